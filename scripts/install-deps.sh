@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages llmprof's build and tests need, only when one
+# is missing (so `make` stays fast and works offline once set up).
+# Usage: scripts/install-deps.sh [--check]   (--check: report, install nothing)
+set -euo pipefail
+
+packages=(cmake ninja-build pkg-config gcc libyaml-dev libsqlite3-dev libjansson-dev
+	  libcmocka-dev sqlite3 libxml2-utils python3)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "${1:-}" = "--check" ]; then
+	echo "missing packages: ${missing[*]}" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "install-deps: run as root: apt-get install -y ${missing[*]}" >&2; exit 1; }
+	sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q >/dev/null
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,196 @@
+/* fsutil.c: see fsutil.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+int mkdir_p(const char *dir, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_addstr(&sb, dir);
+	for (size_t i = 1; i <= sb.len; i++) {
+		if (i < sb.len && sb.buf[i] != '/')
+			continue;
+		sb.buf[i] = '\0';
+		if (mkdir(sb.buf, 0777) && errno != EEXIST) {
+			error_errno(err, "cannot create directory '%s'", sb.buf);
+			goto out;
+		}
+		if (i < sb.len)
+			sb.buf[i] = '/';
+	}
+	if (!path_is_dir(dir)) {
+		error_set(err, "'%s' exists and is not a directory", dir);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int fd;
+
+	strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error_errno(err, "cannot write '%s'", path);
+		strbuf_release(&tmp);
+		return -1;
+	}
+	af->fp = fdopen(fd, "w");
+	if (!af->fp) {
+		error_errno(err, "cannot write '%s'", path);
+		close(fd);
+		unlink(tmp.buf);
+		strbuf_release(&tmp);
+		return -1;
+	}
+	af->path = xstrdup(path);
+	af->tmp_path = strbuf_detach(&tmp, NULL);
+	return 0;
+}
+
+static void atomic_file_release(struct atomic_file *af)
+{
+	FREE_AND_NULL(af->path);
+	FREE_AND_NULL(af->tmp_path);
+	af->fp = NULL;
+}
+
+void atomic_file_abort(struct atomic_file *af)
+{
+	if (af->fp)
+		fclose(af->fp);
+	if (af->tmp_path)
+		unlink(af->tmp_path);
+	atomic_file_release(af);
+}
+
+int atomic_file_commit(struct atomic_file *af, struct strbuf *err)
+{
+	int ret = -1;
+
+	if (fflush(af->fp) || ferror(af->fp)) {
+		error_errno(err, "cannot write '%s'", af->path);
+		goto fail;
+	}
+	if (fsync(fileno(af->fp)) && errno != EINVAL) {
+		error_errno(err, "cannot write '%s'", af->path);
+		goto fail;
+	}
+	if (fclose(af->fp)) {
+		af->fp = NULL;
+		error_errno(err, "cannot write '%s'", af->path);
+		goto fail;
+	}
+	af->fp = NULL;
+	if (rename(af->tmp_path, af->path)) {
+		error_errno(err, "cannot rename into '%s'", af->path);
+		goto fail;
+	}
+	ret = 0;
+	atomic_file_release(af);
+	return ret;
+fail:
+	atomic_file_abort(af);
+	return ret;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err)
+{
+	struct atomic_file af = ATOMIC_FILE_INIT;
+
+	if (atomic_file_open(&af, path, err))
+		return -1;
+	if (len && fwrite(data, 1, len, af.fp) != len) {
+		error_errno(err, "cannot write '%s'", path);
+		atomic_file_abort(&af);
+		return -1;
+	}
+	return atomic_file_commit(&af, err);
+}
+
+void path_join(struct strbuf *sb, const char *a, const char *b)
+{
+	strbuf_addstr(sb, a);
+	if (sb->len && sb->buf[sb->len - 1] != '/')
+		strbuf_addch(sb, '/');
+	strbuf_addstr(sb, b);
+}
+
+int path_exists(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st);
+}
+
+int path_is_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int path_is_executable_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return path_is_executable_file(name) ? xstrdup(name) : NULL;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+
+		strbuf_reset(&sb);
+		if (len)
+			strbuf_add(&sb, path, len);
+		else
+			strbuf_addch(&sb, '.');
+		strbuf_addch(&sb, '/');
+		strbuf_addstr(&sb, name);
+		if (path_is_executable_file(sb.buf))
+			return strbuf_detach(&sb, NULL);
+		path += len + (colon ? 1 : 0);
+	}
+	strbuf_release(&sb);
+	return NULL;
+}
+
+char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return xstrdup(".");
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	return xstrdup(buf);
+}

@@ -1,0 +1,45 @@
+/* fsutil.h: paths and files: mkdir -p, atomic writes (temp + rename), so a
+ * reader never sees half a file. */
+#ifndef LLMPROF_FSUTIL_H
+#define LLMPROF_FSUTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/strbuf.h"
+
+/* Creates dir and its parents (mode 0777 & ~umask). 0 or -1 with err. */
+int mkdir_p(const char *dir, struct strbuf *err);
+
+/* Writes len bytes to path atomically: path.tmp.<pid>, fsync, rename. On
+ * failure the old file (if any) is intact and the temp file removed. */
+int write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err);
+
+/* An atomic FILE* writer: open, write with stdio, then commit or abort. */
+struct atomic_file {
+	FILE *fp;
+	char *path;     /* final path, owned */
+	char *tmp_path; /* owned */
+};
+#define ATOMIC_FILE_INIT { NULL, NULL, NULL }
+int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err);
+/* Flushes, checks for write errors (ENOSPC), fsyncs and renames. Always
+ * releases af. */
+int atomic_file_commit(struct atomic_file *af, struct strbuf *err);
+/* Removes the temp file and releases af. */
+void atomic_file_abort(struct atomic_file *af);
+
+/* Joins a and b with one '/' into sb (appending). */
+void path_join(struct strbuf *sb, const char *a, const char *b);
+int path_exists(const char *path);
+int path_is_dir(const char *path);
+int path_is_executable_file(const char *path);
+
+/* Finds an executable by name on PATH (or checks it when it has a '/').
+ * Returns an owned absolute-or-given path, or NULL. */
+char *find_in_path(const char *name);
+
+/* The directory holding the running executable (owned), from /proc/self/exe. */
+char *exe_dir(void);
+
+#endif

@@ -1,0 +1,7 @@
+/* main.c: llmprof's entry point; everything else lives in libllmprof_core. */
+#include "cmd/cmd.h"
+
+int main(int argc, char **argv)
+{
+	return cmd_main(argc, (const char **)argv);
+}

@@ -1,0 +1,114 @@
+/* test-core.c: strbuf, number parsing, edit distance, atomic files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include "core/util.h"
+
+static void test_strbuf_grows_and_detaches(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+	size_t len;
+
+	assert_string_equal(sb.buf, "");
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&sb, "%d,", i);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_true(strncmp(sb.buf, "0,1,2,", 6) == 0);
+	s = strbuf_detach(&sb, &len);
+	assert_int_equal(len, strlen(s));
+	assert_string_equal(sb.buf, "");
+	free(s);
+	strbuf_addstr(&sb, "  x y \n");
+	strbuf_trim(&sb);
+	assert_string_equal(sb.buf, "x y");
+	strbuf_release(&sb);
+}
+
+static void test_json_escape(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char in[] = "a\"b\\c\n\x01";
+
+	strbuf_add_json_escaped(&sb, in, sizeof(in) - 1);
+	assert_string_equal(sb.buf, "a\\\"b\\\\c\\n\\u0001");
+	strbuf_release(&sb);
+}
+
+static void test_parse_numbers(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	int64_t v;
+	uint64_t u;
+	double d;
+
+	assert_int_equal(parse_i64("42", 0, 100, &v, &err), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(parse_i64("-1", 0, 100, &v, &err), -1);
+	assert_non_null(strstr(err.buf, "out of range"));
+	strbuf_reset(&err);
+	assert_int_equal(parse_i64("4x", 0, 100, &v, &err), -1);
+	assert_non_null(strstr(err.buf, "not an integer"));
+	assert_int_equal(parse_i64("", 0, 100, &v, NULL), -1);
+	assert_int_equal(parse_u64("-3", 0, 10, &u, NULL), -1);
+	assert_int_equal(parse_double("1.5e3", &d, NULL), 0);
+	assert_true(d == 1500.0);
+	assert_int_equal(parse_double("nan", &d, NULL), -1);
+	strbuf_release(&err);
+}
+
+static void test_edit_distance(void **state)
+{
+	assert_int_equal(edit_distance("replay_mod", "replay_mode"), 1);
+	assert_int_equal(edit_distance("profiel", "profile"), 1);
+	assert_int_equal(edit_distance("", "abc"), 3);
+	assert_int_equal(edit_distance("same", "same"), 0);
+}
+
+static void test_atomic_write(void **state)
+{
+	char dir[] = "/tmp/llmprof-test-XXXXXX";
+	struct strbuf path = STRBUF_INIT, got = STRBUF_INIT, err = STRBUF_INIT;
+	struct atomic_file af = ATOMIC_FILE_INIT;
+
+	assert_non_null(mkdtemp(dir));
+	path_join(&path, dir, "a/b/c");
+	assert_int_equal(mkdir_p(path.buf, &err), 0);
+	strbuf_addstr(&path, "/f.txt");
+	assert_int_equal(write_file_atomic(path.buf, "hello", 5, &err), 0);
+	assert_int_equal(strbuf_read_file(&got, path.buf), 0);
+	assert_string_equal(got.buf, "hello");
+	/* An aborted rewrite leaves the old content. */
+	assert_int_equal(atomic_file_open(&af, path.buf, &err), 0);
+	fputs("partial", af.fp);
+	atomic_file_abort(&af);
+	strbuf_reset(&got);
+	assert_int_equal(strbuf_read_file(&got, path.buf), 0);
+	assert_string_equal(got.buf, "hello");
+	/* Writing into a missing directory fails with a message. */
+	assert_int_equal(write_file_atomic("/nonexistent/dir/x", "", 0, &err), -1);
+	assert_non_null(strstr(err.buf, "cannot write '/nonexistent/dir/x'"));
+	strbuf_release(&path);
+	strbuf_release(&got);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf_grows_and_detaches),
+		cmocka_unit_test(test_json_escape),
+		cmocka_unit_test(test_parse_numbers),
+		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_atomic_write),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
