@@ -106,7 +106,7 @@ static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 		    !k->c.dram_sol_pct.available || !st_ns)
 			continue;
 		strbuf_addstr(sb, n ? ", " : "");
-		md_code(sb, k->short_name);
+		md_code_plain(sb, k->short_name);
 		strbuf_addstr(sb, " (DRAM SOL ");
 		fmt_pct(sb, k->c.dram_sol_pct);
 		strbuf_addstr(sb, "%, ");
@@ -223,7 +223,7 @@ static void rule_prefill(struct report_model *m)
 			    "fused attention kernel");
 	if (top && st_ns) {
 		strbuf_addstr(&rec, "; start with ");
-		md_code(&rec, top->short_name);
+		md_code_plain(&rec, top->short_name);
 		strbuf_addstr(&rec, ", ");
 		fmt_frac_pct(&rec, rnum_of((double)top->total_ns / (double)st_ns));
 		strbuf_addstr(&rec, " of prefill kernel time");
@@ -278,7 +278,7 @@ static void rule_dominant_kernels(struct report_model *m)
 			if (share <= FINDINGS_KERNEL_DOMINANT_SHARE)
 				break; /* sorted by time: the rest are smaller */
 			n++;
-			md_code(&t, k->short_name);
+			md_code_plain(&t, k->short_name);
 			strbuf_addstr(&t, " takes ");
 			fmt_frac_pct(&t, rnum_of(share));
 			strbuf_addf(&t, " of %s kernel time (", st->name);
@@ -326,7 +326,8 @@ static void rule_outside_stages(struct report_model *m)
 				 "If that work belongs to prefill or decode, make stages.prefill / "
 				 "stages.decode match the program's NVTX ranges (`llmprof nvtx` "
 				 "lists them).",
-				 "%s ms in %zu distinct kernels) ran outside every stage.", t.buf, n);
+				 "%s ms in %zu distinct kernel%s) ran outside every stage.", t.buf, n,
+				 n == 1 ? "" : "s");
 	strbuf_release(&t);
 }
 

@@ -34,7 +34,7 @@ void fmt_frac_pct(struct strbuf *sb, struct rnum frac)
 		strbuf_addstr(sb, FMT_NA);
 		return;
 	}
-	fmt_fixed(sb, rnum_of(frac.v * 100), 1);
+	fmt_fixed(sb, rnum_of(frac.v * 100), fabs(frac.v) < 0.01 && frac.v != 0 ? 2 : 1);
 	strbuf_addch(sb, '%');
 }
 
@@ -109,7 +109,7 @@ void md_text(struct strbuf *sb, const char *s)
 	}
 }
 
-void md_code(struct strbuf *sb, const char *s)
+static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 {
 	size_t run = 0, longest = 0, n;
 	const char *p;
@@ -127,7 +127,7 @@ void md_code(struct strbuf *sb, const char *s)
 	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
 		strbuf_addch(sb, ' ');
 	for (p = s; *p; p++) {
-		if (*p == '|')
+		if (*p == '|' && in_table)
 			strbuf_addstr(sb, "\\|");
 		else if (*p == '\n' || *p == '\r' || *p == '\t')
 			strbuf_addch(sb, ' ');
@@ -138,6 +138,16 @@ void md_code(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, ' ');
 	for (size_t i = 0; i < n; i++)
 		strbuf_addch(sb, '`');
+}
+
+void md_code(struct strbuf *sb, const char *s)
+{
+	md_code_ex(sb, s, 1);
+}
+
+void md_code_plain(struct strbuf *sb, const char *s)
+{
+	md_code_ex(sb, s, 0);
 }
 
 void xml_text(struct strbuf *sb, const char *s)

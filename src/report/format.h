@@ -18,7 +18,8 @@
 void fmt_fixed(struct strbuf *sb, struct rnum v, int decimals);
 void fmt_ms(struct strbuf *sb, struct rnum ms);
 void fmt_ns_as_ms(struct strbuf *sb, double ns);
-/* fraction 0..1 -> "38.2%" */
+/* fraction 0..1 -> "38.2%"; below 1% two decimals ("0.03%") so small
+ * utilisations never read as 0 */
 void fmt_frac_pct(struct strbuf *sb, struct rnum frac);
 /* already a percentage -> "38.2" (no sign; table headers say %) */
 void fmt_pct(struct strbuf *sb, struct rnum pct);
@@ -30,9 +31,12 @@ void fmt_si(struct strbuf *sb, struct rnum v, const char *unit);
 /* Markdown: text safe inside a table cell (| \ * _ ` < > [ ] escaped,
  * newlines and tabs become spaces). */
 void md_text(struct strbuf *sb, const char *s);
-/* Markdown code span (for kernel names): backtick fence longer than any run
- * inside, | escaped for tables, newlines as spaces. */
+/* Markdown code span (for kernel names) inside a table cell: backtick fence
+ * longer than any run inside, | escaped (GFM unescapes it in cells),
+ * newlines as spaces. */
 void md_code(struct strbuf *sb, const char *s);
+/* The same outside tables (lists, paragraphs), where | stays as is. */
+void md_code_plain(struct strbuf *sb, const char *s);
 
 /* XML/HTML text and attribute escaping (& < > " '); control characters
  * other than tab/newline, which XML forbids, become U+FFFD. */

@@ -381,10 +381,7 @@ static void derive_counters(struct report_counters *c)
 	}
 }
 
-/* The time MFU/MBU divide by: the stage's GPU projection (it includes GPU
- * idle gaps, so launch overhead lowers utilisation as it should), else the
- * NVTX wall time. */
-static struct rnum stage_time_ms(const struct report_stage *s)
+struct rnum report_stage_time_ms(const struct report_stage *s)
 {
 	if (s->gpu_ms.available && s->gpu_ms.v > 0)
 		return s->gpu_ms;
@@ -402,7 +399,7 @@ static struct rnum ratio(struct rnum num, double scale, struct rnum den)
 
 static void derive_stage(struct report_stage *s, const struct report_peaks *p)
 {
-	struct rnum t = stage_time_ms(s);
+	struct rnum t = report_stage_time_ms(s);
 
 	if (!s->idle_ms.available && s->gpu_ms.available && s->busy_ms.available)
 		s->idle_ms = rnum_of(s->gpu_ms.v > s->busy_ms.v ? s->gpu_ms.v - s->busy_ms.v : 0);

@@ -302,6 +302,11 @@ int report_model_finished(const struct report_model *m);
  * time. Idempotent. */
 void report_model_derive(struct report_model *m);
 
+/* The time MFU/MBU of a stage divide by: its GPU projection (which includes
+ * GPU idle gaps, so launch overhead lowers utilisation), else its NVTX wall
+ * time; unavailable when neither is positive. */
+struct rnum report_stage_time_ms(const struct report_stage *s);
+
 const char *stage_role_name(enum stage_role role);
 const char *kernel_bound_name(enum kernel_bound b);
 const char *finding_severity_name(enum finding_severity s);

@@ -409,9 +409,10 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 		xmin = 0.1;
 		xmax = 1000;
 	}
-	ex0 = (int)floor(log10(xmin));
-	ex1 = (int)ceil(log10(xmax));
-	ey0 = (int)floor(log10(ymin));
+	/* half a decade of room so no point sits on the frame */
+	ex0 = (int)floor(log10(xmin / 3));
+	ex1 = (int)ceil(log10(xmax * 3));
+	ey0 = (int)floor(log10(ymin / 3));
 	ey1 = (int)ceil(log10(ymax * 1.5));
 	if (ex1 <= ex0)
 		ex1 = ex0 + 1;
