@@ -286,6 +286,7 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 	enum hw_precision prec = HW_BF16;
 	const struct hw_spec *s;
 	const char *bw_src = NULL;
+	int tflops_from_spec = 0;
 	double est;
 
 	if (m->llm.dtype && hw_precision_parse(m->llm.dtype, &prec, &err)) {
@@ -304,6 +305,7 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 
 		if (t > 0) {
 			pk->datasheet_tflops = rnum_of(t);
+			tflops_from_spec = 1;
 			strbuf_addf(&src, "%s, dense %s: %s", s->key, hw_precision_name(prec),
 				    s->source);
 		} else {
@@ -330,12 +332,14 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 		pk->datasheet_tflops = ov->peak_tflops;
 		strbuf_reset(&src);
 		strbuf_addstr(&src, "override hardware.peak_tflops");
+		tflops_from_spec = 0;
 	}
 	if (ov && ov->peak_gbs.available) {
 		pk->datasheet_gbs = ov->peak_gbs;
 		bw_src = "override hardware.peak_bandwidth_gbs";
 	}
-	if (bw_src && (!s || strcmp(bw_src, s->source) || !src.len))
+	/* name the bandwidth's source unless it is the spec already cited */
+	if (bw_src && !(tflops_from_spec && s && !strcmp(bw_src, s->source)))
 		strbuf_addf(&src, "%sbandwidth: %s", src.len ? "; " : "", bw_src);
 	report_set_str(&pk->datasheet_source, src.len ? src.buf : NULL);
 
