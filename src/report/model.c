@@ -463,8 +463,27 @@ void report_model_derive(struct report_model *m)
 	if (m->nr_kernels > 1)
 		qsort(m->kernels, m->nr_kernels, sizeof(*m->kernels), cmp_kernel);
 
-	for (i = 0; i < m->nr_stages; i++)
-		derive_stage(&m->stages[i], &m->peaks);
+	for (i = 0; i < m->nr_stages; i++) {
+		struct report_stage *st = &m->stages[i];
+
+		/* ncu FLOPs per launch x launches, over the stage's profiled kernels */
+		if (!st->counter_flops.available) {
+			double sum = 0;
+			int any = 0;
+
+			for (size_t j = 0; j < m->nr_kernels; j++) {
+				const struct report_kernel *k = &m->kernels[j];
+				if (k->stage && st->name && !strcmp(k->stage, st->name) &&
+				    k->c.flops.available) {
+					sum += k->c.flops.v * (double)k->calls;
+					any = 1;
+				}
+			}
+			if (any)
+				st->counter_flops = rnum_of(sum);
+		}
+		derive_stage(st, &m->peaks);
+	}
 	for (i = 0; i < m->nr_ops; i++) {
 		struct report_operator *o = &m->ops[i];
 		const struct report_stage *s = report_model_stage_by_name(m, o->stage);

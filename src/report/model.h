@@ -112,7 +112,9 @@ struct report_stage {
 	/* analytic work of the whole stage (all instances), from the model */
 	struct rnum flops;      /* model FLOPs (2 per MAC) */
 	struct rnum bytes;      /* DRAM bytes that must move: weights + KV cache */
-	struct rnum counter_flops; /* sum of ncu-measured FLOPs of the stage's profiled kernels, scaled to all calls */
+	struct rnum counter_flops; /* ncu FLOPs per launch x calls, summed over the stage's
+				      kernels that have counters (a lower bound when
+				      selection did not cover every kernel) */
 	/* derived by report_model_derive() */
 	struct rnum achieved_tflops, achieved_gbs;
 	struct rnum mfu_datasheet, mfu_measured;

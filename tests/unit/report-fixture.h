@@ -155,7 +155,7 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 			   "tn_align8::Params)",
 			   "prefill", 112, 9100000);
 	if (kind == FIXTURE_COMPLETE)
-		fixture_counters(k, 81200, 71.3, 38.2, 35.0, 12.4, 4.3e10, 9.52e7);
+		fixture_counters(k, 81200, 22.5, 38.2, 35.0, 12.4, 2.5e9, 9.52e7);
 	k = fixture_kernel(m, "flash_fwd_kernel",
 			   "void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>(Flash_fwd_params)",
 			   "prefill", 16, 1900000);
