@@ -1,4 +1,5 @@
 /* format.c: number formatting and text escaping shared by all writers. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,14 +79,28 @@ void fmt_si(struct strbuf *sb, struct rnum v, const char *unit)
 	strbuf_addf(sb, "%.3g %s", v.v, unit);
 }
 
+/* GFM never reads an underscore between two alphanumerics as emphasis, so
+ * "mlp.up_gate" stays readable in the raw file. */
+static int intraword(const char *start, const char *p)
+{
+	return p > start && isalnum((unsigned char)p[-1]) && isalnum((unsigned char)p[1]);
+}
+
 void md_text(struct strbuf *sb, const char *s)
 {
+	const char *start = s;
+
 	for (; s && *s; s++) {
 		switch (*s) {
+		case '_':
+			if (intraword(start, s)) {
+				strbuf_addch(sb, '_');
+				break;
+			}
+			/* fall through */
 		case '|':
 		case '\\':
 		case '*':
-		case '_':
 		case '`':
 		case '[':
 		case ']':

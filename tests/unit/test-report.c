@@ -178,8 +178,8 @@ static void test_escaping(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	md_text(&sb, "a|b*c_d<e>\nf\\");
-	assert_string_equal(sb.buf, "a\\|b\\*c\\_d&lt;e&gt; f\\\\");
+	md_text(&sb, "a|b*c_d<e>\nf\\ _x y_ up_gate");
+	assert_string_equal(sb.buf, "a\\|b\\*c_d&lt;e&gt; f\\\\ \\_x y\\_ up_gate");
 	strbuf_reset(&sb);
 	md_code(&sb, "x`y|z");
 	assert_string_equal(sb.buf, "``x`y\\|z``");
