@@ -1,6 +1,7 @@
 /* format.c: number formatting and text escaping shared by all writers. */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -165,9 +166,63 @@ void md_code_plain(struct strbuf *sb, const char *s)
 	md_code_ex(sb, s, 0);
 }
 
+size_t utf8_seq_len(const unsigned char *p)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		n = 2, cp = p[0] & 0x1F;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		n = 3, cp = p[0] & 0x0F;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xC0) != 0x80) /* also stops at NUL */
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+void utf8_sanitize(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (p && *p) {
+		size_t n = utf8_seq_len(p);
+
+		if (n) {
+			strbuf_add(sb, p, n);
+			p += n;
+		} else {
+			strbuf_addstr(sb, "\xEF\xBF\xBD");
+			p++;
+		}
+	}
+}
+
 void xml_text(struct strbuf *sb, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		if (*p >= 0x80) {
+			size_t n = utf8_seq_len(p);
+
+			if (!n) {
+				strbuf_addstr(sb, "\xEF\xBF\xBD");
+			} else {
+				strbuf_add(sb, p, n);
+				p += n - 1;
+			}
+			continue;
+		}
 		switch (*p) {
 		case '&':
 			strbuf_addstr(sb, "&amp;");

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
+#include "report/format.h"
 #include "report/report.h"
 #include "core/banned.h"
 
@@ -29,21 +30,19 @@ static int set(json_t *o, const char *k, json_t *v)
 	return json_object_set_new(o, k, v ? v : json_null());
 }
 
-/* A string that jansson rejected (invalid UTF-8) would silently become null:
- * count them so the caller reports it. */
-static int bad_strings;
+/* Strings from traces may be in any encoding: invalid UTF-8 bytes become
+ * U+FFFD instead of making jansson drop the value. */
 static json_t *jstr_checked(const char *s)
 {
+	struct strbuf sb = STRBUF_INIT;
 	json_t *j;
 
 	if (!s)
 		return json_null();
-	j = json_string(s);
-	if (!j) {
-		bad_strings++;
-		return json_null();
-	}
-	return j;
+	utf8_sanitize(&sb, s);
+	j = json_stringn(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return j ? j : json_null();
 }
 
 static json_t *run_json(const struct report_model *m)
@@ -202,7 +201,6 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	char *text;
 	int ret = -1;
 
-	bad_strings = 0;
 	set(root, "schema", json_string(METRICS_SCHEMA));
 	set(root, "run", run_json(m));
 	set(root, "environment", env_json(m));
@@ -281,10 +279,6 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	}
 	set(root, "findings", a);
 
-	if (bad_strings) {
-		error_set(err, "metrics.json: %d strings are not valid UTF-8", bad_strings);
-		goto out;
-	}
 	/* 10 significant digits: enough for ns sums over hours, stable across libcs */
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	if (!text) {

@@ -20,8 +20,8 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out);
 void report_render_operators_md(const struct report_model *m, struct strbuf *out);
 void report_render_report_md(const struct report_model *m, struct strbuf *out);
 void report_render_summary_md(const struct report_model *m, struct strbuf *out);
-/* metrics.json (schema: docs/metrics-json.md). 0, or -1 with err (only when
- * JSON encoding fails, e.g. a string that is not UTF-8). */
+/* metrics.json (schema: docs/metrics-json.md). Invalid UTF-8 in names
+ * becomes U+FFFD. 0, or -1 with err when JSON encoding fails. */
 int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 			       struct strbuf *err);
 void report_render_html(const struct report_model *m, struct strbuf *out);

@@ -201,6 +201,34 @@ static void test_escaping(void **state)
 	strbuf_release(&sb);
 }
 
+static void test_invalid_utf8(void **state)
+{
+	struct report_model m;
+	struct report_kernel *k;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+
+	utf8_sanitize(&sb, "a\xff b\xc0\xaf c\xed\xa0\x80 d\xc3\xa9 e\xf0\x9f\x98\x80");
+	assert_string_equal(sb.buf, "a\xEF\xBF\xBD b\xEF\xBF\xBD\xEF\xBF\xBD "
+				    "c\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD d\xc3\xa9 "
+				    "e\xf0\x9f\x98\x80");
+	strbuf_reset(&sb);
+	xml_text(&sb, "\xe2\x82 <");
+	assert_string_equal(sb.buf, "\xEF\xBF\xBD\xEF\xBF\xBD &lt;");
+
+	/* one badly encoded kernel name must not cost the run its metrics.json */
+	report_model_init(&m);
+	k = report_model_add_kernel(&m, "k\xff", NULL);
+	k->calls = 1;
+	k->total_ns = 10;
+	report_model_derive(&m);
+	strbuf_reset(&sb);
+	assert_int_equal(report_render_metrics_json(&m, &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "\"name\": \"k\xEF\xBF\xBD\""));
+	report_model_release(&m);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
 static void test_number_format(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -333,6 +361,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_md_first_line),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_number_format),
+		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_empty_model),
 		cmocka_unit_test(test_timeline_bounded),
 		cmocka_unit_test(test_scales),
