@@ -28,11 +28,38 @@ extern char **environ;
 #define DRAIN_AFTER_EXIT_NS (2ull * 1000000000ull)
 
 static int sig_pipe_wr = -1;
+static volatile sig_atomic_t pending_interrupt;
+
+static void on_interrupt(int sig)
+{
+	if (!pending_interrupt)
+		pending_interrupt = sig;
+}
+
+void proc_catch_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int proc_pending_interrupt(void)
+{
+	return pending_interrupt;
+}
 
 static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
+
+	if ((sig == SIGINT || sig == SIGTERM) && !pending_interrupt)
+		pending_interrupt = sig;
 
 	if (sig_pipe_wr >= 0 && write(sig_pipe_wr, &c, 1) < 0) {
 		/* pipe full: the loop is already awake */

@@ -75,6 +75,13 @@ struct proc_result {
  * could be started (cannot open a log file, fork failed). */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err);
 
+/* Makes SIGINT/SIGTERM set a flag instead of killing llmprof, for the
+ * whole run (proc_run() also sets it while a child runs), so the caller can
+ * mark its bundle interrupted between steps. */
+void proc_catch_interrupts(void);
+/* The interrupt signal received since proc_catch_interrupts(), or 0. */
+int proc_pending_interrupt(void);
+
 /* One line describing *res: "exited with status 1", "killed by signal 9
  * (SIGKILL)", "cannot execute 'x': No such file or directory",
  * "timed out after 1 s (ended by SIGTERM)", "interrupted by SIGINT". */
