@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "config/config.h"
@@ -184,6 +185,9 @@ static int run_step(const struct run_bundle *b, const struct plan_step *s, size_
 	spec.out.path = out.buf;
 	spec.err.path = errp.buf;
 	spec.out.echo = spec.err.echo = echo;
+	/* the child runs in its own process group: reading a terminal would
+	 * stop it with SIGTTIN, so it only inherits a stdin that is not one */
+	spec.stdin_null = isatty(0);
 	if (deadline_ns) {
 		uint64_t now = clock_mono_ns();
 		spec.timeout_s = now < deadline_ns ? (double)(deadline_ns - now) / 1e9 : 1e-3;

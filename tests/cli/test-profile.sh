@@ -72,6 +72,28 @@ child=$(cat "$tmp/child.pid")
 for _ in $(seq 100); do kill -0 "$child" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$child" 2>/dev/null && { kill -9 "$child"; fail "workload $child survived SIGINT"; }
 
+# 5b. SIGTERM is forwarded the same way
+rm -f "$tmp/child.pid"
+"$LLMPROF" profile artifacts.root="$tmp/int" -- /bin/sh -c 'echo $$ >"$0"; exec sleep 30' \
+	"$tmp/child.pid" >out 2>err &
+pid=$!
+for _ in $(seq 100); do [ -s "$tmp/child.pid" ] && break; sleep 0.05; done
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "SIGTERM: exit $rc, want 130"
+json "$(last_run out)/status.json" 'd["steps"][0]["message"]' | grep -qx "interrupted by SIGTERM" ||
+	fail "SIGTERM message"
+
+# 5c. --echo copies the child's output to our stdout/stderr and still logs it
+"$LLMPROF" profile --echo artifacts.root="$tmp/echo" -- /bin/sh -c 'echo to-out; echo to-err >&2' \
+	>out 2>err || fail "--echo run failed"
+[ "$(head -n 1 out)" = to-out ] || fail "--echo stdout: $(cat out)"
+grep -qx to-err err || fail "--echo stderr: $(cat err)"
+run=$(last_run out)
+[ "$(cat "$run/logs/workload.out")" = to-out ] || fail "--echo log"
+[ "$(cat "$run/logs/workload.err")" = to-err ] || fail "--echo err log"
+
 # 6. run.timeout_s: exit 124, status timeout, well before the sleep ends
 start=$(date +%s)
 "$LLMPROF" profile artifacts.root="$tmp/to" run.timeout_s=1 -- sleep 30 >out 2>err
