@@ -20,9 +20,9 @@
 static const char *opt_conf_dir;
 
 static const struct opt opts[] = {
-	{ "conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
-	  "check the configuration in DIR instead of the default conf/ folder" },
-	OPT_END_MARK,
+    {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
+     "check the configuration in DIR instead of the default conf/ folder"},
+    OPT_END_MARK,
 };
 
 static void line(const char *level, const char *thing, const char *detail, const char *fix)
@@ -33,7 +33,7 @@ static void line(const char *level, const char *thing, const char *detail, const
 }
 
 static void linef(const char *level, const char *thing, const char *fix, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static void linef(const char *level, const char *thing, const char *fix, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -51,17 +51,19 @@ static void check_gpus(const struct gpu_probe *g)
 	struct strbuf cuda = STRBUF_INIT;
 
 	if (!g->nr) {
-		linef("warn", "gpu", "install the NVIDIA driver (libnvidia-ml.so.1, nvidia-smi) on a "
-				    "machine with a GPU; without one only the CPU path of the "
-				    "built-in workload and 'llmprof report/stats' on existing "
-				    "traces work",
+		linef("warn", "gpu",
+		      "install the NVIDIA driver (libnvidia-ml.so.1, nvidia-smi) on a "
+		      "machine with a GPU; without one only the CPU path of the "
+		      "built-in workload and 'llmprof report/stats' on existing "
+		      "traces work",
 		      "no NVIDIA GPU found: %s", g->note.len ? g->note.buf : "no devices");
 		return;
 	}
 	if (g->cuda_driver_version)
 		gpu_format_cuda_version(&cuda, g->cuda_driver_version);
-	linef("ok", "driver", NULL, "%s%s%s (via %s)", g->driver_version ? g->driver_version : "unknown",
-	      cuda.len ? ", CUDA " : "", cuda.buf, g->source);
+	linef("ok", "driver", NULL, "%s%s%s (via %s)",
+	      g->driver_version ? g->driver_version : "unknown", cuda.len ? ", CUDA " : "",
+	      cuda.buf, g->source);
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct gpu_info *x = &g->gpus[i];
 		struct strbuf thing = STRBUF_INIT;
@@ -119,8 +121,10 @@ static void check_ncu_counters(const struct gpu_probe *g)
 	}
 	if (strbuf_read_file(&sb, "/proc/driver/nvidia/params") ||
 	    !(p = strstr(sb.buf, "RmProfilingAdminOnly:"))) {
-		line("warn", "ncu counters", "unknown (no RmProfilingAdminOnly in "
-		     "/proc/driver/nvidia/params)", "if ncu reports ERR_NVGPUCTRPERM, run as root or "
+		line("warn", "ncu counters",
+		     "unknown (no RmProfilingAdminOnly in "
+		     "/proc/driver/nvidia/params)",
+		     "if ncu reports ERR_NVGPUCTRPERM, run as root or "
 		     "load nvidia with NVreg_RestrictProfilingToAdminUsers=0");
 		goto out;
 	}
@@ -132,7 +136,8 @@ static void check_ncu_counters(const struct gpu_probe *g)
 	else if (!geteuid())
 		line("ok", "ncu counters", "admin-only, and llmprof runs as root", NULL);
 	else
-		line("fail", "ncu counters", "admin-only (RmProfilingAdminOnly: 1) and not root: "
+		line("fail", "ncu counters",
+		     "admin-only (RmProfilingAdminOnly: 1) and not root: "
 		     "ncu will fail with ERR_NVGPUCTRPERM",
 		     "run as root, or load nvidia with NVreg_RestrictProfilingToAdminUsers=0");
 out:
@@ -153,9 +158,11 @@ static void check_tool(const char *name, const char *configured, const char *fix
 		if (imp)
 			linef("ok", "nsys importer", NULL, "%s", imp);
 		else
-			line("warn", "nsys importer", "no QdstrmImporter next to nsys: it can record "
+			line("warn", "nsys importer",
+			     "no QdstrmImporter next to nsys: it can record "
 			     "but not finish a report",
-			     "install the full Nsight Systems, or use pipeline.trace.backend=builtin");
+			     "install the full Nsight Systems, or use "
+			     "pipeline.trace.backend=builtin");
 		free(imp);
 	}
 	tool_info_release(&t);
@@ -165,8 +172,8 @@ static void check_tracer(void)
 {
 	const char *env = getenv("LLMPROF_TRACER");
 	char *dir = exe_dir();
-	static const char *const rel[] = { "tracer/libllmprof_tracer.so",
-					   "../lib/llmprof/libllmprof_tracer.so" };
+	static const char *const rel[] = {"tracer/libllmprof_tracer.so",
+					  "../lib/llmprof/libllmprof_tracer.so"};
 	struct strbuf p = STRBUF_INIT;
 	int found = 0;
 
@@ -184,8 +191,10 @@ static void check_tracer(void)
 	else
 		linef("warn", "builtin tracer",
 		      "build it with 'make' on a machine with the CUDA toolkit (tracer/), or set "
-		      "LLMPROF_TRACER", "libllmprof_tracer.so not found (looked in %s/tracer and "
-		      "%s/../lib/llmprof)", dir, dir);
+		      "LLMPROF_TRACER",
+		      "libllmprof_tracer.so not found (looked in %s/tracer and "
+		      "%s/../lib/llmprof)",
+		      dir, dir);
 	free(dir);
 	strbuf_release(&p);
 }
@@ -193,7 +202,7 @@ static void check_tracer(void)
 static void check_workloads(void)
 {
 	char *dir = plan_workloads_dir();
-	static const char *const names[] = { "llmprof-llm", "llmprof-dummy" };
+	static const char *const names[] = {"llmprof-llm", "llmprof-dummy"};
 
 	for (size_t i = 0; i < 2; i++) {
 		struct strbuf p = STRBUF_INIT;
@@ -201,7 +210,8 @@ static void check_workloads(void)
 		if (path_is_executable_file(p.buf))
 			line("ok", names[i], p.buf, NULL);
 		else
-			linef("warn", names[i], "build it with 'make' (workloads/), or set "
+			linef("warn", names[i],
+			      "build it with 'make' (workloads/), or set "
 			      "LLMPROF_WORKLOADS_DIR; '-- PROGRAM ARGS' needs neither",
 			      "built-in workload not found at %s", p.buf);
 		strbuf_release(&p);
@@ -223,11 +233,14 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 	}
 	conf_dir = opt_conf_dir ? xstrdup(opt_conf_dir) : config_find_conf_dir();
 	if (!conf_dir) {
-		line("fail", "conf", "no conf/ folder found", "set LLMPROF_CONF_DIR or use --conf-dir");
+		line("fail", "conf", "no conf/ folder found",
+		     "set LLMPROF_CONF_DIR or use --conf-dir");
 		code = EXIT_CONFIG;
 	} else if (config_load(&cfg, conf_dir, 0, NULL, &err)) {
-		linef("fail", "conf", "fix the file the message names, or point --conf-dir / LLMPROF_CONF_DIR at llmprof's conf/ folder", "%s: %s",
-		      conf_dir, err.buf);
+		linef("fail", "conf",
+		      "fix the file the message names, or point --conf-dir / LLMPROF_CONF_DIR at "
+		      "llmprof's conf/ folder",
+		      "%s: %s", conf_dir, err.buf);
 		code = EXIT_CONFIG;
 	} else {
 		linef("ok", "conf", NULL, "%s", conf_dir);
@@ -252,17 +265,16 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 }
 
 const struct cmd_entry cmd_doctor_entry = {
-	.name = "doctor",
-	.usage = "[options]",
-	.summary = "check what is installed and usable for profiling, and why not",
-	.description =
-		"Prints one line per component: 'ok', 'warn' or 'fail', the component,\n"
-		"and what was found; every problem is followed by a 'fix:' line. Checks\n"
-		"the conf folder, GPUs and driver (NVML, else nvidia-smi), the CUDA\n"
-		"toolkit and CUPTI, ncu and whether counters are readable, nsys and its\n"
-		"importer, the builtin tracer and the built-in workloads.\n"
-		"Exit code 0 when the configuration loads (even with no GPU: reports and\n"
-		"stats still work), 3 when it does not.",
-	.opts = opts,
-	.exec = cmd_doctor_exec,
+    .name = "doctor",
+    .usage = "[options]",
+    .summary = "check what is installed and usable for profiling, and why not",
+    .description = "Prints one line per component: 'ok', 'warn' or 'fail', the component,\n"
+		   "and what was found; every problem is followed by a 'fix:' line. Checks\n"
+		   "the conf folder, GPUs and driver (NVML, else nvidia-smi), the CUDA\n"
+		   "toolkit and CUPTI, ncu and whether counters are readable, nsys and its\n"
+		   "importer, the builtin tracer and the built-in workloads.\n"
+		   "Exit code 0 when the configuration loads (even with no GPU: reports and\n"
+		   "stats still work), 3 when it does not.",
+    .opts = opts,
+    .exec = cmd_doctor_exec,
 };

@@ -27,13 +27,13 @@ static int opt_dry_run, opt_echo;
 static const char *opt_conf_dir;
 
 static const struct opt opts[] = {
-	{ "dry-run", 'n', OPT_BOOL, &opt_dry_run, NULL,
-	  "print each planned step (argv, environment, logs) and run nothing; creates no bundle" },
-	{ "echo", 0, OPT_BOOL, &opt_echo, NULL,
-	  "also copy the children's output to the terminal (same as run.echo=true)" },
-	{ "conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
-	  "read the configuration from DIR instead of the default conf/ folder" },
-	OPT_END_MARK,
+    {"dry-run", 'n', OPT_BOOL, &opt_dry_run, NULL,
+     "print each planned step (argv, environment, logs) and run nothing; creates no bundle"},
+    {"echo", 0, OPT_BOOL, &opt_echo, NULL,
+     "also copy the children's output to the terminal (same as run.echo=true)"},
+    {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
+     "read the configuration from DIR instead of the default conf/ folder"},
+    OPT_END_MARK,
 };
 
 /* Owned storage behind struct plan_params. */
@@ -112,9 +112,9 @@ static int write_provenance(const struct run_bundle *b, const struct config *cfg
 			    const struct cmd_ctx *ctx, const struct gpu_probe *gpus,
 			    const struct plan *plan, struct strbuf *err)
 {
-	struct provenance_opts po = { ctx->orig_argc, ctx->orig_argv,
-				      config_get_string(cfg, "pipeline.nsys.path"),
-				      config_get_string(cfg, "pipeline.ncu.path"), gpus };
+	struct provenance_opts po = {ctx->orig_argc, ctx->orig_argv,
+				     config_get_string(cfg, "pipeline.nsys.path"),
+				     config_get_string(cfg, "pipeline.ncu.path"), gpus};
 	struct strbuf sb = STRBUF_INIT, path = STRBUF_INIT;
 	json_t *env = NULL;
 	int ret = -1;
@@ -170,8 +170,8 @@ static int run_step(const struct run_bundle *b, const struct plan_step *s, size_
 		    struct run_outcome *oc)
 {
 	struct strbuf out = STRBUF_INIT, errp = STRBUF_INIT, err = STRBUF_INIT, d = STRBUF_INIT;
-	struct proc_spec spec = { .argv = (const char *const *)s->argv,
-				  .env_add = (const char *const *)s->env_add };
+	struct proc_spec spec = {.argv = (const char *const *)s->argv,
+				 .env_add = (const char *const *)s->env_add};
 	struct proc_result res;
 	enum step_state state;
 	int stop = 1;
@@ -228,8 +228,8 @@ static int run_step(const struct run_bundle *b, const struct plan_step *s, size_
 			stop = 0;
 		} else {
 			oc->state = RUN_FAILED;
-			oc->code = s->kind == STEP_KIND_WORKLOAD ? EXIT_WORKLOAD_FAILED
-								 : EXIT_STEP_FAILED;
+			oc->code =
+			    s->kind == STEP_KIND_WORKLOAD ? EXIT_WORKLOAD_FAILED : EXIT_STEP_FAILED;
 		}
 	}
 	goto out;
@@ -268,7 +268,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	struct plan plan = PLAN_INIT;
 	struct profile_params pp;
 	struct gpu_probe gpus;
-	struct run_outcome oc = { RUN_OK, EXIT_OK };
+	struct run_outcome oc = {RUN_OK, EXIT_OK};
 	char *conf_dir = NULL;
 	const char **overrides = NULL;
 	size_t n_overrides = 0;
@@ -302,8 +302,9 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		code = EXIT_CONFIG;
 		goto out;
 	}
-	bundle_abspath(&root, config_get_string(cfg, "artifacts.root") ?
-				      config_get_string(cfg, "artifacts.root") : "tmp/stage2");
+	bundle_abspath(&root, config_get_string(cfg, "artifacts.root")
+				  ? config_get_string(cfg, "artifacts.root")
+				  : "tmp/stage2");
 	timeout_s = config_get_double(cfg, "run.timeout_s", 0);
 	if (!opt_echo)
 		opt_echo = config_get_bool(cfg, "run.echo", 0);
@@ -356,7 +357,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 
 	strbuf_reset(&placeholder);
 	bundle_path(&b, "status.json", &placeholder);
-	run_status_init(&st, b.run_id, LLMPROF_VERSION " (" LLMPROF_GIT_COMMIT ")", placeholder.buf);
+	run_status_init(&st, b.run_id, LLMPROF_VERSION " (" LLMPROF_GIT_COMMIT ")",
+			placeholder.buf);
 	have_status = 1;
 	for (size_t i = 0; i < plan.nr; i++)
 		run_status_add(&st, plan.steps[i].name);
@@ -387,9 +389,9 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 			break;
 		}
 		if (run_step(&b, &plan.steps[i], i, &st, opt_echo, deadline, timeout_s, &oc)) {
-			why = oc.state == RUN_TIMEOUT ? "not run: run.timeout_s exceeded"
-			    : oc.state == RUN_INTERRUPTED ? "not run: llmprof was interrupted"
-							  : "not run: an earlier step failed";
+			why = oc.state == RUN_TIMEOUT	    ? "not run: run.timeout_s exceeded"
+			      : oc.state == RUN_INTERRUPTED ? "not run: llmprof was interrupted"
+							    : "not run: an earlier step failed";
 			break;
 		}
 	}
@@ -421,19 +423,18 @@ out:
 }
 
 const struct cmd_entry cmd_profile_entry = {
-	.name = "profile",
-	.usage = "[options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]",
-	.summary = "run a workload under the profiling pipeline and write a run bundle",
-	.description =
-		"Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
-		"<artifacts.root>/<run_id>/ with config.yaml, env.json, inputs.yaml and\n"
-		"status.json, then runs each step of the pipeline with its output in logs/.\n"
-		"With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
-		"shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
-		"or workload.program. The last line on stdout is 'run: <dir>'.\n"
-		"Exit codes: 0 ok, 1 workload failed, 3 config, 4 tool missing, 7 cannot\n"
-		"write, 124 run.timeout_s exceeded, 130 interrupted (docs/exit-codes.md).",
-	.opts = opts,
-	.flags = CMD_TAKES_PROGRAM,
-	.exec = cmd_profile_exec,
+    .name = "profile",
+    .usage = "[options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]",
+    .summary = "run a workload under the profiling pipeline and write a run bundle",
+    .description = "Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
+		   "<artifacts.root>/<run_id>/ with config.yaml, env.json, inputs.yaml and\n"
+		   "status.json, then runs each step of the pipeline with its output in logs/.\n"
+		   "With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
+		   "shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
+		   "or workload.program. The last line on stdout is 'run: <dir>'.\n"
+		   "Exit codes: 0 ok, 1 workload failed, 3 config, 4 tool missing, 7 cannot\n"
+		   "write, 124 run.timeout_s exceeded, 130 interrupted (docs/exit-codes.md).",
+    .opts = opts,
+    .flags = CMD_TAKES_PROGRAM,
+    .exec = cmd_profile_exec,
 };

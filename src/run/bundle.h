@@ -21,7 +21,10 @@ struct run_bundle {
 	char *root; /* absolute artifacts root, owned */
 	char *dir;  /* absolute <root>/<run_id>, owned */
 };
-#define RUN_BUNDLE_INIT { { 0 }, NULL, NULL }
+#define RUN_BUNDLE_INIT                                                                            \
+	{                                                                                          \
+		{0}, NULL, NULL                                                                    \
+	}
 
 /* Formats a run id from a wall-clock time (ns since the epoch, UTC) and 16
  * random bits into sb. Pure. */

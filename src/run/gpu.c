@@ -13,14 +13,14 @@
 #include "run/proc.h"
 #include "core/banned.h"
 
-typedef int nvml_ret;            /* nvmlReturn_t: 0 = NVML_SUCCESS */
+typedef int nvml_ret;		      /* nvmlReturn_t: 0 = NVML_SUCCESS */
 typedef struct nvml_dev *nvml_device; /* nvmlDevice_t, opaque */
-struct nvml_memory {             /* nvmlMemory_t */
+struct nvml_memory {		      /* nvmlMemory_t */
 	unsigned long long total, free, used;
 };
-struct nvml_attributes {         /* nvmlDeviceAttributes_t */
+struct nvml_attributes { /* nvmlDeviceAttributes_t */
 	unsigned multiprocessor_count, shared_copy_engines, shared_decoders, shared_encoders,
-		shared_jpegs, shared_ofas, gpu_instance_slices, compute_instance_slices;
+	    shared_jpegs, shared_ofas, gpu_instance_slices, compute_instance_slices;
 	unsigned long long memory_size_mb;
 };
 enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
@@ -48,8 +48,7 @@ static const char *nvml_err(const struct nvml *n, nvml_ret r)
 	return n->error_string ? n->error_string(r) : "unknown NVML error";
 }
 
-#define NVML_SYM(field, name) \
-	(*(void **)(&n->field) = dlsym(n->lib, name))
+#define NVML_SYM(field, name) (*(void **)(&n->field) = dlsym(n->lib, name))
 
 static int nvml_open(struct nvml *n, const char *libname, struct strbuf *note)
 {
@@ -127,7 +126,8 @@ static int probe_nvml(struct gpu_probe *p, const char *libname)
 		struct nvml_attributes attr;
 
 		if (n.handle(i, &d)) {
-			strbuf_addf(&p->note, "%sNVML: GPU %u is not accessible", p->note.len ? "; " : "", i);
+			strbuf_addf(&p->note, "%sNVML: GPU %u is not accessible",
+				    p->note.len ? "; " : "", i);
 			continue;
 		}
 		g = gpu_add(p);
@@ -215,8 +215,8 @@ int gpu_parse_smi_csv(struct gpu_probe *p, const char *buf, size_t len, struct s
 		if (nf != ARRAY_SIZE(f) || pos < llen) {
 			for (size_t i = 0; i < nf; i++)
 				free(f[i]);
-			return error_set(err, "nvidia-smi output line %zu: expected %zu fields", lineno,
-					 ARRAY_SIZE(f));
+			return error_set(err, "nvidia-smi output line %zu: expected %zu fields",
+					 lineno, ARRAY_SIZE(f));
 		}
 		g = gpu_add(p);
 		if (parse_u64(f[0], 0, 1024, &u, NULL)) {
@@ -237,7 +237,8 @@ int gpu_parse_smi_csv(struct gpu_probe *p, const char *buf, size_t len, struct s
 			int64_t a, b;
 			if (dot) {
 				*dot = '\0';
-				if (!parse_i64(f[4], 0, 99, &a, NULL) && !parse_i64(dot + 1, 0, 99, &b, NULL)) {
+				if (!parse_i64(f[4], 0, 99, &a, NULL) &&
+				    !parse_i64(dot + 1, 0, 99, &b, NULL)) {
 					g->cc_major = (int)a;
 					g->cc_minor = (int)b;
 				}
@@ -258,10 +259,10 @@ int gpu_parse_smi_csv(struct gpu_probe *p, const char *buf, size_t len, struct s
 
 static int probe_smi(struct gpu_probe *p, const char *smi)
 {
-	const char *argv[] = { smi, "--query-gpu=" GPU_SMI_FIELDS, "--format=csv,noheader,nounits",
-			       NULL };
+	const char *argv[] = {smi, "--query-gpu=" GPU_SMI_FIELDS, "--format=csv,noheader,nounits",
+			      NULL};
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT, err = STRBUF_INIT;
-	struct proc_spec spec = { .argv = argv, .stdin_null = 1, .timeout_s = 20 };
+	struct proc_spec spec = {.argv = argv, .stdin_null = 1, .timeout_s = 20};
 	struct proc_result res;
 	int ret = -1;
 

@@ -18,23 +18,23 @@
 
 struct gpu_info {
 	unsigned index;
-	char *name;            /* owned; NULL = unknown (same for all strings) */
+	char *name; /* owned; NULL = unknown (same for all strings) */
 	char *uuid;
 	char *pci_bus_id;
-	int cc_major, cc_minor; /* compute capability, -1 = unknown */
-	int sm_count;          /* -1 = unknown */
-	uint64_t mem_total;    /* bytes, 0 = unknown */
+	int cc_major, cc_minor;			      /* compute capability, -1 = unknown */
+	int sm_count;				      /* -1 = unknown */
+	uint64_t mem_total;			      /* bytes, 0 = unknown */
 	unsigned max_sm_clock_mhz, max_mem_clock_mhz; /* 0 = unknown */
-	unsigned sm_clock_mhz, mem_clock_mhz;         /* at probe time, 0 = unknown */
+	unsigned sm_clock_mhz, mem_clock_mhz;	      /* at probe time, 0 = unknown */
 };
 
 struct gpu_probe {
-	const char *source;    /* static: "nvml", "nvidia-smi" or "none" */
-	char *driver_version;  /* owned, NULL = unknown */
+	const char *source;	 /* static: "nvml", "nvidia-smi" or "none" */
+	char *driver_version;	 /* owned, NULL = unknown */
 	int cuda_driver_version; /* e.g. 12040 = 12.4; 0 = unknown */
 	struct gpu_info *gpus;
 	size_t nr, alloc;
-	struct strbuf note;    /* why a probe failed or a field is missing */
+	struct strbuf note; /* why a probe failed or a field is missing */
 };
 
 /* Fills p (release with gpu_probe_release). Never fails. */
@@ -45,8 +45,9 @@ void gpu_probe_release(struct gpu_probe *p);
  *   nvidia-smi --query-gpu=GPU_SMI_FIELDS --format=csv,noheader,nounits
  * into p->gpus (appending) and p->driver_version. Pure; 0, or -1 with err
  * naming the line. */
-#define GPU_SMI_FIELDS "index,name,uuid,pci.bus_id,compute_cap,memory.total," \
-		       "clocks.max.sm,clocks.max.mem,clocks.sm,clocks.mem,driver_version"
+#define GPU_SMI_FIELDS                                                                             \
+	"index,name,uuid,pci.bus_id,compute_cap,memory.total,"                                     \
+	"clocks.max.sm,clocks.max.mem,clocks.sm,clocks.mem,driver_version"
 int gpu_parse_smi_csv(struct gpu_probe *p, const char *buf, size_t len, struct strbuf *err);
 
 /* "12.4" from 12040 into sb. */

@@ -86,7 +86,7 @@ static void builtin_argv(struct strv *a, const char *bin, const struct plan_para
 
 int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 {
-	struct strv argv = { NULL, 0, 0 }, env = { NULL, 0, 0 };
+	struct strv argv = {NULL, 0, 0}, env = {NULL, 0, 0};
 	struct plan_step *s;
 	const char *kind = pp->workload_kind ? pp->workload_kind : "llm";
 
@@ -113,7 +113,9 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	s->argv = strv_finish(&argv);
 	s->env_add = strv_finish(&env);
 
-	p->inputs.kind = !strcmp(kind, "command") ? "command" : !strcmp(kind, "llm") ? "llm" : "dummy";
+	p->inputs.kind = !strcmp(kind, "command") ? "command"
+			 : !strcmp(kind, "llm")	  ? "llm"
+						  : "dummy";
 	p->inputs.argv = (const char *const *)s->argv;
 	p->inputs.prompt_len = p->inputs.max_new_tokens = p->inputs.batch_size = -1;
 	p->inputs.warmup = p->inputs.seed = -1;
@@ -163,9 +165,10 @@ int plan_check_programs(const struct plan *p, struct strbuf *err)
 			continue;
 		}
 		if (s->kind == STEP_KIND_WORKLOAD)
-			return error_set(err, "built-in workload '%s' not found: build it with "
-					      "'make' (needs workloads/), set LLMPROF_WORKLOADS_DIR, "
-					      "or run your own program with '-- PROGRAM ARGS'",
+			return error_set(err,
+					 "built-in workload '%s' not found: build it with "
+					 "'make' (needs workloads/), set LLMPROF_WORKLOADS_DIR, "
+					 "or run your own program with '-- PROGRAM ARGS'",
 					 s->argv[0]);
 		return error_set(err, "step '%s': '%s' not found", s->name, s->argv[0]);
 	}

@@ -18,24 +18,24 @@
 
 enum step_kind {
 	STEP_KIND_WORKLOAD, /* the profiled program itself; failure = EXIT_WORKLOAD_FAILED */
-	STEP_KIND_TOOL,     /* a profiler/export step; failure = EXIT_STEP_FAILED */
+	STEP_KIND_TOOL,	    /* a profiler/export step; failure = EXIT_STEP_FAILED */
 };
 
 struct plan_step {
-	char *name;      /* owned: "workload"; also the log base name */
+	char *name; /* owned: "workload"; also the log base name */
 	enum step_kind kind;
-	char **argv;     /* owned, NULL-terminated */
-	char **env_add;  /* owned "NAME=VALUE", NULL-terminated (maybe empty) */
+	char **argv;		 /* owned, NULL-terminated */
+	char **env_add;		 /* owned "NAME=VALUE", NULL-terminated (maybe empty) */
 	char *out_log, *err_log; /* owned, relative to the run dir: logs/<name>.out/.err */
 	int optional;
 };
 
 /* Everything plan_build reads. Strings borrowed. */
 struct plan_params {
-	const char *run_dir;        /* the bundle, or a placeholder for --dry-run */
-	const char *workload_kind;  /* "llm", "dummy" or "command" */
+	const char *run_dir;		 /* the bundle, or a placeholder for --dry-run */
+	const char *workload_kind;	 /* "llm", "dummy" or "command" */
 	const char *const *program_argv; /* kind=command: program and its args */
-	const char *workloads_dir;  /* where llmprof-llm and llmprof-dummy live */
+	const char *workloads_dir;	 /* where llmprof-llm and llmprof-dummy live */
 	const char *device;
 	const char *model_name;
 	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed;
@@ -48,7 +48,13 @@ struct plan {
 	size_t nr, alloc;
 	struct run_inputs inputs; /* borrows from steps and params */
 };
-#define PLAN_INIT { NULL, 0, 0, { NULL } }
+#define PLAN_INIT                                                                                  \
+	{                                                                                          \
+		NULL, 0, 0,                                                                        \
+		{                                                                                  \
+			NULL                                                                       \
+		}                                                                                  \
+	}
 
 /* Builds the plan. 0, or -1 with err (unknown workload kind, no program). */
 int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err);

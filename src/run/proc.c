@@ -71,16 +71,14 @@ static const struct {
 	int sig;
 	const char *name;
 } signames[] = {
-	{ SIGHUP, "SIGHUP" },   { SIGINT, "SIGINT" },   { SIGQUIT, "SIGQUIT" },
-	{ SIGILL, "SIGILL" },   { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
-	{ SIGBUS, "SIGBUS" },   { SIGFPE, "SIGFPE" },   { SIGKILL, "SIGKILL" },
-	{ SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
-	{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" },
-	{ SIGCHLD, "SIGCHLD" }, { SIGCONT, "SIGCONT" }, { SIGSTOP, "SIGSTOP" },
-	{ SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" }, { SIGTTOU, "SIGTTOU" },
-	{ SIGURG, "SIGURG" },   { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },
-	{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGWINCH, "SIGWINCH" },
-	{ SIGIO, "SIGIO" },     { SIGSYS, "SIGSYS" },
+    {SIGHUP, "SIGHUP"},	      {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},   {SIGILL, "SIGILL"},
+    {SIGTRAP, "SIGTRAP"},     {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},	    {SIGFPE, "SIGFPE"},
+    {SIGKILL, "SIGKILL"},     {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"},   {SIGUSR2, "SIGUSR2"},
+    {SIGPIPE, "SIGPIPE"},     {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},   {SIGCHLD, "SIGCHLD"},
+    {SIGCONT, "SIGCONT"},     {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"},   {SIGTTIN, "SIGTTIN"},
+    {SIGTTOU, "SIGTTOU"},     {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"},   {SIGXFSZ, "SIGXFSZ"},
+    {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"}, {SIGIO, "SIGIO"},
+    {SIGSYS, "SIGSYS"},
 };
 
 const char *proc_signal_name(int sig)
@@ -96,9 +94,9 @@ const char *proc_signal_name(int sig)
 
 /* One output stream being copied by the parent. */
 struct stream {
-	int rd;        /* read end of the child's pipe, -1 when closed */
-	int file;      /* log file, -1 if none */
-	int echo;      /* our fd to copy to, -1 if none (or after EPIPE) */
+	int rd;	  /* read end of the child's pipe, -1 when closed */
+	int file; /* log file, -1 if none */
+	int echo; /* our fd to copy to, -1 if none (or after EPIPE) */
 	struct strbuf *buf;
 	size_t buf_max;
 	uint64_t bytes;
@@ -159,11 +157,11 @@ static void stream_pump(struct stream *s, int *log_errno)
 
 /* Everything the child needs, prepared before fork. */
 struct child_plan {
-	char **candidates; /* execve paths to try, NULL-terminated */
-	char **envp;       /* borrowed strings */
+	char **candidates;	   /* execve paths to try, NULL-terminated */
+	char **envp;		   /* borrowed strings */
 	int fd_in, fd_out, fd_err; /* -1 = inherit */
 	const char *cwd;
-	int report_wr;     /* CLOEXEC pipe for exec failure */
+	int report_wr; /* CLOEXEC pipe for exec failure */
 };
 
 struct exec_report {
@@ -248,7 +246,7 @@ static char **build_candidates(const char *name, char *const *envp)
 
 static void child_fail(int fd, int stage, int err)
 {
-	struct exec_report r = { stage, err };
+	struct exec_report r = {stage, err};
 
 	if (write(fd, &r, sizeof(r)) < 0) {
 		/* nothing more we can do */
@@ -288,7 +286,8 @@ static void child_exec(const struct child_plan *p, char *const *argv)
 		else if (last != ENOENT && last != ENOTDIR)
 			break;
 	}
-	child_fail(p->report_wr, 2, saw_eacces && (last == ENOENT || last == ENOTDIR) ? EACCES : last);
+	child_fail(p->report_wr, 2,
+		   saw_eacces && (last == ENOENT || last == ENOTDIR) ? EACCES : last);
 }
 
 static int open_log(const char *path, struct strbuf *err)
@@ -306,8 +305,8 @@ static void set_nonblock_cloexec(int fd)
 }
 
 /* Sets up one stream: direct file, pipe, or inherit. */
-static int stream_setup(const struct proc_sink *sink, int our_fd, struct stream *s,
-			int *child_fd, int *child_close, struct strbuf *err)
+static int stream_setup(const struct proc_sink *sink, int our_fd, struct stream *s, int *child_fd,
+			int *child_close, struct strbuf *err)
 {
 	int fds[2];
 
@@ -351,15 +350,15 @@ static void free_strv(char **v)
 	free(v);
 }
 
-static const int handled_signals[] = { SIGCHLD, SIGINT, SIGTERM };
+static const int handled_signals[] = {SIGCHLD, SIGINT, SIGTERM};
 
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err)
 {
-	struct stream so = { -1, -1, -1, NULL, 0, 0 }, se = { -1, -1, -1, NULL, 0, 0 };
-	struct child_plan plan = { NULL, NULL, -1, -1, -1, spec->cwd, -1 };
+	struct stream so = {-1, -1, -1, NULL, 0, 0}, se = {-1, -1, -1, NULL, 0, 0};
+	struct child_plan plan = {NULL, NULL, -1, -1, -1, spec->cwd, -1};
 	struct sigaction old[ARRAY_SIZE(handled_signals)], old_pipe, sa;
-	int child_out_close = -1, child_err_close = -1, report[2] = { -1, -1 };
-	int sigp[2] = { -1, -1 }, handlers = 0, reaped = 0, status = 0, fatal = 0;
+	int child_out_close = -1, child_err_close = -1, report[2] = {-1, -1};
+	int sigp[2] = {-1, -1}, handlers = 0, reaped = 0, status = 0, fatal = 0;
 	uint64_t start, deadline = 0, kill_at = 0, drain_until = 0;
 	double grace = spec->grace_s > 0 ? spec->grace_s : PROC_GRACE_S;
 	struct exec_report rep;
@@ -430,7 +429,9 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 		if (n == (ssize_t)sizeof(rep)) {
 			res->outcome = PROC_EXEC_FAILED;
 			res->exec_errno = rep.err;
-			res->failed_call = rep.stage == 1 ? "chdir" : rep.stage == 2 ? "execve" : "dup2";
+			res->failed_call = rep.stage == 1   ? "chdir"
+					   : rep.stage == 2 ? "execve"
+							    : "dup2";
 		}
 		break;
 	}
@@ -578,7 +579,8 @@ void proc_result_describe(const struct proc_result *res, const struct proc_spec 
 		if (res->signal)
 			strbuf_addf(out, " (ended by %s)", proc_signal_name(res->signal));
 		else
-			strbuf_addf(out, " (exited with status %d after SIGTERM)", res->exit_status);
+			strbuf_addf(out, " (exited with status %d after SIGTERM)",
+				    res->exit_status);
 		break;
 	case PROC_INTERRUPTED:
 		strbuf_addf(out, "interrupted by %s", proc_signal_name(res->interrupt_signal));
@@ -619,7 +621,8 @@ void proc_quote_shell(struct strbuf *sb, const char *arg)
 		if (*p < 0x20 || *p >= 0x7f)
 			plain = 0;
 		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-			    "_@%+=:,./-", *p))
+			    "_@%+=:,./-",
+			    *p))
 			safe = 0;
 	}
 	if (safe) {
@@ -639,7 +642,7 @@ void proc_quote_shell(struct strbuf *sb, const char *arg)
 			if (*p == '\'')
 				strbuf_addstr(sb, "\\'");
 			else
-				proc_escape_c(sb, (const char[]){ (char)*p, 0 });
+				proc_escape_c(sb, (const char[]){(char)*p, 0});
 		}
 		strbuf_addch(sb, '\'');
 	}

@@ -24,13 +24,13 @@ static json_t *jstr_or_null(const char *s)
 
 int provenance_env_allowed(const char *name, size_t len)
 {
-	static const char *const exact[] = { "PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "LC_ALL",
-					     "OMP_NUM_THREADS" };
-	static const char *const prefix[] = { "CUDA_", "NVIDIA_", "NSYS_", "NCU_", "NCCL_",
-					      "NVTX_", "CUPTI_", "LLMPROF_", "TORCH_CUDA_",
-					      "PYTORCH_" };
-	static const char *const secret[] = { "TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY",
-					      "CREDENTIAL", "AUTH" };
+	static const char *const exact[] = {"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "LC_ALL",
+					    "OMP_NUM_THREADS"};
+	static const char *const prefix[] = {"CUDA_",	    "NVIDIA_", "NSYS_",	 "NCU_",
+					     "NCCL_",	    "NVTX_",   "CUPTI_", "LLMPROF_",
+					     "TORCH_CUDA_", "PYTORCH_"};
+	static const char *const secret[] = {"TOKEN", "SECRET",	    "PASSWORD", "PASSWD",
+					     "KEY",   "CREDENTIAL", "AUTH"};
 	struct strbuf n = STRBUF_INIT;
 	int ok = 0;
 
@@ -134,7 +134,8 @@ json_t *provenance_gpu_json(const struct gpu_probe *p)
 		json_object_set_new(j, "sm_count",
 				    g->sm_count >= 0 ? json_integer(g->sm_count) : json_null());
 		json_object_set_new(j, "memory_total_bytes",
-				    g->mem_total ? json_integer((json_int_t)g->mem_total) : json_null());
+				    g->mem_total ? json_integer((json_int_t)g->mem_total)
+						 : json_null());
 #define MHZ(key, v) json_object_set_new(j, key, (v) ? json_integer(v) : json_null())
 		MHZ("max_sm_clock_mhz", g->max_sm_clock_mhz);
 		MHZ("max_mem_clock_mhz", g->max_mem_clock_mhz);
@@ -211,17 +212,18 @@ json_t *provenance_env_json(const struct provenance_opts *o)
 	free(s);
 	json_object_set_new(j, "online_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	CPU_ZERO(&set);
-	json_object_set_new(j, "usable_cpus", sched_getaffinity(0, sizeof(set), &set)
-						     ? json_null() : json_integer(CPU_COUNT(&set)));
+	json_object_set_new(
+	    j, "usable_cpus",
+	    sched_getaffinity(0, sizeof(set), &set) ? json_null() : json_integer(CPU_COUNT(&set)));
 	json_object_set_new(root, "cpu", j);
 	j = json_object();
 	json_object_set_new(j, "total_bytes", json_integer((json_int_t)mem_total_bytes()));
 	json_object_set_new(root, "memory", j);
 
 	gpu = provenance_gpu_json(o->gpus);
-	json_object_set_new(root, "gpu_probe", json_pack("{s:O,s:O}", "source",
-							 json_object_get(gpu, "source"), "note",
-							 json_object_get(gpu, "note")));
+	json_object_set_new(root, "gpu_probe",
+			    json_pack("{s:O,s:O}", "source", json_object_get(gpu, "source"), "note",
+				      json_object_get(gpu, "note")));
 	json_object_set(root, "driver_version", json_object_get(gpu, "driver_version"));
 	json_object_set(root, "cuda_driver_version", json_object_get(gpu, "cuda_driver_version"));
 	json_object_set(root, "gpus", json_object_get(gpu, "gpus"));
@@ -305,8 +307,9 @@ void provenance_inputs_yaml(const struct run_inputs *in, struct strbuf *out)
 		strbuf_addch(out, '\n');
 	}
 	if (in->prompt_len >= 0) {
-		strbuf_addf(out, "infer:\n  prompt_len: %lld\n  max_new_tokens: %lld\n"
-				 "  batch_size: %lld\n",
+		strbuf_addf(out,
+			    "infer:\n  prompt_len: %lld\n  max_new_tokens: %lld\n"
+			    "  batch_size: %lld\n",
 			    (long long)in->prompt_len, (long long)in->max_new_tokens,
 			    (long long)in->batch_size);
 		if (in->dtype) {

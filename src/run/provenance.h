@@ -13,21 +13,21 @@
 
 /* What ran, as inputs.yaml records it. All strings borrowed. */
 struct run_inputs {
-	const char *kind;          /* "command", "llm" or "dummy" */
-	const char *const *argv;   /* the workload's exact argv */
-	const char *device;        /* NULL for kind=command */
+	const char *kind;	 /* "command", "llm" or "dummy" */
+	const char *const *argv; /* the workload's exact argv */
+	const char *device;	 /* NULL for kind=command */
 	/* built-in workloads only: */
 	const char *model_name;
 	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed; /* -1 = n/a */
 	const char *dtype;
-	int cuda_graph;            /* -1 = n/a */
+	int cuda_graph; /* -1 = n/a */
 };
 
 struct provenance_opts {
 	int argc;
-	const char *const *argv;      /* llmprof's own command line */
+	const char *const *argv;	  /* llmprof's own command line */
 	const char *nsys_path, *ncu_path; /* configured paths, NULL = PATH */
-	const struct gpu_probe *gpus; /* borrowed, already probed */
+	const struct gpu_probe *gpus;	  /* borrowed, already probed */
 };
 
 /* Builds env.json. Runs `nsys --version`, `ncu --version` and reads /proc,

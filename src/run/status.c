@@ -92,8 +92,7 @@ void run_status_end(struct run_status *st, size_t i, enum step_state state, int 
 	s->message = one_line(message);
 }
 
-void run_status_finish(struct run_status *st, enum run_state state, int exit_code,
-		       const char *why)
+void run_status_finish(struct run_status *st, enum run_state state, int exit_code, const char *why)
 {
 	for (size_t i = 0; i < st->nr; i++) {
 		if (st->steps[i].state != STEP_PENDING)
@@ -109,14 +108,14 @@ void run_status_finish(struct run_status *st, enum run_state state, int exit_cod
 
 const char *run_state_name(enum run_state s)
 {
-	static const char *const names[] = { "running", "ok", "failed", "interrupted", "timeout" };
+	static const char *const names[] = {"running", "ok", "failed", "interrupted", "timeout"};
 	return names[s];
 }
 
 const char *step_state_name(enum step_state s)
 {
-	static const char *const names[] = { "pending", "running", "ok", "failed",
-					     "skipped", "timeout", "interrupted" };
+	static const char *const names[] = {"pending", "running", "ok",		"failed",
+					    "skipped", "timeout", "interrupted"};
 	return names[s];
 }
 

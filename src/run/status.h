@@ -24,21 +24,21 @@ enum step_state {
 };
 
 struct status_step {
-	char *name;      /* owned */
+	char *name; /* owned */
 	enum step_state state;
 	uint64_t start_ns, end_ns; /* wall clock, 0 = not yet */
-	int exit_status; /* -1 = none */
-	int signal;      /* 0 = none */
-	char *message;   /* owned, one line, may be NULL */
+	int exit_status;	   /* -1 = none */
+	int signal;		   /* 0 = none */
+	char *message;		   /* owned, one line, may be NULL */
 };
 
 struct run_status {
-	char *run_id;    /* owned */
-	char *version;   /* owned: llmprof version (and commit) */
-	char *path;      /* owned: status.json path, NULL = never written */
+	char *run_id;  /* owned */
+	char *version; /* owned: llmprof version (and commit) */
+	char *path;    /* owned: status.json path, NULL = never written */
 	enum run_state state;
 	uint64_t started_ns, ended_ns;
-	int exit_code;   /* -1 while running */
+	int exit_code; /* -1 while running */
 	struct status_step *steps;
 	size_t nr, alloc;
 };
@@ -58,8 +58,7 @@ void run_status_start(struct run_status *st, size_t i);
 void run_status_end(struct run_status *st, size_t i, enum step_state state, int exit_status,
 		    int signal, const char *message);
 /* Marks the run finished; still-pending steps become skipped with `why`. */
-void run_status_finish(struct run_status *st, enum run_state state, int exit_code,
-		       const char *why);
+void run_status_finish(struct run_status *st, enum run_state state, int exit_code, const char *why);
 
 const char *run_state_name(enum run_state s);
 const char *step_state_name(enum step_state s);

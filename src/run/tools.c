@@ -51,8 +51,8 @@ char *tool_parse_version(const char *out, size_t len)
 void tool_probe(struct tool_info *info, const char *name, const char *configured)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, d = STRBUF_INIT;
-	const char *argv[] = { NULL, "--version", NULL };
-	struct proc_spec spec = { .argv = argv, .stdin_null = 1, .timeout_s = 15, .grace_s = 1 };
+	const char *argv[] = {NULL, "--version", NULL};
+	struct proc_spec spec = {.argv = argv, .stdin_null = 1, .timeout_s = 15, .grace_s = 1};
 	struct proc_result res;
 
 	info->path = find_in_path(configured ? configured : name);
@@ -143,8 +143,8 @@ static char *version_from_json(const char *path)
 /* "Cuda compilation tools, release 13.0, V13.0.88" -> "13.0.88" */
 static char *version_from_nvcc(const char *nvcc)
 {
-	const char *argv[] = { nvcc, "--version", NULL };
-	struct proc_spec spec = { .argv = argv, .stdin_null = 1, .timeout_s = 15, .grace_s = 1 };
+	const char *argv[] = {nvcc, "--version", NULL};
+	struct proc_spec spec = {.argv = argv, .stdin_null = 1, .timeout_s = 15, .grace_s = 1};
 	struct strbuf out = STRBUF_INIT;
 	struct proc_result res;
 	char *ret = NULL, *v;
@@ -189,8 +189,10 @@ out:
 void cuda_toolkit_probe(struct cuda_toolkit *tk)
 {
 	static const char *const cupti_rel[] = {
-		"lib64/libcupti.so", "extras/CUPTI/lib64/libcupti.so",
-		"targets/x86_64-linux/lib/libcupti.so", "targets/sbsa-linux/lib/libcupti.so",
+	    "lib64/libcupti.so",
+	    "extras/CUPTI/lib64/libcupti.so",
+	    "targets/x86_64-linux/lib/libcupti.so",
+	    "targets/sbsa-linux/lib/libcupti.so",
 	};
 	struct strbuf p = STRBUF_INIT;
 	const char *env = getenv("CUDA_HOME");
@@ -225,7 +227,8 @@ void cuda_toolkit_probe(struct cuda_toolkit *tk)
 			if ((tk->version = version_from_header(p.buf)))
 				tk->version_source = "cuda_runtime_api.h";
 			else
-				strbuf_addf(&tk->note, "cannot tell the CUDA version of '%s'", tk->root);
+				strbuf_addf(&tk->note, "cannot tell the CUDA version of '%s'",
+					    tk->root);
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(cupti_rel) && !tk->cupti; i++) {

@@ -6,11 +6,14 @@
 #include "core/strbuf.h"
 
 struct tool_info {
-	char *path;    /* owned absolute-or-given path, NULL = not found */
-	char *version; /* owned, e.g. "2024.1.1.0 (build 33998838) (public-release)" */
+	char *path;	    /* owned absolute-or-given path, NULL = not found */
+	char *version;	    /* owned, e.g. "2024.1.1.0 (build 33998838) (public-release)" */
 	struct strbuf note; /* why not found / why the version is unknown */
 };
-#define TOOL_INFO_INIT { NULL, NULL, STRBUF_INIT }
+#define TOOL_INFO_INIT                                                                             \
+	{                                                                                          \
+		NULL, NULL, STRBUF_INIT                                                            \
+	}
 
 /* Finds name (configured path if non-NULL, else PATH) and runs
  * `<path> --version` with a 15 s timeout. Never fails; see info->note. */
@@ -30,7 +33,7 @@ struct cuda_toolkit {
 	char *root;    /* owned: CUDA_HOME, CUDA_PATH or /usr/local/cuda, NULL = none */
 	char *version; /* owned, e.g. "13.0.88"; NULL = unknown */
 	const char *version_source; /* static: "version.json", "nvcc", "cuda_runtime_api.h" */
-	char *cupti;   /* owned path of libcupti.so*, NULL = not found */
+	char *cupti;		    /* owned path of libcupti.so*, NULL = not found */
 	struct strbuf note;
 };
 void cuda_toolkit_probe(struct cuda_toolkit *tk);
