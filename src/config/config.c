@@ -605,6 +605,23 @@ static int cycle_error(struct resolver *r, const struct cnode *n, const char *re
 	return at_pos(r->err, &n->pos);
 }
 
+static int push(struct resolver *r, const struct cnode *n, const char *name,
+		const struct cnode *from)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->stack[i] == n)
+			return cycle_error(r, from, name);
+	if (r->nr >= CONFIG_MAX_DEPTH) {
+		error_set(r->err, "interpolations nested more than %d deep", CONFIG_MAX_DEPTH);
+		return at_pos(r->err, &from->pos);
+	}
+	ALLOC_GROW(r->stack, r->nr + 1, r->alloc);
+	ALLOC_GROW(r->names, r->nr + 1, r->names_alloc);
+	r->stack[r->nr] = n;
+	r->names[r->nr++] = xstrdup(name);
+	return 0;
+}
+
 /* The resolved node a reference points to (borrowed). */
 static const struct cnode *deref(struct resolver *r, const struct cnode *from, const char *ref,
 				 size_t len)
@@ -623,13 +640,21 @@ static const struct cnode *deref(struct resolver *r, const struct cnode *from, c
 		at_pos(r->err, &from->pos);
 		goto fail;
 	}
-	for (size_t i = 0; i < r->nr; i++)
-		if (r->stack[i] == t) {
-			cycle_error(r, from, key.buf);
+	if (t->type == CNODE_STRING) {
+		if (resolve_node(r, t, &key))
 			goto fail;
-		}
-	if (resolve_node(r, t, &key))
-		goto fail;
+	} else {
+		int ret;
+
+		/* On the stack while its children resolve: a child that refers
+		 * back to it is a cycle. */
+		if (push(r, t, key.buf, from))
+			goto fail;
+		ret = resolve_node(r, t, &key);
+		free(r->names[--r->nr]);
+		if (ret)
+			goto fail;
+	}
 	strbuf_release(&key);
 	return t;
 fail:
@@ -644,14 +669,8 @@ static int resolve_string(struct resolver *r, struct cnode *n, struct strbuf *pa
 	const struct cnode *whole = NULL;
 	int ret = -1;
 
-	if (r->nr >= CONFIG_MAX_DEPTH) {
-		error_set(r->err, "interpolations nested more than %d deep", CONFIG_MAX_DEPTH);
-		return at_pos(r->err, &n->pos);
-	}
-	ALLOC_GROW(r->stack, r->nr + 1, r->alloc);
-	ALLOC_GROW(r->names, r->nr + 1, r->names_alloc);
-	r->stack[r->nr] = n;
-	r->names[r->nr++] = xstrdup(path->buf);
+	if (push(r, n, path->buf, n))
+		return -1;
 	while ((p = strstr(s, "${"))) {
 		const char *body = p + 2, *end = strchr(body, '}');
 		const char *colon, *inner;

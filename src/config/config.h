@@ -94,6 +94,8 @@ void config_to_yaml(const struct config *cfg, struct strbuf *out);
 /* A new node; key is copied (may be NULL). Caller owns; cnode_free(). */
 struct cnode *cnode_new(enum cnode_type type, const char *key, struct cnode_pos pos);
 void cnode_free(struct cnode *n);
+/* Appends child (consumed; give it a key when parent is a map). */
+void cnode_append(struct cnode *parent, struct cnode *child);
 /* Deep copy (key and pos.file pointer included). Caller owns. */
 struct cnode *cnode_clone(const struct cnode *n);
 /* Same type, value, keys and order (floats: NaN equals NaN; -0.0 != 0.0).

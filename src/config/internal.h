@@ -11,8 +11,6 @@
 
 /* Frees n's value (children, string) but keeps key and pos. */
 void cnode_clear_value(struct cnode *n);
-/* Appends child (consumed) to a list or map. */
-void cnode_append(struct cnode *parent, struct cnode *child);
 /* Replaces dst's value and pos by a copy of src's; dst keeps its key. */
 void cnode_assign(struct cnode *dst, const struct cnode *src);
 /* Removes and frees map[key]; -1 when absent. */

@@ -282,9 +282,12 @@ size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
 	return n;
 }
 
-/* YAML's c-printable set, less what we always escape for readability. */
+/* YAML's c-printable set, less line breaks (U+0085, U+2028, U+2029 fold
+ * inside quotes) and what we always escape for readability. */
 static int yaml_printable(unsigned cp)
 {
+	if (cp == 0x2028 || cp == 0x2029)
+		return 0;
 	return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff) ||
 	       (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) || (cp >= 0x10000 && cp <= 0x10ffff);
 }
