@@ -212,7 +212,9 @@ static int run_step(const struct run_bundle *b, const struct plan_step *s, size_
 	default:
 		state = STEP_FAILED;
 	}
-	run_status_end(st, idx, state, res.exit_status, res.signal, d.buf);
+	/* an exec failure's 127 is our own child's, not the program's */
+	run_status_end(st, idx, state, res.outcome == PROC_EXEC_FAILED ? -1 : res.exit_status,
+		       res.signal, d.buf);
 	write_status(st);
 	if (state == STEP_OK) {
 		stop = 0;

@@ -109,6 +109,8 @@ run=$(last_run out)
 [ $? -eq 1 ] || fail "exec failure: exit not 1"
 json "$(last_run out)/status.json" 'd["steps"][0]["message"]' | grep -q "cannot execute '/nonexistent/prog': No such file" ||
 	fail "exec failure message"
+json "$(last_run out)/status.json" '"exit_status" in d["steps"][0]' | grep -qx False ||
+	fail "exec failure recorded an exit status"
 
 # 8. built-in workload missing: exit 4, clear message, no bundle
 LLMPROF_WORKLOADS_DIR=$tmp/none "$LLMPROF" profile artifacts.root="$tmp/bi" workload=dummy >out 2>err
