@@ -286,6 +286,15 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	for (int i = 0; i < ctx->argc; i++) {
+		if (!strchr(ctx->argv[i], '=') && ctx->argv[i][0] != '~') {
+			error_print("profile: '%s' is not a KEY=VALUE override; to profile a "
+				    "program, put it after '--': llmprof profile -- %s ...",
+				    ctx->argv[i], ctx->argv[i]);
+			code = EXIT_USAGE;
+			goto out;
+		}
+	}
 	conf_dir = opt_conf_dir ? xstrdup(opt_conf_dir) : config_find_conf_dir();
 	if (!conf_dir) {
 		error_print("cannot find the conf/ folder: set LLMPROF_CONF_DIR or use --conf-dir");

@@ -121,6 +121,8 @@ grep -q "built-in workload '$tmp/none/llmprof-dummy' not found" err || fail "mes
 
 # 9. usage and config errors
 "$LLMPROF" profile -- >/dev/null 2>&1; [ $? -eq 2 ] || fail "'profile --' is not a usage error"
+"$LLMPROF" profile /bin/true >/dev/null 2>err; [ $? -eq 2 ] || fail "a bare program is not a usage error"
+grep -q "put it after '--'" err || fail "no hint for a bare program: $(cat err)"
 "$LLMPROF" profile artifacts.root="$tmp/c" no.such.key=1 -- /bin/true >/dev/null 2>&1
 [ $? -eq 3 ] || fail "unknown key is not a config error"
 
