@@ -321,7 +321,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		opt_echo = config_get_bool(cfg, "run.echo", 0);
 
 	if (opt_dry_run) {
-		/* no GPU probe in a dry run beyond what model=auto needs */
+		/* model=auto depends on whether a GPU is present */
 		gpu_probe_release(&gpus);
 		gpu_probe_run(&gpus);
 		strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
@@ -375,6 +375,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		run_status_add(&st, plan.steps[i].name);
 	if (write_status(&st)) {
 		code = EXIT_IO;
+		printf("run: %s\n", b.dir); /* what exists is still worth finding */
 		goto out;
 	}
 	fprintf(stderr, "llmprof: run %s\n", b.dir);
