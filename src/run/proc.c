@@ -367,6 +367,15 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
+	/* With fd 0-2 closed, a log file could get fd 1 and the dup2() in the
+	 * child would keep its close-on-exec flag: fill the holes first. */
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+			if (n >= 0 && n != fd)
+				close(n);
+		}
+	}
 	if (!spec->argv || !spec->argv[0]) {
 		error_set(err, "no program to run");
 		goto out;

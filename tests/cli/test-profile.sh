@@ -45,6 +45,10 @@ grep -q '^  kind: command' "$run/config.yaml" || fail "config.yaml does not say 
 grep -q '^    - "\$(id)"$' "$run/inputs.yaml" || fail "inputs.yaml argv: $(cat "$run/inputs.yaml")"
 ls "$run" | grep -q '\.tmp\.' && fail "temp files left in $run"
 
+# 2b. llmprof started with stdout closed: the workload's log still works
+"$LLMPROF" profile artifacts.root="$tmp/closed" -- /bin/echo hello >&- 2>err
+[ "$(cat "$tmp"/closed/latest/logs/workload.out)" = hello ] || fail "log with stdout closed"
+
 # 3. dry run: prints the argv, creates nothing
 "$LLMPROF" profile --dry-run artifacts.root="$tmp/dry" -- /bin/echo 'x y' >out 2>err ||
 	fail "dry run failed: $(cat err)"
