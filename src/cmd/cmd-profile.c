@@ -117,6 +117,8 @@ static int write_provenance(const struct run_bundle *b, const struct config *cfg
 				     config_get_string(cfg, "pipeline.ncu.path"), gpus};
 	struct strbuf sb = STRBUF_INIT, path = STRBUF_INIT;
 	json_t *env = NULL;
+	struct run_inputs inputs;
+	char *found = NULL;
 	int ret = -1;
 
 	config_to_yaml(cfg, &sb);
@@ -127,12 +129,17 @@ static int write_provenance(const struct run_bundle *b, const struct config *cfg
 	if (json_write_file_atomic(path.buf, env, err))
 		goto out;
 	strbuf_reset(&sb);
-	provenance_inputs_yaml(&plan->inputs, &sb);
+	inputs = plan->inputs;
+	if (inputs.argv && inputs.argv[0] && (found = find_in_path(inputs.argv[0])) &&
+	    strcmp(found, inputs.argv[0]))
+		inputs.program_path = found;
+	provenance_inputs_yaml(&inputs, &sb);
 	if (bundle_write(b, "inputs.yaml", sb.buf, sb.len, err))
 		goto out;
 	ret = 0;
 out:
 	json_decref(env);
+	free(found);
 	strbuf_release(&sb);
 	strbuf_release(&path);
 	return ret;

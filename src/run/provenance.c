@@ -288,6 +288,10 @@ void provenance_inputs_yaml(const struct run_inputs *in, struct strbuf *out)
 	yaml_add_quoted(out, in->kind);
 	strbuf_addstr(out, "\n  program: ");
 	yaml_add_quoted(out, in->argv && in->argv[0] ? in->argv[0] : "");
+	if (in->program_path) {
+		strbuf_addstr(out, "\n  path: ");
+		yaml_add_quoted(out, in->program_path);
+	}
 	strbuf_addstr(out, "\n  argv:\n");
 	for (const char *const *a = in->argv; a && *a; a++) {
 		strbuf_addstr(out, "    - ");

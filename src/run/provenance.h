@@ -15,6 +15,7 @@
 struct run_inputs {
 	const char *kind;	 /* "command", "llm" or "dummy" */
 	const char *const *argv; /* the workload's exact argv */
+	const char *program_path; /* argv[0] as found on PATH, NULL = not resolved */
 	const char *device;	 /* NULL for kind=command */
 	/* built-in workloads only: */
 	const char *model_name;

@@ -49,6 +49,11 @@ ls "$run" | grep -q '\.tmp\.' && fail "temp files left in $run"
 "$LLMPROF" profile artifacts.root="$tmp/closed" -- /bin/echo hello >&- 2>err
 [ "$(cat "$tmp"/closed/latest/logs/workload.out)" = hello ] || fail "log with stdout closed"
 
+# 2c. a program named without a path is recorded with the path it was found at
+"$LLMPROF" profile artifacts.root="$tmp/a" -- true >out 2>err || fail "true"
+grep -qx "  path: \"$(type -P true)\"" "$(last_run out)/inputs.yaml" ||
+	fail "inputs.yaml path: $(cat "$(last_run out)/inputs.yaml")"
+
 # 3. dry run: prints the argv, creates nothing
 "$LLMPROF" profile --dry-run artifacts.root="$tmp/dry" -- /bin/echo 'x y' >out 2>err ||
 	fail "dry run failed: $(cat err)"
