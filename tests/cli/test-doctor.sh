@@ -6,6 +6,7 @@ set -u
 tmp=$(mktemp -d /tmp/llmprof-cli-doctor.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tmp" || exit 1
 
 check_format() {
 	awk '
