@@ -190,6 +190,8 @@ struct config_key {
 const struct config_key *config_schema(size_t *n);
 /* "int", "float?", "enum(deep|light)", "list[str]?" ... into sb. */
 void config_key_type_format(const struct config_key *k, struct strbuf *sb);
+/* "[1, 100000]", "(0, 1]", ">= 0", or nothing, into sb. */
+void config_key_range_format(const struct config_key *k, struct strbuf *sb);
 /* Adds every key of the table that root lacks (parents must be maps or
  * absent) with its default; positions say "default". */
 void config_schema_fill_defaults(struct cnode *root, const struct config_key *keys, size_t n);
