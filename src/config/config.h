@@ -56,7 +56,8 @@ char *config_find_conf_dir(void);
 /* Loads conf_dir/config.yaml, applies overrides (strings such as "a.b=1",
  * "+a.c=x", "~a.d", "group=opt", "group@target=opt") in order, resolves
  * ${...} interpolations and validates against the schema.
- * Returns 0, or -1 with a one-line message in err. */
+ * Returns 0, or -1 with a one-line message in err (control characters from
+ * user text are escaped). */
 int config_load(struct config **out, const char *conf_dir, size_t n_overrides,
 		const char *const *overrides, struct strbuf *err);
 void config_free(struct config *cfg);
