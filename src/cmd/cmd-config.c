@@ -62,13 +62,18 @@ static int config_keys(void)
 		return EXIT_OK;
 	}
 	keys = config_schema(&n);
+	printf("%-40s %-16s %-12s %-14s %s\n", "KEY", "TYPE", "DEFAULT", "RANGE", "MEANING");
 	for (size_t i = 0; i < n; i++) {
 		strbuf_reset(&t);
+		strbuf_reset(&sb);
 		config_key_type_format(&keys[i], &t);
-		printf("%-40s %-22s %-12s %s\n", keys[i].key, t.buf,
-		       keys[i].def ? keys[i].def : "(required)", keys[i].help);
+		config_key_range_format(&keys[i], &sb);
+		printf("%-40s %-16s %-12s %-14s %s\n", keys[i].key, t.buf,
+		       keys[i].def ? keys[i].def : "(required)", sb.len ? sb.buf : "-",
+		       keys[i].help);
 	}
 	strbuf_release(&t);
+	strbuf_release(&sb);
 	return EXIT_OK;
 }
 

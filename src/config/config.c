@@ -207,7 +207,8 @@ static int is_group(const char *conf_dir, const char *key)
 	return ret;
 }
 
-/* Option names of a group, sorted, into names (owned strings). */
+/* Appends the option names of a group, sorted, to list, and the one closest
+ * to near (if any is close) to suggest. */
 static void group_options(const char *conf_dir, const char *group, struct strbuf *list,
 			  const char *near, struct strbuf *suggest)
 {
@@ -806,6 +807,28 @@ int config_resolve(struct cnode *root, time_t now, struct strbuf *err)
 
 /* --- loading --- */
 
+/* Errors quote user text; keep the message on one printable line. */
+static void escape_controls(struct strbuf *err, size_t from)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = from; i < err->len; i++) {
+		unsigned char c = (unsigned char)err->buf[i];
+
+		if (c == '\n')
+			strbuf_addstr(&sb, "\\n");
+		else if (c == '\t')
+			strbuf_addstr(&sb, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(&sb, "\\x%02x", c);
+		else
+			strbuf_addch(&sb, (int)c);
+	}
+	strbuf_setlen(err, from);
+	strbuf_add(err, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
 int config_load_at(struct config **out, const char *conf_dir, size_t n_overrides,
 		   const char *const *overrides, time_t now, struct strbuf *err)
 {
@@ -818,7 +841,7 @@ int config_load_at(struct config **out, const char *conf_dir, size_t n_overrides
 	struct strbuf path = STRBUF_INIT;
 	struct cnode_pos top = { "config", 0, 0 };
 	const struct config_key *keys;
-	size_t n_keys, parsed = 0;
+	size_t n_keys, parsed = 0, err_start = err ? err->len : 0;
 	int ret = -1;
 
 	*out = NULL;
@@ -866,6 +889,8 @@ int config_load_at(struct config **out, const char *conf_dir, size_t n_overrides
 	cfg = NULL;
 	ret = 0;
 out:
+	if (ret && err)
+		escape_controls(err, err_start);
 	for (size_t i = 0; i < parsed; i++)
 		config_override_release(&ov[i]);
 	free(ov);

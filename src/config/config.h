@@ -56,7 +56,8 @@ char *config_find_conf_dir(void);
 /* Loads conf_dir/config.yaml, applies overrides (strings such as "a.b=1",
  * "+a.c=x", "~a.d", "group=opt", "group@target=opt") in order, resolves
  * ${...} interpolations and validates against the schema.
- * Returns 0, or -1 with a one-line message in err. */
+ * Returns 0, or -1 with a one-line message in err (control characters from
+ * user text are escaped). */
 int config_load(struct config **out, const char *conf_dir, size_t n_overrides,
 		const char *const *overrides, struct strbuf *err);
 void config_free(struct config *cfg);
@@ -190,6 +191,8 @@ struct config_key {
 const struct config_key *config_schema(size_t *n);
 /* "int", "float?", "enum(deep|light)", "list[str]?" ... into sb. */
 void config_key_type_format(const struct config_key *k, struct strbuf *sb);
+/* "[1, 100000]", "(0, 1]", ">= 0", or nothing, into sb. */
+void config_key_range_format(const struct config_key *k, struct strbuf *sb);
 /* Adds every key of the table that root lacks (parents must be maps or
  * absent) with its default; positions say "default". */
 void config_schema_fill_defaults(struct cnode *root, const struct config_key *keys, size_t n);

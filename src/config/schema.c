@@ -196,15 +196,15 @@ void config_key_type_format(const struct config_key *k, struct strbuf *sb)
 		strbuf_addch(sb, '?');
 }
 
-static void range_format(const struct config_key *k, struct strbuf *sb)
+void config_key_range_format(const struct config_key *k, struct strbuf *sb)
 {
 	if ((k->flags & CONFIG_HAS_MIN) && (k->flags & CONFIG_HAS_MAX))
-		strbuf_addf(sb, "%s%g, %g]", k->flags & CONFIG_MIN_EXCLUSIVE ? "(" : "[", k->min,
-			    k->max);
+		strbuf_addf(sb, "%s%.15g, %.15g]", k->flags & CONFIG_MIN_EXCLUSIVE ? "(" : "[",
+			    k->min, k->max);
 	else if (k->flags & CONFIG_HAS_MIN)
-		strbuf_addf(sb, "%s %g", k->flags & CONFIG_MIN_EXCLUSIVE ? ">" : ">=", k->min);
+		strbuf_addf(sb, "%s %.15g", k->flags & CONFIG_MIN_EXCLUSIVE ? ">" : ">=", k->min);
 	else if (k->flags & CONFIG_HAS_MAX)
-		strbuf_addf(sb, "<= %g", k->max);
+		strbuf_addf(sb, "<= %.15g", k->max);
 }
 
 /* --- defaults --- */
@@ -439,7 +439,7 @@ static int check_range(const struct config_key *k, struct cnode *n, struct strbu
 	if (isnan(v) && (k->flags & (CONFIG_HAS_MIN | CONFIG_HAS_MAX)))
 		lo = 0;
 	if (!lo || !hi) {
-		range_format(k, &r);
+		config_key_range_format(k, &r);
 		ret = bad(err, n, k->key, "must be in %s", r.buf);
 	}
 	strbuf_release(&r);
@@ -614,6 +614,10 @@ static void md_cell(struct strbuf *sb, const char *s)
 	for (; *s; s++) {
 		if (*s == '|')
 			strbuf_addstr(sb, "\\|");
+		else if (*s == '<')
+			strbuf_addstr(sb, "&lt;");
+		else if (*s == '>')
+			strbuf_addstr(sb, "&gt;");
 		else
 			strbuf_addch(sb, *s);
 	}
@@ -640,7 +644,7 @@ void config_schema_markdown(struct strbuf *sb)
 		}
 		strbuf_addstr(sb, " | ");
 		strbuf_reset(&t);
-		range_format(k, &t);
+		config_key_range_format(k, &t);
 		md_cell(sb, t.buf);
 		strbuf_addstr(sb, " | ");
 		md_cell(sb, k->help);

@@ -569,6 +569,29 @@ static void test_load_add_force_remove(void **state)
 	free(e);
 }
 
+static void test_load_group_force_and_null(void **state)
+{
+	struct config *cfg = LOAD("++workload=command", "++profiling/ncu@pipeline.ncu=ncu.compute");
+	char *e;
+
+	assert_string_equal(config_get_string(cfg, "workload.kind"), "command");
+	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.sections"), 7);
+	config_free(cfg);
+	/* dropping the nsys preset leaves its keys at the schema defaults */
+	cfg = LOAD("profiling/nsys=null", "~profiling/ncu=ncu.default");
+	assert_string_equal(config_get_string(cfg, "pipeline.nsys.trace"), "cuda,nvtx,osrt");
+	assert_int_equal(config_get(cfg, "pipeline.nsys.trace")->pos.line, 0);
+	assert_null(config_get_string(cfg, "pipeline.ncu.description"));
+	config_free(cfg);
+	/* every workload key has a default, so no workload file is fine */
+	cfg = LOAD("workload=null");
+	assert_string_equal(config_get_string(cfg, "workload.kind"), "llm");
+	config_free(cfg);
+	e = LOAD_ERR("model=null");
+	assert_contains(e, "config key 'model.name' is required");
+	free(e);
+}
+
 static void test_load_group_errors(void **state)
 {
 	char *e;
@@ -646,6 +669,18 @@ static void test_load_schema_errors(void **state)
 		assert_contains(e, cases[i].want);
 		free(e);
 	}
+}
+
+static void test_load_errors_stay_on_one_line(void **state)
+{
+	char *e = LOAD_ERR("run.mode=\"a\\nb\"");
+
+	assert_string_equal(e, "config key 'run.mode' expects one of deep|light, got 'a\\nb' "
+			       "(override 'run.mode=\"a\\nb\"')");
+	free(e);
+	e = LOAD_ERR("run.mode=\x01");
+	assert_contains(e, "got '\\x01' (override 'run.mode=\\x01')");
+	free(e);
 }
 
 static void test_load_ints_accepted_as_floats(void **state)
@@ -970,8 +1005,10 @@ int main(void)
 		cmocka_unit_test(test_load_mounted_group_and_key_order),
 		cmocka_unit_test(test_load_lists_replace),
 		cmocka_unit_test(test_load_add_force_remove),
+		cmocka_unit_test(test_load_group_force_and_null),
 		cmocka_unit_test(test_load_group_errors),
 		cmocka_unit_test(test_load_schema_errors),
+		cmocka_unit_test(test_load_errors_stay_on_one_line),
 		cmocka_unit_test(test_load_ints_accepted_as_floats),
 		cmocka_unit_test_setup_teardown(test_compose_merge_and_self, setup_tmp_conf,
 						teardown_tmp_conf),
