@@ -28,11 +28,38 @@ extern char **environ;
 #define DRAIN_AFTER_EXIT_NS (2ull * 1000000000ull)
 
 static int sig_pipe_wr = -1;
+static volatile sig_atomic_t pending_interrupt;
+
+static void on_interrupt(int sig)
+{
+	if (!pending_interrupt)
+		pending_interrupt = sig;
+}
+
+void proc_catch_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int proc_pending_interrupt(void)
+{
+	return pending_interrupt;
+}
 
 static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
+
+	if ((sig == SIGINT || sig == SIGTERM) && !pending_interrupt)
+		pending_interrupt = sig;
 
 	if (sig_pipe_wr >= 0 && write(sig_pipe_wr, &c, 1) < 0) {
 		/* pipe full: the loop is already awake */
@@ -44,16 +71,14 @@ static const struct {
 	int sig;
 	const char *name;
 } signames[] = {
-	{ SIGHUP, "SIGHUP" },   { SIGINT, "SIGINT" },   { SIGQUIT, "SIGQUIT" },
-	{ SIGILL, "SIGILL" },   { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
-	{ SIGBUS, "SIGBUS" },   { SIGFPE, "SIGFPE" },   { SIGKILL, "SIGKILL" },
-	{ SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
-	{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" },
-	{ SIGCHLD, "SIGCHLD" }, { SIGCONT, "SIGCONT" }, { SIGSTOP, "SIGSTOP" },
-	{ SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" }, { SIGTTOU, "SIGTTOU" },
-	{ SIGURG, "SIGURG" },   { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },
-	{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGWINCH, "SIGWINCH" },
-	{ SIGIO, "SIGIO" },     { SIGSYS, "SIGSYS" },
+    {SIGHUP, "SIGHUP"},	      {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},   {SIGILL, "SIGILL"},
+    {SIGTRAP, "SIGTRAP"},     {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},	    {SIGFPE, "SIGFPE"},
+    {SIGKILL, "SIGKILL"},     {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"},   {SIGUSR2, "SIGUSR2"},
+    {SIGPIPE, "SIGPIPE"},     {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},   {SIGCHLD, "SIGCHLD"},
+    {SIGCONT, "SIGCONT"},     {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"},   {SIGTTIN, "SIGTTIN"},
+    {SIGTTOU, "SIGTTOU"},     {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"},   {SIGXFSZ, "SIGXFSZ"},
+    {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"}, {SIGIO, "SIGIO"},
+    {SIGSYS, "SIGSYS"},
 };
 
 const char *proc_signal_name(int sig)
@@ -69,9 +94,9 @@ const char *proc_signal_name(int sig)
 
 /* One output stream being copied by the parent. */
 struct stream {
-	int rd;        /* read end of the child's pipe, -1 when closed */
-	int file;      /* log file, -1 if none */
-	int echo;      /* our fd to copy to, -1 if none (or after EPIPE) */
+	int rd;	  /* read end of the child's pipe, -1 when closed */
+	int file; /* log file, -1 if none */
+	int echo; /* our fd to copy to, -1 if none (or after EPIPE) */
 	struct strbuf *buf;
 	size_t buf_max;
 	uint64_t bytes;
@@ -132,11 +157,11 @@ static void stream_pump(struct stream *s, int *log_errno)
 
 /* Everything the child needs, prepared before fork. */
 struct child_plan {
-	char **candidates; /* execve paths to try, NULL-terminated */
-	char **envp;       /* borrowed strings */
+	char **candidates;	   /* execve paths to try, NULL-terminated */
+	char **envp;		   /* borrowed strings */
 	int fd_in, fd_out, fd_err; /* -1 = inherit */
 	const char *cwd;
-	int report_wr;     /* CLOEXEC pipe for exec failure */
+	int report_wr; /* CLOEXEC pipe for exec failure */
 };
 
 struct exec_report {
@@ -221,7 +246,7 @@ static char **build_candidates(const char *name, char *const *envp)
 
 static void child_fail(int fd, int stage, int err)
 {
-	struct exec_report r = { stage, err };
+	struct exec_report r = {stage, err};
 
 	if (write(fd, &r, sizeof(r)) < 0) {
 		/* nothing more we can do */
@@ -261,7 +286,8 @@ static void child_exec(const struct child_plan *p, char *const *argv)
 		else if (last != ENOENT && last != ENOTDIR)
 			break;
 	}
-	child_fail(p->report_wr, 2, saw_eacces && (last == ENOENT || last == ENOTDIR) ? EACCES : last);
+	child_fail(p->report_wr, 2,
+		   saw_eacces && (last == ENOENT || last == ENOTDIR) ? EACCES : last);
 }
 
 static int open_log(const char *path, struct strbuf *err)
@@ -279,8 +305,8 @@ static void set_nonblock_cloexec(int fd)
 }
 
 /* Sets up one stream: direct file, pipe, or inherit. */
-static int stream_setup(const struct proc_sink *sink, int our_fd, struct stream *s,
-			int *child_fd, int *child_close, struct strbuf *err)
+static int stream_setup(const struct proc_sink *sink, int our_fd, struct stream *s, int *child_fd,
+			int *child_close, struct strbuf *err)
 {
 	int fds[2];
 
@@ -324,15 +350,15 @@ static void free_strv(char **v)
 	free(v);
 }
 
-static const int handled_signals[] = { SIGCHLD, SIGINT, SIGTERM };
+static const int handled_signals[] = {SIGCHLD, SIGINT, SIGTERM};
 
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err)
 {
-	struct stream so = { -1, -1, -1, NULL, 0, 0 }, se = { -1, -1, -1, NULL, 0, 0 };
-	struct child_plan plan = { NULL, NULL, -1, -1, -1, spec->cwd, -1 };
+	struct stream so = {-1, -1, -1, NULL, 0, 0}, se = {-1, -1, -1, NULL, 0, 0};
+	struct child_plan plan = {NULL, NULL, -1, -1, -1, spec->cwd, -1};
 	struct sigaction old[ARRAY_SIZE(handled_signals)], old_pipe, sa;
-	int child_out_close = -1, child_err_close = -1, report[2] = { -1, -1 };
-	int sigp[2] = { -1, -1 }, handlers = 0, reaped = 0, status = 0, fatal = 0;
+	int child_out_close = -1, child_err_close = -1, report[2] = {-1, -1};
+	int sigp[2] = {-1, -1}, handlers = 0, reaped = 0, status = 0, fatal = 0;
 	uint64_t start, deadline = 0, kill_at = 0, drain_until = 0;
 	double grace = spec->grace_s > 0 ? spec->grace_s : PROC_GRACE_S;
 	struct exec_report rep;
@@ -341,6 +367,15 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
+	/* With fd 0-2 closed, a log file could get fd 1 and the dup2() in the
+	 * child would keep its close-on-exec flag: fill the holes first. */
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+			if (n >= 0 && n != fd)
+				close(n);
+		}
+	}
 	if (!spec->argv || !spec->argv[0]) {
 		error_set(err, "no program to run");
 		goto out;
@@ -403,7 +438,9 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 		if (n == (ssize_t)sizeof(rep)) {
 			res->outcome = PROC_EXEC_FAILED;
 			res->exec_errno = rep.err;
-			res->failed_call = rep.stage == 1 ? "chdir" : rep.stage == 2 ? "execve" : "dup2";
+			res->failed_call = rep.stage == 1   ? "chdir"
+					   : rep.stage == 2 ? "execve"
+							    : "dup2";
 		}
 		break;
 	}
@@ -551,7 +588,8 @@ void proc_result_describe(const struct proc_result *res, const struct proc_spec 
 		if (res->signal)
 			strbuf_addf(out, " (ended by %s)", proc_signal_name(res->signal));
 		else
-			strbuf_addf(out, " (exited with status %d after SIGTERM)", res->exit_status);
+			strbuf_addf(out, " (exited with status %d after SIGTERM)",
+				    res->exit_status);
 		break;
 	case PROC_INTERRUPTED:
 		strbuf_addf(out, "interrupted by %s", proc_signal_name(res->interrupt_signal));
@@ -592,7 +630,8 @@ void proc_quote_shell(struct strbuf *sb, const char *arg)
 		if (*p < 0x20 || *p >= 0x7f)
 			plain = 0;
 		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-			    "_@%+=:,./-", *p))
+			    "_@%+=:,./-",
+			    *p))
 			safe = 0;
 	}
 	if (safe) {
@@ -612,7 +651,7 @@ void proc_quote_shell(struct strbuf *sb, const char *arg)
 			if (*p == '\'')
 				strbuf_addstr(sb, "\\'");
 			else
-				proc_escape_c(sb, (const char[]){ (char)*p, 0 });
+				proc_escape_c(sb, (const char[]){(char)*p, 0});
 		}
 		strbuf_addch(sb, '\'');
 	}

@@ -27,31 +27,31 @@
 /* Where one output stream of the child goes. All fields optional; with
  * none set the child inherits our stream. */
 struct proc_sink {
-	const char *path;      /* log file, created/truncated (0666 & ~umask) */
-	int echo;              /* also copy to our own stream (fd 1 or 2) */
-	struct strbuf *buf;    /* also keep in memory, at most buf_max bytes */
-	size_t buf_max;        /* 0 = 64 KiB; bytes beyond are dropped */
+	const char *path;   /* log file, created/truncated (0666 & ~umask) */
+	int echo;	    /* also copy to our own stream (fd 1 or 2) */
+	struct strbuf *buf; /* also keep in memory, at most buf_max bytes */
+	size_t buf_max;	    /* 0 = 64 KiB; bytes beyond are dropped */
 };
 
 struct proc_spec {
 	const char *const *argv;       /* NULL-terminated; argv[0] without '/' is
-				          searched on the child's PATH */
+					  searched on the child's PATH */
 	const char *const *env_add;    /* "NAME=VALUE", NULL-terminated, or NULL;
-				          replaces an inherited NAME */
+					  replaces an inherited NAME */
 	const char *const *env_remove; /* names, NULL-terminated, or NULL */
-	const char *cwd;               /* NULL = ours; relative argv[0] with a
-				          '/' is resolved after chdir */
-	int stdin_null;                /* child reads /dev/null instead of our stdin */
+	const char *cwd;	       /* NULL = ours; relative argv[0] with a
+					  '/' is resolved after chdir */
+	int stdin_null;		       /* child reads /dev/null instead of our stdin */
 	struct proc_sink out, err;
-	double timeout_s;              /* 0 = none */
-	double grace_s;                /* 0 = PROC_GRACE_S */
+	double timeout_s; /* 0 = none */
+	double grace_s;	  /* 0 = PROC_GRACE_S */
 };
 
 enum proc_outcome {
-	PROC_EXITED,      /* exit_status is valid (0 = success) */
-	PROC_SIGNALED,    /* died by signal `signal` on its own */
+	PROC_EXITED,	  /* exit_status is valid (0 = success) */
+	PROC_SIGNALED,	  /* died by signal `signal` on its own */
 	PROC_EXEC_FAILED, /* could not start: exec_errno, failed_call */
-	PROC_TIMEOUT,     /* timeout_s passed; `signal` ended it (SIGTERM/SIGKILL),
+	PROC_TIMEOUT,	  /* timeout_s passed; `signal` ended it (SIGTERM/SIGKILL),
 			     or exit_status if it exited after SIGTERM */
 	PROC_INTERRUPTED, /* llmprof got interrupt_signal and forwarded it */
 };
@@ -59,21 +59,28 @@ enum proc_outcome {
 struct proc_result {
 	enum proc_outcome outcome;
 	pid_t pid;
-	int exit_status;      /* from WEXITSTATUS, when it exited; else -1 */
-	int signal;           /* from WTERMSIG, when it died by a signal; else 0 */
-	int exec_errno;       /* PROC_EXEC_FAILED */
-	const char *failed_call; /* PROC_EXEC_FAILED: "execve" or "chdir" (static) */
-	int interrupt_signal; /* PROC_INTERRUPTED: SIGINT or SIGTERM */
-	uint64_t wall_ns;     /* from fork to reaping */
+	int exit_status;	       /* from WEXITSTATUS, when it exited; else -1 */
+	int signal;		       /* from WTERMSIG, when it died by a signal; else 0 */
+	int exec_errno;		       /* PROC_EXEC_FAILED */
+	const char *failed_call;       /* PROC_EXEC_FAILED: "execve" or "chdir" (static) */
+	int interrupt_signal;	       /* PROC_INTERRUPTED: SIGINT or SIGTERM */
+	uint64_t wall_ns;	       /* from fork to reaping */
 	uint64_t out_bytes, err_bytes; /* bytes read from the child's pipes (echo/buf only) */
-	int log_errno;        /* first error writing a log file (e.g. ENOSPC), or 0;
-			         the child was never blocked by it */
+	int log_errno;		       /* first error writing a log file (e.g. ENOSPC), or 0;
+					  the child was never blocked by it */
 };
 
 /* Runs spec to completion. Returns 0 when the child was started and its
  * fate is in *res (including exec failure), or -1 with err when nothing
  * could be started (cannot open a log file, fork failed). */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err);
+
+/* Makes SIGINT/SIGTERM set a flag instead of killing llmprof, for the
+ * whole run (proc_run() also sets it while a child runs), so the caller can
+ * mark its bundle interrupted between steps. */
+void proc_catch_interrupts(void);
+/* The interrupt signal received since proc_catch_interrupts(), or 0. */
+int proc_pending_interrupt(void);
 
 /* One line describing *res: "exited with status 1", "killed by signal 9
  * (SIGKILL)", "cannot execute 'x': No such file or directory",

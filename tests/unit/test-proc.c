@@ -378,6 +378,36 @@ static void test_flood_and_echo(void **state)
 	strbuf_release(&cap);
 }
 
+/* A background grandchild that keeps the output pipe open must not make
+ * proc_run wait for it: reading stops 2 s after the child is reaped. */
+static void test_grandchild_holding_pipe(void **state)
+{
+	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, buf = STRBUF_INIT;
+	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	struct proc_spec spec = { .argv = argv };
+	struct proc_result res;
+	uint64_t t0, dt;
+	pid_t gc;
+
+	tpath(&pidfile, "holder.pid");
+	strbuf_addf(&script, "sleep 30 & echo $! > '%s'; echo done", pidfile.buf);
+	argv[2] = script.buf;
+	spec.out.buf = &buf;
+	t0 = clock_mono_ns();
+	run_ok(&spec, &res);
+	dt = clock_mono_ns() - t0;
+	gc = read_pid(pidfile.buf);
+	if (gc > 0)
+		kill(gc, SIGKILL);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 0);
+	assert_string_equal(buf.buf, "done\n");
+	assert_true(dt >= 1500000000ull && dt < 5000000000ull);
+	strbuf_release(&pidfile);
+	strbuf_release(&script);
+	strbuf_release(&buf);
+}
+
 static void test_log_file_unwritable(void **state)
 {
 	const char *argv[] = { "true", NULL };
@@ -402,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_argv_bytes_untouched),
 		cmocka_unit_test(test_env_and_cwd),
 		cmocka_unit_test(test_flood_and_echo),
+		cmocka_unit_test(test_grandchild_holding_pipe),
 		cmocka_unit_test(test_log_file_unwritable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
