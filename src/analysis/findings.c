@@ -119,7 +119,7 @@ static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 
 static void rule_decode(struct report_model *m)
 {
-	const struct report_stage *d = report_model_stage_by_role(m, STAGE_ROLE_DECODE);
+	const struct report_stage *d = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
 	struct strbuf rec = STRBUF_INIT, names = STRBUF_INIT, mbu = STRBUF_INIT;
 	struct rnum idle;
 
@@ -195,7 +195,7 @@ out:
 
 static void rule_prefill(struct report_model *m)
 {
-	const struct report_stage *p = report_model_stage_by_role(m, STAGE_ROLE_PREFILL);
+	const struct report_stage *p = report_model_stage_by_role(m, REPORT_ROLE_PREFILL);
 	struct strbuf rec = STRBUF_INIT, mfu = STRBUF_INIT;
 	const struct report_kernel *top = NULL;
 	uint64_t st_ns;

@@ -166,7 +166,9 @@ void md_code_plain(struct strbuf *sb, const char *s)
 	md_code_ex(sb, s, 0);
 }
 
-size_t utf8_seq_len(const unsigned char *p)
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 when p does not start
+ * one (stray continuation byte, overlong form, surrogate, > U+10FFFF). */
+static size_t utf8_seq_len(const unsigned char *p)
 {
 	size_t n, i;
 	uint32_t cp;
@@ -190,23 +192,6 @@ size_t utf8_seq_len(const unsigned char *p)
 	    (cp >= 0xD800 && cp <= 0xDFFF))
 		return 0;
 	return n;
-}
-
-void utf8_sanitize(struct strbuf *sb, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (p && *p) {
-		size_t n = utf8_seq_len(p);
-
-		if (n) {
-			strbuf_add(sb, p, n);
-			p += n;
-		} else {
-			strbuf_addstr(sb, "\xEF\xBF\xBD");
-			p++;
-		}
-	}
 }
 
 void xml_text(struct strbuf *sb, const char *s)

@@ -39,15 +39,9 @@ void md_code(struct strbuf *sb, const char *s);
 void md_code_plain(struct strbuf *sb, const char *s);
 
 /* XML/HTML text and attribute escaping (& < > " '); control characters
- * other than tab/newline, which XML forbids, become U+FFFD. */
+ * other than tab/newline, which XML forbids, and bytes that are not valid
+ * UTF-8 become U+FFFD. */
 void xml_text(struct strbuf *sb, const char *s);
-
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 when p does not start
- * one (stray continuation byte, overlong form, surrogate, > U+10FFFF). */
-size_t utf8_seq_len(const unsigned char *p);
-/* Appends s with every invalid UTF-8 byte replaced by U+FFFD, so names from
- * traces of any encoding still give valid JSON and XML. */
-void utf8_sanitize(struct strbuf *sb, const char *s);
 
 /* Shortens s to at most max characters (UTF-8 aware), ending in "..."
  * when cut. Appends to sb. */

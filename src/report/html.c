@@ -167,9 +167,9 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 
 	section_open(out, "stages", "Per-stage timings");
 	if (m->nr_stages) {
-		table_stages(m, &t);
+		rtable_stages(m, &t);
 		html_table(&t, out);
-		table_decode_steps(m, &t);
+		rtable_decode_steps(m, &t);
 		if (rtable_rows(&t)) {
 			strbuf_addstr(out, "<h3>Decode-step distribution</h3>\n");
 			rtable_html(&t, out, "data");
@@ -179,7 +179,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(out, "<p>No stage ranges were found in the trace.</p>\n");
 	}
 	strbuf_addstr(out, "<h3>Aggregates</h3>\n");
-	table_aggregates(m, &t);
+	rtable_aggregates(m, &t);
 	html_table(&t, out);
 	strbuf_addstr(out, "</section>\n");
 
@@ -189,10 +189,10 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 			   "MBU. Datasheet peaks are dense; measured ceilings come from "
 			   "<code>llmprof calibrate</code>.</p>\n");
 	if (m->nr_stages) {
-		table_utilization(m, &t);
+		rtable_utilization(m, &t);
 		html_table(&t, out);
 	}
-	table_peaks(m, &t);
+	rtable_peaks(m, &t);
 	html_table(&t, out);
 	if (m->peaks.nr_notes) {
 		strbuf_addstr(out, "<ul class=\"note\">\n");
@@ -217,7 +217,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		/* the table shows the top rows; kernels.md lists all */
 		if (view.nr_kernels > HTML_KERNEL_ROWS)
 			view.nr_kernels = HTML_KERNEL_ROWS;
-		table_kernels_full(&view, &t);
+		rtable_kernels_full(&view, &t);
 		rtable_html(&t, out, "data kernels");
 		rtable_release(&t);
 		if (m->nr_kernels > HTML_KERNEL_ROWS)
@@ -233,7 +233,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	}
 	if (m->sel.available) {
 		strbuf_addstr(out, "<h3>Kernel selection for counters</h3>\n");
-		table_selection(m, &t);
+		rtable_selection(m, &t);
 		html_table(&t, out);
 		if (m->sel.nr_reasons) {
 			strbuf_addstr(out, "<ul class=\"note\">\n");
@@ -249,7 +249,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 
 	section_open(out, "operators", "Operators");
 	if (m->nr_ops) {
-		table_operators(m, &t, 0);
+		rtable_operators(m, &t, 0);
 		html_table(&t, out);
 	} else {
 		strbuf_addstr(out, "<p>No operator ranges were captured.</p>\n");
@@ -257,11 +257,11 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "</section>\n");
 
 	section_open(out, "environment", "Environment and run");
-	table_environment(m, &t);
+	rtable_environment(m, &t);
 	html_table(&t, out);
 	if (m->run.nr_steps) {
 		strbuf_addstr(out, "<h3>Pipeline steps</h3>\n");
-		table_steps(m, &t);
+		rtable_steps(m, &t);
 		html_table(&t, out);
 	}
 	strbuf_addstr(out, "</section>\n</main>\n</body>\n</html>\n");

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
+#include "core/jsonutil.h"
 #include "report/format.h"
 #include "report/report.h"
 #include "core/banned.h"
@@ -34,15 +35,7 @@ static int set(json_t *o, const char *k, json_t *v)
  * U+FFFD instead of making jansson drop the value. */
 static json_t *jstr_checked(const char *s)
 {
-	struct strbuf sb = STRBUF_INIT;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	utf8_sanitize(&sb, s);
-	j = json_stringn(sb.buf, sb.len);
-	strbuf_release(&sb);
-	return j ? j : json_null();
+	return s ? json_string_lossy(s) : json_null();
 }
 
 static json_t *run_json(const struct report_model *m)
@@ -116,7 +109,7 @@ static json_t *stage_json(const struct report_stage *s)
 	json_t *o = json_object(), *steps = json_object(), *u = json_object();
 
 	set(o, "name", jstr_checked(s->name));
-	set(o, "role", json_string(stage_role_name(s->role)));
+	set(o, "role", json_string(report_role_name(s->role)));
 	set(o, "instances", json_integer((json_int_t)s->instances));
 	set(o, "cpu_ms", jnum(s->cpu_ms));
 	set(o, "gpu_ms", jnum(s->gpu_ms));
@@ -141,8 +134,8 @@ static json_t *stage_json(const struct report_stage *s)
 	set(u, "mbu_datasheet", jnum(s->mbu_datasheet));
 	set(u, "mbu_measured", jnum(s->mbu_measured));
 	set(u, "counter_mfu_datasheet", jnum(s->counter_mfu_datasheet));
-	set(u, "judged_by", s->role == STAGE_ROLE_PREFILL  ? json_string("mfu")
-			    : s->role == STAGE_ROLE_DECODE ? json_string("mbu")
+	set(u, "judged_by", s->role == REPORT_ROLE_PREFILL  ? json_string("mfu")
+			    : s->role == REPORT_ROLE_DECODE ? json_string("mbu")
 							   : json_null());
 	set(o, "utilization", u);
 	return o;

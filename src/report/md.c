@@ -99,7 +99,7 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 			   "are Nsight Compute's percentages of the sustained peak; AI is FLOPs "
 			   "per byte of DRAM traffic.\n\n");
 	counters_line(m, out);
-	table_kernels_full(m, &t);
+	rtable_kernels_full(m, &t);
 	md_table(&t, out);
 	strbuf_addstr(out, "\n<details>\n<summary>Full kernel names</summary>\n\n");
 	for (size_t i = 0; i < m->nr_kernels; i++) {
@@ -125,7 +125,7 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 			 "GPU time is the time of the kernels each range launched; share of stage "
 			 "divides it by the stage's GPU span.\n\n",
 		    m->nr_ops);
-	table_operators(m, &t, 0);
+	rtable_operators(m, &t, 0);
 	md_table(&t, out);
 }
 
@@ -156,11 +156,11 @@ static void utilization_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(out, "MFU = model FLOPs / stage time / peak; MBU = model bytes / stage "
 				   "time / peak bandwidth. Prefill is judged by MFU, decode by "
 				   "MBU. Stage time is the GPU span of the stage.\n\n");
-		table_utilization(m, &t);
+		rtable_utilization(m, &t);
 		md_table(&t, out);
 		strbuf_addch(out, '\n');
 	}
-	table_peaks(m, &t);
+	rtable_peaks(m, &t);
 	md_table(&t, out);
 	for (size_t i = 0; i < m->peaks.nr_notes; i++) {
 		strbuf_addstr(out, i ? "" : "\n");
@@ -214,21 +214,21 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	md_table(&t, out);
 	if (m->run.nr_steps) {
 		strbuf_addch(out, '\n');
-		table_steps(m, &t);
+		rtable_steps(m, &t);
 		md_table(&t, out);
 	}
 
 	strbuf_addstr(out, "\n## Environment\n\n");
-	table_environment(m, &t);
+	rtable_environment(m, &t);
 	md_table(&t, out);
 
 	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
 	if (!m->nr_stages) {
 		strbuf_addstr(out, "No stage ranges were found in the trace.\n");
 	} else {
-		table_stages(m, &t);
+		rtable_stages(m, &t);
 		md_table(&t, out);
-		table_decode_steps(m, &t);
+		rtable_decode_steps(m, &t);
 		if (rtable_rows(&t)) {
 			strbuf_addstr(out, "\nDecode-step distribution:\n\n");
 			rtable_md(&t, out);
@@ -237,7 +237,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	}
 
 	strbuf_addstr(out, "\n## Aggregates\n\n");
-	table_aggregates(m, &t);
+	rtable_aggregates(m, &t);
 	md_table(&t, out);
 
 	strbuf_addstr(out, "\n## MFU and MBU\n\n");
@@ -247,7 +247,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	if (!m->sel.available) {
 		strbuf_addstr(out, "No kernel selection was made.\n");
 	} else {
-		table_selection(m, &t);
+		rtable_selection(m, &t);
 		md_table(&t, out);
 		for (size_t i = 0; i < m->sel.nr_reasons; i++) {
 			strbuf_addstr(out, i ? "- " : "\n- ");
@@ -271,8 +271,8 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 void report_headline(const struct report_model *m, struct strbuf *out)
 {
 	const struct report_llm *l = &m->llm;
-	const struct report_stage *pre = report_model_stage_by_role(m, STAGE_ROLE_PREFILL);
-	const struct report_stage *dec = report_model_stage_by_role(m, STAGE_ROLE_DECODE);
+	const struct report_stage *pre = report_model_stage_by_role(m, REPORT_ROLE_PREFILL);
+	const struct report_stage *dec = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
 	struct strbuf s = STRBUF_INIT;
 	int parts = 0;
 
@@ -352,20 +352,20 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(out, "- No bottleneck crossed the thresholds in docs/report.md.\n");
 
 	strbuf_addstr(out, "\n## Environment\n\n");
-	table_environment(m, &t);
+	rtable_environment(m, &t);
 	md_table(&t, out);
 
 	strbuf_addstr(out, "\n## Aggregates\n\n");
-	table_aggregates(m, &t);
+	rtable_aggregates(m, &t);
 	md_table(&t, out);
 
 	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
 	if (!m->nr_stages) {
 		strbuf_addstr(out, "No stage ranges were found in the trace.\n");
 	} else {
-		table_stages(m, &t);
+		rtable_stages(m, &t);
 		md_table(&t, out);
-		table_decode_steps(m, &t);
+		rtable_decode_steps(m, &t);
 		if (rtable_rows(&t)) {
 			strbuf_addch(out, '\n');
 			rtable_md(&t, out);
@@ -380,7 +380,7 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	if (!m->nr_ops) {
 		strbuf_addstr(out, "No operator ranges were captured.\n");
 	} else {
-		table_operators(m, &t, REPORT_SUMMARY_TOP);
+		rtable_operators(m, &t, REPORT_SUMMARY_TOP);
 		md_table(&t, out);
 		if (m->nr_ops > REPORT_SUMMARY_TOP)
 			strbuf_addf(out, "\n%zu more in operators.md.\n",
@@ -391,7 +391,7 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	if (!m->nr_kernels) {
 		strbuf_addstr(out, "No kernels were captured.\n");
 	} else {
-		table_kernels_top(m, &t, REPORT_SUMMARY_TOP);
+		rtable_kernels_top(m, &t, REPORT_SUMMARY_TOP);
 		md_table(&t, out);
 		if (m->nr_kernels > REPORT_SUMMARY_TOP)
 			strbuf_addf(out, "\n%zu more in kernels.md.\n",

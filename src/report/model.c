@@ -123,7 +123,7 @@ struct report_step *report_model_add_step(struct report_model *m, const char *na
 }
 
 struct report_stage *report_model_add_stage(struct report_model *m, const char *name,
-					    enum stage_role role)
+					    enum report_role role)
 {
 	struct report_stage *s;
 
@@ -241,7 +241,7 @@ void report_model_add_finding(struct report_model *m, enum finding_severity sev,
 }
 
 const struct report_stage *report_model_stage_by_role(const struct report_model *m,
-						      enum stage_role role)
+						      enum report_role role)
 {
 	for (size_t i = 0; i < m->nr_stages; i++)
 		if (m->stages[i].role == role)
@@ -275,14 +275,14 @@ int report_model_finished(const struct report_model *m)
 	return !report_model_failed_step(m);
 }
 
-const char *stage_role_name(enum stage_role role)
+const char *report_role_name(enum report_role role)
 {
 	switch (role) {
-	case STAGE_ROLE_PREFILL:
+	case REPORT_ROLE_PREFILL:
 		return "prefill";
-	case STAGE_ROLE_DECODE:
+	case REPORT_ROLE_DECODE:
 		return "decode";
-	case STAGE_ROLE_OTHER:
+	case REPORT_ROLE_OTHER:
 		break;
 	}
 	return "other";
@@ -427,8 +427,8 @@ static void derive_stage(struct report_stage *s, const struct report_peaks *p)
 
 static void derive_aggregates(struct report_model *m)
 {
-	const struct report_stage *pre = report_model_stage_by_role(m, STAGE_ROLE_PREFILL);
-	const struct report_stage *dec = report_model_stage_by_role(m, STAGE_ROLE_DECODE);
+	const struct report_stage *pre = report_model_stage_by_role(m, REPORT_ROLE_PREFILL);
+	const struct report_stage *dec = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
 	struct report_aggregates *a = &m->agg;
 
 	if (!a->ttft_ms.available && pre && pre->cpu_ms.available && pre->instances)

@@ -90,15 +90,15 @@ struct report_llm {
 	int cuda_graph;    /* -1 unknown, 0 no, 1 yes */
 };
 
-enum stage_role {
-	STAGE_ROLE_PREFILL,
-	STAGE_ROLE_DECODE,
-	STAGE_ROLE_OTHER,
+enum report_role {
+	REPORT_ROLE_PREFILL,
+	REPORT_ROLE_DECODE,
+	REPORT_ROLE_OTHER,
 };
 
 struct report_stage {
 	char *name;        /* the stage's display name, "prefill", "decode" */
-	enum stage_role role;
+	enum report_role role;
 	uint64_t instances; /* how many times the range ran */
 	struct rnum cpu_ms;  /* wall time of the NVTX range(s), summed */
 	struct rnum gpu_ms;  /* GPU projection: first kernel start to last kernel end, summed */
@@ -270,7 +270,7 @@ void report_set_str(char **field, const char *s);
 struct report_step *report_model_add_step(struct report_model *m, const char *name,
 					  const char *status, const char *reason);
 struct report_stage *report_model_add_stage(struct report_model *m, const char *name,
-					    enum stage_role role);
+					    enum report_role role);
 struct report_kernel *report_model_add_kernel(struct report_model *m, const char *short_name,
 					      const char *full_name);
 struct report_operator *report_model_add_operator(struct report_model *m, const char *name,
@@ -290,7 +290,7 @@ void report_model_add_finding(struct report_model *m, enum finding_severity sev,
 
 /* Lookups; NULL when absent. The first stage with the role wins. */
 const struct report_stage *report_model_stage_by_role(const struct report_model *m,
-						      enum stage_role role);
+						      enum report_role role);
 const struct report_stage *report_model_stage_by_name(const struct report_model *m,
 						      const char *name);
 /* The first failed step, or NULL. */
@@ -309,7 +309,7 @@ void report_model_derive(struct report_model *m);
  * time; unavailable when neither is positive. */
 struct rnum report_stage_time_ms(const struct report_stage *s);
 
-const char *stage_role_name(enum stage_role role);
+const char *report_role_name(enum report_role role);
 const char *kernel_bound_name(enum kernel_bound b);
 const char *finding_severity_name(enum finding_severity s);
 

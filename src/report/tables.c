@@ -137,7 +137,7 @@ static void kv_int(struct rtable *t, const char *key, long long v)
 	rtable_cellf(t, "%lld", v);
 }
 
-void table_environment(const struct report_model *m, struct rtable *t)
+void rtable_environment(const struct report_model *m, struct rtable *t)
 {
 	const struct report_env *e = &m->env;
 	const struct report_llm *l = &m->llm;
@@ -201,7 +201,7 @@ void table_environment(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void table_stages(const struct report_model *m, struct rtable *t)
+void rtable_stages(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -211,7 +211,7 @@ void table_stages(const struct report_model *m, struct rtable *t)
 		const struct report_stage *s = &m->stages[i];
 
 		rtable_cell(t, s->name);
-		rtable_cell(t, stage_role_name(s->role));
+		rtable_cell(t, report_role_name(s->role));
 		rtable_cellf(t, "%llu", (unsigned long long)s->instances);
 		fmt_ms(&sb, s->cpu_ms);
 		rtable_cell_sb(t, &sb);
@@ -233,7 +233,7 @@ void table_stages(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void table_decode_steps(const struct report_model *m, struct rtable *t)
+void rtable_decode_steps(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -258,7 +258,7 @@ void table_decode_steps(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void table_aggregates(const struct report_model *m, struct rtable *t)
+void rtable_aggregates(const struct report_model *m, struct rtable *t)
 {
 	const struct report_aggregates *a = &m->agg;
 	struct strbuf sb = STRBUF_INIT;
@@ -297,7 +297,7 @@ void table_aggregates(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void table_utilization(const struct report_model *m, struct rtable *t)
+void rtable_utilization(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -309,8 +309,8 @@ void table_utilization(const struct report_model *m, struct rtable *t)
 		const struct report_stage *s = &m->stages[i];
 
 		rtable_cell(t, s->name);
-		rtable_cell(t, s->role == STAGE_ROLE_PREFILL  ? "MFU"
-			       : s->role == STAGE_ROLE_DECODE ? "MBU"
+		rtable_cell(t, s->role == REPORT_ROLE_PREFILL  ? "MFU"
+			       : s->role == REPORT_ROLE_DECODE ? "MBU"
 							      : "-");
 		fmt_si(&sb, s->flops, "FLOP");
 		rtable_cell_sb(t, &sb);
@@ -338,7 +338,7 @@ void table_utilization(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void table_peaks(const struct report_model *m, struct rtable *t)
+void rtable_peaks(const struct report_model *m, struct rtable *t)
 {
 	const struct report_peaks *p = &m->peaks;
 	struct strbuf sb = STRBUF_INIT;
@@ -369,7 +369,7 @@ static void kernel_mean(struct strbuf *sb, const struct report_kernel *k)
 		strbuf_addstr(sb, FMT_NA);
 }
 
-void table_kernels_full(const struct report_model *m, struct rtable *t)
+void rtable_kernels_full(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -405,7 +405,7 @@ void table_kernels_full(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void table_kernels_top(const struct report_model *m, struct rtable *t, size_t top)
+void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = top && top < m->nr_kernels ? top : m->nr_kernels;
@@ -430,7 +430,7 @@ void table_kernels_top(const struct report_model *m, struct rtable *t, size_t to
 	strbuf_release(&sb);
 }
 
-void table_operators(const struct report_model *m, struct rtable *t, size_t top)
+void rtable_operators(const struct report_model *m, struct rtable *t, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = top && top < m->nr_ops ? top : m->nr_ops;
@@ -458,7 +458,7 @@ void table_operators(const struct report_model *m, struct rtable *t, size_t top)
 	strbuf_release(&sb);
 }
 
-void table_selection(const struct report_model *m, struct rtable *t)
+void rtable_selection(const struct report_model *m, struct rtable *t)
 {
 	const struct report_selection *s = &m->sel;
 	struct strbuf sb = STRBUF_INIT;
@@ -479,7 +479,7 @@ void table_selection(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void table_steps(const struct report_model *m, struct rtable *t)
+void rtable_steps(const struct report_model *m, struct rtable *t)
 {
 	rtable_init(t, "lll", 0, "Step", "Status", "Reason", NULL);
 	for (size_t i = 0; i < m->run.nr_steps; i++) {

@@ -34,17 +34,17 @@ void rtable_md(const struct rtable *t, struct strbuf *out);
 void rtable_html(const struct rtable *t, struct strbuf *out, const char *css_class);
 
 /* The report's tables. top = 0 means all rows. */
-void table_environment(const struct report_model *m, struct rtable *t);
-void table_stages(const struct report_model *m, struct rtable *t);
-void table_decode_steps(const struct report_model *m, struct rtable *t);
-void table_aggregates(const struct report_model *m, struct rtable *t);
-void table_utilization(const struct report_model *m, struct rtable *t);
-void table_peaks(const struct report_model *m, struct rtable *t);
-void table_kernels_full(const struct report_model *m, struct rtable *t);
-void table_kernels_top(const struct report_model *m, struct rtable *t, size_t top);
-void table_operators(const struct report_model *m, struct rtable *t, size_t top);
-void table_selection(const struct report_model *m, struct rtable *t);
-void table_steps(const struct report_model *m, struct rtable *t);
+void rtable_environment(const struct report_model *m, struct rtable *t);
+void rtable_stages(const struct report_model *m, struct rtable *t);
+void rtable_decode_steps(const struct report_model *m, struct rtable *t);
+void rtable_aggregates(const struct report_model *m, struct rtable *t);
+void rtable_utilization(const struct report_model *m, struct rtable *t);
+void rtable_peaks(const struct report_model *m, struct rtable *t);
+void rtable_kernels_full(const struct report_model *m, struct rtable *t);
+void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t top);
+void rtable_operators(const struct report_model *m, struct rtable *t, size_t top);
+void rtable_selection(const struct report_model *m, struct rtable *t);
+void rtable_steps(const struct report_model *m, struct rtable *t);
 
 /* One plain-text sentence or two: model, GPU, TTFT/TPOT/tokens/s, MFU/MBU
  * (only the numbers that are available). Defined in md.c. */

@@ -103,7 +103,7 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 	m->llm.new_tokens = 32;
 	m->llm.cuda_graph = 0;
 
-	s = report_model_add_stage(m, "prefill", STAGE_ROLE_PREFILL);
+	s = report_model_add_stage(m, "prefill", REPORT_ROLE_PREFILL);
 	s->instances = 1;
 	s->cpu_ms = rnum_of(14.25);
 	s->gpu_ms = rnum_of(13.9);
@@ -111,7 +111,7 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 	s->kernels = 210;
 	s->flops = rnum_of(3.2e11);
 	s->bytes = rnum_of(2.6e9);
-	s = report_model_add_stage(m, "decode", STAGE_ROLE_DECODE);
+	s = report_model_add_stage(m, "decode", REPORT_ROLE_DECODE);
 	s->instances = 1;
 	s->cpu_ms = rnum_of(310.5);
 	s->gpu_ms = rnum_of(309.8);

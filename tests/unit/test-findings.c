@@ -39,7 +39,7 @@ static void base(struct report_model *m, double bytes, double gpu_ms, double bus
 	report_set_str(&m->env.gpu_name, "NVIDIA H100 80GB HBM3");
 	m->env.sm_count = 132;
 	hw_peaks_resolve(m, NULL, NULL, 0);
-	s = report_model_add_stage(m, "decode", STAGE_ROLE_DECODE);
+	s = report_model_add_stage(m, "decode", REPORT_ROLE_DECODE);
 	s->bytes = bytes > 0 ? rnum_of(bytes) : RNUM_NONE;
 	s->gpu_ms = gpu_ms > 0 ? rnum_of(gpu_ms) : RNUM_NONE;
 	s->busy_ms = busy_ms > 0 ? rnum_of(busy_ms) : RNUM_NONE;
@@ -140,7 +140,7 @@ static void test_prefill_mfu_low(void **state)
 	const struct report_finding *f;
 
 	base(&m, 0, 0, 0);
-	s = report_model_add_stage(&m, "prefill", STAGE_ROLE_PREFILL);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
 	s->flops = rnum_of(3.2e11);
 	s->gpu_ms = rnum_of(13.9);
 	run(&m);
@@ -150,7 +150,7 @@ static void test_prefill_mfu_low(void **state)
 	report_model_release(&m);
 
 	base(&m, 0, 0, 0);
-	s = report_model_add_stage(&m, "prefill", STAGE_ROLE_PREFILL);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
 	s->flops = rnum_of(6e12); /* 6e12 / 10 ms = 600 TFLOP/s = 61% */
 	s->gpu_ms = rnum_of(10);
 	run(&m);
@@ -158,7 +158,7 @@ static void test_prefill_mfu_low(void **state)
 	report_model_release(&m);
 
 	base(&m, 0, 0, 0);
-	s = report_model_add_stage(&m, "prefill", STAGE_ROLE_PREFILL);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
 	s->gpu_ms = rnum_of(10); /* no FLOPs: no MFU */
 	run(&m);
 	assert_null(find(&m, "prefill-mfu-low"));

@@ -171,7 +171,7 @@ static void test_derive_stage_utilisation(void **state)
 	cal.gemm_tflops = 800;
 	cal.copy_gbs = 3000;
 	hw_peaks_resolve(&m, &ov, &cal, 0);
-	s = report_model_add_stage(&m, "decode", STAGE_ROLE_DECODE);
+	s = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
 	/* 31 steps x 2.5 GB in 310 ms: 250 GB/s */
 	s->bytes = rnum_of(7.75e10);
 	s->flops = rnum_of(7.75e10);
@@ -179,7 +179,7 @@ static void test_derive_stage_utilisation(void **state)
 	s->busy_ms = rnum_of(200);
 	s->cpu_ms = rnum_of(320);
 	s->kernels = 6400;
-	s = report_model_add_stage(&m, "prefill", STAGE_ROLE_PREFILL);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
 	s->flops = rnum_of(4e12);
 	s->cpu_ms = rnum_of(10); /* no GPU span: falls back to wall time */
 	report_model_derive(&m);
