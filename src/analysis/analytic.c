@@ -53,8 +53,7 @@ static void set_str(char **field, json_t *obj, const char *key)
 		report_set_str(field, json_string_value(v));
 }
 
-static void fill_stage(struct report_model *m, enum report_role role, double flops,
-		       double bytes)
+static void fill_stage(struct report_model *m, enum report_role role, double flops, double bytes)
 {
 	for (size_t i = 0; i < m->nr_stages; i++)
 		if (m->stages[i].role == role) {

@@ -129,7 +129,8 @@ int calibration_dir(struct strbuf *out, struct strbuf *err)
 		path_join(out, d, ".cache/llmprof/calibration");
 		return 0;
 	}
-	return error_set(err, "cannot locate the calibration directory: set LLMPROF_CALIBRATION_DIR");
+	return error_set(err,
+			 "cannot locate the calibration directory: set LLMPROF_CALIBRATION_DIR");
 }
 
 static int calibration_path(struct strbuf *path, const char *gpu, struct strbuf *err)

@@ -22,14 +22,14 @@
 #include "core/strbuf.h"
 
 struct calibration {
-	char *gpu;        /* device name as reported */
-	int sm_count;     /* 0 = unknown */
-	char *cc;         /* may be NULL */
+	char *gpu;	    /* device name as reported */
+	int sm_count;	    /* 0 = unknown */
+	char *cc;	    /* may be NULL */
 	double gemm_tflops; /* dense bf16 GEMM, > 0 */
 	double copy_gbs;    /* D2D copy, read+write bytes per second / 1e9, > 0 */
-	char *created_at; /* may be NULL */
-	char *tool;       /* may be NULL */
-	char *path;       /* file it came from (set by calibration_load) */
+	char *created_at;   /* may be NULL */
+	char *tool;	    /* may be NULL */
+	char *path;	    /* file it came from (set by calibration_load) */
 };
 
 void calibration_release(struct calibration *c);

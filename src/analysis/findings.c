@@ -42,11 +42,12 @@ static void rule_failed_steps(struct report_model *m)
 			missing = "no kernels were chosen for counters";
 		else
 			missing = "later steps did not run";
-		report_model_add_finding(m, FINDING_CRITICAL, "step-failed",
-					 "Fix the cause above and rerun `llmprof profile`; "
-					 "`llmprof report RUN_DIR` redoes the reports from what exists.",
-					 "Step '%s' failed (%s), so %s.", s->name,
-					 s->reason ? s->reason : "no reason recorded", missing);
+		report_model_add_finding(
+		    m, FINDING_CRITICAL, "step-failed",
+		    "Fix the cause above and rerun `llmprof profile`; "
+		    "`llmprof report RUN_DIR` redoes the reports from what exists.",
+		    "Step '%s' failed (%s), so %s.", s->name,
+		    s->reason ? s->reason : "no reason recorded", missing);
 	}
 }
 
@@ -70,12 +71,13 @@ static void rule_no_gpu_work(struct report_model *m)
 		if (!strcmp(m->run.steps[i].name, "trace") && m->run.steps[i].status &&
 		    strcmp(m->run.steps[i].status, "ok"))
 			return; /* the failed/skipped trace step explains it */
-	report_model_add_finding(m, FINDING_CRITICAL, "no-gpu-work",
-				 "Check that the program ran on the GPU (device=cuda:0, "
-				 "`llmprof doctor`) and that its GPU work happens inside the "
-				 "profiled region.",
-				 "The trace holds no GPU kernels (%zu kernel records, 0 ms of GPU time).",
-				 m->nr_kernels);
+	report_model_add_finding(
+	    m, FINDING_CRITICAL, "no-gpu-work",
+	    "Check that the program ran on the GPU (device=cuda:0, "
+	    "`llmprof doctor`) and that its GPU work happens inside the "
+	    "profiled region.",
+	    "The trace holds no GPU kernels (%zu kernel records, 0 ms of GPU time).",
+	    m->nr_kernels);
 }
 
 static void rule_missing_counters(struct report_model *m)
@@ -142,12 +144,14 @@ static void rule_decode(struct report_model *m)
 		struct strbuf t = STRBUF_INIT;
 
 		if (m->llm.cuda_graph == 1)
-			strbuf_addstr(&rec, "The decode step already runs as a CUDA graph: raise the "
-					    "batch size or fuse small kernels to cut per-token launches");
+			strbuf_addstr(&rec,
+				      "The decode step already runs as a CUDA graph: raise the "
+				      "batch size or fuse small kernels to cut per-token launches");
 		else
-			strbuf_addstr(&rec, "Capture the decode step in a CUDA graph (built-in "
-					    "model: infer.cuda_graph=true), fuse small kernels, or raise "
-					    "the batch size to amortise launches");
+			strbuf_addstr(&rec,
+				      "Capture the decode step in a CUDA graph (built-in "
+				      "model: infer.cuda_graph=true), fuse small kernels, or raise "
+				      "the batch size to amortise launches");
 		if (d->launches_per_s.available) {
 			strbuf_addstr(&rec, " (now ");
 			fmt_fixed(&rec, d->launches_per_s, 0);
@@ -170,8 +174,9 @@ static void rule_decode(struct report_model *m)
 	if (!idle.available)
 		goto out; /* cannot tell launch overhead from slow kernels */
 	if (name_stage_kernels(&names, m, d, BOUND_MEMORY)) {
-		strbuf_addf(&rec, "Optimise the memory-bound decode kernels %s: fused or "
-				  "vectorised GEMV, weight/KV quantisation, fewer passes over memory.",
+		strbuf_addf(&rec,
+			    "Optimise the memory-bound decode kernels %s: fused or "
+			    "vectorised GEMV, weight/KV quantisation, fewer passes over memory.",
 			    names.buf);
 		report_model_add_finding(m, FINDING_WARNING, "decode-kernels-inefficient", rec.buf,
 					 "Decode reaches %s with the GPU busy (idle only %.1f%% of "
@@ -179,10 +184,11 @@ static void rule_decode(struct report_model *m)
 					 mbu.buf, idle.v * 100);
 	} else {
 		report_model_add_finding(m, FINDING_WARNING, "decode-kernels-inefficient",
-					 have_counters(m) ? NULL
-							  : "Run with counters (run.mode=deep) to see "
-							    "which decode kernels fall short of DRAM "
-							    "bandwidth.",
+					 have_counters(m)
+					     ? NULL
+					     : "Run with counters (run.mode=deep) to see "
+					       "which decode kernels fall short of DRAM "
+					       "bandwidth.",
 					 "Decode reaches %s with the GPU busy (idle only %.1f%% of "
 					 "decode): the kernels themselves move data below peak.",
 					 mbu.buf, idle.v * 100);
@@ -245,7 +251,8 @@ static const char *bound_advice(enum kernel_bound b)
 {
 	switch (b) {
 	case BOUND_MEMORY:
-		return "it is memory-bound: cut the bytes it moves (fusion, lower-precision weights "
+		return "it is memory-bound: cut the bytes it moves (fusion, lower-precision "
+		       "weights "
 		       "or KV cache)";
 	case BOUND_COMPUTE:
 		return "it is compute-bound: check it uses tensor cores at the model's dtype";
@@ -326,8 +333,8 @@ static void rule_outside_stages(struct report_model *m)
 				 "If that work belongs to prefill or decode, make stages.prefill / "
 				 "stages.decode match the program's NVTX ranges (`llmprof nvtx` "
 				 "lists them).",
-				 "%s ms in %zu distinct kernel%s) ran outside every stage.", t.buf, n,
-				 n == 1 ? "" : "s");
+				 "%s ms in %zu distinct kernel%s) ran outside every stage.", t.buf,
+				 n, n == 1 ? "" : "s");
 	strbuf_release(&t);
 }
 

@@ -39,39 +39,36 @@
  * Entries marked confirmed = 0 could not be re-checked against a primary
  * source while writing this table; docs/report.md says which. */
 static const struct hw_spec table[] = {
-	{ "H100 SXM5 80GB", "Hopper", "9.0", 132, 1980, 989.4, 989.4, 1978.9, 494.7, 66.9, 66.9,
-	  80, 3350, "NVIDIA H100 datasheet (SXM5)", 1, NULL },
-	{ "H100 PCIe 80GB", "Hopper", "9.0", 114, 1755, 756.5, 756.5, 1513.0, 378.0, 51.0, 51.0,
-	  80, 2000, "NVIDIA H100 datasheet (PCIe)", 1, NULL },
-	{ "H100 NVL 94GB", "Hopper", "9.0", 132, 1785, 835.5, 835.5, 1670.5, 417.5, 60.0, 60.0, 94,
-	  3900, "NVIDIA H100 product page (NVL)", 0,
-	  "H100 NVL figures not re-checked against the datasheet" },
-	{ "H200 SXM 141GB", "Hopper", "9.0", 132, 1980, 989.4, 989.4, 1978.9, 494.7, 66.9, 66.9,
-	  141, 4800, "NVIDIA H200 product page (SXM)", 1, NULL },
-	{ "H200 NVL 141GB", "Hopper", "9.0", 132, 0, 835.5, 835.5, 1670.5, 417.5, 60.0, 60.0, 141,
-	  4800, "NVIDIA H200 product page (NVL)", 1,
-	  "TF32/FP32/FP64 taken from the H100 NVL column (same 600 W class)" },
-	{ "A100 SXM4 80GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 80,
-	  2039, "NVIDIA A100 datasheet (80GB SXM)", 1, NULL },
-	{ "A100 SXM4 40GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 40,
-	  1555, "NVIDIA A100 datasheet (40GB SXM)", 0,
-	  "40GB bandwidth not re-checked against the datasheet" },
-	{ "A100 PCIe 80GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 80,
-	  1935, "NVIDIA A100 datasheet (80GB PCIe)", 1, NULL },
-	{ "A100 PCIe 40GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 40,
-	  1555, "NVIDIA A100 datasheet (40GB PCIe)", 0,
-	  "40GB bandwidth not re-checked against the datasheet" },
-	{ "L40S", "Ada Lovelace", "8.9", 142, 2520, 362.05, 362.05, 733.0, 183.0, 91.6, 0, 48, 864,
-	  "NVIDIA L40S datasheet", 1, "no FP64 figure in the datasheet (1/64 rate)" },
-	{ "GeForce RTX 4090", "Ada Lovelace", "8.9", 128, 2520, 165.2, 165.2, 330.3, 82.6, 82.6, 0,
-	  24, 1008, "NVIDIA Ada GPU architecture whitepaper (RTX 4090)", 1,
-	  "BF16/FP16 with FP32 accumulate (330.3 with FP16 accumulate)" },
-	{ "GeForce RTX 5090", "Blackwell", "12.0", 170, 2407, 209.5, 209.5, 419.0, 104.8, 104.8, 0,
-	  32, 1792, "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090)", 0,
-	  "BF16/FP16 with FP32 accumulate; figures not re-checked against the whitepaper" },
-	{ "B200", "Blackwell", "10.0", 148, 0, 2250.0, 2250.0, 4500.0, 1100.0, 80.0, 40.0, 180,
-	  8000, "NVIDIA HGX B200 specifications (per GPU, 1000 W)", 0,
-	  "SM count (148) from third-party tables; HGX figures (GB200 runs higher clocks)" },
+    {"H100 SXM5 80GB", "Hopper", "9.0", 132, 1980, 989.4, 989.4, 1978.9, 494.7, 66.9, 66.9, 80,
+     3350, "NVIDIA H100 datasheet (SXM5)", 1, NULL},
+    {"H100 PCIe 80GB", "Hopper", "9.0", 114, 1755, 756.5, 756.5, 1513.0, 378.0, 51.0, 51.0, 80,
+     2000, "NVIDIA H100 datasheet (PCIe)", 1, NULL},
+    {"H100 NVL 94GB", "Hopper", "9.0", 132, 1785, 835.5, 835.5, 1670.5, 417.5, 60.0, 60.0, 94, 3900,
+     "NVIDIA H100 product page (NVL)", 0, "H100 NVL figures not re-checked against the datasheet"},
+    {"H200 SXM 141GB", "Hopper", "9.0", 132, 1980, 989.4, 989.4, 1978.9, 494.7, 66.9, 66.9, 141,
+     4800, "NVIDIA H200 product page (SXM)", 1, NULL},
+    {"H200 NVL 141GB", "Hopper", "9.0", 132, 0, 835.5, 835.5, 1670.5, 417.5, 60.0, 60.0, 141, 4800,
+     "NVIDIA H200 product page (NVL)", 1,
+     "TF32/FP32/FP64 taken from the H100 NVL column (same 600 W class)"},
+    {"A100 SXM4 80GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 80, 2039,
+     "NVIDIA A100 datasheet (80GB SXM)", 1, NULL},
+    {"A100 SXM4 40GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 40, 1555,
+     "NVIDIA A100 datasheet (40GB SXM)", 0, "40GB bandwidth not re-checked against the datasheet"},
+    {"A100 PCIe 80GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 80, 1935,
+     "NVIDIA A100 datasheet (80GB PCIe)", 1, NULL},
+    {"A100 PCIe 40GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 40, 1555,
+     "NVIDIA A100 datasheet (40GB PCIe)", 0, "40GB bandwidth not re-checked against the datasheet"},
+    {"L40S", "Ada Lovelace", "8.9", 142, 2520, 362.05, 362.05, 733.0, 183.0, 91.6, 0, 48, 864,
+     "NVIDIA L40S datasheet", 1, "no FP64 figure in the datasheet (1/64 rate)"},
+    {"GeForce RTX 4090", "Ada Lovelace", "8.9", 128, 2520, 165.2, 165.2, 330.3, 82.6, 82.6, 0, 24,
+     1008, "NVIDIA Ada GPU architecture whitepaper (RTX 4090)", 1,
+     "BF16/FP16 with FP32 accumulate (330.3 with FP16 accumulate)"},
+    {"GeForce RTX 5090", "Blackwell", "12.0", 170, 2407, 209.5, 209.5, 419.0, 104.8, 104.8, 0, 32,
+     1792, "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090)", 0,
+     "BF16/FP16 with FP32 accumulate; figures not re-checked against the whitepaper"},
+    {"B200", "Blackwell", "10.0", 148, 0, 2250.0, 2250.0, 4500.0, 1100.0, 80.0, 40.0, 180, 8000,
+     "NVIDIA HGX B200 specifications (per GPU, 1000 W)", 0,
+     "SM count (148) from third-party tables; HGX figures (GB200 runs higher clocks)"},
 };
 
 const struct hw_spec *hw_table(size_t *n)
@@ -165,7 +162,8 @@ const struct hw_spec *hw_lookup(const char *gpu_name, int sm_count, struct strbu
 
 	if (!gpu_name || !*gpu_name) {
 		if (notes)
-			strbuf_addstr(notes, "the GPU name is unknown, so no datasheet peak applies. ");
+			strbuf_addstr(notes,
+				      "the GPU name is unknown, so no datasheet peak applies. ");
 		return NULL;
 	}
 	normalize(&norm, gpu_name);
@@ -211,11 +209,10 @@ static const struct {
 	const char *name;
 	enum hw_precision p;
 } precision_names[] = {
-	{ "bf16", HW_BF16 },    { "bfloat16", HW_BF16 }, { "fp16", HW_FP16 },
-	{ "float16", HW_FP16 }, { "half", HW_FP16 },     { "fp8", HW_FP8 },
-	{ "tf32", HW_TF32 },    { "fp32", HW_FP32 },     { "float32", HW_FP32 },
-	{ "float", HW_FP32 },   { "fp64", HW_FP64 },     { "float64", HW_FP64 },
-	{ "double", HW_FP64 },
+    {"bf16", HW_BF16},	  {"bfloat16", HW_BF16}, {"fp16", HW_FP16}, {"float16", HW_FP16},
+    {"half", HW_FP16},	  {"fp8", HW_FP8},	 {"tf32", HW_TF32}, {"fp32", HW_FP32},
+    {"float32", HW_FP32}, {"float", HW_FP32},	 {"fp64", HW_FP64}, {"float64", HW_FP64},
+    {"double", HW_FP64},
 };
 
 int hw_precision_parse(const char *s, enum hw_precision *out, struct strbuf *err)
@@ -225,13 +222,14 @@ int hw_precision_parse(const char *s, enum hw_precision *out, struct strbuf *err
 			*out = precision_names[i].p;
 			return 0;
 		}
-	return error_set(err, "unknown precision '%s' (expected bf16, fp16, fp8, tf32, fp32 or fp64)",
+	return error_set(err,
+			 "unknown precision '%s' (expected bf16, fp16, fp8, tf32, fp32 or fp64)",
 			 s ? s : "");
 }
 
 const char *hw_precision_name(enum hw_precision p)
 {
-	static const char *const names[] = { "bf16", "fp16", "fp8", "tf32", "fp32", "fp64" };
+	static const char *const names[] = {"bf16", "fp16", "fp8", "tf32", "fp32", "fp64"};
 	return (size_t)p < ARRAY_SIZE(names) ? names[p] : "?";
 }
 
@@ -309,19 +307,20 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 			strbuf_addf(&src, "%s, dense %s: %s", s->key, hw_precision_name(prec),
 				    s->source);
 		} else {
-			report_model_add_note(m, "the %s datasheet lists no dense %s figure", s->key,
-					      hw_precision_name(prec));
+			report_model_add_note(m, "the %s datasheet lists no dense %s figure",
+					      s->key, hw_precision_name(prec));
 		}
 		pk->datasheet_gbs = rnum_of(s->bw_gbs);
 		bw_src = s->source;
 		if (!s->confirmed && s->note)
 			report_model_add_note(m, "%s: %s", s->key, s->note);
 	} else if ((prec == HW_BF16 || prec == HW_FP16) &&
-		   (est = hw_estimate_bf16_tflops(m->env.compute_capability, m->env.sm_count,
-						  m->env.sm_clock_mhz.available ? m->env.sm_clock_mhz.v
-										 : 0)) > 0) {
+		   (est = hw_estimate_bf16_tflops(
+			m->env.compute_capability, m->env.sm_count,
+			m->env.sm_clock_mhz.available ? m->env.sm_clock_mhz.v : 0)) > 0) {
 		pk->datasheet_tflops = rnum_of(est);
-		strbuf_addf(&src, "estimate: %d SMs x %.0f MHz x FLOP/clk/SM of compute capability %s",
+		strbuf_addf(&src,
+			    "estimate: %d SMs x %.0f MHz x FLOP/clk/SM of compute capability %s",
 			    m->env.sm_count, m->env.sm_clock_mhz.v, m->env.compute_capability);
 	}
 	if (!s && mem_bw_gbs > 0) {
@@ -348,8 +347,9 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 		if (prec == HW_BF16 || prec == HW_FP16) {
 			pk->measured_tflops = rnum_of(cal->gemm_tflops);
 		} else {
-			report_model_add_note(m, "the calibrated GEMM ceiling is bf16; not used for %s",
-					      hw_precision_name(prec));
+			report_model_add_note(
+			    m, "the calibrated GEMM ceiling is bf16; not used for %s",
+			    hw_precision_name(prec));
 		}
 		pk->measured_gbs = rnum_of(cal->copy_gbs);
 		strbuf_addf(&src, "llmprof calibrate%s%s", cal->created_at ? " " : "",
@@ -361,11 +361,13 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 	}
 	if (ov && ov->measured_gbs.available) {
 		pk->measured_gbs = ov->measured_gbs;
-		strbuf_addf(&src, "%soverride hardware.measured_bandwidth_gbs", src.len ? "; " : "");
+		strbuf_addf(&src, "%soverride hardware.measured_bandwidth_gbs",
+			    src.len ? "; " : "");
 	}
 	report_set_str(&pk->measured_source, src.len ? src.buf : NULL);
 	if (!pk->measured_tflops.available && !pk->measured_gbs.available)
-		report_model_add_note(m, "no measured ceilings: run 'llmprof calibrate' on this GPU");
+		report_model_add_note(m,
+				      "no measured ceilings: run 'llmprof calibrate' on this GPU");
 	strbuf_release(&notes);
 	strbuf_release(&src);
 	strbuf_release(&err);

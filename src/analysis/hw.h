@@ -30,18 +30,18 @@ enum hw_precision {
 };
 
 struct hw_spec {
-	const char *key;      /* "H100 SXM5 80GB" */
-	const char *arch;     /* "Hopper" */
-	const char *cc;       /* compute capability "9.0" */
+	const char *key;  /* "H100 SXM5 80GB" */
+	const char *arch; /* "Hopper" */
+	const char *cc;	  /* compute capability "9.0" */
 	int sm_count;
-	int boost_mhz;        /* max boost clock from the datasheet/whitepaper; 0 = not listed */
+	int boost_mhz; /* max boost clock from the datasheet/whitepaper; 0 = not listed */
 	/* dense TFLOP/s; 0 = not offered or not listed */
 	double bf16, fp16, fp8, tf32, fp32, fp64;
-	double mem_gib;       /* memory size as marketed (GB) */
-	double bw_gbs;        /* DRAM bandwidth, GB/s (10^9 B/s) */
-	const char *source;   /* where the figures come from */
-	int confirmed;        /* 1: figures checked against the source; 0: see note */
-	const char *note;     /* caveats (accumulate precision, power mode, unconfirmed) */
+	double mem_gib;	    /* memory size as marketed (GB) */
+	double bw_gbs;	    /* DRAM bandwidth, GB/s (10^9 B/s) */
+	const char *source; /* where the figures come from */
+	int confirmed;	    /* 1: figures checked against the source; 0: see note */
+	const char *note;   /* caveats (accumulate precision, power mode, unconfirmed) */
 };
 
 /* The whole table, for docs and tests. */

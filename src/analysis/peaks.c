@@ -5,8 +5,7 @@
 #include "analysis/peaks.h"
 #include "core/banned.h"
 
-static struct rnum positive_key(const struct config *cfg, const char *key,
-				struct report_model *m)
+static struct rnum positive_key(const struct config *cfg, const char *key, struct report_model *m)
 {
 	double v = config_get_double(cfg, key, NAN);
 

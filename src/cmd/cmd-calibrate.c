@@ -23,13 +23,12 @@ static int64_t opt_timeout = 600;
 static int opt_no_store;
 
 static const struct opt opts[] = {
-	{ "device", 'd', OPT_INT, &opt_device, "N", "CUDA device index to measure (default 0)", 0,
-	  1023 },
-	{ "timeout", 0, OPT_INT, &opt_timeout, "SECONDS",
-	  "give up after this many seconds (default 600)", 1, 86400 },
-	{ "no-store", 0, OPT_BOOL, &opt_no_store, NULL,
-	  "print the measurement without storing it", 0, 0 },
-	OPT_END_MARK,
+    {"device", 'd', OPT_INT, &opt_device, "N", "CUDA device index to measure (default 0)", 0, 1023},
+    {"timeout", 0, OPT_INT, &opt_timeout, "SECONDS",
+     "give up after this many seconds (default 600)", 1, 86400},
+    {"no-store", 0, OPT_BOOL, &opt_no_store, NULL, "print the measurement without storing it", 0,
+     0},
+    OPT_END_MARK,
 };
 
 /* $LLMPROF_CALIBRATE, then next to the llmprof binary, then
@@ -92,7 +91,7 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	struct strbuf dev = STRBUF_INIT, when = STRBUF_INIT, path = STRBUF_INIT;
 	struct proc_spec spec;
 	struct proc_result res;
-	struct calibration cal = { 0 };
+	struct calibration cal = {0};
 	char *tool = NULL, *line = NULL;
 	const char *argv[4];
 	int code = EXIT_INTERNAL;
@@ -105,7 +104,8 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	tool = find_tool();
 	if (!tool) {
 		error_print("calibrate: %s is not installed (it is built only where nvcc exists; "
-			    "set LLMPROF_CALIBRATE to its path)", CALIBRATE_TOOL);
+			    "set LLMPROF_CALIBRATE to its path)",
+			    CALIBRATE_TOOL);
 		code = EXIT_TOOL_MISSING;
 		goto out;
 	}
@@ -129,7 +129,8 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	}
 	strbuf_trim(&errout);
 	if (res.outcome == PROC_EXITED && res.exit_status == CALIBRATE_EXIT_NO_DEVICE) {
-		error_print("calibrate: no usable GPU: %s", errout.len ? errout.buf : "no CUDA device");
+		error_print("calibrate: no usable GPU: %s",
+			    errout.len ? errout.buf : "no CUDA device");
 		code = EXIT_TOOL_MISSING;
 		goto out;
 	}
@@ -182,16 +183,16 @@ out:
 }
 
 const struct cmd_entry cmd_calibrate_entry = {
-	.name = "calibrate",
-	.usage = "[--device N] [--timeout SECONDS] [--no-store]",
-	.summary = "measure this GPU's bf16 GEMM and copy ceilings for MFU/MBU",
-	.description =
-		"Runs llmprof-calibrate: a cuBLASLt bf16 GEMM (8192^3, fp32 accumulate) and a\n"
-		"2 GiB device-to-device copy, timed with CUDA events after warm-up. The copy\n"
-		"rate counts bytes read plus bytes written. The result is stored per GPU model in\n"
-		"$LLMPROF_CALIBRATION_DIR, else $XDG_CACHE_HOME/llmprof/calibration, else\n"
-		"~/.cache/llmprof/calibration, and reports show it next to datasheet peaks.\n"
-		"Exit status 4 when no GPU or no llmprof-calibrate is available.",
-	.opts = opts,
-	.exec = cmd_calibrate_exec,
+    .name = "calibrate",
+    .usage = "[--device N] [--timeout SECONDS] [--no-store]",
+    .summary = "measure this GPU's bf16 GEMM and copy ceilings for MFU/MBU",
+    .description =
+	"Runs llmprof-calibrate: a cuBLASLt bf16 GEMM (8192^3, fp32 accumulate) and a\n"
+	"2 GiB device-to-device copy, timed with CUDA events after warm-up. The copy\n"
+	"rate counts bytes read plus bytes written. The result is stored per GPU model in\n"
+	"$LLMPROF_CALIBRATION_DIR, else $XDG_CACHE_HOME/llmprof/calibration, else\n"
+	"~/.cache/llmprof/calibration, and reports show it next to datasheet peaks.\n"
+	"Exit status 4 when no GPU or no llmprof-calibrate is available.",
+    .opts = opts,
+    .exec = cmd_calibrate_exec,
 };

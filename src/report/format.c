@@ -64,7 +64,7 @@ void fmt_si(struct strbuf *sb, struct rnum v, const char *unit)
 	static const struct {
 		double scale;
 		const char *prefix;
-	} pre[] = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } };
+	} pre[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
 	double a;
 
 	if (!v.available || !isfinite(v.v)) {

@@ -14,34 +14,34 @@
 #define HTML_KERNEL_ROWS 50
 
 static const char css[] =
-	"body{font-family:Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fafafa}"
-	"header{background:#1f2d3d;color:#fff;padding:18px 32px}"
-	"header h1{margin:0 0 6px 0;font-size:24px}"
-	"header p{margin:4px 0;font-size:14px;color:#d5dde6}"
-	"nav{padding:8px 32px;background:#e9edf2;font-size:14px}"
-	"nav a{margin-right:16px;color:#1f4e79;text-decoration:none}"
-	"main{padding:8px 32px 32px 32px;max-width:1200px}"
-	"section{background:#fff;border:1px solid #e1e4e8;border-radius:6px;padding:12px 20px;"
-	"margin:16px 0}"
-	"h2{font-size:19px;margin:6px 0 12px 0;color:#1f2d3d}"
-	"h3{font-size:15px;margin:14px 0 8px 0}"
-	"table{border-collapse:collapse;font-size:13px;margin:6px 0}"
-	"th,td{border-bottom:1px solid #e6e6e6;padding:4px 10px;text-align:left;vertical-align:top}"
-	"th{background:#f3f5f7;font-weight:600}"
-	"td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
-	"td.num{white-space:nowrap}"
-	".tablewrap{overflow-x:auto}"
-	"table.kernels td:nth-child(2){min-width:300px}"
-	"code{font-family:Menlo,Consolas,monospace;font-size:12px;word-break:break-all}"
-	".status{font-weight:600}.status.bad{color:#ffb4a8}"
-	".finding{margin:6px 0;padding:8px 12px;border-left:4px solid #9d9d9d;background:#f7f7f7}"
-	".finding.critical{border-color:#c0392b}.finding.warning{border-color:#e67e22}"
-	".finding.info{border-color:#2980b9}"
-	".sev{font-size:11px;text-transform:uppercase;font-weight:700;margin-right:8px}"
-	".rec{margin-top:4px;color:#333}"
-	".note{font-size:13px;color:#555}"
-	".chart{overflow-x:auto}"
-	"details{font-size:13px}";
+    "body{font-family:Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fafafa}"
+    "header{background:#1f2d3d;color:#fff;padding:18px 32px}"
+    "header h1{margin:0 0 6px 0;font-size:24px}"
+    "header p{margin:4px 0;font-size:14px;color:#d5dde6}"
+    "nav{padding:8px 32px;background:#e9edf2;font-size:14px}"
+    "nav a{margin-right:16px;color:#1f4e79;text-decoration:none}"
+    "main{padding:8px 32px 32px 32px;max-width:1200px}"
+    "section{background:#fff;border:1px solid #e1e4e8;border-radius:6px;padding:12px 20px;"
+    "margin:16px 0}"
+    "h2{font-size:19px;margin:6px 0 12px 0;color:#1f2d3d}"
+    "h3{font-size:15px;margin:14px 0 8px 0}"
+    "table{border-collapse:collapse;font-size:13px;margin:6px 0}"
+    "th,td{border-bottom:1px solid #e6e6e6;padding:4px 10px;text-align:left;vertical-align:top}"
+    "th{background:#f3f5f7;font-weight:600}"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "td.num{white-space:nowrap}"
+    ".tablewrap{overflow-x:auto}"
+    "table.kernels td:nth-child(2){min-width:300px}"
+    "code{font-family:Menlo,Consolas,monospace;font-size:12px;word-break:break-all}"
+    ".status{font-weight:600}.status.bad{color:#ffb4a8}"
+    ".finding{margin:6px 0;padding:8px 12px;border-left:4px solid #9d9d9d;background:#f7f7f7}"
+    ".finding.critical{border-color:#c0392b}.finding.warning{border-color:#e67e22}"
+    ".finding.info{border-color:#2980b9}"
+    ".sev{font-size:11px;text-transform:uppercase;font-weight:700;margin-right:8px}"
+    ".rec{margin-top:4px;color:#333}"
+    ".note{font-size:13px;color:#555}"
+    ".chart{overflow-x:auto}"
+    "details{font-size:13px}";
 
 void md_inline_html(struct strbuf *out, const char *md)
 {
@@ -110,7 +110,8 @@ static void findings_html(const struct report_model *m, struct strbuf *out)
 		const struct report_finding *f = &m->findings[i];
 		const char *sev = finding_severity_name(f->severity);
 
-		strbuf_addf(out, "<div class=\"finding %s\"><span class=\"sev\">%s</span>", sev, sev);
+		strbuf_addf(out, "<div class=\"finding %s\"><span class=\"sev\">%s</span>", sev,
+			    sev);
 		strbuf_addstr(out, "<code>");
 		xml_text(out, f->code);
 		strbuf_addstr(out, "</code> ");
@@ -130,10 +131,11 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	struct strbuf s = STRBUF_INIT;
 	int done = report_model_finished(m);
 
-	strbuf_addstr(out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
-			   "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-			   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-			   "<title>llmprof report");
+	strbuf_addstr(out,
+		      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+		      "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+		      "<title>llmprof report");
 	if (m->run.run_id) {
 		strbuf_addstr(out, ": ");
 		xml_text(out, m->run.run_id);
@@ -184,10 +186,11 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "</section>\n");
 
 	section_open(out, "utilization", "MFU and MBU");
-	strbuf_addstr(out, "<p class=\"note\">MFU = model FLOPs / stage time / peak; MBU = model "
-			   "bytes / stage time / peak bandwidth. Prefill is judged by MFU, decode by "
-			   "MBU. Datasheet peaks are dense; measured ceilings come from "
-			   "<code>llmprof calibrate</code>.</p>\n");
+	strbuf_addstr(out,
+		      "<p class=\"note\">MFU = model FLOPs / stage time / peak; MBU = model "
+		      "bytes / stage time / peak bandwidth. Prefill is judged by MFU, decode by "
+		      "MBU. Datasheet peaks are dense; measured ceilings come from "
+		      "<code>llmprof calibrate</code>.</p>\n");
 	if (m->nr_stages) {
 		rtable_utilization(m, &t);
 		html_table(&t, out);
@@ -288,7 +291,7 @@ int report_write_all(const struct report_model *m, const char *dir, struct strbu
 	path_join(&charts, dir, "charts");
 	if (mkdir_p(charts.buf, err))
 		goto out;
-#define EMIT_OR_GOTO_OUT(name, render)                                                                         \
+#define EMIT_OR_GOTO_OUT(name, render)                                                             \
 	do {                                                                                       \
 		strbuf_reset(&sb);                                                                 \
 		render;                                                                            \
@@ -301,7 +304,8 @@ int report_write_all(const struct report_model *m, const char *dir, struct strbu
 	EMIT_OR_GOTO_OUT("stakeholder_summary.md", report_render_summary_md(m, &sb));
 	EMIT_OR_GOTO_OUT("report.html", report_render_html(m, &sb));
 	EMIT_OR_GOTO_OUT("charts/timeline.svg", svg_timeline(&sb, m, REPORT_CHART_WIDTH));
-	EMIT_OR_GOTO_OUT("charts/kernels.svg", svg_kernel_bars(&sb, m, REPORT_CHART_WIDTH, REPORT_CHART_TOP));
+	EMIT_OR_GOTO_OUT("charts/kernels.svg",
+			 svg_kernel_bars(&sb, m, REPORT_CHART_WIDTH, REPORT_CHART_TOP));
 	EMIT_OR_GOTO_OUT("charts/roofline.svg", svg_roofline(&sb, m, REPORT_CHART_WIDTH));
 	strbuf_reset(&sb);
 	if (report_render_metrics_json(m, &sb, err) || write_one(dir, "metrics.json", &sb, err))

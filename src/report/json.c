@@ -43,8 +43,9 @@ static json_t *run_json(const struct report_model *m)
 	json_t *o = json_object(), *steps = json_array();
 
 	set(o, "run_id", jstr_checked(m->run.run_id));
-	set(o, "state", jstr_checked(m->run.state ? m->run.state
-					      : (report_model_finished(m) ? "complete" : "failed")));
+	set(o, "state",
+	    jstr_checked(m->run.state ? m->run.state
+				      : (report_model_finished(m) ? "complete" : "failed")));
 	set(o, "finished", json_boolean(report_model_finished(m)));
 	set(o, "mode", jstr_checked(m->run.mode));
 	set(o, "started_at", jstr_checked(m->run.started_at));
@@ -134,9 +135,10 @@ static json_t *stage_json(const struct report_stage *s)
 	set(u, "mbu_datasheet", jnum(s->mbu_datasheet));
 	set(u, "mbu_measured", jnum(s->mbu_measured));
 	set(u, "counter_mfu_datasheet", jnum(s->counter_mfu_datasheet));
-	set(u, "judged_by", s->role == REPORT_ROLE_PREFILL  ? json_string("mfu")
-			    : s->role == REPORT_ROLE_DECODE ? json_string("mbu")
-							   : json_null());
+	set(u, "judged_by",
+	    s->role == REPORT_ROLE_PREFILL  ? json_string("mfu")
+	    : s->role == REPORT_ROLE_DECODE ? json_string("mbu")
+					    : json_null());
 	set(o, "utilization", u);
 	return o;
 }
@@ -151,7 +153,8 @@ static json_t *kernel_json(const struct report_kernel *k)
 	set(o, "stage", jstr_checked(k->stage));
 	set(o, "calls", json_integer((json_int_t)k->calls));
 	set(o, "total_ns", json_integer((json_int_t)k->total_ns));
-	set(o, "mean_ns", k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());
+	set(o, "mean_ns",
+	    k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());
 	set(o, "pct_gpu_time", jnum(k->pct_gpu));
 	set(o, "selected", json_boolean(k->selected));
 	if (!k->c.profiled) {
@@ -187,8 +190,7 @@ static json_t *strv_json(char **v, size_t n)
 	return a;
 }
 
-int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
-			       struct strbuf *err)
+int report_render_metrics_json(const struct report_model *m, struct strbuf *out, struct strbuf *err)
 {
 	json_t *root = json_object(), *a, *o;
 	char *text;

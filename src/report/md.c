@@ -61,7 +61,8 @@ static void counters_line(const struct report_model *m, struct strbuf *out)
 		}
 	}
 	if (with) {
-		strbuf_addf(out, "Counters: %zu of %zu kernels have Nsight Compute counters, covering ",
+		strbuf_addf(out,
+			    "Counters: %zu of %zu kernels have Nsight Compute counters, covering ",
 			    with, m->nr_kernels);
 		fmt_frac_pct(out, rnum_of(total ? (double)ns / (double)total : 0));
 		strbuf_addstr(out, " of GPU kernel time; the other rows show n/a.\n\n");
@@ -121,9 +122,10 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 				   "stages.operator_pattern inside a stage).\n");
 		return;
 	}
-	strbuf_addf(out, "%zu operator ranges (NVTX ranges inside the stages), sorted by GPU time. "
-			 "GPU time is the time of the kernels each range launched; share of stage "
-			 "divides it by the stage's GPU span.\n\n",
+	strbuf_addf(out,
+		    "%zu operator ranges (NVTX ranges inside the stages), sorted by GPU time. "
+		    "GPU time is the time of the kernels each range launched; share of stage "
+		    "divides it by the stage's GPU span.\n\n",
 		    m->nr_ops);
 	rtable_operators(m, &t, 0);
 	md_table(&t, out);
@@ -153,9 +155,10 @@ static void utilization_md(const struct report_model *m, struct strbuf *out)
 	if (!m->nr_stages) {
 		strbuf_addstr(out, "No stages, so no MFU or MBU.\n\n");
 	} else {
-		strbuf_addstr(out, "MFU = model FLOPs / stage time / peak; MBU = model bytes / stage "
-				   "time / peak bandwidth. Prefill is judged by MFU, decode by "
-				   "MBU. Stage time is the GPU span of the stage.\n\n");
+		strbuf_addstr(out,
+			      "MFU = model FLOPs / stage time / peak; MBU = model bytes / stage "
+			      "time / peak bandwidth. Prefill is judged by MFU, decode by "
+			      "MBU. Stage time is the GPU span of the stage.\n\n");
 		rtable_utilization(m, &t);
 		md_table(&t, out);
 		strbuf_addch(out, '\n');
@@ -194,7 +197,8 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	rtable_cell(&t, "Run id");
 	rtable_cell(&t, m->run.run_id ? m->run.run_id : "(loose files)");
 	rtable_cell(&t, "State");
-	rtable_cell(&t, m->run.state ? m->run.state : (report_model_finished(m) ? "complete" : "failed"));
+	rtable_cell(&t, m->run.state ? m->run.state
+				     : (report_model_finished(m) ? "complete" : "failed"));
 	if (m->run.mode) {
 		rtable_cell(&t, "Mode");
 		rtable_cell(&t, m->run.mode);

@@ -174,8 +174,7 @@ struct report_lane *report_model_add_lane(struct report_model *m, const char *na
 	return l;
 }
 
-void report_lane_add(struct report_lane *lane, int64_t start_ns, int64_t end_ns,
-		     const char *label)
+void report_lane_add(struct report_lane *lane, int64_t start_ns, int64_t end_ns, const char *label)
 {
 	struct report_interval *iv;
 
@@ -224,8 +223,8 @@ void report_model_add_reason(struct report_model *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-void report_model_add_finding(struct report_model *m, enum finding_severity sev,
-			      const char *code, const char *recommendation, const char *fmt, ...)
+void report_model_add_finding(struct report_model *m, enum finding_severity sev, const char *code,
+			      const char *recommendation, const char *fmt, ...)
 {
 	struct report_finding *f;
 	va_list ap;
@@ -335,7 +334,8 @@ static int cmp_kernel(const void *a, const void *b)
 static int cmp_operator(const void *a, const void *b)
 {
 	const struct report_operator *x = a, *y = b;
-	double gx = x->gpu_ms.available ? x->gpu_ms.v : -1, gy = y->gpu_ms.available ? y->gpu_ms.v : -1;
+	double gx = x->gpu_ms.available ? x->gpu_ms.v : -1,
+	       gy = y->gpu_ms.available ? y->gpu_ms.v : -1;
 	int c;
 
 	if (gx != gy)
@@ -353,8 +353,8 @@ static void derive_counters(struct report_counters *c)
 	if (!c->flops.available) {
 		double sum = 0;
 		int any = 0;
-		const struct rnum *parts[] = { &c->flops_hp, &c->flops_sp, &c->flops_dp,
-					       &c->flops_tensor };
+		const struct rnum *parts[] = {&c->flops_hp, &c->flops_sp, &c->flops_dp,
+					      &c->flops_tensor};
 		for (size_t i = 0; i < 4; i++)
 			if (parts[i]->available) {
 				sum += parts[i]->v;
@@ -422,7 +422,7 @@ static void derive_stage(struct report_stage *s, const struct report_peaks *p)
 		s->mbu_measured = ratio(s->achieved_gbs, 1, p->measured_gbs);
 	if (!s->counter_mfu_datasheet.available)
 		s->counter_mfu_datasheet =
-			ratio(ratio(s->counter_flops, 1e9, t), 1, p->datasheet_tflops);
+		    ratio(ratio(s->counter_flops, 1e9, t), 1, p->datasheet_tflops);
 }
 
 static void derive_aggregates(struct report_model *m)
@@ -441,9 +441,8 @@ static void derive_aggregates(struct report_model *m)
 	    dec->cpu_ms.v > 0)
 		a->tokens_per_s = rnum_of(a->tokens.v / (dec->cpu_ms.v / 1e3));
 	if (!a->gpu_idle_ms.available && a->gpu_span_ms.available && a->gpu_busy_ms.available)
-		a->gpu_idle_ms = rnum_of(a->gpu_span_ms.v > a->gpu_busy_ms.v
-						 ? a->gpu_span_ms.v - a->gpu_busy_ms.v
-						 : 0);
+		a->gpu_idle_ms = rnum_of(
+		    a->gpu_span_ms.v > a->gpu_busy_ms.v ? a->gpu_span_ms.v - a->gpu_busy_ms.v : 0);
 }
 
 void report_model_derive(struct report_model *m)

@@ -34,10 +34,10 @@ struct rnum {
 	double v;
 	int available;
 };
-#define RNUM_NONE ((struct rnum){ 0.0, 0 })
+#define RNUM_NONE ((struct rnum){0.0, 0})
 static inline struct rnum rnum_of(double v)
 {
-	struct rnum r = { v, 1 };
+	struct rnum r = {v, 1};
 	return r;
 }
 
@@ -49,29 +49,30 @@ struct report_step {
 };
 
 struct report_run {
-	char *run_id;     /* YYYYMMDD-HHMMSS-xxxx, or NULL for loose files */
-	char *state;      /* "complete", "failed", "interrupted" */
-	char *mode;       /* run.mode: "deep" or "light"; NULL when unknown */
-	char *started_at; /* ISO 8601 UTC from the bundle (never "now": output must be reproducible) */
+	char *run_id;	  /* YYYYMMDD-HHMMSS-xxxx, or NULL for loose files */
+	char *state;	  /* "complete", "failed", "interrupted" */
+	char *mode;	  /* run.mode: "deep" or "light"; NULL when unknown */
+	char *started_at; /* ISO 8601 UTC from the bundle (never "now": output must be reproducible)
+			   */
 	char *trace_path; /* the trace the reports come from, as given */
-	char *ncu_path;   /* ncu raw.csv, or NULL */
+	char *ncu_path;	  /* ncu raw.csv, or NULL */
 	struct report_step *steps;
 	size_t nr_steps, alloc_steps;
 };
 
 struct report_tool {
-	char *name;    /* "nsys", "ncu", "llmprof", "torch" ... */
+	char *name; /* "nsys", "ncu", "llmprof", "torch" ... */
 	char *version;
 };
 
 struct report_env {
-	char *gpu_name;  /* as the driver reports it: "NVIDIA H100 80GB HBM3" */
-	int sm_count;    /* 0 = unknown */
+	char *gpu_name;		  /* as the driver reports it: "NVIDIA H100 80GB HBM3" */
+	int sm_count;		  /* 0 = unknown */
 	char *compute_capability; /* "9.0" */
 	struct rnum gpu_memory_gib;
 	struct rnum sm_clock_mhz; /* max SM clock */
-	char *driver;    /* "580.65.06" */
-	char *cuda;      /* "13.0" */
+	char *driver;		  /* "580.65.06" */
+	char *cuda;		  /* "13.0" */
 	char *host;
 	char *cpu;
 	struct report_tool *tools;
@@ -80,14 +81,14 @@ struct report_env {
 
 /* The model being profiled. Integers 0 = unknown. */
 struct report_llm {
-	char *name;        /* "llama-3.2-1b" */
-	char *arch;        /* "llama" */
+	char *name;	    /* "llama-3.2-1b" */
+	char *arch;	    /* "llama" */
 	struct rnum params; /* parameter count */
 	int hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
 	int vocab_size;
-	char *dtype;       /* "bf16", "fp16", "fp32" */
+	char *dtype; /* "bf16", "fp16", "fp32" */
 	int batch_size, prompt_len, new_tokens;
-	int cuda_graph;    /* -1 unknown, 0 no, 1 yes */
+	int cuda_graph; /* -1 unknown, 0 no, 1 yes */
 };
 
 enum report_role {
@@ -97,9 +98,9 @@ enum report_role {
 };
 
 struct report_stage {
-	char *name;        /* the stage's display name, "prefill", "decode" */
+	char *name; /* the stage's display name, "prefill", "decode" */
 	enum report_role role;
-	uint64_t instances; /* how many times the range ran */
+	uint64_t instances;  /* how many times the range ran */
 	struct rnum cpu_ms;  /* wall time of the NVTX range(s), summed */
 	struct rnum gpu_ms;  /* GPU projection: first kernel start to last kernel end, summed */
 	struct rnum busy_ms; /* union of kernel/memcpy intervals inside the projection */
@@ -110,8 +111,8 @@ struct report_stage {
 	uint64_t steps;
 	struct rnum step_mean_ms, step_p50_ms, step_p90_ms, step_max_ms;
 	/* analytic work of the whole stage (all instances), from the model */
-	struct rnum flops;      /* model FLOPs (2 per MAC) */
-	struct rnum bytes;      /* DRAM bytes that must move: weights + KV cache */
+	struct rnum flops;	   /* model FLOPs (2 per MAC) */
+	struct rnum bytes;	   /* DRAM bytes that must move: weights + KV cache */
 	struct rnum counter_flops; /* ncu FLOPs per launch x calls, summed over the stage's
 				      kernels that have counters (a lower bound when
 				      selection did not cover every kernel) */
@@ -123,14 +124,14 @@ struct report_stage {
 };
 
 struct report_aggregates {
-	struct rnum ttft_ms;       /* time to first token: prefill wall time (per request) */
-	struct rnum tpot_ms;       /* time per output token: mean decode step */
-	struct rnum tokens_per_s;  /* generated tokens (all sequences) / decode wall time */
-	struct rnum tokens;        /* generated tokens, all sequences */
-	struct rnum e2e_ms;        /* whole profiled region */
-	struct rnum gpu_span_ms;   /* first to last GPU activity */
-	struct rnum gpu_busy_ms;   /* union of GPU activity */
-	struct rnum gpu_idle_ms;   /* span - busy */
+	struct rnum ttft_ms;	  /* time to first token: prefill wall time (per request) */
+	struct rnum tpot_ms;	  /* time per output token: mean decode step */
+	struct rnum tokens_per_s; /* generated tokens (all sequences) / decode wall time */
+	struct rnum tokens;	  /* generated tokens, all sequences */
+	struct rnum e2e_ms;	  /* whole profiled region */
+	struct rnum gpu_span_ms;  /* first to last GPU activity */
+	struct rnum gpu_busy_ms;  /* union of GPU activity */
+	struct rnum gpu_idle_ms;  /* span - busy */
 };
 
 enum kernel_bound {
@@ -143,37 +144,37 @@ enum kernel_bound {
 /* Hardware counters of one kernel (per launch, averaged over the profiled
  * launches). Absent when ncu did not profile it. */
 struct report_counters {
-	uint64_t profiled;          /* launches ncu measured; 0 = no counters */
-	struct rnum duration_ns;    /* gpu__time_duration.sum, mean */
-	struct rnum sm_sol_pct;     /* sm__throughput.avg.pct_of_peak_sustained_elapsed */
-	struct rnum mem_sol_pct;    /* gpu__compute_memory_throughput... (memory SOL) */
-	struct rnum dram_sol_pct;   /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
-	struct rnum occupancy_pct;  /* sm__warps_active.avg.pct_of_peak_sustained_active */
+	uint64_t profiled;	   /* launches ncu measured; 0 = no counters */
+	struct rnum duration_ns;   /* gpu__time_duration.sum, mean */
+	struct rnum sm_sol_pct;	   /* sm__throughput.avg.pct_of_peak_sustained_elapsed */
+	struct rnum mem_sol_pct;   /* gpu__compute_memory_throughput... (memory SOL) */
+	struct rnum dram_sol_pct;  /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
+	struct rnum occupancy_pct; /* sm__warps_active.avg.pct_of_peak_sustained_active */
 	struct rnum flops_hp, flops_sp, flops_dp, flops_tensor; /* FLOPs per launch by kind */
-	struct rnum flops;          /* total FLOPs per launch (sum of the above that are available) */
-	struct rnum dram_bytes;     /* dram__bytes.sum per launch (read + write) */
+	struct rnum flops;	/* total FLOPs per launch (sum of the above that are available) */
+	struct rnum dram_bytes; /* dram__bytes.sum per launch (read + write) */
 	/* derived by report_model_derive() when not set by the join */
-	struct rnum ai;             /* flops / dram_bytes, FLOP/byte */
+	struct rnum ai;		     /* flops / dram_bytes, FLOP/byte */
 	struct rnum achieved_tflops; /* flops / duration */
 	enum kernel_bound bound;
 };
 
 struct report_kernel {
-	char *short_name;  /* "ampere_bf16_s16816gemm_..." or demangled base name */
-	char *full_name;   /* demangled full signature */
-	char *device;      /* "GPU 0" */
-	char *stage;       /* stage name it ran in; NULL = outside every stage;
-			      "mixed" when it ran in several */
+	char *short_name; /* "ampere_bf16_s16816gemm_..." or demangled base name */
+	char *full_name;  /* demangled full signature */
+	char *device;	  /* "GPU 0" */
+	char *stage;	  /* stage name it ran in; NULL = outside every stage;
+			     "mixed" when it ran in several */
 	uint64_t calls;
 	uint64_t total_ns;
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
-	int selected;        /* chosen for counters */
+	int selected;	     /* chosen for counters */
 	struct report_counters c;
 };
 
 struct report_operator {
-	char *name;      /* NVTX range name: "attn.qkv" */
-	char *stage;     /* enclosing stage, or NULL */
+	char *name;  /* NVTX range name: "attn.qkv" */
+	char *stage; /* enclosing stage, or NULL */
 	uint64_t calls;
 	struct rnum cpu_ms;
 	struct rnum gpu_ms;
@@ -181,26 +182,26 @@ struct report_operator {
 };
 
 struct report_selection {
-	int available;          /* the select step ran */
-	char *stage;            /* run.stage */
-	uint64_t top_n;         /* run.top_n_kernels */
+	int available;		/* the select step ran */
+	char *stage;		/* run.stage */
+	uint64_t top_n;		/* run.top_n_kernels */
 	double coverage_target; /* run.coverage, 0..1 */
-	struct rnum coverage;   /* achieved share of stage kernel time, 0..1 */
+	struct rnum coverage;	/* achieved share of stage kernel time, 0..1 */
 	uint64_t nr_selected;
 	uint64_t nr_candidates; /* distinct kernels in the stage */
-	char **reasons;         /* why selection stopped, skipped kernels, ... */
+	char **reasons;		/* why selection stopped, skipped kernels, ... */
 	size_t nr_reasons, alloc_reasons;
 };
 
 /* Peaks for the precision the model runs in (infer.dtype). */
 struct report_peaks {
-	char *precision;            /* "bf16" */
-	char *device_key;           /* hw table entry matched: "H100 SXM5 80GB"; NULL = none */
+	char *precision;  /* "bf16" */
+	char *device_key; /* hw table entry matched: "H100 SXM5 80GB"; NULL = none */
 	struct rnum datasheet_tflops, datasheet_gbs;
-	char *datasheet_source;     /* "datasheet: NVIDIA H100 ...", "override hardware.peak_tflops" */
+	char *datasheet_source; /* "datasheet: NVIDIA H100 ...", "override hardware.peak_tflops" */
 	struct rnum measured_tflops, measured_gbs;
-	char *measured_source;      /* "llmprof calibrate 2026-11-21T...", "override ..." */
-	char **notes;               /* warnings: SM count mismatch, unknown GPU, ... */
+	char *measured_source; /* "llmprof calibrate 2026-11-21T...", "override ..." */
+	char **notes;	       /* warnings: SM count mismatch, unknown GPU, ... */
 	size_t nr_notes, alloc_notes;
 };
 
@@ -212,10 +213,11 @@ enum lane_kind {
 };
 struct report_interval {
 	int64_t start_ns, end_ns;
-	const char *label; /* borrowed from the model's string pool (lane range names); may be NULL */
+	const char
+	    *label; /* borrowed from the model's string pool (lane range names); may be NULL */
 };
 struct report_lane {
-	char *name;  /* "decode (NVTX)", "stream 7" */
+	char *name; /* "decode (NVTX)", "stream 7" */
 	enum lane_kind kind;
 	struct report_interval *iv;
 	size_t nr, alloc;
@@ -224,7 +226,7 @@ struct report_timeline {
 	int64_t t0_ns, t1_ns; /* extent; 0,0 = computed from the lanes */
 	struct report_lane *lanes;
 	size_t nr_lanes, alloc_lanes;
-	char **labels;        /* string pool for interval labels */
+	char **labels; /* string pool for interval labels */
 	size_t nr_labels, alloc_labels;
 };
 
@@ -236,8 +238,8 @@ enum finding_severity {
 
 struct report_finding {
 	enum finding_severity severity;
-	char *code; /* stable id: "decode-launch-bound" */
-	char *text; /* one sentence (bottleneck, with numbers) */
+	char *code;	      /* stable id: "decode-launch-bound" */
+	char *text;	      /* one sentence (bottleneck, with numbers) */
 	char *recommendation; /* what to try; NULL when purely informative */
 };
 
@@ -277,16 +279,15 @@ struct report_operator *report_model_add_operator(struct report_model *m, const 
 						  const char *stage);
 struct report_lane *report_model_add_lane(struct report_model *m, const char *name,
 					  enum lane_kind kind);
-void report_lane_add(struct report_lane *lane, int64_t start_ns, int64_t end_ns,
-		     const char *label);
+void report_lane_add(struct report_lane *lane, int64_t start_ns, int64_t end_ns, const char *label);
 void report_model_add_tool(struct report_model *m, const char *name, const char *version);
 void report_model_add_note(struct report_model *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void report_model_add_reason(struct report_model *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void report_model_add_finding(struct report_model *m, enum finding_severity sev,
-			      const char *code, const char *recommendation, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 2, 3)));
+void report_model_add_finding(struct report_model *m, enum finding_severity sev, const char *code,
+			      const char *recommendation, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Lookups; NULL when absent. The first stage with the role wins. */
 const struct report_stage *report_model_stage_by_role(const struct report_model *m,

@@ -62,7 +62,9 @@ static void svg_open(struct strbuf *sb, int w, int h, const char *label)
 		    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
 		    w, h, w, h);
 	xml_text(sb, label);
-	strbuf_addf(sb, "\" " FONT " font-size=\"12\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+	strbuf_addf(sb,
+		    "\" " FONT
+		    " font-size=\"12\">\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 		    w, h);
 }
 
@@ -125,10 +127,11 @@ static void lane_binned(struct strbuf *sb, const struct report_lane *l, int64_t 
 			c++;
 		}
 		if (level)
-			strbuf_addf(sb,
-				    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
-				    "fill-opacity=\"%.2f\"/>\n",
-				    x + start, y, c - start, h, color, 0.25 * level);
+			strbuf_addf(
+			    sb,
+			    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+			    "fill-opacity=\"%.2f\"/>\n",
+			    x + start, y, c - start, h, color, 0.25 * level);
 	}
 	free(cov);
 }
@@ -177,8 +180,9 @@ void svg_timeline(struct strbuf *sb, const struct report_model *m, int width)
 		add_ms_label(sb, t);
 		strbuf_addstr(sb, "</text>\n");
 	}
-	strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"" C_AXIS
-			"\">time (ms)</text>\n",
+	strbuf_addf(sb,
+		    "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"" C_AXIS
+		    "\">time (ms)</text>\n",
 		    width - 20, h - 2);
 	y = 20;
 	for (i = 0; i < tl->nr_lanes; i++, y += TL_LANE_H + TL_LANE_GAP) {
@@ -203,16 +207,17 @@ void svg_timeline(struct strbuf *sb, const struct report_model *m, int width)
 		}
 		for (j = 0; j < l->nr; j++) {
 			const struct report_interval *iv = &l->iv[j];
-			double x0 = TL_LABEL_W + (double)(iv->start_ns - t0) / (double)(t1 - t0) * plot_w;
+			double x0 =
+			    TL_LABEL_W + (double)(iv->start_ns - t0) / (double)(t1 - t0) * plot_w;
 			double w = (double)(iv->end_ns - iv->start_ns) / (double)(t1 - t0) * plot_w;
 
 			if (w < 0.5)
 				w = 0.5;
-			strbuf_addf(sb,
-				    "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
-				    "stroke=\"#ffffff\" stroke-width=\"0.5\"><title>",
-				    x0, y, w, TL_LANE_H,
-				    range_color(iv->label ? iv->label : l->name));
+			strbuf_addf(
+			    sb,
+			    "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+			    "stroke=\"#ffffff\" stroke-width=\"0.5\"><title>",
+			    x0, y, w, TL_LANE_H, range_color(iv->label ? iv->label : l->name));
 			xml_text(sb, iv->label ? iv->label : l->name);
 			strbuf_addstr(sb, ": ");
 			fmt_ns_as_ms(sb, (double)(iv->end_ns - iv->start_ns));
@@ -243,10 +248,10 @@ static void legend(struct strbuf *sb, int x, int y)
 {
 	static const struct {
 		const char *name, *color;
-	} items[] = { { "compute-bound", C_COMPUTE },
-		      { "memory-bound", C_MEMORY },
-		      { "latency-bound", C_LATENCY },
-		      { "no counters", C_UNKNOWN } };
+	} items[] = {{"compute-bound", C_COMPUTE},
+		     {"memory-bound", C_MEMORY},
+		     {"latency-bound", C_LATENCY},
+		     {"no counters", C_UNKNOWN}};
 
 	for (size_t i = 0; i < 4; i++, x += 130)
 		strbuf_addf(sb,
@@ -283,7 +288,8 @@ void svg_kernel_bars(struct strbuf *sb, const struct report_model *m, int width,
 		strbuf_addf(sb, " ms in %llu calls, ", (unsigned long long)k->calls);
 		fmt_pct(sb, k->pct_gpu);
 		strbuf_addf(sb, "%% of GPU time, %s", kernel_bound_name(k->c.bound));
-		strbuf_addf(sb, "</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#222222\">",
+		strbuf_addf(sb,
+			    "</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#222222\">",
 			    KB_LABEL_W - 8, y + 13);
 		{
 			struct strbuf s = STRBUF_INIT;
@@ -291,11 +297,12 @@ void svg_kernel_bars(struct strbuf *sb, const struct report_model *m, int width,
 			xml_text(sb, s.buf);
 			strbuf_release(&s);
 		}
-		strbuf_addf(sb,
-			    "</text><rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
-			    "<text x=\"%.2f\" y=\"%d\" fill=\"" C_AXIS "\">",
-			    KB_LABEL_W, y + 2, w < 1 ? 1 : w, KB_ROW_H - 5, bound_color(k->c.bound),
-			    KB_LABEL_W + (w < 1 ? 1 : w) + 6, y + 13);
+		strbuf_addf(
+		    sb,
+		    "</text><rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
+		    "<text x=\"%.2f\" y=\"%d\" fill=\"" C_AXIS "\">",
+		    KB_LABEL_W, y + 2, w < 1 ? 1 : w, KB_ROW_H - 5, bound_color(k->c.bound),
+		    KB_LABEL_W + (w < 1 ? 1 : w) + 6, y + 13);
 		fmt_ns_as_ms(sb, (double)k->total_ns);
 		strbuf_addstr(sb, " ms (");
 		fmt_pct(sb, k->pct_gpu);
@@ -307,7 +314,7 @@ void svg_kernel_bars(struct strbuf *sb, const struct report_model *m, int width,
 
 static void decade_label(struct strbuf *sb, int e)
 {
-	static const char *const big[] = { "1", "10", "100", "1k", "10k", "100k", "1M" };
+	static const char *const big[] = {"1", "10", "100", "1k", "10k", "100k", "1M"};
 
 	if (e >= 0 && e < 7)
 		strbuf_addstr(sb, big[e]);
@@ -366,9 +373,9 @@ static void draw_ceiling(struct strbuf *sb, const struct ceiling *c, const struc
 void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 {
 	const struct report_peaks *p = &m->peaks;
-	struct ceiling ceil_ds = { "datasheet", "", p->datasheet_tflops, p->datasheet_gbs };
-	struct ceiling ceil_ms = { "measured", " stroke-dasharray=\"6 4\"", p->measured_tflops,
-				   p->measured_gbs };
+	struct ceiling ceil_ds = {"datasheet", "", p->datasheet_tflops, p->datasheet_gbs};
+	struct ceiling ceil_ms = {"measured", " stroke-dasharray=\"6 4\"", p->measured_tflops,
+				  p->measured_gbs};
 	const int ml = 70, mr = 20, mt = 16, mb = 52;
 	int height = width * 55 / 100, npts = 0, label_y;
 	double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = 0;
@@ -387,7 +394,7 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 		ymax = fmax(ymax, c->achieved_tflops.v);
 	}
 	{
-		const struct ceiling *cs[] = { &ceil_ds, &ceil_ms };
+		const struct ceiling *cs[] = {&ceil_ds, &ceil_ms};
 		for (size_t i = 0; i < 2; i++) {
 			if (cs[i]->tflops.available && cs[i]->tflops.v > 0) {
 				ymax = fmax(ymax, cs[i]->tflops.v);
@@ -418,8 +425,8 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 		ex1 = ex0 + 1;
 	if (ey1 <= ey0)
 		ey1 = ey0 + 1;
-	xs = (struct svg_scale){ pow(10, ex0), pow(10, ex1), ml, width - mr, 1 };
-	ys = (struct svg_scale){ pow(10, ey0), pow(10, ey1), height - mb, mt, 1 };
+	xs = (struct svg_scale){pow(10, ex0), pow(10, ex1), ml, width - mr, 1};
+	ys = (struct svg_scale){pow(10, ey0), pow(10, ey1), height - mb, mt, 1};
 	svg_open(sb, width, height, "Roofline");
 	for (int e = ex0; e <= ex1; e++) {
 		double x = svg_scale_map(&xs, pow(10, e));
@@ -435,19 +442,21 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 		double y = svg_scale_map(&ys, pow(10, e));
 		strbuf_addf(sb,
 			    "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" stroke=\"" C_GRID
-			    "\"/><text x=\"%d\" y=\"%.2f\" text-anchor=\"end\" fill=\"" C_AXIS "\">",
+			    "\"/><text x=\"%d\" y=\"%.2f\" text-anchor=\"end\" fill=\"" C_AXIS
+			    "\">",
 			    ml, y, width - mr, y, ml - 6, y + 4);
 		decade_label(sb, e);
 		strbuf_addstr(sb, "</text>\n");
 	}
-	strbuf_addf(sb,
-		    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"" C_AXIS
-		    "\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"" C_AXIS
-		    "\">arithmetic intensity (FLOP/byte of DRAM traffic)</text>\n"
-		    "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" fill=\"" C_AXIS
-		    "\" transform=\"rotate(-90 14 %d)\">achieved TFLOP/s</text>\n",
-		    ml, mt, width - ml - mr, height - mt - mb, (ml + width - mr) / 2, height - mb + 36,
-		    (mt + height - mb) / 2, (mt + height - mb) / 2);
+	strbuf_addf(
+	    sb,
+	    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"" C_AXIS
+	    "\"/>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"" C_AXIS
+	    "\">arithmetic intensity (FLOP/byte of DRAM traffic)</text>\n"
+	    "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" fill=\"" C_AXIS
+	    "\" transform=\"rotate(-90 14 %d)\">achieved TFLOP/s</text>\n",
+	    ml, mt, width - ml - mr, height - mt - mb, (ml + width - mr) / 2, height - mb + 36,
+	    (mt + height - mb) / 2, (mt + height - mb) / 2);
 	label_y = height - mb - 24;
 	draw_ceiling(sb, &ceil_ms, &xs, &ys, &label_y);
 	draw_ceiling(sb, &ceil_ds, &xs, &ys, &label_y);
@@ -460,11 +469,12 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 		    c->achieved_tflops.v <= 0)
 			continue;
 		r = 3 + 9 * sqrt((k->pct_gpu.available ? k->pct_gpu.v : 0) / 100);
-		strbuf_addf(sb,
-			    "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" fill-opacity=\"0.75\" "
-			    "stroke=\"#222222\" stroke-width=\"0.6\"><title>",
-			    svg_scale_map(&xs, c->ai.v), svg_scale_map(&ys, c->achieved_tflops.v), r,
-			    bound_color(c->bound));
+		strbuf_addf(
+		    sb,
+		    "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" fill-opacity=\"0.75\" "
+		    "stroke=\"#222222\" stroke-width=\"0.6\"><title>",
+		    svg_scale_map(&xs, c->ai.v), svg_scale_map(&ys, c->achieved_tflops.v), r,
+		    bound_color(c->bound));
 		xml_text(sb, k->short_name);
 		strbuf_addstr(sb, "\nAI ");
 		fmt_fixed(sb, c->ai, 2);

@@ -8,8 +8,7 @@
 #include "report/tables.h"
 #include "core/banned.h"
 
-void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header,
-		 ...)
+void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header, ...)
 {
 	va_list ap;
 	const char *h;
@@ -311,7 +310,7 @@ void rtable_utilization(const struct report_model *m, struct rtable *t)
 		rtable_cell(t, s->name);
 		rtable_cell(t, s->role == REPORT_ROLE_PREFILL  ? "MFU"
 			       : s->role == REPORT_ROLE_DECODE ? "MBU"
-							      : "-");
+							       : "-");
 		fmt_si(&sb, s->flops, "FLOP");
 		rtable_cell_sb(t, &sb);
 		fmt_si(&sb, s->bytes, "B");

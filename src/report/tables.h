@@ -20,8 +20,7 @@ struct rtable {
 	size_t nr_cells, alloc_cells;
 };
 
-void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header,
-		 ...);
+void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header, ...);
 /* Appends one cell; rows fill left to right. */
 void rtable_cell(struct rtable *t, const char *s);
 void rtable_cellf(struct rtable *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -48,10 +48,10 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 	struct report_kernel *k;
 	struct report_operator *o;
 	struct report_lane *l;
-	struct calibration cal = { 0 };
-	struct hw_overrides ov = { RNUM_NONE, RNUM_NONE, RNUM_NONE, RNUM_NONE };
-	static const char *const step_names[] = { "config", "provenance", "trace", "analyze",
-						   "select",  "ncu",        "join",  "reports" };
+	struct calibration cal = {0};
+	struct hw_overrides ov = {RNUM_NONE, RNUM_NONE, RNUM_NONE, RNUM_NONE};
+	static const char *const step_names[] = {"config", "provenance", "trace", "analyze",
+						 "select", "ncu",	 "join",  "reports"};
 
 	report_model_init(m);
 	report_set_str(&m->run.run_id, "20261121-120000-a1b2");
@@ -156,11 +156,12 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 			   "prefill", 112, 9100000);
 	if (kind == FIXTURE_COMPLETE)
 		fixture_counters(k, 81200, 22.5, 38.2, 35.0, 12.4, 2.5e9, 9.52e7);
-	k = fixture_kernel(m, "flash_fwd_kernel",
-			   "void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>(Flash_fwd_params)",
-			   "prefill", 16, 1900000);
-	k = fixture_kernel(m, "fill_kernel<float> & co", "void fill_kernel<float>(float *, float, long)",
-			   NULL, 40, 19500000);
+	k = fixture_kernel(
+	    m, "flash_fwd_kernel",
+	    "void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>(Flash_fwd_params)",
+	    "prefill", 16, 1900000);
+	k = fixture_kernel(m, "fill_kernel<float> & co",
+			   "void fill_kernel<float>(float *, float, long)", NULL, 40, 19500000);
 
 	o = report_model_add_operator(m, "mlp.up_gate", "decode");
 	o->calls = 496;
@@ -190,7 +191,8 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 	m->sel.coverage = rnum_of(0.962);
 	m->sel.nr_selected = 4;
 	m->sel.nr_candidates = 6;
-	report_model_add_reason(m, "stopped after 4 kernels: 96.2%% of decode kernel time >= 95.0%%");
+	report_model_add_reason(m,
+				"stopped after 4 kernels: 96.2%% of decode kernel time >= 95.0%%");
 
 	l = report_model_add_lane(m, "Stages (NVTX)", LANE_RANGE);
 	report_lane_add(l, 0, 14250000, "prefill");

@@ -58,14 +58,14 @@ static void test_analytic_errors(void **state)
 	static const struct {
 		const char *json, *want;
 	} cases[] = {
-		{ "{\"schema\": \"x\"}", "not an analytic file" },
-		{ "{\"schema\": \"llmprof-llm-analytic/1\"}", "'prefill' object is missing" },
-		{ "{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": -1, \"bytes\": 1},"
-		  " \"decode\": {\"flops\": 1, \"bytes\": 1}}",
-		  "'prefill.flops' must be a non-negative integer" },
-		{ "{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, \"bytes\": 1}}",
-		  "'decode' object is missing" },
-		{ "{\n  \"schema\": ,\n}", "a.json:2:" },
+	    {"{\"schema\": \"x\"}", "not an analytic file"},
+	    {"{\"schema\": \"llmprof-llm-analytic/1\"}", "'prefill' object is missing"},
+	    {"{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": -1, \"bytes\": 1},"
+	     " \"decode\": {\"flops\": 1, \"bytes\": 1}}",
+	     "'prefill.flops' must be a non-negative integer"},
+	    {"{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, \"bytes\": 1}}",
+	     "'decode' object is missing"},
+	    {"{\n  \"schema\": ,\n}", "a.json:2:"},
 	};
 	struct report_model m;
 	struct strbuf err = STRBUF_INIT;
@@ -74,9 +74,9 @@ static void test_analytic_errors(void **state)
 		report_model_init(&m);
 		report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
 		strbuf_reset(&err);
-		assert_int_equal(analytic_load_buffer(&m, cases[i].json, strlen(cases[i].json),
-						      "a.json", &err),
-				 -1);
+		assert_int_equal(
+		    analytic_load_buffer(&m, cases[i].json, strlen(cases[i].json), "a.json", &err),
+		    -1);
 		if (!strstr(err.buf, cases[i].want))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.buf, cases[i].want);
 		assert_false(m.stages[0].flops.available && i < 2);
@@ -95,9 +95,9 @@ static void test_peaks_load(void **state)
 	char tmpl[] = "/tmp/llmprof-peaks-XXXXXX";
 	struct strbuf conf = STRBUF_INIT, err = STRBUF_INIT, path = STRBUF_INIT;
 	struct config *cfg = NULL;
-	struct calibration c = { 0 };
+	struct calibration c = {0};
 	struct report_model m;
-	const char *ov[] = { "hardware.peak_bandwidth_gbs=3000", "hardware.measured_tflops=-5" };
+	const char *ov[] = {"hardware.peak_bandwidth_gbs=3000", "hardware.measured_tflops=-5"};
 
 	assert_non_null(mkdtemp(tmpl));
 	setenv("LLMPROF_CALIBRATION_DIR", tmpl, 1);
@@ -114,7 +114,7 @@ static void test_peaks_load(void **state)
 	m.env.sm_count = 132;
 	peaks_load(&m, cfg, 0);
 	assert_true(m.peaks.datasheet_tflops.v == 989.4);
-	assert_true(m.peaks.datasheet_gbs.v == 3000); /* override */
+	assert_true(m.peaks.datasheet_gbs.v == 3000);  /* override */
 	assert_true(m.peaks.measured_tflops.v == 788); /* -5 ignored */
 	assert_true(m.peaks.measured_gbs.v == 4300);
 	assert_int_equal(m.peaks.nr_notes, 1);
@@ -143,9 +143,9 @@ static void test_peaks_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_analytic_file),
-		cmocka_unit_test(test_analytic_errors),
-		cmocka_unit_test(test_peaks_load),
+	    cmocka_unit_test(test_analytic_file),
+	    cmocka_unit_test(test_analytic_errors),
+	    cmocka_unit_test(test_peaks_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

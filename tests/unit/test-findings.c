@@ -212,7 +212,8 @@ static void test_outside_stages(void **state)
 	k->total_ns = 5000000; /* 5 / 25 = 20% outside */
 	run(&m);
 	assert_non_null(find(&m, "kernels-outside-stages"));
-	assert_non_null(strstr(find(&m, "kernels-outside-stages")->text, "20.0% of GPU kernel time"));
+	assert_non_null(
+	    strstr(find(&m, "kernels-outside-stages")->text, "20.0% of GPU kernel time"));
 	report_model_release(&m);
 
 	base(&m, 0, 0, 0);
@@ -318,14 +319,14 @@ static void test_numbers_and_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode_launch_bound),
-		cmocka_unit_test(test_decode_kernels_inefficient),
-		cmocka_unit_test(test_prefill_mfu_low),
-		cmocka_unit_test(test_kernel_dominant),
-		cmocka_unit_test(test_outside_stages),
-		cmocka_unit_test(test_no_gpu_work_and_failed_steps),
-		cmocka_unit_test(test_counters_missing),
-		cmocka_unit_test(test_numbers_and_order),
+	    cmocka_unit_test(test_decode_launch_bound),
+	    cmocka_unit_test(test_decode_kernels_inefficient),
+	    cmocka_unit_test(test_prefill_mfu_low),
+	    cmocka_unit_test(test_kernel_dominant),
+	    cmocka_unit_test(test_outside_stages),
+	    cmocka_unit_test(test_no_gpu_work_and_failed_steps),
+	    cmocka_unit_test(test_counters_missing),
+	    cmocka_unit_test(test_numbers_and_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,24 +32,24 @@ static void test_match_real_names(void **state)
 		int sm;
 		const char *key;
 	} cases[] = {
-		{ "NVIDIA H100 80GB HBM3", 132, "H100 SXM5 80GB" },
-		{ "NVIDIA H100 PCIe", 114, "H100 PCIe 80GB" },
-		{ "NVIDIA H100 NVL", 132, "H100 NVL 94GB" },
-		{ "NVIDIA H200", 132, "H200 SXM 141GB" },
-		{ "NVIDIA H200 NVL", 132, "H200 NVL 141GB" },
-		{ "NVIDIA A100-SXM4-80GB", 108, "A100 SXM4 80GB" },
-		{ "NVIDIA A100-SXM4-40GB", 108, "A100 SXM4 40GB" },
-		{ "NVIDIA A100-PCIE-40GB", 108, "A100 PCIe 40GB" },
-		{ "NVIDIA A100 80GB PCIe", 108, "A100 PCIe 80GB" },
-		{ "NVIDIA L40S", 142, "L40S" },
-		{ "NVIDIA GeForce RTX 4090", 128, "GeForce RTX 4090" },
-		{ "NVIDIA GeForce RTX 5090", 170, "GeForce RTX 5090" },
-		{ "NVIDIA B200", 148, "B200" },
-		/* case and punctuation do not matter */
-		{ "nvidia h100 80gb hbm3", 0, "H100 SXM5 80GB" },
-		/* the SM count settles a name that does not give the SKU */
-		{ "NVIDIA H100", 114, "H100 PCIe 80GB" },
-		{ "NVIDIA H100", 132, "H100 SXM5 80GB" },
+	    {"NVIDIA H100 80GB HBM3", 132, "H100 SXM5 80GB"},
+	    {"NVIDIA H100 PCIe", 114, "H100 PCIe 80GB"},
+	    {"NVIDIA H100 NVL", 132, "H100 NVL 94GB"},
+	    {"NVIDIA H200", 132, "H200 SXM 141GB"},
+	    {"NVIDIA H200 NVL", 132, "H200 NVL 141GB"},
+	    {"NVIDIA A100-SXM4-80GB", 108, "A100 SXM4 80GB"},
+	    {"NVIDIA A100-SXM4-40GB", 108, "A100 SXM4 40GB"},
+	    {"NVIDIA A100-PCIE-40GB", 108, "A100 PCIe 40GB"},
+	    {"NVIDIA A100 80GB PCIe", 108, "A100 PCIe 80GB"},
+	    {"NVIDIA L40S", 142, "L40S"},
+	    {"NVIDIA GeForce RTX 4090", 128, "GeForce RTX 4090"},
+	    {"NVIDIA GeForce RTX 5090", 170, "GeForce RTX 5090"},
+	    {"NVIDIA B200", 148, "B200"},
+	    /* case and punctuation do not matter */
+	    {"nvidia h100 80gb hbm3", 0, "H100 SXM5 80GB"},
+	    /* the SM count settles a name that does not give the SKU */
+	    {"NVIDIA H100", 114, "H100 PCIe 80GB"},
+	    {"NVIDIA H100", 132, "H100 SXM5 80GB"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -63,14 +63,14 @@ static void test_match_real_names(void **state)
 static void test_no_false_matches(void **state)
 {
 	static const char *const names[] = {
-		"NVIDIA GH200 480GB",         /* Grace Hopper: not an H200 */
-		"NVIDIA GB200",               /* not a B200 */
-		"NVIDIA GeForce RTX 4090 D",  /* 114 SMs, another SKU */
-		"NVIDIA GeForce RTX 4090 Laptop GPU",
-		"NVIDIA L40",                 /* L40 is not L40S */
-		"NVIDIA GeForce RTX 3090",
-		"Tesla V100-SXM2-16GB",
-		"",
+	    "NVIDIA GH200 480GB",	 /* Grace Hopper: not an H200 */
+	    "NVIDIA GB200",		 /* not a B200 */
+	    "NVIDIA GeForce RTX 4090 D", /* 114 SMs, another SKU */
+	    "NVIDIA GeForce RTX 4090 Laptop GPU",
+	    "NVIDIA L40", /* L40 is not L40S */
+	    "NVIDIA GeForce RTX 3090",
+	    "Tesla V100-SXM2-16GB",
+	    "",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -162,8 +162,8 @@ static void test_derive_stage_utilisation(void **state)
 {
 	struct report_model m;
 	struct report_stage *s;
-	struct calibration cal = { 0 };
-	struct hw_overrides ov = { RNUM_NONE, RNUM_NONE, RNUM_NONE, RNUM_NONE };
+	struct calibration cal = {0};
+	struct hw_overrides ov = {RNUM_NONE, RNUM_NONE, RNUM_NONE, RNUM_NONE};
 
 	report_model_init(&m);
 	report_set_str(&m.env.gpu_name, "NVIDIA H100 80GB HBM3");
@@ -202,8 +202,8 @@ static void test_derive_stage_utilisation(void **state)
 static void test_resolve_overrides_and_unknown(void **state)
 {
 	struct report_model m;
-	struct hw_overrides ov = { rnum_of(500), RNUM_NONE, RNUM_NONE, rnum_of(2500) };
-	struct calibration cal = { 0 };
+	struct hw_overrides ov = {rnum_of(500), RNUM_NONE, RNUM_NONE, rnum_of(2500)};
+	struct calibration cal = {0};
 
 	report_model_init(&m);
 	report_set_str(&m.env.gpu_name, "NVIDIA H100 PCIe");
@@ -217,7 +217,8 @@ static void test_resolve_overrides_and_unknown(void **state)
 	assert_near(m.peaks.measured_gbs.v, 2500, 0);
 	assert_non_null(strstr(m.peaks.datasheet_source, "override hardware.peak_tflops"));
 	assert_non_null(strstr(m.peaks.datasheet_source, "bandwidth: NVIDIA H100 datasheet"));
-	assert_non_null(strstr(m.peaks.measured_source, "override hardware.measured_bandwidth_gbs"));
+	assert_non_null(
+	    strstr(m.peaks.measured_source, "override hardware.measured_bandwidth_gbs"));
 	report_model_release(&m);
 
 	/* unknown GPU of a known architecture: estimated compute, bandwidth from the trace */
@@ -250,9 +251,10 @@ static void test_calibration_parse(void **state)
 {
 	struct calibration c;
 	struct strbuf err = STRBUF_INIT;
-	const char good[] = "{\"gpu\": \"NVIDIA H100 80GB HBM3\", \"sm_count\": 132, \"cc\": \"9.0\","
-			    " \"gemm\": {\"m\": 8192, \"tflops\": 798.2}, \"copy\": {\"gbs\": 3003.1,"
-			    " \"convention\": \"read+write\"}, \"created_at\": \"2026-11-21T16:00:00Z\"}";
+	const char good[] =
+	    "{\"gpu\": \"NVIDIA H100 80GB HBM3\", \"sm_count\": 132, \"cc\": \"9.0\","
+	    " \"gemm\": {\"m\": 8192, \"tflops\": 798.2}, \"copy\": {\"gbs\": 3003.1,"
+	    " \"convention\": \"read+write\"}, \"created_at\": \"2026-11-21T16:00:00Z\"}";
 
 	assert_int_equal(calibration_parse(good, strlen(good), "x.json", &c, &err), 0);
 	assert_string_equal(c.gpu, "NVIDIA H100 80GB HBM3");
@@ -266,14 +268,16 @@ static void test_calibration_parse(void **state)
 	assert_non_null(strstr(err.buf, "x.json:1:"));
 	strbuf_reset(&err);
 	{
-		const char neg[] = "{\"gpu\": \"g\", \"gemm\": {\"tflops\": -1}, \"copy\": {\"gbs\": 1}}";
+		const char neg[] =
+		    "{\"gpu\": \"g\", \"gemm\": {\"tflops\": -1}, \"copy\": {\"gbs\": 1}}";
 		assert_int_equal(calibration_parse(neg, strlen(neg), "x.json", &c, &err), -1);
 		assert_non_null(strstr(err.buf, "'tflops' must be a positive number"));
 	}
 	strbuf_reset(&err);
 	{
-		const char conv[] = "{\"gpu\": \"g\", \"gemm\": {\"tflops\": 1}, \"copy\": {\"gbs\": 1, "
-				    "\"convention\": \"read\"}}";
+		const char conv[] =
+		    "{\"gpu\": \"g\", \"gemm\": {\"tflops\": 1}, \"copy\": {\"gbs\": 1, "
+		    "\"convention\": \"read\"}}";
 		assert_int_equal(calibration_parse(conv, strlen(conv), "x.json", &c, &err), -1);
 		assert_non_null(strstr(err.buf, "convention"));
 	}
@@ -283,7 +287,7 @@ static void test_calibration_parse(void **state)
 static void test_calibration_store_load(void **state)
 {
 	char tmpl[] = "/tmp/llmprof-cal-XXXXXX";
-	struct calibration c = { 0 }, got;
+	struct calibration c = {0}, got;
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT, name = STRBUF_INIT;
 
 	calibration_sanitize_name(&name, "NVIDIA H100 80GB HBM3");
@@ -325,17 +329,17 @@ static void test_calibration_store_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_match_real_names),
-		cmocka_unit_test(test_no_false_matches),
-		cmocka_unit_test(test_sm_mismatch_note),
-		cmocka_unit_test(test_table_is_dense_and_sane),
-		cmocka_unit_test(test_precision),
-		cmocka_unit_test(test_estimate),
-		cmocka_unit_test(test_mfu_mbu_arithmetic),
-		cmocka_unit_test(test_derive_stage_utilisation),
-		cmocka_unit_test(test_resolve_overrides_and_unknown),
-		cmocka_unit_test(test_calibration_parse),
-		cmocka_unit_test(test_calibration_store_load),
+	    cmocka_unit_test(test_match_real_names),
+	    cmocka_unit_test(test_no_false_matches),
+	    cmocka_unit_test(test_sm_mismatch_note),
+	    cmocka_unit_test(test_table_is_dense_and_sane),
+	    cmocka_unit_test(test_precision),
+	    cmocka_unit_test(test_estimate),
+	    cmocka_unit_test(test_mfu_mbu_arithmetic),
+	    cmocka_unit_test(test_derive_stage_utilisation),
+	    cmocka_unit_test(test_resolve_overrides_and_unknown),
+	    cmocka_unit_test(test_calibration_parse),
+	    cmocka_unit_test(test_calibration_store_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

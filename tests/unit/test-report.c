@@ -128,10 +128,14 @@ static void test_deterministic(void **state)
 
 static void test_summary_sections(void **state)
 {
-	static const char *const want[] = { "# Stakeholder Summary", "## Environment",
-					    "## Aggregates",         "## Per-Stage Timings",
-					    "## MFU",                "## Top Operators",
-					    "## Top Kernels",        "## Recommendations" };
+	static const char *const want[] = {"# Stakeholder Summary",
+					   "## Environment",
+					   "## Aggregates",
+					   "## Per-Stage Timings",
+					   "## MFU",
+					   "## Top Operators",
+					   "## Top Kernels",
+					   "## Recommendations"};
 	struct report_model m;
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
@@ -288,7 +292,7 @@ static void test_timeline_bounded(void **state)
 
 static void test_scales(void **state)
 {
-	struct svg_scale lin = { 0, 10, 100, 200, 0 }, lg = { 1, 1000, 0, 300, 1 };
+	struct svg_scale lin = {0, 10, 100, 200, 0}, lg = {1, 1000, 0, 300, 1};
 
 	assert_true(svg_scale_map(&lin, 5) == 150);
 	assert_true(svg_scale_map(&lg, 10) > 99.999 && svg_scale_map(&lg, 10) < 100.001);
@@ -302,10 +306,10 @@ static void test_write_all(void **state)
 	struct report_model m;
 	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT;
 	char tmpl[] = "/tmp/llmprof-report-XXXXXX";
-	static const char *const files[] = { "kernels.md",  "operators.md", "report.md",
-					     "stakeholder_summary.md", "metrics.json",
-					     "report.html", "charts/timeline.svg",
-					     "charts/kernels.svg", "charts/roofline.svg" };
+	static const char *const files[] = {
+	    "kernels.md",	  "operators.md", "report.md",		 "stakeholder_summary.md",
+	    "metrics.json",	  "report.html",  "charts/timeline.svg", "charts/kernels.svg",
+	    "charts/roofline.svg"};
 
 	assert_non_null(mkdtemp(tmpl));
 	strbuf_addf(&dir, "%s/out", tmpl);
@@ -338,8 +342,8 @@ static int write_mode(const char *dir, const char *kind)
 	struct strbuf err = STRBUF_INIT;
 	int ret;
 
-	fixture_build(&m, kind && !strcmp(kind, "ncu-failed") ? FIXTURE_NCU_FAILED
-							       : FIXTURE_COMPLETE);
+	fixture_build(&m,
+		      kind && !strcmp(kind, "ncu-failed") ? FIXTURE_NCU_FAILED : FIXTURE_COMPLETE);
 	ret = report_write_all(&m, dir, &err);
 	if (ret)
 		fprintf(stderr, "test-report: %s\n", err.buf);
@@ -351,18 +355,18 @@ static int write_mode(const char *dir, const char *kind)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden_complete),
-		cmocka_unit_test(test_golden_ncu_failed),
-		cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_summary_sections),
-		cmocka_unit_test(test_report_md_first_line),
-		cmocka_unit_test(test_escaping),
-		cmocka_unit_test(test_number_format),
-		cmocka_unit_test(test_invalid_utf8),
-		cmocka_unit_test(test_empty_model),
-		cmocka_unit_test(test_timeline_bounded),
-		cmocka_unit_test(test_scales),
-		cmocka_unit_test(test_write_all),
+	    cmocka_unit_test(test_golden_complete),
+	    cmocka_unit_test(test_golden_ncu_failed),
+	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_summary_sections),
+	    cmocka_unit_test(test_report_md_first_line),
+	    cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_number_format),
+	    cmocka_unit_test(test_invalid_utf8),
+	    cmocka_unit_test(test_empty_model),
+	    cmocka_unit_test(test_timeline_bounded),
+	    cmocka_unit_test(test_scales),
+	    cmocka_unit_test(test_write_all),
 	};
 
 	if (argc >= 3 && !strcmp(argv[1], "--write"))
