@@ -239,6 +239,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 		}
 		rtable_release(&t);
 	}
+	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");
 
 	strbuf_addstr(out, "\n## Aggregates\n\n");
 	rtable_aggregates(m, &t);
@@ -246,6 +247,8 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 
 	strbuf_addstr(out, "\n## MFU and MBU\n\n");
 	utilization_md(m, out);
+	strbuf_addstr(out, "![Roofline](charts/roofline.svg)\n\n"
+			   "![Top kernels](charts/kernels.svg)\n\n");
 
 	strbuf_addstr(out, "## Kernel Selection\n\n");
 	if (!m->sel.available) {
