@@ -27,6 +27,8 @@ static struct rnum idle_share(const struct report_stage *s)
 
 static void rule_failed_steps(struct report_model *m)
 {
+	struct strbuf name = STRBUF_INIT, why = STRBUF_INIT;
+
 	for (size_t i = 0; i < m->run.nr_steps; i++) {
 		const struct report_step *s = &m->run.steps[i];
 		const char *missing;
@@ -42,13 +44,18 @@ static void rule_failed_steps(struct report_model *m)
 			missing = "no kernels were chosen for counters";
 		else
 			missing = "later steps did not run";
+		md_escape_inline(&name, s->name);
+		md_escape_inline(&why, s->reason ? s->reason : "no reason recorded");
 		report_model_add_finding(
 		    m, FINDING_CRITICAL, "step-failed",
 		    "Fix the cause above and rerun `llmprof profile`; "
 		    "`llmprof report RUN_DIR` redoes the reports from what exists.",
-		    "Step '%s' failed (%s), so %s.", s->name,
-		    s->reason ? s->reason : "no reason recorded", missing);
+		    "Step '%s' failed (%s), so %s.", name.buf, why.buf, missing);
+		strbuf_reset(&name);
+		strbuf_reset(&why);
 	}
+	strbuf_release(&name);
+	strbuf_release(&why);
 }
 
 static int have_counters(const struct report_model *m)
@@ -113,7 +120,9 @@ static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 		fmt_pct(sb, k->c.dram_sol_pct);
 		strbuf_addstr(sb, "%, ");
 		fmt_frac_pct(sb, rnum_of((double)k->total_ns / (double)st_ns));
-		strbuf_addf(sb, " of %s kernel time)", st->name);
+		strbuf_addstr(sb, " of ");
+		md_escape_inline(sb, st->name);
+		strbuf_addstr(sb, " kernel time)");
 		n++;
 	}
 	return n;
@@ -288,7 +297,9 @@ static void rule_dominant_kernels(struct report_model *m)
 			md_code_plain(&t, k->short_name);
 			strbuf_addstr(&t, " takes ");
 			fmt_frac_pct(&t, rnum_of(share));
-			strbuf_addf(&t, " of %s kernel time (", st->name);
+			strbuf_addstr(&t, " of ");
+			md_escape_inline(&t, st->name);
+			strbuf_addstr(&t, " kernel time (");
 			fmt_ns_as_ms(&t, (double)k->total_ns);
 			strbuf_addf(&t, " ms in %llu calls)", (unsigned long long)k->calls);
 			if (k->c.bound != BOUND_UNKNOWN) {

@@ -156,6 +156,15 @@ static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 		strbuf_addch(sb, '`');
 }
 
+void md_escape_inline(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (strchr("\\`*_[]<>|#", *s))
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
+	}
+}
+
 void md_code(struct strbuf *sb, const char *s)
 {
 	md_code_ex(sb, s, 1);

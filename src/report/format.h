@@ -38,6 +38,11 @@ void md_code(struct strbuf *sb, const char *s);
 /* The same outside tables (lists, paragraphs), where | stays as is. */
 void md_code_plain(struct strbuf *sb, const char *s);
 
+/* Markdown outside tables for text from the data (step reasons, stage
+ * names): a backslash before each of \ ` * _ [ ] < > | #, newlines as
+ * spaces. md_inline_html() undoes the backslashes. */
+void md_escape_inline(struct strbuf *sb, const char *s);
+
 /* XML/HTML text and attribute escaping (& < > " '); control characters
  * other than tab/newline, which XML forbids, and bytes that are not valid
  * UTF-8 become U+FFFD. */

@@ -1,5 +1,6 @@
 /* html.c: report.html, one self-contained XHTML-compatible page (inline CSS
  * and SVG, no script, no external resource) and report_write_all(). */
+#include <ctype.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -81,7 +82,13 @@ void md_inline_html(struct strbuf *out, const char *md)
 		{
 			size_t n = strcspn(p, "`");
 			struct strbuf txt = STRBUF_INIT;
-			strbuf_add(&txt, p, n);
+
+			/* outside code spans, "\X" (X punctuation) is a literal X */
+			for (size_t i = 0; i < n; i++) {
+				if (p[i] == '\\' && i + 1 < n && ispunct((unsigned char)p[i + 1]))
+					i++;
+				strbuf_addch(&txt, p[i]);
+			}
 			xml_text(out, txt.buf);
 			strbuf_release(&txt);
 			p += n;

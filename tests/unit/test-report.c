@@ -197,6 +197,12 @@ static void test_escaping(void **state)
 	md_inline_html(&sb, "kernel ``a`b\\|c`` at 5% & <x>");
 	assert_string_equal(sb.buf, "kernel <code>a`b|c</code> at 5% &amp; &lt;x&gt;");
 	strbuf_reset(&sb);
+	md_escape_inline(&sb, "a*b <c>|\n#");
+	assert_string_equal(sb.buf, "a\\*b \\<c\\>\\| \\#");
+	strbuf_reset(&sb);
+	md_inline_html(&sb, "a\\*b \\<c\\>\\| \\# `x\\*`");
+	assert_string_equal(sb.buf, "a*b &lt;c&gt;| # <code>x\\*</code>");
+	strbuf_reset(&sb);
 	fmt_ellipsize(&sb, "abcdefghij", 6);
 	assert_string_equal(sb.buf, "abc...");
 	strbuf_reset(&sb);
