@@ -11,8 +11,9 @@
  *   kernels[].c       ncu raw page joined to kernels       src/vendor/ (join)
  *   operators         NVTX operator ranges                 src/analysis/
  *   sel               kernel selection                     src/analysis/
- *   stages[].flops/bytes  analytic model                   src/analysis/
- *   peaks             hw_peaks_resolve() + calibration     src/analysis/hw.c
+ *   stages[].flops/bytes  analytic_load_file()             src/analysis/analytic.c
+ *   peaks             peaks_load(): config overrides, calibration, datasheet
+ *                                                          src/analysis/peaks.c
  *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c.ai       report_model_derive()
  *   findings          findings_run()                       src/analysis/findings.c
  *
