@@ -17,6 +17,10 @@
  *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c.ai       report_model_derive()
  *   findings          findings_run()                       src/analysis/findings.c
  *
+ * Order: fill the model, analytic_load_file(), peaks_load(),
+ * report_model_derive(), findings_run(), then report_write_all()
+ * (src/report/report.h).
+ *
  * Unknown is never 0: every number that may be missing is a struct rnum with
  * an `available` flag, and writers print "n/a" (Markdown/HTML) or null (JSON).
  *
