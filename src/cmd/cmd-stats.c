@@ -92,6 +92,13 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 			fprintf(stderr, "SKIPPED: %s\n", msg.buf);
 			continue;
 		}
+		if (!tbl.nrows) {
+			/* nsys prints nothing at all then, not even the header. */
+			fprintf(stderr, "NO DATA: %s: Report was successfully run, but no data was "
+					"returned.\n", r);
+			table_release(&tbl);
+			continue;
+		}
 		strbuf_reset(&out);
 		render(&tbl, fmt, &out);
 		table_release(&tbl);
