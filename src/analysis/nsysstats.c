@@ -70,6 +70,82 @@ static int cmp_gval(const void *a, const void *b)
 	return x->v < y->v ? -1 : x->v > y->v;
 }
 
+static inline int gval_less(const struct gval *x, const struct gval *y)
+{
+	for (int i = 0; i < 5; i++)
+		if (x->k[i] != y->k[i])
+			return x->k[i] < y->k[i];
+	return x->v < y->v;
+}
+
+static inline void gval_swap(struct gval *x, struct gval *y)
+{
+	struct gval t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/* Quicksort with an inlined comparator (qsort() is several times slower on
+ * millions of rows); insertion sort for short runs, qsort() as the fallback
+ * when partitions degenerate. */
+static void gval_sort_depth(struct gval *a, size_t n, int depth)
+{
+	while (n > 24) {
+		size_t mid = n / 2, i, j;
+		struct gval pivot;
+
+		if (depth-- <= 0) {
+			qsort(a, n, sizeof(*a), cmp_gval);
+			return;
+		}
+		if (gval_less(&a[mid], &a[0]))
+			gval_swap(&a[mid], &a[0]);
+		if (gval_less(&a[n - 1], &a[0]))
+			gval_swap(&a[n - 1], &a[0]);
+		if (gval_less(&a[n - 1], &a[mid]))
+			gval_swap(&a[n - 1], &a[mid]);
+		pivot = a[mid];
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			while (gval_less(&a[i], &pivot))
+				i++;
+			while (gval_less(&pivot, &a[j]))
+				j--;
+			if (i >= j)
+				break;
+			gval_swap(&a[i], &a[j]);
+			i++;
+			j--;
+		}
+		/* recurse into the smaller half, loop on the larger */
+		if (j + 1 < n - j - 1) {
+			gval_sort_depth(a, j + 1, depth);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			gval_sort_depth(a + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct gval x = a[i];
+		size_t j = i;
+
+		while (j > 0 && gval_less(&x, &a[j - 1])) {
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = x;
+	}
+}
+
+static void gval_sort(struct gval *a, size_t n)
+{
+	gval_sort_depth(a, n, 96);
+}
+
 /* One output group: its first gval, its summary and extra counters. */
 struct group {
 	size_t lo, hi;
@@ -252,7 +328,7 @@ static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		gv[i].k[0] = rank_of(t, t->kernels[i].name);
 		gv[i].v = t->kernels[i].end - t->kernels[i].start;
 	}
-	qsort(gv, t->nkernels, sizeof(*gv), cmp_gval);
+	gval_sort(gv, t->nkernels);
 	g = make_groups(gv, t->nkernels, &ng);
 	qsort(g, ng, sizeof(*g), cmp_kern);
 	total = groups_total(g, ng);
@@ -301,7 +377,7 @@ static int report_nvtx_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		gv[i].k[1] = r->style;
 		gv[i].v = (r->open ? t->nvtx_max_all : r->end) - r->start;
 	}
-	qsort(gv, t->nranges, sizeof(*gv), cmp_gval);
+	gval_sort(gv, t->nranges);
 	g = make_groups(gv, t->nranges, &ng);
 	qsort(g, ng, sizeof(*g), cmp_total_desc);
 	total = groups_total(g, ng);
@@ -358,7 +434,7 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 		gv[i].k[0] = rank_of(t, t->calls[i].name);
 		gv[i].v = t->calls[i].end - t->calls[i].start;
 	}
-	qsort(gv, t->ncalls, sizeof(*gv), cmp_gval);
+	gval_sort(gv, t->ncalls);
 	g = make_groups(gv, t->ncalls, &ng);
 	qsort(g, ng, sizeof(*g), cmp_total_desc);
 	total = groups_total(g, ng);
@@ -408,7 +484,7 @@ static int report_mem(struct trace *t, int by_size, struct table *tbl, struct st
 		gv[n].v = by_size ? m->bytes : m->end - m->start;
 		n++;
 	}
-	qsort(gv, n, sizeof(*gv), cmp_gval);
+	gval_sort(gv, n);
 	g = make_groups(gv, n, &ng);
 	qsort(g, ng, sizeof(*g), cmp_total_desc);
 	total = groups_total(g, ng);
@@ -492,7 +568,7 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		gv[n].p = (int64_t)i;
 		n++;
 	}
-	qsort(gv, n, sizeof(*gv), cmp_gval);
+	gval_sort(gv, n);
 	g = make_groups(gv, n, &ng);
 	for (size_t i = 0; i < ng; i++) {
 		for (size_t j = g[i].lo; j < g[i].hi; j++) {
@@ -580,7 +656,7 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 		gv[i].v = k->end - k->start;
 		gv[i].p = i;
 	}
-	qsort(gv, n, sizeof(*gv), cmp_gval);
+	gval_sort(gv, n);
 	g = make_groups(gv, n, &ng);
 	tmp = xmalloc(st_mult(n + 1, sizeof(*tmp)));
 	for (size_t i = 0; i < ng; i++) {
