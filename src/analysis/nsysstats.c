@@ -639,22 +639,26 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 		return -1;
 	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
 	strtab_rank(&t->strs);
-	n = p.npairs;
-	gv = xcalloc(n + 1, sizeof(*gv));
-	for (size_t i = 0; i < n; i++) {
+	gv = xcalloc(p.npairs + 1, sizeof(*gv));
+	n = 0;
+	for (size_t i = 0; i < p.npairs; i++) {
 		const struct proj_pair *pp = &p.pairs[i];
-		const struct trace_kernel *k = &t->kernels[pp->kernel];
+		const struct trace_kernel *k;
 		const struct trace_range *r = pp->range >= 0 ? &t->ranges[pp->range] : NULL;
 		int64_t gtid = pp->call >= 0 ? t->calls[pp->call].gtid : 0;
 
+		if (pp->op >= t->nkernels)
+			continue; /* memcpy/memset: not in this report */
+		k = &t->kernels[pp->op];
 		/* GROUP BY pid, tid, name, style, kernel name; NULL sorts first. */
-		gv[i].k[0] = pp->call >= 0 ? trace_pid(gtid) : -1;
-		gv[i].k[1] = pp->call >= 0 ? trace_tid(gtid) : -1;
-		gv[i].k[2] = r ? rank_of(t, r->name) : -1;
-		gv[i].k[3] = r ? r->style : -1;
-		gv[i].k[4] = rank_of(t, k->name);
-		gv[i].v = k->end - k->start;
-		gv[i].p = i;
+		gv[n].k[0] = pp->call >= 0 ? trace_pid(gtid) : -1;
+		gv[n].k[1] = pp->call >= 0 ? trace_tid(gtid) : -1;
+		gv[n].k[2] = r ? rank_of(t, r->name) : -1;
+		gv[n].k[3] = r ? r->style : -1;
+		gv[n].k[4] = rank_of(t, k->name);
+		gv[n].v = k->end - k->start;
+		gv[n].p = (int64_t)i;
+		n++;
 	}
 	gval_sort(gv, n);
 	g = make_groups(gv, n, &ng);
@@ -666,7 +670,7 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 			tmp[j] = p.pairs[gv[g[i].lo + j].p].range;
 		g[i].x[0] = count_distinct(tmp, m);
 		for (size_t j = 0; j < m; j++)
-			tmp[j] = p.pairs[gv[g[i].lo + j].p].kernel;
+			tmp[j] = p.pairs[gv[g[i].lo + j].p].op;
 		g[i].x[1] = count_distinct(tmp, m);
 	}
 	free(tmp);

@@ -78,10 +78,10 @@ static int cmp_range(const void *a, const void *b)
 	return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
 }
 
-static void add_pair(struct nvtx_proj *p, uint32_t kernel, int32_t range, int32_t call)
+static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call)
 {
 	ALLOC_GROW(p->pairs, p->npairs + 1, p->pairs_alloc);
-	p->pairs[p->npairs].kernel = kernel;
+	p->pairs[p->npairs].op = op;
 	p->pairs[p->npairs].range = range;
 	p->pairs[p->npairs].call = call;
 	p->npairs++;
@@ -231,8 +231,7 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 			p->nops_no_call += hi - lo;
 			if (flags & NVTX_PROJ_PAIRS)
 				for (size_t o = lo; o < hi; o++)
-					if (ops[o].op < nk)
-						add_pair(p, ops[o].op, -1, -1);
+					add_pair(p, ops[o].op, -1, -1);
 		}
 	}
 	free(calls);
@@ -283,16 +282,14 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 			inner = (int32_t)r;
 			if (flags & NVTX_PROJ_PAIRS)
 				for (uint32_t o = l->lo; o < l->hi; o++)
-					if (ops[o].op < nk)
-						add_pair(p, ops[o].op, (int32_t)r, l->call);
+					add_pair(p, ops[o].op, (int32_t)r, l->call);
 		}
 		for (uint32_t o = l->lo; o < l->hi; o++)
 			if (ops[o].op < nk && p->kernel_inner[ops[o].op] < 0)
 				p->kernel_inner[ops[o].op] = inner;
 		if (inner < 0 && (flags & NVTX_PROJ_PAIRS))
 			for (uint32_t o = l->lo; o < l->hi; o++)
-				if (ops[o].op < nk)
-					add_pair(p, ops[o].op, -1, l->call);
+				add_pair(p, ops[o].op, -1, l->call);
 	}
 	for (size_t r = 0; r < nr; r++)
 		if (p->nops[r] && p->parent[r] >= 0)

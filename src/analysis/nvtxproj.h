@@ -22,11 +22,12 @@
 #include "core/strbuf.h"
 #include "trace/trace.h"
 
-/* One (kernel, enclosing range) pair, as nsys's nvtx_kern_sum joins them.
- * range is -1 when the kernel is in no range; call -1 when no launch call
- * was found (then the PID/TID are unknown). */
+/* One (GPU op, enclosing range) pair, as nsys's nvtx_kern_sum joins them.
+ * op < trace->nkernels is a kernel, else memop op - nkernels. range is -1
+ * when the op is in no range; call -1 when no launch call was found (then
+ * the PID/TID are unknown). */
 struct proj_pair {
-	uint32_t kernel;
+	uint32_t op;
 	int32_t range;
 	int32_t call;
 };

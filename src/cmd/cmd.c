@@ -17,6 +17,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_config_entry,
 	&cmd_doctor_entry,
 	&cmd_stats_entry,
+	&cmd_report_entry,
 	NULL,
 };
 
