@@ -330,7 +330,8 @@ static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 	}
 	gval_sort(gv, t->nkernels);
 	g = make_groups(gv, t->nkernels, &ng);
-	qsort(g, ng, sizeof(*g), cmp_kern);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_kern);
 	total = groups_total(g, ng);
 	inv = rank_to_id(t);
 	init_time_table(tbl, "Instances", extra, 1);
@@ -379,7 +380,8 @@ static int report_nvtx_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 	}
 	gval_sort(gv, t->nranges);
 	g = make_groups(gv, t->nranges, &ng);
-	qsort(g, ng, sizeof(*g), cmp_total_desc);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
 	total = groups_total(g, ng);
 	inv = rank_to_id(t);
 	init_time_table(tbl, "Instances", extra, 2);
@@ -436,7 +438,8 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 	}
 	gval_sort(gv, t->ncalls);
 	g = make_groups(gv, t->ncalls, &ng);
-	qsort(g, ng, sizeof(*g), cmp_total_desc);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
 	total = groups_total(g, ng);
 	inv = rank_to_id(t);
 	init_time_table(tbl, "Num Calls", extra, 1);
@@ -486,7 +489,8 @@ static int report_mem(struct trace *t, int by_size, struct table *tbl, struct st
 	}
 	gval_sort(gv, n);
 	g = make_groups(gv, n, &ng);
-	qsort(g, ng, sizeof(*g), cmp_total_desc);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
 	total = groups_total(g, ng);
 	inv = rank_to_id(t);
 	if (by_size) {
@@ -580,7 +584,8 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 			g[i].x[3] += p.nchild_ops[r];
 		}
 	}
-	qsort(g, ng, sizeof(*g), cmp_total_desc);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
 	inv = rank_to_id(t);
 	table_init(tbl, cols, ARRAY_SIZE(cols));
 	table_set_kind(tbl, 0, TABLE_TEXT);
@@ -675,7 +680,8 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 	}
 	free(tmp);
 	sort_gv = gv;
-	qsort(g, ng, sizeof(*g), cmp_nvtxkern);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_nvtxkern);
 	sort_gv = NULL;
 	inv = rank_to_id(t);
 	table_init(tbl, cols, ARRAY_SIZE(cols));

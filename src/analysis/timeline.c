@@ -178,7 +178,8 @@ static int cmp_kstat(const void *a, const void *b)
 static void sort_summary(struct kernel_summary *ks, const struct strtab *strs)
 {
 	sort_strs = strs;
-	qsort(ks->rows, ks->nrows, sizeof(*ks->rows), cmp_kstat);
+	if (ks->nrows)
+		qsort(ks->rows, ks->nrows, sizeof(*ks->rows), cmp_kstat);
 	sort_strs = NULL;
 	for (size_t i = 0; i < ks->nrows; i++)
 		ks->rows[i].share = ks->total_ns ? (double)ks->rows[i].total_ns / ks->total_ns : 0;
@@ -489,7 +490,8 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		if (o->stage >= 0 && tl->stages[o->stage].kernel_ns)
 			o->stage_share = (double)o->gpu_ns / (double)tl->stages[o->stage].kernel_ns;
 	}
-	qsort(tl->ops, tl->nops, sizeof(*tl->ops), cmp_opstat);
+	if (tl->nops)
+		qsort(tl->ops, tl->nops, sizeof(*tl->ops), cmp_opstat);
 	free(is_op);
 	free(op_ns);
 	free(op_k);

@@ -42,7 +42,7 @@ static int32_t lookup(const struct strtab *st, const char *s, size_t len, size_t
 			*slot = i;
 			return -1;
 		}
-		if (!memcmp(st->strs[id], s, len) && st->strs[id][len] == '\0') {
+		if (!strncmp(st->strs[id], s, len) && st->strs[id][len] == '\0') {
 			*slot = i;
 			return id;
 		}
