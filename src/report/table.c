@@ -173,34 +173,96 @@ void table_write_md(const struct table *t, struct strbuf *out)
 	}
 }
 
+/* A JSON string as Python's json.dumps writes it (nsys -f json): ASCII only,
+ * other characters as \uXXXX (UTF-16 surrogate pairs above U+FFFF). */
 static void json_str(struct strbuf *out, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	strbuf_addch(out, '"');
-	strbuf_add_json_escaped(out, s, strlen(s));
+	while (*p) {
+		unsigned c = *p, cp = 0;
+		int n = 0;
+
+		if (c == '"' || c == '\\') {
+			strbuf_addch(out, '\\');
+			strbuf_addch(out, (char)c);
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			if (c == '\n')
+				strbuf_addstr(out, "\\n");
+			else if (c == '\r')
+				strbuf_addstr(out, "\\r");
+			else if (c == '\t')
+				strbuf_addstr(out, "\\t");
+			else if (c == '\b')
+				strbuf_addstr(out, "\\b");
+			else if (c == '\f')
+				strbuf_addstr(out, "\\f");
+			else if (c < 0x20 || c == 0x7f)
+				strbuf_addf(out, "\\u%04x", c);
+			else
+				strbuf_addch(out, (char)c);
+			p++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0) {
+			cp = c & 0x1f;
+			n = 1;
+		} else if ((c & 0xf0) == 0xe0) {
+			cp = c & 0x0f;
+			n = 2;
+		} else if ((c & 0xf8) == 0xf0) {
+			cp = c & 0x07;
+			n = 3;
+		}
+		p++;
+		for (int i = 0; i < n; i++, p++) {
+			if ((*p & 0xc0) != 0x80) {
+				n = -1;
+				break;
+			}
+			cp = (cp << 6) | (*p & 0x3f);
+		}
+		if (n <= 0) {
+			strbuf_addstr(out, "\\ufffd"); /* invalid UTF-8 */
+			continue;
+		}
+		if (cp >= 0x10000) {
+			cp -= 0x10000;
+			strbuf_addf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+		} else {
+			strbuf_addf(out, "\\u%04x", cp);
+		}
+	}
 	strbuf_addch(out, '"');
 }
 
+/* The layout of nsys stats -f json: an indented array of objects; a NULL
+ * cell is "" there, whatever the column. */
 void table_write_json(const struct table *t, struct strbuf *out)
 {
 	strbuf_addch(out, '[');
 	for (size_t r = 0; r < t->nrows; r++) {
-		strbuf_addstr(out, r ? ",\n  {" : "\n  {");
+		strbuf_addstr(out, r ? ",\n  {\n" : "\n  {\n");
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *v = table_cell(t, r, c);
 
-			if (c)
-				strbuf_addstr(out, ", ");
+			strbuf_addstr(out, "    ");
 			json_str(out, t->names[c]);
 			strbuf_addstr(out, ": ");
 			if (!v)
-				strbuf_addstr(out, "null");
+				strbuf_addstr(out, "\"\"");
 			else if (t->kinds[c] == TABLE_NUM && strcmp(v, "inf") && strcmp(v, "nan") &&
 				 strcmp(v, "-inf"))
 				strbuf_addstr(out, v);
 			else
 				json_str(out, v);
+			strbuf_addstr(out, c + 1 < t->ncols ? ",\n" : "\n");
 		}
-		strbuf_addch(out, '}');
+		strbuf_addstr(out, "  }");
 	}
 	strbuf_addstr(out, t->nrows ? "\n]\n" : "]\n");
 }

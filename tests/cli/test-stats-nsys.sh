@@ -32,4 +32,16 @@ for db in "$tmp/edge.sqlite" "$tmp/plain.sqlite"; do
 		fi
 	done
 done
+# -f json too (nsys's layout: indented objects, NULL as "")
+for r in nvtx_kern_sum cuda_gpu_mem_size_sum nvtx_gpu_proj_sum; do
+	rm -f "$tmp/nsys_$r.json"
+	"$NSYS" stats -f json -r "$r" --force-overwrite true -o "$tmp/nsys" "$tmp/edge.sqlite" >/dev/null 2>&1
+	[ -f "$tmp/nsys_$r.json" ] || { echo "skip: nsys wrote no json for $r"; exit 77; }
+	"$LLMPROF" stats -f json -r "$r" "$tmp/edge.sqlite" >"$tmp/ours.json" || fail=1
+	if tr -d '\r' <"$tmp/nsys_$r.json" | cmp -s - "$tmp/ours.json"; then
+		echo "ok: json $r"
+	else
+		echo "FAIL: json $r differs from nsys"; diff <(tr -d '\r' <"$tmp/nsys_$r.json") "$tmp/ours.json" | head; fail=1
+	fi
+done
 exit $fail

@@ -353,8 +353,8 @@ static void test_csv_writers(void **state)
 	assert_string_equal(out.buf, "N,Name\n1,\"a, \"b\"\"\n2,x\"y\n");
 	strbuf_reset(&out);
 	table_write_json(&t, &out);
-	assert_string_equal(out.buf, "[\n  {\"N\": 1, \"Name\": \"a, \\\"b\\\"\"},\n"
-				     "  {\"N\": 2, \"Name\": \"x\\\"y\"}\n]\n");
+	assert_string_equal(out.buf, "[\n  {\n    \"N\": 1,\n    \"Name\": \"a, \\\"b\\\"\"\n  },\n"
+				     "  {\n    \"N\": 2,\n    \"Name\": \"x\\\"y\"\n  }\n]\n");
 	table_release(&t);
 	strbuf_release(&out);
 }
