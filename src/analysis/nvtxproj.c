@@ -229,6 +229,8 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 		ngroups++;
 		if (!matched) {
 			p->nops_no_call += hi - lo;
+			for (size_t o = lo; o < hi; o++)
+				p->nkernels_no_call += ops[o].op < nk;
 			if (flags & NVTX_PROJ_PAIRS)
 				for (size_t o = lo; o < hi; o++)
 					add_pair(p, ops[o].op, -1, -1);

@@ -51,6 +51,8 @@ struct nvtx_proj {
 	int32_t *kernel_inner; /* innermost enclosing range (latest start), -1 if none */
 
 	size_t nops_total, nops_no_call; /* GPU ops, and those without a launch call */
+	size_t nkernels_no_call;         /* kernels among them (memops of unified memory
+					  * never have one) */
 
 	struct proj_pair *pairs;
 	size_t npairs, pairs_alloc;

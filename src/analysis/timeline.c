@@ -498,6 +498,41 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 	free(inst);
 }
 
+static int cmp_memop_stat(const void *a, const void *b)
+{
+	const struct memop_stat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static void build_memops(struct timeline *tl, const struct trace *t)
+{
+	size_t alloc = 0;
+
+	for (size_t i = 0; i < t->nmemops; i++) {
+		const struct trace_memop *m = &t->memops[i];
+		struct memop_stat *s = NULL;
+
+		for (size_t j = 0; j < tl->nmemop_stats; j++)
+			if (tl->memops[j].name == m->name)
+				s = &tl->memops[j];
+		if (!s) {
+			ALLOC_GROW(tl->memops, tl->nmemop_stats + 1, alloc);
+			s = &tl->memops[tl->nmemop_stats++];
+			memset(s, 0, sizeof(*s));
+			s->name = m->name;
+		}
+		s->count++;
+		s->total_ns += m->end - m->start;
+		s->bytes += m->bytes;
+		tl->memop_ns += m->end - m->start;
+	}
+	if (tl->nmemop_stats)
+		qsort(tl->memops, tl->nmemop_stats, sizeof(*tl->memops), cmp_memop_stat);
+}
+
 int timeline_build(struct timeline *tl, struct trace *t, const struct stage_config *cfg,
 		   struct strbuf *err)
 {
@@ -518,6 +553,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 		tl->kernel_ns += t->kernels[k].end - t->kernels[k].start;
 	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
 	tl->ops_no_launch = p.nops_no_call;
+	tl->kernels_no_launch = p.nkernels_no_call;
 
 	/* Which ranges are stage instances. */
 	stage_mask = xcalloc(t->nranges + 1, 1);
@@ -618,6 +654,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			tl->kernel_ns_outside += t->kernels[k].end - t->kernels[k].start;
 		}
 	build_operators(tl, t, &p, stage_mask, cfg);
+	build_memops(tl, t);
 	kernel_summary_build(&tl->by_name, t, NULL, 0, 0);
 	kernel_summary_build(&tl->by_config, t, NULL, 0, 1);
 
@@ -636,6 +673,7 @@ void timeline_release(struct timeline *tl)
 {
 	free(tl->kernel_stages);
 	free(tl->ops);
+	free(tl->memops);
 	kernel_summary_release(&tl->by_name);
 	kernel_summary_release(&tl->by_config);
 	memset(tl, 0, sizeof(*tl));

@@ -86,6 +86,12 @@ struct kernel_summary {
 	size_t calls;
 };
 
+struct memop_stat {
+	int32_t name;     /* "[CUDA memcpy Host-to-Device]", "[CUDA memset]"; -1 unknown kind */
+	size_t count;
+	int64_t total_ns, bytes;
+};
+
 struct timeline {
 	int have_kernels;          /* the export has a kernel table */
 	size_t nkernels, nmemops;
@@ -95,10 +101,14 @@ struct timeline {
 	size_t kernels_outside;    /* kernels in no stage instance */
 	int64_t kernel_ns_outside;
 	size_t ops_no_launch;      /* GPU ops whose launch call is missing */
+	size_t kernels_no_launch;  /* kernels among them */
 	uint8_t *kernel_stages;    /* per kernel: bit (1 << role) per stage it ran in */
 	struct operator_stat *ops; /* sorted by gpu_ns, descending */
 	size_t nops;
 	struct kernel_summary by_name, by_config;
+	struct memop_stat *memops; /* sorted by total_ns, descending */
+	size_t nmemop_stats;
+	int64_t memop_ns;
 };
 
 /* Loads what it needs from t and analyzes it. */

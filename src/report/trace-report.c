@@ -116,10 +116,10 @@ int report_analyze(struct report_ctx *c, struct strbuf *err)
 			       "kernel time): warm-up, setup or unmarked work.",
 			    tl->kernels_outside, tl->nkernels, ms(tl->kernel_ns_outside),
 			    tl->kernel_ns ? 100.0 * (double)tl->kernel_ns_outside / tl->kernel_ns : 0);
-	if (tl->ops_no_launch)
-		add_finding(c, "%zu GPU operations have no launch call in the trace (CUDA API trace "
-			       "off or cut): they belong to no NVTX range.",
-			    tl->ops_no_launch);
+	if (tl->kernels_no_launch)
+		add_finding(c, "%zu kernel%s no launch call in the trace (CUDA API trace off or cut "
+			       "short): they belong to no NVTX range.",
+			    tl->kernels_no_launch, tl->kernels_no_launch == 1 ? " has" : "s have");
 	for (int s = 0; s < STAGE_NROLES; s++) {
 		const struct stage_timing *st = &tl->stages[s];
 
@@ -243,6 +243,27 @@ static void kernel_table(const struct kernel_summary *ks, const struct strtab *s
 	}
 }
 
+static void memop_table(const struct report_ctx *c, const struct strtab *strs, struct table *t)
+{
+	static const char *const cols[] = { "operation", "count", "total (ms)", "bytes (MB)",
+					    "GB/s" };
+
+	table_init(t, cols, ARRAY_SIZE(cols));
+	table_set_kind(t, 0, TABLE_TEXT);
+	for (size_t i = 0; i < c->tl.nmemop_stats; i++) {
+		const struct memop_stat *m = &c->tl.memops[i];
+
+		table_add_str(t, str_or(strs, m->name, "(unknown copy kind)"));
+		table_add_i64(t, (int64_t)m->count);
+		add_ms(t, m->total_ns);
+		add_fixed(t, (double)m->bytes / 1e6, 3);
+		if (m->total_ns > 0)
+			add_fixed(t, (double)m->bytes / (double)m->total_ns, 2);
+		else
+			table_add_null(t);
+	}
+}
+
 static void md_table(struct strbuf *md, struct table *t, const char *empty)
 {
 	if (!t->nrows)
@@ -299,7 +320,7 @@ static int write_json(const struct report_ctx *c, const struct kernel_summary *k
 					      (json_int_t)c->tl.kernel_ns, "outside_stages",
 					      (json_int_t)c->tl.kernels_outside,
 					      "outside_stages_ns", (json_int_t)c->tl.kernel_ns_outside,
-					      "ops_without_launch", (json_int_t)c->tl.ops_no_launch));
+					      "without_launch_call", (json_int_t)c->tl.kernels_no_launch));
 		for (int s = 0; s < STAGE_NROLES; s++)
 			if (c->tl.stage_found[s])
 				json_object_set_new(stages, stage_role_name(s),
@@ -318,6 +339,20 @@ static int write_json(const struct report_ctx *c, const struct kernel_summary *k
 		}
 	}
 	json_object_set_new(root, "stages", stages);
+	if (c->analyzed) {
+		json_t *mem = json_array();
+
+		for (size_t i = 0; i < c->tl.nmemop_stats; i++) {
+			const struct memop_stat *m = &c->tl.memops[i];
+
+			json_array_append_new(mem, json_pack("{s:s, s:I, s:I, s:I}", "operation",
+							     str_or(strs, m->name, ""), "count",
+							     (json_int_t)m->count, "total_ns",
+							     (json_int_t)m->total_ns, "bytes",
+							     (json_int_t)m->bytes));
+		}
+		json_object_set_new(root, "memory_ops", mem);
+	}
 	json_object_set_new(root, "operators", ops);
 	for (size_t i = 0; i < ks->nrows; i++) {
 		const struct kernel_stat *k = &ks->rows[i];
@@ -394,6 +429,11 @@ int report_write(struct report_ctx *c, struct strbuf *err)
 	strbuf_addf(&md, "\n## Kernels (top %d by GPU time)\n\n", TOP_KERNELS);
 	kernel_table(ks, strs, 0, TOP_KERNELS, &t);
 	md_table(&md, &t, "No kernels.");
+	if (c->analyzed) {
+		strbuf_addstr(&md, "\n## Memory operations\n\n");
+		memop_table(c, strs, &t);
+		md_table(&md, &t, "No memcpy or memset.");
+	}
 	if (write_md(c, "report.md", &md, err))
 		goto cleanup;
 
