@@ -47,7 +47,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, out = STRBUF_INIT, path = STRBUF_INIT;
 	struct trace t;
 	char *names = NULL, *save = NULL;
-	int code = EXIT_OK, printed = 0, opened = 0;
+	int code = EXIT_OK, printed = 0, opened = 0, nreports = 0;
 
 	if (ctx->argc != 1) {
 		error_print("stats: expected one FILE.sqlite (see 'llmprof stats --help')");
@@ -59,6 +59,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	}
 	names = xstrdup(list);
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		nreports++;
 		if (!nsysstats_known(r)) {
 			error_print("stats: unknown report '%s'; known: nvtx_sum, nvtx_gpu_proj_sum, "
 				    "nvtx_kern_sum, cuda_api_sum, cuda_gpu_kern_sum, "
@@ -66,6 +67,11 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 			code = EXIT_USAGE;
 			goto cleanup;
 		}
+	}
+	if (!nreports) {
+		error_print("stats: -r needs at least one report name");
+		code = EXIT_USAGE;
+		goto cleanup;
 	}
 	free(names);
 	names = xstrdup(list);

@@ -285,6 +285,17 @@ static void test_stages_and_operators(void **state)
 	assert_int_equal(tl.ops[0].gpu_ns, 100);
 	assert_true(tl.ops[0].stage_share > 0.666 && tl.ops[0].stage_share < 0.667);
 	assert_string_equal(strtab_str(&t.strs, tl.by_name.rows[0].name), "gemm");
+	{
+		/* kernel selection: the kernels of one stage only */
+		struct kernel_summary ks;
+
+		kernel_summary_build(&ks, &t, tl.kernel_stages, 1u << STAGE_DECODE_STEP, 0);
+		assert_int_equal(ks.nrows, 1);
+		assert_string_equal(strtab_str(&t.strs, ks.rows[0].name), "gemv");
+		assert_int_equal(ks.calls, 3);
+		assert_int_equal(ks.total_ns, 60);
+		kernel_summary_release(&ks);
+	}
 	timeline_release(&tl);
 	strbuf_release(&err);
 	trace_close(&t);
