@@ -15,8 +15,9 @@
 #include "core/banned.h"
 
 const char *const nsysstats_reports[] = {
-	"cuda_gpu_kern_sum", "nvtx_sum", "nvtx_gpu_proj_sum", "nvtx_kern_sum",
-	"cuda_api_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", NULL,
+    "cuda_gpu_kern_sum",     "nvtx_sum",     "nvtx_gpu_proj_sum",
+    "nvtx_kern_sum",	     "cuda_api_sum", "cuda_gpu_mem_time_sum",
+    "cuda_gpu_mem_size_sum", NULL,
 };
 
 int nsysstats_known(const char *name)
@@ -246,8 +247,8 @@ static void add_dur_stats(struct table *tbl, const struct nsys_summary *s)
 	table_add_round1(tbl, s->stddev);
 }
 
-static const char *const time_cols[] = { "Time (%)", "Total Time (ns)", NULL, "Avg (ns)",
-					 "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)" };
+static const char *const time_cols[] = {"Time (%)", "Total Time (ns)", NULL,	   "Avg (ns)",
+					"Med (ns)", "Min (ns)",	       "Max (ns)", "StdDev (ns)"};
 
 static void init_time_table(struct table *tbl, const char *count_col, const char *const *extra,
 			    size_t nextra)
@@ -309,7 +310,7 @@ static const char *rank_name(const int32_t *inv, const struct trace *t, int64_t 
 static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
 			   struct strbuf *err)
 {
-	static const char *const extra[] = { "Name" };
+	static const char *const extra[] = {"Name"};
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
@@ -356,7 +357,7 @@ static const char *style_name(int64_t style)
 static int report_nvtx_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
 			   struct strbuf *err)
 {
-	static const char *const extra[] = { "Style", "Range" };
+	static const char *const extra[] = {"Style", "Range"};
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
@@ -417,7 +418,7 @@ static void add_api_name(struct table *tbl, const char *s)
 static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
 			  struct strbuf *err)
 {
-	static const char *const extra[] = { "Name" };
+	static const char *const extra[] = {"Name"};
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
@@ -459,9 +460,10 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 static int report_mem(struct trace *t, int by_size, struct table *tbl, struct strbuf *msg,
 		      struct strbuf *err)
 {
-	static const char *const extra[] = { "Operation" };
-	static const char *const size_cols[] = { "Total (MB)", "Count",   "Avg (MB)", "Med (MB)",
-						 "Min (MB)",   "Max (MB)", "StdDev (MB)", "Operation" };
+	static const char *const extra[] = {"Operation"};
+	static const char *const size_cols[] = {"Total (MB)",  "Count",	   "Avg (MB)",
+						"Med (MB)",    "Min (MB)", "Max (MB)",
+						"StdDev (MB)", "Operation"};
 	struct gval *gv;
 	struct group *g;
 	size_t ng, n = 0;
@@ -543,9 +545,20 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 			   struct strbuf *err)
 {
 	static const char *const cols[] = {
-		"Range", "Style", "Total Proj Time (ns)", "Total Range Time (ns)", "Range Instances",
-		"Proj Avg (ns)", "Proj Med (ns)", "Proj Min (ns)", "Proj Max (ns)",
-		"Proj StdDev (ns)", "Total GPU Ops", "Avg GPU Ops", "Avg Range Lvl", "Avg Num Child",
+	    "Range",
+	    "Style",
+	    "Total Proj Time (ns)",
+	    "Total Range Time (ns)",
+	    "Range Instances",
+	    "Proj Avg (ns)",
+	    "Proj Med (ns)",
+	    "Proj Min (ns)",
+	    "Proj Max (ns)",
+	    "Proj StdDev (ns)",
+	    "Total GPU Ops",
+	    "Avg GPU Ops",
+	    "Avg Range Lvl",
+	    "Avg Num Child",
 	};
 	struct nvtx_proj p;
 	struct gval *gv;
@@ -627,8 +640,9 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 				struct strbuf *err)
 {
 	static const char *const cols[] = {
-		"NVTX Range", "Style", "PID", "TID", "NVTX Inst", "Kern Inst", "Total Time (ns)",
-		"Avg (ns)", "Med (ns)", "Min (ns)", "Max (ns)", "StdDev (ns)", "Kernel Name",
+	    "NVTX Range", "Style",	     "PID",	    "TID",	"NVTX Inst",
+	    "Kern Inst",  "Total Time (ns)", "Avg (ns)",    "Med (ns)", "Min (ns)",
+	    "Max (ns)",	  "StdDev (ns)",     "Kernel Name",
 	};
 	struct nvtx_proj p;
 	struct gval *gv;

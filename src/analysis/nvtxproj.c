@@ -22,7 +22,7 @@ struct launch {
 	int64_t op_start, op_end;
 	int64_t kern_ns;
 	uint32_t lo, hi; /* ops[lo..hi) */
-	uint32_t group;  /* distinct (process, correlationId) */
+	uint32_t group;	 /* distinct (process, correlationId) */
 	int32_t call;
 };
 
@@ -191,7 +191,8 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 		size_t c0;
 		int matched = 0;
 
-		for (hi = lo; hi < nops && ops[hi].gpid == ops[lo].gpid && ops[hi].corr == ops[lo].corr;
+		for (hi = lo;
+		     hi < nops && ops[hi].gpid == ops[lo].gpid && ops[hi].corr == ops[lo].corr;
 		     hi++) {
 			if (ops[hi].start < s)
 				s = ops[hi].start;
@@ -200,8 +201,9 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 			if (ops[hi].op < nk)
 				kns += ops[hi].end - ops[hi].start;
 		}
-		while (ci < t->ncalls && (calls[ci].gpid < ops[lo].gpid ||
-					  (calls[ci].gpid == ops[lo].gpid && calls[ci].corr < ops[lo].corr)))
+		while (ci < t->ncalls &&
+		       (calls[ci].gpid < ops[lo].gpid ||
+			(calls[ci].gpid == ops[lo].gpid && calls[ci].corr < ops[lo].corr)))
 			ci++;
 		for (c0 = ci; c0 < t->ncalls && calls[c0].gpid == ops[lo].gpid &&
 			      calls[c0].corr == ops[lo].corr && ops[lo].corr >= 0;

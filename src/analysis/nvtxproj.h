@@ -39,19 +39,19 @@ enum nvtx_proj_flags {
 struct nvtx_proj {
 	size_t nranges;
 	int64_t *proj_start, *proj_end; /* valid where nops > 0 */
-	int64_t *nops;                  /* distinct correlationIds of its GPU ops */
-	int64_t *kern_ns;               /* summed duration of its kernels */
-	int32_t *parent;                /* -1 for a root or a non-candidate */
+	int64_t *nops;			/* distinct correlationIds of its GPU ops */
+	int64_t *kern_ns;		/* summed duration of its kernels */
+	int32_t *parent;		/* -1 for a root or a non-candidate */
 	int32_t *level;
-	int32_t *nchild_ops;            /* children that have GPU ops */
-	uint8_t *candidate;             /* range takes part in the projection */
+	int32_t *nchild_ops; /* children that have GPU ops */
+	uint8_t *candidate;  /* range takes part in the projection */
 
 	size_t nkernels;
 	int32_t *kernel_call;  /* launching call, -1 if none */
 	int32_t *kernel_inner; /* innermost enclosing range (latest start), -1 if none */
 
 	size_t nops_total, nops_no_call; /* GPU ops, and those without a launch call */
-	size_t nkernels_no_call;         /* kernels among them (memops of unified memory
+	size_t nkernels_no_call;	 /* kernels among them (memops of unified memory
 					  * never have one) */
 
 	struct proj_pair *pairs;

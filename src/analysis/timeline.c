@@ -11,16 +11,16 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-static const char *const default_prefill[] = { "LLM@prefill", "prefill" };
-static const char *const default_decode[] = { "LLM@decode_all", "decode" };
-static const char *const default_step[] = { "LLM@decode_step" };
+static const char *const default_prefill[] = {"LLM@prefill", "prefill"};
+static const char *const default_decode[] = {"LLM@decode_all", "decode"};
+static const char *const default_step[] = {"LLM@decode_step"};
 
 void stage_config_default(struct stage_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->stages[STAGE_PREFILL] = (struct stage_spec){ STAGE_PREFILL, default_prefill, 2 };
-	cfg->stages[STAGE_DECODE] = (struct stage_spec){ STAGE_DECODE, default_decode, 2 };
-	cfg->stages[STAGE_DECODE_STEP] = (struct stage_spec){ STAGE_DECODE_STEP, default_step, 1 };
+	cfg->stages[STAGE_PREFILL] = (struct stage_spec){STAGE_PREFILL, default_prefill, 2};
+	cfg->stages[STAGE_DECODE] = (struct stage_spec){STAGE_DECODE, default_decode, 2};
+	cfg->stages[STAGE_DECODE_STEP] = (struct stage_spec){STAGE_DECODE_STEP, default_step, 1};
 	cfg->operator_pattern = ".";
 }
 
@@ -256,8 +256,8 @@ static const char *csv_next(const char *p, const char *end, struct strbuf *field
 			if (*p == '"' && p + 1 < end && p[1] == '"') {
 				strbuf_addch(field, '"');
 				p++;
-			} else if (*p == '"' && (p + 1 == end || p[1] == ',' || p[1] == '\n' ||
-						 p[1] == '\r')) {
+			} else if (*p == '"' &&
+				   (p + 1 == end || p[1] == ',' || p[1] == '\n' || p[1] == '\r')) {
 				p++;
 				break;
 			} else {
@@ -283,14 +283,14 @@ static const char *csv_next(const char *p, const char *end, struct strbuf *field
 int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, const char *buf,
 			    size_t len, const char *path, struct strbuf *err)
 {
-	static const char *const want[] = { "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
-					    "Min (ns)", "Max (ns)", "Name" };
+	static const char *const want[] = {"Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
+					   "Min (ns)",	      "Max (ns)",  "Name"};
 	int col[ARRAY_SIZE(want)];
 	const char *p = buf, *end = buf + len;
 	struct strbuf f = STRBUF_INIT, e2 = STRBUF_INIT;
 	size_t ncols = 0, line = 1, alloc = 0;
 	int eol = 0, ret = -1;
-	char *vals[16] = { NULL };
+	char *vals[16] = {NULL};
 
 	memset(ks, 0, sizeof(*ks));
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
@@ -307,7 +307,8 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 		line++;
 	}
 	if (p >= end) {
-		error_set(err, "%s: not an nsys cuda_gpu_kern_sum CSV (no 'Time (%%)' header)", path);
+		error_set(err, "%s: not an nsys cuda_gpu_kern_sum CSV (no 'Time (%%)' header)",
+			  path);
 		goto cleanup;
 	}
 	for (eol = 0; !eol && p < end; ncols++) {
@@ -322,12 +323,13 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 			goto cleanup;
 		}
 	if (ncols > ARRAY_SIZE(vals)) {
-		error_set(err, "%s:%zu: %zu columns; a cuda_gpu_kern_sum CSV has 9", path, line, ncols);
+		error_set(err, "%s:%zu: %zu columns; a cuda_gpu_kern_sum CSV has 9", path, line,
+			  ncols);
 		goto cleanup;
 	}
 	while (p < end) {
 		struct kernel_stat *s;
-		int64_t v[6] = { 0 };
+		int64_t v[6] = {0};
 		size_t c = 0;
 		double d;
 
@@ -342,7 +344,8 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 		if (c == 1 && !vals[0][0])
 			continue; /* blank line */
 		if (c != ncols) {
-			error_set(err, "%s:%zu:1: %zu fields, the header has %zu", path, line, c, ncols);
+			error_set(err, "%s:%zu:1: %zu fields, the header has %zu", path, line, c,
+				  ncols);
 			goto cleanup;
 		}
 		for (size_t i = 0; i < 6; i++) {
@@ -540,8 +543,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	uint8_t *stage_mask = NULL;
 	uint32_t *by_range = NULL, *start = NULL;
 	struct ival *iv = NULL;
-	int64_t *tmp = NULL, *inst_proj[STAGE_NROLES] = { NULL };
-	size_t inst_n[STAGE_NROLES] = { 0 };
+	int64_t *tmp = NULL, *inst_proj[STAGE_NROLES] = {NULL};
+	size_t inst_n[STAGE_NROLES] = {0};
 
 	memset(tl, 0, sizeof(*tl));
 	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
@@ -597,7 +600,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 		for (size_t i = lo; i < hi; i++) {
 			const struct proj_pair *pp = &p.pairs[by_range[i]];
 			int kern = pp->op < t->nkernels;
-			const struct trace_memop *m = kern ? NULL : &t->memops[pp->op - t->nkernels];
+			const struct trace_memop *m =
+			    kern ? NULL : &t->memops[pp->op - t->nkernels];
 
 			iv[i - lo].s = kern ? t->kernels[pp->op].start : m->start;
 			iv[i - lo].e = kern ? t->kernels[pp->op].end : m->end;

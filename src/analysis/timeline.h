@@ -48,13 +48,13 @@ int stage_name_matches(const char *spec, const char *text, const char *domain);
 
 struct stage_timing {
 	size_t instances;
-	int64_t cpu_ns;     /* summed range durations on the CPU */
-	int64_t proj_ns;    /* summed projections [first op start, last op end] */
-	int64_t busy_ns;    /* summed union of GPU op intervals per instance */
-	int64_t idle_ns;    /* proj_ns - busy_ns: gaps between GPU ops inside */
-	int64_t kernel_ns;  /* summed kernel durations */
-	size_t kernels;     /* kernels launched inside */
-	size_t launches;    /* distinct launch calls inside */
+	int64_t cpu_ns;	       /* summed range durations on the CPU */
+	int64_t proj_ns;       /* summed projections [first op start, last op end] */
+	int64_t busy_ns;       /* summed union of GPU op intervals per instance */
+	int64_t idle_ns;       /* proj_ns - busy_ns: gaps between GPU ops inside */
+	int64_t kernel_ns;     /* summed kernel durations */
+	size_t kernels;	       /* kernels launched inside */
+	size_t launches;       /* distinct launch calls inside */
 	double launches_per_s; /* launches per second of CPU range time */
 	/* distribution of per-instance projected GPU time (ns) */
 	double mean_ns, p50_ns, p90_ns;
@@ -62,13 +62,13 @@ struct stage_timing {
 };
 
 struct operator_stat {
-	int32_t text;         /* strs id of the operator's name (message) */
-	int32_t domain;       /* -1 default */
-	int stage;            /* enum stage_role of the enclosing stage, -1 none */
-	size_t calls;         /* range instances */
+	int32_t text;	/* strs id of the operator's name (message) */
+	int32_t domain; /* -1 default */
+	int stage;	/* enum stage_role of the enclosing stage, -1 none */
+	size_t calls;	/* range instances */
 	size_t kernels;
-	int64_t gpu_ns;       /* kernels whose innermost operator is this one */
-	double stage_share;   /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
+	int64_t gpu_ns;	    /* kernels whose innermost operator is this one */
+	double stage_share; /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
 };
 
 struct kernel_stat {
@@ -87,22 +87,22 @@ struct kernel_summary {
 };
 
 struct memop_stat {
-	int32_t name;     /* "[CUDA memcpy Host-to-Device]", "[CUDA memset]"; -1 unknown kind */
+	int32_t name; /* "[CUDA memcpy Host-to-Device]", "[CUDA memset]"; -1 unknown kind */
 	size_t count;
 	int64_t total_ns, bytes;
 };
 
 struct timeline {
-	int have_kernels;          /* the export has a kernel table */
+	int have_kernels; /* the export has a kernel table */
 	size_t nkernels, nmemops;
 	int64_t kernel_ns;
 	struct stage_timing stages[STAGE_NROLES];
 	int stage_found[STAGE_NROLES];
-	size_t kernels_outside;    /* kernels in no stage instance */
+	size_t kernels_outside; /* kernels in no stage instance */
 	int64_t kernel_ns_outside;
-	size_t ops_no_launch;      /* GPU ops whose launch call is missing */
+	size_t ops_no_launch;	   /* GPU ops whose launch call is missing */
 	size_t kernels_no_launch;  /* kernels among them */
-	uint8_t *kernel_stages;    /* per kernel: bit (1 << role) per stage it ran in */
+	uint8_t *kernel_stages;	   /* per kernel: bit (1 << role) per stage it ran in */
 	struct operator_stat *ops; /* sorted by gpu_ns, descending */
 	size_t nops;
 	struct kernel_summary by_name, by_config;

@@ -17,18 +17,19 @@ static const char *opt_format;
 static const char *opt_output;
 
 static const struct opt opts[] = {
-	{ "report", 'r', OPT_STRING, &opt_reports, "REPORT[,REPORT...]",
-	  "reports to run (default: nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,"
-	  "cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum)", 0, 0 },
-	{ "format", 'f', OPT_STRING, &opt_format, "csv|md|json",
-	  "output format (default csv; csv matches `nsys stats -f csv`)", 0, 0 },
-	{ "output", 'o', OPT_STRING, &opt_output, "BASE",
-	  "write each report to BASE_<report>.<format> instead of stdout", 0, 0 },
-	OPT_END_MARK,
+    {"report", 'r', OPT_STRING, &opt_reports, "REPORT[,REPORT...]",
+     "reports to run (default: nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,"
+     "cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum)",
+     0, 0},
+    {"format", 'f', OPT_STRING, &opt_format, "csv|md|json",
+     "output format (default csv; csv matches `nsys stats -f csv`)", 0, 0},
+    {"output", 'o', OPT_STRING, &opt_output, "BASE",
+     "write each report to BASE_<report>.<format> instead of stdout", 0, 0},
+    OPT_END_MARK,
 };
 
 static const char *const default_reports =
-	"nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum";
+    "nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum";
 
 static void render(const struct table *tbl, const char *fmt, struct strbuf *out)
 {
@@ -61,9 +62,11 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		nreports++;
 		if (!nsysstats_known(r)) {
-			error_print("stats: unknown report '%s'; known: nvtx_sum, nvtx_gpu_proj_sum, "
-				    "nvtx_kern_sum, cuda_api_sum, cuda_gpu_kern_sum, "
-				    "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum", r);
+			error_print(
+			    "stats: unknown report '%s'; known: nvtx_sum, nvtx_gpu_proj_sum, "
+			    "nvtx_kern_sum, cuda_api_sum, cuda_gpu_kern_sum, "
+			    "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum",
+			    r);
 			code = EXIT_USAGE;
 			goto cleanup;
 		}
@@ -100,8 +103,10 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 		}
 		if (!tbl.nrows) {
 			/* nsys prints nothing at all then, not even the header. */
-			fprintf(stderr, "NO DATA: %s: Report was successfully run, but no data was "
-					"returned.\n", r);
+			fprintf(stderr,
+				"NO DATA: %s: Report was successfully run, but no data was "
+				"returned.\n",
+				r);
 			table_release(&tbl);
 			continue;
 		}
@@ -135,15 +140,14 @@ cleanup:
 }
 
 const struct cmd_entry cmd_stats_entry = {
-	.name = "stats",
-	.usage = "[-r REPORT[,REPORT...]] [-f csv|md|json] [-o BASE] FILE.sqlite",
-	.summary = "nsys-compatible summaries (kernels, NVTX, GPU projection, API, memory)",
-	.description =
-		"Reads an nsys SQLite export (nsys export --type sqlite) or an llmprof\n"
-		"trace.sqlite and prints the reports of `nsys stats` with the same columns,\n"
-		"rows and numbers (-f csv is byte-compatible with nsys 2023.4.4). A report\n"
-		"whose data is absent prints 'SKIPPED: ...' on stderr, as nsys does, and\n"
-		"is not an error. A file that is not a readable export exits with 5.",
-	.opts = opts,
-	.exec = cmd_stats_exec,
+    .name = "stats",
+    .usage = "[-r REPORT[,REPORT...]] [-f csv|md|json] [-o BASE] FILE.sqlite",
+    .summary = "nsys-compatible summaries (kernels, NVTX, GPU projection, API, memory)",
+    .description = "Reads an nsys SQLite export (nsys export --type sqlite) or an llmprof\n"
+		   "trace.sqlite and prints the reports of `nsys stats` with the same columns,\n"
+		   "rows and numbers (-f csv is byte-compatible with nsys 2023.4.4). A report\n"
+		   "whose data is absent prints 'SKIPPED: ...' on stderr, as nsys does, and\n"
+		   "is not an error. A file that is not a readable export exits with 5.",
+    .opts = opts,
+    .exec = cmd_stats_exec,
 };

@@ -232,7 +232,8 @@ static void json_str(struct strbuf *out, const char *s)
 		}
 		if (cp >= 0x10000) {
 			cp -= 0x10000;
-			strbuf_addf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+			strbuf_addf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
+				    0xdc00 + (cp & 0x3ff));
 		} else {
 			strbuf_addf(out, "\\u%04x", cp);
 		}

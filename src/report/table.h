@@ -20,12 +20,12 @@ enum table_kind {
 
 struct table {
 	size_t ncols;
-	char **names;          /* owned */
+	char **names;		/* owned */
 	enum table_kind *kinds; /* owned */
 	size_t nrows;
 	size_t ncells, alloc;
-	size_t *cells;         /* offset+1 into arena, 0 = NULL cell */
-	struct strbuf arena;   /* NUL-separated cell text */
+	size_t *cells;	     /* offset+1 into arena, 0 = NULL cell */
+	struct strbuf arena; /* NUL-separated cell text */
 };
 
 /* names: ncols column names; kinds may be NULL (all TABLE_NUM except the

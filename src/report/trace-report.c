@@ -37,8 +37,8 @@ void report_ctx_release(struct report_ctx *c)
 	memset(c, 0, sizeof(*c));
 }
 
-__attribute__((format(printf, 2, 3))) static void add_finding(struct report_ctx *c,
-							       const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void add_finding(struct report_ctx *c, const char *fmt,
+							      ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -83,8 +83,9 @@ int report_analyze(struct report_ctx *c, struct strbuf *err)
 	int any_stage = 0;
 
 	if (c->have_kernel_csv) {
-		add_finding(c, "The input is an `nsys stats` kernel summary (CSV), not a trace: "
-			       "no stage timings, operators or GPU idle time can be derived from it.");
+		add_finding(c,
+			    "The input is an `nsys stats` kernel summary (CSV), not a trace: "
+			    "no stage timings, operators or GPU idle time can be derived from it.");
 		if (!c->csv_kernels.nrows)
 			add_finding(c, "**No GPU work captured**: the kernel summary is empty.");
 		return 0;
@@ -93,9 +94,11 @@ int report_analyze(struct report_ctx *c, struct strbuf *err)
 		return -1;
 	c->analyzed = 1;
 	if (!tl->have_kernels || !tl->nkernels) {
-		add_finding(c, "**No GPU work captured**: the trace has %s. Was CUDA tracing on, did the "
-			       "capture range cover the work, were CUDA graphs traced per node?",
-			    tl->have_kernels ? "an empty kernel table" : "no CUDA kernel table at all");
+		add_finding(
+		    c,
+		    "**No GPU work captured**: the trace has %s. Was CUDA tracing on, did the "
+		    "capture range cover the work, were CUDA graphs traced per node?",
+		    tl->have_kernels ? "an empty kernel table" : "no CUDA kernel table at all");
 	}
 	for (int s = 0; s < STAGE_NROLES; s++)
 		any_stage |= tl->stage_found[s];
@@ -106,26 +109,31 @@ int report_analyze(struct report_ctx *c, struct strbuf *err)
 			for (size_t i = 0; i < c->stages.stages[s].nnames; i++)
 				strbuf_addf(&names, "%s`%s`", names.len ? ", " : "",
 					    c->stages.stages[s].names[i]);
-		add_finding(c, "**No NVTX range matched a stage** (looked for %s): stage timings "
-			       "are empty; `llmprof nvtx` lists the ranges a program emits.",
+		add_finding(c,
+			    "**No NVTX range matched a stage** (looked for %s): stage timings "
+			    "are empty; `llmprof nvtx` lists the ranges a program emits.",
 			    names.buf);
 		strbuf_release(&names);
 	}
 	if (tl->nkernels && tl->kernels_outside && any_stage)
-		add_finding(c, "**%zu of %zu kernels ran outside every stage** (%.3f ms, %.1f%% of "
-			       "kernel time): warm-up, setup or unmarked work.",
+		add_finding(c,
+			    "**%zu of %zu kernels ran outside every stage** (%.3f ms, %.1f%% of "
+			    "kernel time): warm-up, setup or unmarked work.",
 			    tl->kernels_outside, tl->nkernels, ms(tl->kernel_ns_outside),
-			    tl->kernel_ns ? 100.0 * (double)tl->kernel_ns_outside / tl->kernel_ns : 0);
+			    tl->kernel_ns ? 100.0 * (double)tl->kernel_ns_outside / tl->kernel_ns
+					  : 0);
 	if (tl->kernels_no_launch)
-		add_finding(c, "%zu kernel%s no launch call in the trace (CUDA API trace off or cut "
-			       "short): they belong to no NVTX range.",
+		add_finding(c,
+			    "%zu kernel%s no launch call in the trace (CUDA API trace off or cut "
+			    "short): they belong to no NVTX range.",
 			    tl->kernels_no_launch, tl->kernels_no_launch == 1 ? " has" : "s have");
 	for (int s = 0; s < STAGE_NROLES; s++) {
 		const struct stage_timing *st = &tl->stages[s];
 
 		if (st->proj_ns > 0 && st->idle_ns * 5 > st->proj_ns)
-			add_finding(c, "The GPU is idle %.1f%% of the %s stage (%.3f of %.3f ms "
-				       "projected): launch overhead or host work between kernels.",
+			add_finding(c,
+				    "The GPU is idle %.1f%% of the %s stage (%.3f of %.3f ms "
+				    "projected): launch overhead or host work between kernels.",
 				    100.0 * (double)st->idle_ns / st->proj_ns, stage_role_name(s),
 				    ms(st->idle_ns), ms(st->proj_ns));
 	}
@@ -157,10 +165,16 @@ static const char *str_or(const struct strtab *st, int32_t id, const char *dflt)
 
 static void stage_table(const struct report_ctx *c, struct table *t)
 {
-	static const char *const cols[] = { "stage", "instances", "CPU time (ms)",
-					    "GPU projected (ms)", "GPU busy (ms)",
-					    "GPU idle inside (ms)", "idle %", "kernels",
-					    "kernel time (ms)", "launches/s" };
+	static const char *const cols[] = {"stage",
+					   "instances",
+					   "CPU time (ms)",
+					   "GPU projected (ms)",
+					   "GPU busy (ms)",
+					   "GPU idle inside (ms)",
+					   "idle %",
+					   "kernels",
+					   "kernel time (ms)",
+					   "launches/s"};
 
 	table_init(t, cols, ARRAY_SIZE(cols));
 	table_set_kind(t, 0, TABLE_TEXT);
@@ -185,8 +199,8 @@ static void stage_table(const struct report_ctx *c, struct table *t)
 static void operator_table(const struct report_ctx *c, const struct strtab *strs, size_t max,
 			   struct table *t)
 {
-	static const char *const cols[] = { "operator", "domain", "stage", "calls",
-					    "GPU time (ms)", "kernels", "share of stage %" };
+	static const char *const cols[] = {"operator",	    "domain",  "stage",		  "calls",
+					   "GPU time (ms)", "kernels", "share of stage %"};
 
 	table_init(t, cols, ARRAY_SIZE(cols));
 	table_set_kind(t, 0, TABLE_TEXT);
@@ -211,11 +225,11 @@ static void operator_table(const struct report_ctx *c, const struct strtab *strs
 static void kernel_table(const struct kernel_summary *ks, const struct strtab *strs, int cfg,
 			 size_t max, struct table *t)
 {
-	static const char *const cols[] = { "kernel", "grid", "block", "calls", "total (ms)",
-					    "avg (us)", "med (us)", "min (us)", "max (us)",
-					    "share %" };
-	static const char *const cols_name[] = { "kernel", "calls", "total (ms)", "avg (us)",
-						 "med (us)", "min (us)", "max (us)", "share %" };
+	static const char *const cols[] = {"kernel",	 "grid",     "block",	 "calls",
+					   "total (ms)", "avg (us)", "med (us)", "min (us)",
+					   "max (us)",	 "share %"};
+	static const char *const cols_name[] = {"kernel",   "calls",	"total (ms)", "avg (us)",
+						"med (us)", "min (us)", "max (us)",   "share %"};
 
 	if (cfg)
 		table_init(t, cols, ARRAY_SIZE(cols));
@@ -245,8 +259,8 @@ static void kernel_table(const struct kernel_summary *ks, const struct strtab *s
 
 static void memop_table(const struct report_ctx *c, const struct strtab *strs, struct table *t)
 {
-	static const char *const cols[] = { "operation", "count", "total (ms)", "bytes (MB)",
-					    "GB/s" };
+	static const char *const cols[] = {"operation", "count", "total (ms)", "bytes (MB)",
+					   "GB/s"};
 
 	table_init(t, cols, ARRAY_SIZE(cols));
 	table_set_kind(t, 0, TABLE_TEXT);
@@ -291,11 +305,10 @@ static json_t *stage_json(const struct stage_timing *st)
 			 "instances", (json_int_t)st->instances, "cpu_ns", (json_int_t)st->cpu_ns,
 			 "gpu_projected_ns", (json_int_t)st->proj_ns, "gpu_busy_ns",
 			 (json_int_t)st->busy_ns, "gpu_idle_ns", (json_int_t)st->idle_ns,
-			 "kernel_ns", (json_int_t)st->kernel_ns, "kernels",
-			 (json_int_t)st->kernels, "launches", (json_int_t)st->launches,
-			 "launches_per_s", st->launches_per_s, "gpu_projected_per_instance_ns",
-			 "mean", st->mean_ns, "p50", st->p50_ns, "p90", st->p90_ns, "max",
-			 (json_int_t)st->max_ns);
+			 "kernel_ns", (json_int_t)st->kernel_ns, "kernels", (json_int_t)st->kernels,
+			 "launches", (json_int_t)st->launches, "launches_per_s", st->launches_per_s,
+			 "gpu_projected_per_instance_ns", "mean", st->mean_ns, "p50", st->p50_ns,
+			 "p90", st->p90_ns, "max", (json_int_t)st->max_ns);
 }
 
 static int write_json(const struct report_ctx *c, const struct kernel_summary *ks,
@@ -314,13 +327,13 @@ static int write_json(const struct report_ctx *c, const struct kernel_summary *k
 		json_array_append_new(finds, json_string(c->findings[i]));
 	json_object_set_new(root, "findings", finds);
 	if (c->analyzed) {
-		json_object_set_new(root, "kernels_total",
-				    json_pack("{s:I, s:I, s:I, s:I, s:I}", "count",
-					      (json_int_t)c->tl.nkernels, "time_ns",
-					      (json_int_t)c->tl.kernel_ns, "outside_stages",
-					      (json_int_t)c->tl.kernels_outside,
-					      "outside_stages_ns", (json_int_t)c->tl.kernel_ns_outside,
-					      "without_launch_call", (json_int_t)c->tl.kernels_no_launch));
+		json_object_set_new(
+		    root, "kernels_total",
+		    json_pack("{s:I, s:I, s:I, s:I, s:I}", "count", (json_int_t)c->tl.nkernels,
+			      "time_ns", (json_int_t)c->tl.kernel_ns, "outside_stages",
+			      (json_int_t)c->tl.kernels_outside, "outside_stages_ns",
+			      (json_int_t)c->tl.kernel_ns_outside, "without_launch_call",
+			      (json_int_t)c->tl.kernels_no_launch));
 		for (int s = 0; s < STAGE_NROLES; s++)
 			if (c->tl.stage_found[s])
 				json_object_set_new(stages, stage_role_name(s),
@@ -329,13 +342,13 @@ static int write_json(const struct report_ctx *c, const struct kernel_summary *k
 			const struct operator_stat *o = &c->tl.ops[i];
 
 			json_array_append_new(
-				ops, json_pack("{s:s, s:s?, s:s?, s:I, s:I, s:I, s:f}", "name",
-					       str_or(strs, o->text, ""), "domain",
-					       strtab_str(strs, o->domain), "stage",
-					       o->stage >= 0 ? stage_role_name(o->stage) : NULL,
-					       "calls", (json_int_t)o->calls, "gpu_ns",
-					       (json_int_t)o->gpu_ns, "kernels", (json_int_t)o->kernels,
-					       "stage_share", o->stage_share));
+			    ops, json_pack("{s:s, s:s?, s:s?, s:I, s:I, s:I, s:f}", "name",
+					   str_or(strs, o->text, ""), "domain",
+					   strtab_str(strs, o->domain), "stage",
+					   o->stage >= 0 ? stage_role_name(o->stage) : NULL,
+					   "calls", (json_int_t)o->calls, "gpu_ns",
+					   (json_int_t)o->gpu_ns, "kernels", (json_int_t)o->kernels,
+					   "stage_share", o->stage_share));
 		}
 	}
 	json_object_set_new(root, "stages", stages);
@@ -357,13 +370,12 @@ static int write_json(const struct report_ctx *c, const struct kernel_summary *k
 	for (size_t i = 0; i < ks->nrows; i++) {
 		const struct kernel_stat *k = &ks->rows[i];
 
-		json_array_append_new(kerns,
-				      json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:f}", "name",
-						str_or(strs, k->name, ""), "calls", (json_int_t)k->calls,
-						"total_ns", (json_int_t)k->total_ns, "avg_ns",
-						k->avg_ns, "med_ns", k->med_ns, "min_ns",
-						(json_int_t)k->min_ns, "max_ns", (json_int_t)k->max_ns,
-						"share", k->share));
+		json_array_append_new(
+		    kerns, json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:f}", "name",
+				     str_or(strs, k->name, ""), "calls", (json_int_t)k->calls,
+				     "total_ns", (json_int_t)k->total_ns, "avg_ns", k->avg_ns,
+				     "med_ns", k->med_ns, "min_ns", (json_int_t)k->min_ns, "max_ns",
+				     (json_int_t)k->max_ns, "share", k->share));
 	}
 	json_object_set_new(root, "kernels", kerns);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -417,10 +429,12 @@ int report_write(struct report_ctx *c, struct strbuf *err)
 
 			if (!c->tl.stage_found[s] || st->instances < 2)
 				continue;
-			strbuf_addf(&md, "\n%s, GPU projected time per instance: mean %.3f ms, p50 %.3f ms, "
-					 "p90 %.3f ms, max %.3f ms.\n",
-				    stage_role_name(s), st->mean_ns / 1e6, st->p50_ns / 1e6,
-				    st->p90_ns / 1e6, ms(st->max_ns));
+			strbuf_addf(
+			    &md,
+			    "\n%s, GPU projected time per instance: mean %.3f ms, p50 %.3f ms, "
+			    "p90 %.3f ms, max %.3f ms.\n",
+			    stage_role_name(s), st->mean_ns / 1e6, st->p50_ns / 1e6,
+			    st->p90_ns / 1e6, ms(st->max_ns));
 		}
 		strbuf_addf(&md, "\n## Operators (top %d by GPU time)\n\n", TOP_OPERATORS);
 		operator_table(c, strs, TOP_OPERATORS, &t);

@@ -21,16 +21,16 @@ struct report_ctx {
 	struct stage_config stages;
 
 	/* filled by report_load */
-	int have_trace;           /* SQLite trace */
+	int have_trace; /* SQLite trace */
 	struct trace trace;
-	int have_kernel_csv;      /* degraded input: kernel summary only */
+	int have_kernel_csv; /* degraded input: kernel summary only */
 	struct strtab csv_strs;
 	struct kernel_summary csv_kernels;
 
 	/* filled by report_analyze */
 	int analyzed;
 	struct timeline tl;
-	char **findings;          /* owned, one sentence each; loud ones first */
+	char **findings; /* owned, one sentence each; loud ones first */
 	size_t nfindings, findings_alloc;
 };
 

@@ -8,13 +8,16 @@
 #include <stdint.h>
 
 struct strtab {
-	char **strs;     /* id -> string, owned */
+	char **strs; /* id -> string, owned */
 	size_t nr, alloc;
-	int32_t *slots;  /* open addressing, -1 = empty */
-	size_t nslots;   /* power of two */
-	int32_t *rank;   /* id -> position in byte order, after strtab_rank() */
+	int32_t *slots; /* open addressing, -1 = empty */
+	size_t nslots;	/* power of two */
+	int32_t *rank;	/* id -> position in byte order, after strtab_rank() */
 };
-#define STRTAB_INIT { NULL, 0, 0, NULL, 0, NULL }
+#define STRTAB_INIT                                                                                \
+	{                                                                                          \
+		NULL, 0, 0, NULL, 0, NULL                                                          \
+	}
 
 void strtab_release(struct strtab *st);
 /* Returns the id of s[0..len), adding a copy if new. */

@@ -19,9 +19,9 @@ int trace_has_table(struct trace *t, const char *name)
 	sqlite3_stmt *st = NULL;
 	int found = 0;
 
-	if (sqlite3_prepare_v2(DB(t),
-			       "SELECT 1 FROM sqlite_master WHERE (type='table' OR type='view') AND name=?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		DB(t), "SELECT 1 FROM sqlite_master WHERE (type='table' OR type='view') AND name=?",
+		-1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	found = sqlite3_step(st) == SQLITE_ROW;
@@ -133,7 +133,7 @@ static int32_t sid_lookup(const struct trace *t, sqlite3_stmt *st, int col)
 
 static int load_strings(struct trace *t, struct strbuf *err)
 {
-	static const char *const cols[] = { "!id", "!value" };
+	static const char *const cols[] = {"!id", "!value"};
 	sqlite3_stmt *st = NULL;
 	int rc, ret = -1;
 
@@ -166,9 +166,11 @@ static int load_strings(struct trace *t, struct strbuf *err)
 static int load_kernels(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {
-		"!start", "!end", "correlationId", "globalPid", "demangledName", "shortName",
-		"deviceId", "contextId", "streamId", "gridX", "gridY", "gridZ", "blockX", "blockY",
-		"blockZ", "registersPerThread", "graphNodeId",
+	    "!start",	     "!end",	  "correlationId", "globalPid",
+	    "demangledName", "shortName", "deviceId",	   "contextId",
+	    "streamId",	     "gridX",	  "gridY",	   "gridZ",
+	    "blockX",	     "blockY",	  "blockZ",	   "registersPerThread",
+	    "graphNodeId",
 	};
 	sqlite3_stmt *st = NULL;
 	int rc, ret;
@@ -206,8 +208,8 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 
 static int load_memops(struct trace *t, struct strbuf *err)
 {
-	static const char *const cpcols[] = { "!start", "!end", "correlationId", "globalPid",
-					      "bytes", "copyKind", "deviceId", "streamId" };
+	static const char *const cpcols[] = {"!start", "!end",	   "correlationId", "globalPid",
+					     "bytes",  "copyKind", "deviceId",	    "streamId"};
 	int32_t kind_names[64];
 	sqlite3_stmt *st = NULL;
 	int rc, ret = -1;
@@ -215,7 +217,7 @@ static int load_memops(struct trace *t, struct strbuf *err)
 	for (size_t i = 0; i < ARRAY_SIZE(kind_names); i++)
 		kind_names[i] = -1;
 	if (t->has_memcpy_enum) {
-		static const char *const ecols[] = { "!id", "!label" };
+		static const char *const ecols[] = {"!id", "!label"};
 
 		if (select_cols(t, "ENUM_CUDA_MEMCPY_OPER", ecols, 2, &st, err))
 			return -1;
@@ -236,7 +238,8 @@ static int load_memops(struct trace *t, struct strbuf *err)
 		st = NULL;
 	}
 	for (int pass = 0; pass < 2; pass++) {
-		const char *table = pass ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
+		const char *table =
+		    pass ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
 		int32_t memset_name = strtab_intern(&t->strs, "[CUDA memset]", 13);
 
 		if (!(pass ? t->has_memset : t->has_memcpy))
@@ -255,8 +258,10 @@ static int load_memops(struct trace *t, struct strbuf *err)
 			m->gpid = col_i64(st, 3, 0);
 			m->bytes = col_i64(st, 4, 0);
 			m->kind = pass ? TRACE_MEMSET : TRACE_MEMCPY;
-			m->name = pass ? memset_name
-				       : (ck >= 0 && ck < (int64_t)ARRAY_SIZE(kind_names) ? kind_names[ck] : -1);
+			m->name =
+			    pass ? memset_name
+				 : (ck >= 0 && ck < (int64_t)ARRAY_SIZE(kind_names) ? kind_names[ck]
+										    : -1);
 			m->device = (int32_t)col_i64(st, 6, -1);
 			m->stream = (int32_t)col_i64(st, 7, -1);
 		}
@@ -273,7 +278,8 @@ cleanup:
 
 static int load_calls(struct trace *t, struct strbuf *err)
 {
-	static const char *const cols[] = { "!start", "!end", "globalTid", "correlationId", "nameId" };
+	static const char *const cols[] = {"!start", "!end", "globalTid", "correlationId",
+					   "nameId"};
 	sqlite3_stmt *st = NULL;
 	int rc, ret;
 
@@ -305,9 +311,9 @@ struct domain_row {
 
 static int load_nvtx(struct trace *t, struct strbuf *err)
 {
-	static const char *const cols[] = { "rowid",   "!start",       "end",    "!eventType",
-					    "globalTid", "endGlobalTid", "text", "textId",
-					    "domainId" };
+	static const char *const cols[] = {"rowid",	 "!start",    "end",
+					   "!eventType", "globalTid", "endGlobalTid",
+					   "text",	 "textId",    "domainId"};
 	struct domain_row *doms = NULL;
 	size_t ndoms = 0, doms_alloc = 0;
 	struct strbuf nm = STRBUF_INIT;
@@ -338,7 +344,8 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 			doms[ndoms].gtid = col_i64(st, 4, 0);
 			doms[ndoms].start = start;
 			doms[ndoms].name =
-				s ? strtab_intern(&t->strs, s, (size_t)sqlite3_column_bytes(st, 6)) : -1;
+			    s ? strtab_intern(&t->strs, s, (size_t)sqlite3_column_bytes(st, 6))
+			      : -1;
 			ndoms++;
 			continue;
 		}
@@ -417,7 +424,8 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	 * on every sqlite3_column_*() call, a tenth of the run time. */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		error_set(err, "cannot open '%s': %s", path,
+			  db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		return -1;
 	}
@@ -439,16 +447,18 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	t->has_nvtx = trace_has_table(t, "NVTX_EVENTS");
 	if (!t->has_strings && !t->has_kernels && !t->has_calls && !t->has_nvtx &&
 	    !trace_has_table(t, "META_DATA_EXPORT") && !trace_has_table(t, "EXPORT_META_DATA"))
-		return error_set(err, "'%s' is an SQLite file but not an nsys or llmprof trace export",
-				 path);
+		return error_set(
+		    err, "'%s' is an SQLite file but not an nsys or llmprof trace export", path);
 	for (int i = 0; i < 2 && !t->producer; i++) {
 		const char *tbl = i ? "EXPORT_META_DATA" : "META_DATA_EXPORT";
 		struct strbuf sql = STRBUF_INIT;
 
 		if (!trace_has_table(t, tbl))
 			continue;
-		strbuf_addf(&sql, "SELECT value FROM %s WHERE name='EXPORT_PRODUCT_VERSION' "
-				  "OR name='EXPORT_PRODUCER' LIMIT 1", tbl);
+		strbuf_addf(&sql,
+			    "SELECT value FROM %s WHERE name='EXPORT_PRODUCT_VERSION' "
+			    "OR name='EXPORT_PRODUCER' LIMIT 1",
+			    tbl);
 		if (sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL) == SQLITE_OK &&
 		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 			t->producer = xstrdup((const char *)sqlite3_column_text(st, 0));

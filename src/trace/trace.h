@@ -31,10 +31,10 @@ static inline int64_t trace_tid(int64_t gtid)
 
 struct trace_kernel {
 	int64_t start, end;
-	int64_t corr;   /* correlationId */
-	int64_t gpid;   /* globalPid */
+	int64_t corr;	    /* correlationId */
+	int64_t gpid;	    /* globalPid */
 	int64_t graph_node; /* graphNodeId, -1 when not launched from a graph */
-	int32_t name;   /* demangledName */
+	int32_t name;	    /* demangledName */
 	int32_t short_name;
 	int32_t device, context, stream;
 	int32_t grid[3], block[3];
@@ -45,9 +45,10 @@ enum trace_memop_kind { TRACE_MEMCPY, TRACE_MEMSET };
 
 struct trace_memop {
 	int64_t start, end, corr, gpid, bytes;
-	int32_t name; /* "[CUDA memcpy Host-to-Device]", "[CUDA memset]"; -1 if the copy kind is unknown */
+	int32_t name; /* "[CUDA memcpy Host-to-Device]", "[CUDA memset]"; -1 if the copy kind is
+			 unknown */
 	int32_t device, stream;
-	int kind;     /* enum trace_memop_kind */
+	int kind; /* enum trace_memop_kind */
 };
 
 /* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME). */
@@ -60,16 +61,16 @@ enum trace_range_style { TRACE_PUSHPOP = 0, TRACE_STARTEND = 1 };
 
 /* An NVTX push/pop or start/end range (eventType 59, 60, 70, 71). */
 struct trace_range {
-	int64_t start, end;  /* end valid unless open */
-	int64_t gtid;        /* thread that pushed / started it */
-	int64_t rowid;       /* NVTX_EVENTS rowid: nsys's RangeId */
+	int64_t start, end; /* end valid unless open */
+	int64_t gtid;	    /* thread that pushed / started it */
+	int64_t rowid;	    /* NVTX_EVENTS rowid: nsys's RangeId */
 	int64_t domain_id;
-	int32_t name;        /* "domain:text" or "text" (default domain), as nsys prints it */
-	int32_t text;        /* the message alone */
-	int32_t domain;      /* domain name, -1 for the default domain */
-	uint8_t style;       /* enum trace_range_style */
+	int32_t name;	      /* "domain:text" or "text" (default domain), as nsys prints it */
+	int32_t text;	      /* the message alone */
+	int32_t domain;	      /* domain name, -1 for the default domain */
+	uint8_t style;	      /* enum trace_range_style */
 	uint8_t cross_thread; /* ended on another thread (endGlobalTid set) */
-	uint8_t open;        /* never ended (end NULL) */
+	uint8_t open;	      /* never ended (end NULL) */
 };
 
 enum trace_part {

@@ -33,8 +33,8 @@ static int32_t S(struct trace *t, const char *s)
 	return strtab_intern(&t->strs, s, strlen(s));
 }
 
-static size_t add_range(struct trace *t, const char *domain, const char *text, int64_t s,
-			int64_t e, int64_t gtid, int style)
+static size_t add_range(struct trace *t, const char *domain, const char *text, int64_t s, int64_t e,
+			int64_t gtid, int style)
 {
 	struct trace_range *r;
 	char name[256];
@@ -218,14 +218,16 @@ static void test_reports_on_memory_trace(void **state)
 	add_kernel(&t, "f(int, int)", 55, 75, GP(1), 2, 8);
 	assert_int_equal(nsysstats_build(&t, "cuda_gpu_kern_sum", &tbl, &msg, &err), 0);
 	table_write_csv(&tbl, &out);
-	assert_string_equal(out.buf, "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),"
-				     "Max (ns),StdDev (ns),Name\n"
-				     "100.0,30,2,15.0,15.0,10,20,7.1,\"f(int, int)\"\n");
+	assert_string_equal(out.buf,
+			    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),"
+			    "Max (ns),StdDev (ns),Name\n"
+			    "100.0,30,2,15.0,15.0,10,20,7.1,\"f(int, int)\"\n");
 	table_release(&tbl);
 	strbuf_reset(&out);
 	assert_int_equal(nsysstats_build(&t, "nvtx_gpu_proj_sum", &tbl, &msg, &err), 0);
 	table_write_csv(&tbl, &out);
-	assert_non_null(strstr(out.buf, "\nA,PushPop,25,100,1,25.0,25.0,25,25,0.0,2,2.0,0.0,0.0\n"));
+	assert_non_null(
+	    strstr(out.buf, "\nA,PushPop,25,100,1,25.0,25.0,25,25,0.0,2,2.0,0.0,0.0\n"));
 	table_release(&tbl);
 	t.has_memcpy = t.has_memset = 0;
 	assert_int_equal(nsysstats_build(&t, "cuda_gpu_mem_time_sum", &tbl, &msg, &err), 1);
@@ -325,7 +327,7 @@ static void pyfloat_is(double v, const char *want)
 static void test_number_formatting(void **state)
 {
 	struct nsys_summary s;
-	int64_t v[] = { 1, 2 };
+	int64_t v[] = {1, 2};
 
 	pyfloat_is(3.0, "3.0");
 	pyfloat_is(268797.4, "268797.4");
@@ -349,7 +351,7 @@ static void test_number_formatting(void **state)
 
 static void test_csv_writers(void **state)
 {
-	static const char *const cols[] = { "N", "Name" };
+	static const char *const cols[] = {"N", "Name"};
 	struct table t;
 	struct strbuf out = STRBUF_INIT;
 
@@ -372,11 +374,12 @@ static void test_csv_writers(void **state)
 
 static void test_kernel_csv_reader(void **state)
 {
-	const char good[] = "Processing [x.sqlite] with [...]\n"
-			    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
-			    "StdDev (ns),Name\n"
-			    "60.0,300,3,100.0,100.0,90,110,10.0,\"f(int, int)\"\n"
-			    "40.0,200,1,200.0,200.0,200,200,0.0,g\n";
+	const char good[] =
+	    "Processing [x.sqlite] with [...]\n"
+	    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
+	    "StdDev (ns),Name\n"
+	    "60.0,300,3,100.0,100.0,90,110,10.0,\"f(int, int)\"\n"
+	    "40.0,200,1,200.0,200.0,200,200,0.0,g\n";
 	const char bad[] = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),"
 			   "StdDev (ns),Name\n"
 			   "60.0,3x0,3,100.0,100.0,90,110,10.0,f\n";
@@ -401,16 +404,16 @@ static void test_kernel_csv_reader(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nesting),
-		cmocka_unit_test(test_cross_thread_and_other_thread),
-		cmocka_unit_test(test_graph_launch),
-		cmocka_unit_test(test_processes_and_missing_calls),
-		cmocka_unit_test(test_reports_on_memory_trace),
-		cmocka_unit_test(test_stages_and_operators),
-		cmocka_unit_test(test_stage_names),
-		cmocka_unit_test(test_number_formatting),
-		cmocka_unit_test(test_csv_writers),
-		cmocka_unit_test(test_kernel_csv_reader),
+	    cmocka_unit_test(test_nesting),
+	    cmocka_unit_test(test_cross_thread_and_other_thread),
+	    cmocka_unit_test(test_graph_launch),
+	    cmocka_unit_test(test_processes_and_missing_calls),
+	    cmocka_unit_test(test_reports_on_memory_trace),
+	    cmocka_unit_test(test_stages_and_operators),
+	    cmocka_unit_test(test_stage_names),
+	    cmocka_unit_test(test_number_formatting),
+	    cmocka_unit_test(test_csv_writers),
+	    cmocka_unit_test(test_kernel_csv_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
