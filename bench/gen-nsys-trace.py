@@ -104,7 +104,12 @@ def main():
     ap.add_argument("--steps", type=int, default=16, help="decode steps per iteration")
     ap.add_argument("--edge", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ties", action="store_true",
+                    help="a tiny file whose report rows tie, to pin nsys's tie order")
     a = ap.parse_args()
+    if a.ties:
+        write_ties(a.out)
+        return
 
     g = Gen(a.seed)
     r = g.rng
@@ -263,6 +268,32 @@ def main():
     ranges = sum(1 for e in g.nvtx if e[2] in (59, 60))
     print(f"{a.out}: {len(g.kern)} kernels, {ranges} NVTX ranges, {len(g.rt)} API calls, "
           f"{len(threads)} threads")
+
+
+def write_ties(out):
+    """Rows with equal sort keys: nsys keeps SQLite's GROUP BY order (StringIds id
+    for cuda_api_sum, the name for the others)."""
+    if os.path.exists(out):
+        os.remove(out)
+    db = sqlite3.connect(out)
+    db.executescript(SCHEMA)
+    strs = {1: "zeta_v1000x", 2: "cudaMalloc_v3020", 3: "alpha", 4: "cudaFree_v3020", 5: "k_b", 6: "k_a"}
+    db.executemany("INSERT INTO StringIds VALUES (?, ?)", strs.items())
+    t, p = gtid(10, 10), gtid(10, 0)
+    db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?,?)", [
+        (0, 100, 1, t, 1, 2, 0, None), (200, 300, 1, t, 2, 4, 0, None), (400, 450, 1, t, 3, 1, 0, None),
+        (500, 550, 1, t, 4, 3, 0, None), (600, 610, 1, t, 5, 2, 0, None), (700, 710, 1, t, 6, 4, 0, None)])
+    db.executemany("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) "
+                   "VALUES (?,?,?,?,?,?,?)", [
+                       (0, 100, 59, "zz", t, None, 0), (200, 300, 59, "aa", t, None, 0),
+                       (400, 500, 60, "aa", t, None, 0), (600, 700, 59, None, t, 3, 0)])
+    db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + ",".join("?" * 27) + ")", [
+        (s, e, 0, 1, 7, c, p, n, n, None, 0, 0, 32, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, c, 0, None, 0)
+        for (s, e, c, n) in [(1000, 1100, 1, 5), (1200, 1300, 2, 6), (1400, 1450, 3, 6), (1500, 1550, 4, 5)]])
+    db.execute("DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY")
+    db.execute("DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET")
+    db.commit()
+    db.close()
 
 
 if __name__ == "__main__":

@@ -422,7 +422,6 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
-	int32_t *inv;
 	int64_t total;
 
 	if (!t->has_strings)
@@ -433,8 +432,10 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 		return -1;
 	strtab_rank(&t->strs);
 	gv = xcalloc(t->ncalls + 1, sizeof(*gv));
+	/* GROUP BY nameId: ties keep StringIds id order, not name order */
 	for (size_t i = 0; i < t->ncalls; i++) {
-		gv[i].k[0] = rank_of(t, t->calls[i].name);
+		gv[i].k[0] = t->calls[i].name_sid;
+		gv[i].p = t->calls[i].name;
 		gv[i].v = t->calls[i].end - t->calls[i].start;
 	}
 	gval_sort(gv, t->ncalls);
@@ -442,16 +443,14 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 	if (ng)
 		qsort(g, ng, sizeof(*g), cmp_total_desc);
 	total = groups_total(g, ng);
-	inv = rank_to_id(t);
 	init_time_table(tbl, "Num Calls", extra, 1);
 	for (size_t i = 0; i < ng; i++) {
 		add_ratio(tbl, g[i].s.total, total);
 		table_add_i64(tbl, g[i].s.total);
 		table_add_i64(tbl, g[i].s.n);
 		add_dur_stats(tbl, &g[i].s);
-		add_api_name(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
+		add_api_name(tbl, name_of(t, (int32_t)gv[g[i].lo].p));
 	}
-	free(inv);
 	free(g);
 	free(gv);
 	return 0;

@@ -298,6 +298,7 @@ static int load_calls(struct trace *t, struct strbuf *err)
 		c->gtid = col_i64(st, 2, 0);
 		c->corr = col_i64(st, 3, -1);
 		c->name = sid_lookup(t, st, 4);
+		c->name_sid = col_i64(st, 4, -1);
 	}
 	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
 	sqlite3_finalize(st);

@@ -54,6 +54,7 @@ struct trace_memop {
 /* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME). */
 struct trace_call {
 	int64_t start, end, gtid, corr;
+	int64_t name_sid; /* raw StringIds id (nsys groups API calls by it) */
 	int32_t name;
 };
 

@@ -16,8 +16,9 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gen=$src/bench/gen-nsys-trace.py
 python3 "$gen" "$tmp/edge.sqlite" --kernels 600 --threads 3 --processes 2 --gpus 2 --steps 3 --edge >/dev/null || exit 1
 python3 "$gen" "$tmp/plain.sqlite" --kernels 3000 --threads 4 --steps 5 --seed 7 >/dev/null || exit 1
+python3 "$gen" "$tmp/ties.sqlite" --ties || exit 1
 fail=0
-for db in "$tmp/edge.sqlite" "$tmp/plain.sqlite"; do
+for db in "$tmp/edge.sqlite" "$tmp/plain.sqlite" "$tmp/ties.sqlite"; do
 	for r in cuda_gpu_kern_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum cuda_api_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum; do
 		rm -f "$tmp/nsys_$r.csv"
 		"$NSYS" stats -f csv -r "$r" --force-overwrite true -o "$tmp/nsys" "$db" >"$tmp/nsys.log" 2>&1
