@@ -450,21 +450,27 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	    !trace_has_table(t, "META_DATA_EXPORT") && !trace_has_table(t, "EXPORT_META_DATA"))
 		return error_set(
 		    err, "'%s' is an SQLite file but not an nsys or llmprof trace export", path);
+	/* Producer: "NVIDIA Nsight Systems 2025.3.2.0", "llmprof 0.1.0", ... */
 	for (int i = 0; i < 2 && !t->producer; i++) {
 		const char *tbl = i ? "EXPORT_META_DATA" : "META_DATA_EXPORT";
-		struct strbuf sql = STRBUF_INIT;
+		struct strbuf sql = STRBUF_INIT, prod = STRBUF_INIT;
 
 		if (!trace_has_table(t, tbl))
 			continue;
 		strbuf_addf(&sql,
-			    "SELECT value FROM %s WHERE name='EXPORT_PRODUCT_VERSION' "
-			    "OR name='EXPORT_PRODUCER' LIMIT 1",
+			    "SELECT value FROM %s WHERE name IN ('EXPORT_PRODUCT_NAME', "
+			    "'EXPORT_PRODUCT_VERSION') ORDER BY name",
 			    tbl);
-		if (sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			t->producer = xstrdup((const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL) == SQLITE_OK)
+			while (sqlite3_step(st) == SQLITE_ROW)
+				if (sqlite3_column_text(st, 0))
+					strbuf_addf(&prod, "%s%s", prod.len ? " " : "",
+						    (const char *)sqlite3_column_text(st, 0));
 		sqlite3_finalize(st);
 		st = NULL;
+		if (prod.len)
+			t->producer = strbuf_detach(&prod, NULL);
+		strbuf_release(&prod);
 		strbuf_release(&sql);
 	}
 	return load_strings(t, err);
