@@ -597,6 +597,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 
 		if (!stage_mask[r])
 			continue;
+		tl->stage_cross_thread += rg->cross_thread;
 		for (size_t i = lo; i < hi; i++) {
 			const struct proj_pair *pp = &p.pairs[by_range[i]];
 			int kern = pp->op < t->nkernels;

@@ -102,6 +102,7 @@ struct timeline {
 	int64_t kernel_ns_outside;
 	size_t ops_no_launch;	   /* GPU ops whose launch call is missing */
 	size_t kernels_no_launch;  /* kernels among them */
+	size_t stage_cross_thread; /* stage ranges ended on another thread: not projected */
 	uint8_t *kernel_stages;	   /* per kernel: bit (1 << role) per stage it ran in */
 	struct operator_stat *ops; /* sorted by gpu_ns, descending */
 	size_t nops;

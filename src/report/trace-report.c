@@ -122,6 +122,12 @@ int report_analyze(struct report_ctx *c, struct strbuf *err)
 			    tl->kernels_outside, tl->nkernels, ms(tl->kernel_ns_outside),
 			    tl->kernel_ns ? 100.0 * (double)tl->kernel_ns_outside / tl->kernel_ns
 					  : 0);
+	if (tl->stage_cross_thread)
+		add_finding(c,
+			    "%zu stage range%s ended on another thread than the one that started "
+			    "it: its GPU work is not projected (nsys leaves such ranges out too); "
+			    "push/pop or same-thread start/end ranges avoid this.",
+			    tl->stage_cross_thread, tl->stage_cross_thread == 1 ? "" : "s");
 	if (tl->kernels_no_launch)
 		add_finding(c,
 			    "%zu kernel%s no launch call in the trace (CUDA API trace off or cut "

@@ -263,10 +263,16 @@ static void test_stages_and_operators(void **state)
 	}
 	add_call(&t, 9000, 9010, GT(1, 1), 50);
 	add_kernel(&t, "warmup", 9100, 9200, GP(1), 50, 7);
+	/* a decode range ended on another thread: CPU time only */
+	t.ranges[add_range(&t, NULL, "decode", 8000, 9500, GT(1, 1), TRACE_STARTEND)].cross_thread =
+	    1;
 	assert_int_equal(timeline_build(&tl, &t, &cfg, &err), 0);
 	pre = &tl.stages[STAGE_PREFILL];
 	assert_true(tl.stage_found[STAGE_PREFILL]);
-	assert_false(tl.stage_found[STAGE_DECODE]);
+	assert_true(tl.stage_found[STAGE_DECODE]);
+	assert_int_equal(tl.stages[STAGE_DECODE].cpu_ns, 1500);
+	assert_int_equal(tl.stages[STAGE_DECODE].proj_ns, 0);
+	assert_int_equal(tl.stage_cross_thread, 1);
 	assert_int_equal(pre->instances, 1);
 	assert_int_equal(pre->cpu_ns, 100);
 	assert_int_equal(pre->proj_ns, 200);
