@@ -436,9 +436,15 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
+	if (rc != SQLITE_ROW) {
+		if (ends_with(path, ".nsys-rep") || ends_with(path, ".qdrep"))
+			return error_set(err,
+					 "'%s' is an nsys report, not an SQLite export; run "
+					 "'nsys export --type sqlite %s' first",
+					 path, path);
 		return error_set(err, "'%s' is not a readable SQLite database: %s", path,
 				 sqlite3_errmsg(db));
+	}
 	t->has_strings = trace_has_table(t, "StringIds");
 	t->has_kernels = trace_has_table(t, "CUPTI_ACTIVITY_KIND_KERNEL");
 	t->has_memcpy = trace_has_table(t, "CUPTI_ACTIVITY_KIND_MEMCPY");

@@ -21,6 +21,8 @@ trt=$fx/trt-resnet-rtx3090-nsys2023.1.sqlite
 expect 5 "cannot open '$tmp/none.sqlite'" -- stats "$tmp/none.sqlite"
 echo "this is not a database" >"$tmp/text.sqlite"
 expect 5 "is not a readable SQLite database" -- stats "$tmp/text.sqlite"
+printf 'NSYS report\0\1\2' >"$tmp/run.nsys-rep"
+expect 5 "is an nsys report, not an SQLite export; run 'nsys export --type sqlite" -- stats "$tmp/run.nsys-rep"
 head -c 300000 "$trt" >"$tmp/trunc.sqlite"
 expect 5 "malformed" -- stats -r cuda_gpu_kern_sum "$tmp/trunc.sqlite"
 cp "$trt" "$tmp/corrupt.sqlite"
