@@ -680,6 +680,10 @@ int nsys_probe_run(const char *config_path, uint64_t timeout_ms, struct nsys_pro
 	}
 	p->ok = 1;
 out:
+	/* one line each, whatever the child printed */
+	for (size_t i = 0; i < p->reason.len; i++)
+		if (p->reason.buf[i] == '\n' || p->reason.buf[i] == '\r')
+			p->reason.buf[i] = ' ';
 	nsys_exec_result_release(&res);
 	strbuf_release(&err);
 	strbuf_release(&lib);
