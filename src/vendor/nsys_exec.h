@@ -1,10 +1,7 @@
-/* nsys_exec.h: run one child process from an argv array, capture its stdout
- * and stderr, and stop it after a timeout.
- *
- * A small local runner for the nsys module (the probe, export and stats
- * steps); the launcher in src/run/ owns the long-running workload. The child
- * gets its own process group so a timeout kills nsys together with the
- * helpers it forks (agent, launcher, importer).
+/* nsys_exec.h: run one short child (nsys export/stats, --version probes)
+ * from an argv array through run/proc (own process group, so a timeout kills
+ * nsys together with the helpers it forks), keeping its stdout and stderr in
+ * memory. stdin is /dev/null.
  *
  * Ownership: the caller owns struct nsys_exec_result and releases it with
  * nsys_exec_result_release(). */
@@ -21,11 +18,12 @@ struct nsys_exec_result {
 	int signaled;      /* 1: killed by signal term_signal */
 	int term_signal;
 	int timed_out;     /* 1: we killed it after the timeout */
+	int interrupted;   /* 1: llmprof got SIGINT/SIGTERM and forwarded it */
 	struct strbuf out; /* captured stdout (at most NSYS_EXEC_CAPTURE_MAX bytes) */
 	struct strbuf err; /* captured stderr (same cap) */
 	int truncated;     /* 1: some output beyond the cap was dropped */
 };
-#define NSYS_EXEC_RESULT_INIT { 0, 0, 0, 0, 0, STRBUF_INIT, STRBUF_INIT, 0 }
+#define NSYS_EXEC_RESULT_INIT { 0, 0, 0, 0, 0, 0, STRBUF_INIT, STRBUF_INIT, 0 }
 #define NSYS_EXEC_CAPTURE_MAX (4u << 20)
 
 void nsys_exec_result_release(struct nsys_exec_result *res);
@@ -35,7 +33,7 @@ void nsys_exec_result_release(struct nsys_exec_result *res);
  * environment, in directory cwd (NULL: the current one). timeout_ms 0 means
  * no limit. Returns 0 once the child has been started and reaped (whatever
  * its exit status: see res), or -1 with err when it could not be started
- * (not found, not executable: the exec errno is reported). */
+ * ("cannot execute 'x': No such file or directory"). */
 int nsys_exec_run(const char *const *argv, const char *const *env, const char *cwd,
 		  uint64_t timeout_ms, struct nsys_exec_result *res, struct strbuf *err);
 
