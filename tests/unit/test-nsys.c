@@ -13,7 +13,9 @@
 
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include "config/config.h"
 #include "vendor/nsys.h"
+#include "vendor/nsys_config.h"
 
 static const char *const prog[] = { "./llm", "--tokens", "8" };
 
@@ -446,6 +448,67 @@ static void test_probe_unusable(void **state)
 	nsys_probe_release(&p);
 }
 
+/* From conf/ with overrides to the built argv: every pipeline.nsys.* key. */
+static int from_config(const char *const *ov, size_t n)
+{
+	struct config *cfg = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct nsys_options o;
+	const char **extra = NULL;
+	int ret;
+
+	if (config_load(&cfg, LLMPROF_SOURCE_DIR "/conf", n, ov, &err))
+		fail_msg("config: %s", err.buf);
+	ret = nsys_options_from_config(cfg, &o, &extra, &err);
+	if (ret == 0) {
+		o.output_base = "r/nsys/run";
+		o.target_argv = prog;
+		o.target_argc = 3;
+		if (!o.nsys)
+			o.nsys = "nsys";
+		ret = build(&o);
+	} else {
+		snprintf(joined, sizeof(joined), "%s", err.buf);
+	}
+	free(extra);
+	config_free(cfg);
+	strbuf_release(&err);
+	return ret;
+}
+
+static void test_from_config(void **state)
+{
+	static const char *const gated[] = {
+		"pipeline.nsys.path=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys",
+		"pipeline.nsys.trace=cuda,nvtx", "pipeline.nsys.sample=process-tree",
+		"pipeline.nsys.capture_range=nvtx", "pipeline.nsys.capture_range_end=repeat:2",
+		"pipeline.nsys.nvtx_capture=LLM@decode_all", "pipeline.nsys.gating_nvtx=true",
+		"pipeline.nsys.cuda_graph_trace=graph", "pipeline.nsys.extra_args=[--delay=1,-w,true]",
+	};
+	static const char *const bad_end[] = { "pipeline.nsys.capture_range=nvtx",
+					       "pipeline.nsys.gating_nvtx=true",
+					       "pipeline.nsys.nvtx_capture=prefill",
+					       "pipeline.nsys.capture_range_end=repeat:0" };
+	static const char *const no_gate[] = { "pipeline.nsys.nvtx_capture=prefill" };
+
+	assert_int_equal(from_config(NULL, 0), 0);
+	assert_string_equal(joined, "nsys profile --trace=cuda,nvtx,osrt --sample=none "
+				    "--cuda-graph-trace=node -o r/nsys/run --force-overwrite true "
+				    "./llm --tokens 8");
+	assert_int_equal(from_config(gated, sizeof(gated) / sizeof(*gated)), 0);
+	assert_string_equal(joined, "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/"
+				    "nsys profile --trace=cuda,nvtx --sample=process-tree "
+				    "--capture-range=nvtx --capture-range-end=repeat:2 "
+				    "--nvtx-capture=decode_all@LLM "
+				    "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
+				    "--cuda-graph-trace=graph --delay=1 -w true -o r/nsys/run "
+				    "--force-overwrite true ./llm --tokens 8");
+	assert_int_equal(from_config(bad_end, 4), -1);
+	assert_non_null(strstr(joined, "pipeline.nsys.capture_range_end: 'repeat:0'"));
+	assert_int_equal(from_config(no_gate, 1), -1);
+	assert_non_null(strstr(joined, "pipeline.nsys.nvtx_capture='prefill' needs"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_loader_failure),
 		cmocka_unit_test(test_find_importer_and_reports),
 		cmocka_unit_test(test_probe_unusable),
+		cmocka_unit_test(test_from_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
