@@ -19,15 +19,15 @@
 
 /* The ranges nvtx-probe-program.cu emits (as `llmprof nvtx` would list them). */
 static const struct nsys_nvtx_range probe_ranges[] = {
-	{ "LLM", "prefill" }, { "LLM", "decode_all" }, { "LLM", "decode_step" },
-	{ NULL, "A" }, { NULL, "A::A1" }, { NULL, "B" },
+    {"LLM", "prefill"}, {"LLM", "decode_all"}, {"LLM", "decode_step"},
+    {NULL, "A"},	{NULL, "A::A1"},       {NULL, "B"},
 };
 
 struct vcase {
 	const char *name;
 	int gating;
-	const char *capture;  /* llmprof stage name */
-	int use_known;        /* resolve against probe_ranges */
+	const char *capture; /* llmprof stage name */
+	int use_known;	     /* resolve against probe_ranges */
 	int expect_report;
 	const char *expect_kern_instances; /* sum of Instances in kern_sum, or NULL */
 };
@@ -134,10 +134,12 @@ static int run_case(const char *nsys, const char *outdir, const struct vcase *c,
 	nsys_diag_profile(&out, &d);
 	printf("[%s] reports: %zu, qdstrm: %zu\n", c->name, out.n_reports, out.n_qdstrm);
 	for (size_t i = 0; i < d.nr; i++)
-		printf("[%s] diag %s: %s | fix: %s\n", c->name, nsys_diag_code_name(d.items[i].code),
-		       d.items[i].explain.buf, d.items[i].fix.buf);
+		printf("[%s] diag %s: %s | fix: %s\n", c->name,
+		       nsys_diag_code_name(d.items[i].code), d.items[i].explain.buf,
+		       d.items[i].fix.buf);
 	if ((out.n_reports > 0) != c->expect_report) {
-		printf("[%s] UNEXPECTED: report %s\n", c->name, out.n_reports ? "written" : "missing");
+		printf("[%s] UNEXPECTED: report %s\n", c->name,
+		       out.n_reports ? "written" : "missing");
 		good = 0;
 	}
 	if (out.n_reports) {
@@ -170,7 +172,8 @@ static int run_case(const char *nsys, const char *outdir, const struct vcase *c,
 		if (nsys_diag_sqlite(db.buf, &d, &err) == 0)
 			for (size_t i = 0; i < d.nr; i++)
 				printf("[%s] sqlite diag %s: %s\n", c->name,
-				       nsys_diag_code_name(d.items[i].code), d.items[i].explain.buf);
+				       nsys_diag_code_name(d.items[i].code),
+				       d.items[i].explain.buf);
 	}
 out:
 	nsys_step_release(&s);
@@ -191,12 +194,12 @@ out:
 int main(int argc, char **argv)
 {
 	static const struct vcase cases[] = {
-		/* whole program: 14 kernels (3 prefill, 8 decode, 2 in A, 1 in B) */
-		{ "all", 0, NULL, 0, 1, "14" },
-		/* llmprof's stage name, translated to decode_all@LLM: 8 decode kernels */
-		{ "gated-decode_all", 1, "LLM@decode_all", 1, 1, "8" },
-		/* a bare name means the default domain: the gate never opens */
-		{ "gated-default-domain", 1, "decode_all", 0, 0, NULL },
+	    /* whole program: 14 kernels (3 prefill, 8 decode, 2 in A, 1 in B) */
+	    {"all", 0, NULL, 0, 1, "14"},
+	    /* llmprof's stage name, translated to decode_all@LLM: 8 decode kernels */
+	    {"gated-decode_all", 1, "LLM@decode_all", 1, 1, "8"},
+	    /* a bare name means the default domain: the gate never opens */
+	    {"gated-default-domain", 1, "decode_all", 0, 0, NULL},
 	};
 	struct nsys_probe p = NSYS_PROBE_INIT;
 	int good = 1;

@@ -47,7 +47,8 @@ static int shell_safe(const char *s)
 		return 0;
 	for (; *s; s++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789_./:=,@%+-", *s))
+			    "0123456789_./:=,@%+-",
+			    *s))
 			return 0;
 	return 1;
 }
@@ -76,17 +77,42 @@ void nsys_args_join(const struct nsys_args *a, struct strbuf *out)
 
 /* ---- validation ---------------------------------------------------------- */
 
-static const char *const capture_ranges[] = { "none", "nvtx", "cudaProfilerApi", "hotkey" };
-static const char *const samples[] = { "none", "process-tree", "system-wide", "cpu" };
-static const char *const graph_traces[] = { "node", "graph" };
+static const char *const capture_ranges[] = {"none", "nvtx", "cudaProfilerApi", "hotkey"};
+static const char *const samples[] = {"none", "process-tree", "system-wide", "cpu"};
+static const char *const graph_traces[] = {"node", "graph"};
 /* nsys profile --help (2023.4.4) --trace values. */
 static const char *const trace_apis[] = {
-	"cuda", "nvtx", "cublas", "cublas-verbose", "cusparse", "cusparse-verbose", "mpi",
-	"oshmem", "ucx", "osrt", "cudnn", "opengl", "opengl-annotations", "openacc", "openmp",
-	"nvvideo", "vulkan", "vulkan-annotations", "python-gil", "none",
-	/* newer nsys (2024.x/2025.x User Guide) */
-	"cuda-hw", "nvtx-annotations", "dx11", "dx12", "wddm", "tegra-accelerators", "cudla",
-	"cudla-verbose", "nccl", "cufft",
+    "cuda",
+    "nvtx",
+    "cublas",
+    "cublas-verbose",
+    "cusparse",
+    "cusparse-verbose",
+    "mpi",
+    "oshmem",
+    "ucx",
+    "osrt",
+    "cudnn",
+    "opengl",
+    "opengl-annotations",
+    "openacc",
+    "openmp",
+    "nvvideo",
+    "vulkan",
+    "vulkan-annotations",
+    "python-gil",
+    "none",
+    /* newer nsys (2024.x/2025.x User Guide) */
+    "cuda-hw",
+    "nvtx-annotations",
+    "dx11",
+    "dx12",
+    "wddm",
+    "tegra-accelerators",
+    "cudla",
+    "cudla-verbose",
+    "nccl",
+    "cufft",
 };
 
 static int in_list(const char *v, const char *const *list, size_t n)
@@ -129,7 +155,8 @@ int nsys_capture_range_end_check(const char *v, struct strbuf *err)
 		return 0;
 	return error_set(err,
 			 "pipeline.nsys.capture_range_end: '%s' is not none, stop, stop-shutdown, "
-			 "repeat, repeat:N or repeat-shutdown:N (N >= 1)", v);
+			 "repeat, repeat:N or repeat-shutdown:N (N >= 1)",
+			 v);
 }
 
 static int trace_has(const char *trace, const char *api)
@@ -161,9 +188,11 @@ static int check_trace(const char *trace, struct strbuf *err)
 		strbuf_reset(&item);
 		strbuf_add(&item, p, n);
 		if (!in_list(item.buf, trace_apis, ARRAY_SIZE(trace_apis))) {
-			ret = error_set(err,
-					"pipeline.nsys.trace: unknown API '%s' in '%s' (comma-separated, "
-					"no spaces; e.g. cuda,nvtx,osrt)", item.buf, trace);
+			ret = error_set(
+			    err,
+			    "pipeline.nsys.trace: unknown API '%s' in '%s' (comma-separated, "
+			    "no spaces; e.g. cuda,nvtx,osrt)",
+			    item.buf, trace);
 			break;
 		}
 		p = comma ? comma + 1 : NULL;
@@ -194,26 +223,31 @@ int nsys_options_check(const struct nsys_options *o, struct strbuf *err)
 	if (o->capture_range_end && nsys_capture_range_end_check(o->capture_range_end, err))
 		return -1;
 	if (o->nvtx_capture && *o->nvtx_capture && strcmp(cap, "nvtx"))
-		return error_set(err,
-				 "pipeline.nsys.nvtx_capture='%s' needs pipeline.nsys.capture_range=nvtx "
-				 "and pipeline.nsys.gating_nvtx=true (now capture_range=%s, "
-				 "gating_nvtx=%s)", o->nvtx_capture,
-				 o->capture_range ? o->capture_range : "none",
-				 o->gating_nvtx ? "true" : "false");
+		return error_set(
+		    err,
+		    "pipeline.nsys.nvtx_capture='%s' needs pipeline.nsys.capture_range=nvtx "
+		    "and pipeline.nsys.gating_nvtx=true (now capture_range=%s, "
+		    "gating_nvtx=%s)",
+		    o->nvtx_capture, o->capture_range ? o->capture_range : "none",
+		    o->gating_nvtx ? "true" : "false");
 	if (!strcmp(cap, "nvtx") && (!o->nvtx_capture || !*o->nvtx_capture))
 		return error_set(err, "pipeline.nsys.capture_range=nvtx needs "
 				      "pipeline.nsys.nvtx_capture (the stage or range that starts "
 				      "the capture, e.g. LLM@decode_all)");
 	if (!strcmp(cap, "nvtx") && o->trace && !trace_has(o->trace, "nvtx"))
-		return error_set(err, "pipeline.nsys.capture_range=nvtx needs nvtx in "
-				      "pipeline.nsys.trace (now '%s')", o->trace);
+		return error_set(err,
+				 "pipeline.nsys.capture_range=nvtx needs nvtx in "
+				 "pipeline.nsys.trace (now '%s')",
+				 o->trace);
 	if (!strcmp(cap, "hotkey"))
 		return error_set(err, "pipeline.nsys.capture_range=hotkey works only for "
 				      "graphics applications; use nvtx or cudaProfilerApi");
 	if (o->capture_range_end && !strcmp(cap, "none"))
-		return error_set(err, "pipeline.nsys.capture_range_end='%s' applies only with "
-				      "a capture range (capture_range=nvtx|cudaProfilerApi and "
-				      "gating_nvtx=true)", o->capture_range_end);
+		return error_set(err,
+				 "pipeline.nsys.capture_range_end='%s' applies only with "
+				 "a capture range (capture_range=nvtx|cudaProfilerApi and "
+				 "gating_nvtx=true)",
+				 o->capture_range_end);
 	if (o->split == NSYS_SPLIT_RANK &&
 	    (!o->rank_env || !*o->rank_env || strpbrk(o->rank_env, "{}% ")))
 		return error_set(err, "per-rank report names need the name of the rank "
@@ -223,8 +257,10 @@ int nsys_options_check(const struct nsys_options *o, struct strbuf *err)
 	if (!o->target_argc || !o->target_argv || !o->target_argv[0] || !*o->target_argv[0])
 		return error_set(err, "no program to profile");
 	if (o->target_argv[0][0] == '-')
-		return error_set(err, "program name '%s' starts with '-': nsys would read it "
-				      "as an option (use ./%s)", o->target_argv[0], o->target_argv[0]);
+		return error_set(err,
+				 "program name '%s' starts with '-': nsys would read it "
+				 "as an option (use ./%s)",
+				 o->target_argv[0], o->target_argv[0]);
 	return 0;
 }
 
@@ -269,8 +305,8 @@ static void list_known(struct strbuf *err, const struct nsys_nvtx_range *known, 
 		strbuf_addf(err, ", ... (%zu in all)", n);
 }
 
-int nsys_nvtx_capture_expr(const char *name, const struct nsys_nvtx_range *known,
-			   size_t n_known, struct strbuf *out, struct strbuf *err)
+int nsys_nvtx_capture_expr(const char *name, const struct nsys_nvtx_range *known, size_t n_known,
+			   struct strbuf *out, struct strbuf *err)
 {
 	const char *at;
 	size_t matches = 0, match = 0;
@@ -337,8 +373,9 @@ int nsys_nvtx_capture_expr(const char *name, const struct nsys_nvtx_range *known
 		return 0;
 	}
 	if (matches > 1) {
-		error_set(err, "NVTX range '%s' exists in %zu domains; name one as DOMAIN@RANGE:",
-			  name, matches);
+		error_set(err,
+			  "NVTX range '%s' exists in %zu domains; name one as DOMAIN@RANGE:", name,
+			  matches);
 		for (size_t i = 0; i < n_known; i++)
 			if (!strcmp(known[i].name, name))
 				strbuf_addf(err, " %s@%s",
@@ -413,8 +450,7 @@ out:
 	return ret;
 }
 
-void nsys_build_export(const char *nsys, const char *rep, const char *sqlite,
-		       struct nsys_args *out)
+void nsys_build_export(const char *nsys, const char *rep, const char *sqlite, struct nsys_args *out)
 {
 	nsys_args_push(out, nsys ? nsys : "nsys");
 	nsys_args_push(out, "export");
@@ -447,8 +483,7 @@ void nsys_build_stats(const char *nsys, const char *input, const char *out_base,
 
 /* ---- finding and probing nsys --------------------------------------------- */
 
-int nsys_version_parse(const char *text, size_t len, struct strbuf *out, int *major,
-		       int *minor)
+int nsys_version_parse(const char *text, size_t len, struct strbuf *out, int *major, int *minor)
 {
 	static const char key[] = "version ";
 
@@ -477,8 +512,8 @@ int nsys_version_parse(const char *text, size_t len, struct strbuf *out, int *ma
 char *nsys_find_importer(const char *nsys_path)
 {
 	static const char *const rel[] = {
-		"../host-linux-x64", "../linux-desktop-glibc_2_11_3-x64", ".",
-		"host-linux-x64", "linux-desktop-glibc_2_11_3-x64", "target-linux-x64",
+	    "../host-linux-x64", "../linux-desktop-glibc_2_11_3-x64", ".",
+	    "host-linux-x64",	 "linux-desktop-glibc_2_11_3-x64",    "target-linux-x64",
 	};
 	struct strbuf dir = STRBUF_INIT, sb = STRBUF_INIT;
 	const char *slash = strrchr(nsys_path, '/');
@@ -552,8 +587,10 @@ char *nsys_find(const char *config_path, struct strbuf *err)
 
 	if (config_path && *config_path) {
 		if (path_is_dir(config_path)) {
-			error_set(err, "pipeline.nsys.path='%s' is a directory; give the nsys "
-				       "executable (e.g. %s/nsys)", config_path, config_path);
+			error_set(err,
+				  "pipeline.nsys.path='%s' is a directory; give the nsys "
+				  "executable (e.g. %s/nsys)",
+				  config_path, config_path);
 			return NULL;
 		}
 		p = find_in_path(config_path);
@@ -646,8 +683,10 @@ int nsys_probe_run(const char *config_path, uint64_t timeout_ms, struct nsys_pro
 	}
 	p->importer = nsys_find_importer(p->path);
 	if (!p->importer) {
-		strbuf_addf(&p->reason, "nsys %s has no QdstrmImporter next to it: it would "
-					"record a .qdstrm but never write a .nsys-rep", p->version.buf);
+		strbuf_addf(&p->reason,
+			    "nsys %s has no QdstrmImporter next to it: it would "
+			    "record a .qdstrm but never write a .nsys-rep",
+			    p->version.buf);
 		strbuf_addstr(&p->fix, "install the full Nsight Systems (host + target), or use "
 				       "pipeline.trace.backend=builtin");
 		goto out;
@@ -662,10 +701,14 @@ int nsys_probe_run(const char *config_path, uint64_t timeout_ms, struct nsys_pro
 	}
 	if (nsys_importer_loader_failure(res.err.buf, res.err.len, &lib) ||
 	    nsys_importer_loader_failure(res.out.buf, res.out.len, &lib)) {
-		strbuf_addf(&p->reason, "nsys's importer cannot start: %s is missing, so nsys "
-					"leaves a .qdstrm and no report", lib.buf);
-		strbuf_addf(&p->fix, "put %s on LD_LIBRARY_PATH (on the project's H100/H200: "
-				     "shared/tools/gpu-nsys-libs.sh .gpu-libs)", lib.buf);
+		strbuf_addf(&p->reason,
+			    "nsys's importer cannot start: %s is missing, so nsys "
+			    "leaves a .qdstrm and no report",
+			    lib.buf);
+		strbuf_addf(&p->fix,
+			    "put %s on LD_LIBRARY_PATH (on the project's H100/H200: "
+			    "shared/tools/gpu-nsys-libs.sh .gpu-libs)",
+			    lib.buf);
 		goto out;
 	}
 	if (!res.exited || res.exit_code) {
@@ -744,7 +787,7 @@ static int run_step(struct nsys_step *s, uint64_t timeout_ms, struct nsys_exec_r
 		    struct strbuf *err)
 {
 	/* LC_ALL=C: stable number formats in nsys's CSV */
-	static const char *const env[] = { "LC_ALL=C", NULL };
+	static const char *const env[] = {"LC_ALL=C", NULL};
 
 	if (nsys_exec_run((const char *const *)s->argv.v, env, NULL, timeout_ms, res, err))
 		return -1;
@@ -782,8 +825,8 @@ static int is_sqlite_file(const char *path)
 	return ok;
 }
 
-int nsys_step_export(const char *nsys, const char *rep, const char *sqlite,
-		     uint64_t timeout_ms, struct nsys_step *s, struct strbuf *err)
+int nsys_step_export(const char *nsys, const char *rep, const char *sqlite, uint64_t timeout_ms,
+		     struct nsys_step *s, struct strbuf *err)
 {
 	struct nsys_exec_result res = NSYS_EXEC_RESULT_INIT;
 	int ret = -1;
@@ -812,8 +855,8 @@ out:
 	return ret;
 }
 
-int nsys_step_stats(const char *nsys, const char *sqlite, const char *base,
-		    uint64_t timeout_ms, struct nsys_step *s, struct strbuf *err)
+int nsys_step_stats(const char *nsys, const char *sqlite, const char *base, uint64_t timeout_ms,
+		    struct nsys_step *s, struct strbuf *err)
 {
 	struct nsys_exec_result res = NSYS_EXEC_RESULT_INIT;
 	struct strbuf csv = STRBUF_INIT, body = STRBUF_INIT;

@@ -21,13 +21,16 @@
 
 /* An owned, NULL-terminated argv vector. */
 struct nsys_args {
-	char **v;  /* v[nr] == NULL once anything was pushed */
+	char **v; /* v[nr] == NULL once anything was pushed */
 	size_t nr, alloc;
 };
-#define NSYS_ARGS_INIT { NULL, 0, 0 }
+#define NSYS_ARGS_INIT                                                                             \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 void nsys_args_push(struct nsys_args *a, const char *s);
 void nsys_args_pushf(struct nsys_args *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void nsys_args_release(struct nsys_args *a);
 /* Shell-quoted, space-separated, for cmd.txt and --dry-run (never executed). */
 void nsys_args_join(const struct nsys_args *a, struct strbuf *out);
@@ -42,26 +45,26 @@ struct nsys_nvtx_range {
 /* How several processes of one run name their reports (-o). */
 enum nsys_output_split {
 	NSYS_SPLIT_NONE = 0, /* one report: <base>.nsys-rep */
-	NSYS_SPLIT_PID,      /* <base>.%p: nsys substitutes the root process id */
+	NSYS_SPLIT_PID,	     /* <base>.%p: nsys substitutes the root process id */
 	NSYS_SPLIT_RANK,     /* <base>.%q{<rank_env>}: one report per rank */
 };
 
 /* pipeline.nsys.* (SCHEMA.md) plus what the run supplies. NULL strings mean
  * "not set" (the schema's null); the builder applies the documented defaults. */
 struct nsys_options {
-	const char *nsys;              /* the nsys executable (resolved path) */
-	const char *trace;             /* pipeline.nsys.trace ["cuda,nvtx,osrt"] */
-	const char *sample;            /* pipeline.nsys.sample ["none"] */
+	const char *nsys;	       /* the nsys executable (resolved path) */
+	const char *trace;	       /* pipeline.nsys.trace ["cuda,nvtx,osrt"] */
+	const char *sample;	       /* pipeline.nsys.sample ["none"] */
 	const char *capture_range;     /* none|nvtx|cudaProfilerApi|hotkey ["none"] */
 	const char *capture_range_end; /* none|stop|stop-shutdown|repeat[:N]|repeat-shutdown:N */
 	const char *nvtx_capture;      /* stage or range name (llmprof syntax, see below) */
-	int gating_nvtx;               /* pipeline.nsys.gating_nvtx: 0 = capture everything */
+	int gating_nvtx;	       /* pipeline.nsys.gating_nvtx: 0 = capture everything */
 	const char *cuda_graph_trace;  /* node|graph ["node"] */
 	const char *const *extra_args; /* pipeline.nsys.extra_args, appended verbatim */
 	size_t n_extra;
-	const char *output_base;       /* e.g. "<run>/nsys/run" (no extension) */
+	const char *output_base; /* e.g. "<run>/nsys/run" (no extension) */
 	enum nsys_output_split split;
-	const char *rank_env;          /* for NSYS_SPLIT_RANK, e.g. "RANK" */
+	const char *rank_env;			    /* for NSYS_SPLIT_RANK, e.g. "RANK" */
 	const struct nsys_nvtx_range *known_ranges; /* from an nvtx pass; may be NULL */
 	size_t n_known;
 	const char *const *target_argv; /* the program and its arguments */
@@ -89,8 +92,8 @@ int nsys_capture_range_end_check(const char *v, struct strbuf *err);
  * that lists what the program does emit. Without known ranges the name is
  * translated syntactically. A name already ending in "@*" is kept.
  * Appends the expression to out; 0 or -1 with err. */
-int nsys_nvtx_capture_expr(const char *name, const struct nsys_nvtx_range *known,
-			   size_t n_known, struct strbuf *out, struct strbuf *err);
+int nsys_nvtx_capture_expr(const char *name, const struct nsys_nvtx_range *known, size_t n_known,
+			   struct strbuf *out, struct strbuf *err);
 
 /* The effective gating: returns the --capture-range value that will be used
  * ("none" when gating is off or capture_range is none/unset). */
@@ -121,8 +124,7 @@ void nsys_build_stats(const char *nsys, const char *input, const char *out_base,
 /* Parses "NVIDIA Nsight Systems version 2023.4.4.54-234433681190v0" (the
  * whole --version output). Writes "2023.4.4.54-234433681190v0" to out and the
  * year/minor to *major and *minor. 0, or -1 when no version is found. */
-int nsys_version_parse(const char *text, size_t len, struct strbuf *out, int *major,
-		       int *minor);
+int nsys_version_parse(const char *text, size_t len, struct strbuf *out, int *major, int *minor);
 
 /* Where nsys looks for its QdstrmImporter, relative to the directory of the
  * nsys executable, in nsys's own order (seen with strace on 2023.4.4):
@@ -139,15 +141,18 @@ char *nsys_find(const char *config_path, struct strbuf *err);
 
 /* The usability verdict for doctor and pipeline.trace.backend=auto. */
 struct nsys_probe {
-	int ok;                 /* 1: nsys runs and its importer starts */
-	char *path;             /* owned; NULL when not found */
-	char *importer;         /* owned; NULL when not found */
-	struct strbuf version;  /* "2023.4.4.54-..." when parsed */
+	int ok;		       /* 1: nsys runs and its importer starts */
+	char *path;	       /* owned; NULL when not found */
+	char *importer;	       /* owned; NULL when not found */
+	struct strbuf version; /* "2023.4.4.54-..." when parsed */
 	int major, minor;
-	struct strbuf reason;   /* one line, when !ok */
-	struct strbuf fix;      /* one line, when !ok */
+	struct strbuf reason; /* one line, when !ok */
+	struct strbuf fix;    /* one line, when !ok */
 };
-#define NSYS_PROBE_INIT { 0, NULL, NULL, STRBUF_INIT, 0, 0, STRBUF_INIT, STRBUF_INIT }
+#define NSYS_PROBE_INIT                                                                            \
+	{                                                                                          \
+		0, NULL, NULL, STRBUF_INIT, 0, 0, STRBUF_INIT, STRBUF_INIT                         \
+	}
 void nsys_probe_release(struct nsys_probe *p);
 
 /* Runs the probe: find nsys (as nsys_find), `nsys --version`, then start the
@@ -172,27 +177,30 @@ size_t nsys_list_reports(const char *dir, const char *base_name, struct nsys_arg
 struct nsys_step {
 	struct nsys_args argv;
 	int ok;
-	struct strbuf out, err;   /* captured child output */
-	struct strbuf message;    /* one line when !ok (or a note when ok) */
+	struct strbuf out, err; /* captured child output */
+	struct strbuf message;	/* one line when !ok (or a note when ok) */
 };
-#define NSYS_STEP_INIT { NSYS_ARGS_INIT, 0, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT }
+#define NSYS_STEP_INIT                                                                             \
+	{                                                                                          \
+		NSYS_ARGS_INIT, 0, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT                           \
+	}
 void nsys_step_release(struct nsys_step *s);
 
 /* Runs `nsys export` REP -> SQLITE and checks that SQLITE exists and is a
  * SQLite database. 0 when it ran (see s->ok), -1 with err when nsys could not
  * be started. */
-int nsys_step_export(const char *nsys, const char *rep, const char *sqlite,
-		     uint64_t timeout_ms, struct nsys_step *s, struct strbuf *err);
+int nsys_step_export(const char *nsys, const char *rep, const char *sqlite, uint64_t timeout_ms,
+		     struct nsys_step *s, struct strbuf *err);
 
 /* Runs `nsys stats -r cuda_gpu_kern_sum -f csv` on SQLITE with output base
  * BASE and checks BASE_cuda_gpu_kern_sum.csv: present and starting with the
  * expected header, or empty with nsys's "SKIPPED: ... does not contain CUDA
  * kernel data." (then s->ok = 1 and s->message says so). */
-int nsys_step_stats(const char *nsys, const char *sqlite, const char *base,
-		    uint64_t timeout_ms, struct nsys_step *s, struct strbuf *err);
+int nsys_step_stats(const char *nsys, const char *sqlite, const char *base, uint64_t timeout_ms,
+		    struct nsys_step *s, struct strbuf *err);
 
 /* The header nsys stats -f csv writes for cuda_gpu_kern_sum (2023.4 - 2025.3). */
-#define NSYS_KERN_SUM_HEADER \
+#define NSYS_KERN_SUM_HEADER                                                                       \
 	"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
 
 #endif

@@ -5,10 +5,10 @@
 #include "vendor/nsys_config.h"
 #include "core/banned.h"
 
-int nsys_options_from_config(const struct config *cfg, struct nsys_options *o,
-			     const char ***extra, struct strbuf *err)
+int nsys_options_from_config(const struct config *cfg, struct nsys_options *o, const char ***extra,
+			     struct strbuf *err)
 {
-	static const char *const dummy_argv[] = { "program" };
+	static const char *const dummy_argv[] = {"program"};
 	struct nsys_options check;
 	size_t n = config_list_len(cfg, "pipeline.nsys.extra_args");
 

@@ -16,7 +16,7 @@
  * cuda_graph_trace and extra_args; leaves output_base, split, known ranges
  * and the target to the caller. 0, or -1 with err when a value is invalid
  * (nsys_options_check's messages, without the output/target checks). */
-int nsys_options_from_config(const struct config *cfg, struct nsys_options *o,
-			     const char ***extra, struct strbuf *err);
+int nsys_options_from_config(const struct config *cfg, struct nsys_options *o, const char ***extra,
+			     struct strbuf *err);
 
 #endif

@@ -49,18 +49,30 @@ void nsys_diag_release(struct nsys_diag *d)
 const char *nsys_diag_code_name(enum nsys_diag_code code)
 {
 	switch (code) {
-	case NSYS_DIAG_NO_REPORT_GATED: return "no-report-gated";
-	case NSYS_DIAG_NO_REPORT: return "no-report";
-	case NSYS_DIAG_IMPORTER_MISSING: return "importer-missing";
-	case NSYS_DIAG_IMPORTER_FAILED: return "importer-failed";
-	case NSYS_DIAG_PROGRAM_NOT_FOUND: return "program-not-found";
-	case NSYS_DIAG_BAD_OPTION: return "bad-option";
-	case NSYS_DIAG_OUTPUT_DIR: return "output-dir";
-	case NSYS_DIAG_KILLED_AT_RANGE_END: return "killed-at-range-end";
-	case NSYS_DIAG_CUPTI_CONFLICT: return "cupti-conflict";
-	case NSYS_DIAG_REPORT_TOO_NEW: return "report-too-new";
-	case NSYS_DIAG_NO_KERNELS: return "no-kernels";
-	case NSYS_DIAG_GRAPHS_NOT_NODES: return "graphs-not-nodes";
+	case NSYS_DIAG_NO_REPORT_GATED:
+		return "no-report-gated";
+	case NSYS_DIAG_NO_REPORT:
+		return "no-report";
+	case NSYS_DIAG_IMPORTER_MISSING:
+		return "importer-missing";
+	case NSYS_DIAG_IMPORTER_FAILED:
+		return "importer-failed";
+	case NSYS_DIAG_PROGRAM_NOT_FOUND:
+		return "program-not-found";
+	case NSYS_DIAG_BAD_OPTION:
+		return "bad-option";
+	case NSYS_DIAG_OUTPUT_DIR:
+		return "output-dir";
+	case NSYS_DIAG_KILLED_AT_RANGE_END:
+		return "killed-at-range-end";
+	case NSYS_DIAG_CUPTI_CONFLICT:
+		return "cupti-conflict";
+	case NSYS_DIAG_REPORT_TOO_NEW:
+		return "report-too-new";
+	case NSYS_DIAG_NO_KERNELS:
+		return "no-kernels";
+	case NSYS_DIAG_GRAPHS_NOT_NODES:
+		return "graphs-not-nodes";
 	}
 	return "unknown";
 }
@@ -181,9 +193,10 @@ static void explain_gate(const struct nsys_profile_outcome *o, const char *expr,
 	int matched = 0;
 
 	nsys_nvtx_expr_split(expr, &range, &domain);
-	strbuf_addf(&f->explain, "nsys wrote no report: the NVTX capture range '%s' (range '%s' "
-				 "in %s%s%s) never started", expr, range.buf,
-		    domain.len ? "domain '" : "the default domain", domain.buf,
+	strbuf_addf(&f->explain,
+		    "nsys wrote no report: the NVTX capture range '%s' (range '%s' "
+		    "in %s%s%s) never started",
+		    expr, range.buf, domain.len ? "domain '" : "the default domain", domain.buf,
 		    domain.len ? "'" : "");
 	for (size_t i = 0; i < o->n_known; i++)
 		if (!strcmp(o->known[i].name, range.buf) &&
@@ -199,8 +212,9 @@ static void explain_gate(const struct nsys_profile_outcome *o, const char *expr,
 			strbuf_addstr(&f->explain, " although the program emits it: it may run in "
 						   "a child process nsys does not follow, or end "
 						   "before the CUDA context exists");
-			strbuf_addstr(&f->fix, "check `llmprof nvtx -- PROGRAM`; or profile without "
-					       "gating (pipeline.nsys.gating_nvtx=false)");
+			strbuf_addstr(&f->fix,
+				      "check `llmprof nvtx -- PROGRAM`; or profile without "
+				      "gating (pipeline.nsys.gating_nvtx=false)");
 		}
 		goto out;
 	}
@@ -208,13 +222,17 @@ static void explain_gate(const struct nsys_profile_outcome *o, const char *expr,
 		/* DOMAIN@RANGE written where nsys wants RANGE@DOMAIN? */
 		if (domain.len && strcmp(domain.buf, "*")) {
 			strbuf_addf(&swapped, "%s@%s", range.buf, domain.buf);
-			if (!nsys_nvtx_capture_expr(swapped.buf, o->known, o->n_known, &fixed, &why)) {
-				strbuf_addf(&f->explain, ": nsys reads '%s' as range '%s' in domain "
-							 "'%s' (RANGE@DOMAIN); the program emits range "
-							 "'%s' in domain '%s'", expr, range.buf,
-					    domain.buf, domain.buf, range.buf);
-				strbuf_addf(&f->fix, "use --nvtx-capture=%s (nsys order RANGE@DOMAIN; "
-						     "ncu's order is DOMAIN@RANGE/)", fixed.buf);
+			if (!nsys_nvtx_capture_expr(swapped.buf, o->known, o->n_known, &fixed,
+						    &why)) {
+				strbuf_addf(&f->explain,
+					    ": nsys reads '%s' as range '%s' in domain "
+					    "'%s' (RANGE@DOMAIN); the program emits range "
+					    "'%s' in domain '%s'",
+					    expr, range.buf, domain.buf, domain.buf, range.buf);
+				strbuf_addf(&f->fix,
+					    "use --nvtx-capture=%s (nsys order RANGE@DOMAIN; "
+					    "ncu's order is DOMAIN@RANGE/)",
+					    fixed.buf);
 				goto out;
 			}
 			strbuf_reset(&why);
@@ -226,17 +244,20 @@ static void explain_gate(const struct nsys_profile_outcome *o, const char *expr,
 			goto out;
 		}
 		strbuf_addf(&f->explain, ": %s", why.buf);
-		strbuf_addstr(&f->fix, "set pipeline.nsys.nvtx_capture to a range the program "
-				       "emits (`llmprof nvtx -- PROGRAM` lists them with their nsys "
-				       "filter)");
+		strbuf_addstr(&f->fix,
+			      "set pipeline.nsys.nvtx_capture to a range the program "
+			      "emits (`llmprof nvtx -- PROGRAM` lists them with their nsys "
+			      "filter)");
 		goto out;
 	}
 	if (!register_off) {
-		strbuf_addstr(&f->explain, "; NSYS_NVTX_PROFILER_REGISTER_ONLY=0 was not passed, so "
-					   "unregistered strings (nvtxRangePushA, torch.cuda.nvtx) "
-					   "never match");
-		strbuf_addstr(&f->fix, "add --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0, and check "
-				       "the name with `llmprof nvtx -- PROGRAM`");
+		strbuf_addstr(&f->explain,
+			      "; NSYS_NVTX_PROFILER_REGISTER_ONLY=0 was not passed, so "
+			      "unregistered strings (nvtxRangePushA, torch.cuda.nvtx) "
+			      "never match");
+		strbuf_addstr(&f->fix,
+			      "add --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0, and check "
+			      "the name with `llmprof nvtx -- PROGRAM`");
 	} else {
 		strbuf_addstr(&f->fix, "list the ranges with `llmprof nvtx -- PROGRAM` and use its "
 				       "nsys filter (RANGE@DOMAIN, not DOMAIN@RANGE; a bare name "
@@ -253,8 +274,8 @@ out:
 static void check_cupti(const char *buf, size_t len, struct nsys_diag *d)
 {
 	static const char *const keys[] = {
-		"CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
-		"CUPTI_ERROR_MAX_LIMIT_REACHED",
+	    "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+	    "CUPTI_ERROR_MAX_LIMIT_REACHED",
 	};
 
 	if (nsys_diag_find(d, NSYS_DIAG_CUPTI_CONFLICT))
@@ -271,9 +292,10 @@ static void check_cupti(const char *buf, size_t len, struct nsys_diag *d)
 					   "could not subscribe while nsys holds CUPTI: \"");
 		add_line_at(&f->explain, buf, len, p);
 		strbuf_addstr(&f->explain, "\"");
-		strbuf_addstr(&f->fix, "turn the in-process profiler off under nsys (e.g. no "
-				       "torch.profiler) and unset CUDA_INJECTION64_PATH; CUDA <= 13.2 "
-				       "allows one CUPTI subscriber");
+		strbuf_addstr(&f->fix,
+			      "turn the in-process profiler off under nsys (e.g. no "
+			      "torch.profiler) and unset CUDA_INJECTION64_PATH; CUDA <= 13.2 "
+			      "allows one CUPTI subscriber");
 		return;
 	}
 }
@@ -301,8 +323,8 @@ void nsys_diag_export_text(const char *text, size_t len, struct nsys_diag *d)
 void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d)
 {
 	/* program output is interleaved with nsys's on both streams */
-	const char *bufs[2] = { o->out, o->err };
-	size_t lens[2] = { o->out_len, o->err_len };
+	const char *bufs[2] = {o->out, o->err};
+	size_t lens[2] = {o->out_len, o->err_len};
 	const char *cap = argv_value(o->argv, "--capture-range", "-c");
 	const char *expr = argv_value(o->argv, "--nvtx-capture", "-p");
 	const char *end = argv_value(o->argv, "--capture-range-end", NULL);
@@ -325,7 +347,8 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 			f = add(d, NSYS_DIAG_PROGRAM_NOT_FOUND);
 			strbuf_addstr(&f->explain, "nsys could not start the program: ");
 			add_line_at(&f->explain, b, l, p);
-			strbuf_addstr(&f->fix, "give the program as a path (./prog) or put it on PATH");
+			strbuf_addstr(&f->fix,
+				      "give the program as a path (./prog) or put it on PATH");
 			fatal = 1;
 		}
 		if (((p = find(b, l, "Illegal --")) || (p = find(b, l, "option is ambiguous")) ||
@@ -335,26 +358,30 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 			f = add(d, NSYS_DIAG_BAD_OPTION);
 			strbuf_addstr(&f->explain, "nsys rejected its command line: ");
 			add_line_at(&f->explain, b, l, p);
-			strbuf_addstr(&f->fix, "fix the value (see `nsys profile --help`); values in "
-					       "pipeline.nsys.extra_args are passed verbatim");
+			strbuf_addstr(&f->fix,
+				      "fix the value (see `nsys profile --help`); values in "
+				      "pipeline.nsys.extra_args are passed verbatim");
 			fatal = 1;
 		}
 		if ((p = find(b, l, "Failed to create '")) &&
 		    !nsys_diag_find(d, NSYS_DIAG_OUTPUT_DIR)) {
 			f = add(d, NSYS_DIAG_OUTPUT_DIR);
-			strbuf_addstr(&f->explain, "nsys could not write the report where asked and "
-						   "put it in a temporary file: ");
+			strbuf_addstr(&f->explain,
+				      "nsys could not write the report where asked and "
+				      "put it in a temporary file: ");
 			add_line_at(&f->explain, b, l, p);
 			strbuf_addstr(&f->fix, "create the output directory (nsys/) before running "
 					       "nsys, and check that it is writable");
 		}
 		if ((p = find(b, l, "Importer error status:")) && !importer_said) {
-			int missing = find(b, l, "importer binary and its dependencies were not "
-						 "found") != NULL;
+			int missing = find(b, l,
+					   "importer binary and its dependencies were not "
+					   "found") != NULL;
 			struct strbuf lib = STRBUF_INIT;
 
 			importer_said = 1;
-			f = add(d, missing ? NSYS_DIAG_IMPORTER_MISSING : NSYS_DIAG_IMPORTER_FAILED);
+			f = add(d,
+				missing ? NSYS_DIAG_IMPORTER_MISSING : NSYS_DIAG_IMPORTER_FAILED);
 			strbuf_addstr(&f->explain, "nsys recorded a .qdstrm but could not turn it "
 						   "into a .nsys-rep: \"");
 			add_line_at(&f->explain, b, l, p);
@@ -363,17 +390,20 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 			    nsys_importer_loader_failure(o->importer_text, o->importer_len, &lib))
 				strbuf_addf(&f->explain, " (the importer needs %s)", lib.buf);
 			if (missing)
-				strbuf_addstr(&f->fix, "install the full Nsight Systems (host part with "
-						       "QdstrmImporter), or use "
-						       "pipeline.trace.backend=builtin");
+				strbuf_addstr(&f->fix,
+					      "install the full Nsight Systems (host part with "
+					      "QdstrmImporter), or use "
+					      "pipeline.trace.backend=builtin");
 			else if (lib.len)
-				strbuf_addf(&f->fix, "put %s on LD_LIBRARY_PATH (H100/H200: "
-						     "shared/tools/gpu-nsys-libs.sh), then rerun",
+				strbuf_addf(&f->fix,
+					    "put %s on LD_LIBRARY_PATH (H100/H200: "
+					    "shared/tools/gpu-nsys-libs.sh), then rerun",
 					    lib.buf);
 			else
-				strbuf_addstr(&f->fix, "run `llmprof doctor` to see why the importer "
-						       "cannot start (often a missing library such as "
-						       "libdw.so.1)");
+				strbuf_addstr(&f->fix,
+					      "run `llmprof doctor` to see why the importer "
+					      "cannot start (often a missing library such as "
+					      "libdw.so.1)");
 			strbuf_release(&lib);
 		}
 		check_cupti(b, l, d);
@@ -387,16 +417,19 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 		if (o->importer_text &&
 		    nsys_importer_loader_failure(o->importer_text, o->importer_len, &lib)) {
 			strbuf_addf(&f->explain, " (it needs %s)", lib.buf);
-			strbuf_addf(&f->fix, "put %s on LD_LIBRARY_PATH (H100/H200: "
-					     "shared/tools/gpu-nsys-libs.sh), then rerun", lib.buf);
+			strbuf_addf(&f->fix,
+				    "put %s on LD_LIBRARY_PATH (H100/H200: "
+				    "shared/tools/gpu-nsys-libs.sh), then rerun",
+				    lib.buf);
 		} else {
-			strbuf_addstr(&f->fix, "run `llmprof doctor` to see why the importer cannot "
-					       "start");
+			strbuf_addstr(&f->fix,
+				      "run `llmprof doctor` to see why the importer cannot "
+				      "start");
 		}
 		strbuf_release(&lib);
 	}
-	if (strcmp(cap, "none") && (o->signaled ? o->term_signal == 15
-						: (o->exited && o->exit_code == 143)) &&
+	if (strcmp(cap, "none") &&
+	    (o->signaled ? o->term_signal == 15 : (o->exited && o->exit_code == 143)) &&
 	    (find(o->out, o->out_len, "Capture range ended") ||
 	     find(o->err, o->err_len, "Capture range ended")) &&
 	    (!end || !strcmp(end, "stop-shutdown") || starts_with(end, "repeat-shutdown"))) {
@@ -413,14 +446,18 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 			if (!strcmp(cap, "nvtx") && expr) {
 				explain_gate(o, expr, f);
 			} else if (!strcmp(cap, "cudaProfilerApi")) {
-				strbuf_addstr(&f->explain, "nsys wrote no report: the program never "
-							   "called cudaProfilerStart() "
-							   "(--capture-range=cudaProfilerApi)");
-				strbuf_addstr(&f->fix, "call cudaProfilerStart/Stop around the region, "
-						       "or gate on an NVTX range instead");
+				strbuf_addstr(&f->explain,
+					      "nsys wrote no report: the program never "
+					      "called cudaProfilerStart() "
+					      "(--capture-range=cudaProfilerApi)");
+				strbuf_addstr(&f->fix,
+					      "call cudaProfilerStart/Stop around the region, "
+					      "or gate on an NVTX range instead");
 			} else {
-				strbuf_addf(&f->explain, "nsys wrote no report: the capture range "
-							 "(%s) never started", cap);
+				strbuf_addf(&f->explain,
+					    "nsys wrote no report: the capture range "
+					    "(%s) never started",
+					    cap);
 				strbuf_addstr(&f->fix, "profile without gating "
 						       "(pipeline.nsys.gating_nvtx=false)");
 			}
@@ -433,7 +470,8 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 				strbuf_addstr(&f->explain, " and said so");
 			strbuf_addstr(&f->explain, "; the program may have failed before tracing "
 						   "started");
-			strbuf_addstr(&f->fix, "see logs/ for the program's output and nsys's messages");
+			strbuf_addstr(&f->fix,
+				      "see logs/ for the program's output and nsys's messages");
 		}
 	}
 }
@@ -445,8 +483,8 @@ static int table_exists(sqlite3 *db, const char *name)
 	sqlite3_stmt *st = NULL;
 	int ok = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1,
+			       &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 		ok = sqlite3_step(st) == SQLITE_ROW;
 	}
@@ -510,9 +548,10 @@ int nsys_diag_sqlite(const char *path, struct nsys_diag *d, struct strbuf *err)
 		runtime = query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
 		if (table_exists(db, "StringIds"))
 			graph_launches = query_int(
-				db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s "
-				    "ON r.nameId = s.id WHERE s.value LIKE 'cudaGraphLaunch%' OR "
-				    "s.value LIKE 'cuGraphLaunch%'");
+			    db,
+			    "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s "
+			    "ON r.nameId = s.id WHERE s.value LIKE 'cudaGraphLaunch%' OR "
+			    "s.value LIKE 'cuGraphLaunch%'");
 	}
 	if (has_kernel_table && column_exists(db, "CUPTI_ACTIVITY_KIND_KERNEL", "graphNodeId"))
 		node_kernels = query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
@@ -521,16 +560,20 @@ int nsys_diag_sqlite(const char *path, struct nsys_diag *d, struct strbuf *err)
 	if (graph_rows > 0 || (graph_launches > 0 && node_kernels == 0)) {
 		f = add(d, NSYS_DIAG_GRAPHS_NOT_NODES);
 		if (graph_rows > 0)
-			strbuf_addf(&f->explain, "%lld CUDA graph launches were traced as single "
-						 "items (--cuda-graph-trace=graph): the kernels inside "
-						 "them are missing from the kernel tables",
+			strbuf_addf(&f->explain,
+				    "%lld CUDA graph launches were traced as single "
+				    "items (--cuda-graph-trace=graph): the kernels inside "
+				    "them are missing from the kernel tables",
 				    (long long)graph_rows);
 		else
-			strbuf_addf(&f->explain, "%lld CUDA graph launches but no kernel carries a "
-						 "graph node id: graph kernels were not traced one "
-						 "by one", (long long)graph_launches);
-		strbuf_addstr(&f->fix, "use pipeline.nsys.cuda_graph_trace=node (llmprof's default; "
-				       "adds overhead per graph node)");
+			strbuf_addf(&f->explain,
+				    "%lld CUDA graph launches but no kernel carries a "
+				    "graph node id: graph kernels were not traced one "
+				    "by one",
+				    (long long)graph_launches);
+		strbuf_addstr(&f->fix,
+			      "use pipeline.nsys.cuda_graph_trace=node (llmprof's default; "
+			      "adds overhead per graph node)");
 	}
 	if (kernels <= 0 && graph_rows <= 0) {
 		f = add(d, NSYS_DIAG_NO_KERNELS);
@@ -538,12 +581,15 @@ int nsys_diag_sqlite(const char *path, struct nsys_diag *d, struct strbuf *err)
 			    has_kernel_table ? "an empty CUPTI_ACTIVITY_KIND_KERNEL table"
 					     : "no CUPTI_ACTIVITY_KIND_KERNEL table");
 		if (runtime > 0) {
-			strbuf_addf(&f->explain, " although %lld CUDA API calls were", (long long)runtime);
-			strbuf_addstr(&f->fix, "check for a CUPTI conflict (another profiler in the "
-					       "program) and that the gated range contains GPU work");
+			strbuf_addf(&f->explain, " although %lld CUDA API calls were",
+				    (long long)runtime);
+			strbuf_addstr(&f->fix,
+				      "check for a CUPTI conflict (another profiler in the "
+				      "program) and that the gated range contains GPU work");
 		} else {
-			strbuf_addstr(&f->fix, "check that pipeline.nsys.trace includes cuda and that "
-					       "the program uses the GPU inside the captured range");
+			strbuf_addstr(&f->fix,
+				      "check that pipeline.nsys.trace includes cuda and that "
+				      "the program uses the GPU inside the captured range");
 		}
 	}
 	ret = 0;

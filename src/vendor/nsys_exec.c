@@ -67,8 +67,7 @@ int nsys_exec_run(const char *const *argv, const char *const *env, const char *c
 	return 0;
 }
 
-void nsys_exec_describe(const struct nsys_exec_result *res, uint64_t timeout_ms,
-			struct strbuf *out)
+void nsys_exec_describe(const struct nsys_exec_result *res, uint64_t timeout_ms, struct strbuf *out)
 {
 	if (res->timed_out)
 		strbuf_addf(out, "timed out after %.1f s", (double)timeout_ms / 1000.0);

@@ -13,17 +13,20 @@
 #include "core/strbuf.h"
 
 struct nsys_exec_result {
-	int exited;        /* 1: exited normally, status in exit_code */
+	int exited; /* 1: exited normally, status in exit_code */
 	int exit_code;
-	int signaled;      /* 1: killed by signal term_signal */
+	int signaled; /* 1: killed by signal term_signal */
 	int term_signal;
-	int timed_out;     /* 1: we killed it after the timeout */
+	int timed_out;	   /* 1: we killed it after the timeout */
 	int interrupted;   /* 1: llmprof got SIGINT/SIGTERM and forwarded it */
 	struct strbuf out; /* captured stdout (at most NSYS_EXEC_CAPTURE_MAX bytes) */
 	struct strbuf err; /* captured stderr (same cap) */
-	int truncated;     /* 1: some output beyond the cap was dropped */
+	int truncated;	   /* 1: some output beyond the cap was dropped */
 };
-#define NSYS_EXEC_RESULT_INIT { 0, 0, 0, 0, 0, 0, STRBUF_INIT, STRBUF_INIT, 0 }
+#define NSYS_EXEC_RESULT_INIT                                                                      \
+	{                                                                                          \
+		0, 0, 0, 0, 0, 0, STRBUF_INIT, STRBUF_INIT, 0                                      \
+	}
 #define NSYS_EXEC_CAPTURE_MAX (4u << 20)
 
 void nsys_exec_result_release(struct nsys_exec_result *res);

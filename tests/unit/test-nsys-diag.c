@@ -18,7 +18,10 @@
 
 /* The NVTX ranges nvtx-cpu-prog.c emits (what `llmprof nvtx` would list). */
 static const struct nsys_nvtx_range prog_ranges[] = {
-	{ "LLM", "prefill" }, { "LLM", "decode_all" }, { "LLM", "decode_step" }, { NULL, "A" },
+    {"LLM", "prefill"},
+    {"LLM", "decode_all"},
+    {"LLM", "decode_step"},
+    {NULL, "A"},
 };
 
 struct capture {
@@ -81,14 +84,19 @@ static void diagnose(const struct capture *c, const struct nsys_nvtx_range *know
 		     const char *importer_text, struct nsys_diag *d)
 {
 	struct nsys_profile_outcome o = {
-		.argv = (const char *const *)c->argv.v,
-		.exited = 1, .exit_code = c->exit_code,
-		.out = c->out.buf, .out_len = c->out.len,
-		.err = c->err.buf, .err_len = c->err.len,
-		.n_reports = c->n_rep, .n_qdstrm = c->n_qdstrm,
-		.known = known, .n_known = nk,
-		.importer_text = importer_text,
-		.importer_len = importer_text ? strlen(importer_text) : 0,
+	    .argv = (const char *const *)c->argv.v,
+	    .exited = 1,
+	    .exit_code = c->exit_code,
+	    .out = c->out.buf,
+	    .out_len = c->out.len,
+	    .err = c->err.buf,
+	    .err_len = c->err.len,
+	    .n_reports = c->n_rep,
+	    .n_qdstrm = c->n_qdstrm,
+	    .known = known,
+	    .n_known = nk,
+	    .importer_text = importer_text,
+	    .importer_len = importer_text ? strlen(importer_text) : 0,
 	};
 	nsys_diag_profile(&o, d);
 }
@@ -170,7 +178,8 @@ static void test_gate_unregistered(void **state)
 	/* without them: still names the env var */
 	diagnose(&c, NULL, 0, NULL, &d);
 	f = only(&d, NSYS_DIAG_NO_REPORT_GATED);
-	assert_non_null(strstr(f->explain.buf, "NSYS_NVTX_PROFILER_REGISTER_ONLY=0 was not passed"));
+	assert_non_null(
+	    strstr(f->explain.buf, "NSYS_NVTX_PROFILER_REGISTER_ONLY=0 was not passed"));
 	nsys_diag_release(&d);
 	release(&c);
 }
@@ -261,13 +270,12 @@ static void test_rejected_commands(void **state)
 		enum nsys_diag_code code;
 		const char *text;
 	} cases[] = {
-		{ "bad-capture-range", NSYS_DIAG_BAD_OPTION,
-		  "Illegal --capture-range argument: range." },
-		{ "bad-capture-range-end", NSYS_DIAG_BAD_OPTION,
-		  "Illegal --capture-range-end argument: bogus." },
-		{ "double-dash", NSYS_DIAG_BAD_OPTION, "option is ambiguous" },
-		{ "program-not-found", NSYS_DIAG_PROGRAM_NOT_FOUND,
-		  "Executable not found in current directory or standard search paths" },
+	    {"bad-capture-range", NSYS_DIAG_BAD_OPTION, "Illegal --capture-range argument: range."},
+	    {"bad-capture-range-end", NSYS_DIAG_BAD_OPTION,
+	     "Illegal --capture-range-end argument: bogus."},
+	    {"double-dash", NSYS_DIAG_BAD_OPTION, "option is ambiguous"},
+	    {"program-not-found", NSYS_DIAG_PROGRAM_NOT_FOUND,
+	     "Executable not found in current directory or standard search paths"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
@@ -306,16 +314,19 @@ static void test_output_dir_missing(void **state)
 static void test_cupti_conflict_text(void **state)
 {
 	/* NVIDIA/TensorRT-LLM#9073: Kineto (torch profiler) inside nsys */
-	static const char kineto[] =
-		"WARNING:2025-11-11 06:36:11 2047:2047 init.cpp:174] function "
-		"cbapi->getCuptiStatus() failed with error "
-		"CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39)\n";
+	static const char kineto[] = "WARNING:2025-11-11 06:36:11 2047:2047 init.cpp:174] function "
+				     "cbapi->getCuptiStatus() failed with error "
+				     "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (39)\n";
 	struct nsys_diag d = NSYS_DIAG_INIT;
 	const struct nsys_finding *f;
-	static const char *const argv[] = { "nsys", "profile", "-o", "r", "./p", NULL };
+	static const char *const argv[] = {"nsys", "profile", "-o", "r", "./p", NULL};
 	struct nsys_profile_outcome o = {
-		.argv = argv, .exited = 1, .out = kineto, .out_len = sizeof(kineto) - 1,
-		.err = "", .n_reports = 1,
+	    .argv = argv,
+	    .exited = 1,
+	    .out = kineto,
+	    .out_len = sizeof(kineto) - 1,
+	    .err = "",
+	    .n_reports = 1,
 	};
 
 	nsys_diag_profile(&o, &d);
@@ -333,7 +344,8 @@ static void test_cupti_conflict_text(void **state)
 	nsys_diag_release(&d);
 	nsys_diag_export_text("Exportation error: Report was created in Nsight Systems version "
 			      "(2026.1.2.63-1), newer than your current version "
-			      "(2023.4.4.54-234433681190v0)", 141, &d);
+			      "(2023.4.4.54-234433681190v0)",
+			      141, &d);
 	f = only(&d, NSYS_DIAG_REPORT_TOO_NEW);
 	assert_non_null(strstr(f->explain.buf, "2026.1.2.63"));
 	nsys_diag_release(&d);
@@ -397,7 +409,9 @@ static void test_sqlite_graphs(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
+	assert_int_equal(
+	    sqlite3_exec(
+		db,
 		"CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
 		"INSERT INTO StringIds VALUES(1,'cudaGraphLaunch_v10000'),(2,'k');"
 		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT,"
@@ -409,23 +423,30 @@ static void test_sqlite_graphs(void **state)
 		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(5,6,1,2,NULL);"
 		"CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE(start INT, end INT, deviceId INT,"
 		" graphId INT, graphExecId INT, correlationId INT);"
-		"INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES(7,9,0,1,1,10),(10,12,0,1,1,11);",
-		NULL, NULL, NULL), SQLITE_OK);
+		"INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE "
+		"VALUES(7,9,0,1,1,10),(10,12,0,1,1,11);",
+		NULL, NULL, NULL),
+	    SQLITE_OK);
 	assert_int_equal(nsys_diag_sqlite(path, &d, &err), 0);
 	f = only(&d, NSYS_DIAG_GRAPHS_NOT_NODES);
-	assert_non_null(strstr(f->explain.buf, "2 CUDA graph launches were traced as single items"));
+	assert_non_null(
+	    strstr(f->explain.buf, "2 CUDA graph launches were traced as single items"));
 	assert_non_null(strstr(f->fix.buf, "cuda_graph_trace=node"));
 	nsys_diag_release(&d);
 	/* older nsys: no GRAPH_TRACE table, graph launches, no kernel with a node id */
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE", NULL, NULL,
-				      NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_exec(db, "DROP TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE", NULL, NULL, NULL),
+	    SQLITE_OK);
 	assert_int_equal(nsys_diag_sqlite(path, &d, &err), 0);
 	f = only(&d, NSYS_DIAG_GRAPHS_NOT_NODES);
 	assert_non_null(strstr(f->explain.buf, "2 CUDA graph launches but no kernel carries"));
 	nsys_diag_release(&d);
 	/* node tracing: kernels carry graph node ids -> fine */
-	assert_int_equal(sqlite3_exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
-					  "(7,8,10,2,42)", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+				      "(7,8,10,2,42)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	assert_int_equal(nsys_diag_sqlite(path, &d, &err), 0);
 	assert_int_equal(d.nr, 0);
 	sqlite3_close(db);
@@ -457,19 +478,19 @@ static void test_expr_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_importer_missing),
-		cmocka_unit_test(test_importer_cannot_start),
-		cmocka_unit_test(test_gate_unregistered),
-		cmocka_unit_test(test_gate_ncu_order),
-		cmocka_unit_test(test_gate_default_domain),
-		cmocka_unit_test(test_gate_ok),
-		cmocka_unit_test(test_cuda_profiler_api),
-		cmocka_unit_test(test_rejected_commands),
-		cmocka_unit_test(test_output_dir_missing),
-		cmocka_unit_test(test_cupti_conflict_text),
-		cmocka_unit_test(test_sqlite_no_kernels),
-		cmocka_unit_test(test_sqlite_graphs),
-		cmocka_unit_test(test_expr_split),
+	    cmocka_unit_test(test_importer_missing),
+	    cmocka_unit_test(test_importer_cannot_start),
+	    cmocka_unit_test(test_gate_unregistered),
+	    cmocka_unit_test(test_gate_ncu_order),
+	    cmocka_unit_test(test_gate_default_domain),
+	    cmocka_unit_test(test_gate_ok),
+	    cmocka_unit_test(test_cuda_profiler_api),
+	    cmocka_unit_test(test_rejected_commands),
+	    cmocka_unit_test(test_output_dir_missing),
+	    cmocka_unit_test(test_cupti_conflict_text),
+	    cmocka_unit_test(test_sqlite_no_kernels),
+	    cmocka_unit_test(test_sqlite_graphs),
+	    cmocka_unit_test(test_expr_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,7 @@
 #include "vendor/nsys_diag.h"
 #include "vendor/nsys_exec.h"
 
-static char *nsys;     /* the oracle's nsys */
+static char *nsys; /* the oracle's nsys */
 static char tmpdir[] = "/tmp/llmprof-nsys-oracle-XXXXXX";
 
 static const char *shared_dir(void)
@@ -75,8 +75,10 @@ static void test_export_and_stats_gated_report(void **state)
 
 	/* the gated capture holds the decode ranges only */
 	assert_int_equal(sqlite3_open_v2(db.buf, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(h, "SELECT coalesce(text, '') FROM NVTX_EVENTS "
-					       "WHERE eventType = 59 ORDER BY start", -1, &st, NULL),
+	assert_int_equal(sqlite3_prepare_v2(h,
+					    "SELECT coalesce(text, '') FROM NVTX_EVENTS "
+					    "WHERE eventType = 59 ORDER BY start",
+					    -1, &st, NULL),
 			 SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		strbuf_addf(&names, "%s,", (const char *)sqlite3_column_text(st, 0));
@@ -126,8 +128,10 @@ static void test_stats_matches_oracle(void **state)
 	strbuf_addf(&cmd, "%s_cuda_gpu_kern_sum.csv", base.buf);
 	assert_int_equal(strbuf_read_file(&got, cmd.buf), 0);
 	strbuf_reset(&src);
-	strbuf_addf(&src, "%s/fixtures/nsys/oracle/trt-resnet-rtx3090-nsys2023.1_"
-			  "cuda_gpu_kern_sum.csv", shared_dir());
+	strbuf_addf(&src,
+		    "%s/fixtures/nsys/oracle/trt-resnet-rtx3090-nsys2023.1_"
+		    "cuda_gpu_kern_sum.csv",
+		    shared_dir());
 	assert_int_equal(strbuf_read_file(&want, src.buf), 0);
 	strbuf_trim(&got);
 	strbuf_trim(&want);
@@ -172,8 +176,8 @@ static void test_export_failures(void **state)
 /* Compiles tests/data/nsys/nvtx-cpu-prog.c into tmpdir; 0 or skip. */
 static void build_prog(struct strbuf *prog)
 {
-	static const char *const incs[] = { "/usr/local/cuda/include", "/usr/local/cuda-13.0/include",
-					    "/usr/include" };
+	static const char *const incs[] = {"/usr/local/cuda/include",
+					   "/usr/local/cuda-13.0/include", "/usr/include"};
 	struct nsys_exec_result res = NSYS_EXEC_RESULT_INIT;
 	struct strbuf src = STRBUF_INIT, inc = STRBUF_INIT, hdr = STRBUF_INIT, err = STRBUF_INIT;
 	const char *argv[8];
@@ -190,8 +194,13 @@ static void build_prog(struct strbuf *prog)
 	}
 	strbuf_addf(&src, "%s/tests/data/nsys/nvtx-cpu-prog.c", LLMPROF_SOURCE_DIR);
 	in_tmp(prog, "prog");
-	argv[0] = "cc"; argv[1] = inc.buf; argv[2] = src.buf; argv[3] = "-o";
-	argv[4] = prog->buf; argv[5] = "-ldl"; argv[6] = NULL;
+	argv[0] = "cc";
+	argv[1] = inc.buf;
+	argv[2] = src.buf;
+	argv[3] = "-o";
+	argv[4] = prog->buf;
+	argv[5] = "-ldl";
+	argv[6] = NULL;
 	if (nsys_exec_run(argv, NULL, NULL, 60000, &res, &err) || !res.exited || res.exit_code) {
 		print_message("cannot compile the NVTX program: %s%s\n", err.buf, res.err.buf);
 		skip();
@@ -207,7 +216,7 @@ static void profile_and_diagnose(const char *prog, const char *capture,
 				 const struct nsys_nvtx_range *known, size_t nk,
 				 struct nsys_diag *d)
 {
-	static const char *const rm_argv[] = { "rm", "-rf", NULL, NULL };
+	static const char *const rm_argv[] = {"rm", "-rf", NULL, NULL};
 	struct nsys_options o;
 	struct nsys_args argv = NSYS_ARGS_INIT;
 	struct nsys_exec_result res = NSYS_EXEC_RESULT_INIT;
@@ -234,8 +243,8 @@ static void profile_and_diagnose(const char *prog, const char *capture,
 	o.target_argc = 1;
 	if (nsys_build_profile(&o, &argv, &err))
 		fail_msg("build: %s", err.buf);
-	assert_int_equal(nsys_exec_run((const char *const *)argv.v, NULL, tmpdir, 120000, &res,
-				       &err), 0);
+	assert_int_equal(
+	    nsys_exec_run((const char *const *)argv.v, NULL, tmpdir, 120000, &res, &err), 0);
 	memset(&out, 0, sizeof(out));
 	out.argv = (const char *const *)argv.v;
 	out.exited = res.exited;
@@ -264,8 +273,10 @@ static void profile_and_diagnose(const char *prog, const char *capture,
 static void test_profile_real(void **state)
 {
 	static const struct nsys_nvtx_range known[] = {
-		{ "LLM", "prefill" }, { "LLM", "decode_all" }, { "LLM", "decode_step" },
-		{ NULL, "A" },
+	    {"LLM", "prefill"},
+	    {"LLM", "decode_all"},
+	    {"LLM", "decode_step"},
+	    {NULL, "A"},
 	};
 	struct strbuf prog = STRBUF_INIT;
 	struct nsys_diag d = NSYS_DIAG_INIT;
@@ -298,11 +309,11 @@ static void test_profile_real(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe),
-		cmocka_unit_test(test_export_and_stats_gated_report),
-		cmocka_unit_test(test_stats_matches_oracle),
-		cmocka_unit_test(test_export_failures),
-		cmocka_unit_test(test_profile_real),
+	    cmocka_unit_test(test_probe),
+	    cmocka_unit_test(test_export_and_stats_gated_report),
+	    cmocka_unit_test(test_stats_matches_oracle),
+	    cmocka_unit_test(test_export_failures),
+	    cmocka_unit_test(test_profile_real),
 	};
 	struct nsys_exec_result res = NSYS_EXEC_RESULT_INIT;
 	struct strbuf script = STRBUF_INIT, err = STRBUF_INIT, cmd = STRBUF_INIT;
@@ -314,10 +325,9 @@ int main(void)
 	argv[0] = "bash";
 	argv[1] = script.buf;
 	argv[2] = NULL;
-	if (nsys_exec_run(argv, NULL, NULL, 600000, &res, &err) || !res.exited ||
-	    res.exit_code || !(line = strstr(res.out.buf, "NSYS="))) {
-		printf("skipped: the nsys oracle is not available (%s%s)\n", err.buf,
-		       res.err.buf);
+	if (nsys_exec_run(argv, NULL, NULL, 600000, &res, &err) || !res.exited || res.exit_code ||
+	    !(line = strstr(res.out.buf, "NSYS="))) {
+		printf("skipped: the nsys oracle is not available (%s%s)\n", err.buf, res.err.buf);
 		return 77;
 	}
 	line += 5;

@@ -17,7 +17,7 @@
 #include "vendor/nsys.h"
 #include "vendor/nsys_config.h"
 
-static const char *const prog[] = { "./llm", "--tokens", "8" };
+static const char *const prog[] = {"./llm", "--tokens", "8"};
 
 static void opts_init(struct nsys_options *o)
 {
@@ -53,9 +53,10 @@ static void test_defaults(void **state)
 
 	opts_init(&o);
 	assert_int_equal(build(&o), 0);
-	assert_string_equal(joined, "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
-				    "--cuda-graph-trace=node -o run/nsys/run --force-overwrite true "
-				    "./llm --tokens 8");
+	assert_string_equal(joined,
+			    "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
+			    "--cuda-graph-trace=node -o run/nsys/run --force-overwrite true "
+			    "./llm --tokens 8");
 }
 
 static void test_trace_and_sample(void **state)
@@ -96,12 +97,13 @@ static void test_gating_nvtx(void **state)
 				       "pipeline.nsys.gating_nvtx=true"));
 	o.gating_nvtx = 1;
 	assert_int_equal(build(&o), 0);
-	assert_string_equal(joined, "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
-				    "--capture-range=nvtx --capture-range-end=stop "
-				    "--nvtx-capture=decode_all@LLM "
-				    "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
-				    "--cuda-graph-trace=node -o run/nsys/run --force-overwrite true "
-				    "./llm --tokens 8");
+	assert_string_equal(joined,
+			    "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
+			    "--capture-range=nvtx --capture-range-end=stop "
+			    "--nvtx-capture=decode_all@LLM "
+			    "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
+			    "--cuda-graph-trace=node -o run/nsys/run --force-overwrite true "
+			    "./llm --tokens 8");
 	o.capture_range_end = "repeat:4";
 	assert_int_equal(build(&o), 0);
 	assert_non_null(strstr(joined, "--capture-range-end=repeat:4 "));
@@ -139,11 +141,12 @@ static void test_gating_cuda_profiler_api(void **state)
 
 static void test_capture_range_end_grammar(void **state)
 {
-	static const char *const good[] = { "none", "stop", "stop-shutdown", "repeat", "repeat:1",
-					    "repeat:12", "repeat-shutdown:3" };
-	static const char *const bad[] = { "", "Stop", "repeat:", "repeat:0", "repeat:-1",
-					   "repeat:x", "repeat-shutdown", "repeat-shutdown:0",
-					   "stop:2", "repeat:1:2" };
+	static const char *const good[] = {"none",     "stop",	    "stop-shutdown",	"repeat",
+					   "repeat:1", "repeat:12", "repeat-shutdown:3"};
+	static const char *const bad[] = {
+	    "",		 "Stop",      "repeat:",	 "repeat:0",
+	    "repeat:-1", "repeat:x",  "repeat-shutdown", "repeat-shutdown:0",
+	    "stop:2",	 "repeat:1:2"};
 	struct strbuf err = STRBUF_INIT;
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
@@ -159,7 +162,7 @@ static void test_capture_range_end_grammar(void **state)
 static void test_cuda_graph_trace_and_extra(void **state)
 {
 	struct nsys_options o;
-	static const char *const extra[] = { "--cuda-memory-usage=true", "--delay=2" };
+	static const char *const extra[] = {"--cuda-memory-usage=true", "--delay=2"};
 
 	opts_init(&o);
 	o.cuda_graph_trace = "graph";
@@ -190,8 +193,8 @@ static void test_output_split(void **state)
 static void test_program_checks(void **state)
 {
 	struct nsys_options o;
-	static const char *const dash[] = { "-weird" };
-	static const char *const spaced[] = { "./my prog", "it's" };
+	static const char *const dash[] = {"-weird"};
+	static const char *const spaced[] = {"./my prog", "it's"};
 
 	opts_init(&o);
 	o.target_argc = 0;
@@ -245,8 +248,8 @@ static void test_nvtx_expr_resolved(void **state)
 {
 	/* what the built-in LLM and a PyTorch program of the original system emit */
 	static const struct nsys_nvtx_range known[] = {
-		{ "LLM", "prefill" }, { "LLM", "decode_all" }, { "LLM", "decode_step" },
-		{ NULL, "A" }, { "", "LLM@prefill" }, { "TensorRT", "A" },
+	    {"LLM", "prefill"}, {"LLM", "decode_all"}, {"LLM", "decode_step"},
+	    {NULL, "A"},	{"", "LLM@prefill"},   {"TensorRT", "A"},
 	};
 	char b[512];
 
@@ -270,7 +273,9 @@ static void test_nvtx_expr_resolved(void **state)
 static void test_nvtx_expr_ambiguous(void **state)
 {
 	static const struct nsys_nvtx_range known[] = {
-		{ "LLM", "step" }, { "Other", "step" }, { "LLM", "step" },
+	    {"LLM", "step"},
+	    {"Other", "step"},
+	    {"LLM", "step"},
 	};
 	char b[512];
 
@@ -284,7 +289,7 @@ static void test_nvtx_expr_ambiguous(void **state)
 
 static void test_gating_uses_known_ranges(void **state)
 {
-	static const struct nsys_nvtx_range known[] = { { "LLM", "decode_all" } };
+	static const struct nsys_nvtx_range known[] = {{"LLM", "decode_all"}};
 	struct nsys_options o;
 
 	opts_init(&o);
@@ -479,17 +484,20 @@ static int from_config(const char *const *ov, size_t n)
 static void test_from_config(void **state)
 {
 	static const char *const gated[] = {
-		"pipeline.nsys.path=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys",
-		"pipeline.nsys.trace=cuda,nvtx", "pipeline.nsys.sample=process-tree",
-		"pipeline.nsys.capture_range=nvtx", "pipeline.nsys.capture_range_end=repeat:2",
-		"pipeline.nsys.nvtx_capture=LLM@decode_all", "pipeline.nsys.gating_nvtx=true",
-		"pipeline.nsys.cuda_graph_trace=graph", "pipeline.nsys.extra_args=[--delay=1,-w,true]",
+	    "pipeline.nsys.path=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys",
+	    "pipeline.nsys.trace=cuda,nvtx",
+	    "pipeline.nsys.sample=process-tree",
+	    "pipeline.nsys.capture_range=nvtx",
+	    "pipeline.nsys.capture_range_end=repeat:2",
+	    "pipeline.nsys.nvtx_capture=LLM@decode_all",
+	    "pipeline.nsys.gating_nvtx=true",
+	    "pipeline.nsys.cuda_graph_trace=graph",
+	    "pipeline.nsys.extra_args=[--delay=1,-w,true]",
 	};
-	static const char *const bad_end[] = { "pipeline.nsys.capture_range=nvtx",
-					       "pipeline.nsys.gating_nvtx=true",
-					       "pipeline.nsys.nvtx_capture=prefill",
-					       "pipeline.nsys.capture_range_end=repeat:0" };
-	static const char *const no_gate[] = { "pipeline.nsys.nvtx_capture=prefill" };
+	static const char *const bad_end[] = {
+	    "pipeline.nsys.capture_range=nvtx", "pipeline.nsys.gating_nvtx=true",
+	    "pipeline.nsys.nvtx_capture=prefill", "pipeline.nsys.capture_range_end=repeat:0"};
+	static const char *const no_gate[] = {"pipeline.nsys.nvtx_capture=prefill"};
 
 	assert_int_equal(from_config(NULL, 0), 0);
 	assert_string_equal(joined, "nsys profile --trace=cuda,nvtx,osrt --sample=none "
@@ -512,24 +520,24 @@ static void test_from_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_trace_and_sample),
-		cmocka_unit_test(test_gating_nvtx),
-		cmocka_unit_test(test_gating_cuda_profiler_api),
-		cmocka_unit_test(test_capture_range_end_grammar),
-		cmocka_unit_test(test_cuda_graph_trace_and_extra),
-		cmocka_unit_test(test_output_split),
-		cmocka_unit_test(test_program_checks),
-		cmocka_unit_test(test_nvtx_expr_syntactic),
-		cmocka_unit_test(test_nvtx_expr_resolved),
-		cmocka_unit_test(test_nvtx_expr_ambiguous),
-		cmocka_unit_test(test_gating_uses_known_ranges),
-		cmocka_unit_test(test_export_and_stats_argv),
-		cmocka_unit_test(test_version_parse),
-		cmocka_unit_test(test_loader_failure),
-		cmocka_unit_test(test_find_importer_and_reports),
-		cmocka_unit_test(test_probe_unusable),
-		cmocka_unit_test(test_from_config),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_trace_and_sample),
+	    cmocka_unit_test(test_gating_nvtx),
+	    cmocka_unit_test(test_gating_cuda_profiler_api),
+	    cmocka_unit_test(test_capture_range_end_grammar),
+	    cmocka_unit_test(test_cuda_graph_trace_and_extra),
+	    cmocka_unit_test(test_output_split),
+	    cmocka_unit_test(test_program_checks),
+	    cmocka_unit_test(test_nvtx_expr_syntactic),
+	    cmocka_unit_test(test_nvtx_expr_resolved),
+	    cmocka_unit_test(test_nvtx_expr_ambiguous),
+	    cmocka_unit_test(test_gating_uses_known_ranges),
+	    cmocka_unit_test(test_export_and_stats_argv),
+	    cmocka_unit_test(test_version_parse),
+	    cmocka_unit_test(test_loader_failure),
+	    cmocka_unit_test(test_find_importer_and_reports),
+	    cmocka_unit_test(test_probe_unusable),
+	    cmocka_unit_test(test_from_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
