@@ -10,9 +10,9 @@
  *    "Failed to create 'X.nsys-rep': No such file or directory.", "SKIPPED: X
  *    does not contain CUDA kernel data.": observed with nsys 2023.4.4
  *    (tests/data/nsys/).
- *  - "No reports were generated": printed by newer nsys (2024.x/2025.x) when
- *    the gate never opened; meta-pytorch/tritonbench#468,
- *    https://github.com/meta-pytorch/tritonbench/issues/468.
+ *  - "Generated:" followed by a tab and "No reports were generated": nsys
+ *    2025.3.1 on the project's H100 when the gate never opened
+ *    (tests/data/nsys/h100-*; also meta-pytorch/tritonbench#468).
  *  - "error while loading shared libraries: libdw.so.1": nsys 2025.3.1's
  *    importer on the project's H100 (shared/tools/gpu-nsys-libs.sh); the
  *    loader's wording observed here with the 2024.1.1 importer and libssh.so.
@@ -116,19 +116,25 @@ static void add_line_at(struct strbuf *out, const char *buf, size_t len, const c
 	strbuf_add(out, s, (size_t)(e - s));
 }
 
-/* Does a "Generated:" block list no files? (nsys 2023.4.4 with an NVTX gate
- * that never opened prints "Generated:" and nothing under it.) */
+/* Does a "Generated:" block list no files? nsys 2023.4.4 prints
+ * "Generated:" and nothing under it when an NVTX gate never opened; 2025.3.1
+ * prints "Generated:\n\tNo reports were generated". Files are listed indented
+ * (four spaces in 2023.4.4, a tab in 2025.3.1). */
 static int generated_list_empty(const char *buf, size_t len)
 {
-	const char *p = find(buf, len, "Generated:");
+	static const char none[] = "No reports were generated";
+	const char *p = find(buf, len, "Generated:"), *end = buf + len;
 
 	if (!p)
 		return 0;
 	p += strlen("Generated:");
-	while (p < buf + len && (*p == '\r' || *p == '\n'))
+	while (p < end && (*p == '\r' || *p == '\n'))
 		p++;
-	/* listed files are indented with spaces */
-	return !(p < buf + len && *p == ' ');
+	if (p >= end || (*p != ' ' && *p != '\t'))
+		return 1;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return (size_t)(end - p) >= sizeof(none) - 1 && !memcmp(p, none, sizeof(none) - 1);
 }
 
 /* ---- argv inspection ------------------------------------------------------- */

@@ -249,6 +249,39 @@ static void test_gate_ok(void **state)
 	release(&c);
 }
 
+/* nsys 2025.3.1 on the H100 (scripts/gpu/validate-nsys.sh): a bare
+ * "decode_all" (default domain) never opens; decode_all@LLM does. */
+static void test_h100_2025(void **state)
+{
+	static const struct nsys_nvtx_range probe[] = {
+		{ "LLM", "prefill" }, { "LLM", "decode_all" }, { "LLM", "decode_step" },
+		{ NULL, "A" },	      { NULL, "A::A1" },       { NULL, "B" },
+	};
+	struct capture c;
+	struct nsys_diag d = NSYS_DIAG_INIT;
+	const struct nsys_finding *f;
+
+	load("h100-nsys2025.3-gate-default-domain", &c);
+	assert_non_null(strstr(c.out.buf, "Generated:\n\tNo reports were generated"));
+	diagnose(&c, probe, 6, NULL, &d);
+	f = only(&d, NSYS_DIAG_NO_REPORT_GATED);
+	assert_non_null(strstr(f->fix.buf, "--nvtx-capture=decode_all@LLM"));
+	assert_null(strstr(f->explain.buf, "no report files were found"));
+	nsys_diag_release(&d);
+	release(&c);
+	load("h100-nsys2025.3-gate-ok", &c);
+	assert_int_equal(c.n_rep, 1);
+	diagnose(&c, probe, 6, NULL, &d);
+	assert_int_equal(d.nr, 0);
+	/* the same text without the report file: missing report noticed */
+	c.n_rep = 0;
+	diagnose(&c, probe, 6, NULL, &d);
+	f = only(&d, NSYS_DIAG_NO_REPORT_GATED);
+	assert_non_null(strstr(f->explain.buf, "(no report files were found)"));
+	nsys_diag_release(&d);
+	release(&c);
+}
+
 static void test_cuda_profiler_api(void **state)
 {
 	struct capture c;
@@ -484,6 +517,7 @@ int main(void)
 	    cmocka_unit_test(test_gate_ncu_order),
 	    cmocka_unit_test(test_gate_default_domain),
 	    cmocka_unit_test(test_gate_ok),
+	    cmocka_unit_test(test_h100_2025),
 	    cmocka_unit_test(test_cuda_profiler_api),
 	    cmocka_unit_test(test_rejected_commands),
 	    cmocka_unit_test(test_output_dir_missing),
