@@ -254,8 +254,8 @@ static void test_gate_ok(void **state)
 static void test_h100_2025(void **state)
 {
 	static const struct nsys_nvtx_range probe[] = {
-		{ "LLM", "prefill" }, { "LLM", "decode_all" }, { "LLM", "decode_step" },
-		{ NULL, "A" },	      { NULL, "A::A1" },       { NULL, "B" },
+	    {"LLM", "prefill"}, {"LLM", "decode_all"}, {"LLM", "decode_step"},
+	    {NULL, "A"},	{NULL, "A::A1"},       {NULL, "B"},
 	};
 	struct capture c;
 	struct nsys_diag d = NSYS_DIAG_INIT;
