@@ -90,9 +90,11 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 		if (probe.ok) {
 			p->pp.trace = PLAN_TRACE_NSYS;
 			p->nsys_path = xstrdup(probe.path);
-			strbuf_addf(&p->trace_reason, "pipeline.trace.backend=%s: nsys %s at %s can "
-						      "finish a report",
-				    backend, probe.version.len ? probe.version.buf : "(version unknown)",
+			strbuf_addf(&p->trace_reason,
+				    "pipeline.trace.backend=%s: nsys %s at %s can "
+				    "finish a report",
+				    backend,
+				    probe.version.len ? probe.version.buf : "(version unknown)",
 				    probe.path);
 		} else if (!strcmp(backend, "nsys")) {
 			*code = EXIT_TOOL_MISSING;
@@ -100,8 +102,9 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 				  probe.fix.len ? "; " : "", probe.fix.buf);
 			goto out;
 		} else {
-			strbuf_addf(&p->trace_reason, "pipeline.trace.backend=auto: nsys is not "
-						      "usable (%s)",
+			strbuf_addf(&p->trace_reason,
+				    "pipeline.trace.backend=auto: nsys is not "
+				    "usable (%s)",
 				    probe.reason.buf);
 		}
 	}
@@ -114,8 +117,9 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 			strbuf_addstr(&p->trace_reason, "pipeline.trace.backend=builtin");
 		} else {
 			p->pp.trace = PLAN_TRACE_OFF;
-			strbuf_addstr(&p->trace_reason,
-				      "; the builtin tracer is not built (no libllmprof_tracer.so)");
+			strbuf_addstr(
+			    &p->trace_reason,
+			    "; the builtin tracer is not built (no libllmprof_tracer.so)");
 		}
 		p->pp.tracer_lib = NULL;
 	}
@@ -363,8 +367,8 @@ static void nsys_check_profile(const struct run_bundle *b, const struct plan_ste
 }
 
 /* Runs one child step; records it in st and returns its state. */
-static enum step_state run_child(const struct run_bundle *b, const struct plan_step *s,
-				 size_t idx, struct run_status *st, int echo, uint64_t deadline_ns,
+static enum step_state run_child(const struct run_bundle *b, const struct plan_step *s, size_t idx,
+				 struct run_status *st, int echo, uint64_t deadline_ns,
 				 double timeout_s, int nsys_wrapped, struct run_outcome *oc)
 {
 	struct strbuf out = STRBUF_INIT, errp = STRBUF_INIT, err = STRBUF_INIT, d = STRBUF_INIT;
@@ -491,9 +495,10 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 		/* builtin backend: until libllmprof_tracer.so is part of the
 		 * build, the workload ran without it and there is no trace */
 		state = STEP_FAILED;
-		strbuf_addstr(msg, "tracer not built: this llmprof has no libllmprof_tracer.so, so the "
-				   "workload ran untraced; use pipeline.trace.backend=nsys (see "
-				   "'llmprof doctor')");
+		strbuf_addstr(msg,
+			      "tracer not built: this llmprof has no libllmprof_tracer.so, so the "
+			      "workload ran untraced; use pipeline.trace.backend=nsys (see "
+			      "'llmprof doctor')");
 	} else if (!strcmp(s->name, "analyze") || !strcmp(s->name, "reports")) {
 		struct report_build_opts o;
 		struct report_build_result res;
@@ -511,9 +516,9 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 				state = STEP_FAILED;
 				strbuf_addstr(msg, err.buf);
 			} else {
-				state = !strcmp(res.analyze_state, "ok")	 ? STEP_OK
+				state = !strcmp(res.analyze_state, "ok")	? STEP_OK
 					: !strcmp(res.analyze_state, "skipped") ? STEP_SKIPPED
-										 : STEP_FAILED;
+										: STEP_FAILED;
 				strbuf_addstr(msg, res.analyze_msg.buf);
 			}
 		} else if (report_build(&o, &res, &err)) {
@@ -521,8 +526,9 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 			*code = EXIT_IO;
 			strbuf_addstr(msg, err.buf);
 		} else {
-			strbuf_addstr(msg, "kernels.md operators.md report.md stakeholder_summary.md "
-					   "metrics.json report.html charts/");
+			strbuf_addstr(msg,
+				      "kernels.md operators.md report.md stakeholder_summary.md "
+				      "metrics.json report.html charts/");
 			if (res.loud.len)
 				fputs(res.loud.buf, stderr);
 		}
@@ -559,8 +565,8 @@ static void print_dry_run(const struct plan *plan, const struct profile_params *
  * (docs/user-guide.md): a GPU -> the configured GPU model on device; none ->
  * model tiny on device cpu. Appended as overrides, so config.yaml says what
  * really ran. */
-static void auto_overrides(const struct config *cfg, const struct gpu_probe *gpus,
-			   const char **ov, size_t *n)
+static void auto_overrides(const struct config *cfg, const struct gpu_probe *gpus, const char **ov,
+			   size_t *n)
 {
 	const char *kind = config_get_string(cfg, "workload.kind");
 	const char *name = config_get_string(cfg, "model.name");
@@ -775,8 +781,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		/* after a failure only the steps that keep what exists run, and
 		 * past the deadline only the quick in-process ones; the others
 		 * are marked skipped now, so the reports see the final states */
-		if (oc.failed && (!s->after_failure || (oc.state == RUN_TIMEOUT &&
-							s->kind != STEP_KIND_INTERNAL))) {
+		if (oc.failed && (!s->after_failure ||
+				  (oc.state == RUN_TIMEOUT && s->kind != STEP_KIND_INTERNAL))) {
 			run_status_end(&st, i, STEP_SKIPPED, -1, 0, oc.why);
 			write_status(&st);
 			continue;
@@ -850,20 +856,19 @@ const struct cmd_entry cmd_profile_entry = {
     .name = "profile",
     .usage = "[options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]",
     .summary = "run a workload under the profiling pipeline and write a run bundle",
-    .description =
-	"Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
-	"<artifacts.root>/<run_id>/ and runs the pipeline, each step recorded in\n"
-	"status.json: config, provenance, workload (under the timeline backend),\n"
-	"trace (builtin) or nsys-export + nsys-stats (nsys), analyze, select, ncu,\n"
-	"join, reports. pipeline.trace.backend=auto picks nsys when it can finish a\n"
-	"report, else the builtin tracer, and says why. A failed step keeps what\n"
-	"came before; the reports still run and say what is missing.\n"
-	"With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
-	"shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
-	"or workload.program. The last line on stdout is 'run: <dir>'.\n"
-	"Exit codes: 0 ok, 1 workload failed, 3 config, 4 tool missing, 6 a step\n"
-	"failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"
-	"(docs/exit-codes.md).",
+    .description = "Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
+		   "<artifacts.root>/<run_id>/ and runs the pipeline, each step recorded in\n"
+		   "status.json: config, provenance, workload (under the timeline backend),\n"
+		   "trace (builtin) or nsys-export + nsys-stats (nsys), analyze, select, ncu,\n"
+		   "join, reports. pipeline.trace.backend=auto picks nsys when it can finish a\n"
+		   "report, else the builtin tracer, and says why. A failed step keeps what\n"
+		   "came before; the reports still run and say what is missing.\n"
+		   "With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
+		   "shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
+		   "or workload.program. The last line on stdout is 'run: <dir>'.\n"
+		   "Exit codes: 0 ok, 1 workload failed, 3 config, 4 tool missing, 6 a step\n"
+		   "failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"
+		   "(docs/exit-codes.md).",
     .opts = opts,
     .flags = CMD_TAKES_PROGRAM,
     .exec = cmd_profile_exec,

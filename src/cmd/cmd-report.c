@@ -57,7 +57,8 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 			goto cleanup;
 		}
 		if (!path_exists(opt_trace)) {
-			error_print("report: cannot read '%s': No such file or directory", opt_trace);
+			error_print("report: cannot read '%s': No such file or directory",
+				    opt_trace);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
@@ -128,17 +129,16 @@ const struct cmd_entry cmd_report_entry = {
     .name = "report",
     .usage = "RUN_DIR | --trace FILE [--ncu-csv RAW.csv] -o DIR",
     .summary = "redo the analysis and every report from a run bundle or from files",
-    .description =
-	"Analyzes a trace (nsys export or llmprof trace.sqlite; an `nsys stats`\n"
-	"cuda_gpu_kern_sum CSV gives the kernel table only) and writes kernels.md,\n"
-	"operators.md, report.md, stakeholder_summary.md, metrics.json, report.html\n"
-	"and charts/. With RUN_DIR it reads the bundle's config.yaml (stages.*,\n"
-	"hardware.*, model.*), status.json, env.json and workload/analytic.json and\n"
-	"rewrites the reports in place: byte-identical when nothing changed.\n"
-	"Critical findings ('no GPU work captured', no stage range matched) are\n"
-	"also printed on stderr.\n"
-	"Exit codes: 0 ok, 2 usage, 5 unreadable or broken input (the reports are\n"
-	"still written when the trace is the broken part), 7 cannot write.",
+    .description = "Analyzes a trace (nsys export or llmprof trace.sqlite; an `nsys stats`\n"
+		   "cuda_gpu_kern_sum CSV gives the kernel table only) and writes kernels.md,\n"
+		   "operators.md, report.md, stakeholder_summary.md, metrics.json, report.html\n"
+		   "and charts/. With RUN_DIR it reads the bundle's config.yaml (stages.*,\n"
+		   "hardware.*, model.*), status.json, env.json and workload/analytic.json and\n"
+		   "rewrites the reports in place: byte-identical when nothing changed.\n"
+		   "Critical findings ('no GPU work captured', no stage range matched) are\n"
+		   "also printed on stderr.\n"
+		   "Exit codes: 0 ok, 2 usage, 5 unreadable or broken input (the reports are\n"
+		   "still written when the trace is the broken part), 7 cannot write.",
     .opts = opts,
     .exec = cmd_report_exec,
 };

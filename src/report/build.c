@@ -204,8 +204,7 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	free(dev);
 }
 
-static void fill_operators(struct report_model *m, const struct trace *t,
-			   const struct timeline *tl)
+static void fill_operators(struct report_model *m, const struct trace *t, const struct timeline *tl)
 {
 	for (size_t i = 0; i < tl->nops; i++) {
 		const struct operator_stat *o = &tl->ops[i];
@@ -377,7 +376,8 @@ static void timeline_findings(struct report_model *m, const struct analysis *a)
 
 		for (size_t i = 0; i < m->nr_findings; i++)
 			said |= !strcmp(m->findings[i].code, "kernels-outside-stages");
-		double share = tl->kernel_ns ? (double)tl->kernel_ns_outside / (double)tl->kernel_ns : 0;
+		double share =
+		    tl->kernel_ns ? (double)tl->kernel_ns_outside / (double)tl->kernel_ns : 0;
 
 		if (!said)
 			report_model_add_finding(
@@ -399,7 +399,8 @@ static void timeline_findings(struct report_model *m, const struct analysis *a)
 		    tl->stage_cross_thread, tl->stage_cross_thread == 1 ? "" : "s");
 	if (tl->kernels_no_launch)
 		report_model_add_finding(
-		    m, FINDING_WARNING, "kernels-without-launch", "Trace the CUDA API (nsys --trace=cuda).",
+		    m, FINDING_WARNING, "kernels-without-launch",
+		    "Trace the CUDA API (nsys --trace=cuda).",
 		    "%zu kernel%s no launch call in the trace (CUDA API trace off or cut short): "
 		    "they belong to no NVTX range.",
 		    tl->kernels_no_launch, tl->kernels_no_launch == 1 ? " has" : "s have");
@@ -445,9 +446,9 @@ static void fill_steps(struct report_model *m, json_t *status,
 		if (!name || !state || !strcmp(name, "reports"))
 			continue;
 		if (!strcmp(name, "analyze")) {
-			report_model_add_step(m, "analyze", res->analyze_state,
-					      strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf
-									       : NULL);
+			report_model_add_step(
+			    m, "analyze", res->analyze_state,
+			    strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf : NULL);
 			did_analyze = 1;
 			continue;
 		}
@@ -587,12 +588,12 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	} else {
 		res->analyze_state = "skipped";
 		strbuf_addstr(&res->analyze_msg, "no trace in the bundle (trace/trace.sqlite or "
-						  "nsys/run.sqlite)");
+						 "nsys/run.sqlite)");
 	}
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
-		strbuf_addf(&res->join_msg, "%s: counters not joined: %s", shown_path(o->run_dir, ncu),
-			    "ncu support not built yet");
+		strbuf_addf(&res->join_msg, "%s: counters not joined: %s",
+			    shown_path(o->run_dir, ncu), "ncu support not built yet");
 	} else {
 		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
 	}

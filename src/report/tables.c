@@ -498,16 +498,19 @@ void report_status_line(const struct report_model *m, struct strbuf *out)
 		for (size_t i = 0; i < m->run.nr_steps && !sk; i++)
 			if (m->run.steps[i].status && !strcmp(m->run.steps[i].status, "skipped") &&
 			    strcmp(m->run.steps[i].name, "select") &&
-			    strcmp(m->run.steps[i].name, "ncu") && strcmp(m->run.steps[i].name, "join"))
+			    strcmp(m->run.steps[i].name, "ncu") &&
+			    strcmp(m->run.steps[i].name, "join"))
 				sk = &m->run.steps[i];
 		if (!sk) {
-			strbuf_addstr(out, "The pipeline finished; every report below is complete.");
+			strbuf_addstr(out,
+				      "The pipeline finished; every report below is complete.");
 			return;
 		}
 		/* counters being skipped is said where counters are missing;
 		 * a skipped timeline step empties most of the report */
-		strbuf_addf(out, "The pipeline finished without step '%s' (%s); sections that need "
-				 "it say what is missing.",
+		strbuf_addf(out,
+			    "The pipeline finished without step '%s' (%s); sections that need "
+			    "it say what is missing.",
 			    sk->name, sk->reason ? sk->reason : "skipped");
 		return;
 	}

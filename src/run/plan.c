@@ -260,8 +260,8 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 
 	memset(p, 0, sizeof(*p));
 	plan_add_internal(p, "config", "resolve conf/ + overrides -> config.yaml", NULL);
-	plan_add_internal(p, "provenance", "host, GPUs, driver, tools, argv -> env.json, inputs.yaml",
-			  NULL);
+	plan_add_internal(p, "provenance",
+			  "host, GPUs, driver, tools, argv -> env.json, inputs.yaml", NULL);
 	if (plan_workload(p, pp, kind, err)) {
 		plan_release(p);
 		return -1;
@@ -289,7 +289,7 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	s->after_failure = 1;
 	/* light: the reduced counter set on the top few kernels; deep: the
 	 * configured sections on the kernels covering run.coverage */
-	ncu_skip = !pp->ncu_enable		? "pipeline.ncu.enable=false"
+	ncu_skip = !pp->ncu_enable		 ? "pipeline.ncu.enable=false"
 		   : pp->trace == PLAN_TRACE_OFF ? "no timeline trace to select kernels from"
 						 : PLAN_NCU_NOT_BUILT;
 	strbuf_reset(&sb);

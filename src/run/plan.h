@@ -67,7 +67,7 @@ struct plan_params {
 	/* built-in llm: the model shape (config model.*); 0 / NULL = not passed */
 	int64_t hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
 	int64_t vocab_size, max_position;
-	double rope_theta, rms_norm_eps; /* 0 = not passed */
+	double rope_theta, rms_norm_eps;   /* 0 = not passed */
 	int qkv_bias, tie_word_embeddings; /* -1 = not passed */
 	const char *weights;
 
