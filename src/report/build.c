@@ -122,9 +122,12 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 		s = report_model_add_stage(m, stage_role_name(r), roles[r]);
 		s->instances = st->instances;
 		s->cpu_ms = ms_of(st->cpu_ns);
-		s->gpu_ms = ms_of(st->proj_ns);
-		s->busy_ms = ms_of(st->busy_ns);
-		s->idle_ms = ms_of(st->idle_ns);
+		/* no GPU work in the stage: its GPU span is unknown, not 0 */
+		if (st->proj_ns > 0 || st->kernels) {
+			s->gpu_ms = ms_of(st->proj_ns);
+			s->busy_ms = ms_of(st->busy_ns);
+			s->idle_ms = ms_of(st->idle_ns);
+		}
 		s->kernels = st->kernels;
 		if (st->cpu_ns > 0)
 			s->launches_per_s = rnum_of(st->launches_per_s);
@@ -132,6 +135,8 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			const struct stage_timing *ds = &tl->stages[STAGE_DECODE_STEP];
 
 			s->steps = ds->instances;
+			if (!ds->proj_ns && !ds->kernels)
+				continue; /* per-step GPU times: none without GPU work */
 			s->step_mean_ms = rnum_of(ds->mean_ns / 1e6);
 			s->step_p50_ms = rnum_of(ds->p50_ns / 1e6);
 			s->step_p90_ms = rnum_of(ds->p90_ns / 1e6);

@@ -125,11 +125,11 @@ static void builtin_argv(struct strv *a, const char *bin, int llm, const struct 
 #undef SHAPE
 	if (pp->rope_theta > 0) {
 		strv_push(a, xstrdup("--rope-theta"));
-		strv_pushf(a, "%.17g", pp->rope_theta);
+		strv_pushf(a, "%.9g", pp->rope_theta);
 	}
 	if (pp->rms_norm_eps > 0) {
 		strv_push(a, xstrdup("--rms-eps"));
-		strv_pushf(a, "%.17g", pp->rms_norm_eps);
+		strv_pushf(a, "%.9g", pp->rms_norm_eps);
 	}
 	if (pp->qkv_bias >= 0 && pp->hidden_size > 0) {
 		strv_push(a, xstrdup("--qkv-bias"));
