@@ -80,7 +80,8 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		o.out_dir = opt_out ? opt_out : ctx->argv[0];
 		/* a bundle whose trace step failed still gets reports saying so */
 		path_join(&path, o.run_dir, "status.json");
-		if (!path_exists(path.buf) && !report_bundle_trace(o.run_dir, &path)) {
+		if (!path_exists(path.buf) &&
+		    (strbuf_reset(&path), !report_bundle_trace(o.run_dir, &path))) {
 			error_print("report: '%s' holds no status.json and no trace "
 				    "(trace/trace.sqlite or nsys/run.sqlite)",
 				    ctx->argv[0]);
