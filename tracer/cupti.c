@@ -330,12 +330,12 @@ static void at_exit_cuda(void)
 	tracer_flush_all();
 }
 
-static int enable_kind(CUpti_ActivityKind kind, const char *what)
+static int enable_kind(CUpti_ActivityKind kind, const char *what, int level)
 {
 	CUptiResult r = cuptiActivityEnable(kind);
 	if (r == CUPTI_SUCCESS)
 		return 0;
-	tracer_diag(TLOG_DIAG_ERROR,
+	tracer_diag(level,
 		    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? TLOG_DIAG_CUPTI_BUSY
 		    : r == CUPTI_ERROR_NOT_INITIALIZED || r == CUPTI_ERROR_NOT_SUPPORTED ||
 				    r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
@@ -400,12 +400,12 @@ int InitializeInjection(void)
 			    "cuptiActivityRegisterCallbacks: %s", cupti_err(r));
 		return 1;
 	}
-	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL") < 0)
+	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", TLOG_DIAG_ERROR) < 0)
 		return 1;
-	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY");
-	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2");
-	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET");
-	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE");
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", TLOG_DIAG_ERROR);
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", TLOG_DIAG_WARNING);
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", TLOG_DIAG_ERROR);
+	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", TLOG_DIAG_WARNING);
 	v = tracer_env_u64(TRACER_ENV_FLUSH_MS, 0, 3600000);
 	if (v)
 		cuptiActivityFlushPeriod((uint32_t)v);

@@ -316,6 +316,27 @@ struct tlog_dropped {
 
 #define TLOG_ALIGN8(n) (((n) + 7u) & ~(uint32_t)7u)
 
+/* Fixed parts are whole multiples of 8 so records stay aligned. */
+#define TLOG_CHECK_SIZE(t) _Static_assert(sizeof(struct t) % 8 == 0, #t " size")
+TLOG_CHECK_SIZE(tlog_file_header);
+TLOG_CHECK_SIZE(tlog_chunk_header);
+TLOG_CHECK_SIZE(tlog_process);
+TLOG_CHECK_SIZE(tlog_diag);
+TLOG_CHECK_SIZE(tlog_thread_name);
+TLOG_CHECK_SIZE(tlog_clock);
+TLOG_CHECK_SIZE(tlog_nvtx_def);
+TLOG_CHECK_SIZE(tlog_nvtx_event);
+TLOG_CHECK_SIZE(tlog_nvtx_end);
+TLOG_CHECK_SIZE(tlog_api);
+TLOG_CHECK_SIZE(tlog_api_name);
+TLOG_CHECK_SIZE(tlog_corr_alias);
+TLOG_CHECK_SIZE(tlog_kernel);
+TLOG_CHECK_SIZE(tlog_kernel_name);
+TLOG_CHECK_SIZE(tlog_memcpy);
+TLOG_CHECK_SIZE(tlog_memset);
+TLOG_CHECK_SIZE(tlog_device);
+TLOG_CHECK_SIZE(tlog_dropped);
+
 #ifndef TLOG_WRITER_ONLY
 /* ---- llmprof-side reader ---------------------------------------------- */
 #include <stddef.h>
