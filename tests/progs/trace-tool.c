@@ -2,6 +2,7 @@
  * listing (a test helper, not a user command).
  *   trace-tool convert LOG_DIR OUT.sqlite [OUT.json [MAX_JSON_BYTES]]
  *   trace-tool nvtx TRACE.sqlite
+ *   trace-tool synth DIR STEPS KERNELS_PER_STEP   (synthetic GPU log, pid 4242)
  * Exit: 0 ok, 5 damaged input (outputs still written), 1 other failure. */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "core/util.h"
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
+#include "trace/tlogsynth.h"
 #include "trace/tosqlite.h"
 #include "core/banned.h"
 
@@ -85,8 +87,26 @@ static int do_nvtx(char **argv)
 	return rc < 0 ? 1 : 0;
 }
 
+static int do_synth(char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t steps, kps;
+	int rc = -1;
+
+	if (parse_u64(argv[3], 1, 10000000, &steps, &err) == 0 &&
+	    parse_u64(argv[4], 1, 100000, &kps, &err) == 0)
+		rc = tlogsynth_write(argv[2], 4242, 1700000000000000000ull, (uint32_t)steps,
+				     (uint32_t)kps, &err);
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "synth") == 0)
+		return do_synth(argv);
 	if (argc >= 4 && strcmp(argv[1], "convert") == 0)
 		return do_convert(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "json") == 0)
@@ -95,7 +115,8 @@ int main(int argc, char **argv)
 		return do_nvtx(argv);
 	fputs("usage: trace-tool convert LOG_DIR OUT.sqlite [OUT.json]\n"
 	      "       trace-tool json TRACE.sqlite OUT.json [MAX_BYTES]\n"
-	      "       trace-tool nvtx TRACE.sqlite\n",
+	      "       trace-tool nvtx TRACE.sqlite\n"
+	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP\n",
 	      stderr);
 	return 2;
 }
