@@ -1,16 +1,118 @@
-/* cmd-config.c: placeholder until the foundation lands. */
+/* cmd-config.c: `llmprof config show [KEY=VALUE ...]` prints the resolved
+ * configuration as YAML; `llmprof config keys [--markdown]` lists the schema. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd/cmd.h"
+#include "config/config.h"
 #include "core/error.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+static const char *conf_dir_opt;
+static int markdown;
+
+static const struct opt opts[] = {
+	{ "conf-dir", 0, OPT_STRING, &conf_dir_opt, "DIR",
+	  "read config.yaml and the groups from DIR (default: $LLMPROF_CONF_DIR, else the "
+	  "conf/ installed with llmprof)" },
+	{ "markdown", 0, OPT_BOOL, &markdown, NULL,
+	  "config keys: print the table as Markdown (as in docs/configuration.md)" },
+	OPT_END_MARK,
+};
+
+static int config_show(int argc, const char **argv)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct config *cfg = NULL;
+	char *dir = conf_dir_opt ? xstrdup(conf_dir_opt) : config_find_conf_dir();
+	int code = EXIT_CONFIG;
+
+	if (!dir) {
+		error_print("cannot find the conf/ directory; use --conf-dir DIR or set "
+			    "LLMPROF_CONF_DIR");
+		goto out;
+	}
+	if (config_load(&cfg, dir, (size_t)argc, argv, &err)) {
+		error_print("%s", err.buf);
+		goto out;
+	}
+	config_to_yaml(cfg, &out);
+	fwrite(out.buf, 1, out.len, stdout);
+	code = EXIT_OK;
+out:
+	config_free(cfg);
+	free(dir);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return code;
+}
+
+static int config_keys(void)
+{
+	const struct config_key *keys;
+	struct strbuf sb = STRBUF_INIT, t = STRBUF_INIT;
+	size_t n;
+
+	if (markdown) {
+		config_schema_markdown(&sb);
+		fwrite(sb.buf, 1, sb.len, stdout);
+		strbuf_release(&sb);
+		return EXIT_OK;
+	}
+	keys = config_schema(&n);
+	printf("%-40s %-16s %-12s %-14s %s\n", "KEY", "TYPE", "DEFAULT", "RANGE", "MEANING");
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&t);
+		strbuf_reset(&sb);
+		config_key_type_format(&keys[i], &t);
+		config_key_range_format(&keys[i], &sb);
+		printf("%-40s %-16s %-12s %-14s %s\n", keys[i].key, t.buf,
+		       keys[i].def ? keys[i].def : "(required)", sb.len ? sb.buf : "-",
+		       keys[i].help);
+	}
+	strbuf_release(&t);
+	strbuf_release(&sb);
+	return EXIT_OK;
+}
 
 static int cmd_config_exec(struct cmd_ctx *ctx)
 {
-	error_print("'config' is not built yet");
-	return EXIT_INTERNAL;
+	const char *sub = ctx->argc ? ctx->argv[0] : NULL;
+
+	if (!sub) {
+		error_print("config: expected 'show' or 'keys' (see 'llmprof config --help')");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(sub, "show")) {
+		if (markdown) {
+			error_print("config show: '--markdown' belongs to 'config keys'");
+			return EXIT_USAGE;
+		}
+		return config_show(ctx->argc - 1, ctx->argv + 1);
+	}
+	if (!strcmp(sub, "keys")) {
+		if (ctx->argc > 1) {
+			error_print("config keys: unexpected argument '%s'", ctx->argv[1]);
+			return EXIT_USAGE;
+		}
+		return config_keys();
+	}
+	error_print("config: unknown subcommand '%s'; expected 'show' or 'keys'", sub);
+	return EXIT_USAGE;
 }
 
-static const struct opt opts[] = { OPT_END_MARK };
-
 const struct cmd_entry cmd_config_entry = {
-	.name = "config", .usage = "", .summary = "config", .opts = opts, .exec = cmd_config_exec,
+	.name = "config",
+	.usage = "show [--conf-dir DIR] [KEY=VALUE ...] | keys [--markdown]",
+	.summary = "print the resolved configuration, or the list of config keys",
+	.description =
+		"'config show' composes conf/config.yaml with its defaults list, applies the\n"
+		"overrides (a.b=v, +a.b=v, ++a.b=v, ~a.b, group=option, group@pkg=option),\n"
+		"resolves ${...} and prints the result as YAML. 'config keys' lists every key\n"
+		"with its type, default and meaning. Config errors exit with 3.\n"
+		"docs/configuration.md has the grammar and the full table.",
+	.opts = opts,
+	.exec = cmd_config_exec,
 };

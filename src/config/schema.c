@@ -1,0 +1,654 @@
+/* schema.c: every config key llmprof reads, with its type, default, allowed
+ * values and help, and the one walker that fills defaults, validates and
+ * suggests. docs/configuration.md embeds the table (`llmprof config keys
+ * --markdown`); tests/cli/test-config.sh fails when they differ.
+ *
+ * Adding a key: add a row here (and to the conf/ file that owns it), then
+ * regenerate the docs table. No map is open (CONFIG_OPEN_MAP) today, so a
+ * '+key=value' outside the table is an unknown key. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/internal.h"
+#include "core/error.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+#define N CONFIG_NULLABLE
+#define REQ CONFIG_REQUIRED
+#define GE(x) .flags = CONFIG_HAS_MIN, .min = (x)
+#define IN(a, b) .flags = CONFIG_HAS_MIN | CONFIG_HAS_MAX, .min = (a), .max = (b)
+
+static const struct config_key schema[] = {
+	{ "device", CONFIG_STR, 0, "cuda:0", NULL, 0, 0,
+	  "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path" },
+	{ "artifacts.root", CONFIG_STR, 0, "tmp/stage2", NULL, 0, 0,
+	  "run bundles go to <root>/<run_id>/" },
+	{ "run.mode", CONFIG_ENUM, 0, "deep", "deep|light", 0, 0,
+	  "deep: trace and per-kernel counters; light: trace only" },
+	{ "run.top_n_kernels", CONFIG_INT, IN(1, 100000), .def = "30",
+	  .help = "kernels ranked in reports and profiled with counters" },
+	{ "run.coverage", CONFIG_FLOAT,
+	  CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95", NULL, 0, 1,
+	  "also stop ranking once these kernels cover this fraction of GPU time" },
+	{ "run.timeout_s", CONFIG_FLOAT, GE(0), .def = "0",
+	  .help = "kill the workload after this many seconds (0 = no limit)" },
+	{ "run.stage", CONFIG_STR, 0, "decode", NULL, 0, 0,
+	  "stage whose kernels get counters: prefill, decode, all or a range name" },
+	{ "run.echo", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+	  "also copy the workload's output to the terminal" },
+	{ "pipeline.trace.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+	  "record a timeline trace" },
+	{ "pipeline.trace.backend", CONFIG_ENUM, 0, "auto", "auto|builtin|nsys", 0, 0,
+	  "who records the trace: builtin CUPTI tracer, nsys, or auto (builtin, else nsys)" },
+	{ "pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
+	  .help = "cap on events written to the Perfetto trace.json" },
+	{ "pipeline.nsys.enable", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+	  "also run a full nsys capture (the trace backend is pipeline.trace.backend)" },
+	{ "pipeline.nsys.path", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "nsys executable; null = find it on PATH" },
+	{ "pipeline.nsys.trace", CONFIG_STR, 0, "cuda,nvtx,osrt", NULL, 0, 0,
+	  "nsys --trace" },
+	{ "pipeline.nsys.sample", CONFIG_STR, 0, "none", NULL, 0, 0,
+	  "nsys --sample (emitted unless none)" },
+	{ "pipeline.nsys.capture_range", CONFIG_ENUM, 0, "none",
+	  "none|nvtx|cudaProfilerApi|hotkey", 0, 0, "nsys --capture-range" },
+	{ "pipeline.nsys.capture_range_end", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "nsys --capture-range-end (none, stop, stop-shutdown, repeat[:N], repeat-shutdown:N)" },
+	{ "pipeline.nsys.nvtx_capture", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "stage or range name to capture; translated to range@domain for --nvtx-capture" },
+	{ "pipeline.nsys.gating_nvtx", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+	  "limit the nsys capture to nvtx_capture" },
+	{ "pipeline.nsys.cuda_graph_trace", CONFIG_ENUM, 0, "node", "node|graph", 0, 0,
+	  "nsys --cuda-graph-trace" },
+	{ "pipeline.nsys.extra_args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0,
+	  "more arguments passed to nsys profile as given" },
+	{ "pipeline.ncu.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+	  "collect per-kernel counters with ncu (run.mode=deep)" },
+	{ "pipeline.ncu.path", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "ncu executable; null = find it on PATH" },
+	{ "pipeline.ncu.gating_nvtx", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+	  "limit ncu to the kernels of run.stage via NVTX filters" },
+	{ "pipeline.ncu.description", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "what the preset is for (shown in reports)" },
+	{ "pipeline.ncu.ncu_cli.target_processes", CONFIG_ENUM, 0, "all",
+	  "all|application-only", 0, 0, "ncu --target-processes" },
+	{ "pipeline.ncu.ncu_cli.replay_mode", CONFIG_ENUM, 0, "kernel",
+	  "kernel|application|range|app-range", 0, 0, "ncu --replay-mode" },
+	{ "pipeline.ncu.ncu_cli.nvtx.include", CONFIG_STRLIST, N, "null", NULL, 0, 0,
+	  "ncu --nvtx-include expressions (null = derived from run.stage)" },
+	{ "pipeline.ncu.ncu_cli.nvtx.exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
+	  "ncu --nvtx-exclude expressions" },
+	{ "pipeline.ncu.ncu_cli.set", CONFIG_STR, N, "roofline", NULL, 0, 0,
+	  "ncu --set (section set); null = none" },
+	{ "pipeline.ncu.ncu_cli.sections", CONFIG_STRLIST, N,
+	  "[SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, SchedulerStats]", NULL, 0, 0,
+	  "ncu --section, one per item" },
+	{ "pipeline.ncu.ncu_cli.metrics", CONFIG_STRLIST, N,
+	  "[flop_count_hp, flop_count_sp, gpu__time_duration.sum, "
+	  "sm__throughput.avg.pct_of_peak_sustained_elapsed, "
+	  "dram__throughput.avg.pct_of_peak_sustained_elapsed]",
+	  NULL, 0, 0, "ncu --metrics, joined with ','" },
+	{ "pipeline.ncu.ncu_cli.kernel_name", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "ncu --kernel-name: exact name, or \"regex:<pattern>\"" },
+	{ "pipeline.ncu.ncu_cli.kernel_name_base", CONFIG_ENUM, 0, "demangled",
+	  "function|demangled|mangled", 0, 0, "ncu --kernel-name-base" },
+	{ "pipeline.ncu.ncu_cli.kernel_id", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "ncu --kernel-id (context:stream:name:invocation)" },
+	{ "pipeline.ncu.ncu_cli.kernel_exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
+	  "regexes of kernel names never profiled (exclude wins over include)" },
+	{ "pipeline.ncu.ncu_cli.launch_skip", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 0, 0,
+	  "ncu --launch-skip" },
+	{ "pipeline.ncu.ncu_cli.launch_count", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 1, 0,
+	  "ncu --launch-count" },
+	{ "pipeline.ncu.ncu_cli.clock_control", CONFIG_ENUM, 0, "none", "none|base", 0, 0,
+	  "ncu --clock-control (none keeps boost clocks, as in production)" },
+	{ "pipeline.ncu.ncu_cli.cache_control", CONFIG_ENUM, 0, "all", "all|none", 0, 0,
+	  "ncu --cache-control (all flushes caches before each replay)" },
+	{ "pipeline.ncu.ncu_cli.force_overwrite", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+	  "ncu --force-overwrite" },
+	{ "workload.kind", CONFIG_ENUM, 0, "llm", "llm|dummy|command", 0, 0,
+	  "llm: built-in transformer; dummy: synthetic kernels; command: the program after --" },
+	{ "workload.program", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "kind=command: the program to run" },
+	{ "workload.args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0,
+	  "kind=command: its arguments" },
+	{ "workload.warmup", CONFIG_INT, GE(0), .def = "1",
+	  .help = "warm-up iterations outside the profiled ranges" },
+	{ "model.name", CONFIG_STR, REQ, NULL, NULL, 0, 0,
+	  "model preset name (auto = llama-3.2-1b with a GPU, tiny without)" },
+	{ "model.arch", CONFIG_ENUM, 0, "llama", "llama", 0, 0, "architecture family" },
+	{ "model.hidden_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "hidden (embedding) size" },
+	{ "model.intermediate_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "MLP intermediate size" },
+	{ "model.num_layers", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "transformer layers" },
+	{ "model.num_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "attention (query) heads" },
+	{ "model.num_kv_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "key/value heads (grouped-query attention)" },
+	{ "model.head_dim", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "size of one attention head" },
+	{ "model.vocab_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "vocabulary size" },
+	{ "model.max_position", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+	  "longest sequence the model supports" },
+	{ "model.rope_theta", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RoPE base frequency" },
+	{ "model.rms_norm_eps", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RMSNorm epsilon" },
+	{ "model.qkv_bias", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+	  "Q/K/V projections have a bias" },
+	{ "model.tie_word_embeddings", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+	  "the LM head shares the embedding matrix" },
+	{ "model.weights", CONFIG_STR, N, "null", NULL, 0, 0,
+	  "local safetensors file (never downloaded); null = random weights from model.seed" },
+	{ "model.seed", CONFIG_INT, 0, "1234", NULL, 0, 0, "seed of the random weights" },
+	{ "infer.prompt_len", CONFIG_INT, IN(1, 1048576), .def = "128",
+	  .help = "prompt tokens (prefill length)" },
+	{ "infer.max_new_tokens", CONFIG_INT, IN(0, 1048576), .def = "32",
+	  .help = "generated tokens (decode steps)" },
+	{ "infer.batch_size", CONFIG_INT, IN(1, 4096), .def = "1",
+	  .help = "sequences per batch" },
+	{ "infer.dtype", CONFIG_ENUM, 0, "bf16", "bf16|fp16|fp32", 0, 0,
+	  "weight and activation type" },
+	{ "infer.cuda_graph", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+	  "run each decode step as a CUDA graph" },
+	{ "stages.prefill", CONFIG_STRLIST, 0, "[LLM@prefill, prefill]", NULL, 0, 0,
+	  "NVTX ranges (range@domain or bare names) that mark prefill" },
+	{ "stages.decode", CONFIG_STRLIST, 0, "[LLM@decode_all, decode]", NULL, 0, 0,
+	  "NVTX ranges that mark the whole decode phase" },
+	{ "stages.decode_step", CONFIG_STRLIST, 0, "[LLM@decode_step]", NULL, 0, 0,
+	  "NVTX ranges that mark one decode step" },
+	{ "stages.operator_pattern", CONFIG_STR, 0, ".", NULL, 0, 0,
+	  "ranges whose name contains this text are operators" },
+	{ "hardware.peak_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+	  "override the datasheet dense peak TFLOP/s for infer.dtype" },
+	{ "hardware.peak_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+	  "override the datasheet DRAM bandwidth (GB/s)" },
+	{ "hardware.measured_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+	  "override the calibrated compute ceiling (TFLOP/s)" },
+	{ "hardware.measured_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+	  "override the calibrated bandwidth ceiling (GB/s)" },
+};
+
+const struct config_key *config_schema(size_t *n)
+{
+	*n = ARRAY_SIZE(schema);
+	return schema;
+}
+
+void config_key_type_format(const struct config_key *k, struct strbuf *sb)
+{
+	switch (k->type) {
+	case CONFIG_STR: strbuf_addstr(sb, "str"); break;
+	case CONFIG_INT: strbuf_addstr(sb, "int"); break;
+	case CONFIG_FLOAT: strbuf_addstr(sb, "float"); break;
+	case CONFIG_BOOL: strbuf_addstr(sb, "bool"); break;
+	case CONFIG_ENUM: strbuf_addf(sb, "enum(%s)", k->values); break;
+	case CONFIG_STRLIST: strbuf_addstr(sb, "list[str]"); break;
+	case CONFIG_OPEN_MAP: strbuf_addstr(sb, "map"); break;
+	}
+	if (k->flags & CONFIG_NULLABLE)
+		strbuf_addch(sb, '?');
+}
+
+void config_key_range_format(const struct config_key *k, struct strbuf *sb)
+{
+	if ((k->flags & CONFIG_HAS_MIN) && (k->flags & CONFIG_HAS_MAX))
+		strbuf_addf(sb, "%s%.15g, %.15g]", k->flags & CONFIG_MIN_EXCLUSIVE ? "(" : "[",
+			    k->min, k->max);
+	else if (k->flags & CONFIG_HAS_MIN)
+		strbuf_addf(sb, "%s %.15g", k->flags & CONFIG_MIN_EXCLUSIVE ? ">" : ">=", k->min);
+	else if (k->flags & CONFIG_HAS_MAX)
+		strbuf_addf(sb, "<= %.15g", k->max);
+}
+
+/* --- defaults --- */
+
+static struct cnode *default_node(const struct config_key *k)
+{
+	static const char origin[] = "default";
+	struct cnode_pos pos = { origin, 0, 0 };
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct config_override o;
+	struct cnode *n;
+
+	/* Defaults are written in override syntax, so strings stay strings. */
+	strbuf_addf(&text, "x=%s", k->def);
+	if (config_override_parse(text.buf, origin, &o, &err))
+		BUG("bad default for '%s': %s", k->key, err.buf);
+	n = o.value;
+	o.value = NULL;
+	config_override_release(&o);
+	if (k->type == CONFIG_STR && n->type != CNODE_STRING && n->type != CNODE_NULL)
+		cnode_set_string(n, k->def, strlen(k->def));
+	n->pos = pos;
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return n;
+}
+
+void config_schema_fill_defaults(struct cnode *root, const struct config_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct config_key *k = &keys[i];
+		struct cnode *map = root;
+		const char *p = k->key;
+		struct cnode_pos pos = { "default", 0, 0 };
+
+		if (!k->def)
+			continue;
+		for (;;) {
+			const char *dot = strchr(p, '.');
+			char *seg = dot ? xstrndup(p, (size_t)(dot - p)) : xstrdup(p);
+			struct cnode *child = cnode_map_get(map, seg);
+
+			if (!dot) {
+				if (!child) {
+					child = default_node(k);
+					child->key = seg;
+					cnode_append(map, child);
+				} else {
+					free(seg);
+				}
+				break;
+			}
+			if (!child) {
+				child = cnode_new(CNODE_MAP, seg, pos);
+				cnode_append(map, child);
+			}
+			free(seg);
+			if (child->type != CNODE_MAP)
+				break; /* validation reports it */
+			map = child;
+			p = dot + 1;
+		}
+	}
+}
+
+/* --- suggestions --- */
+
+static const char *last_segment(const char *key)
+{
+	const char *dot = strrchr(key, '.');
+	return dot ? dot + 1 : key;
+}
+
+struct suggestion {
+	const char *key;
+	const char *best;
+	char *best_owned;
+	size_t score, full;
+};
+
+static void consider(struct suggestion *s, const char *cand)
+{
+	size_t full = edit_distance(s->key, cand);
+	size_t last = edit_distance(last_segment(s->key), last_segment(cand));
+	size_t score = full < last ? full : last;
+	size_t last_limit = strlen(last_segment(s->key)) / 3;
+	size_t full_limit = strlen(s->key) / 4;
+
+	/* About one typo per three letters of the last name, or per four of the
+	 * whole key; short keys get one. */
+	if (!strcmp(cand, s->key) || (last > (last_limit ? last_limit : 1) &&
+				      full > (full_limit ? full_limit : 1)))
+		return;
+	if (!s->best || score < s->score || (score == s->score && full < s->full)) {
+		free(s->best_owned);
+		s->best_owned = xstrdup(cand);
+		s->best = s->best_owned;
+		s->score = score;
+		s->full = full;
+	}
+}
+
+static void consider_tree(struct suggestion *s, const struct cnode *n, struct strbuf *path)
+{
+	for (size_t i = 0; n->type == CNODE_MAP && i < n->nr; i++) {
+		size_t len = path->len;
+
+		if (len)
+			strbuf_addch(path, '.');
+		strbuf_addstr(path, n->items[i]->key);
+		consider(s, path->buf);
+		consider_tree(s, n->items[i], path);
+		strbuf_setlen(path, len);
+	}
+}
+
+void config_suggest_key(const char *key, const struct cnode *root, const struct config_key *keys,
+			size_t n, struct strbuf *sb)
+{
+	struct suggestion s = { key, NULL, NULL, 0, 0 };
+	struct strbuf path = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		consider(&s, keys[i].key);
+	if (root)
+		consider_tree(&s, root, &path);
+	if (s.best)
+		strbuf_addf(sb, "; did you mean '%s'?", s.best);
+	else
+		strbuf_addstr(sb, " (see 'llmprof config keys')");
+	free(s.best_owned);
+	strbuf_release(&path);
+}
+
+/* --- validation --- */
+
+static const struct config_key *key_find(const struct config_key *keys, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(keys[i].key, key))
+			return &keys[i];
+	return NULL;
+}
+
+/* Whether key is a proper prefix (a section) of some schema key. */
+static int is_schema_map(const struct config_key *keys, size_t n, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(keys[i].key, key, len) && keys[i].key[len] == '.')
+			return 1;
+	return 0;
+}
+
+static const char *type_noun(enum config_type t)
+{
+	switch (t) {
+	case CONFIG_STR: return "a string";
+	case CONFIG_INT: return "an integer";
+	case CONFIG_FLOAT: return "a number";
+	case CONFIG_BOOL: return "true or false";
+	case CONFIG_ENUM: return "one of";
+	case CONFIG_STRLIST: return "a list of strings";
+	case CONFIG_OPEN_MAP: return "a mapping";
+	}
+	return "?";
+}
+
+static void value_text(const struct cnode *n, struct strbuf *sb)
+{
+	/* What the user wrote when we kept it (0x10, 1e3), else the value. */
+	if (n->s && n->type != CNODE_STRING)
+		strbuf_addstr(sb, n->s);
+	else
+		cnode_scalar_render(n, sb);
+}
+
+static int bad(struct strbuf *err, const struct cnode *n, const char *key, const char *fmt,
+	       const char *arg)
+{
+	const char *hole = strstr(fmt, "%s");
+
+	/* fmt holds one "%s" for arg (kept simple so formats stay literal). */
+	strbuf_addf(err, "config key '%s' ", key);
+	strbuf_add(err, fmt, (size_t)(hole - fmt));
+	strbuf_addstr(err, arg);
+	strbuf_addstr(err, hole + 2);
+	strbuf_addstr(err, ", got '");
+	value_text(n, err);
+	strbuf_addstr(err, "' (");
+	cnode_pos_format(&n->pos, err);
+	strbuf_addch(err, ')');
+	return -1;
+}
+
+static int enum_has(const char *values, const char *v)
+{
+	size_t len = strlen(v);
+
+	for (const char *p = values;;) {
+		const char *bar = strchr(p, '|');
+		size_t l = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (l == len && !memcmp(p, v, len))
+			return 1;
+		if (!bar)
+			return 0;
+		p = bar + 1;
+	}
+}
+
+/* Scalars given for a string become their text (0x10 stays "0x10"). */
+static void to_string(struct cnode *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	value_text(n, &sb);
+	cnode_set_string(n, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+static int check_range(const struct config_key *k, struct cnode *n, struct strbuf *err)
+{
+	double v = n->type == CNODE_INT ? (double)n->i : n->f;
+	int lo = !(k->flags & CONFIG_HAS_MIN) ||
+		 (k->flags & CONFIG_MIN_EXCLUSIVE ? v > k->min : v >= k->min);
+	int hi = !(k->flags & CONFIG_HAS_MAX) || v <= k->max;
+	struct strbuf r = STRBUF_INIT;
+	int ret = 0;
+
+	if (isnan(v) && (k->flags & (CONFIG_HAS_MIN | CONFIG_HAS_MAX)))
+		lo = 0;
+	if (!lo || !hi) {
+		config_key_range_format(k, &r);
+		ret = bad(err, n, k->key, "must be in %s", r.buf);
+	}
+	strbuf_release(&r);
+	return ret;
+}
+
+static int check_value(const struct config_key *k, struct cnode *n, struct strbuf *err)
+{
+	if (n->type == CNODE_NULL) {
+		if (k->flags & CONFIG_NULLABLE)
+			return 0;
+		if (k->type == CONFIG_ENUM)
+			return bad(err, n, k->key, "expects one of %s", k->values);
+		return bad(err, n, k->key, "expects %s (it cannot be null)", type_noun(k->type));
+	}
+	switch (k->type) {
+	case CONFIG_STR:
+	case CONFIG_ENUM:
+		if (n->type == CNODE_LIST || n->type == CNODE_MAP)
+			return k->type == CONFIG_ENUM
+				       ? bad(err, n, k->key, "expects one of %s", k->values)
+				       : bad(err, n, k->key, "expects %s", "a string");
+		if (n->type != CNODE_STRING)
+			to_string(n);
+		if (k->type == CONFIG_ENUM && !enum_has(k->values, n->s))
+			return bad(err, n, k->key, "expects one of %s", k->values);
+		return 0;
+	case CONFIG_INT:
+		if (n->type != CNODE_INT)
+			return bad(err, n, k->key, "expects %s", "an integer");
+		return check_range(k, n, err);
+	case CONFIG_FLOAT:
+		if (n->type == CNODE_INT) {
+			n->f = (double)n->i;
+			n->type = CNODE_FLOAT;
+		}
+		if (n->type != CNODE_FLOAT)
+			return bad(err, n, k->key, "expects %s", "a number");
+		return check_range(k, n, err);
+	case CONFIG_BOOL:
+		if (n->type != CNODE_BOOL)
+			return bad(err, n, k->key, "expects %s", "true or false");
+		return 0;
+	case CONFIG_STRLIST:
+		if (n->type != CNODE_LIST)
+			return bad(err, n, k->key, "expects %s", "a list of strings, e.g. [a, b]");
+		for (size_t i = 0; i < n->nr; i++) {
+			struct cnode *item = n->items[i];
+
+			if (item->type == CNODE_NULL || item->type == CNODE_LIST ||
+			    item->type == CNODE_MAP)
+				return bad(err, item, k->key, "expects %s",
+					   "a list of strings; an item");
+			if (item->type != CNODE_STRING)
+				to_string(item);
+		}
+		return 0;
+	case CONFIG_OPEN_MAP:
+		if (n->type != CNODE_MAP)
+			return bad(err, n, k->key, "expects %s", "a mapping");
+		return 0;
+	}
+	return 0;
+}
+
+static int validate(struct cnode *map, struct strbuf *path, const struct cnode *root,
+		    const struct config_key *keys, size_t n, struct strbuf *err)
+{
+	for (size_t i = 0; i < map->nr; i++) {
+		struct cnode *c = map->items[i];
+		size_t len = path->len;
+		const struct config_key *k;
+		int ret = 0;
+
+		if (len)
+			strbuf_addch(path, '.');
+		strbuf_addstr(path, c->key);
+		k = key_find(keys, n, path->buf);
+		if (k) {
+			ret = check_value(k, c, err);
+		} else if (is_schema_map(keys, n, path->buf)) {
+			if (c->type != CNODE_MAP)
+				ret = bad(err, c, path->buf, "is a section (%s)",
+					  "a mapping of keys");
+			else
+				ret = validate(c, path, root, keys, n, err);
+		} else {
+			strbuf_addf(err, "unknown config key '%s'", path->buf);
+			config_suggest_key(path->buf, NULL, keys, n, err);
+			strbuf_addstr(err, " (");
+			cnode_pos_format(&c->pos, err);
+			strbuf_addch(err, ')');
+			ret = -1;
+		}
+		strbuf_setlen(path, len);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+int config_schema_validate(struct cnode *root, const struct config_key *keys, size_t n,
+			   struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int ret = validate(root, &path, root, keys, n, err);
+
+	strbuf_release(&path);
+	if (ret)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if ((keys[i].flags & CONFIG_REQUIRED) && !cnode_lookup(root, keys[i].key))
+			return error_set(err, "config key '%s' is required but no config file "
+					      "sets it (%s)",
+					 keys[i].key, keys[i].help);
+	return 0;
+}
+
+/* --- order --- */
+
+static size_t schema_rank(const struct config_key *keys, size_t n, const char *path)
+{
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(keys[i].key, path, len) &&
+		    (keys[i].key[len] == '.' || keys[i].key[len] == '\0'))
+			return i;
+	return n;
+}
+
+static void sort_map(struct cnode *map, struct strbuf *path, const struct config_key *keys,
+		     size_t n)
+{
+	size_t *rank = xcalloc(map->nr ? map->nr : 1, sizeof(*rank));
+
+	for (size_t i = 0; i < map->nr; i++) {
+		size_t len = path->len;
+
+		strbuf_addf(path, "%s%s", len ? "." : "", map->items[i]->key);
+		rank[i] = schema_rank(keys, n, path->buf);
+		if (map->items[i]->type == CNODE_MAP)
+			sort_map(map->items[i], path, keys, n);
+		strbuf_setlen(path, len);
+	}
+	/* Stable insertion sort: maps are small. */
+	for (size_t i = 1; i < map->nr; i++)
+		for (size_t j = i; j > 0 && rank[j - 1] > rank[j]; j--) {
+			struct cnode *t = map->items[j];
+			size_t r = rank[j];
+
+			map->items[j] = map->items[j - 1];
+			map->items[j - 1] = t;
+			rank[j] = rank[j - 1];
+			rank[j - 1] = r;
+		}
+	free(rank);
+}
+
+void config_schema_sort(struct cnode *root, const struct config_key *keys, size_t n)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	sort_map(root, &path, keys, n);
+	strbuf_release(&path);
+}
+
+/* --- docs --- */
+
+static void md_cell(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			strbuf_addstr(sb, "\\|");
+		else if (*s == '<')
+			strbuf_addstr(sb, "&lt;");
+		else if (*s == '>')
+			strbuf_addstr(sb, "&gt;");
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+void config_schema_markdown(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "| Key | Type | Default | Range | Description |\n"
+			  "|---|---|---|---|---|\n");
+	for (size_t i = 0; i < ARRAY_SIZE(schema); i++) {
+		const struct config_key *k = &schema[i];
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_addf(sb, "| `%s` | ", k->key);
+		config_key_type_format(k, &t);
+		md_cell(sb, t.buf);
+		strbuf_addstr(sb, " | ");
+		if (k->def) {
+			strbuf_addch(sb, '`');
+			md_cell(sb, k->def);
+			strbuf_addch(sb, '`');
+		} else {
+			strbuf_addstr(sb, "required");
+		}
+		strbuf_addstr(sb, " | ");
+		strbuf_reset(&t);
+		config_key_range_format(k, &t);
+		md_cell(sb, t.buf);
+		strbuf_addstr(sb, " | ");
+		md_cell(sb, k->help);
+		strbuf_addstr(sb, " |\n");
+		strbuf_release(&t);
+	}
+}

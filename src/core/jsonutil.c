@@ -1,0 +1,83 @@
+/* jsonutil.c: see jsonutil.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/jsonutil.h"
+#include "core/banned.h"
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t utf8_seq_len(const unsigned char *p, size_t n)
+{
+	size_t len;
+	unsigned cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+void utf8_sanitize(struct strbuf *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (len) {
+		size_t n = utf8_seq_len(p, len);
+		if (n && !(n == 1 && p[0] == 0)) {
+			strbuf_add(out, p, n);
+		} else {
+			strbuf_addstr(out, "\xef\xbf\xbd");
+			n = 1;
+		}
+		p += n;
+		len -= n;
+	}
+}
+
+json_t *json_string_lossy(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	utf8_sanitize(&sb, s, strlen(s));
+	j = json_stringn(sb.buf, sb.len);
+	strbuf_release(&sb);
+	if (!j)
+		BUG("json_stringn failed on sanitized text");
+	return j;
+}
+
+int json_write_file_atomic(const char *path, const json_t *root, struct strbuf *err)
+{
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (!text)
+		return error_set(err, "cannot serialize '%s'", path);
+	strbuf_addstr(&sb, text);
+	strbuf_addch(&sb, '\n');
+	free(text);
+	ret = write_file_atomic(path, sb.buf, sb.len, err);
+	strbuf_release(&sb);
+	return ret;
+}

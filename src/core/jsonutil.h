@@ -1,0 +1,20 @@
+/* jsonutil.h: small helpers around jansson for the files llmprof writes. */
+#ifndef LLMPROF_JSONUTIL_H
+#define LLMPROF_JSONUTIL_H
+
+#include <jansson.h>
+
+#include "core/strbuf.h"
+
+/* A new JSON string from s: jansson rejects invalid UTF-8, so each byte
+ * that is not part of a valid sequence becomes U+FFFD. Never NULL (dies on
+ * OOM). Caller owns the reference. */
+json_t *json_string_lossy(const char *s);
+/* Appends the UTF-8 of s with invalid bytes replaced by U+FFFD. */
+void utf8_sanitize(struct strbuf *out, const char *s, size_t len);
+
+/* Serializes root (indent 2, keys in insertion order, trailing newline)
+ * and writes it to path atomically. 0, or -1 with err. */
+int json_write_file_atomic(const char *path, const json_t *root, struct strbuf *err);
+
+#endif

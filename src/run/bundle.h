@@ -1,0 +1,51 @@
+/* bundle.h: the run bundle, <artifacts.root>/<run_id>/ (docs/run-bundle.md).
+ *
+ * run_id is YYYYMMDD-HHMMSS-<4 hex>, the time in UTC (so ids sort the same
+ * on every machine and do not jump at DST changes) and 16 random bits from
+ * getrandom(). The run directory itself is made with one mkdir() that fails
+ * on EEXIST, so two runs started in the same second never share a bundle:
+ * the loser draws new random bits and tries again. <root>/latest is a
+ * symlink to the newest run_id, replaced atomically (symlink + rename). */
+#ifndef LLMPROF_BUNDLE_H
+#define LLMPROF_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strbuf.h"
+
+#define RUN_ID_LEN 20 /* "20261121-151102-a3f9" */
+
+struct run_bundle {
+	char run_id[RUN_ID_LEN + 1];
+	char *root; /* absolute artifacts root, owned */
+	char *dir;  /* absolute <root>/<run_id>, owned */
+};
+#define RUN_BUNDLE_INIT                                                                            \
+	{                                                                                          \
+		{0}, NULL, NULL                                                                    \
+	}
+
+/* Formats a run id from a wall-clock time (ns since the epoch, UTC) and 16
+ * random bits into sb. Pure. */
+void bundle_format_run_id(struct strbuf *sb, uint64_t wall_ns, unsigned rand16);
+/* 1 when s has exactly the run id shape. */
+int bundle_run_id_valid(const char *s);
+
+/* Makes root absolute against the current directory, appending to sb. */
+void bundle_abspath(struct strbuf *sb, const char *root);
+
+/* Creates root (and parents) and a fresh <root>/<run_id>/ with logs/ inside.
+ * Fills b (release with bundle_release). 0, or -1 with err. */
+int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err);
+void bundle_release(struct run_bundle *b);
+
+/* Appends <dir>/<rel> to sb. */
+void bundle_path(const struct run_bundle *b, const char *rel, struct strbuf *sb);
+/* Writes <dir>/<rel> atomically (temp + rename). */
+int bundle_write(const struct run_bundle *b, const char *rel, const void *data, size_t len,
+		 struct strbuf *err);
+/* Points <root>/latest at this run, atomically. */
+int bundle_update_latest(const struct run_bundle *b, struct strbuf *err);
+
+#endif

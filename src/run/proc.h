@@ -1,0 +1,107 @@
+/* proc.h: running child processes (the workload, nsys, ncu, tool probes).
+ *
+ * A child gets an argv array (never a shell string), its own process group,
+ * an environment built from ours plus additions and minus removals, and its
+ * stdout/stderr in log files, optionally also copied to our terminal. A
+ * timeout sends SIGTERM to the whole group and SIGKILL after a grace period;
+ * SIGINT/SIGTERM sent to llmprof while a child runs are forwarded to the
+ * child's group (a second one sends SIGKILL), the child is reaped and the
+ * caller learns PROC_INTERRUPTED.
+ *
+ * proc_run() installs signal handlers for its duration and restores the old
+ * ones, so only one proc_run() may be active per process at a time (not
+ * thread-safe). The child side between fork and exec is async-signal-safe:
+ * everything it needs is prepared before fork. */
+#ifndef LLMPROF_PROC_H
+#define LLMPROF_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/strbuf.h"
+
+/* Default seconds between SIGTERM and SIGKILL. */
+#define PROC_GRACE_S 5.0
+
+/* Where one output stream of the child goes. All fields optional; with
+ * none set the child inherits our stream. */
+struct proc_sink {
+	const char *path;   /* log file, created/truncated (0666 & ~umask) */
+	int echo;	    /* also copy to our own stream (fd 1 or 2) */
+	struct strbuf *buf; /* also keep in memory, at most buf_max bytes */
+	size_t buf_max;	    /* 0 = 64 KiB; bytes beyond are dropped */
+};
+
+struct proc_spec {
+	const char *const *argv;       /* NULL-terminated; argv[0] without '/' is
+					  searched on the child's PATH */
+	const char *const *env_add;    /* "NAME=VALUE", NULL-terminated, or NULL;
+					  replaces an inherited NAME */
+	const char *const *env_remove; /* names, NULL-terminated, or NULL */
+	const char *cwd;	       /* NULL = ours; relative argv[0] with a
+					  '/' is resolved after chdir */
+	int stdin_null;		       /* child reads /dev/null instead of our stdin */
+	struct proc_sink out, err;
+	double timeout_s; /* 0 = none */
+	double grace_s;	  /* 0 = PROC_GRACE_S */
+};
+
+enum proc_outcome {
+	PROC_EXITED,	  /* exit_status is valid (0 = success) */
+	PROC_SIGNALED,	  /* died by signal `signal` on its own */
+	PROC_EXEC_FAILED, /* could not start: exec_errno, failed_call */
+	PROC_TIMEOUT,	  /* timeout_s passed; `signal` ended it (SIGTERM/SIGKILL),
+			     or exit_status if it exited after SIGTERM */
+	PROC_INTERRUPTED, /* llmprof got interrupt_signal and forwarded it */
+};
+
+struct proc_result {
+	enum proc_outcome outcome;
+	pid_t pid;
+	int exit_status;	       /* from WEXITSTATUS, when it exited; else -1 */
+	int signal;		       /* from WTERMSIG, when it died by a signal; else 0 */
+	int exec_errno;		       /* PROC_EXEC_FAILED */
+	const char *failed_call;       /* PROC_EXEC_FAILED: "execve" or "chdir" (static) */
+	int interrupt_signal;	       /* PROC_INTERRUPTED: SIGINT or SIGTERM */
+	uint64_t wall_ns;	       /* from fork to reaping */
+	uint64_t out_bytes, err_bytes; /* bytes read from the child's pipes (echo/buf only) */
+	int log_errno;		       /* first error writing a log file (e.g. ENOSPC), or 0;
+					  the child was never blocked by it */
+};
+
+/* Runs spec to completion. Returns 0 when the child was started and its
+ * fate is in *res (including exec failure), or -1 with err when nothing
+ * could be started (cannot open a log file, fork failed). */
+int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err);
+
+/* Makes SIGINT/SIGTERM set a flag instead of killing llmprof, for the
+ * whole run (proc_run() also sets it while a child runs), so the caller can
+ * mark its bundle interrupted between steps. */
+void proc_catch_interrupts(void);
+/* The interrupt signal received since proc_catch_interrupts(), or 0. */
+int proc_pending_interrupt(void);
+
+/* One line describing *res: "exited with status 1", "killed by signal 9
+ * (SIGKILL)", "cannot execute 'x': No such file or directory",
+ * "timed out after 1 s (ended by SIGTERM)", "interrupted by SIGINT". */
+void proc_result_describe(const struct proc_result *res, const struct proc_spec *spec,
+			  struct strbuf *out);
+
+/* "SIGKILL" for 9, "SIG42" for unknown numbers. Static storage for known
+ * signals; unknown ones use a static buffer (not thread-safe). */
+const char *proc_signal_name(int sig);
+
+/* Appends arg with C-style escaping: printable ASCII except '\' as is;
+ * '\\', '\n', '\t', '\r' escaped; every other byte as \xHH. The result has
+ * no newline, so one argument per line is unambiguous (logs/<step>.argv). */
+void proc_escape_c(struct strbuf *sb, const char *arg);
+/* Appends arg quoted for display in a POSIX shell: as is when it only has
+ * safe characters, '...' otherwise, and $'...' when it holds control or
+ * non-ASCII bytes. For display only; nothing is ever run through a shell. */
+void proc_quote_shell(struct strbuf *sb, const char *arg);
+
+/* Writes argv, one C-escaped argument per line, to path (atomically). */
+int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err);
+
+#endif

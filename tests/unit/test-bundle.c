@@ -1,0 +1,211 @@
+/* test-bundle.c: run ids, unique bundles under concurrent creation from
+ * several processes, the latest link, and atomic writes into a bundle. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include "core/util.h"
+#include "run/bundle.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/llmprof-test-bundle.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_run_id_format(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	/* 2026-11-21T15:11:02Z, in UTC whatever TZ says */
+	setenv("TZ", "America/New_York", 1);
+	bundle_format_run_id(&sb, 1795273862ull * 1000000000ull + 999999999ull, 0xa3f9);
+	assert_string_equal(sb.buf, "20261121-151102-a3f9");
+	assert_true(bundle_run_id_valid(sb.buf));
+	strbuf_reset(&sb);
+	bundle_format_run_id(&sb, 0, 0x1);
+	assert_string_equal(sb.buf, "19700101-000000-0001");
+	unsetenv("TZ");
+	assert_false(bundle_run_id_valid("20261121-151102-A3F9"));
+	assert_false(bundle_run_id_valid("20261121-151102-a3f"));
+	assert_false(bundle_run_id_valid("20261121_151102-a3f9"));
+	assert_false(bundle_run_id_valid("latest"));
+	strbuf_release(&sb);
+}
+
+static size_t count_run_dirs(const char *root, int *bad)
+{
+	DIR *d = opendir(root);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || !strcmp(e->d_name, "..")))
+			continue;
+		if (!strcmp(e->d_name, "latest"))
+			continue;
+		if (bundle_run_id_valid(e->d_name))
+			n++;
+		else
+			(*bad)++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* 6 processes x 40 bundles in one root at once: every create must succeed
+ * with its own directory (240 ids in a few seconds collide on the 16 random
+ * bits fairly often, which exercises the EEXIST retry). */
+static void test_concurrent_creation_is_unique(void **state)
+{
+	struct strbuf root = STRBUF_INIT, ids = STRBUF_INIT, all = STRBUF_INIT;
+	enum { PROCS = 6, EACH = 40 };
+	pid_t pids[PROCS];
+	int fds[2], bad = 0;
+	char target[PATH_MAX];
+	ssize_t n;
+
+	path_join(&root, tmpdir, "concurrent");
+	assert_int_equal(pipe(fds), 0);
+	for (int p = 0; p < PROCS; p++) {
+		pids[p] = fork();
+		assert_true(pids[p] >= 0);
+		if (pids[p] == 0) {
+			close(fds[0]);
+			for (int i = 0; i < EACH; i++) {
+				struct run_bundle b = RUN_BUNDLE_INIT;
+				struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
+				if (bundle_create(&b, root.buf, &err) || bundle_update_latest(&b, &err))
+					_exit(1);
+				strbuf_addf(&line, "%s\n", b.run_id);
+				if (write(fds[1], line.buf, line.len) != (ssize_t)line.len)
+					_exit(2);
+				bundle_release(&b);
+				strbuf_release(&line);
+			}
+			_exit(0);
+		}
+	}
+	close(fds[1]);
+	assert_int_equal(strbuf_read_fd(&all, fds[0]), 0);
+	close(fds[0]);
+	for (int p = 0; p < PROCS; p++) {
+		int st;
+		assert_int_equal(waitpid(pids[p], &st, 0), pids[p]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	assert_int_equal(count_run_dirs(root.buf, &bad), PROCS * EACH);
+	assert_int_equal(bad, 0); /* no .latest.tmp.* left behind */
+	/* every reported id is distinct */
+	{
+		size_t lines = 0;
+		for (char *p = all.buf; (p = strchr(p, '\n')); p++)
+			lines++;
+		assert_int_equal(lines, PROCS * EACH);
+		for (char *p = all.buf; *p; p = strchr(p, '\n') + 1) {
+			char *again;
+			strbuf_reset(&ids);
+			strbuf_add(&ids, p, RUN_ID_LEN + 1);
+			again = strstr(p + 1, ids.buf);
+			assert_null(again);
+		}
+	}
+	/* latest points at one of them */
+	strbuf_reset(&ids);
+	path_join(&ids, root.buf, "latest");
+	n = readlink(ids.buf, target, sizeof(target) - 1);
+	assert_true(n == RUN_ID_LEN);
+	target[n] = '\0';
+	assert_true(bundle_run_id_valid(target));
+	assert_non_null(strstr(all.buf, target));
+	strbuf_release(&root);
+	strbuf_release(&ids);
+	strbuf_release(&all);
+}
+
+static void test_relative_root_latest_and_writes(void **state)
+{
+	struct run_bundle a = RUN_BUNDLE_INIT, b = RUN_BUNDLE_INIT;
+	struct strbuf err = STRBUF_INIT, p = STRBUF_INIT, got = STRBUF_INIT;
+	char cwd[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+	DIR *d;
+	struct dirent *e;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tmpdir), 0);
+	assert_int_equal(bundle_create(&a, "rel/root", &err), 0);
+	assert_int_equal(bundle_create(&b, "rel/root/", &err), 0);
+	assert_int_equal(chdir(cwd), 0);
+	strbuf_addf(&p, "%s/rel/root/%s", tmpdir, a.run_id);
+	assert_string_equal(a.dir, p.buf);
+	assert_true(path_is_dir(a.dir));
+	assert_string_not_equal(a.run_id, b.run_id);
+	strbuf_reset(&p);
+	bundle_path(&a, "logs", &p);
+	assert_true(path_is_dir(p.buf));
+
+	assert_int_equal(bundle_update_latest(&a, &err), 0);
+	assert_int_equal(bundle_update_latest(&b, &err), 0);
+	strbuf_reset(&p);
+	path_join(&p, a.root, "latest");
+	n = readlink(p.buf, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, b.run_id);
+
+	assert_int_equal(bundle_write(&a, "x.txt", "one", 3, &err), 0);
+	assert_int_equal(bundle_write(&a, "x.txt", "second", 6, &err), 0);
+	strbuf_reset(&p);
+	bundle_path(&a, "x.txt", &p);
+	assert_int_equal(strbuf_read_file(&got, p.buf), 0);
+	assert_string_equal(got.buf, "second");
+	d = opendir(a.dir);
+	while ((e = readdir(d)))
+		assert_null(strstr(e->d_name, ".tmp."));
+	closedir(d);
+
+	/* an unwritable root gives a clear error */
+	bundle_release(&a);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_create(&a, "/proc/llmprof-cannot", &err), -1);
+	assert_non_null(strstr(err.buf, "/proc/llmprof-cannot"));
+	bundle_release(&a);
+	bundle_release(&b);
+	strbuf_release(&err);
+	strbuf_release(&p);
+	strbuf_release(&got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_id_format),
+		cmocka_unit_test(test_concurrent_creation_is_unique),
+		cmocka_unit_test(test_relative_root_latest_and_writes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,270 @@
+/* test-plan.c: the profile plan (pure), inputs.yaml, env.json's pieces
+ * that need no machine state, and the GPU probe on a machine without NVML
+ * or nvidia-smi. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/strbuf.h"
+#include "run/gpu.h"
+#include "run/plan.h"
+#include "run/provenance.h"
+#include "run/tools.h"
+
+static void test_command_plan(void **state)
+{
+	const char *prog[] = { "/usr/bin/printf", "%s|", "a b", "$(id)", "q\"t", NULL };
+	struct plan_params pp = { .run_dir = "/r/20261121-151102-a3f9", .workload_kind = "command",
+				  .program_argv = prog };
+	struct plan p;
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(plan_build(&p, &pp, NULL), 0);
+	assert_int_equal(p.nr, 1);
+	assert_string_equal(p.steps[0].name, "workload");
+	assert_int_equal(p.steps[0].kind, STEP_KIND_WORKLOAD);
+	for (int i = 0; prog[i]; i++)
+		assert_string_equal(p.steps[0].argv[i], prog[i]);
+	assert_null(p.steps[0].argv[5]);
+	assert_string_equal(p.steps[0].env_add[0], "LLMPROF_RUN_DIR=/r/20261121-151102-a3f9");
+	assert_null(p.steps[0].env_add[1]);
+	assert_string_equal(p.steps[0].out_log, "logs/workload.out");
+	assert_string_equal(p.steps[0].err_log, "logs/workload.err");
+	assert_int_equal(plan_check_programs(&p, NULL), 0);
+
+	plan_format(&p, &sb);
+	assert_string_equal(sb.buf,
+			    "step 1: workload\n"
+			    "  argv: /usr/bin/printf '%s|' 'a b' '$(id)' 'q\"t'\n"
+			    "  env: LLMPROF_RUN_DIR=/r/20261121-151102-a3f9\n"
+			    "  logs: logs/workload.out logs/workload.err\n");
+	strbuf_reset(&sb);
+	provenance_inputs_yaml(&p.inputs, &sb);
+	assert_non_null(strstr(sb.buf, "workload:\n  kind: \"command\"\n  program: \"/usr/bin/printf\"\n"
+				       "  argv:\n    - \"/usr/bin/printf\"\n    - \"%s|\"\n    - \"a b\"\n"
+				       "    - \"$(id)\"\n    - \"q\\\"t\"\n"));
+	assert_null(strstr(sb.buf, "infer:"));
+	plan_release(&p);
+	strbuf_release(&sb);
+}
+
+static void test_builtin_plan(void **state)
+{
+	struct plan_params pp = { .run_dir = "/r", .workload_kind = "llm", .workloads_dir = "/nonexistent/wl",
+				  .device = "cuda:0", .model_name = "tiny", .prompt_len = 128,
+				  .max_new_tokens = 32, .batch_size = 2, .warmup = 1, .seed = 1234,
+				  .dtype = "bf16", .cuda_graph = 1 };
+	const char *want[] = { "/nonexistent/wl/llmprof-llm", "--device=cuda:0", "--model=tiny",
+			       "--prompt-len=128", "--max-new-tokens=32", "--batch-size=2",
+			       "--dtype=bf16", "--warmup=1", "--seed=1234", "--cuda-graph", NULL };
+	struct plan p;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+
+	assert_int_equal(plan_build(&p, &pp, NULL), 0);
+	for (int i = 0; want[i]; i++)
+		assert_string_equal(p.steps[0].argv[i], want[i]);
+	assert_null(p.steps[0].argv[10]);
+	assert_int_equal(plan_check_programs(&p, &err), -1);
+	assert_non_null(strstr(err.buf, "built-in workload '/nonexistent/wl/llmprof-llm' not found"));
+	provenance_inputs_yaml(&p.inputs, &sb);
+	assert_non_null(strstr(sb.buf, "  kind: \"llm\"\n"));
+	assert_non_null(strstr(sb.buf, "device: \"cuda:0\"\nmodel:\n  name: \"tiny\"\n"
+				       "infer:\n  prompt_len: 128\n  max_new_tokens: 32\n"
+				       "  batch_size: 2\n  dtype: \"bf16\"\n  cuda_graph: true\n"
+				       "  warmup: 1\n  seed: 1234\n"));
+	plan_release(&p);
+
+	pp.workload_kind = "dummy";
+	pp.cuda_graph = 0;
+	assert_int_equal(plan_build(&p, &pp, NULL), 0);
+	assert_string_equal(p.steps[0].argv[0], "/nonexistent/wl/llmprof-dummy");
+	assert_string_equal(p.steps[0].argv[8], "--seed=1234");
+	assert_null(p.steps[0].argv[9]);
+	plan_release(&p);
+
+	strbuf_reset(&err);
+	pp.workload_kind = "vllm";
+	assert_int_equal(plan_build(&p, &pp, &err), -1);
+	assert_string_equal(err.buf, "unknown workload kind 'vllm' (expected llm, dummy or command)");
+	strbuf_reset(&err);
+	pp.workload_kind = "command";
+	assert_int_equal(plan_build(&p, &pp, &err), -1);
+	assert_non_null(strstr(err.buf, "needs a program"));
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
+static void test_env_allowlist_and_os_release(void **state)
+{
+	const char *yes[] = { "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
+			      "NVIDIA_VISIBLE_DEVICES", "NSYS_NVTX_PROFILER_REGISTER_ONLY",
+			      "NCCL_DEBUG", "LLMPROF_CONF_DIR", "PYTORCH_CUDA_ALLOC_CONF", NULL };
+	const char *no[] = { "HOME", "USER", "AWS_SECRET_ACCESS_KEY", "NVIDIA_API_KEY",
+			     "CUDA_AUTH_TOKEN", "PATHX", "SSH_AUTH_SOCK", "HF_TOKEN", NULL };
+	const char osr[] = "NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n";
+	char *s;
+
+	for (int i = 0; yes[i]; i++)
+		assert_true(provenance_env_allowed(yes[i], strlen(yes[i])));
+	for (int i = 0; no[i]; i++)
+		assert_false(provenance_env_allowed(no[i], strlen(no[i])));
+	s = provenance_parse_os_release(osr, sizeof(osr) - 1);
+	assert_string_equal(s, "Debian GNU/Linux 12 (bookworm)");
+	free(s);
+	assert_null(provenance_parse_os_release("NAME=x\n", 7));
+	s = provenance_parse_os_release("PRETTY_NAME=Plain", 17);
+	assert_string_equal(s, "Plain");
+	free(s);
+}
+
+static void test_smi_csv(void **state)
+{
+	const char csv[] =
+		"0, NVIDIA H100 80GB HBM3, GPU-1b2c3d4e-0000-1111-2222-333344445555, 00000000:19:00.0, "
+		"9.0, 81559, 1980, 2619, 345, 2619, 550.54.15\n"
+		"1, NVIDIA H100 80GB HBM3, GPU-ffff, 00000000:3B:00.0, [N/A], [N/A], 1980, 2619, "
+		"[N/A], [N/A], 550.54.15\n";
+	struct gpu_probe p;
+	struct strbuf err = STRBUF_INIT, v = STRBUF_INIT;
+	json_t *j;
+
+	memset(&p, 0, sizeof(p));
+	strbuf_init(&p.note, 0);
+	p.source = "nvidia-smi";
+	assert_int_equal(gpu_parse_smi_csv(&p, csv, sizeof(csv) - 1, &err), 0);
+	assert_int_equal(p.nr, 2);
+	assert_string_equal(p.gpus[0].name, "NVIDIA H100 80GB HBM3");
+	assert_int_equal(p.gpus[0].cc_major, 9);
+	assert_int_equal(p.gpus[0].cc_minor, 0);
+	assert_int_equal(p.gpus[0].mem_total, 81559ull * 1024 * 1024);
+	assert_int_equal(p.gpus[0].max_sm_clock_mhz, 1980);
+	assert_int_equal(p.gpus[0].sm_clock_mhz, 345);
+	assert_string_equal(p.driver_version, "550.54.15");
+	assert_int_equal(p.gpus[1].cc_major, -1);
+	assert_int_equal(p.gpus[1].mem_total, 0);
+	assert_string_equal(p.gpus[1].pci_bus_id, "00000000:3B:00.0");
+	j = provenance_gpu_json(&p);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0),
+							      "compute_capability")), "9.0");
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "gpus"), 1),
+						 "memory_total_bytes")));
+	json_decref(j);
+	assert_int_equal(gpu_parse_smi_csv(&p, "0, x, y\n", 8, &err), -1);
+	assert_string_equal(err.buf, "nvidia-smi output line 1: expected 11 fields");
+	gpu_probe_release(&p);
+	gpu_format_cuda_version(&v, 12040);
+	assert_string_equal(v.buf, "12.4");
+	strbuf_release(&err);
+	strbuf_release(&v);
+}
+
+/* No NVML, no nvidia-smi: no GPUs, and a note that says why. */
+static void test_probe_without_gpu(void **state)
+{
+	struct gpu_probe p;
+
+	setenv("LLMPROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+	setenv("LLMPROF_NVIDIA_SMI", "/nonexistent/nvidia-smi", 1);
+	gpu_probe_run(&p);
+	assert_string_equal(p.source, "none");
+	assert_int_equal(p.nr, 0);
+	assert_non_null(strstr(p.note.buf, "NVML: cannot load /nonexistent/libnvidia-ml.so.1"));
+	assert_non_null(strstr(p.note.buf, "nvidia-smi: not found"));
+	gpu_probe_release(&p);
+
+	/* an nvidia-smi that fails is reported with its message */
+	setenv("LLMPROF_NVIDIA_SMI", "/bin/false", 1);
+	gpu_probe_run(&p);
+	assert_int_equal(p.nr, 0);
+	assert_non_null(strstr(p.note.buf, "nvidia-smi exited with status 1"));
+	gpu_probe_release(&p);
+	unsetenv("LLMPROF_NVML_LIBRARY");
+	unsetenv("LLMPROF_NVIDIA_SMI");
+}
+
+static void test_tool_version(void **state)
+{
+	const char ncu[] = "NVIDIA (R) Nsight Compute Command Line Profiler\n"
+			   "Copyright (c) 2018-2024 NVIDIA Corporation\n"
+			   "Version 2024.1.1.0 (build 33998838) (public-release)\n";
+	const char nsys[] = "NVIDIA Nsight Systems version 2023.4.4.54-234433681190v0\n";
+	struct tool_info t = TOOL_INFO_INIT;
+	char *v;
+
+	v = tool_parse_version(ncu, sizeof(ncu) - 1);
+	assert_string_equal(v, "2024.1.1.0 (build 33998838) (public-release)");
+	free(v);
+	v = tool_parse_version(nsys, sizeof(nsys) - 1);
+	assert_string_equal(v, "2023.4.4.54-234433681190v0");
+	free(v);
+	assert_null(tool_parse_version("hello\n", 6));
+
+	tool_probe(&t, "llmprof-no-such-tool", NULL);
+	assert_null(t.path);
+	assert_string_equal(t.note.buf, "'llmprof-no-such-tool' not found on PATH");
+	tool_info_release(&t);
+	tool_probe(&t, "x", "/bin/false");
+	assert_string_equal(t.path, "/bin/false");
+	assert_null(t.version);
+	assert_string_equal(t.note.buf, "'/bin/false --version' exited with status 1");
+	tool_info_release(&t);
+}
+
+static void test_env_json_shape(void **state)
+{
+	const char *argv[] = { "llmprof", "profile", "bad\xff", NULL };
+	struct provenance_opts o = { .argc = 3, .argv = argv, .ncu_path = "/nonexistent/ncu" };
+	struct gpu_probe p;
+	json_t *j, *v;
+	char *text;
+
+	setenv("LLMPROF_NVML_LIBRARY", "", 1);
+	setenv("LLMPROF_NVIDIA_SMI", "", 1);
+	setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+	setenv("MY_PRIVATE_THING", "x", 1);
+	gpu_probe_run(&p);
+	o.gpus = &p;
+	j = provenance_env_json(&o);
+	text = json_dumps(j, 0);
+	assert_non_null(text);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "argv"), 2)),
+			    "bad\xef\xbf\xbd");
+	assert_true(json_integer_value(json_object_get(json_object_get(j, "cpu"), "online_cpus")) >= 1);
+	assert_true(json_integer_value(json_object_get(json_object_get(j, "memory"), "total_bytes")) > 0);
+	assert_true(json_is_string(json_object_get(json_object_get(j, "host"), "kernel")));
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 0);
+	v = json_object_get(json_object_get(j, "gpu_probe"), "note");
+	assert_non_null(strstr(json_string_value(v), "skipped"));
+	v = json_object_get(json_object_get(j, "tools"), "ncu");
+	assert_true(json_is_null(json_object_get(v, "path")));
+	assert_non_null(strstr(json_string_value(json_object_get(v, "note")), "/nonexistent/ncu"));
+	v = json_object_get(j, "environment");
+	assert_string_equal(json_string_value(json_object_get(v, "CUDA_VISIBLE_DEVICES")), "0");
+	assert_null(json_object_get(v, "MY_PRIVATE_THING"));
+	assert_null(json_object_get(v, "HOME"));
+	free(text);
+	json_decref(j);
+	gpu_probe_release(&p);
+	unsetenv("LLMPROF_NVML_LIBRARY");
+	unsetenv("LLMPROF_NVIDIA_SMI");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_command_plan),
+		cmocka_unit_test(test_builtin_plan),
+		cmocka_unit_test(test_env_allowlist_and_os_release),
+		cmocka_unit_test(test_smi_csv),
+		cmocka_unit_test(test_probe_without_gpu),
+		cmocka_unit_test(test_tool_version),
+		cmocka_unit_test(test_env_json_shape),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,439 @@
+/* test-proc.c: the child-process launcher: outcomes, exec errors, signals,
+ * timeouts that reach grandchildren, interrupt forwarding, exact argv
+ * bytes, environment edits, and output floods that must not block. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include "core/util.h"
+#include "run/proc.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/llmprof-test-proc.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void tpath(struct strbuf *sb, const char *name)
+{
+	strbuf_reset(sb);
+	path_join(sb, tmpdir, name);
+}
+
+static void run_ok(const struct proc_spec *spec, struct proc_result *res)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = proc_run(spec, res, &err);
+	if (rc)
+		fail_msg("proc_run: %s", err.buf);
+	strbuf_release(&err);
+}
+
+static void test_exit_status(void **state)
+{
+	const char *argv0[] = { "true", NULL };
+	const char *argv3[] = { "/bin/sh", "-c", "exit 3", NULL };
+	struct proc_spec spec = { .argv = argv0 };
+	struct proc_result res;
+	struct strbuf d = STRBUF_INIT;
+
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 0);
+	spec.argv = argv3;
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 3);
+	proc_result_describe(&res, &spec, &d);
+	assert_string_equal(d.buf, "exited with status 3");
+	strbuf_release(&d);
+}
+
+static void test_exec_failures(void **state)
+{
+	struct strbuf p = STRBUF_INIT, d = STRBUF_INIT;
+	const char *argv[] = { NULL, NULL };
+	struct proc_spec spec = { .argv = argv };
+	struct proc_result res;
+	int fd;
+
+	argv[0] = "/nonexistent/llmprof-no-such-program";
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXEC_FAILED);
+	assert_int_equal(res.exec_errno, ENOENT);
+	proc_result_describe(&res, &spec, &d);
+	assert_non_null(strstr(d.buf, "cannot execute '/nonexistent/llmprof-no-such-program'"));
+
+	argv[0] = "llmprof-no-such-program-on-path";
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXEC_FAILED);
+	assert_int_equal(res.exec_errno, ENOENT);
+
+	tpath(&p, "not-executable");
+	fd = open(p.buf, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	argv[0] = p.buf;
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXEC_FAILED);
+	assert_int_equal(res.exec_errno, EACCES);
+
+	/* a bad working directory is reported too, as chdir */
+	argv[0] = "true";
+	spec.cwd = "/nonexistent-dir";
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXEC_FAILED);
+	assert_string_equal(res.failed_call, "chdir");
+	assert_int_equal(res.exec_errno, ENOENT);
+	strbuf_release(&p);
+	strbuf_release(&d);
+}
+
+static void test_death_by_signal(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "kill -USR1 $$", NULL };
+	struct proc_spec spec = { .argv = argv };
+	struct proc_result res;
+	struct strbuf d = STRBUF_INIT;
+
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_SIGNALED);
+	assert_int_equal(res.signal, SIGUSR1);
+	proc_result_describe(&res, &spec, &d);
+	assert_string_equal(d.buf, "killed by signal 10 (SIGUSR1)");
+	strbuf_release(&d);
+	assert_string_equal(proc_signal_name(SIGKILL), "SIGKILL");
+	assert_string_equal(proc_signal_name(77), "SIG77");
+}
+
+static pid_t read_pid(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long v = 0;
+
+	for (int i = 0; i < 200 && (strbuf_read_file(&sb, path) || !sb.len); i++) {
+		strbuf_reset(&sb);
+		usleep(10000);
+	}
+	v = strtol(sb.buf, NULL, 10);
+	strbuf_release(&sb);
+	return (pid_t)v;
+}
+
+/* Gone = no such process, or a zombie waiting for init to reap it. */
+static int process_gone(pid_t pid)
+{
+	char path[64], buf[256];
+	for (int i = 0; i < 300; i++) {
+		FILE *fp;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+		fp = fopen(path, "r");
+		if (!fp)
+			return 1;
+		buf[0] = '\0';
+		if (!fgets(buf, sizeof(buf), fp))
+			buf[0] = '\0';
+		fclose(fp);
+		{
+			char *rp = strrchr(buf, ')');
+			if (rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'))
+				return 1;
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+static void test_timeout_kills_group(void **state)
+{
+	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT;
+	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	struct proc_spec spec = { .argv = argv, .timeout_s = 0.3, .grace_s = 0.3 };
+	struct proc_result res;
+	uint64_t t0;
+	pid_t grandchild;
+
+	tpath(&pidfile, "grandchild.pid");
+	strbuf_addf(&script, "sleep 30 & echo $! > '%s'; wait", pidfile.buf);
+	argv[2] = script.buf;
+	t0 = clock_mono_ns();
+	run_ok(&spec, &res);
+	assert_true(clock_mono_ns() - t0 < 5000000000ull);
+	assert_int_equal(res.outcome, PROC_TIMEOUT);
+	assert_int_equal(res.signal, SIGTERM);
+	grandchild = read_pid(pidfile.buf);
+	assert_true(grandchild > 0);
+	assert_true(process_gone(grandchild));
+
+	/* a child that ignores SIGTERM gets SIGKILL after the grace period,
+	 * and so does its grandchild */
+	strbuf_reset(&script);
+	unlink(pidfile.buf);
+	strbuf_addf(&script, "trap '' TERM; sleep 30 & echo $! > '%s'; while :; do sleep 1; done",
+		    pidfile.buf);
+	argv[2] = script.buf;
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_TIMEOUT);
+	assert_int_equal(res.signal, SIGKILL);
+	grandchild = read_pid(pidfile.buf);
+	assert_true(grandchild > 0);
+	assert_true(process_gone(grandchild));
+	strbuf_release(&pidfile);
+	strbuf_release(&script);
+}
+
+static void test_sigint_forwarded(void **state)
+{
+	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, d = STRBUF_INIT;
+	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	struct proc_spec spec = { .argv = argv, .grace_s = 2 };
+	struct proc_result res;
+	pid_t killer, self = getpid(), grandchild;
+	uint64_t t0;
+
+	tpath(&pidfile, "int.pid");
+	strbuf_addf(&script, "sleep 30 & echo $! > '%s'; wait", pidfile.buf);
+	argv[2] = script.buf;
+	killer = fork();
+	assert_true(killer >= 0);
+	if (killer == 0) {
+		usleep(300000);
+		kill(self, SIGINT);
+		_exit(0);
+	}
+	t0 = clock_mono_ns();
+	run_ok(&spec, &res);
+	waitpid(killer, NULL, 0);
+	assert_true(clock_mono_ns() - t0 < 5000000000ull);
+	assert_int_equal(res.outcome, PROC_INTERRUPTED);
+	assert_int_equal(res.interrupt_signal, SIGINT);
+	assert_int_equal(res.signal, SIGINT); /* sh died of the forwarded SIGINT */
+	grandchild = read_pid(pidfile.buf);
+	assert_true(process_gone(grandchild));
+	proc_result_describe(&res, &spec, &d);
+	assert_string_equal(d.buf, "interrupted by SIGINT");
+	/* our own SIGINT disposition is back to default afterwards */
+	{
+		struct sigaction sa;
+		sigaction(SIGINT, NULL, &sa);
+		assert_true(sa.sa_handler == SIG_DFL);
+	}
+	strbuf_release(&pidfile);
+	strbuf_release(&script);
+	strbuf_release(&d);
+}
+
+static void test_argv_bytes_untouched(void **state)
+{
+	const char *argv[] = { "/usr/bin/printf", "[%s]", "a b", "q\"t", "it's", "$(id)",
+			       "`id`", "line1\nline2", "\xff\xfe\x80", "", "*", "\\n", NULL };
+	const char *expect = "[a b][q\"t][it's][$(id)][`id`][line1\nline2][\xff\xfe\x80][][*][\\n]";
+	struct strbuf out = STRBUF_INIT, got = STRBUF_INIT, esc = STRBUF_INIT;
+	struct proc_spec spec = { .argv = argv };
+	struct proc_result res;
+
+	tpath(&out, "printf.out");
+	spec.out.path = out.buf;
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 0);
+	assert_int_equal(strbuf_read_file(&got, out.buf), 0);
+	assert_int_equal(got.len, strlen(expect));
+	assert_memory_equal(got.buf, expect, got.len);
+
+	/* the argv log escapes each argument onto one line */
+	tpath(&out, "printf.argv");
+	assert_int_equal(proc_write_argv(out.buf, argv, NULL), 0);
+	strbuf_reset(&got);
+	assert_int_equal(strbuf_read_file(&got, out.buf), 0);
+	assert_string_equal(got.buf, "/usr/bin/printf\n[%s]\na b\nq\"t\nit's\n$(id)\n`id`\n"
+				     "line1\\nline2\n\\xff\\xfe\\x80\n\n*\n\\\\n\n");
+	proc_quote_shell(&esc, "plain/arg-1.0");
+	strbuf_addch(&esc, ' ');
+	proc_quote_shell(&esc, "it's $(x)");
+	strbuf_addch(&esc, ' ');
+	proc_quote_shell(&esc, "a\nb'\xff");
+	strbuf_addch(&esc, ' ');
+	proc_quote_shell(&esc, "");
+	assert_string_equal(esc.buf, "plain/arg-1.0 'it'\\''s $(x)' $'a\\nb\\'\\xff' ''");
+	strbuf_release(&out);
+	strbuf_release(&got);
+	strbuf_release(&esc);
+}
+
+static void test_env_and_cwd(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c", "printf '%s|%s|' \"$LLMPROF_T\" \"${HOME-unset}\"; pwd",
+			       NULL };
+	const char *add[] = { "LLMPROF_T=x y=z", NULL };
+	const char *rm[] = { "HOME", NULL };
+	struct strbuf buf = STRBUF_INIT;
+	struct proc_spec spec = { .argv = argv, .env_add = add, .env_remove = rm, .cwd = "/",
+				  .stdin_null = 1 };
+	struct proc_result res;
+
+	setenv("LLMPROF_T", "old", 1);
+	spec.out.buf = &buf;
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_string_equal(buf.buf, "x y=z|unset|/\n");
+	unsetenv("LLMPROF_T");
+
+	/* PATH given to the child is the one used to find the program */
+	{
+		const char *argv2[] = { "printf", "ok", NULL };
+		const char *add2[] = { "PATH=/nonexistent", NULL };
+		struct proc_spec s2 = { .argv = argv2, .env_add = add2 };
+		run_ok(&s2, &res);
+		assert_int_equal(res.outcome, PROC_EXEC_FAILED);
+		assert_int_equal(res.exec_errno, ENOENT);
+	}
+	strbuf_release(&buf);
+}
+
+/* 64 MiB on each stream at once, copied to files and echoed: the child must
+ * never block, every byte must arrive, and memory stays at the buffer cap. */
+static void test_flood_and_echo(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "head -c 67108864 /dev/zero >&2 & seq 1 2000000; wait", NULL };
+	struct strbuf out = STRBUF_INIT, errp = STRBUF_INIT, echo = STRBUF_INIT, a = STRBUF_INIT,
+		      b = STRBUF_INIT, cap = STRBUF_INIT;
+	struct proc_spec spec = { .argv = argv, .timeout_s = 60 };
+	struct proc_result res;
+	struct stat st;
+	int saved_out, saved_err, fd, fd2;
+
+	tpath(&out, "flood.out");
+	tpath(&errp, "flood.err");
+	tpath(&echo, "flood.echo");
+	spec.out.path = out.buf;
+	spec.out.echo = 1;
+	spec.out.buf = &cap;
+	spec.out.buf_max = 1024;
+	spec.err.path = errp.buf;
+	spec.err.echo = 1;
+
+	fflush(stdout);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	fd = open(echo.buf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd2 = open("/dev/null", O_WRONLY);
+	assert_true(saved_out >= 0 && saved_err >= 0 && fd >= 0 && fd2 >= 0);
+	dup2(fd, 1);
+	dup2(fd2, 2);
+	run_ok(&spec, &res);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	close(fd);
+	close(fd2);
+
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 0);
+	assert_int_equal(res.log_errno, 0);
+	assert_int_equal(stat(errp.buf, &st), 0);
+	assert_int_equal(st.st_size, 67108864);
+	assert_int_equal(res.err_bytes, 67108864);
+	assert_int_equal(strbuf_read_file(&a, out.buf), 0);
+	assert_int_equal(strbuf_read_file(&b, echo.buf), 0);
+	assert_int_equal(a.len, res.out_bytes);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.buf, b.buf, a.len);
+	assert_true(starts_with(a.buf, "1\n2\n3\n"));
+	assert_true(ends_with(a.buf, "\n1999999\n2000000\n"));
+	assert_int_equal(cap.len, 1024);
+	assert_memory_equal(cap.buf, a.buf, 1024);
+	unlink(errp.buf);
+	strbuf_release(&out);
+	strbuf_release(&errp);
+	strbuf_release(&echo);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&cap);
+}
+
+/* A background grandchild that keeps the output pipe open must not make
+ * proc_run wait for it: reading stops 2 s after the child is reaped. */
+static void test_grandchild_holding_pipe(void **state)
+{
+	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, buf = STRBUF_INIT;
+	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	struct proc_spec spec = { .argv = argv };
+	struct proc_result res;
+	uint64_t t0, dt;
+	pid_t gc;
+
+	tpath(&pidfile, "holder.pid");
+	strbuf_addf(&script, "sleep 30 & echo $! > '%s'; echo done", pidfile.buf);
+	argv[2] = script.buf;
+	spec.out.buf = &buf;
+	t0 = clock_mono_ns();
+	run_ok(&spec, &res);
+	dt = clock_mono_ns() - t0;
+	gc = read_pid(pidfile.buf);
+	if (gc > 0)
+		kill(gc, SIGKILL);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 0);
+	assert_string_equal(buf.buf, "done\n");
+	assert_true(dt >= 1500000000ull && dt < 5000000000ull);
+	strbuf_release(&pidfile);
+	strbuf_release(&script);
+	strbuf_release(&buf);
+}
+
+static void test_log_file_unwritable(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct proc_spec spec = { .argv = argv };
+	struct proc_result res;
+	struct strbuf err = STRBUF_INIT;
+
+	spec.out.path = "/nonexistent-dir/x.out";
+	assert_int_equal(proc_run(&spec, &res, &err), -1);
+	assert_non_null(strstr(err.buf, "cannot write '/nonexistent-dir/x.out'"));
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_exec_failures),
+		cmocka_unit_test(test_death_by_signal),
+		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_sigint_forwarded),
+		cmocka_unit_test(test_argv_bytes_untouched),
+		cmocka_unit_test(test_env_and_cwd),
+		cmocka_unit_test(test_flood_and_echo),
+		cmocka_unit_test(test_grandchild_holding_pipe),
+		cmocka_unit_test(test_log_file_unwritable),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
