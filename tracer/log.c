@@ -347,6 +347,41 @@ void tracer_flush_all(void)
 	}
 }
 
+/* Writes every buffer out periodically, so a process that ends without
+ * running atexit handlers (_exit, as Python's multiprocessing children do, or
+ * a crash) loses at most the last interval. */
+static void *flusher(void *arg)
+{
+	uint64_t ms = (uint64_t)(uintptr_t)arg;
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	for (;;) {
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		ts.tv_sec = (time_t)(ms / 1000);
+		ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+		tracer_flush_all();
+	}
+	return NULL;
+}
+
+static void start_flusher(void)
+{
+	uint64_t ms = tracer_env_u64(TRACER_ENV_LOG_FLUSH_MS, 1000, 3600000);
+	pthread_attr_t a;
+	pthread_t t;
+
+	if (!ms)
+		return;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, flusher, (void *)(uintptr_t)ms) != 0)
+		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+			    "periodic log flush thread not started: records since the last "
+			    "buffer flush are lost if the process ends without exit()");
+	pthread_attr_destroy(&a);
+}
+
 static void at_exit(void)
 {
 	tracer_flush_all();
@@ -450,6 +485,7 @@ static void fork_child(void)
 		return;
 	}
 	write_process();
+	start_flusher(); /* threads do not survive fork() */
 }
 
 static void init_once(void)
@@ -472,6 +508,7 @@ static void init_once(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
 	write_process();
+	start_flusher();
 }
 
 int tracer_init(uint32_t flag)

@@ -189,6 +189,24 @@ out:
 	return ret;
 }
 
+/* Display width of UTF-8 text: code points, not bytes. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void add_padded(struct strbuf *out, const char *s, size_t width)
+{
+	size_t w = text_width(s);
+	strbuf_addstr(out, s);
+	while (w++ < width)
+		strbuf_addch(out, ' ');
+	strbuf_addstr(out, "  ");
+}
+
 void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 {
 	static const char *const hdr[] = { "DOMAIN", "RANGE", "STYLE", "COUNT", "DEPTH",
@@ -202,7 +220,7 @@ void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 		if (pass == 1) {
 			for (k = 0; k < 8; k++)
 				if (k < 7)
-					strbuf_addf(out, "%-*s  ", (int)w[k], hdr[k]);
+					add_padded(out, hdr[k], w[k]);
 				else
 					strbuf_addf(out, "%s\n", hdr[k]);
 		}
@@ -228,11 +246,11 @@ void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 				case 7: strbuf_addstr(&cell, r->ncu); break;
 				}
 				if (pass == 0) {
-					if (cell.len > w[k])
-						w[k] = cell.len;
+					if (text_width(cell.buf) > w[k])
+						w[k] = text_width(cell.buf);
 				} else {
 					if (k < 7)
-						strbuf_addf(out, "%-*s  ", (int)w[k], cell.buf);
+						add_padded(out, cell.buf, w[k]);
 					else
 						strbuf_addf(out, "%s\n", cell.buf);
 				}

@@ -26,6 +26,10 @@
  *                         ~3 MiB); set before CUDA creates a context.
  * LLMPROF_TRACE_FLUSH_MS  CUPTI periodic flush period, ms (default 0 = only
  *                         when buffers fill, at context teardown and exit).
+ * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
+ *                         buffers to the log, ms (default 1000; 0 = off). It
+ *                         bounds what is lost when a process ends without
+ *                         exit() (crash, _exit as in Python multiprocessing).
  */
 #ifndef LLMPROF_TRACER_ENV_H
 #define LLMPROF_TRACER_ENV_H
@@ -40,6 +44,7 @@
 #define TRACER_ENV_CUPTI_BUFFER_MB "LLMPROF_TRACE_CUPTI_BUFFER_MB"
 #define TRACER_ENV_DEVICE_BUFFER_MB "LLMPROF_TRACE_DEVICE_BUFFER_MB"
 #define TRACER_ENV_FLUSH_MS "LLMPROF_TRACE_FLUSH_MS"
+#define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
 
 /* File name pattern inside LLMPROF_TRACE_OUT. */
 #define TRACER_LOG_PREFIX "trace-"

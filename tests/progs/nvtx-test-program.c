@@ -3,8 +3,10 @@
  * tests/cli/test-tracer-nvtx.sh checks the resulting SQLite exactly. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -26,7 +28,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	nvtxEventAttributes_t a;
 	nvtxStringHandle_t reg;
@@ -90,6 +92,17 @@ int main(void)
 	if (pthread_create(&th, NULL, worker, NULL) != 0)
 		return 1;
 	pthread_join(th, NULL);
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		/* A forked child writes its own log (trace-<child pid>.bin). */
+		pid_t c = fork();
+		if (c == 0) {
+			nvtxRangePushA("child_range");
+			nvtxRangePop();
+			exit(0); /* runs the tracer's exit flush */
+		}
+		if (c < 0 || waitpid(c, NULL, 0) != c)
+			return 1;
+	}
 	puts("nvtx-test-program: done");
 	return 0;
 }
