@@ -180,9 +180,9 @@ int64_t perfetto_threshold(int64_t *dur, size_t n, size_t budget)
 	if (n <= budget)
 		return 0;
 	qsort(dur, n, sizeof(*dur), cmp_i64);
-	/* Keep the `budget` longest; ties at the threshold may add a few. */
-	return budget ? dur[n - budget] + (dur[n - budget] == dur[n - budget - 1] ? 1 : 0)
-		      : INT64_MAX;
+	/* Keep the `budget` longest; durations tied with the shortest kept one
+	 * are kept too (folding some of equal ops would be arbitrary). */
+	return budget ? dur[n - budget] : INT64_MAX;
 }
 
 struct key_idx {
@@ -224,7 +224,7 @@ static void put_str(FILE *f, const char *s)
 	strbuf_release(&sb);
 }
 
-int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_bytes,
+int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
 		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
 {
 	sqlite3 *db = NULL;
@@ -232,14 +232,13 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct key_idx *apis = NULL;
 	size_t napis = 0, i, written = 0, merged = 0;
-	uint64_t est = 0;
 	int64_t t_end = INT64_MIN;
 	int64_t threshold = 0;
 	int ret = -1;
 	FILE *f;
 
-	if (!max_bytes)
-		max_bytes = PERFETTO_DEFAULT_MAX_BYTES;
+	if (!max_events)
+		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
 	if (sqlite3_open_v2(sqlite_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		error_set(err, "cannot open '%s': %s", sqlite_path, sqlite3_errmsg(db));
 		goto out;
@@ -253,51 +252,57 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 			t_end = v->ts + v->dur;
 		if (v->ts > t_end)
 			t_end = v->ts;
-		est += 110 + strlen(v->name) + (v->kind == EV_GPU ? 150 : 0);
 	}
 	for (i = 0; i < e.n; i++)
 		if (e.v[i].kind == EV_RANGE && e.v[i].dur < 0)
 			e.v[i].dur = t_end - e.v[i].ts;
 
-	/* Size cap: keep NVTX, fold the shortest launch calls and GPU ops. */
-	if (est > max_bytes) {
-		int64_t *d = xmalloc((e.n ? e.n : 1) * sizeof(*d));
-		size_t n = 0, fixed = 0;
-		for (i = 0; i < e.n; i++) {
-			if (e.v[i].kind == EV_API || e.v[i].kind == EV_GPU)
-				d[n++] = e.v[i].dur;
-			else
-				fixed++;
-		}
-		{
-			size_t per = (size_t)(est / (e.n ? e.n : 1)) + 1;
-			size_t total = (size_t)(max_bytes / per);
-			size_t budget = total > fixed ? total - fixed : 0;
-			threshold = perfetto_threshold(d, n, budget);
-		}
-		free(d);
-		for (i = 0; i < e.n; i++)
-			if ((e.v[i].kind == EV_API || e.v[i].kind == EV_GPU) &&
-			    e.v[i].dur < threshold)
-				e.v[i].drop = 1;
-	}
-
 	qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
 	apis = xmalloc((e.n ? e.n : 1) * sizeof(*apis));
 	for (i = 0; i < e.n; i++)
-		if (e.v[i].kind == EV_API && !e.v[i].drop) {
+		if (e.v[i].kind == EV_API) {
 			apis[napis].key = ((uint64_t)e.v[i].pid << 32) | (uint32_t)e.v[i].corr;
 			apis[napis++].idx = i;
 		}
 	qsort(apis, napis, sizeof(*apis), cmp_key);
+
+	/* Size cap: NVTX is always kept; the shortest GPU ops are folded, and a
+	 * launch call is kept only when a GPU op it launched is, so every kept
+	 * op keeps its flow arrow. Kept ops K, their calls <= K and merged
+	 * slices <= K + tracks: K = (cap - NVTX) / 3 keeps the total near cap. */
+	if (e.n > max_events) {
+		int64_t *d = xmalloc((e.n ? e.n : 1) * sizeof(*d));
+		size_t n = 0, fixed = 0;
+		for (i = 0; i < e.n; i++) {
+			if (e.v[i].kind == EV_GPU)
+				d[n++] = e.v[i].dur;
+			else if (e.v[i].kind != EV_API)
+				fixed++;
+		}
+		threshold = perfetto_threshold(
+			d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
+		free(d);
+		for (i = 0; i < e.n; i++)
+			if (e.v[i].kind == EV_API || (e.v[i].kind == EV_GPU && e.v[i].dur < threshold))
+				e.v[i].drop = 1;
+		for (i = 0; i < e.n; i++) {
+			struct key_idx k, *hit;
+			if (e.v[i].kind != EV_GPU || e.v[i].drop)
+				continue;
+			k.key = ((uint64_t)e.v[i].flow << 32) | (uint32_t)e.v[i].corr;
+			hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
+			if (hit)
+				e.v[hit->idx].drop = 0;
+		}
+	}
 
 	if (atomic_file_open(&af, json_path, err) < 0)
 		goto out;
 	f = af.fp;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);
 	if (threshold)
-		fprintf(f, ",\"note\":\"size cap %" PRIu64 " bytes: launch calls and GPU ops shorter than %" PRId64 " ns are merged per track\"",
-			max_bytes, (int64_t)threshold);
+		fprintf(f, ",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64 " ns (and launch calls of only such ops) are merged per track\"",
+			max_events, (int64_t)threshold);
 	fputs("},\"traceEvents\":[\n", f);
 	/* Track names. */
 	for (i = 0; i < e.n; i++) {
@@ -357,7 +362,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		if (v->kind == EV_GPU) {
 			struct key_idx k = { ((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0 };
 			struct key_idx *hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
-			if (hit) {
+			if (hit && !e.v[hit->idx].drop) {
 				const struct ev *a = &e.v[hit->idx];
 				uint64_t id = k.key ^ ((uint64_t)i << 40);
 				fprintf(f, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",

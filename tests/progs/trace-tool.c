@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "nvtx") == 0)
 		return do_nvtx(argv);
 	fputs("usage: trace-tool convert LOG_DIR OUT.sqlite [OUT.json]\n"
-	      "       trace-tool json TRACE.sqlite OUT.json [MAX_BYTES]\n"
+	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
 	      "       trace-tool nvtx TRACE.sqlite\n"
 	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP\n",
 	      stderr);
