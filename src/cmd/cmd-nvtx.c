@@ -55,21 +55,6 @@ static void remove_dir(const char *dir)
 	strbuf_release(&p);
 }
 
-static int has_logs(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		if (starts_with(e->d_name, "trace-"))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 {
 	struct config *cfg = NULL;
@@ -151,7 +136,7 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 		}
 		prog_failed = 1;
 	}
-	if (!has_logs(logdir.buf)) {
+	if (!tracer_logs_present(logdir.buf)) {
 		printf("no NVTX ranges: the program made no NVTX call (or its NVTX library "
 		       "ignores NVTX_INJECTION64_PATH)\n");
 		ret = prog_failed ? EXIT_WORKLOAD_FAILED : EXIT_OK;

@@ -1,4 +1,5 @@
 /* tracer_launch.c: finding the tracer and building its environment. */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,4 +75,22 @@ void tracer_env_free(char *env[5])
 {
 	for (int i = 0; i < 5; i++)
 		FREE_AND_NULL(env[i]);
+}
+
+int tracer_logs_present(const char *log_dir)
+{
+	DIR *d = opendir(log_dir);
+	struct dirent *e;
+	size_t pl = strlen(TRACER_LOG_PREFIX), sl = strlen(TRACER_LOG_SUFFIX);
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		found = n > pl + sl && !strncmp(e->d_name, TRACER_LOG_PREFIX, pl) &&
+			!strcmp(e->d_name + n - sl, TRACER_LOG_SUFFIX);
+	}
+	closedir(d);
+	return found;
 }

@@ -22,4 +22,7 @@ enum tracer_what {
 void tracer_env_build(char *env[5], const char *lib, const char *log_dir, enum tracer_what what);
 void tracer_env_free(char *env[5]);
 
+/* Whether log_dir holds any tracer log (trace-*.bin). */
+int tracer_logs_present(const char *log_dir);
+
 #endif

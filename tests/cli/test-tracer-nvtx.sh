@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# End to end without a GPU: run tests/progs/nvtx-test-program under the
-# builtin tracer (NVTX injection only), convert the log with trace-tool and
-# check the SQLite content exactly; then damage the log and check that the
-# converter keeps the readable prefix and says what is wrong.
+# End to end without a GPU: `llmprof profile pipeline.trace.backend=builtin`
+# on tests/progs/nvtx-test-program (NVTX in every way, two threads), then the
+# run's trace/trace.sqlite checked exactly; then damage the log and check
+# that the converter keeps the readable prefix and says what is wrong.
 set -euo pipefail
 b=${LLMPROF_BUILD_DIR:?}
 so=$b/tracer/libllmprof_tracer.so
@@ -14,12 +14,25 @@ if [ ! -x "$prog" ] || [ ! -f "$so" ]; then
 fi
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-mkdir "$t/log"
-LLMPROF_TRACE_OUT=$t/log NVTX_INJECTION64_PATH=$so "$prog" >"$t/stdout"
+"${LLMPROF:?}" profile artifacts.root="$t/runs" pipeline.trace.backend=builtin -- "$prog" \
+	>"$t/out" 2>"$t/err"
+run=$(sed -n 's/^run: //p' "$t/out")
 # The tracer never writes to the program's stdout.
-[ "$(cat "$t/stdout")" = "nvtx-test-program: done" ]
-[ "$(ls "$t/log" | wc -l)" = 1 ]
-"$tool" convert "$t/log" "$t/trace.sqlite" "$t/trace.json" >"$t/conv.txt"
+[ "$(cat "$run/logs/workload.out")" = "nvtx-test-program: done" ]
+[ ! -s "$run/logs/workload.err" ]
+[ "$(ls "$run/trace/log" | wc -l)" = 1 ]
+python3 - "$run/status.json" <<'PY'
+import json, sys
+st = json.load(open(sys.argv[1]))
+steps = {s["name"]: s for s in st["steps"]}
+assert st["state"] == "ok", st
+assert steps["trace"]["state"] == "ok", steps
+assert steps["trace"]["message"] == "0 kernels, 0 copies, 0 memsets, 20 NVTX rows, 0 launch calls", steps
+PY
+cp "$run/trace/trace.sqlite" "$run/trace/trace.json" "$t/"
+mkdir "$t/log"
+cp "$run"/trace/log/*.bin "$t/log/"
+"$tool" convert "$t/log" "$t/again.sqlite" >"$t/conv.txt"
 grep -q "problems 0" "$t/conv.txt"
 grep -q "open_ranges 0 unmatched_ends 0" "$t/conv.txt"
 
@@ -130,4 +143,18 @@ rc=0
 expect junk-rc 1 "$rc"
 grep -q "trace-3.bin: not a llmprof trace log" "$t/junk.err"
 [ ! -e "$t/junk.sqlite" ]
+# Backend selection: builtin without the library is an error (4, nothing
+# created); auto goes on without a trace and says why.
+rc=0
+LLMPROF_TRACER_LIB=/nonexistent.so "$LLMPROF" profile artifacts.root="$t/r2" \
+	pipeline.trace.backend=builtin -- true >/dev/null 2>"$t/e2" || rc=$?
+expect builtin-missing-rc 4 "$rc"
+grep -q "pipeline.trace.backend=builtin: LLMPROF_TRACER_LIB='/nonexistent.so' is not a readable file" "$t/e2"
+[ ! -e "$t/r2" ]
+LLMPROF_TRACER_LIB=/nonexistent.so "$LLMPROF" profile artifacts.root="$t/r3" -- true \
+	>/dev/null 2>"$t/e3"
+grep -q "warning: no timeline trace: LLMPROF_TRACER_LIB" "$t/e3"
+# A program that never uses CUDA or NVTX: the trace step is skipped, saying why.
+"$LLMPROF" profile artifacts.root="$t/r4" pipeline.trace.backend=builtin -- true >"$t/o4" 2>/dev/null
+grep -q '"message": "no timeline: the program made no CUDA or NVTX call' "$(sed -n 's/^run: //p' "$t/o4")/status.json"
 echo "ok"
