@@ -8,6 +8,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
@@ -295,6 +300,95 @@ static void test_perfetto_threshold(void **state)
 	assert_int_equal(perfetto_threshold(d, 5, 2), 7);
 }
 
+/* A log with the tracer's own problems: CUPTI busy, records dropped. */
+static void test_convert_diagnostics(void **state)
+{
+	unsigned char b[512];
+	struct tlog_file_header h;
+	struct tlog_chunk_header ch = { TLOG_CHUNK_MAGIC, 0, 77, 0 };
+	struct tlog_diag d;
+	struct tlog_dropped dr;
+	static const char msg[] = "cuptiSubscribe: busy (another CUPTI client)";
+	char dir[] = "/tmp/llmprof-test-trace-XXXXXX";
+	struct strbuf path = STRBUF_INIT, db = STRBUF_INIT, err = STRBUF_INIT;
+	struct trace_convert_stats st;
+	size_t n, dsize = (sizeof(d) + sizeof(msg) + 7) & ~(size_t)7;
+	sqlite3 *sq;
+	sqlite3_stmt *q;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TLOG_MAGIC, 8);
+	h.version = TLOG_VERSION;
+	h.header_size = sizeof(h);
+	h.pid = 77;
+	h.start_ns = 1000;
+	memset(b, 0, sizeof(b));
+	memcpy(b, &h, sizeof(h));
+	n = sizeof(h) + sizeof(ch);
+	memset(&d, 0, sizeof(d));
+	d.h.type = TLOG_DIAG;
+	d.h.size = (uint16_t)dsize;
+	d.h.aux = TLOG_DIAG_ERROR;
+	d.ts = 1500;
+	d.code = TLOG_DIAG_CUPTI_BUSY;
+	d.len = sizeof(msg) - 1;
+	memcpy(b + n, &d, sizeof(d));
+	memcpy(b + n + sizeof(d), msg, sizeof(msg) - 1);
+	n += dsize;
+	memset(&dr, 0, sizeof(dr));
+	dr.h.type = TLOG_DROPPED;
+	dr.h.size = sizeof(dr);
+	dr.count = 12;
+	memcpy(b + n, &dr, sizeof(dr));
+	n += sizeof(dr);
+	dr.h.aux = 1; /* the tracer's own */
+	dr.count = 3;
+	memcpy(b + n, &dr, sizeof(dr));
+	n += sizeof(dr);
+	ch.size = (uint32_t)(n - sizeof(h) - sizeof(ch));
+	memcpy(b + sizeof(h), &ch, sizeof(ch));
+	strbuf_addf(&path, "%s/trace-77.bin", dir);
+	assert_int_equal(write_file_atomic(path.buf, b, n, &err), 0);
+	strbuf_addf(&db, "%s/t.sqlite", dir);
+
+	trace_convert_stats_init(&st);
+	assert_int_equal(trace_convert(dir, db.buf, NULL, &st, &err), 0);
+	assert_int_equal(st.cupti_busy, 1);
+	assert_int_equal(st.dropped_cupti, 12);
+	assert_int_equal(st.dropped_tracer, 3);
+	assert_string_equal(st.diags.buf, "pid 77: error: cuptiSubscribe: busy (another CUPTI client)\n");
+	assert_int_equal(sqlite3_open(db.buf, &sq), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT level, code, message, timestamp FROM "
+					    "LLMPROF_TRACER_DIAGNOSTICS", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "error");
+	assert_int_equal(sqlite3_column_int(q, 1), TLOG_DIAG_CUPTI_BUSY);
+	assert_string_equal((const char *)sqlite3_column_text(q, 2), msg);
+	assert_int_equal(sqlite3_column_int(q, 3), 500);
+	sqlite3_finalize(q);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT value FROM META_DATA_EXPORT WHERE name = "
+					    "'LLMPROF_DROPPED_CUPTI'", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "12");
+	sqlite3_finalize(q);
+	/* No events at all: the event tables are absent, as in nsys's lazy export. */
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT count(*) FROM sqlite_master WHERE name IN "
+					    "('NVTX_EVENTS', 'CUPTI_ACTIVITY_KIND_KERNEL')", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(q, 0), 0);
+	sqlite3_finalize(q);
+	sqlite3_close(sq);
+	trace_convert_stats_release(&st);
+	unlink(db.buf);
+	unlink(path.buf);
+	rmdir(dir);
+	strbuf_release(&path);
+	strbuf_release(&db);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_nvtx_filters),
 		cmocka_unit_test(test_perfetto_threshold),
+		cmocka_unit_test(test_convert_diagnostics),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
