@@ -90,6 +90,12 @@ static struct nvtx_range_info *find_or_add(struct nvtx_list *l, const char *dom,
 	return r;
 }
 
+static int cmp_first(const void *a, const void *b)
+{
+	const struct nvtx_range_info *x = a, *y = b;
+	return (x->first_start > y->first_start) - (x->first_start < y->first_start);
+}
+
 struct open_r {
 	int64_t end;
 	int64_t domain;
@@ -181,6 +187,9 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 		error_set(err, "'%s': %s", path, sqlite3_errmsg(db));
 		goto out;
 	}
+	/* In order of first appearance in time, whatever the thread. */
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_first);
 	ret = 0;
 out:
 	sqlite3_finalize(s);

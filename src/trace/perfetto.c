@@ -169,6 +169,40 @@ fail:
 	return -1;
 }
 
+static void put_str(FILE *f, const char *s);
+
+/* Process and thread names for the CPU tracks (best effort: tables may be
+ * absent in an nsys export). */
+static void put_names(sqlite3 *db, FILE *f)
+{
+	sqlite3_stmt *s;
+
+	if (has_table(db, "PROCESSES") &&
+	    sqlite3_prepare_v2(db, "SELECT pid, name FROM PROCESSES", -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const unsigned char *n = sqlite3_column_text(s, 1);
+			fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":",
+				(long long)sqlite3_column_int64(s, 0));
+			put_str(f, n ? (const char *)n : "");
+			fputs("}},\n", f);
+		}
+		sqlite3_finalize(s);
+	}
+	if (has_table(db, "ThreadNames") &&
+	    sqlite3_prepare_v2(db, "SELECT t.globalTid, s.value FROM ThreadNames t "
+			       "JOIN StringIds s ON s.id = t.nameId", -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			int64_t g = sqlite3_column_int64(s, 0);
+			const unsigned char *n = sqlite3_column_text(s, 1);
+			fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%lld,\"args\":{\"name\":",
+				pid_of(g), (long long)(g & 0xffffff));
+			put_str(f, n ? (const char *)n : "");
+			fputs("}},\n", f);
+		}
+		sqlite3_finalize(s);
+	}
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -304,6 +338,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		fprintf(f, ",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64 " ns (and launch calls of only such ops) are merged per track\"",
 			max_events, (int64_t)threshold);
 	fputs("},\"traceEvents\":[\n", f);
+	put_names(db, f);
 	/* Track names. */
 	for (i = 0; i < e.n; i++) {
 		struct ev *v = &e.v[i];
