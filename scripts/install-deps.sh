@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build pkg-config gcc libyaml-dev libsqlite3-dev libjansson-dev
-	  libcmocka-dev sqlite3 libxml2-utils python3)
+	  libcmocka-dev sqlite3 libxml2-utils python3
+	  chromium)   # chromium: headless render test of report.html (tests/cli/test-html.sh)
 
 missing=()
 for p in "${packages[@]}"; do

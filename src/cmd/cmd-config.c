@@ -15,10 +15,9 @@ static int markdown;
 
 static const struct opt opts[] = {
 	{ "conf-dir", 0, OPT_STRING, &conf_dir_opt, "DIR",
-	  "read config.yaml and the groups from DIR (default: $LLMPROF_CONF_DIR, else the "
-	  "conf/ installed with llmprof)" },
+	  "read config.yaml and its groups from DIR (default: $LLMPROF_CONF_DIR, else llmprof's conf/)" },
 	{ "markdown", 0, OPT_BOOL, &markdown, NULL,
-	  "config keys: print the table as Markdown (as in docs/configuration.md)" },
+	  "with 'keys': print the table as Markdown, as in docs/configuration.md" },
 	OPT_END_MARK,
 };
 

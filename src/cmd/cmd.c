@@ -14,8 +14,11 @@
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_profile_entry,
+	&cmd_report_entry,
+	&cmd_stats_entry,
 	&cmd_config_entry,
 	&cmd_doctor_entry,
+	&cmd_calibrate_entry,
 	&cmd_nvtx_entry,
 	NULL,
 };
@@ -47,7 +50,7 @@ void cmd_print_help(const struct cmd_entry *cmd, FILE *fp)
 		fprintf(fp, "\n%s\n", cmd->description);
 	fprintf(fp, "\noptions:\n");
 	for (const struct opt *o = cmd->opts; o && o->type != OPT_END; o++) {
-		char left[64];
+		char left[128];
 		const char *argh = o->type == OPT_BOOL ? NULL : (o->argh ? o->argh : "VALUE");
 
 		if (o->short_name && argh)
@@ -58,7 +61,10 @@ void cmd_print_help(const struct cmd_entry *cmd, FILE *fp)
 			snprintf(left, sizeof(left), "    --%s %s", o->long_name, argh);
 		else
 			snprintf(left, sizeof(left), "    --%s", o->long_name);
-		fprintf(fp, "  %-28s %s\n", left, o->help);
+		if (strlen(left) > 28)
+			fprintf(fp, "  %s\n  %-28s %s\n", left, "", o->help);
+		else
+			fprintf(fp, "  %-28s %s\n", left, o->help);
 	}
 	fprintf(fp, "  %-28s %s\n", "-h, --help", "show this help and exit");
 }

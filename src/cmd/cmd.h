@@ -62,6 +62,9 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_profile_entry;
 extern const struct cmd_entry cmd_config_entry;
 extern const struct cmd_entry cmd_doctor_entry;
+extern const struct cmd_entry cmd_stats_entry;
+extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_calibrate_entry;
 extern const struct cmd_entry cmd_nvtx_entry;
 
 extern const struct cmd_entry *const cmd_table[];

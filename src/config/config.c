@@ -125,6 +125,21 @@ static int at_pos(struct strbuf *err, const struct cnode_pos *pos)
 	return -1;
 }
 
+/* Names of [A-Za-z0-9_-] joined by sep. */
+static int valid_name(const char *s, size_t len, char sep)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == sep && i > 0 && i + 1 < len && s[i - 1] != sep)
+			continue;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return 0;
+	}
+	return len > 0;
+}
+
 static int defaults_add(struct defaults *d, const char *spec, const struct cnode *opt,
 			struct cnode_pos pos, struct strbuf *err)
 {
@@ -134,6 +149,11 @@ static int defaults_add(struct defaults *d, const char *spec, const struct cnode
 	if (opt->type != CNODE_STRING && opt->type != CNODE_NULL) {
 		error_set(err, "defaults list: option of '%s' must be a name", spec);
 		return at_pos(err, &opt->pos);
+	}
+	if (!valid_name(spec, atsign ? (size_t)(atsign - spec) : strlen(spec), '/') ||
+	    (atsign && !valid_name(atsign + 1, strlen(atsign + 1), '.'))) {
+		error_set(err, "defaults list: '%s' is not 'group' or 'group@package'", spec);
+		return at_pos(err, &pos);
 	}
 	ALLOC_GROW(d->v, d->nr + 1, d->alloc);
 	e = &d->v[d->nr++];
@@ -388,19 +408,17 @@ static struct cnode *mount(struct cnode *tree, const char *package)
 	const char *end = package + strlen(package);
 
 	while (end > package) {
-		const char *dot = end - 1;
+		const char *start = end;
 		struct cnode *map;
-		char *seg;
 
-		while (dot > package && *dot != '.')
-			dot--;
-		seg = xstrndup(*dot == '.' ? dot + 1 : dot, (size_t)(end - (*dot == '.' ? dot + 1 : dot)));
+		while (start > package && start[-1] != '.')
+			start--;
 		map = cnode_new(CNODE_MAP, NULL, tree->pos);
 		free(tree->key);
-		tree->key = seg;
+		tree->key = xstrndup(start, (size_t)(end - start));
 		cnode_append(map, tree);
 		tree = map;
-		end = dot;
+		end = start > package ? start - 1 : start;
 	}
 	return tree;
 }

@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/perfetto.h"
+#include "trace/strtab.h"
 #include "trace/tosqlite.h"
 #include "trace/tracer_env.h"
 #include "version.h"
@@ -351,62 +352,6 @@ static void u64map_free(struct u64map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* String interning into StringIds. */
-struct strtab {
-	char **strs; /* by id */
-	size_t n, alloc;
-	size_t *slots; /* id+1, 0 = empty */
-	size_t cap;
-};
-
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (n--)
-		h = (h ^ (unsigned char)*p++) * 1099511628211ull;
-	return h;
-}
-
-static int64_t strtab_intern(struct strtab *t, const char *p, size_t n)
-{
-	size_t i;
-	uint64_t h = hash_bytes(p, n);
-
-	if ((t->n + 1) * 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256, k;
-		size_t *ns = xcalloc(ncap, sizeof(*ns));
-		for (k = 0; k < t->n; k++) {
-			uint64_t hh = hash_bytes(t->strs[k], strlen(t->strs[k]));
-			for (i = hh & (ncap - 1); ns[i]; i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = k + 1;
-		}
-		free(t->slots);
-		t->slots = ns;
-		t->cap = ncap;
-	}
-	for (i = h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1)) {
-		const char *s = t->strs[t->slots[i] - 1];
-		if (strncmp(s, p, n) == 0 && s[n] == '\0')
-			return (int64_t)t->slots[i] - 1;
-	}
-	ALLOC_GROW(t->strs, t->n + 1, t->alloc);
-	t->strs[t->n] = xmalloc(n + 1);
-	memcpy(t->strs[t->n], p, n);
-	t->strs[t->n][n] = '\0';
-	t->slots[i] = ++t->n;
-	return (int64_t)t->n - 1;
-}
-
-static void strtab_free(struct strtab *t)
-{
-	size_t i;
-	for (i = 0; i < t->n; i++)
-		free(t->strs[i]);
-	free(t->strs);
-	free(t->slots);
-}
-
 /* ---- SQL ---------------------------------------------------------------- */
 
 static const char schema_sql[] =
@@ -578,7 +523,7 @@ static void bind_opt(sqlite3_stmt *s, int i, int has, int64_t v)
 
 static int64_t intern(struct conv *c, const char *p, size_t n)
 {
-	return strtab_intern(&c->strings, p, n);
+	return strtab_intern(&c->strings, p, n); /* StringIds ids: dense from 0 */
 }
 
 static void put_nvtx(struct conv *c, const struct nvtx_row *r)
@@ -1298,7 +1243,7 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 	if (c.failed)
 		goto out;
 
-	for (size_t k = 0; k < c.strings.n; k++) {
+	for (size_t k = 0; k < c.strings.nr; k++) {
 		sqlite3_bind_int64(c.st[S_STRING], 1, (int64_t)k);
 		sqlite3_bind_text(c.st[S_STRING], 2, c.strings.strs[k], -1, SQLITE_STATIC);
 		if (step(&c, S_STRING) < 0)
@@ -1379,7 +1324,7 @@ out:
 	free(files);
 	free(bufs);
 	free(readers);
-	strtab_free(&c.strings);
+	strtab_release(&c.strings);
 	u64map_free(&c.devices_seen);
 	strbuf_release(&tmp);
 	strbuf_release(&path);

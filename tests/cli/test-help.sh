@@ -16,10 +16,12 @@ for c in $cmds; do
 	"$LLMPROF" "$c" --help >"$out" 2>&1 || fail "$c --help failed"
 	grep -q "^usage: llmprof $c" "$out" || fail "$c --help has no usage line"
 	# the generated help puts each option's text after a run of spaces
+	# (or, for a long option, on the next line, indented past the option column)
 	awk '/^options:/ {on=1; next}
+	     on && pending { if (substr($0, 1, 20) !~ /^ *$/ || $0 ~ /^ *$/) { print "no help: " prev; bad=1 } pending=0; next }
 	     on && /^  +-/ { line=$0; sub(/^  +/, "", line);
-			     if (match(line, /[^ ]  +[^ ]/) == 0) { print "no help: " $0; bad=1 } }
-	     END { exit bad }' "$out" || fail "$c: an option lacks help text"
+			     if (match(line, /[^ ]  +[^ ]/) == 0) { pending=1; prev=$0 } }
+	     END { exit bad || pending }' "$out" || fail "$c: an option lacks help text"
 	"$LLMPROF" help "$c" >/dev/null || fail "help $c"
 done
 "$LLMPROF" profile --help | grep -q -- '--dry-run' || fail "profile --help lacks --dry-run"

@@ -48,6 +48,18 @@ expect kern_in_nvtx 'LLM:step,PushPop,4242,4242,4,8,8080,1010.0,1010.0,1000,1020
 expect ours-kern "12|12120" "$(sqlite3 "$t/s.sqlite" "SELECT count(*), sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL")"
 expect device 'NVIDIA H100 80GB HBM3 (0)' "$(stats cuda_gpu_trace "$t/s.sqlite" | sed -n 2p | cut -d, -f17)"
 
+# llmprof's own reading (`llmprof stats`) prints exactly what nsys prints.
+same_as_nsys() { # same_as_nsys DB
+	for r in cuda_gpu_kern_sum cuda_api_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum \
+		cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum; do
+		expect "llmprof-stats-$r" "$(stats "$r" "$1")" \
+			"$("${LLMPROF:?}" stats -f csv -r "$r" "$1" 2>&1 | grep -v '^$')"
+	done
+}
+if "${LLMPROF:?}" stats --help >/dev/null 2>&1; then
+	same_as_nsys "$t/s.sqlite"
+fi
+
 # The real NVTX program traced by the tracer.
 so=$b/tracer/libllmprof_tracer.so
 prog=$b/tests/nvtx-test-program
@@ -70,5 +82,9 @@ Instances,Style,Range' "$(cat "$t/nvtx_sum")"
 	# Total times equal what our database says.
 	expect nvtx_total "$(sqlite3 "$t/n.sqlite" "SELECT sum(end - start) FROM NVTX_EVENTS WHERE text = 'worker_step'")" \
 		"$(stats nvtx_sum "$t/n.sqlite" | grep ',worker_step$' | cut -d, -f2)"
+	if "$LLMPROF" stats --help >/dev/null 2>&1; then
+		expect llmprof-stats-nvtx "$(stats nvtx_sum "$t/n.sqlite")" \
+			"$("$LLMPROF" stats -f csv -r nvtx_sum "$t/n.sqlite" 2>&1 | grep -v '^$')"
+	fi
 fi
 echo ok

@@ -802,6 +802,15 @@ static void test_compose_merge_and_self(void **state)
 	assert_contains(e, "defaults list entries are 'group: option'");
 	assert_contains(e, "config.yaml:3:5)");
 	free(e);
+	write_conf("config.yaml", "defaults:\n  - model: m1\n  - ../model@x..y: m1\n");
+	e = load_err(tmpdir, 0, NULL);
+	assert_contains(e, "defaults list: '../model@x..y' is not 'group' or 'group@package' (");
+	assert_contains(e, "config.yaml:3:5)");
+	free(e);
+	write_conf("config.yaml", "defaults:\n  - model: m1\n  - profiling/ncu@a.b.c: p2\n");
+	e = load_err(tmpdir, 0, NULL);
+	assert_contains(e, "unknown config key 'a'");
+	free(e);
 	write_conf("config.yaml", "defaults:\n  - model: m9\n");
 	e = load_err(tmpdir, 0, NULL);
 	assert_contains(e, "config group 'model' has no option 'm9'; did you mean 'm1'? "

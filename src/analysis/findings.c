@@ -1,0 +1,378 @@
+/* findings.c: threshold rules -> findings with numbers (see findings.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/findings.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "report/format.h"
+#include "core/banned.h"
+
+static uint64_t stage_kernel_ns(const struct report_model *m, const char *stage)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		if (m->kernels[i].stage && !strcmp(m->kernels[i].stage, stage))
+			t += m->kernels[i].total_ns;
+	return t;
+}
+
+static struct rnum idle_share(const struct report_stage *s)
+{
+	if (!s->idle_ms.available || !s->gpu_ms.available || s->gpu_ms.v <= 0)
+		return RNUM_NONE;
+	return rnum_of(s->idle_ms.v / s->gpu_ms.v);
+}
+
+static void rule_failed_steps(struct report_model *m)
+{
+	struct strbuf name = STRBUF_INIT, why = STRBUF_INIT;
+
+	for (size_t i = 0; i < m->run.nr_steps; i++) {
+		const struct report_step *s = &m->run.steps[i];
+		const char *missing;
+
+		if (!s->status || strcmp(s->status, "failed"))
+			continue;
+		if (!strcmp(s->name, "ncu") || !strcmp(s->name, "join"))
+			missing = "kernel counters (SOL %, occupancy, FLOPs, bytes, roofline) are "
+				  "missing";
+		else if (!strcmp(s->name, "trace") || !strcmp(s->name, "analyze"))
+			missing = "timings, kernels and everything after them are missing";
+		else if (!strcmp(s->name, "select"))
+			missing = "no kernels were chosen for counters";
+		else
+			missing = "later steps did not run";
+		md_escape_inline(&name, s->name);
+		md_escape_inline(&why, s->reason ? s->reason : "no reason recorded");
+		report_model_add_finding(
+		    m, FINDING_CRITICAL, "step-failed",
+		    "Fix the cause above and rerun `llmprof profile`; "
+		    "`llmprof report RUN_DIR` redoes the reports from what exists.",
+		    "Step '%s' failed (%s), so %s.", name.buf, why.buf, missing);
+		strbuf_reset(&name);
+		strbuf_reset(&why);
+	}
+	strbuf_release(&name);
+	strbuf_release(&why);
+}
+
+static int have_counters(const struct report_model *m)
+{
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		if (m->kernels[i].c.profiled)
+			return 1;
+	return 0;
+}
+
+static void rule_no_gpu_work(struct report_model *m)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		total += m->kernels[i].total_ns;
+	if (total)
+		return;
+	for (size_t i = 0; i < m->run.nr_steps; i++)
+		if (!strcmp(m->run.steps[i].name, "trace") && m->run.steps[i].status &&
+		    strcmp(m->run.steps[i].status, "ok"))
+			return; /* the failed/skipped trace step explains it */
+	report_model_add_finding(
+	    m, FINDING_CRITICAL, "no-gpu-work",
+	    "Check that the program ran on the GPU (device=cuda:0, "
+	    "`llmprof doctor`) and that its GPU work happens inside the "
+	    "profiled region.",
+	    "The trace holds no GPU kernels (%zu kernel records, 0 ms of GPU time).",
+	    m->nr_kernels);
+}
+
+static void rule_missing_counters(struct report_model *m)
+{
+	if (!m->sel.available || !m->sel.nr_selected || have_counters(m) ||
+	    report_model_failed_step(m))
+		return;
+	report_model_add_finding(m, FINDING_WARNING, "counters-missing",
+				 "Check ncu/raw.csv and logs/ncu.*: the kernel filter may match no "
+				 "launch (see `llmprof nvtx`).",
+				 "%llu kernels were selected for counters but none has counter "
+				 "data.",
+				 (unsigned long long)m->sel.nr_selected);
+}
+
+/* Up to FINDINGS_MAX_KERNELS_NAMED kernels of stage with counters, ordered by
+ * time, "name (DRAM SOL 41.0%, 23.5% of decode)". Returns how many. */
+static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
+			      const struct report_stage *st, enum kernel_bound want)
+{
+	uint64_t st_ns = stage_kernel_ns(m, st->name);
+	int n = 0;
+
+	for (size_t i = 0; i < m->nr_kernels && n < FINDINGS_MAX_KERNELS_NAMED; i++) {
+		const struct report_kernel *k = &m->kernels[i];
+
+		if (!k->stage || strcmp(k->stage, st->name) || k->c.bound != want ||
+		    !k->c.dram_sol_pct.available || !st_ns)
+			continue;
+		strbuf_addstr(sb, n ? ", " : "");
+		md_code_plain(sb, k->short_name);
+		strbuf_addstr(sb, " (DRAM SOL ");
+		fmt_pct(sb, k->c.dram_sol_pct);
+		strbuf_addstr(sb, "%, ");
+		fmt_frac_pct(sb, rnum_of((double)k->total_ns / (double)st_ns));
+		strbuf_addstr(sb, " of ");
+		md_escape_inline(sb, st->name);
+		strbuf_addstr(sb, " kernel time)");
+		n++;
+	}
+	return n;
+}
+
+static void rule_decode(struct report_model *m)
+{
+	const struct report_stage *d = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
+	struct strbuf rec = STRBUF_INIT, names = STRBUF_INIT, mbu = STRBUF_INIT;
+	struct rnum idle;
+
+	if (!d || !d->mbu_datasheet.available || d->mbu_datasheet.v >= FINDINGS_DECODE_MBU_LOW)
+		goto out;
+	fmt_frac_pct(&mbu, d->mbu_datasheet);
+	strbuf_addstr(&mbu, " MBU (");
+	fmt_gbs(&mbu, d->achieved_gbs);
+	strbuf_addstr(&mbu, " GB/s of ");
+	fmt_gbs(&mbu, m->peaks.datasheet_gbs);
+	strbuf_addstr(&mbu, " GB/s datasheet");
+	if (d->mbu_measured.available) {
+		strbuf_addstr(&mbu, "; ");
+		fmt_frac_pct(&mbu, d->mbu_measured);
+		strbuf_addstr(&mbu, " of the measured ceiling");
+	}
+	strbuf_addstr(&mbu, ")");
+	idle = idle_share(d);
+	if (idle.available && idle.v >= FINDINGS_IDLE_SHARE_HIGH) {
+		struct strbuf t = STRBUF_INIT;
+
+		if (m->llm.cuda_graph == 1)
+			strbuf_addstr(&rec,
+				      "The decode step already runs as a CUDA graph: raise the "
+				      "batch size or fuse small kernels to cut per-token launches");
+		else
+			strbuf_addstr(&rec,
+				      "Capture the decode step in a CUDA graph (built-in "
+				      "model: infer.cuda_graph=true), fuse small kernels, or raise "
+				      "the batch size to amortise launches");
+		if (d->launches_per_s.available) {
+			strbuf_addstr(&rec, " (now ");
+			fmt_fixed(&rec, d->launches_per_s, 0);
+			strbuf_addstr(&rec, " launches/s)");
+		}
+		strbuf_addch(&rec, '.');
+		fmt_frac_pct(&t, idle);
+		strbuf_addstr(&t, " of decode (");
+		fmt_ms(&t, d->idle_ms);
+		strbuf_addstr(&t, " ms of ");
+		fmt_ms(&t, d->gpu_ms);
+		strbuf_addstr(&t, " ms)");
+		report_model_add_finding(m, FINDING_WARNING, "decode-launch-bound", rec.buf,
+					 "Decode reaches %s while the GPU is idle %s: launch and "
+					 "CPU overhead, not DRAM bandwidth, limits the step.",
+					 mbu.buf, t.buf);
+		strbuf_release(&t);
+		goto out;
+	}
+	if (!idle.available)
+		goto out; /* cannot tell launch overhead from slow kernels */
+	if (name_stage_kernels(&names, m, d, BOUND_MEMORY)) {
+		strbuf_addf(&rec,
+			    "Optimise the memory-bound decode kernels %s: fused or "
+			    "vectorised GEMV, weight/KV quantisation, fewer passes over memory.",
+			    names.buf);
+		report_model_add_finding(m, FINDING_WARNING, "decode-kernels-inefficient", rec.buf,
+					 "Decode reaches %s with the GPU busy (idle only %.1f%% of "
+					 "decode): the kernels themselves move data below peak.",
+					 mbu.buf, idle.v * 100);
+	} else {
+		report_model_add_finding(m, FINDING_WARNING, "decode-kernels-inefficient",
+					 have_counters(m)
+					     ? NULL
+					     : "Run with counters (run.mode=deep) to see "
+					       "which decode kernels fall short of DRAM "
+					       "bandwidth.",
+					 "Decode reaches %s with the GPU busy (idle only %.1f%% of "
+					 "decode): the kernels themselves move data below peak.",
+					 mbu.buf, idle.v * 100);
+	}
+out:
+	strbuf_release(&rec);
+	strbuf_release(&names);
+	strbuf_release(&mbu);
+}
+
+static void rule_prefill(struct report_model *m)
+{
+	const struct report_stage *p = report_model_stage_by_role(m, REPORT_ROLE_PREFILL);
+	struct strbuf rec = STRBUF_INIT, mfu = STRBUF_INIT;
+	const struct report_kernel *top = NULL;
+	uint64_t st_ns;
+
+	if (!p || !p->mfu_datasheet.available || p->mfu_datasheet.v >= FINDINGS_PREFILL_MFU_LOW)
+		goto out;
+	fmt_frac_pct(&mfu, p->mfu_datasheet);
+	strbuf_addstr(&mfu, " MFU (");
+	fmt_tflops(&mfu, p->achieved_tflops);
+	strbuf_addstr(&mfu, " TFLOP/s of ");
+	fmt_tflops(&mfu, m->peaks.datasheet_tflops);
+	strbuf_addstr(&mfu, " TFLOP/s datasheet dense ");
+	strbuf_addstr(&mfu, m->peaks.precision ? m->peaks.precision : "bf16");
+	if (p->mfu_measured.available) {
+		strbuf_addstr(&mfu, "; ");
+		fmt_frac_pct(&mfu, p->mfu_measured);
+		strbuf_addstr(&mfu, " of the measured GEMM ceiling");
+	}
+	strbuf_addstr(&mfu, ")");
+	st_ns = stage_kernel_ns(m, p->name);
+	for (size_t i = 0; i < m->nr_kernels && !top; i++)
+		if (m->kernels[i].stage && !strcmp(m->kernels[i].stage, p->name))
+			top = &m->kernels[i];
+	strbuf_addstr(&rec, "Check GEMM efficiency (tensor-core use, tile shapes, dtype) and use a "
+			    "fused attention kernel");
+	if (top && st_ns) {
+		strbuf_addstr(&rec, "; start with ");
+		md_code_plain(&rec, top->short_name);
+		strbuf_addstr(&rec, ", ");
+		fmt_frac_pct(&rec, rnum_of((double)top->total_ns / (double)st_ns));
+		strbuf_addstr(&rec, " of prefill kernel time");
+		if (top->c.sm_sol_pct.available) {
+			strbuf_addstr(&rec, " at ");
+			fmt_pct(&rec, top->c.sm_sol_pct);
+			strbuf_addstr(&rec, "% compute SOL");
+		}
+	}
+	strbuf_addch(&rec, '.');
+	report_model_add_finding(m, FINDING_WARNING, "prefill-mfu-low", rec.buf,
+				 "Prefill reaches %s.", mfu.buf);
+out:
+	strbuf_release(&rec);
+	strbuf_release(&mfu);
+}
+
+static const char *bound_advice(enum kernel_bound b)
+{
+	switch (b) {
+	case BOUND_MEMORY:
+		return "it is memory-bound: cut the bytes it moves (fusion, lower-precision "
+		       "weights "
+		       "or KV cache)";
+	case BOUND_COMPUTE:
+		return "it is compute-bound: check it uses tensor cores at the model's dtype";
+	case BOUND_LATENCY:
+		return "neither compute nor memory is near peak: raise parallelism (more CTAs, "
+		       "higher occupancy) or fuse it with its neighbours";
+	case BOUND_UNKNOWN:
+		break;
+	}
+	return NULL;
+}
+
+static void rule_dominant_kernels(struct report_model *m)
+{
+	for (size_t s = 0; s < m->nr_stages; s++) {
+		const struct report_stage *st = &m->stages[s];
+		uint64_t st_ns = stage_kernel_ns(m, st->name);
+		int n = 0;
+
+		for (size_t i = 0; st_ns && i < m->nr_kernels && n < FINDINGS_MAX_KERNELS_NAMED;
+		     i++) {
+			const struct report_kernel *k = &m->kernels[i];
+			struct strbuf t = STRBUF_INIT, rec = STRBUF_INIT;
+			double share;
+			const char *adv;
+
+			if (!k->stage || strcmp(k->stage, st->name))
+				continue;
+			share = (double)k->total_ns / (double)st_ns;
+			if (share <= FINDINGS_KERNEL_DOMINANT_SHARE)
+				break; /* sorted by time: the rest are smaller */
+			n++;
+			md_code_plain(&t, k->short_name);
+			strbuf_addstr(&t, " takes ");
+			fmt_frac_pct(&t, rnum_of(share));
+			strbuf_addstr(&t, " of ");
+			md_escape_inline(&t, st->name);
+			strbuf_addstr(&t, " kernel time (");
+			fmt_ns_as_ms(&t, (double)k->total_ns);
+			strbuf_addf(&t, " ms in %llu calls)", (unsigned long long)k->calls);
+			if (k->c.bound != BOUND_UNKNOWN) {
+				strbuf_addf(&t, "; %s-bound at ", kernel_bound_name(k->c.bound));
+				fmt_pct(&t, k->c.sm_sol_pct);
+				strbuf_addstr(&t, "% compute SOL, ");
+				fmt_pct(&t, k->c.dram_sol_pct);
+				strbuf_addstr(&t, "% DRAM SOL");
+			}
+			adv = bound_advice(k->c.bound);
+			if (adv)
+				strbuf_addf(&rec, "Optimise this kernel first: %s.", adv);
+			report_model_add_finding(m, FINDING_INFO, "kernel-dominant",
+						 rec.len ? rec.buf : NULL, "%s.", t.buf);
+			strbuf_release(&t);
+			strbuf_release(&rec);
+		}
+	}
+}
+
+static void rule_outside_stages(struct report_model *m)
+{
+	uint64_t total = 0, outside = 0;
+	size_t n = 0;
+	struct strbuf t = STRBUF_INIT;
+
+	if (!m->nr_stages)
+		return;
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		total += m->kernels[i].total_ns;
+		if (!m->kernels[i].stage) {
+			outside += m->kernels[i].total_ns;
+			n++;
+		}
+	}
+	if (!total || (double)outside / (double)total <= FINDINGS_OUTSIDE_SHARE)
+		return;
+	fmt_frac_pct(&t, rnum_of((double)outside / (double)total));
+	strbuf_addstr(&t, " of GPU kernel time (");
+	fmt_ns_as_ms(&t, (double)outside);
+	report_model_add_finding(m, FINDING_INFO, "kernels-outside-stages",
+				 "If that work belongs to prefill or decode, make stages.prefill / "
+				 "stages.decode match the program's NVTX ranges (`llmprof nvtx` "
+				 "lists them).",
+				 "%s ms in %zu distinct kernel%s) ran outside every stage.", t.buf,
+				 n, n == 1 ? "" : "s");
+	strbuf_release(&t);
+}
+
+void findings_run(struct report_model *m)
+{
+	for (size_t i = 0; i < m->nr_findings; i++) {
+		free(m->findings[i].code);
+		free(m->findings[i].text);
+		free(m->findings[i].recommendation);
+	}
+	m->nr_findings = 0;
+	rule_failed_steps(m);
+	rule_no_gpu_work(m);
+	rule_missing_counters(m);
+	rule_decode(m);
+	rule_prefill(m);
+	rule_dominant_kernels(m);
+	rule_outside_stages(m);
+	/* insertion sort keeps rule order within a severity (qsort is not stable) */
+	for (size_t i = 1; i < m->nr_findings; i++) {
+		struct report_finding f = m->findings[i];
+		size_t j = i;
+
+		while (j > 0 && m->findings[j - 1].severity < f.severity) {
+			m->findings[j] = m->findings[j - 1];
+			j--;
+		}
+		m->findings[j] = f;
+	}
+}

@@ -1,0 +1,24 @@
+/* findings.h: the recommendation engine. Threshold rules over a derived
+ * report model (report_model_derive() first) that produce findings citing
+ * the numbers they rest on. A rule whose numbers are unavailable stays
+ * silent: nothing generic is ever emitted. docs/report.md documents every
+ * rule and threshold. */
+#ifndef LLMPROF_FINDINGS_H
+#define LLMPROF_FINDINGS_H
+
+#include "report/model.h"
+
+/* Thresholds (fractions 0..1 unless the name says PCT). */
+#define FINDINGS_DECODE_MBU_LOW 0.60	    /* well-tuned decode reaches 0.75-0.85 */
+#define FINDINGS_IDLE_SHARE_HIGH 0.20	    /* GPU idle / stage GPU span */
+#define FINDINGS_PREFILL_MFU_LOW 0.40	    /* tuned prefill GEMMs reach 0.5-0.7 */
+#define FINDINGS_KERNEL_DOMINANT_SHARE 0.30 /* one kernel's share of its stage's kernel time */
+#define FINDINGS_OUTSIDE_SHARE 0.05	    /* kernel time outside every stage / all kernel time */
+#define FINDINGS_DRAM_SOL_LOW_PCT 60.0	    /* memory-bound kernel not near DRAM peak */
+#define FINDINGS_MAX_KERNELS_NAMED 3
+
+/* Replaces m->findings with the findings of every rule, critical first,
+ * then warnings, then info; within a severity, in rule order. */
+void findings_run(struct report_model *m);
+
+#endif

@@ -1,0 +1,747 @@
+/* nsysstats.c: nsys stats reports, re-implemented over sorted arrays.
+ *
+ * Each report mirrors the SQL of NVIDIA's reports/<name>.py (2023.4.4):
+ * group, aggregate, order; ties keep SQLite's GROUP BY order (the group key
+ * in binary string order, NULL first), which is what nsys prints. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/nsysstats.h"
+#include "analysis/nvtxproj.h"
+#include "core/error.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+const char *const nsysstats_reports[] = {
+    "cuda_gpu_kern_sum",     "nvtx_sum",     "nvtx_gpu_proj_sum",
+    "nvtx_kern_sum",	     "cuda_api_sum", "cuda_gpu_mem_time_sum",
+    "cuda_gpu_mem_size_sum", NULL,
+};
+
+int nsysstats_known(const char *name)
+{
+	for (size_t i = 0; nsysstats_reports[i]; i++)
+		if (!strcmp(nsysstats_reports[i], name))
+			return 1;
+	return 0;
+}
+
+void nsys_summarize(const int64_t *v, size_t n, struct nsys_summary *s)
+{
+	__int128 sum = 0, sq = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		sum += v[i];
+		sq += (__int128)v[i] * v[i];
+	}
+	s->n = (int64_t)n;
+	s->total = (int64_t)sum;
+	s->min = v[0];
+	s->max = v[n - 1];
+	s->avg = (double)s->total / (double)n;
+	s->med = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+	if (n > 1) {
+		/* n*Σx² - (Σx)² is exact in 128 bits; only the division rounds. */
+		__int128 num = (__int128)n * sq - sum * sum;
+		long double var = (long double)num / ((long double)n * (long double)(n - 1));
+
+		s->stddev = (double)sqrtl(var);
+	}
+}
+
+/* A grouped value: up to 5 integer key parts, then the value. */
+struct gval {
+	int64_t k[5];
+	int64_t v;
+	int64_t p; /* payload, not compared */
+};
+
+static int cmp_gval(const void *a, const void *b)
+{
+	const struct gval *x = a, *y = b;
+
+	for (int i = 0; i < 5; i++)
+		if (x->k[i] != y->k[i])
+			return x->k[i] < y->k[i] ? -1 : 1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static inline int gval_less(const struct gval *x, const struct gval *y)
+{
+	for (int i = 0; i < 5; i++)
+		if (x->k[i] != y->k[i])
+			return x->k[i] < y->k[i];
+	return x->v < y->v;
+}
+
+static inline void gval_swap(struct gval *x, struct gval *y)
+{
+	struct gval t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/* Quicksort with an inlined comparator (qsort() is several times slower on
+ * millions of rows); insertion sort for short runs, qsort() as the fallback
+ * when partitions degenerate. */
+static void gval_sort_depth(struct gval *a, size_t n, int depth)
+{
+	while (n > 24) {
+		size_t mid = n / 2, i, j;
+		struct gval pivot;
+
+		if (depth-- <= 0) {
+			qsort(a, n, sizeof(*a), cmp_gval);
+			return;
+		}
+		if (gval_less(&a[mid], &a[0]))
+			gval_swap(&a[mid], &a[0]);
+		if (gval_less(&a[n - 1], &a[0]))
+			gval_swap(&a[n - 1], &a[0]);
+		if (gval_less(&a[n - 1], &a[mid]))
+			gval_swap(&a[n - 1], &a[mid]);
+		pivot = a[mid];
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			while (gval_less(&a[i], &pivot))
+				i++;
+			while (gval_less(&pivot, &a[j]))
+				j--;
+			if (i >= j)
+				break;
+			gval_swap(&a[i], &a[j]);
+			i++;
+			j--;
+		}
+		/* recurse into the smaller half, loop on the larger */
+		if (j + 1 < n - j - 1) {
+			gval_sort_depth(a, j + 1, depth);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			gval_sort_depth(a + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct gval x = a[i];
+		size_t j = i;
+
+		while (j > 0 && gval_less(&x, &a[j - 1])) {
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = x;
+	}
+}
+
+static void gval_sort(struct gval *a, size_t n)
+{
+	gval_sort_depth(a, n, 96);
+}
+
+/* One output group: its first gval, its summary and extra counters. */
+struct group {
+	size_t lo, hi;
+	struct nsys_summary s;
+	int64_t x[6]; /* report-specific */
+};
+
+/* Splits sorted gvals into groups of equal keys and summarizes each. */
+static struct group *make_groups(const struct gval *g, size_t n, size_t *ngroups)
+{
+	struct group *out = NULL;
+	size_t nr = 0, alloc = 0;
+	int64_t *vals = xmalloc(st_mult(n + 1, sizeof(*vals)));
+
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo; hi < n && !memcmp(g[hi].k, g[lo].k, sizeof(g[lo].k)); hi++)
+			vals[hi - lo] = g[hi].v;
+		ALLOC_GROW(out, nr + 1, alloc);
+		memset(&out[nr], 0, sizeof(out[nr]));
+		out[nr].lo = lo;
+		out[nr].hi = hi;
+		nsys_summarize(vals, hi - lo, &out[nr].s);
+		nr++;
+	}
+	free(vals);
+	*ngroups = nr;
+	return out;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int64_t rank_of(const struct trace *t, int32_t id)
+{
+	return id < 0 ? -1 : t->strs.rank[id];
+}
+
+/* Sort order helpers: "ORDER BY total DESC" keeping group order on ties. */
+static const struct gval *sort_gv;
+
+static int cmp_total_desc(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->s.total != y->s.total)
+		return x->s.total > y->s.total ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* cuda_gpu_kern_sum: ORDER BY total DESC, instances, name. */
+static int cmp_kern(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->s.total != y->s.total)
+		return x->s.total > y->s.total ? -1 : 1;
+	if (x->s.n != y->s.n)
+		return x->s.n < y->s.n ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* nvtx_kern_sum: ORDER BY name, pid, tid, total DESC (keys are
+ * pid, tid, name, style, kernel). */
+static int cmp_nvtxkern(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	const int64_t *kx = sort_gv[x->lo].k, *ky = sort_gv[y->lo].k;
+
+	if (kx[2] != ky[2])
+		return kx[2] < ky[2] ? -1 : 1;
+	if (kx[0] != ky[0])
+		return kx[0] < ky[0] ? -1 : 1;
+	if (kx[1] != ky[1])
+		return kx[1] < ky[1] ? -1 : 1;
+	if (x->s.total != y->s.total)
+		return x->s.total > y->s.total ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void add_ratio(struct table *tbl, int64_t part, int64_t whole)
+{
+	if (!whole)
+		table_add_null(tbl);
+	else
+		table_add_round1(tbl, (double)part * 100.0 / (double)whole);
+}
+
+static void add_dur_stats(struct table *tbl, const struct nsys_summary *s)
+{
+	table_add_round1(tbl, s->avg);
+	table_add_round1(tbl, s->med);
+	table_add_i64(tbl, s->min);
+	table_add_i64(tbl, s->max);
+	table_add_round1(tbl, s->stddev);
+}
+
+static const char *const time_cols[] = {"Time (%)", "Total Time (ns)", NULL,	   "Avg (ns)",
+					"Med (ns)", "Min (ns)",	       "Max (ns)", "StdDev (ns)"};
+
+static void init_time_table(struct table *tbl, const char *count_col, const char *const *extra,
+			    size_t nextra)
+{
+	const char *names[12];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(time_cols); i++)
+		names[n++] = time_cols[i] ? time_cols[i] : count_col;
+	for (size_t i = 0; i < nextra; i++)
+		names[n++] = extra[i];
+	table_init(tbl, names, n);
+	for (size_t i = ARRAY_SIZE(time_cols); i < n; i++)
+		table_set_kind(tbl, i, TABLE_TEXT);
+}
+
+/* Emits "Time (%) ... StdDev" rows for groups, in order, name from key 0
+ * via namefn. */
+static int64_t groups_total(const struct group *g, size_t n)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += g[i].s.total;
+	return total;
+}
+
+static int skip(struct strbuf *msg, const struct trace *t, const char *what)
+{
+	strbuf_addf(msg, "%s %s", t->path, what);
+	return 1;
+}
+
+#define NO_STRINGS "file does not contain StringIds table."
+#define NO_KERNELS "does not contain CUDA kernel data."
+#define NO_NVTX "does not contain NV Tools Extension (NVTX) data."
+#define NO_API "does not contain CUDA API data."
+
+static const char *name_of(const struct trace *t, int32_t id)
+{
+	return strtab_str(&t->strs, id);
+}
+
+/* Sorted interned-string ids, found back from ranks. */
+static int32_t *rank_to_id(const struct trace *t)
+{
+	int32_t *inv = xmalloc(st_mult(t->strs.nr + 1, sizeof(*inv)));
+
+	for (size_t i = 0; i < t->strs.nr; i++)
+		inv[t->strs.rank[i]] = (int32_t)i;
+	return inv;
+}
+
+static const char *rank_name(const int32_t *inv, const struct trace *t, int64_t rank)
+{
+	return rank < 0 ? NULL : name_of(t, inv[rank]);
+}
+
+static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
+			   struct strbuf *err)
+{
+	static const char *const extra[] = {"Name"};
+	struct gval *gv;
+	struct group *g;
+	size_t ng;
+	int32_t *inv;
+	int64_t total;
+
+	if (!t->has_strings)
+		return skip(msg, t, NO_STRINGS);
+	if (!t->has_kernels)
+		return skip(msg, t, NO_KERNELS);
+	if (trace_load(t, TRACE_KERNELS, err))
+		return -1;
+	strtab_rank(&t->strs);
+	gv = xcalloc(t->nkernels + 1, sizeof(*gv));
+	for (size_t i = 0; i < t->nkernels; i++) {
+		gv[i].k[0] = rank_of(t, t->kernels[i].name);
+		gv[i].v = t->kernels[i].end - t->kernels[i].start;
+	}
+	gval_sort(gv, t->nkernels);
+	g = make_groups(gv, t->nkernels, &ng);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_kern);
+	total = groups_total(g, ng);
+	inv = rank_to_id(t);
+	init_time_table(tbl, "Instances", extra, 1);
+	for (size_t i = 0; i < ng; i++) {
+		add_ratio(tbl, g[i].s.total, total);
+		table_add_i64(tbl, g[i].s.total);
+		table_add_i64(tbl, g[i].s.n);
+		add_dur_stats(tbl, &g[i].s);
+		table_add_str(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
+	}
+	free(inv);
+	free(g);
+	free(gv);
+	return 0;
+}
+
+static const char *style_name(int64_t style)
+{
+	return style < 0 ? NULL : style == TRACE_STARTEND ? "StartEnd" : "PushPop";
+}
+
+static int report_nvtx_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
+			   struct strbuf *err)
+{
+	static const char *const extra[] = {"Style", "Range"};
+	struct gval *gv;
+	struct group *g;
+	size_t ng;
+	int32_t *inv;
+	int64_t total;
+
+	if (!t->has_strings)
+		return skip(msg, t, NO_STRINGS);
+	if (!t->has_nvtx)
+		return skip(msg, t, NO_NVTX);
+	if (trace_load(t, TRACE_NVTX, err))
+		return -1;
+	strtab_rank(&t->strs);
+	gv = xcalloc(t->nranges + 1, sizeof(*gv));
+	for (size_t i = 0; i < t->nranges; i++) {
+		const struct trace_range *r = &t->ranges[i];
+
+		gv[i].k[0] = rank_of(t, r->name);
+		gv[i].k[1] = r->style;
+		gv[i].v = (r->open ? t->nvtx_max_all : r->end) - r->start;
+	}
+	gval_sort(gv, t->nranges);
+	g = make_groups(gv, t->nranges, &ng);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
+	total = groups_total(g, ng);
+	inv = rank_to_id(t);
+	init_time_table(tbl, "Instances", extra, 2);
+	for (size_t i = 0; i < ng; i++) {
+		add_ratio(tbl, g[i].s.total, total);
+		table_add_i64(tbl, g[i].s.total);
+		table_add_i64(tbl, g[i].s.n);
+		add_dur_stats(tbl, &g[i].s);
+		table_add_str(tbl, style_name(gv[g[i].lo].k[1]));
+		table_add_str(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
+	}
+	free(inv);
+	free(g);
+	free(gv);
+	return 0;
+}
+
+/* cudaLaunchKernel_v7000 -> cudaLaunchKernel, as nsys's SQL does. */
+static void add_api_name(struct table *tbl, const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	char *cut;
+
+	if (len >= 6 && s[len - 6] == '_' && s[len - 5] == 'v') {
+		cut = xstrndup(s, len - 6);
+		table_add_str(tbl, cut);
+		free(cut);
+	} else {
+		table_add_str(tbl, s);
+	}
+}
+
+static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
+			  struct strbuf *err)
+{
+	static const char *const extra[] = {"Name"};
+	struct gval *gv;
+	struct group *g;
+	size_t ng;
+	int64_t total;
+
+	if (!t->has_strings)
+		return skip(msg, t, NO_STRINGS);
+	if (!t->has_calls)
+		return skip(msg, t, "does not contain CUDA trace data.");
+	if (trace_load(t, TRACE_CALLS, err))
+		return -1;
+	strtab_rank(&t->strs);
+	gv = xcalloc(t->ncalls + 1, sizeof(*gv));
+	/* GROUP BY nameId: ties keep StringIds id order, not name order */
+	for (size_t i = 0; i < t->ncalls; i++) {
+		gv[i].k[0] = t->calls[i].name_sid;
+		gv[i].p = t->calls[i].name;
+		gv[i].v = t->calls[i].end - t->calls[i].start;
+	}
+	gval_sort(gv, t->ncalls);
+	g = make_groups(gv, t->ncalls, &ng);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
+	total = groups_total(g, ng);
+	init_time_table(tbl, "Num Calls", extra, 1);
+	for (size_t i = 0; i < ng; i++) {
+		add_ratio(tbl, g[i].s.total, total);
+		table_add_i64(tbl, g[i].s.total);
+		table_add_i64(tbl, g[i].s.n);
+		add_dur_stats(tbl, &g[i].s);
+		add_api_name(tbl, name_of(t, (int32_t)gv[g[i].lo].p));
+	}
+	free(g);
+	free(gv);
+	return 0;
+}
+
+static int report_mem(struct trace *t, int by_size, struct table *tbl, struct strbuf *msg,
+		      struct strbuf *err)
+{
+	static const char *const extra[] = {"Operation"};
+	static const char *const size_cols[] = {"Total (MB)",  "Count",	   "Avg (MB)",
+						"Med (MB)",    "Min (MB)", "Max (MB)",
+						"StdDev (MB)", "Operation"};
+	struct gval *gv;
+	struct group *g;
+	size_t ng, n = 0;
+	int32_t *inv;
+	int64_t total;
+
+	if (!t->has_strings)
+		return skip(msg, t, NO_STRINGS);
+	if (t->has_memcpy && !t->has_memcpy_enum)
+		return skip(msg, t, "does not contain ENUM_CUDA_MEMCPY_OPER table.");
+	if (!t->has_memcpy && !t->has_memset)
+		return skip(msg, t, "does not contain GPU memory data.");
+	if (trace_load(t, TRACE_MEMOPS, err))
+		return -1;
+	strtab_rank(&t->strs);
+	gv = xcalloc(t->nmemops + 1, sizeof(*gv));
+	for (size_t i = 0; i < t->nmemops; i++) {
+		const struct trace_memop *m = &t->memops[i];
+
+		if (m->name < 0)
+			continue; /* nsys inner-joins the copy kind */
+		gv[n].k[0] = rank_of(t, m->name);
+		gv[n].v = by_size ? m->bytes : m->end - m->start;
+		n++;
+	}
+	gval_sort(gv, n);
+	g = make_groups(gv, n, &ng);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
+	total = groups_total(g, ng);
+	inv = rank_to_id(t);
+	if (by_size) {
+		table_init(tbl, size_cols, ARRAY_SIZE(size_cols));
+		table_set_kind(tbl, 7, TABLE_TEXT);
+	} else {
+		init_time_table(tbl, "Count", extra, 1);
+	}
+	for (size_t i = 0; i < ng; i++) {
+		const struct nsys_summary *s = &g[i].s;
+
+		if (by_size) {
+			table_add_mb(tbl, (double)s->total);
+			table_add_i64(tbl, s->n);
+			table_add_mb(tbl, s->avg);
+			table_add_mb(tbl, s->med);
+			table_add_mb(tbl, (double)s->min);
+			table_add_mb(tbl, (double)s->max);
+			table_add_mb(tbl, s->stddev);
+		} else {
+			add_ratio(tbl, s->total, total);
+			table_add_i64(tbl, s->total);
+			table_add_i64(tbl, s->n);
+			add_dur_stats(tbl, s);
+		}
+		table_add_str(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
+	}
+	free(inv);
+	free(g);
+	free(gv);
+	return 0;
+}
+
+static int proj_checks(struct trace *t, int need_kernels, struct strbuf *msg)
+{
+	if (!t->has_strings)
+		return skip(msg, t, NO_STRINGS);
+	if (!t->has_nvtx)
+		return skip(msg, t, NO_NVTX);
+	if (need_kernels && !t->has_kernels)
+		return skip(msg, t, NO_KERNELS);
+	if (!t->has_calls)
+		return skip(msg, t, NO_API);
+	if (!t->has_kernels && !t->has_memcpy && !t->has_memset)
+		return skip(msg, t, "does not contain GPU operation data.");
+	return 0;
+}
+
+static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
+			   struct strbuf *err)
+{
+	static const char *const cols[] = {
+	    "Range",
+	    "Style",
+	    "Total Proj Time (ns)",
+	    "Total Range Time (ns)",
+	    "Range Instances",
+	    "Proj Avg (ns)",
+	    "Proj Med (ns)",
+	    "Proj Min (ns)",
+	    "Proj Max (ns)",
+	    "Proj StdDev (ns)",
+	    "Total GPU Ops",
+	    "Avg GPU Ops",
+	    "Avg Range Lvl",
+	    "Avg Num Child",
+	};
+	struct nvtx_proj p;
+	struct gval *gv;
+	struct group *g;
+	size_t ng, n = 0;
+	int32_t *inv;
+	int rc = proj_checks(t, 0, msg);
+
+	if (rc)
+		return rc;
+	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
+		return -1;
+	nvtx_proj_compute(&p, t, 0);
+	strtab_rank(&t->strs);
+	gv = xcalloc(t->nranges + 1, sizeof(*gv));
+	for (size_t i = 0; i < t->nranges; i++) {
+		const struct trace_range *r = &t->ranges[i];
+
+		if (!p.candidate[i] || !p.nops[i] || r->name < 0)
+			continue;
+		gv[n].k[0] = rank_of(t, r->name);
+		gv[n].k[1] = r->style;
+		gv[n].v = p.proj_end[i] - p.proj_start[i];
+		gv[n].p = (int64_t)i;
+		n++;
+	}
+	gval_sort(gv, n);
+	g = make_groups(gv, n, &ng);
+	for (size_t i = 0; i < ng; i++) {
+		for (size_t j = g[i].lo; j < g[i].hi; j++) {
+			size_t r = (size_t)gv[j].p;
+
+			g[i].x[0] += trace_range_end(t, &t->ranges[r]) - t->ranges[r].start;
+			g[i].x[1] += p.nops[r];
+			g[i].x[2] += p.level[r];
+			g[i].x[3] += p.nchild_ops[r];
+		}
+	}
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
+	inv = rank_to_id(t);
+	table_init(tbl, cols, ARRAY_SIZE(cols));
+	table_set_kind(tbl, 0, TABLE_TEXT);
+	table_set_kind(tbl, 1, TABLE_TEXT);
+	for (size_t i = 0; i < ng; i++) {
+		const struct nsys_summary *s = &g[i].s;
+		double n_inst = (double)s->n;
+
+		table_add_str(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
+		table_add_str(tbl, style_name(gv[g[i].lo].k[1]));
+		table_add_i64(tbl, s->total);
+		table_add_i64(tbl, g[i].x[0]);
+		table_add_i64(tbl, s->n);
+		add_dur_stats(tbl, s);
+		table_add_i64(tbl, g[i].x[1]);
+		table_add_round1(tbl, (double)g[i].x[1] / n_inst);
+		table_add_round1(tbl, (double)g[i].x[2] / n_inst);
+		table_add_round1(tbl, (double)g[i].x[3] / n_inst);
+	}
+	free(inv);
+	free(g);
+	free(gv);
+	nvtx_proj_release(&p);
+	return 0;
+}
+
+static int64_t count_distinct(int64_t *v, size_t n)
+{
+	int64_t c = 0;
+
+	qsort(v, n, sizeof(*v), cmp_i64);
+	for (size_t i = 0; i < n; i++)
+		if (v[i] >= 0 && (i == 0 || v[i] != v[i - 1]))
+			c++;
+	return c;
+}
+
+static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
+				struct strbuf *err)
+{
+	static const char *const cols[] = {
+	    "NVTX Range", "Style",	     "PID",	    "TID",	"NVTX Inst",
+	    "Kern Inst",  "Total Time (ns)", "Avg (ns)",    "Med (ns)", "Min (ns)",
+	    "Max (ns)",	  "StdDev (ns)",     "Kernel Name",
+	};
+	struct nvtx_proj p;
+	struct gval *gv;
+	struct group *g;
+	size_t ng, n;
+	int32_t *inv;
+	int64_t *tmp;
+	int rc = proj_checks(t, 1, msg);
+
+	if (rc)
+		return rc;
+	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
+		return -1;
+	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
+	strtab_rank(&t->strs);
+	gv = xcalloc(p.npairs + 1, sizeof(*gv));
+	n = 0;
+	for (size_t i = 0; i < p.npairs; i++) {
+		const struct proj_pair *pp = &p.pairs[i];
+		const struct trace_kernel *k;
+		const struct trace_range *r = pp->range >= 0 ? &t->ranges[pp->range] : NULL;
+		int64_t gtid = pp->call >= 0 ? t->calls[pp->call].gtid : 0;
+
+		if (pp->op >= t->nkernels)
+			continue; /* memcpy/memset: not in this report */
+		k = &t->kernels[pp->op];
+		/* GROUP BY pid, tid, name, style, kernel name; NULL sorts first. */
+		gv[n].k[0] = pp->call >= 0 ? trace_pid(gtid) : -1;
+		gv[n].k[1] = pp->call >= 0 ? trace_tid(gtid) : -1;
+		gv[n].k[2] = r ? rank_of(t, r->name) : -1;
+		gv[n].k[3] = r ? r->style : -1;
+		gv[n].k[4] = rank_of(t, k->name);
+		gv[n].v = k->end - k->start;
+		gv[n].p = (int64_t)i;
+		n++;
+	}
+	gval_sort(gv, n);
+	g = make_groups(gv, n, &ng);
+	tmp = xmalloc(st_mult(n + 1, sizeof(*tmp)));
+	for (size_t i = 0; i < ng; i++) {
+		size_t m = g[i].hi - g[i].lo;
+
+		for (size_t j = 0; j < m; j++)
+			tmp[j] = p.pairs[gv[g[i].lo + j].p].range;
+		g[i].x[0] = count_distinct(tmp, m);
+		for (size_t j = 0; j < m; j++)
+			tmp[j] = p.pairs[gv[g[i].lo + j].p].op;
+		g[i].x[1] = count_distinct(tmp, m);
+	}
+	free(tmp);
+	sort_gv = gv;
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_nvtxkern);
+	sort_gv = NULL;
+	inv = rank_to_id(t);
+	table_init(tbl, cols, ARRAY_SIZE(cols));
+	table_set_kind(tbl, 0, TABLE_TEXT);
+	table_set_kind(tbl, 1, TABLE_TEXT);
+	table_set_kind(tbl, 12, TABLE_TEXT);
+	for (size_t i = 0; i < ng; i++) {
+		const int64_t *k = gv[g[i].lo].k;
+
+		table_add_str(tbl, rank_name(inv, t, k[2]));
+		table_add_str(tbl, style_name(k[3]));
+		if (k[0] < 0) {
+			table_add_null(tbl);
+			table_add_null(tbl);
+		} else {
+			table_add_i64(tbl, k[0]);
+			table_add_i64(tbl, k[1]);
+		}
+		table_add_i64(tbl, g[i].x[0]);
+		table_add_i64(tbl, g[i].x[1]);
+		table_add_i64(tbl, g[i].s.total);
+		add_dur_stats(tbl, &g[i].s);
+		table_add_str(tbl, rank_name(inv, t, k[4]));
+	}
+	free(inv);
+	free(g);
+	free(gv);
+	nvtx_proj_release(&p);
+	return 0;
+}
+
+int nsysstats_build(struct trace *t, const char *name, struct table *tbl, struct strbuf *msg,
+		    struct strbuf *err)
+{
+	if (!strcmp(name, "cuda_gpu_kern_sum"))
+		return report_kern_sum(t, tbl, msg, err);
+	if (!strcmp(name, "nvtx_sum"))
+		return report_nvtx_sum(t, tbl, msg, err);
+	if (!strcmp(name, "nvtx_gpu_proj_sum"))
+		return report_proj_sum(t, tbl, msg, err);
+	if (!strcmp(name, "nvtx_kern_sum"))
+		return report_nvtx_kern_sum(t, tbl, msg, err);
+	if (!strcmp(name, "cuda_api_sum"))
+		return report_api_sum(t, tbl, msg, err);
+	if (!strcmp(name, "cuda_gpu_mem_time_sum"))
+		return report_mem(t, 0, tbl, msg, err);
+	if (!strcmp(name, "cuda_gpu_mem_size_sum"))
+		return report_mem(t, 1, tbl, msg, err);
+	return error_set(err, "unknown report '%s'", name);
+}

@@ -1,0 +1,322 @@
+/* nvtxproj.c: NVTX GPU projection by sorting and sweeping (no R-tree). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/nvtxproj.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+struct opkey {
+	int64_t gpid, corr, start, end;
+	uint32_t op; /* < nkernels: kernel; else memop */
+};
+
+struct callkey {
+	int64_t gpid, corr;
+	uint32_t call;
+};
+
+/* One launch call with the GPU ops it launched (a slice of the sorted ops). */
+struct launch {
+	int64_t gtid, start, end;
+	int64_t op_start, op_end;
+	int64_t kern_ns;
+	uint32_t lo, hi; /* ops[lo..hi) */
+	uint32_t group;	 /* distinct (process, correlationId) */
+	int32_t call;
+};
+
+static int cmp_opkey(const void *a, const void *b)
+{
+	const struct opkey *x = a, *y = b;
+
+	if (x->gpid != y->gpid)
+		return x->gpid < y->gpid ? -1 : 1;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+static int cmp_callkey(const void *a, const void *b)
+{
+	const struct callkey *x = a, *y = b;
+
+	if (x->gpid != y->gpid)
+		return x->gpid < y->gpid ? -1 : 1;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->call < y->call ? -1 : x->call > y->call;
+}
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+
+	if (x->gtid != y->gtid)
+		return x->gtid < y->gtid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+static const struct trace *sort_trace;
+
+/* Ranges by thread, start, longest first, then rowid: a parent always comes
+ * before its children. */
+static int cmp_range(const void *a, const void *b)
+{
+	const struct trace_range *x = &sort_trace->ranges[*(const uint32_t *)a];
+	const struct trace_range *y = &sort_trace->ranges[*(const uint32_t *)b];
+	int64_t xe = trace_range_end(sort_trace, x), ye = trace_range_end(sort_trace, y);
+
+	if (x->gtid != y->gtid)
+		return x->gtid < y->gtid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (xe != ye)
+		return xe > ye ? -1 : 1;
+	return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+}
+
+static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call)
+{
+	ALLOC_GROW(p->pairs, p->npairs + 1, p->pairs_alloc);
+	p->pairs[p->npairs].op = op;
+	p->pairs[p->npairs].range = range;
+	p->pairs[p->npairs].call = call;
+	p->npairs++;
+}
+
+/* Drops ranges that ended before ts; keeps order. */
+static size_t prune_active(const struct trace *t, uint32_t *active, size_t n, int64_t ts)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (trace_range_end(t, &t->ranges[active[i]]) >= ts)
+			active[w++] = active[i];
+	return w;
+}
+
+static void compute_parents(struct nvtx_proj *p, const struct trace *t, const uint32_t *order,
+			    size_t n)
+{
+	uint32_t *active = NULL;
+	size_t nactive = 0, alloc = 0;
+	int64_t cur_tid = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = order[i];
+		const struct trace_range *cr = &t->ranges[r];
+		int64_t cend = trace_range_end(t, cr), best_tight = 0;
+		int32_t best = -1;
+
+		if (i == 0 || cr->gtid != cur_tid) {
+			nactive = 0;
+			cur_tid = cr->gtid;
+		}
+		nactive = prune_active(t, active, nactive, cr->start);
+		for (size_t a = 0; a < nactive; a++) {
+			const struct trace_range *pr = &t->ranges[active[a]];
+			int64_t pend = trace_range_end(t, pr), tight;
+
+			if (pend < cend)
+				continue;
+			tight = (cr->start - pr->start) + (pend - cend);
+			if (best < 0 || tight < best_tight) {
+				best = (int32_t)active[a];
+				best_tight = tight;
+			}
+		}
+		p->parent[r] = best;
+		p->level[r] = best >= 0 ? p->level[best] + 1 : 0;
+		ALLOC_GROW(active, nactive + 1, alloc);
+		active[nactive++] = r;
+	}
+	free(active);
+}
+
+void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
+{
+	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, ngroups = 0, nr = t->nranges;
+	struct opkey *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
+	struct callkey *calls = xmalloc(st_mult(t->ncalls + 1, sizeof(*calls)));
+	struct launch *launches = xmalloc(st_mult(nops + 1, sizeof(*launches)));
+	size_t launches_alloc = nops + 1;
+	uint32_t *order = xmalloc(st_mult(nr + 1, sizeof(*order)));
+	uint32_t *stamp = xmalloc(st_mult(nr + 1, sizeof(*stamp)));
+	uint32_t *active = NULL;
+	size_t nactive = 0, active_alloc = 0, ncand = 0, ci = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->nranges = nr;
+	p->nkernels = nk;
+	p->proj_start = xcalloc(nr + 1, sizeof(*p->proj_start));
+	p->proj_end = xcalloc(nr + 1, sizeof(*p->proj_end));
+	p->nops = xcalloc(nr + 1, sizeof(*p->nops));
+	p->kern_ns = xcalloc(nr + 1, sizeof(*p->kern_ns));
+	p->parent = xmalloc(st_mult(nr + 1, sizeof(*p->parent)));
+	p->level = xcalloc(nr + 1, sizeof(*p->level));
+	p->nchild_ops = xcalloc(nr + 1, sizeof(*p->nchild_ops));
+	p->candidate = xcalloc(nr + 1, 1);
+	p->kernel_call = xmalloc(st_mult(nk + 1, sizeof(*p->kernel_call)));
+	p->kernel_inner = xmalloc(st_mult(nk + 1, sizeof(*p->kernel_inner)));
+	memset(p->kernel_call, 0xff, (nk + 1) * sizeof(*p->kernel_call));
+	memset(p->kernel_inner, 0xff, (nk + 1) * sizeof(*p->kernel_inner));
+	memset(p->parent, 0xff, (nr + 1) * sizeof(*p->parent));
+	memset(stamp, 0xff, (nr + 1) * sizeof(*stamp));
+	p->nops_total = nops;
+
+	/* 1. Join GPU ops with their launch calls on (process, correlationId). */
+	for (size_t i = 0; i < nops; i++) {
+		int kern = i < nk;
+		const struct trace_kernel *k = kern ? &t->kernels[i] : NULL;
+		const struct trace_memop *m = kern ? NULL : &t->memops[i - nk];
+
+		ops[i].gpid = (kern ? k->gpid : m->gpid) & TRACE_GPID_MASK;
+		ops[i].corr = kern ? k->corr : m->corr;
+		ops[i].start = kern ? k->start : m->start;
+		ops[i].end = kern ? k->end : m->end;
+		ops[i].op = (uint32_t)i;
+	}
+	qsort(ops, nops, sizeof(*ops), cmp_opkey);
+	for (size_t i = 0; i < t->ncalls; i++) {
+		calls[i].gpid = t->calls[i].gtid & TRACE_GPID_MASK;
+		calls[i].corr = t->calls[i].corr;
+		calls[i].call = (uint32_t)i;
+	}
+	qsort(calls, t->ncalls, sizeof(*calls), cmp_callkey);
+	for (size_t lo = 0, hi; lo < nops; lo = hi) {
+		int64_t s = ops[lo].start, e = ops[lo].end, kns = 0;
+		size_t c0;
+		int matched = 0;
+
+		for (hi = lo;
+		     hi < nops && ops[hi].gpid == ops[lo].gpid && ops[hi].corr == ops[lo].corr;
+		     hi++) {
+			if (ops[hi].start < s)
+				s = ops[hi].start;
+			if (ops[hi].end > e)
+				e = ops[hi].end;
+			if (ops[hi].op < nk)
+				kns += ops[hi].end - ops[hi].start;
+		}
+		while (ci < t->ncalls &&
+		       (calls[ci].gpid < ops[lo].gpid ||
+			(calls[ci].gpid == ops[lo].gpid && calls[ci].corr < ops[lo].corr)))
+			ci++;
+		for (c0 = ci; c0 < t->ncalls && calls[c0].gpid == ops[lo].gpid &&
+			      calls[c0].corr == ops[lo].corr && ops[lo].corr >= 0;
+		     c0++) {
+			const struct trace_call *c = &t->calls[calls[c0].call];
+			struct launch *l;
+
+			ALLOC_GROW(launches, nl + 1, launches_alloc);
+			l = &launches[nl++];
+			l->gtid = c->gtid;
+			l->start = c->start;
+			l->end = c->end;
+			l->op_start = s;
+			l->op_end = e;
+			l->kern_ns = kns;
+			l->lo = (uint32_t)lo;
+			l->hi = (uint32_t)hi;
+			l->group = (uint32_t)ngroups;
+			l->call = (int32_t)calls[c0].call;
+			for (size_t o = lo; o < hi; o++)
+				if (ops[o].op < nk && p->kernel_call[ops[o].op] < 0)
+					p->kernel_call[ops[o].op] = (int32_t)calls[c0].call;
+			matched = 1;
+		}
+		ngroups++;
+		if (!matched) {
+			p->nops_no_call += hi - lo;
+			for (size_t o = lo; o < hi; o++)
+				p->nkernels_no_call += ops[o].op < nk;
+			if (flags & NVTX_PROJ_PAIRS)
+				for (size_t o = lo; o < hi; o++)
+					add_pair(p, ops[o].op, -1, -1);
+		}
+	}
+	free(calls);
+
+	/* 2. Candidate ranges per thread, parents first. */
+	for (size_t i = 0; i < nr; i++)
+		if (!t->ranges[i].cross_thread) {
+			p->candidate[i] = 1;
+			order[ncand++] = (uint32_t)i;
+		}
+	sort_trace = t;
+	qsort(order, ncand, sizeof(*order), cmp_range);
+	sort_trace = NULL;
+	compute_parents(p, t, order, ncand);
+
+	/* 3. Sweep launches and ranges of each thread in time order. */
+	qsort(launches, nl, sizeof(*launches), cmp_launch);
+	for (size_t li = 0, ri = 0; li < nl; li++) {
+		const struct launch *l = &launches[li];
+		int32_t inner = -1;
+
+		if (li == 0 || l->gtid != launches[li - 1].gtid) {
+			nactive = 0;
+			while (ri < ncand && t->ranges[order[ri]].gtid < l->gtid)
+				ri++;
+		}
+		while (ri < ncand && t->ranges[order[ri]].gtid == l->gtid &&
+		       t->ranges[order[ri]].start <= l->start) {
+			ALLOC_GROW(active, nactive + 1, active_alloc);
+			active[nactive++] = order[ri++];
+		}
+		nactive = prune_active(t, active, nactive, l->start);
+		for (size_t a = 0; a < nactive; a++) {
+			uint32_t r = active[a];
+
+			if (trace_range_end(t, &t->ranges[r]) < l->end)
+				continue;
+			if (stamp[r] != l->group) {
+				stamp[r] = l->group;
+				if (!p->nops[r] || l->op_start < p->proj_start[r])
+					p->proj_start[r] = l->op_start;
+				if (!p->nops[r] || l->op_end > p->proj_end[r])
+					p->proj_end[r] = l->op_end;
+				p->nops[r]++;
+				p->kern_ns[r] += l->kern_ns;
+			}
+			/* active is in start order: the last match is the innermost */
+			inner = (int32_t)r;
+			if (flags & NVTX_PROJ_PAIRS)
+				for (uint32_t o = l->lo; o < l->hi; o++)
+					add_pair(p, ops[o].op, (int32_t)r, l->call);
+		}
+		for (uint32_t o = l->lo; o < l->hi; o++)
+			if (ops[o].op < nk && p->kernel_inner[ops[o].op] < 0)
+				p->kernel_inner[ops[o].op] = inner;
+		if (inner < 0 && (flags & NVTX_PROJ_PAIRS))
+			for (uint32_t o = l->lo; o < l->hi; o++)
+				add_pair(p, ops[o].op, -1, l->call);
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (p->nops[r] && p->parent[r] >= 0)
+			p->nchild_ops[p->parent[r]]++;
+	free(active);
+	free(ops);
+	free(launches);
+	free(order);
+	free(stamp);
+}
+
+void nvtx_proj_release(struct nvtx_proj *p)
+{
+	free(p->proj_start);
+	free(p->proj_end);
+	free(p->nops);
+	free(p->kern_ns);
+	free(p->parent);
+	free(p->level);
+	free(p->nchild_ops);
+	free(p->candidate);
+	free(p->kernel_call);
+	free(p->kernel_inner);
+	free(p->pairs);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,65 @@
+/* nvtxproj.h: projection of NVTX ranges onto the GPU, the way nsys's
+ * nvtx_gpu_proj_sum / nvtx_kern_sum reports do it.
+ *
+ * A GPU operation (kernel, memcpy, memset) belongs to every range that
+ * encloses, on the launching thread, the API call that launched it: the
+ * CUPTI_ACTIVITY_KIND_RUNTIME row with the same correlationId in the same
+ * process. Graph kernels share the correlationId of their cudaGraphLaunch,
+ * so they belong to the ranges around the graph launch. Ranges that ended on
+ * another thread (endGlobalTid set) are not candidates (nsys drops them).
+ * A range's projection is [first op start, last op end]; children are not
+ * subtracted. The parent of a range is the tightest candidate range of the
+ * same thread that contains it; level = depth in that tree.
+ *
+ * All arrays are owned by struct nvtx_proj and indexed like trace->ranges
+ * (per range) or trace->kernels (per kernel). */
+#ifndef LLMPROF_NVTXPROJ_H
+#define LLMPROF_NVTXPROJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strbuf.h"
+#include "trace/trace.h"
+
+/* One (GPU op, enclosing range) pair, as nsys's nvtx_kern_sum joins them.
+ * op < trace->nkernels is a kernel, else memop op - nkernels. range is -1
+ * when the op is in no range; call -1 when no launch call was found (then
+ * the PID/TID are unknown). */
+struct proj_pair {
+	uint32_t op;
+	int32_t range;
+	int32_t call;
+};
+
+enum nvtx_proj_flags {
+	NVTX_PROJ_PAIRS = 1 << 0, /* fill pairs[] */
+};
+
+struct nvtx_proj {
+	size_t nranges;
+	int64_t *proj_start, *proj_end; /* valid where nops > 0 */
+	int64_t *nops;			/* distinct correlationIds of its GPU ops */
+	int64_t *kern_ns;		/* summed duration of its kernels */
+	int32_t *parent;		/* -1 for a root or a non-candidate */
+	int32_t *level;
+	int32_t *nchild_ops; /* children that have GPU ops */
+	uint8_t *candidate;  /* range takes part in the projection */
+
+	size_t nkernels;
+	int32_t *kernel_call;  /* launching call, -1 if none */
+	int32_t *kernel_inner; /* innermost enclosing range (latest start), -1 if none */
+
+	size_t nops_total, nops_no_call; /* GPU ops, and those without a launch call */
+	size_t nkernels_no_call;	 /* kernels among them (memops of unified memory
+					  * never have one) */
+
+	struct proj_pair *pairs;
+	size_t npairs, pairs_alloc;
+};
+
+/* t must have TRACE_KERNELS|TRACE_MEMOPS|TRACE_CALLS|TRACE_NVTX loaded. */
+void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags);
+void nvtx_proj_release(struct nvtx_proj *p);
+
+#endif

@@ -1,0 +1,685 @@
+/* timeline.c: stage timings, operators and kernel summaries. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/nsysstats.h"
+#include "analysis/nvtxproj.h"
+#include "analysis/timeline.h"
+#include "core/error.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+static const char *const default_prefill[] = {"LLM@prefill", "prefill"};
+static const char *const default_decode[] = {"LLM@decode_all", "decode"};
+static const char *const default_step[] = {"LLM@decode_step"};
+
+void stage_config_default(struct stage_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->stages[STAGE_PREFILL] = (struct stage_spec){STAGE_PREFILL, default_prefill, 2};
+	cfg->stages[STAGE_DECODE] = (struct stage_spec){STAGE_DECODE, default_decode, 2};
+	cfg->stages[STAGE_DECODE_STEP] = (struct stage_spec){STAGE_DECODE_STEP, default_step, 1};
+	cfg->operator_pattern = ".";
+}
+
+const char *stage_role_name(enum stage_role role)
+{
+	switch (role) {
+	case STAGE_PREFILL:
+		return "prefill";
+	case STAGE_DECODE:
+		return "decode";
+	case STAGE_DECODE_STEP:
+		return "decode_step";
+	case STAGE_NROLES:
+		break;
+	}
+	return "?";
+}
+
+/* Compares spec[0..len) with s, reading "\@" in spec as "@". */
+static int unescaped_equal(const char *spec, size_t len, const char *s)
+{
+	size_t i = 0;
+
+	for (; i < len; i++, s++) {
+		if (spec[i] == '\\' && i + 1 < len && spec[i + 1] == '@')
+			i++;
+		if (*s != spec[i])
+			return 0;
+	}
+	return *s == '\0';
+}
+
+int stage_name_matches(const char *spec, const char *text, const char *domain)
+{
+	const char *at = NULL;
+	size_t len = strlen(spec);
+
+	if (!text)
+		return 0;
+	/* the last unescaped '@' splits range from domain, as in nsys */
+	for (size_t i = 0; i < len; i++) {
+		if (spec[i] == '\\' && spec[i + 1] == '@')
+			i++;
+		else if (spec[i] == '@')
+			at = spec + i;
+	}
+	if (!at || !strcmp(at + 1, "*"))
+		return unescaped_equal(spec, at ? (size_t)(at - spec) : len, text);
+	if (!domain)
+		return 0;
+	if (unescaped_equal(at + 1, strlen(at + 1), domain) &&
+	    unescaped_equal(spec, (size_t)(at - spec), text))
+		return 1;
+	/* SCHEMA.md's defaults ("LLM@prefill") are written domain@range, the
+	 * ncu order: accept that orientation too. */
+	return unescaped_equal(spec, (size_t)(at - spec), domain) &&
+	       unescaped_equal(at + 1, strlen(at + 1), text);
+}
+
+double percentile_sorted(const int64_t *v, size_t n, double pct)
+{
+	double pos, frac;
+	size_t lo;
+
+	if (!n)
+		return 0;
+	pos = pct / 100.0 * (double)(n - 1);
+	lo = (size_t)floor(pos);
+	if (lo + 1 >= n)
+		return (double)v[n - 1];
+	frac = pos - (double)lo;
+	return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct ival {
+	int64_t s, e;
+};
+
+static int cmp_ival(const void *a, const void *b)
+{
+	const struct ival *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	return x->e < y->e ? -1 : x->e > y->e;
+}
+
+static int64_t union_length(struct ival *iv, size_t n)
+{
+	int64_t total = 0, cs = 0, ce = 0;
+
+	qsort(iv, n, sizeof(*iv), cmp_ival);
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || iv[i].s > ce) {
+			total += ce - cs;
+			cs = iv[i].s;
+			ce = iv[i].e;
+		} else if (iv[i].e > ce) {
+			ce = iv[i].e;
+		}
+	}
+	return n ? total + (ce - cs) : 0;
+}
+
+/* ---- kernel summaries ---- */
+
+struct kent {
+	int32_t name;
+	int32_t cfg[6];
+	int64_t dur;
+};
+
+static int by_config_sort;
+
+static int cmp_kent(const void *a, const void *b)
+{
+	const struct kent *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	if (by_config_sort) {
+		int c = memcmp(x->cfg, y->cfg, sizeof(x->cfg));
+
+		if (c)
+			return c;
+	}
+	return x->dur < y->dur ? -1 : x->dur > y->dur;
+}
+
+static const struct strtab *sort_strs;
+
+static int cmp_kstat(const void *a, const void *b)
+{
+	const struct kernel_stat *x = a, *y = b;
+	const char *nx, *ny;
+	int c;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	nx = strtab_str(sort_strs, x->name);
+	ny = strtab_str(sort_strs, y->name);
+	c = strcmp(nx ? nx : "", ny ? ny : "");
+	if (c)
+		return c;
+	return memcmp(x->grid, y->grid, sizeof(int32_t) * 6);
+}
+
+static void sort_summary(struct kernel_summary *ks, const struct strtab *strs)
+{
+	sort_strs = strs;
+	if (ks->nrows)
+		qsort(ks->rows, ks->nrows, sizeof(*ks->rows), cmp_kstat);
+	sort_strs = NULL;
+	for (size_t i = 0; i < ks->nrows; i++)
+		ks->rows[i].share = ks->total_ns ? (double)ks->rows[i].total_ns / ks->total_ns : 0;
+}
+
+void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
+			  const uint8_t *kernel_stages, unsigned mask, int by_config)
+{
+	struct kent *e = xmalloc(st_mult(t->nkernels + 1, sizeof(*e)));
+	int64_t *vals = xmalloc(st_mult(t->nkernels + 1, sizeof(*vals)));
+	size_t n = 0, alloc = 0;
+
+	memset(ks, 0, sizeof(*ks));
+	for (size_t i = 0; i < t->nkernels; i++) {
+		const struct trace_kernel *k = &t->kernels[i];
+
+		if (mask && (!kernel_stages || !(kernel_stages[i] & mask)))
+			continue;
+		e[n].name = k->name;
+		memset(e[n].cfg, 0, sizeof(e[n].cfg));
+		if (by_config) {
+			memcpy(e[n].cfg, k->grid, sizeof(k->grid));
+			memcpy(e[n].cfg + 3, k->block, sizeof(k->block));
+		}
+		e[n].dur = k->end - k->start;
+		n++;
+	}
+	by_config_sort = by_config;
+	qsort(e, n, sizeof(*e), cmp_kent);
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		struct kernel_stat *s;
+		struct nsys_summary sum;
+
+		for (hi = lo; hi < n && e[hi].name == e[lo].name &&
+			      !memcmp(e[hi].cfg, e[lo].cfg, sizeof(e[lo].cfg));
+		     hi++)
+			vals[hi - lo] = e[hi].dur;
+		nsys_summarize(vals, hi - lo, &sum);
+		ALLOC_GROW(ks->rows, ks->nrows + 1, alloc);
+		s = &ks->rows[ks->nrows++];
+		memset(s, 0, sizeof(*s));
+		s->name = e[lo].name;
+		memcpy(s->grid, e[lo].cfg, sizeof(s->grid));
+		memcpy(s->block, e[lo].cfg + 3, sizeof(s->block));
+		s->calls = (size_t)sum.n;
+		s->total_ns = sum.total;
+		s->min_ns = sum.min;
+		s->max_ns = sum.max;
+		s->avg_ns = sum.avg;
+		s->med_ns = sum.med;
+		ks->total_ns += sum.total;
+		ks->calls += (size_t)sum.n;
+	}
+	sort_summary(ks, &t->strs);
+	free(e);
+	free(vals);
+}
+
+void kernel_summary_release(struct kernel_summary *ks)
+{
+	free(ks->rows);
+	memset(ks, 0, sizeof(*ks));
+}
+
+/* One CSV field as nsys writes it: quoted only when it holds a comma, and
+ * then without doubled quotes (a quote ends the field only before a comma
+ * or the end of the line); RFC 4180 "" is read as one quote. */
+static const char *csv_next(const char *p, const char *end, struct strbuf *field, int *eol)
+{
+	strbuf_reset(field);
+	*eol = 0;
+	if (p < end && *p == '"') {
+		for (p++; p < end; p++) {
+			if (*p == '"' && p + 1 < end && p[1] == '"') {
+				strbuf_addch(field, '"');
+				p++;
+			} else if (*p == '"' &&
+				   (p + 1 == end || p[1] == ',' || p[1] == '\n' || p[1] == '\r')) {
+				p++;
+				break;
+			} else {
+				strbuf_addch(field, *p);
+			}
+		}
+	} else {
+		while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+			strbuf_addch(field, *p++);
+	}
+	if (p < end && *p == ',')
+		return p + 1;
+	while (p < end && (*p == '\r' || *p == '\n')) {
+		*eol = 1;
+		if (*p++ == '\n')
+			break;
+	}
+	if (p >= end)
+		*eol = 1;
+	return p;
+}
+
+int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, const char *buf,
+			    size_t len, const char *path, struct strbuf *err)
+{
+	static const char *const want[] = {"Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
+					   "Min (ns)",	      "Max (ns)",  "Name"};
+	int col[ARRAY_SIZE(want)];
+	const char *p = buf, *end = buf + len;
+	struct strbuf f = STRBUF_INIT, e2 = STRBUF_INIT;
+	size_t ncols = 0, line = 1, alloc = 0;
+	int eol = 0, ret = -1;
+	char *vals[16] = {NULL};
+
+	memset(ks, 0, sizeof(*ks));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		col[i] = -1;
+	/* nsys may print "Processing [...]" lines before the header */
+	while (p < end && !starts_with(p, "Time (%)")) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl) {
+			p = end;
+			break;
+		}
+		p = nl + 1;
+		line++;
+	}
+	if (p >= end) {
+		error_set(err, "%s: not an nsys cuda_gpu_kern_sum CSV (no 'Time (%%)' header)",
+			  path);
+		goto cleanup;
+	}
+	for (eol = 0; !eol && p < end; ncols++) {
+		p = csv_next(p, end, &f, &eol);
+		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+			if (!strcmp(f.buf, want[i]))
+				col[i] = (int)ncols;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		if (col[i] < 0 && i != 3) {
+			error_set(err, "%s:%zu: the header lacks column '%s'", path, line, want[i]);
+			goto cleanup;
+		}
+	if (ncols > ARRAY_SIZE(vals)) {
+		error_set(err, "%s:%zu: %zu columns; a cuda_gpu_kern_sum CSV has 9", path, line,
+			  ncols);
+		goto cleanup;
+	}
+	while (p < end) {
+		struct kernel_stat *s;
+		int64_t v[6] = {0};
+		size_t c = 0;
+		double d;
+
+		line++;
+		for (eol = 0; !eol && p < end; c++) {
+			p = csv_next(p, end, &f, &eol);
+			if (c < ARRAY_SIZE(vals)) {
+				free(vals[c]);
+				vals[c] = xstrdup(f.buf);
+			}
+		}
+		if (c == 1 && !vals[0][0])
+			continue; /* blank line */
+		if (c != ncols) {
+			error_set(err, "%s:%zu:1: %zu fields, the header has %zu", path, line, c,
+				  ncols);
+			goto cleanup;
+		}
+		for (size_t i = 0; i < 6; i++) {
+			if (col[i] < 0)
+				continue;
+			strbuf_reset(&e2);
+			if (parse_double(vals[col[i]], &d, &e2) || d < 0) {
+				error_set(err, "%s:%zu:%d: %s: '%s' is not a number", path, line,
+					  col[i] + 1, want[i], vals[col[i]]);
+				goto cleanup;
+			}
+			v[i] = (int64_t)llround(d);
+		}
+		ALLOC_GROW(ks->rows, ks->nrows + 1, alloc);
+		s = &ks->rows[ks->nrows++];
+		memset(s, 0, sizeof(*s));
+		s->name = strtab_intern(strs, vals[col[6]], strlen(vals[col[6]]));
+		s->total_ns = v[0];
+		s->calls = (size_t)v[1];
+		parse_double(vals[col[2]], &s->avg_ns, &e2);
+		if (col[3] >= 0)
+			parse_double(vals[col[3]], &s->med_ns, &e2);
+		s->min_ns = v[4];
+		s->max_ns = v[5];
+		ks->total_ns += s->total_ns;
+		ks->calls += s->calls;
+	}
+	sort_summary(ks, strs);
+	ret = 0;
+cleanup:
+	for (size_t i = 0; i < ARRAY_SIZE(vals); i++)
+		free(vals[i]);
+	strbuf_release(&f);
+	strbuf_release(&e2);
+	if (ret)
+		kernel_summary_release(ks);
+	return ret;
+}
+
+/* ---- stages and operators ---- */
+
+static int is_operator(const struct trace *t, const struct trace_range *r, const char *pattern)
+{
+	const char *text = strtab_str(&t->strs, r->text);
+	const char *dom = strtab_str(&t->strs, r->domain);
+
+	if (!text)
+		return 0;
+	if (starts_with(text, "aten::"))
+		return 1;
+	if (dom && !strcmp(dom, "TensorRT"))
+		return !strstr(text, "ExecutionContext");
+	return pattern && *pattern && strstr(text, pattern) != NULL;
+}
+
+struct opinst {
+	int32_t text, domain;
+	int stage;
+	uint32_t range;
+};
+
+static int cmp_opinst(const void *a, const void *b)
+{
+	const struct opinst *x = a, *y = b;
+
+	if (x->text != y->text)
+		return x->text < y->text ? -1 : 1;
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return x->stage < y->stage ? -1 : x->stage > y->stage;
+}
+
+static int cmp_opstat(const void *a, const void *b)
+{
+	const struct operator_stat *x = a, *y = b;
+
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns > y->gpu_ns ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return x->text < y->text ? -1 : x->text > y->text;
+}
+
+/* The stage an operator range runs in: the nearest enclosing stage range. */
+static int enclosing_stage(const struct nvtx_proj *p, const uint8_t *stage_mask, int32_t r)
+{
+	for (r = p->parent[r]; r >= 0; r = p->parent[r]) {
+		uint8_t m = stage_mask[r];
+
+		if (m & (1u << STAGE_PREFILL))
+			return STAGE_PREFILL;
+		if (m & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP)))
+			return STAGE_DECODE;
+	}
+	return -1;
+}
+
+static void build_operators(struct timeline *tl, const struct trace *t, const struct nvtx_proj *p,
+			    const uint8_t *stage_mask, const struct stage_config *cfg)
+{
+	uint8_t *is_op = xcalloc(t->nranges + 1, 1);
+	int64_t *op_ns = xcalloc(t->nranges + 1, sizeof(*op_ns));
+	size_t *op_k = xcalloc(t->nranges + 1, sizeof(*op_k));
+	struct opinst *inst = xmalloc(st_mult(t->nranges + 1, sizeof(*inst)));
+	size_t ninst = 0, alloc = 0;
+
+	for (size_t r = 0; r < t->nranges; r++)
+		is_op[r] = p->candidate[r] && is_operator(t, &t->ranges[r], cfg->operator_pattern);
+	for (size_t k = 0; k < t->nkernels; k++) {
+		int32_t r = p->kernel_inner[k];
+
+		while (r >= 0 && !is_op[r])
+			r = p->parent[r];
+		if (r < 0)
+			continue;
+		op_ns[r] += t->kernels[k].end - t->kernels[k].start;
+		op_k[r]++;
+	}
+	for (size_t r = 0; r < t->nranges; r++) {
+		if (!is_op[r])
+			continue;
+		inst[ninst].text = t->ranges[r].text;
+		inst[ninst].domain = t->ranges[r].domain;
+		inst[ninst].stage = enclosing_stage(p, stage_mask, (int32_t)r);
+		inst[ninst].range = (uint32_t)r;
+		ninst++;
+	}
+	qsort(inst, ninst, sizeof(*inst), cmp_opinst);
+	for (size_t lo = 0, hi; lo < ninst; lo = hi) {
+		struct operator_stat *o;
+
+		for (hi = lo; hi < ninst && !cmp_opinst(&inst[hi], &inst[lo]); hi++)
+			;
+		ALLOC_GROW(tl->ops, tl->nops + 1, alloc);
+		o = &tl->ops[tl->nops++];
+		memset(o, 0, sizeof(*o));
+		o->text = inst[lo].text;
+		o->domain = inst[lo].domain;
+		o->stage = inst[lo].stage;
+		o->calls = hi - lo;
+		for (size_t i = lo; i < hi; i++) {
+			o->gpu_ns += op_ns[inst[i].range];
+			o->kernels += op_k[inst[i].range];
+		}
+		if (o->stage >= 0 && tl->stages[o->stage].kernel_ns)
+			o->stage_share = (double)o->gpu_ns / (double)tl->stages[o->stage].kernel_ns;
+	}
+	if (tl->nops)
+		qsort(tl->ops, tl->nops, sizeof(*tl->ops), cmp_opstat);
+	free(is_op);
+	free(op_ns);
+	free(op_k);
+	free(inst);
+}
+
+static int cmp_memop_stat(const void *a, const void *b)
+{
+	const struct memop_stat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static void build_memops(struct timeline *tl, const struct trace *t)
+{
+	size_t alloc = 0;
+
+	for (size_t i = 0; i < t->nmemops; i++) {
+		const struct trace_memop *m = &t->memops[i];
+		struct memop_stat *s = NULL;
+
+		for (size_t j = 0; j < tl->nmemop_stats; j++)
+			if (tl->memops[j].name == m->name)
+				s = &tl->memops[j];
+		if (!s) {
+			ALLOC_GROW(tl->memops, tl->nmemop_stats + 1, alloc);
+			s = &tl->memops[tl->nmemop_stats++];
+			memset(s, 0, sizeof(*s));
+			s->name = m->name;
+		}
+		s->count++;
+		s->total_ns += m->end - m->start;
+		s->bytes += m->bytes;
+		tl->memop_ns += m->end - m->start;
+	}
+	if (tl->nmemop_stats)
+		qsort(tl->memops, tl->nmemop_stats, sizeof(*tl->memops), cmp_memop_stat);
+}
+
+int timeline_build(struct timeline *tl, struct trace *t, const struct stage_config *cfg,
+		   struct strbuf *err)
+{
+	struct nvtx_proj p;
+	uint8_t *stage_mask = NULL;
+	uint32_t *by_range = NULL, *start = NULL;
+	struct ival *iv = NULL;
+	int64_t *tmp = NULL, *inst_proj[STAGE_NROLES] = {NULL};
+	size_t inst_n[STAGE_NROLES] = {0};
+
+	memset(tl, 0, sizeof(*tl));
+	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
+		return -1;
+	tl->have_kernels = t->has_kernels;
+	tl->nkernels = t->nkernels;
+	tl->nmemops = t->nmemops;
+	for (size_t k = 0; k < t->nkernels; k++)
+		tl->kernel_ns += t->kernels[k].end - t->kernels[k].start;
+	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
+	tl->ops_no_launch = p.nops_no_call;
+	tl->kernels_no_launch = p.nkernels_no_call;
+
+	/* Which ranges are stage instances. */
+	stage_mask = xcalloc(t->nranges + 1, 1);
+	for (size_t r = 0; r < t->nranges; r++) {
+		const char *text = strtab_str(&t->strs, t->ranges[r].text);
+		const char *dom = strtab_str(&t->strs, t->ranges[r].domain);
+
+		for (int s = 0; s < STAGE_NROLES; s++)
+			for (size_t i = 0; i < cfg->stages[s].nnames; i++)
+				if (stage_name_matches(cfg->stages[s].names[i], text, dom))
+					stage_mask[r] |= (uint8_t)(1u << s);
+	}
+
+	/* GPU ops of each range (counting sort of the pairs by range). */
+	start = xcalloc(t->nranges + 2, sizeof(*start));
+	by_range = xmalloc(st_mult(p.npairs + 1, sizeof(*by_range)));
+	for (size_t i = 0; i < p.npairs; i++)
+		if (p.pairs[i].range >= 0)
+			start[p.pairs[i].range + 1]++;
+	for (size_t r = 0; r < t->nranges; r++)
+		start[r + 1] += start[r];
+	for (size_t i = 0; i < p.npairs; i++)
+		if (p.pairs[i].range >= 0)
+			by_range[start[p.pairs[i].range]++] = (uint32_t)i;
+	for (size_t r = t->nranges; r > 0; r--)
+		start[r] = start[r - 1];
+	start[0] = 0;
+
+	tl->kernel_stages = xcalloc(t->nkernels + 1, 1);
+	iv = xmalloc(st_mult(p.npairs + 1, sizeof(*iv)));
+	tmp = xmalloc(st_mult(p.npairs + 1, sizeof(*tmp)));
+	for (int s = 0; s < STAGE_NROLES; s++)
+		inst_proj[s] = xmalloc(st_mult(t->nranges + 1, sizeof(int64_t)));
+	for (size_t r = 0; r < t->nranges; r++) {
+		const struct trace_range *rg = &t->ranges[r];
+		size_t lo = start[r], hi = start[r + 1], nk = 0, nc = 0;
+		int64_t busy, kns = 0, proj = p.nops[r] ? p.proj_end[r] - p.proj_start[r] : 0;
+
+		if (!stage_mask[r])
+			continue;
+		tl->stage_cross_thread += rg->cross_thread;
+		for (size_t i = lo; i < hi; i++) {
+			const struct proj_pair *pp = &p.pairs[by_range[i]];
+			int kern = pp->op < t->nkernels;
+			const struct trace_memop *m =
+			    kern ? NULL : &t->memops[pp->op - t->nkernels];
+
+			iv[i - lo].s = kern ? t->kernels[pp->op].start : m->start;
+			iv[i - lo].e = kern ? t->kernels[pp->op].end : m->end;
+			if (kern) {
+				kns += iv[i - lo].e - iv[i - lo].s;
+				nk++;
+				tl->kernel_stages[pp->op] |= stage_mask[r];
+			}
+			tmp[i - lo] = pp->call;
+		}
+		busy = union_length(iv, hi - lo);
+		qsort(tmp, hi - lo, sizeof(*tmp), cmp_i64);
+		for (size_t i = 0; i < hi - lo; i++)
+			if (tmp[i] >= 0 && (i == 0 || tmp[i] != tmp[i - 1]))
+				nc++;
+		for (int s = 0; s < STAGE_NROLES; s++) {
+			struct stage_timing *st = &tl->stages[s];
+
+			if (!(stage_mask[r] & (1u << s)))
+				continue;
+			tl->stage_found[s] = 1;
+			st->instances++;
+			st->cpu_ns += trace_range_end(t, rg) - rg->start;
+			st->proj_ns += proj;
+			st->busy_ns += busy;
+			st->idle_ns += proj - busy;
+			st->kernel_ns += kns;
+			st->kernels += nk;
+			st->launches += nc;
+			if (p.nops[r])
+				inst_proj[s][inst_n[s]++] = proj;
+		}
+	}
+	for (int s = 0; s < STAGE_NROLES; s++) {
+		struct stage_timing *st = &tl->stages[s];
+		size_t n = inst_n[s];
+
+		if (st->cpu_ns > 0)
+			st->launches_per_s = (double)st->launches * 1e9 / (double)st->cpu_ns;
+		if (!n)
+			continue;
+		qsort(inst_proj[s], n, sizeof(int64_t), cmp_i64);
+		st->mean_ns = 0;
+		for (size_t i = 0; i < n; i++)
+			st->mean_ns += (double)inst_proj[s][i];
+		st->mean_ns /= (double)n;
+		st->p50_ns = percentile_sorted(inst_proj[s], n, 50);
+		st->p90_ns = percentile_sorted(inst_proj[s], n, 90);
+		st->max_ns = inst_proj[s][n - 1];
+	}
+	for (size_t k = 0; k < t->nkernels; k++)
+		if (!tl->kernel_stages[k]) {
+			tl->kernels_outside++;
+			tl->kernel_ns_outside += t->kernels[k].end - t->kernels[k].start;
+		}
+	build_operators(tl, t, &p, stage_mask, cfg);
+	build_memops(tl, t);
+	kernel_summary_build(&tl->by_name, t, NULL, 0, 0);
+	kernel_summary_build(&tl->by_config, t, NULL, 0, 1);
+
+	for (int s = 0; s < STAGE_NROLES; s++)
+		free(inst_proj[s]);
+	free(tmp);
+	free(iv);
+	free(start);
+	free(by_range);
+	free(stage_mask);
+	nvtx_proj_release(&p);
+	return 0;
+}
+
+void timeline_release(struct timeline *tl)
+{
+	free(tl->kernel_stages);
+	free(tl->ops);
+	free(tl->memops);
+	kernel_summary_release(&tl->by_name);
+	kernel_summary_release(&tl->by_config);
+	memset(tl, 0, sizeof(*tl));
+}

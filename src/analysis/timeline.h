@@ -1,0 +1,134 @@
+/* timeline.h: where GPU time goes, from a trace: kernel summaries, stage
+ * timings (prefill, decode, decode steps) and operators. Used by `llmprof
+ * report` and by kernel selection.
+ *
+ * Stages come from NVTX ranges named in a struct stage_config (defaults:
+ * SCHEMA.md stages.*), attributed to the GPU by NVTX projection (see
+ * nvtxproj.h): a GPU op belongs to a stage instance when its launch call is
+ * inside the range on the launching thread.
+ *
+ * struct timeline owns all its arrays; timeline_release() frees them.
+ * Strings it returns borrow from the trace, which must outlive it. */
+#ifndef LLMPROF_TIMELINE_H
+#define LLMPROF_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strbuf.h"
+#include "trace/trace.h"
+
+enum stage_role { STAGE_PREFILL, STAGE_DECODE, STAGE_DECODE_STEP, STAGE_NROLES };
+
+/* A stage role and the NVTX ranges that mark it: "range@domain", or a bare
+ * "range" that matches that range in any domain (default included);
+ * "range@*" is the same as bare. '\@' is a literal '@'. The reversed
+ * "domain@range" (ncu's order, used by SCHEMA.md's defaults) also matches. */
+struct stage_spec {
+	enum stage_role role;
+	const char *const *names; /* borrowed */
+	size_t nnames;
+};
+
+struct stage_config {
+	struct stage_spec stages[STAGE_NROLES];
+	/* A range is an operator when its message contains this (default
+	 * "."; the built-in LLM's "attn.qkv"); PyTorch emit_nvtx ranges
+	 * ("aten::mm, seq = 3, ...") and TensorRT layer ranges always are. */
+	const char *operator_pattern;
+};
+
+/* SCHEMA.md defaults: prefill = LLM@prefill, prefill; decode =
+ * LLM@decode_all, decode; decode_step = LLM@decode_step; pattern ".". */
+void stage_config_default(struct stage_config *cfg);
+const char *stage_role_name(enum stage_role role);
+/* Whether spec (one "range@domain" / "range" entry) names a range with this
+ * message and domain (NULL = default domain). */
+int stage_name_matches(const char *spec, const char *text, const char *domain);
+
+struct stage_timing {
+	size_t instances;
+	int64_t cpu_ns;	       /* summed range durations on the CPU */
+	int64_t proj_ns;       /* summed projections [first op start, last op end] */
+	int64_t busy_ns;       /* summed union of GPU op intervals per instance */
+	int64_t idle_ns;       /* proj_ns - busy_ns: gaps between GPU ops inside */
+	int64_t kernel_ns;     /* summed kernel durations */
+	size_t kernels;	       /* kernels launched inside */
+	size_t launches;       /* distinct launch calls inside */
+	double launches_per_s; /* launches per second of CPU range time */
+	/* distribution of per-instance projected GPU time (ns) */
+	double mean_ns, p50_ns, p90_ns;
+	int64_t max_ns;
+};
+
+struct operator_stat {
+	int32_t text;	/* strs id of the operator's name (message) */
+	int32_t domain; /* -1 default */
+	int stage;	/* enum stage_role of the enclosing stage, -1 none */
+	size_t calls;	/* range instances */
+	size_t kernels;
+	int64_t gpu_ns;	    /* kernels whose innermost operator is this one */
+	double stage_share; /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
+};
+
+struct kernel_stat {
+	int32_t name;
+	int32_t grid[3], block[3]; /* only in by-config summaries */
+	size_t calls;
+	int64_t total_ns, min_ns, max_ns;
+	double avg_ns, med_ns, share; /* share of the summary's total */
+};
+
+struct kernel_summary {
+	struct kernel_stat *rows; /* sorted by total_ns, descending */
+	size_t nrows;
+	int64_t total_ns;
+	size_t calls;
+};
+
+struct memop_stat {
+	int32_t name; /* "[CUDA memcpy Host-to-Device]", "[CUDA memset]"; -1 unknown kind */
+	size_t count;
+	int64_t total_ns, bytes;
+};
+
+struct timeline {
+	int have_kernels; /* the export has a kernel table */
+	size_t nkernels, nmemops;
+	int64_t kernel_ns;
+	struct stage_timing stages[STAGE_NROLES];
+	int stage_found[STAGE_NROLES];
+	size_t kernels_outside; /* kernels in no stage instance */
+	int64_t kernel_ns_outside;
+	size_t ops_no_launch;	   /* GPU ops whose launch call is missing */
+	size_t kernels_no_launch;  /* kernels among them */
+	size_t stage_cross_thread; /* stage ranges ended on another thread: not projected */
+	uint8_t *kernel_stages;	   /* per kernel: bit (1 << role) per stage it ran in */
+	struct operator_stat *ops; /* sorted by gpu_ns, descending */
+	size_t nops;
+	struct kernel_summary by_name, by_config;
+	struct memop_stat *memops; /* sorted by total_ns, descending */
+	size_t nmemop_stats;
+	int64_t memop_ns;
+};
+
+/* Loads what it needs from t and analyzes it. */
+int timeline_build(struct timeline *tl, struct trace *t, const struct stage_config *cfg,
+		   struct strbuf *err);
+void timeline_release(struct timeline *tl);
+
+/* Kernel summary over the kernels with (mask == 0 or kernel_stages & mask),
+ * keyed by name or by name + grid + block. kernel_stages may be NULL. */
+void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
+			  const uint8_t *kernel_stages, unsigned mask, int by_config);
+void kernel_summary_release(struct kernel_summary *ks);
+
+/* Reads an `nsys stats -r cuda_gpu_kern_sum -f csv` file (the degraded
+ * input of the original system): names are interned into strs. */
+int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, const char *buf,
+			    size_t len, const char *path, struct strbuf *err);
+
+/* Linear-interpolated percentile (0..100) of sorted values. */
+double percentile_sorted(const int64_t *v, size_t n, double pct);
+
+#endif

@@ -1,0 +1,326 @@
+/* html.c: report.html, one self-contained XHTML-compatible page (inline CSS
+ * and SVG, no script, no external resource) and report_write_all(). */
+#include <ctype.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "report/format.h"
+#include "report/report.h"
+#include "report/svg.h"
+#include "report/tables.h"
+#include "core/banned.h"
+
+/* Kernels listed in the HTML table; kernels.md has all of them. */
+#define HTML_KERNEL_ROWS 50
+
+static const char css[] =
+    "body{font-family:Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fafafa}"
+    "header{background:#1f2d3d;color:#fff;padding:18px 32px}"
+    "header h1{margin:0 0 6px 0;font-size:24px}"
+    "header p{margin:4px 0;font-size:14px;color:#d5dde6}"
+    "nav{padding:8px 32px;background:#e9edf2;font-size:14px}"
+    "nav a{margin-right:16px;color:#1f4e79;text-decoration:none}"
+    "main{padding:8px 32px 32px 32px;max-width:1200px}"
+    "section{background:#fff;border:1px solid #e1e4e8;border-radius:6px;padding:12px 20px;"
+    "margin:16px 0}"
+    "h2{font-size:19px;margin:6px 0 12px 0;color:#1f2d3d}"
+    "h3{font-size:15px;margin:14px 0 8px 0}"
+    "table{border-collapse:collapse;font-size:13px;margin:6px 0}"
+    "th,td{border-bottom:1px solid #e6e6e6;padding:4px 10px;text-align:left;vertical-align:top}"
+    "th{background:#f3f5f7;font-weight:600}"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "td.num{white-space:nowrap}"
+    ".tablewrap{overflow-x:auto}"
+    "table.kernels td:nth-child(2){min-width:300px}"
+    "code{font-family:Menlo,Consolas,monospace;font-size:12px;word-break:break-all}"
+    ".status{font-weight:600}.status.bad{color:#ffb4a8}"
+    ".finding{margin:6px 0;padding:8px 12px;border-left:4px solid #9d9d9d;background:#f7f7f7}"
+    ".finding.critical{border-color:#c0392b}.finding.warning{border-color:#e67e22}"
+    ".finding.info{border-color:#2980b9}"
+    ".sev{font-size:11px;text-transform:uppercase;font-weight:700;margin-right:8px}"
+    ".rec{margin-top:4px;color:#333}"
+    ".note{font-size:13px;color:#555}"
+    ".chart{overflow-x:auto}"
+    "details{font-size:13px}";
+
+void md_inline_html(struct strbuf *out, const char *md)
+{
+	const char *p = md;
+
+	while (p && *p) {
+		if (*p == '`') {
+			size_t n = strspn(p, "`");
+			const char *body = p + n, *q = body;
+			struct strbuf code = STRBUF_INIT;
+
+			/* find a closing run of exactly n backticks */
+			while (*q) {
+				size_t r = strspn(q, "`");
+				if (r == n)
+					break;
+				q += r ? r : 1;
+			}
+			if (!*q) { /* unmatched: literal backticks */
+				strbuf_add(out, p, n);
+				p = body;
+				continue;
+			}
+			for (const char *c = body; c < q; c++) {
+				if (*c == '\\' && c[1] == '|')
+					continue;
+				strbuf_addch(&code, *c);
+			}
+			strbuf_trim(&code);
+			strbuf_addstr(out, "<code>");
+			xml_text(out, code.buf);
+			strbuf_addstr(out, "</code>");
+			strbuf_release(&code);
+			p = q + n;
+			continue;
+		}
+		{
+			size_t n = strcspn(p, "`");
+			struct strbuf txt = STRBUF_INIT;
+
+			/* outside code spans, "\X" (X punctuation) is a literal X */
+			for (size_t i = 0; i < n; i++) {
+				if (p[i] == '\\' && i + 1 < n && ispunct((unsigned char)p[i + 1]))
+					i++;
+				strbuf_addch(&txt, p[i]);
+			}
+			xml_text(out, txt.buf);
+			strbuf_release(&txt);
+			p += n;
+		}
+	}
+}
+
+static void html_table(struct rtable *t, struct strbuf *out)
+{
+	rtable_html(t, out, "data");
+	rtable_release(t);
+}
+
+static void section_open(struct strbuf *out, const char *id, const char *title)
+{
+	strbuf_addf(out, "<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
+}
+
+static void findings_html(const struct report_model *m, struct strbuf *out)
+{
+	if (!m->nr_findings) {
+		strbuf_addstr(out, "<p>No rule in docs/report.md fired on this data.</p>\n");
+		return;
+	}
+	for (size_t i = 0; i < m->nr_findings; i++) {
+		const struct report_finding *f = &m->findings[i];
+		const char *sev = finding_severity_name(f->severity);
+
+		strbuf_addf(out, "<div class=\"finding %s\"><span class=\"sev\">%s</span>", sev,
+			    sev);
+		strbuf_addstr(out, "<code>");
+		xml_text(out, f->code);
+		strbuf_addstr(out, "</code> ");
+		md_inline_html(out, f->text);
+		if (f->recommendation) {
+			strbuf_addstr(out, "<div class=\"rec\"><b>Recommendation:</b> ");
+			md_inline_html(out, f->recommendation);
+			strbuf_addstr(out, "</div>");
+		}
+		strbuf_addstr(out, "</div>\n");
+	}
+}
+
+void report_render_html(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+	struct strbuf s = STRBUF_INIT;
+	int done = report_model_finished(m);
+
+	strbuf_addstr(out,
+		      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+		      "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+		      "<title>llmprof report");
+	if (m->run.run_id) {
+		strbuf_addstr(out, ": ");
+		xml_text(out, m->run.run_id);
+	}
+	strbuf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n", css);
+	strbuf_addf(out, "<h1>Profiling report%s</h1>\n", done ? "" : ": INCOMPLETE");
+	report_status_line(m, &s);
+	strbuf_addf(out, "<p class=\"status%s\">", done ? "" : " bad");
+	xml_text(out, s.buf);
+	strbuf_reset(&s);
+	strbuf_addstr(out, "</p>\n<p>");
+	report_headline(m, &s);
+	xml_text(out, s.buf);
+	strbuf_reset(&s);
+	strbuf_addstr(out, "</p>\n</header>\n<nav><a href=\"#findings\">Findings</a>"
+			   "<a href=\"#timeline\">Timeline</a><a href=\"#stages\">Stages</a>"
+			   "<a href=\"#utilization\">MFU / MBU</a><a href=\"#kernels\">Kernels</a>"
+			   "<a href=\"#operators\">Operators</a><a href=\"#environment\">"
+			   "Environment</a></nav>\n<main>\n");
+
+	section_open(out, "findings", "Findings and recommendations");
+	findings_html(m, out);
+	strbuf_addstr(out, "</section>\n");
+
+	section_open(out, "timeline", "Stage timeline");
+	strbuf_addstr(out, "<p class=\"note\">NVTX stage ranges (CPU time) and GPU activity per "
+			   "stream, binned to pixel columns; a lighter column is partly idle.</p>\n"
+			   "<div class=\"chart\">\n");
+	svg_timeline(out, m, REPORT_CHART_WIDTH);
+	strbuf_addstr(out, "</div>\n</section>\n");
+
+	section_open(out, "stages", "Per-stage timings");
+	if (m->nr_stages) {
+		rtable_stages(m, &t);
+		html_table(&t, out);
+		rtable_decode_steps(m, &t);
+		if (rtable_rows(&t)) {
+			strbuf_addstr(out, "<h3>Decode-step distribution</h3>\n");
+			rtable_html(&t, out, "data");
+		}
+		rtable_release(&t);
+	} else {
+		strbuf_addstr(out, "<p>No stage ranges were found in the trace.</p>\n");
+	}
+	strbuf_addstr(out, "<h3>Aggregates</h3>\n");
+	rtable_aggregates(m, &t);
+	html_table(&t, out);
+	strbuf_addstr(out, "</section>\n");
+
+	section_open(out, "utilization", "MFU and MBU");
+	strbuf_addstr(out,
+		      "<p class=\"note\">MFU = model FLOPs / stage time / peak; MBU = model "
+		      "bytes / stage time / peak bandwidth. Prefill is judged by MFU, decode by "
+		      "MBU. Datasheet peaks are dense; measured ceilings come from "
+		      "<code>llmprof calibrate</code>.</p>\n");
+	if (m->nr_stages) {
+		rtable_utilization(m, &t);
+		html_table(&t, out);
+	}
+	rtable_peaks(m, &t);
+	html_table(&t, out);
+	if (m->peaks.nr_notes) {
+		strbuf_addstr(out, "<ul class=\"note\">\n");
+		for (size_t i = 0; i < m->peaks.nr_notes; i++) {
+			strbuf_addstr(out, "<li>");
+			xml_text(out, m->peaks.notes[i]);
+			strbuf_addstr(out, "</li>\n");
+		}
+		strbuf_addstr(out, "</ul>\n");
+	}
+	strbuf_addstr(out, "<h3>Roofline</h3>\n<div class=\"chart\">\n");
+	svg_roofline(out, m, REPORT_CHART_WIDTH);
+	strbuf_addstr(out, "</div>\n</section>\n");
+
+	section_open(out, "kernels", "Kernels");
+	strbuf_addstr(out, "<div class=\"chart\">\n");
+	svg_kernel_bars(out, m, REPORT_CHART_WIDTH, REPORT_CHART_TOP);
+	strbuf_addstr(out, "</div>\n");
+	if (m->nr_kernels) {
+		struct report_model view = *m;
+
+		/* the table shows the top rows; kernels.md lists all */
+		if (view.nr_kernels > HTML_KERNEL_ROWS)
+			view.nr_kernels = HTML_KERNEL_ROWS;
+		rtable_kernels_full(&view, &t);
+		rtable_html(&t, out, "data kernels");
+		rtable_release(&t);
+		if (m->nr_kernels > HTML_KERNEL_ROWS)
+			strbuf_addf(out, "<p class=\"note\">%zu more kernels in kernels.md.</p>\n",
+				    m->nr_kernels - HTML_KERNEL_ROWS);
+		strbuf_addstr(out, "<details><summary>Full kernel names</summary>\n<ol>\n");
+		for (size_t i = 0; i < view.nr_kernels; i++) {
+			strbuf_addstr(out, "<li><code>");
+			xml_text(out, m->kernels[i].full_name);
+			strbuf_addstr(out, "</code></li>\n");
+		}
+		strbuf_addstr(out, "</ol>\n</details>\n");
+	}
+	if (m->sel.available) {
+		strbuf_addstr(out, "<h3>Kernel selection for counters</h3>\n");
+		rtable_selection(m, &t);
+		html_table(&t, out);
+		if (m->sel.nr_reasons) {
+			strbuf_addstr(out, "<ul class=\"note\">\n");
+			for (size_t i = 0; i < m->sel.nr_reasons; i++) {
+				strbuf_addstr(out, "<li>");
+				xml_text(out, m->sel.reasons[i]);
+				strbuf_addstr(out, "</li>\n");
+			}
+			strbuf_addstr(out, "</ul>\n");
+		}
+	}
+	strbuf_addstr(out, "</section>\n");
+
+	section_open(out, "operators", "Operators");
+	if (m->nr_ops) {
+		rtable_operators(m, &t, 0);
+		html_table(&t, out);
+	} else {
+		strbuf_addstr(out, "<p>No operator ranges were captured.</p>\n");
+	}
+	strbuf_addstr(out, "</section>\n");
+
+	section_open(out, "environment", "Environment and run");
+	rtable_environment(m, &t);
+	html_table(&t, out);
+	if (m->run.nr_steps) {
+		strbuf_addstr(out, "<h3>Pipeline steps</h3>\n");
+		rtable_steps(m, &t);
+		html_table(&t, out);
+	}
+	strbuf_addstr(out, "</section>\n</main>\n</body>\n</html>\n");
+	strbuf_release(&s);
+}
+
+static int write_one(const char *dir, const char *name, const struct strbuf *data,
+		     struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+
+	path_join(&path, dir, name);
+	ret = write_file_atomic(path.buf, data->buf, data->len, err);
+	strbuf_release(&path);
+	return ret;
+}
+
+int report_write_all(const struct report_model *m, const char *dir, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT, charts = STRBUF_INIT;
+	int ret = -1;
+
+	path_join(&charts, dir, "charts");
+	if (mkdir_p(charts.buf, err))
+		goto out;
+#define EMIT_OR_GOTO_OUT(name, render)                                                             \
+	do {                                                                                       \
+		strbuf_reset(&sb);                                                                 \
+		render;                                                                            \
+		if (write_one(dir, name, &sb, err))                                                \
+			goto out;                                                                  \
+	} while (0)
+	EMIT_OR_GOTO_OUT("kernels.md", report_render_kernels_md(m, &sb));
+	EMIT_OR_GOTO_OUT("operators.md", report_render_operators_md(m, &sb));
+	EMIT_OR_GOTO_OUT("report.md", report_render_report_md(m, &sb));
+	EMIT_OR_GOTO_OUT("stakeholder_summary.md", report_render_summary_md(m, &sb));
+	EMIT_OR_GOTO_OUT("report.html", report_render_html(m, &sb));
+	EMIT_OR_GOTO_OUT("charts/timeline.svg", svg_timeline(&sb, m, REPORT_CHART_WIDTH));
+	EMIT_OR_GOTO_OUT("charts/kernels.svg",
+			 svg_kernel_bars(&sb, m, REPORT_CHART_WIDTH, REPORT_CHART_TOP));
+	EMIT_OR_GOTO_OUT("charts/roofline.svg", svg_roofline(&sb, m, REPORT_CHART_WIDTH));
+	strbuf_reset(&sb);
+	if (report_render_metrics_json(m, &sb, err) || write_one(dir, "metrics.json", &sb, err))
+		goto out;
+#undef EMIT_OR_GOTO_OUT
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	strbuf_release(&charts);
+	return ret;
+}

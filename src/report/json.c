@@ -1,0 +1,290 @@
+/* json.c: metrics.json (schema: docs/metrics-json.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "core/jsonutil.h"
+#include "report/format.h"
+#include "report/report.h"
+#include "core/banned.h"
+
+#define METRICS_SCHEMA "llmprof.metrics/1"
+
+/* Unknown numbers (and NaN, which jansson refuses) become null. */
+static json_t *jnum(struct rnum v)
+{
+	if (!v.available || !isfinite(v.v))
+		return json_null();
+	return json_real(v.v);
+}
+
+static json_t *jint_or_null(long long v)
+{
+	return v > 0 ? json_integer(v) : json_null();
+}
+
+static int set(json_t *o, const char *k, json_t *v)
+{
+	return json_object_set_new(o, k, v ? v : json_null());
+}
+
+/* Strings from traces may be in any encoding: invalid UTF-8 bytes become
+ * U+FFFD instead of making jansson drop the value. */
+static json_t *jstr_checked(const char *s)
+{
+	return s ? json_string_lossy(s) : json_null();
+}
+
+static json_t *run_json(const struct report_model *m)
+{
+	json_t *o = json_object(), *steps = json_array();
+
+	set(o, "run_id", jstr_checked(m->run.run_id));
+	set(o, "state",
+	    jstr_checked(m->run.state ? m->run.state
+				      : (report_model_finished(m) ? "complete" : "failed")));
+	set(o, "finished", json_boolean(report_model_finished(m)));
+	set(o, "mode", jstr_checked(m->run.mode));
+	set(o, "started_at", jstr_checked(m->run.started_at));
+	set(o, "trace", jstr_checked(m->run.trace_path));
+	set(o, "ncu_csv", jstr_checked(m->run.ncu_path));
+	for (size_t i = 0; i < m->run.nr_steps; i++) {
+		json_t *s = json_object();
+		set(s, "name", jstr_checked(m->run.steps[i].name));
+		set(s, "status", jstr_checked(m->run.steps[i].status));
+		set(s, "reason", jstr_checked(m->run.steps[i].reason));
+		json_array_append_new(steps, s);
+	}
+	set(o, "steps", steps);
+	return o;
+}
+
+static json_t *env_json(const struct report_model *m)
+{
+	const struct report_env *e = &m->env;
+	json_t *o = json_object(), *tools = json_object();
+
+	set(o, "gpu", jstr_checked(e->gpu_name));
+	set(o, "sm_count", jint_or_null(e->sm_count));
+	set(o, "compute_capability", jstr_checked(e->compute_capability));
+	set(o, "gpu_memory_gib", jnum(e->gpu_memory_gib));
+	set(o, "sm_clock_mhz", jnum(e->sm_clock_mhz));
+	set(o, "driver", jstr_checked(e->driver));
+	set(o, "cuda", jstr_checked(e->cuda));
+	set(o, "host", jstr_checked(e->host));
+	set(o, "cpu", jstr_checked(e->cpu));
+	for (size_t i = 0; i < e->nr_tools; i++)
+		set(tools, e->tools[i].name, jstr_checked(e->tools[i].version));
+	set(o, "tools", tools);
+	return o;
+}
+
+static json_t *llm_json(const struct report_model *m)
+{
+	const struct report_llm *l = &m->llm;
+	json_t *o = json_object();
+
+	set(o, "name", jstr_checked(l->name));
+	set(o, "arch", jstr_checked(l->arch));
+	set(o, "params", jnum(l->params));
+	set(o, "hidden_size", jint_or_null(l->hidden_size));
+	set(o, "intermediate_size", jint_or_null(l->intermediate_size));
+	set(o, "num_layers", jint_or_null(l->num_layers));
+	set(o, "num_heads", jint_or_null(l->num_heads));
+	set(o, "num_kv_heads", jint_or_null(l->num_kv_heads));
+	set(o, "head_dim", jint_or_null(l->head_dim));
+	set(o, "vocab_size", jint_or_null(l->vocab_size));
+	set(o, "dtype", jstr_checked(l->dtype));
+	set(o, "batch_size", jint_or_null(l->batch_size));
+	set(o, "prompt_len", jint_or_null(l->prompt_len));
+	set(o, "new_tokens", jint_or_null(l->new_tokens));
+	set(o, "cuda_graph", l->cuda_graph < 0 ? json_null() : json_boolean(l->cuda_graph));
+	return o;
+}
+
+static json_t *stage_json(const struct report_stage *s)
+{
+	json_t *o = json_object(), *steps = json_object(), *u = json_object();
+
+	set(o, "name", jstr_checked(s->name));
+	set(o, "role", json_string(report_role_name(s->role)));
+	set(o, "instances", json_integer((json_int_t)s->instances));
+	set(o, "cpu_ms", jnum(s->cpu_ms));
+	set(o, "gpu_ms", jnum(s->gpu_ms));
+	set(o, "busy_ms", jnum(s->busy_ms));
+	set(o, "idle_ms", jnum(s->idle_ms));
+	set(o, "kernels", json_integer((json_int_t)s->kernels));
+	set(o, "launches_per_s", jnum(s->launches_per_s));
+	set(steps, "count", json_integer((json_int_t)s->steps));
+	set(steps, "mean_ms", jnum(s->step_mean_ms));
+	set(steps, "p50_ms", jnum(s->step_p50_ms));
+	set(steps, "p90_ms", jnum(s->step_p90_ms));
+	set(steps, "max_ms", jnum(s->step_max_ms));
+	set(o, "steps", steps);
+	set(u, "time_ms", jnum(report_stage_time_ms(s)));
+	set(u, "flops", jnum(s->flops));
+	set(u, "bytes", jnum(s->bytes));
+	set(u, "counter_flops", jnum(s->counter_flops));
+	set(u, "achieved_tflops", jnum(s->achieved_tflops));
+	set(u, "achieved_gbs", jnum(s->achieved_gbs));
+	set(u, "mfu_datasheet", jnum(s->mfu_datasheet));
+	set(u, "mfu_measured", jnum(s->mfu_measured));
+	set(u, "mbu_datasheet", jnum(s->mbu_datasheet));
+	set(u, "mbu_measured", jnum(s->mbu_measured));
+	set(u, "counter_mfu_datasheet", jnum(s->counter_mfu_datasheet));
+	set(u, "judged_by",
+	    s->role == REPORT_ROLE_PREFILL  ? json_string("mfu")
+	    : s->role == REPORT_ROLE_DECODE ? json_string("mbu")
+					    : json_null());
+	set(o, "utilization", u);
+	return o;
+}
+
+static json_t *kernel_json(const struct report_kernel *k)
+{
+	json_t *o = json_object(), *c;
+
+	set(o, "name", jstr_checked(k->short_name));
+	set(o, "full_name", jstr_checked(k->full_name));
+	set(o, "device", jstr_checked(k->device));
+	set(o, "stage", jstr_checked(k->stage));
+	set(o, "calls", json_integer((json_int_t)k->calls));
+	set(o, "total_ns", json_integer((json_int_t)k->total_ns));
+	set(o, "mean_ns",
+	    k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());
+	set(o, "pct_gpu_time", jnum(k->pct_gpu));
+	set(o, "selected", json_boolean(k->selected));
+	if (!k->c.profiled) {
+		set(o, "counters", json_null());
+		return o;
+	}
+	c = json_object();
+	set(c, "profiled_launches", json_integer((json_int_t)k->c.profiled));
+	set(c, "duration_ns", jnum(k->c.duration_ns));
+	set(c, "compute_sol_pct", jnum(k->c.sm_sol_pct));
+	set(c, "memory_sol_pct", jnum(k->c.mem_sol_pct));
+	set(c, "dram_sol_pct", jnum(k->c.dram_sol_pct));
+	set(c, "achieved_occupancy_pct", jnum(k->c.occupancy_pct));
+	set(c, "flops_hp", jnum(k->c.flops_hp));
+	set(c, "flops_sp", jnum(k->c.flops_sp));
+	set(c, "flops_dp", jnum(k->c.flops_dp));
+	set(c, "flops_tensor", jnum(k->c.flops_tensor));
+	set(c, "flops", jnum(k->c.flops));
+	set(c, "dram_bytes", jnum(k->c.dram_bytes));
+	set(c, "arithmetic_intensity", jnum(k->c.ai));
+	set(c, "achieved_tflops", jnum(k->c.achieved_tflops));
+	set(c, "bound", json_string(kernel_bound_name(k->c.bound)));
+	set(o, "counters", c);
+	return o;
+}
+
+static json_t *strv_json(char **v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, jstr_checked(v[i]));
+	return a;
+}
+
+int report_render_metrics_json(const struct report_model *m, struct strbuf *out, struct strbuf *err)
+{
+	json_t *root = json_object(), *a, *o;
+	char *text;
+	int ret = -1;
+
+	set(root, "schema", json_string(METRICS_SCHEMA));
+	set(root, "run", run_json(m));
+	set(root, "environment", env_json(m));
+	set(root, "model", llm_json(m));
+
+	a = json_array();
+	for (size_t i = 0; i < m->nr_stages; i++)
+		json_array_append_new(a, stage_json(&m->stages[i]));
+	set(root, "stages", a);
+
+	o = json_object();
+	set(o, "ttft_ms", jnum(m->agg.ttft_ms));
+	set(o, "tpot_ms", jnum(m->agg.tpot_ms));
+	set(o, "tokens_per_s", jnum(m->agg.tokens_per_s));
+	set(o, "tokens", jnum(m->agg.tokens));
+	set(o, "e2e_ms", jnum(m->agg.e2e_ms));
+	set(o, "gpu_span_ms", jnum(m->agg.gpu_span_ms));
+	set(o, "gpu_busy_ms", jnum(m->agg.gpu_busy_ms));
+	set(o, "gpu_idle_ms", jnum(m->agg.gpu_idle_ms));
+	set(root, "aggregates", o);
+
+	a = json_array();
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		json_array_append_new(a, kernel_json(&m->kernels[i]));
+	set(root, "kernels", a);
+
+	a = json_array();
+	for (size_t i = 0; i < m->nr_ops; i++) {
+		const struct report_operator *op = &m->ops[i];
+		o = json_object();
+		set(o, "name", jstr_checked(op->name));
+		set(o, "stage", jstr_checked(op->stage));
+		set(o, "calls", json_integer((json_int_t)op->calls));
+		set(o, "gpu_ms", jnum(op->gpu_ms));
+		set(o, "cpu_ms", jnum(op->cpu_ms));
+		set(o, "share_of_stage", jnum(op->share_of_stage));
+		json_array_append_new(a, o);
+	}
+	set(root, "operators", a);
+
+	if (m->sel.available) {
+		o = json_object();
+		set(o, "stage", jstr_checked(m->sel.stage));
+		set(o, "top_n", json_integer((json_int_t)m->sel.top_n));
+		set(o, "coverage_target", json_real(m->sel.coverage_target));
+		set(o, "coverage", jnum(m->sel.coverage));
+		set(o, "selected", json_integer((json_int_t)m->sel.nr_selected));
+		set(o, "candidates", json_integer((json_int_t)m->sel.nr_candidates));
+		set(o, "reasons", strv_json(m->sel.reasons, m->sel.nr_reasons));
+		set(root, "selection", o);
+	} else {
+		set(root, "selection", json_null());
+	}
+
+	o = json_object();
+	set(o, "precision", jstr_checked(m->peaks.precision));
+	set(o, "device_key", jstr_checked(m->peaks.device_key));
+	set(o, "datasheet_tflops", jnum(m->peaks.datasheet_tflops));
+	set(o, "datasheet_gbs", jnum(m->peaks.datasheet_gbs));
+	set(o, "datasheet_source", jstr_checked(m->peaks.datasheet_source));
+	set(o, "measured_tflops", jnum(m->peaks.measured_tflops));
+	set(o, "measured_gbs", jnum(m->peaks.measured_gbs));
+	set(o, "measured_source", jstr_checked(m->peaks.measured_source));
+	set(o, "notes", strv_json(m->peaks.notes, m->peaks.nr_notes));
+	set(root, "peaks", o);
+
+	a = json_array();
+	for (size_t i = 0; i < m->nr_findings; i++) {
+		const struct report_finding *f = &m->findings[i];
+		o = json_object();
+		set(o, "severity", json_string(finding_severity_name(f->severity)));
+		set(o, "code", jstr_checked(f->code));
+		set(o, "text", jstr_checked(f->text));
+		set(o, "recommendation", jstr_checked(f->recommendation));
+		json_array_append_new(a, o);
+	}
+	set(root, "findings", a);
+
+	/* 10 significant digits: enough for ns sums over hours, stable across libcs */
+	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	if (!text) {
+		error_set(err, "metrics.json: cannot encode JSON");
+		goto out;
+	}
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
+	ret = 0;
+out:
+	json_decref(root);
+	return ret;
+}

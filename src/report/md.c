@@ -1,0 +1,419 @@
+/* md.c: kernels.md, operators.md, report.md, stakeholder_summary.md. */
+#include <string.h>
+
+#include "report/format.h"
+#include "report/report.h"
+#include "report/tables.h"
+#include "core/banned.h"
+
+static void md_table(struct rtable *t, struct strbuf *out)
+{
+	rtable_md(t, out);
+	rtable_release(t);
+}
+
+static void status_quote(const struct report_model *m, struct strbuf *out)
+{
+	if (report_model_finished(m))
+		return;
+	strbuf_addstr(out, "> ");
+	{
+		struct strbuf s = STRBUF_INIT;
+		report_status_line(m, &s);
+		md_text(out, s.buf);
+		strbuf_release(&s);
+	}
+	strbuf_addstr(out, "\n\n");
+}
+
+static const struct report_step *step_named(const struct report_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->run.nr_steps; i++)
+		if (!strcmp(m->run.steps[i].name, name))
+			return &m->run.steps[i];
+	return NULL;
+}
+
+/* Why kernels have no counters, as a sentence fragment. */
+static void counters_absent_reason(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_step *s = step_named(m, "ncu");
+
+	if (s && s->status && strcmp(s->status, "ok"))
+		strbuf_addf(out, "the ncu step %s (%s)", s->status,
+			    s->reason ? s->reason : "no reason recorded");
+	else if (!m->sel.available)
+		strbuf_addstr(out, "no kernel selection was made");
+	else
+		strbuf_addstr(out, "ncu measured none of the selected kernels");
+}
+
+static void counters_line(const struct report_model *m, struct strbuf *out)
+{
+	size_t with = 0;
+	uint64_t ns = 0, total = 0;
+
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		total += m->kernels[i].total_ns;
+		if (m->kernels[i].c.profiled) {
+			with++;
+			ns += m->kernels[i].total_ns;
+		}
+	}
+	if (with) {
+		strbuf_addf(out,
+			    "Counters: %zu of %zu kernels have Nsight Compute counters, covering ",
+			    with, m->nr_kernels);
+		fmt_frac_pct(out, rnum_of(total ? (double)ns / (double)total : 0));
+		strbuf_addstr(out, " of GPU kernel time; the other rows show n/a.\n\n");
+		return;
+	}
+	strbuf_addstr(out, "Counters: none, because ");
+	{
+		struct strbuf r = STRBUF_INIT;
+		counters_absent_reason(m, &r);
+		md_text(out, r.buf);
+		strbuf_release(&r);
+	}
+	strbuf_addstr(out, "; the counter columns show n/a.\n\n");
+}
+
+void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+	uint64_t total = 0, calls = 0;
+
+	strbuf_addstr(out, "# Kernels\n\n");
+	status_quote(m, out);
+	if (!m->nr_kernels) {
+		strbuf_addstr(out, "No kernels were captured.\n");
+		return;
+	}
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		total += m->kernels[i].total_ns;
+		calls += m->kernels[i].calls;
+	}
+	strbuf_addf(out, "%zu distinct kernels, %llu launches, ", m->nr_kernels,
+		    (unsigned long long)calls);
+	fmt_ns_as_ms(out, (double)total);
+	strbuf_addstr(out, " ms of GPU kernel time, sorted by total time. SOL % and occupancy "
+			   "are Nsight Compute's percentages of the sustained peak; AI is FLOPs "
+			   "per byte of DRAM traffic.\n\n");
+	counters_line(m, out);
+	rtable_kernels_full(m, &t);
+	md_table(&t, out);
+	strbuf_addstr(out, "\n<details>\n<summary>Full kernel names</summary>\n\n");
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		strbuf_addf(out, "%zu. ", i + 1);
+		md_code_plain(out, m->kernels[i].full_name);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_addstr(out, "\n</details>\n");
+}
+
+void report_render_operators_md(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+
+	strbuf_addstr(out, "# Operators\n\n");
+	status_quote(m, out);
+	if (!m->nr_ops) {
+		strbuf_addstr(out, "No operator ranges were captured (no NVTX range matched "
+				   "stages.operator_pattern inside a stage).\n");
+		return;
+	}
+	strbuf_addf(out,
+		    "%zu operator ranges (NVTX ranges inside the stages), sorted by GPU time. "
+		    "GPU time is the time of the kernels each range launched; share of stage "
+		    "divides it by the stage's GPU span.\n\n",
+		    m->nr_ops);
+	rtable_operators(m, &t, 0);
+	md_table(&t, out);
+}
+
+static void findings_md(const struct report_model *m, struct strbuf *out, int with_rec)
+{
+	if (!m->nr_findings) {
+		strbuf_addstr(out, "No rule in docs/report.md fired on this data.\n");
+		return;
+	}
+	for (size_t i = 0; i < m->nr_findings; i++) {
+		const struct report_finding *f = &m->findings[i];
+
+		strbuf_addf(out, "- **%s** `%s`: %s", finding_severity_name(f->severity), f->code,
+			    f->text);
+		if (with_rec && f->recommendation)
+			strbuf_addf(out, " Recommendation: %s", f->recommendation);
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void utilization_md(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+
+	if (!m->nr_stages) {
+		strbuf_addstr(out, "No stages, so no MFU or MBU.\n\n");
+	} else {
+		strbuf_addstr(out,
+			      "MFU = model FLOPs / stage time / peak; MBU = model bytes / stage "
+			      "time / peak bandwidth. Prefill is judged by MFU, decode by "
+			      "MBU. Stage time is the GPU span of the stage.\n\n");
+		rtable_utilization(m, &t);
+		md_table(&t, out);
+		strbuf_addch(out, '\n');
+	}
+	rtable_peaks(m, &t);
+	md_table(&t, out);
+	for (size_t i = 0; i < m->peaks.nr_notes; i++) {
+		strbuf_addstr(out, i ? "" : "\n");
+		strbuf_addstr(out, "- Note: ");
+		md_text(out, m->peaks.notes[i]);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_addch(out, '\n');
+}
+
+void report_render_report_md(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_step *f = report_model_failed_step(m);
+	struct rtable t;
+
+	if (report_model_finished(m))
+		strbuf_addstr(out, "# Profiling report\n\n");
+	else if (f)
+		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' failed)\n\n", f->name);
+	else
+		strbuf_addf(out, "# Profiling report: INCOMPLETE (%s)\n\n",
+			    m->run.state ? m->run.state : "unfinished");
+	{
+		struct strbuf s = STRBUF_INIT;
+		report_status_line(m, &s);
+		md_text(out, s.buf);
+		strbuf_release(&s);
+	}
+	strbuf_addstr(out, "\n\n## Run\n\n");
+	rtable_init(&t, "ll", 0, "Key", "Value", NULL);
+	rtable_cell(&t, "Run id");
+	rtable_cell(&t, m->run.run_id ? m->run.run_id : "(loose files)");
+	rtable_cell(&t, "State");
+	rtable_cell(&t, m->run.state ? m->run.state
+				     : (report_model_finished(m) ? "complete" : "failed"));
+	if (m->run.mode) {
+		rtable_cell(&t, "Mode");
+		rtable_cell(&t, m->run.mode);
+	}
+	if (m->run.started_at) {
+		rtable_cell(&t, "Started");
+		rtable_cell(&t, m->run.started_at);
+	}
+	if (m->run.trace_path) {
+		rtable_cell(&t, "Trace");
+		rtable_cell(&t, m->run.trace_path);
+	}
+	if (m->run.ncu_path) {
+		rtable_cell(&t, "Counters");
+		rtable_cell(&t, m->run.ncu_path);
+	}
+	md_table(&t, out);
+	if (m->run.nr_steps) {
+		strbuf_addch(out, '\n');
+		rtable_steps(m, &t);
+		md_table(&t, out);
+	}
+
+	strbuf_addstr(out, "\n## Environment\n\n");
+	rtable_environment(m, &t);
+	md_table(&t, out);
+
+	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
+	if (!m->nr_stages) {
+		strbuf_addstr(out, "No stage ranges were found in the trace.\n");
+	} else {
+		rtable_stages(m, &t);
+		md_table(&t, out);
+		rtable_decode_steps(m, &t);
+		if (rtable_rows(&t)) {
+			strbuf_addstr(out, "\nDecode-step distribution:\n\n");
+			rtable_md(&t, out);
+		}
+		rtable_release(&t);
+	}
+	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");
+
+	strbuf_addstr(out, "\n## Aggregates\n\n");
+	rtable_aggregates(m, &t);
+	md_table(&t, out);
+
+	strbuf_addstr(out, "\n## MFU and MBU\n\n");
+	utilization_md(m, out);
+	strbuf_addstr(out, "![Roofline](charts/roofline.svg)\n\n"
+			   "![Top kernels](charts/kernels.svg)\n\n");
+
+	strbuf_addstr(out, "## Kernel Selection\n\n");
+	if (!m->sel.available) {
+		strbuf_addstr(out, "No kernel selection was made.\n");
+	} else {
+		rtable_selection(m, &t);
+		md_table(&t, out);
+		for (size_t i = 0; i < m->sel.nr_reasons; i++) {
+			strbuf_addstr(out, i ? "- " : "\n- ");
+			md_text(out, m->sel.reasons[i]);
+			strbuf_addch(out, '\n');
+		}
+	}
+
+	strbuf_addstr(out, "\n## Findings\n\n");
+	findings_md(m, out, 1);
+
+	strbuf_addstr(out, "\n## Files\n\n"
+			   "- kernels.md: every kernel with timings and counters\n"
+			   "- operators.md: operator ranges\n"
+			   "- stakeholder_summary.md: one-page summary\n"
+			   "- metrics.json: all numbers above (docs/metrics-json.md)\n"
+			   "- report.html: this report with charts\n"
+			   "- charts/timeline.svg, charts/kernels.svg, charts/roofline.svg\n");
+}
+
+void report_headline(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_llm *l = &m->llm;
+	const struct report_stage *pre = report_model_stage_by_role(m, REPORT_ROLE_PREFILL);
+	const struct report_stage *dec = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
+	struct strbuf s = STRBUF_INIT;
+	int parts = 0;
+
+	strbuf_addstr(&s, l->name ? l->name : "The workload");
+	if (l->dtype || l->batch_size > 0) {
+		strbuf_addstr(&s, " (");
+		if (l->dtype)
+			strbuf_addstr(&s, l->dtype);
+		if (l->batch_size > 0)
+			strbuf_addf(&s, "%sbatch %d", l->dtype ? ", " : "", l->batch_size);
+		if (l->prompt_len > 0)
+			strbuf_addf(&s, ", %d-token prompt", l->prompt_len);
+		if (l->new_tokens > 0)
+			strbuf_addf(&s, ", %d new tokens", l->new_tokens);
+		strbuf_addch(&s, ')');
+	}
+	strbuf_addf(&s, " on %s", m->env.gpu_name ? m->env.gpu_name : "an unknown GPU");
+	if (m->agg.ttft_ms.available) {
+		strbuf_addstr(&s, parts++ ? ", " : ": ");
+		strbuf_addstr(&s, "TTFT ");
+		fmt_ms(&s, m->agg.ttft_ms);
+		strbuf_addstr(&s, " ms");
+	}
+	if (m->agg.tpot_ms.available) {
+		strbuf_addstr(&s, parts++ ? ", " : ": ");
+		strbuf_addstr(&s, "TPOT ");
+		fmt_ms(&s, m->agg.tpot_ms);
+		strbuf_addstr(&s, " ms");
+	}
+	if (m->agg.tokens_per_s.available) {
+		strbuf_addstr(&s, parts++ ? ", " : ": ");
+		fmt_fixed(&s, m->agg.tokens_per_s, 1);
+		strbuf_addstr(&s, " tokens/s");
+	}
+	strbuf_addstr(&s, ".");
+	if (dec && dec->mbu_datasheet.available) {
+		strbuf_addstr(&s, " Decode reaches ");
+		fmt_frac_pct(&s, dec->mbu_datasheet);
+		strbuf_addstr(&s, " MBU");
+		if (pre && pre->mfu_datasheet.available) {
+			strbuf_addstr(&s, ", prefill ");
+			fmt_frac_pct(&s, pre->mfu_datasheet);
+			strbuf_addstr(&s, " MFU");
+		}
+		strbuf_addstr(&s, " of datasheet peaks.");
+	} else if (pre && pre->mfu_datasheet.available) {
+		strbuf_addstr(&s, " Prefill reaches ");
+		fmt_frac_pct(&s, pre->mfu_datasheet);
+		strbuf_addstr(&s, " MFU of the datasheet peak.");
+	}
+	strbuf_addstr(out, s.buf);
+	strbuf_release(&s);
+}
+
+void report_render_summary_md(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+	size_t shown = 0, nrec = 0;
+
+	strbuf_addstr(out, "# Stakeholder Summary\n\n");
+	status_quote(m, out);
+	strbuf_addstr(out, "**Executive summary.** ");
+	{
+		struct strbuf h = STRBUF_INIT;
+		report_headline(m, &h);
+		md_text(out, h.buf);
+		strbuf_release(&h);
+	}
+	strbuf_addstr(out, "\n\n");
+	for (size_t i = 0; i < m->nr_findings && shown < 5; i++) {
+		if (m->findings[i].severity == FINDING_INFO && shown)
+			break;
+		strbuf_addf(out, "- %s\n", m->findings[i].text);
+		shown++;
+	}
+	if (!shown)
+		strbuf_addstr(out, "- No bottleneck crossed the thresholds in docs/report.md.\n");
+
+	strbuf_addstr(out, "\n## Environment\n\n");
+	rtable_environment(m, &t);
+	md_table(&t, out);
+
+	strbuf_addstr(out, "\n## Aggregates\n\n");
+	rtable_aggregates(m, &t);
+	md_table(&t, out);
+
+	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
+	if (!m->nr_stages) {
+		strbuf_addstr(out, "No stage ranges were found in the trace.\n");
+	} else {
+		rtable_stages(m, &t);
+		md_table(&t, out);
+		rtable_decode_steps(m, &t);
+		if (rtable_rows(&t)) {
+			strbuf_addch(out, '\n');
+			rtable_md(&t, out);
+		}
+		rtable_release(&t);
+	}
+
+	strbuf_addstr(out, "\n## MFU\n\n");
+	utilization_md(m, out);
+
+	strbuf_addstr(out, "## Top Operators\n\n");
+	if (!m->nr_ops) {
+		strbuf_addstr(out, "No operator ranges were captured.\n");
+	} else {
+		rtable_operators(m, &t, REPORT_SUMMARY_TOP);
+		md_table(&t, out);
+		if (m->nr_ops > REPORT_SUMMARY_TOP)
+			strbuf_addf(out, "\n%zu more in operators.md.\n",
+				    m->nr_ops - REPORT_SUMMARY_TOP);
+	}
+
+	strbuf_addstr(out, "\n## Top Kernels\n\n");
+	if (!m->nr_kernels) {
+		strbuf_addstr(out, "No kernels were captured.\n");
+	} else {
+		rtable_kernels_top(m, &t, REPORT_SUMMARY_TOP);
+		md_table(&t, out);
+		if (m->nr_kernels > REPORT_SUMMARY_TOP)
+			strbuf_addf(out, "\n%zu more in kernels.md.\n",
+				    m->nr_kernels - REPORT_SUMMARY_TOP);
+	}
+
+	strbuf_addstr(out, "\n## Recommendations\n\n");
+	for (size_t i = 0; i < m->nr_findings; i++) {
+		const struct report_finding *f = &m->findings[i];
+
+		if (!f->recommendation)
+			continue;
+		strbuf_addf(out, "%zu. %s Why: %s\n", ++nrec, f->recommendation, f->text);
+	}
+	if (!nrec)
+		strbuf_addstr(out, "None: no rule in docs/report.md found a bottleneck with the "
+				   "numbers to support a recommendation.\n");
+}

@@ -1,0 +1,505 @@
+/* tables.c: the report tables, built once, rendered as Markdown or HTML. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "report/format.h"
+#include "report/tables.h"
+#include "core/banned.h"
+
+void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header, ...)
+{
+	va_list ap;
+	const char *h;
+
+	memset(t, 0, sizeof(*t));
+	t->align = align;
+	t->ncols = strlen(align);
+	t->code_cols = code_cols;
+	va_start(ap, header);
+	for (h = header; h; h = va_arg(ap, const char *))
+		rtable_cell(t, h);
+	va_end(ap);
+	if (t->nr_cells != t->ncols)
+		abort(); /* header count must match align: a bug in this file */
+}
+
+void rtable_cell(struct rtable *t, const char *s)
+{
+	ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc_cells);
+	t->cells[t->nr_cells++] = xstrdup(s ? s : "");
+}
+
+void rtable_cellf(struct rtable *t, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc_cells);
+	t->cells[t->nr_cells++] = strbuf_detach(&sb, NULL);
+}
+
+void rtable_cell_sb(struct rtable *t, struct strbuf *sb)
+{
+	rtable_cell(t, sb->buf);
+	strbuf_reset(sb);
+}
+
+size_t rtable_rows(const struct rtable *t)
+{
+	return t->ncols ? t->nr_cells / t->ncols - 1 : 0;
+}
+
+void rtable_release(struct rtable *t)
+{
+	for (size_t i = 0; i < t->nr_cells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}
+
+void rtable_md(const struct rtable *t, struct strbuf *out)
+{
+	size_t rows = t->nr_cells / t->ncols;
+
+	for (size_t r = 0; r < rows; r++) {
+		strbuf_addch(out, '|');
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+
+			strbuf_addch(out, ' ');
+			if (r && (t->code_cols & (1u << c)) && *cell)
+				md_code(out, cell);
+			else
+				md_text(out, cell);
+			strbuf_addstr(out, " |");
+		}
+		strbuf_addch(out, '\n');
+		if (!r) {
+			strbuf_addch(out, '|');
+			for (size_t c = 0; c < t->ncols; c++)
+				strbuf_addstr(out, t->align[c] == 'r' ? " ---: |" : " --- |");
+			strbuf_addch(out, '\n');
+		}
+	}
+}
+
+void rtable_html(const struct rtable *t, struct strbuf *out, const char *css_class)
+{
+	size_t rows = t->nr_cells / t->ncols;
+
+	strbuf_addf(out, "<div class=\"tablewrap\"><table class=\"%s\">\n<thead><tr>",
+		    css_class ? css_class : "data");
+	for (size_t r = 0; r < rows; r++) {
+		if (r == 1)
+			strbuf_addstr(out, "<tbody>\n<tr>");
+		else if (r > 1)
+			strbuf_addstr(out, "<tr>");
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+			const char *tag = r ? "td" : "th";
+
+			strbuf_addf(out, "<%s%s>", tag, t->align[c] == 'r' ? " class=\"num\"" : "");
+			if (r && (t->code_cols & (1u << c)) && *cell) {
+				strbuf_addstr(out, "<code>");
+				xml_text(out, cell);
+				strbuf_addstr(out, "</code>");
+			} else {
+				xml_text(out, cell);
+			}
+			strbuf_addf(out, "</%s>", tag);
+		}
+		strbuf_addstr(out, r ? "</tr>\n" : "</tr></thead>\n");
+	}
+	if (rows > 1)
+		strbuf_addstr(out, "</tbody>\n");
+	strbuf_addstr(out, "</table></div>\n");
+}
+
+static void kv(struct rtable *t, const char *key, const char *val)
+{
+	if (!val || !*val)
+		return;
+	rtable_cell(t, key);
+	rtable_cell(t, val);
+}
+
+static void kv_int(struct rtable *t, const char *key, long long v)
+{
+	if (v <= 0)
+		return;
+	rtable_cell(t, key);
+	rtable_cellf(t, "%lld", v);
+}
+
+void rtable_environment(const struct report_model *m, struct rtable *t)
+{
+	const struct report_env *e = &m->env;
+	const struct report_llm *l = &m->llm;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "ll", 0, "Key", "Value", NULL);
+	rtable_cell(t, "GPU");
+	rtable_cell(t, e->gpu_name ? e->gpu_name : "unknown");
+	if (m->peaks.device_key)
+		kv(t, "Peak table entry", m->peaks.device_key);
+	kv_int(t, "SMs", e->sm_count);
+	kv(t, "Compute capability", e->compute_capability);
+	if (e->gpu_memory_gib.available) {
+		fmt_fixed(&sb, e->gpu_memory_gib, 1);
+		rtable_cell(t, "GPU memory (GiB)");
+		rtable_cell_sb(t, &sb);
+	}
+	if (e->sm_clock_mhz.available) {
+		fmt_fixed(&sb, e->sm_clock_mhz, 0);
+		rtable_cell(t, "Max SM clock (MHz)");
+		rtable_cell_sb(t, &sb);
+	}
+	kv(t, "Driver", e->driver);
+	kv(t, "CUDA", e->cuda);
+	kv(t, "Host", e->host);
+	kv(t, "CPU", e->cpu);
+	for (size_t i = 0; i < e->nr_tools; i++) {
+		strbuf_addf(&sb, "Tool: %s", e->tools[i].name);
+		rtable_cell_sb(t, &sb);
+		rtable_cell(t, e->tools[i].version);
+	}
+	kv(t, "Model", l->name);
+	kv(t, "Architecture", l->arch);
+	if (l->params.available) {
+		fmt_si(&sb, l->params, "");
+		strbuf_trim(&sb);
+		rtable_cell(t, "Parameters");
+		rtable_cell_sb(t, &sb);
+	}
+	if (l->num_layers > 0 && l->hidden_size > 0) {
+		strbuf_addf(&sb, "%d layers, hidden %d", l->num_layers, l->hidden_size);
+		if (l->num_heads > 0)
+			strbuf_addf(&sb, ", %d heads", l->num_heads);
+		if (l->num_kv_heads > 0)
+			strbuf_addf(&sb, " (%d KV)", l->num_kv_heads);
+		if (l->head_dim > 0)
+			strbuf_addf(&sb, ", head dim %d", l->head_dim);
+		if (l->intermediate_size > 0)
+			strbuf_addf(&sb, ", FFN %d", l->intermediate_size);
+		if (l->vocab_size > 0)
+			strbuf_addf(&sb, ", vocab %d", l->vocab_size);
+		rtable_cell(t, "Shape");
+		rtable_cell_sb(t, &sb);
+	}
+	kv(t, "Dtype", l->dtype);
+	kv_int(t, "Batch size", l->batch_size);
+	kv_int(t, "Prompt length", l->prompt_len);
+	kv_int(t, "New tokens", l->new_tokens);
+	if (l->cuda_graph >= 0)
+		kv(t, "CUDA graph", l->cuda_graph ? "yes" : "no");
+	strbuf_release(&sb);
+}
+
+void rtable_stages(const struct report_model *m, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "llrrrrrrrr", 0, "Stage", "Role", "Instances", "CPU (ms)", "GPU span (ms)",
+		    "GPU busy (ms)", "GPU idle (ms)", "Idle %", "Kernels", "Launches/s", NULL);
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+
+		rtable_cell(t, s->name);
+		rtable_cell(t, report_role_name(s->role));
+		rtable_cellf(t, "%llu", (unsigned long long)s->instances);
+		fmt_ms(&sb, s->cpu_ms);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, s->gpu_ms);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, s->busy_ms);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, s->idle_ms);
+		rtable_cell_sb(t, &sb);
+		if (s->idle_ms.available && s->gpu_ms.available && s->gpu_ms.v > 0)
+			fmt_fixed(&sb, rnum_of(100 * s->idle_ms.v / s->gpu_ms.v), 1);
+		else
+			strbuf_addstr(&sb, FMT_NA);
+		rtable_cell_sb(t, &sb);
+		rtable_cellf(t, "%llu", (unsigned long long)s->kernels);
+		fmt_fixed(&sb, s->launches_per_s, 0);
+		rtable_cell_sb(t, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_decode_steps(const struct report_model *m, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lrrrrr", 0, "Stage", "Steps", "Mean (ms)", "p50 (ms)", "p90 (ms)",
+		    "Max (ms)", NULL);
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+
+		if (!s->steps)
+			continue;
+		rtable_cell(t, s->name);
+		rtable_cellf(t, "%llu", (unsigned long long)s->steps);
+		fmt_ms(&sb, s->step_mean_ms);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, s->step_p50_ms);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, s->step_p90_ms);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, s->step_max_ms);
+		rtable_cell_sb(t, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_aggregates(const struct report_model *m, struct rtable *t)
+{
+	const struct report_aggregates *a = &m->agg;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lr", 0, "Metric", "Value", NULL);
+	rtable_cell(t, "TTFT (ms)");
+	fmt_ms(&sb, a->ttft_ms);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "TPOT (ms)");
+	fmt_ms(&sb, a->tpot_ms);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "Tokens/s (decode)");
+	fmt_fixed(&sb, a->tokens_per_s, 1);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "Generated tokens");
+	fmt_fixed(&sb, a->tokens, 0);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "Profiled region (ms)");
+	fmt_ms(&sb, a->e2e_ms);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "GPU span (ms)");
+	fmt_ms(&sb, a->gpu_span_ms);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "GPU busy (ms)");
+	fmt_ms(&sb, a->gpu_busy_ms);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "GPU idle (ms)");
+	fmt_ms(&sb, a->gpu_idle_ms);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "GPU idle share");
+	if (a->gpu_idle_ms.available && a->gpu_span_ms.available && a->gpu_span_ms.v > 0)
+		fmt_frac_pct(&sb, rnum_of(a->gpu_idle_ms.v / a->gpu_span_ms.v));
+	else
+		strbuf_addstr(&sb, FMT_NA);
+	rtable_cell_sb(t, &sb);
+	strbuf_release(&sb);
+}
+
+void rtable_utilization(const struct report_model *m, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "llrrrrrrrrrrr", 0, "Stage", "Judged by", "Model FLOPs", "Model bytes",
+		    "Time (ms)", "TFLOP/s", "GB/s", "MFU (datasheet)", "MFU (measured)",
+		    "MBU (datasheet)", "MBU (measured)", "Counter FLOPs", "Counter MFU (datasheet)",
+		    NULL);
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+
+		rtable_cell(t, s->name);
+		rtable_cell(t, s->role == REPORT_ROLE_PREFILL  ? "MFU"
+			       : s->role == REPORT_ROLE_DECODE ? "MBU"
+							       : "-");
+		fmt_si(&sb, s->flops, "FLOP");
+		rtable_cell_sb(t, &sb);
+		fmt_si(&sb, s->bytes, "B");
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, report_stage_time_ms(s));
+		rtable_cell_sb(t, &sb);
+		fmt_tflops(&sb, s->achieved_tflops);
+		rtable_cell_sb(t, &sb);
+		fmt_gbs(&sb, s->achieved_gbs);
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, s->mfu_datasheet);
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, s->mfu_measured);
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, s->mbu_datasheet);
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, s->mbu_measured);
+		rtable_cell_sb(t, &sb);
+		fmt_si(&sb, s->counter_flops, "FLOP");
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, s->counter_mfu_datasheet);
+		rtable_cell_sb(t, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_peaks(const struct report_model *m, struct rtable *t)
+{
+	const struct report_peaks *p = &m->peaks;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lrr", 0, "Ceiling", "Datasheet", "Measured", NULL);
+	strbuf_addf(&sb, "Dense %s tensor (TFLOP/s)", p->precision ? p->precision : "bf16");
+	rtable_cell_sb(t, &sb);
+	fmt_tflops(&sb, p->datasheet_tflops);
+	rtable_cell_sb(t, &sb);
+	fmt_tflops(&sb, p->measured_tflops);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "DRAM bandwidth (GB/s)");
+	fmt_gbs(&sb, p->datasheet_gbs);
+	rtable_cell_sb(t, &sb);
+	fmt_gbs(&sb, p->measured_gbs);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "Source");
+	rtable_cell(t, p->datasheet_source ? p->datasheet_source : "none");
+	rtable_cell(t, p->measured_source ? p->measured_source : "none");
+	strbuf_release(&sb);
+}
+
+static void kernel_mean(struct strbuf *sb, const struct report_kernel *k)
+{
+	if (k->calls)
+		fmt_ns_as_ms(sb, (double)k->total_ns / (double)k->calls);
+	else
+		strbuf_addstr(sb, FMT_NA);
+}
+
+void rtable_kernels_full(const struct report_model *m, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "rllrrrrlrrrrrl", 1u << 1, "#", "Kernel", "Device", "Calls", "Total (ms)",
+		    "Mean (ms)", "% GPU time", "Stage", "Compute SOL %", "Memory SOL %",
+		    "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", NULL);
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		const struct report_kernel *k = &m->kernels[i];
+
+		rtable_cellf(t, "%zu", i + 1);
+		rtable_cell(t, k->short_name);
+		rtable_cell(t, k->device ? k->device : FMT_NA);
+		rtable_cellf(t, "%llu", (unsigned long long)k->calls);
+		fmt_ns_as_ms(&sb, (double)k->total_ns);
+		rtable_cell_sb(t, &sb);
+		kernel_mean(&sb, k);
+		rtable_cell_sb(t, &sb);
+		fmt_pct(&sb, k->pct_gpu);
+		rtable_cell_sb(t, &sb);
+		rtable_cell(t, k->stage ? k->stage : "(none)");
+		fmt_pct(&sb, k->c.sm_sol_pct);
+		rtable_cell_sb(t, &sb);
+		fmt_pct(&sb, k->c.mem_sol_pct);
+		rtable_cell_sb(t, &sb);
+		fmt_pct(&sb, k->c.dram_sol_pct);
+		rtable_cell_sb(t, &sb);
+		fmt_pct(&sb, k->c.occupancy_pct);
+		rtable_cell_sb(t, &sb);
+		fmt_fixed(&sb, k->c.ai, 2);
+		rtable_cell_sb(t, &sb);
+		rtable_cell(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t top)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = top && top < m->nr_kernels ? top : m->nr_kernels;
+
+	rtable_init(t, "lrrrrll", 1u << 0, "Kernel", "Total (ms)", "Calls", "Mean (ms)",
+		    "% GPU time", "Stage", "Bound", NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct report_kernel *k = &m->kernels[i];
+
+		fmt_ellipsize(&sb, k->short_name, 60);
+		rtable_cell_sb(t, &sb);
+		fmt_ns_as_ms(&sb, (double)k->total_ns);
+		rtable_cell_sb(t, &sb);
+		rtable_cellf(t, "%llu", (unsigned long long)k->calls);
+		kernel_mean(&sb, k);
+		rtable_cell_sb(t, &sb);
+		fmt_pct(&sb, k->pct_gpu);
+		rtable_cell_sb(t, &sb);
+		rtable_cell(t, k->stage ? k->stage : "(none)");
+		rtable_cell(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_operators(const struct report_model *m, struct rtable *t, size_t top)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = top && top < m->nr_ops ? top : m->nr_ops;
+
+	rtable_init(t, "llrrrrr", 0, "Operator", "Stage", "Calls", "GPU (ms)", "Mean GPU (ms)",
+		    "CPU (ms)", "Share of stage", NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct report_operator *o = &m->ops[i];
+
+		rtable_cell(t, o->name);
+		rtable_cell(t, o->stage ? o->stage : "(none)");
+		rtable_cellf(t, "%llu", (unsigned long long)o->calls);
+		fmt_ms(&sb, o->gpu_ms);
+		rtable_cell_sb(t, &sb);
+		if (o->gpu_ms.available && o->calls)
+			fmt_ms(&sb, rnum_of(o->gpu_ms.v / (double)o->calls));
+		else
+			strbuf_addstr(&sb, FMT_NA);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, o->cpu_ms);
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, o->share_of_stage);
+		rtable_cell_sb(t, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_selection(const struct report_model *m, struct rtable *t)
+{
+	const struct report_selection *s = &m->sel;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "ll", 0, "Key", "Value", NULL);
+	kv(t, "Stage", s->stage);
+	rtable_cell(t, "Top N");
+	rtable_cellf(t, "%llu", (unsigned long long)s->top_n);
+	rtable_cell(t, "Coverage target");
+	fmt_frac_pct(&sb, rnum_of(s->coverage_target));
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "Coverage achieved");
+	fmt_frac_pct(&sb, s->coverage);
+	rtable_cell_sb(t, &sb);
+	rtable_cell(t, "Kernels selected");
+	rtable_cellf(t, "%llu of %llu", (unsigned long long)s->nr_selected,
+		     (unsigned long long)s->nr_candidates);
+	strbuf_release(&sb);
+}
+
+void rtable_steps(const struct report_model *m, struct rtable *t)
+{
+	rtable_init(t, "lll", 0, "Step", "Status", "Reason", NULL);
+	for (size_t i = 0; i < m->run.nr_steps; i++) {
+		rtable_cell(t, m->run.steps[i].name);
+		rtable_cell(t, m->run.steps[i].status);
+		rtable_cell(t, m->run.steps[i].reason ? m->run.steps[i].reason : "");
+	}
+}
+
+void report_status_line(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_step *f = report_model_failed_step(m);
+
+	if (report_model_finished(m)) {
+		strbuf_addstr(out, "The pipeline finished; every report below is complete.");
+		return;
+	}
+	strbuf_addf(out, "INCOMPLETE: the pipeline did not finish (state: %s)",
+		    m->run.state ? m->run.state : "failed");
+	if (f)
+		strbuf_addf(out, "; step '%s' failed: %s", f->name,
+			    f->reason ? f->reason : "no reason recorded");
+	strbuf_addstr(out, ". Sections that need later steps say what is missing.");
+}

@@ -1,0 +1,58 @@
+/* tables.h: report tables built once from the model and rendered as
+ * Markdown or HTML, so both formats always show the same rows and numbers.
+ * Internal to src/report/. */
+#ifndef LLMPROF_REPORT_TABLES_H
+#define LLMPROF_REPORT_TABLES_H
+
+#include <stddef.h>
+
+#include "core/strbuf.h"
+#include "report/model.h"
+
+/* A table of owned, already formatted plain-text cells. Row 0 is the header.
+ * align: one char per column, 'l' or 'r'. Columns whose bit is set in
+ * code_cols render as code (kernel names). */
+struct rtable {
+	size_t ncols;
+	const char *align;
+	unsigned code_cols;
+	char **cells;
+	size_t nr_cells, alloc_cells;
+};
+
+void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header, ...);
+/* Appends one cell; rows fill left to right. */
+void rtable_cell(struct rtable *t, const char *s);
+void rtable_cellf(struct rtable *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Takes a strbuf's contents as a cell and resets the strbuf. */
+void rtable_cell_sb(struct rtable *t, struct strbuf *sb);
+size_t rtable_rows(const struct rtable *t); /* body rows */
+void rtable_release(struct rtable *t);
+
+void rtable_md(const struct rtable *t, struct strbuf *out);
+void rtable_html(const struct rtable *t, struct strbuf *out, const char *css_class);
+
+/* The report's tables. top = 0 means all rows. */
+void rtable_environment(const struct report_model *m, struct rtable *t);
+void rtable_stages(const struct report_model *m, struct rtable *t);
+void rtable_decode_steps(const struct report_model *m, struct rtable *t);
+void rtable_aggregates(const struct report_model *m, struct rtable *t);
+void rtable_utilization(const struct report_model *m, struct rtable *t);
+void rtable_peaks(const struct report_model *m, struct rtable *t);
+void rtable_kernels_full(const struct report_model *m, struct rtable *t);
+void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t top);
+void rtable_operators(const struct report_model *m, struct rtable *t, size_t top);
+void rtable_selection(const struct report_model *m, struct rtable *t);
+void rtable_steps(const struct report_model *m, struct rtable *t);
+
+/* One plain-text sentence or two: model, GPU, TTFT/TPOT/tokens/s, MFU/MBU
+ * (only the numbers that are available). Defined in md.c. */
+void report_headline(const struct report_model *m, struct strbuf *out);
+/* Finding texts are Markdown with `code` spans only; this writes them as
+ * escaped HTML with <code>. Defined in html.c. */
+void md_inline_html(struct strbuf *out, const char *md);
+
+/* Short status line for the top of report.md / report.html. */
+void report_status_line(const struct report_model *m, struct strbuf *out);
+
+#endif

@@ -1,0 +1,514 @@
+/* trace.c: read-only, streaming reader of nsys-schema SQLite files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "core/error.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "trace/trace.h"
+#include "core/banned.h"
+
+#define DB(t) ((sqlite3 *)(t)->db)
+
+int trace_has_table(struct trace *t, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(
+		DB(t), "SELECT 1 FROM sqlite_master WHERE (type='table' OR type='view') AND name=?",
+		-1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int has_column(struct trace *t, const char *table, const char *col)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(DB(t), "SELECT 1 FROM pragma_table_info(?) WHERE name=?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int db_error(struct trace *t, struct strbuf *err, const char *what)
+{
+	return error_set(err, "'%s': cannot read %s: %s", t->path, what, sqlite3_errmsg(DB(t)));
+}
+
+/* Prepares SELECT cols FROM table, with NULL for optional columns the table
+ * lacks. cols[i] starting with '!' are required. */
+static int select_cols(struct trace *t, const char *table, const char *const *cols, size_t n,
+		       sqlite3_stmt **st, struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_addstr(&sql, "SELECT ");
+	for (size_t i = 0; i < n; i++) {
+		const char *c = cols[i];
+		int required = c[0] == '!';
+
+		if (required)
+			c++;
+		if (i)
+			strbuf_addstr(&sql, ", ");
+		if (!strcmp(c, "rowid") || has_column(t, table, c)) {
+			strbuf_addf(&sql, "\"%s\"", c);
+		} else if (required) {
+			error_set(err, "'%s': table %s has no column '%s' (not an nsys export?)",
+				  t->path, table, c);
+			goto cleanup;
+		} else {
+			strbuf_addstr(&sql, "NULL");
+		}
+	}
+	strbuf_addf(&sql, " FROM \"%s\"", table);
+	if (sqlite3_prepare_v2(DB(t), sql.buf, -1, st, NULL) != SQLITE_OK) {
+		db_error(t, err, table);
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	strbuf_release(&sql);
+	return ret;
+}
+
+/* Row count estimate (max rowid) to size arrays once. */
+static size_t row_estimate(struct trace *t, const char *table)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0;
+
+	strbuf_addf(&sql, "SELECT max(rowid) FROM \"%s\"", table);
+	if (sqlite3_prepare_v2(DB(t), sql.buf, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return n > 0 && n < (1LL << 32) ? (size_t)n : 0;
+}
+
+static int step_done(struct trace *t, sqlite3_stmt *st, int rc, const char *table,
+		     struct strbuf *err)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	error_set(err, "'%s': table %s is truncated or corrupt: %s", t->path, table,
+		  sqlite3_errmsg(DB(t)));
+	return -1;
+}
+
+static inline int64_t col_i64(sqlite3_stmt *st, int i, int64_t dflt)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, i);
+}
+
+/* StringIds id -> interned id, or -1. */
+static int32_t sid_lookup(const struct trace *t, sqlite3_stmt *st, int col)
+{
+	int64_t id;
+
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return -1;
+	id = sqlite3_column_int64(st, col);
+	if (id < 0 || (uint64_t)id >= t->sid_dense_nr)
+		return -1;
+	return t->sid_dense[id];
+}
+
+static int load_strings(struct trace *t, struct strbuf *err)
+{
+	static const char *const cols[] = {"!id", "!value"};
+	sqlite3_stmt *st = NULL;
+	int rc, ret = -1;
+
+	if (!t->has_strings)
+		return 0;
+	if (select_cols(t, "StringIds", cols, 2, &st, err))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+
+		if (id < 0 || id > (1 << 28) || !v)
+			continue; /* a sparse or absurd id: treat as missing */
+		if ((uint64_t)id >= t->sid_dense_nr) {
+			size_t old = t->sid_dense_nr, n = (size_t)id + 1;
+
+			if (n < old * 2)
+				n = old * 2;
+			t->sid_dense = xrealloc(t->sid_dense, st_mult(n, sizeof(*t->sid_dense)));
+			memset(t->sid_dense + old, 0xff, (n - old) * sizeof(*t->sid_dense));
+			t->sid_dense_nr = n;
+		}
+		t->sid_dense[id] = strtab_intern(&t->strs, v, (size_t)sqlite3_column_bytes(st, 1));
+	}
+	ret = step_done(t, st, rc, "StringIds", err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int load_kernels(struct trace *t, struct strbuf *err)
+{
+	static const char *const cols[] = {
+	    "!start",	     "!end",	  "correlationId", "globalPid",
+	    "demangledName", "shortName", "deviceId",	   "contextId",
+	    "streamId",	     "gridX",	  "gridY",	   "gridZ",
+	    "blockX",	     "blockY",	  "blockZ",	   "registersPerThread",
+	    "graphNodeId",
+	};
+	sqlite3_stmt *st = NULL;
+	int rc, ret;
+
+	if (!t->has_kernels)
+		return 0;
+	if (select_cols(t, "CUPTI_ACTIVITY_KIND_KERNEL", cols, ARRAY_SIZE(cols), &st, err))
+		return -1;
+	ALLOC_GROW(t->kernels, row_estimate(t, "CUPTI_ACTIVITY_KIND_KERNEL"), t->kernels_alloc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct trace_kernel *k;
+
+		ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
+		k = &t->kernels[t->nkernels++];
+		k->start = sqlite3_column_int64(st, 0);
+		k->end = sqlite3_column_int64(st, 1);
+		k->corr = col_i64(st, 2, -1);
+		k->gpid = col_i64(st, 3, 0);
+		k->name = sid_lookup(t, st, 4);
+		k->short_name = sid_lookup(t, st, 5);
+		k->device = (int32_t)col_i64(st, 6, -1);
+		k->context = (int32_t)col_i64(st, 7, -1);
+		k->stream = (int32_t)col_i64(st, 8, -1);
+		for (int i = 0; i < 3; i++) {
+			k->grid[i] = (int32_t)col_i64(st, 9 + i, 0);
+			k->block[i] = (int32_t)col_i64(st, 12 + i, 0);
+		}
+		k->regs = (int32_t)col_i64(st, 15, 0);
+		k->graph_node = col_i64(st, 16, -1);
+	}
+	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_KERNEL", err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int load_memops(struct trace *t, struct strbuf *err)
+{
+	static const char *const cpcols[] = {"!start", "!end",	   "correlationId", "globalPid",
+					     "bytes",  "copyKind", "deviceId",	    "streamId"};
+	int32_t kind_names[64];
+	sqlite3_stmt *st = NULL;
+	int rc, ret = -1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kind_names); i++)
+		kind_names[i] = -1;
+	if (t->has_memcpy_enum) {
+		static const char *const ecols[] = {"!id", "!label"};
+
+		if (select_cols(t, "ENUM_CUDA_MEMCPY_OPER", ecols, 2, &st, err))
+			return -1;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+			const char *label = (const char *)sqlite3_column_text(st, 1);
+			struct strbuf nm = STRBUF_INIT;
+
+			if (id < 0 || id >= (int64_t)ARRAY_SIZE(kind_names) || !label)
+				continue;
+			strbuf_addf(&nm, "[CUDA memcpy %s]", label);
+			kind_names[id] = strtab_intern(&t->strs, nm.buf, nm.len);
+			strbuf_release(&nm);
+		}
+		if (step_done(t, st, rc, "ENUM_CUDA_MEMCPY_OPER", err))
+			goto cleanup;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		const char *table =
+		    pass ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
+		int32_t memset_name = strtab_intern(&t->strs, "[CUDA memset]", 13);
+
+		if (!(pass ? t->has_memset : t->has_memcpy))
+			continue;
+		if (select_cols(t, table, cpcols, ARRAY_SIZE(cpcols), &st, err))
+			goto cleanup;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct trace_memop *m;
+			int64_t ck = col_i64(st, 5, -1);
+
+			ALLOC_GROW(t->memops, t->nmemops + 1, t->memops_alloc);
+			m = &t->memops[t->nmemops++];
+			m->start = sqlite3_column_int64(st, 0);
+			m->end = sqlite3_column_int64(st, 1);
+			m->corr = col_i64(st, 2, -1);
+			m->gpid = col_i64(st, 3, 0);
+			m->bytes = col_i64(st, 4, 0);
+			m->kind = pass ? TRACE_MEMSET : TRACE_MEMCPY;
+			m->name =
+			    pass ? memset_name
+				 : (ck >= 0 && ck < (int64_t)ARRAY_SIZE(kind_names) ? kind_names[ck]
+										    : -1);
+			m->device = (int32_t)col_i64(st, 6, -1);
+			m->stream = (int32_t)col_i64(st, 7, -1);
+		}
+		if (step_done(t, st, rc, table, err))
+			goto cleanup;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	ret = 0;
+cleanup:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int load_calls(struct trace *t, struct strbuf *err)
+{
+	static const char *const cols[] = {"!start", "!end", "globalTid", "correlationId",
+					   "nameId"};
+	sqlite3_stmt *st = NULL;
+	int rc, ret;
+
+	if (!t->has_calls)
+		return 0;
+	if (select_cols(t, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, ARRAY_SIZE(cols), &st, err))
+		return -1;
+	ALLOC_GROW(t->calls, row_estimate(t, "CUPTI_ACTIVITY_KIND_RUNTIME"), t->calls_alloc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct trace_call *c;
+
+		ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
+		c = &t->calls[t->ncalls++];
+		c->start = sqlite3_column_int64(st, 0);
+		c->end = sqlite3_column_int64(st, 1);
+		c->gtid = col_i64(st, 2, 0);
+		c->corr = col_i64(st, 3, -1);
+		c->name = sid_lookup(t, st, 4);
+		c->name_sid = col_i64(st, 4, -1);
+	}
+	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+struct domain_row {
+	int64_t id, gtid, start;
+	int32_t name;
+};
+
+static int load_nvtx(struct trace *t, struct strbuf *err)
+{
+	static const char *const cols[] = {"rowid",	 "!start",    "end",
+					   "!eventType", "globalTid", "endGlobalTid",
+					   "text",	 "textId",    "domainId"};
+	struct domain_row *doms = NULL;
+	size_t ndoms = 0, doms_alloc = 0;
+	struct strbuf nm = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int rc, ret = -1, have_max = 0, have_rmax = 0;
+
+	if (!t->has_nvtx)
+		return 0;
+	if (select_cols(t, "NVTX_EVENTS", cols, ARRAY_SIZE(cols), &st, err))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t type = sqlite3_column_int64(st, 3), start = sqlite3_column_int64(st, 1);
+		int has_end = sqlite3_column_type(st, 2) != SQLITE_NULL;
+		int64_t end = has_end ? sqlite3_column_int64(st, 2) : start;
+		int64_t m = end > start ? end : start;
+		int is_range = type == 59 || type == 60 || type == 70 || type == 71;
+		struct trace_range *r;
+		int32_t text = -1;
+
+		if (!have_max || m > t->nvtx_max_all)
+			t->nvtx_max_all = m;
+		have_max = 1;
+		if (type == 75) {
+			const char *s = (const char *)sqlite3_column_text(st, 6);
+
+			ALLOC_GROW(doms, ndoms + 1, doms_alloc);
+			doms[ndoms].id = col_i64(st, 8, 0);
+			doms[ndoms].gtid = col_i64(st, 4, 0);
+			doms[ndoms].start = start;
+			doms[ndoms].name =
+			    s ? strtab_intern(&t->strs, s, (size_t)sqlite3_column_bytes(st, 6))
+			      : -1;
+			ndoms++;
+			continue;
+		}
+		if (!is_range)
+			continue;
+		if (!have_rmax || m > t->nvtx_max_range)
+			t->nvtx_max_range = m;
+		have_rmax = 1;
+		text = sid_lookup(t, st, 7);
+		if (text < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL)
+			text = strtab_intern(&t->strs, (const char *)sqlite3_column_text(st, 6),
+					     (size_t)sqlite3_column_bytes(st, 6));
+		ALLOC_GROW(t->ranges, t->nranges + 1, t->ranges_alloc);
+		r = &t->ranges[t->nranges++];
+		r->rowid = sqlite3_column_int64(st, 0);
+		r->start = start;
+		r->end = end;
+		r->open = !has_end;
+		r->gtid = col_i64(st, 4, 0);
+		r->cross_thread = sqlite3_column_type(st, 5) != SQLITE_NULL;
+		r->text = text;
+		r->domain_id = col_i64(st, 8, -1);
+		r->domain = -1;
+		r->name = text;
+		r->style = (type == 60 || type == 71) ? TRACE_STARTEND : TRACE_PUSHPOP;
+	}
+	if (step_done(t, st, rc, "NVTX_EVENTS", err))
+		goto cleanup;
+	/* Domain names: the create event with the same domainId in the same
+	 * process (nsys joins on the PID bits of globalTid); the earliest wins. */
+	for (size_t i = 0; i < t->nranges && ndoms; i++) {
+		struct trace_range *r = &t->ranges[i];
+		const struct domain_row *best = NULL;
+
+		for (size_t d = 0; d < ndoms; d++) {
+			if (doms[d].id != r->domain_id ||
+			    (doms[d].gtid & TRACE_PID_BITS) != (r->gtid & TRACE_PID_BITS))
+				continue;
+			if (!best || doms[d].start < best->start)
+				best = &doms[d];
+		}
+		if (!best || best->name < 0)
+			continue;
+		r->domain = best->name;
+		if (r->text < 0) {
+			r->name = -1;
+			continue;
+		}
+		strbuf_reset(&nm);
+		strbuf_addf(&nm, "%s:%s", strtab_str(&t->strs, best->name),
+			    strtab_str(&t->strs, r->text));
+		r->name = strtab_intern(&t->strs, nm.buf, nm.len);
+	}
+	ret = 0;
+cleanup:
+	sqlite3_finalize(st);
+	strbuf_release(&nm);
+	free(doms);
+	return ret;
+}
+
+int trace_open(struct trace *t, const char *path, struct strbuf *err)
+{
+	struct stat sb;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->path = xstrdup(path);
+	if (stat(path, &sb))
+		return error_errno(err, "cannot open '%s'", path);
+	if (S_ISDIR(sb.st_mode))
+		return error_set(err, "'%s' is a directory, not an SQLite export", path);
+	/* NOMUTEX: one thread reads; the default serialized mode takes a lock
+	 * on every sqlite3_column_*() call, a tenth of the run time. */
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		error_set(err, "cannot open '%s': %s", path,
+			  db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	t->db = db;
+	/* Reading the schema is what fails on a file that is not SQLite. */
+	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) {
+		if (ends_with(path, ".nsys-rep") || ends_with(path, ".qdrep"))
+			return error_set(err,
+					 "'%s' is an nsys report, not an SQLite export; run "
+					 "'nsys export --type sqlite %s' first",
+					 path, path);
+		return error_set(err, "'%s' is not a readable SQLite database: %s", path,
+				 sqlite3_errmsg(db));
+	}
+	t->has_strings = trace_has_table(t, "StringIds");
+	t->has_kernels = trace_has_table(t, "CUPTI_ACTIVITY_KIND_KERNEL");
+	t->has_memcpy = trace_has_table(t, "CUPTI_ACTIVITY_KIND_MEMCPY");
+	t->has_memset = trace_has_table(t, "CUPTI_ACTIVITY_KIND_MEMSET");
+	t->has_memcpy_enum = trace_has_table(t, "ENUM_CUDA_MEMCPY_OPER");
+	t->has_calls = trace_has_table(t, "CUPTI_ACTIVITY_KIND_RUNTIME");
+	t->has_nvtx = trace_has_table(t, "NVTX_EVENTS");
+	if (!t->has_strings && !t->has_kernels && !t->has_calls && !t->has_nvtx &&
+	    !trace_has_table(t, "META_DATA_EXPORT") && !trace_has_table(t, "EXPORT_META_DATA"))
+		return error_set(
+		    err, "'%s' is an SQLite file but not an nsys or llmprof trace export", path);
+	/* Producer: "NVIDIA Nsight Systems 2025.3.2.0", "llmprof 0.1.0", ... */
+	for (int i = 0; i < 2 && !t->producer; i++) {
+		const char *tbl = i ? "EXPORT_META_DATA" : "META_DATA_EXPORT";
+		struct strbuf sql = STRBUF_INIT, prod = STRBUF_INIT;
+
+		if (!trace_has_table(t, tbl))
+			continue;
+		strbuf_addf(&sql,
+			    "SELECT value FROM %s WHERE name IN ('EXPORT_PRODUCT_NAME', "
+			    "'EXPORT_PRODUCT_VERSION') ORDER BY name",
+			    tbl);
+		if (sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL) == SQLITE_OK)
+			while (sqlite3_step(st) == SQLITE_ROW)
+				if (sqlite3_column_text(st, 0))
+					strbuf_addf(&prod, "%s%s", prod.len ? " " : "",
+						    (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+		st = NULL;
+		if (prod.len)
+			t->producer = strbuf_detach(&prod, NULL);
+		strbuf_release(&prod);
+		strbuf_release(&sql);
+	}
+	return load_strings(t, err);
+}
+
+int trace_load(struct trace *t, unsigned parts, struct strbuf *err)
+{
+	unsigned todo = parts & ~t->loaded;
+
+	if ((todo & TRACE_KERNELS) && load_kernels(t, err))
+		return -1;
+	if ((todo & TRACE_MEMOPS) && load_memops(t, err))
+		return -1;
+	if ((todo & TRACE_CALLS) && load_calls(t, err))
+		return -1;
+	if ((todo & TRACE_NVTX) && load_nvtx(t, err))
+		return -1;
+	t->loaded |= todo;
+	return 0;
+}
+
+void trace_close(struct trace *t)
+{
+	if (t->db)
+		sqlite3_close(DB(t));
+	free(t->path);
+	free(t->producer);
+	strtab_release(&t->strs);
+	free(t->kernels);
+	free(t->memops);
+	free(t->calls);
+	free(t->ranges);
+	free(t->sid_dense);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,128 @@
+/* trace.h: the reader of nsys SQLite exports and of llmprof's own
+ * trace.sqlite (same schema, DESIGN.md §3 "The trace database").
+ *
+ * The file is opened read-only. Tables are read lazily, one pass each, with
+ * columns chosen by name (their positions change between nsys versions);
+ * tables nsys left out because they were empty simply read as empty. Strings
+ * are interned: every name below is an id into struct trace.strs, -1 for a
+ * SQL NULL. Timestamps are signed ns on the session timebase.
+ *
+ * struct trace owns everything it points to; trace_close() frees it. */
+#ifndef LLMPROF_TRACE_H
+#define LLMPROF_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strbuf.h"
+#include "trace/strtab.h"
+
+/* globalTid / globalPid encoding (nsys docs): VM/host | PID (24 bits) | TID (24 bits). */
+#define TRACE_GPID_MASK 0xFFFFFFFFFF000000LL
+#define TRACE_PID_BITS 0x0000FFFFFF000000LL
+static inline int64_t trace_pid(int64_t gtid)
+{
+	return (gtid >> 24) & 0xFFFFFF;
+}
+static inline int64_t trace_tid(int64_t gtid)
+{
+	return gtid & 0xFFFFFF;
+}
+
+struct trace_kernel {
+	int64_t start, end;
+	int64_t corr;	    /* correlationId */
+	int64_t gpid;	    /* globalPid */
+	int64_t graph_node; /* graphNodeId, -1 when not launched from a graph */
+	int32_t name;	    /* demangledName */
+	int32_t short_name;
+	int32_t device, context, stream;
+	int32_t grid[3], block[3];
+	int32_t regs;
+};
+
+enum trace_memop_kind { TRACE_MEMCPY, TRACE_MEMSET };
+
+struct trace_memop {
+	int64_t start, end, corr, gpid, bytes;
+	int32_t name; /* "[CUDA memcpy Host-to-Device]", "[CUDA memset]"; -1 if the copy kind is
+			 unknown */
+	int32_t device, stream;
+	int kind; /* enum trace_memop_kind */
+};
+
+/* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME). */
+struct trace_call {
+	int64_t start, end, gtid, corr;
+	int64_t name_sid; /* raw StringIds id (nsys groups API calls by it) */
+	int32_t name;
+};
+
+enum trace_range_style { TRACE_PUSHPOP = 0, TRACE_STARTEND = 1 };
+
+/* An NVTX push/pop or start/end range (eventType 59, 60, 70, 71). */
+struct trace_range {
+	int64_t start, end; /* end valid unless open */
+	int64_t gtid;	    /* thread that pushed / started it */
+	int64_t rowid;	    /* NVTX_EVENTS rowid: nsys's RangeId */
+	int64_t domain_id;
+	int32_t name;	      /* "domain:text" or "text" (default domain), as nsys prints it */
+	int32_t text;	      /* the message alone */
+	int32_t domain;	      /* domain name, -1 for the default domain */
+	uint8_t style;	      /* enum trace_range_style */
+	uint8_t cross_thread; /* ended on another thread (endGlobalTid set) */
+	uint8_t open;	      /* never ended (end NULL) */
+};
+
+enum trace_part {
+	TRACE_KERNELS = 1 << 0,
+	TRACE_MEMOPS = 1 << 1,
+	TRACE_CALLS = 1 << 2,
+	TRACE_NVTX = 1 << 3,
+};
+
+struct trace {
+	void *db; /* sqlite3 * */
+	char *path;
+	struct strtab strs;
+	unsigned loaded;
+
+	int has_strings, has_kernels, has_memcpy, has_memset, has_memcpy_enum, has_calls, has_nvtx;
+	char *producer; /* EXPORT_PRODUCT_VERSION / producer name, or NULL */
+
+	struct trace_kernel *kernels;
+	size_t nkernels, kernels_alloc;
+	struct trace_memop *memops;
+	size_t nmemops, memops_alloc;
+	struct trace_call *calls;
+	size_t ncalls, calls_alloc;
+	struct trace_range *ranges;
+	size_t nranges, ranges_alloc;
+	/* max(start, end) over every NVTX row (nvtx_sum closes open ranges
+	 * there) and over range rows only (the projection reports do). */
+	int64_t nvtx_max_all, nvtx_max_range;
+
+	/* StringIds id -> strs id. */
+	int32_t *sid_dense;
+	size_t sid_dense_nr;
+};
+
+/* Opens path read-only and checks that it is an SQLite nsys-schema export.
+ * Errors (missing, not SQLite, corrupt, not an export) go to err. */
+int trace_open(struct trace *t, const char *path, struct strbuf *err);
+/* Loads the parts (enum trace_part bits) not loaded yet. A truncated or
+ * corrupt table is an error; a missing table loads as empty. */
+int trace_load(struct trace *t, unsigned parts, struct strbuf *err);
+void trace_close(struct trace *t);
+
+/* Whether the database has a table or view of that name. */
+int trace_has_table(struct trace *t, const char *name);
+
+/* End of r as the projection reports use it (open ranges end at the last
+ * NVTX range timestamp). */
+static inline int64_t trace_range_end(const struct trace *t, const struct trace_range *r)
+{
+	return r->open ? t->nvtx_max_range : r->end;
+}
+
+#endif

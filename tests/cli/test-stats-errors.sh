@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# llmprof stats on bad input: missing, not SQLite, truncated, corrupt, SQLite but not
+# an export; bad options. Each is a one-line error with exit 5 (bad input) or 2
+# (usage). Also: formats (md, json), -o files, SKIPPED on stderr with exit 0.
+set -u
+shared=${LLMPROF_SHARED_DIR:?}
+fx=$shared/fixtures/nsys
+[ -d "$fx" ] || { echo "skip: no fixtures"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() { # expect CODE PATTERN -- ARGS...
+	local code=$1 pat=$2; shift 3
+	"$LLMPROF" "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+	if [ $rc -ne "$code" ] || ! grep -q -- "$pat" "$tmp/err"; then
+		echo "FAIL: llmprof $*: exit $rc (want $code), stderr: $(cat "$tmp/err")"; fail=1
+	elif [ "$(wc -l <"$tmp/err")" -gt 1 ] && [ "$code" -ne 0 ]; then
+		echo "FAIL: llmprof $*: error is not one line: $(cat "$tmp/err")"; fail=1
+	fi
+}
+trt=$fx/trt-resnet-rtx3090-nsys2023.1.sqlite
+expect 5 "cannot open '$tmp/none.sqlite'" -- stats "$tmp/none.sqlite"
+echo "this is not a database" >"$tmp/text.sqlite"
+expect 5 "is not a readable SQLite database" -- stats "$tmp/text.sqlite"
+printf 'NSYS report\0\1\2' >"$tmp/run.nsys-rep"
+expect 5 "is an nsys report, not an SQLite export; run 'nsys export --type sqlite" -- stats "$tmp/run.nsys-rep"
+head -c 300000 "$trt" >"$tmp/trunc.sqlite"
+expect 5 "malformed" -- stats -r cuda_gpu_kern_sum "$tmp/trunc.sqlite"
+cp "$trt" "$tmp/corrupt.sqlite"
+# overwrite pages in the middle of the file: the tables there no longer decode
+dd if=/dev/zero of="$tmp/corrupt.sqlite" bs=4096 seek=60 count=80 conv=notrunc status=none
+"$LLMPROF" stats -r cuda_gpu_kern_sum,nvtx_sum,cuda_api_sum,nvtx_gpu_proj_sum "$tmp/corrupt.sqlite" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 5 ] || ! grep -qE "corrupt|malformed" "$tmp/err"; then echo "FAIL: corrupt db: exit $rc: $(cat "$tmp/err")"; fail=1; fi
+: >"$tmp/empty.sqlite"
+expect 5 "not an nsys or llmprof trace export" -- stats "$tmp/empty.sqlite"
+expect 5 "is a directory" -- stats "$tmp"
+expect 2 "unknown report 'cuda_gpu_kern_summ'" -- stats -r cuda_gpu_kern_summ "$trt"
+expect 2 "unknown format 'xml'" -- stats -f xml "$trt"
+expect 2 "expected one FILE.sqlite" -- stats
+# no kernel table: SKIPPED on stderr, nothing on stdout, exit 0
+expect 0 "^SKIPPED: .*nokernels-rtx5060ti-nsys2025.1.sqlite does not contain CUDA kernel data.$" -- stats -r cuda_gpu_kern_sum "$fx/nokernels-rtx5060ti-nsys2025.1.sqlite"
+[ -s "$tmp/out" ] && { echo "FAIL: SKIPPED report printed on stdout"; fail=1; }
+# formats and -o
+"$LLMPROF" stats -f json -r cuda_gpu_kern_sum "$fx/vectoradd-um-a4500-nsys2026.1.sqlite" >"$tmp/k.json" || fail=1
+grep -q '"Name": "vectorAdd(int \*, int \*, int \*, int)"' "$tmp/k.json" || { echo "FAIL: json: $(cat "$tmp/k.json")"; fail=1; }
+grep -q '"Total Time (ns)": 1448207,' "$tmp/k.json" || { echo "FAIL: json numbers"; fail=1; }
+"$LLMPROF" stats -f md -r nvtx_sum "$trt" >"$tmp/n.md" || fail=1
+grep -q '^| 87.6 | 6842603 | 1 | 6842603.0 |' "$tmp/n.md" || { echo "FAIL: md: $(head -3 "$tmp/n.md")"; fail=1; }
+"$LLMPROF" stats -r cuda_gpu_kern_sum,nvtx_sum -o "$tmp/base" "$trt" 2>/dev/null || fail=1
+for r in cuda_gpu_kern_sum nvtx_sum; do
+	cmp -s "$tmp/base_$r.csv" "$fx/oracle/trt-resnet-rtx3090-nsys2023.1_$r.csv" || { echo "FAIL: -o $r"; fail=1; }
+done
+exit $fail

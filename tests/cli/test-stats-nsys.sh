@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Compare `llmprof stats -f csv` with NVIDIA's own `nsys stats` 2023.4.4 on synthetic
+# exports that hold what the public fixtures lack: several processes, threads and
+# GPUs, start/end ranges ended on another thread, a range never closed, a CUDA graph
+# launch, overlapping streams, memcpy/memset, kernels outside every range or without
+# a launch call, registered strings, names with commas and quotes. Skips (77) when
+# nsys cannot be fetched or python3 is missing.
+set -u
+src=${LLMPROF_SOURCE_DIR:?}
+shared=${LLMPROF_SHARED_DIR:?}
+command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
+oracle=$(bash "$shared/tools/nsight-cli-oracle.sh" 2>/dev/null) || { echo "skip: nsys oracle unavailable"; exit 77; }
+eval "$oracle"
+[ -x "${NSYS:-}" ] || { echo "skip: no nsys"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+gen=$src/bench/gen-nsys-trace.py
+python3 "$gen" "$tmp/edge.sqlite" --kernels 600 --threads 3 --processes 2 --gpus 2 --steps 3 --edge >/dev/null || exit 1
+python3 "$gen" "$tmp/plain.sqlite" --kernels 3000 --threads 4 --steps 5 --seed 7 >/dev/null || exit 1
+python3 "$gen" "$tmp/ties.sqlite" --ties || exit 1
+fail=0
+for db in "$tmp/edge.sqlite" "$tmp/plain.sqlite" "$tmp/ties.sqlite"; do
+	for r in cuda_gpu_kern_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum cuda_api_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum; do
+		rm -f "$tmp/nsys_$r.csv"
+		"$NSYS" stats -f csv -r "$r" --force-overwrite true -o "$tmp/nsys" "$db" >"$tmp/nsys.log" 2>&1
+		if grep -q SKIPPED "$tmp/nsys.log"; then : >"$tmp/nsys_$r.csv"; fi
+		[ -f "$tmp/nsys_$r.csv" ] || { echo "skip: nsys produced nothing for $r: $(head -3 "$tmp/nsys.log")"; exit 77; }
+		"$LLMPROF" stats -f csv -r "$r" "$db" >"$tmp/ours.csv" 2>"$tmp/err" || { echo "FAIL: $r: $(cat "$tmp/err")"; fail=1; continue; }
+		tr -d '\r' <"$tmp/nsys_$r.csv" >"$tmp/want.csv"
+		if cmp -s "$tmp/want.csv" "$tmp/ours.csv"; then
+			echo "ok: $(basename "$db") $r"
+		else
+			echo "FAIL: $(basename "$db") $r differs from nsys"; diff "$tmp/want.csv" "$tmp/ours.csv" | head -10; fail=1
+		fi
+	done
+done
+# -f json too (nsys's layout: indented objects, NULL as "")
+for r in nvtx_kern_sum cuda_gpu_mem_size_sum nvtx_gpu_proj_sum; do
+	rm -f "$tmp/nsys_$r.json"
+	"$NSYS" stats -f json -r "$r" --force-overwrite true -o "$tmp/nsys" "$tmp/edge.sqlite" >/dev/null 2>&1
+	[ -f "$tmp/nsys_$r.json" ] || { echo "skip: nsys wrote no json for $r"; exit 77; }
+	"$LLMPROF" stats -f json -r "$r" "$tmp/edge.sqlite" >"$tmp/ours.json" || fail=1
+	if tr -d '\r' <"$tmp/nsys_$r.json" | cmp -s - "$tmp/ours.json"; then
+		echo "ok: json $r"
+	else
+		echo "FAIL: json $r differs from nsys"; diff <(tr -d '\r' <"$tmp/nsys_$r.json") "$tmp/ours.json" | head; fail=1
+	fi
+done
+exit $fail

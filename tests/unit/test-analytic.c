@@ -1,0 +1,151 @@
+/* test-analytic.c: the built-in LLM's analytic file into the report model,
+ * and peaks_load(): config overrides, stored calibration, datasheet. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "analysis/analytic.h"
+#include "analysis/calibration.h"
+#include "analysis/peaks.h"
+#include "config/config.h"
+#include "core/fsutil.h"
+#include "report/model.h"
+
+static const char *source_dir(void)
+{
+	const char *s = getenv("LLMPROF_SOURCE_DIR");
+	return s && *s ? s : LLMPROF_SOURCE_DIR;
+}
+
+static void test_analytic_file(void **state)
+{
+	struct report_model m;
+	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	struct report_stage *pre, *dec;
+
+	report_model_init(&m);
+	report_set_str(&m.llm.name, "from-config"); /* set fields win */
+	pre = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	(void)pre;
+	report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+	strbuf_addf(&path, "%s/tests/data/report/analytic-llama-tiny.json", source_dir());
+	assert_int_equal(analytic_load_file(&m, path.buf, &err), 0);
+	pre = &m.stages[0];
+	dec = &m.stages[1];
+	assert_true(pre->flops.available && pre->flops.v == 93233152);
+	assert_true(pre->bytes.v == 15843328);
+	assert_true(dec->flops.v == 17464320);
+	assert_true(dec->bytes.v == 47400960);
+	assert_string_equal(m.llm.name, "from-config");
+	assert_int_equal(m.llm.hidden_size, 256);
+	assert_int_equal(m.llm.num_kv_heads, 2);
+	assert_int_equal(m.llm.new_tokens, 4);
+	assert_string_equal(m.llm.dtype, "fp32");
+	assert_true(m.llm.params.v == 3944704);
+	report_model_release(&m);
+	strbuf_release(&path);
+	strbuf_release(&err);
+}
+
+static void test_analytic_errors(void **state)
+{
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+	    {"{\"schema\": \"x\"}", "not an analytic file"},
+	    {"{\"schema\": \"llmprof-llm-analytic/1\"}", "'prefill' object is missing"},
+	    {"{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": -1, \"bytes\": 1},"
+	     " \"decode\": {\"flops\": 1, \"bytes\": 1}}",
+	     "'prefill.flops' must be a non-negative integer"},
+	    {"{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, \"bytes\": 1}}",
+	     "'decode' object is missing"},
+	    {"{\n  \"schema\": ,\n}", "a.json:2:"},
+	};
+	struct report_model m;
+	struct strbuf err = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		report_model_init(&m);
+		report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+		strbuf_reset(&err);
+		assert_int_equal(
+		    analytic_load_buffer(&m, cases[i].json, strlen(cases[i].json), "a.json", &err),
+		    -1);
+		if (!strstr(err.buf, cases[i].want))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.buf, cases[i].want);
+		assert_false(m.stages[0].flops.available && i < 2);
+		report_model_release(&m);
+	}
+	strbuf_reset(&err);
+	report_model_init(&m);
+	assert_int_equal(analytic_load_file(&m, "/nonexistent/analytic.json", &err), -1);
+	assert_non_null(strstr(err.buf, "cannot read '/nonexistent/analytic.json'"));
+	report_model_release(&m);
+	strbuf_release(&err);
+}
+
+static void test_peaks_load(void **state)
+{
+	char tmpl[] = "/tmp/llmprof-peaks-XXXXXX";
+	struct strbuf conf = STRBUF_INIT, err = STRBUF_INIT, path = STRBUF_INIT;
+	struct config *cfg = NULL;
+	struct calibration c = {0};
+	struct report_model m;
+	const char *ov[] = {"hardware.peak_bandwidth_gbs=3000", "hardware.measured_tflops=-5"};
+
+	assert_non_null(mkdtemp(tmpl));
+	setenv("LLMPROF_CALIBRATION_DIR", tmpl, 1);
+	c.gpu = (char *)"NVIDIA H200";
+	c.gemm_tflops = 788;
+	c.copy_gbs = 4300;
+	assert_int_equal(calibration_store(&c, &path, &err), 0);
+
+	strbuf_addf(&conf, "%s/conf", source_dir());
+	if (config_load(&cfg, conf.buf, 2, ov, &err))
+		fail_msg("config: %s", err.buf);
+	report_model_init(&m);
+	report_set_str(&m.env.gpu_name, "NVIDIA H200");
+	m.env.sm_count = 132;
+	peaks_load(&m, cfg, 0);
+	assert_true(m.peaks.datasheet_tflops.v == 989.4);
+	assert_true(m.peaks.datasheet_gbs.v == 3000);  /* override */
+	assert_true(m.peaks.measured_tflops.v == 788); /* -5 ignored */
+	assert_true(m.peaks.measured_gbs.v == 4300);
+	assert_int_equal(m.peaks.nr_notes, 1);
+	assert_non_null(strstr(m.peaks.notes[0], "hardware.measured_tflops = -5 ignored"));
+	report_model_release(&m);
+
+	/* a damaged calibration file is a note, not a failure */
+	assert_int_equal(write_file_atomic(path.buf, "{", 1, &err), 0);
+	report_model_init(&m);
+	report_set_str(&m.env.gpu_name, "NVIDIA H200");
+	peaks_load(&m, NULL, 0);
+	assert_true(m.peaks.datasheet_gbs.v == 4800);
+	assert_false(m.peaks.measured_gbs.available);
+	assert_non_null(strstr(m.peaks.notes[0], "calibration not used"));
+	report_model_release(&m);
+
+	unlink(path.buf);
+	rmdir(tmpl);
+	unsetenv("LLMPROF_CALIBRATION_DIR");
+	config_free(cfg);
+	strbuf_release(&conf);
+	strbuf_release(&err);
+	strbuf_release(&path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_analytic_file),
+	    cmocka_unit_test(test_analytic_errors),
+	    cmocka_unit_test(test_peaks_load),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,332 @@
+/* test-findings.c: each rule fires on the data it needs and stays silent
+ * without it; every finding cites numbers; order is by severity. */
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis/findings.h"
+#include "analysis/hw.h"
+#include "report/model.h"
+
+static const struct report_finding *find(const struct report_model *m, const char *code)
+{
+	for (size_t i = 0; i < m->nr_findings; i++)
+		if (!strcmp(m->findings[i].code, code))
+			return &m->findings[i];
+	return NULL;
+}
+
+static size_t count(const struct report_model *m, const char *code)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nr_findings; i++)
+		n += !strcmp(m->findings[i].code, code);
+	return n;
+}
+
+/* A model with an H100 datasheet peak, one decode stage and one kernel in it. */
+static void base(struct report_model *m, double bytes, double gpu_ms, double busy_ms)
+{
+	struct report_stage *s;
+	struct report_kernel *k;
+
+	report_model_init(m);
+	report_set_str(&m->env.gpu_name, "NVIDIA H100 80GB HBM3");
+	m->env.sm_count = 132;
+	hw_peaks_resolve(m, NULL, NULL, 0);
+	s = report_model_add_stage(m, "decode", REPORT_ROLE_DECODE);
+	s->bytes = bytes > 0 ? rnum_of(bytes) : RNUM_NONE;
+	s->gpu_ms = gpu_ms > 0 ? rnum_of(gpu_ms) : RNUM_NONE;
+	s->busy_ms = busy_ms > 0 ? rnum_of(busy_ms) : RNUM_NONE;
+	s->cpu_ms = rnum_of(gpu_ms > 0 ? gpu_ms : 100);
+	s->kernels = 1000;
+	k = report_model_add_kernel(m, "gemv", NULL);
+	report_set_str(&k->stage, "decode");
+	k->calls = 1000;
+	k->total_ns = 20000000;
+}
+
+static void run(struct report_model *m)
+{
+	report_model_derive(m);
+	findings_run(m);
+}
+
+static void test_decode_launch_bound(void **state)
+{
+	struct report_model m;
+	const struct report_finding *f;
+
+	/* 7.75e10 B in 310 ms = 250 GB/s = 7.5% MBU; idle 110/310 = 35.5% */
+	base(&m, 7.75e10, 310, 200);
+	run(&m);
+	f = find(&m, "decode-launch-bound");
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "7.5% MBU"));
+	assert_non_null(strstr(f->text, "idle 35.5% of decode"));
+	assert_non_null(strstr(f->recommendation, "CUDA graph"));
+	assert_null(find(&m, "decode-kernels-inefficient"));
+	report_model_release(&m);
+
+	/* the step already runs as a graph: do not suggest graphs again */
+	base(&m, 7.75e10, 310, 200);
+	m.llm.cuda_graph = 1;
+	run(&m);
+	f = find(&m, "decode-launch-bound");
+	assert_non_null(f);
+	assert_non_null(strstr(f->recommendation, "already runs as a CUDA graph"));
+	report_model_release(&m);
+
+	/* MBU at 80%: no decode finding at all */
+	base(&m, 0.8 * 3350e9 * 0.310, 310, 200);
+	run(&m);
+	assert_null(find(&m, "decode-launch-bound"));
+	assert_null(find(&m, "decode-kernels-inefficient"));
+	report_model_release(&m);
+
+	/* no analytic bytes: MBU unknown, so silent */
+	base(&m, 0, 310, 200);
+	run(&m);
+	assert_null(find(&m, "decode-launch-bound"));
+	assert_null(find(&m, "decode-kernels-inefficient"));
+	report_model_release(&m);
+
+	/* busy time unknown: cannot tell launch overhead from slow kernels */
+	base(&m, 7.75e10, 310, 0);
+	run(&m);
+	assert_null(find(&m, "decode-launch-bound"));
+	assert_null(find(&m, "decode-kernels-inefficient"));
+	report_model_release(&m);
+}
+
+static void test_decode_kernels_inefficient(void **state)
+{
+	struct report_model m;
+	const struct report_finding *f;
+	struct report_kernel *k;
+
+	/* busy 300 of 310 ms: 3.2% idle */
+	base(&m, 7.75e10, 310, 300);
+	run(&m);
+	f = find(&m, "decode-kernels-inefficient");
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "idle only 3.2%"));
+	/* without counters it asks for them instead of naming kernels */
+	assert_non_null(strstr(f->recommendation, "run.mode=deep"));
+	report_model_release(&m);
+
+	base(&m, 7.75e10, 310, 300);
+	k = &m.kernels[0];
+	k->c.profiled = 1;
+	k->c.sm_sol_pct = rnum_of(20);
+	k->c.mem_sol_pct = rnum_of(65);
+	k->c.dram_sol_pct = rnum_of(64.5);
+	run(&m);
+	f = find(&m, "decode-kernels-inefficient");
+	assert_non_null(f);
+	assert_non_null(strstr(f->recommendation, "`gemv` (DRAM SOL 64.5%, 100.0% of decode"));
+	report_model_release(&m);
+}
+
+static void test_prefill_mfu_low(void **state)
+{
+	struct report_model m;
+	struct report_stage *s;
+	const struct report_finding *f;
+
+	base(&m, 0, 0, 0);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->flops = rnum_of(3.2e11);
+	s->gpu_ms = rnum_of(13.9);
+	run(&m);
+	f = find(&m, "prefill-mfu-low");
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "2.3% MFU (23.0 TFLOP/s of 989.4"));
+	report_model_release(&m);
+
+	base(&m, 0, 0, 0);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->flops = rnum_of(6e12); /* 6e12 / 10 ms = 600 TFLOP/s = 61% */
+	s->gpu_ms = rnum_of(10);
+	run(&m);
+	assert_null(find(&m, "prefill-mfu-low"));
+	report_model_release(&m);
+
+	base(&m, 0, 0, 0);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->gpu_ms = rnum_of(10); /* no FLOPs: no MFU */
+	run(&m);
+	assert_null(find(&m, "prefill-mfu-low"));
+	report_model_release(&m);
+}
+
+static void test_kernel_dominant(void **state)
+{
+	struct report_model m;
+	struct report_kernel *k;
+	const struct report_finding *f;
+
+	base(&m, 0, 0, 0);
+	m.kernels[0].c.profiled = 1;
+	m.kernels[0].c.sm_sol_pct = rnum_of(10);
+	m.kernels[0].c.dram_sol_pct = rnum_of(82);
+	k = report_model_add_kernel(&m, "small", NULL);
+	report_set_str(&k->stage, "decode");
+	k->calls = 10;
+	k->total_ns = 5000000; /* gemv: 20/25 = 80% */
+	run(&m);
+	f = find(&m, "kernel-dominant");
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "`gemv` takes 80.0% of decode kernel time"));
+	assert_non_null(strstr(f->text, "memory-bound"));
+	assert_non_null(strstr(f->recommendation, "memory-bound"));
+	assert_int_equal(count(&m, "kernel-dominant"), 1);
+	report_model_release(&m);
+
+	/* four equal kernels: 25% each, none dominates */
+	base(&m, 0, 0, 0);
+	for (int i = 0; i < 3; i++) {
+		k = report_model_add_kernel(&m, i == 0 ? "a" : i == 1 ? "b" : "c", NULL);
+		report_set_str(&k->stage, "decode");
+		k->calls = 1;
+		k->total_ns = 20000000;
+	}
+	run(&m);
+	assert_null(find(&m, "kernel-dominant"));
+	report_model_release(&m);
+}
+
+static void test_outside_stages(void **state)
+{
+	struct report_model m;
+	struct report_kernel *k;
+
+	base(&m, 0, 0, 0);
+	k = report_model_add_kernel(&m, "warmup", NULL);
+	k->calls = 3;
+	k->total_ns = 5000000; /* 5 / 25 = 20% outside */
+	run(&m);
+	assert_non_null(find(&m, "kernels-outside-stages"));
+	assert_non_null(
+	    strstr(find(&m, "kernels-outside-stages")->text, "20.0% of GPU kernel time"));
+	report_model_release(&m);
+
+	base(&m, 0, 0, 0);
+	k = report_model_add_kernel(&m, "warmup", NULL);
+	k->calls = 3;
+	k->total_ns = 500000; /* 0.5 / 20.5 = 2.4% */
+	run(&m);
+	assert_null(find(&m, "kernels-outside-stages"));
+	report_model_release(&m);
+}
+
+static void test_no_gpu_work_and_failed_steps(void **state)
+{
+	struct report_model m;
+	const struct report_finding *f;
+
+	report_model_init(&m);
+	report_model_add_step(&m, "trace", "ok", NULL);
+	run(&m);
+	assert_non_null(find(&m, "no-gpu-work"));
+	assert_null(find(&m, "step-failed"));
+	report_model_release(&m);
+
+	/* the failed trace step explains the empty trace: one finding, not two */
+	report_model_init(&m);
+	report_model_add_step(&m, "trace", "failed", "the program exited with status 1");
+	run(&m);
+	assert_null(find(&m, "no-gpu-work"));
+	f = find(&m, "step-failed");
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "Step 'trace' failed (the program exited with status 1)"));
+	report_model_release(&m);
+
+	base(&m, 0, 0, 0);
+	run(&m);
+	assert_null(find(&m, "no-gpu-work"));
+	assert_null(find(&m, "step-failed"));
+	report_model_release(&m);
+}
+
+static void test_counters_missing(void **state)
+{
+	struct report_model m;
+
+	base(&m, 0, 0, 0);
+	m.sel.available = 1;
+	m.sel.nr_selected = 3;
+	run(&m);
+	assert_non_null(find(&m, "counters-missing"));
+	report_model_release(&m);
+
+	base(&m, 0, 0, 0);
+	m.sel.available = 1;
+	m.sel.nr_selected = 3;
+	m.kernels[0].c.profiled = 2;
+	run(&m);
+	assert_null(find(&m, "counters-missing"));
+	report_model_release(&m);
+
+	/* a failed ncu step says it already */
+	base(&m, 0, 0, 0);
+	m.sel.available = 1;
+	m.sel.nr_selected = 3;
+	report_model_add_step(&m, "ncu", "failed", "timeout");
+	run(&m);
+	assert_null(find(&m, "counters-missing"));
+	assert_non_null(strstr(find(&m, "step-failed")->text, "kernel counters"));
+	report_model_release(&m);
+}
+
+static void test_numbers_and_order(void **state)
+{
+	struct report_model m;
+	struct report_kernel *k;
+
+	base(&m, 7.75e10, 310, 200);
+	report_model_add_step(&m, "ncu", "failed", "exit 1");
+	k = report_model_add_kernel(&m, "warmup", NULL);
+	k->calls = 3;
+	k->total_ns = 50000000;
+	run(&m);
+	assert_true(m.nr_findings >= 3);
+	for (size_t i = 0; i < m.nr_findings; i++) {
+		const char *p = m.findings[i].text;
+		int digit = 0;
+
+		while (*p)
+			digit |= isdigit((unsigned char)*p++);
+		assert_true(digit);
+		if (i)
+			assert_true(m.findings[i - 1].severity >= m.findings[i].severity);
+	}
+	assert_int_equal(m.findings[0].severity, FINDING_CRITICAL);
+	/* running twice gives the same list */
+	{
+		size_t n = m.nr_findings;
+		findings_run(&m);
+		assert_int_equal(n, m.nr_findings);
+	}
+	report_model_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_decode_launch_bound),
+	    cmocka_unit_test(test_decode_kernels_inefficient),
+	    cmocka_unit_test(test_prefill_mfu_low),
+	    cmocka_unit_test(test_kernel_dominant),
+	    cmocka_unit_test(test_outside_stages),
+	    cmocka_unit_test(test_no_gpu_work_and_failed_steps),
+	    cmocka_unit_test(test_counters_missing),
+	    cmocka_unit_test(test_numbers_and_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,381 @@
+/* test-report.c: golden files for every writer (tests/data/report/), text
+ * escaping, determinism, degenerate models, timeline size bounds.
+ *
+ * LLMPROF_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+ * `test-report --write DIR [complete|ncu-failed]` writes all reports of a
+ * fixture into DIR (used by tests/cli/test-html.sh). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include "core/util.h"
+#include "report/format.h"
+#include "report/report.h"
+#include "report/svg.h"
+#include "report/tables.h"
+#include "report-fixture.h"
+
+static const char *source_dir(void)
+{
+	const char *s = getenv("LLMPROF_SOURCE_DIR");
+	return s && *s ? s : LLMPROF_SOURCE_DIR;
+}
+
+static void check_golden(const char *name, const struct strbuf *got)
+{
+	struct strbuf path = STRBUF_INIT, want = STRBUF_INIT, err = STRBUF_INIT;
+	const char *upd = getenv("LLMPROF_UPDATE_GOLDEN");
+
+	strbuf_addf(&path, "%s/tests/data/report/%s", source_dir(), name);
+	if (upd && *upd == '1') {
+		assert_int_equal(write_file_atomic(path.buf, got->buf, got->len, &err), 0);
+	} else {
+		if (strbuf_read_file(&want, path.buf))
+			fail_msg("cannot read golden file %s (LLMPROF_UPDATE_GOLDEN=1 creates it)",
+				 path.buf);
+		if (want.len != got->len || memcmp(want.buf, got->buf, got->len)) {
+			size_t i = 0, line = 1;
+			while (i < want.len && i < got->len && want.buf[i] == got->buf[i])
+				line += want.buf[i++] == '\n';
+			fail_msg("%s differs from the golden file at line %zu", name, line);
+		}
+	}
+	strbuf_release(&path);
+	strbuf_release(&want);
+	strbuf_release(&err);
+}
+
+static void golden_all(enum fixture_kind kind, const char *prefix)
+{
+	struct report_model m;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT, name = STRBUF_INIT;
+
+	fixture_build(&m, kind);
+#define GOLDEN(file, render)                                                                       \
+	do {                                                                                       \
+		strbuf_reset(&sb);                                                                 \
+		strbuf_reset(&name);                                                               \
+		render;                                                                            \
+		strbuf_addf(&name, "%s%s", prefix, file);                                          \
+		check_golden(name.buf, &sb);                                                       \
+	} while (0)
+	GOLDEN("kernels.md", report_render_kernels_md(&m, &sb));
+	GOLDEN("operators.md", report_render_operators_md(&m, &sb));
+	GOLDEN("report.md", report_render_report_md(&m, &sb));
+	GOLDEN("stakeholder_summary.md", report_render_summary_md(&m, &sb));
+	GOLDEN("metrics.json", assert_int_equal(report_render_metrics_json(&m, &sb, &err), 0));
+	GOLDEN("report.html", report_render_html(&m, &sb));
+	GOLDEN("timeline.svg", svg_timeline(&sb, &m, REPORT_CHART_WIDTH));
+	GOLDEN("kernels.svg", svg_kernel_bars(&sb, &m, REPORT_CHART_WIDTH, REPORT_CHART_TOP));
+	GOLDEN("roofline.svg", svg_roofline(&sb, &m, REPORT_CHART_WIDTH));
+#undef GOLDEN
+	report_model_release(&m);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+	strbuf_release(&name);
+}
+
+static void test_golden_complete(void **state)
+{
+	golden_all(FIXTURE_COMPLETE, "complete-");
+}
+
+static void test_golden_ncu_failed(void **state)
+{
+	golden_all(FIXTURE_NCU_FAILED, "ncu-failed-");
+}
+
+static void render_everything(struct report_model *m, struct strbuf *sb)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	report_render_kernels_md(m, sb);
+	report_render_operators_md(m, sb);
+	report_render_report_md(m, sb);
+	report_render_summary_md(m, sb);
+	assert_int_equal(report_render_metrics_json(m, sb, &err), 0);
+	report_render_html(m, sb);
+	strbuf_release(&err);
+}
+
+static void test_deterministic(void **state)
+{
+	struct report_model a, b;
+	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+
+	fixture_build(&a, FIXTURE_COMPLETE);
+	fixture_build(&b, FIXTURE_COMPLETE);
+	/* deriving twice changes nothing */
+	report_model_derive(&b);
+	findings_run(&b);
+	render_everything(&a, &x);
+	render_everything(&b, &y);
+	assert_int_equal(x.len, y.len);
+	assert_memory_equal(x.buf, y.buf, x.len);
+	report_model_release(&a);
+	report_model_release(&b);
+	strbuf_release(&x);
+	strbuf_release(&y);
+}
+
+static void test_summary_sections(void **state)
+{
+	static const char *const want[] = {"# Stakeholder Summary",
+					   "## Environment",
+					   "## Aggregates",
+					   "## Per-Stage Timings",
+					   "## MFU",
+					   "## Top Operators",
+					   "## Top Kernels",
+					   "## Recommendations"};
+	struct report_model m;
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+	size_t n = 0;
+
+	fixture_build(&m, FIXTURE_COMPLETE);
+	report_render_summary_md(&m, &sb);
+	/* headings, in order, and nothing else at level 1-2 */
+	for (p = sb.buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (*p != '#')
+			continue;
+		assert_true(n < sizeof(want) / sizeof(want[0]));
+		assert_true(!strncmp(p, want[n], strlen(want[n])) && p[strlen(want[n])] == '\n');
+		n++;
+	}
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	/* the executive summary comes before the first section and cites numbers */
+	p = strstr(sb.buf, "**Executive summary.**");
+	assert_non_null(p);
+	assert_true(p < strstr(sb.buf, "## Environment"));
+	assert_non_null(strstr(sb.buf, "TPOT 9.980 ms"));
+	report_model_release(&m);
+	strbuf_release(&sb);
+}
+
+static void test_report_md_first_line(void **state)
+{
+	struct report_model m;
+	struct strbuf sb = STRBUF_INIT;
+
+	fixture_build(&m, FIXTURE_NCU_FAILED);
+	report_render_report_md(&m, &sb);
+	assert_true(starts_with(sb.buf, "# Profiling report: INCOMPLETE (step 'ncu' failed)\n"));
+	report_model_release(&m);
+	strbuf_reset(&sb);
+	fixture_build(&m, FIXTURE_COMPLETE);
+	report_render_report_md(&m, &sb);
+	assert_true(starts_with(sb.buf, "# Profiling report\n"));
+	report_model_release(&m);
+	strbuf_release(&sb);
+}
+
+static void test_escaping(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	md_text(&sb, "a|b*c_d<e>\nf\\ _x y_ up_gate");
+	assert_string_equal(sb.buf, "a\\|b\\*c_d&lt;e&gt; f\\\\ \\_x y\\_ up_gate");
+	strbuf_reset(&sb);
+	md_code(&sb, "x`y|z");
+	assert_string_equal(sb.buf, "``x`y\\|z``");
+	strbuf_reset(&sb);
+	md_code(&sb, "`a`");
+	assert_string_equal(sb.buf, "`` `a` ``");
+	strbuf_reset(&sb);
+	xml_text(&sb, "<a href=\"x\">&'\x01");
+	assert_string_equal(sb.buf, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;\xEF\xBF\xBD");
+	strbuf_reset(&sb);
+	md_inline_html(&sb, "kernel ``a`b\\|c`` at 5% & <x>");
+	assert_string_equal(sb.buf, "kernel <code>a`b|c</code> at 5% &amp; &lt;x&gt;");
+	strbuf_reset(&sb);
+	md_escape_inline(&sb, "a*b <c>|\n#");
+	assert_string_equal(sb.buf, "a\\*b \\<c\\>\\| \\#");
+	strbuf_reset(&sb);
+	md_inline_html(&sb, "a\\*b \\<c\\>\\| \\# `x\\*`");
+	assert_string_equal(sb.buf, "a*b &lt;c&gt;| # <code>x\\*</code>");
+	strbuf_reset(&sb);
+	fmt_ellipsize(&sb, "abcdefghij", 6);
+	assert_string_equal(sb.buf, "abc...");
+	strbuf_reset(&sb);
+	fmt_ellipsize(&sb, "abc", 6);
+	assert_string_equal(sb.buf, "abc");
+	strbuf_release(&sb);
+}
+
+static void test_invalid_utf8(void **state)
+{
+	struct report_model m;
+	struct report_kernel *k;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+
+	xml_text(&sb, "a\xff b\xc0\xaf c\xed\xa0\x80 d\xc3\xa9 e\xf0\x9f\x98\x80 \xe2\x82 <");
+	assert_string_equal(sb.buf, "a\xEF\xBF\xBD b\xEF\xBF\xBD\xEF\xBF\xBD "
+				    "c\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD d\xc3\xa9 "
+				    "e\xf0\x9f\x98\x80 \xEF\xBF\xBD\xEF\xBF\xBD &lt;");
+
+	/* one badly encoded kernel name must not cost the run its metrics.json */
+	report_model_init(&m);
+	k = report_model_add_kernel(&m, "k\xff", NULL);
+	k->calls = 1;
+	k->total_ns = 10;
+	report_model_derive(&m);
+	strbuf_reset(&sb);
+	assert_int_equal(report_render_metrics_json(&m, &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "\"name\": \"k\xEF\xBF\xBD\""));
+	report_model_release(&m);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
+static void test_number_format(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fmt_ms(&sb, RNUM_NONE);
+	assert_string_equal(sb.buf, "n/a");
+	strbuf_reset(&sb);
+	fmt_ms(&sb, rnum_of(-0.0001));
+	assert_string_equal(sb.buf, "0.000");
+	strbuf_reset(&sb);
+	fmt_frac_pct(&sb, rnum_of(0.3849));
+	assert_string_equal(sb.buf, "38.5%");
+	strbuf_reset(&sb);
+	fmt_si(&sb, rnum_of(3.2e11), "FLOP");
+	assert_string_equal(sb.buf, "320 GFLOP");
+	strbuf_reset(&sb);
+	fmt_si(&sb, rnum_of(7.75e10), "B");
+	assert_string_equal(sb.buf, "77.5 GB");
+	strbuf_reset(&sb);
+	fmt_tflops(&sb, rnum_of(0.2485));
+	assert_string_equal(sb.buf, "0.248");
+	strbuf_release(&sb);
+}
+
+static void test_empty_model(void **state)
+{
+	struct report_model m;
+	struct strbuf sb = STRBUF_INIT;
+
+	report_model_init(&m);
+	report_model_derive(&m);
+	findings_run(&m);
+	render_everything(&m, &sb);
+	assert_non_null(strstr(sb.buf, "No kernels were captured."));
+	assert_non_null(strstr(sb.buf, "No timeline data was captured."));
+	assert_non_null(strstr(sb.buf, "no-gpu-work"));
+	/* never a made-up number: no MFU when nothing is known */
+	assert_null(strstr(sb.buf, "nan"));
+	report_model_release(&m);
+	strbuf_release(&sb);
+}
+
+static void test_timeline_bounded(void **state)
+{
+	struct report_model m;
+	struct report_lane *l;
+	struct strbuf sb = STRBUF_INIT;
+
+	report_model_init(&m);
+	l = report_model_add_lane(&m, "GPU stream 1", LANE_GPU);
+	for (int64_t i = 0; i < 1000000; i++)
+		report_lane_add(l, i * 1000, i * 1000 + (i % 7) * 100 + 50, NULL);
+	svg_timeline(&sb, &m, 1100);
+	/* one lane binned to ~900 columns: a few hundred KB would mean one rect per kernel */
+	assert_true(sb.len < 120000);
+	assert_non_null(strstr(sb.buf, "fill-opacity"));
+	report_model_release(&m);
+	strbuf_release(&sb);
+}
+
+static void test_scales(void **state)
+{
+	struct svg_scale lin = {0, 10, 100, 200, 0}, lg = {1, 1000, 0, 300, 1};
+
+	assert_true(svg_scale_map(&lin, 5) == 150);
+	assert_true(svg_scale_map(&lg, 10) > 99.999 && svg_scale_map(&lg, 10) < 100.001);
+	assert_true(svg_nice_step(100, 5) == 20);
+	assert_true(svg_nice_step(7, 8) == 1);
+	assert_true(svg_nice_step(0.33, 8) > 0.049 && svg_nice_step(0.33, 8) < 0.051);
+}
+
+static void test_write_all(void **state)
+{
+	struct report_model m;
+	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT;
+	char tmpl[] = "/tmp/llmprof-report-XXXXXX";
+	static const char *const files[] = {
+	    "kernels.md",	  "operators.md", "report.md",		 "stakeholder_summary.md",
+	    "metrics.json",	  "report.html",  "charts/timeline.svg", "charts/kernels.svg",
+	    "charts/roofline.svg"};
+
+	assert_non_null(mkdtemp(tmpl));
+	strbuf_addf(&dir, "%s/out", tmpl);
+	fixture_build(&m, FIXTURE_COMPLETE);
+	assert_int_equal(report_write_all(&m, dir.buf, &err), 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", dir.buf, files[i]);
+		assert_true(path_exists(p.buf));
+		unlink(p.buf);
+	}
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/charts", dir.buf);
+	rmdir(p.buf);
+	rmdir(dir.buf);
+	/* an unwritable target fails with a message */
+	strbuf_reset(&err);
+	assert_int_equal(report_write_all(&m, "/proc/llmprof-no/such", &err), -1);
+	assert_true(err.len > 0);
+	rmdir(tmpl);
+	report_model_release(&m);
+	strbuf_release(&dir);
+	strbuf_release(&err);
+	strbuf_release(&p);
+}
+
+static int write_mode(const char *dir, const char *kind)
+{
+	struct report_model m;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	fixture_build(&m,
+		      kind && !strcmp(kind, "ncu-failed") ? FIXTURE_NCU_FAILED : FIXTURE_COMPLETE);
+	ret = report_write_all(&m, dir, &err);
+	if (ret)
+		fprintf(stderr, "test-report: %s\n", err.buf);
+	report_model_release(&m);
+	strbuf_release(&err);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_golden_complete),
+	    cmocka_unit_test(test_golden_ncu_failed),
+	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_summary_sections),
+	    cmocka_unit_test(test_report_md_first_line),
+	    cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_number_format),
+	    cmocka_unit_test(test_invalid_utf8),
+	    cmocka_unit_test(test_empty_model),
+	    cmocka_unit_test(test_timeline_bounded),
+	    cmocka_unit_test(test_scales),
+	    cmocka_unit_test(test_write_all),
+	};
+
+	if (argc >= 3 && !strcmp(argv[1], "--write"))
+		return write_mode(argv[2], argc > 3 ? argv[3] : NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
