@@ -513,9 +513,8 @@ static void init_once(void)
 
 int tracer_init(uint32_t flag)
 {
-	pthread_once(&g_once, init_once);
-	if (!g_enabled)
-		return -1;
+	/* before the once-init, so the file header names the first entry point */
 	__atomic_fetch_or(&g_flags, flag, __ATOMIC_RELAXED);
-	return 0;
+	pthread_once(&g_once, init_once);
+	return g_enabled ? 0 : -1;
 }

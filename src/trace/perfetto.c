@@ -171,6 +171,22 @@ fail:
 
 static void put_str(FILE *f, const char *s);
 
+/* "GPU 0 (NVIDIA H100 80GB HBM3)", or "GPU 0" without TARGET_INFO_GPU. */
+static void gpu_name(sqlite3 *db, int64_t dev, struct strbuf *out)
+{
+	sqlite3_stmt *s;
+
+	strbuf_addf(out, "GPU %lld", (long long)dev);
+	if (!has_table(db, "TARGET_INFO_GPU") ||
+	    sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU WHERE id = ?", -1, &s,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(s, 1, dev);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		strbuf_addf(out, " (%s)", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+}
+
 /* Process and thread names for the CPU tracks (best effort: tables may be
  * absent in an nsys export). */
 static void put_names(sqlite3 *db, FILE *f)
@@ -345,9 +361,15 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		if (i && v->pid == e.v[i - 1].pid && v->tid == e.v[i - 1].tid)
 			continue;
 		if (v->pid >= GPU_PID_BASE) {
-			if (!i || v->pid != e.v[i - 1].pid)
-				fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":\"GPU %" PRId64 "\"}},\n",
-					v->pid, v->pid - GPU_PID_BASE);
+			if (!i || v->pid != e.v[i - 1].pid) {
+				struct strbuf gn = STRBUF_INIT;
+				gpu_name(db, v->pid - GPU_PID_BASE, &gn);
+				fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":",
+					v->pid);
+				put_str(f, gn.buf);
+				fputs("}},\n", f);
+				strbuf_release(&gn);
+			}
 			fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64 "\"}},\n",
 				v->pid, v->tid, v->tid);
 		}

@@ -28,7 +28,8 @@ ends = [e for e in ev if e["ph"] == "f"]
 assert len(starts) == len(ends) == 3000  # kernels + memcpy + memset
 assert {e["id"] for e in starts} == {e["id"] for e in ends}
 names = {e["args"]["name"] for e in ev if e["ph"] == "M" and "name" in e.get("args", {})}
-assert "GPU 0" in names and "stream 7" in names, names
+assert "GPU 0 (NVIDIA H100 80GB HBM3)" in names and "stream 7" in names, names
+assert "synth" in names, names  # the process name, from PROCESSES
 assert "note" not in full["otherData"]
 # kernel 'ts' in microseconds with ns precision: first kernel at 1105 ns
 assert min(e["ts"] for e in kern) == 1.105, min(e["ts"] for e in kern)
