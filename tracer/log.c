@@ -147,6 +147,34 @@ static void thread_exit(void *p)
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* The OS name of the calling thread (its comm, as ps shows), written once
+ * when the thread first records something; an NVTX name given to the thread
+ * takes precedence in the database. aux = 1 marks it as the OS name. */
+static void write_os_thread_name(uint32_t tid)
+{
+	struct tlog_thread_name t;
+	char path[64], name[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, sizeof(name) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
+		n--;
+	memset(&t, 0, sizeof(t));
+	t.h.type = TLOG_THREAD_NAME;
+	t.h.aux = 1;
+	t.tid = tid;
+	t.len = (uint32_t)n;
+	tracer_write_def(&t, sizeof(t), name, (size_t)n, NULL, 0);
+}
+
 static struct tbuf *my_buf(void)
 {
 	struct tbuf *b = tl_buf;
@@ -170,6 +198,7 @@ static struct tbuf *my_buf(void)
 	pthread_mutex_unlock(&g_lock);
 	pthread_setspecific(g_key, b);
 	tl_buf = b;
+	write_os_thread_name(b->tid);
 	return b;
 }
 
@@ -485,6 +514,8 @@ static void fork_child(void)
 		return;
 	}
 	write_process();
+	if (tl_buf)
+		write_os_thread_name(tl_buf->tid);
 	start_flusher(); /* threads do not survive fork() */
 }
 

@@ -596,6 +596,7 @@ struct proc {
 	struct u64map aliases;  /* driver corr -> runtime corr */
 	struct u64map kname;    /* kernel name id -> index into knames */
 	struct u64map api_corr; /* corr ids of recorded launch calls (value 1) */
+	struct u64map tnames;   /* tid+1 -> StringIds id | (OS name) << 63 */
 	int64_t (*knames)[3];
 	size_t nknames, aknames;
 	struct thread_stack *threads;
@@ -783,13 +784,16 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			break;
 		}
 		case TLOG_THREAD_NAME: {
+			/* One row per thread: an NVTX name beats the OS name, a
+			 * later name of the same kind beats an earlier one. */
 			const struct tlog_thread_name *t = (const void *)h;
 			struct str s = tlog_rec_string(h, sizeof(*t), t->len);
-			sqlite3_stmt *st = c->st[S_THREAD];
-			sqlite3_bind_int64(st, 1, intern(c, s.p, s.len));
-			sqlite3_bind_int64(st, 2, 0);
-			sqlite3_bind_int64(st, 3, tosqlite_global_tid(p->ctx.pid, t->tid));
-			step(c, S_THREAD);
+			uint64_t old;
+			if (h->aux == 1 && u64map_get(&p->tnames, (uint64_t)t->tid + 1, &old) &&
+			    !(old >> 63))
+				break;
+			u64map_put(&p->tnames, (uint64_t)t->tid + 1,
+				   (uint64_t)intern(c, s.p, s.len) | ((uint64_t)(h->aux == 1) << 63));
 			break;
 		}
 		case TLOG_PROCESS: {
@@ -1038,6 +1042,7 @@ static void proc_release(struct proc *p)
 	u64map_free(&p->aliases);
 	u64map_free(&p->kname);
 	u64map_free(&p->api_corr);
+	u64map_free(&p->tnames);
 	u64map_free(&p->pend_by_id);
 	free(p->knames);
 	for (i = 0; i < p->nthreads; i++)
@@ -1222,6 +1227,16 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 		p.ctx.t0 = c.t0;
 		p.ctx.pid = readers[i].hdr.pid;
 		pass1(&c, &p, &readers[i], &have_clock, &off);
+		for (size_t k = 0; k < p.tnames.cap; k++) {
+			sqlite3_stmt *ts = c.st[S_THREAD];
+			if (!p.tnames.keys[k])
+				continue;
+			sqlite3_bind_int64(ts, 1, (int64_t)(p.tnames.vals[k] & ~((uint64_t)1 << 63)));
+			sqlite3_bind_int64(ts, 2, 0);
+			sqlite3_bind_int64(ts, 3, tosqlite_global_tid(p.ctx.pid,
+								    (uint32_t)(p.tnames.keys[k] - 1)));
+			step(&c, S_THREAD);
+		}
 		/* CUPTI timestamps are CLOCK_REALTIME on Linux like ours; if a
 		 * platform differs by more than 1 ms, move GPU records onto the
 		 * tracer clock and say so. */

@@ -124,7 +124,7 @@ struct tlog_diag {
 };
 
 struct tlog_thread_name {
-	struct tlog_rec h;
+	struct tlog_rec h; /* aux = 0: named through NVTX, 1: the OS name (comm) */
 	uint32_t tid; /* the named OS thread */
 	uint32_t len;
 };

@@ -30,6 +30,9 @@ expect_line '^\(default\) +child_range +PushPop +1 +0 +- +child_range +child_ran
 [ "$(ls "$t/keep/logs" | wc -l)" = 2 ]
 [ "$(sqlite3 "$t/keep/trace.sqlite" "SELECT count(DISTINCT pid) FROM PROCESSES")" = 2 ]
 expect_line "^trace: $t/keep/trace.sqlite$"
+# Thread names: NVTX names win; a thread without one (the forked child's)
+# gets its OS name (comm, 15 bytes).
+[ "$(sqlite3 "$t/keep/trace.sqlite" "SELECT group_concat(value, ',') FROM (SELECT s.value FROM ThreadNames t JOIN StringIds s ON s.id = t.nameId ORDER BY s.value)")" = "main,nvtx-test-progr,worker" ]
 # Columns line up (the table is for people): every row as wide as the header
 # up to the last column's start.
 awk 'NR > 1 && /^(LLM|\(default\))/ { if (index($0, " ") == 0) exit 1 }' "$t/out"
