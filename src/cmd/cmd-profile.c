@@ -20,6 +20,9 @@
 #include "run/proc.h"
 #include "run/provenance.h"
 #include "run/status.h"
+#include "trace/perfetto.h"
+#include "trace/tosqlite.h"
+#include "trace/tracer_launch.h"
 #include "version.h"
 #include "core/banned.h"
 
@@ -42,12 +45,134 @@ struct profile_params {
 	const char **program_argv; /* borrowed strings, owned array */
 	char *workloads_dir;
 	const char *model_name;
+	/* builtin trace backend (pipeline.trace.backend=builtin, or auto) */
+	char *tracer_lib;	   /* NULL = no builtin trace */
+	struct strbuf trace_dir;   /* <run>/trace */
+	struct strbuf trace_log;   /* <run>/trace/log: the tracer's logs */
+	char *tracer_env[5];
 };
 
 static void profile_params_release(struct profile_params *p)
 {
 	free(p->program_argv);
 	free(p->workloads_dir);
+	free(p->tracer_lib);
+	strbuf_release(&p->trace_dir);
+	strbuf_release(&p->trace_log);
+	tracer_env_free(p->tracer_env);
+}
+
+static int write_status(const struct run_status *st);
+
+/* Decides whether the builtin tracer records this run and, if so, points
+ * the workload at it (environment for run_dir). Returns 0, or -1 with err
+ * when pipeline.trace.backend=builtin but the tracer is not there. */
+static int trace_setup(struct profile_params *p, const struct config *cfg, const char *run_dir,
+		       struct strbuf *err)
+{
+	const char *backend = config_get_string(cfg, "pipeline.trace.backend");
+	struct strbuf why = STRBUF_INIT;
+
+	tracer_env_free(p->tracer_env);
+	p->pp.workload_env = NULL;
+	if (!config_get_bool(cfg, "pipeline.trace.enable", 1) || !backend ||
+	    !strcmp(backend, "nsys"))
+		return 0;
+	if (!p->tracer_lib) {
+		p->tracer_lib = tracer_library_path(&why);
+		if (!p->tracer_lib) {
+			int ret = 0;
+			if (!strcmp(backend, "builtin"))
+				ret = error_set(err, "pipeline.trace.backend=builtin: %s", why.buf);
+			else
+				warning_print("no timeline trace: %s", why.buf);
+			strbuf_release(&why);
+			return ret;
+		}
+	}
+	strbuf_reset(&p->trace_dir);
+	strbuf_reset(&p->trace_log);
+	path_join(&p->trace_dir, run_dir, "trace");
+	path_join(&p->trace_log, p->trace_dir.buf, "log");
+	tracer_env_build(p->tracer_env, p->tracer_lib, p->trace_log.buf, TRACER_FULL);
+	p->pp.workload_env = (const char *const *)p->tracer_env;
+	return 0;
+}
+
+/* The "trace" step: tracer logs -> trace/trace.sqlite and trace/trace.json.
+ * Runs even after a failed workload: what it traced is worth keeping. */
+static void trace_finish(struct profile_params *p, const struct config *cfg,
+			 struct run_status *st, size_t idx, int echo)
+{
+	struct trace_convert_stats ts;
+	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT,
+		      msg = STRBUF_INIT;
+	enum step_state state = STEP_OK;
+	uint64_t ev = 0, merged = 0;
+	int rc;
+
+	(void)ev;
+	trace_convert_stats_init(&ts);
+	run_status_start(st, idx);
+	write_status(st);
+	path_join(&db, p->trace_dir.buf, "trace.sqlite");
+	path_join(&json, p->trace_dir.buf, "trace.json");
+	if (!tracer_logs_present(p->trace_log.buf)) {
+		/* CUDA and NVTX load the tracer on first use: a program using
+		 * neither leaves no log, and there is nothing to trace */
+		state = STEP_SKIPPED;
+		strbuf_addstr(&msg, "no timeline: the program made no CUDA or NVTX call "
+				    "(the tracer was never loaded)");
+		goto done;
+	}
+	rc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
+	if (rc == -1 ||
+	    perfetto_write(db.buf, json.buf,
+			   (uint64_t)config_get_int(cfg, "pipeline.trace.max_json_events", 0),
+			   &ev, &merged, &err) < 0) {
+		state = STEP_FAILED;
+		strbuf_addstr(&msg, err.buf);
+		goto done;
+	}
+	strbuf_addf(&msg, "%llu kernels, %llu copies, %llu memsets, %llu NVTX rows, %llu launch calls",
+		    (unsigned long long)ts.kernels, (unsigned long long)ts.memcpys,
+		    (unsigned long long)ts.memsets, (unsigned long long)ts.nvtx_rows,
+		    (unsigned long long)ts.api_calls);
+	if (merged)
+		strbuf_addf(&msg, "; trace.json: %llu short events merged to stay under the cap",
+			    (unsigned long long)merged);
+	if (ts.dropped_cupti || ts.dropped_tracer)
+		strbuf_addf(&msg, "; %llu records dropped (CUPTI %llu, tracer %llu)",
+			    (unsigned long long)(ts.dropped_cupti + ts.dropped_tracer),
+			    (unsigned long long)ts.dropped_cupti,
+			    (unsigned long long)ts.dropped_tracer);
+	if (ts.cupti_busy)
+		strbuf_addstr(&msg, "; no GPU activity: CUPTI was taken by another tool "
+				    "(nsys, ncu or the PyTorch profiler)");
+	else if (ts.cupti_unsupported)
+		strbuf_addstr(&msg, "; no GPU activity: CUPTI could not trace on this system");
+	if (rc == TRACE_CONVERT_PARTIAL) {
+		strbuf_addf(&msg, "; %s", err.buf);
+		warning_print("trace: %s", err.buf);
+	}
+	if (ts.diags.len)
+		fprintf(stderr, "llmprof: tracer: %s", ts.diags.buf);
+done:
+	if (state == STEP_FAILED)
+		error_print("trace: %s", msg.buf);
+	else if (echo)
+		fprintf(stderr, "llmprof: trace: %s\n", msg.buf);
+	/* one line in status.json */
+	for (size_t i = 0; i < msg.len; i++)
+		if (msg.buf[i] == '\n')
+			msg.buf[i] = ' ';
+	run_status_end(st, idx, state, -1, 0, msg.buf);
+	write_status(st);
+	trace_convert_stats_release(&ts);
+	strbuf_release(&db);
+	strbuf_release(&json);
+	strbuf_release(&err);
+	strbuf_release(&msg);
 }
 
 static void params_from_config(struct profile_params *p, const struct config *cfg,
@@ -58,6 +183,8 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 	const char *name;
 
 	memset(p, 0, sizeof(*p));
+	strbuf_init(&p->trace_dir, 0);
+	strbuf_init(&p->trace_log, 0);
 	pp->run_dir = run_dir;
 	pp->workload_kind = config_get_string(cfg, "workload.kind");
 	if (ctx->has_program) {
@@ -284,6 +411,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	double timeout_s;
 	uint64_t deadline = 0;
 	int code = EXIT_INTERNAL, have_status = 0, have_params = 0, sig;
+	long trace_idx = -1;
 	const char *why = NULL;
 
 	memset(&gpus, 0, sizeof(gpus));
@@ -334,6 +462,11 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
 		params_from_config(&pp, cfg, ctx, &gpus, placeholder.buf);
 		have_params = 1;
+		if (trace_setup(&pp, cfg, placeholder.buf, &err)) {
+			error_print("%s", err.buf);
+			code = EXIT_TOOL_MISSING;
+			goto out;
+		}
 		if (plan_build(&plan, &pp.pp, &err)) {
 			error_print("%s", err.buf);
 			code = EXIT_CONFIG;
@@ -353,6 +486,11 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
 	params_from_config(&pp, cfg, ctx, &gpus, placeholder.buf);
 	have_params = 1;
+	if (trace_setup(&pp, cfg, placeholder.buf, &err)) {
+		error_print("%s", err.buf);
+		code = EXIT_TOOL_MISSING;
+		goto out;
+	}
 	if (plan_build(&plan, &pp.pp, &err)) {
 		error_print("%s", err.buf);
 		code = EXIT_CONFIG;
@@ -370,6 +508,13 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	}
 	plan_release(&plan);
 	pp.pp.run_dir = b.dir;
+	if (trace_setup(&pp, cfg, b.dir, &err))
+		BUG("trace setup changed between checks: %s", err.buf);
+	if (pp.pp.workload_env && mkdir_p(pp.trace_log.buf, &err)) {
+		error_print("%s", err.buf);
+		code = EXIT_IO;
+		goto out;
+	}
 	if (plan_build(&plan, &pp.pp, &err))
 		BUG("plan changed between checks: %s", err.buf);
 
@@ -380,6 +525,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	have_status = 1;
 	for (size_t i = 0; i < plan.nr; i++)
 		run_status_add(&st, plan.steps[i].name);
+	if (pp.pp.workload_env)
+		trace_idx = (long)run_status_add(&st, "trace");
 	if (write_status(&st)) {
 		code = EXIT_IO;
 		printf("run: %s\n", b.dir); /* what exists is still worth finding */
@@ -414,6 +561,9 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 			break;
 		}
 	}
+	/* after a failed or timed-out workload too: its trace shows why */
+	if (trace_idx >= 0 && oc.state != RUN_INTERRUPTED && st.steps[0].state != STEP_PENDING)
+		trace_finish(&pp, cfg, &st, (size_t)trace_idx, opt_echo);
 	if (oc.state == RUN_OK && (sig = proc_pending_interrupt())) {
 		oc.state = RUN_INTERRUPTED;
 		oc.code = EXIT_INTERRUPTED;

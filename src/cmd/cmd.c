@@ -19,6 +19,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_config_entry,
 	&cmd_doctor_entry,
 	&cmd_calibrate_entry,
+	&cmd_nvtx_entry,
 	NULL,
 };
 

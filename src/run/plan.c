@@ -109,6 +109,8 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	}
 	/* the run directory, for programs that want to drop extra files there */
 	strv_pushf(&env, "LLMPROF_RUN_DIR=%s", pp->run_dir);
+	for (const char *const *e = pp->workload_env; e && *e; e++)
+		strv_push(&env, xstrdup(*e));
 	s = plan_add(p, "workload", STEP_KIND_WORKLOAD);
 	s->argv = strv_finish(&argv);
 	s->env_add = strv_finish(&env);

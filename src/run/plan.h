@@ -41,6 +41,9 @@ struct plan_params {
 	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed;
 	const char *dtype;
 	int cuda_graph;
+	/* extra "NAME=VALUE" for the workload (e.g. the builtin tracer's
+	 * variables, src/trace/tracer_env.h), NULL-terminated, or NULL */
+	const char *const *workload_env;
 };
 
 struct plan {
