@@ -171,6 +171,10 @@ int llm_cuda_device_count(void);
  * the measured run. 0 or -1 with a reason in err. */
 int llm_cuda_run(const struct llm_config *c, const struct llm_run_opts *opt, int dev,
 		 struct llm_result *res, char *err, size_t errlen);
+/* Every GPU operator against the CPU operator on small random shapes
+ * (fresh inputs each run); prints one line per check and returns the
+ * number of failures, or -1 when the device cannot be used. */
+int llm_cuda_check_ops(int dev, enum llm_dtype dt);
 
 /* ---- safetensors (safetensors.c) ---- */
 /* Fills dst (numel floats) with tensor name from the file, converting

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "llm.h"
 #include "nvtx_shim.h"
@@ -1101,4 +1102,295 @@ extern "C" int llm_cuda_run(const struct llm_config *c, const struct llm_run_opt
 	if (rc)
 		snprintf(err, errlen, "%s", g_err[0] ? g_err : "GPU run failed");
 	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Operator checks against the CPU reference (--check-ops)                */
+
+struct checker {
+	enum llm_dtype dt;
+	uint64_t seed;
+	int fails;
+	double tol;
+};
+
+static float round_dt(enum llm_dtype dt, float x)
+{
+	return dt == LLM_BF16 ? llm_round_bf16(x) : dt == LLM_FP16 ? llm_round_fp16(x) : x;
+}
+
+/* n values of uniform(-scale, scale) (+ offset), already representable in dt. */
+static float *rand_host(struct checker *ck, size_t n, float scale, float offset)
+{
+	float *h = (float *)malloc(n * sizeof(float));
+	uint32_t id = (uint32_t)(ck->seed++ & 0xffffffu);
+	for (size_t i = 0; h && i < n; i++)
+		h[i] = round_dt(ck->dt, llm_init_value(ck->seed, id, i, scale, offset));
+	return h;
+}
+
+template <typename T> static T *to_dev(const float *h, size_t n)
+{
+	T *d = NULL;
+	float *tmp = NULL;
+	if (cudaMalloc((void **)&d, n * sizeof(T)) || cudaMalloc((void **)&tmp, n * sizeof(float)))
+		return NULL;
+	cudaMemcpy(tmp, h, n * sizeof(float), cudaMemcpyHostToDevice);
+	k_convert<T><<<64, 256>>>(d, tmp, n);
+	cudaDeviceSynchronize();
+	cudaFree(tmp);
+	return d;
+}
+
+template <typename T> __global__ void k_to_f32(float *dst, const T *src, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		dst[i] = tof(src[i]);
+}
+
+template <typename T> static float *to_host(const T *d, size_t n)
+{
+	float *tmp = NULL, *h = (float *)malloc(n * sizeof(float));
+	if (!h || cudaMalloc((void **)&tmp, n * sizeof(float)))
+		return h;
+	k_to_f32<T><<<64, 256>>>(tmp, d, n);
+	cudaMemcpy(h, tmp, n * sizeof(float), cudaMemcpyDeviceToHost);
+	cudaFree(tmp);
+	return h;
+}
+
+static void report(struct checker *ck, const char *op, const float *got, const float *ref, size_t n)
+{
+	double num = 0, den = 0;
+	int nan = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = (double)got[i] - ref[i];
+		if (got[i] != got[i])
+			nan = 1;
+		num += d * d;
+		den += (double)ref[i] * ref[i];
+	}
+	double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+	int ok = !nan && rel <= ck->tol && cudaGetLastError() == cudaSuccess;
+	printf("check-ops: %-22s dtype=%s n=%zu rel_l2=%.3e tol=%.0e %s\n", op, llm_dtype_name(ck->dt),
+	       n, rel, ck->tol, ok ? "ok" : "FAIL");
+	ck->fails += !ok;
+}
+
+template <typename T> static int check_typed(struct checker *ck)
+{
+	struct gpu g;
+	if (gpu_init(&g, 0))
+		return -1;
+	{ /* rmsnorm */
+		int rows = 3, H = 200;
+		float *x = rand_host(ck, rows * H, 2, 0), *w = rand_host(ck, H, 0.1f, 1);
+		float *ref = (float *)malloc(rows * H * sizeof(float));
+		T *dx = to_dev<T>(x, rows * H), *dw = to_dev<T>(w, H), *dy = to_dev<T>(x, rows * H);
+		for (int r = 0; r < rows; r++)
+			llm_op_rmsnorm(ref + r * H, x + r * H, w, H, 1e-5f);
+		k_rmsnorm<T><<<rows, 224, 0, g.st>>>(dy, dx, dw, H, 1e-5f, 1, 0);
+		cudaDeviceSynchronize();
+		float *got = to_host(dy, rows * H);
+		report(ck, "norm (rmsnorm)", got, ref, rows * H);
+		free(x), free(w), free(ref), free(got), cudaFree(dx), cudaFree(dw), cudaFree(dy);
+	}
+	for (int gemv = 0; gemv < 2; gemv++) { /* linear: bias, then residual accumulate */
+		int rows = gemv ? 3 : 37, in = 96, out = 72;
+		float *x = rand_host(ck, rows * in, 1, 0), *W = rand_host(ck, out * in, 0.1f, 0);
+		float *bias = rand_host(ck, out, 0.1f, 0), *y0 = rand_host(ck, rows * out, 1, 0);
+		float *ref = (float *)malloc(rows * out * sizeof(float));
+		T *dx = to_dev<T>(x, rows * in), *dW = to_dev<T>(W, out * in);
+		T *db = to_dev<T>(bias, out), *dy = to_dev<T>(y0, rows * out);
+		g.own_gemv = gemv;
+		memcpy(ref, y0, rows * out * sizeof(float));
+		llm_op_matmul(ref, x, W, bias, rows, in, out, 1);
+		if (linear<T>(&g, dy, dx, dW, db, rows, in, out, 1, 0))
+			return -1;
+		cudaDeviceSynchronize();
+		float *got = to_host(dy, rows * out);
+		report(ck, gemv ? "linear (own gemv)" : "linear (cublaslt)", got, ref, rows * out);
+		free(x), free(W), free(bias), free(y0), free(ref), free(got);
+		cudaFree(dx), cudaFree(dW), cudaFree(db), cudaFree(dy);
+		g.own_gemv = 0;
+	}
+	{ /* lm_head: fp32 logits out */
+		int rows = 2, in = 64, out = 300;
+		float *x = rand_host(ck, rows * in, 1, 0), *W = rand_host(ck, out * in, 0.1f, 0);
+		float *ref = (float *)malloc(rows * out * sizeof(float)), *dy, *got;
+		T *dx = to_dev<T>(x, rows * in), *dW = to_dev<T>(W, out * in);
+		cudaMalloc((void **)&dy, rows * out * sizeof(float));
+		llm_op_matmul(ref, x, W, NULL, rows, in, out, 0);
+		if (linear<T>(&g, dy, dx, dW, (const T *)NULL, rows, in, out, 0, 1))
+			return -1;
+		got = (float *)malloc(rows * out * sizeof(float));
+		cudaMemcpy(got, dy, rows * out * sizeof(float), cudaMemcpyDeviceToHost);
+		report(ck, "lm_head (fp32 out)", got, ref, rows * out);
+		free(x), free(W), free(ref), free(got), cudaFree(dx), cudaFree(dW), cudaFree(dy);
+	}
+	{ /* swiglu */
+		int rows = 3, I = 100;
+		float *gu = rand_host(ck, rows * 2 * I, 3, 0), *ref = (float *)malloc(rows * I * 4);
+		T *dgu = to_dev<T>(gu, rows * 2 * I), *da = to_dev<T>(gu, rows * I);
+		for (int r = 0; r < rows; r++)
+			llm_op_swiglu(ref + r * I, gu + r * 2 * I, gu + r * 2 * I + I, I);
+		k_swiglu<T><<<4, 256, 0, g.st>>>(da, dgu, I, (size_t)rows * I);
+		cudaDeviceSynchronize();
+		float *got = to_host(da, rows * I);
+		report(ck, "mlp.act (swiglu)", got, ref, rows * I);
+		free(gu), free(ref), free(got), cudaFree(dgu), cudaFree(da);
+	}
+	{ /* argmax, with a planted tie: the first maximum must win */
+		int B = 3, V = 5000, next[3], out[3], want[3];
+		float *l = rand_host(ck, B * V, 1, 0), *dl;
+		int *dn, *dout;
+		l[1 * V + 17] = 5, l[1 * V + 4000] = 5;
+		cudaMalloc((void **)&dl, B * V * 4), cudaMalloc((void **)&dn, 12);
+		cudaMalloc((void **)&dout, 12);
+		cudaMemcpy(dl, l, B * V * 4, cudaMemcpyHostToDevice);
+		k_argmax<<<B, 1024, 0, g.st>>>(dl, V, dn, dout, 1, 0, NULL, 0, NULL, B);
+		cudaMemcpy(next, dn, 12, cudaMemcpyDeviceToHost);
+		cudaMemcpy(out, dout, 12, cudaMemcpyDeviceToHost);
+		float got[3], ref[3];
+		for (int b = 0; b < B; b++) {
+			want[b] = llm_op_argmax(l + b * V, V);
+			got[b] = (float)(next[b] == want[b] && out[b] == want[b]);
+			ref[b] = 1;
+		}
+		report(ck, "sample (argmax)", got, ref, 3);
+		free(l), cudaFree(dl), cudaFree(dn), cudaFree(dout);
+	}
+	/* RoPE + KV write, decode attention and prefill attention through a
+	 * model<T> holding just the buffers these kernels touch. */
+	for (int hd = 64; hd <= 128; hd *= 2) {
+		model<T> m;
+		memset(&m, 0, sizeof(m));
+		struct llm_config *c = &m.c;
+		int B = 2, n = 37, pos = 256, heads = 8, kvh = 2, max_seq = 300, QKV, QD;
+		c->heads = heads, c->kv_heads = kvh, c->head_dim = hd, c->rope_theta = 10000;
+		m.o.batch = B, m.o.prompt_len = n, m.max_seq = max_seq, m.g = g;
+		QKV = llm_qkv_dim(c), QD = llm_q_dim(c);
+		size_t kvn = (size_t)B * kvh * max_seq * hd;
+		float *cache_k = rand_host(ck, kvn, 1, 0), *cache_v = rand_host(ck, kvn, 1, 0);
+		float *qkv = rand_host(ck, (size_t)B * n * QKV, 1, 0);
+		float *ct = (float *)malloc(max_seq * hd / 2 * 4), *stt = (float *)malloc(max_seq * hd / 2 * 4);
+		llm_rope_table(ct, stt, max_seq, hd, 10000.0);
+		m.kc = to_dev<T>(cache_k, kvn), m.vc = to_dev<T>(cache_v, kvn);
+		m.cos_t = (float *)to_dev<float>(ct, max_seq * hd / 2);
+		m.sin_t = (float *)to_dev<float>(stt, max_seq * hd / 2);
+		/* decode: one token per sequence at position pos */
+		m.qkv = to_dev<T>(qkv, (size_t)B * QKV);
+		m.att = to_dev<T>(qkv, (size_t)B * n * QD);
+		m.chunk = 64, m.splits = (max_seq + 63) / 64;
+		cudaMalloc((void **)&m.part_o, (size_t)B * heads * m.splits * hd * 4);
+		cudaMalloc((void **)&m.part_ml, (size_t)B * heads * m.splits * 2 * 4);
+		cudaMalloc((void **)&m.dpos, 4);
+		k_set_pos<<<1, 1, 0, g.st>>>(m.dpos, pos, 0);
+		size_t work = (size_t)B * (heads + 2 * kvh) * (hd / 2);
+		k_rope_kv<T><<<(unsigned)((work + 255) / 256), 256, 0, g.st>>>(
+			m.qkv, B, 1, 0, m.dpos, m.cos_t, m.sin_t, m.kc, m.vc, NULL, heads, kvh, hd,
+			max_seq);
+		if (attn_decode(&m, 0))
+			return -1;
+		cudaDeviceSynchronize();
+		/* CPU: same rope, cache write and attention */
+		float *rq = (float *)malloc((size_t)B * QKV * 4), *ref = (float *)malloc((size_t)B * n * QD * 4);
+		float *scr = (float *)malloc(max_seq * 4);
+		memcpy(rq, qkv, (size_t)B * QKV * 4);
+		for (int b = 0; b < B; b++) {
+			float *q = rq + (size_t)b * QKV;
+			llm_op_rope(q, heads + kvh, hd, ct + pos * hd / 2, stt + pos * hd / 2);
+			for (int i = 0; i < QD + 2 * kvh * hd; i++)
+				q[i] = round_dt(ck->dt, q[i]);
+			for (int gi = 0; gi < kvh; gi++) {
+				size_t off = (((size_t)b * kvh + gi) * max_seq + pos) * hd;
+				memcpy(cache_k + off, q + QD + gi * hd, hd * 4);
+				memcpy(cache_v + off, q + QD + (kvh + gi) * hd, hd * 4);
+			}
+			llm_op_attention(ref + (size_t)b * QD, q, cache_k + (size_t)b * kvh * max_seq * hd,
+					 cache_v + (size_t)b * kvh * max_seq * hd, heads, kvh, hd, pos + 1,
+					 max_seq, scr);
+		}
+		float *gk = to_host(m.kc, kvn), *got = to_host(m.att, (size_t)B * QD);
+		report(ck, hd == 64 ? "attn.rope (k cache)" : "attn.rope (k cache hd128)", gk, cache_k, kvn);
+		report(ck, hd == 64 ? "attn.sdpa decode hd64" : "attn.sdpa decode hd128", got, ref,
+		       (size_t)B * QD);
+		free(gk), free(got);
+		/* prefill: n tokens from position 0 over a fresh cache */
+		cudaFree(m.qkv);
+		m.qkv = to_dev<T>(qkv, (size_t)B * n * QKV);
+		cudaMalloc((void **)&m.qT, (size_t)B * n * QD * sizeof(T));
+		cudaMalloc((void **)&m.oT, (size_t)B * n * QD * sizeof(T));
+		cudaMalloc((void **)&m.S, (size_t)heads * n * n * 4);
+		cudaMalloc((void **)&m.P, (size_t)heads * n * n * sizeof(T));
+		work = (size_t)B * n * (heads + 2 * kvh) * (hd / 2);
+		k_rope_kv<T><<<(unsigned)((work + 255) / 256), 256, 0, g.st>>>(
+			m.qkv, B * n, n, 0, NULL, m.cos_t, m.sin_t, m.kc, m.vc, m.qT, heads, kvh, hd,
+			max_seq);
+		if (attn_prefill(&m, 0))
+			return -1;
+		cudaDeviceSynchronize();
+		float *rq2 = (float *)malloc((size_t)B * n * QKV * 4);
+		memcpy(rq2, qkv, (size_t)B * n * QKV * 4);
+		for (int r = 0; r < B * n; r++) {
+			int b = r / n, t = r % n;
+			float *q = rq2 + (size_t)r * QKV;
+			llm_op_rope(q, heads + kvh, hd, ct + t * hd / 2, stt + t * hd / 2);
+			for (int i = 0; i < QD + 2 * kvh * hd; i++)
+				q[i] = round_dt(ck->dt, q[i]);
+			for (int gi = 0; gi < kvh; gi++) {
+				size_t off = (((size_t)b * kvh + gi) * max_seq + t) * hd;
+				memcpy(cache_k + off, q + QD + gi * hd, hd * 4);
+				memcpy(cache_v + off, q + QD + (kvh + gi) * hd, hd * 4);
+			}
+		}
+		for (int r = 0; r < B * n; r++) {
+			int b = r / n, t = r % n;
+			llm_op_attention(ref + (size_t)r * QD, rq2 + (size_t)r * QKV,
+					 cache_k + (size_t)b * kvh * max_seq * hd,
+					 cache_v + (size_t)b * kvh * max_seq * hd, heads, kvh, hd, t + 1,
+					 max_seq, scr);
+		}
+		got = to_host(m.att, (size_t)B * n * QD);
+		report(ck, hd == 64 ? "attn.sdpa prefill hd64" : "attn.sdpa prefill hd128", got, ref,
+		       (size_t)B * n * QD);
+		free(got), free(rq), free(rq2), free(ref), free(scr), free(ct), free(stt);
+		free(cache_k), free(cache_v), free(qkv);
+		cudaFree(m.kc), cudaFree(m.vc), cudaFree(m.cos_t), cudaFree(m.sin_t), cudaFree(m.qkv);
+		cudaFree(m.att), cudaFree(m.part_o), cudaFree(m.part_ml), cudaFree(m.dpos);
+		cudaFree(m.qT), cudaFree(m.oT), cudaFree(m.S), cudaFree(m.P);
+	}
+	return 0;
+}
+
+extern "C" int llm_cuda_check_ops(int dev, enum llm_dtype dt)
+{
+	struct checker ck;
+	int rc;
+
+	if (cudaSetDevice(dev) != cudaSuccess)
+		return -1;
+	ck.dt = dt;
+	ck.seed = (uint64_t)time(NULL); /* fresh inputs every run */
+	ck.fails = 0;
+	/* Outputs are stored in dt: allow its rounding (fp32: accumulation order). */
+	ck.tol = dt == LLM_FP32 ? 1e-5 : dt == LLM_FP16 ? 4e-3 : 2e-2;
+	printf("check-ops: seed=%llu\n", (unsigned long long)ck.seed);
+	switch (dt) {
+	case LLM_BF16:
+		rc = check_typed<__nv_bfloat16>(&ck);
+		break;
+	case LLM_FP16:
+		rc = check_typed<__half>(&ck);
+		break;
+	default:
+		rc = check_typed<float>(&ck);
+		break;
+	}
+	if (rc) {
+		printf("check-ops: error: %s\n", g_err);
+		return -1;
+	}
+	return ck.fails;
 }

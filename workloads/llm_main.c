@@ -21,12 +21,13 @@ static const char usage[] =
 	"  [--weights FILE.safetensors] [--seed N] [--dtype bf16|fp16|fp32] [--batch N]\n"
 	"  [--prompt-len N] [--new-tokens N] [--cuda-graph 0|1] [--warmup N]\n"
 	"  [--analytic-out FILE.json] [--dump-logits FILE] [--threads N]\n"
-	"  [--decode-gemm cublaslt|gemv]\n";
+	"  [--decode-gemm cublaslt|gemv] [--check-ops]\n";
 
 struct args {
 	struct llm_config c;
 	struct llm_run_opts o;
 	const char *device, *analytic, *dump, *dtype;
+	int check_ops;
 };
 
 static int int_flag(const char *v, int64_t lo, int64_t hi, int *out, struct strbuf *err)
@@ -49,6 +50,10 @@ static int parse_args(int argc, char **argv, struct args *a, struct strbuf *err)
 		double d;
 		int rc = 0;
 
+		if (!strcmp(f, "--check-ops")) {
+			a->check_ops = 1;
+			continue;
+		}
 		if (!strcmp(f, "-h") || !strcmp(f, "--help")) {
 			fputs(usage, stdout);
 			exit(0);
@@ -223,6 +228,16 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &a, &err) || pick_device(a.device, &dev, &err)) {
 		fprintf(stderr, PROG ": error: %s\n", err.buf);
 		return EXIT_USAGE + (strstr(err.buf, "no usable CUDA") ? 2 : 0);
+	}
+	if (a.check_ops) {
+		int fails;
+		if (dev < 0) {
+			fprintf(stderr, PROG ": error: --check-ops needs a CUDA device\n");
+			return EXIT_TOOL_MISSING;
+		}
+		fails = llm_cuda_check_ops(dev, (int)a.o.dtype < 0 ? LLM_BF16 : a.o.dtype);
+		printf(PROG ": check-ops failures=%d\n", fails);
+		return fails ? EXIT_WORKLOAD_FAILED : EXIT_OK;
 	}
 	if ((int)a.o.dtype < 0)
 		a.o.dtype = dev < 0 ? LLM_FP32 : LLM_BF16;
