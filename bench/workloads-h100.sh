@@ -16,9 +16,9 @@ echo "== operator checks"
 for dt in fp32 bf16 fp16; do $LLM --check-ops --dtype $dt; done
 echo "== full model logits: GPU against the CPU reference"
 T=$(mktemp -d)
-SMALL="--hidden 256 --intermediate 688 --layers 3 --heads 8 --kv-heads 2 --head-dim 32 --vocab 2048 --prompt-len 37 --new-tokens 9 --batch 2"
-for extra in "" "--qkv-bias 1 --tie-embeddings 1 --heads 8 --kv-heads 1 --head-dim 64"; do
-  tag=$( [ -z "$extra" ] && echo gqa4 || echo bias-tied-gqa8-hd64 )
+SMALL="--hidden 256 --intermediate 688 --layers 3 --heads 8 --kv-heads 2 --head-dim 32 --vocab 2048 --prompt-len 150 --new-tokens 9 --batch 2"
+for extra in "" "--qkv-bias 1 --tie-embeddings 1 --heads 8 --kv-heads 1 --head-dim 64" "--heads 4 --kv-heads 2 --head-dim 128"; do
+  tag=$(echo "x$extra" | tr -d " -" | cut -c1-40)
   $LLM --device cpu $SMALL $extra --dtype fp32 --dump-logits $T/cpu32.bin | tail -1
   $LLM --device cpu $SMALL $extra --dtype bf16 --dump-logits $T/cpu16.bin | tail -1
   for v in "--decode-gemm cublaslt --cuda-graph 0" "--decode-gemm gemv --cuda-graph 1"; do

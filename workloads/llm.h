@@ -201,6 +201,8 @@ struct llm_cost {
 };
 void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int head,
 		      int elem_bytes, struct llm_cost *out);
+/* 1 when the GPU prefill uses the flash kernel (else the GEMM path). */
+int llm_prefill_flash(const struct llm_config *c, int elem_bytes);
 /* Writes the analytic JSON (docs/workloads.md) to path. 0 or -1 + err. */
 int llm_analytic_write(const char *path, const struct llm_config *c,
 		       const struct llm_run_opts *opt, char *err, size_t errlen);

@@ -9,6 +9,11 @@
 #include "core/strbuf.h"
 #include "core/banned.h"
 
+int llm_prefill_flash(const struct llm_config *c, int elem_bytes)
+{
+	return elem_bytes == 2 && (c->head_dim == 64 || c->head_dim == 128);
+}
+
 void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int head,
 		      int elem_bytes, struct llm_cost *o)
 {
@@ -26,9 +31,19 @@ void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int
 	for (uint64_t p = (uint64_t)pos; p < (uint64_t)pos + N; p++)
 		keys += p + 1;
 	o->attn_flops = L * B * (uint64_t)c->heads * 4 * hd * keys;
-	/* The GPU prefill scores every query against all pos+n keys, masked. */
-	o->attn_flops_executed =
-		n > 1 ? L * B * (uint64_t)c->heads * 4 * hd * N * ((uint64_t)pos + N) : o->attn_flops;
+	/* What the GPU prefill executes: the flash kernel (bf16/fp16, head_dim
+	 * 64 or 128) runs whole 64x64 tiles up to the diagonal; the GEMM path
+	 * scores every query against all pos+n keys, masked. */
+	if (n > 1 && llm_prefill_flash(c, elem_bytes)) {
+		uint64_t tiles = 0, nq = (N + 63) / 64;
+		for (uint64_t qt = 0; qt < nq; qt++)
+			tiles += qt + 1;
+		o->attn_flops_executed = L * B * (uint64_t)c->heads * 4 * hd * 64 * 64 * tiles;
+	} else if (n > 1) {
+		o->attn_flops_executed = L * B * (uint64_t)c->heads * 4 * hd * N * ((uint64_t)pos + N);
+	} else {
+		o->attn_flops_executed = o->attn_flops;
+	}
 	o->flops = o->matmul_flops + o->attn_flops;
 
 	for (int k = LLM_T_ATTN_NORM; k <= LLM_T_WDOWN; k++)
@@ -86,8 +101,10 @@ int llm_analytic_write(const char *path, const struct llm_config *c,
 		    (unsigned long long)llm_param_count(c));
 	strbuf_addf(&sb,
 		    "  \"run\": {\"batch\": %d, \"prompt_len\": %d, \"new_tokens\": %d, "
-		    "\"decode_steps\": %d, \"dtype\": \"%s\", \"elem_bytes\": %d},\n",
-		    opt->batch, P, N, N > 1 ? N - 1 : 0, llm_dtype_name(opt->dtype), es);
+		    "\"decode_steps\": %d, \"dtype\": \"%s\", \"elem_bytes\": %d, "
+		    "\"gpu_prefill_attention\": \"%s\"},\n",
+		    opt->batch, P, N, N > 1 ? N - 1 : 0, llm_dtype_name(opt->dtype), es,
+		    llm_prefill_flash(c, es) ? "flash" : "gemm");
 	strbuf_addstr(&sb,
 		      "  \"counting\": {\"flop_per_mac\": 2, \"elementwise_counted\": false, "
 		      "\"attention\": \"causal: the query at position p attends p+1 keys\", "

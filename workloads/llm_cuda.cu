@@ -13,6 +13,7 @@
 #include <cuda_fp16.h>
 #include <cublasLt.h>
 #include <cublas_v2.h>
+#include <mma.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -238,18 +239,161 @@ __global__ void k_softmax_causal(T *P, const float *S, int T_len, int n_keys, in
 		p[k] = fromf<T>(k < valid ? __expf(s[k] - mx) * inv : 0.0f);
 }
 
-/* oT[b][h][t][d] -> att[b*T + t][h*hd + d] */
+/* oT[b][h][t][d] -> att[b*T + t][h*hd + d]; grid.y = b */
 template <typename T>
 __global__ void k_untranspose(T *att, const T *oT, int heads, int T_len, int hd)
 {
 	size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	size_t per_b = (size_t)heads * T_len * hd;
-	int b = idx / per_b;
-	size_t rem = idx % per_b;
-	int h = rem / ((size_t)T_len * hd), t = (rem / hd) % T_len, d = rem % hd;
-	if (idx < per_b * gridDim.y)
-		att[((size_t)b * T_len + t) * heads * hd + (size_t)h * hd + d] = oT[idx];
+	int b = blockIdx.y;
+	if (idx >= per_b)
+		return;
+	int h = idx / ((size_t)T_len * hd), t = (idx / hd) % T_len, d = idx % hd;
+	att[((size_t)b * T_len + t) * heads * hd + (size_t)h * hd + d] = oT[b * per_b + idx];
 }
+
+/* Causal flash attention for prefill (bf16/fp16, tensor cores through
+ * WMMA): block = 64 queries of one head, 4 warps of 16 rows; key tiles of
+ * 64 up to the diagonal; online softmax in fp32; the output accumulator
+ * lives in shared memory so rows can be rescaled. Q is read from the
+ * rotated qkv rows, K/V from the cache; the result goes straight to
+ * att[b*T + t][h*hd + d]. */
+template <typename T, int HD>
+__global__ void __launch_bounds__(128)
+	k_flash_prefill(T *att, const T *qkv, const T *kc, const T *vc, int T_len, int heads,
+			int kvh, int max_seq, float scale)
+{
+	using namespace nvcuda;
+	constexpr int BM = 64, BN = 64, LQ = HD + 8, LS = BN + 4, LP = BN + 8, LO = HD + 4;
+	constexpr int VPR = HD * (int)sizeof(T) / 16;
+	extern __shared__ __align__(128) unsigned char smem[];
+	T *sQ = (T *)smem, *sK = sQ + BM * LQ, *sV = sK + BN * LQ;
+	float *sS = (float *)(sV + BN * LQ);
+	T *sP = (T *)(sS + 4 * 16 * LS);
+	float *sO = (float *)(sP + 4 * 16 * LP), *sM = sO + 4 * 16 * LO, *sL = sM + BM;
+	const int qt = gridDim.x - 1 - blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+	const int q0 = qt * BM, g = h / (heads / kvh), warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	const size_t qkv_stride = (size_t)(heads + 2 * kvh) * HD;
+	const T *K = kc + ((size_t)b * kvh + g) * max_seq * HD;
+	const T *V = vc + ((size_t)b * kvh + g) * max_seq * HD;
+
+	for (int i = threadIdx.x; i < BM * VPR; i += blockDim.x) {
+		int r = i / VPR, c = i % VPR, t = q0 + r;
+		uint4 v = make_uint4(0, 0, 0, 0);
+		if (t < T_len)
+			v = *(const uint4 *)(qkv + ((size_t)b * T_len + t) * qkv_stride +
+					     (size_t)h * HD + c * (16 / sizeof(T)));
+		*(uint4 *)(sQ + r * LQ + c * (16 / sizeof(T))) = v;
+	}
+	for (int i = threadIdx.x; i < 4 * 16 * LO; i += blockDim.x)
+		sO[i] = 0;
+	for (int i = threadIdx.x; i < BM; i += blockDim.x) {
+		sM[i] = -INFINITY;
+		sL[i] = 0;
+	}
+	const int kend = min(T_len, q0 + BM);
+	float *Sw = sS + warp * 16 * LS, *Ow = sO + warp * 16 * LO;
+	T *Pw = sP + warp * 16 * LP;
+	for (int k0 = 0; k0 < kend; k0 += BN) {
+		__syncthreads();
+		for (int i = threadIdx.x; i < BN * VPR; i += blockDim.x) {
+			int r = i / VPR, c = i % VPR, key = k0 + r;
+			uint4 kv4 = make_uint4(0, 0, 0, 0), vv4 = make_uint4(0, 0, 0, 0);
+			if (key < T_len) {
+				kv4 = *(const uint4 *)(K + (size_t)key * HD + c * (16 / sizeof(T)));
+				vv4 = *(const uint4 *)(V + (size_t)key * HD + c * (16 / sizeof(T)));
+			}
+			*(uint4 *)(sK + r * LQ + c * (16 / sizeof(T))) = kv4;
+			*(uint4 *)(sV + r * LQ + c * (16 / sizeof(T))) = vv4;
+		}
+		__syncthreads();
+		{
+			wmma::fragment<wmma::accumulator, 16, 16, 16, float> sf[BN / 16];
+#pragma unroll
+			for (int j = 0; j < BN / 16; j++)
+				wmma::fill_fragment(sf[j], 0.0f);
+#pragma unroll
+			for (int kk = 0; kk < HD; kk += 16) {
+				wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
+				wmma::load_matrix_sync(a, sQ + warp * 16 * LQ + kk, LQ);
+#pragma unroll
+				for (int j = 0; j < BN / 16; j++) {
+					wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> bf;
+					wmma::load_matrix_sync(bf, sK + j * 16 * LQ + kk, LQ);
+					wmma::mma_sync(sf[j], a, bf, sf[j]);
+				}
+			}
+#pragma unroll
+			for (int j = 0; j < BN / 16; j++)
+				wmma::store_matrix_sync(Sw + j * 16, sf[j], LS, wmma::mem_row_major);
+		}
+		__syncwarp();
+		{
+			int r = lane >> 1, hf = lane & 1, qrow = q0 + warp * 16 + r;
+			float *srow = Sw + r * LS + hf * 32;
+			T *prow = Pw + r * LP + hf * 32;
+			float mx = -INFINITY, sum = 0;
+			for (int c = 0; c < 32; c++) {
+				int key = k0 + hf * 32 + c;
+				float v = key <= qrow && key < T_len ? srow[c] * scale : -INFINITY;
+				srow[c] = v;
+				mx = fmaxf(mx, v);
+			}
+			mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, 1));
+			float m_old = sM[warp * 16 + r], m_new = fmaxf(m_old, mx);
+			float alpha = __expf(m_old - m_new);
+			for (int c = 0; c < 32; c++) {
+				float p = __expf(srow[c] - m_new);
+				prow[c] = fromf<T>(p);
+				sum += p;
+			}
+			sum += __shfl_xor_sync(0xffffffff, sum, 1);
+			__syncwarp();
+			if (!hf) {
+				sM[warp * 16 + r] = m_new;
+				sL[warp * 16 + r] = sL[warp * 16 + r] * alpha + sum;
+			}
+			for (int c = hf; c < HD; c += 2)
+				Ow[r * LO + c] *= alpha;
+		}
+		__syncwarp();
+		{
+			wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pa[BN / 16];
+#pragma unroll
+			for (int kk = 0; kk < BN / 16; kk++)
+				wmma::load_matrix_sync(pa[kk], Pw + kk * 16, LP);
+#pragma unroll
+			for (int j = 0; j < HD / 16; j++) {
+				wmma::fragment<wmma::accumulator, 16, 16, 16, float> of;
+				wmma::load_matrix_sync(of, Ow + j * 16, LO, wmma::mem_row_major);
+#pragma unroll
+				for (int kk = 0; kk < BN / 16; kk++) {
+					wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> bf;
+					wmma::load_matrix_sync(bf, sV + kk * 16 * LQ + j * 16, LQ);
+					wmma::mma_sync(of, pa[kk], bf, of);
+				}
+				wmma::store_matrix_sync(Ow + j * 16, of, LO, wmma::mem_row_major);
+			}
+		}
+		__syncwarp();
+	}
+	for (int i = lane; i < 16 * HD; i += 32) {
+		int r = i / HD, d = i % HD, t = q0 + warp * 16 + r;
+		if (t < T_len)
+			att[((size_t)b * T_len + t) * heads * HD + (size_t)h * HD + d] =
+				fromf<T>(Ow[r * LO + d] / sL[warp * 16 + r]);
+	}
+}
+
+template <typename T, int HD> static size_t flash_smem(void)
+{
+	return (size_t)3 * 64 * (HD + 8) * sizeof(T) + 4 * 16 * 68 * 4 + 4 * 16 * 72 * sizeof(T) +
+	       4 * 16 * (HD + 4) * 4 + 2 * 64 * 4;
+}
+
+/* 1 = prefill attention through the cuBLAS GEMM path even where the flash
+ * kernel applies (--check-ops tests both). */
+static int g_prefill_gemm;
 
 #define MAXG 8
 /* Split-K decode attention (flash-decoding): block (split, kv head, b)
@@ -435,9 +579,9 @@ __global__ void k_set_pos(int *dpos, int v, int add)
 
 /* y[r][o] (+)= sum_i x[r][i] W[o][i] (+ bias[o]) for rows <= 8: a warp per
  * output row, 16-byte loads of W, four in flight per lane. */
-template <typename T>
+template <typename T, typename TO>
 __global__ void __launch_bounds__(256)
-	k_gemv(T *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc)
+	k_gemv(TO *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc)
 {
 	const int NV = vec16<T>::N;
 	int o = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), lane = threadIdx.x & 31;
@@ -489,10 +633,10 @@ __global__ void __launch_bounds__(256)
 		if (lane == 0) {
 			if (bias)
 				v += tof(bias[o]);
-			T *dst = y + (size_t)r * out + o;
+			TO *dst = y + (size_t)r * out + o;
 			if (acc)
 				v += tof(*dst);
-			*dst = fromf<T>(v);
+			*dst = fromf<TO>(v);
 		}
 	}
 }
@@ -585,10 +729,14 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
 	struct lt_plan *p;
 	float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
 
-	if (g->own_gemv && rows <= 8 && !f32out && in % vec16<T>::N == 0) {
+	if (g->own_gemv && rows <= 8 && in % vec16<T>::N == 0) {
 		int wpb = 8;
-		k_gemv<T><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>((T *)y, x, W, bias, rows,
-									 in, out, acc);
+		if (f32out)
+			k_gemv<T, float><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
+				(float *)y, x, W, bias, rows, in, out, acc);
+		else
+			k_gemv<T, T><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
+				(T *)y, x, W, bias, rows, in, out, acc);
 		CKL();
 		return 0;
 	}
@@ -808,6 +956,34 @@ template <typename T> static int attn_prefill(model<T> *m, int l)
 	float alpha = 1.0f / sqrtf((float)hd), zero = 0.0f, one = 1.0f;
 	cudaDataType_t ty = cuda_type<T>();
 
+	if constexpr (sizeof(T) == 2) {
+		if (!g_prefill_gemm && (hd == 64 || hd == 128)) {
+			dim3 grid((n + 63) / 64, c->heads, m->o.batch);
+			size_t smem = hd == 64 ? flash_smem<T, 64>() : flash_smem<T, 128>();
+			static int attr_set[2];
+			if (!attr_set[hd == 128]) {
+				if (hd == 64)
+					CK(cudaFuncSetAttribute(k_flash_prefill<T, 64>,
+								cudaFuncAttributeMaxDynamicSharedMemorySize,
+								(int)smem));
+				else
+					CK(cudaFuncSetAttribute(k_flash_prefill<T, 128>,
+								cudaFuncAttributeMaxDynamicSharedMemorySize,
+								(int)smem));
+				attr_set[hd == 128] = 1;
+			}
+			if (hd == 64)
+				k_flash_prefill<T, 64><<<grid, 128, smem, m->g.st>>>(
+					m->att, m->qkv, m->kc + l * kv_l, m->vc + l * kv_l, n, c->heads,
+					kvh, m->max_seq, alpha);
+			else
+				k_flash_prefill<T, 128><<<grid, 128, smem, m->g.st>>>(
+					m->att, m->qkv, m->kc + l * kv_l, m->vc + l * kv_l, n, c->heads,
+					kvh, m->max_seq, alpha);
+			CKL();
+			return 0;
+		}
+	}
 	for (int b = 0; b < m->o.batch; b++) {
 		const T *K = m->kc + l * kv_l + b * kv_b, *V = m->vc + l * kv_l + b * kv_b;
 		const T *Q = m->qT + (size_t)b * c->heads * n * hd;
@@ -1267,7 +1443,7 @@ template <typename T> static int check_typed(struct checker *ck)
 		model<T> m;
 		memset(&m, 0, sizeof(m));
 		struct llm_config *c = &m.c;
-		int B = 2, n = 37, pos = 256, heads = 8, kvh = 2, max_seq = 300, QKV, QD;
+		int B = 2, n = 150, pos = 256, heads = 8, kvh = 2, max_seq = 300, QKV, QD;
 		c->heads = heads, c->kv_heads = kvh, c->head_dim = hd, c->rope_theta = 10000;
 		m.o.batch = B, m.o.prompt_len = n, m.max_seq = max_seq, m.g = g;
 		QKV = llm_qkv_dim(c), QD = llm_q_dim(c);
@@ -1328,9 +1504,17 @@ template <typename T> static int check_typed(struct checker *ck)
 		k_rope_kv<T><<<(unsigned)((work + 255) / 256), 256, 0, g.st>>>(
 			m.qkv, B * n, n, 0, NULL, m.cos_t, m.sin_t, m.kc, m.vc, m.qT, heads, kvh, hd,
 			max_seq);
+		/* 16-bit types: the flash kernel first, then the GEMM path. */
+		g_prefill_gemm = sizeof(T) == 4;
 		if (attn_prefill(&m, 0))
 			return -1;
 		cudaDeviceSynchronize();
+		float *flash = sizeof(T) == 2 ? to_host(m.att, (size_t)B * n * QD) : NULL;
+		g_prefill_gemm = 1;
+		if (attn_prefill(&m, 0))
+			return -1;
+		cudaDeviceSynchronize();
+		g_prefill_gemm = 0;
 		float *rq2 = (float *)malloc((size_t)B * n * QKV * 4);
 		memcpy(rq2, qkv, (size_t)B * n * QKV * 4);
 		for (int r = 0; r < B * n; r++) {
@@ -1353,8 +1537,12 @@ template <typename T> static int check_typed(struct checker *ck)
 					 max_seq, scr);
 		}
 		got = to_host(m.att, (size_t)B * n * QD);
-		report(ck, hd == 64 ? "attn.sdpa prefill hd64" : "attn.sdpa prefill hd128", got, ref,
-		       (size_t)B * n * QD);
+		report(ck, hd == 64 ? "attn.sdpa prefill gemm hd64" : "attn.sdpa prefill gemm hd128",
+		       got, ref, (size_t)B * n * QD);
+		if (flash)
+			report(ck, hd == 64 ? "attn.sdpa prefill flash hd64" : "attn.sdpa prefill flash hd128",
+			       flash, ref, (size_t)B * n * QD);
+		free(flash);
 		free(got), free(rq), free(rq2), free(ref), free(scr), free(ct), free(stt);
 		free(cache_k), free(cache_v), free(qkv);
 		cudaFree(m.kc), cudaFree(m.vc), cudaFree(m.cos_t), cudaFree(m.sin_t), cudaFree(m.qkv);
