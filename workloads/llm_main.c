@@ -222,6 +222,7 @@ int main(int argc, char **argv)
 	a.o.prompt_len = 16;
 	a.o.new_tokens = 8;
 	a.o.warmup = 1;
+	a.o.own_gemv = 1; /* measured faster than cuBLASLt at batch 1 (docs/workloads.md) */
 	a.o.dtype = (enum llm_dtype) - 1;
 	a.device = "auto";
 
