@@ -577,60 +577,14 @@ __global__ void k_set_pos(int *dpos, int v, int add)
 	*dpos = add ? *dpos + v : v;
 }
 
-/* y[r][o] (+)= sum_i x'[r][i] W[o][i] (+ bias[o]) for rows <= 8: a warp per
- * output row, 16-byte loads of W, four in flight per lane. x' is x, or
- * with nw set RMSNorm(x) * nw (decode: the norm fused into the projection),
- * or with glu set silu(gate) * up of x = [gate | up] rows (the SwiGLU fused
- * into the down projection). */
-template <typename T>
-__device__ __forceinline__ void gemv_x(const T *x, int r, int i, int in, const T *nw,
-				       const float *rs, int glu, float *xv)
-{
-	const int NV = vec16<T>::N;
-	if (glu) {
-		float u[NV];
-		load16(x + (size_t)r * 2 * in + i, xv);
-		load16(x + (size_t)r * 2 * in + in + i, u);
-#pragma unroll
-		for (int e = 0; e < NV; e++)
-			xv[e] = xv[e] / (1.0f + __expf(-xv[e])) * u[e];
-		return;
-	}
-	load16(x + (size_t)r * in + i, xv);
-	if (nw) {
-		float w[NV];
-		load16(nw + i, w);
-#pragma unroll
-		for (int e = 0; e < NV; e++)
-			xv[e] *= rs[r] * w[e];
-	}
-}
-
+/* y[r][o] (+)= sum_i x[r][i] W[o][i] (+ bias[o]) for rows <= 8: a warp per
+ * output row, 16-byte loads of W, four in flight per lane. */
 template <typename T, typename TO>
 __global__ void __launch_bounds__(256)
-	k_gemv(TO *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc,
-	       const T *nw, float eps, int glu)
+	k_gemv(TO *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc)
 {
 	const int NV = vec16<T>::N;
-	__shared__ float rs[8];
 	int o = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), lane = threadIdx.x & 31;
-	if (nw) { /* warp r computes row r's 1/rms */
-		int r = threadIdx.x >> 5;
-		if (r < rows) {
-			float ss = 0, v[NV];
-			for (int i = lane * NV; i < in; i += 32 * NV) {
-				load16(x + (size_t)r * in + i, v);
-#pragma unroll
-				for (int e = 0; e < NV; e++)
-					ss += v[e] * v[e];
-			}
-			for (int off = 16; off; off >>= 1)
-				ss += __shfl_xor_sync(0xffffffff, ss, off);
-			if (lane == 0)
-				rs[r] = rsqrtf(ss / in + eps);
-		}
-		__syncthreads();
-	}
 	if (o >= out)
 		return;
 	const T *w = W + (size_t)o * in;
@@ -648,7 +602,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
 			for (int u = 0; u < 4; u++) {
 				float xv[NV];
-				gemv_x(x, r, i + u * 32 * NV, in, nw, rs, glu, xv);
+				load16(x + (size_t)r * in + i + u * 32 * NV, xv);
 #pragma unroll
 				for (int e = 0; e < NV; e++)
 					s[r] += wv[u][e] * xv[e];
@@ -663,7 +617,7 @@ __global__ void __launch_bounds__(256)
 			if (r >= rows)
 				break;
 			float xv[NV];
-			gemv_x(x, r, i, in, nw, rs, glu, xv);
+			load16(x + (size_t)r * in + i, xv);
 #pragma unroll
 			for (int e = 0; e < NV; e++)
 				s[r] += wv[e] * xv[e];
@@ -768,27 +722,6 @@ static int lt_plan_get(struct gpu *g, struct lt_plan **out, int rows, int in, in
 }
 
 /* y = x W^T (+ bias) (+ y): W is [out][in], x [rows][in], y [rows][out]. */
-template <typename T> static int gemv_ok(const struct gpu *g, int rows, int in)
-{
-	return g->own_gemv && rows <= 8 && in % vec16<T>::N == 0;
-}
-
-/* Our GEMV, with the optional fused norm (nw) or SwiGLU (glu). */
-template <typename T>
-static int gemv(struct gpu *g, void *y, const T *x, const T *W, const T *bias, int rows, int in,
-		int out, int acc, int f32out, const T *nw, float eps, int glu)
-{
-	int wpb = 8;
-	if (f32out)
-		k_gemv<T, float><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
-			(float *)y, x, W, bias, rows, in, out, acc, nw, eps, glu);
-	else
-		k_gemv<T, T><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
-			(T *)y, x, W, bias, rows, in, out, acc, nw, eps, glu);
-	CKL();
-	return 0;
-}
-
 template <typename T>
 static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias, int rows, int in,
 		  int out, int acc, int f32out)
@@ -796,8 +729,17 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
 	struct lt_plan *p;
 	float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
 
-	if (gemv_ok<T>(g, rows, in))
-		return gemv<T>(g, y, x, W, bias, rows, in, out, acc, f32out, NULL, 0.0f, 0);
+	if (g->own_gemv && rows <= 8 && in % vec16<T>::N == 0) {
+		int wpb = 8;
+		if (f32out)
+			k_gemv<T, float><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
+				(float *)y, x, W, bias, rows, in, out, acc);
+		else
+			k_gemv<T, T><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
+				(T *)y, x, W, bias, rows, in, out, acc);
+		CKL();
+		return 0;
+	}
 	if (lt_plan_get<T>(g, &p, rows, in, out, bias != NULL, acc, f32out))
 		return -1;
 	if (bias)
@@ -1119,22 +1061,14 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	k_embed<T><<<rows, 256, 0, st>>>(m->x, m->embed, prefill ? m->prompt : m->next, H);
 	CKL();
 	nvtx_pop();
-	/* Decode with our GEMV: norms and SwiGLU fused into the projections
-	 * that consume them (fewer launches; no norm.* / mlp.act ranges). */
-	int fuse = !prefill && gemv_ok<T>(g, rows, H) && gemv_ok<T>(g, rows, I);
 	for (int l = 0; l < c->layers; l++) {
 		layer_w<T> *L = &m->l[l];
-		if (fuse) {
-			RANGE("attn.qkv", gemv<T>(g, m->qkv, m->x, L->wqkv, c->qkv_bias ? L->bqkv : NULL,
-						  rows, H, QKV, 0, 0, L->attn_norm, eps, 0));
-		} else {
-			nvtx_push("norm.attn");
-			k_rmsnorm<T><<<rows, nt, 0, st>>>(m->xn, m->x, L->attn_norm, H, eps, 1, 0);
-			CKL();
-			nvtx_pop();
-			RANGE("attn.qkv", linear<T>(g, m->qkv, m->xn, L->wqkv,
-						    c->qkv_bias ? L->bqkv : NULL, rows, H, QKV, 0, 0));
-		}
+		nvtx_push("norm.attn");
+		k_rmsnorm<T><<<rows, nt, 0, st>>>(m->xn, m->x, L->attn_norm, H, eps, 1, 0);
+		CKL();
+		nvtx_pop();
+		RANGE("attn.qkv", linear<T>(g, m->qkv, m->xn, L->wqkv,
+					    c->qkv_bias ? L->bqkv : NULL, rows, H, QKV, 0, 0));
 		nvtx_push("attn.rope");
 		{
 			size_t work = (size_t)rows * (c->heads + 2 * c->kv_heads) * (c->head_dim / 2);
@@ -1147,13 +1081,6 @@ template <typename T> static int forward(model<T> *m, int prefill)
 		nvtx_pop();
 		RANGE("attn.sdpa", prefill ? attn_prefill(m, l) : attn_decode(m, l));
 		RANGE("attn.o", linear<T>(g, m->x, m->att, L->wo, NULL, rows, QD, H, 1, 0));
-		if (fuse) {
-			RANGE("mlp.up_gate", gemv<T>(g, m->gu, m->x, L->wgu, NULL, rows, H, 2 * I, 0, 0,
-						     L->mlp_norm, eps, 0));
-			RANGE("mlp.down", gemv<T>(g, m->x, m->gu, L->wdown, NULL, rows, I, H, 1, 0,
-						  NULL, 0.0f, 1));
-			continue;
-		}
 		nvtx_push("norm.mlp");
 		k_rmsnorm<T><<<rows, nt, 0, st>>>(m->xn, m->x, L->mlp_norm, H, eps, 1, 0);
 		CKL();
@@ -1172,17 +1099,11 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	}
 	if (prefill && m->o.new_tokens == 0)
 		return 0; /* prefill only: no LM head (as the analytic counts) */
-	if (fuse) {
-		RANGE("lm_head", gemv<T>(g, m->logits, m->x, m->lm_head, NULL, B, H, c->vocab, 0, 1,
-					 m->final_norm, eps, 0));
-	} else {
-		nvtx_push("norm.final");
-		k_rmsnorm<T><<<B, nt, 0, st>>>(m->xn, m->x, m->final_norm, H, eps, n, n - 1);
-		CKL();
-		nvtx_pop();
-		RANGE("lm_head",
-		      linear<T>(g, m->logits, m->xn, m->lm_head, NULL, B, H, c->vocab, 0, 1));
-	}
+	nvtx_push("norm.final");
+	k_rmsnorm<T><<<B, nt, 0, st>>>(m->xn, m->x, m->final_norm, H, eps, n, n - 1);
+	CKL();
+	nvtx_pop();
+	RANGE("lm_head", linear<T>(g, m->logits, m->xn, m->lm_head, NULL, B, H, c->vocab, 0, 1));
 	nvtx_push("sample");
 	k_argmax<<<B, 1024, 0, st>>>(m->logits, c->vocab, m->next, m->out_tok, m->o.new_tokens,
 				     prefill ? 0 : 1, prefill ? NULL : m->dpos,
@@ -1451,51 +1372,24 @@ template <typename T> static int check_typed(struct checker *ck)
 		report(ck, "norm (rmsnorm)", got, ref, rows * H);
 		free(x), free(w), free(ref), free(got), cudaFree(dx), cudaFree(dw), cudaFree(dy);
 	}
-	for (int own = 0; own < 2; own++) { /* linear: bias, then residual accumulate */
-		int rows = own ? 3 : 37, in = 96, out = 72;
+	for (int gemv = 0; gemv < 2; gemv++) { /* linear: bias, then residual accumulate */
+		int rows = gemv ? 3 : 37, in = 96, out = 72;
 		float *x = rand_host(ck, rows * in, 1, 0), *W = rand_host(ck, out * in, 0.1f, 0);
 		float *bias = rand_host(ck, out, 0.1f, 0), *y0 = rand_host(ck, rows * out, 1, 0);
 		float *ref = (float *)malloc(rows * out * sizeof(float));
 		T *dx = to_dev<T>(x, rows * in), *dW = to_dev<T>(W, out * in);
 		T *db = to_dev<T>(bias, out), *dy = to_dev<T>(y0, rows * out);
-		g.own_gemv = own;
+		g.own_gemv = gemv;
 		memcpy(ref, y0, rows * out * sizeof(float));
 		llm_op_matmul(ref, x, W, bias, rows, in, out, 1);
 		if (linear<T>(&g, dy, dx, dW, db, rows, in, out, 1, 0))
 			return -1;
 		cudaDeviceSynchronize();
 		float *got = to_host(dy, rows * out);
-		report(ck, own ? "linear (own gemv)" : "linear (cublaslt)", got, ref, rows * out);
+		report(ck, gemv ? "linear (own gemv)" : "linear (cublaslt)", got, ref, rows * out);
 		free(x), free(W), free(bias), free(y0), free(ref), free(got);
 		cudaFree(dx), cudaFree(dW), cudaFree(db), cudaFree(dy);
 		g.own_gemv = 0;
-	}
-	{ /* fused decode GEMVs: RMSNorm -> projection, SwiGLU -> projection */
-		int rows = 3, in = 96, out = 40;
-		float *x = rand_host(ck, rows * 2 * in, 2, 0), *nw = rand_host(ck, in, 0.1f, 1);
-		float *W = rand_host(ck, out * in, 0.1f, 0), *xn = (float *)malloc(rows * in * 4);
-		float *ref = (float *)malloc(rows * out * 4), *dy, *got;
-		T *dx = to_dev<T>(x, rows * 2 * in), *dnw = to_dev<T>(nw, in), *dW = to_dev<T>(W, out * in);
-		cudaMalloc((void **)&dy, rows * out * 4);
-		g.own_gemv = 1;
-		for (int r = 0; r < rows; r++)
-			llm_op_rmsnorm(xn + r * in, x + r * in, nw, in, 1e-5f);
-		llm_op_matmul(ref, xn, W, NULL, rows, in, out, 0);
-		if (gemv<T>(&g, dy, dx, dW, (const T *)NULL, rows, in, out, 0, 1, dnw, 1e-5f, 0))
-			return -1;
-		got = (float *)malloc(rows * out * 4);
-		cudaMemcpy(got, dy, rows * out * 4, cudaMemcpyDeviceToHost);
-		report(ck, "norm+linear (fused)", got, ref, rows * out);
-		for (int r = 0; r < rows; r++)
-			llm_op_swiglu(xn + r * in, x + r * 2 * in, x + r * 2 * in + in, in);
-		llm_op_matmul(ref, xn, W, NULL, rows, in, out, 0);
-		if (gemv<T>(&g, dy, dx, dW, (const T *)NULL, rows, in, out, 0, 1, (const T *)NULL, 0.0f, 1))
-			return -1;
-		cudaMemcpy(got, dy, rows * out * 4, cudaMemcpyDeviceToHost);
-		report(ck, "swiglu+linear (fused)", got, ref, rows * out);
-		g.own_gemv = 0;
-		free(x), free(nw), free(W), free(xn), free(ref), free(got);
-		cudaFree(dx), cudaFree(dnw), cudaFree(dW), cudaFree(dy);
 	}
 	{ /* lm_head: fp32 logits out */
 		int rows = 2, in = 64, out = 300;
