@@ -35,8 +35,8 @@ struct dummy_backend {
 	/* x = relu(x + y), n elements */
 	void (*add_relu)(void *ctx, float *x, const float *y, size_t n);
 	/* logits[b][k] = fc_b[k] + sum_c mean_hw(x[b][..][c]) * fc_w[k][c] */
-	void (*head)(void *ctx, float *logits, const float *x, const float *fc_w,
-		     const float *fc_b, int batch, int size, int ch);
+	void (*head)(void *ctx, float *logits, const float *x, const float *fc_w, const float *fc_b,
+		     int batch, int size, int ch);
 	/* x *= s, n elements (the A/B regions' work) */
 	void (*scale)(void *ctx, float *x, float s, size_t n);
 	void (*sync)(void *ctx);
@@ -53,8 +53,14 @@ struct dummy_bufs {
 size_t dummy_numel(const struct dummy_shape *s, int which);
 void dummy_fill(const struct dummy_shape *s, int which, float *dst);
 enum {
-	DUMMY_INPUT = 0, DUMMY_ACT, DUMMY_LOGITS, DUMMY_STEM_W, DUMMY_STEM_B,
-	DUMMY_FC_W, DUMMY_FC_B, DUMMY_CONV_W0 /* + 2*block + k */,
+	DUMMY_INPUT = 0,
+	DUMMY_ACT,
+	DUMMY_LOGITS,
+	DUMMY_STEM_W,
+	DUMMY_STEM_B,
+	DUMMY_FC_W,
+	DUMMY_FC_B,
+	DUMMY_CONV_W0 /* + 2*block + k */,
 	DUMMY_CONV_B0 = DUMMY_CONV_W0 + 2 * DUMMY_BLOCKS,
 	DUMMY_N_TENSORS = DUMMY_CONV_B0 + 2 * DUMMY_BLOCKS
 };

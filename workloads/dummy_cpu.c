@@ -87,8 +87,8 @@ void dummy_forward(const struct dummy_backend *be, const struct dummy_shape *s,
 		be->conv3x3(be->ctx, b->t, b->x, b->conv_w[2 * k], b->conv_b[2 * k], N, S, C, C, 1);
 		pop(be, ranged);
 		push("block.conv2", ranged);
-		be->conv3x3(be->ctx, b->y, b->t, b->conv_w[2 * k + 1], b->conv_b[2 * k + 1], N, S, C,
-			    C, 0);
+		be->conv3x3(be->ctx, b->y, b->t, b->conv_w[2 * k + 1], b->conv_b[2 * k + 1], N, S,
+			    C, C, 0);
 		be->add_relu(be->ctx, b->x, b->y, n);
 		pop(be, ranged);
 	}
@@ -123,14 +123,19 @@ void dummy_cpu_conv3x3(void *ctx, float *out, const float *in, const float *w, c
 					for (int ci = 0; ci < cin; ci++)
 						for (int kh = 0; kh < 3; kh++)
 							for (int kw = 0; kw < 3; kw++) {
-								int ih = h + kh - 1, iw = x + kw - 1;
-								if (ih < 0 || iw < 0 || ih >= size ||
-								    iw >= size)
+								int ih = h + kh - 1,
+								    iw = x + kw - 1;
+								if (ih < 0 || iw < 0 ||
+								    ih >= size || iw >= size)
 									continue;
-								acc += w[((size_t)co * cin + ci) * 9 +
-									 kh * 3 + kw] *
-								       in[(((size_t)b * size + ih) * size +
-									   iw) * cin + ci];
+								acc +=
+								    w[((size_t)co * cin + ci) * 9 +
+								      kh * 3 + kw] *
+								    in[(((size_t)b * size + ih) *
+									    size +
+									iw) *
+									   cin +
+								       ci];
 							}
 					o[co] = relu && acc < 0 ? 0 : acc;
 				}
@@ -146,8 +151,8 @@ static void cpu_add_relu(void *ctx, float *x, const float *y, size_t n)
 	}
 }
 
-static void cpu_head(void *ctx, float *logits, const float *x, const float *fc_w,
-		     const float *fc_b, int batch, int size, int ch)
+static void cpu_head(void *ctx, float *logits, const float *x, const float *fc_w, const float *fc_b,
+		     int batch, int size, int ch)
 {
 	size_t px = (size_t)size * size;
 
@@ -178,13 +183,13 @@ static void cpu_sync(void *ctx)
 }
 
 const struct dummy_backend dummy_cpu_backend = {
-	NULL, dummy_cpu_conv3x3, cpu_add_relu, cpu_head, cpu_scale, cpu_sync,
+    NULL, dummy_cpu_conv3x3, cpu_add_relu, cpu_head, cpu_scale, cpu_sync,
 };
 
 int dummy_cpu_run(const struct dummy_shape *s, int warmup, float *logits, double *ms)
 {
 	struct dummy_bufs b;
-	float *all[DUMMY_N_TENSORS] = { 0 };
+	float *all[DUMMY_N_TENSORS] = {0};
 	float *x = NULL, *y = NULL, *t = NULL;
 	int rc = -1;
 	uint64_t t0;

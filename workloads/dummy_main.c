@@ -57,37 +57,45 @@ static int parse(int argc, char **argv, struct dummy_shape *s, const char **devi
 
 int main(int argc, char **argv)
 {
-	struct dummy_shape s = { 4, 32, 16, 1234 };
+	struct dummy_shape s = {4, 32, 16, 1234};
 	struct strbuf err = STRBUF_INIT;
 	const char *device = "auto";
 	float logits[4096 * DUMMY_CLASSES];
 	char e[256], devname[32];
 	double ms = 0, sum = 0;
-	int warmup = 1, dev = -1, n = dummy_cuda_device_count();
+	int warmup = 1, dev = -1, n = dummy_cuda_device_count(), rc = EXIT_OK;
 	int64_t idx = 0;
 
 	if (parse(argc, argv, &s, &device, &warmup, &err)) {
 		fprintf(stderr, PROG ": error: %s\n", err.buf);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (s.batch > 4096) {
 		fprintf(stderr, PROG ": error: --batch must be <= 4096\n");
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (!strcmp(device, "auto")) {
 		dev = n > 0 ? 0 : -1;
 	} else if (strcmp(device, "cpu")) {
 		if (strncmp(device, "cuda", 4) || (device[4] && device[4] != ':') ||
 		    (device[4] == ':' && parse_i64(device + 5, 0, 1023, &idx, &err))) {
-			fprintf(stderr, PROG ": error: --device: '%s' is not auto, cpu, cuda or cuda:N\n",
+			fprintf(stderr,
+				PROG ": error: --device: '%s' is not auto, cpu, cuda or cuda:N\n",
 				device);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out;
 		}
 		if (idx >= n) {
 			fprintf(stderr,
-				PROG ": error: --device %s: no usable CUDA device (%s); use --device cpu or auto\n",
-				device, n < 0 ? "built without CUDA" : "no driver, no GPU or index too high");
-			return EXIT_TOOL_MISSING;
+				PROG ": error: --device %s: no usable CUDA device (%s); use "
+				     "--device cpu or auto\n",
+				device,
+				n < 0 ? "built without CUDA"
+				      : "no driver, no GPU or index too high");
+			rc = EXIT_TOOL_MISSING;
+			goto out;
 		}
 		dev = (int)idx;
 	}
@@ -95,13 +103,15 @@ int main(int argc, char **argv)
 	if (dev < 0) {
 		if (dummy_cpu_run(&s, warmup, logits, &ms)) {
 			fprintf(stderr, PROG ": error: out of memory\n");
-			return EXIT_INTERNAL;
+			rc = EXIT_INTERNAL;
+			goto out;
 		}
 		snprintf(devname, sizeof(devname), "cpu");
 	} else {
 		if (dummy_cuda_run(&s, dev, warmup, logits, &ms, e, sizeof(e))) {
 			fprintf(stderr, PROG ": error: %s\n", e);
-			return EXIT_WORKLOAD_FAILED;
+			rc = EXIT_WORKLOAD_FAILED;
+			goto out;
 		}
 		snprintf(devname, sizeof(devname), "cuda:%d", dev);
 	}
@@ -118,6 +128,7 @@ int main(int argc, char **argv)
 		printf("%s%d", b ? "," : "", best);
 	}
 	printf("]\n");
+out:
 	strbuf_release(&err);
-	return 0;
+	return rc;
 }

@@ -35,10 +35,10 @@ struct llm_config {
 struct llm_run_opts {
 	int batch, prompt_len, new_tokens;
 	enum llm_dtype dtype;
-	int cuda_graph;  /* decode step captured once and replayed */
-	int warmup;      /* untimed, unranged full runs before the measured one */
-	int threads;     /* CPU: OpenMP threads (0 = runtime default) */
-	int own_gemv;    /* GPU: our GEMV for decode linears instead of cuBLASLt */
+	int cuda_graph;	     /* decode step captured once and replayed */
+	int warmup;	     /* untimed, unranged full runs before the measured one */
+	int threads;	     /* CPU: OpenMP threads (0 = runtime default) */
+	int own_gemv;	     /* GPU: our GEMV for decode linears instead of cuBLASLt */
 	const char *weights; /* safetensors file or NULL */
 };
 
@@ -134,11 +134,10 @@ float llm_round_fp16(float x);
 /* ---- CPU operators (pure; unit-tested against naive references) ---- */
 void llm_op_rmsnorm(float *out, const float *x, const float *w, int n, float eps);
 /* out[t][o] = sum_i x[t][i] * W[o][i] (+ bias[o]) (+ out[t][o] if accumulate). */
-void llm_op_matmul(float *out, const float *x, const float *W, const float *bias, int n_tok,
-		   int in, int out_dim, int accumulate);
+void llm_op_matmul(float *out, const float *x, const float *W, const float *bias, int n_tok, int in,
+		   int out_dim, int accumulate);
 /* Rotates n_heads vectors of head_dim at vec (contiguous) for position pos. */
-void llm_op_rope(float *vec, int n_heads, int head_dim, const float *cos_row,
-		 const float *sin_row);
+void llm_op_rope(float *vec, int n_heads, int head_dim, const float *cos_row, const float *sin_row);
 /* One query token (heads * head_dim) against n_keys cached keys/values of
  * one sequence and layer; cache layout [kv_heads][max_seq][head_dim].
  * scratch holds n_keys floats. out is heads * head_dim. */
@@ -204,8 +203,8 @@ void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int
 /* 1 when the GPU prefill uses the flash kernel (else the GEMM path). */
 int llm_prefill_flash(const struct llm_config *c, int elem_bytes);
 /* Writes the analytic JSON (docs/workloads.md) to path. 0 or -1 + err. */
-int llm_analytic_write(const char *path, const struct llm_config *c,
-		       const struct llm_run_opts *opt, char *err, size_t errlen);
+int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
+		       char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,8 @@ void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int
 			tiles += qt + 1;
 		o->attn_flops_executed = L * B * (uint64_t)c->heads * 4 * hd * 64 * 64 * tiles;
 	} else if (n > 1) {
-		o->attn_flops_executed = L * B * (uint64_t)c->heads * 4 * hd * N * ((uint64_t)pos + N);
+		o->attn_flops_executed =
+		    L * B * (uint64_t)c->heads * 4 * hd * N * ((uint64_t)pos + N);
 	} else {
 		o->attn_flops_executed = o->attn_flops;
 	}
@@ -82,23 +83,25 @@ static void cost_json(struct strbuf *sb, const struct llm_cost *o)
 		    (unsigned long long)o->kv_write_bytes);
 }
 
-int llm_analytic_write(const char *path, const struct llm_config *c,
-		       const struct llm_run_opts *opt, char *err, size_t errlen)
+int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
+		       char *err, size_t errlen)
 {
 	struct strbuf sb = STRBUF_INIT, e = STRBUF_INIT;
 	struct llm_cost pre, step, dec;
 	int es = llm_dtype_bytes(opt->dtype), P = opt->prompt_len, N = opt->new_tokens, rc = 0;
 
 	memset(&dec, 0, sizeof(dec));
-	strbuf_addstr(&sb, "{\n  \"schema\": \"llmprof-llm-analytic/1\",\n  \"model\": {\"name\": \"");
+	strbuf_addstr(&sb,
+		      "{\n  \"schema\": \"llmprof-llm-analytic/1\",\n  \"model\": {\"name\": \"");
 	strbuf_add_json_escaped(&sb, c->name, strlen(c->name));
-	strbuf_addf(&sb,
-		    "\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_layers\": %d, "
-		    "\"num_heads\": %d, \"num_kv_heads\": %d, \"head_dim\": %d, \"vocab_size\": %d, "
-		    "\"qkv_bias\": %s, \"tie_word_embeddings\": %s, \"params\": %llu},\n",
-		    c->hidden, c->intermediate, c->layers, c->heads, c->kv_heads, c->head_dim,
-		    c->vocab, c->qkv_bias ? "true" : "false", c->tie_embeddings ? "true" : "false",
-		    (unsigned long long)llm_param_count(c));
+	strbuf_addf(
+	    &sb,
+	    "\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_layers\": %d, "
+	    "\"num_heads\": %d, \"num_kv_heads\": %d, \"head_dim\": %d, \"vocab_size\": %d, "
+	    "\"qkv_bias\": %s, \"tie_word_embeddings\": %s, \"params\": %llu},\n",
+	    c->hidden, c->intermediate, c->layers, c->heads, c->kv_heads, c->head_dim, c->vocab,
+	    c->qkv_bias ? "true" : "false", c->tie_embeddings ? "true" : "false",
+	    (unsigned long long)llm_param_count(c));
 	strbuf_addf(&sb,
 		    "  \"run\": {\"batch\": %d, \"prompt_len\": %d, \"new_tokens\": %d, "
 		    "\"decode_steps\": %d, \"dtype\": \"%s\", \"elem_bytes\": %d, "

@@ -36,7 +36,7 @@ void llm_op_rmsnorm(float *out, const float *x, const float *w, int n, float eps
 
 static float dot(const float *a, const float *b, int n)
 {
-	float s[8] = { 0 };
+	float s[8] = {0};
 	int i = 0;
 
 	for (; i + 8 <= n; i += 8)
@@ -47,8 +47,8 @@ static float dot(const float *a, const float *b, int n)
 	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-void llm_op_matmul(float *out, const float *x, const float *W, const float *bias, int n_tok,
-		   int in, int out_dim, int accumulate)
+void llm_op_matmul(float *out, const float *x, const float *W, const float *bias, int n_tok, int in,
+		   int out_dim, int accumulate)
 {
 	OMP_FOR2
 	for (int t = 0; t < n_tok; t++) {
@@ -62,8 +62,7 @@ void llm_op_matmul(float *out, const float *x, const float *W, const float *bias
 	}
 }
 
-void llm_op_rope(float *vec, int n_heads, int head_dim, const float *cos_row,
-		 const float *sin_row)
+void llm_op_rope(float *vec, int n_heads, int head_dim, const float *cos_row, const float *sin_row)
 {
 	int half = head_dim / 2;
 
@@ -222,8 +221,8 @@ struct llm_cpu *llm_cpu_new(const struct llm_config *c, const struct llm_run_opt
 	m->l = calloc((size_t)c->layers, sizeof(*m->l));
 	m->embed = alloc_f(llm_tensor_numel(c, LLM_T_EMBED), &failed);
 	m->final_norm = alloc_f((size_t)c->hidden, &failed);
-	m->lm_head = c->tie_embeddings ? m->embed
-				       : alloc_f(llm_tensor_numel(c, LLM_T_LM_HEAD), &failed);
+	m->lm_head =
+	    c->tie_embeddings ? m->embed : alloc_f(llm_tensor_numel(c, LLM_T_LM_HEAD), &failed);
 	for (int i = 0; m->l && i < c->layers; i++) {
 		struct llm_cpu_layer *L = &m->l[i];
 		L->attn_norm = alloc_f((size_t)c->hidden, &failed);
@@ -247,7 +246,8 @@ struct llm_cpu *llm_cpu_new(const struct llm_config *c, const struct llm_run_opt
 	m->scratch = alloc_f((size_t)m->n_threads * m->max_seq, &failed);
 	m->logits_tmp = alloc_f((size_t)opt->batch * c->vocab, &failed);
 	if (failed || !m->l) {
-		snprintf(err, errlen, "out of memory for model '%s' on the CPU (%.2f GB of fp32 weights)",
+		snprintf(err, errlen,
+			 "out of memory for model '%s' on the CPU (%.2f GB of fp32 weights)",
 			 c->name, (double)llm_param_count(c) * 4 / 1e9);
 		goto fail;
 	}
@@ -356,7 +356,8 @@ void llm_cpu_forward(struct llm_cpu *m, const int *tokens, int n, int pos, float
 			llm_op_rope(q, c->heads + c->kv_heads, hd, cr, sr);
 			round_buf(m, q, (size_t)QD + KVD);
 			for (int g = 0; g < c->kv_heads; g++) {
-				size_t off = (size_t)b * seq_stride + ((size_t)g * m->max_seq + p) * hd;
+				size_t off =
+				    (size_t)b * seq_stride + ((size_t)g * m->max_seq + p) * hd;
 				memcpy(kc + off, q + QD + (size_t)g * hd, hd * sizeof(float));
 				memcpy(vc + off, q + QD + KVD + (size_t)g * hd, hd * sizeof(float));
 			}

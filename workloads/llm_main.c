@@ -15,13 +15,13 @@
 #define PROG "llmprof-llm"
 
 static const char usage[] =
-	"usage: " PROG " [--device auto|cpu|cuda[:N]] [--model-name NAME] [--hidden N]\n"
-	"  [--intermediate N] [--layers N] [--heads N] [--kv-heads N] [--head-dim N] [--vocab N]\n"
-	"  [--max-pos N] [--rope-theta F] [--rms-eps F] [--qkv-bias 0|1] [--tie-embeddings 0|1]\n"
-	"  [--weights FILE.safetensors] [--seed N] [--dtype bf16|fp16|fp32] [--batch N]\n"
-	"  [--prompt-len N] [--new-tokens N] [--cuda-graph 0|1] [--warmup N]\n"
-	"  [--analytic-out FILE.json] [--dump-logits FILE] [--threads N]\n"
-	"  [--decode-gemm cublaslt|gemv] [--check-ops]\n";
+    "usage: " PROG " [--device auto|cpu|cuda[:N]] [--model-name NAME] [--hidden N]\n"
+    "  [--intermediate N] [--layers N] [--heads N] [--kv-heads N] [--head-dim N] [--vocab N]\n"
+    "  [--max-pos N] [--rope-theta F] [--rms-eps F] [--qkv-bias 0|1] [--tie-embeddings 0|1]\n"
+    "  [--weights FILE.safetensors] [--seed N] [--dtype bf16|fp16|fp32] [--batch N]\n"
+    "  [--prompt-len N] [--new-tokens N] [--cuda-graph 0|1] [--warmup N]\n"
+    "  [--analytic-out FILE.json] [--dump-logits FILE] [--threads N]\n"
+    "  [--decode-gemm cublaslt|gemv] [--check-ops]\n";
 
 struct args {
 	struct llm_config c;
@@ -121,7 +121,8 @@ static int parse_args(int argc, char **argv, struct args *a, struct strbuf *err)
 			a->dump = v;
 		else if (!strcmp(f, "decode-gemm")) {
 			if (strcmp(v, "cublaslt") && strcmp(v, "gemv"))
-				return error_set(err, "--decode-gemm: '%s' is not cublaslt or gemv", v);
+				return error_set(err, "--decode-gemm: '%s' is not cublaslt or gemv",
+						 v);
 			o->own_gemv = v[0] == 'g';
 		} else
 			return error_set(err, "unknown option '--%s' (see --help)", f);
@@ -160,9 +161,9 @@ static int pick_device(const char *s, int *dev, struct strbuf *err)
 	if (s[4] == ':' && parse_i64(s + 5, 0, 1023, &idx, err))
 		return error_set(err, " (--device)");
 	if (n <= 0)
-		return error_set(err,
-				 "--device %s: no usable CUDA device (%s); use --device cpu or auto",
-				 s, n < 0 ? "built without CUDA" : "no driver or no GPU");
+		return error_set(
+		    err, "--device %s: no usable CUDA device (%s); use --device cpu or auto", s,
+		    n < 0 ? "built without CUDA" : "no driver or no GPU");
 	if (idx >= n)
 		return error_set(err, "--device %s: only %d CUDA device(s)", s, n);
 	*dev = (int)idx;
@@ -182,13 +183,15 @@ static void summary(const struct args *a, int dev, const struct llm_result *r)
 	else
 		snprintf(devname, sizeof(devname), "cuda:%d", dev);
 	strbuf_addf(&sb,
-		    PROG ": model=%s device=%s dtype=%s batch=%d prompt=%d new=%d graph=%d "
-			 "prefill_ms=%.3f decode_ms=%.3f decode_steps=%d tokens_per_s=%.2f tokens=[",
+		    PROG
+		    ": model=%s device=%s dtype=%s batch=%d prompt=%d new=%d graph=%d "
+		    "prefill_ms=%.3f decode_ms=%.3f decode_steps=%d tokens_per_s=%.2f tokens=[",
 		    a->c.name, devname, llm_dtype_name(a->o.dtype), B, a->o.prompt_len, N,
 		    a->o.cuda_graph, r->prefill_ms, r->decode_ms, steps, tps);
 	for (int b = 0; b < B; b++) {
 		for (int s = 0; s < N; s++)
-			strbuf_addf(&sb, "%s%d", s ? "," : (b ? ";" : ""), r->tokens[(size_t)b * N + s]);
+			strbuf_addf(&sb, "%s%d", s ? "," : (b ? ";" : ""),
+				    r->tokens[(size_t)b * N + s]);
 	}
 	strbuf_addstr(&sb, "]\n");
 	fputs(sb.buf, stdout);
@@ -199,7 +202,7 @@ int main(int argc, char **argv)
 {
 	struct args a;
 	struct strbuf err = STRBUF_INIT;
-	struct llm_result res = { 0 };
+	struct llm_result res = {0};
 	char e[512];
 	int dev = -1, rc = EXIT_OK;
 	size_t n_logits;
@@ -228,32 +231,38 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a, &err) || pick_device(a.device, &dev, &err)) {
 		fprintf(stderr, PROG ": error: %s\n", err.buf);
-		return EXIT_USAGE + (strstr(err.buf, "no usable CUDA") ? 2 : 0);
+		rc = EXIT_USAGE + (strstr(err.buf, "no usable CUDA") ? 2 : 0);
+		goto out;
 	}
 	if (a.check_ops) {
 		int fails;
 		if (dev < 0) {
 			fprintf(stderr, PROG ": error: --check-ops needs a CUDA device\n");
-			return EXIT_TOOL_MISSING;
+			rc = EXIT_TOOL_MISSING;
+			goto out;
 		}
 		fails = llm_cuda_check_ops(dev, (int)a.o.dtype < 0 ? LLM_BF16 : a.o.dtype);
 		printf(PROG ": check-ops failures=%d\n", fails);
-		return fails ? EXIT_WORKLOAD_FAILED : EXIT_OK;
+		rc = fails ? EXIT_WORKLOAD_FAILED : EXIT_OK;
+		goto out;
 	}
 	if ((int)a.o.dtype < 0)
 		a.o.dtype = dev < 0 ? LLM_FP32 : LLM_BF16;
 	if (llm_config_check(&a.c, e, sizeof(e))) {
 		fprintf(stderr, PROG ": error: %s\n", e);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if ((int64_t)a.o.prompt_len + a.o.new_tokens > a.c.max_pos) {
 		fprintf(stderr, PROG ": error: prompt-len + new-tokens = %lld exceeds max-pos %d\n",
 			(long long)a.o.prompt_len + a.o.new_tokens, a.c.max_pos);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (a.analytic && llm_analytic_write(a.analytic, &a.c, &a.o, e, sizeof(e))) {
 		fprintf(stderr, PROG ": error: %s\n", e);
-		return EXIT_IO;
+		rc = EXIT_IO;
+		goto out;
 	}
 	res.tokens = calloc((size_t)a.o.batch * (a.o.new_tokens + 1), sizeof(int));
 	n_logits = (size_t)a.o.new_tokens * a.o.batch * a.c.vocab;
@@ -261,12 +270,13 @@ int main(int argc, char **argv)
 		res.logits = calloc(n_logits, sizeof(float));
 	if (!res.tokens || (a.dump && n_logits && !res.logits)) {
 		fprintf(stderr, PROG ": error: out of memory\n");
-		return EXIT_INTERNAL;
+		rc = EXIT_INTERNAL;
+		goto out;
 	}
 	nvtx_domain("LLM");
-	printf(PROG ": %s params=%llu layers=%d hidden=%d heads=%d/%d vocab=%d on %s\n",
-	       a.c.name, (unsigned long long)llm_param_count(&a.c), a.c.layers, a.c.hidden,
-	       a.c.heads, a.c.kv_heads, a.c.vocab, dev < 0 ? "cpu" : "cuda");
+	printf(PROG ": %s params=%llu layers=%d hidden=%d heads=%d/%d vocab=%d on %s\n", a.c.name,
+	       (unsigned long long)llm_param_count(&a.c), a.c.layers, a.c.hidden, a.c.heads,
+	       a.c.kv_heads, a.c.vocab, dev < 0 ? "cpu" : "cuda");
 	fflush(stdout);
 	if (dev < 0) {
 		struct llm_cpu *m;

@@ -16,7 +16,6 @@ int llm_cuda_run(const struct llm_config *c, const struct llm_run_opts *opt, int
 	return -1;
 }
 
-
 int llm_cuda_check_ops(int dev, enum llm_dtype dt)
 {
 	return -1;

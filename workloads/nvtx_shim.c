@@ -24,7 +24,7 @@ void nvtx_domain(const char *name)
 
 void nvtx_push(const char *name)
 {
-	nvtxEventAttributes_t a = { 0 };
+	nvtxEventAttributes_t a = {0};
 
 	if (!enabled)
 		return;

@@ -159,7 +159,7 @@ struct st_file *st_open(const char *path, char *err, size_t errlen)
 	unsigned char hl[8];
 	uint64_t hlen = 0, fsize;
 	char *hdr = NULL;
-	struct jp p = { NULL, 0, 0 };
+	struct jp p = {NULL, 0, 0};
 
 	if (!f)
 		goto oom;
@@ -274,7 +274,9 @@ int st_read_f32(struct st_file *f, const char *name, float *dst, uint64_t numel,
 		snprintf(err, errlen, "'%s': tensor '%s' not found", f->path, name);
 		return -1;
 	}
-	es = !strcmp(e->dtype, "F32") ? 4 : (!strcmp(e->dtype, "BF16") || !strcmp(e->dtype, "F16")) ? 2 : 0;
+	es = !strcmp(e->dtype, "F32")				       ? 4
+	     : (!strcmp(e->dtype, "BF16") || !strcmp(e->dtype, "F16")) ? 2
+								       : 0;
 	if (!es) {
 		snprintf(err, errlen, "'%s': tensor '%s' has dtype %s (want F32, BF16 or F16)",
 			 f->path, name, e->dtype);
@@ -282,11 +284,12 @@ int st_read_f32(struct st_file *f, const char *name, float *dst, uint64_t numel,
 	}
 	if (e->numel != numel || e->end - e->begin != numel * (uint64_t)es) {
 		snprintf(err, errlen,
-			 "'%s': tensor '%s' has %llu elements, the model config needs %llu", f->path,
-			 name, (unsigned long long)e->numel, (unsigned long long)numel);
+			 "'%s': tensor '%s' has %llu elements, the model config needs %llu",
+			 f->path, name, (unsigned long long)e->numel, (unsigned long long)numel);
 		return -1;
 	}
-	raw = (unsigned char *)dst + (es == 2 ? numel * 2 : 0); /* convert in place, back to front */
+	raw =
+	    (unsigned char *)dst + (es == 2 ? numel * 2 : 0); /* convert in place, back to front */
 	if (fseek(f->fp, (long)(f->data_start + e->begin), SEEK_SET) ||
 	    fread(raw, es, numel, f->fp) != numel) {
 		snprintf(err, errlen, "'%s': short read of tensor '%s'", f->path, name);

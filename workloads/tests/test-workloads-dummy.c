@@ -14,7 +14,7 @@
 static void test_conv_identity_plus_bias(void **state)
 {
 	enum { B = 2, S = 5, C = 3 };
-	float in[B * S * S * C], out[B * S * S * C], w[C * C * 9] = { 0 }, bias[C] = { 0.5f, -1, 2 };
+	float in[B * S * S * C], out[B * S * S * C], w[C * C * 9] = {0}, bias[C] = {0.5f, -1, 2};
 
 	for (int i = 0; i < B * S * S * C; i++)
 		in[i] = dummy_value(1, 1, (uint64_t)i, 1);
@@ -33,7 +33,7 @@ static void test_conv_identity_plus_bias(void **state)
 static void test_conv_padding(void **state)
 {
 	enum { S = 3 };
-	float in[S * S], out[S * S], w[9], bias[1] = { 0 };
+	float in[S * S], out[S * S], w[9], bias[1] = {0};
 
 	for (int i = 0; i < 9; i++)
 		in[i] = 1, w[i] = 1;
@@ -45,7 +45,7 @@ static void test_conv_padding(void **state)
 
 static void test_forward_deterministic(void **state)
 {
-	struct dummy_shape s = { 2, 8, 8, 42 };
+	struct dummy_shape s = {2, 8, 8, 42};
 	float a[2 * DUMMY_CLASSES], b[2 * DUMMY_CLASSES];
 	double ms;
 
@@ -60,9 +60,9 @@ static void test_forward_deterministic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conv_identity_plus_bias),
-		cmocka_unit_test(test_conv_padding),
-		cmocka_unit_test(test_forward_deterministic),
+	    cmocka_unit_test(test_conv_identity_plus_bias),
+	    cmocka_unit_test(test_conv_padding),
+	    cmocka_unit_test(test_forward_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,8 @@ static void test_rope_matches_formula_and_keeps_norm(void **state)
 			assert_float_equal(v[h * HD + i + HD / 2], b * cos(th) + a * sin(th), 1e-5);
 		}
 		for (int i = 0; i < HD; i++)
-			n0 += (double)v0[h * HD + i] * v0[h * HD + i], n1 += (double)v[h * HD + i] * v[h * HD + i];
+			n0 += (double)v0[h * HD + i] * v0[h * HD + i],
+			    n1 += (double)v[h * HD + i] * v[h * HD + i];
 		assert_float_equal(n0, n1, 1e-4);
 	}
 	/* position 0 is the identity */
@@ -132,8 +133,8 @@ static void test_attention_gqa_kv_cache(void **state)
 
 static void test_swiglu_softmax_argmax(void **state)
 {
-	float g[5] = { -3, -0.5f, 0, 0.5f, 4 }, u[5] = { 1, 2, 3, 4, 5 }, o[5];
-	float x[6] = { 1, 3, 2, 3, -1, 0 };
+	float g[5] = {-3, -0.5f, 0, 0.5f, 4}, u[5] = {1, 2, 3, 4, 5}, o[5];
+	float x[6] = {1, 3, 2, 3, -1, 0};
 	double sum = 0;
 
 	llm_op_swiglu(o, g, u, 5);
@@ -159,7 +160,7 @@ static void test_round_bf16(void **state)
 static void generate(const struct llm_config *c, struct llm_run_opts *o, int *tokens, float *logits)
 {
 	char err[256];
-	struct llm_result r = { 0 };
+	struct llm_result r = {0};
 	struct llm_cpu *m = llm_cpu_new(c, o, 0, err, sizeof(err));
 
 	assert_non_null(m);
@@ -173,7 +174,7 @@ static void test_tiny_known_answer_and_determinism(void **state)
 {
 	struct llm_config c = tiny();
 	struct llm_run_opts o = opts(1, 16, 8);
-	int a[8], b[8], want[8] = { 752, 786, 940, 624, 142, 319, 207, 541 };
+	int a[8], b[8], want[8] = {752, 786, 940, 624, 142, 319, 207, 541};
 
 	generate(&c, &o, a, NULL);
 	assert_memory_equal(a, want, sizeof(want));
@@ -267,18 +268,22 @@ static void put_tensor(FILE *f, const struct llm_config *c, int kind, int layer,
 
 static void write_st(const char *path, const struct llm_config *c)
 {
-	struct { char name[96]; int kind, layer; uint64_t first, n, rows, cols; } t[64];
+	struct {
+		char name[96];
+		int kind, layer;
+		uint64_t first, n, rows, cols;
+	} t[64];
 	int nt = 0;
 	uint64_t H = c->hidden, I = c->intermediate, QD = llm_q_dim(c), KD = llm_kv_dim(c), off = 0;
 	char hdr[16384];
 	size_t hl = 0;
 	FILE *f;
 
-#define ADD(nm, k, l, fi, nn, r, cc)                                                           \
-	do {                                                                                   \
-		snprintf(t[nt].name, sizeof(t[nt].name), "%s", nm);                              \
-		t[nt].kind = k, t[nt].layer = l, t[nt].first = fi, t[nt].n = nn;               \
-		t[nt].rows = r, t[nt].cols = cc, nt++;                                         \
+#define ADD(nm, k, l, fi, nn, r, cc)                                                               \
+	do {                                                                                       \
+		snprintf(t[nt].name, sizeof(t[nt].name), "%s", nm);                                \
+		t[nt].kind = k, t[nt].layer = l, t[nt].first = fi, t[nt].n = nn;                   \
+		t[nt].rows = r, t[nt].cols = cc, nt++;                                             \
 	} while (0)
 	ADD("model.embed_tokens.weight", LLM_T_EMBED, -1, 0, H * c->vocab, c->vocab, H);
 	ADD("model.norm.weight", LLM_T_FINAL_NORM, -1, 0, H, H, 0);
@@ -301,14 +306,18 @@ static void write_st(const char *path, const struct llm_config *c)
 	hl += (size_t)snprintf(hdr + hl, sizeof(hdr) - hl, "{\"__metadata__\":{\"format\":\"pt\"}");
 	for (int i = 0; i < nt; i++) {
 		if (t[i].cols)
-			hl += (size_t)snprintf(hdr + hl, sizeof(hdr) - hl,
-					       ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%llu,%llu],\"data_offsets\":[%llu,%llu]}",
-					       t[i].name, (unsigned long long)t[i].rows, (unsigned long long)t[i].cols,
-					       (unsigned long long)off, (unsigned long long)(off + 4 * t[i].n));
+			hl += (size_t)snprintf(
+			    hdr + hl, sizeof(hdr) - hl,
+			    ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%llu,%llu],\"data_offsets\":[%"
+			    "llu,%llu]}",
+			    t[i].name, (unsigned long long)t[i].rows, (unsigned long long)t[i].cols,
+			    (unsigned long long)off, (unsigned long long)(off + 4 * t[i].n));
 		else
 			hl += (size_t)snprintf(hdr + hl, sizeof(hdr) - hl,
-					       ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%llu],\"data_offsets\":[%llu,%llu]}",
-					       t[i].name, (unsigned long long)t[i].rows, (unsigned long long)off,
+					       ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%llu],\"data_"
+					       "offsets\":[%llu,%llu]}",
+					       t[i].name, (unsigned long long)t[i].rows,
+					       (unsigned long long)off,
 					       (unsigned long long)(off + 4 * t[i].n));
 		off += 4 * t[i].n;
 	}
@@ -366,17 +375,17 @@ static void test_safetensors_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rmsnorm),
-		cmocka_unit_test(test_matmul_bias_accumulate),
-		cmocka_unit_test(test_rope_matches_formula_and_keeps_norm),
-		cmocka_unit_test(test_attention_gqa_kv_cache),
-		cmocka_unit_test(test_swiglu_softmax_argmax),
-		cmocka_unit_test(test_round_bf16),
-		cmocka_unit_test(test_tiny_known_answer_and_determinism),
-		cmocka_unit_test(test_batch_rows_independent),
-		cmocka_unit_test(test_kv_cache_matches_prefill),
-		cmocka_unit_test(test_analytic_by_hand),
-		cmocka_unit_test(test_safetensors_roundtrip),
+	    cmocka_unit_test(test_rmsnorm),
+	    cmocka_unit_test(test_matmul_bias_accumulate),
+	    cmocka_unit_test(test_rope_matches_formula_and_keeps_norm),
+	    cmocka_unit_test(test_attention_gqa_kv_cache),
+	    cmocka_unit_test(test_swiglu_softmax_argmax),
+	    cmocka_unit_test(test_round_bf16),
+	    cmocka_unit_test(test_tiny_known_answer_and_determinism),
+	    cmocka_unit_test(test_batch_rows_independent),
+	    cmocka_unit_test(test_kv_cache_matches_prefill),
+	    cmocka_unit_test(test_analytic_by_hand),
+	    cmocka_unit_test(test_safetensors_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
