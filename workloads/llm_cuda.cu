@@ -1205,6 +1205,7 @@ static int run_typed(const struct llm_config *c, const struct llm_run_opts *o,
 {
 	model<T> *m = (model<T> *)calloc(1, sizeof(model<T>));
 	struct llm_result scratch = *res;
+	int rc = -1;
 
 	if (!m) {
 		snprintf(g_err, sizeof(g_err), "out of host memory");
@@ -1213,27 +1214,29 @@ static int run_typed(const struct llm_config *c, const struct llm_run_opts *o,
 	m->c = *c;
 	m->o = *o;
 	if (gpu_init(&m->g, o->own_gemv) || model_build(m))
-		return -1;
+		goto out;
 	if (res->logits && o->new_tokens > 0 &&
 	    dalloc(&m->dump, (size_t)o->new_tokens * o->batch * c->vocab))
-		return -1;
+		goto out;
 	/* Warm-ups fill cuBLASLt's plan cache and the caches before capture. */
 	scratch.logits = NULL;
 	for (int w = 0; w < o->warmup; w++)
 		if (generate(m, 0, &scratch))
-			return -1;
+			goto out;
 	if (o->cuda_graph && o->new_tokens > 1) {
-		/* capture needs a valid position for nothing: it does not run */
 		if (capture_decode(m))
-			return -1;
+			goto out;
 		if (o->warmup && generate(m, 0, &scratch)) /* warm the graph */
-			return -1;
+			goto out;
 	}
-	if (generate(m, 1, res))
-		return -1;
-	CK(cudaDeviceSynchronize());
-	/* The process exits next; the driver frees device memory. */
-	return 0;
+	if (generate(m, 1, res) || cudaDeviceSynchronize() != cudaSuccess)
+		goto out;
+	rc = 0;
+out:
+	/* Device memory goes with the process, which exits next. */
+	free(m->l);
+	free(m);
+	return rc;
 }
 
 extern "C" int llm_cuda_device_count(void)
