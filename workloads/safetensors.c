@@ -83,31 +83,38 @@ static int jp_u64(struct jp *p, uint64_t *v)
 	return any ? 0 : -1;
 }
 
-/* Skips any JSON value (used for __metadata__). */
+/* Skips one JSON value of any kind (__metadata__, unknown keys), leaving
+ * p at the ',' or '}' after it. */
 static int jp_skip(struct jp *p)
 {
 	int depth = 0;
 	char tmp[2];
 
 	jp_ws(p);
-	do {
-		if (p->i >= p->len)
-			return -1;
+	while (p->i < p->len) {
 		char c = p->s[p->i];
 		if (c == '"') {
 			if (jp_str(p, tmp, sizeof(tmp)))
 				return -1;
+			if (!depth)
+				return 0;
 			continue;
 		}
-		if (c == '{' || c == '[')
+		if (c == '{' || c == '[') {
 			depth++;
-		else if (c == '}' || c == ']')
-			depth--;
-		else if (depth == 0 && (c == ',' || c == '}'))
+		} else if (c == '}' || c == ']') {
+			if (!depth)
+				return 0; /* end of the enclosing object: a scalar ended */
+			if (--depth == 0) {
+				p->i++;
+				return 0;
+			}
+		} else if (!depth && c == ',') {
 			return 0;
+		}
 		p->i++;
-	} while (depth > 0);
-	return 0;
+	}
+	return -1;
 }
 
 static int parse_entry(struct jp *p, struct st_entry *e)
@@ -153,13 +160,54 @@ static int parse_entry(struct jp *p, struct st_entry *e)
 	return jp_ch(p, '}') ? 0 : -1;
 }
 
+/* Parses the JSON header (buf, len) into f's entries; every offset must
+ * lie inside the f->data_len bytes that follow the header. */
+static int st_parse_header(struct st_file *f, const char *hdr, size_t len, char *err, size_t errlen)
+{
+	struct jp p = {hdr, len, 0};
+
+	if (!jp_ch(&p, '{'))
+		goto bad;
+	if (jp_ch(&p, '}'))
+		return 0;
+	do {
+		struct st_entry e;
+		memset(&e, 0, sizeof(e));
+		if (jp_str(&p, e.name, sizeof(e.name)) || !jp_ch(&p, ':'))
+			goto bad;
+		if (!strcmp(e.name, "__metadata__")) {
+			if (jp_skip(&p))
+				goto bad;
+			continue;
+		}
+		if (parse_entry(&p, &e) || e.end < e.begin || e.end > f->data_len)
+			goto bad;
+		if (f->n == f->alloc) {
+			size_t na = f->alloc ? 2 * f->alloc : 64;
+			struct st_entry *ne = realloc(f->e, na * sizeof(*ne));
+			if (!ne) {
+				snprintf(err, errlen, "'%s': out of memory", f->path);
+				return -1;
+			}
+			f->e = ne;
+			f->alloc = na;
+		}
+		f->e[f->n++] = e;
+	} while (jp_ch(&p, ','));
+	if (jp_ch(&p, '}'))
+		return 0;
+bad:
+	snprintf(err, errlen, "'%s': not a valid safetensors file (bad header at byte %zu)",
+		 f->path, (size_t)8 + p.i);
+	return -1;
+}
+
 struct st_file *st_open(const char *path, char *err, size_t errlen)
 {
 	struct st_file *f = calloc(1, sizeof(*f));
 	unsigned char hl[8];
 	uint64_t hlen = 0, fsize;
 	char *hdr = NULL;
-	struct jp p = {NULL, 0, 0};
 
 	if (!f)
 		goto oom;
@@ -181,42 +229,12 @@ struct st_file *st_open(const char *path, char *err, size_t errlen)
 		goto bad;
 	f->data_start = 8 + hlen;
 	f->data_len = fsize - f->data_start;
-	p.s = hdr;
-	p.len = hlen;
-	p.i = 0;
-	if (!jp_ch(&p, '{'))
-		goto bad;
-	if (!jp_ch(&p, '}')) {
-		do {
-			struct st_entry e;
-			memset(&e, 0, sizeof(e));
-			if (jp_str(&p, e.name, sizeof(e.name)) || !jp_ch(&p, ':'))
-				goto bad;
-			if (!strcmp(e.name, "__metadata__")) {
-				if (jp_skip(&p))
-					goto bad;
-				continue;
-			}
-			if (parse_entry(&p, &e) || e.end < e.begin || e.end > f->data_len)
-				goto bad;
-			if (f->n == f->alloc) {
-				size_t na = f->alloc ? 2 * f->alloc : 64;
-				struct st_entry *ne = realloc(f->e, na * sizeof(*ne));
-				if (!ne)
-					goto oom;
-				f->e = ne;
-				f->alloc = na;
-			}
-			f->e[f->n++] = e;
-		} while (jp_ch(&p, ','));
-		if (!jp_ch(&p, '}'))
-			goto bad;
-	}
+	if (st_parse_header(f, hdr, hlen, err, errlen))
+		goto fail;
 	free(hdr);
 	return f;
 bad:
-	snprintf(err, errlen, "'%s': not a valid safetensors file (bad header at byte %zu)", path,
-		 hdr ? (size_t)(8 + p.i) : (size_t)0);
+	snprintf(err, errlen, "'%s': not a valid safetensors file (bad header length)", path);
 	goto fail;
 oom:
 	snprintf(err, errlen, "out of memory reading '%s'", path);

@@ -372,6 +372,63 @@ static void test_safetensors_roundtrip(void **state)
 	unlink(path);
 }
 
+/* Crafted headers: each must be refused with the reason, never crash. */
+static void test_safetensors_malformed_headers(void **state)
+{
+	const char *bad[] = {
+	    "",
+	    "[]",
+	    "{",
+	    "{\"a\":",
+	    "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,99]}}",
+	    "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,0]}}",
+	    "{\"a\":{\"shape\":[99999999999,99999999999,99999999999],\"data_offsets\":[0,8]}}",
+	    "{\"a\":{\"shape\":[-1],\"data_offsets\":[0,8]}}",
+	    "{\"a\" 1}",
+	    "{\"a\":{\"x\":[1,{\"y\":2}]}",
+	};
+	const char *good =
+	    "{\"__metadata__\":{\"format\":\"pt\",\"n\":[1,2]},\"w\":{\"dtype\":\"F32\","
+	    "\"shape\":[2],\"extra\":null,\"data_offsets\":[0,8]},\"v\":{\"data_offsets\":[8,8],"
+	    "\"shape\":[0],\"dtype\":\"BF16\"}}";
+	char path[] = "/tmp/llmprof-test-XXXXXX", err[256];
+	float w[2];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	for (size_t k = 0; k <= sizeof(bad) / sizeof(bad[0]); k++) {
+		const char *h = k < sizeof(bad) / sizeof(bad[0]) ? bad[k] : good;
+		uint64_t len = strlen(h);
+		unsigned char le[8];
+		float data[2] = {1.5f, -2.0f};
+		FILE *f = fopen(path, "wb");
+		struct st_file *st;
+		assert_non_null(f);
+		for (int i = 0; i < 8; i++)
+			le[i] = (unsigned char)(len >> (8 * i));
+		fwrite(le, 1, 8, f);
+		fwrite(h, 1, len, f);
+		fwrite(data, 4, 2, f);
+		fclose(f);
+		err[0] = 0;
+		st = st_open(path, err, sizeof(err));
+		if (h != good) {
+			assert_null(st);
+			assert_non_null(strstr(err, "not a valid safetensors file"));
+			continue;
+		}
+		assert_non_null(st);
+		assert_int_equal(st_read_f32(st, "w", w, 2, err, sizeof(err)), 0);
+		assert_true(w[0] == 1.5f && w[1] == -2.0f);
+		assert_int_equal(st_read_f32(st, "w", w, 3, err, sizeof(err)), -1);
+		assert_int_equal(st_read_f32(st, "nope", w, 2, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "not found"));
+		st_close(st);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +443,7 @@ int main(void)
 	    cmocka_unit_test(test_kv_cache_matches_prefill),
 	    cmocka_unit_test(test_analytic_by_hand),
 	    cmocka_unit_test(test_safetensors_roundtrip),
+	    cmocka_unit_test(test_safetensors_malformed_headers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
