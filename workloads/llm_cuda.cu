@@ -875,14 +875,18 @@ template <typename T> static int model_build(model<T> *m)
 	    dalloc(&m->sin_t, (size_t)m->max_seq * c->head_dim / 2) || dalloc(&m->x, rows * H) ||
 	    dalloc(&m->xn, rows * H) || dalloc(&m->qkv, rows * llm_qkv_dim(c)) ||
 	    dalloc(&m->att, rows * llm_q_dim(c)) || dalloc(&m->gu, rows * 2 * c->intermediate) ||
-	    dalloc(&m->act, rows * c->intermediate) || dalloc(&m->qT, rows * llm_q_dim(c)) ||
-	    dalloc(&m->oT, rows * llm_q_dim(c)) ||
-	    dalloc(&m->S, (size_t)c->heads * P * P) || dalloc(&m->P, (size_t)c->heads * P * P) ||
+	    dalloc(&m->act, rows * c->intermediate) ||
 	    dalloc(&m->logits, (size_t)B * c->vocab) ||
 	    dalloc(&m->part_o, (size_t)B * c->heads * m->splits * c->head_dim) ||
 	    dalloc(&m->part_ml, (size_t)B * c->heads * m->splits * 2) ||
 	    dalloc(&m->prompt, rows) || dalloc(&m->next, B) ||
 	    dalloc(&m->out_tok, (size_t)B * (m->o.new_tokens + 1)) || dalloc(&m->dpos, 1))
+		return -1;
+	/* The GEMM prefill path needs Q transposed and heads x P x P scores
+	 * (per sequence); the flash kernel needs neither. */
+	if (!llm_prefill_flash(c, (int)sizeof(T)) &&
+	    (dalloc(&m->qT, rows * llm_q_dim(c)) || dalloc(&m->oT, rows * llm_q_dim(c)) ||
+	     dalloc(&m->S, (size_t)c->heads * P * P) || dalloc(&m->P, (size_t)c->heads * P * P)))
 		return -1;
 	m->dump = NULL;
 	if (m->o.weights) {
@@ -957,6 +961,7 @@ template <typename T> static int attn_prefill(model<T> *m, int l)
 	cudaDataType_t ty = cuda_type<T>();
 
 	if constexpr (sizeof(T) == 2) {
+		/* llm_prefill_flash() is the same test; the analytic file uses it */
 		if (!g_prefill_gemm && (hd == 64 || hd == 128)) {
 			dim3 grid((n + 63) / 64, c->heads, m->o.batch);
 			size_t smem = hd == 64 ? flash_smem<T, 64>() : flash_smem<T, 128>();
