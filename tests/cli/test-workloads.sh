@@ -57,6 +57,27 @@ fi
 "$LLM" --device cpu --weights "$T/none.safetensors" >/dev/null 2>"$T/e"; rc=$?
 [ $rc = 5 ] || fail "missing weights exit $rc"
 
+# NVTX structure (LLMPROF_NVTX_LOG: every push as "<depth> <domain>@<name>"); the
+# warm-up run must emit nothing, so counts are those of one run.
+LLMPROF_NVTX_LOG="$T/r.log" "$LLM" --device cpu --prompt-len 4 --new-tokens 3 >/dev/null || fail "nvtx run"
+count() { grep -c -x "$1" "$T/r.log"; }
+[ "$(count '0 LLM@prefill')" = 1 ] || fail "prefill ranges: $(count '0 LLM@prefill')"
+[ "$(count '0 LLM@decode_all')" = 1 ] || fail "decode_all ranges"
+[ "$(count '1 LLM@decode_step')" = 2 ] || fail "decode_step ranges: $(count '1 LLM@decode_step')"
+[ "$(count '1 LLM@attn.qkv')" = 4 ] || fail "attn.qkv in prefill: $(count '1 LLM@attn.qkv')"
+[ "$(count '2 LLM@attn.qkv')" = 8 ] || fail "attn.qkv in decode steps: $(count '2 LLM@attn.qkv')"
+for op in norm.attn attn.rope attn.sdpa attn.o norm.mlp mlp.up_gate mlp.act mlp.down; do
+	[ "$(grep -c " LLM@$op\$" "$T/r.log")" = 12 ] || fail "$op count"
+done
+for op in embed norm.final lm_head sample; do
+	[ "$(grep -c " LLM@$op\$" "$T/r.log")" = 3 ] || fail "$op count"
+done
+[ "$(wc -l < "$T/r.log")" = $((2 + 2 + 3 * (9 * 4 + 4))) ] || fail "total ranges $(wc -l < "$T/r.log")"
+LLMPROF_NVTX_LOG="$T/d.log" "$DUMMY" --device cpu --batch 1 --size 4 >/dev/null || fail "dummy nvtx run"
+printf '%s\n' "0 @stem" "0 @residual" "1 @block.conv1" "1 @block.conv2" "1 @block.conv1" \
+	"1 @block.conv2" "1 @block.conv1" "1 @block.conv2" "0 @head" "0 @A" "1 @A::A1" "0 @B" >"$T/want"
+diff "$T/want" "$T/d.log" || fail "dummy ranges"
+
 # Dummy model: summary line, deterministic checksum.
 d1=$("$DUMMY" --device cpu --batch 2 --size 8 | tail -1)
 d2=$("$DUMMY" --device cpu --batch 2 --size 8 --warmup 0 | tail -1)
