@@ -157,7 +157,8 @@ struct llm_cpu *llm_cpu_new(const struct llm_config *c, const struct llm_run_opt
 			    int round_bf16, char *err, size_t errlen);
 void llm_cpu_free(struct llm_cpu *m);
 /* Runs n tokens per sequence (tokens[b * n + t]) at positions pos..pos+n-1
- * and writes the last token's logits of each sequence (batch * vocab). */
+ * and writes the last token's logits of each sequence (batch * vocab);
+ * logits NULL skips the final norm and LM head. */
 void llm_cpu_forward(struct llm_cpu *m, const int *tokens, int n, int pos, float *logits);
 /* The whole generation: prefill + greedy decode, with NVTX ranges when
  * ranged is set. */

@@ -401,6 +401,8 @@ void llm_cpu_forward(struct llm_cpu *m, const int *tokens, int n, int pos, float
 		round_buf(m, m->x, (size_t)rows * H);
 		nvtx_pop();
 	}
+	if (!logits) /* prefill only (new_tokens = 0): no LM head */
+		return;
 	/* Only the last position of each sequence needs logits. */
 	nvtx_push("norm.final");
 	for (int b = 0; b < B; b++)
@@ -439,7 +441,7 @@ int llm_cpu_generate(struct llm_cpu *m, int ranged, struct llm_result *res)
 			prompt[b * P + t] = llm_prompt_token(&m->c, b, t, P);
 	t0 = clock_mono_ns();
 	nvtx_push("prefill");
-	llm_cpu_forward(m, prompt, P, 0, m->logits_tmp);
+	llm_cpu_forward(m, prompt, P, 0, N > 0 ? m->logits_tmp : NULL);
 	if (N > 0)
 		sample(m, m->logits_tmp, next);
 	nvtx_pop();

@@ -73,6 +73,9 @@ for op in embed norm.final lm_head sample; do
 	[ "$(grep -c " LLM@$op\$" "$T/r.log")" = 3 ] || fail "$op count"
 done
 [ "$(wc -l < "$T/r.log")" = $((2 + 2 + 3 * (9 * 4 + 4))) ] || fail "total ranges $(wc -l < "$T/r.log")"
+LLMPROF_NVTX_LOG="$T/r0.log" "$LLM" --device cpu --prompt-len 4 --new-tokens 0 >/dev/null || fail "nvtx run 0"
+[ "$(wc -l < "$T/r0.log")" = $((1 + 9 * 4 + 1)) ] || fail "prefill-only ranges $(wc -l < "$T/r0.log")"
+grep -q "lm_head\|decode" "$T/r0.log" && fail "prefill-only run has an LM head or decode ranges"
 LLMPROF_NVTX_LOG="$T/d.log" "$DUMMY" --device cpu --batch 1 --size 4 >/dev/null || fail "dummy nvtx run"
 printf '%s\n' "0 @stem" "0 @residual" "1 @block.conv1" "1 @block.conv2" "1 @block.conv1" \
 	"1 @block.conv2" "1 @block.conv1" "1 @block.conv2" "0 @head" "0 @A" "1 @A::A1" "0 @B" >"$T/want"
