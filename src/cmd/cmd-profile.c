@@ -22,6 +22,9 @@
 #include "run/provenance.h"
 #include "run/status.h"
 #include "report/build.h"
+#include "trace/perfetto.h"
+#include "trace/tosqlite.h"
+#include "trace/tracer_launch.h"
 #include "vendor/nsys.h"
 #include "vendor/nsys_config.h"
 #include "vendor/nsys_diag.h"
@@ -54,6 +57,11 @@ struct profile_params {
 	struct nsys_options nsys;
 	const char **nsys_extra;
 	char *nsys_path;
+	/* builtin trace backend */
+	char *tracer_lib;	 /* NULL = no builtin trace */
+	struct strbuf trace_dir; /* <run>/trace */
+	struct strbuf trace_log; /* <run>/trace/log: the tracer's logs */
+	char *tracer_env[5];
 };
 
 static void profile_params_release(struct profile_params *p)
@@ -63,6 +71,26 @@ static void profile_params_release(struct profile_params *p)
 	strbuf_release(&p->trace_reason);
 	free(p->nsys_extra);
 	free(p->nsys_path);
+	free(p->tracer_lib);
+	strbuf_release(&p->trace_dir);
+	strbuf_release(&p->trace_log);
+	tracer_env_free(p->tracer_env);
+}
+
+/* Points the workload at the builtin tracer, its logs under run_dir. */
+static void tracer_setup(struct profile_params *p, const char *run_dir)
+{
+	tracer_env_free(p->tracer_env);
+	memset(p->tracer_env, 0, sizeof(p->tracer_env));
+	p->pp.workload_env = NULL;
+	if (p->pp.trace != PLAN_TRACE_BUILTIN || !p->tracer_lib)
+		return;
+	strbuf_reset(&p->trace_dir);
+	strbuf_reset(&p->trace_log);
+	path_join(&p->trace_dir, run_dir, "trace");
+	path_join(&p->trace_log, p->trace_dir.buf, "log");
+	tracer_env_build(p->tracer_env, p->tracer_lib, p->trace_log.buf, TRACER_FULL);
+	p->pp.workload_env = (const char *const *)p->tracer_env;
 }
 
 /* Chooses the timeline backend (pipeline.trace.*): nsys when asked for or
@@ -109,19 +137,31 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 		}
 	}
 	if (p->pp.trace != PLAN_TRACE_NSYS) {
-		/* the builtin tracer (libllmprof_tracer.so) is not part of this
-		 * build yet: backend=builtin runs the workload untraced and fails
-		 * the trace step saying so; auto records that no backend exists */
-		if (!strcmp(backend, "builtin")) {
+		struct strbuf why = STRBUF_INIT;
+
+		p->tracer_lib = tracer_library_path(&why);
+		if (p->tracer_lib) {
 			p->pp.trace = PLAN_TRACE_BUILTIN;
-			strbuf_addstr(&p->trace_reason, "pipeline.trace.backend=builtin");
+			p->pp.tracer_lib = p->tracer_lib;
+			if (p->trace_reason.len)
+				strbuf_addf(&p->trace_reason, "; using the builtin tracer %s",
+					    p->tracer_lib);
+			else
+				strbuf_addf(&p->trace_reason,
+					    "pipeline.trace.backend=builtin: tracer %s",
+					    p->tracer_lib);
+		} else if (!strcmp(backend, "builtin")) {
+			*code = EXIT_TOOL_MISSING;
+			error_set(err, "pipeline.trace.backend=builtin: %s", why.buf);
+			strbuf_release(&why);
+			goto out;
 		} else {
+			/* auto with neither backend: the workload runs untraced */
 			p->pp.trace = PLAN_TRACE_OFF;
-			strbuf_addstr(
-			    &p->trace_reason,
-			    "; the builtin tracer is not built (no libllmprof_tracer.so)");
+			warning_print("no timeline trace: %s; %s", why.buf, p->trace_reason.buf);
+			strbuf_addf(&p->trace_reason, "; %s", why.buf);
 		}
-		p->pp.tracer_lib = NULL;
+		strbuf_release(&why);
 	}
 	if (p->pp.trace == PLAN_TRACE_NSYS) {
 		if (nsys_options_from_config(cfg, &p->nsys, &p->nsys_extra, err)) {
@@ -147,6 +187,8 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 
 	memset(p, 0, sizeof(*p));
 	strbuf_init(&p->trace_reason, 0);
+	strbuf_init(&p->trace_dir, 0);
+	strbuf_init(&p->trace_log, 0);
 	pp->run_dir = run_dir;
 	pp->workload_kind = config_get_string(cfg, "workload.kind");
 	if (ctx->has_program) {
@@ -473,6 +515,74 @@ static const struct config *bundle_config(struct internal_ctx *ic, struct strbuf
 	return ic->bcfg ? ic->bcfg : ic->cfg;
 }
 
+/* The builtin "trace" step: tracer logs -> trace/trace.sqlite and
+ * trace/trace.json. Runs after a failed workload too: what it traced shows
+ * why. */
+static enum step_state trace_finish(struct internal_ctx *ic, struct strbuf *msg)
+{
+	const struct profile_params *p = ic->pp;
+	struct trace_convert_stats ts;
+	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT;
+	enum step_state state = STEP_OK;
+	uint64_t ev = 0, merged = 0;
+	int rc;
+
+	if (!p->tracer_lib) {
+		strbuf_addstr(msg, "tracer not built: no libllmprof_tracer.so");
+		return STEP_FAILED;
+	}
+	trace_convert_stats_init(&ts);
+	path_join(&db, p->trace_dir.buf, "trace.sqlite");
+	path_join(&json, p->trace_dir.buf, "trace.json");
+	if (!tracer_logs_present(p->trace_log.buf)) {
+		/* CUDA and NVTX load the tracer on first use: a program using
+		 * neither leaves no log, and there is nothing to trace */
+		state = STEP_SKIPPED;
+		strbuf_addstr(msg, "no timeline: the program made no CUDA or NVTX call "
+				   "(the tracer was never loaded)");
+		goto done;
+	}
+	rc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
+	if (rc == -1 ||
+	    perfetto_write(db.buf, json.buf,
+			   (uint64_t)config_get_int(ic->cfg, "pipeline.trace.max_json_events", 0),
+			   &ev, &merged, &err) < 0) {
+		state = STEP_FAILED;
+		strbuf_addstr(msg, err.buf);
+		goto done;
+	}
+	strbuf_addf(msg,
+		    "%llu kernels, %llu copies, %llu memsets, %llu NVTX rows, %llu launch calls",
+		    (unsigned long long)ts.kernels, (unsigned long long)ts.memcpys,
+		    (unsigned long long)ts.memsets, (unsigned long long)ts.nvtx_rows,
+		    (unsigned long long)ts.api_calls);
+	if (merged)
+		strbuf_addf(msg, "; trace.json: %llu short events merged to stay under the cap",
+			    (unsigned long long)merged);
+	if (ts.dropped_cupti || ts.dropped_tracer)
+		strbuf_addf(msg, "; %llu records dropped (CUPTI %llu, tracer %llu)",
+			    (unsigned long long)(ts.dropped_cupti + ts.dropped_tracer),
+			    (unsigned long long)ts.dropped_cupti,
+			    (unsigned long long)ts.dropped_tracer);
+	if (ts.cupti_busy)
+		strbuf_addstr(msg, "; no GPU activity: CUPTI was taken by another tool "
+				   "(nsys, ncu or the PyTorch profiler)");
+	else if (ts.cupti_unsupported)
+		strbuf_addstr(msg, "; no GPU activity: CUPTI could not trace on this system");
+	if (rc == TRACE_CONVERT_PARTIAL) {
+		strbuf_addf(msg, "; %s", err.buf);
+		warning_print("trace: %s", err.buf);
+	}
+	if (ts.diags.len)
+		fprintf(stderr, "llmprof: tracer: %s", ts.diags.buf);
+done:
+	trace_convert_stats_release(&ts);
+	strbuf_release(&db);
+	strbuf_release(&json);
+	strbuf_release(&err);
+	return state;
+}
+
 static enum step_state run_internal(struct internal_ctx *ic, const struct plan_step *s,
 				    struct strbuf *msg, int *code)
 {
@@ -492,13 +602,7 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 			strbuf_addstr(msg, "env.json, inputs.yaml");
 		}
 	} else if (!strcmp(s->name, "trace")) {
-		/* builtin backend: until libllmprof_tracer.so is part of the
-		 * build, the workload ran without it and there is no trace */
-		state = STEP_FAILED;
-		strbuf_addstr(msg,
-			      "tracer not built: this llmprof has no libllmprof_tracer.so, so the "
-			      "workload ran untraced; use pipeline.trace.backend=nsys (see "
-			      "'llmprof doctor')");
+		state = trace_finish(ic, msg);
 	} else if (!strcmp(s->name, "analyze") || !strcmp(s->name, "reports")) {
 		struct report_build_opts o;
 		struct report_build_result res;
@@ -592,6 +696,11 @@ static int make_dirs(const struct run_bundle *b, const struct plan *plan, struct
 	if (!ret) {
 		strbuf_reset(&p);
 		bundle_path(b, "workload", &p);
+		ret = mkdir_p(p.buf, err);
+	}
+	if (!ret && plan_find(plan, "trace")) {
+		strbuf_reset(&p);
+		bundle_path(b, "trace/log", &p);
 		ret = mkdir_p(p.buf, err);
 	}
 	strbuf_release(&p);
@@ -702,6 +811,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		error_print("%s", err.buf);
 		goto out;
 	}
+	tracer_setup(&pp, placeholder.buf);
 	if (plan_build(&plan, &pp.pp, &err)) {
 		error_print("%s", err.buf);
 		code = EXIT_CONFIG;
@@ -727,6 +837,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	}
 	plan_release(&plan);
 	pp.pp.run_dir = b.dir;
+	tracer_setup(&pp, b.dir);
 	if (plan_build(&plan, &pp.pp, &err))
 		BUG("plan changed between checks: %s", err.buf);
 

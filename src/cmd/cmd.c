@@ -16,6 +16,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_profile_entry,
 	&cmd_report_entry,
 	&cmd_stats_entry,
+	&cmd_nvtx_entry,
 	&cmd_config_entry,
 	&cmd_doctor_entry,
 	&cmd_calibrate_entry,

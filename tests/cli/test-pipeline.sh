@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `llmprof profile` as the whole pipeline on a machine without a GPU:
-#  - backend=builtin without the tracer: clear failure, a valid bundle, reports
-#    that say what is missing;
+#  - backend=builtin without the tracer library: exit 4 naming the cause; the
+#    built-in llm (CPU path) under the builtin tracer through every step;
 #  - backend=auto: the choice and its reason in status.json and --dry-run;
 #  - backend=nsys with an unusable nsys: exit 4 at once, naming the cause;
 #  - backend=nsys with NVIDIA's real nsys 2023.4.4 (the oracle) on a CPU-only
@@ -20,41 +20,49 @@ step() { json "$1" "[s for s in d['steps'] if s['name']=='$2'][0]['$3']"; }
 last_run() { tail -n 1 "$1" | sed -n 's/^run: //p'; }
 cd "$tmp" || exit 1
 
-# 1. builtin backend, no tracer in this build: exit 6, the workload ran, the
-#    bundle is complete and its reports say why there is no timeline
-"$LLMPROF" profile artifacts.root="$tmp/b" pipeline.trace.backend=builtin \
-	-- /bin/sh -c 'echo ran' >out 2>err
+# 1. builtin backend without the tracer library: exit 4 at once, naming the
+#    cause, no bundle (like an unusable nsys)
+LLMPROF_TRACER_LIB=/nonexistent.so "$LLMPROF" profile artifacts.root="$tmp/b0" \
+	pipeline.trace.backend=builtin -- /bin/true >out 2>err
 rc=$?
-[ $rc -eq 6 ] || fail "builtin without tracer: exit $rc, want 6: $(cat err)"
-run=$(last_run out)
-[ -d "$run" ] || fail "no run line"
-[ "$(cat "$run/logs/workload.out")" = ran ] || fail "workload did not run"
-[ "$(json "$run/status.json" 'd["state"]')" = failed ] || fail "state not failed"
-[ "$(step "$run/status.json" trace state)" = failed ] || fail "trace step not failed"
-step "$run/status.json" trace message | grep -q "^tracer not built" || fail "trace message"
-[ "$(step "$run/status.json" analyze state)" = skipped ] || fail "analyze not skipped"
-[ "$(step "$run/status.json" select message)" = "not run: an earlier step failed" ] || fail "select"
-[ "$(step "$run/status.json" reports state)" = ok ] || fail "reports did not run"
-grep -q "error: trace: tracer not built" err || fail "no error line: $(cat err)"
-head -n 1 "$run/report.md" | grep -qx "# Profiling report: INCOMPLETE (step 'trace' failed)" ||
-	fail "report.md first line: $(head -n 1 "$run/report.md")"
-for f in config.yaml env.json inputs.yaml kernels.md operators.md stakeholder_summary.md \
-	 metrics.json report.html charts/timeline.svg; do
-	[ -s "$run/$f" ] || fail "builtin bundle lacks $f"
-done
-[ "$(json "$run/metrics.json" 'd["run"]["finished"]')" = False ] || fail "metrics.json finished"
-cp -r "$run" "$tmp/copy"
-"$LLMPROF" report "$run" >/dev/null 2>&1 || fail "report RUN_DIR on the failed bundle"
-diff -r "$tmp/copy" "$run" >/dev/null || fail "regenerated reports differ: $(diff -r "$tmp/copy" "$run" | head)"
+[ $rc -eq 4 ] || fail "builtin without tracer: exit $rc, want 4"
+grep -q "pipeline.trace.backend=builtin: LLMPROF_TRACER_LIB='/nonexistent.so'" err || fail "builtin message: $(cat err)"
+[ ! -e "$tmp/b0" ] || fail "a bundle was created without a tracer"
+
+# 1b. the built-in llm on the CPU under the builtin tracer (model auto -> tiny,
+#     device cpu): every step, the analytic file, byte-identical regeneration
+if [ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ] && [ -e "${LLMPROF_BUILD_DIR:-}/tracer/libllmprof_tracer.so" ]; then
+	PATH=/usr/bin:/bin "$LLMPROF" profile artifacts.root="$tmp/b" infer.prompt_len=16 \
+		infer.max_new_tokens=3 pipeline.nsys.path=/nonexistent/nsys >out 2>err ||
+		fail "built-in llm: $(cat err)"
+	run=$(last_run out)
+	for s in config provenance workload trace analyze reports; do
+		[ "$(step "$run/status.json" $s state)" = ok ] || fail "llm step $s: $(step "$run/status.json" $s message)"
+	done
+	[ "$(step "$run/status.json" select message)" = "ncu support not built yet" ] || fail "select reason"
+	[ "$(sed -n 2,5p "$run/logs/workload.argv" | tr '\n' ' ')" = "--device cpu --model-name tiny " ] ||
+		fail "workload argv: $(cat "$run/logs/workload.argv")"
+	grep -qx -- "--analytic-out" "$run/logs/workload.argv" || fail "no --analytic-out"
+	grep -qx "device: cpu" "$run/config.yaml" || fail "config.yaml device"
+	for f in trace/trace.sqlite trace/trace.json workload/analytic.json report.md metrics.json; do
+		[ -s "$run/$f" ] || fail "llm bundle lacks $f"
+	done
+	grep -q "^| prefill | prefill | 1 | " "$run/report.md" || fail "llm: no prefill stage"
+	grep -q "^| prefill | MFU | [0-9.]* [kMG]\?FLOP | " "$run/report.md" || fail "llm: no analytic FLOPs"
+	grep -q "no-gpu-work" "$run/report.md" || fail "llm: no 'no GPU work' finding on a CPU run"
+	cp -r "$run" "$tmp/copy"
+	"$LLMPROF" report "$run" >/dev/null 2>&1 || fail "report RUN_DIR (llm)"
+	diff -r "$tmp/copy" "$run" >/dev/null || fail "llm reports differ: $(diff -r "$tmp/copy" "$run" | head)"
+fi
 
 # 2. auto without nsys and without tracer: no timeline, said everywhere, exit 0
-PATH=/usr/bin:/bin "$LLMPROF" profile artifacts.root="$tmp/a" pipeline.nsys.path=/nonexistent/nsys \
+PATH=/usr/bin:/bin LLMPROF_TRACER_LIB=/nonexistent.so "$LLMPROF" profile artifacts.root="$tmp/a" pipeline.nsys.path=/nonexistent/nsys \
 	-- /bin/true >out 2>err || fail "auto: $(cat err)"
 run=$(last_run out)
 step "$run/status.json" analyze message | grep -q "^no timeline trace: pipeline.trace.backend=auto: nsys is not usable" ||
 	fail "auto reason: $(step "$run/status.json" analyze message)"
 grep -q "trace backend: pipeline.trace.backend=auto" err || fail "auto reason on stderr"
-"$LLMPROF" profile -n pipeline.nsys.path=/nonexistent/nsys -- /bin/true >out 2>err || fail "dry run"
+LLMPROF_TRACER_LIB=/nonexistent.so "$LLMPROF" profile -n pipeline.nsys.path=/nonexistent/nsys -- /bin/true >out 2>err || fail "dry run"
 grep -q "^trace backend: none (pipeline.trace.backend=auto: nsys is not usable" out || fail "dry run reason: $(cat out)"
 
 # 3. backend=nsys, nsys missing: exit 4 before any bundle, the cause named

@@ -1,0 +1,66 @@
+"""decode_loop: transformers Llama decode loop (Llama-3.2-1B shape, random
+weights, nothing downloaded), batch 1, with NVTX ranges in the default
+domain: prefill, decode_all, decode_step. Prints the wall time of the
+decode loop (the part a tracer slows down), measured after warm-up.
+
+usage: python3 decode_loop.py [--steps 64] [--prompt 128]
+"""
+import argparse
+import time
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=64)
+    ap.add_argument("--prompt", type=int, default=128)
+    ap.add_argument("--layers", type=int, default=16)
+    ap.add_argument("--reps", type=int, default=1, help="timed repetitions (after warm-up)")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=args.layers,
+                      num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
+                      max_position_embeddings=4096, tie_word_embeddings=True)
+    torch.set_default_dtype(torch.bfloat16)
+    with torch.device("cuda"):
+        model = LlamaForCausalLM(cfg)
+    model.eval()
+    ids = torch.randint(0, cfg.vocab_size, (1, args.prompt), device="cuda")
+
+    def run(nvtx):
+        with torch.inference_mode():
+            if nvtx:
+                torch.cuda.nvtx.range_push("prefill")
+            out = model(ids, use_cache=True)
+            if nvtx:
+                torch.cuda.nvtx.range_pop()
+            cache = out.past_key_values
+            tok = out.logits[:, -1:].argmax(-1)
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            if nvtx:
+                torch.cuda.nvtx.range_push("decode_all")
+            for _ in range(args.steps):
+                if nvtx:
+                    torch.cuda.nvtx.range_push("decode_step")
+                out = model(tok, past_key_values=cache, use_cache=True)
+                cache = out.past_key_values
+                tok = out.logits[:, -1:].argmax(-1)
+                if nvtx:
+                    torch.cuda.nvtx.range_pop()
+            if nvtx:
+                torch.cuda.nvtx.range_pop()
+            torch.cuda.synchronize()
+            return time.perf_counter() - t0
+
+    run(False)  # warm-up (kernel selection, allocator)
+    walls = sorted(run(True) for _ in range(args.reps))
+    wall = walls[len(walls) // 2]
+    print(f"decode_loop steps {args.steps} reps {args.reps} decode_wall_s {wall:.6f} "
+          f"min_s {walls[0]:.6f} ms_per_step {wall * 1e3 / args.steps:.3f} all {' '.join(f'{w:.4f}' for w in walls)}")
+
+
+if __name__ == "__main__":
+    main()

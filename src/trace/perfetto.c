@@ -1,0 +1,455 @@
+/* perfetto.c: trace database -> Chrome trace-event JSON (see perfetto.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+#include "trace/perfetto.h"
+#include "core/banned.h"
+
+enum ev_kind { EV_RANGE, EV_MARK, EV_API, EV_GPU };
+
+struct ev {
+	int64_t ts, dur;
+	int64_t pid, tid;
+	int64_t corr;   /* API and GPU: correlation id */
+	int64_t flow;   /* GPU: index+1 of its launch call, 0 = none */
+	const char *name;
+	const char *cat;
+	uint8_t kind;
+	uint8_t drop;
+};
+
+struct evs {
+	struct ev *v;
+	size_t n, alloc;
+	char **names; /* owned strings */
+	size_t nn, nalloc;
+};
+
+#define GPU_PID_BASE ((int64_t)1000000000)
+
+static const char *own(struct evs *e, const unsigned char *s)
+{
+	ALLOC_GROW(e->names, e->nn + 1, e->nalloc);
+	e->names[e->nn] = xstrdup(s ? (const char *)s : "");
+	return e->names[e->nn++];
+}
+
+static struct ev *add(struct evs *e)
+{
+	ALLOC_GROW(e->v, e->n + 1, e->alloc);
+	memset(&e->v[e->n], 0, sizeof(e->v[0]));
+	return &e->v[e->n++];
+}
+
+static int has_table(sqlite3 *db, const char *t)
+{
+	sqlite3_stmt *s;
+	int yes = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
+			       &s, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(s, 1, t, -1, SQLITE_STATIC);
+	yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+static int pid_of(int64_t gtid)
+{
+	return (int)((gtid >> 24) & 0xffffff);
+}
+
+static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
+{
+	static const char nvtx_q[] =
+		"SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value), n.globalTid, "
+		"d.text FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+		"LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
+		"FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
+		"AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
+		"WHERE n.eventType IN (34, 59, 60)";
+	static const char api_q[] =
+		"SELECT r.start, r.end, r.globalTid, r.correlationId, s.value "
+		"FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId";
+	static const char kern_q[] =
+		"SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
+		"s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.shortName";
+	static const char cpy_q[] =
+		"SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, "
+		"'[CUDA memcpy ' || coalesce(o.label, 'Unknown') || ']' FROM CUPTI_ACTIVITY_KIND_MEMCPY m "
+		"LEFT JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = m.copyKind";
+	static const char set_q[] =
+		"SELECT start, end, deviceId, streamId, correlationId, globalPid, '[CUDA memset]' "
+		"FROM CUPTI_ACTIVITY_KIND_MEMSET";
+	sqlite3_stmt *s = NULL;
+	struct strbuf nm = STRBUF_INIT;
+
+	if (has_table(db, "NVTX_EVENTS")) {
+		int has_domains = 1;
+		if (sqlite3_prepare_v2(db, nvtx_q, -1, &s, NULL) != SQLITE_OK)
+			goto fail;
+		(void)has_domains;
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			struct ev *v = add(e);
+			const unsigned char *text = sqlite3_column_text(s, 3);
+			const unsigned char *dom = sqlite3_column_text(s, 5);
+			v->ts = sqlite3_column_int64(s, 0);
+			v->kind = sqlite3_column_int(s, 2) == 34 ? EV_MARK : EV_RANGE;
+			if (sqlite3_column_type(s, 1) == SQLITE_NULL)
+				v->dur = -1; /* open range: closed at trace end below */
+			else
+				v->dur = sqlite3_column_int64(s, 1) - v->ts;
+			v->pid = pid_of(sqlite3_column_int64(s, 4));
+			v->tid = sqlite3_column_int64(s, 4) & 0xffffff;
+			strbuf_reset(&nm);
+			if (dom)
+				strbuf_addf(&nm, "%s:", (const char *)dom);
+			strbuf_addstr(&nm, text ? (const char *)text : "");
+			v->name = own(e, (const unsigned char *)nm.buf);
+			v->cat = v->kind == EV_MARK ? "nvtx.mark" : "nvtx";
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+	}
+	if (has_table(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
+		if (sqlite3_prepare_v2(db, api_q, -1, &s, NULL) != SQLITE_OK)
+			goto fail;
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			struct ev *v = add(e);
+			v->ts = sqlite3_column_int64(s, 0);
+			v->dur = sqlite3_column_int64(s, 1) - v->ts;
+			v->pid = pid_of(sqlite3_column_int64(s, 2));
+			v->tid = sqlite3_column_int64(s, 2) & 0xffffff;
+			v->corr = sqlite3_column_int64(s, 3);
+			v->name = own(e, sqlite3_column_text(s, 4));
+			v->kind = EV_API;
+			v->cat = "cuda_api";
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+	}
+	{
+		const char *qs[3] = { kern_q, cpy_q, set_q };
+		const char *ts[3] = { "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+				      "CUPTI_ACTIVITY_KIND_MEMSET" };
+		const char *cats[3] = { "kernel", "memcpy", "memset" };
+		for (int q = 0; q < 3; q++) {
+			if (!has_table(db, ts[q]))
+				continue;
+			if (sqlite3_prepare_v2(db, qs[q], -1, &s, NULL) != SQLITE_OK)
+				goto fail;
+			while (sqlite3_step(s) == SQLITE_ROW) {
+				struct ev *v = add(e);
+				v->ts = sqlite3_column_int64(s, 0);
+				v->dur = sqlite3_column_int64(s, 1) - v->ts;
+				v->pid = GPU_PID_BASE + sqlite3_column_int64(s, 2);
+				v->tid = sqlite3_column_int64(s, 3);
+				v->corr = sqlite3_column_int64(s, 4);
+				/* Process of the launch, to find the launch call. */
+				v->flow = pid_of(sqlite3_column_int64(s, 5));
+				v->name = own(e, sqlite3_column_text(s, 6));
+				v->kind = EV_GPU;
+				v->cat = cats[q];
+			}
+			sqlite3_finalize(s);
+			s = NULL;
+		}
+	}
+	strbuf_release(&nm);
+	return 0;
+fail:
+	error_set(err, "sqlite: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(s);
+	strbuf_release(&nm);
+	return -1;
+}
+
+static void put_str(FILE *f, const char *s);
+
+/* "GPU 0 (NVIDIA H100 80GB HBM3)", or "GPU 0" without TARGET_INFO_GPU. */
+static void gpu_name(sqlite3 *db, int64_t dev, struct strbuf *out)
+{
+	sqlite3_stmt *s;
+
+	strbuf_addf(out, "GPU %lld", (long long)dev);
+	if (!has_table(db, "TARGET_INFO_GPU") ||
+	    sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU WHERE id = ?", -1, &s,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(s, 1, dev);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		strbuf_addf(out, " (%s)", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+}
+
+/* Process and thread names for the CPU tracks (best effort: tables may be
+ * absent in an nsys export). */
+static void put_names(sqlite3 *db, FILE *f)
+{
+	sqlite3_stmt *s;
+
+	if (has_table(db, "PROCESSES") &&
+	    sqlite3_prepare_v2(db, "SELECT pid, name FROM PROCESSES", -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const unsigned char *n = sqlite3_column_text(s, 1);
+			fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":",
+				(long long)sqlite3_column_int64(s, 0));
+			put_str(f, n ? (const char *)n : "");
+			fputs("}},\n", f);
+		}
+		sqlite3_finalize(s);
+	}
+	if (has_table(db, "ThreadNames") &&
+	    sqlite3_prepare_v2(db, "SELECT t.globalTid, s.value FROM ThreadNames t "
+			       "JOIN StringIds s ON s.id = t.nameId", -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			int64_t g = sqlite3_column_int64(s, 0);
+			const unsigned char *n = sqlite3_column_text(s, 1);
+			fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%lld,\"args\":{\"name\":",
+				pid_of(g), (long long)(g & 0xffffff));
+			put_str(f, n ? (const char *)n : "");
+			fputs("}},\n", f);
+		}
+		sqlite3_finalize(s);
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int64_t perfetto_threshold(int64_t *dur, size_t n, size_t budget)
+{
+	if (n <= budget)
+		return 0;
+	qsort(dur, n, sizeof(*dur), cmp_i64);
+	/* Keep the `budget` longest; durations tied with the shortest kept one
+	 * are kept too (folding some of equal ops would be arbitrary). */
+	return budget ? dur[n - budget] : INT64_MAX;
+}
+
+struct key_idx {
+	uint64_t key;
+	size_t idx;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = ((const struct key_idx *)a)->key, y = ((const struct key_idx *)b)->key;
+	return (x > y) - (x < y);
+}
+
+static int cmp_track_ts(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->dur < y->dur) - (x->dur > y->dur);
+}
+
+static void put_us(FILE *f, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	fprintf(f, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_json_escaped(&sb, s, strlen(s));
+	fputc('"', f);
+	fwrite(sb.buf, 1, sb.len, f);
+	fputc('"', f);
+	strbuf_release(&sb);
+}
+
+int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
+		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
+{
+	sqlite3 *db = NULL;
+	struct evs e = { 0 };
+	struct atomic_file af = ATOMIC_FILE_INIT;
+	struct key_idx *apis = NULL;
+	size_t napis = 0, i, written = 0, merged = 0;
+	int64_t t_end = INT64_MIN;
+	int64_t threshold = 0;
+	int ret = -1;
+	FILE *f;
+
+	if (!max_events)
+		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
+	if (sqlite3_open_v2(sqlite_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		error_set(err, "cannot open '%s': %s", sqlite_path, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (load(db, &e, err) < 0)
+		goto out;
+
+	for (i = 0; i < e.n; i++) {
+		struct ev *v = &e.v[i];
+		if (v->dur > 0 && v->ts + v->dur > t_end)
+			t_end = v->ts + v->dur;
+		if (v->ts > t_end)
+			t_end = v->ts;
+	}
+	for (i = 0; i < e.n; i++)
+		if (e.v[i].kind == EV_RANGE && e.v[i].dur < 0)
+			e.v[i].dur = t_end - e.v[i].ts;
+
+	qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
+	apis = xmalloc((e.n ? e.n : 1) * sizeof(*apis));
+	for (i = 0; i < e.n; i++)
+		if (e.v[i].kind == EV_API) {
+			apis[napis].key = ((uint64_t)e.v[i].pid << 32) | (uint32_t)e.v[i].corr;
+			apis[napis++].idx = i;
+		}
+	qsort(apis, napis, sizeof(*apis), cmp_key);
+
+	/* Size cap: NVTX is always kept; the shortest GPU ops are folded, and a
+	 * launch call is kept only when a GPU op it launched is, so every kept
+	 * op keeps its flow arrow. Kept ops K, their calls <= K and merged
+	 * slices <= K + tracks: K = (cap - NVTX) / 3 keeps the total near cap. */
+	if (e.n > max_events) {
+		int64_t *d = xmalloc((e.n ? e.n : 1) * sizeof(*d));
+		size_t n = 0, fixed = 0;
+		for (i = 0; i < e.n; i++) {
+			if (e.v[i].kind == EV_GPU)
+				d[n++] = e.v[i].dur;
+			else if (e.v[i].kind != EV_API)
+				fixed++;
+		}
+		threshold = perfetto_threshold(
+			d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
+		free(d);
+		for (i = 0; i < e.n; i++)
+			if (e.v[i].kind == EV_API || (e.v[i].kind == EV_GPU && e.v[i].dur < threshold))
+				e.v[i].drop = 1;
+		for (i = 0; i < e.n; i++) {
+			struct key_idx k, *hit;
+			if (e.v[i].kind != EV_GPU || e.v[i].drop)
+				continue;
+			k.key = ((uint64_t)e.v[i].flow << 32) | (uint32_t)e.v[i].corr;
+			hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
+			if (hit)
+				e.v[hit->idx].drop = 0;
+		}
+	}
+
+	if (atomic_file_open(&af, json_path, err) < 0)
+		goto out;
+	f = af.fp;
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);
+	if (threshold)
+		fprintf(f, ",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64 " ns (and launch calls of only such ops) are merged per track\"",
+			max_events, (int64_t)threshold);
+	fputs("},\"traceEvents\":[\n", f);
+	put_names(db, f);
+	/* Track names. */
+	for (i = 0; i < e.n; i++) {
+		struct ev *v = &e.v[i];
+		if (i && v->pid == e.v[i - 1].pid && v->tid == e.v[i - 1].tid)
+			continue;
+		if (v->pid >= GPU_PID_BASE) {
+			if (!i || v->pid != e.v[i - 1].pid) {
+				struct strbuf gn = STRBUF_INIT;
+				gpu_name(db, v->pid - GPU_PID_BASE, &gn);
+				fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":",
+					v->pid);
+				put_str(f, gn.buf);
+				fputs("}},\n", f);
+				strbuf_release(&gn);
+			}
+			fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64 "\"}},\n",
+				v->pid, v->tid, v->tid);
+		}
+	}
+	for (i = 0; i < e.n; i++) {
+		struct ev *v = &e.v[i];
+		if (v->drop) {
+			/* Fold a run of dropped events on this track into one slice. */
+			size_t j = i;
+			int64_t end = v->ts + v->dur;
+			while (j + 1 < e.n && e.v[j + 1].drop && e.v[j + 1].pid == v->pid &&
+			       e.v[j + 1].tid == v->tid && e.v[j + 1].kind == v->kind) {
+				j++;
+				if (e.v[j].ts + e.v[j].dur > end)
+					end = e.v[j].ts + e.v[j].dur;
+			}
+			fprintf(f, "{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged %s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+				j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid, v->tid);
+			put_us(f, v->ts);
+			fputs(",\"dur\":", f);
+			put_us(f, end - v->ts);
+			fputs("},\n", f);
+			merged += j - i + 1;
+			written++;
+			i = j;
+			continue;
+		}
+		if (v->kind == EV_MARK) {
+			fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx.mark\",\"name\":", f);
+			put_str(f, v->name);
+			fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid, v->tid);
+			put_us(f, v->ts);
+			fputs("},\n", f);
+			written++;
+			continue;
+		}
+		fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", v->cat);
+		put_str(f, v->name);
+		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid, v->tid);
+		put_us(f, v->ts);
+		fputs(",\"dur\":", f);
+		put_us(f, v->dur > 0 ? v->dur : 0);
+		if (v->kind == EV_GPU || v->kind == EV_API)
+			fprintf(f, ",\"args\":{\"correlationId\":%" PRId64 "}", v->corr);
+		fputs("},\n", f);
+		written++;
+		if (v->kind == EV_GPU) {
+			struct key_idx k = { ((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0 };
+			struct key_idx *hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
+			if (hit && !e.v[hit->idx].drop) {
+				const struct ev *a = &e.v[hit->idx];
+				uint64_t id = k.key ^ ((uint64_t)i << 40);
+				fprintf(f, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+					id, a->pid, a->tid);
+				put_us(f, a->ts);
+				fprintf(f, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+					id, v->pid, v->tid);
+				put_us(f, v->ts);
+				fputs("},\n", f);
+			}
+		}
+	}
+	/* A final metadata event keeps the array free of a trailing comma. */
+	fprintf(f, "{\"ph\":\"M\",\"name\":\"llmprof\",\"pid\":0,\"args\":{\"events\":%zu,\"merged\":%zu}}\n]}\n",
+		written, merged);
+	if (atomic_file_commit(&af, err) < 0)
+		goto out;
+	if (events_out)
+		*events_out = written;
+	if (merged_out)
+		*merged_out = merged;
+	ret = 0;
+out:
+	if (af.fp)
+		atomic_file_abort(&af);
+	sqlite3_close(db);
+	for (i = 0; i < e.nn; i++)
+		free(e.names[i]);
+	free(e.names);
+	free(e.v);
+	free(apis);
+	return ret;
+}

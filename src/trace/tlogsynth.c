@@ -1,0 +1,211 @@
+/* tlogsynth.c: synthetic builtin-tracer logs (see tlogsynth.h). */
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+#include "trace/tlogsynth.h"
+#include "trace/tracelog.h"
+#include "trace/tracer_env.h"
+#include "core/banned.h"
+
+struct out {
+	struct strbuf file;  /* whole log */
+	struct strbuf chunk; /* current chunk payload */
+	uint32_t tid;
+};
+
+static void *rec(struct out *o, uint16_t type, size_t fixed, const char *s1, size_t n1,
+		 const char *s2, size_t n2)
+{
+	size_t size = TLOG_ALIGN8(fixed + (s1 ? n1 + 1 : 0) + (s2 ? n2 + 1 : 0));
+	size_t at = o->chunk.len;
+	struct tlog_rec *h;
+
+	strbuf_grow(&o->chunk, size);
+	memset(o->chunk.buf + at, 0, size);
+	if (s1)
+		memcpy(o->chunk.buf + at + fixed, s1, n1);
+	if (s2)
+		memcpy(o->chunk.buf + at + fixed + n1 + 1, s2, n2);
+	strbuf_setlen(&o->chunk, at + size);
+	h = (struct tlog_rec *)(void *)(o->chunk.buf + at);
+	h->type = type;
+	h->size = (uint16_t)size;
+	return h;
+}
+
+static void flush_chunk(struct out *o)
+{
+	struct tlog_chunk_header ch = { TLOG_CHUNK_MAGIC, (uint32_t)o->chunk.len, o->tid, 0 };
+	if (!o->chunk.len)
+		return;
+	strbuf_add(&o->file, &ch, sizeof(ch));
+	strbuf_add(&o->file, o->chunk.buf, o->chunk.len);
+	strbuf_reset(&o->chunk);
+}
+
+int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps,
+		    uint32_t kps, struct strbuf *err)
+{
+	struct out o = { STRBUF_INIT, STRBUF_INIT, pid };
+	struct tlog_file_header h;
+	struct strbuf path = STRBUF_INIT;
+	static const char *const mangled[2] = { "_Z10gemv_bf16PKfS0_Pfi",
+						"_ZN3llm8rmsnormILi128EEEvPf" };
+	static const char *const demangled[2] = { "gemv_bf16(const float *, const float *, float *, int)",
+						  "void llm::rmsnorm<128>(float *)" };
+	uint64_t t = base + 1000;
+	uint32_t corr = 1;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TLOG_MAGIC, 8);
+	h.version = TLOG_VERSION;
+	h.header_size = sizeof(h);
+	h.pid = pid;
+	h.ppid = 1;
+	h.start_ns = base;
+	h.flags = TLOG_F_NVTX | TLOG_F_CUDA;
+	strbuf_add(&o.file, &h, sizeof(h));
+
+	{ /* definitions */
+		struct tlog_process *p = rec(&o, TLOG_PROCESS, sizeof(*p), "synth --x", 9, NULL, 0);
+		p->ts = base;
+		p->pid = pid;
+		p->ppid = 1;
+		p->len = 9;
+	}
+	{
+		struct tlog_nvtx_def *d = rec(&o, TLOG_NVTX_DOMAIN, sizeof(*d), "LLM", 3, NULL, 0);
+		d->ts = base + 10;
+		d->id = 1;
+		d->len = 3;
+	}
+	{
+		struct tlog_api_name *a = rec(&o, TLOG_API_NAME, sizeof(*a), "cudaLaunchKernel_v7000", 22, NULL, 0);
+		a->cbid = 211;
+		a->len = 22;
+		a = rec(&o, TLOG_API_NAME, sizeof(*a), "cudaMemcpyAsync_v3020", 21, NULL, 0);
+		a->cbid = 41;
+		a->len = 21;
+		a = rec(&o, TLOG_API_NAME, sizeof(*a), "cudaMemsetAsync_v3020", 21, NULL, 0);
+		a->cbid = 51;
+		a->len = 21;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct tlog_kernel_name *n = rec(&o, TLOG_KERNEL_NAME, sizeof(*n), mangled[k],
+						 strlen(mangled[k]), demangled[k], strlen(demangled[k]));
+		n->id = (uint32_t)k + 1;
+		n->mangled_len = (uint32_t)strlen(mangled[k]);
+		n->demangled_len = (uint32_t)strlen(demangled[k]);
+	}
+	{
+		struct tlog_device *d = rec(&o, TLOG_DEVICE, sizeof(*d), "NVIDIA H100 80GB HBM3", 21, NULL, 0);
+		d->id = 0;
+		d->sm_count = 132;
+		d->core_clock_khz = 1980000;
+		d->global_memory_bandwidth_kbs = 3352320000ull;
+		d->global_memory_size = 85017493504ull;
+		d->l2_cache_size = 52428800;
+		d->cc_major = 9;
+		d->threads_per_warp = 32;
+		d->len = 21;
+	}
+	flush_chunk(&o);
+
+	/* GPU records go to their own chunk (tid 0), as in the tracer. */
+	struct out gpu = { STRBUF_INIT, STRBUF_INIT, 0 };
+	{
+		struct tlog_nvtx_event *e = rec(&o, TLOG_NVTX_PUSH, sizeof(*e), "decode_all", 10, NULL, 0);
+		e->h.aux = TLOG_MSG_TEXT;
+		e->ts = t;
+		e->domain = 1;
+		e->len = 10;
+	}
+	for (uint32_t s = 0; s < steps; s++) {
+		struct tlog_nvtx_event *e = rec(&o, TLOG_NVTX_PUSH, sizeof(*e), "step", 4, NULL, 0);
+		e->h.aux = TLOG_MSG_TEXT;
+		e->ts = ++t;
+		e->domain = 1;
+		e->len = 4;
+		for (uint32_t i = 0; i < kps + 2; i++) {
+			struct tlog_api *a = rec(&o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
+			uint32_t gcorr = corr;
+			a->h.aux = TLOG_API_RUNTIME;
+			a->start = t + 1;
+			a->end = t + 3;
+			a->corr = corr;
+			a->cbid = i < kps ? 211 : i == kps ? 41 : 51;
+			t += 4;
+			if (i % 2 == 1) { /* GPU record carries the driver call's id */
+				struct tlog_corr_alias *al = rec(&o, TLOG_CORR_ALIAS, sizeof(*al), NULL, 0, NULL, 0);
+				al->from = corr + 1000000;
+				al->to = corr;
+				gcorr = corr + 1000000;
+			}
+			if (i < kps) {
+				struct tlog_kernel *k = rec(&gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
+				k->start = t + 100;
+				k->end = t + 100 + 1000 + i * 10;
+				k->device = 0;
+				k->context = 1;
+				k->stream = 7;
+				k->corr = gcorr;
+				k->grid[0] = 132, k->grid[1] = 1, k->grid[2] = 1;
+				k->block[0] = 128, k->block[1] = 1, k->block[2] = 1;
+				k->registers = 32;
+				k->grid_id = corr;
+				k->name_id = i % 2 + 1;
+				t = k->end;
+			} else if (i == kps) {
+				struct tlog_memcpy *m = rec(&gpu, TLOG_MEMCPY, sizeof(*m), NULL, 0, NULL, 0);
+				m->start = t + 100;
+				m->end = t + 600;
+				m->bytes = 4096;
+				m->stream = 7;
+				m->context = 1;
+				m->corr = gcorr;
+				m->copy_kind = 1;
+				m->src_kind = 1; /* CUPTI pageable */
+				m->dst_kind = 3; /* CUPTI device */
+				t = m->end;
+			} else {
+				struct tlog_memset *m = rec(&gpu, TLOG_MEMSET, sizeof(*m), NULL, 0, NULL, 0);
+				m->start = t + 100;
+				m->end = t + 300;
+				m->bytes = 8192;
+				m->stream = 7;
+				m->context = 1;
+				m->corr = gcorr;
+				m->mem_kind = 3;
+				t = m->end;
+			}
+			corr++;
+			if (o.chunk.len > (60u << 10))
+				flush_chunk(&o);
+			if (gpu.chunk.len > (60u << 10))
+				flush_chunk(&gpu), strbuf_add(&o.file, gpu.file.buf, gpu.file.len), strbuf_reset(&gpu.file);
+		}
+		struct tlog_nvtx_end *p = rec(&o, TLOG_NVTX_POP, sizeof(*p), NULL, 0, NULL, 0);
+		p->ts = ++t;
+		p->domain = 1;
+	}
+	{
+		struct tlog_nvtx_end *p = rec(&o, TLOG_NVTX_POP, sizeof(*p), NULL, 0, NULL, 0);
+		p->ts = ++t;
+		p->domain = 1;
+	}
+	flush_chunk(&o);
+	flush_chunk(&gpu);
+	strbuf_add(&o.file, gpu.file.buf, gpu.file.len);
+
+	strbuf_addf(&path, "%s/" TRACER_LOG_PREFIX "%u" TRACER_LOG_SUFFIX, dir, pid);
+	ret = write_file_atomic(path.buf, o.file.buf, o.file.len, err);
+	strbuf_release(&path);
+	strbuf_release(&o.file);
+	strbuf_release(&o.chunk);
+	strbuf_release(&gpu.file);
+	strbuf_release(&gpu.chunk);
+	return ret;
+}

@@ -1,0 +1,53 @@
+/* tracer_env.h: every environment variable between llmprof (the launcher)
+ * and libllmprof_tracer.so. Only these pass between them; the tracer reads
+ * nothing else. Plain C, included by both sides. Defaults apply when a
+ * variable is unset, empty or malformed (the tracer never fails on them; a
+ * malformed value is reported as a diagnostic in the log).
+ *
+ * CUDA_INJECTION64_PATH   absolute path of libllmprof_tracer.so: the CUDA
+ *                         driver loads it at cuInit and calls
+ *                         InitializeInjection(). Enables GPU tracing.
+ * NVTX_INJECTION64_PATH   the same path: NVTX loads it at the first NVTX call
+ *                         and calls InitializeInjectionNvtx2(). Enables NVTX
+ *                         recording, also in programs that never touch CUDA.
+ * LLMPROF_TRACE_OUT       directory (must exist) where each traced process
+ *                         writes <dir>/trace-<pid>.bin (forked children get
+ *                         their own file). Unset: the tracer stays inactive.
+ * LLMPROF_TRACE_CUDA      1 (default) record GPU activity when loaded by CUDA;
+ *                         0 = NVTX only (what `llmprof nvtx` uses).
+ * LLMPROF_TRACE_NVTX      1 (default) record NVTX; 0 = ignore NVTX calls.
+ * LLMPROF_TRACE_API       launch (default): kernel/graph launches and memcpy/
+ *                         memset calls (enough to attribute GPU work to NVTX
+ *                         ranges); none: no CPU-side CUDA calls.
+ * LLMPROF_TRACE_BUFFER_KB per-thread log buffer, KiB (default 512, 16..65536);
+ *                         a full buffer costs one write(2).
+ * LLMPROF_TRACE_CUPTI_BUFFER_MB   host buffer handed to CUPTI, MiB (default 8).
+ * LLMPROF_TRACE_DEVICE_BUFFER_MB  CUPTI device buffer, MiB (default: CUPTI's,
+ *                         ~3 MiB); set before CUDA creates a context.
+ * LLMPROF_TRACE_FLUSH_MS  CUPTI periodic flush period, ms (default 0 = only
+ *                         when buffers fill, at context teardown and exit).
+ * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
+ *                         buffers to the log, ms (default 1000; 0 = off). It
+ *                         bounds what is lost when a process ends without
+ *                         exit() (crash, _exit as in Python multiprocessing).
+ */
+#ifndef LLMPROF_TRACER_ENV_H
+#define LLMPROF_TRACER_ENV_H
+
+#define TRACER_ENV_CUDA_INJECTION "CUDA_INJECTION64_PATH"
+#define TRACER_ENV_NVTX_INJECTION "NVTX_INJECTION64_PATH"
+#define TRACER_ENV_OUT "LLMPROF_TRACE_OUT"
+#define TRACER_ENV_CUDA "LLMPROF_TRACE_CUDA"
+#define TRACER_ENV_NVTX "LLMPROF_TRACE_NVTX"
+#define TRACER_ENV_API "LLMPROF_TRACE_API"
+#define TRACER_ENV_BUFFER_KB "LLMPROF_TRACE_BUFFER_KB"
+#define TRACER_ENV_CUPTI_BUFFER_MB "LLMPROF_TRACE_CUPTI_BUFFER_MB"
+#define TRACER_ENV_DEVICE_BUFFER_MB "LLMPROF_TRACE_DEVICE_BUFFER_MB"
+#define TRACER_ENV_FLUSH_MS "LLMPROF_TRACE_FLUSH_MS"
+#define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
+
+/* File name pattern inside LLMPROF_TRACE_OUT. */
+#define TRACER_LOG_PREFIX "trace-"
+#define TRACER_LOG_SUFFIX ".bin"
+
+#endif

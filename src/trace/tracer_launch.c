@@ -1,0 +1,96 @@
+/* tracer_launch.c: finding the tracer and building its environment. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
+#include "trace/tracer_env.h"
+#include "trace/tracer_launch.h"
+#include "core/banned.h"
+
+#define TRACER_LIB_NAME "libllmprof_tracer.so"
+
+char *tracer_library_path(struct strbuf *err)
+{
+	const char *env = getenv("LLMPROF_TRACER_LIB");
+	struct strbuf p = STRBUF_INIT, q = STRBUF_INIT;
+	char *dir;
+
+	if (env && *env) {
+		if (access(env, R_OK) == 0)
+			return xstrdup(env);
+		error_set(err, "LLMPROF_TRACER_LIB='%s' is not a readable file", env);
+		return NULL;
+	}
+	dir = exe_dir();
+	if (dir) {
+		path_join(&p, dir, "tracer/" TRACER_LIB_NAME);
+		if (access(p.buf, R_OK) == 0) {
+			free(dir);
+			return strbuf_detach(&p, NULL);
+		}
+		path_join(&q, dir, "../lib/llmprof/" TRACER_LIB_NAME);
+		if (access(q.buf, R_OK) == 0) {
+			free(dir);
+			strbuf_release(&p);
+			return strbuf_detach(&q, NULL);
+		}
+	}
+	error_set(err, "builtin tracer not found (looked for '%s' and '%s'; it is built only "
+		  "where the CUDA toolkit is installed, or set LLMPROF_TRACER_LIB)",
+		  p.len ? p.buf : TRACER_LIB_NAME, q.len ? q.buf : TRACER_LIB_NAME);
+	free(dir);
+	strbuf_release(&p);
+	strbuf_release(&q);
+	return NULL;
+}
+
+static char *kv(const char *k, const char *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s=%s", k, v);
+	return strbuf_detach(&sb, NULL);
+}
+
+void tracer_env_build(char *env[5], const char *lib, const char *log_dir, enum tracer_what what)
+{
+	int i = 0;
+
+	env[i++] = kv(TRACER_ENV_NVTX_INJECTION, lib);
+	env[i++] = kv(TRACER_ENV_OUT, log_dir);
+	if (what == TRACER_FULL) {
+		env[i++] = kv(TRACER_ENV_CUDA_INJECTION, lib);
+		env[i++] = kv(TRACER_ENV_CUDA, "1");
+	} else {
+		env[i++] = kv(TRACER_ENV_CUDA, "0");
+	}
+	while (i < 5)
+		env[i++] = NULL;
+}
+
+void tracer_env_free(char *env[5])
+{
+	for (int i = 0; i < 5; i++)
+		FREE_AND_NULL(env[i]);
+}
+
+int tracer_logs_present(const char *log_dir)
+{
+	DIR *d = opendir(log_dir);
+	struct dirent *e;
+	size_t pl = strlen(TRACER_LOG_PREFIX), sl = strlen(TRACER_LOG_SUFFIX);
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		found = n > pl + sl && !strncmp(e->d_name, TRACER_LOG_PREFIX, pl) &&
+			!strcmp(e->d_name + n - sl, TRACER_LOG_SUFFIX);
+	}
+	closedir(d);
+	return found;
+}

@@ -1,0 +1,28 @@
+/* tracer_launch.h: what a launcher needs to run a program under the builtin
+ * tracer: where libllmprof_tracer.so is, and the environment (tracer_env.h
+ * documents every variable). Used by `llmprof nvtx` and by the profile
+ * pipeline's builtin trace backend. */
+#ifndef LLMPROF_TRACER_LAUNCH_H
+#define LLMPROF_TRACER_LAUNCH_H
+
+#include "core/strbuf.h"
+
+/* The tracer library: $LLMPROF_TRACER_LIB, else <dir of llmprof>/tracer/
+ * (the build tree), else <dir of llmprof>/../lib/llmprof/. Owned; NULL with
+ * err saying where it looked when none is a readable file. */
+char *tracer_library_path(struct strbuf *err);
+
+enum tracer_what {
+	TRACER_NVTX_ONLY = 0, /* NVTX injection only: no CUDA injection, no CUPTI */
+	TRACER_FULL = 1,      /* NVTX + CUDA injection (GPU activity) */
+};
+
+/* Fills env (NULL-terminated array of 5 owned "NAME=VALUE" strings, free
+ * with tracer_env_free) for a program whose logs go to log_dir. */
+void tracer_env_build(char *env[5], const char *lib, const char *log_dir, enum tracer_what what);
+void tracer_env_free(char *env[5]);
+
+/* Whether log_dir holds any tracer log (trace-*.bin). */
+int tracer_logs_present(const char *log_dir);
+
+#endif

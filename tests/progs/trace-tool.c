@@ -1,0 +1,122 @@
+/* trace-tool: test driver for the builtin tracer's converter and NVTX
+ * listing (a test helper, not a user command).
+ *   trace-tool convert LOG_DIR OUT.sqlite [OUT.json [MAX_JSON_BYTES]]
+ *   trace-tool nvtx TRACE.sqlite
+ *   trace-tool synth DIR STEPS KERNELS_PER_STEP   (synthetic GPU log, pid 4242)
+ * Exit: 0 ok, 5 damaged input (outputs still written), 1 other failure. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/util.h"
+#include "trace/nvtxlist.h"
+#include "trace/perfetto.h"
+#include "trace/tlogsynth.h"
+#include "trace/tosqlite.h"
+#include "core/banned.h"
+
+static int do_convert(int argc, char **argv)
+{
+	struct trace_convert_stats st;
+	struct strbuf err = STRBUF_INIT;
+	int rc;
+
+	trace_convert_stats_init(&st);
+	rc = trace_convert(argv[2], argv[3], argc > 4 ? argv[4] : NULL, &st, &err);
+	if (rc == 0 || rc == TRACE_CONVERT_PARTIAL) {
+		double recs = (double)st.records;
+		printf("files %llu processes %llu records %llu nvtx %llu kernels %llu memcpy %llu memset %llu api %llu\n",
+		       (unsigned long long)st.files, (unsigned long long)st.processes,
+		       (unsigned long long)st.records, (unsigned long long)st.nvtx_rows,
+		       (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
+		       (unsigned long long)st.memsets, (unsigned long long)st.api_calls);
+		printf("open_ranges %llu unmatched_ends %llu unattributed %llu dropped_cupti %llu dropped_tracer %llu problems %llu\n",
+		       (unsigned long long)st.open_ranges, (unsigned long long)st.unmatched_ends,
+		       (unsigned long long)st.unattributed, (unsigned long long)st.dropped_cupti,
+		       (unsigned long long)st.dropped_tracer, (unsigned long long)st.problems);
+		printf("seconds %.3f records_per_s %.0f json_events %llu json_merged %llu\n",
+		       st.seconds, st.seconds > 0 ? recs / st.seconds : 0.0,
+		       (unsigned long long)st.json_events, (unsigned long long)st.json_merged);
+		if (st.diags.len)
+			fputs(st.diags.buf, stdout);
+	}
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	trace_convert_stats_release(&st);
+	strbuf_release(&err);
+	return rc == 0 ? 0 : rc == TRACE_CONVERT_PARTIAL ? EXIT_BAD_INPUT : 1;
+}
+
+static int do_json(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t max = 0, ev = 0, merged = 0;
+	int rc;
+
+	if (argc > 4 && parse_u64(argv[4], 1, UINT64_MAX, &max, &err) < 0) {
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+		return 2;
+	}
+	rc = perfetto_write(argv[2], argv[3], max, &ev, &merged, &err);
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	else
+		printf("events %llu merged %llu\n", (unsigned long long)ev,
+		       (unsigned long long)merged);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
+static int do_nvtx(char **argv)
+{
+	struct nvtx_list l;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	int rc;
+
+	nvtx_list_init(&l);
+	rc = nvtx_list_load(&l, argv[2], &err);
+	if (rc == 0) {
+		nvtx_list_format(&l, &out);
+		fputs(out.buf, stdout);
+	} else {
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	}
+	nvtx_list_release(&l);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return rc < 0 ? 1 : 0;
+}
+
+static int do_synth(char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t steps, kps;
+	int rc = -1;
+
+	if (parse_u64(argv[3], 1, 10000000, &steps, &err) == 0 &&
+	    parse_u64(argv[4], 1, 100000, &kps, &err) == 0)
+		rc = tlogsynth_write(argv[2], 4242, 1700000000000000000ull, (uint32_t)steps,
+				     (uint32_t)kps, &err);
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && strcmp(argv[1], "synth") == 0)
+		return do_synth(argv);
+	if (argc >= 4 && strcmp(argv[1], "convert") == 0)
+		return do_convert(argc, argv);
+	if (argc >= 4 && strcmp(argv[1], "json") == 0)
+		return do_json(argc, argv);
+	if (argc == 3 && strcmp(argv[1], "nvtx") == 0)
+		return do_nvtx(argv);
+	fputs("usage: trace-tool convert LOG_DIR OUT.sqlite [OUT.json]\n"
+	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
+	      "       trace-tool nvtx TRACE.sqlite\n"
+	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP\n",
+	      stderr);
+	return 2;
+}

@@ -1,0 +1,407 @@
+/* test-trace.c: the builtin tracer's log reader, record -> row functions,
+ * NVTX filter syntax and the Perfetto size cap, with records built here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "trace/nvtxlist.h"
+#include "trace/perfetto.h"
+#include "trace/tosqlite.h"
+#include "trace/tracelog.h"
+
+static void test_short_name(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "gemv_bf16(const float *, const float *, float *, int)", "gemv_bf16" },
+		{ "void llm::rmsnorm<128>(float *)", "rmsnorm" },
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+		  "at::detail::Array<char *, 1>>(int, T2, T3)",
+		  "vectorized_elementwise_kernel" },
+		{ "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+		  "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas" },
+		{ "ns::Foo<int>::bar(int) const", "bar" },
+		{ "void (anonymous namespace)::k(float)", "k" },
+		{ "", "" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tosqlite_short_name(&sb, cases[i][0]);
+		assert_string_equal(sb.buf, cases[i][1]);
+	}
+	strbuf_release(&sb);
+}
+
+static void test_ids_and_enums(void **state)
+{
+	(void)state;
+	/* From the nsys 2025.3 H100 fixture: pid 603 -> 281485093371904. */
+	assert_int_equal(tosqlite_global_pid(603), 281485093371904LL);
+	assert_int_equal(tosqlite_global_tid(603, 603), 281485093372507LL);
+	assert_int_equal(tosqlite_mem_kind(0), 7);  /* CUPTI unknown */
+	assert_int_equal(tosqlite_mem_kind(1), 0);  /* pageable */
+	assert_int_equal(tosqlite_mem_kind(3), 2);  /* device */
+	assert_int_equal(tosqlite_mem_kind(7), 6);  /* managed static */
+	assert_int_equal(tosqlite_launch_type(0), 1); /* regular */
+	assert_int_equal(tosqlite_launch_type(3), 0);
+}
+
+static void test_kernel_row(void **state)
+{
+	struct tlog_kernel k;
+	struct kernel_row r;
+	struct tosqlite_ctx c = { 1000, 5, 77 };
+	int64_t names[3] = { 10, 11, 12 };
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.start = 5000;
+	k.end = 7000;
+	k.device = 1;
+	k.context = 2;
+	k.stream = 13;
+	k.corr = 9;
+	k.grid[0] = 4, k.grid[1] = 5, k.grid[2] = 6;
+	k.block[0] = 32, k.block[1] = 2, k.block[2] = 1;
+	k.registers = 64;
+	k.static_smem = 48;
+	k.dynamic_smem = 1024;
+	k.grid_id = 321;
+	tosqlite_kernel_row(&r, &c, &k, names, 8);
+	assert_int_equal(r.start, 5000 + 5 - 1000);
+	assert_int_equal(r.end, 7000 + 5 - 1000);
+	assert_int_equal(r.correlationId, 8); /* the aliased id, not k.corr */
+	assert_int_equal(r.globalPid, tosqlite_global_pid(77));
+	assert_int_equal(r.demangledName, 10);
+	assert_int_equal(r.shortName, 11);
+	assert_int_equal(r.mangledName, 12);
+	assert_int_equal(r.gridY, 5);
+	assert_int_equal(r.blockX, 32);
+	assert_int_equal(r.registersPerThread, 64);
+	assert_int_equal(r.dynamicSharedMemory, 1024);
+	assert_int_equal(r.gridId, 321);
+	assert_int_equal(r.launchType, 1);
+	assert_true(r.graphNodeId_null);
+	k.graph_node_id = 99;
+	tosqlite_kernel_row(&r, &c, &k, names, 8);
+	assert_false(r.graphNodeId_null);
+	assert_int_equal(r.graphNodeId, 99);
+}
+
+static void test_copy_rows(void **state)
+{
+	struct tlog_memcpy m;
+	struct tlog_memset s;
+	struct memcpy_row mr;
+	struct memset_row sr;
+	struct tosqlite_ctx c = { 100, 0, 5 };
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.start = 200, m.end = 300, m.bytes = 4096, m.copy_kind = 2, m.src_kind = 3,
+	m.dst_kind = 2;
+	tosqlite_memcpy_row(&mr, &c, &m, 4);
+	assert_int_equal(mr.start, 100);
+	assert_int_equal(mr.copyKind, 2);
+	assert_int_equal(mr.srcKind, 2); /* device */
+	assert_int_equal(mr.dstKind, 1); /* pinned */
+	assert_int_equal(mr.bytes, 4096);
+	memset(&s, 0, sizeof(s));
+	s.start = 150, s.end = 160, s.value = 7, s.bytes = 8, s.mem_kind = 5;
+	tosqlite_memset_row(&sr, &c, &s, 3);
+	assert_int_equal(sr.value, 7);
+	assert_int_equal(sr.memKind, 4); /* managed */
+	assert_int_equal(sr.correlationId, 3);
+}
+
+static void test_runtime_row(void **state)
+{
+	struct tlog_api a;
+	struct runtime_row r;
+	struct tosqlite_ctx c = { 10, 999, 5 };
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.h.aux = TLOG_API_DRIVER;
+	a.start = 20, a.end = 30, a.corr = 6, a.ret = 1;
+	tosqlite_runtime_row(&r, &c, &a, 6, 44);
+	assert_int_equal(r.start, 10); /* CPU clock: no GPU shift */
+	assert_int_equal(r.eventClass, 1);
+	assert_int_equal(r.globalTid, tosqlite_global_tid(5, 6));
+	assert_int_equal(r.nameId, 44);
+	assert_int_equal(r.returnValue, 1);
+}
+
+static void test_nvtx_rows(void **state)
+{
+	unsigned char buf[sizeof(struct tlog_nvtx_event) + 8];
+	struct tlog_nvtx_event *e = (void *)buf;
+	struct nvtx_row r;
+	struct tosqlite_ctx c = { 0, 0, 1 };
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	e->h.type = TLOG_NVTX_START;
+	e->h.size = sizeof(buf);
+	e->h.aux = TLOG_MSG_TEXT;
+	e->ts = 50;
+	e->id = 3;
+	e->domain = 2;
+	e->len = 4;
+	memcpy(buf + sizeof(*e), "abcd", 4);
+	tosqlite_nvtx_range_row(&r, &c, e, 7, 90, 8, -1);
+	assert_int_equal(r.eventType, 60);
+	assert_int_equal(r.rangeId, 3);
+	assert_true(r.has_endGlobalTid); /* ended on thread 8 */
+	assert_int_equal(r.endGlobalTid, tosqlite_global_tid(1, 8));
+	assert_int_equal(r.text.len, 4);
+	assert_false(r.has_textId);
+	tosqlite_nvtx_range_row(&r, &c, e, 7, -1, 0, -1);
+	assert_false(r.has_end); /* open range */
+	e->h.type = TLOG_NVTX_PUSH;
+	e->h.aux = TLOG_MSG_REGISTERED;
+	tosqlite_nvtx_range_row(&r, &c, e, 7, 90, 7, 12);
+	assert_int_equal(r.eventType, 59);
+	assert_false(r.has_rangeId);
+	assert_false(r.has_endGlobalTid);
+	assert_true(r.has_textId);
+	assert_int_equal(r.textId, 12);
+	assert_false(r.has_text);
+}
+
+/* A log with two chunks: header, chunk(tid 5: mark), chunk(tid 6: pop). */
+static size_t make_log(unsigned char *b)
+{
+	struct tlog_file_header h;
+	struct tlog_chunk_header ch;
+	struct tlog_nvtx_event ev;
+	struct tlog_nvtx_end en;
+	size_t n = 0;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TLOG_MAGIC, 8);
+	h.version = TLOG_VERSION;
+	h.header_size = sizeof(h);
+	h.pid = 9;
+	memcpy(b, &h, sizeof(h));
+	n = sizeof(h);
+	memset(&ev, 0, sizeof(ev));
+	ev.h.type = TLOG_NVTX_MARK;
+	ev.h.size = sizeof(ev);
+	ch.magic = TLOG_CHUNK_MAGIC, ch.size = sizeof(ev), ch.tid = 5, ch.seq = 0;
+	memcpy(b + n, &ch, sizeof(ch));
+	n += sizeof(ch);
+	memcpy(b + n, &ev, sizeof(ev));
+	n += sizeof(ev);
+	memset(&en, 0, sizeof(en));
+	en.h.type = TLOG_NVTX_POP;
+	en.h.size = sizeof(en);
+	ch.size = sizeof(en), ch.tid = 6;
+	memcpy(b + n, &ch, sizeof(ch));
+	n += sizeof(ch);
+	memcpy(b + n, &en, sizeof(en));
+	return n + sizeof(en);
+}
+
+static void test_reader(void **state)
+{
+	unsigned char b[1024];
+	size_t n = make_log(b), cut;
+	struct tlog_reader r;
+	struct tlog_item it;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(tlog_reader_init(&r, b, n, "x.bin", &err), 0);
+	assert_int_equal(tlog_next(&r, &it), 1);
+	assert_int_equal(it.rec->type, TLOG_NVTX_MARK);
+	assert_int_equal(it.tid, 5);
+	assert_int_equal(tlog_next(&r, &it), 1);
+	assert_int_equal(it.rec->type, TLOG_NVTX_POP);
+	assert_int_equal(it.tid, 6);
+	assert_int_equal(tlog_next(&r, &it), 0);
+	assert_int_equal(r.n_problems, 0);
+	tlog_reader_release(&r);
+
+	/* Every truncation point: never crashes, keeps whole records, and
+	 * reports a problem unless the cut falls between chunks. */
+	for (cut = sizeof(struct tlog_file_header); cut < n; cut++) {
+		int recs = 0;
+		assert_int_equal(tlog_reader_init(&r, b, cut, "x.bin", &err), 0);
+		while (tlog_next(&r, &it))
+			recs++;
+		/* Cuts between chunks leave a valid (shorter) log. */
+		if (cut == sizeof(struct tlog_file_header) ||
+		    cut == sizeof(struct tlog_file_header) + 16 + sizeof(struct tlog_nvtx_event))
+			assert_int_equal(r.n_problems, 0);
+		else if (r.n_problems < 1)
+			fail_msg("cut at %zu: no problem reported", cut);
+		assert_true(recs <= 2);
+		tlog_reader_release(&r);
+	}
+	/* Corrupt second chunk magic: first record kept, problem names offset. */
+	b[sizeof(struct tlog_file_header) + 16 + sizeof(struct tlog_nvtx_event)] ^= 0xff;
+	assert_int_equal(tlog_reader_init(&r, b, n, "x.bin", &err), 0);
+	assert_int_equal(tlog_next(&r, &it), 1);
+	assert_int_equal(tlog_next(&r, &it), 0);
+	assert_non_null(strstr(r.problems.buf, "x.bin: offset 144: corrupt chunk header"));
+	tlog_reader_release(&r);
+	/* Not a log at all, and a newer version. */
+	assert_int_equal(tlog_reader_init(&r, "hello", 5, "y.bin", &err), -1);
+	assert_non_null(strstr(err.buf, "y.bin: not a llmprof trace log"));
+	tlog_reader_release(&r);
+	strbuf_reset(&err);
+	b[8] = 99;
+	assert_int_equal(tlog_reader_init(&r, b, n, "z.bin", &err), -1);
+	assert_non_null(strstr(err.buf, "z.bin: trace log version 99"));
+	tlog_reader_release(&r);
+	strbuf_release(&err);
+}
+
+static void test_nvtx_filters(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	nvtx_filter_nsys(&sb, "LLM", "decode_step");
+	assert_string_equal(sb.buf, "decode_step@LLM");
+	strbuf_reset(&sb);
+	nvtx_filter_nsys(&sb, "", "prefill");
+	assert_string_equal(sb.buf, "prefill");
+	strbuf_reset(&sb);
+	nvtx_filter_nsys(&sb, "D", "a@b");
+	assert_string_equal(sb.buf, "a\\@b@D");
+	strbuf_reset(&sb);
+	nvtx_filter_ncu(&sb, "LLM", "decode_step", NVTX_STYLE_PUSHPOP);
+	assert_string_equal(sb.buf, "LLM@decode_step/");
+	strbuf_reset(&sb);
+	nvtx_filter_ncu(&sb, "", "prefill", NVTX_STYLE_PUSHPOP);
+	assert_string_equal(sb.buf, "prefill/");
+	strbuf_reset(&sb);
+	nvtx_filter_ncu(&sb, "TensorRT", "layer", NVTX_STYLE_STARTEND);
+	assert_string_equal(sb.buf, "TensorRT@layer");
+	strbuf_reset(&sb);
+	nvtx_filter_ncu(&sb, "", "attn.qkv/x*[1]+a,b@c", NVTX_STYLE_PUSHPOP);
+	assert_string_equal(sb.buf, "attn.qkv\\/x\\*\\[1\\]\\+a\\,b\\@c/");
+	strbuf_release(&sb);
+}
+
+static void test_perfetto_threshold(void **state)
+{
+	int64_t d[] = { 5, 1, 9, 3, 7 };
+	int64_t e[] = { 5, 1, 9 };
+	(void)state;
+	assert_int_equal(perfetto_threshold(e, 3, 3), 0); /* all fit */
+	/* keep the 2 longest (9, 7): threshold 7 */
+	assert_int_equal(perfetto_threshold(d, 5, 2), 7);
+}
+
+/* A log with the tracer's own problems: CUPTI busy, records dropped. */
+static void test_convert_diagnostics(void **state)
+{
+	unsigned char b[512];
+	struct tlog_file_header h;
+	struct tlog_chunk_header ch = { TLOG_CHUNK_MAGIC, 0, 77, 0 };
+	struct tlog_diag d;
+	struct tlog_dropped dr;
+	static const char msg[] = "cuptiSubscribe: busy (another CUPTI client)";
+	char dir[] = "/tmp/llmprof-test-trace-XXXXXX";
+	struct strbuf path = STRBUF_INIT, db = STRBUF_INIT, err = STRBUF_INIT;
+	struct trace_convert_stats st;
+	size_t n, dsize = (sizeof(d) + sizeof(msg) + 7) & ~(size_t)7;
+	sqlite3 *sq;
+	sqlite3_stmt *q;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TLOG_MAGIC, 8);
+	h.version = TLOG_VERSION;
+	h.header_size = sizeof(h);
+	h.pid = 77;
+	h.start_ns = 1000;
+	memset(b, 0, sizeof(b));
+	memcpy(b, &h, sizeof(h));
+	n = sizeof(h) + sizeof(ch);
+	memset(&d, 0, sizeof(d));
+	d.h.type = TLOG_DIAG;
+	d.h.size = (uint16_t)dsize;
+	d.h.aux = TLOG_DIAG_ERROR;
+	d.ts = 1500;
+	d.code = TLOG_DIAG_CUPTI_BUSY;
+	d.len = sizeof(msg) - 1;
+	memcpy(b + n, &d, sizeof(d));
+	memcpy(b + n + sizeof(d), msg, sizeof(msg) - 1);
+	n += dsize;
+	memset(&dr, 0, sizeof(dr));
+	dr.h.type = TLOG_DROPPED;
+	dr.h.size = sizeof(dr);
+	dr.count = 12;
+	memcpy(b + n, &dr, sizeof(dr));
+	n += sizeof(dr);
+	dr.h.aux = 1; /* the tracer's own */
+	dr.count = 3;
+	memcpy(b + n, &dr, sizeof(dr));
+	n += sizeof(dr);
+	ch.size = (uint32_t)(n - sizeof(h) - sizeof(ch));
+	memcpy(b + sizeof(h), &ch, sizeof(ch));
+	strbuf_addf(&path, "%s/trace-77.bin", dir);
+	assert_int_equal(write_file_atomic(path.buf, b, n, &err), 0);
+	strbuf_addf(&db, "%s/t.sqlite", dir);
+
+	trace_convert_stats_init(&st);
+	assert_int_equal(trace_convert(dir, db.buf, NULL, &st, &err), 0);
+	assert_int_equal(st.cupti_busy, 1);
+	assert_int_equal(st.dropped_cupti, 12);
+	assert_int_equal(st.dropped_tracer, 3);
+	assert_string_equal(st.diags.buf, "pid 77: error: cuptiSubscribe: busy (another CUPTI client)\n");
+	assert_int_equal(sqlite3_open(db.buf, &sq), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT level, code, message, timestamp FROM "
+					    "LLMPROF_TRACER_DIAGNOSTICS", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "error");
+	assert_int_equal(sqlite3_column_int(q, 1), TLOG_DIAG_CUPTI_BUSY);
+	assert_string_equal((const char *)sqlite3_column_text(q, 2), msg);
+	assert_int_equal(sqlite3_column_int(q, 3), 500);
+	sqlite3_finalize(q);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT value FROM META_DATA_EXPORT WHERE name = "
+					    "'LLMPROF_DROPPED_CUPTI'", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "12");
+	sqlite3_finalize(q);
+	/* No events at all: the event tables are absent, as in nsys's lazy export. */
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT count(*) FROM sqlite_master WHERE name IN "
+					    "('NVTX_EVENTS', 'CUPTI_ACTIVITY_KIND_KERNEL')", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(q, 0), 0);
+	sqlite3_finalize(q);
+	sqlite3_close(sq);
+	trace_convert_stats_release(&st);
+	unlink(db.buf);
+	unlink(path.buf);
+	rmdir(dir);
+	strbuf_release(&path);
+	strbuf_release(&db);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_short_name),
+		cmocka_unit_test(test_ids_and_enums),
+		cmocka_unit_test(test_kernel_row),
+		cmocka_unit_test(test_copy_rows),
+		cmocka_unit_test(test_runtime_row),
+		cmocka_unit_test(test_nvtx_rows),
+		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_nvtx_filters),
+		cmocka_unit_test(test_perfetto_threshold),
+		cmocka_unit_test(test_convert_diagnostics),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

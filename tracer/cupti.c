@@ -1,0 +1,426 @@
+/* cupti.c: CUDA injection. The driver loads CUDA_INJECTION64_PATH at cuInit
+ * and calls InitializeInjection, before any context exists, so buffer
+ * attributes set here apply. GPU work comes from CUPTI's activity API
+ * (concurrent kernels, memcpy, memset, devices); launch-type API calls come
+ * from CUPTI callbacks on just those cbids, timed with the tracer's clock on
+ * the calling thread, so NVTX ranges and launches share thread ids. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#include "records.h"
+#include "tracer.h"
+#include "trace/tracer_env.h"
+
+static CUpti_SubscriberHandle g_sub;
+static size_t g_cupti_buf = 8u << 20;
+static int g_active;
+
+/* Per-thread state of the API call in progress (runtime calls may nest a
+ * driver call; a runtime call inside a runtime call does not happen, but a
+ * small stack keeps us safe if it ever does). */
+#define API_STACK 4
+static __thread struct {
+	int depth;
+	uint64_t start[API_STACK];
+	uint32_t corr[API_STACK];
+	uint64_t drv_start;
+} tl_api;
+
+static const char *cupti_err(CUptiResult r)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+/* ---- kernel name table: mangled name -> id, written once per name ---- */
+struct name_ent {
+	char *name;
+	uint64_t hash;
+	uint32_t id;
+};
+static struct name_ent *g_names;
+static size_t g_names_cap, g_names_n;
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+static demangle_fn g_demangle;
+static int g_demangle_tried;
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void write_name(uint32_t id, const char *mangled)
+{
+	struct tlog_kernel_name n;
+	char *dem = NULL;
+	size_t ml = strnlen(mangled, TRACER_MAX_STR), dl;
+	int status = -1;
+
+	if (!g_demangle_tried) {
+		g_demangle_tried = 1;
+		g_demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		if (!g_demangle) {
+			void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+			if (h)
+				g_demangle = (demangle_fn)dlsym(h, "__cxa_demangle");
+		}
+	}
+	if (g_demangle && mangled[0] == '_' && mangled[1] == 'Z')
+		dem = g_demangle(mangled, NULL, NULL, &status);
+	if (status != 0) {
+		free(dem);
+		dem = NULL;
+	}
+	dl = dem ? strnlen(dem, TRACER_MAX_STR) : ml;
+	memset(&n, 0, sizeof(n));
+	n.h.type = TLOG_KERNEL_NAME;
+	n.id = id;
+	n.mangled_len = (uint32_t)(ml > TRACER_MAX_STR ? TRACER_MAX_STR : ml);
+	n.demangled_len = (uint32_t)(dl > TRACER_MAX_STR ? TRACER_MAX_STR : dl);
+	tracer_write_def(&n, sizeof(n), mangled, ml, dem ? dem : mangled, dl);
+	free(dem);
+}
+
+/* Caller holds the GPU lock. Returns 0 when out of memory. */
+static uint32_t name_id(const char *name)
+{
+	uint64_t h;
+	size_t i;
+
+	if (!name)
+		name = "<unknown>";
+	h = fnv1a(name);
+	if (g_names_n * 2 >= g_names_cap) {
+		size_t ncap = g_names_cap ? g_names_cap * 2 : 1024;
+		struct name_ent *nt = calloc(ncap, sizeof(*nt));
+		if (!nt)
+			return 0;
+		for (i = 0; i < g_names_cap; i++) {
+			size_t j;
+			if (!g_names[i].name)
+				continue;
+			for (j = g_names[i].hash & (ncap - 1); nt[j].name; j = (j + 1) & (ncap - 1))
+				;
+			nt[j] = g_names[i];
+		}
+		free(g_names);
+		g_names = nt;
+		g_names_cap = ncap;
+	}
+	for (i = h & (g_names_cap - 1); g_names[i].name; i = (i + 1) & (g_names_cap - 1))
+		if (g_names[i].hash == h && strcmp(g_names[i].name, name) == 0)
+			return g_names[i].id;
+	g_names[i].name = strdup(name);
+	if (!g_names[i].name)
+		return 0;
+	g_names[i].hash = h;
+	g_names[i].id = (uint32_t)++g_names_n;
+	write_name(g_names[i].id, name);
+	return g_names[i].id;
+}
+
+/* ---- activity buffers ---- */
+static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
+{
+	*buf = aligned_alloc(8, g_cupti_buf);
+	*size = *buf ? g_cupti_buf : 0;
+	*max_records = 0;
+}
+
+static void device_record(const CUpti_ActivityDevice5 *a)
+{
+	struct tlog_device d;
+	const char *name = a->name ? a->name : "";
+
+	rec_from_device(&d, a);
+	d.len = (uint32_t)strnlen(name, 256);
+	tracer_write_def(&d, sizeof(d), name, d.len, NULL, 0);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+				      size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	CUptiResult r;
+	size_t dropped = 0;
+
+	tracer_gpu_lock();
+	for (;;) {
+		r = cuptiActivityGetNextRecord(buf, valid, &rec);
+		if (r != CUPTI_SUCCESS)
+			break;
+		switch (rec->kind) {
+		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		case CUPTI_ACTIVITY_KIND_KERNEL: {
+			const CUpti_ActivityKernel10 *a = (const void *)rec;
+			uint32_t id = name_id(a->name);
+			struct tlog_kernel *k = tracer_gpu_reserve(sizeof(*k));
+			if (k)
+				rec_from_kernel(k, a, id);
+			break;
+		}
+		case CUPTI_ACTIVITY_KIND_MEMCPY: {
+			struct tlog_memcpy *m = tracer_gpu_reserve(sizeof(*m));
+			if (m)
+				rec_from_memcpy(m, (const void *)rec);
+			break;
+		}
+		case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+			struct tlog_memcpy *m = tracer_gpu_reserve(sizeof(*m));
+			if (m)
+				rec_from_memcpy2(m, (const void *)rec);
+			break;
+		}
+		case CUPTI_ACTIVITY_KIND_MEMSET: {
+			struct tlog_memset *m = tracer_gpu_reserve(sizeof(*m));
+			if (m)
+				rec_from_memset(m, (const void *)rec);
+			break;
+		}
+		case CUPTI_ACTIVITY_KIND_DEVICE:
+			device_record((const void *)rec);
+			break;
+		default:
+			break;
+		}
+	}
+	tracer_gpu_unlock();
+	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED)
+		tracer_diag(TLOG_DIAG_ERROR, TLOG_DIAG_CUPTI_CALL,
+			    "cuptiActivityGetNextRecord: %s; rest of buffer lost", cupti_err(r));
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped) {
+		struct tlog_dropped d;
+		memset(&d, 0, sizeof(d));
+		d.h.type = TLOG_DROPPED;
+		d.h.size = sizeof(d);
+		d.ts = tracer_now();
+		d.count = dropped;
+		d.stream = stream;
+		tracer_write_now(&d, sizeof(d));
+	}
+	(void)size;
+	free(buf);
+}
+
+/* ---- API callbacks ---- */
+static void api_record(int domain, uint32_t cbid, uint64_t start, uint32_t corr, int32_t ret)
+{
+	struct tlog_api *a = tracer_reserve(sizeof(*a));
+
+	if (!a)
+		return;
+	a->h.type = TLOG_API;
+	a->h.size = sizeof(*a);
+	a->h.aux = (uint32_t)domain;
+	a->start = start;
+	a->end = tracer_now();
+	a->corr = corr;
+	a->cbid = cbid;
+	a->ret = ret;
+	tracer_commit();
+}
+
+static void alias_record(uint32_t from, uint32_t to)
+{
+	struct tlog_corr_alias *a = tracer_reserve(sizeof(*a));
+
+	if (!a)
+		return;
+	a->h.type = TLOG_CORR_ALIAS;
+	a->h.size = sizeof(*a);
+	a->from = from;
+	a->to = to;
+	tracer_commit();
+}
+
+static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	(void)ud;
+	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API || dom == CUPTI_CB_DOMAIN_DRIVER_API) {
+		const CUpti_CallbackData *cb = data;
+		int32_t ret = 0;
+
+		if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+			if (cb->callbackSite == CUPTI_API_ENTER) {
+				int d = tl_api.depth++;
+				if (d < API_STACK) {
+					tl_api.corr[d] = cb->correlationId;
+					tl_api.start[d] = tracer_now();
+				}
+				return;
+			}
+			if (tl_api.depth <= 0)
+				return;
+			tl_api.depth--;
+			if (tl_api.depth >= API_STACK)
+				return;
+			if (cb->functionReturnValue)
+				ret = *(const int32_t *)cb->functionReturnValue;
+			api_record(TLOG_API_RUNTIME, cbid, tl_api.start[tl_api.depth],
+				   tl_api.corr[tl_api.depth], ret);
+			return;
+		}
+		/* Driver call. Inside a runtime call it is the runtime's helper:
+		 * remember only its correlation id if it differs. */
+		if (tl_api.depth > 0) {
+			int d = tl_api.depth - 1;
+			if (cb->callbackSite == CUPTI_API_EXIT && d < API_STACK &&
+			    cb->correlationId != tl_api.corr[d])
+				alias_record(cb->correlationId, tl_api.corr[d]);
+			return;
+		}
+		if (cb->callbackSite == CUPTI_API_ENTER) {
+			tl_api.drv_start = tracer_now();
+			return;
+		}
+		if (cb->functionReturnValue)
+			ret = *(const int32_t *)cb->functionReturnValue;
+		api_record(TLOG_API_DRIVER, cbid, tl_api.drv_start, cb->correlationId, ret);
+		return;
+	}
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+		/* Records still in the dying context's buffers would be lost. */
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	}
+}
+
+static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver)
+{
+	uint32_t cbid;
+	int n = 0;
+
+	for (cbid = 1; cbid < size; cbid++) {
+		const char *name = NULL;
+		struct tlog_api_name an;
+
+		if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		if (!rec_api_selected(driver, name))
+			continue;
+		if (cuptiEnableCallback(1, g_sub, dom, cbid) != CUPTI_SUCCESS)
+			continue;
+		memset(&an, 0, sizeof(an));
+		an.h.type = TLOG_API_NAME;
+		an.h.aux = (uint32_t)driver;
+		an.cbid = cbid;
+		an.len = (uint32_t)strlen(name);
+		tracer_write_def(&an, sizeof(an), name, an.len, NULL, 0);
+		n++;
+	}
+	return n;
+}
+
+static void at_exit_cuda(void)
+{
+	if (!g_active)
+		return;
+	/* Forced: also returns records of kernels still in flight. */
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	tracer_flush_all();
+}
+
+static int enable_kind(CUpti_ActivityKind kind, const char *what, int level)
+{
+	CUptiResult r = cuptiActivityEnable(kind);
+	if (r == CUPTI_SUCCESS)
+		return 0;
+	tracer_diag(level,
+		    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? TLOG_DIAG_CUPTI_BUSY
+		    : r == CUPTI_ERROR_NOT_INITIALIZED || r == CUPTI_ERROR_NOT_SUPPORTED ||
+				    r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+			    ? TLOG_DIAG_CUPTI_UNSUPPORTED
+			    : TLOG_DIAG_CUPTI_CALL,
+		    "cuptiActivityEnable(%s): %s", what, cupti_err(r));
+	return -1;
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+int InitializeInjection(void)
+{
+	CUptiResult r;
+	uint64_t v;
+	uint64_t t0, tc = 0;
+	struct tlog_clock clk;
+	const char *api = getenv(TRACER_ENV_API);
+
+	if (tracer_env_u64(TRACER_ENV_CUDA, 1, 1) == 0)
+		return 1;
+	if (tracer_init(TLOG_F_CUDA) < 0)
+		return 1; /* never fail the program's cuInit */
+
+	g_cupti_buf = (size_t)tracer_env_u64(TRACER_ENV_CUPTI_BUFFER_MB, 8, 1024) << 20;
+	if (g_cupti_buf < (1u << 20))
+		g_cupti_buf = 1u << 20;
+	v = tracer_env_u64(TRACER_ENV_DEVICE_BUFFER_MB, 0, 4096);
+	if (v) {
+		size_t sz = (size_t)v << 20, szsz = sizeof(sz);
+		r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &szsz, &sz);
+		if (r != CUPTI_SUCCESS)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+				    "device buffer size %llu MiB not set: %s",
+				    (unsigned long long)v, cupti_err(r));
+	}
+
+	r = cuptiSubscribe(&g_sub, (CUpti_CallbackFunc)on_callback, NULL);
+	if (r != CUPTI_SUCCESS) {
+		tracer_diag(TLOG_DIAG_ERROR,
+			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+				    ? TLOG_DIAG_CUPTI_BUSY
+				    : TLOG_DIAG_CUPTI_UNSUPPORTED,
+			    "cuptiSubscribe: %s%s", cupti_err(r),
+			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+				    ? " (another CUPTI client such as nsys, ncu or the PyTorch profiler is active)"
+				    : "");
+		return 1;
+	}
+	cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
+			    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (!api || strcmp(api, "none") != 0) {
+		if (enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0) == 0 ||
+		    enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1) == 0)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+				    "no launch API callbacks enabled: GPU work cannot be attributed to NVTX ranges");
+	}
+
+	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		tracer_diag(TLOG_DIAG_ERROR, TLOG_DIAG_CUPTI_UNSUPPORTED,
+			    "cuptiActivityRegisterCallbacks: %s", cupti_err(r));
+		return 1;
+	}
+	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", TLOG_DIAG_ERROR) < 0)
+		return 1;
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", TLOG_DIAG_ERROR);
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", TLOG_DIAG_WARNING);
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", TLOG_DIAG_ERROR);
+	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", TLOG_DIAG_WARNING);
+	v = tracer_env_u64(TRACER_ENV_FLUSH_MS, 0, 3600000);
+	if (v)
+		cuptiActivityFlushPeriod((uint32_t)v);
+
+	/* Both clocks back to back: llmprof checks they agree. */
+	t0 = tracer_now();
+	cuptiGetTimestamp(&tc);
+	memset(&clk, 0, sizeof(clk));
+	clk.h.type = TLOG_CLOCK;
+	clk.h.size = sizeof(clk);
+	clk.tracer_ns = t0;
+	clk.cupti_ns = tc;
+	tracer_write_now(&clk, sizeof(clk));
+
+	g_active = 1;
+	atexit(at_exit_cuda);
+	return 1;
+}

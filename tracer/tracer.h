@@ -1,0 +1,48 @@
+/* tracer.h: internals of libllmprof_tracer.so shared by its source files.
+ * Nothing here is exported: the library's only visible symbols are
+ * InitializeInjection (CUDA) and InitializeInjectionNvtx2 (NVTX). */
+#ifndef LLMPROF_TRACER_H
+#define LLMPROF_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TLOG_WRITER_ONLY
+#include "trace/tracelog.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* Process-wide setup (log file, fork and exit handlers). Idempotent and
+ * thread-safe; returns 0 when tracing is on, -1 when it is off (no output
+ * directory, or the log cannot be created): callers then do nothing. */
+HIDDEN int tracer_init(uint32_t flag);
+HIDDEN int tracer_enabled(void);
+HIDDEN uint64_t tracer_now(void);
+HIDDEN uint32_t tracer_tid(void);
+
+/* Reserves size bytes (a multiple of 8) in the calling thread's buffer and
+ * returns them zeroed, or NULL when the record cannot be kept (counted as
+ * dropped). tracer_commit() must follow every successful reserve. */
+HIDDEN void *tracer_reserve(size_t size);
+HIDDEN void tracer_commit(void);
+/* Same for the shared buffer fed by CUPTI's buffer-completion callback. */
+HIDDEN void *tracer_gpu_reserve(size_t size);
+HIDDEN void tracer_gpu_lock(void);
+HIDDEN void tracer_gpu_unlock(void);
+
+/* Writes one record in a chunk of its own, at once (definitions, diags). */
+HIDDEN void tracer_write_now(const void *rec, size_t size);
+/* Builds and writes a record whose fixed part (fixed bytes, h.type set) is
+ * followed by up to two strings; sets h.size. */
+HIDDEN void tracer_write_def(void *fixed, size_t fixed_size, const char *s1, size_t n1,
+			     const char *s2, size_t n2);
+HIDDEN void tracer_diag(int level, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Flushes every thread buffer and the GPU buffer to the log. */
+HIDDEN void tracer_flush_all(void);
+HIDDEN uint64_t tracer_env_u64(const char *name, uint64_t def, uint64_t max);
+
+/* Longest string kept in one record; longer ones are cut (and say so). */
+#define TRACER_MAX_STR 16000u
+
+#endif

@@ -1,0 +1,139 @@
+/* llm_analytic.c: exact FLOP and byte counts of the built-in LLM from its
+ * config, per stage and per decode step (formulas in docs/workloads.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "llm.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include "core/banned.h"
+
+int llm_prefill_flash(const struct llm_config *c, int elem_bytes)
+{
+	return elem_bytes == 2 && (c->head_dim == 64 || c->head_dim == 128);
+}
+
+void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int head,
+		      int elem_bytes, struct llm_cost *o)
+{
+	uint64_t B = (uint64_t)batch, N = (uint64_t)n, L = (uint64_t)c->layers;
+	uint64_t H = (uint64_t)c->hidden, V = (uint64_t)c->vocab, hd = (uint64_t)c->head_dim;
+	uint64_t es = (uint64_t)elem_bytes, kvd = (uint64_t)llm_kv_dim(c);
+	uint64_t macs_per_tok = 0, layer_params = 0, keys = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->tokens = B * N;
+	macs_per_tok = H * (uint64_t)llm_qkv_dim(c) + (uint64_t)llm_q_dim(c) * H +
+		       H * 2 * (uint64_t)c->intermediate + (uint64_t)c->intermediate * H;
+	o->matmul_flops = 2 * B * N * L * macs_per_tok + (head ? 2 * B * H * V : 0);
+	/* Query at position p attends keys 0..p: QK^T and PV, hd MACs each. */
+	for (uint64_t p = (uint64_t)pos; p < (uint64_t)pos + N; p++)
+		keys += p + 1;
+	o->attn_flops = L * B * (uint64_t)c->heads * 4 * hd * keys;
+	/* What the GPU prefill executes: the flash kernel (bf16/fp16, head_dim
+	 * 64 or 128) runs whole 64x64 tiles up to the diagonal; the GEMM path
+	 * scores every query against all pos+n keys, masked. */
+	if (n > 1 && llm_prefill_flash(c, elem_bytes)) {
+		uint64_t tiles = 0, nq = (N + 63) / 64;
+		for (uint64_t qt = 0; qt < nq; qt++)
+			tiles += qt + 1;
+		o->attn_flops_executed = L * B * (uint64_t)c->heads * 4 * hd * 64 * 64 * tiles;
+	} else if (n > 1) {
+		o->attn_flops_executed =
+		    L * B * (uint64_t)c->heads * 4 * hd * N * ((uint64_t)pos + N);
+	} else {
+		o->attn_flops_executed = o->attn_flops;
+	}
+	o->flops = o->matmul_flops + o->attn_flops;
+
+	for (int k = LLM_T_ATTN_NORM; k <= LLM_T_WDOWN; k++)
+		layer_params += llm_tensor_numel(c, k);
+	o->weight_bytes = es * (L * layer_params + B * N * H /* embedding rows gathered */);
+	if (head)
+		o->weight_bytes += es * (H + V * H); /* final norm + LM head */
+	o->kv_write_bytes = es * L * B * N * 2 * kvd;
+	o->kv_read_bytes = es * L * B * ((uint64_t)pos + N) * 2 * kvd;
+	o->bytes = o->weight_bytes + o->kv_read_bytes + o->kv_write_bytes;
+}
+
+static void add_cost(struct llm_cost *a, const struct llm_cost *b)
+{
+	a->tokens += b->tokens;
+	a->matmul_flops += b->matmul_flops;
+	a->attn_flops += b->attn_flops;
+	a->attn_flops_executed += b->attn_flops_executed;
+	a->flops += b->flops;
+	a->weight_bytes += b->weight_bytes;
+	a->kv_read_bytes += b->kv_read_bytes;
+	a->kv_write_bytes += b->kv_write_bytes;
+	a->bytes += b->bytes;
+}
+
+static void cost_json(struct strbuf *sb, const struct llm_cost *o)
+{
+	strbuf_addf(sb,
+		    "\"tokens\": %llu, \"flops\": %llu, \"matmul_flops\": %llu, "
+		    "\"attn_flops\": %llu, \"attn_flops_executed_gpu\": %llu, \"bytes\": %llu, "
+		    "\"weight_bytes\": %llu, \"kv_read_bytes\": %llu, \"kv_write_bytes\": %llu",
+		    (unsigned long long)o->tokens, (unsigned long long)o->flops,
+		    (unsigned long long)o->matmul_flops, (unsigned long long)o->attn_flops,
+		    (unsigned long long)o->attn_flops_executed, (unsigned long long)o->bytes,
+		    (unsigned long long)o->weight_bytes, (unsigned long long)o->kv_read_bytes,
+		    (unsigned long long)o->kv_write_bytes);
+}
+
+int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
+		       char *err, size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT, e = STRBUF_INIT;
+	struct llm_cost pre, step, dec;
+	int es = llm_dtype_bytes(opt->dtype), P = opt->prompt_len, N = opt->new_tokens, rc = 0;
+
+	memset(&dec, 0, sizeof(dec));
+	strbuf_addstr(&sb,
+		      "{\n  \"schema\": \"llmprof-llm-analytic/1\",\n  \"model\": {\"name\": \"");
+	strbuf_add_json_escaped(&sb, c->name, strlen(c->name));
+	strbuf_addf(
+	    &sb,
+	    "\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_layers\": %d, "
+	    "\"num_heads\": %d, \"num_kv_heads\": %d, \"head_dim\": %d, \"vocab_size\": %d, "
+	    "\"qkv_bias\": %s, \"tie_word_embeddings\": %s, \"params\": %llu},\n",
+	    c->hidden, c->intermediate, c->layers, c->heads, c->kv_heads, c->head_dim, c->vocab,
+	    c->qkv_bias ? "true" : "false", c->tie_embeddings ? "true" : "false",
+	    (unsigned long long)llm_param_count(c));
+	strbuf_addf(&sb,
+		    "  \"run\": {\"batch\": %d, \"prompt_len\": %d, \"new_tokens\": %d, "
+		    "\"decode_steps\": %d, \"dtype\": \"%s\", \"elem_bytes\": %d, "
+		    "\"gpu_prefill_attention\": \"%s\"},\n",
+		    opt->batch, P, N, N > 1 ? N - 1 : 0, llm_dtype_name(opt->dtype), es,
+		    llm_prefill_flash(c, es) ? "flash" : "gemm");
+	strbuf_addstr(&sb,
+		      "  \"counting\": {\"flop_per_mac\": 2, \"elementwise_counted\": false, "
+		      "\"attention\": \"causal: the query at position p attends p+1 keys\", "
+		      "\"bytes\": \"weights read once per forward (embedding: gathered rows only) "
+		      "+ KV cache read once per layer per sequence + KV cache written; "
+		      "activations not counted\"},\n");
+	llm_cost_forward(c, opt->batch, P, 0, N > 0, es, &pre);
+	strbuf_addstr(&sb, "  \"prefill\": {");
+	cost_json(&sb, &pre);
+	strbuf_addstr(&sb, "},\n  \"decode_steps\": [");
+	for (int s = 1; s < N; s++) {
+		llm_cost_forward(c, opt->batch, 1, P + s - 1, 1, es, &step);
+		add_cost(&dec, &step);
+		strbuf_addf(&sb, "%s\n    {\"step\": %d, \"pos\": %d, \"kv_len\": %d, ",
+			    s > 1 ? "," : "", s, P + s - 1, P + s);
+		cost_json(&sb, &step);
+		strbuf_addstr(&sb, "}");
+	}
+	strbuf_addstr(&sb, "\n  ],\n  \"decode\": {");
+	cost_json(&sb, &dec);
+	strbuf_addstr(&sb, "}\n}\n");
+	if (write_file_atomic(path, sb.buf, sb.len, &e)) {
+		snprintf(err, errlen, "%s", e.buf);
+		rc = -1;
+	}
+	strbuf_release(&sb);
+	strbuf_release(&e);
+	return rc;
+}
