@@ -598,7 +598,7 @@ static void test_load_group_errors(void **state)
 
 	e = LOAD_ERR("model=tny");
 	assert_string_equal(e, "config group 'model' has no option 'tny'; did you mean 'tiny'? "
-			       "(options: auto, tiny) (override 'model=tny')");
+			       "(options: auto, llama-3.1-8b, llama-3.2-1b, mistral-7b, qwen2.5-7b, tiny) (override 'model=tny')");
 	free(e);
 	e = LOAD_ERR("profiling/ncu@pipeline.nsys=ncu.high");
 	assert_contains(e, "the defaults list has no 'profiling/ncu@pipeline.nsys' entry");
