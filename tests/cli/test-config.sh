@@ -52,7 +52,7 @@ expect_out "device: cuda:0" "show"
 expect_out "  name: auto" "show model"
 run config show model=tiny workload=dummy 'stages.prefill=[a, "b,c"]' run.coverage=1
 expect_rc 0 "groups"
-expect_out "  hidden_size: 64" "model=tiny"
+expect_out "  hidden_size: 128" "model=tiny"
 expect_out "  kind: dummy" "workload=dummy"
 expect_out '    - b,c' "quoted list item"
 expect_out "  coverage: 1.0" "int given for a float"

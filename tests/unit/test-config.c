@@ -471,8 +471,8 @@ static void test_load_getters(void **state)
 
 	assert_string_equal(config_get_string(cfg, "device"), "cuda:0");
 	assert_null(config_get_string(cfg, "pipeline.nsys.path"));
-	assert_int_equal(config_get_int(cfg, "model.hidden_size", -1), 64);
-	assert_int_equal(config_get_int(cfg, "model.intermediate_size", -1), 176);
+	assert_int_equal(config_get_int(cfg, "model.hidden_size", -1), 128);
+	assert_int_equal(config_get_int(cfg, "model.intermediate_size", -1), 352);
 	assert_int_equal(config_get_int(cfg, "pipeline.ncu.ncu_cli.launch_skip", -1), 5);
 	assert_int_equal(config_get_int(cfg, "pipeline.ncu.ncu_cli.launch_count", -1), -1);
 	assert_true(config_get_double(cfg, "run.coverage", 0) == 1.0);
