@@ -393,14 +393,17 @@ static void nsys_check_profile(const struct run_bundle *b, const struct plan_ste
 		strbuf_release(&eb);
 	}
 	if (!n && *state == STEP_OK) {
+		/* the program was fine; nsys is to blame */
 		*state = STEP_FAILED;
 		*tool_fault = 1;
 		strbuf_reset(d);
-		strbuf_addstr(d, "nsys wrote no report");
+		if (!dg.nr)
+			strbuf_addstr(d, "nsys wrote no report");
 	}
 	for (size_t i = 0; i < dg.nr && i < 2; i++)
-		strbuf_addf(d, "; nsys [%s]: %s (%s)", nsys_diag_code_name(dg.items[i].code),
-			    dg.items[i].explain.buf, dg.items[i].fix.buf);
+		strbuf_addf(d, "%snsys [%s]: %s (fix: %s)", d->len ? "; " : "",
+			    nsys_diag_code_name(dg.items[i].code), dg.items[i].explain.buf,
+			    dg.items[i].fix.buf);
 	nsys_diag_release(&dg);
 	nsys_args_release(&reps);
 	strbuf_release(&dir);

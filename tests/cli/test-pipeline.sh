@@ -125,6 +125,20 @@ if [ "${prog[0]}" = "$tmp/nvtxprog" ]; then
 	grep -q "^| prefill | prefill | 1 | " "$run/report.md" || fail "no prefill stage"
 	grep -q "^| decode | 3 | " "$run/report.md" || fail "no decode steps"
 fi
+# an NVTX gate that never opens: nsys writes no report; the workload step says
+# why (nsys's diagnosis), exit 6, export/stats skipped, reports INCOMPLETE
+"$LLMPROF" profile artifacts.root="$tmp/ng" pipeline.trace.backend=nsys pipeline.nsys.path="$N" \
+	pipeline.nsys.trace=nvtx,osrt pipeline.nsys.gating_nvtx=true pipeline.nsys.capture_range=nvtx \
+	pipeline.nsys.nvtx_capture=LLM@nosuchrange -- "${prog[@]}" >out 2>err
+rc=$?
+[ $rc -eq 6 ] || fail "gate never opened: exit $rc, want 6: $(cat err)"
+gated=$(last_run out)
+step "$gated/status.json" workload message | grep -q "^nsys \[no-report-gated\]: .*nosuchrange@LLM" ||
+	fail "gated message: $(step "$gated/status.json" workload message)"
+[ "$(step "$gated/status.json" nsys-export state)" = skipped ] || fail "export not skipped"
+head -n 1 "$gated/report.md" | grep -qx "# Profiling report: INCOMPLETE (step 'workload' failed)" ||
+	fail "gated report.md: $(head -n 1 "$gated/report.md")"
+
 cp -r "$run" "$tmp/copy2"
 "$LLMPROF" report "$run" >/dev/null 2>&1 || fail "report RUN_DIR"
 diff -r "$tmp/copy2" "$run" >/dev/null || fail "report RUN_DIR not byte-identical: $(diff -r "$tmp/copy2" "$run" | head)"
