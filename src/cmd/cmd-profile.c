@@ -491,8 +491,9 @@ out:
 /* What the in-process steps share. */
 struct internal_ctx {
 	const struct run_bundle *b;
-	const struct config *cfg; /* the resolved config in memory */
-	struct config *bcfg;	  /* the bundle's config.yaml, loaded on first use */
+	const struct config *cfg;	  /* the resolved config in memory */
+	struct config *bcfg;		  /* the bundle's config.yaml, loaded on first use */
+	struct report_analysis *analysis; /* the analyze step's, reused by reports */
 	const struct cmd_ctx *ctx;
 	const struct gpu_probe *gpus;
 	const struct plan *plan;
@@ -606,29 +607,31 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 		}
 	} else if (!strcmp(s->name, "trace")) {
 		state = trace_finish(ic, msg);
-	} else if (!strcmp(s->name, "analyze") || !strcmp(s->name, "reports")) {
+	} else if (!strcmp(s->name, "analyze")) {
+		struct strbuf tp = STRBUF_INIT;
+		const char *m, *st;
+
+		report_analysis_free(ic->analysis);
+		ic->analysis = report_analysis_new();
+		report_analysis_run(ic->analysis, report_bundle_trace(ic->b->dir, &tp),
+				    bundle_config(ic, &err));
+		st = report_analysis_state(ic->analysis, &m);
+		state = !strcmp(st, "ok")	 ? STEP_OK
+			: !strcmp(st, "skipped") ? STEP_SKIPPED
+						 : STEP_FAILED;
+		strbuf_addstr(msg, m);
+		strbuf_release(&tp);
+	} else if (!strcmp(s->name, "reports")) {
 		struct report_build_opts o;
 		struct report_build_result res;
-		struct report_model m;
-		int analyze = !strcmp(s->name, "analyze");
 
 		memset(&o, 0, sizeof(o));
 		o.run_dir = ic->b->dir;
 		o.out_dir = ic->b->dir;
 		o.cfg = bundle_config(ic, &err);
+		o.analysis = ic->analysis;
 		report_build_result_init(&res);
-		report_model_init(&m);
-		if (analyze) {
-			if (report_build_model(&o, &m, &res, &err)) {
-				state = STEP_FAILED;
-				strbuf_addstr(msg, err.buf);
-			} else {
-				state = !strcmp(res.analyze_state, "ok")	? STEP_OK
-					: !strcmp(res.analyze_state, "skipped") ? STEP_SKIPPED
-										: STEP_FAILED;
-				strbuf_addstr(msg, res.analyze_msg.buf);
-			}
-		} else if (report_build(&o, &res, &err)) {
+		if (report_build(&o, &res, &err)) {
 			state = STEP_FAILED;
 			*code = EXIT_IO;
 			strbuf_addstr(msg, err.buf);
@@ -639,7 +642,6 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 			if (res.loud.len)
 				fputs(res.loud.buf, stderr);
 		}
-		report_model_release(&m);
 		report_build_result_release(&res);
 	} else {
 		BUG("no in-process step called '%s'", s->name);
@@ -953,6 +955,7 @@ out:
 		profile_params_release(&pp);
 	if (ic.bcfg)
 		config_free(ic.bcfg);
+	report_analysis_free(ic.analysis);
 	plan_release(&plan);
 	gpu_probe_release(&gpus);
 	bundle_release(&b);

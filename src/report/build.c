@@ -50,8 +50,11 @@ const char *report_bundle_trace(const char *run_dir, struct strbuf *sb)
 	return NULL;
 }
 
-/* Everything the analysis holds while the model borrows nothing from it. */
-struct analysis {
+/* Everything the analysis holds; the model copies what it uses. */
+struct report_analysis {
+	char *path;	   /* the trace analyzed; NULL = none */
+	const char *state; /* "ok", "failed", "skipped" (static) */
+	struct strbuf msg;
 	int have_trace, have_tl, have_csv;
 	struct trace trace;
 	struct timeline tl;
@@ -61,20 +64,8 @@ struct analysis {
 	const char **names[STAGE_NROLES]; /* owned arrays, borrowed strings */
 };
 
-static void analysis_release(struct analysis *a)
-{
-	if (a->have_tl)
-		timeline_release(&a->tl);
-	if (a->have_trace)
-		trace_close(&a->trace);
-	kernel_summary_release(&a->csv_kernels);
-	strtab_release(&a->csv_strs);
-	for (int r = 0; r < STAGE_NROLES; r++)
-		free(a->names[r]);
-}
-
 /* stages.* from the config; the defaults when cfg is NULL or a list is empty. */
-static void stages_from_config(struct analysis *a, const struct config *cfg)
+static void stages_from_config(struct report_analysis *a, const struct config *cfg)
 {
 	static const char *const keys[STAGE_NROLES] = {"stages.prefill", "stages.decode",
 						       "stages.decode_step"};
@@ -284,7 +275,7 @@ static void fill_timeline(struct report_model *m, const struct trace *t,
 	free(keys);
 }
 
-static void fill_csv_kernels(struct report_model *m, const struct analysis *a)
+static void fill_csv_kernels(struct report_model *m, const struct report_analysis *a)
 {
 	for (size_t i = 0; i < a->csv_kernels.nrows; i++) {
 		const struct kernel_stat *ks = &a->csv_kernels.rows[i];
@@ -296,13 +287,64 @@ static void fill_csv_kernels(struct report_model *m, const struct analysis *a)
 	}
 }
 
-/* The analyze step. 0 ok, -1 failed (res says why). */
-static int analyze(struct analysis *a, const char *path, struct report_model *m,
-		   struct report_build_result *res)
+/* Fills the model from a finished analysis. */
+static void fill_from_analysis(struct report_model *m, const struct report_analysis *a)
+{
+	if (a->have_csv)
+		fill_csv_kernels(m, a);
+	if (!a->have_tl)
+		return;
+	fill_stages(m, &a->tl);
+	fill_kernels(m, &a->trace, &a->tl);
+	fill_operators(m, &a->trace, &a->tl);
+	fill_timeline(m, &a->trace, &a->stages);
+}
+
+struct report_analysis *report_analysis_new(void)
+{
+	struct report_analysis *a = xcalloc(1, sizeof(*a));
+
+	a->state = "skipped";
+	strbuf_init(&a->msg, 0);
+	return a;
+}
+
+void report_analysis_free(struct report_analysis *a)
+{
+	if (!a)
+		return;
+	if (a->have_tl)
+		timeline_release(&a->tl);
+	if (a->have_trace)
+		trace_close(&a->trace);
+	kernel_summary_release(&a->csv_kernels);
+	strtab_release(&a->csv_strs);
+	for (int r = 0; r < STAGE_NROLES; r++)
+		free(a->names[r]);
+	strbuf_release(&a->msg);
+	free(a->path);
+	free(a);
+}
+
+const char *report_analysis_state(const struct report_analysis *a, const char **msg)
+{
+	if (msg)
+		*msg = a->msg.buf;
+	return a->state;
+}
+
+void report_analysis_run(struct report_analysis *a, const char *path, const struct config *cfg)
 {
 	struct strbuf err = STRBUF_INIT, buf = STRBUF_INIT;
 	int ret = -1;
 
+	stages_from_config(a, cfg);
+	if (!path) {
+		strbuf_addstr(&a->msg,
+			      "no trace in the bundle (trace/trace.sqlite or nsys/run.sqlite)");
+		return;
+	}
+	a->path = xstrdup(path);
 	if (ends_with(path, ".csv")) {
 		if (strbuf_read_file(&buf, path)) {
 			error_errno(&err, "cannot read '%s'", path);
@@ -312,9 +354,7 @@ static int analyze(struct analysis *a, const char *path, struct report_model *m,
 					    &err))
 			goto out;
 		a->have_csv = 1;
-		fill_csv_kernels(m, a);
-		strbuf_addf(&res->analyze_msg,
-			    "kernel summary CSV only: %zu kernels, no stages or operators",
+		strbuf_addf(&a->msg, "kernel summary CSV only: %zu kernels, no stages or operators",
 			    a->csv_kernels.nrows);
 		ret = 0;
 		goto out;
@@ -327,27 +367,19 @@ static int analyze(struct analysis *a, const char *path, struct report_model *m,
 	if (timeline_build(&a->tl, &a->trace, &a->stages, &err))
 		goto out;
 	a->have_tl = 1;
-	fill_stages(m, &a->tl);
-	fill_kernels(m, &a->trace, &a->tl);
-	fill_operators(m, &a->trace, &a->tl);
-	fill_timeline(m, &a->trace, &a->stages);
-	strbuf_addf(&res->analyze_msg, "%zu kernels, %zu memory operations, %zu operators",
-		    a->tl.nkernels, a->tl.nmemops, a->tl.nops);
+	strbuf_addf(&a->msg, "%zu kernels, %zu memory operations, %zu operators", a->tl.nkernels,
+		    a->tl.nmemops, a->tl.nops);
 	ret = 0;
 out:
-	if (ret) {
-		strbuf_add(&res->analyze_msg, err.buf, err.len);
-		res->analyze_state = "failed";
-	} else {
-		res->analyze_state = "ok";
-	}
+	if (ret)
+		strbuf_add(&a->msg, err.buf, err.len);
+	a->state = ret ? "failed" : "ok";
 	strbuf_release(&err);
 	strbuf_release(&buf);
-	return ret;
 }
 
 /* Findings only the timeline knows, added after findings_run(). */
-static void timeline_findings(struct report_model *m, const struct analysis *a)
+static void timeline_findings(struct report_model *m, const struct report_analysis *a)
 {
 	const struct timeline *tl = &a->tl;
 	int any = 0;
@@ -559,15 +591,14 @@ static const char *shown_path(const char *run_dir, const char *path)
 int report_build_model(const struct report_build_opts *o, struct report_model *m,
 		       struct report_build_result *res, struct strbuf *err)
 {
-	struct analysis a;
+	struct report_analysis *own = NULL;
+	const struct report_analysis *a = o->analysis;
 	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT;
 	json_t *status = NULL, *env = NULL;
 	const char *trace_path = o->trace_path;
 	const char *ncu = o->ncu_csv;
 	int ret = -1;
 
-	memset(&a, 0, sizeof(a));
-	stages_from_config(&a, o->cfg);
 	if (o->run_dir) {
 		path_join(&p, o->run_dir, "status.json");
 		if (load_json(p.buf, &status, err))
@@ -587,14 +618,16 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	}
 	if (o->cfg)
 		report_set_str(&m->run.mode, config_get_string(o->cfg, "run.mode"));
-	if (trace_path) {
-		report_set_str(&m->run.trace_path, shown_path(o->run_dir, trace_path));
-		analyze(&a, trace_path, m, res);
-	} else {
-		res->analyze_state = "skipped";
-		strbuf_addstr(&res->analyze_msg, "no trace in the bundle (trace/trace.sqlite or "
-						 "nsys/run.sqlite)");
+	if (!a) {
+		own = report_analysis_new();
+		report_analysis_run(own, trace_path, o->cfg);
+		a = own;
 	}
+	if (a->path)
+		report_set_str(&m->run.trace_path, shown_path(o->run_dir, a->path));
+	res->analyze_state = a->state;
+	strbuf_add(&res->analyze_msg, a->msg.buf, a->msg.len);
+	fill_from_analysis(m, a);
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
 		strbuf_addf(&res->join_msg, "%s: counters not joined: %s",
@@ -626,13 +659,13 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	peaks_load(m, o->cfg, 0);
 	report_model_derive(m);
 	findings_run(m);
-	timeline_findings(m, &a);
+	timeline_findings(m, a);
 	for (size_t i = 0; i < m->nr_findings; i++)
 		if (m->findings[i].severity != FINDING_INFO)
 			strbuf_addf(&res->loud, "%s\n", m->findings[i].text);
 	ret = 0;
 out:
-	analysis_release(&a);
+	report_analysis_free(own);
 	json_decref(status);
 	json_decref(env);
 	strbuf_release(&trace);

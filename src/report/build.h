@@ -25,6 +25,18 @@
 #include "core/strbuf.h"
 #include "report/model.h"
 
+/* The analyze step's result (the opened trace and its timeline), kept so the
+ * reports step of `llmprof profile` need not analyze the trace again.
+ * Opaque; report_analysis_free(). */
+struct report_analysis;
+struct report_analysis *report_analysis_new(void);
+void report_analysis_free(struct report_analysis *a);
+/* Analyzes path (NULL = no trace: skipped) with stages.* from cfg (NULL =
+ * defaults). Never fails as a call: see report_analysis_state(). */
+void report_analysis_run(struct report_analysis *a, const char *path, const struct config *cfg);
+/* "ok", "failed" or "skipped", and the one-line message in *msg (borrowed). */
+const char *report_analysis_state(const struct report_analysis *a, const char **msg);
+
 struct report_build_opts {
 	const char *run_dir;	   /* a bundle, or NULL for loose files */
 	const char *trace_path;	   /* NULL: the bundle's trace (report_bundle_trace) */
@@ -32,6 +44,9 @@ struct report_build_opts {
 	const char *analytic_path; /* NULL: the bundle's workload/analytic.json when present */
 	const struct config *cfg;  /* NULL: defaults (no overrides) */
 	const char *out_dir;	   /* where the reports go */
+	/* an analysis already run on the bundle's trace with the same cfg;
+	 * NULL = analyze here */
+	const struct report_analysis *analysis;
 };
 
 /* How the redone steps went: state is "ok", "failed" or "skipped". */
