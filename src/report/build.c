@@ -209,9 +209,13 @@ static void fill_operators(struct report_model *m, const struct trace *t, const 
 					      o->stage >= 0 ? stage_role_name(o->stage) : NULL);
 
 		r->calls = o->calls;
-		r->gpu_ms = ms_of(o->gpu_ns);
-		if (o->stage >= 0)
-			r->share_of_stage = rnum_of(o->stage_share);
+		r->cpu_ms = ms_of(o->cpu_ns);
+		/* no kernels: its GPU time is unknown, not 0 */
+		if (o->kernels) {
+			r->gpu_ms = ms_of(o->gpu_ns);
+			if (o->stage >= 0)
+				r->share_of_stage = rnum_of(o->stage_share);
+		}
 	}
 }
 
