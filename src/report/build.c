@@ -664,9 +664,19 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	report_model_derive(m);
 	findings_run(m);
 	timeline_findings(m, a);
-	for (size_t i = 0; i < m->nr_findings; i++)
-		if (m->findings[i].severity != FINDING_INFO)
-			strbuf_addf(&res->loud, "%s\n", m->findings[i].text);
+	for (size_t i = 0; i < m->nr_findings; i++) {
+		const char *t = m->findings[i].text;
+
+		if (m->findings[i].severity == FINDING_INFO || !t)
+			continue;
+		/* the text is Markdown: drop its backslash escapes for a terminal */
+		for (; *t; t++) {
+			if (*t == '\\' && t[1] && strchr("\\`*_{}[]()#+-.!|<>~", t[1]))
+				t++;
+			strbuf_addch(&res->loud, *t);
+		}
+		strbuf_addch(&res->loud, '\n');
+	}
 	ret = 0;
 out:
 	report_analysis_free(own);
