@@ -411,6 +411,38 @@ static void nsys_check_profile(const struct run_bundle *b, const struct plan_ste
 	strbuf_release(&err);
 }
 
+/* After nsys export/stats: nsys's known failure texts explain a failure;
+ * an empty kernel summary is said to be one. */
+static void nsys_check_step(const struct run_bundle *b, const struct plan_step *s,
+			    enum step_state state, struct strbuf *d)
+{
+	struct strbuf p = STRBUF_INIT, text = STRBUF_INIT;
+	struct nsys_diag dg = NSYS_DIAG_INIT;
+
+	if (state != STEP_OK) {
+		bundle_path(b, s->out_log, &p);
+		strbuf_read_file(&text, p.buf);
+		strbuf_reset(&p);
+		bundle_path(b, s->err_log, &p);
+		strbuf_read_file(&text, p.buf);
+		nsys_diag_export_text(text.buf, text.len, &dg);
+		for (size_t i = 0; i < dg.nr && i < 2; i++)
+			strbuf_addf(d, "; nsys [%s]: %s (fix: %s)",
+				    nsys_diag_code_name(dg.items[i].code), dg.items[i].explain.buf,
+				    dg.items[i].fix.buf);
+	} else if (!strcmp(s->name, "nsys-stats")) {
+		bundle_path(b, "nsys/summary_cuda_gpu_kern_sum.csv", &p);
+		if (!path_exists(p.buf))
+			strbuf_addstr(d, "; but nsys wrote no summary_cuda_gpu_kern_sum.csv");
+		else if (!strbuf_read_file(&text, p.buf) && !text.len)
+			strbuf_addstr(d, "; the trace has no CUDA kernel data (nsys skipped "
+					 "cuda_gpu_kern_sum: the CSV is empty)");
+	}
+	nsys_diag_release(&dg);
+	strbuf_release(&p);
+	strbuf_release(&text);
+}
+
 /* Runs one child step; records it in st and returns its state. */
 static enum step_state run_child(const struct run_bundle *b, const struct plan_step *s, size_t idx,
 				 struct run_status *st, int echo, uint64_t deadline_ns,
@@ -461,6 +493,8 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	}
 	if (nsys_wrapped && state != STEP_INTERRUPTED)
 		nsys_check_profile(b, s, &res, &state, &tool_fault, &d);
+	else if (state != STEP_INTERRUPTED && starts_with(s->name, "nsys-"))
+		nsys_check_step(b, s, state, &d);
 	/* an exec failure's 127 is our own child's, not the program's */
 	run_status_end(st, idx, state, res.outcome == PROC_EXEC_FAILED ? -1 : res.exit_status,
 		       res.signal, d.buf);

@@ -117,6 +117,8 @@ for s in workload nsys-export nsys-stats analyze reports; do
 	[ "$(step "$run/status.json" $s state)" = ok ] || fail "step $s: $(step "$run/status.json" $s message)"
 done
 [ "$(step "$run/status.json" ncu message)" = "ncu support not built yet" ] || fail "ncu skip reason"
+step "$run/status.json" nsys-stats message | grep -q "the trace has no CUDA kernel data" ||
+	fail "nsys-stats message: $(step "$run/status.json" nsys-stats message)"
 head -n 1 "$run/report.md" | grep -qx "# Profiling report" || fail "report.md head: $(head -n 1 "$run/report.md")"
 grep -q "no-gpu-work" "$run/report.md" || fail "no 'no GPU work' finding"
 grep -q "The trace holds no GPU kernels" err || fail "no-GPU finding not on stderr"
