@@ -629,8 +629,9 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 
 	*code = EXIT_STEP_FAILED;
 	if (!strcmp(s->name, "config")) {
-		strbuf_addf(msg, "%s with %zu override%s -> config.yaml", ic->conf_dir,
-			    ic->n_overrides, ic->n_overrides == 1 ? "" : "s");
+		strbuf_addf(msg, "%s with %zu override%s -> config.yaml; trace backend: %s",
+			    ic->conf_dir, ic->n_overrides, ic->n_overrides == 1 ? "" : "s",
+			    ic->pp->trace_reason.buf);
 	} else if (!strcmp(s->name, "provenance")) {
 		if (write_provenance(ic->b, ic->cfg, ic->ctx, ic->gpus, ic->plan, &err)) {
 			state = STEP_FAILED;

@@ -62,6 +62,8 @@ run=$(last_run out)
 step "$run/status.json" analyze message | grep -q "^no timeline trace: pipeline.trace.backend=auto: nsys is not usable" ||
 	fail "auto reason: $(step "$run/status.json" analyze message)"
 grep -q "trace backend: pipeline.trace.backend=auto" err || fail "auto reason on stderr"
+step "$run/status.json" config message | grep -q "; trace backend: pipeline.trace.backend=auto: nsys is not usable" ||
+	fail "auto reason in status.json: $(step "$run/status.json" config message)"
 LLMPROF_TRACER_LIB=/nonexistent.so "$LLMPROF" profile -n pipeline.nsys.path=/nonexistent/nsys -- /bin/true >out 2>err || fail "dry run"
 grep -q "^trace backend: none (pipeline.trace.backend=auto: nsys is not usable" out || fail "dry run reason: $(cat out)"
 
@@ -117,6 +119,8 @@ for s in workload nsys-export nsys-stats analyze reports; do
 	[ "$(step "$run/status.json" $s state)" = ok ] || fail "step $s: $(step "$run/status.json" $s message)"
 done
 [ "$(step "$run/status.json" ncu message)" = "ncu support not built yet" ] || fail "ncu skip reason"
+step "$run/status.json" config message | grep -q "; trace backend: pipeline.trace.backend=nsys: nsys 2023.4" ||
+	fail "nsys reason in status.json"
 step "$run/status.json" nsys-stats message | grep -q "the trace has no CUDA kernel data" ||
 	fail "nsys-stats message: $(step "$run/status.json" nsys-stats message)"
 head -n 1 "$run/report.md" | grep -qx "# Profiling report" || fail "report.md head: $(head -n 1 "$run/report.md")"
