@@ -16,6 +16,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_profile_entry,
 	&cmd_config_entry,
 	&cmd_doctor_entry,
+	&cmd_ncu_import_entry,
 	NULL,
 };
 

@@ -62,6 +62,7 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_profile_entry;
 extern const struct cmd_entry cmd_config_entry;
 extern const struct cmd_entry cmd_doctor_entry;
+extern const struct cmd_entry cmd_ncu_import_entry;
 
 extern const struct cmd_entry *const cmd_table[];
 

@@ -1,0 +1,724 @@
+/* ncu_csv.c: Nsight Compute raw and details CSV pages; see ncu_csv.h. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "vendor/csv.h"
+#include "vendor/ncu_csv.h"
+#include "core/banned.h"
+
+/* ---------------------------------------------------------------- numbers */
+
+static int is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Length of a group separator at p (0 if none). The decimal mark's twin
+ * (',' when decimal is '.', and the reverse) groups; so do space,
+ * apostrophe and the Unicode spaces locales use. */
+static size_t group_sep_len(const char *p, size_t n, char decimal)
+{
+	unsigned char c = (unsigned char)p[0];
+
+	if ((c == ',' || c == '.') && c != (unsigned char)decimal)
+		return 1;
+	if (c == ' ' || c == '\'')
+		return 1;
+	if (n >= 2 && c == 0xC2 && (unsigned char)p[1] == 0xA0)
+		return 2; /* U+00A0 no-break space */
+	if (n >= 3 && c == 0xE2 && (unsigned char)p[1] == 0x80 &&
+	    ((unsigned char)p[2] == 0x89 || (unsigned char)p[2] == 0xAF))
+		return 3; /* U+2009 thin space, U+202F narrow no-break space */
+	return 0;
+}
+
+static int str_ieq(const char *p, size_t n, const char *s)
+{
+	size_t i;
+
+	if (strlen(s) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (tolower((unsigned char)p[i]) != s[i])
+			return 0;
+	return 1;
+}
+
+enum ncu_num ncu_parse_number(const char *p, size_t len, char decimal, double *out)
+{
+	char tmp[96];
+	size_t n = 0, i = 0, digits = 0;
+	char *end;
+	double v;
+
+	while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+		len--;
+	while (i < len && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (i == len)
+		return NCU_NUM_EMPTY;
+	if (str_ieq(p + i, len - i, "n/a"))
+		return NCU_NUM_NA;
+	if (p[i] == '(')
+		return NCU_NUM_NA; /* instance values without an aggregate */
+	if (p[i] == '-' || p[i] == '+')
+		tmp[n++] = p[i++];
+	/* Integer part, with group separators between groups of 3 digits. */
+	while (i < len) {
+		size_t g;
+
+		if (is_digit(p[i])) {
+			if (n >= sizeof(tmp) - 8)
+				return NCU_NUM_BAD;
+			tmp[n++] = p[i++];
+			digits++;
+			continue;
+		}
+		g = digits ? group_sep_len(p + i, len - i, decimal) : 0;
+		if (g && i + g + 3 <= len && is_digit(p[i + g]) && is_digit(p[i + g + 1]) &&
+		    is_digit(p[i + g + 2]) && (i + g + 3 == len || !is_digit(p[i + g + 3]))) {
+			i += g;
+			continue;
+		}
+		break;
+	}
+	if (!digits)
+		return NCU_NUM_BAD;
+	if (i < len && p[i] == decimal && i + 1 < len && is_digit(p[i + 1])) {
+		tmp[n++] = '.';
+		i++;
+		while (i < len && is_digit(p[i])) {
+			if (n >= sizeof(tmp) - 8)
+				return NCU_NUM_BAD;
+			tmp[n++] = p[i++];
+		}
+	}
+	if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+		size_t j = i + 1;
+
+		if (j < len && (p[j] == '-' || p[j] == '+'))
+			j++;
+		if (j < len && is_digit(p[j])) {
+			tmp[n++] = 'e';
+			i++;
+			if (p[i] == '-' || p[i] == '+')
+				tmp[n++] = p[i++];
+			while (i < len && is_digit(p[i])) {
+				if (n >= sizeof(tmp) - 1)
+					return NCU_NUM_BAD;
+				tmp[n++] = p[i++];
+			}
+		}
+	}
+	/* What may follow: nothing, or an instance list "158 (0: 158)". */
+	if (i < len) {
+		size_t j = i;
+
+		while (j < len && p[j] == ' ')
+			j++;
+		if (j == i || j >= len || p[j] != '(')
+			return NCU_NUM_BAD;
+	}
+	tmp[n] = '\0';
+	v = strtod(tmp, &end);
+	if (*end || !isfinite(v))
+		return NCU_NUM_BAD;
+	*out = v;
+	return NCU_NUM_OK;
+}
+
+/* The decimal mark a cell proves: '.', ',' or 0 when it is not a number or
+ * reads as one either way ("4,096"). */
+static char decimal_vote(const char *p, size_t len)
+{
+	double v;
+	int dot = ncu_parse_number(p, len, '.', &v) == NCU_NUM_OK;
+	int comma = ncu_parse_number(p, len, ',', &v) == NCU_NUM_OK;
+
+	if (dot && !comma)
+		return '.';
+	if (comma && !dot)
+		return ',';
+	return 0;
+}
+
+/* ------------------------------------------------------------------ units */
+
+struct unit_word {
+	const char *word;
+	const char *base;
+	double scale; /* word -> base */
+	int is_time;  /* base is second (rescaled to nsecond in numerators) */
+};
+
+static const struct unit_word unit_words[] = {
+	{ "second", "second", 1, 1 },
+	{ "s", "second", 1, 1 },
+	{ "hz", "hz", 1, 0 },
+	{ "byte", "byte", 1, 0 },
+};
+
+struct unit_prefix {
+	char c;
+	double scale;
+};
+
+/* ncu uses SI (decimal) prefixes: 1 Kbyte = 1000 byte (32.768000 Kbyte in
+ * the auto-unit export is 32768 byte in the base-unit one). */
+static const struct unit_prefix unit_prefixes[] = {
+	{ 'n', 1e-9 }, { 'u', 1e-6 }, { 'm', 1e-3 }, { 'K', 1e3 }, { 'k', 1e3 },
+	{ 'M', 1e6 },  { 'G', 1e9 },  { 'T', 1e12 }, { 'P', 1e15 },
+};
+
+/* Scales one side of a unit ("usecond", "Kbyte", "Ghz", "cycle"). */
+static int unit_part(const char *p, size_t n, int numerator, double *scale, struct strbuf *base)
+{
+	for (size_t pass = 0; pass < 2; pass++) {
+		for (size_t w = 0; w < ARRAY_SIZE(unit_words); w++) {
+			const struct unit_word *u = &unit_words[w];
+			size_t wl = strlen(u->word);
+			double s = 1;
+
+			if (pass == 0) {
+				if (n != wl || memcmp(p, u->word, n))
+					continue;
+			} else {
+				size_t k;
+
+				if (n != wl + 1 || memcmp(p + 1, u->word, wl))
+					continue;
+				for (k = 0; k < ARRAY_SIZE(unit_prefixes); k++)
+					if (unit_prefixes[k].c == p[0])
+						break;
+				if (k == ARRAY_SIZE(unit_prefixes))
+					continue;
+				s = unit_prefixes[k].scale;
+			}
+			s *= u->scale;
+			if (u->is_time && numerator) {
+				s *= 1e9; /* ncu's base time unit is the nanosecond */
+				if (base)
+					strbuf_addstr(base, "nsecond");
+			} else if (base) {
+				strbuf_addstr(base, u->base);
+			}
+			*scale = s;
+			return 0;
+		}
+	}
+	/* Counted things (cycle, inst, warp, %, register, ...) carry no prefix
+	 * in ncu's output; keep them as they are. */
+	*scale = 1;
+	if (base)
+		strbuf_add(base, p, n);
+	for (size_t i = 0; i < n; i++)
+		if (!isalpha((unsigned char)p[i]) && p[i] != '%' && p[i] != '_')
+			return -1;
+	return 0;
+}
+
+int ncu_unit_scale(const char *unit, size_t len, double *scale, struct strbuf *base)
+{
+	const char *slash = memchr(unit, '/', len);
+	double num, den = 1;
+	int ret;
+
+	if (!slash)
+		return unit_part(unit, len, 1, scale, base);
+	ret = unit_part(unit, (size_t)(slash - unit), 1, &num, base);
+	if (base)
+		strbuf_addch(base, '/');
+	ret |= unit_part(slash + 1, len - (size_t)(slash - unit) - 1, 0, &den, base);
+	*scale = num / den;
+	return ret ? -1 : 0;
+}
+
+/* -------------------------------------------------------------- raw page */
+
+static char *owned_text(char ***owned, size_t *nr, size_t *alloc, const struct csv_field *f,
+			struct str *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	csv_field_unescape(f, &sb);
+	out->len = sb.len;
+	s = strbuf_detach(&sb, NULL);
+	out->p = s;
+	ALLOC_GROW(*owned, *nr + 1, *alloc);
+	(*owned)[(*nr)++] = s;
+	return s;
+}
+
+static int is_log_line(const struct csv_reader *r)
+{
+	/* Console output mixes "==PROF==" / "==WARNING==" lines with the CSV. */
+	return r->nr >= 1 && r->fields[0].len >= 2 && !r->fields[0].quoted &&
+	       r->fields[0].p[0] == '=' && r->fields[0].p[1] == '=';
+}
+
+static int log_line_says(const struct csv_reader *r, const char *what)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct csv_field *f = &r->fields[i];
+		size_t n = strlen(what);
+
+		for (size_t k = 0; k + n <= f->len; k++)
+			if (!memcmp(f->p + k, what, n))
+				return 1;
+	}
+	return 0;
+}
+
+/* Reads records up to the header, skipping tool log lines. 1 with the header
+ * in r->fields, or -1 with a message that says what the log said. */
+static int read_header(struct csv_reader *r, const char *source, struct strbuf *err)
+{
+	int rc, no_kernels = 0, no_ranges = 0;
+
+	while ((rc = csv_reader_next(r, err)) == 1) {
+		if (!is_log_line(r))
+			return 1;
+		no_kernels |= log_line_says(r, "No kernels were profiled");
+		no_ranges |= log_line_says(r, "No ranges were profiled");
+	}
+	if (rc < 0)
+		return -1;
+	if (no_kernels)
+		return error_set(err, "%s: ncu profiled no kernels ('No kernels were profiled'): "
+				      "the kernel or NVTX filter matched nothing", source);
+	if (no_ranges)
+		return error_set(err, "%s: ncu profiled no ranges ('No ranges were profiled'): "
+				      "the NVTX filter matched no range", source);
+	return error_set(err, "%s: empty file, no CSV header", source);
+}
+
+static long find_field(const struct csv_reader *r, const char *name)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		if (csv_field_eq(&r->fields[i], name))
+			return (long)i;
+	return -1;
+}
+
+int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_raw *raw,
+		  struct strbuf *err)
+{
+	struct csv_reader r;
+	size_t alloc_cells = 0, alloc_lines = 0;
+	int rc, ret = -1;
+	char vote = 0;
+
+	memset(raw, 0, sizeof(*raw));
+	raw->source = xstrdup(source ? source : "<ncu csv>");
+	raw->decimal = '.';
+	csv_reader_init(&r, buf, len, raw->source);
+	if (read_header(&r, raw->source, err) < 0)
+		goto out;
+	if (find_field(&r, "Metric Name") >= 0 && find_field(&r, "Metric Value") >= 0) {
+		error_set(err, "%s:%zu: this is ncu's details page; export the raw page "
+			       "(--page raw)", raw->source, r.record_line);
+		goto out;
+	}
+	if (find_field(&r, "ID") != 0) {
+		error_set(err, "%s:%zu: not an ncu raw-page CSV (the first column is not 'ID')",
+			  raw->source, r.record_line);
+		goto out;
+	}
+	raw->ncols = r.nr;
+	raw->cols = xcalloc(raw->ncols, sizeof(*raw->cols));
+	for (size_t c = 0; c < raw->ncols; c++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		csv_field_unescape(&r.fields[c], &sb);
+		raw->cols[c].name = strbuf_detach(&sb, NULL);
+		raw->cols[c].unit = xstrdup("");
+		raw->cols[c].base_unit = xstrdup("");
+		raw->cols[c].scale = 1;
+		raw->cols[c].unit_known = 1;
+	}
+	while ((rc = csv_reader_next(&r, err)) == 1) {
+		size_t row;
+
+		if (is_log_line(&r))
+			continue;
+		if (r.nr > raw->ncols) {
+			error_set(err, "%s:%zu: row has %zu fields, the header %zu", raw->source,
+				  r.record_line, r.nr, raw->ncols);
+			goto out;
+		}
+		if (!raw->nrows && !raw->has_units_row && r.fields[0].len == 0) {
+			/* Row 2 is the units row: its ID cell is empty. */
+			raw->has_units_row = 1;
+			for (size_t c = 0; c < r.nr; c++) {
+				struct strbuf sb = STRBUF_INIT, base = STRBUF_INIT;
+				struct ncu_column *col = &raw->cols[c];
+
+				csv_field_unescape(&r.fields[c], &sb);
+				free(col->unit);
+				free(col->base_unit);
+				col->unit_known = !ncu_unit_scale(sb.buf, sb.len, &col->scale, &base);
+				col->unit = strbuf_detach(&sb, NULL);
+				col->base_unit = strbuf_detach(&base, NULL);
+			}
+			continue;
+		}
+		row = raw->nrows++;
+		ALLOC_GROW(raw->cells, raw->nrows * raw->ncols, alloc_cells);
+		ALLOC_GROW(raw->row_line, raw->nrows, alloc_lines);
+		raw->row_line[row] = r.record_line;
+		for (size_t c = 0; c < raw->ncols; c++) {
+			struct str *cell = &raw->cells[row * raw->ncols + c];
+
+			if (c >= r.nr) {
+				cell->p = "";
+				cell->len = 0;
+			} else if (r.fields[c].escaped) {
+				owned_text(&raw->owned, &raw->nr_owned, &raw->alloc_owned,
+					   &r.fields[c], cell);
+			} else {
+				cell->p = r.fields[c].p;
+				cell->len = r.fields[c].len;
+			}
+			/* Most files decide the decimal mark in their first row. */
+			if (!vote && c > 0)
+				vote = decimal_vote(cell->p, cell->len);
+		}
+	}
+	if (rc < 0)
+		goto out;
+	if (vote)
+		raw->decimal = vote;
+	ret = 0;
+out:
+	csv_reader_release(&r);
+	if (ret)
+		ncu_raw_release(raw);
+	return ret;
+}
+
+void ncu_raw_release(struct ncu_raw *raw)
+{
+	for (size_t c = 0; c < raw->ncols && raw->cols; c++) {
+		free(raw->cols[c].name);
+		free(raw->cols[c].unit);
+		free(raw->cols[c].base_unit);
+	}
+	for (size_t i = 0; i < raw->nr_owned; i++)
+		free(raw->owned[i]);
+	free(raw->owned);
+	free(raw->cols);
+	free(raw->cells);
+	free(raw->row_line);
+	free(raw->source);
+	memset(raw, 0, sizeof(*raw));
+}
+
+long ncu_raw_col(const struct ncu_raw *raw, const char *name)
+{
+	for (size_t c = 0; c < raw->ncols; c++)
+		if (!strcmp(raw->cols[c].name, name))
+			return (long)c;
+	return -1;
+}
+
+struct str ncu_raw_cell(const struct ncu_raw *raw, size_t row, size_t col)
+{
+	return raw->cells[row * raw->ncols + col];
+}
+
+enum ncu_num ncu_raw_number(const struct ncu_raw *raw, size_t row, size_t col, double *out)
+{
+	struct str s = ncu_raw_cell(raw, row, col);
+	enum ncu_num rc = ncu_parse_number(s.p, s.len, raw->decimal, out);
+
+	if (rc == NCU_NUM_OK)
+		*out *= raw->cols[col].scale;
+	return rc;
+}
+
+enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *name,
+			    double *out)
+{
+	long c = ncu_raw_col(raw, name);
+
+	if (c < 0)
+		return NCU_NUM_EMPTY;
+	return ncu_raw_number(raw, row, (size_t)c, out);
+}
+
+/* ------------------------------------------------------------------ NVTX */
+
+/* Range name of a push/pop entry's tail "RANGE:PL_Type:PL_Value:CLR_Type:
+ * Color:Msg_Type:Msg". RANGE may hold ':' ("A::A1"); with a message type the
+ * message repeats the range name, which pins its length down; without one
+ * the six attribute fields (which hold no ':') are cut from the right. */
+static struct str nvtx_range_of(const char *s, size_t n)
+{
+	struct str out = { s, n };
+	size_t colons = 0, k;
+
+	for (k = 0; k < n; k++) {
+		size_t mid_colons = 0;
+
+		if (s[k] != ':' || 2 * k + 1 >= n)
+			continue;
+		if (s[n - k - 1] != ':' || memcmp(s + n - k, s, k))
+			continue;
+		for (size_t j = k; j < n - k - 1; j++)
+			mid_colons += s[j] == ':';
+		if (mid_colons == 5) {
+			out.len = k;
+			return out;
+		}
+	}
+	for (k = n; k > 0; k--)
+		if (s[k - 1] == ':' && ++colons == 6) {
+			out.len = k - 1;
+			return out;
+		}
+	return out;
+}
+
+static int nvtx_push_entry(const char *p, size_t n, enum nvtx_style style,
+			   struct ncu_nvtx_stack *st, struct strbuf *err)
+{
+	const char *colon;
+	struct ncu_nvtx_range *rg;
+	struct str range;
+
+	/* Start/end entries begin with the range id. */
+	if (style == NVTX_STARTEND) {
+		size_t i = 0;
+
+		while (i < n && is_digit(p[i]))
+			i++;
+		if (i && i < n && p[i] == ':') {
+			p += i + 1;
+			n -= i + 1;
+		}
+	}
+	colon = memchr(p, ':', n);
+	if (!colon)
+		return error_set(err, "NVTX entry '%.*s' has no 'domain:range'", (int)n, p);
+	range = nvtx_range_of(colon + 1, n - (size_t)(colon - p) - 1);
+	ALLOC_GROW(st->ranges, st->nr + 1, st->alloc);
+	rg = &st->ranges[st->nr++];
+	rg->style = style;
+	if ((size_t)(colon - p) == strlen("<default domain>") &&
+	    !memcmp(p, "<default domain>", (size_t)(colon - p)))
+		rg->domain = NULL;
+	else
+		rg->domain = xstrndup(p, (size_t)(colon - p));
+	rg->name = xstrndup(range.p, range.len);
+	return 0;
+}
+
+int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style,
+			struct ncu_nvtx_stack *st, struct strbuf *err)
+{
+	size_t i = 0;
+
+	st->thread = -1;
+	while (i < len && p[i] == ' ')
+		i++;
+	if (i < len && is_digit(p[i])) {
+		long long t = 0;
+
+		while (i < len && is_digit(p[i]) && t < (1LL << 60))
+			t = t * 10 + (p[i++] - '0');
+		st->thread = t;
+	}
+	for (;;) {
+		const char *q;
+
+		while (i < len && p[i] == ' ')
+			i++;
+		if (i >= len)
+			return 0;
+		if (p[i] != '"')
+			return error_set(err, "unexpected '%c' in NVTX cell at byte %zu", p[i],
+					 i + 1);
+		q = memchr(p + i + 1, '"', len - i - 1);
+		if (!q)
+			return error_set(err, "unterminated NVTX entry in cell at byte %zu", i + 1);
+		if (nvtx_push_entry(p + i + 1, (size_t)(q - p) - i - 1, style, st, err))
+			return -1;
+		i = (size_t)(q - p) + 1;
+	}
+}
+
+void ncu_nvtx_stack_release(struct ncu_nvtx_stack *st)
+{
+	for (size_t i = 0; i < st->nr; i++) {
+		free(st->ranges[i].domain);
+		free(st->ranges[i].name);
+	}
+	free(st->ranges);
+	st->ranges = NULL;
+	st->nr = st->alloc = 0;
+}
+
+int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *st,
+		 struct strbuf *err)
+{
+	static const struct {
+		const char *prefix;
+		enum nvtx_style style;
+	} kinds[] = {
+		{ "thread Domain:Push/Pop_Range", NVTX_PUSHPOP },
+		{ "Id:Domain:Start/Stop_Range", NVTX_STARTEND },
+	};
+
+	st->thread = -1;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		for (size_t c = 0; c < raw->ncols; c++) {
+			struct ncu_nvtx_stack one = { 0 };
+			struct str cell;
+
+			if (strncmp(raw->cols[c].name, kinds[k].prefix, strlen(kinds[k].prefix)))
+				continue;
+			cell = ncu_raw_cell(raw, row, c);
+			if (ncu_nvtx_parse_cell(cell.p, cell.len, kinds[k].style, &one, err)) {
+				ncu_nvtx_stack_release(&one);
+				return error_set(err, " (%s:%zu, column '%s')", raw->source,
+						 raw->row_line[row], raw->cols[c].name);
+			}
+			if (st->thread < 0)
+				st->thread = one.thread;
+			for (size_t i = 0; i < one.nr; i++) {
+				ALLOC_GROW(st->ranges, st->nr + 1, st->alloc);
+				st->ranges[st->nr++] = one.ranges[i];
+			}
+			free(one.ranges);
+		}
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------- details page */
+
+int ncu_details_parse(const char *buf, size_t len, const char *source,
+		      struct ncu_details *d, struct strbuf *err)
+{
+	struct csv_reader r;
+	long c_id, c_kernel, c_section, c_metric, c_unit, c_value, c_rname, c_rtype, c_rtext;
+	int rc, ret = -1;
+	char vote = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->source = xstrdup(source ? source : "<ncu csv>");
+	d->decimal = '.';
+	csv_reader_init(&r, buf, len, d->source);
+	if (read_header(&r, d->source, err) < 0)
+		goto out;
+	c_id = find_field(&r, "ID");
+	c_kernel = find_field(&r, "Kernel Name");
+	c_section = find_field(&r, "Section Name");
+	c_metric = find_field(&r, "Metric Name");
+	c_unit = find_field(&r, "Metric Unit");
+	c_value = find_field(&r, "Metric Value");
+	c_rname = find_field(&r, "Rule Name");
+	c_rtype = find_field(&r, "Rule Type");
+	c_rtext = find_field(&r, "Rule Description");
+	if (c_id < 0 || c_section < 0 || c_metric < 0 || c_unit < 0 || c_value < 0) {
+		error_set(err, "%s:%zu: not an ncu details-page CSV (needs ID, Section Name, "
+			       "Metric Name, Metric Unit, Metric Value)", d->source, r.record_line);
+		goto out;
+	}
+	while ((rc = csv_reader_next(&r, err)) == 1) {
+		struct ncu_detail *e;
+		struct str id = { "", 0 };
+		double v;
+
+#define CELL(col, dst)                                                                   \
+	do {                                                                             \
+		(dst).p = "";                                                            \
+		(dst).len = 0;                                                           \
+		if ((col) >= 0 && (size_t)(col) < r.nr) {                                \
+			if (r.fields[col].escaped)                                       \
+				owned_text(&d->owned, &d->nr_owned, &d->alloc_owned,      \
+					   &r.fields[col], &(dst));                      \
+			else {                                                           \
+				(dst).p = r.fields[col].p;                               \
+				(dst).len = r.fields[col].len;                           \
+			}                                                                \
+		}                                                                        \
+	} while (0)
+		if (is_log_line(&r))
+			continue;
+		ALLOC_GROW(d->rows, d->nr + 1, d->alloc);
+		e = &d->rows[d->nr++];
+		memset(e, 0, sizeof(*e));
+		e->row_line = r.record_line;
+		CELL(c_id, id);
+		if (ncu_parse_number(id.p, id.len, '.', &v) != NCU_NUM_OK || v < 0 || v > 1e15) {
+			error_set(err, "%s:%zu: ID '%.*s' is not a result number", d->source,
+				  r.record_line, (int)id.len, id.p);
+			goto out;
+		}
+		e->id = (long long)v;
+		CELL(c_kernel, e->kernel);
+		CELL(c_section, e->section);
+		CELL(c_metric, e->metric);
+		CELL(c_unit, e->unit);
+		CELL(c_value, e->value);
+		CELL(c_rname, e->rule_name);
+		CELL(c_rtype, e->rule_type);
+		CELL(c_rtext, e->rule_text);
+#undef CELL
+		{
+			struct strbuf u = STRBUF_INIT;
+
+			strbuf_add(&u, e->unit.p, e->unit.len);
+			ncu_unit_scale(u.buf, u.len, &e->scale, NULL);
+			strbuf_release(&u);
+		}
+		if (!vote)
+			vote = decimal_vote(e->value.p, e->value.len);
+	}
+	if (rc < 0)
+		goto out;
+	if (vote)
+		d->decimal = vote;
+	ret = 0;
+out:
+	csv_reader_release(&r);
+	if (ret)
+		ncu_details_release(d);
+	return ret;
+}
+
+void ncu_details_release(struct ncu_details *d)
+{
+	for (size_t i = 0; i < d->nr_owned; i++)
+		free(d->owned[i]);
+	free(d->owned);
+	free(d->rows);
+	free(d->source);
+	memset(d, 0, sizeof(*d));
+}
+
+enum ncu_num ncu_details_metric(const struct ncu_details *d, long long id, const char *label,
+				double *out)
+{
+	size_t n = strlen(label);
+
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct ncu_detail *e = &d->rows[i];
+		enum ncu_num rc;
+
+		if (e->id != id || e->metric.len != n || memcmp(e->metric.p, label, n))
+			continue;
+		rc = ncu_parse_number(e->value.p, e->value.len, d->decimal, out);
+		if (rc == NCU_NUM_OK)
+			*out *= e->scale;
+		return rc;
+	}
+	return NCU_NUM_EMPTY;
+}
