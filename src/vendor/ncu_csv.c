@@ -152,37 +152,52 @@ static char decimal_vote(const char *p, size_t len)
 struct unit_word {
 	const char *word;
 	const char *base;
-	double scale; /* word -> base */
-	int is_time;  /* base is second (rescaled to nsecond in numerators) */
+	int is_time; /* base is second (rescaled to nsecond in numerators) */
 };
 
 static const struct unit_word unit_words[] = {
-	{ "second", "second", 1, 1 },
-	{ "s", "second", 1, 1 },
-	{ "hz", "hz", 1, 0 },
-	{ "byte", "byte", 1, 0 },
+	{ "second", "second", 1 },
+	{ "s", "second", 1 },
+	{ "hz", "hz", 0 },
+	{ "byte", "byte", 0 },
 };
 
 struct unit_prefix {
 	char c;
-	double scale;
+	int exp10;
 };
 
 /* ncu uses SI (decimal) prefixes: 1 Kbyte = 1000 byte (32.768000 Kbyte in
  * the auto-unit export is 32768 byte in the base-unit one). */
 static const struct unit_prefix unit_prefixes[] = {
-	{ 'n', 1e-9 }, { 'u', 1e-6 }, { 'm', 1e-3 }, { 'K', 1e3 }, { 'k', 1e3 },
-	{ 'M', 1e6 },  { 'G', 1e9 },  { 'T', 1e12 }, { 'P', 1e15 },
+	{ 'n', -9 }, { 'u', -6 }, { 'm', -3 }, { 'K', 3 }, { 'k', 3 },
+	{ 'M', 6 },  { 'G', 9 },  { 'T', 12 }, { 'P', 15 },
 };
 
-/* Scales one side of a unit ("usecond", "Kbyte", "Ghz", "cycle"). */
-static int unit_part(const char *p, size_t n, int numerator, double *scale, struct strbuf *base)
+/* Exact powers of ten, so that 1/nsecond scales by exactly 1e9. */
+static double pow10_exact(int e)
+{
+	static const double pos[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+				      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
+				      1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30 };
+
+	if (e >= 0 && e < (int)ARRAY_SIZE(pos))
+		return pos[e];
+	if (e < 0 && -e < (int)ARRAY_SIZE(pos))
+		return 1 / pos[-e];
+	return pow(10, e);
+}
+
+/* Scales one side of a unit ("usecond", "Kbyte", "Ghz", "cycle") to its base:
+ * *exp10 is the power of ten. */
+static int unit_part(const char *p, size_t n, int numerator, int *exp10, struct strbuf *base)
 {
 	for (size_t pass = 0; pass < 2; pass++) {
 		for (size_t w = 0; w < ARRAY_SIZE(unit_words); w++) {
 			const struct unit_word *u = &unit_words[w];
 			size_t wl = strlen(u->word);
-			double s = 1;
+			int e = 0;
 
 			if (pass == 0) {
 				if (n != wl || memcmp(p, u->word, n))
@@ -197,27 +212,26 @@ static int unit_part(const char *p, size_t n, int numerator, double *scale, stru
 						break;
 				if (k == ARRAY_SIZE(unit_prefixes))
 					continue;
-				s = unit_prefixes[k].scale;
+				e = unit_prefixes[k].exp10;
 			}
-			s *= u->scale;
 			if (u->is_time && numerator) {
-				s *= 1e9; /* ncu's base time unit is the nanosecond */
+				e += 9; /* ncu's base time unit is the nanosecond */
 				if (base)
 					strbuf_addstr(base, "nsecond");
 			} else if (base) {
 				strbuf_addstr(base, u->base);
 			}
-			*scale = s;
+			*exp10 = e;
 			return 0;
 		}
 	}
 	/* Counted things (cycle, inst, warp, %, register, ...) carry no prefix
 	 * in ncu's output; keep them as they are. */
-	*scale = 1;
+	*exp10 = 0;
 	if (base)
 		strbuf_add(base, p, n);
 	for (size_t i = 0; i < n; i++)
-		if (!isalpha((unsigned char)p[i]) && p[i] != '%' && p[i] != '_')
+		if (!isalpha((unsigned char)p[i]) && p[i] != '%' && p[i] != '_' && p[i] != '#')
 			return -1;
 	return 0;
 }
@@ -225,16 +239,17 @@ static int unit_part(const char *p, size_t n, int numerator, double *scale, stru
 int ncu_unit_scale(const char *unit, size_t len, double *scale, struct strbuf *base)
 {
 	const char *slash = memchr(unit, '/', len);
-	double num, den = 1;
-	int ret;
+	int num = 0, den = 0, ret;
 
-	if (!slash)
-		return unit_part(unit, len, 1, scale, base);
-	ret = unit_part(unit, (size_t)(slash - unit), 1, &num, base);
-	if (base)
-		strbuf_addch(base, '/');
-	ret |= unit_part(slash + 1, len - (size_t)(slash - unit) - 1, 0, &den, base);
-	*scale = num / den;
+	if (!slash) {
+		ret = unit_part(unit, len, 1, &num, base);
+	} else {
+		ret = unit_part(unit, (size_t)(slash - unit), 1, &num, base);
+		if (base)
+			strbuf_addch(base, '/');
+		ret |= unit_part(slash + 1, len - (size_t)(slash - unit) - 1, 0, &den, base);
+	}
+	*scale = pow10_exact(num - den);
 	return ret ? -1 : 0;
 }
 
