@@ -125,6 +125,34 @@ enum ncu_num ncu_parse_number(const char *p, size_t len, char decimal, double *o
 			return NCU_NUM_BAD;
 	}
 	tmp[n] = '\0';
+	/* Fast path, exact: a mantissa below 2^53 divided by an exact power of
+	 * ten is correctly rounded, as strtod would round it. */
+	{
+		static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+					      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+					      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+		uint64_t m = 0;
+		size_t j = 0, frac = 0, nd = 0;
+		int neg = 0, dot = 0, ok = 1;
+
+		if (tmp[0] == '-' || tmp[0] == '+')
+			neg = tmp[j++] == '-';
+		for (; j < n && ok; j++) {
+			if (tmp[j] == '.')
+				dot = 1;
+			else if (is_digit(tmp[j]) && nd < 16) {
+				m = m * 10 + (uint64_t)(tmp[j] - '0');
+				nd += m != 0;
+				frac += dot;
+			} else
+				ok = 0;
+		}
+		if (ok && m < (1ULL << 53) && frac < ARRAY_SIZE(p10)) {
+			v = (double)m / p10[frac];
+			*out = neg ? -v : v;
+			return NCU_NUM_OK;
+		}
+	}
 	v = strtod(tmp, &end);
 	if (*end || !isfinite(v))
 		return NCU_NUM_BAD;
@@ -321,6 +349,8 @@ static long find_field(const struct csv_reader *r, const char *name)
 	return -1;
 }
 
+static void build_index(struct ncu_raw *raw);
+
 int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_raw *raw,
 		  struct strbuf *err)
 {
@@ -332,7 +362,13 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 	memset(raw, 0, sizeof(*raw));
 	raw->source = xstrdup(source ? source : "<ncu csv>");
 	raw->decimal = '.';
+	raw->buf = buf;
+	strbuf_init(&raw->arena, 0);
 	csv_reader_init(&r, buf, len, raw->source);
+	if (len >= 0xFFFFFFFFu) {
+		error_set(err, "%s: larger than 4 GiB; split the export", raw->source);
+		goto out;
+	}
 	if (read_header(&r, raw->source, err) < 0)
 		goto out;
 	if (find_field(&r, "Metric Name") >= 0 && find_field(&r, "Metric Value") >= 0) {
@@ -356,6 +392,19 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 		raw->cols[c].base_unit = xstrdup("");
 		raw->cols[c].scale = 1;
 		raw->cols[c].unit_known = 1;
+	}
+	build_index(raw);
+	{
+		/* Reserve the cell table once: newlines bound the row count,
+		 * and regrowing a table larger than the input costs more than
+		 * tokenizing it. */
+		size_t lines = 1;
+
+		for (const char *q = memchr(buf + r.pos, '\n', len - r.pos); q;
+		     q = memchr(q + 1, '\n', (size_t)(buf + len - q - 1)))
+			lines++;
+		ALLOC_GROW(raw->cells, st_mult(lines, raw->ncols), alloc_cells);
+		ALLOC_GROW(raw->row_line, lines, alloc_lines);
 	}
 	while ((rc = csv_reader_next(&r, err)) == 1) {
 		size_t row;
@@ -388,21 +437,31 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 		ALLOC_GROW(raw->row_line, raw->nrows, alloc_lines);
 		raw->row_line[row] = r.record_line;
 		for (size_t c = 0; c < raw->ncols; c++) {
-			struct str *cell = &raw->cells[row * raw->ncols + c];
+			struct ncu_cell *cell = &raw->cells[row * raw->ncols + c];
 
 			if (c >= r.nr) {
-				cell->p = "";
-				cell->len = 0;
+				cell->off = cell->len = 0;
 			} else if (r.fields[c].escaped) {
-				owned_text(&raw->owned, &raw->nr_owned, &raw->alloc_owned,
-					   &r.fields[c], cell);
+				size_t at = raw->arena.len;
+
+				csv_field_unescape(&r.fields[c], &raw->arena);
+				if (raw->arena.len >= NCU_CELL_OWNED) {
+					error_set(err, "%s: more than 2 GiB of quoted text",
+						  raw->source);
+					goto out;
+				}
+				cell->off = (uint32_t)at;
+				cell->len = (uint32_t)(raw->arena.len - at) | NCU_CELL_OWNED;
 			} else {
-				cell->p = r.fields[c].p;
-				cell->len = r.fields[c].len;
+				cell->off = (uint32_t)(r.fields[c].p - buf);
+				cell->len = (uint32_t)r.fields[c].len;
 			}
 			/* Most files decide the decimal mark in their first row. */
-			if (!vote && c > 0)
-				vote = decimal_vote(cell->p, cell->len);
+			if (!vote && c > 0) {
+				struct str t = ncu_raw_cell(raw, row, c);
+
+				vote = decimal_vote(t.p, t.len);
+			}
 		}
 	}
 	if (rc < 0)
@@ -424,27 +483,81 @@ void ncu_raw_release(struct ncu_raw *raw)
 		free(raw->cols[c].unit);
 		free(raw->cols[c].base_unit);
 	}
-	for (size_t i = 0; i < raw->nr_owned; i++)
-		free(raw->owned[i]);
-	free(raw->owned);
+	strbuf_release(&raw->arena);
 	free(raw->cols);
 	free(raw->cells);
 	free(raw->row_line);
+	free(raw->index);
 	free(raw->source);
 	memset(raw, 0, sizeof(*raw));
 }
 
+static size_t name_hash(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+/* Column lookups happen dozens of times per row over 1000+ columns. */
+static void build_index(struct ncu_raw *raw)
+{
+	size_t size = 16;
+
+	while (size < 2 * raw->ncols)
+		size *= 2;
+	raw->index_size = size;
+	raw->index = xmalloc(st_mult(size, sizeof(*raw->index)));
+	for (size_t i = 0; i < size; i++)
+		raw->index[i] = -1;
+	/* Insert last to first so that the first of duplicate names wins. */
+	for (size_t c = raw->ncols; c > 0; c--) {
+		size_t h = name_hash(raw->cols[c - 1].name) & (size - 1);
+
+		while (raw->index[h] >= 0 && strcmp(raw->cols[raw->index[h]].name,
+						    raw->cols[c - 1].name))
+			h = (h + 1) & (size - 1);
+		raw->index[h] = (long)(c - 1);
+	}
+	raw->nvtx_col[0] = raw->nvtx_col[1] = -1;
+	for (size_t c = 0; c < raw->ncols; c++) {
+		if (raw->nvtx_col[0] < 0 && starts_with(raw->cols[c].name, "thread Domain:Push/Pop_Range"))
+			raw->nvtx_col[0] = (long)c;
+		if (raw->nvtx_col[1] < 0 && starts_with(raw->cols[c].name, "Id:Domain:Start/Stop_Range"))
+			raw->nvtx_col[1] = (long)c;
+	}
+}
+
 long ncu_raw_col(const struct ncu_raw *raw, const char *name)
 {
-	for (size_t c = 0; c < raw->ncols; c++)
-		if (!strcmp(raw->cols[c].name, name))
-			return (long)c;
+	size_t h;
+
+	if (!raw->index_size)
+		return -1;
+	h = name_hash(name) & (raw->index_size - 1);
+	while (raw->index[h] >= 0) {
+		if (!strcmp(raw->cols[raw->index[h]].name, name))
+			return raw->index[h];
+		h = (h + 1) & (raw->index_size - 1);
+	}
 	return -1;
 }
 
 struct str ncu_raw_cell(const struct ncu_raw *raw, size_t row, size_t col)
 {
-	return raw->cells[row * raw->ncols + col];
+	struct ncu_cell c = raw->cells[row * raw->ncols + col];
+	struct str s;
+
+	if (c.len & NCU_CELL_OWNED) {
+		s.p = raw->arena.buf + c.off;
+		s.len = c.len & ~NCU_CELL_OWNED;
+	} else {
+		s.p = raw->buf + c.off;
+		s.len = c.len;
+	}
+	return s;
 }
 
 enum ncu_num ncu_raw_number(const struct ncu_raw *raw, size_t row, size_t col, double *out)
@@ -582,36 +695,28 @@ void ncu_nvtx_stack_release(struct ncu_nvtx_stack *st)
 int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *st,
 		 struct strbuf *err)
 {
-	static const struct {
-		const char *prefix;
-		enum nvtx_style style;
-	} kinds[] = {
-		{ "thread Domain:Push/Pop_Range", NVTX_PUSHPOP },
-		{ "Id:Domain:Start/Stop_Range", NVTX_STARTEND },
-	};
-
 	st->thread = -1;
-	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
-		for (size_t c = 0; c < raw->ncols; c++) {
-			struct ncu_nvtx_stack one = { 0 };
-			struct str cell;
+	for (int k = 0; k < 2; k++) {
+		struct ncu_nvtx_stack one = { 0 };
+		long c = raw->nvtx_col[k];
+		struct str cell;
 
-			if (strncmp(raw->cols[c].name, kinds[k].prefix, strlen(kinds[k].prefix)))
-				continue;
-			cell = ncu_raw_cell(raw, row, c);
-			if (ncu_nvtx_parse_cell(cell.p, cell.len, kinds[k].style, &one, err)) {
-				ncu_nvtx_stack_release(&one);
-				return error_set(err, " (%s:%zu, column '%s')", raw->source,
-						 raw->row_line[row], raw->cols[c].name);
-			}
-			if (st->thread < 0)
-				st->thread = one.thread;
-			for (size_t i = 0; i < one.nr; i++) {
-				ALLOC_GROW(st->ranges, st->nr + 1, st->alloc);
-				st->ranges[st->nr++] = one.ranges[i];
-			}
-			free(one.ranges);
+		if (c < 0)
+			continue;
+		cell = ncu_raw_cell(raw, row, (size_t)c);
+		if (ncu_nvtx_parse_cell(cell.p, cell.len, k ? NVTX_STARTEND : NVTX_PUSHPOP, &one,
+					err)) {
+			ncu_nvtx_stack_release(&one);
+			return error_set(err, " (%s:%zu, column '%s')", raw->source,
+					 raw->row_line[row], raw->cols[c].name);
 		}
+		if (st->thread < 0)
+			st->thread = one.thread;
+		for (size_t i = 0; i < one.nr; i++) {
+			ALLOC_GROW(st->ranges, st->nr + 1, st->alloc);
+			st->ranges[st->nr++] = one.ranges[i];
+		}
+		free(one.ranges);
 	}
 	return 0;
 }

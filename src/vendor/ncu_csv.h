@@ -57,18 +57,30 @@ struct ncu_column {
 	int unit_known;  /* the unit was recognised */
 };
 
+/* A cell as 8 bytes (the table is larger than the input otherwise): an
+ * offset into the input, or into the table's arena when NCU_CELL_OWNED is
+ * set in len. Inputs are limited to 4 GiB. */
+struct ncu_cell {
+	uint32_t off;
+	uint32_t len;
+};
+#define NCU_CELL_OWNED 0x80000000u
+
 struct ncu_raw {
 	char *source;          /* file name for messages */
 	size_t ncols, nrows;   /* data rows, units row excluded */
 	struct ncu_column *cols;
-	struct str *cells;     /* nrows * ncols; missing cells are empty */
+	struct ncu_cell *cells; /* nrows * ncols; missing cells are empty */
 	size_t *row_line;      /* 1-based source line of each data row */
 	int has_units_row;
 	char decimal;          /* '.' or ',': decided once per file from the cells
 				* that show it ("5.280000", "1,234.5", "1.234.567");
 				* '.' when none does (ncu runs with LC_ALL=C) */
-	char **owned;          /* unescaped cell texts */
-	size_t nr_owned, alloc_owned;
+	const char *buf;       /* the borrowed input */
+	struct strbuf arena;   /* unescaped cell texts */
+	long *index;           /* open-addressing hash of column names */
+	size_t index_size;
+	long nvtx_col[2];      /* push/pop and start/end NVTX columns, or -1 */
 };
 #define NCU_RAW_INIT { 0 }
 
@@ -77,7 +89,7 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 		  struct strbuf *err);
 void ncu_raw_release(struct ncu_raw *raw);
 
-/* Index of the column named name, or -1. */
+/* Index of the column named name, or -1 (a hash lookup). */
 long ncu_raw_col(const struct ncu_raw *raw, const char *name);
 /* The cell text (borrowed). */
 struct str ncu_raw_cell(const struct ncu_raw *raw, size_t row, size_t col);

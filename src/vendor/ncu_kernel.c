@@ -1,6 +1,7 @@
 /* ncu_kernel.c: kernel records and groups from an ncu raw page. */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,18 +138,44 @@ int ncu_parse_dim3(const char *p, size_t len, int v[3])
 
 /* --------------------------------------------------------------- records */
 
-static double metric(const struct ncu_raw *raw, size_t row, const char *name)
+/* Per-table lookup state: column indices memoized by the (static) name
+ * pointer, so a row costs no name hashing. */
+#define KCTX_MEMO 256
+struct kctx {
+	const struct ncu_raw *raw;
+	size_t row;
+	const char *memo_key[KCTX_MEMO];
+	long memo_col[KCTX_MEMO];
+};
+
+static long kcol(struct kctx *x, const char *name)
 {
+	size_t h = ((uintptr_t)name >> 3) & (KCTX_MEMO - 1);
+
+	while (x->memo_key[h] && x->memo_key[h] != name)
+		h = (h + 1) & (KCTX_MEMO - 1);
+	if (!x->memo_key[h]) {
+		x->memo_key[h] = name;
+		x->memo_col[h] = ncu_raw_col(x->raw, name);
+	}
+	return x->memo_col[h];
+}
+
+static double metric(struct kctx *x, const char *name)
+{
+	long c = kcol(x, name);
 	double v;
 
-	return ncu_raw_metric(raw, row, name, &v) == NCU_NUM_OK ? v : NAN;
+	if (c < 0 || ncu_raw_number(x->raw, x->row, (size_t)c, &v) != NCU_NUM_OK)
+		return NAN;
+	return v;
 }
 
 /* The first available of several metric names. */
-static double metric_any(const struct ncu_raw *raw, size_t row, const char *const *names)
+static double metric_any(struct kctx *x, const char *const *names)
 {
 	for (; *names; names++) {
-		double v = metric(raw, row, *names);
+		double v = metric(x, *names);
 
 		if (ncu_have(v))
 			return v;
@@ -161,40 +188,36 @@ static double add_or_nan(double a, double b)
 	return isnan(a) || isnan(b) ? NAN : a + b;
 }
 
-/* Executed SIMT instructions of op (e.g. "ffma"): the direct count when it
- * was collected, else the roofline sections' rate times elapsed cycles. */
-static double sass_count(const struct ncu_raw *raw, size_t row, const char *op)
+#define SASS(op)                                                                         \
+	{ "sm__sass_thread_inst_executed_op_" op "_pred_on.sum",                         \
+	  "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum",                       \
+	  "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum.per_cycle_elapsed" }
+/* [precision d/f/h][add, mul, fma][direct sm, direct smsp, rate] */
+static const char *const sass_names[3][3][3] = {
+	{ SASS("dadd"), SASS("dmul"), SASS("dfma") },
+	{ SASS("fadd"), SASS("fmul"), SASS("ffma") },
+	{ SASS("hadd"), SASS("hmul"), SASS("hfma") },
+};
+#undef SASS
+
+/* Executed SIMT instructions of one op: the direct count when it was
+ * collected, else the roofline sections' rate times elapsed cycles. */
+static double sass_count(struct kctx *x, const char *const names[3])
 {
-	struct strbuf n = STRBUF_INIT;
-	double v;
+	double v = metric(x, names[0]);
 
-	strbuf_addf(&n, "sm__sass_thread_inst_executed_op_%s_pred_on.sum", op);
-	v = metric(raw, row, n.buf);
-	if (!ncu_have(v)) {
-		strbuf_reset(&n);
-		strbuf_addf(&n, "smsp__sass_thread_inst_executed_op_%s_pred_on.sum", op);
-		v = metric(raw, row, n.buf);
-	}
-	if (!ncu_have(v)) {
-		double cyc = metric(raw, row, "smsp__cycles_elapsed.avg");
-
-		strbuf_reset(&n);
-		strbuf_addf(&n, "smsp__sass_thread_inst_executed_op_%s_pred_on.sum.per_cycle_elapsed",
-			    op);
-		v = metric(raw, row, n.buf) * cyc;
-	}
-	strbuf_release(&n);
+	if (!ncu_have(v))
+		v = metric(x, names[1]);
+	if (!ncu_have(v))
+		v = metric(x, names[2]) * metric(x, "smsp__cycles_elapsed.avg");
 	return v;
 }
 
-static double simt_flops(const struct ncu_raw *raw, size_t row, char p)
+/* FMA counts two operations, as in ncu's roofline sections. */
+static double simt_flops(struct kctx *x, int prec)
 {
-	char add[8] = { p, 'a', 'd', 'd', 0 }, mul[8] = { p, 'm', 'u', 'l', 0 },
-	     fma[8] = { p, 'f', 'm', 'a', 0 };
-
-	/* FMA counts two operations, as in ncu's roofline sections. */
-	return sass_count(raw, row, add) + sass_count(raw, row, mul) +
-	       2 * sass_count(raw, row, fma);
+	return sass_count(x, sass_names[prec][0]) + sass_count(x, sass_names[prec][1]) +
+	       2 * sass_count(x, sass_names[prec][2]);
 }
 
 static int tensor_src_prec(const char *src, size_t n)
@@ -219,17 +242,25 @@ static int tensor_src_prec(const char *src, size_t n)
 /* Tensor-core FLOPs by source type from sm__ops_path_tensor_src_<t>_dst_<u>
  * [_sparsity_{on,off}].sum. Columns without a sparsity suffix win over the
  * split ones so nothing is counted twice. Returns 1 if any was present. */
-static int tensor_typed(const struct ncu_raw *raw, size_t row, double out[NCU_PREC_NR])
+struct tensor_col {
+	size_t col;
+	int prec, sparse;
+};
+
+struct tensor_cols {
+	struct tensor_col *v;
+	size_t nr, alloc;
+};
+
+/* The typed tensor columns of raw, found once per table. */
+static void tensor_cols_find(const struct ncu_raw *raw, struct tensor_cols *tc)
 {
 	static const char prefix[] = "sm__ops_path_tensor_src_";
-	double plain[NCU_PREC_NR] = { 0 }, sparse[NCU_PREC_NR] = { 0 };
-	int have_plain[NCU_PREC_NR] = { 0 }, have_sparse[NCU_PREC_NR] = { 0 }, any = 0;
 
 	for (size_t c = 0; c < raw->ncols; c++) {
 		const char *name = raw->cols[c].name, *src, *dst;
 		size_t len = strlen(name);
 		int p;
-		double v;
 
 		if (strncmp(name, prefix, sizeof(prefix) - 1) || len < 4 ||
 		    strcmp(name + len - 4, ".sum"))
@@ -239,10 +270,29 @@ static int tensor_typed(const struct ncu_raw *raw, size_t row, double out[NCU_PR
 		if (!dst)
 			continue;
 		p = tensor_src_prec(src, (size_t)(dst - src));
-		if (p < 0 || ncu_raw_number(raw, row, c, &v) != NCU_NUM_OK)
+		if (p < 0)
+			continue;
+		ALLOC_GROW(tc->v, tc->nr + 1, tc->alloc);
+		tc->v[tc->nr].col = c;
+		tc->v[tc->nr].prec = p;
+		tc->v[tc->nr].sparse = strstr(dst, "_sparsity_") != NULL;
+		tc->nr++;
+	}
+}
+
+static int tensor_typed(struct kctx *x, const struct tensor_cols *tc, double out[NCU_PREC_NR])
+{
+	double plain[NCU_PREC_NR] = { 0 }, sparse[NCU_PREC_NR] = { 0 };
+	int have_plain[NCU_PREC_NR] = { 0 }, have_sparse[NCU_PREC_NR] = { 0 }, any = 0;
+
+	for (size_t i = 0; i < tc->nr; i++) {
+		int p = tc->v[i].prec;
+		double v;
+
+		if (ncu_raw_number(x->raw, x->row, tc->v[i].col, &v) != NCU_NUM_OK)
 			continue;
 		any = 1;
-		if (strstr(dst, "_sparsity_")) {
+		if (tc->v[i].sparse) {
 			sparse[p] += v;
 			have_sparse[p] = 1;
 		} else {
@@ -255,18 +305,18 @@ static int tensor_typed(const struct ncu_raw *raw, size_t row, double out[NCU_PR
 	return any;
 }
 
-static void kernel_flops(const struct ncu_raw *raw, size_t row, struct ncu_kernel *k)
+static void kernel_flops(struct kctx *x, const struct tensor_cols *tc, struct ncu_kernel *k)
 {
 	double tensor[NCU_PREC_NR];
 	int any = 0;
 
 	for (int p = 0; p < NCU_PREC_NR; p++)
 		k->flops[p] = NAN;
-	k->flops[NCU_PREC_FP64] = simt_flops(raw, row, 'd');
-	k->flops[NCU_PREC_FP32] = simt_flops(raw, row, 'f');
-	k->flops[NCU_PREC_FP16] = simt_flops(raw, row, 'h');
+	k->flops[NCU_PREC_FP64] = simt_flops(x, 0);
+	k->flops[NCU_PREC_FP32] = simt_flops(x, 1);
+	k->flops[NCU_PREC_FP16] = simt_flops(x, 2);
 	k->tensor_flops = NAN;
-	if (tensor_typed(raw, row, tensor)) {
+	if (tensor_typed(x, tc, tensor)) {
 		k->tensor_flops = 0;
 		for (int p = 0; p < NCU_PREC_NR; p++) {
 			if (!tensor[p])
@@ -279,11 +329,11 @@ static void kernel_flops(const struct ncu_raw *raw, size_t row, struct ncu_kerne
 			"smsp__inst_executed_pipe_tensor.sum", "sm__inst_executed_pipe_tensor.sum",
 			NULL,
 		};
-		double n = metric_any(raw, row, inst);
+		double n = metric_any(x, inst);
 
 		if (!ncu_have(n))
-			n = metric(raw, row, "smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed") *
-			    metric(raw, row, "smsp__cycles_elapsed.avg");
+			n = metric(x, "smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed") *
+			    metric(x, "smsp__cycles_elapsed.avg");
 		if (ncu_have(n)) {
 			k->flops[NCU_PREC_TENSOR] = n * NCU_TENSOR_FLOPS_PER_INST;
 			k->tensor_flops = k->flops[NCU_PREC_TENSOR];
@@ -299,30 +349,32 @@ static void kernel_flops(const struct ncu_raw *raw, size_t row, struct ncu_kerne
 		k->flops_total = NAN;
 }
 
-static long long cell_int(const struct ncu_raw *raw, size_t row, const char *col)
+static long long cell_int(struct kctx *x, const char *col)
 {
-	long c = ncu_raw_col(raw, col);
+	long c = kcol(x, col);
+	struct str s;
 	double v;
 
-	if (c < 0 || ncu_parse_number(ncu_raw_cell(raw, row, (size_t)c).p,
-				      ncu_raw_cell(raw, row, (size_t)c).len, raw->decimal,
-				      &v) != NCU_NUM_OK)
+	if (c < 0)
+		return -1;
+	s = ncu_raw_cell(x->raw, x->row, (size_t)c);
+	if (ncu_parse_number(s.p, s.len, x->raw->decimal, &v) != NCU_NUM_OK)
 		return -1;
 	return (long long)v;
 }
 
-static char *cell_dup(const struct ncu_raw *raw, size_t row, const char *col)
+static char *cell_dup(struct kctx *x, const char *col)
 {
-	long c = ncu_raw_col(raw, col);
+	long c = kcol(x, col);
 	struct str s;
 
 	if (c < 0)
 		return xstrdup("");
-	s = ncu_raw_cell(raw, row, (size_t)c);
+	s = ncu_raw_cell(x->raw, x->row, (size_t)c);
 	return xstrndup(s.p, s.len);
 }
 
-static int kernel_from_row(const struct ncu_raw *raw, size_t row, struct ncu_kernel *k,
+static int kernel_from_row(struct kctx *x, const struct tensor_cols *tc, struct ncu_kernel *k,
 			   struct strbuf *err)
 {
 	static const char *const dram_pct[] = {
@@ -331,33 +383,35 @@ static int kernel_from_row(const struct ncu_raw *raw, size_t row, struct ncu_ker
 	};
 	struct strbuf sb = STRBUF_INIT;
 	struct ncu_nvtx_stack st = { 0 };
+	const struct ncu_raw *raw = x->raw;
+	size_t row = x->row;
 	long c;
 	double rd, wr, st_b, dy_b;
 
 	memset(k, 0, sizeof(*k));
-	k->id = cell_int(raw, row, "ID");
-	k->pid = cell_int(raw, row, "Process ID");
-	k->process = cell_dup(raw, row, "Process Name");
-	k->name = cell_dup(raw, row, "Kernel Name");
+	k->id = cell_int(x, "ID");
+	k->pid = cell_int(x, "Process ID");
+	k->process = cell_dup(x, "Process Name");
+	k->name = cell_dup(x, "Kernel Name");
 	ncu_short_name(k->name, &sb);
 	k->short_name = strbuf_detach(&sb, NULL);
-	k->device = cell_int(raw, row, "Device");
-	k->context = cell_int(raw, row, "Context");
-	k->stream = cell_int(raw, row, "Stream");
-	if ((c = ncu_raw_col(raw, "CC")) >= 0) {
+	k->device = cell_int(x, "Device");
+	k->context = cell_int(x, "Context");
+	k->stream = cell_int(x, "Stream");
+	if ((c = kcol(x, "CC")) >= 0) {
 		struct str s = ncu_raw_cell(raw, row, (size_t)c);
 
 		if (s.len < sizeof(k->cc))
 			memcpy(k->cc, s.p, s.len);
 	}
-	if ((c = ncu_raw_col(raw, "Grid Size")) >= 0) {
+	if ((c = kcol(x, "Grid Size")) >= 0) {
 		struct str s = ncu_raw_cell(raw, row, (size_t)c);
 
 		if (s.len && ncu_parse_dim3(s.p, s.len, k->grid))
 			return error_set(err, "%s:%zu: bad Grid Size '%.*s'", raw->source,
 					 raw->row_line[row], (int)s.len, s.p);
 	}
-	if ((c = ncu_raw_col(raw, "Block Size")) >= 0) {
+	if ((c = kcol(x, "Block Size")) >= 0) {
 		struct str s = ncu_raw_cell(raw, row, (size_t)c);
 
 		if (s.len && ncu_parse_dim3(s.p, s.len, k->block))
@@ -377,26 +431,26 @@ static int kernel_from_row(const struct ncu_raw *raw, size_t row, struct ncu_ker
 	strbuf_release(&sb);
 	ncu_nvtx_stack_release(&st);
 
-	k->registers = metric(raw, row, "launch__registers_per_thread");
-	st_b = metric(raw, row, "launch__shared_mem_per_block_static");
-	dy_b = metric(raw, row, "launch__shared_mem_per_block_dynamic");
+	k->registers = metric(x, "launch__registers_per_thread");
+	st_b = metric(x, "launch__shared_mem_per_block_static");
+	dy_b = metric(x, "launch__shared_mem_per_block_dynamic");
 	k->shared_mem = add_or_nan(st_b, dy_b);
-	k->duration_ns = metric(raw, row, "gpu__time_duration.sum");
-	k->sm_sol_pct = metric(raw, row, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
+	k->duration_ns = metric(x, "gpu__time_duration.sum");
+	k->sm_sol_pct = metric(x, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
 	k->mem_sol_pct =
-		metric(raw, row, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
-	k->dram_pct = metric_any(raw, row, dram_pct);
-	k->l2_pct = metric(raw, row, "lts__throughput.avg.pct_of_peak_sustained_elapsed");
-	k->achieved_occ_pct = metric(raw, row, "sm__warps_active.avg.pct_of_peak_sustained_active");
-	k->theoretical_occ_pct = metric(raw, row, "sm__maximum_warps_per_active_cycle_pct");
-	kernel_flops(raw, row, k);
-	rd = metric(raw, row, "dram__bytes_read.sum");
-	wr = metric(raw, row, "dram__bytes_write.sum");
+		metric(x, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+	k->dram_pct = metric_any(x, dram_pct);
+	k->l2_pct = metric(x, "lts__throughput.avg.pct_of_peak_sustained_elapsed");
+	k->achieved_occ_pct = metric(x, "sm__warps_active.avg.pct_of_peak_sustained_active");
+	k->theoretical_occ_pct = metric(x, "sm__maximum_warps_per_active_cycle_pct");
+	kernel_flops(x, tc, k);
+	rd = metric(x, "dram__bytes_read.sum");
+	wr = metric(x, "dram__bytes_write.sum");
 	k->dram_bytes = add_or_nan(rd, wr);
 	if (!ncu_have(k->dram_bytes))
-		k->dram_bytes = metric(raw, row, "dram__bytes.sum");
+		k->dram_bytes = metric(x, "dram__bytes.sum");
 	if (!ncu_have(k->dram_bytes))
-		k->dram_bytes = metric(raw, row, "dram__bytes.sum.per_second") * k->duration_ns * 1e-9;
+		k->dram_bytes = metric(x, "dram__bytes.sum.per_second") * k->duration_ns * 1e-9;
 	k->ai = ncu_have(k->flops_total) && ncu_have(k->dram_bytes) && k->dram_bytes > 0
 			? k->flops_total / k->dram_bytes
 			: NAN;
@@ -509,7 +563,12 @@ static void build_groups(struct ncu_kernel_table *t)
 int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t,
 			 struct strbuf *err)
 {
+	struct tensor_cols tc = { 0 };
+	struct kctx *x = xcalloc(1, sizeof(*x));
+
 	memset(t, 0, sizeof(*t));
+	x->raw = raw;
+	tensor_cols_find(raw, &tc);
 	t->source = xstrdup(raw->source);
 	if (ncu_raw_col(raw, "Kernel Name") < 0) {
 		error_set(err, "%s: no 'Kernel Name' column", raw->source);
@@ -517,15 +576,20 @@ int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t,
 	}
 	for (size_t r = 0; r < raw->nrows; r++) {
 		ALLOC_GROW(t->k, t->nr + 1, t->alloc);
-		if (kernel_from_row(raw, r, &t->k[t->nr], err)) {
+		x->row = r;
+		if (kernel_from_row(x, &tc, &t->k[t->nr], err)) {
 			kernel_release(&t->k[t->nr]);
 			goto fail;
 		}
 		t->nr++;
 	}
 	build_groups(t);
+	free(tc.v);
+	free(x);
 	return 0;
 fail:
+	free(tc.v);
+	free(x);
 	ncu_kernel_table_release(t);
 	return -1;
 }
