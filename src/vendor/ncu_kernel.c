@@ -239,8 +239,10 @@ static int tensor_src_prec(const char *src, size_t n)
 	return -1; /* integer paths (int8, int4, b1) are not FLOPs */
 }
 
-/* Tensor-core FLOPs by source type from sm__ops_path_tensor_src_<t>_dst_<u>
- * [_sparsity_{on,off}].sum. Columns without a sparsity suffix win over the
+/* Tensor-core FLOPs by source type from sm__ops_path_tensor_src_<t>[_dst_<u>]
+ * [_sparsity_{on,off}].sum (gh100 offers src_fp16, src_bf16_dst_fp32,
+ * src_tf32_dst_fp32, src_fp8, src_fp64; the per-instruction-kind
+ * sm__ops_path_tensor_op_* split of the same ops is not added again). Columns without a sparsity suffix win over the
  * split ones so nothing is counted twice. Returns 1 if any was present. */
 struct tensor_col {
 	size_t col;
@@ -265,10 +267,12 @@ static void tensor_cols_find(const struct ncu_raw *raw, struct tensor_cols *tc)
 		if (strncmp(name, prefix, sizeof(prefix) - 1) || len < 4 ||
 		    strcmp(name + len - 4, ".sum"))
 			continue;
+		/* The source type runs to the next '_' ("fp16", "bf16_dst_fp32",
+		 * "fp8_sparsity_on"); Hopper names some without a _dst_ part. */
 		src = name + sizeof(prefix) - 1;
-		dst = strstr(src, "_dst_");
-		if (!dst)
-			continue;
+		dst = strchr(src, '_');
+		if (!dst || dst > name + len - 4)
+			dst = name + len - 4;
 		p = tensor_src_prec(src, (size_t)(dst - src));
 		if (p < 0)
 			continue;
