@@ -8,6 +8,8 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "analysis/regions.h"
+#include "core/fsutil.h"
 #include "report/kernels_md.h"
 #include "vendor/ncu_csv.h"
 #include "vendor/ncu_kernel.h"
@@ -15,11 +17,15 @@
 
 static const char *out_dir;
 static int64_t max_rows;
+static int with_regions;
 
 static const struct opt opts[] = {
 	{ "output", 'o', OPT_STRING, &out_dir, "DIR", "write kernels.md and kernels.json to DIR", 0, 0 },
 	{ "max-rows", 0, OPT_INT, &max_rows, "N",
 	  "at most N table rows; the last one sums the rest (0 = all)", 0, 1000000 },
+	{ "regions", 0, OPT_BOOL, &with_regions, NULL,
+	  "also write DIR/regions/ (NVTX regions: report.md, report.json, <region>/metrics.json)",
+	  0, 0 },
 	OPT_END_MARK,
 };
 
@@ -54,6 +60,26 @@ static int cmd_ncu_import_exec(struct cmd_ctx *ctx)
 	}
 	printf("%zu launches, %zu kernels, %.6f ms -> %s/kernels.md\n", t.total_calls, t.ngroups,
 	       t.total_ns / 1e6, out_dir);
+	if (with_regions) {
+		struct regions rg = REGIONS_INIT;
+		struct strbuf dir = STRBUF_INIT;
+
+		path_join(&dir, out_dir, "regions");
+		if (regions_build(&raw, &rg, &err) || regions_write(&rg, &raw, dir.buf, &err)) {
+			error_print("%s", err.buf);
+			code = EXIT_IO;
+		} else if (!rg.nr) {
+			struct strbuf msg = STRBUF_INIT;
+
+			regions_empty_message(&raw, &msg);
+			printf("%s\n", msg.buf);
+			strbuf_release(&msg);
+		} else {
+			printf("%zu NVTX regions -> %s/report.md\n", rg.nr, dir.buf);
+		}
+		regions_release(&rg);
+		strbuf_release(&dir);
+	}
 out:
 	ncu_kernel_table_release(&t);
 	ncu_raw_release(&raw);
@@ -64,7 +90,7 @@ out:
 
 const struct cmd_entry cmd_ncu_import_entry = {
 	.name = "ncu-import",
-	.usage = "RAW.csv -o DIR [--max-rows N]",
+	.usage = "RAW.csv -o DIR [--max-rows N] [--regions]",
 	.summary = "kernels.md from an ncu raw-page CSV (temporary; becomes report --ncu-csv)",
 	.description = "RAW.csv is `ncu --import R.ncu-rep --csv --page raw --print-units base`.",
 	.opts = opts,
