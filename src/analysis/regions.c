@@ -181,7 +181,8 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 		}
 		ncu_nvtx_stack_release(&st);
 	}
-	qsort(rg->v, rg->nr, sizeof(*rg->v), path_cmp);
+	if (rg->nr)
+		qsort(rg->v, rg->nr, sizeof(*rg->v), path_cmp);
 	rg->all_reconciled = 1;
 	for (size_t i = 0; i < rg->nr; i++) {
 		struct region *r = &rg->v[i];

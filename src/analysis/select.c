@@ -144,7 +144,8 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 		c[j - 1].total += d;
 	}
 	sel->distinct = nc;
-	qsort(c, nc, sizeof(*c), cand_cmp);
+	if (nc)
+		qsort(c, nc, sizeof(*c), cand_cmp);
 
 	for (size_t k = 0; k < nc; k++) {
 		const struct launch *f = &l[c[k].first];

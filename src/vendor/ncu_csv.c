@@ -707,6 +707,7 @@ int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *s
 		if (ncu_nvtx_parse_cell(cell.p, cell.len, k ? NVTX_STARTEND : NVTX_PUSHPOP, &one,
 					err)) {
 			ncu_nvtx_stack_release(&one);
+			ncu_nvtx_stack_release(st);
 			return error_set(err, " (%s:%zu, column '%s')", raw->source,
 					 raw->row_line[row], raw->cols[c].name);
 		}

@@ -122,7 +122,8 @@ struct ncu_nvtx_stack {
 int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style,
 			struct ncu_nvtx_stack *st, struct strbuf *err);
 void ncu_nvtx_stack_release(struct ncu_nvtx_stack *st);
-/* The NVTX stacks of row: push/pop levels first, then start/end ranges. */
+/* The NVTX stacks of row: push/pop levels first, then start/end ranges.
+ * On error st is released. */
 int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *st,
 		 struct strbuf *err);
 

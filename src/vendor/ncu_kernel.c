@@ -561,7 +561,8 @@ static void build_groups(struct ncu_kernel_table *t)
 		if (isinf(g->min_ns))
 			g->min_ns = g->max_ns = NAN;
 	}
-	qsort(t->groups, t->ngroups, sizeof(*t->groups), group_cmp);
+	if (t->ngroups)
+		qsort(t->groups, t->ngroups, sizeof(*t->groups), group_cmp);
 }
 
 int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t,
