@@ -436,32 +436,36 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 		ALLOC_GROW(raw->cells, raw->nrows * raw->ncols, alloc_cells);
 		ALLOC_GROW(raw->row_line, raw->nrows, alloc_lines);
 		raw->row_line[row] = r.record_line;
-		for (size_t c = 0; c < raw->ncols; c++) {
-			struct ncu_cell *cell = &raw->cells[row * raw->ncols + c];
+		{
+			struct ncu_cell *cells = &raw->cells[row * raw->ncols];
+			const struct csv_field *f = r.fields;
 
-			if (c >= r.nr) {
-				cell->off = cell->len = 0;
-			} else if (r.fields[c].escaped) {
-				size_t at = raw->arena.len;
+			for (size_t c = 0; c < r.nr; c++) {
+				if (f[c].escaped) {
+					size_t at = raw->arena.len;
 
-				csv_field_unescape(&r.fields[c], &raw->arena);
-				if (raw->arena.len >= NCU_CELL_OWNED) {
-					error_set(err, "%s: more than 2 GiB of quoted text",
-						  raw->source);
-					goto out;
+					csv_field_unescape(&f[c], &raw->arena);
+					if (raw->arena.len >= NCU_CELL_OWNED) {
+						error_set(err, "%s: more than 2 GiB of quoted text",
+							  raw->source);
+						goto out;
+					}
+					cells[c].off = (uint32_t)at;
+					cells[c].len = (uint32_t)(raw->arena.len - at) | NCU_CELL_OWNED;
+				} else {
+					cells[c].off = (uint32_t)(f[c].p - buf);
+					cells[c].len = (uint32_t)f[c].len;
 				}
-				cell->off = (uint32_t)at;
-				cell->len = (uint32_t)(raw->arena.len - at) | NCU_CELL_OWNED;
-			} else {
-				cell->off = (uint32_t)(r.fields[c].p - buf);
-				cell->len = (uint32_t)r.fields[c].len;
 			}
-			/* Most files decide the decimal mark in their first row. */
-			if (!vote && c > 0) {
-				struct str t = ncu_raw_cell(raw, row, c);
+			if (r.nr < raw->ncols) /* ragged: missing cells are empty */
+				memset(cells + r.nr, 0, (raw->ncols - r.nr) * sizeof(*cells));
+		}
+		/* Files decide the decimal mark in their first row (durations,
+		 * percentages); looking further than 1000 rows only costs time. */
+		for (size_t c = 1; !vote && row < 1000 && c < raw->ncols; c++) {
+			struct str t = ncu_raw_cell(raw, row, c);
 
-				vote = decimal_vote(t.p, t.len);
-			}
+			vote = decimal_vote(t.p, t.len);
 		}
 	}
 	if (rc < 0)
