@@ -457,6 +457,54 @@ static void test_bound_rule(void **state)
 	assert_int_equal(ncu_bound_classify(NAN, 80), NCU_BOUND_UNKNOWN);
 }
 
+/* Tensor FLOPs: typed gh100 metric names (with and without _dst_, split by
+ * sparsity), the per-instruction-kind split not added twice, and the
+ * untyped instruction count x NCU_TENSOR_FLOPS_PER_INST. */
+static void test_tensor_flops(void **state)
+{
+	struct ncu_raw raw;
+	struct ncu_kernel_table t;
+	struct strbuf err = STRBUF_INIT;
+	const char *typed =
+		"\"ID\",\"Kernel Name\",\"sm__ops_path_tensor_src_bf16_dst_fp32.sum\","
+		"\"sm__ops_path_tensor_src_fp16.sum\",\"sm__ops_path_tensor_src_fp8_sparsity_on.sum\","
+		"\"sm__ops_path_tensor_src_fp8_sparsity_off.sum\","
+		"\"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum\","
+		"\"sm__ops_path_tensor_src_int8.sum\",\"sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_second\","
+		"\"dram__bytes_read.sum\",\"dram__bytes_write.sum\"\n"
+		"\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Mbyte\",\"Mbyte\"\n"
+		"\"0\",\"gemm\",\"137,438,953,472\",\"1,000\",\"10\",\"20\",\"137,438,953,472\",\"5\",\"9\","
+		"\"100\",\"34.5\"\n";
+	const char *untyped =
+		"\"ID\",\"Kernel Name\",\"smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed\","
+		"\"smsp__cycles_elapsed.avg\"\n\"\",\"\",\"inst/cycle\",\"cycle\"\n"
+		"\"0\",\"mma\",\"2.5\",\"1,000\"\n";
+
+	assert_int_equal(ncu_raw_parse(typed, strlen(typed), "t.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	assert_true(t.k[0].flops[NCU_PREC_BF16] == 137438953472.0);
+	assert_true(t.k[0].flops[NCU_PREC_FP16] == 1000);
+	assert_true(t.k[0].flops[NCU_PREC_FP8] == 30);
+	assert_false(ncu_have(t.k[0].flops[NCU_PREC_TF32])); /* only a rate was exported */
+	assert_false(ncu_have(t.k[0].flops[NCU_PREC_TENSOR]));
+	assert_true(t.k[0].tensor_flops == 137438953472.0 + 1000 + 30);
+	assert_true(t.k[0].flops_total == t.k[0].tensor_flops);
+	assert_true(t.k[0].dram_bytes == 134.5e6);
+	assert_true(fabs(t.k[0].ai - t.k[0].flops_total / 134.5e6) < 1e-9);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+
+	assert_int_equal(ncu_raw_parse(untyped, strlen(untyped), "u.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	assert_true(t.k[0].flops[NCU_PREC_TENSOR] == 2500 * NCU_TENSOR_FLOPS_PER_INST);
+	assert_true(t.k[0].tensor_flops == 2500 * NCU_TENSOR_FLOPS_PER_INST);
+	assert_false(ncu_have(t.k[0].ai)); /* no bytes */
+	assert_int_equal(t.k[0].bound, NCU_BOUND_UNKNOWN);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+	strbuf_release(&err);
+}
+
 /* A synthetic export with names that need escaping and many kernels. */
 static void test_kernels_md(void **state)
 {
@@ -524,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_raw_errors_and_locales),
 		cmocka_unit_test(test_short_names),
 		cmocka_unit_test(test_bound_rule),
+		cmocka_unit_test(test_tensor_flops),
 		cmocka_unit_test(test_kernels_md),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
