@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "vendor/ncu_argv.h"
+#include "vendor/ncu_progress.h"
 #include "vendor/nvtx_filter.h"
 
 static const char *prog[] = { "./app", "--n", "3" };
@@ -421,6 +422,69 @@ static void test_nvtx_checker(void **state)
 	free_seen(&l);
 }
 
+/* ncu's progress lines, fed in every chunk size. */
+static void test_progress(void **state)
+{
+	static const char out[] =
+		"==PROF== Connected to process 367502 (/usr/bin/python3.10)\n"
+		"==PROF== Profiling \"unrolled_elementwise_kernel\" - 0: 0%....50%....100% - 8 passes\n"
+		"==PROF== Profiling \"sg2bmm_bs1_n10000_m64_w1000_d...\" - 1: 0%....50%....100%Graph "
+		"Tensors:\nTensor 805, shape [8,10000,64]\n - 8 passes\n"
+		"==PROF== Profiling \"add_kernel\": 0%....50%....100% - 1 pass\r\n"
+		"==PROF== Disconnected from process 367502\n"
+		"==PROF== Report: /tmp/run/ncu/decode.ncu-rep\n";
+
+	for (size_t chunk = 1; chunk <= 9; chunk++) {
+		struct ncu_progress p;
+
+		ncu_progress_init(&p);
+		for (size_t i = 0; i < sizeof(out) - 1; i += chunk)
+			ncu_progress_feed(&p, out + i,
+					  i + chunk <= sizeof(out) - 1 ? chunk : sizeof(out) - 1 - i);
+		assert_int_equal(p.done, 3);
+		assert_int_equal(p.passes, 1);
+		assert_false(p.in_progress);
+		assert_string_equal(p.name, "add_kernel");
+		assert_int_equal(p.current_id, -1); /* older format: no ID */
+		assert_string_equal(p.report, "/tmp/run/ncu/decode.ncu-rep");
+		ncu_progress_release(&p);
+	}
+	{
+		struct ncu_progress p;
+		struct strbuf sb = STRBUF_INIT;
+		const char *a = "==PROF== Profiling \"gemm\" - 0: 0%....50%....100% - 10 passes\n";
+		const char *b = "==PROF== Profiling \"attn\" - 1: 0%....50%..";
+
+		ncu_progress_init(&p);
+		assert_int_equal(ncu_progress_feed(&p, b, 30), 1);
+		assert_true(p.in_progress);
+		ncu_progress_format(&p, 12, 1.25, &sb);
+		assert_string_equal(sb.buf, "ncu: kernel 1 of 12 \"attn\": 0% of its passes, 1.2 s elapsed");
+		ncu_progress_release(&p);
+		ncu_progress_init(&p);
+		ncu_progress_feed(&p, a, strlen(a));
+		assert_int_equal(ncu_progress_feed(&p, b, strlen(b)), 1);
+		assert_int_equal(p.pct, 70);
+		assert_int_equal(p.current_id, 1);
+		strbuf_reset(&sb);
+		ncu_progress_format(&p, 12, 12.34, &sb);
+		assert_string_equal(sb.buf, "ncu: kernel 2 of 12 \"attn\": pass ~7 of 10 (70%), 12.3 s elapsed");
+		assert_int_equal(ncu_progress_feed(&p, "", 0), 0);
+		{
+			const char *c = "..100% - 10 passes\n==WARNING== No kernels were profiled.\n";
+
+			ncu_progress_feed(&p, c, strlen(c));
+		}
+		assert_int_equal(p.done, 2);
+		assert_true(p.no_kernels);
+		strbuf_reset(&sb);
+		ncu_progress_format(&p, 0, 20, &sb);
+		assert_string_equal(sb.buf, "ncu: kernel 2 \"attn\": done (10 passes), 20.0 s elapsed");
+		ncu_progress_release(&p);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_sections_metrics_check),
 		cmocka_unit_test(test_nvtx_translation),
 		cmocka_unit_test(test_nvtx_checker),
+		cmocka_unit_test(test_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
