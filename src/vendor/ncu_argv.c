@@ -162,6 +162,22 @@ void ncu_import_argv(const char *ncu, const char *rep, const char *page, struct 
 	cmd->nenv = 1;
 }
 
+void ncu_sections_report_argv(const char *ncu, const char *rep, const char *const *sections,
+			      size_t nr_sections, struct ncu_cmd *cmd)
+{
+	size_t alloc = 0;
+
+	memset(cmd, 0, sizeof(*cmd));
+	push(cmd, &alloc, ncu ? ncu : "ncu");
+	push2(cmd, &alloc, "--import", rep);
+	push2(cmd, &alloc, "--page", "details");
+	for (size_t i = 0; i < nr_sections; i++)
+		push2(cmd, &alloc, "--section", sections[i]);
+	cmd->env = xcalloc(2, sizeof(*cmd->env));
+	cmd->env[0] = xstrdup("LC_ALL=C");
+	cmd->nenv = 1;
+}
+
 void ncu_list_sections_argv(const char *ncu, struct ncu_cmd *cmd)
 {
 	size_t alloc = 0;

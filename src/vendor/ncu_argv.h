@@ -59,8 +59,12 @@ struct ncu_cmd {
  * (unknown enum value, launch_count < 1, kernel_name and kernel_id both
  * set, empty regex, no output, no program, a program starting with '-'). */
 int ncu_capture_argv(const struct ncu_options *o, struct ncu_cmd *cmd, struct strbuf *err);
-/* ncu --import REP --csv --page PAGE --print-units base [--print-nvtx-rename none] */
+/* ncu --import REP --csv --page PAGE --print-units base */
 void ncu_import_argv(const char *ncu, const char *rep, const char *page, struct ncu_cmd *cmd);
+/* ncu --import REP --page details [--section S]... : the human-readable
+ * per-kernel section tables for ncu/sections_report.txt (ncu's own units). */
+void ncu_sections_report_argv(const char *ncu, const char *rep, const char *const *sections,
+			      size_t nr_sections, struct ncu_cmd *cmd);
 /* ncu --list-sections */
 void ncu_list_sections_argv(const char *ncu, struct ncu_cmd *cmd);
 void ncu_cmd_release(struct ncu_cmd *cmd);

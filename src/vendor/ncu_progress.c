@@ -19,13 +19,17 @@ void ncu_progress_release(struct ncu_progress *p)
 	strbuf_release(&p->line);
 }
 
+/* memmem is a GNU extension; memchr on the first byte is as good here. */
 static const char *find(const char *s, size_t n, const char *what)
 {
 	size_t w = strlen(what);
+	const char *end = s + n, *q = s;
 
-	for (size_t i = 0; i + w <= n; i++)
-		if (!memcmp(s + i, what, w))
-			return s + i;
+	while (w && (size_t)(end - q) >= w && (q = memchr(q, what[0], (size_t)(end - q) - w + 1))) {
+		if (!memcmp(q, what, w))
+			return q;
+		q++;
+	}
 	return NULL;
 }
 
@@ -139,10 +143,10 @@ static int parse_line(struct ncu_progress *p, const char *s, size_t n, int compl
 int ncu_progress_feed(struct ncu_progress *p, const char *buf, size_t len)
 {
 	int changed = 0;
-	size_t start = 0;
+	size_t start = 0, from = p->line.len; /* the kept part has no newline */
 
 	strbuf_add(&p->line, buf, len);
-	for (size_t i = 0; i < p->line.len; i++) {
+	for (size_t i = from; i < p->line.len; i++) {
 		if (p->line.buf[i] != '\n' && p->line.buf[i] != '\r')
 			continue;
 		changed |= parse_line(p, p->line.buf + start, i - start, 1);
@@ -152,8 +156,10 @@ int ncu_progress_feed(struct ncu_progress *p, const char *buf, size_t len)
 		memmove(p->line.buf, p->line.buf + start, p->line.len - start);
 		strbuf_setlen(&p->line, p->line.len - start);
 	}
-	/* The growing "0%....50%" line has no newline yet. */
-	if (p->line.len)
+	/* The growing "0%....50%" line has no newline yet. It is short (tag,
+	 * a name of at most ~100 characters, the dots); a long unfinished
+	 * line is the program's output and is not rescanned on every read. */
+	if (p->line.len && p->line.len <= 1024)
 		changed |= parse_line(p, p->line.buf, p->line.len, 0);
 	if (p->line.len > 65536) /* a program printing without newlines */
 		strbuf_reset(&p->line);

@@ -2,9 +2,11 @@
  * details page parsers, the kernel records, the regions and the writers.
  * Not wired into ctest yet. Build and run (seeds: the ncu fixtures):
  *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Ibuild/gen \
- *     -D_DEFAULT_SOURCE -D'LLMPROF_SOURCE_DIR="."' tests/fuzz/fuzz-ncu-csv.c \
+ *     -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -D'LLMPROF_SOURCE_DIR="."' \
+ *     tests/fuzz/fuzz-ncu-csv.c \
  *     src/core/[a-z]*.c src/vendor/csv.c src/vendor/ncu_csv.c src/vendor/ncu_kernel.c \
- *     src/report/kernels_md.c src/analysis/regions.c -ljansson -lm -o fuzz-ncu-csv
+ *     src/vendor/ncu_progress.c src/report/kernels_md.c src/analysis/regions.c \
+ *     -ljansson -lm -o fuzz-ncu-csv
  *   ./fuzz-ncu-csv -dict=tests/fuzz/fuzz-ncu-csv.dict -max_len=65536 corpus/ \
  *     ../shared/fixtures/ncu/ */
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include "vendor/csv.h"
 #include "vendor/ncu_csv.h"
 #include "vendor/ncu_kernel.h"
+#include "vendor/ncu_progress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -74,6 +77,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		ncu_nvtx_parse_cell(buf, size, NVTX_PUSHPOP, &st, &err);
 		ncu_nvtx_stack_release(&st);
+	}
+	{
+		struct ncu_progress p;
+
+		ncu_progress_init(&p);
+		for (size_t i = 0; i < size; i += 7)
+			ncu_progress_feed(&p, buf + i, size - i < 7 ? size - i : 7);
+		ncu_progress_format(&p, 3, 1.0, &out);
+		ncu_progress_release(&p);
 	}
 	strbuf_release(&err);
 	strbuf_release(&out);

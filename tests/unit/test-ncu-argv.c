@@ -217,6 +217,16 @@ static void test_import_argv(void **state)
 	assert_null(cmd.argv[cmd.argc]);
 	ncu_cmd_release(&cmd);
 	strbuf_reset(&sb);
+	{
+		const char *sec[] = { "SpeedOfLight", "Occupancy" };
+
+		ncu_sections_report_argv(NULL, "r.ncu-rep", sec, 2, &cmd);
+		ncu_cmd_format(&cmd, &sb);
+		assert_string_equal(sb.buf, "LC_ALL=C ncu --import r.ncu-rep --page details "
+					    "--section SpeedOfLight --section Occupancy");
+		ncu_cmd_release(&cmd);
+		strbuf_reset(&sb);
+	}
 	ncu_list_sections_argv("ncu", &cmd);
 	ncu_cmd_format(&cmd, &sb);
 	assert_string_equal(sb.buf, "LC_ALL=C ncu --list-sections");
