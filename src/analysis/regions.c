@@ -7,10 +7,10 @@
 
 #include "analysis/regions.h"
 #include "core/error.h"
+#include "core/md.h"
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "report/kernels_md.h"
 #include "core/banned.h"
 
 static long find_region(const struct regions *rg, const char *path)

@@ -8,6 +8,7 @@
 
 #include "analysis/select.h"
 #include "core/error.h"
+#include "core/md.h"
 #include "core/xalloc.h"
 #include "vendor/ncu_kernel.h"
 #include "core/banned.h"
@@ -247,6 +248,54 @@ void selection_release(struct selection *sel)
 	free(sel->k);
 	free(sel->stop_reason);
 	memset(sel, 0, sizeof(*sel));
+}
+
+void selection_render_md(const struct selection *sel, struct strbuf *out)
+{
+	double cum = 0;
+
+	strbuf_addf(out, "Selected %zu of %zu distinct kernels of the stage (%zu launches, %.6f ms "
+			 "of GPU time), covering %.1f %% of its GPU time (target %.1f %%, top_n %zu: "
+			 "%s).",
+		    sel->nr, sel->distinct, sel->stage_launches, sel->stage_ns / 1e6,
+		    100 * sel->coverage, 100 * sel->target_coverage, sel->top_n,
+		    sel->stop_reason ? sel->stop_reason : "");
+	if (sel->nccl_kernels)
+		strbuf_addf(out, " %zu NCCL kernels (%.1f %% of the stage) are never kernel-replayed: "
+				 "collectives wait on other ranks and hang under replay.",
+			    sel->nccl_kernels,
+			    sel->stage_ns > 0 ? 100 * sel->nccl_ns / sel->stage_ns : 0.0);
+	if (sel->excluded_kernels)
+		strbuf_addf(out, " %zu kernels (%.1f %%) were left out by the include/exclude "
+				 "patterns.",
+			    sel->excluded_kernels,
+			    sel->stage_ns > 0 ? 100 * sel->excluded_ns / sel->stage_ns : 0.0);
+	strbuf_addstr(out, "\n\n");
+	if (!sel->nr)
+		return;
+	strbuf_addstr(out, "| # | Kernel | Launch (grid x block) | Calls | Stage time (ms) | Share % | "
+			   "Cumulative % | ncu selection |\n"
+			   "|---:|:---|:---|---:|---:|---:|---:|:---|\n");
+	for (size_t i = 0; i < sel->nr; i++) {
+		const struct selected_kernel *k = &sel->k[i];
+		struct strbuf ncu = STRBUF_INIT;
+
+		cum += k->share;
+		strbuf_addf(out, "| %zu | ", i + 1);
+		md_cell_escape(out, k->short_name);
+		strbuf_addf(out, " | (%d,%d,%d) x (%d,%d,%d) | %zu | %.6f | %.2f | %.2f | `", k->grid[0],
+			    k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->calls,
+			    k->total_ns / 1e6, 100 * k->share, 100 * cum);
+		strbuf_addf(&ncu, "-k %s -s %zu -c %zu", k->kernel_name, k->launch_skip,
+			    k->launch_count);
+		for (const char *p = ncu.buf; *p; p++) {
+			if (*p == '|')
+				strbuf_addch(out, '\\'); /* GFM splits cells even in code */
+			strbuf_addch(out, *p);
+		}
+		strbuf_addstr(out, "` |\n");
+		strbuf_release(&ncu);
+	}
 }
 
 void selection_json(const struct selection *sel, const struct select_opts *o,

@@ -87,6 +87,11 @@ void selection_release(struct selection *sel);
 /* Appends regex-escaped s (ERE and ECMAScript specials get a '\'). */
 void select_regex_escape(struct strbuf *out, const char *s);
 
+/* Appends a Markdown summary for the reports: one sentence on coverage
+ * and what was left out, then a table (rank, kernel, launch, calls, stage
+ * time, share, cumulative share, ncu selection). */
+void selection_render_md(const struct selection *sel, struct strbuf *out);
+
 /* Appends ncu/selection.json's text. */
 void selection_json(const struct selection *sel, const struct select_opts *o,
 		    struct strbuf *out);

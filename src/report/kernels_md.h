@@ -31,8 +31,4 @@ void kernels_json_render(const struct ncu_kernel_table *t, struct strbuf *out);
 int kernels_md_write(const struct ncu_kernel_table *t, const struct kernels_md_opts *opts,
 		     const char *dir, struct strbuf *err);
 
-/* Appends s as the text of one Markdown table cell: '|' and '\\' escaped,
- * line breaks as <br>. */
-void md_cell_escape(struct strbuf *out, const char *s);
-
 #endif

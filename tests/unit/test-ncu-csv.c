@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "core/fsutil.h"
+#include "core/md.h"
 #include "core/strbuf.h"
 #include "report/kernels_md.h"
 #include "vendor/ncu_csv.h"
