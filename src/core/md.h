@@ -4,7 +4,7 @@
 
 #include "core/strbuf.h"
 
-/* Appends s as the text of one Markdown table cell: \\ ` * _ [ ] < > | ~
+/* Appends s as the text of one Markdown table cell: backslash ` * _ [ ] < > | ~
  * are backslash-escaped (CommonMark escapes any ASCII punctuation) and line
  * breaks become <br>. */
 void md_cell_escape(struct strbuf *out, const char *s);
