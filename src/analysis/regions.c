@@ -49,8 +49,8 @@ static void path_of(const struct ncu_nvtx_stack *st, size_t levels, struct strbu
 }
 
 /* The region for the first `levels` levels of st, created when missing. */
-static struct region *region_get(struct regions *rg, const struct ncu_nvtx_stack *st,
-				 size_t levels, struct strbuf *tmp)
+static struct region *region_get(struct regions *rg, const struct ncu_nvtx_stack *st, size_t levels,
+				 struct strbuf *tmp)
 {
 	struct region *r;
 	long i;
@@ -106,7 +106,8 @@ static void assign_dirs(struct regions *rg)
 		int n = 1;
 
 		for (const char *p = rg->v[i].path; *p; p++)
-			strbuf_addch(&d, isalnum((unsigned char)*p) || strchr("._-", *p) ? *p : '_');
+			strbuf_addch(&d,
+				     isalnum((unsigned char)*p) || strchr("._-", *p) ? *p : '_');
 		if (!strcmp(d.buf, ".") || !strcmp(d.buf, ".."))
 			strbuf_addch(&d, '_');
 		for (;;) {
@@ -137,9 +138,10 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 	memset(rg, 0, sizeof(*rg));
 	rg->mode = raw->nrows && is_range_result(raw, 0) ? REGIONS_RANGE : REGIONS_KERNEL;
 	for (size_t row = 0; row < raw->nrows; row++) {
-		struct ncu_nvtx_stack st = { 0 };
+		struct ncu_nvtx_stack st = {0};
 		double d = row_metric(raw, row, "gpu__time_duration.sum");
-		double pid = row_metric(raw, row, "Process ID"), dev = row_metric(raw, row, "Device");
+		double pid = row_metric(raw, row, "Process ID"),
+		       dev = row_metric(raw, row, "Device");
 		struct region *r;
 
 		if (ncu_raw_nvtx(raw, row, &st, err))
@@ -158,8 +160,10 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 			r = region_get(rg, &st, st.nr, &tmp);
 			r->instances++;
 			r->inclusive_ns += d;
-			scope_add(&r->procs, &r->nprocs, &r->aprocs, isnan(pid) ? -1 : (long long)pid, d);
-			scope_add(&r->devs, &r->ndevs, &r->adevs, isnan(dev) ? -1 : (long long)dev, d);
+			scope_add(&r->procs, &r->nprocs, &r->aprocs,
+				  isnan(pid) ? -1 : (long long)pid, d);
+			scope_add(&r->devs, &r->ndevs, &r->adevs, isnan(dev) ? -1 : (long long)dev,
+				  d);
 			ALLOC_GROW(r->rows, r->nrows + 1, r->arows);
 			r->rows[r->nrows++] = row;
 		} else {
@@ -254,8 +258,9 @@ void regions_render_md(const struct regions *rg, const struct ncu_raw *raw, stru
 		strbuf_addch(out, '\n');
 		return;
 	}
-	strbuf_addf(out, "%zu regions from %s replay results (%s). Total of the top-level "
-			 "regions: %.6f ms.%s\n\n",
+	strbuf_addf(out,
+		    "%zu regions from %s replay results (%s). Total of the top-level "
+		    "regions: %.6f ms.%s\n\n",
 		    rg->nr, mode_name(rg->mode), raw->source, rg->total_ns / 1e6,
 		    rg->all_reconciled ? " Child regions reconcile with their parents (within 1 %)."
 				       : " WARNING: some child regions exceed their parent by "
@@ -282,7 +287,8 @@ void regions_render_md(const struct regions *rg, const struct ncu_raw *raw, stru
 	}
 	if (rg->unattributed)
 		strbuf_addf(out, "\n%zu kernels ran outside every NVTX range.\n", rg->unattributed);
-	strbuf_addstr(out, "\nPer-region metrics: `<region dir>/metrics.json` next to this file.\n");
+	strbuf_addstr(out,
+		      "\nPer-region metrics: `<region dir>/metrics.json` next to this file.\n");
 }
 
 static json_t *jnum(double v)
@@ -323,9 +329,10 @@ void regions_render_json(const struct regions *rg, const struct ncu_raw *raw, st
 		json_object_set_new(o, "parent", r->parent ? json_string(r->parent) : json_null());
 		json_object_set_new(o, "depth", json_integer((json_int_t)r->depth));
 		json_object_set_new(o, "instances", json_integer((json_int_t)r->instances));
-		json_object_set_new(o, "kernel_count", rg->mode == REGIONS_KERNEL
-							      ? json_integer((json_int_t)r->kernels)
-							      : json_null());
+		json_object_set_new(o, "kernel_count",
+				    rg->mode == REGIONS_KERNEL
+					? json_integer((json_int_t)r->kernels)
+					: json_null());
 		json_object_set_new(o, "total_ms", jnum(r->inclusive_ns / 1e6));
 		json_object_set_new(o, "children_ms", jnum(r->children_ns / 1e6));
 		json_object_set_new(o, "self_ms", jnum(r->self_ns / 1e6));
@@ -382,8 +389,8 @@ void regions_render_metrics(const struct regions *rg, size_t i, const struct ncu
 		}
 		{
 			long kc = ncu_raw_col(raw, "Kernel Name");
-			struct str kn = kc >= 0 ? ncu_raw_cell(raw, row, (size_t)kc)
-						: (struct str){ "", 0 };
+			struct str kn =
+			    kc >= 0 ? ncu_raw_cell(raw, row, (size_t)kc) : (struct str){"", 0};
 
 			json_object_set_new(o, "kernel", json_stringn(kn.p, kn.len));
 		}

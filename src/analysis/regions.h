@@ -35,22 +35,22 @@ struct region_scope {
 };
 
 struct region {
-	char *path;      /* "LLM@decode_all/LLM@decode_step" */
-	char *name;      /* innermost range name */
-	char *domain;    /* NULL = default domain */
-	char *parent;    /* parent path, NULL at depth 0 */
+	char *path;	 /* "LLM@decode_all/LLM@decode_step" */
+	char *name;	 /* innermost range name */
+	char *domain;	 /* NULL = default domain */
+	char *parent;	 /* parent path, NULL at depth 0 */
 	long parent_idx; /* index of the parent region, -1 if not a region */
 	size_t depth;
-	char *dir;       /* sanitized directory name, unique */
-	size_t instances;   /* range results (range mode) or kernels (kernel mode) */
-	size_t kernels;     /* kernel mode: kernels inside, nested included */
+	char *dir;	  /* sanitized directory name, unique */
+	size_t instances; /* range results (range mode) or kernels (kernel mode) */
+	size_t kernels;	  /* kernel mode: kernels inside, nested included */
 	double inclusive_ns;
 	double children_ns; /* sum of child regions' inclusive time */
 	double self_ns;
 	int reconciled;
 	struct region_scope *procs, *devs;
 	size_t nprocs, ndevs, aprocs, adevs;
-	size_t *rows;       /* raw rows of this region (own, not nested) */
+	size_t *rows; /* raw rows of this region (own, not nested) */
 	size_t nrows, arows;
 };
 
@@ -58,11 +58,14 @@ struct regions {
 	enum regions_mode mode;
 	struct region *v; /* sorted by path: parents before children */
 	size_t nr, alloc;
-	double total_ns;  /* sum over depth-0 regions */
+	double total_ns;     /* sum over depth-0 regions */
 	size_t unattributed; /* kernel mode: kernels outside every range */
 	int all_reconciled;
 };
-#define REGIONS_INIT { 0 }
+#define REGIONS_INIT                                                                               \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 /* Builds the regions of raw (mode detected from the rows). 0, or -1 with
  * err (a bad NVTX cell). No NVTX column or no rows gives zero regions. */

@@ -32,10 +32,10 @@ static int is_nccl(const char *name)
 }
 
 struct cand {
-	size_t first;      /* first in-stage launch */
+	size_t first; /* first in-stage launch */
 	size_t calls;
 	double total;
-	int excluded;      /* 1 pattern, 2 nccl */
+	int excluded; /* 1 pattern, 2 nccl */
 };
 
 static int same_kernel(const struct launch *a, const struct launch *b)
@@ -80,8 +80,7 @@ static int any_match(regex_t *re, size_t n, const char *s)
 	return 0;
 }
 
-static const char *base_name(const struct launch *l, enum select_name_base base,
-			     struct strbuf *tmp)
+static const char *base_name(const struct launch *l, enum select_name_base base, struct strbuf *tmp)
 {
 	if (base == SELECT_BASE_DEMANGLED)
 		return l->name;
@@ -216,10 +215,10 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 		sel->covered_ns += c[k].total;
 	}
 	if (!sel->stop_reason)
-		sel->stop_reason = xstrdup(sel->stage_ns > 0 &&
-						   sel->covered_ns >= o->coverage * sel->stage_ns
-					   ? "coverage reached"
-					   : "no more kernels");
+		sel->stop_reason =
+		    xstrdup(sel->stage_ns > 0 && sel->covered_ns >= o->coverage * sel->stage_ns
+				? "coverage reached"
+				: "no more kernels");
 	sel->coverage = sel->stage_ns > 0 ? sel->covered_ns / sel->stage_ns : 0;
 	ret = 0;
 out:
@@ -254,28 +253,32 @@ void selection_render_md(const struct selection *sel, struct strbuf *out)
 {
 	double cum = 0;
 
-	strbuf_addf(out, "Selected %zu of %zu distinct kernels of the stage (%zu launches, %.6f ms "
-			 "of GPU time), covering %.1f %% of its GPU time (target %.1f %%, top_n %zu: "
-			 "%s).",
+	strbuf_addf(out,
+		    "Selected %zu of %zu distinct kernels of the stage (%zu launches, %.6f ms "
+		    "of GPU time), covering %.1f %% of its GPU time (target %.1f %%, top_n %zu: "
+		    "%s).",
 		    sel->nr, sel->distinct, sel->stage_launches, sel->stage_ns / 1e6,
 		    100 * sel->coverage, 100 * sel->target_coverage, sel->top_n,
 		    sel->stop_reason ? sel->stop_reason : "");
 	if (sel->nccl_kernels)
-		strbuf_addf(out, " %zu NCCL kernels (%.1f %% of the stage) are never kernel-replayed: "
-				 "collectives wait on other ranks and hang under replay.",
+		strbuf_addf(out,
+			    " %zu NCCL kernels (%.1f %% of the stage) are never kernel-replayed: "
+			    "collectives wait on other ranks and hang under replay.",
 			    sel->nccl_kernels,
 			    sel->stage_ns > 0 ? 100 * sel->nccl_ns / sel->stage_ns : 0.0);
 	if (sel->excluded_kernels)
-		strbuf_addf(out, " %zu kernels (%.1f %%) were left out by the include/exclude "
-				 "patterns.",
+		strbuf_addf(out,
+			    " %zu kernels (%.1f %%) were left out by the include/exclude "
+			    "patterns.",
 			    sel->excluded_kernels,
 			    sel->stage_ns > 0 ? 100 * sel->excluded_ns / sel->stage_ns : 0.0);
 	strbuf_addstr(out, "\n\n");
 	if (!sel->nr)
 		return;
-	strbuf_addstr(out, "| # | Kernel | Launch (grid x block) | Calls | Stage time (ms) | Share % | "
-			   "Cumulative % | ncu selection |\n"
-			   "|---:|:---|:---|---:|---:|---:|---:|:---|\n");
+	strbuf_addstr(out,
+		      "| # | Kernel | Launch (grid x block) | Calls | Stage time (ms) | Share % | "
+		      "Cumulative % | ncu selection |\n"
+		      "|---:|:---|:---|---:|---:|---:|---:|:---|\n");
 	for (size_t i = 0; i < sel->nr; i++) {
 		const struct selected_kernel *k = &sel->k[i];
 		struct strbuf ncu = STRBUF_INIT;
@@ -283,9 +286,9 @@ void selection_render_md(const struct selection *sel, struct strbuf *out)
 		cum += k->share;
 		strbuf_addf(out, "| %zu | ", i + 1);
 		md_cell_escape(out, k->short_name);
-		strbuf_addf(out, " | (%d,%d,%d) x (%d,%d,%d) | %zu | %.6f | %.2f | %.2f | `", k->grid[0],
-			    k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->calls,
-			    k->total_ns / 1e6, 100 * k->share, 100 * cum);
+		strbuf_addf(out, " | (%d,%d,%d) x (%d,%d,%d) | %zu | %.6f | %.2f | %.2f | `",
+			    k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+			    k->block[2], k->calls, k->total_ns / 1e6, 100 * k->share, 100 * cum);
 		strbuf_addf(&ncu, "-k %s -s %zu -c %zu", k->kernel_name, k->launch_skip,
 			    k->launch_count);
 		for (const char *p = ncu.buf; *p; p++) {
@@ -298,8 +301,7 @@ void selection_render_md(const struct selection *sel, struct strbuf *out)
 	}
 }
 
-void selection_json(const struct selection *sel, const struct select_opts *o,
-		    struct strbuf *out)
+void selection_json(const struct selection *sel, const struct select_opts *o, struct strbuf *out)
 {
 	json_t *root = json_object(), *arr = json_array(), *pats;
 	char *text;
@@ -312,10 +314,12 @@ void selection_json(const struct selection *sel, const struct select_opts *o,
 	json_object_set_new(root, "selected", json_integer((json_int_t)sel->nr));
 	json_object_set_new(root, "covered_gpu_time_ns", json_real(sel->covered_ns));
 	json_object_set_new(root, "coverage", json_real(sel->coverage));
-	json_object_set_new(root, "stop_reason", json_string(sel->stop_reason ? sel->stop_reason : ""));
+	json_object_set_new(root, "stop_reason",
+			    json_string(sel->stop_reason ? sel->stop_reason : ""));
 	json_object_set_new(root, "nvtx_gated", json_boolean(o->nvtx_gated));
-	json_object_set_new(root, "kernel_name_base",
-			    json_string(o->base == SELECT_BASE_FUNCTION ? "function" : "demangled"));
+	json_object_set_new(
+	    root, "kernel_name_base",
+	    json_string(o->base == SELECT_BASE_FUNCTION ? "function" : "demangled"));
 	pats = json_array();
 	for (size_t i = 0; i < o->nr_include; i++)
 		json_array_append_new(pats, json_string(o->include[i]));
@@ -324,7 +328,8 @@ void selection_json(const struct selection *sel, const struct select_opts *o,
 	for (size_t i = 0; i < o->nr_exclude; i++)
 		json_array_append_new(pats, json_string(o->exclude[i]));
 	json_object_set_new(root, "exclude_patterns", pats);
-	json_object_set_new(root, "excluded_kernels", json_integer((json_int_t)sel->excluded_kernels));
+	json_object_set_new(root, "excluded_kernels",
+			    json_integer((json_int_t)sel->excluded_kernels));
 	json_object_set_new(root, "excluded_gpu_time_ns", json_real(sel->excluded_ns));
 	json_object_set_new(root, "nccl_kernels_not_replayed",
 			    json_integer((json_int_t)sel->nccl_kernels));
@@ -332,18 +337,18 @@ void selection_json(const struct selection *sel, const struct select_opts *o,
 	for (size_t i = 0; i < sel->nr; i++) {
 		const struct selected_kernel *s = &sel->k[i];
 
-		json_array_append_new(arr, json_pack("{s:i,s:s,s:s,s:[iii],s:[iii],s:i,s:i,s:f,s:f,"
-						     "s:i,s:i,s:i,s:s,s:s}",
-						     "rank", (json_int_t)(i + 1), "name", s->name,
-						     "short_name", s->short_name, "grid", s->grid[0],
-						     s->grid[1], s->grid[2], "block", s->block[0],
-						     s->block[1], s->block[2], "device", s->device,
-						     "calls", (json_int_t)s->calls, "total_ns",
-						     s->total_ns, "share", s->share, "launch_index",
-						     (json_int_t)s->launch_index, "launch_skip",
-						     (json_int_t)s->launch_skip, "launch_count",
-						     (json_int_t)s->launch_count, "kernel_name",
-						     s->kernel_name, "kernel_id", s->kernel_id));
+		json_array_append_new(
+		    arr,
+		    json_pack("{s:i,s:s,s:s,s:[iii],s:[iii],s:i,s:i,s:f,s:f,"
+			      "s:i,s:i,s:i,s:s,s:s}",
+			      "rank", (json_int_t)(i + 1), "name", s->name, "short_name",
+			      s->short_name, "grid", s->grid[0], s->grid[1], s->grid[2], "block",
+			      s->block[0], s->block[1], s->block[2], "device", s->device, "calls",
+			      (json_int_t)s->calls, "total_ns", s->total_ns, "share", s->share,
+			      "launch_index", (json_int_t)s->launch_index, "launch_skip",
+			      (json_int_t)s->launch_skip, "launch_count",
+			      (json_int_t)s->launch_count, "kernel_name", s->kernel_name,
+			      "kernel_id", s->kernel_id));
 	}
 	json_object_set_new(root, "kernels", arr);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));

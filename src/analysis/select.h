@@ -29,10 +29,10 @@
 #include "core/strbuf.h"
 
 struct launch {
-	const char *name;       /* demangled */
+	const char *name;	/* demangled */
 	const char *short_name; /* function name; NULL = derived from name */
 	int grid[3], block[3];
-	int64_t start, end;     /* GPU ns */
+	int64_t start, end; /* GPU ns */
 	int in_stage;
 	int device;
 };
@@ -40,30 +40,33 @@ struct launch {
 enum select_name_base { SELECT_BASE_DEMANGLED = 0, SELECT_BASE_FUNCTION };
 
 struct select_opts {
-	double coverage;  /* (0, 1] */
-	size_t top_n;     /* >= 1 */
+	double coverage;	    /* (0, 1] */
+	size_t top_n;		    /* >= 1 */
 	const char *const *include; /* NULL/0: every kernel */
 	size_t nr_include;
 	const char *const *exclude;
 	size_t nr_exclude;
-	unsigned launch_count;  /* launches measured per kernel (>= 1) */
-	int nvtx_gated;         /* the ncu run also has the stage's --nvtx-include */
+	unsigned launch_count; /* launches measured per kernel (>= 1) */
+	int nvtx_gated;	       /* the ncu run also has the stage's --nvtx-include */
 	enum select_name_base base;
 };
-#define SELECT_OPTS_INIT { 0.95, 30, NULL, 0, NULL, 0, 1, 0, SELECT_BASE_DEMANGLED }
+#define SELECT_OPTS_INIT                                                                           \
+	{                                                                                          \
+		0.95, 30, NULL, 0, NULL, 0, 1, 0, SELECT_BASE_DEMANGLED                            \
+	}
 
 struct selected_kernel {
 	char *name, *short_name;
 	int grid[3], block[3];
 	int device;
-	size_t calls;          /* in the stage */
-	double total_ns;       /* in the stage */
-	double share;          /* total_ns / stage GPU time */
-	size_t launch_index;   /* the launch measured (index into the input) */
-	size_t launch_skip;    /* --launch-skip */
-	size_t launch_count;   /* --launch-count */
-	char *kernel_name;     /* --kernel-name value, "regex:^...$" */
-	char *kernel_id;       /* --kernel-id value */
+	size_t calls;	     /* in the stage */
+	double total_ns;     /* in the stage */
+	double share;	     /* total_ns / stage GPU time */
+	size_t launch_index; /* the launch measured (index into the input) */
+	size_t launch_skip;  /* --launch-skip */
+	size_t launch_count; /* --launch-count */
+	char *kernel_name;   /* --kernel-name value, "regex:^...$" */
+	char *kernel_id;     /* --kernel-id value */
 };
 
 struct selection {
@@ -75,9 +78,12 @@ struct selection {
 	size_t top_n;
 	size_t nccl_kernels, excluded_kernels; /* distinct kernels left out */
 	double nccl_ns, excluded_ns;
-	char *stop_reason;     /* "coverage reached", "top_n reached", "no more kernels" */
+	char *stop_reason; /* "coverage reached", "top_n reached", "no more kernels" */
 };
-#define SELECTION_INIT { 0 }
+#define SELECTION_INIT                                                                             \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 /* 0, or -1 with err (bad regex, coverage outside (0,1], top_n 0). */
 int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
@@ -93,7 +99,6 @@ void select_regex_escape(struct strbuf *out, const char *s);
 void selection_render_md(const struct selection *sel, struct strbuf *out);
 
 /* Appends ncu/selection.json's text. */
-void selection_json(const struct selection *sel, const struct select_opts *o,
-		    struct strbuf *out);
+void selection_json(const struct selection *sel, const struct select_opts *o, struct strbuf *out);
 
 #endif

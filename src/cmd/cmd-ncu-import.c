@@ -20,13 +20,12 @@ static int64_t max_rows;
 static int with_regions;
 
 static const struct opt opts[] = {
-	{ "output", 'o', OPT_STRING, &out_dir, "DIR", "write kernels.md and kernels.json to DIR", 0, 0 },
-	{ "max-rows", 0, OPT_INT, &max_rows, "N",
-	  "at most N table rows; the last one sums the rest (0 = all)", 0, 1000000 },
-	{ "regions", 0, OPT_BOOL, &with_regions, NULL,
-	  "also write DIR/regions/ (NVTX regions: report.md, report.json, <region>/metrics.json)",
-	  0, 0 },
-	OPT_END_MARK,
+    {"output", 'o', OPT_STRING, &out_dir, "DIR", "write kernels.md and kernels.json to DIR", 0, 0},
+    {"max-rows", 0, OPT_INT, &max_rows, "N",
+     "at most N table rows; the last one sums the rest (0 = all)", 0, 1000000},
+    {"regions", 0, OPT_BOOL, &with_regions, NULL,
+     "also write DIR/regions/ (NVTX regions: report.md, report.json, <region>/metrics.json)", 0, 0},
+    OPT_END_MARK,
 };
 
 static int cmd_ncu_import_exec(struct cmd_ctx *ctx)
@@ -89,10 +88,10 @@ out:
 }
 
 const struct cmd_entry cmd_ncu_import_entry = {
-	.name = "ncu-import",
-	.usage = "RAW.csv -o DIR [--max-rows N] [--regions]",
-	.summary = "kernels.md from an ncu raw-page CSV (temporary; becomes report --ncu-csv)",
-	.description = "RAW.csv is `ncu --import R.ncu-rep --csv --page raw --print-units base`.",
-	.opts = opts,
-	.exec = cmd_ncu_import_exec,
+    .name = "ncu-import",
+    .usage = "RAW.csv -o DIR [--max-rows N] [--regions]",
+    .summary = "kernels.md from an ncu raw-page CSV (temporary; becomes report --ncu-csv)",
+    .description = "RAW.csv is `ncu --import R.ncu-rep --csv --page raw --print-units base`.",
+    .opts = opts,
+    .exec = cmd_ncu_import_exec,
 };

@@ -13,8 +13,16 @@ void md_cell_escape(struct strbuf *out, const char *s)
 		case '\n':
 			strbuf_addstr(out, "<br>");
 			break;
-		case '\\': case '`': case '*': case '_': case '[': case ']':
-		case '<': case '>': case '|': case '~':
+		case '\\':
+		case '`':
+		case '*':
+		case '_':
+		case '[':
+		case ']':
+		case '<':
+		case '>':
+		case '|':
+		case '~':
 			strbuf_addch(out, '\\');
 			/* fall through */
 		default:

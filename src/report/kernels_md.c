@@ -20,10 +20,10 @@ struct counter_col {
 };
 
 static const struct counter_col counter_cols[] = {
-	{ "Compute SOL %", 1, offsetof(struct ncu_kernel_group, sm_sol_pct) },
-	{ "Memory SOL %", 1, offsetof(struct ncu_kernel_group, mem_sol_pct) },
-	{ "Achieved occupancy %", 1, offsetof(struct ncu_kernel_group, achieved_occ_pct) },
-	{ "AI (FLOP/byte)", 0, offsetof(struct ncu_kernel_group, ai) },
+    {"Compute SOL %", 1, offsetof(struct ncu_kernel_group, sm_sol_pct)},
+    {"Memory SOL %", 1, offsetof(struct ncu_kernel_group, mem_sol_pct)},
+    {"Achieved occupancy %", 1, offsetof(struct ncu_kernel_group, achieved_occ_pct)},
+    {"AI (FLOP/byte)", 0, offsetof(struct ncu_kernel_group, ai)},
 };
 
 static double gfield(const struct ncu_kernel_group *g, size_t off)
@@ -47,7 +47,7 @@ static void add_ms(struct strbuf *out, double ns)
 void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md_opts *opts,
 		       struct strbuf *out)
 {
-	int have[ARRAY_SIZE(counter_cols)] = { 0 }, have_bound = 0;
+	int have[ARRAY_SIZE(counter_cols)] = {0}, have_bound = 0;
 	size_t shown = t->ngroups;
 
 	for (size_t j = 0; j < t->ngroups; j++) {
@@ -60,20 +60,24 @@ void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md
 
 	strbuf_addf(out, "# %s\n\n", opts && opts->title ? opts->title : "Kernels");
 	strbuf_addf(out, "Source: %s  \n", t->source ? t->source : "?");
-	strbuf_addf(out, "%zu launches of %zu distinct kernels (name + launch configuration), "
-			 "%.6f ms of GPU time in total.",
+	strbuf_addf(out,
+		    "%zu launches of %zu distinct kernels (name + launch configuration), "
+		    "%.6f ms of GPU time in total.",
 		    t->total_calls, t->ngroups, t->total_ns / 1e6);
 	if (t->missing_duration)
-		strbuf_addf(out, " %zu results had no duration (gpu__time_duration.sum) and "
-				 "count as calls only.", t->missing_duration);
+		strbuf_addf(out,
+			    " %zu results had no duration (gpu__time_duration.sum) and "
+			    "count as calls only.",
+			    t->missing_duration);
 	strbuf_addstr(out, "\n\n");
 	if (!t->ngroups) {
 		strbuf_addstr(out, "No kernels in this export.\n");
 		return;
 	}
 
-	strbuf_addstr(out, "| # | Kernel | Launch (grid x block) | Calls | Total (ms) | Mean (ms) | "
-			   "% of GPU time |");
+	strbuf_addstr(out,
+		      "| # | Kernel | Launch (grid x block) | Calls | Total (ms) | Mean (ms) | "
+		      "% of GPU time |");
 	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
 		if (have[c])
 			strbuf_addf(out, " %s |", counter_cols[c].header);
@@ -116,7 +120,8 @@ void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md
 			if (!ncu_have(v))
 				strbuf_addstr(out, " n/a |");
 			else
-				strbuf_addf(out, counter_cols[c].fmt_pct ? " %.1f |" : " %.2f |", v);
+				strbuf_addf(out, counter_cols[c].fmt_pct ? " %.1f |" : " %.2f |",
+					    v);
 		}
 		if (have_bound)
 			strbuf_addf(out, " %s |", ncu_bound_name(g->bound));
@@ -150,10 +155,12 @@ void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md
 		strbuf_addch(out, '\n');
 	}
 	if (have_bound)
-		strbuf_addf(out, "\nBound: compute when Compute SOL >= %.0f %% and >= Memory SOL; "
-				 "memory when Memory SOL >= %.0f %% and above Compute SOL; latency "
-				 "when both are below %.0f %% (docs/ncu.md).\n",
-			    NCU_BOUND_THRESHOLD_PCT, NCU_BOUND_THRESHOLD_PCT, NCU_BOUND_THRESHOLD_PCT);
+		strbuf_addf(out,
+			    "\nBound: compute when Compute SOL >= %.0f %% and >= Memory SOL; "
+			    "memory when Memory SOL >= %.0f %% and above Compute SOL; latency "
+			    "when both are below %.0f %% (docs/ncu.md).\n",
+			    NCU_BOUND_THRESHOLD_PCT, NCU_BOUND_THRESHOLD_PCT,
+			    NCU_BOUND_THRESHOLD_PCT);
 }
 
 static json_t *jnum(double v)
@@ -190,8 +197,9 @@ void kernels_json_render(const struct ncu_kernel_table *t, struct strbuf *out)
 		json_object_set_new(o, "mean_ns", jnum(g->total_ns / (double)g->calls));
 		json_object_set_new(o, "min_ns", jnum(g->min_ns));
 		json_object_set_new(o, "max_ns", jnum(g->max_ns));
-		json_object_set_new(o, "pct_gpu_time",
-				    jnum(t->total_ns > 0 ? 100.0 * g->total_ns / t->total_ns : NAN));
+		json_object_set_new(
+		    o, "pct_gpu_time",
+		    jnum(t->total_ns > 0 ? 100.0 * g->total_ns / t->total_ns : NAN));
 		json_object_set_new(o, "compute_sol_pct", jnum(g->sm_sol_pct));
 		json_object_set_new(o, "memory_sol_pct", jnum(g->mem_sol_pct));
 		json_object_set_new(o, "dram_throughput_pct", jnum(g->dram_pct));
@@ -213,10 +221,12 @@ void kernels_json_render(const struct ncu_kernel_table *t, struct strbuf *out)
 		json_object_set_new(o, "short_name", json_string(k->short_name));
 		json_object_set_new(o, "nvtx", k->nvtx ? json_string(k->nvtx) : json_null());
 		json_object_set_new(o, "pid", k->pid >= 0 ? json_integer(k->pid) : json_null());
-		json_object_set_new(o, "device", k->device >= 0 ? json_integer(k->device) : json_null());
+		json_object_set_new(o, "device",
+				    k->device >= 0 ? json_integer(k->device) : json_null());
 		json_object_set_new(o, "context",
 				    k->context >= 0 ? json_integer(k->context) : json_null());
-		json_object_set_new(o, "stream", k->stream >= 0 ? json_integer(k->stream) : json_null());
+		json_object_set_new(o, "stream",
+				    k->stream >= 0 ? json_integer(k->stream) : json_null());
 		json_object_set_new(o, "cc", json_string(k->cc));
 		json_object_set_new(o, "grid", jdim3(k->grid));
 		json_object_set_new(o, "block", jdim3(k->block));

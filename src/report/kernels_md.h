@@ -18,7 +18,10 @@ struct kernels_md_opts {
 	size_t max_rows;   /* 0 = every group gets a row */
 	const char *title; /* NULL = "Kernels" */
 };
-#define KERNELS_MD_OPTS_INIT { 0, NULL }
+#define KERNELS_MD_OPTS_INIT                                                                       \
+	{                                                                                          \
+		0, NULL                                                                            \
+	}
 
 /* Appends the Markdown to out. */
 void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md_opts *opts,

@@ -9,7 +9,10 @@
 
 /* Bytes that end an unquoted field or need attention inside one. */
 static const unsigned char special[256] = {
-	['\n'] = 1, ['\r'] = 1, [','] = 1, ['"'] = 1,
+    ['\n'] = 1,
+    ['\r'] = 1,
+    [','] = 1,
+    ['"'] = 1,
 };
 
 void csv_reader_init(struct csv_reader *r, const char *buf, size_t len, const char *name)

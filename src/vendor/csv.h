@@ -32,9 +32,9 @@ struct csv_field {
 struct csv_reader {
 	const char *buf;
 	size_t len, pos;
-	const char *name; /* for error messages */
-	size_t line;      /* 1-based line where the next record starts */
-	size_t line_start; /* offset of that line's first byte */
+	const char *name;   /* for error messages */
+	size_t line;	    /* 1-based line where the next record starts */
+	size_t line_start;  /* offset of that line's first byte */
 	size_t record_line; /* line where the last returned record started */
 	struct csv_field *fields;
 	size_t nr, alloc;

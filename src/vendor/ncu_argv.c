@@ -44,11 +44,11 @@ static int check_enum(const char *key, const char *v, const char *const *allowed
 
 static int validate(const struct ncu_options *o, struct strbuf *err)
 {
-	static const char *const tp[] = { "all", "application-only", NULL };
-	static const char *const rm[] = { "kernel", "application", "range", "app-range", NULL };
-	static const char *const kb[] = { "function", "demangled", "mangled", NULL };
-	static const char *const clk[] = { "none", "base", NULL };
-	static const char *const cache[] = { "all", "none", NULL };
+	static const char *const tp[] = {"all", "application-only", NULL};
+	static const char *const rm[] = {"kernel", "application", "range", "app-range", NULL};
+	static const char *const kb[] = {"function", "demangled", "mangled", NULL};
+	static const char *const clk[] = {"none", "base", NULL};
+	static const char *const cache[] = {"all", "none", NULL};
 
 	if (check_enum("target_processes", o->target_processes, tp, err) ||
 	    check_enum("replay_mode", o->replay_mode, rm, err) ||
@@ -80,8 +80,10 @@ static int validate(const struct ncu_options *o, struct strbuf *err)
 	if (!o->nr_program || !o->program[0] || !o->program[0][0])
 		return error_set(err, "ncu needs a program to profile");
 	if (o->program[0][0] == '-')
-		return error_set(err, "the program '%s' starts with '-': ncu would read it as "
-				      "an option", o->program[0]);
+		return error_set(err,
+				 "the program '%s' starts with '-': ncu would read it as "
+				 "an option",
+				 o->program[0]);
 	return 0;
 }
 
@@ -239,8 +241,7 @@ void ncu_cmd_format(const struct ncu_cmd *cmd, struct strbuf *out)
 
 /* First whitespace-separated token of each line that is a table row (not a
  * rule, not the header, not blank). */
-static void first_tokens(const char *text, size_t len, const char *header, char ***out,
-			 size_t *n)
+static void first_tokens(const char *text, size_t len, const char *header, char ***out, size_t *n)
 {
 	size_t alloc = 0, i = 0;
 

@@ -20,10 +20,10 @@
 
 /* Mirrors pipeline.ncu.ncu_cli (SCHEMA.md); NULL / -1 = not set. */
 struct ncu_options {
-	const char *ncu;              /* executable; "ncu" when NULL */
-	const char *target_processes; /* all | application-only */
-	const char *replay_mode;      /* kernel | application | range | app-range */
-	int nvtx;                     /* --nvtx even without include/exclude */
+	const char *ncu;		 /* executable; "ncu" when NULL */
+	const char *target_processes;	 /* all | application-only */
+	const char *replay_mode;	 /* kernel | application | range | app-range */
+	int nvtx;			 /* --nvtx even without include/exclude */
 	const char *const *nvtx_include; /* ncu syntax already (see nvtx_filter.h) */
 	size_t nr_nvtx_include;
 	const char *const *nvtx_exclude;
@@ -35,25 +35,31 @@ struct ncu_options {
 	size_t nr_metrics;
 	const char *kernel_name;      /* exact, or "regex:<pattern>" */
 	const char *kernel_name_base; /* function | demangled | mangled */
-	const char *kernel_id;        /* context:stream:[regex:]name:invocation */
-	long long launch_skip;        /* >= 0, or -1 */
-	long long launch_count;       /* >= 1, or -1 */
+	const char *kernel_id;	      /* context:stream:[regex:]name:invocation */
+	long long launch_skip;	      /* >= 0, or -1 */
+	long long launch_count;	      /* >= 1, or -1 */
 	const char *clock_control;    /* none | base */
 	const char *cache_control;    /* all | none */
 	int force_overwrite;
-	const char *output;           /* -o base path (ncu adds .ncu-rep) */
-	const char *const *program;   /* the workload argv */
+	const char *output;	    /* -o base path (ncu adds .ncu-rep) */
+	const char *const *program; /* the workload argv */
 	size_t nr_program;
 };
-#define NCU_OPTIONS_INIT { .launch_skip = -1, .launch_count = -1 }
+#define NCU_OPTIONS_INIT                                                                           \
+	{                                                                                          \
+		.launch_skip = -1, .launch_count = -1                                              \
+	}
 
 struct ncu_cmd {
 	char **argv; /* NULL-terminated */
 	size_t argc;
-	char **env;  /* "NAME=value" additions, NULL-terminated */
+	char **env; /* "NAME=value" additions, NULL-terminated */
 	size_t nenv;
 };
-#define NCU_CMD_INIT { NULL, 0, NULL, 0 }
+#define NCU_CMD_INIT                                                                               \
+	{                                                                                          \
+		NULL, 0, NULL, 0                                                                   \
+	}
 
 /* Builds the capture command. 0, or -1 with err naming the bad option
  * (unknown enum value, launch_count < 1, kernel_name and kernel_id both

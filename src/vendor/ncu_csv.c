@@ -128,9 +128,9 @@ enum ncu_num ncu_parse_number(const char *p, size_t len, char decimal, double *o
 	/* Fast path, exact: a mantissa below 2^53 divided by an exact power of
 	 * ten is correctly rounded, as strtod would round it. */
 	{
-		static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-					      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-					      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+		static const double p10[] = {1e0,  1e1,	 1e2,  1e3,  1e4,  1e5,	 1e6,  1e7,
+					     1e8,  1e9,	 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+					     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 		uint64_t m = 0;
 		size_t j = 0, frac = 0, nd = 0;
 		int neg = 0, dot = 0, ok = 1;
@@ -184,10 +184,10 @@ struct unit_word {
 };
 
 static const struct unit_word unit_words[] = {
-	{ "second", "second", 1 },
-	{ "s", "second", 1 },
-	{ "hz", "hz", 0 },
-	{ "byte", "byte", 0 },
+    {"second", "second", 1},
+    {"s", "second", 1},
+    {"hz", "hz", 0},
+    {"byte", "byte", 0},
 };
 
 struct unit_prefix {
@@ -198,17 +198,16 @@ struct unit_prefix {
 /* ncu uses SI (decimal) prefixes: 1 Kbyte = 1000 byte (32.768000 Kbyte in
  * the auto-unit export is 32768 byte in the base-unit one). */
 static const struct unit_prefix unit_prefixes[] = {
-	{ 'n', -9 }, { 'u', -6 }, { 'm', -3 }, { 'K', 3 }, { 'k', 3 },
-	{ 'M', 6 },  { 'G', 9 },  { 'T', 12 }, { 'P', 15 },
+    {'n', -9}, {'u', -6}, {'m', -3}, {'K', 3}, {'k', 3}, {'M', 6}, {'G', 9}, {'T', 12}, {'P', 15},
 };
 
 /* Exact powers of ten, so that 1/nsecond scales by exactly 1e9. */
 static double pow10_exact(int e)
 {
-	static const double pos[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-				      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-				      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
-				      1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30 };
+	static const double pos[] = {1e0,  1e1,	 1e2,  1e3,  1e4,  1e5,	 1e6,  1e7,
+				     1e8,  1e9,	 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
+				     1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30};
 
 	if (e >= 0 && e < (int)ARRAY_SIZE(pos))
 		return pos[e];
@@ -333,11 +332,15 @@ static int read_header(struct csv_reader *r, const char *source, struct strbuf *
 	if (rc < 0)
 		return -1;
 	if (no_kernels)
-		return error_set(err, "%s: ncu profiled no kernels ('No kernels were profiled'): "
-				      "the kernel or NVTX filter matched nothing", source);
+		return error_set(err,
+				 "%s: ncu profiled no kernels ('No kernels were profiled'): "
+				 "the kernel or NVTX filter matched nothing",
+				 source);
 	if (no_ranges)
-		return error_set(err, "%s: ncu profiled no ranges ('No ranges were profiled'): "
-				      "the NVTX filter matched no range", source);
+		return error_set(err,
+				 "%s: ncu profiled no ranges ('No ranges were profiled'): "
+				 "the NVTX filter matched no range",
+				 source);
 	return error_set(err, "%s: empty file, no CSV header", source);
 }
 
@@ -372,8 +375,10 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 	if (read_header(&r, raw->source, err) < 0)
 		goto out;
 	if (find_field(&r, "Metric Name") >= 0 && find_field(&r, "Metric Value") >= 0) {
-		error_set(err, "%s:%zu: this is ncu's details page; export the raw page "
-			       "(--page raw)", raw->source, r.record_line);
+		error_set(err,
+			  "%s:%zu: this is ncu's details page; export the raw page "
+			  "(--page raw)",
+			  raw->source, r.record_line);
 		goto out;
 	}
 	if (find_field(&r, "ID") != 0) {
@@ -426,7 +431,8 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 				csv_field_unescape(&r.fields[c], &sb);
 				free(col->unit);
 				free(col->base_unit);
-				col->unit_known = !ncu_unit_scale(sb.buf, sb.len, &col->scale, &base);
+				col->unit_known =
+				    !ncu_unit_scale(sb.buf, sb.len, &col->scale, &base);
 				col->unit = strbuf_detach(&sb, NULL);
 				col->base_unit = strbuf_detach(&base, NULL);
 			}
@@ -451,7 +457,8 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 						goto out;
 					}
 					cells[c].off = (uint32_t)at;
-					cells[c].len = (uint32_t)(raw->arena.len - at) | NCU_CELL_OWNED;
+					cells[c].len =
+					    (uint32_t)(raw->arena.len - at) | NCU_CELL_OWNED;
 				} else {
 					cells[c].off = (uint32_t)(f[c].p - buf);
 					cells[c].len = (uint32_t)f[c].len;
@@ -520,16 +527,18 @@ static void build_index(struct ncu_raw *raw)
 	for (size_t c = raw->ncols; c > 0; c--) {
 		size_t h = name_hash(raw->cols[c - 1].name) & (size - 1);
 
-		while (raw->index[h] >= 0 && strcmp(raw->cols[raw->index[h]].name,
-						    raw->cols[c - 1].name))
+		while (raw->index[h] >= 0 &&
+		       strcmp(raw->cols[raw->index[h]].name, raw->cols[c - 1].name))
 			h = (h + 1) & (size - 1);
 		raw->index[h] = (long)(c - 1);
 	}
 	raw->nvtx_col[0] = raw->nvtx_col[1] = -1;
 	for (size_t c = 0; c < raw->ncols; c++) {
-		if (raw->nvtx_col[0] < 0 && starts_with(raw->cols[c].name, "thread Domain:Push/Pop_Range"))
+		if (raw->nvtx_col[0] < 0 &&
+		    starts_with(raw->cols[c].name, "thread Domain:Push/Pop_Range"))
 			raw->nvtx_col[0] = (long)c;
-		if (raw->nvtx_col[1] < 0 && starts_with(raw->cols[c].name, "Id:Domain:Start/Stop_Range"))
+		if (raw->nvtx_col[1] < 0 &&
+		    starts_with(raw->cols[c].name, "Id:Domain:Start/Stop_Range"))
 			raw->nvtx_col[1] = (long)c;
 	}
 }
@@ -574,8 +583,7 @@ enum ncu_num ncu_raw_number(const struct ncu_raw *raw, size_t row, size_t col, d
 	return rc;
 }
 
-enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *name,
-			    double *out)
+enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *name, double *out)
 {
 	long c = ncu_raw_col(raw, name);
 
@@ -592,7 +600,7 @@ enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *n
  * the six attribute fields (which hold no ':') are cut from the right. */
 static struct str nvtx_range_of(const char *s, size_t n)
 {
-	struct str out = { s, n };
+	struct str out = {s, n};
 	size_t colons = 0, k;
 
 	for (k = 0; k < n; k++) {
@@ -651,8 +659,8 @@ static int nvtx_push_entry(const char *p, size_t n, enum nvtx_style style,
 	return 0;
 }
 
-int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style,
-			struct ncu_nvtx_stack *st, struct strbuf *err)
+int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style, struct ncu_nvtx_stack *st,
+			struct strbuf *err)
 {
 	size_t i = 0;
 
@@ -701,7 +709,7 @@ int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *s
 {
 	st->thread = -1;
 	for (int k = 0; k < 2; k++) {
-		struct ncu_nvtx_stack one = { 0 };
+		struct ncu_nvtx_stack one = {0};
 		long c = raw->nvtx_col[k];
 		struct str cell;
 
@@ -728,8 +736,8 @@ int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *s
 
 /* ----------------------------------------------------------- details page */
 
-int ncu_details_parse(const char *buf, size_t len, const char *source,
-		      struct ncu_details *d, struct strbuf *err)
+int ncu_details_parse(const char *buf, size_t len, const char *source, struct ncu_details *d,
+		      struct strbuf *err)
 {
 	struct csv_reader r;
 	long c_id, c_kernel, c_section, c_metric, c_unit, c_value, c_rname, c_rtype, c_rtext;
@@ -752,28 +760,30 @@ int ncu_details_parse(const char *buf, size_t len, const char *source,
 	c_rtype = find_field(&r, "Rule Type");
 	c_rtext = find_field(&r, "Rule Description");
 	if (c_id < 0 || c_section < 0 || c_metric < 0 || c_unit < 0 || c_value < 0) {
-		error_set(err, "%s:%zu: not an ncu details-page CSV (needs ID, Section Name, "
-			       "Metric Name, Metric Unit, Metric Value)", d->source, r.record_line);
+		error_set(err,
+			  "%s:%zu: not an ncu details-page CSV (needs ID, Section Name, "
+			  "Metric Name, Metric Unit, Metric Value)",
+			  d->source, r.record_line);
 		goto out;
 	}
 	while ((rc = csv_reader_next(&r, err)) == 1) {
 		struct ncu_detail *e;
-		struct str id = { "", 0 };
+		struct str id = {"", 0};
 		double v;
 
-#define CELL(col, dst)                                                                   \
-	do {                                                                             \
-		(dst).p = "";                                                            \
-		(dst).len = 0;                                                           \
-		if ((col) >= 0 && (size_t)(col) < r.nr) {                                \
-			if (r.fields[col].escaped)                                       \
-				owned_text(&d->owned, &d->nr_owned, &d->alloc_owned,      \
-					   &r.fields[col], &(dst));                      \
-			else {                                                           \
-				(dst).p = r.fields[col].p;                               \
-				(dst).len = r.fields[col].len;                           \
-			}                                                                \
-		}                                                                        \
+#define CELL(col, dst)                                                                             \
+	do {                                                                                       \
+		(dst).p = "";                                                                      \
+		(dst).len = 0;                                                                     \
+		if ((col) >= 0 && (size_t)(col) < r.nr) {                                          \
+			if (r.fields[col].escaped)                                                 \
+				owned_text(&d->owned, &d->nr_owned, &d->alloc_owned,               \
+					   &r.fields[col], &(dst));                                \
+			else {                                                                     \
+				(dst).p = r.fields[col].p;                                         \
+				(dst).len = r.fields[col].len;                                     \
+			}                                                                          \
+		}                                                                                  \
 	} while (0)
 		if (is_log_line(&r))
 			continue;

@@ -50,11 +50,11 @@ int ncu_unit_scale(const char *unit, size_t len, double *scale, struct strbuf *b
 /* --- raw page ----------------------------------------------------------- */
 
 struct ncu_column {
-	char *name;      /* header text */
-	char *unit;      /* units-row text, "" when none or no units row */
+	char *name;	 /* header text */
+	char *unit;	 /* units-row text, "" when none or no units row */
 	char *base_unit; /* unit after scaling */
-	double scale;    /* value * scale = value in base_unit */
-	int unit_known;  /* the unit was recognised */
+	double scale;	 /* value * scale = value in base_unit */
+	int unit_known;	 /* the unit was recognised */
 };
 
 /* A cell as 8 bytes (the table is larger than the input otherwise): an
@@ -67,22 +67,25 @@ struct ncu_cell {
 #define NCU_CELL_OWNED 0x80000000u
 
 struct ncu_raw {
-	char *source;          /* file name for messages */
-	size_t ncols, nrows;   /* data rows, units row excluded */
+	char *source;	     /* file name for messages */
+	size_t ncols, nrows; /* data rows, units row excluded */
 	struct ncu_column *cols;
 	struct ncu_cell *cells; /* nrows * ncols; missing cells are empty */
-	size_t *row_line;      /* 1-based source line of each data row */
+	size_t *row_line;	/* 1-based source line of each data row */
 	int has_units_row;
-	char decimal;          /* '.' or ',': decided once per file from the cells
-				* that show it ("5.280000", "1,234.5", "1.234.567");
-				* '.' when none does (ncu runs with LC_ALL=C) */
-	const char *buf;       /* the borrowed input */
-	struct strbuf arena;   /* unescaped cell texts */
-	long *index;           /* open-addressing hash of column names */
+	char decimal;	     /* '.' or ',': decided once per file from the cells
+			      * that show it ("5.280000", "1,234.5", "1.234.567");
+			      * '.' when none does (ncu runs with LC_ALL=C) */
+	const char *buf;     /* the borrowed input */
+	struct strbuf arena; /* unescaped cell texts */
+	long *index;	     /* open-addressing hash of column names */
 	size_t index_size;
-	long nvtx_col[2];      /* push/pop and start/end NVTX columns, or -1 */
+	long nvtx_col[2]; /* push/pop and start/end NVTX columns, or -1 */
 };
-#define NCU_RAW_INIT { 0 }
+#define NCU_RAW_INIT                                                                               \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 /* Parses a raw-page export. 0, or -1 with "source:line:col: ..." in err. */
 int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_raw *raw,
@@ -97,8 +100,7 @@ struct str ncu_raw_cell(const struct ncu_raw *raw, size_t row, size_t col);
 enum ncu_num ncu_raw_number(const struct ncu_raw *raw, size_t row, size_t col, double *out);
 /* Looks a metric up by name and converts it: NCU_NUM_EMPTY when the column
  * is absent. */
-enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *name,
-			    double *out);
+enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *name, double *out);
 
 /* --- NVTX cells ----------------------------------------------------------- */
 
@@ -111,7 +113,7 @@ struct ncu_nvtx_range {
 };
 
 struct ncu_nvtx_stack {
-	long long thread;            /* the cell's leading thread id, -1 if none */
+	long long thread;	       /* the cell's leading thread id, -1 if none */
 	struct ncu_nvtx_range *ranges; /* outermost first */
 	size_t nr, alloc;
 };
@@ -119,8 +121,8 @@ struct ncu_nvtx_stack {
 /* Parses one NVTX cell, e.g. `829  "LLM:decode_all:none:none:none:none:ASCII:
  * decode_all"  "LLM:decode_step:..."`, appending to st. Range names may
  * contain ':' ("A::A1"). 0, or -1 with a message. */
-int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style,
-			struct ncu_nvtx_stack *st, struct strbuf *err);
+int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style, struct ncu_nvtx_stack *st,
+			struct strbuf *err);
 void ncu_nvtx_stack_release(struct ncu_nvtx_stack *st);
 /* The NVTX stacks of row: push/pop levels first, then start/end ranges.
  * On error st is released. */
@@ -130,11 +132,11 @@ int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *s
 /* --- details page ---------------------------------------------------------- */
 
 struct ncu_detail {
-	long long id;      /* the result's ID */
+	long long id; /* the result's ID */
 	size_t row_line;
 	struct str kernel, section, metric, unit, value; /* borrowed */
-	struct str rule_name, rule_type, rule_text;     /* empty on metric rows */
-	double scale;      /* unit -> base */
+	struct str rule_name, rule_type, rule_text;	 /* empty on metric rows */
+	double scale;					 /* unit -> base */
 };
 
 struct ncu_details {
@@ -145,10 +147,13 @@ struct ncu_details {
 	char **owned;
 	size_t nr_owned, alloc_owned;
 };
-#define NCU_DETAILS_INIT { 0 }
+#define NCU_DETAILS_INIT                                                                           \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
-int ncu_details_parse(const char *buf, size_t len, const char *source,
-		      struct ncu_details *d, struct strbuf *err);
+int ncu_details_parse(const char *buf, size_t len, const char *source, struct ncu_details *d,
+		      struct strbuf *err);
 void ncu_details_release(struct ncu_details *d);
 /* The value of metric label (e.g. "Duration") of result id, scaled to base
  * units; NCU_NUM_EMPTY when absent. */

@@ -40,7 +40,7 @@ const char *ncu_bound_name(enum ncu_bound b)
 const char *ncu_prec_name(enum ncu_prec p)
 {
 	static const char *const names[NCU_PREC_NR] = {
-		"fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "tensor",
+	    "fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "tensor",
 	};
 	return (unsigned)p < NCU_PREC_NR ? names[p] : "?";
 }
@@ -188,15 +188,17 @@ static double add_or_nan(double a, double b)
 	return isnan(a) || isnan(b) ? NAN : a + b;
 }
 
-#define SASS(op)                                                                         \
-	{ "sm__sass_thread_inst_executed_op_" op "_pred_on.sum",                         \
-	  "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum",                       \
-	  "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum.per_cycle_elapsed" }
+#define SASS(op)                                                                                   \
+	{                                                                                          \
+		"sm__sass_thread_inst_executed_op_" op "_pred_on.sum",                             \
+		    "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum",                       \
+		    "smsp__sass_thread_inst_executed_op_" op "_pred_on.sum.per_cycle_elapsed"      \
+	}
 /* [precision d/f/h][add, mul, fma][direct sm, direct smsp, rate] */
 static const char *const sass_names[3][3][3] = {
-	{ SASS("dadd"), SASS("dmul"), SASS("dfma") },
-	{ SASS("fadd"), SASS("fmul"), SASS("ffma") },
-	{ SASS("hadd"), SASS("hmul"), SASS("hfma") },
+    {SASS("dadd"), SASS("dmul"), SASS("dfma")},
+    {SASS("fadd"), SASS("fmul"), SASS("ffma")},
+    {SASS("hadd"), SASS("hmul"), SASS("hfma")},
 };
 #undef SASS
 
@@ -226,8 +228,8 @@ static int tensor_src_prec(const char *src, size_t n)
 		const char *src;
 		enum ncu_prec p;
 	} map[] = {
-		{ "fp64", NCU_PREC_FP64 }, { "fp16", NCU_PREC_FP16 }, { "bf16", NCU_PREC_BF16 },
-		{ "tf32", NCU_PREC_TF32 }, { "fp8", NCU_PREC_FP8 },
+	    {"fp64", NCU_PREC_FP64}, {"fp16", NCU_PREC_FP16}, {"bf16", NCU_PREC_BF16},
+	    {"tf32", NCU_PREC_TF32}, {"fp8", NCU_PREC_FP8},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
 		size_t l = strlen(map[i].src);
@@ -242,8 +244,8 @@ static int tensor_src_prec(const char *src, size_t n)
 /* Tensor-core FLOPs by source type from sm__ops_path_tensor_src_<t>[_dst_<u>]
  * [_sparsity_{on,off}].sum (gh100 offers src_fp16, src_bf16_dst_fp32,
  * src_tf32_dst_fp32, src_fp8, src_fp64; the per-instruction-kind
- * sm__ops_path_tensor_op_* split of the same ops is not added again). Columns without a sparsity suffix win over the
- * split ones so nothing is counted twice. Returns 1 if any was present. */
+ * sm__ops_path_tensor_op_* split of the same ops is not added again). Columns without a sparsity
+ * suffix win over the split ones so nothing is counted twice. Returns 1 if any was present. */
 struct tensor_col {
 	size_t col;
 	int prec, sparse;
@@ -286,8 +288,8 @@ static void tensor_cols_find(const struct ncu_raw *raw, struct tensor_cols *tc)
 
 static int tensor_typed(struct kctx *x, const struct tensor_cols *tc, double out[NCU_PREC_NR])
 {
-	double plain[NCU_PREC_NR] = { 0 }, sparse[NCU_PREC_NR] = { 0 };
-	int have_plain[NCU_PREC_NR] = { 0 }, have_sparse[NCU_PREC_NR] = { 0 }, any = 0;
+	double plain[NCU_PREC_NR] = {0}, sparse[NCU_PREC_NR] = {0};
+	int have_plain[NCU_PREC_NR] = {0}, have_sparse[NCU_PREC_NR] = {0}, any = 0;
 
 	for (size_t i = 0; i < tc->nr; i++) {
 		int p = tc->v[i].prec;
@@ -330,8 +332,9 @@ static void kernel_flops(struct kctx *x, const struct tensor_cols *tc, struct nc
 		}
 	} else {
 		static const char *const inst[] = {
-			"smsp__inst_executed_pipe_tensor.sum", "sm__inst_executed_pipe_tensor.sum",
-			NULL,
+		    "smsp__inst_executed_pipe_tensor.sum",
+		    "sm__inst_executed_pipe_tensor.sum",
+		    NULL,
 		};
 		double n = metric_any(x, inst);
 
@@ -382,11 +385,12 @@ static int kernel_from_row(struct kctx *x, const struct tensor_cols *tc, struct 
 			   struct strbuf *err)
 {
 	static const char *const dram_pct[] = {
-		"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-		"dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL,
+	    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+	    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+	    NULL,
 	};
 	struct strbuf sb = STRBUF_INIT;
-	struct ncu_nvtx_stack st = { 0 };
+	struct ncu_nvtx_stack st = {0};
 	const struct ncu_raw *raw = x->raw;
 	size_t row = x->row;
 	long c;
@@ -442,7 +446,7 @@ static int kernel_from_row(struct kctx *x, const struct tensor_cols *tc, struct 
 	k->duration_ns = metric(x, "gpu__time_duration.sum");
 	k->sm_sol_pct = metric(x, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
 	k->mem_sol_pct =
-		metric(x, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+	    metric(x, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
 	k->dram_pct = metric_any(x, dram_pct);
 	k->l2_pct = metric(x, "lts__throughput.avg.pct_of_peak_sustained_elapsed");
 	k->achieved_occ_pct = metric(x, "sm__warps_active.avg.pct_of_peak_sustained_active");
@@ -456,8 +460,8 @@ static int kernel_from_row(struct kctx *x, const struct tensor_cols *tc, struct 
 	if (!ncu_have(k->dram_bytes))
 		k->dram_bytes = metric(x, "dram__bytes.sum.per_second") * k->duration_ns * 1e-9;
 	k->ai = ncu_have(k->flops_total) && ncu_have(k->dram_bytes) && k->dram_bytes > 0
-			? k->flops_total / k->dram_bytes
-			: NAN;
+		    ? k->flops_total / k->dram_bytes
+		    : NAN;
 	k->bound = ncu_bound_classify(k->sm_sol_pct, k->mem_sol_pct);
 	return 0;
 }
@@ -555,8 +559,8 @@ static void build_groups(struct ncu_kernel_table *t)
 		g->achieved_occ_pct /= w;
 		g->theoretical_occ_pct /= w;
 		g->ai = ncu_have(g->flops_total) && ncu_have(g->dram_bytes) && g->dram_bytes > 0
-				? g->flops_total / g->dram_bytes
-				: NAN;
+			    ? g->flops_total / g->dram_bytes
+			    : NAN;
 		g->bound = ncu_bound_classify(g->sm_sol_pct, g->mem_sol_pct);
 		if (isinf(g->min_ns))
 			g->min_ns = g->max_ns = NAN;
@@ -565,10 +569,9 @@ static void build_groups(struct ncu_kernel_table *t)
 		qsort(t->groups, t->ngroups, sizeof(*t->groups), group_cmp);
 }
 
-int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t,
-			 struct strbuf *err)
+int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t, struct strbuf *err)
 {
-	struct tensor_cols tc = { 0 };
+	struct tensor_cols tc = {0};
 	struct kctx *x = xcalloc(1, sizeof(*x));
 
 	memset(t, 0, sizeof(*t));

@@ -57,26 +57,26 @@ static inline int ncu_have(double v)
 struct ncu_kernel {
 	long long id, pid;
 	char *process;
-	char *name;        /* as exported (demangled by default) */
-	char *short_name;  /* function name without scope, template args or params */
-	char *nvtx;        /* "LLM@decode_all/decode_step" or NULL */
+	char *name;	  /* as exported (demangled by default) */
+	char *short_name; /* function name without scope, template args or params */
+	char *nvtx;	  /* "LLM@decode_all/decode_step" or NULL */
 	long long device, context, stream; /* -1 when n/a */
 	char cc[16];
 	int grid[3], block[3]; /* 0 when absent (range results) */
 	double registers;      /* per thread */
 	double shared_mem;     /* static + dynamic bytes per block */
 	double duration_ns;
-	double sm_sol_pct;     /* sm__throughput.avg.pct_of_peak_sustained_elapsed */
-	double mem_sol_pct;    /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed */
-	double dram_pct;       /* gpu__dram_throughput / dram__throughput */
-	double l2_pct;         /* lts__throughput.avg.pct_of_peak_sustained_elapsed */
+	double sm_sol_pct;  /* sm__throughput.avg.pct_of_peak_sustained_elapsed */
+	double mem_sol_pct; /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed */
+	double dram_pct;    /* gpu__dram_throughput / dram__throughput */
+	double l2_pct;	    /* lts__throughput.avg.pct_of_peak_sustained_elapsed */
 	double achieved_occ_pct;
 	double theoretical_occ_pct;
 	double flops[NCU_PREC_NR];
-	double flops_total;    /* sum of the available precisions */
-	double tensor_flops;   /* the tensor-core share of flops_total */
+	double flops_total;  /* sum of the available precisions */
+	double tensor_flops; /* the tensor-core share of flops_total */
 	double dram_bytes;
-	double ai;             /* flops_total / dram_bytes */
+	double ai; /* flops_total / dram_bytes */
 	enum ncu_bound bound;
 };
 
@@ -98,15 +98,17 @@ struct ncu_kernel_table {
 	size_t nr, alloc;
 	struct ncu_kernel_group *groups; /* sorted by total_ns, descending */
 	size_t ngroups;
-	double total_ns;   /* sum of durations */
+	double total_ns; /* sum of durations */
 	size_t total_calls;
 	size_t missing_duration; /* results without gpu__time_duration */
 };
-#define NCU_KERNEL_TABLE_INIT { 0 }
+#define NCU_KERNEL_TABLE_INIT                                                                      \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 /* Builds one record per row of raw, then the groups. 0, or -1 with err. */
-int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t,
-			 struct strbuf *err);
+int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t, struct strbuf *err);
 void ncu_kernel_table_release(struct ncu_kernel_table *t);
 
 /* The rule (docs/ncu.md): compute when SM SOL >= 60 % and >= memory SOL;

@@ -36,7 +36,8 @@ static const char *find(const char *s, size_t n, const char *what)
 /* " - N pass" / " - N passes" anywhere in s: the end of a result. */
 static int find_passes(const char *s, size_t n, int *passes)
 {
-	for (const char *q = find(s, n, " - "); q; q = find(q + 1, n - (size_t)(q + 1 - s), " - ")) {
+	for (const char *q = find(s, n, " - "); q;
+	     q = find(q + 1, n - (size_t)(q + 1 - s), " - ")) {
 		const char *d = q + 3, *end = s + n;
 		long v = 0;
 
@@ -78,7 +79,8 @@ static int parse_line(struct ncu_progress *p, const char *s, size_t n, int compl
 		t = find(s, n, tag);
 	}
 	if (t) {
-		const char *name = t + sizeof(tag) - 1, *q = memchr(name, '"', (size_t)(end - name));
+		const char *name = t + sizeof(tag) - 1,
+			   *q = memchr(name, '"', (size_t)(end - name));
 		const char *c;
 		int pct = 0;
 		long long id = -1;
@@ -86,7 +88,8 @@ static int parse_line(struct ncu_progress *p, const char *s, size_t n, int compl
 
 		if (!q)
 			return changed;
-		l = (size_t)(q - name) < sizeof(p->name) - 1 ? (size_t)(q - name) : sizeof(p->name) - 1;
+		l = (size_t)(q - name) < sizeof(p->name) - 1 ? (size_t)(q - name)
+							     : sizeof(p->name) - 1;
 		c = q + 1;
 		if (end - c >= 3 && !memcmp(c, " - ", 3)) {
 			c += 3;

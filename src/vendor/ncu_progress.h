@@ -17,15 +17,15 @@
 #include "core/strbuf.h"
 
 struct ncu_progress {
-	long long done;       /* results finished */
+	long long done;	      /* results finished */
 	long long current_id; /* ID of the result in progress, -1 if none */
-	char name[160];       /* its name as ncu prints it */
-	int pct;              /* 0..100 of its passes */
-	int passes;           /* passes per result, from the last finished one; 0 unknown */
+	char name[160];	      /* its name as ncu prints it */
+	int pct;	      /* 0..100 of its passes */
+	int passes;	      /* passes per result, from the last finished one; 0 unknown */
 	int in_progress;
 	int no_kernels, no_ranges, errors;
-	char report[512];     /* from "==PROF== Report: PATH" */
-	struct strbuf line;   /* the unfinished line */
+	char report[512];   /* from "==PROF== Report: PATH" */
+	struct strbuf line; /* the unfinished line */
 };
 
 void ncu_progress_init(struct ncu_progress *p);

@@ -71,8 +71,10 @@ void nvtx_ncu_expr(const struct nvtx_spec *spec, enum nvtx_style style, struct s
 int nvtx_nsys_capture(const struct nvtx_spec *spec, struct strbuf *out, struct strbuf *err)
 {
 	if (strchr(spec->range, '@') || (spec->domain && strchr(spec->domain, '@')))
-		return error_set(err, "nsys --nvtx-capture cannot name a range or domain "
-				      "containing '@' ('%s')", spec->range);
+		return error_set(err,
+				 "nsys --nvtx-capture cannot name a range or domain "
+				 "containing '@' ('%s')",
+				 spec->range);
 	strbuf_addstr(out, spec->range);
 	if (spec->domain) {
 		strbuf_addch(out, '@');
@@ -85,8 +87,8 @@ int nvtx_nsys_capture(const struct nvtx_spec *spec, struct strbuf *out, struct s
 
 struct ncu_expr {
 	int regex;
-	char *domain;  /* NULL: default domain */
-	char **parts;  /* range names (or patterns); "*" and "+" are wildcards */
+	char *domain; /* NULL: default domain */
+	char **parts; /* range names (or patterns); "*" and "+" are wildcards */
 	size_t nr, alloc;
 	enum nvtx_style style;
 };
@@ -136,7 +138,8 @@ static int expr_parse(const char *s, struct ncu_expr *e, struct strbuf *why)
 			comma = 1;
 			if (cur.len)
 				expr_push(e, &cur);
-		} else if ((c == '[' && !cur.len && (i == 0 || s[i - 1] == '@' || s[i - 1] == ':')) ||
+		} else if ((c == '[' && !cur.len &&
+			    (i == 0 || s[i - 1] == '@' || s[i - 1] == ':')) ||
 			   (c == ']' && !s[i + 1])) {
 			/* stack-bottom / stack-top anchors: no name of their own */
 		} else {
@@ -229,8 +232,7 @@ static const char *style_name(enum nvtx_style s)
 	return s == NVTX_PUSHPOP ? "push/pop" : "start/end";
 }
 
-void nvtx_ncu_suggest(const char *expr, const struct nvtx_seen *seen, size_t n,
-		      struct strbuf *out)
+void nvtx_ncu_suggest(const char *expr, const struct nvtx_seen *seen, size_t n, struct strbuf *out)
 {
 	struct ncu_expr e;
 	struct strbuf tmp = STRBUF_INIT;
@@ -268,7 +270,7 @@ void nvtx_ncu_suggest(const char *expr, const struct nvtx_seen *seen, size_t n,
 			best = NULL; /* nothing close */
 	}
 	if (best) {
-		struct nvtx_spec s = { (char *)best->domain, (char *)best->name };
+		struct nvtx_spec s = {(char *)best->domain, (char *)best->name};
 
 		nvtx_ncu_expr(&s, best->style, out);
 	}
@@ -276,8 +278,8 @@ void nvtx_ncu_suggest(const char *expr, const struct nvtx_seen *seen, size_t n,
 	expr_release(&e);
 }
 
-void nvtx_diagnose(const char *const *exprs, size_t nexprs, const struct nvtx_seen *seen,
-		   size_t n, struct strbuf *out)
+void nvtx_diagnose(const char *const *exprs, size_t nexprs, const struct nvtx_seen *seen, size_t n,
+		   struct strbuf *out)
 {
 	for (size_t i = 0; i < nexprs; i++) {
 		struct strbuf why = STRBUF_INIT, sug = STRBUF_INIT;
@@ -287,12 +289,14 @@ void nvtx_diagnose(const char *const *exprs, size_t nexprs, const struct nvtx_se
 		if (m > 0) {
 			strbuf_addstr(out, "matches ranges the trace saw\n");
 		} else {
-			strbuf_addf(out, "%s\n", m < 0 ? why.buf : "matches no range the trace saw");
+			strbuf_addf(out, "%s\n",
+				    m < 0 ? why.buf : "matches no range the trace saw");
 			if (m == 0)
 				strbuf_addf(out, "  (%s)\n", why.buf);
 			nvtx_ncu_suggest(exprs[i], seen, n, &sug);
 			if (sug.len)
-				strbuf_addf(out, "  the expression that would match: '%s'\n", sug.buf);
+				strbuf_addf(out, "  the expression that would match: '%s'\n",
+					    sug.buf);
 		}
 		strbuf_release(&why);
 		strbuf_release(&sug);
@@ -304,7 +308,7 @@ void nvtx_diagnose(const char *const *exprs, size_t nexprs, const struct nvtx_se
 	}
 	strbuf_addstr(out, "ranges the trace saw:\n");
 	for (size_t i = 0; i < n; i++) {
-		struct nvtx_spec s = { (char *)seen[i].domain, (char *)seen[i].name };
+		struct nvtx_spec s = {(char *)seen[i].domain, (char *)seen[i].name};
 
 		strbuf_addf(out, "  %s%s%s (%s) -> ncu '", seen[i].domain ? seen[i].domain : "",
 			    seen[i].domain ? "@" : "", seen[i].name, style_name(seen[i].style));

@@ -52,13 +52,12 @@ int nvtx_ncu_expr_matches(const char *expr, const struct nvtx_seen *seen, size_t
 /* For a user name or ncu expression that matched nothing, appends the ncu
  * expression that would match the most similar seen range (same name in
  * another domain or style first, then the closest name), or nothing. */
-void nvtx_ncu_suggest(const char *expr, const struct nvtx_seen *seen, size_t n,
-		      struct strbuf *out);
+void nvtx_ncu_suggest(const char *expr, const struct nvtx_seen *seen, size_t n, struct strbuf *out);
 
 /* The diagnosis for "No kernels were profiled" / "No ranges were
  * profiled": each include expression, whether it matches, the ranges that
  * exist, and the expression that would match. Appends to out. */
-void nvtx_diagnose(const char *const *exprs, size_t nexprs, const struct nvtx_seen *seen,
-		   size_t n, struct strbuf *out);
+void nvtx_diagnose(const char *const *exprs, size_t nexprs, const struct nvtx_seen *seen, size_t n,
+		   struct strbuf *out);
 
 #endif

@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ncu_details_release(&d);
 	}
 	{
-		struct ncu_nvtx_stack st = { 0 };
+		struct ncu_nvtx_stack st = {0};
 
 		ncu_nvtx_parse_cell(buf, size, NVTX_PUSHPOP, &st, &err);
 		ncu_nvtx_stack_release(&st);

@@ -52,11 +52,11 @@ static void expect_error(const char *in, const char *want)
 static void test_basic(void **state)
 {
 	expect("a,b,c\n1,2,3\n", "a|b|c\n1|2|3\n");
-	expect("a,b,c", "a|b|c\n");              /* no final newline */
-	expect("a,,c\n,\n", "a||c\n|\n");        /* empty fields */
-	expect("a,b\r\n1,2\r\n", "a|b\n1|2\n");  /* CRLF */
-	expect("\xEF\xBB\xBFID,x\n", "ID|x\n");   /* BOM */
-	expect("a\n\n\nb\n", "a\nb\n");           /* blank lines skipped */
+	expect("a,b,c", "a|b|c\n");		/* no final newline */
+	expect("a,,c\n,\n", "a||c\n|\n");	/* empty fields */
+	expect("a,b\r\n1,2\r\n", "a|b\n1|2\n"); /* CRLF */
+	expect("\xEF\xBB\xBFID,x\n", "ID|x\n"); /* BOM */
+	expect("a\n\n\nb\n", "a\nb\n");		/* blank lines skipped */
 	expect("", "");
 }
 
@@ -120,9 +120,9 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_basic),  cmocka_unit_test(test_quoted),
-		cmocka_unit_test(test_ragged), cmocka_unit_test(test_zero_copy),
-		cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_basic),  cmocka_unit_test(test_quoted),
+	    cmocka_unit_test(test_ragged), cmocka_unit_test(test_zero_copy),
+	    cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,7 @@
 #include "vendor/ncu_progress.h"
 #include "vendor/nvtx_filter.h"
 
-static const char *prog[] = { "./app", "--n", "3" };
+static const char *prog[] = {"./app", "--n", "3"};
 
 static char *argv_line(const struct ncu_options *o, int *rc)
 {
@@ -73,9 +73,9 @@ static void test_minimal(void **state)
 
 static void test_each_key(void **state)
 {
-	static const char *inc[] = { "LLM@decode_all/", "A/" }, *exc[] = { "LLM@decode_step/" };
-	static const char *sec[] = { "SpeedOfLight", "Occupancy" };
-	static const char *met[] = { "gpu__time_duration.sum", "dram__bytes_read.sum" };
+	static const char *inc[] = {"LLM@decode_all/", "A/"}, *exc[] = {"LLM@decode_step/"};
+	static const char *sec[] = {"SpeedOfLight", "Occupancy"};
+	static const char *met[] = {"gpu__time_duration.sum", "dram__bytes_read.sum"};
 	struct ncu_options o;
 
 	base(&o);
@@ -139,9 +139,9 @@ static void test_each_key(void **state)
 /* Everything at once: the emission order of seed-system.md 2.4. */
 static void test_full_order(void **state)
 {
-	static const char *inc[] = { "LLM@decode_all/" };
-	static const char *sec[] = { "SpeedOfLight" };
-	static const char *met[] = { "gpu__time_duration.sum" };
+	static const char *inc[] = {"LLM@decode_all/"};
+	static const char *sec[] = {"SpeedOfLight"};
+	static const char *met[] = {"gpu__time_duration.sum"};
 	struct ncu_options o;
 
 	base(&o);
@@ -218,7 +218,7 @@ static void test_import_argv(void **state)
 	ncu_cmd_release(&cmd);
 	strbuf_reset(&sb);
 	{
-		const char *sec[] = { "SpeedOfLight", "Occupancy" };
+		const char *sec[] = {"SpeedOfLight", "Occupancy"};
 
 		ncu_sections_report_argv(NULL, "r.ncu-rep", sec, 2, &cmd);
 		ncu_cmd_format(&cmd, &sb);
@@ -236,28 +236,29 @@ static void test_import_argv(void **state)
 
 /* Excerpts of ncu 2024.1.1's own output. */
 static const char list_sections[] =
-	"------------------------- ------------------------ ------- ---------\n"
-	"Identifier                Display Name             Enabled Filename\n"
-	"------------------------- ------------------------ ------- ---------\n"
-	"LaunchStats               Launch Statistics        yes     .../LaunchStatistics.section\n"
-	"Occupancy                 Occupancy                yes     .../Occupancy.section\n"
-	"SpeedOfLight              GPU Speed Of Light Throu yes     .../SpeedOfLight.section\n"
-	"MemoryWorkloadAnalysis    Memory Workload Analysis no      .../MemoryWorkloadAnalysis.section\n";
+    "------------------------- ------------------------ ------- ---------\n"
+    "Identifier                Display Name             Enabled Filename\n"
+    "------------------------- ------------------------ ------- ---------\n"
+    "LaunchStats               Launch Statistics        yes     .../LaunchStatistics.section\n"
+    "Occupancy                 Occupancy                yes     .../Occupancy.section\n"
+    "SpeedOfLight              GPU Speed Of Light Throu yes     .../SpeedOfLight.section\n"
+    "MemoryWorkloadAnalysis    Memory Workload Analysis no      "
+    ".../MemoryWorkloadAnalysis.section\n";
 static const char query_metrics[] =
-	"Chip gh100\n"
-	"----------------------- --------------- --------------- ------------\n"
-	"Metric Name             Metric Type     Metric Unit     Metric Description\n"
-	"----------------------- --------------- --------------- ------------\n"
-	"dram__bytes_read        Counter         byte            # of bytes read from DRAM\n"
-	"gpu__time_duration      Counter         nsecond         total duration in nanoseconds\n"
-	"sm__throughput          Throughput      %               SM throughput\n";
+    "Chip gh100\n"
+    "----------------------- --------------- --------------- ------------\n"
+    "Metric Name             Metric Type     Metric Unit     Metric Description\n"
+    "----------------------- --------------- --------------- ------------\n"
+    "dram__bytes_read        Counter         byte            # of bytes read from DRAM\n"
+    "gpu__time_duration      Counter         nsecond         total duration in nanoseconds\n"
+    "sm__throughput          Throughput      %               SM throughput\n";
 
 static void test_sections_metrics_check(void **state)
 {
-	static const char *sec[] = { "SpeedOfLight", "SchedulerStats", "Ocupancy" };
-	static const char *met[] = { "gpu__time_duration.sum",
-				     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-				     "flop_count_sp", "dram__bytes_red.sum" };
+	static const char *sec[] = {"SpeedOfLight", "SchedulerStats", "Ocupancy"};
+	static const char *met[] = {"gpu__time_duration.sum",
+				    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+				    "flop_count_sp", "dram__bytes_red.sum"};
 	char **ids, **names;
 	size_t nids, nnames;
 	struct ncu_options o;
@@ -289,8 +290,7 @@ static void test_sections_metrics_check(void **state)
 	strbuf_release(&err);
 }
 
-static void translate(const char *user, const char *pushpop, const char *startend,
-		      const char *nsys)
+static void translate(const char *user, const char *pushpop, const char *startend, const char *nsys)
 {
 	struct nvtx_spec s;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
@@ -358,11 +358,14 @@ static void load_seen(struct seen_list *l)
 	snprintf(path, sizeof(path), "%s/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite",
 		 shared ? shared : LLMPROF_SOURCE_DIR "/../shared");
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db,
+	assert_int_equal(
+	    sqlite3_prepare_v2(
+		db,
 		"SELECT DISTINCT d.text, e.text, e.eventType FROM NVTX_EVENTS e "
 		"LEFT JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = e.domainId "
-		"AND e.domainId != 0 WHERE e.eventType IN (59, 60) ORDER BY 1, 2", -1, &st, NULL),
-		SQLITE_OK);
+		"AND e.domainId != 0 WHERE e.eventType IN (59, 60) ORDER BY 1, 2",
+		-1, &st, NULL),
+	    SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW && l->n < 32) {
 		l->v[l->n].domain = keep(l, sqlite3_column_text(st, 0));
 		l->v[l->n].name = keep(l, sqlite3_column_text(st, 1));
@@ -397,7 +400,7 @@ static void test_nvtx_checker(void **state)
 {
 	struct seen_list l;
 	struct strbuf out = STRBUF_INIT;
-	const char *exprs[] = { "decode_all/", "LLM@prefill/" };
+	const char *exprs[] = {"decode_all/", "LLM@prefill/"};
 
 	load_seen(&l);
 	assert_int_equal(l.n, 6); /* A, A::A1, B; LLM: decode_all, decode_step, prefill */
@@ -436,13 +439,13 @@ static void test_nvtx_checker(void **state)
 static void test_progress(void **state)
 {
 	static const char out[] =
-		"==PROF== Connected to process 367502 (/usr/bin/python3.10)\n"
-		"==PROF== Profiling \"unrolled_elementwise_kernel\" - 0: 0%....50%....100% - 8 passes\n"
-		"==PROF== Profiling \"sg2bmm_bs1_n10000_m64_w1000_d...\" - 1: 0%....50%....100%Graph "
-		"Tensors:\nTensor 805, shape [8,10000,64]\n - 8 passes\n"
-		"==PROF== Profiling \"add_kernel\": 0%....50%....100% - 1 pass\r\n"
-		"==PROF== Disconnected from process 367502\n"
-		"==PROF== Report: /tmp/run/ncu/decode.ncu-rep\n";
+	    "==PROF== Connected to process 367502 (/usr/bin/python3.10)\n"
+	    "==PROF== Profiling \"unrolled_elementwise_kernel\" - 0: 0%....50%....100% - 8 passes\n"
+	    "==PROF== Profiling \"sg2bmm_bs1_n10000_m64_w1000_d...\" - 1: 0%....50%....100%Graph "
+	    "Tensors:\nTensor 805, shape [8,10000,64]\n - 8 passes\n"
+	    "==PROF== Profiling \"add_kernel\": 0%....50%....100% - 1 pass\r\n"
+	    "==PROF== Disconnected from process 367502\n"
+	    "==PROF== Report: /tmp/run/ncu/decode.ncu-rep\n";
 
 	for (size_t chunk = 1; chunk <= 9; chunk++) {
 		struct ncu_progress p;
@@ -450,7 +453,8 @@ static void test_progress(void **state)
 		ncu_progress_init(&p);
 		for (size_t i = 0; i < sizeof(out) - 1; i += chunk)
 			ncu_progress_feed(&p, out + i,
-					  i + chunk <= sizeof(out) - 1 ? chunk : sizeof(out) - 1 - i);
+					  i + chunk <= sizeof(out) - 1 ? chunk
+								       : sizeof(out) - 1 - i);
 		assert_int_equal(p.done, 3);
 		assert_int_equal(p.passes, 1);
 		assert_false(p.in_progress);
@@ -469,7 +473,8 @@ static void test_progress(void **state)
 		assert_int_equal(ncu_progress_feed(&p, b, 30), 1);
 		assert_true(p.in_progress);
 		ncu_progress_format(&p, 12, 1.25, &sb);
-		assert_string_equal(sb.buf, "ncu: kernel 1 of 12 \"attn\": 0% of its passes, 1.2 s elapsed");
+		assert_string_equal(
+		    sb.buf, "ncu: kernel 1 of 12 \"attn\": 0% of its passes, 1.2 s elapsed");
 		ncu_progress_release(&p);
 		ncu_progress_init(&p);
 		ncu_progress_feed(&p, a, strlen(a));
@@ -478,10 +483,12 @@ static void test_progress(void **state)
 		assert_int_equal(p.current_id, 1);
 		strbuf_reset(&sb);
 		ncu_progress_format(&p, 12, 12.34, &sb);
-		assert_string_equal(sb.buf, "ncu: kernel 2 of 12 \"attn\": pass ~7 of 10 (70%), 12.3 s elapsed");
+		assert_string_equal(
+		    sb.buf, "ncu: kernel 2 of 12 \"attn\": pass ~7 of 10 (70%), 12.3 s elapsed");
 		assert_int_equal(ncu_progress_feed(&p, "", 0), 0);
 		{
-			const char *c = "..100% - 10 passes\n==WARNING== No kernels were profiled.\n";
+			const char *c =
+			    "..100% - 10 passes\n==WARNING== No kernels were profiled.\n";
 
 			ncu_progress_feed(&p, c, strlen(c));
 		}
@@ -489,7 +496,8 @@ static void test_progress(void **state)
 		assert_true(p.no_kernels);
 		strbuf_reset(&sb);
 		ncu_progress_format(&p, 0, 20, &sb);
-		assert_string_equal(sb.buf, "ncu: kernel 2 \"attn\": done (10 passes), 20.0 s elapsed");
+		assert_string_equal(sb.buf,
+				    "ncu: kernel 2 \"attn\": done (10 passes), 20.0 s elapsed");
 		ncu_progress_release(&p);
 		strbuf_release(&sb);
 	}
@@ -498,15 +506,11 @@ static void test_progress(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_minimal),
-		cmocka_unit_test(test_each_key),
-		cmocka_unit_test(test_full_order),
-		cmocka_unit_test(test_validation),
-		cmocka_unit_test(test_import_argv),
-		cmocka_unit_test(test_sections_metrics_check),
-		cmocka_unit_test(test_nvtx_translation),
-		cmocka_unit_test(test_nvtx_checker),
-		cmocka_unit_test(test_progress),
+	    cmocka_unit_test(test_minimal),	     cmocka_unit_test(test_each_key),
+	    cmocka_unit_test(test_full_order),	     cmocka_unit_test(test_validation),
+	    cmocka_unit_test(test_import_argv),	     cmocka_unit_test(test_sections_metrics_check),
+	    cmocka_unit_test(test_nvtx_translation), cmocka_unit_test(test_nvtx_checker),
+	    cmocka_unit_test(test_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,8 +40,12 @@ static void test_numbers(void **state)
 	assert_true(num("4.096", ',') == 4096);
 	assert_true(num("4 096", '.') == 4096);
 	assert_true(num("4'096", '.') == 4096);
-	assert_true(num("4\xC2\xA0" "096", ',') == 4096);       /* U+00A0 */
-	assert_true(num("4\xE2\x80\xAF" "096", ',') == 4096);   /* U+202F */
+	assert_true(num("4\xC2\xA0"
+			"096",
+			',') == 4096); /* U+00A0 */
+	assert_true(num("4\xE2\x80\xAF"
+			"096",
+			',') == 4096); /* U+202F */
 	assert_true(num("1,402,267,379,679.14", '.') == 1402267379679.14);
 	assert_true(num("1.402.267.379.679,14", ',') == 1402267379679.14);
 	assert_true(num("5.280000", '.') == 5.28);
@@ -116,7 +120,7 @@ static void test_units(void **state)
 
 static void test_nvtx_cells(void **state)
 {
-	struct ncu_nvtx_stack st = { 0 };
+	struct ncu_nvtx_stack st = {0};
 	struct strbuf err = STRBUF_INIT;
 	const char *llm = "829  \"LLM:decode_all:none:none:none:none:ASCII:decode_all\"  "
 			  "\"LLM:decode_step:none:none:none:none:ASCII:decode_step\" ";
@@ -177,8 +181,7 @@ static void check_value(const char *what, const char *want, double got, size_t l
 /* Compares every record with tests/data/ncu/<fixture>.expected.tsv. */
 static void golden(const char *fixture)
 {
-	struct strbuf buf = STRBUF_INIT, path = STRBUF_INIT, exp = STRBUF_INIT,
-		      err = STRBUF_INIT;
+	struct strbuf buf = STRBUF_INIT, path = STRBUF_INIT, exp = STRBUF_INIT, err = STRBUF_INIT;
 	struct ncu_raw raw;
 	struct ncu_kernel_table t;
 	char *line, *save = NULL;
@@ -202,7 +205,8 @@ static void golden(const char *fixture)
 		lineno++;
 		if (line[0] == '#')
 			continue;
-		for (tok = strtok_r(line, "\t", &fs); tok && nf < 12; tok = strtok_r(NULL, "\t", &fs))
+		for (tok = strtok_r(line, "\t", &fs); tok && nf < 12;
+		     tok = strtok_r(NULL, "\t", &fs))
 			f[nf++] = strcmp(tok, "-") ? tok : "";
 		assert_int_equal(nf, 12);
 		assert_true(n < t.nr);
@@ -210,7 +214,8 @@ static void golden(const char *fixture)
 		assert_int_equal(k->id, strtoll(f[0], NULL, 10));
 		assert_string_equal(k->name, f[1]);
 		if (k->grid[0])
-			snprintf(grid, sizeof(grid), "(%d,%d,%d)", k->grid[0], k->grid[1], k->grid[2]);
+			snprintf(grid, sizeof(grid), "(%d,%d,%d)", k->grid[0], k->grid[1],
+				 k->grid[2]);
 		else
 			grid[0] = '\0';
 		assert_string_equal(grid, f[2]);
@@ -273,8 +278,8 @@ static void test_fixture_details(void **state)
 	ncu_raw_release(&raw);
 
 	/* Thousands separators and the decimal mark of ncu 2025.3 base units. */
-	assert_int_equal(load("nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv", &buf, &path),
-			 0);
+	assert_int_equal(
+	    load("nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv", &buf, &path), 0);
 	assert_int_equal(ncu_raw_parse(buf.buf, buf.len, "n.csv", &raw, &err), 0);
 	assert_int_equal(raw.decimal, '.');
 	assert_int_equal(ncu_raw_metric(&raw, 0, "dram__bytes.sum.per_second", &v), NCU_NUM_OK);
@@ -303,7 +308,8 @@ static void test_fixture_details(void **state)
 	ncu_raw_release(&raw);
 
 	/* Range replay: one result per range, Stream n/a, no launch dims. */
-	assert_int_equal(load("nvtx-llm-domain-range-replay-h100-ncu2025.3.raw.csv", &buf, &path), 0);
+	assert_int_equal(load("nvtx-llm-domain-range-replay-h100-ncu2025.3.raw.csv", &buf, &path),
+			 0);
 	assert_int_equal(ncu_raw_parse(buf.buf, buf.len, "r.csv", &raw, &err), 0);
 	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
 	assert_int_equal(t.nr, 2);
@@ -315,7 +321,8 @@ static void test_fixture_details(void **state)
 	ncu_raw_release(&raw);
 
 	/* Kernel replay inside LLM@decode_all/decode_step. */
-	assert_int_equal(load("nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv", &buf, &path), 0);
+	assert_int_equal(load("nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv", &buf, &path),
+			 0);
 	assert_int_equal(ncu_raw_parse(buf.buf, buf.len, "k.csv", &raw, &err), 0);
 	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
 	assert_int_equal(t.nr, 8);
@@ -351,8 +358,8 @@ static void test_details_page(void **state)
 	assert_int_equal(ncu_details_metric(&d, 9, "Duration", &v), NCU_NUM_EMPTY);
 	ncu_details_release(&d);
 
-	assert_int_equal(load("nvtx-llm-domain-kernel-replay-h100-ncu2025.3.details.csv", &buf, &path),
-			 0);
+	assert_int_equal(
+	    load("nvtx-llm-domain-kernel-replay-h100-ncu2025.3.details.csv", &buf, &path), 0);
 	assert_int_equal(ncu_details_parse(buf.buf, buf.len, "d.csv", &d, &err), 0);
 	assert_int_equal(d.nr, 434);
 	assert_int_equal(ncu_details_metric(&d, 0, "Elapsed Cycles", &v), NCU_NUM_OK);
@@ -382,12 +389,15 @@ static void test_raw_errors_and_locales(void **state)
 			 -1);
 	assert_string_equal(err.buf, "x.csv:2: row has 3 fields, the header 2");
 	strbuf_reset(&err);
-	assert_int_equal(parse_str("\"ID\",\"Section Name\",\"Metric Name\",\"Metric Value\"\n",
-				   &raw, &err), -1);
+	assert_int_equal(
+	    parse_str("\"ID\",\"Section Name\",\"Metric Name\",\"Metric Value\"\n", &raw, &err),
+	    -1);
 	assert_non_null(strstr(err.buf, "details page"));
 	strbuf_reset(&err);
 	assert_int_equal(parse_str("==PROF== Connected to process 1\n"
-				   "==WARNING== No kernels were profiled.\n", &raw, &err), -1);
+				   "==WARNING== No kernels were profiled.\n",
+				   &raw, &err),
+			 -1);
 	assert_non_null(strstr(err.buf, "No kernels were profiled"));
 	strbuf_reset(&err);
 	assert_int_equal(parse_str("", &raw, &err), -1);
@@ -403,7 +413,9 @@ static void test_raw_errors_and_locales(void **state)
 				   "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"x\"\n"
 				   "\"\",\"\",\"usecond\",\"byte\"\n"
 				   "\"0\",\"k\",\"5,280000\",\"1.048.576\"\n"
-				   "\"1\",\"k\",\"1.234,5\"\n", &raw, &err), 0);
+				   "\"1\",\"k\",\"1.234,5\"\n",
+				   &raw, &err),
+			 0);
 	assert_int_equal(raw.decimal, ',');
 	assert_int_equal(raw.nrows, 2);
 	assert_int_equal(ncu_raw_number(&raw, 0, 2, &v), NCU_NUM_OK);
@@ -417,7 +429,9 @@ static void test_raw_errors_and_locales(void **state)
 
 	/* No units row (e.g. --print-units none in the future): values as is. */
 	assert_int_equal(parse_str("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
-				   "\"0\",\"k\",\"4,096\"\n", &raw, &err), 0);
+				   "\"0\",\"k\",\"4,096\"\n",
+				   &raw, &err),
+			 0);
 	assert_false(raw.has_units_row);
 	assert_int_equal(raw.decimal, '.'); /* nothing decides: LC_ALL=C */
 	assert_int_equal(ncu_raw_number(&raw, 0, 2, &v), NCU_NUM_OK);
@@ -429,15 +443,18 @@ static void test_raw_errors_and_locales(void **state)
 static void test_short_names(void **state)
 {
 	static const char *const cases[][2] = {
-		{ "scale(float *, float, int)", "scale" },
-		{ "A::A1/scale(float *, float, int)", "scale" },
-		{ "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-		  "at::detail::Array<char *, 1>>(int, T2, T3)", "vectorized_elementwise_kernel" },
-		{ "std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, "
-		  "(bool)0, (bool)1>(T13)", "kernel" },
-		{ "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn", "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn" },
-		{ "range", "range" },
-		{ "void k<(int)1>(T1) const", "k" },
+	    {"scale(float *, float, int)", "scale"},
+	    {"A::A1/scale(float *, float, int)", "scale"},
+	    {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+	     "at::detail::Array<char *, 1>>(int, T2, T3)",
+	     "vectorized_elementwise_kernel"},
+	    {"std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, "
+	     "(bool)0, (bool)1>(T13)",
+	     "kernel"},
+	    {"ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn",
+	     "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn"},
+	    {"range", "range"},
+	    {"void k<(int)1>(T1) const", "k"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct strbuf sb = STRBUF_INIT;
@@ -467,19 +484,21 @@ static void test_tensor_flops(void **state)
 	struct ncu_kernel_table t;
 	struct strbuf err = STRBUF_INIT;
 	const char *typed =
-		"\"ID\",\"Kernel Name\",\"sm__ops_path_tensor_src_bf16_dst_fp32.sum\","
-		"\"sm__ops_path_tensor_src_fp16.sum\",\"sm__ops_path_tensor_src_fp8_sparsity_on.sum\","
-		"\"sm__ops_path_tensor_src_fp8_sparsity_off.sum\","
-		"\"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum\","
-		"\"sm__ops_path_tensor_src_int8.sum\",\"sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_second\","
-		"\"dram__bytes_read.sum\",\"dram__bytes_write.sum\"\n"
-		"\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Mbyte\",\"Mbyte\"\n"
-		"\"0\",\"gemm\",\"137,438,953,472\",\"1,000\",\"10\",\"20\",\"137,438,953,472\",\"5\",\"9\","
-		"\"100\",\"34.5\"\n";
+	    "\"ID\",\"Kernel Name\",\"sm__ops_path_tensor_src_bf16_dst_fp32.sum\","
+	    "\"sm__ops_path_tensor_src_fp16.sum\",\"sm__ops_path_tensor_src_fp8_sparsity_on.sum\","
+	    "\"sm__ops_path_tensor_src_fp8_sparsity_off.sum\","
+	    "\"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum\","
+	    "\"sm__ops_path_tensor_src_int8.sum\",\"sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_"
+	    "second\","
+	    "\"dram__bytes_read.sum\",\"dram__bytes_write.sum\"\n"
+	    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Mbyte\",\"Mbyte\"\n"
+	    "\"0\",\"gemm\",\"137,438,953,472\",\"1,000\",\"10\",\"20\",\"137,438,953,472\",\"5\","
+	    "\"9\","
+	    "\"100\",\"34.5\"\n";
 	const char *untyped =
-		"\"ID\",\"Kernel Name\",\"smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed\","
-		"\"smsp__cycles_elapsed.avg\"\n\"\",\"\",\"inst/cycle\",\"cycle\"\n"
-		"\"0\",\"mma\",\"2.5\",\"1,000\"\n";
+	    "\"ID\",\"Kernel Name\",\"smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed\","
+	    "\"smsp__cycles_elapsed.avg\"\n\"\",\"\",\"inst/cycle\",\"cycle\"\n"
+	    "\"0\",\"mma\",\"2.5\",\"1,000\"\n";
 
 	assert_int_equal(ncu_raw_parse(typed, strlen(typed), "t.csv", &raw, &err), 0);
 	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
@@ -520,8 +539,9 @@ static void test_kernels_md(void **state)
 	strbuf_addstr(&csv, "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\","
 			    "\"gpu__time_duration.sum\"\n\"\",\"\",\"\",\"\",\"nsecond\"\n");
 	for (int i = 0; i < 30; i++)
-		strbuf_addf(&csv, "\"%d\",\"void ns::k%d<float, a|b>(T1, \"\"q\"\")\","
-				  "\"(128, 1, 1)\",\"(%d, 1, 1)\",\"%d\"\n",
+		strbuf_addf(&csv,
+			    "\"%d\",\"void ns::k%d<float, a|b>(T1, \"\"q\"\")\","
+			    "\"(128, 1, 1)\",\"(%d, 1, 1)\",\"%d\"\n",
 			    i, i % 7, 1 + i % 2, 1000 + 37 * i);
 	assert_int_equal(ncu_raw_parse(csv.buf, csv.len, "s.csv", &raw, &err), 0);
 	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
@@ -564,17 +584,17 @@ static void test_kernels_md(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_units),
-		cmocka_unit_test(test_nvtx_cells),
-		cmocka_unit_test(test_golden_fixtures),
-		cmocka_unit_test(test_fixture_details),
-		cmocka_unit_test(test_details_page),
-		cmocka_unit_test(test_raw_errors_and_locales),
-		cmocka_unit_test(test_short_names),
-		cmocka_unit_test(test_bound_rule),
-		cmocka_unit_test(test_tensor_flops),
-		cmocka_unit_test(test_kernels_md),
+	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_units),
+	    cmocka_unit_test(test_nvtx_cells),
+	    cmocka_unit_test(test_golden_fixtures),
+	    cmocka_unit_test(test_fixture_details),
+	    cmocka_unit_test(test_details_page),
+	    cmocka_unit_test(test_raw_errors_and_locales),
+	    cmocka_unit_test(test_short_names),
+	    cmocka_unit_test(test_bound_rule),
+	    cmocka_unit_test(test_tensor_flops),
+	    cmocka_unit_test(test_kernels_md),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,10 +139,11 @@ static void build_str(const char *csv, struct ncu_raw *raw, struct regions *rg)
 	strbuf_release(&err);
 }
 
-#define HDR "\"ID\",\"Process ID\",\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:" \
-	    "Color:Msg_Type:Msg\",\"Kernel Name\",\"Device\",\"gpu__time_duration.sum\"\n"    \
-	    "\"\",\"\",\"\",\"\",\"\",\"nsecond\"\n"
-#define ROW(id, pid, stack, dev, ns) \
+#define HDR                                                                                        \
+	"\"ID\",\"Process ID\",\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:"          \
+	"Color:Msg_Type:Msg\",\"Kernel Name\",\"Device\",\"gpu__time_duration.sum\"\n"             \
+	"\"\",\"\",\"\",\"\",\"\",\"nsecond\"\n"
+#define ROW(id, pid, stack, dev, ns)                                                               \
 	"\"" #id "\",\"" #pid "\",\"1  " stack "\",\"range\",\"" #dev "\",\"" #ns "\"\n"
 #define E(x) "\"\"D:" x ":none:none:none:none:none:none\"\" "
 
@@ -152,10 +153,12 @@ static void test_reconciliation(void **state)
 	struct ncu_raw raw;
 	struct regions rg;
 	const char *ok = HDR ROW(0, 7, E("outer"), 0, 1000) ROW(1, 7, E("outer") E("in1"), 0, 600)
-		ROW(2, 7, E("outer") E("in2"), 0, 200) ROW(3, 7, E("outer") E("in2"), 1, 205)
+	    ROW(2, 7, E("outer") E("in2"), 0, 200) ROW(3, 7, E("outer") E("in2"), 1, 205)
 		ROW(4, 8, E("outer"), 1, 1000);
-	const char *bad = HDR ROW(0, 7, E("outer"), 0, 1000) ROW(1, 7, E("outer") E("in1"), 0, 1011);
-	const char *tight = HDR ROW(0, 7, E("outer"), 0, 1000) ROW(1, 7, E("outer") E("in1"), 0, 1009);
+	const char *bad =
+	    HDR ROW(0, 7, E("outer"), 0, 1000) ROW(1, 7, E("outer") E("in1"), 0, 1011);
+	const char *tight =
+	    HDR ROW(0, 7, E("outer"), 0, 1000) ROW(1, 7, E("outer") E("in1"), 0, 1009);
 	const struct region *o, *in2;
 
 	build_str(ok, &raw, &rg);
@@ -242,10 +245,10 @@ static void test_no_regions_and_writer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_range_replay),
-		cmocka_unit_test(test_kernel_replay_rollup),
-		cmocka_unit_test(test_reconciliation),
-		cmocka_unit_test(test_no_regions_and_writer),
+	    cmocka_unit_test(test_range_replay),
+	    cmocka_unit_test(test_kernel_replay_rollup),
+	    cmocka_unit_test(test_reconciliation),
+	    cmocka_unit_test(test_no_regions_and_writer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

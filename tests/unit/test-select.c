@@ -207,7 +207,7 @@ static void test_regex_escape_real_names(void **state)
 
 static void test_launch_skip_math(void **state)
 {
-	struct launches L = { 0 };
+	struct launches L = {0};
 	struct select_opts o = SELECT_OPTS_INIT;
 	struct selection sel;
 	struct strbuf err = STRBUF_INIT;
@@ -240,7 +240,7 @@ static void test_launch_skip_math(void **state)
 
 static void test_launch_skip_gated(void **state)
 {
-	struct launches L = { 0 };
+	struct launches L = {0};
 	struct select_opts o = SELECT_OPTS_INIT;
 	struct selection sel;
 	struct strbuf err = STRBUF_INIT;
@@ -269,7 +269,7 @@ static void test_launch_skip_gated(void **state)
 
 static void test_function_base(void **state)
 {
-	struct launches L = { 0 };
+	struct launches L = {0};
 	struct select_opts o = SELECT_OPTS_INIT;
 	struct selection sel;
 	struct strbuf err = STRBUF_INIT;
@@ -289,14 +289,14 @@ static void test_function_base(void **state)
 
 static void test_filters_and_nccl(void **state)
 {
-	struct launches L = { 0 };
+	struct launches L = {0};
 	struct select_opts o = SELECT_OPTS_INIT;
 	struct selection sel;
 	struct strbuf err = STRBUF_INIT, js = STRBUF_INIT;
-	const char *inc[] = { "gemm|attn" }, *exc[] = { "^gemm_small" }, *bad[] = { "(" };
+	const char *inc[] = {"gemm|attn"}, *exc[] = {"^gemm_small"}, *bad[] = {"("};
 
-	add_launch(&L, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096>)", 1,
-		   5000, 1);
+	add_launch(&L, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096>)",
+		   1, 5000, 1);
 	add_launch(&L, "gemm_big", 8, 1000, 1);
 	add_launch(&L, "gemm_small", 8, 800, 1);
 	add_launch(&L, "attn", 8, 600, 1);
@@ -320,12 +320,14 @@ static void test_filters_and_nccl(void **state)
 		struct strbuf md = STRBUF_INIT;
 
 		selection_render_md(&sel, &md);
-		assert_non_null(strstr(md.buf, "Selected 2 of 5 distinct kernels of the stage (5 "
-					       "launches, 0.007800 ms of GPU time), covering 20.5 %"));
+		assert_non_null(strstr(md.buf,
+				       "Selected 2 of 5 distinct kernels of the stage (5 "
+				       "launches, 0.007800 ms of GPU time), covering 20.5 %"));
 		assert_non_null(strstr(md.buf, "1 NCCL kernels (64.1 % of the stage) are never "
 					       "kernel-replayed"));
-		assert_non_null(strstr(md.buf, "| 1 | gemm\\_big | (8,1,1) x (128,1,1) | 1 | "
-					       "0.001000 | 12.82 | 12.82 | `-k regex:^gemm_big$ -s 0 -c 1` |"));
+		assert_non_null(
+		    strstr(md.buf, "| 1 | gemm\\_big | (8,1,1) x (128,1,1) | 1 | "
+				   "0.001000 | 12.82 | 12.82 | `-k regex:^gemm_big$ -s 0 -c 1` |"));
 		strbuf_release(&md);
 	}
 	selection_json(&sel, &o, &js);
@@ -360,7 +362,7 @@ static void test_nvtx_probe(void **state)
 	char path[1024];
 	sqlite3 *db;
 	sqlite3_stmt *st;
-	struct launches L = { 0 };
+	struct launches L = {0};
 	struct select_opts o = SELECT_OPTS_INIT;
 	struct selection sel;
 	struct strbuf err = STRBUF_INIT;
@@ -370,14 +372,18 @@ static void test_nvtx_probe(void **state)
 	snprintf(path, sizeof(path), "%s/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite",
 		 shared_dir());
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db,
+	assert_int_equal(
+	    sqlite3_prepare_v2(
+		db,
 		"SELECT s.value, k.start, k.end, k.gridX, k.blockX, k.deviceId, "
 		"(SELECT count(*) FROM NVTX_EVENTS n JOIN NVTX_EVENTS d ON d.eventType = 75 "
 		" AND d.domainId = n.domainId AND d.text = 'LLM' "
 		" WHERE n.text = 'decode_all' AND r.start BETWEEN n.start AND n.end) "
 		"FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
 		"JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
-		"ORDER BY r.start", -1, &st, NULL), SQLITE_OK);
+		"ORDER BY r.start",
+		-1, &st, NULL),
+	    SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		names[nn] = strdup((const char *)sqlite3_column_text(st, 0));
 		add_launch(&L, names[nn], sqlite3_column_int(st, 3), 0, sqlite3_column_int(st, 6));
@@ -420,13 +426,13 @@ static void test_nvtx_probe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_coverage_real_names),
-		cmocka_unit_test(test_regex_escape_real_names),
-		cmocka_unit_test(test_launch_skip_math),
-		cmocka_unit_test(test_launch_skip_gated),
-		cmocka_unit_test(test_function_base),
-		cmocka_unit_test(test_filters_and_nccl),
-		cmocka_unit_test(test_nvtx_probe),
+	    cmocka_unit_test(test_coverage_real_names),
+	    cmocka_unit_test(test_regex_escape_real_names),
+	    cmocka_unit_test(test_launch_skip_math),
+	    cmocka_unit_test(test_launch_skip_gated),
+	    cmocka_unit_test(test_function_base),
+	    cmocka_unit_test(test_filters_and_nccl),
+	    cmocka_unit_test(test_nvtx_probe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
