@@ -114,8 +114,10 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		error_print("report: analyze: %s (the reports say so)", res.analyze_msg.buf);
 		code = EXIT_BAD_INPUT;
 	}
-	if (opt_ncu)
-		warning_print("report: %s", res.join_msg.buf);
+	if (!strcmp(res.join_state, "failed")) {
+		error_print("report: join: %s (the reports say so)", res.join_msg.buf);
+		code = EXIT_BAD_INPUT;
+	}
 	printf("report: %s\n", o.out_dir);
 cleanup:
 	if (cfg)

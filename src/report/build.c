@@ -16,6 +16,8 @@
 #include "report/build.h"
 #include "report/report.h"
 #include "trace/trace.h"
+#include "vendor/ncu_csv.h"
+#include "vendor/ncu_kernel.h"
 #include "core/banned.h"
 
 void report_build_result_init(struct report_build_result *r)
@@ -382,6 +384,126 @@ out:
 	strbuf_release(&buf);
 }
 
+/* Duration-weighted mean of a percentage over the launches that have it. */
+struct wmean {
+	double sum, w;
+};
+static void wmean_add(struct wmean *a, double v, double w)
+{
+	if (!ncu_have(v))
+		return;
+	a->sum += v * w;
+	a->w += w;
+}
+static struct rnum wmean_get(const struct wmean *a)
+{
+	return a->w > 0 ? rnum_of(a->sum / a->w) : RNUM_NONE;
+}
+
+/* A sum of per-launch values divided by the launches that have it. */
+struct lsum {
+	double sum;
+	uint64_t n;
+};
+static void lsum_add(struct lsum *a, double v)
+{
+	if (!ncu_have(v))
+		return;
+	a->sum += v;
+	a->n++;
+}
+static struct rnum lsum_mean(const struct lsum *a)
+{
+	return a->n ? rnum_of(a->sum / (double)a->n) : RNUM_NONE;
+}
+
+/* a + b over the available ones; NAN when neither is. */
+static double sum_have(double a, double b)
+{
+	if (!ncu_have(a))
+		return b;
+	return ncu_have(b) ? a + b : a;
+}
+
+/* The join step: ncu's per-launch records matched to the trace's kernels by
+ * (demangled) name; each kernel gets the duration-weighted means of the
+ * launches ncu measured. */
+static void join_counters(struct report_model *m, const char *path, const char *shown,
+			  struct report_build_result *res)
+{
+	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_raw raw = NCU_RAW_INIT;
+	struct ncu_kernel_table t = NCU_KERNEL_TABLE_INIT;
+	size_t joined_rows = 0, joined_kernels = 0;
+
+	if (strbuf_read_file(&buf, path)) {
+		error_errno(&err, "cannot read '%s'", shown);
+		goto fail;
+	}
+	if (ncu_raw_parse(buf.buf, buf.len, shown, &raw, &err) ||
+	    ncu_kernels_from_raw(&raw, &t, &err))
+		goto fail;
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		struct report_kernel *k = &m->kernels[i];
+		struct wmean sm = {0, 0}, mem = {0, 0}, dram = {0, 0}, occ = {0, 0};
+		struct lsum dur = {0, 0}, fl = {0, 0}, hp = {0, 0}, sp = {0, 0}, dp = {0, 0},
+			    tc = {0, 0}, bytes = {0, 0};
+		uint64_t n = 0;
+
+		for (size_t j = 0; j < t.nr; j++) {
+			const struct ncu_kernel *r = &t.k[j];
+			double w;
+
+			if (!r->name || strcmp(r->name, k->short_name))
+				continue;
+			n++;
+			w = ncu_have(r->duration_ns) && r->duration_ns > 0 ? r->duration_ns : 1.0;
+			lsum_add(&dur, r->duration_ns);
+			wmean_add(&sm, r->sm_sol_pct, w);
+			wmean_add(&mem, r->mem_sol_pct, w);
+			wmean_add(&dram, r->dram_pct, w);
+			wmean_add(&occ, r->achieved_occ_pct, w);
+			lsum_add(&fl, r->flops_total);
+			lsum_add(&hp, sum_have(r->flops[NCU_PREC_FP16], r->flops[NCU_PREC_BF16]));
+			lsum_add(&sp, r->flops[NCU_PREC_FP32]);
+			lsum_add(&dp, r->flops[NCU_PREC_FP64]);
+			lsum_add(&tc, r->tensor_flops);
+			lsum_add(&bytes, r->dram_bytes);
+		}
+		if (!n)
+			continue;
+		joined_rows += n;
+		joined_kernels++;
+		k->c.profiled = n;
+		k->c.duration_ns = lsum_mean(&dur);
+		k->c.sm_sol_pct = wmean_get(&sm);
+		k->c.mem_sol_pct = wmean_get(&mem);
+		k->c.dram_sol_pct = wmean_get(&dram);
+		k->c.occupancy_pct = wmean_get(&occ);
+		k->c.flops = lsum_mean(&fl);
+		k->c.flops_hp = lsum_mean(&hp);
+		k->c.flops_sp = lsum_mean(&sp);
+		k->c.flops_dp = lsum_mean(&dp);
+		k->c.flops_tensor = lsum_mean(&tc);
+		k->c.dram_bytes = lsum_mean(&bytes);
+	}
+	res->join_state = "ok";
+	strbuf_addf(&res->join_msg, "%s: %zu of %zu ncu results joined to %zu of %zu kernels",
+		    shown, joined_rows, t.nr, joined_kernels, m->nr_kernels);
+	if (t.nr > joined_rows)
+		strbuf_addf(&res->join_msg, "; %zu results name no kernel of the trace",
+			    t.nr - joined_rows);
+	goto out;
+fail:
+	res->join_state = "failed";
+	strbuf_add(&res->join_msg, err.buf, err.len);
+out:
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+	strbuf_release(&buf);
+	strbuf_release(&err);
+}
+
 /* Findings only the timeline knows, added after findings_run(). */
 static void timeline_findings(struct report_model *m, const struct report_analysis *a)
 {
@@ -634,19 +756,21 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	fill_from_analysis(m, a);
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
-		strbuf_addf(&res->join_msg, "%s: counters not joined: %s",
-			    shown_path(o->run_dir, ncu), "ncu support not built yet");
+		if (strcmp(a->state, "ok"))
+			strbuf_addstr(&res->join_msg, "no analyzed trace to join the counters to");
+		else
+			join_counters(m, ncu, shown_path(o->run_dir, ncu), res);
 	} else {
 		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
 	}
-	res->join_state = "skipped";
 	if (o->run_dir)
 		fill_steps(m, status, res);
 	else {
 		report_model_add_step(m, "analyze", res->analyze_state,
 				      strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf
 								       : NULL);
-		report_model_add_step(m, "join", res->join_state, res->join_msg.buf);
+		report_model_add_step(m, "join", res->join_state,
+				      strcmp(res->join_state, "ok") ? res->join_msg.buf : NULL);
 	}
 	fill_env(m, env);
 	if (o->cfg)

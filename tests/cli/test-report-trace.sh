@@ -59,4 +59,19 @@ check "$tmp/bad/report.md" "^# Profiling report: INCOMPLETE (step 'analyze' fail
 # regenerating from the same input is byte-identical
 "$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" -o "$tmp/probe2" >/dev/null 2>&1
 diff -r "$tmp/probe" "$tmp/probe2" >/dev/null || { echo "FAIL: regenerated reports differ"; diff -r "$tmp/probe" "$tmp/probe2" | head; fail=1; }
+# join with ncu's raw page of the same program (nvtx-probe-program.cu): the
+# duration-weighted means cross-checked with python over the CSV
+ncu=$shared/fixtures/ncu/nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv
+if [ -f "$ncu" ]; then
+	"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$ncu" -o "$tmp/join" >/dev/null 2>"$tmp/err" || { echo "FAIL: join: $(cat "$tmp/err")"; fail=1; }
+	check "$tmp/join/kernels.md" '^| 1 | `add(float \*, const float \*, int)` | GPU 0 | 8 | 0.029 | 0.004 | 57.6 | mixed | 21.8 | 42.0 | 42.0 | 73.4 |'
+	check "$tmp/join/kernels.md" '^| 2 | `scale(float \*, float, int)` | GPU 0 | 6 | 0.022 | 0.004 | 42.4 | decode | 19.7 | 25.8 |'
+	check "$tmp/join/report.md" "^| join | ok |"
+	check "$tmp/join/metrics.json" '"profiled_launches": 4'
+	check "$tmp/join/metrics.json" '"duration_ns": 5992.0,'
+	printf 'not,a\nraw,page\n' >"$tmp/bad.csv"
+	"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$tmp/bad.csv" -o "$tmp/badj" >/dev/null 2>&1
+	[ $? -eq 5 ] || { echo "FAIL: broken ncu csv: exit not 5"; fail=1; }
+	check "$tmp/badj/report.md" "^| join | failed |"
+fi
 exit $fail
