@@ -21,6 +21,7 @@
 #include "run/proc.h"
 #include "run/provenance.h"
 #include "run/status.h"
+#include "analysis/select.h"
 #include "report/build.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
@@ -621,6 +622,90 @@ done:
 	return state;
 }
 
+static int make_ncu_dir(const struct run_bundle *b, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int ret;
+
+	bundle_path(b, "ncu", &p);
+	ret = mkdir_p(p.buf, err);
+	strbuf_release(&p);
+	return ret;
+}
+
+/* run.mode=light: counters on at most this many kernels. */
+#define SELECT_LIGHT_TOP 5
+
+/* The select step: the kernels of run.stage worth counters ->
+ * ncu/selection.json (analysis/select.h). */
+static enum step_state select_step(struct internal_ctx *ic, struct strbuf *msg)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	const struct config *cfg = bundle_config(ic, &err);
+	struct select_opts so = SELECT_OPTS_INIT;
+	struct selection sel = SELECTION_INIT;
+	struct launch *l = NULL;
+	const char **exc = NULL;
+	const char *stage = config_get_string(cfg, "run.stage");
+	const char *mode = config_get_string(cfg, "run.mode");
+	const char *base = config_get_string(cfg, "pipeline.ncu.ncu_cli.kernel_name_base");
+	enum step_state state = STEP_FAILED;
+	size_t n = 0, nexc = config_list_len(cfg, "pipeline.ncu.ncu_cli.kernel_exclude");
+	int64_t lc = config_get_int(cfg, "pipeline.ncu.ncu_cli.launch_count", 0);
+
+	if (!ic->analysis || strcmp(report_analysis_state(ic->analysis, NULL), "ok")) {
+		strbuf_addstr(msg, "no analyzed trace to select kernels from");
+		state = STEP_SKIPPED;
+		goto out;
+	}
+	if (report_analysis_launches(ic->analysis, stage, &l, &n, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	so.coverage = config_get_double(cfg, "run.coverage", 0.95);
+	so.top_n = (size_t)config_get_int(cfg, "run.top_n_kernels", 30);
+	if (mode && !strcmp(mode, "light") && so.top_n > SELECT_LIGHT_TOP)
+		so.top_n = SELECT_LIGHT_TOP;
+	if (nexc) {
+		exc = xcalloc(nexc, sizeof(*exc));
+		for (size_t i = 0; i < nexc; i++)
+			exc[i] = config_list_item(cfg, "pipeline.ncu.ncu_cli.kernel_exclude", i);
+		so.exclude = exc;
+		so.nr_exclude = nexc;
+	}
+	so.launch_count = lc > 0 ? (unsigned)lc : 1;
+	so.nvtx_gated = config_get_bool(cfg, "pipeline.ncu.gating_nvtx", 0);
+	so.base = base && !strcmp(base, "function") ? SELECT_BASE_FUNCTION : SELECT_BASE_DEMANGLED;
+	if (select_kernels(l, n, &so, &sel, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	if (!sel.stage_launches) {
+		strbuf_addf(msg, "no kernel launches in run.stage=%s", stage ? stage : "decode");
+		state = STEP_SKIPPED;
+		goto out;
+	}
+	selection_json(&sel, &so, &text);
+	strbuf_reset(&err);
+	if (make_ncu_dir(ic->b, &err) ||
+	    bundle_write(ic->b, "ncu/selection.json", text.buf, text.len, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	strbuf_addf(msg,
+		    "%zu of %zu distinct kernels, %.1f%% of %s GPU time (%s) -> ncu/selection.json",
+		    sel.nr, sel.distinct, 100.0 * sel.coverage, stage ? stage : "decode",
+		    sel.stop_reason ? sel.stop_reason : "done");
+	state = STEP_OK;
+out:
+	selection_release(&sel);
+	free(l);
+	free(exc);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	return state;
+}
+
 static enum step_state run_internal(struct internal_ctx *ic, const struct plan_step *s,
 				    struct strbuf *msg, int *code)
 {
@@ -656,6 +741,40 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 						 : STEP_FAILED;
 		strbuf_addstr(msg, m);
 		strbuf_release(&tp);
+	} else if (!strcmp(s->name, "select")) {
+		state = select_step(ic, msg);
+	} else if (!strcmp(s->name, "join")) {
+		struct strbuf raw = STRBUF_INIT;
+
+		bundle_path(ic->b, "ncu/raw.csv", &raw);
+		if (!path_exists(raw.buf)) {
+			state = STEP_SKIPPED;
+			strbuf_addstr(msg, "no ncu/raw.csv: no counters to join");
+		} else {
+			struct report_build_opts o;
+			struct report_build_result res;
+			struct report_model m;
+
+			memset(&o, 0, sizeof(o));
+			o.run_dir = ic->b->dir;
+			o.out_dir = ic->b->dir;
+			o.cfg = bundle_config(ic, &err);
+			o.analysis = ic->analysis;
+			report_build_result_init(&res);
+			report_model_init(&m);
+			if (report_build_model(&o, &m, &res, &err)) {
+				state = STEP_FAILED;
+				strbuf_addstr(msg, err.buf);
+			} else {
+				state = !strcmp(res.join_state, "ok")	     ? STEP_OK
+					: !strcmp(res.join_state, "skipped") ? STEP_SKIPPED
+									     : STEP_FAILED;
+				strbuf_addstr(msg, res.join_msg.buf);
+			}
+			report_model_release(&m);
+			report_build_result_release(&res);
+		}
+		strbuf_release(&raw);
 	} else if (!strcmp(s->name, "reports")) {
 		struct report_build_opts o;
 		struct report_build_result res;

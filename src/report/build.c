@@ -8,6 +8,7 @@
 #include "analysis/analytic.h"
 #include "analysis/findings.h"
 #include "analysis/peaks.h"
+#include "analysis/select.h"
 #include "analysis/timeline.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -504,6 +505,99 @@ out:
 	strbuf_release(&err);
 }
 
+int report_analysis_launches(const struct report_analysis *a, const char *stage,
+			     struct launch **out, size_t *n, struct strbuf *err)
+{
+	unsigned mask;
+	struct launch *l;
+
+	*out = NULL;
+	*n = 0;
+	if (!a->have_tl)
+		return error_set(err, "no analyzed trace to select kernels from");
+	if (!stage || !strcmp(stage, "decode"))
+		mask = (1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP);
+	else if (!strcmp(stage, "prefill"))
+		mask = 1u << STAGE_PREFILL;
+	else if (!strcmp(stage, "decode_step"))
+		mask = 1u << STAGE_DECODE_STEP;
+	else if (!strcmp(stage, "all"))
+		mask = 0;
+	else
+		return error_set(err,
+				 "run.stage=%s: kernels can be attributed to prefill, decode, "
+				 "decode_step or all; name other ranges in stages.* instead",
+				 stage);
+	l = xcalloc(a->trace.nkernels + 1, sizeof(*l));
+	for (size_t i = 0; i < a->trace.nkernels; i++) {
+		const struct trace_kernel *k = &a->trace.kernels[i];
+
+		l[i].name = str_or(&a->trace.strs, k->name, "(unnamed)");
+		l[i].short_name = strtab_str(&a->trace.strs, k->short_name);
+		memcpy(l[i].grid, k->grid, sizeof(l[i].grid));
+		memcpy(l[i].block, k->block, sizeof(l[i].block));
+		l[i].start = k->start;
+		l[i].end = k->end;
+		l[i].device = k->device;
+		l[i].in_stage = !mask || (a->tl.kernel_stages && (a->tl.kernel_stages[i] & mask));
+	}
+	*out = l;
+	*n = a->trace.nkernels;
+	return 0;
+}
+
+static const char *jstr(json_t *o, const char *key);
+static int load_json(const char *path, json_t **out, struct strbuf *err);
+
+/* The select step's ncu/selection.json into m->sel; selected kernels marked. */
+static void fill_selection(struct report_model *m, const char *path, const struct config *cfg)
+{
+	json_t *j = NULL, *v, *ks;
+	struct strbuf err = STRBUF_INIT;
+	size_t i;
+
+	if (!path_exists(path))
+		return;
+	if (load_json(path, &j, &err) || !j) {
+		report_model_add_note(m, "kernel selection not shown: %s", err.buf);
+		goto out;
+	}
+	m->sel.available = 1;
+	report_set_str(&m->sel.stage, cfg ? config_get_string(cfg, "run.stage") : NULL);
+	if (json_is_integer(v = json_object_get(j, "top_n")))
+		m->sel.top_n = (uint64_t)json_integer_value(v);
+	if (json_is_number(v = json_object_get(j, "target_coverage")))
+		m->sel.coverage_target = json_number_value(v);
+	if (json_is_number(v = json_object_get(j, "coverage")))
+		m->sel.coverage = rnum_of(json_number_value(v));
+	if (json_is_integer(v = json_object_get(j, "selected")))
+		m->sel.nr_selected = (uint64_t)json_integer_value(v);
+	if (json_is_integer(v = json_object_get(j, "distinct_kernels")))
+		m->sel.nr_candidates = (uint64_t)json_integer_value(v);
+	if (jstr(j, "stop_reason") && *jstr(j, "stop_reason"))
+		report_model_add_reason(m, "stopped: %s", jstr(j, "stop_reason"));
+	if (json_is_integer(v = json_object_get(j, "nccl_kernels_not_replayed")) &&
+	    json_integer_value(v))
+		report_model_add_reason(m, "%lld NCCL kernels left out (never kernel-replayed)",
+					(long long)json_integer_value(v));
+	if (json_is_integer(v = json_object_get(j, "excluded_kernels")) && json_integer_value(v))
+		report_model_add_reason(
+		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
+		    (long long)json_integer_value(v));
+	ks = json_object_get(j, "kernels");
+	json_array_foreach(ks, i, v)
+	{
+		const char *name = jstr(v, "name");
+
+		for (size_t k = 0; name && k < m->nr_kernels; k++)
+			if (!strcmp(m->kernels[k].short_name, name))
+				m->kernels[k].selected = 1;
+	}
+out:
+	json_decref(j);
+	strbuf_release(&err);
+}
+
 /* Findings only the timeline knows, added after findings_run(). */
 static void timeline_findings(struct report_model *m, const struct report_analysis *a)
 {
@@ -754,6 +848,11 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	res->analyze_state = a->state;
 	strbuf_add(&res->analyze_msg, a->msg.buf, a->msg.len);
 	fill_from_analysis(m, a);
+	if (o->run_dir) {
+		path_join(&e, o->run_dir, "ncu/selection.json");
+		fill_selection(m, e.buf, o->cfg);
+		strbuf_reset(&e);
+	}
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
 		if (strcmp(a->state, "ok"))

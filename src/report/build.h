@@ -13,8 +13,8 @@
  *   trace        trace/trace.sqlite or nsys/run.sqlite (or, degraded, an
  *                `nsys stats` cuda_gpu_kern_sum CSV)
  *   workload/analytic.json   the built-in llm's analytic FLOPs/bytes
- *   ncu/raw.csv  counters (not joined until ncu support lands: join is
- *                skipped with that reason)
+ *   ncu/selection.json  the select step's choice (analysis/select.h)
+ *   ncu/raw.csv  counters, joined to the trace's kernels by name
  *
  * Ownership: everything borrowed; struct report_build_result owns its
  * strings (report_build_result_release()). */
@@ -36,6 +36,15 @@ void report_analysis_free(struct report_analysis *a);
 void report_analysis_run(struct report_analysis *a, const char *path, const struct config *cfg);
 /* "ok", "failed" or "skipped", and the one-line message in *msg (borrowed). */
 const char *report_analysis_state(const struct report_analysis *a, const char **msg);
+
+/* The analyzed trace's kernel launches in launch order for kernel selection
+ * (analysis/select.h), in_stage set for the launches inside run.stage:
+ * "prefill", "decode" (decode steps included), "all", or a stage name of
+ * stages.*. Strings borrow from a. 0, or -1 with err (no analyzed trace, a
+ * stage llmprof cannot attribute). *out is owned by the caller (free()). */
+struct launch;
+int report_analysis_launches(const struct report_analysis *a, const char *stage,
+			     struct launch **out, size_t *n, struct strbuf *err);
 
 struct report_build_opts {
 	const char *run_dir;	   /* a bundle, or NULL for loose files */

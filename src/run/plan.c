@@ -291,17 +291,17 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	 * configured sections on the kernels covering run.coverage */
 	ncu_skip = !pp->ncu_enable		 ? "pipeline.ncu.enable=false"
 		   : pp->trace == PLAN_TRACE_OFF ? "no timeline trace to select kernels from"
-						 : PLAN_NCU_NOT_BUILT;
+						 : NULL;
 	strbuf_reset(&sb);
-	strbuf_addf(&sb, "run.mode=%s: %s", mode,
+	strbuf_addf(&sb, "run.mode=%s: %s -> ncu/selection.json", mode,
 		    !strcmp(mode, "light")
 			? "the top kernels of run.stage by GPU time, for a reduced counter set"
 			: "the kernels of run.stage covering run.coverage of its GPU time "
 			  "(at most run.top_n_kernels)");
 	plan_add_internal(p, "select", sb.buf, ncu_skip);
-	plan_add_internal(p, "ncu", "ncu on the selected kernels -> ncu/raw.csv", ncu_skip);
-	plan_add_internal(p, "join", "trace kernel summary x ncu metrics -> kernel records",
-			  ncu_skip);
+	plan_add_internal(p, "ncu", "ncu on the selected kernels -> ncu/raw.csv",
+			  ncu_skip ? ncu_skip : PLAN_NCU_NOT_WIRED);
+	plan_add_internal(p, "join", "trace kernels x ncu/raw.csv -> kernel counters", ncu_skip);
 	s = plan_add_internal(p, "reports",
 			      "kernels.md operators.md report.md stakeholder_summary.md "
 			      "metrics.json report.html charts/ from the bundle",

@@ -120,8 +120,12 @@ const struct plan_step *plan_find(const struct plan *p, const char *name);
  * relative to the run dir; the reports read it from there. */
 #define PLAN_ANALYTIC_FILE "workload/analytic.json"
 
-/* What a step skipped because ncu is not in this build says. */
-#define PLAN_NCU_NOT_BUILT "ncu support not built yet"
+/* Why the ncu step is skipped in this version: the capture itself (one ncu
+ * run per selected kernel, then the raw-page import) is not wired into
+ * profile yet; the select step's ncu/selection.json holds the exact filters. */
+#define PLAN_NCU_NOT_WIRED                                                                         \
+	"the ncu capture is not wired into profile yet; ncu/selection.json has the exact ncu "     \
+	"filters for each selected kernel"
 
 /* The directory of the built-in workload binaries: $LLMPROF_WORKLOADS_DIR,
  * else <dir of llmprof>/workloads (the build tree), else

@@ -39,7 +39,10 @@ if [ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ] && [ -e "${LLMPROF_BUIL
 	for s in config provenance workload trace analyze reports; do
 		[ "$(step "$run/status.json" $s state)" = ok ] || fail "llm step $s: $(step "$run/status.json" $s message)"
 	done
-	[ "$(step "$run/status.json" select message)" = "ncu support not built yet" ] || fail "select reason"
+	[ "$(step "$run/status.json" select message)" = "no kernel launches in run.stage=decode" ] ||
+		fail "select reason: $(step "$run/status.json" select message)"
+	step "$run/status.json" ncu message | grep -q "^the ncu capture is not wired into profile yet" || fail "ncu reason"
+	[ "$(step "$run/status.json" join message)" = "no ncu/raw.csv: no counters to join" ] || fail "join reason"
 	[ "$(sed -n 2,5p "$run/logs/workload.argv" | tr '\n' ' ')" = "--device cpu --model-name tiny " ] ||
 		fail "workload argv: $(cat "$run/logs/workload.argv")"
 	grep -qx -- "--analytic-out" "$run/logs/workload.argv" || fail "no --analytic-out"
@@ -118,7 +121,7 @@ grep -q "^$N profile --trace=nvtx,osrt " "$run/nsys/cmd.txt" || fail "cmd.txt pr
 for s in workload nsys-export nsys-stats analyze reports; do
 	[ "$(step "$run/status.json" $s state)" = ok ] || fail "step $s: $(step "$run/status.json" $s message)"
 done
-[ "$(step "$run/status.json" ncu message)" = "ncu support not built yet" ] || fail "ncu skip reason"
+step "$run/status.json" ncu message | grep -q "^the ncu capture is not wired into profile yet" || fail "ncu skip reason"
 step "$run/status.json" config message | grep -q "; trace backend: pipeline.trace.backend=nsys: nsys 2023.4" ||
 	fail "nsys reason in status.json"
 step "$run/status.json" nsys-stats message | grep -q "the trace has no CUDA kernel data" ||

@@ -15,6 +15,7 @@
 
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include "analysis/select.h"
 #include "report/build.h"
 #include "report/model.h"
 #include "report/report.h"
@@ -70,6 +71,9 @@ static void test_bundle_model(void **state)
 	path_join(&trace, dir, "nsys");
 	assert_int_equal(mkdir_p(trace.buf, &err), 0);
 	strbuf_reset(&trace);
+	path_join(&trace, dir, "ncu");
+	assert_int_equal(mkdir_p(trace.buf, &err), 0);
+	strbuf_reset(&trace);
 	strbuf_addf(&trace,
 		    "cp '%s/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite' '%s/nsys/run.sqlite'",
 		    shared_dir(), dir);
@@ -117,6 +121,47 @@ static void test_bundle_model(void **state)
 	strbuf_reset(&b);
 	report_render_report_md(&m2, &b);
 	assert_string_equal(a.buf, b.buf);
+
+	/* kernel selection over the analyzed launches of decode; its
+	 * selection.json marks the kernels selected in the reports */
+	{
+		struct launch *l = NULL;
+		size_t n = 0;
+		struct select_opts so = SELECT_OPTS_INIT;
+		struct selection sel = SELECTION_INIT;
+		struct strbuf js = STRBUF_INIT;
+		struct report_model m3;
+
+		assert_int_equal(report_analysis_launches(an, "decode", &l, &n, &err), 0);
+		assert_int_equal(n, 14);
+		assert_int_equal(select_kernels(l, n, &so, &sel, &err), 0);
+		assert_true(sel.stage_launches > 0);
+		assert_true(sel.nr >= 1);
+		/* decode = launches 5..12 (4 add, 4 scale); add's 4 take 14560 ns
+		 * (3744 + 3584 + 3616 + 3616, from the kernel table) */
+		assert_int_equal(sel.nr, 2);
+		assert_string_equal(sel.k[0].name, "add(float *, const float *, int)");
+		assert_int_equal(sel.k[0].calls, 4);
+		assert_true(sel.k[0].total_ns == 14560.0);
+		assert_string_equal(sel.k[1].name, "scale(float *, float, int)");
+		assert_true(sel.k[1].total_ns == 14336.0);
+		selection_json(&sel, &so, &js);
+		put("ncu/selection.json", js.buf);
+		report_model_init(&m3);
+		report_build_result_release(&res);
+		report_build_result_init(&res);
+		assert_int_equal(report_build_model(&o, &m3, &res, &err), 0);
+		assert_true(m3.sel.available);
+		assert_int_equal(m3.sel.nr_selected, sel.nr);
+		for (size_t i = 0; i < m3.nr_kernels; i++)
+			assert_true(m3.kernels[i].selected);
+		report_model_release(&m3);
+		assert_int_equal(report_analysis_launches(an, "nosuchstage", &l, &n, &err), -1);
+		assert_non_null(strstr(err.buf, "run.stage=nosuchstage"));
+		selection_release(&sel);
+		free(l);
+		strbuf_release(&js);
+	}
 	report_analysis_free(an);
 	report_build_result_release(&res);
 	report_model_release(&m);
