@@ -186,6 +186,13 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, const cha
 		return error_set(err, "unknown workload kind '%s' (expected llm, dummy or command)",
 				 kind);
 	}
+	{
+		struct strv prog = {NULL, 0, 0};
+
+		for (size_t i = 0; i < argv.nr; i++)
+			strv_push(&prog, xstrdup(argv.v[i]));
+		p->program = strv_finish(&prog);
+	}
 	if (pp->trace == PLAN_TRACE_NSYS) {
 		struct nsys_options o;
 		struct nsys_args na = NSYS_ARGS_INIT;
@@ -309,11 +316,10 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	s->after_failure = 1;
 	strbuf_release(&sb);
 
-	s = (struct plan_step *)plan_find(p, "workload");
 	p->inputs.kind = !strcmp(kind, "command") ? "command"
 			 : !strcmp(kind, "llm")	  ? "llm"
 						  : "dummy";
-	p->inputs.argv = (const char *const *)s->argv;
+	p->inputs.argv = (const char *const *)p->program;
 	p->inputs.prompt_len = p->inputs.max_new_tokens = p->inputs.batch_size = -1;
 	p->inputs.warmup = p->inputs.seed = -1;
 	p->inputs.cuda_graph = -1;
@@ -352,6 +358,7 @@ void plan_release(struct plan *p)
 		free(s->what);
 	}
 	free(p->steps);
+	strv_free(p->program);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -90,7 +90,9 @@ struct plan_params {
 struct plan {
 	struct plan_step *steps;
 	size_t nr, alloc;
-	struct run_inputs inputs; /* borrows from steps and params */
+	struct run_inputs inputs; /* borrows from program and params */
+	char **program;		  /* owned: the workload's own argv, before any wrapper
+				     (nsys profile); what inputs.yaml records */
 };
 #define PLAN_INIT                                                                                  \
 	{                                                                                          \

@@ -117,6 +117,7 @@ for f in nsys/run.nsys-rep nsys/run.sqlite nsys/cmd.txt report.md kernels.md met
 done
 [ -f "$run/nsys/summary_cuda_gpu_kern_sum.csv" ] || fail "no kernel summary file"
 [ "$(wc -l <"$run/nsys/cmd.txt")" -eq 3 ] || fail "cmd.txt: $(cat "$run/nsys/cmd.txt")"
+grep -q "^  program: \"${prog[0]}\"" "$run/inputs.yaml" || fail "inputs.yaml names nsys, not the program: $(head "$run/inputs.yaml")"
 grep -q "^$N profile --trace=nvtx,osrt " "$run/nsys/cmd.txt" || fail "cmd.txt profile line"
 for s in workload nsys-export nsys-stats analyze reports; do
 	[ "$(step "$run/status.json" $s state)" = ok ] || fail "step $s: $(step "$run/status.json" $s message)"

@@ -183,6 +183,10 @@ static void test_nsys_plan(void **state)
 	while (p.steps[W].argv[n])
 		n++;
 	assert_string_equal(p.steps[W].argv[n - 2], "./app");
+	/* inputs.yaml records the program, not the nsys wrapper */
+	assert_string_equal(p.inputs.argv[0], "./app");
+	assert_string_equal(p.inputs.argv[1], "--x");
+	assert_null(p.inputs.argv[2]);
 	/* the program is checked by running it; nsys itself must exist */
 	assert_int_equal(plan_check_programs(&p, &err), -1);
 	assert_non_null(strstr(err.buf, "'/opt/nsys' not found"));
