@@ -156,7 +156,9 @@ static void test_bundle_model(void **state)
 		for (size_t i = 0; i < m3.nr_kernels; i++)
 			assert_true(m3.kernels[i].selected);
 		report_model_release(&m3);
+		free(l);
 		assert_int_equal(report_analysis_launches(an, "nosuchstage", &l, &n, &err), -1);
+		assert_null(l);
 		assert_non_null(strstr(err.buf, "run.stage=nosuchstage"));
 		selection_release(&sel);
 		free(l);
