@@ -10,19 +10,24 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "report/build.h"
+#include "report/ncu_only.h"
 #include "core/banned.h"
 
 static const char *opt_trace;
 static const char *opt_ncu;
 static const char *opt_out;
+static int64_t opt_max_rows;
 
 static const struct opt opts[] = {
     {"trace", 0, OPT_STRING, &opt_trace, "FILE",
      "trace to analyze: nsys or llmprof .sqlite, or an nsys stats cuda_gpu_kern_sum .csv", 0, 0},
     {"ncu-csv", 0, OPT_STRING, &opt_ncu, "RAW.csv",
-     "ncu --csv --page raw export to join with the trace (with --trace)", 0, 0},
+     "ncu --csv --page raw --print-units base export: joined with --trace, or alone", 0, 0},
     {"output", 'o', OPT_STRING, &opt_out, "DIR",
      "where to write the reports (with --trace; default for RUN_DIR: RUN_DIR itself)", 0, 0},
+    {"max-rows", 0, OPT_INT, &opt_max_rows, "N",
+     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all)", 0,
+     1000000},
     OPT_END_MARK,
 };
 
@@ -40,6 +45,34 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 	return ret;
 }
 
+/* `report --ncu-csv RAW.csv -o DIR` with no trace: kernels.md, kernels.json
+ * and regions/ from the export alone. */
+static int report_ncu_only(struct cmd_ctx *ctx)
+{
+	struct ncu_only_result res;
+	struct strbuf err = STRBUF_INIT;
+	int code;
+
+	if (ctx->argc || !opt_out) {
+		error_print("report: --ncu-csv RAW.csv alone needs -o DIR and no RUN_DIR");
+		return EXIT_USAGE;
+	}
+	code = ncu_only_report(opt_ncu, opt_out, (size_t)opt_max_rows, &res, &err);
+	if (code) {
+		error_print("report: %s", err.buf);
+	} else {
+		printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/kernels.md\n",
+		       res.launches, res.kernels, res.total_ms, opt_out);
+		if (res.regions)
+			printf("%zu NVTX regions -> %s/regions/report.md\n", res.regions, opt_out);
+		else if (res.note.len)
+			printf("%s\n", res.note.buf);
+	}
+	strbuf_release(&res.note);
+	strbuf_release(&err);
+	return code;
+}
+
 static int cmd_report_exec(struct cmd_ctx *ctx)
 {
 	struct report_build_opts o;
@@ -48,6 +81,12 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
 	int code = EXIT_OK;
 
+	if (opt_ncu && !opt_trace && !ctx->argc)
+		return report_ncu_only(ctx);
+	if (opt_max_rows) {
+		error_print("report: --max-rows applies to --ncu-csv without a trace");
+		return EXIT_USAGE;
+	}
 	memset(&o, 0, sizeof(o));
 	report_build_result_init(&res);
 	if (opt_trace) {
@@ -130,7 +169,7 @@ cleanup:
 
 const struct cmd_entry cmd_report_entry = {
     .name = "report",
-    .usage = "RUN_DIR | --trace FILE [--ncu-csv RAW.csv] -o DIR",
+    .usage = "RUN_DIR | --trace FILE [--ncu-csv RAW.csv] -o DIR | --ncu-csv RAW.csv -o DIR",
     .summary = "redo the analysis and every report from a run bundle or from files",
     .description = "Analyzes a trace (nsys export or llmprof trace.sqlite; an `nsys stats`\n"
 		   "cuda_gpu_kern_sum CSV gives the kernel table only) and writes kernels.md,\n"
@@ -140,6 +179,9 @@ const struct cmd_entry cmd_report_entry = {
 		   "rewrites the reports in place: byte-identical when nothing changed.\n"
 		   "Critical findings ('no GPU work captured', no stage range matched) are\n"
 		   "also printed on stderr.\n"
+		   "With --ncu-csv and no trace it writes kernels.md and kernels.json (every\n"
+		   "kernel, or a last row summing the rest) and regions/ (report.md,\n"
+		   "report.json, <region>/metrics.json; or why there are no regions).\n"
 		   "Exit codes: 0 ok, 2 usage, 5 unreadable or broken input (the reports are\n"
 		   "still written when the trace is the broken part), 7 cannot write.",
     .opts = opts,
