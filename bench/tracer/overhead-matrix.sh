@@ -53,7 +53,9 @@ rm -rf "$logs" && mkdir -p "$logs" || die "cannot create $logs"
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH LLMPROF_TRACE_OUT LLMPROF_TRACE_API \
 	LLMPROF_TRACE_MEMOPS LLMPROF_TRACE_CUDA LLMPROF_TRACE_NVTX
 # The machine's own CUPTI first (it matches the driver).
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# trace-tool needs libsqlite3.so.0: the machine's, else one carried in gpu-bin/lib.
+tool_run() { LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$bin/lib "$tool" "$@"; }
 failures=0
 fail() { echo "FAIL: $*" | tee -a "$out/checks.txt"; failures=$((failures + 1)); }
 t_start=$(date +%s)
@@ -67,6 +69,7 @@ elapsed() { echo $(($(date +%s) - t_start)); }
 	ldd "$so" | grep -i cupti
 	python3 -c 'import torch, transformers; print("torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__)'
 	sha256sum "$so" "$tiny" "$tool"
+	tool_run convert /nonexistent /tmp/x.sqlite 2>&1 | head -1 # loads?
 	[ -f "$root/.gpu-commit" ] && echo "llmprof commit $(cat "$root/.gpu-commit")"
 	nproc
 	echo "decode variants: untraced ${variants[*]}; tiny variants: untraced ${tiny_variants[*]}"
@@ -151,7 +154,7 @@ done
 check_log() { # check_log PROGRAM VARIANT ROUND
 	local prog=$1 v=$2 r=$3 dir=$logs/$1-$2-$3 conv k api ops unattr drops problems
 	[ -d "$dir" ] || return
-	conv=$("$tool" convert "$dir" "$dir/t.sqlite" 2>&1)
+	conv=$(tool_run convert "$dir" "$dir/t.sqlite" 2>&1)
 	if [ $? -ne 0 ]; then
 		fail "$prog $v round $r: convert failed: $conv"
 		return
