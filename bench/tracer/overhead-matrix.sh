@@ -15,13 +15,20 @@
 # python3 with torch and transformers. Knobs (environment):
 #   MATRIX_REPS (5)            rounds per program
 #   MATRIX_BUDGET_S (170)      no new decode round once it would end later
-#   MATRIX_VARIANTS ("callback activity none")   LLMPROF_TRACE_API values,
+#   MATRIX_VARIANTS ("callback activity none")   LLMPROF_TRACE_API values (may
+#                              be empty: decode runs untraced only),
 #                              each optionally followed by +VAR=VALUE settings
 #                              (e.g. activity+LLMPROF_TRACE_MEMOPS=0)
 #   MATRIX_TINY_VARIANTS (MATRIX_VARIANTS)   the same for tiny_launch
 #   MATRIX_DECODE_KERNELS (88447), MATRIX_DECODE_STEP_OPS (43456),
 #   MATRIX_PREFILL_OPS (694)   expected content of a traced decode loop
+#   MATRIX_DECODE_ARGS         extra decode_loop.py arguments, e.g. "--reps 3"
+#                              (more samples per process; then set the three
+#                              expectations above to match)
 #   MATRIX_DECODE_CMD          replaces "python3 decode_loop.py" (tests)
+# Cost on the H100 (2026-11-21): a decode process takes ~25 s (imports, model
+# construction, warm-up), a tiny one ~1 s; 4 decode variants x 5 rounds need
+# ~9 minutes. The budget check stops decode rounds early and says so (FAIL).
 # Output: OUTDIR/{env.txt,raw.csv,checks.txt,matrix.txt,stderr.txt}.
 set -u -o pipefail
 out=${1:?usage: overhead-matrix.sh OUTDIR}
@@ -34,8 +41,8 @@ report=$root/bench/tracer/matrix_report.py
 decode=$root/bench/tracer/decode_loop.py
 reps=${MATRIX_REPS:-5}
 budget=${MATRIX_BUDGET_S:-170}
-read -r -a variants <<<"${MATRIX_VARIANTS:-callback activity none}"
-read -r -a tiny_variants <<<"${MATRIX_TINY_VARIANTS:-${variants[*]}}"
+read -r -a variants <<<"${MATRIX_VARIANTS-callback activity none}"
+read -r -a tiny_variants <<<"${MATRIX_TINY_VARIANTS-${variants[*]}}"
 want_kernels=${MATRIX_DECODE_KERNELS:-88447}
 want_step=${MATRIX_DECODE_STEP_OPS:-43456}
 want_prefill=${MATRIX_PREFILL_OPS:-694}
@@ -73,7 +80,7 @@ elapsed() { echo $(($(date +%s) - t_start)); }
 	[ -f "$root/.gpu-commit" ] && echo "llmprof commit $(cat "$root/.gpu-commit")"
 	nproc
 	echo "decode variants: untraced ${variants[*]}; tiny variants: untraced ${tiny_variants[*]}"
-	echo "rounds $reps; budget ${budget}s"
+	echo "rounds $reps; budget ${budget}s; decode args: ${MATRIX_DECODE_ARGS:-(none)}"
 } >"$out/env.txt" 2>&1 || die "environment probe failed (see $out/env.txt)"
 cat "$out/env.txt"
 echo "program,variant,round,wall_s" >"$out/raw.csv"
@@ -99,7 +106,9 @@ run_one() {
 		if [ -n "${MATRIX_DECODE_CMD:-}" ]; then
 			read -r -a cmd <<<"$MATRIX_DECODE_CMD"
 		else
-			cmd=(python3 "$decode")
+			local -a dargs
+			read -r -a dargs <<<"${MATRIX_DECODE_ARGS:-}"
+			cmd=(python3 "$decode" "${dargs[@]}")
 		fi
 		key=decode_wall_s
 		;;
@@ -131,8 +140,12 @@ round() {
 }
 
 # Cold caches (imports, CUDA JIT cache) must not land in the first round.
-timeout 120 python3 -c 'import torch, transformers; torch.zeros(1, device="cuda")' \
-	>>"$out/stderr.txt" 2>&1 || fail "python warm-up failed"
+if [ -n "${MATRIX_DECODE_CMD:-}" ]; then
+	read -r -a warm <<<"$MATRIX_DECODE_CMD"
+else
+	warm=(python3 -c 'import torch, transformers; torch.zeros(1, device="cuda")')
+fi
+timeout 120 "${warm[@]}" >>"$out/stderr.txt" 2>&1 || fail "decode warm-up failed"
 timeout 60 "$tiny" 1000 >/dev/null 2>>"$out/stderr.txt" || fail "tiny_launch warm-up failed"
 
 decode_rounds=0
