@@ -113,6 +113,7 @@ run_one() {
 		key=decode_wall_s
 		;;
 	esac
+	echo "== $prog $v round $r" >>"$out/stderr.txt"
 	line=$(env "${envs[@]}" timeout 150 "${cmd[@]}" 2>>"$out/stderr.txt" | tail -n 1)
 	rc=$?
 	wall=$(awk -v k="$key" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$line")
