@@ -439,14 +439,19 @@ int InitializeInjection(void)
 		mode = API_CALLBACK;
 	}
 	memops = (int)tracer_env_u64(TRACER_ENV_MEMOPS, 1, 1);
-	if (mode != API_NONE &&
-	    (enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0, mode,
-			memops) == 0 ||
-	     enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1, mode,
-			memops) == 0))
-		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
-			    "no launch API %s enabled: GPU work cannot be attributed to NVTX ranges",
-			    mode == API_CALLBACK ? "callbacks" : "activity records");
+	if (mode != API_NONE) {
+		/* Both domains, even if one fails: direct driver launches
+		 * (cuLaunchKernel from libraries) need the driver ids. */
+		int nrt = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0,
+				     mode, memops);
+		int ndrv = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1,
+				      mode, memops);
+		if (!nrt || !ndrv)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+				    "no %s launch API %s enabled: GPU work cannot be attributed to NVTX ranges",
+				    !nrt ? "runtime" : "driver",
+				    mode == API_CALLBACK ? "callbacks" : "activity records");
+	}
 
 	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", TLOG_DIAG_ERROR) < 0)
 		return 1;
