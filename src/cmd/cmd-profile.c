@@ -886,7 +886,9 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		}
 		ncu_cmd_format(&cmd, &cmdtxt);
 		strbuf_addch(&cmdtxt, '\n');
-		bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &err);
+		/* written before each run, so a stuck ncu's argv is on disk */
+		if (bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &err))
+			strbuf_reset(&err);
 		if (tty)
 			fprintf(stderr, "llmprof: ncu: kernel %zu of %zu: %s\n", i + 1, nruns,
 				k ? (k->short_name ? k->short_name : k->name)
@@ -1026,6 +1028,9 @@ out:
 		json_object_set_new(j, "ncu_wall_s", json_real(ncu_s));
 		json_object_set_new(j, "runs", runs);
 		runs = NULL;
+		if (cmdtxt.len && bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &jerr))
+			warning_print("%s", jerr.buf);
+		strbuf_reset(&jerr);
 		if (state != STEP_SKIPPED && ncu) {
 			bundle_path(ic->b, "ncu/measured.json", &jp);
 			if (json_write_file_atomic(jp.buf, j, &jerr))
