@@ -5,6 +5,7 @@
 # print NVIDIA's raw-page CSVs from tests/data/ncu. Never used for numbers.
 #   FAKE_NCU_LOG    each invocation's argv (one line, args joined by '|'),
 #                   then "env:" lines for the variables that matter
+#   FAKE_NCU_MODE   ok | perm | nokernels
 #   FAKE_NCU_CSV    the raw CSV every import prints (default: the dummy one)
 set -u
 data=$(cd "$(dirname "$0")/../data/ncu" && pwd)
