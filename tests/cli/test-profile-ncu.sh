@@ -44,6 +44,11 @@ grep -q "^LC_ALL=C $fake --target-processes all .* --kernel-name regex:add .*/bi
 [ "$(wc -l <"$run/ncu/raw.csv")" -eq 16 ] || fail "raw.csv rows: $(wc -l <"$run/ncu/raw.csv")"
 [ "$(json "$run/ncu/measured.json" "d['runs'][0]['measured']")" = True ] || fail "measured.json"
 [ -s "$run/logs/ncu-k0.err" ] || [ -s "$run/logs/ncu-k0.out" ] || fail "no ncu log"
+# the reports say what ncu measured and what it cost, next to the selection
+echo '{"selected": 0, "distinct_kernels": 0, "coverage": 0, "kernels": []}' >"$run/ncu/selection.json"
+"$LLMPROF" report "$run" >/dev/null 2>err || fail "report: $(cat err)"
+grep -q "ncu measured 1 of 1 configured runs in [0-9.]* s of ncu (ncu/measured.json)" "$run/report.md" ||
+	fail "report.md lacks the ncu line: $(grep -n ncu "$run/report.md")"
 
 # 2. ERR_NVGPUCTRPERM: the step fails with the fix, the reports still run
 export FAKE_NCU_LOG=$tmp/log2 FAKE_NCU_MODE=perm
