@@ -916,6 +916,18 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			strbuf_addf(&why, " (-k %s --kernel-name-base %s --launch-skip %zu "
 					  "--launch-count %zu)",
 				    k->kernel_name, ic->ncu_base, k->launch_skip, k->launch_count);
+		if ((v == NCU_RUN_NO_KERNELS || v == NCU_RUN_NO_RANGES) && !k) {
+			strbuf_addstr(&why, " (configured filters:");
+			if (o.kernel_name)
+				strbuf_addf(&why, " --kernel-name %s", o.kernel_name);
+			if (o.kernel_id)
+				strbuf_addf(&why, " --kernel-id %s", o.kernel_id);
+			if (o.launch_skip >= 0)
+				strbuf_addf(&why, " --launch-skip %lld", o.launch_skip);
+			for (size_t x = 0; x < o.nr_nvtx_include; x++)
+				strbuf_addf(&why, " --nvtx-include %s", o.nvtx_include[x]);
+			strbuf_addstr(&why, "; `llmprof nvtx` lists the ranges the program emits)");
+		}
 		if (v == NCU_RUN_OK && (res.outcome != PROC_EXITED || res.exit_status))
 			strbuf_addf(&why, "ncu %s", d.buf);
 		if (v == NCU_RUN_OK && !why.len && !path_exists(rep.buf))

@@ -71,7 +71,7 @@ export FAKE_NCU_LOG=$tmp/log3 FAKE_NCU_MODE=nokernels
 rc=$?
 [ $rc -eq 6 ] || fail "nokernels: exit $rc"
 run=$(last_run out)
-step "$run/status.json" ncu message | grep -q "not measured: ncu profiled no kernel" ||
+step "$run/status.json" ncu message | grep -q "not measured: ncu profiled no kernel: no launch passed the filter (configured filters: --kernel-name regex:nosuch;" ||
 	fail "nokernels message: $(step "$run/status.json" ncu message)"
 [ "$(json "$run/ncu/measured.json" "d['runs'][0]['measured']")" = False ] || fail "nokernels measured.json"
 unset FAKE_NCU_MODE
