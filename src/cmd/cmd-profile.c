@@ -23,11 +23,13 @@
 #include "run/status.h"
 #include "analysis/select.h"
 #include "report/build.h"
+#include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
 #include "trace/tracer_launch.h"
 #include "vendor/ncu_argv.h"
 #include "vendor/ncu_config.h"
+#include "vendor/ncu_nvtx.h"
 #include "vendor/ncu_run.h"
 #include "vendor/nsys.h"
 #include "vendor/nsys_config.h"
@@ -791,6 +793,48 @@ out:
 	return ret;
 }
 
+/* A configured run's --nvtx-include values, checked against the ranges
+ * the bundle's trace saw and put in ncu's syntax (vendor/ncu_nvtx.h).
+ * 0 with *exprs set (owned), or -1 with msg. */
+static int ncu_check_includes(const struct run_bundle *b, const struct ncu_options *o,
+			      char ***exprs, struct strbuf *msg)
+{
+	struct strbuf tp = STRBUF_INIT, err = STRBUF_INIT;
+	struct nvtx_list l;
+	struct ncu_seen_range *seen = NULL;
+	const char *trace = report_bundle_trace(b->dir, &tp);
+	int ret = -1;
+
+	nvtx_list_init(&l);
+	if (!trace || !path_exists(trace)) {
+		strbuf_addstr(msg, "pipeline.ncu.ncu_cli.nvtx.include cannot be checked: the bundle "
+				   "has no trace; refusing an NVTX-filtered ncu run that may match "
+				   "nothing");
+		goto out;
+	}
+	if (nvtx_list_load(&l, trace, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	seen = xcalloc(l.n + 1, sizeof(*seen));
+	for (size_t i = 0; i < l.n; i++) {
+		seen[i].domain = l.v[i].domain;
+		seen[i].name = l.v[i].name;
+		seen[i].startend = l.v[i].style == NVTX_STYLE_STARTEND;
+	}
+	if (ncu_nvtx_check(o->nvtx_include, o->nr_nvtx_include, seen, l.n, exprs, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(seen);
+	nvtx_list_release(&l);
+	strbuf_release(&tp);
+	strbuf_release(&err);
+	return ret;
+}
+
 /* The ncu step: one ncu run per selected kernel (or one with the user's own
  * filters), each report imported as the raw page and merged into
  * ncu/raw.csv; ncu/cmd.txt, ncu/sections.txt, ncu/measured.json. */
@@ -808,7 +852,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	struct proc_result res;
 	enum step_state state = STEP_FAILED;
 	json_t *runs = json_array();
-	char *ncu = NULL;
+	char *ncu = NULL, **includes = NULL;
 	const struct plan_step *wl = plan_find(ic->plan, "workload");
 	size_t nruns, measured = 0, program_n = 0;
 	int explicit_run, tty = isatty(2);
@@ -833,6 +877,13 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 				 "[LLM@decode_all/]); `llmprof nvtx` lists the ones the program emits",
 			    base.replay_mode);
 		goto out;
+	}
+	if (explicit_run && base.nr_nvtx_include) {
+		if (ncu_check_includes(ic->b, &base, &includes, msg)) {
+			*code = EXIT_CONFIG;
+			goto out;
+		}
+		base.nvtx_include = (const char *const *)includes;
 	}
 	if (mode && !strcmp(mode, "light"))
 		ncu_options_light(&base);
@@ -1055,6 +1106,7 @@ out:
 	json_decref(runs);
 	ncu_cmd_release(&cmd);
 	ncu_raw_merge_release(&merge);
+	ncu_nvtx_exprs_free(includes, base.nr_nvtx_include);
 	ncu_config_lists_release(&lists);
 	free(ncu);
 	strbuf_release(&err);

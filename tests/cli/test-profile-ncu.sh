@@ -102,6 +102,26 @@ step "$run/status.json" ncu message | grep -q "replay_mode=range needs pipeline.
 	fail "range message"
 ! grep -q -- '|-o|' log6 || fail "range mode ran ncu ungated"
 
+# 6b. an NVTX include is checked against the trace's ranges (the built-in
+#     llm on the CPU emits LLM@decode_all) and put in ncu's syntax
+if [ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ]; then
+	export FAKE_NCU_LOG=$tmp/log6b
+	"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" pipeline.ncu.path="$fake" \
+		infer.prompt_len=8 infer.max_new_tokens=2 pipeline.ncu.ncu_cli.kernel_name=regex:add \
+		'pipeline.ncu.ncu_cli.nvtx.include=[LLM@decode_all]' >out 2>err || fail "6b: $(cat err)"
+	grep -- '|-o|' log6b | grep -q -- "|--nvtx|--nvtx-include|LLM@decode_all/|" || fail "6b argv: $(cat log6b)"
+	export FAKE_NCU_LOG=$tmp/log6c
+	"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" pipeline.ncu.path="$fake" \
+		infer.prompt_len=8 infer.max_new_tokens=2 pipeline.ncu.ncu_cli.kernel_name=regex:add \
+		'pipeline.ncu.ncu_cli.nvtx.include=[decode_all]' >out 2>err
+	rc=$?
+	[ $rc -eq 3 ] || fail "6c: exit $rc"
+	run=$(last_run out)
+	step "$run/status.json" ncu message | grep -q "nvtx.include matches no range of the trace.*LLM@decode_all/" ||
+		fail "6c message: $(step "$run/status.json" ncu message)"
+	! grep -q -- '|-o|' log6c || fail "6c ran ncu"
+fi
+
 # 7. --dry-run: the template for the selected kernels, and the explicit run
 "$LLMPROF" profile -n "${common[@]}" pipeline.ncu.path="$fake" -- /bin/true >out 2>err || fail "dry run"
 grep -q "one ncu run per kernel selected by select (at most run.top_n_kernels)" out || fail "dry run text: $(cat out)"

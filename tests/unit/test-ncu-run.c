@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "vendor/csv.h"
 #include "vendor/ncu_config.h"
+#include "vendor/ncu_nvtx.h"
 #include "vendor/ncu_run.h"
 
 static const char *src_dir(void)
@@ -301,12 +302,36 @@ static void test_merge(void **state)
 	strbuf_release(&err);
 }
 
+static void test_nvtx_check(void **state)
+{
+	static const struct ncu_seen_range seen[] = {
+		{"LLM", "decode_all", 0}, {"LLM", "prefill", 0}, {NULL, "step", 1}};
+	static const char *const ok[] = {"LLM@decode_all", "step", "LLM@prefill/"};
+	static const char *const bad[] = {"decode_all"};
+	struct strbuf err = STRBUF_INIT;
+	char **x = NULL;
+
+	(void)state;
+	assert_int_equal(ncu_nvtx_check(ok, 3, seen, 3, &x, &err), 0);
+	assert_string_equal(x[0], "LLM@decode_all/"); /* push/pop: trailing '/' */
+	assert_string_equal(x[1], "step");	       /* start/end: none */
+	assert_string_equal(x[2], "LLM@prefill/");
+	ncu_nvtx_exprs_free(x, 3);
+	/* the range exists, but in domain LLM, not the default domain */
+	assert_int_equal(ncu_nvtx_check(bad, 1, seen, 3, &x, &err), -1);
+	assert_null(x);
+	assert_contains(err.buf, "pipeline.ncu.ncu_cli.nvtx.include matches no range of the trace");
+	assert_contains(err.buf, "LLM@decode_all/");
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_per_kernel), cmocka_unit_test(test_explicit),
 		cmocka_unit_test(test_describe),	    cmocka_unit_test(test_find),
 		cmocka_unit_test(test_verdicts),	    cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_nvtx_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
