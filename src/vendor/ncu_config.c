@@ -138,8 +138,8 @@ int ncu_plan_describe(const struct ncu_options *o, const char *mode, const char 
 			    "ncu/k<i>.ncu-rep, ncu/raw.csv, ncu/measured.json; each:\n    ",
 			    light ? "run.mode=light: at most 5, SpeedOfLight + Occupancy"
 				  : "at most run.top_n_kernels");
-		ncu_options_for_kernel(&t, "<regex:^name$ of kernel i>", o->kernel_name_base,
-				       0, o->launch_count > 0 ? o->launch_count : 1);
+		ncu_options_for_kernel(&t, "<regex:^name$ of kernel i>", o->kernel_name_base, 0,
+				       o->launch_count > 0 ? o->launch_count : 1);
 		path_join(&path, run_dir, "ncu/k<i>");
 	}
 	t.output = path.buf;

@@ -32,7 +32,8 @@ enum ncu_verdict ncu_output_diagnose(const char *text, size_t len, struct strbuf
 		return NCU_RUN_NO_KERNELS;
 	}
 	if (find(text, len, "No ranges were profiled")) {
-		strbuf_addstr(why, "ncu profiled no range: no NVTX range matched the include filter");
+		strbuf_addstr(why,
+			      "ncu profiled no range: no NVTX range matched the include filter");
 		return NCU_RUN_NO_RANGES;
 	}
 	return NCU_RUN_OK;
@@ -76,8 +77,9 @@ int ncu_raw_merge_add(struct ncu_raw_merge *m, const char *text, size_t len, con
 	if (rc < 0)
 		goto out;
 	if (!rc || r.nr != nhdr) {
-		error_set(err, "%s: no units row after the header (was it imported with "
-			       "--print-units base?)",
+		error_set(err,
+			  "%s: no units row after the header (was it imported with "
+			  "--print-units base?)",
 			  name);
 		goto out;
 	}
@@ -94,8 +96,9 @@ int ncu_raw_merge_add(struct ncu_raw_merge *m, const char *text, size_t len, con
 			m->cols[c] = xstrdup(hdr[i]);
 			m->units[c] = strbuf_detach(&u, NULL);
 		} else if (strcmp(m->units[c], u.buf)) {
-			error_set(err, "%s: column '%s' is in '%s' here but in '%s' in an earlier "
-				       "ncu run; the runs must collect the same metrics",
+			error_set(err,
+				  "%s: column '%s' is in '%s' here but in '%s' in an earlier "
+				  "ncu run; the runs must collect the same metrics",
 				  name, hdr[i], u.buf, m->units[c]);
 			strbuf_release(&u);
 			goto out;

@@ -12,10 +12,10 @@
 #include "core/strbuf.h"
 
 enum ncu_verdict {
-	NCU_RUN_OK = 0,	       /* no known failure text */
-	NCU_RUN_PERM,	       /* ERR_NVGPUCTRPERM: no access to the counters */
-	NCU_RUN_NO_KERNELS,    /* "No kernels were profiled" */
-	NCU_RUN_NO_RANGES,     /* "No ranges were profiled" */
+	NCU_RUN_OK = 0,	    /* no known failure text */
+	NCU_RUN_PERM,	    /* ERR_NVGPUCTRPERM: no access to the counters */
+	NCU_RUN_NO_KERNELS, /* "No kernels were profiled" */
+	NCU_RUN_NO_RANGES,  /* "No ranges were profiled" */
 };
 
 /* Scans ncu's console output (stdout + stderr). For a failure, appends a
