@@ -1028,6 +1028,9 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			strbuf_release(&itext);
 		}
 		measured += ok;
+		if (tty && ok)
+			fprintf(stderr, "llmprof: ncu: kernel %zu of %zu measured in %.1f s\n", i + 1,
+				nruns, (double)res.wall_ns / 1e9);
 		if (k) {
 			json_object_set_new(rec, "rank", json_integer((json_int_t)i + 1));
 			json_object_set_new(rec, "name", json_string_lossy(k->name));
