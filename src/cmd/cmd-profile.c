@@ -917,6 +917,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		enum ncu_verdict v;
 		json_t *rec = json_object();
 		int ok = 0, rows = 0;
+		double cap_s;
 
 		strbuf_addf(&name, "ncu-k%zu", i);
 		strbuf_addf(&raw, "ncu/k%zu", i);
@@ -957,7 +958,8 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			goto out;
 		}
 		ncu_cmd_release(&cmd);
-		ncu_s += (double)res.wall_ns / 1e9;
+		cap_s = (double)res.wall_ns / 1e9;
+		ncu_s += cap_s;
 		memset(&dspec, 0, sizeof(dspec));
 		dspec.timeout_s = timeout_s;
 		proc_result_describe(&res, &dspec, &d);
@@ -1030,7 +1032,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		measured += ok;
 		if (tty && ok)
 			fprintf(stderr, "llmprof: ncu: kernel %zu of %zu measured in %.1f s\n", i + 1,
-				nruns, (double)res.wall_ns / 1e9);
+				nruns, cap_s);
 		if (k) {
 			json_object_set_new(rec, "rank", json_integer((json_int_t)i + 1));
 			json_object_set_new(rec, "name", json_string_lossy(k->name));
@@ -1040,7 +1042,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		}
 		json_object_set_new(rec, "measured", json_boolean(ok));
 		json_object_set_new(rec, "results", json_integer(rows > 0 ? rows : 0));
-		json_object_set_new(rec, "ncu_wall_s", json_real((double)res.wall_ns / 1e9));
+		json_object_set_new(rec, "ncu_wall_s", json_real(cap_s));
 		json_object_set_new(rec, "report", json_string_lossy(rep.buf + strlen(ic->b->dir) + 1));
 		if (!ok) {
 			json_object_set_new(rec, "why", json_string_lossy(why.buf));

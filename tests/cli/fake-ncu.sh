@@ -43,6 +43,7 @@ while [ $# -gt 0 ]; do
 done
 
 "${prog[@]}" >/dev/null 2>&1
+sleep 0.3 # a capture takes time; the import does not
 echo "==PROF== Connected to process 4242 (${prog[0]})"
 mode=${FAKE_NCU_MODE:-ok}
 case "$mode" in

@@ -43,6 +43,9 @@ grep -q "^LC_ALL=C $fake --target-processes all .* --kernel-name regex:add .*/bi
 	fail "cmd.txt line: $(cat "$run/ncu/cmd.txt")"
 [ "$(wc -l <"$run/ncu/raw.csv")" -eq 16 ] || fail "raw.csv rows: $(wc -l <"$run/ncu/raw.csv")"
 [ "$(json "$run/ncu/measured.json" "d['runs'][0]['measured']")" = True ] || fail "measured.json"
+# the capture's wall time, not the import's
+[ "$(json "$run/ncu/measured.json" "d['runs'][0]['ncu_wall_s'] >= 0.25 and d['ncu_wall_s'] >= 0.25")" = True ] ||
+	fail "ncu_wall_s: $(cat "$run/ncu/measured.json")"
 [ -s "$run/logs/ncu-k0.err" ] || [ -s "$run/logs/ncu-k0.out" ] || fail "no ncu log"
 # the reports say what ncu measured and what it cost, next to the selection
 echo '{"selected": 0, "distinct_kernels": 0, "coverage": 0, "kernels": []}' >"$run/ncu/selection.json"
