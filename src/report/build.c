@@ -549,6 +549,30 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 static const char *jstr(json_t *o, const char *key);
 static int load_json(const char *path, json_t **out, struct strbuf *err);
 
+/* The ncu step's ncu/measured.json (next to selection.json): how many of
+ * the selected kernels ncu measured, and the ncu time they cost. */
+static void measured_reason(struct report_model *m, const char *sel_path)
+{
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	json_t *j = NULL, *runs, *v;
+	const char *slash = strrchr(sel_path, '/');
+
+	strbuf_add(&p, sel_path, slash ? (size_t)(slash - sel_path) : 0);
+	strbuf_addstr(&p, slash ? "/measured.json" : "measured.json");
+	if (path_exists(p.buf) && !load_json(p.buf, &j, &err) && j &&
+	    json_is_array(runs = json_object_get(j, "runs")) &&
+	    json_is_integer(v = json_object_get(j, "measured")))
+		report_model_add_reason(
+		    m, "ncu measured %lld of %zu %s in %.1f s of ncu (ncu/measured.json)",
+		    (long long)json_integer_value(v), json_array_size(runs),
+		    json_is_true(json_object_get(j, "explicit_filters")) ? "configured runs"
+									 : "selected kernels",
+		    json_number_value(json_object_get(j, "ncu_wall_s")));
+	json_decref(j);
+	strbuf_release(&p);
+	strbuf_release(&err);
+}
+
 /* The select step's ncu/selection.json into m->sel; selected kernels marked. */
 static void fill_selection(struct report_model *m, const char *path, const struct config *cfg)
 {
@@ -584,6 +608,7 @@ static void fill_selection(struct report_model *m, const char *path, const struc
 		report_model_add_reason(
 		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
 		    (long long)json_integer_value(v));
+	measured_reason(m, path);
 	ks = json_object_get(j, "kernels");
 	json_array_foreach(ks, i, v)
 	{
