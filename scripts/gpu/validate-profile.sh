@@ -15,7 +15,7 @@ stage=${1:?usage: validate-profile.sh STAGE_DIR OUT_DIR}
 out=${2:?usage: validate-profile.sh STAGE_DIR OUT_DIR}
 B=$stage/build
 NCU=${NCU:-/usr/local/cuda/bin/ncu}
-CAP=${NAIVE_TIMEOUT_S:-240}
+CAP=${NAIVE_TIMEOUT_S:-150}
 export LD_LIBRARY_PATH=$stage/lib:${LD_LIBRARY_PATH:-}
 export LLMPROF_CONF_DIR=$stage/conf
 mkdir -p "$out"
@@ -70,7 +70,7 @@ if [ -n "$run_dir" ] && [ -f "$run_dir/logs/workload.argv" ]; then
 	first=$(head -n 1 "$run_dir/ncu/cmd.txt" 2>/dev/null)
 	echo "profile's first ncu command: $first"
 	flags=(--target-processes all --set roofline --replay-mode kernel
-		--metrics flop_count_hp,flop_count_sp,gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+		--metrics gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
 		--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section SchedulerStats
 		--clock-control none --cache-control all)
 	t0=$(now)
@@ -99,5 +99,20 @@ for f in stakeholder_summary.md report.md ncu/selection.json; do
 	echo "---- $f"
 	[ -n "$run_dir" ] && cat "$run_dir/$f"
 done
+
+log "d. another program: a transformers Llama with default-domain prefill/decode ranges"
+if [ -f "$stage/examples/hf_llama.py" ]; then
+	run "$B/llmprof" profile artifacts.root="$w/runs" model=llama-3.2-1b infer.prompt_len=128 \
+		infer.max_new_tokens=32 pipeline.trace.backend=builtin pipeline.ncu.enable=false \
+		-- python3 "$stage/examples/hf_llama.py" --prompt 128 --new-tokens 32 \
+		>"$w/hf.out" 2>"$w/hf.err"
+	cat "$w/hf.out"; tail -n 20 "$w/hf.err"
+	hf_dir=$(sed -n 's/^run: //p' "$w/hf.out" | tail -n 1)
+	if [ -n "$hf_dir" ]; then
+		cat "$hf_dir/logs/workload.out" | tail -n 2
+		cp "$hf_dir/stakeholder_summary.md" "$out/hf-stakeholder_summary.md"
+		head -n 60 "$hf_dir/report.md"
+	fi
+fi
 } 2>&1 | tee "$out/validate-profile.log"
 [ -n "${KEEP:-}" ] || rm -rf "$w"

@@ -3,6 +3,7 @@
  * kernel's filter), the --dry-run template, ncu lookup, ncu output
  * verdicts, and the merge of raw-page imports (NVIDIA's own CSVs from
  * tests/data/ncu with different column sets). */
+#define LLMPROF_DEFAULT_METRICS "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,9 +77,7 @@ static void test_defaults_per_kernel(void **state)
 	s = line(&o);
 	assert_string_equal(
 		s, "LC_ALL=C ncu --target-processes all --set roofline --replay-mode kernel "
-		   "--metrics flop_count_hp,flop_count_sp,gpu__time_duration.sum,"
-		   "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
-		   "dram__throughput.avg.pct_of_peak_sustained_elapsed --section SpeedOfLight "
+		   "--metrics " LLMPROF_DEFAULT_METRICS " --section SpeedOfLight "
 		   "--section MemoryWorkloadAnalysis --section Occupancy --section SchedulerStats "
 		   "-o run/ncu/k2 --kernel-name-base demangled --kernel-name 'regex:^gemm_bf16$' "
 		   "--launch-skip 7 --launch-count 1 --clock-control none --cache-control all "
@@ -87,7 +86,7 @@ static void test_defaults_per_kernel(void **state)
 	/* light: two sections, no set, same metrics */
 	ncu_options_light(&o);
 	s = line(&o);
-	assert_contains(s, "--metrics flop_count_hp,");
+	assert_contains(s, "--metrics gpu__time_duration.sum,");
 	assert_contains(s, "--section SpeedOfLight --section Occupancy -o");
 	assert_null(strstr(s, "--set"));
 	assert_null(strstr(s, "MemoryWorkloadAnalysis"));
