@@ -689,6 +689,9 @@ static enum step_state select_step(struct internal_ctx *ic, struct strbuf *msg)
 	 * (docs/ncu.md "How profile runs ncu") */
 	so.nvtx_gated = 0;
 	so.base = base && !strcmp(base, "function") ? SELECT_BASE_FUNCTION : SELECT_BASE_DEMANGLED;
+	/* mangled names are the same text in the trace and in ncu; demangled
+	 * ones are not (select.h) */
+	so.base = select_best_base(l, n, so.base);
 	if (select_kernels(l, n, &so, &sel, &err)) {
 		strbuf_addstr(msg, err.buf);
 		goto out;
@@ -713,7 +716,7 @@ static enum step_state select_step(struct internal_ctx *ic, struct strbuf *msg)
 	ic->sel = xmalloc(sizeof(*ic->sel));
 	*ic->sel = sel;
 	memset(&sel, 0, sizeof(sel));
-	ic->ncu_base = so.base == SELECT_BASE_FUNCTION ? "function" : "demangled";
+	ic->ncu_base = select_base_name(so.base);
 out:
 	selection_release(&sel);
 	free(l);

@@ -534,6 +534,7 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 
 		l[i].name = str_or(&a->trace.strs, k->name, "(unnamed)");
 		l[i].short_name = strtab_str(&a->trace.strs, k->short_name);
+		l[i].mangled = strtab_str(&a->trace.strs, k->mangled);
 		memcpy(l[i].grid, k->grid, sizeof(l[i].grid));
 		memcpy(l[i].block, k->block, sizeof(l[i].block));
 		l[i].start = k->start;
