@@ -426,16 +426,41 @@ static double sum_have(double a, double b)
 	return ncu_have(b) ? a + b : a;
 }
 
+/* A kernel name up to its parameter list, without spaces:
+ * "void k_gemv<__nv_bfloat16, float>(T2 *, const T1 *)" -> "voidk_gemv<__nv_bfloat16,float>".
+ * Demanglers differ in the parameter list (ncu writes template parameters
+ * as T1, T2 and "const T1 *"; the tracer "__nv_bfloat16 const*"), but both
+ * spell the template arguments out. */
+void report_join_key(const char *s, struct strbuf *out)
+{
+	int depth = 0;
+
+	strbuf_reset(out);
+	for (; *s; s++) {
+		if (*s == '<')
+			depth++;
+		else if (*s == '>' && depth > 0)
+			depth--;
+		else if (*s == '(' && !depth && out->len)
+			break;
+		if (*s != ' ')
+			strbuf_addch(out, *s);
+	}
+}
+
 /* The join step: ncu's per-launch records matched to the trace's kernels by
- * (demangled) name; each kernel gets the duration-weighted means of the
+ * demangled name, or, where the two demanglers disagree, by the name up to
+ * its parameter list (template arguments included, so two instantiations
+ * stay apart); each kernel gets the duration-weighted means of the
  * launches ncu measured. */
 static void join_counters(struct report_model *m, const char *path, const char *shown,
 			  struct report_build_result *res)
 {
-	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT, key = STRBUF_INIT;
 	struct ncu_raw raw = NCU_RAW_INIT;
 	struct ncu_kernel_table t = NCU_KERNEL_TABLE_INIT;
 	size_t joined_rows = 0, joined_kernels = 0;
+	char **rkeys = NULL;
 
 	if (strbuf_read_file(&buf, path)) {
 		error_errno(&err, "cannot read '%s'", shown);
@@ -444,6 +469,12 @@ static void join_counters(struct report_model *m, const char *path, const char *
 	if (ncu_raw_parse(buf.buf, buf.len, shown, &raw, &err) ||
 	    ncu_kernels_from_raw(&raw, &t, &err))
 		goto fail;
+	if (t.nr)
+		rkeys = xcalloc(t.nr, sizeof(*rkeys));
+	for (size_t j = 0; j < t.nr; j++) {
+		report_join_key(t.k[j].name ? t.k[j].name : "", &key);
+		rkeys[j] = strbuf_detach(&key, NULL);
+	}
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		struct report_kernel *k = &m->kernels[i];
 		struct wmean sm = {0, 0}, mem = {0, 0}, dram = {0, 0}, occ = {0, 0};
@@ -455,8 +486,13 @@ static void join_counters(struct report_model *m, const char *path, const char *
 			const struct ncu_kernel *r = &t.k[j];
 			double w;
 
-			if (!r->name || strcmp(r->name, k->short_name))
+			if (!r->name)
 				continue;
+			if (strcmp(r->name, k->short_name)) {
+				report_join_key(k->short_name, &key);
+				if (strcmp(rkeys[j], key.buf))
+					continue;
+			}
 			n++;
 			w = ncu_have(r->duration_ns) && r->duration_ns > 0 ? r->duration_ns : 1.0;
 			lsum_add(&dur, r->duration_ns);
@@ -499,6 +535,10 @@ fail:
 	res->join_state = "failed";
 	strbuf_add(&res->join_msg, err.buf, err.len);
 out:
+	for (size_t j = 0; rkeys && j < t.nr; j++)
+		free(rkeys[j]);
+	free(rkeys);
+	strbuf_release(&key);
 	ncu_kernel_table_release(&t);
 	ncu_raw_release(&raw);
 	strbuf_release(&buf);
