@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/analytic_cfg.h"
 #include "cmd/cmd.h"
 #include "config/config.h"
 #include "core/error.h"
@@ -1493,6 +1494,19 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		outcome_fail(&oc, STEP_FAILED, EXIT_IO);
 		oc.why = "not run: cannot write the bundle";
 		goto finish;
+	}
+
+	/* an external program profiled with a model preset: the analytic
+	 * FLOPs/bytes come from the preset and infer.* (analysis/analytic_cfg.h) */
+	if (analytic_cfg_applies(cfg)) {
+		struct strbuf ap = STRBUF_INIT;
+
+		bundle_path(&b, PLAN_ANALYTIC_FILE, &ap);
+		if (analytic_cfg_write(cfg, ap.buf, &err)) {
+			warning_print("no analytic FLOPs/bytes for MFU/MBU: %s", err.buf);
+			strbuf_reset(&err);
+		}
+		strbuf_release(&ap);
 	}
 
 	ic.b = &b;
