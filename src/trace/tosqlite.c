@@ -858,7 +858,11 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			bind_text(st, i++, name);
 			sqlite3_bind_int64(st, i++, d->l2_cache_size);
 			sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_size);
-			sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_bandwidth_kbs * 1000);
+			/* KB/s -> B/s; a damaged record must not overflow */
+			sqlite3_bind_int64(st, i++,
+					   d->global_memory_bandwidth_kbs > INT64_MAX / 1000
+					       ? INT64_MAX
+					       : (int64_t)d->global_memory_bandwidth_kbs * 1000);
 			sqlite3_bind_int64(st, i++, (int64_t)d->core_clock_khz * 1000);
 			sqlite3_bind_int64(st, i++, d->sm_count);
 			sqlite3_bind_text(st, i++, uuid, -1, SQLITE_TRANSIENT);
