@@ -3,7 +3,8 @@
 # in build-fuzz/) and runs each for a while.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    default: 20 s, every target
-#   FUZZ_RUNS=N scripts/fuzz.sh 0 sqlite     stop after N executions instead
+#   FUZZ_RUNS=N scripts/fuzz.sh 0 sqlite     stop after N executions (and
+#                                            after SECONDS too, unless 0)
 #
 # Each target starts from tests/fuzz/corpus/<target>/ (read only) and its
 # regression inputs, keeps what it learns in build-fuzz/corpus/<target>/,
@@ -42,17 +43,14 @@ for t in "${targets[@]}"; do
 	args=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 		-artifact_prefix="$B/crashes/$t/")
 	[ -f "tests/fuzz/fuzz-$t.dict" ] && args+=(-dict="tests/fuzz/fuzz-$t.dict")
-	if [ -n "${FUZZ_RUNS:-}" ]; then
-		args+=(-runs="$FUZZ_RUNS")
-	else
-		args+=(-max_total_time="$secs")
-	fi
+	[ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
+	[ "$secs" != 0 ] && args+=(-max_total_time="$secs")
 	seeds=()
 	for d in "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t"; do
 		[ -d "$d" ] && seeds+=("$d")
 	done
 	log=$B/fuzz-$t.log
-	echo "fuzz.sh: $t (${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-$secs s}), log $log"
+	echo "fuzz.sh: $t (${FUZZ_RUNS:+$FUZZ_RUNS runs, }$secs s), log $log"
 	if ! "$bin" "${args[@]}" "$B/corpus/$t" "${seeds[@]}" >"$log" 2>&1; then
 		echo "fuzz.sh: $t FAILED:" >&2
 		grep -E "ERROR|SUMMARY|Test unit written|runtime error" "$log" | head -20 >&2

@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build pkg-config gcc libyaml-dev libsqlite3-dev libjansson-dev
 	  libcmocka-dev sqlite3 libxml2-utils python3
-	  chromium)   # chromium: headless render test of report.html (tests/cli/test-html.sh)
+	  chromium    # chromium: headless render test of report.html (tests/cli/test-html.sh)
+	  clang-14 valgrind)  # scripts/fuzz.sh (libFuzzer), scripts/valgrind-tests.sh
 
 missing=()
 for p in "${packages[@]}"; do
