@@ -2,14 +2,16 @@
 // them as one JSON line on stdout (format: src/analysis/calibration.h).
 //
 //   gemm: cuBLASLt bf16 x bf16 -> bf16 GEMM, fp32 accumulate, M = N = K =
-//         8192 (dense, random operands: all-zero inputs run faster and would
+//         8192 unless --gemm-size says otherwise (dense, random operands: all-zero inputs run faster and would
 //         overstate the ceiling); 10 warm-up calls, then `iters` calls timed
 //         with CUDA events. TFLOP/s = 2 M N K iters / time.
 //   copy: cudaMemcpyAsync device-to-device of 2 GiB; 3 warm-up copies, then
 //         `iters` timed copies. GB/s counts every byte twice (read once,
 //         written once), the convention of DRAM bandwidth datasheet figures.
 //
-// Usage: llmprof-calibrate [--device N] [--gemm-iters N] [--copy-iters N]
+// Usage: llmprof-calibrate [--device N] [--gemm-iters N] [--copy-iters N] [--gemm-size N]
+// (--gemm-size 4096 --gemm-iters 1 gives the GEMM of known FLOPs that the
+// ncu FLOP-count validation measures)
 // Exit: 0 ok, 1 CUDA/cuBLAS error, 2 usage, 3 no usable CUDA device.
 // Built with static cudart and without libcuda (the driver is loaded at run
 // time), so the binary starts on a machine without a GPU and says so.
@@ -191,7 +193,7 @@ static int run_copy(size_t bytes, int iters, double *ms_out)
 int main(int argc, char **argv)
 {
 	int device = 0, gemm_iters = 50, copy_iters = 20, count = 0;
-	const int n = 8192;
+	int n = 8192;
 	const size_t copy_bytes = (size_t)2 << 30;
 	cudaDeviceProp prop;
 	cudaError_t e;
@@ -205,11 +207,13 @@ int main(int argc, char **argv)
 			target = &gemm_iters;
 		else if (!strcmp(argv[i], "--copy-iters"))
 			target = &copy_iters;
-		if (!target || i + 1 >= argc || parse_int(argv[++i], target == &device ? 0 : 1,
-							  target == &device ? 1023 : 100000,
-							  target)) {
+		else if (!strcmp(argv[i], "--gemm-size"))
+			target = &n;
+		if (!target || i + 1 >= argc ||
+		    parse_int(argv[++i], target == &device ? 0 : target == &n ? 256 : 1,
+			      target == &device ? 1023 : target == &n ? 16384 : 100000, target)) {
 			fprintf(stderr, "usage: llmprof-calibrate [--device N] [--gemm-iters N] "
-					"[--copy-iters N]\n");
+					"[--copy-iters N] [--gemm-size N]\n");
 			return 2;
 		}
 	}

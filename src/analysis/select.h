@@ -1,0 +1,104 @@
+/* select.h: which kernels of a stage get hardware counters (deep mode).
+ *
+ * Input: every kernel launch of the run in launch order, each flagged with
+ * whether it was launched inside the chosen stage. Output: the distinct
+ * kernels (name + grid + block) of the stage by GPU time, taken until
+ * run.coverage of the stage's GPU time or run.top_n_kernels, and for each
+ * the exact ncu selection of one launch of it:
+ *   --kernel-name-base B --kernel-name regex:^<escaped name>$
+ *   --launch-skip N --launch-count C
+ * where N counts the earlier launches that match the same -k filter: ncu
+ * counts only launches that pass every filter, so -k by name (whatever the
+ * launch configuration), and with an NVTX include only launches inside the
+ * range (o->nvtx_gated). The alternative --kernel-id ::regex:^name$:I uses
+ * I = N + 1 (1-based invocation). docs/ncu.md, "Kernel selection", has the
+ * algorithm and the caveats.
+ *
+ * Include/exclude patterns are POSIX EREs on the demangled name; exclude
+ * wins. Collectives (a name containing "nccl", any case) are never selected
+ * for kernel replay (they wait on other ranks and hang under replay).
+ *
+ * Ownership: struct selection owns everything in it; selection_release().
+ * struct launch strings are borrowed. */
+#ifndef LLMPROF_SELECT_H
+#define LLMPROF_SELECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strbuf.h"
+
+struct launch {
+	const char *name;	/* demangled */
+	const char *short_name; /* function name; NULL = derived from name */
+	int grid[3], block[3];
+	int64_t start, end; /* GPU ns */
+	int in_stage;
+	int device;
+};
+
+enum select_name_base { SELECT_BASE_DEMANGLED = 0, SELECT_BASE_FUNCTION };
+
+struct select_opts {
+	double coverage;	    /* (0, 1] */
+	size_t top_n;		    /* >= 1 */
+	const char *const *include; /* NULL/0: every kernel */
+	size_t nr_include;
+	const char *const *exclude;
+	size_t nr_exclude;
+	unsigned launch_count; /* launches measured per kernel (>= 1) */
+	int nvtx_gated;	       /* the ncu run also has the stage's --nvtx-include */
+	enum select_name_base base;
+};
+#define SELECT_OPTS_INIT                                                                           \
+	{                                                                                          \
+		0.95, 30, NULL, 0, NULL, 0, 1, 0, SELECT_BASE_DEMANGLED                            \
+	}
+
+struct selected_kernel {
+	char *name, *short_name;
+	int grid[3], block[3];
+	int device;
+	size_t calls;	     /* in the stage */
+	double total_ns;     /* in the stage */
+	double share;	     /* total_ns / stage GPU time */
+	size_t launch_index; /* the launch measured (index into the input) */
+	size_t launch_skip;  /* --launch-skip */
+	size_t launch_count; /* --launch-count */
+	char *kernel_name;   /* --kernel-name value, "regex:^...$" */
+	char *kernel_id;     /* --kernel-id value */
+};
+
+struct selection {
+	struct selected_kernel *k;
+	size_t nr, alloc;
+	size_t stage_launches, distinct;
+	double stage_ns, covered_ns, coverage; /* coverage = covered / stage */
+	double target_coverage;
+	size_t top_n;
+	size_t nccl_kernels, excluded_kernels; /* distinct kernels left out */
+	double nccl_ns, excluded_ns;
+	char *stop_reason; /* "coverage reached", "top_n reached", "no more kernels" */
+};
+#define SELECTION_INIT                                                                             \
+	{                                                                                          \
+		0                                                                                  \
+	}
+
+/* 0, or -1 with err (bad regex, coverage outside (0,1], top_n 0). */
+int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
+		   struct selection *sel, struct strbuf *err);
+void selection_release(struct selection *sel);
+
+/* Appends regex-escaped s (ERE and ECMAScript specials get a '\'). */
+void select_regex_escape(struct strbuf *out, const char *s);
+
+/* Appends a Markdown summary for the reports: one sentence on coverage
+ * and what was left out, then a table (rank, kernel, launch, calls, stage
+ * time, share, cumulative share, ncu selection). */
+void selection_render_md(const struct selection *sel, struct strbuf *out);
+
+/* Appends ncu/selection.json's text. */
+void selection_json(const struct selection *sel, const struct select_opts *o, struct strbuf *out);
+
+#endif

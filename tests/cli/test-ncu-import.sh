@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# test-ncu-import.sh: `llmprof ncu-import` end to end on every ncu fixture:
+# kernels.md's Calls and Total (ms) add up to the export's, with and without
+# a row cap; bad input gets a one-line error and exit code 5; and, where
+# NVIDIA's ncu CLI can be fetched, the same report imported with other
+# options (auto units, --print-fp, instance values) gives the same numbers.
+set -euo pipefail
+: "${LLMPROF:?}" "${LLMPROF_SHARED_DIR:?}"
+fx=$LLMPROF_SHARED_DIR/fixtures/ncu
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Sums the Calls and Total (ms) columns of kernels.md and compares them with
+# the totals of kernels.json.
+check_sums() {
+	python3 - "$1" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+js = json.load(open(d + "/kernels.json"))
+calls = total = 0
+for line in open(d + "/kernels.md"):
+    if not line.startswith("| ") or line.startswith("| #"):
+        continue
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+    calls += int(cells[3]); total += float(cells[4])
+assert calls == js["total_calls"], (calls, js["total_calls"])
+assert abs(total * 1e6 - js["total_gpu_time_ns"]) < 1e-3 * max(1, js["total_calls"]), (total, js["total_gpu_time_ns"])
+PY
+}
+
+for f in "$fx"/*.raw.csv "$fx"/*.raw-base.csv; do
+	name=$(basename "$f" .csv)
+	"$LLMPROF" ncu-import "$f" -o "$tmp/$name" --regions >"$tmp/$name.out" || fail "$name: exit $?"
+	[ -s "$tmp/$name/kernels.md" ] || fail "$name: no kernels.md"
+	check_sums "$tmp/$name" || fail "$name: kernels.md does not add up"
+	"$LLMPROF" ncu-import "$f" -o "$tmp/$name-cap" --max-rows 1 >/dev/null || fail "$name: --max-rows"
+	check_sums "$tmp/$name-cap" || fail "$name: capped kernels.md does not add up"
+	[ -s "$tmp/$name/regions/report.json" ] || fail "$name: no regions/report.json"
+done
+grep -q '| 1 | add | (4096,1,1) x (256,1,1) | 4 | 0.023968 | 0.005992 | 53.05 | 21.8 | 42.0 | 73.4 | latency |' \
+	"$tmp/nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw/kernels.md" || fail "H100 kernel row"
+grep -q 'No matching regions: the export has no NVTX columns' \
+	"$tmp/mathkernels-gtx1660ti-ncu2022.4.raw.out" || fail "no-regions message"
+
+# Bad input: the details page, a missing file, a truncated quote.
+set +e
+msg=$("$LLMPROF" ncu-import "$fx/mathkernels-gtx1660ti-ncu2022.4.details.csv" -o "$tmp/x" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 5 ] || fail "details page: exit $rc"
+[[ $msg == *"this is ncu's details page; export the raw page (--page raw)"* ]] || fail "details msg: $msg"
+printf '"ID","Kernel Name"\n"0","k\n' >"$tmp/trunc.csv"
+set +e
+msg=$("$LLMPROF" ncu-import "$tmp/trunc.csv" -o "$tmp/x" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 5 ] || fail "truncated: exit $rc"
+[[ $msg == *"trunc.csv:2:5: unterminated quoted field"* ]] || fail "truncated msg: $msg"
+set +e
+"$LLMPROF" ncu-import "$tmp/none.csv" -o "$tmp/x" 2>/dev/null
+rc=$?
+set -e
+[ $rc -eq 5 ] || fail "missing file: exit $rc"
+
+# Cross-check with NVIDIA's ncu: the same reports exported four ways.
+if ! eval "$(bash "$LLMPROF_SHARED_DIR/tools/nsight-cli-oracle.sh" 2>/dev/null)" || [ ! -x "${NCU:-}" ]; then
+	echo "ncu CLI not available: skipping the NVIDIA cross-check" >&2
+	exit 0
+fi
+for rep in "$fx"/*.ncu-rep; do
+	name=$(basename "$rep" .ncu-rep)
+	i=0
+	for opts in "--print-units base" "" "--print-units base --print-fp" \
+		    "--print-units base --print-metric-instances values" \
+		    "--print-units base --print-metric-instances details"; do
+		# shellcheck disable=SC2086
+		LC_ALL=C "$NCU" --import "$rep" --csv --page raw $opts >"$tmp/$name.$i.csv" 2>/dev/null ||
+			fail "ncu --import $name $opts"
+		"$LLMPROF" ncu-import "$tmp/$name.$i.csv" -o "$tmp/$name.$i" >/dev/null ||
+			fail "$name: variant '$opts' did not import"
+		i=$((i + 1))
+	done
+	python3 - "$tmp/$name" "$i" <<'PY' || fail "$name: variants disagree"
+import json, sys
+base, n = sys.argv[1], int(sys.argv[2])
+ref = json.load(open(base + ".0/kernels.json"))["launches"]
+keys = ["duration_ns", "compute_sol_pct", "memory_sol_pct", "achieved_occupancy_pct",
+        "registers_per_thread", "dram_bytes", "flops_total"]
+for i in range(1, n):
+    got = json.load(open("%s.%d/kernels.json" % (base, i)))["launches"]
+    assert len(got) == len(ref)
+    for a, b in zip(ref, got):
+        assert a["name"] == b["name"]
+        for k in keys:
+            x, y = a[k], b[k]
+            if x is None or y is None:
+                assert x is None and y is None, (i, k, x, y)
+                continue
+            # auto units print fewer digits: 0.5 % relative, or 0.01 absolute
+            assert abs(x - y) <= max(5e-3 * abs(x), 1e-2), (i, k, x, y)
+PY
+done
+echo ok

@@ -1,0 +1,93 @@
+/* fuzz-ncu-csv.c: libFuzzer target for the CSV tokenizer and the ncu raw /
+ * details page parsers, the kernel records, the regions and the writers.
+ * Not wired into ctest yet. Build and run (seeds: the ncu fixtures):
+ *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Ibuild/gen \
+ *     -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -D'LLMPROF_SOURCE_DIR="."' \
+ *     tests/fuzz/fuzz-ncu-csv.c \
+ *     src/core/[a-z]*.c src/vendor/csv.c src/vendor/ncu_csv.c src/vendor/ncu_kernel.c \
+ *     src/vendor/ncu_progress.c src/report/kernels_md.c src/analysis/regions.c \
+ *     -ljansson -lm -o fuzz-ncu-csv
+ *   ./fuzz-ncu-csv -dict=tests/fuzz/fuzz-ncu-csv.dict -max_len=65536 corpus/ \
+ *     ../shared/fixtures/ncu/ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analysis/regions.h"
+#include "core/strbuf.h"
+#include "report/kernels_md.h"
+#include "vendor/csv.h"
+#include "vendor/ncu_csv.h"
+#include "vendor/ncu_kernel.h"
+#include "vendor/ncu_progress.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *buf = (const char *)data;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct csv_reader r;
+	struct ncu_raw raw;
+	struct ncu_details d;
+	double v;
+
+	csv_reader_init(&r, buf, size, "fuzz");
+	while (csv_reader_next(&r, &err) == 1)
+		for (size_t i = 0; i < r.nr; i++)
+			csv_field_unescape(&r.fields[i], &out);
+	csv_reader_release(&r);
+
+	/* Each cell-sized prefix as a number and as a unit. */
+	ncu_parse_number(buf, size < 64 ? size : 64, '.', &v);
+	ncu_parse_number(buf, size < 64 ? size : 64, ',', &v);
+	ncu_unit_scale(buf, size < 32 ? size : 32, &v, &out);
+
+	if (!ncu_raw_parse(buf, size, "fuzz", &raw, &err)) {
+		struct ncu_kernel_table t;
+		struct regions rg;
+
+		for (size_t row = 0; row < raw.nrows; row++)
+			for (size_t c = 0; c < raw.ncols; c++)
+				ncu_raw_number(&raw, row, c, &v);
+		if (!ncu_kernels_from_raw(&raw, &t, &err)) {
+			struct kernels_md_opts o = KERNELS_MD_OPTS_INIT;
+
+			o.max_rows = 3;
+			kernels_md_render(&t, &o, &out);
+			kernels_json_render(&t, &out);
+			ncu_kernel_table_release(&t);
+		}
+		if (!regions_build(&raw, &rg, &err)) {
+			regions_render_md(&rg, &raw, &out);
+			regions_render_json(&rg, &raw, &out);
+			for (size_t i = 0; i < rg.nr; i++)
+				regions_render_metrics(&rg, i, &raw, &out);
+			regions_release(&rg);
+		}
+		ncu_raw_release(&raw);
+	}
+	if (!ncu_details_parse(buf, size, "fuzz", &d, &err)) {
+		if (d.nr)
+			ncu_details_metric(&d, d.rows[0].id, "Duration", &v);
+		ncu_details_release(&d);
+	}
+	{
+		struct ncu_nvtx_stack st = {0};
+
+		ncu_nvtx_parse_cell(buf, size, NVTX_PUSHPOP, &st, &err);
+		ncu_nvtx_stack_release(&st);
+	}
+	{
+		struct ncu_progress p;
+
+		ncu_progress_init(&p);
+		for (size_t i = 0; i < size; i += 7)
+			ncu_progress_feed(&p, buf + i, size - i < 7 ? size - i : 7);
+		ncu_progress_format(&p, 3, 1.0, &out);
+		ncu_progress_release(&p);
+	}
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return 0;
+}

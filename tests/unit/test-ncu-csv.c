@@ -1,0 +1,600 @@
+/* test-ncu-csv.c: ncu raw/details pages: numbers in any locale, units of any
+ * scale, n/a and instance cells, NVTX cells, details page, and golden kernel
+ * records for every raw fixture in shared/fixtures/ncu (expected values in
+ * tests/data/ncu/<fixture>.expected.tsv, extracted independently of this parser and
+ * hand-checked against the CSVs). Also kernels.md rendering. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "core/md.h"
+#include "core/strbuf.h"
+#include "report/kernels_md.h"
+#include "vendor/ncu_csv.h"
+#include "vendor/ncu_kernel.h"
+
+static const char *shared_dir(void)
+{
+	const char *d = getenv("LLMPROF_SHARED_DIR");
+	return d ? d : LLMPROF_SOURCE_DIR "/../shared";
+}
+
+static double num(const char *s, char dec)
+{
+	double v = -12345;
+	enum ncu_num rc = ncu_parse_number(s, strlen(s), dec, &v);
+
+	return rc == NCU_NUM_OK ? v : -(double)rc - 1000;
+}
+
+static void test_numbers(void **state)
+{
+	assert_true(num("4,096", '.') == 4096);
+	assert_true(num("4.096", ',') == 4096);
+	assert_true(num("4 096", '.') == 4096);
+	assert_true(num("4'096", '.') == 4096);
+	assert_true(num("4\xC2\xA0"
+			"096",
+			',') == 4096); /* U+00A0 */
+	assert_true(num("4\xE2\x80\xAF"
+			"096",
+			',') == 4096); /* U+202F */
+	assert_true(num("1,402,267,379,679.14", '.') == 1402267379679.14);
+	assert_true(num("1.402.267.379.679,14", ',') == 1402267379679.14);
+	assert_true(num("5.280000", '.') == 5.28);
+	assert_true(num("5,280000", ',') == 5.28);
+	assert_true(num("4.096", '.') == 4.096); /* the file's decimal mark decides */
+	assert_true(num("-0.5", '.') == -0.5);
+	assert_true(num("1.5e-3", '.') == 1.5e-3);
+	assert_true(num(" 42 ", '.') == 42);
+	/* Instance cells: the leading aggregate. */
+	assert_true(num("158 (0: 158)", '.') == 158);
+	assert_true(num("6652 (0; 0; 2042.62; 0)", '.') == 6652);
+	assert_true(num("1,024 (0: 1,024)", '.') == 1024);
+	/* Not numbers / unavailable. */
+	assert_true(num("", '.') == -(double)NCU_NUM_EMPTY - 1000);
+	assert_true(num("n/a", '.') == -(double)NCU_NUM_NA - 1000);
+	assert_true(num("N/A", '.') == -(double)NCU_NUM_NA - 1000);
+	assert_true(num("(0; 0; 0.01)", '.') == -(double)NCU_NUM_NA - 1000);
+	assert_true(num("127.0.0.1", '.') == -(double)NCU_NUM_BAD - 1000);
+	assert_true(num("(256, 1, 1)x", '.') == -(double)NCU_NUM_NA - 1000);
+	assert_true(num("1,23", '.') == -(double)NCU_NUM_BAD - 1000); /* bad grouping */
+	assert_true(num("12abc", '.') == -(double)NCU_NUM_BAD - 1000);
+	assert_true(num("PolicySpread", '.') == -(double)NCU_NUM_BAD - 1000);
+	assert_true(num("-", '.') == -(double)NCU_NUM_BAD - 1000);
+	assert_true(num("1e999", '.') == -(double)NCU_NUM_BAD - 1000);
+}
+
+static double uscale(const char *u, const char *want_base)
+{
+	struct strbuf base = STRBUF_INIT;
+	double s = -1;
+
+	assert_int_equal(ncu_unit_scale(u, strlen(u), &s, &base), 0);
+	assert_string_equal(base.buf, want_base);
+	strbuf_release(&base);
+	return s;
+}
+
+static void test_units(void **state)
+{
+	assert_true(uscale("", "") == 1);
+	assert_true(uscale("%", "%") == 1);
+	assert_true(uscale("nsecond", "nsecond") == 1);
+	assert_true(uscale("ns", "nsecond") == 1);
+	assert_true(uscale("usecond", "nsecond") == 1e3);
+	assert_true(uscale("us", "nsecond") == 1e3);
+	assert_true(uscale("msecond", "nsecond") == 1e6);
+	assert_true(uscale("second", "nsecond") == 1e9);
+	assert_true(uscale("Kbyte", "byte") == 1e3);
+	assert_true(uscale("Mbyte", "byte") == 1e6);
+	assert_true(uscale("Gbyte", "byte") == 1e9);
+	assert_true(uscale("Ghz", "hz") == 1e9);
+	assert_true(uscale("hz", "hz") == 1);
+	assert_true(uscale("cycle/nsecond", "cycle/second") == 1e9);
+	assert_true(uscale("cycle/usecond", "cycle/second") == 1e6);
+	assert_true(uscale("cycle/second", "cycle/second") == 1);
+	assert_true(uscale("byte/s", "byte/second") == 1);
+	assert_true(uscale("Gbyte/second", "byte/second") == 1e9);
+	assert_true(uscale("Tbyte/s", "byte/second") == 1e12);
+	assert_true(uscale("Kbyte/block", "byte/block") == 1e3);
+	assert_true(uscale("Kbyte/cycle", "byte/cycle") == 1e3);
+	assert_true(fabs(uscale("%/Kbyte", "%/byte") - 1e-3) < 1e-18);
+	assert_true(uscale("inst/cycle", "inst/cycle") == 1);
+	assert_true(uscale("register/thread", "register/thread") == 1);
+	assert_true(uscale("SM", "SM") == 1);
+	{
+		double s;
+
+		assert_int_equal(ncu_unit_scale("foo-bar", 7, &s, NULL), -1);
+		assert_true(s == 1);
+	}
+}
+
+static void test_nvtx_cells(void **state)
+{
+	struct ncu_nvtx_stack st = {0};
+	struct strbuf err = STRBUF_INIT;
+	const char *llm = "829  \"LLM:decode_all:none:none:none:none:ASCII:decode_all\"  "
+			  "\"LLM:decode_step:none:none:none:none:ASCII:decode_step\" ";
+	const char *def = "1067  \"<default domain>:A:none:none:none:none:none:none\"  "
+			  "\"<default domain>:A::A1:none:none:none:none:none:none\" ";
+	const char *colon = "7  \"D:a:b:none:none:none:none:ASCII:a:b\" ";
+
+	assert_int_equal(ncu_nvtx_parse_cell(llm, strlen(llm), NVTX_PUSHPOP, &st, &err), 0);
+	assert_int_equal(st.thread, 829);
+	assert_int_equal(st.nr, 2);
+	assert_string_equal(st.ranges[0].domain, "LLM");
+	assert_string_equal(st.ranges[0].name, "decode_all");
+	assert_string_equal(st.ranges[1].name, "decode_step");
+	ncu_nvtx_stack_release(&st);
+
+	assert_int_equal(ncu_nvtx_parse_cell(def, strlen(def), NVTX_PUSHPOP, &st, &err), 0);
+	assert_int_equal(st.nr, 2);
+	assert_null(st.ranges[0].domain);
+	assert_string_equal(st.ranges[0].name, "A");
+	assert_string_equal(st.ranges[1].name, "A::A1");
+	ncu_nvtx_stack_release(&st);
+
+	assert_int_equal(ncu_nvtx_parse_cell(colon, strlen(colon), NVTX_PUSHPOP, &st, &err), 0);
+	assert_string_equal(st.ranges[0].domain, "D");
+	assert_string_equal(st.ranges[0].name, "a:b");
+	ncu_nvtx_stack_release(&st);
+
+	assert_int_equal(ncu_nvtx_parse_cell("", 0, NVTX_PUSHPOP, &st, &err), 0);
+	assert_int_equal(st.nr, 0);
+	assert_int_equal(ncu_nvtx_parse_cell("5 \"x", 4, NVTX_PUSHPOP, &st, &err), -1);
+	assert_non_null(strstr(err.buf, "unterminated"));
+	ncu_nvtx_stack_release(&st);
+	strbuf_release(&err);
+}
+
+static int load(const char *name, struct strbuf *buf, struct strbuf *path)
+{
+	strbuf_reset(path);
+	strbuf_addf(path, "%s/fixtures/ncu/%s", shared_dir(), name);
+	strbuf_reset(buf);
+	return strbuf_read_file(buf, path->buf);
+}
+
+static void check_value(const char *what, const char *want, double got, size_t line)
+{
+	double w;
+
+	if (!strcmp(want, "na")) {
+		if (ncu_have(got))
+			fail_msg("line %zu %s: want n/a, got %.17g", line, what, got);
+		return;
+	}
+	w = strtod(want, NULL);
+	if (!ncu_have(got) || fabs(got - w) > 1e-9 * fabs(w) + 1e-9)
+		fail_msg("line %zu %s: want %s, got %.17g", line, what, want, got);
+}
+
+/* Compares every record with tests/data/ncu/<fixture>.expected.tsv. */
+static void golden(const char *fixture)
+{
+	struct strbuf buf = STRBUF_INIT, path = STRBUF_INIT, exp = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_raw raw;
+	struct ncu_kernel_table t;
+	char *line, *save = NULL;
+	size_t n = 0, lineno = 0;
+
+	assert_int_equal(load(fixture, &buf, &path), 0);
+	if (ncu_raw_parse(buf.buf, buf.len, fixture, &raw, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	strbuf_addf(&path, "%s", ""); /* keep path valid */
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/tests/data/ncu/%.*s.expected.tsv", LLMPROF_SOURCE_DIR,
+		    (int)(strlen(fixture) - 4), fixture);
+	assert_int_equal(strbuf_read_file(&exp, path.buf), 0);
+	for (line = strtok_r(exp.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[12], *fs = NULL, *tok;
+		int nf = 0;
+		const struct ncu_kernel *k;
+		char grid[64];
+
+		lineno++;
+		if (line[0] == '#')
+			continue;
+		for (tok = strtok_r(line, "\t", &fs); tok && nf < 12;
+		     tok = strtok_r(NULL, "\t", &fs))
+			f[nf++] = strcmp(tok, "-") ? tok : "";
+		assert_int_equal(nf, 12);
+		assert_true(n < t.nr);
+		k = &t.k[n++];
+		assert_int_equal(k->id, strtoll(f[0], NULL, 10));
+		assert_string_equal(k->name, f[1]);
+		if (k->grid[0])
+			snprintf(grid, sizeof(grid), "(%d,%d,%d)", k->grid[0], k->grid[1],
+				 k->grid[2]);
+		else
+			grid[0] = '\0';
+		assert_string_equal(grid, f[2]);
+		check_value("duration", f[3], k->duration_ns, lineno);
+		check_value("sm_sol", f[4], k->sm_sol_pct, lineno);
+		check_value("mem_sol", f[5], k->mem_sol_pct, lineno);
+		check_value("achieved_occ", f[6], k->achieved_occ_pct, lineno);
+		check_value("theoretical_occ", f[7], k->theoretical_occ_pct, lineno);
+		check_value("registers", f[8], k->registers, lineno);
+		check_value("flops_fp32", f[9], k->flops[NCU_PREC_FP32], lineno);
+		check_value("dram_bytes", f[10], k->dram_bytes, lineno);
+		assert_string_equal(ncu_bound_name(k->bound), f[11]);
+	}
+	assert_int_equal(n, t.nr);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+	strbuf_release(&buf);
+	strbuf_release(&path);
+	strbuf_release(&exp);
+	strbuf_release(&err);
+}
+
+static void test_golden_fixtures(void **state)
+{
+	golden("matadd-t4-ncu2024.2-v1.raw-base.csv");
+	golden("matadd-t4-ncu2024.2-v7.raw-base.csv");
+	golden("mathkernels-gtx1660ti-ncu2022.4.raw.csv");
+	golden("mathkernels-gtx1660ti-ncu2022.4.raw-base.csv");
+	golden("nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv");
+	golden("nvtx-llm-domain-range-replay-h100-ncu2025.3.raw.csv");
+	golden("nvtx-nested-default-domain-h100-ncu2025.3.raw.csv");
+	golden("nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv");
+}
+
+/* Facts about the fixtures beyond the golden columns. */
+static void test_fixture_details(void **state)
+{
+	struct strbuf buf = STRBUF_INIT, path = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_raw raw;
+	struct ncu_kernel_table t;
+	long c;
+	double v;
+
+	/* Auto units (usecond, Mbyte) and base units (nsecond, byte) agree. */
+	assert_int_equal(load("mathkernels-gtx1660ti-ncu2022.4.raw.csv", &buf, &path), 0);
+	assert_int_equal(ncu_raw_parse(buf.buf, buf.len, "m.csv", &raw, &err), 0);
+	assert_true(raw.has_units_row);
+	assert_int_equal(raw.nrows, 4);
+	assert_int_equal(raw.ncols, 279);
+	c = ncu_raw_col(&raw, "gpu__time_duration.sum");
+	assert_string_equal(raw.cols[c].unit, "usecond");
+	assert_string_equal(raw.cols[c].base_unit, "nsecond");
+	assert_int_equal(ncu_raw_metric(&raw, 0, "profiler__replayer_bytes_mem_accessible.sum", &v),
+			 NCU_NUM_OK);
+	assert_true(fabs(v - 67113600) < 1e-6);
+	assert_int_equal(ncu_raw_metric(&raw, 0, "gpc__cycles_elapsed.avg.per_second", &v),
+			 NCU_NUM_OK);
+	assert_true(fabs(v - 1.362708e9) < 1e-3); /* 1.362708 cycle/nsecond */
+	assert_int_equal(ncu_raw_metric(&raw, 0, "no_such_metric", &v), NCU_NUM_EMPTY);
+	ncu_raw_release(&raw);
+
+	/* Thousands separators and the decimal mark of ncu 2025.3 base units. */
+	assert_int_equal(
+	    load("nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv", &buf, &path), 0);
+	assert_int_equal(ncu_raw_parse(buf.buf, buf.len, "n.csv", &raw, &err), 0);
+	assert_int_equal(raw.decimal, '.');
+	assert_int_equal(ncu_raw_metric(&raw, 0, "dram__bytes.sum.per_second", &v), NCU_NUM_OK);
+	assert_true(v == 1402267379679.14);
+	assert_int_equal(ncu_raw_metric(&raw, 0, "launch__thread_count", &v), NCU_NUM_OK);
+	assert_true(v == 1048576);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	/* The add kernel adds 1<<20 floats: 1,048,576 FP32 FLOPs, counted by
+	 * the roofline rates x elapsed cycles (2-decimal rounding in this
+	 * export costs < 0.01 %). */
+	assert_true(fabs(t.k[0].flops[NCU_PREC_FP32] - 1048576) / 1048576 < 1e-4);
+	assert_true(t.k[0].flops[NCU_PREC_FP64] == 0);
+	assert_false(ncu_have(t.k[0].flops[NCU_PREC_FP16]));
+	assert_false(ncu_have(t.k[0].flops[NCU_PREC_TENSOR]));
+	assert_string_equal(t.k[0].nvtx, "A");
+	assert_string_equal(t.k[1].nvtx, "A/A::A1");
+	assert_string_equal(t.k[2].nvtx, "B");
+	assert_true(t.k[0].shared_mem == 0);
+	assert_int_equal(t.ngroups, 2); /* scale x2, add x1 */
+	assert_string_equal(t.groups[0].short_name, "scale");
+	assert_int_equal(t.groups[0].calls, 2);
+	assert_true(t.groups[0].total_ns == 5152 + 5216);
+	assert_true(t.groups[0].min_ns == 5152 && t.groups[0].max_ns == 5216);
+	assert_true(t.total_ns == 5984 + 5152 + 5216);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+
+	/* Range replay: one result per range, Stream n/a, no launch dims. */
+	assert_int_equal(load("nvtx-llm-domain-range-replay-h100-ncu2025.3.raw.csv", &buf, &path),
+			 0);
+	assert_int_equal(ncu_raw_parse(buf.buf, buf.len, "r.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	assert_int_equal(t.nr, 2);
+	assert_int_equal(t.k[0].stream, -1);
+	assert_string_equal(t.k[0].nvtx, "LLM@prefill");
+	assert_string_equal(t.k[1].nvtx, "LLM@decode_all");
+	assert_true(t.k[1].duration_ns == 314272);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+
+	/* Kernel replay inside LLM@decode_all/decode_step. */
+	assert_int_equal(load("nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv", &buf, &path),
+			 0);
+	assert_int_equal(ncu_raw_parse(buf.buf, buf.len, "k.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	assert_int_equal(t.nr, 8);
+	assert_string_equal(t.k[0].nvtx, "LLM@decode_all/LLM@decode_step");
+	assert_true(t.k[0].shared_mem == 0);
+	assert_true(t.k[0].registers == 16);
+	assert_int_equal(t.ngroups, 2);
+	assert_int_equal(t.groups[0].calls + t.groups[1].calls, 8);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+
+	strbuf_release(&buf);
+	strbuf_release(&path);
+	strbuf_release(&err);
+}
+
+static void test_details_page(void **state)
+{
+	struct strbuf buf = STRBUF_INIT, path = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_details d;
+	double v;
+	size_t rules = 0;
+
+	assert_int_equal(load("mathkernels-gtx1660ti-ncu2022.4.details.csv", &buf, &path), 0);
+	assert_int_equal(ncu_details_parse(buf.buf, buf.len, "d.csv", &d, &err), 0);
+	assert_int_equal(d.nr, 124);
+	for (size_t i = 0; i < d.nr; i++)
+		rules += d.rows[i].rule_name.len > 0;
+	assert_int_equal(rules, 12); /* 3 rules x 4 kernels */
+	assert_int_equal(ncu_details_metric(&d, 0, "Duration", &v), NCU_NUM_OK);
+	assert_true(fabs(v - 1600) < 1e-9); /* 1.60 usecond */
+	assert_int_equal(ncu_details_metric(&d, 3, "Achieved Occupancy", &v), NCU_NUM_OK);
+	assert_int_equal(ncu_details_metric(&d, 9, "Duration", &v), NCU_NUM_EMPTY);
+	ncu_details_release(&d);
+
+	assert_int_equal(
+	    load("nvtx-llm-domain-kernel-replay-h100-ncu2025.3.details.csv", &buf, &path), 0);
+	assert_int_equal(ncu_details_parse(buf.buf, buf.len, "d.csv", &d, &err), 0);
+	assert_int_equal(d.nr, 434);
+	assert_int_equal(ncu_details_metric(&d, 0, "Elapsed Cycles", &v), NCU_NUM_OK);
+	assert_true(v == 10426);
+	assert_int_equal(ncu_details_metric(&d, 0, "Threads", &v), NCU_NUM_OK);
+	assert_true(v == 1048576);
+	assert_int_equal(ncu_details_metric(&d, 0, "Duration", &v), NCU_NUM_OK);
+	assert_true(fabs(v - 5280) < 1e-6); /* 5.28 us */
+	ncu_details_release(&d);
+	strbuf_release(&buf);
+	strbuf_release(&path);
+	strbuf_release(&err);
+}
+
+static int parse_str(const char *s, struct ncu_raw *raw, struct strbuf *err)
+{
+	return ncu_raw_parse(s, strlen(s), "x.csv", raw, err);
+}
+
+static void test_raw_errors_and_locales(void **state)
+{
+	struct ncu_raw raw;
+	struct strbuf err = STRBUF_INIT;
+	double v;
+
+	assert_int_equal(parse_str("\"ID\",\"Kernel Name\"\n\"0\",\"k\",\"extra\"\n", &raw, &err),
+			 -1);
+	assert_string_equal(err.buf, "x.csv:2: row has 3 fields, the header 2");
+	strbuf_reset(&err);
+	assert_int_equal(
+	    parse_str("\"ID\",\"Section Name\",\"Metric Name\",\"Metric Value\"\n", &raw, &err),
+	    -1);
+	assert_non_null(strstr(err.buf, "details page"));
+	strbuf_reset(&err);
+	assert_int_equal(parse_str("==PROF== Connected to process 1\n"
+				   "==WARNING== No kernels were profiled.\n",
+				   &raw, &err),
+			 -1);
+	assert_non_null(strstr(err.buf, "No kernels were profiled"));
+	strbuf_reset(&err);
+	assert_int_equal(parse_str("", &raw, &err), -1);
+	assert_non_null(strstr(err.buf, "empty"));
+	strbuf_reset(&err);
+	assert_int_equal(parse_str("\"ID\",\"k\"\n\"0\",\"a\"b\n", &raw, &err), -1);
+	assert_string_equal(err.buf, "x.csv:2:8: unexpected character after closing quote");
+	strbuf_reset(&err);
+
+	/* A European-locale export: ',' decimal, '.' thousands, log lines
+	 * around it, a short (ragged) row. */
+	assert_int_equal(parse_str("==PROF== Connected\n"
+				   "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"x\"\n"
+				   "\"\",\"\",\"usecond\",\"byte\"\n"
+				   "\"0\",\"k\",\"5,280000\",\"1.048.576\"\n"
+				   "\"1\",\"k\",\"1.234,5\"\n",
+				   &raw, &err),
+			 0);
+	assert_int_equal(raw.decimal, ',');
+	assert_int_equal(raw.nrows, 2);
+	assert_int_equal(ncu_raw_number(&raw, 0, 2, &v), NCU_NUM_OK);
+	assert_true(fabs(v - 5280) < 1e-9);
+	assert_int_equal(ncu_raw_number(&raw, 0, 3, &v), NCU_NUM_OK);
+	assert_true(v == 1048576);
+	assert_int_equal(ncu_raw_number(&raw, 1, 2, &v), NCU_NUM_OK);
+	assert_true(fabs(v - 1234500) < 1e-6);
+	assert_int_equal(ncu_raw_number(&raw, 1, 3, &v), NCU_NUM_EMPTY);
+	ncu_raw_release(&raw);
+
+	/* No units row (e.g. --print-units none in the future): values as is. */
+	assert_int_equal(parse_str("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
+				   "\"0\",\"k\",\"4,096\"\n",
+				   &raw, &err),
+			 0);
+	assert_false(raw.has_units_row);
+	assert_int_equal(raw.decimal, '.'); /* nothing decides: LC_ALL=C */
+	assert_int_equal(ncu_raw_number(&raw, 0, 2, &v), NCU_NUM_OK);
+	assert_true(v == 4096);
+	ncu_raw_release(&raw);
+	strbuf_release(&err);
+}
+
+static void test_short_names(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"scale(float *, float, int)", "scale"},
+	    {"A::A1/scale(float *, float, int)", "scale"},
+	    {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+	     "at::detail::Array<char *, 1>>(int, T2, T3)",
+	     "vectorized_elementwise_kernel"},
+	    {"std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, "
+	     "(bool)0, (bool)1>(T13)",
+	     "kernel"},
+	    {"ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn",
+	     "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn"},
+	    {"range", "range"},
+	    {"void k<(int)1>(T1) const", "k"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		ncu_short_name(cases[i][0], &sb);
+		assert_string_equal(sb.buf, cases[i][1]);
+		strbuf_release(&sb);
+	}
+}
+
+static void test_bound_rule(void **state)
+{
+	assert_int_equal(ncu_bound_classify(80, 30), NCU_BOUND_COMPUTE);
+	assert_int_equal(ncu_bound_classify(60, 60), NCU_BOUND_COMPUTE); /* tie: compute */
+	assert_int_equal(ncu_bound_classify(70, 90), NCU_BOUND_MEMORY);
+	assert_int_equal(ncu_bound_classify(10, 60), NCU_BOUND_MEMORY);
+	assert_int_equal(ncu_bound_classify(59.9, 59.9), NCU_BOUND_LATENCY);
+	assert_int_equal(ncu_bound_classify(NAN, 80), NCU_BOUND_UNKNOWN);
+}
+
+/* Tensor FLOPs: typed gh100 metric names (with and without _dst_, split by
+ * sparsity), the per-instruction-kind split not added twice, and the
+ * untyped instruction count x NCU_TENSOR_FLOPS_PER_INST. */
+static void test_tensor_flops(void **state)
+{
+	struct ncu_raw raw;
+	struct ncu_kernel_table t;
+	struct strbuf err = STRBUF_INIT;
+	const char *typed =
+	    "\"ID\",\"Kernel Name\",\"sm__ops_path_tensor_src_bf16_dst_fp32.sum\","
+	    "\"sm__ops_path_tensor_src_fp16.sum\",\"sm__ops_path_tensor_src_fp8_sparsity_on.sum\","
+	    "\"sm__ops_path_tensor_src_fp8_sparsity_off.sum\","
+	    "\"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum\","
+	    "\"sm__ops_path_tensor_src_int8.sum\",\"sm__ops_path_tensor_src_tf32_dst_fp32.sum.per_"
+	    "second\","
+	    "\"dram__bytes_read.sum\",\"dram__bytes_write.sum\"\n"
+	    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Mbyte\",\"Mbyte\"\n"
+	    "\"0\",\"gemm\",\"137,438,953,472\",\"1,000\",\"10\",\"20\",\"137,438,953,472\",\"5\","
+	    "\"9\","
+	    "\"100\",\"34.5\"\n";
+	const char *untyped =
+	    "\"ID\",\"Kernel Name\",\"smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed\","
+	    "\"smsp__cycles_elapsed.avg\"\n\"\",\"\",\"inst/cycle\",\"cycle\"\n"
+	    "\"0\",\"mma\",\"2.5\",\"1,000\"\n";
+
+	assert_int_equal(ncu_raw_parse(typed, strlen(typed), "t.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	assert_true(t.k[0].flops[NCU_PREC_BF16] == 137438953472.0);
+	assert_true(t.k[0].flops[NCU_PREC_FP16] == 1000);
+	assert_true(t.k[0].flops[NCU_PREC_FP8] == 30);
+	assert_false(ncu_have(t.k[0].flops[NCU_PREC_TF32])); /* only a rate was exported */
+	assert_false(ncu_have(t.k[0].flops[NCU_PREC_TENSOR]));
+	assert_true(t.k[0].tensor_flops == 137438953472.0 + 1000 + 30);
+	assert_true(t.k[0].flops_total == t.k[0].tensor_flops);
+	assert_true(t.k[0].dram_bytes == 134.5e6);
+	assert_true(fabs(t.k[0].ai - t.k[0].flops_total / 134.5e6) < 1e-9);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+
+	assert_int_equal(ncu_raw_parse(untyped, strlen(untyped), "u.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	assert_true(t.k[0].flops[NCU_PREC_TENSOR] == 2500 * NCU_TENSOR_FLOPS_PER_INST);
+	assert_true(t.k[0].tensor_flops == 2500 * NCU_TENSOR_FLOPS_PER_INST);
+	assert_false(ncu_have(t.k[0].ai)); /* no bytes */
+	assert_int_equal(t.k[0].bound, NCU_BOUND_UNKNOWN);
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+	strbuf_release(&err);
+}
+
+/* A synthetic export with names that need escaping and many kernels. */
+static void test_kernels_md(void **state)
+{
+	struct strbuf csv = STRBUF_INIT, md = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_raw raw;
+	struct ncu_kernel_table t;
+	struct kernels_md_opts o = KERNELS_MD_OPTS_INIT;
+	size_t calls = 0;
+	double total = 0;
+	const char *p;
+
+	strbuf_addstr(&csv, "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\","
+			    "\"gpu__time_duration.sum\"\n\"\",\"\",\"\",\"\",\"nsecond\"\n");
+	for (int i = 0; i < 30; i++)
+		strbuf_addf(&csv,
+			    "\"%d\",\"void ns::k%d<float, a|b>(T1, \"\"q\"\")\","
+			    "\"(128, 1, 1)\",\"(%d, 1, 1)\",\"%d\"\n",
+			    i, i % 7, 1 + i % 2, 1000 + 37 * i);
+	assert_int_equal(ncu_raw_parse(csv.buf, csv.len, "s.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	assert_int_equal(t.nr, 30);
+	assert_int_equal(t.ngroups, 14);
+	for (size_t j = 1; j < t.ngroups; j++)
+		assert_true(t.groups[j - 1].total_ns >= t.groups[j].total_ns);
+	o.max_rows = 5;
+	kernels_md_render(&t, &o, &md);
+	/* Calls and Total (ms) of the table rows add up to the export's. */
+	for (p = strstr(md.buf, "\n| "); p; p = strstr(p + 1, "\n| ")) {
+		unsigned long c;
+		double ms;
+		const char *cell = p + 1;
+
+		for (int bar = 0; bar < 3; bar++)
+			cell = strchr(cell + 1, '|');
+		if (sscanf(cell + 1, " %lu | %lf", &c, &ms) == 2) {
+			calls += c;
+			total += ms;
+		}
+	}
+	assert_int_equal(calls, 30);
+	assert_true(fabs(total * 1e6 - t.total_ns) < 1e-3);
+	assert_non_null(strstr(md.buf, "(10 other kernels)"));
+	/* '|' in names is escaped in cells; full names stay intact below. */
+	assert_non_null(strstr(md.buf, "` void ns::k"));
+	assert_non_null(strstr(md.buf, "<float, a|b>(T1, \"q\") `"));
+	assert_null(strstr(md.buf, "Compute SOL"));
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+	strbuf_reset(&md);
+	md_cell_escape(&md, "a|b<c>*_\\\n");
+	assert_string_equal(md.buf, "a\\|b\\<c\\>\\*\\_\\\\<br>");
+	strbuf_release(&md);
+	strbuf_release(&csv);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_units),
+	    cmocka_unit_test(test_nvtx_cells),
+	    cmocka_unit_test(test_golden_fixtures),
+	    cmocka_unit_test(test_fixture_details),
+	    cmocka_unit_test(test_details_page),
+	    cmocka_unit_test(test_raw_errors_and_locales),
+	    cmocka_unit_test(test_short_names),
+	    cmocka_unit_test(test_bound_rule),
+	    cmocka_unit_test(test_tensor_flops),
+	    cmocka_unit_test(test_kernels_md),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

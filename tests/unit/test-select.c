@@ -1,0 +1,438 @@
+/* test-select.c: kernel selection: coverage arithmetic on the real LLM
+ * kernel names of the DeepSeek-OCR nsys stats CSVs, launch-skip math
+ * (NVTX-gated or not) on the real nvtx-probe export and on synthetic
+ * sequences, include/exclude (exclude wins), NCCL never selected, top_n. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "analysis/select.h"
+#include "core/strbuf.h"
+#include "vendor/csv.h"
+
+static const char *shared_dir(void)
+{
+	const char *d = getenv("LLMPROF_SHARED_DIR");
+	return d ? d : LLMPROF_SOURCE_DIR "/../shared";
+}
+
+struct launches {
+	struct launch *v;
+	size_t n, alloc;
+	char **names;
+	size_t nnames;
+	double *totals; /* per kernel of the CSV, in CSV order */
+};
+
+static void add_launch(struct launches *L, const char *name, int grid, int64_t dur, int in_stage)
+{
+	int64_t t = L->n ? L->v[L->n - 1].end + 10 : 0;
+
+	if (L->n == L->alloc) {
+		L->alloc = L->alloc ? 2 * L->alloc : 64;
+		L->v = realloc(L->v, L->alloc * sizeof(*L->v));
+	}
+	memset(&L->v[L->n], 0, sizeof(L->v[L->n]));
+	L->v[L->n].name = name;
+	L->v[L->n].grid[0] = grid;
+	L->v[L->n].grid[1] = L->v[L->n].grid[2] = 1;
+	L->v[L->n].block[0] = 128;
+	L->v[L->n].block[1] = L->v[L->n].block[2] = 1;
+	L->v[L->n].start = t;
+	L->v[L->n].end = t + dur;
+	L->v[L->n].in_stage = in_stage;
+	L->n++;
+}
+
+static void free_launches(struct launches *L)
+{
+	for (size_t i = 0; i < L->nnames; i++)
+		free(L->names[i]);
+	free(L->names);
+	free(L->totals);
+	free(L->v);
+}
+
+/* A cuda_gpu_kern_sum CSV -> launches: each kernel's Instances launches
+ * whose durations add up exactly to its Total Time, interleaved round-robin
+ * as a decode loop would launch them. */
+static void load_kern_sum(const char *file, struct launches *L)
+{
+	char path[1024];
+	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT;
+	struct csv_reader r;
+	size_t *inst = NULL, *left = NULL, done = 0, total_inst = 0;
+	int64_t *tot = NULL;
+
+	memset(L, 0, sizeof(*L));
+	snprintf(path, sizeof(path), "%s/fixtures/nsys/stats-csv/%s", shared_dir(), file);
+	assert_int_equal(strbuf_read_file(&buf, path), 0);
+	csv_reader_init(&r, buf.buf, buf.len, path);
+	assert_int_equal(csv_reader_next(&r, &err), 1); /* header */
+	assert_true(csv_field_eq(&r.fields[1], "Total Time (ns)"));
+	assert_true(csv_field_eq(&r.fields[2], "Instances"));
+	assert_true(csv_field_eq(&r.fields[8], "Name"));
+	while (csv_reader_next(&r, &err) == 1) {
+		struct strbuf name = STRBUF_INIT;
+		size_t k = L->nnames++;
+
+		assert_int_equal(r.nr, 9);
+		L->names = realloc(L->names, L->nnames * sizeof(*L->names));
+		inst = realloc(inst, L->nnames * sizeof(*inst));
+		left = realloc(left, L->nnames * sizeof(*left));
+		tot = realloc(tot, L->nnames * sizeof(*tot));
+		L->totals = realloc(L->totals, L->nnames * sizeof(*L->totals));
+		csv_field_unescape(&r.fields[8], &name);
+		L->names[k] = strbuf_detach(&name, NULL);
+		tot[k] = strtoll(r.fields[1].p, NULL, 10);
+		inst[k] = left[k] = strtoull(r.fields[2].p, NULL, 10);
+		L->totals[k] = (double)tot[k];
+		total_inst += inst[k];
+	}
+	csv_reader_release(&r);
+	while (done < total_inst) {
+		for (size_t k = 0; k < L->nnames; k++) {
+			int64_t d;
+
+			if (!left[k])
+				continue;
+			d = tot[k] / (int64_t)inst[k];
+			if (left[k] == 1)
+				d = tot[k] - d * (int64_t)(inst[k] - 1);
+			add_launch(L, L->names[k], 64, d, 1);
+			left[k]--;
+			done++;
+		}
+	}
+	free(inst);
+	free(left);
+	free(tot);
+	strbuf_release(&buf);
+	strbuf_release(&err);
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void coverage_case(const char *file, double cov, size_t top_n)
+{
+	struct launches L;
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT;
+	double *sorted, stage = 0, acc = 0;
+	size_t want = 0;
+
+	load_kern_sum(file, &L);
+	sorted = malloc(L.nnames * sizeof(*sorted));
+	memcpy(sorted, L.totals, L.nnames * sizeof(*sorted));
+	qsort(sorted, L.nnames, sizeof(*sorted), dcmp);
+	for (size_t k = 0; k < L.nnames; k++)
+		stage += sorted[k];
+	/* Independent arithmetic: take kernels by time until the share is met. */
+	while (want < L.nnames && want < top_n && acc < cov * stage)
+		acc += sorted[want++];
+	o.coverage = cov;
+	o.top_n = top_n;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.distinct, L.nnames);
+	assert_int_equal(sel.stage_launches, L.n);
+	assert_true(sel.stage_ns == stage);
+	assert_int_equal(sel.nr, want);
+	assert_true(fabs(sel.covered_ns - acc) < 1e-6);
+	assert_true(fabs(sel.coverage - acc / stage) < 1e-12);
+	for (size_t i = 0; i < sel.nr; i++) {
+		assert_true(sel.k[i].total_ns == sorted[i]);
+		if (i)
+			assert_true(sel.k[i - 1].total_ns >= sel.k[i].total_ns);
+	}
+	if (want < L.nnames)
+		assert_string_equal(sel.stop_reason,
+				    acc >= cov * stage ? "coverage reached" : "top_n reached");
+	selection_release(&sel);
+	free(sorted);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
+static void test_coverage_real_names(void **state)
+{
+	coverage_case("dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv", 0.95, 30);
+	coverage_case("dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv", 0.5, 30);
+	coverage_case("dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv", 1.0, 1000);
+	coverage_case("dsocr-rtx5090-prefill.cuda_gpu_kern_sum.csv", 0.95, 30);
+	coverage_case("dsocr-rtx5090-prefill.cuda_gpu_kern_sum.csv", 0.95, 3);
+	coverage_case("dsocr-rtx5090-all-stage.cuda_gpu_kern_sum.csv", 0.95, 30);
+}
+
+/* The regex in --kernel-name matches the real, template-heavy name. */
+static void test_regex_escape_real_names(void **state)
+{
+	struct launches L;
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT;
+
+	load_kern_sum("dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv", &L);
+	o.top_n = 1000;
+	o.coverage = 1.0;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	for (size_t i = 0; i < sel.nr; i++) {
+		regex_t re;
+		const char *pat = sel.k[i].kernel_name + strlen("regex:");
+
+		assert_true(strncmp(sel.k[i].kernel_name, "regex:^", 7) == 0);
+		assert_int_equal(regcomp(&re, pat, REG_EXTENDED | REG_NOSUB), 0);
+		for (size_t j = 0; j < sel.nr; j++)
+			assert_int_equal(regexec(&re, sel.k[j].name, 0, NULL, 0) == 0, i == j);
+		regfree(&re);
+		/* Each kernel is launched round-robin from the start: skip 0. */
+		assert_int_equal(sel.k[i].launch_skip, 0);
+	}
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
+static void test_launch_skip_math(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT;
+
+	/* warm-up outside the stage, then the stage; "gemm" with two launch
+	 * configurations: -k by name counts both. */
+	add_launch(&L, "gemm", 8, 100, 0);  /* 0 */
+	add_launch(&L, "norm", 1, 10, 0);   /* 1 */
+	add_launch(&L, "gemm", 16, 100, 0); /* 2 */
+	add_launch(&L, "gemm", 8, 500, 1);  /* 3: first in-stage gemm/8 */
+	add_launch(&L, "norm", 1, 10, 1);   /* 4 */
+	add_launch(&L, "gemm", 16, 900, 1); /* 5: first in-stage gemm/16 */
+	add_launch(&L, "gemm", 8, 500, 1);  /* 6 */
+	add_launch(&L, "norm", 1, 10, 1);   /* 7 */
+	o.coverage = 1.0;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 3);
+	/* gemm/8: 1000 ns, gemm/16: 900 ns, norm: 20 ns */
+	assert_int_equal(sel.k[0].grid[0], 8);
+	assert_int_equal(sel.k[0].launch_index, 3);
+	assert_int_equal(sel.k[0].launch_skip, 2); /* launches 0 and 2 */
+	assert_string_equal(sel.k[0].kernel_name, "regex:^gemm$");
+	assert_string_equal(sel.k[0].kernel_id, "::regex:^gemm$:3");
+	assert_int_equal(sel.k[1].grid[0], 16);
+	assert_int_equal(sel.k[1].launch_skip, 3); /* launches 0, 2 and 3 */
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
+static void test_launch_skip_gated(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT;
+
+	add_launch(&L, "gemm", 8, 100, 0);
+	add_launch(&L, "gemm", 16, 100, 0);
+	add_launch(&L, "gemm", 8, 500, 1);
+	add_launch(&L, "gemm", 16, 900, 1);
+	o.coverage = 1.0;
+	o.nvtx_gated = 1; /* ncu sees only launches inside the range */
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 2);
+	assert_int_equal(sel.k[0].grid[0], 16);
+	assert_int_equal(sel.k[0].launch_skip, 1); /* launch 2 only */
+	assert_int_equal(sel.k[1].grid[0], 8);
+	assert_int_equal(sel.k[1].launch_skip, 0);
+	selection_release(&sel);
+	o.nvtx_gated = 0;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.k[0].launch_skip, 3);
+	assert_int_equal(sel.k[1].launch_skip, 2);
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
+static void test_function_base(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT;
+
+	add_launch(&L, "void k<int>(T1)", 8, 100, 1);
+	add_launch(&L, "void k<float>(T1)", 8, 300, 1);
+	o.coverage = 1.0;
+	o.base = SELECT_BASE_FUNCTION;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_string_equal(sel.k[0].short_name, "k");
+	assert_string_equal(sel.k[0].kernel_name, "regex:^k$");
+	assert_int_equal(sel.k[0].launch_skip, 1); /* k<int> matches "k" too */
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
+static void test_filters_and_nccl(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT, js = STRBUF_INIT;
+	const char *inc[] = {"gemm|attn"}, *exc[] = {"^gemm_small"}, *bad[] = {"("};
+
+	add_launch(&L, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096>)",
+		   1, 5000, 1);
+	add_launch(&L, "gemm_big", 8, 1000, 1);
+	add_launch(&L, "gemm_small", 8, 800, 1);
+	add_launch(&L, "attn", 8, 600, 1);
+	add_launch(&L, "rmsnorm", 8, 400, 1);
+	o.coverage = 1.0;
+	o.include = inc;
+	o.nr_include = 1;
+	o.exclude = exc;
+	o.nr_exclude = 1;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 2); /* gemm_big, attn */
+	assert_string_equal(sel.k[0].name, "gemm_big");
+	assert_string_equal(sel.k[1].name, "attn");
+	assert_int_equal(sel.nccl_kernels, 1);
+	assert_true(sel.nccl_ns == 5000);
+	assert_int_equal(sel.excluded_kernels, 2); /* gemm_small (exclude wins), rmsnorm */
+	assert_true(sel.stage_ns == 7800);
+	assert_true(fabs(sel.coverage - 1600.0 / 7800) < 1e-12);
+	assert_string_equal(sel.stop_reason, "no more kernels");
+	{
+		struct strbuf md = STRBUF_INIT;
+
+		selection_render_md(&sel, &md);
+		assert_non_null(strstr(md.buf,
+				       "Selected 2 of 5 distinct kernels of the stage (5 "
+				       "launches, 0.007800 ms of GPU time), covering 20.5 %"));
+		assert_non_null(strstr(md.buf, "1 NCCL kernels (64.1 % of the stage) are never "
+					       "kernel-replayed"));
+		assert_non_null(
+		    strstr(md.buf, "| 1 | gemm\\_big | (8,1,1) x (128,1,1) | 1 | "
+				   "0.001000 | 12.82 | 12.82 | `-k regex:^gemm_big$ -s 0 -c 1` |"));
+		strbuf_release(&md);
+	}
+	selection_json(&sel, &o, &js);
+	assert_non_null(strstr(js.buf, "\"nccl_kernels_not_replayed\": 1"));
+	assert_non_null(strstr(js.buf, "\"kernel_name\": \"regex:^gemm_big$\""));
+	assert_non_null(strstr(js.buf, "\"exclude_patterns\": [\n    \"^gemm_small\""));
+	selection_release(&sel);
+	/* top_n */
+	o.nr_include = o.nr_exclude = 0;
+	o.top_n = 2;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 2);
+	assert_string_equal(sel.stop_reason, "top_n reached");
+	selection_release(&sel);
+	/* errors */
+	o.exclude = bad;
+	o.nr_exclude = 1;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), -1);
+	assert_non_null(strstr(err.buf, "kernel pattern '('"));
+	o.nr_exclude = 0;
+	o.coverage = 0;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), -1);
+	free_launches(&L);
+	strbuf_release(&err);
+	strbuf_release(&js);
+}
+
+/* The real nvtx-probe export: prefill launches add x3, decode_all launches
+ * (scale, add) x4, then A/B launch more. Stage = LLM@decode_all. */
+static void test_nvtx_probe(void **state)
+{
+	char path[1024];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT;
+	char *names[32];
+	size_t nn = 0;
+
+	snprintf(path, sizeof(path), "%s/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite",
+		 shared_dir());
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(
+		db,
+		"SELECT s.value, k.start, k.end, k.gridX, k.blockX, k.deviceId, "
+		"(SELECT count(*) FROM NVTX_EVENTS n JOIN NVTX_EVENTS d ON d.eventType = 75 "
+		" AND d.domainId = n.domainId AND d.text = 'LLM' "
+		" WHERE n.text = 'decode_all' AND r.start BETWEEN n.start AND n.end) "
+		"FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
+		"JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+		"ORDER BY r.start",
+		-1, &st, NULL),
+	    SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		names[nn] = strdup((const char *)sqlite3_column_text(st, 0));
+		add_launch(&L, names[nn], sqlite3_column_int(st, 3), 0, sqlite3_column_int(st, 6));
+		L.v[L.n - 1].start = sqlite3_column_int64(st, 1);
+		L.v[L.n - 1].end = sqlite3_column_int64(st, 2);
+		L.v[L.n - 1].block[0] = sqlite3_column_int(st, 4);
+		nn++;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_int_equal(L.n, 14);
+	o.coverage = 1.0;
+	o.nvtx_gated = 1;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.stage_launches, 8);
+	assert_int_equal(sel.nr, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(sel.k[i].calls, 4);
+		assert_int_equal(sel.k[i].launch_skip, 0);
+	}
+	selection_release(&sel);
+	o.nvtx_gated = 0; /* -k alone: the three prefill adds come first */
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	for (size_t i = 0; i < 2; i++) {
+		if (!strncmp(sel.k[i].name, "add(", 4)) {
+			assert_int_equal(sel.k[i].launch_skip, 3);
+			assert_string_equal(sel.k[i].kernel_name,
+					    "regex:^add\\(float \\*, const float \\*, int\\)$");
+		} else {
+			assert_int_equal(sel.k[i].launch_skip, 0);
+		}
+	}
+	selection_release(&sel);
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(L.v);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_coverage_real_names),
+	    cmocka_unit_test(test_regex_escape_real_names),
+	    cmocka_unit_test(test_launch_skip_math),
+	    cmocka_unit_test(test_launch_skip_gated),
+	    cmocka_unit_test(test_function_base),
+	    cmocka_unit_test(test_filters_and_nccl),
+	    cmocka_unit_test(test_nvtx_probe),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
