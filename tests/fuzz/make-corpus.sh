@@ -21,7 +21,7 @@ out=$here/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-mkdir -p "$out"/{sqlite,tracelog,config,overrides,report}
+mkdir -p "$out"/{sqlite,tracelog,config,overrides,report,ncu-csv,nvtx-filter}
 
 # --- sqlite ---------------------------------------------------------------
 shrink() { # in out
@@ -110,6 +110,29 @@ run.top_n_kernels=-1
 run.tmeout_s=3
 model.name='quoted: value'
 infer.dtype=[bf16
+LINES
+
+# --- ncu-csv ------------------------------------------------------------------
+for f in "$shared"/fixtures/ncu/*.csv; do
+	[ "$(stat -c %s "$f")" -le 40960 ] && cp "$f" "$out/ncu-csv/" && chmod u+w "$out/ncu-csv/$(basename "$f")"
+done
+
+# --- nvtx-filter: line 1 a name or ncu expression, then the ranges seen -------
+i=0
+while IFS= read -r line; do
+	i=$((i + 1))
+	printf '%b' "$line" >"$out/nvtx-filter/$(printf '%02d' $i)"
+done <<'LINES'
+LLM@decode_all\nLLM\tdecode_all\nLLM\tprefill\nLLM\tdecode_step
+decode\ndecode\nprefill
+LLM@decode_all/\nLLM\tdecode_all
+regex:LLM@decode.*/\nLLM\tdecode_all\nLLM\tdecode_step
+A/B/\nA\nB
+A/+/B\nA\nX\nB
+a\\@b@c\\,d\nc,d\ta@b
+LLM@step\nLLM\tstep\ts
+TensorRT@layer[0]*+\nTensorRT\tlayer[0]*+
+@\n\t\n
 LINES
 
 # --- report -----------------------------------------------------------------
