@@ -16,6 +16,13 @@ int nvtx_spec_parse(const char *user, struct nvtx_spec *spec, struct strbuf *err
 	size_t n = strlen(user);
 
 	memset(spec, 0, sizeof(*spec));
+	/* ncu reads "regex:..." as a regular expression whatever we escape,
+	 * so such a name could never be written back as this one range */
+	if (starts_with(user, "regex:"))
+		return error_set(err,
+				 "'%s' is an ncu regex, not an NVTX range name (want RANGE or "
+				 "DOMAIN@RANGE)",
+				 user);
 	if (n && user[n - 1] == '/' && (n < 2 || user[n - 2] != '\\'))
 		n--; /* ncu's push/pop form */
 	for (size_t i = 0; i < n; i++) {
