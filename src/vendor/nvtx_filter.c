@@ -16,13 +16,6 @@ int nvtx_spec_parse(const char *user, struct nvtx_spec *spec, struct strbuf *err
 	size_t n = strlen(user);
 
 	memset(spec, 0, sizeof(*spec));
-	/* ncu reads "regex:..." as a regular expression whatever we escape,
-	 * so such a name could never be written back as this one range */
-	if (starts_with(user, "regex:"))
-		return error_set(err,
-				 "'%s' is an ncu regex, not an NVTX range name (want RANGE or "
-				 "DOMAIN@RANGE)",
-				 user);
 	if (n && user[n - 1] == '/' && (n < 2 || user[n - 2] != '\\'))
 		n--; /* ncu's push/pop form */
 	for (size_t i = 0; i < n; i++) {
@@ -35,6 +28,16 @@ int nvtx_spec_parse(const char *user, struct nvtx_spec *spec, struct strbuf *err
 		} else {
 			strbuf_addch(&cur, user[i]);
 		}
+	}
+	/* ncu reads an expression starting "regex:" as a regular expression
+	 * whatever we escape, so such a name cannot be written as one range */
+	if (starts_with(have_dom ? dom.buf : cur.buf, "regex:")) {
+		strbuf_release(&dom);
+		strbuf_release(&cur);
+		return error_set(err,
+				 "'%s' is an ncu regex, not an NVTX range name (want RANGE or "
+				 "DOMAIN@RANGE)",
+				 user);
 	}
 	if (!cur.len || (have_dom && !dom.len)) {
 		strbuf_release(&dom);
