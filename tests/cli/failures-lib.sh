@@ -14,7 +14,7 @@ last_run() { tail -n 1 "$1" | sed -n 's/^run: //p'; }
 expect() {
 	local want=$1 got=$2 errf=$3 re=$4
 	[ "$got" -eq "$want" ] || fail "exit $got, want $want; stderr: $(cat "$errf")"
-	grep -Eq -- "$re" "$errf" || fail "no stderr line matching '$re': $(cat "$errf")"
+	LC_ALL=C grep -Eq -- "$re" "$errf" || fail "no stderr line matching '$re': $(cat "$errf")"
 }
 
 # A process that is gone or a zombie (dead, waiting for init to reap it).
