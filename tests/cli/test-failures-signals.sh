@@ -30,7 +30,7 @@ for sig in INT TERM; do
 		interrupt $sig smi.pid artifacts.root="$tmp/probe" -- /bin/true
 	rc=$?
 	[ $rc -eq 130 ] || fail "SIG$sig in GPU probe: exit $rc: $(cat err)"
-	[ $(($(date +%s) - start)) -lt 10 ] || fail "SIG$sig in GPU probe: waited for the probe"
+	[ -n "${LLMPROF_UNDER_VALGRIND:-}" ] || [ $(($(date +%s) - start)) -lt 10 ] || fail "SIG$sig in GPU probe: waited for the probe"
 	alive "$(cat smi.pid)" && fail "SIG$sig in GPU probe: nvidia-smi left running"
 	run=$(last_run out)
 	check_bundle "$run" interrupted 130
@@ -79,7 +79,7 @@ start=$(date +%s)
 wait $p
 rc=$?
 [ $rc -eq 130 ] || fail "second SIGINT: exit $rc"
-[ $(($(date +%s) - start)) -lt 3 ] || fail "second SIGINT did not kill at once"
+[ -n "${LLMPROF_UNDER_VALGRIND:-}" ] || [ $(($(date +%s) - start)) -lt 3 ] || fail "second SIGINT did not kill at once"
 check_bundle "$(last_run out)" interrupted 130
 alive "$(cat c.pid)" && fail "child ignoring SIGINT survived the second one"
 

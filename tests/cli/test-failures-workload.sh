@@ -57,7 +57,7 @@ start=$(date +%s)
 "$LLMPROF" profile "$A" run.timeout_s=0.5 -- /bin/sh -c 'trap "" TERM; echo $$ >c.pid; while :; do sleep 0.1; done' \
 	>out 2>err; rc=$?
 expect 124 $rc err "timed out after 0.5 s \(ended by SIGKILL\)"
-[ $(($(date +%s) - start)) -lt 15 ] || fail "SIGKILL came late"
+[ -n "${LLMPROF_UNDER_VALGRIND:-}" ] || [ $(($(date +%s) - start)) -lt 15 ] || fail "SIGKILL came late"
 check_bundle "$(last_run out)" timeout 124
 alive "$(cat c.pid)" && fail "a child that ignores SIGTERM survived"
 
@@ -67,14 +67,14 @@ alive "$(cat c.pid)" && fail "a child that ignores SIGTERM survived"
 run=$(last_run out)
 [ "$(stat -c %s "$run/logs/workload.out")" = 2147483648 ] || fail "flood: log size"
 rm -f "$run/logs/workload.out"
-[ "$(cat rss)" -lt 65536 ] || fail "flood: llmprof max RSS $(cat rss) KiB"
+[ -n "${LLMPROF_UNDER_VALGRIND:-}" ] || [ "$(cat rss)" -lt 65536 ] || fail "flood: llmprof max RSS $(cat rss) KiB"
 # ...through --echo (llmprof copies every chunk): 1 GiB on stdout, memory flat
 /usr/bin/time -f %M -o rss "$LLMPROF" profile --echo "$A" -- /bin/sh -c 'head -c 1073741824 /dev/zero' \
 	2>err | tail -c 300 | tr -d '\0' >out || fail "flood --echo: $(cat err)"
 run=$(last_run out)
 [ "$(stat -c %s "$run/logs/workload.out")" = 1073741824 ] || fail "flood --echo: log size"
 rm -f "$run/logs/workload.out"
-[ "$(cat rss)" -lt 65536 ] || fail "flood --echo: llmprof max RSS $(cat rss) KiB"
+[ -n "${LLMPROF_UNDER_VALGRIND:-}" ] || [ "$(cat rss)" -lt 65536 ] || fail "flood --echo: llmprof max RSS $(cat rss) KiB"
 
 # 7. arguments with spaces, quotes, $(), newlines, invalid UTF-8
 bad=$(printf 'bad\xff\xfe')
