@@ -277,7 +277,12 @@ void regions_render_md(const struct regions *rg, const struct ncu_raw *raw, stru
 		md_cell_escape(out, r->path);
 		strbuf_addf(out, " | %zu | ", r->depth);
 		md_cell_escape(out, r->parent ? r->parent : "");
-		strbuf_addf(out, " | %zu | ", r->instances);
+		/* Kernel-replay rows do not say which instance of a range ran a
+		 * kernel, so range instances are only known in range mode. */
+		if (rg->mode == REGIONS_KERNEL)
+			strbuf_addstr(out, " | n/a | ");
+		else
+			strbuf_addf(out, " | %zu | ", r->instances);
 		if (rg->mode == REGIONS_KERNEL)
 			strbuf_addf(out, "%zu", r->kernels);
 		else
@@ -328,7 +333,9 @@ void regions_render_json(const struct regions *rg, const struct ncu_raw *raw, st
 		json_object_set_new(o, "path", json_string(r->path));
 		json_object_set_new(o, "parent", r->parent ? json_string(r->parent) : json_null());
 		json_object_set_new(o, "depth", json_integer((json_int_t)r->depth));
-		json_object_set_new(o, "instances", json_integer((json_int_t)r->instances));
+		json_object_set_new(o, "instances",
+				    rg->mode == REGIONS_KERNEL ? json_null()
+							       : json_integer((json_int_t)r->instances));
 		json_object_set_new(o, "kernel_count",
 				    rg->mode == REGIONS_KERNEL
 					? json_integer((json_int_t)r->kernels)

@@ -42,7 +42,8 @@ struct region {
 	long parent_idx; /* index of the parent region, -1 if not a region */
 	size_t depth;
 	char *dir;	  /* sanitized directory name, unique */
-	size_t instances; /* range results (range mode) or kernels (kernel mode) */
+	size_t instances; /* range results (range mode); kernel mode: kernels whose innermost
+			   * region this is (range instances are unknown there; writers say n/a) */
 	size_t kernels;	  /* kernel mode: kernels inside, nested included */
 	double inclusive_ns;
 	double children_ns; /* sum of child regions' inclusive time */

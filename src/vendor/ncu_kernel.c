@@ -330,22 +330,13 @@ static void kernel_flops(struct kctx *x, const struct tensor_cols *tc, struct nc
 			k->flops[p] = (ncu_have(k->flops[p]) ? k->flops[p] : 0) + tensor[p];
 			k->tensor_flops += tensor[p];
 		}
-	} else {
-		static const char *const inst[] = {
-		    "smsp__inst_executed_pipe_tensor.sum",
-		    "sm__inst_executed_pipe_tensor.sum",
-		    NULL,
-		};
-		double n = metric_any(x, inst);
-
-		if (!ncu_have(n))
-			n = metric(x, "smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed") *
-			    metric(x, "smsp__cycles_elapsed.avg");
-		if (ncu_have(n)) {
-			k->flops[NCU_PREC_TENSOR] = n * NCU_TENSOR_FLOPS_PER_INST;
-			k->tensor_flops = k->flops[NCU_PREC_TENSOR];
-		}
 	}
+	/* Without the typed metrics, tensor FLOPs stay unavailable: the tensor
+	 * pipe's instruction count has no fixed FLOP factor. On the H100 a
+	 * 4096^3 bf16 GEMM executed 2,097,152 tensor instructions for
+	 * 137,438,953,472 FLOPs (65,536 per HGMMA instruction), where ncu's
+	 * roofline factor of 512 would have under-counted 128x
+	 * (docs/validation/ncu-h100.md). */
 	k->flops_total = 0;
 	for (int p = 0; p < NCU_PREC_NR; p++)
 		if (ncu_have(k->flops[p])) {

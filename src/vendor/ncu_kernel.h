@@ -16,15 +16,6 @@
 #include "core/strbuf.h"
 #include "vendor/ncu_csv.h"
 
-/* FLOPs credited to one tensor-pipe instruction when the export has only
- * the untyped instruction count (smsp__inst_executed_pipe_tensor). This is
- * the factor ncu's own "Hierarchical Tensor Roofline" section assumes
- * (derived__smsp__inst_executed_pipe_tensor_x512 in ncu 2024.1's
- * SpeedOfLight_HierarchicalTensorRooflineChart.section); it is not exact
- * for every instruction shape. The H100 validation (docs/validation/)
- * checks it with a bf16 GEMM of known FLOPs; the typed metrics
- * sm__ops_path_tensor_src_*, when present, are used instead. */
-#define NCU_TENSOR_FLOPS_PER_INST 512.0
 
 /* Bound classification threshold, in % of peak (ncu's own SOLBottleneck
  * rule says throughput "below 60.0% of peak typically indicate[s] latency
@@ -38,7 +29,7 @@ enum ncu_prec {
 	NCU_PREC_BF16,
 	NCU_PREC_TF32,
 	NCU_PREC_FP8,
-	NCU_PREC_TENSOR, /* tensor-pipe instructions x NCU_TENSOR_FLOPS_PER_INST */
+	NCU_PREC_TENSOR, /* reserved: tensor FLOPs of unknown precision (never guessed) */
 	NCU_PREC_NR,
 };
 

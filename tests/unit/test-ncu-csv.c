@@ -477,7 +477,8 @@ static void test_bound_rule(void **state)
 
 /* Tensor FLOPs: typed gh100 metric names (with and without _dst_, split by
  * sparsity), the per-instruction-kind split not added twice, and the
- * untyped instruction count x NCU_TENSOR_FLOPS_PER_INST. */
+ * untyped instruction count gives no FLOPs (its factor depends on the
+ * instruction shape: 65,536 per HGMMA on the H100, not ncu's 512). */
 static void test_tensor_flops(void **state)
 {
 	struct ncu_raw raw;
@@ -516,8 +517,9 @@ static void test_tensor_flops(void **state)
 
 	assert_int_equal(ncu_raw_parse(untyped, strlen(untyped), "u.csv", &raw, &err), 0);
 	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
-	assert_true(t.k[0].flops[NCU_PREC_TENSOR] == 2500 * NCU_TENSOR_FLOPS_PER_INST);
-	assert_true(t.k[0].tensor_flops == 2500 * NCU_TENSOR_FLOPS_PER_INST);
+	assert_false(ncu_have(t.k[0].flops[NCU_PREC_TENSOR]));
+	assert_false(ncu_have(t.k[0].tensor_flops));
+	assert_false(ncu_have(t.k[0].flops_total));
 	assert_false(ncu_have(t.k[0].ai)); /* no bytes */
 	assert_int_equal(t.k[0].bound, NCU_BOUND_UNKNOWN);
 	ncu_kernel_table_release(&t);

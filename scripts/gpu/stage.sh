@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Stages a build for the GPU machine: the binaries, conf/, the shared
+# libraries llmprof links that a CUDA image may lack (libyaml, jansson,
+# sqlite3) and the libraries nsys's importer needs there, into DEST
+# (default .gpu/stage, git-ignored). A GPU run then carries DEST and starts
+# with:  export LD_LIBRARY_PATH=$PWD/DEST/lib:$LD_LIBRARY_PATH
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dest=${1:-.gpu/stage}
+rm -rf "$dest" && mkdir -p "$dest/build/workloads" "$dest/build/tracer" "$dest/lib"
+cp build/llmprof build/llmprof-calibrate "$dest/build/"
+cp build/workloads/llmprof-llm build/workloads/llmprof-dummy "$dest/build/workloads/"
+cp build/tracer/libllmprof_tracer.so "$dest/build/tracer/"
+cp -r conf scripts "$dest/"
+for so in libyaml-0.so.2 libjansson.so.4 libsqlite3.so.0; do
+	cp -L "/lib/x86_64-linux-gnu/$so" "$dest/lib/"
+done
+if [ -d .gpu-libs ]; then cp -L .gpu-libs/* "$dest/lib/"; fi
+du -sh "$dest"
