@@ -438,6 +438,15 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 			}
 			continue;
 		}
+		/* ncu ends every row with a line end: a short last row without one
+		 * is a file cut short, not a ragged row */
+		if (r.nr < raw->ncols && r.pos >= len && len && buf[len - 1] != '\n') {
+			error_set(err,
+				  "%s:%zu: the last row has %zu of %zu fields and no line end "
+				  "(truncated file?)",
+				  raw->source, r.record_line, r.nr, raw->ncols);
+			goto out;
+		}
 		row = raw->nrows++;
 		ALLOC_GROW(raw->cells, raw->nrows * raw->ncols, alloc_cells);
 		ALLOC_GROW(raw->row_line, raw->nrows, alloc_lines);
