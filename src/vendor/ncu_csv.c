@@ -421,6 +421,15 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 				  r.record_line, r.nr, raw->ncols);
 			goto out;
 		}
+		/* ncu ends every row with a line end: a short last row without one
+		 * is a file cut short, not a ragged row */
+		if (r.nr < raw->ncols && r.pos >= len && len && buf[len - 1] != '\n') {
+			error_set(err,
+				  "%s:%zu: the last row has %zu of %zu fields and no line end "
+				  "(truncated file?)",
+				  raw->source, r.record_line, r.nr, raw->ncols);
+			goto out;
+		}
 		if (!raw->nrows && !raw->has_units_row && r.fields[0].len == 0) {
 			/* Row 2 is the units row: its ID cell is empty. */
 			raw->has_units_row = 1;
@@ -437,15 +446,6 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 				col->base_unit = strbuf_detach(&base, NULL);
 			}
 			continue;
-		}
-		/* ncu ends every row with a line end: a short last row without one
-		 * is a file cut short, not a ragged row */
-		if (r.nr < raw->ncols && r.pos >= len && len && buf[len - 1] != '\n') {
-			error_set(err,
-				  "%s:%zu: the last row has %zu of %zu fields and no line end "
-				  "(truncated file?)",
-				  raw->source, r.record_line, r.nr, raw->ncols);
-			goto out;
 		}
 		row = raw->nrows++;
 		ALLOC_GROW(raw->cells, raw->nrows * raw->ncols, alloc_cells);
