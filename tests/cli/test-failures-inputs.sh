@@ -72,6 +72,27 @@ printf 'garbage,"x\n' >bad.csv
 "$LLMPROF" report --trace bad.csv -o csvrep >out 2>err
 expect 5 $? err "^llmprof: error: bad.csv: not an nsys cuda_gpu_kern_sum CSV"
 
+# 3b. an ncu raw page cut anywhere: exit 5 naming file:line, or (cut at a
+# line end) the rows before it
+R=$LLMPROF_SHARED_DIR/fixtures/ncu/mathkernels-gtx1660ti-ncu2022.4.raw-base.csv
+if [ -f "$R" ] && "$LLMPROF" ncu-import --help >/dev/null 2>&1; then
+	head -c 0 "$R" >n.csv
+	"$LLMPROF" ncu-import n.csv -o ni >out 2>err
+	expect 5 $? err "^llmprof: error: n.csv: empty file, no CSV header$"
+	head -c 2000 "$R" >n.csv
+	"$LLMPROF" ncu-import n.csv -o ni >out 2>err
+	expect 5 $? err "^llmprof: error: n.csv:1:[0-9]+: unterminated quoted field$"
+	head -c 15000 "$R" >n.csv
+	"$LLMPROF" ncu-import n.csv -o ni >out 2>err
+	expect 5 $? err "^llmprof: error: n.csv:4: the last row has 21 of 279 fields and no line end \(truncated file\?\)$"
+	for cut in 5000 12000 17000 19000; do
+		head -c $cut "$R" >n.csv
+		"$LLMPROF" ncu-import n.csv -o "ni$cut" >out 2>err
+		rc=$?
+		[ $rc -eq 5 ] || fail "ncu-import on a raw page cut at $cut: exit $rc: $(cat err)"
+	done
+fi
+
 # 4. report on a bundle without a trace, and on a broken status.json
 "$LLMPROF" profile artifacts.root="$tmp/b" -- /bin/true >out 2>/dev/null || fail "profile"
 run=$(last_run out)
