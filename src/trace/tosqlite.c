@@ -101,9 +101,16 @@ void tosqlite_short_name(struct strbuf *out, const char *s)
 	strbuf_add(out, s + begin, end - begin);
 }
 
+/* Timestamps relative to the session start. A damaged log can hold any
+ * 64-bit value: the arithmetic wraps (unsigned) instead of overflowing. */
+static int64_t rel_ts(const struct tosqlite_ctx *c, int64_t t)
+{
+	return (int64_t)((uint64_t)t - (uint64_t)c->t0);
+}
+
 static int64_t gpu_ts(const struct tosqlite_ctx *c, uint64_t t)
 {
-	return (int64_t)t + c->gpu_shift - c->t0;
+	return (int64_t)(t + (uint64_t)c->gpu_shift - (uint64_t)c->t0);
 }
 
 void tosqlite_kernel_row(struct kernel_row *r, const struct tosqlite_ctx *c,
@@ -185,8 +192,8 @@ void tosqlite_memset_row(struct memset_row *r, const struct tosqlite_ctx *c,
 void tosqlite_runtime_row(struct runtime_row *r, const struct tosqlite_ctx *c,
 			  const struct tlog_api *a, uint32_t tid, int64_t name_id)
 {
-	r->start = (int64_t)a->start - c->t0;
-	r->end = (int64_t)a->end - c->t0;
+	r->start = rel_ts(c, (int64_t)a->start);
+	r->end = rel_ts(c, (int64_t)a->end);
 	r->eventClass = a->h.aux == TLOG_API_DRIVER ? 1 : 0; /* ENUM_NSYS_EVENT_CLASS */
 	r->globalTid = tosqlite_global_tid(c->pid, tid);
 	r->correlationId = a->corr;
@@ -221,9 +228,9 @@ void tosqlite_nvtx_range_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			     int64_t end_ts, uint32_t end_tid, int64_t text_id)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = (int64_t)b->ts - c->t0;
+	r->start = rel_ts(c, (int64_t)b->ts);
 	if (end_ts >= 0) {
-		r->end = end_ts - c->t0;
+		r->end = rel_ts(c, end_ts);
 		r->has_end = 1;
 	}
 	r->eventType = b->h.type == TLOG_NVTX_PUSH ? 59 : 60;
@@ -244,7 +251,7 @@ void tosqlite_nvtx_mark_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			    const struct tlog_nvtx_event *m, uint32_t tid, int64_t text_id)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = (int64_t)m->ts - c->t0;
+	r->start = rel_ts(c, (int64_t)m->ts);
 	r->eventType = 34;
 	r->globalTid = tosqlite_global_tid(c->pid, tid);
 	nvtx_attrs(r, m, text_id);
@@ -254,7 +261,7 @@ void tosqlite_nvtx_def_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			   const struct tlog_nvtx_def *d, uint32_t tid)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = (int64_t)d->ts - c->t0;
+	r->start = rel_ts(c, (int64_t)d->ts);
 	r->globalTid = tosqlite_global_tid(c->pid, tid);
 	r->text = tlog_rec_string(&d->h, sizeof(*d), d->len);
 	r->has_text = 1;
@@ -779,7 +786,7 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			const struct tlog_clock *k = (const void *)h;
 			if (k->cupti_ns) {
 				*have_clock = 1;
-				*clock_off = (int64_t)k->tracer_ns - (int64_t)k->cupti_ns;
+				*clock_off = (int64_t)(k->tracer_ns - k->cupti_ns); /* wraps, never overflows */
 			}
 			break;
 		}
@@ -820,7 +827,7 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			strbuf_addf(&c->stats->diags, "pid %u: %s: %.*s\n", p->ctx.pid,
 				    level_name(h->aux), (int)s.len, s.p);
 			sqlite3_bind_int64(st, 1, tosqlite_global_pid(p->ctx.pid));
-			sqlite3_bind_int64(st, 2, (int64_t)d->ts - c->t0);
+			sqlite3_bind_int64(st, 2, (int64_t)((uint64_t)d->ts - (uint64_t)c->t0));
 			sqlite3_bind_text(st, 3, level_name(h->aux), -1, SQLITE_STATIC);
 			sqlite3_bind_int64(st, 4, d->code);
 			bind_text(st, 5, s);
