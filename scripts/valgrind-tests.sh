@@ -44,7 +44,6 @@ rc=$?
 ctest -LE gpu -j "$(nproc 2>/dev/null || echo 2)" --timeout 1800 \
 	-R "^cli/${1:+.*$1}" --output-on-failure >>"$vg/ctest.log" 2>&1
 rc=$((rc | $?))
-rc=$?
 cd "$src" || exit 2
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$vg/ctest.log" | tail -20
 bad=$(grep -lE "ERROR SUMMARY: [1-9]|definitely lost: [1-9]|indirectly lost: [1-9]" "$vg"/*.log 2>/dev/null)
