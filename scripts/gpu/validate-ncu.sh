@@ -30,7 +30,7 @@ $NCU --clock-control none --target-processes all -k 'regex:gemm|sm90|xmma|cutlas
 	--metrics sm__inst_executed_pipe_tensor.sum,smsp__inst_executed_pipe_tensor.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,gpu__time_duration.sum \
 	-o $w/gemm -f $B/llmprof-calibrate --gemm-size 4096 --gemm-iters 1 --copy-iters 1
 $NCU --import $w/gemm.ncu-rep --csv --page raw --print-units base > $out/gemm-raw.csv
-$B/llmprof ncu-import $out/gemm-raw.csv -o $w/gemmrep && cat $w/gemmrep/kernels.md
+$B/llmprof report --ncu-csv $out/gemm-raw.csv -o $w/gemmrep && cat $w/gemmrep/kernels.md
 python3 - "$w/gemmrep/kernels.json" <<'PY'
 import json,sys
 d=json.load(open(sys.argv[1]))
@@ -43,12 +43,12 @@ $NCU --clock-control none --target-processes all --nvtx --nvtx-include 'stem/' -
 	--nvtx-include 'head/' --nvtx-include 'A/' --nvtx-include 'B/' --set basic \
 	-o $w/dummy-k -f $B/workloads/llmprof-dummy --device cuda --warmup 0
 $NCU --import $w/dummy-k.ncu-rep --csv --page raw --print-units base > $out/dummy-kernel-raw.csv
-$B/llmprof ncu-import $out/dummy-kernel-raw.csv -o $w/dk --regions && cat $w/dk/regions/report.md
+$B/llmprof report --ncu-csv $out/dummy-kernel-raw.csv -o $w/dk && cat $w/dk/regions/report.md
 
 log dummy range replay
 $NCU --clock-control none --target-processes all --replay-mode range --nvtx --nvtx-include 'stem/' \
 	--nvtx-include 'residual/' --nvtx-include 'head/' --nvtx-include 'A/' --nvtx-include 'B/' --set basic \
 	-o $w/dummy-r -f $B/workloads/llmprof-dummy --device cuda --warmup 0
 $NCU --import $w/dummy-r.ncu-rep --csv --page raw --print-units base > $out/dummy-range-raw.csv
-$B/llmprof ncu-import $out/dummy-range-raw.csv -o $w/dr --regions && cat $w/dr/regions/report.md
+$B/llmprof report --ncu-csv $out/dummy-range-raw.csv -o $w/dr && cat $w/dr/regions/report.md
 } 2>&1 | tee $out/validate-ncu.log

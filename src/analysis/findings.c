@@ -75,8 +75,9 @@ static void rule_no_gpu_work(struct report_model *m)
 	if (total)
 		return;
 	for (size_t i = 0; i < m->run.nr_steps; i++)
-		if (!strcmp(m->run.steps[i].name, "trace") && m->run.steps[i].status &&
-		    strcmp(m->run.steps[i].status, "ok"))
+		if ((!strcmp(m->run.steps[i].name, "trace") ||
+		     !strcmp(m->run.steps[i].name, "analyze")) &&
+		    m->run.steps[i].status && strcmp(m->run.steps[i].status, "ok"))
 			return; /* the failed/skipped trace step explains it */
 	report_model_add_finding(
 	    m, FINDING_CRITICAL, "no-gpu-work",

@@ -499,8 +499,11 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		o->stage = inst[lo].stage;
 		o->calls = hi - lo;
 		for (size_t i = lo; i < hi; i++) {
+			const struct trace_range *rg = &t->ranges[inst[i].range];
+
 			o->gpu_ns += op_ns[inst[i].range];
 			o->kernels += op_k[inst[i].range];
+			o->cpu_ns += trace_range_end(t, rg) - rg->start;
 		}
 		if (o->stage >= 0 && tl->stages[o->stage].kernel_ns)
 			o->stage_share = (double)o->gpu_ns / (double)tl->stages[o->stage].kernel_ns;

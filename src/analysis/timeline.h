@@ -68,6 +68,7 @@ struct operator_stat {
 	size_t calls;	/* range instances */
 	size_t kernels;
 	int64_t gpu_ns;	    /* kernels whose innermost operator is this one */
+	int64_t cpu_ns;	    /* the ranges' own durations, summed */
 	double stage_share; /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
 };
 

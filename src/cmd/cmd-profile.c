@@ -1,6 +1,7 @@
 /* cmd-profile.c: `llmprof profile`: resolve the config, create the run
  * bundle, record provenance, run the plan's steps, keep status.json true
  * after every step, and end stdout with "run: <dir>". */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,14 @@
 #include "run/proc.h"
 #include "run/provenance.h"
 #include "run/status.h"
+#include "analysis/select.h"
+#include "report/build.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
 #include "trace/tracer_launch.h"
+#include "vendor/nsys.h"
+#include "vendor/nsys_config.h"
+#include "vendor/nsys_diag.h"
 #include "version.h"
 #include "core/banned.h"
 
@@ -39,16 +45,23 @@ static const struct opt opts[] = {
     OPT_END_MARK,
 };
 
+/* How long the nsys usability probe may take per child. */
+#define NSYS_PROBE_TIMEOUT_MS 20000
+
 /* Owned storage behind struct plan_params. */
 struct profile_params {
 	struct plan_params pp;
 	const char **program_argv; /* borrowed strings, owned array */
 	char *workloads_dir;
 	const char *model_name;
-	/* builtin trace backend (pipeline.trace.backend=builtin, or auto) */
-	char *tracer_lib;	   /* NULL = no builtin trace */
-	struct strbuf trace_dir;   /* <run>/trace */
-	struct strbuf trace_log;   /* <run>/trace/log: the tracer's logs */
+	struct strbuf trace_reason;
+	struct nsys_options nsys;
+	const char **nsys_extra;
+	char *nsys_path;
+	/* builtin trace backend */
+	char *tracer_lib;	 /* NULL = no builtin trace */
+	struct strbuf trace_dir; /* <run>/trace */
+	struct strbuf trace_log; /* <run>/trace/log: the tracer's logs */
 	char *tracer_env[5];
 };
 
@@ -56,123 +69,114 @@ static void profile_params_release(struct profile_params *p)
 {
 	free(p->program_argv);
 	free(p->workloads_dir);
+	strbuf_release(&p->trace_reason);
+	free(p->nsys_extra);
+	free(p->nsys_path);
 	free(p->tracer_lib);
 	strbuf_release(&p->trace_dir);
 	strbuf_release(&p->trace_log);
 	tracer_env_free(p->tracer_env);
 }
 
-static int write_status(const struct run_status *st);
-
-/* Decides whether the builtin tracer records this run and, if so, points
- * the workload at it (environment for run_dir). Returns 0, or -1 with err
- * when pipeline.trace.backend=builtin but the tracer is not there. */
-static int trace_setup(struct profile_params *p, const struct config *cfg, const char *run_dir,
-		       struct strbuf *err)
+/* Points the workload at the builtin tracer, its logs under run_dir. */
+static void tracer_setup(struct profile_params *p, const char *run_dir)
 {
-	const char *backend = config_get_string(cfg, "pipeline.trace.backend");
-	struct strbuf why = STRBUF_INIT;
-
 	tracer_env_free(p->tracer_env);
+	memset(p->tracer_env, 0, sizeof(p->tracer_env));
 	p->pp.workload_env = NULL;
-	if (!config_get_bool(cfg, "pipeline.trace.enable", 1) || !backend ||
-	    !strcmp(backend, "nsys"))
-		return 0;
-	if (!p->tracer_lib) {
-		p->tracer_lib = tracer_library_path(&why);
-		if (!p->tracer_lib) {
-			int ret = 0;
-			if (!strcmp(backend, "builtin"))
-				ret = error_set(err, "pipeline.trace.backend=builtin: %s", why.buf);
-			else
-				warning_print("no timeline trace: %s", why.buf);
-			strbuf_release(&why);
-			return ret;
-		}
-	}
+	if (p->pp.trace != PLAN_TRACE_BUILTIN || !p->tracer_lib)
+		return;
 	strbuf_reset(&p->trace_dir);
 	strbuf_reset(&p->trace_log);
 	path_join(&p->trace_dir, run_dir, "trace");
 	path_join(&p->trace_log, p->trace_dir.buf, "log");
 	tracer_env_build(p->tracer_env, p->tracer_lib, p->trace_log.buf, TRACER_FULL);
 	p->pp.workload_env = (const char *const *)p->tracer_env;
-	return 0;
 }
 
-/* The "trace" step: tracer logs -> trace/trace.sqlite and trace/trace.json.
- * Runs even after a failed workload: what it traced is worth keeping. */
-static void trace_finish(struct profile_params *p, const struct config *cfg,
-			 struct run_status *st, size_t idx, int echo)
+/* Chooses the timeline backend (pipeline.trace.*): nsys when asked for or
+ * when backend=auto and nsys can finish a report, else the builtin tracer.
+ * Records why in p->trace_reason. Returns 0, or -1 with err and *code when
+ * the choice cannot work (backend=nsys with an unusable nsys, bad nsys
+ * options). */
+static int choose_backend(struct profile_params *p, const struct config *cfg, struct strbuf *err,
+			  int *code)
 {
-	struct trace_convert_stats ts;
-	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT,
-		      msg = STRBUF_INIT;
-	enum step_state state = STEP_OK;
-	uint64_t ev = 0, merged = 0;
-	int rc;
+	const char *backend = config_get_string(cfg, "pipeline.trace.backend");
+	struct nsys_probe probe = NSYS_PROBE_INIT;
+	int ret = -1;
 
-	(void)ev;
-	trace_convert_stats_init(&ts);
-	run_status_start(st, idx);
-	write_status(st);
-	path_join(&db, p->trace_dir.buf, "trace.sqlite");
-	path_join(&json, p->trace_dir.buf, "trace.json");
-	if (!tracer_logs_present(p->trace_log.buf)) {
-		/* CUDA and NVTX load the tracer on first use: a program using
-		 * neither leaves no log, and there is nothing to trace */
-		state = STEP_SKIPPED;
-		strbuf_addstr(&msg, "no timeline: the program made no CUDA or NVTX call "
-				    "(the tracer was never loaded)");
-		goto done;
+	if (!backend)
+		backend = "auto";
+	if (!config_get_bool(cfg, "pipeline.trace.enable", 1)) {
+		p->pp.trace = PLAN_TRACE_OFF;
+		strbuf_addstr(&p->trace_reason, "pipeline.trace.enable=false");
+		return 0;
 	}
-	rc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
-	if (rc == -1 ||
-	    perfetto_write(db.buf, json.buf,
-			   (uint64_t)config_get_int(cfg, "pipeline.trace.max_json_events", 0),
-			   &ev, &merged, &err) < 0) {
-		state = STEP_FAILED;
-		strbuf_addstr(&msg, err.buf);
-		goto done;
+	if (strcmp(backend, "builtin")) {
+		nsys_probe_run(config_get_string(cfg, "pipeline.nsys.path"), NSYS_PROBE_TIMEOUT_MS,
+			       &probe);
+		if (probe.ok) {
+			p->pp.trace = PLAN_TRACE_NSYS;
+			p->nsys_path = xstrdup(probe.path);
+			strbuf_addf(&p->trace_reason,
+				    "pipeline.trace.backend=%s: nsys %s at %s can "
+				    "finish a report",
+				    backend,
+				    probe.version.len ? probe.version.buf : "(version unknown)",
+				    probe.path);
+		} else if (!strcmp(backend, "nsys")) {
+			*code = EXIT_TOOL_MISSING;
+			error_set(err, "pipeline.trace.backend=nsys: %s%s%s", probe.reason.buf,
+				  probe.fix.len ? "; " : "", probe.fix.buf);
+			goto out;
+		} else {
+			strbuf_addf(&p->trace_reason,
+				    "pipeline.trace.backend=auto: nsys is not "
+				    "usable (%s)",
+				    probe.reason.buf);
+		}
 	}
-	strbuf_addf(&msg, "%llu kernels, %llu copies, %llu memsets, %llu NVTX rows, %llu launch calls",
-		    (unsigned long long)ts.kernels, (unsigned long long)ts.memcpys,
-		    (unsigned long long)ts.memsets, (unsigned long long)ts.nvtx_rows,
-		    (unsigned long long)ts.api_calls);
-	if (merged)
-		strbuf_addf(&msg, "; trace.json: %llu short events merged to stay under the cap",
-			    (unsigned long long)merged);
-	if (ts.dropped_cupti || ts.dropped_tracer)
-		strbuf_addf(&msg, "; %llu records dropped (CUPTI %llu, tracer %llu)",
-			    (unsigned long long)(ts.dropped_cupti + ts.dropped_tracer),
-			    (unsigned long long)ts.dropped_cupti,
-			    (unsigned long long)ts.dropped_tracer);
-	if (ts.cupti_busy)
-		strbuf_addstr(&msg, "; no GPU activity: CUPTI was taken by another tool "
-				    "(nsys, ncu or the PyTorch profiler)");
-	else if (ts.cupti_unsupported)
-		strbuf_addstr(&msg, "; no GPU activity: CUPTI could not trace on this system");
-	if (rc == TRACE_CONVERT_PARTIAL) {
-		strbuf_addf(&msg, "; %s", err.buf);
-		warning_print("trace: %s", err.buf);
+	if (p->pp.trace != PLAN_TRACE_NSYS) {
+		struct strbuf why = STRBUF_INIT;
+
+		p->tracer_lib = tracer_library_path(&why);
+		if (p->tracer_lib) {
+			p->pp.trace = PLAN_TRACE_BUILTIN;
+			p->pp.tracer_lib = p->tracer_lib;
+			if (p->trace_reason.len)
+				strbuf_addf(&p->trace_reason, "; using the builtin tracer %s",
+					    p->tracer_lib);
+			else
+				strbuf_addf(&p->trace_reason,
+					    "pipeline.trace.backend=builtin: tracer %s",
+					    p->tracer_lib);
+		} else if (!strcmp(backend, "builtin")) {
+			*code = EXIT_TOOL_MISSING;
+			error_set(err, "pipeline.trace.backend=builtin: %s", why.buf);
+			strbuf_release(&why);
+			goto out;
+		} else {
+			/* auto with neither backend: the workload runs untraced */
+			p->pp.trace = PLAN_TRACE_OFF;
+			warning_print("no timeline trace: %s; %s", why.buf, p->trace_reason.buf);
+			strbuf_addf(&p->trace_reason, "; %s", why.buf);
+		}
+		strbuf_release(&why);
 	}
-	if (ts.diags.len)
-		fprintf(stderr, "llmprof: tracer: %s", ts.diags.buf);
-done:
-	if (state == STEP_FAILED)
-		error_print("trace: %s", msg.buf);
-	else if (echo)
-		fprintf(stderr, "llmprof: trace: %s\n", msg.buf);
-	/* one line in status.json */
-	for (size_t i = 0; i < msg.len; i++)
-		if (msg.buf[i] == '\n')
-			msg.buf[i] = ' ';
-	run_status_end(st, idx, state, -1, 0, msg.buf);
-	write_status(st);
-	trace_convert_stats_release(&ts);
-	strbuf_release(&db);
-	strbuf_release(&json);
-	strbuf_release(&err);
-	strbuf_release(&msg);
+	if (p->pp.trace == PLAN_TRACE_NSYS) {
+		if (nsys_options_from_config(cfg, &p->nsys, &p->nsys_extra, err)) {
+			*code = EXIT_CONFIG;
+			goto out;
+		}
+		p->nsys.nsys = p->nsys_path;
+		p->pp.nsys = &p->nsys;
+	}
+	ret = 0;
+out:
+	p->pp.trace_reason = p->trace_reason.buf;
+	nsys_probe_release(&probe);
+	return ret;
 }
 
 static void params_from_config(struct profile_params *p, const struct config *cfg,
@@ -183,6 +187,7 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 	const char *name;
 
 	memset(p, 0, sizeof(*p));
+	strbuf_init(&p->trace_reason, 0);
 	strbuf_init(&p->trace_dir, 0);
 	strbuf_init(&p->trace_log, 0);
 	pp->run_dir = run_dir;
@@ -221,6 +226,21 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 	pp->seed = config_get_int(cfg, "model.seed", 1234);
 	pp->dtype = config_get_string(cfg, "infer.dtype");
 	pp->cuda_graph = config_get_bool(cfg, "infer.cuda_graph", 0);
+	pp->hidden_size = config_get_int(cfg, "model.hidden_size", 0);
+	pp->intermediate_size = config_get_int(cfg, "model.intermediate_size", 0);
+	pp->num_layers = config_get_int(cfg, "model.num_layers", 0);
+	pp->num_heads = config_get_int(cfg, "model.num_heads", 0);
+	pp->num_kv_heads = config_get_int(cfg, "model.num_kv_heads", 0);
+	pp->head_dim = config_get_int(cfg, "model.head_dim", 0);
+	pp->vocab_size = config_get_int(cfg, "model.vocab_size", 0);
+	pp->max_position = config_get_int(cfg, "model.max_position", 0);
+	pp->rope_theta = config_get_double(cfg, "model.rope_theta", 0);
+	pp->rms_norm_eps = config_get_double(cfg, "model.rms_norm_eps", 0);
+	pp->qkv_bias = config_get_bool(cfg, "model.qkv_bias", -1);
+	pp->tie_word_embeddings = config_get_bool(cfg, "model.tie_word_embeddings", -1);
+	pp->weights = config_get_string(cfg, "model.weights");
+	pp->mode = config_get_string(cfg, "run.mode");
+	pp->ncu_enable = config_get_bool(cfg, "pipeline.ncu.enable", 1);
 }
 
 static int write_status(const struct run_status *st)
@@ -296,19 +316,145 @@ static int write_step_logs(const struct run_bundle *b, const struct plan_step *s
 struct run_outcome {
 	enum run_state state;
 	int code;
+	int failed;	 /* a step failed: later steps run only when after_failure */
+	const char *why; /* for the steps never run */
 };
 
-/* Runs one step; records it in st. Returns 0 to go on, 1 to stop. */
-static int run_step(const struct run_bundle *b, const struct plan_step *s, size_t idx,
-		    struct run_status *st, int echo, uint64_t deadline_ns, double timeout_s,
-		    struct run_outcome *oc)
+/* Records the first failure: its state and exit code decide the run's. */
+static void outcome_fail(struct run_outcome *oc, enum step_state state, int code)
+{
+	if (oc->failed)
+		return;
+	oc->failed = 1;
+	if (state == STEP_TIMEOUT) {
+		oc->state = RUN_TIMEOUT;
+		oc->code = EXIT_TIMEOUT;
+		oc->why = "not run: run.timeout_s exceeded";
+	} else if (state == STEP_INTERRUPTED) {
+		oc->state = RUN_INTERRUPTED;
+		oc->code = EXIT_INTERRUPTED;
+		oc->why = "not run: llmprof was interrupted";
+	} else {
+		oc->state = RUN_FAILED;
+		oc->code = code;
+		oc->why = "not run: an earlier step failed";
+	}
+}
+
+static size_t count_qdstrm(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += starts_with(e->d_name, "run") && ends_with(e->d_name, ".qdstrm");
+	closedir(d);
+	return n;
+}
+
+/* After `nsys profile`: a run that left no report is a failure, explained
+ * by the nsys diagnosis (gate never opened, importer missing, ...). Sets
+ * *tool_fault when nsys, not the program, is to blame. */
+static void nsys_check_profile(const struct run_bundle *b, const struct plan_step *s,
+			       const struct proc_result *res, enum step_state *state,
+			       int *tool_fault, struct strbuf *d)
+{
+	struct strbuf dir = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
+	struct nsys_args reps = NSYS_ARGS_INIT;
+	struct nsys_diag dg = NSYS_DIAG_INIT;
+	struct nsys_profile_outcome o;
+	size_t n;
+
+	memset(&o, 0, sizeof(o));
+	bundle_path(b, "nsys", &dir);
+	n = nsys_list_reports(dir.buf, "run", &reps);
+	bundle_path(b, s->out_log, &out);
+	bundle_path(b, s->err_log, &err);
+	{
+		struct strbuf ob = STRBUF_INIT, eb = STRBUF_INIT;
+
+		strbuf_read_file(&ob, out.buf);
+		strbuf_read_file(&eb, err.buf);
+		o.argv = (const char *const *)s->argv;
+		o.exited = res->outcome == PROC_EXITED || res->outcome == PROC_TIMEOUT;
+		o.exit_code = res->exit_status;
+		o.signaled = res->signal != 0;
+		o.term_signal = res->signal;
+		o.out = ob.buf;
+		o.out_len = ob.len;
+		o.err = eb.buf;
+		o.err_len = eb.len;
+		o.n_reports = n;
+		o.n_qdstrm = count_qdstrm(dir.buf);
+		nsys_diag_profile(&o, &dg);
+		strbuf_release(&ob);
+		strbuf_release(&eb);
+	}
+	if (!n && *state == STEP_OK) {
+		/* the program was fine; nsys is to blame */
+		*state = STEP_FAILED;
+		*tool_fault = 1;
+		strbuf_reset(d);
+		if (!dg.nr)
+			strbuf_addstr(d, "nsys wrote no report");
+	}
+	for (size_t i = 0; i < dg.nr && i < 2; i++)
+		strbuf_addf(d, "%snsys [%s]: %s (fix: %s)", d->len ? "; " : "",
+			    nsys_diag_code_name(dg.items[i].code), dg.items[i].explain.buf,
+			    dg.items[i].fix.buf);
+	nsys_diag_release(&dg);
+	nsys_args_release(&reps);
+	strbuf_release(&dir);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* After nsys export/stats: nsys's known failure texts explain a failure;
+ * an empty kernel summary is said to be one. */
+static void nsys_check_step(const struct run_bundle *b, const struct plan_step *s,
+			    enum step_state state, struct strbuf *d)
+{
+	struct strbuf p = STRBUF_INIT, text = STRBUF_INIT;
+	struct nsys_diag dg = NSYS_DIAG_INIT;
+
+	if (state != STEP_OK) {
+		bundle_path(b, s->out_log, &p);
+		strbuf_read_file(&text, p.buf);
+		strbuf_reset(&p);
+		bundle_path(b, s->err_log, &p);
+		strbuf_read_file(&text, p.buf);
+		nsys_diag_export_text(text.buf, text.len, &dg);
+		for (size_t i = 0; i < dg.nr && i < 2; i++)
+			strbuf_addf(d, "; nsys [%s]: %s (fix: %s)",
+				    nsys_diag_code_name(dg.items[i].code), dg.items[i].explain.buf,
+				    dg.items[i].fix.buf);
+	} else if (!strcmp(s->name, "nsys-stats")) {
+		bundle_path(b, "nsys/summary_cuda_gpu_kern_sum.csv", &p);
+		if (!path_exists(p.buf))
+			strbuf_addstr(d, "; but nsys wrote no summary_cuda_gpu_kern_sum.csv");
+		else if (!strbuf_read_file(&text, p.buf) && !text.len)
+			strbuf_addstr(d, "; the trace has no CUDA kernel data (nsys skipped "
+					 "cuda_gpu_kern_sum: the CSV is empty)");
+	}
+	nsys_diag_release(&dg);
+	strbuf_release(&p);
+	strbuf_release(&text);
+}
+
+/* Runs one child step; records it in st and returns its state. */
+static enum step_state run_child(const struct run_bundle *b, const struct plan_step *s, size_t idx,
+				 struct run_status *st, int echo, uint64_t deadline_ns,
+				 double timeout_s, int nsys_wrapped, struct run_outcome *oc)
 {
 	struct strbuf out = STRBUF_INIT, errp = STRBUF_INIT, err = STRBUF_INIT, d = STRBUF_INIT;
 	struct proc_spec spec = {.argv = (const char *const *)s->argv,
 				 .env_add = (const char *const *)s->env_add};
 	struct proc_result res;
 	enum step_state state;
-	int stop = 1;
+	int tool_fault = 0;
 
 	run_status_start(st, idx);
 	write_status(st);
@@ -349,53 +495,400 @@ static int run_step(const struct run_bundle *b, const struct plan_step *s, size_
 	default:
 		state = STEP_FAILED;
 	}
+	if (nsys_wrapped && state != STEP_INTERRUPTED)
+		nsys_check_profile(b, s, &res, &state, &tool_fault, &d);
+	else if (state != STEP_INTERRUPTED && starts_with(s->name, "nsys-"))
+		nsys_check_step(b, s, state, &d);
 	/* an exec failure's 127 is our own child's, not the program's */
 	run_status_end(st, idx, state, res.outcome == PROC_EXEC_FAILED ? -1 : res.exit_status,
 		       res.signal, d.buf);
 	write_status(st);
-	if (state == STEP_OK) {
-		stop = 0;
-	} else {
+	if (state != STEP_OK) {
 		error_print("%s: %s (logs: %s/logs/%s.{out,err})", s->name, d.buf, b->dir, s->name);
-		if (state == STEP_TIMEOUT) {
-			oc->state = RUN_TIMEOUT;
-			oc->code = EXIT_TIMEOUT;
-		} else if (state == STEP_INTERRUPTED) {
-			oc->state = RUN_INTERRUPTED;
-			oc->code = EXIT_INTERRUPTED;
-		} else if (s->optional) {
-			stop = 0;
-		} else {
-			oc->state = RUN_FAILED;
-			oc->code =
-			    s->kind == STEP_KIND_WORKLOAD ? EXIT_WORKLOAD_FAILED : EXIT_STEP_FAILED;
-		}
+		if (!s->optional || state == STEP_TIMEOUT || state == STEP_INTERRUPTED)
+			outcome_fail(oc, state,
+				     s->kind == STEP_KIND_WORKLOAD && !tool_fault
+					 ? EXIT_WORKLOAD_FAILED
+					 : EXIT_STEP_FAILED);
 	}
 	goto out;
 io_error:
 	error_print("%s", err.buf);
-	run_status_end(st, idx, STEP_FAILED, -1, 0, err.buf);
+	state = STEP_FAILED;
+	run_status_end(st, idx, state, -1, 0, err.buf);
 	write_status(st);
-	oc->state = RUN_FAILED;
-	oc->code = EXIT_IO;
+	outcome_fail(oc, state, EXIT_IO);
 out:
 	strbuf_release(&out);
 	strbuf_release(&errp);
 	strbuf_release(&err);
 	strbuf_release(&d);
-	return stop;
+	return state;
 }
 
-static void print_dry_run(const struct plan *plan, const char *conf_dir, const char *root)
+/* What the in-process steps share. */
+struct internal_ctx {
+	const struct run_bundle *b;
+	const struct config *cfg;	  /* the resolved config in memory */
+	struct config *bcfg;		  /* the bundle's config.yaml, loaded on first use */
+	struct report_analysis *analysis; /* the analyze step's, reused by reports */
+	const struct cmd_ctx *ctx;
+	const struct gpu_probe *gpus;
+	const struct plan *plan;
+	const struct profile_params *pp;
+	const char *conf_dir;
+	size_t n_overrides;
+};
+
+/* The config the reports read: the bundle's config.yaml, exactly as
+ * `llmprof report RUN_DIR` reads it, so both write the same bytes. */
+static const struct config *bundle_config(struct internal_ctx *ic, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+
+	if (!ic->bcfg) {
+		bundle_path(ic->b, "config.yaml", &p);
+		if (path_exists(p.buf) && config_load(&ic->bcfg, ic->b->dir, 0, NULL, err)) {
+			warning_print("cannot reload %s: %s", p.buf, err->buf);
+			strbuf_reset(err);
+		}
+		strbuf_release(&p);
+	}
+	return ic->bcfg ? ic->bcfg : ic->cfg;
+}
+
+/* The builtin "trace" step: tracer logs -> trace/trace.sqlite and
+ * trace/trace.json. Runs after a failed workload too: what it traced shows
+ * why. */
+static enum step_state trace_finish(struct internal_ctx *ic, struct strbuf *msg)
+{
+	const struct profile_params *p = ic->pp;
+	struct trace_convert_stats ts;
+	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT;
+	enum step_state state = STEP_OK;
+	uint64_t ev = 0, merged = 0;
+	int rc;
+
+	if (!p->tracer_lib) {
+		strbuf_addstr(msg, "tracer not built: no libllmprof_tracer.so");
+		return STEP_FAILED;
+	}
+	trace_convert_stats_init(&ts);
+	path_join(&db, p->trace_dir.buf, "trace.sqlite");
+	path_join(&json, p->trace_dir.buf, "trace.json");
+	if (!tracer_logs_present(p->trace_log.buf)) {
+		/* CUDA and NVTX load the tracer on first use: a program using
+		 * neither leaves no log, and there is nothing to trace */
+		state = STEP_SKIPPED;
+		strbuf_addstr(msg, "no timeline: the program made no CUDA or NVTX call "
+				   "(the tracer was never loaded)");
+		goto done;
+	}
+	rc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
+	if (rc == -1 ||
+	    perfetto_write(db.buf, json.buf,
+			   (uint64_t)config_get_int(ic->cfg, "pipeline.trace.max_json_events", 0),
+			   &ev, &merged, &err) < 0) {
+		state = STEP_FAILED;
+		strbuf_addstr(msg, err.buf);
+		goto done;
+	}
+	strbuf_addf(msg,
+		    "%llu kernels, %llu copies, %llu memsets, %llu NVTX rows, %llu launch calls",
+		    (unsigned long long)ts.kernels, (unsigned long long)ts.memcpys,
+		    (unsigned long long)ts.memsets, (unsigned long long)ts.nvtx_rows,
+		    (unsigned long long)ts.api_calls);
+	if (merged)
+		strbuf_addf(msg, "; trace.json: %llu short events merged to stay under the cap",
+			    (unsigned long long)merged);
+	if (ts.dropped_cupti || ts.dropped_tracer)
+		strbuf_addf(msg, "; %llu records dropped (CUPTI %llu, tracer %llu)",
+			    (unsigned long long)(ts.dropped_cupti + ts.dropped_tracer),
+			    (unsigned long long)ts.dropped_cupti,
+			    (unsigned long long)ts.dropped_tracer);
+	if (ts.cupti_busy)
+		strbuf_addstr(msg, "; no GPU activity: CUPTI was taken by another tool "
+				   "(nsys, ncu or the PyTorch profiler)");
+	else if (ts.cupti_unsupported)
+		strbuf_addstr(msg, "; no GPU activity: CUPTI could not trace on this system");
+	if (rc == TRACE_CONVERT_PARTIAL) {
+		strbuf_addf(msg, "; %s", err.buf);
+		warning_print("trace: %s", err.buf);
+	}
+	if (ts.diags.len)
+		fprintf(stderr, "llmprof: tracer: %s", ts.diags.buf);
+done:
+	trace_convert_stats_release(&ts);
+	strbuf_release(&db);
+	strbuf_release(&json);
+	strbuf_release(&err);
+	return state;
+}
+
+static int make_ncu_dir(const struct run_bundle *b, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int ret;
+
+	bundle_path(b, "ncu", &p);
+	ret = mkdir_p(p.buf, err);
+	strbuf_release(&p);
+	return ret;
+}
+
+/* run.mode=light: counters on at most this many kernels. */
+#define SELECT_LIGHT_TOP 5
+
+/* The select step: the kernels of run.stage worth counters ->
+ * ncu/selection.json (analysis/select.h). */
+static enum step_state select_step(struct internal_ctx *ic, struct strbuf *msg)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	const struct config *cfg = bundle_config(ic, &err);
+	struct select_opts so = SELECT_OPTS_INIT;
+	struct selection sel = SELECTION_INIT;
+	struct launch *l = NULL;
+	const char **exc = NULL;
+	const char *stage = config_get_string(cfg, "run.stage");
+	const char *mode = config_get_string(cfg, "run.mode");
+	const char *base = config_get_string(cfg, "pipeline.ncu.ncu_cli.kernel_name_base");
+	enum step_state state = STEP_FAILED;
+	size_t n = 0, nexc = config_list_len(cfg, "pipeline.ncu.ncu_cli.kernel_exclude");
+	int64_t lc = config_get_int(cfg, "pipeline.ncu.ncu_cli.launch_count", 0);
+
+	if (!ic->analysis || strcmp(report_analysis_state(ic->analysis, NULL), "ok")) {
+		strbuf_addstr(msg, "no analyzed trace to select kernels from");
+		state = STEP_SKIPPED;
+		goto out;
+	}
+	if (report_analysis_launches(ic->analysis, stage, &l, &n, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	so.coverage = config_get_double(cfg, "run.coverage", 0.95);
+	so.top_n = (size_t)config_get_int(cfg, "run.top_n_kernels", 30);
+	if (mode && !strcmp(mode, "light") && so.top_n > SELECT_LIGHT_TOP)
+		so.top_n = SELECT_LIGHT_TOP;
+	if (nexc) {
+		exc = xcalloc(nexc, sizeof(*exc));
+		for (size_t i = 0; i < nexc; i++)
+			exc[i] = config_list_item(cfg, "pipeline.ncu.ncu_cli.kernel_exclude", i);
+		so.exclude = exc;
+		so.nr_exclude = nexc;
+	}
+	so.launch_count = lc > 0 ? (unsigned)lc : 1;
+	so.nvtx_gated = config_get_bool(cfg, "pipeline.ncu.gating_nvtx", 0);
+	so.base = base && !strcmp(base, "function") ? SELECT_BASE_FUNCTION : SELECT_BASE_DEMANGLED;
+	if (select_kernels(l, n, &so, &sel, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	if (!sel.stage_launches) {
+		strbuf_addf(msg, "no kernel launches in run.stage=%s", stage ? stage : "decode");
+		state = STEP_SKIPPED;
+		goto out;
+	}
+	selection_json(&sel, &so, &text);
+	strbuf_reset(&err);
+	if (make_ncu_dir(ic->b, &err) ||
+	    bundle_write(ic->b, "ncu/selection.json", text.buf, text.len, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	strbuf_addf(msg,
+		    "%zu of %zu distinct kernels, %.1f%% of %s GPU time (%s) -> ncu/selection.json",
+		    sel.nr, sel.distinct, 100.0 * sel.coverage, stage ? stage : "decode",
+		    sel.stop_reason ? sel.stop_reason : "done");
+	state = STEP_OK;
+out:
+	selection_release(&sel);
+	free(l);
+	free(exc);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	return state;
+}
+
+static enum step_state run_internal(struct internal_ctx *ic, const struct plan_step *s,
+				    struct strbuf *msg, int *code)
+{
+	struct strbuf err = STRBUF_INIT;
+	enum step_state state = STEP_OK;
+
+	*code = EXIT_STEP_FAILED;
+	if (!strcmp(s->name, "config")) {
+		strbuf_addf(msg, "%s with %zu override%s -> config.yaml; trace backend: %s",
+			    ic->conf_dir, ic->n_overrides, ic->n_overrides == 1 ? "" : "s",
+			    ic->pp->trace_reason.buf);
+	} else if (!strcmp(s->name, "provenance")) {
+		if (write_provenance(ic->b, ic->cfg, ic->ctx, ic->gpus, ic->plan, &err)) {
+			state = STEP_FAILED;
+			*code = EXIT_IO;
+			strbuf_addstr(msg, err.buf);
+		} else {
+			strbuf_addstr(msg, "env.json, inputs.yaml");
+		}
+	} else if (!strcmp(s->name, "trace")) {
+		state = trace_finish(ic, msg);
+	} else if (!strcmp(s->name, "analyze")) {
+		struct strbuf tp = STRBUF_INIT;
+		const char *m, *st;
+
+		report_analysis_free(ic->analysis);
+		ic->analysis = report_analysis_new();
+		report_analysis_run(ic->analysis, report_bundle_trace(ic->b->dir, &tp),
+				    bundle_config(ic, &err));
+		st = report_analysis_state(ic->analysis, &m);
+		state = !strcmp(st, "ok")	 ? STEP_OK
+			: !strcmp(st, "skipped") ? STEP_SKIPPED
+						 : STEP_FAILED;
+		strbuf_addstr(msg, m);
+		strbuf_release(&tp);
+	} else if (!strcmp(s->name, "select")) {
+		state = select_step(ic, msg);
+	} else if (!strcmp(s->name, "join")) {
+		struct strbuf raw = STRBUF_INIT;
+
+		bundle_path(ic->b, "ncu/raw.csv", &raw);
+		if (!path_exists(raw.buf)) {
+			state = STEP_SKIPPED;
+			strbuf_addstr(msg, "no ncu/raw.csv: no counters to join");
+		} else {
+			struct report_build_opts o;
+			struct report_build_result res;
+			struct report_model m;
+
+			memset(&o, 0, sizeof(o));
+			o.run_dir = ic->b->dir;
+			o.out_dir = ic->b->dir;
+			o.cfg = bundle_config(ic, &err);
+			o.analysis = ic->analysis;
+			report_build_result_init(&res);
+			report_model_init(&m);
+			if (report_build_model(&o, &m, &res, &err)) {
+				state = STEP_FAILED;
+				strbuf_addstr(msg, err.buf);
+			} else {
+				state = !strcmp(res.join_state, "ok")	     ? STEP_OK
+					: !strcmp(res.join_state, "skipped") ? STEP_SKIPPED
+									     : STEP_FAILED;
+				strbuf_addstr(msg, res.join_msg.buf);
+			}
+			report_model_release(&m);
+			report_build_result_release(&res);
+		}
+		strbuf_release(&raw);
+	} else if (!strcmp(s->name, "reports")) {
+		struct report_build_opts o;
+		struct report_build_result res;
+
+		memset(&o, 0, sizeof(o));
+		o.run_dir = ic->b->dir;
+		o.out_dir = ic->b->dir;
+		o.cfg = bundle_config(ic, &err);
+		o.analysis = ic->analysis;
+		report_build_result_init(&res);
+		if (report_build(&o, &res, &err)) {
+			state = STEP_FAILED;
+			*code = EXIT_IO;
+			strbuf_addstr(msg, err.buf);
+		} else {
+			strbuf_addstr(msg,
+				      "kernels.md operators.md report.md stakeholder_summary.md "
+				      "metrics.json report.html charts/");
+			if (res.loud.len)
+				fputs(res.loud.buf, stderr);
+		}
+		report_build_result_release(&res);
+	} else {
+		BUG("no in-process step called '%s'", s->name);
+	}
+	strbuf_release(&err);
+	return state;
+}
+
+static void print_dry_run(const struct plan *plan, const struct profile_params *pp,
+			  const char *conf_dir, const char *root)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	printf("dry run: nothing is run and no bundle is created\n");
 	printf("conf: %s\n", conf_dir);
 	printf("bundle: %s/<run_id>\n", root);
+	printf("trace backend: %s (%s)\n",
+	       pp->pp.trace == PLAN_TRACE_NSYS	    ? "nsys"
+	       : pp->pp.trace == PLAN_TRACE_BUILTIN ? "builtin"
+						    : "none",
+	       pp->trace_reason.buf);
+	if (pp->pp.trace == PLAN_TRACE_NSYS)
+		printf("nsys gating: capture-range=%s\n", nsys_effective_capture_range(&pp->nsys));
 	plan_format(plan, &sb);
 	fputs(sb.buf, stdout);
 	strbuf_release(&sb);
+}
+
+/* model: auto and device for the built-in workloads, decided at run time
+ * (docs/user-guide.md): a GPU -> the configured GPU model on device; none ->
+ * model tiny on device cpu. Appended as overrides, so config.yaml says what
+ * really ran. */
+static void auto_overrides(const struct config *cfg, const struct gpu_probe *gpus, const char **ov,
+			   size_t *n)
+{
+	const char *kind = config_get_string(cfg, "workload.kind");
+	const char *name = config_get_string(cfg, "model.name");
+	const char *dev = config_get_string(cfg, "device");
+
+	if (!kind || (strcmp(kind, "llm") && strcmp(kind, "dummy")))
+		return;
+	if (!name || !strcmp(name, "auto"))
+		ov[(*n)++] = gpus->nr ? "model.name=llama-3.2-1b" : "model=tiny";
+	if (!gpus->nr && (!dev || strcmp(dev, "cpu")))
+		ov[(*n)++] = "device=cpu";
+}
+
+static int make_dirs(const struct run_bundle *b, const struct plan *plan, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int ret = 0;
+
+	if (plan_find(plan, "nsys-export")) {
+		bundle_path(b, "nsys", &p);
+		ret = mkdir_p(p.buf, err);
+	}
+	if (!ret) {
+		strbuf_reset(&p);
+		bundle_path(b, "workload", &p);
+		ret = mkdir_p(p.buf, err);
+	}
+	if (!ret && plan_find(plan, "trace")) {
+		strbuf_reset(&p);
+		bundle_path(b, "trace/log", &p);
+		ret = mkdir_p(p.buf, err);
+	}
+	strbuf_release(&p);
+	return ret;
+}
+
+/* nsys/cmd.txt: every nsys command of the run, shell-quoted, one a line. */
+static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, struct strbuf *err)
+{
+	static const char *const names[] = {"workload", "nsys-export", "nsys-stats"};
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct plan_step *s = plan_find(plan, names[i]);
+
+		for (char **a = s ? s->argv : NULL; a && *a; a++) {
+			if (a != s->argv)
+				strbuf_addch(&sb, ' ');
+			proc_quote_shell(&sb, *a);
+		}
+		strbuf_addch(&sb, '\n');
+	}
+	ret = bundle_write(b, "nsys/cmd.txt", sb.buf, sb.len, err);
+	strbuf_release(&sb);
+	return ret;
 }
 
 static int cmd_profile_exec(struct cmd_ctx *ctx)
@@ -407,17 +900,17 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	struct plan plan = PLAN_INIT;
 	struct profile_params pp;
 	struct gpu_probe gpus;
-	struct run_outcome oc = {RUN_OK, EXIT_OK};
+	struct run_outcome oc = {RUN_OK, EXIT_OK, 0, NULL};
+	struct internal_ctx ic;
 	char *conf_dir = NULL;
 	const char **overrides = NULL;
-	size_t n_overrides = 0;
+	size_t n_overrides = 0, n_user;
 	double timeout_s;
 	uint64_t deadline = 0;
 	int code = EXIT_INTERNAL, have_status = 0, have_params = 0, sig;
-	long trace_idx = -1;
-	const char *why = NULL;
 
 	memset(&gpus, 0, sizeof(gpus));
+	memset(&ic, 0, sizeof(ic));
 	strbuf_init(&gpus.note, 0);
 	if (ctx->has_program && !ctx->prog_argc) {
 		error_print("profile: '--' must be followed by a program");
@@ -441,7 +934,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	}
 	/* with "-- PROGRAM", config.yaml must say the workload was a command;
 	 * the program itself is in inputs.yaml and logs/workload.argv */
-	overrides = xcalloc((size_t)ctx->argc + 1, sizeof(*overrides));
+	overrides = xcalloc((size_t)ctx->argc + 4, sizeof(*overrides));
 	for (int i = 0; i < ctx->argc; i++)
 		overrides[n_overrides++] = ctx->argv[i];
 	if (ctx->has_program)
@@ -451,6 +944,20 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		code = EXIT_CONFIG;
 		goto out;
 	}
+	n_user = n_overrides;
+	/* model=auto and the device depend on whether a GPU is present */
+	gpu_probe_release(&gpus);
+	gpu_probe_run(&gpus);
+	auto_overrides(cfg, &gpus, overrides, &n_overrides);
+	if (n_overrides != n_user) {
+		config_free(cfg);
+		cfg = NULL;
+		if (config_load(&cfg, conf_dir, n_overrides, overrides, &err)) {
+			error_print("%s", err.buf);
+			code = EXIT_CONFIG;
+			goto out;
+		}
+	}
 	bundle_abspath(&root, config_get_string(cfg, "artifacts.root")
 				  ? config_get_string(cfg, "artifacts.root")
 				  : "tmp/stage2");
@@ -458,45 +965,25 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	if (!opt_echo)
 		opt_echo = config_get_bool(cfg, "run.echo", 0);
 
-	if (opt_dry_run) {
-		/* model=auto depends on whether a GPU is present */
-		gpu_probe_release(&gpus);
-		gpu_probe_run(&gpus);
-		strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
-		params_from_config(&pp, cfg, ctx, &gpus, placeholder.buf);
-		have_params = 1;
-		if (trace_setup(&pp, cfg, placeholder.buf, &err)) {
-			error_print("%s", err.buf);
-			code = EXIT_TOOL_MISSING;
-			goto out;
-		}
-		if (plan_build(&plan, &pp.pp, &err)) {
-			error_print("%s", err.buf);
-			code = EXIT_CONFIG;
-			goto out;
-		}
-		print_dry_run(&plan, conf_dir, root.buf);
-		if (plan_check_programs(&plan, &err))
-			warning_print("%s", err.buf);
-		code = EXIT_OK;
-		goto out;
-	}
-
-	proc_catch_interrupts();
-	gpu_probe_release(&gpus);
-	gpu_probe_run(&gpus);
 	/* check the plan before creating anything, with a stand-in run dir */
 	strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
 	params_from_config(&pp, cfg, ctx, &gpus, placeholder.buf);
 	have_params = 1;
-	if (trace_setup(&pp, cfg, placeholder.buf, &err)) {
+	if (choose_backend(&pp, cfg, &err, &code)) {
 		error_print("%s", err.buf);
-		code = EXIT_TOOL_MISSING;
 		goto out;
 	}
+	tracer_setup(&pp, placeholder.buf);
 	if (plan_build(&plan, &pp.pp, &err)) {
 		error_print("%s", err.buf);
 		code = EXIT_CONFIG;
+		goto out;
+	}
+	if (opt_dry_run) {
+		print_dry_run(&plan, &pp, conf_dir, root.buf);
+		if (plan_check_programs(&plan, &err))
+			warning_print("%s", err.buf);
+		code = EXIT_OK;
 		goto out;
 	}
 	if (plan_check_programs(&plan, &err)) {
@@ -504,6 +991,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		code = EXIT_TOOL_MISSING;
 		goto out;
 	}
+	proc_catch_interrupts();
 	if (bundle_create(&b, root.buf, &err)) {
 		error_print("%s", err.buf);
 		code = EXIT_IO;
@@ -511,13 +999,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	}
 	plan_release(&plan);
 	pp.pp.run_dir = b.dir;
-	if (trace_setup(&pp, cfg, b.dir, &err))
-		BUG("trace setup changed between checks: %s", err.buf);
-	if (pp.pp.workload_env && mkdir_p(pp.trace_log.buf, &err)) {
-		error_print("%s", err.buf);
-		code = EXIT_IO;
-		goto out;
-	}
+	tracer_setup(&pp, b.dir);
 	if (plan_build(&plan, &pp.pp, &err))
 		BUG("plan changed between checks: %s", err.buf);
 
@@ -528,51 +1010,98 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	have_status = 1;
 	for (size_t i = 0; i < plan.nr; i++)
 		run_status_add(&st, plan.steps[i].name);
-	if (pp.pp.workload_env)
-		trace_idx = (long)run_status_add(&st, "trace");
 	if (write_status(&st)) {
 		code = EXIT_IO;
 		printf("run: %s\n", b.dir); /* what exists is still worth finding */
 		goto out;
 	}
 	fprintf(stderr, "llmprof: run %s\n", b.dir);
+	fprintf(stderr, "llmprof: trace backend: %s\n", pp.trace_reason.buf);
 	if (bundle_update_latest(&b, &err)) {
 		warning_print("%s", err.buf); /* the bundle is fine without it */
 		strbuf_reset(&err);
 	}
-	if (write_provenance(&b, cfg, ctx, &gpus, &plan, &err)) {
+	if (make_dirs(&b, &plan, &err) ||
+	    (plan_find(&plan, "nsys-export") && write_nsys_cmd(&b, &plan, &err))) {
 		error_print("%s", err.buf);
-		oc.state = RUN_FAILED;
-		oc.code = EXIT_IO;
-		why = "not run: cannot write the bundle";
+		outcome_fail(&oc, STEP_FAILED, EXIT_IO);
+		oc.why = "not run: cannot write the bundle";
 		goto finish;
 	}
 
+	ic.b = &b;
+	ic.cfg = cfg;
+	ic.ctx = ctx;
+	ic.gpus = &gpus;
+	ic.plan = &plan;
+	ic.pp = &pp;
+	ic.conf_dir = conf_dir;
+	ic.n_overrides = n_overrides;
 	if (timeout_s > 0)
 		deadline = clock_mono_ns() + (uint64_t)(timeout_s * 1e9);
 	for (size_t i = 0; i < plan.nr; i++) {
+		const struct plan_step *s = &plan.steps[i];
+		struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT;
+		enum step_state state;
+		int scode;
+
 		if ((sig = proc_pending_interrupt())) {
-			oc.state = RUN_INTERRUPTED;
-			oc.code = EXIT_INTERRUPTED;
-			why = "not run: llmprof was interrupted";
+			outcome_fail(&oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);
 			break;
 		}
-		if (run_step(&b, &plan.steps[i], i, &st, opt_echo, deadline, timeout_s, &oc)) {
-			why = oc.state == RUN_TIMEOUT	    ? "not run: run.timeout_s exceeded"
-			      : oc.state == RUN_INTERRUPTED ? "not run: llmprof was interrupted"
-							    : "not run: an earlier step failed";
+		if (oc.state == RUN_INTERRUPTED)
 			break;
+		/* after a failure only the steps that keep what exists run, and
+		 * past the deadline only the quick in-process ones; the others
+		 * are marked skipped now, so the reports see the final states */
+		if (oc.failed && (!s->after_failure ||
+				  (oc.state == RUN_TIMEOUT && s->kind != STEP_KIND_INTERNAL))) {
+			run_status_end(&st, i, STEP_SKIPPED, -1, 0, oc.why);
+			write_status(&st);
+			continue;
 		}
+		if (s->skip_reason) {
+			run_status_start(&st, i);
+			run_status_end(&st, i, STEP_SKIPPED, -1, 0, s->skip_reason);
+			write_status(&st);
+			continue;
+		}
+		if (!strcmp(s->name, "nsys-export") || !strcmp(s->name, "nsys-stats")) {
+			int exp = !strcmp(s->name, "nsys-export");
+
+			bundle_path(&b, exp ? "nsys/run.nsys-rep" : "nsys/run.sqlite", &path);
+			if (!path_exists(path.buf)) {
+				run_status_start(&st, i);
+				run_status_end(&st, i, STEP_SKIPPED, -1, 0,
+					       exp ? "no nsys/run.nsys-rep: nsys profile wrote none"
+						   : "no nsys/run.sqlite: the export did not run");
+				write_status(&st);
+				strbuf_release(&path);
+				continue;
+			}
+			strbuf_release(&path);
+		}
+		if (s->kind != STEP_KIND_INTERNAL) {
+			run_child(&b, s, i, &st, opt_echo, deadline, timeout_s,
+				  pp.pp.trace == PLAN_TRACE_NSYS && !strcmp(s->name, "workload"),
+				  &oc);
+			continue;
+		}
+		run_status_start(&st, i);
+		write_status(&st);
+		state = run_internal(&ic, s, &msg, &scode);
+		run_status_end(&st, i, state, -1, 0, msg.buf);
+		write_status(&st);
+		if (state == STEP_FAILED) {
+			error_print("%s: %s", s->name, msg.buf);
+			outcome_fail(&oc, state, scode);
+		}
+		strbuf_release(&msg);
 	}
-	/* after a failed or timed-out workload too: its trace shows why */
-	if (trace_idx >= 0 && oc.state != RUN_INTERRUPTED && st.steps[0].state != STEP_PENDING)
-		trace_finish(&pp, cfg, &st, (size_t)trace_idx, opt_echo);
-	if (oc.state == RUN_OK && (sig = proc_pending_interrupt())) {
-		oc.state = RUN_INTERRUPTED;
-		oc.code = EXIT_INTERRUPTED;
-	}
+	if (oc.state == RUN_OK && (sig = proc_pending_interrupt()))
+		outcome_fail(&oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);
 finish:
-	run_status_finish(&st, oc.state, oc.code, why);
+	run_status_finish(&st, oc.state, oc.code, oc.why);
 	/* a stale status.json ("running") must not come with exit 0 */
 	if (write_status(&st) && oc.code == EXIT_OK)
 		oc.code = EXIT_IO;
@@ -583,6 +1112,9 @@ out:
 		run_status_release(&st);
 	if (have_params)
 		profile_params_release(&pp);
+	if (ic.bcfg)
+		config_free(ic.bcfg);
+	report_analysis_free(ic.analysis);
 	plan_release(&plan);
 	gpu_probe_release(&gpus);
 	bundle_release(&b);
@@ -601,13 +1133,18 @@ const struct cmd_entry cmd_profile_entry = {
     .usage = "[options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]",
     .summary = "run a workload under the profiling pipeline and write a run bundle",
     .description = "Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
-		   "<artifacts.root>/<run_id>/ with config.yaml, env.json, inputs.yaml and\n"
-		   "status.json, then runs each step of the pipeline with its output in logs/.\n"
+		   "<artifacts.root>/<run_id>/ and runs the pipeline, each step recorded in\n"
+		   "status.json: config, provenance, workload (under the timeline backend),\n"
+		   "trace (builtin) or nsys-export + nsys-stats (nsys), analyze, select, ncu,\n"
+		   "join, reports. pipeline.trace.backend=auto picks nsys when it can finish a\n"
+		   "report, else the builtin tracer, and says why. A failed step keeps what\n"
+		   "came before; the reports still run and say what is missing.\n"
 		   "With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
 		   "shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
 		   "or workload.program. The last line on stdout is 'run: <dir>'.\n"
-		   "Exit codes: 0 ok, 1 workload failed, 3 config, 4 tool missing, 7 cannot\n"
-		   "write, 124 run.timeout_s exceeded, 130 interrupted (docs/exit-codes.md).",
+		   "Exit codes: 0 ok, 1 workload failed, 3 config, 4 tool missing, 6 a step\n"
+		   "failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"
+		   "(docs/exit-codes.md).",
     .opts = opts,
     .flags = CMD_TAKES_PROGRAM,
     .exec = cmd_profile_exec,

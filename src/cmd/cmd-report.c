@@ -1,54 +1,108 @@
-/* cmd-report.c: `llmprof report`: redo the analysis and the reports from a
- * run bundle, or from given files (--trace). */
+/* cmd-report.c: `llmprof report`: redo analyze, join and reports from a run
+ * bundle, or from given files (--trace [--ncu-csv]). Same code as the
+ * profile pipeline's reports step (report/build.h), so a bundle regenerates
+ * byte for byte. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "config/config.h"
 #include "core/error.h"
 #include "core/fsutil.h"
-#include "report/trace-report.h"
+#include "report/build.h"
+#include "report/ncu_only.h"
 #include "core/banned.h"
 
 static const char *opt_trace;
+static const char *opt_ncu;
 static const char *opt_out;
+static int64_t opt_max_rows;
 
 static const struct opt opts[] = {
     {"trace", 0, OPT_STRING, &opt_trace, "FILE",
      "trace to analyze: nsys or llmprof .sqlite, or an nsys stats cuda_gpu_kern_sum .csv", 0, 0},
-    {"output", 'o', OPT_STRING, &opt_out, "DIR", "where to write the reports (with --trace)", 0, 0},
+    {"ncu-csv", 0, OPT_STRING, &opt_ncu, "RAW.csv",
+     "ncu --csv --page raw --print-units base export: joined with --trace, or alone", 0, 0},
+    {"output", 'o', OPT_STRING, &opt_out, "DIR",
+     "where to write the reports (with --trace; default for RUN_DIR: RUN_DIR itself)", 0, 0},
+    {"max-rows", 0, OPT_INT, &opt_max_rows, "N",
+     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all)", 0,
+     1000000},
     OPT_END_MARK,
 };
 
-/* The trace of a run bundle: the builtin tracer's, else the nsys export. */
-static const char *bundle_trace(const char *run, struct strbuf *path)
+/* The bundle's resolved config (config.yaml), or NULL when it has none. */
+static int load_bundle_config(const char *run, struct config **cfg, struct strbuf *err)
 {
-	static const char *const rel[] = {"trace/trace.sqlite", "nsys/run.sqlite",
-					  "nsys/summary_cuda_gpu_kern_sum.csv"};
+	struct strbuf p = STRBUF_INIT;
+	int ret = 0;
 
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		strbuf_reset(path);
-		path_join(path, run, rel[i]);
-		if (path_exists(path->buf))
-			return path->buf;
+	*cfg = NULL;
+	path_join(&p, run, "config.yaml");
+	if (path_exists(p.buf))
+		ret = config_load(cfg, run, 0, NULL, err);
+	strbuf_release(&p);
+	return ret;
+}
+
+/* `report --ncu-csv RAW.csv -o DIR` with no trace: kernels.md, kernels.json
+ * and regions/ from the export alone. */
+static int report_ncu_only(struct cmd_ctx *ctx)
+{
+	struct ncu_only_result res;
+	struct strbuf err = STRBUF_INIT;
+	int code;
+
+	if (ctx->argc || !opt_out) {
+		error_print("report: --ncu-csv RAW.csv alone needs -o DIR and no RUN_DIR");
+		return EXIT_USAGE;
 	}
-	return NULL;
+	code = ncu_only_report(opt_ncu, opt_out, (size_t)opt_max_rows, &res, &err);
+	if (code) {
+		error_print("report: %s", err.buf);
+	} else {
+		printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/kernels.md\n",
+		       res.launches, res.kernels, res.total_ms, opt_out);
+		if (res.regions)
+			printf("%zu NVTX regions -> %s/regions/report.md\n", res.regions, opt_out);
+		else if (res.note.len)
+			printf("%s\n", res.note.buf);
+	}
+	strbuf_release(&res.note);
+	strbuf_release(&err);
+	return code;
 }
 
 static int cmd_report_exec(struct cmd_ctx *ctx)
 {
-	struct report_ctx rc;
+	struct report_build_opts o;
+	struct report_build_result res;
+	struct config *cfg = NULL;
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
 	int code = EXIT_OK;
 
-	report_ctx_init(&rc);
+	if (opt_ncu && !opt_trace && !ctx->argc)
+		return report_ncu_only(ctx);
+	if (opt_max_rows) {
+		error_print("report: --max-rows applies to --ncu-csv without a trace");
+		return EXIT_USAGE;
+	}
+	memset(&o, 0, sizeof(o));
+	report_build_result_init(&res);
 	if (opt_trace) {
 		if (ctx->argc || !opt_out) {
 			error_print("report: --trace FILE needs -o DIR and no RUN_DIR");
 			code = EXIT_USAGE;
 			goto cleanup;
 		}
-		rc.trace_path = opt_trace;
-		rc.out_dir = opt_out;
+		if (!path_exists(opt_trace)) {
+			error_print("report: cannot read '%s': No such file or directory",
+				    opt_trace);
+			code = EXIT_BAD_INPUT;
+			goto cleanup;
+		}
+		o.trace_path = opt_trace;
+		o.out_dir = opt_out;
 	} else {
 		if (ctx->argc != 1) {
 			error_print("report: expected RUN_DIR or --trace FILE -o DIR "
@@ -56,32 +110,58 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 			code = EXIT_USAGE;
 			goto cleanup;
 		}
-		rc.out_dir = opt_out ? opt_out : ctx->argv[0];
-		rc.trace_path = bundle_trace(ctx->argv[0], &path);
-		if (!rc.trace_path) {
-			error_print(
-			    "report: '%s' holds no trace (trace/trace.sqlite or nsys/run.sqlite)",
-			    ctx->argv[0]);
+		if (!path_is_dir(ctx->argv[0])) {
+			error_print("report: '%s' is not a run directory", ctx->argv[0]);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
+		o.run_dir = ctx->argv[0];
+		o.out_dir = opt_out ? opt_out : ctx->argv[0];
+		/* a bundle whose trace step failed still gets reports saying so */
+		path_join(&path, o.run_dir, "status.json");
+		if (!path_exists(path.buf) &&
+		    (strbuf_reset(&path), !report_bundle_trace(o.run_dir, &path))) {
+			error_print("report: '%s' holds no status.json and no trace "
+				    "(trace/trace.sqlite or nsys/run.sqlite)",
+				    ctx->argv[0]);
+			code = EXIT_BAD_INPUT;
+			goto cleanup;
+		}
+		if (load_bundle_config(o.run_dir, &cfg, &err)) {
+			error_print("report: %s", err.buf);
+			code = EXIT_BAD_INPUT;
+			goto cleanup;
+		}
+		o.cfg = cfg;
 	}
-	if (report_load(&rc, &err) || report_analyze(&rc, &err)) {
-		error_print("%s", err.buf);
-		code = EXIT_BAD_INPUT;
-		goto cleanup;
+	if (opt_ncu) {
+		if (!path_exists(opt_ncu)) {
+			error_print("report: cannot read '%s': No such file or directory", opt_ncu);
+			code = EXIT_BAD_INPUT;
+			goto cleanup;
+		}
+		o.ncu_csv = opt_ncu;
 	}
-	for (size_t i = 0; i < rc.nfindings; i++)
-		if (strstr(rc.findings[i], "**"))
-			warning_print("%s", rc.findings[i]);
-	if (report_write(&rc, &err)) {
-		error_print("%s", err.buf);
+	if (mkdir_p(o.out_dir, &err) || report_build(&o, &res, &err)) {
+		error_print("report: %s", err.buf);
 		code = EXIT_IO;
 		goto cleanup;
 	}
-	printf("report: %s\n", rc.out_dir);
+	if (res.loud.len)
+		fputs(res.loud.buf, stderr);
+	if (!strcmp(res.analyze_state, "failed")) {
+		error_print("report: analyze: %s (the reports say so)", res.analyze_msg.buf);
+		code = EXIT_BAD_INPUT;
+	}
+	if (!strcmp(res.join_state, "failed")) {
+		error_print("report: join: %s (the reports say so)", res.join_msg.buf);
+		code = EXIT_BAD_INPUT;
+	}
+	printf("report: %s\n", o.out_dir);
 cleanup:
-	report_ctx_release(&rc);
+	if (cfg)
+		config_free(cfg);
+	report_build_result_release(&res);
 	strbuf_release(&err);
 	strbuf_release(&path);
 	return code;
@@ -89,14 +169,21 @@ cleanup:
 
 const struct cmd_entry cmd_report_entry = {
     .name = "report",
-    .usage = "RUN_DIR | --trace FILE -o DIR",
-    .summary = "stage timings, operators and kernel tables from a trace",
+    .usage = "RUN_DIR | --trace FILE [--ncu-csv RAW.csv] -o DIR | --ncu-csv RAW.csv -o DIR",
+    .summary = "redo the analysis and every report from a run bundle or from files",
     .description = "Analyzes a trace (nsys export or llmprof trace.sqlite; an `nsys stats`\n"
-		   "cuda_gpu_kern_sum CSV gives the kernel table only) and writes report.md,\n"
-		   "kernels.md, operators.md and metrics.json. Stages come from NVTX ranges\n"
-		   "(prefill: LLM@prefill or prefill; decode: LLM@decode_all or decode; decode\n"
-		   "steps: LLM@decode_step). 'No GPU work captured' and kernels outside every\n"
-		   "stage are reported as findings, also on stderr.",
+		   "cuda_gpu_kern_sum CSV gives the kernel table only) and writes kernels.md,\n"
+		   "operators.md, report.md, stakeholder_summary.md, metrics.json, report.html\n"
+		   "and charts/. With RUN_DIR it reads the bundle's config.yaml (stages.*,\n"
+		   "hardware.*, model.*), status.json, env.json and workload/analytic.json and\n"
+		   "rewrites the reports in place: byte-identical when nothing changed.\n"
+		   "Critical findings ('no GPU work captured', no stage range matched) are\n"
+		   "also printed on stderr.\n"
+		   "With --ncu-csv and no trace it writes kernels.md and kernels.json (every\n"
+		   "kernel, or a last row summing the rest) and regions/ (report.md,\n"
+		   "report.json, <region>/metrics.json; or why there are no regions).\n"
+		   "Exit codes: 0 ok, 2 usage, 5 unreadable or broken input (the reports are\n"
+		   "still written when the trace is the broken part), 7 cannot write.",
     .opts = opts,
     .exec = cmd_report_exec,
 };

@@ -20,7 +20,6 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_config_entry,
 	&cmd_doctor_entry,
 	&cmd_calibrate_entry,
-	&cmd_ncu_import_entry,
 	NULL,
 };
 

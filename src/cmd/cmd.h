@@ -66,7 +66,6 @@ extern const struct cmd_entry cmd_stats_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_calibrate_entry;
 extern const struct cmd_entry cmd_nvtx_entry;
-extern const struct cmd_entry cmd_ncu_import_entry;
 
 extern const struct cmd_entry *const cmd_table[];
 

@@ -161,7 +161,7 @@ static const struct config_key schema[] = {
 	  "NVTX ranges (range@domain or bare names) that mark prefill" },
 	{ "stages.decode", CONFIG_STRLIST, 0, "[LLM@decode_all, decode]", NULL, 0, 0,
 	  "NVTX ranges that mark the whole decode phase" },
-	{ "stages.decode_step", CONFIG_STRLIST, 0, "[LLM@decode_step]", NULL, 0, 0,
+	{ "stages.decode_step", CONFIG_STRLIST, 0, "[LLM@decode_step, decode_step]", NULL, 0, 0,
 	  "NVTX ranges that mark one decode step" },
 	{ "stages.operator_pattern", CONFIG_STR, 0, ".", NULL, 0, 0,
 	  "ranges whose name contains this text are operators" },

@@ -493,7 +493,25 @@ void report_status_line(const struct report_model *m, struct strbuf *out)
 	const struct report_step *f = report_model_failed_step(m);
 
 	if (report_model_finished(m)) {
-		strbuf_addstr(out, "The pipeline finished; every report below is complete.");
+		const struct report_step *sk = NULL;
+
+		for (size_t i = 0; i < m->run.nr_steps && !sk; i++)
+			if (m->run.steps[i].status && !strcmp(m->run.steps[i].status, "skipped") &&
+			    strcmp(m->run.steps[i].name, "select") &&
+			    strcmp(m->run.steps[i].name, "ncu") &&
+			    strcmp(m->run.steps[i].name, "join"))
+				sk = &m->run.steps[i];
+		if (!sk) {
+			strbuf_addstr(out,
+				      "The pipeline finished; every report below is complete.");
+			return;
+		}
+		/* counters being skipped is said where counters are missing;
+		 * a skipped timeline step empties most of the report */
+		strbuf_addf(out,
+			    "The pipeline finished without step '%s' (%s); sections that need "
+			    "it say what is missing.",
+			    sk->name, sk->reason ? sk->reason : "skipped");
 		return;
 	}
 	strbuf_addf(out, "INCOMPLETE: the pipeline did not finish (state: %s)",

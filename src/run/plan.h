@@ -1,11 +1,20 @@
-/* plan.h: the steps `llmprof profile` runs, built by a pure function from
- * plain parameters (filled from the config by plan_params_from_config), so
- * tests can check every argv without a config or a GPU.
+/* plan.h: the steps `llmprof profile` runs (DESIGN.md section 2), built by a
+ * pure function from plain parameters (cmd-profile.c fills them from the
+ * config and from what it found on the machine), so tests can check every
+ * argv, every skip reason and the --dry-run text without a config or a GPU.
  *
- * Today the plan has one step, "workload". The trace, export, ncu and
- * report steps of the pipeline (DESIGN.md section 2) are appended by
- * plan_build as they are implemented; each step names its own logs and may
- * be optional (its failure is recorded but does not fail the run). */
+ * Steps, in order (docs/user-guide.md "The pipeline"):
+ *   config, provenance      in llmprof: recorded so status.json tells the story
+ *   workload                the program, under the timeline backend: with the
+ *                           builtin tracer's environment, or wrapped in
+ *                           `nsys profile`
+ *   trace                   builtin: tracer logs -> trace/trace.sqlite + .json
+ *   nsys-export, nsys-stats nsys: run.nsys-rep -> run.sqlite, kernel summary CSV
+ *   analyze                 in llmprof: timeline analysis of the trace
+ *   select, ncu, join       kernel selection, counters, trace x counters
+ *   reports                 in llmprof: every report from the bundle's files
+ * A step may be planned as skipped (skip_reason), e.g. ncu before ncu support
+ * exists; it then shows in status.json as skipped with that reason. */
 #ifndef LLMPROF_PLAN_H
 #define LLMPROF_PLAN_H
 
@@ -15,10 +24,19 @@
 
 #include "core/strbuf.h"
 #include "run/provenance.h"
+#include "vendor/nsys.h"
 
 enum step_kind {
 	STEP_KIND_WORKLOAD, /* the profiled program itself; failure = EXIT_WORKLOAD_FAILED */
 	STEP_KIND_TOOL,	    /* a profiler/export step; failure = EXIT_STEP_FAILED */
+	STEP_KIND_INTERNAL, /* done inside llmprof (argv empty); failure = EXIT_STEP_FAILED */
+};
+
+/* The timeline backend that records the workload. */
+enum plan_trace {
+	PLAN_TRACE_OFF = 0, /* pipeline.trace.enable=false, or auto found no backend */
+	PLAN_TRACE_BUILTIN, /* libllmprof_tracer.so (or its absence: see tracer_lib) */
+	PLAN_TRACE_NSYS,    /* nsys profile + export + stats */
 };
 
 struct plan_step {
@@ -28,6 +46,11 @@ struct plan_step {
 	char **env_add;		 /* owned "NAME=VALUE", NULL-terminated (maybe empty) */
 	char *out_log, *err_log; /* owned, relative to the run dir: logs/<name>.out/.err */
 	int optional;
+	char *skip_reason; /* owned: planned as skipped, and why; NULL = runs */
+	char *what;	   /* owned: one line for --dry-run (internal steps), or NULL */
+	/* runs even after an earlier step failed, to keep what that step left
+	 * (a failed workload's partial trace, the reports saying what is missing) */
+	int after_failure;
 };
 
 /* Everything plan_build reads. Strings borrowed. */
@@ -41,15 +64,35 @@ struct plan_params {
 	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed;
 	const char *dtype;
 	int cuda_graph;
-	/* extra "NAME=VALUE" for the workload (e.g. the builtin tracer's
-	 * variables, src/trace/tracer_env.h), NULL-terminated, or NULL */
+	/* built-in llm: the model shape (config model.*); 0 / NULL = not passed */
+	int64_t hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
+	int64_t vocab_size, max_position;
+	double rope_theta, rms_norm_eps;   /* 0 = not passed */
+	int qkv_bias, tie_word_embeddings; /* -1 = not passed */
+	const char *weights;
+
+	/* the timeline backend, already chosen (cmd-profile.c: backend=auto
+	 * probes nsys); trace_reason says why, for status.json and --dry-run */
+	enum plan_trace trace;
+	const char *trace_reason;
+	const char *tracer_lib; /* builtin: the tracer library; NULL = not built */
+	/* extra "NAME=VALUE" for the workload under the builtin tracer
+	 * (src/trace/tracer_env.h), NULL-terminated, or NULL */
 	const char *const *workload_env;
+	/* nsys: its options with nsys set to the resolved executable;
+	 * output_base and the target are filled by plan_build */
+	const struct nsys_options *nsys;
+	/* run.mode ("deep"/"light") and pipeline.ncu.enable */
+	const char *mode;
+	int ncu_enable;
 };
 
 struct plan {
 	struct plan_step *steps;
 	size_t nr, alloc;
-	struct run_inputs inputs; /* borrows from steps and params */
+	struct run_inputs inputs; /* borrows from program and params */
+	char **program;		  /* owned: the workload's own argv, before any wrapper
+				     (nsys profile); what inputs.yaml records */
 };
 #define PLAN_INIT                                                                                  \
 	{                                                                                          \
@@ -68,8 +111,23 @@ void plan_release(struct plan *p);
 int plan_check_programs(const struct plan *p, struct strbuf *err);
 
 /* Human-readable plan for --dry-run: each step, its shell-quoted argv (for
- * display only), its environment additions and logs. Pure. */
+ * display only), its environment additions and logs; internal steps say
+ * what they do, skipped ones why. Pure. */
 void plan_format(const struct plan *p, struct strbuf *out);
+
+/* The step called name, or NULL. */
+const struct plan_step *plan_find(const struct plan *p, const char *name);
+
+/* Where the built-in llm writes its analytic FLOPs/bytes (--analytic-out),
+ * relative to the run dir; the reports read it from there. */
+#define PLAN_ANALYTIC_FILE "workload/analytic.json"
+
+/* Why the ncu step is skipped in this version: the capture itself (one ncu
+ * run per selected kernel, then the raw-page import) is not wired into
+ * profile yet; the select step's ncu/selection.json holds the exact filters. */
+#define PLAN_NCU_NOT_WIRED                                                                         \
+	"the ncu capture is not wired into profile yet; ncu/selection.json has the exact ncu "     \
+	"filters for each selected kernel"
 
 /* The directory of the built-in workload binaries: $LLMPROF_WORKLOADS_DIR,
  * else <dir of llmprof>/workloads (the build tree), else

@@ -11,7 +11,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$LLMPROF" ncu-import "$data/h100-gemm4096-bf16-ncu2025.3.raw.csv" -o "$out/gemm" >/dev/null
+"$LLMPROF" report --ncu-csv "$data/h100-gemm4096-bf16-ncu2025.3.raw.csv" -o "$out/gemm" >/dev/null
 python3 - "$out/gemm/kernels.json" <<'PY' || fail "gemm FLOPs"
 import json, sys
 k = json.load(open(sys.argv[1]))["launches"][0]
@@ -22,7 +22,7 @@ assert k["flops"]["tensor"] is None
 assert k["bound"] == "compute", k["bound"]
 PY
 
-"$LLMPROF" ncu-import "$data/h100-dummy-kernel-replay-ncu2025.3.raw.csv" -o "$out/dummy" --regions >/dev/null
+"$LLMPROF" report --ncu-csv "$data/h100-dummy-kernel-replay-ncu2025.3.raw.csv" -o "$out/dummy" >/dev/null
 python3 - "$out/dummy/regions/report.json" <<'PY' || fail "dummy regions"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-ncu-import.sh: `llmprof ncu-import` end to end on every ncu fixture:
+# test-ncu-import.sh: `llmprof report --ncu-csv` (no trace) end to end on every ncu fixture:
 # kernels.md's Calls and Total (ms) add up to the export's, with and without
 # a row cap; bad input gets a one-line error and exit code 5; and, where
 # NVIDIA's ncu CLI can be fetched, the same report imported with other
@@ -31,10 +31,10 @@ PY
 
 for f in "$fx"/*.raw.csv "$fx"/*.raw-base.csv; do
 	name=$(basename "$f" .csv)
-	"$LLMPROF" ncu-import "$f" -o "$tmp/$name" --regions >"$tmp/$name.out" || fail "$name: exit $?"
+	"$LLMPROF" report --ncu-csv "$f" -o "$tmp/$name" >"$tmp/$name.out" || fail "$name: exit $?"
 	[ -s "$tmp/$name/kernels.md" ] || fail "$name: no kernels.md"
 	check_sums "$tmp/$name" || fail "$name: kernels.md does not add up"
-	"$LLMPROF" ncu-import "$f" -o "$tmp/$name-cap" --max-rows 1 >/dev/null || fail "$name: --max-rows"
+	"$LLMPROF" report --ncu-csv "$f" -o "$tmp/$name-cap" --max-rows 1 >/dev/null || fail "$name: --max-rows"
 	check_sums "$tmp/$name-cap" || fail "$name: capped kernels.md does not add up"
 	[ -s "$tmp/$name/regions/report.json" ] || fail "$name: no regions/report.json"
 done
@@ -45,20 +45,20 @@ grep -q 'No matching regions: the export has no NVTX columns' \
 
 # Bad input: the details page, a missing file, a truncated quote.
 set +e
-msg=$("$LLMPROF" ncu-import "$fx/mathkernels-gtx1660ti-ncu2022.4.details.csv" -o "$tmp/x" 2>&1)
+msg=$("$LLMPROF" report --ncu-csv "$fx/mathkernels-gtx1660ti-ncu2022.4.details.csv" -o "$tmp/x" 2>&1)
 rc=$?
 set -e
 [ $rc -eq 5 ] || fail "details page: exit $rc"
 [[ $msg == *"this is ncu's details page; export the raw page (--page raw)"* ]] || fail "details msg: $msg"
 printf '"ID","Kernel Name"\n"0","k\n' >"$tmp/trunc.csv"
 set +e
-msg=$("$LLMPROF" ncu-import "$tmp/trunc.csv" -o "$tmp/x" 2>&1)
+msg=$("$LLMPROF" report --ncu-csv "$tmp/trunc.csv" -o "$tmp/x" 2>&1)
 rc=$?
 set -e
 [ $rc -eq 5 ] || fail "truncated: exit $rc"
 [[ $msg == *"trunc.csv:2:5: unterminated quoted field"* ]] || fail "truncated msg: $msg"
 set +e
-"$LLMPROF" ncu-import "$tmp/none.csv" -o "$tmp/x" 2>/dev/null
+"$LLMPROF" report --ncu-csv "$tmp/none.csv" -o "$tmp/x" 2>/dev/null
 rc=$?
 set -e
 [ $rc -eq 5 ] || fail "missing file: exit $rc"
@@ -77,7 +77,7 @@ for rep in "$fx"/*.ncu-rep; do
 		# shellcheck disable=SC2086
 		LC_ALL=C "$NCU" --import "$rep" --csv --page raw $opts >"$tmp/$name.$i.csv" 2>/dev/null ||
 			fail "ncu --import $name $opts"
-		"$LLMPROF" ncu-import "$tmp/$name.$i.csv" -o "$tmp/$name.$i" >/dev/null ||
+		"$LLMPROF" report --ncu-csv "$tmp/$name.$i.csv" -o "$tmp/$name.$i" >/dev/null ||
 			fail "$name: variant '$opts' did not import"
 		i=$((i + 1))
 	done

@@ -21,9 +21,9 @@ run=$(last_run out)
 case $run in "$tmp"/a/[0-9]*-[0-9]*-[0-9a-f]*) ;; *) fail "bad run dir $run";; esac
 [ "$(json "$run/status.json" 'd["state"]')" = failed ] || fail "state not failed"
 [ "$(json "$run/status.json" 'd["exit_code"]')" = 1 ] || fail "exit_code not 1"
-[ "$(json "$run/status.json" 'd["steps"][0]["name"]')" = workload ] || fail "no workload step"
-[ "$(json "$run/status.json" 'd["steps"][0]["state"]')" = failed ] || fail "step not failed"
-[ "$(json "$run/status.json" 'd["steps"][0]["exit_status"]')" = 1 ] || fail "exit_status not 1"
+[ "$(json "$run/status.json" 'd["steps"][2]["name"]')" = workload ] || fail "no workload step"
+[ "$(json "$run/status.json" 'd["steps"][2]["state"]')" = failed ] || fail "step not failed"
+[ "$(json "$run/status.json" 'd["steps"][2]["exit_status"]')" = 1 ] || fail "exit_status not 1"
 grep -q "workload: exited with status 1" err || fail "no error line: $(cat err)"
 
 # 2. arguments arrive byte for byte; the bundle has its files
@@ -76,7 +76,7 @@ rc=$?
 [ $rc -eq 130 ] || fail "SIGINT: exit $rc, want 130"
 run=$(last_run out)
 [ "$(json "$run/status.json" 'd["state"]')" = interrupted ] || fail "state not interrupted"
-[ "$(json "$run/status.json" 'd["steps"][0]["state"]')" = interrupted ] || fail "step not interrupted"
+[ "$(json "$run/status.json" 'd["steps"][2]["state"]')" = interrupted ] || fail "step not interrupted"
 child=$(cat "$tmp/child.pid")
 for _ in $(seq 100); do kill -0 "$child" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$child" 2>/dev/null && { kill -9 "$child"; fail "workload $child survived SIGINT"; }
@@ -91,7 +91,7 @@ kill -TERM $pid
 wait $pid
 rc=$?
 [ $rc -eq 130 ] || fail "SIGTERM: exit $rc, want 130"
-json "$(last_run out)/status.json" 'd["steps"][0]["message"]' | grep -qx "interrupted by SIGTERM" ||
+json "$(last_run out)/status.json" 'd["steps"][2]["message"]' | grep -qx "interrupted by SIGTERM" ||
 	fail "SIGTERM message"
 
 # 5c. --echo copies the child's output to our stdout/stderr and still logs it
@@ -111,14 +111,14 @@ rc=$?
 [ $(( $(date +%s) - start )) -lt 10 ] || fail "timeout took too long"
 run=$(last_run out)
 [ "$(json "$run/status.json" 'd["state"]')" = timeout ] || fail "state not timeout"
-[ "$(json "$run/status.json" 'd["steps"][0]["signal_name"]')" = SIGTERM ] || fail "not ended by SIGTERM"
+[ "$(json "$run/status.json" 'd["steps"][2]["signal_name"]')" = SIGTERM ] || fail "not ended by SIGTERM"
 
 # 7. a program that cannot be executed is a workload failure with the reason
 "$LLMPROF" profile artifacts.root="$tmp/a" -- /nonexistent/prog >out 2>err
 [ $? -eq 1 ] || fail "exec failure: exit not 1"
-json "$(last_run out)/status.json" 'd["steps"][0]["message"]' | grep -q "cannot execute '/nonexistent/prog': No such file" ||
+json "$(last_run out)/status.json" 'd["steps"][2]["message"]' | grep -q "cannot execute '/nonexistent/prog': No such file" ||
 	fail "exec failure message"
-json "$(last_run out)/status.json" '"exit_status" in d["steps"][0]' | grep -qx False ||
+json "$(last_run out)/status.json" '"exit_status" in d["steps"][2]' | grep -qx False ||
 	fail "exec failure recorded an exit status"
 
 # 8. built-in workload missing: exit 4, clear message, no bundle
@@ -144,5 +144,5 @@ for _ in $(seq 100); do [ -s "$tmp/k.pid" ] && break; sleep 0.05; done
 kill "$(cat "$tmp/k.pid")" 2>/dev/null
 st=$(ls -d "$tmp"/k/2*/status.json)
 [ "$(json "$st" 'd["state"]')" = running ] || fail "status after kill -9"
-[ "$(json "$st" 'd["steps"][0]["state"]')" = running ] || fail "step after kill -9"
+[ "$(json "$st" 'd["steps"][2]["state"]')" = running ] || fail "step after kill -9"
 echo "ok"

@@ -12,33 +12,36 @@ check() { grep -q -- "$2" "$1" || { echo "FAIL: $1 lacks: $2"; sed -n 1,40p "$1"
 
 "$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" -o "$tmp/probe" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: probe: $(cat "$tmp/err")"; fail=1; }
 check "$tmp/out" "^report: $tmp/probe$"
-for f in report.md kernels.md operators.md metrics.json; do [ -s "$tmp/probe/$f" ] || { echo "FAIL: no $f"; fail=1; }; done
+for f in report.md kernels.md operators.md metrics.json stakeholder_summary.md report.html charts/timeline.svg; do [ -s "$tmp/probe/$f" ] || { echo "FAIL: no $f"; fail=1; }; done
 # numbers cross-checked with nsys stats nvtx_gpu_proj_sum on the same file:
 # LLM:prefill projects to 25952 ns, LLM:decode_all to 56673 ns, 4 decode steps 43200 ns
-check "$tmp/probe/report.md" "^| prefill | 1 | 0.218 | 0.026 |"
-check "$tmp/probe/metrics.json" '"gpu_projected_ns": 25952,'
-check "$tmp/probe/metrics.json" '"gpu_projected_ns": 56673,'
-check "$tmp/probe/metrics.json" '"gpu_projected_ns": 43200,'
-check "$tmp/probe/metrics.json" '"outside_stages": 3,'
+# (4 decode steps: mean 10.800 us = 43200 / 4)
+check "$tmp/probe/report.md" "^| prefill | prefill | 1 | 0.218 | 0.026 | 0.011 | 0.015 |"
+check "$tmp/probe/report.md" "^| decode | decode | 1 | 0.077 | 0.057 |"
+check "$tmp/probe/report.md" "^| decode | 4 | 0.011 | 0.010 | 0.012 | 0.013 |"
+check "$tmp/probe/metrics.json" '"gpu_ms": 0.025952,'
+check "$tmp/probe/metrics.json" '"gpu_ms": 0.056673,'
+check "$tmp/probe/metrics.json" '"mean_ms": 0.0108,'
+check "$tmp/probe/report.md" "3 of 14 kernels ran outside every stage"
 check "$tmp/err" "3 of 14 kernels ran outside every stage"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/probe/metrics.json" 2>/dev/null || { command -v python3 >/dev/null && { echo "FAIL: metrics.json is not JSON"; fail=1; }; }
 
 # TensorRT: per-layer ranges are operators
 "$LLMPROF" report --trace "$fx/trt-resnet-rtx3090-nsys2023.1.sqlite" -o "$tmp/trt" >/dev/null 2>&1 || fail=1
-check "$tmp/trt/operators.md" "^| /conv1/Conv + /relu/Relu | TensorRT |  | 1 | 0.855 | 1 |"
+check "$tmp/trt/operators.md" "^| /conv1/Conv + /relu/Relu | (none) | 1 | 0.855 |"
 check "$tmp/trt/report.md" "No NVTX range matched a stage"
 
 # nothing captured: a finding, loud on stderr, still exit 0 with reports
 "$LLMPROF" report --trace "$fx/nokernels-rtx5060ti-nsys2025.1.sqlite" -o "$tmp/nok" >/dev/null 2>"$tmp/err" || fail=1
-check "$tmp/err" "No GPU work captured"
-check "$tmp/nok/report.md" "No GPU work captured"
+check "$tmp/err" "The trace holds no GPU kernels"
+check "$tmp/nok/report.md" "no-gpu-work"
 
 # degraded input: nsys stats kernel CSV
 csv=$fx/stats-csv/dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv
 if [ -f "$csv" ]; then
 	"$LLMPROF" report --trace "$csv" -o "$tmp/csv" >/dev/null 2>&1 || fail=1
 	check "$tmp/csv/report.md" "kernel summary (CSV), not a trace"
-	check "$tmp/csv/kernels.md" "| 16448 | 61.602 | 3.745 |"
+	check "$tmp/csv/kernels.md" "| 16448 | 61.602 | 0.004 | 34.4 |"
 fi
 
 # a run bundle
@@ -48,4 +51,27 @@ cp "$fx/nvtx-probe-h100-nsys2025.3.sqlite" "$tmp/run/nsys/run.sqlite"
 [ -s "$tmp/run/report.md" ] || { echo "FAIL: bundle report"; fail=1; }
 "$LLMPROF" report "$tmp/nonexistent" >/dev/null 2>"$tmp/err"; [ $? -eq 5 ] || { echo "FAIL: bundle without trace"; fail=1; }
 "$LLMPROF" report --trace "$fx/trt-resnet-rtx3090-nsys2023.1.sqlite" >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: --trace without -o"; fail=1; }
+"$LLMPROF" report --trace "$tmp/nonexistent.sqlite" -o "$tmp/x" >/dev/null 2>"$tmp/err"; [ $? -eq 5 ] || { echo "FAIL: missing trace"; fail=1; }
+# a file that is not a trace: exit 5, and the reports say analyze failed
+printf 'not sqlite' >"$tmp/bad.sqlite"
+"$LLMPROF" report --trace "$tmp/bad.sqlite" -o "$tmp/bad" >/dev/null 2>"$tmp/err"; [ $? -eq 5 ] || { echo "FAIL: bad trace exit"; fail=1; }
+check "$tmp/bad/report.md" "^# Profiling report: INCOMPLETE (step 'analyze' failed)"
+# regenerating from the same input is byte-identical
+"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" -o "$tmp/probe2" >/dev/null 2>&1
+diff -r "$tmp/probe" "$tmp/probe2" >/dev/null || { echo "FAIL: regenerated reports differ"; diff -r "$tmp/probe" "$tmp/probe2" | head; fail=1; }
+# join with ncu's raw page of the same program (nvtx-probe-program.cu): the
+# duration-weighted means cross-checked with python over the CSV
+ncu=$shared/fixtures/ncu/nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv
+if [ -f "$ncu" ]; then
+	"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$ncu" -o "$tmp/join" >/dev/null 2>"$tmp/err" || { echo "FAIL: join: $(cat "$tmp/err")"; fail=1; }
+	check "$tmp/join/kernels.md" '^| 1 | `add(float \*, const float \*, int)` | GPU 0 | 8 | 0.029 | 0.004 | 57.6 | mixed | 21.8 | 42.0 | 42.0 | 73.4 |'
+	check "$tmp/join/kernels.md" '^| 2 | `scale(float \*, float, int)` | GPU 0 | 6 | 0.022 | 0.004 | 42.4 | decode | 19.7 | 25.8 |'
+	check "$tmp/join/report.md" "^| join | ok |"
+	check "$tmp/join/metrics.json" '"profiled_launches": 4'
+	check "$tmp/join/metrics.json" '"duration_ns": 5992.0,'
+	printf 'not,a\nraw,page\n' >"$tmp/bad.csv"
+	"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$tmp/bad.csv" -o "$tmp/badj" >/dev/null 2>&1
+	[ $? -eq 5 ] || { echo "FAIL: broken ncu csv: exit not 5"; fail=1; }
+	check "$tmp/badj/report.md" "^| join | failed |"
+fi
 exit $fail

@@ -12,38 +12,58 @@
 #include <cmocka.h>
 
 #include "core/strbuf.h"
+#include "core/util.h"
 #include "run/gpu.h"
 #include "run/plan.h"
 #include "run/provenance.h"
 #include "run/tools.h"
 
+#define W 2 /* index of the workload step: config, provenance, workload, ... */
+
 static void test_command_plan(void **state)
 {
 	const char *prog[] = { "/usr/bin/printf", "%s|", "a b", "$(id)", "q\"t", NULL };
 	struct plan_params pp = { .run_dir = "/r/20261121-151102-a3f9", .workload_kind = "command",
-				  .program_argv = prog };
+				  .program_argv = prog, .ncu_enable = 1,
+				  .trace_reason = "pipeline.trace.enable=false" };
+	const char *names[] = { "config", "provenance", "workload", "analyze", "select", "ncu",
+				"join", "reports" };
 	struct plan p;
 	struct strbuf sb = STRBUF_INIT;
 
 	assert_int_equal(plan_build(&p, &pp, NULL), 0);
-	assert_int_equal(p.nr, 1);
-	assert_string_equal(p.steps[0].name, "workload");
-	assert_int_equal(p.steps[0].kind, STEP_KIND_WORKLOAD);
+	assert_int_equal(p.nr, 8);
+	for (size_t i = 0; i < p.nr; i++)
+		assert_string_equal(p.steps[i].name, names[i]);
+	assert_int_equal(p.steps[W].kind, STEP_KIND_WORKLOAD);
+	assert_int_equal(p.steps[0].kind, STEP_KIND_INTERNAL);
 	for (int i = 0; prog[i]; i++)
-		assert_string_equal(p.steps[0].argv[i], prog[i]);
-	assert_null(p.steps[0].argv[5]);
-	assert_string_equal(p.steps[0].env_add[0], "LLMPROF_RUN_DIR=/r/20261121-151102-a3f9");
-	assert_null(p.steps[0].env_add[1]);
-	assert_string_equal(p.steps[0].out_log, "logs/workload.out");
-	assert_string_equal(p.steps[0].err_log, "logs/workload.err");
+		assert_string_equal(p.steps[W].argv[i], prog[i]);
+	assert_null(p.steps[W].argv[5]);
+	assert_string_equal(p.steps[W].env_add[0], "LLMPROF_RUN_DIR=/r/20261121-151102-a3f9");
+	assert_null(p.steps[W].env_add[1]);
+	assert_string_equal(p.steps[W].out_log, "logs/workload.out");
+	assert_string_equal(p.steps[W].err_log, "logs/workload.err");
+	assert_null(p.steps[W].skip_reason);
+	/* no trace: analyze and the counter steps are planned as skipped, with why */
+	assert_string_equal(plan_find(&p, "analyze")->skip_reason,
+			    "no timeline trace: pipeline.trace.enable=false");
+	assert_string_equal(plan_find(&p, "ncu")->skip_reason,
+			    "no timeline trace to select kernels from");
+	assert_null(plan_find(&p, "reports")->skip_reason);
+	assert_true(plan_find(&p, "reports")->after_failure);
+	assert_false(plan_find(&p, "select")->after_failure);
+	assert_null(plan_find(&p, "trace"));
 	assert_int_equal(plan_check_programs(&p, NULL), 0);
 
 	plan_format(&p, &sb);
-	assert_string_equal(sb.buf,
-			    "step 1: workload\n"
+	assert_non_null(strstr(sb.buf,
+			    "step 3: workload\n"
 			    "  argv: /usr/bin/printf '%s|' 'a b' '$(id)' 'q\"t'\n"
 			    "  env: LLMPROF_RUN_DIR=/r/20261121-151102-a3f9\n"
-			    "  logs: logs/workload.out logs/workload.err\n");
+			    "  logs: logs/workload.out logs/workload.err\n"
+			    "step 4: analyze (in llmprof)\n"));
+	assert_non_null(strstr(sb.buf, "  skipped: no timeline trace: pipeline.trace.enable=false\n"));
 	strbuf_reset(&sb);
 	provenance_inputs_yaml(&p.inputs, &sb);
 	assert_non_null(strstr(sb.buf, "workload:\n  kind: \"command\"\n  program: \"/usr/bin/printf\"\n"
@@ -57,35 +77,62 @@ static void test_command_plan(void **state)
 static void test_builtin_plan(void **state)
 {
 	struct plan_params pp = { .run_dir = "/r", .workload_kind = "llm", .workloads_dir = "/nonexistent/wl",
-				  .device = "cuda:0", .model_name = "tiny", .prompt_len = 128,
+				  .device = "cpu", .model_name = "tiny", .prompt_len = 128,
 				  .max_new_tokens = 32, .batch_size = 2, .warmup = 1, .seed = 1234,
-				  .dtype = "bf16", .cuda_graph = 1 };
-	const char *want[] = { "/nonexistent/wl/llmprof-llm", "--device=cuda:0", "--model=tiny",
-			       "--prompt-len=128", "--max-new-tokens=32", "--batch-size=2",
-			       "--dtype=bf16", "--warmup=1", "--seed=1234", "--cuda-graph", NULL };
+				  .dtype = "bf16", .cuda_graph = 1, .hidden_size = 64,
+				  .num_layers = 2, .rope_theta = 500000, .qkv_bias = 0,
+				  .tie_word_embeddings = 1, .ncu_enable = 1 };
+	const char *want[] = { "/nonexistent/wl/llmprof-llm", "--device", "cpu", "--model-name", "tiny",
+			       "--hidden", "64", "--layers", "2", "--rope-theta", "500000",
+			       "--qkv-bias", "0", "--tie-embeddings", "1", "--seed", "1234",
+			       "--dtype", "bf16", "--batch", "2", "--prompt-len", "128",
+			       "--new-tokens", "32", "--cuda-graph", "1", "--warmup", "1",
+			       "--analytic-out", "/r/workload/analytic.json", NULL };
+	const char *tenv[] = { "CUDA_INJECTION64_PATH=/t/libllmprof_tracer.so", NULL };
 	struct plan p;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	size_t i;
 
 	assert_int_equal(plan_build(&p, &pp, NULL), 0);
-	for (int i = 0; want[i]; i++)
-		assert_string_equal(p.steps[0].argv[i], want[i]);
-	assert_null(p.steps[0].argv[10]);
+	for (i = 0; want[i]; i++)
+		assert_string_equal(p.steps[W].argv[i], want[i]);
+	assert_null(p.steps[W].argv[i]);
 	assert_int_equal(plan_check_programs(&p, &err), -1);
 	assert_non_null(strstr(err.buf, "built-in workload '/nonexistent/wl/llmprof-llm' not found"));
 	provenance_inputs_yaml(&p.inputs, &sb);
 	assert_non_null(strstr(sb.buf, "  kind: \"llm\"\n"));
-	assert_non_null(strstr(sb.buf, "device: \"cuda:0\"\nmodel:\n  name: \"tiny\"\n"
+	assert_non_null(strstr(sb.buf, "device: \"cpu\"\nmodel:\n  name: \"tiny\"\n"
 				       "infer:\n  prompt_len: 128\n  max_new_tokens: 32\n"
 				       "  batch_size: 2\n  dtype: \"bf16\"\n  cuda_graph: true\n"
 				       "  warmup: 1\n  seed: 1234\n"));
 	plan_release(&p);
 
+	/* builtin backend: the tracer's environment, then the trace step */
+	pp.trace = PLAN_TRACE_BUILTIN;
+	pp.workload_env = tenv;
+	pp.mode = "light";
+	assert_int_equal(plan_build(&p, &pp, NULL), 0);
+	assert_string_equal(p.steps[W].env_add[1], tenv[0]);
+	assert_string_equal(p.steps[W + 1].name, "trace");
+	assert_true(p.steps[W + 1].after_failure);
+	assert_string_equal(plan_find(&p, "ncu")->skip_reason, PLAN_NCU_NOT_WIRED);
+	assert_null(plan_find(&p, "select")->skip_reason);
+	assert_null(plan_find(&p, "join")->skip_reason);
+	assert_non_null(strstr(plan_find(&p, "select")->what, "run.mode=light"));
+	plan_release(&p);
+	pp.ncu_enable = 0;
+	assert_int_equal(plan_build(&p, &pp, NULL), 0);
+	assert_string_equal(plan_find(&p, "join")->skip_reason, "pipeline.ncu.enable=false");
+	plan_release(&p);
+	pp.trace = PLAN_TRACE_OFF;
+
 	pp.workload_kind = "dummy";
 	pp.cuda_graph = 0;
 	assert_int_equal(plan_build(&p, &pp, NULL), 0);
-	assert_string_equal(p.steps[0].argv[0], "/nonexistent/wl/llmprof-dummy");
-	assert_string_equal(p.steps[0].argv[8], "--seed=1234");
-	assert_null(p.steps[0].argv[9]);
+	assert_string_equal(p.steps[W].argv[0], "/nonexistent/wl/llmprof-dummy");
+	assert_string_equal(p.steps[W].argv[7], "--seed");
+	assert_string_equal(p.steps[W].argv[8], "1234");
+	assert_null(p.steps[W].argv[9]);
 	plan_release(&p);
 
 	strbuf_reset(&err);
@@ -96,6 +143,60 @@ static void test_builtin_plan(void **state)
 	pp.workload_kind = "command";
 	assert_int_equal(plan_build(&p, &pp, &err), -1);
 	assert_non_null(strstr(err.buf, "needs a program"));
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
+/* nsys backend: nsys profile wraps the program (with the NVTX gate in nsys's
+ * range@domain syntax), then export and stats with the bundle's names. */
+static void test_nsys_plan(void **state)
+{
+	const char *prog[] = { "./app", "--x", NULL };
+	struct nsys_options o = { .nsys = "/opt/nsys", .trace = "cuda,nvtx,osrt",
+				  .capture_range = "nvtx", .nvtx_capture = "LLM@decode_all",
+				  .gating_nvtx = 1 };
+	struct plan_params pp = { .run_dir = "/r", .workload_kind = "command", .program_argv = prog,
+				  .trace = PLAN_TRACE_NSYS, .nsys = &o, .ncu_enable = 1,
+				  .trace_reason = "pipeline.trace.backend=auto: nsys can finish a report" };
+	const char *names[] = { "config", "provenance", "workload", "nsys-export", "nsys-stats",
+				"analyze", "select", "ncu", "join", "reports" };
+	struct plan p;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	size_t n;
+
+	assert_int_equal(plan_build(&p, &pp, &err), 0);
+	assert_int_equal(p.nr, ARRAY_SIZE(names));
+	for (size_t i = 0; i < p.nr; i++)
+		assert_string_equal(p.steps[i].name, names[i]);
+	plan_format(&p, &sb);
+	assert_non_null(strstr(sb.buf, "  argv: /opt/nsys profile --trace=cuda,nvtx,osrt"));
+	assert_non_null(strstr(sb.buf, "--capture-range=nvtx --capture-range-end=stop "
+				       "--nvtx-capture=decode_all@LLM "
+				       "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0"));
+	assert_non_null(strstr(sb.buf, "-o /r/nsys/run --force-overwrite true ./app --x\n"));
+	assert_non_null(strstr(sb.buf, "  argv: /opt/nsys export --type sqlite --force-overwrite "
+				       "true --quiet true -o /r/nsys/run.sqlite /r/nsys/run.nsys-rep\n"));
+	assert_non_null(strstr(sb.buf, "  argv: /opt/nsys stats -r cuda_gpu_kern_sum -f csv "
+				       "--force-overwrite true -o /r/nsys/summary /r/nsys/run.sqlite\n"));
+	assert_null(plan_find(&p, "analyze")->skip_reason);
+	n = 0;
+	while (p.steps[W].argv[n])
+		n++;
+	assert_string_equal(p.steps[W].argv[n - 2], "./app");
+	/* inputs.yaml records the program, not the nsys wrapper */
+	assert_string_equal(p.inputs.argv[0], "./app");
+	assert_string_equal(p.inputs.argv[1], "--x");
+	assert_null(p.inputs.argv[2]);
+	/* the program is checked by running it; nsys itself must exist */
+	assert_int_equal(plan_check_programs(&p, &err), -1);
+	assert_non_null(strstr(err.buf, "'/opt/nsys' not found"));
+	plan_release(&p);
+
+	/* a bad option is an error before anything runs */
+	o.capture_range_end = "repeat:x";
+	strbuf_reset(&err);
+	assert_int_equal(plan_build(&p, &pp, &err), -1);
+	assert_non_null(strstr(err.buf, "capture_range_end"));
 	strbuf_release(&sb);
 	strbuf_release(&err);
 }
@@ -260,6 +361,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_plan),
 		cmocka_unit_test(test_builtin_plan),
+		cmocka_unit_test(test_nsys_plan),
 		cmocka_unit_test(test_env_allowlist_and_os_release),
 		cmocka_unit_test(test_smi_csv),
 		cmocka_unit_test(test_probe_without_gpu),
