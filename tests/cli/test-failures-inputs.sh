@@ -18,7 +18,9 @@ expect 5 $? err "^llmprof: error: '$tmp' is a directory, not an SQLite export$"
 "$LLMPROF" stats empty.sqlite >out 2>err
 expect 5 $? err "^llmprof: error: 'empty.sqlite' is empty, not an SQLite export$"
 "$LLMPROF" report --trace empty.sqlite -o r >out 2>err
-expect 5 $? err "'empty.sqlite' is empty, not an SQLite export$"
+expect 5 $? err "^llmprof: error: report: analyze: 'empty.sqlite' is empty, not an SQLite export \(the reports say so\)$"
+head -n 1 r/report.md | grep -q "^# Profiling report: INCOMPLETE (step 'analyze' failed)" ||
+	fail "report on an empty file: report.md does not say it is incomplete"
 head -c 3000 /dev/urandom >rand.sqlite
 "$LLMPROF" stats rand.sqlite >out 2>err
 expect 5 $? err "^llmprof: error: 'rand.sqlite' is not a readable SQLite database: "
@@ -67,10 +69,10 @@ done
 C=$LLMPROF_SHARED_DIR/fixtures/nsys/stats-csv/dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv
 head -c 3000 "$C" >cut.csv
 "$LLMPROF" report --trace cut.csv -o csvrep >out 2>err
-expect 5 $? err "^llmprof: error: cut.csv:9: a quoted field is not closed \(truncated file\?\)$"
+expect 5 $? err "^llmprof: error: (report: analyze: )?cut.csv:9: a quoted field is not closed \(truncated file\?\)"
 printf 'garbage,"x\n' >bad.csv
 "$LLMPROF" report --trace bad.csv -o csvrep >out 2>err
-expect 5 $? err "^llmprof: error: bad.csv: not an nsys cuda_gpu_kern_sum CSV"
+expect 5 $? err "^llmprof: error: (report: analyze: )?bad.csv: not an nsys cuda_gpu_kern_sum CSV"
 
 # 3b. an ncu raw page cut anywhere: exit 5 naming file:line, or (cut at a
 # line end) the rows before it
@@ -93,14 +95,24 @@ if [ -f "$R" ] && "$LLMPROF" ncu-import --help >/dev/null 2>&1; then
 	done
 fi
 
-# 4. report on a bundle without a trace, and on a broken status.json
+# 4. report on a bundle: without a trace (reports say what is missing),
+# with status.json gone, damaged, or empty
 "$LLMPROF" profile artifacts.root="$tmp/b" -- /bin/true >out 2>/dev/null || fail "profile"
 run=$(last_run out)
+"$LLMPROF" report "$run" >out 2>err || fail "report on a bundle without a trace: $(cat err)"
+grep -q "without step 'trace'" "$run/report.md" || fail "report.md does not say the trace is missing"
+cp "$run/status.json" status.keep
+printf '{"state": "ok", "steps": [' >"$run/status.json"
 "$LLMPROF" report "$run" >out 2>err
-expect 5 $? err "^llmprof: error: report: '$run' holds no trace"
+expect 5 $? err "^llmprof: error: report: $run/status.json:1:[0-9]+: "
+: >"$run/status.json"
+"$LLMPROF" report "$run" >out 2>err
+expect 5 $? err "^llmprof: error: report: $run/status.json:1:0: "
+rm "$run/status.json"
+"$LLMPROF" report "$run" >out 2>err
+expect 5 $? err "^llmprof: error: report: '$run' holds no status.json and no trace"
 "$LLMPROF" report "$tmp/nonexistent" >out 2>err
-rc=$?
-[ $rc -eq 5 ] || [ $rc -eq 2 ] || fail "report on a missing dir: exit $rc"
+expect 5 $? err "^llmprof: error: report: '$tmp/nonexistent' is not a run directory$"
 
 # 5. names over 4 KB: a kernel name of 5000 and 65536 bytes, a range name
 # of 8192, through every stats format and the reports
