@@ -60,4 +60,25 @@ run=$(last_run out)
 check_bundle "$run" ok 0
 json "$run/env.json" 'd["tools"]["ncu"]["note"]' | grep -q "killed by signal 11" ||
 	fail "env.json ncu note: $(json "$run/env.json" 'd["tools"]["ncu"]')"
+# 5. pipeline.trace.backend=nsys and nsys missing / without its importer:
+# exit 4 before any bundle exists
+PATH=$tmp/none:$base "$LLMPROF" profile artifacts.root="$tmp/n4" pipeline.trace.backend=nsys -- /bin/true >out 2>err
+expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys not found on PATH"
+[ ! -e "$tmp/n4" ] || fail "backend=nsys without nsys created a bundle"
+PATH=$tmp/old:$base "$LLMPROF" profile artifacts.root="$tmp/n4" pipeline.trace.backend=nsys -- /bin/true >out 2>err
+expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys 2019.5.1.58-abcdef has no QdstrmImporter next to it"
+[ ! -e "$tmp/n4" ] || fail "backend=nsys without the importer created a bundle"
+
+# 6. an (old) nsys that has its importer but fails to profile: the run
+# step fails with nsys's diagnosis, later steps are skipped, reports say so
+mkdir -p broken
+fake broken nsys 'case "$1" in --version) echo "NVIDIA Nsight Systems version 2019.5.1.58-abcdef";; *) echo "fake nsys: $*" >&2; exit 1;; esac'
+fake broken QdstrmImporter 'echo "QdstrmImporter version 2019.5.1"'
+PATH=$tmp/broken:$base "$LLMPROF" profile artifacts.root="$tmp/nb" pipeline.trace.backend=nsys -- /bin/true >out 2>err
+expect 1 $? err "^llmprof: error: workload: exited with status 1; nsys \[no-report\]: nsys wrote no report"
+run=$(last_run out)
+check_bundle "$run" failed 1
+[ "$(step_field "$run" nsys-export state)" = skipped ] || fail "nsys-export not skipped"
+[ "$(step_field "$run" reports state)" = ok ] || fail "no reports after a failed nsys run"
+head -n 1 "$run/report.md" | grep -q INCOMPLETE || fail "report.md does not say it is incomplete"
 echo ok
