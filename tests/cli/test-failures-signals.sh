@@ -101,11 +101,18 @@ alive "$(cat c.pid)" && fail "flooding child left running"
 
 # 6. a sweep: SIGTERM after 0 .. 0.4 s, wherever the run is then
 seen=
-for d in 0 0.005 0.01 0.02 0.04 0.08 0.15 0.25 0.4; do
+shell=$(readlink -f "$BASH")
+for d in 0 0.005 0.01 0.02 0.04 0.08 0.15 0.25 0.31 0.33 0.36 0.4 0.5 0.7; do
 	rm -f c.pid
 	"$LLMPROF" profile artifacts.root="$tmp/sweep" -- /bin/sh -c 'echo $$ >c.pid; sleep 0.3' \
 		>out 2>err &
 	p=$!
+	# count from llmprof's exec: a signal to the forked shell before it
+	# would test bash (and run this script's EXIT trap there)
+	for _ in $(seq 500); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" != "$shell" ] && break
+		sleep 0.002
+	done
 	sleep $d
 	kill -TERM $p 2>/dev/null
 	wait $p
