@@ -36,13 +36,13 @@ cmake -S . -B "$B" -DLLMPROF_TEST_LLMPROF="$vg/bin/llmprof" >/dev/null || exit 2
 cd "$B" || exit 2
 export LLMPROF_UNDER_VALGRIND=1 # tests skip their RSS and wall-clock bounds
 ctest -LE gpu -j "$(nproc 2>/dev/null || echo 2)" --timeout 1800 \
-	-R "^(unit|fuzz)/${1:+.*$1}" -T memcheck \
+	-R "^(unit|fuzz)/${1:+.*($1)}" -T memcheck \
 	--overwrite MemoryCheckCommand="$(command -v valgrind)" \
 	--overwrite MemoryCheckCommandOptions="$opts" \
 	--output-on-failure >"$vg/ctest.log" 2>&1
 rc=$?
 ctest -LE gpu -j "$(nproc 2>/dev/null || echo 2)" --timeout 1800 \
-	-R "^cli/${1:+.*$1}" --output-on-failure >>"$vg/ctest.log" 2>&1
+	-R "^cli/${1:+.*($1)}" --output-on-failure >>"$vg/ctest.log" 2>&1
 rc=$((rc | $?))
 cd "$src" || exit 2
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$vg/ctest.log" | tail -20
