@@ -1,6 +1,7 @@
 /* ncu_csv.c: Nsight Compute raw and details CSV pages; see ncu_csv.h. */
 #include <ctype.h>
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -679,7 +680,7 @@ int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style, struct
 	if (i < len && is_digit(p[i])) {
 		long long t = 0;
 
-		while (i < len && is_digit(p[i]) && t < (1LL << 60))
+		while (i < len && is_digit(p[i]) && t <= (LLONG_MAX - 9) / 10)
 			t = t * 10 + (p[i++] - '0');
 		st->thread = t;
 	}
