@@ -1,9 +1,12 @@
 /* cupti.c: CUDA injection. The driver loads CUDA_INJECTION64_PATH at cuInit
  * and calls InitializeInjection, before any context exists, so buffer
  * attributes set here apply. GPU work comes from CUPTI's activity API
- * (concurrent kernels, memcpy, memset, devices); launch-type API calls come
- * from CUPTI callbacks on just those cbids, timed with the tracer's clock on
- * the calling thread, so NVTX ranges and launches share thread ids. */
+ * (concurrent kernels, memcpy, memset, devices). Launch-type API calls come,
+ * per LLMPROF_TRACE_API, either from CUPTI's RUNTIME/DRIVER activity records
+ * enabled for just those cbids (CUPTI buffers them; thread ids are gettid()
+ * like ours, so NVTX ranges and launches share thread ids), or from CUPTI
+ * callbacks on those cbids, timed with the tracer's clock on the calling
+ * thread. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,6 +22,8 @@
 static CUpti_SubscriberHandle g_sub;
 static size_t g_cupti_buf = 8u << 20;
 static int g_active;
+
+enum api_mode { API_ACTIVITY, API_CALLBACK, API_NONE };
 
 /* Per-thread state of the API call in progress (runtime calls may nest a
  * driver call; a runtime call inside a runtime call does not happen, but a
@@ -187,6 +192,14 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 				rec_from_memset(m, (const void *)rec);
 			break;
 		}
+		case CUPTI_ACTIVITY_KIND_RUNTIME:
+		case CUPTI_ACTIVITY_KIND_DRIVER: {
+			struct tlog_api *a = tracer_gpu_reserve(sizeof(*a));
+			if (a)
+				rec_from_api(a, (const void *)rec,
+					     rec->kind == CUPTI_ACTIVITY_KIND_DRIVER);
+			break;
+		}
 		case CUPTI_ACTIVITY_KIND_DEVICE:
 			device_record((const void *)rec);
 			break;
@@ -295,7 +308,10 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 	}
 }
 
-static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver)
+/* Enables the launch-type cbids of one domain as callbacks or as activity
+ * records; returns how many. */
+static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver, enum api_mode mode,
+		      int memops)
 {
 	uint32_t cbid;
 	int n = 0;
@@ -303,12 +319,19 @@ static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver)
 	for (cbid = 1; cbid < size; cbid++) {
 		const char *name = NULL;
 		struct tlog_api_name an;
+		CUptiResult r;
 
 		if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
-		if (!rec_api_selected(driver, name))
+		if (!rec_api_selected(driver, name, memops))
 			continue;
-		if (cuptiEnableCallback(1, g_sub, dom, cbid) != CUPTI_SUCCESS)
+		if (mode == API_CALLBACK)
+			r = cuptiEnableCallback(1, g_sub, dom, cbid);
+		else if (driver)
+			r = cuptiActivityEnableDriverApi(cbid, 1);
+		else
+			r = cuptiActivityEnableRuntimeApi(cbid, 1);
+		if (r != CUPTI_SUCCESS)
 			continue;
 		memset(&an, 0, sizeof(an));
 		an.h.type = TLOG_API_NAME;
@@ -354,6 +377,8 @@ int InitializeInjection(void)
 	uint64_t t0, tc = 0;
 	struct tlog_clock clk;
 	const char *api = getenv(TRACER_ENV_API);
+	enum api_mode mode = API_ACTIVITY;
+	int memops;
 
 	if (tracer_env_u64(TRACER_ENV_CUDA, 1, 1) == 0)
 		return 1;
@@ -387,12 +412,6 @@ int InitializeInjection(void)
 	}
 	cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
 			    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-	if (!api || strcmp(api, "none") != 0) {
-		if (enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0) == 0 ||
-		    enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1) == 0)
-			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
-				    "no launch API callbacks enabled: GPU work cannot be attributed to NVTX ranges");
-	}
 
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
@@ -400,11 +419,47 @@ int InitializeInjection(void)
 			    "cuptiActivityRegisterCallbacks: %s", cupti_err(r));
 		return 1;
 	}
+	if (api && *api) {
+		if (strcmp(api, "none") == 0)
+			mode = API_NONE;
+		else if (strcmp(api, "callback") == 0 || strcmp(api, "launch") == 0)
+			mode = API_CALLBACK;
+		else if (strcmp(api, "activity") != 0)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+				    "%s=%s not understood (activity, callback or none): using activity",
+				    TRACER_ENV_API, api);
+	}
+	/* Activity records must name the OS thread (gettid), as NVTX records
+	 * do; CUPTI's default is pthread_self(). Without it, fall back. */
+	if (mode == API_ACTIVITY &&
+	    (r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS) {
+		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+			    "cuptiSetThreadIdType(SYSTEM): %s; launch calls recorded by callbacks",
+			    cupti_err(r));
+		mode = API_CALLBACK;
+	}
+	memops = (int)tracer_env_u64(TRACER_ENV_MEMOPS, 1, 1);
+	if (mode != API_NONE) {
+		/* Both domains, even if one fails: direct driver launches
+		 * (cuLaunchKernel from libraries) need the driver ids. */
+		int nrt = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0,
+				     mode, memops);
+		int ndrv = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1,
+				      mode, memops);
+		if (!nrt || !ndrv)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+				    "no %s launch API %s enabled: GPU work cannot be attributed to NVTX ranges",
+				    !nrt ? "runtime" : "driver",
+				    mode == API_CALLBACK ? "callbacks" : "activity records");
+	}
+
 	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", TLOG_DIAG_ERROR) < 0)
 		return 1;
-	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", TLOG_DIAG_ERROR);
-	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", TLOG_DIAG_WARNING);
-	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", TLOG_DIAG_ERROR);
+	if (memops) {
+		enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", TLOG_DIAG_ERROR);
+		enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", TLOG_DIAG_WARNING);
+		enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", TLOG_DIAG_ERROR);
+	}
 	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", TLOG_DIAG_WARNING);
 	v = tracer_env_u64(TRACER_ENV_FLUSH_MS, 0, 3600000);
 	if (v)

@@ -132,17 +132,32 @@ void rec_from_device(struct tlog_device *d, const CUpti_ActivityDevice5 *a)
 	memcpy(d->uuid, a->uuid.bytes, 16);
 }
 
-int rec_api_selected(int driver, const char *name)
+void rec_from_api(struct tlog_api *r, const CUpti_ActivityAPI *a, int driver)
 {
+	memset(r, 0, sizeof(*r));
+	r->h.type = TLOG_API_ACT;
+	r->h.size = sizeof(*r);
+	r->h.aux = driver ? TLOG_API_DRIVER : TLOG_API_RUNTIME;
+	r->start = a->start;
+	r->end = a->end;
+	r->corr = a->correlationId;
+	r->cbid = a->cbid;
+	r->ret = (int32_t)a->returnValue;
+	r->tid = a->threadId;
+}
+
+int rec_api_selected(int driver, const char *name, int memops)
+{
+	/* Launches first: without memops only the first two count. */
 	static const char *const rt[] = { "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy",
 					  "cudaMemset" };
 	static const char *const drv[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset" };
 	const char *const *p = driver ? drv : rt;
-	size_t i;
+	size_t i, n = memops ? 4 : 2;
 
 	if (!name)
 		return 0;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < n; i++)
 		if (strncmp(name, p[i], strlen(p[i])) == 0)
 			return 1;
 	return 0;

@@ -17,8 +17,13 @@ RECORDS_HIDDEN void rec_from_memcpy2(struct tlog_memcpy *m, const CUpti_Activity
 RECORDS_HIDDEN void rec_from_memset(struct tlog_memset *m, const CUpti_ActivityMemset4 *a);
 /* Fixed part only; h.size and the name are set by the caller. */
 RECORDS_HIDDEN void rec_from_device(struct tlog_device *d, const CUpti_ActivityDevice5 *a);
+/* A CUPTI RUNTIME (driver=0) or DRIVER (driver=1) activity record as a
+ * TLOG_API_ACT record (CUPTI's timestamps and thread id, which the tracer
+ * sets to gettid()). */
+RECORDS_HIDDEN void rec_from_api(struct tlog_api *r, const CUpti_ActivityAPI *a, int driver);
 /* Whether a runtime (driver=0) or driver (driver=1) API, by CUPTI name, is
- * one the tracer records: kernel and graph launches, memcpy, memset. */
-RECORDS_HIDDEN int rec_api_selected(int driver, const char *name);
+ * one the tracer records: kernel and graph launches, and with memops also
+ * memcpy and memset. */
+RECORDS_HIDDEN int rec_api_selected(int driver, const char *name, int memops);
 
 #endif

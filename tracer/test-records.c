@@ -107,20 +107,60 @@ static void test_memset(void **state)
 	assert_int_equal(m.corr, 120);
 }
 
+static void test_api_activity(void **state)
+{
+	CUpti_ActivityAPI a;
+	struct tlog_api r;
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = 211; /* cudaLaunchKernel_v7000 */
+	a.start = 1700000000123456789ull;
+	a.end = 1700000000123460000ull;
+	a.processId = 4242;
+	a.threadId = 4250;
+	a.correlationId = 77;
+	a.returnValue = 0;
+	memset(&r, 0xff, sizeof(r)); /* every field must be written */
+	rec_from_api(&r, &a, 0);
+	assert_int_equal(r.h.type, TLOG_API_ACT);
+	assert_int_equal(r.h.size, sizeof(r));
+	assert_int_equal(r.h.aux, TLOG_API_RUNTIME);
+	assert_int_equal(r.start, 1700000000123456789ull);
+	assert_int_equal(r.end, 1700000000123460000ull);
+	assert_int_equal(r.corr, 77);
+	assert_int_equal(r.cbid, 211);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.tid, 4250);
+
+	a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+	a.cbid = 307;
+	a.correlationId = 78;
+	a.returnValue = 1; /* CUDA_ERROR_INVALID_VALUE */
+	rec_from_api(&r, &a, 1);
+	assert_int_equal(r.h.aux, TLOG_API_DRIVER);
+	assert_int_equal(r.corr, 78);
+	assert_int_equal(r.ret, 1);
+}
+
 static void test_api_selection(void **state)
 {
 	(void)state;
-	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000"));
-	assert_true(rec_api_selected(0, "cudaGraphLaunch_v10000"));
-	assert_true(rec_api_selected(0, "cudaMemcpyAsync_v3020"));
-	assert_true(rec_api_selected(0, "cudaMemsetAsync_v3020"));
-	assert_false(rec_api_selected(0, "cudaMalloc_v3020"));
-	assert_false(rec_api_selected(0, "cudaStreamSynchronize_v3020"));
-	assert_true(rec_api_selected(1, "cuLaunchKernelEx"));
-	assert_true(rec_api_selected(1, "cuMemcpyHtoDAsync_v2"));
-	assert_false(rec_api_selected(1, "cuCtxSynchronize"));
-	assert_false(rec_api_selected(1, "cudaLaunchKernel"));
-	assert_false(rec_api_selected(0, NULL));
+	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000", 0));
+	assert_true(rec_api_selected(1, "cuGraphLaunch", 0));
+	assert_false(rec_api_selected(0, "cudaMemcpyAsync_v3020", 0));
+	assert_false(rec_api_selected(1, "cuMemsetD8Async", 0));
+	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000", 1));
+	assert_true(rec_api_selected(0, "cudaGraphLaunch_v10000", 1));
+	assert_true(rec_api_selected(0, "cudaMemcpyAsync_v3020", 1));
+	assert_true(rec_api_selected(0, "cudaMemsetAsync_v3020", 1));
+	assert_false(rec_api_selected(0, "cudaMalloc_v3020", 1));
+	assert_false(rec_api_selected(0, "cudaStreamSynchronize_v3020", 1));
+	assert_true(rec_api_selected(1, "cuLaunchKernelEx", 1));
+	assert_true(rec_api_selected(1, "cuMemcpyHtoDAsync_v2", 1));
+	assert_false(rec_api_selected(1, "cuCtxSynchronize", 1));
+	assert_false(rec_api_selected(1, "cudaLaunchKernel", 1));
+	assert_false(rec_api_selected(0, NULL, 1));
 }
 
 int main(void)
@@ -129,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_memcpy_prefers_runtime_corr),
 		cmocka_unit_test(test_memset),
+		cmocka_unit_test(test_api_activity),
 		cmocka_unit_test(test_api_selection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,10 +6,12 @@ decode loop (the part a tracer slows down), measured after warm-up.
 usage: python3 decode_loop.py [--steps 64] [--prompt 128]
 """
 import argparse
+import sys
 import time
 
-import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+T_START = time.perf_counter()
+import torch  # noqa: E402
+from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
 
 
 def main():
@@ -19,6 +21,7 @@ def main():
     ap.add_argument("--layers", type=int, default=16)
     ap.add_argument("--reps", type=int, default=1, help="timed repetitions (after warm-up)")
     args = ap.parse_args()
+    t_import = time.perf_counter()
     torch.manual_seed(0)
     cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=args.layers,
                       num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
@@ -55,11 +58,16 @@ def main():
             torch.cuda.synchronize()
             return time.perf_counter() - t0
 
+    t_model = time.perf_counter()
     run(False)  # warm-up (kernel selection, allocator)
+    t_warm = time.perf_counter()
     walls = sorted(run(True) for _ in range(args.reps))
     wall = walls[len(walls) // 2]
     print(f"decode_loop steps {args.steps} reps {args.reps} decode_wall_s {wall:.6f} "
           f"min_s {walls[0]:.6f} ms_per_step {wall * 1e3 / args.steps:.3f} all {' '.join(f'{w:.4f}' for w in walls)}")
+    # where a process's time goes (stderr: the line above is what tools parse)
+    print(f"decode_loop phases import_s {t_import - T_START:.2f} model_s {t_model - t_import:.2f} "
+          f"warmup_s {t_warm - t_model:.2f} timed_s {time.perf_counter() - t_warm:.2f}", file=sys.stderr)
 
 
 if __name__ == "__main__":

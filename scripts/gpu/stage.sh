@@ -11,7 +11,7 @@ rm -rf "$dest" && mkdir -p "$dest/build/workloads" "$dest/build/tracer" "$dest/l
 cp build/llmprof build/llmprof-calibrate "$dest/build/"
 cp build/workloads/llmprof-llm build/workloads/llmprof-dummy "$dest/build/workloads/"
 cp build/tracer/libllmprof_tracer.so "$dest/build/tracer/"
-cp -r conf scripts "$dest/"
+cp -r conf scripts examples "$dest/"
 for so in libyaml-0.so.2 libjansson.so.4 libsqlite3.so.0; do
 	cp -L "/lib/x86_64-linux-gnu/$so" "$dest/lib/"
 done

@@ -84,11 +84,31 @@ static const char *base_name(const struct launch *l, enum select_name_base base,
 {
 	if (base == SELECT_BASE_DEMANGLED)
 		return l->name;
+	if (base == SELECT_BASE_MANGLED && l->mangled)
+		return l->mangled;
 	if (l->short_name)
 		return l->short_name;
 	strbuf_reset(tmp);
 	ncu_short_name(l->name, tmp);
 	return tmp->buf;
+}
+
+enum select_name_base select_best_base(const struct launch *l, size_t n,
+				       enum select_name_base fallback)
+{
+	if (!n)
+		return fallback;
+	for (size_t i = 0; i < n; i++)
+		if (!l[i].mangled || !*l[i].mangled)
+			return fallback;
+	return SELECT_BASE_MANGLED;
+}
+
+const char *select_base_name(enum select_name_base base)
+{
+	return base == SELECT_BASE_FUNCTION ? "function"
+	       : base == SELECT_BASE_MANGLED ? "mangled"
+					     : "demangled";
 }
 
 int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
@@ -319,7 +339,7 @@ void selection_json(const struct selection *sel, const struct select_opts *o, st
 	json_object_set_new(root, "nvtx_gated", json_boolean(o->nvtx_gated));
 	json_object_set_new(
 	    root, "kernel_name_base",
-	    json_string(o->base == SELECT_BASE_FUNCTION ? "function" : "demangled"));
+	    json_string(select_base_name(o->base)));
 	pats = json_array();
 	for (size_t i = 0; i < o->nr_include; i++)
 		json_array_append_new(pats, json_string(o->include[i]));

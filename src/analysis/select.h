@@ -31,13 +31,26 @@
 struct launch {
 	const char *name;	/* demangled */
 	const char *short_name; /* function name; NULL = derived from name */
+	const char *mangled;	/* mangled name; NULL when the trace has none */
 	int grid[3], block[3];
 	int64_t start, end; /* GPU ns */
 	int in_stage;
 	int device;
 };
 
-enum select_name_base { SELECT_BASE_DEMANGLED = 0, SELECT_BASE_FUNCTION };
+/* What ncu's --kernel-name-base the selection's filters use. MANGLED is
+ * exact: the demangled text differs between demanglers (the tracer's C++
+ * runtime writes "__nv_bfloat16*", ncu "__nv_bfloat16 *"), so a demangled
+ * regex built from the trace can match nothing under ncu (seen on the H100,
+ * docs/validation/profile-h100.md). */
+enum select_name_base { SELECT_BASE_DEMANGLED = 0, SELECT_BASE_FUNCTION, SELECT_BASE_MANGLED };
+
+/* The most exact base the launches allow: MANGLED when every launch has a
+ * mangled name, else `fallback`. */
+enum select_name_base select_best_base(const struct launch *l, size_t n,
+				       enum select_name_base fallback);
+/* "demangled", "function" or "mangled", as ncu spells it. */
+const char *select_base_name(enum select_name_base base);
 
 struct select_opts {
 	double coverage;	    /* (0, 1] */

@@ -23,9 +23,14 @@
 #include "run/status.h"
 #include "analysis/select.h"
 #include "report/build.h"
+#include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
 #include "trace/tracer_launch.h"
+#include "vendor/ncu_argv.h"
+#include "vendor/ncu_config.h"
+#include "vendor/ncu_nvtx.h"
+#include "vendor/ncu_run.h"
 #include "vendor/nsys.h"
 #include "vendor/nsys_config.h"
 #include "vendor/nsys_diag.h"
@@ -63,6 +68,7 @@ struct profile_params {
 	struct strbuf trace_dir; /* <run>/trace */
 	struct strbuf trace_log; /* <run>/trace/log: the tracer's logs */
 	char *tracer_env[5];
+	struct strbuf ncu_what; /* the ncu step's --dry-run text */
 };
 
 static void profile_params_release(struct profile_params *p)
@@ -76,6 +82,7 @@ static void profile_params_release(struct profile_params *p)
 	strbuf_release(&p->trace_dir);
 	strbuf_release(&p->trace_log);
 	tracer_env_free(p->tracer_env);
+	strbuf_release(&p->ncu_what);
 }
 
 /* Points the workload at the builtin tracer, its logs under run_dir. */
@@ -190,6 +197,7 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 	strbuf_init(&p->trace_reason, 0);
 	strbuf_init(&p->trace_dir, 0);
 	strbuf_init(&p->trace_log, 0);
+	strbuf_init(&p->ncu_what, 0);
 	pp->run_dir = run_dir;
 	pp->workload_kind = config_get_string(cfg, "workload.kind");
 	if (ctx->has_program) {
@@ -538,6 +546,8 @@ struct internal_ctx {
 	const struct profile_params *pp;
 	const char *conf_dir;
 	size_t n_overrides;
+	struct selection *sel; /* the select step's, for the ncu step */
+	const char *ncu_base;  /* --kernel-name-base the selection used */
 };
 
 /* The config the reports read: the bundle's config.yaml, exactly as
@@ -677,8 +687,14 @@ static enum step_state select_step(struct internal_ctx *ic, struct strbuf *msg)
 		so.nr_exclude = nexc;
 	}
 	so.launch_count = lc > 0 ? (unsigned)lc : 1;
-	so.nvtx_gated = config_get_bool(cfg, "pipeline.ncu.gating_nvtx", 0);
+	/* each selected kernel gets its own ncu run, found by name and launch
+	 * index over the whole run: no NVTX gate is needed, and none is used
+	 * (docs/ncu.md "How profile runs ncu") */
+	so.nvtx_gated = 0;
 	so.base = base && !strcmp(base, "function") ? SELECT_BASE_FUNCTION : SELECT_BASE_DEMANGLED;
+	/* mangled names are the same text in the trace and in ncu; demangled
+	 * ones are not (select.h) */
+	so.base = select_best_base(l, n, so.base);
 	if (select_kernels(l, n, &so, &sel, &err)) {
 		strbuf_addstr(msg, err.buf);
 		goto out;
@@ -700,12 +716,416 @@ static enum step_state select_step(struct internal_ctx *ic, struct strbuf *msg)
 		    sel.nr, sel.distinct, 100.0 * sel.coverage, stage ? stage : "decode",
 		    sel.stop_reason ? sel.stop_reason : "done");
 	state = STEP_OK;
+	ic->sel = xmalloc(sizeof(*ic->sel));
+	*ic->sel = sel;
+	memset(&sel, 0, sizeof(sel));
+	ic->ncu_base = select_base_name(so.base);
 out:
 	selection_release(&sel);
 	free(l);
 	free(exc);
 	strbuf_release(&err);
 	strbuf_release(&text);
+	return state;
+}
+
+/* Runs one ncu child with its logs under logs/<name>.{out,err}; its console
+ * text (stdout then stderr) is appended to text. */
+static size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+static int ncu_child(const struct run_bundle *b, const char *name, const struct ncu_cmd *cmd,
+		     char *const *wl_env, const char *out_path, double timeout_s, int echo, struct proc_result *res,
+		     struct strbuf *text, struct strbuf *err)
+{
+	static const char *const unset[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+					    "LLMPROF_TRACE_OUT", NULL};
+	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT, rel = STRBUF_INIT, p = STRBUF_INIT;
+	struct proc_spec spec;
+	const char **env = NULL;
+	size_t nenv = 0;
+	int ret;
+
+	memset(&spec, 0, sizeof(spec));
+	/* ncu's own additions, then the workload's minus the tracer's */
+	env = xcalloc(cmd->nenv + (wl_env ? strv_len(wl_env) : 0) + 1, sizeof(*env));
+	for (size_t i = 0; i < cmd->nenv; i++)
+		env[nenv++] = cmd->env[i];
+	for (char *const *w = wl_env; w && *w; w++)
+		if (!starts_with(*w, "CUDA_INJECTION64_PATH=") &&
+		    !starts_with(*w, "NVTX_INJECTION64_PATH=") && !starts_with(*w, "LLMPROF_TRACE_"))
+			env[nenv++] = *w;
+	strbuf_addf(&rel, "logs/%s.argv", name);
+	bundle_path(b, rel.buf, &p);
+	ret = proc_write_argv(p.buf, (const char *const *)cmd->argv, err);
+	if (ret)
+		goto out;
+	strbuf_reset(&rel);
+	strbuf_addf(&rel, "logs/%s.out", name);
+	if (out_path)
+		strbuf_addstr(&o, out_path);
+	else
+		bundle_path(b, rel.buf, &o);
+	strbuf_reset(&rel);
+	strbuf_addf(&rel, "logs/%s.err", name);
+	bundle_path(b, rel.buf, &e);
+	spec.argv = (const char *const *)cmd->argv;
+	spec.env_add = env;
+	/* CUPTI takes one subscriber: the builtin tracer must not ride along */
+	spec.env_remove = unset;
+	spec.out.path = o.buf;
+	spec.err.path = e.buf;
+	spec.out.echo = spec.err.echo = echo && !out_path;
+	spec.stdin_null = 1;
+	spec.timeout_s = timeout_s;
+	ret = proc_run(&spec, res, err);
+	if (!ret) {
+		if (!out_path)
+			strbuf_read_file(text, o.buf);
+		strbuf_read_file(text, e.buf);
+	}
+out:
+	strbuf_release(&o);
+	strbuf_release(&e);
+	strbuf_release(&rel);
+	strbuf_release(&p);
+	free(env);
+	return ret;
+}
+
+/* A configured run's --nvtx-include values, checked against the ranges
+ * the bundle's trace saw and put in ncu's syntax (vendor/ncu_nvtx.h).
+ * 0 with *exprs set (owned), or -1 with msg. */
+static int ncu_check_includes(const struct run_bundle *b, const struct ncu_options *o,
+			      char ***exprs, struct strbuf *msg)
+{
+	struct strbuf tp = STRBUF_INIT, err = STRBUF_INIT;
+	struct nvtx_list l;
+	struct ncu_seen_range *seen = NULL;
+	const char *trace = report_bundle_trace(b->dir, &tp);
+	int ret = -1;
+
+	nvtx_list_init(&l);
+	if (!trace || !path_exists(trace)) {
+		strbuf_addstr(msg, "pipeline.ncu.ncu_cli.nvtx.include cannot be checked: the bundle "
+				   "has no trace; refusing an NVTX-filtered ncu run that may match "
+				   "nothing");
+		goto out;
+	}
+	if (nvtx_list_load(&l, trace, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	seen = xcalloc(l.n + 1, sizeof(*seen));
+	for (size_t i = 0; i < l.n; i++) {
+		seen[i].domain = l.v[i].domain;
+		seen[i].name = l.v[i].name;
+		seen[i].startend = l.v[i].style == NVTX_STYLE_STARTEND;
+	}
+	if (ncu_nvtx_check(o->nvtx_include, o->nr_nvtx_include, seen, l.n, exprs, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(seen);
+	nvtx_list_release(&l);
+	strbuf_release(&tp);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* The ncu step: one ncu run per selected kernel (or one with the user's own
+ * filters), each report imported as the raw page and merged into
+ * ncu/raw.csv; ncu/cmd.txt, ncu/sections.txt, ncu/measured.json. */
+static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int *code)
+{
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT, cmdtxt = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, first_fail = STRBUF_INIT;
+	const struct config *cfg = bundle_config(ic, &err);
+	const char *mode = config_get_string(cfg, "run.mode");
+	double timeout_s = config_get_double(cfg, "run.timeout_s", 0);
+	struct ncu_options base = NCU_OPTIONS_INIT;
+	struct ncu_config_lists lists;
+	struct ncu_raw_merge merge = NCU_RAW_MERGE_INIT;
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct proc_result res;
+	enum step_state state = STEP_FAILED;
+	json_t *runs = json_array();
+	char *ncu = NULL, **includes = NULL;
+	const struct plan_step *wl = plan_find(ic->plan, "workload");
+	size_t nruns, measured = 0, program_n = 0;
+	int explicit_run, tty = isatty(2);
+	double ncu_s = 0;
+
+	ncu_options_from_config(cfg, &base, &lists);
+	explicit_run = ncu_options_explicit(&base);
+	if (!explicit_run && (!ic->sel || !ic->sel->nr)) {
+		strbuf_addstr(msg, "no kernels selected: nothing to measure (see the select step)");
+		state = STEP_SKIPPED;
+		goto out;
+	}
+	if (!(ncu = ncu_find(config_get_string(cfg, "pipeline.ncu.path"), &why))) {
+		*code = EXIT_TOOL_MISSING;
+		strbuf_addstr(msg, why.buf);
+		goto out;
+	}
+	if (ncu_options_range(&base) && !base.nr_nvtx_include) {
+		*code = EXIT_CONFIG;
+		strbuf_addf(msg, "pipeline.ncu.ncu_cli.replay_mode=%s needs "
+				 "pipeline.ncu.ncu_cli.nvtx.include (the ranges to replay, e.g. "
+				 "[LLM@decode_all/]); `llmprof nvtx` lists the ones the program emits",
+			    base.replay_mode);
+		goto out;
+	}
+	if (explicit_run && base.nr_nvtx_include) {
+		if (ncu_check_includes(ic->b, &base, &includes, msg)) {
+			*code = EXIT_CONFIG;
+			goto out;
+		}
+		base.nvtx_include = (const char *const *)includes;
+	}
+	if (mode && !strcmp(mode, "light"))
+		ncu_options_light(&base);
+	while (ic->plan->program && ic->plan->program[program_n])
+		program_n++;
+	base.ncu = ncu;
+	base.program = (const char *const *)ic->plan->program;
+	base.nr_program = program_n;
+	base.force_overwrite = 1;
+	if (make_ncu_dir(ic->b, &err)) {
+		*code = EXIT_IO;
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	/* what this ncu can collect, once (ncu/sections.txt) */
+	ncu_list_sections_argv(ncu, &cmd);
+	bundle_path(ic->b, "ncu/sections.txt", &path);
+	if (ncu_child(ic->b, "ncu-list-sections", &cmd, NULL, path.buf, timeout_s, 0, &res, &text,
+		      &err) ||
+	    res.outcome != PROC_EXITED || res.exit_status)
+		warning_print("ncu --list-sections failed: ncu/sections.txt is incomplete");
+	ncu_cmd_release(&cmd);
+
+	nruns = explicit_run ? 1 : ic->sel->nr;
+	for (size_t i = 0; i < nruns; i++) {
+		const struct selected_kernel *k = explicit_run ? NULL : &ic->sel->k[i];
+		struct ncu_options o = base;
+		struct strbuf name = STRBUF_INIT, out_base = STRBUF_INIT, d = STRBUF_INIT;
+		struct strbuf rep = STRBUF_INIT, raw = STRBUF_INIT, csv = STRBUF_INIT;
+		struct proc_spec dspec;
+		enum ncu_verdict v;
+		json_t *rec = json_object();
+		int ok = 0, rows = 0;
+		double cap_s;
+
+		strbuf_addf(&name, "ncu-k%zu", i);
+		strbuf_addf(&raw, "ncu/k%zu", i);
+		bundle_path(ic->b, raw.buf, &out_base);
+		if (k)
+			ncu_options_for_kernel(&o, k->kernel_name, ic->ncu_base,
+					       (long long)k->launch_skip,
+					       (long long)k->launch_count);
+		o.output = out_base.buf;
+		if (ncu_capture_argv(&o, &cmd, &err)) {
+			*code = EXIT_CONFIG;
+			strbuf_addstr(msg, err.buf);
+			json_decref(rec);
+			strbuf_release(&name);
+			strbuf_release(&out_base);
+			strbuf_release(&raw);
+			goto out;
+		}
+		ncu_cmd_format(&cmd, &cmdtxt);
+		strbuf_addch(&cmdtxt, '\n');
+		/* written before each run, so a stuck ncu's argv is on disk */
+		if (bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &err))
+			strbuf_reset(&err);
+		if (tty)
+			fprintf(stderr, "llmprof: ncu: kernel %zu of %zu: %s\n", i + 1, nruns,
+				k ? (k->short_name ? k->short_name : k->name)
+				  : "the configured filters");
+		strbuf_reset(&text);
+		if (ncu_child(ic->b, name.buf, &cmd, wl ? wl->env_add : NULL, NULL, timeout_s, opt_echo, &res, &text,
+			      &err)) {
+			*code = EXIT_IO;
+			strbuf_addstr(msg, err.buf);
+			ncu_cmd_release(&cmd);
+			json_decref(rec);
+			strbuf_release(&name);
+			strbuf_release(&out_base);
+			strbuf_release(&raw);
+			goto out;
+		}
+		ncu_cmd_release(&cmd);
+		cap_s = (double)res.wall_ns / 1e9;
+		ncu_s += cap_s;
+		memset(&dspec, 0, sizeof(dspec));
+		dspec.timeout_s = timeout_s;
+		proc_result_describe(&res, &dspec, &d);
+		strbuf_addf(&rep, "%s.ncu-rep", out_base.buf);
+		v = ncu_output_diagnose(text.buf, text.len, &why);
+		if (v == NCU_RUN_NO_KERNELS && k)
+			strbuf_addf(&why, " (-k %s --kernel-name-base %s --launch-skip %zu "
+					  "--launch-count %zu)",
+				    k->kernel_name, ic->ncu_base, k->launch_skip, k->launch_count);
+		if ((v == NCU_RUN_NO_KERNELS || v == NCU_RUN_NO_RANGES) && !k) {
+			strbuf_addstr(&why, " (configured filters:");
+			if (o.kernel_name)
+				strbuf_addf(&why, " --kernel-name %s", o.kernel_name);
+			if (o.kernel_id)
+				strbuf_addf(&why, " --kernel-id %s", o.kernel_id);
+			if (o.launch_skip >= 0)
+				strbuf_addf(&why, " --launch-skip %lld", o.launch_skip);
+			for (size_t x = 0; x < o.nr_nvtx_include; x++)
+				strbuf_addf(&why, " --nvtx-include %s", o.nvtx_include[x]);
+			strbuf_addstr(&why, "; `llmprof nvtx` lists the ranges the program emits)");
+		}
+		if (v == NCU_RUN_OK && (res.outcome != PROC_EXITED || res.exit_status))
+			strbuf_addf(&why, "ncu %s", d.buf);
+		if (v == NCU_RUN_OK && !why.len && !path_exists(rep.buf))
+			strbuf_addstr(&why, "ncu wrote no report");
+		if (!why.len) {
+			struct ncu_cmd imp = NCU_CMD_INIT;
+			struct strbuf rawp = STRBUF_INIT, iname = STRBUF_INIT, itext = STRBUF_INIT;
+
+			strbuf_addf(&raw, ".raw.csv");
+			bundle_path(ic->b, raw.buf, &rawp);
+			strbuf_addf(&iname, "ncu-import-k%zu", i);
+			ncu_import_argv(ncu, rep.buf, "raw", &imp);
+			ncu_cmd_format(&imp, &cmdtxt);
+			strbuf_addch(&cmdtxt, '\n');
+			if (ncu_child(ic->b, iname.buf, &imp, NULL, rawp.buf, timeout_s, 0, &res, &itext,
+				      &err) ||
+			    res.outcome != PROC_EXITED || res.exit_status) {
+				strbuf_addf(&why, "ncu --import failed%s%s", err.len ? ": " : "",
+					    err.buf);
+				strbuf_reset(&err);
+			} else if (strbuf_read_file(&csv, rawp.buf) < 0 ||
+				   (rows = ncu_raw_merge_add(&merge, csv.buf, csv.len, raw.buf,
+							     &err)) < 0) {
+				/* columns that cannot be merged: nothing after is valid */
+				*code = EXIT_STEP_FAILED;
+				strbuf_addstr(msg, err.buf);
+				ncu_cmd_release(&imp);
+				strbuf_release(&rawp);
+				strbuf_release(&iname);
+				strbuf_release(&itext);
+				json_decref(rec);
+				strbuf_release(&name);
+				strbuf_release(&out_base);
+				strbuf_release(&raw);
+				strbuf_release(&rep);
+				strbuf_release(&csv);
+				strbuf_release(&d);
+				goto out;
+			} else if (!rows) {
+				strbuf_addstr(&why, "the report holds no result");
+			} else {
+				ok = 1;
+			}
+			ncu_cmd_release(&imp);
+			strbuf_release(&rawp);
+			strbuf_release(&iname);
+			strbuf_release(&itext);
+		}
+		measured += ok;
+		if (tty && ok)
+			fprintf(stderr, "llmprof: ncu: kernel %zu of %zu measured in %.1f s\n", i + 1,
+				nruns, cap_s);
+		if (k) {
+			json_object_set_new(rec, "rank", json_integer((json_int_t)i + 1));
+			json_object_set_new(rec, "name", json_string_lossy(k->name));
+			json_object_set_new(rec, "kernel_name", json_string_lossy(k->kernel_name));
+			json_object_set_new(rec, "launch_skip", json_integer((json_int_t)k->launch_skip));
+			json_object_set_new(rec, "share", json_real(k->share));
+		}
+		json_object_set_new(rec, "measured", json_boolean(ok));
+		json_object_set_new(rec, "results", json_integer(rows > 0 ? rows : 0));
+		json_object_set_new(rec, "ncu_wall_s", json_real(cap_s));
+		json_object_set_new(rec, "report", json_string_lossy(rep.buf + strlen(ic->b->dir) + 1));
+		if (!ok) {
+			json_object_set_new(rec, "why", json_string_lossy(why.buf));
+			if (!first_fail.len)
+				strbuf_addstr(&first_fail, why.buf);
+			if (tty || explicit_run)
+				warning_print("ncu: kernel %zu: %s", i + 1, why.buf);
+		}
+		json_array_append_new(runs, rec);
+		strbuf_release(&name);
+		strbuf_release(&out_base);
+		strbuf_release(&raw);
+		strbuf_release(&rep);
+		strbuf_release(&csv);
+		strbuf_release(&d);
+		if (v == NCU_RUN_PERM) {
+			/* every later run would fail the same way */
+			strbuf_addstr(msg, why.buf);
+			goto out;
+		}
+		strbuf_reset(&why);
+		if (res.outcome == PROC_INTERRUPTED || proc_pending_interrupt()) {
+			strbuf_addstr(msg, "interrupted");
+			goto out;
+		}
+	}
+	if (measured) {
+		strbuf_reset(&text);
+		ncu_raw_merge_write(&merge, &text);
+		if (bundle_write(ic->b, "ncu/raw.csv", text.buf, text.len, &err)) {
+			*code = EXIT_IO;
+			strbuf_addstr(msg, err.buf);
+			goto out;
+		}
+	}
+	strbuf_addf(msg, "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> ncu/raw.csv",
+		    measured, nruns, explicit_run ? "configured run" : "selected kernels",
+		    merge.nrows, merge.nrows == 1 ? "" : "s", ncu_s);
+	if (measured < nruns)
+		strbuf_addf(msg, "; not measured: %s", first_fail.buf);
+	state = measured ? STEP_OK : STEP_FAILED;
+out:
+	{
+		json_t *j = json_object();
+		struct strbuf jp = STRBUF_INIT, jerr = STRBUF_INIT;
+
+		json_object_set_new(j, "ncu", json_string_lossy(ncu ? ncu : ""));
+		json_object_set_new(j, "mode", json_string_lossy(mode ? mode : "deep"));
+		json_object_set_new(j, "explicit_filters", json_boolean(explicit_run));
+		json_object_set_new(j, "measured", json_integer((json_int_t)measured));
+		json_object_set_new(j, "ncu_wall_s", json_real(ncu_s));
+		json_object_set_new(j, "runs", runs);
+		runs = NULL;
+		if (cmdtxt.len && bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &jerr))
+			warning_print("%s", jerr.buf);
+		strbuf_reset(&jerr);
+		if (state != STEP_SKIPPED && ncu) {
+			bundle_path(ic->b, "ncu/measured.json", &jp);
+			if (json_write_file_atomic(jp.buf, j, &jerr))
+				warning_print("%s", jerr.buf);
+		}
+		json_decref(j);
+		strbuf_release(&jp);
+		strbuf_release(&jerr);
+	}
+	json_decref(runs);
+	ncu_cmd_release(&cmd);
+	ncu_raw_merge_release(&merge);
+	ncu_nvtx_exprs_free(includes, base.nr_nvtx_include);
+	ncu_config_lists_release(&lists);
+	free(ncu);
+	strbuf_release(&err);
+	strbuf_release(&why);
+	strbuf_release(&cmdtxt);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	strbuf_release(&first_fail);
 	return state;
 }
 
@@ -746,6 +1166,8 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 		strbuf_release(&tp);
 	} else if (!strcmp(s->name, "select")) {
 		state = select_step(ic, msg);
+	} else if (!strcmp(s->name, "ncu")) {
+		state = ncu_step(ic, msg, code);
 	} else if (!strcmp(s->name, "join")) {
 		struct strbuf raw = STRBUF_INIT;
 
@@ -891,6 +1313,53 @@ static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, s
 	return ret;
 }
 
+/* Builds the plan, the ncu step described with its argv template (which
+ * needs the workload argv the first build decides). */
+static int build_plan(struct plan *plan, struct profile_params *pp, const struct config *cfg,
+		      struct strbuf *err)
+{
+	struct ncu_options o = NCU_OPTIONS_INIT;
+	struct ncu_config_lists lists;
+	struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
+	char *ncu;
+	size_t n = 0;
+
+	pp->pp.ncu_what = NULL;
+	if (plan_build(plan, &pp->pp, err))
+		return -1;
+	if (!pp->pp.ncu_enable || pp->pp.trace == PLAN_TRACE_OFF)
+		return 0;
+	ncu_options_from_config(cfg, &o, &lists);
+	ncu = ncu_find(config_get_string(cfg, "pipeline.ncu.path"), &why);
+	o.ncu = ncu ? ncu : "ncu";
+	while (plan->program && plan->program[n])
+		n++;
+	o.program = (const char *const *)plan->program;
+	o.nr_program = n;
+	strbuf_reset(&pp->ncu_what);
+	if (!ncu_plan_describe(&o, config_get_string(cfg, "run.mode"), pp->pp.run_dir,
+			       &pp->ncu_what, &e)) {
+		if (!ncu)
+			strbuf_addf(&pp->ncu_what, "\n    (the step will fail: %s)", why.buf);
+		pp->pp.ncu_what = pp->ncu_what.buf;
+		plan_release(plan);
+		if (plan_build(plan, &pp->pp, err))
+			BUG("plan changed on rebuild: %s", err->buf);
+	} else {
+		strbuf_reset(&pp->ncu_what);
+		strbuf_addf(&pp->ncu_what, "ncu: %s", e.buf);
+		pp->pp.ncu_what = pp->ncu_what.buf;
+		plan_release(plan);
+		if (plan_build(plan, &pp->pp, err))
+			BUG("plan changed on rebuild: %s", err->buf);
+	}
+	ncu_config_lists_release(&lists);
+	free(ncu);
+	strbuf_release(&why);
+	strbuf_release(&e);
+	return 0;
+}
+
 static int cmd_profile_exec(struct cmd_ctx *ctx)
 {
 	struct config *cfg = NULL;
@@ -974,7 +1443,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		goto out;
 	}
 	tracer_setup(&pp, placeholder.buf);
-	if (plan_build(&plan, &pp.pp, &err)) {
+	if (build_plan(&plan, &pp, cfg, &err)) {
 		error_print("%s", err.buf);
 		code = EXIT_CONFIG;
 		goto out;
@@ -1000,7 +1469,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	plan_release(&plan);
 	pp.pp.run_dir = b.dir;
 	tracer_setup(&pp, b.dir);
-	if (plan_build(&plan, &pp.pp, &err))
+	if (build_plan(&plan, &pp, cfg, &err))
 		BUG("plan changed between checks: %s", err.buf);
 
 	strbuf_reset(&placeholder);
@@ -1115,6 +1584,10 @@ out:
 	if (ic.bcfg)
 		config_free(ic.bcfg);
 	report_analysis_free(ic.analysis);
+	if (ic.sel) {
+		selection_release(ic.sel);
+		free(ic.sel);
+	}
 	plan_release(&plan);
 	gpu_probe_release(&gpus);
 	bundle_release(&b);

@@ -89,9 +89,15 @@ static const struct config_key schema[] = {
 	  "[SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, SchedulerStats]", NULL, 0, 0,
 	  "ncu --section, one per item" },
 	{ "pipeline.ncu.ncu_cli.metrics", CONFIG_STRLIST, N,
-	  "[flop_count_hp, flop_count_sp, gpu__time_duration.sum, "
-	  "sm__throughput.avg.pct_of_peak_sustained_elapsed, "
-	  "dram__throughput.avg.pct_of_peak_sustained_elapsed]",
+	  "[gpu__time_duration.sum, sm__throughput.avg.pct_of_peak_sustained_elapsed, "
+	  "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed, dram__bytes_read.sum, "
+	  "dram__bytes_write.sum, sm__sass_thread_inst_executed_op_ffma_pred_on.sum, "
+	  "sm__sass_thread_inst_executed_op_fadd_pred_on.sum, "
+	  "sm__sass_thread_inst_executed_op_fmul_pred_on.sum, "
+	  "sm__sass_thread_inst_executed_op_hfma_pred_on.sum, "
+	  "sm__sass_thread_inst_executed_op_hadd_pred_on.sum, "
+	  "sm__sass_thread_inst_executed_op_hmul_pred_on.sum, "
+	  "sm__ops_path_tensor_src_bf16_dst_fp32.sum, sm__ops_path_tensor_src_fp16.sum]",
 	  NULL, 0, 0, "ncu --metrics, joined with ','" },
 	{ "pipeline.ncu.ncu_cli.kernel_name", CONFIG_STR, N, "null", NULL, 0, 0,
 	  "ncu --kernel-name: exact name, or \"regex:<pattern>\"" },

@@ -426,16 +426,41 @@ static double sum_have(double a, double b)
 	return ncu_have(b) ? a + b : a;
 }
 
+/* A kernel name up to its parameter list, without spaces:
+ * "void k_gemv<__nv_bfloat16, float>(T2 *, const T1 *)" -> "voidk_gemv<__nv_bfloat16,float>".
+ * Demanglers differ in the parameter list (ncu writes template parameters
+ * as T1, T2 and "const T1 *"; the tracer "__nv_bfloat16 const*"), but both
+ * spell the template arguments out. */
+void report_join_key(const char *s, struct strbuf *out)
+{
+	int depth = 0;
+
+	strbuf_reset(out);
+	for (; *s; s++) {
+		if (*s == '<')
+			depth++;
+		else if (*s == '>' && depth > 0)
+			depth--;
+		else if (*s == '(' && !depth && out->len)
+			break;
+		if (*s != ' ')
+			strbuf_addch(out, *s);
+	}
+}
+
 /* The join step: ncu's per-launch records matched to the trace's kernels by
- * (demangled) name; each kernel gets the duration-weighted means of the
+ * demangled name, or, where the two demanglers disagree, by the name up to
+ * its parameter list (template arguments included, so two instantiations
+ * stay apart); each kernel gets the duration-weighted means of the
  * launches ncu measured. */
 static void join_counters(struct report_model *m, const char *path, const char *shown,
 			  struct report_build_result *res)
 {
-	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT, key = STRBUF_INIT;
 	struct ncu_raw raw = NCU_RAW_INIT;
 	struct ncu_kernel_table t = NCU_KERNEL_TABLE_INIT;
 	size_t joined_rows = 0, joined_kernels = 0;
+	char **rkeys = NULL;
 
 	if (strbuf_read_file(&buf, path)) {
 		error_errno(&err, "cannot read '%s'", shown);
@@ -444,6 +469,12 @@ static void join_counters(struct report_model *m, const char *path, const char *
 	if (ncu_raw_parse(buf.buf, buf.len, shown, &raw, &err) ||
 	    ncu_kernels_from_raw(&raw, &t, &err))
 		goto fail;
+	if (t.nr)
+		rkeys = xcalloc(t.nr, sizeof(*rkeys));
+	for (size_t j = 0; j < t.nr; j++) {
+		report_join_key(t.k[j].name ? t.k[j].name : "", &key);
+		rkeys[j] = strbuf_detach(&key, NULL);
+	}
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		struct report_kernel *k = &m->kernels[i];
 		struct wmean sm = {0, 0}, mem = {0, 0}, dram = {0, 0}, occ = {0, 0};
@@ -455,8 +486,13 @@ static void join_counters(struct report_model *m, const char *path, const char *
 			const struct ncu_kernel *r = &t.k[j];
 			double w;
 
-			if (!r->name || strcmp(r->name, k->short_name))
+			if (!r->name)
 				continue;
+			if (strcmp(r->name, k->short_name)) {
+				report_join_key(k->short_name, &key);
+				if (strcmp(rkeys[j], key.buf))
+					continue;
+			}
 			n++;
 			w = ncu_have(r->duration_ns) && r->duration_ns > 0 ? r->duration_ns : 1.0;
 			lsum_add(&dur, r->duration_ns);
@@ -499,6 +535,10 @@ fail:
 	res->join_state = "failed";
 	strbuf_add(&res->join_msg, err.buf, err.len);
 out:
+	for (size_t j = 0; rkeys && j < t.nr; j++)
+		free(rkeys[j]);
+	free(rkeys);
+	strbuf_release(&key);
 	ncu_kernel_table_release(&t);
 	ncu_raw_release(&raw);
 	strbuf_release(&buf);
@@ -534,6 +574,7 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 
 		l[i].name = str_or(&a->trace.strs, k->name, "(unnamed)");
 		l[i].short_name = strtab_str(&a->trace.strs, k->short_name);
+		l[i].mangled = strtab_str(&a->trace.strs, k->mangled);
 		memcpy(l[i].grid, k->grid, sizeof(l[i].grid));
 		memcpy(l[i].block, k->block, sizeof(l[i].block));
 		l[i].start = k->start;
@@ -548,6 +589,30 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 
 static const char *jstr(json_t *o, const char *key);
 static int load_json(const char *path, json_t **out, struct strbuf *err);
+
+/* The ncu step's ncu/measured.json (next to selection.json): how many of
+ * the selected kernels ncu measured, and the ncu time they cost. */
+static void measured_reason(struct report_model *m, const char *sel_path)
+{
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	json_t *j = NULL, *runs, *v;
+	const char *slash = strrchr(sel_path, '/');
+
+	strbuf_add(&p, sel_path, slash ? (size_t)(slash - sel_path) : 0);
+	strbuf_addstr(&p, slash ? "/measured.json" : "measured.json");
+	if (path_exists(p.buf) && !load_json(p.buf, &j, &err) && j &&
+	    json_is_array(runs = json_object_get(j, "runs")) &&
+	    json_is_integer(v = json_object_get(j, "measured")))
+		report_model_add_reason(
+		    m, "ncu measured %lld of %zu %s in %.1f s of ncu (ncu/measured.json)",
+		    (long long)json_integer_value(v), json_array_size(runs),
+		    json_is_true(json_object_get(j, "explicit_filters")) ? "configured runs"
+									 : "selected kernels",
+		    json_number_value(json_object_get(j, "ncu_wall_s")));
+	json_decref(j);
+	strbuf_release(&p);
+	strbuf_release(&err);
+}
 
 /* The select step's ncu/selection.json into m->sel; selected kernels marked. */
 static void fill_selection(struct report_model *m, const char *path, const struct config *cfg)
@@ -584,6 +649,7 @@ static void fill_selection(struct report_model *m, const char *path, const struc
 		report_model_add_reason(
 		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
 		    (long long)json_integer_value(v));
+	measured_reason(m, path);
 	ks = json_object_get(j, "kernels");
 	json_array_foreach(ks, i, v)
 	{

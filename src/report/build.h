@@ -83,4 +83,11 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 int report_build(const struct report_build_opts *o, struct report_build_result *res,
 		 struct strbuf *err);
 
+/* The join key of a kernel name: the name up to its parameter list, without
+ * spaces (template arguments kept). ncu and the trace demangle parameter
+ * lists differently ("T2 *, const T1 *" vs "__nv_bfloat16*, __nv_bfloat16
+ * const*"), so names that differ exactly still join on this key. Replaces
+ * out's content. */
+void report_join_key(const char *name, struct strbuf *out);
+
 #endif

@@ -306,8 +306,10 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 			: "the kernels of run.stage covering run.coverage of its GPU time "
 			  "(at most run.top_n_kernels)");
 	plan_add_internal(p, "select", sb.buf, ncu_skip);
-	plan_add_internal(p, "ncu", "ncu on the selected kernels -> ncu/raw.csv",
-			  ncu_skip ? ncu_skip : PLAN_NCU_NOT_WIRED);
+	plan_add_internal(p, "ncu",
+			  pp->ncu_what ? pp->ncu_what
+				       : "one ncu run per selected kernel -> ncu/k<i>.ncu-rep, ncu/raw.csv",
+			  ncu_skip);
 	plan_add_internal(p, "join", "trace kernels x ncu/raw.csv -> kernel counters", ncu_skip);
 	s = plan_add_internal(p, "reports",
 			      "kernels.md operators.md report.md stakeholder_summary.md "

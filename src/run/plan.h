@@ -13,8 +13,10 @@
  *   analyze                 in llmprof: timeline analysis of the trace
  *   select, ncu, join       kernel selection, counters, trace x counters
  *   reports                 in llmprof: every report from the bundle's files
- * A step may be planned as skipped (skip_reason), e.g. ncu before ncu support
- * exists; it then shows in status.json as skipped with that reason. */
+ * A step may be planned as skipped (skip_reason), e.g. ncu with
+ * pipeline.ncu.enable=false; it then shows in status.json as skipped with
+ * that reason. The ncu step is in-process: it runs one ncu per selected
+ * kernel (cmd-profile.c), so its argv is only known after select. */
 #ifndef LLMPROF_PLAN_H
 #define LLMPROF_PLAN_H
 
@@ -85,6 +87,9 @@ struct plan_params {
 	/* run.mode ("deep"/"light") and pipeline.ncu.enable */
 	const char *mode;
 	int ncu_enable;
+	/* the ncu step's --dry-run text: how it runs ncu, with the argv
+	 * template (cmd-profile.c); NULL = a generic line */
+	const char *ncu_what;
 };
 
 struct plan {
@@ -121,13 +126,6 @@ const struct plan_step *plan_find(const struct plan *p, const char *name);
 /* Where the built-in llm writes its analytic FLOPs/bytes (--analytic-out),
  * relative to the run dir; the reports read it from there. */
 #define PLAN_ANALYTIC_FILE "workload/analytic.json"
-
-/* Why the ncu step is skipped in this version: the capture itself (one ncu
- * run per selected kernel, then the raw-page import) is not wired into
- * profile yet; the select step's ncu/selection.json holds the exact filters. */
-#define PLAN_NCU_NOT_WIRED                                                                         \
-	"the ncu capture is not wired into profile yet; ncu/selection.json has the exact ncu "     \
-	"filters for each selected kernel"
 
 /* The directory of the built-in workload binaries: $LLMPROF_WORKLOADS_DIR,
  * else <dir of llmprof>/workloads (the build tree), else

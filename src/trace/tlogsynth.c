@@ -46,7 +46,7 @@ static void flush_chunk(struct out *o)
 }
 
 int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps,
-		    uint32_t kps, struct strbuf *err)
+		    uint32_t kps, int api_activity, struct strbuf *err)
 {
 	struct out o = { STRBUF_INIT, STRBUF_INIT, pid };
 	struct tlog_file_header h;
@@ -130,18 +130,34 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 		e->domain = 1;
 		e->len = 4;
 		for (uint32_t i = 0; i < kps + 2; i++) {
-			struct tlog_api *a = rec(&o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
+			struct tlog_api *a;
 			uint32_t gcorr = corr;
+			if (api_activity && i % 2 == 1) {
+				/* the nested driver call ends first, so comes first */
+				a = rec(&gpu, TLOG_API_ACT, sizeof(*a), NULL, 0, NULL, 0);
+				a->h.aux = TLOG_API_DRIVER;
+				a->start = t + 2;
+				a->end = t + 3;
+				a->corr = corr + 1000000;
+				a->cbid = 307;
+				a->tid = pid;
+			}
+			a = api_activity ? rec(&gpu, TLOG_API_ACT, sizeof(*a), NULL, 0, NULL, 0)
+					 : rec(&o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
 			a->h.aux = TLOG_API_RUNTIME;
 			a->start = t + 1;
 			a->end = t + 3;
 			a->corr = corr;
 			a->cbid = i < kps ? 211 : i == kps ? 41 : 51;
+			a->tid = api_activity ? pid : 0;
 			t += 4;
 			if (i % 2 == 1) { /* GPU record carries the driver call's id */
-				struct tlog_corr_alias *al = rec(&o, TLOG_CORR_ALIAS, sizeof(*al), NULL, 0, NULL, 0);
-				al->from = corr + 1000000;
-				al->to = corr;
+				if (!api_activity) {
+					struct tlog_corr_alias *al = rec(&o, TLOG_CORR_ALIAS, sizeof(*al),
+									 NULL, 0, NULL, 0);
+					al->from = corr + 1000000;
+					al->to = corr;
+				}
 				gcorr = corr + 1000000;
 			}
 			if (i < kps) {

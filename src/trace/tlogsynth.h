@@ -14,8 +14,12 @@
  * between two names (cudaLaunchKernel, runtime corr ids, the driver call of
  * every second launch aliased), plus per step one 4096-byte HtoD memcpy and
  * one memset. Kernel i of a step runs [t, t+1000+i*10) ns on stream 7.
- * Timing: all start from base_ns. Returns 0 or -1 with err set. */
+ * Timing: all start from base_ns. Launch calls are written as the callback
+ * source does (TLOG_API + TLOG_CORR_ALIAS on the thread), or with
+ * api_activity as the activity source does (TLOG_API_ACT in the GPU chunk,
+ * the aliased driver calls as nested driver records); both convert to the
+ * same database. Returns 0 or -1 with err set. */
 int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
-		    uint32_t kernels_per_step, struct strbuf *err);
+		    uint32_t kernels_per_step, int api_activity, struct strbuf *err);
 
 #endif

@@ -192,13 +192,55 @@ void tosqlite_memset_row(struct memset_row *r, const struct tosqlite_ctx *c,
 void tosqlite_runtime_row(struct runtime_row *r, const struct tosqlite_ctx *c,
 			  const struct tlog_api *a, uint32_t tid, int64_t name_id)
 {
-	r->start = rel_ts(c, (int64_t)a->start);
-	r->end = rel_ts(c, (int64_t)a->end);
+	int64_t shift = 0;
+
+	if (a->h.type == TLOG_API_ACT) {
+		tid = a->tid;
+		shift = c->gpu_shift;
+	}
+	r->start = rel_ts(c, (int64_t)((uint64_t)a->start + (uint64_t)shift));
+	r->end = rel_ts(c, (int64_t)((uint64_t)a->end + (uint64_t)shift));
 	r->eventClass = a->h.aux == TLOG_API_DRIVER ? 1 : 0; /* ENUM_NSYS_EVENT_CLASS */
 	r->globalTid = tosqlite_global_tid(c->pid, tid);
 	r->correlationId = a->corr;
 	r->nameId = name_id;
 	r->returnValue = a->ret;
+}
+
+static int cmp_span(const void *pa, const void *pb)
+{
+	const struct api_span *a = pa, *b = pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->driver != b->driver) /* the runtime call encloses, so first */
+		return a->driver ? 1 : -1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
+}
+
+void tosqlite_api_nest(struct api_span *v, size_t n)
+{
+	const struct api_span *rt = NULL; /* latest runtime call of this thread */
+	size_t i;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_span);
+	for (i = 0; i < n; i++) {
+		struct api_span *s = &v[i];
+		if (rt && rt->tid != s->tid)
+			rt = NULL;
+		s->parent = 0;
+		if (!s->driver) {
+			rt = s; /* runtime calls do not nest in each other */
+			continue;
+		}
+		if (rt && s->start >= rt->start && s->end <= rt->end)
+			s->parent = rt->corr;
+	}
 }
 
 static void nvtx_attrs(struct nvtx_row *r, const struct tlog_nvtx_event *e, int64_t text_id)
@@ -601,6 +643,9 @@ struct proc {
 	struct u64map strings;  /* NVTX string id -> StringIds id */
 	struct u64map api_names; /* domain<<32|cbid -> StringIds id */
 	struct u64map aliases;  /* driver corr -> runtime corr */
+	struct u64map nested;   /* corr of TLOG_API_ACT driver calls inside runtime calls */
+	struct api_span *spans; /* TLOG_API_ACT records, for tosqlite_api_nest */
+	size_t nspans, aspans;
 	struct u64map kname;    /* kernel name id -> index into knames */
 	struct u64map api_corr; /* corr ids of recorded launch calls (value 1) */
 	struct u64map tnames;   /* tid+1 -> StringIds id | (OS name) << 63 */
@@ -763,6 +808,19 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			u64map_put(&p->api_corr, a->corr, 1);
 			break;
 		}
+		case TLOG_API_ACT: {
+			const struct tlog_api *a = (const void *)h;
+			struct api_span *sp;
+			ALLOC_GROW(p->spans, p->nspans + 1, p->aspans);
+			sp = &p->spans[p->nspans++];
+			memset(sp, 0, sizeof(*sp));
+			sp->start = a->start;
+			sp->end = a->end;
+			sp->tid = a->tid;
+			sp->corr = a->corr;
+			sp->driver = h->aux == TLOG_API_DRIVER;
+			break;
+		}
 		case TLOG_KERNEL_NAME: {
 			const struct tlog_kernel_name *k = (const void *)h;
 			struct str m = tlog_rec_string(h, sizeof(*k), k->mangled_len);
@@ -902,6 +960,51 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 	strbuf_release(&sb);
 }
 
+/* After pass 1: fold driver calls made inside runtime calls (activity
+ * source) into their runtime call. */
+static void resolve_api_spans(struct proc *p)
+{
+	size_t i;
+
+	tosqlite_api_nest(p->spans, p->nspans);
+	for (i = 0; i < p->nspans; i++) {
+		const struct api_span *s = &p->spans[i];
+		if (!s->parent) {
+			u64map_put(&p->api_corr, s->corr, 1);
+			continue;
+		}
+		u64map_put(&p->nested, s->corr, 1);
+		if (s->corr != s->parent)
+			u64map_put(&p->aliases, s->corr, s->parent);
+	}
+	FREE_AND_NULL(p->spans);
+	p->nspans = p->aspans = 0;
+}
+
+static void put_api(struct conv *c, struct proc *p, const struct tlog_api *a, uint32_t tid)
+{
+	struct runtime_row row;
+	sqlite3_stmt *s = c->st[S_RUNTIME];
+	uint64_t name;
+
+	if (!u64map_get(&p->api_names, ((uint64_t)a->h.aux << 32) | a->cbid, &name)) {
+		char buf[48];
+		int n = snprintf(buf, sizeof(buf), "%s_cbid_%u",
+				 a->h.aux == TLOG_API_DRIVER ? "driver" : "runtime", a->cbid);
+		name = (uint64_t)intern(c, buf, (size_t)n);
+	}
+	tosqlite_runtime_row(&row, &p->ctx, a, tid, (int64_t)name);
+	sqlite3_bind_int64(s, 1, row.start);
+	sqlite3_bind_int64(s, 2, row.end);
+	sqlite3_bind_int64(s, 3, row.eventClass);
+	sqlite3_bind_int64(s, 4, row.globalTid);
+	sqlite3_bind_int64(s, 5, row.correlationId);
+	sqlite3_bind_int64(s, 6, row.nameId);
+	sqlite3_bind_int64(s, 7, row.returnValue);
+	if (step(c, S_RUNTIME) == 0)
+		c->stats->api_calls++;
+}
+
 /* Pass 2: events. */
 static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 {
@@ -937,28 +1040,15 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			put_nvtx(c, &row);
 			break;
 		}
-		case TLOG_API: {
+		case TLOG_API:
+			put_api(c, p, (const void *)h, it.tid);
+			break;
+		case TLOG_API_ACT: {
 			const struct tlog_api *a = (const void *)h;
-			struct runtime_row row;
-			sqlite3_stmt *s = c->st[S_RUNTIME];
-			uint64_t name;
-			if (!u64map_get(&p->api_names, ((uint64_t)h->aux << 32) | a->cbid, &name)) {
-				char buf[48];
-				int n = snprintf(buf, sizeof(buf), "%s_cbid_%u",
-						 h->aux == TLOG_API_DRIVER ? "driver" : "runtime",
-						 a->cbid);
-				name = (uint64_t)intern(c, buf, (size_t)n);
-			}
-			tosqlite_runtime_row(&row, &p->ctx, a, it.tid, (int64_t)name);
-			sqlite3_bind_int64(s, 1, row.start);
-			sqlite3_bind_int64(s, 2, row.end);
-			sqlite3_bind_int64(s, 3, row.eventClass);
-			sqlite3_bind_int64(s, 4, row.globalTid);
-			sqlite3_bind_int64(s, 5, row.correlationId);
-			sqlite3_bind_int64(s, 6, row.nameId);
-			sqlite3_bind_int64(s, 7, row.returnValue);
-			if (step(c, S_RUNTIME) == 0)
-				c->stats->api_calls++;
+			uint64_t v;
+			if (h->aux == TLOG_API_DRIVER && u64map_get(&p->nested, a->corr, &v))
+				break; /* part of its runtime call's row */
+			put_api(c, p, a, it.tid);
 			break;
 		}
 		case TLOG_KERNEL: {
@@ -1051,6 +1141,8 @@ static void proc_release(struct proc *p)
 	u64map_free(&p->strings);
 	u64map_free(&p->api_names);
 	u64map_free(&p->aliases);
+	u64map_free(&p->nested);
+	free(p->spans);
 	u64map_free(&p->kname);
 	u64map_free(&p->api_corr);
 	u64map_free(&p->tnames);
@@ -1257,6 +1349,7 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 				    "pid %u: warning: CUPTI clock differs from the tracer clock by %lld ns; GPU timestamps shifted\n",
 				    p.ctx.pid, (long long)off);
 		}
+		resolve_api_spans(&p);
 		tlog_rewind(&readers[i]);
 		pass2(&c, &p, &readers[i]);
 		proc_release(&p);

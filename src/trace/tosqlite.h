@@ -106,8 +106,24 @@ void tosqlite_memset_row(struct memset_row *r, const struct tosqlite_ctx *c,
 struct runtime_row {
 	int64_t start, end, eventClass, globalTid, correlationId, nameId, returnValue;
 };
+/* tid = the thread of the chunk holding a TLOG_API record; a TLOG_API_ACT
+ * record names its own thread and is on the CUPTI clock (gpu_shift). */
 void tosqlite_runtime_row(struct runtime_row *r, const struct tosqlite_ctx *c,
 			  const struct tlog_api *a, uint32_t tid, int64_t name_id);
+
+/* One TLOG_API_ACT record of a process, for tosqlite_api_nest(). */
+struct api_span {
+	uint64_t start, end;
+	uint32_t tid, corr;
+	int driver;
+	uint32_t parent; /* out: corr of the runtime call holding this driver call, 0 = none */
+};
+/* CUPTI's activity records include the driver calls a runtime call makes
+ * (cudaLaunchKernel -> cuLaunchKernel); the callback source never wrote
+ * those. Sorts v and sets parent for each driver call that lies within a
+ * runtime call of the same thread, so the converter drops its row and gives
+ * its GPU work the runtime call's correlation id, as nsys does. */
+void tosqlite_api_nest(struct api_span *v, size_t n);
 
 /* One NVTX_EVENTS row. text (borrowed) XOR textId; NULLs via has_* flags. */
 struct nvtx_row {

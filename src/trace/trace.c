@@ -170,7 +170,7 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 	    "demangledName", "shortName", "deviceId",	   "contextId",
 	    "streamId",	     "gridX",	  "gridY",	   "gridZ",
 	    "blockX",	     "blockY",	  "blockZ",	   "registersPerThread",
-	    "graphNodeId",
+	    "graphNodeId",   "mangledName",
 	};
 	sqlite3_stmt *st = NULL;
 	int rc, ret;
@@ -200,6 +200,7 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 		}
 		k->regs = (int32_t)col_i64(st, 15, 0);
 		k->graph_node = col_i64(st, 16, -1);
+		k->mangled = sid_lookup(t, st, 17);
 	}
 	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_KERNEL", err);
 	sqlite3_finalize(st);

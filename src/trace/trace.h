@@ -36,6 +36,7 @@ struct trace_kernel {
 	int64_t graph_node; /* graphNodeId, -1 when not launched from a graph */
 	int32_t name;	    /* demangledName */
 	int32_t short_name;
+	int32_t mangled;    /* mangledName; -1 when the export has none */
 	int32_t device, context, stream;
 	int32_t grid[3], block[3];
 	int32_t regs;

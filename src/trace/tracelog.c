@@ -24,6 +24,7 @@ size_t tlog_min_size(uint16_t type)
 	case TLOG_NVTX_POP:
 	case TLOG_NVTX_END: return sizeof(struct tlog_nvtx_end);
 	case TLOG_API: return sizeof(struct tlog_api);
+	case TLOG_API_ACT: return sizeof(struct tlog_api);
 	case TLOG_API_NAME: return sizeof(struct tlog_api_name);
 	case TLOG_CORR_ALIAS: return sizeof(struct tlog_corr_alias);
 	case TLOG_KERNEL: return sizeof(struct tlog_kernel);

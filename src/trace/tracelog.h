@@ -80,6 +80,7 @@ enum tlog_type {
 	TLOG_API = 20,         /* struct tlog_api */
 	TLOG_API_NAME = 21,    /* struct tlog_api_name + name */
 	TLOG_CORR_ALIAS = 22,  /* struct tlog_corr_alias */
+	TLOG_API_ACT = 23,     /* struct tlog_api from CUPTI's RUNTIME/DRIVER activity */
 
 	TLOG_KERNEL = 30,      /* struct tlog_kernel */
 	TLOG_KERNEL_NAME = 31, /* struct tlog_kernel_name + mangled + demangled */
@@ -183,6 +184,11 @@ struct tlog_nvtx_end {
 
 enum tlog_api_domain { TLOG_API_RUNTIME = 0, TLOG_API_DRIVER = 1 };
 
+/* A launch-type API call. TLOG_API: written by the calling thread from a
+ * CUPTI callback, tracer clock, tid 0 (the chunk's thread is the caller).
+ * TLOG_API_ACT: converted from a CUPTI activity record in the GPU buffer,
+ * CUPTI clock, tid = the calling thread (gettid); a driver call nested in a
+ * runtime call is also recorded and the reader folds it into its parent. */
 struct tlog_api {
 	struct tlog_rec h; /* aux = enum tlog_api_domain */
 	uint64_t start;
@@ -190,7 +196,7 @@ struct tlog_api {
 	uint32_t corr;
 	uint32_t cbid;
 	int32_t ret;
-	uint32_t pad;
+	uint32_t tid;
 };
 
 struct tlog_api_name {

@@ -16,9 +16,16 @@
  * LLMPROF_TRACE_CUDA      1 (default) record GPU activity when loaded by CUDA;
  *                         0 = NVTX only (what `llmprof nvtx` uses).
  * LLMPROF_TRACE_NVTX      1 (default) record NVTX; 0 = ignore NVTX calls.
- * LLMPROF_TRACE_API       launch (default): kernel/graph launches and memcpy/
- *                         memset calls (enough to attribute GPU work to NVTX
- *                         ranges); none: no CPU-side CUDA calls.
+ * LLMPROF_TRACE_API       which CPU-side CUDA calls are recorded and how:
+ *                         kernel/graph launches and memcpy/memset calls
+ *                         (enough to attribute GPU work to NVTX ranges), from
+ *                         activity (default): CUPTI's RUNTIME/DRIVER activity
+ *                           records for just those calls (buffered by CUPTI);
+ *                         callback: CUPTI callbacks on those calls (launch is
+ *                           an old name for it);
+ *                         none: no CPU-side calls (no NVTX attribution).
+ * LLMPROF_TRACE_MEMOPS    1 (default) record memcpy/memset (GPU activity and
+ *                         their API calls); 0 = kernels only.
  * LLMPROF_TRACE_BUFFER_KB per-thread log buffer, KiB (default 512, 16..65536);
  *                         a full buffer costs one write(2).
  * LLMPROF_TRACE_CUPTI_BUFFER_MB   host buffer handed to CUPTI, MiB (default 8).
@@ -40,6 +47,7 @@
 #define TRACER_ENV_CUDA "LLMPROF_TRACE_CUDA"
 #define TRACER_ENV_NVTX "LLMPROF_TRACE_NVTX"
 #define TRACER_ENV_API "LLMPROF_TRACE_API"
+#define TRACER_ENV_MEMOPS "LLMPROF_TRACE_MEMOPS"
 #define TRACER_ENV_BUFFER_KB "LLMPROF_TRACE_BUFFER_KB"
 #define TRACER_ENV_CUPTI_BUFFER_MB "LLMPROF_TRACE_CUPTI_BUFFER_MB"
 #define TRACER_ENV_DEVICE_BUFFER_MB "LLMPROF_TRACE_DEVICE_BUFFER_MB"

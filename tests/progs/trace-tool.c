@@ -2,7 +2,8 @@
  * listing (a test helper, not a user command).
  *   trace-tool convert LOG_DIR OUT.sqlite [OUT.json [MAX_JSON_BYTES]]
  *   trace-tool nvtx TRACE.sqlite
- *   trace-tool synth DIR STEPS KERNELS_PER_STEP   (synthetic GPU log, pid 4242)
+ *   trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]   (synthetic GPU log,
+ *       pid 4242; activity: launch calls as the activity source writes them)
  * Exit: 0 ok, 5 damaged input (outputs still written), 1 other failure. */
 #include <stdio.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static int do_nvtx(char **argv)
 	return rc < 0 ? 1 : 0;
 }
 
-static int do_synth(char **argv)
+static int do_synth(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
 	uint64_t steps, kps;
@@ -96,7 +97,7 @@ static int do_synth(char **argv)
 	if (parse_u64(argv[3], 1, 10000000, &steps, &err) == 0 &&
 	    parse_u64(argv[4], 1, 100000, &kps, &err) == 0)
 		rc = tlogsynth_write(argv[2], 4242, 1700000000000000000ull, (uint32_t)steps,
-				     (uint32_t)kps, &err);
+				     (uint32_t)kps, argc > 5, &err);
 	if (rc < 0)
 		fprintf(stderr, "trace-tool: %s\n", err.buf);
 	strbuf_release(&err);
@@ -105,8 +106,9 @@ static int do_synth(char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && strcmp(argv[1], "synth") == 0)
-		return do_synth(argv);
+	if ((argc == 5 || (argc == 6 && strcmp(argv[5], "activity") == 0)) &&
+	    strcmp(argv[1], "synth") == 0)
+		return do_synth(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "convert") == 0)
 		return do_convert(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "json") == 0)
@@ -116,7 +118,7 @@ int main(int argc, char **argv)
 	fputs("usage: trace-tool convert LOG_DIR OUT.sqlite [OUT.json]\n"
 	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
 	      "       trace-tool nvtx TRACE.sqlite\n"
-	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP\n",
+	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]\n",
 	      stderr);
 	return 2;
 }

@@ -16,6 +16,7 @@
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
+#include "core/util.h"
 #include "trace/tracelog.h"
 
 static void test_short_name(void **state)
@@ -136,6 +137,58 @@ static void test_runtime_row(void **state)
 	assert_int_equal(r.globalTid, tosqlite_global_tid(5, 6));
 	assert_int_equal(r.nameId, 44);
 	assert_int_equal(r.returnValue, 1);
+}
+
+static void test_runtime_row_activity(void **state)
+{
+	struct tlog_api a;
+	struct runtime_row r;
+	struct tosqlite_ctx c = { 10, 999, 5 };
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.h.type = TLOG_API_ACT;
+	a.h.aux = TLOG_API_RUNTIME;
+	a.start = 20, a.end = 30, a.corr = 6, a.tid = 4250;
+	tosqlite_runtime_row(&r, &c, &a, 0, 44);
+	assert_int_equal(r.start, 20 + 999 - 10); /* CUPTI clock: shifted */
+	assert_int_equal(r.end, 30 + 999 - 10);
+	assert_int_equal(r.eventClass, 0);
+	/* the record's thread, not the GPU buffer chunk's */
+	assert_int_equal(r.globalTid, tosqlite_global_tid(5, 4250));
+	assert_int_equal(r.correlationId, 6);
+}
+
+static void test_api_nest(void **state)
+{
+	/* tid, start, end, corr, driver */
+	struct api_span v[] = {
+		{ 2100, 2200, 501, 11, 1, 99 }, /* inside runtime 10 (arrives first) */
+		{ 2000, 2500, 501, 10, 0, 99 },
+		{ 2150, 2180, 502, 12, 1, 99 }, /* same time, other thread: direct */
+		{ 3000, 3100, 501, 14, 1, 99 }, /* after runtime 10 ended: direct */
+		{ 4000, 4100, 501, 15, 0, 99 },
+		{ 4000, 4100, 501, 16, 1, 99 }, /* same start and end: nested */
+		{ 4050, 4200, 501, 17, 1, 99 }, /* runs past its end: not nested */
+		{ 1000, 1100, 503, 18, 1, 99 }, /* thread without runtime calls */
+	};
+	uint32_t parent_of[20] = { 0 };
+	size_t i;
+	(void)state;
+	tosqlite_api_nest(v, ARRAY_SIZE(v));
+	for (i = 1; i < ARRAY_SIZE(v); i++)
+		assert_true(v[i - 1].tid < v[i].tid ||
+			    (v[i - 1].tid == v[i].tid && v[i - 1].start <= v[i].start));
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		parent_of[v[i].corr] = v[i].parent;
+	assert_int_equal(parent_of[11], 10);
+	assert_int_equal(parent_of[10], 0);
+	assert_int_equal(parent_of[12], 0);
+	assert_int_equal(parent_of[14], 0);
+	assert_int_equal(parent_of[15], 0);
+	assert_int_equal(parent_of[16], 15);
+	assert_int_equal(parent_of[17], 0);
+	assert_int_equal(parent_of[18], 0);
+	tosqlite_api_nest(v, 0); /* empty input is fine */
 }
 
 static void test_nvtx_rows(void **state)
@@ -389,6 +442,112 @@ static void test_convert_diagnostics(void **state)
 	strbuf_release(&err);
 }
 
+static size_t put_rec(unsigned char *b, size_t n, const void *rec, size_t size)
+{
+	memcpy(b + n, rec, size);
+	return n + size;
+}
+
+/* Launch calls from CUPTI's activity records: a runtime call with its
+ * nested driver call (own correlation id), a direct driver call and a plain
+ * runtime call, all in the GPU buffer's chunk (tid 0). The nested driver
+ * call must vanish into its runtime call, its kernel must be attributed to
+ * the runtime call, and rows must carry the calling threads. */
+static void test_convert_api_activity(void **state)
+{
+	unsigned char b[2048];
+	struct tlog_file_header h;
+	struct tlog_chunk_header ch = { TLOG_CHUNK_MAGIC, 0, 0, 0 };
+	struct tlog_api a;
+	struct tlog_kernel k;
+	char dir[] = "/tmp/llmprof-test-trace-XXXXXX";
+	struct strbuf path = STRBUF_INIT, db = STRBUF_INIT, err = STRBUF_INIT;
+	struct trace_convert_stats st;
+	static const struct {
+		uint64_t start, end;
+		uint32_t tid, corr, driver;
+	} calls[] = {
+		{ 2100, 2200, 501, 11, 1 }, { 2000, 2500, 501, 10, 0 },
+		{ 3000, 3100, 502, 12, 1 }, { 4000, 4100, 502, 13, 0 },
+	};
+	static const uint32_t kcorr[] = { 11, 12, 13 };
+	static const char *const want[] = {
+		"10|0|501|2000|500", "12|1|502|3000|100", "13|0|502|4000|100",
+	};
+	size_t n, i;
+	sqlite3 *sq;
+	sqlite3_stmt *q;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TLOG_MAGIC, 8);
+	h.version = TLOG_VERSION;
+	h.header_size = sizeof(h);
+	h.pid = 77;
+	h.start_ns = 0;
+	memset(b, 0, sizeof(b));
+	n = put_rec(b, 0, &h, sizeof(h)) + sizeof(ch);
+	for (i = 0; i < ARRAY_SIZE(calls); i++) {
+		memset(&a, 0, sizeof(a));
+		a.h.type = TLOG_API_ACT;
+		a.h.size = sizeof(a);
+		a.h.aux = calls[i].driver ? TLOG_API_DRIVER : TLOG_API_RUNTIME;
+		a.start = calls[i].start;
+		a.end = calls[i].end;
+		a.corr = calls[i].corr;
+		a.cbid = calls[i].driver ? 307 : 211;
+		a.tid = calls[i].tid;
+		n = put_rec(b, n, &a, sizeof(a));
+	}
+	for (i = 0; i < ARRAY_SIZE(kcorr); i++) {
+		memset(&k, 0, sizeof(k));
+		k.h.type = TLOG_KERNEL;
+		k.h.size = sizeof(k);
+		k.start = 5000 + i * 100;
+		k.end = k.start + 50;
+		k.corr = kcorr[i];
+		k.stream = 7;
+		n = put_rec(b, n, &k, sizeof(k));
+	}
+	ch.size = (uint32_t)(n - sizeof(h) - sizeof(ch));
+	memcpy(b + sizeof(h), &ch, sizeof(ch));
+	strbuf_addf(&path, "%s/trace-77.bin", dir);
+	assert_int_equal(write_file_atomic(path.buf, b, n, &err), 0);
+	strbuf_addf(&db, "%s/t.sqlite", dir);
+
+	trace_convert_stats_init(&st);
+	assert_int_equal(trace_convert(dir, db.buf, NULL, &st, &err), 0);
+	assert_int_equal(st.api_calls, 3);
+	assert_int_equal(st.kernels, 3);
+	assert_int_equal(st.unattributed, 0);
+	assert_int_equal(sqlite3_open(db.buf, &sq), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT correlationId || '|' || eventClass || '|' || "
+					    "(globalTid & 16777215) || '|' || start || '|' || (end - start) "
+					    "FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY correlationId",
+					    -1, &q, NULL), SQLITE_OK);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(q, 0), want[i]);
+	}
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT group_concat(correlationId) FROM (SELECT "
+					    "correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start)",
+					    -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "10,12,13");
+	sqlite3_finalize(q);
+	sqlite3_close(sq);
+	trace_convert_stats_release(&st);
+	unlink(db.buf);
+	unlink(path.buf);
+	rmdir(dir);
+	strbuf_release(&path);
+	strbuf_release(&db);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,11 +556,14 @@ int main(void)
 		cmocka_unit_test(test_kernel_row),
 		cmocka_unit_test(test_copy_rows),
 		cmocka_unit_test(test_runtime_row),
+		cmocka_unit_test(test_runtime_row_activity),
+		cmocka_unit_test(test_api_nest),
 		cmocka_unit_test(test_nvtx_rows),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_nvtx_filters),
 		cmocka_unit_test(test_perfetto_threshold),
 		cmocka_unit_test(test_convert_diagnostics),
+		cmocka_unit_test(test_convert_api_activity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
