@@ -13,6 +13,13 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
+/* A process or device id read from a cell; -1 when missing or absurd (a
+ * damaged cell must not overflow the conversion). */
+static long long cell_id(double v)
+{
+	return v >= 0 && v < 9.2e18 ? (long long)v : -1;
+}
+
 static long find_region(const struct regions *rg, const char *path)
 {
 	for (size_t i = 0; i < rg->nr; i++)
@@ -161,8 +168,8 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 			r->instances++;
 			r->inclusive_ns += d;
 			scope_add(&r->procs, &r->nprocs, &r->aprocs,
-				  isnan(pid) ? -1 : (long long)pid, d);
-			scope_add(&r->devs, &r->ndevs, &r->adevs, isnan(dev) ? -1 : (long long)dev,
+				  cell_id(pid), d);
+			scope_add(&r->devs, &r->ndevs, &r->adevs, cell_id(dev),
 				  d);
 			ALLOC_GROW(r->rows, r->nrows + 1, r->arows);
 			r->rows[r->nrows++] = row;
@@ -178,9 +185,9 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 					r->rows[r->nrows++] = row;
 				}
 				scope_add(&r->procs, &r->nprocs, &r->aprocs,
-					  isnan(pid) ? -1 : (long long)pid, d);
+					  cell_id(pid), d);
 				scope_add(&r->devs, &r->ndevs, &r->adevs,
-					  isnan(dev) ? -1 : (long long)dev, d);
+					  cell_id(dev), d);
 			}
 		}
 		ncu_nvtx_stack_release(&st);

@@ -252,6 +252,8 @@ static const char *csv_next(const char *p, const char *end, struct strbuf *field
 	strbuf_reset(field);
 	*eol = 0;
 	if (p < end && *p == '"') {
+		int closed = 0;
+
 		for (p++; p < end; p++) {
 			if (*p == '"' && p + 1 < end && p[1] == '"') {
 				strbuf_addch(field, '"');
@@ -259,10 +261,15 @@ static const char *csv_next(const char *p, const char *end, struct strbuf *field
 			} else if (*p == '"' &&
 				   (p + 1 == end || p[1] == ',' || p[1] == '\n' || p[1] == '\r')) {
 				p++;
+				closed = 1;
 				break;
 			} else {
 				strbuf_addch(field, *p);
 			}
+		}
+		if (!closed) {
+			*eol = 2; /* the input ends inside a quoted field: truncated */
+			return p;
 		}
 	} else {
 		while (p < end && *p != ',' && *p != '\n' && *p != '\r')
@@ -340,6 +347,11 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 				free(vals[c]);
 				vals[c] = xstrdup(f.buf);
 			}
+		}
+		if (eol == 2) {
+			error_set(err, "%s:%zu: a quoted field is not closed (truncated file?)",
+				  path, line);
+			goto cleanup;
 		}
 		if (c == 1 && !vals[0][0])
 			continue; /* blank line */

@@ -486,8 +486,11 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	if (res.outcome == PROC_TIMEOUT)
 		spec.timeout_s = timeout_s; /* describe the configured limit */
 	proc_result_describe(&res, &spec, &d);
-	if (res.log_errno)
+	if (res.log_errno) {
 		strbuf_addf(&d, "; its log is incomplete: %s", strerror(res.log_errno));
+		if (oc->code == EXIT_OK)
+			oc->code = EXIT_IO; /* a bundle file could not be written */
+	}
 	switch (res.outcome) {
 	case PROC_EXITED:
 		state = res.exit_status ? STEP_FAILED : STEP_OK;
@@ -1582,7 +1585,9 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		outcome_fail(&oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);
 finish:
 	run_status_finish(&st, oc.state, oc.code, oc.why);
-	write_status(&st);
+	/* a stale status.json ("running") must not come with exit 0 */
+	if (write_status(&st) && oc.code == EXIT_OK)
+		oc.code = EXIT_IO;
 	code = oc.code;
 	printf("run: %s\n", b.dir);
 out:

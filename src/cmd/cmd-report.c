@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cmd/cmd.h"
 #include "config/config.h"
 #include "core/error.h"
@@ -126,6 +128,21 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 				    ctx->argv[0]);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
+		}
+		/* a damaged status.json is a bad input (5), not a write error */
+		strbuf_reset(&path);
+		path_join(&path, o.run_dir, "status.json");
+		if (path_exists(path.buf)) {
+			json_error_t je;
+			json_t *st = json_load_file(path.buf, 0, &je);
+
+			if (!st) {
+				error_print("report: %s:%d:%d: %s", path.buf, je.line, je.column,
+					    je.text);
+				code = EXIT_BAD_INPUT;
+				goto cleanup;
+			}
+			json_decref(st);
 		}
 		if (load_bundle_config(o.run_dir, &cfg, &err)) {
 			error_print("report: %s", err.buf);

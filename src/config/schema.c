@@ -35,7 +35,7 @@ static const struct config_key schema[] = {
 	{ "run.coverage", CONFIG_FLOAT,
 	  CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95", NULL, 0, 1,
 	  "also stop ranking once these kernels cover this fraction of GPU time" },
-	{ "run.timeout_s", CONFIG_FLOAT, GE(0), .def = "0",
+	{ "run.timeout_s", CONFIG_FLOAT, IN(0, 1e7), .def = "0",
 	  .help = "kill the workload after this many seconds (0 = no limit)" },
 	{ "run.stage", CONFIG_STR, 0, "decode", NULL, 0, 0,
 	  "stage whose kernels get counters: prefill, decode, all or a range name" },

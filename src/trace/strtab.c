@@ -31,6 +31,9 @@ static int32_t lookup(const struct strtab *st, const char *s, size_t len, size_t
 {
 	size_t mask = st->nslots - 1, i;
 
+	/* Strings are stored as C strings: one with a NUL inside (a BLOB in
+	 * StringIds) is its prefix, or the compare below reads past it. */
+	len = strnlen(s, len);
 	if (!st->nslots) {
 		*slot = 0;
 		return -1;

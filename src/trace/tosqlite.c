@@ -101,9 +101,16 @@ void tosqlite_short_name(struct strbuf *out, const char *s)
 	strbuf_add(out, s + begin, end - begin);
 }
 
+/* Timestamps relative to the session start. A damaged log can hold any
+ * 64-bit value: the arithmetic wraps (unsigned) instead of overflowing. */
+static int64_t rel_ts(const struct tosqlite_ctx *c, int64_t t)
+{
+	return (int64_t)((uint64_t)t - (uint64_t)c->t0);
+}
+
 static int64_t gpu_ts(const struct tosqlite_ctx *c, uint64_t t)
 {
-	return (int64_t)t + c->gpu_shift - c->t0;
+	return (int64_t)(t + (uint64_t)c->gpu_shift - (uint64_t)c->t0);
 }
 
 void tosqlite_kernel_row(struct kernel_row *r, const struct tosqlite_ctx *c,
@@ -191,8 +198,8 @@ void tosqlite_runtime_row(struct runtime_row *r, const struct tosqlite_ctx *c,
 		tid = a->tid;
 		shift = c->gpu_shift;
 	}
-	r->start = (int64_t)a->start + shift - c->t0;
-	r->end = (int64_t)a->end + shift - c->t0;
+	r->start = rel_ts(c, (int64_t)((uint64_t)a->start + (uint64_t)shift));
+	r->end = rel_ts(c, (int64_t)((uint64_t)a->end + (uint64_t)shift));
 	r->eventClass = a->h.aux == TLOG_API_DRIVER ? 1 : 0; /* ENUM_NSYS_EVENT_CLASS */
 	r->globalTid = tosqlite_global_tid(c->pid, tid);
 	r->correlationId = a->corr;
@@ -263,9 +270,9 @@ void tosqlite_nvtx_range_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			     int64_t end_ts, uint32_t end_tid, int64_t text_id)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = (int64_t)b->ts - c->t0;
+	r->start = rel_ts(c, (int64_t)b->ts);
 	if (end_ts >= 0) {
-		r->end = end_ts - c->t0;
+		r->end = rel_ts(c, end_ts);
 		r->has_end = 1;
 	}
 	r->eventType = b->h.type == TLOG_NVTX_PUSH ? 59 : 60;
@@ -286,7 +293,7 @@ void tosqlite_nvtx_mark_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			    const struct tlog_nvtx_event *m, uint32_t tid, int64_t text_id)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = (int64_t)m->ts - c->t0;
+	r->start = rel_ts(c, (int64_t)m->ts);
 	r->eventType = 34;
 	r->globalTid = tosqlite_global_tid(c->pid, tid);
 	nvtx_attrs(r, m, text_id);
@@ -296,7 +303,7 @@ void tosqlite_nvtx_def_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			   const struct tlog_nvtx_def *d, uint32_t tid)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = (int64_t)d->ts - c->t0;
+	r->start = rel_ts(c, (int64_t)d->ts);
 	r->globalTid = tosqlite_global_tid(c->pid, tid);
 	r->text = tlog_rec_string(&d->h, sizeof(*d), d->len);
 	r->has_text = 1;
@@ -837,7 +844,7 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			const struct tlog_clock *k = (const void *)h;
 			if (k->cupti_ns) {
 				*have_clock = 1;
-				*clock_off = (int64_t)k->tracer_ns - (int64_t)k->cupti_ns;
+				*clock_off = (int64_t)(k->tracer_ns - k->cupti_ns); /* wraps, never overflows */
 			}
 			break;
 		}
@@ -878,7 +885,7 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			strbuf_addf(&c->stats->diags, "pid %u: %s: %.*s\n", p->ctx.pid,
 				    level_name(h->aux), (int)s.len, s.p);
 			sqlite3_bind_int64(st, 1, tosqlite_global_pid(p->ctx.pid));
-			sqlite3_bind_int64(st, 2, (int64_t)d->ts - c->t0);
+			sqlite3_bind_int64(st, 2, (int64_t)((uint64_t)d->ts - (uint64_t)c->t0));
 			sqlite3_bind_text(st, 3, level_name(h->aux), -1, SQLITE_STATIC);
 			sqlite3_bind_int64(st, 4, d->code);
 			bind_text(st, 5, s);
@@ -916,7 +923,11 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			bind_text(st, i++, name);
 			sqlite3_bind_int64(st, i++, d->l2_cache_size);
 			sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_size);
-			sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_bandwidth_kbs * 1000);
+			/* KB/s -> B/s; a damaged record must not overflow */
+			sqlite3_bind_int64(st, i++,
+					   d->global_memory_bandwidth_kbs > INT64_MAX / 1000
+					       ? INT64_MAX
+					       : (int64_t)d->global_memory_bandwidth_kbs * 1000);
 			sqlite3_bind_int64(st, i++, (int64_t)d->core_clock_khz * 1000);
 			sqlite3_bind_int64(st, i++, d->sm_count);
 			sqlite3_bind_text(st, i++, uuid, -1, SQLITE_TRANSIENT);

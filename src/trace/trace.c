@@ -422,6 +422,8 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return error_errno(err, "cannot open '%s'", path);
 	if (S_ISDIR(sb.st_mode))
 		return error_set(err, "'%s' is a directory, not an SQLite export", path);
+	if (S_ISREG(sb.st_mode) && sb.st_size == 0)
+		return error_set(err, "'%s' is empty, not an SQLite export", path);
 	/* NOMUTEX: one thread reads; the default serialized mode takes a lock
 	 * on every sqlite3_column_*() call, a tenth of the run time. */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=

@@ -1,6 +1,7 @@
 /* ncu_csv.c: Nsight Compute raw and details CSV pages; see ncu_csv.h. */
 #include <ctype.h>
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,6 +422,15 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 				  r.record_line, r.nr, raw->ncols);
 			goto out;
 		}
+		/* ncu ends every row with a line end: a short last row without one
+		 * is a file cut short, not a ragged row */
+		if (r.nr < raw->ncols && r.pos >= len && len && buf[len - 1] != '\n') {
+			error_set(err,
+				  "%s:%zu: the last row has %zu of %zu fields and no line end "
+				  "(truncated file?)",
+				  raw->source, r.record_line, r.nr, raw->ncols);
+			goto out;
+		}
 		if (!raw->nrows && !raw->has_units_row && r.fields[0].len == 0) {
 			/* Row 2 is the units row: its ID cell is empty. */
 			raw->has_units_row = 1;
@@ -670,7 +680,7 @@ int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style, struct
 	if (i < len && is_digit(p[i])) {
 		long long t = 0;
 
-		while (i < len && is_digit(p[i]) && t < (1LL << 60))
+		while (i < len && is_digit(p[i]) && t <= (LLONG_MAX - 9) / 10)
 			t = t * 10 + (p[i++] - '0');
 		st->thread = t;
 	}

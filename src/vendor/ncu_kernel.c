@@ -358,6 +358,9 @@ static long long cell_int(struct kctx *x, const char *col)
 	s = ncu_raw_cell(x->raw, x->row, (size_t)c);
 	if (ncu_parse_number(s.p, s.len, x->raw->decimal, &v) != NCU_NUM_OK)
 		return -1;
+	/* a damaged cell ("7.8e63"): out of range is as unusable as missing */
+	if (!(v > -9.2e18 && v < 9.2e18))
+		return -1;
 	return (long long)v;
 }
 

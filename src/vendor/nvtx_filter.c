@@ -29,6 +29,16 @@ int nvtx_spec_parse(const char *user, struct nvtx_spec *spec, struct strbuf *err
 			strbuf_addch(&cur, user[i]);
 		}
 	}
+	/* ncu reads an expression starting "regex:" as a regular expression
+	 * whatever we escape, so such a name cannot be written as one range */
+	if (starts_with(have_dom ? dom.buf : cur.buf, "regex:")) {
+		strbuf_release(&dom);
+		strbuf_release(&cur);
+		return error_set(err,
+				 "'%s' is an ncu regex, not an NVTX range name (want RANGE or "
+				 "DOMAIN@RANGE)",
+				 user);
+	}
 	if (!cur.len || (have_dom && !dom.len)) {
 		strbuf_release(&dom);
 		strbuf_release(&cur);
@@ -168,12 +178,45 @@ static int name_eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
+/* glibc's regcomp copies a repeated subexpression once per repetition, so
+ * stacked quantifiers ("a++++") or nested bounds ("((a{99}){99}){99}") take
+ * memory exponential in the pattern's length. ncu's own regex engine
+ * rejects stacked quantifiers; we refuse both before compiling. */
+static int re_too_costly(const char *p)
+{
+	double product = 1;
+
+	for (; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (strchr("*+?}", *p) && p[1] && strchr("*+?{", p[1]))
+			return 1;
+		if (*p == '{') {
+			unsigned long hi = 0;
+
+			for (p++; *p && *p != '}'; p++)
+				if (*p >= '0' && *p <= '9')
+					hi = hi * 10 + (unsigned long)(*p - '0') < 100000
+						 ? hi * 10 + (unsigned long)(*p - '0')
+						 : 100000;
+				else if (*p == ',')
+					hi = 0; /* the upper bound counts */
+			product *= hi ? (double)hi : 1;
+			if (product > 1000 || !*p)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static int re_match(const char *pattern, const char *s)
 {
 	regex_t re;
 	int ok;
 
-	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
+	if (re_too_costly(pattern) || regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
 		return 0;
 	ok = !regexec(&re, s, 0, NULL, 0);
 	regfree(&re);

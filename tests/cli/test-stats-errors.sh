@@ -32,7 +32,7 @@ dd if=/dev/zero of="$tmp/corrupt.sqlite" bs=4096 seek=60 count=80 conv=notrunc s
 rc=$?
 if [ $rc -ne 5 ] || ! grep -qE "corrupt|malformed" "$tmp/err"; then echo "FAIL: corrupt db: exit $rc: $(cat "$tmp/err")"; fail=1; fi
 : >"$tmp/empty.sqlite"
-expect 5 "not an nsys or llmprof trace export" -- stats "$tmp/empty.sqlite"
+expect 5 "is empty, not an SQLite export" -- stats "$tmp/empty.sqlite"
 expect 5 "is a directory" -- stats "$tmp"
 expect 2 "unknown report 'cuda_gpu_kern_summ'" -- stats -r cuda_gpu_kern_summ "$trt"
 expect 2 "unknown format 'xml'" -- stats -f xml "$trt"

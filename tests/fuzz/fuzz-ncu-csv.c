@@ -1,14 +1,11 @@
 /* fuzz-ncu-csv.c: libFuzzer target for the CSV tokenizer and the ncu raw /
  * details page parsers, the kernel records, the regions and the writers.
- * Not wired into ctest yet. Build and run (seeds: the ncu fixtures):
- *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Ibuild/gen \
- *     -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -D'LLMPROF_SOURCE_DIR="."' \
- *     tests/fuzz/fuzz-ncu-csv.c \
- *     src/core/[a-z]*.c src/vendor/csv.c src/vendor/ncu_csv.c src/vendor/ncu_kernel.c \
- *     src/vendor/ncu_progress.c src/report/kernels_md.c src/analysis/regions.c \
- *     -ljansson -lm -o fuzz-ncu-csv
- *   ./fuzz-ncu-csv -dict=tests/fuzz/fuzz-ncu-csv.dict -max_len=65536 corpus/ \
- *     ../shared/fixtures/ncu/ */
+ * Seeds: tests/fuzz/corpus/ncu-csv/ (small ncu fixtures, make-corpus.sh).
+ *
+ *   scripts/fuzz.sh 60 ncu-csv
+ *
+ * ctest replays the corpus and tests/fuzz/regressions/ncu-csv/ in every
+ * build (tests/fuzz/CMakeLists.txt). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

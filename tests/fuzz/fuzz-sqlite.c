@@ -1,0 +1,113 @@
+/* fuzz-sqlite.c: libFuzzer target for the trace reader (nsys and llmprof
+ * SQLite exports) and everything computed from a loaded trace: every
+ * `llmprof stats` report in every format, and the timeline analysis of
+ * `llmprof report` (stages, operators, kernel summaries).
+ *
+ * Inputs are whole database files; the seed corpus (corpus/sqlite/, made
+ * by make-corpus.sh) holds small nsys-schema exports cut from the real
+ * fixtures and synthetic ones, so mutations land in real page layouts.
+ *
+ *   scripts/fuzz.sh 60 sqlite
+ *
+ * Properties besides memory safety and termination: a failure always says
+ * why (err is not empty), and SQLite's own corruption errors come back as
+ * errors, never as a crash. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/nsysstats.h"
+#include "analysis/timeline.h"
+#include "core/strbuf.h"
+#include "report/table.h"
+#include "trace/trace.h"
+#include "core/banned.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void write_db(const char *path, const uint8_t *data, size_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	size_t off = 0;
+
+	if (fd < 0)
+		abort();
+	while (off < size) {
+		ssize_t n = write(fd, data + off, size - off);
+		if (n <= 0)
+			abort();
+		off += (size_t)n;
+	}
+	close(fd);
+}
+
+static void run_reports(struct trace *t)
+{
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, out = STRBUF_INIT;
+
+	for (size_t i = 0; nsysstats_reports[i]; i++) {
+		struct table tbl;
+		int rc;
+
+		strbuf_reset(&err);
+		strbuf_reset(&msg);
+		rc = nsysstats_build(t, nsysstats_reports[i], &tbl, &msg, &err);
+		if (rc < 0 && !err.len)
+			abort();
+		if (rc > 0 && !msg.len)
+			abort();
+		if (rc)
+			continue;
+		strbuf_reset(&out);
+		table_write_csv(&tbl, &out);
+		table_write_md(&tbl, &out);
+		table_write_json(&tbl, &out);
+		table_release(&tbl);
+	}
+	strbuf_release(&err);
+	strbuf_release(&msg);
+	strbuf_release(&out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	struct strbuf err = STRBUF_INIT;
+	struct trace t;
+	struct timeline tl;
+	struct stage_config cfg;
+
+	if (!path[0])
+		snprintf(path, sizeof(path), "/tmp/fuzz-sqlite-%d.sqlite", (int)getpid());
+	write_db(path, data, size);
+	if (trace_open(&t, path, &err)) {
+		if (!err.len)
+			abort();
+		trace_close(&t);
+		goto out;
+	}
+	run_reports(&t);
+	trace_close(&t);
+
+	/* again from a fresh handle: the analysis loads the parts itself */
+	strbuf_reset(&err);
+	if (trace_open(&t, path, &err)) {
+		trace_close(&t);
+		goto out;
+	}
+	stage_config_default(&cfg);
+	memset(&tl, 0, sizeof(tl));
+	if (timeline_build(&tl, &t, &cfg, &err)) {
+		if (!err.len)
+			abort();
+	}
+	timeline_release(&tl);
+	trace_close(&t);
+out:
+	unlink(path);
+	strbuf_release(&err);
+	return 0;
+}
