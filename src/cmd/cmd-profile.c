@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "analysis/analytic_cfg.h"
+#include "analysis/regions.h"
+#include "vendor/ncu_csv.h"
 #include "cmd/cmd.h"
 #include "config/config.h"
 #include "core/error.h"
@@ -800,6 +802,25 @@ out:
 	return ret;
 }
 
+/* ncu/regions/{report.md,report.json,<region>/metrics.json} from the merged
+ * raw page. A failure here is a warning: raw.csv holds the data, and
+ * `llmprof report --ncu-csv` can redo it. */
+static void write_regions(struct internal_ctx *ic, const struct strbuf *text)
+{
+	struct ncu_raw raw = NCU_RAW_INIT;
+	struct regions rg = REGIONS_INIT;
+	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
+
+	bundle_path(ic->b, "ncu/regions", &dir);
+	if (ncu_raw_parse(text->buf, text->len, "ncu/raw.csv", &raw, &err) ||
+	    regions_build(&raw, &rg, &err) || regions_write(&rg, &raw, dir.buf, &err))
+		warning_print("ncu/regions/ not written: %s", err.buf);
+	regions_release(&rg);
+	ncu_raw_release(&raw);
+	strbuf_release(&dir);
+	strbuf_release(&err);
+}
+
 /* A configured run's --nvtx-include values, checked against the ranges
  * the bundle's trace saw and put in ncu's syntax (vendor/ncu_nvtx.h).
  * 0 with *exprs set (owned), or -1 with msg. */
@@ -1084,6 +1105,10 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			strbuf_addstr(msg, err.buf);
 			goto out;
 		}
+		/* range replay, or a configured NVTX-gated run: one result per
+		 * region -> ncu/regions/ (analysis/regions.h) */
+		if (ncu_options_range(&base) || (explicit_run && base.nr_nvtx_include))
+			write_regions(ic, &text);
 	}
 	strbuf_addf(msg, "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> ncu/raw.csv",
 		    measured, nruns, explicit_run ? "configured run" : "selected kernels",

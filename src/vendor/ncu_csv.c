@@ -635,7 +635,7 @@ static struct str nvtx_range_of(const char *s, size_t n)
 	return out;
 }
 
-static int nvtx_push_entry(const char *p, size_t n, enum nvtx_style style,
+static int nvtx_push_entry(const char *p, size_t n, enum ncu_nvtx_style style,
 			   struct ncu_nvtx_stack *st, struct strbuf *err)
 {
 	const char *colon;
@@ -643,7 +643,7 @@ static int nvtx_push_entry(const char *p, size_t n, enum nvtx_style style,
 	struct str range;
 
 	/* Start/end entries begin with the range id. */
-	if (style == NVTX_STARTEND) {
+	if (style == NCU_NVTX_STARTEND) {
 		size_t i = 0;
 
 		while (i < n && is_digit(p[i]))
@@ -669,7 +669,7 @@ static int nvtx_push_entry(const char *p, size_t n, enum nvtx_style style,
 	return 0;
 }
 
-int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style, struct ncu_nvtx_stack *st,
+int ncu_nvtx_parse_cell(const char *p, size_t len, enum ncu_nvtx_style style, struct ncu_nvtx_stack *st,
 			struct strbuf *err)
 {
 	size_t i = 0;
@@ -726,7 +726,7 @@ int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *s
 		if (c < 0)
 			continue;
 		cell = ncu_raw_cell(raw, row, (size_t)c);
-		if (ncu_nvtx_parse_cell(cell.p, cell.len, k ? NVTX_STARTEND : NVTX_PUSHPOP, &one,
+		if (ncu_nvtx_parse_cell(cell.p, cell.len, k ? NCU_NVTX_STARTEND : NCU_NVTX_PUSHPOP, &one,
 					err)) {
 			ncu_nvtx_stack_release(&one);
 			ncu_nvtx_stack_release(st);

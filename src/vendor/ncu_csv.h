@@ -104,12 +104,12 @@ enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *n
 
 /* --- NVTX cells ----------------------------------------------------------- */
 
-enum nvtx_style { NVTX_PUSHPOP = 0, NVTX_STARTEND = 1 };
+enum ncu_nvtx_style { NCU_NVTX_PUSHPOP = 0, NCU_NVTX_STARTEND = 1 };
 
 struct ncu_nvtx_range {
 	char *domain; /* NULL for the default domain ("<default domain>") */
 	char *name;
-	enum nvtx_style style;
+	enum ncu_nvtx_style style;
 };
 
 struct ncu_nvtx_stack {
@@ -121,7 +121,7 @@ struct ncu_nvtx_stack {
 /* Parses one NVTX cell, e.g. `829  "LLM:decode_all:none:none:none:none:ASCII:
  * decode_all"  "LLM:decode_step:..."`, appending to st. Range names may
  * contain ':' ("A::A1"). 0, or -1 with a message. */
-int ncu_nvtx_parse_cell(const char *p, size_t len, enum nvtx_style style, struct ncu_nvtx_stack *st,
+int ncu_nvtx_parse_cell(const char *p, size_t len, enum ncu_nvtx_style style, struct ncu_nvtx_stack *st,
 			struct strbuf *err);
 void ncu_nvtx_stack_release(struct ncu_nvtx_stack *st);
 /* The NVTX stacks of row: push/pop levels first, then start/end ranges.

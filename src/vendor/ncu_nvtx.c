@@ -24,7 +24,7 @@ int ncu_nvtx_check(const char *const *include, size_t n, const struct ncu_seen_r
 	for (size_t i = 0; i < nseen; i++) {
 		s[i].domain = seen[i].domain && seen[i].domain[0] ? seen[i].domain : NULL;
 		s[i].name = seen[i].name;
-		s[i].style = seen[i].startend ? NVTX_STARTEND : NVTX_PUSHPOP;
+		s[i].style = seen[i].startend ? NCU_NVTX_STARTEND : NCU_NVTX_PUSHPOP;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct nvtx_spec spec = {NULL, NULL};

@@ -67,14 +67,14 @@ static void ncu_escape(struct strbuf *out, const char *s)
 	}
 }
 
-void nvtx_ncu_expr(const struct nvtx_spec *spec, enum nvtx_style style, struct strbuf *out)
+void nvtx_ncu_expr(const struct nvtx_spec *spec, enum ncu_nvtx_style style, struct strbuf *out)
 {
 	if (spec->domain) {
 		ncu_escape(out, spec->domain);
 		strbuf_addch(out, '@');
 	}
 	ncu_escape(out, spec->range);
-	if (style == NVTX_PUSHPOP)
+	if (style == NCU_NVTX_PUSHPOP)
 		strbuf_addch(out, '/');
 }
 
@@ -100,7 +100,7 @@ struct ncu_expr {
 	char *domain; /* NULL: default domain */
 	char **parts; /* range names (or patterns); "*" and "+" are wildcards */
 	size_t nr, alloc;
-	enum nvtx_style style;
+	enum ncu_nvtx_style style;
 };
 
 static void expr_release(struct ncu_expr *e)
@@ -167,7 +167,7 @@ static int expr_parse(const char *s, struct ncu_expr *e, struct strbuf *why)
 		expr_release(e);
 		return error_set(why, "'%s' names no range", s);
 	}
-	e->style = slash ? NVTX_PUSHPOP : NVTX_STARTEND;
+	e->style = slash ? NCU_NVTX_PUSHPOP : NCU_NVTX_STARTEND;
 	return 0;
 }
 
@@ -261,7 +261,7 @@ int nvtx_ncu_expr_matches(const char *expr, const struct nvtx_seen *seen, size_t
 			strbuf_addstr(why, "; ");
 		if (why)
 			strbuf_addf(why, "no %s range '%s' in %s%s%s",
-				    e.style == NVTX_PUSHPOP ? "push/pop" : "start/end", e.parts[i],
+				    e.style == NCU_NVTX_PUSHPOP ? "push/pop" : "start/end", e.parts[i],
 				    e.domain ? "domain '" : "the default domain",
 				    e.domain ? e.domain : "", e.domain ? "'" : "");
 		ok = 0;
@@ -270,9 +270,9 @@ int nvtx_ncu_expr_matches(const char *expr, const struct nvtx_seen *seen, size_t
 	return ok;
 }
 
-static const char *style_name(enum nvtx_style s)
+static const char *style_name(enum ncu_nvtx_style s)
 {
-	return s == NVTX_PUSHPOP ? "push/pop" : "start/end";
+	return s == NCU_NVTX_PUSHPOP ? "push/pop" : "start/end";
 }
 
 void nvtx_ncu_suggest(const char *expr, const struct nvtx_seen *seen, size_t n, struct strbuf *out)

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
-#include "vendor/ncu_csv.h" /* enum nvtx_style */
+#include "vendor/ncu_csv.h" /* enum ncu_nvtx_style */
 
 struct nvtx_spec {
 	char *domain; /* NULL = the default domain */
@@ -30,7 +30,7 @@ int nvtx_spec_parse(const char *user, struct nvtx_spec *spec, struct strbuf *err
 void nvtx_spec_release(struct nvtx_spec *spec);
 
 /* Appends ncu's --nvtx-include expression for spec. */
-void nvtx_ncu_expr(const struct nvtx_spec *spec, enum nvtx_style style, struct strbuf *out);
+void nvtx_ncu_expr(const struct nvtx_spec *spec, enum ncu_nvtx_style style, struct strbuf *out);
 /* Appends nsys's --nvtx-capture value for spec; -1 with err when a name
  * holds '@', which nsys cannot express. */
 int nvtx_nsys_capture(const struct nvtx_spec *spec, struct strbuf *out, struct strbuf *err);
@@ -39,7 +39,7 @@ int nvtx_nsys_capture(const struct nvtx_spec *spec, struct strbuf *out, struct s
 struct nvtx_seen {
 	const char *domain;
 	const char *name;
-	enum nvtx_style style;
+	enum ncu_nvtx_style style;
 };
 
 /* Whether ncu expression expr (one --nvtx-include value, with or without

@@ -77,21 +77,21 @@ expect 5 $? err "^llmprof: error: (report: analyze: )?bad.csv: not an nsys cuda_
 # 3b. an ncu raw page cut anywhere: exit 5 naming file:line, or (cut at a
 # line end) the rows before it
 R=$LLMPROF_SHARED_DIR/fixtures/ncu/mathkernels-gtx1660ti-ncu2022.4.raw-base.csv
-if [ -f "$R" ] && "$LLMPROF" ncu-import --help >/dev/null 2>&1; then
+if [ -f "$R" ]; then
 	head -c 0 "$R" >n.csv
-	"$LLMPROF" ncu-import n.csv -o ni >out 2>err
-	expect 5 $? err "^llmprof: error: n.csv: empty file, no CSV header$"
+	"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
+	expect 5 $? err "^llmprof: error: report: n.csv: empty file, no CSV header$"
 	head -c 2000 "$R" >n.csv
-	"$LLMPROF" ncu-import n.csv -o ni >out 2>err
-	expect 5 $? err "^llmprof: error: n.csv:1:[0-9]+: unterminated quoted field$"
+	"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
+	expect 5 $? err "^llmprof: error: report: n.csv:1:[0-9]+: unterminated quoted field$"
 	head -c 15000 "$R" >n.csv
-	"$LLMPROF" ncu-import n.csv -o ni >out 2>err
-	expect 5 $? err "^llmprof: error: n.csv:4: the last row has 21 of 279 fields and no line end \(truncated file\?\)$"
+	"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
+	expect 5 $? err "^llmprof: error: report: n.csv:4: the last row has 21 of 279 fields and no line end \(truncated file\?\)$"
 	for cut in 5000 12000 17000 19000; do
 		head -c $cut "$R" >n.csv
-		"$LLMPROF" ncu-import n.csv -o "ni$cut" >out 2>err
+		"$LLMPROF" report --ncu-csv n.csv -o "ni$cut" >out 2>err
 		rc=$?
-		[ $rc -eq 5 ] || fail "ncu-import on a raw page cut at $cut: exit $rc: $(cat err)"
+		[ $rc -eq 5 ] || fail "report --ncu-csv on a raw page cut at $cut: exit $rc: $(cat err)"
 	done
 fi
 

@@ -113,6 +113,10 @@ if [ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ]; then
 		infer.prompt_len=8 infer.max_new_tokens=2 pipeline.ncu.ncu_cli.kernel_name=regex:add \
 		'pipeline.ncu.ncu_cli.nvtx.include=[LLM@decode_all]' >out 2>err || fail "6b: $(cat err)"
 	grep -- '|-o|' log6b | grep -q -- "|--nvtx|--nvtx-include|LLM@decode_all/|" || fail "6b argv: $(cat log6b)"
+	# an NVTX-gated configured run also writes its regions
+	run=$(last_run out)
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["regions"]) == 8, d' \
+		"$run/ncu/regions/report.json" || fail "6b regions: $(ls "$run/ncu")"
 	export FAKE_NCU_LOG=$tmp/log6c
 	"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" pipeline.ncu.path="$fake" \
 		infer.prompt_len=8 infer.max_new_tokens=2 pipeline.ncu.ncu_cli.kernel_name=regex:add \

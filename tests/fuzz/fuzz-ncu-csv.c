@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		struct ncu_nvtx_stack st = {0};
 
-		ncu_nvtx_parse_cell(buf, size, NVTX_PUSHPOP, &st, &err);
+		ncu_nvtx_parse_cell(buf, size, NCU_NVTX_PUSHPOP, &st, &err);
 		ncu_nvtx_stack_release(&st);
 	}
 	{

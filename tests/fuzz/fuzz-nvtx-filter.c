@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nl)
 			*nl = '\0';
 		t1 = strchr(p, '\t');
-		seen[n].style = NVTX_PUSHPOP;
+		seen[n].style = NCU_NVTX_PUSHPOP;
 		if (t1) {
 			*t1++ = '\0';
 			seen[n].domain = p;
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (t2) {
 				*t2++ = '\0';
 				if (*t2 == 's')
-					seen[n].style = NVTX_STARTEND;
+					seen[n].style = NCU_NVTX_STARTEND;
 			}
 		} else {
 			seen[n].domain = NULL;
@@ -69,12 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	if (!nvtx_spec_parse(first, &spec, &err)) {
-		for (int style = NVTX_PUSHPOP; style <= NVTX_STARTEND; style++) {
-			struct nvtx_seen self = {spec.domain, spec.range, (enum nvtx_style)style};
+		for (int style = NCU_NVTX_PUSHPOP; style <= NCU_NVTX_STARTEND; style++) {
+			struct nvtx_seen self = {spec.domain, spec.range, (enum ncu_nvtx_style)style};
 
 			strbuf_reset(&expr);
 			strbuf_reset(&why);
-			nvtx_ncu_expr(&spec, (enum nvtx_style)style, &expr);
+			nvtx_ncu_expr(&spec, (enum ncu_nvtx_style)style, &expr);
 			rc = nvtx_ncu_expr_matches(expr.buf, &self, 1, &why);
 			if (rc != 1) {
 				fprintf(stderr, "'%s' -> ncu '%s' does not match itself (%d): %s\n",

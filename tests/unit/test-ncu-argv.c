@@ -296,10 +296,10 @@ static void translate(const char *user, const char *pushpop, const char *starten
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 
 	assert_int_equal(nvtx_spec_parse(user, &s, &err), 0);
-	nvtx_ncu_expr(&s, NVTX_PUSHPOP, &sb);
+	nvtx_ncu_expr(&s, NCU_NVTX_PUSHPOP, &sb);
 	assert_string_equal(sb.buf, pushpop);
 	strbuf_reset(&sb);
-	nvtx_ncu_expr(&s, NVTX_STARTEND, &sb);
+	nvtx_ncu_expr(&s, NCU_NVTX_STARTEND, &sb);
 	assert_string_equal(sb.buf, startend);
 	strbuf_reset(&sb);
 	if (nsys) {
@@ -369,7 +369,7 @@ static void load_seen(struct seen_list *l)
 	while (sqlite3_step(st) == SQLITE_ROW && l->n < 32) {
 		l->v[l->n].domain = keep(l, sqlite3_column_text(st, 0));
 		l->v[l->n].name = keep(l, sqlite3_column_text(st, 1));
-		l->v[l->n].style = sqlite3_column_int(st, 2) == 59 ? NVTX_PUSHPOP : NVTX_STARTEND;
+		l->v[l->n].style = sqlite3_column_int(st, 2) == 59 ? NCU_NVTX_PUSHPOP : NCU_NVTX_STARTEND;
 		l->n++;
 	}
 	sqlite3_finalize(st);

@@ -128,7 +128,7 @@ static void test_nvtx_cells(void **state)
 			  "\"<default domain>:A::A1:none:none:none:none:none:none\" ";
 	const char *colon = "7  \"D:a:b:none:none:none:none:ASCII:a:b\" ";
 
-	assert_int_equal(ncu_nvtx_parse_cell(llm, strlen(llm), NVTX_PUSHPOP, &st, &err), 0);
+	assert_int_equal(ncu_nvtx_parse_cell(llm, strlen(llm), NCU_NVTX_PUSHPOP, &st, &err), 0);
 	assert_int_equal(st.thread, 829);
 	assert_int_equal(st.nr, 2);
 	assert_string_equal(st.ranges[0].domain, "LLM");
@@ -136,21 +136,21 @@ static void test_nvtx_cells(void **state)
 	assert_string_equal(st.ranges[1].name, "decode_step");
 	ncu_nvtx_stack_release(&st);
 
-	assert_int_equal(ncu_nvtx_parse_cell(def, strlen(def), NVTX_PUSHPOP, &st, &err), 0);
+	assert_int_equal(ncu_nvtx_parse_cell(def, strlen(def), NCU_NVTX_PUSHPOP, &st, &err), 0);
 	assert_int_equal(st.nr, 2);
 	assert_null(st.ranges[0].domain);
 	assert_string_equal(st.ranges[0].name, "A");
 	assert_string_equal(st.ranges[1].name, "A::A1");
 	ncu_nvtx_stack_release(&st);
 
-	assert_int_equal(ncu_nvtx_parse_cell(colon, strlen(colon), NVTX_PUSHPOP, &st, &err), 0);
+	assert_int_equal(ncu_nvtx_parse_cell(colon, strlen(colon), NCU_NVTX_PUSHPOP, &st, &err), 0);
 	assert_string_equal(st.ranges[0].domain, "D");
 	assert_string_equal(st.ranges[0].name, "a:b");
 	ncu_nvtx_stack_release(&st);
 
-	assert_int_equal(ncu_nvtx_parse_cell("", 0, NVTX_PUSHPOP, &st, &err), 0);
+	assert_int_equal(ncu_nvtx_parse_cell("", 0, NCU_NVTX_PUSHPOP, &st, &err), 0);
 	assert_int_equal(st.nr, 0);
-	assert_int_equal(ncu_nvtx_parse_cell("5 \"x", 4, NVTX_PUSHPOP, &st, &err), -1);
+	assert_int_equal(ncu_nvtx_parse_cell("5 \"x", 4, NCU_NVTX_PUSHPOP, &st, &err), -1);
 	assert_non_null(strstr(err.buf, "unterminated"));
 	ncu_nvtx_stack_release(&st);
 	strbuf_release(&err);
