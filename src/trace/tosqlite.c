@@ -557,6 +557,21 @@ static int step(struct conv *c, enum stmt_id id)
 	return 0;
 }
 
+/* Binds a row struct whose columns are n consecutive int64_t (the
+ * *_row types), with the graphNodeId column (1-based null_col) NULL when the
+ * row says so, and inserts it. 0 or -1 (c->failed set). */
+static int insert_int_row(struct conv *c, enum stmt_id id, const int64_t *v, int n,
+			  int null_graph, int null_col)
+{
+	sqlite3_stmt *s = c->st[id];
+
+	for (int j = 0; j < n; j++)
+		sqlite3_bind_int64(s, j + 1, v[j]);
+	if (null_graph)
+		sqlite3_bind_null(s, null_col);
+	return step(c, id);
+}
+
 static void bind_text(sqlite3_stmt *s, int i, struct str t)
 {
 	sqlite3_bind_text(s, i, t.p, (int)t.len, SQLITE_TRANSIENT);
@@ -1054,7 +1069,6 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 		case TLOG_KERNEL: {
 			const struct tlog_kernel *k = (const void *)h;
 			struct kernel_row row;
-			sqlite3_stmt *s = c->st[S_KERNEL];
 			int64_t unknown[3];
 			const int64_t *names;
 			uint64_t idx;
@@ -1067,50 +1081,27 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			}
 			tosqlite_kernel_row(&row, &p->ctx, k, names, corr);
 			note_attribution(c, p, corr);
-			{
-				const int64_t *v = &row.start;
-				for (int j = 0; j < 28; j++)
-					sqlite3_bind_int64(s, j + 1, v[j]);
-				if (row.graphNodeId_null)
-					sqlite3_bind_null(s, 27);
-			}
-			if (step(c, S_KERNEL) == 0)
+			if (insert_int_row(c, S_KERNEL, &row.start, 28, row.graphNodeId_null, 27) == 0)
 				c->stats->kernels++;
 			break;
 		}
 		case TLOG_MEMCPY: {
 			const struct tlog_memcpy *m = (const void *)h;
 			struct memcpy_row row;
-			sqlite3_stmt *s = c->st[S_MEMCPY];
 			uint32_t corr = map_corr(p, m->corr);
 			tosqlite_memcpy_row(&row, &p->ctx, m, corr);
 			note_attribution(c, p, corr);
-			{
-				const int64_t *v = &row.start;
-				for (int j = 0; j < 17; j++)
-					sqlite3_bind_int64(s, j + 1, v[j]);
-				if (row.graphNodeId_null)
-					sqlite3_bind_null(s, 17);
-			}
-			if (step(c, S_MEMCPY) == 0)
+			if (insert_int_row(c, S_MEMCPY, &row.start, 17, row.graphNodeId_null, 17) == 0)
 				c->stats->memcpys++;
 			break;
 		}
 		case TLOG_MEMSET: {
 			const struct tlog_memset *m = (const void *)h;
 			struct memset_row row;
-			sqlite3_stmt *s = c->st[S_MEMSET];
 			uint32_t corr = map_corr(p, m->corr);
 			tosqlite_memset_row(&row, &p->ctx, m, corr);
 			note_attribution(c, p, corr);
-			{
-				const int64_t *v = &row.start;
-				for (int j = 0; j < 12; j++)
-					sqlite3_bind_int64(s, j + 1, v[j]);
-				if (row.graphNodeId_null)
-					sqlite3_bind_null(s, 11);
-			}
-			if (step(c, S_MEMSET) == 0)
+			if (insert_int_row(c, S_MEMSET, &row.start, 12, row.graphNodeId_null, 11) == 0)
 				c->stats->memsets++;
 			break;
 		}
