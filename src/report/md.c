@@ -12,6 +12,29 @@ static void md_table(struct rtable *t, struct strbuf *out)
 	rtable_release(t);
 }
 
+/* "## Per-Stage Timings": the stage table and the decode-step
+ * distribution, introduced by caption (may be ""). */
+static void md_stage_section(const struct report_model *m, struct strbuf *out,
+			     const char *caption)
+{
+	struct rtable t;
+
+	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
+	if (!m->nr_stages) {
+		strbuf_addstr(out, "No stage ranges were found in the trace.\n");
+		return;
+	}
+	rtable_stages(m, &t);
+	md_table(&t, out);
+	rtable_decode_steps(m, &t);
+	if (rtable_rows(&t)) {
+		strbuf_addch(out, '\n');
+		strbuf_addstr(out, caption);
+		rtable_md(&t, out);
+	}
+	rtable_release(&t);
+}
+
 static void status_quote(const struct report_model *m, struct strbuf *out)
 {
 	if (report_model_finished(m))
@@ -226,19 +249,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	rtable_environment(m, &t);
 	md_table(&t, out);
 
-	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
-	if (!m->nr_stages) {
-		strbuf_addstr(out, "No stage ranges were found in the trace.\n");
-	} else {
-		rtable_stages(m, &t);
-		md_table(&t, out);
-		rtable_decode_steps(m, &t);
-		if (rtable_rows(&t)) {
-			strbuf_addstr(out, "\nDecode-step distribution:\n\n");
-			rtable_md(&t, out);
-		}
-		rtable_release(&t);
-	}
+	md_stage_section(m, out, "Decode-step distribution:\n\n");
 	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");
 
 	strbuf_addstr(out, "\n## Aggregates\n\n");
@@ -366,19 +377,7 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	rtable_aggregates(m, &t);
 	md_table(&t, out);
 
-	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
-	if (!m->nr_stages) {
-		strbuf_addstr(out, "No stage ranges were found in the trace.\n");
-	} else {
-		rtable_stages(m, &t);
-		md_table(&t, out);
-		rtable_decode_steps(m, &t);
-		if (rtable_rows(&t)) {
-			strbuf_addch(out, '\n');
-			rtable_md(&t, out);
-		}
-		rtable_release(&t);
-	}
+	md_stage_section(m, out, "");
 
 	strbuf_addstr(out, "\n## MFU\n\n");
 	utilization_md(m, out);
