@@ -1,5 +1,6 @@
 /* main.c: llmprof's entry point; everything else lives in libllmprof_core. */
 #include "cmd/cmd.h"
+#include "core/banned.h"
 
 int main(int argc, char **argv)
 {
