@@ -45,7 +45,7 @@ int analytic_cfg_write(const struct config *cfg, const char *path, struct strbuf
 		  : dtype && !strcmp(dtype, "fp16") ? LLM_FP16
 						    : LLM_BF16;
 	if (llm_config_check(&c, e, sizeof(e)))
-		return error_set(err, "model '%s': %s", c.name, e);
+		return error_set(err, "%s", e);
 	if (llm_analytic_write(path, &c, &o, e, sizeof(e)))
 		return error_set(err, "%s", e);
 	return 0;

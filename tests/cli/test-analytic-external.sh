@@ -24,4 +24,13 @@ PY
 	pipeline.trace.backend=builtin -- /bin/true >"$tmp/out" 2>"$tmp/err" || fail "profile (no model)"
 run=$(sed -n 's/^run: //p' "$tmp/out")
 [ ! -e "$run/workload/analytic.json" ] || fail "analytic.json written without a model preset"
+# a shape the formulas refuse: a one-line warning, no file, the run goes on
+"$LLMPROF" profile artifacts.root="$tmp/c" model=llama-3.2-1b model.num_kv_heads=7 \
+	pipeline.ncu.enable=false pipeline.trace.backend=builtin -- /bin/true >"$tmp/out" 2>"$tmp/err" ||
+	fail "profile (bad shape) exit $?"
+grep -q "^llmprof: warning: no analytic FLOPs/bytes for MFU/MBU: .*heads must be a multiple of kv_heads" \
+	"$tmp/err" || fail "bad-shape warning: $(cat "$tmp/err")"
+run=$(sed -n 's/^run: //p' "$tmp/out")
+[ ! -e "$run/workload/analytic.json" ] || fail "analytic.json written for a refused shape"
+[ -s "$run/report.md" ] || fail "reports missing after a refused shape"
 echo ok
