@@ -23,6 +23,16 @@ static CUpti_SubscriberHandle g_sub;
 static size_t g_cupti_buf = 8u << 20;
 static int g_active;
 
+/* Recycled CUPTI buffers, handed out already zeroed. CUPTI otherwise zeroes
+ * each new buffer itself on the thread that asked for it, which is the
+ * program's launching thread (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER);
+ * here the zeroing happens in buffer_completed, on CUPTI's worker thread. */
+#define POOL_MAX 64
+static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *g_pool[POOL_MAX];
+static int g_pool_n;
+static int g_pool_on;
+
 enum api_mode { API_ACTIVITY, API_CALLBACK, API_NONE };
 
 /* Per-thread state of the API call in progress (runtime calls may nest a
@@ -135,9 +145,34 @@ static uint32_t name_id(const char *name)
 }
 
 /* ---- activity buffers ---- */
+static uint8_t *pool_get(void)
+{
+	uint8_t *b = NULL;
+
+	pthread_mutex_lock(&g_pool_lock);
+	if (g_pool_n)
+		b = g_pool[--g_pool_n];
+	pthread_mutex_unlock(&g_pool_lock);
+	return b ? b : calloc(1, g_cupti_buf);
+}
+
+/* Takes a buffer CUPTI has finished with; 'used' bytes need zeroing. */
+static void pool_put(uint8_t *b, size_t used)
+{
+	(void)used; /* the whole buffer: CUPTI may have begun a record past it */
+	memset(b, 0, g_cupti_buf);
+	pthread_mutex_lock(&g_pool_lock);
+	if (g_pool_n < POOL_MAX) {
+		g_pool[g_pool_n++] = b;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&g_pool_lock);
+	free(b);
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
 {
-	*buf = aligned_alloc(8, g_cupti_buf);
+	*buf = g_pool_on ? pool_get() : aligned_alloc(8, g_cupti_buf);
 	*size = *buf ? g_cupti_buf : 0;
 	*max_records = 0;
 }
@@ -221,8 +256,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		d.stream = stream;
 		tracer_write_now(&d, sizeof(d));
 	}
+	if (g_pool_on)
+		pool_put(buf, valid);
+	else
+		free(buf);
 	(void)size;
-	free(buf);
 }
 
 /* ---- API callbacks ---- */
@@ -396,6 +434,50 @@ int InitializeInjection(void)
 			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
 				    "device buffer size %llu MiB not set: %s",
 				    (unsigned long long)v, cupti_err(r));
+	}
+
+	v = tracer_env_u64(TRACER_ENV_DEVICE_BUFFERS, 0, 64);
+	if (v) {
+		size_t n = (size_t)v, nsz = sizeof(n);
+		r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE,
+					      &nsz, &n);
+		if (r != CUPTI_SUCCESS)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+				    "%llu pre-allocated device buffers not set: %s",
+				    (unsigned long long)v, cupti_err(r));
+	}
+	/* Set before the buffer callbacks are registered, as CUPTI requires. */
+	v = tracer_env_u64(TRACER_ENV_PER_THREAD_BUFFERS, 2, 2);
+	if (v < 2) {
+		uint8_t on = (uint8_t)v;
+		size_t osz = sizeof(on);
+		r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &osz,
+					      &on);
+		if (r != CUPTI_SUCCESS)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+				    "per-thread activity buffers not set to %u: %s", on,
+				    cupti_err(r));
+	}
+	v = tracer_env_u64(TRACER_ENV_CUPTI_POOL, 2, 16);
+	if (v) {
+		uint8_t on = 1;
+		size_t osz = sizeof(on);
+		r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &osz,
+					      &on);
+		if (r == CUPTI_SUCCESS) {
+			g_pool_on = 1;
+			/* touched now, so the first records fault no pages in */
+			for (; v && g_pool_n < POOL_MAX; v--) {
+				uint8_t *b = malloc(g_cupti_buf);
+				if (!b)
+					break;
+				memset(b, 0, g_cupti_buf);
+				g_pool[g_pool_n++] = b;
+			}
+		} else {
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+				    "zeroed activity buffers not accepted: %s", cupti_err(r));
+		}
 	}
 
 	r = cuptiSubscribe(&g_sub, (CUpti_CallbackFunc)on_callback, NULL);

@@ -20,6 +20,10 @@
 #                              each optionally followed by +VAR=VALUE settings
 #                              (e.g. activity+LLMPROF_TRACE_MEMOPS=0)
 #   MATRIX_TINY_VARIANTS (MATRIX_VARIANTS)   the same for tiny_launch
+#                              The variant "nsys" runs the program under
+#                              `$MATRIX_NSYS profile --trace=cuda,nvtx` instead
+#                              (MATRIX_NSYS: nsys binary; MATRIX_NSYS_LIBS:
+#                              prepended to its LD_LIBRARY_PATH).
 #   MATRIX_DECODE_KERNELS (88447), MATRIX_DECODE_STEP_OPS (43456),
 #   MATRIX_PREFILL_OPS (694)   expected content of a traced decode loop
 #   MATRIX_DECODE_ARGS         extra decode_loop.py arguments, e.g. "--reps 3"
@@ -90,8 +94,14 @@ echo "program,variant,round,wall_s" >"$out/raw.csv"
 # run_one PROGRAM VARIANT ROUND: one process; appends to raw.csv.
 run_one() {
 	local prog=$1 v=$2 r=$3 dir="" line rc wall key
-	local -a envs=() cmd
-	if [ "$v" != untraced ]; then
+	local -a envs=() cmd pre=()
+	if [ "$v" = nsys ]; then
+		dir=$logs/$prog-$v-$r
+		mkdir -p "$dir" || die "cannot create $dir"
+		[ -x "${MATRIX_NSYS:-}" ] || die "variant nsys needs MATRIX_NSYS"
+		envs=(LD_LIBRARY_PATH="${MATRIX_NSYS_LIBS:+$MATRIX_NSYS_LIBS:}$LD_LIBRARY_PATH")
+		pre=("$MATRIX_NSYS" profile --trace=cuda,nvtx -o "$dir/run" --force-overwrite=true)
+	elif [ "$v" != untraced ]; then
 		dir=$logs/$prog-$v-$r
 		mkdir -p "$dir" || die "cannot create $dir"
 		envs=(LLMPROF_TRACE_OUT="$dir" CUDA_INJECTION64_PATH="$so" NVTX_INJECTION64_PATH="$so"
@@ -114,8 +124,10 @@ run_one() {
 		;;
 	esac
 	echo "== $prog $v round $r" >>"$out/stderr.txt"
-	line=$(env "${envs[@]}" timeout 150 "${cmd[@]}" 2>>"$out/stderr.txt" | tail -n 1)
+	# nsys prints its own lines after the program's: take the program's
+	env "${envs[@]}" timeout 150 "${pre[@]}" "${cmd[@]}" >"$logs/stdout" 2>>"$out/stderr.txt"
 	rc=$?
+	line=$(grep -a "$key" "$logs/stdout" | tail -n 1)
 	wall=$(awk -v k="$key" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$line")
 	if [ "$rc" -ne 0 ] || [ -z "$wall" ]; then
 		fail "$prog $v round $r: rc $rc, output '$line'"
@@ -167,7 +179,7 @@ done
 # Checks: every traced decode log, round 1 of the tiny logs.
 check_log() { # check_log PROGRAM VARIANT ROUND
 	local prog=$1 v=$2 r=$3 dir=$logs/$1-$2-$3 conv k api ops unattr drops problems
-	[ -d "$dir" ] || return
+	[ -d "$dir" ] && [ "$v" != nsys ] || return
 	conv=$(tool_run convert "$dir" "$dir/t.sqlite" 2>&1)
 	if [ $? -ne 0 ]; then
 		fail "$prog $v round $r: convert failed: $conv"

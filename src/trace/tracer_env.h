@@ -31,6 +31,15 @@
  * LLMPROF_TRACE_CUPTI_BUFFER_MB   host buffer handed to CUPTI, MiB (default 8).
  * LLMPROF_TRACE_DEVICE_BUFFER_MB  CUPTI device buffer, MiB (default: CUPTI's,
  *                         ~3 MiB); set before CUDA creates a context.
+ * LLMPROF_TRACE_DEVICE_BUFFERS  device buffers CUPTI pre-allocates per context
+ *                         (default: CUPTI's, 3; 1..64).
+ * LLMPROF_TRACE_PER_THREAD_BUFFERS  1/0: CUPTI's per-thread activity buffers
+ *                         on/off (default: CUPTI's, on).
+ * LLMPROF_TRACE_CUPTI_POOL  host buffers handed to CUPTI come zeroed from a
+ *                         pool the tracer recycles (zeroed on CUPTI's worker
+ *                         thread, not the launching one); the value is how
+ *                         many are touched at start (default 2; 0 = off, each
+ *                         buffer malloc'd and zeroed by CUPTI).
  * LLMPROF_TRACE_FLUSH_MS  CUPTI periodic flush period, ms (default 0 = only
  *                         when buffers fill, at context teardown and exit).
  * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
@@ -51,6 +60,9 @@
 #define TRACER_ENV_BUFFER_KB "LLMPROF_TRACE_BUFFER_KB"
 #define TRACER_ENV_CUPTI_BUFFER_MB "LLMPROF_TRACE_CUPTI_BUFFER_MB"
 #define TRACER_ENV_DEVICE_BUFFER_MB "LLMPROF_TRACE_DEVICE_BUFFER_MB"
+#define TRACER_ENV_DEVICE_BUFFERS "LLMPROF_TRACE_DEVICE_BUFFERS"
+#define TRACER_ENV_PER_THREAD_BUFFERS "LLMPROF_TRACE_PER_THREAD_BUFFERS"
+#define TRACER_ENV_CUPTI_POOL "LLMPROF_TRACE_CUPTI_POOL"
 #define TRACER_ENV_FLUSH_MS "LLMPROF_TRACE_FLUSH_MS"
 #define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
 
