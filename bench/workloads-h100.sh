@@ -21,7 +21,7 @@ for extra in "" "--qkv-bias 1 --tie-embeddings 1 --heads 8 --kv-heads 1 --head-d
   tag=$(echo "x$extra" | tr -d " -" | cut -c1-40)
   $LLM --device cpu $SMALL $extra --dtype fp32 --dump-logits $T/cpu32.bin | tail -1
   $LLM --device cpu $SMALL $extra --dtype bf16 --dump-logits $T/cpu16.bin | tail -1
-  for v in "--decode-gemm cublaslt --cuda-graph 0" "--decode-gemm gemv --cuda-graph 1"; do
+  for v in "--decode-gemm cublaslt --cuda-graph 0 --pdl 0" "--decode-gemm gemv --cuda-graph 1 --pdl 0" "--decode-gemm gemv --cuda-graph 1" "--decode-gemm gemv --cuda-graph 0"; do
     $LLM --device cuda $SMALL $extra $v --dtype fp32 --dump-logits $T/g32.bin | tail -1
     python3 $HERE/workloads_compare.py $T/cpu32.bin $T/g32.bin "$tag fp32 $v" 1e-4
     $LLM --device cuda $SMALL $extra $v --dtype bf16 --dump-logits $T/g16.bin | tail -1
@@ -41,14 +41,15 @@ python3 $HERE/workloads_ceilings.py | tee $OUT/ceilings.json
 echo "== performance (bf16, batch 1)"
 for m in llama-3.2-1b llama-3.1-8b; do
   v=M_${m//[.-]/_}
-  for g in cublaslt gemv; do for cg in 0 1; do [ $g$cg = cublaslt0 ] && continue
-    $LLM --device cuda ${!v} --prompt-len 512 --new-tokens 129 --warmup 2 --decode-gemm $g --cuda-graph $cg \
-      --analytic-out $OUT/analytic-$m-decode.json | tail -1 | sed "s/^/perf decode $g graph=$cg: /"
+  for r in 1 2; do for variant in "cublaslt 1 0" "gemv 1 0" "gemv 0 1" "gemv 1 1"; do
+    set -- $variant
+    $LLM --device cuda ${!v} --prompt-len 512 --new-tokens 129 --warmup 2 --decode-gemm $1 --cuda-graph $2 --pdl $3 \
+      --analytic-out $OUT/analytic-$m-decode.json | tail -1 | sed "s/^/perf decode $1 graph=$2 pdl=$3: /"
   done; done
-  for r in 1 2; do
-    $LLM --device cuda ${!v} --prompt-len 2048 --new-tokens 1 --warmup 2 \
-      --analytic-out $OUT/analytic-$m-prefill.json | tail -1 | sed "s/^/perf prefill: /"
-  done
+  for r in 1 2 3; do for p in 0 1; do
+    $LLM --device cuda ${!v} --prompt-len 2048 --new-tokens 1 --warmup 2 --pdl $p \
+      --analytic-out $OUT/analytic-$m-prefill.json | tail -1 | sed "s/^/perf prefill pdl=$p: /"
+  done; done
   python3 $HERE/workloads_hf.py $m 512 129 | sed "s/^/hf decode: /"
   python3 $HERE/workloads_hf.py $m 2048 1 | sed "s/^/hf prefill: /"
 done

@@ -39,6 +39,7 @@ struct llm_run_opts {
 	int warmup;	     /* untimed, unranged full runs before the measured one */
 	int threads;	     /* CPU: OpenMP threads (0 = runtime default) */
 	int own_gemv;	     /* GPU: our GEMV for decode linears instead of cuBLASLt */
+	int pdl;	     /* GPU: programmatic dependent launch of our kernels (sm_90+) */
 	const char *weights; /* safetensors file or NULL */
 };
 

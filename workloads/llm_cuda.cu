@@ -13,13 +13,13 @@
 #include <cuda_fp16.h>
 #include <cublasLt.h>
 #include <cublas_v2.h>
-#include <mma.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <type_traits>
 
 #include "llm.h"
 #include "nvtx_shim.h"
@@ -107,6 +107,78 @@ __device__ __forceinline__ void load16(const T *p, float *out)
 		out[i] = tof(t[i]);
 }
 
+/* Programmatic dependent launch (sm_90): a kernel launched with the PDL
+ * attribute may start while the previous kernel in the stream finishes.
+ * Every kernel here calls pdl_sync() before it touches anything an earlier
+ * kernel wrote (or reads); only constant weights may be read before it.
+ * pdl_sync() then lets the next kernel launch. Without the attribute both
+ * instructions are no-ops. */
+__device__ __forceinline__ void pdl_sync(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+	asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* cp.async, ldmatrix and mma.sync wrappers for the prefill attention. */
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, bool pred)
+{
+	unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+	int n = pred ? 16 : 0; /* 0: the 16 bytes are zero-filled */
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n));
+}
+__device__ __forceinline__ void cp_async_commit(void)
+{
+	asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N> __device__ __forceinline__ void cp_async_wait(void)
+{
+	asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void ldsm_x4(uint32_t *r, const void *p)
+{
+	unsigned s = (unsigned)__cvta_generic_to_shared(p);
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		     : "r"(s));
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t *r, const void *p)
+{
+	unsigned s = (unsigned)__cvta_generic_to_shared(p);
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		     : "r"(s));
+}
+/* c (16x8 fp32) += a (16x16, row) * b (16x8, col) */
+template <typename T>
+__device__ __forceinline__ void mma16816(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
+{
+	if constexpr (sizeof(T) == 2 && std::is_same<T, __half>::value)
+		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+			     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+			     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+	else
+		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+			     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+			     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+/* two floats -> one register of two 16-bit values, lo in the low half */
+template <typename T> __device__ __forceinline__ uint32_t pack2(float lo, float hi)
+{
+	uint32_t r;
+	if constexpr (std::is_same<T, __half>::value) {
+		__half2 v = __floats2half2_rn(lo, hi);
+		memcpy(&r, &v, 4);
+	} else {
+		__nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+		memcpy(&r, &v, 4);
+	}
+	return r;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Kernels                                                                */
 
@@ -129,6 +201,7 @@ template <typename T> __global__ void k_convert(T *dst, const float *src, uint64
 template <typename T>
 __global__ void k_embed(T *x, const T *E, const int *tok, int H)
 {
+	pdl_sync();
 	const T *src = E + (size_t)tok[blockIdx.x] * H;
 	T *dst = x + (size_t)blockIdx.x * H;
 	for (int i = threadIdx.x; i < H; i += blockDim.x)
@@ -155,6 +228,7 @@ template <typename T>
 __global__ void k_rmsnorm(T *out, const T *x, const T *w, int H, float eps, int in_stride,
 			  int in_offset)
 {
+	pdl_sync();
 	__shared__ float sh[32];
 	const T *xr = x + ((size_t)blockIdx.x * in_stride + in_offset) * H;
 	T *o = out + (size_t)blockIdx.x * H;
@@ -177,6 +251,7 @@ __global__ void k_rope_kv(T *qkv, int rows, int n, int pos0, const int *dpos, co
 			  const float *sin_t, T *kc, T *vc, T *qT, int heads, int kvh, int hd,
 			  int max_seq)
 {
+	pdl_sync();
 	int half = hd / 2, slots = heads + 2 * kvh;
 	size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	if (idx >= (size_t)rows * slots * half)
@@ -213,6 +288,7 @@ __global__ void k_rope_kv(T *qkv, int rows, int n, int pos0, const int *dpos, co
 template <typename T>
 __global__ void k_softmax_causal(T *P, const float *S, int T_len, int n_keys, int pos0)
 {
+	pdl_sync();
 	__shared__ float sh[32];
 	size_t row = blockIdx.x;
 	int t = row % T_len, valid = pos0 + t + 1;
@@ -243,6 +319,7 @@ __global__ void k_softmax_causal(T *P, const float *S, int T_len, int n_keys, in
 template <typename T>
 __global__ void k_untranspose(T *att, const T *oT, int heads, int T_len, int hd)
 {
+	pdl_sync();
 	size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	size_t per_b = (size_t)heads * T_len * hd;
 	int b = blockIdx.y;
@@ -252,143 +329,174 @@ __global__ void k_untranspose(T *att, const T *oT, int heads, int T_len, int hd)
 	att[((size_t)b * T_len + t) * heads * hd + (size_t)h * hd + d] = oT[b * per_b + idx];
 }
 
-/* Causal flash attention for prefill (bf16/fp16, tensor cores through
- * WMMA): block = 64 queries of one head, 4 warps of 16 rows; key tiles of
- * 64 up to the diagonal; online softmax in fp32; the output accumulator
- * lives in shared memory so rows can be rescaled. Q is read from the
- * rotated qkv rows, K/V from the cache; the result goes straight to
- * att[b*T + t][h*hd + d]. */
+/* Causal flash attention for prefill, FlashAttention-2 style: block = 64
+ * queries of one head, 4 warps of 16 query rows each. Key/value tiles of 64
+ * rows stream through shared memory with cp.async, double-buffered, up to
+ * the diagonal. Scores and the output accumulator stay in registers as
+ * mma.sync m16n8k16 fragments (fp32); the online softmax works in base 2 on
+ * rows held by quads of lanes; P goes from the score fragments straight
+ * into A fragments for P*V. Q is read from the rotated qkv rows, K/V from the
+ * cache; the result goes to att[b*T + t][h*hd + d]. */
 template <typename T, int HD>
 __global__ void __launch_bounds__(128)
 	k_flash_prefill(T *att, const T *qkv, const T *kc, const T *vc, int T_len, int heads,
 			int kvh, int max_seq, float scale)
 {
-	using namespace nvcuda;
-	constexpr int BM = 64, BN = 64, LQ = HD + 8, LS = BN + 4, LP = BN + 8, LO = HD + 4;
-	constexpr int VPR = HD * (int)sizeof(T) / 16;
+	constexpr int BM = 64, BN = 64, LD = HD + 8; /* +16 B: ldmatrix rows hit all banks */
+	constexpr int CPR = HD / 8;		      /* 16-byte chunks per row */
 	extern __shared__ __align__(128) unsigned char smem[];
-	T *sQ = (T *)smem, *sK = sQ + BM * LQ, *sV = sK + BN * LQ;
-	float *sS = (float *)(sV + BN * LQ);
-	T *sP = (T *)(sS + 4 * 16 * LS);
-	float *sO = (float *)(sP + 4 * 16 * LP), *sM = sO + 4 * 16 * LO, *sL = sM + BM;
+	T *sQ = (T *)smem, *sK = sQ + BM * LD, *sV = sK + 2 * BN * LD;
 	const int qt = gridDim.x - 1 - blockIdx.x, h = blockIdx.y, b = blockIdx.z;
 	const int q0 = qt * BM, g = h / (heads / kvh), warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	const int gr = lane >> 2, tq = lane & 3;
+	const int row0 = q0 + warp * 16 + gr, row1 = row0 + 8;
 	const size_t qkv_stride = (size_t)(heads + 2 * kvh) * HD;
 	const T *K = kc + ((size_t)b * kvh + g) * max_seq * HD;
 	const T *V = vc + ((size_t)b * kvh + g) * max_seq * HD;
+	const float sl2 = scale * 1.4426950408889634f; /* scores in log2 units */
+	const int kend = min(T_len, q0 + BM), ntiles = (kend + BN - 1) / BN;
 
-	for (int i = threadIdx.x; i < BM * VPR; i += blockDim.x) {
-		int r = i / VPR, c = i % VPR, t = q0 + r;
-		uint4 v = make_uint4(0, 0, 0, 0);
-		if (t < T_len)
-			v = *(const uint4 *)(qkv + ((size_t)b * T_len + t) * qkv_stride +
-					     (size_t)h * HD + c * (16 / sizeof(T)));
-		*(uint4 *)(sQ + r * LQ + c * (16 / sizeof(T))) = v;
+	pdl_sync();
+	for (int i = threadIdx.x; i < BM * CPR; i += blockDim.x) {
+		int r = i / CPR, c = i % CPR, t = q0 + r;
+		const T *src = qkv + ((size_t)b * T_len + min(t, T_len - 1)) * qkv_stride +
+			       (size_t)h * HD + c * 8;
+		cp_async16(sQ + r * LD + c * 8, src, t < T_len);
 	}
-	for (int i = threadIdx.x; i < 4 * 16 * LO; i += blockDim.x)
-		sO[i] = 0;
-	for (int i = threadIdx.x; i < BM; i += blockDim.x) {
-		sM[i] = -INFINITY;
-		sL[i] = 0;
-	}
-	const int kend = min(T_len, q0 + BM);
-	float *Sw = sS + warp * 16 * LS, *Ow = sO + warp * 16 * LO;
-	T *Pw = sP + warp * 16 * LP;
-	for (int k0 = 0; k0 < kend; k0 += BN) {
+	auto load_kv = [&](int tile, int buf) {
+		for (int i = threadIdx.x; i < BN * CPR; i += blockDim.x) {
+			int r = i / CPR, c = i % CPR, key = tile * BN + r;
+			size_t off = (size_t)min(key, T_len - 1) * HD + c * 8;
+			cp_async16(sK + (buf * BN + r) * LD + c * 8, K + off, key < T_len);
+			cp_async16(sV + (buf * BN + r) * LD + c * 8, V + off, key < T_len);
+		}
+	};
+	load_kv(0, 0);
+	cp_async_commit();
+
+	uint32_t qf[HD / 16][4];
+	float o[HD / 8][4];
+#pragma unroll
+	for (int i = 0; i < HD / 8; i++)
+		o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
+	float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f;
+
+	for (int j = 0; j < ntiles; j++) {
+		const int buf = j & 1, k0 = j * BN;
+		if (j + 1 < ntiles) {
+			load_kv(j + 1, buf ^ 1);
+			cp_async_commit();
+			cp_async_wait<1>();
+		} else {
+			cp_async_wait<0>();
+		}
 		__syncthreads();
-		for (int i = threadIdx.x; i < BN * VPR; i += blockDim.x) {
-			int r = i / VPR, c = i % VPR, key = k0 + r;
-			uint4 kv4 = make_uint4(0, 0, 0, 0), vv4 = make_uint4(0, 0, 0, 0);
-			if (key < T_len) {
-				kv4 = *(const uint4 *)(K + (size_t)key * HD + c * (16 / sizeof(T)));
-				vv4 = *(const uint4 *)(V + (size_t)key * HD + c * (16 / sizeof(T)));
-			}
-			*(uint4 *)(sK + r * LQ + c * (16 / sizeof(T))) = kv4;
-			*(uint4 *)(sV + r * LQ + c * (16 / sizeof(T))) = vv4;
+		if (j == 0) {
+#pragma unroll
+			for (int kk = 0; kk < HD / 16; kk++)
+				ldsm_x4(qf[kk], sQ + (warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD +
+							kk * 16 + (lane >> 4) * 8);
 		}
-		__syncthreads();
-		{
-			wmma::fragment<wmma::accumulator, 16, 16, 16, float> sf[BN / 16];
+		/* S = Q K^T: 16 x 64 per warp */
+		float sc[BN / 8][4];
 #pragma unroll
-			for (int j = 0; j < BN / 16; j++)
-				wmma::fill_fragment(sf[j], 0.0f);
+		for (int i = 0; i < BN / 8; i++)
+			sc[i][0] = sc[i][1] = sc[i][2] = sc[i][3] = 0.0f;
+		const T *kb = sK + buf * BN * LD, *vb = sV + buf * BN * LD;
 #pragma unroll
-			for (int kk = 0; kk < HD; kk += 16) {
-				wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
-				wmma::load_matrix_sync(a, sQ + warp * 16 * LQ + kk, LQ);
+		for (int kk = 0; kk < HD / 16; kk++) {
 #pragma unroll
-				for (int j = 0; j < BN / 16; j++) {
-					wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> bf;
-					wmma::load_matrix_sync(bf, sK + j * 16 * LQ + kk, LQ);
-					wmma::mma_sync(sf[j], a, bf, sf[j]);
-				}
-			}
-#pragma unroll
-			for (int j = 0; j < BN / 16; j++)
-				wmma::store_matrix_sync(Sw + j * 16, sf[j], LS, wmma::mem_row_major);
-		}
-		__syncwarp();
-		{
-			int r = lane >> 1, hf = lane & 1, qrow = q0 + warp * 16 + r;
-			float *srow = Sw + r * LS + hf * 32;
-			T *prow = Pw + r * LP + hf * 32;
-			float mx = -INFINITY, sum = 0;
-			for (int c = 0; c < 32; c++) {
-				int key = k0 + hf * 32 + c;
-				float v = key <= qrow && key < T_len ? srow[c] * scale : -INFINITY;
-				srow[c] = v;
-				mx = fmaxf(mx, v);
-			}
-			mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, 1));
-			float m_old = sM[warp * 16 + r], m_new = fmaxf(m_old, mx);
-			float alpha = __expf(m_old - m_new);
-			for (int c = 0; c < 32; c++) {
-				float p = __expf(srow[c] - m_new);
-				prow[c] = fromf<T>(p);
-				sum += p;
-			}
-			sum += __shfl_xor_sync(0xffffffff, sum, 1);
-			__syncwarp();
-			if (!hf) {
-				sM[warp * 16 + r] = m_new;
-				sL[warp * 16 + r] = sL[warp * 16 + r] * alpha + sum;
-			}
-			for (int c = hf; c < HD; c += 2)
-				Ow[r * LO + c] *= alpha;
-		}
-		__syncwarp();
-		{
-			wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pa[BN / 16];
-#pragma unroll
-			for (int kk = 0; kk < BN / 16; kk++)
-				wmma::load_matrix_sync(pa[kk], Pw + kk * 16, LP);
-#pragma unroll
-			for (int j = 0; j < HD / 16; j++) {
-				wmma::fragment<wmma::accumulator, 16, 16, 16, float> of;
-				wmma::load_matrix_sync(of, Ow + j * 16, LO, wmma::mem_row_major);
-#pragma unroll
-				for (int kk = 0; kk < BN / 16; kk++) {
-					wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> bf;
-					wmma::load_matrix_sync(bf, sV + kk * 16 * LQ + j * 16, LQ);
-					wmma::mma_sync(of, pa[kk], bf, of);
-				}
-				wmma::store_matrix_sync(Ow + j * 16, of, LO, wmma::mem_row_major);
+			for (int nb = 0; nb < BN / 16; nb++) {
+				uint32_t r[4];
+				ldsm_x4(r, kb + (nb * 16 + (lane & 7) + (lane >> 4) * 8) * LD + kk * 16 +
+						   ((lane >> 3) & 1) * 8);
+				mma16816<T>(sc[2 * nb], qf[kk], r[0], r[1]);
+				mma16816<T>(sc[2 * nb + 1], qf[kk], r[2], r[3]);
 			}
 		}
-		__syncwarp();
+		/* mask (causal, past the end), row maxima over the quad */
+		float mx0 = -INFINITY, mx1 = -INFINITY;
+#pragma unroll
+		for (int nb = 0; nb < BN / 8; nb++)
+#pragma unroll
+			for (int e = 0; e < 2; e++) {
+				int key = k0 + nb * 8 + tq * 2 + e;
+				float v0 = sc[nb][e] * sl2, v1 = sc[nb][2 + e] * sl2;
+				if (key > row0 || key >= T_len)
+					v0 = -INFINITY;
+				if (key > row1 || key >= T_len)
+					v1 = -INFINITY;
+				sc[nb][e] = v0;
+				sc[nb][2 + e] = v1;
+				mx0 = fmaxf(mx0, v0);
+				mx1 = fmaxf(mx1, v1);
+			}
+#pragma unroll
+		for (int off = 1; off < 4; off <<= 1) {
+			mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffff, mx0, off));
+			mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffff, mx1, off));
+		}
+		const float mn0 = fmaxf(m0, mx0), mn1 = fmaxf(m1, mx1);
+		const float base0 = mn0 == -INFINITY ? 0.0f : mn0, base1 = mn1 == -INFINITY ? 0.0f : mn1;
+		const float a0 = exp2f(m0 - base0), a1 = exp2f(m1 - base1);
+		m0 = mn0;
+		m1 = mn1;
+		l0 *= a0;
+		l1 *= a1;
+#pragma unroll
+		for (int i = 0; i < HD / 8; i++) {
+			o[i][0] *= a0;
+			o[i][1] *= a0;
+			o[i][2] *= a1;
+			o[i][3] *= a1;
+		}
+		/* P as A fragments: n-block 2kk -> regs 0/1, 2kk+1 -> regs 2/3 */
+		uint32_t pf[BN / 16][4];
+#pragma unroll
+		for (int nb = 0; nb < BN / 8; nb++) {
+			float p0 = exp2f(sc[nb][0] - base0), p1 = exp2f(sc[nb][1] - base0);
+			float p2 = exp2f(sc[nb][2] - base1), p3 = exp2f(sc[nb][3] - base1);
+			l0 += p0 + p1;
+			l1 += p2 + p3;
+			pf[nb >> 1][(nb & 1) * 2] = pack2<T>(p0, p1);
+			pf[nb >> 1][(nb & 1) * 2 + 1] = pack2<T>(p2, p3);
+		}
+		/* O += P V (V^T fragments through ldmatrix.trans) */
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++) {
+#pragma unroll
+			for (int nd = 0; nd < HD / 16; nd++) {
+				uint32_t r[4];
+				ldsm_x4_trans(r, vb + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD +
+							 nd * 16 + (lane >> 4) * 8);
+				mma16816<T>(o[2 * nd], pf[kk], r[0], r[1]);
+				mma16816<T>(o[2 * nd + 1], pf[kk], r[2], r[3]);
+			}
+		}
+		__syncthreads(); /* the next iteration loads into this buffer */
 	}
-	for (int i = lane; i < 16 * HD; i += 32) {
-		int r = i / HD, d = i % HD, t = q0 + warp * 16 + r;
-		if (t < T_len)
-			att[((size_t)b * T_len + t) * heads * HD + (size_t)h * HD + d] =
-				fromf<T>(Ow[r * LO + d] / sL[warp * 16 + r]);
+#pragma unroll
+	for (int off = 1; off < 4; off <<= 1) {
+		l0 += __shfl_xor_sync(0xffffffff, l0, off);
+		l1 += __shfl_xor_sync(0xffffffff, l1, off);
+	}
+	const float inv0 = l0 > 0 ? 1.0f / l0 : 0.0f, inv1 = l1 > 0 ? 1.0f / l1 : 0.0f;
+	const size_t ostride = (size_t)heads * HD;
+#pragma unroll
+	for (int nd = 0; nd < HD / 8; nd++) {
+		int d = nd * 8 + tq * 2;
+		if (row0 < T_len)
+			*(uint32_t *)(att + ((size_t)b * T_len + row0) * ostride + (size_t)h * HD + d) =
+				pack2<T>(o[nd][0] * inv0, o[nd][1] * inv0);
+		if (row1 < T_len)
+			*(uint32_t *)(att + ((size_t)b * T_len + row1) * ostride + (size_t)h * HD + d) =
+				pack2<T>(o[nd][2] * inv1, o[nd][3] * inv1);
 	}
 }
 
 template <typename T, int HD> static size_t flash_smem(void)
 {
-	return (size_t)3 * 64 * (HD + 8) * sizeof(T) + 4 * 16 * 68 * 4 + 4 * 16 * 72 * sizeof(T) +
-	       4 * 16 * (HD + 4) * 4 + 2 * 64 * 4;
+	return (size_t)(64 + 4 * 64) * (HD + 8) * sizeof(T); /* Q, 2 x (K, V) */
 }
 
 /* 1 = prefill attention through the cuBLAS GEMM path even where the flash
@@ -407,6 +515,7 @@ __global__ void __launch_bounds__(128)
 		      float *part_ml, int splits)
 {
 	extern __shared__ float sc[]; /* group * chunk */
+	pdl_sync();
 	const int hd = 32 * E, split = blockIdx.x, g = blockIdx.y, b = blockIdx.z;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
 	const int S = *dpos + 1, s0 = split * chunk, s1 = min(S, s0 + chunk);
@@ -499,6 +608,7 @@ template <typename T>
 __global__ void k_attn_combine(T *att, const float *part_o, const float *part_ml, int heads,
 			       int hd, int splits)
 {
+	pdl_sync();
 	size_t bh = blockIdx.x;
 	const float *ml = part_ml + bh * splits * 2;
 	float M = -FLT_MAX, L = 0;
@@ -516,6 +626,7 @@ __global__ void k_attn_combine(T *att, const float *part_o, const float *part_ml
 
 template <typename T> __global__ void k_swiglu(T *act, const T *gu, int I, size_t n)
 {
+	pdl_sync();
 	for (size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x; idx < n;
 	     idx += (size_t)gridDim.x * blockDim.x) {
 		size_t r = idx / I, i = idx % I;
@@ -530,6 +641,7 @@ template <typename T> __global__ void k_swiglu(T *act, const T *gu, int I, size_
 __global__ void k_argmax(const float *logits, int V, int *next, int *out, int n_out, int step0,
 			 const int *dpos, int pos_base, float *dump, int B)
 {
+	pdl_sync();
 	__shared__ float sv[32];
 	__shared__ int si[32];
 	const float *l = logits + (size_t)blockIdx.x * V;
@@ -574,44 +686,74 @@ __global__ void k_argmax(const float *logits, int V, int *next, int *out, int n_
 
 __global__ void k_set_pos(int *dpos, int v, int add)
 {
+	pdl_sync();
 	*dpos = add ? *dpos + v : v;
 }
 
 /* y[r][o] (+)= sum_i x[r][i] W[o][i] (+ bias[o]) for rows <= 8: a warp per
- * output row, 16-byte loads of W, four in flight per lane. */
-template <typename T, typename TO>
+ * output row, 16-byte loads of W, four in flight per lane. NR = 2 fuses
+ * SwiGLU: the warp also takes weight row o + row2 (the up projection) and
+ * writes silu(gate) * up. The first weights are loaded before pdl_sync(),
+ * so under PDL they stream while the previous kernel finishes. */
+template <typename T, typename TO, int NR>
 __global__ void __launch_bounds__(256)
-	k_gemv(TO *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc)
+	k_gemv(TO *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc,
+	       int row2)
 {
-	const int NV = vec16<T>::N;
+	constexpr int NV = vec16<T>::N, U = 4 / NR;
 	int o = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), lane = threadIdx.x & 31;
 	if (o >= out)
 		return;
-	const T *w = W + (size_t)o * in;
-	float s[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-	int i = lane * NV;
-	for (; i + 3 * 32 * NV < in; i += 4 * 32 * NV) {
-		float wv[4][NV];
+	const T *w[NR];
 #pragma unroll
-		for (int u = 0; u < 4; u++)
-			load16(w + i + u * 32 * NV, wv[u]);
+	for (int q = 0; q < NR; q++)
+		w[q] = W + (size_t)(o + q * row2) * in;
+	float s[NR][8];
+#pragma unroll
+	for (int q = 0; q < NR; q++)
+#pragma unroll
+		for (int r = 0; r < 8; r++)
+			s[q][r] = 0.0f;
+	int i = lane * NV;
+	float wv[NR][U][NV];
+	bool more = i + (U - 1) * 32 * NV < in;
+	if (more)
+#pragma unroll
+		for (int q = 0; q < NR; q++)
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				load16(w[q] + i + u * 32 * NV, wv[q][u]);
+	pdl_sync();
+	while (more) {
 #pragma unroll
 		for (int r = 0; r < 8; r++) {
 			if (r >= rows)
 				break;
 #pragma unroll
-			for (int u = 0; u < 4; u++) {
+			for (int u = 0; u < U; u++) {
 				float xv[NV];
 				load16(x + (size_t)r * in + i + u * 32 * NV, xv);
 #pragma unroll
-				for (int e = 0; e < NV; e++)
-					s[r] += wv[u][e] * xv[e];
+				for (int q = 0; q < NR; q++)
+#pragma unroll
+					for (int e = 0; e < NV; e++)
+						s[q][r] += wv[q][u][e] * xv[e];
 			}
 		}
+		i += U * 32 * NV;
+		more = i + (U - 1) * 32 * NV < in;
+		if (more)
+#pragma unroll
+			for (int q = 0; q < NR; q++)
+#pragma unroll
+				for (int u = 0; u < U; u++)
+					load16(w[q] + i + u * 32 * NV, wv[q][u]);
 	}
 	for (; i < in; i += 32 * NV) {
-		float wv[NV];
-		load16(w + i, wv);
+		float wt[NR][NV];
+#pragma unroll
+		for (int q = 0; q < NR; q++)
+			load16(w[q] + i, wt[q]);
 #pragma unroll
 		for (int r = 0; r < 8; r++) {
 			if (r >= rows)
@@ -619,24 +761,36 @@ __global__ void __launch_bounds__(256)
 			float xv[NV];
 			load16(x + (size_t)r * in + i, xv);
 #pragma unroll
-			for (int e = 0; e < NV; e++)
-				s[r] += wv[e] * xv[e];
+			for (int q = 0; q < NR; q++)
+#pragma unroll
+				for (int e = 0; e < NV; e++)
+					s[q][r] += wt[q][e] * xv[e];
 		}
 	}
 #pragma unroll
 	for (int r = 0; r < 8; r++) {
 		if (r >= rows)
 			break;
-		float v = s[r];
-		for (int off = 16; off; off >>= 1)
-			v += __shfl_xor_sync(0xffffffff, v, off);
+		float v[NR];
+#pragma unroll
+		for (int q = 0; q < NR; q++) {
+			v[q] = s[q][r];
+			for (int off = 16; off; off >>= 1)
+				v[q] += __shfl_xor_sync(0xffffffff, v[q], off);
+		}
 		if (lane == 0) {
-			if (bias)
-				v += tof(bias[o]);
 			TO *dst = y + (size_t)r * out + o;
-			if (acc)
-				v += tof(*dst);
-			*dst = fromf<TO>(v);
+			float res;
+			if (NR == 2) {
+				res = v[0] / (1.0f + __expf(-v[0])) * v[NR - 1];
+			} else {
+				res = v[0];
+				if (bias)
+					res += tof(bias[o]);
+				if (acc)
+					res += tof(*dst);
+			}
+			*dst = fromf<TO>(res);
 		}
 	}
 }
@@ -660,7 +814,29 @@ struct gpu {
 	struct lt_plan plans[64];
 	int n_plans;
 	int own_gemv;
+	int pdl; /* launch our kernels with programmatic dependent launch */
 };
+
+/* Launches one of our kernels on g->st, with the PDL attribute when on. */
+template <typename K, typename... A>
+static cudaError_t launch(const struct gpu *g, K kernel, dim3 grid, dim3 block, size_t smem,
+			  A &&...args)
+{
+	cudaLaunchAttribute at = {};
+	cudaLaunchConfig_t cfg = {};
+
+	cfg.gridDim = grid;
+	cfg.blockDim = block;
+	cfg.dynamicSmemBytes = smem;
+	cfg.stream = g->st;
+	if (g->pdl) {
+		at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+		at.val.programmaticStreamSerializationAllowed = 1;
+		cfg.attrs = &at;
+		cfg.numAttrs = 1;
+	}
+	return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
 
 template <typename T>
 static int lt_plan_get(struct gpu *g, struct lt_plan **out, int rows, int in, int out_dim,
@@ -730,14 +906,13 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
 	float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
 
 	if (g->own_gemv && rows <= 8 && in % vec16<T>::N == 0) {
-		int wpb = 8;
+		dim3 grid((out + 7) / 8), block(256); /* 8 warps, one output row each */
 		if (f32out)
-			k_gemv<T, float><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
-				(float *)y, x, W, bias, rows, in, out, acc);
+			CK(launch(g, k_gemv<T, float, 1>, grid, block, 0, (float *)y, x, W, bias, rows,
+				  in, out, acc, 0));
 		else
-			k_gemv<T, T><<<(out + wpb - 1) / wpb, 32 * wpb, 0, g->st>>>(
-				(T *)y, x, W, bias, rows, in, out, acc);
-		CKL();
+			CK(launch(g, k_gemv<T, T, 1>, grid, block, 0, (T *)y, x, W, bias, rows, in, out,
+				  acc, 0));
 		return 0;
 	}
 	if (lt_plan_get<T>(g, &p, rows, in, out, bias != NULL, acc, f32out))
@@ -747,6 +922,19 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
 						   &bias, sizeof(bias)));
 	CKB(cublasLtMatmul(g->lt, p->desc, &alpha, W, p->a, x, p->b, &beta, y, p->c, y, p->d,
 			   &p->algo, g->ws, g->ws_size, g->st));
+	return 0;
+}
+
+/* act = silu(x Wg^T) * (x Wu^T) with Wgu = [Wg; Wu] ([2I][in]): up/gate
+ * projection and SwiGLU in one GEMV kernel. Returns 1 where our GEMV does
+ * not apply (the caller then runs linear() and k_swiglu). */
+template <typename T>
+static int linear_swiglu(struct gpu *g, T *act, const T *x, const T *Wgu, int rows, int in, int I)
+{
+	if (!(g->own_gemv && rows <= 8 && in % vec16<T>::N == 0))
+		return 1;
+	CK(launch(g, k_gemv<T, T, 2>, dim3((I + 7) / 8), dim3(256), 0, act, x, Wgu,
+		  (const T *)nullptr, rows, in, I, 0, I));
 	return 0;
 }
 
@@ -977,15 +1165,13 @@ template <typename T> static int attn_prefill(model<T> *m, int l)
 								(int)smem));
 				attr_set[hd == 128] = 1;
 			}
+			const T *kc = m->kc + l * kv_l, *vc = m->vc + l * kv_l;
 			if (hd == 64)
-				k_flash_prefill<T, 64><<<grid, 128, smem, m->g.st>>>(
-					m->att, m->qkv, m->kc + l * kv_l, m->vc + l * kv_l, n, c->heads,
-					kvh, m->max_seq, alpha);
+				CK(launch(&m->g, k_flash_prefill<T, 64>, grid, dim3(128), smem, m->att,
+					  (const T *)m->qkv, kc, vc, n, c->heads, kvh, m->max_seq, alpha));
 			else
-				k_flash_prefill<T, 128><<<grid, 128, smem, m->g.st>>>(
-					m->att, m->qkv, m->kc + l * kv_l, m->vc + l * kv_l, n, c->heads,
-					kvh, m->max_seq, alpha);
-			CKL();
+				CK(launch(&m->g, k_flash_prefill<T, 128>, grid, dim3(128), smem, m->att,
+					  (const T *)m->qkv, kc, vc, n, c->heads, kvh, m->max_seq, alpha));
 			return 0;
 		}
 	}
@@ -1024,9 +1210,9 @@ template <typename T> static int attn_decode(model<T> *m, int l)
 	const T *K = m->kc + l * kv_l, *V = m->vc + l * kv_l;
 
 #define DEC(E)                                                                                 \
-	k_attn_decode<T, E><<<grid, 128, smem, m->g.st>>>(m->qkv, llm_qkv_dim(c), K, V, kvh, grp, \
-							 m->max_seq, m->dpos, m->chunk, scale,   \
-							 m->part_o, m->part_ml, m->splits)
+	CK(launch(&m->g, k_attn_decode<T, E>, grid, dim3(128), smem, (const T *)m->qkv,            \
+		  llm_qkv_dim(c), K, V, kvh, grp, m->max_seq, (const int *)m->dpos, m->chunk,     \
+		  scale, m->part_o, m->part_ml, m->splits))
 	switch (hd / 32) {
 	case 1:
 		DEC(1);
@@ -1042,10 +1228,9 @@ template <typename T> static int attn_decode(model<T> *m, int l)
 		break;
 	}
 #undef DEC
-	CKL();
-	k_attn_combine<T><<<m->o.batch * c->heads, hd < 1024 ? hd : 1024, 0, m->g.st>>>(
-		m->att, m->part_o, m->part_ml, c->heads, hd, m->splits);
-	CKL();
+	CK(launch(&m->g, k_attn_combine<T>, dim3(m->o.batch * c->heads), dim3(hd < 1024 ? hd : 1024),
+		  0, m->att, (const float *)m->part_o, (const float *)m->part_ml, c->heads, hd,
+		  m->splits));
 	return 0;
 }
 
@@ -1060,64 +1245,67 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	int nt = H >= 1024 ? 1024 : (H + 31) / 32 * 32;
 	size_t kv_l = (size_t)B * llm_kv_dim(c) * m->max_seq;
 	float eps = (float)c->rms_eps;
-	cudaStream_t st = g->st;
 
 	nvtx_push("embed");
-	k_embed<T><<<rows, 256, 0, st>>>(m->x, m->embed, prefill ? m->prompt : m->next, H);
-	CKL();
+	CK(launch(g, k_embed<T>, dim3(rows), dim3(256), 0, m->x, (const T *)m->embed,
+		  (const int *)(prefill ? m->prompt : m->next), H));
 	nvtx_pop();
 	for (int l = 0; l < c->layers; l++) {
 		layer_w<T> *L = &m->l[l];
 		nvtx_push("norm.attn");
-		k_rmsnorm<T><<<rows, nt, 0, st>>>(m->xn, m->x, L->attn_norm, H, eps, 1, 0);
-		CKL();
+		CK(launch(g, k_rmsnorm<T>, dim3(rows), dim3(nt), 0, m->xn, (const T *)m->x,
+			  (const T *)L->attn_norm, H, eps, 1, 0));
 		nvtx_pop();
 		RANGE("attn.qkv", linear<T>(g, m->qkv, m->xn, L->wqkv,
 					    c->qkv_bias ? L->bqkv : NULL, rows, H, QKV, 0, 0));
 		nvtx_push("attn.rope");
 		{
 			size_t work = (size_t)rows * (c->heads + 2 * c->kv_heads) * (c->head_dim / 2);
-			k_rope_kv<T><<<(unsigned)((work + 255) / 256), 256, 0, st>>>(
-				m->qkv, rows, n, 0, prefill ? NULL : m->dpos, m->cos_t, m->sin_t,
-				m->kc + l * kv_l, m->vc + l * kv_l, prefill ? m->qT : NULL, c->heads,
-				c->kv_heads, c->head_dim, m->max_seq);
-			CKL();
+			CK(launch(g, k_rope_kv<T>, dim3((unsigned)((work + 255) / 256)), dim3(256), 0,
+				  m->qkv, rows, n, 0, (const int *)(prefill ? NULL : m->dpos),
+				  (const float *)m->cos_t, (const float *)m->sin_t, m->kc + l * kv_l,
+				  m->vc + l * kv_l, (T *)(prefill ? m->qT : NULL), c->heads, c->kv_heads,
+				  c->head_dim, m->max_seq));
 		}
 		nvtx_pop();
 		RANGE("attn.sdpa", prefill ? attn_prefill(m, l) : attn_decode(m, l));
 		RANGE("attn.o", linear<T>(g, m->x, m->att, L->wo, NULL, rows, QD, H, 1, 0));
 		nvtx_push("norm.mlp");
-		k_rmsnorm<T><<<rows, nt, 0, st>>>(m->xn, m->x, L->mlp_norm, H, eps, 1, 0);
-		CKL();
+		CK(launch(g, k_rmsnorm<T>, dim3(rows), dim3(nt), 0, m->xn, (const T *)m->x,
+			  (const T *)L->mlp_norm, H, eps, 1, 0));
 		nvtx_pop();
-		RANGE("mlp.up_gate", linear<T>(g, m->gu, m->xn, L->wgu, NULL, rows, H, 2 * I, 0, 0));
-		nvtx_push("mlp.act");
-		{
+		/* decode through our GEMV: SwiGLU fused into the up/gate kernel,
+		 * so mlp.up_gate holds the activation and mlp.act is absent */
+		nvtx_push("mlp.up_gate");
+		int separate = linear_swiglu<T>(g, m->act, m->xn, L->wgu, rows, H, I);
+		if (separate < 0 ||
+		    (separate && linear<T>(g, m->gu, m->xn, L->wgu, NULL, rows, H, 2 * I, 0, 0)))
+			return -1;
+		nvtx_pop();
+		if (separate) {
 			size_t work = (size_t)rows * I;
 			unsigned blocks = (unsigned)((work + 255) / 256);
-			k_swiglu<T><<<blocks < 65535 ? blocks : 65535, 256, 0, st>>>(m->act, m->gu, I,
-										    work);
-			CKL();
+			nvtx_push("mlp.act");
+			CK(launch(g, k_swiglu<T>, dim3(blocks < 65535 ? blocks : 65535), dim3(256), 0,
+				  m->act, (const T *)m->gu, I, work));
+			nvtx_pop();
 		}
-		nvtx_pop();
 		RANGE("mlp.down", linear<T>(g, m->x, m->act, L->wdown, NULL, rows, I, H, 1, 0));
 	}
 	if (prefill && m->o.new_tokens == 0)
 		return 0; /* prefill only: no LM head (as the analytic counts) */
 	nvtx_push("norm.final");
-	k_rmsnorm<T><<<B, nt, 0, st>>>(m->xn, m->x, m->final_norm, H, eps, n, n - 1);
-	CKL();
+	CK(launch(g, k_rmsnorm<T>, dim3(B), dim3(nt), 0, m->xn, (const T *)m->x,
+		  (const T *)m->final_norm, H, eps, n, n - 1));
 	nvtx_pop();
 	RANGE("lm_head", linear<T>(g, m->logits, m->xn, m->lm_head, NULL, B, H, c->vocab, 0, 1));
 	nvtx_push("sample");
-	k_argmax<<<B, 1024, 0, st>>>(m->logits, c->vocab, m->next, m->out_tok, m->o.new_tokens,
-				     prefill ? 0 : 1, prefill ? NULL : m->dpos,
-				     m->o.prompt_len, m->dump, B);
-	CKL();
+	CK(launch(g, k_argmax, dim3(B), dim3(1024), 0, (const float *)m->logits, c->vocab, m->next,
+		  m->out_tok, m->o.new_tokens, prefill ? 0 : 1,
+		  (const int *)(prefill ? NULL : m->dpos), m->o.prompt_len, m->dump, B));
 	nvtx_pop();
 	if (!prefill) {
-		k_set_pos<<<1, 1, 0, st>>>(m->dpos, 1, 1);
-		CKL();
+		CK(launch(g, k_set_pos, dim3(1), dim3(1), 0, m->dpos, 1, 1));
 	}
 	return 0;
 }
@@ -1220,6 +1408,12 @@ static int run_typed(const struct llm_config *c, const struct llm_run_opts *o,
 	m->o = *o;
 	if (gpu_init(&m->g, o->own_gemv) || model_build(m))
 		goto out;
+	if (o->pdl) {
+		int dev = 0, major = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+		m->g.pdl = major >= 9;
+	}
 	if (res->logits && o->new_tokens > 0 &&
 	    dalloc(&m->dump, (size_t)o->new_tokens * o->batch * c->vocab))
 		goto out;
@@ -1424,6 +1618,29 @@ template <typename T> static int check_typed(struct checker *ck)
 		float *got = to_host(da, rows * I);
 		report(ck, "mlp.act (swiglu)", got, ref, rows * I);
 		free(gu), free(ref), free(got), cudaFree(dgu), cudaFree(da);
+	}
+	for (int pdl = 0; pdl < 2; pdl++) { /* up/gate GEMV with SwiGLU fused (decode path) */
+		int rows = 3, in = 96, I = 40;
+		float *x = rand_host(ck, rows * in, 1, 0), *W = rand_host(ck, 2 * I * in, 0.1f, 0);
+		float *gu = (float *)malloc(rows * 2 * I * sizeof(float));
+		float *ref = (float *)malloc(rows * I * sizeof(float));
+		T *dx = to_dev<T>(x, rows * in), *dW = to_dev<T>(W, 2 * I * in);
+		T *da = to_dev<T>(ref, rows * I);
+		llm_op_matmul(gu, x, W, NULL, rows, in, 2 * I, 0);
+		for (int r = 0; r < rows; r++)
+			llm_op_swiglu(ref + r * I, gu + r * 2 * I, gu + r * 2 * I + I, I);
+		g.own_gemv = 1;
+		g.pdl = pdl;
+		if (linear_swiglu<T>(&g, da, dx, dW, rows, in, I))
+			return -1;
+		cudaDeviceSynchronize();
+		float *got = to_host(da, rows * I);
+		report(ck, pdl ? "mlp.up_gate+act (pdl)" : "mlp.up_gate+act (gemv)", got, ref,
+		       rows * I);
+		free(x), free(W), free(gu), free(ref), free(got);
+		cudaFree(dx), cudaFree(dW), cudaFree(da);
+		g.own_gemv = 0;
+		g.pdl = 0;
 	}
 	{ /* argmax, with a planted tie: the first maximum must win */
 		int B = 3, V = 5000, next[3], out[3], want[3];

@@ -21,7 +21,7 @@ static const char usage[] =
     "  [--weights FILE.safetensors] [--seed N] [--dtype bf16|fp16|fp32] [--batch N]\n"
     "  [--prompt-len N] [--new-tokens N] [--cuda-graph 0|1] [--warmup N]\n"
     "  [--analytic-out FILE.json] [--dump-logits FILE] [--threads N]\n"
-    "  [--decode-gemm cublaslt|gemv] [--check-ops]\n";
+    "  [--decode-gemm cublaslt|gemv] [--pdl 0|1] [--check-ops]\n";
 
 struct args {
 	struct llm_config c;
@@ -113,6 +113,8 @@ static int parse_args(int argc, char **argv, struct args *a, struct strbuf *err)
 			rc = int_flag(v, 0, 1, &o->cuda_graph, err);
 		else if (!strcmp(f, "warmup"))
 			rc = int_flag(v, 0, 1000, &o->warmup, err);
+		else if (!strcmp(f, "pdl"))
+			rc = int_flag(v, 0, 1, &o->pdl, err);
 		else if (!strcmp(f, "threads"))
 			rc = int_flag(v, 0, 4096, &o->threads, err);
 		else if (!strcmp(f, "analytic-out"))
@@ -226,6 +228,7 @@ int main(int argc, char **argv)
 	a.o.new_tokens = 8;
 	a.o.warmup = 1;
 	a.o.own_gemv = 1; /* measured faster than cuBLASLt at batch 1 (docs/workloads.md) */
+	a.o.pdl = 1;	  /* programmatic dependent launch where the GPU has it (sm_90+) */
 	a.o.dtype = (enum llm_dtype) - 1;
 	a.device = "auto";
 

@@ -14,6 +14,7 @@
 # libllmprof_tracer.so, trace-tool, tiny_launch (built on the CI machine);
 # python3 with torch and transformers. Knobs (environment):
 #   MATRIX_REPS (5)            rounds per program
+#   MATRIX_DECODE_REPS (MATRIX_REPS)   decode rounds (0: tiny_launch only)
 #   MATRIX_BUDGET_S (170)      no new decode round once it would end later
 #   MATRIX_VARIANTS ("callback activity none")   LLMPROF_TRACE_API values (may
 #                              be empty: decode runs untraced only),
@@ -44,6 +45,7 @@ tiny=$bin/tiny_launch
 report=$root/bench/tracer/matrix_report.py
 decode=$root/bench/tracer/decode_loop.py
 reps=${MATRIX_REPS:-5}
+decode_reps=${MATRIX_DECODE_REPS:-$reps}
 budget=${MATRIX_BUDGET_S:-170}
 read -r -a variants <<<"${MATRIX_VARIANTS-callback activity none}"
 read -r -a tiny_variants <<<"${MATRIX_TINY_VARIANTS-${variants[*]}}"
@@ -84,7 +86,7 @@ elapsed() { echo $(($(date +%s) - t_start)); }
 	[ -f "$root/.gpu-commit" ] && echo "llmprof commit $(cat "$root/.gpu-commit")"
 	nproc
 	echo "decode variants: untraced ${variants[*]}; tiny variants: untraced ${tiny_variants[*]}"
-	echo "rounds $reps; budget ${budget}s; decode args: ${MATRIX_DECODE_ARGS:-(none)}"
+	echo "rounds $reps (decode $decode_reps); budget ${budget}s; decode args: ${MATRIX_DECODE_ARGS:-(none)}"
 } >"$out/env.txt" 2>&1 || die "environment probe failed (see $out/env.txt)"
 cat "$out/env.txt"
 echo "program,variant,round,wall_s" >"$out/raw.csv"
@@ -158,17 +160,19 @@ if [ -n "${MATRIX_DECODE_CMD:-}" ]; then
 else
 	warm=(python3 -c 'import torch, transformers; torch.zeros(1, device="cuda")')
 fi
-timeout 120 "${warm[@]}" >>"$out/stderr.txt" 2>&1 || fail "decode warm-up failed"
+if ((decode_reps > 0)); then
+	timeout 120 "${warm[@]}" >>"$out/stderr.txt" 2>&1 || fail "decode warm-up failed"
+fi
 timeout 60 "$tiny" 1000 >/dev/null 2>>"$out/stderr.txt" || fail "tiny_launch warm-up failed"
 
 decode_rounds=0
-for ((r = 1; r <= reps; r++)); do
+for ((r = 1; r <= decode_reps; r++)); do
 	t0=$(date +%s)
 	round decode "$r"
 	decode_rounds=$r
 	per_round=$(($(date +%s) - t0))
-	if ((r < reps && $(elapsed) + per_round > budget)); then
-		fail "decode: stopped after $r of $reps rounds (${budget}s budget; a round takes ${per_round}s)"
+	if ((r < decode_reps && $(elapsed) + per_round > budget)); then
+		fail "decode: stopped after $r of $decode_reps rounds (${budget}s budget; a round takes ${per_round}s)"
 		break
 	fi
 done

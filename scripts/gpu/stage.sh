@@ -16,4 +16,9 @@ for so in libyaml-0.so.2 libjansson.so.4 libsqlite3.so.0; do
 	cp -L "/lib/x86_64-linux-gnu/$so" "$dest/lib/"
 done
 if [ -d .gpu-libs ]; then cp -L .gpu-libs/* "$dest/lib/"; fi
+# the tracer benchmarks' binaries (bench/tracer/overhead-matrix.sh MATRIX_BIN)
+mkdir -p "$dest/gpu-bin"
+cp build/tracer/libllmprof_tracer.so build/tests/trace-tool "$dest/gpu-bin/"
+/usr/local/cuda/bin/nvcc -O2 -arch=sm_90 -o "$dest/gpu-bin/tiny_launch" bench/tracer/tiny_launch.cu
+git rev-parse --short HEAD >"$dest/commit"
 du -sh "$dest"
