@@ -7,7 +7,11 @@
 #     (--nvtx-include 'LLM@decode_all/') with the same sections and metrics on
 #     the same workload argv, capped by `timeout 240`; when capped, the
 #     total is extrapolated from kernels profiled per second (said so);
-#  c. the bundle's stakeholder_summary.md, report.md, ncu/selection.json.
+#  c. the bundle's stakeholder_summary.md, report.md, ncu/selection.json;
+#  d. a transformers program (examples/hf_llama.py) in deep mode;
+#  e. the nsys backend (whole run, and gated on LLM@decode_all) against the
+#     builtin tracer: kernels and GPU busy time per stage from metrics.json.
+# The bundles of a, d and e come back in OUT_DIR/bundles.tgz.
 # Every command is logged; a failure is reported and the script goes on.
 # Usage: validate-profile.sh STAGE_DIR OUT_DIR   (writes <= 8 files to OUT_DIR)
 set -u
@@ -56,6 +60,7 @@ if os.path.exists(m):
     for r in j.get("runs", []):
         print("  #%s %-60.60s measured=%s %.1f s %s" % (r.get("rank"), r.get("name", ""), r.get("measured"), r.get("ncu_wall_s", 0), r.get("why", "")))
 PY
+	cp -r "$run_dir" "$w/keep-deep-llm"
 	run cp "$run_dir/ncu/selection.json" "$out/selection.json"
 	run cp "$run_dir/ncu/measured.json" "$out/measured.json"
 	run cp "$run_dir/status.json" "$out/status.json"
@@ -100,19 +105,68 @@ for f in stakeholder_summary.md report.md ncu/selection.json; do
 	[ -n "$run_dir" ] && cat "$run_dir/$f"
 done
 
-log "d. another program: a transformers Llama with default-domain prefill/decode ranges"
+log "d. another program: a transformers Llama with default-domain prefill/decode ranges, deep mode"
 if [ -f "$stage/examples/hf_llama.py" ]; then
-	run "$B/llmprof" profile artifacts.root="$w/runs" model=llama-3.2-1b infer.prompt_len=128 \
-		infer.max_new_tokens=32 pipeline.trace.backend=builtin pipeline.ncu.enable=false \
+	run timeout "${HF_TIMEOUT_S:-240}" "$B/llmprof" profile artifacts.root="$w/runs" \
+		model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=32 \
+		pipeline.trace.backend=builtin run.mode=deep run.top_n_kernels="${HF_TOP_N:-4}" \
+		pipeline.ncu.path="$NCU" \
 		-- python3 "$stage/examples/hf_llama.py" --prompt 128 --new-tokens 32 \
 		>"$w/hf.out" 2>"$w/hf.err"
 	cat "$w/hf.out"; tail -n 20 "$w/hf.err"
 	hf_dir=$(sed -n 's/^run: //p' "$w/hf.out" | tail -n 1)
 	if [ -n "$hf_dir" ]; then
-		cat "$hf_dir/logs/workload.out" | tail -n 2
-		cp "$hf_dir/stakeholder_summary.md" "$out/hf-stakeholder_summary.md"
+		tail -n 2 "$hf_dir/logs/workload.out"
+		cp -r "$hf_dir" "$w/keep-hf"
 		head -n 60 "$hf_dir/report.md"
 	fi
 fi
+
+log "e. the nsys backend against the builtin tracer (same workload, ncu off)"
+NSYS=${NSYS:-$(ls -d /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | sort -V | tail -1)}
+common=(artifacts.root="$w/runs" model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=32
+	pipeline.ncu.enable=false)
+for mode in builtin nsys nsys-gated; do
+	case $mode in
+	builtin) extra=(pipeline.trace.backend=builtin) ;;
+	nsys) extra=(pipeline.trace.backend=nsys pipeline.nsys.path="$NSYS") ;;
+	nsys-gated) extra=(pipeline.trace.backend=nsys pipeline.nsys.path="$NSYS"
+		pipeline.nsys.gating_nvtx=true pipeline.nsys.capture_range=nvtx
+		pipeline.nsys.nvtx_capture=LLM@decode_all) ;;
+	esac
+	[ "$mode" = nsys-gated ] && run "$B/llmprof" profile --dry-run "${common[@]}" "${extra[@]}" | grep -i nsys
+	run timeout 300 "$B/llmprof" profile "${common[@]}" "${extra[@]}" >"$w/$mode.out" 2>"$w/$mode.err"
+	tail -n 5 "$w/$mode.err"
+	d=$(sed -n 's/^run: //p' "$w/$mode.out" | tail -n 1)
+	echo "$mode bundle: ${d:-none}"
+	[ -n "$d" ] && ls "$d" "$d/nsys" 2>/dev/null | tr '\n' ' ' && echo && cp -r "$d" "$w/keep-$mode"
+done
+python3 - "$w/keep-builtin" "$w/keep-nsys" "$w/keep-nsys-gated" <<'PY'
+import json, os, sys
+def load(d):
+    p = os.path.join(d, "metrics.json")
+    return json.load(open(p)) if os.path.exists(p) else None
+ms = [(os.path.basename(d)[5:], load(d)) for d in sys.argv[1:]]
+for name, m in ms:
+    if not m:
+        print(f"{name}: no metrics.json"); continue
+    print(f"{name}:")
+    for st in m.get("stages", []):
+        tot = sum(k["total_ns"] for k in m.get("kernels", []) if k.get("stage") == st["name"])
+        print(f"  stage {st['name']:<12} kernels {st.get('kernels')} busy_ms {st.get('busy_ms')} "
+              f"kernel_total_ms {tot/1e6:.3f}")
+    print("  kernel names:", len(m.get("kernels", [])), " all kernel ms:",
+          round(sum(k["total_ns"] for k in m.get("kernels", [])) / 1e6, 3))
+if ms[0][1] and ms[1][1]:
+    b = {s["name"]: s for s in ms[0][1]["stages"]}
+    for s in ms[1][1]["stages"]:
+        if s["name"] in b and b[s["name"]].get("busy_ms") and s.get("busy_ms"):
+            r = s["busy_ms"] / b[s["name"]]["busy_ms"] - 1
+            print(f"nsys vs builtin, stage {s['name']}: kernels {s['kernels']} vs {b[s['name']]['kernels']}, "
+                  f"busy {s['busy_ms']:.3f} vs {b[s['name']]['busy_ms']:.3f} ms ({100*r:+.2f} %)")
+PY
 } 2>&1 | tee "$out/validate-profile.log"
+tar -C "$w" -czf "$out/bundles.tgz" --exclude='*.ncu-rep' --exclude='*.sqlite' --exclude='*.bin' \
+	--exclude='trace.json' --exclude='*.nsys-rep' --exclude='*.qdstrm' \
+	$(cd "$w" && ls -d keep-* 2>/dev/null) 2>/dev/null
 [ -n "${KEEP:-}" ] || rm -rf "$w"
