@@ -503,20 +503,28 @@ template <typename T, int HD> static size_t flash_smem(void)
  * kernel applies (--check-ops tests both). */
 static int g_prefill_gemm;
 
-/* Merges the splits of head bh (= b * heads + h): thread tid of n per dim.
- * Loads bypass L1: in the fused path other blocks wrote the partials. */
+/* Merges the splits of head bh (= b * heads + h). Called by whole warps:
+ * each warp reduces the split maxima and sums lane-parallel, then its
+ * threads take dims d0, d0 + dstep, ... Loads bypass L1: in the merged path
+ * other blocks wrote the partials. */
 template <typename T>
 __device__ void combine_head(T *att, const float *part_o, const float *part_ml, size_t bh, int hd,
-			     int splits, int tid, int n)
+			     int splits, int d0, int dstep)
 {
+	const int lane = threadIdx.x & 31;
 	const float *ml = part_ml + bh * splits * 2;
 	float M = -FLT_MAX, L = 0;
-	for (int s = 0; s < splits; s++)
+	for (int s = lane; s < splits; s += 32)
 		M = fmaxf(M, __ldcg(ml + 2 * s));
-	for (int s = 0; s < splits; s++)
+	for (int off = 16; off; off >>= 1)
+		M = fmaxf(M, __shfl_xor_sync(0xffffffff, M, off));
+	for (int s = lane; s < splits; s += 32)
 		L += __ldcg(ml + 2 * s + 1) * __expf(__ldcg(ml + 2 * s) - M);
-	for (int d = tid; d < hd; d += n) {
+	for (int off = 16; off; off >>= 1)
+		L += __shfl_xor_sync(0xffffffff, L, off);
+	for (int d = d0; d < hd; d += dstep) {
 		float o = 0;
+#pragma unroll 4
 		for (int s = 0; s < splits; s++)
 			o += __ldcg(part_o + (bh * splits + s) * hd + d) * __expf(__ldcg(ml + 2 * s) - M);
 		att[bh * hd + d] = fromf<T>(o / L);
@@ -647,9 +655,9 @@ __global__ void __launch_bounds__(128)
 	if (!last)
 		return;
 	__threadfence();
-	for (int j = 0; j < group; j++)
+	for (int j = warp; j < group; j += nw) /* a warp per head */
 		combine_head(att, part_o, part_ml, (size_t)b * heads + g * group + j, hd, splits,
-			     threadIdx.x, blockDim.x);
+			     lane, 32);
 }
 
 template <typename T> __global__ void k_swiglu(T *act, const T *gu, int I, size_t n)
@@ -870,7 +878,8 @@ struct gpu {
 	struct lt_plan plans[64];
 	int n_plans;
 	int own_gemv;
-	int pdl; /* launch our kernels with programmatic dependent launch */
+	int pdl;       /* launch our kernels with programmatic dependent launch */
+	int fuse_norm; /* decode: RMSNorm inside the GEMV that reads it */
 };
 
 /* Launches one of our kernels on g->st, with the PDL attribute when on. */
@@ -1137,10 +1146,13 @@ template <typename T> static int model_build(model<T> *m)
 	    dalloc(&m->part_o, (size_t)B * c->heads * m->splits * c->head_dim) ||
 	    dalloc(&m->part_ml, (size_t)B * c->heads * m->splits * 2) ||
 	    dalloc(&m->prompt, rows) || dalloc(&m->next, B) ||
-	    dalloc(&m->out_tok, (size_t)B * (m->o.new_tokens + 1)) || dalloc(&m->dpos, 1) ||
-	    dalloc(&m->arrived, (size_t)B * c->kv_heads))
+	    dalloc(&m->out_tok, (size_t)B * (m->o.new_tokens + 1)) || dalloc(&m->dpos, 1))
 		return -1;
-	CK(cudaMemset(m->arrived, 0, (size_t)B * c->kv_heads * sizeof(unsigned)));
+	if (m->o.merge_attn) {
+		if (dalloc(&m->arrived, (size_t)B * c->kv_heads))
+			return -1;
+		CK(cudaMemset(m->arrived, 0, (size_t)B * c->kv_heads * sizeof(unsigned)));
+	}
 	/* The GEMM prefill path needs Q transposed and heads x P x P scores
 	 * (per sequence); the flash kernel needs neither. */
 	if (!llm_prefill_flash(c, (int)sizeof(T)) &&
@@ -1328,7 +1340,7 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	/* Where our GEMV runs (decode), each RMSNorm is fused into the GEMV
 	 * that consumes it: norm.* ranges are absent, attn.qkv, mlp.up_gate
 	 * and lm_head hold the norm. */
-	const int fuse_norm = gemv_applies<T>(g, rows, H);
+	const int fuse_norm = g->fuse_norm && gemv_applies<T>(g, rows, H);
 	const T *xin = fuse_norm ? m->x : m->xn;
 	for (int l = 0; l < c->layers; l++) {
 		layer_w<T> *L = &m->l[l];
@@ -1381,7 +1393,7 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	if (prefill && m->o.new_tokens == 0)
 		return 0; /* prefill only: no LM head (as the analytic counts) */
 	/* the LM head reads row n-1 of each sequence: fused only when n = 1 */
-	const int fuse_final = n == 1 && gemv_applies<T>(g, B, H);
+	const int fuse_final = g->fuse_norm && n == 1 && gemv_applies<T>(g, B, H);
 	if (!fuse_final) {
 		nvtx_push("norm.final");
 		CK(launch(g, k_rmsnorm<T>, dim3(B), dim3(nt), 0, m->xn, (const T *)m->x,
@@ -1500,6 +1512,7 @@ static int run_typed(const struct llm_config *c, const struct llm_run_opts *o,
 	m->o = *o;
 	if (gpu_init(&m->g, o->own_gemv) || model_build(m))
 		goto out;
+	m->g.fuse_norm = o->fuse_norm;
 	if (o->pdl) {
 		int dev = 0, major = 0;
 		cudaGetDevice(&dev);
