@@ -40,8 +40,6 @@ struct llm_run_opts {
 	int threads;	     /* CPU: OpenMP threads (0 = runtime default) */
 	int own_gemv;	     /* GPU: our GEMV for decode linears instead of cuBLASLt */
 	int pdl;	     /* GPU: programmatic dependent launch of our kernels (sm_90+) */
-	int fuse_norm;	     /* GPU decode: RMSNorm fused into the GEMV that reads it */
-	int merge_attn;	     /* GPU decode: attention splits merged by the last block */
 	const char *weights; /* safetensors file or NULL */
 };
 

@@ -503,43 +503,6 @@ template <typename T, int HD> static size_t flash_smem(void)
  * kernel applies (--check-ops tests both). */
 static int g_prefill_gemm;
 
-/* Merges the splits of head bh (= b * heads + h). Called by whole warps:
- * each warp reduces the split maxima and sums lane-parallel, then its
- * threads take dims d0, d0 + dstep, ... Loads bypass L1: in the merged path
- * other blocks wrote the partials. */
-template <typename T>
-__device__ void combine_head(T *att, const float *part_o, const float *part_ml, size_t bh, int hd,
-			     int splits, int d0, int dstep)
-{
-	const int lane = threadIdx.x & 31;
-	const float *ml = part_ml + bh * splits * 2;
-	float M = -FLT_MAX, L = 0;
-	for (int s = lane; s < splits; s += 32)
-		M = fmaxf(M, __ldcg(ml + 2 * s));
-	for (int off = 16; off; off >>= 1)
-		M = fmaxf(M, __shfl_xor_sync(0xffffffff, M, off));
-	for (int s = lane; s < splits; s += 32)
-		L += __ldcg(ml + 2 * s + 1) * __expf(__ldcg(ml + 2 * s) - M);
-	for (int off = 16; off; off >>= 1)
-		L += __shfl_xor_sync(0xffffffff, L, off);
-	for (int d = d0; d < hd; d += dstep) {
-		float o = 0;
-#pragma unroll 4
-		for (int s = 0; s < splits; s++)
-			o += __ldcg(part_o + (bh * splits + s) * hd + d) * __expf(__ldcg(ml + 2 * s) - M);
-		att[bh * hd + d] = fromf<T>(o / L);
-	}
-}
-
-/* Block per (b, h), thread per dim (when the decode kernel does not merge). */
-template <typename T>
-__global__ void k_attn_combine(T *att, const float *part_o, const float *part_ml, int heads,
-			       int hd, int splits)
-{
-	pdl_sync();
-	combine_head(att, part_o, part_ml, blockIdx.x, hd, splits, threadIdx.x, blockDim.x);
-}
-
 #define MAXG 8
 /* Split-K decode attention (flash-decoding): block (split, kv head, b)
  * scores keys [split*chunk, +chunk) for the group's query heads with one
@@ -549,7 +512,7 @@ template <typename T, int E>
 __global__ void __launch_bounds__(128)
 	k_attn_decode(const T *qkv, int qkv_stride, const T *kc, const T *vc, int kvh, int group,
 		      int max_seq, const int *dpos, int chunk, float scale, float *part_o,
-		      float *part_ml, int splits, T *att, unsigned *arrived)
+		      float *part_ml, int splits)
 {
 	extern __shared__ float sc[]; /* group * chunk */
 	pdl_sync();
@@ -638,26 +601,27 @@ __global__ void __launch_bounds__(128)
 				part_o[(((size_t)b * heads + g * group + j) * splits + split) * hd + d] =
 					acc[j];
 	}
-	if (!att)
-		return;
-	/* The last block of (b, g) to finish merges the group's heads, so no
-	 * combine kernel is needed; it re-arms the counter for the next step. */
-	__shared__ int last;
-	__threadfence();
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		unsigned *cnt = arrived + (size_t)b * kvh + g;
-		last = atomicAdd(cnt, 1u) == (unsigned)splits - 1;
-		if (last)
-			*cnt = 0;
+}
+
+/* Merges the splits of head (b, h): block per (b, h), thread per dim. */
+template <typename T>
+__global__ void k_attn_combine(T *att, const float *part_o, const float *part_ml, int heads,
+			       int hd, int splits)
+{
+	pdl_sync();
+	size_t bh = blockIdx.x;
+	const float *ml = part_ml + bh * splits * 2;
+	float M = -FLT_MAX, L = 0;
+	for (int s = 0; s < splits; s++)
+		M = fmaxf(M, ml[2 * s]);
+	for (int s = 0; s < splits; s++)
+		L += ml[2 * s + 1] * __expf(ml[2 * s] - M);
+	for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+		float o = 0;
+		for (int s = 0; s < splits; s++)
+			o += part_o[(bh * splits + s) * hd + d] * __expf(ml[2 * s] - M);
+		att[bh * hd + d] = fromf<T>(o / L);
 	}
-	__syncthreads();
-	if (!last)
-		return;
-	__threadfence();
-	for (int j = warp; j < group; j += nw) /* a warp per head */
-		combine_head(att, part_o, part_ml, (size_t)b * heads + g * group + j, hd, splits,
-			     lane, 32);
 }
 
 template <typename T> __global__ void k_swiglu(T *act, const T *gu, int I, size_t n)
@@ -726,30 +690,15 @@ __global__ void k_set_pos(int *dpos, int v, int add)
 	*dpos = add ? *dpos + v : v;
 }
 
-/* RMSNorm inside the GEMV: adds x^2 to *ss, scales x by the norm weights. */
-template <typename T> __device__ __forceinline__ void norm_in(float *xv, const T *w, float *ss)
-{
-	float wv[vec16<T>::N];
-	load16(w, wv);
-#pragma unroll
-	for (int e = 0; e < vec16<T>::N; e++) {
-		*ss += xv[e] * xv[e];
-		xv[e] *= wv[e];
-	}
-}
-
 /* y[r][o] (+)= sum_i x[r][i] W[o][i] (+ bias[o]) for rows <= 8: a warp per
  * output row, 16-byte loads of W, four in flight per lane. NR = 2 fuses
  * SwiGLU: the warp also takes weight row o + row2 (the up projection) and
- * writes silu(gate) * up. With norm_w set, x is RMSNorm'ed on the fly
- * (x * norm_w, and the row's rsqrt(mean(x^2) + eps) applied to the dot
- * product): every warp reads all of x anyway, so the norm costs no kernel of
- * its own. The first weights are loaded before pdl_sync(), so under PDL they
- * stream while the previous kernel finishes. */
+ * writes silu(gate) * up. The first weights are loaded before pdl_sync(),
+ * so under PDL they stream while the previous kernel finishes. */
 template <typename T, typename TO, int NR>
 __global__ void __launch_bounds__(256)
-	k_gemv(TO *y, const T *x, const T *W, const T *bias, const T *norm_w, float eps, int rows,
-	       int in, int out, int acc, int row2)
+	k_gemv(TO *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc,
+	       int row2)
 {
 	constexpr int NV = vec16<T>::N, U = 4 / NR;
 	int o = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), lane = threadIdx.x & 31;
@@ -759,14 +708,12 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
 	for (int q = 0; q < NR; q++)
 		w[q] = W + (size_t)(o + q * row2) * in;
-	float s[NR][8], ss[8];
+	float s[NR][8];
 #pragma unroll
-	for (int r = 0; r < 8; r++) {
-		ss[r] = 0.0f;
+	for (int q = 0; q < NR; q++)
 #pragma unroll
-		for (int q = 0; q < NR; q++)
+		for (int r = 0; r < 8; r++)
 			s[q][r] = 0.0f;
-	}
 	int i = lane * NV;
 	float wv[NR][U][NV];
 	bool more = i + (U - 1) * 32 * NV < in;
@@ -786,8 +733,6 @@ __global__ void __launch_bounds__(256)
 			for (int u = 0; u < U; u++) {
 				float xv[NV];
 				load16(x + (size_t)r * in + i + u * 32 * NV, xv);
-				if (norm_w)
-					norm_in(xv, norm_w + i + u * 32 * NV, &ss[r]);
 #pragma unroll
 				for (int q = 0; q < NR; q++)
 #pragma unroll
@@ -815,8 +760,6 @@ __global__ void __launch_bounds__(256)
 				break;
 			float xv[NV];
 			load16(x + (size_t)r * in + i, xv);
-			if (norm_w)
-				norm_in(xv, norm_w + i, &ss[r]);
 #pragma unroll
 			for (int q = 0; q < NR; q++)
 #pragma unroll
@@ -828,19 +771,12 @@ __global__ void __launch_bounds__(256)
 	for (int r = 0; r < 8; r++) {
 		if (r >= rows)
 			break;
-		float v[NR], rs = 1.0f;
-		if (norm_w) {
-			float t = ss[r];
-			for (int off = 16; off; off >>= 1)
-				t += __shfl_xor_sync(0xffffffff, t, off);
-			rs = rsqrtf(t / in + eps);
-		}
+		float v[NR];
 #pragma unroll
 		for (int q = 0; q < NR; q++) {
 			v[q] = s[q][r];
 			for (int off = 16; off; off >>= 1)
 				v[q] += __shfl_xor_sync(0xffffffff, v[q], off);
-			v[q] *= rs;
 		}
 		if (lane == 0) {
 			TO *dst = y + (size_t)r * out + o;
@@ -878,8 +814,7 @@ struct gpu {
 	struct lt_plan plans[64];
 	int n_plans;
 	int own_gemv;
-	int pdl;       /* launch our kernels with programmatic dependent launch */
-	int fuse_norm; /* decode: RMSNorm inside the GEMV that reads it */
+	int pdl; /* launch our kernels with programmatic dependent launch */
 };
 
 /* Launches one of our kernels on g->st, with the PDL attribute when on. */
@@ -963,33 +898,22 @@ static int lt_plan_get(struct gpu *g, struct lt_plan **out, int rows, int in, in
 }
 
 /* y = x W^T (+ bias) (+ y): W is [out][in], x [rows][in], y [rows][out]. */
-/* Whether linear() of rows x in runs our GEMV (which can fuse RMSNorm). */
-template <typename T> static int gemv_applies(const struct gpu *g, int rows, int in)
-{
-	return g->own_gemv && rows <= 8 && in % vec16<T>::N == 0;
-}
-
-/* norm_w: RMSNorm x first (our GEMV only: check gemv_applies()). */
 template <typename T>
 static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias, int rows, int in,
-		  int out, int acc, int f32out, const T *norm_w = nullptr, float eps = 0.0f)
+		  int out, int acc, int f32out)
 {
 	struct lt_plan *p;
 	float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
 
-	if (gemv_applies<T>(g, rows, in)) {
+	if (g->own_gemv && rows <= 8 && in % vec16<T>::N == 0) {
 		dim3 grid((out + 7) / 8), block(256); /* 8 warps, one output row each */
 		if (f32out)
-			CK(launch(g, k_gemv<T, float, 1>, grid, block, 0, (float *)y, x, W, bias,
-				  norm_w, eps, rows, in, out, acc, 0));
+			CK(launch(g, k_gemv<T, float, 1>, grid, block, 0, (float *)y, x, W, bias, rows,
+				  in, out, acc, 0));
 		else
-			CK(launch(g, k_gemv<T, T, 1>, grid, block, 0, (T *)y, x, W, bias, norm_w, eps,
-				  rows, in, out, acc, 0));
+			CK(launch(g, k_gemv<T, T, 1>, grid, block, 0, (T *)y, x, W, bias, rows, in, out,
+				  acc, 0));
 		return 0;
-	}
-	if (norm_w) {
-		snprintf(g_err, sizeof(g_err), "internal: RMSNorm fused into a cuBLASLt linear");
-		return -1;
 	}
 	if (lt_plan_get<T>(g, &p, rows, in, out, bias != NULL, acc, f32out))
 		return -1;
@@ -1005,13 +929,12 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
  * projection and SwiGLU in one GEMV kernel. Returns 1 where our GEMV does
  * not apply (the caller then runs linear() and k_swiglu). */
 template <typename T>
-static int linear_swiglu(struct gpu *g, T *act, const T *x, const T *Wgu, int rows, int in, int I,
-			 const T *norm_w = nullptr, float eps = 0.0f)
+static int linear_swiglu(struct gpu *g, T *act, const T *x, const T *Wgu, int rows, int in, int I)
 {
-	if (!gemv_applies<T>(g, rows, in))
+	if (!(g->own_gemv && rows <= 8 && in % vec16<T>::N == 0))
 		return 1;
 	CK(launch(g, k_gemv<T, T, 2>, dim3((I + 7) / 8), dim3(256), 0, act, x, Wgu,
-		  (const T *)nullptr, norm_w, eps, rows, in, I, 0, I));
+		  (const T *)nullptr, rows, in, I, 0, I));
 	return 0;
 }
 
@@ -1034,7 +957,6 @@ template <typename T> struct model {
 	T *x, *xn, *qkv, *att, *gu, *act, *qT, *oT, *P;
 	float *S, *logits, *part_o, *part_ml, *dump;
 	int *prompt, *next, *out_tok, *dpos;
-	unsigned *arrived; /* [B][kv_heads] split counters of the decode attention */
 	cudaGraphExec_t graph;
 };
 
@@ -1148,11 +1070,6 @@ template <typename T> static int model_build(model<T> *m)
 	    dalloc(&m->prompt, rows) || dalloc(&m->next, B) ||
 	    dalloc(&m->out_tok, (size_t)B * (m->o.new_tokens + 1)) || dalloc(&m->dpos, 1))
 		return -1;
-	if (m->o.merge_attn) {
-		if (dalloc(&m->arrived, (size_t)B * c->kv_heads))
-			return -1;
-		CK(cudaMemset(m->arrived, 0, (size_t)B * c->kv_heads * sizeof(unsigned)));
-	}
 	/* The GEMM prefill path needs Q transposed and heads x P x P scores
 	 * (per sequence); the flash kernel needs neither. */
 	if (!llm_prefill_flash(c, (int)sizeof(T)) &&
@@ -1291,13 +1208,11 @@ template <typename T> static int attn_decode(model<T> *m, int l)
 	size_t smem = (size_t)grp * m->chunk * sizeof(float);
 	float scale = 1.0f / sqrtf((float)hd);
 	const T *K = m->kc + l * kv_l, *V = m->vc + l * kv_l;
-	const int merge = m->arrived != nullptr; /* the decode kernel merges the splits */
 
 #define DEC(E)                                                                                 \
 	CK(launch(&m->g, k_attn_decode<T, E>, grid, dim3(128), smem, (const T *)m->qkv,            \
 		  llm_qkv_dim(c), K, V, kvh, grp, m->max_seq, (const int *)m->dpos, m->chunk,     \
-		  scale, m->part_o, m->part_ml, m->splits, merge ? m->att : (T *)nullptr,         \
-		  m->arrived))
+		  scale, m->part_o, m->part_ml, m->splits))
 	switch (hd / 32) {
 	case 1:
 		DEC(1);
@@ -1313,8 +1228,6 @@ template <typename T> static int attn_decode(model<T> *m, int l)
 		break;
 	}
 #undef DEC
-	if (merge)
-		return 0;
 	CK(launch(&m->g, k_attn_combine<T>, dim3(m->o.batch * c->heads), dim3(hd < 1024 ? hd : 1024),
 		  0, m->att, (const float *)m->part_o, (const float *)m->part_ml, c->heads, hd,
 		  m->splits));
@@ -1337,22 +1250,14 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	CK(launch(g, k_embed<T>, dim3(rows), dim3(256), 0, m->x, (const T *)m->embed,
 		  (const int *)(prefill ? m->prompt : m->next), H));
 	nvtx_pop();
-	/* Where our GEMV runs (decode), each RMSNorm is fused into the GEMV
-	 * that consumes it: norm.* ranges are absent, attn.qkv, mlp.up_gate
-	 * and lm_head hold the norm. */
-	const int fuse_norm = g->fuse_norm && gemv_applies<T>(g, rows, H);
-	const T *xin = fuse_norm ? m->x : m->xn;
 	for (int l = 0; l < c->layers; l++) {
 		layer_w<T> *L = &m->l[l];
-		if (!fuse_norm) {
-			nvtx_push("norm.attn");
-			CK(launch(g, k_rmsnorm<T>, dim3(rows), dim3(nt), 0, m->xn, (const T *)m->x,
-				  (const T *)L->attn_norm, H, eps, 1, 0));
-			nvtx_pop();
-		}
-		RANGE("attn.qkv", linear<T>(g, m->qkv, xin, L->wqkv, c->qkv_bias ? L->bqkv : NULL,
-					    rows, H, QKV, 0, 0,
-					    fuse_norm ? (const T *)L->attn_norm : nullptr, eps));
+		nvtx_push("norm.attn");
+		CK(launch(g, k_rmsnorm<T>, dim3(rows), dim3(nt), 0, m->xn, (const T *)m->x,
+			  (const T *)L->attn_norm, H, eps, 1, 0));
+		nvtx_pop();
+		RANGE("attn.qkv", linear<T>(g, m->qkv, m->xn, L->wqkv,
+					    c->qkv_bias ? L->bqkv : NULL, rows, H, QKV, 0, 0));
 		nvtx_push("attn.rope");
 		{
 			size_t work = (size_t)rows * (c->heads + 2 * c->kv_heads) * (c->head_dim / 2);
@@ -1365,17 +1270,14 @@ template <typename T> static int forward(model<T> *m, int prefill)
 		nvtx_pop();
 		RANGE("attn.sdpa", prefill ? attn_prefill(m, l) : attn_decode(m, l));
 		RANGE("attn.o", linear<T>(g, m->x, m->att, L->wo, NULL, rows, QD, H, 1, 0));
-		if (!fuse_norm) {
-			nvtx_push("norm.mlp");
-			CK(launch(g, k_rmsnorm<T>, dim3(rows), dim3(nt), 0, m->xn, (const T *)m->x,
-				  (const T *)L->mlp_norm, H, eps, 1, 0));
-			nvtx_pop();
-		}
+		nvtx_push("norm.mlp");
+		CK(launch(g, k_rmsnorm<T>, dim3(rows), dim3(nt), 0, m->xn, (const T *)m->x,
+			  (const T *)L->mlp_norm, H, eps, 1, 0));
+		nvtx_pop();
 		/* decode through our GEMV: SwiGLU fused into the up/gate kernel,
 		 * so mlp.up_gate holds the activation and mlp.act is absent */
 		nvtx_push("mlp.up_gate");
-		int separate = linear_swiglu<T>(g, m->act, xin, L->wgu, rows, H, I,
-						fuse_norm ? (const T *)L->mlp_norm : nullptr, eps);
+		int separate = linear_swiglu<T>(g, m->act, m->xn, L->wgu, rows, H, I);
 		if (separate < 0 ||
 		    (separate && linear<T>(g, m->gu, m->xn, L->wgu, NULL, rows, H, 2 * I, 0, 0)))
 			return -1;
@@ -1392,17 +1294,11 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	}
 	if (prefill && m->o.new_tokens == 0)
 		return 0; /* prefill only: no LM head (as the analytic counts) */
-	/* the LM head reads row n-1 of each sequence: fused only when n = 1 */
-	const int fuse_final = g->fuse_norm && n == 1 && gemv_applies<T>(g, B, H);
-	if (!fuse_final) {
-		nvtx_push("norm.final");
-		CK(launch(g, k_rmsnorm<T>, dim3(B), dim3(nt), 0, m->xn, (const T *)m->x,
-			  (const T *)m->final_norm, H, eps, n, n - 1));
-		nvtx_pop();
-	}
-	RANGE("lm_head", linear<T>(g, m->logits, fuse_final ? m->x : m->xn, m->lm_head, NULL, B, H,
-				   c->vocab, 0, 1,
-				   fuse_final ? (const T *)m->final_norm : nullptr, eps));
+	nvtx_push("norm.final");
+	CK(launch(g, k_rmsnorm<T>, dim3(B), dim3(nt), 0, m->xn, (const T *)m->x,
+		  (const T *)m->final_norm, H, eps, n, n - 1));
+	nvtx_pop();
+	RANGE("lm_head", linear<T>(g, m->logits, m->xn, m->lm_head, NULL, B, H, c->vocab, 0, 1));
 	nvtx_push("sample");
 	CK(launch(g, k_argmax, dim3(B), dim3(1024), 0, (const float *)m->logits, c->vocab, m->next,
 		  m->out_tok, m->o.new_tokens, prefill ? 0 : 1,
@@ -1512,7 +1408,6 @@ static int run_typed(const struct llm_config *c, const struct llm_run_opts *o,
 	m->o = *o;
 	if (gpu_init(&m->g, o->own_gemv) || model_build(m))
 		goto out;
-	m->g.fuse_norm = o->fuse_norm;
 	if (o->pdl) {
 		int dev = 0, major = 0;
 		cudaGetDevice(&dev);
@@ -1724,27 +1619,6 @@ template <typename T> static int check_typed(struct checker *ck)
 		report(ck, "mlp.act (swiglu)", got, ref, rows * I);
 		free(gu), free(ref), free(got), cudaFree(dgu), cudaFree(da);
 	}
-	{ /* GEMV with the RMSNorm of its input fused (decode path), fp32 out */
-		int rows = 3, in = 96, out = 72;
-		float *x = rand_host(ck, rows * in, 2, 0), *w = rand_host(ck, in, 0.1f, 1);
-		float *W = rand_host(ck, out * in, 0.1f, 0);
-		float *xn = (float *)malloc(rows * in * sizeof(float));
-		float *ref = (float *)malloc(rows * out * sizeof(float)), *dy, *got;
-		T *dx = to_dev<T>(x, rows * in), *dw = to_dev<T>(w, in), *dW = to_dev<T>(W, out * in);
-		for (int r = 0; r < rows; r++)
-			llm_op_rmsnorm(xn + r * in, x + r * in, w, in, 1e-5f);
-		llm_op_matmul(ref, xn, W, NULL, rows, in, out, 0);
-		cudaMalloc((void **)&dy, rows * out * sizeof(float));
-		g.own_gemv = 1;
-		if (linear<T>(&g, dy, dx, dW, (const T *)NULL, rows, in, out, 0, 1, dw, 1e-5f))
-			return -1;
-		g.own_gemv = 0;
-		got = (float *)malloc(rows * out * sizeof(float));
-		cudaMemcpy(got, dy, rows * out * sizeof(float), cudaMemcpyDeviceToHost);
-		report(ck, "norm + linear (gemv)", got, ref, rows * out);
-		free(x), free(w), free(W), free(xn), free(ref), free(got);
-		cudaFree(dx), cudaFree(dw), cudaFree(dW), cudaFree(dy);
-	}
 	for (int pdl = 0; pdl < 2; pdl++) { /* up/gate GEMV with SwiGLU fused (decode path) */
 		int rows = 3, in = 96, I = 40;
 		float *x = rand_host(ck, rows * in, 1, 0), *W = rand_host(ck, 2 * I * in, 0.1f, 0);
@@ -1844,22 +1718,6 @@ template <typename T> static int check_typed(struct checker *ck)
 		report(ck, hd == 64 ? "attn.sdpa decode hd64" : "attn.sdpa decode hd128", got, ref,
 		       (size_t)B * QD);
 		free(gk), free(got);
-		/* the same with the splits merged by the decode kernel's last
-		 * block, twice: the counters must re-arm themselves */
-		cudaMalloc((void **)&m.arrived, (size_t)B * kvh * sizeof(unsigned));
-		cudaMemset(m.arrived, 0, (size_t)B * kvh * sizeof(unsigned));
-		for (int rep = 0; rep < 2; rep++) {
-			cudaMemset(m.att, 0, (size_t)B * QD * sizeof(T));
-			if (attn_decode(&m, 0))
-				return -1;
-			cudaDeviceSynchronize();
-			got = to_host(m.att, (size_t)B * QD);
-			report(ck, hd == 64 ? "attn.sdpa decode merged" : "attn.sdpa decode merged hd128",
-			       got, ref, (size_t)B * QD);
-			free(got);
-		}
-		cudaFree(m.arrived);
-		m.arrived = NULL;
 		/* prefill: n tokens from position 0 over a fresh cache */
 		cudaFree(m.qkv);
 		m.qkv = to_dev<T>(qkv, (size_t)B * n * QKV);

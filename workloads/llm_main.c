@@ -21,8 +21,7 @@ static const char usage[] =
     "  [--weights FILE.safetensors] [--seed N] [--dtype bf16|fp16|fp32] [--batch N]\n"
     "  [--prompt-len N] [--new-tokens N] [--cuda-graph 0|1] [--warmup N]\n"
     "  [--analytic-out FILE.json] [--dump-logits FILE] [--threads N]\n"
-    "  [--decode-gemm cublaslt|gemv] [--pdl 0|1] [--fuse-norm 0|1]\n"
-    "  [--merge-attn 0|1] [--check-ops]\n";
+    "  [--decode-gemm cublaslt|gemv] [--pdl 0|1] [--check-ops]\n";
 
 struct args {
 	struct llm_config c;
@@ -116,10 +115,6 @@ static int parse_args(int argc, char **argv, struct args *a, struct strbuf *err)
 			rc = int_flag(v, 0, 1000, &o->warmup, err);
 		else if (!strcmp(f, "pdl"))
 			rc = int_flag(v, 0, 1, &o->pdl, err);
-		else if (!strcmp(f, "fuse-norm"))
-			rc = int_flag(v, 0, 1, &o->fuse_norm, err);
-		else if (!strcmp(f, "merge-attn"))
-			rc = int_flag(v, 0, 1, &o->merge_attn, err);
 		else if (!strcmp(f, "threads"))
 			rc = int_flag(v, 0, 4096, &o->threads, err);
 		else if (!strcmp(f, "analytic-out"))
