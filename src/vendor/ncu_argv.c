@@ -192,6 +192,18 @@ void ncu_list_sections_argv(const char *ncu, struct ncu_cmd *cmd)
 	cmd->nenv = 1;
 }
 
+void ncu_query_metrics_argv(const char *ncu, struct ncu_cmd *cmd)
+{
+	size_t alloc = 0;
+
+	memset(cmd, 0, sizeof(*cmd));
+	push(cmd, &alloc, ncu ? ncu : "ncu");
+	push(cmd, &alloc, "--query-metrics");
+	cmd->env = xcalloc(2, sizeof(*cmd->env));
+	cmd->env[0] = xstrdup("LC_ALL=C");
+	cmd->nenv = 1;
+}
+
 void ncu_cmd_release(struct ncu_cmd *cmd)
 {
 	for (size_t i = 0; i < cmd->argc; i++)
@@ -357,8 +369,8 @@ int ncu_check_requested(const struct ncu_options *o, char **sections, size_t nse
 		}
 	}
 	if (bad) {
-		strbuf_addstr(err, ": not offered by this GPU/ncu (see ncu/sections.txt and "
-				   "`ncu --query-metrics`)");
+		strbuf_addstr(err, ": not offered by this GPU/ncu (see ncu/sections.txt, "
+				   "ncu/metrics.txt)");
 		return -1;
 	}
 	return 0;
