@@ -302,11 +302,21 @@ static int in_list(const char *s, size_t len, char **list, size_t n)
 	return 0;
 }
 
+/* The suggestion for an unknown name: the shortest known name that extends
+ * it at a '_' (chips name typed variants: ga100 has no
+ * sm__ops_path_tensor_src_fp16 but ..._fp16_dst_fp16), else the nearest by
+ * edit distance when near enough. */
 static const char *closest(const char *s, char **list, size_t n)
 {
-	size_t best = (size_t)-1;
+	size_t best = (size_t)-1, len = strlen(s);
 	const char *cand = NULL;
 
+	for (size_t i = 0; len >= 4 && i < n; i++)
+		if (!strncmp(list[i], s, len) && list[i][len] == '_' &&
+		    (!cand || strlen(list[i]) < strlen(cand)))
+			cand = list[i];
+	if (cand)
+		return cand;
 	for (size_t i = 0; i < n; i++) {
 		size_t d = edit_distance(s, list[i]);
 

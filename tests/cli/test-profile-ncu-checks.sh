@@ -126,4 +126,13 @@ unset FAKE_NCU_ORACLE
 run=$(last_run out)
 [ "$(step "$run/status.json" ncu state)" = ok ] || fail "4 state: $(step "$run/status.json" ncu message)"
 [ "$(grep -c . "$run/ncu/metrics.txt")" -gt 3000 ] || fail "4 metrics.txt"
+# ... but not on an A100 (ga100), which names its fp16 tensor counters by
+# destination type: refused before the capture, with the closest name
+export FAKE_NCU_QUERY="$NCU --query-metrics --chip ga100"
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- /bin/true >out 2>err
+rc=$?
+[ $rc -eq 3 ] || fail "4b: exit $rc: $(cat err)"
+run=$(last_run out)
+[ "$(step "$run/status.json" ncu message)" = "unknown metric 'sm__ops_path_tensor_src_fp16.sum' (did you mean 'sm__ops_path_tensor_src_fp16_dst_fp16'?): not offered by this GPU/ncu (see ncu/sections.txt, ncu/metrics.txt)" ] ||
+	fail "4b message: $(step "$run/status.json" ncu message)"
 exit 0

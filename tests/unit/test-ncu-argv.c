@@ -293,14 +293,18 @@ static const char query_metrics[] =
     "----------------------- --------------- --------------- ------------\n"
     "dram__bytes_read        Counter         byte            # of bytes read from DRAM\n"
     "gpu__time_duration      Counter         nsecond         total duration in nanoseconds\n"
-    "sm__throughput          Throughput      %               SM throughput\n";
+    "sm__throughput          Throughput      %               SM throughput\n"
+    "sm__ops_path_tensor_src_fp64 Counter                    # of math ops\n"
+    "sm__ops_path_tensor_src_fp16_dst_fp32 Counter               # of math ops\n"
+    "sm__ops_path_tensor_src_fp16_dst_fp16 Counter               # of math ops\n";
 
 static void test_sections_metrics_check(void **state)
 {
 	static const char *sec[] = {"SpeedOfLight", "SchedulerStats", "Ocupancy"};
 	static const char *met[] = {"gpu__time_duration.sum",
 				    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-				    "flop_count_sp", "dram__bytes_red.sum"};
+				    "flop_count_sp", "dram__bytes_red.sum",
+				    "sm__ops_path_tensor_src_fp16.sum"};
 	char **ids, **names;
 	size_t nids, nnames;
 	struct ncu_options o;
@@ -311,7 +315,7 @@ static void test_sections_metrics_check(void **state)
 	assert_string_equal(ids[0], "LaunchStats");
 	assert_string_equal(ids[3], "MemoryWorkloadAnalysis");
 	ncu_metrics_parse(query_metrics, sizeof(query_metrics) - 1, &names, &nnames);
-	assert_int_equal(nnames, 3);
+	assert_int_equal(nnames, 6);
 	assert_string_equal(names[1], "gpu__time_duration");
 	base(&o);
 	o.sections = sec;
@@ -320,12 +324,14 @@ static void test_sections_metrics_check(void **state)
 	o.nr_metrics = 2;
 	assert_int_equal(ncu_check_requested(&o, ids, nids, names, nnames, &err), 0);
 	o.nr_sections = 3;
-	o.nr_metrics = 4;
+	o.nr_metrics = 5;
 	assert_int_equal(ncu_check_requested(&o, ids, nids, names, nnames, &err), -1);
 	assert_string_equal(err.buf,
 			    "unknown section 'SchedulerStats'; unknown section 'Ocupancy' (did you "
 			    "mean 'Occupancy'?); unknown metric 'flop_count_sp'; unknown metric "
-			    "'dram__bytes_red.sum' (did you mean 'dram__bytes_read'?): not offered "
+			    "'dram__bytes_red.sum' (did you mean 'dram__bytes_read'?); unknown "
+			    "metric 'sm__ops_path_tensor_src_fp16.sum' (did you mean "
+			    "'sm__ops_path_tensor_src_fp16_dst_fp32'?): not offered "
 			    "by this GPU/ncu (see ncu/sections.txt, ncu/metrics.txt)");
 	ncu_names_free(ids, nids);
 	ncu_names_free(names, nnames);
