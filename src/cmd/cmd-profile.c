@@ -1225,9 +1225,8 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			ncu_import_argv(ncu, rep.buf, "raw", &imp);
 			ncu_cmd_format(&imp, &cmdtxt);
 			strbuf_addch(&cmdtxt, '\n');
-			if (ncu_child(ic->b, iname.buf, &imp, NULL, rawp.buf, timeout_s, 0, NULL, &res,
-				      &itext,
-				      &err) ||
+			if (ncu_child(ic->b, iname.buf, &imp, NULL, rawp.buf, timeout_s, 0, NULL,
+				      &res, &itext, &err) ||
 			    res.outcome != PROC_EXITED || res.exit_status) {
 				strbuf_addf(&why, "ncu --import failed%s%s", err.len ? ": " : "",
 					    err.buf);

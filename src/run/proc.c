@@ -360,7 +360,8 @@ static const int handled_signals[] = {SIGCHLD, SIGINT, SIGTERM};
 
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err)
 {
-	struct stream so = {.rd = -1, .file = -1, .echo = -1}, se = {.rd = -1, .file = -1, .echo = -1};
+	struct stream so = {.rd = -1, .file = -1, .echo = -1},
+		      se = {.rd = -1, .file = -1, .echo = -1};
 	struct child_plan plan = {NULL, NULL, -1, -1, -1, spec->cwd, -1};
 	struct sigaction old[ARRAY_SIZE(handled_signals)], old_pipe, sa;
 	int child_out_close = -1, child_err_close = -1, report[2] = {-1, -1};
