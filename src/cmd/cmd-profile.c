@@ -33,6 +33,7 @@
 #include "vendor/ncu_argv.h"
 #include "vendor/ncu_config.h"
 #include "vendor/ncu_nvtx.h"
+#include "vendor/ncu_progress.h"
 #include "vendor/ncu_run.h"
 #include "vendor/nsys.h"
 #include "vendor/nsys_config.h"
@@ -743,9 +744,81 @@ static size_t strv_len(char *const *v)
 	return n;
 }
 
+/* Live progress of the captures on stderr, from ncu's own console lines
+ * (vendor/ncu_progress.h). On a terminal: one line, redrawn whenever ncu
+ * reports progress. Elsewhere (CI logs, files): one line per finished
+ * result, so a log shows how far a long run got without a line per pass.
+ * Nothing with run.echo, which shows ncu's own lines. */
+struct ncu_live {
+	struct ncu_progress p[2]; /* ncu's stdout, stderr: one line buffer each */
+	size_t expected;	  /* results the step expects, 0 when unknown */
+	uint64_t start_ns;	  /* the step's start: "elapsed" is the step's */
+	int tty, drawn;		  /* drawn: a live line is on the terminal */
+	long long reported;	  /* results printed (not on a terminal) */
+};
+
+static void ncu_live_show(struct ncu_live *l, const struct ncu_progress *p)
+{
+	struct strbuf line = STRBUF_INIT;
+	double el = (double)(clock_mono_ns() - l->start_ns) / 1e9;
+
+	if (l->tty) {
+		ncu_progress_format(p, l->expected, el, &line);
+		fprintf(stderr, "\r\033[Kllmprof: %s", line.buf);
+		l->drawn = 1;
+	} else if (p->done > l->reported && !p->in_progress) {
+		l->reported = p->done;
+		ncu_progress_format(p, l->expected, el, &line);
+		fprintf(stderr, "llmprof: %s\n", line.buf);
+	}
+	fflush(stderr);
+	strbuf_release(&line);
+}
+
+static void ncu_live_out(void *arg, const char *buf, size_t len)
+{
+	struct ncu_live *l = arg;
+
+	if (ncu_progress_feed(&l->p[0], buf, len))
+		ncu_live_show(l, &l->p[0]);
+}
+
+static void ncu_live_err(void *arg, const char *buf, size_t len)
+{
+	struct ncu_live *l = arg;
+
+	if (ncu_progress_feed(&l->p[1], buf, len))
+		ncu_live_show(l, &l->p[1]);
+}
+
+/* Before capture i: results before it count as done (deep mode: one result
+ * per capture), and the last pass count carries over (same sections). */
+static void ncu_live_start(struct ncu_live *l, long long done)
+{
+	for (size_t s = 0; s < 2; s++) {
+		int passes = l->p[s].passes;
+
+		ncu_progress_release(&l->p[s]);
+		ncu_progress_init(&l->p[s]);
+		l->p[s].done = done;
+		l->p[s].passes = passes;
+	}
+	if (l->reported < done)
+		l->reported = done;
+}
+
+/* Ends the live line before other output. */
+static void ncu_live_end(struct ncu_live *l)
+{
+	if (l->drawn)
+		fputs("\r\033[K", stderr);
+	l->drawn = 0;
+}
+
 static int ncu_child(const struct run_bundle *b, const char *name, const struct ncu_cmd *cmd,
-		     char *const *wl_env, const char *out_path, double timeout_s, int echo, struct proc_result *res,
-		     struct strbuf *text, struct strbuf *err)
+		     char *const *wl_env, const char *out_path, double timeout_s, int echo,
+		     struct ncu_live *live, struct proc_result *res, struct strbuf *text,
+		     struct strbuf *err)
 {
 	static const char *const unset[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
 					    "LLMPROF_TRACE_OUT", NULL};
@@ -785,6 +858,11 @@ static int ncu_child(const struct run_bundle *b, const char *name, const struct 
 	spec.out.path = o.buf;
 	spec.err.path = e.buf;
 	spec.out.echo = spec.err.echo = echo && !out_path;
+	if (live && !echo) {
+		spec.out.on_data = ncu_live_out;
+		spec.err.on_data = ncu_live_err;
+		spec.out.on_data_arg = spec.err.on_data_arg = live;
+	}
 	spec.stdin_null = 1;
 	spec.timeout_s = timeout_s;
 	ret = proc_run(&spec, res, err);
@@ -863,13 +941,125 @@ out:
 	return ret;
 }
 
+/* Runs a listing child (ncu --list-sections / --query-metrics) into the
+ * bundle file rel and parses it with parse. 0 with the names (owned), or
+ * -1 after a warning: ncu could not say, and the capture will. */
+static int ncu_listing(const struct run_bundle *b, const char *name, struct ncu_cmd *cmd,
+		       const char *rel, double timeout_s,
+		       void (*parse)(const char *, size_t, char ***, size_t *), char ***names,
+		       size_t *n)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
+	struct proc_result res;
+	int ret = -1;
+
+	*names = NULL;
+	*n = 0;
+	bundle_path(b, rel, &path);
+	if (ncu_child(b, name, cmd, NULL, path.buf, timeout_s, 0, NULL, &res, &text, &err) ||
+	    res.outcome != PROC_EXITED || res.exit_status ||
+	    strbuf_read_file(&text, path.buf) < 0) {
+		warning_print("%s %s failed (logs/%s.err): %s not checked before the capture",
+			      cmd->argv[0], cmd->argv[1], name, rel);
+		goto out;
+	}
+	parse(text.buf, text.len, names, n);
+	if (!*n) {
+		warning_print("%s %s listed nothing (%s): not checked before the capture",
+			      cmd->argv[0], cmd->argv[1], rel);
+		goto out;
+	}
+	ret = 0;
+out:
+	ncu_cmd_release(cmd);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* What this ncu can collect (ncu/sections.txt, and ncu/metrics.txt when
+ * metrics are requested) against what the run asks for. 0 to go on (also
+ * when ncu could not list them), or -1 with msg naming every one missing. */
+static int ncu_check_offered(const struct run_bundle *b, const struct ncu_options *o,
+			     double timeout_s, struct strbuf *msg)
+{
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char **ids = NULL, **names = NULL;
+	size_t nids = 0, nnames = 0;
+	int ret = 0;
+
+	ncu_list_sections_argv(o->ncu, &cmd);
+	ncu_listing(b, "ncu-list-sections", &cmd, "ncu/sections.txt", timeout_s, ncu_sections_parse,
+		    &ids, &nids);
+	if (o->nr_metrics) {
+		ncu_query_metrics_argv(o->ncu, &cmd);
+		ncu_listing(b, "ncu-query-metrics", &cmd, "ncu/metrics.txt", timeout_s,
+			    ncu_metrics_parse, &names, &nnames);
+	}
+	if (ncu_check_requested(o, nids ? ids : NULL, nids, nnames ? names : NULL, nnames, &err)) {
+		strbuf_addstr(msg, err.buf);
+		ret = -1;
+	}
+	ncu_names_free(ids, nids);
+	ncu_names_free(names, nnames);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* Appends ncu's own human-readable section tables of one measured report
+ * (`ncu --import REP --page details --section S...`, ncu's units) under a
+ * "==== <report> (<what>) ====" line, for ncu/sections_report.txt. A
+ * failure is a warning: ncu/raw.csv holds the numbers. */
+static void sections_report_add(const struct run_bundle *b, const struct ncu_options *o,
+				const char *rep, size_t i, const char *what, double timeout_s,
+				struct strbuf *report)
+{
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct strbuf name = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct proc_result res;
+
+	strbuf_addf(&name, "ncu-sections-k%zu", i);
+	strbuf_addf(&text, "logs/%s.out", name.buf);
+	bundle_path(b, text.buf, &out);
+	strbuf_reset(&text);
+	ncu_sections_report_argv(o->ncu, rep, o->sections, o->nr_sections, &cmd);
+	if (ncu_child(b, name.buf, &cmd, NULL, out.buf, timeout_s, 0, NULL, &res, &text, &err) ||
+	    res.outcome != PROC_EXITED || res.exit_status) {
+		warning_print("ncu/sections_report.txt lacks %s: ncu --import --page details "
+			      "failed (logs/%s.err)%s%s",
+			      rep + strlen(b->dir) + 1, name.buf, err.len ? ": " : "", err.buf);
+		goto out;
+	}
+	strbuf_reset(&text);
+	if (strbuf_read_file(&text, out.buf) < 0) {
+		warning_print("ncu/sections_report.txt lacks %s: cannot read %s",
+			      rep + strlen(b->dir) + 1, out.buf);
+		goto out;
+	}
+	strbuf_addf(report, "%s==== %s (%s) ====\n", report->len ? "\n" : "",
+		    rep + strlen(b->dir) + 1, what);
+	strbuf_add(report, text.buf, text.len);
+	if (text.len && text.buf[text.len - 1] != '\n')
+		strbuf_addch(report, '\n');
+out:
+	ncu_cmd_release(&cmd);
+	strbuf_release(&name);
+	strbuf_release(&out);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 /* The ncu step: one ncu run per selected kernel (or one with the user's own
  * filters), each report imported as the raw page and merged into
- * ncu/raw.csv; ncu/cmd.txt, ncu/sections.txt, ncu/measured.json. */
+ * ncu/raw.csv; ncu/cmd.txt, ncu/sections.txt, ncu/metrics.txt (when
+ * metrics are asked for), ncu/sections_report.txt, ncu/measured.json. */
 static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int *code)
 {
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT, cmdtxt = STRBUF_INIT;
-	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, first_fail = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, first_fail = STRBUF_INIT, sreport = STRBUF_INIT;
 	const struct config *cfg = bundle_config(ic, &err);
 	const char *mode = config_get_string(cfg, "run.mode");
 	double timeout_s = config_get_double(cfg, "run.timeout_s", 0);
@@ -882,9 +1072,16 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	json_t *runs = json_array();
 	char *ncu = NULL, **includes = NULL;
 	const struct plan_step *wl = plan_find(ic->plan, "workload");
-	size_t nruns, measured = 0, program_n = 0;
+	size_t nruns, measured = 0, program_n = 0, results_before = 0;
 	int explicit_run, tty = isatty(2);
 	double ncu_s = 0;
+	struct ncu_live live;
+
+	memset(&live, 0, sizeof(live));
+	ncu_progress_init(&live.p[0]);
+	ncu_progress_init(&live.p[1]);
+	live.start_ns = clock_mono_ns();
+	live.tty = tty;
 
 	ncu_options_from_config(cfg, &base, &lists);
 	explicit_run = ncu_options_explicit(&base);
@@ -926,16 +1123,17 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		strbuf_addstr(msg, err.buf);
 		goto out;
 	}
-	/* what this ncu can collect, once (ncu/sections.txt) */
-	ncu_list_sections_argv(ncu, &cmd);
-	bundle_path(ic->b, "ncu/sections.txt", &path);
-	if (ncu_child(ic->b, "ncu-list-sections", &cmd, NULL, path.buf, timeout_s, 0, &res, &text,
-		      &err) ||
-	    res.outcome != PROC_EXITED || res.exit_status)
-		warning_print("ncu --list-sections failed: ncu/sections.txt is incomplete");
-	ncu_cmd_release(&cmd);
+	/* a section or metric this GPU lacks fails the first capture only
+	 * after the program ran under it: refuse it now */
+	if (ncu_check_offered(ic->b, &base, timeout_s, msg)) {
+		*code = EXIT_CONFIG;
+		goto out;
+	}
 
 	nruns = explicit_run ? 1 : ic->sel->nr;
+	/* deep mode: each capture profiles its kernel's launch_count launches */
+	for (size_t i = 0; !explicit_run && i < nruns; i++)
+		live.expected += ic->sel->k[i].launch_count;
 	for (size_t i = 0; i < nruns; i++) {
 		const struct selected_kernel *k = explicit_run ? NULL : &ic->sel->k[i];
 		struct ncu_options o = base;
@@ -944,7 +1142,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		struct proc_spec dspec;
 		enum ncu_verdict v;
 		json_t *rec = json_object();
-		int ok = 0, rows = 0;
+		int ok = 0, rows = 0, rc;
 		double cap_s;
 
 		strbuf_addf(&name, "ncu-k%zu", i);
@@ -974,8 +1172,12 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 				k ? (k->short_name ? k->short_name : k->name)
 				  : "the configured filters");
 		strbuf_reset(&text);
-		if (ncu_child(ic->b, name.buf, &cmd, wl ? wl->env_add : NULL, NULL, timeout_s, opt_echo, &res, &text,
-			      &err)) {
+		ncu_live_start(&live, (long long)results_before);
+		results_before += k ? k->launch_count : 0;
+		rc = ncu_child(ic->b, name.buf, &cmd, wl ? wl->env_add : NULL, NULL, timeout_s,
+			       opt_echo, &live, &res, &text, &err);
+		ncu_live_end(&live);
+		if (rc) {
 			*code = EXIT_IO;
 			strbuf_addstr(msg, err.buf);
 			ncu_cmd_release(&cmd);
@@ -1023,8 +1225,8 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			ncu_import_argv(ncu, rep.buf, "raw", &imp);
 			ncu_cmd_format(&imp, &cmdtxt);
 			strbuf_addch(&cmdtxt, '\n');
-			if (ncu_child(ic->b, iname.buf, &imp, NULL, rawp.buf, timeout_s, 0, &res, &itext,
-				      &err) ||
+			if (ncu_child(ic->b, iname.buf, &imp, NULL, rawp.buf, timeout_s, 0, NULL,
+				      &res, &itext, &err) ||
 			    res.outcome != PROC_EXITED || res.exit_status) {
 				strbuf_addf(&why, "ncu --import failed%s%s", err.len ? ": " : "",
 					    err.buf);
@@ -1051,6 +1253,18 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 				strbuf_addstr(&why, "the report holds no result");
 			} else {
 				ok = 1;
+			}
+			if (ok && (o.nr_sections || o.set)) {
+				struct strbuf what = STRBUF_INIT;
+
+				if (k)
+					strbuf_addf(&what, "kernel %zu of %zu: %s", i + 1, nruns,
+						    k->short_name ? k->short_name : k->name);
+				else
+					strbuf_addstr(&what, "the configured filters");
+				sections_report_add(ic->b, &o, rep.buf, i, what.buf, timeout_s,
+						    &sreport);
+				strbuf_release(&what);
 			}
 			ncu_cmd_release(&imp);
 			strbuf_release(&rawp);
@@ -1105,6 +1319,11 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			strbuf_addstr(msg, err.buf);
 			goto out;
 		}
+		if (sreport.len &&
+		    bundle_write(ic->b, "ncu/sections_report.txt", sreport.buf, sreport.len, &err)) {
+			warning_print("%s", err.buf);
+			strbuf_reset(&err);
+		}
 		/* range replay, or a configured NVTX-gated run: one result per
 		 * region -> ncu/regions/ (analysis/regions.h) */
 		if (ncu_options_range(&base) || (explicit_run && base.nr_nvtx_include))
@@ -1141,6 +1360,8 @@ out:
 		strbuf_release(&jerr);
 	}
 	json_decref(runs);
+	ncu_progress_release(&live.p[0]);
+	ncu_progress_release(&live.p[1]);
 	ncu_cmd_release(&cmd);
 	ncu_raw_merge_release(&merge);
 	ncu_nvtx_exprs_free(includes, base.nr_nvtx_include);
@@ -1149,7 +1370,7 @@ out:
 	strbuf_release(&err);
 	strbuf_release(&why);
 	strbuf_release(&cmdtxt);
-	strbuf_release(&path);
+	strbuf_release(&sreport);
 	strbuf_release(&text);
 	strbuf_release(&first_fail);
 	return state;

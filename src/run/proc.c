@@ -99,6 +99,8 @@ struct stream {
 	int echo; /* our fd to copy to, -1 if none (or after EPIPE) */
 	struct strbuf *buf;
 	size_t buf_max;
+	void (*on_data)(void *arg, const char *buf, size_t len);
+	void *on_data_arg;
 	uint64_t bytes;
 };
 
@@ -152,6 +154,8 @@ static void stream_pump(struct stream *s, int *log_errno)
 			size_t room = s->buf_max - s->buf->len;
 			strbuf_add(s->buf, chunk, (size_t)n < room ? (size_t)n : room);
 		}
+		if (s->on_data)
+			s->on_data(s->on_data_arg, chunk, (size_t)n);
 	}
 }
 
@@ -313,13 +317,15 @@ static int stream_setup(const struct proc_sink *sink, int our_fd, struct stream 
 	s->rd = s->file = s->echo = -1;
 	s->buf = sink->buf;
 	s->buf_max = sink->buf_max ? sink->buf_max : 65536;
+	s->on_data = sink->on_data;
+	s->on_data_arg = sink->on_data_arg;
 	*child_fd = *child_close = -1;
 	if (sink->path) {
 		s->file = open_log(sink->path, err);
 		if (s->file < 0)
 			return -1;
 	}
-	if (!sink->echo && !sink->buf) {
+	if (!sink->echo && !sink->buf && !sink->on_data) {
 		*child_fd = s->file; /* child writes the file itself: no copying */
 		return 0;
 	}
@@ -354,7 +360,8 @@ static const int handled_signals[] = {SIGCHLD, SIGINT, SIGTERM};
 
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err)
 {
-	struct stream so = {-1, -1, -1, NULL, 0, 0}, se = {-1, -1, -1, NULL, 0, 0};
+	struct stream so = {.rd = -1, .file = -1, .echo = -1},
+		      se = {.rd = -1, .file = -1, .echo = -1};
 	struct child_plan plan = {NULL, NULL, -1, -1, -1, spec->cwd, -1};
 	struct sigaction old[ARRAY_SIZE(handled_signals)], old_pipe, sa;
 	int child_out_close = -1, child_err_close = -1, report[2] = {-1, -1};

@@ -31,6 +31,10 @@ struct proc_sink {
 	int echo;	    /* also copy to our own stream (fd 1 or 2) */
 	struct strbuf *buf; /* also keep in memory, at most buf_max bytes */
 	size_t buf_max;	    /* 0 = 64 KiB; bytes beyond are dropped */
+	/* also handed to on_data, chunk by chunk as read (any chunking), while
+	 * the child runs: live progress from its output */
+	void (*on_data)(void *arg, const char *buf, size_t len);
+	void *on_data_arg;
 };
 
 struct proc_spec {

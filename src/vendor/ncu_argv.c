@@ -192,6 +192,18 @@ void ncu_list_sections_argv(const char *ncu, struct ncu_cmd *cmd)
 	cmd->nenv = 1;
 }
 
+void ncu_query_metrics_argv(const char *ncu, struct ncu_cmd *cmd)
+{
+	size_t alloc = 0;
+
+	memset(cmd, 0, sizeof(*cmd));
+	push(cmd, &alloc, ncu ? ncu : "ncu");
+	push(cmd, &alloc, "--query-metrics");
+	cmd->env = xcalloc(2, sizeof(*cmd->env));
+	cmd->env[0] = xstrdup("LC_ALL=C");
+	cmd->nenv = 1;
+}
+
 void ncu_cmd_release(struct ncu_cmd *cmd)
 {
 	for (size_t i = 0; i < cmd->argc; i++)
@@ -290,11 +302,21 @@ static int in_list(const char *s, size_t len, char **list, size_t n)
 	return 0;
 }
 
+/* The suggestion for an unknown name: the shortest known name that extends
+ * it at a '_' (chips name typed variants: ga100 has no
+ * sm__ops_path_tensor_src_fp16 but ..._fp16_dst_fp16), else the nearest by
+ * edit distance when near enough. */
 static const char *closest(const char *s, char **list, size_t n)
 {
-	size_t best = (size_t)-1;
+	size_t best = (size_t)-1, len = strlen(s);
 	const char *cand = NULL;
 
+	for (size_t i = 0; len >= 4 && i < n; i++)
+		if (!strncmp(list[i], s, len) && list[i][len] == '_' &&
+		    (!cand || strlen(list[i]) < strlen(cand)))
+			cand = list[i];
+	if (cand)
+		return cand;
 	for (size_t i = 0; i < n; i++) {
 		size_t d = edit_distance(s, list[i]);
 
@@ -357,8 +379,8 @@ int ncu_check_requested(const struct ncu_options *o, char **sections, size_t nse
 		}
 	}
 	if (bad) {
-		strbuf_addstr(err, ": not offered by this GPU/ncu (see ncu/sections.txt and "
-				   "`ncu --query-metrics`)");
+		strbuf_addstr(err, ": not offered by this GPU/ncu (see ncu/sections.txt, "
+				   "ncu/metrics.txt)");
 		return -1;
 	}
 	return 0;

@@ -73,6 +73,9 @@ void ncu_sections_report_argv(const char *ncu, const char *rep, const char *cons
 			      size_t nr_sections, struct ncu_cmd *cmd);
 /* ncu --list-sections */
 void ncu_list_sections_argv(const char *ncu, struct ncu_cmd *cmd);
+/* ncu --query-metrics: the base metric names of the GPU ncu finds (needs
+ * the driver; without a GPU it fails) */
+void ncu_query_metrics_argv(const char *ncu, struct ncu_cmd *cmd);
 void ncu_cmd_release(struct ncu_cmd *cmd);
 /* Appends argv as one line, shell-quoted where needed (for cmd.txt and
  * --dry-run; never executed through a shell). */

@@ -145,6 +145,16 @@ int ncu_plan_describe(const struct ncu_options *o, const char *mode, const char 
 	t.output = path.buf;
 	t.force_overwrite = 1;
 	ret = ncu_capture_argv(&t, &cmd, err);
+	if (!ret && (t.nr_sections || t.nr_metrics)) {
+		/* the check cmd-profile runs before the first capture */
+		strbuf_addf(out, "once, before any capture: %s --list-sections -> ncu/sections.txt",
+			    t.ncu ? t.ncu : "ncu");
+		if (t.nr_metrics)
+			strbuf_addf(out, ", %s --query-metrics -> ncu/metrics.txt",
+				    t.ncu ? t.ncu : "ncu");
+		strbuf_addstr(out, "; a requested section or metric this GPU lacks fails the step "
+				   "there\n    ");
+	}
 	if (!ret) {
 		struct strbuf line = STRBUF_INIT;
 		const char *p;

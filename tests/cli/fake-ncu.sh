@@ -5,8 +5,16 @@
 # print NVIDIA's raw-page CSVs from tests/data/ncu. Never used for numbers.
 #   FAKE_NCU_LOG    each invocation's argv (one line, args joined by '|'),
 #                   then "env:" lines for the variables that matter
-#   FAKE_NCU_MODE   ok | perm | nokernels
+#   FAKE_NCU_MODE   ok | perm | nokernels | slow (three results, their
+#                   progress dots printed over ~1.5 s, as ncu does)
+#   FAKE_NCU_QUERY  --query-metrics: "fail" (no driver, as on a machine
+#                   without a GPU), or a command whose output is printed
+#                   instead of the gh100 excerpt below (e.g. the real ncu
+#                   with --query-metrics --chip gh100)
 #   FAKE_NCU_CSV    the raw CSV every import prints (default: the dummy one)
+#   FAKE_NCU_ORACLE, FAKE_NCU_DETAILS_REP  `--import R --page details ...`
+#                   runs NVIDIA's ncu (the oracle) on that real report
+#                   instead; without them it fails, as a broken import would
 set -u
 data=$(cd "$(dirname "$0")/../data/ncu" && pwd)
 log=${FAKE_NCU_LOG:-/dev/null}
@@ -19,16 +27,48 @@ case "${1:-}" in
 	echo "Version 2024.1.1.0 (build 33998838) (public-release)"
 	exit 0 ;;
 --list-sections)
+	# ncu 2024.1.1's own table
+	cat "$data/list-sections-ncu2024.1.1.txt"
+	exit 0 ;;
+--query-metrics)
+	case "${FAKE_NCU_QUERY:-}" in
+	fail) echo "==ERROR== Driver could not be loaded."; exit 1 ;;
+	?*) $FAKE_NCU_QUERY; exit ;;
+	esac
+	# ncu 2024.1.1 --query-metrics --chip gh100, the lines of the metrics
+	# llmprof's presets ask for
 	cat <<'T'
--------------------------------------------- ----------------------------------------------------------------- ------- --------------------------------------------------
-Identifier                                   Display Name                                                      Enabled Filename                                          
--------------------------------------------- ----------------------------------------------------------------- ------- --------------------------------------------------
-LaunchStats                                  Launch Statistics                                                 yes     ...pute/2024.1.1/Sections/LaunchStatistics.section
-MemoryWorkloadAnalysis                       Memory Workload Analysis                                          no      ...024.1.1/Sections/MemoryWorkloadAnalysis.section
+Chip gh100
+------------------------------------------------------------------------------- --------------- --------------- ----------------------------------------------------------------------
+Metric Name                                                                     Metric Type     Metric Unit     Metric Description                                                    
+------------------------------------------------------------------------------- --------------- --------------- ----------------------------------------------------------------------
+dram__bytes_read                                                                Counter         byte            # of bytes read from DRAM                                             
+dram__bytes_write                                                               Counter         byte            # of bytes written to DRAM                                            
+gpu__compute_memory_throughput                                                  Throughput      %               Compute Memory Pipeline Throughput                                    
+gpu__time_duration                                                              Counter         nsecond         equals to gpu__time_duration_measured_user if collectable, otherwise  
+                                                                                                                equals to gpu__time_duration_measured_wallclock                       
+sm__ops_path_tensor_src_bf16_dst_fp32                                       Counter                         # of math ops executed in Tensor path with source BF16 and            
+                                                                                                            destination FP32                                                      
+sm__ops_path_tensor_src_fp16                                                Counter                         # of math ops executed in Tensor path with source FP16                
+sm__sass_thread_inst_executed_op_fadd_pred_on                                 Counter         inst            # of FADD thread instructions executed where all predicates were true 
+sm__sass_thread_inst_executed_op_ffma_pred_on                                 Counter         inst            # of FFMA thread instructions executed where all predicates were true 
+sm__sass_thread_inst_executed_op_fmul_pred_on                                 Counter         inst            # of FMUL thread instructions executed where all predicates were true 
+sm__sass_thread_inst_executed_op_hadd_pred_on                                 Counter         inst            # of HADD thread instructions executed where all predicates were true 
+sm__sass_thread_inst_executed_op_hfma_pred_on                                 Counter         inst            # of HFMA thread instructions executed where all predicates were true 
+sm__sass_thread_inst_executed_op_hmul_pred_on                                 Counter         inst            # of HMUL thread instructions executed where all predicates were true 
+sm__throughput                                                                Throughput      %               SM throughput assuming ideal load balancing across SMSPs              
+==PROF== Note that these metrics must be appended with a valid suffix before profiling them. See --help for more information on --query-metrics-mode.
 T
 	exit 0 ;;
 --import)
 	[ -f "$2" ] || { echo "==ERROR== Failed to open file $2" >&2; exit 1; }
+	case " $* " in
+	*" --page details "*)
+		# the human-readable page: NVIDIA's ncu on a real report
+		[ -n "${FAKE_NCU_ORACLE:-}" ] || { echo "==ERROR== fake ncu: no details page" >&2; exit 1; }
+		shift 2
+		exec "$FAKE_NCU_ORACLE" --import "${FAKE_NCU_DETAILS_REP:?}" "$@" ;;
+	esac
 	cat "$(cat "$2")"
 	exit 0 ;;
 esac
@@ -55,8 +95,20 @@ nokernels)
 	echo "==PROF== Disconnected from process 4242"
 	echo "==WARNING== No kernels were profiled."
 	exit 0 ;;
+slow)
+	# ncu grows each result's line as passes complete; the program's own
+	# output may land in the middle of it
+	for r in 0 1 2; do
+		printf '==PROF== Profiling "add" - %s: 0%%' $r
+		sleep 0.2
+		printf '....50%%'
+		sleep 0.2
+		[ $r = 1 ] && printf 'tokens: 8\n'
+		printf '....100%% - 9 passes\n'
+		sleep 0.1
+	done ;;
 esac
-echo '==PROF== Profiling "add" - 0: 0%....50%....100% - 9 passes'
+[ "$mode" = slow ] || echo '==PROF== Profiling "add" - 0: 0%....50%....100% - 9 passes'
 echo "==PROF== Disconnected from process 4242"
 echo "${FAKE_NCU_CSV:-$data/h100-dummy-kernel-replay-ncu2025.3.raw.csv}" >"$out.ncu-rep"
 echo "==PROF== Report: $out.ncu-rep"

@@ -244,6 +244,48 @@ static const char list_sections[] =
     "SpeedOfLight              GPU Speed Of Light Throu yes     .../SpeedOfLight.section\n"
     "MemoryWorkloadAnalysis    Memory Workload Analysis no      "
     ".../MemoryWorkloadAnalysis.section\n";
+/* NVIDIA's own `ncu --list-sections` (2024.1.1, needs no GPU): every
+ * section the presets ask for is there, the header and rules are not, and
+ * a misspelt or a set name is refused with the closest identifier. */
+static void test_sections_real_list(void **state)
+{
+	static const char *ok[] = {"SpeedOfLight", "MemoryWorkloadAnalysis", "Occupancy",
+				   "SchedulerStats", "LaunchStats", "WarpStateStats",
+				   "SpeedOfLight_HierarchicalTensorRooflineChart", "regex:^Nvlink"};
+	static const char *bad[] = {"SpeedOfLite", "roofline", "MemoryWorkloadAnalysis_Table"};
+	const char *s = getenv("LLMPROF_SOURCE_DIR");
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_options o;
+	char **ids;
+	size_t nids;
+
+	(void)state;
+	strbuf_addf(&path, "%s/tests/data/ncu/list-sections-ncu2024.1.1.txt",
+		    s && *s ? s : LLMPROF_SOURCE_DIR);
+	assert_int_equal(strbuf_read_file(&text, path.buf), 0);
+	ncu_sections_parse(text.buf, text.len, &ids, &nids);
+	assert_int_equal(nids, 24);
+	assert_string_equal(ids[0], "C2CLink");
+	assert_string_equal(ids[23], "WorkloadDistribution");
+	base(&o);
+	o.sections = ok;
+	o.nr_sections = sizeof(ok) / sizeof(ok[0]);
+	assert_int_equal(ncu_check_requested(&o, ids, nids, NULL, 0, &err), 0);
+	assert_int_equal(err.len, 0);
+	o.sections = bad;
+	o.nr_sections = sizeof(bad) / sizeof(bad[0]);
+	assert_int_equal(ncu_check_requested(&o, ids, nids, NULL, 0, &err), -1);
+	assert_string_equal(err.buf, "unknown section 'SpeedOfLite' (did you mean 'SpeedOfLight'?); "
+				     "unknown section 'roofline'; unknown section "
+				     "'MemoryWorkloadAnalysis_Table' (did you mean "
+				     "'MemoryWorkloadAnalysis_Tables'?): not offered by this "
+				     "GPU/ncu (see ncu/sections.txt, ncu/metrics.txt)");
+	ncu_names_free(ids, nids);
+	strbuf_release(&path);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 static const char query_metrics[] =
     "Chip gh100\n"
     "----------------------- --------------- --------------- ------------\n"
@@ -251,14 +293,18 @@ static const char query_metrics[] =
     "----------------------- --------------- --------------- ------------\n"
     "dram__bytes_read        Counter         byte            # of bytes read from DRAM\n"
     "gpu__time_duration      Counter         nsecond         total duration in nanoseconds\n"
-    "sm__throughput          Throughput      %               SM throughput\n";
+    "sm__throughput          Throughput      %               SM throughput\n"
+    "sm__ops_path_tensor_src_fp64 Counter                    # of math ops\n"
+    "sm__ops_path_tensor_src_fp16_dst_fp32 Counter               # of math ops\n"
+    "sm__ops_path_tensor_src_fp16_dst_fp16 Counter               # of math ops\n";
 
 static void test_sections_metrics_check(void **state)
 {
 	static const char *sec[] = {"SpeedOfLight", "SchedulerStats", "Ocupancy"};
 	static const char *met[] = {"gpu__time_duration.sum",
 				    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-				    "flop_count_sp", "dram__bytes_red.sum"};
+				    "flop_count_sp", "dram__bytes_red.sum",
+				    "sm__ops_path_tensor_src_fp16.sum"};
 	char **ids, **names;
 	size_t nids, nnames;
 	struct ncu_options o;
@@ -269,7 +315,7 @@ static void test_sections_metrics_check(void **state)
 	assert_string_equal(ids[0], "LaunchStats");
 	assert_string_equal(ids[3], "MemoryWorkloadAnalysis");
 	ncu_metrics_parse(query_metrics, sizeof(query_metrics) - 1, &names, &nnames);
-	assert_int_equal(nnames, 3);
+	assert_int_equal(nnames, 6);
 	assert_string_equal(names[1], "gpu__time_duration");
 	base(&o);
 	o.sections = sec;
@@ -278,13 +324,15 @@ static void test_sections_metrics_check(void **state)
 	o.nr_metrics = 2;
 	assert_int_equal(ncu_check_requested(&o, ids, nids, names, nnames, &err), 0);
 	o.nr_sections = 3;
-	o.nr_metrics = 4;
+	o.nr_metrics = 5;
 	assert_int_equal(ncu_check_requested(&o, ids, nids, names, nnames, &err), -1);
 	assert_string_equal(err.buf,
 			    "unknown section 'SchedulerStats'; unknown section 'Ocupancy' (did you "
 			    "mean 'Occupancy'?); unknown metric 'flop_count_sp'; unknown metric "
-			    "'dram__bytes_red.sum' (did you mean 'dram__bytes_read'?): not offered "
-			    "by this GPU/ncu (see ncu/sections.txt and `ncu --query-metrics`)");
+			    "'dram__bytes_red.sum' (did you mean 'dram__bytes_read'?); unknown "
+			    "metric 'sm__ops_path_tensor_src_fp16.sum' (did you mean "
+			    "'sm__ops_path_tensor_src_fp16_dst_fp32'?): not offered "
+			    "by this GPU/ncu (see ncu/sections.txt, ncu/metrics.txt)");
 	ncu_names_free(ids, nids);
 	ncu_names_free(names, nnames);
 	strbuf_release(&err);
@@ -509,6 +557,7 @@ int main(void)
 	    cmocka_unit_test(test_minimal),	     cmocka_unit_test(test_each_key),
 	    cmocka_unit_test(test_full_order),	     cmocka_unit_test(test_validation),
 	    cmocka_unit_test(test_import_argv),	     cmocka_unit_test(test_sections_metrics_check),
+	    cmocka_unit_test(test_sections_real_list),
 	    cmocka_unit_test(test_nvtx_translation), cmocka_unit_test(test_nvtx_checker),
 	    cmocka_unit_test(test_progress),
 	};

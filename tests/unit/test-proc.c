@@ -72,6 +72,43 @@ static void test_exit_status(void **state)
 	strbuf_release(&d);
 }
 
+/* on_data sees every byte, in order, while the child runs, and the log
+ * still gets all of it. */
+static void collect(void *arg, const char *buf, size_t len)
+{
+	strbuf_add(arg, buf, len);
+}
+
+static void test_on_data(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "printf 'a '; sleep 0.1; printf 'b\\n' >&2; seq 1 20000", NULL };
+	struct proc_spec spec = { .argv = argv };
+	struct proc_result res;
+	struct strbuf p = STRBUF_INIT, got = STRBUF_INIT, gote = STRBUF_INIT, log = STRBUF_INIT;
+
+	(void)state;
+	tpath(&p, "on-data.out");
+	spec.out.path = p.buf;
+	spec.out.on_data = collect;
+	spec.out.on_data_arg = &got;
+	spec.err.on_data = collect;
+	spec.err.on_data_arg = &gote;
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(strbuf_read_file(&log, p.buf), 0);
+	assert_true(got.len > 100000);
+	assert_int_equal(got.len, log.len);
+	assert_memory_equal(got.buf, log.buf, log.len);
+	assert_true(starts_with(got.buf, "a 1\n2\n"));
+	assert_string_equal(gote.buf, "b\n");
+	assert_int_equal(res.out_bytes, got.len);
+	strbuf_release(&p);
+	strbuf_release(&got);
+	strbuf_release(&gote);
+	strbuf_release(&log);
+}
+
 static void test_exec_failures(void **state)
 {
 	struct strbuf p = STRBUF_INIT, d = STRBUF_INIT;
@@ -425,6 +462,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_on_data),
 		cmocka_unit_test(test_exec_failures),
 		cmocka_unit_test(test_death_by_signal),
 		cmocka_unit_test(test_timeout_kills_group),
