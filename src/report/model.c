@@ -431,8 +431,15 @@ static void derive_aggregates(struct report_model *m)
 	const struct report_stage *dec = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
 	struct report_aggregates *a = &m->agg;
 
-	if (!a->ttft_ms.available && pre && pre->cpu_ms.available && pre->instances)
-		a->ttft_ms = rnum_of(pre->cpu_ms.v / (double)pre->instances);
+	/* A prefill range may be popped before its kernels finish (nothing
+	 * syncs): the first token exists when both the CPU range and the
+	 * stage's GPU work have ended, so the later of the two. */
+	if (!a->ttft_ms.available && pre && pre->cpu_ms.available && pre->instances) {
+		double t = pre->cpu_ms.v;
+		if (pre->gpu_ms.available && pre->gpu_ms.v > t)
+			t = pre->gpu_ms.v;
+		a->ttft_ms = rnum_of(t / (double)pre->instances);
+	}
 	if (!a->tpot_ms.available && dec && dec->step_mean_ms.available)
 		a->tpot_ms = dec->step_mean_ms;
 	if (!a->tokens.available && dec && dec->steps && m->llm.batch_size > 0)

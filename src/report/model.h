@@ -129,7 +129,8 @@ struct report_stage {
 };
 
 struct report_aggregates {
-	struct rnum ttft_ms;	  /* time to first token: prefill wall time (per request) */
+	struct rnum ttft_ms;	  /* time to first token: prefill CPU time or GPU span, the
+				     later (per request) */
 	struct rnum tpot_ms;	  /* time per output token: mean decode step */
 	struct rnum tokens_per_s; /* generated tokens (all sequences) / decode wall time */
 	struct rnum tokens;	  /* generated tokens, all sequences */
