@@ -41,7 +41,7 @@ PY
 
 # Bad input: one line on stderr, exit 2.
 for args in "--bogus 1" "--hidden x" "--dtype int8" "--heads 3 --kv-heads 2" "--device tpu" \
-	    "--prompt-len 2000 --new-tokens 100" "--layers"; do
+	    "--prompt-len 2000 --new-tokens 100" "--layers" "--pdl 2" "--pdl x"; do
 	err=$("$LLM" $args 2>&1 >/dev/null); rc=$?
 	[ $rc = 2 ] || fail "'$args' exit $rc, want 2"
 	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "'$args' stderr not one line: $err"
