@@ -897,6 +897,12 @@ static int lt_plan_get(struct gpu *g, struct lt_plan **out, int rows, int in, in
 	return 0;
 }
 
+/* Whether a linear of rows x in runs our GEMV rather than cuBLASLt. */
+template <typename T> static int gemv_applies(const struct gpu *g, int rows, int in)
+{
+	return g->own_gemv && rows <= 8 && in % vec16<T>::N == 0;
+}
+
 /* y = x W^T (+ bias) (+ y): W is [out][in], x [rows][in], y [rows][out]. */
 template <typename T>
 static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias, int rows, int in,
@@ -905,7 +911,7 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
 	struct lt_plan *p;
 	float alpha = 1.0f, beta = acc ? 1.0f : 0.0f;
 
-	if (g->own_gemv && rows <= 8 && in % vec16<T>::N == 0) {
+	if (gemv_applies<T>(g, rows, in)) {
 		dim3 grid((out + 7) / 8), block(256); /* 8 warps, one output row each */
 		if (f32out)
 			CK(launch(g, k_gemv<T, float, 1>, grid, block, 0, (float *)y, x, W, bias, rows,
@@ -931,7 +937,7 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
 template <typename T>
 static int linear_swiglu(struct gpu *g, T *act, const T *x, const T *Wgu, int rows, int in, int I)
 {
-	if (!(g->own_gemv && rows <= 8 && in % vec16<T>::N == 0))
+	if (!gemv_applies<T>(g, rows, in))
 		return 1;
 	CK(launch(g, k_gemv<T, T, 2>, dim3((I + 7) / 8), dim3(256), 0, act, x, Wgu,
 		  (const T *)nullptr, rows, in, I, 0, I));
