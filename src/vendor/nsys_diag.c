@@ -215,9 +215,12 @@ static void explain_gate(const struct nsys_profile_outcome *o, const char *expr,
 			strbuf_addstr(&f->fix, "pass --env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
 					       "(llmprof adds it to the commands it builds)");
 		} else {
-			strbuf_addstr(&f->explain, " although the program emits it: it may run in "
-						   "a child process nsys does not follow, or end "
-						   "before the CUDA context exists");
+			strbuf_addstr(&f->explain,
+				      " although the program emits it: it may run in "
+				      "a child process nsys does not follow, or end "
+				      "before the CUDA context exists or before nsys "
+				      "was ready to record (nsys starts recording some "
+				      "time after the range opens)");
 			strbuf_addstr(&f->fix,
 				      "check `llmprof nvtx -- PROGRAM`; or profile without "
 				      "gating (pipeline.nsys.gating_nvtx=false)");

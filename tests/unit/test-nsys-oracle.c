@@ -212,6 +212,9 @@ static void build_prog(struct strbuf *prog)
 	strbuf_release(&err);
 }
 
+/* what nsys printed in the last profile_and_diagnose(), shown on failure */
+static struct strbuf last_nsys_output = STRBUF_INIT;
+
 static void profile_and_diagnose(const char *prog, const char *capture,
 				 const struct nsys_nvtx_range *known, size_t nk,
 				 struct nsys_diag *d)
@@ -261,6 +264,9 @@ static void profile_and_diagnose(const char *prog, const char *capture,
 	out.known = known;
 	out.n_known = nk;
 	nsys_diag_profile(&out, d);
+	strbuf_reset(&last_nsys_output);
+	strbuf_addf(&last_nsys_output, "nsys exit %d signal %d\n--- stdout\n%s--- stderr\n%s---\n",
+		    res.exit_code, res.signaled ? res.term_signal : 0, res.out.buf, res.err.buf);
 	nsys_args_release(&reps);
 	nsys_args_release(&argv);
 	nsys_exec_result_release(&res);
@@ -291,6 +297,7 @@ static void test_profile_real(void **state)
 		for (size_t i = 0; i < d.nr; i++)
 			print_message("%s: %s\n", nsys_diag_code_name(d.items[i].code),
 				      d.items[i].explain.buf);
+		print_message("%s", last_nsys_output.buf);
 		fail_msg("expected importer-missing");
 	}
 	assert_null(nsys_diag_find(&d, NSYS_DIAG_NO_REPORT_GATED));
