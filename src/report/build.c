@@ -158,6 +158,10 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	size_t n = t->strs.nr;
 	unsigned *mask = xcalloc(n + 1, sizeof(*mask));
 	int32_t *dev = xmalloc((n + 1) * sizeof(*dev));
+	uint64_t *pre_calls = xcalloc(n + 1, sizeof(*pre_calls));
+	uint64_t *dec_calls = xcalloc(n + 1, sizeof(*dec_calls));
+	uint64_t *pre_ns = xcalloc(n + 1, sizeof(*pre_ns));
+	uint64_t *dec_ns = xcalloc(n + 1, sizeof(*dec_ns));
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 
 	for (size_t i = 0; i <= n; i++)
@@ -173,6 +177,19 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			continue;
 		if (tl->kernel_stages)
 			mask[k->name] |= tl->kernel_stages[i];
+		if (tl->kernel_stages) {
+			unsigned ks = tl->kernel_stages[i];
+			int64_t d = k->end > k->start ? k->end - k->start : 0;
+
+			if (ks & (1u << STAGE_PREFILL)) {
+				pre_calls[k->name]++;
+				pre_ns[k->name] += (uint64_t)d;
+			}
+			if (ks & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP))) {
+				dec_calls[k->name]++;
+				dec_ns[k->name] += (uint64_t)d;
+			}
+		}
 		if (dev[k->name] < 0)
 			dev[k->name] = k->device;
 	}
@@ -193,6 +210,12 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 		k->calls = ks->calls;
 		k->total_ns = ks->total_ns > 0 ? (uint64_t)ks->total_ns : 0;
 		report_set_str(&k->stage, ok ? stage_of_mask(mask[ks->name]) : NULL);
+		if (ok) {
+			k->stage_calls[REPORT_ROLE_PREFILL] = pre_calls[ks->name];
+			k->stage_calls[REPORT_ROLE_DECODE] = dec_calls[ks->name];
+			k->stage_ns[REPORT_ROLE_PREFILL] = pre_ns[ks->name];
+			k->stage_ns[REPORT_ROLE_DECODE] = dec_ns[ks->name];
+		}
 		if (ok && dev[ks->name] >= 0) {
 			char b[32];
 			snprintf(b, sizeof(b), "GPU %d", dev[ks->name]);
@@ -201,6 +224,10 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	}
 	free(mask);
 	free(dev);
+	free(pre_calls);
+	free(dec_calls);
+	free(pre_ns);
+	free(dec_ns);
 }
 
 static void fill_operators(struct report_model *m, const struct trace *t, const struct timeline *tl)
@@ -925,6 +952,9 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 			strbuf_addstr(&res->join_msg, "no analyzed trace to join the counters to");
 		else
 			join_counters(m, ncu, shown_path(o->run_dir, ncu), res);
+		/* the ncu step profiles run.stage only (NVTX include filters) */
+		report_set_str(&m->run.counters_stage,
+			       o->cfg ? config_get_string(o->cfg, "run.stage") : NULL);
 	} else {
 		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
 	}

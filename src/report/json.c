@@ -128,6 +128,7 @@ static json_t *stage_json(const struct report_stage *s)
 	set(u, "flops", jnum(s->flops));
 	set(u, "bytes", jnum(s->bytes));
 	set(u, "counter_flops", jnum(s->counter_flops));
+	set(u, "counter_time_share", jnum(s->counter_time_share));
 	set(u, "achieved_tflops", jnum(s->achieved_tflops));
 	set(u, "achieved_gbs", jnum(s->achieved_gbs));
 	set(u, "mfu_datasheet", jnum(s->mfu_datasheet));
@@ -152,6 +153,8 @@ static json_t *kernel_json(const struct report_kernel *k)
 	set(o, "device", jstr_checked(k->device));
 	set(o, "stage", jstr_checked(k->stage));
 	set(o, "calls", json_integer((json_int_t)k->calls));
+	set(o, "prefill_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_PREFILL]));
+	set(o, "decode_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_DECODE]));
 	set(o, "total_ns", json_integer((json_int_t)k->total_ns));
 	set(o, "mean_ns",
 	    k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());

@@ -44,6 +44,7 @@ void report_model_release(struct report_model *m)
 	free(m->run.started_at);
 	free(m->run.trace_path);
 	free(m->run.ncu_path);
+	free(m->run.counters_stage);
 	for (i = 0; i < m->run.nr_steps; i++) {
 		free(m->run.steps[i].name);
 		free(m->run.steps[i].status);
@@ -452,6 +453,47 @@ static void derive_aggregates(struct report_model *m)
 		    a->gpu_span_ms.v > a->gpu_busy_ms.v ? a->gpu_span_ms.v - a->gpu_busy_ms.v : 0);
 }
 
+/* Does a per-launch counter taken in run.stage `taken` describe this stage's
+ * launches? A kernel name can run with other shapes in another stage (a GEMM
+ * in prefill is a GEMV in decode), so counters apply only where they were
+ * taken; for "all" (or unknown), only to kernels that ran in one stage. */
+static int counters_apply(const char *taken, const struct report_stage *st,
+			  const struct report_kernel *k)
+{
+	if (!taken || !strcmp(taken, "all"))
+		return k->stage && st->name && !strcmp(k->stage, st->name);
+	if (st->role == REPORT_ROLE_PREFILL)
+		return !strcmp(taken, "prefill");
+	return !strcmp(taken, "decode") || !strcmp(taken, "decode_step");
+}
+
+/* ncu FLOPs per launch x the kernel's launches inside the stage (never its
+ * warm-up or other-stage launches), over the kernels with counters. */
+static void stage_counter_flops(struct report_model *m, struct report_stage *st)
+{
+	double sum = 0, counted_ns = 0, all_ns = 0;
+	int any = 0;
+
+	if (st->role != REPORT_ROLE_PREFILL && st->role != REPORT_ROLE_DECODE)
+		return;
+	for (size_t j = 0; j < m->nr_kernels; j++) {
+		const struct report_kernel *k = &m->kernels[j];
+
+		all_ns += (double)k->stage_ns[st->role];
+		if (!k->c.flops.available || !k->stage_calls[st->role] ||
+		    !counters_apply(m->run.counters_stage, st, k))
+			continue;
+		sum += k->c.flops.v * (double)k->stage_calls[st->role];
+		counted_ns += (double)k->stage_ns[st->role];
+		any = 1;
+	}
+	if (!any)
+		return;
+	st->counter_flops = rnum_of(sum);
+	if (all_ns > 0)
+		st->counter_time_share = rnum_of(counted_ns / all_ns);
+}
+
 void report_model_derive(struct report_model *m)
 {
 	uint64_t total = 0;
@@ -472,22 +514,8 @@ void report_model_derive(struct report_model *m)
 	for (i = 0; i < m->nr_stages; i++) {
 		struct report_stage *st = &m->stages[i];
 
-		/* ncu FLOPs per launch x launches, over the stage's profiled kernels */
-		if (!st->counter_flops.available) {
-			double sum = 0;
-			int any = 0;
-
-			for (size_t j = 0; j < m->nr_kernels; j++) {
-				const struct report_kernel *k = &m->kernels[j];
-				if (k->stage && st->name && !strcmp(k->stage, st->name) &&
-				    k->c.flops.available) {
-					sum += k->c.flops.v * (double)k->calls;
-					any = 1;
-				}
-			}
-			if (any)
-				st->counter_flops = rnum_of(sum);
-		}
+		if (!st->counter_flops.available)
+			stage_counter_flops(m, st);
 		derive_stage(st, &m->peaks);
 	}
 	for (i = 0; i < m->nr_ops; i++) {

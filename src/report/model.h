@@ -61,6 +61,8 @@ struct report_run {
 			   */
 	char *trace_path; /* the trace the reports come from, as given */
 	char *ncu_path;	  /* ncu raw.csv, or NULL */
+	char *counters_stage; /* run.stage the ncu counters were taken in ("decode",
+				 "prefill", "all"); NULL = unknown, read as "all" */
 	struct report_step *steps;
 	size_t nr_steps, alloc_steps;
 };
@@ -118,9 +120,12 @@ struct report_stage {
 	/* analytic work of the whole stage (all instances), from the model */
 	struct rnum flops;	   /* model FLOPs (2 per MAC) */
 	struct rnum bytes;	   /* DRAM bytes that must move: weights + KV cache */
-	struct rnum counter_flops; /* ncu FLOPs per launch x calls, summed over the stage's
-				      kernels that have counters (a lower bound when
-				      selection did not cover every kernel) */
+	struct rnum counter_flops; /* ncu FLOPs per launch x the kernel's launches inside
+				      this stage, summed over the kernels with counters
+				      taken in this stage (a lower bound when selection
+				      did not cover every kernel) */
+	struct rnum counter_time_share; /* share of the stage's kernel time those
+					   kernels account for, 0..1 */
 	/* derived by report_model_derive() */
 	struct rnum achieved_tflops, achieved_gbs;
 	struct rnum mfu_datasheet, mfu_measured;
@@ -171,8 +176,11 @@ struct report_kernel {
 	char *device;	  /* "GPU 0" */
 	char *stage;	  /* stage name it ran in; NULL = outside every stage;
 			     "mixed" when it ran in several */
-	uint64_t calls;
+	uint64_t calls;	   /* every launch, inside a stage or not (warm-up) */
 	uint64_t total_ns;
+	/* launches and GPU time inside the prefill / decode ranges, by role */
+	uint64_t stage_calls[REPORT_ROLE_OTHER];
+	uint64_t stage_ns[REPORT_ROLE_OTHER];
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
 	int selected;	     /* chosen for counters */
 	struct report_counters c;

@@ -300,10 +300,10 @@ void rtable_utilization(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrrrrrrrr", 0, "Stage", "Judged by", "Model FLOPs", "Model bytes",
+	rtable_init(t, "llrrrrrrrrrrrr", 0, "Stage", "Judged by", "Model FLOPs", "Model bytes",
 		    "Time (ms)", "TFLOP/s", "GB/s", "MFU (datasheet)", "MFU (measured)",
-		    "MBU (datasheet)", "MBU (measured)", "Counter FLOPs", "Counter MFU (datasheet)",
-		    NULL);
+		    "MBU (datasheet)", "MBU (measured)", "Counter FLOPs", "Counter coverage",
+		    "Counter MFU (datasheet)", NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
@@ -330,6 +330,8 @@ void rtable_utilization(const struct report_model *m, struct rtable *t)
 		fmt_frac_pct(&sb, s->mbu_measured);
 		rtable_cell_sb(t, &sb);
 		fmt_si(&sb, s->counter_flops, "FLOP");
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, s->counter_time_share);
 		rtable_cell_sb(t, &sb);
 		fmt_frac_pct(&sb, s->counter_mfu_datasheet);
 		rtable_cell_sb(t, &sb);

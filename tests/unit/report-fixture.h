@@ -10,6 +10,8 @@
 #include "analysis/hw.h"
 #include "report/model.h"
 
+#include <string.h>
+
 enum fixture_kind {
 	FIXTURE_COMPLETE,   /* every step ok, counters on the selected kernels */
 	FIXTURE_NCU_FAILED, /* the ncu step failed: no counters */
@@ -25,6 +27,13 @@ static inline struct report_kernel *fixture_kernel(struct report_model *m, const
 	report_set_str(&k->stage, stage);
 	k->calls = calls;
 	k->total_ns = total_ns;
+	if (stage && !strcmp(stage, "prefill")) {
+		k->stage_calls[REPORT_ROLE_PREFILL] = calls;
+		k->stage_ns[REPORT_ROLE_PREFILL] = total_ns;
+	} else if (stage && !strcmp(stage, "decode")) {
+		k->stage_calls[REPORT_ROLE_DECODE] = calls;
+		k->stage_ns[REPORT_ROLE_DECODE] = total_ns;
+	}
 	return k;
 }
 
@@ -73,8 +82,10 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 		report_model_add_step(m, name, "ok", NULL);
 	}
 	report_set_str(&m->run.state, kind == FIXTURE_COMPLETE ? "complete" : "failed");
-	if (kind == FIXTURE_COMPLETE)
+	if (kind == FIXTURE_COMPLETE) {
 		report_set_str(&m->run.ncu_path, "ncu/raw.csv");
+		report_set_str(&m->run.counters_stage, "decode");
+	}
 
 	report_set_str(&m->env.gpu_name, "NVIDIA H100 80GB HBM3");
 	m->env.sm_count = 132;
@@ -133,6 +144,9 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 			   "void gemv_bf16_kernel<128, 4>(const __nv_bfloat16 *, const "
 			   "__nv_bfloat16 *, __nv_bfloat16 *, int, int)",
 			   "decode", 3472, 121400000);
+	/* 32 warm-up launches before the first stage: not the decode stage's work */
+	k->stage_calls[REPORT_ROLE_DECODE] = 3440;
+	k->stage_ns[REPORT_ROLE_DECODE] = 120281000;
 	if (kind == FIXTURE_COMPLETE)
 		fixture_counters(k, 34900, 18.2, 41.5, 41.0, 22.4, 2.4e7, 4.79e7);
 	k = fixture_kernel(m, "flash_fwd_splitkv_kernel",

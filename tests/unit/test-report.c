@@ -4,6 +4,7 @@
  * LLMPROF_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
  * `test-report --write DIR [complete|ncu-failed]` writes all reports of a
  * fixture into DIR (used by tests/cli/test-html.sh). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +237,72 @@ static void test_invalid_utf8(void **state)
 	strbuf_release(&err);
 }
 
+/* Counter FLOPs count a kernel's launches inside the stage only (never its
+ * warm-up), and only in the stage the counters were taken in. */
+static struct report_model *counter_model(struct report_model *m, const char *taken)
+{
+	struct report_kernel *k;
+
+	report_model_init(m);
+	report_set_str(&m->run.counters_stage, taken);
+	report_model_add_stage(m, "prefill", REPORT_ROLE_PREFILL)->gpu_ms = rnum_of(1);
+	report_model_add_stage(m, "decode", REPORT_ROLE_DECODE)->gpu_ms = rnum_of(1);
+	k = report_model_add_kernel(m, "pre_only", NULL); /* 2 warm-up + 3 prefill */
+	report_set_str(&k->stage, "prefill");
+	k->calls = 5;
+	k->stage_calls[REPORT_ROLE_PREFILL] = 3;
+	k->stage_ns[REPORT_ROLE_PREFILL] = 300;
+	k->c.flops = rnum_of(10);
+	k = report_model_add_kernel(m, "mixed", NULL); /* 1 prefill + 4 decode */
+	report_set_str(&k->stage, "mixed");
+	k->calls = 5;
+	k->stage_calls[REPORT_ROLE_PREFILL] = 1;
+	k->stage_calls[REPORT_ROLE_DECODE] = 4;
+	k->stage_ns[REPORT_ROLE_PREFILL] = 100;
+	k->stage_ns[REPORT_ROLE_DECODE] = 400;
+	k->c.flops = rnum_of(1000);
+	k = report_model_add_kernel(m, "dec_only", NULL); /* 6 decode, no counters */
+	report_set_str(&k->stage, "decode");
+	k->calls = 6;
+	k->stage_calls[REPORT_ROLE_DECODE] = 6;
+	k->stage_ns[REPORT_ROLE_DECODE] = 600;
+	report_model_derive(m);
+	return m;
+}
+
+static void test_counter_flops_by_stage(void **state)
+{
+	struct report_model m;
+	const struct report_stage *pre, *dec;
+
+	counter_model(&m, "decode");
+	pre = report_model_stage_by_role(&m, REPORT_ROLE_PREFILL);
+	dec = report_model_stage_by_role(&m, REPORT_ROLE_DECODE);
+	assert_false(pre->counter_flops.available); /* taken in decode */
+	assert_true(dec->counter_flops.available);
+	assert_true(dec->counter_flops.v == 4000);
+	assert_true(fabs(dec->counter_time_share.v - 0.4) < 1e-12);
+	report_model_release(&m);
+
+	counter_model(&m, "prefill");
+	pre = report_model_stage_by_role(&m, REPORT_ROLE_PREFILL);
+	dec = report_model_stage_by_role(&m, REPORT_ROLE_DECODE);
+	assert_true(pre->counter_flops.v == 3 * 10 + 1000); /* not 5 x 10 + 5 x 1000 */
+	assert_true(pre->counter_time_share.v == 1);
+	assert_false(dec->counter_flops.available);
+	report_model_release(&m);
+
+	/* "all": the mixed kernel's per-launch mean describes neither stage */
+	counter_model(&m, "all");
+	pre = report_model_stage_by_role(&m, REPORT_ROLE_PREFILL);
+	dec = report_model_stage_by_role(&m, REPORT_ROLE_DECODE);
+	assert_true(pre->counter_flops.v == 30);
+	assert_true(fabs(pre->counter_time_share.v - 0.75) < 1e-12);
+	assert_false(dec->counter_flops.available);
+	report_model_release(&m);
+	(void)state;
+}
+
 static void test_number_format(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -368,6 +435,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_report_md_first_line),
 	    cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_number_format),
+	    cmocka_unit_test(test_counter_flops_by_stage),
 	    cmocka_unit_test(test_invalid_utf8),
 	    cmocka_unit_test(test_empty_model),
 	    cmocka_unit_test(test_timeline_bounded),
