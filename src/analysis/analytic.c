@@ -53,14 +53,59 @@ static void set_str(char **field, json_t *obj, const char *key)
 		report_set_str(field, json_string_value(v));
 }
 
-static void fill_stage(struct report_model *m, enum report_role role, double flops, double bytes)
+static struct report_stage *stage_of(struct report_model *m, enum report_role role)
 {
 	for (size_t i = 0; i < m->nr_stages; i++)
-		if (m->stages[i].role == role) {
-			m->stages[i].flops = rnum_of(flops);
-			m->stages[i].bytes = rnum_of(bytes);
-			return;
-		}
+		if (m->stages[i].role == role)
+			return &m->stages[i];
+	return NULL;
+}
+
+/* The file's work is one instance of each stage: scale it by the instances
+ * the trace holds. */
+static void fill_stage(struct report_stage *st, double flops, double bytes)
+{
+	double n = st->instances > 1 ? (double)st->instances : 1;
+
+	st->flops = rnum_of(flops * n);
+	st->bytes = rnum_of(bytes * n);
+}
+
+/* The decode stage as traced can hold fewer steps than the workload ran: a
+ * gated nsys capture starts recording some time after its range opens, so
+ * the first steps are missing. The work must be that of the traced steps,
+ * or MBU is inflated by the missing share: with one instance the traced
+ * steps are the last ones, whose costs the file lists one by one. Any
+ * other mismatch leaves the work unknown. */
+static int fill_decode(struct report_stage *st, json_t *steps, double flops, double bytes,
+		       const char *what, struct strbuf *err)
+{
+	size_t n = json_is_array(steps) ? json_array_size(steps) : 0;
+	uint64_t inst = st->instances > 1 ? st->instances : 1;
+	double f = 0, b = 0;
+
+	if (!st->steps || !n || st->steps == n * inst) {
+		fill_stage(st, flops, bytes);
+		return 0;
+	}
+	st->steps_expected = n;
+	if (inst > 1 || st->steps > n)
+		return 0;
+	for (size_t i = n - st->steps; i < n; i++) {
+		json_t *e = json_array_get(steps, i);
+		double sf, sb;
+
+		if (!json_is_object(e))
+			return error_set(err, "%s: decode_steps[%zu] is not an object", what, i);
+		if (get_count(e, "decode_steps[]", "flops", what, &sf, err) ||
+		    get_count(e, "decode_steps[]", "bytes", what, &sb, err))
+			return -1;
+		f += sf;
+		b += sb;
+	}
+	st->flops = rnum_of(f);
+	st->bytes = rnum_of(b);
+	return 0;
 }
 
 int analytic_load_buffer(struct report_model *m, const char *buf, size_t len, const char *what,
@@ -68,6 +113,7 @@ int analytic_load_buffer(struct report_model *m, const char *buf, size_t len, co
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr), *v, *model, *run;
+	struct report_stage *st;
 	double pf, pb, df, db;
 	int ret = -1;
 
@@ -84,8 +130,11 @@ int analytic_load_buffer(struct report_model *m, const char *buf, size_t len, co
 	if (stage_cost(root, "prefill", what, &pf, &pb, err) ||
 	    stage_cost(root, "decode", what, &df, &db, err))
 		goto out;
-	fill_stage(m, REPORT_ROLE_PREFILL, pf, pb);
-	fill_stage(m, REPORT_ROLE_DECODE, df, db);
+	if ((st = stage_of(m, REPORT_ROLE_PREFILL)))
+		fill_stage(st, pf, pb);
+	if ((st = stage_of(m, REPORT_ROLE_DECODE)) &&
+	    fill_decode(st, json_object_get(root, "decode_steps"), df, db, what, err))
+		goto out;
 	model = json_object_get(root, "model");
 	if (json_is_object(model)) {
 		struct report_llm *l = &m->llm;

@@ -350,6 +350,35 @@ static void rule_outside_stages(struct report_model *m)
 	strbuf_release(&t);
 }
 
+/* The trace holds another number of decode steps than the workload ran
+ * (analytic.c fitted the work, or could not). */
+static void rule_decode_steps(struct report_model *m)
+{
+	const struct report_stage *d = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
+
+	if (!d || !d->steps_expected)
+		return;
+	if (d->steps < d->steps_expected && d->instances <= 1)
+		report_model_add_finding(
+		    m, FINDING_WARNING, "decode-steps-missing",
+		    "Gate on a range that opens earlier, or trace without gating, to record "
+		    "every step.",
+		    "The trace holds %llu of the %llu decode steps the workload ran (a gated nsys "
+		    "capture starts recording some time after its range opens): decode time, MFU "
+		    "and MBU describe the last %llu steps only.",
+		    (unsigned long long)d->steps, (unsigned long long)d->steps_expected,
+		    (unsigned long long)d->steps);
+	else
+		report_model_add_finding(
+		    m, FINDING_WARNING, "decode-steps-mismatch",
+		    "Check that the stage names match one generation loop of the workload.",
+		    "The trace holds %llu decode steps in %llu decode range(s), but the workload "
+		    "ran %llu per generation: the model's work cannot be matched to the trace, so "
+		    "decode MFU and MBU are not computed.",
+		    (unsigned long long)d->steps, (unsigned long long)d->instances,
+		    (unsigned long long)d->steps_expected);
+}
+
 void findings_run(struct report_model *m)
 {
 	for (size_t i = 0; i < m->nr_findings; i++) {
@@ -359,6 +388,7 @@ void findings_run(struct report_model *m)
 	}
 	m->nr_findings = 0;
 	rule_failed_steps(m);
+	rule_decode_steps(m);
 	rule_no_gpu_work(m);
 	rule_missing_counters(m);
 	rule_decode(m);

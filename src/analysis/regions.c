@@ -167,10 +167,8 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 			r = region_get(rg, &st, st.nr, &tmp);
 			r->instances++;
 			r->inclusive_ns += d;
-			scope_add(&r->procs, &r->nprocs, &r->aprocs,
-				  cell_id(pid), d);
-			scope_add(&r->devs, &r->ndevs, &r->adevs, cell_id(dev),
-				  d);
+			scope_add(&r->procs, &r->nprocs, &r->aprocs, cell_id(pid), d);
+			scope_add(&r->devs, &r->ndevs, &r->adevs, cell_id(dev), d);
 			ALLOC_GROW(r->rows, r->nrows + 1, r->arows);
 			r->rows[r->nrows++] = row;
 		} else {
@@ -184,10 +182,8 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 					ALLOC_GROW(r->rows, r->nrows + 1, r->arows);
 					r->rows[r->nrows++] = row;
 				}
-				scope_add(&r->procs, &r->nprocs, &r->aprocs,
-					  cell_id(pid), d);
-				scope_add(&r->devs, &r->ndevs, &r->adevs,
-					  cell_id(dev), d);
+				scope_add(&r->procs, &r->nprocs, &r->aprocs, cell_id(pid), d);
+				scope_add(&r->devs, &r->ndevs, &r->adevs, cell_id(dev), d);
 			}
 		}
 		ncu_nvtx_stack_release(&st);
@@ -341,8 +337,9 @@ void regions_render_json(const struct regions *rg, const struct ncu_raw *raw, st
 		json_object_set_new(o, "parent", r->parent ? json_string(r->parent) : json_null());
 		json_object_set_new(o, "depth", json_integer((json_int_t)r->depth));
 		json_object_set_new(o, "instances",
-				    rg->mode == REGIONS_KERNEL ? json_null()
-							       : json_integer((json_int_t)r->instances));
+				    rg->mode == REGIONS_KERNEL
+					? json_null()
+					: json_integer((json_int_t)r->instances));
 		json_object_set_new(o, "kernel_count",
 				    rg->mode == REGIONS_KERNEL
 					? json_integer((json_int_t)r->kernels)

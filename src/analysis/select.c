@@ -106,7 +106,7 @@ enum select_name_base select_best_base(const struct launch *l, size_t n,
 
 const char *select_base_name(enum select_name_base base)
 {
-	return base == SELECT_BASE_FUNCTION ? "function"
+	return base == SELECT_BASE_FUNCTION  ? "function"
 	       : base == SELECT_BASE_MANGLED ? "mangled"
 					     : "demangled";
 }
@@ -337,9 +337,7 @@ void selection_json(const struct selection *sel, const struct select_opts *o, st
 	json_object_set_new(root, "stop_reason",
 			    json_string(sel->stop_reason ? sel->stop_reason : ""));
 	json_object_set_new(root, "nvtx_gated", json_boolean(o->nvtx_gated));
-	json_object_set_new(
-	    root, "kernel_name_base",
-	    json_string(select_base_name(o->base)));
+	json_object_set_new(root, "kernel_name_base", json_string(select_base_name(o->base)));
 	pats = json_array();
 	for (size_t i = 0; i < o->nr_include; i++)
 		json_array_append_new(pats, json_string(o->include[i]));

@@ -14,8 +14,7 @@ static void md_table(struct rtable *t, struct strbuf *out)
 
 /* "## Per-Stage Timings": the stage table and the decode-step
  * distribution, introduced by caption (may be ""). */
-static void md_stage_section(const struct report_model *m, struct strbuf *out,
-			     const char *caption)
+static void md_stage_section(const struct report_model *m, struct strbuf *out, const char *caption)
 {
 	struct rtable t;
 

@@ -117,7 +117,9 @@ struct report_stage {
 	/* decode only: one sample per decode step (NVTX decode_step range) */
 	uint64_t steps;
 	struct rnum step_mean_ms, step_p50_ms, step_p90_ms, step_max_ms;
-	/* analytic work of the whole stage (all instances), from the model */
+	uint64_t steps_expected; /* decode: steps per instance the workload ran (its analytic
+				    file), when the trace holds a different count; else 0 */
+	/* analytic work of the whole stage (all instances, the traced steps), from the model */
 	struct rnum flops;	   /* model FLOPs (2 per MAC) */
 	struct rnum bytes;	   /* DRAM bytes that must move: weights + KV cache */
 	struct rnum counter_flops; /* ncu FLOPs per launch x the kernel's launches inside

@@ -12,6 +12,7 @@
 
 #include "analysis/analytic.h"
 #include "analysis/calibration.h"
+#include "analysis/findings.h"
 #include "analysis/peaks.h"
 #include "config/config.h"
 #include "core/fsutil.h"
@@ -51,6 +52,69 @@ static void test_analytic_file(void **state)
 	report_model_release(&m);
 	strbuf_release(&path);
 	strbuf_release(&err);
+}
+
+/* The decode work follows the steps the trace holds (a gated capture misses
+ * the first ones), and a mismatch is said, never divided through. */
+static void load_with_steps(struct report_model *m, uint64_t steps, uint64_t instances)
+{
+	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	struct report_stage *dec;
+
+	report_model_init(m);
+	report_model_add_stage(m, "prefill", REPORT_ROLE_PREFILL)->instances = instances;
+	dec = report_model_add_stage(m, "decode", REPORT_ROLE_DECODE);
+	dec->steps = steps;
+	dec->instances = instances;
+	strbuf_addf(&path, "%s/tests/data/report/analytic-llama-tiny.json", source_dir());
+	assert_int_equal(analytic_load_file(m, path.buf, &err), 0);
+	findings_run(m);
+	strbuf_release(&path);
+	strbuf_release(&err);
+}
+
+static const struct report_finding *finding(const struct report_model *m, const char *code)
+{
+	for (size_t i = 0; i < m->nr_findings; i++)
+		if (!strcmp(m->findings[i].code, code))
+			return &m->findings[i];
+	return NULL;
+}
+
+static void test_analytic_decode_steps(void **state)
+{
+	struct report_model m;
+
+	load_with_steps(&m, 3, 1); /* all 3 steps: the file's totals */
+	assert_true(m.stages[1].flops.v == 17464320 && m.stages[1].bytes.v == 47400960);
+	assert_int_equal(m.stages[1].steps_expected, 0);
+	assert_null(finding(&m, "decode-steps-missing"));
+	assert_null(finding(&m, "decode-steps-mismatch"));
+	report_model_release(&m);
+
+	load_with_steps(&m, 2, 1); /* gated late: the last 2 of 3 steps */
+	assert_true(m.stages[1].flops.v == 5821440 + 5823488);
+	assert_true(m.stages[1].bytes.v == 15800320 + 15802368);
+	assert_int_equal(m.stages[1].steps_expected, 3);
+	assert_non_null(finding(&m, "decode-steps-missing"));
+	assert_non_null(
+	    strstr(finding(&m, "decode-steps-missing")->text, "2 of the 3 decode steps"));
+	report_model_release(&m);
+
+	load_with_steps(&m, 6, 2); /* two generations: twice the work */
+	assert_true(m.stages[0].flops.v == 2 * 93233152.0);
+	assert_true(m.stages[1].flops.v == 2 * 17464320.0);
+	report_model_release(&m);
+
+	load_with_steps(&m, 5, 2); /* no telling which steps are missing */
+	assert_false(m.stages[1].flops.available);
+	assert_non_null(finding(&m, "decode-steps-mismatch"));
+	report_model_release(&m);
+
+	load_with_steps(&m, 0, 1); /* no decode_step ranges: the stage as a whole */
+	assert_true(m.stages[1].flops.v == 17464320);
+	report_model_release(&m);
+	(void)state;
 }
 
 static void test_analytic_errors(void **state)
@@ -144,6 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_analytic_file),
+	    cmocka_unit_test(test_analytic_decode_steps),
 	    cmocka_unit_test(test_analytic_errors),
 	    cmocka_unit_test(test_peaks_load),
 	};
