@@ -13,7 +13,10 @@
 #     builtin tracer: kernels and GPU busy time per stage from metrics.json.
 # The bundles of a, d and e come back in OUT_DIR/bundles.tgz.
 # Every command is logged; a failure is reported and the script goes on.
-# Usage: validate-profile.sh STAGE_DIR OUT_DIR   (writes <= 8 files to OUT_DIR)
+# Usage: validate-profile.sh STAGE_DIR OUT_DIR   (writes <= 9 files to OUT_DIR)
+# PARTS (default "a b c d e") picks parts; E_MODES (default "builtin nsys
+# nsys-gated") the runs of part e. The traces (trace.sqlite, nsys/run.sqlite)
+# come back in OUT_DIR/traces.tgz, so reports can be regenerated offline.
 set -u
 stage=${1:?usage: validate-profile.sh STAGE_DIR OUT_DIR}
 out=${2:?usage: validate-profile.sh STAGE_DIR OUT_DIR}
@@ -24,6 +27,8 @@ export LD_LIBRARY_PATH=$stage/lib:${LD_LIBRARY_PATH:-}
 export LLMPROF_CONF_DIR=$stage/conf
 mkdir -p "$out"
 w=$(mktemp -d)
+PARTS=${PARTS:-a b c d e}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $*"; }
 run() { echo "+ $*"; "$@"; local rc=$?; [ $rc -eq 0 ] || echo "!! exit $rc: $*"; return $rc; }
 now() { date +%s.%N; }
@@ -34,6 +39,8 @@ run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --form
 run "$NCU" --version
 run "$B/llmprof" --version
 
+run_dir=
+if part a; then
 log "a. llmprof profile, deep mode (builtin tracer + ncu per selected kernel)"
 t0=$(now)
 run "$B/llmprof" profile artifacts.root="$w/runs" model=llama-3.2-1b infer.prompt_len=128 \
@@ -67,9 +74,12 @@ PY
 	run cp "$run_dir/ncu/cmd.txt" "$out/ncu-cmd.txt"
 	run head -c 2000 "$run_dir/ncu/raw.csv"; echo
 fi
+fi
 
 log "b. naive: one ncu over LLM@decode_all/ with the same sections and metrics"
-if [ -n "$run_dir" ] && [ -f "$run_dir/logs/workload.argv" ]; then
+if ! part b; then
+	echo "(not in PARTS)"
+elif [ -n "$run_dir" ] && [ -f "$run_dir/logs/workload.argv" ]; then
 	mapfile -t wl <"$run_dir/logs/workload.argv"
 	# the same collection flags the profile's first ncu run used
 	first=$(head -n 1 "$run_dir/ncu/cmd.txt" 2>/dev/null)
@@ -106,7 +116,7 @@ for f in stakeholder_summary.md report.md ncu/selection.json; do
 done
 
 log "d. another program: a transformers Llama with default-domain prefill/decode ranges, deep mode"
-if [ -f "$stage/examples/hf_llama.py" ]; then
+if part d && [ -f "$stage/examples/hf_llama.py" ]; then
 	run timeout "${HF_TIMEOUT_S:-240}" "$B/llmprof" profile artifacts.root="$w/runs" \
 		model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=32 \
 		pipeline.trace.backend=builtin run.mode=deep run.top_n_kernels="${HF_TOP_N:-4}" \
@@ -126,7 +136,8 @@ log "e. the nsys backend against the builtin tracer (same workload, ncu off)"
 NSYS=${NSYS:-$(ls -d /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | sort -V | tail -1)}
 common=(artifacts.root="$w/runs" model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=32
 	pipeline.ncu.enable=false)
-for mode in builtin nsys nsys-gated; do
+part e || E_MODES=" "
+for mode in ${E_MODES:-builtin nsys nsys-gated}; do
 	case $mode in
 	builtin) extra=(pipeline.trace.backend=builtin) ;;
 	nsys) extra=(pipeline.trace.backend=nsys pipeline.nsys.path="$NSYS") ;;
@@ -169,4 +180,6 @@ PY
 tar -C "$w" -czf "$out/bundles.tgz" --exclude='*.ncu-rep' --exclude='*.sqlite' --exclude='*.bin' \
 	--exclude='trace.json' --exclude='*.nsys-rep' --exclude='*.qdstrm' \
 	$(cd "$w" && ls -d keep-* 2>/dev/null) 2>/dev/null
+(cd "$w" && find keep-* \( -name trace.sqlite -o -name run.sqlite \) 2>/dev/null) >"$w/traces.list"
+[ -s "$w/traces.list" ] && tar -C "$w" -czf "$out/traces.tgz" -T "$w/traces.list"
 [ -n "${KEEP:-}" ] || rm -rf "$w"
