@@ -1345,10 +1345,13 @@ template <typename T> static int generate(model<T> *m, int ranged, struct llm_re
 		}
 		nvtx_pop();
 	}
-	if (N > 0)
-		nvtx_pop();
+	/* wait for the GPU before decode_all ends: the CPU runs several steps
+	 * ahead, and a capture gated on the range (nsys --capture-range=nvtx)
+	 * stops when it ends, losing the steps still queued */
 	CK(cudaEventRecord(e2, m->g.st));
 	CK(cudaEventSynchronize(e2));
+	if (N > 0)
+		nvtx_pop();
 	nvtx_enable(1);
 	CK(cudaEventElapsedTime(&ms, e0, e1));
 	res->prefill_ms = ms;

@@ -1,11 +1,14 @@
 /* analytic.c: read the built-in LLM's analytic FLOP/byte file. */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "analysis/analytic.h"
 #include "core/error.h"
+#include "core/xalloc.h"
 #include "core/banned.h"
 
 #define ANALYTIC_SCHEMA "llmprof-llm-analytic/1"
@@ -71,40 +74,73 @@ static void fill_stage(struct report_stage *st, double flops, double bytes)
 	st->bytes = rnum_of(bytes * n);
 }
 
-/* The decode stage as traced can hold fewer steps than the workload ran: a
- * gated nsys capture starts recording some time after its range opens, so
- * the first steps are missing. The work must be that of the traced steps,
- * or MBU is inflated by the missing share: with one instance the traced
- * steps are the last ones, whose costs the file lists one by one. Any
- * other mismatch leaves the work unknown. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The decode work must be that of the steps whose GPU work the trace holds,
+ * or MBU is off by the missing share. A gated nsys capture stops when its
+ * range ends on the CPU while the GPU still runs behind (the last steps'
+ * kernels are lost), or starts after the range opened: the trace has every
+ * decode_step range but some with fewer kernels than a step has, or none.
+ * With one instance and one range per step of the file, step i's cost
+ * counts by its share of the median step's kernels (at most 1; the median
+ * over steps with kernels). Several
+ * instances with every step whole scale the totals; any other mismatch
+ * leaves the work unknown. */
 static int fill_decode(struct report_stage *st, json_t *steps, double flops, double bytes,
 		       const char *what, struct strbuf *err)
 {
-	size_t n = json_is_array(steps) ? json_array_size(steps) : 0;
-	uint64_t inst = st->instances > 1 ? st->instances : 1;
-	double f = 0, b = 0;
+	size_t n = json_is_array(steps) ? json_array_size(steps) : 0, k = st->nr_step_kernels, lo;
+	uint64_t inst = st->instances > 1 ? st->instances : 1, *sorted, median;
+	uint64_t partial = 0, empty = 0;
+	double f = 0, b = 0, recorded = 0;
 
-	if (!st->steps || !n || st->steps == n * inst) {
+	if (!k || !n) {
 		fill_stage(st, flops, bytes);
 		return 0;
 	}
-	st->steps_expected = n;
-	if (inst > 1 || st->steps > n)
+	sorted = xmalloc(st_mult(k, sizeof(*sorted)));
+	memcpy(sorted, st->step_kernels, k * sizeof(*sorted));
+	qsort(sorted, k, sizeof(*sorted), cmp_u64);
+	for (lo = 0; lo < k && !sorted[lo]; lo++)
+		; /* the median of the steps with kernels */
+	median = lo < k ? sorted[lo + (k - lo) / 2] : 0;
+	free(sorted);
+	for (size_t i = 0; i < k && median; i++) {
+		empty += !st->step_kernels[i];
+		partial += st->step_kernels[i] && st->step_kernels[i] < median;
+	}
+	if (!median || (k == n * inst && !partial && !empty)) {
+		fill_stage(st, flops, bytes); /* no GPU work traced, or all of it */
 		return 0;
-	for (size_t i = n - st->steps; i < n; i++) {
+	}
+	st->steps_expected = n;
+	st->steps_partial = partial;
+	st->steps_empty = empty;
+	if (inst > 1 || k != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(steps, i);
-		double sf, sb;
+		double sf, sb, part;
 
 		if (!json_is_object(e))
 			return error_set(err, "%s: decode_steps[%zu] is not an object", what, i);
 		if (get_count(e, "decode_steps[]", "flops", what, &sf, err) ||
 		    get_count(e, "decode_steps[]", "bytes", what, &sb, err))
 			return -1;
-		f += sf;
-		b += sb;
+		part = st->step_kernels[i] >= median ? 1
+						     : (double)st->step_kernels[i] / (double)median;
+		f += sf * part;
+		b += sb * part;
+		recorded += part;
 	}
 	st->flops = rnum_of(f);
 	st->bytes = rnum_of(b);
+	st->steps_recorded = recorded;
 	return 0;
 }
 

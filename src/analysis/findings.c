@@ -350,33 +350,37 @@ static void rule_outside_stages(struct report_model *m)
 	strbuf_release(&t);
 }
 
-/* The trace holds another number of decode steps than the workload ran
- * (analytic.c fitted the work, or could not). */
+/* The trace lacks some decode steps' GPU work (analytic.c fitted the work
+ * to what it holds, or could not). */
 static void rule_decode_steps(struct report_model *m)
 {
 	const struct report_stage *d = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
 
 	if (!d || !d->steps_expected)
 		return;
-	if (d->steps < d->steps_expected && d->instances <= 1)
+	if (d->steps_recorded > 0) {
 		report_model_add_finding(
 		    m, FINDING_WARNING, "decode-steps-missing",
-		    "Gate on a range that opens earlier, or trace without gating, to record "
-		    "every step.",
-		    "The trace holds %llu of the %llu decode steps the workload ran (a gated nsys "
-		    "capture starts recording some time after its range opens): decode time, MFU "
-		    "and MBU describe the last %llu steps only.",
-		    (unsigned long long)d->steps, (unsigned long long)d->steps_expected,
-		    (unsigned long long)d->steps);
-	else
-		report_model_add_finding(
-		    m, FINDING_WARNING, "decode-steps-mismatch",
-		    "Check that the stage names match one generation loop of the workload.",
-		    "The trace holds %llu decode steps in %llu decode range(s), but the workload "
-		    "ran %llu per generation: the model's work cannot be matched to the trace, so "
-		    "decode MFU and MBU are not computed.",
-		    (unsigned long long)d->steps, (unsigned long long)d->instances,
-		    (unsigned long long)d->steps_expected);
+		    "Synchronize the device before the gating range ends (or gate on a wider "
+		    "range, or trace without gating) to record every step.",
+		    "The trace holds the GPU work of %.1f of the %llu decode steps the workload "
+		    "ran (%llu steps have no kernels and %llu only some): a gated nsys capture "
+		    "stops when its range ends on the CPU, while the GPU may still be running "
+		    "the last steps. Decode time, MFU and MBU describe the recorded work only; "
+		    "the step distribution and TPOT include the partly recorded steps.",
+		    d->steps_recorded, (unsigned long long)d->steps_expected,
+		    (unsigned long long)d->steps_empty, (unsigned long long)d->steps_partial);
+		return;
+	}
+	report_model_add_finding(
+	    m, FINDING_WARNING, "decode-steps-mismatch",
+	    "Check that the stage names match one generation loop of the workload.",
+	    "The trace holds %llu decode steps in %llu decode range(s) (%llu without kernels, "
+	    "%llu with only some), but the workload ran %llu per generation: the model's work "
+	    "cannot be matched to the trace, so decode MFU and MBU are not computed.",
+	    (unsigned long long)d->nr_step_kernels, (unsigned long long)d->instances,
+	    (unsigned long long)d->steps_empty, (unsigned long long)d->steps_partial,
+	    (unsigned long long)d->steps_expected);
 }
 
 void findings_run(struct report_model *m)

@@ -115,6 +115,18 @@ static int cmp_ival(const void *a, const void *b)
 	return x->e < y->e ? -1 : x->e > y->e;
 }
 
+struct step_count {
+	int64_t start;
+	size_t kernels;
+};
+
+static int cmp_step_count(const void *a, const void *b)
+{
+	const struct step_count *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
 static int64_t union_length(struct ival *iv, size_t n)
 {
 	int64_t total = 0, cs = 0, ce = 0;
@@ -560,6 +572,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	struct ival *iv = NULL;
 	int64_t *tmp = NULL, *inst_proj[STAGE_NROLES] = {NULL};
 	size_t inst_n[STAGE_NROLES] = {0};
+	struct step_count *steps = NULL;
+	size_t nsteps = 0;
 
 	memset(tl, 0, sizeof(*tl));
 	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
@@ -629,6 +643,12 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			tmp[i - lo] = pp->call;
 		}
 		busy = union_length(iv, hi - lo);
+		if (stage_mask[r] & (1u << STAGE_DECODE_STEP)) {
+			if (!steps)
+				steps = xmalloc(st_mult(t->nranges + 1, sizeof(*steps)));
+			steps[nsteps].start = rg->start;
+			steps[nsteps++].kernels = nk;
+		}
 		qsort(tmp, hi - lo, sizeof(*tmp), cmp_i64);
 		for (size_t i = 0; i < hi - lo; i++)
 			if (tmp[i] >= 0 && (i == 0 || tmp[i] != tmp[i - 1]))
@@ -673,6 +693,14 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			tl->kernels_outside++;
 			tl->kernel_ns_outside += t->kernels[k].end - t->kernels[k].start;
 		}
+	if (nsteps) {
+		qsort(steps, nsteps, sizeof(*steps), cmp_step_count);
+		tl->step_kernels = xmalloc(st_mult(nsteps, sizeof(*tl->step_kernels)));
+		for (size_t i = 0; i < nsteps; i++)
+			tl->step_kernels[i] = steps[i].kernels;
+		tl->nstep_kernels = nsteps;
+	}
+	free(steps);
 	build_operators(tl, t, &p, stage_mask, cfg);
 	build_memops(tl, t);
 	kernel_summary_build(&tl->by_name, t, NULL, 0, 0);
@@ -691,6 +719,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 
 void timeline_release(struct timeline *tl)
 {
+	free(tl->step_kernels);
 	free(tl->kernel_stages);
 	free(tl->ops);
 	free(tl->memops);

@@ -104,6 +104,11 @@ struct timeline {
 	size_t ops_no_launch;	   /* GPU ops whose launch call is missing */
 	size_t kernels_no_launch;  /* kernels among them */
 	size_t stage_cross_thread; /* stage ranges ended on another thread: not projected */
+	/* kernels of each decode_step instance, in start order: a capture that
+	 * stops or starts while the GPU runs behind the CPU leaves steps with
+	 * fewer kernels, or none */
+	size_t *step_kernels;
+	size_t nstep_kernels;
 	uint8_t *kernel_stages;	   /* per kernel: bit (1 << role) per stage it ran in */
 	struct operator_stat *ops; /* sorted by gpu_ns, descending */
 	size_t nops;

@@ -129,6 +129,13 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			const struct stage_timing *ds = &tl->stages[STAGE_DECODE_STEP];
 
 			s->steps = ds->instances;
+			if (tl->nstep_kernels) {
+				s->step_kernels =
+				    xmalloc(st_mult(tl->nstep_kernels, sizeof(*s->step_kernels)));
+				for (size_t i = 0; i < tl->nstep_kernels; i++)
+					s->step_kernels[i] = tl->step_kernels[i];
+				s->nr_step_kernels = tl->nstep_kernels;
+			}
 			if (!ds->proj_ns && !ds->kernels)
 				continue; /* per-step GPU times: none without GPU work */
 			s->step_mean_ms = rnum_of(ds->mean_ns / 1e6);

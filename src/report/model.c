@@ -68,8 +68,10 @@ void report_model_release(struct report_model *m)
 	free(m->llm.arch);
 	free(m->llm.dtype);
 
-	for (i = 0; i < m->nr_stages; i++)
+	for (i = 0; i < m->nr_stages; i++) {
 		free(m->stages[i].name);
+		free(m->stages[i].step_kernels);
+	}
 	free(m->stages);
 	for (i = 0; i < m->nr_kernels; i++) {
 		free(m->kernels[i].short_name);

@@ -115,17 +115,24 @@ struct report_stage {
 	uint64_t kernels;    /* kernel launches attributed to the stage */
 	struct rnum launches_per_s; /* kernels / cpu time */
 	/* decode only: one sample per decode step (NVTX decode_step range) */
-	uint64_t steps;
+	uint64_t steps;		/* decode_step ranges */
+	uint64_t *step_kernels; /* kernels of each, in order (owned); NULL = unknown */
+	size_t nr_step_kernels;
 	struct rnum step_mean_ms, step_p50_ms, step_p90_ms, step_max_ms;
-	uint64_t steps_expected; /* decode: steps per instance the workload ran (its analytic
-				    file), when the trace holds a different count; else 0 */
+	/* decode, set with the analytic work when the trace lacks some steps' GPU
+	 * work: steps the workload ran per instance, steps recorded (partly
+	 * recorded ones count by their share of the median step's kernels),
+	 * steps with some and with no kernels missing; steps_expected 0 = none */
+	uint64_t steps_expected;
+	double steps_recorded;
+	uint64_t steps_partial, steps_empty;
 	/* analytic work of the whole stage (all instances, the traced steps), from the model */
-	struct rnum flops;	   /* model FLOPs (2 per MAC) */
-	struct rnum bytes;	   /* DRAM bytes that must move: weights + KV cache */
-	struct rnum counter_flops; /* ncu FLOPs per launch x the kernel's launches inside
-				      this stage, summed over the kernels with counters
-				      taken in this stage (a lower bound when selection
-				      did not cover every kernel) */
+	struct rnum flops;		/* model FLOPs (2 per MAC) */
+	struct rnum bytes;		/* DRAM bytes that must move: weights + KV cache */
+	struct rnum counter_flops;	/* ncu FLOPs per launch x the kernel's launches inside
+					   this stage, summed over the kernels with counters
+					   taken in this stage (a lower bound when selection
+					   did not cover every kernel) */
 	struct rnum counter_time_share; /* share of the stage's kernel time those
 					   kernels account for, 0..1 */
 	/* derived by report_model_derive() */
@@ -178,7 +185,7 @@ struct report_kernel {
 	char *device;	  /* "GPU 0" */
 	char *stage;	  /* stage name it ran in; NULL = outside every stage;
 			     "mixed" when it ran in several */
-	uint64_t calls;	   /* every launch, inside a stage or not (warm-up) */
+	uint64_t calls;	  /* every launch, inside a stage or not (warm-up) */
 	uint64_t total_ns;
 	/* launches and GPU time inside the prefill / decode ranges, by role */
 	uint64_t stage_calls[REPORT_ROLE_OTHER];

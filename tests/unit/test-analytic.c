@@ -54,9 +54,11 @@ static void test_analytic_file(void **state)
 	strbuf_release(&err);
 }
 
-/* The decode work follows the steps the trace holds (a gated capture misses
- * the first ones), and a mismatch is said, never divided through. */
-static void load_with_steps(struct report_model *m, uint64_t steps, uint64_t instances)
+/* The decode work follows the steps whose GPU work the trace holds (a gated
+ * capture that stops while the GPU runs behind loses the last steps'
+ * kernels), and a mismatch is said, never divided through. */
+static void load_with_steps(struct report_model *m, const uint64_t *kernels, size_t nsteps,
+			    uint64_t instances)
 {
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
 	struct report_stage *dec;
@@ -64,8 +66,13 @@ static void load_with_steps(struct report_model *m, uint64_t steps, uint64_t ins
 	report_model_init(m);
 	report_model_add_stage(m, "prefill", REPORT_ROLE_PREFILL)->instances = instances;
 	dec = report_model_add_stage(m, "decode", REPORT_ROLE_DECODE);
-	dec->steps = steps;
+	dec->steps = nsteps;
 	dec->instances = instances;
+	if (nsteps) {
+		dec->step_kernels = malloc(nsteps * sizeof(*dec->step_kernels));
+		memcpy(dec->step_kernels, kernels, nsteps * sizeof(*kernels));
+		dec->nr_step_kernels = nsteps;
+	}
 	strbuf_addf(&path, "%s/tests/data/report/analytic-llama-tiny.json", source_dir());
 	assert_int_equal(analytic_load_file(m, path.buf, &err), 0);
 	findings_run(m);
@@ -83,35 +90,52 @@ static const struct report_finding *finding(const struct report_model *m, const 
 
 static void test_analytic_decode_steps(void **state)
 {
+	/* the file's 3 steps cost (flops, bytes): (5819392, 15798272),
+	 * (5821440, 15800320), (5823488, 15802368) */
+	static const uint64_t whole[] = {40, 40, 40}, cut[] = {40, 10, 0},
+			      two_gen[] = {40, 40, 40, 40, 40, 40},
+			      two_gen_cut[] = {40, 40, 40, 40, 40, 0}, none[] = {0, 0, 0};
 	struct report_model m;
+	const struct report_finding *f;
 
-	load_with_steps(&m, 3, 1); /* all 3 steps: the file's totals */
+	load_with_steps(&m, whole, 3, 1); /* every step whole: the file's totals */
 	assert_true(m.stages[1].flops.v == 17464320 && m.stages[1].bytes.v == 47400960);
 	assert_int_equal(m.stages[1].steps_expected, 0);
 	assert_null(finding(&m, "decode-steps-missing"));
 	assert_null(finding(&m, "decode-steps-mismatch"));
 	report_model_release(&m);
 
-	load_with_steps(&m, 2, 1); /* gated late: the last 2 of 3 steps */
-	assert_true(m.stages[1].flops.v == 5821440 + 5823488);
-	assert_true(m.stages[1].bytes.v == 15800320 + 15802368);
+	/* stopped early: step 2 a quarter recorded, step 3 not at all */
+	load_with_steps(&m, cut, 3, 1);
+	assert_true(m.stages[1].flops.v == 5819392 + 5821440 / 4.0);
+	assert_true(m.stages[1].bytes.v == 15798272 + 15800320 / 4.0);
 	assert_int_equal(m.stages[1].steps_expected, 3);
-	assert_non_null(finding(&m, "decode-steps-missing"));
-	assert_non_null(
-	    strstr(finding(&m, "decode-steps-missing")->text, "2 of the 3 decode steps"));
+	assert_non_null(f = finding(&m, "decode-steps-missing"));
+	assert_non_null(strstr(f->text, "GPU work of 1.2 of the 3 decode steps"));
+	assert_non_null(strstr(f->text, "(1 steps have no kernels and 1 only some)"));
 	report_model_release(&m);
 
-	load_with_steps(&m, 6, 2); /* two generations: twice the work */
+	load_with_steps(&m, two_gen, 6, 2); /* two generations: twice the work */
 	assert_true(m.stages[0].flops.v == 2 * 93233152.0);
 	assert_true(m.stages[1].flops.v == 2 * 17464320.0);
 	report_model_release(&m);
 
-	load_with_steps(&m, 5, 2); /* no telling which steps are missing */
+	load_with_steps(&m, two_gen_cut, 6, 2); /* no per-step costs for two runs */
 	assert_false(m.stages[1].flops.available);
 	assert_non_null(finding(&m, "decode-steps-mismatch"));
 	report_model_release(&m);
 
-	load_with_steps(&m, 0, 1); /* no decode_step ranges: the stage as a whole */
+	load_with_steps(&m, whole, 2, 1); /* fewer ranges than steps: no telling which */
+	assert_false(m.stages[1].flops.available);
+	assert_non_null(finding(&m, "decode-steps-mismatch"));
+	report_model_release(&m);
+
+	load_with_steps(&m, none, 3, 1); /* no GPU work traced (CPU run): the totals */
+	assert_true(m.stages[1].flops.v == 17464320);
+	assert_null(finding(&m, "decode-steps-mismatch"));
+	report_model_release(&m);
+
+	load_with_steps(&m, NULL, 0, 1); /* no decode_step ranges: the stage as a whole */
 	assert_true(m.stages[1].flops.v == 17464320);
 	report_model_release(&m);
 	(void)state;
