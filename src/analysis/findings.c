@@ -383,6 +383,40 @@ static void rule_decode_steps(struct report_model *m)
 	    (unsigned long long)d->steps_expected);
 }
 
+/* Nsight Compute counted more FLOPs in a stage's profiled kernels than the
+ * model needs for the whole stage. */
+static void rule_counter_flops(struct report_model *m)
+{
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+		struct strbuf cf = STRBUF_INIT, mf = STRBUF_INIT, share = STRBUF_INIT;
+
+		if (!s->counter_flops.available || !s->flops.available || s->flops.v <= 0 ||
+		    s->counter_flops.v < FINDINGS_COUNTER_FLOPS_EXCESS * s->flops.v)
+			continue;
+		fmt_si(&cf, s->counter_flops, "FLOP");
+		fmt_si(&mf, s->flops, "FLOP");
+		if (s->counter_time_share.available) {
+			strbuf_addstr(&share, ", ");
+			fmt_frac_pct(&share, s->counter_time_share);
+			strbuf_addstr(&share, " of its kernel time");
+		}
+		report_model_add_finding(
+		    m, FINDING_INFO, "counter-flops-above-model",
+		    "Compare each kernel's FLOPs per launch (metrics.json) with its GEMM shape; at "
+		    "small batch a GEMV kernel, or a larger batch, avoids padded tensor-core work.",
+		    "Nsight Compute counted %s in %s's profiled kernels%s: %.1fx the model's %s "
+		    "for the whole stage. The GPU executes work the model does not need: at batch "
+		    "1, a tensor-core GEMM can pad the single row to its MMA tile (8 rows: 8x the "
+		    "FLOPs); recomputation or a model that does not match the program show the "
+		    "same way.",
+		    cf.buf, s->name, share.buf, s->counter_flops.v / s->flops.v, mf.buf);
+		strbuf_release(&cf);
+		strbuf_release(&mf);
+		strbuf_release(&share);
+	}
+}
+
 void findings_run(struct report_model *m)
 {
 	for (size_t i = 0; i < m->nr_findings; i++) {
@@ -398,6 +432,7 @@ void findings_run(struct report_model *m)
 	rule_decode(m);
 	rule_prefill(m);
 	rule_dominant_kernels(m);
+	rule_counter_flops(m);
 	rule_outside_stages(m);
 	/* insertion sort keeps rule order within a severity (qsort is not stable) */
 	for (size_t i = 1; i < m->nr_findings; i++) {

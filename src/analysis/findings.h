@@ -16,6 +16,10 @@
 #define FINDINGS_OUTSIDE_SHARE 0.05	    /* kernel time outside every stage / all kernel time */
 #define FINDINGS_DRAM_SOL_LOW_PCT 60.0	    /* memory-bound kernel not near DRAM peak */
 #define FINDINGS_MAX_KERNELS_NAMED 3
+/* counter FLOPs of a stage's profiled kernels above this multiple of the
+ * model's FLOPs for the whole stage: the GPU executes work the model does
+ * not need (a lower bound already above the model cannot be noise) */
+#define FINDINGS_COUNTER_FLOPS_EXCESS 1.5
 
 /* Replaces m->findings with the findings of every rule, critical first,
  * then warnings, then info; within a severity, in rule order. */

@@ -316,6 +316,37 @@ static void test_numbers_and_order(void **state)
 	report_model_release(&m);
 }
 
+static void test_counter_flops_above_model(void **state)
+{
+	struct report_model m;
+	struct report_kernel *k;
+	const struct report_finding *f;
+
+	/* 1000 decode launches x 2.68e8 counted FLOPs = 2.68e11 against a model
+	 * of 3.35e10: 8x, the padding of a batch-1 GEMM to an 8-row tile */
+	base(&m, 7.75e10, 310, 200);
+	m.stages[0].flops = rnum_of(3.355e10);
+	k = &m.kernels[0];
+	k->stage_calls[REPORT_ROLE_DECODE] = 1000;
+	k->stage_ns[REPORT_ROLE_DECODE] = 20000000;
+	k->c.flops = rnum_of(2.684e8);
+	run(&m);
+	assert_non_null(f = find(&m, "counter-flops-above-model"));
+	assert_non_null(strstr(f->text, "268 GFLOP in decode's profiled kernels, 100.0% of its"));
+	assert_non_null(strstr(f->text, "8.0x the model's 33.5 GFLOP"));
+	report_model_release(&m);
+
+	/* counters below the model (a lower bound): nothing to say */
+	base(&m, 7.75e10, 310, 200);
+	m.stages[0].flops = rnum_of(3.355e10);
+	m.kernels[0].stage_calls[REPORT_ROLE_DECODE] = 1000;
+	m.kernels[0].c.flops = rnum_of(3.0e7);
+	run(&m);
+	assert_null(find(&m, "counter-flops-above-model"));
+	report_model_release(&m);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +357,7 @@ int main(void)
 	    cmocka_unit_test(test_outside_stages),
 	    cmocka_unit_test(test_no_gpu_work_and_failed_steps),
 	    cmocka_unit_test(test_counters_missing),
+	    cmocka_unit_test(test_counter_flops_above_model),
 	    cmocka_unit_test(test_numbers_and_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
