@@ -366,8 +366,10 @@ static void rule_decode_steps(struct report_model *m)
 		    "The trace holds the GPU work of %.1f of the %llu decode steps the workload "
 		    "ran (%llu steps have no kernels and %llu only some): a gated nsys capture "
 		    "stops when its range ends on the CPU, while the GPU may still be running "
-		    "the last steps. Decode time, MFU and MBU describe the recorded work only; "
-		    "the step distribution and TPOT include the partly recorded steps.",
+		    "the last steps. Decode time, MFU and MBU describe the recorded work only "
+		    "(TPOT and "
+		    "tokens/s: recorded GPU time per recorded step); the step distribution "
+		    "includes the partly recorded steps.",
 		    d->steps_recorded, (unsigned long long)d->steps_expected,
 		    (unsigned long long)d->steps_empty, (unsigned long long)d->steps_partial);
 		return;

@@ -661,6 +661,10 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			tl->stage_found[s] = 1;
 			st->instances++;
 			st->cpu_ns += trace_range_end(t, rg) - rg->start;
+			st->wall_ns += (p.nops[r] && p.proj_end[r] > trace_range_end(t, rg)
+					    ? p.proj_end[r]
+					    : trace_range_end(t, rg)) -
+				       rg->start;
 			st->proj_ns += proj;
 			st->busy_ns += busy;
 			st->idle_ns += proj - busy;

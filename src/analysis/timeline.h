@@ -49,6 +49,8 @@ int stage_name_matches(const char *spec, const char *text, const char *domain);
 struct stage_timing {
 	size_t instances;
 	int64_t cpu_ns;	       /* summed range durations on the CPU */
+	int64_t wall_ns;       /* summed: range start to the later of its end and its
+				  last GPU op's end (the work is done then) */
 	int64_t proj_ns;       /* summed projections [first op start, last op end] */
 	int64_t busy_ns;       /* summed union of GPU op intervals per instance */
 	int64_t idle_ns;       /* proj_ns - busy_ns: gaps between GPU ops inside */

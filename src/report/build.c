@@ -123,6 +123,8 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			s->idle_ms = ms_of(st->idle_ns);
 		}
 		s->kernels = st->kernels;
+		if (st->wall_ns > 0)
+			s->done_ms = ms_of(st->wall_ns);
 		if (st->cpu_ns > 0)
 			s->launches_per_s = rnum_of(st->launches_per_s);
 		if (r == STAGE_DECODE && tl->stage_found[STAGE_DECODE_STEP]) {
@@ -158,6 +160,74 @@ static const char *stage_of_mask(unsigned mask)
 	if (dec)
 		return "decode";
 	return NULL;
+}
+
+struct span {
+	int64_t s, e;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+/* GPU span, busy and idle of the profiled region: from the first to the
+ * last kernel that ran inside a stage (warm-up and setup before it are not
+ * the region's), busy = union of every kernel and copy interval clipped to
+ * it. Without stages: the whole trace [t0, t1]. */
+static void fill_gpu_aggregates(struct report_model *m, const struct trace *t,
+				const struct timeline *tl, int64_t t0, int64_t t1)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0, cur_s = 0, cur_e = INT64_MIN;
+	size_t n = 0;
+	struct span *sp;
+
+	for (size_t i = 0; tl->kernel_stages && i < t->nkernels; i++)
+		if (tl->kernel_stages[i]) {
+			if (t->kernels[i].start < lo)
+				lo = t->kernels[i].start;
+			if (t->kernels[i].end > hi)
+				hi = t->kernels[i].end;
+		}
+	if (hi <= lo) {
+		lo = t0;
+		hi = t1;
+	}
+	if (hi <= lo)
+		return;
+	sp = xmalloc(st_mult(t->nkernels + t->nmemops + 1, sizeof(*sp)));
+	for (size_t i = 0; i < t->nkernels + t->nmemops; i++) {
+		int64_t s =
+		    i < t->nkernels ? t->kernels[i].start : t->memops[i - t->nkernels].start;
+		int64_t e = i < t->nkernels ? t->kernels[i].end : t->memops[i - t->nkernels].end;
+
+		if (s < lo)
+			s = lo;
+		if (e > hi)
+			e = hi;
+		if (e > s) {
+			sp[n].s = s;
+			sp[n++].e = e;
+		}
+	}
+	qsort(sp, n, sizeof(*sp), cmp_span);
+	for (size_t i = 0; i < n; i++) {
+		if (sp[i].s > cur_e) {
+			if (cur_e > cur_s)
+				busy += cur_e - cur_s;
+			cur_s = sp[i].s;
+			cur_e = sp[i].e;
+		} else if (sp[i].e > cur_e) {
+			cur_e = sp[i].e;
+		}
+	}
+	if (n && cur_e > cur_s)
+		busy += cur_e - cur_s;
+	free(sp);
+	m->agg.gpu_span_ms = ms_of(hi - lo);
+	m->agg.gpu_busy_ms = ms_of(busy);
 }
 
 static void fill_kernels(struct report_model *m, const struct trace *t, const struct timeline *tl)
@@ -206,8 +276,7 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 		if (t->memops[i].end > t1)
 			t1 = t->memops[i].end;
 	}
-	if (t1 > t0)
-		m->agg.gpu_span_ms = ms_of(t1 - t0);
+	fill_gpu_aggregates(m, t, tl, t0, t1);
 	for (size_t i = 0; i < tl->by_name.nrows; i++) {
 		const struct kernel_stat *ks = &tl->by_name.rows[i];
 		struct report_kernel *k =
@@ -266,6 +335,7 @@ static void fill_timeline(struct report_model *m, const struct trace *t,
 		int32_t dev, stream;
 	} *keys = NULL;
 	size_t nkeys = 0, akeys = 0;
+	int64_t r0 = INT64_MAX, r1 = INT64_MIN;
 
 	for (size_t i = 0; i < t->nranges; i++) {
 		const struct trace_range *r = &t->ranges[i];
@@ -284,9 +354,15 @@ static void fill_timeline(struct report_model *m, const struct trace *t,
 			if (!lane)
 				lane = report_model_add_lane(m, "stages (NVTX)", LANE_RANGE);
 			report_lane_add(lane, r->start, trace_range_end(t, r), stage_role_name(s));
+			if (r->start < r0)
+				r0 = r->start;
+			if (trace_range_end(t, r) > r1)
+				r1 = trace_range_end(t, r);
 			break;
 		}
 	}
+	if (r1 > r0)
+		m->agg.e2e_ms = ms_of(r1 - r0);
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 		size_t j;

@@ -435,21 +435,41 @@ static void derive_aggregates(struct report_model *m)
 	struct report_aggregates *a = &m->agg;
 
 	/* A prefill range may be popped before its kernels finish (nothing
-	 * syncs): the first token exists when both the CPU range and the
-	 * stage's GPU work have ended, so the later of the two. */
-	if (!a->ttft_ms.available && pre && pre->cpu_ms.available && pre->instances) {
-		double t = pre->cpu_ms.v;
-		if (pre->gpu_ms.available && pre->gpu_ms.v > t)
-			t = pre->gpu_ms.v;
-		a->ttft_ms = rnum_of(t / (double)pre->instances);
+	 * syncs): the first token exists when the GPU work launched inside the
+	 * range has ended too, so from the range's start to the later of the
+	 * two ends (without that, the later of CPU time and GPU span). */
+	if (!a->ttft_ms.available && pre && pre->instances) {
+		double t = pre->done_ms.available ? pre->done_ms.v : -1;
+
+		if (t < 0 && pre->cpu_ms.available) {
+			t = pre->cpu_ms.v;
+			if (pre->gpu_ms.available && pre->gpu_ms.v > t)
+				t = pre->gpu_ms.v;
+		}
+		if (t >= 0)
+			a->ttft_ms = rnum_of(t / (double)pre->instances);
+	}
+	/* the trace lost some steps' kernels: per recorded step of GPU time */
+	if (dec && dec->steps_recorded > 0 && dec->gpu_ms.available) {
+		if (!a->tpot_ms.available)
+			a->tpot_ms = rnum_of(dec->gpu_ms.v / dec->steps_recorded);
+		if (!a->tokens_per_s.available && m->llm.batch_size > 0 && dec->gpu_ms.v > 0)
+			a->tokens_per_s = rnum_of(dec->steps_recorded * m->llm.batch_size /
+						  (dec->gpu_ms.v / 1e3));
 	}
 	if (!a->tpot_ms.available && dec && dec->step_mean_ms.available)
 		a->tpot_ms = dec->step_mean_ms;
 	if (!a->tokens.available && dec && dec->steps && m->llm.batch_size > 0)
 		a->tokens = rnum_of((double)dec->steps * m->llm.batch_size);
-	if (!a->tokens_per_s.available && a->tokens.available && dec && dec->cpu_ms.available &&
-	    dec->cpu_ms.v > 0)
-		a->tokens_per_s = rnum_of(a->tokens.v / (dec->cpu_ms.v / 1e3));
+	/* like TTFT: the CPU can leave the range while the GPU still decodes */
+	if (!a->tokens_per_s.available && a->tokens.available && dec && dec->cpu_ms.available) {
+		double t = dec->cpu_ms.v;
+
+		if (dec->gpu_ms.available && dec->gpu_ms.v > t)
+			t = dec->gpu_ms.v;
+		if (t > 0)
+			a->tokens_per_s = rnum_of(a->tokens.v / (t / 1e3));
+	}
 	if (!a->gpu_idle_ms.available && a->gpu_span_ms.available && a->gpu_busy_ms.available)
 		a->gpu_idle_ms = rnum_of(
 		    a->gpu_span_ms.v > a->gpu_busy_ms.v ? a->gpu_span_ms.v - a->gpu_busy_ms.v : 0);

@@ -109,6 +109,8 @@ struct report_stage {
 	enum report_role role;
 	uint64_t instances;  /* how many times the range ran */
 	struct rnum cpu_ms;  /* wall time of the NVTX range(s), summed */
+	struct rnum done_ms; /* range start to the later of its end and its GPU work's end,
+				summed: when the stage's result exists */
 	struct rnum gpu_ms;  /* GPU projection: first kernel start to last kernel end, summed */
 	struct rnum busy_ms; /* union of kernel/memcpy intervals inside the projection */
 	struct rnum idle_ms; /* gpu_ms - busy_ms */
@@ -148,8 +150,10 @@ struct report_aggregates {
 	struct rnum tpot_ms;	  /* time per output token: mean decode step */
 	struct rnum tokens_per_s; /* generated tokens (all sequences) / decode wall time */
 	struct rnum tokens;	  /* generated tokens, all sequences */
-	struct rnum e2e_ms;	  /* whole profiled region */
-	struct rnum gpu_span_ms;  /* first to last GPU activity */
+	struct rnum e2e_ms;	  /* profiled region: first stage range start to last stage
+				     range end, CPU time */
+	struct rnum gpu_span_ms;  /* first to last kernel of the stages (of the whole trace
+				     when no stage was found) */
 	struct rnum gpu_busy_ms;  /* union of GPU activity */
 	struct rnum gpu_idle_ms;  /* span - busy */
 };

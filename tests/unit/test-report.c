@@ -303,6 +303,58 @@ static void test_counter_flops_by_stage(void **state)
 	(void)state;
 }
 
+/* TTFT and tokens/s when the CPU leaves a range before the GPU is done (the
+ * H100 numbers of the built-in llama-3.2-1b without a sync at decode_all's
+ * end), and per recorded step when a capture lost some steps' kernels. */
+static void test_aggregates_cpu_ahead(void **state)
+{
+	struct report_model m;
+	struct report_stage *p, *d;
+
+	report_model_init(&m);
+	m.llm.batch_size = 1;
+	p = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	p->instances = 1;
+	p->cpu_ms = rnum_of(1.998);
+	p->gpu_ms = rnum_of(2.239);
+	p->done_ms = rnum_of(2.274); /* range start to the last prefill kernel's end */
+	d = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+	d->instances = 1;
+	d->steps = 31;
+	d->cpu_ms = rnum_of(34.948);
+	d->gpu_ms = rnum_of(44.654);
+	d->step_mean_ms = rnum_of(1.441);
+	report_model_derive(&m);
+	assert_true(fabs(m.agg.ttft_ms.v - 2.274) < 1e-9);
+	assert_true(fabs(m.agg.tokens_per_s.v - 31 / 0.044654) < 1e-6); /* 694.2, not 887 */
+	assert_true(m.agg.tpot_ms.v == 1.441);
+	report_model_release(&m);
+
+	report_model_init(&m); /* no done time: the later of CPU time and GPU span */
+	p = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	p->instances = 1;
+	p->cpu_ms = rnum_of(1.998);
+	p->gpu_ms = rnum_of(2.239);
+	report_model_derive(&m);
+	assert_true(fabs(m.agg.ttft_ms.v - 2.239) < 1e-9);
+	report_model_release(&m);
+
+	report_model_init(&m); /* a gated capture recorded 24.5 of 31 steps */
+	m.llm.batch_size = 1;
+	d = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+	d->instances = 1;
+	d->steps = 31;
+	d->cpu_ms = rnum_of(34.736);
+	d->gpu_ms = rnum_of(35.167);
+	d->step_mean_ms = rnum_of(1.407);
+	d->steps_recorded = 24.5;
+	report_model_derive(&m);
+	assert_true(fabs(m.agg.tpot_ms.v - 35.167 / 24.5) < 1e-9);
+	assert_true(fabs(m.agg.tokens_per_s.v - 24.5 / 0.035167) < 1e-6);
+	report_model_release(&m);
+	(void)state;
+}
+
 static void test_number_format(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -436,6 +488,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_number_format),
 	    cmocka_unit_test(test_counter_flops_by_stage),
+	    cmocka_unit_test(test_aggregates_cpu_ahead),
 	    cmocka_unit_test(test_invalid_utf8),
 	    cmocka_unit_test(test_empty_model),
 	    cmocka_unit_test(test_timeline_bounded),
