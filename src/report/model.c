@@ -461,12 +461,14 @@ static void derive_aggregates(struct report_model *m)
 		a->tpot_ms = dec->step_mean_ms;
 	if (!a->tokens.available && dec && dec->steps && m->llm.batch_size > 0)
 		a->tokens = rnum_of((double)dec->steps * m->llm.batch_size);
-	/* like TTFT: the CPU can leave the range while the GPU still decodes */
-	if (!a->tokens_per_s.available && a->tokens.available && dec && dec->cpu_ms.available) {
-		double t = dec->cpu_ms.v;
-
-		if (dec->gpu_ms.available && dec->gpu_ms.v > t)
-			t = dec->gpu_ms.v;
+	/* over the decode's GPU span, first to last decode kernel: the CPU range
+	 * can end before the GPU has decoded (nothing syncs) or open while the
+	 * GPU still runs the prefill (the CPU ran ahead); CPU time without GPU
+	 * work */
+	if (!a->tokens_per_s.available && a->tokens.available && dec) {
+		double t = dec->gpu_ms.available && dec->gpu_ms.v > 0 ? dec->gpu_ms.v
+			   : dec->cpu_ms.available		      ? dec->cpu_ms.v
+								      : 0;
 		if (t > 0)
 			a->tokens_per_s = rnum_of(a->tokens.v / (t / 1e3));
 	}

@@ -330,6 +330,19 @@ static void test_aggregates_cpu_ahead(void **state)
 	assert_true(m.agg.tpot_ms.v == 1.441);
 	report_model_release(&m);
 
+	/* the decode range opened while the GPU still ran the prefill (CPU time
+	 * 45.5 ms > GPU span 44.763 ms; the workload's events: 692.48 tokens/s) */
+	report_model_init(&m);
+	m.llm.batch_size = 1;
+	d = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+	d->instances = 1;
+	d->steps = 31;
+	d->cpu_ms = rnum_of(45.5);
+	d->gpu_ms = rnum_of(44.763);
+	report_model_derive(&m);
+	assert_true(fabs(m.agg.tokens_per_s.v - 31 / 0.044763) < 1e-6);
+	report_model_release(&m);
+
 	report_model_init(&m); /* no done time: the later of CPU time and GPU span */
 	p = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
 	p->instances = 1;
