@@ -835,7 +835,8 @@ static int ncu_child(const struct run_bundle *b, const char *name, const struct 
 		env[nenv++] = cmd->env[i];
 	for (char *const *w = wl_env; w && *w; w++)
 		if (!starts_with(*w, "CUDA_INJECTION64_PATH=") &&
-		    !starts_with(*w, "NVTX_INJECTION64_PATH=") && !starts_with(*w, "LLMPROF_TRACE_"))
+		    !starts_with(*w, "NVTX_INJECTION64_PATH=") &&
+		    !starts_with(*w, "LLMPROF_TRACE_"))
 			env[nenv++] = *w;
 	strbuf_addf(&rel, "logs/%s.argv", name);
 	bundle_path(b, rel.buf, &p);
@@ -913,9 +914,10 @@ static int ncu_check_includes(const struct run_bundle *b, const struct ncu_optio
 
 	nvtx_list_init(&l);
 	if (!trace || !path_exists(trace)) {
-		strbuf_addstr(msg, "pipeline.ncu.ncu_cli.nvtx.include cannot be checked: the bundle "
-				   "has no trace; refusing an NVTX-filtered ncu run that may match "
-				   "nothing");
+		strbuf_addstr(msg,
+			      "pipeline.ncu.ncu_cli.nvtx.include cannot be checked: the bundle "
+			      "has no trace; refusing an NVTX-filtered ncu run that may match "
+			      "nothing");
 		goto out;
 	}
 	if (nvtx_list_load(&l, trace, &err)) {
@@ -979,13 +981,15 @@ out:
 }
 
 /* What this ncu can collect (ncu/sections.txt, and ncu/metrics.txt when
- * metrics are requested) against what the run asks for. 0 to go on (also
- * when ncu could not list them), or -1 with msg naming every one missing. */
-static int ncu_check_offered(const struct run_bundle *b, const struct ncu_options *o,
-			     double timeout_s, struct strbuf *msg)
+ * metrics are requested) against what the run asks for. A tensor-pipe
+ * metric this GPU names otherwise is dropped with a warning (o->metrics
+ * then points to *kept, the caller's to free). 0 to go on (also when ncu
+ * could not list them), or -1 with msg naming every one missing. */
+static int ncu_check_offered(const struct run_bundle *b, struct ncu_options *o, double timeout_s,
+			     const char ***kept, struct strbuf *msg)
 {
 	struct ncu_cmd cmd = NCU_CMD_INIT;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, dropped = STRBUF_INIT;
 	char **ids = NULL, **names = NULL;
 	size_t nids = 0, nnames = 0;
 	int ret = 0;
@@ -998,6 +1002,17 @@ static int ncu_check_offered(const struct run_bundle *b, const struct ncu_option
 		ncu_listing(b, "ncu-query-metrics", &cmd, "ncu/metrics.txt", timeout_s,
 			    ncu_metrics_parse, &names, &nnames);
 	}
+	if (nnames) {
+		*kept = xcalloc(o->nr_metrics + 1, sizeof(**kept));
+		memcpy(*kept, o->metrics, o->nr_metrics * sizeof(**kept));
+		o->nr_metrics =
+		    ncu_drop_unoffered_optional(*kept, o->nr_metrics, names, nnames, &dropped);
+		o->metrics = *kept;
+		if (dropped.len)
+			warning_print("this GPU/ncu does not offer %s (ncu/metrics.txt): measured "
+				      "without, so counter FLOPs leave out that tensor path",
+				      dropped.buf);
+	}
 	if (ncu_check_requested(o, nids ? ids : NULL, nids, nnames ? names : NULL, nnames, &err)) {
 		strbuf_addstr(msg, err.buf);
 		ret = -1;
@@ -1005,6 +1020,7 @@ static int ncu_check_offered(const struct run_bundle *b, const struct ncu_option
 	ncu_names_free(ids, nids);
 	ncu_names_free(names, nnames);
 	strbuf_release(&err);
+	strbuf_release(&dropped);
 	return ret;
 }
 
@@ -1071,6 +1087,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	enum step_state state = STEP_FAILED;
 	json_t *runs = json_array();
 	char *ncu = NULL, **includes = NULL;
+	const char **kept_metrics = NULL;
 	const struct plan_step *wl = plan_find(ic->plan, "workload");
 	size_t nruns, measured = 0, program_n = 0, results_before = 0;
 	int explicit_run, tty = isatty(2);
@@ -1097,9 +1114,10 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	}
 	if (ncu_options_range(&base) && !base.nr_nvtx_include) {
 		*code = EXIT_CONFIG;
-		strbuf_addf(msg, "pipeline.ncu.ncu_cli.replay_mode=%s needs "
-				 "pipeline.ncu.ncu_cli.nvtx.include (the ranges to replay, e.g. "
-				 "[LLM@decode_all/]); `llmprof nvtx` lists the ones the program emits",
+		strbuf_addf(msg,
+			    "pipeline.ncu.ncu_cli.replay_mode=%s needs "
+			    "pipeline.ncu.ncu_cli.nvtx.include (the ranges to replay, e.g. "
+			    "[LLM@decode_all/]); `llmprof nvtx` lists the ones the program emits",
 			    base.replay_mode);
 		goto out;
 	}
@@ -1125,7 +1143,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	}
 	/* a section or metric this GPU lacks fails the first capture only
 	 * after the program ran under it: refuse it now */
-	if (ncu_check_offered(ic->b, &base, timeout_s, msg)) {
+	if (ncu_check_offered(ic->b, &base, timeout_s, &kept_metrics, msg)) {
 		*code = EXIT_CONFIG;
 		goto out;
 	}
@@ -1196,8 +1214,9 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		strbuf_addf(&rep, "%s.ncu-rep", out_base.buf);
 		v = ncu_output_diagnose(text.buf, text.len, &why);
 		if (v == NCU_RUN_NO_KERNELS && k)
-			strbuf_addf(&why, " (-k %s --kernel-name-base %s --launch-skip %zu "
-					  "--launch-count %zu)",
+			strbuf_addf(&why,
+				    " (-k %s --kernel-name-base %s --launch-skip %zu "
+				    "--launch-count %zu)",
 				    k->kernel_name, ic->ncu_base, k->launch_skip, k->launch_count);
 		if ((v == NCU_RUN_NO_KERNELS || v == NCU_RUN_NO_RANGES) && !k) {
 			strbuf_addstr(&why, " (configured filters:");
@@ -1273,19 +1292,21 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		}
 		measured += ok;
 		if (tty && ok)
-			fprintf(stderr, "llmprof: ncu: kernel %zu of %zu measured in %.1f s\n", i + 1,
-				nruns, cap_s);
+			fprintf(stderr, "llmprof: ncu: kernel %zu of %zu measured in %.1f s\n",
+				i + 1, nruns, cap_s);
 		if (k) {
 			json_object_set_new(rec, "rank", json_integer((json_int_t)i + 1));
 			json_object_set_new(rec, "name", json_string_lossy(k->name));
 			json_object_set_new(rec, "kernel_name", json_string_lossy(k->kernel_name));
-			json_object_set_new(rec, "launch_skip", json_integer((json_int_t)k->launch_skip));
+			json_object_set_new(rec, "launch_skip",
+					    json_integer((json_int_t)k->launch_skip));
 			json_object_set_new(rec, "share", json_real(k->share));
 		}
 		json_object_set_new(rec, "measured", json_boolean(ok));
 		json_object_set_new(rec, "results", json_integer(rows > 0 ? rows : 0));
 		json_object_set_new(rec, "ncu_wall_s", json_real(cap_s));
-		json_object_set_new(rec, "report", json_string_lossy(rep.buf + strlen(ic->b->dir) + 1));
+		json_object_set_new(rec, "report",
+				    json_string_lossy(rep.buf + strlen(ic->b->dir) + 1));
 		if (!ok) {
 			json_object_set_new(rec, "why", json_string_lossy(why.buf));
 			if (!first_fail.len)
@@ -1319,8 +1340,8 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 			strbuf_addstr(msg, err.buf);
 			goto out;
 		}
-		if (sreport.len &&
-		    bundle_write(ic->b, "ncu/sections_report.txt", sreport.buf, sreport.len, &err)) {
+		if (sreport.len && bundle_write(ic->b, "ncu/sections_report.txt", sreport.buf,
+						sreport.len, &err)) {
 			warning_print("%s", err.buf);
 			strbuf_reset(&err);
 		}
@@ -1335,36 +1356,36 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	if (measured < nruns)
 		strbuf_addf(msg, "; not measured: %s", first_fail.buf);
 	state = measured ? STEP_OK : STEP_FAILED;
-out:
-	{
-		json_t *j = json_object();
-		struct strbuf jp = STRBUF_INIT, jerr = STRBUF_INIT;
+out : {
+	json_t *j = json_object();
+	struct strbuf jp = STRBUF_INIT, jerr = STRBUF_INIT;
 
-		json_object_set_new(j, "ncu", json_string_lossy(ncu ? ncu : ""));
-		json_object_set_new(j, "mode", json_string_lossy(mode ? mode : "deep"));
-		json_object_set_new(j, "explicit_filters", json_boolean(explicit_run));
-		json_object_set_new(j, "measured", json_integer((json_int_t)measured));
-		json_object_set_new(j, "ncu_wall_s", json_real(ncu_s));
-		json_object_set_new(j, "runs", runs);
-		runs = NULL;
-		if (cmdtxt.len && bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &jerr))
+	json_object_set_new(j, "ncu", json_string_lossy(ncu ? ncu : ""));
+	json_object_set_new(j, "mode", json_string_lossy(mode ? mode : "deep"));
+	json_object_set_new(j, "explicit_filters", json_boolean(explicit_run));
+	json_object_set_new(j, "measured", json_integer((json_int_t)measured));
+	json_object_set_new(j, "ncu_wall_s", json_real(ncu_s));
+	json_object_set_new(j, "runs", runs);
+	runs = NULL;
+	if (cmdtxt.len && bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &jerr))
+		warning_print("%s", jerr.buf);
+	strbuf_reset(&jerr);
+	if (state != STEP_SKIPPED && ncu) {
+		bundle_path(ic->b, "ncu/measured.json", &jp);
+		if (json_write_file_atomic(jp.buf, j, &jerr))
 			warning_print("%s", jerr.buf);
-		strbuf_reset(&jerr);
-		if (state != STEP_SKIPPED && ncu) {
-			bundle_path(ic->b, "ncu/measured.json", &jp);
-			if (json_write_file_atomic(jp.buf, j, &jerr))
-				warning_print("%s", jerr.buf);
-		}
-		json_decref(j);
-		strbuf_release(&jp);
-		strbuf_release(&jerr);
 	}
+	json_decref(j);
+	strbuf_release(&jp);
+	strbuf_release(&jerr);
+}
 	json_decref(runs);
 	ncu_progress_release(&live.p[0]);
 	ncu_progress_release(&live.p[1]);
 	ncu_cmd_release(&cmd);
 	ncu_raw_merge_release(&merge);
 	ncu_nvtx_exprs_free(includes, base.nr_nvtx_include);
+	free(kept_metrics);
 	ncu_config_lists_release(&lists);
 	free(ncu);
 	strbuf_release(&err);

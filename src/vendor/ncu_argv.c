@@ -328,6 +328,60 @@ static const char *closest(const char *s, char **list, size_t n)
 	return best <= strlen(s) / 3 + 2 ? cand : NULL;
 }
 
+/* m is offered when it, or its base name (ncu lists dram__bytes_read, a run
+ * asks for dram__bytes_read.sum), is in the list; prefixes ncu expands
+ * itself (regex:, group:, ...) are not checked. */
+static int metric_offered(const char *m, char **metrics, size_t nmetrics)
+{
+	size_t len = strlen(m);
+
+	if (starts_with(m, "regex:") || starts_with(m, "group:") || starts_with(m, "breakdown:") ||
+	    starts_with(m, "pmsampling:"))
+		return 1;
+	for (;;) {
+		const char *dot = NULL;
+
+		if (in_list(m, len, metrics, nmetrics))
+			return 1;
+		for (size_t k = len; k > 0; k--)
+			if (m[k - 1] == '.') {
+				dot = m + k - 1;
+				break;
+			}
+		if (!dot)
+			return 0;
+		len = (size_t)(dot - m);
+	}
+}
+
+int ncu_metric_optional(const char *m)
+{
+	static const char *const families[] = {"sm__ops_path_tensor_", "sm__pipe_tensor_",
+					       "sm__inst_executed_pipe_tensor_"};
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(*families); i++)
+		if (starts_with(m, families[i]))
+			return 1;
+	return 0;
+}
+
+size_t ncu_drop_unoffered_optional(const char **m, size_t n, char **metrics, size_t nmetrics,
+				   struct strbuf *dropped)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ncu_metric_optional(m[i]) && !metric_offered(m[i], metrics, nmetrics)) {
+			strbuf_addf(dropped, "%s%s", dropped->len ? ", " : "", m[i]);
+			continue;
+		}
+		m[kept++] = m[i];
+	}
+	if (kept < n)
+		m[kept] = NULL;
+	return kept;
+}
+
 int ncu_check_requested(const struct ncu_options *o, char **sections, size_t nsections,
 			char **metrics, size_t nmetrics, struct strbuf *err)
 {
@@ -344,30 +398,8 @@ int ncu_check_requested(const struct ncu_options *o, char **sections, size_t nse
 	}
 	for (size_t i = 0; metrics && i < o->nr_metrics; i++) {
 		const char *m = o->metrics[i], *c;
-		size_t len = strlen(m);
-		int found = 0;
 
-		if (starts_with(m, "regex:") || starts_with(m, "group:") ||
-		    starts_with(m, "breakdown:") || starts_with(m, "pmsampling:"))
-			continue;
-		for (;;) {
-			const char *dot;
-
-			if (in_list(m, len, metrics, nmetrics)) {
-				found = 1;
-				break;
-			}
-			dot = NULL;
-			for (size_t k = len; k > 0; k--)
-				if (m[k - 1] == '.') {
-					dot = m + k - 1;
-					break;
-				}
-			if (!dot)
-				break;
-			len = (size_t)(dot - m);
-		}
-		if (found)
+		if (metric_offered(m, metrics, nmetrics))
 			continue;
 		strbuf_addf(err, "%sunknown metric '%s'", bad++ ? "; " : "", m);
 		{

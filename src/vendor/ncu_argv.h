@@ -87,6 +87,19 @@ void ncu_sections_parse(const char *text, size_t len, char ***ids, size_t *n);
 /* `ncu --query-metrics` output -> base metric names. */
 void ncu_metrics_parse(const char *text, size_t len, char ***names, size_t *n);
 void ncu_names_free(char **names, size_t n);
+/* Tensor-pipe op counters (sm__ops_path_tensor_*, sm__pipe_tensor_*, ...)
+ * are named per GPU generation: sm__ops_path_tensor_src_fp16 exists on an
+ * H100 (gh100) but not on an A100 (ga100) or an RTX 4090 (ad102). The
+ * presets ask for them; a GPU without one loses that FLOP path, not the run.
+ * 1 for such a metric. */
+int ncu_metric_optional(const char *m);
+
+/* Removes from m[0..n) the optional metrics not in the offered list,
+ * naming them in dropped ("a, b"). Returns how many are kept (m[kept] is
+ * then NULL). */
+size_t ncu_drop_unoffered_optional(const char **m, size_t n, char **metrics, size_t nmetrics,
+				   struct strbuf *dropped);
+
 /* Checks requested sections and metrics against what the GPU offers; -1
  * with err naming every unknown one (and the closest known name). A metric
  * is known when its name, or a prefix of it cut at a '.', is a base name

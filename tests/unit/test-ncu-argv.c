@@ -249,9 +249,14 @@ static const char list_sections[] =
  * a misspelt or a set name is refused with the closest identifier. */
 static void test_sections_real_list(void **state)
 {
-	static const char *ok[] = {"SpeedOfLight", "MemoryWorkloadAnalysis", "Occupancy",
-				   "SchedulerStats", "LaunchStats", "WarpStateStats",
-				   "SpeedOfLight_HierarchicalTensorRooflineChart", "regex:^Nvlink"};
+	static const char *ok[] = {"SpeedOfLight",
+				   "MemoryWorkloadAnalysis",
+				   "Occupancy",
+				   "SchedulerStats",
+				   "LaunchStats",
+				   "WarpStateStats",
+				   "SpeedOfLight_HierarchicalTensorRooflineChart",
+				   "regex:^Nvlink"};
 	static const char *bad[] = {"SpeedOfLite", "roofline", "MemoryWorkloadAnalysis_Table"};
 	const char *s = getenv("LLMPROF_SOURCE_DIR");
 	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, err = STRBUF_INIT;
@@ -275,11 +280,12 @@ static void test_sections_real_list(void **state)
 	o.sections = bad;
 	o.nr_sections = sizeof(bad) / sizeof(bad[0]);
 	assert_int_equal(ncu_check_requested(&o, ids, nids, NULL, 0, &err), -1);
-	assert_string_equal(err.buf, "unknown section 'SpeedOfLite' (did you mean 'SpeedOfLight'?); "
-				     "unknown section 'roofline'; unknown section "
-				     "'MemoryWorkloadAnalysis_Table' (did you mean "
-				     "'MemoryWorkloadAnalysis_Tables'?): not offered by this "
-				     "GPU/ncu (see ncu/sections.txt, ncu/metrics.txt)");
+	assert_string_equal(err.buf,
+			    "unknown section 'SpeedOfLite' (did you mean 'SpeedOfLight'?); "
+			    "unknown section 'roofline'; unknown section "
+			    "'MemoryWorkloadAnalysis_Table' (did you mean "
+			    "'MemoryWorkloadAnalysis_Tables'?): not offered by this "
+			    "GPU/ncu (see ncu/sections.txt, ncu/metrics.txt)");
 	ncu_names_free(ids, nids);
 	strbuf_release(&path);
 	strbuf_release(&text);
@@ -301,10 +307,9 @@ static const char query_metrics[] =
 static void test_sections_metrics_check(void **state)
 {
 	static const char *sec[] = {"SpeedOfLight", "SchedulerStats", "Ocupancy"};
-	static const char *met[] = {"gpu__time_duration.sum",
-				    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-				    "flop_count_sp", "dram__bytes_red.sum",
-				    "sm__ops_path_tensor_src_fp16.sum"};
+	static const char *met[] = {
+	    "gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+	    "flop_count_sp", "dram__bytes_red.sum", "sm__ops_path_tensor_src_fp16.sum"};
 	char **ids, **names;
 	size_t nids, nnames;
 	struct ncu_options o;
@@ -417,7 +422,8 @@ static void load_seen(struct seen_list *l)
 	while (sqlite3_step(st) == SQLITE_ROW && l->n < 32) {
 		l->v[l->n].domain = keep(l, sqlite3_column_text(st, 0));
 		l->v[l->n].name = keep(l, sqlite3_column_text(st, 1));
-		l->v[l->n].style = sqlite3_column_int(st, 2) == 59 ? NCU_NVTX_PUSHPOP : NCU_NVTX_STARTEND;
+		l->v[l->n].style =
+		    sqlite3_column_int(st, 2) == 59 ? NCU_NVTX_PUSHPOP : NCU_NVTX_STARTEND;
 		l->n++;
 	}
 	sqlite3_finalize(st);
@@ -551,15 +557,50 @@ static void test_progress(void **state)
 	}
 }
 
+/* A tensor-pipe metric the GPU names otherwise is dropped, named once;
+ * the others stay in order, whatever the listing says of them. */
+static void test_drop_optional(void **state)
+{
+	char *offered[] = {"dram__bytes_read", "sm__ops_path_tensor_src_bf16_dst_fp32",
+			   "sm__ops_path_tensor_src_fp16_dst_fp16"};
+	const char *m[] = {"dram__bytes_read.sum",
+			   "sm__ops_path_tensor_src_fp16.sum",
+			   "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+			   "flop_count_sp",
+			   "sm__pipe_tensor_cycles_active.sum",
+			   NULL};
+	struct strbuf dropped = STRBUF_INIT;
+	size_t n;
+
+	assert_true(ncu_metric_optional("sm__ops_path_tensor_src_fp16.sum"));
+	assert_true(ncu_metric_optional("sm__inst_executed_pipe_tensor_op_hmma.sum"));
+	assert_false(ncu_metric_optional("dram__bytes_read.sum"));
+	n = ncu_drop_unoffered_optional(m, 5, offered, 3, &dropped);
+	assert_int_equal(n, 3);
+	assert_string_equal(m[0], "dram__bytes_read.sum");
+	assert_string_equal(m[1], "sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+	assert_string_equal(m[2], "flop_count_sp"); /* not optional: the check refuses it */
+	assert_null(m[3]);
+	assert_string_equal(dropped.buf,
+			    "sm__ops_path_tensor_src_fp16.sum, sm__pipe_tensor_cycles_active.sum");
+	strbuf_release(&dropped);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_minimal),	     cmocka_unit_test(test_each_key),
-	    cmocka_unit_test(test_full_order),	     cmocka_unit_test(test_validation),
-	    cmocka_unit_test(test_import_argv),	     cmocka_unit_test(test_sections_metrics_check),
+	    cmocka_unit_test(test_minimal),
+	    cmocka_unit_test(test_each_key),
+	    cmocka_unit_test(test_full_order),
+	    cmocka_unit_test(test_validation),
+	    cmocka_unit_test(test_import_argv),
+	    cmocka_unit_test(test_sections_metrics_check),
 	    cmocka_unit_test(test_sections_real_list),
-	    cmocka_unit_test(test_nvtx_translation), cmocka_unit_test(test_nvtx_checker),
+	    cmocka_unit_test(test_nvtx_translation),
+	    cmocka_unit_test(test_nvtx_checker),
 	    cmocka_unit_test(test_progress),
+	    cmocka_unit_test(test_drop_optional),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
