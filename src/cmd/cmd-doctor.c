@@ -147,9 +147,19 @@ out:
 static void check_tool(const char *name, const char *configured, const char *fix)
 {
 	struct tool_info t = TOOL_INFO_INIT;
+	char *old = NULL;
 
 	tool_probe(&t, name, configured);
-	if (t.path && t.version)
+	if (t.path && t.version && (old = tool_too_old(name, t.version)))
+		linef("warn", name,
+		      strcmp(name, "nsys")
+			  ? "install Nsight Compute 2023.1 or newer, or set "
+			    "pipeline.ncu.path"
+			  : "install Nsight Systems 2023.1 or newer, or set "
+			    "pipeline.nsys.path; pipeline.trace.backend=builtin needs "
+			    "no nsys",
+		      "%s (%s)", old, t.path);
+	else if (t.path && t.version)
 		linef("ok", name, NULL, "%s (%s)", t.path, t.version);
 	else
 		line("warn", name, t.note.buf, fix);
@@ -165,6 +175,7 @@ static void check_tool(const char *name, const char *configured, const char *fix
 			     "pipeline.trace.backend=builtin");
 		free(imp);
 	}
+	free(old);
 	tool_info_release(&t);
 }
 

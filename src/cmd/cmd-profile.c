@@ -24,6 +24,7 @@
 #include "run/proc.h"
 #include "run/provenance.h"
 #include "run/status.h"
+#include "run/tools.h"
 #include "analysis/select.h"
 #include "report/build.h"
 #include "trace/nvtxlist.h"
@@ -980,6 +981,26 @@ out:
 	return ret;
 }
 
+/* An ncu older than the oldest supported would fail in ways that name no
+ * cause (unknown flags, raw pages llmprof cannot read): refuse it. An ncu
+ * whose version cannot be read goes on; the capture will say. */
+static int ncu_refuse_old(const char *ncu, struct strbuf *msg)
+{
+	struct tool_info t = TOOL_INFO_INIT;
+	char *old;
+
+	tool_probe(&t, "ncu", ncu);
+	old = tool_too_old("ncu", t.version);
+	if (old)
+		strbuf_addf(msg,
+			    "%s (%s); install Nsight Compute %d.%d or newer, or set "
+			    "pipeline.ncu.path",
+			    old, ncu, TOOL_NCU_MIN_MAJOR, TOOL_NCU_MIN_MINOR);
+	free(old);
+	tool_info_release(&t);
+	return old != NULL;
+}
+
 /* What this ncu can collect (ncu/sections.txt, and ncu/metrics.txt when
  * metrics are requested) against what the run asks for. A tensor-pipe
  * metric this GPU names otherwise is dropped with a warning (o->metrics
@@ -1110,6 +1131,10 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	if (!(ncu = ncu_find(config_get_string(cfg, "pipeline.ncu.path"), &why))) {
 		*code = EXIT_TOOL_MISSING;
 		strbuf_addstr(msg, why.buf);
+		goto out;
+	}
+	if (ncu_refuse_old(ncu, msg)) {
+		*code = EXIT_TOOL_MISSING;
 		goto out;
 	}
 	if (ncu_options_range(&base) && !base.nr_nvtx_include) {
@@ -1370,7 +1395,10 @@ out : {
 	if (cmdtxt.len && bundle_write(ic->b, "ncu/cmd.txt", cmdtxt.buf, cmdtxt.len, &jerr))
 		warning_print("%s", jerr.buf);
 	strbuf_reset(&jerr);
-	if (state != STEP_SKIPPED && ncu) {
+	bundle_path(ic->b, "ncu", &jp);
+	/* refused before the first capture (no ncu/ yet): nothing measured */
+	if (state != STEP_SKIPPED && ncu && path_exists(jp.buf)) {
+		strbuf_reset(&jp);
 		bundle_path(ic->b, "ncu/measured.json", &jp);
 		if (json_write_file_atomic(jp.buf, j, &jerr))
 			warning_print("%s", jerr.buf);

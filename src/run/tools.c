@@ -24,6 +24,39 @@ static const char *find_ci(const char *hay, const char *end, const char *needle)
 	return NULL;
 }
 
+int tool_version_older(const char *version, int major, int minor)
+{
+	long y = 0, m = 0;
+	const char *p = version;
+	int digits = 0;
+
+	if (!p)
+		return -1;
+	while (isspace((unsigned char)*p))
+		p++;
+	for (; isdigit((unsigned char)*p) && digits < 5; p++, digits++)
+		y = y * 10 + (*p - '0');
+	if (digits != 4 || *p != '.' || !isdigit((unsigned char)p[1]))
+		return -1;
+	for (p++, digits = 0; isdigit((unsigned char)*p) && digits < 4; p++, digits++)
+		m = m * 10 + (*p - '0');
+	return y < major || (y == major && m < minor);
+}
+
+char *tool_too_old(const char *name, const char *version)
+{
+	int nsys = !strcmp(name, "nsys");
+	int major = nsys ? TOOL_NSYS_MIN_MAJOR : TOOL_NCU_MIN_MAJOR;
+	int minor = nsys ? TOOL_NSYS_MIN_MINOR : TOOL_NCU_MIN_MINOR;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (tool_version_older(version, major, minor) != 1)
+		return NULL;
+	strbuf_addf(&sb, "%s %s is older than %d.%d, the oldest llmprof supports", name, version,
+		    major, minor);
+	return strbuf_detach(&sb, NULL);
+}
+
 char *tool_parse_version(const char *out, size_t len)
 {
 	const char *best = NULL, *best_end = NULL, *end = out + len;

@@ -25,6 +25,25 @@ void tool_info_release(struct tool_info *info);
  * returns an owned string or NULL. */
 char *tool_parse_version(const char *out, size_t len);
 
+/* The oldest nsys and ncu llmprof supports: nsys 2023.1 (`nsys stats` got
+ * the report names llmprof reads, cuda_gpu_kern_sum and co, in 2023), ncu
+ * 2023.1 (llmprof reads its raw page and NVTX filters as tested with 2024.1
+ * and 2025.3). */
+#define TOOL_NSYS_MIN_MAJOR 2023
+#define TOOL_NSYS_MIN_MINOR 1
+#define TOOL_NCU_MIN_MAJOR 2023
+#define TOOL_NCU_MIN_MINOR 1
+
+/* Is version ("2022.4.2.1-..." or "2019.1.0 (build 1234)": YYYY.M first)
+ * older than major.minor? 1 older, 0 not, -1 when it does not start with
+ * YYYY.M. Pure. */
+int tool_version_older(const char *version, int major, int minor);
+
+/* One line for a tool older than the oldest supported, or NULL when it is
+ * not (or its version is unknown): "ncu 2019.1.0 (build 1234) is older than
+ * 2023.1, the oldest llmprof supports". Owned. */
+char *tool_too_old(const char *name, const char *version);
+
 /* nsys needs QdstrmImporter to turn its raw capture into a report: next to
  * nsys, or in a sibling host directory. Owned path, or NULL. */
 char *tool_find_qdstrm_importer(const char *nsys_path);

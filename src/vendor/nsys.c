@@ -8,6 +8,7 @@
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "run/tools.h"
 #include "vendor/nsys.h"
 #include "vendor/nsys_exec.h"
 #include "core/banned.h"
@@ -679,6 +680,19 @@ int nsys_probe_run(const char *config_path, uint64_t timeout_ms, struct nsys_pro
 		strbuf_addstr(&p->fix, "check that this is NVIDIA's nsys and that it runs on "
 				       "this machine");
 		strbuf_release(&how);
+		goto out;
+	}
+	if (p->major < TOOL_NSYS_MIN_MAJOR ||
+	    (p->major == TOOL_NSYS_MIN_MAJOR && p->minor < TOOL_NSYS_MIN_MINOR)) {
+		strbuf_addf(
+		    &p->reason,
+		    "nsys %s is older than %d.%d, the oldest llmprof supports (its `nsys "
+		    "stats` lacks the report names llmprof reads, such as cuda_gpu_kern_sum)",
+		    p->version.buf, TOOL_NSYS_MIN_MAJOR, TOOL_NSYS_MIN_MINOR);
+		strbuf_addf(&p->fix,
+			    "install Nsight Systems %d.%d or newer (pipeline.nsys.path), or use "
+			    "pipeline.trace.backend=builtin",
+			    TOOL_NSYS_MIN_MAJOR, TOOL_NSYS_MIN_MINOR);
 		goto out;
 	}
 	p->importer = nsys_find_importer(p->path);

@@ -27,18 +27,29 @@ run=$(last_run out)
 [ "$(json "$run/env.json" 'd["tools"]["ncu"]["note"]')" = "'ncu' not found on PATH" ] ||
 	fail "env.json ncu note: $(json "$run/env.json" 'd["tools"]["ncu"]')"
 
-# 2. too old: the version strings of 2019 releases are parsed exactly and
-# shown (llmprof does not refuse them; docs/exit-codes.md says so)
+# 2. too old: the version strings of 2019 releases are parsed exactly; doctor
+# warns that they are older than the oldest supported (2023.1), the bundle
+# records them, and the steps that need them refuse them (5 and 7)
 fake old nsys 'echo "NVIDIA Nsight Systems version 2019.5.1.58-abcdef"'
 fake old ncu 'echo "NVIDIA (R) Nsight Compute Command Line Profiler"; echo "Copyright (c) 2018-2019 NVIDIA Corporation"; echo "Version 2019.1.0 (build 1234)"'
 PATH=$tmp/old:$base "$LLMPROF" doctor >out 2>err
-expect 0 $? out "^ok +nsys: $tmp/old/nsys \(2019.5.1.58-abcdef\)$"
-grep -Eq "^ok +ncu: $tmp/old/ncu \(2019.1.0 \(build 1234\)\)$" out || fail "doctor, old ncu: $(cat out)"
+expect 0 $? out "^warn +nsys: nsys 2019.5.1.58-abcdef is older than 2023.1, the oldest llmprof supports \($tmp/old/nsys\)$"
+grep -Eq "^warn +ncu: ncu 2019.1.0 \(build 1234\) is older than 2023.1, the oldest llmprof supports \($tmp/old/ncu\)$" out ||
+	fail "doctor, old ncu: $(cat out)"
+grep -q "fix: install Nsight Compute 2023.1 or newer, or set pipeline.ncu.path" out || fail "doctor, old ncu fix"
 grep -Eq "^warn +nsys importer: no QdstrmImporter next to nsys" out || fail "no importer warning"
 PATH=$tmp/old:$base "$LLMPROF" profile artifacts.root="$tmp/a" -- /bin/true >out 2>err || fail "profile"
 run=$(last_run out)
 [ "$(json "$run/env.json" 'd["tools"]["nsys"]["version"]')" = "2019.5.1.58-abcdef" ] ||
 	fail "env.json nsys version: $(json "$run/env.json" 'd["tools"]["nsys"]')"
+# a current version is not flagged
+mkdir -p cur
+fake cur nsys 'echo "NVIDIA Nsight Systems version 2023.4.4.54-234433681190v0"'
+fake cur ncu 'echo "NVIDIA (R) Nsight Compute Command Line Profiler"; echo "Version 2024.1.1.0 (build 33998838) (public-release)"'
+PATH=$tmp/cur:$base "$LLMPROF" doctor >out 2>err
+expect 0 $? out "^ok +nsys: $tmp/cur/nsys \(2023.4.4.54-234433681190v0\)$"
+grep -Eq "^ok +ncu: $tmp/cur/ncu \(2024.1.1.0 \(build 33998838\) \(public-release\)\)$" out ||
+	fail "doctor, current ncu: $(cat out)"
 
 # 3. prints no version / exits non-zero / prints binary junk
 fake garbage nsys 'printf "\377\376 no digits here\n"'
@@ -66,14 +77,17 @@ PATH=$tmp/none:$base "$LLMPROF" profile artifacts.root="$tmp/n4" pipeline.trace.
 expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys not found on PATH"
 [ ! -e "$tmp/n4" ] || fail "backend=nsys without nsys created a bundle"
 PATH=$tmp/old:$base "$LLMPROF" profile artifacts.root="$tmp/n4" pipeline.trace.backend=nsys -- /bin/true >out 2>err
-expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys 2019.5.1.58-abcdef has no QdstrmImporter next to it"
+expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys 2019.5.1.58-abcdef is older than 2023.1, the oldest llmprof supports"
+[ ! -e "$tmp/n4" ] || fail "backend=nsys with a too old nsys created a bundle"
+PATH=$tmp/cur:$base "$LLMPROF" profile artifacts.root="$tmp/n4" pipeline.trace.backend=nsys -- /bin/true >out 2>err
+expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys 2023.4.4.54-234433681190v0 has no QdstrmImporter next to it"
 [ ! -e "$tmp/n4" ] || fail "backend=nsys without the importer created a bundle"
 
-# 6. an (old) nsys that has its importer but fails to profile: the run
+# 6. an nsys that has its importer but fails to profile: the run
 # step fails with nsys's diagnosis, later steps are skipped, reports say so
 mkdir -p broken
-fake broken nsys 'case "$1" in --version) echo "NVIDIA Nsight Systems version 2019.5.1.58-abcdef";; *) echo "fake nsys: $*" >&2; exit 1;; esac'
-fake broken QdstrmImporter 'echo "QdstrmImporter version 2019.5.1"'
+fake broken nsys 'case "$1" in --version) echo "NVIDIA Nsight Systems version 2023.4.4.54-234433681190v0";; *) echo "fake nsys: $*" >&2; exit 1;; esac'
+fake broken QdstrmImporter 'echo "QdstrmImporter version 2023.4.4"'
 PATH=$tmp/broken:$base "$LLMPROF" profile artifacts.root="$tmp/nb" pipeline.trace.backend=nsys -- /bin/true >out 2>err
 expect 1 $? err "^llmprof: error: workload: exited with status 1; nsys \[no-report\]: nsys wrote no report"
 run=$(last_run out)
@@ -81,4 +95,15 @@ check_bundle "$run" failed 1
 [ "$(step_field "$run" nsys-export state)" = skipped ] || fail "nsys-export not skipped"
 [ "$(step_field "$run" reports state)" = ok ] || fail "no reports after a failed nsys run"
 head -n 1 "$run/report.md" | grep -q INCOMPLETE || fail "report.md does not say it is incomplete"
+# 7. the ncu step refuses an ncu older than 2023.1 (exit 4, the trace kept)
+PATH=$tmp/old:$base "$LLMPROF" profile artifacts.root="$tmp/n7" pipeline.trace.backend=builtin \
+	pipeline.ncu.ncu_cli.kernel_name=regex:add -- /bin/true >out 2>err
+rc=$?
+if [ -e "${LLMPROF_BUILD_DIR:-}/tracer/libllmprof_tracer.so" ]; then
+	expect 4 $rc err "^llmprof: error: ncu: ncu 2019.1.0 \(build 1234\) is older than 2023.1, the oldest llmprof supports \($tmp/old/ncu\); install Nsight Compute 2023.1 or newer, or set pipeline.ncu.path$"
+	run=$(last_run out)
+	[ "$(step_field "$run" ncu state)" = failed ] || fail "7: ncu step not failed"
+	[ "$(step_field "$run" workload state)" = ok ] || fail "7: workload step not kept"
+	! grep -q "warning" err || fail "7: warnings: $(cat err)"
+fi
 echo ok

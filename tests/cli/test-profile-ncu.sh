@@ -36,8 +36,9 @@ cap=$(grep -- '|-o|' log1)
 	fail "capture argv: $cap"
 grep -q "^--import|$run/ncu/k0.ncu-rep|--csv|--page|raw|--print-units|base$" log1 || fail "import argv: $(cat log1)"
 # under ncu: LC_ALL=C, never the tracer (nor an inherited injection)
-sed -n 4p log1 | grep -q "^env: CUDA_INJECTION64_PATH=unset LC_ALL=C " ||
-	fail "capture env: $(sed -n 4p log1)"
+capenv=$(grep -A1 -- '|-o|' log1 | sed -n 2p) # the env line the fake logs after each call
+echo "$capenv" | grep -q "^env: CUDA_INJECTION64_PATH=unset LC_ALL=C " || fail "capture env: $capenv"
+grep -q "^--version$" log1 || fail "ncu's version not checked: $(cat log1)"
 [ "$(wc -l <"$run/ncu/cmd.txt")" -eq 2 ] || fail "cmd.txt: $(cat "$run/ncu/cmd.txt")"
 grep -q "^LC_ALL=C $fake --target-processes all .* --kernel-name regex:add .*/bin/true$" "$run/ncu/cmd.txt" ||
 	fail "cmd.txt line: $(cat "$run/ncu/cmd.txt")"

@@ -22,12 +22,14 @@
 
 static void test_command_plan(void **state)
 {
-	const char *prog[] = { "/usr/bin/printf", "%s|", "a b", "$(id)", "q\"t", NULL };
-	struct plan_params pp = { .run_dir = "/r/20261121-151102-a3f9", .workload_kind = "command",
-				  .program_argv = prog, .ncu_enable = 1,
-				  .trace_reason = "pipeline.trace.enable=false" };
-	const char *names[] = { "config", "provenance", "workload", "analyze", "select", "ncu",
-				"join", "reports" };
+	const char *prog[] = {"/usr/bin/printf", "%s|", "a b", "$(id)", "q\"t", NULL};
+	struct plan_params pp = {.run_dir = "/r/20261121-151102-a3f9",
+				 .workload_kind = "command",
+				 .program_argv = prog,
+				 .ncu_enable = 1,
+				 .trace_reason = "pipeline.trace.enable=false"};
+	const char *names[] = {"config", "provenance", "workload", "analyze",
+			       "select", "ncu",	       "join",	   "reports"};
 	struct plan p;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -57,18 +59,19 @@ static void test_command_plan(void **state)
 	assert_int_equal(plan_check_programs(&p, NULL), 0);
 
 	plan_format(&p, &sb);
-	assert_non_null(strstr(sb.buf,
-			    "step 3: workload\n"
-			    "  argv: /usr/bin/printf '%s|' 'a b' '$(id)' 'q\"t'\n"
-			    "  env: LLMPROF_RUN_DIR=/r/20261121-151102-a3f9\n"
-			    "  logs: logs/workload.out logs/workload.err\n"
-			    "step 4: analyze (in llmprof)\n"));
-	assert_non_null(strstr(sb.buf, "  skipped: no timeline trace: pipeline.trace.enable=false\n"));
+	assert_non_null(strstr(sb.buf, "step 3: workload\n"
+				       "  argv: /usr/bin/printf '%s|' 'a b' '$(id)' 'q\"t'\n"
+				       "  env: LLMPROF_RUN_DIR=/r/20261121-151102-a3f9\n"
+				       "  logs: logs/workload.out logs/workload.err\n"
+				       "step 4: analyze (in llmprof)\n"));
+	assert_non_null(
+	    strstr(sb.buf, "  skipped: no timeline trace: pipeline.trace.enable=false\n"));
 	strbuf_reset(&sb);
 	provenance_inputs_yaml(&p.inputs, &sb);
-	assert_non_null(strstr(sb.buf, "workload:\n  kind: \"command\"\n  program: \"/usr/bin/printf\"\n"
-				       "  argv:\n    - \"/usr/bin/printf\"\n    - \"%s|\"\n    - \"a b\"\n"
-				       "    - \"$(id)\"\n    - \"q\\\"t\"\n"));
+	assert_non_null(strstr(sb.buf,
+			       "workload:\n  kind: \"command\"\n  program: \"/usr/bin/printf\"\n"
+			       "  argv:\n    - \"/usr/bin/printf\"\n    - \"%s|\"\n    - \"a b\"\n"
+			       "    - \"$(id)\"\n    - \"q\\\"t\"\n"));
 	assert_null(strstr(sb.buf, "infer:"));
 	plan_release(&p);
 	strbuf_release(&sb);
@@ -76,19 +79,57 @@ static void test_command_plan(void **state)
 
 static void test_builtin_plan(void **state)
 {
-	struct plan_params pp = { .run_dir = "/r", .workload_kind = "llm", .workloads_dir = "/nonexistent/wl",
-				  .device = "cpu", .model_name = "tiny", .prompt_len = 128,
-				  .max_new_tokens = 32, .batch_size = 2, .warmup = 1, .seed = 1234,
-				  .dtype = "bf16", .cuda_graph = 1, .hidden_size = 64,
-				  .num_layers = 2, .rope_theta = 500000, .qkv_bias = 0,
-				  .tie_word_embeddings = 1, .ncu_enable = 1 };
-	const char *want[] = { "/nonexistent/wl/llmprof-llm", "--device", "cpu", "--model-name", "tiny",
-			       "--hidden", "64", "--layers", "2", "--rope-theta", "500000",
-			       "--qkv-bias", "0", "--tie-embeddings", "1", "--seed", "1234",
-			       "--dtype", "bf16", "--batch", "2", "--prompt-len", "128",
-			       "--new-tokens", "32", "--cuda-graph", "1", "--warmup", "1",
-			       "--analytic-out", "/r/workload/analytic.json", NULL };
-	const char *tenv[] = { "CUDA_INJECTION64_PATH=/t/libllmprof_tracer.so", NULL };
+	struct plan_params pp = {.run_dir = "/r",
+				 .workload_kind = "llm",
+				 .workloads_dir = "/nonexistent/wl",
+				 .device = "cpu",
+				 .model_name = "tiny",
+				 .prompt_len = 128,
+				 .max_new_tokens = 32,
+				 .batch_size = 2,
+				 .warmup = 1,
+				 .seed = 1234,
+				 .dtype = "bf16",
+				 .cuda_graph = 1,
+				 .hidden_size = 64,
+				 .num_layers = 2,
+				 .rope_theta = 500000,
+				 .qkv_bias = 0,
+				 .tie_word_embeddings = 1,
+				 .ncu_enable = 1};
+	const char *want[] = {"/nonexistent/wl/llmprof-llm",
+			      "--device",
+			      "cpu",
+			      "--model-name",
+			      "tiny",
+			      "--hidden",
+			      "64",
+			      "--layers",
+			      "2",
+			      "--rope-theta",
+			      "500000",
+			      "--qkv-bias",
+			      "0",
+			      "--tie-embeddings",
+			      "1",
+			      "--seed",
+			      "1234",
+			      "--dtype",
+			      "bf16",
+			      "--batch",
+			      "2",
+			      "--prompt-len",
+			      "128",
+			      "--new-tokens",
+			      "32",
+			      "--cuda-graph",
+			      "1",
+			      "--warmup",
+			      "1",
+			      "--analytic-out",
+			      "/r/workload/analytic.json",
+			      NULL};
+	const char *tenv[] = {"CUDA_INJECTION64_PATH=/t/libllmprof_tracer.so", NULL};
 	struct plan p;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	size_t i;
@@ -98,7 +139,8 @@ static void test_builtin_plan(void **state)
 		assert_string_equal(p.steps[W].argv[i], want[i]);
 	assert_null(p.steps[W].argv[i]);
 	assert_int_equal(plan_check_programs(&p, &err), -1);
-	assert_non_null(strstr(err.buf, "built-in workload '/nonexistent/wl/llmprof-llm' not found"));
+	assert_non_null(
+	    strstr(err.buf, "built-in workload '/nonexistent/wl/llmprof-llm' not found"));
 	provenance_inputs_yaml(&p.inputs, &sb);
 	assert_non_null(strstr(sb.buf, "  kind: \"llm\"\n"));
 	assert_non_null(strstr(sb.buf, "device: \"cpu\"\nmodel:\n  name: \"tiny\"\n"
@@ -139,7 +181,8 @@ static void test_builtin_plan(void **state)
 	strbuf_reset(&err);
 	pp.workload_kind = "vllm";
 	assert_int_equal(plan_build(&p, &pp, &err), -1);
-	assert_string_equal(err.buf, "unknown workload kind 'vllm' (expected llm, dummy or command)");
+	assert_string_equal(err.buf,
+			    "unknown workload kind 'vllm' (expected llm, dummy or command)");
 	strbuf_reset(&err);
 	pp.workload_kind = "command";
 	assert_int_equal(plan_build(&p, &pp, &err), -1);
@@ -152,15 +195,22 @@ static void test_builtin_plan(void **state)
  * range@domain syntax), then export and stats with the bundle's names. */
 static void test_nsys_plan(void **state)
 {
-	const char *prog[] = { "./app", "--x", NULL };
-	struct nsys_options o = { .nsys = "/opt/nsys", .trace = "cuda,nvtx,osrt",
-				  .capture_range = "nvtx", .nvtx_capture = "LLM@decode_all",
-				  .gating_nvtx = 1 };
-	struct plan_params pp = { .run_dir = "/r", .workload_kind = "command", .program_argv = prog,
-				  .trace = PLAN_TRACE_NSYS, .nsys = &o, .ncu_enable = 1,
-				  .trace_reason = "pipeline.trace.backend=auto: nsys can finish a report" };
-	const char *names[] = { "config", "provenance", "workload", "nsys-export", "nsys-stats",
-				"analyze", "select", "ncu", "join", "reports" };
+	const char *prog[] = {"./app", "--x", NULL};
+	struct nsys_options o = {.nsys = "/opt/nsys",
+				 .trace = "cuda,nvtx,osrt",
+				 .capture_range = "nvtx",
+				 .nvtx_capture = "LLM@decode_all",
+				 .gating_nvtx = 1};
+	struct plan_params pp = {.run_dir = "/r",
+				 .workload_kind = "command",
+				 .program_argv = prog,
+				 .trace = PLAN_TRACE_NSYS,
+				 .nsys = &o,
+				 .ncu_enable = 1,
+				 .trace_reason =
+				     "pipeline.trace.backend=auto: nsys can finish a report"};
+	const char *names[] = {"config",  "provenance", "workload", "nsys-export", "nsys-stats",
+			       "analyze", "select",	"ncu",	    "join",	   "reports"};
 	struct plan p;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	size_t n;
@@ -175,10 +225,12 @@ static void test_nsys_plan(void **state)
 				       "--nvtx-capture=decode_all@LLM "
 				       "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0"));
 	assert_non_null(strstr(sb.buf, "-o /r/nsys/run --force-overwrite true ./app --x\n"));
-	assert_non_null(strstr(sb.buf, "  argv: /opt/nsys export --type sqlite --force-overwrite "
-				       "true --quiet true -o /r/nsys/run.sqlite /r/nsys/run.nsys-rep\n"));
-	assert_non_null(strstr(sb.buf, "  argv: /opt/nsys stats -r cuda_gpu_kern_sum -f csv "
-				       "--force-overwrite true -o /r/nsys/summary /r/nsys/run.sqlite\n"));
+	assert_non_null(strstr(sb.buf,
+			       "  argv: /opt/nsys export --type sqlite --force-overwrite "
+			       "true --quiet true -o /r/nsys/run.sqlite /r/nsys/run.nsys-rep\n"));
+	assert_non_null(strstr(sb.buf,
+			       "  argv: /opt/nsys stats -r cuda_gpu_kern_sum -f csv "
+			       "--force-overwrite true -o /r/nsys/summary /r/nsys/run.sqlite\n"));
 	assert_null(plan_find(&p, "analyze")->skip_reason);
 	n = 0;
 	while (p.steps[W].argv[n])
@@ -204,12 +256,22 @@ static void test_nsys_plan(void **state)
 
 static void test_env_allowlist_and_os_release(void **state)
 {
-	const char *yes[] = { "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME",
-			      "NVIDIA_VISIBLE_DEVICES", "NSYS_NVTX_PROFILER_REGISTER_ONLY",
-			      "NCCL_DEBUG", "LLMPROF_CONF_DIR", "PYTORCH_CUDA_ALLOC_CONF", NULL };
-	const char *no[] = { "HOME", "USER", "AWS_SECRET_ACCESS_KEY", "NVIDIA_API_KEY",
-			     "CUDA_AUTH_TOKEN", "PATHX", "SSH_AUTH_SOCK", "HF_TOKEN", NULL };
-	const char osr[] = "NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n";
+	const char *yes[] = {
+	    "PATH",	  "LD_LIBRARY_PATH",	    "CUDA_VISIBLE_DEVICES",
+	    "CUDA_HOME",  "NVIDIA_VISIBLE_DEVICES", "NSYS_NVTX_PROFILER_REGISTER_ONLY",
+	    "NCCL_DEBUG", "LLMPROF_CONF_DIR",	    "PYTORCH_CUDA_ALLOC_CONF",
+	    NULL};
+	const char *no[] = {"HOME",
+			    "USER",
+			    "AWS_SECRET_ACCESS_KEY",
+			    "NVIDIA_API_KEY",
+			    "CUDA_AUTH_TOKEN",
+			    "PATHX",
+			    "SSH_AUTH_SOCK",
+			    "HF_TOKEN",
+			    NULL};
+	const char osr[] =
+	    "NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n";
 	char *s;
 
 	for (int i = 0; yes[i]; i++)
@@ -228,10 +290,10 @@ static void test_env_allowlist_and_os_release(void **state)
 static void test_smi_csv(void **state)
 {
 	const char csv[] =
-		"0, NVIDIA H100 80GB HBM3, GPU-1b2c3d4e-0000-1111-2222-333344445555, 00000000:19:00.0, "
-		"9.0, 81559, 1980, 2619, 345, 2619, 550.54.15\n"
-		"1, NVIDIA H100 80GB HBM3, GPU-ffff, 00000000:3B:00.0, [N/A], [N/A], 1980, 2619, "
-		"[N/A], [N/A], 550.54.15\n";
+	    "0, NVIDIA H100 80GB HBM3, GPU-1b2c3d4e-0000-1111-2222-333344445555, 00000000:19:00.0, "
+	    "9.0, 81559, 1980, 2619, 345, 2619, 550.54.15\n"
+	    "1, NVIDIA H100 80GB HBM3, GPU-ffff, 00000000:3B:00.0, [N/A], [N/A], 1980, 2619, "
+	    "[N/A], [N/A], 550.54.15\n";
 	struct gpu_probe p;
 	struct strbuf err = STRBUF_INIT, v = STRBUF_INIT;
 	json_t *j;
@@ -252,10 +314,12 @@ static void test_smi_csv(void **state)
 	assert_int_equal(p.gpus[1].mem_total, 0);
 	assert_string_equal(p.gpus[1].pci_bus_id, "00000000:3B:00.0");
 	j = provenance_gpu_json(&p);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0),
-							      "compute_capability")), "9.0");
-	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "gpus"), 1),
-						 "memory_total_bytes")));
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0),
+					      "compute_capability")),
+	    "9.0");
+	assert_true(json_is_null(
+	    json_object_get(json_array_get(json_object_get(j, "gpus"), 1), "memory_total_bytes")));
 	json_decref(j);
 	assert_int_equal(gpu_parse_smi_csv(&p, "0, x, y\n", 8, &err), -1);
 	assert_string_equal(err.buf, "nvidia-smi output line 1: expected 11 fields");
@@ -306,6 +370,20 @@ static void test_tool_version(void **state)
 	assert_string_equal(v, "2023.4.4.54-234433681190v0");
 	free(v);
 	assert_null(tool_parse_version("hello\n", 6));
+	/* the oldest supported: 2023.1 for both */
+	assert_int_equal(tool_version_older("2022.4.2.1-abc", 2023, 1), 1);
+	assert_int_equal(tool_version_older("2019.1.0 (build 1234)", 2023, 1), 1);
+	assert_int_equal(tool_version_older("2023.1.0", 2023, 1), 0);
+	assert_int_equal(tool_version_older("2023.10.1", 2023, 2), 0); /* 10 > 2, not "1" */
+	assert_int_equal(tool_version_older("2024.1.1.0 (build 33998838)", 2023, 1), 0);
+	assert_int_equal(tool_version_older("12.4", 2023, 1), -1);
+	assert_int_equal(tool_version_older(NULL, 2023, 1), -1);
+	v = tool_too_old("nsys", "2022.4.2.1-abc");
+	assert_string_equal(
+	    v, "nsys 2022.4.2.1-abc is older than 2023.1, the oldest llmprof supports");
+	free(v);
+	assert_null(tool_too_old("ncu", "2025.3.1.0 (build 36398880)"));
+	assert_null(tool_too_old("ncu", NULL));
 
 	tool_probe(&t, "llmprof-no-such-tool", NULL);
 	assert_null(t.path);
@@ -320,8 +398,8 @@ static void test_tool_version(void **state)
 
 static void test_env_json_shape(void **state)
 {
-	const char *argv[] = { "llmprof", "profile", "bad\xff", NULL };
-	struct provenance_opts o = { .argc = 3, .argv = argv, .ncu_path = "/nonexistent/ncu" };
+	const char *argv[] = {"llmprof", "profile", "bad\xff", NULL};
+	struct provenance_opts o = {.argc = 3, .argv = argv, .ncu_path = "/nonexistent/ncu"};
 	struct gpu_probe p;
 	json_t *j, *v;
 	char *text;
@@ -337,8 +415,10 @@ static void test_env_json_shape(void **state)
 	assert_non_null(text);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "argv"), 2)),
 			    "bad\xef\xbf\xbd");
-	assert_true(json_integer_value(json_object_get(json_object_get(j, "cpu"), "online_cpus")) >= 1);
-	assert_true(json_integer_value(json_object_get(json_object_get(j, "memory"), "total_bytes")) > 0);
+	assert_true(json_integer_value(json_object_get(json_object_get(j, "cpu"), "online_cpus")) >=
+		    1);
+	assert_true(
+	    json_integer_value(json_object_get(json_object_get(j, "memory"), "total_bytes")) > 0);
 	assert_true(json_is_string(json_object_get(json_object_get(j, "host"), "kernel")));
 	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 0);
 	v = json_object_get(json_object_get(j, "gpu_probe"), "note");
@@ -360,14 +440,14 @@ static void test_env_json_shape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_command_plan),
-		cmocka_unit_test(test_builtin_plan),
-		cmocka_unit_test(test_nsys_plan),
-		cmocka_unit_test(test_env_allowlist_and_os_release),
-		cmocka_unit_test(test_smi_csv),
-		cmocka_unit_test(test_probe_without_gpu),
-		cmocka_unit_test(test_tool_version),
-		cmocka_unit_test(test_env_json_shape),
+	    cmocka_unit_test(test_command_plan),
+	    cmocka_unit_test(test_builtin_plan),
+	    cmocka_unit_test(test_nsys_plan),
+	    cmocka_unit_test(test_env_allowlist_and_os_release),
+	    cmocka_unit_test(test_smi_csv),
+	    cmocka_unit_test(test_probe_without_gpu),
+	    cmocka_unit_test(test_tool_version),
+	    cmocka_unit_test(test_env_json_shape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
