@@ -8,14 +8,64 @@
 #include "report/format.h"
 #include "core/banned.h"
 
-static uint64_t stage_kernel_ns(const struct report_model *m, const char *stage)
+/* A kernel's GPU time and launches inside stage st: the per-stage figures
+ * a trace gives (never its warm-up launches), or, in a model built without
+ * them, its totals when it is labelled with that stage. */
+static int role_index(const struct report_stage *st)
+{
+	return st->role == REPORT_ROLE_PREFILL || st->role == REPORT_ROLE_DECODE ? (int)st->role
+										 : -1;
+}
+
+static uint64_t kernel_stage_ns(const struct report_kernel *k, const struct report_stage *st)
+{
+	int r = role_index(st);
+
+	if (r >= 0 && (k->stage_calls[r] || k->stage_ns[r]))
+		return k->stage_ns[r];
+	return k->stage && st->name && !strcmp(k->stage, st->name) ? k->total_ns : 0;
+}
+
+static uint64_t kernel_stage_calls(const struct report_kernel *k, const struct report_stage *st)
+{
+	int r = role_index(st);
+
+	if (r >= 0 && (k->stage_calls[r] || k->stage_ns[r]))
+		return k->stage_calls[r];
+	return k->stage && st->name && !strcmp(k->stage, st->name) ? k->calls : 0;
+}
+
+static uint64_t stage_kernel_ns(const struct report_model *m, const struct report_stage *st)
 {
 	uint64_t t = 0;
 
 	for (size_t i = 0; i < m->nr_kernels; i++)
-		if (m->kernels[i].stage && !strcmp(m->kernels[i].stage, stage))
-			t += m->kernels[i].total_ns;
+		t += kernel_stage_ns(&m->kernels[i], st);
 	return t;
+}
+
+/* The stage's kernels by their time inside it, longest first (ties in
+ * model order); n of them. Owned array of indices into m->kernels. */
+static size_t *stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
+				     size_t *n)
+{
+	size_t *idx = xmalloc((m->nr_kernels + 1) * sizeof(*idx));
+
+	*n = 0;
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		if (kernel_stage_ns(&m->kernels[i], st))
+			idx[(*n)++] = i;
+	for (size_t i = 1; i < *n; i++) { /* insertion sort: stable, n is small */
+		size_t v = idx[i], j = i;
+		uint64_t t = kernel_stage_ns(&m->kernels[v], st);
+
+		while (j > 0 && kernel_stage_ns(&m->kernels[idx[j - 1]], st) < t) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = v;
+	}
+	return idx;
 }
 
 static struct rnum idle_share(const struct report_stage *s)
@@ -106,26 +156,27 @@ static void rule_missing_counters(struct report_model *m)
 static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 			      const struct report_stage *st, enum kernel_bound want)
 {
-	uint64_t st_ns = stage_kernel_ns(m, st->name);
+	uint64_t st_ns = stage_kernel_ns(m, st);
+	size_t nk, *idx = stage_kernels_by_time(m, st, &nk);
 	int n = 0;
 
-	for (size_t i = 0; i < m->nr_kernels && n < FINDINGS_MAX_KERNELS_NAMED; i++) {
-		const struct report_kernel *k = &m->kernels[i];
+	for (size_t j = 0; j < nk && n < FINDINGS_MAX_KERNELS_NAMED; j++) {
+		const struct report_kernel *k = &m->kernels[idx[j]];
 
-		if (!k->stage || strcmp(k->stage, st->name) || k->c.bound != want ||
-		    !k->c.dram_sol_pct.available || !st_ns)
+		if (k->c.bound != want || !k->c.dram_sol_pct.available || !st_ns)
 			continue;
 		strbuf_addstr(sb, n ? ", " : "");
 		md_code_plain(sb, k->short_name);
 		strbuf_addstr(sb, " (DRAM SOL ");
 		fmt_pct(sb, k->c.dram_sol_pct);
 		strbuf_addstr(sb, "%, ");
-		fmt_frac_pct(sb, rnum_of((double)k->total_ns / (double)st_ns));
+		fmt_frac_pct(sb, rnum_of((double)kernel_stage_ns(k, st) / (double)st_ns));
 		strbuf_addstr(sb, " of ");
 		md_escape_inline(sb, st->name);
 		strbuf_addstr(sb, " kernel time)");
 		n++;
 	}
+	free(idx);
 	return n;
 }
 
@@ -231,17 +282,21 @@ static void rule_prefill(struct report_model *m)
 		strbuf_addstr(&mfu, " of the measured GEMM ceiling");
 	}
 	strbuf_addstr(&mfu, ")");
-	st_ns = stage_kernel_ns(m, p->name);
-	for (size_t i = 0; i < m->nr_kernels && !top; i++)
-		if (m->kernels[i].stage && !strcmp(m->kernels[i].stage, p->name))
-			top = &m->kernels[i];
+	st_ns = stage_kernel_ns(m, p);
+	{
+		size_t nk, *idx = stage_kernels_by_time(m, p, &nk);
+
+		if (nk)
+			top = &m->kernels[idx[0]];
+		free(idx);
+	}
 	strbuf_addstr(&rec, "Check GEMM efficiency (tensor-core use, tile shapes, dtype) and use a "
 			    "fused attention kernel");
 	if (top && st_ns) {
 		strbuf_addstr(&rec, "; start with ");
 		md_code_plain(&rec, top->short_name);
 		strbuf_addstr(&rec, ", ");
-		fmt_frac_pct(&rec, rnum_of((double)top->total_ns / (double)st_ns));
+		fmt_frac_pct(&rec, rnum_of((double)kernel_stage_ns(top, p) / (double)st_ns));
 		strbuf_addstr(&rec, " of prefill kernel time");
 		if (top->c.sm_sol_pct.available) {
 			strbuf_addstr(&rec, " at ");
@@ -279,21 +334,19 @@ static void rule_dominant_kernels(struct report_model *m)
 {
 	for (size_t s = 0; s < m->nr_stages; s++) {
 		const struct report_stage *st = &m->stages[s];
-		uint64_t st_ns = stage_kernel_ns(m, st->name);
+		uint64_t st_ns = stage_kernel_ns(m, st);
+		size_t nk, *idx = stage_kernels_by_time(m, st, &nk);
 		int n = 0;
 
-		for (size_t i = 0; st_ns && i < m->nr_kernels && n < FINDINGS_MAX_KERNELS_NAMED;
-		     i++) {
-			const struct report_kernel *k = &m->kernels[i];
+		for (size_t j = 0; st_ns && j < nk && n < FINDINGS_MAX_KERNELS_NAMED; j++) {
+			const struct report_kernel *k = &m->kernels[idx[j]];
 			struct strbuf t = STRBUF_INIT, rec = STRBUF_INIT;
 			double share;
 			const char *adv;
 
-			if (!k->stage || strcmp(k->stage, st->name))
-				continue;
-			share = (double)k->total_ns / (double)st_ns;
+			share = (double)kernel_stage_ns(k, st) / (double)st_ns;
 			if (share <= FINDINGS_KERNEL_DOMINANT_SHARE)
-				break; /* sorted by time: the rest are smaller */
+				break; /* by time inside the stage: the rest are smaller */
 			n++;
 			md_code_plain(&t, k->short_name);
 			strbuf_addstr(&t, " takes ");
@@ -301,8 +354,9 @@ static void rule_dominant_kernels(struct report_model *m)
 			strbuf_addstr(&t, " of ");
 			md_escape_inline(&t, st->name);
 			strbuf_addstr(&t, " kernel time (");
-			fmt_ns_as_ms(&t, (double)k->total_ns);
-			strbuf_addf(&t, " ms in %llu calls)", (unsigned long long)k->calls);
+			fmt_ns_as_ms(&t, (double)kernel_stage_ns(k, st));
+			strbuf_addf(&t, " ms in %llu calls)",
+				    (unsigned long long)kernel_stage_calls(k, st));
 			if (k->c.bound != BOUND_UNKNOWN) {
 				strbuf_addf(&t, "; %s-bound at ", kernel_bound_name(k->c.bound));
 				fmt_pct(&t, k->c.sm_sol_pct);
@@ -318,6 +372,7 @@ static void rule_dominant_kernels(struct report_model *m)
 			strbuf_release(&t);
 			strbuf_release(&rec);
 		}
+		free(idx);
 	}
 }
 

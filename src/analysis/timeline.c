@@ -478,11 +478,13 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 
 	for (size_t r = 0; r < t->nranges; r++)
 		is_op[r] = p->candidate[r] && is_operator(t, &t->ranges[r], cfg->operator_pattern);
+	tl->kernel_op = xmalloc(st_mult(t->nkernels + 1, sizeof(*tl->kernel_op)));
 	for (size_t k = 0; k < t->nkernels; k++) {
 		int32_t r = p->kernel_inner[k];
 
 		while (r >= 0 && !is_op[r])
 			r = p->parent[r];
+		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
 		if (r < 0)
 			continue;
 		op_ns[r] += t->kernels[k].end - t->kernels[k].start;
@@ -724,6 +726,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 void timeline_release(struct timeline *tl)
 {
 	free(tl->step_kernels);
+	free(tl->kernel_op);
 	free(tl->kernel_stages);
 	free(tl->ops);
 	free(tl->memops);

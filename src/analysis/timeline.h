@@ -106,6 +106,8 @@ struct timeline {
 	size_t ops_no_launch;	   /* GPU ops whose launch call is missing */
 	size_t kernels_no_launch;  /* kernels among them */
 	size_t stage_cross_thread; /* stage ranges ended on another thread: not projected */
+	int32_t *kernel_op;	   /* per kernel: strs id of its innermost operator range's
+				      text, -1 outside every operator */
 	/* kernels of each decode_step instance, in start order: a capture that
 	 * stops or starts while the GPU runs behind the CPU leaves steps with
 	 * fewer kernels, or none */

@@ -563,7 +563,147 @@ void report_join_key(const char *s, struct strbuf *out)
  * its parameter list (template arguments included, so two instantiations
  * stay apart); each kernel gets the duration-weighted means of the
  * launches ncu measured. */
+static const char *jstr(json_t *o, const char *key);
+static int load_json(const char *path, json_t **out, struct strbuf *err);
+
+/* A class of launches that one ncu result describes: the kernel (trace name
+ * id), its grid and block, and the innermost operator range it ran in. */
+struct launch_class {
+	int32_t name, op;
+	int32_t grid[3], block[3];
+	double flops; /* ncu's, per launch */
+	unsigned n;   /* results averaged */
+};
+
+static int same_class(const struct launch_class *c, const struct trace_kernel *k, int32_t op)
+{
+	return c->name == k->name && c->op == op && !memcmp(c->grid, k->grid, sizeof(c->grid)) &&
+	       !memcmp(c->block, k->block, sizeof(c->block));
+}
+
+/* Stage counter FLOPs from the launches ncu measured. One kernel can run
+ * several shapes under one launch configuration (a GEMV for the q/k/v,
+ * output and down projections), so a per-name mean would stand for shapes
+ * never measured. ncu/selection.json names the launch each ncu run
+ * measured (launch_index, the trace's kernel order); its result counts for
+ * the launches of the same class in the profiled stage(s), and launches of
+ * unmeasured classes are left out (counter_time_share says how much).
+ * Returns 0 with the stages set, or -1 (no selection, nothing matched): the
+ * per-name estimate of report_model_derive() then applies. */
+static int class_counter_flops(struct report_model *m, const struct report_analysis *a,
+			       const struct ncu_kernel_table *t, const char *sel_path,
+			       const char *taken)
+{
+	const struct trace *tr = &a->trace;
+	const struct timeline *tl = &a->tl;
+	struct launch_class *cls = NULL;
+	size_t ncls = 0, acls = 0, i;
+	struct strbuf k1 = STRBUF_INIT, k2 = STRBUF_INIT, err = STRBUF_INIT;
+	json_t *sel = NULL, *ks, *e;
+	double flops[2] = {0, 0}, cov_ns[2] = {0, 0}, all_ns[2] = {0, 0};
+	int any[2] = {0, 0}, ret = -1;
+	unsigned want = 0;
+
+	if (!sel_path || !path_exists(sel_path) || !tl->kernel_op || !tl->kernel_stages ||
+	    load_json(sel_path, &sel, &err) || !sel)
+		goto out;
+	ks = json_object_get(sel, "kernels");
+	for (size_t j = 0; j < t->nr; j++) {
+		const struct ncu_kernel *r = &t->k[j];
+		struct launch_class *c = NULL;
+		size_t li = SIZE_MAX;
+
+		if (!r->name || !ncu_have(r->flops_total))
+			continue;
+		report_join_key(r->name, &k1);
+		json_array_foreach(ks, i, e)
+		{
+			json_t *g = json_object_get(e, "grid"), *b = json_object_get(e, "block");
+			int match =
+			    jstr(e, "name") && json_is_integer(json_object_get(e, "launch_index"));
+
+			for (int d = 0; match && d < 3; d++)
+				match =
+				    json_integer_value(json_array_get(g, (size_t)d)) ==
+					r->grid[d] &&
+				    json_integer_value(json_array_get(b, (size_t)d)) == r->block[d];
+			if (!match)
+				continue;
+			report_join_key(jstr(e, "name"), &k2);
+			if (strcmp(k1.buf, k2.buf))
+				continue;
+			li = (size_t)json_integer_value(json_object_get(e, "launch_index"));
+			break;
+		}
+		if (li >= tr->nkernels)
+			continue;
+		for (i = 0; i < ncls && !c; i++)
+			if (same_class(&cls[i], &tr->kernels[li], tl->kernel_op[li]))
+				c = &cls[i];
+		if (!c) {
+			ALLOC_GROW(cls, ncls + 1, acls);
+			c = &cls[ncls++];
+			memset(c, 0, sizeof(*c));
+			c->name = tr->kernels[li].name;
+			c->op = tl->kernel_op[li];
+			memcpy(c->grid, tr->kernels[li].grid, sizeof(c->grid));
+			memcpy(c->block, tr->kernels[li].block, sizeof(c->block));
+		}
+		c->flops += (r->flops_total - c->flops) / (double)++c->n;
+	}
+	if (!ncls)
+		goto out;
+	/* the stages run.stage profiled (NVTX include filters) */
+	if (!taken || !strcmp(taken, "all"))
+		want = 3;
+	else if (!strcmp(taken, "prefill"))
+		want = 1;
+	else if (!strcmp(taken, "decode") || !strcmp(taken, "decode_step"))
+		want = 2;
+	for (size_t k = 0; k < tr->nkernels; k++) {
+		const struct trace_kernel *kk = &tr->kernels[k];
+		unsigned st = tl->kernel_stages[k];
+		int role = st & (1u << STAGE_PREFILL)				     ? 0
+			   : st & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP)) ? 1
+										     : -1;
+		double d = kk->end > kk->start ? (double)(kk->end - kk->start) : 0;
+
+		if (role < 0 || !(want & (1u << role)))
+			continue;
+		all_ns[role] += d;
+		for (i = 0; i < ncls; i++)
+			if (same_class(&cls[i], kk, tl->kernel_op[k])) {
+				flops[role] += cls[i].flops;
+				cov_ns[role] += d;
+				any[role] = 1;
+				break;
+			}
+	}
+	for (i = 0; i < m->nr_stages; i++) {
+		struct report_stage *s = &m->stages[i];
+		int role = s->role == REPORT_ROLE_PREFILL  ? 0
+			   : s->role == REPORT_ROLE_DECODE ? 1
+							   : -1;
+
+		if (role < 0 || !any[role])
+			continue;
+		s->counter_flops = rnum_of(flops[role]);
+		if (all_ns[role] > 0)
+			s->counter_time_share = rnum_of(cov_ns[role] / all_ns[role]);
+	}
+	m->run.counters_by_class = 1;
+	ret = 0;
+out:
+	free(cls);
+	json_decref(sel);
+	strbuf_release(&k1);
+	strbuf_release(&k2);
+	strbuf_release(&err);
+	return ret;
+}
+
 static void join_counters(struct report_model *m, const char *path, const char *shown,
+			  const struct report_analysis *a, const char *sel_path, const char *taken,
 			  struct report_build_result *res)
 {
 	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT, key = STRBUF_INIT;
@@ -634,6 +774,11 @@ static void join_counters(struct report_model *m, const char *path, const char *
 		k->c.flops_tensor = lsum_mean(&tc);
 		k->c.dram_bytes = lsum_mean(&bytes);
 	}
+	if (class_counter_flops(m, a, &t, sel_path, taken) && t.nr)
+		report_model_add_note(m, "counter FLOPs per stage are estimates: each kernel's "
+					 "mean FLOPs per measured launch times its launches (no "
+					 "ncu/selection.json to tell which launch each result "
+					 "measured)");
 	res->join_state = "ok";
 	strbuf_addf(&res->join_msg, "%s: %zu of %zu ncu results joined to %zu of %zu kernels",
 		    shown, joined_rows, t.nr, joined_kernels, m->nr_kernels);
@@ -1033,11 +1178,16 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
 		if (strcmp(a->state, "ok"))
 			strbuf_addstr(&res->join_msg, "no analyzed trace to join the counters to");
-		else
-			join_counters(m, ncu, shown_path(o->run_dir, ncu), res);
-		/* the ncu step profiles run.stage only (NVTX include filters) */
-		report_set_str(&m->run.counters_stage,
-			       o->cfg ? config_get_string(o->cfg, "run.stage") : NULL);
+		else {
+			/* the ncu step profiles run.stage only (NVTX include filters) */
+			report_set_str(&m->run.counters_stage,
+				       o->cfg ? config_get_string(o->cfg, "run.stage") : NULL);
+			if (o->run_dir)
+				path_join(&e, o->run_dir, "ncu/selection.json");
+			join_counters(m, ncu, shown_path(o->run_dir, ncu), a, e.len ? e.buf : NULL,
+				      m->run.counters_stage, res);
+			strbuf_reset(&e);
+		}
 	} else {
 		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
 	}

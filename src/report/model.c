@@ -538,7 +538,7 @@ void report_model_derive(struct report_model *m)
 	for (i = 0; i < m->nr_stages; i++) {
 		struct report_stage *st = &m->stages[i];
 
-		if (!st->counter_flops.available)
+		if (!st->counter_flops.available && !m->run.counters_by_class)
 			stage_counter_flops(m, st);
 		derive_stage(st, &m->peaks);
 	}
