@@ -145,6 +145,13 @@ static uint32_t name_id(const char *name)
 }
 
 /* ---- activity buffers ---- */
+/* a fork() while another thread held the lock would leave the child's copy
+ * locked forever */
+static void pool_fork_child(void)
+{
+	pthread_mutex_init(&g_pool_lock, NULL);
+}
+
 static uint8_t *pool_get(void)
 {
 	uint8_t *b = NULL;
@@ -466,6 +473,7 @@ int InitializeInjection(void)
 					      &on);
 		if (r == CUPTI_SUCCESS) {
 			g_pool_on = 1;
+			pthread_atfork(NULL, NULL, pool_fork_child);
 			/* touched now, so the first records fault no pages in */
 			for (; v && g_pool_n < POOL_MAX; v--) {
 				uint8_t *b = malloc(g_cupti_buf);
