@@ -15,6 +15,7 @@
 #include "run/gpu.h"
 #include "run/plan.h"
 #include "run/tools.h"
+#include "vendor/nsys.h"
 #include "core/banned.h"
 
 static const char *opt_conf_dir;
@@ -164,7 +165,7 @@ static void check_tool(const char *name, const char *configured, const char *fix
 	else
 		line("warn", name, t.note.buf, fix);
 	if (!strcmp(name, "nsys") && t.path) {
-		char *imp = tool_find_qdstrm_importer(t.path);
+		char *imp = nsys_find_importer(t.path); /* where profile looks */
 		if (imp)
 			linef("ok", "nsys importer", NULL, "%s", imp);
 		else

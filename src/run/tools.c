@@ -1,6 +1,5 @@
 /* tools.c: see tools.h. */
 #include <ctype.h>
-#include <glob.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,40 +122,6 @@ void tool_info_release(struct tool_info *info)
 	FREE_AND_NULL(info->path);
 	FREE_AND_NULL(info->version);
 	strbuf_release(&info->note);
-}
-
-char *tool_find_qdstrm_importer(const char *nsys_path)
-{
-	struct strbuf dir = STRBUF_INIT, pat = STRBUF_INIT;
-	char *slash, *found = NULL;
-	glob_t g;
-
-	if (!nsys_path)
-		return NULL;
-	strbuf_addstr(&dir, nsys_path);
-	slash = strrchr(dir.buf, '/');
-	if (slash)
-		strbuf_setlen(&dir, (size_t)(slash - dir.buf));
-	else
-		strbuf_addstr(&dir, ".");
-	path_join(&pat, dir.buf, "QdstrmImporter");
-	if (path_is_executable_file(pat.buf)) {
-		found = strbuf_detach(&pat, NULL);
-		goto out;
-	}
-	/* nsight-systems has host-linux-x64/, nsight-compute host/linux-desktop-... */
-	strbuf_reset(&pat);
-	path_join(&pat, dir.buf, "../*/QdstrmImporter");
-	if (!glob(pat.buf, 0, NULL, &g)) {
-		for (size_t i = 0; i < g.gl_pathc && !found; i++)
-			if (path_is_executable_file(g.gl_pathv[i]))
-				found = xstrdup(g.gl_pathv[i]);
-		globfree(&g);
-	}
-out:
-	strbuf_release(&dir);
-	strbuf_release(&pat);
-	return found;
 }
 
 static char *version_from_json(const char *path)

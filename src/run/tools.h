@@ -44,10 +44,6 @@ int tool_version_older(const char *version, int major, int minor);
  * 2023.1, the oldest llmprof supports". Owned. */
 char *tool_too_old(const char *name, const char *version);
 
-/* nsys needs QdstrmImporter to turn its raw capture into a report: next to
- * nsys, or in a sibling host directory. Owned path, or NULL. */
-char *tool_find_qdstrm_importer(const char *nsys_path);
-
 struct cuda_toolkit {
 	char *root;    /* owned: CUDA_HOME, CUDA_PATH or /usr/local/cuda, NULL = none */
 	char *version; /* owned, e.g. "13.0.88"; NULL = unknown */

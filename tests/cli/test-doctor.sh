@@ -30,8 +30,9 @@ grep -q '^warn  ncu counters: not checked without a GPU$' out || fail "counters 
 grep -q "^warn  ncu: 'ncu' not found on PATH$" out || fail "ncu line: $(grep ncu out)"
 grep -q "^warn  nsys: 'nsys' not found on PATH$" out || fail "nsys line"
 
-# tools found on PATH, with their versions; nsys with and without importer
-mkdir -p "$tmp/bin" "$tmp/nsys/target" "$tmp/nsys/host"
+# tools found on PATH, with their versions; nsys with and without importer,
+# in Nsight Systems' own layout (where nsys itself looks for it)
+mkdir -p "$tmp/bin" "$tmp/nsys/target" "$tmp/nsys/host-linux-x64" "$tmp/nsys/host"
 printf '#!/bin/sh\necho "NVIDIA (R) Nsight Compute Command Line Profiler"\necho "Version 2099.1.0.0 (build 1)"\n' >"$tmp/bin/ncu"
 printf '#!/bin/sh\necho "NVIDIA Nsight Systems version 2099.2.1"\n' >"$tmp/nsys/target/nsys"
 chmod +x "$tmp/bin/ncu" "$tmp/nsys/target/nsys"
@@ -41,11 +42,17 @@ check_format out
 grep -qx "ok    ncu: $tmp/bin/ncu (2099.1.0.0 (build 1))" out || fail "ncu: $(grep ncu out)"
 grep -qx "ok    nsys: $tmp/nsys/target/nsys (2099.2.1)" out || fail "nsys: $(grep nsys out)"
 grep -q '^warn  nsys importer: no QdstrmImporter' out || fail "importer should be missing"
+# a sibling directory nsys never searches does not count (profile would fail)
 printf '#!/bin/sh\n' >"$tmp/nsys/host/QdstrmImporter"
 chmod +x "$tmp/nsys/host/QdstrmImporter"
 LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI= PATH="$tmp/bin:$tmp/nsys/target:/usr/bin:/bin" \
+	"$LLMPROF" doctor >out 2>err || fail "doctor, importer elsewhere"
+grep -q '^warn  nsys importer: no QdstrmImporter' out || fail "importer in host/ should not count"
+printf '#!/bin/sh\n' >"$tmp/nsys/host-linux-x64/QdstrmImporter"
+chmod +x "$tmp/nsys/host-linux-x64/QdstrmImporter"
+LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI= PATH="$tmp/bin:$tmp/nsys/target:/usr/bin:/bin" \
 	"$LLMPROF" doctor >out 2>err || fail "doctor with importer"
-grep -q "^ok    nsys importer: $tmp/nsys/target/../host/QdstrmImporter$" out ||
+grep -q "^ok    nsys importer: $tmp/nsys/target/../host-linux-x64/QdstrmImporter$" out ||
 	fail "importer: $(grep importer out)"
 
 # a broken ncu is a warning that says what happened
