@@ -147,10 +147,10 @@ struct report_stage {
 };
 
 struct report_aggregates {
-	struct rnum ttft_ms;	  /* time to first token: prefill CPU time or GPU span, the
-				     later (per request) */
+	struct rnum ttft_ms;	  /* time to first token: prefill range start to the end of
+				     its GPU work (per request) */
 	struct rnum tpot_ms;	  /* time per output token: mean decode step */
-	struct rnum tokens_per_s; /* generated tokens (all sequences) / decode wall time */
+	struct rnum tokens_per_s; /* generated tokens (all sequences) / decode GPU span */
 	struct rnum tokens;	  /* generated tokens, all sequences */
 	struct rnum e2e_ms;	  /* profiled region: first stage range start to last stage
 				     range end, CPU time */
