@@ -151,16 +151,23 @@ static void check_tool(const char *name, const char *configured, const char *fix
 	char *old = NULL;
 
 	tool_probe(&t, name, configured);
-	if (t.path && t.version && (old = tool_too_old(name, t.version)))
-		linef("warn", name,
-		      strcmp(name, "nsys")
-			  ? "install Nsight Compute 2023.1 or newer, or set "
-			    "pipeline.ncu.path"
-			  : "install Nsight Systems 2023.1 or newer, or set "
-			    "pipeline.nsys.path; pipeline.trace.backend=builtin needs "
-			    "no nsys",
-		      "%s (%s)", old, t.path);
-	else if (t.path && t.version)
+	if (t.path && t.version && (old = tool_too_old(name, t.version))) {
+		struct strbuf upgrade = STRBUF_INIT;
+
+		if (strcmp(name, "nsys"))
+			strbuf_addf(
+			    &upgrade,
+			    "install Nsight Compute %d.%d or newer, or set pipeline.ncu.path",
+			    TOOL_NCU_MIN_MAJOR, TOOL_NCU_MIN_MINOR);
+		else
+			strbuf_addf(
+			    &upgrade,
+			    "install Nsight Systems %d.%d or newer, or set pipeline.nsys.path; "
+			    "pipeline.trace.backend=builtin needs no nsys",
+			    TOOL_NSYS_MIN_MAJOR, TOOL_NSYS_MIN_MINOR);
+		linef("warn", name, upgrade.buf, "%s (%s)", old, t.path);
+		strbuf_release(&upgrade);
+	} else if (t.path && t.version)
 		linef("ok", name, NULL, "%s (%s)", t.path, t.version);
 	else
 		line("warn", name, t.note.buf, fix);

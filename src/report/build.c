@@ -600,9 +600,10 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 	size_t ncls = 0, acls = 0, i;
 	struct strbuf k1 = STRBUF_INIT, k2 = STRBUF_INIT, err = STRBUF_INIT;
 	json_t *sel = NULL, *ks, *e;
+	/* by role: REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE */
 	double flops[2] = {0, 0}, cov_ns[2] = {0, 0}, all_ns[2] = {0, 0};
 	int any[2] = {0, 0}, ret = -1;
-	unsigned want = 0;
+	unsigned want;
 
 	if (!sel_path || !path_exists(sel_path) || !tl->kernel_op || !tl->kernel_stages ||
 	    load_json(sel_path, &sel, &err) || !sel)
@@ -653,13 +654,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 	}
 	if (!ncls)
 		goto out;
-	/* the stages run.stage profiled (NVTX include filters) */
-	if (!taken || !strcmp(taken, "all"))
-		want = 3;
-	else if (!strcmp(taken, "prefill"))
-		want = 1;
-	else if (!strcmp(taken, "decode") || !strcmp(taken, "decode_step"))
-		want = 2;
+	want = report_counter_roles(taken);
 	for (size_t k = 0; k < tr->nkernels; k++) {
 		const struct trace_kernel *kk = &tr->kernels[k];
 		unsigned st = tl->kernel_stages[k];
@@ -681,9 +676,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 	}
 	for (i = 0; i < m->nr_stages; i++) {
 		struct report_stage *s = &m->stages[i];
-		int role = s->role == REPORT_ROLE_PREFILL  ? 0
-			   : s->role == REPORT_ROLE_DECODE ? 1
-							   : -1;
+		int role = s->role == REPORT_ROLE_OTHER ? -1 : (int)s->role;
 
 		if (role < 0 || !any[role])
 			continue;

@@ -481,14 +481,25 @@ static void derive_aggregates(struct report_model *m)
  * launches? A kernel name can run with other shapes in another stage (a GEMM
  * in prefill is a GEMV in decode), so counters apply only where they were
  * taken; for "all" (or unknown), only to kernels that ran in one stage. */
+unsigned report_counter_roles(const char *taken)
+{
+	if (!taken || !strcmp(taken, "all"))
+		return (1u << REPORT_ROLE_PREFILL) | (1u << REPORT_ROLE_DECODE);
+	if (!strcmp(taken, "prefill"))
+		return 1u << REPORT_ROLE_PREFILL;
+	if (!strcmp(taken, "decode") || !strcmp(taken, "decode_step"))
+		return 1u << REPORT_ROLE_DECODE;
+	return 0;
+}
+
 static int counters_apply(const char *taken, const struct report_stage *st,
 			  const struct report_kernel *k)
 {
+	if (!(report_counter_roles(taken) & (1u << st->role)))
+		return 0;
 	if (!taken || !strcmp(taken, "all"))
 		return k->stage && st->name && !strcmp(k->stage, st->name);
-	if (st->role == REPORT_ROLE_PREFILL)
-		return !strcmp(taken, "prefill");
-	return !strcmp(taken, "decode") || !strcmp(taken, "decode_step");
+	return 1;
 }
 
 /* ncu FLOPs per launch x the kernel's launches inside the stage (never its

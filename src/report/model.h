@@ -338,6 +338,10 @@ void report_model_derive(struct report_model *m);
  * GPU idle gaps, so launch overhead lowers utilisation), else its NVTX wall
  * time; unavailable when neither is positive. */
 struct rnum report_stage_time_ms(const struct report_stage *s);
+/* The stage roles (bit 1 << REPORT_ROLE_*) whose launches the ncu step
+ * profiled for run.stage `taken` ("prefill", "decode", "decode_step",
+ * "all"; NULL = unknown, read as "all"), through its NVTX include filters. */
+unsigned report_counter_roles(const char *taken);
 
 const char *report_role_name(enum report_role role);
 const char *kernel_bound_name(enum kernel_bound b);

@@ -682,8 +682,7 @@ int nsys_probe_run(const char *config_path, uint64_t timeout_ms, struct nsys_pro
 		strbuf_release(&how);
 		goto out;
 	}
-	if (p->major < TOOL_NSYS_MIN_MAJOR ||
-	    (p->major == TOOL_NSYS_MIN_MAJOR && p->minor < TOOL_NSYS_MIN_MINOR)) {
+	if (tool_version_older(p->version.buf, TOOL_NSYS_MIN_MAJOR, TOOL_NSYS_MIN_MINOR) == 1) {
 		strbuf_addf(
 		    &p->reason,
 		    "nsys %s is older than %d.%d, the oldest llmprof supports (its `nsys "
