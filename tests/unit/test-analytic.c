@@ -135,6 +135,29 @@ static void test_analytic_decode_steps(void **state)
 	assert_null(finding(&m, "decode-steps-mismatch"));
 	report_model_release(&m);
 
+	/* a step's cost is needed and malformed: one line says which, nothing set */
+	{
+		static const char bad[] =
+		    "{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, "
+		    "\"bytes\": 1}, \"decode\": {\"flops\": 3, \"bytes\": 3}, \"decode_steps\": "
+		    "[{\"flops\": 1, \"bytes\": 1}, 7]}";
+		static const uint64_t two[] = {40, 0};
+		struct strbuf err = STRBUF_INIT;
+		struct report_stage *dec;
+
+		report_model_init(&m);
+		dec = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+		dec->steps = 2;
+		dec->step_kernels = malloc(sizeof(two));
+		memcpy(dec->step_kernels, two, sizeof(two));
+		dec->nr_step_kernels = 2;
+		assert_int_equal(analytic_load_buffer(&m, bad, strlen(bad), "a.json", &err), -1);
+		assert_string_equal(err.buf, "a.json: decode_steps[1] is not an object");
+		assert_false(dec->flops.available);
+		strbuf_release(&err);
+		report_model_release(&m);
+	}
+
 	load_with_steps(&m, NULL, 0, 1); /* no decode_step ranges: the stage as a whole */
 	assert_true(m.stages[1].flops.v == 17464320);
 	report_model_release(&m);
