@@ -198,10 +198,15 @@ template <typename T> __global__ void k_convert(T *dst, const float *src, uint64
 		dst[i] = fromf<T>(src[i]);
 }
 
+/* Row b of x = E[tok[b]]. A decode step passes dpos: block 0 advances the
+ * position first, so the step needs no kernel of its own for it (every
+ * later kernel of the step reads *dpos after this one ends). */
 template <typename T>
-__global__ void k_embed(T *x, const T *E, const int *tok, int H)
+__global__ void k_embed(T *x, const T *E, const int *tok, int H, int *dpos)
 {
 	pdl_sync();
+	if (dpos && blockIdx.x == 0 && threadIdx.x == 0)
+		*dpos += 1;
 	const T *src = E + (size_t)tok[blockIdx.x] * H;
 	T *dst = x + (size_t)blockIdx.x * H;
 	for (int i = threadIdx.x; i < H; i += blockDim.x)
@@ -504,50 +509,83 @@ template <typename T, int HD> static size_t flash_smem(void)
 static int g_prefill_gemm;
 
 #define MAXG 8
-/* Split-K decode attention (flash-decoding): block (split, kv head, b)
- * scores keys [split*chunk, +chunk) for the group's query heads with one
- * warp per key (lane l holds head-dim elements l*E..l*E+E-1), then writes
- * unnormalised partial outputs with their max and sum. */
+/* RoPE of element i of a head-dim vector v at one position (co, si: the
+ * position's row of the tables), rounded to T as a stored value would be. */
+template <typename T>
+__device__ __forceinline__ float rope_at(const T *v, int i, int half, const float *co,
+					 const float *si)
+{
+	int j = i < half ? i : i - half;
+	float a = tof(v[j]), c = tof(v[j + half]);
+	float x = i < half ? a * co[j] - c * si[j] : c * co[j] + a * si[j];
+	return tof(fromf<T>(x));
+}
+
+/* Split-K decode attention (flash-decoding) with RoPE and the KV-cache write
+ * fused in: block (split, kv head, b) rotates the group's query heads as it
+ * loads them; the block whose chunk holds the new position *dpos rotates the
+ * new key, writes it and the new value into the cache, then scores keys
+ * [split*chunk, +chunk) for all the group's heads with one warp per key
+ * (lane l holds head-dim elements l*E..l*E+E-1, KB keys in flight per
+ * warp), and writes unnormalised partial outputs with their max and sum. */
 template <typename T, int E>
 __global__ void __launch_bounds__(128)
-	k_attn_decode(const T *qkv, int qkv_stride, const T *kc, const T *vc, int kvh, int group,
-		      int max_seq, const int *dpos, int chunk, float scale, float *part_o,
-		      float *part_ml, int splits)
+	k_attn_decode(const T *qkv, int qkv_stride, T *kc, T *vc, int kvh, int group, int max_seq,
+		      const int *dpos, const float *cos_t, const float *sin_t, int chunk,
+		      float scale, float *part_o, float *part_ml, int splits)
 {
+	constexpr int KB = 4;
 	extern __shared__ float sc[]; /* group * chunk */
 	pdl_sync();
-	const int hd = 32 * E, split = blockIdx.x, g = blockIdx.y, b = blockIdx.z;
+	const int hd = 32 * E, half = hd / 2, split = blockIdx.x, g = blockIdx.y, b = blockIdx.z;
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-	const int S = *dpos + 1, s0 = split * chunk, s1 = min(S, s0 + chunk);
+	const int p = *dpos, S = p + 1, s0 = split * chunk, s1 = min(S, s0 + chunk);
 	const int heads = kvh * group;
-	const T *K = kc + ((size_t)b * kvh + g) * max_seq * hd;
-	const T *V = vc + ((size_t)b * kvh + g) * max_seq * hd;
+	const float *co = cos_t + (size_t)p * half, *si = sin_t + (size_t)p * half;
+	const T *row = qkv + (size_t)b * qkv_stride;
+	T *K = kc + ((size_t)b * kvh + g) * max_seq * hd;
+	T *V = vc + ((size_t)b * kvh + g) * max_seq * hd;
+	if (p >= s0 && p < s1) { /* uniform over the block */
+		const T *kn = row + (size_t)(heads + g) * hd, *vn = row + (size_t)(heads + kvh + g) * hd;
+		for (int i = threadIdx.x; i < hd; i += blockDim.x) {
+			K[(size_t)p * hd + i] = fromf<T>(rope_at(kn, i, half, co, si));
+			V[(size_t)p * hd + i] = vn[i];
+		}
+		__syncthreads(); /* the block reads them back below */
+	}
 	float q[MAXG][E];
 #pragma unroll
 	for (int j = 0; j < MAXG; j++)
 #pragma unroll
 		for (int e = 0; e < E; e++)
-			q[j][e] = j < group ? tof(qkv[(size_t)b * qkv_stride +
-						       (size_t)(g * group + j) * hd + lane * E + e]) *
+			q[j][e] = j < group ? rope_at(row + (size_t)(g * group + j) * hd, lane * E + e,
+						      half, co, si) *
 						      scale
 					    : 0.0f;
-	for (int k = s0 + warp; k < s1; k += nw) {
-		float kv[E];
+	for (int k0 = s0 + warp * KB; k0 < s1; k0 += nw * KB) {
+		float kv[KB][E];
 #pragma unroll
-		for (int e = 0; e < E; e++)
-			kv[e] = tof(K[(size_t)k * hd + lane * E + e]);
-#pragma unroll
-		for (int j = 0; j < MAXG; j++) {
-			if (j >= group)
-				break;
-			float d = 0;
+		for (int u = 0; u < KB; u++)
 #pragma unroll
 			for (int e = 0; e < E; e++)
-				d += q[j][e] * kv[e];
-			for (int o = 16; o; o >>= 1)
-				d += __shfl_xor_sync(0xffffffff, d, o);
-			if (lane == 0)
-				sc[j * chunk + k - s0] = d;
+				kv[u][e] = k0 + u < s1 ? tof(K[(size_t)(k0 + u) * hd + lane * E + e]) : 0.0f;
+#pragma unroll
+		for (int u = 0; u < KB; u++) {
+			if (k0 + u >= s1)
+				break;
+#pragma unroll
+			for (int j = 0; j < MAXG; j++) {
+				if (j >= group)
+					break;
+				float d = 0;
+#pragma unroll
+				for (int e = 0; e < E; e++)
+					d += q[j][e] * kv[u][e];
+				for (int o = 16; o; o >>= 1)
+					d += __shfl_xor_sync(0xffffffff, d, o);
+				if (lane == 0)
+					sc[j * chunk + k0 + u - s0] = d;
+			}
 		}
 	}
 	__syncthreads();
@@ -558,9 +596,9 @@ __global__ void __launch_bounds__(128)
 		for (int o = 16; o; o >>= 1)
 			mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, o));
 		for (int k = lane; k < s1 - s0; k += 32) {
-			float p = __expf(sc[j * chunk + k] - mx);
-			sc[j * chunk + k] = p;
-			sum += p;
+			float e = __expf(sc[j * chunk + k] - mx);
+			sc[j * chunk + k] = e;
+			sum += e;
 		}
 		for (int o = 16; o; o >>= 1)
 			sum += __shfl_xor_sync(0xffffffff, sum, o);
@@ -577,15 +615,19 @@ __global__ void __launch_bounds__(128)
 		for (int j = 0; j < MAXG; j++)
 			acc[j] = 0;
 		int k = s0;
-		for (; k + 4 <= s1; k += 4) {
-			float v0 = tof(V[(size_t)k * hd + d]), v1 = tof(V[(size_t)(k + 1) * hd + d]);
-			float v2 = tof(V[(size_t)(k + 2) * hd + d]), v3 = tof(V[(size_t)(k + 3) * hd + d]);
+		for (; k + 8 <= s1; k += 8) { /* eight values in flight */
+			float v[8];
+#pragma unroll
+			for (int u = 0; u < 8; u++)
+				v[u] = tof(V[(size_t)(k + u) * hd + d]);
 #pragma unroll
 			for (int j = 0; j < MAXG; j++) {
 				if (j >= group)
 					break;
-				const float *p = sc + j * chunk + k - s0;
-				acc[j] += p[0] * v0 + p[1] * v1 + p[2] * v2 + p[3] * v3;
+				const float *pr = sc + j * chunk + k - s0;
+#pragma unroll
+				for (int u = 0; u < 8; u++)
+					acc[j] += pr[u] * v[u];
 			}
 		}
 		for (; k < s1; k++) {
@@ -684,26 +726,97 @@ __global__ void k_argmax(const float *logits, int V, int *next, int *out, int n_
 	}
 }
 
-__global__ void k_set_pos(int *dpos, int v, int add)
+__global__ void k_set_pos(int *dpos, int v)
 {
 	pdl_sync();
-	*dpos = add ? *dpos + v : v;
+	*dpos = v;
+}
+
+/* Greedy sampling fused into the LM-head GEMV (k_gemv with SAMPLE): the
+ * same outputs as k_argmax, without a second pass over the logits. */
+struct sample_args {
+	unsigned long long *best; /* [rows]: max of (ordered logit << 32 | ~index); 0 between launches */
+	unsigned *done;		  /* blocks finished; 0 between launches */
+	int *next, *out;	  /* as k_argmax */
+	int n_out, step0, pos_base;
+	const int *dpos;
+	float *dump;
+};
+
+/* A float's bits as an unsigned integer with the same order. */
+__device__ __forceinline__ unsigned ordered_bits(float v)
+{
+	unsigned u = __float_as_uint(v);
+	return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+__shared__ unsigned long long g_sample_key[8][8]; /* [warp][row] of the block */
+
+/* Lane 0 of a warp: row r's logit v at output o. */
+__device__ __forceinline__ void gemv_sample_row(const struct sample_args *sa, int r, int rows,
+						int o, int out, float v, bool valid)
+{
+	g_sample_key[threadIdx.x >> 5][r] =
+		(unsigned long long)ordered_bits(v) << 32 | (0xffffffffu - (unsigned)o);
+	if (sa->dump && valid) {
+		int step = sa->step0 + (sa->dpos ? *sa->dpos - sa->pos_base : 0);
+		sa->dump[((size_t)step * rows + r) * out + o] = v;
+	}
+}
+
+__device__ __forceinline__ void gemv_sample_finish(const struct sample_args *sa, int rows)
+{
+	__shared__ int last;
+	int t = threadIdx.x;
+
+	__syncthreads();
+	if (t < rows) {
+		unsigned long long k = g_sample_key[0][t];
+		for (int w = 1; w < (int)(blockDim.x >> 5); w++)
+			k = g_sample_key[w][t] > k ? g_sample_key[w][t] : k;
+		atomicMax(&sa->best[t], k);
+	}
+	__threadfence();
+	__syncthreads();
+	if (t == 0)
+		last = atomicAdd(sa->done, 1u) == gridDim.x - 1;
+	__syncthreads();
+	if (!last)
+		return;
+	__threadfence();
+	if (t < rows) {
+		int step = sa->step0 + (sa->dpos ? *sa->dpos - sa->pos_base : 0);
+		int tok = (int)(0xffffffffu - (unsigned)atomicExch(&sa->best[t], 0ull));
+		sa->next[t] = tok;
+		if (step < sa->n_out)
+			sa->out[(size_t)t * sa->n_out + step] = tok;
+	}
+	if (t == 0)
+		*sa->done = 0;
 }
 
 /* y[r][o] (+)= sum_i x[r][i] W[o][i] (+ bias[o]) for rows <= 8: a warp per
  * output row, 16-byte loads of W, four in flight per lane. NR = 2 fuses
  * SwiGLU: the warp also takes weight row o + row2 (the up projection) and
  * writes silu(gate) * up. The first weights are loaded before pdl_sync(),
- * so under PDL they stream while the previous kernel finishes. */
-template <typename T, typename TO, int NR>
+ * so under PDL they stream while the previous kernel finishes.
+ * SAMPLE (the LM head) also does k_argmax's work: each block folds its
+ * rows' maxima into sa.best with one atomicMax per row (the low word holds
+ * ~index, so the first maximum wins ties), and the last block to finish
+ * writes the tokens and resets sa.best and sa.done for the next launch. */
+template <typename T, typename TO, int NR, bool SAMPLE>
 __global__ void __launch_bounds__(256)
 	k_gemv(TO *y, const T *x, const T *W, const T *bias, int rows, int in, int out, int acc,
-	       int row2)
+	       int row2, struct sample_args sa)
 {
 	constexpr int NV = vec16<T>::N, U = 4 / NR;
 	int o = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), lane = threadIdx.x & 31;
-	if (o >= out)
-		return;
+	const bool valid = o < out;
+	if (!valid) {
+		if (!SAMPLE)
+			return;
+		o = out - 1; /* a copy of the last row keeps the block whole */
+	}
 	const T *w[NR];
 #pragma unroll
 	for (int q = 0; q < NR; q++)
@@ -790,9 +903,14 @@ __global__ void __launch_bounds__(256)
 				if (acc)
 					res += tof(*dst);
 			}
-			*dst = fromf<TO>(res);
+			if (valid)
+				*dst = fromf<TO>(res);
+			if constexpr (SAMPLE)
+				gemv_sample_row(&sa, r, rows, o, out, tof(fromf<TO>(res)), valid);
 		}
 	}
+	if constexpr (SAMPLE)
+		gemv_sample_finish(&sa, rows);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -914,11 +1032,11 @@ static int linear(struct gpu *g, void *y, const T *x, const T *W, const T *bias,
 	if (gemv_applies<T>(g, rows, in)) {
 		dim3 grid((out + 7) / 8), block(256); /* 8 warps, one output row each */
 		if (f32out)
-			CK(launch(g, k_gemv<T, float, 1>, grid, block, 0, (float *)y, x, W, bias, rows,
-				  in, out, acc, 0));
+			CK(launch(g, k_gemv<T, float, 1, false>, grid, block, 0, (float *)y, x, W, bias,
+				  rows, in, out, acc, 0, sample_args{}));
 		else
-			CK(launch(g, k_gemv<T, T, 1>, grid, block, 0, (T *)y, x, W, bias, rows, in, out,
-				  acc, 0));
+			CK(launch(g, k_gemv<T, T, 1, false>, grid, block, 0, (T *)y, x, W, bias, rows, in,
+				  out, acc, 0, sample_args{}));
 		return 0;
 	}
 	if (lt_plan_get<T>(g, &p, rows, in, out, bias != NULL, acc, f32out))
@@ -939,8 +1057,22 @@ static int linear_swiglu(struct gpu *g, T *act, const T *x, const T *Wgu, int ro
 {
 	if (!gemv_applies<T>(g, rows, in))
 		return 1;
-	CK(launch(g, k_gemv<T, T, 2>, dim3((I + 7) / 8), dim3(256), 0, act, x, Wgu,
-		  (const T *)nullptr, rows, in, I, 0, I));
+	CK(launch(g, k_gemv<T, T, 2, false>, dim3((I + 7) / 8), dim3(256), 0, act, x, Wgu,
+		  (const T *)nullptr, rows, in, I, 0, I, sample_args{}));
+	return 0;
+}
+
+/* logits = x W^T in fp32 and greedy sampling in one GEMV kernel. Returns 1
+ * where our GEMV does not apply (the caller then runs linear() and
+ * k_argmax). */
+template <typename T>
+static int lm_head_sample(struct gpu *g, float *logits, const T *x, const T *W, int rows, int in,
+			  int vocab, const struct sample_args *sa)
+{
+	if (!gemv_applies<T>(g, rows, in))
+		return 1;
+	CK(launch(g, k_gemv<T, float, 1, true>, dim3((vocab + 7) / 8), dim3(256), 0, logits, x, W,
+		  (const T *)nullptr, rows, in, vocab, 0, 0, *sa));
 	return 0;
 }
 
@@ -963,6 +1095,8 @@ template <typename T> struct model {
 	T *x, *xn, *qkv, *att, *gu, *act, *qT, *oT, *P;
 	float *S, *logits, *part_o, *part_ml, *dump;
 	int *prompt, *next, *out_tok, *dpos;
+	unsigned long long *best; /* sample_args */
+	unsigned *done;
 	cudaGraphExec_t graph;
 };
 
@@ -1074,8 +1208,11 @@ template <typename T> static int model_build(model<T> *m)
 	    dalloc(&m->part_o, (size_t)B * c->heads * m->splits * c->head_dim) ||
 	    dalloc(&m->part_ml, (size_t)B * c->heads * m->splits * 2) ||
 	    dalloc(&m->prompt, rows) || dalloc(&m->next, B) ||
-	    dalloc(&m->out_tok, (size_t)B * (m->o.new_tokens + 1)) || dalloc(&m->dpos, 1))
+	    dalloc(&m->out_tok, (size_t)B * (m->o.new_tokens + 1)) || dalloc(&m->dpos, 1) ||
+	    dalloc(&m->best, B) || dalloc(&m->done, 1))
 		return -1;
+	CK(cudaMemset(m->best, 0, (size_t)B * sizeof(*m->best)));
+	CK(cudaMemset(m->done, 0, sizeof(*m->done)));
 	/* The GEMM prefill path needs Q transposed and heads x P x P scores
 	 * (per sequence); the flash kernel needs neither. */
 	if (!llm_prefill_flash(c, (int)sizeof(T)) &&
@@ -1213,12 +1350,13 @@ template <typename T> static int attn_decode(model<T> *m, int l)
 	dim3 grid(m->splits, kvh, m->o.batch);
 	size_t smem = (size_t)grp * m->chunk * sizeof(float);
 	float scale = 1.0f / sqrtf((float)hd);
-	const T *K = m->kc + l * kv_l, *V = m->vc + l * kv_l;
+	T *K = m->kc + l * kv_l, *V = m->vc + l * kv_l;
 
 #define DEC(E)                                                                                 \
 	CK(launch(&m->g, k_attn_decode<T, E>, grid, dim3(128), smem, (const T *)m->qkv,            \
-		  llm_qkv_dim(c), K, V, kvh, grp, m->max_seq, (const int *)m->dpos, m->chunk,     \
-		  scale, m->part_o, m->part_ml, m->splits))
+		  llm_qkv_dim(c), K, V, kvh, grp, m->max_seq, (const int *)m->dpos,               \
+		  (const float *)m->cos_t, (const float *)m->sin_t, m->chunk, scale, m->part_o,    \
+		  m->part_ml, m->splits))
 	switch (hd / 32) {
 	case 1:
 		DEC(1);
@@ -1254,7 +1392,7 @@ template <typename T> static int forward(model<T> *m, int prefill)
 
 	nvtx_push("embed");
 	CK(launch(g, k_embed<T>, dim3(rows), dim3(256), 0, m->x, (const T *)m->embed,
-		  (const int *)(prefill ? m->prompt : m->next), H));
+		  (const int *)(prefill ? m->prompt : m->next), H, prefill ? (int *)NULL : m->dpos));
 	nvtx_pop();
 	for (int l = 0; l < c->layers; l++) {
 		layer_w<T> *L = &m->l[l];
@@ -1264,16 +1402,17 @@ template <typename T> static int forward(model<T> *m, int prefill)
 		nvtx_pop();
 		RANGE("attn.qkv", linear<T>(g, m->qkv, m->xn, L->wqkv,
 					    c->qkv_bias ? L->bqkv : NULL, rows, H, QKV, 0, 0));
-		nvtx_push("attn.rope");
-		{
+		/* decode: RoPE and the cache write run inside the attention kernel */
+		if (prefill) {
+			nvtx_push("attn.rope");
 			size_t work = (size_t)rows * (c->heads + 2 * c->kv_heads) * (c->head_dim / 2);
 			CK(launch(g, k_rope_kv<T>, dim3((unsigned)((work + 255) / 256)), dim3(256), 0,
 				  m->qkv, rows, n, 0, (const int *)(prefill ? NULL : m->dpos),
 				  (const float *)m->cos_t, (const float *)m->sin_t, m->kc + l * kv_l,
 				  m->vc + l * kv_l, (T *)(prefill ? m->qT : NULL), c->heads, c->kv_heads,
 				  c->head_dim, m->max_seq));
+			nvtx_pop();
 		}
-		nvtx_pop();
 		RANGE("attn.sdpa", prefill ? attn_prefill(m, l) : attn_decode(m, l));
 		RANGE("attn.o", linear<T>(g, m->x, m->att, L->wo, NULL, rows, QD, H, 1, 0));
 		nvtx_push("norm.mlp");
@@ -1304,14 +1443,22 @@ template <typename T> static int forward(model<T> *m, int prefill)
 	CK(launch(g, k_rmsnorm<T>, dim3(B), dim3(nt), 0, m->xn, (const T *)m->x,
 		  (const T *)m->final_norm, H, eps, n, n - 1));
 	nvtx_pop();
-	RANGE("lm_head", linear<T>(g, m->logits, m->xn, m->lm_head, NULL, B, H, c->vocab, 0, 1));
-	nvtx_push("sample");
-	CK(launch(g, k_argmax, dim3(B), dim3(1024), 0, (const float *)m->logits, c->vocab, m->next,
-		  m->out_tok, m->o.new_tokens, prefill ? 0 : 1,
-		  (const int *)(prefill ? NULL : m->dpos), m->o.prompt_len, m->dump, B));
+	/* with our GEMV the LM head samples too: no sample range or kernel */
+	struct sample_args sa = { m->best, m->done, m->next, m->out_tok, m->o.new_tokens,
+				  prefill ? 0 : 1, m->o.prompt_len,
+				  (const int *)(prefill ? NULL : m->dpos), m->dump };
+	nvtx_push("lm_head");
+	int separate = lm_head_sample<T>(g, m->logits, m->xn, m->lm_head, B, H, c->vocab, &sa);
+	if (separate < 0 ||
+	    (separate && linear<T>(g, m->logits, m->xn, m->lm_head, NULL, B, H, c->vocab, 0, 1)))
+		return -1;
 	nvtx_pop();
-	if (!prefill) {
-		CK(launch(g, k_set_pos, dim3(1), dim3(1), 0, m->dpos, 1, 1));
+	if (separate) {
+		nvtx_push("sample");
+		CK(launch(g, k_argmax, dim3(B), dim3(1024), 0, (const float *)m->logits, c->vocab,
+			  m->next, m->out_tok, m->o.new_tokens, prefill ? 0 : 1,
+			  (const int *)(prefill ? NULL : m->dpos), m->o.prompt_len, m->dump, B));
+		nvtx_pop();
 	}
 	return 0;
 }
@@ -1332,7 +1479,8 @@ template <typename T> static int generate(model<T> *m, int ranged, struct llm_re
 		return -1;
 	nvtx_pop();
 	CK(cudaEventRecord(e1, m->g.st));
-	k_set_pos<<<1, 1, 0, m->g.st>>>(m->dpos, m->o.prompt_len, 0);
+	/* each decode step's embed kernel advances it first */
+	k_set_pos<<<1, 1, 0, m->g.st>>>(m->dpos, m->o.prompt_len - 1);
 	CKL();
 	if (N > 0)
 		nvtx_push("decode_all");
@@ -1671,6 +1819,59 @@ template <typename T> static int check_typed(struct checker *ck)
 		report(ck, "sample (argmax)", got, ref, 3);
 		free(l), cudaFree(dl), cudaFree(dn), cudaFree(dout);
 	}
+	{ /* LM head with sampling fused (decode path): vocab not a multiple of the
+	   block's 8 rows, a planted tie across blocks (rows 17 and 4000 equal:
+	   the first wins), three launches (the state must reset), PDL on */
+		int rows = 3, in = 64, V = 5003, n_out = 4, step;
+		float *x = rand_host(ck, rows * in, 1, 0), *W = rand_host(ck, V * in, 0.1f, 0);
+		float *logits = (float *)malloc((size_t)rows * V * 4), *dl, *dump;
+		int next[3], out[3 * 4], ok_tok = 1, ok_dump = 1;
+		unsigned long long *best;
+		unsigned *done;
+		int *dn, *dout, *dpos;
+		for (int i = 0; i < in; i++) /* rows 17 and 4000: sequence 1's maximum */
+			W[17 * in + i] = W[4000 * in + i] = x[1 * in + i];
+		T *dx = to_dev<T>(x, rows * in), *dW = to_dev<T>(W, (size_t)V * in);
+		cudaMalloc((void **)&dl, (size_t)rows * V * 4);
+		cudaMalloc((void **)&dump, (size_t)n_out * rows * V * 4);
+		cudaMalloc((void **)&best, rows * 8), cudaMalloc((void **)&done, 4);
+		cudaMalloc((void **)&dn, 12), cudaMalloc((void **)&dout, sizeof(out));
+		cudaMalloc((void **)&dpos, 4);
+		cudaMemset(best, 0, rows * 8), cudaMemset(done, 0, 4), cudaMemset(dout, 0xff, sizeof(out));
+		g.own_gemv = 1;
+		g.pdl = 1;
+		for (step = 1; step < n_out; step++) {
+			struct sample_args sa = { best, done, dn, dout, n_out, 1, 100, dpos, dump };
+			k_set_pos<<<1, 1, 0, g.st>>>(dpos, 100 + step - 1);
+			if (lm_head_sample<T>(&g, dl, dx, dW, rows, in, V, &sa))
+				return -1;
+		}
+		cudaDeviceSynchronize();
+		cudaMemcpy(logits, dl, (size_t)rows * V * 4, cudaMemcpyDeviceToHost);
+		cudaMemcpy(next, dn, 12, cudaMemcpyDeviceToHost);
+		cudaMemcpy(out, dout, sizeof(out), cudaMemcpyDeviceToHost);
+		float *dumped = (float *)malloc((size_t)n_out * rows * V * 4);
+		cudaMemcpy(dumped, dump, (size_t)n_out * rows * V * 4, cudaMemcpyDeviceToHost);
+		for (int b = 0; b < rows; b++) {
+			int want = llm_op_argmax(logits + (size_t)b * V, V); /* over the GPU's logits */
+			ok_tok &= next[b] == want && (b != 1 || want == 17);
+			for (step = 1; step < n_out; step++) {
+				ok_tok &= out[b * n_out + step] == want;
+				ok_dump &= !memcmp(dumped + ((size_t)step * rows + b) * V,
+						   logits + (size_t)b * V, (size_t)V * 4);
+			}
+		}
+		float *ref = (float *)malloc((size_t)rows * V * 4), got1[2] = { (float)ok_tok, (float)ok_dump },
+		      one[2] = { 1, 1 };
+		llm_op_matmul(ref, x, W, NULL, rows, in, V, 0);
+		report(ck, "lm_head+sample (logits)", logits, ref, (size_t)rows * V);
+		report(ck, "lm_head+sample (tokens)", got1, one, 2);
+		g.own_gemv = 0;
+		g.pdl = 0;
+		free(x), free(W), free(logits), free(dumped), free(ref);
+		cudaFree(dx), cudaFree(dW), cudaFree(dl), cudaFree(dump), cudaFree(best);
+		cudaFree(done), cudaFree(dn), cudaFree(dout), cudaFree(dpos);
+	}
 	/* RoPE + KV write, decode attention and prefill attention through a
 	 * model<T> holding just the buffers these kernels touch. */
 	for (int hd = 64; hd <= 128; hd *= 2) {
@@ -1696,11 +1897,8 @@ template <typename T> static int check_typed(struct checker *ck)
 		cudaMalloc((void **)&m.part_o, (size_t)B * heads * m.splits * hd * 4);
 		cudaMalloc((void **)&m.part_ml, (size_t)B * heads * m.splits * 2 * 4);
 		cudaMalloc((void **)&m.dpos, 4);
-		k_set_pos<<<1, 1, 0, g.st>>>(m.dpos, pos, 0);
-		size_t work = (size_t)B * (heads + 2 * kvh) * (hd / 2);
-		k_rope_kv<T><<<(unsigned)((work + 255) / 256), 256, 0, g.st>>>(
-			m.qkv, B, 1, 0, m.dpos, m.cos_t, m.sin_t, m.kc, m.vc, NULL, heads, kvh, hd,
-			max_seq);
+		k_set_pos<<<1, 1, 0, g.st>>>(m.dpos, pos);
+		/* the decode kernel rotates q and k and writes the cache itself */
 		if (attn_decode(&m, 0))
 			return -1;
 		cudaDeviceSynchronize();
@@ -1734,7 +1932,7 @@ template <typename T> static int check_typed(struct checker *ck)
 		cudaMalloc((void **)&m.oT, (size_t)B * n * QD * sizeof(T));
 		cudaMalloc((void **)&m.S, (size_t)heads * n * n * 4);
 		cudaMalloc((void **)&m.P, (size_t)heads * n * n * sizeof(T));
-		work = (size_t)B * n * (heads + 2 * kvh) * (hd / 2);
+		size_t work = (size_t)B * n * (heads + 2 * kvh) * (hd / 2);
 		k_rope_kv<T><<<(unsigned)((work + 255) / 256), 256, 0, g.st>>>(
 			m.qkv, B * n, n, 0, NULL, m.cos_t, m.sin_t, m.kc, m.vc, m.qT, heads, kvh, hd,
 			max_seq);
