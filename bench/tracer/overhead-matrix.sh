@@ -24,7 +24,10 @@
 #                              The variant "nsys" runs the program under
 #                              `$MATRIX_NSYS profile --trace=cuda,nvtx` instead
 #                              (MATRIX_NSYS: nsys binary; MATRIX_NSYS_LIBS:
-#                              prepended to its LD_LIBRARY_PATH).
+#                              prepended to its LD_LIBRARY_PATH). The variant
+#                              "cupti-floor" injects gpu-bin/libcupti_floor.so
+#                              (bench/tracer/cupti_floor.c: CUPTI kernel
+#                              activity only, records counted and dropped).
 #   MATRIX_DECODE_KERNELS (88447), MATRIX_DECODE_STEP_OPS (43456),
 #   MATRIX_PREFILL_OPS (694)   expected content of a traced decode loop
 #                              (MATRIX_DECODE_KERNELS=any: count not checked)
@@ -105,6 +108,11 @@ run_one() {
 		[ -x "${MATRIX_NSYS:-}" ] || die "variant nsys needs MATRIX_NSYS"
 		envs=(LD_LIBRARY_PATH="${MATRIX_NSYS_LIBS:+$MATRIX_NSYS_LIBS:}$LD_LIBRARY_PATH")
 		pre=("$MATRIX_NSYS" profile --trace=cuda,nvtx -o "$dir/run" --force-overwrite=true)
+	elif [ "$v" = cupti-floor ]; then
+		[ -f "$bin/libcupti_floor.so" ] || die "variant cupti-floor needs $bin/libcupti_floor.so"
+		rm -f "$logs/floor-count"
+		envs=(CUDA_INJECTION64_PATH="$(cd "$bin" && pwd)/libcupti_floor.so"
+		      CUPTI_FLOOR_OUT="$logs/floor-count")
 	elif [ "$v" != untraced ]; then
 		dir=$logs/$prog-$v-$r
 		mkdir -p "$dir" || die "cannot create $dir"
@@ -144,6 +152,16 @@ run_one() {
 		return
 	fi
 	echo "$prog,$v,$r,$wall" >>"$out/raw.csv"
+	if [ "$v" = cupti-floor ]; then # the floor must have seen every kernel
+		local fk want=$want_kernels
+		[ "$prog" = tiny ] && want=$((launches + 100))
+		fk=$(cat "$logs/floor-count" 2>/dev/null)
+		if [ "$want" != any ] && [ "$fk" != "kernels $want dropped 0" ]; then
+			fail "$prog $v round $r: floor saw '${fk:-nothing}' (want $want kernels)"
+		else
+			echo "ok   $prog $v round $r: ${fk:-?}" >>"$out/checks.txt"
+		fi
+	fi
 	printf '%4ss  %-6s round %d  %-18s %s\n' "$(elapsed)" "$prog" "$r" "$v" "$wall"
 }
 

@@ -20,5 +20,7 @@ if [ -d .gpu-libs ]; then cp -L .gpu-libs/* "$dest/lib/"; fi
 mkdir -p "$dest/gpu-bin"
 cp build/tracer/libllmprof_tracer.so build/tests/trace-tool "$dest/gpu-bin/"
 /usr/local/cuda/bin/nvcc -O2 -arch=sm_90 -o "$dest/gpu-bin/tiny_launch" bench/tracer/tiny_launch.cu
+cc -shared -fPIC -O2 -I/usr/local/cuda/include -o "$dest/gpu-bin/libcupti_floor.so" \
+	bench/tracer/cupti_floor.c -L/usr/local/cuda/lib64 -lcupti
 git rev-parse --short HEAD >"$dest/commit"
 du -sh "$dest"

@@ -1,0 +1,100 @@
+/* cupti_floor.c: the least a CUPTI-based kernel tracer can do, as a yardstick
+ * for the builtin tracer's overhead (bench/tracer/overhead-matrix.sh,
+ * variant "cupti-floor"). Loaded through CUDA_INJECTION64_PATH, it enables
+ * CONCURRENT_KERNEL activity only, hands CUPTI recycled 8 MiB buffers, counts
+ * the kernel records it gets back and throws them away. No NVTX, no launch
+ * calls, no log. At exit it writes "kernels N dropped D" to the file named
+ * by CUPTI_FLOOR_OUT (stderr when unset), so the matrix can check that it
+ * saw every kernel.
+ *
+ *   cc -shared -fPIC -O2 -I/usr/local/cuda/include bench/tracer/cupti_floor.c \
+ *      -L/usr/local/cuda/lib64 -lcupti -o libcupti_floor.so
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#define BUF_SIZE (8u << 20)
+#define POOL 64
+
+static uint8_t *pool[POOL];
+static int pool_n;
+static unsigned long long kernels;
+static size_t dropped;
+
+/* CUPTI calls both from its own thread, one at a time per buffer; the pool
+ * is only touched under this lock. */
+static volatile int lock;
+static void pool_lock(void)
+{
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+}
+static void pool_unlock(void)
+{
+	__sync_lock_release(&lock);
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
+{
+	uint8_t *b = NULL;
+
+	pool_lock();
+	if (pool_n)
+		b = pool[--pool_n];
+	pool_unlock();
+	if (!b)
+		b = aligned_alloc(8, BUF_SIZE);
+	*buf = b;
+	*size = b ? BUF_SIZE : 0;
+	*max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+				      size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	size_t n = 0;
+	unsigned long long k = 0;
+
+	(void)ctx, (void)stream, (void)size;
+	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
+		k += rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	cuptiActivityGetNumDroppedRecords(ctx, stream, &n);
+	pool_lock();
+	kernels += k;
+	dropped += n;
+	if (pool_n < POOL) {
+		pool[pool_n++] = buf;
+		buf = NULL;
+	}
+	pool_unlock();
+	free(buf);
+}
+
+static void at_exit(void)
+{
+	const char *path = getenv("CUPTI_FLOOR_OUT");
+	FILE *f = path ? fopen(path, "w") : NULL;
+
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	fprintf(f ? f : stderr, "kernels %llu dropped %zu\n", kernels, dropped);
+	if (f)
+		fclose(f);
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+int InitializeInjection(void)
+{
+	if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
+	    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+		fprintf(stderr, "cupti_floor: CUPTI could not be enabled\n");
+		return 1; /* the program runs untraced; the matrix sees no count */
+	}
+	atexit(at_exit);
+	return 1;
+}
