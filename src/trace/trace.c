@@ -14,34 +14,71 @@
 
 #define DB(t) ((sqlite3 *)(t)->db)
 
-int trace_has_table(struct trace *t, const char *name)
+/* The text values of column col of the rows sql returns, NULL-terminated
+ * (empty when sql fails). Values that are not TEXT, or hold a NUL, are left
+ * out: they never equal a C string in SQL either. Free with free_names(). */
+static char **query_names(struct trace *t, const char *sql, int col)
 {
 	sqlite3_stmt *st = NULL;
-	int found = 0;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
 
-	if (sqlite3_prepare_v2(
-		DB(t), "SELECT 1 FROM sqlite_master WHERE (type='table' OR type='view') AND name=?",
-		-1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	if (sqlite3_prepare_v2(DB(t), sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *v = (const char *)sqlite3_column_text(st, col);
+
+			if (sqlite3_column_type(st, col) != SQLITE_TEXT || !v ||
+			    strlen(v) != (size_t)sqlite3_column_bytes(st, col))
+				continue;
+			ALLOC_GROW(names, n + 1, alloc);
+			names[n++] = xstrdup(v);
+		}
+	}
 	sqlite3_finalize(st);
+	ALLOC_GROW(names, n + 1, alloc);
+	names[n] = NULL;
+	return names;
+}
+
+static void free_names(char **names)
+{
+	for (size_t i = 0; names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* name=? in SQL: binary, case-sensitive. */
+static int has_name(char *const *names, const char *name)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+#define TABLES_SQL "SELECT name FROM sqlite_master WHERE type='table' OR type='view'"
+
+int trace_has_table(struct trace *t, const char *name)
+{
+	char **tables = query_names(t, TABLES_SQL, 0);
+	int found = has_name(tables, name);
+
+	free_names(tables);
 	return found;
 }
 
-static int has_column(struct trace *t, const char *table, const char *col)
+/* The names of table's columns, from one pragma: a query per column was
+ * most of the time spent opening a small export. Empty when the table does
+ * not exist. table is one of ours, never from the file. */
+static char **table_cols(struct trace *t, const char *table)
 {
-	sqlite3_stmt *st = NULL;
-	int found = 0;
+	struct strbuf sql = STRBUF_INIT;
+	char **cols;
 
-	if (sqlite3_prepare_v2(DB(t), "SELECT 1 FROM pragma_table_info(?) WHERE name=?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
+	strbuf_addf(&sql, "PRAGMA table_info(\"%s\")", table);
+	cols = query_names(t, sql.buf, 1);
+	strbuf_release(&sql);
+	return cols;
 }
 
 static int db_error(struct trace *t, struct strbuf *err, const char *what)
@@ -55,6 +92,7 @@ static int select_cols(struct trace *t, const char *table, const char *const *co
 		       sqlite3_stmt **st, struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
+	char **have = table_cols(t, table);
 	int ret = -1;
 
 	strbuf_addstr(&sql, "SELECT ");
@@ -66,7 +104,7 @@ static int select_cols(struct trace *t, const char *table, const char *const *co
 			c++;
 		if (i)
 			strbuf_addstr(&sql, ", ");
-		if (!strcmp(c, "rowid") || has_column(t, table, c)) {
+		if (!strcmp(c, "rowid") || has_name(have, c)) {
 			strbuf_addf(&sql, "\"%s\"", c);
 		} else if (required) {
 			error_set(err, "'%s': table %s has no column '%s' (not an nsys export?)",
@@ -83,6 +121,7 @@ static int select_cols(struct trace *t, const char *table, const char *const *co
 	}
 	ret = 0;
 cleanup:
+	free_names(have);
 	strbuf_release(&sql);
 	return ret;
 }
@@ -414,6 +453,7 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	struct stat sb;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	char **tables;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -448,23 +488,27 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return error_set(err, "'%s' is not a readable SQLite database: %s", path,
 				 sqlite3_errmsg(db));
 	}
-	t->has_strings = trace_has_table(t, "StringIds");
-	t->has_kernels = trace_has_table(t, "CUPTI_ACTIVITY_KIND_KERNEL");
-	t->has_memcpy = trace_has_table(t, "CUPTI_ACTIVITY_KIND_MEMCPY");
-	t->has_memset = trace_has_table(t, "CUPTI_ACTIVITY_KIND_MEMSET");
-	t->has_memcpy_enum = trace_has_table(t, "ENUM_CUDA_MEMCPY_OPER");
-	t->has_calls = trace_has_table(t, "CUPTI_ACTIVITY_KIND_RUNTIME");
-	t->has_nvtx = trace_has_table(t, "NVTX_EVENTS");
+	/* one pass over the schema, not a query per table */
+	tables = query_names(t, TABLES_SQL, 0);
+	t->has_strings = has_name(tables, "StringIds");
+	t->has_kernels = has_name(tables, "CUPTI_ACTIVITY_KIND_KERNEL");
+	t->has_memcpy = has_name(tables, "CUPTI_ACTIVITY_KIND_MEMCPY");
+	t->has_memset = has_name(tables, "CUPTI_ACTIVITY_KIND_MEMSET");
+	t->has_memcpy_enum = has_name(tables, "ENUM_CUDA_MEMCPY_OPER");
+	t->has_calls = has_name(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+	t->has_nvtx = has_name(tables, "NVTX_EVENTS");
 	if (!t->has_strings && !t->has_kernels && !t->has_calls && !t->has_nvtx &&
-	    !trace_has_table(t, "META_DATA_EXPORT") && !trace_has_table(t, "EXPORT_META_DATA"))
+	    !has_name(tables, "META_DATA_EXPORT") && !has_name(tables, "EXPORT_META_DATA")) {
+		free_names(tables);
 		return error_set(
 		    err, "'%s' is an SQLite file but not an nsys or llmprof trace export", path);
+	}
 	/* Producer: "NVIDIA Nsight Systems 2025.3.2.0", "llmprof 0.1.0", ... */
 	for (int i = 0; i < 2 && !t->producer; i++) {
 		const char *tbl = i ? "EXPORT_META_DATA" : "META_DATA_EXPORT";
 		struct strbuf sql = STRBUF_INIT, prod = STRBUF_INIT;
 
-		if (!trace_has_table(t, tbl))
+		if (!has_name(tables, tbl))
 			continue;
 		strbuf_addf(&sql,
 			    "SELECT value FROM %s WHERE name IN ('EXPORT_PRODUCT_NAME', "
@@ -482,6 +526,7 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		strbuf_release(&prod);
 		strbuf_release(&sql);
 	}
+	free_names(tables);
 	return load_strings(t, err);
 }
 
