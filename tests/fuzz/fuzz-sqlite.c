@@ -6,6 +6,9 @@
  * Inputs are whole database files; the seed corpus (corpus/sqlite/, made
  * by make-corpus.sh) holds small nsys-schema exports cut from the real
  * fixtures and synthetic ones, so mutations land in real page layouts.
+ * Under libFuzzer an execution opens the file and runs one of the reports
+ * (in every format) or the timeline analysis, as fuzz.h picks; replay runs
+ * them all, the reports on one handle and the analysis on a fresh one.
  *
  *   scripts/fuzz.sh 60 sqlite
  *
@@ -24,6 +27,7 @@
 #include "core/strbuf.h"
 #include "report/table.h"
 #include "trace/trace.h"
+#include "fuzz.h"
 #include "core/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,7 +48,20 @@ static void write_db(const char *path, const uint8_t *data, size_t size)
 	close(fd);
 }
 
-static void run_reports(struct trace *t)
+/* Opens path; a failure must say why. */
+static int open_trace(struct trace *t, const char *path, struct strbuf *err)
+{
+	strbuf_reset(err);
+	if (!trace_open(t, path, err))
+		return 0;
+	if (!err->len)
+		abort();
+	trace_close(t);
+	return -1;
+}
+
+/* The reports pick selects (all of them for FUZZ_ALL), in every format. */
+static void run_reports(struct trace *t, unsigned pick)
 {
 	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, out = STRBUF_INIT;
 
@@ -52,6 +69,8 @@ static void run_reports(struct trace *t)
 		struct table tbl;
 		int rc;
 
+		if (!fuzz_runs(pick, (unsigned)i))
+			continue;
 		strbuf_reset(&err);
 		strbuf_reset(&msg);
 		rc = nsysstats_build(t, nsysstats_reports[i], &tbl, &msg, &err);
@@ -72,40 +91,51 @@ static void run_reports(struct trace *t)
 	strbuf_release(&out);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The timeline analysis from a fresh handle: it loads the parts itself. */
+static void run_timeline(struct trace *t)
 {
-	static char path[64];
 	struct strbuf err = STRBUF_INIT;
-	struct trace t;
 	struct timeline tl;
 	struct stage_config cfg;
 
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/fuzz-sqlite-%d.sqlite", (int)getpid());
-	write_db(path, data, size);
-	if (trace_open(&t, path, &err)) {
-		if (!err.len)
-			abort();
-		trace_close(&t);
-		goto out;
-	}
-	run_reports(&t);
-	trace_close(&t);
-
-	/* again from a fresh handle: the analysis loads the parts itself */
-	strbuf_reset(&err);
-	if (trace_open(&t, path, &err)) {
-		trace_close(&t);
-		goto out;
-	}
 	stage_config_default(&cfg);
 	memset(&tl, 0, sizeof(tl));
-	if (timeline_build(&tl, &t, &cfg, &err)) {
+	if (timeline_build(&tl, t, &cfg, &err)) {
 		if (!err.len)
 			abort();
 	}
 	timeline_release(&tl);
-	trace_close(&t);
+	strbuf_release(&err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	static unsigned nreports;
+	struct strbuf err = STRBUF_INIT;
+	struct trace t;
+	unsigned pick;
+
+	if (!nreports)
+		while (nsysstats_reports[nreports])
+			nreports++;
+	/* one of the reports, or the timeline (op nreports) */
+	pick = fuzz_pick(data, size, nreports + 1);
+	/* /dev/shm: the file is written, locked and read once per input */
+	if (!path[0])
+		snprintf(path, sizeof(path), "%s/fuzz-sqlite-%d.sqlite",
+			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
+	write_db(path, data, size);
+	if (pick == FUZZ_ALL || pick < nreports) {
+		if (open_trace(&t, path, &err))
+			goto out;
+		run_reports(&t, pick);
+		trace_close(&t);
+	}
+	if (fuzz_runs(pick, nreports) && !open_trace(&t, path, &err)) {
+		run_timeline(&t);
+		trace_close(&t);
+	}
 out:
 	unlink(path);
 	strbuf_release(&err);
