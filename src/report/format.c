@@ -92,6 +92,14 @@ void md_text(struct strbuf *sb, const char *s)
 	const char *start = s;
 
 	for (; s && *s; s++) {
+		/* what needs no escape goes out a run at a time */
+		size_t n = strcspn(s, "_|\\*`[]<>\n\r\t");
+
+		if (n) {
+			strbuf_add(sb, s, n);
+			s += n - 1;
+			continue;
+		}
 		switch (*s) {
 		case '_':
 			if (intraword(start, s)) {
@@ -203,9 +211,32 @@ static size_t utf8_seq_len(const unsigned char *p)
 	return n;
 }
 
+/* Bytes xml_text copies as they are: printable ASCII but &<>"', and \n \t. */
+static int xml_plain(unsigned char c)
+{
+	switch (c) {
+	case '&':
+	case '<':
+	case '>':
+	case '"':
+	case '\'':
+		return 0;
+	}
+	return (c >= 0x20 && c < 0x80) || c == '\n' || c == '\t';
+}
+
 void xml_text(struct strbuf *sb, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		const unsigned char *run = p;
+
+		while (xml_plain(*p))
+			p++;
+		if (p > run) {
+			strbuf_add(sb, run, (size_t)(p - run));
+			p--;
+			continue;
+		}
 		if (*p >= 0x80) {
 			size_t n = utf8_seq_len(p);
 
