@@ -151,12 +151,16 @@ static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
 		strbuf_addch(sb, ' ');
 	for (p = s; *p; p++) {
-		if (*p == '|' && in_table)
+		size_t plain = strcspn(p, in_table ? "|\n\r\t" : "\n\r\t");
+
+		if (plain) {
+			strbuf_add(sb, p, plain);
+			p += plain - 1;
+		} else if (*p == '|') {
 			strbuf_addstr(sb, "\\|");
-		else if (*p == '\n' || *p == '\r' || *p == '\t')
+		} else {
 			strbuf_addch(sb, ' ');
-		else
-			strbuf_addch(sb, *p);
+		}
 	}
 	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
 		strbuf_addch(sb, ' ');
@@ -167,6 +171,13 @@ static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 void md_escape_inline(struct strbuf *sb, const char *s)
 {
 	for (; s && *s; s++) {
+		size_t plain = strcspn(s, "\\`*_[]<>|#\n\r\t");
+
+		if (plain) {
+			strbuf_add(sb, s, plain);
+			s += plain - 1;
+			continue;
+		}
 		if (strchr("\\`*_[]<>|#", *s))
 			strbuf_addch(sb, '\\');
 		strbuf_addch(sb, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
