@@ -9,11 +9,11 @@
 
 size_t edit_distance_max(const char *a, const char *b, size_t max)
 {
-	size_t la = strlen(a), lb = strlen(b), over, ret;
+	size_t la = strlen(a), lb = strlen(b), over, prev_min = 0;
 	size_t stack[3][128], *heap = NULL, *r2, *r1, *r0, *t;
 
-	if (max >= SIZE_MAX - 2)
-		max = SIZE_MAX - 3; /* keep max + 2 from wrapping */
+	if (max >= SIZE_MAX / 4)
+		max = SIZE_MAX / 4; /* no sum below can wrap */
 	over = max + 1;
 	/* each edit changes the length by one at most */
 	if ((la > lb ? la - lb : lb - la) > max)
@@ -25,47 +25,45 @@ size_t edit_distance_max(const char *a, const char *b, size_t max)
 		r2 = heap, r1 = heap + lb + 1, r0 = heap + 2 * (lb + 1);
 	}
 	/*
-	 * The recurrence of edit_distance() over three rows (i - 2, i - 1, i),
-	 * every value capped at max + 1: a capped cell only ever leads to
-	 * capped cells, so cells within max come out exact. Once two rows in a
-	 * row are all capped, every later one is too.
+	 * The recurrence of edit_distance() over three rows (i - 2, i - 1, i)
+	 * and only in the band |i - j| <= max: a cell outside it is further
+	 * than max, and reads as over. A cell within max is reached by a path
+	 * of cells within max, all in the band, so it comes out exact; the
+	 * others come out above max. Once two rows running are all above max,
+	 * every later one is too.
 	 */
 	for (size_t j = 0; j <= lb; j++)
-		r1[j] = j < over ? j : over;
-	ret = over;
+		r1[j] = j;
 	for (size_t i = 1; i <= la; i++) {
+		/* the prefilter keeps lo <= hi */
+		size_t lo = i > max ? i - max : 1, hi = i < lb && lb - i > max ? i + max : lb;
 		size_t row_min;
 
-		r0[0] = i < over ? i : over;
-		row_min = r0[0];
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t best = r1[j] + 1;
+		r0[lo - 1] = lo == 1 ? i : over;
+		row_min = r0[lo - 1];
+		for (size_t j = lo; j <= hi; j++) {
+			size_t best = r1[j - 1] + (a[i - 1] != b[j - 1]);
 
+			if (r1[j] + 1 < best)
+				best = r1[j] + 1;
 			if (r0[j - 1] + 1 < best)
 				best = r0[j - 1] + 1;
-			if (r1[j - 1] + cost < best)
-				best = r1[j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			if (j > 1 && i > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
 			    r2[j - 2] + 1 < best)
 				best = r2[j - 2] + 1;
-			r0[j] = best < over ? best : over;
-			if (r0[j] < row_min)
-				row_min = r0[j];
+			r0[j] = best;
+			if (best < row_min)
+				row_min = best;
 		}
-		if (row_min >= over && i > 1) {
-			size_t prev_min = over;
-
-			for (size_t j = 0; j <= lb; j++)
-				if (r1[j] < prev_min)
-					prev_min = r1[j];
-			if (prev_min >= over)
-				goto out;
+		if (hi < lb)
+			r0[hi + 1] = over;
+		if (row_min >= over && prev_min >= over && i > 1) {
+			free(heap);
+			return over;
 		}
+		prev_min = row_min;
 		t = r2, r2 = r1, r1 = r0, r0 = t;
 	}
-	ret = r1[lb];
-out:
 	free(heap);
-	return ret;
+	return r1[lb] < over ? r1[lb] : over;
 }
