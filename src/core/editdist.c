@@ -26,18 +26,29 @@ size_t edit_distance_max(const char *a, const char *b, size_t max)
 	}
 	/*
 	 * The recurrence of edit_distance() over three rows (i - 2, i - 1, i)
-	 * and only in the band |i - j| <= max: a cell outside it is further
-	 * than max, and reads as over. A cell within max is reached by a path
-	 * of cells within max, all in the band, so it comes out exact; the
-	 * others come out above max. Once two rows running are all above max,
-	 * every later one is too.
+	 * and only in the band of cells that a path within max can cross:
+	 * |i - j| <= max, and |(la - i) - (lb - j)| <= max for what is left.
+	 * Cells outside it read as over. If the distance is within max, its
+	 * path stays in the band and comes out exact; otherwise the result is
+	 * above max. Once two rows running are all above max, every later one
+	 * is too. The band moves right by one cell a row at most, so a row
+	 * reads only cells its predecessors wrote, or their borders.
 	 */
 	for (size_t j = 0; j <= lb; j++)
 		r1[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		/* the prefilter keeps lo <= hi */
-		size_t lo = i > max ? i - max : 1, hi = i < lb && lb - i > max ? i + max : lb;
-		size_t row_min;
+		size_t lo = 1, hi = lb, row_min;
+
+		/* the band, narrowed where what is left of a and b differs in
+		 * length by more than max; the prefilter keeps lo <= hi */
+		if (i > max && i - max > lo)
+			lo = i - max;
+		if (i + lb > la + max && i + lb - la - max > lo)
+			lo = i + lb - la - max;
+		if (i + max < hi)
+			hi = i + max;
+		if (i + lb + max - la < hi)
+			hi = i + lb + max - la;
 
 		r0[lo - 1] = lo == 1 ? i : over;
 		row_min = r0[lo - 1];
