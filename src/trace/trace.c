@@ -126,7 +126,10 @@ cleanup:
 	return ret;
 }
 
-/* Row count estimate (max rowid) to size arrays once. */
+/* Row count estimate (max rowid) to size arrays once. The file decides
+ * max(rowid): a row takes 5 bytes of it at least (cell pointer, sizes,
+ * rowid, record header), so a larger estimate is a sparse or crafted rowid
+ * and would ask for gigabytes. */
 static size_t row_estimate(struct trace *t, const char *table)
 {
 	struct strbuf sql = STRBUF_INIT;
@@ -139,6 +142,8 @@ static size_t row_estimate(struct trace *t, const char *table)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	strbuf_release(&sql);
+	if (t->file_size > 0 && n > t->file_size / 5)
+		n = t->file_size / 5;
 	return n > 0 && n < (1LL << 32) ? (size_t)n : 0;
 }
 
@@ -464,6 +469,8 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return error_set(err, "'%s' is a directory, not an SQLite export", path);
 	if (S_ISREG(sb.st_mode) && sb.st_size == 0)
 		return error_set(err, "'%s' is empty, not an SQLite export", path);
+	if (S_ISREG(sb.st_mode))
+		t->file_size = (int64_t)sb.st_size;
 	/* NOMUTEX: one thread reads; the default serialized mode takes a lock
 	 * on every sqlite3_column_*() call, a tenth of the run time. */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=

@@ -85,6 +85,7 @@ enum trace_part {
 struct trace {
 	void *db; /* sqlite3 * */
 	char *path;
+	int64_t file_size; /* bytes, when path is a regular file; else 0 */
 	struct strtab strs;
 	unsigned loaded;
 
