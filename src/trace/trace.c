@@ -166,18 +166,44 @@ static inline int64_t col_i64(sqlite3_stmt *st, int i, int64_t dflt)
 static int32_t sid_lookup(const struct trace *t, sqlite3_stmt *st, int col)
 {
 	int64_t id;
+	size_t lo = 0, hi;
 
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return -1;
 	id = sqlite3_column_int64(st, col);
-	if (id < 0 || (uint64_t)id >= t->sid_dense_nr)
+	if (id < 0)
 		return -1;
-	return t->sid_dense[id];
+	if ((uint64_t)id < t->sid_dense_nr)
+		return t->sid_dense[id];
+	for (hi = t->sid_sparse_nr; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->sid_sparse[mid].id == id)
+			return t->sid_sparse[mid].str;
+		if (t->sid_sparse[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int cmp_sid(const void *pa, const void *pb)
+{
+	const struct trace_sid *a = pa, *b = pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->row > b->row) - (a->row < b->row);
 }
 
 static int load_strings(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {"!id", "!value"};
+	/* ids are dense from 0 in every export, so no more than the file has
+	 * rows; one far beyond (a crafted file) must not size the dense map:
+	 * 2^28 of it is a gigabyte */
+	int64_t dense_max = t->file_size > 0 ? t->file_size / 5 : 1 << 28;
 	sqlite3_stmt *st = NULL;
 	int rc, ret = -1;
 
@@ -191,11 +217,24 @@ static int load_strings(struct trace *t, struct strbuf *err)
 
 		if (id < 0 || id > (1 << 28) || !v)
 			continue; /* a sparse or absurd id: treat as missing */
+		if (id > dense_max) {
+			int32_t s = strtab_intern(&t->strs, v, (size_t)sqlite3_column_bytes(st, 1));
+			struct trace_sid *p;
+
+			ALLOC_GROW(t->sid_sparse, t->sid_sparse_nr + 1, t->sid_sparse_alloc);
+			p = &t->sid_sparse[t->sid_sparse_nr];
+			p->id = id;
+			p->row = t->sid_sparse_nr++;
+			p->str = s;
+			continue;
+		}
 		if ((uint64_t)id >= t->sid_dense_nr) {
 			size_t old = t->sid_dense_nr, n = (size_t)id + 1;
 
 			if (n < old * 2)
 				n = old * 2;
+			if (n > (size_t)dense_max + 1)
+				n = (size_t)dense_max + 1; /* sparse ids stay past it */
 			t->sid_dense = xrealloc(t->sid_dense, st_mult(n, sizeof(*t->sid_dense)));
 			memset(t->sid_dense + old, 0xff, (n - old) * sizeof(*t->sid_dense));
 			t->sid_dense_nr = n;
@@ -204,6 +243,19 @@ static int load_strings(struct trace *t, struct strbuf *err)
 	}
 	ret = step_done(t, st, rc, "StringIds", err);
 	sqlite3_finalize(st);
+	if (t->sid_sparse_nr) {
+		size_t n = 0;
+
+		/* by id, then row; of an id's rows the last wins, as in the
+		 * dense map */
+		qsort(t->sid_sparse, t->sid_sparse_nr, sizeof(*t->sid_sparse), cmp_sid);
+		for (size_t i = 0; i < t->sid_sparse_nr; i++) {
+			if (n && t->sid_sparse[n - 1].id == t->sid_sparse[i].id)
+				n--;
+			t->sid_sparse[n++] = t->sid_sparse[i];
+		}
+		t->sid_sparse_nr = n;
+	}
 	return ret;
 }
 
@@ -565,5 +617,6 @@ void trace_close(struct trace *t)
 	free(t->calls);
 	free(t->ranges);
 	free(t->sid_dense);
+	free(t->sid_sparse);
 	memset(t, 0, sizeof(*t));
 }
