@@ -533,6 +533,10 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return -1;
 	}
 	t->db = db;
+	/* Keep the shared lock from the first read to the close: otherwise
+	 * every statement locks, checks for a hot journal and unlocks again
+	 * (fcntl, stat and a header read each time). */
+	sqlite3_exec(db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
 	/* Reading the schema is what fails on a file that is not SQLite. */
 	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
 	if (rc == SQLITE_OK)
