@@ -47,19 +47,38 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void write_db(const char *path, const uint8_t *data, size_t size)
+static char db_path[64];
+
+static void remove_db(void)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	unlink(db_path);
+}
+
+/* The input as the database file. Written over the last one and cut to
+ * size, not unlinked and created again: on tmpfs that frees and allocates
+ * every page for each input. */
+static void write_db(const uint8_t *data, size_t size)
+{
+	int fd;
 	size_t off = 0;
 
+	if (!db_path[0]) {
+		/* /dev/shm: the file is written and read once per input */
+		snprintf(db_path, sizeof(db_path), "%s/fuzz-sqlite-%d.sqlite",
+			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
+		atexit(remove_db);
+	}
+	fd = open(db_path, O_WRONLY | O_CREAT, 0600);
 	if (fd < 0)
 		abort();
 	while (off < size) {
-		ssize_t n = write(fd, data + off, size - off);
+		ssize_t n = pwrite(fd, data + off, size - off, (off_t)off);
 		if (n <= 0)
 			abort();
 		off += (size_t)n;
 	}
+	if (ftruncate(fd, (off_t)size))
+		abort();
 	close(fd);
 }
 
@@ -125,7 +144,6 @@ static void run_timeline(struct trace *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	static unsigned nreports;
 	struct strbuf err = STRBUF_INIT;
 	struct trace t;
@@ -136,23 +154,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			nreports++;
 	/* one of the reports, or the timeline (op nreports) */
 	pick = fuzz_pick(data, size, nreports + 1);
-	/* /dev/shm: the file is written, locked and read once per input */
-	if (!path[0])
-		snprintf(path, sizeof(path), "%s/fuzz-sqlite-%d.sqlite",
-			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
-	write_db(path, data, size);
+	write_db(data, size);
 	if (pick == FUZZ_ALL || pick < nreports) {
-		if (open_trace(&t, path, &err))
+		if (open_trace(&t, db_path, &err))
 			goto out;
 		run_reports(&t, pick);
 		trace_close(&t);
 	}
-	if (fuzz_runs(pick, nreports) && !open_trace(&t, path, &err)) {
+	if (fuzz_runs(pick, nreports) && !open_trace(&t, db_path, &err)) {
 		run_timeline(&t);
 		trace_close(&t);
 	}
 out:
-	unlink(path);
 	strbuf_release(&err);
 	return 0;
 }

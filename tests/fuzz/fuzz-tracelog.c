@@ -42,9 +42,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static char dir[64];
+
+/* At exit: the log and the directory (the database is gone already). */
+static void remove_dir(void)
+{
+	struct strbuf p = STRBUF_INIT;
+
+	strbuf_addf(&p, "%s/trace-1.bin", dir);
+	unlink(p.buf);
+	rmdir(dir);
+	strbuf_release(&p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char dir[64];
 	struct tlog_reader r;
 	struct tlog_item it;
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT, db = STRBUF_INIT;
@@ -70,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
 		if (mkdir_p(dir, &err))
 			abort();
+		atexit(remove_dir);
 	}
 	strbuf_addf(&path, "%s/trace-1.bin", dir);
 	strbuf_addf(&db, "%s/t.sqlite", dir);
