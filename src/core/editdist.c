@@ -9,7 +9,7 @@
 
 size_t edit_distance_max(const char *a, const char *b, size_t max)
 {
-	size_t la = strlen(a), lb = strlen(b), over, prev_min = 0;
+	size_t la = strlen(a), lb = strlen(b), over, prev_min = 0, ret;
 	size_t stack[3][128], *heap = NULL, *r2, *r1, *r0, *t;
 
 	if (max >= SIZE_MAX / 4)
@@ -75,6 +75,7 @@ size_t edit_distance_max(const char *a, const char *b, size_t max)
 		prev_min = row_min;
 		t = r2, r2 = r1, r1 = r0, r0 = t;
 	}
+	ret = r1[lb] < over ? r1[lb] : over;
 	free(heap);
-	return r1[lb] < over ? r1[lb] : over;
+	return ret;
 }
