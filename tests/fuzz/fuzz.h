@@ -1,13 +1,15 @@
 /* fuzz.h: what the fuzz targets share.
  *
- * A target whose input drives several expensive operations (the seven nsys
- * stats reports, the log converter's passes, the report renderers) runs one
- * of them per execution in the libFuzzer build: about as many executions
- * per operation as before, and many more executions in all. Which one is a
- * function of the whole input (FNV-1a of its bytes), not of one byte: in an
- * SQLite file or a tracer log no byte is both free and reached often by
- * mutations, and a hash gives every mutant of a corpus unit a fresh draw.
- * The same input always picks the same operation, so a crash replays.
+ * A target whose input drives several expensive operations (sqlite: the
+ * seven nsys stats reports and the timeline analysis; report: the
+ * renderers; ncu-csv: the raw page, the details page, the progress parser)
+ * runs one of them per execution in the libFuzzer build: each operation
+ * runs about as often per second as before, and the target does many more
+ * executions. Which one is a function of the whole input (an FNV-1a-style
+ * hash of its 8-byte words), not of one byte: in an SQLite file or an ncu
+ * CSV no byte is both free and often reached by mutations, and a hash
+ * gives every mutant of a corpus unit a fresh draw. The same input always
+ * picks the same operation, so a crash replays with the fuzz binary.
  *
  * Every other build (replay-main.c under ctest: gcc, ASan/UBSan, valgrind)
  * runs every operation on every input, so the seed corpus and each
