@@ -90,19 +90,24 @@ static const struct hw_spec *by_key(const char *key)
 static void normalize(struct strbuf *sb, const char *name)
 {
 	int space = 1;
+	char *q;
 
-	strbuf_addch(sb, ' ');
+	/* a byte out per byte in at most, and a space each side */
+	strbuf_grow(sb, strlen(name) + 2);
+	q = sb->buf + sb->len;
+	*q++ = ' ';
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
 		if (isalnum(*p)) {
-			strbuf_addch(sb, toupper(*p));
+			*q++ = (char)toupper(*p);
 			space = 0;
 		} else if (!space) {
-			strbuf_addch(sb, ' ');
+			*q++ = ' ';
 			space = 1;
 		}
 	}
 	if (!space)
-		strbuf_addch(sb, ' ');
+		*q++ = ' ';
+	strbuf_setlen(sb, (size_t)(q - sb->buf));
 }
 
 static int has_tok(const char *norm, const char *tok)

@@ -13,6 +13,7 @@
 
 #include "config/config.h"
 #include "config/internal.h"
+#include "core/editdist.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -293,17 +294,23 @@ struct suggestion {
 
 static void consider(struct suggestion *s, const char *cand)
 {
-	size_t full = edit_distance(s->key, cand);
-	size_t last = edit_distance(last_segment(s->key), last_segment(cand));
-	size_t score = full < last ? full : last;
 	size_t last_limit = strlen(last_segment(s->key)) / 3;
 	size_t full_limit = strlen(s->key) / 4;
+	size_t full, last, score;
 
 	/* About one typo per three letters of the last name, or per four of the
-	 * whole key; short keys get one. */
-	if (!strcmp(cand, s->key) || (last > (last_limit ? last_limit : 1) &&
-				      full > (full_limit ? full_limit : 1)))
+	 * whole key; short keys get one. Most candidates are far on both
+	 * counts: the bounded distance says so cheaply, and only a candidate
+	 * within a limit has its distances computed in full. */
+	last_limit = last_limit ? last_limit : 1;
+	full_limit = full_limit ? full_limit : 1;
+	if (!strcmp(cand, s->key) ||
+	    (edit_distance_max(last_segment(s->key), last_segment(cand), last_limit) > last_limit &&
+	     edit_distance_max(s->key, cand, full_limit) > full_limit))
 		return;
+	full = edit_distance(s->key, cand);
+	last = edit_distance(last_segment(s->key), last_segment(cand));
+	score = full < last ? full : last;
 	if (!s->best || score < s->score || (score == s->score && full < s->full)) {
 		free(s->best_owned);
 		s->best_owned = xstrdup(cand);

@@ -41,7 +41,18 @@ void utf8_sanitize(struct strbuf *out, const char *s, size_t len)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (len) {
-		size_t n = utf8_seq_len(p, len);
+		size_t n = 0;
+
+		/* ASCII but NUL, a run at a time */
+		while (n < len && p[n] && p[n] < 0x80)
+			n++;
+		if (n) {
+			strbuf_add(out, p, n);
+			p += n;
+			len -= n;
+			continue;
+		}
+		n = utf8_seq_len(p, len);
 		if (n && !(n == 1 && p[0] == 0)) {
 			strbuf_add(out, p, n);
 		} else {

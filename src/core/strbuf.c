@@ -2,9 +2,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "core/strbuf.h"
 #include "core/xalloc.h"
@@ -145,7 +147,9 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 	for (;;) {
 		ssize_t n;
 
-		strbuf_grow(sb, 65536);
+		/* grow only when full: a file's size was reserved by the caller */
+		if (sb->alloc - sb->len < 2)
+			strbuf_grow(sb, 65536);
 		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -163,10 +167,16 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 int strbuf_read_file(struct strbuf *sb, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 	int ret, saved;
 
 	if (fd < 0)
 		return -1;
+	/* room for the whole file and a byte to see EOF: one allocation
+	 * of its size, not 64 KiB for a small file */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size < SIZE_MAX / 2)
+		strbuf_grow(sb, (size_t)st.st_size + 1);
 	ret = strbuf_read_fd(sb, fd);
 	saved = errno;
 	close(fd);

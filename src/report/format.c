@@ -92,6 +92,14 @@ void md_text(struct strbuf *sb, const char *s)
 	const char *start = s;
 
 	for (; s && *s; s++) {
+		/* what needs no escape goes out a run at a time */
+		size_t n = strcspn(s, "_|\\*`[]<>\n\r\t");
+
+		if (n) {
+			strbuf_add(sb, s, n);
+			s += n - 1;
+			continue;
+		}
 		switch (*s) {
 		case '_':
 			if (intraword(start, s)) {
@@ -143,12 +151,16 @@ static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
 		strbuf_addch(sb, ' ');
 	for (p = s; *p; p++) {
-		if (*p == '|' && in_table)
+		size_t plain = strcspn(p, in_table ? "|\n\r\t" : "\n\r\t");
+
+		if (plain) {
+			strbuf_add(sb, p, plain);
+			p += plain - 1;
+		} else if (*p == '|') {
 			strbuf_addstr(sb, "\\|");
-		else if (*p == '\n' || *p == '\r' || *p == '\t')
+		} else {
 			strbuf_addch(sb, ' ');
-		else
-			strbuf_addch(sb, *p);
+		}
 	}
 	if (*s == '`' || (*s && s[strlen(s) - 1] == '`'))
 		strbuf_addch(sb, ' ');
@@ -159,6 +171,13 @@ static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 void md_escape_inline(struct strbuf *sb, const char *s)
 {
 	for (; s && *s; s++) {
+		size_t plain = strcspn(s, "\\`*_[]<>|#\n\r\t");
+
+		if (plain) {
+			strbuf_add(sb, s, plain);
+			s += plain - 1;
+			continue;
+		}
 		if (strchr("\\`*_[]<>|#", *s))
 			strbuf_addch(sb, '\\');
 		strbuf_addch(sb, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
@@ -203,9 +222,32 @@ static size_t utf8_seq_len(const unsigned char *p)
 	return n;
 }
 
+/* Bytes xml_text copies as they are: printable ASCII but &<>"', and \n \t. */
+static int xml_plain(unsigned char c)
+{
+	switch (c) {
+	case '&':
+	case '<':
+	case '>':
+	case '"':
+	case '\'':
+		return 0;
+	}
+	return (c >= 0x20 && c < 0x80) || c == '\n' || c == '\t';
+}
+
 void xml_text(struct strbuf *sb, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		const unsigned char *run = p;
+
+		while (xml_plain(*p))
+			p++;
+		if (p > run) {
+			strbuf_add(sb, run, (size_t)(p - run));
+			p--;
+			continue;
+		}
 		if (*p >= 0x80) {
 			size_t n = utf8_seq_len(p);
 

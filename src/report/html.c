@@ -83,11 +83,19 @@ void md_inline_html(struct strbuf *out, const char *md)
 			size_t n = strcspn(p, "`");
 			struct strbuf txt = STRBUF_INIT;
 
-			/* outside code spans, "\X" (X punctuation) is a literal X */
-			for (size_t i = 0; i < n; i++) {
-				if (p[i] == '\\' && i + 1 < n && ispunct((unsigned char)p[i + 1]))
-					i++;
-				strbuf_addch(&txt, p[i]);
+			/* outside code spans, "\X" (X punctuation) is a literal X;
+			 * the text between backslashes is copied a run at a time */
+			for (size_t i = 0; i < n;) {
+				const char *bs = memchr(p + i, '\\', n - i);
+				size_t k = bs ? (size_t)(bs - p) : n;
+
+				strbuf_add(&txt, p + i, k - i);
+				if (k == n)
+					break;
+				if (k + 1 < n && ispunct((unsigned char)p[k + 1]))
+					k++;
+				strbuf_addch(&txt, p[k]);
+				i = k + 1;
 			}
 			xml_text(out, txt.buf);
 			strbuf_release(&txt);

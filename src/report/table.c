@@ -181,9 +181,18 @@ static void json_str(struct strbuf *out, const char *s)
 
 	strbuf_addch(out, '"');
 	while (*p) {
-		unsigned c = *p, cp = 0;
+		const unsigned char *run = p;
+		unsigned c, cp = 0;
 		int n = 0;
 
+		/* printable ASCII goes out as is, a run at a time */
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		if (p > run) {
+			strbuf_add(out, run, (size_t)(p - run));
+			continue;
+		}
+		c = *p;
 		if (c == '"' || c == '\\') {
 			strbuf_addch(out, '\\');
 			strbuf_addch(out, (char)c);

@@ -534,6 +534,7 @@ static const char *const stmt_sql[S_COUNT] = {
 struct conv {
 	sqlite3 *db;
 	sqlite3_stmt *st[S_COUNT];
+	uint64_t rows[S_COUNT]; /* rows each statement inserted */
 	struct strtab strings;
 	struct trace_convert_stats *stats;
 	struct u64map devices_seen;
@@ -554,6 +555,7 @@ static int step(struct conv *c, enum stmt_id id)
 		c->failed = 1;
 		return -1;
 	}
+	c->rows[id]++;
 	return 0;
 }
 
@@ -1195,34 +1197,34 @@ static void put_meta(struct conv *c, const char *k, const char *v)
 }
 
 /* nsys exports are lazy: tables without rows are absent. Do the same so
- * readers (and nsys stats) see "no data" the way they do for nsys. */
+ * readers (and nsys stats) see "no data" the way they do for nsys. Every row
+ * of these tables went in through step(), which counted it: no query needed
+ * to find the empty ones. */
 static int drop_empty_tables(struct conv *c)
 {
-	static const char *const t[] = { "NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_KERNEL",
-		"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
-		"CUPTI_ACTIVITY_KIND_MEMSET", "TARGET_INFO_GPU", "ThreadNames",
-		"LLMPROF_TRACER_DIAGNOSTICS" };
+	static const struct {
+		const char *table;
+		enum stmt_id id;
+	} t[] = {
+		{ "NVTX_EVENTS", S_NVTX },
+		{ "CUPTI_ACTIVITY_KIND_KERNEL", S_KERNEL },
+		{ "CUPTI_ACTIVITY_KIND_RUNTIME", S_RUNTIME },
+		{ "CUPTI_ACTIVITY_KIND_MEMCPY", S_MEMCPY },
+		{ "CUPTI_ACTIVITY_KIND_MEMSET", S_MEMSET },
+		{ "TARGET_INFO_GPU", S_GPU },
+		{ "ThreadNames", S_THREAD },
+		{ "LLMPROF_TRACER_DIAGNOSTICS", S_DIAG },
+	};
 	struct strbuf q = STRBUF_INIT;
-	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]) && !ret; i++) {
-		sqlite3_stmt *s;
-		strbuf_reset(&q);
-		strbuf_addf(&q, "SELECT 1 FROM %s LIMIT 1", t[i]);
-		if (sqlite3_prepare_v2(c->db, q.buf, -1, &s, NULL) != SQLITE_OK) {
-			ret = error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
-			break;
-		}
-		if (sqlite3_step(s) != SQLITE_ROW) {
-			strbuf_reset(&q);
-			strbuf_addf(&q, "DROP TABLE %s", t[i]);
-			sqlite3_finalize(s);
-			if (sqlite3_exec(c->db, q.buf, NULL, NULL, NULL) != SQLITE_OK)
-				ret = error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]) && !ret; i++) {
+		if (c->rows[t[i].id])
 			continue;
-		}
-		sqlite3_finalize(s);
+		strbuf_reset(&q);
+		strbuf_addf(&q, "DROP TABLE %s", t[i].table);
+		if (sqlite3_exec(c->db, q.buf, NULL, NULL, NULL) != SQLITE_OK)
+			ret = error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
 	}
 	strbuf_release(&q);
 	return ret;

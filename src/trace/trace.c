@@ -14,34 +14,71 @@
 
 #define DB(t) ((sqlite3 *)(t)->db)
 
-int trace_has_table(struct trace *t, const char *name)
+/* The text values of column col of the rows sql returns, NULL-terminated
+ * (empty when sql fails). Values that are not TEXT, or hold a NUL, are left
+ * out: they never equal a C string in SQL either. Free with free_names(). */
+static char **query_names(struct trace *t, const char *sql, int col)
 {
 	sqlite3_stmt *st = NULL;
-	int found = 0;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
 
-	if (sqlite3_prepare_v2(
-		DB(t), "SELECT 1 FROM sqlite_master WHERE (type='table' OR type='view') AND name=?",
-		-1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
+	if (sqlite3_prepare_v2(DB(t), sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *v = (const char *)sqlite3_column_text(st, col);
+
+			if (sqlite3_column_type(st, col) != SQLITE_TEXT || !v ||
+			    strlen(v) != (size_t)sqlite3_column_bytes(st, col))
+				continue;
+			ALLOC_GROW(names, n + 1, alloc);
+			names[n++] = xstrdup(v);
+		}
+	}
 	sqlite3_finalize(st);
+	ALLOC_GROW(names, n + 1, alloc);
+	names[n] = NULL;
+	return names;
+}
+
+static void free_names(char **names)
+{
+	for (size_t i = 0; names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* name=? in SQL: binary, case-sensitive. */
+static int has_name(char *const *names, const char *name)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+#define TABLES_SQL "SELECT name FROM sqlite_master WHERE type='table' OR type='view'"
+
+int trace_has_table(struct trace *t, const char *name)
+{
+	char **tables = query_names(t, TABLES_SQL, 0);
+	int found = has_name(tables, name);
+
+	free_names(tables);
 	return found;
 }
 
-static int has_column(struct trace *t, const char *table, const char *col)
+/* The names of table's columns, from one pragma: a query per column was
+ * most of the time spent opening a small export. Empty when the table does
+ * not exist. table is one of ours, never from the file. */
+static char **table_cols(struct trace *t, const char *table)
 {
-	sqlite3_stmt *st = NULL;
-	int found = 0;
+	struct strbuf sql = STRBUF_INIT;
+	char **cols;
 
-	if (sqlite3_prepare_v2(DB(t), "SELECT 1 FROM pragma_table_info(?) WHERE name=?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
+	strbuf_addf(&sql, "PRAGMA table_info(\"%s\")", table);
+	cols = query_names(t, sql.buf, 1);
+	strbuf_release(&sql);
+	return cols;
 }
 
 static int db_error(struct trace *t, struct strbuf *err, const char *what)
@@ -55,6 +92,7 @@ static int select_cols(struct trace *t, const char *table, const char *const *co
 		       sqlite3_stmt **st, struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
+	char **have = table_cols(t, table);
 	int ret = -1;
 
 	strbuf_addstr(&sql, "SELECT ");
@@ -66,7 +104,7 @@ static int select_cols(struct trace *t, const char *table, const char *const *co
 			c++;
 		if (i)
 			strbuf_addstr(&sql, ", ");
-		if (!strcmp(c, "rowid") || has_column(t, table, c)) {
+		if (!strcmp(c, "rowid") || has_name(have, c)) {
 			strbuf_addf(&sql, "\"%s\"", c);
 		} else if (required) {
 			error_set(err, "'%s': table %s has no column '%s' (not an nsys export?)",
@@ -83,11 +121,15 @@ static int select_cols(struct trace *t, const char *table, const char *const *co
 	}
 	ret = 0;
 cleanup:
+	free_names(have);
 	strbuf_release(&sql);
 	return ret;
 }
 
-/* Row count estimate (max rowid) to size arrays once. */
+/* Row count estimate (max rowid) to size arrays once. The file decides
+ * max(rowid): a row takes 5 bytes of it at least (cell pointer, sizes,
+ * rowid, record header), so a larger estimate is a sparse or crafted rowid
+ * and would ask for gigabytes. */
 static size_t row_estimate(struct trace *t, const char *table)
 {
 	struct strbuf sql = STRBUF_INIT;
@@ -100,6 +142,8 @@ static size_t row_estimate(struct trace *t, const char *table)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	strbuf_release(&sql);
+	if (t->file_size > 0 && n > t->file_size / 5)
+		n = t->file_size / 5;
 	return n > 0 && n < (1LL << 32) ? (size_t)n : 0;
 }
 
@@ -122,18 +166,44 @@ static inline int64_t col_i64(sqlite3_stmt *st, int i, int64_t dflt)
 static int32_t sid_lookup(const struct trace *t, sqlite3_stmt *st, int col)
 {
 	int64_t id;
+	size_t lo = 0, hi;
 
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return -1;
 	id = sqlite3_column_int64(st, col);
-	if (id < 0 || (uint64_t)id >= t->sid_dense_nr)
+	if (id < 0)
 		return -1;
-	return t->sid_dense[id];
+	if ((uint64_t)id < t->sid_dense_nr)
+		return t->sid_dense[id];
+	for (hi = t->sid_sparse_nr; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->sid_sparse[mid].id == id)
+			return t->sid_sparse[mid].str;
+		if (t->sid_sparse[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int cmp_sid(const void *pa, const void *pb)
+{
+	const struct trace_sid *a = pa, *b = pb;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->row > b->row) - (a->row < b->row);
 }
 
 static int load_strings(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {"!id", "!value"};
+	/* ids are dense from 0 in every export, so no more than the file has
+	 * rows; one far beyond (a crafted file) must not size the dense map:
+	 * 2^28 of it is a gigabyte */
+	int64_t dense_max = t->file_size > 0 ? t->file_size / 5 : 1 << 28;
 	sqlite3_stmt *st = NULL;
 	int rc, ret = -1;
 
@@ -147,11 +217,24 @@ static int load_strings(struct trace *t, struct strbuf *err)
 
 		if (id < 0 || id > (1 << 28) || !v)
 			continue; /* a sparse or absurd id: treat as missing */
+		if (id > dense_max) {
+			int32_t s = strtab_intern(&t->strs, v, (size_t)sqlite3_column_bytes(st, 1));
+			struct trace_sid *p;
+
+			ALLOC_GROW(t->sid_sparse, t->sid_sparse_nr + 1, t->sid_sparse_alloc);
+			p = &t->sid_sparse[t->sid_sparse_nr];
+			p->id = id;
+			p->row = t->sid_sparse_nr++;
+			p->str = s;
+			continue;
+		}
 		if ((uint64_t)id >= t->sid_dense_nr) {
 			size_t old = t->sid_dense_nr, n = (size_t)id + 1;
 
 			if (n < old * 2)
 				n = old * 2;
+			if (n > (size_t)dense_max + 1)
+				n = (size_t)dense_max + 1; /* sparse ids stay past it */
 			t->sid_dense = xrealloc(t->sid_dense, st_mult(n, sizeof(*t->sid_dense)));
 			memset(t->sid_dense + old, 0xff, (n - old) * sizeof(*t->sid_dense));
 			t->sid_dense_nr = n;
@@ -160,6 +243,19 @@ static int load_strings(struct trace *t, struct strbuf *err)
 	}
 	ret = step_done(t, st, rc, "StringIds", err);
 	sqlite3_finalize(st);
+	if (t->sid_sparse_nr) {
+		size_t n = 0;
+
+		/* by id, then row; of an id's rows the last wins, as in the
+		 * dense map */
+		qsort(t->sid_sparse, t->sid_sparse_nr, sizeof(*t->sid_sparse), cmp_sid);
+		for (size_t i = 0; i < t->sid_sparse_nr; i++) {
+			if (n && t->sid_sparse[n - 1].id == t->sid_sparse[i].id)
+				n--;
+			t->sid_sparse[n++] = t->sid_sparse[i];
+		}
+		t->sid_sparse_nr = n;
+	}
 	return ret;
 }
 
@@ -414,6 +510,7 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	struct stat sb;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	char **tables;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -424,6 +521,8 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return error_set(err, "'%s' is a directory, not an SQLite export", path);
 	if (S_ISREG(sb.st_mode) && sb.st_size == 0)
 		return error_set(err, "'%s' is empty, not an SQLite export", path);
+	if (S_ISREG(sb.st_mode))
+		t->file_size = (int64_t)sb.st_size;
 	/* NOMUTEX: one thread reads; the default serialized mode takes a lock
 	 * on every sqlite3_column_*() call, a tenth of the run time. */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
@@ -434,6 +533,10 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return -1;
 	}
 	t->db = db;
+	/* Keep the shared lock from the first read to the close: otherwise
+	 * every statement locks, checks for a hot journal and unlocks again
+	 * (fcntl, stat and a header read each time). */
+	sqlite3_exec(db, "PRAGMA locking_mode=EXCLUSIVE", NULL, NULL, NULL);
 	/* Reading the schema is what fails on a file that is not SQLite. */
 	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
 	if (rc == SQLITE_OK)
@@ -448,23 +551,27 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return error_set(err, "'%s' is not a readable SQLite database: %s", path,
 				 sqlite3_errmsg(db));
 	}
-	t->has_strings = trace_has_table(t, "StringIds");
-	t->has_kernels = trace_has_table(t, "CUPTI_ACTIVITY_KIND_KERNEL");
-	t->has_memcpy = trace_has_table(t, "CUPTI_ACTIVITY_KIND_MEMCPY");
-	t->has_memset = trace_has_table(t, "CUPTI_ACTIVITY_KIND_MEMSET");
-	t->has_memcpy_enum = trace_has_table(t, "ENUM_CUDA_MEMCPY_OPER");
-	t->has_calls = trace_has_table(t, "CUPTI_ACTIVITY_KIND_RUNTIME");
-	t->has_nvtx = trace_has_table(t, "NVTX_EVENTS");
+	/* one pass over the schema, not a query per table */
+	tables = query_names(t, TABLES_SQL, 0);
+	t->has_strings = has_name(tables, "StringIds");
+	t->has_kernels = has_name(tables, "CUPTI_ACTIVITY_KIND_KERNEL");
+	t->has_memcpy = has_name(tables, "CUPTI_ACTIVITY_KIND_MEMCPY");
+	t->has_memset = has_name(tables, "CUPTI_ACTIVITY_KIND_MEMSET");
+	t->has_memcpy_enum = has_name(tables, "ENUM_CUDA_MEMCPY_OPER");
+	t->has_calls = has_name(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+	t->has_nvtx = has_name(tables, "NVTX_EVENTS");
 	if (!t->has_strings && !t->has_kernels && !t->has_calls && !t->has_nvtx &&
-	    !trace_has_table(t, "META_DATA_EXPORT") && !trace_has_table(t, "EXPORT_META_DATA"))
+	    !has_name(tables, "META_DATA_EXPORT") && !has_name(tables, "EXPORT_META_DATA")) {
+		free_names(tables);
 		return error_set(
 		    err, "'%s' is an SQLite file but not an nsys or llmprof trace export", path);
+	}
 	/* Producer: "NVIDIA Nsight Systems 2025.3.2.0", "llmprof 0.1.0", ... */
 	for (int i = 0; i < 2 && !t->producer; i++) {
 		const char *tbl = i ? "EXPORT_META_DATA" : "META_DATA_EXPORT";
 		struct strbuf sql = STRBUF_INIT, prod = STRBUF_INIT;
 
-		if (!trace_has_table(t, tbl))
+		if (!has_name(tables, tbl))
 			continue;
 		strbuf_addf(&sql,
 			    "SELECT value FROM %s WHERE name IN ('EXPORT_PRODUCT_NAME', "
@@ -482,6 +589,7 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		strbuf_release(&prod);
 		strbuf_release(&sql);
 	}
+	free_names(tables);
 	return load_strings(t, err);
 }
 
@@ -513,5 +621,6 @@ void trace_close(struct trace *t)
 	free(t->calls);
 	free(t->ranges);
 	free(t->sid_dense);
+	free(t->sid_sparse);
 	memset(t, 0, sizeof(*t));
 }

@@ -85,6 +85,7 @@ enum trace_part {
 struct trace {
 	void *db; /* sqlite3 * */
 	char *path;
+	int64_t file_size; /* bytes, when path is a regular file; else 0 */
 	struct strtab strs;
 	unsigned loaded;
 
@@ -103,9 +104,16 @@ struct trace {
 	 * there) and over range rows only (the projection reports do). */
 	int64_t nvtx_max_all, nvtx_max_range;
 
-	/* StringIds id -> strs id. */
+	/* StringIds id -> strs id: dense for ids the file's size allows, and
+	 * sorted (id, strs id) pairs for the few beyond. */
 	int32_t *sid_dense;
 	size_t sid_dense_nr;
+	struct trace_sid {
+		int64_t id;
+		size_t row; /* of StringIds: the last row of an id wins */
+		int32_t str;
+	} *sid_sparse;
+	size_t sid_sparse_nr, sid_sparse_alloc;
 };
 
 /* Opens path read-only and checks that it is an SQLite nsys-schema export.

@@ -1,6 +1,7 @@
 /* ncu_progress.c: ncu's "==PROF== Profiling" lines -> progress; see
  * ncu_progress.h. */
 #include <ctype.h>
+#include <limits.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -94,8 +95,10 @@ static int parse_line(struct ncu_progress *p, const char *s, size_t n, int compl
 		if (end - c >= 3 && !memcmp(c, " - ", 3)) {
 			c += 3;
 			id = 0;
-			while (c < end && isdigit((unsigned char)*c))
-				id = id * 10 + (*c++ - '0');
+			/* past 18 digits it is not ncu's id: saturate, do not overflow */
+			for (; c < end && isdigit((unsigned char)*c); c++)
+				if (id < LLONG_MAX / 10)
+					id = id * 10 + (*c - '0');
 		}
 		if (c < end && *c == ':')
 			c++;

@@ -9,6 +9,10 @@
  *     src/analysis/hw.c src/core/[a-z]*.c -ljansson -lm -o build/fuzz-report
  *   build/fuzz-report -max_len=2048 -timeout=5
  *
+ * The parsers and the model (derive, findings) run on every input; under
+ * libFuzzer one renderer per execution renders it (fuzz.h), replay renders
+ * them all.
+ *
  * Property checked besides memory safety: metrics.json always encodes,
  * whatever bytes the names hold. (Well-formedness of the HTML and SVG is
  * checked with xmllint in tests/cli/test-html.sh.) */
@@ -25,6 +29,7 @@
 #include "core/xalloc.h"
 #include "report/report.h"
 #include "report/svg.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,6 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct report_stage *s;
 	char *text = xstrndup((const char *)data, size);
 	size_t half = strlen(text) / 2;
+	/* the renderer(s) to run: the HTML report, the charts alone, each
+	 * Markdown file, metrics.json (fuzz.h) */
+	unsigned pick = fuzz_pick(data, size, 7);
 
 	if (!calibration_parse((const char *)data, size, "fuzz", &cal, &err))
 		calibration_release(&cal);
@@ -63,17 +71,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_model_derive(&m);
 	findings_run(&m);
 
-	report_render_html(&m, &out);
-	svg_timeline(&out, &m, 800);
-	svg_kernel_bars(&out, &m, 800, 5);
-	svg_roofline(&out, &m, 800);
+	if (fuzz_runs(pick, 0))
+		report_render_html(&m, &out);
+	if (fuzz_runs(pick, 1)) {
+		svg_timeline(&out, &m, 800);
+		svg_kernel_bars(&out, &m, 800, 5);
+		svg_roofline(&out, &m, 800);
+	}
 	strbuf_reset(&out);
-	report_render_kernels_md(&m, &out);
-	report_render_operators_md(&m, &out);
-	report_render_report_md(&m, &out);
-	report_render_summary_md(&m, &out);
+	if (fuzz_runs(pick, 2))
+		report_render_kernels_md(&m, &out);
+	if (fuzz_runs(pick, 3))
+		report_render_operators_md(&m, &out);
+	if (fuzz_runs(pick, 4))
+		report_render_report_md(&m, &out);
+	if (fuzz_runs(pick, 5))
+		report_render_summary_md(&m, &out);
 	strbuf_reset(&out);
-	if (report_render_metrics_json(&m, &out, &err))
+	if (fuzz_runs(pick, 6) && report_render_metrics_json(&m, &out, &err))
 		abort();
 	report_model_release(&m);
 	free(text);

@@ -6,6 +6,9 @@
  * Inputs are whole database files; the seed corpus (corpus/sqlite/, made
  * by make-corpus.sh) holds small nsys-schema exports cut from the real
  * fixtures and synthetic ones, so mutations land in real page layouts.
+ * Under libFuzzer an execution opens the file and runs one of the reports
+ * (in every format) or the timeline analysis, as fuzz.h picks; replay runs
+ * them all, the reports on one handle and the analysis on a fresh one.
  *
  *   scripts/fuzz.sh 60 sqlite
  *
@@ -19,32 +22,80 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "analysis/nsysstats.h"
 #include "analysis/timeline.h"
 #include "core/strbuf.h"
 #include "report/table.h"
 #include "trace/trace.h"
+#include "fuzz.h"
 #include "core/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static void write_db(const char *path, const uint8_t *data, size_t size)
+/* Before SQLite's first use, as in fuzz-tracelog.c: no memory statistics
+ * (a global mutex and a malloc_usable_size() per allocation, slow under
+ * ASan), no bulk page-cache allocation; what SQLite reads is unchanged. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	(void)argc;
+	(void)argv;
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
+	return 0;
+}
+
+static char db_path[64];
+
+static void remove_db(void)
+{
+	unlink(db_path);
+}
+
+/* The input as the database file. Written over the last one and cut to
+ * size, not unlinked and created again: on tmpfs that frees and allocates
+ * every page for each input. */
+static void write_db(const uint8_t *data, size_t size)
+{
+	int fd;
 	size_t off = 0;
 
+	if (!db_path[0]) {
+		/* /dev/shm: the file is written and read once per input */
+		snprintf(db_path, sizeof(db_path), "%s/fuzz-sqlite-%d.sqlite",
+			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
+		atexit(remove_db);
+	}
+	fd = open(db_path, O_WRONLY | O_CREAT, 0600);
 	if (fd < 0)
 		abort();
 	while (off < size) {
-		ssize_t n = write(fd, data + off, size - off);
+		ssize_t n = pwrite(fd, data + off, size - off, (off_t)off);
 		if (n <= 0)
 			abort();
 		off += (size_t)n;
 	}
+	if (ftruncate(fd, (off_t)size))
+		abort();
 	close(fd);
 }
 
-static void run_reports(struct trace *t)
+/* Opens path; a failure must say why. */
+static int open_trace(struct trace *t, const char *path, struct strbuf *err)
+{
+	strbuf_reset(err);
+	if (!trace_open(t, path, err))
+		return 0;
+	if (!err->len)
+		abort();
+	trace_close(t);
+	return -1;
+}
+
+/* The reports pick selects (all of them for FUZZ_ALL), in every format. */
+static void run_reports(struct trace *t, unsigned pick)
 {
 	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, out = STRBUF_INIT;
 
@@ -52,6 +103,8 @@ static void run_reports(struct trace *t)
 		struct table tbl;
 		int rc;
 
+		if (!fuzz_runs(pick, (unsigned)i))
+			continue;
 		strbuf_reset(&err);
 		strbuf_reset(&msg);
 		rc = nsysstats_build(t, nsysstats_reports[i], &tbl, &msg, &err);
@@ -72,42 +125,47 @@ static void run_reports(struct trace *t)
 	strbuf_release(&out);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The timeline analysis from a fresh handle: it loads the parts itself. */
+static void run_timeline(struct trace *t)
 {
-	static char path[64];
 	struct strbuf err = STRBUF_INIT;
-	struct trace t;
 	struct timeline tl;
 	struct stage_config cfg;
 
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/fuzz-sqlite-%d.sqlite", (int)getpid());
-	write_db(path, data, size);
-	if (trace_open(&t, path, &err)) {
-		if (!err.len)
-			abort();
-		trace_close(&t);
-		goto out;
-	}
-	run_reports(&t);
-	trace_close(&t);
-
-	/* again from a fresh handle: the analysis loads the parts itself */
-	strbuf_reset(&err);
-	if (trace_open(&t, path, &err)) {
-		trace_close(&t);
-		goto out;
-	}
 	stage_config_default(&cfg);
 	memset(&tl, 0, sizeof(tl));
-	if (timeline_build(&tl, &t, &cfg, &err)) {
+	if (timeline_build(&tl, t, &cfg, &err)) {
 		if (!err.len)
 			abort();
 	}
 	timeline_release(&tl);
-	trace_close(&t);
+	strbuf_release(&err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static unsigned nreports;
+	struct strbuf err = STRBUF_INIT;
+	struct trace t;
+	unsigned pick;
+
+	if (!nreports)
+		while (nsysstats_reports[nreports])
+			nreports++;
+	/* one of the reports, or the timeline (op nreports) */
+	pick = fuzz_pick(data, size, nreports + 1);
+	write_db(data, size);
+	if (pick == FUZZ_ALL || pick < nreports) {
+		if (open_trace(&t, db_path, &err))
+			goto out;
+		run_reports(&t, pick);
+		trace_close(&t);
+	}
+	if (fuzz_runs(pick, nreports) && !open_trace(&t, db_path, &err)) {
+		run_timeline(&t);
+		trace_close(&t);
+	}
 out:
-	unlink(path);
 	strbuf_release(&err);
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* test-core.c: strbuf, number parsing, edit distance, atomic files. */
+/* test-core.c: strbuf, number parsing, edit distance (bounded too), atomic
+ * files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/editdist.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -73,6 +75,46 @@ static void test_edit_distance(void **state)
 	assert_int_equal(edit_distance("same", "same"), 0);
 }
 
+/* The bounded distance agrees with edit_distance() within the bound and is
+ * above it beyond, on short strings over a small alphabet (so transpositions
+ * and near matches are common) and on strings past the 127-byte stack rows. */
+static void test_edit_distance_max(void **state)
+{
+	unsigned seed = 12345;
+	char a[300], b[300];
+
+	for (int round = 0; round < 3000; round++) {
+		size_t la, lb, d;
+
+		seed = seed * 1103515245 + 12345;
+		la = round % 500 == 0 ? 130 + (seed >> 16) % 150 : (seed >> 16) % 12;
+		seed = seed * 1103515245 + 12345;
+		lb = round % 500 == 0 ? 130 + (seed >> 16) % 150 : (seed >> 16) % 12;
+		for (size_t i = 0; i < la; i++) {
+			seed = seed * 1103515245 + 12345;
+			a[i] = "abc."[(seed >> 16) % 4];
+		}
+		for (size_t i = 0; i < lb; i++) {
+			seed = seed * 1103515245 + 12345;
+			b[i] = "abc."[(seed >> 16) % 4];
+		}
+		a[la] = b[lb] = '\0';
+		d = edit_distance(a, b);
+		for (size_t max = 0; max <= d + 2; max++) {
+			size_t got = edit_distance_max(a, b, max);
+
+			if (d <= max)
+				assert_int_equal(got, d);
+			else
+				assert_true(got > max);
+		}
+		assert_int_equal(edit_distance_max(a, b, (size_t)-1), d);
+	}
+	assert_int_equal(edit_distance_max("replay_mod", "replay_mode", 1), 1);
+	assert_int_equal(edit_distance_max("ab", "ba", 1), 1);
+	assert_true(edit_distance_max("a.very.long.key.typed", "run", 3) > 3);
+}
+
 static void test_atomic_write(void **state)
 {
 	char dir[] = "/tmp/llmprof-test-XXXXXX";
@@ -108,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_edit_distance_max),
 		cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -555,6 +555,18 @@ static void test_progress(void **state)
 		ncu_progress_release(&p);
 		strbuf_release(&sb);
 	}
+	{
+		/* an id of 23 digits (fuzz-ncu-csv): no overflow, the line still reads */
+		struct ncu_progress p;
+		const char *d = "==PROF== Profiling \"k\" - 99999999999999999999999: 0%....50%\n";
+
+		ncu_progress_init(&p);
+		assert_int_equal(ncu_progress_feed(&p, d, strlen(d)), 1);
+		assert_true(p.current_id > 0);
+		assert_int_equal(p.pct, 50);
+		assert_string_equal(p.name, "k");
+		ncu_progress_release(&p);
+	}
 }
 
 /* A tensor-pipe metric the GPU names otherwise is dropped, named once;
