@@ -11,6 +11,23 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
+
+/* Sums and spans of nanosecond times saturate: a damaged trace (times near
+ * 2^63) must give absurd totals, not undefined behaviour. */
+static inline void ns_add(int64_t *acc, int64_t v)
+{
+	if (__builtin_add_overflow(*acc, v, acc))
+		*acc = v < 0 ? INT64_MIN : INT64_MAX;
+}
+
+static inline int64_t ns_span(int64_t start, int64_t end)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(end, start, &d))
+		return end < start ? INT64_MIN : INT64_MAX;
+	return d;
+}
 static const char *const default_prefill[] = {"LLM@prefill", "prefill"};
 static const char *const default_decode[] = {"LLM@decode_all", "decode"};
 static const char *const default_step[] = {"LLM@decode_step"};
@@ -242,7 +259,7 @@ void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 		s->max_ns = sum.max;
 		s->avg_ns = sum.avg;
 		s->med_ns = sum.med;
-		ks->total_ns += sum.total;
+		ns_add(&ks->total_ns, sum.total);
 		ks->calls += (size_t)sum.n;
 	}
 	sort_summary(ks, &t->strs);
@@ -394,7 +411,7 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 			parse_double(vals[col[3]], &s->med_ns, &e2);
 		s->min_ns = v[4];
 		s->max_ns = v[5];
-		ks->total_ns += s->total_ns;
+		ns_add(&ks->total_ns, s->total_ns);
 		ks->calls += s->calls;
 	}
 	sort_summary(ks, strs);
@@ -487,7 +504,7 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
 		if (r < 0)
 			continue;
-		op_ns[r] += t->kernels[k].end - t->kernels[k].start;
+		ns_add(&op_ns[r], ns_span(t->kernels[k].start, t->kernels[k].end));
 		op_k[r]++;
 	}
 	for (size_t r = 0; r < t->nranges; r++) {
@@ -515,9 +532,9 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		for (size_t i = lo; i < hi; i++) {
 			const struct trace_range *rg = &t->ranges[inst[i].range];
 
-			o->gpu_ns += op_ns[inst[i].range];
+			ns_add(&o->gpu_ns, op_ns[inst[i].range]);
 			o->kernels += op_k[inst[i].range];
-			o->cpu_ns += trace_range_end(t, rg) - rg->start;
+			ns_add(&o->cpu_ns, ns_span(rg->start, trace_range_end(t, rg)));
 		}
 		if (o->stage >= 0 && tl->stages[o->stage].kernel_ns)
 			o->stage_share = (double)o->gpu_ns / (double)tl->stages[o->stage].kernel_ns;
@@ -557,9 +574,9 @@ static void build_memops(struct timeline *tl, const struct trace *t)
 			s->name = m->name;
 		}
 		s->count++;
-		s->total_ns += m->end - m->start;
+		ns_add(&s->total_ns, ns_span(m->start, m->end));
 		s->bytes += m->bytes;
-		tl->memop_ns += m->end - m->start;
+		ns_add(&tl->memop_ns, ns_span(m->start, m->end));
 	}
 	if (tl->nmemop_stats)
 		qsort(tl->memops, tl->nmemop_stats, sizeof(*tl->memops), cmp_memop_stat);
@@ -584,7 +601,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	tl->nkernels = t->nkernels;
 	tl->nmemops = t->nmemops;
 	for (size_t k = 0; k < t->nkernels; k++)
-		tl->kernel_ns += t->kernels[k].end - t->kernels[k].start;
+		ns_add(&tl->kernel_ns, ns_span(t->kernels[k].start, t->kernels[k].end));
 	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
 	tl->ops_no_launch = p.nops_no_call;
 	tl->kernels_no_launch = p.nkernels_no_call;
@@ -638,7 +655,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			iv[i - lo].s = kern ? t->kernels[pp->op].start : m->start;
 			iv[i - lo].e = kern ? t->kernels[pp->op].end : m->end;
 			if (kern) {
-				kns += iv[i - lo].e - iv[i - lo].s;
+				ns_add(&kns, ns_span(iv[i - lo].s, iv[i - lo].e));
 				nk++;
 				tl->kernel_stages[pp->op] |= stage_mask[r];
 			}
@@ -662,15 +679,14 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 				continue;
 			tl->stage_found[s] = 1;
 			st->instances++;
-			st->cpu_ns += trace_range_end(t, rg) - rg->start;
-			st->wall_ns += (p.nops[r] && p.proj_end[r] > trace_range_end(t, rg)
-					    ? p.proj_end[r]
-					    : trace_range_end(t, rg)) -
-				       rg->start;
-			st->proj_ns += proj;
-			st->busy_ns += busy;
-			st->idle_ns += proj - busy;
-			st->kernel_ns += kns;
+			ns_add(&st->cpu_ns, ns_span(rg->start, trace_range_end(t, rg)));
+			ns_add(&st->wall_ns, ns_span(rg->start, p.nops[r] && p.proj_end[r] > trace_range_end(t, rg)
+									 ? p.proj_end[r]
+									 : trace_range_end(t, rg)));
+			ns_add(&st->proj_ns, proj);
+			ns_add(&st->busy_ns, busy);
+			ns_add(&st->idle_ns, ns_span(busy, proj));
+			ns_add(&st->kernel_ns, kns);
 			st->kernels += nk;
 			st->launches += nc;
 			if (p.nops[r])
@@ -697,7 +713,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	for (size_t k = 0; k < t->nkernels; k++)
 		if (!tl->kernel_stages[k]) {
 			tl->kernels_outside++;
-			tl->kernel_ns_outside += t->kernels[k].end - t->kernels[k].start;
+			ns_add(&tl->kernel_ns_outside, ns_span(t->kernels[k].start, t->kernels[k].end));
 		}
 	if (nsteps) {
 		qsort(steps, nsteps, sizeof(*steps), cmp_step_count);
