@@ -28,6 +28,13 @@ int nsysstats_known(const char *name)
 	return 0;
 }
 
+/* A sum of nanosecond times as int64, saturated: damaged traces (times near
+ * 2^63) give absurd totals, not undefined behaviour. */
+static int64_t clamp_i64(__int128 v)
+{
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
 void nsys_summarize(const int64_t *v, size_t n, struct nsys_summary *s)
 {
 	__int128 sum = 0, sq = 0;
@@ -43,7 +50,7 @@ void nsys_summarize(const int64_t *v, size_t n, struct nsys_summary *s)
 		sum += v[i];
 	}
 	s->n = (int64_t)n;
-	s->total = (int64_t)sum;
+	s->total = clamp_i64(sum);
 	s->min = v[0];
 	s->max = v[n - 1];
 	s->avg = (double)s->total / (double)n;
@@ -289,11 +296,11 @@ static void init_time_table(struct table *tbl, const char *count_col, const char
  * via namefn. */
 static int64_t groups_total(const struct group *g, size_t n)
 {
-	int64_t total = 0;
+	__int128 total = 0;
 
 	for (size_t i = 0; i < n; i++)
 		total += g[i].s.total;
-	return total;
+	return clamp_i64(total);
 }
 
 static int skip(struct strbuf *msg, const struct trace *t, const char *what)
@@ -610,7 +617,9 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		for (size_t j = g[i].lo; j < g[i].hi; j++) {
 			size_t r = (size_t)gv[j].p;
 
-			g[i].x[0] += trace_range_end(t, &t->ranges[r]) - t->ranges[r].start;
+			g[i].x[0] = clamp_i64((__int128)g[i].x[0] +
+					      ((__int128)trace_range_end(t, &t->ranges[r]) -
+					       t->ranges[r].start));
 			g[i].x[1] += p.nops[r];
 			g[i].x[2] += p.level[r];
 			g[i].x[3] += p.nchild_ops[r];
