@@ -33,19 +33,6 @@
 #include "core/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-/* Before SQLite's first use, as in fuzz-tracelog.c: no memory statistics
- * (a global mutex and a malloc_usable_size() per allocation, slow under
- * ASan), no bulk page-cache allocation; what SQLite reads is unchanged. */
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
-	return 0;
-}
 
 static char db_path[64];
 

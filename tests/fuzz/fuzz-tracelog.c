@@ -23,24 +23,9 @@
 #include "core/strbuf.h"
 #include "trace/tosqlite.h"
 #include "trace/tracelog.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-/* Before SQLite's first use. Neither setting changes what SQLite stores:
- * no memory statistics (a global mutex and a malloc_usable_size() on every
- * allocation, both slow under ASan), and no bulk page-cache allocation per
- * connection (20 pages at once: 1.3 MB with the converter's 64 KiB pages,
- * fresh memory on every input while ASan's quarantine holds the last). Each
- * page becomes a heap block of its own, which ASan sees better. */
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
-	return 0;
-}
 
 static char dir[64];
 
