@@ -13,7 +13,6 @@
 
 #include "config/config.h"
 #include "config/internal.h"
-#include "core/editdist.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -300,16 +299,20 @@ static void consider(struct suggestion *s, const char *cand)
 
 	/* About one typo per three letters of the last name, or per four of the
 	 * whole key; short keys get one. Most candidates are far on both
-	 * counts: the bounded distance says so cheaply, and only a candidate
-	 * within a limit has its distances computed in full. */
+	 * counts, and the bounded distance says so cheaply; a distance over its
+	 * limit is computed in full only when the other is within its own. */
 	last_limit = last_limit ? last_limit : 1;
 	full_limit = full_limit ? full_limit : 1;
-	if (!strcmp(cand, s->key) ||
-	    (edit_distance_max(last_segment(s->key), last_segment(cand), last_limit) > last_limit &&
-	     edit_distance_max(s->key, cand, full_limit) > full_limit))
+	if (!strcmp(cand, s->key))
 		return;
-	full = edit_distance(s->key, cand);
-	last = edit_distance(last_segment(s->key), last_segment(cand));
+	last = edit_distance_max(last_segment(s->key), last_segment(cand), last_limit);
+	full = edit_distance_max(s->key, cand, full_limit);
+	if (last > last_limit && full > full_limit)
+		return;
+	if (last > last_limit)
+		last = edit_distance(last_segment(s->key), last_segment(cand));
+	if (full > full_limit)
+		full = edit_distance(s->key, cand);
 	score = full < last ? full : last;
 	if (!s->best || score < s->score || (score == s->score && full < s->full)) {
 		free(s->best_owned);

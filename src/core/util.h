@@ -18,6 +18,34 @@ int parse_double(const char *s, double *out, struct strbuf *err);
 
 /* Damerau-style edit distance (optimal string alignment), for suggestions. */
 size_t edit_distance(const char *a, const char *b);
+/* edit_distance(a, b) when it is at most max; otherwise some value above
+ * max, found without computing the distance in full (strings whose lengths
+ * differ by more than max cost nothing). "Did you mean" compares a key with
+ * every known key, and an unknown key (one typed, or one from a fuzzer) is
+ * usually far from all of them. Allocates only when b is longer than 127
+ * bytes. */
+size_t edit_distance_max(const char *a, const char *b, size_t max);
+
+/* int64 sums and differences that saturate at INT64_MIN/INT64_MAX instead
+ * of overflowing: nanosecond totals built from timestamps in files we did
+ * not write. */
+static inline int64_t i64_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static inline int64_t i64_sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return a < b ? INT64_MIN : INT64_MAX;
+	return r;
+}
 
 /* Nanoseconds from CLOCK_MONOTONIC / CLOCK_REALTIME. */
 uint64_t clock_mono_ns(void);
