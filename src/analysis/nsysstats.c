@@ -617,9 +617,9 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		for (size_t j = g[i].lo; j < g[i].hi; j++) {
 			size_t r = (size_t)gv[j].p;
 
-			g[i].x[0] = clamp_i64((__int128)g[i].x[0] +
-					      ((__int128)trace_range_end(t, &t->ranges[r]) -
-					       t->ranges[r].start));
+			g[i].x[0] =
+			    i64_sat_add(g[i].x[0], i64_sat_sub(trace_range_end(t, &t->ranges[r]),
+							       t->ranges[r].start));
 			g[i].x[1] += p.nops[r];
 			g[i].x[2] += p.level[r];
 			g[i].x[3] += p.nchild_ops[r];

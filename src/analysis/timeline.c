@@ -11,23 +11,9 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-
-/* Sums and spans of nanosecond times saturate: a damaged trace (times near
- * 2^63) must give absurd totals, not undefined behaviour. */
-static inline void ns_add(int64_t *acc, int64_t v)
-{
-	if (__builtin_add_overflow(*acc, v, acc))
-		*acc = v < 0 ? INT64_MIN : INT64_MAX;
-}
-
-static inline int64_t ns_span(int64_t start, int64_t end)
-{
-	int64_t d;
-
-	if (__builtin_sub_overflow(end, start, &d))
-		return end < start ? INT64_MIN : INT64_MAX;
-	return d;
-}
+/* Sums and spans of nanosecond times saturate (i64_sat_add, i64_sat_sub): a
+ * damaged trace (times near 2^63) must give absurd totals, not undefined
+ * behaviour. */
 static const char *const default_prefill[] = {"LLM@prefill", "prefill"};
 static const char *const default_decode[] = {"LLM@decode_all", "decode"};
 static const char *const default_step[] = {"LLM@decode_step"};
@@ -259,7 +245,7 @@ void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 		s->max_ns = sum.max;
 		s->avg_ns = sum.avg;
 		s->med_ns = sum.med;
-		ns_add(&ks->total_ns, sum.total);
+		ks->total_ns = i64_sat_add(ks->total_ns, sum.total);
 		ks->calls += (size_t)sum.n;
 	}
 	sort_summary(ks, &t->strs);
@@ -411,7 +397,7 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 			parse_double(vals[col[3]], &s->med_ns, &e2);
 		s->min_ns = v[4];
 		s->max_ns = v[5];
-		ns_add(&ks->total_ns, s->total_ns);
+		ks->total_ns = i64_sat_add(ks->total_ns, s->total_ns);
 		ks->calls += s->calls;
 	}
 	sort_summary(ks, strs);
@@ -504,7 +490,8 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
 		if (r < 0)
 			continue;
-		ns_add(&op_ns[r], ns_span(t->kernels[k].start, t->kernels[k].end));
+		op_ns[r] =
+		    i64_sat_add(op_ns[r], i64_sat_sub(t->kernels[k].end, t->kernels[k].start));
 		op_k[r]++;
 	}
 	for (size_t r = 0; r < t->nranges; r++) {
@@ -532,9 +519,10 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		for (size_t i = lo; i < hi; i++) {
 			const struct trace_range *rg = &t->ranges[inst[i].range];
 
-			ns_add(&o->gpu_ns, op_ns[inst[i].range]);
+			o->gpu_ns = i64_sat_add(o->gpu_ns, op_ns[inst[i].range]);
 			o->kernels += op_k[inst[i].range];
-			ns_add(&o->cpu_ns, ns_span(rg->start, trace_range_end(t, rg)));
+			o->cpu_ns =
+			    i64_sat_add(o->cpu_ns, i64_sat_sub(trace_range_end(t, rg), rg->start));
 		}
 		if (o->stage >= 0 && tl->stages[o->stage].kernel_ns)
 			o->stage_share = (double)o->gpu_ns / (double)tl->stages[o->stage].kernel_ns;
@@ -574,9 +562,9 @@ static void build_memops(struct timeline *tl, const struct trace *t)
 			s->name = m->name;
 		}
 		s->count++;
-		ns_add(&s->total_ns, ns_span(m->start, m->end));
+		s->total_ns = i64_sat_add(s->total_ns, i64_sat_sub(m->end, m->start));
 		s->bytes += m->bytes;
-		ns_add(&tl->memop_ns, ns_span(m->start, m->end));
+		tl->memop_ns = i64_sat_add(tl->memop_ns, i64_sat_sub(m->end, m->start));
 	}
 	if (tl->nmemop_stats)
 		qsort(tl->memops, tl->nmemop_stats, sizeof(*tl->memops), cmp_memop_stat);
@@ -601,7 +589,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	tl->nkernels = t->nkernels;
 	tl->nmemops = t->nmemops;
 	for (size_t k = 0; k < t->nkernels; k++)
-		ns_add(&tl->kernel_ns, ns_span(t->kernels[k].start, t->kernels[k].end));
+		tl->kernel_ns =
+		    i64_sat_add(tl->kernel_ns, i64_sat_sub(t->kernels[k].end, t->kernels[k].start));
 	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
 	tl->ops_no_launch = p.nops_no_call;
 	tl->kernels_no_launch = p.nkernels_no_call;
@@ -641,7 +630,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	for (size_t r = 0; r < t->nranges; r++) {
 		const struct trace_range *rg = &t->ranges[r];
 		size_t lo = start[r], hi = start[r + 1], nk = 0, nc = 0;
-		int64_t busy, kns = 0, proj = p.nops[r] ? p.proj_end[r] - p.proj_start[r] : 0;
+		int64_t busy, end, wall_end, kns = 0;
+		int64_t proj = p.nops[r] ? i64_sat_sub(p.proj_end[r], p.proj_start[r]) : 0;
 
 		if (!stage_mask[r])
 			continue;
@@ -655,7 +645,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			iv[i - lo].s = kern ? t->kernels[pp->op].start : m->start;
 			iv[i - lo].e = kern ? t->kernels[pp->op].end : m->end;
 			if (kern) {
-				ns_add(&kns, ns_span(iv[i - lo].s, iv[i - lo].e));
+				kns = i64_sat_add(kns, i64_sat_sub(iv[i - lo].e, iv[i - lo].s));
 				nk++;
 				tl->kernel_stages[pp->op] |= stage_mask[r];
 			}
@@ -672,6 +662,9 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 		for (size_t i = 0; i < hi - lo; i++)
 			if (tmp[i] >= 0 && (i == 0 || tmp[i] != tmp[i - 1]))
 				nc++;
+		end = trace_range_end(t, rg);
+		/* the range, or its GPU work when that ends later */
+		wall_end = p.nops[r] && p.proj_end[r] > end ? p.proj_end[r] : end;
 		for (int s = 0; s < STAGE_NROLES; s++) {
 			struct stage_timing *st = &tl->stages[s];
 
@@ -679,14 +672,12 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 				continue;
 			tl->stage_found[s] = 1;
 			st->instances++;
-			ns_add(&st->cpu_ns, ns_span(rg->start, trace_range_end(t, rg)));
-			ns_add(&st->wall_ns, ns_span(rg->start, p.nops[r] && p.proj_end[r] > trace_range_end(t, rg)
-									 ? p.proj_end[r]
-									 : trace_range_end(t, rg)));
-			ns_add(&st->proj_ns, proj);
-			ns_add(&st->busy_ns, busy);
-			ns_add(&st->idle_ns, ns_span(busy, proj));
-			ns_add(&st->kernel_ns, kns);
+			st->cpu_ns = i64_sat_add(st->cpu_ns, i64_sat_sub(end, rg->start));
+			st->wall_ns = i64_sat_add(st->wall_ns, i64_sat_sub(wall_end, rg->start));
+			st->proj_ns = i64_sat_add(st->proj_ns, proj);
+			st->busy_ns = i64_sat_add(st->busy_ns, busy);
+			st->idle_ns = i64_sat_add(st->idle_ns, i64_sat_sub(proj, busy));
+			st->kernel_ns = i64_sat_add(st->kernel_ns, kns);
 			st->kernels += nk;
 			st->launches += nc;
 			if (p.nops[r])
@@ -713,7 +704,9 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	for (size_t k = 0; k < t->nkernels; k++)
 		if (!tl->kernel_stages[k]) {
 			tl->kernels_outside++;
-			ns_add(&tl->kernel_ns_outside, ns_span(t->kernels[k].start, t->kernels[k].end));
+			tl->kernel_ns_outside =
+			    i64_sat_add(tl->kernel_ns_outside,
+					i64_sat_sub(t->kernels[k].end, t->kernels[k].start));
 		}
 	if (nsteps) {
 		qsort(steps, nsteps, sizeof(*steps), cmp_step_count);
