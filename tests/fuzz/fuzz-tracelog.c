@@ -23,6 +23,7 @@
 #include "core/strbuf.h"
 #include "trace/tosqlite.h"
 #include "trace/tracelog.h"
+#define FUZZ_SQLITE_PLAIN_HEAP
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -47,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT, db = STRBUF_INIT;
 	struct trace_convert_stats st;
 	unsigned char *copy = malloc(size ? size : 1);
+	size_t sqlite_live = fuzz_sqlite_heap_live();
 	int rc;
 
 	/* 8-aligned copy, as strbuf_read_file gives the converter */
@@ -80,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* a failure or damage always says why */
 	trace_convert_stats_release(&st);
 	unlink(db.buf);
+	if (fuzz_sqlite_heap_live() != sqlite_live)
+		abort(); /* a connection or statement left open */
 	strbuf_release(&err);
 	strbuf_release(&path);
 	strbuf_release(&db);

@@ -63,6 +63,150 @@ static inline int fuzz_runs(unsigned pick, unsigned op)
 }
 
 #ifdef SQLITE_VERSION
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#if defined(LLMPROF_FUZZ_PICK) && defined(FUZZ_SQLITE_PLAIN_HEAP)
+/*
+ * SQLite's own heap outside ASan, for a target that only writes through
+ * SQLite (fuzz-tracelog: the converter binds values and never reads SQLite
+ * memory back). There, three quarters of an execution was SQLite creating
+ * and parsing the nsys schema through ASan's allocator and its 64 KiB page
+ * fills, and none of it checked our code. SQLite is not instrumented, so
+ * ASan saw only its block bounds; our code stays fully instrumented.
+ * What LSan would have caught (a connection or statement we forget to
+ * close) is checked more strictly instead: the blocks live after an
+ * execution must be those live before it (fuzz_sqlite_heap_live()).
+ * Replay builds (ctest, ASan, valgrind) keep the ordinary heap.
+ *
+ * Power-of-two classes of 32 B to 1 MiB, carved from 64 MiB mappings and
+ * recycled through free lists; larger blocks come from malloc. A 16-byte
+ * header holds the class and the size asked for.
+ */
+#define FUZZ_HEAP_MIN 5
+#define FUZZ_HEAP_MAX 20
+#define FUZZ_HEAP_ARENA ((size_t)64 << 20)
+
+struct fuzz_heap_hdr {
+	int cls, size;
+	long pad;
+};
+
+static void *fuzz_heap_free_list[FUZZ_HEAP_MAX + 1];
+static char *fuzz_heap_next, *fuzz_heap_end;
+static size_t fuzz_heap_nlive;
+
+static int fuzz_heap_class(int n)
+{
+	int c = FUZZ_HEAP_MIN;
+
+	while (c <= FUZZ_HEAP_MAX && ((size_t)1 << c) < (size_t)n + sizeof(struct fuzz_heap_hdr))
+		c++;
+	return c;
+}
+
+static void *fuzz_heap_malloc(int n)
+{
+	int c = fuzz_heap_class(n);
+	struct fuzz_heap_hdr *h;
+
+	if (c > FUZZ_HEAP_MAX) {
+		h = malloc((size_t)n + sizeof(*h));
+	} else if (fuzz_heap_free_list[c]) {
+		h = fuzz_heap_free_list[c];
+		fuzz_heap_free_list[c] = *(void **)h;
+	} else {
+		if ((size_t)(fuzz_heap_end - fuzz_heap_next) < ((size_t)1 << c)) {
+			/* the old arena's tail is abandoned: at most 1 MiB */
+			fuzz_heap_next = mmap(NULL, FUZZ_HEAP_ARENA, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (fuzz_heap_next == MAP_FAILED)
+				abort();
+			fuzz_heap_end = fuzz_heap_next + FUZZ_HEAP_ARENA;
+		}
+		h = (struct fuzz_heap_hdr *)fuzz_heap_next;
+		fuzz_heap_next += (size_t)1 << c;
+	}
+	if (!h)
+		return NULL;
+	h->cls = c;
+	h->size = n;
+	fuzz_heap_nlive++;
+	return h + 1;
+}
+
+static void fuzz_heap_free(void *p)
+{
+	struct fuzz_heap_hdr *h = (struct fuzz_heap_hdr *)p - 1;
+	int c;
+
+	if (!p)
+		return;
+	fuzz_heap_nlive--;
+	c = h->cls;
+	if (c > FUZZ_HEAP_MAX) {
+		free(h);
+		return;
+	}
+	/* the link overwrites the header */
+	*(void **)h = fuzz_heap_free_list[c];
+	fuzz_heap_free_list[c] = h;
+}
+
+static int fuzz_heap_size(void *p)
+{
+	return ((struct fuzz_heap_hdr *)p - 1)->size;
+}
+
+static void *fuzz_heap_realloc(void *p, int n)
+{
+	struct fuzz_heap_hdr *h = (struct fuzz_heap_hdr *)p - 1;
+	void *q;
+
+	if (h->cls <= FUZZ_HEAP_MAX && h->cls == fuzz_heap_class(n)) {
+		h->size = n;
+		return p;
+	}
+	q = fuzz_heap_malloc(n);
+	if (q) {
+		memcpy(q, p, (size_t)(h->size < n ? h->size : n));
+		fuzz_heap_free(p);
+	}
+	return q;
+}
+
+static int fuzz_heap_roundup(int n)
+{
+	return (n + 7) & ~7;
+}
+
+static int fuzz_heap_init(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static void fuzz_heap_shutdown(void *arg)
+{
+	(void)arg;
+}
+
+static const sqlite3_mem_methods fuzz_heap_methods = {
+	fuzz_heap_malloc, fuzz_heap_free,     fuzz_heap_realloc,  fuzz_heap_size,
+	fuzz_heap_roundup, fuzz_heap_init,    fuzz_heap_shutdown, NULL,
+};
+
+static inline size_t fuzz_sqlite_heap_live(void)
+{
+	return fuzz_heap_nlive;
+}
+#else
+static inline size_t fuzz_sqlite_heap_live(void)
+{
+	return 0;
+}
+#endif
+
 /* For targets that include <sqlite3.h> first (fuzz.h is included by one
  * file per target). Before SQLite's first use; neither setting changes what
  * SQLite reads or stores: no memory statistics (a global mutex and a
@@ -78,6 +222,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
+#if defined(LLMPROF_FUZZ_PICK) && defined(FUZZ_SQLITE_PLAIN_HEAP)
+	sqlite3_config(SQLITE_CONFIG_MALLOC, &fuzz_heap_methods);
+#endif
 	return 0;
 }
 #endif
