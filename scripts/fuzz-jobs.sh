@@ -4,6 +4,8 @@
 # (default .gpu/fuzz: fuzz-<target> built by scripts/fuzz.sh, corpus/<target>/,
 # lib/ with the shared libraries they need), seeded also with
 # tests/fuzz/corpus and tests/fuzz/regressions. MAXT=S stops each job after S s.
+# KEEP_CORPUS=1 brings the grown corpus back (OUT/<target>/corpus in all.tgz),
+# so a run longer than one sitting continues from where the last one stopped.
 # usage: OUT=DIR scripts/fuzz-jobs.sh TOTAL TARGET...   (from the repository root)
 # Writes OUT/summary.txt (executions summed over the jobs, jobs with errors)
 # and OUT/all.tgz (per target: stats, errors, crash inputs).
@@ -33,6 +35,7 @@ for t in "$@"; do
 	for l in "$w"/fuzz-*.log; do grep -E '^stat::|cov:' "$l" | tail -9; done >"$o/stats.txt"
 	grep -h -E 'ERROR|SUMMARY|Test unit written|runtime error' "$w"/fuzz-*.log | head -40 >"$o/errors.txt"
 	tail -n 30 "$w/fuzz-0.log" >"$o/job0-tail.log"
+	[ -n "${KEEP_CORPUS:-}" ] && cp -r "$w/corpus" "$o/corpus"
 	rm -rf "$w"
 done
 nproc >>"$OUT/summary.txt"; lscpu | grep -E 'Model name|^CPU\(s\)' >>"$OUT/summary.txt"
