@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analysis/nvtxproj.h"
+#include "core/util.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
@@ -122,7 +123,8 @@ static void compute_parents(struct nvtx_proj *p, const struct trace *t, const ui
 
 			if (pend < cend)
 				continue;
-			tight = (cr->start - pr->start) + (pend - cend);
+			tight =
+			    i64_sat_add(i64_sat_sub(cr->start, pr->start), i64_sat_sub(pend, cend));
 			if (best < 0 || tight < best_tight) {
 				best = (int32_t)active[a];
 				best_tight = tight;
@@ -199,7 +201,7 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 			if (ops[hi].end > e)
 				e = ops[hi].end;
 			if (ops[hi].op < nk)
-				kns += ops[hi].end - ops[hi].start;
+				kns = i64_sat_add(kns, i64_sat_sub(ops[hi].end, ops[hi].start));
 		}
 		while (ci < t->ncalls &&
 		       (calls[ci].gpid < ops[lo].gpid ||
@@ -280,7 +282,7 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 				if (!p->nops[r] || l->op_end > p->proj_end[r])
 					p->proj_end[r] = l->op_end;
 				p->nops[r]++;
-				p->kern_ns[r] += l->kern_ns;
+				p->kern_ns[r] = i64_sat_add(p->kern_ns[r], l->kern_ns);
 			}
 			/* active is in start order: the last match is the innermost */
 			inner = (int32_t)r;

@@ -162,6 +162,14 @@ static inline int64_t col_i64(sqlite3_stmt *st, int i, int64_t dflt)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, i);
 }
 
+/* A timestamp, clamped to +-TRACE_TIME_MAX (trace.h). */
+static inline int64_t col_time(sqlite3_stmt *st, int i)
+{
+	int64_t v = sqlite3_column_int64(st, i);
+
+	return v > TRACE_TIME_MAX ? TRACE_TIME_MAX : v < -TRACE_TIME_MAX ? -TRACE_TIME_MAX : v;
+}
+
 /* StringIds id -> interned id, or -1. */
 static int32_t sid_lookup(const struct trace *t, sqlite3_stmt *st, int col)
 {
@@ -281,8 +289,8 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 
 		ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
 		k = &t->kernels[t->nkernels++];
-		k->start = sqlite3_column_int64(st, 0);
-		k->end = sqlite3_column_int64(st, 1);
+		k->start = col_time(st, 0);
+		k->end = col_time(st, 1);
 		k->corr = col_i64(st, 2, -1);
 		k->gpid = col_i64(st, 3, 0);
 		k->name = sid_lookup(t, st, 4);
@@ -349,8 +357,8 @@ static int load_memops(struct trace *t, struct strbuf *err)
 
 			ALLOC_GROW(t->memops, t->nmemops + 1, t->memops_alloc);
 			m = &t->memops[t->nmemops++];
-			m->start = sqlite3_column_int64(st, 0);
-			m->end = sqlite3_column_int64(st, 1);
+			m->start = col_time(st, 0);
+			m->end = col_time(st, 1);
 			m->corr = col_i64(st, 2, -1);
 			m->gpid = col_i64(st, 3, 0);
 			m->bytes = col_i64(st, 4, 0);
@@ -390,8 +398,8 @@ static int load_calls(struct trace *t, struct strbuf *err)
 
 		ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
 		c = &t->calls[t->ncalls++];
-		c->start = sqlite3_column_int64(st, 0);
-		c->end = sqlite3_column_int64(st, 1);
+		c->start = col_time(st, 0);
+		c->end = col_time(st, 1);
 		c->gtid = col_i64(st, 2, 0);
 		c->corr = col_i64(st, 3, -1);
 		c->name = sid_lookup(t, st, 4);
@@ -423,9 +431,9 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 	if (select_cols(t, "NVTX_EVENTS", cols, ARRAY_SIZE(cols), &st, err))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t type = sqlite3_column_int64(st, 3), start = sqlite3_column_int64(st, 1);
+		int64_t type = sqlite3_column_int64(st, 3), start = col_time(st, 1);
 		int has_end = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		int64_t end = has_end ? sqlite3_column_int64(st, 2) : start;
+		int64_t end = has_end ? col_time(st, 2) : start;
 		int64_t m = end > start ? end : start;
 		int is_range = type == 59 || type == 60 || type == 70 || type == 71;
 		struct trace_range *r;

@@ -5,7 +5,11 @@
  * columns chosen by name (their positions change between nsys versions);
  * tables nsys left out because they were empty simply read as empty. Strings
  * are interned: every name below is an id into struct trace.strs, -1 for a
- * SQL NULL. Timestamps are signed ns on the session timebase.
+ * SQL NULL. Timestamps are signed ns on the session timebase, clamped at
+ * load to +-TRACE_TIME_MAX: 146 years either way is beyond any real session,
+ * and within it the difference of two timestamps cannot overflow int64, so
+ * only a damaged file is changed. Sums of many durations still can, and
+ * saturate (i64_sat_add).
  *
  * struct trace owns everything it points to; trace_close() frees it. */
 #ifndef LLMPROF_TRACE_H
@@ -16,6 +20,8 @@
 
 #include "core/strbuf.h"
 #include "trace/strtab.h"
+
+#define TRACE_TIME_MAX (INT64_MAX / 2)
 
 /* globalTid / globalPid encoding (nsys docs): VM/host | PID (24 bits) | TID (24 bits). */
 #define TRACE_GPID_MASK 0xFFFFFFFFFF000000LL

@@ -204,6 +204,38 @@ static void test_processes_and_missing_calls(void **state)
 	trace_close(&t);
 }
 
+/* Timestamps at the limits the loader clamps to (TRACE_TIME_MAX): each
+ * difference fits, their sums saturate instead of overflowing (a damaged
+ * export found by fuzz-sqlite), and the analysis completes. */
+static void test_extreme_timestamps_saturate(void **state)
+{
+	struct trace t;
+	struct nvtx_proj p;
+	struct timeline tl;
+	struct stage_config cfg;
+	struct strbuf err = STRBUF_INIT;
+	size_t r;
+
+	trace_new(&t);
+	stage_config_default(&cfg);
+	r = add_range(&t, NULL, "prefill", -TRACE_TIME_MAX, TRACE_TIME_MAX, GT(1, 1), TRACE_PUSHPOP);
+	add_range(&t, NULL, "inner", 0, TRACE_TIME_MAX, GT(1, 1), TRACE_PUSHPOP);
+	add_call(&t, 1, 2, GT(1, 1), 7);
+	/* one launch, two kernels of almost 2^63 ns each */
+	add_kernel(&t, "a", -TRACE_TIME_MAX, TRACE_TIME_MAX, GP(1), 7, 7);
+	add_kernel(&t, "b", -TRACE_TIME_MAX, TRACE_TIME_MAX, GP(1), 7, 8);
+	nvtx_proj_compute(&p, &t, NVTX_PROJ_PAIRS);
+	assert_int_equal(p.nops[r], 1); /* one launch */
+	assert_true(p.kern_ns[r] == INT64_MAX);
+	nvtx_proj_release(&p);
+	assert_int_equal(timeline_build(&tl, &t, &cfg, &err), 0);
+	assert_true(tl.stages[STAGE_PREFILL].kernel_ns == INT64_MAX);
+	assert_true(tl.stages[STAGE_PREFILL].cpu_ns == 2 * TRACE_TIME_MAX);
+	timeline_release(&tl);
+	strbuf_release(&err);
+	trace_close(&t);
+}
+
 static void test_reports_on_memory_trace(void **state)
 {
 	struct trace t;
@@ -414,6 +446,7 @@ int main(void)
 	    cmocka_unit_test(test_cross_thread_and_other_thread),
 	    cmocka_unit_test(test_graph_launch),
 	    cmocka_unit_test(test_processes_and_missing_calls),
+	    cmocka_unit_test(test_extreme_timestamps_saturate),
 	    cmocka_unit_test(test_reports_on_memory_trace),
 	    cmocka_unit_test(test_stages_and_operators),
 	    cmocka_unit_test(test_stage_names),

@@ -17,6 +17,7 @@
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
 #include "core/util.h"
+#include "trace/trace.h"
 #include "trace/tracelog.h"
 
 static void test_short_name(void **state)
@@ -316,6 +317,43 @@ static void test_reader(void **state)
 	strbuf_release(&err);
 }
 
+/* Timestamps beyond +-TRACE_TIME_MAX (a damaged export) load clamped, so
+ * the difference of any two fits in int64; others load as they are. */
+static void test_load_clamps_timestamps(void **state)
+{
+	char path[] = "/tmp/llmprof-test-clamp-XXXXXX";
+	struct trace t;
+	struct strbuf err = STRBUF_INIT;
+	sqlite3 *db;
+	int fd = mkstemp(path);
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_exec(db,
+			 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, correlationId INT);"
+			 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+			 " (-9223372036854775808, 9223372036854775807, 1), (5, 7, 2);"
+			 "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT);"
+			 "INSERT INTO NVTX_EVENTS VALUES (-9000000000000000000, 9000000000000000000, 59, 'r');",
+			 NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(trace_open(&t, path, &err), 0);
+	assert_int_equal(trace_load(&t, TRACE_KERNELS | TRACE_NVTX, &err), 0);
+	assert_int_equal(t.nkernels, 2);
+	assert_true(t.kernels[0].start == -TRACE_TIME_MAX && t.kernels[0].end == TRACE_TIME_MAX);
+	assert_true(t.kernels[1].start == 5 && t.kernels[1].end == 7);
+	assert_int_equal(t.nranges, 1);
+	assert_true(t.ranges[0].start == -TRACE_TIME_MAX && t.ranges[0].end == TRACE_TIME_MAX);
+	assert_true(t.nvtx_max_all == TRACE_TIME_MAX);
+	trace_close(&t);
+	strbuf_release(&err);
+	unlink(path);
+}
+
 static void test_nvtx_filters(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -560,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_api_nest),
 		cmocka_unit_test(test_nvtx_rows),
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_load_clamps_timestamps),
 		cmocka_unit_test(test_nvtx_filters),
 		cmocka_unit_test(test_perfetto_threshold),
 		cmocka_unit_test(test_convert_diagnostics),
