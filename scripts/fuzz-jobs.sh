@@ -8,7 +8,7 @@
 # so a run longer than one sitting continues from where the last one stopped.
 # usage: OUT=DIR scripts/fuzz-jobs.sh TOTAL TARGET...   (from the repository root)
 # Writes OUT/summary.txt (executions summed over the jobs, jobs with errors)
-# and OUT/all.tgz (per target: stats, errors, crash inputs).
+# and OUT/all.tgz.aa, .ab, ... (per target: stats, errors, crash inputs).
 set -u
 : "${OUT:?set OUT to an output directory}"
 total=$1; shift
@@ -39,5 +39,9 @@ for t in "$@"; do
 	rm -rf "$w"
 done
 nproc >>"$OUT/summary.txt"; lscpu | grep -E 'Model name|^CPU\(s\)' >>"$OUT/summary.txt"
-# few files come back: everything in one archive
-(cd "$OUT" && tar czf all.tgz --exclude=all.tgz . && find . -mindepth 1 ! -name all.tgz ! -name summary.txt -delete)
+# few files come back, 16 MiB at most each: everything in one archive, cut
+# into parts (cat all.tgz.* | tar xz)
+a=$(mktemp -d)
+(cd "$OUT" && tar czf - . | split -b 15M - "$a/all.tgz." &&
+	find . -mindepth 1 ! -name summary.txt -delete && mv "$a"/all.tgz.* .)
+rm -rf "$a"
