@@ -563,7 +563,7 @@ static void build_memops(struct timeline *tl, const struct trace *t)
 		}
 		s->count++;
 		s->total_ns = i64_sat_add(s->total_ns, i64_sat_sub(m->end, m->start));
-		s->bytes += m->bytes;
+		s->bytes = i64_sat_add(s->bytes, m->bytes);
 		tl->memop_ns = i64_sat_add(tl->memop_ns, i64_sat_sub(m->end, m->start));
 	}
 	if (tl->nmemop_stats)
