@@ -591,22 +591,20 @@ static int same_class(const struct launch_class *c, const struct trace_kernel *k
  * Returns 0 with the stages set, or -1 (no selection, nothing matched): the
  * per-name estimate of report_model_derive() then applies. */
 static int class_counter_flops(struct report_model *m, const struct report_analysis *a,
-			       const struct ncu_kernel_table *t, const char *sel_path,
-			       const char *taken)
+			       const struct ncu_kernel_table *t, json_t *sel, const char *taken)
 {
 	const struct trace *tr = &a->trace;
 	const struct timeline *tl = &a->tl;
 	struct launch_class *cls = NULL;
 	size_t ncls = 0, acls = 0, i;
-	struct strbuf k1 = STRBUF_INIT, k2 = STRBUF_INIT, err = STRBUF_INIT;
-	json_t *sel = NULL, *ks, *e;
+	struct strbuf k1 = STRBUF_INIT, k2 = STRBUF_INIT;
+	json_t *ks, *e;
 	/* by role: REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE */
 	double flops[2] = {0, 0}, cov_ns[2] = {0, 0}, all_ns[2] = {0, 0};
 	int any[2] = {0, 0}, ret = -1;
 	unsigned want;
 
-	if (!sel_path || !path_exists(sel_path) || !tl->kernel_op || !tl->kernel_stages ||
-	    load_json(sel_path, &sel, &err) || !sel)
+	if (!sel || !tl->kernel_op || !tl->kernel_stages)
 		goto out;
 	ks = json_object_get(sel, "kernels");
 	for (size_t j = 0; j < t->nr; j++) {
@@ -688,15 +686,13 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 	ret = 0;
 out:
 	free(cls);
-	json_decref(sel);
 	strbuf_release(&k1);
 	strbuf_release(&k2);
-	strbuf_release(&err);
 	return ret;
 }
 
 static void join_counters(struct report_model *m, const char *path, const char *shown,
-			  const struct report_analysis *a, const char *sel_path, const char *taken,
+			  const struct report_analysis *a, json_t *sel, const char *taken,
 			  struct report_build_result *res)
 {
 	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT, key = STRBUF_INIT;
@@ -767,7 +763,7 @@ static void join_counters(struct report_model *m, const char *path, const char *
 		k->c.flops_tensor = lsum_mean(&tc);
 		k->c.dram_bytes = lsum_mean(&bytes);
 	}
-	if (class_counter_flops(m, a, &t, sel_path, taken) && t.nr)
+	if (class_counter_flops(m, a, &t, sel, taken) && t.nr)
 		report_model_add_note(m, "counter FLOPs per stage are estimates: each kernel's "
 					 "mean FLOPs per measured launch times its launches (no "
 					 "ncu/selection.json to tell which launch each result "
@@ -838,16 +834,14 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 static const char *jstr(json_t *o, const char *key);
 static int load_json(const char *path, json_t **out, struct strbuf *err);
 
-/* The ncu step's ncu/measured.json (next to selection.json): how many of
- * the selected kernels ncu measured, and the ncu time they cost. */
-static void measured_reason(struct report_model *m, const char *sel_path)
+/* The ncu step's ncu/measured.json: how many of the selected kernels ncu
+ * measured, and the ncu time they cost. */
+static void measured_reason(struct report_model *m, const char *run_dir)
 {
 	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
 	json_t *j = NULL, *runs, *v;
-	const char *slash = strrchr(sel_path, '/');
 
-	strbuf_add(&p, sel_path, slash ? (size_t)(slash - sel_path) : 0);
-	strbuf_addstr(&p, slash ? "/measured.json" : "measured.json");
+	path_join(&p, run_dir, "ncu/measured.json");
 	if (path_exists(p.buf) && !load_json(p.buf, &j, &err) && j &&
 	    json_is_array(runs = json_object_get(j, "runs")) &&
 	    json_is_integer(v = json_object_get(j, "measured")))
@@ -862,17 +856,22 @@ static void measured_reason(struct report_model *m, const char *sel_path)
 	strbuf_release(&err);
 }
 
-/* The select step's ncu/selection.json into m->sel; selected kernels marked. */
-static void fill_selection(struct report_model *m, const char *path, const struct config *cfg)
+/* The select step's ncu/selection.json into m->sel, selected kernels
+ * marked. Returns the parsed file for the counter join (the caller's to
+ * free), or NULL when there is none or it does not parse (a note says so). */
+static json_t *fill_selection(struct report_model *m, const char *run_dir, const struct config *cfg)
 {
 	json_t *j = NULL, *v, *ks;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
 	size_t i;
 
-	if (!path_exists(path))
-		return;
-	if (load_json(path, &j, &err) || !j) {
+	path_join(&path, run_dir, "ncu/selection.json");
+	if (!path_exists(path.buf))
+		goto out;
+	if (load_json(path.buf, &j, &err) || !j) {
 		report_model_add_note(m, "kernel selection not shown: %s", err.buf);
+		json_decref(j);
+		j = NULL;
 		goto out;
 	}
 	m->sel.available = 1;
@@ -897,7 +896,7 @@ static void fill_selection(struct report_model *m, const char *path, const struc
 		report_model_add_reason(
 		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
 		    (long long)json_integer_value(v));
-	measured_reason(m, path);
+	measured_reason(m, run_dir);
 	ks = json_object_get(j, "kernels");
 	json_array_foreach(ks, i, v)
 	{
@@ -908,8 +907,9 @@ static void fill_selection(struct report_model *m, const char *path, const struc
 				m->kernels[k].selected = 1;
 	}
 out:
-	json_decref(j);
+	strbuf_release(&path);
 	strbuf_release(&err);
+	return j;
 }
 
 /* Findings only the timeline knows, added after findings_run(). */
@@ -1128,7 +1128,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	struct report_analysis *own = NULL;
 	const struct report_analysis *a = o->analysis;
 	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT;
-	json_t *status = NULL, *env = NULL;
+	json_t *status = NULL, *env = NULL, *sel = NULL;
 	const char *trace_path = o->trace_path;
 	const char *ncu = o->ncu_csv;
 	int ret = -1;
@@ -1162,11 +1162,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	res->analyze_state = a->state;
 	strbuf_add(&res->analyze_msg, a->msg.buf, a->msg.len);
 	fill_from_analysis(m, a);
-	if (o->run_dir) {
-		path_join(&e, o->run_dir, "ncu/selection.json");
-		fill_selection(m, e.buf, o->cfg);
-		strbuf_reset(&e);
-	}
+	if (o->run_dir)
+		sel = fill_selection(m, o->run_dir, o->cfg);
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
 		if (strcmp(a->state, "ok"))
@@ -1175,11 +1172,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 			/* the ncu step profiles run.stage only (NVTX include filters) */
 			report_set_str(&m->run.counters_stage,
 				       o->cfg ? config_get_string(o->cfg, "run.stage") : NULL);
-			if (o->run_dir)
-				path_join(&e, o->run_dir, "ncu/selection.json");
-			join_counters(m, ncu, shown_path(o->run_dir, ncu), a, e.len ? e.buf : NULL,
+			join_counters(m, ncu, shown_path(o->run_dir, ncu), a, sel,
 				      m->run.counters_stage, res);
-			strbuf_reset(&e);
 		}
 	} else {
 		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
@@ -1225,6 +1219,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	ret = 0;
 out:
 	report_analysis_free(own);
+	json_decref(sel);
 	json_decref(status);
 	json_decref(env);
 	strbuf_release(&trace);
