@@ -6,6 +6,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "report/format.h"
+#include "core/md.h"
 #include "core/banned.h"
 
 /* A kernel's GPU time and launches inside stage st: the per-stage figures

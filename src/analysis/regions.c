@@ -277,9 +277,9 @@ void regions_render_md(const struct regions *rg, const struct ncu_raw *raw, stru
 		strbuf_addstr(out, "| ");
 		for (size_t d = 0; d < r->depth; d++)
 			strbuf_addstr(out, "\xC2\xA0\xC2\xA0"); /* indent by depth */
-		md_cell_escape(out, r->path);
+		md_text(out, r->path);
 		strbuf_addf(out, " | %zu | ", r->depth);
-		md_cell_escape(out, r->parent ? r->parent : "");
+		md_text(out, r->parent ? r->parent : "");
 		/* Kernel-replay rows do not say which instance of a range ran a
 		 * kernel, so range instances are only known in range mode. */
 		if (rg->mode == REGIONS_KERNEL)

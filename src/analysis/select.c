@@ -305,7 +305,7 @@ void selection_render_md(const struct selection *sel, struct strbuf *out)
 
 		cum += k->share;
 		strbuf_addf(out, "| %zu | ", i + 1);
-		md_cell_escape(out, k->short_name);
+		md_text(out, k->short_name);
 		strbuf_addf(out, " | (%d,%d,%d) x (%d,%d,%d) | %zu | %.6f | %.2f | %.2f | `",
 			    k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
 			    k->block[2], k->calls, k->total_ns / 1e6, 100 * k->share, 100 * cum);

@@ -28,21 +28,6 @@ void fmt_gbs(struct strbuf *sb, struct rnum gbs);
 /* 1.23e12 with unit "FLOP" -> "1.23 TFLOP"; "B" -> "1.23 TB" */
 void fmt_si(struct strbuf *sb, struct rnum v, const char *unit);
 
-/* Markdown: text safe inside a table cell (| \ * _ ` < > [ ] escaped,
- * newlines and tabs become spaces). */
-void md_text(struct strbuf *sb, const char *s);
-/* Markdown code span (for kernel names) inside a table cell: backtick fence
- * longer than any run inside, | escaped (GFM unescapes it in cells),
- * newlines as spaces. */
-void md_code(struct strbuf *sb, const char *s);
-/* The same outside tables (lists, paragraphs), where | stays as is. */
-void md_code_plain(struct strbuf *sb, const char *s);
-
-/* Markdown outside tables for text from the data (step reasons, stage
- * names): a backslash before each of \ ` * _ [ ] < > | #, newlines as
- * spaces. md_inline_html() undoes the backslashes. */
-void md_escape_inline(struct strbuf *sb, const char *s);
-
 /* XML/HTML text and attribute escaping (& < > " '); control characters
  * other than tab/newline, which XML forbids, and bytes that are not valid
  * UTF-8 become U+FFFD. */

@@ -95,7 +95,7 @@ void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md
 		const struct ncu_kernel_group *g = &t->groups[j];
 
 		strbuf_addf(out, "| %zu | ", j + 1);
-		md_cell_escape(out, g->short_name);
+		md_text(out, g->short_name);
 		strbuf_addstr(out, " | ");
 		if (g->grid[0] || g->block[0]) {
 			add_dim3(out, g->grid);
@@ -151,7 +151,7 @@ void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md
 	strbuf_addstr(out, "\nKernel names:\n\n");
 	for (size_t j = 0; j < shown; j++) {
 		strbuf_addf(out, "%zu. ", j + 1);
-		md_code_span(out, t->groups[j].name);
+		md_code_plain(out, t->groups[j].name);
 		strbuf_addch(out, '\n');
 	}
 	if (have_bound)

@@ -4,6 +4,7 @@
 #include "report/format.h"
 #include "report/report.h"
 #include "report/tables.h"
+#include "core/md.h"
 #include "core/banned.h"
 
 static void md_table(struct rtable *t, struct strbuf *out)

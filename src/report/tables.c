@@ -6,6 +6,7 @@
 #include "core/xalloc.h"
 #include "report/format.h"
 #include "report/tables.h"
+#include "core/md.h"
 #include "core/banned.h"
 
 void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header, ...)

@@ -18,6 +18,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
+#include "core/md.h"
 #include "report/format.h"
 #include "report/report.h"
 #include "report/svg.h"

@@ -326,7 +326,7 @@ static void test_filters_and_nccl(void **state)
 		assert_non_null(strstr(md.buf, "1 NCCL kernels (64.1 % of the stage) are never "
 					       "kernel-replayed"));
 		assert_non_null(
-		    strstr(md.buf, "| 1 | gemm\\_big | (8,1,1) x (128,1,1) | 1 | "
+		    strstr(md.buf, "| 1 | gemm_big | (8,1,1) x (128,1,1) | 1 | "
 				   "0.001000 | 12.82 | 12.82 | `-k regex:^gemm_big$ -s 0 -c 1` |"));
 		strbuf_release(&md);
 	}
