@@ -77,7 +77,8 @@ static inline int fuzz_runs(unsigned pick, unsigned op)
  * What LSan would have caught (a connection or statement we forget to
  * close) is checked more strictly instead: the blocks live after an
  * execution must be those live before it (fuzz_sqlite_heap_live()).
- * Replay builds (ctest, ASan, valgrind) keep the ordinary heap.
+ * Replay builds (ctest, ASan, valgrind) keep the ordinary heap, and so
+ * does a fuzz run with FUZZ_SQLITE_ASAN_HEAP=1 in its environment.
  *
  * Power-of-two classes of 32 B to 1 MiB, carved from 64 MiB mappings and
  * recycled through free lists; larger blocks come from malloc. A 16-byte
@@ -223,7 +224,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
 #if defined(LLMPROF_FUZZ_PICK) && defined(FUZZ_SQLITE_PLAIN_HEAP)
-	sqlite3_config(SQLITE_CONFIG_MALLOC, &fuzz_heap_methods);
+	/* FUZZ_SQLITE_ASAN_HEAP=1 keeps ASan's heap (bench/fuzz-tracelog-heap.sh) */
+	if (!getenv("FUZZ_SQLITE_ASAN_HEAP"))
+		sqlite3_config(SQLITE_CONFIG_MALLOC, &fuzz_heap_methods);
 #endif
 	return 0;
 }
