@@ -1,4 +1,8 @@
-/* timeline.c: stage timings, operators and kernel summaries. */
+/* timeline.c: stage timings, operators and kernel summaries.
+ *
+ * Sums and spans of nanosecond times saturate (i64_sat_add, i64_sat_sub): a
+ * damaged trace (times near the loader's +-2^62 ns clamp) must give absurd
+ * totals, not undefined behaviour. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +15,6 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-/* Sums and spans of nanosecond times saturate (i64_sat_add, i64_sat_sub): a
- * damaged trace (times near 2^63) must give absurd totals, not undefined
- * behaviour. */
 static const char *const default_prefill[] = {"LLM@prefill", "prefill"};
 static const char *const default_decode[] = {"LLM@decode_all", "decode"};
 static const char *const default_step[] = {"LLM@decode_step"};
