@@ -17,7 +17,8 @@ command block is one marker:
   <!-- doctest: output -->        a transcript: "$ CMD" lines are commands,
                                   the lines up to the next "$ " its expected
                                   stdout+stderr, compared after the
-                                  normalisation below
+                                  normalisation below; the exit status
+                                  is not checked ("$ echo $?" shows it)
   <!-- doctest: skip REASON -->   not runnable here ("needs a GPU"); each
                                   llmprof command in it is still checked: the
                                   command exists, its options are in
