@@ -256,6 +256,24 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 	pp->ncu_enable = config_get_bool(cfg, "pipeline.ncu.enable", 1);
 }
 
+/* A KEY=VALUE the chosen built-in workload has no flag for is said, not
+ * silently dropped (workload=dummy infer.prompt_len=64). */
+static void warn_ignored_overrides(const struct config *cfg, const struct cmd_ctx *ctx,
+				   const char **ov, size_t n)
+{
+	const char *kind = ctx->has_program ? "command" : config_get_string(cfg, "workload.kind");
+
+	for (size_t i = 0; i < n; i++) {
+		const char *key = plan_workload_ignores(kind, ov[i]);
+
+		if (key)
+			warning_print(
+			    "'%s' is ignored: the %s workload does not use %s (it takes "
+			    "only device, infer.batch_size, workload.warmup and model.seed)",
+			    ov[i], kind, key);
+	}
+}
+
 static int write_status(const struct run_status *st)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1710,6 +1728,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		goto out;
 	}
 	n_user = n_overrides;
+	warn_ignored_overrides(cfg, ctx, overrides, n_user);
 	/* model=auto and the device depend on whether a GPU is present */
 	gpu_probe_release(&gpus);
 	gpu_probe_run(&gpus);

@@ -13,6 +13,7 @@
 #include "core/fsutil.h"
 #include "report/build.h"
 #include "report/ncu_only.h"
+#include "trace/perfetto.h"
 #include "core/banned.h"
 
 static const char *opt_trace;
@@ -45,6 +46,33 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 		ret = config_load(cfg, run, 0, NULL, err);
 	strbuf_release(&p);
 	return ret;
+}
+
+/* Whether path starts with the SQLite header (an nsys export or an llmprof
+ * trace.sqlite, not an nsys stats .csv). */
+static int is_sqlite(const char *path)
+{
+	char magic[16];
+	FILE *f = fopen(path, "rb");
+	int ok = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+		 !memcmp(magic, "SQLite format 3", sizeof(magic));
+
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/* `report --trace DB -o DIR`: DIR/trace.json, for Perfetto, as the builtin
+ * backend writes trace/trace.json. Not fatal: the reports are written. */
+static void write_trace_json(const char *db, const char *out_dir)
+{
+	struct strbuf json = STRBUF_INIT, err = STRBUF_INIT;
+
+	path_join(&json, out_dir, "trace.json");
+	if (perfetto_write(db, json.buf, 0, NULL, NULL, &err))
+		warning_print("report: no trace.json: %s", err.buf);
+	strbuf_release(&json);
+	strbuf_release(&err);
 }
 
 /* `report --ncu-csv RAW.csv -o DIR` with no trace: kernels.md, kernels.json
@@ -164,6 +192,8 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		code = EXIT_IO;
 		goto cleanup;
 	}
+	if (opt_trace && is_sqlite(opt_trace))
+		write_trace_json(opt_trace, o.out_dir);
 	if (res.loud.len)
 		fputs(res.loud.buf, stderr);
 	if (!strcmp(res.analyze_state, "failed")) {

@@ -29,7 +29,8 @@ static const struct config_key schema[] = {
 	{ "artifacts.root", CONFIG_STR, 0, "tmp/stage2", NULL, 0, 0,
 	  "run bundles go to <root>/<run_id>/" },
 	{ "run.mode", CONFIG_ENUM, 0, "deep", "deep|light", 0, 0,
-	  "deep: trace and per-kernel counters; light: trace only" },
+	  "deep: trace, then ncu counters on the kernels covering run.coverage; light: trace, "
+	  "then ncu's SpeedOfLight and Occupancy on at most 5 kernels" },
 	{ "run.top_n_kernels", CONFIG_INT, IN(1, 100000), .def = "30",
 	  .help = "kernels ranked in reports and profiled with counters" },
 	{ "run.coverage", CONFIG_FLOAT,
@@ -44,7 +45,8 @@ static const struct config_key schema[] = {
 	{ "pipeline.trace.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0,
 	  "record a timeline trace" },
 	{ "pipeline.trace.backend", CONFIG_ENUM, 0, "auto", "auto|builtin|nsys", 0, 0,
-	  "who records the trace: builtin CUPTI tracer, nsys, or auto (builtin, else nsys)" },
+	  "who records the trace: builtin CUPTI tracer, nsys, or auto (nsys when it can finish "
+	  "a report, else builtin)" },
 	{ "pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
 	  .help = "cap on events written to the Perfetto trace.json" },
 	{ "pipeline.nsys.enable", CONFIG_BOOL, 0, "false", NULL, 0, 0,

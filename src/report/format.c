@@ -8,11 +8,30 @@
 #include "report/format.h"
 #include "core/banned.h"
 
+/* How many decimals a positive value may gain so that it does not print as
+ * 0: enough for 1 ns in ms, 1 MB/s in GB/s. Smaller values are rounding
+ * residue of differences, not measurements. */
+#define FMT_MAX_EXTRA_DECIMALS 6
+
 void fmt_fixed(struct strbuf *sb, struct rnum v, int decimals)
 {
 	if (!v.available || !isfinite(v.v)) {
 		strbuf_addstr(sb, FMT_NA);
 		return;
+	}
+	if (v.v > 0 && v.v < 0.5 * pow(10, -decimals)) {
+		/* two significant digits, trailing zeros dropped: 0.47 GB/s is
+		 * "0.47", not "0" (a measured number never reads as 0) */
+		int keep = (int)ceil(-log10(v.v)) + 1;
+
+		if (keep <= decimals + FMT_MAX_EXTRA_DECIMALS) {
+			size_t start = sb->len;
+
+			strbuf_addf(sb, "%.*f", keep, v.v);
+			while (sb->len > start && sb->buf[sb->len - 1] == '0')
+				strbuf_setlen(sb, sb->len - 1);
+			return;
+		}
 	}
 	/* never print "-0.000" */
 	if (fabs(v.v) < 0.5 * pow(10, -decimals))

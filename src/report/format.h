@@ -4,7 +4,9 @@
  * Conventions: times in ms with 3 decimals; shares as percentages with 1
  * decimal; TFLOP/s with 1 decimal; GB/s with 0 decimals; FLOP and byte
  * counts with SI prefixes and 3 significant digits; an unavailable number
- * prints as "n/a". All functions append to sb. */
+ * prints as "n/a". A positive number too small for its decimals keeps two
+ * significant digits ("0.47" GB/s, "0.0004" ms), so a measured value never
+ * reads as 0. All functions append to sb. */
 #ifndef LLMPROF_REPORT_FORMAT_H
 #define LLMPROF_REPORT_FORMAT_H
 

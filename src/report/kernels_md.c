@@ -10,6 +10,7 @@
 #include "core/md.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "report/format.h"
 #include "report/kernels_md.h"
 #include "core/banned.h"
 
@@ -108,20 +109,22 @@ void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md
 		add_ms(out, g->total_ns);
 		strbuf_addstr(out, " | ");
 		add_ms(out, ncu_have(g->total_ns) ? g->total_ns / (double)g->calls : NAN);
-		if (ncu_have(g->total_ns) && t->total_ns > 0)
-			strbuf_addf(out, " | %.2f |", 100.0 * g->total_ns / t->total_ns);
-		else
-			strbuf_addstr(out, " | n/a |");
+		strbuf_addstr(out, " | ");
+		fmt_fixed(out,
+			  ncu_have(g->total_ns) && t->total_ns > 0
+			      ? rnum_of(100.0 * g->total_ns / t->total_ns)
+			      : RNUM_NONE,
+			  2);
+		strbuf_addstr(out, " |");
 		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++) {
 			double v = gfield(g, counter_cols[c].off);
 
 			if (!have[c])
 				continue;
-			if (!ncu_have(v))
-				strbuf_addstr(out, " n/a |");
-			else
-				strbuf_addf(out, counter_cols[c].fmt_pct ? " %.1f |" : " %.2f |",
-					    v);
+			strbuf_addch(out, ' ');
+			fmt_fixed(out, ncu_have(v) ? rnum_of(v) : RNUM_NONE,
+				  counter_cols[c].fmt_pct ? 1 : 2);
+			strbuf_addstr(out, " |");
 		}
 		if (have_bound)
 			strbuf_addf(out, " %s |", ncu_bound_name(g->bound));

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/util.h"
 #include "core/xalloc.h"
 #include "run/plan.h"
 #include "run/proc.h"
@@ -161,6 +162,32 @@ static void builtin_argv(struct strv *a, const char *bin, int llm, const struct 
 	strv_pushf(a, "%lld", (long long)pp->warmup);
 	strv_push(a, xstrdup("--analytic-out"));
 	strv_pushf(a, "%s/%s", pp->run_dir, PLAN_ANALYTIC_FILE);
+}
+
+const char *plan_workload_ignores(const char *kind, const char *override)
+{
+	/* keys builtin_argv() passes to llmprof-llm but not to llmprof-dummy */
+	static const char *const dummy_ignores[] = {
+	    "infer.prompt_len", "infer.max_new_tokens", "infer.dtype", "infer.cuda_graph", "model",
+	};
+	const char *key = override, *end;
+	size_t len;
+
+	if (!kind || strcmp(kind, "dummy") || !override)
+		return NULL;
+	while (*key == '+' || *key == '~')
+		key++;
+	end = key + strcspn(key, "=@");
+	len = (size_t)(end - key);
+	if (len == 10 && !strncmp(key, "model.seed", len))
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(dummy_ignores); i++) {
+		size_t n = strlen(dummy_ignores[i]);
+
+		if (len >= n && !strncmp(key, dummy_ignores[i], n) && (len == n || key[n] == '.'))
+			return dummy_ignores[i];
+	}
+	return NULL;
 }
 
 /* The workload step: the program, wrapped by the backend. */

@@ -111,6 +111,15 @@ struct plan {
 int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err);
 void plan_release(struct plan *p);
 
+/* Whether the built-in workload `kind` ignores the config key set by
+ * `override` (KEY=VALUE, +KEY=VALUE, ~KEY or GROUP=OPTION): it has no flag
+ * for it (docs/workloads.md). The dummy workload takes device,
+ * infer.batch_size, workload.warmup and model.seed only, so infer.prompt_len,
+ * infer.max_new_tokens, infer.dtype, infer.cuda_graph and the model shape
+ * (model=NAME, model.*) are ignored. Returns the key (a pointer into a static
+ * table) or NULL when the key is honoured. Pure. */
+const char *plan_workload_ignores(const char *kind, const char *override);
+
 /* Checks that each step's program exists (built-in workloads are built
  * separately). 0, or -1 with err saying what is missing and how to get it. */
 int plan_check_programs(const struct plan *p, struct strbuf *err);

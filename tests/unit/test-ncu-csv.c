@@ -583,6 +583,33 @@ static void test_kernels_md(void **state)
 	strbuf_release(&err);
 }
 
+/* A measured share never reads as 0: a kernel with 0.001 % of the time
+ * keeps its significant digits (report/format.h). */
+static void test_kernels_md_small_share(void **state)
+{
+	static const char csv[] = "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\","
+				  "\"gpu__time_duration.sum\"\n\"\",\"\",\"\",\"\",\"nsecond\"\n"
+				  "\"0\",\"big\",\"(128, 1, 1)\",\"(1, 1, 1)\",\"9999900\"\n"
+				  "\"1\",\"tiny\",\"(128, 1, 1)\",\"(1, 1, 1)\",\"100\"\n";
+	struct strbuf md = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_raw raw;
+	struct ncu_kernel_table t;
+	struct kernels_md_opts o = KERNELS_MD_OPTS_INIT;
+
+	assert_int_equal(ncu_raw_parse(csv, sizeof(csv) - 1, "s.csv", &raw, &err), 0);
+	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
+	kernels_md_render(&t, &o, &md);
+	assert_non_null(
+	    strstr(md.buf, "| tiny | (1,1,1) x (128,1,1) | 1 | 0.000100 | 0.000100 | 0.001 |"));
+	assert_non_null(
+	    strstr(md.buf, "| big | (1,1,1) x (128,1,1) | 1 | 9.999900 | 9.999900 | 100.00 |"));
+	ncu_kernel_table_release(&t);
+	ncu_raw_release(&raw);
+	strbuf_release(&md);
+	strbuf_release(&err);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +624,7 @@ int main(void)
 	    cmocka_unit_test(test_bound_rule),
 	    cmocka_unit_test(test_tensor_flops),
 	    cmocka_unit_test(test_kernels_md),
+	    cmocka_unit_test(test_kernels_md_small_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -393,6 +393,44 @@ static void test_number_format(void **state)
 	strbuf_release(&sb);
 }
 
+/* A measured number never reads as 0: a positive value below the format's
+ * last decimal keeps two significant digits, in every formatter. */
+static void test_number_format_small(void **state)
+{
+	static const struct {
+		void (*fmt)(struct strbuf *, struct rnum);
+		double v;
+		const char *want;
+	} cases[] = {
+	    {fmt_gbs, 0.47, "0.47"}, /* decode GB/s of a tiny CPU run */
+	    {fmt_gbs, 0.6, "1"},     /* rounds to 1, not to 0 */
+	    {fmt_gbs, 250.4, "250"},
+	    {fmt_gbs, 0.0, "0"},	    /* a real zero stays 0 */
+	    {fmt_ms, 0.0004, "0.0004"},	    /* 400 ns */
+	    {fmt_ms, 0.000001, "0.000001"}, /* 1 ns */
+	    {fmt_ms, 1e-12, "0.000"},	    /* rounding residue, not a time */
+	    {fmt_ms, -0.0001, "0.000"},	    /* never "-0.000" */
+	    {fmt_pct, 0.04, "0.04"},
+	    {fmt_tflops, 0.0002, "0.0002"},
+	    {fmt_tflops, 0.0999, "0.100"},
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&sb);
+		cases[i].fmt(&sb, rnum_of(cases[i].v));
+		assert_string_equal(sb.buf, cases[i].want);
+	}
+	strbuf_reset(&sb);
+	fmt_frac_pct(&sb, rnum_of(0.00001));
+	assert_string_equal(sb.buf, "0.001%");
+	strbuf_reset(&sb);
+	fmt_fixed(&sb, rnum_of(0.47), 0);
+	assert_string_equal(sb.buf, "0.47");
+	strbuf_release(&sb);
+	(void)state;
+}
+
 static void test_empty_model(void **state)
 {
 	struct report_model m;
@@ -501,6 +539,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_report_md_first_line),
 	    cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_number_format),
+	    cmocka_unit_test(test_number_format_small),
 	    cmocka_unit_test(test_counter_flops_by_stage),
 	    cmocka_unit_test(test_aggregates_cpu_ahead),
 	    cmocka_unit_test(test_invalid_utf8),
