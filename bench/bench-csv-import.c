@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	const char *path =
 	    argc > 1 && argv[1][0] ? argv[1]
 				   : LLMPROF_SOURCE_DIR
-		"/../shared/fixtures/ncu/nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv";
+		"/tests/data/ncu/nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv";
 	double mb = argc > 2 ? strtod(argv[2], NULL) : 128;
 	int repeat = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 3;
 	struct strbuf in = STRBUF_INIT, buf = STRBUF_INIT;

@@ -5,15 +5,14 @@
 #
 # usage: bench/run-stats-bench.sh [LLMPROF] [KERNELS] [RESULT.md]
 #   defaults: build/llmprof, 1000000, bench/results/stats-1m.md
-# Needs python3 (generator), /usr/bin/time, and nsys from shared/tools/nsight-cli-oracle.sh.
+# Needs python3 (generator), /usr/bin/time, and nsys from scripts/nsight-cli-oracle.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 llmprof=${1:-$root/build/llmprof}
 kernels=${2:-1000000}
 result=${3:-$here/results/stats-1m.md}
-shared=${LLMPROF_SHARED_DIR:-$root/../shared}
-eval "$(bash "$shared/tools/nsight-cli-oracle.sh")"
+eval "$(bash "$root/scripts/nsight-cli-oracle.sh")"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 db=$work/bench.sqlite
 reports=cuda_gpu_kern_sum,nvtx_gpu_proj_sum

@@ -10,12 +10,11 @@
 # ../linux-desktop-glibc_2_11_3-x64/ next to its own directory.
 #
 # Usage: scripts/nsys/capture-test-data.sh [OUT_DIR]   (default tests/data/nsys)
-# Needs: shared/tools/nsight-cli-oracle.sh, gcc, CUDA's nvtx3 headers, apt-get download.
+# Needs: scripts/nsight-cli-oracle.sh, gcc, CUDA's nvtx3 headers, apt-get download.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/tests/data/nsys}
-shared=${LLMPROF_SHARED_DIR:-$root/../shared}
-eval "$(bash "$shared/tools/nsight-cli-oracle.sh")"
+eval "$(bash "$root/scripts/nsight-cli-oracle.sh")"
 tdir=$(dirname "$NSYS")
 importer_dir=$(dirname "$NCU")/host/linux-desktop-glibc_2_11_3-x64
 nvtx_inc=$(ls -d /usr/local/cuda*/include 2>/dev/null | head -1)

@@ -6,8 +6,9 @@
 # input gives exit 5 and one line naming the file; nothing crashes.
 set -u
 . "$(dirname "$0")/failures-lib.sh"
-F=$LLMPROF_SHARED_DIR/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite
-[ -f "$F" ] || skip "fixture $F missing"
+data=${LLMPROF_SOURCE_DIR:?}/tests/data
+F=$data/nsys/nvtx-probe-h100-nsys2025.3.sqlite
+[ -f "$F" ] || fail "fixture $F missing"
 
 # 1. not there, a directory, empty, not SQLite
 "$LLMPROF" stats /nonexistent.sqlite >out 2>err
@@ -66,7 +67,7 @@ for off in 100 1000 5000 20000 60000 120000 200000 300000 400000 500000; do
 done
 
 # 3. an nsys stats CSV cut inside a quoted kernel name
-C=$LLMPROF_SHARED_DIR/fixtures/nsys/stats-csv/dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv
+C=$data/nsys/stats-csv/dsocr-rtx5090-decode.cuda_gpu_kern_sum.csv
 head -c 3000 "$C" >cut.csv
 "$LLMPROF" report --trace cut.csv -o csvrep >out 2>err
 expect 5 $? err "^llmprof: error: (report: analyze: )?cut.csv:9: a quoted field is not closed \(truncated file\?\)"
@@ -76,24 +77,23 @@ expect 5 $? err "^llmprof: error: (report: analyze: )?bad.csv: not an nsys cuda_
 
 # 3b. an ncu raw page cut anywhere: exit 5 naming file:line, or (cut at a
 # line end) the rows before it
-R=$LLMPROF_SHARED_DIR/fixtures/ncu/mathkernels-gtx1660ti-ncu2022.4.raw-base.csv
-if [ -f "$R" ]; then
-	head -c 0 "$R" >n.csv
-	"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
-	expect 5 $? err "^llmprof: error: report: n.csv: empty file, no CSV header$"
-	head -c 2000 "$R" >n.csv
-	"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
-	expect 5 $? err "^llmprof: error: report: n.csv:1:[0-9]+: unterminated quoted field$"
-	head -c 15000 "$R" >n.csv
-	"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
-	expect 5 $? err "^llmprof: error: report: n.csv:4: the last row has 21 of 279 fields and no line end \(truncated file\?\)$"
-	for cut in 5000 12000 17000 19000; do
-		head -c $cut "$R" >n.csv
-		"$LLMPROF" report --ncu-csv n.csv -o "ni$cut" >out 2>err
-		rc=$?
-		[ $rc -eq 5 ] || fail "report --ncu-csv on a raw page cut at $cut: exit $rc: $(cat err)"
-	done
-fi
+R=$data/ncu/mathkernels-gtx1660ti-ncu2022.4.raw-base.csv
+[ -f "$R" ] || fail "fixture $R missing"
+head -c 0 "$R" >n.csv
+"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv: empty file, no CSV header$"
+head -c 2000 "$R" >n.csv
+"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv:1:[0-9]+: unterminated quoted field$"
+head -c 15000 "$R" >n.csv
+"$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv:4: the last row has 21 of 279 fields and no line end \(truncated file\?\)$"
+for cut in 5000 12000 17000 19000; do
+	head -c $cut "$R" >n.csv
+	"$LLMPROF" report --ncu-csv n.csv -o "ni$cut" >out 2>err
+	rc=$?
+	[ $rc -eq 5 ] || fail "report --ncu-csv on a raw page cut at $cut: exit $rc: $(cat err)"
+done
 
 # 4. report on a bundle: without a trace (reports say what is missing),
 # with status.json gone, damaged, or empty

@@ -24,7 +24,8 @@ fi
 . "$(dirname "$0")/failures-lib.sh"
 trap 'grep -o " $tmp/[^ ]*" /proc/mounts | sort -r | xargs -r umount -l; rm -rf "$tmp"' EXIT
 export LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI=
-F=$LLMPROF_SHARED_DIR/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite
+F=${LLMPROF_SOURCE_DIR:?}/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite
+[ -f "$F" ] || fail "fixture $F missing"
 
 # bundle_intact RUN: whatever is in the bundle is whole (status.json may be
 # stale, i.e. "running", when even it could not be rewritten)

@@ -2,11 +2,12 @@
 # test-ncu-import.sh: `llmprof report --ncu-csv` (no trace) end to end on every ncu fixture:
 # kernels.md's Calls and Total (ms) add up to the export's, with and without
 # a row cap; bad input gets a one-line error and exit code 5; and, where
-# NVIDIA's ncu CLI can be fetched, the same report imported with other
-# options (auto units, --print-fp, instance values) gives the same numbers.
+# NVIDIA's ncu CLI can be fetched (scripts/nsight-cli-oracle.sh; else exit
+# 77 after the rest), the same report imported with other options (auto
+# units, --print-fp, instance values) gives the same numbers.
 set -euo pipefail
-: "${LLMPROF:?}" "${LLMPROF_SHARED_DIR:?}"
-fx=$LLMPROF_SHARED_DIR/fixtures/ncu
+: "${LLMPROF:?}" "${LLMPROF_SOURCE_DIR:?}"
+fx=$LLMPROF_SOURCE_DIR/tests/data/ncu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -64,10 +65,12 @@ set -e
 [ $rc -eq 5 ] || fail "missing file: exit $rc"
 
 # Cross-check with NVIDIA's ncu: the same reports exported four ways.
-if ! eval "$(bash "$LLMPROF_SHARED_DIR/tools/nsight-cli-oracle.sh" 2>/dev/null)" || [ ! -x "${NCU:-}" ]; then
-	echo "ncu CLI not available: skipping the NVIDIA cross-check" >&2
-	exit 0
+if ! oracle=$(bash "$LLMPROF_SOURCE_DIR/scripts/nsight-cli-oracle.sh" 2>"$tmp/oracle.err"); then
+	echo "skip: the rest passed, but NVIDIA's ncu CLI is not available for the cross-check: $(cat "$tmp/oracle.err")"
+	exit 77
 fi
+eval "$oracle"
+[ -x "${NCU:-}" ] || fail "nsight-cli-oracle.sh printed no executable ncu"
 for rep in "$fx"/*.ncu-rep; do
 	name=$(basename "$rep" .ncu-rep)
 	i=0

@@ -11,7 +11,6 @@
 set -u
 : "${LLMPROF:?}"
 src=${LLMPROF_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-shared=${LLMPROF_SHARED_DIR:-$src/../shared}
 tmp=$(mktemp -d /tmp/llmprof-cli-pipeline.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -78,8 +77,9 @@ rc=$?
 grep -q "pipeline.trace.backend=nsys: .*/nonexistent/nsys" err || fail "nsys missing message: $(cat err)"
 [ ! -e "$tmp/n4" ] || fail "a bundle was created for an unusable nsys"
 
-# 4. the real nsys (oracle); skip when it cannot be fetched
-oracle=$(bash "$shared/tools/nsight-cli-oracle.sh" 2>/dev/null) || { echo "skip: nsys oracle not available"; exit 77; }
+# 4. the real nsys (scripts/nsight-cli-oracle.sh); skip when it cannot be fetched
+oracle=$(bash "$src/scripts/nsight-cli-oracle.sh" 2>"$tmp/oracle.err") ||
+	{ echo "skip: NVIDIA's nsys CLI is not available for part 4: $(cat "$tmp/oracle.err")"; exit 77; }
 eval "$oracle"
 [ -x "${NSYS:-}" ] && [ -x "${NCU:-}" ] || { echo "skip: oracle nsys not executable"; exit 77; }
 libssh=$(ls /usr/lib/*/libssh.so.4 2>/dev/null | head -n 1)

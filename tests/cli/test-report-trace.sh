@@ -3,9 +3,9 @@
 # exports; "no GPU work captured" said loudly; a kernel-summary CSV as degraded input;
 # a run bundle as input.
 set -u
-shared=${LLMPROF_SHARED_DIR:?}
-fx=$shared/fixtures/nsys
-[ -d "$fx" ] || { echo "skip: no fixtures"; exit 77; }
+data=${LLMPROF_SOURCE_DIR:?}/tests/data
+fx=$data/nsys
+[ -f "$fx/nvtx-probe-h100-nsys2025.3.sqlite" ] || { echo "FAIL: fixtures missing in $fx"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 check() { grep -q -- "$2" "$1" || { echo "FAIL: $1 lacks: $2"; sed -n 1,40p "$1"; fail=1; }; }
@@ -61,17 +61,15 @@ check "$tmp/bad/report.md" "^# Profiling report: INCOMPLETE (step 'analyze' fail
 diff -r "$tmp/probe" "$tmp/probe2" >/dev/null || { echo "FAIL: regenerated reports differ"; diff -r "$tmp/probe" "$tmp/probe2" | head; fail=1; }
 # join with ncu's raw page of the same program (nvtx-probe-program.cu): the
 # duration-weighted means cross-checked with python over the CSV
-ncu=$shared/fixtures/ncu/nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv
-if [ -f "$ncu" ]; then
-	"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$ncu" -o "$tmp/join" >/dev/null 2>"$tmp/err" || { echo "FAIL: join: $(cat "$tmp/err")"; fail=1; }
-	check "$tmp/join/kernels.md" '^| 1 | `add(float \*, const float \*, int)` | GPU 0 | 8 | 0.029 | 0.004 | 57.6 | mixed | 21.8 | 42.0 | 42.0 | 73.4 |'
-	check "$tmp/join/kernels.md" '^| 2 | `scale(float \*, float, int)` | GPU 0 | 6 | 0.022 | 0.004 | 42.4 | decode | 19.7 | 25.8 |'
-	check "$tmp/join/report.md" "^| join | ok |"
-	check "$tmp/join/metrics.json" '"profiled_launches": 4'
-	check "$tmp/join/metrics.json" '"duration_ns": 5992.0,'
-	printf 'not,a\nraw,page\n' >"$tmp/bad.csv"
-	"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$tmp/bad.csv" -o "$tmp/badj" >/dev/null 2>&1
-	[ $? -eq 5 ] || { echo "FAIL: broken ncu csv: exit not 5"; fail=1; }
-	check "$tmp/badj/report.md" "^| join | failed |"
-fi
+ncu=$data/ncu/nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv
+"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$ncu" -o "$tmp/join" >/dev/null 2>"$tmp/err" || { echo "FAIL: join: $(cat "$tmp/err")"; fail=1; }
+check "$tmp/join/kernels.md" '^| 1 | `add(float \*, const float \*, int)` | GPU 0 | 8 | 0.029 | 0.004 | 57.6 | mixed | 21.8 | 42.0 | 42.0 | 73.4 |'
+check "$tmp/join/kernels.md" '^| 2 | `scale(float \*, float, int)` | GPU 0 | 6 | 0.022 | 0.004 | 42.4 | decode | 19.7 | 25.8 |'
+check "$tmp/join/report.md" "^| join | ok |"
+check "$tmp/join/metrics.json" '"profiled_launches": 4'
+check "$tmp/join/metrics.json" '"duration_ns": 5992.0,'
+printf 'not,a\nraw,page\n' >"$tmp/bad.csv"
+"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$tmp/bad.csv" -o "$tmp/badj" >/dev/null 2>&1
+[ $? -eq 5 ] || { echo "FAIL: broken ncu csv: exit not 5"; fail=1; }
+check "$tmp/badj/report.md" "^| join | failed |"
 exit $fail

@@ -3,9 +3,8 @@
 # an export; bad options. Each is a one-line error with exit 5 (bad input) or 2
 # (usage). Also: formats (md, json), -o files, SKIPPED on stderr with exit 0.
 set -u
-shared=${LLMPROF_SHARED_DIR:?}
-fx=$shared/fixtures/nsys
-[ -d "$fx" ] || { echo "skip: no fixtures"; exit 77; }
+fx=${LLMPROF_SOURCE_DIR:?}/tests/data/nsys
+[ -f "$fx/trt-resnet-rtx3090-nsys2023.1.sqlite" ] || { echo "FAIL: fixtures missing in $fx"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 expect() { # expect CODE PATTERN -- ARGS...

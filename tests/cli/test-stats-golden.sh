@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # llmprof stats -f csv must equal NVIDIA's `nsys stats -f csv` (2023.4.4) byte for
-# byte, for every report and every export under fixtures/nsys/oracle/ (a new
+# byte, for every report and every export under tests/data/nsys/oracle/ (a new
 # oracle file is covered without editing this test). An empty oracle file means
 # nsys printed "SKIPPED: ...": then we must print nothing on stdout, say SKIPPED
 # on stderr and exit 0.
 set -u
-shared=${LLMPROF_SHARED_DIR:?}
-oracle=$shared/fixtures/nsys/oracle
-[ -d "$oracle" ] || { echo "skip: no $oracle"; exit 77; }
+fx=${LLMPROF_SOURCE_DIR:?}/tests/data/nsys
+oracle=$fx/oracle
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
 reports="cuda_gpu_kern_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum cuda_api_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum"
@@ -18,7 +17,7 @@ for f in "$oracle"/*.csv; do
 		case $base in *_"$r") report=$r; export=${base%_"$r"};; esac
 	done
 	if [ -z "$report" ]; then echo "FAIL: cannot tell the report of $base"; fail=1; continue; fi
-	db=$shared/fixtures/nsys/$export.sqlite
+	db=$fx/$export.sqlite
 	[ -f "$db" ] || { echo "FAIL: $db missing for $base"; fail=1; continue; }
 	n=$((n + 1))
 	"$LLMPROF" stats -f csv -r "$report" "$db" >"$tmp/out" 2>"$tmp/err"

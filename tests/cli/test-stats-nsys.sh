@@ -4,15 +4,15 @@
 # GPUs, start/end ranges ended on another thread, a range never closed, a CUDA graph
 # launch, overlapping streams, memcpy/memset, kernels outside every range or without
 # a launch call, registered strings, names with commas and quotes. Skips (77) when
-# nsys cannot be fetched or python3 is missing.
+# scripts/nsight-cli-oracle.sh cannot fetch nsys or python3 is missing.
 set -u
 src=${LLMPROF_SOURCE_DIR:?}
-shared=${LLMPROF_SHARED_DIR:?}
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
-oracle=$(bash "$shared/tools/nsight-cli-oracle.sh" 2>/dev/null) || { echo "skip: nsys oracle unavailable"; exit 77; }
-eval "$oracle"
-[ -x "${NSYS:-}" ] || { echo "skip: no nsys"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+oracle=$(bash "$src/scripts/nsight-cli-oracle.sh" 2>"$tmp/oracle.err") ||
+	{ echo "skip: NVIDIA's nsys CLI is not available: $(cat "$tmp/oracle.err")"; exit 77; }
+eval "$oracle"
+[ -x "${NSYS:-}" ] || { echo "FAIL: nsight-cli-oracle.sh printed no executable nsys"; exit 1; }
 gen=$src/bench/gen-nsys-trace.py
 python3 "$gen" "$tmp/edge.sqlite" --kernels 600 --threads 3 --processes 2 --gpus 2 --steps 3 --edge >/dev/null || exit 1
 python3 "$gen" "$tmp/plain.sqlite" --kernels 3000 --threads 4 --steps 5 --seed 7 >/dev/null || exit 1

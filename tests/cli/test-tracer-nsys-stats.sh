@@ -3,19 +3,19 @@
 # with known kernels/copies/launch calls/NVTX ranges (trace-tool synth), and
 # the NVTX test program traced for real. nsys must read our database, and its
 # numbers must equal what the log holds (and llmprof's reading of the same
-# database with sqlite3). Skips (77) when the nsys CLI cannot be fetched.
+# database with sqlite3). Skips (77) when scripts/nsight-cli-oracle.sh cannot
+# fetch the nsys CLI.
 set -euo pipefail
 b=${LLMPROF_BUILD_DIR:?}
 src=${LLMPROF_SOURCE_DIR:?}
-shared=${LLMPROF_SHARED_DIR:-$src/../shared}
 tool=$b/tests/trace-tool
-if ! env=$(bash "$shared/tools/nsight-cli-oracle.sh" 2>/dev/null); then
-	echo "skip: nsight-cli-oracle.sh could not fetch NVIDIA's nsys CLI"
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+if ! env=$(bash "$src/scripts/nsight-cli-oracle.sh" 2>"$t/oracle.err"); then
+	echo "skip: NVIDIA's nsys CLI is not available: $(cat "$t/oracle.err")"
 	exit 77
 fi
 eval "$env"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
 mkdir "$t/log"
 "$tool" synth "$t/log" 4 3 >/dev/null
 "$tool" convert "$t/log" "$t/s.sqlite" >/dev/null

@@ -5,7 +5,7 @@
 #
 #   tests/fuzz/make-corpus.sh [BUILD_DIR]     (BUILD_DIR has tests/trace-tool; default build)
 #
-# sqlite:    the four real nsys exports of ../shared/fixtures/nsys, cut to
+# sqlite:    the four real nsys exports of tests/data/nsys, cut to
 #            the tables the reader uses and 40 rows each, 512-byte pages;
 #            and synthetic ones from bench/gen-nsys-trace.py (with --edge).
 # tracelog:  logs written by trace-tool synth (the tracer's record format).
@@ -15,7 +15,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-shared=${LLMPROF_SHARED_DIR:-$src/../shared}
+data=$src/tests/data
 build=${1:-$src/build}
 out=$here/corpus
 tmp=$(mktemp -d)
@@ -54,7 +54,7 @@ shrink() { # in out
 	sqlite3 "$2" <"$tmp/shrink.sql" 2>/dev/null || true
 	sqlite3 "$2" "PRAGMA page_size=512; VACUUM;"
 }
-for f in "$shared"/fixtures/nsys/*.sqlite; do
+for f in "$data"/nsys/*.sqlite; do
 	b=$(basename "$f" .sqlite)
 	shrink "$f" "$tmp/$b.sqlite"
 	size=$(stat -c %s "$tmp/$b.sqlite")
@@ -113,7 +113,7 @@ infer.dtype=[bf16
 LINES
 
 # --- ncu-csv ------------------------------------------------------------------
-for f in "$shared"/fixtures/ncu/*.csv; do
+for f in "$data"/ncu/*.csv; do
 	[ "$(stat -c %s "$f")" -le 40960 ] && cp "$f" "$out/ncu-csv/" && chmod u+w "$out/ncu-csv/$(basename "$f")"
 done
 

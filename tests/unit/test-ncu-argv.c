@@ -402,14 +402,11 @@ static char *keep(struct seen_list *l, const unsigned char *s)
 
 static void load_seen(struct seen_list *l)
 {
-	const char *shared = getenv("LLMPROF_SHARED_DIR");
-	char path[1024];
+	const char *path = LLMPROF_SOURCE_DIR "/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite";
 	sqlite3 *db;
 	sqlite3_stmt *st;
 
 	memset(l, 0, sizeof(*l));
-	snprintf(path, sizeof(path), "%s/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite",
-		 shared ? shared : LLMPROF_SOURCE_DIR "/../shared");
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(
 	    sqlite3_prepare_v2(

@@ -1,6 +1,6 @@
 /* test-ncu-csv.c: ncu raw/details pages: numbers in any locale, units of any
  * scale, n/a and instance cells, NVTX cells, details page, and golden kernel
- * records for every raw fixture in shared/fixtures/ncu (expected values in
+ * records for every raw fixture in tests/data/ncu (expected values in
  * tests/data/ncu/<fixture>.expected.tsv, extracted independently of this parser and
  * hand-checked against the CSVs). Also kernels.md rendering. */
 #include <setjmp.h>
@@ -19,12 +19,6 @@
 #include "report/kernels_md.h"
 #include "vendor/ncu_csv.h"
 #include "vendor/ncu_kernel.h"
-
-static const char *shared_dir(void)
-{
-	const char *d = getenv("LLMPROF_SHARED_DIR");
-	return d ? d : LLMPROF_SOURCE_DIR "/../shared";
-}
 
 static double num(const char *s, char dec)
 {
@@ -159,7 +153,7 @@ static void test_nvtx_cells(void **state)
 static int load(const char *name, struct strbuf *buf, struct strbuf *path)
 {
 	strbuf_reset(path);
-	strbuf_addf(path, "%s/fixtures/ncu/%s", shared_dir(), name);
+	strbuf_addf(path, "%s/tests/data/ncu/%s", LLMPROF_SOURCE_DIR, name);
 	strbuf_reset(buf);
 	return strbuf_read_file(buf, path->buf);
 }

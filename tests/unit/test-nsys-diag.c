@@ -1,6 +1,6 @@
 /* test-nsys-diag.c: failure-mode recognition on real nsys 2023.4.4 outputs
  * (tests/data/nsys/, captured by scripts/nsys/capture-test-data.sh) and on
- * real nsys SQLite exports (shared/fixtures/nsys/). */
+ * real nsys SQLite exports (the .sqlite files of tests/data/nsys/). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -386,12 +386,9 @@ static void test_cupti_conflict_text(void **state)
 
 static void fixture(const char *name, struct strbuf *p)
 {
-	const char *shared = getenv("LLMPROF_SHARED_DIR");
-
-	strbuf_addf(p, "%s/fixtures/nsys/%s", shared ? shared : LLMPROF_SOURCE_DIR "/../shared",
-		    name);
+	strbuf_addf(p, "%s/tests/data/nsys/%s", LLMPROF_SOURCE_DIR, name);
 	if (access(p->buf, R_OK))
-		skip();
+		fail_msg("fixture %s missing", p->buf);
 }
 
 static void test_sqlite_no_kernels(void **state)

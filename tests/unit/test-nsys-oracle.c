@@ -1,5 +1,5 @@
 /* test-nsys-oracle.c: the nsys steps against NVIDIA's real nsys 2023.4.4 CLI
- * (fetched by shared/tools/nsight-cli-oracle.sh; no GPU needed): the
+ * (fetched by scripts/nsight-cli-oracle.sh; no GPU needed): the
  * usability probe, `nsys export` and `nsys stats` through nsys_step_*, and
  * `nsys profile` built by nsys_build_profile on a CPU-only NVTX program, with
  * the outcome read by nsys_diag. Exits 77 (skipped) when the oracle cannot be
@@ -25,12 +25,6 @@
 
 static char *nsys; /* the oracle's nsys */
 static char tmpdir[] = "/tmp/llmprof-nsys-oracle-XXXXXX";
-
-static const char *shared_dir(void)
-{
-	const char *s = getenv("LLMPROF_SHARED_DIR");
-	return s ? s : LLMPROF_SOURCE_DIR "/../shared";
-}
 
 static void in_tmp(struct strbuf *sb, const char *name)
 {
@@ -113,9 +107,8 @@ static void test_stats_matches_oracle(void **state)
 	struct strbuf src = STRBUF_INIT, db = STRBUF_INIT, base = STRBUF_INIT, err = STRBUF_INIT;
 	struct strbuf got = STRBUF_INIT, want = STRBUF_INIT, cmd = STRBUF_INIT;
 
-	strbuf_addf(&src, "%s/fixtures/nsys/trt-resnet-rtx3090-nsys2023.1.sqlite", shared_dir());
-	if (access(src.buf, R_OK))
-		skip();
+	strbuf_addf(&src, "%s/tests/data/nsys/trt-resnet-rtx3090-nsys2023.1.sqlite",
+		    LLMPROF_SOURCE_DIR);
 	in_tmp(&db, "trt.sqlite");
 	strbuf_addf(&cmd, "cp '%s' '%s'", src.buf, db.buf);
 	assert_int_equal(system(cmd.buf), 0);
@@ -129,9 +122,9 @@ static void test_stats_matches_oracle(void **state)
 	assert_int_equal(strbuf_read_file(&got, cmd.buf), 0);
 	strbuf_reset(&src);
 	strbuf_addf(&src,
-		    "%s/fixtures/nsys/oracle/trt-resnet-rtx3090-nsys2023.1_"
+		    "%s/tests/data/nsys/oracle/trt-resnet-rtx3090-nsys2023.1_"
 		    "cuda_gpu_kern_sum.csv",
-		    shared_dir());
+		    LLMPROF_SOURCE_DIR);
 	assert_int_equal(strbuf_read_file(&want, src.buf), 0);
 	strbuf_trim(&got);
 	strbuf_trim(&want);
@@ -328,7 +321,7 @@ int main(void)
 	char *line;
 	int ret;
 
-	strbuf_addf(&script, "%s/tools/nsight-cli-oracle.sh", shared_dir());
+	strbuf_addf(&script, "%s/scripts/nsight-cli-oracle.sh", LLMPROF_SOURCE_DIR);
 	argv[0] = "bash";
 	argv[1] = script.buf;
 	argv[2] = NULL;

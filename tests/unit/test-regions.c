@@ -18,11 +18,9 @@
 
 static void load(const char *name, struct strbuf *buf, struct ncu_raw *raw)
 {
-	const char *shared = getenv("LLMPROF_SHARED_DIR");
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
 
-	strbuf_addf(&path, "%s/fixtures/ncu/%s", shared ? shared : LLMPROF_SOURCE_DIR "/../shared",
-		    name);
+	strbuf_addf(&path, "%s/tests/data/ncu/%s", LLMPROF_SOURCE_DIR, name);
 	strbuf_reset(buf);
 	assert_int_equal(strbuf_read_file(buf, path.buf), 0);
 	if (ncu_raw_parse(buf->buf, buf->len, name, raw, &err))

@@ -22,12 +22,6 @@
 
 static char dir[] = "/tmp/llmprof-test-build.XXXXXX";
 
-static const char *shared_dir(void)
-{
-	const char *s = getenv("LLMPROF_SHARED_DIR");
-	return s ? s : "../../shared";
-}
-
 static void put(const char *rel, const char *text)
 {
 	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
@@ -74,11 +68,11 @@ static void test_bundle_model(void **state)
 	path_join(&trace, dir, "ncu");
 	assert_int_equal(mkdir_p(trace.buf, &err), 0);
 	strbuf_reset(&trace);
-	strbuf_addf(&trace,
-		    "cp '%s/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite' '%s/nsys/run.sqlite'",
-		    shared_dir(), dir);
-	if (system(trace.buf))
-		skip();
+	strbuf_addf(
+	    &trace,
+	    "cp '%s/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite' '%s/nsys/run.sqlite'",
+	    LLMPROF_SOURCE_DIR, dir);
+	assert_int_equal(system(trace.buf), 0);
 
 	o.run_dir = dir;
 	o.out_dir = dir;

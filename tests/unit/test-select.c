@@ -18,12 +18,6 @@
 #include "core/strbuf.h"
 #include "vendor/csv.h"
 
-static const char *shared_dir(void)
-{
-	const char *d = getenv("LLMPROF_SHARED_DIR");
-	return d ? d : LLMPROF_SOURCE_DIR "/../shared";
-}
-
 struct launches {
 	struct launch *v;
 	size_t n, alloc;
@@ -73,7 +67,7 @@ static void load_kern_sum(const char *file, struct launches *L)
 	int64_t *tot = NULL;
 
 	memset(L, 0, sizeof(*L));
-	snprintf(path, sizeof(path), "%s/fixtures/nsys/stats-csv/%s", shared_dir(), file);
+	snprintf(path, sizeof(path), "%s/tests/data/nsys/stats-csv/%s", LLMPROF_SOURCE_DIR, file);
 	assert_int_equal(strbuf_read_file(&buf, path), 0);
 	csv_reader_init(&r, buf.buf, buf.len, path);
 	assert_int_equal(csv_reader_next(&r, &err), 1); /* header */
@@ -369,8 +363,8 @@ static void test_nvtx_probe(void **state)
 	char *names[32];
 	size_t nn = 0;
 
-	snprintf(path, sizeof(path), "%s/fixtures/nsys/nvtx-probe-h100-nsys2025.3.sqlite",
-		 shared_dir());
+	snprintf(path, sizeof(path), "%s/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite",
+		 LLMPROF_SOURCE_DIR);
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(
 	    sqlite3_prepare_v2(
