@@ -179,14 +179,17 @@ static void check_tool(enum tool_id id, const char *configured)
 		warn_found(f.name, &f);
 		break;
 	}
-	if (id == TOOL_NSYS && f.importer && !f.problem)
+	if (id != TOOL_NSYS || !f.version)
+		; /* no nsys that runs: no importer to speak of */
+	else if (f.problem == TOOL_IMPORTER_BROKEN)
+		line("warn", "nsys importer", f.why.buf, f.fix.buf);
+	else if (f.importer)
 		line("ok", "nsys importer", f.importer, NULL);
-	else if (id == TOOL_NSYS && f.problem == TOOL_NO_IMPORTER)
+	else
 		line("warn", "nsys importer",
 		     "no QdstrmImporter next to nsys: it can record but not finish a report",
-		     f.fix.buf);
-	else if (id == TOOL_NSYS && f.problem == TOOL_IMPORTER_BROKEN)
-		line("warn", "nsys importer", f.why.buf, f.fix.buf);
+		     "install the full Nsight Systems (host + target), or use "
+		     "pipeline.trace.backend=builtin");
 	strbuf_release(&sb);
 	tool_found_release(&f);
 }
@@ -218,16 +221,20 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 	char *conf_dir;
 	int code = EXIT_OK;
 
-	if (ctx->argc) {
-		error_print("doctor: unexpected argument '%s'", ctx->argv[0]);
-		return EXIT_USAGE;
-	}
+	/* KEY=VALUE overrides, as `profile` takes them: the tools it would use */
+	for (int i = 0; i < ctx->argc; i++)
+		if (!strchr(ctx->argv[i], '=')) {
+			error_print("doctor: unexpected argument '%s' (only KEY=VALUE overrides)",
+				    ctx->argv[i]);
+			return EXIT_USAGE;
+		}
 	conf_dir = opt_conf_dir ? xstrdup(opt_conf_dir) : config_find_conf_dir();
 	if (!conf_dir) {
 		line("fail", "conf", "no conf/ folder found",
 		     "set LLMPROF_CONF_DIR or use --conf-dir");
 		code = EXIT_CONFIG;
-	} else if (config_load(&cfg, conf_dir, 0, NULL, &err)) {
+	} else if (config_load(&cfg, conf_dir, (size_t)ctx->argc, ctx->argv,
+			       &err)) {
 		linef("fail", "conf",
 		      "fix the file the message names, or point --conf-dir / LLMPROF_CONF_DIR at "
 		      "llmprof's conf/ folder",
@@ -256,14 +263,15 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_doctor_entry = {
     .name = "doctor",
-    .usage = "[options]",
+    .usage = "[options] [KEY=VALUE ...]",
     .summary = "check what is installed and usable for profiling, and why not",
     .description = "Prints one line per component: 'ok', 'warn' or 'fail', the component,\n"
 		   "and what was found; every problem is followed by a 'fix:' line. Checks\n"
 		   "the conf folder, GPUs and driver (NVML, else nvidia-smi), the CUDA\n"
 		   "toolkit and CUPTI, ncu and whether counters are readable, nsys and its\n"
 		   "importer, the builtin tracer, the built-in workloads and\n"
-		   "llmprof-calibrate, each found as 'profile' finds it (docs/doctor.md).\n"
+		   "llmprof-calibrate, each found as 'profile' finds it (docs/doctor.md);\n"
+		   "KEY=VALUE overrides (pipeline.nsys.path=...) apply as in 'profile'.\n"
 		   "Exit code 0 when the configuration loads (even with no GPU: reports and\n"
 		   "stats still work), 3 when it does not.",
     .opts = opts,

@@ -67,6 +67,7 @@ struct profile_params {
 	struct strbuf trace_reason;
 	struct strbuf trace_problem; /* --dry-run: why the backend cannot work */
 	struct strbuf ncu_problem;   /* --dry-run: why the ncu step would fail */
+	int have_gpu;		     /* the GPU probe found one */
 	struct nsys_options nsys;
 	const char **nsys_extra;
 	char *nsys_path;
@@ -165,7 +166,7 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 	if (p->pp.trace != PLAN_TRACE_NSYS) {
 		tool_find(TOOL_TRACER, NULL, &tracer);
 		have_tracer = 1;
-		if (tracer.deprecated.len)
+		if (tracer.deprecated.len && !p->pp.dry_run) /* the dry run's tool lines say it */
 			warning_print("%s", tracer.deprecated.buf);
 		if (!tracer.problem) {
 			p->tracer_lib = xstrdup(tracer.path);
@@ -240,6 +241,7 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 	strbuf_init(&p->trace_log, 0);
 	strbuf_init(&p->ncu_what, 0);
 	pp->run_dir = run_dir;
+	p->have_gpu = gpus->nr > 0;
 	pp->workload_kind = config_get_string(cfg, "workload.kind");
 	if (ctx->has_program) {
 		/* "-- PROGRAM ARGS" always wins over the configured workload */
@@ -1561,6 +1563,8 @@ static void print_tool(enum tool_id id, const char *label, const char *configure
 	struct strbuf sb = STRBUF_INIT;
 
 	tool_find(id, configured, &f);
+	if (f.deprecated.len)
+		warning_print("%s", f.deprecated.buf);
 	tool_found_describe(&f, &sb);
 	printf("%s: %s\n", label, sb.buf);
 	strbuf_release(&sb);
@@ -1662,7 +1666,7 @@ static int build_plan(struct plan *plan, struct profile_params *pp, const struct
 {
 	struct ncu_options o = NCU_OPTIONS_INIT;
 	struct ncu_config_lists lists;
-	struct strbuf e = STRBUF_INIT;
+	struct strbuf e = STRBUF_INIT, note = STRBUF_INIT;
 	char *ncu = NULL;
 	size_t n = 0;
 
@@ -1674,8 +1678,16 @@ static int build_plan(struct plan *plan, struct profile_params *pp, const struct
 		return 0;
 	ncu_options_from_config(cfg, &o, &lists);
 	strbuf_reset(&pp->ncu_problem);
-	if (pp->pp.dry_run && !(ncu = find_ncu(cfg, &pp->ncu_problem)))
-		pp->pp.ncu_problem_code = EXIT_TOOL_MISSING;
+	strbuf_reset(&note);
+	if (pp->pp.dry_run && !(ncu = find_ncu(cfg, &note))) {
+		/* without a GPU no kernel is selected, so only a run with its
+		 * own filters starts ncu */
+		if (pp->have_gpu || ncu_options_explicit(&o)) {
+			strbuf_addstr(&pp->ncu_problem, note.buf);
+			pp->pp.ncu_problem_code = EXIT_TOOL_MISSING;
+			strbuf_reset(&note);
+		}
+	}
 	o.ncu = ncu ? ncu : "ncu";
 	while (plan->program && plan->program[n])
 		n++;
@@ -1690,6 +1702,11 @@ static int build_plan(struct plan *plan, struct profile_params *pp, const struct
 			strbuf_addf(&pp->ncu_problem, "ncu: %s", e.buf);
 			pp->pp.ncu_problem_code = EXIT_CONFIG;
 		}
+	} else if (note.len) {
+		strbuf_addf(&pp->ncu_what,
+			    "\n    (no usable ncu: %s; no GPU was found, so no kernel is selected "
+			    "and the step is skipped)",
+			    note.buf);
 	}
 	pp->pp.ncu_what = pp->ncu_what.buf;
 	pp->pp.ncu_problem = pp->ncu_problem.len ? pp->ncu_problem.buf : NULL;
@@ -1699,6 +1716,7 @@ static int build_plan(struct plan *plan, struct profile_params *pp, const struct
 	ncu_config_lists_release(&lists);
 	free(ncu);
 	strbuf_release(&e);
+	strbuf_release(&note);
 	return 0;
 }
 

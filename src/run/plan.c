@@ -235,8 +235,16 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, const cha
 				strv_push(&w, xstrdup(argv.v[i]));
 			strv_free(argv.v);
 			argv = w;
-			fail = strbuf_detach(&e, NULL);
-			fail_code = EXIT_CONFIG;
+			if (pp->trace_problem) { /* what stops the run first */
+				struct strbuf both = STRBUF_INIT;
+
+				strbuf_addf(&both, "%s; also %s", pp->trace_problem, e.buf);
+				fail = strbuf_detach(&both, NULL);
+				fail_code = pp->trace_problem_code;
+			} else {
+				fail = strbuf_detach(&e, NULL);
+				fail_code = EXIT_CONFIG;
+			}
 		} else {
 			strv_free(argv.v);
 			memset(&argv, 0, sizeof(argv));

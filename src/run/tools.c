@@ -339,7 +339,6 @@ static void check_importer(struct tool_found *f)
 				 .grace_s = 1};
 	struct proc_result res;
 
-	f->importer = nsys_find_importer(f->path);
 	if (!f->importer) {
 		set_problem(f, TOOL_NO_IMPORTER,
 			    "install the full Nsight Systems (host + target), or use "
@@ -416,6 +415,8 @@ static void check_candidate(const struct tool_spec *t, enum tool_id id, struct t
 			strbuf_addf(&f->note, "'%s --version' printed no version", f->path);
 		goto out;
 	}
+	if (id == TOOL_NSYS) /* doctor shows it even for an nsys too old */
+		f->importer = nsys_find_importer(f->path);
 	if ((old = tool_too_old(t->name, f->version))) {
 		struct strbuf fix = STRBUF_INIT;
 
