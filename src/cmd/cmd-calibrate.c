@@ -104,8 +104,8 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	}
 	tool_find(TOOL_CALIBRATE, NULL, &found);
 	if (found.problem) {
-		error_print("calibrate: %s is not installed: %s (%s)", CALIBRATE_TOOL, found.why.buf,
-			    found.fix.buf);
+		error_print("calibrate: %s is not installed: %s (%s)", CALIBRATE_TOOL,
+			    found.why.buf, found.fix.buf);
 		tool_found_release(&found);
 		code = EXIT_TOOL_MISSING;
 		goto out;
@@ -129,7 +129,8 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	spec.err.buf = &errout;
 	spec.timeout_s = (double)opt_timeout;
 	if (probed)
-		fprintf(stderr, "llmprof: measuring device %lld (bf16 GEMM, 2 GiB device copy)...\n",
+		fprintf(stderr,
+			"llmprof: measuring device %lld (bf16 GEMM, 2 GiB device copy)...\n",
 			(long long)opt_device);
 	if (proc_run(&spec, &res, &err)) {
 		error_print("calibrate: %s", err.buf);

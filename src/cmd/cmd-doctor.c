@@ -233,8 +233,7 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 		line("fail", "conf", "no conf/ folder found",
 		     "set LLMPROF_CONF_DIR or use --conf-dir");
 		code = EXIT_CONFIG;
-	} else if (config_load(&cfg, conf_dir, (size_t)ctx->argc, ctx->argv,
-			       &err)) {
+	} else if (config_load(&cfg, conf_dir, (size_t)ctx->argc, ctx->argv, &err)) {
 		linef("fail", "conf",
 		      "fix the file the message names, or point --conf-dir / LLMPROF_CONF_DIR at "
 		      "llmprof's conf/ folder",

@@ -47,7 +47,8 @@ static const char *opt_conf_dir;
 
 static const struct opt opts[] = {
     {"dry-run", 'n', OPT_BOOL, &opt_dry_run, NULL,
-     "print each planned step (argv, environment, logs) and run nothing; creates no bundle"},
+     "print every planned step (argv, environment, logs), marking each that would fail, and "
+     "run nothing; creates no bundle; exits 0, or as the run would (4 a tool, 3 the config)"},
     {"echo", 0, OPT_BOOL, &opt_echo, NULL,
      "also copy the children's output to the terminal (same as run.echo=true)"},
     {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
@@ -150,8 +151,9 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 				goto out;
 			p->pp.trace = PLAN_TRACE_NSYS;
 			p->nsys_path = xstrdup(nsys.path ? nsys.path : "nsys");
-			strbuf_addf(&p->trace_reason, "pipeline.trace.backend=nsys, but nsys is not "
-						      "usable: %s",
+			strbuf_addf(&p->trace_reason,
+				    "pipeline.trace.backend=nsys, but nsys is not "
+				    "usable: %s",
 				    nsys.why.buf);
 			strbuf_addstr(&p->trace_problem, err->buf);
 			p->pp.trace_problem_code = EXIT_TOOL_MISSING;
@@ -1694,8 +1696,8 @@ static int build_plan(struct plan *plan, struct profile_params *pp, const struct
 	o.program = (const char *const *)plan->program;
 	o.nr_program = n;
 	strbuf_reset(&pp->ncu_what);
-	if (ncu_plan_describe(&o, config_get_string(cfg, "run.mode"), pp->pp.run_dir,
-			      &pp->ncu_what, &e)) {
+	if (ncu_plan_describe(&o, config_get_string(cfg, "run.mode"), pp->pp.run_dir, &pp->ncu_what,
+			      &e)) {
 		strbuf_reset(&pp->ncu_what);
 		strbuf_addf(&pp->ncu_what, "ncu: %s", e.buf);
 		if (!pp->ncu_problem.len) {
@@ -1818,8 +1820,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		print_dry_run(&plan, &pp, cfg, conf_dir, root.buf);
 		code = EXIT_OK;
 		if ((bad = plan_first_failure(&plan))) {
-			error_print("dry run: step '%s' would fail: %s%s", bad->name, bad->would_fail,
-				    n > 1 ? " (and more: see the plan)" : "");
+			error_print("dry run: step '%s' would fail: %s%s", bad->name,
+				    bad->would_fail, n > 1 ? " (and more: see the plan)" : "");
 			code = bad->fail_code;
 		}
 		goto out;

@@ -157,5 +157,4 @@ const struct plan_step *plan_find(const struct plan *p, const char *name);
  * relative to the run dir; the reports read it from there. */
 #define PLAN_ANALYTIC_FILE "workload/analytic.json"
 
-
 #endif

@@ -93,8 +93,8 @@ static int run_version(const char *path, struct strbuf *out, struct strbuf *why)
 {
 	struct strbuf err = STRBUF_INIT, d = STRBUF_INIT;
 	const char *argv[] = {path, "--version", NULL};
-	struct proc_spec spec = {.argv = argv, .stdin_null = 1, .timeout_s = TOOL_PROBE_TIMEOUT_S,
-				 .grace_s = 1};
+	struct proc_spec spec = {
+	    .argv = argv, .stdin_null = 1, .timeout_s = TOOL_PROBE_TIMEOUT_S, .grace_s = 1};
 	struct proc_result res;
 	int ret = -1;
 
@@ -161,45 +161,79 @@ void tool_info_release(struct tool_info *info)
 /* ---- finding a tool: one table, one search order ------------------------ */
 
 struct tool_spec {
-	const char *name;	   /* the file's name */
-	const char *key;	   /* config key naming the file, or NULL */
-	const char *env;	   /* variable naming the file (env_dir: its folder) */
-	const char *env_old;	   /* deprecated name of env, or NULL */
-	int env_dir;		   /* env names the folder holding name */
-	int exec;		   /* must be executable (else readable) */
-	int on_path;		   /* searched on PATH */
-	const char *const rel[3];  /* relative to the folder of llmprof */
+	const char *name;	    /* the file's name */
+	const char *key;	    /* config key naming the file, or NULL */
+	const char *env;	    /* variable naming the file (env_dir: its folder) */
+	const char *env_old;	    /* deprecated name of env, or NULL */
+	int env_dir;		    /* env names the folder holding name */
+	int exec;		    /* must be executable (else readable) */
+	int on_path;		    /* searched on PATH */
+	const char *const rel[3];   /* relative to the folder of llmprof */
 	const char *const known[4]; /* absolute, under the sysroot; '*' = a
 				       version folder, the newest first */
-	const char *fix;	   /* what to do when none is found */
+	const char *fix;	    /* what to do when none is found */
 };
 
 static const struct tool_spec specs[] = {
-    [TOOL_NSYS] = {"nsys", "pipeline.nsys.path", NULL, NULL, 0, 1, 1, {NULL},
-		   {"/opt/nvidia/nsight-systems/*/bin/nsys",
-		    "/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys",
-		    "/usr/local/cuda/bin/nsys", NULL},
-		   "install Nsight Systems and put nsys on PATH, or set pipeline.nsys.path; "
-		   "pipeline.trace.backend=builtin needs no nsys"},
-    [TOOL_NCU] = {"ncu", "pipeline.ncu.path", NULL, NULL, 0, 1, 1, {NULL},
-		  {"/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/*/ncu", NULL},
-		  "install Nsight Compute and put ncu on PATH, or set pipeline.ncu.path"},
-    [TOOL_TRACER] = {"libllmprof_tracer.so", NULL, "LLMPROF_TRACER_LIB", "LLMPROF_TRACER", 0, 0,
-		     0, {"tracer/libllmprof_tracer.so", "../lib/llmprof/libllmprof_tracer.so"},
-		     {NULL},
-		     "build it with 'make' on a machine with the CUDA toolkit (tracer/), or set "
-		     "LLMPROF_TRACER_LIB"},
-    [TOOL_LLM] = {"llmprof-llm", NULL, "LLMPROF_WORKLOADS_DIR", NULL, 1, 1, 0,
-		  {"workloads/llmprof-llm", "../libexec/llmprof/llmprof-llm"}, {NULL},
-		  "build it with 'make' (workloads/), or set LLMPROF_WORKLOADS_DIR; "
-		  "'-- PROGRAM ARGS' needs neither"},
-    [TOOL_DUMMY] = {"llmprof-dummy", NULL, "LLMPROF_WORKLOADS_DIR", NULL, 1, 1, 0,
-		    {"workloads/llmprof-dummy", "../libexec/llmprof/llmprof-dummy"}, {NULL},
-		    "build it with 'make' (workloads/), or set LLMPROF_WORKLOADS_DIR; "
-		    "'-- PROGRAM ARGS' needs neither"},
-    [TOOL_CALIBRATE] = {"llmprof-calibrate", NULL, "LLMPROF_CALIBRATE", NULL, 0, 1, 1,
-			{"llmprof-calibrate", "../libexec/llmprof/llmprof-calibrate"}, {NULL},
-			"it is built only where nvcc exists; set LLMPROF_CALIBRATE to its path"},
+    [TOOL_NSYS] =
+	{
+	    .name = "nsys",
+	    .key = "pipeline.nsys.path",
+	    .exec = 1,
+	    .on_path = 1,
+	    .known = {"/opt/nvidia/nsight-systems/*/bin/nsys",
+		      "/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys",
+		      "/usr/local/cuda/bin/nsys"},
+	    .fix = "install Nsight Systems and put nsys on PATH, or set pipeline.nsys.path; "
+		   "pipeline.trace.backend=builtin needs no nsys",
+	},
+    [TOOL_NCU] =
+	{
+	    .name = "ncu",
+	    .key = "pipeline.ncu.path",
+	    .exec = 1,
+	    .on_path = 1,
+	    .known = {"/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/*/ncu"},
+	    .fix = "install Nsight Compute and put ncu on PATH, or set pipeline.ncu.path",
+	},
+    [TOOL_TRACER] =
+	{
+	    .name = "libllmprof_tracer.so",
+	    .env = "LLMPROF_TRACER_LIB",
+	    .env_old = "LLMPROF_TRACER",
+	    .rel = {"tracer/libllmprof_tracer.so", "../lib/llmprof/libllmprof_tracer.so"},
+	    .fix = "build it with 'make' on a machine with the CUDA toolkit (tracer/), or set "
+		   "LLMPROF_TRACER_LIB",
+	},
+    [TOOL_LLM] =
+	{
+	    .name = "llmprof-llm",
+	    .env = "LLMPROF_WORKLOADS_DIR",
+	    .env_dir = 1,
+	    .exec = 1,
+	    .rel = {"workloads/llmprof-llm", "../libexec/llmprof/llmprof-llm"},
+	    .fix = "build it with 'make' (workloads/), or set LLMPROF_WORKLOADS_DIR; "
+		   "'-- PROGRAM ARGS' needs neither",
+	},
+    [TOOL_DUMMY] =
+	{
+	    .name = "llmprof-dummy",
+	    .env = "LLMPROF_WORKLOADS_DIR",
+	    .env_dir = 1,
+	    .exec = 1,
+	    .rel = {"workloads/llmprof-dummy", "../libexec/llmprof/llmprof-dummy"},
+	    .fix = "build it with 'make' (workloads/), or set LLMPROF_WORKLOADS_DIR; "
+		   "'-- PROGRAM ARGS' needs neither",
+	},
+    [TOOL_CALIBRATE] =
+	{
+	    .name = "llmprof-calibrate",
+	    .env = "LLMPROF_CALIBRATE",
+	    .exec = 1,
+	    .on_path = 1,
+	    .rel = {"llmprof-calibrate", "../libexec/llmprof/llmprof-calibrate"},
+	    .fix = "it is built only where nvcc exists; set LLMPROF_CALIBRATE to its path",
+	},
 };
 
 const char *tool_sysroot(void)
@@ -311,10 +345,10 @@ static void describe_search(const struct tool_spec *t, const char *exe, struct s
 	}
 }
 
-static void set_problem(struct tool_found *f, enum tool_problem p, const char *fix,
-			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void set_problem(struct tool_found *f, enum tool_problem p, const char *fix,
-			const char *fmt, ...)
+static void set_problem(struct tool_found *f, enum tool_problem p, const char *fix, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+static void set_problem(struct tool_found *f, enum tool_problem p, const char *fix, const char *fmt,
+			...)
 {
 	va_list ap;
 
@@ -335,8 +369,8 @@ static void check_importer(struct tool_found *f)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, lib = STRBUF_INIT, d = STRBUF_INIT;
 	const char *argv[] = {NULL, "--version", NULL};
-	struct proc_spec spec = {.argv = argv, .stdin_null = 1, .timeout_s = TOOL_PROBE_TIMEOUT_S,
-				 .grace_s = 1};
+	struct proc_spec spec = {
+	    .argv = argv, .stdin_null = 1, .timeout_s = TOOL_PROBE_TIMEOUT_S, .grace_s = 1};
 	struct proc_result res;
 
 	if (!f->importer) {
@@ -357,8 +391,9 @@ static void check_importer(struct tool_found *f)
 	} else if (nsys_importer_loader_failure(out.buf, out.len, &lib)) {
 		struct strbuf fix = STRBUF_INIT;
 
-		strbuf_addf(&fix, "put %s on LD_LIBRARY_PATH (docs/nsys.md, \"The H100/H200 "
-				  "library fix\")",
+		strbuf_addf(&fix,
+			    "put %s on LD_LIBRARY_PATH (docs/nsys.md, \"The H100/H200 "
+			    "library fix\")",
 			    lib.buf);
 		set_problem(f, TOOL_IMPORTER_BROKEN, fix.buf,
 			    "nsys's importer cannot start: %s is missing, so nsys leaves a "
@@ -368,9 +403,9 @@ static void check_importer(struct tool_found *f)
 	} else if (res.outcome != PROC_EXITED || res.exit_status) {
 		proc_result_describe(&res, &spec, &d);
 		strbuf_trim(&out);
-		set_problem(f, TOOL_IMPORTER_BROKEN, "run the importer by hand with --version to see why",
-			    "nsys's importer %s fails to start (%s): %.200s", f->importer, d.buf,
-			    out.buf);
+		set_problem(
+		    f, TOOL_IMPORTER_BROKEN, "run the importer by hand with --version to see why",
+		    "nsys's importer %s fails to start (%s): %.200s", f->importer, d.buf, out.buf);
 	}
 out:
 	strbuf_release(&out);
@@ -387,8 +422,9 @@ static void check_candidate(const struct tool_spec *t, enum tool_id id, struct t
 	char *old = NULL;
 
 	if (path_is_dir(f->path)) {
-		set_problem(f, TOOL_NOT_RUNNABLE, NULL, "%s is a directory; give the %s file (e.g. %s/%s)",
-			    label, t->name, f->path, t->name);
+		set_problem(f, TOOL_NOT_RUNNABLE, NULL,
+			    "%s is a directory; give the %s file (e.g. %s/%s)", label, t->name,
+			    f->path, t->name);
 		goto out;
 	}
 	if (t->exec ? !path_is_executable_file(f->path) : access(f->path, R_OK)) {
@@ -400,7 +436,8 @@ static void check_candidate(const struct tool_spec *t, enum tool_id id, struct t
 		goto out;
 	if (run_version(f->path, &out, &f->why)) {
 		f->problem = TOOL_NOT_RUNNABLE;
-		strbuf_addf(&f->fix, "check that this is NVIDIA's %s and that it runs on this machine",
+		strbuf_addf(&f->fix,
+			    "check that this is NVIDIA's %s and that it runs on this machine",
 			    t->name);
 		goto out;
 	}
@@ -421,15 +458,17 @@ static void check_candidate(const struct tool_spec *t, enum tool_id id, struct t
 		struct strbuf fix = STRBUF_INIT;
 
 		if (id == TOOL_NSYS)
-			strbuf_addf(&fix,
-				    "install Nsight Systems %d.%d or newer (older `nsys stats` lacks "
-				    "the report names llmprof reads, such as cuda_gpu_kern_sum), or "
-				    "set pipeline.nsys.path; pipeline.trace.backend=builtin needs no "
-				    "nsys",
-				    TOOL_NSYS_MIN_MAJOR, TOOL_NSYS_MIN_MINOR);
+			strbuf_addf(
+			    &fix,
+			    "install Nsight Systems %d.%d or newer (older `nsys stats` lacks "
+			    "the report names llmprof reads, such as cuda_gpu_kern_sum), or "
+			    "set pipeline.nsys.path; pipeline.trace.backend=builtin needs no "
+			    "nsys",
+			    TOOL_NSYS_MIN_MAJOR, TOOL_NSYS_MIN_MINOR);
 		else
-			strbuf_addf(&fix, "install Nsight Compute %d.%d or newer, or set pipeline.ncu.path",
-				    TOOL_NCU_MIN_MAJOR, TOOL_NCU_MIN_MINOR);
+			strbuf_addf(
+			    &fix, "install Nsight Compute %d.%d or newer, or set pipeline.ncu.path",
+			    TOOL_NCU_MIN_MAJOR, TOOL_NCU_MIN_MINOR);
 		set_problem(f, TOOL_TOO_OLD, fix.buf, "%s (%s)", old, f->path);
 		strbuf_release(&fix);
 		goto out;

@@ -33,7 +33,7 @@ struct tool_info {
 
 /* For env.json: nsys and ncu as tool_find finds them (note: why the one
  * found is not usable); any other name: configured if non-NULL, else PATH,
- * and `<path> --version` with a 15 s timeout. Never fails; see
+ * and `<path> --version` with a 20 s timeout. Never fails; see
  * info->note. */
 void tool_probe(struct tool_info *info, const char *name, const char *configured);
 void tool_info_release(struct tool_info *info);
@@ -76,11 +76,11 @@ enum tool_id {
 /* Why the chosen candidate cannot be used, from the first check it failed. */
 enum tool_problem {
 	TOOL_OK = 0,
-	TOOL_NOT_FOUND,	       /* no candidate exists */
-	TOOL_NOT_RUNNABLE,     /* a directory, not executable/readable, --version fails */
-	TOOL_TOO_OLD,	       /* older than TOOL_*_MIN_* */
-	TOOL_NO_IMPORTER,      /* nsys: no QdstrmImporter where nsys looks for it */
-	TOOL_IMPORTER_BROKEN,  /* nsys: its QdstrmImporter does not start */
+	TOOL_NOT_FOUND,	      /* no candidate exists */
+	TOOL_NOT_RUNNABLE,    /* a directory, not executable/readable, --version fails */
+	TOOL_TOO_OLD,	      /* older than TOOL_*_MIN_* */
+	TOOL_NO_IMPORTER,     /* nsys: no QdstrmImporter where nsys looks for it */
+	TOOL_IMPORTER_BROKEN, /* nsys: its QdstrmImporter does not start */
 };
 
 struct tool_found {

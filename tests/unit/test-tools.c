@@ -99,12 +99,15 @@ static void test_explicit(void **state)
 	/* a wrong setting is the only candidate, and the error names it */
 	tool_find(TOOL_NCU, "/nonexistent/ncu", &f);
 	assert_int_equal(f.problem, TOOL_NOT_FOUND);
-	assert_string_equal(f.why.buf, "pipeline.ncu.path='/nonexistent/ncu' is not an executable file");
-	assert_string_equal(f.fix.buf, "set pipeline.ncu.path to the ncu executable, or null to search PATH");
+	assert_string_equal(f.why.buf,
+			    "pipeline.ncu.path='/nonexistent/ncu' is not an executable file");
+	assert_string_equal(f.fix.buf,
+			    "set pipeline.ncu.path to the ncu executable, or null to search PATH");
 	tool_found_release(&f);
 	tool_find(TOOL_NSYS, dir, &f);
 	assert_int_equal(f.problem, TOOL_NOT_RUNNABLE);
-	strbuf_addf(&sb, "pipeline.nsys.path='%s' is a directory; give the nsys file (e.g. %s/nsys)",
+	strbuf_addf(&sb,
+		    "pipeline.nsys.path='%s' is a directory; give the nsys file (e.g. %s/nsys)",
 		    dir, dir);
 	assert_string_equal(f.why.buf, sb.buf);
 	tool_found_release(&f);
@@ -135,7 +138,8 @@ static void test_explicit(void **state)
 	/* the tracer's variable: a missing file, and the deprecated name */
 	setenv("LLMPROF_TRACER_LIB", "/nonexistent.so", 1);
 	tool_find(TOOL_TRACER, NULL, &f);
-	assert_string_equal(f.why.buf, "LLMPROF_TRACER_LIB='/nonexistent.so' is not a readable file");
+	assert_string_equal(f.why.buf,
+			    "LLMPROF_TRACER_LIB='/nonexistent.so' is not a readable file");
 	assert_int_equal(f.deprecated.len, 0);
 	tool_found_release(&f);
 	unsetenv("LLMPROF_TRACER_LIB");
