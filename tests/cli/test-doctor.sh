@@ -138,4 +138,13 @@ rc=$?
 [ $rc -eq 3 ] || fail "bad conf: exit $rc, want 3"
 grep -q "^fail  conf: $tmp/noconf: " out || fail "conf fail line: $(head -2 out)"
 "$LLMPROF" doctor extra >/dev/null 2>&1; [ $? -eq 2 ] || fail "extra argument accepted"
+# KEY=VALUE overrides apply as in profile: a wrong one is the conf failure
+"$LLMPROF" doctor run.tmeout_s=1 >out 2>err
+rc=$?
+[ $rc -eq 3 ] || fail "bad override: exit $rc, want 3"
+grep -q "^fail  conf: .*unknown config key 'run.tmeout_s'; did you mean 'run.timeout_s'?" out ||
+	fail "bad override line: $(head -2 out)"
+"$LLMPROF" doctor pipeline.ncu.path=/nonexistent/ncu >out 2>err || fail "ncu override: $(cat err)"
+grep -qx "warn  ncu: pipeline.ncu.path='/nonexistent/ncu' is not an executable file" out ||
+	fail "ncu override line: $(grep ncu out)"
 echo ok

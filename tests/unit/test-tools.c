@@ -21,6 +21,7 @@
 
 static char tmpl[] = "/tmp/llmprof-tools-XXXXXX";
 static const char *dir;
+static char *saved_path; /* PATH before the tests replaced it */
 
 /* Writes an executable script rel (under dir) with body. */
 static void script(const char *rel, const char *body)
@@ -51,6 +52,7 @@ static int setup(void **state)
 	dir = mkdtemp(tmpl);
 	assert_non_null(dir);
 	/* nothing on PATH, nothing known, unless a test puts it there */
+	saved_path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	setenv("PATH", "/nonexistent-llmprof", 1);
 	setenv("LLMPROF_SYSROOT", dir, 1);
 	unsetenv("LLMPROF_TRACER_LIB");
@@ -64,6 +66,8 @@ static int teardown(void **state)
 	struct strbuf sb = STRBUF_INIT;
 
 	(void)state;
+	setenv("PATH", saved_path, 1);
+	free(saved_path);
 	strbuf_addf(&sb, "rm -rf '%s'", dir);
 	assert_int_equal(system(sb.buf), 0);
 	strbuf_release(&sb);
