@@ -13,6 +13,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
+#include "run/tools.h"
 #include "vendor/nsys.h"
 #include "vendor/nsys_diag.h"
 #include "vendor/nsys_exec.h"
@@ -201,24 +202,24 @@ int main(int argc, char **argv)
 	    /* a bare name means the default domain: the gate never opens */
 	    {"gated-default-domain", 1, "decode_all", 0, 0, NULL},
 	};
-	struct nsys_probe p = NSYS_PROBE_INIT;
+	struct tool_found p;
 	int good = 1;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: nsys-validate NSYS OUTDIR PROGRAM [ARGS...]\n");
 		return 2;
 	}
-	nsys_probe_run(argv[1], 60000, &p);
-	printf("probe: ok=%d path=%s version=%s importer=%s\n", p.ok, p.path ? p.path : "-",
-	       p.version.buf, p.importer ? p.importer : "-");
-	if (!p.ok)
-		printf("probe: reason: %s | fix: %s\n", p.reason.buf, p.fix.buf);
+	tool_find(TOOL_NSYS, argv[1], &p);
+	printf("probe: ok=%d path=%s version=%s importer=%s\n", !p.problem, p.path ? p.path : "-",
+	       p.version ? p.version : "-", p.importer ? p.importer : "-");
+	if (p.problem)
+		printf("probe: reason: %s | fix: %s\n", p.why.buf, p.fix.buf);
 	if (getenv("NSYS_VALIDATE_PROBE_ONLY"))
-		return p.ok ? 0 : 1;
+		return p.problem ? 1 : 0;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
 		good &= run_case(argv[1], argv[2], &cases[i], (const char *const *)argv + 3,
 				 (size_t)argc - 3);
-	nsys_probe_release(&p);
+	tool_found_release(&p);
 	printf("result: %s\n", good ? "all cases as expected" : "SOME CASES UNEXPECTED");
 	return good ? 0 : 1;
 }

@@ -12,7 +12,9 @@
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "run/gpu.h"
 #include "run/proc.h"
+#include "run/tools.h"
 #include "core/banned.h"
 
 #define CALIBRATE_TOOL "llmprof-calibrate"
@@ -31,33 +33,6 @@ static const struct opt opts[] = {
     OPT_END_MARK,
 };
 
-/* $LLMPROF_CALIBRATE, then next to the llmprof binary, then
- * <exe>/../libexec/llmprof/, then PATH. Caller owns the result. */
-static char *find_tool(void)
-{
-	const char *env = getenv("LLMPROF_CALIBRATE");
-	char *dir, *found = NULL;
-	struct strbuf p = STRBUF_INIT;
-
-	if (env && *env)
-		return path_is_executable_file(env) ? xstrdup(env) : NULL;
-	dir = exe_dir();
-	if (dir) {
-		path_join(&p, dir, CALIBRATE_TOOL);
-		if (path_is_executable_file(p.buf))
-			found = strbuf_detach(&p, NULL);
-		strbuf_reset(&p);
-		if (!found) {
-			path_join(&p, dir, "../libexec/llmprof/" CALIBRATE_TOOL);
-			if (path_is_executable_file(p.buf))
-				found = strbuf_detach(&p, NULL);
-		}
-		free(dir);
-	}
-	strbuf_release(&p);
-	return found ? found : find_in_path(CALIBRATE_TOOL);
-}
-
 /* The last non-empty line of s, as an owned string. */
 static char *last_line(const char *s)
 {
@@ -69,6 +44,29 @@ static char *last_line(const char *s)
 	while (start > s && start[-1] != '\n')
 		start--;
 	return xstrndup(start, (size_t)(end - start));
+}
+
+/* The tool's "no usable CUDA device" (exit 3) as one line: no GPU, or a
+ * driver CUDA cannot use, with CUDA's own words as the detail
+ * ("llmprof-calibrate: no usable CUDA device: CUDA driver version is
+ * insufficient for CUDA runtime version" -> "... (CUDA: CUDA driver
+ * version is insufficient for CUDA runtime version)"). */
+static void no_device(const char *tool_err)
+{
+	static const char prefix[] = CALIBRATE_TOOL ": no usable CUDA device: ";
+	char *last = last_line(tool_err);
+	const char *detail = last;
+
+	if (starts_with(detail, prefix))
+		detail += strlen(prefix);
+	else if (starts_with(detail, CALIBRATE_TOOL ": "))
+		detail += strlen(CALIBRATE_TOOL ": ");
+	if (!*detail)
+		detail = "no CUDA device";
+	error_print("calibrate: no usable GPU: no NVIDIA GPU with a working driver was found "
+		    "(CUDA: %s)",
+		    detail);
+	free(last);
 }
 
 static void print_summary(const struct calibration *c)
@@ -92,6 +90,9 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	struct proc_spec spec;
 	struct proc_result res;
 	struct calibration cal = {0};
+	struct tool_found found;
+	struct gpu_probe gpus;
+	size_t probed;
 	char *tool = NULL, *line = NULL;
 	const char *argv[4];
 	int code = EXIT_INTERNAL;
@@ -101,14 +102,21 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 		code = EXIT_USAGE;
 		goto out;
 	}
-	tool = find_tool();
-	if (!tool) {
-		error_print("calibrate: %s is not installed (it is built only where nvcc exists; "
-			    "set LLMPROF_CALIBRATE to its path)",
-			    CALIBRATE_TOOL);
+	tool_find(TOOL_CALIBRATE, NULL, &found);
+	if (found.problem) {
+		error_print("calibrate: %s is not installed: %s (%s)", CALIBRATE_TOOL,
+			    found.why.buf, found.fix.buf);
+		tool_found_release(&found);
 		code = EXIT_TOOL_MISSING;
 		goto out;
 	}
+	tool = xstrdup(found.path);
+	tool_found_release(&found);
+	/* NVML or nvidia-smi may name the GPU; without either, say nothing
+	 * until the tool has found a CUDA device or said there is none */
+	gpu_probe_run(&gpus);
+	probed = gpus.nr;
+	gpu_probe_release(&gpus);
 	strbuf_addf(&dev, "%lld", (long long)opt_device);
 	argv[0] = tool;
 	argv[1] = "--device";
@@ -120,8 +128,10 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	spec.out.buf = &out;
 	spec.err.buf = &errout;
 	spec.timeout_s = (double)opt_timeout;
-	fprintf(stderr, "llmprof: measuring device %lld (bf16 GEMM, 2 GiB device copy)...\n",
-		(long long)opt_device);
+	if (probed)
+		fprintf(stderr,
+			"llmprof: measuring device %lld (bf16 GEMM, 2 GiB device copy)...\n",
+			(long long)opt_device);
 	if (proc_run(&spec, &res, &err)) {
 		error_print("calibrate: %s", err.buf);
 		code = EXIT_INTERNAL;
@@ -129,8 +139,7 @@ static int cmd_calibrate_exec(struct cmd_ctx *ctx)
 	}
 	strbuf_trim(&errout);
 	if (res.outcome == PROC_EXITED && res.exit_status == CALIBRATE_EXIT_NO_DEVICE) {
-		error_print("calibrate: no usable GPU: %s",
-			    errout.len ? errout.buf : "no CUDA device");
+		no_device(errout.buf);
 		code = EXIT_TOOL_MISSING;
 		goto out;
 	}
@@ -192,7 +201,10 @@ const struct cmd_entry cmd_calibrate_entry = {
 	"rate counts bytes read plus bytes written. The result is stored per GPU model in\n"
 	"$LLMPROF_CALIBRATION_DIR, else $XDG_CACHE_HOME/llmprof/calibration, else\n"
 	"~/.cache/llmprof/calibration, and reports show it next to datasheet peaks.\n"
-	"Exit status 4 when no GPU or no llmprof-calibrate is available.",
+	"llmprof-calibrate is found as 'doctor' shows it: $LLMPROF_CALIBRATE, next to\n"
+	"llmprof, ../libexec/llmprof, then PATH.\n"
+	"Exit status 4 when no usable GPU (or no driver CUDA can use) or no\n"
+	"llmprof-calibrate is available; 6 when it fails; 124 on --timeout.",
     .opts = opts,
     .exec = cmd_calibrate_exec,
 };

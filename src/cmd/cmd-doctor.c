@@ -13,9 +13,7 @@
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "run/gpu.h"
-#include "run/plan.h"
 #include "run/tools.h"
-#include "vendor/nsys.h"
 #include "core/banned.h"
 
 static const char *opt_conf_dir;
@@ -145,97 +143,74 @@ out:
 	strbuf_release(&sb);
 }
 
-static void check_tool(const char *name, const char *configured, const char *fix)
+/* A tool that cannot be used: its why (and the other candidates passed
+ * over) and its fix. */
+static void warn_found(const char *thing, const struct tool_found *f)
 {
-	struct tool_info t = TOOL_INFO_INIT;
-	char *old = NULL;
-
-	tool_probe(&t, name, configured);
-	if (t.path && t.version && (old = tool_too_old(name, t.version))) {
-		struct strbuf upgrade = STRBUF_INIT;
-
-		if (strcmp(name, "nsys"))
-			strbuf_addf(
-			    &upgrade,
-			    "install Nsight Compute %d.%d or newer, or set pipeline.ncu.path",
-			    TOOL_NCU_MIN_MAJOR, TOOL_NCU_MIN_MINOR);
-		else
-			strbuf_addf(
-			    &upgrade,
-			    "install Nsight Systems %d.%d or newer, or set pipeline.nsys.path; "
-			    "pipeline.trace.backend=builtin needs no nsys",
-			    TOOL_NSYS_MIN_MAJOR, TOOL_NSYS_MIN_MINOR);
-		linef("warn", name, upgrade.buf, "%s (%s)", old, t.path);
-		strbuf_release(&upgrade);
-	} else if (t.path && t.version)
-		linef("ok", name, NULL, "%s (%s)", t.path, t.version);
+	if (f->passed_over.len)
+		linef("warn", thing, f->fix.buf, "%s; also passed over %s", f->why.buf,
+		      f->passed_over.buf);
 	else
-		line("warn", name, t.note.buf, fix);
-	if (!strcmp(name, "nsys") && t.path) {
-		char *imp = nsys_find_importer(t.path); /* where profile looks */
-		if (imp)
-			linef("ok", "nsys importer", NULL, "%s", imp);
-		else
-			line("warn", "nsys importer",
-			     "no QdstrmImporter next to nsys: it can record "
-			     "but not finish a report",
-			     "install the full Nsight Systems, or use "
-			     "pipeline.trace.backend=builtin");
-		free(imp);
-	}
-	free(old);
-	tool_info_release(&t);
+		line("warn", thing, f->why.buf, f->fix.buf);
 }
 
-static void check_tracer(void)
+/* nsys and ncu as `profile` finds them (tool_find): the executable, then
+ * for nsys whether its importer can finish a report. */
+static void check_tool(enum tool_id id, const char *configured)
 {
-	const char *env = getenv("LLMPROF_TRACER");
-	char *dir = exe_dir();
-	static const char *const rel[] = {"tracer/libllmprof_tracer.so",
-					  "../lib/llmprof/libllmprof_tracer.so"};
-	struct strbuf p = STRBUF_INIT;
-	int found = 0;
+	struct tool_found f;
+	struct strbuf sb = STRBUF_INIT;
 
-	if (env && *env) {
-		strbuf_addstr(&p, env);
-		found = path_exists(p.buf);
+	tool_find(id, configured, &f);
+	switch (f.problem) {
+	case TOOL_OK:
+		tool_found_describe(&f, &sb);
+		if (f.note.len)
+			line("warn", f.name, f.note.buf, "check that this is NVIDIA's ncu");
+		else
+			line("ok", f.name, sb.buf, NULL);
+		break;
+	case TOOL_NO_IMPORTER:
+	case TOOL_IMPORTER_BROKEN:
+		/* the executable is fine; the importer line says what is not */
+		linef("ok", f.name, NULL, "%s (%s)", f.path, f.version);
+		break;
+	default:
+		warn_found(f.name, &f);
+		break;
 	}
-	for (size_t i = 0; i < 2 && !found; i++) {
-		strbuf_reset(&p);
-		path_join(&p, dir, rel[i]);
-		found = path_exists(p.buf);
-	}
-	if (found)
-		line("ok", "builtin tracer", p.buf, NULL);
+	if (id != TOOL_NSYS || !f.version)
+		; /* no nsys that runs: no importer to speak of */
+	else if (f.problem == TOOL_IMPORTER_BROKEN)
+		line("warn", "nsys importer", f.why.buf, f.fix.buf);
+	else if (f.importer)
+		line("ok", "nsys importer", f.importer, NULL);
 	else
-		linef("warn", "builtin tracer",
-		      "build it with 'make' on a machine with the CUDA toolkit (tracer/), or set "
-		      "LLMPROF_TRACER",
-		      "libllmprof_tracer.so not found (looked in %s/tracer and "
-		      "%s/../lib/llmprof)",
-		      dir, dir);
-	free(dir);
-	strbuf_release(&p);
+		line("warn", "nsys importer",
+		     "no QdstrmImporter next to nsys: it can record but not finish a report",
+		     "install the full Nsight Systems (host + target), or use "
+		     "pipeline.trace.backend=builtin");
+	strbuf_release(&sb);
+	tool_found_release(&f);
 }
 
-static void check_workloads(void)
+/* The tracer library, the built-in workloads, llmprof-calibrate. */
+static void check_file(enum tool_id id, const char *thing)
 {
-	char *dir = plan_workloads_dir();
-	static const char *const names[] = {"llmprof-llm", "llmprof-dummy"};
+	struct tool_found f;
+	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < 2; i++) {
-		struct strbuf p = STRBUF_INIT;
-		path_join(&p, dir, names[i]);
-		if (path_is_executable_file(p.buf))
-			line("ok", names[i], p.buf, NULL);
-		else
-			linef("warn", names[i],
-			      "build it with 'make' (workloads/), or set "
-			      "LLMPROF_WORKLOADS_DIR; '-- PROGRAM ARGS' needs neither",
-			      "built-in workload not found at %s", p.buf);
-		strbuf_release(&p);
+	tool_find(id, NULL, &f);
+	if (f.deprecated.len)
+		line("warn", thing, f.deprecated.buf, "rename the variable");
+	if (f.problem) {
+		warn_found(thing, &f);
+	} else {
+		tool_found_describe(&f, &sb);
+		line("ok", thing, sb.buf, NULL);
 	}
-	free(dir);
+	strbuf_release(&sb);
+	tool_found_release(&f);
 }
 
 static int cmd_doctor_exec(struct cmd_ctx *ctx)
@@ -246,16 +221,19 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 	char *conf_dir;
 	int code = EXIT_OK;
 
-	if (ctx->argc) {
-		error_print("doctor: unexpected argument '%s'", ctx->argv[0]);
-		return EXIT_USAGE;
-	}
+	/* KEY=VALUE overrides, as `profile` takes them: the tools it would use */
+	for (int i = 0; i < ctx->argc; i++)
+		if (!strchr(ctx->argv[i], '=')) {
+			error_print("doctor: unexpected argument '%s' (only KEY=VALUE overrides)",
+				    ctx->argv[i]);
+			return EXIT_USAGE;
+		}
 	conf_dir = opt_conf_dir ? xstrdup(opt_conf_dir) : config_find_conf_dir();
 	if (!conf_dir) {
 		line("fail", "conf", "no conf/ folder found",
 		     "set LLMPROF_CONF_DIR or use --conf-dir");
 		code = EXIT_CONFIG;
-	} else if (config_load(&cfg, conf_dir, 0, NULL, &err)) {
+	} else if (config_load(&cfg, conf_dir, (size_t)ctx->argc, ctx->argv, &err)) {
 		linef("fail", "conf",
 		      "fix the file the message names, or point --conf-dir / LLMPROF_CONF_DIR at "
 		      "llmprof's conf/ folder",
@@ -267,14 +245,13 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 	gpu_probe_run(&gpus);
 	check_gpus(&gpus);
 	check_toolkit();
-	check_tool("ncu", cfg ? config_get_string(cfg, "pipeline.ncu.path") : NULL,
-		   "install Nsight Compute and put ncu on PATH, or set pipeline.ncu.path");
+	check_tool(TOOL_NCU, cfg ? config_get_string(cfg, "pipeline.ncu.path") : NULL);
 	check_ncu_counters(&gpus);
-	check_tool("nsys", cfg ? config_get_string(cfg, "pipeline.nsys.path") : NULL,
-		   "install Nsight Systems and put nsys on PATH, or set pipeline.nsys.path "
-		   "(the builtin tracer works without it)");
-	check_tracer();
-	check_workloads();
+	check_tool(TOOL_NSYS, cfg ? config_get_string(cfg, "pipeline.nsys.path") : NULL);
+	check_file(TOOL_TRACER, "builtin tracer");
+	check_file(TOOL_LLM, "llmprof-llm");
+	check_file(TOOL_DUMMY, "llmprof-dummy");
+	check_file(TOOL_CALIBRATE, "llmprof-calibrate");
 	gpu_probe_release(&gpus);
 	if (cfg)
 		config_free(cfg);
@@ -285,13 +262,15 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 
 const struct cmd_entry cmd_doctor_entry = {
     .name = "doctor",
-    .usage = "[options]",
+    .usage = "[options] [KEY=VALUE ...]",
     .summary = "check what is installed and usable for profiling, and why not",
     .description = "Prints one line per component: 'ok', 'warn' or 'fail', the component,\n"
 		   "and what was found; every problem is followed by a 'fix:' line. Checks\n"
 		   "the conf folder, GPUs and driver (NVML, else nvidia-smi), the CUDA\n"
 		   "toolkit and CUPTI, ncu and whether counters are readable, nsys and its\n"
-		   "importer, the builtin tracer and the built-in workloads.\n"
+		   "importer, the builtin tracer, the built-in workloads and\n"
+		   "llmprof-calibrate, each found as 'profile' finds it (docs/doctor.md);\n"
+		   "KEY=VALUE overrides (pipeline.nsys.path=...) apply as in 'profile'.\n"
 		   "Exit code 0 when the configuration loads (even with no GPU: reports and\n"
 		   "stats still work), 3 when it does not.",
     .opts = opts,

@@ -47,7 +47,8 @@ static const char *opt_conf_dir;
 
 static const struct opt opts[] = {
     {"dry-run", 'n', OPT_BOOL, &opt_dry_run, NULL,
-     "print each planned step (argv, environment, logs) and run nothing; creates no bundle"},
+     "print every planned step (argv, environment, logs), marking each that would fail, and "
+     "run nothing; creates no bundle; exits 0, or as the run would (4 a tool, 3 the config)"},
     {"echo", 0, OPT_BOOL, &opt_echo, NULL,
      "also copy the children's output to the terminal (same as run.echo=true)"},
     {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
@@ -65,6 +66,9 @@ struct profile_params {
 	char *workloads_dir;
 	const char *model_name;
 	struct strbuf trace_reason;
+	struct strbuf trace_problem; /* --dry-run: why the backend cannot work */
+	struct strbuf ncu_problem;   /* --dry-run: why the ncu step would fail */
+	int have_gpu;		     /* the GPU probe found one */
 	struct nsys_options nsys;
 	const char **nsys_extra;
 	char *nsys_path;
@@ -81,6 +85,8 @@ static void profile_params_release(struct profile_params *p)
 	free(p->program_argv);
 	free(p->workloads_dir);
 	strbuf_release(&p->trace_reason);
+	strbuf_release(&p->trace_problem);
+	strbuf_release(&p->ncu_problem);
 	free(p->nsys_extra);
 	free(p->nsys_path);
 	free(p->tracer_lib);
@@ -107,16 +113,18 @@ static void tracer_setup(struct profile_params *p, const char *run_dir)
 }
 
 /* Chooses the timeline backend (pipeline.trace.*): nsys when asked for or
- * when backend=auto and nsys can finish a report, else the builtin tracer.
- * Records why in p->trace_reason. Returns 0, or -1 with err and *code when
- * the choice cannot work (backend=nsys with an unusable nsys, bad nsys
- * options). */
+ * when backend=auto and nsys can finish a report, else the builtin tracer;
+ * both found by tool_find (run/tools.h). Records why in p->trace_reason.
+ * Returns 0, or -1 with err and *code when the choice cannot work
+ * (backend=nsys with an unusable nsys, bad nsys options). With --dry-run
+ * such a problem goes to p->trace_problem instead, the plan is built with
+ * the backend asked for, and 0 is returned. */
 static int choose_backend(struct profile_params *p, const struct config *cfg, struct strbuf *err,
 			  int *code)
 {
 	const char *backend = config_get_string(cfg, "pipeline.trace.backend");
-	struct nsys_probe probe = NSYS_PROBE_INIT;
-	int ret = -1;
+	struct tool_found nsys, tracer;
+	int ret = -1, have_nsys = 0, have_tracer = 0;
 
 	if (!backend)
 		backend = "auto";
@@ -126,34 +134,44 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 		return 0;
 	}
 	if (strcmp(backend, "builtin")) {
-		nsys_probe_run(config_get_string(cfg, "pipeline.nsys.path"), NSYS_PROBE_TIMEOUT_MS,
-			       &probe);
-		if (probe.ok) {
+		tool_find(TOOL_NSYS, config_get_string(cfg, "pipeline.nsys.path"), &nsys);
+		have_nsys = 1;
+		if (!nsys.problem) {
 			p->pp.trace = PLAN_TRACE_NSYS;
-			p->nsys_path = xstrdup(probe.path);
+			p->nsys_path = xstrdup(nsys.path);
 			strbuf_addf(&p->trace_reason,
 				    "pipeline.trace.backend=%s: nsys %s at %s can "
 				    "finish a report",
-				    backend,
-				    probe.version.len ? probe.version.buf : "(version unknown)",
-				    probe.path);
+				    backend, nsys.version, nsys.path);
 		} else if (!strcmp(backend, "nsys")) {
 			*code = EXIT_TOOL_MISSING;
-			error_set(err, "pipeline.trace.backend=nsys: %s%s%s", probe.reason.buf,
-				  probe.fix.len ? "; " : "", probe.fix.buf);
-			goto out;
+			error_set(err, "pipeline.trace.backend=nsys: %s; %s", nsys.why.buf,
+				  nsys.fix.buf);
+			if (!p->pp.dry_run)
+				goto out;
+			p->pp.trace = PLAN_TRACE_NSYS;
+			p->nsys_path = xstrdup(nsys.path ? nsys.path : "nsys");
+			strbuf_addf(&p->trace_reason,
+				    "pipeline.trace.backend=nsys, but nsys is not "
+				    "usable: %s",
+				    nsys.why.buf);
+			strbuf_addstr(&p->trace_problem, err->buf);
+			p->pp.trace_problem_code = EXIT_TOOL_MISSING;
+			strbuf_reset(err);
 		} else {
 			strbuf_addf(&p->trace_reason,
 				    "pipeline.trace.backend=auto: nsys is not "
 				    "usable (%s)",
-				    probe.reason.buf);
+				    nsys.why.buf);
 		}
 	}
 	if (p->pp.trace != PLAN_TRACE_NSYS) {
-		struct strbuf why = STRBUF_INIT;
-
-		p->tracer_lib = tracer_library_path(&why);
-		if (p->tracer_lib) {
+		tool_find(TOOL_TRACER, NULL, &tracer);
+		have_tracer = 1;
+		if (tracer.deprecated.len && !p->pp.dry_run) /* the dry run's tool lines say it */
+			warning_print("%s", tracer.deprecated.buf);
+		if (!tracer.problem) {
+			p->tracer_lib = xstrdup(tracer.path);
 			p->pp.trace = PLAN_TRACE_BUILTIN;
 			p->pp.tracer_lib = p->tracer_lib;
 			if (p->trace_reason.len)
@@ -165,21 +183,36 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 					    p->tracer_lib);
 		} else if (!strcmp(backend, "builtin")) {
 			*code = EXIT_TOOL_MISSING;
-			error_set(err, "pipeline.trace.backend=builtin: %s", why.buf);
-			strbuf_release(&why);
-			goto out;
+			error_set(err, "pipeline.trace.backend=builtin: %s (%s)", tracer.why.buf,
+				  tracer.fix.buf);
+			if (!p->pp.dry_run)
+				goto out;
+			p->tracer_lib = xstrdup(tracer.path ? tracer.path : tracer.name);
+			p->pp.trace = PLAN_TRACE_BUILTIN;
+			p->pp.tracer_lib = p->tracer_lib;
+			strbuf_addf(&p->trace_reason, "pipeline.trace.backend=builtin, but %s",
+				    tracer.why.buf);
+			strbuf_addstr(&p->trace_problem, err->buf);
+			p->pp.trace_problem_code = EXIT_TOOL_MISSING;
+			strbuf_reset(err);
 		} else {
 			/* auto with neither backend: the workload runs untraced */
 			p->pp.trace = PLAN_TRACE_OFF;
-			warning_print("no timeline trace: %s; %s", why.buf, p->trace_reason.buf);
-			strbuf_addf(&p->trace_reason, "; %s", why.buf);
+			warning_print("no timeline trace: %s; %s", tracer.why.buf,
+				      p->trace_reason.buf);
+			strbuf_addf(&p->trace_reason, "; %s", tracer.why.buf);
 		}
-		strbuf_release(&why);
 	}
 	if (p->pp.trace == PLAN_TRACE_NSYS) {
 		if (nsys_options_from_config(cfg, &p->nsys, &p->nsys_extra, err)) {
 			*code = EXIT_CONFIG;
-			goto out;
+			if (!p->pp.dry_run)
+				goto out;
+			if (!p->trace_problem.len) {
+				strbuf_addstr(&p->trace_problem, err->buf);
+				p->pp.trace_problem_code = EXIT_CONFIG;
+			}
+			strbuf_reset(err);
 		}
 		p->nsys.nsys = p->nsys_path;
 		p->pp.nsys = &p->nsys;
@@ -187,7 +220,11 @@ static int choose_backend(struct profile_params *p, const struct config *cfg, st
 	ret = 0;
 out:
 	p->pp.trace_reason = p->trace_reason.buf;
-	nsys_probe_release(&probe);
+	p->pp.trace_problem = p->trace_problem.len ? p->trace_problem.buf : NULL;
+	if (have_nsys)
+		tool_found_release(&nsys);
+	if (have_tracer)
+		tool_found_release(&tracer);
 	return ret;
 }
 
@@ -200,10 +237,13 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 
 	memset(p, 0, sizeof(*p));
 	strbuf_init(&p->trace_reason, 0);
+	strbuf_init(&p->trace_problem, 0);
+	strbuf_init(&p->ncu_problem, 0);
 	strbuf_init(&p->trace_dir, 0);
 	strbuf_init(&p->trace_log, 0);
 	strbuf_init(&p->ncu_what, 0);
 	pp->run_dir = run_dir;
+	p->have_gpu = gpus->nr > 0;
 	pp->workload_kind = config_get_string(cfg, "workload.kind");
 	if (ctx->has_program) {
 		/* "-- PROGRAM ARGS" always wins over the configured workload */
@@ -223,7 +263,7 @@ static void params_from_config(struct profile_params *p, const struct config *cf
 		}
 	}
 	pp->program_argv = p->program_argv;
-	p->workloads_dir = plan_workloads_dir();
+	p->workloads_dir = tool_workloads_dir();
 	pp->workloads_dir = p->workloads_dir;
 	pp->device = config_get_string(cfg, "device");
 	name = config_get_string(cfg, "model.name");
@@ -999,24 +1039,20 @@ out:
 	return ret;
 }
 
-/* An ncu older than the oldest supported would fail in ways that name no
- * cause (unknown flags, raw pages llmprof cannot read): refuse it. An ncu
- * whose version cannot be read goes on; the capture will say. */
-static int ncu_refuse_old(const char *ncu, struct strbuf *msg)
+/* The ncu to run, as tool_find finds it (pipeline.ncu.path, PATH, known
+ * locations; 2023.1 or newer); owned, or NULL with msg "why; fix". */
+static char *find_ncu(const struct config *cfg, struct strbuf *msg)
 {
-	struct tool_info t = TOOL_INFO_INIT;
-	char *old;
+	struct tool_found f;
+	char *ncu = NULL;
 
-	tool_probe(&t, "ncu", ncu);
-	old = tool_too_old("ncu", t.version);
-	if (old)
-		strbuf_addf(msg,
-			    "%s (%s); install Nsight Compute %d.%d or newer, or set "
-			    "pipeline.ncu.path",
-			    old, ncu, TOOL_NCU_MIN_MAJOR, TOOL_NCU_MIN_MINOR);
-	free(old);
-	tool_info_release(&t);
-	return old != NULL;
+	tool_find(TOOL_NCU, config_get_string(cfg, "pipeline.ncu.path"), &f);
+	if (f.problem)
+		strbuf_addf(msg, "%s; %s", f.why.buf, f.fix.buf);
+	else
+		ncu = xstrdup(f.path);
+	tool_found_release(&f);
+	return ncu;
 }
 
 /* What this ncu can collect (ncu/sections.txt, and ncu/metrics.txt when
@@ -1146,12 +1182,9 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		state = STEP_SKIPPED;
 		goto out;
 	}
-	if (!(ncu = ncu_find(config_get_string(cfg, "pipeline.ncu.path"), &why))) {
-		*code = EXIT_TOOL_MISSING;
-		strbuf_addstr(msg, why.buf);
-		goto out;
-	}
-	if (ncu_refuse_old(ncu, msg)) {
+	/* an ncu older than the oldest supported would fail in ways that name
+	 * no cause (unknown flags, raw pages llmprof cannot read): refused */
+	if (!(ncu = find_ncu(cfg, msg))) {
 		*code = EXIT_TOOL_MISSING;
 		goto out;
 	}
@@ -1543,14 +1576,32 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 	return state;
 }
 
+/* "nsys: ..." as tool_find finds it: the same text `doctor` shows. */
+static void print_tool(enum tool_id id, const char *label, const char *configured)
+{
+	struct tool_found f;
+	struct strbuf sb = STRBUF_INIT;
+
+	tool_find(id, configured, &f);
+	if (f.deprecated.len)
+		warning_print("%s", f.deprecated.buf);
+	tool_found_describe(&f, &sb);
+	printf("%s: %s\n", label, sb.buf);
+	strbuf_release(&sb);
+	tool_found_release(&f);
+}
+
 static void print_dry_run(const struct plan *plan, const struct profile_params *pp,
-			  const char *conf_dir, const char *root)
+			  const struct config *cfg, const char *conf_dir, const char *root)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	printf("dry run: nothing is run and no bundle is created\n");
 	printf("conf: %s\n", conf_dir);
 	printf("bundle: %s/<run_id>\n", root);
+	print_tool(TOOL_NSYS, "nsys", config_get_string(cfg, "pipeline.nsys.path"));
+	print_tool(TOOL_NCU, "ncu", config_get_string(cfg, "pipeline.ncu.path"));
+	print_tool(TOOL_TRACER, "builtin tracer", NULL);
 	printf("trace backend: %s (%s)\n",
 	       pp->pp.trace == PLAN_TRACE_NSYS	    ? "nsys"
 	       : pp->pp.trace == PLAN_TRACE_BUILTIN ? "builtin"
@@ -1628,49 +1679,64 @@ static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, s
 }
 
 /* Builds the plan, the ncu step described with its argv template (which
- * needs the workload argv the first build decides). */
+ * needs the workload argv the first build decides). With --dry-run, ncu is
+ * looked up so the step can be marked when it would fail. */
 static int build_plan(struct plan *plan, struct profile_params *pp, const struct config *cfg,
 		      struct strbuf *err)
 {
 	struct ncu_options o = NCU_OPTIONS_INIT;
 	struct ncu_config_lists lists;
-	struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
-	char *ncu;
+	struct strbuf e = STRBUF_INIT, note = STRBUF_INIT;
+	char *ncu = NULL;
 	size_t n = 0;
 
 	pp->pp.ncu_what = NULL;
+	pp->pp.ncu_problem = NULL;
 	if (plan_build(plan, &pp->pp, err))
 		return -1;
 	if (!pp->pp.ncu_enable || pp->pp.trace == PLAN_TRACE_OFF)
 		return 0;
 	ncu_options_from_config(cfg, &o, &lists);
-	ncu = ncu_find(config_get_string(cfg, "pipeline.ncu.path"), &why);
+	strbuf_reset(&pp->ncu_problem);
+	strbuf_reset(&note);
+	if (pp->pp.dry_run && !(ncu = find_ncu(cfg, &note))) {
+		/* without a GPU no kernel is selected, so only a run with its
+		 * own filters starts ncu */
+		if (pp->have_gpu || ncu_options_explicit(&o)) {
+			strbuf_addstr(&pp->ncu_problem, note.buf);
+			pp->pp.ncu_problem_code = EXIT_TOOL_MISSING;
+			strbuf_reset(&note);
+		}
+	}
 	o.ncu = ncu ? ncu : "ncu";
 	while (plan->program && plan->program[n])
 		n++;
 	o.program = (const char *const *)plan->program;
 	o.nr_program = n;
 	strbuf_reset(&pp->ncu_what);
-	if (!ncu_plan_describe(&o, config_get_string(cfg, "run.mode"), pp->pp.run_dir,
-			       &pp->ncu_what, &e)) {
-		if (!ncu)
-			strbuf_addf(&pp->ncu_what, "\n    (the step will fail: %s)", why.buf);
-		pp->pp.ncu_what = pp->ncu_what.buf;
-		plan_release(plan);
-		if (plan_build(plan, &pp->pp, err))
-			BUG("plan changed on rebuild: %s", err->buf);
-	} else {
+	if (ncu_plan_describe(&o, config_get_string(cfg, "run.mode"), pp->pp.run_dir, &pp->ncu_what,
+			      &e)) {
 		strbuf_reset(&pp->ncu_what);
 		strbuf_addf(&pp->ncu_what, "ncu: %s", e.buf);
-		pp->pp.ncu_what = pp->ncu_what.buf;
-		plan_release(plan);
-		if (plan_build(plan, &pp->pp, err))
-			BUG("plan changed on rebuild: %s", err->buf);
+		if (!pp->ncu_problem.len) {
+			strbuf_addf(&pp->ncu_problem, "ncu: %s", e.buf);
+			pp->pp.ncu_problem_code = EXIT_CONFIG;
+		}
+	} else if (note.len) {
+		strbuf_addf(&pp->ncu_what,
+			    "\n    (no usable ncu: %s; no GPU was found, so no kernel is selected "
+			    "and the step is skipped)",
+			    note.buf);
 	}
+	pp->pp.ncu_what = pp->ncu_what.buf;
+	pp->pp.ncu_problem = pp->ncu_problem.len ? pp->ncu_problem.buf : NULL;
+	plan_release(plan);
+	if (plan_build(plan, &pp->pp, err))
+		BUG("plan changed on rebuild: %s", err->buf);
 	ncu_config_lists_release(&lists);
 	free(ncu);
-	strbuf_release(&why);
 	strbuf_release(&e);
+	strbuf_release(&note);
 	return 0;
 }
 
@@ -1753,6 +1819,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
 	params_from_config(&pp, cfg, ctx, &gpus, placeholder.buf);
 	have_params = 1;
+	pp.pp.dry_run = opt_dry_run;
 	if (choose_backend(&pp, cfg, &err, &code)) {
 		error_print("%s", err.buf);
 		goto out;
@@ -1764,10 +1831,18 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		goto out;
 	}
 	if (opt_dry_run) {
-		print_dry_run(&plan, &pp, conf_dir, root.buf);
-		if (plan_check_programs(&plan, &err))
-			warning_print("%s", err.buf);
+		/* the whole plan, always; a step that would fail is marked, and
+		 * the exit code is the one the run would end with */
+		const struct plan_step *bad;
+		size_t n = plan_mark_programs(&plan);
+
+		print_dry_run(&plan, &pp, cfg, conf_dir, root.buf);
 		code = EXIT_OK;
+		if ((bad = plan_first_failure(&plan))) {
+			error_print("dry run: step '%s' would fail: %s%s", bad->name,
+				    bad->would_fail, n > 1 ? " (and more: see the plan)" : "");
+			code = bad->fail_code;
+		}
 		goto out;
 	}
 	if (plan_check_programs(&plan, &err)) {

@@ -196,12 +196,21 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, const cha
 {
 	struct strv argv = {NULL, 0, 0}, env = {NULL, 0, 0};
 	struct plan_step *s;
+	char *fail = NULL;
+	int fail_code = 0;
 
 	if (!strcmp(kind, "command")) {
-		if (!pp->program_argv || !pp->program_argv[0] || !*pp->program_argv[0])
-			return error_set(err, "workload.kind=command needs a program: give "
-					      "'-- PROGRAM ARGS' or set workload.program");
-		for (const char *const *a = pp->program_argv; *a; a++)
+		static const char no_program[] = "workload.kind=command needs a program: give "
+						 "'-- PROGRAM ARGS' or set workload.program";
+
+		if (!pp->program_argv || !pp->program_argv[0] || !*pp->program_argv[0]) {
+			if (!pp->dry_run)
+				return error_set(err, "%s", no_program);
+			strv_push(&argv, xstrdup("<no program>"));
+			fail = xstrdup(no_program);
+			fail_code = EXIT_CONFIG;
+		}
+		for (const char *const *a = pp->program_argv; !fail && *a; a++)
 			strv_push(&argv, xstrdup(*a));
 	} else if (!strcmp(kind, "llm") || !strcmp(kind, "dummy")) {
 		struct strbuf bin = STRBUF_INIT;
@@ -223,7 +232,7 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, const cha
 	if (pp->trace == PLAN_TRACE_NSYS) {
 		struct nsys_options o;
 		struct nsys_args na = NSYS_ARGS_INIT;
-		struct strbuf base = STRBUF_INIT;
+		struct strbuf base = STRBUF_INIT, e = STRBUF_INIT;
 		int ret;
 
 		if (!pp->nsys || !pp->nsys->nsys)
@@ -233,15 +242,43 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, const cha
 		o.output_base = base.buf;
 		o.target_argv = (const char *const *)argv.v;
 		o.target_argc = argv.nr;
-		ret = nsys_build_profile(&o, &na, err);
+		ret = nsys_build_profile(&o, &na, &e);
 		strbuf_release(&base);
-		strv_free(argv.v);
-		memset(&argv, 0, sizeof(argv));
-		if (ret) {
+		if (ret && !pp->dry_run) {
+			error_set(err, "%s", e.buf);
+			strbuf_release(&e);
+			strv_free(argv.v);
 			nsys_args_release(&na);
 			return -1;
 		}
-		strv_from_nsys(&argv, &na);
+		if (ret) {
+			/* the dry run goes on: the program under a bare `nsys
+			 * profile`, marked with what is wrong */
+			struct strv w = {NULL, 0, 0};
+
+			strv_push(&w, xstrdup(pp->nsys->nsys));
+			strv_push(&w, xstrdup("profile"));
+			for (size_t i = 0; i < argv.nr; i++)
+				strv_push(&w, xstrdup(argv.v[i]));
+			strv_free(argv.v);
+			argv = w;
+			if (pp->trace_problem) { /* what stops the run first */
+				struct strbuf both = STRBUF_INIT;
+
+				strbuf_addf(&both, "%s; also %s", pp->trace_problem, e.buf);
+				fail = strbuf_detach(&both, NULL);
+				fail_code = pp->trace_problem_code;
+			} else {
+				fail = strbuf_detach(&e, NULL);
+				fail_code = EXIT_CONFIG;
+			}
+		} else {
+			strv_free(argv.v);
+			memset(&argv, 0, sizeof(argv));
+			strv_from_nsys(&argv, &na);
+		}
+		nsys_args_release(&na);
+		strbuf_release(&e);
 	}
 	/* the run directory, for programs that want to drop extra files there */
 	strv_pushf(&env, "LLMPROF_RUN_DIR=%s", pp->run_dir);
@@ -251,7 +288,18 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, const cha
 	s = plan_add(p, "workload", STEP_KIND_WORKLOAD);
 	s->argv = strv_finish(&argv);
 	s->env_add = strv_finish(&env);
+	s->would_fail = fail;
+	s->fail_code = fail_code;
 	return 0;
+}
+
+/* --dry-run: marks step (unless already marked) as one that would fail. */
+static void mark(struct plan_step *s, const char *why, int code)
+{
+	if (!s || s->would_fail || !why)
+		return;
+	s->would_fail = xstrdup(why);
+	s->fail_code = code;
 }
 
 static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
@@ -338,6 +386,18 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 				       : "one ncu run per selected kernel -> ncu/k<i>.ncu-rep, ncu/raw.csv",
 			  ncu_skip);
 	plan_add_internal(p, "join", "trace kernels x ncu/raw.csv -> kernel counters", ncu_skip);
+	if (pp->dry_run) {
+		if (pp->trace_problem)
+			for (size_t i = 0; i < p->nr; i++)
+				if (!strcmp(p->steps[i].name, "workload") ||
+				    !strcmp(p->steps[i].name, "trace") ||
+				    !strncmp(p->steps[i].name, "nsys-", 5))
+					mark(&p->steps[i], pp->trace_problem,
+					     pp->trace_problem_code);
+		if (!ncu_skip)
+			mark((struct plan_step *)plan_find(p, "ncu"), pp->ncu_problem,
+			     pp->ncu_problem_code);
+	}
 	s = plan_add_internal(p, "reports",
 			      "kernels.md operators.md report.md stakeholder_summary.md "
 			      "metrics.json report.html charts/ from the bundle",
@@ -385,39 +445,76 @@ void plan_release(struct plan *p)
 		free(s->err_log);
 		free(s->skip_reason);
 		free(s->what);
+		free(s->would_fail);
 	}
 	free(p->steps);
 	strv_free(p->program);
 	memset(p, 0, sizeof(*p));
 }
 
+/* Why step s's program is missing (owned), or NULL when it is there, not
+ * checked here, or the step does not run. */
+static char *program_missing(const struct plan *p, const struct plan_step *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *found;
+
+	if (s->kind == STEP_KIND_INTERNAL || s->skip_reason)
+		return NULL;
+	/* a user's own program is checked by running it: exec errors
+	 * land in status.json like any other workload failure */
+	if (s->kind == STEP_KIND_WORKLOAD && p->inputs.kind && !strcmp(p->inputs.kind, "command"))
+		return NULL;
+	found = find_in_path(s->argv[0]);
+	if (found) {
+		free(found);
+		return NULL;
+	}
+	if (s->kind == STEP_KIND_WORKLOAD)
+		strbuf_addf(&sb,
+			    "built-in workload '%s' not found: build it with "
+			    "'make' (needs workloads/), set LLMPROF_WORKLOADS_DIR, "
+			    "or run your own program with '-- PROGRAM ARGS'",
+			    s->argv[0]);
+	else
+		strbuf_addf(&sb, "step '%s': '%s' not found", s->name, s->argv[0]);
+	return strbuf_detach(&sb, NULL);
+}
+
 int plan_check_programs(const struct plan *p, struct strbuf *err)
 {
 	for (size_t i = 0; i < p->nr; i++) {
-		const struct plan_step *s = &p->steps[i];
-		char *found;
+		char *why = program_missing(p, &p->steps[i]);
 
-		if (s->kind == STEP_KIND_INTERNAL || s->skip_reason)
-			continue;
-		/* a user's own program is checked by running it: exec errors
-		 * land in status.json like any other workload failure */
-		if (s->kind == STEP_KIND_WORKLOAD && p->inputs.kind &&
-		    !strcmp(p->inputs.kind, "command"))
-			continue;
-		found = find_in_path(s->argv[0]);
-		if (found) {
-			free(found);
-			continue;
+		if (why) {
+			error_set(err, "%s", why);
+			free(why);
+			return -1;
 		}
-		if (s->kind == STEP_KIND_WORKLOAD)
-			return error_set(err,
-					 "built-in workload '%s' not found: build it with "
-					 "'make' (needs workloads/), set LLMPROF_WORKLOADS_DIR, "
-					 "or run your own program with '-- PROGRAM ARGS'",
-					 s->argv[0]);
-		return error_set(err, "step '%s': '%s' not found", s->name, s->argv[0]);
 	}
 	return 0;
+}
+
+size_t plan_mark_programs(struct plan *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr; i++) {
+		struct plan_step *s = &p->steps[i];
+
+		if (!s->would_fail && (s->would_fail = program_missing(p, s)))
+			s->fail_code = EXIT_TOOL_MISSING;
+		n += s->would_fail != NULL;
+	}
+	return n;
+}
+
+const struct plan_step *plan_first_failure(const struct plan *p)
+{
+	for (size_t i = 0; i < p->nr; i++)
+		if (p->steps[i].would_fail)
+			return &p->steps[i];
+	return NULL;
 }
 
 void plan_format(const struct plan *p, struct strbuf *out)
@@ -431,6 +528,8 @@ void plan_format(const struct plan *p, struct strbuf *out)
 			strbuf_addf(out, " (in llmprof)\n  does: %s\n", s->what ? s->what : "");
 			if (s->skip_reason)
 				strbuf_addf(out, "  skipped: %s\n", s->skip_reason);
+			if (s->would_fail)
+				strbuf_addf(out, "  would fail: %s\n", s->would_fail);
 			continue;
 		}
 		strbuf_addstr(out, "\n  argv:");
@@ -449,27 +548,7 @@ void plan_format(const struct plan *p, struct strbuf *out)
 		strbuf_addf(out, "  logs: %s %s\n", s->out_log, s->err_log);
 		if (s->skip_reason)
 			strbuf_addf(out, "  skipped: %s\n", s->skip_reason);
+		if (s->would_fail)
+			strbuf_addf(out, "  would fail: %s\n", s->would_fail);
 	}
-}
-
-char *plan_workloads_dir(void)
-{
-	const char *env = getenv("LLMPROF_WORKLOADS_DIR");
-	struct strbuf sb = STRBUF_INIT;
-	char *dir;
-
-	if (env && *env)
-		return xstrdup(env);
-	dir = exe_dir();
-	path_join(&sb, dir, "workloads");
-	if (!path_is_dir(sb.buf)) {
-		strbuf_reset(&sb);
-		path_join(&sb, dir, "../libexec/llmprof");
-		if (!path_is_dir(sb.buf)) {
-			strbuf_reset(&sb);
-			path_join(&sb, dir, "workloads");
-		}
-	}
-	free(dir);
-	return strbuf_detach(&sb, NULL);
 }

@@ -16,7 +16,12 @@
  * A step may be planned as skipped (skip_reason), e.g. ncu with
  * pipeline.ncu.enable=false; it then shows in status.json as skipped with
  * that reason. The ncu step is in-process: it runs one ncu per selected
- * kernel (cmd-profile.c), so its argv is only known after select. */
+ * kernel (cmd-profile.c), so its argv is only known after select.
+ *
+ * For --dry-run (plan_params.dry_run) the plan is built whole even when a
+ * step cannot work (an unusable nsys, a missing tracer or workload binary,
+ * bad nsys options): that step is marked (plan_step.would_fail) with why
+ * and the exit code the run would end with, instead of plan_build failing. */
 #ifndef LLMPROF_PLAN_H
 #define LLMPROF_PLAN_H
 
@@ -53,6 +58,8 @@ struct plan_step {
 	/* runs even after an earlier step failed, to keep what that step left
 	 * (a failed workload's partial trace, the reports saying what is missing) */
 	int after_failure;
+	char *would_fail; /* owned: --dry-run: why this step would fail; NULL = it would run */
+	int fail_code;	  /* with would_fail: the exit code the run would end with */
 };
 
 /* Everything plan_build reads. Strings borrowed. */
@@ -90,6 +97,19 @@ struct plan_params {
 	/* the ncu step's --dry-run text: how it runs ncu, with the argv
 	 * template (cmd-profile.c); NULL = a generic line */
 	const char *ncu_what;
+
+	/* --dry-run: build every step, marking the ones that would fail */
+	int dry_run;
+	/* why the timeline backend cannot work (backend=nsys with an unusable
+	 * nsys, backend=builtin without the tracer, bad pipeline.nsys.*) and
+	 * the exit code; marks the workload and the backend's own steps.
+	 * NULL = it can. Read only with dry_run. */
+	const char *trace_problem;
+	int trace_problem_code;
+	/* why the ncu step would fail (ncu unusable, bad ncu options) and the
+	 * exit code; NULL = it would not. Read only with dry_run. */
+	const char *ncu_problem;
+	int ncu_problem_code;
 };
 
 struct plan {
@@ -107,7 +127,8 @@ struct plan {
 		}                                                                                  \
 	}
 
-/* Builds the plan. 0, or -1 with err (unknown workload kind, no program). */
+/* Builds the plan. 0, or -1 with err (unknown workload kind, no program,
+ * bad nsys options; with dry_run only an unknown workload kind). */
 int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err);
 void plan_release(struct plan *p);
 
@@ -124,9 +145,18 @@ const char *plan_workload_ignores(const char *kind, const char *override);
  * separately). 0, or -1 with err saying what is missing and how to get it. */
 int plan_check_programs(const struct plan *p, struct strbuf *err);
 
+/* Marks (would_fail, EXIT_TOOL_MISSING) each step whose program is missing,
+ * as plan_check_programs would report it; keeps marks already there.
+ * Returns how many steps are marked in all. */
+size_t plan_mark_programs(struct plan *p);
+
+/* The first step marked would_fail, or NULL. */
+const struct plan_step *plan_first_failure(const struct plan *p);
+
 /* Human-readable plan for --dry-run: each step, its shell-quoted argv (for
  * display only), its environment additions and logs; internal steps say
- * what they do, skipped ones why. Pure. */
+ * what they do, skipped ones why, and a step that would fail says
+ * "  would fail: WHY". Pure. */
 void plan_format(const struct plan *p, struct strbuf *out);
 
 /* The step called name, or NULL. */
@@ -135,10 +165,5 @@ const struct plan_step *plan_find(const struct plan *p, const char *name);
 /* Where the built-in llm writes its analytic FLOPs/bytes (--analytic-out),
  * relative to the run dir; the reports read it from there. */
 #define PLAN_ANALYTIC_FILE "workload/analytic.json"
-
-/* The directory of the built-in workload binaries: $LLMPROF_WORKLOADS_DIR,
- * else <dir of llmprof>/workloads (the build tree), else
- * <dir of llmprof>/../libexec/llmprof. Owned. */
-char *plan_workloads_dir(void);
 
 #endif

@@ -7,45 +7,23 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "run/tools.h"
 #include "trace/tracer_env.h"
 #include "trace/tracer_launch.h"
 #include "core/banned.h"
 
-#define TRACER_LIB_NAME "libllmprof_tracer.so"
-
 char *tracer_library_path(struct strbuf *err)
 {
-	const char *env = getenv("LLMPROF_TRACER_LIB");
-	struct strbuf p = STRBUF_INIT, q = STRBUF_INIT;
-	char *dir;
+	struct tool_found f;
+	char *path = NULL;
 
-	if (env && *env) {
-		if (access(env, R_OK) == 0)
-			return xstrdup(env);
-		error_set(err, "LLMPROF_TRACER_LIB='%s' is not a readable file", env);
-		return NULL;
-	}
-	dir = exe_dir();
-	if (dir) {
-		path_join(&p, dir, "tracer/" TRACER_LIB_NAME);
-		if (access(p.buf, R_OK) == 0) {
-			free(dir);
-			return strbuf_detach(&p, NULL);
-		}
-		path_join(&q, dir, "../lib/llmprof/" TRACER_LIB_NAME);
-		if (access(q.buf, R_OK) == 0) {
-			free(dir);
-			strbuf_release(&p);
-			return strbuf_detach(&q, NULL);
-		}
-	}
-	error_set(err, "builtin tracer not found (looked for '%s' and '%s'; it is built only "
-		  "where the CUDA toolkit is installed, or set LLMPROF_TRACER_LIB)",
-		  p.len ? p.buf : TRACER_LIB_NAME, q.len ? q.buf : TRACER_LIB_NAME);
-	free(dir);
-	strbuf_release(&p);
-	strbuf_release(&q);
-	return NULL;
+	tool_find(TOOL_TRACER, NULL, &f);
+	if (f.problem)
+		error_set(err, "%s (%s)", f.why.buf, f.fix.buf);
+	else
+		path = xstrdup(f.path);
+	tool_found_release(&f);
+	return path;
 }
 
 static char *kv(const char *k, const char *v)

@@ -7,9 +7,10 @@
 
 #include "core/strbuf.h"
 
-/* The tracer library: $LLMPROF_TRACER_LIB, else <dir of llmprof>/tracer/
- * (the build tree), else <dir of llmprof>/../lib/llmprof/. Owned; NULL with
- * err saying where it looked when none is a readable file. */
+/* The tracer library, as tool_find(TOOL_TRACER) finds it (run/tools.h):
+ * $LLMPROF_TRACER_LIB, else <dir of llmprof>/tracer/ (the build tree), else
+ * <dir of llmprof>/../lib/llmprof/. Owned; NULL with err saying where it
+ * looked and what to do when none is a readable file. */
 char *tracer_library_path(struct strbuf *err);
 
 enum tracer_what {

@@ -9,8 +9,6 @@
 #include "vendor/ncu_config.h"
 #include "core/banned.h"
 
-#define NCU_DEFAULT_CUDA_PATH "/usr/local/cuda/bin/ncu"
-
 static const char **list(const struct config *cfg, const char *key, size_t *n)
 {
 	const char **a;
@@ -68,32 +66,6 @@ int ncu_options_range(const struct ncu_options *o)
 int ncu_options_explicit(const struct ncu_options *o)
 {
 	return o->kernel_name || o->kernel_id || o->launch_skip >= 0 || ncu_options_range(o);
-}
-
-char *ncu_find(const char *configured, struct strbuf *why)
-{
-	char *p;
-
-	if (configured && configured[0]) {
-		if (strchr(configured, '/')) {
-			if (!access(configured, X_OK))
-				return xstrdup(configured);
-			strbuf_addf(why, "pipeline.ncu.path=%s is not an executable file",
-				    configured);
-			return NULL;
-		}
-		if ((p = find_in_path(configured)))
-			return p;
-		strbuf_addf(why, "pipeline.ncu.path=%s is not on PATH", configured);
-		return NULL;
-	}
-	if ((p = find_in_path("ncu")))
-		return p;
-	if (!access(NCU_DEFAULT_CUDA_PATH, X_OK))
-		return xstrdup(NCU_DEFAULT_CUDA_PATH);
-	strbuf_addstr(why, "ncu (Nsight Compute) not found on PATH nor at " NCU_DEFAULT_CUDA_PATH
-			   "; install it or set pipeline.ncu.path");
-	return NULL;
 }
 
 void ncu_options_light(struct ncu_options *o)

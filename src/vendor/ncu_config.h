@@ -30,11 +30,6 @@ int ncu_options_explicit(const struct ncu_options *o);
 /* 1 for replay_mode range or app-range. */
 int ncu_options_range(const struct ncu_options *o);
 
-/* The ncu executable: configured (pipeline.ncu.path, must be executable),
- * else "ncu" on PATH, else /usr/local/cuda/bin/ncu. Owned, or NULL with
- * why saying where it looked. */
-char *ncu_find(const char *configured, struct strbuf *why);
-
 /* run.mode=light: the reduced counter set (docs/ncu.md "Light mode"): no
  * --set, sections SpeedOfLight and Occupancy, the configured metrics. */
 void ncu_options_light(struct ncu_options *o);

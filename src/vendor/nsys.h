@@ -133,34 +133,6 @@ int nsys_version_parse(const char *text, size_t len, struct strbuf *out, int *ma
  * exists (owned), or NULL. */
 char *nsys_find_importer(const char *nsys_path);
 
-/* Finds nsys: config_path (pipeline.nsys.path) when set, else "nsys" on PATH,
- * else the newest /opt/nvidia/nsight-compute/<ver>/host/target-linux-x64/nsys
- * (where the project's H100/H200 images have it). Returns an owned path, or
- * NULL with err saying where it looked. */
-char *nsys_find(const char *config_path, struct strbuf *err);
-
-/* The usability verdict for doctor and pipeline.trace.backend=auto. */
-struct nsys_probe {
-	int ok;		       /* 1: nsys runs and its importer starts */
-	char *path;	       /* owned; NULL when not found */
-	char *importer;	       /* owned; NULL when not found */
-	struct strbuf version; /* "2023.4.4.54-..." when parsed */
-	int major, minor;
-	struct strbuf reason; /* one line, when !ok */
-	struct strbuf fix;    /* one line, when !ok */
-};
-#define NSYS_PROBE_INIT                                                                            \
-	{                                                                                          \
-		0, NULL, NULL, STRBUF_INIT, 0, 0, STRBUF_INIT, STRBUF_INIT                         \
-	}
-void nsys_probe_release(struct nsys_probe *p);
-
-/* Runs the probe: find nsys (as nsys_find), `nsys --version`, then start the
- * importer with --version; a loader failure ("error while loading shared
- * libraries: libdw.so.1: ...") is reported with the library's name. Each
- * child gets timeout_ms. Always returns 0 and fills p (ok or not). */
-int nsys_probe_run(const char *config_path, uint64_t timeout_ms, struct nsys_probe *p);
-
 /* Classifies an importer's --version/--help output: the missing library of a
  * loader failure is appended to lib (e.g. "libdw.so.1"); returns 1 when the
  * output shows a loader failure, else 0. Pure; used by the probe and tests. */

@@ -38,12 +38,23 @@ rm -f "$stored"
 LLMPROF_CALIBRATE=$tmp/ok expect 0 "$LLMPROF" calibrate -d 1 --no-store
 [ ! -e "$stored" ] || { echo "FAIL: --no-store wrote $stored"; exit 1; }
 
+# no GPU, or a driver CUDA cannot use: one line saying so, CUDA's words as
+# the detail (no NVML, no nvidia-smi: nothing is printed before it)
+export LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI=
+one_line() { # one_line WANT: stderr is exactly that line
+	if [ "$(cat "$tmp/err")" != "$1" ]; then
+		echo "FAIL: stderr is not '$1':"; cat "$tmp/err"; exit 1
+	fi
+}
 fake nogpu 'echo "llmprof-calibrate: no usable CUDA device: no devices" >&2; exit 3'
 LLMPROF_CALIBRATE=$tmp/nogpu expect 4 "$LLMPROF" calibrate
-grep -q 'no usable GPU' "$tmp/err"
+one_line 'llmprof: error: calibrate: no usable GPU: no NVIDIA GPU with a working driver was found (CUDA: no devices)'
+fake olddriver 'echo "llmprof-calibrate: no usable CUDA device: CUDA driver version is insufficient for CUDA runtime version" >&2; exit 3'
+LLMPROF_CALIBRATE=$tmp/olddriver expect 4 "$LLMPROF" calibrate
+one_line 'llmprof: error: calibrate: no usable GPU: no NVIDIA GPU with a working driver was found (CUDA: CUDA driver version is insufficient for CUDA runtime version)'
 
 LLMPROF_CALIBRATE=$tmp/missing expect 4 "$LLMPROF" calibrate
-grep -q 'llmprof-calibrate is not installed' "$tmp/err"
+one_line "llmprof: error: calibrate: llmprof-calibrate is not installed: LLMPROF_CALIBRATE='$tmp/missing' is not an executable file (point LLMPROF_CALIBRATE at the llmprof-calibrate file, or unset it)"
 
 fake garbage 'echo "not json"'
 LLMPROF_CALIBRATE=$tmp/garbage expect 6 "$LLMPROF" calibrate
@@ -64,6 +75,8 @@ if [ -x "$real" ] && ! command -v nvidia-smi >/dev/null; then
 	env -u LLMPROF_CALIBRATE "$LLMPROF" calibrate >"$tmp/out" 2>"$tmp/err" && {
 		echo "FAIL: calibrate succeeded without a GPU"; exit 1; } || code=$?
 	[ "$code" = 4 ] || { echo "FAIL: real tool without GPU exited $code"; cat "$tmp/err"; exit 1; }
-	grep -q 'no usable GPU' "$tmp/err"
+	[ "$(wc -l <"$tmp/err")" = 1 ] &&
+		grep -Eqx 'llmprof: error: calibrate: no usable GPU: no NVIDIA GPU with a working driver was found \(CUDA: .+\)' "$tmp/err" ||
+		{ echo "FAIL: real tool without GPU:"; cat "$tmp/err"; exit 1; }
 fi
 echo ok

@@ -16,7 +16,10 @@ check_format() {
 		END { if (need_fix) { print "problem without a fix"; exit 1 } }' "$1" || fail "format of $1"
 }
 
-# no GPU, whatever this machine has
+# no GPU and no NVIDIA tool, whatever this machine has (the known install
+# locations are looked for under an empty LLMPROF_SYSROOT)
+mkdir -p "$tmp/sysroot"
+export LLMPROF_SYSROOT=$tmp/sysroot
 LLMPROF_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 LLMPROF_NVIDIA_SMI=/nonexistent/nvidia-smi \
 PATH=/usr/bin:/bin "$LLMPROF" doctor >out 2>err
 rc=$?
@@ -27,8 +30,10 @@ grep -q '^warn  gpu: no NVIDIA GPU found: NVML: cannot load /nonexistent/libnvid
 	fail "gpu line: $(grep gpu out)"
 grep -q 'nvidia-smi: not found' out || fail "nvidia-smi reason missing"
 grep -q '^warn  ncu counters: not checked without a GPU$' out || fail "counters line"
-grep -q "^warn  ncu: 'ncu' not found on PATH$" out || fail "ncu line: $(grep ncu out)"
-grep -q "^warn  nsys: 'nsys' not found on PATH$" out || fail "nsys line"
+grep -qx "warn  ncu: ncu not found on PATH nor at $tmp/sysroot/usr/local/cuda/bin/ncu, $tmp/sysroot/opt/nvidia/nsight-compute/\*/ncu" out ||
+	fail "ncu line: $(grep ncu out)"
+grep -qx "warn  nsys: nsys not found on PATH nor at $tmp/sysroot/opt/nvidia/nsight-systems/\*/bin/nsys, $tmp/sysroot/opt/nvidia/nsight-compute/\*/host/target-linux-x64/nsys, $tmp/sysroot/usr/local/cuda/bin/nsys" out ||
+	fail "nsys line: $(grep nsys out)"
 
 # tools found on PATH, with their versions; nsys with and without importer,
 # in Nsight Systems' own layout (where nsys itself looks for it)
@@ -133,4 +138,13 @@ rc=$?
 [ $rc -eq 3 ] || fail "bad conf: exit $rc, want 3"
 grep -q "^fail  conf: $tmp/noconf: " out || fail "conf fail line: $(head -2 out)"
 "$LLMPROF" doctor extra >/dev/null 2>&1; [ $? -eq 2 ] || fail "extra argument accepted"
+# KEY=VALUE overrides apply as in profile: a wrong one is the conf failure
+"$LLMPROF" doctor run.tmeout_s=1 >out 2>err
+rc=$?
+[ $rc -eq 3 ] || fail "bad override: exit $rc, want 3"
+grep -q "^fail  conf: .*unknown config key 'run.tmeout_s'; did you mean 'run.timeout_s'?" out ||
+	fail "bad override line: $(head -2 out)"
+"$LLMPROF" doctor pipeline.ncu.path=/nonexistent/ncu >out 2>err || fail "ncu override: $(cat err)"
+grep -qx "warn  ncu: pipeline.ncu.path='/nonexistent/ncu' is not an executable file" out ||
+	fail "ncu override line: $(grep ncu out)"
 echo ok

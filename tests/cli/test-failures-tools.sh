@@ -7,7 +7,9 @@
 set -u
 . "$(dirname "$0")/failures-lib.sh"
 export LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI=
-mkdir -p none old garbage failing
+# no known install location (/opt/nvidia/..., /usr/local/cuda/bin) counts
+mkdir -p none old garbage failing sysroot
+export LLMPROF_SYSROOT=$tmp/sysroot
 base=/usr/bin:/bin
 fake() { # dir name script-body
 	printf '#!/bin/sh\n%s\n' "$3" >"$1/$2"
@@ -16,15 +18,16 @@ fake() { # dir name script-body
 
 # 1. missing: doctor warns with the fix, exit 0; env.json says why
 PATH=$tmp/none:$base "$LLMPROF" doctor >out 2>err
-expect 0 $? out "^warn +nsys: 'nsys' not found on PATH"
-grep -Eq "^warn +ncu: 'ncu' not found on PATH" out || fail "doctor, ncu missing: $(cat out)"
+expect 0 $? out "^warn +nsys: nsys not found on PATH nor at $tmp/sysroot/opt/nvidia/nsight-systems/\*/bin/nsys, "
+grep -Eq "^warn +ncu: ncu not found on PATH nor at $tmp/sysroot/usr/local/cuda/bin/ncu, $tmp/sysroot/opt/nvidia/nsight-compute/\*/ncu$" out ||
+	fail "doctor, ncu missing: $(cat out)"
 grep -q "fix: install Nsight Compute and put ncu on PATH, or set pipeline.ncu.path" out ||
 	fail "doctor: no fix for a missing ncu"
 PATH=$tmp/none:$base "$LLMPROF" profile artifacts.root="$tmp/a" -- /bin/true >out 2>err ||
 	fail "profile without nsys/ncu: $(cat err)"
 run=$(last_run out)
 [ "$(json "$run/env.json" 'd["tools"]["nsys"]["path"]')" = None ] || fail "env.json nsys path"
-[ "$(json "$run/env.json" 'd["tools"]["ncu"]["note"]')" = "'ncu' not found on PATH" ] ||
+[ "$(json "$run/env.json" 'd["tools"]["ncu"]["note"]')" = "ncu not found on PATH nor at $tmp/sysroot/usr/local/cuda/bin/ncu, $tmp/sysroot/opt/nvidia/nsight-compute/*/ncu" ] ||
 	fail "env.json ncu note: $(json "$run/env.json" 'd["tools"]["ncu"]')"
 
 # 2. too old: the version strings of 2019 releases are parsed exactly; doctor
@@ -74,7 +77,7 @@ json "$run/env.json" 'd["tools"]["ncu"]["note"]' | grep -q "killed by signal 11"
 # 5. pipeline.trace.backend=nsys and nsys missing / without its importer:
 # exit 4 before any bundle exists
 PATH=$tmp/none:$base "$LLMPROF" profile artifacts.root="$tmp/n4" pipeline.trace.backend=nsys -- /bin/true >out 2>err
-expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys not found on PATH"
+expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys not found on PATH nor at $tmp/sysroot/opt/nvidia/"
 [ ! -e "$tmp/n4" ] || fail "backend=nsys without nsys created a bundle"
 PATH=$tmp/old:$base "$LLMPROF" profile artifacts.root="$tmp/n4" pipeline.trace.backend=nsys -- /bin/true >out 2>err
 expect 4 $? err "^llmprof: error: pipeline.trace.backend=nsys: nsys 2019.5.1.58-abcdef is older than 2023.1, the oldest llmprof supports"

@@ -86,7 +86,7 @@ unset FAKE_NCU_MODE
 rc=$?
 [ $rc -eq 4 ] || fail "missing ncu: exit $rc"
 run=$(last_run out)
-[ "$(step "$run/status.json" ncu message)" = "pipeline.ncu.path=/nonexistent/ncu is not an executable file" ] ||
+[ "$(step "$run/status.json" ncu message)" = "pipeline.ncu.path='/nonexistent/ncu' is not an executable file; set pipeline.ncu.path to the ncu executable, or null to search PATH" ] ||
 	fail "missing message: $(step "$run/status.json" ncu message)"
 
 # 5. disabled: skipped with the reason
@@ -135,7 +135,21 @@ fi
 grep -q "one ncu run per kernel selected by select (at most run.top_n_kernels)" out || fail "dry run text: $(cat out)"
 grep -q -- "--kernel-name '<regex:^name\$ of kernel i>' --launch-skip '<N of kernel i>' --launch-count 1 --clock-control none .* /bin/true\$" out ||
 	fail "dry run template: $(cat out)"
-"$LLMPROF" profile -n "${common[@]}" pipeline.ncu.path=/nonexistent/ncu run.mode=light -- /bin/true >out 2>err || fail "dry run 2"
-grep -q "SpeedOfLight + Occupancy" out && grep -q "(the step will fail: pipeline.ncu.path=/nonexistent/ncu" out ||
+# without a GPU no kernel is selected: a missing ncu is noted, not a failure
+LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI= "$LLMPROF" profile -n "${common[@]}" \
+	pipeline.ncu.path=/nonexistent/ncu run.mode=light -- /bin/true >out 2>err || fail "dry run 2: $(cat err)"
+grep -q "SpeedOfLight + Occupancy" out &&
+	grep -q "(no usable ncu: pipeline.ncu.path='/nonexistent/ncu' is not an executable file; .*no GPU was found, so no kernel is selected and the step is skipped)" out ||
 	fail "dry run light/missing: $(cat out)"
+! grep -q "would fail" out || fail "dry run 2 marked a step: $(cat out)"
+# ... but ncu with its own filters runs without selection: that step would fail (exit 4)
+LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI= "$LLMPROF" profile -n "${common[@]}" \
+	pipeline.ncu.path=/nonexistent/ncu pipeline.ncu.ncu_cli.kernel_name=regex:add -- /bin/true >out 2>err
+rc=$?
+[ $rc -eq 4 ] || fail "dry run 3: exit $rc, want 4"
+grep -qx "  would fail: pipeline.ncu.path='/nonexistent/ncu' is not an executable file; set pipeline.ncu.path to the ncu executable, or null to search PATH" out ||
+	fail "dry run 3 mark: $(cat out)"
+grep -qx "llmprof: error: dry run: step 'ncu' would fail: pipeline.ncu.path='/nonexistent/ncu' is not an executable file; set pipeline.ncu.path to the ncu executable, or null to search PATH" err ||
+	fail "dry run 3 stderr: $(cat err)"
+grep -q "^step 9: reports (in llmprof)" out || fail "dry run 3 stopped early: $(cat out)"
 exit 0

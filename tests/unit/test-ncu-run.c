@@ -187,21 +187,6 @@ static void test_describe(void **state)
 	strbuf_release(&err);
 }
 
-static void test_find(void **state)
-{
-	struct strbuf why = STRBUF_INIT;
-	char *p;
-
-	(void)state;
-	assert_null(ncu_find("/nonexistent/ncu", &why));
-	assert_string_equal(why.buf, "pipeline.ncu.path=/nonexistent/ncu is not an executable file");
-	strbuf_reset(&why);
-	p = ncu_find("/bin/sh", &why);
-	assert_string_equal(p, "/bin/sh");
-	free(p);
-	strbuf_release(&why);
-}
-
 static void test_verdicts(void **state)
 {
 	/* ncu 2024.1's texts */
@@ -328,7 +313,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_per_kernel), cmocka_unit_test(test_explicit),
-		cmocka_unit_test(test_describe),	    cmocka_unit_test(test_find),
+		cmocka_unit_test(test_describe),	    
 		cmocka_unit_test(test_verdicts),	    cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_nvtx_check),
 	};

@@ -19,6 +19,7 @@
 #include "core/strbuf.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "run/tools.h"
 #include "vendor/nsys.h"
 #include "vendor/nsys_diag.h"
 #include "vendor/nsys_exec.h"
@@ -34,20 +35,18 @@ static void in_tmp(struct strbuf *sb, const char *name)
 
 static void test_probe(void **state)
 {
-	struct nsys_probe p = NSYS_PROBE_INIT;
+	struct tool_found f;
 
-	assert_int_equal(nsys_probe_run(nsys, 60000, &p), 0);
-	assert_string_equal(p.path, nsys);
-	assert_int_equal(p.major, 2023);
-	assert_int_equal(p.minor, 4);
-	assert_true(starts_with(p.version.buf, "2023.4.4"));
+	tool_find(TOOL_NSYS, nsys, &f);
+	assert_string_equal(f.path, nsys);
+	assert_true(starts_with(f.version, "2023.4.4"));
 	/* Debian's nsight-systems-target has no QdstrmImporter: nsys here can
 	 * record but never finish a report, and the probe must say so. */
-	assert_int_equal(p.ok, 0);
-	assert_null(p.importer);
-	assert_non_null(strstr(p.reason.buf, "has no QdstrmImporter"));
-	assert_non_null(strstr(p.fix.buf, "pipeline.trace.backend=builtin"));
-	nsys_probe_release(&p);
+	assert_int_equal(f.problem, TOOL_NO_IMPORTER);
+	assert_null(f.importer);
+	assert_non_null(strstr(f.why.buf, "has no QdstrmImporter"));
+	assert_non_null(strstr(f.fix.buf, "pipeline.trace.backend=builtin"));
+	tool_found_release(&f);
 }
 
 static void test_export_and_stats_gated_report(void **state)
