@@ -39,7 +39,7 @@ test: all
 # demo-deps (CMakeLists.txt): the CLI, the builtin tracer and the built-in
 # llm workload, not the tests; heartbeat.sh speaks up while nvcc is silent.
 demo: configure
-	@echo "build: llmprof, the tracer and the built-in workload (cmake --build $(BUILD) --target demo-deps)"
+	@echo "build: llmprof, the builtin tracer (with the CUDA toolkit) and the built-in llm workload, not the tests (cmake --build $(BUILD) --target demo-deps)"
 	@bash scripts/heartbeat.sh build cmake --build $(BUILD) -j $(JOBS) --target demo-deps
 	$(BUILD)/llmprof profile
 
