@@ -27,9 +27,10 @@ deps:
 # the terminal gets what is configured and what CUDA parts it found.
 configure: deps
 	@echo "configure: cmake -S . -B $(BUILD) -G Ninja (log: $(BUILD)/configure.log)"
-	@mkdir -p $(BUILD) && cmake -S . -B $(BUILD) -G Ninja \
+	@mkdir -p $(BUILD) && bash scripts/heartbeat.sh --log $(BUILD)/configure.log configure \
+		cmake -S . -B $(BUILD) -G Ninja \
 		-DLLMPROF_DEVELOPER=$(if $(filter 1,$(DEVELOPER)),ON,OFF) \
-		-DLLMPROF_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS) >$(BUILD)/configure.log 2>&1; \
+		-DLLMPROF_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS); \
 	rc=$$?; grep '^-- llmprof:' $(BUILD)/configure.log; \
 	[ $$rc -eq 0 ] || { cat $(BUILD)/configure.log >&2; exit $$rc; }
 

@@ -21,6 +21,12 @@ grep -qx second "$tmp/hb" || fail "heartbeat lost stderr: $(cat "$tmp/hb")"
 [ "$(tail -n 1 "$tmp/hb")" = tail ] || fail "heartbeat lost a last line without newline: $(cat "$tmp/hb")"
 HEARTBEAT_S=5 bash "$src/scripts/heartbeat.sh" step true >"$tmp/hb" 2>&1 || fail "heartbeat true"
 [ ! -s "$tmp/hb" ] || fail "heartbeat printed for a quick quiet command: $(cat "$tmp/hb")"
+# --log FILE: the command's lines to FILE, only the heartbeat on stdout
+HEARTBEAT_S=1 bash "$src/scripts/heartbeat.sh" --log "$tmp/log" cfg bash -c \
+	'echo one; sleep 1.5; echo two >&2' >"$tmp/hb" 2>&1 || fail "heartbeat --log: exit $?"
+[ "$(cat "$tmp/log")" = "$(printf 'one\ntwo')" ] || fail "heartbeat --log file: $(cat "$tmp/log")"
+grep -qx "cfg: still running ([0-9]*s)" "$tmp/hb" && ! grep -vqx "cfg: still running ([0-9]*s)" "$tmp/hb" ||
+	fail "heartbeat --log stdout: $(cat "$tmp/hb")"
 
 # 2. the Makefile's demo recipe builds the demo-deps target, and only it
 command -v make >/dev/null || { echo "skip: make not installed"; exit 77; }
