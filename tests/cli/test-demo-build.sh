@@ -28,6 +28,23 @@ HEARTBEAT_S=1 bash "$src/scripts/heartbeat.sh" --log "$tmp/log" cfg bash -c \
 grep -qx "cfg: still running ([0-9]*s)" "$tmp/hb" && ! grep -vqx "cfg: still running ([0-9]*s)" "$tmp/hb" ||
 	fail "heartbeat --log stdout: $(cat "$tmp/hb")"
 
+# 1b. install-deps.sh shows apt's own output and never goes quiet (fake
+#     dpkg-query/apt-get/id on PATH: one package missing, apt slow)
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\n[ "$3" = sqlite3 ] && exit 1\necho "install ok installed"\n' >"$tmp/fake/dpkg-query"
+printf '#!/bin/sh\necho "apt-get $*"\n[ "$1" = install ] && { echo "Get:1 sqlite3"; sleep 2.5; echo "Setting up sqlite3"; }\nexit 0\n' >"$tmp/fake/apt-get"
+printf '#!/bin/sh\necho 0\n' >"$tmp/fake/id"
+chmod +x "$tmp/fake/"*
+PATH=$tmp/fake:$PATH HEARTBEAT_S=1 bash "$src/scripts/install-deps.sh" >"$tmp/deps" 2>&1 ||
+	fail "install-deps with fakes: $(cat "$tmp/deps")"
+for l in "install-deps: installing sqlite3" "apt-get update" "Get:1 sqlite3" "Setting up sqlite3"; do
+	grep -qxF "$l" "$tmp/deps" || fail "install-deps hides '$l': $(cat "$tmp/deps")"
+done
+grep -q "^apt-get install -y --no-install-recommends sqlite3$" "$tmp/deps" || fail "apt-get install argv: $(cat "$tmp/deps")"
+grep -qx "apt-get: still running ([0-9]*s)" "$tmp/deps" || fail "install-deps silent while apt works: $(cat "$tmp/deps")"
+PATH=$tmp/fake:$PATH bash "$src/scripts/install-deps.sh" --check >"$tmp/deps" 2>&1 && fail "--check with a package missing"
+grep -qx "missing packages: sqlite3" "$tmp/deps" || fail "--check: $(cat "$tmp/deps")"
+
 # 2. the Makefile's demo recipe builds the demo-deps target, and only it
 command -v make >/dev/null || { echo "skip: make not installed"; exit 77; }
 make -s -n -C "$src" demo BUILD="$tmp/b" >"$tmp/n" 2>&1 || fail "make -n demo: $(cat "$tmp/n")"
