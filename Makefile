@@ -1,7 +1,8 @@
 # llmprof: a thin wrapper over CMake + Ninja + CTest.
 #   make                     build everything possible into build/
 #   make test                install missing packages, build, run every test
-#   make demo                profile the built-in default workload
+#   make demo                build only what profiling needs, then profile the
+#                            built-in default workload
 #   make DEVELOPER=1         warnings are errors
 #   make SANITIZE=address,undefined   ASan+UBSan build (in build-sanitize/)
 SANITIZE ?=
@@ -22,16 +23,26 @@ all: configure
 deps:
 	@bash scripts/install-deps.sh
 
+# cmake's own lines go to $(BUILD)/configure.log (all of it on an error);
+# the terminal gets what is configured and what CUDA parts it found.
 configure: deps
-	@cmake -S . -B $(BUILD) -G Ninja \
+	@echo "configure: cmake -S . -B $(BUILD) -G Ninja (log: $(BUILD)/configure.log)"
+	@mkdir -p $(BUILD) && bash scripts/heartbeat.sh --log $(BUILD)/configure.log configure \
+		cmake -S . -B $(BUILD) -G Ninja \
 		-DLLMPROF_DEVELOPER=$(if $(filter 1,$(DEVELOPER)),ON,OFF) \
-		-DLLMPROF_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS) >/dev/null
+		-DLLMPROF_SANITIZE=$(SANITIZE) $(CMAKE_FLAGS); \
+	rc=$$?; grep '^-- llmprof:' $(BUILD)/configure.log; \
+	[ $$rc -eq 0 ] || { cat $(BUILD)/configure.log >&2; exit $$rc; }
 
 test: all
 	cd $(BUILD) && ctest --output-on-failure -LE gpu -j $(JOBS)
 
-demo: all
-	./$(BUILD)/llmprof profile
+# demo-deps (CMakeLists.txt): the CLI, the builtin tracer and the built-in
+# llm workload, not the tests; heartbeat.sh speaks up while nvcc is silent.
+demo: configure
+	@echo "build: llmprof, the builtin tracer (with the CUDA toolkit) and the built-in llm workload, not the tests (cmake --build $(BUILD) --target demo-deps)"
+	@bash scripts/heartbeat.sh build cmake --build $(BUILD) -j $(JOBS) --target demo-deps
+	$(BUILD)/llmprof profile
 
 clean:
 	rm -rf build build-sanitize

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages llmprof's build and tests need, only when one
-# is missing (so `make` stays fast and works offline once set up).
+# is missing (so `make` stays fast and works offline once set up). apt's own
+# output is shown (what it fetches, unpacks and sets up), and a line every few
+# seconds while it is quiet (scripts/heartbeat.sh).
 # Usage: scripts/install-deps.sh [--check]   (--check: report, install nothing)
 set -euo pipefail
 
@@ -16,7 +18,10 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 	fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#packages[@]} packages are installed"
+	exit 0
+fi
 
 if [ "${1:-}" = "--check" ]; then
 	echo "missing packages: ${missing[*]}" >&2
@@ -29,5 +34,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	sudo=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q >/dev/null
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+hb=$(dirname "$0")/heartbeat.sh
+echo "install-deps: apt-get update" >&2
+bash "$hb" apt-get $sudo apt-get update
+echo "install-deps: apt-get install" >&2
+bash "$hb" apt-get $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-deps: done" >&2

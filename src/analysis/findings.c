@@ -109,6 +109,46 @@ static void rule_failed_steps(struct report_model *m)
 	strbuf_release(&why);
 }
 
+/* A skipped trace or analyze step (no timeline backend, or tracing turned
+ * off) leaves the reports without timings: said as loudly as a failure. */
+static void rule_skipped_steps(struct report_model *m)
+{
+	const struct report_step *s = report_model_gap_step(m);
+	struct strbuf name = STRBUF_INIT, why = STRBUF_INIT;
+
+	if (!s || report_model_failed_step(m))
+		return; /* a failed step's finding already says what is missing */
+	md_escape_inline(&name, s->name);
+	md_escape_inline(&why, s->reason ? s->reason : "no reason recorded");
+	report_model_add_finding(
+	    m, FINDING_CRITICAL, "step-skipped",
+	    "Fix the cause above and rerun `llmprof profile`; `llmprof doctor` says which "
+	    "timeline backend can run here (the builtin tracer is built where the CUDA "
+	    "toolkit is installed).",
+	    "Incomplete: %s skipped because %s, so timings, kernels and everything after them "
+	    "are missing.",
+	    name.buf, why.buf);
+	strbuf_release(&name);
+	strbuf_release(&why);
+}
+
+/* The built-in workload ran on the CPU: said once, as information, instead
+ * of the GPU rules (which have no GPU numbers to judge). */
+static void rule_cpu_path(struct report_model *m)
+{
+	if (m->env.device == REPORT_DEVICE_GPU)
+		return;
+	report_model_add_finding(
+	    m, FINDING_INFO, "cpu-path",
+	    m->env.device == REPORT_DEVICE_CPU_NO_GPU
+		? "To profile GPU kernels, run on a machine with an NVIDIA GPU and driver "
+		  "(`llmprof doctor` checks them)."
+		: "To profile GPU kernels, run with device=cuda:0.",
+	    "The built-in workload ran on the %s on purpose: stage and operator times are "
+	    "CPU times, and no GPU kernels, counters, MFU or MBU were measured.",
+	    report_device_label(m->env.device));
+}
+
 static int have_counters(const struct report_model *m)
 {
 	for (size_t i = 0; i < m->nr_kernels; i++)
@@ -123,8 +163,8 @@ static void rule_no_gpu_work(struct report_model *m)
 
 	for (size_t i = 0; i < m->nr_kernels; i++)
 		total += m->kernels[i].total_ns;
-	if (total)
-		return;
+	if (total || m->env.device != REPORT_DEVICE_GPU)
+		return; /* on the CPU path no GPU work is what was asked for */
 	for (size_t i = 0; i < m->run.nr_steps; i++)
 		if ((!strcmp(m->run.steps[i].name, "trace") ||
 		     !strcmp(m->run.steps[i].name, "analyze")) &&
@@ -484,6 +524,8 @@ void findings_run(struct report_model *m)
 	}
 	m->nr_findings = 0;
 	rule_failed_steps(m);
+	rule_skipped_steps(m);
+	rule_cpu_path(m);
 	rule_decode_steps(m);
 	rule_no_gpu_work(m);
 	rule_missing_counters(m);

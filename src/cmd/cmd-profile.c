@@ -1799,6 +1799,17 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	gpu_probe_release(&gpus);
 	gpu_probe_run(&gpus);
 	auto_overrides(cfg, &gpus, overrides, &n_overrides);
+	if (!gpus.nr && n_overrides != n_user) {
+		struct strbuf ov = STRBUF_INIT;
+
+		for (size_t i = n_user; i < n_overrides; i++)
+			strbuf_addf(&ov, " %s", overrides[i]);
+		fprintf(stderr,
+			"llmprof: no GPU found: running the built-in workload on the CPU path on "
+			"purpose (applied%s)\n",
+			ov.buf);
+		strbuf_release(&ov);
+	}
 	if (n_overrides != n_user) {
 		config_free(cfg);
 		cfg = NULL;

@@ -1017,9 +1017,15 @@ static void fill_steps(struct report_model *m, json_t *status,
 		if (!name || !state || !strcmp(name, "reports"))
 			continue;
 		if (!strcmp(name, "analyze")) {
-			report_model_add_step(
-			    m, "analyze", res->analyze_state,
-			    strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf : NULL);
+			/* skipped both times: the recorded reason says why there is
+			 * no trace (no backend, pipeline.trace.enable=false) */
+			const char *reason = !strcmp(res->analyze_state, "skipped") &&
+						     !strcmp(state, "skipped") && msg
+						 ? msg
+						 : res->analyze_msg.buf;
+
+			report_model_add_step(m, "analyze", res->analyze_state,
+					      strcmp(res->analyze_state, "ok") ? reason : NULL);
 			did_analyze = 1;
 			continue;
 		}
@@ -1085,6 +1091,20 @@ static void fill_env(struct report_model *m, json_t *env)
 		report_model_add_tool(m, "nsys", jstr(json_object_get(tools, "nsys"), "version"));
 	if (jstr(json_object_get(tools, "ncu"), "version"))
 		report_model_add_tool(m, "ncu", jstr(json_object_get(tools, "ncu"), "version"));
+}
+
+/* The CPU path of the built-in workloads: device=cpu in config.yaml, "no GPU
+ * found" when env.json's probe listed none (profile then chose it). */
+static enum report_device run_device(const struct config *cfg, json_t *env)
+{
+	const char *kind = cfg ? config_get_string(cfg, "workload.kind") : NULL;
+	const char *dev = cfg ? config_get_string(cfg, "device") : NULL;
+	json_t *gpus = env ? json_object_get(env, "gpus") : NULL;
+
+	if (!kind || (strcmp(kind, "llm") && strcmp(kind, "dummy")) || !dev || strcmp(dev, "cpu"))
+		return REPORT_DEVICE_GPU;
+	return json_is_array(gpus) && !json_array_size(gpus) ? REPORT_DEVICE_CPU_NO_GPU
+							     : REPORT_DEVICE_CPU;
 }
 
 /* The built-in llm's shape from config model.* / infer.*. */
@@ -1188,6 +1208,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 				      strcmp(res->join_state, "ok") ? res->join_msg.buf : NULL);
 	}
 	fill_env(m, env);
+	m->env.device = run_device(o->cfg, env);
 	if (o->cfg)
 		fill_llm(m, o->cfg);
 	strbuf_reset(&p);
@@ -1199,7 +1220,13 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
 		strbuf_reset(&e);
 	}
-	peaks_load(m, o->cfg, 0);
+	if (m->env.device == REPORT_DEVICE_GPU)
+		peaks_load(m, o->cfg, 0);
+	else
+		report_model_add_note(m,
+				      "the built-in workload ran on the %s, so GPU peaks, MFU "
+				      "and MBU do not apply",
+				      report_device_label(m->env.device));
 	report_model_derive(m);
 	findings_run(m);
 	timeline_findings(m, a);

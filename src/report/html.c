@@ -144,7 +144,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 {
 	struct rtable t;
 	struct strbuf s = STRBUF_INIT;
-	int done = report_model_finished(m);
+	int done = report_model_complete(m);
 
 	strbuf_addstr(out,
 		      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "

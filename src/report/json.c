@@ -43,9 +43,7 @@ static json_t *run_json(const struct report_model *m)
 	json_t *o = json_object(), *steps = json_array();
 
 	set(o, "run_id", jstr_checked(m->run.run_id));
-	set(o, "state",
-	    jstr_checked(m->run.state ? m->run.state
-				      : (report_model_finished(m) ? "complete" : "failed")));
+	set(o, "state", jstr_checked(report_model_state(m)));
 	set(o, "finished", json_boolean(report_model_finished(m)));
 	set(o, "mode", jstr_checked(m->run.mode));
 	set(o, "started_at", jstr_checked(m->run.started_at));
@@ -67,6 +65,7 @@ static json_t *env_json(const struct report_model *m)
 	const struct report_env *e = &m->env;
 	json_t *o = json_object(), *tools = json_object();
 
+	set(o, "device", jstr_checked(report_device_label(e->device)));
 	set(o, "gpu", jstr_checked(e->gpu_name));
 	set(o, "sm_count", jint_or_null(e->sm_count));
 	set(o, "compute_capability", jstr_checked(e->compute_capability));

@@ -37,7 +37,7 @@ static void md_stage_section(const struct report_model *m, struct strbuf *out, c
 
 static void status_quote(const struct report_model *m, struct strbuf *out)
 {
-	if (report_model_finished(m))
+	if (report_model_complete(m))
 		return;
 	strbuf_addstr(out, "> ");
 	{
@@ -202,10 +202,13 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	const struct report_step *f = report_model_failed_step(m);
 	struct rtable t;
 
-	if (report_model_finished(m))
+	if (report_model_complete(m))
 		strbuf_addstr(out, "# Profiling report\n\n");
 	else if (f)
 		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' failed)\n\n", f->name);
+	else if (report_model_finished(m))
+		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' skipped)\n\n",
+			    report_model_gap_step(m)->name);
 	else
 		strbuf_addf(out, "# Profiling report: INCOMPLETE (%s)\n\n",
 			    m->run.state ? m->run.state : "unfinished");
@@ -220,8 +223,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	rtable_cell(&t, "Run id");
 	rtable_cell(&t, m->run.run_id ? m->run.run_id : "(loose files)");
 	rtable_cell(&t, "State");
-	rtable_cell(&t, m->run.state ? m->run.state
-				     : (report_model_finished(m) ? "complete" : "failed"));
+	rtable_cell(&t, report_model_state(m));
 	if (m->run.mode) {
 		rtable_cell(&t, "Mode");
 		rtable_cell(&t, m->run.mode);
@@ -307,7 +309,10 @@ void report_headline(const struct report_model *m, struct strbuf *out)
 			strbuf_addf(&s, ", %d new tokens", l->new_tokens);
 		strbuf_addch(&s, ')');
 	}
-	strbuf_addf(&s, " on %s", m->env.gpu_name ? m->env.gpu_name : "an unknown GPU");
+	if (m->env.device != REPORT_DEVICE_GPU)
+		strbuf_addf(&s, " on the %s", report_device_label(m->env.device));
+	else
+		strbuf_addf(&s, " on %s", m->env.gpu_name ? m->env.gpu_name : "an unknown GPU");
 	if (m->agg.ttft_ms.available) {
 		strbuf_addstr(&s, parts++ ? ", " : ": ");
 		strbuf_addstr(&s, "TTFT ");
@@ -366,8 +371,10 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addf(out, "- %s\n", m->findings[i].text);
 		shown++;
 	}
-	if (!shown)
+	if (!shown && report_model_complete(m))
 		strbuf_addstr(out, "- No bottleneck crossed the thresholds in docs/report.md.\n");
+	else if (!shown)
+		strbuf_addstr(out, "- No findings: the data they need is missing (see above).\n");
 
 	strbuf_addstr(out, "\n## Environment\n\n");
 	rtable_environment(m, &t);
@@ -412,7 +419,10 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 			continue;
 		strbuf_addf(out, "%zu. %s Why: %s\n", ++nrec, f->recommendation, f->text);
 	}
-	if (!nrec)
+	if (!nrec && report_model_complete(m))
 		strbuf_addstr(out, "None: no rule in docs/report.md found a bottleneck with the "
+				   "numbers to support a recommendation.\n");
+	else if (!nrec)
+		strbuf_addstr(out, "None: the report is incomplete (see above), so there are no "
 				   "numbers to support a recommendation.\n");
 }

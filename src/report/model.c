@@ -277,6 +277,45 @@ int report_model_finished(const struct report_model *m)
 	return !report_model_failed_step(m);
 }
 
+const struct report_step *report_model_gap_step(const struct report_model *m)
+{
+	for (size_t i = 0; i < m->run.nr_steps; i++) {
+		const struct report_step *s = &m->run.steps[i];
+
+		if (s->status && !strcmp(s->status, "skipped") && strcmp(s->name, "select") &&
+		    strcmp(s->name, "ncu") && strcmp(s->name, "join"))
+			return s;
+	}
+	return NULL;
+}
+
+int report_model_complete(const struct report_model *m)
+{
+	return report_model_finished(m) && !report_model_gap_step(m);
+}
+
+const char *report_model_state(const struct report_model *m)
+{
+	if (m->run.state)
+		return m->run.state;
+	if (!report_model_finished(m))
+		return "failed";
+	return report_model_gap_step(m) ? "incomplete" : "complete";
+}
+
+const char *report_device_label(enum report_device d)
+{
+	switch (d) {
+	case REPORT_DEVICE_CPU_NO_GPU:
+		return "CPU (no GPU found)";
+	case REPORT_DEVICE_CPU:
+		return "CPU (device=cpu)";
+	case REPORT_DEVICE_GPU:
+		break;
+	}
+	return NULL;
+}
+
 const char *report_role_name(enum report_role role)
 {
 	switch (role) {

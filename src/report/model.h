@@ -74,7 +74,15 @@ struct report_tool {
 	char *version;
 };
 
+/* What the built-in workload ran on (config device, env.json's GPUs). */
+enum report_device {
+	REPORT_DEVICE_GPU,	  /* a GPU, or not known (a user's program, loose files) */
+	REPORT_DEVICE_CPU_NO_GPU, /* the CPU path because no GPU was found (model auto) */
+	REPORT_DEVICE_CPU,	  /* the CPU path asked for with device=cpu, a GPU present */
+};
+
 struct report_env {
+	enum report_device device;
 	char *gpu_name;		  /* as the driver reports it: "NVIDIA H100 80GB HBM3" */
 	int sm_count;		  /* 0 = unknown */
 	char *compute_capability; /* "9.0" */
@@ -326,6 +334,16 @@ const struct report_stage *report_model_stage_by_name(const struct report_model 
 /* The first failed step, or NULL. */
 const struct report_step *report_model_failed_step(const struct report_model *m);
 int report_model_finished(const struct report_model *m);
+/* The first skipped step that leaves the reports without timings (any but
+ * select, ncu and join, whose skip only leaves out counters), or NULL. */
+const struct report_step *report_model_gap_step(const struct report_model *m);
+/* Finished, and no step skipped that the reports need for their timings. */
+int report_model_complete(const struct report_model *m);
+/* run.state when the bundle gave one, else "complete", "incomplete"
+ * (finished with a step skipped that the timings need) or "failed". */
+const char *report_model_state(const struct report_model *m);
+/* The Device row: "CPU (no GPU found)", "CPU (device=cpu)"; NULL on a GPU. */
+const char *report_device_label(enum report_device d);
 
 /* Fills what follows from other fields and is still unavailable: kernel
  * pct_gpu, counters ai/achieved/bound, operator share_of_stage, stage idle

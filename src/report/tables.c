@@ -144,8 +144,11 @@ void rtable_environment(const struct report_model *m, struct rtable *t)
 	struct strbuf sb = STRBUF_INIT;
 
 	rtable_init(t, "ll", 0, "Key", "Value", NULL);
-	rtable_cell(t, "GPU");
-	rtable_cell(t, e->gpu_name ? e->gpu_name : "unknown");
+	kv(t, "Device", report_device_label(e->device));
+	if (e->device != REPORT_DEVICE_CPU_NO_GPU) {
+		rtable_cell(t, "GPU");
+		rtable_cell(t, e->gpu_name ? e->gpu_name : "unknown");
+	}
 	if (m->peaks.device_key)
 		kv(t, "Peak table entry", m->peaks.device_key);
 	kv_int(t, "SMs", e->sm_count);
@@ -494,27 +497,41 @@ void rtable_steps(const struct report_model *m, struct rtable *t)
 void report_status_line(const struct report_model *m, struct strbuf *out)
 {
 	const struct report_step *f = report_model_failed_step(m);
+	const struct report_step *gap = report_model_gap_step(m);
 
+	if (report_model_finished(m) && gap) {
+		strbuf_addf(out,
+			    "INCOMPLETE: %s skipped because %s; timings, kernels and the findings "
+			    "that need them are missing.",
+			    gap->name, gap->reason ? gap->reason : "no reason recorded");
+		return;
+	}
 	if (report_model_finished(m)) {
 		const struct report_step *sk = NULL;
+		const char *dev = report_device_label(m->env.device);
 
 		for (size_t i = 0; i < m->run.nr_steps && !sk; i++)
-			if (m->run.steps[i].status && !strcmp(m->run.steps[i].status, "skipped") &&
-			    strcmp(m->run.steps[i].name, "select") &&
-			    strcmp(m->run.steps[i].name, "ncu") &&
-			    strcmp(m->run.steps[i].name, "join"))
+			if (m->run.steps[i].status && !strcmp(m->run.steps[i].status, "skipped"))
 				sk = &m->run.steps[i];
+		if (dev) {
+			strbuf_addf(
+			    out,
+			    "The pipeline finished; the built-in workload ran on the %s on "
+			    "purpose, so stage and operator times are CPU times and the GPU "
+			    "columns (kernels, counters, MFU, MBU) show n/a.",
+			    dev);
+			return;
+		}
 		if (!sk) {
 			strbuf_addstr(out,
 				      "The pipeline finished; every report below is complete.");
 			return;
 		}
-		/* counters being skipped is said where counters are missing;
-		 * a skipped timeline step empties most of the report */
+		/* only counter steps (select, ncu, join) can be skipped here */
 		strbuf_addf(out,
-			    "The pipeline finished without step '%s' (%s); sections that need "
-			    "it say what is missing.",
-			    sk->name, sk->reason ? sk->reason : "skipped");
+			    "The pipeline finished without kernel counters (step '%s' skipped: "
+			    "%s); the counter columns show n/a.",
+			    sk->name, sk->reason ? sk->reason : "no reason recorded");
 		return;
 	}
 	strbuf_addf(out, "INCOMPLETE: the pipeline did not finish (state: %s)",

@@ -51,7 +51,8 @@ if [ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ] && [ -e "${LLMPROF_BUIL
 	done
 	grep -q "^| prefill | prefill | 1 | " "$run/report.md" || fail "llm: no prefill stage"
 	grep -q "^| prefill | MFU | [0-9.]* [kMG]\?FLOP | " "$run/report.md" || fail "llm: no analytic FLOPs"
-	grep -q "no-gpu-work" "$run/report.md" || fail "llm: no 'no GPU work' finding on a CPU run"
+	grep -q "cpu-path" "$run/report.md" || fail "llm: no cpu-path finding on the CPU path"
+	grep -q "no-gpu-work" "$run/report.md" && fail "llm: the GPU-only no-gpu-work finding on the CPU path"
 	cp -r "$run" "$tmp/copy"
 	"$LLMPROF" report "$run" >/dev/null 2>&1 || fail "report RUN_DIR (llm)"
 	diff -r "$tmp/copy" "$run" >/dev/null || fail "llm reports differ: $(diff -r "$tmp/copy" "$run" | head)"

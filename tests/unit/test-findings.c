@@ -254,6 +254,85 @@ static void test_no_gpu_work_and_failed_steps(void **state)
 	report_model_release(&m);
 }
 
+/* The CPU path: no GPU rule fires on the missing GPU numbers, one info
+ * finding says why they are missing; even an H100's peaks are not used. */
+static void test_cpu_path(void **state)
+{
+	struct report_model m;
+	const struct report_finding *f;
+
+	report_model_init(&m);
+	m.env.device = REPORT_DEVICE_CPU_NO_GPU;
+	report_model_add_step(&m, "trace", "ok", NULL);
+	report_model_add_step(&m, "select", "skipped", "no kernel launches in run.stage=decode");
+	run(&m);
+	assert_null(find(&m, "no-gpu-work"));
+	f = find(&m, "cpu-path");
+	assert_non_null(f);
+	assert_int_equal(f->severity, FINDING_INFO);
+	assert_non_null(strstr(f->text, "ran on the CPU (no GPU found) on purpose"));
+	assert_non_null(strstr(f->recommendation, "NVIDIA GPU"));
+	assert_int_equal(m.nr_findings, 1);
+	report_model_release(&m);
+
+	/* device=cpu with a GPU present: the advice is the device key */
+	report_model_init(&m);
+	m.env.device = REPORT_DEVICE_CPU;
+	run(&m);
+	f = find(&m, "cpu-path");
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "CPU (device=cpu)"));
+	assert_non_null(strstr(f->recommendation, "device=cuda:0"));
+	report_model_release(&m);
+
+	/* on a GPU the rule is silent */
+	base(&m, 0, 0, 0);
+	run(&m);
+	assert_null(find(&m, "cpu-path"));
+	report_model_release(&m);
+}
+
+/* A skipped analyze step is not an all-clear: a critical finding says what
+ * is missing and why; a failed step's finding is not doubled. */
+static void test_step_skipped(void **state)
+{
+	struct report_model m;
+	const struct report_finding *f;
+
+	report_model_init(&m);
+	report_model_add_step(&m, "workload", "ok", NULL);
+	report_model_add_step(&m, "analyze", "skipped", "no timeline trace: no backend");
+	report_model_add_step(&m, "ncu", "skipped", "no timeline trace to select kernels from");
+	run(&m);
+	f = find(&m, "step-skipped");
+	assert_non_null(f);
+	assert_int_equal(f->severity, FINDING_CRITICAL);
+	assert_non_null(strstr(f->text, "Incomplete: analyze skipped because no timeline "
+					"trace: no backend"));
+	assert_non_null(f->recommendation);
+	assert_int_equal(count(&m, "step-skipped"), 1);
+	assert_null(find(&m, "no-gpu-work"));
+	report_model_release(&m);
+
+	/* only counter steps skipped: the timings are there, no such finding */
+	report_model_init(&m);
+	report_model_add_step(&m, "analyze", "ok", NULL);
+	report_model_add_step(&m, "select", "skipped", "no kernel launches");
+	report_model_add_step(&m, "ncu", "skipped", "no kernels selected");
+	run(&m);
+	assert_null(find(&m, "step-skipped"));
+	report_model_release(&m);
+
+	/* after a failure the failed step explains the skips */
+	report_model_init(&m);
+	report_model_add_step(&m, "workload", "failed", "exited with status 1");
+	report_model_add_step(&m, "trace", "skipped", "not run: the workload failed");
+	run(&m);
+	assert_non_null(find(&m, "step-failed"));
+	assert_null(find(&m, "step-skipped"));
+	report_model_release(&m);
+}
+
 static void test_counters_missing(void **state)
 {
 	struct report_model m;
@@ -356,6 +435,8 @@ int main(void)
 	    cmocka_unit_test(test_kernel_dominant),
 	    cmocka_unit_test(test_outside_stages),
 	    cmocka_unit_test(test_no_gpu_work_and_failed_steps),
+	    cmocka_unit_test(test_cpu_path),
+	    cmocka_unit_test(test_step_skipped),
 	    cmocka_unit_test(test_counters_missing),
 	    cmocka_unit_test(test_counter_flops_above_model),
 	    cmocka_unit_test(test_numbers_and_order),

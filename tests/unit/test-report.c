@@ -431,6 +431,87 @@ static void test_number_format_small(void **state)
 	(void)state;
 }
 
+/* "every report below is complete" only when it is: not beside skipped
+ * counter steps, not on the CPU path, not when analyze was skipped (then
+ * the summary says INCOMPLETE, never an all-clear). */
+static void test_complete_only_when_complete(void **state)
+{
+	static const char complete[] = "every report below is complete";
+	struct report_model m;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+
+	fixture_build(&m, FIXTURE_COMPLETE);
+	report_render_report_md(&m, &sb);
+	assert_non_null(strstr(sb.buf, complete));
+	report_model_release(&m);
+
+	/* counters skipped */
+	report_model_init(&m);
+	report_model_add_step(&m, "analyze", "ok", NULL);
+	report_model_add_step(&m, "ncu", "skipped", "pipeline.ncu.enable=false");
+	report_model_derive(&m);
+	findings_run(&m);
+	strbuf_reset(&sb);
+	report_render_report_md(&m, &sb);
+	assert_null(strstr(sb.buf, complete));
+	assert_non_null(strstr(sb.buf, "without kernel counters (step 'ncu' skipped: "
+				       "pipeline.ncu.enable=false)"));
+	assert_true(starts_with(sb.buf, "# Profiling report\n"));
+	report_model_release(&m);
+
+	/* the CPU path: Device row, headline, no GPU name, no completeness claim */
+	report_model_init(&m);
+	m.env.device = REPORT_DEVICE_CPU_NO_GPU;
+	report_set_str(&m.llm.name, "tiny");
+	report_model_add_step(&m, "analyze", "ok", NULL);
+	report_model_add_step(&m, "select", "skipped", "no kernel launches in run.stage=decode");
+	report_model_derive(&m);
+	findings_run(&m);
+	strbuf_reset(&sb);
+	report_render_report_md(&m, &sb);
+	assert_null(strstr(sb.buf, complete));
+	assert_non_null(strstr(sb.buf, "| Device | CPU (no GPU found) |"));
+	assert_null(strstr(sb.buf, "| GPU |"));
+	assert_non_null(strstr(sb.buf, "ran on the CPU (no GPU found) on purpose"));
+	strbuf_reset(&sb);
+	report_render_summary_md(&m, &sb);
+	assert_non_null(strstr(sb.buf, "tiny on the CPU (no GPU found)."));
+	assert_null(strstr(sb.buf, "unknown GPU"));
+	assert_non_null(strstr(sb.buf, "| Device | CPU (no GPU found) |"));
+	strbuf_reset(&sb);
+	assert_int_equal(report_render_metrics_json(&m, &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "\"device\": \"CPU (no GPU found)\""));
+	report_model_release(&m);
+
+	/* analyze skipped: INCOMPLETE everywhere, no all-clear */
+	report_model_init(&m);
+	report_model_add_step(&m, "workload", "ok", NULL);
+	report_model_add_step(&m, "analyze", "skipped", "no timeline trace: no backend");
+	report_model_derive(&m);
+	findings_run(&m);
+	strbuf_reset(&sb);
+	report_render_report_md(&m, &sb);
+	assert_true(starts_with(sb.buf, "# Profiling report: INCOMPLETE (step 'analyze' "
+					"skipped)\n"));
+	assert_non_null(strstr(sb.buf, "| State | incomplete |"));
+	assert_null(strstr(sb.buf, complete));
+	strbuf_reset(&sb);
+	report_render_summary_md(&m, &sb);
+	assert_non_null(strstr(sb.buf, "> INCOMPLETE: analyze skipped because no timeline "
+				       "trace: no backend"));
+	assert_null(strstr(sb.buf, "No bottleneck crossed the thresholds"));
+	assert_null(strstr(sb.buf, "None: no rule"));
+	strbuf_reset(&sb);
+	report_render_html(&m, &sb);
+	assert_non_null(strstr(sb.buf, "<h1>Profiling report: INCOMPLETE</h1>"));
+	strbuf_reset(&sb);
+	assert_int_equal(report_render_metrics_json(&m, &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "\"state\": \"incomplete\""));
+	report_model_release(&m);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
 static void test_empty_model(void **state)
 {
 	struct report_model m;
@@ -543,6 +624,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_counter_flops_by_stage),
 	    cmocka_unit_test(test_aggregates_cpu_ahead),
 	    cmocka_unit_test(test_invalid_utf8),
+	    cmocka_unit_test(test_complete_only_when_complete),
 	    cmocka_unit_test(test_empty_model),
 	    cmocka_unit_test(test_timeline_bounded),
 	    cmocka_unit_test(test_scales),
