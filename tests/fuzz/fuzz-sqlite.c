@@ -94,7 +94,7 @@ static void run_reports(struct trace *t, unsigned pick)
 			continue;
 		strbuf_reset(&err);
 		strbuf_reset(&msg);
-		rc = nsysstats_build(t, nsysstats_reports[i], &tbl, &msg, &err);
+		rc = nsysstats_build(t, nsysstats_reports[i], NULL, &tbl, &msg, &err);
 		if (rc < 0 && !err.len)
 			abort();
 		if (rc > 0 && !msg.len)
