@@ -359,8 +359,9 @@ static const char *rank_name(const int32_t *inv, const struct trace *t, int64_t 
 /* Range names as the chosen nsys prints them, one per t->ranges[i]: up to
  * 2023.4 "domain:text", or the bare text in the default domain (NULL when
  * the text is); from 2024.1 always "domain:text", either part empty when
- * absent (default-domain "decode" reads ":decode"). Interns new strings, so
- * call it before strtab_rank(). */
+ * absent (default-domain "decode" reads ":decode"), and the domain named by
+ * its registered string when it has one. Interns new strings, so call it
+ * before strtab_rank(). */
 static int32_t *range_names(struct trace *t, const struct nsysstats_opts *o)
 {
 	int32_t *names = xmalloc(st_mult(t->nranges + 1, sizeof(*names)));
@@ -368,7 +369,7 @@ static int32_t *range_names(struct trace *t, const struct nsysstats_opts *o)
 
 	for (size_t i = 0; i < t->nranges; i++) {
 		const struct trace_range *r = &t->ranges[i];
-		const char *d = name_of(t, r->domain), *x = name_of(t, r->text);
+		const char *d = name_of(t, r->domain_reg), *x = name_of(t, r->text);
 
 		if (!o || o->spelling != NSYS_SPELL_2024) {
 			names[i] = r->name;

@@ -412,7 +412,8 @@ static int load_calls(struct trace *t, struct strbuf *err)
 
 struct domain_row {
 	int64_t id, gtid, start;
-	int32_t name;
+	int32_t name;	 /* text */
+	int32_t regname; /* the registered string (textId), else text */
 };
 
 static int load_nvtx(struct trace *t, struct strbuf *err)
@@ -452,6 +453,9 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 			doms[ndoms].name =
 			    s ? strtab_intern(&t->strs, s, (size_t)sqlite3_column_bytes(st, 6))
 			      : -1;
+			doms[ndoms].regname = sid_lookup(t, st, 7);
+			if (doms[ndoms].regname < 0)
+				doms[ndoms].regname = doms[ndoms].name;
 			ndoms++;
 			continue;
 		}
@@ -474,7 +478,7 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 		r->cross_thread = sqlite3_column_type(st, 5) != SQLITE_NULL;
 		r->text = text;
 		r->domain_id = col_i64(st, 8, -1);
-		r->domain = -1;
+		r->domain = r->domain_reg = -1;
 		r->name = text;
 		r->style = (type == 60 || type == 71) ? TRACE_STARTEND : TRACE_PUSHPOP;
 	}
@@ -493,7 +497,10 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 			if (!best || doms[d].start < best->start)
 				best = &doms[d];
 		}
-		if (!best || best->name < 0)
+		if (!best)
+			continue;
+		r->domain_reg = best->regname;
+		if (best->name < 0)
 			continue;
 		r->domain = best->name;
 		if (r->text < 0) {

@@ -76,6 +76,7 @@ struct trace_range {
 	int32_t name;	      /* "domain:text" or "text" (default domain), as nsys prints it */
 	int32_t text;	      /* the message alone */
 	int32_t domain;	      /* domain name, -1 for the default domain */
+	int32_t domain_reg;   /* the domain's registered name (textId), else domain */
 	uint8_t style;	      /* enum trace_range_style */
 	uint8_t cross_thread; /* ended on another thread (endGlobalTid set) */
 	uint8_t open;	      /* never ended (end NULL) */

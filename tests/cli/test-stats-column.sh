@@ -3,8 +3,9 @@
 # byte for byte, for every file of tests/data/nsys/oracle-column/ (nsys's output
 # on the exports beside it, less its "Processing [...] with [script]..." lines):
 # headers, widths from the first 100 rows, clipping at 100 characters with "…",
-# SKIPPED lines on stdout. Also: column is the default on a terminal and csv in a
-# pipe; -o BASE writes BASE_<report>.txt.
+# SKIPPED lines on stdout. nsys2025.3/ holds nsys 2025.3.1's output on the export
+# it wrote: the same but for ":A" names. Also: column is the default on a terminal
+# and csv in a pipe; -o BASE writes BASE_<report>.txt.
 set -u
 data=${LLMPROF_SOURCE_DIR:?}/tests/data/nsys
 golden=$data/oracle-column
@@ -29,6 +30,23 @@ for f in "$golden"/*.txt; do
 done
 [ $n -ge 28 ] || { echo "FAIL: only $n golden files"; fail=1; }
 echo "$n golden files compared"
+
+# nsys 2025.3.1 on the export it wrote: with no --nsys-version, llmprof reads the
+# writer's version and spells default-domain ranges ":A" as it does
+m=0
+for f in "$golden"/nsys2025.3/*.txt; do
+	base=$(basename "$f" .txt) report=
+	for r in $reports; do
+		case $base in *_"$r") report=$r ;; esac
+	done
+	m=$((m + 1))
+	(cd "$data" && "$LLMPROF" stats -f column -r "$report" nvtx-probe-h100-nsys2025.3.sqlite) >"$tmp/out" 2>"$tmp/err" ||
+		{ echo "FAIL: 2025.3 $base: $(cat "$tmp/err")"; fail=1; continue; }
+	cmp -s "$f" "$tmp/out" || { echo "FAIL: $base differs from nsys 2025.3.1:"; diff "$f" "$tmp/out" | head -10; fail=1; }
+done
+[ $m -eq 7 ] || { echo "FAIL: $m nsys 2025.3 golden files, want 7"; fail=1; }
+grep -q '^ :A  ' "$golden/nsys2025.3/nvtx-probe-h100-nsys2025.3_nvtx_gpu_proj_sum.txt" ||
+	{ echo "FAIL: the 2025.3 golden file lacks ':A'"; fail=1; }
 
 h100=$data/nvtx-probe-h100-nsys2025.3.sqlite
 want=$golden/nvtx-probe-h100-nsys2025.3_cuda_gpu_kern_sum.txt

@@ -33,6 +33,19 @@ db.execute("UPDATE META_DATA_EXPORT SET value = '2023.4.4.54-234433681190v0' WHE
 db.commit()
 PY
 	check '^A,PushPop,11296,' '^:A,' -r nvtx_gpu_proj_sum "$tmp/old.sqlite"
+	# the domain named by a registered string (textId), its text NULL: 2024 and
+	# later read the string, 2023.4 only the text (none: the range reads bare)
+	python3 - "$h100" "$tmp/reg.sqlite" <<'PY' || { echo "FAIL: cannot build the registered-domain export"; fail=1; }
+import shutil, sqlite3, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+db = sqlite3.connect(sys.argv[2])
+sid = db.execute("SELECT max(id) + 1 FROM StringIds").fetchone()[0]
+db.execute("INSERT INTO StringIds (id, value) VALUES (?, 'LLMreg')", (sid,))
+db.execute("UPDATE NVTX_EVENTS SET text = NULL, textId = ? WHERE eventType = 75", (sid,))
+db.commit()
+PY
+	check '^LLMreg:decode_all,PushPop,' '^LLM:' -r nvtx_gpu_proj_sum "$tmp/reg.sqlite"
+	check '^decode_all,PushPop,' 'LLMreg' -r nvtx_gpu_proj_sum --nsys-version 2023.4 "$tmp/reg.sqlite"
 else
 	echo "FAIL: cannot relabel the export"; fail=1
 fi

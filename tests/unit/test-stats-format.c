@@ -123,7 +123,10 @@ static int32_t S(struct trace *t, const char *s)
 	return strtab_intern(&t->strs, s, strlen(s));
 }
 
-static void add_range(struct trace *t, const char *domain, const char *text, int64_t s, int64_t e)
+/* domain: the domain-create event's text; reg: its registered name (NULL:
+ * none, the text stands in) */
+static void add_range_reg(struct trace *t, const char *domain, const char *reg, const char *text,
+			  int64_t s, int64_t e)
 {
 	struct trace_range *r;
 	char name[128];
@@ -137,11 +140,17 @@ static void add_range(struct trace *t, const char *domain, const char *text, int
 	r->rowid = (int64_t)t->nranges;
 	r->text = text ? S(t, text) : -1;
 	r->domain = domain ? S(t, domain) : -1;
+	r->domain_reg = reg ? S(t, reg) : r->domain;
 	snprintf(name, sizeof(name), "%s%s%s", domain ? domain : "", domain ? ":" : "",
 		 text ? text : "");
 	r->name = text ? S(t, name) : -1;
 	if (e > t->nvtx_max_all)
 		t->nvtx_max_all = t->nvtx_max_range = e;
+}
+
+static void add_range(struct trace *t, const char *domain, const char *text, int64_t s, int64_t e)
+{
+	add_range_reg(t, domain, NULL, text, s, e);
 }
 
 static void test_spelling_nvtx_sum(void **state)
@@ -160,12 +169,16 @@ static void test_spelling_nvtx_sum(void **state)
 	add_range(&t, NULL, "decode", 0, 30);
 	add_range(&t, NULL, NULL, 0, 20); /* no message at all */
 	add_range(&t, "LLM", NULL, 0, 10);
+	/* a domain created with a registered string: 2023.4 reads only the
+	 * event's text (none here: the range reads bare), 2024 on the string */
+	add_range_reg(&t, NULL, "Reg", "step", 0, 5);
 	assert_int_equal(nsysstats_build(&t, "nvtx_sum", &o23, &tbl, &msg, &err), 0);
 	table_write_csv(&tbl, &out);
 	assert_non_null(strstr(out.buf, ",PushPop,LLM:decode\n"));
 	assert_non_null(strstr(out.buf, ",PushPop,decode\n"));
+	assert_non_null(strstr(out.buf, ",PushPop,step\n"));
 	/* 2023.4: a NULL name; both nameless ranges group together */
-	assert_non_null(strstr(out.buf, "\n30.0,30,2,15.0,15.0,10,20,7.1,PushPop,\n"));
+	assert_non_null(strstr(out.buf, "\n28.6,30,2,15.0,15.0,10,20,7.1,PushPop,\n"));
 	table_release(&tbl);
 	strbuf_reset(&out);
 	assert_int_equal(nsysstats_build(&t, "nvtx_sum", &o24, &tbl, &msg, &err), 0);
@@ -174,6 +187,7 @@ static void test_spelling_nvtx_sum(void **state)
 	assert_non_null(strstr(out.buf, ",PushPop,:decode\n"));
 	assert_non_null(strstr(out.buf, ",PushPop,:\n"));
 	assert_non_null(strstr(out.buf, ",PushPop,LLM:\n"));
+	assert_non_null(strstr(out.buf, ",PushPop,Reg:step\n"));
 	assert_null(strstr(out.buf, ",decode\n"));
 	table_release(&tbl);
 	strbuf_release(&msg);
