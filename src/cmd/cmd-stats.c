@@ -95,7 +95,7 @@ static int export_report(const char *rep, char **sqlite, char **tmpdir)
 	strbuf_add(&out, rep, (size_t)(dot - rep));
 	strbuf_addstr(&out, ".sqlite");
 	if (stat(rep, &rs)) {
-		error_print("stats: cannot open '%s': %s", rep, strerror(errno));
+		error_print("cannot open '%s': %s", rep, strerror(errno));
 		code = EXIT_BAD_INPUT;
 		goto out;
 	}

@@ -57,7 +57,12 @@ rc=$?
 	{ echo "FAIL: failing export: exit $rc: $(cat "$tmp/err")"; fail=1; }
 [ ! -s "$tmp/out" ] || { echo "FAIL: failing export printed a report"; fail=1; }
 [ "$(ls "$tmp/work")" = "$(printf 'run.nsys-rep\nrun.sqlite')" ] || { echo "FAIL: files left: $(ls "$tmp/work")"; fail=1; }
-# 5. a folder we cannot write: the export goes to a temporary folder, removed after
+# 5. no such report: exit 5, as for a missing export
+runit "$tmp/work/none.nsys-rep"
+rc=$?
+[ $rc -eq 5 ] && grep -qx "llmprof: error: cannot open '$tmp/work/none.nsys-rep': No such file or directory" "$tmp/err" ||
+	{ echo "FAIL: missing report: exit $rc: $(cat "$tmp/err")"; fail=1; }
+# 6. a folder we cannot write: the export goes to a temporary folder, removed after
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$tmp/ro" && cp "$rep" "$tmp/ro/r.nsys-rep" && chmod 555 "$tmp/ro"
 	TMPDIR=$tmp runit "$tmp/ro/r.nsys-rep" && cmp -s "$tmp/want" "$tmp/out" || { echo "FAIL: read-only folder: $(cat "$tmp/err")"; fail=1; }
@@ -67,7 +72,7 @@ else
 	echo "note: running as root: the read-only folder case is not checked"
 fi
 
-# 6. NVIDIA's nsys exports the real report; both print what nsys stats prints
+# 7. NVIDIA's nsys exports the real report; both print what nsys stats prints
 oracle=$(bash "${LLMPROF_SHARED_DIR:-$src/../shared}/tools/nsight-cli-oracle.sh" 2>/dev/null) && eval "$oracle"
 if [ -x "${NSYS:-}" ]; then
 	mkdir "$tmp/real" && cp "$data/nvtx-cpu-gate-stop.nsys-rep" "$tmp/real/a.nsys-rep"
