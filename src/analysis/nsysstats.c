@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "run/tools.h"
 #include "core/banned.h"
 
 const char *const nsysstats_reports[] = {
@@ -19,6 +20,27 @@ const char *const nsysstats_reports[] = {
     "nvtx_kern_sum",	     "cuda_api_sum", "cuda_gpu_mem_time_sum",
     "cuda_gpu_mem_size_sum", NULL,
 };
+
+static const char *const titles[] = {
+    "CUDA GPU Kernel Summary",		 "NVTX Range Summary", "NVTX GPU Projection Summary",
+    "NVTX Range Kernel Summary",	 "CUDA API Summary",   "CUDA GPU MemOps Summary (by Time)",
+    "CUDA GPU MemOps Summary (by Size)",
+};
+
+const char *nsysstats_title(const char *name)
+{
+	for (size_t i = 0; nsysstats_reports[i]; i++)
+		if (!strcmp(nsysstats_reports[i], name))
+			return titles[i];
+	return NULL;
+}
+
+int nsysstats_spelling(const char *version)
+{
+	int older = tool_version_older(version, 2024, 1);
+
+	return older < 0 ? -1 : older ? NSYS_SPELL_2023 : NSYS_SPELL_2024;
+}
 
 int nsysstats_known(const char *name)
 {
@@ -334,6 +356,33 @@ static const char *rank_name(const int32_t *inv, const struct trace *t, int64_t 
 	return rank < 0 ? NULL : name_of(t, inv[rank]);
 }
 
+/* Range names as the chosen nsys prints them, one per t->ranges[i]: up to
+ * 2023.4 "domain:text", or the bare text in the default domain (NULL when
+ * the text is); from 2024.1 always "domain:text", either part empty when
+ * absent (default-domain "decode" reads ":decode"), and the domain named by
+ * its registered string when it has one. Interns new strings, so call it
+ * before strtab_rank(). */
+static int32_t *range_names(struct trace *t, const struct nsysstats_opts *o)
+{
+	int32_t *names = xmalloc(st_mult(t->nranges + 1, sizeof(*names)));
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < t->nranges; i++) {
+		const struct trace_range *r = &t->ranges[i];
+		const char *d = name_of(t, r->domain_reg), *x = name_of(t, r->text);
+
+		if (!o || o->spelling != NSYS_SPELL_2024) {
+			names[i] = r->name;
+			continue;
+		}
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s:%s", d ? d : "", x ? x : "");
+		names[i] = strtab_intern(&t->strs, sb.buf, sb.len);
+	}
+	strbuf_release(&sb);
+	return names;
+}
+
 static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
 			   struct strbuf *err)
 {
@@ -381,14 +430,14 @@ static const char *style_name(int64_t style)
 	return style < 0 ? NULL : style == TRACE_STARTEND ? "StartEnd" : "PushPop";
 }
 
-static int report_nvtx_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
-			   struct strbuf *err)
+static int report_nvtx_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
+			   struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const extra[] = {"Style", "Range"};
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
-	int32_t *inv;
+	int32_t *inv, *names;
 	int64_t total;
 
 	if (!t->has_strings)
@@ -397,12 +446,13 @@ static int report_nvtx_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		return skip(msg, t, NO_NVTX);
 	if (trace_load(t, TRACE_NVTX, err))
 		return -1;
+	names = range_names(t, o);
 	strtab_rank(&t->strs);
 	gv = xcalloc(t->nranges + 1, sizeof(*gv));
 	for (size_t i = 0; i < t->nranges; i++) {
 		const struct trace_range *r = &t->ranges[i];
 
-		gv[i].k[0] = rank_of(t, r->name);
+		gv[i].k[0] = rank_of(t, names[i]);
 		gv[i].k[1] = r->style;
 		gv[i].v = (r->open ? t->nvtx_max_all : r->end) - r->start;
 	}
@@ -421,6 +471,7 @@ static int report_nvtx_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		table_add_str(tbl, style_name(gv[g[i].lo].k[1]));
 		table_add_str(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
 	}
+	free(names);
 	free(inv);
 	free(g);
 	free(gv);
@@ -567,8 +618,8 @@ static int proj_checks(struct trace *t, int need_kernels, struct strbuf *msg)
 	return 0;
 }
 
-static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
-			   struct strbuf *err)
+static int report_proj_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
+			   struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const cols[] = {
 	    "Range",
@@ -590,7 +641,7 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 	struct gval *gv;
 	struct group *g;
 	size_t ng, n = 0;
-	int32_t *inv;
+	int32_t *inv, *names;
 	int rc = proj_checks(t, 0, msg);
 
 	if (rc)
@@ -598,14 +649,15 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
 		return -1;
 	nvtx_proj_compute(&p, t, 0);
+	names = range_names(t, o);
 	strtab_rank(&t->strs);
 	gv = xcalloc(t->nranges + 1, sizeof(*gv));
 	for (size_t i = 0; i < t->nranges; i++) {
 		const struct trace_range *r = &t->ranges[i];
 
-		if (!p.candidate[i] || !p.nops[i] || r->name < 0)
+		if (!p.candidate[i] || !p.nops[i] || names[i] < 0)
 			continue;
-		gv[n].k[0] = rank_of(t, r->name);
+		gv[n].k[0] = rank_of(t, names[i]);
 		gv[n].k[1] = r->style;
 		gv[n].v = p.proj_end[i] - p.proj_start[i];
 		gv[n].p = (int64_t)i;
@@ -646,6 +698,7 @@ static int report_proj_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		table_add_round1(tbl, (double)g[i].x[2] / n_inst);
 		table_add_round1(tbl, (double)g[i].x[3] / n_inst);
 	}
+	free(names);
 	free(inv);
 	free(g);
 	free(gv);
@@ -664,8 +717,8 @@ static int64_t count_distinct(int64_t *v, size_t n)
 	return c;
 }
 
-static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
-				struct strbuf *err)
+static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
+				struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const cols[] = {
 	    "NVTX Range", "Style",	     "PID",	    "TID",	"NVTX Inst",
@@ -676,7 +729,7 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 	struct gval *gv;
 	struct group *g;
 	size_t ng, n;
-	int32_t *inv;
+	int32_t *inv, *names;
 	int64_t *tmp;
 	int rc = proj_checks(t, 1, msg);
 
@@ -685,6 +738,7 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
 		return -1;
 	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
+	names = range_names(t, o);
 	strtab_rank(&t->strs);
 	gv = xcalloc(p.npairs + 1, sizeof(*gv));
 	n = 0;
@@ -700,7 +754,7 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 		/* GROUP BY pid, tid, name, style, kernel name; NULL sorts first. */
 		gv[n].k[0] = pp->call >= 0 ? trace_pid(gtid) : -1;
 		gv[n].k[1] = pp->call >= 0 ? trace_tid(gtid) : -1;
-		gv[n].k[2] = r ? rank_of(t, r->name) : -1;
+		gv[n].k[2] = r ? rank_of(t, names[pp->range]) : -1;
 		gv[n].k[3] = r ? r->style : -1;
 		gv[n].k[4] = rank_of(t, k->name);
 		gv[n].v = k->end - k->start;
@@ -748,6 +802,7 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 		add_dur_stats(tbl, &g[i].s);
 		table_add_str(tbl, rank_name(inv, t, k[4]));
 	}
+	free(names);
 	free(inv);
 	free(g);
 	free(gv);
@@ -755,17 +810,17 @@ static int report_nvtx_kern_sum(struct trace *t, struct table *tbl, struct strbu
 	return 0;
 }
 
-int nsysstats_build(struct trace *t, const char *name, struct table *tbl, struct strbuf *msg,
-		    struct strbuf *err)
+int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_opts *o,
+		    struct table *tbl, struct strbuf *msg, struct strbuf *err)
 {
 	if (!strcmp(name, "cuda_gpu_kern_sum"))
 		return report_kern_sum(t, tbl, msg, err);
 	if (!strcmp(name, "nvtx_sum"))
-		return report_nvtx_sum(t, tbl, msg, err);
+		return report_nvtx_sum(t, o, tbl, msg, err);
 	if (!strcmp(name, "nvtx_gpu_proj_sum"))
-		return report_proj_sum(t, tbl, msg, err);
+		return report_proj_sum(t, o, tbl, msg, err);
 	if (!strcmp(name, "nvtx_kern_sum"))
-		return report_nvtx_kern_sum(t, tbl, msg, err);
+		return report_nvtx_kern_sum(t, o, tbl, msg, err);
 	if (!strcmp(name, "cuda_api_sum"))
 		return report_api_sum(t, tbl, msg, err);
 	if (!strcmp(name, "cuda_gpu_mem_time_sum"))

@@ -17,11 +17,30 @@
 extern const char *const nsysstats_reports[];
 int nsysstats_known(const char *name);
 
+/* Its title in nsys's column output ("CUDA GPU Kernel Summary"), or NULL
+ * for an unknown report. */
+const char *nsysstats_title(const char *name);
+
+/* How nsys spells NVTX range names in nvtx_sum, nvtx_gpu_proj_sum and
+ * nvtx_kern_sum. Up to 2023.4 a default-domain range is its bare message
+ * ("decode"); from 2024.1 the reports build every name as
+ * "<domain>:<message>", so it reads ":decode". Named domains print
+ * "LLM:decode" in both. */
+enum nsys_spelling { NSYS_SPELL_2023 = 0, NSYS_SPELL_2024 = 1 };
+/* The spelling of nsys version ("2025.3.2.0", "2023.4"), or -1 when it does
+ * not start with YYYY.M. Pure. */
+int nsysstats_spelling(const char *version);
+
+struct nsysstats_opts {
+	enum nsys_spelling spelling;
+};
+
 /* Builds report name from t into tbl (initialised here; caller releases
- * it unless the return is not 0). Returns 0, 1 when nsys would print
- * "SKIPPED: <msg>" (msg set, tbl untouched), or -1 on a read error (err). */
-int nsysstats_build(struct trace *t, const char *name, struct table *tbl, struct strbuf *msg,
-		    struct strbuf *err);
+ * it unless the return is not 0), spelled as opts says (NULL: 2023.4).
+ * Returns 0, 1 when nsys would print "SKIPPED: <msg>" (msg set, tbl
+ * untouched), or -1 on a read error (err). */
+int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_opts *opts,
+		    struct table *tbl, struct strbuf *msg, struct strbuf *err);
 
 /* Summary statistics of a group of integer values, computed like nsys's
  * SQL aggregates (sample standard deviation; median of an even count is

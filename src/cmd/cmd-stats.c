@@ -1,35 +1,51 @@
 /* cmd-stats.c: `llmprof stats`, the reports of `nsys stats` from an nsys
- * SQLite export or an llmprof trace.sqlite. docs/stats.md documents them. */
+ * SQLite export, an nsys report (exported with `nsys export` first) or an
+ * llmprof trace.sqlite. docs/stats.md documents them. */
+#include <errno.h>
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/nsysstats.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/util.h"
 #include "core/xalloc.h"
 #include "report/table.h"
 #include "trace/trace.h"
+#include "vendor/nsys.h"
 #include "core/banned.h"
 
 static const char *opt_reports;
 static const char *opt_format;
 static const char *opt_output;
+static const char *opt_nsys_version;
 
 static const struct opt opts[] = {
     {"report", 'r', OPT_STRING, &opt_reports, "REPORT[,REPORT...]",
      "reports to run (default: nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,"
      "cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum)",
      0, 0},
-    {"format", 'f', OPT_STRING, &opt_format, "csv|md|json",
-     "output format (default csv; csv matches `nsys stats -f csv`)", 0, 0},
+    {"format", 'f', OPT_STRING, &opt_format, "column|csv|md|json",
+     "output format (default: column on a terminal, else csv; both match `nsys stats`)", 0, 0},
     {"output", 'o', OPT_STRING, &opt_output, "BASE",
-     "write each report to BASE_<report>.<format> instead of stdout", 0, 0},
+     "write each report to BASE_<report>.<txt|csv|md|json> instead of stdout", 0, 0},
+    {"nsys-version", 0, OPT_STRING, &opt_nsys_version, "auto|YYYY.M",
+     "spell NVTX range names as that nsys version does (default auto: the version "
+     "that wrote the export; 2023.4 for other files)",
+     0, 0},
     OPT_END_MARK,
 };
 
 static const char *const default_reports =
     "nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum";
+
+/* How long `nsys export` may take on a large report. */
+#define EXPORT_TIMEOUT_MS (30ull * 60 * 1000)
 
 static void render(const struct table *tbl, const char *fmt, struct strbuf *out)
 {
@@ -41,23 +57,181 @@ static void render(const struct table *tbl, const char *fmt, struct strbuf *out)
 		table_write_csv(tbl, out);
 }
 
+/* The thousands separator and grouping of the user's LC_NUMERIC, which nsys's
+ * column writer uses (none in the C locale, "," every 3 digits in en_US).
+ * LC_NUMERIC goes back to "C" at once: every other number llmprof prints
+ * must not change with the locale. */
+static void numeric_locale(struct strbuf *sep, struct strbuf *grouping)
+{
+	const struct lconv *lc;
+
+	if (!setlocale(LC_NUMERIC, ""))
+		return;
+	lc = localeconv();
+	strbuf_addstr(sep, lc->thousands_sep ? lc->thousands_sep : "");
+	strbuf_addstr(grouping, lc->grouping ? lc->grouping : "");
+	setlocale(LC_NUMERIC, "C");
+}
+
+static int is_report_file(const char *path)
+{
+	return ends_with(path, ".nsys-rep") || ends_with(path, ".qdrep");
+}
+
+/* The export of report rep: X.nsys-rep -> X.sqlite beside it, as `nsys
+ * stats` does; an export at least as new as the report is reused. When
+ * that folder is not writable, the export goes to a temporary folder
+ * (*tmpdir, removed by the caller). Sets *sqlite (owned). 0, or an exit
+ * code after printing the error. */
+static int export_report(const char *rep, char **sqlite, char **tmpdir)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, tmp = STRBUF_INIT, dir = STRBUF_INIT;
+	struct nsys_step step = NSYS_STEP_INIT;
+	struct stat rs, ss;
+	const char *dot = strrchr(rep, '.'), *slash = strrchr(rep, '/');
+	char *nsys = NULL;
+	int code = EXIT_OK;
+
+	strbuf_add(&out, rep, (size_t)(dot - rep));
+	strbuf_addstr(&out, ".sqlite");
+	if (stat(rep, &rs)) {
+		error_print("cannot open '%s': %s", rep, strerror(errno));
+		code = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (!stat(out.buf, &ss) && S_ISREG(ss.st_mode) &&
+	    (ss.st_mtim.tv_sec > rs.st_mtim.tv_sec || (ss.st_mtim.tv_sec == rs.st_mtim.tv_sec &&
+						       ss.st_mtim.tv_nsec >= rs.st_mtim.tv_nsec))) {
+		*sqlite = strbuf_detach(&out, NULL);
+		goto out;
+	}
+	nsys = nsys_find(NULL, &err);
+	if (!nsys) {
+		error_print("stats: '%s' is an nsys report and nsys is needed to export it "
+			    "(%s); or give its SQLite export (nsys export --type sqlite)",
+			    rep, err.buf);
+		code = EXIT_TOOL_MISSING;
+		goto out;
+	}
+	if (slash)
+		strbuf_add(&dir, rep, (size_t)(slash - rep));
+	else
+		strbuf_addch(&dir, '.');
+	if (access(dir.buf, W_OK)) {
+		const char *td = getenv("TMPDIR");
+
+		strbuf_addf(&tmp, "%s/llmprof-stats-XXXXXX", td && *td ? td : "/tmp");
+		if (!mkdtemp(tmp.buf)) {
+			error_print("stats: cannot create a folder for the export of '%s' (%s is "
+				    "not writable): %s",
+				    rep, dir.buf, strerror(errno));
+			code = EXIT_IO;
+			goto out;
+		}
+		*tmpdir = xstrdup(tmp.buf);
+		strbuf_reset(&out);
+		strbuf_addf(&out, "%s/%s", tmp.buf, slash ? slash + 1 : rep);
+		strbuf_setlen(&out, out.len - strlen(dot));
+		strbuf_addstr(&out, ".sqlite");
+		strbuf_reset(&tmp);
+		strbuf_addstr(&tmp, out.buf);
+	} else {
+		/* a temporary name, renamed once whole: never a half export */
+		strbuf_add(&tmp, out.buf, out.len - strlen(".sqlite"));
+		strbuf_addf(&tmp, ".tmp.%ld.sqlite", (long)getpid());
+	}
+	fprintf(stderr, "Generating SQLite file %s from %s\n", out.buf, rep);
+	if (nsys_step_export(nsys, rep, tmp.buf, EXPORT_TIMEOUT_MS, &step, &err)) {
+		error_print("stats: %s", err.buf);
+		code = EXIT_TOOL_MISSING;
+		goto out;
+	}
+	if (!step.ok) {
+		error_print("stats: cannot export '%s': %s", rep, step.message.buf);
+		unlink(tmp.buf);
+		code = EXIT_STEP_FAILED;
+		goto out;
+	}
+	if (strcmp(tmp.buf, out.buf) && rename(tmp.buf, out.buf)) {
+		error_print("stats: cannot rename '%s' to '%s': %s", tmp.buf, out.buf,
+			    strerror(errno));
+		unlink(tmp.buf);
+		code = EXIT_IO;
+		goto out;
+	}
+	*sqlite = strbuf_detach(&out, NULL);
+out:
+	free(nsys);
+	nsys_step_release(&step);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	strbuf_release(&tmp);
+	strbuf_release(&dir);
+	return code;
+}
+
+/* --nsys-version, or the version that wrote t (EXPORT_PRODUCT_VERSION of an
+ * nsys export); anything else is spelled as 2023.4, which llmprof's own
+ * traces follow. */
+static int pick_spelling(const struct trace *t, struct nsysstats_opts *o)
+{
+	static const char nvidia[] = "NVIDIA Nsight Systems ";
+
+	o->spelling = NSYS_SPELL_2023;
+	if (opt_nsys_version && strcmp(opt_nsys_version, "auto")) {
+		int sp = nsysstats_spelling(opt_nsys_version);
+
+		if (sp < 0) {
+			error_print("stats: --nsys-version '%s' is not a version like 2025.3 "
+				    "(or auto)",
+				    opt_nsys_version);
+			return EXIT_USAGE;
+		}
+		o->spelling = (enum nsys_spelling)sp;
+		return EXIT_OK;
+	}
+	if (t && t->producer && starts_with(t->producer, nvidia)) {
+		int sp = nsysstats_spelling(t->producer + strlen(nvidia));
+
+		if (sp >= 0)
+			o->spelling = (enum nsys_spelling)sp;
+	}
+	return EXIT_OK;
+}
+
 static int cmd_stats_exec(struct cmd_ctx *ctx)
 {
-	const char *fmt = opt_format ? opt_format : "csv";
+	/* nsys: column on the console, csv into files; we keep csv in pipes
+	 * too, so scripts reading our stdout see the same bytes as before */
+	const char *fmt = opt_format ? opt_format : !opt_output && isatty(1) ? "column" : "csv";
 	const char *list = opt_reports ? opt_reports : default_reports;
+	const char *ext;
 	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, out = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf sep = STRBUF_INIT, grouping = STRBUF_INIT;
+	struct table_column_opts copts;
+	struct nsysstats_opts sopts;
 	struct trace t;
-	char *names = NULL, *save = NULL;
-	int code = EXIT_OK, printed = 0, opened = 0, nreports = 0;
+	char *names = NULL, *save = NULL, *sqlite = NULL, *tmpdir = NULL;
+	int code = EXIT_OK, printed = 0, opened = 0, nreports = 0, column;
 
 	if (ctx->argc != 1) {
-		error_print("stats: expected one FILE.sqlite (see 'llmprof stats --help')");
+		error_print("stats: expected one FILE.sqlite or FILE.nsys-rep (see 'llmprof stats "
+			    "--help')");
 		return EXIT_USAGE;
 	}
-	if (strcmp(fmt, "csv") && strcmp(fmt, "md") && strcmp(fmt, "json")) {
-		error_print("stats: unknown format '%s' (csv, md or json)", fmt);
+	if (strcmp(fmt, "column") && strcmp(fmt, "csv") && strcmp(fmt, "md") &&
+	    strcmp(fmt, "json")) {
+		error_print("stats: unknown format '%s' (column, csv, md or json)", fmt);
 		return EXIT_USAGE;
 	}
+	column = !strcmp(fmt, "column");
+	if (column)
+		numeric_locale(&sep, &grouping);
+	copts.thousands_sep = sep.buf;
+	copts.grouping = grouping.buf;
+	ext = column ? "txt" : fmt;
+	if ((code = pick_spelling(NULL, &sopts)))
+		return code;
 	names = xstrdup(list);
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		nreports++;
@@ -78,30 +252,41 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	}
 	free(names);
 	names = xstrdup(list);
-	if (trace_open(&t, ctx->argv[0], &err)) {
+	if (is_report_file(ctx->argv[0]) && (code = export_report(ctx->argv[0], &sqlite, &tmpdir)))
+		goto cleanup;
+	if (trace_open(&t, sqlite ? sqlite : ctx->argv[0], &err)) {
 		error_print("%s", err.buf);
 		code = EXIT_BAD_INPUT;
 		opened = 1;
 		goto cleanup;
 	}
 	opened = 1;
+	pick_spelling(&t, &sopts);
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		struct table tbl;
 		int rc;
 
 		strbuf_reset(&msg);
-		rc = nsysstats_build(&t, r, &tbl, &msg, &err);
+		strbuf_reset(&out);
+		rc = nsysstats_build(&t, r, &sopts, &tbl, &msg, &err);
 		if (rc < 0) {
 			error_print("%s", err.buf);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
 		if (rc > 0) {
-			/* nsys says this on stdout; we keep stdout for data. */
-			fprintf(stderr, "SKIPPED: %s\n", msg.buf);
+			/* nsys says this on stdout; in csv, md and json we keep
+			 * stdout for data, in column (for people) we print it as
+			 * nsys does. */
+			if (!column || opt_output) {
+				fprintf(stderr, "SKIPPED: %s\n", msg.buf);
+				continue;
+			}
+			strbuf_addf(&out, "SKIPPED: %s\n\n", msg.buf);
+			fwrite(out.buf, 1, out.len, stdout);
 			continue;
 		}
-		if (!tbl.nrows) {
+		if (!tbl.nrows && !column) {
 			/* nsys prints nothing at all then, not even the header. */
 			fprintf(stderr,
 				"NO DATA: %s: Report was successfully run, but no data was "
@@ -110,12 +295,21 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 			table_release(&tbl);
 			continue;
 		}
-		strbuf_reset(&out);
-		render(&tbl, fmt, &out);
+		if (column) {
+			strbuf_addf(&out, "\n ** %s (%s):\n\n", nsysstats_title(r), r);
+			if (tbl.nrows)
+				table_write_column(&tbl, &copts, &out);
+			else
+				strbuf_addstr(&out, "Report was successfully run, but no data was "
+						    "returned.\n");
+			strbuf_addch(&out, '\n');
+		} else {
+			render(&tbl, fmt, &out);
+		}
 		table_release(&tbl);
 		if (opt_output) {
 			strbuf_reset(&path);
-			strbuf_addf(&path, "%s_%s.%s", opt_output, r, fmt);
+			strbuf_addf(&path, "%s_%s.%s", opt_output, r, ext);
 			if (write_file_atomic(path.buf, out.buf, out.len, &err)) {
 				error_print("%s", err.buf);
 				code = EXIT_IO;
@@ -123,7 +317,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 			}
 			fprintf(stderr, "wrote %s\n", path.buf);
 		} else {
-			if (printed++)
+			if (printed++ && !column)
 				fputc('\n', stdout);
 			fwrite(out.buf, 1, out.len, stdout);
 		}
@@ -131,23 +325,39 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 cleanup:
 	if (opened)
 		trace_close(&t);
+	if (tmpdir) {
+		if (sqlite)
+			unlink(sqlite);
+		rmdir(tmpdir);
+	}
+	free(tmpdir);
+	free(sqlite);
 	free(names);
 	strbuf_release(&err);
 	strbuf_release(&msg);
 	strbuf_release(&out);
 	strbuf_release(&path);
+	strbuf_release(&sep);
+	strbuf_release(&grouping);
 	return code;
 }
 
 const struct cmd_entry cmd_stats_entry = {
     .name = "stats",
-    .usage = "[-r REPORT[,REPORT...]] [-f csv|md|json] [-o BASE] FILE.sqlite",
+    .usage = "[-r REPORT[,REPORT...]] [-f column|csv|md|json] [-o BASE] [--nsys-version V] "
+	     "FILE.sqlite|FILE.nsys-rep",
     .summary = "nsys-compatible summaries (kernels, NVTX, GPU projection, API, memory)",
-    .description = "Reads an nsys SQLite export (nsys export --type sqlite) or an llmprof\n"
-		   "trace.sqlite and prints the reports of `nsys stats` with the same columns,\n"
-		   "rows and numbers (-f csv is byte-compatible with nsys 2023.4.4). A report\n"
-		   "whose data is absent prints 'SKIPPED: ...' on stderr, as nsys does, and\n"
-		   "is not an error. A file that is not a readable export exits with 5.",
+    .description =
+	"Reads an nsys SQLite export (nsys export --type sqlite), an nsys report\n"
+	"(.nsys-rep: exported first with nsys, to FILE.sqlite beside it, reused while\n"
+	"newer than the report) or an llmprof trace.sqlite, and prints the reports of\n"
+	"`nsys stats` with the same columns, rows and numbers: -f column (the default\n"
+	"on a terminal) and -f csv (the default otherwise) are byte-compatible with nsys\n"
+	"2023.4.4. NVTX range names are spelled as the nsys that wrote the export\n"
+	"spells them (2024.1 and later: ':decode' in the default domain). A report\n"
+	"whose data is absent prints 'SKIPPED: ...' as nsys does (on stderr except in\n"
+	"column format) and is not an error. A file that is not a readable export\n"
+	"exits with 5; a report without nsys to export it, with 4.",
     .opts = opts,
     .exec = cmd_stats_exec,
 };

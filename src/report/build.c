@@ -58,8 +58,9 @@ struct report_analysis {
 	char *path;	   /* the trace analyzed; NULL = none */
 	const char *state; /* "ok", "failed", "skipped" (static) */
 	struct strbuf msg;
-	int have_trace, have_tl, have_csv;
+	int have_trace, have_tl, have_csv, have_gpu;
 	struct trace trace;
+	struct trace_gpu gpu; /* TARGET_INFO_GPU, when have_gpu */
 	struct timeline tl;
 	struct strtab csv_strs;
 	struct kernel_summary csv_kernels;
@@ -404,6 +405,33 @@ static void fill_csv_kernels(struct report_model *m, const struct report_analysi
 	}
 }
 
+/* The GPU from the trace's TARGET_INFO_GPU, when nothing (no env.json, or
+ * one without a GPU) named it: name, SMs, compute capability, max SM clock
+ * and memory, so that peaks, MFU and the roofline work on a bare export.
+ * Returns the bandwidth it records in GB/s (0 = none): peaks use it for a
+ * GPU the datasheet table does not know. */
+static double fill_env_from_trace(struct report_model *m, const struct report_analysis *a)
+{
+	const struct trace_gpu *g = &a->gpu;
+	char cc[32];
+
+	if (!a->have_gpu || m->env.gpu_name)
+		return 0;
+	report_set_str(&m->env.gpu_name, g->name);
+	m->env.sm_count = g->sm_count > 0 ? g->sm_count : 0;
+	if (g->cc_major >= 0 && g->cc_minor >= 0) {
+		snprintf(cc, sizeof(cc), "%d.%d", g->cc_major, g->cc_minor);
+		report_set_str(&m->env.compute_capability, cc);
+	}
+	if (g->clock_hz > 0)
+		m->env.sm_clock_mhz = rnum_of((double)g->clock_hz / 1e6);
+	if (g->total_memory > 0)
+		m->env.gpu_memory_gib = rnum_of((double)g->total_memory / (1024.0 * 1024 * 1024));
+	report_model_add_note(m, "GPU from the trace's TARGET_INFO_GPU (no env.json names one)%s",
+			      g->ngpus > 1 ? ": the one its kernels ran on" : "");
+	return g->mem_bw_bps > 0 ? (double)g->mem_bw_bps / 1e9 : 0;
+}
+
 /* Fills the model from a finished analysis. */
 static void fill_from_analysis(struct report_model *m, const struct report_analysis *a)
 {
@@ -434,6 +462,7 @@ void report_analysis_free(struct report_analysis *a)
 		timeline_release(&a->tl);
 	if (a->have_trace)
 		trace_close(&a->trace);
+	trace_gpu_release(&a->gpu);
 	kernel_summary_release(&a->csv_kernels);
 	strtab_release(&a->csv_strs);
 	for (int r = 0; r < STAGE_NROLES; r++)
@@ -484,6 +513,11 @@ void report_analysis_run(struct report_analysis *a, const char *path, const stru
 	if (timeline_build(&a->tl, &a->trace, &a->stages, &err))
 		goto out;
 	a->have_tl = 1;
+	/* the device, for a report without env.json; a damaged table only
+	 * costs the peaks */
+	strbuf_reset(&err);
+	a->have_gpu = trace_gpu_info(&a->trace, &a->gpu, &err) > 0 && a->gpu.name;
+	strbuf_reset(&err);
 	strbuf_addf(&a->msg, "%zu kernels, %zu memory operations, %zu operators", a->tl.nkernels,
 		    a->tl.nmemops, a->tl.nops);
 	ret = 0;
@@ -1221,7 +1255,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		strbuf_reset(&e);
 	}
 	if (m->env.device == REPORT_DEVICE_GPU)
-		peaks_load(m, o->cfg, 0);
+		peaks_load(m, o->cfg, fill_env_from_trace(m, a));
 	else
 		report_model_add_note(m,
 				      "the built-in workload ran on the %s, so GPU peaks, MFU "

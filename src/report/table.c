@@ -1,5 +1,6 @@
 /* table.c: text tables and their csv/markdown/json writers, with nsys's
  * number formatting (SQLite round() + Python repr()). */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,158 @@ void table_write_json(const struct table *t, struct strbuf *out)
 		strbuf_addstr(out, "  }");
 	}
 	strbuf_addstr(out, t->nrows ? "\n]\n" : "]\n");
+}
+
+/* Characters (UTF-8 code points) in the first len bytes of s. */
+static size_t utf8_chars(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Bytes of the first n characters of s. */
+static size_t utf8_prefix(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (; s[i] && n; n--)
+		for (i++; ((unsigned char)s[i] & 0xC0) == 0x80; i++)
+			;
+	return i;
+}
+
+/* A number as nsys's column writer shows it: the integer part grouped with
+ * sep (C's grouping string: group sizes from the right, the last repeated,
+ * CHAR_MAX ends grouping). Anything but [-]digits[.digits] is left as is. */
+static void group_number(struct strbuf *sb, const char *s, const char *sep, const char *grouping)
+{
+	const char *p = s + (*s == '-'), *e = p, *g = grouping;
+	size_t ndig, left, size;
+	char *marks;
+
+	while (*e >= '0' && *e <= '9')
+		e++;
+	ndig = (size_t)(e - p);
+	if (!sep || !*sep || !grouping || !*grouping || *grouping <= 0 || !ndig ||
+	    (*e && (*e != '.' || !e[1] || e[1 + strspn(e + 1, "0123456789")]))) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	/* mark the digits a separator goes before, from the right */
+	marks = xcalloc(ndig + 1, 1);
+	left = ndig;
+	size = (size_t)*g;
+	while (size > 0 && left > size) {
+		left -= size;
+		marks[left] = 1;
+		if (g[1] == CHAR_MAX)
+			break;
+		if (g[1])
+			g++;
+		size = *g > 0 ? (size_t)*g : 0;
+	}
+	if (*s == '-')
+		strbuf_addch(sb, '-');
+	for (size_t i = 0; i < ndig; i++) {
+		if (marks[i])
+			strbuf_addstr(sb, sep);
+		strbuf_addch(sb, p[i]);
+	}
+	strbuf_addstr(sb, e);
+	free(marks);
+}
+
+/* s cut to width characters, the last an ellipsis (U+2026), when longer. */
+static void clip(struct strbuf *sb, size_t width)
+{
+	if (!width || utf8_chars(sb->buf, sb->len) <= width)
+		return;
+	strbuf_setlen(sb, utf8_prefix(sb->buf, width - 1));
+	strbuf_addstr(sb, "\xe2\x80\xa6");
+}
+
+static void column_cell(const struct table *t, size_t row, size_t col,
+			const struct table_column_opts *o, struct strbuf *sb)
+{
+	const char *s = table_cell(t, row, col);
+
+	strbuf_reset(sb);
+	if (!s)
+		return;
+	if (t->kinds[col] == TABLE_NUM && o)
+		group_number(sb, s, o->thousands_sep, o->grouping);
+	else
+		strbuf_addstr(sb, s);
+}
+
+static void pad(struct strbuf *out, size_t n)
+{
+	while (n--)
+		strbuf_addch(out, ' ');
+}
+
+void table_write_column(const struct table *t, const struct table_column_opts *o,
+			struct strbuf *out)
+{
+	size_t *width = xcalloc(t->ncols + 1, sizeof(*width));
+	size_t scan = t->nrows < TABLE_COLUMN_AUTOLINES ? t->nrows : TABLE_COLUMN_AUTOLINES;
+	struct strbuf cell = STRBUF_INIT;
+
+	/* widths from the header and the first rows only, at most COLMAX */
+	for (size_t c = 0; c < t->ncols; c++) {
+		width[c] = utf8_chars(t->names[c], strlen(t->names[c]));
+		for (size_t r = 0; r < scan; r++) {
+			column_cell(t, r, c, o, &cell);
+			if (utf8_chars(cell.buf, cell.len) > width[c])
+				width[c] = utf8_chars(cell.buf, cell.len);
+		}
+		if (width[c] > TABLE_COLUMN_MAX)
+			width[c] = TABLE_COLUMN_MAX;
+	}
+	/* header: centred, the odd space on the right */
+	for (size_t c = 0; c < t->ncols; c++) {
+		size_t marg;
+
+		strbuf_reset(&cell);
+		strbuf_addstr(&cell, t->names[c]);
+		clip(&cell, width[c]);
+		marg = width[c] - utf8_chars(cell.buf, cell.len);
+		strbuf_addstr(out, c ? "  " : " ");
+		pad(out, marg / 2);
+		strbuf_add(out, cell.buf, cell.len);
+		pad(out, marg - marg / 2);
+	}
+	strbuf_addch(out, '\n');
+	for (size_t c = 0; c < t->ncols; c++) {
+		strbuf_addstr(out, c ? "  " : " ");
+		for (size_t i = 0; i < width[c]; i++)
+			strbuf_addch(out, '-');
+	}
+	strbuf_addch(out, '\n');
+	/* text left-aligned (padded even in the last column), numbers right;
+	 * anything wider than its column is clipped on the right */
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			size_t marg;
+
+			column_cell(t, r, c, o, &cell);
+			clip(&cell, width[c]);
+			marg = width[c] - utf8_chars(cell.buf, cell.len);
+			strbuf_addstr(out, c ? "  " : " ");
+			if (t->kinds[c] == TABLE_NUM)
+				pad(out, marg);
+			strbuf_add(out, cell.buf, cell.len);
+			if (t->kinds[c] != TABLE_NUM)
+				pad(out, marg);
+		}
+		strbuf_addch(out, '\n');
+	}
+	strbuf_release(&cell);
+	free(width);
 }
 
 double nsys_round(double x, int ndigits)

@@ -1,6 +1,7 @@
 /* table.h: a small text table (header + rows of cells) and its writers in
- * the formats `nsys stats` speaks: csv (byte-compatible with nsys 2023.4.4
- * -f csv), markdown and json. Also the number formatting nsys uses.
+ * the formats `nsys stats` speaks: csv and column (byte-compatible with
+ * nsys 2023.4.4 -f csv and -f column), markdown and json. Also the number
+ * formatting nsys uses.
  *
  * A table owns every cell it holds; table_release() frees them. Cells are
  * appended row by row; a NULL cell prints as empty (csv/md) or null (json). */
@@ -51,6 +52,21 @@ const char *table_cell(const struct table *t, size_t row, size_t col);
 void table_write_csv(const struct table *t, struct strbuf *out);
 void table_write_md(const struct table *t, struct strbuf *out);
 void table_write_json(const struct table *t, struct strbuf *out);
+/* nsys stats -f column (2023.4.4, its defaults autolines=100 and
+ * colmax=100): a space, then the columns two spaces apart, each as wide as
+ * its widest cell among the header and the first TABLE_COLUMN_AUTOLINES rows,
+ * at most TABLE_COLUMN_MAX characters; headers centred over a line of
+ * dashes; text cells left-aligned and padded, numbers right-aligned and
+ * grouped like the locale's numbers, NULL blank. A cell wider than its
+ * column is cut on the right, its last character an ellipsis (U+2026). */
+#define TABLE_COLUMN_AUTOLINES 100
+#define TABLE_COLUMN_MAX 100
+struct table_column_opts {
+	const char *thousands_sep; /* NULL or "": no grouping (C locale) */
+	const char *grouping;	   /* localeconv()->grouping, e.g. "\3" */
+};
+void table_write_column(const struct table *t, const struct table_column_opts *opts,
+			struct strbuf *out);
 
 /* Number formatting, exposed for tests. */
 /* SQLite's round(x, n) (nsys computes its rounded columns in SQL). */

@@ -270,10 +270,10 @@ static int load_strings(struct trace *t, struct strbuf *err)
 static int load_kernels(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {
-	    "!start",	     "!end",	  "correlationId", "globalPid",
-	    "demangledName", "shortName", "deviceId",	   "contextId",
-	    "streamId",	     "gridX",	  "gridY",	   "gridZ",
-	    "blockX",	     "blockY",	  "blockZ",	   "registersPerThread",
+	    "!start",	     "!end",	    "correlationId", "globalPid",
+	    "demangledName", "shortName",   "deviceId",	     "contextId",
+	    "streamId",	     "gridX",	    "gridY",	     "gridZ",
+	    "blockX",	     "blockY",	    "blockZ",	     "registersPerThread",
 	    "graphNodeId",   "mangledName",
 	};
 	sqlite3_stmt *st = NULL;
@@ -412,7 +412,8 @@ static int load_calls(struct trace *t, struct strbuf *err)
 
 struct domain_row {
 	int64_t id, gtid, start;
-	int32_t name;
+	int32_t name;	 /* text */
+	int32_t regname; /* the registered string (textId), else text */
 };
 
 static int load_nvtx(struct trace *t, struct strbuf *err)
@@ -452,6 +453,9 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 			doms[ndoms].name =
 			    s ? strtab_intern(&t->strs, s, (size_t)sqlite3_column_bytes(st, 6))
 			      : -1;
+			doms[ndoms].regname = sid_lookup(t, st, 7);
+			if (doms[ndoms].regname < 0)
+				doms[ndoms].regname = doms[ndoms].name;
 			ndoms++;
 			continue;
 		}
@@ -474,7 +478,7 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 		r->cross_thread = sqlite3_column_type(st, 5) != SQLITE_NULL;
 		r->text = text;
 		r->domain_id = col_i64(st, 8, -1);
-		r->domain = -1;
+		r->domain = r->domain_reg = -1;
 		r->name = text;
 		r->style = (type == 60 || type == 71) ? TRACE_STARTEND : TRACE_PUSHPOP;
 	}
@@ -493,7 +497,10 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 			if (!best || doms[d].start < best->start)
 				best = &doms[d];
 		}
-		if (!best || best->name < 0)
+		if (!best)
+			continue;
+		r->domain_reg = best->regname;
+		if (best->name < 0)
 			continue;
 		r->domain = best->name;
 		if (r->text < 0) {
@@ -511,6 +518,80 @@ cleanup:
 	strbuf_release(&nm);
 	free(doms);
 	return ret;
+}
+
+/* The deviceId most loaded kernels have; -1 when none is known. */
+static int64_t busiest_device(const struct trace *t)
+{
+	int64_t best = -1;
+	size_t best_n = 0;
+
+	for (size_t i = 0; i < t->nkernels; i++) {
+		int32_t d = t->kernels[i].device;
+		size_t n = 0;
+
+		if (d < 0 || d == best)
+			continue;
+		for (size_t j = 0; j < t->nkernels; j++)
+			n += t->kernels[j].device == d;
+		if (n > best_n) {
+			best = d;
+			best_n = n;
+		}
+		if (best_n * 2 > t->nkernels)
+			break; /* a majority: no other device can have more */
+	}
+	return best;
+}
+
+int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err)
+{
+	static const char *const cols[] = {
+	    "!id",	   "name",	   "smCount",	  "clockRate", "memoryBandwidth",
+	    "totalMemory", "computeMajor", "computeMinor"};
+	sqlite3_stmt *st = NULL;
+	int64_t want = (t->loaded & TRACE_KERNELS) ? busiest_device(t) : -1;
+	int rc, picked = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->cc_major = g->cc_minor = -1;
+	if (!trace_has_table(t, "TARGET_INFO_GPU"))
+		return 0;
+	if (select_cols(t, "TARGET_INFO_GPU", cols, ARRAY_SIZE(cols), &st, err))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		g->ngpus++;
+		/* the device the kernels ran on wins; else the lowest id */
+		if (picked && (g->id == want || (id != want && id > g->id)))
+			continue;
+		picked = 1;
+		free(g->name);
+		g->name = name && *name ? xstrdup(name) : NULL;
+		g->id = id;
+		g->sm_count = (int)col_i64(st, 2, 0);
+		g->clock_hz = col_i64(st, 3, 0);
+		g->mem_bw_bps = col_i64(st, 4, 0);
+		g->total_memory = col_i64(st, 5, 0);
+		g->cc_major = (int)col_i64(st, 6, -1);
+		g->cc_minor = (int)col_i64(st, 7, -1);
+	}
+	if (rc != SQLITE_DONE) {
+		db_error(t, err, "TARGET_INFO_GPU");
+		sqlite3_finalize(st);
+		trace_gpu_release(g);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return picked;
+}
+
+void trace_gpu_release(struct trace_gpu *g)
+{
+	free(g->name);
+	memset(g, 0, sizeof(*g));
 }
 
 int trace_open(struct trace *t, const char *path, struct strbuf *err)

@@ -42,7 +42,7 @@ struct trace_kernel {
 	int64_t graph_node; /* graphNodeId, -1 when not launched from a graph */
 	int32_t name;	    /* demangledName */
 	int32_t short_name;
-	int32_t mangled;    /* mangledName; -1 when the export has none */
+	int32_t mangled; /* mangledName; -1 when the export has none */
 	int32_t device, context, stream;
 	int32_t grid[3], block[3];
 	int32_t regs;
@@ -76,6 +76,7 @@ struct trace_range {
 	int32_t name;	      /* "domain:text" or "text" (default domain), as nsys prints it */
 	int32_t text;	      /* the message alone */
 	int32_t domain;	      /* domain name, -1 for the default domain */
+	int32_t domain_reg;   /* the domain's registered name (textId), else domain */
 	uint8_t style;	      /* enum trace_range_style */
 	uint8_t cross_thread; /* ended on another thread (endGlobalTid set) */
 	uint8_t open;	      /* never ended (end NULL) */
@@ -118,7 +119,7 @@ struct trace {
 		int64_t id;
 		size_t row; /* of StringIds: the last row of an id wins */
 		int32_t str;
-	} *sid_sparse;
+	} * sid_sparse;
 	size_t sid_sparse_nr, sid_sparse_alloc;
 };
 
@@ -129,6 +130,25 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err);
  * corrupt table is an error; a missing table loads as empty. */
 int trace_load(struct trace *t, unsigned parts, struct strbuf *err);
 void trace_close(struct trace *t);
+
+/* A GPU as the export describes it (TARGET_INFO_GPU). Numbers 0 = not
+ * recorded. name is owned; trace_gpu_release(). */
+struct trace_gpu {
+	char *name;		/* "NVIDIA H100 80GB HBM3" */
+	int64_t id;		/* TARGET_INFO_GPU.id, the kernels' deviceId */
+	int sm_count;		/* smCount */
+	int cc_major, cc_minor; /* computeMajor/Minor; -1 when absent */
+	int64_t clock_hz;	/* clockRate: the max SM clock */
+	int64_t mem_bw_bps;	/* memoryBandwidth, bytes/s */
+	int64_t total_memory;	/* bytes */
+	size_t ngpus;		/* rows in the table */
+};
+/* The GPU the trace's kernels ran on (the deviceId most kernels have, when
+ * they are loaded), else the one with the lowest id. 1 found, 0 when the
+ * export has no TARGET_INFO_GPU row (g zeroed), -1 with err on a read
+ * error. */
+int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err);
+void trace_gpu_release(struct trace_gpu *g);
 
 /* Whether the database has a table or view of that name. */
 int trace_has_table(struct trace *t, const char *name);

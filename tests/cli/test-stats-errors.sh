@@ -21,7 +21,14 @@ expect 5 "cannot open '$tmp/none.sqlite'" -- stats "$tmp/none.sqlite"
 echo "this is not a database" >"$tmp/text.sqlite"
 expect 5 "is not a readable SQLite database" -- stats "$tmp/text.sqlite"
 printf 'NSYS report\0\1\2' >"$tmp/run.nsys-rep"
-expect 5 "is an nsys report, not an SQLite export; run 'nsys export --type sqlite" -- stats "$tmp/run.nsys-rep"
+# an nsys report needs nsys to export it (tests/cli/test-stats-nsys-rep.sh has the rest)
+mkdir "$tmp/nopath"
+if ! ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys >/dev/null 2>&1; then
+	PATH=$tmp/nopath "$LLMPROF" stats "$tmp/run.nsys-rep" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 4 ] && grep -q "is an nsys report and nsys is needed to export it" "$tmp/err" &&
+		[ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: .nsys-rep without nsys: exit $rc: $(cat "$tmp/err")"; fail=1; }
+fi
 head -c 300000 "$trt" >"$tmp/trunc.sqlite"
 expect 5 "malformed" -- stats -r cuda_gpu_kern_sum "$tmp/trunc.sqlite"
 cp "$trt" "$tmp/corrupt.sqlite"

@@ -20,7 +20,7 @@ for f in "$oracle"/*.csv; do
 	db=$fx/$export.sqlite
 	[ -f "$db" ] || { echo "FAIL: $db missing for $base"; fail=1; continue; }
 	n=$((n + 1))
-	"$LLMPROF" stats -f csv -r "$report" "$db" >"$tmp/out" 2>"$tmp/err"
+	"$LLMPROF" stats -f csv --nsys-version 2023.4 -r "$report" "$db" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ]; then echo "FAIL: $base: exit $rc: $(cat "$tmp/err")"; fail=1; continue; fi
 	tr -d '\r' <"$f" >"$tmp/want"

@@ -33,6 +33,31 @@ for db in "$tmp/edge.sqlite" "$tmp/plain.sqlite" "$tmp/ties.sqlite"; do
 		fi
 	done
 done
+# -f column too (what nsys prints on the console, less its "Processing [...]"
+# lines), in the C locale; and a report that ran but found nothing: ranges on
+# another thread than every launch
+python3 - "$src/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite" "$tmp/nodata.sqlite" <<'PY' || exit 1
+import shutil, sqlite3, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+db = sqlite3.connect(sys.argv[2])
+db.execute("UPDATE NVTX_EVENTS SET globalTid = globalTid + 1")
+db.commit()
+PY
+for db in "$tmp/edge.sqlite" "$tmp/plain.sqlite" "$tmp/ties.sqlite" "$tmp/nodata.sqlite"; do
+	for r in cuda_gpu_kern_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum cuda_api_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum; do
+		(cd "$tmp" && LC_ALL=C "$NSYS" stats -f column -r "$r" "$(basename "$db")") 2>/dev/null | grep -v '^Processing \[' >"$tmp/want.txt"
+		(cd "$tmp" && LC_ALL=C "$LLMPROF" stats -f column --nsys-version 2023.4 -r "$r" "$(basename "$db")") >"$tmp/ours.txt" 2>"$tmp/err" ||
+			{ echo "FAIL: column $r: $(cat "$tmp/err")"; fail=1; continue; }
+		if cmp -s "$tmp/want.txt" "$tmp/ours.txt"; then
+			echo "ok: column $(basename "$db") $r"
+		else
+			echo "FAIL: column $(basename "$db") $r differs from nsys"; diff "$tmp/want.txt" "$tmp/ours.txt" | head -10; fail=1
+		fi
+	done
+done
+grep -q "^Report was successfully run, but no data was returned.$" "$tmp/ours.txt" 2>/dev/null ||
+	(cd "$tmp" && "$LLMPROF" stats -f column -r nvtx_gpu_proj_sum nodata.sqlite | grep -q "^Report was successfully run, but no data was returned.$") ||
+	{ echo "FAIL: column: no 'no data' case"; fail=1; }
 # -f json too (nsys's layout: indented objects, NULL as "")
 for r in nvtx_kern_sum cuda_gpu_mem_size_sum nvtx_gpu_proj_sum; do
 	rm -f "$tmp/nsys_$r.json"

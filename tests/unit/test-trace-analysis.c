@@ -248,7 +248,7 @@ static void test_reports_on_memory_trace(void **state)
 	add_call(&t, 30, 40, GT(1, 1), 2);
 	add_kernel(&t, "f(int, int)", 50, 60, GP(1), 1, 7);
 	add_kernel(&t, "f(int, int)", 55, 75, GP(1), 2, 8);
-	assert_int_equal(nsysstats_build(&t, "cuda_gpu_kern_sum", &tbl, &msg, &err), 0);
+	assert_int_equal(nsysstats_build(&t, "cuda_gpu_kern_sum", NULL, &tbl, &msg, &err), 0);
 	table_write_csv(&tbl, &out);
 	assert_string_equal(out.buf,
 			    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),"
@@ -256,13 +256,13 @@ static void test_reports_on_memory_trace(void **state)
 			    "100.0,30,2,15.0,15.0,10,20,7.1,\"f(int, int)\"\n");
 	table_release(&tbl);
 	strbuf_reset(&out);
-	assert_int_equal(nsysstats_build(&t, "nvtx_gpu_proj_sum", &tbl, &msg, &err), 0);
+	assert_int_equal(nsysstats_build(&t, "nvtx_gpu_proj_sum", NULL, &tbl, &msg, &err), 0);
 	table_write_csv(&tbl, &out);
 	assert_non_null(
 	    strstr(out.buf, "\nA,PushPop,25,100,1,25.0,25.0,25,25,0.0,2,2.0,0.0,0.0\n"));
 	table_release(&tbl);
 	t.has_memcpy = t.has_memset = 0;
-	assert_int_equal(nsysstats_build(&t, "cuda_gpu_mem_time_sum", &tbl, &msg, &err), 1);
+	assert_int_equal(nsysstats_build(&t, "cuda_gpu_mem_time_sum", NULL, &tbl, &msg, &err), 1);
 	assert_string_equal(msg.buf, "mem.sqlite does not contain GPU memory data.");
 	strbuf_release(&msg);
 	strbuf_release(&err);
