@@ -16,6 +16,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "report/table.h"
+#include "run/tools.h"
 #include "trace/trace.h"
 #include "vendor/nsys.h"
 #include "core/banned.h"
@@ -89,8 +90,11 @@ static int export_report(const char *rep, char **sqlite, char **tmpdir)
 	struct nsys_step step = NSYS_STEP_INIT;
 	struct stat rs, ss;
 	const char *dot = strrchr(rep, '.'), *slash = strrchr(rep, '/');
+	struct tool_found found;
 	char *nsys = NULL;
 	int code = EXIT_OK;
+
+	memset(&found, 0, sizeof(found));
 
 	strbuf_add(&out, rep, (size_t)(dot - rep));
 	strbuf_addstr(&out, ".sqlite");
@@ -105,14 +109,18 @@ static int export_report(const char *rep, char **sqlite, char **tmpdir)
 		*sqlite = strbuf_detach(&out, NULL);
 		goto out;
 	}
-	nsys = nsys_find(NULL, &err);
-	if (!nsys) {
+	/* nsys export needs no QdstrmImporter: an nsys lacking only that
+	 * (Debian's) still exports. */
+	tool_find(TOOL_NSYS, NULL, &found);
+	if (found.problem && found.problem != TOOL_NO_IMPORTER &&
+	    found.problem != TOOL_IMPORTER_BROKEN) {
 		error_print("stats: '%s' is an nsys report and nsys is needed to export it "
 			    "(%s); or give its SQLite export (nsys export --type sqlite)",
-			    rep, err.buf);
+			    rep, found.why.buf);
 		code = EXIT_TOOL_MISSING;
 		goto out;
 	}
+	nsys = xstrdup(found.path);
 	if (slash)
 		strbuf_add(&dir, rep, (size_t)(slash - rep));
 	else
@@ -162,6 +170,7 @@ static int export_report(const char *rep, char **sqlite, char **tmpdir)
 	*sqlite = strbuf_detach(&out, NULL);
 out:
 	free(nsys);
+	tool_found_release(&found);
 	nsys_step_release(&step);
 	strbuf_release(&err);
 	strbuf_release(&out);

@@ -86,7 +86,7 @@ else
 fi
 
 # 7. NVIDIA's nsys exports the real report; both print what nsys stats prints
-oracle=$(bash "${LLMPROF_SHARED_DIR:-$src/../shared}/tools/nsight-cli-oracle.sh" 2>/dev/null) && eval "$oracle"
+oracle=$(bash "$src/scripts/nsight-cli-oracle.sh" 2>/dev/null) && eval "$oracle"
 if [ -x "${NSYS:-}" ]; then
 	mkdir "$tmp/real" && cp "$data/nvtx-cpu-gate-stop.nsys-rep" "$tmp/real/a.nsys-rep"
 	(cd "$tmp/real" && PATH=$(dirname "$NSYS"):$PATH LC_ALL=C "$LLMPROF" stats -f column -r nvtx_sum a.nsys-rep) >"$tmp/ours" 2>"$tmp/err" ||
