@@ -40,7 +40,7 @@ static void print_main_usage(FILE *fp)
 	for (size_t i = 0; cmd_table[i]; i++)
 		fprintf(fp, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
 	fprintf(fp, "\n'llmprof <command> --help' describes a command; docs/user-guide.md has more.\n"
-		    "options: --help, --version\n");
+		    "options: -h, --help; -V, --version\n");
 }
 
 void cmd_print_help(const struct cmd_entry *cmd, FILE *fp)
@@ -231,7 +231,8 @@ int cmd_main(int argc, const char **argv)
 		print_main_usage(stdout);
 		return close_stdout(EXIT_OK);
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
 		printf("llmprof %s (%s)\n", LLMPROF_VERSION, LLMPROF_GIT_COMMIT);
 		return close_stdout(EXIT_OK);
 	}
