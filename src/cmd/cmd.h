@@ -82,4 +82,14 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv,
 #include <stdio.h>
 void cmd_print_help(const struct cmd_entry *cmd, FILE *fp);
 
+/* What llmprof is, in a paragraph (--help, the man page). */
+extern const char cmd_about[];
+
+/* The man page, llmprof.1 in roff, from cmd_table[] (gendoc.c). Hidden:
+ * `llmprof help --man`. */
+void cmd_write_man(FILE *fp);
+/* The bash completion script, from cmd_table[] and the config schema
+ * (gendoc.c). Hidden: `llmprof help --bash-completion`. */
+void cmd_write_bash_completion(FILE *fp);
+
 #endif
