@@ -1942,6 +1942,10 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 
 		bundle_abspath(&a, r ? r : "");
 		bundle_abspath(&o, opt_output);
+		while (a.len > 1 && a.buf[a.len - 1] == '/')
+			strbuf_setlen(&a, a.len - 1);
+		while (o.len > 1 && o.buf[o.len - 1] == '/')
+			strbuf_setlen(&o, o.len - 1);
 		same = r && !strcmp(a.buf, o.buf);
 		if (!same)
 			error_print("profile: '-o %s' and the override artifacts.root=%s disagree; "

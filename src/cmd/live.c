@@ -189,9 +189,13 @@ void live_last_line(const char *buf, size_t len, size_t max, struct strbuf *out)
 		while (start && buf[start - 1] != '\n' && buf[start - 1] != '\r')
 			start--;
 		{
+			size_t b = start;
+
+			while (b < end && (buf[b] == ' ' || buf[b] == '\t'))
+				b++;
 			size_t before = out->len;
 
-			add_printable(out, buf + start, end - start, max, 0);
+			add_printable(out, buf + b, end - b, max, 0);
 			/* a line of escape sequences only says nothing: look further up */
 			while (out->len > before && out->buf[out->len - 1] == ' ')
 				strbuf_setlen(out, out->len - 1);
