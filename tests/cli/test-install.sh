@@ -74,6 +74,10 @@ for c in $cmds; do
 	summary=$(awk -v c="$c" '/^commands:/ {on=1; next} on && $1 == c {sub(/^  [a-z]+ +/, ""); print; exit}' help.txt)
 	printf '%s\n' "$section" | grep -qF -- "$summary" || fail "man page: $c lacks its summary"
 done
+# its exit codes are docs/exit-codes.md's
+want=$(grep -oE '^\| *[0-9]+ \| `EXIT_' "$LLMPROF_SOURCE_DIR/docs/exit-codes.md" | grep -oE '[0-9]+' | sort -n)
+got=$(awk '/^\.SH EXIT STATUS/ {on=1; next} on && /^\.SH/ {exit} on && /^\.B [0-9]+$/ {print $2}' man.txt | sort -n)
+[ -n "$want" ] && [ "$want" = "$got" ] || fail "man page exit codes '$(echo $got)', docs/exit-codes.md '$(echo $want)'"
 if command -v groff >/dev/null; then
 	groff -man -Tutf8 -ww -z man.1 2>groff.err
 	[ ! -s groff.err ] || fail "groff warns about llmprof.1: $(cat groff.err)"
