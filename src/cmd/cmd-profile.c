@@ -32,6 +32,7 @@
 #include "analysis/select.h"
 #include "report/build.h"
 #include "trace/nvtxlist.h"
+#include "trace/nvtxnow.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
 #include "trace/tracer_launch.h"
@@ -68,6 +69,9 @@ static const struct opt opts[] = {
 /* The live status line (cmd/live.h): off with -q and with --echo, whose
  * copied output would tear it. */
 static struct live g_live;
+/* The builtin tracer's log folder while it traces the workload, for the
+ * NVTX ranges the program is in (trace/nvtxnow.h); NULL otherwise. */
+static const char *g_trace_log;
 
 /* How many lines of a failed workload's stderr the error shows. */
 #define WORKLOAD_TAIL_LINES 10
@@ -89,6 +93,7 @@ static int term_width(void)
 struct child_tick {
 	const char *out_log, *err_log; /* NULL: keep the detail as it is */
 	off_t out_size, err_size;
+	struct nvtx_now *nvtx; /* the workload's NVTX ranges, better than its output */
 };
 
 static int log_grew(const char *path, off_t *size)
@@ -121,12 +126,20 @@ static void child_on_tick(void *arg)
 {
 	struct child_tick *t = arg;
 	int out = log_grew(t->out_log, &t->out_size), err = log_grew(t->err_log, &t->err_size);
+	struct strbuf ranges = STRBUF_INIT;
 
-	if (err)
+	if (t->nvtx) {
+		strbuf_addstr(&ranges, "NVTX ");
+		nvtx_now_poll(t->nvtx, 2, &ranges);
+	}
+	if (ranges.len > strlen("NVTX "))
+		live_set_detail(&g_live, ranges.buf);
+	else if (err)
 		child_detail(t->err_log);
 	else if (out)
 		child_detail(t->out_log);
 	live_tick(&g_live, clock_mono_ns());
+	strbuf_release(&ranges);
 }
 
 /* Sets spec up to tick the live line (nothing when it is off). */
@@ -615,7 +628,7 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	struct proc_spec spec = {.argv = (const char *const *)s->argv,
 				 .env_add = (const char *const *)s->env_add};
 	struct proc_result res;
-	struct child_tick tick = {NULL, NULL, 0, 0};
+	struct child_tick tick = {NULL, NULL, 0, 0, NULL};
 	enum step_state state;
 	int tool_fault = 0;
 
@@ -637,6 +650,8 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	}
 	tick.out_log = out.buf;
 	tick.err_log = errp.buf;
+	if (g_live.enabled && g_trace_log && s->kind == STEP_KIND_WORKLOAD)
+		tick.nvtx = nvtx_now_new(g_trace_log);
 	live_attach(&spec, &tick);
 	verbose_argv(s->name, spec.argv, spec.env_add);
 	if (proc_run(&spec, &res, &err)) {
@@ -644,6 +659,8 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 		goto io_error;
 	}
 	live_clear(&g_live);
+	nvtx_now_free(tick.nvtx);
+	tick.nvtx = NULL;
 	if (res.outcome == PROC_TIMEOUT)
 		spec.timeout_s = timeout_s; /* describe the configured limit */
 	proc_result_describe(&res, &spec, &d);
@@ -686,6 +703,7 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	}
 	goto out;
 io_error:
+	nvtx_now_free(tick.nvtx);
 	error_print("%s", err.buf);
 	state = STEP_FAILED;
 	run_status_end(st, idx, state, -1, 0, err.buf);
@@ -990,7 +1008,7 @@ static int ncu_child(const struct run_bundle *b, const char *name, const struct 
 					    "LLMPROF_TRACE_OUT", NULL};
 	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT, rel = STRBUF_INIT, p = STRBUF_INIT;
 	struct proc_spec spec;
-	struct child_tick tick = {NULL, NULL, 0, 0};
+	struct child_tick tick = {NULL, NULL, 0, 0, NULL};
 	const char **env = NULL;
 	size_t nenv = 0;
 	int ret;
@@ -2071,6 +2089,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	live_init(&g_live, stderr, !opt_quiet && !opt_echo, isatty(2), term_width(),
 		  clock_mono_ns());
 	live_on = 1;
+	g_trace_log = pp.pp.trace == PLAN_TRACE_BUILTIN ? pp.trace_log.buf : NULL;
 	for (size_t i = 0; i < plan.nr; verbose_step_end(&st, i++)) {
 		const struct plan_step *s = &plan.steps[i];
 		struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT;
@@ -2145,6 +2164,7 @@ finish:
 out:
 	if (live_on)
 		live_release(&g_live);
+	g_trace_log = NULL;
 	strbuf_release(&output_ov);
 	if (have_status)
 		run_status_release(&st);

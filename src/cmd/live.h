@@ -3,7 +3,8 @@
  *
  * The line says the step (number, name), how long it and the whole run
  * have taken, and what is known of its progress (the detail: ncu's "kernel
- * 3 of 12", or the last line the workload printed). On a terminal it is
+ * 3 of 12", the workload's NVTX ranges (trace/nvtxnow.h), or the last line
+ * it printed). On a terminal it is
  * redrawn in place ("\r", then clear to the end of the line), cut to the
  * terminal's width, and erased by live_clear() before any other output.
  * Elsewhere (a log file, CI) it is a plain line at most every

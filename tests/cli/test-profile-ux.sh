@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # profile's command-line conventions: -o DIR (artifacts.root) and its
 # conflict with artifacts.root=, -q, -v, llmprof -V, the live status line
-# (plain lines in a log, one redrawn line on a terminal), the two files to
-# open after a run, and the tail of a failed workload's stderr.
+# (plain lines in a log, one redrawn line on a terminal, the program's last
+# output line or, under the builtin tracer, its NVTX ranges), the two files
+# to open after a run, and the tail of a failed workload's stderr.
 set -u
 : "${LLMPROF:?}"
 tmp=$(mktemp -d /tmp/llmprof-cli-ux.XXXXXX)
@@ -107,6 +108,28 @@ last = t.rsplit(b"\r\x1b[K", 1)[1]
 sys.exit(last.startswith(b"llmprof: step") or not last.strip())
 PY
 	grep -q '^run: ' tty.out || fail "terminal run: no run line"
+	# the built-in LLM under the builtin tracer: the NVTX ranges it is in,
+	# read from the tracer's logs (flushed every second) as it runs
+	if [ -e "${LLMPROF_BUILD_DIR:-}/tracer/libllmprof_tracer.so" ] &&
+		[ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ]; then
+		script -qc "'$LLMPROF' profile -o '$tmp/n' model=tiny device=cpu infer.prompt_len=64 \
+			infer.max_new_tokens=300 pipeline.trace.backend=builtin pipeline.ncu.enable=false" \
+			/dev/null >tty.out 2>&1 </dev/null
+		run=$(tr -d '\r' <tty.out | last_run /dev/stdin)
+		took=$(python3 - "$run/status.json" <<'PY' 2>/dev/null || echo 0
+import datetime, json, sys
+s = [s for s in json.load(open(sys.argv[1]))["steps"] if s["name"] == "workload"][0]
+t = lambda k: datetime.datetime.fromisoformat(s[k].replace("Z", "+00:00"))
+print(int((t("end") - t("start")).total_seconds() > 2.5))
+PY
+)
+		if [ "$took" = 1 ]; then
+			LC_ALL=C grep -aq 'workload, [0-9]* s (total [0-9]* s): NVTX \(prefill\|decode_all\)' tty.out ||
+				fail "no NVTX stage on the status line: $(tr '\r' '\n' <tty.out | grep -a 'step 3/')"
+		else
+			echo "note: the built-in LLM ran under 2.5 s: its NVTX stage is not checked"
+		fi
+	fi
 else
 	echo "note: no usable script(1): the terminal mode is not checked"
 fi
