@@ -138,6 +138,8 @@ static void child_on_tick(void *arg)
 		child_detail(t->err_log);
 	else if (out)
 		child_detail(t->out_log);
+	else if (t->nvtx && starts_with(g_live.detail.buf, "NVTX "))
+		live_set_detail(&g_live, NULL); /* its ranges closed: in none now */
 	live_tick(&g_live, clock_mono_ns());
 	strbuf_release(&ranges);
 }

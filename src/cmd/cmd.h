@@ -7,7 +7,9 @@
  *   1. write src/cmd/cmd-<name>.c with a static opts[] table (every option
  *      has help text) and an exec function;
  *   2. declare its entry below and add it to cmd_table[] in cmd.c;
- *   3. add it to docs/user-guide.md; tests/cli/test-help.sh checks --help. */
+ *   3. add it to docs/user-guide.md; tests/cli/test-help.sh checks --help.
+ * The man page and the bash completion are generated from the table
+ * (gendoc.c); tests/cli/test-install.sh checks they cover it. */
 #ifndef LLMPROF_CMD_H
 #define LLMPROF_CMD_H
 
