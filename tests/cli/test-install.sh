@@ -53,6 +53,14 @@ if [ -f "$root/lib/llmprof/libllmprof_tracer.so" ]; then
 		fail "dry run: not the installed tracer: $(grep 'trace backend' out)"
 fi
 
+# doctor finds the same installed files
+run doctor >out 2>&1
+grep -qx "ok    conf: $root/share/llmprof/conf" out || fail "installed doctor conf: $(grep conf: out)"
+if [ -x "$root/libexec/llmprof/llmprof-dummy" ]; then
+	grep -qx "ok    llmprof-dummy: $root/bin/../libexec/llmprof/llmprof-dummy" out ||
+		fail "installed doctor: $(grep dummy out)"
+fi
+
 # the man page: every command and every option of --help, valid roff
 "$LLMPROF" help --man >man.1 || fail "help --man"
 cmp -s man.1 "$root/share/man/man1/llmprof.1" || fail "installed llmprof.1 is not 'help --man'"
