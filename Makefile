@@ -3,6 +3,7 @@
 #   make test                install missing packages, build, run every test
 #   make demo                build only what profiling needs, then profile the
 #                            built-in default workload
+#   make install             install into $(PREFIX) (default /usr/local); DESTDIR=... stages it
 #   make DEVELOPER=1         warnings are errors
 #   make SANITIZE=address,undefined   ASan+UBSan build (in build-sanitize/)
 SANITIZE ?=
@@ -13,9 +14,11 @@ else
 BUILD ?= build-sanitize
 endif
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps configure test demo clean format check-format
+.PHONY: all deps configure test demo clean format check-format install
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -43,6 +46,11 @@ demo: configure
 	@echo "build: llmprof, the builtin tracer (with the CUDA toolkit) and the built-in llm workload, not the tests (cmake --build $(BUILD) --target demo-deps)"
 	@bash scripts/heartbeat.sh build cmake --build $(BUILD) -j $(JOBS) --target demo-deps
 	$(BUILD)/llmprof profile
+
+# bin/llmprof, lib/llmprof/ (tracer), libexec/llmprof/ (workloads),
+# share/llmprof/conf/, the man page and the bash completion (cmake/install.cmake)
+install: all
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
 	rm -rf build build-sanitize

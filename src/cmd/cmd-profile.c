@@ -8,10 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
 #include "analysis/analytic_cfg.h"
 #include "analysis/regions.h"
 #include "vendor/ncu_csv.h"
 #include "cmd/cmd.h"
+#include "cmd/live.h"
 #include "config/config.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -28,6 +32,7 @@
 #include "analysis/select.h"
 #include "report/build.h"
 #include "trace/nvtxlist.h"
+#include "trace/nvtxnow.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
 #include "trace/tracer_launch.h"
@@ -42,10 +47,16 @@
 #include "version.h"
 #include "core/banned.h"
 
-static int opt_dry_run, opt_echo;
-static const char *opt_conf_dir;
+static int opt_dry_run, opt_echo, opt_quiet, opt_verbose;
+static const char *opt_conf_dir, *opt_output;
 
 static const struct opt opts[] = {
+    {"output", 'o', OPT_STRING, &opt_output, "DIR",
+     "write the run bundle under DIR/<run_id>/ (same as artifacts.root=DIR)"},
+    {"quiet", 'q', OPT_BOOL, &opt_quiet, NULL,
+     "print only errors, warnings and the final 'run: <dir>' line"},
+    {"verbose", 'v', OPT_BOOL, &opt_verbose, NULL,
+     "also print each step's command line, how long it took and its result"},
     {"dry-run", 'n', OPT_BOOL, &opt_dry_run, NULL,
      "print every planned step (argv, environment, logs), marking each that would fail, and "
      "run nothing; creates no bundle; exits 0, or as the run would (4 a tool, 3 the config)"},
@@ -55,6 +66,140 @@ static const struct opt opts[] = {
      "read the configuration from DIR instead of the default conf/ folder"},
     OPT_END_MARK,
 };
+
+/* The live status line (cmd/live.h): off with -q and with --echo, whose
+ * copied output would tear it. */
+static struct live g_live;
+/* The builtin tracer's log folder while it traces the workload, for the
+ * NVTX ranges the program is in (trace/nvtxnow.h); NULL otherwise. */
+static const char *g_trace_log;
+
+/* How many lines of a failed workload's stderr the error shows. */
+#define WORKLOAD_TAIL_LINES 10
+
+/* Terminal columns of stderr, 0 when unknown. */
+static int term_width(void)
+{
+	struct winsize ws;
+
+	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return 0;
+}
+
+/* proc_run()'s on_tick for a step's child: the last line the child wrote
+ * to either log is the step's detail (unless something better, like ncu's
+ * progress, sets it), then the line is redrawn or, in a log, written when
+ * due. */
+struct child_tick {
+	const char *out_log, *err_log; /* NULL: keep the detail as it is */
+	off_t out_size, err_size;
+	struct nvtx_now *nvtx; /* the workload's NVTX ranges, better than its output */
+};
+
+static int log_grew(const char *path, off_t *size)
+{
+	struct stat sb;
+
+	if (!path || stat(path, &sb) || sb.st_size <= *size)
+		return 0;
+	*size = sb.st_size;
+	return 1;
+}
+
+static void child_detail(const char *path)
+{
+	struct strbuf tail = STRBUF_INIT, line = STRBUF_INIT;
+
+	strbuf_addstr(&line, "last output: ");
+	if (live_file_tail(path, 1, 4096, "", &tail) > 0) {
+		size_t before = line.len;
+
+		live_last_line(tail.buf, tail.len, 120, &line);
+		if (line.len > before)
+			live_set_detail(&g_live, line.buf);
+	}
+	strbuf_release(&tail);
+	strbuf_release(&line);
+}
+
+static void child_on_tick(void *arg)
+{
+	struct child_tick *t = arg;
+	int out = log_grew(t->out_log, &t->out_size), err = log_grew(t->err_log, &t->err_size);
+	struct strbuf ranges = STRBUF_INIT;
+
+	if (t->nvtx) {
+		strbuf_addstr(&ranges, "NVTX ");
+		nvtx_now_poll(t->nvtx, 2, &ranges);
+	}
+	if (ranges.len > strlen("NVTX "))
+		live_set_detail(&g_live, ranges.buf);
+	else if (err)
+		child_detail(t->err_log);
+	else if (out)
+		child_detail(t->out_log);
+	else if (t->nvtx && starts_with(g_live.detail.buf, "NVTX "))
+		live_set_detail(&g_live, NULL); /* its ranges closed: in none now */
+	live_tick(&g_live, clock_mono_ns());
+	strbuf_release(&ranges);
+}
+
+/* Sets spec up to tick the live line (nothing when it is off). */
+static void live_attach(struct proc_spec *spec, struct child_tick *t)
+{
+	if (!g_live.enabled)
+		return;
+	spec->on_tick = child_on_tick;
+	spec->on_tick_arg = t;
+	spec->tick_s = g_live.tty ? 0.5 : 1.0;
+}
+
+/* -v: a child's command line, before it runs. */
+static void verbose_argv(const char *name, const char *const *argv, const char *const *env)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!opt_verbose)
+		return;
+	live_clear(&g_live);
+	for (const char *const *e = env; e && *e; e++) {
+		proc_quote_shell(&sb, *e);
+		strbuf_addch(&sb, ' ');
+	}
+	for (const char *const *a = argv; a && *a; a++) {
+		if (a != argv)
+			strbuf_addch(&sb, ' ');
+		proc_quote_shell(&sb, *a);
+	}
+	if (strcmp(name, g_live.name.buf))
+		fprintf(stderr, "llmprof: step %zu/%zu %s: running %s: %s\n", g_live.step,
+			g_live.nsteps, g_live.name.buf, name, sb.buf);
+	else
+		fprintf(stderr, "llmprof: step %zu/%zu %s: running %s\n", g_live.step,
+			g_live.nsteps, name, sb.buf);
+	live_printed(&g_live, clock_mono_ns());
+	strbuf_release(&sb);
+}
+
+/* -v: how step i ended (the increment of the step loop, so every step that
+ * got a state says it). */
+static void verbose_step_end(const struct run_status *st, size_t i)
+{
+	const struct status_step *s = &st->steps[i];
+	struct strbuf took = STRBUF_INIT;
+
+	if (!opt_verbose || s->state == STEP_PENDING)
+		return;
+	live_clear(&g_live);
+	if (s->state != STEP_SKIPPED && s->start_ns && s->end_ns >= s->start_ns)
+		strbuf_addf(&took, " in %.2f s", (double)(s->end_ns - s->start_ns) / 1e9);
+	fprintf(stderr, "llmprof: step %zu/%zu %s: %s%s%s%s\n", i + 1, st->nr, s->name,
+		step_state_name(s->state), took.buf, s->message && *s->message ? ": " : "",
+		s->message ? s->message : "");
+	live_printed(&g_live, clock_mono_ns());
+	strbuf_release(&took);
+}
 
 /* How long the nsys usability probe may take per child. */
 #define NSYS_PROBE_TIMEOUT_MS 20000
@@ -515,6 +660,25 @@ static void nsys_check_step(const struct run_bundle *b, const struct plan_step *
 	strbuf_release(&text);
 }
 
+/* After a failed workload: the last lines it wrote to stderr (else to
+ * stdout), so the cause is on the terminal, not only in the bundle. */
+static void show_log_tail(const struct strbuf *err_log, const struct strbuf *out_log)
+{
+	struct strbuf tail = STRBUF_INIT;
+	const struct strbuf *log = err_log;
+	int n = live_file_tail(err_log->buf, WORKLOAD_TAIL_LINES, 65536, "  ", &tail);
+
+	if (n <= 0) {
+		strbuf_reset(&tail);
+		log = out_log;
+		n = live_file_tail(out_log->buf, WORKLOAD_TAIL_LINES, 65536, "  ", &tail);
+	}
+	if (n > 0)
+		fprintf(stderr, "llmprof: the last %d line%s of %s:\n%s", n, n == 1 ? "" : "s",
+			log->buf, tail.buf);
+	strbuf_release(&tail);
+}
+
 /* Runs one child step; records it in st and returns its state. */
 static enum step_state run_child(const struct run_bundle *b, const struct plan_step *s, size_t idx,
 				 struct run_status *st, int echo, uint64_t deadline_ns,
@@ -524,6 +688,7 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	struct proc_spec spec = {.argv = (const char *const *)s->argv,
 				 .env_add = (const char *const *)s->env_add};
 	struct proc_result res;
+	struct child_tick tick = {NULL, NULL, 0, 0, NULL};
 	enum step_state state;
 	int tool_fault = 0;
 
@@ -543,8 +708,19 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 		uint64_t now = clock_mono_ns();
 		spec.timeout_s = now < deadline_ns ? (double)(deadline_ns - now) / 1e9 : 1e-3;
 	}
-	if (proc_run(&spec, &res, &err))
+	tick.out_log = out.buf;
+	tick.err_log = errp.buf;
+	if (g_live.enabled && g_trace_log && s->kind == STEP_KIND_WORKLOAD)
+		tick.nvtx = nvtx_now_new(g_trace_log);
+	live_attach(&spec, &tick);
+	verbose_argv(s->name, spec.argv, spec.env_add);
+	if (proc_run(&spec, &res, &err)) {
+		live_clear(&g_live);
 		goto io_error;
+	}
+	live_clear(&g_live);
+	nvtx_now_free(tick.nvtx);
+	tick.nvtx = NULL;
 	if (res.outcome == PROC_TIMEOUT)
 		spec.timeout_s = timeout_s; /* describe the configured limit */
 	proc_result_describe(&res, &spec, &d);
@@ -576,6 +752,9 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	write_status(st);
 	if (state != STEP_OK) {
 		error_print("%s: %s (logs: %s/logs/%s.{out,err})", s->name, d.buf, b->dir, s->name);
+		if (s->kind == STEP_KIND_WORKLOAD && !echo && state != STEP_INTERRUPTED &&
+		    res.outcome != PROC_EXEC_FAILED)
+			show_log_tail(&errp, &out);
 		if (!s->optional || state == STEP_TIMEOUT || state == STEP_INTERRUPTED)
 			outcome_fail(oc, state,
 				     s->kind == STEP_KIND_WORKLOAD && !tool_fault
@@ -584,6 +763,7 @@ static enum step_state run_child(const struct run_bundle *b, const struct plan_s
 	}
 	goto out;
 io_error:
+	nvtx_now_free(tick.nvtx);
 	error_print("%s", err.buf);
 	state = STEP_FAILED;
 	run_status_end(st, idx, state, -1, 0, err.buf);
@@ -822,13 +1002,19 @@ static void ncu_live_show(struct ncu_live *l, const struct ncu_progress *p)
 	double el = (double)(clock_mono_ns() - l->start_ns) / 1e9;
 
 	if (l->tty) {
-		ncu_progress_format(p, l->expected, el, &line);
-		fprintf(stderr, "\r\033[Kllmprof: %s", line.buf);
-		l->drawn = 1;
+		/* the live line says the step's elapsed time already */
+		ncu_progress_format(p, l->expected, -1, &line);
+		live_set_detail(&g_live, line.buf);
+		live_tick(&g_live, clock_mono_ns());
+		l->drawn = g_live.drawn;
 	} else if (p->done > l->reported && !p->in_progress) {
 		l->reported = p->done;
 		ncu_progress_format(p, l->expected, el, &line);
 		fprintf(stderr, "llmprof: %s\n", line.buf);
+		live_printed(&g_live, clock_mono_ns());
+		strbuf_reset(&line);
+		ncu_progress_format(p, l->expected, -1, &line);
+		live_set_detail(&g_live, line.buf);
 	}
 	fflush(stderr);
 	strbuf_release(&line);
@@ -869,8 +1055,7 @@ static void ncu_live_start(struct ncu_live *l, long long done)
 /* Ends the live line before other output. */
 static void ncu_live_end(struct ncu_live *l)
 {
-	if (l->drawn)
-		fputs("\r\033[K", stderr);
+	live_clear(&g_live);
 	l->drawn = 0;
 }
 
@@ -883,6 +1068,7 @@ static int ncu_child(const struct run_bundle *b, const char *name, const struct 
 					    "LLMPROF_TRACE_OUT", NULL};
 	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT, rel = STRBUF_INIT, p = STRBUF_INIT;
 	struct proc_spec spec;
+	struct child_tick tick = {NULL, NULL, 0, 0, NULL};
 	const char **env = NULL;
 	size_t nenv = 0;
 	int ret;
@@ -925,7 +1111,15 @@ static int ncu_child(const struct run_bundle *b, const char *name, const struct 
 	}
 	spec.stdin_null = 1;
 	spec.timeout_s = timeout_s;
+	if (!echo) {
+		/* ncu's own progress (live) is the detail when there is one */
+		if (!live)
+			live_set_detail(&g_live, name);
+		live_attach(&spec, &tick);
+	}
+	verbose_argv(name, spec.argv, spec.env_add);
 	ret = proc_run(&spec, res, err);
+	live_clear(&g_live);
 	if (!ret) {
 		if (!out_path)
 			strbuf_read_file(text, o.buf);
@@ -1165,7 +1359,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 	const char **kept_metrics = NULL;
 	const struct plan_step *wl = plan_find(ic->plan, "workload");
 	size_t nruns, measured = 0, program_n = 0, results_before = 0;
-	int explicit_run, tty = isatty(2);
+	int explicit_run, tty = isatty(2) && !opt_quiet;
 	double ncu_s = 0;
 	struct ncu_live live;
 
@@ -1269,7 +1463,7 @@ static enum step_state ncu_step(struct internal_ctx *ic, struct strbuf *msg, int
 		ncu_live_start(&live, (long long)results_before);
 		results_before += k ? k->launch_count : 0;
 		rc = ncu_child(ic->b, name.buf, &cmd, wl ? wl->env_add : NULL, NULL, timeout_s,
-			       opt_echo, &live, &res, &text, &err);
+			       opt_echo, opt_quiet ? NULL : &live, &res, &text, &err);
 		ncu_live_end(&live);
 		if (rc) {
 			*code = EXIT_IO;
@@ -1565,7 +1759,7 @@ static enum step_state run_internal(struct internal_ctx *ic, const struct plan_s
 			strbuf_addstr(msg,
 				      "kernels.md operators.md report.md stakeholder_summary.md "
 				      "metrics.json report.html charts/");
-			if (res.loud.len)
+			if (res.loud.len && !opt_quiet)
 				fputs(res.loud.buf, stderr);
 		}
 		report_build_result_release(&res);
@@ -1740,6 +1934,33 @@ static int build_plan(struct plan *plan, struct profile_params *pp, const struct
 	return 0;
 }
 
+/* An override that sets or removes artifacts.root (which -o also sets). */
+static int names_artifacts_root(const char *a)
+{
+	size_t n = strlen("artifacts.root");
+
+	a += *a == '+' || *a == '~';
+	return !strncmp(a, "artifacts.root", n) && (a[n] == '=' || !a[n]);
+}
+
+/* After the pipeline: the two files a reader opens first. */
+static void print_open_hint(const struct run_bundle *b)
+{
+	static const char *const files[][2] = {
+	    {"stakeholder_summary.md", "the one-page summary"},
+	    {"report.html", "the full report, in a browser"},
+	};
+	struct strbuf p = STRBUF_INIT;
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		strbuf_reset(&p);
+		bundle_path(b, files[i][0], &p);
+		if (path_exists(p.buf))
+			fprintf(stderr, "llmprof: open %s (%s)\n", p.buf, files[i][1]);
+	}
+	strbuf_release(&p);
+}
+
 static int cmd_profile_exec(struct cmd_ctx *ctx)
 {
 	struct config *cfg = NULL;
@@ -1753,6 +1974,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	struct internal_ctx ic;
 	char *conf_dir = NULL;
 	const char **overrides = NULL;
+	struct strbuf output_ov = STRBUF_INIT;
+	int root_given = 0, live_on = 0;
 	size_t n_overrides = 0, n_user;
 	double timeout_s;
 	uint64_t deadline = 0;
@@ -1766,6 +1989,18 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	if (opt_quiet && opt_verbose) {
+		error_print("profile: options '--quiet' and '--verbose' cannot be used together");
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if (opt_output && !*opt_output) {
+		error_print("profile: option '--output' needs a directory");
+		code = EXIT_USAGE;
+		goto out;
+	}
+	for (int i = 0; i < ctx->argc; i++)
+		root_given |= names_artifacts_root(ctx->argv[i]);
 	for (int i = 0; i < ctx->argc; i++) {
 		if (!strchr(ctx->argv[i], '=') && ctx->argv[i][0] != '~') {
 			error_print("profile: '%s' is not a KEY=VALUE override; to profile a "
@@ -1783,15 +2018,49 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	}
 	/* with "-- PROGRAM", config.yaml must say the workload was a command;
 	 * the program itself is in inputs.yaml and logs/workload.argv */
-	overrides = xcalloc((size_t)ctx->argc + 4, sizeof(*overrides));
+	overrides = xcalloc((size_t)ctx->argc + 5, sizeof(*overrides));
 	for (int i = 0; i < ctx->argc; i++)
 		overrides[n_overrides++] = ctx->argv[i];
 	if (ctx->has_program)
 		overrides[n_overrides++] = "workload=command";
+	if (opt_output && !root_given) {
+		/* single-quoted: a path is a string, whatever it looks like */
+		strbuf_addstr(&output_ov, "artifacts.root='");
+		for (const char *c = opt_output; *c; c++) {
+			if (*c == '\'')
+				strbuf_addch(&output_ov, '\'');
+			strbuf_addch(&output_ov, *c);
+		}
+		strbuf_addch(&output_ov, '\'');
+		overrides[n_overrides++] = output_ov.buf;
+	}
 	if (config_load(&cfg, conf_dir, n_overrides, overrides, &err)) {
 		error_print("%s", err.buf);
 		code = EXIT_CONFIG;
 		goto out;
+	}
+	if (opt_output && root_given) {
+		const char *r = config_get_string(cfg, "artifacts.root");
+		struct strbuf a = STRBUF_INIT, o = STRBUF_INIT;
+		int same;
+
+		bundle_abspath(&a, r ? r : "");
+		bundle_abspath(&o, opt_output);
+		while (a.len > 1 && a.buf[a.len - 1] == '/')
+			strbuf_setlen(&a, a.len - 1);
+		while (o.len > 1 && o.buf[o.len - 1] == '/')
+			strbuf_setlen(&o, o.len - 1);
+		same = r && !strcmp(a.buf, o.buf);
+		if (!same)
+			error_print("profile: '-o %s' and the override artifacts.root=%s disagree; "
+				    "give one of them",
+				    opt_output, r ? r : "null");
+		strbuf_release(&a);
+		strbuf_release(&o);
+		if (!same) {
+			code = EXIT_USAGE;
+			goto out;
+		}
 	}
 	n_user = n_overrides;
 	warn_ignored_overrides(cfg, ctx, overrides, n_user);
@@ -1885,8 +2154,10 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		printf("run: %s\n", b.dir); /* what exists is still worth finding */
 		goto out;
 	}
-	fprintf(stderr, "llmprof: run %s\n", b.dir);
-	fprintf(stderr, "llmprof: trace backend: %s\n", pp.trace_reason.buf);
+	if (!opt_quiet) {
+		fprintf(stderr, "llmprof: run %s\n", b.dir);
+		fprintf(stderr, "llmprof: trace backend: %s\n", pp.trace_reason.buf);
+	}
 	if (bundle_update_latest(&b, &err)) {
 		warning_print("%s", err.buf); /* the bundle is fine without it */
 		strbuf_reset(&err);
@@ -1922,7 +2193,11 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	ic.n_overrides = n_overrides;
 	if (timeout_s > 0)
 		deadline = clock_mono_ns() + (uint64_t)(timeout_s * 1e9);
-	for (size_t i = 0; i < plan.nr; i++) {
+	live_init(&g_live, stderr, !opt_quiet && !opt_echo, isatty(2), term_width(),
+		  clock_mono_ns());
+	live_on = 1;
+	g_trace_log = pp.pp.trace == PLAN_TRACE_BUILTIN ? pp.trace_log.buf : NULL;
+	for (size_t i = 0; i < plan.nr; verbose_step_end(&st, i++)) {
 		const struct plan_step *s = &plan.steps[i];
 		struct strbuf path = STRBUF_INIT, msg = STRBUF_INIT;
 		enum step_state state;
@@ -1932,6 +2207,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 			outcome_fail(&oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);
 			break;
 		}
+		live_step(&g_live, i + 1, plan.nr, s->name, clock_mono_ns());
 		if (oc.state == RUN_INTERRUPTED)
 			break;
 		/* after a failure only the steps that keep what exists run, and
@@ -1989,8 +2265,14 @@ finish:
 	if (write_status(&st) && oc.code == EXIT_OK)
 		oc.code = EXIT_IO;
 	code = oc.code;
+	if (!opt_quiet)
+		print_open_hint(&b);
 	printf("run: %s\n", b.dir);
 out:
+	if (live_on)
+		live_release(&g_live);
+	g_trace_log = NULL;
+	strbuf_release(&output_ov);
 	if (have_status)
 		run_status_release(&st);
 	if (have_params)

@@ -31,16 +31,18 @@ static const struct cmd_entry *cmd_find(const char *name)
 	return NULL;
 }
 
+const char cmd_about[] =
+	"llmprof profiles LLM inference on NVIDIA GPUs: per-stage and per-operator\n"
+	"time, the kernels that dominate and what limits them, MFU and bandwidth use.";
+
 static void print_main_usage(FILE *fp)
 {
 	fprintf(fp, "usage: llmprof <command> [options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]\n\n"
-		    "llmprof profiles LLM inference on NVIDIA GPUs: per-stage and per-operator\n"
-		    "time, the kernels that dominate and what limits them, MFU and bandwidth use.\n\n"
-		    "commands:\n");
+		    "%s\n\ncommands:\n", cmd_about);
 	for (size_t i = 0; cmd_table[i]; i++)
 		fprintf(fp, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
 	fprintf(fp, "\n'llmprof <command> --help' describes a command; docs/user-guide.md has more.\n"
-		    "options: --help, --version\n");
+		    "options: -h, --help; -V, --version\n");
 }
 
 void cmd_print_help(const struct cmd_entry *cmd, FILE *fp)
@@ -224,6 +226,17 @@ int cmd_main(int argc, const char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		/* hidden: what the build installs as llmprof.1 and the
+		 * bash completion (gendoc.c) */
+		if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "--man")) {
+			cmd_write_man(stdout);
+			return close_stdout(EXIT_OK);
+		}
+		if (argc == 3 && !strcmp(argv[1], "help") &&
+		    !strcmp(argv[2], "--bash-completion")) {
+			cmd_write_bash_completion(stdout);
+			return close_stdout(EXIT_OK);
+		}
 		if (argc > 2 && (cmd = cmd_find(argv[2]))) {
 			cmd_print_help(cmd, stdout);
 			return close_stdout(EXIT_OK);
@@ -231,7 +244,8 @@ int cmd_main(int argc, const char **argv)
 		print_main_usage(stdout);
 		return close_stdout(EXIT_OK);
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
 		printf("llmprof %s (%s)\n", LLMPROF_VERSION, LLMPROF_GIT_COMMIT);
 		return close_stdout(EXIT_OK);
 	}

@@ -7,7 +7,9 @@
  *   1. write src/cmd/cmd-<name>.c with a static opts[] table (every option
  *      has help text) and an exec function;
  *   2. declare its entry below and add it to cmd_table[] in cmd.c;
- *   3. add it to docs/user-guide.md; tests/cli/test-help.sh checks --help. */
+ *   3. add it to docs/user-guide.md; tests/cli/test-help.sh checks --help.
+ * The man page and the bash completion are generated from the table
+ * (gendoc.c); tests/cli/test-install.sh checks they cover it. */
 #ifndef LLMPROF_CMD_H
 #define LLMPROF_CMD_H
 
@@ -81,5 +83,15 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv,
 /* Writes the generated --help text of cmd to fp. */
 #include <stdio.h>
 void cmd_print_help(const struct cmd_entry *cmd, FILE *fp);
+
+/* What llmprof is, in a paragraph (--help, the man page). */
+extern const char cmd_about[];
+
+/* The man page, llmprof.1 in roff, from cmd_table[] (gendoc.c). Hidden:
+ * `llmprof help --man`. */
+void cmd_write_man(FILE *fp);
+/* The bash completion script, from cmd_table[] and the config schema
+ * (gendoc.c). Hidden: `llmprof help --bash-completion`. */
+void cmd_write_bash_completion(FILE *fp);
 
 #endif

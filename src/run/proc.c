@@ -366,7 +366,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 	struct sigaction old[ARRAY_SIZE(handled_signals)], old_pipe, sa;
 	int child_out_close = -1, child_err_close = -1, report[2] = {-1, -1};
 	int sigp[2] = {-1, -1}, handlers = 0, reaped = 0, status = 0, fatal = 0;
-	uint64_t start, deadline = 0, kill_at = 0, drain_until = 0;
+	uint64_t start, deadline = 0, kill_at = 0, drain_until = 0, next_tick = 0, tick_ns = 0;
 	double grace = spec->grace_s > 0 ? spec->grace_s : PROC_GRACE_S;
 	struct exec_report rep;
 	pid_t pid;
@@ -453,6 +453,12 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 	}
 	if (spec->timeout_s > 0)
 		deadline = start + (uint64_t)(spec->timeout_s * 1e9);
+	if (spec->on_tick) {
+		tick_ns = (uint64_t)((spec->tick_s > 0 ? spec->tick_s : PROC_TICK_S) * 1e9);
+		if (tick_ns < 1000000)
+			tick_ns = 1000000; /* 1 ms at least: the loop must sleep */
+		next_tick = start + tick_ns;
+	}
 
 	while (!reaped || so.rd >= 0 || se.rd >= 0) {
 		struct pollfd pfd[3];
@@ -481,7 +487,19 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 			wake = deadline;
 		if (!reaped && kill_at && kill_at < wake)
 			wake = kill_at;
-		timeout_ms = wake == UINT64_MAX ? -1 : (int)((wake - now) / 1000000ull + 1);
+		if (!reaped && next_tick) {
+			if (now >= next_tick) {
+				spec->on_tick(spec->on_tick_arg);
+				now = clock_mono_ns();
+				while (next_tick <= now)
+					next_tick += tick_ns;
+			}
+			if (next_tick < wake)
+				wake = next_tick;
+		}
+		timeout_ms = wake == UINT64_MAX ? -1
+			     : wake <= now	? 0
+						: (int)((wake - now) / 1000000ull + 1);
 
 		pfd[n].fd = sigp[0];
 		pfd[n++].events = POLLIN;

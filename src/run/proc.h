@@ -23,6 +23,8 @@
 
 /* Default seconds between SIGTERM and SIGKILL. */
 #define PROC_GRACE_S 5.0
+/* Default seconds between two on_tick calls. */
+#define PROC_TICK_S 1.0
 
 /* Where one output stream of the child goes. All fields optional; with
  * none set the child inherits our stream. */
@@ -49,6 +51,12 @@ struct proc_spec {
 	struct proc_sink out, err;
 	double timeout_s; /* 0 = none */
 	double grace_s;	  /* 0 = PROC_GRACE_S */
+	/* called every tick_s seconds (0 = PROC_TICK_S) while the child runs,
+	 * from proc_run()'s own wait loop, the first time tick_s after the
+	 * start: live status of a child that may print nothing for minutes */
+	void (*on_tick)(void *arg);
+	void *on_tick_arg;
+	double tick_s;
 };
 
 enum proc_outcome {

@@ -191,5 +191,6 @@ void ncu_progress_format(const struct ncu_progress *p, size_t expected, double e
 	} else if (p->done) {
 		strbuf_addf(out, ": done (%d pass%s)", p->passes, p->passes == 1 ? "" : "es");
 	}
-	strbuf_addf(out, ", %.1f s elapsed", elapsed_s);
+	if (elapsed_s >= 0)
+		strbuf_addf(out, ", %.1f s elapsed", elapsed_s);
 }

@@ -34,7 +34,8 @@ void ncu_progress_release(struct ncu_progress *p);
  * changed (the display should be redrawn). */
 int ncu_progress_feed(struct ncu_progress *p, const char *buf, size_t len);
 /* "ncu: kernel 3 of 12 \"add\": pass ~5 of 10 (50%), 12.3 s elapsed".
- * expected = 0 when the number of results is unknown. */
+ * expected = 0 when the number of results is unknown; elapsed_s < 0 leaves
+ * out ", ... s elapsed". */
 void ncu_progress_format(const struct ncu_progress *p, size_t expected, double elapsed_s,
 			 struct strbuf *out);
 

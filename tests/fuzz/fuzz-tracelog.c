@@ -10,7 +10,9 @@
  *
  * Properties besides memory safety: the reader never hands out a record
  * that does not fit the buffer, and the converter either succeeds, reports
- * damage (TRACE_CONVERT_PARTIAL) or fails with a message. */
+ * damage (TRACE_CONVERT_PARTIAL) or fails with a message. The live NVTX
+ * follower (trace/nvtxnow.h) reads the same bytes whole and in pieces, as
+ * a growing file, and says the same at the end. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include "trace/nvtxnow.h"
 #include "trace/tosqlite.h"
 #include "trace/tracelog.h"
 #define FUZZ_SQLITE_PLAIN_HEAP
@@ -62,6 +65,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	tlog_reader_release(&r);
 	free(copy);
+	{
+		struct nvtx_now *whole = nvtx_now_new(NULL), *parts = nvtx_now_new(NULL);
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		nvtx_now_feed(whole, "trace-1.bin", data, size);
+		for (size_t i = 0; i < size; i += 61)
+			nvtx_now_feed(parts, "trace-1.bin", data + i, size - i < 61 ? size - i : 61);
+		nvtx_now_describe(whole, 3, &a);
+		nvtx_now_describe(parts, 3, &b);
+		if (strcmp(a.buf, b.buf))
+			abort();
+		nvtx_now_free(whole);
+		nvtx_now_free(parts);
+		strbuf_release(&a);
+		strbuf_release(&b);
+	}
 
 	if (!dir[0]) {
 		/* /dev/shm: the converter fsyncs; on tmpfs that costs nothing */

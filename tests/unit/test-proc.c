@@ -458,11 +458,53 @@ static void test_log_file_unwritable(void **state)
 	strbuf_release(&err);
 }
 
+/* on_tick: called while a silent child runs, at its interval, and never
+ * after the child was reaped. */
+struct ticks {
+	int n;
+	uint64_t first_ns, start_ns;
+};
+
+static void count_tick(void *arg)
+{
+	struct ticks *t = arg;
+
+	if (!t->n++)
+		t->first_ns = clock_mono_ns() - t->start_ns;
+}
+
+static void test_on_tick(void **state)
+{
+	const char *argv[] = { "sleep", "0.55", NULL };
+	const char *quick[] = { "true", NULL };
+	struct strbuf log = STRBUF_INIT;
+	struct ticks t = { 0, 0, 0 };
+	struct proc_spec spec = { .argv = argv, .on_tick = count_tick, .on_tick_arg = &t,
+				  .tick_s = 0.1 };
+	struct proc_result res;
+
+	tpath(&log, "tick.out");
+	spec.out.path = log.buf; /* no pipe to poll: the tick alone wakes the loop */
+	t.start_ns = clock_mono_ns();
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_in_range(t.n, 3, 7);
+	assert_true(t.first_ns >= 90000000ull); /* the first one after tick_s */
+	/* a child done before its first tick gets none */
+	t.n = 0;
+	spec.argv = quick;
+	spec.tick_s = 5;
+	run_ok(&spec, &res);
+	assert_int_equal(t.n, 0);
+	strbuf_release(&log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_on_data),
+		cmocka_unit_test(test_on_tick),
 		cmocka_unit_test(test_exec_failures),
 		cmocka_unit_test(test_death_by_signal),
 		cmocka_unit_test(test_timeout_kills_group),
