@@ -121,7 +121,7 @@ done
 [ "$(complete_words llmprof profile model = ti)" = tiny ] || fail "completion of model=ti"
 [ "$(complete_words llmprof config s)" = show ] || fail "completion of config s"
 got=$(complete_words llmprof stats -f '')
-[ "$(echo $got)" = "csv md json" ] || fail "completion of stats -f: $got"
+[ "$(echo $got)" = "column csv md json" ] || fail "completion of stats -f: $got"
 mkdir -p dir.d
 [ "$(complete_words llmprof profile -o dir.)" = dir.d ] || fail "completion of -o DIR"
 # every config key
