@@ -307,7 +307,8 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		if (e.v[i].kind == EV_RANGE && e.v[i].dur < 0)
 			e.v[i].dur = t_end - e.v[i].ts;
 
-	qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
+	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
+		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
 	apis = xmalloc((e.n ? e.n : 1) * sizeof(*apis));
 	for (i = 0; i < e.n; i++)
 		if (e.v[i].kind == EV_API) {
