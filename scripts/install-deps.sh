@@ -11,6 +11,7 @@ packages=(cmake ninja-build pkg-config gcc libyaml-dev libsqlite3-dev libjansson
 	  chromium    # chromium: headless render test of report.html (tests/cli/test-html.sh)
 	  libssh-4    # libssh-4: the nsys importer of the test oracle needs libssh.so (tests/cli/test-pipeline.sh)
 	  locales     # locales: en_US.UTF-8 for nsys's grouped numbers (tests/cli/test-stats-column-locale.sh)
+	  clang-format  # make check-format (CI)
 	  clang-14 valgrind)  # scripts/fuzz.sh (libFuzzer), scripts/valgrind-tests.sh
 
 missing=()

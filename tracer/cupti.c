@@ -347,7 +347,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 		api_record(TLOG_API_DRIVER, cbid, tl_api.drv_start, cb->correlationId, ret);
 		return;
 	}
-	if (dom == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE &&
+	    cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
 		/* Records still in the dying context's buffers would be lost. */
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	}
@@ -406,9 +407,9 @@ static int enable_kind(CUpti_ActivityKind kind, const char *what, int level)
 	tracer_diag(level,
 		    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? TLOG_DIAG_CUPTI_BUSY
 		    : r == CUPTI_ERROR_NOT_INITIALIZED || r == CUPTI_ERROR_NOT_SUPPORTED ||
-				    r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
-			    ? TLOG_DIAG_CUPTI_UNSUPPORTED
-			    : TLOG_DIAG_CUPTI_CALL,
+			    r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+			? TLOG_DIAG_CUPTI_UNSUPPORTED
+			: TLOG_DIAG_CUPTI_CALL,
 		    "cuptiActivityEnable(%s): %s", what, cupti_err(r));
 	return -1;
 }
@@ -492,12 +493,13 @@ int InitializeInjection(void)
 	if (r != CUPTI_SUCCESS) {
 		tracer_diag(TLOG_DIAG_ERROR,
 			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-				    ? TLOG_DIAG_CUPTI_BUSY
-				    : TLOG_DIAG_CUPTI_UNSUPPORTED,
+				? TLOG_DIAG_CUPTI_BUSY
+				: TLOG_DIAG_CUPTI_UNSUPPORTED,
 			    "cuptiSubscribe: %s%s", cupti_err(r),
 			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-				    ? " (another CUPTI client such as nsys, ncu or the PyTorch profiler is active)"
-				    : "");
+				? " (another CUPTI client such as nsys, ncu or the PyTorch "
+				  "profiler is active)"
+				: "");
 		return 1;
 	}
 	cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
@@ -515,9 +517,10 @@ int InitializeInjection(void)
 		else if (strcmp(api, "callback") == 0 || strcmp(api, "launch") == 0)
 			mode = API_CALLBACK;
 		else if (strcmp(api, "activity") != 0)
-			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
-				    "%s=%s not understood (activity, callback or none): using activity",
-				    TRACER_ENV_API, api);
+			tracer_diag(
+			    TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+			    "%s=%s not understood (activity, callback or none): using activity",
+			    TRACER_ENV_API, api);
 	}
 	/* Activity records must name the OS thread (gettid), as NVTX records
 	 * do; CUPTI's default is pthread_self(). Without it, fall back. */
@@ -538,12 +541,14 @@ int InitializeInjection(void)
 				      mode, memops);
 		if (!nrt || !ndrv)
 			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
-				    "no %s launch API %s enabled: GPU work cannot be attributed to NVTX ranges",
+				    "no %s launch API %s enabled: GPU work cannot be attributed to "
+				    "NVTX ranges",
 				    !nrt ? "runtime" : "driver",
 				    mode == API_CALLBACK ? "callbacks" : "activity records");
 	}
 
-	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", TLOG_DIAG_ERROR) < 0)
+	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL",
+			TLOG_DIAG_ERROR) < 0)
 		return 1;
 	if (memops) {
 		enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", TLOG_DIAG_ERROR);

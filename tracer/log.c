@@ -40,7 +40,7 @@ static uint32_t g_flags;
 static uint32_t g_seq;
 static uint32_t g_buf_cap = 512u << 10;
 static struct tbuf *g_bufs;
-static struct tbuf g_gpu = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0, NULL };
+static struct tbuf g_gpu = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0, NULL};
 static uint64_t g_dropped; /* records the tracer itself could not keep */
 static int g_io_failed;
 static pthread_key_t g_key;
@@ -281,8 +281,8 @@ void tracer_write_now(const void *rec, size_t size)
 	tl_in_tracer--;
 }
 
-void tracer_write_def(void *fixed, size_t fixed_size, const char *s1, size_t n1,
-		      const char *s2, size_t n2)
+void tracer_write_def(void *fixed, size_t fixed_size, const char *s1, size_t n1, const char *s2,
+		      size_t n2)
 {
 	unsigned char stackbuf[1024];
 	unsigned char *buf = stackbuf;
@@ -382,7 +382,7 @@ void tracer_flush_all(void)
 static void *flusher(void *arg)
 {
 	uint64_t ms = (uint64_t)(uintptr_t)arg;
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
 
 	for (;;) {
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
@@ -452,8 +452,8 @@ static int open_log(uint32_t extra_flags)
 	struct iovec iov;
 	int n;
 
-	n = snprintf(path, sizeof(path), "%s/" TRACER_LOG_PREFIX "%d" TRACER_LOG_SUFFIX,
-		     g_dir, (int)getpid());
+	n = snprintf(path, sizeof(path), "%s/" TRACER_LOG_PREFIX "%d" TRACER_LOG_SUFFIX, g_dir,
+		     (int)getpid());
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -1;
 	g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);

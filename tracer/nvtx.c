@@ -68,8 +68,8 @@ static uint64_t domain_id(nvtxDomainHandle_t d)
 
 /* One event (push/start/mark) with an ASCII text, a wide text, or from
  * event attributes. */
-static void event(uint16_t type, uint64_t range_id, uint64_t domain,
-		  const nvtxEventAttributes_t *a, const char *text, const wchar_t *wtext)
+static void event(uint16_t type, uint64_t range_id, uint64_t domain, const nvtxEventAttributes_t *a,
+		  const char *text, const wchar_t *wtext)
 {
 	struct tlog_nvtx_event *e;
 	char wbuf[1024];
@@ -367,36 +367,36 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
 int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 {
 	static const struct slot core[] = {
-		{ NVTX_CBID_CORE_MarkEx, FN(mark_ex) },
-		{ NVTX_CBID_CORE_MarkA, FN(mark_a) },
-		{ NVTX_CBID_CORE_MarkW, FN(mark_w) },
-		{ NVTX_CBID_CORE_RangeStartEx, FN(start_ex) },
-		{ NVTX_CBID_CORE_RangeStartA, FN(start_a) },
-		{ NVTX_CBID_CORE_RangeStartW, FN(start_w) },
-		{ NVTX_CBID_CORE_RangeEnd, FN(range_end) },
-		{ NVTX_CBID_CORE_RangePushEx, FN(push_ex) },
-		{ NVTX_CBID_CORE_RangePushA, FN(push_a) },
-		{ NVTX_CBID_CORE_RangePushW, FN(push_w) },
-		{ NVTX_CBID_CORE_RangePop, FN(range_pop) },
-		{ NVTX_CBID_CORE_NameCategoryA, FN(name_category_a) },
-		{ NVTX_CBID_CORE_NameCategoryW, FN(name_category_w) },
-		{ NVTX_CBID_CORE_NameOsThreadA, FN(name_thread_a) },
-		{ NVTX_CBID_CORE_NameOsThreadW, FN(name_thread_w) },
+	    {NVTX_CBID_CORE_MarkEx, FN(mark_ex)},
+	    {NVTX_CBID_CORE_MarkA, FN(mark_a)},
+	    {NVTX_CBID_CORE_MarkW, FN(mark_w)},
+	    {NVTX_CBID_CORE_RangeStartEx, FN(start_ex)},
+	    {NVTX_CBID_CORE_RangeStartA, FN(start_a)},
+	    {NVTX_CBID_CORE_RangeStartW, FN(start_w)},
+	    {NVTX_CBID_CORE_RangeEnd, FN(range_end)},
+	    {NVTX_CBID_CORE_RangePushEx, FN(push_ex)},
+	    {NVTX_CBID_CORE_RangePushA, FN(push_a)},
+	    {NVTX_CBID_CORE_RangePushW, FN(push_w)},
+	    {NVTX_CBID_CORE_RangePop, FN(range_pop)},
+	    {NVTX_CBID_CORE_NameCategoryA, FN(name_category_a)},
+	    {NVTX_CBID_CORE_NameCategoryW, FN(name_category_w)},
+	    {NVTX_CBID_CORE_NameOsThreadA, FN(name_thread_a)},
+	    {NVTX_CBID_CORE_NameOsThreadW, FN(name_thread_w)},
 	};
 	static const struct slot core2[] = {
-		{ NVTX_CBID_CORE2_DomainMarkEx, FN(d_mark_ex) },
-		{ NVTX_CBID_CORE2_DomainRangeStartEx, FN(d_start_ex) },
-		{ NVTX_CBID_CORE2_DomainRangeEnd, FN(d_range_end) },
-		{ NVTX_CBID_CORE2_DomainRangePushEx, FN(d_push_ex) },
-		{ NVTX_CBID_CORE2_DomainRangePop, FN(d_pop) },
-		{ NVTX_CBID_CORE2_DomainNameCategoryA, FN(d_name_category_a) },
-		{ NVTX_CBID_CORE2_DomainNameCategoryW, FN(d_name_category_w) },
-		{ NVTX_CBID_CORE2_DomainRegisterStringA, FN(d_register_a) },
-		{ NVTX_CBID_CORE2_DomainRegisterStringW, FN(d_register_w) },
-		{ NVTX_CBID_CORE2_DomainCreateA, FN(d_create_a) },
-		{ NVTX_CBID_CORE2_DomainCreateW, FN(d_create_w) },
-		{ NVTX_CBID_CORE2_DomainDestroy, FN(d_destroy) },
-		{ NVTX_CBID_CORE2_Initialize, FN(initialize) },
+	    {NVTX_CBID_CORE2_DomainMarkEx, FN(d_mark_ex)},
+	    {NVTX_CBID_CORE2_DomainRangeStartEx, FN(d_start_ex)},
+	    {NVTX_CBID_CORE2_DomainRangeEnd, FN(d_range_end)},
+	    {NVTX_CBID_CORE2_DomainRangePushEx, FN(d_push_ex)},
+	    {NVTX_CBID_CORE2_DomainRangePop, FN(d_pop)},
+	    {NVTX_CBID_CORE2_DomainNameCategoryA, FN(d_name_category_a)},
+	    {NVTX_CBID_CORE2_DomainNameCategoryW, FN(d_name_category_w)},
+	    {NVTX_CBID_CORE2_DomainRegisterStringA, FN(d_register_a)},
+	    {NVTX_CBID_CORE2_DomainRegisterStringW, FN(d_register_w)},
+	    {NVTX_CBID_CORE2_DomainCreateA, FN(d_create_a)},
+	    {NVTX_CBID_CORE2_DomainCreateW, FN(d_create_w)},
+	    {NVTX_CBID_CORE2_DomainDestroy, FN(d_destroy)},
+	    {NVTX_CBID_CORE2_Initialize, FN(initialize)},
 	};
 	const NvtxExportTableCallbacks *cb;
 	const NvtxExportTableVersionInfo *vi;

@@ -149,9 +149,9 @@ void rec_from_api(struct tlog_api *r, const CUpti_ActivityAPI *a, int driver)
 int rec_api_selected(int driver, const char *name, int memops)
 {
 	/* Launches first: without memops only the first two count. */
-	static const char *const rt[] = { "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy",
-					  "cudaMemset" };
-	static const char *const drv[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset" };
+	static const char *const rt[] = {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy",
+					 "cudaMemset"};
+	static const char *const drv[] = {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset"};
 	const char *const *p = driver ? drv : rt;
 	size_t i, n = memops ? 4 : 2;
 

@@ -166,11 +166,11 @@ static void test_api_selection(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernel),
-		cmocka_unit_test(test_memcpy_prefers_runtime_corr),
-		cmocka_unit_test(test_memset),
-		cmocka_unit_test(test_api_activity),
-		cmocka_unit_test(test_api_selection),
+	    cmocka_unit_test(test_kernel),
+	    cmocka_unit_test(test_memcpy_prefers_runtime_corr),
+	    cmocka_unit_test(test_memset),
+	    cmocka_unit_test(test_api_activity),
+	    cmocka_unit_test(test_api_selection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

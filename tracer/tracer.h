@@ -37,7 +37,7 @@ HIDDEN void tracer_write_now(const void *rec, size_t size);
 HIDDEN void tracer_write_def(void *fixed, size_t fixed_size, const char *s1, size_t n1,
 			     const char *s2, size_t n2);
 HIDDEN void tracer_diag(int level, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Flushes every thread buffer and the GPU buffer to the log. */
 HIDDEN void tracer_flush_all(void);
 HIDDEN uint64_t tracer_env_u64(const char *name, uint64_t def, uint64_t max);

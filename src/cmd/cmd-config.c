@@ -14,11 +14,11 @@ static const char *conf_dir_opt;
 static int markdown;
 
 static const struct opt opts[] = {
-	{ "conf-dir", 0, OPT_STRING, &conf_dir_opt, "DIR",
-	  "read config.yaml and its groups from DIR (default: $LLMPROF_CONF_DIR, else llmprof's conf/)" },
-	{ "markdown", 0, OPT_BOOL, &markdown, NULL,
-	  "with 'keys': print the table as Markdown, as in docs/configuration.md" },
-	OPT_END_MARK,
+    {"conf-dir", 0, OPT_STRING, &conf_dir_opt, "DIR",
+     "read config.yaml and its groups from DIR (default: $LLMPROF_CONF_DIR, else llmprof's conf/)"},
+    {"markdown", 0, OPT_BOOL, &markdown, NULL,
+     "with 'keys': print the table as Markdown, as in docs/configuration.md"},
+    OPT_END_MARK,
 };
 
 static int config_show(int argc, const char **argv)
@@ -103,15 +103,14 @@ static int cmd_config_exec(struct cmd_ctx *ctx)
 }
 
 const struct cmd_entry cmd_config_entry = {
-	.name = "config",
-	.usage = "show [--conf-dir DIR] [KEY=VALUE ...] | keys [--markdown]",
-	.summary = "print the resolved configuration, or the list of config keys",
-	.description =
-		"'config show' composes conf/config.yaml with its defaults list, applies the\n"
-		"overrides (a.b=v, +a.b=v, ++a.b=v, ~a.b, group=option, group@pkg=option),\n"
-		"resolves ${...} and prints the result as YAML. 'config keys' lists every key\n"
-		"with its type, default and meaning. Config errors exit with 3.\n"
-		"docs/configuration.md has the grammar and the full table.",
-	.opts = opts,
-	.exec = cmd_config_exec,
+    .name = "config",
+    .usage = "show [--conf-dir DIR] [KEY=VALUE ...] | keys [--markdown]",
+    .summary = "print the resolved configuration, or the list of config keys",
+    .description = "'config show' composes conf/config.yaml with its defaults list, applies the\n"
+		   "overrides (a.b=v, +a.b=v, ++a.b=v, ~a.b, group=option, group@pkg=option),\n"
+		   "resolves ${...} and prints the result as YAML. 'config keys' lists every key\n"
+		   "with its type, default and meaning. Config errors exit with 3.\n"
+		   "docs/configuration.md has the grammar and the full table.",
+    .opts = opts,
+    .exec = cmd_config_exec,
 };

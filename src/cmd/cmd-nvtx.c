@@ -25,11 +25,11 @@
 static const char *opt_conf_dir, *opt_keep;
 
 static const struct opt opts[] = {
-	{ "conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
-	  "read the configuration (run.timeout_s) from DIR instead of conf/" },
-	{ "keep", 0, OPT_STRING, &opt_keep, "DIR",
-	  "keep the trace (trace.sqlite, the raw logs) in DIR, created if needed" },
-	OPT_END_MARK,
+    {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
+     "read the configuration (run.timeout_s) from DIR instead of conf/"},
+    {"keep", 0, OPT_STRING, &opt_keep, "DIR",
+     "keep the trace (trace.sqlite, the raw logs) in DIR, created if needed"},
+    OPT_END_MARK,
 };
 
 static void remove_dir(const char *dir)
@@ -58,10 +58,10 @@ static void remove_dir(const char *dir)
 static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 {
 	struct config *cfg = NULL;
-	struct strbuf err = STRBUF_INIT, logdir = STRBUF_INIT, db = STRBUF_INIT,
-		      out = STRBUF_INIT, desc = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, logdir = STRBUF_INIT, db = STRBUF_INIT, out = STRBUF_INIT,
+		      desc = STRBUF_INIT;
 	char *lib = NULL, *conf = NULL, *tmp = NULL;
-	char *env[5] = { NULL };
+	char *env[5] = {NULL};
 	struct proc_spec spec;
 	struct proc_result res;
 	struct trace_convert_stats st;
@@ -198,16 +198,16 @@ out:
 }
 
 const struct cmd_entry cmd_nvtx_entry = {
-	.name = "nvtx",
-	.usage = "[KEY=VALUE ...] -- PROGRAM [ARGS...]",
-	.summary = "list the NVTX ranges a program emits, with nsys and ncu filters",
-	.description =
-		"Runs PROGRAM once with the builtin tracer's NVTX injection only (no CUPTI, no GPU "
-		"needed) and lists every NVTX range: domain, name, style (PushPop or StartEnd), "
-		"count, nesting depth, parent range, and the exact expression that selects it in "
-		"nsys (--nvtx-capture range@domain) and ncu (--nvtx-include domain@range/, no "
-		"trailing '/' for start/end ranges). The program's output comes first.",
-	.opts = opts,
-	.flags = CMD_TAKES_PROGRAM,
-	.exec = cmd_nvtx_exec,
+    .name = "nvtx",
+    .usage = "[KEY=VALUE ...] -- PROGRAM [ARGS...]",
+    .summary = "list the NVTX ranges a program emits, with nsys and ncu filters",
+    .description =
+	"Runs PROGRAM once with the builtin tracer's NVTX injection only (no CUPTI, no GPU "
+	"needed) and lists every NVTX range: domain, name, style (PushPop or StartEnd), "
+	"count, nesting depth, parent range, and the exact expression that selects it in "
+	"nsys (--nvtx-capture range@domain) and ncu (--nvtx-include domain@range/, no "
+	"trailing '/' for start/end ranges). The program's output comes first.",
+    .opts = opts,
+    .flags = CMD_TAKES_PROGRAM,
+    .exec = cmd_nvtx_exec,
 };

@@ -29,8 +29,7 @@ static const struct opt opts[] = {
     {"output", 'o', OPT_STRING, &opt_out, "DIR",
      "where to write the reports (with --trace; default for RUN_DIR: RUN_DIR itself)", 0, 0},
     {"max-rows", 0, OPT_INT, &opt_max_rows, "N",
-     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all)", 0,
-     1000000},
+     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all)", 0, 1000000},
     OPT_END_MARK,
 };
 

@@ -13,14 +13,8 @@
 #include "core/banned.h"
 
 const struct cmd_entry *const cmd_table[] = {
-	&cmd_profile_entry,
-	&cmd_report_entry,
-	&cmd_stats_entry,
-	&cmd_nvtx_entry,
-	&cmd_config_entry,
-	&cmd_doctor_entry,
-	&cmd_calibrate_entry,
-	NULL,
+    &cmd_profile_entry, &cmd_report_entry, &cmd_stats_entry,	 &cmd_nvtx_entry,
+    &cmd_config_entry,	&cmd_doctor_entry, &cmd_calibrate_entry, NULL,
 };
 
 static const struct cmd_entry *cmd_find(const char *name)
@@ -32,17 +26,20 @@ static const struct cmd_entry *cmd_find(const char *name)
 }
 
 const char cmd_about[] =
-	"llmprof profiles LLM inference on NVIDIA GPUs: per-stage and per-operator\n"
-	"time, the kernels that dominate and what limits them, MFU and bandwidth use.";
+    "llmprof profiles LLM inference on NVIDIA GPUs: per-stage and per-operator\n"
+    "time, the kernels that dominate and what limits them, MFU and bandwidth use.";
 
 static void print_main_usage(FILE *fp)
 {
-	fprintf(fp, "usage: llmprof <command> [options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]\n\n"
-		    "%s\n\ncommands:\n", cmd_about);
+	fprintf(fp,
+		"usage: llmprof <command> [options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]\n\n"
+		"%s\n\ncommands:\n",
+		cmd_about);
 	for (size_t i = 0; cmd_table[i]; i++)
 		fprintf(fp, "  %-10s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
-	fprintf(fp, "\n'llmprof <command> --help' describes a command; docs/user-guide.md has more.\n"
-		    "options: -h, --help; -V, --version\n");
+	fprintf(fp,
+		"\n'llmprof <command> --help' describes a command; docs/user-guide.md has more.\n"
+		"options: -h, --help; -V, --version\n");
 }
 
 void cmd_print_help(const struct cmd_entry *cmd, FILE *fp)
@@ -56,7 +53,8 @@ void cmd_print_help(const struct cmd_entry *cmd, FILE *fp)
 		const char *argh = o->type == OPT_BOOL ? NULL : (o->argh ? o->argh : "VALUE");
 
 		if (o->short_name && argh)
-			snprintf(left, sizeof(left), "-%c, --%s %s", o->short_name, o->long_name, argh);
+			snprintf(left, sizeof(left), "-%c, --%s %s", o->short_name, o->long_name,
+				 argh);
 		else if (o->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s", o->short_name, o->long_name);
 		else if (argh)
@@ -113,8 +111,8 @@ static int opt_assign(const struct cmd_entry *cmd, const struct opt *o, const ch
 	BUG("bad option type");
 }
 
-int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv,
-	      struct cmd_ctx *ctx, int *done)
+int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv, struct cmd_ctx *ctx,
+	      int *done)
 {
 	int i;
 
@@ -129,7 +127,8 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv,
 
 		if (!strcmp(a, "--")) {
 			if (!(cmd->flags & CMD_TAKES_PROGRAM)) {
-				error_print("'%s' does not run a program; unexpected '--'", cmd->name);
+				error_print("'%s' does not run a program; unexpected '--'",
+					    cmd->name);
 				return EXIT_USAGE;
 			}
 			ctx->has_program = 1;
@@ -157,7 +156,8 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv,
 				return EXIT_USAGE;
 			}
 			if (o->type == OPT_BOOL && eq) {
-				error_print("%s: option '--%s' takes no value", cmd->name, o->long_name);
+				error_print("%s: option '--%s' takes no value", cmd->name,
+					    o->long_name);
 				return EXIT_USAGE;
 			}
 			if (o->type != OPT_BOOL)

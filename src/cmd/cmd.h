@@ -31,16 +31,19 @@ struct opt {
 	const char *help;
 	int64_t min, max;
 };
-#define OPT_END_MARK { NULL, 0, OPT_END, NULL, NULL, NULL, 0, 0 }
+#define OPT_END_MARK                                                                               \
+	{                                                                                          \
+		NULL, 0, OPT_END, NULL, NULL, NULL, 0, 0                                           \
+	}
 
 /* What a command receives after option parsing. All strings are borrowed
  * from the process argv. */
 struct cmd_ctx {
 	const struct cmd_entry *cmd;
-	int argc;          /* positional arguments (before "--") */
+	int argc; /* positional arguments (before "--") */
 	const char **argv;
-	int has_program;   /* a "--" was given */
-	int prog_argc;     /* everything after "--" */
+	int has_program; /* a "--" was given */
+	int prog_argc;	 /* everything after "--" */
 	const char **prog_argv;
 	const char *argv0_full; /* the whole original command line is in orig_argv */
 	int orig_argc;
@@ -53,8 +56,8 @@ enum cmd_flags {
 
 struct cmd_entry {
 	const char *name;
-	const char *usage;   /* after "llmprof <name> " */
-	const char *summary; /* one line */
+	const char *usage;	 /* after "llmprof <name> " */
+	const char *summary;	 /* one line */
 	const char *description; /* paragraph for --help, may be NULL */
 	const struct opt *opts;
 	unsigned flags;
@@ -77,8 +80,8 @@ int cmd_main(int argc, const char **argv);
 /* Parses options of cmd from argv (argv[0] is the command name). Returns 0,
  * or an exit code after printing an error (EXIT_USAGE) or help (EXIT_OK with
  * *done set). Exposed for tests. */
-int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv,
-	      struct cmd_ctx *ctx, int *done);
+int cmd_parse(const struct cmd_entry *cmd, int argc, const char **argv, struct cmd_ctx *ctx,
+	      int *done);
 
 /* Writes the generated --help text of cmd to fp. */
 #include <stdio.h>

@@ -155,7 +155,8 @@ int cnode_map_remove(struct cnode *map, const char *key)
 		if (strcmp(map->items[i]->key, key))
 			continue;
 		cnode_free(map->items[i]);
-		memmove(map->items + i, map->items + i + 1, (map->nr - i - 1) * sizeof(*map->items));
+		memmove(map->items + i, map->items + i + 1,
+			(map->nr - i - 1) * sizeof(*map->items));
 		map->nr--;
 		return 0;
 	}
@@ -346,13 +347,12 @@ static int float_form(const char *s, size_t len)
 
 int cnode_set_plain(struct cnode *n, const char *s, size_t len, struct strbuf *err)
 {
-	static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
-	static const char *const trues[] = { "true", "True", "TRUE", NULL };
-	static const char *const falses[] = { "false", "False", "FALSE", NULL };
-	static const char *const infs[] = { ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF",
-					    NULL };
-	static const char *const ninfs[] = { "-.inf", "-.Inf", "-.INF", NULL };
-	static const char *const nans[] = { ".nan", ".NaN", ".NAN", NULL };
+	static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
+	static const char *const trues[] = {"true", "True", "TRUE", NULL};
+	static const char *const falses[] = {"false", "False", "FALSE", NULL};
+	static const char *const infs[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", NULL};
+	static const char *const ninfs[] = {"-.inf", "-.Inf", "-.INF", NULL};
+	static const char *const nans[] = {".nan", ".NaN", ".NAN", NULL};
 	int overflow;
 
 	cnode_clear_value(n);
@@ -387,7 +387,7 @@ int cnode_set_plain(struct cnode *n, const char *s, size_t len, struct strbuf *e
 
 int cnode_plain_is_string(const char *s, size_t len)
 {
-	struct cnode n = { 0 };
+	struct cnode n = {0};
 	int ret = cnode_set_plain(&n, s, len, NULL) == 0 && n.type == CNODE_STRING;
 
 	cnode_clear_value(&n);

@@ -348,8 +348,9 @@ static int apply_group_override(struct defaults *d, const struct config_override
 			break;
 		}
 		if (o->op == CONFIG_OVERRIDE_SET) {
-			error_set(err, "%s: the defaults list has no '%s' entry to override; "
-				       "use '+%s=...' to add one",
+			error_set(err,
+				  "%s: the defaults list has no '%s' entry to override; "
+				  "use '+%s=...' to add one",
 				  pos.file, spec.buf, spec.buf);
 			goto out;
 		}
@@ -372,7 +373,8 @@ static int apply_group_override(struct defaults *d, const struct config_override
 		if (v && (v->type == CNODE_NULL ? e->option != NULL
 						: !e->option || strcmp(e->option, v->s))) {
 			error_set(err, "%s: '%s' is '%s', not '%s'", pos.file, spec.buf,
-				  e->option ? e->option : "null", v->type == CNODE_NULL ? "null" : v->s);
+				  e->option ? e->option : "null",
+				  v->type == CNODE_NULL ? "null" : v->s);
 			goto out;
 		}
 		free(e->option);
@@ -537,8 +539,9 @@ static int apply_key_override(struct cnode *root, const struct config_override *
 		/* fall through */
 	case CONFIG_OVERRIDE_ADD:
 		if (node)
-			return error_set(err, "%s: config key '%s' already exists; use '%s=...' "
-					      "to change it",
+			return error_set(err,
+					 "%s: config key '%s' already exists; use '%s=...' "
+					 "to change it",
 					 pos.file, o->key, o->key);
 		parent = parent_of(root, o->key, 1, pos, &last, err);
 		if (!parent)
@@ -738,8 +741,9 @@ static int resolve_string(struct resolver *r, struct cnode *n, struct strbuf *pa
 			at_pos(r->err, &n->pos);
 			goto out;
 		} else if (!valid_ref(body, len)) {
-			error_set(r->err, "bad interpolation '${%.*s}' (expected ${a.b} with "
-					  "absolute keys)",
+			error_set(r->err,
+				  "bad interpolation '${%.*s}' (expected ${a.b} with "
+				  "absolute keys)",
 				  (int)len, body);
 			at_pos(r->err, &n->pos);
 			goto out;
@@ -751,8 +755,9 @@ static int resolve_string(struct resolver *r, struct cnode *n, struct strbuf *pa
 			if (p == n->s && !end[1]) {
 				whole = t;
 			} else if (t->type == CNODE_LIST || t->type == CNODE_MAP) {
-				error_set(r->err, "'${%.*s}' is a %s; it can only be the whole value",
-					  (int)len, body, t->type == CNODE_LIST ? "list" : "mapping");
+				error_set(
+				    r->err, "'${%.*s}' is a %s; it can only be the whole value",
+				    (int)len, body, t->type == CNODE_LIST ? "list" : "mapping");
 				at_pos(r->err, &n->pos);
 				goto out;
 			} else {
@@ -813,7 +818,7 @@ static int resolve_node(struct resolver *r, struct cnode *n, struct strbuf *path
 
 int config_resolve(struct cnode *root, time_t now, struct strbuf *err)
 {
-	struct resolver r = { root, now, NULL, NULL, 0, 0, 0, MAX_EXPANSION, err };
+	struct resolver r = {root, now, NULL, NULL, 0, 0, 0, MAX_EXPANSION, err};
 	struct strbuf path = STRBUF_INIT;
 	int ret = resolve_node(&r, root, &path);
 
@@ -854,10 +859,10 @@ int config_load_at(struct config **out, const char *conf_dir, size_t n_overrides
 	struct config_override *ov = xcalloc(n_overrides ? n_overrides : 1, sizeof(*ov));
 	const char **origin = xcalloc(n_overrides ? n_overrides : 1, sizeof(*origin));
 	char *group = xcalloc(n_overrides ? n_overrides : 1, 1);
-	struct defaults d = { NULL, 0, 0 };
+	struct defaults d = {NULL, 0, 0};
 	struct cnode *primary = NULL;
 	struct strbuf path = STRBUF_INIT;
-	struct cnode_pos top = { "config", 0, 0 };
+	struct cnode_pos top = {"config", 0, 0};
 	const struct config_key *keys;
 	size_t n_keys, parsed = 0, err_start = err ? err->len : 0;
 	int ret = -1;
@@ -884,7 +889,7 @@ int config_load_at(struct config **out, const char *conf_dir, size_t n_overrides
 	if (read_yaml(cfg, path.buf, &primary, err) || defaults_take(primary, &d, err))
 		goto out;
 	for (size_t i = 0; i < n_overrides; i++) {
-		struct cnode_pos pos = { origin[i], 0, 0 };
+		struct cnode_pos pos = {origin[i], 0, 0};
 
 		if (group[i] && apply_group_override(&d, &ov[i], pos, err))
 			goto out;
@@ -893,7 +898,7 @@ int config_load_at(struct config **out, const char *conf_dir, size_t n_overrides
 		goto out;
 	config_schema_fill_defaults(cfg->root, keys, n_keys);
 	for (size_t i = 0; i < n_overrides; i++) {
-		struct cnode_pos pos = { origin[i], 0, 0 };
+		struct cnode_pos pos = {origin[i], 0, 0};
 
 		if (!group[i] && apply_key_override(cfg->root, &ov[i], pos, err))
 			goto out;

@@ -37,12 +37,12 @@ struct cnode_pos {
 
 struct cnode {
 	enum cnode_type type;
-	char *key;         /* entry name inside a map; NULL for list items and root */
+	char *key; /* entry name inside a map; NULL for list items and root */
 	struct cnode_pos pos;
-	int b;             /* CNODE_BOOL */
-	int64_t i;         /* CNODE_INT */
-	double f;          /* CNODE_FLOAT */
-	char *s;           /* CNODE_STRING (NUL-terminated, may contain any byte but NUL) */
+	int b;		      /* CNODE_BOOL */
+	int64_t i;	      /* CNODE_INT */
+	double f;	      /* CNODE_FLOAT */
+	char *s;	      /* CNODE_STRING (NUL-terminated, may contain any byte but NUL) */
 	struct cnode **items; /* CNODE_LIST, CNODE_MAP: children in order */
 	size_t nr, alloc;
 };
@@ -120,17 +120,17 @@ void cnode_scalar_render(const struct cnode *n, struct strbuf *sb);
  * Anchors, aliases, tags other than !!str, multiple documents, non-scalar
  * keys, duplicate keys and NUL characters are errors. Returns 0, or -1 with
  * "file:line:col: problem" in err. */
-int config_parse_yaml_buffer(const char *buf, size_t len, const char *file,
-			     struct cnode **out, struct strbuf *err);
+int config_parse_yaml_buffer(const char *buf, size_t len, const char *file, struct cnode **out,
+			     struct strbuf *err);
 /* Renders any tree as block YAML that config_parse_yaml_buffer() reads back
  * to an equal tree (strings that are not valid UTF-8 are the exception: their
  * bad bytes come back as U+0080..U+00FF). */
 void cnode_to_yaml(const struct cnode *n, struct strbuf *out);
 
 enum config_override_op {
-	CONFIG_OVERRIDE_SET,    /* key=v   */
-	CONFIG_OVERRIDE_ADD,    /* +key=v  */
-	CONFIG_OVERRIDE_FORCE,  /* ++key=v */
+	CONFIG_OVERRIDE_SET,	/* key=v   */
+	CONFIG_OVERRIDE_ADD,	/* +key=v  */
+	CONFIG_OVERRIDE_FORCE,	/* ++key=v */
 	CONFIG_OVERRIDE_DELETE, /* ~key or ~key=v */
 };
 
@@ -138,16 +138,19 @@ enum config_override_op {
  * config group (a directory under conf/) or a config key. */
 struct config_override {
 	enum config_override_op op;
-	char *key;      /* owned: "a.b" or "profiling/ncu" */
-	char *package;  /* owned: text after '@', or NULL */
+	char *key;	     /* owned: "a.b" or "profiling/ncu" */
+	char *package;	     /* owned: text after '@', or NULL */
 	struct cnode *value; /* owned; NULL for "~key" without a value */
 };
-#define CONFIG_OVERRIDE_INIT { CONFIG_OVERRIDE_SET, NULL, NULL, NULL }
+#define CONFIG_OVERRIDE_INIT                                                                       \
+	{                                                                                          \
+		CONFIG_OVERRIDE_SET, NULL, NULL, NULL                                              \
+	}
 
 /* Parses text (grammar in docs/configuration.md); value nodes get
  * pos.file = origin (borrowed). Returns 0, or -1 with a message in err. */
-int config_override_parse(const char *text, const char *origin,
-			  struct config_override *out, struct strbuf *err);
+int config_override_parse(const char *text, const char *origin, struct config_override *out,
+			  struct strbuf *err);
 void config_override_release(struct config_override *o);
 
 /* Resolves ${a.b} and ${now:FORMAT} everywhere below root, in place. now is
@@ -178,12 +181,12 @@ enum config_key_flags {
 };
 
 struct config_key {
-	const char *key;     /* full dotted key */
+	const char *key; /* full dotted key */
 	enum config_type type;
 	unsigned flags;
-	const char *def;     /* default as YAML text ("30", "null", "[a, b]"); NULL if required */
-	const char *values;  /* CONFIG_ENUM: "deep|light" */
-	double min, max;     /* with CONFIG_HAS_MIN / CONFIG_HAS_MAX */
+	const char *def;    /* default as YAML text ("30", "null", "[a, b]"); NULL if required */
+	const char *values; /* CONFIG_ENUM: "deep|light" */
+	double min, max;    /* with CONFIG_HAS_MIN / CONFIG_HAS_MAX */
 	const char *help;
 };
 

@@ -39,7 +39,7 @@ static void skip_ws(struct cursor *c)
 
 static struct cnode *new_node(struct cursor *c, enum cnode_type type)
 {
-	struct cnode_pos pos = { c->origin, 0, 0 };
+	struct cnode_pos pos = {c->origin, 0, 0};
 	return cnode_new(type, NULL, pos);
 }
 
@@ -68,7 +68,7 @@ static int hex_digits(struct cursor *c, int n, unsigned *out)
 
 	for (int k = 0; k < n; k++) {
 		char h = c->i < c->len ? c->s[c->i] : '\0';
-		int d = (h >= '0' && h <= '9')   ? h - '0'
+		int d = (h >= '0' && h <= '9')	 ? h - '0'
 			: (h >= 'a' && h <= 'f') ? h - 'a' + 10
 			: (h >= 'A' && h <= 'F') ? h - 'A' + 10
 						 : -1;
@@ -109,17 +109,36 @@ static int parse_quoted(struct cursor *c, struct strbuf *sb)
 			return fail(c, "unterminated quoted string");
 		ch = c->s[c->i++];
 		switch (ch) {
-		case '\\': case '"': case '/': case '\'':
+		case '\\':
+		case '"':
+		case '/':
+		case '\'':
 			strbuf_addch(sb, ch);
 			break;
-		case 'n': strbuf_addch(sb, '\n'); break;
-		case 't': strbuf_addch(sb, '\t'); break;
-		case 'r': strbuf_addch(sb, '\r'); break;
-		case 'a': strbuf_addch(sb, '\a'); break;
-		case 'b': strbuf_addch(sb, '\b'); break;
-		case 'e': strbuf_addch(sb, 0x1b); break;
-		case 'f': strbuf_addch(sb, '\f'); break;
-		case 'v': strbuf_addch(sb, '\v'); break;
+		case 'n':
+			strbuf_addch(sb, '\n');
+			break;
+		case 't':
+			strbuf_addch(sb, '\t');
+			break;
+		case 'r':
+			strbuf_addch(sb, '\r');
+			break;
+		case 'a':
+			strbuf_addch(sb, '\a');
+			break;
+		case 'b':
+			strbuf_addch(sb, '\b');
+			break;
+		case 'e':
+			strbuf_addch(sb, 0x1b);
+			break;
+		case 'f':
+			strbuf_addch(sb, '\f');
+			break;
+		case 'v':
+			strbuf_addch(sb, '\v');
+			break;
 		case 'x':
 		case 'u':
 		case 'U':
@@ -311,10 +330,10 @@ static int check_utf8(const char *text, const char *origin, struct strbuf *err)
 	return 0;
 }
 
-int config_override_parse(const char *text, const char *origin,
-			  struct config_override *out, struct strbuf *err)
+int config_override_parse(const char *text, const char *origin, struct config_override *out,
+			  struct strbuf *err)
 {
-	struct cursor c = { text, strlen(text), 0, origin, err };
+	struct cursor c = {text, strlen(text), 0, origin, err};
 	const char *eq = strchr(text, '=');
 	const char *key_start, *key_end, *at;
 	size_t key_len;
@@ -341,8 +360,9 @@ int config_override_parse(const char *text, const char *origin,
 	at = memchr(key_start, '@', (size_t)(key_end - key_start));
 	key_len = (size_t)((at ? at : key_end) - key_start);
 	if (!valid_key(key_start, key_len, 1))
-		return error_set(err, "%s: '%.*s' is not a valid key (letters, digits, '_', '-', "
-				      "'.' between names, '/' in group names)",
+		return error_set(err,
+				 "%s: '%.*s' is not a valid key (letters, digits, '_', '-', "
+				 "'.' between names, '/' in group names)",
 				 origin, (int)key_len, key_start);
 	if (at && !valid_key(at + 1, (size_t)(key_end - at - 1), 0))
 		return error_set(err, "%s: '%.*s' is not a valid package after '@'", origin,

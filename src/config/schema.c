@@ -24,163 +24,153 @@
 #define IN(a, b) .flags = CONFIG_HAS_MIN | CONFIG_HAS_MAX, .min = (a), .max = (b)
 
 static const struct config_key schema[] = {
-	{ "device", CONFIG_STR, 0, "cuda:0", NULL, 0, 0,
-	  "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path" },
-	{ "artifacts.root", CONFIG_STR, 0, "tmp/stage2", NULL, 0, 0,
-	  "run bundles go to <root>/<run_id>/" },
-	{ "run.mode", CONFIG_ENUM, 0, "deep", "deep|light", 0, 0,
-	  "deep: trace, then ncu counters on the kernels covering run.coverage; light: trace, "
-	  "then ncu's SpeedOfLight and Occupancy on at most 5 kernels" },
-	{ "run.top_n_kernels", CONFIG_INT, IN(1, 100000), .def = "30",
-	  .help = "kernels ranked in reports and profiled with counters" },
-	{ "run.coverage", CONFIG_FLOAT,
-	  CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95", NULL, 0, 1,
-	  "also stop ranking once these kernels cover this fraction of GPU time" },
-	{ "run.timeout_s", CONFIG_FLOAT, IN(0, 1e7), .def = "0",
-	  .help = "kill the workload after this many seconds (0 = no limit)" },
-	{ "run.stage", CONFIG_STR, 0, "decode", NULL, 0, 0,
-	  "stage whose kernels get counters: prefill, decode, all or a range name" },
-	{ "run.echo", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-	  "also copy the workload's output to the terminal" },
-	{ "pipeline.trace.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0,
-	  "record a timeline trace" },
-	{ "pipeline.trace.backend", CONFIG_ENUM, 0, "auto", "auto|builtin|nsys", 0, 0,
-	  "who records the trace: builtin CUPTI tracer, nsys, or auto (nsys when it can finish "
-	  "a report, else builtin)" },
-	{ "pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
-	  .help = "cap on events written to the Perfetto trace.json" },
-	{ "pipeline.nsys.enable", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-	  "also run a full nsys capture (the trace backend is pipeline.trace.backend)" },
-	{ "pipeline.nsys.path", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "nsys executable; null = search PATH, then the known install locations" },
-	{ "pipeline.nsys.trace", CONFIG_STR, 0, "cuda,nvtx,osrt", NULL, 0, 0,
-	  "nsys --trace" },
-	{ "pipeline.nsys.sample", CONFIG_STR, 0, "none", NULL, 0, 0,
-	  "nsys --sample (emitted unless none)" },
-	{ "pipeline.nsys.capture_range", CONFIG_ENUM, 0, "none",
-	  "none|nvtx|cudaProfilerApi|hotkey", 0, 0, "nsys --capture-range" },
-	{ "pipeline.nsys.capture_range_end", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "nsys --capture-range-end (none, stop, stop-shutdown, repeat[:N], repeat-shutdown:N)" },
-	{ "pipeline.nsys.nvtx_capture", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "stage or range name to capture; translated to range@domain for --nvtx-capture" },
-	{ "pipeline.nsys.gating_nvtx", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-	  "limit the nsys capture to nvtx_capture" },
-	{ "pipeline.nsys.cuda_graph_trace", CONFIG_ENUM, 0, "node", "node|graph", 0, 0,
-	  "nsys --cuda-graph-trace" },
-	{ "pipeline.nsys.extra_args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0,
-	  "more arguments passed to nsys profile as given" },
-	{ "pipeline.ncu.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0,
-	  "collect per-kernel counters with ncu (run.mode=deep)" },
-	{ "pipeline.ncu.path", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "ncu executable; null = search PATH, then the known install locations" },
-	{ "pipeline.ncu.gating_nvtx", CONFIG_BOOL, 0, "true", NULL, 0, 0,
-	  "limit ncu to the kernels of run.stage via NVTX filters" },
-	{ "pipeline.ncu.description", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "what the preset is for (shown in reports)" },
-	{ "pipeline.ncu.ncu_cli.target_processes", CONFIG_ENUM, 0, "all",
-	  "all|application-only", 0, 0, "ncu --target-processes" },
-	{ "pipeline.ncu.ncu_cli.replay_mode", CONFIG_ENUM, 0, "kernel",
-	  "kernel|application|range|app-range", 0, 0, "ncu --replay-mode" },
-	{ "pipeline.ncu.ncu_cli.nvtx.include", CONFIG_STRLIST, N, "null", NULL, 0, 0,
-	  "ncu --nvtx-include expressions (null = derived from run.stage)" },
-	{ "pipeline.ncu.ncu_cli.nvtx.exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
-	  "ncu --nvtx-exclude expressions" },
-	{ "pipeline.ncu.ncu_cli.set", CONFIG_STR, N, "roofline", NULL, 0, 0,
-	  "ncu --set (section set); null = none" },
-	{ "pipeline.ncu.ncu_cli.sections", CONFIG_STRLIST, N,
-	  "[SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, SchedulerStats]", NULL, 0, 0,
-	  "ncu --section, one per item" },
-	{ "pipeline.ncu.ncu_cli.metrics", CONFIG_STRLIST, N,
-	  "[gpu__time_duration.sum, sm__throughput.avg.pct_of_peak_sustained_elapsed, "
-	  "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed, dram__bytes_read.sum, "
-	  "dram__bytes_write.sum, sm__sass_thread_inst_executed_op_ffma_pred_on.sum, "
-	  "sm__sass_thread_inst_executed_op_fadd_pred_on.sum, "
-	  "sm__sass_thread_inst_executed_op_fmul_pred_on.sum, "
-	  "sm__sass_thread_inst_executed_op_hfma_pred_on.sum, "
-	  "sm__sass_thread_inst_executed_op_hadd_pred_on.sum, "
-	  "sm__sass_thread_inst_executed_op_hmul_pred_on.sum, "
-	  "sm__ops_path_tensor_src_bf16_dst_fp32.sum, sm__ops_path_tensor_src_fp16.sum]",
-	  NULL, 0, 0, "ncu --metrics, joined with ','" },
-	{ "pipeline.ncu.ncu_cli.kernel_name", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "ncu --kernel-name: exact name, or \"regex:<pattern>\"" },
-	{ "pipeline.ncu.ncu_cli.kernel_name_base", CONFIG_ENUM, 0, "demangled",
-	  "function|demangled|mangled", 0, 0, "ncu --kernel-name-base" },
-	{ "pipeline.ncu.ncu_cli.kernel_id", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "ncu --kernel-id (context:stream:name:invocation)" },
-	{ "pipeline.ncu.ncu_cli.kernel_exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
-	  "regexes of kernel names never profiled (exclude wins over include)" },
-	{ "pipeline.ncu.ncu_cli.launch_skip", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 0, 0,
-	  "ncu --launch-skip" },
-	{ "pipeline.ncu.ncu_cli.launch_count", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 1, 0,
-	  "ncu --launch-count" },
-	{ "pipeline.ncu.ncu_cli.clock_control", CONFIG_ENUM, 0, "none", "none|base", 0, 0,
-	  "ncu --clock-control (none keeps boost clocks, as in production)" },
-	{ "pipeline.ncu.ncu_cli.cache_control", CONFIG_ENUM, 0, "all", "all|none", 0, 0,
-	  "ncu --cache-control (all flushes caches before each replay)" },
-	{ "pipeline.ncu.ncu_cli.force_overwrite", CONFIG_BOOL, 0, "true", NULL, 0, 0,
-	  "ncu --force-overwrite" },
-	{ "workload.kind", CONFIG_ENUM, 0, "llm", "llm|dummy|command", 0, 0,
-	  "llm: built-in transformer; dummy: synthetic kernels; command: the program after --" },
-	{ "workload.program", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "kind=command: the program to run" },
-	{ "workload.args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0,
-	  "kind=command: its arguments" },
-	{ "workload.warmup", CONFIG_INT, GE(0), .def = "1",
-	  .help = "warm-up iterations outside the profiled ranges" },
-	{ "model.name", CONFIG_STR, REQ, NULL, NULL, 0, 0,
-	  "model preset name (auto = llama-3.2-1b with a GPU, tiny without)" },
-	{ "model.arch", CONFIG_ENUM, 0, "llama", "llama", 0, 0, "architecture family" },
-	{ "model.hidden_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "hidden (embedding) size" },
-	{ "model.intermediate_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "MLP intermediate size" },
-	{ "model.num_layers", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "transformer layers" },
-	{ "model.num_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "attention (query) heads" },
-	{ "model.num_kv_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "key/value heads (grouped-query attention)" },
-	{ "model.head_dim", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "size of one attention head" },
-	{ "model.vocab_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "vocabulary size" },
-	{ "model.max_position", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-	  "longest sequence the model supports" },
-	{ "model.rope_theta", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RoPE base frequency" },
-	{ "model.rms_norm_eps", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RMSNorm epsilon" },
-	{ "model.qkv_bias", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-	  "Q/K/V projections have a bias" },
-	{ "model.tie_word_embeddings", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-	  "the LM head shares the embedding matrix" },
-	{ "model.weights", CONFIG_STR, N, "null", NULL, 0, 0,
-	  "local safetensors file (never downloaded); null = random weights from model.seed" },
-	{ "model.seed", CONFIG_INT, 0, "1234", NULL, 0, 0, "seed of the random weights" },
-	{ "infer.prompt_len", CONFIG_INT, IN(1, 1048576), .def = "128",
-	  .help = "prompt tokens (prefill length)" },
-	{ "infer.max_new_tokens", CONFIG_INT, IN(0, 1048576), .def = "32",
-	  .help = "generated tokens (decode steps)" },
-	{ "infer.batch_size", CONFIG_INT, IN(1, 4096), .def = "1",
-	  .help = "sequences per batch" },
-	{ "infer.dtype", CONFIG_ENUM, 0, "bf16", "bf16|fp16|fp32", 0, 0,
-	  "weight and activation type" },
-	{ "infer.cuda_graph", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-	  "run each decode step as a CUDA graph" },
-	{ "stages.prefill", CONFIG_STRLIST, 0, "[LLM@prefill, prefill]", NULL, 0, 0,
-	  "NVTX ranges (range@domain or bare names) that mark prefill" },
-	{ "stages.decode", CONFIG_STRLIST, 0, "[LLM@decode_all, decode]", NULL, 0, 0,
-	  "NVTX ranges that mark the whole decode phase" },
-	{ "stages.decode_step", CONFIG_STRLIST, 0, "[LLM@decode_step, decode_step]", NULL, 0, 0,
-	  "NVTX ranges that mark one decode step" },
-	{ "stages.operator_pattern", CONFIG_STR, 0, ".", NULL, 0, 0,
-	  "ranges whose name contains this text are operators" },
-	{ "hardware.peak_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-	  "override the datasheet dense peak TFLOP/s for infer.dtype" },
-	{ "hardware.peak_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-	  "override the datasheet DRAM bandwidth (GB/s)" },
-	{ "hardware.measured_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-	  "override the calibrated compute ceiling (TFLOP/s)" },
-	{ "hardware.measured_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-	  "override the calibrated bandwidth ceiling (GB/s)" },
+    {"device", CONFIG_STR, 0, "cuda:0", NULL, 0, 0,
+     "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path"},
+    {"artifacts.root", CONFIG_STR, 0, "tmp/stage2", NULL, 0, 0,
+     "run bundles go to <root>/<run_id>/"},
+    {"run.mode", CONFIG_ENUM, 0, "deep", "deep|light", 0, 0,
+     "deep: trace, then ncu counters on the kernels covering run.coverage; light: trace, "
+     "then ncu's SpeedOfLight and Occupancy on at most 5 kernels"},
+    {"run.top_n_kernels", CONFIG_INT, IN(1, 100000), .def = "30",
+     .help = "kernels ranked in reports and profiled with counters"},
+    {"run.coverage", CONFIG_FLOAT, CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95",
+     NULL, 0, 1, "also stop ranking once these kernels cover this fraction of GPU time"},
+    {"run.timeout_s", CONFIG_FLOAT, IN(0, 1e7), .def = "0",
+     .help = "kill the workload after this many seconds (0 = no limit)"},
+    {"run.stage", CONFIG_STR, 0, "decode", NULL, 0, 0,
+     "stage whose kernels get counters: prefill, decode, all or a range name"},
+    {"run.echo", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+     "also copy the workload's output to the terminal"},
+    {"pipeline.trace.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0, "record a timeline trace"},
+    {"pipeline.trace.backend", CONFIG_ENUM, 0, "auto", "auto|builtin|nsys", 0, 0,
+     "who records the trace: builtin CUPTI tracer, nsys, or auto (nsys when it can finish "
+     "a report, else builtin)"},
+    {"pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
+     .help = "cap on events written to the Perfetto trace.json"},
+    {"pipeline.nsys.enable", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+     "also run a full nsys capture (the trace backend is pipeline.trace.backend)"},
+    {"pipeline.nsys.path", CONFIG_STR, N, "null", NULL, 0, 0,
+     "nsys executable; null = search PATH, then the known install locations"},
+    {"pipeline.nsys.trace", CONFIG_STR, 0, "cuda,nvtx,osrt", NULL, 0, 0, "nsys --trace"},
+    {"pipeline.nsys.sample", CONFIG_STR, 0, "none", NULL, 0, 0,
+     "nsys --sample (emitted unless none)"},
+    {"pipeline.nsys.capture_range", CONFIG_ENUM, 0, "none", "none|nvtx|cudaProfilerApi|hotkey", 0,
+     0, "nsys --capture-range"},
+    {"pipeline.nsys.capture_range_end", CONFIG_STR, N, "null", NULL, 0, 0,
+     "nsys --capture-range-end (none, stop, stop-shutdown, repeat[:N], repeat-shutdown:N)"},
+    {"pipeline.nsys.nvtx_capture", CONFIG_STR, N, "null", NULL, 0, 0,
+     "stage or range name to capture; translated to range@domain for --nvtx-capture"},
+    {"pipeline.nsys.gating_nvtx", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+     "limit the nsys capture to nvtx_capture"},
+    {"pipeline.nsys.cuda_graph_trace", CONFIG_ENUM, 0, "node", "node|graph", 0, 0,
+     "nsys --cuda-graph-trace"},
+    {"pipeline.nsys.extra_args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0,
+     "more arguments passed to nsys profile as given"},
+    {"pipeline.ncu.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+     "collect per-kernel counters with ncu (run.mode=deep)"},
+    {"pipeline.ncu.path", CONFIG_STR, N, "null", NULL, 0, 0,
+     "ncu executable; null = search PATH, then the known install locations"},
+    {"pipeline.ncu.gating_nvtx", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+     "limit ncu to the kernels of run.stage via NVTX filters"},
+    {"pipeline.ncu.description", CONFIG_STR, N, "null", NULL, 0, 0,
+     "what the preset is for (shown in reports)"},
+    {"pipeline.ncu.ncu_cli.target_processes", CONFIG_ENUM, 0, "all", "all|application-only", 0, 0,
+     "ncu --target-processes"},
+    {"pipeline.ncu.ncu_cli.replay_mode", CONFIG_ENUM, 0, "kernel",
+     "kernel|application|range|app-range", 0, 0, "ncu --replay-mode"},
+    {"pipeline.ncu.ncu_cli.nvtx.include", CONFIG_STRLIST, N, "null", NULL, 0, 0,
+     "ncu --nvtx-include expressions (null = derived from run.stage)"},
+    {"pipeline.ncu.ncu_cli.nvtx.exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
+     "ncu --nvtx-exclude expressions"},
+    {"pipeline.ncu.ncu_cli.set", CONFIG_STR, N, "roofline", NULL, 0, 0,
+     "ncu --set (section set); null = none"},
+    {"pipeline.ncu.ncu_cli.sections", CONFIG_STRLIST, N,
+     "[SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, SchedulerStats]", NULL, 0, 0,
+     "ncu --section, one per item"},
+    {"pipeline.ncu.ncu_cli.metrics", CONFIG_STRLIST, N,
+     "[gpu__time_duration.sum, sm__throughput.avg.pct_of_peak_sustained_elapsed, "
+     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed, dram__bytes_read.sum, "
+     "dram__bytes_write.sum, sm__sass_thread_inst_executed_op_ffma_pred_on.sum, "
+     "sm__sass_thread_inst_executed_op_fadd_pred_on.sum, "
+     "sm__sass_thread_inst_executed_op_fmul_pred_on.sum, "
+     "sm__sass_thread_inst_executed_op_hfma_pred_on.sum, "
+     "sm__sass_thread_inst_executed_op_hadd_pred_on.sum, "
+     "sm__sass_thread_inst_executed_op_hmul_pred_on.sum, "
+     "sm__ops_path_tensor_src_bf16_dst_fp32.sum, sm__ops_path_tensor_src_fp16.sum]",
+     NULL, 0, 0, "ncu --metrics, joined with ','"},
+    {"pipeline.ncu.ncu_cli.kernel_name", CONFIG_STR, N, "null", NULL, 0, 0,
+     "ncu --kernel-name: exact name, or \"regex:<pattern>\""},
+    {"pipeline.ncu.ncu_cli.kernel_name_base", CONFIG_ENUM, 0, "demangled",
+     "function|demangled|mangled", 0, 0, "ncu --kernel-name-base"},
+    {"pipeline.ncu.ncu_cli.kernel_id", CONFIG_STR, N, "null", NULL, 0, 0,
+     "ncu --kernel-id (context:stream:name:invocation)"},
+    {"pipeline.ncu.ncu_cli.kernel_exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
+     "regexes of kernel names never profiled (exclude wins over include)"},
+    {"pipeline.ncu.ncu_cli.launch_skip", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 0, 0,
+     "ncu --launch-skip"},
+    {"pipeline.ncu.ncu_cli.launch_count", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 1, 0,
+     "ncu --launch-count"},
+    {"pipeline.ncu.ncu_cli.clock_control", CONFIG_ENUM, 0, "none", "none|base", 0, 0,
+     "ncu --clock-control (none keeps boost clocks, as in production)"},
+    {"pipeline.ncu.ncu_cli.cache_control", CONFIG_ENUM, 0, "all", "all|none", 0, 0,
+     "ncu --cache-control (all flushes caches before each replay)"},
+    {"pipeline.ncu.ncu_cli.force_overwrite", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+     "ncu --force-overwrite"},
+    {"workload.kind", CONFIG_ENUM, 0, "llm", "llm|dummy|command", 0, 0,
+     "llm: built-in transformer; dummy: synthetic kernels; command: the program after --"},
+    {"workload.program", CONFIG_STR, N, "null", NULL, 0, 0, "kind=command: the program to run"},
+    {"workload.args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0, "kind=command: its arguments"},
+    {"workload.warmup", CONFIG_INT, GE(0), .def = "1",
+     .help = "warm-up iterations outside the profiled ranges"},
+    {"model.name", CONFIG_STR, REQ, NULL, NULL, 0, 0,
+     "model preset name (auto = llama-3.2-1b with a GPU, tiny without)"},
+    {"model.arch", CONFIG_ENUM, 0, "llama", "llama", 0, 0, "architecture family"},
+    {"model.hidden_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+     "hidden (embedding) size"},
+    {"model.intermediate_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+     "MLP intermediate size"},
+    {"model.num_layers", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "transformer layers"},
+    {"model.num_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+     "attention (query) heads"},
+    {"model.num_kv_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+     "key/value heads (grouped-query attention)"},
+    {"model.head_dim", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+     "size of one attention head"},
+    {"model.vocab_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "vocabulary size"},
+    {"model.max_position", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
+     "longest sequence the model supports"},
+    {"model.rope_theta", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RoPE base frequency"},
+    {"model.rms_norm_eps", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RMSNorm epsilon"},
+    {"model.qkv_bias", CONFIG_BOOL, 0, "false", NULL, 0, 0, "Q/K/V projections have a bias"},
+    {"model.tie_word_embeddings", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+     "the LM head shares the embedding matrix"},
+    {"model.weights", CONFIG_STR, N, "null", NULL, 0, 0,
+     "local safetensors file (never downloaded); null = random weights from model.seed"},
+    {"model.seed", CONFIG_INT, 0, "1234", NULL, 0, 0, "seed of the random weights"},
+    {"infer.prompt_len", CONFIG_INT, IN(1, 1048576), .def = "128",
+     .help = "prompt tokens (prefill length)"},
+    {"infer.max_new_tokens", CONFIG_INT, IN(0, 1048576), .def = "32",
+     .help = "generated tokens (decode steps)"},
+    {"infer.batch_size", CONFIG_INT, IN(1, 4096), .def = "1", .help = "sequences per batch"},
+    {"infer.dtype", CONFIG_ENUM, 0, "bf16", "bf16|fp16|fp32", 0, 0, "weight and activation type"},
+    {"infer.cuda_graph", CONFIG_BOOL, 0, "false", NULL, 0, 0,
+     "run each decode step as a CUDA graph"},
+    {"stages.prefill", CONFIG_STRLIST, 0, "[LLM@prefill, prefill]", NULL, 0, 0,
+     "NVTX ranges (range@domain or bare names) that mark prefill"},
+    {"stages.decode", CONFIG_STRLIST, 0, "[LLM@decode_all, decode]", NULL, 0, 0,
+     "NVTX ranges that mark the whole decode phase"},
+    {"stages.decode_step", CONFIG_STRLIST, 0, "[LLM@decode_step, decode_step]", NULL, 0, 0,
+     "NVTX ranges that mark one decode step"},
+    {"stages.operator_pattern", CONFIG_STR, 0, ".", NULL, 0, 0,
+     "ranges whose name contains this text are operators"},
+    {"hardware.peak_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+     "override the datasheet dense peak TFLOP/s for infer.dtype"},
+    {"hardware.peak_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+     "override the datasheet DRAM bandwidth (GB/s)"},
+    {"hardware.measured_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+     "override the calibrated compute ceiling (TFLOP/s)"},
+    {"hardware.measured_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
+     "override the calibrated bandwidth ceiling (GB/s)"},
 };
 
 const struct config_key *config_schema(size_t *n)
@@ -192,13 +182,27 @@ const struct config_key *config_schema(size_t *n)
 void config_key_type_format(const struct config_key *k, struct strbuf *sb)
 {
 	switch (k->type) {
-	case CONFIG_STR: strbuf_addstr(sb, "str"); break;
-	case CONFIG_INT: strbuf_addstr(sb, "int"); break;
-	case CONFIG_FLOAT: strbuf_addstr(sb, "float"); break;
-	case CONFIG_BOOL: strbuf_addstr(sb, "bool"); break;
-	case CONFIG_ENUM: strbuf_addf(sb, "enum(%s)", k->values); break;
-	case CONFIG_STRLIST: strbuf_addstr(sb, "list[str]"); break;
-	case CONFIG_OPEN_MAP: strbuf_addstr(sb, "map"); break;
+	case CONFIG_STR:
+		strbuf_addstr(sb, "str");
+		break;
+	case CONFIG_INT:
+		strbuf_addstr(sb, "int");
+		break;
+	case CONFIG_FLOAT:
+		strbuf_addstr(sb, "float");
+		break;
+	case CONFIG_BOOL:
+		strbuf_addstr(sb, "bool");
+		break;
+	case CONFIG_ENUM:
+		strbuf_addf(sb, "enum(%s)", k->values);
+		break;
+	case CONFIG_STRLIST:
+		strbuf_addstr(sb, "list[str]");
+		break;
+	case CONFIG_OPEN_MAP:
+		strbuf_addstr(sb, "map");
+		break;
 	}
 	if (k->flags & CONFIG_NULLABLE)
 		strbuf_addch(sb, '?');
@@ -220,7 +224,7 @@ void config_key_range_format(const struct config_key *k, struct strbuf *sb)
 static struct cnode *default_node(const struct config_key *k)
 {
 	static const char origin[] = "default";
-	struct cnode_pos pos = { origin, 0, 0 };
+	struct cnode_pos pos = {origin, 0, 0};
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	struct config_override o;
 	struct cnode *n;
@@ -246,7 +250,7 @@ void config_schema_fill_defaults(struct cnode *root, const struct config_key *ke
 		const struct config_key *k = &keys[i];
 		struct cnode *map = root;
 		const char *p = k->key;
-		struct cnode_pos pos = { "default", 0, 0 };
+		struct cnode_pos pos = {"default", 0, 0};
 
 		if (!k->def)
 			continue;
@@ -342,7 +346,7 @@ static void consider_tree(struct suggestion *s, const struct cnode *n, struct st
 void config_suggest_key(const char *key, const struct cnode *root, const struct config_key *keys,
 			size_t n, struct strbuf *sb)
 {
-	struct suggestion s = { key, NULL, NULL, 0, 0 };
+	struct suggestion s = {key, NULL, NULL, 0, 0};
 	struct strbuf path = STRBUF_INIT;
 
 	for (size_t i = 0; i < n; i++)
@@ -381,13 +385,20 @@ static int is_schema_map(const struct config_key *keys, size_t n, const char *ke
 static const char *type_noun(enum config_type t)
 {
 	switch (t) {
-	case CONFIG_STR: return "a string";
-	case CONFIG_INT: return "an integer";
-	case CONFIG_FLOAT: return "a number";
-	case CONFIG_BOOL: return "true or false";
-	case CONFIG_ENUM: return "one of";
-	case CONFIG_STRLIST: return "a list of strings";
-	case CONFIG_OPEN_MAP: return "a mapping";
+	case CONFIG_STR:
+		return "a string";
+	case CONFIG_INT:
+		return "an integer";
+	case CONFIG_FLOAT:
+		return "a number";
+	case CONFIG_BOOL:
+		return "true or false";
+	case CONFIG_ENUM:
+		return "one of";
+	case CONFIG_STRLIST:
+		return "a list of strings";
+	case CONFIG_OPEN_MAP:
+		return "a mapping";
 	}
 	return "?";
 }
@@ -478,8 +489,8 @@ static int check_value(const struct config_key *k, struct cnode *n, struct strbu
 	case CONFIG_ENUM:
 		if (n->type == CNODE_LIST || n->type == CNODE_MAP)
 			return k->type == CONFIG_ENUM
-				       ? bad(err, n, k->key, "expects one of %s", k->values)
-				       : bad(err, n, k->key, "expects %s", "a string");
+				   ? bad(err, n, k->key, "expects one of %s", k->values)
+				   : bad(err, n, k->key, "expects %s", "a string");
 		if (n->type != CNODE_STRING)
 			to_string(n);
 		if (k->type == CONFIG_ENUM && !enum_has(k->values, n->s))
@@ -570,8 +581,9 @@ int config_schema_validate(struct cnode *root, const struct config_key *keys, si
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if ((keys[i].flags & CONFIG_REQUIRED) && !cnode_lookup(root, keys[i].key))
-			return error_set(err, "config key '%s' is required but no config file "
-					      "sets it (%s)",
+			return error_set(err,
+					 "config key '%s' is required but no config file "
+					 "sets it (%s)",
 					 keys[i].key, keys[i].help);
 	return 0;
 }

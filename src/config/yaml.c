@@ -19,14 +19,14 @@ struct yaml_reader {
 	const char *file;
 	struct cnode **stack; /* open collections */
 	size_t nr, alloc;
-	char *key;            /* pending key of the innermost map */
+	char *key; /* pending key of the innermost map */
 	struct cnode_pos key_pos;
 	struct cnode *root;
 };
 
 static struct cnode_pos mark_pos(const char *file, yaml_mark_t m)
 {
-	struct cnode_pos pos = { file, (int)m.line + 1, (int)m.column + 1 };
+	struct cnode_pos pos = {file, (int)m.line + 1, (int)m.column + 1};
 	return pos;
 }
 
@@ -100,8 +100,8 @@ static int check_props(struct yaml_reader *r, struct cnode_pos pos, const yaml_c
 	if (anchor)
 		return at(err, pos, "anchors and aliases are not supported (anchor '&%s')",
 			  (const char *)anchor);
-	if (tag && !implicit && strcmp((const char *)tag, TAG_STR) && strcmp((const char *)tag, "!") &&
-	    strcmp((const char *)tag, "tag:yaml.org,2002:map") &&
+	if (tag && !implicit && strcmp((const char *)tag, TAG_STR) &&
+	    strcmp((const char *)tag, "!") && strcmp((const char *)tag, "tag:yaml.org,2002:map") &&
 	    strcmp((const char *)tag, "tag:yaml.org,2002:seq"))
 		return at(err, pos, "tag '%s' is not supported", (const char *)tag);
 	return 0;
@@ -158,10 +158,11 @@ static int on_start(struct yaml_reader *r, const yaml_event_t *ev, struct strbuf
 	struct cnode *parent = r->nr ? r->stack[r->nr - 1] : NULL;
 	struct cnode *n;
 
-	if (is_map ? check_props(r, pos, ev->data.mapping_start.anchor,
-				 ev->data.mapping_start.tag, ev->data.mapping_start.implicit, err)
-		   : check_props(r, pos, ev->data.sequence_start.anchor,
-				 ev->data.sequence_start.tag, ev->data.sequence_start.implicit, err))
+	if (is_map
+		? check_props(r, pos, ev->data.mapping_start.anchor, ev->data.mapping_start.tag,
+			      ev->data.mapping_start.implicit, err)
+		: check_props(r, pos, ev->data.sequence_start.anchor, ev->data.sequence_start.tag,
+			      ev->data.sequence_start.implicit, err))
 		return -1;
 	if (parent && parent->type == CNODE_MAP && !r->key)
 		return at(err, pos, "%s", "keys must be scalars");
@@ -175,10 +176,10 @@ static int on_start(struct yaml_reader *r, const yaml_event_t *ev, struct strbuf
 	return 0;
 }
 
-int config_parse_yaml_buffer(const char *buf, size_t len, const char *file,
-			     struct cnode **out, struct strbuf *err)
+int config_parse_yaml_buffer(const char *buf, size_t len, const char *file, struct cnode **out,
+			     struct strbuf *err)
 {
-	struct yaml_reader r = { file, NULL, 0, 0, NULL, { NULL, 0, 0 }, NULL };
+	struct yaml_reader r = {file, NULL, 0, 0, NULL, {NULL, 0, 0}, NULL};
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	int ret = -1, done = 0, docs = 0;
@@ -232,7 +233,7 @@ int config_parse_yaml_buffer(const char *buf, size_t len, const char *file,
 		r.root = NULL;
 	}
 	if (!r.root) {
-		struct cnode_pos pos = { file, 1, 1 };
+		struct cnode_pos pos = {file, 1, 1};
 		r.root = cnode_new(CNODE_MAP, NULL, pos);
 	}
 	if (r.root->type != CNODE_MAP) {

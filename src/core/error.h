@@ -13,33 +13,30 @@
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_WORKLOAD_FAILED = 1, /* the profiled program failed or was killed */
-	EXIT_USAGE = 2,           /* bad command line */
-	EXIT_CONFIG = 3,          /* bad configuration or override */
-	EXIT_TOOL_MISSING = 4,    /* nsys, ncu, tracer or CUDA not usable */
-	EXIT_BAD_INPUT = 5,       /* unreadable, malformed or truncated input file */
-	EXIT_STEP_FAILED = 6,     /* a pipeline step (profiler, export) failed */
-	EXIT_IO = 7,              /* cannot write output (disk full, read-only) */
-	EXIT_INTERRUPTED = 130,   /* SIGINT/SIGTERM; bundle marked interrupted */
-	EXIT_TIMEOUT = 124,       /* run.timeout_s exceeded */
-	EXIT_INTERNAL = 70,       /* a bug in llmprof, or out of memory */
+	EXIT_USAGE = 2,		  /* bad command line */
+	EXIT_CONFIG = 3,	  /* bad configuration or override */
+	EXIT_TOOL_MISSING = 4,	  /* nsys, ncu, tracer or CUDA not usable */
+	EXIT_BAD_INPUT = 5,	  /* unreadable, malformed or truncated input file */
+	EXIT_STEP_FAILED = 6,	  /* a pipeline step (profiler, export) failed */
+	EXIT_IO = 7,		  /* cannot write output (disk full, read-only) */
+	EXIT_INTERRUPTED = 130,	  /* SIGINT/SIGTERM; bundle marked interrupted */
+	EXIT_TIMEOUT = 124,	  /* run.timeout_s exceeded */
+	EXIT_INTERNAL = 70,	  /* a bug in llmprof, or out of memory */
 };
 
 /* Appends a formatted message to err (if err is non-NULL) and returns -1. */
-int error_set(struct strbuf *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int error_set(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Like error_set, with ": strerror(errno)" appended. */
-int error_errno(struct strbuf *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int error_errno(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Print "llmprof: error: ..." to stderr. */
 void error_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "llmprof: ..." and exit with code. Only for cmd_* and main. */
-void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
+void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
 #define BUG(...) bug_fl(__FILE__, __LINE__, __VA_ARGS__)
 void bug_fl(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), noreturn));
+    __attribute__((format(printf, 3, 4), noreturn));
 
 #endif

@@ -18,10 +18,13 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct str
 /* An atomic FILE* writer: open, write with stdio, then commit or abort. */
 struct atomic_file {
 	FILE *fp;
-	char *path;     /* final path, owned */
+	char *path;	/* final path, owned */
 	char *tmp_path; /* owned */
 };
-#define ATOMIC_FILE_INIT { NULL, NULL, NULL }
+#define ATOMIC_FILE_INIT                                                                           \
+	{                                                                                          \
+		NULL, NULL, NULL                                                                   \
+	}
 int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err);
 /* Flushes, checks for write errors (ENOSPC), fsyncs and renames. Always
  * releases af. */

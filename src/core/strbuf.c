@@ -128,11 +128,21 @@ void strbuf_add_json_escaped(struct strbuf *sb, const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		switch (c) {
-		case '"': strbuf_addstr(sb, "\\\""); break;
-		case '\\': strbuf_addstr(sb, "\\\\"); break;
-		case '\n': strbuf_addstr(sb, "\\n"); break;
-		case '\r': strbuf_addstr(sb, "\\r"); break;
-		case '\t': strbuf_addstr(sb, "\\t"); break;
+		case '"':
+			strbuf_addstr(sb, "\\\"");
+			break;
+		case '\\':
+			strbuf_addstr(sb, "\\\\");
+			break;
+		case '\n':
+			strbuf_addstr(sb, "\\n");
+			break;
+		case '\r':
+			strbuf_addstr(sb, "\\r");
+			break;
+		case '\t':
+			strbuf_addstr(sb, "\\t");
+			break;
 		default:
 			if (c < 0x20)
 				strbuf_addf(sb, "\\u%04x", c);

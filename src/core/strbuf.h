@@ -16,7 +16,10 @@ struct strbuf {
 };
 
 extern char strbuf_slopbuf[];
-#define STRBUF_INIT { 0, 0, strbuf_slopbuf }
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		0, 0, strbuf_slopbuf                                                               \
+	}
 
 /* A borrowed slice: p is not NUL-terminated and not owned. */
 struct str {
@@ -35,8 +38,7 @@ void strbuf_setlen(struct strbuf *sb, size_t len);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
-void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_trim(struct strbuf *sb);
 /* Appends s with JSON string escaping (no surrounding quotes). */

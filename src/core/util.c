@@ -23,8 +23,8 @@ int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out, struct strb
 	if (*end)
 		return error_set(err, "'%s' is not an integer", s);
 	if (errno == ERANGE || v < min || v > max)
-		return error_set(err, "'%s' is out of range [%lld, %lld]", s,
-				 (long long)min, (long long)max);
+		return error_set(err, "'%s' is out of range [%lld, %lld]", s, (long long)min,
+				 (long long)max);
 	*out = v;
 	return 0;
 }
@@ -164,8 +164,8 @@ void format_iso8601(struct strbuf *sb, uint64_t wall_ns)
 	struct tm tm;
 
 	gmtime_r(&secs, &tm);
-	strbuf_addf(sb, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900,
-		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	strbuf_addf(sb, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		    (unsigned)(wall_ns % 1000000000ull / 1000000ull));
 }
 

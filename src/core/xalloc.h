@@ -18,21 +18,21 @@ size_t st_mult(size_t nmemb, size_t size);
 #define alloc_nr(x) (((x) + 16) * 3 / 2)
 
 /* Grow arr (of nr used, alloc allocated elements) to hold at least n. */
-#define ALLOC_GROW(arr, n, alloc)                                              \
-	do {                                                                   \
-		if ((n) > (alloc)) {                                           \
-			if (alloc_nr(alloc) < (n))                             \
-				(alloc) = (n);                                 \
-			else                                                   \
-				(alloc) = alloc_nr(alloc);                     \
-			(arr) = xrealloc((arr), st_mult(sizeof(*(arr)), (alloc))); \
-		}                                                              \
+#define ALLOC_GROW(arr, n, alloc)                                                                  \
+	do {                                                                                       \
+		if ((n) > (alloc)) {                                                               \
+			if (alloc_nr(alloc) < (n))                                                 \
+				(alloc) = (n);                                                     \
+			else                                                                       \
+				(alloc) = alloc_nr(alloc);                                         \
+			(arr) = xrealloc((arr), st_mult(sizeof(*(arr)), (alloc)));                 \
+		}                                                                                  \
 	} while (0)
 
-#define FREE_AND_NULL(p)                                                       \
-	do {                                                                   \
-		free(p);                                                       \
-		(p) = NULL;                                                    \
+#define FREE_AND_NULL(p)                                                                           \
+	do {                                                                                       \
+		free(p);                                                                           \
+		(p) = NULL;                                                                        \
 	} while (0)
 
 #endif

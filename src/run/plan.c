@@ -382,8 +382,9 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 			  "(at most run.top_n_kernels)");
 	plan_add_internal(p, "select", sb.buf, ncu_skip);
 	plan_add_internal(p, "ncu",
-			  pp->ncu_what ? pp->ncu_what
-				       : "one ncu run per selected kernel -> ncu/k<i>.ncu-rep, ncu/raw.csv",
+			  pp->ncu_what
+			      ? pp->ncu_what
+			      : "one ncu run per selected kernel -> ncu/k<i>.ncu-rep, ncu/raw.csv",
 			  ncu_skip);
 	plan_add_internal(p, "join", "trace kernels x ncu/raw.csv -> kernel counters", ncu_skip);
 	if (pp->dry_run) {

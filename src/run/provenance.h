@@ -13,10 +13,10 @@
 
 /* What ran, as inputs.yaml records it. All strings borrowed. */
 struct run_inputs {
-	const char *kind;	 /* "command", "llm" or "dummy" */
-	const char *const *argv; /* the workload's exact argv */
+	const char *kind;	  /* "command", "llm" or "dummy" */
+	const char *const *argv;  /* the workload's exact argv */
 	const char *program_path; /* argv[0] as found on PATH, NULL = not resolved */
-	const char *device;	 /* NULL for kind=command */
+	const char *device;	  /* NULL for kind=command */
 	/* built-in workloads only: */
 	const char *model_name;
 	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed; /* -1 = n/a */

@@ -63,8 +63,8 @@ void nvtx_list_release(struct nvtx_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static struct nvtx_range_info *find_or_add(struct nvtx_list *l, const char *dom,
-					   const char *name, enum nvtx_style st, int64_t start)
+static struct nvtx_range_info *find_or_add(struct nvtx_list *l, const char *dom, const char *name,
+					   enum nvtx_style st, int64_t start)
 {
 	size_t i;
 	struct nvtx_range_info *r;
@@ -105,13 +105,13 @@ struct open_r {
 int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 {
 	static const char q[] =
-		"SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value, ''), n.globalTid, "
-		"coalesce(n.domainId, 0), coalesce(d.text, '') FROM NVTX_EVENTS n "
-		"LEFT JOIN StringIds s ON s.id = n.textId "
-		"LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
-		"FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
-		"AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
-		"WHERE n.eventType IN (34, 59, 60, 70, 71) ORDER BY n.globalTid, n.start, n.end DESC";
+	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value, ''), n.globalTid, "
+	    "coalesce(n.domainId, 0), coalesce(d.text, '') FROM NVTX_EVENTS n "
+	    "LEFT JOIN StringIds s ON s.id = n.textId "
+	    "LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
+	    "FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
+	    "AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
+	    "WHERE n.eventType IN (34, 59, 60, 70, 71) ORDER BY n.globalTid, n.start, n.end DESC";
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
 	struct open_r *stack = NULL;
@@ -141,8 +141,8 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 		int64_t tid = sqlite3_column_int64(s, 4);
 		int64_t dom = sqlite3_column_int64(s, 5);
 		const char *domain = (const char *)sqlite3_column_text(s, 6);
-		enum nvtx_style st = (type == 59 || type == 70) ? NVTX_STYLE_PUSHPOP
-							     : NVTX_STYLE_STARTEND;
+		enum nvtx_style st =
+		    (type == 59 || type == 70) ? NVTX_STYLE_PUSHPOP : NVTX_STYLE_STARTEND;
 		struct nvtx_range_info *r;
 		size_t idx, k;
 		int depth = 0;
@@ -218,8 +218,14 @@ static void add_padded(struct strbuf *out, const char *s, size_t width)
 
 void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 {
-	static const char *const hdr[] = { "DOMAIN", "RANGE", "STYLE", "COUNT", "DEPTH",
-					   "PARENT", "NSYS --nvtx-capture", "NCU --nvtx-include" };
+	static const char *const hdr[] = {"DOMAIN",
+					  "RANGE",
+					  "STYLE",
+					  "COUNT",
+					  "DEPTH",
+					  "PARENT",
+					  "NSYS --nvtx-capture",
+					  "NCU --nvtx-include"};
 	size_t w[8], i, k;
 	struct strbuf cell = STRBUF_INIT;
 
@@ -238,21 +244,37 @@ void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 			for (k = 0; k < 8; k++) {
 				strbuf_reset(&cell);
 				switch (k) {
-				case 0: strbuf_addstr(&cell, *r->domain ? r->domain : "(default)"); break;
-				case 1: strbuf_addstr(&cell, r->name); break;
-				case 2: strbuf_addstr(&cell, r->style ? "StartEnd" : "PushPop"); break;
-				case 3: strbuf_addf(&cell, "%llu", (unsigned long long)r->count); break;
+				case 0:
+					strbuf_addstr(&cell, *r->domain ? r->domain : "(default)");
+					break;
+				case 1:
+					strbuf_addstr(&cell, r->name);
+					break;
+				case 2:
+					strbuf_addstr(&cell, r->style ? "StartEnd" : "PushPop");
+					break;
+				case 3:
+					strbuf_addf(&cell, "%llu", (unsigned long long)r->count);
+					break;
 				case 4:
 					if (r->style)
 						strbuf_addch(&cell, '-');
 					else if (r->min_depth == r->max_depth)
 						strbuf_addf(&cell, "%d", r->max_depth);
 					else
-						strbuf_addf(&cell, "%d-%d", r->min_depth, r->max_depth);
+						strbuf_addf(&cell, "%d-%d", r->min_depth,
+							    r->max_depth);
 					break;
-				case 5: strbuf_addstr(&cell, r->parent && *r->parent ? r->parent : "-"); break;
-				case 6: strbuf_addstr(&cell, r->nsys); break;
-				case 7: strbuf_addstr(&cell, r->ncu); break;
+				case 5:
+					strbuf_addstr(&cell,
+						      r->parent && *r->parent ? r->parent : "-");
+					break;
+				case 6:
+					strbuf_addstr(&cell, r->nsys);
+					break;
+				case 7:
+					strbuf_addstr(&cell, r->ncu);
+					break;
 				}
 				if (pass == 0) {
 					if (text_width(cell.buf) > w[k])

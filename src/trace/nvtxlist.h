@@ -19,21 +19,21 @@
 enum nvtx_style { NVTX_STYLE_PUSHPOP = 0, NVTX_STYLE_STARTEND = 1 };
 
 struct nvtx_range_info {
-	char *domain;   /* owned; "" = default domain */
-	char *name;     /* owned */
+	char *domain; /* owned; "" = default domain */
+	char *name;   /* owned */
 	enum nvtx_style style;
 	uint64_t count;
 	int min_depth, max_depth; /* push/pop nesting level on its thread, 0 = outermost */
-	char *parent;   /* owned; enclosing push/pop range of the first instance, "" = none */
-	char *nsys;     /* owned: --nvtx-capture expression */
-	char *ncu;      /* owned: --nvtx-include expression */
+	char *parent;	     /* owned; enclosing push/pop range of the first instance, "" = none */
+	char *nsys;	     /* owned: --nvtx-capture expression */
+	char *ncu;	     /* owned: --nvtx-include expression */
 	int64_t first_start; /* for ordering: ranges listed by first appearance */
 };
 
 struct nvtx_list {
 	struct nvtx_range_info *v; /* owned */
 	size_t n, alloc;
-	uint64_t marks;            /* NVTX marks seen (not ranges, not filterable) */
+	uint64_t marks; /* NVTX marks seen (not ranges, not filterable) */
 };
 
 void nvtx_list_init(struct nvtx_list *l);

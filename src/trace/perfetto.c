@@ -15,8 +15,8 @@ enum ev_kind { EV_RANGE, EV_MARK, EV_API, EV_GPU };
 struct ev {
 	int64_t ts, dur;
 	int64_t pid, tid;
-	int64_t corr;   /* API and GPU: correlation id */
-	int64_t flow;   /* GPU: index+1 of its launch call, 0 = none */
+	int64_t corr; /* API and GPU: correlation id */
+	int64_t flow; /* GPU: index+1 of its launch call, 0 = none */
 	const char *name;
 	const char *cat;
 	uint8_t kind;
@@ -67,25 +67,26 @@ static int pid_of(int64_t gtid)
 static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 {
 	static const char nvtx_q[] =
-		"SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value), n.globalTid, "
-		"d.text FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
-		"LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
-		"FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
-		"AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
-		"WHERE n.eventType IN (34, 59, 60)";
+	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value), n.globalTid, "
+	    "d.text FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+	    "LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
+	    "FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
+	    "AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
+	    "WHERE n.eventType IN (34, 59, 60)";
 	static const char api_q[] =
-		"SELECT r.start, r.end, r.globalTid, r.correlationId, s.value "
-		"FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId";
+	    "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value "
+	    "FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId";
 	static const char kern_q[] =
-		"SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-		"s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.shortName";
+	    "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
+	    "s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.shortName";
 	static const char cpy_q[] =
-		"SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, "
-		"'[CUDA memcpy ' || coalesce(o.label, 'Unknown') || ']' FROM CUPTI_ACTIVITY_KIND_MEMCPY m "
-		"LEFT JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = m.copyKind";
+	    "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, "
+	    "'[CUDA memcpy ' || coalesce(o.label, 'Unknown') || ']' FROM "
+	    "CUPTI_ACTIVITY_KIND_MEMCPY m "
+	    "LEFT JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = m.copyKind";
 	static const char set_q[] =
-		"SELECT start, end, deviceId, streamId, correlationId, globalPid, '[CUDA memset]' "
-		"FROM CUPTI_ACTIVITY_KIND_MEMSET";
+	    "SELECT start, end, deviceId, streamId, correlationId, globalPid, '[CUDA memset]' "
+	    "FROM CUPTI_ACTIVITY_KIND_MEMSET";
 	sqlite3_stmt *s = NULL;
 	struct strbuf nm = STRBUF_INIT;
 
@@ -134,10 +135,10 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 		s = NULL;
 	}
 	{
-		const char *qs[3] = { kern_q, cpy_q, set_q };
-		const char *ts[3] = { "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-				      "CUPTI_ACTIVITY_KIND_MEMSET" };
-		const char *cats[3] = { "kernel", "memcpy", "memset" };
+		const char *qs[3] = {kern_q, cpy_q, set_q};
+		const char *ts[3] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+				     "CUPTI_ACTIVITY_KIND_MEMSET"};
+		const char *cats[3] = {"kernel", "memcpy", "memset"};
 		for (int q = 0; q < 3; q++) {
 			if (!has_table(db, ts[q]))
 				continue;
@@ -178,8 +179,8 @@ static void gpu_name(sqlite3 *db, int64_t dev, struct strbuf *out)
 
 	strbuf_addf(out, "GPU %lld", (long long)dev);
 	if (!has_table(db, "TARGET_INFO_GPU") ||
-	    sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU WHERE id = ?", -1, &s,
-			       NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU WHERE id = ?", -1, &s, NULL) !=
+		SQLITE_OK)
 		return;
 	sqlite3_bind_int64(s, 1, dev);
 	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
@@ -197,7 +198,9 @@ static void put_names(sqlite3 *db, FILE *f)
 	    sqlite3_prepare_v2(db, "SELECT pid, name FROM PROCESSES", -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			const unsigned char *n = sqlite3_column_text(s, 1);
-			fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":",
+			fprintf(f,
+				"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{"
+				"\"name\":",
 				(long long)sqlite3_column_int64(s, 0));
 			put_str(f, n ? (const char *)n : "");
 			fputs("}},\n", f);
@@ -205,12 +208,16 @@ static void put_names(sqlite3 *db, FILE *f)
 		sqlite3_finalize(s);
 	}
 	if (has_table(db, "ThreadNames") &&
-	    sqlite3_prepare_v2(db, "SELECT t.globalTid, s.value FROM ThreadNames t "
-			       "JOIN StringIds s ON s.id = t.nameId", -1, &s, NULL) == SQLITE_OK) {
+	    sqlite3_prepare_v2(db,
+			       "SELECT t.globalTid, s.value FROM ThreadNames t "
+			       "JOIN StringIds s ON s.id = t.nameId",
+			       -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			int64_t g = sqlite3_column_int64(s, 0);
 			const unsigned char *n = sqlite3_column_text(s, 1);
-			fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%lld,\"args\":{\"name\":",
+			fprintf(f,
+				"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%lld,"
+				"\"args\":{\"name\":",
 				pid_of(g), (long long)(g & 0xffffff));
 			put_str(f, n ? (const char *)n : "");
 			fputs("}},\n", f);
@@ -278,7 +285,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
 {
 	sqlite3 *db = NULL;
-	struct evs e = { 0 };
+	struct evs e = {0};
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct key_idx *apis = NULL;
 	size_t napis = 0, i, written = 0, merged = 0;
@@ -331,10 +338,11 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 				fixed++;
 		}
 		threshold = perfetto_threshold(
-			d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
+		    d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
 		free(d);
 		for (i = 0; i < e.n; i++)
-			if (e.v[i].kind == EV_API || (e.v[i].kind == EV_GPU && e.v[i].dur < threshold))
+			if (e.v[i].kind == EV_API ||
+			    (e.v[i].kind == EV_GPU && e.v[i].dur < threshold))
 				e.v[i].drop = 1;
 		for (i = 0; i < e.n; i++) {
 			struct key_idx k, *hit;
@@ -352,7 +360,9 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	f = af.fp;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);
 	if (threshold)
-		fprintf(f, ",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64 " ns (and launch calls of only such ops) are merged per track\"",
+		fprintf(f,
+			",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64
+			" ns (and launch calls of only such ops) are merged per track\"",
 			max_events, (int64_t)threshold);
 	fputs("},\"traceEvents\":[\n", f);
 	put_names(db, f);
@@ -365,13 +375,18 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 			if (!i || v->pid != e.v[i - 1].pid) {
 				struct strbuf gn = STRBUF_INIT;
 				gpu_name(db, v->pid - GPU_PID_BASE, &gn);
-				fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":",
+				fprintf(f,
+					"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64
+					",\"args\":{\"name\":",
 					v->pid);
 				put_str(f, gn.buf);
 				fputs("}},\n", f);
 				strbuf_release(&gn);
 			}
-			fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64 "\"}},\n",
+			fprintf(f,
+				"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
+				",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64
+				"\"}},\n",
 				v->pid, v->tid, v->tid);
 		}
 	}
@@ -387,8 +402,11 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 				if (e.v[j].ts + e.v[j].dur > end)
 					end = e.v[j].ts + e.v[j].dur;
 			}
-			fprintf(f, "{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged %s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-				j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid, v->tid);
+			fprintf(f,
+				"{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged "
+				"%s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+				j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid,
+				v->tid);
 			put_us(f, v->ts);
 			fputs(",\"dur\":", f);
 			put_us(f, end - v->ts);
@@ -401,7 +419,8 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		if (v->kind == EV_MARK) {
 			fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx.mark\",\"name\":", f);
 			put_str(f, v->name);
-			fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid, v->tid);
+			fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid,
+				v->tid);
 			put_us(f, v->ts);
 			fputs("},\n", f);
 			written++;
@@ -418,15 +437,21 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		fputs("},\n", f);
 		written++;
 		if (v->kind == EV_GPU) {
-			struct key_idx k = { ((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0 };
+			struct key_idx k = {((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0};
 			struct key_idx *hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
 			if (hit && !e.v[hit->idx].drop) {
 				const struct ev *a = &e.v[hit->idx];
 				uint64_t id = k.key ^ ((uint64_t)i << 40);
-				fprintf(f, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+				fprintf(f,
+					"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\","
+					"\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+					",\"ts\":",
 					id, a->pid, a->tid);
 				put_us(f, a->ts);
-				fprintf(f, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+				fprintf(f,
+					"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\","
+					"\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
+					",\"tid\":%" PRId64 ",\"ts\":",
 					id, v->pid, v->tid);
 				put_us(f, v->ts);
 				fputs("},\n", f);
@@ -434,7 +459,9 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		}
 	}
 	/* A final metadata event keeps the array free of a trailing comma. */
-	fprintf(f, "{\"ph\":\"M\",\"name\":\"llmprof\",\"pid\":0,\"args\":{\"events\":%zu,\"merged\":%zu}}\n]}\n",
+	fprintf(f,
+		"{\"ph\":\"M\",\"name\":\"llmprof\",\"pid\":0,\"args\":{\"events\":%zu,\"merged\":%"
+		"zu}}\n]}\n",
 		written, merged);
 	if (atomic_file_commit(&af, err) < 0)
 		goto out;

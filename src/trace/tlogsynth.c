@@ -37,7 +37,7 @@ static void *rec(struct out *o, uint16_t type, size_t fixed, const char *s1, siz
 
 static void flush_chunk(struct out *o)
 {
-	struct tlog_chunk_header ch = { TLOG_CHUNK_MAGIC, (uint32_t)o->chunk.len, o->tid, 0 };
+	struct tlog_chunk_header ch = {TLOG_CHUNK_MAGIC, (uint32_t)o->chunk.len, o->tid, 0};
 	if (!o->chunk.len)
 		return;
 	strbuf_add(&o->file, &ch, sizeof(ch));
@@ -45,16 +45,17 @@ static void flush_chunk(struct out *o)
 	strbuf_reset(&o->chunk);
 }
 
-int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps,
-		    uint32_t kps, int api_activity, struct strbuf *err)
+int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
+		    int api_activity, struct strbuf *err)
 {
-	struct out o = { STRBUF_INIT, STRBUF_INIT, pid };
+	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
 	struct tlog_file_header h;
 	struct strbuf path = STRBUF_INIT;
-	static const char *const mangled[2] = { "_Z10gemv_bf16PKfS0_Pfi",
-						"_ZN3llm8rmsnormILi128EEEvPf" };
-	static const char *const demangled[2] = { "gemv_bf16(const float *, const float *, float *, int)",
-						  "void llm::rmsnorm<128>(float *)" };
+	static const char *const mangled[2] = {"_Z10gemv_bf16PKfS0_Pfi",
+					       "_ZN3llm8rmsnormILi128EEEvPf"};
+	static const char *const demangled[2] = {
+	    "gemv_bf16(const float *, const float *, float *, int)",
+	    "void llm::rmsnorm<128>(float *)"};
 	uint64_t t = base + 1000;
 	uint32_t corr = 1;
 	int ret;
@@ -83,7 +84,8 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 		d->len = 3;
 	}
 	{
-		struct tlog_api_name *a = rec(&o, TLOG_API_NAME, sizeof(*a), "cudaLaunchKernel_v7000", 22, NULL, 0);
+		struct tlog_api_name *a =
+		    rec(&o, TLOG_API_NAME, sizeof(*a), "cudaLaunchKernel_v7000", 22, NULL, 0);
 		a->cbid = 211;
 		a->len = 22;
 		a = rec(&o, TLOG_API_NAME, sizeof(*a), "cudaMemcpyAsync_v3020", 21, NULL, 0);
@@ -94,14 +96,16 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 		a->len = 21;
 	}
 	for (int k = 0; k < 2; k++) {
-		struct tlog_kernel_name *n = rec(&o, TLOG_KERNEL_NAME, sizeof(*n), mangled[k],
-						 strlen(mangled[k]), demangled[k], strlen(demangled[k]));
+		struct tlog_kernel_name *n =
+		    rec(&o, TLOG_KERNEL_NAME, sizeof(*n), mangled[k], strlen(mangled[k]),
+			demangled[k], strlen(demangled[k]));
 		n->id = (uint32_t)k + 1;
 		n->mangled_len = (uint32_t)strlen(mangled[k]);
 		n->demangled_len = (uint32_t)strlen(demangled[k]);
 	}
 	{
-		struct tlog_device *d = rec(&o, TLOG_DEVICE, sizeof(*d), "NVIDIA H100 80GB HBM3", 21, NULL, 0);
+		struct tlog_device *d =
+		    rec(&o, TLOG_DEVICE, sizeof(*d), "NVIDIA H100 80GB HBM3", 21, NULL, 0);
 		d->id = 0;
 		d->sm_count = 132;
 		d->core_clock_khz = 1980000;
@@ -115,9 +119,10 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 	flush_chunk(&o);
 
 	/* GPU records go to their own chunk (tid 0), as in the tracer. */
-	struct out gpu = { STRBUF_INIT, STRBUF_INIT, 0 };
+	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
 	{
-		struct tlog_nvtx_event *e = rec(&o, TLOG_NVTX_PUSH, sizeof(*e), "decode_all", 10, NULL, 0);
+		struct tlog_nvtx_event *e =
+		    rec(&o, TLOG_NVTX_PUSH, sizeof(*e), "decode_all", 10, NULL, 0);
 		e->h.aux = TLOG_MSG_TEXT;
 		e->ts = t;
 		e->domain = 1;
@@ -153,15 +158,16 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 			t += 4;
 			if (i % 2 == 1) { /* GPU record carries the driver call's id */
 				if (!api_activity) {
-					struct tlog_corr_alias *al = rec(&o, TLOG_CORR_ALIAS, sizeof(*al),
-									 NULL, 0, NULL, 0);
+					struct tlog_corr_alias *al =
+					    rec(&o, TLOG_CORR_ALIAS, sizeof(*al), NULL, 0, NULL, 0);
 					al->from = corr + 1000000;
 					al->to = corr;
 				}
 				gcorr = corr + 1000000;
 			}
 			if (i < kps) {
-				struct tlog_kernel *k = rec(&gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
+				struct tlog_kernel *k =
+				    rec(&gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
 				k->start = t + 100;
 				k->end = t + 100 + 1000 + i * 10;
 				k->device = 0;
@@ -175,7 +181,8 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 				k->name_id = i % 2 + 1;
 				t = k->end;
 			} else if (i == kps) {
-				struct tlog_memcpy *m = rec(&gpu, TLOG_MEMCPY, sizeof(*m), NULL, 0, NULL, 0);
+				struct tlog_memcpy *m =
+				    rec(&gpu, TLOG_MEMCPY, sizeof(*m), NULL, 0, NULL, 0);
 				m->start = t + 100;
 				m->end = t + 600;
 				m->bytes = 4096;
@@ -187,7 +194,8 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 				m->dst_kind = 3; /* CUPTI device */
 				t = m->end;
 			} else {
-				struct tlog_memset *m = rec(&gpu, TLOG_MEMSET, sizeof(*m), NULL, 0, NULL, 0);
+				struct tlog_memset *m =
+				    rec(&gpu, TLOG_MEMSET, sizeof(*m), NULL, 0, NULL, 0);
 				m->start = t + 100;
 				m->end = t + 300;
 				m->bytes = 8192;
@@ -201,7 +209,8 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 			if (o.chunk.len > (60u << 10))
 				flush_chunk(&o);
 			if (gpu.chunk.len > (60u << 10))
-				flush_chunk(&gpu), strbuf_add(&o.file, gpu.file.buf, gpu.file.len), strbuf_reset(&gpu.file);
+				flush_chunk(&gpu), strbuf_add(&o.file, gpu.file.buf, gpu.file.len),
+				    strbuf_reset(&gpu.file);
 		}
 		struct tlog_nvtx_end *p = rec(&o, TLOG_NVTX_POP, sizeof(*p), NULL, 0, NULL, 0);
 		p->ts = ++t;

@@ -266,8 +266,8 @@ static void nvtx_attrs(struct nvtx_row *r, const struct tlog_nvtx_event *e, int6
 }
 
 void tosqlite_nvtx_range_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
-			     const struct tlog_nvtx_event *b, uint32_t begin_tid,
-			     int64_t end_ts, uint32_t end_tid, int64_t text_id)
+			     const struct tlog_nvtx_event *b, uint32_t begin_tid, int64_t end_ts,
+			     uint32_t end_tid, int64_t text_id)
 {
 	memset(r, 0, sizeof(*r));
 	r->start = rel_ts(c, (int64_t)b->ts);
@@ -340,7 +340,7 @@ static void u64map_put(struct u64map *m, uint64_t k, uint64_t v);
 
 static void u64map_grow(struct u64map *m)
 {
-	struct u64map n = { 0 };
+	struct u64map n = {0};
 	size_t i;
 
 	n.cap = m->cap ? m->cap * 2 : 64;
@@ -404,131 +404,146 @@ static void u64map_free(struct u64map *m)
 /* ---- SQL ---------------------------------------------------------------- */
 
 static const char schema_sql[] =
-	"CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
-	"CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, "
-	"rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, "
-	"endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, "
-	"int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, "
-	"floatValue REAL, jsonTextId INTEGER, jsonText TEXT, binaryData TEXT);\n"
-	"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-	"deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, "
-	"streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
-	"demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER, "
-	"launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL, "
-	"gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, "
-	"blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, "
-	"staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL, "
-	"localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, "
-	"gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER, "
-	"sharedMemoryLimitConfig INTEGER);\n"
-	"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-	"eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, "
-	"nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);\n"
-	"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-	"deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, "
-	"streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
-	"bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, "
-	"srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, srcContextId INTEGER, "
-	"dstDeviceId INTEGER, dstContextId INTEGER, migrationCause INTEGER, "
-	"graphNodeId INTEGER, virtualAddress INTEGER, copyCount INTEGER);\n"
-	"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-	"deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, "
-	"streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
-	"value INTEGER NOT NULL, bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER);\n"
-	"CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, "
-	"busLocation TEXT, isDiscrete INTEGER, l2CacheSize INTEGER, totalMemory INTEGER, "
-	"memoryBandwidth INTEGER, clockRate INTEGER, smCount INTEGER, pwGpuId INTEGER, "
-	"uuid TEXT, luid INTEGER, chipName TEXT, cuDevice INTEGER, ctxswDevPath TEXT, "
-	"ctrlDevPath TEXT, revision INTEGER, nodeMask INTEGER, constantMemory INTEGER, "
-	"maxIPC INTEGER, maxRegistersPerBlock INTEGER, maxShmemPerBlock INTEGER, "
-	"maxShmemPerBlockOptin INTEGER, maxShmemPerSm INTEGER, maxRegistersPerSm INTEGER, "
-	"threadsPerWarp INTEGER, asyncEngines INTEGER, maxWarpsPerSm INTEGER, "
-	"maxBlocksPerSm INTEGER, maxThreadsPerBlock INTEGER, maxBlockDimX INTEGER, "
-	"maxBlockDimY INTEGER, maxBlockDimZ INTEGER, maxGridDimX INTEGER, maxGridDimY INTEGER, "
-	"maxGridDimZ INTEGER, computeMajor INTEGER, computeMinor INTEGER, smMajor INTEGER, "
-	"smMinor INTEGER);\n"
-	"CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);\n"
-	"CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);\n"
-	"CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, "
-	"localTime TEXT);\n"
-	"CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);\n"
-	"CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
-	"CREATE TABLE ENUM_NSYS_EVENT_CLASS (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
-	"CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
-	"CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
-	"CREATE TABLE ENUM_CUDA_KERNEL_LAUNCH_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
-	"CREATE TABLE ENUM_CUDA_FUNC_CACHE_CONFIG (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
-	"CREATE TABLE ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
-	"CREATE TABLE LLMPROF_TRACER_DIAGNOSTICS (globalPid INTEGER, timestamp INTEGER, "
-	"level TEXT, code INTEGER, message TEXT);\n";
+    "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
+    "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, "
+    "rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, "
+    "endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, "
+    "int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, "
+    "floatValue REAL, jsonTextId INTEGER, jsonText TEXT, binaryData TEXT);\n"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, "
+    "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
+    "demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER, "
+    "launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL, "
+    "gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, "
+    "blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, "
+    "staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL, "
+    "localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, "
+    "gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER, "
+    "sharedMemoryLimitConfig INTEGER);\n"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, "
+    "nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);\n"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, "
+    "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
+    "bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, "
+    "srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, srcContextId INTEGER, "
+    "dstDeviceId INTEGER, dstContextId INTEGER, migrationCause INTEGER, "
+    "graphNodeId INTEGER, virtualAddress INTEGER, copyCount INTEGER);\n"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, "
+    "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
+    "value INTEGER NOT NULL, bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER);\n"
+    "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, "
+    "busLocation TEXT, isDiscrete INTEGER, l2CacheSize INTEGER, totalMemory INTEGER, "
+    "memoryBandwidth INTEGER, clockRate INTEGER, smCount INTEGER, pwGpuId INTEGER, "
+    "uuid TEXT, luid INTEGER, chipName TEXT, cuDevice INTEGER, ctxswDevPath TEXT, "
+    "ctrlDevPath TEXT, revision INTEGER, nodeMask INTEGER, constantMemory INTEGER, "
+    "maxIPC INTEGER, maxRegistersPerBlock INTEGER, maxShmemPerBlock INTEGER, "
+    "maxShmemPerBlockOptin INTEGER, maxShmemPerSm INTEGER, maxRegistersPerSm INTEGER, "
+    "threadsPerWarp INTEGER, asyncEngines INTEGER, maxWarpsPerSm INTEGER, "
+    "maxBlocksPerSm INTEGER, maxThreadsPerBlock INTEGER, maxBlockDimX INTEGER, "
+    "maxBlockDimY INTEGER, maxBlockDimZ INTEGER, maxGridDimX INTEGER, maxGridDimY INTEGER, "
+    "maxGridDimZ INTEGER, computeMajor INTEGER, computeMinor INTEGER, smMajor INTEGER, "
+    "smMinor INTEGER);\n"
+    "CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);\n"
+    "CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);\n"
+    "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, "
+    "localTime TEXT);\n"
+    "CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);\n"
+    "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
+    "CREATE TABLE ENUM_NSYS_EVENT_CLASS (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
+    "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
+    "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);\n"
+    "CREATE TABLE ENUM_CUDA_KERNEL_LAUNCH_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label "
+    "TEXT);\n"
+    "CREATE TABLE ENUM_CUDA_FUNC_CACHE_CONFIG (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label "
+    "TEXT);\n"
+    "CREATE TABLE ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG (id INTEGER NOT NULL PRIMARY KEY, name TEXT, "
+    "label TEXT);\n"
+    "CREATE TABLE LLMPROF_TRACER_DIAGNOSTICS (globalPid INTEGER, timestamp INTEGER, "
+    "level TEXT, code INTEGER, message TEXT);\n";
 
 /* ENUM rows as nsys writes them (ids, names and labels checked against the
  * nsys 2025.3 export in shared/fixtures/nsys). */
 static const char enum_sql[] =
-	"INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES "
-	"(33,'NvtxCategory','NvtxCategory'),(34,'NvtxMark','NvtxMark'),"
-	"(35,'NvtxPushRange','NvtxPushRange'),(36,'NvtxPopRange','NvtxPopRange'),"
-	"(37,'NvtxStartRange','NvtxStartRange'),(38,'NvtxEndRange','NvtxEndRange'),"
-	"(39,'NvtxThread','NvtxThread'),(59,'NvtxPushPopRange','NvtxPushPopRange'),"
-	"(60,'NvtxStartEndRange','NvtxStartEndRange'),(75,'NvtxDomainCreate','NvtxDomainCreate'),"
-	"(76,'NvtxDomainDestroy','NvtxDomainDestroy');\n"
-	"INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES "
-	"(0,'TRACE_PROCESS_EVENT_CUDA_RUNTIME','CUDA runtime'),"
-	"(1,'TRACE_PROCESS_EVENT_CUDA_DRIVER','CUDA driver');\n"
-	"INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES "
-	"(0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown'),(1,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device'),"
-	"(2,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host'),(3,'CUDA_MEMCPY_KIND_HTOA','Host-to-Array'),"
-	"(4,'CUDA_MEMCPY_KIND_ATOH','Array-to-Host'),(5,'CUDA_MEMCPY_KIND_ATOA','Array-to-Array'),"
-	"(6,'CUDA_MEMCPY_KIND_ATOD','Array-to-Device'),(7,'CUDA_MEMCPY_KIND_DTOA','Device-to-Array'),"
-	"(8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device'),(9,'CUDA_MEMCPY_KIND_HTOH','Host-to-Host'),"
-	"(10,'CUDA_MEMCPY_KIND_PTOP','Peer-to-Peer'),"
-	"(11,'CUDA_MEMCPY_KIND_UVM_HTOD','Unified Host-to-Device'),"
-	"(12,'CUDA_MEMCPY_KIND_UVM_DTOH','Unified Device-to-Host'),"
-	"(13,'CUDA_MEMCPY_KIND_UVM_DTOD','Unified Device-to-Device');\n"
-	"INSERT INTO ENUM_CUDA_MEM_KIND VALUES "
-	"(0,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable'),(1,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned'),"
-	"(2,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device'),(3,'CUDA_MEMOPR_MEMORY_KIND_ARRAY','Array'),"
-	"(4,'CUDA_MEMOPR_MEMORY_KIND_MANAGED','Managed'),"
-	"(5,'CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC','Device Static'),"
-	"(6,'CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC','Managed Static'),"
-	"(7,'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN','Unknown');\n"
-	"INSERT INTO ENUM_CUDA_KERNEL_LAUNCH_TYPE VALUES "
-	"(0,'CUDA_KERNEL_LAUNCH_TYPE_UNKNOWN','Unknown'),(1,'CUDA_KERNEL_LAUNCH_TYPE_REGULAR','Regular'),"
-	"(2,'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE','Coop Single Device'),"
-	"(3,'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE','Coop Multi Device');\n"
-	"INSERT INTO ENUM_CUDA_FUNC_CACHE_CONFIG VALUES "
-	"(0,'CU_FUNC_CACHE_PREFER_NONE','None'),(1,'CU_FUNC_CACHE_PREFER_SHARED','Shared'),"
-	"(2,'CU_FUNC_CACHE_PREFER_L1','L1'),(3,'CU_FUNC_CACHE_PREFER_EQUAL','Equal');\n"
-	"INSERT INTO ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG VALUES "
-	"(0,'CUDA_SHARED_MEM_LIMIT_DEFAULT','Default'),(1,'CUDA_SHARED_MEM_LIMIT_OPTIN','Opt in');\n";
+    "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES "
+    "(33,'NvtxCategory','NvtxCategory'),(34,'NvtxMark','NvtxMark'),"
+    "(35,'NvtxPushRange','NvtxPushRange'),(36,'NvtxPopRange','NvtxPopRange'),"
+    "(37,'NvtxStartRange','NvtxStartRange'),(38,'NvtxEndRange','NvtxEndRange'),"
+    "(39,'NvtxThread','NvtxThread'),(59,'NvtxPushPopRange','NvtxPushPopRange'),"
+    "(60,'NvtxStartEndRange','NvtxStartEndRange'),(75,'NvtxDomainCreate','NvtxDomainCreate'),"
+    "(76,'NvtxDomainDestroy','NvtxDomainDestroy');\n"
+    "INSERT INTO ENUM_NSYS_EVENT_CLASS VALUES "
+    "(0,'TRACE_PROCESS_EVENT_CUDA_RUNTIME','CUDA runtime'),"
+    "(1,'TRACE_PROCESS_EVENT_CUDA_DRIVER','CUDA driver');\n"
+    "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES "
+    "(0,'CUDA_MEMCPY_KIND_UNKNOWN','Unknown'),(1,'CUDA_MEMCPY_KIND_HTOD','Host-to-Device'),"
+    "(2,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host'),(3,'CUDA_MEMCPY_KIND_HTOA','Host-to-Array'),"
+    "(4,'CUDA_MEMCPY_KIND_ATOH','Array-to-Host'),(5,'CUDA_MEMCPY_KIND_ATOA','Array-to-Array'),"
+    "(6,'CUDA_MEMCPY_KIND_ATOD','Array-to-Device'),(7,'CUDA_MEMCPY_KIND_DTOA','Device-to-Array'),"
+    "(8,'CUDA_MEMCPY_KIND_DTOD','Device-to-Device'),(9,'CUDA_MEMCPY_KIND_HTOH','Host-to-Host'),"
+    "(10,'CUDA_MEMCPY_KIND_PTOP','Peer-to-Peer'),"
+    "(11,'CUDA_MEMCPY_KIND_UVM_HTOD','Unified Host-to-Device'),"
+    "(12,'CUDA_MEMCPY_KIND_UVM_DTOH','Unified Device-to-Host'),"
+    "(13,'CUDA_MEMCPY_KIND_UVM_DTOD','Unified Device-to-Device');\n"
+    "INSERT INTO ENUM_CUDA_MEM_KIND VALUES "
+    "(0,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable'),(1,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned'"
+    "),"
+    "(2,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device'),(3,'CUDA_MEMOPR_MEMORY_KIND_ARRAY','Array'),"
+    "(4,'CUDA_MEMOPR_MEMORY_KIND_MANAGED','Managed'),"
+    "(5,'CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC','Device Static'),"
+    "(6,'CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC','Managed Static'),"
+    "(7,'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN','Unknown');\n"
+    "INSERT INTO ENUM_CUDA_KERNEL_LAUNCH_TYPE VALUES "
+    "(0,'CUDA_KERNEL_LAUNCH_TYPE_UNKNOWN','Unknown'),(1,'CUDA_KERNEL_LAUNCH_TYPE_REGULAR','Regular'"
+    "),"
+    "(2,'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE','Coop Single Device'),"
+    "(3,'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE','Coop Multi Device');\n"
+    "INSERT INTO ENUM_CUDA_FUNC_CACHE_CONFIG VALUES "
+    "(0,'CU_FUNC_CACHE_PREFER_NONE','None'),(1,'CU_FUNC_CACHE_PREFER_SHARED','Shared'),"
+    "(2,'CU_FUNC_CACHE_PREFER_L1','L1'),(3,'CU_FUNC_CACHE_PREFER_EQUAL','Equal');\n"
+    "INSERT INTO ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG VALUES "
+    "(0,'CUDA_SHARED_MEM_LIMIT_DEFAULT','Default'),(1,'CUDA_SHARED_MEM_LIMIT_OPTIN','Opt in');\n";
 
 enum stmt_id {
-	S_STRING, S_NVTX, S_KERNEL, S_RUNTIME, S_MEMCPY, S_MEMSET, S_GPU, S_THREAD, S_PROCESS,
-	S_META, S_DIAG, S_COUNT
+	S_STRING,
+	S_NVTX,
+	S_KERNEL,
+	S_RUNTIME,
+	S_MEMCPY,
+	S_MEMSET,
+	S_GPU,
+	S_THREAD,
+	S_PROCESS,
+	S_META,
+	S_DIAG,
+	S_COUNT
 };
 
 static const char *const stmt_sql[S_COUNT] = {
-	"INSERT INTO StringIds VALUES (?,?)",
-	"INSERT INTO NVTX_EVENTS (start,end,eventType,rangeId,category,color,text,globalTid,"
-	"endGlobalTid,textId,domainId,uint64Value,int64Value,doubleValue,uint32Value,int32Value,"
-	"floatValue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-	"?,?,?,?,?,?,?)",
-	"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?,NULL)",
-	"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start,end,deviceId,contextId,greenContextId,"
-	"streamId,correlationId,globalPid,bytes,copyKind,srcKind,dstKind,srcDeviceId,srcContextId,"
-	"dstDeviceId,dstContextId,graphNodeId) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	"INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-	"INSERT INTO TARGET_INFO_GPU (vmId,id,name,isDiscrete,l2CacheSize,totalMemory,"
-	"memoryBandwidth,clockRate,smCount,uuid,cuDevice,constantMemory,maxRegistersPerBlock,"
-	"maxShmemPerBlock,maxShmemPerSm,maxRegistersPerSm,threadsPerWarp,asyncEngines,"
-	"maxWarpsPerSm,maxBlocksPerSm,maxThreadsPerBlock,maxBlockDimX,maxBlockDimY,maxBlockDimZ,"
-	"maxGridDimX,maxGridDimY,maxGridDimZ,computeMajor,computeMinor,smMajor,smMinor) VALUES "
-	"(?,?,?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	"INSERT INTO ThreadNames VALUES (?,?,?)",
-	"INSERT INTO PROCESSES VALUES (?,?,?)",
-	"INSERT INTO META_DATA_EXPORT VALUES (?,?)",
-	"INSERT INTO LLMPROF_TRACER_DIAGNOSTICS VALUES (?,?,?,?,?)",
+    "INSERT INTO StringIds VALUES (?,?)",
+    "INSERT INTO NVTX_EVENTS (start,end,eventType,rangeId,category,color,text,globalTid,"
+    "endGlobalTid,textId,domainId,uint64Value,int64Value,doubleValue,uint32Value,int32Value,"
+    "floatValue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+    "?,?,?,?,?,?,?)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?,NULL)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start,end,deviceId,contextId,greenContextId,"
+    "streamId,correlationId,globalPid,bytes,copyKind,srcKind,dstKind,srcDeviceId,srcContextId,"
+    "dstDeviceId,dstContextId,graphNodeId) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO TARGET_INFO_GPU (vmId,id,name,isDiscrete,l2CacheSize,totalMemory,"
+    "memoryBandwidth,clockRate,smCount,uuid,cuDevice,constantMemory,maxRegistersPerBlock,"
+    "maxShmemPerBlock,maxShmemPerSm,maxRegistersPerSm,threadsPerWarp,asyncEngines,"
+    "maxWarpsPerSm,maxBlocksPerSm,maxThreadsPerBlock,maxBlockDimX,maxBlockDimY,maxBlockDimZ,"
+    "maxGridDimX,maxGridDimY,maxGridDimZ,computeMajor,computeMinor,smMajor,smMinor) VALUES "
+    "(?,?,?,1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO ThreadNames VALUES (?,?,?)",
+    "INSERT INTO PROCESSES VALUES (?,?,?)",
+    "INSERT INTO META_DATA_EXPORT VALUES (?,?)",
+    "INSERT INTO LLMPROF_TRACER_DIAGNOSTICS VALUES (?,?,?,?,?)",
 };
 
 struct conv {
@@ -562,8 +577,8 @@ static int step(struct conv *c, enum stmt_id id)
 /* Binds a row struct whose columns are n consecutive int64_t (the
  * *_row types), with the graphNodeId column (1-based null_col) NULL when the
  * row says so, and inserts it. 0 or -1 (c->failed set). */
-static int insert_int_row(struct conv *c, enum stmt_id id, const int64_t *v, int n,
-			  int null_graph, int null_col)
+static int insert_int_row(struct conv *c, enum stmt_id id, const int64_t *v, int n, int null_graph,
+			  int null_col)
 {
 	sqlite3_stmt *s = c->st[id];
 
@@ -616,21 +631,30 @@ static void put_nvtx(struct conv *c, const struct nvtx_row *r)
 	for (i = 12; i <= 17; i++)
 		sqlite3_bind_null(s, i);
 	switch (r->payload_type) {
-	case TLOG_PAYLOAD_U64: sqlite3_bind_int64(s, 12, (int64_t)r->payload); break;
-	case TLOG_PAYLOAD_I64: sqlite3_bind_int64(s, 13, (int64_t)r->payload); break;
+	case TLOG_PAYLOAD_U64:
+		sqlite3_bind_int64(s, 12, (int64_t)r->payload);
+		break;
+	case TLOG_PAYLOAD_I64:
+		sqlite3_bind_int64(s, 13, (int64_t)r->payload);
+		break;
 	case TLOG_PAYLOAD_DOUBLE:
 		memcpy(&d, &r->payload, 8);
 		sqlite3_bind_double(s, 14, d);
 		break;
-	case TLOG_PAYLOAD_U32: sqlite3_bind_int64(s, 15, (int64_t)(uint32_t)r->payload); break;
-	case TLOG_PAYLOAD_I32: sqlite3_bind_int64(s, 16, (int32_t)(uint32_t)r->payload); break;
+	case TLOG_PAYLOAD_U32:
+		sqlite3_bind_int64(s, 15, (int64_t)(uint32_t)r->payload);
+		break;
+	case TLOG_PAYLOAD_I32:
+		sqlite3_bind_int64(s, 16, (int32_t)(uint32_t)r->payload);
+		break;
 	case TLOG_PAYLOAD_FLOAT: {
 		uint32_t bits = (uint32_t)r->payload;
 		memcpy(&f, &bits, 4);
 		sqlite3_bind_double(s, 17, f);
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 	if (step(c, S_NVTX) == 0)
 		c->stats->nvtx_rows++;
@@ -651,21 +675,21 @@ struct thread_stack {
 struct pending {
 	const struct tlog_nvtx_event *ev; /* start, or NULL */
 	uint32_t tid;
-	int64_t end_ts;                   /* end seen first: its ts, else -1 */
+	int64_t end_ts; /* end seen first: its ts, else -1 */
 	uint32_t end_tid;
 };
 
 struct proc {
 	struct tosqlite_ctx ctx;
-	struct u64map strings;  /* NVTX string id -> StringIds id */
+	struct u64map strings;	 /* NVTX string id -> StringIds id */
 	struct u64map api_names; /* domain<<32|cbid -> StringIds id */
-	struct u64map aliases;  /* driver corr -> runtime corr */
-	struct u64map nested;   /* corr of TLOG_API_ACT driver calls inside runtime calls */
-	struct api_span *spans; /* TLOG_API_ACT records, for tosqlite_api_nest */
+	struct u64map aliases;	 /* driver corr -> runtime corr */
+	struct u64map nested;	 /* corr of TLOG_API_ACT driver calls inside runtime calls */
+	struct api_span *spans;	 /* TLOG_API_ACT records, for tosqlite_api_nest */
 	size_t nspans, aspans;
-	struct u64map kname;    /* kernel name id -> index into knames */
+	struct u64map kname;	/* kernel name id -> index into knames */
 	struct u64map api_corr; /* corr ids of recorded launch calls (value 1) */
-	struct u64map tnames;   /* tid+1 -> StringIds id | (OS name) << 63 */
+	struct u64map tnames;	/* tid+1 -> StringIds id | (OS name) << 63 */
 	int64_t (*knames)[3];
 	size_t nknames, aknames;
 	struct thread_stack *threads;
@@ -841,8 +865,8 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 		case TLOG_KERNEL_NAME: {
 			const struct tlog_kernel_name *k = (const void *)h;
 			struct str m = tlog_rec_string(h, sizeof(*k), k->mangled_len);
-			struct str d = tlog_rec_string(h, sizeof(*k) + k->mangled_len + 1,
-						       k->demangled_len);
+			struct str d =
+			    tlog_rec_string(h, sizeof(*k) + k->mangled_len + 1, k->demangled_len);
 			ALLOC_GROW(p->knames, p->nknames + 1, p->aknames);
 			p->knames[p->nknames][0] = intern(c, d.p, d.len);
 			strbuf_reset(&sb);
@@ -861,7 +885,8 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			const struct tlog_clock *k = (const void *)h;
 			if (k->cupti_ns) {
 				*have_clock = 1;
-				*clock_off = (int64_t)(k->tracer_ns - k->cupti_ns); /* wraps, never overflows */
+				*clock_off = (int64_t)(k->tracer_ns -
+						       k->cupti_ns); /* wraps, never overflows */
 			}
 			break;
 		}
@@ -875,7 +900,8 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			    !(old >> 63))
 				break;
 			u64map_put(&p->tnames, (uint64_t)t->tid + 1,
-				   (uint64_t)intern(c, s.p, s.len) | ((uint64_t)(h->aux == 1) << 63));
+				   (uint64_t)intern(c, s.p, s.len) |
+				       ((uint64_t)(h->aux == 1) << 63));
 			break;
 		}
 		case TLOG_PROCESS: {
@@ -1083,7 +1109,8 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			}
 			tosqlite_kernel_row(&row, &p->ctx, k, names, corr);
 			note_attribution(c, p, corr);
-			if (insert_int_row(c, S_KERNEL, &row.start, 28, row.graphNodeId_null, 27) == 0)
+			if (insert_int_row(c, S_KERNEL, &row.start, 28, row.graphNodeId_null, 27) ==
+			    0)
 				c->stats->kernels++;
 			break;
 		}
@@ -1093,7 +1120,8 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			uint32_t corr = map_corr(p, m->corr);
 			tosqlite_memcpy_row(&row, &p->ctx, m, corr);
 			note_attribution(c, p, corr);
-			if (insert_int_row(c, S_MEMCPY, &row.start, 17, row.graphNodeId_null, 17) == 0)
+			if (insert_int_row(c, S_MEMCPY, &row.start, 17, row.graphNodeId_null, 17) ==
+			    0)
 				c->stats->memcpys++;
 			break;
 		}
@@ -1103,7 +1131,8 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			uint32_t corr = map_corr(p, m->corr);
 			tosqlite_memset_row(&row, &p->ctx, m, corr);
 			note_attribution(c, p, corr);
-			if (insert_int_row(c, S_MEMSET, &row.start, 12, row.graphNodeId_null, 11) == 0)
+			if (insert_int_row(c, S_MEMSET, &row.start, 12, row.graphNodeId_null, 11) ==
+			    0)
 				c->stats->memsets++;
 			break;
 		}
@@ -1206,14 +1235,14 @@ static int drop_empty_tables(struct conv *c)
 		const char *table;
 		enum stmt_id id;
 	} t[] = {
-		{ "NVTX_EVENTS", S_NVTX },
-		{ "CUPTI_ACTIVITY_KIND_KERNEL", S_KERNEL },
-		{ "CUPTI_ACTIVITY_KIND_RUNTIME", S_RUNTIME },
-		{ "CUPTI_ACTIVITY_KIND_MEMCPY", S_MEMCPY },
-		{ "CUPTI_ACTIVITY_KIND_MEMSET", S_MEMSET },
-		{ "TARGET_INFO_GPU", S_GPU },
-		{ "ThreadNames", S_THREAD },
-		{ "LLMPROF_TRACER_DIAGNOSTICS", S_DIAG },
+	    {"NVTX_EVENTS", S_NVTX},
+	    {"CUPTI_ACTIVITY_KIND_KERNEL", S_KERNEL},
+	    {"CUPTI_ACTIVITY_KIND_RUNTIME", S_RUNTIME},
+	    {"CUPTI_ACTIVITY_KIND_MEMCPY", S_MEMCPY},
+	    {"CUPTI_ACTIVITY_KIND_MEMSET", S_MEMSET},
+	    {"TARGET_INFO_GPU", S_GPU},
+	    {"ThreadNames", S_THREAD},
+	    {"LLMPROF_TRACER_DIAGNOSTICS", S_DIAG},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;
@@ -1256,7 +1285,8 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 	if (nfiles < 0)
 		goto out;
 	if (nfiles == 0) {
-		error_set(err, "no trace logs (" TRACER_LOG_PREFIX "*" TRACER_LOG_SUFFIX
+		error_set(err,
+			  "no trace logs (" TRACER_LOG_PREFIX "*" TRACER_LOG_SUFFIX
 			  ") in '%s': the tracer was not loaded, or LLMPROF_TRACE_OUT was not set",
 			  log_dir);
 		goto out;
@@ -1272,7 +1302,8 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 			error_errno(err, "cannot read '%s'", path.buf);
 			goto out;
 		}
-		if (tlog_reader_init(&readers[nread], bufs[i].buf, bufs[i].len, files[i], err) < 0) {
+		if (tlog_reader_init(&readers[nread], bufs[i].buf, bufs[i].len, files[i], err) <
+		    0) {
 			/* An unreadable file (e.g. killed before the header) is a problem
 			 * to report, not a reason to lose the other processes. */
 			tlog_reader_release(&readers[nread]);
@@ -1299,7 +1330,8 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 		error_set(err, "cannot create '%s': %s", tmp.buf, sqlite3_errmsg(c.db));
 		goto out;
 	}
-	if (sqlite3_exec(c.db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+	if (sqlite3_exec(c.db,
+			 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 			 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; "
 			 "PRAGMA page_size=65536; PRAGMA cache_size=-65536; BEGIN;",
 			 NULL, NULL, NULL) != SQLITE_OK ||
@@ -1327,10 +1359,12 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 			sqlite3_stmt *ts = c.st[S_THREAD];
 			if (!p.tnames.keys[k])
 				continue;
-			sqlite3_bind_int64(ts, 1, (int64_t)(p.tnames.vals[k] & ~((uint64_t)1 << 63)));
+			sqlite3_bind_int64(ts, 1,
+					   (int64_t)(p.tnames.vals[k] & ~((uint64_t)1 << 63)));
 			sqlite3_bind_int64(ts, 2, 0);
-			sqlite3_bind_int64(ts, 3, tosqlite_global_tid(p.ctx.pid,
-								    (uint32_t)(p.tnames.keys[k] - 1)));
+			sqlite3_bind_int64(
+			    ts, 3,
+			    tosqlite_global_tid(p.ctx.pid, (uint32_t)(p.tnames.keys[k] - 1)));
 			step(&c, S_THREAD);
 		}
 		/* CUPTI timestamps are CLOCK_REALTIME on Linux like ours; if a
@@ -1339,7 +1373,8 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 		if (have_clock && (off > 1000000 || off < -1000000)) {
 			p.ctx.gpu_shift = off;
 			strbuf_addf(&st->diags,
-				    "pid %u: warning: CUPTI clock differs from the tracer clock by %lld ns; GPU timestamps shifted\n",
+				    "pid %u: warning: CUPTI clock differs from the tracer clock by "
+				    "%lld ns; GPU timestamps shifted\n",
 				    p.ctx.pid, (long long)off);
 		}
 		resolve_api_spans(&p);
@@ -1364,7 +1399,8 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 	{
 		sqlite3_stmt *s;
 		struct strbuf iso = STRBUF_INIT;
-		if (sqlite3_prepare_v2(c.db, "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?,?,?)",
+		if (sqlite3_prepare_v2(c.db,
+				       "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?,?,?)",
 				       -1, &s, NULL) == SQLITE_OK) {
 			format_iso8601(&iso, (uint64_t)c.t0);
 			sqlite3_bind_int64(s, 1, c.t0);
@@ -1405,15 +1441,15 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 		error_errno(err, "cannot rename '%s' to '%s'", tmp.buf, sqlite_path);
 		goto out;
 	}
-	if (json_path && perfetto_write(sqlite_path, json_path, 0, &st->json_events,
-					&st->json_merged, err) < 0)
+	if (json_path &&
+	    perfetto_write(sqlite_path, json_path, 0, &st->json_events, &st->json_merged, err) < 0)
 		goto out;
 	ret = 0;
 	if (st->problems) {
 		error_set(err, "trace log damaged (kept everything readable): %.*s",
 			  (int)(problems.len && problems.buf[problems.len - 1] == '\n'
-					? problems.len - 1
-					: problems.len),
+				    ? problems.len - 1
+				    : problems.len),
 			  problems.buf);
 		ret = TRACE_CONVERT_PARTIAL;
 	}

@@ -20,26 +20,26 @@
 struct trace_convert_stats {
 	uint64_t files;
 	uint64_t processes;
-	uint64_t records;        /* log records read */
-	uint64_t nvtx_rows;      /* NVTX_EVENTS rows (ranges, marks, domains, categories) */
+	uint64_t records;   /* log records read */
+	uint64_t nvtx_rows; /* NVTX_EVENTS rows (ranges, marks, domains, categories) */
 	uint64_t kernels;
 	uint64_t memcpys;
 	uint64_t memsets;
 	uint64_t api_calls;
-	uint64_t dropped_cupti;  /* records CUPTI reported as dropped */
+	uint64_t dropped_cupti;	 /* records CUPTI reported as dropped */
 	uint64_t dropped_tracer; /* records the tracer could not keep */
-	uint64_t open_ranges;    /* pushes/starts never closed (end NULL) */
+	uint64_t open_ranges;	 /* pushes/starts never closed (end NULL) */
 	uint64_t unmatched_ends; /* pops/ends without a push/start */
-	uint64_t unattributed;   /* GPU ops whose launch call was not recorded */
-	uint64_t problems;       /* truncated/corrupt spots in the logs */
-	int cupti_busy;          /* another CUPTI client held CUPTI */
-	int cupti_unsupported;   /* CUPTI could not trace (driver, permissions) */
+	uint64_t unattributed;	 /* GPU ops whose launch call was not recorded */
+	uint64_t problems;	 /* truncated/corrupt spots in the logs */
+	int cupti_busy;		 /* another CUPTI client held CUPTI */
+	int cupti_unsupported;	 /* CUPTI could not trace (driver, permissions) */
 	/* The tracer's own diagnostics, one line each: "pid N: level: text". */
 	struct strbuf diags;
 	/* trace.json */
 	uint64_t json_events;
-	uint64_t json_merged;    /* events folded into merged slices by the cap */
-	double seconds;          /* conversion wall time */
+	uint64_t json_merged; /* events folded into merged slices by the cap */
+	double seconds;	      /* conversion wall time */
 };
 
 void trace_convert_stats_init(struct trace_convert_stats *st);
@@ -68,18 +68,17 @@ void tosqlite_short_name(struct strbuf *out, const char *demangled);
 
 /* Values shared by rows of one process. */
 struct tosqlite_ctx {
-	int64_t t0;         /* subtracted from every timestamp */
-	int64_t gpu_shift;  /* added to GPU timestamps (CUPTI vs tracer clock) */
+	int64_t t0;	   /* subtracted from every timestamp */
+	int64_t gpu_shift; /* added to GPU timestamps (CUPTI vs tracer clock) */
 	uint32_t pid;
 };
 
 struct kernel_row {
-	int64_t start, end, deviceId, contextId, greenContextId, streamId, correlationId,
-		globalPid, demangledName, shortName, mangledName, launchType, cacheConfig,
-		registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,
-		staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,
-		localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId,
-		sharedMemoryLimitConfig;
+	int64_t start, end, deviceId, contextId, greenContextId, streamId, correlationId, globalPid,
+	    demangledName, shortName, mangledName, launchType, cacheConfig, registersPerThread,
+	    gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory,
+	    localMemoryPerThread, localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId,
+	    sharedMemoryLimitConfig;
 	int graphNodeId_null;
 };
 /* names[3] = StringIds of demangled, short, mangled; corr = after aliasing. */
@@ -87,17 +86,17 @@ void tosqlite_kernel_row(struct kernel_row *r, const struct tosqlite_ctx *c,
 			 const struct tlog_kernel *k, const int64_t names[3], uint32_t corr);
 
 struct memcpy_row {
-	int64_t start, end, deviceId, contextId, greenContextId, streamId, correlationId,
-		globalPid, bytes, copyKind, srcKind, dstKind, srcDeviceId, srcContextId,
-		dstDeviceId, dstContextId, graphNodeId;
+	int64_t start, end, deviceId, contextId, greenContextId, streamId, correlationId, globalPid,
+	    bytes, copyKind, srcKind, dstKind, srcDeviceId, srcContextId, dstDeviceId, dstContextId,
+	    graphNodeId;
 	int graphNodeId_null;
 };
 void tosqlite_memcpy_row(struct memcpy_row *r, const struct tosqlite_ctx *c,
 			 const struct tlog_memcpy *m, uint32_t corr);
 
 struct memset_row {
-	int64_t start, end, deviceId, contextId, greenContextId, streamId, correlationId,
-		globalPid, value, bytes, graphNodeId, memKind;
+	int64_t start, end, deviceId, contextId, greenContextId, streamId, correlationId, globalPid,
+	    value, bytes, graphNodeId, memKind;
 	int graphNodeId_null;
 };
 void tosqlite_memset_row(struct memset_row *r, const struct tosqlite_ctx *c,
@@ -127,11 +126,10 @@ void tosqlite_api_nest(struct api_span *v, size_t n);
 
 /* One NVTX_EVENTS row. text (borrowed) XOR textId; NULLs via has_* flags. */
 struct nvtx_row {
-	int64_t start, end, eventType, rangeId, category, color, globalTid, endGlobalTid,
-		textId, domainId;
+	int64_t start, end, eventType, rangeId, category, color, globalTid, endGlobalTid, textId,
+	    domainId;
 	struct str text;
-	int has_end, has_rangeId, has_category, has_color, has_endGlobalTid, has_textId,
-		has_text;
+	int has_end, has_rangeId, has_category, has_color, has_endGlobalTid, has_textId, has_text;
 	int payload_type; /* enum tlog_payload_type */
 	uint64_t payload;
 };

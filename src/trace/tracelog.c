@@ -11,34 +11,52 @@
 size_t tlog_min_size(uint16_t type)
 {
 	switch (type) {
-	case TLOG_PROCESS: return sizeof(struct tlog_process);
-	case TLOG_DIAG: return sizeof(struct tlog_diag);
-	case TLOG_THREAD_NAME: return sizeof(struct tlog_thread_name);
-	case TLOG_CLOCK: return sizeof(struct tlog_clock);
+	case TLOG_PROCESS:
+		return sizeof(struct tlog_process);
+	case TLOG_DIAG:
+		return sizeof(struct tlog_diag);
+	case TLOG_THREAD_NAME:
+		return sizeof(struct tlog_thread_name);
+	case TLOG_CLOCK:
+		return sizeof(struct tlog_clock);
 	case TLOG_NVTX_DOMAIN:
 	case TLOG_NVTX_STRING:
-	case TLOG_NVTX_CATEGORY: return sizeof(struct tlog_nvtx_def);
+	case TLOG_NVTX_CATEGORY:
+		return sizeof(struct tlog_nvtx_def);
 	case TLOG_NVTX_PUSH:
 	case TLOG_NVTX_START:
-	case TLOG_NVTX_MARK: return sizeof(struct tlog_nvtx_event);
+	case TLOG_NVTX_MARK:
+		return sizeof(struct tlog_nvtx_event);
 	case TLOG_NVTX_POP:
-	case TLOG_NVTX_END: return sizeof(struct tlog_nvtx_end);
-	case TLOG_API: return sizeof(struct tlog_api);
-	case TLOG_API_ACT: return sizeof(struct tlog_api);
-	case TLOG_API_NAME: return sizeof(struct tlog_api_name);
-	case TLOG_CORR_ALIAS: return sizeof(struct tlog_corr_alias);
-	case TLOG_KERNEL: return sizeof(struct tlog_kernel);
-	case TLOG_KERNEL_NAME: return sizeof(struct tlog_kernel_name);
-	case TLOG_MEMCPY: return sizeof(struct tlog_memcpy);
-	case TLOG_MEMSET: return sizeof(struct tlog_memset);
-	case TLOG_DEVICE: return sizeof(struct tlog_device);
-	case TLOG_DROPPED: return sizeof(struct tlog_dropped);
-	default: return 0;
+	case TLOG_NVTX_END:
+		return sizeof(struct tlog_nvtx_end);
+	case TLOG_API:
+		return sizeof(struct tlog_api);
+	case TLOG_API_ACT:
+		return sizeof(struct tlog_api);
+	case TLOG_API_NAME:
+		return sizeof(struct tlog_api_name);
+	case TLOG_CORR_ALIAS:
+		return sizeof(struct tlog_corr_alias);
+	case TLOG_KERNEL:
+		return sizeof(struct tlog_kernel);
+	case TLOG_KERNEL_NAME:
+		return sizeof(struct tlog_kernel_name);
+	case TLOG_MEMCPY:
+		return sizeof(struct tlog_memcpy);
+	case TLOG_MEMSET:
+		return sizeof(struct tlog_memset);
+	case TLOG_DEVICE:
+		return sizeof(struct tlog_device);
+	case TLOG_DROPPED:
+		return sizeof(struct tlog_dropped);
+	default:
+		return 0;
 	}
 }
 
-int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len,
-		     const char *name, struct strbuf *err)
+int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len, const char *name,
+		     struct strbuf *err)
 {
 	memset(r, 0, sizeof(*r));
 	strbuf_init(&r->problems, 0);
@@ -47,8 +65,8 @@ int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len,
 	r->name = name;
 	if (len < sizeof(r->hdr)) {
 		if (len >= 8 && memcmp(buf, TLOG_MAGIC, 8) == 0)
-			return error_set(err, "%s: truncated header (%zu of %zu bytes)",
-					 name, len, sizeof(r->hdr));
+			return error_set(err, "%s: truncated header (%zu of %zu bytes)", name, len,
+					 sizeof(r->hdr));
 		return error_set(err, "%s: not a llmprof trace log (%zu bytes)", name, len);
 	}
 	memcpy(&r->hdr, buf, sizeof(r->hdr));
@@ -71,8 +89,8 @@ void tlog_rewind(struct tlog_reader *r)
 	r->n_problems |= (uint64_t)1 << 63;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void problem(struct tlog_reader *r, size_t off, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void problem(struct tlog_reader *r, size_t off,
+							  const char *fmt, ...)
 {
 	va_list ap;
 
@@ -98,7 +116,8 @@ static int next_chunk(struct tlog_reader *r)
 			break;
 		}
 		if (left < sizeof(ch)) {
-			problem(r, r->pos, "truncated chunk header (%zu bytes left); rest ignored", left);
+			problem(r, r->pos, "truncated chunk header (%zu bytes left); rest ignored",
+				left);
 			r->done = 1;
 			break;
 		}
@@ -111,7 +130,10 @@ static int next_chunk(struct tlog_reader *r)
 		}
 		if (ch.size > left - sizeof(ch)) {
 			/* A crash during the last write: keep the whole records. */
-			problem(r, r->pos, "truncated chunk (%zu payload bytes present); its whole records are kept", left - sizeof(ch));
+			problem(r, r->pos,
+				"truncated chunk (%zu payload bytes present); its whole records "
+				"are kept",
+				left - sizeof(ch));
 			r->chunk_end = r->len;
 			r->chunk_tid = ch.tid;
 			r->pos += sizeof(ch);
@@ -148,7 +170,8 @@ int tlog_next(struct tlog_reader *r, struct tlog_item *it)
 		memcpy(&h, r->buf + r->pos, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > left) {
 			/* In a truncated final chunk this is the cut; elsewhere corruption. */
-			if (!(r->done && r->chunk_end == r->len && h.size > left && h.size % 8 == 0))
+			if (!(r->done && r->chunk_end == r->len && h.size > left &&
+			      h.size % 8 == 0))
 				problem(r, r->pos, "bad record size %zu; rest of chunk skipped",
 					(size_t)h.size);
 			r->pos = r->chunk_end;
@@ -178,7 +201,7 @@ void tlog_reader_release(struct tlog_reader *r)
 
 struct str tlog_rec_string(const struct tlog_rec *rec, size_t fixed, uint32_t len)
 {
-	struct str s = { "", 0 };
+	struct str s = {"", 0};
 	if (fixed > rec->size || len > rec->size - fixed)
 		return s;
 	s.p = (const char *)rec + fixed;

@@ -37,50 +37,50 @@
 #define TLOG_MAX_CHUNK (64u << 20)
 
 struct tlog_file_header {
-	char magic[8];        /* TLOG_MAGIC, no NUL */
+	char magic[8];	      /* TLOG_MAGIC, no NUL */
 	uint32_t version;     /* TLOG_VERSION */
 	uint32_t header_size; /* sizeof(struct tlog_file_header) == 64 */
 	uint32_t pid;
 	uint32_t ppid;
-	uint64_t start_ns;    /* tracer clock at load (CLOCK_REALTIME ns) */
+	uint64_t start_ns; /* tracer clock at load (CLOCK_REALTIME ns) */
 	uint64_t start_mono_ns;
-	uint32_t flags;       /* TLOG_F_* */
+	uint32_t flags; /* TLOG_F_* */
 	uint32_t reserved0;
 	uint64_t reserved[2];
 };
 
 enum tlog_flags {
-	TLOG_F_NVTX = 1u << 0,  /* NVTX injection was requested */
-	TLOG_F_CUDA = 1u << 1,  /* CUDA injection was requested */
+	TLOG_F_NVTX = 1u << 0,	 /* NVTX injection was requested */
+	TLOG_F_CUDA = 1u << 1,	 /* CUDA injection was requested */
 	TLOG_F_FORKED = 1u << 2, /* this file belongs to a fork()ed child */
 };
 
 struct tlog_chunk_header {
-	uint32_t magic;  /* TLOG_CHUNK_MAGIC */
-	uint32_t size;   /* payload bytes after this header */
-	uint32_t tid;    /* OS thread id (gettid) that wrote it; 0 = tracer */
-	uint32_t seq;    /* per-process chunk sequence number */
+	uint32_t magic; /* TLOG_CHUNK_MAGIC */
+	uint32_t size;	/* payload bytes after this header */
+	uint32_t tid;	/* OS thread id (gettid) that wrote it; 0 = tracer */
+	uint32_t seq;	/* per-process chunk sequence number */
 };
 
 enum tlog_type {
-	TLOG_PROCESS = 1,      /* struct tlog_process + command line */
-	TLOG_DIAG = 2,         /* struct tlog_diag + message */
-	TLOG_THREAD_NAME = 3,  /* struct tlog_thread_name + name */
-	TLOG_CLOCK = 4,        /* struct tlog_clock */
+	TLOG_PROCESS = 1,     /* struct tlog_process + command line */
+	TLOG_DIAG = 2,	      /* struct tlog_diag + message */
+	TLOG_THREAD_NAME = 3, /* struct tlog_thread_name + name */
+	TLOG_CLOCK = 4,	      /* struct tlog_clock */
 
-	TLOG_NVTX_DOMAIN = 10, /* struct tlog_nvtx_def: domain create */
-	TLOG_NVTX_STRING = 11, /* struct tlog_nvtx_def: registered string */
+	TLOG_NVTX_DOMAIN = 10,	 /* struct tlog_nvtx_def: domain create */
+	TLOG_NVTX_STRING = 11,	 /* struct tlog_nvtx_def: registered string */
 	TLOG_NVTX_CATEGORY = 12, /* struct tlog_nvtx_def: category name */
-	TLOG_NVTX_PUSH = 13,   /* struct tlog_nvtx_event */
-	TLOG_NVTX_POP = 14,    /* struct tlog_nvtx_end */
-	TLOG_NVTX_START = 15,  /* struct tlog_nvtx_event, id = range id */
-	TLOG_NVTX_END = 16,    /* struct tlog_nvtx_end, id = range id */
-	TLOG_NVTX_MARK = 17,   /* struct tlog_nvtx_event */
+	TLOG_NVTX_PUSH = 13,	 /* struct tlog_nvtx_event */
+	TLOG_NVTX_POP = 14,	 /* struct tlog_nvtx_end */
+	TLOG_NVTX_START = 15,	 /* struct tlog_nvtx_event, id = range id */
+	TLOG_NVTX_END = 16,	 /* struct tlog_nvtx_end, id = range id */
+	TLOG_NVTX_MARK = 17,	 /* struct tlog_nvtx_event */
 
-	TLOG_API = 20,         /* struct tlog_api */
-	TLOG_API_NAME = 21,    /* struct tlog_api_name + name */
-	TLOG_CORR_ALIAS = 22,  /* struct tlog_corr_alias */
-	TLOG_API_ACT = 23,     /* struct tlog_api from CUPTI's RUNTIME/DRIVER activity */
+	TLOG_API = 20,	      /* struct tlog_api */
+	TLOG_API_NAME = 21,   /* struct tlog_api_name + name */
+	TLOG_CORR_ALIAS = 22, /* struct tlog_corr_alias */
+	TLOG_API_ACT = 23,    /* struct tlog_api from CUPTI's RUNTIME/DRIVER activity */
 
 	TLOG_KERNEL = 30,      /* struct tlog_kernel */
 	TLOG_KERNEL_NAME = 31, /* struct tlog_kernel_name + mangled + demangled */
@@ -109,24 +109,24 @@ enum tlog_diag_level { TLOG_DIAG_INFO = 0, TLOG_DIAG_WARNING = 1, TLOG_DIAG_ERRO
 /* Codes that llmprof turns into specific messages. */
 enum tlog_diag_code {
 	TLOG_DIAG_GENERIC = 0,
-	TLOG_DIAG_CUPTI_BUSY = 1,      /* another CUPTI subscriber (nsys, ncu, Kineto) */
+	TLOG_DIAG_CUPTI_BUSY = 1,	 /* another CUPTI subscriber (nsys, ncu, Kineto) */
 	TLOG_DIAG_CUPTI_UNSUPPORTED = 2, /* driver/CUPTI mismatch, no device, ... */
-	TLOG_DIAG_CUPTI_CALL = 3,      /* a CUPTI call failed */
-	TLOG_DIAG_OUT_OF_MEMORY = 4,   /* a buffer could not be allocated: events lost */
-	TLOG_DIAG_IO = 5,              /* writing the log failed */
-	TLOG_DIAG_NVTX_MISUSE = 6,     /* pop without push, unknown handle, ... */
+	TLOG_DIAG_CUPTI_CALL = 3,	 /* a CUPTI call failed */
+	TLOG_DIAG_OUT_OF_MEMORY = 4,	 /* a buffer could not be allocated: events lost */
+	TLOG_DIAG_IO = 5,		 /* writing the log failed */
+	TLOG_DIAG_NVTX_MISUSE = 6,	 /* pop without push, unknown handle, ... */
 };
 
 struct tlog_diag {
 	struct tlog_rec h; /* aux = enum tlog_diag_level */
 	uint64_t ts;
-	uint32_t code;     /* enum tlog_diag_code */
+	uint32_t code; /* enum tlog_diag_code */
 	uint32_t len;
 };
 
 struct tlog_thread_name {
 	struct tlog_rec h; /* aux = 0: named through NVTX, 1: the OS name (comm) */
-	uint32_t tid; /* the named OS thread */
+	uint32_t tid;	   /* the named OS thread */
 	uint32_t len;
 };
 
@@ -152,26 +152,30 @@ struct tlog_nvtx_def {
 
 enum tlog_msg_type { TLOG_MSG_NONE = 0, TLOG_MSG_TEXT = 1, TLOG_MSG_REGISTERED = 2 };
 enum tlog_payload_type {
-	TLOG_PAYLOAD_NONE = 0, TLOG_PAYLOAD_U64 = 1, TLOG_PAYLOAD_I64 = 2,
-	TLOG_PAYLOAD_DOUBLE = 3, TLOG_PAYLOAD_U32 = 4, TLOG_PAYLOAD_I32 = 5,
+	TLOG_PAYLOAD_NONE = 0,
+	TLOG_PAYLOAD_U64 = 1,
+	TLOG_PAYLOAD_I64 = 2,
+	TLOG_PAYLOAD_DOUBLE = 3,
+	TLOG_PAYLOAD_U32 = 4,
+	TLOG_PAYLOAD_I32 = 5,
 	TLOG_PAYLOAD_FLOAT = 6,
 };
 
 /* Push, start and mark. Text messages (ASCII, or Unicode converted to
  * UTF-8) follow inline; registered messages carry the string id. */
 struct tlog_nvtx_event {
-	struct tlog_rec h;  /* aux = enum tlog_msg_type */
+	struct tlog_rec h; /* aux = enum tlog_msg_type */
 	uint64_t ts;
-	uint64_t id;        /* range id for START, else 0 */
+	uint64_t id; /* range id for START, else 0 */
 	uint64_t domain;
 	uint64_t string_id; /* TLOG_MSG_REGISTERED */
 	uint64_t payload;   /* raw bits, see payload_type */
 	uint32_t category;
-	uint32_t color;     /* ARGB */
+	uint32_t color; /* ARGB */
 	uint8_t has_color;
 	uint8_t payload_type;
 	uint16_t pad;
-	uint32_t len;       /* TLOG_MSG_TEXT: bytes of inline text */
+	uint32_t len; /* TLOG_MSG_TEXT: bytes of inline text */
 };
 
 /* Pop (id unused) and end (id = range id from START). */
@@ -231,7 +235,7 @@ struct tlog_kernel {
 	uint32_t local_total;
 	uint32_t smem_executed;
 	uint32_t graph_id;
-	uint32_t name_id;     /* TLOG_KERNEL_NAME id, per process */
+	uint32_t name_id; /* TLOG_KERNEL_NAME id, per process */
 	uint16_t registers;
 	uint8_t launch_type;
 	uint8_t cache_config; /* executed (CUPTI's config.executed) */
@@ -243,7 +247,7 @@ struct tlog_kernel {
 struct tlog_kernel_name {
 	struct tlog_rec h;
 	uint32_t id;
-	uint32_t mangled_len;   /* then the mangled name, NUL */
+	uint32_t mangled_len;	/* then the mangled name, NUL */
 	uint32_t demangled_len; /* then the demangled name, NUL */
 	uint32_t pad;
 };
@@ -360,9 +364,9 @@ struct tlog_item {
 struct tlog_reader {
 	const unsigned char *buf; /* borrowed from the caller */
 	size_t len;
-	const char *name;         /* for messages */
+	const char *name; /* for messages */
 	struct tlog_file_header hdr;
-	size_t pos;               /* next chunk header */
+	size_t pos; /* next chunk header */
 	size_t chunk_end;
 	uint32_t chunk_tid;
 	int done;
@@ -373,8 +377,8 @@ struct tlog_reader {
 
 /* Validates the file header of buf[0..len); returns 0 or -1 with err set
  * ("NAME: not a llmprof trace log", version mismatch, truncated header). */
-int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len,
-		     const char *name, struct strbuf *err);
+int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len, const char *name,
+		     struct strbuf *err);
 /* Returns 1 with *it filled, 0 at the end of the readable data. Corruption
  * never fails: the bad chunk is skipped or reading stops, and a line naming
  * the offset is appended to r->problems. */

@@ -669,8 +669,8 @@ static int nvtx_push_entry(const char *p, size_t n, enum ncu_nvtx_style style,
 	return 0;
 }
 
-int ncu_nvtx_parse_cell(const char *p, size_t len, enum ncu_nvtx_style style, struct ncu_nvtx_stack *st,
-			struct strbuf *err)
+int ncu_nvtx_parse_cell(const char *p, size_t len, enum ncu_nvtx_style style,
+			struct ncu_nvtx_stack *st, struct strbuf *err)
 {
 	size_t i = 0;
 
@@ -726,8 +726,8 @@ int ncu_raw_nvtx(const struct ncu_raw *raw, size_t row, struct ncu_nvtx_stack *s
 		if (c < 0)
 			continue;
 		cell = ncu_raw_cell(raw, row, (size_t)c);
-		if (ncu_nvtx_parse_cell(cell.p, cell.len, k ? NCU_NVTX_STARTEND : NCU_NVTX_PUSHPOP, &one,
-					err)) {
+		if (ncu_nvtx_parse_cell(cell.p, cell.len, k ? NCU_NVTX_STARTEND : NCU_NVTX_PUSHPOP,
+					&one, err)) {
 			ncu_nvtx_stack_release(&one);
 			ncu_nvtx_stack_release(st);
 			return error_set(err, " (%s:%zu, column '%s')", raw->source,

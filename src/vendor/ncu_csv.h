@@ -121,8 +121,8 @@ struct ncu_nvtx_stack {
 /* Parses one NVTX cell, e.g. `829  "LLM:decode_all:none:none:none:none:ASCII:
  * decode_all"  "LLM:decode_step:..."`, appending to st. Range names may
  * contain ':' ("A::A1"). 0, or -1 with a message. */
-int ncu_nvtx_parse_cell(const char *p, size_t len, enum ncu_nvtx_style style, struct ncu_nvtx_stack *st,
-			struct strbuf *err);
+int ncu_nvtx_parse_cell(const char *p, size_t len, enum ncu_nvtx_style style,
+			struct ncu_nvtx_stack *st, struct strbuf *err);
 void ncu_nvtx_stack_release(struct ncu_nvtx_stack *st);
 /* The NVTX stacks of row: push/pop levels first, then start/end ranges.
  * On error st is released. */

@@ -16,7 +16,6 @@
 #include "core/strbuf.h"
 #include "vendor/ncu_csv.h"
 
-
 /* Bound classification threshold, in % of peak (ncu's own SOLBottleneck
  * rule says throughput "below 60.0% of peak typically indicate[s] latency
  * issues"). */

@@ -261,8 +261,8 @@ int nvtx_ncu_expr_matches(const char *expr, const struct nvtx_seen *seen, size_t
 			strbuf_addstr(why, "; ");
 		if (why)
 			strbuf_addf(why, "no %s range '%s' in %s%s%s",
-				    e.style == NCU_NVTX_PUSHPOP ? "push/pop" : "start/end", e.parts[i],
-				    e.domain ? "domain '" : "the default domain",
+				    e.style == NCU_NVTX_PUSHPOP ? "push/pop" : "start/end",
+				    e.parts[i], e.domain ? "domain '" : "the default domain",
 				    e.domain ? e.domain : "", e.domain ? "'" : "");
 		ok = 0;
 	}

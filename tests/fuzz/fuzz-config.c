@@ -25,8 +25,7 @@ static void check_roundtrip(const struct cnode *tree)
 	struct cnode *back = NULL;
 
 	cnode_to_yaml(tree, &y);
-	if (config_parse_yaml_buffer(y.buf, y.len, "rt", &back, &err) ||
-	    !cnode_equal(tree, back)) {
+	if (config_parse_yaml_buffer(y.buf, y.len, "rt", &back, &err) || !cnode_equal(tree, back)) {
 		fprintf(stderr, "round trip failed: %s\n--\n%s\n", err.buf, y.buf);
 		abort();
 	}
@@ -54,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = xstrndup((const char *)data, size); /* up to the first NUL */
 	if (!config_override_parse(text, "fuzz", &o, &err)) {
 		if (o.value) {
-			struct cnode_pos pos = { "fuzz", 0, 0 };
+			struct cnode_pos pos = {"fuzz", 0, 0};
 			struct cnode *root = cnode_new(CNODE_MAP, NULL, pos);
 
 			o.value->key = xstrdup(o.key);

@@ -70,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!nvtx_spec_parse(first, &spec, &err)) {
 		for (int style = NCU_NVTX_PUSHPOP; style <= NCU_NVTX_STARTEND; style++) {
-			struct nvtx_seen self = {spec.domain, spec.range, (enum ncu_nvtx_style)style};
+			struct nvtx_seen self = {spec.domain, spec.range,
+						 (enum ncu_nvtx_style)style};
 
 			strbuf_reset(&expr);
 			strbuf_reset(&why);

@@ -71,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		nvtx_now_feed(whole, "trace-1.bin", data, size);
 		for (size_t i = 0; i < size; i += 61)
-			nvtx_now_feed(parts, "trace-1.bin", data + i, size - i < 61 ? size - i : 61);
+			nvtx_now_feed(parts, "trace-1.bin", data + i,
+				      size - i < 61 ? size - i : 61);
 		nvtx_now_describe(whole, 3, &a);
 		nvtx_now_describe(parts, 3, &b);
 		if (strcmp(a.buf, b.buf))

@@ -193,8 +193,8 @@ static void fuzz_heap_shutdown(void *arg)
 }
 
 static const sqlite3_mem_methods fuzz_heap_methods = {
-	fuzz_heap_malloc, fuzz_heap_free,     fuzz_heap_realloc,  fuzz_heap_size,
-	fuzz_heap_roundup, fuzz_heap_init,    fuzz_heap_shutdown, NULL,
+    fuzz_heap_malloc,  fuzz_heap_free, fuzz_heap_realloc,  fuzz_heap_size,
+    fuzz_heap_roundup, fuzz_heap_init, fuzz_heap_shutdown, NULL,
 };
 
 static inline size_t fuzz_sqlite_heap_live(void)

@@ -26,12 +26,14 @@ static int do_convert(int argc, char **argv)
 	rc = trace_convert(argv[2], argv[3], argc > 4 ? argv[4] : NULL, &st, &err);
 	if (rc == 0 || rc == TRACE_CONVERT_PARTIAL) {
 		double recs = (double)st.records;
-		printf("files %llu processes %llu records %llu nvtx %llu kernels %llu memcpy %llu memset %llu api %llu\n",
+		printf("files %llu processes %llu records %llu nvtx %llu kernels %llu memcpy %llu "
+		       "memset %llu api %llu\n",
 		       (unsigned long long)st.files, (unsigned long long)st.processes,
 		       (unsigned long long)st.records, (unsigned long long)st.nvtx_rows,
 		       (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
 		       (unsigned long long)st.memsets, (unsigned long long)st.api_calls);
-		printf("open_ranges %llu unmatched_ends %llu unattributed %llu dropped_cupti %llu dropped_tracer %llu problems %llu\n",
+		printf("open_ranges %llu unmatched_ends %llu unattributed %llu dropped_cupti %llu "
+		       "dropped_tracer %llu problems %llu\n",
 		       (unsigned long long)st.open_ranges, (unsigned long long)st.unmatched_ends,
 		       (unsigned long long)st.unattributed, (unsigned long long)st.dropped_cupti,
 		       (unsigned long long)st.dropped_tracer, (unsigned long long)st.problems);

@@ -98,7 +98,8 @@ static void test_concurrent_creation_is_unique(void **state)
 			for (int i = 0; i < EACH; i++) {
 				struct run_bundle b = RUN_BUNDLE_INIT;
 				struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
-				if (bundle_create(&b, root.buf, &err) || bundle_update_latest(&b, &err))
+				if (bundle_create(&b, root.buf, &err) ||
+				    bundle_update_latest(&b, &err))
 					_exit(1);
 				strbuf_addf(&line, "%s\n", b.run_id);
 				if (write(fds[1], line.buf, line.len) != (ssize_t)line.len)
@@ -203,9 +204,9 @@ static void test_relative_root_latest_and_writes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_id_format),
-		cmocka_unit_test(test_concurrent_creation_is_unique),
-		cmocka_unit_test(test_relative_root_latest_and_writes),
+	    cmocka_unit_test(test_run_id_format),
+	    cmocka_unit_test(test_concurrent_creation_is_unique),
+	    cmocka_unit_test(test_relative_root_latest_and_writes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -73,9 +73,9 @@ static char *load_err(const char *dir, size_t n, const char *const *ov)
 	return strbuf_detach(&err, NULL);
 }
 
-#define LOAD(...) load(CONF, ARRAY_N(__VA_ARGS__), (const char *const[]){ __VA_ARGS__ })
-#define LOAD_ERR(...) load_err(CONF, ARRAY_N(__VA_ARGS__), (const char *const[]){ __VA_ARGS__ })
-#define ARRAY_N(...) (sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+#define LOAD(...) load(CONF, ARRAY_N(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
+#define LOAD_ERR(...) load_err(CONF, ARRAY_N(__VA_ARGS__), (const char *const[]){__VA_ARGS__})
+#define ARRAY_N(...) (sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /* --- reading YAML --- */
 
@@ -89,8 +89,8 @@ static void test_yaml_core_schema_typing(void **state)
 				"f8: 1e-5\n"
 				"s1: 'true'\ns2: \"123\"\ns3: !!str 7\ns4: 0x\ns5: 1e\ns6: 0o8\n"
 				"s7: cuda:0\ns8: .\ns9: 1_000\n");
-	const char *nulls[] = { "n1", "n2", "n3", "n4" };
-	const char *strs[] = { "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "b3" };
+	const char *nulls[] = {"n1", "n2", "n3", "n4"};
+	const char *strs[] = {"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "b3"};
 
 	for (size_t i = 0; i < 4; i++)
 		assert_int_equal(cnode_lookup(t, nulls[i])->type, CNODE_NULL);
@@ -125,7 +125,8 @@ static void test_yaml_core_schema_typing(void **state)
 
 static void test_yaml_structure_and_empty(void **state)
 {
-	struct cnode *t = parse("a:\n  b:\n    - 1\n    - [x, y]\n    - {k: v}\n  c: {}\n  d: []\n");
+	struct cnode *t =
+	    parse("a:\n  b:\n    - 1\n    - [x, y]\n    - {k: v}\n  c: {}\n  d: []\n");
 	struct cnode *b = cnode_lookup(t, "a.b");
 
 	assert_int_equal(b->type, CNODE_LIST);
@@ -151,19 +152,19 @@ static void test_yaml_errors_have_positions(void **state)
 		const char *yaml;
 		const char *want;
 	} cases[] = {
-		{ "a: 1\nb: [1, 2\n", "t.yaml:3:1: " },
-		{ "a: 1\n  b: 2\n", "t.yaml:2:4: mapping values are not allowed" },
-		{ "a: 1\nb: 2\na: 3\n", "t.yaml:3:1: duplicate key 'a' (first at t.yaml:1:4)" },
-		{ "x:\n  a: &anc 1\n", "t.yaml:2:6: anchors and aliases are not supported" },
-		{ "a: 1\nb: *x\n", "t.yaml:2:4: " },
-		{ "a: 1\n---\nb: 2\n", "more than one YAML document" },
-		{ "- a\n- b\n", "t.yaml:1:1: the top level must be a mapping" },
-		{ "a: !!int 3\n", "t.yaml:1:4: tag 'tag:yaml.org,2002:int' is not supported" },
-		{ "a: \"x\\0y\"\n", "t.yaml:1:4: NUL character in a string" },
-		{ "? [a]\n: 1\n", "t.yaml:1:3: keys must be scalars" },
-		{ "a: 99999999999999999999\n", "t.yaml:1:4: integer '99999999999999999999' does "
-					       "not fit in 64 bits" },
-		{ "a: 1\nb: \"ok\"\nc: \xff\n", "t.yaml:3:4: invalid" },
+	    {"a: 1\nb: [1, 2\n", "t.yaml:3:1: "},
+	    {"a: 1\n  b: 2\n", "t.yaml:2:4: mapping values are not allowed"},
+	    {"a: 1\nb: 2\na: 3\n", "t.yaml:3:1: duplicate key 'a' (first at t.yaml:1:4)"},
+	    {"x:\n  a: &anc 1\n", "t.yaml:2:6: anchors and aliases are not supported"},
+	    {"a: 1\nb: *x\n", "t.yaml:2:4: "},
+	    {"a: 1\n---\nb: 2\n", "more than one YAML document"},
+	    {"- a\n- b\n", "t.yaml:1:1: the top level must be a mapping"},
+	    {"a: !!int 3\n", "t.yaml:1:4: tag 'tag:yaml.org,2002:int' is not supported"},
+	    {"a: \"x\\0y\"\n", "t.yaml:1:4: NUL character in a string"},
+	    {"? [a]\n: 1\n", "t.yaml:1:3: keys must be scalars"},
+	    {"a: 99999999999999999999\n", "t.yaml:1:4: integer '99999999999999999999' does "
+					  "not fit in 64 bits"},
+	    {"a: 1\nb: \"ok\"\nc: \xff\n", "t.yaml:3:4: invalid"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -194,7 +195,7 @@ static void test_yaml_nesting_limit(void **state)
 
 static struct cnode *str_node(const char *key, const char *s)
 {
-	struct cnode_pos pos = { "test", 0, 0 };
+	struct cnode_pos pos = {"test", 0, 0};
 	struct cnode *n = cnode_new(CNODE_STRING, key, pos);
 
 	n->s = xstrdup(s);
@@ -220,16 +221,82 @@ static void roundtrip(const struct cnode *t)
 static void test_yaml_roundtrip_nasty_strings(void **state)
 {
 	static const char *const nasty[] = {
-		"", " lead", "trail ", "true", "False", "123", "-4", "0x1F", "0o7", "1e5", "1.",
-		".5", ".inf", "-.inf", ".NaN", "null", "~", "Null", "a: b", "a:", ":a", "#c",
-		"x #y", "x# y", "- x", "-x", "-", "?", "? x", "[a]", "{a}", "a,b", "*a", "&a",
-		"!a", "%a", "@a", "`a", "|", ">", "'", "\"", "'q'", "\"q\"", "line\nbreak",
-		"\ttab", "cr\r", "\x01\x02\x1b\x7f", "back\\slash", "uni é ü 日本 😀",
-		"\xc2\x85nel", "\xc2\x9f" "c1", "\xef\xbb\xbf" "bom", "\xe2\x80\xa8ls", "\xe2\x80\xa9ps", "a\xc2\xa0", "...", "---",
-		"... x", "--- x", "a\"b'c", "${x}", "=", "a=b", "\xef\xbf\xbe", "key: {x}",
-		"  ", "a  b", "cuda:0", "regex:.*gemm.*", "decode*", "LLM@prefill",
+	    "",
+	    " lead",
+	    "trail ",
+	    "true",
+	    "False",
+	    "123",
+	    "-4",
+	    "0x1F",
+	    "0o7",
+	    "1e5",
+	    "1.",
+	    ".5",
+	    ".inf",
+	    "-.inf",
+	    ".NaN",
+	    "null",
+	    "~",
+	    "Null",
+	    "a: b",
+	    "a:",
+	    ":a",
+	    "#c",
+	    "x #y",
+	    "x# y",
+	    "- x",
+	    "-x",
+	    "-",
+	    "?",
+	    "? x",
+	    "[a]",
+	    "{a}",
+	    "a,b",
+	    "*a",
+	    "&a",
+	    "!a",
+	    "%a",
+	    "@a",
+	    "`a",
+	    "|",
+	    ">",
+	    "'",
+	    "\"",
+	    "'q'",
+	    "\"q\"",
+	    "line\nbreak",
+	    "\ttab",
+	    "cr\r",
+	    "\x01\x02\x1b\x7f",
+	    "back\\slash",
+	    "uni é ü 日本 😀",
+	    "\xc2\x85nel",
+	    "\xc2\x9f"
+	    "c1",
+	    "\xef\xbb\xbf"
+	    "bom",
+	    "\xe2\x80\xa8ls",
+	    "\xe2\x80\xa9ps",
+	    "a\xc2\xa0",
+	    "...",
+	    "---",
+	    "... x",
+	    "--- x",
+	    "a\"b'c",
+	    "${x}",
+	    "=",
+	    "a=b",
+	    "\xef\xbf\xbe",
+	    "key: {x}",
+	    "  ",
+	    "a  b",
+	    "cuda:0",
+	    "regex:.*gemm.*",
+	    "decode*",
+	    "LLM@prefill",
 	};
-	struct cnode_pos pos = { "test", 0, 0 };
+	struct cnode_pos pos = {"test", 0, 0};
 	struct cnode *root = cnode_new(CNODE_MAP, NULL, pos);
 	struct cnode *list = cnode_new(CNODE_LIST, "list", pos);
 	struct strbuf longkey = STRBUF_INIT;
@@ -275,16 +342,18 @@ static void test_yaml_roundtrip_numbers_and_shapes(void **state)
 
 static void test_yaml_writer_non_utf8(void **state)
 {
-	struct cnode_pos pos = { "test", 0, 0 };
+	struct cnode_pos pos = {"test", 0, 0};
 	struct cnode *root = cnode_new(CNODE_MAP, NULL, pos);
 	struct strbuf y = STRBUF_INIT;
 	struct cnode *back;
 
-	cnode_append(root, str_node("bad", "a\xff\xfe" "b\xc3"));
+	cnode_append(root, str_node("bad", "a\xff\xfe"
+					   "b\xc3"));
 	cnode_to_yaml(root, &y);
 	assert_string_equal(y.buf, "bad: \"a\\xff\\xfeb\\xc3\"\n");
 	back = parse(y.buf); /* still valid YAML; bytes come back as U+00xx */
-	assert_string_equal(cnode_lookup(back, "bad")->s, "a\xc3\xbf\xc3\xbe" "b\xc3\x83");
+	assert_string_equal(cnode_lookup(back, "bad")->s, "a\xc3\xbf\xc3\xbe"
+							  "b\xc3\x83");
 	cnode_free(back);
 	cnode_free(root);
 	strbuf_release(&y);
@@ -353,7 +422,8 @@ static void test_override_values(void **state)
 	assert_int_equal(v->items[7]->type, CNODE_NULL);
 	assert_int_equal(v->items[8]->type, CNODE_LIST);
 	assert_string_equal(cnode_map_get(v->items[9], "p")->s, "q");
-	assert_string_equal(v->items[10]->s, "\t\xc3\xa9" "A");
+	assert_string_equal(v->items[10]->s, "\t\xc3\xa9"
+					     "A");
 	config_override_release(&o);
 
 	o = parse_ov("k=");
@@ -385,23 +455,23 @@ static void test_override_errors(void **state)
 	struct {
 		const char *text, *want;
 	} cases[] = {
-		{ "a.b", "expected KEY=VALUE" },
-		{ "=1", "is not a valid key" },
-		{ "a..b=1", "is not a valid key" },
-		{ "a b=1", "is not a valid key" },
-		{ "a@=1", "not a valid package" },
-		{ "k=[a, b", "expected ',' or ']' at column 8" },
-		{ "k=[a,,b]", "expected a value at column 6" },
-		{ "k='abc", "unterminated quoted string" },
-		{ "k=\"a\\q\"", "unknown escape" },
-		{ "k=\"\\x0\"", "bad hex escape" },
-		{ "k=\"\\u0000\"", "escape is not a character" },
-		{ "k='a' b", "unexpected text after the value" },
-		{ "k=[a] x", "unexpected text after the value" },
-		{ "k={a 1}", "expected ':' after a map key" },
-		{ "k={a: 1, a: 2}", "duplicate key 'a'" },
-		{ "k=\xff", "not valid UTF-8 at byte 3" },
-		{ "k=99999999999999999999", "does not fit in 64 bits" },
+	    {"a.b", "expected KEY=VALUE"},
+	    {"=1", "is not a valid key"},
+	    {"a..b=1", "is not a valid key"},
+	    {"a b=1", "is not a valid key"},
+	    {"a@=1", "not a valid package"},
+	    {"k=[a, b", "expected ',' or ']' at column 8"},
+	    {"k=[a,,b]", "expected a value at column 6"},
+	    {"k='abc", "unterminated quoted string"},
+	    {"k=\"a\\q\"", "unknown escape"},
+	    {"k=\"\\x0\"", "bad hex escape"},
+	    {"k=\"\\u0000\"", "escape is not a character"},
+	    {"k='a' b", "unexpected text after the value"},
+	    {"k=[a] x", "unexpected text after the value"},
+	    {"k={a 1}", "expected ':' after a map key"},
+	    {"k={a: 1, a: 2}", "duplicate key 'a'"},
+	    {"k=\xff", "not valid UTF-8 at byte 3"},
+	    {"k=99999999999999999999", "does not fit in 64 bits"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -467,7 +537,8 @@ static void test_load_defaults_match_schema(void **state)
 
 static void test_load_getters(void **state)
 {
-	struct config *cfg = LOAD("model=tiny", "run.coverage=1", "pipeline.ncu.ncu_cli.launch_skip=5");
+	struct config *cfg =
+	    LOAD("model=tiny", "run.coverage=1", "pipeline.ncu.ncu_cli.launch_skip=5");
 
 	assert_string_equal(config_get_string(cfg, "device"), "cuda:0");
 	assert_null(config_get_string(cfg, "pipeline.nsys.path"));
@@ -492,8 +563,8 @@ static void test_load_getters(void **state)
 static void test_load_mounted_group_and_key_order(void **state)
 {
 	/* The key override is listed first, but group overrides apply first. */
-	struct config *cfg = LOAD("pipeline.ncu.ncu_cli.replay_mode=range",
-				  "profiling/ncu@pipeline.ncu=ncu.high");
+	struct config *cfg =
+	    LOAD("pipeline.ncu.ncu_cli.replay_mode=range", "profiling/ncu@pipeline.ncu=ncu.high");
 
 	assert_string_equal(config_get_string(cfg, "pipeline.ncu.ncu_cli.replay_mode"), "range");
 	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.sections"), 9);
@@ -516,8 +587,7 @@ static void test_load_mounted_group_and_key_order(void **state)
 static void test_load_lists_replace(void **state)
 {
 	struct config *cfg = LOAD("stages.prefill=[x]", "workload.args=[a, \"b c\", 3, 0x10]",
-				  "pipeline.ncu.ncu_cli.nvtx.include=[decode*]",
-				  "model.name=0x10");
+				  "pipeline.ncu.ncu_cli.nvtx.include=[decode*]", "model.name=0x10");
 
 	assert_int_equal(config_list_len(cfg, "stages.prefill"), 1);
 	assert_string_equal(config_list_item(cfg, "stages.prefill", 0), "x");
@@ -598,7 +668,8 @@ static void test_load_group_errors(void **state)
 
 	e = LOAD_ERR("model=tny");
 	assert_string_equal(e, "config group 'model' has no option 'tny'; did you mean 'tiny'? "
-			       "(options: auto, llama-3.1-8b, llama-3.2-1b, mistral-7b, qwen2.5-7b, tiny) (override 'model=tny')");
+			       "(options: auto, llama-3.1-8b, llama-3.2-1b, mistral-7b, "
+			       "qwen2.5-7b, tiny) (override 'model=tny')");
 	free(e);
 	e = LOAD_ERR("profiling/ncu@pipeline.nsys=ncu.high");
 	assert_contains(e, "the defaults list has no 'profiling/ncu@pipeline.nsys' entry");
@@ -634,35 +705,34 @@ static void test_load_schema_errors(void **state)
 	struct {
 		const char *ov, *want;
 	} cases[] = {
-		{ "pipeline.ncu.ncu_cli.replay_mod=range",
-		  "unknown config key 'pipeline.ncu.ncu_cli.replay_mod'; did you mean "
-		  "'pipeline.ncu.ncu_cli.replay_mode'? (override "
-		  "'pipeline.ncu.ncu_cli.replay_mod=range')" },
-		{ "run.top_n_kernels=abc", "config key 'run.top_n_kernels' expects an integer, got "
-					   "'abc' (override 'run.top_n_kernels=abc')" },
-		{ "run.top_n_kernels=0", "config key 'run.top_n_kernels' must be in [1, 100000], "
-					 "got '0' (override 'run.top_n_kernels=0')" },
-		{ "run.top_n_kernels=2.0", "expects an integer, got '2.0'" },
-		{ "run.coverage=0", "config key 'run.coverage' must be in (0, 1], got '0'" },
-		{ "run.coverage=.nan", "must be in (0, 1], got '.nan'" },
-		{ "run.timeout_s=-1", "must be in [0, 10000000], got '-1'" },
-		{ "run.timeout_s=1e300", "must be in [0, 10000000], got '1e300'" },
-		{ "run.timeout_s=.inf", "must be in [0, 10000000], got '.inf'" },
-		{ "run.mode=fast", "config key 'run.mode' expects one of deep|light, got 'fast'" },
-		{ "run.echo=yes", "config key 'run.echo' expects true or false, got 'yes'" },
-		{ "run.echo=null", "expects true or false (it cannot be null), got 'null'" },
-		{ "stages.prefill=prefill", "expects a list of strings, e.g. [a, b], got 'prefill'" },
-		{ "stages.prefill=[a, [b]]", "expects a list of strings; an item, got '[b]'" },
-		{ "device=[a]", "config key 'device' expects a string, got '[a]'" },
-		{ "run=3", "config key 'run' is a section (a mapping of keys), got '3'" },
-		{ "pipeline.ncu.ncu_cli.launch_count=0", "must be in >= 1, got '0'" },
-		{ "run.echo=1", "expects true or false, got '1'" },
-		{ "model.rope_theta=x", "config key 'model.rope_theta' expects a number, got 'x'" },
-		{ "pipeline.ncu.ncu_cli.nvtx.includ=[a]",
-		  "did you mean 'pipeline.ncu.ncu_cli.nvtx.include'?" },
-		{ "pipeline.ncu.replay_mode=range",
-		  "did you mean 'pipeline.ncu.ncu_cli.replay_mode'?" },
-		{ "run.top_n_kernel=3", "did you mean 'run.top_n_kernels'?" },
+	    {"pipeline.ncu.ncu_cli.replay_mod=range",
+	     "unknown config key 'pipeline.ncu.ncu_cli.replay_mod'; did you mean "
+	     "'pipeline.ncu.ncu_cli.replay_mode'? (override "
+	     "'pipeline.ncu.ncu_cli.replay_mod=range')"},
+	    {"run.top_n_kernels=abc", "config key 'run.top_n_kernels' expects an integer, got "
+				      "'abc' (override 'run.top_n_kernels=abc')"},
+	    {"run.top_n_kernels=0", "config key 'run.top_n_kernels' must be in [1, 100000], "
+				    "got '0' (override 'run.top_n_kernels=0')"},
+	    {"run.top_n_kernels=2.0", "expects an integer, got '2.0'"},
+	    {"run.coverage=0", "config key 'run.coverage' must be in (0, 1], got '0'"},
+	    {"run.coverage=.nan", "must be in (0, 1], got '.nan'"},
+	    {"run.timeout_s=-1", "must be in [0, 10000000], got '-1'"},
+	    {"run.timeout_s=1e300", "must be in [0, 10000000], got '1e300'"},
+	    {"run.timeout_s=.inf", "must be in [0, 10000000], got '.inf'"},
+	    {"run.mode=fast", "config key 'run.mode' expects one of deep|light, got 'fast'"},
+	    {"run.echo=yes", "config key 'run.echo' expects true or false, got 'yes'"},
+	    {"run.echo=null", "expects true or false (it cannot be null), got 'null'"},
+	    {"stages.prefill=prefill", "expects a list of strings, e.g. [a, b], got 'prefill'"},
+	    {"stages.prefill=[a, [b]]", "expects a list of strings; an item, got '[b]'"},
+	    {"device=[a]", "config key 'device' expects a string, got '[a]'"},
+	    {"run=3", "config key 'run' is a section (a mapping of keys), got '3'"},
+	    {"pipeline.ncu.ncu_cli.launch_count=0", "must be in >= 1, got '0'"},
+	    {"run.echo=1", "expects true or false, got '1'"},
+	    {"model.rope_theta=x", "config key 'model.rope_theta' expects a number, got 'x'"},
+	    {"pipeline.ncu.ncu_cli.nvtx.includ=[a]",
+	     "did you mean 'pipeline.ncu.ncu_cli.nvtx.include'?"},
+	    {"pipeline.ncu.replay_mode=range", "did you mean 'pipeline.ncu.ncu_cli.replay_mode'?"},
+	    {"run.top_n_kernel=3", "did you mean 'run.top_n_kernels'?"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -714,9 +784,9 @@ static void write_conf(const char *rel, const char *text)
 	strbuf_release(&err);
 }
 
-#define MODEL_KEYS                                                                         \
-	"arch: llama\nhidden_size: 8\nintermediate_size: 8\nnum_layers: 1\nnum_heads: 1\n" \
-	"num_kv_heads: 1\nhead_dim: 8\nvocab_size: 8\nmax_position: 8\nrope_theta: 1.0\n"  \
+#define MODEL_KEYS                                                                                 \
+	"arch: llama\nhidden_size: 8\nintermediate_size: 8\nnum_layers: 1\nnum_heads: 1\n"         \
+	"num_kv_heads: 1\nhead_dim: 8\nvocab_size: 8\nmax_position: 8\nrope_theta: 1.0\n"          \
 	"rms_norm_eps: 0.1\n"
 
 static int setup_tmp_conf(void **state)
@@ -778,7 +848,7 @@ static void test_compose_merge_and_self(void **state)
 	config_free(cfg);
 
 	/* a second mount added on the command line comes after everything */
-	cfg = load(tmpdir, 2, (const char *const[]){ "+extra@pipeline.ncu=p2", "model=m2" });
+	cfg = load(tmpdir, 2, (const char *const[]){"+extra@pipeline.ncu=p2", "model=m2"});
 	assert_string_equal(config_list_item(cfg, "pipeline.ncu.ncu_cli.sections", 0), "Z");
 	assert_string_equal(config_get_string(cfg, "pipeline.ncu.ncu_cli.set"), "full");
 	assert_int_equal(config_get_int(cfg, "model.seed", 0), 7);
@@ -792,10 +862,10 @@ static void test_compose_merge_and_self(void **state)
 	config_free(cfg);
 
 	/* errors in group files carry the file's position */
-	e = load_err(tmpdir, 1, (const char *const[]){ "profiling/ncu=bad" });
+	e = load_err(tmpdir, 1, (const char *const[]){"profiling/ncu=bad"});
 	assert_contains(e, "profiling/ncu/bad.yaml:3:1: did not find expected ',' or ']'");
 	free(e);
-	e = load_err(tmpdir, 1, (const char *const[]){ "profiling/ncu=nested" });
+	e = load_err(tmpdir, 1, (const char *const[]){"profiling/ncu=nested"});
 	assert_contains(e, "defaults lists are only read from config.yaml (");
 	assert_contains(e, "nested.yaml:2:3)");
 	free(e);
@@ -877,17 +947,17 @@ static void test_interpolation_errors(void **state)
 	struct {
 		const char *yaml, *want;
 	} cases[] = {
-		{ "a: ${a}\n", "interpolation cycle: a -> a (t.yaml:1:4)" },
-		{ "a: ${b}\nb: x${c}\nc: ${a}\n", "interpolation cycle: a -> b -> c -> a" },
-		{ "a:\n  b: ${a}\n", "interpolation cycle: a.b -> a" },
-		{ "a: ${nope.key}\n", "interpolation '${nope.key}' refers to an unknown key" },
-		{ "run:\n  mode: x\na: ${run.mod}\n", "did you mean 'run.mode'?" },
-		{ "a: ${b\nb: 1\n", "unterminated interpolation '${b'" },
-		{ "a: ${env:HOME}\n", "unknown resolver 'env'" },
-		{ "a: ${x.${y}}\n", "nested interpolations are not supported" },
-		{ "a: ${.b}\n", "bad interpolation '${.b}'" },
-		{ "a: x${b}\nb: [1]\n", "'${b}' is a list; it can only be the whole value" },
-		{ "a: \"${now:}\"\n", "bad ${now:FORMAT}" },
+	    {"a: ${a}\n", "interpolation cycle: a -> a (t.yaml:1:4)"},
+	    {"a: ${b}\nb: x${c}\nc: ${a}\n", "interpolation cycle: a -> b -> c -> a"},
+	    {"a:\n  b: ${a}\n", "interpolation cycle: a.b -> a"},
+	    {"a: ${nope.key}\n", "interpolation '${nope.key}' refers to an unknown key"},
+	    {"run:\n  mode: x\na: ${run.mod}\n", "did you mean 'run.mode'?"},
+	    {"a: ${b\nb: 1\n", "unterminated interpolation '${b'"},
+	    {"a: ${env:HOME}\n", "unknown resolver 'env'"},
+	    {"a: ${x.${y}}\n", "nested interpolations are not supported"},
+	    {"a: ${.b}\n", "bad interpolation '${.b}'"},
+	    {"a: x${b}\nb: [1]\n", "'${b}' is a list; it can only be the whole value"},
+	    {"a: \"${now:}\"\n", "bad ${now:FORMAT}"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -945,8 +1015,8 @@ static void test_schema_table_is_sane(void **state)
 static void test_schema_open_map(void **state)
 {
 	static const struct config_key keys[] = {
-		{ "a.b", CONFIG_INT, 0, "1", NULL, 0, 0, "an int" },
-		{ "extra", CONFIG_OPEN_MAP, 0, "{}", NULL, 0, 0, "anything goes" },
+	    {"a.b", CONFIG_INT, 0, "1", NULL, 0, 0, "an int"},
+	    {"extra", CONFIG_OPEN_MAP, 0, "{}", NULL, 0, 0, "anything goes"},
 	};
 	struct cnode *t = parse("a: {b: 2}\nextra: {x: [1], y: {z: w}}\n");
 	struct strbuf err = STRBUF_INIT;
@@ -1001,36 +1071,36 @@ static void test_show_output_roundtrips(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_yaml_core_schema_typing),
-		cmocka_unit_test(test_yaml_structure_and_empty),
-		cmocka_unit_test(test_yaml_errors_have_positions),
-		cmocka_unit_test(test_yaml_nesting_limit),
-		cmocka_unit_test(test_yaml_roundtrip_nasty_strings),
-		cmocka_unit_test(test_yaml_roundtrip_numbers_and_shapes),
-		cmocka_unit_test(test_yaml_writer_non_utf8),
-		cmocka_unit_test(test_override_forms),
-		cmocka_unit_test(test_override_values),
-		cmocka_unit_test(test_override_errors),
-		cmocka_unit_test(test_load_defaults_match_schema),
-		cmocka_unit_test(test_load_getters),
-		cmocka_unit_test(test_load_mounted_group_and_key_order),
-		cmocka_unit_test(test_load_lists_replace),
-		cmocka_unit_test(test_load_add_force_remove),
-		cmocka_unit_test(test_load_group_force_and_null),
-		cmocka_unit_test(test_load_group_errors),
-		cmocka_unit_test(test_load_schema_errors),
-		cmocka_unit_test(test_load_errors_stay_on_one_line),
-		cmocka_unit_test(test_load_ints_accepted_as_floats),
-		cmocka_unit_test_setup_teardown(test_compose_merge_and_self, setup_tmp_conf,
-						teardown_tmp_conf),
-		cmocka_unit_test(test_interpolation),
-		cmocka_unit_test(test_interpolation_errors),
-		cmocka_unit_test(test_interpolation_expansion_is_bounded),
-		cmocka_unit_test(test_load_interpolation_and_now),
-		cmocka_unit_test(test_schema_table_is_sane),
-		cmocka_unit_test(test_schema_open_map),
-		cmocka_unit_test(test_find_conf_dir),
-		cmocka_unit_test(test_show_output_roundtrips),
+	    cmocka_unit_test(test_yaml_core_schema_typing),
+	    cmocka_unit_test(test_yaml_structure_and_empty),
+	    cmocka_unit_test(test_yaml_errors_have_positions),
+	    cmocka_unit_test(test_yaml_nesting_limit),
+	    cmocka_unit_test(test_yaml_roundtrip_nasty_strings),
+	    cmocka_unit_test(test_yaml_roundtrip_numbers_and_shapes),
+	    cmocka_unit_test(test_yaml_writer_non_utf8),
+	    cmocka_unit_test(test_override_forms),
+	    cmocka_unit_test(test_override_values),
+	    cmocka_unit_test(test_override_errors),
+	    cmocka_unit_test(test_load_defaults_match_schema),
+	    cmocka_unit_test(test_load_getters),
+	    cmocka_unit_test(test_load_mounted_group_and_key_order),
+	    cmocka_unit_test(test_load_lists_replace),
+	    cmocka_unit_test(test_load_add_force_remove),
+	    cmocka_unit_test(test_load_group_force_and_null),
+	    cmocka_unit_test(test_load_group_errors),
+	    cmocka_unit_test(test_load_schema_errors),
+	    cmocka_unit_test(test_load_errors_stay_on_one_line),
+	    cmocka_unit_test(test_load_ints_accepted_as_floats),
+	    cmocka_unit_test_setup_teardown(test_compose_merge_and_self, setup_tmp_conf,
+					    teardown_tmp_conf),
+	    cmocka_unit_test(test_interpolation),
+	    cmocka_unit_test(test_interpolation_errors),
+	    cmocka_unit_test(test_interpolation_expansion_is_bounded),
+	    cmocka_unit_test(test_load_interpolation_and_now),
+	    cmocka_unit_test(test_schema_table_is_sane),
+	    cmocka_unit_test(test_schema_open_map),
+	    cmocka_unit_test(test_find_conf_dir),
+	    cmocka_unit_test(test_show_output_roundtrips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

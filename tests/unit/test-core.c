@@ -180,12 +180,12 @@ static void test_atomic_write(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strbuf_grows_and_detaches),
-		cmocka_unit_test(test_json_escape),
-		cmocka_unit_test(test_parse_numbers),
-		cmocka_unit_test(test_edit_distance),
-		cmocka_unit_test(test_edit_distance_max),
-		cmocka_unit_test(test_atomic_write),
+	    cmocka_unit_test(test_strbuf_grows_and_detaches),
+	    cmocka_unit_test(test_json_escape),
+	    cmocka_unit_test(test_parse_numbers),
+	    cmocka_unit_test(test_edit_distance),
+	    cmocka_unit_test(test_edit_distance_max),
+	    cmocka_unit_test(test_atomic_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

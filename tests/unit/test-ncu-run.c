@@ -3,7 +3,14 @@
  * kernel's filter), the --dry-run template, ncu lookup, ncu output
  * verdicts, and the merge of raw-page imports (NVIDIA's own CSVs from
  * tests/data/ncu with different column sets). */
-#define LLMPROF_DEFAULT_METRICS "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum"
+#define LLMPROF_DEFAULT_METRICS                                                                    \
+	"gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_"    \
+	"memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_"    \
+	"write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_"        \
+	"executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_" \
+	"thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on."  \
+	"sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_"  \
+	"fp32.sum,sm__ops_path_tensor_src_fp16.sum"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,12 +83,12 @@ static void test_defaults_per_kernel(void **state)
 	ncu_options_for_kernel(&o, "regex:^gemm_bf16$", "demangled", 7, 1);
 	s = line(&o);
 	assert_string_equal(
-		s, "LC_ALL=C ncu --target-processes all --set roofline --replay-mode kernel "
-		   "--metrics " LLMPROF_DEFAULT_METRICS " --section SpeedOfLight "
-		   "--section MemoryWorkloadAnalysis --section Occupancy --section SchedulerStats "
-		   "-o run/ncu/k2 --kernel-name-base demangled --kernel-name 'regex:^gemm_bf16$' "
-		   "--launch-skip 7 --launch-count 1 --clock-control none --cache-control all "
-		   "--force-overwrite ./llm --new-tokens 4");
+	    s, "LC_ALL=C ncu --target-processes all --set roofline --replay-mode kernel "
+	       "--metrics " LLMPROF_DEFAULT_METRICS " --section SpeedOfLight "
+	       "--section MemoryWorkloadAnalysis --section Occupancy --section SchedulerStats "
+	       "-o run/ncu/k2 --kernel-name-base demangled --kernel-name 'regex:^gemm_bf16$' "
+	       "--launch-skip 7 --launch-count 1 --clock-control none --cache-control all "
+	       "--force-overwrite ./llm --new-tokens 4");
 	free(s);
 	/* light: two sections, no set, same metrics */
 	ncu_options_light(&o);
@@ -191,11 +198,11 @@ static void test_verdicts(void **state)
 {
 	/* ncu 2024.1's texts */
 	static const char perm[] =
-		"==PROF== Connected to process 4242 (/work/llm)\n"
-		"==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
-		"GPU Performance Counters on the target device 0. For instructions on enabling "
-		"permissions and to get more information see "
-		"https://developer.nvidia.com/ERR_NVGPUCTRPERM\n";
+	    "==PROF== Connected to process 4242 (/work/llm)\n"
+	    "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
+	    "GPU Performance Counters on the target device 0. For instructions on enabling "
+	    "permissions and to get more information see "
+	    "https://developer.nvidia.com/ERR_NVGPUCTRPERM\n";
 	static const char none[] = "==PROF== Disconnected from process 4242\n"
 				   "==WARNING== No kernels were profiled.\n";
 	static const char ok[] = "==PROF== Profiling \"add\" - 0: 0%....50%....100% - 9 passes\n";
@@ -258,7 +265,8 @@ static void test_merge(void **state)
 		strbuf_reset(&v);
 		csv_field_unescape(&r.fields[name_col], &v);
 		if (rows == 14)
-			assert_string_equal(v.buf, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT");
+			assert_string_equal(v.buf,
+					    "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT");
 		strbuf_release(&v);
 		strbuf_release(&want);
 		rows++;
@@ -289,7 +297,7 @@ static void test_merge(void **state)
 static void test_nvtx_check(void **state)
 {
 	static const struct ncu_seen_range seen[] = {
-		{"LLM", "decode_all", 0}, {"LLM", "prefill", 0}, {NULL, "step", 1}};
+	    {"LLM", "decode_all", 0}, {"LLM", "prefill", 0}, {NULL, "step", 1}};
 	static const char *const ok[] = {"LLM@decode_all", "step", "LLM@prefill/"};
 	static const char *const bad[] = {"decode_all"};
 	struct strbuf err = STRBUF_INIT;
@@ -298,7 +306,7 @@ static void test_nvtx_check(void **state)
 	(void)state;
 	assert_int_equal(ncu_nvtx_check(ok, 3, seen, 3, &x, &err), 0);
 	assert_string_equal(x[0], "LLM@decode_all/"); /* push/pop: trailing '/' */
-	assert_string_equal(x[1], "step");	       /* start/end: none */
+	assert_string_equal(x[1], "step");	      /* start/end: none */
 	assert_string_equal(x[2], "LLM@prefill/");
 	ncu_nvtx_exprs_free(x, 3);
 	/* the range exists, but in domain LLM, not the default domain */
@@ -312,10 +320,12 @@ static void test_nvtx_check(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults_per_kernel), cmocka_unit_test(test_explicit),
-		cmocka_unit_test(test_describe),	    
-		cmocka_unit_test(test_verdicts),	    cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_nvtx_check),
+	    cmocka_unit_test(test_defaults_per_kernel),
+	    cmocka_unit_test(test_explicit),
+	    cmocka_unit_test(test_describe),
+	    cmocka_unit_test(test_verdicts),
+	    cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_nvtx_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,9 +54,9 @@ static void run_ok(const struct proc_spec *spec, struct proc_result *res)
 
 static void test_exit_status(void **state)
 {
-	const char *argv0[] = { "true", NULL };
-	const char *argv3[] = { "/bin/sh", "-c", "exit 3", NULL };
-	struct proc_spec spec = { .argv = argv0 };
+	const char *argv0[] = {"true", NULL};
+	const char *argv3[] = {"/bin/sh", "-c", "exit 3", NULL};
+	struct proc_spec spec = {.argv = argv0};
 	struct proc_result res;
 	struct strbuf d = STRBUF_INIT;
 
@@ -81,9 +81,9 @@ static void collect(void *arg, const char *buf, size_t len)
 
 static void test_on_data(void **state)
 {
-	const char *argv[] = { "/bin/sh", "-c",
-			       "printf 'a '; sleep 0.1; printf 'b\\n' >&2; seq 1 20000", NULL };
-	struct proc_spec spec = { .argv = argv };
+	const char *argv[] = {"/bin/sh", "-c",
+			      "printf 'a '; sleep 0.1; printf 'b\\n' >&2; seq 1 20000", NULL};
+	struct proc_spec spec = {.argv = argv};
 	struct proc_result res;
 	struct strbuf p = STRBUF_INIT, got = STRBUF_INIT, gote = STRBUF_INIT, log = STRBUF_INIT;
 
@@ -112,8 +112,8 @@ static void test_on_data(void **state)
 static void test_exec_failures(void **state)
 {
 	struct strbuf p = STRBUF_INIT, d = STRBUF_INIT;
-	const char *argv[] = { NULL, NULL };
-	struct proc_spec spec = { .argv = argv };
+	const char *argv[] = {NULL, NULL};
+	struct proc_spec spec = {.argv = argv};
 	struct proc_result res;
 	int fd;
 
@@ -152,8 +152,8 @@ static void test_exec_failures(void **state)
 
 static void test_death_by_signal(void **state)
 {
-	const char *argv[] = { "/bin/sh", "-c", "kill -USR1 $$", NULL };
-	struct proc_spec spec = { .argv = argv };
+	const char *argv[] = {"/bin/sh", "-c", "kill -USR1 $$", NULL};
+	struct proc_spec spec = {.argv = argv};
 	struct proc_result res;
 	struct strbuf d = STRBUF_INIT;
 
@@ -208,8 +208,8 @@ static int process_gone(pid_t pid)
 static void test_timeout_kills_group(void **state)
 {
 	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT;
-	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
-	struct proc_spec spec = { .argv = argv, .timeout_s = 0.3, .grace_s = 0.3 };
+	const char *argv[] = {"/bin/sh", "-c", NULL, NULL};
+	struct proc_spec spec = {.argv = argv, .timeout_s = 0.3, .grace_s = 0.3};
 	struct proc_result res;
 	uint64_t t0;
 	pid_t grandchild;
@@ -246,8 +246,8 @@ static void test_timeout_kills_group(void **state)
 static void test_sigint_forwarded(void **state)
 {
 	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, d = STRBUF_INIT;
-	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
-	struct proc_spec spec = { .argv = argv, .grace_s = 2 };
+	const char *argv[] = {"/bin/sh", "-c", NULL, NULL};
+	struct proc_spec spec = {.argv = argv, .grace_s = 2};
 	struct proc_result res;
 	pid_t killer, self = getpid(), grandchild;
 	uint64_t t0;
@@ -286,11 +286,12 @@ static void test_sigint_forwarded(void **state)
 
 static void test_argv_bytes_untouched(void **state)
 {
-	const char *argv[] = { "/usr/bin/printf", "[%s]", "a b", "q\"t", "it's", "$(id)",
-			       "`id`", "line1\nline2", "\xff\xfe\x80", "", "*", "\\n", NULL };
+	const char *argv[] = {
+	    "/usr/bin/printf", "[%s]",	       "a b", "q\"t", "it's", "$(id)", "`id`",
+	    "line1\nline2",    "\xff\xfe\x80", "",    "*",    "\\n",  NULL};
 	const char *expect = "[a b][q\"t][it's][$(id)][`id`][line1\nline2][\xff\xfe\x80][][*][\\n]";
 	struct strbuf out = STRBUF_INIT, got = STRBUF_INIT, esc = STRBUF_INIT;
-	struct proc_spec spec = { .argv = argv };
+	struct proc_spec spec = {.argv = argv};
 	struct proc_result res;
 
 	tpath(&out, "printf.out");
@@ -324,13 +325,13 @@ static void test_argv_bytes_untouched(void **state)
 
 static void test_env_and_cwd(void **state)
 {
-	const char *argv[] = { "/bin/sh", "-c", "printf '%s|%s|' \"$LLMPROF_T\" \"${HOME-unset}\"; pwd",
-			       NULL };
-	const char *add[] = { "LLMPROF_T=x y=z", NULL };
-	const char *rm[] = { "HOME", NULL };
+	const char *argv[] = {"/bin/sh", "-c",
+			      "printf '%s|%s|' \"$LLMPROF_T\" \"${HOME-unset}\"; pwd", NULL};
+	const char *add[] = {"LLMPROF_T=x y=z", NULL};
+	const char *rm[] = {"HOME", NULL};
 	struct strbuf buf = STRBUF_INIT;
-	struct proc_spec spec = { .argv = argv, .env_add = add, .env_remove = rm, .cwd = "/",
-				  .stdin_null = 1 };
+	struct proc_spec spec = {
+	    .argv = argv, .env_add = add, .env_remove = rm, .cwd = "/", .stdin_null = 1};
 	struct proc_result res;
 
 	setenv("LLMPROF_T", "old", 1);
@@ -342,9 +343,9 @@ static void test_env_and_cwd(void **state)
 
 	/* PATH given to the child is the one used to find the program */
 	{
-		const char *argv2[] = { "printf", "ok", NULL };
-		const char *add2[] = { "PATH=/nonexistent", NULL };
-		struct proc_spec s2 = { .argv = argv2, .env_add = add2 };
+		const char *argv2[] = {"printf", "ok", NULL};
+		const char *add2[] = {"PATH=/nonexistent", NULL};
+		struct proc_spec s2 = {.argv = argv2, .env_add = add2};
 		run_ok(&s2, &res);
 		assert_int_equal(res.outcome, PROC_EXEC_FAILED);
 		assert_int_equal(res.exec_errno, ENOENT);
@@ -356,11 +357,11 @@ static void test_env_and_cwd(void **state)
  * never block, every byte must arrive, and memory stays at the buffer cap. */
 static void test_flood_and_echo(void **state)
 {
-	const char *argv[] = { "/bin/sh", "-c",
-			       "head -c 67108864 /dev/zero >&2 & seq 1 2000000; wait", NULL };
+	const char *argv[] = {"/bin/sh", "-c",
+			      "head -c 67108864 /dev/zero >&2 & seq 1 2000000; wait", NULL};
 	struct strbuf out = STRBUF_INIT, errp = STRBUF_INIT, echo = STRBUF_INIT, a = STRBUF_INIT,
 		      b = STRBUF_INIT, cap = STRBUF_INIT;
-	struct proc_spec spec = { .argv = argv, .timeout_s = 60 };
+	struct proc_spec spec = {.argv = argv, .timeout_s = 60};
 	struct proc_result res;
 	struct stat st;
 	int saved_out, saved_err, fd, fd2;
@@ -420,8 +421,8 @@ static void test_flood_and_echo(void **state)
 static void test_grandchild_holding_pipe(void **state)
 {
 	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, buf = STRBUF_INIT;
-	const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
-	struct proc_spec spec = { .argv = argv };
+	const char *argv[] = {"/bin/sh", "-c", NULL, NULL};
+	struct proc_spec spec = {.argv = argv};
 	struct proc_result res;
 	uint64_t t0, dt;
 	pid_t gc;
@@ -447,8 +448,8 @@ static void test_grandchild_holding_pipe(void **state)
 
 static void test_log_file_unwritable(void **state)
 {
-	const char *argv[] = { "true", NULL };
-	struct proc_spec spec = { .argv = argv };
+	const char *argv[] = {"true", NULL};
+	struct proc_spec spec = {.argv = argv};
 	struct proc_result res;
 	struct strbuf err = STRBUF_INIT;
 
@@ -475,12 +476,12 @@ static void count_tick(void *arg)
 
 static void test_on_tick(void **state)
 {
-	const char *argv[] = { "sleep", "0.55", NULL };
-	const char *quick[] = { "true", NULL };
+	const char *argv[] = {"sleep", "0.55", NULL};
+	const char *quick[] = {"true", NULL};
 	struct strbuf log = STRBUF_INIT;
-	struct ticks t = { 0, 0, 0 };
-	struct proc_spec spec = { .argv = argv, .on_tick = count_tick, .on_tick_arg = &t,
-				  .tick_s = 0.1 };
+	struct ticks t = {0, 0, 0};
+	struct proc_spec spec = {
+	    .argv = argv, .on_tick = count_tick, .on_tick_arg = &t, .tick_s = 0.1};
 	struct proc_result res;
 
 	tpath(&log, "tick.out");
@@ -502,18 +503,18 @@ static void test_on_tick(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_status),
-		cmocka_unit_test(test_on_data),
-		cmocka_unit_test(test_on_tick),
-		cmocka_unit_test(test_exec_failures),
-		cmocka_unit_test(test_death_by_signal),
-		cmocka_unit_test(test_timeout_kills_group),
-		cmocka_unit_test(test_sigint_forwarded),
-		cmocka_unit_test(test_argv_bytes_untouched),
-		cmocka_unit_test(test_env_and_cwd),
-		cmocka_unit_test(test_flood_and_echo),
-		cmocka_unit_test(test_grandchild_holding_pipe),
-		cmocka_unit_test(test_log_file_unwritable),
+	    cmocka_unit_test(test_exit_status),
+	    cmocka_unit_test(test_on_data),
+	    cmocka_unit_test(test_on_tick),
+	    cmocka_unit_test(test_exec_failures),
+	    cmocka_unit_test(test_death_by_signal),
+	    cmocka_unit_test(test_timeout_kills_group),
+	    cmocka_unit_test(test_sigint_forwarded),
+	    cmocka_unit_test(test_argv_bytes_untouched),
+	    cmocka_unit_test(test_env_and_cwd),
+	    cmocka_unit_test(test_flood_and_echo),
+	    cmocka_unit_test(test_grandchild_holding_pipe),
+	    cmocka_unit_test(test_log_file_unwritable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -203,7 +203,6 @@ static void test_bad_trace(void **state)
 	strbuf_release(&p);
 }
 
-
 /* Names seen on the H100 for the same kernels: the tracer's demangler and
  * ncu's differ in the parameter list only. */
 static void test_join_key(void **state)

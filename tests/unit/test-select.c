@@ -417,7 +417,6 @@ static void test_nvtx_probe(void **state)
 	strbuf_release(&err);
 }
 
-
 /* Mangled names: the H100 showed that a demangled regex built from the
  * trace can match nothing under ncu, so when every launch has a mangled
  * name the selection uses it (exact in both tools), and the launch-skip

@@ -37,8 +37,10 @@ static void assert_iso(const char *s)
 {
 	regex_t re;
 	assert_non_null(s);
-	assert_int_equal(regcomp(&re, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
-				 REG_EXTENDED | REG_NOSUB), 0);
+	assert_int_equal(
+	    regcomp(&re, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
+		    REG_EXTENDED | REG_NOSUB),
+	    0);
 	assert_int_equal(regexec(&re, s, 0, NULL, 0), 0);
 	regfree(&re);
 }
@@ -118,8 +120,9 @@ static void test_write_replaces_atomically(void **state)
 	assert_int_equal(strbuf_read_file(&got, path.buf), 0);
 	j = parse(&got);
 	assert_string_equal(sget(j, "state"), "ok");
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(
-				 json_object_get(j, "steps"), 0), "exit_status")), 0);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(j, "steps"), 0), "exit_status")),
+			 0);
 	json_decref(j);
 	unlink(path.buf);
 	rmdir(dir);
@@ -135,20 +138,22 @@ static void test_write_replaces_atomically(void **state)
 static void test_utf8_sanitize(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char in[] = "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 bad:\xc3 \xed\xa0\x80 \xc0\xaf";
+	const char in[] =
+	    "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 bad:\xc3 \xed\xa0\x80 \xc0\xaf";
 
 	utf8_sanitize(&sb, in, sizeof(in) - 1);
-	assert_string_equal(sb.buf, "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 bad:\xef\xbf\xbd "
-				    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+	assert_string_equal(sb.buf,
+			    "ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 bad:\xef\xbf\xbd "
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
 	strbuf_release(&sb);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lifecycle),
-		cmocka_unit_test(test_write_replaces_atomically),
-		cmocka_unit_test(test_utf8_sanitize),
+	    cmocka_unit_test(test_lifecycle),
+	    cmocka_unit_test(test_write_replaces_atomically),
+	    cmocka_unit_test(test_utf8_sanitize),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

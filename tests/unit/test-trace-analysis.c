@@ -218,7 +218,8 @@ static void test_extreme_timestamps_saturate(void **state)
 
 	trace_new(&t);
 	stage_config_default(&cfg);
-	r = add_range(&t, NULL, "prefill", -TRACE_TIME_MAX, TRACE_TIME_MAX, GT(1, 1), TRACE_PUSHPOP);
+	r = add_range(&t, NULL, "prefill", -TRACE_TIME_MAX, TRACE_TIME_MAX, GT(1, 1),
+		      TRACE_PUSHPOP);
 	add_range(&t, NULL, "inner", 0, TRACE_TIME_MAX, GT(1, 1), TRACE_PUSHPOP);
 	add_call(&t, 1, 2, GT(1, 1), 7);
 	/* one launch, two kernels of almost 2^63 ns each */

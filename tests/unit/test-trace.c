@@ -23,16 +23,18 @@
 static void test_short_name(void **state)
 {
 	static const char *const cases[][2] = {
-		{ "gemv_bf16(const float *, const float *, float *, int)", "gemv_bf16" },
-		{ "void llm::rmsnorm<128>(float *)", "rmsnorm" },
-		{ "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-		  "at::detail::Array<char *, 1>>(int, T2, T3)",
-		  "vectorized_elementwise_kernel" },
-		{ "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
-		  "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas" },
-		{ "ns::Foo<int>::bar(int) const", "bar" },
-		{ "void (anonymous namespace)::k(float)", "k" },
-		{ "", "" },
+	    {"gemv_bf16(const float *, const float *, float *, int)", "gemv_bf16"},
+	    {"void llm::rmsnorm<128>(float *)", "rmsnorm"},
+	    {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+	     "at::detail::Array<char *, 1>>(int, T2, T3)",
+	     "vectorized_elementwise_kernel"},
+	    {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
+	     "execute_segment_k_off_kernel__5x_cublas",
+	     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
+	     "execute_segment_k_off_kernel__5x_cublas"},
+	    {"ns::Foo<int>::bar(int) const", "bar"},
+	    {"void (anonymous namespace)::k(float)", "k"},
+	    {"", ""},
 	};
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
@@ -49,10 +51,10 @@ static void test_ids_and_enums(void **state)
 	/* From the nsys 2025.3 H100 fixture: pid 603 -> 281485093371904. */
 	assert_int_equal(tosqlite_global_pid(603), 281485093371904LL);
 	assert_int_equal(tosqlite_global_tid(603, 603), 281485093372507LL);
-	assert_int_equal(tosqlite_mem_kind(0), 7);  /* CUPTI unknown */
-	assert_int_equal(tosqlite_mem_kind(1), 0);  /* pageable */
-	assert_int_equal(tosqlite_mem_kind(3), 2);  /* device */
-	assert_int_equal(tosqlite_mem_kind(7), 6);  /* managed static */
+	assert_int_equal(tosqlite_mem_kind(0), 7);    /* CUPTI unknown */
+	assert_int_equal(tosqlite_mem_kind(1), 0);    /* pageable */
+	assert_int_equal(tosqlite_mem_kind(3), 2);    /* device */
+	assert_int_equal(tosqlite_mem_kind(7), 6);    /* managed static */
 	assert_int_equal(tosqlite_launch_type(0), 1); /* regular */
 	assert_int_equal(tosqlite_launch_type(3), 0);
 }
@@ -61,8 +63,8 @@ static void test_kernel_row(void **state)
 {
 	struct tlog_kernel k;
 	struct kernel_row r;
-	struct tosqlite_ctx c = { 1000, 5, 77 };
-	int64_t names[3] = { 10, 11, 12 };
+	struct tosqlite_ctx c = {1000, 5, 77};
+	int64_t names[3] = {10, 11, 12};
 	(void)state;
 	memset(&k, 0, sizeof(k));
 	k.start = 5000;
@@ -104,11 +106,10 @@ static void test_copy_rows(void **state)
 	struct tlog_memset s;
 	struct memcpy_row mr;
 	struct memset_row sr;
-	struct tosqlite_ctx c = { 100, 0, 5 };
+	struct tosqlite_ctx c = {100, 0, 5};
 	(void)state;
 	memset(&m, 0, sizeof(m));
-	m.start = 200, m.end = 300, m.bytes = 4096, m.copy_kind = 2, m.src_kind = 3,
-	m.dst_kind = 2;
+	m.start = 200, m.end = 300, m.bytes = 4096, m.copy_kind = 2, m.src_kind = 3, m.dst_kind = 2;
 	tosqlite_memcpy_row(&mr, &c, &m, 4);
 	assert_int_equal(mr.start, 100);
 	assert_int_equal(mr.copyKind, 2);
@@ -127,7 +128,7 @@ static void test_runtime_row(void **state)
 {
 	struct tlog_api a;
 	struct runtime_row r;
-	struct tosqlite_ctx c = { 10, 999, 5 };
+	struct tosqlite_ctx c = {10, 999, 5};
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	a.h.aux = TLOG_API_DRIVER;
@@ -144,7 +145,7 @@ static void test_runtime_row_activity(void **state)
 {
 	struct tlog_api a;
 	struct runtime_row r;
-	struct tosqlite_ctx c = { 10, 999, 5 };
+	struct tosqlite_ctx c = {10, 999, 5};
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	a.h.type = TLOG_API_ACT;
@@ -163,16 +164,16 @@ static void test_api_nest(void **state)
 {
 	/* tid, start, end, corr, driver */
 	struct api_span v[] = {
-		{ 2100, 2200, 501, 11, 1, 99 }, /* inside runtime 10 (arrives first) */
-		{ 2000, 2500, 501, 10, 0, 99 },
-		{ 2150, 2180, 502, 12, 1, 99 }, /* same time, other thread: direct */
-		{ 3000, 3100, 501, 14, 1, 99 }, /* after runtime 10 ended: direct */
-		{ 4000, 4100, 501, 15, 0, 99 },
-		{ 4000, 4100, 501, 16, 1, 99 }, /* same start and end: nested */
-		{ 4050, 4200, 501, 17, 1, 99 }, /* runs past its end: not nested */
-		{ 1000, 1100, 503, 18, 1, 99 }, /* thread without runtime calls */
+	    {2100, 2200, 501, 11, 1, 99}, /* inside runtime 10 (arrives first) */
+	    {2000, 2500, 501, 10, 0, 99},
+	    {2150, 2180, 502, 12, 1, 99}, /* same time, other thread: direct */
+	    {3000, 3100, 501, 14, 1, 99}, /* after runtime 10 ended: direct */
+	    {4000, 4100, 501, 15, 0, 99},
+	    {4000, 4100, 501, 16, 1, 99}, /* same start and end: nested */
+	    {4050, 4200, 501, 17, 1, 99}, /* runs past its end: not nested */
+	    {1000, 1100, 503, 18, 1, 99}, /* thread without runtime calls */
 	};
-	uint32_t parent_of[20] = { 0 };
+	uint32_t parent_of[20] = {0};
 	size_t i;
 	(void)state;
 	tosqlite_api_nest(v, ARRAY_SIZE(v));
@@ -197,7 +198,7 @@ static void test_nvtx_rows(void **state)
 	unsigned char buf[sizeof(struct tlog_nvtx_event) + 8];
 	struct tlog_nvtx_event *e = (void *)buf;
 	struct nvtx_row r;
-	struct tosqlite_ctx c = { 0, 0, 1 };
+	struct tosqlite_ctx c = {0, 0, 1};
 	(void)state;
 	memset(buf, 0, sizeof(buf));
 	e->h.type = TLOG_NVTX_START;
@@ -332,13 +333,15 @@ static void test_load_clamps_timestamps(void **state)
 	close(fd);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(
-	    sqlite3_exec(db,
-			 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, correlationId INT);"
-			 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
-			 " (-9223372036854775808, 9223372036854775807, 1), (5, 7, 2);"
-			 "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT);"
-			 "INSERT INTO NVTX_EVENTS VALUES (-9000000000000000000, 9000000000000000000, 59, 'r');",
-			 NULL, NULL, NULL),
+	    sqlite3_exec(
+		db,
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, correlationId INT);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+		" (-9223372036854775808, 9223372036854775807, 1), (5, 7, 2);"
+		"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT);"
+		"INSERT INTO NVTX_EVENTS VALUES (-9000000000000000000, 9000000000000000000, 59, "
+		"'r');",
+		NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(trace_open(&t, path, &err), 0);
@@ -383,8 +386,8 @@ static void test_nvtx_filters(void **state)
 
 static void test_perfetto_threshold(void **state)
 {
-	int64_t d[] = { 5, 1, 9, 3, 7 };
-	int64_t e[] = { 5, 1, 9 };
+	int64_t d[] = {5, 1, 9, 3, 7};
+	int64_t e[] = {5, 1, 9};
 	(void)state;
 	assert_int_equal(perfetto_threshold(e, 3, 3), 0); /* all fit */
 	/* keep the 2 longest (9, 7): threshold 7 */
@@ -396,7 +399,7 @@ static void test_convert_diagnostics(void **state)
 {
 	unsigned char b[512];
 	struct tlog_file_header h;
-	struct tlog_chunk_header ch = { TLOG_CHUNK_MAGIC, 0, 77, 0 };
+	struct tlog_chunk_header ch = {TLOG_CHUNK_MAGIC, 0, 77, 0};
 	struct tlog_diag d;
 	struct tlog_dropped dr;
 	static const char msg[] = "cuptiSubscribe: busy (another CUPTI client)";
@@ -449,24 +452,34 @@ static void test_convert_diagnostics(void **state)
 	assert_int_equal(st.cupti_busy, 1);
 	assert_int_equal(st.dropped_cupti, 12);
 	assert_int_equal(st.dropped_tracer, 3);
-	assert_string_equal(st.diags.buf, "pid 77: error: cuptiSubscribe: busy (another CUPTI client)\n");
+	assert_string_equal(st.diags.buf,
+			    "pid 77: error: cuptiSubscribe: busy (another CUPTI client)\n");
 	assert_int_equal(sqlite3_open(db.buf, &sq), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT level, code, message, timestamp FROM "
-					    "LLMPROF_TRACER_DIAGNOSTICS", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq,
+					    "SELECT level, code, message, timestamp FROM "
+					    "LLMPROF_TRACER_DIAGNOSTICS",
+					    -1, &q, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(q, 0), "error");
 	assert_int_equal(sqlite3_column_int(q, 1), TLOG_DIAG_CUPTI_BUSY);
 	assert_string_equal((const char *)sqlite3_column_text(q, 2), msg);
 	assert_int_equal(sqlite3_column_int(q, 3), 500);
 	sqlite3_finalize(q);
-	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT value FROM META_DATA_EXPORT WHERE name = "
-					    "'LLMPROF_DROPPED_CUPTI'", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq,
+					    "SELECT value FROM META_DATA_EXPORT WHERE name = "
+					    "'LLMPROF_DROPPED_CUPTI'",
+					    -1, &q, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(q, 0), "12");
 	sqlite3_finalize(q);
 	/* No events at all: the event tables are absent, as in nsys's lazy export. */
-	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT count(*) FROM sqlite_master WHERE name IN "
-					    "('NVTX_EVENTS', 'CUPTI_ACTIVITY_KIND_KERNEL')", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq,
+					    "SELECT count(*) FROM sqlite_master WHERE name IN "
+					    "('NVTX_EVENTS', 'CUPTI_ACTIVITY_KIND_KERNEL')",
+					    -1, &q, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(q, 0), 0);
 	sqlite3_finalize(q);
@@ -495,7 +508,7 @@ static void test_convert_api_activity(void **state)
 {
 	unsigned char b[2048];
 	struct tlog_file_header h;
-	struct tlog_chunk_header ch = { TLOG_CHUNK_MAGIC, 0, 0, 0 };
+	struct tlog_chunk_header ch = {TLOG_CHUNK_MAGIC, 0, 0, 0};
 	struct tlog_api a;
 	struct tlog_kernel k;
 	char dir[] = "/tmp/llmprof-test-trace-XXXXXX";
@@ -505,12 +518,16 @@ static void test_convert_api_activity(void **state)
 		uint64_t start, end;
 		uint32_t tid, corr, driver;
 	} calls[] = {
-		{ 2100, 2200, 501, 11, 1 }, { 2000, 2500, 501, 10, 0 },
-		{ 3000, 3100, 502, 12, 1 }, { 4000, 4100, 502, 13, 0 },
+	    {2100, 2200, 501, 11, 1},
+	    {2000, 2500, 501, 10, 0},
+	    {3000, 3100, 502, 12, 1},
+	    {4000, 4100, 502, 13, 0},
 	};
-	static const uint32_t kcorr[] = { 11, 12, 13 };
+	static const uint32_t kcorr[] = {11, 12, 13};
 	static const char *const want[] = {
-		"10|0|501|2000|500", "12|1|502|3000|100", "13|0|502|4000|100",
+	    "10|0|501|2000|500",
+	    "12|1|502|3000|100",
+	    "13|0|502|4000|100",
 	};
 	size_t n, i;
 	sqlite3 *sq;
@@ -560,19 +577,25 @@ static void test_convert_api_activity(void **state)
 	assert_int_equal(st.kernels, 3);
 	assert_int_equal(st.unattributed, 0);
 	assert_int_equal(sqlite3_open(db.buf, &sq), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT correlationId || '|' || eventClass || '|' || "
-					    "(globalTid & 16777215) || '|' || start || '|' || (end - start) "
-					    "FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY correlationId",
-					    -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(sq,
+			       "SELECT correlationId || '|' || eventClass || '|' || "
+			       "(globalTid & 16777215) || '|' || start || '|' || (end - start) "
+			       "FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY correlationId",
+			       -1, &q, NULL),
+	    SQLITE_OK);
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 		assert_string_equal((const char *)sqlite3_column_text(q, 0), want[i]);
 	}
 	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
 	sqlite3_finalize(q);
-	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT group_concat(correlationId) FROM (SELECT "
-					    "correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start)",
-					    -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(sq,
+			       "SELECT group_concat(correlationId) FROM (SELECT "
+			       "correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start)",
+			       -1, &q, NULL),
+	    SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(q, 0), "10,12,13");
 	sqlite3_finalize(q);
@@ -589,20 +612,20 @@ static void test_convert_api_activity(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_short_name),
-		cmocka_unit_test(test_ids_and_enums),
-		cmocka_unit_test(test_kernel_row),
-		cmocka_unit_test(test_copy_rows),
-		cmocka_unit_test(test_runtime_row),
-		cmocka_unit_test(test_runtime_row_activity),
-		cmocka_unit_test(test_api_nest),
-		cmocka_unit_test(test_nvtx_rows),
-		cmocka_unit_test(test_reader),
-		cmocka_unit_test(test_load_clamps_timestamps),
-		cmocka_unit_test(test_nvtx_filters),
-		cmocka_unit_test(test_perfetto_threshold),
-		cmocka_unit_test(test_convert_diagnostics),
-		cmocka_unit_test(test_convert_api_activity),
+	    cmocka_unit_test(test_short_name),
+	    cmocka_unit_test(test_ids_and_enums),
+	    cmocka_unit_test(test_kernel_row),
+	    cmocka_unit_test(test_copy_rows),
+	    cmocka_unit_test(test_runtime_row),
+	    cmocka_unit_test(test_runtime_row_activity),
+	    cmocka_unit_test(test_api_nest),
+	    cmocka_unit_test(test_nvtx_rows),
+	    cmocka_unit_test(test_reader),
+	    cmocka_unit_test(test_load_clamps_timestamps),
+	    cmocka_unit_test(test_nvtx_filters),
+	    cmocka_unit_test(test_perfetto_threshold),
+	    cmocka_unit_test(test_convert_diagnostics),
+	    cmocka_unit_test(test_convert_api_activity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
