@@ -17,9 +17,9 @@
 
 #include "core/strbuf.h"
 #include "core/util.h"
-#include "vendor/csv.h"
-#include "vendor/ncu_csv.h"
-#include "vendor/ncu_kernel.h"
+#include "trace/csv.h"
+#include "trace/ncu_csv.h"
+#include "analysis/ncu_kernel.h"
 #include "core/banned.h"
 
 static double cpu_ns(void)

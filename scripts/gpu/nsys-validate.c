@@ -13,10 +13,10 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
-#include "run/tools.h"
-#include "vendor/nsys.h"
-#include "vendor/nsys_diag.h"
-#include "vendor/nsys_exec.h"
+#include "nsight/tools.h"
+#include "nsight/nsys.h"
+#include "nsight/nsys_diag.h"
+#include "nsight/nsys_exec.h"
 
 /* The ranges nvtx-probe-program.cu emits (as `llmprof nvtx` would list them). */
 static const struct nsys_nvtx_range probe_ranges[] = {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
-#include "report/model.h"
+#include "model/model.h"
 
 /* buf holds len bytes of JSON; what names it in errors. 0, or -1 with err
  * ("what:line:col: ..." for syntax, "what: ..." for content). */

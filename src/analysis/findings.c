@@ -5,7 +5,7 @@
 #include "analysis/findings.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
-#include "report/format.h"
+#include "model/format.h"
 #include "core/md.h"
 #include "core/banned.h"
 

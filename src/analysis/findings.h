@@ -6,7 +6,7 @@
 #ifndef LLMPROF_FINDINGS_H
 #define LLMPROF_FINDINGS_H
 
-#include "report/model.h"
+#include "model/model.h"
 
 /* Thresholds (fractions 0..1 unless the name says PCT). */
 #define FINDINGS_DECODE_MBU_LOW 0.60	    /* well-tuned decode reaches 0.75-0.85 */

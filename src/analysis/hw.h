@@ -18,7 +18,7 @@
 #define LLMPROF_HW_H
 
 #include "core/strbuf.h"
-#include "report/model.h"
+#include "model/model.h"
 
 enum hw_precision {
 	HW_BF16,

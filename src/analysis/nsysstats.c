@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "run/tools.h"
+#include "core/version.h"
 #include "core/banned.h"
 
 const char *const nsysstats_reports[] = {
@@ -37,7 +37,7 @@ const char *nsysstats_title(const char *name)
 
 int nsysstats_spelling(const char *version)
 {
-	int older = tool_version_older(version, 2024, 1);
+	int older = version_older(version, 2024, 1);
 
 	return older < 0 ? -1 : older ? NSYS_SPELL_2023 : NSYS_SPELL_2024;
 }

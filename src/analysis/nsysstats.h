@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "core/strbuf.h"
-#include "report/table.h"
+#include "model/table.h"
 #include "trace/trace.h"
 
 /* NULL-terminated list of the report names we implement. */

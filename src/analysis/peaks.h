@@ -8,7 +8,7 @@
 
 #include "analysis/hw.h"
 #include "config/config.h"
-#include "report/model.h"
+#include "model/model.h"
 
 /* Reads hardware.peak_tflops, hardware.peak_bandwidth_gbs,
  * hardware.measured_tflops and hardware.measured_bandwidth_gbs (null =

@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
-#include "vendor/ncu_csv.h"
+#include "trace/ncu_csv.h"
 
 #define REGIONS_TOLERANCE 0.01
 

@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "core/md.h"
 #include "core/xalloc.h"
-#include "vendor/ncu_kernel.h"
+#include "analysis/ncu_kernel.h"
 #include "core/banned.h"
 
 void select_regex_escape(struct strbuf *out, const char *s)

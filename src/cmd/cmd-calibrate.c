@@ -12,9 +12,9 @@
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "run/gpu.h"
-#include "run/proc.h"
-#include "run/tools.h"
+#include "nsight/gpu.h"
+#include "core/proc.h"
+#include "nsight/tools.h"
 #include "core/banned.h"
 
 #define CALIBRATE_TOOL "llmprof-calibrate"

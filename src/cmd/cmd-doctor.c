@@ -12,8 +12,8 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
-#include "run/gpu.h"
-#include "run/tools.h"
+#include "nsight/gpu.h"
+#include "nsight/tools.h"
 #include "core/banned.h"
 
 static const char *opt_conf_dir;

@@ -16,9 +16,10 @@
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "run/proc.h"
+#include "core/proc.h"
 #include "trace/nvtxlist.h"
 #include "trace/tosqlite.h"
+#include "nsight/tools.h"
 #include "trace/tracer_launch.h"
 #include "core/banned.h"
 
@@ -81,7 +82,7 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 		ret = EXIT_CONFIG;
 		goto out;
 	}
-	lib = tracer_library_path(&err);
+	lib = tool_tracer_library(&err);
 	if (!lib) {
 		error_print("%s", err.buf);
 		ret = EXIT_TOOL_MISSING;

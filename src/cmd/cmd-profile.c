@@ -13,7 +13,7 @@
 
 #include "analysis/analytic_cfg.h"
 #include "analysis/regions.h"
-#include "vendor/ncu_csv.h"
+#include "trace/ncu_csv.h"
 #include "cmd/cmd.h"
 #include "cmd/live.h"
 #include "config/config.h"
@@ -22,13 +22,13 @@
 #include "core/jsonutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "run/bundle.h"
-#include "run/gpu.h"
-#include "run/plan.h"
-#include "run/proc.h"
-#include "run/provenance.h"
-#include "run/status.h"
-#include "run/tools.h"
+#include "pipeline/bundle.h"
+#include "nsight/gpu.h"
+#include "pipeline/plan.h"
+#include "core/proc.h"
+#include "pipeline/provenance.h"
+#include "pipeline/status.h"
+#include "nsight/tools.h"
 #include "analysis/select.h"
 #include "report/build.h"
 #include "trace/nvtxlist.h"
@@ -36,14 +36,14 @@
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
 #include "trace/tracer_launch.h"
-#include "vendor/ncu_argv.h"
-#include "vendor/ncu_config.h"
-#include "vendor/ncu_nvtx.h"
-#include "vendor/ncu_progress.h"
-#include "vendor/ncu_run.h"
-#include "vendor/nsys.h"
-#include "vendor/nsys_config.h"
-#include "vendor/nsys_diag.h"
+#include "nsight/ncu_argv.h"
+#include "nsight/ncu_config.h"
+#include "nsight/ncu_nvtx.h"
+#include "nsight/ncu_progress.h"
+#include "nsight/ncu_run.h"
+#include "nsight/nsys.h"
+#include "nsight/nsys_config.h"
+#include "nsight/nsys_diag.h"
 #include "version.h"
 #include "core/banned.h"
 
@@ -259,7 +259,7 @@ static void tracer_setup(struct profile_params *p, const char *run_dir)
 
 /* Chooses the timeline backend (pipeline.trace.*): nsys when asked for or
  * when backend=auto and nsys can finish a report, else the builtin tracer;
- * both found by tool_find (run/tools.h). Records why in p->trace_reason.
+ * both found by tool_find (nsight/tools.h). Records why in p->trace_reason.
  * Returns 0, or -1 with err and *code when the choice cannot work
  * (backend=nsys with an unusable nsys, bad nsys options). With --dry-run
  * such a problem goes to p->trace_problem instead, the plan is built with
@@ -984,7 +984,7 @@ static size_t strv_len(char *const *v)
 }
 
 /* Live progress of the captures on stderr, from ncu's own console lines
- * (vendor/ncu_progress.h). On a terminal: one line, redrawn whenever ncu
+ * (nsight/ncu_progress.h). On a terminal: one line, redrawn whenever ncu
  * reports progress. Elsewhere (CI logs, files): one line per finished
  * result, so a log shows how far a long run got without a line per pass.
  * Nothing with run.echo, which shows ncu's own lines. */
@@ -1154,7 +1154,7 @@ static void write_regions(struct internal_ctx *ic, const struct strbuf *text)
 }
 
 /* A configured run's --nvtx-include values, checked against the ranges
- * the bundle's trace saw and put in ncu's syntax (vendor/ncu_nvtx.h).
+ * the bundle's trace saw and put in ncu's syntax (nsight/ncu_nvtx.h).
  * 0 with *exprs set (owned), or -1 with msg. */
 static int ncu_check_includes(const struct run_bundle *b, const struct ncu_options *o,
 			      char ***exprs, struct strbuf *msg)

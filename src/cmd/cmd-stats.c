@@ -15,10 +15,10 @@
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "report/table.h"
-#include "run/tools.h"
+#include "model/table.h"
+#include "nsight/tools.h"
 #include "trace/trace.h"
-#include "vendor/nsys.h"
+#include "nsight/nsys.h"
 #include "core/banned.h"
 
 static const char *opt_reports;

@@ -12,7 +12,7 @@
  * log never stays silent longer than that and a quick run prints none.
  *
  * Only cmd/ prints: proc_run()'s on_tick calls live_tick() from its wait
- * loop (run/proc.h). Times are passed in (clock_mono_ns()), so tests can
+ * loop (core/proc.h). Times are passed in (clock_mono_ns()), so tests can
  * drive it. Ownership: struct live owns its strings; live_release(). */
 #ifndef LLMPROF_CMD_LIVE_H
 #define LLMPROF_CMD_LIVE_H

@@ -17,8 +17,8 @@
 #include "report/build.h"
 #include "report/report.h"
 #include "trace/trace.h"
-#include "vendor/ncu_csv.h"
-#include "vendor/ncu_kernel.h"
+#include "trace/ncu_csv.h"
+#include "analysis/ncu_kernel.h"
 #include "core/banned.h"
 
 void report_build_result_init(struct report_build_result *r)

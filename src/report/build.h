@@ -23,7 +23,7 @@
 
 #include "config/config.h"
 #include "core/strbuf.h"
-#include "report/model.h"
+#include "model/model.h"
 
 /* The analyze step's result (the opened trace and its timeline), kept so the
  * reports step of `llmprof profile` need not analyze the trace again.

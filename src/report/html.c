@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
-#include "report/format.h"
+#include "model/format.h"
 #include "report/report.h"
 #include "report/svg.h"
 #include "report/tables.h"

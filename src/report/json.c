@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "core/jsonutil.h"
-#include "report/format.h"
+#include "model/format.h"
 #include "report/report.h"
 #include "core/banned.h"
 

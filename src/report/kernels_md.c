@@ -10,7 +10,7 @@
 #include "core/md.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "report/format.h"
+#include "model/format.h"
 #include "report/kernels_md.h"
 #include "core/banned.h"
 

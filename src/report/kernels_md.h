@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
-#include "vendor/ncu_kernel.h"
+#include "analysis/ncu_kernel.h"
 
 struct kernels_md_opts {
 	size_t max_rows;   /* 0 = every group gets a row */

@@ -1,7 +1,7 @@
 /* md.c: kernels.md, operators.md, report.md, stakeholder_summary.md. */
 #include <string.h>
 
-#include "report/format.h"
+#include "model/format.h"
 #include "report/report.h"
 #include "report/tables.h"
 #include "core/md.h"

@@ -7,8 +7,8 @@
 #include "core/fsutil.h"
 #include "report/kernels_md.h"
 #include "report/ncu_only.h"
-#include "vendor/ncu_csv.h"
-#include "vendor/ncu_kernel.h"
+#include "trace/ncu_csv.h"
+#include "analysis/ncu_kernel.h"
 #include "core/banned.h"
 
 int ncu_only_report(const char *csv_path, const char *out_dir, size_t max_rows,

@@ -9,7 +9,7 @@
 #define LLMPROF_REPORT_H
 
 #include "core/strbuf.h"
-#include "report/model.h"
+#include "model/model.h"
 
 /* How many rows the summary tables show (kernels.md/operators.md show all). */
 #define REPORT_SUMMARY_TOP 10

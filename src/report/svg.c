@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/xalloc.h"
-#include "report/format.h"
+#include "model/format.h"
 #include "report/svg.h"
 #include "core/banned.h"
 

@@ -8,7 +8,7 @@
 #define LLMPROF_REPORT_SVG_H
 
 #include "core/strbuf.h"
-#include "report/model.h"
+#include "model/model.h"
 
 /* Maps [d0, d1] to [r0, r1], linearly or logarithmically (log10; d0, d1 > 0). */
 struct svg_scale {

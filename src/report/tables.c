@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/xalloc.h"
-#include "report/format.h"
+#include "model/format.h"
 #include "report/tables.h"
 #include "core/md.h"
 #include "core/banned.h"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "core/strbuf.h"
-#include "report/model.h"
+#include "model/model.h"
 
 /* A table of owned, already formatted plain-text cells. Row 0 is the header.
  * align: one char per column, 'l' or 'r'. Columns whose bit is set in

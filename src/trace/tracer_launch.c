@@ -1,30 +1,14 @@
-/* tracer_launch.c: finding the tracer and building its environment. */
+/* tracer_launch.c: the environment that runs a program under the tracer. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
-#include "run/tools.h"
 #include "trace/tracer_env.h"
 #include "trace/tracer_launch.h"
 #include "core/banned.h"
-
-char *tracer_library_path(struct strbuf *err)
-{
-	struct tool_found f;
-	char *path = NULL;
-
-	tool_find(TOOL_TRACER, NULL, &f);
-	if (f.problem)
-		error_set(err, "%s (%s)", f.why.buf, f.fix.buf);
-	else
-		path = xstrdup(f.path);
-	tool_found_release(&f);
-	return path;
-}
 
 static char *kv(const char *k, const char *v)
 {

@@ -1,17 +1,11 @@
 /* tracer_launch.h: what a launcher needs to run a program under the builtin
- * tracer: where libllmprof_tracer.so is, and the environment (tracer_env.h
- * documents every variable). Used by `llmprof nvtx` and by the profile
- * pipeline's builtin trace backend. */
+ * tracer: the environment (tracer_env.h documents every variable), given the
+ * library's path (tool_tracer_library() in nsight/tools.h finds it). Used by
+ * `llmprof nvtx` and by the profile pipeline's builtin trace backend. */
 #ifndef LLMPROF_TRACER_LAUNCH_H
 #define LLMPROF_TRACER_LAUNCH_H
 
 #include "core/strbuf.h"
-
-/* The tracer library, as tool_find(TOOL_TRACER) finds it (run/tools.h):
- * $LLMPROF_TRACER_LIB, else <dir of llmprof>/tracer/ (the build tree), else
- * <dir of llmprof>/../lib/llmprof/. Owned; NULL with err saying where it
- * looked and what to do when none is a readable file. */
-char *tracer_library_path(struct strbuf *err);
 
 enum tracer_what {
 	TRACER_NVTX_ONLY = 0, /* NVTX injection only: no CUDA injection, no CUPTI */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One way to find each tool (src/run/tools.h): `doctor` and `profile
+# One way to find each tool (src/nsight/tools.h): `doctor` and `profile
 # --dry-run` name the same nsys, ncu and tracer library for a set of fake
 # installations: tools on PATH, in the known install locations (under
 # LLMPROF_SYSROOT, a stand-in for /), an nsys on PATH passed over for one

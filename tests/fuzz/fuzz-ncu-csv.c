@@ -16,10 +16,10 @@
 #include "analysis/regions.h"
 #include "core/strbuf.h"
 #include "report/kernels_md.h"
-#include "vendor/csv.h"
-#include "vendor/ncu_csv.h"
-#include "vendor/ncu_kernel.h"
-#include "vendor/ncu_progress.h"
+#include "trace/csv.h"
+#include "trace/ncu_csv.h"
+#include "analysis/ncu_kernel.h"
+#include "nsight/ncu_progress.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /* fuzz-nvtx-filter.c: libFuzzer target for the NVTX filter translation
- * (src/vendor/nvtx_filter.c): a user's stage name -> ncu --nvtx-include and
+ * (src/nsight/nvtx_filter.c): a user's stage name -> ncu --nvtx-include and
  * nsys --nvtx-capture syntax, the checker that says whether an ncu
  * expression matches the ranges a trace saw, the suggestion and the
  * diagnosis.
@@ -21,7 +21,7 @@
 
 #include "core/strbuf.h"
 #include "core/xalloc.h"
-#include "vendor/nvtx_filter.h"
+#include "nsight/nvtx_filter.h"
 #include "core/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -27,7 +27,7 @@
 #include "analysis/nsysstats.h"
 #include "analysis/timeline.h"
 #include "core/strbuf.h"
-#include "report/table.h"
+#include "model/table.h"
 #include "trace/trace.h"
 #include "fuzz.h"
 #include "core/banned.h"

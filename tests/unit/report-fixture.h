@@ -8,7 +8,7 @@
 #include "analysis/calibration.h"
 #include "analysis/findings.h"
 #include "analysis/hw.h"
-#include "report/model.h"
+#include "model/model.h"
 
 #include <string.h>
 

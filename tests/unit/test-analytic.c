@@ -16,7 +16,7 @@
 #include "analysis/peaks.h"
 #include "config/config.h"
 #include "core/fsutil.h"
-#include "report/model.h"
+#include "model/model.h"
 
 static const char *source_dir(void)
 {

@@ -18,7 +18,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
-#include "run/bundle.h"
+#include "pipeline/bundle.h"
 
 static char tmpdir[64];
 

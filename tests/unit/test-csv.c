@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vendor/csv.h"
+#include "trace/csv.h"
 
 /* Tokenizes s and renders it as "a|b\n" per record ("" unescaped). */
 static int render(const char *s, struct strbuf *out, struct strbuf *err)

@@ -10,7 +10,7 @@
 
 #include "analysis/findings.h"
 #include "analysis/hw.h"
-#include "report/model.h"
+#include "model/model.h"
 
 static const struct report_finding *find(const struct report_model *m, const char *code)
 {

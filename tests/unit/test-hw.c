@@ -14,7 +14,7 @@
 #include "analysis/calibration.h"
 #include "analysis/hw.h"
 #include "core/strbuf.h"
-#include "report/model.h"
+#include "model/model.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 #include <math.h>

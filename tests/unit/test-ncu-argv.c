@@ -12,9 +12,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "vendor/ncu_argv.h"
-#include "vendor/ncu_progress.h"
-#include "vendor/nvtx_filter.h"
+#include "nsight/ncu_argv.h"
+#include "nsight/ncu_progress.h"
+#include "nsight/nvtx_filter.h"
 
 static const char *prog[] = {"./app", "--n", "3"};
 

@@ -17,8 +17,8 @@
 #include "core/md.h"
 #include "core/strbuf.h"
 #include "report/kernels_md.h"
-#include "vendor/ncu_csv.h"
-#include "vendor/ncu_kernel.h"
+#include "trace/ncu_csv.h"
+#include "analysis/ncu_kernel.h"
 
 static double num(const char *s, char dec)
 {
@@ -578,7 +578,7 @@ static void test_kernels_md(void **state)
 }
 
 /* A measured share never reads as 0: a kernel with 0.001 % of the time
- * keeps its significant digits (report/format.h). */
+ * keeps its significant digits (model/format.h). */
 static void test_kernels_md_small_share(void **state)
 {
 	static const char csv[] = "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\","

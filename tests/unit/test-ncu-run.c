@@ -21,10 +21,10 @@
 #include <cmocka.h>
 
 #include "config/config.h"
-#include "vendor/csv.h"
-#include "vendor/ncu_config.h"
-#include "vendor/ncu_nvtx.h"
-#include "vendor/ncu_run.h"
+#include "trace/csv.h"
+#include "nsight/ncu_config.h"
+#include "nsight/ncu_nvtx.h"
+#include "nsight/ncu_run.h"
 
 static const char *src_dir(void)
 {

@@ -13,8 +13,8 @@
 #include <sqlite3.h>
 
 #include "core/strbuf.h"
-#include "vendor/nsys.h"
-#include "vendor/nsys_diag.h"
+#include "nsight/nsys.h"
+#include "nsight/nsys_diag.h"
 
 /* The NVTX ranges nvtx-cpu-prog.c emits (what `llmprof nvtx` would list). */
 static const struct nsys_nvtx_range prog_ranges[] = {

@@ -19,10 +19,10 @@
 #include "core/strbuf.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "run/tools.h"
-#include "vendor/nsys.h"
-#include "vendor/nsys_diag.h"
-#include "vendor/nsys_exec.h"
+#include "nsight/tools.h"
+#include "nsight/nsys.h"
+#include "nsight/nsys_diag.h"
+#include "nsight/nsys_exec.h"
 
 static char *nsys; /* the oracle's nsys */
 static char tmpdir[] = "/tmp/llmprof-nsys-oracle-XXXXXX";

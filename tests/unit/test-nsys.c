@@ -14,8 +14,8 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "config/config.h"
-#include "vendor/nsys.h"
-#include "vendor/nsys_config.h"
+#include "nsight/nsys.h"
+#include "nsight/nsys_config.h"
 
 static const char *const prog[] = {"./llm", "--tokens", "8"};
 

@@ -13,10 +13,11 @@
 
 #include "core/strbuf.h"
 #include "core/util.h"
-#include "run/gpu.h"
-#include "run/plan.h"
-#include "run/provenance.h"
-#include "run/tools.h"
+#include "nsight/gpu.h"
+#include "pipeline/plan.h"
+#include "pipeline/provenance.h"
+#include "core/version.h"
+#include "nsight/tools.h"
 
 #define W 2 /* index of the workload step: config, provenance, workload, ... */
 
@@ -363,21 +364,21 @@ static void test_tool_version(void **state)
 	struct tool_info t = TOOL_INFO_INIT;
 	char *v;
 
-	v = tool_parse_version(ncu, sizeof(ncu) - 1);
+	v = version_parse(ncu, sizeof(ncu) - 1);
 	assert_string_equal(v, "2024.1.1.0 (build 33998838) (public-release)");
 	free(v);
-	v = tool_parse_version(nsys, sizeof(nsys) - 1);
+	v = version_parse(nsys, sizeof(nsys) - 1);
 	assert_string_equal(v, "2023.4.4.54-234433681190v0");
 	free(v);
-	assert_null(tool_parse_version("hello\n", 6));
+	assert_null(version_parse("hello\n", 6));
 	/* the oldest supported: 2023.1 for both */
-	assert_int_equal(tool_version_older("2022.4.2.1-abc", 2023, 1), 1);
-	assert_int_equal(tool_version_older("2019.1.0 (build 1234)", 2023, 1), 1);
-	assert_int_equal(tool_version_older("2023.1.0", 2023, 1), 0);
-	assert_int_equal(tool_version_older("2023.10.1", 2023, 2), 0); /* 10 > 2, not "1" */
-	assert_int_equal(tool_version_older("2024.1.1.0 (build 33998838)", 2023, 1), 0);
-	assert_int_equal(tool_version_older("12.4", 2023, 1), -1);
-	assert_int_equal(tool_version_older(NULL, 2023, 1), -1);
+	assert_int_equal(version_older("2022.4.2.1-abc", 2023, 1), 1);
+	assert_int_equal(version_older("2019.1.0 (build 1234)", 2023, 1), 1);
+	assert_int_equal(version_older("2023.1.0", 2023, 1), 0);
+	assert_int_equal(version_older("2023.10.1", 2023, 2), 0); /* 10 > 2, not "1" */
+	assert_int_equal(version_older("2024.1.1.0 (build 33998838)", 2023, 1), 0);
+	assert_int_equal(version_older("12.4", 2023, 1), -1);
+	assert_int_equal(version_older(NULL, 2023, 1), -1);
 	v = tool_too_old("nsys", "2022.4.2.1-abc");
 	assert_string_equal(
 	    v, "nsys 2022.4.2.1-abc is older than 2023.1, the oldest llmprof supports");

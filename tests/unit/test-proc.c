@@ -20,7 +20,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
-#include "run/proc.h"
+#include "core/proc.h"
 
 static char tmpdir[64];
 

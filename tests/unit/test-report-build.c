@@ -17,7 +17,7 @@
 #include "core/strbuf.h"
 #include "analysis/select.h"
 #include "report/build.h"
-#include "report/model.h"
+#include "model/model.h"
 #include "report/report.h"
 
 static char dir[] = "/tmp/llmprof-test-build.XXXXXX";

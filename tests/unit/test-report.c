@@ -19,7 +19,7 @@
 #include "core/strbuf.h"
 #include "core/util.h"
 #include "core/md.h"
-#include "report/format.h"
+#include "model/format.h"
 #include "report/report.h"
 #include "report/svg.h"
 #include "report/tables.h"

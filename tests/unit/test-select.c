@@ -16,7 +16,7 @@
 
 #include "analysis/select.h"
 #include "core/strbuf.h"
-#include "vendor/csv.h"
+#include "trace/csv.h"
 
 struct launches {
 	struct launch *v;

@@ -14,7 +14,7 @@
 
 #include "analysis/nsysstats.h"
 #include "core/xalloc.h"
-#include "report/table.h"
+#include "model/table.h"
 #include "trace/trace.h"
 
 static void column(const struct table *t, const char *sep, const char *grouping, struct strbuf *out)

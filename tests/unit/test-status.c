@@ -16,7 +16,7 @@
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
 #include "core/strbuf.h"
-#include "run/status.h"
+#include "pipeline/status.h"
 
 static json_t *parse(const struct strbuf *sb)
 {

@@ -1,4 +1,4 @@
-/* test-tools.c: tool_find (run/tools.h), the one place llmprof finds nsys,
+/* test-tools.c: tool_find (nsight/tools.h), the one place llmprof finds nsys,
  * ncu, the tracer library, the built-in workloads and llmprof-calibrate:
  * the explicit setting and its errors, PATH, the known locations under
  * $LLMPROF_SYSROOT (newest version first), the checks that reject a
@@ -17,7 +17,7 @@
 
 #include "core/fsutil.h"
 #include "core/strbuf.h"
-#include "run/tools.h"
+#include "nsight/tools.h"
 
 static char tmpl[] = "/tmp/llmprof-tools-XXXXXX";
 static const char *dir;

@@ -14,7 +14,7 @@
 #include "analysis/nvtxproj.h"
 #include "analysis/timeline.h"
 #include "core/xalloc.h"
-#include "report/table.h"
+#include "model/table.h"
 #include "trace/trace.h"
 
 #define GT(pid, tid) ((1LL << 48) | ((int64_t)(pid) << 24) | (tid))

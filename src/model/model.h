@@ -1,0 +1,368 @@
+/* model.h: the report data model. The pipeline fills one struct report_model
+ * from its analysis APIs; every writer (Markdown, JSON, HTML, SVG) and the
+ * findings engine only read it.
+ *
+ * Who fills what:
+ *   run, steps        run bundle (status.json)             src/pipeline/
+ *   env               provenance (env.json)                src/pipeline/
+ *   llm               config model.* / infer.*             src/config/
+ *   stages, agg, gpu_*, timeline   trace analysis          src/trace/, src/analysis/
+ *   kernels (timing)  trace kernel summary                 src/trace/
+ *   kernels[].c       ncu raw page joined to kernels       src/analysis/ (join)
+ *   operators         NVTX operator ranges                 src/analysis/
+ *   sel               kernel selection                     src/analysis/
+ *   stages[].flops/bytes  analytic_load_file()             src/analysis/analytic.c
+ *   peaks             peaks_load(): config overrides, calibration, datasheet
+ *                                                          src/analysis/peaks.c
+ *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c.ai       report_model_derive()
+ *   findings          findings_run()                       src/analysis/findings.c
+ *
+ * Order: fill the model, analytic_load_file(), peaks_load(),
+ * report_model_derive(), findings_run(), then report_write_all()
+ * (src/report/report.h).
+ *
+ * Unknown is never 0: every number that may be missing is a struct rnum with
+ * an `available` flag, and writers print "n/a" (Markdown/HTML) or null (JSON).
+ *
+ * Ownership: the model owns every string and array it points to (all
+ * allocated with xmalloc/xstrdup); report_model_release() frees them. Use the
+ * report_model_add_*() helpers to append, and report_set_str() to set a
+ * string field. */
+#ifndef LLMPROF_REPORT_MODEL_H
+#define LLMPROF_REPORT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A number that may be unknown. */
+struct rnum {
+	double v;
+	int available;
+};
+#define RNUM_NONE ((struct rnum){0.0, 0})
+static inline struct rnum rnum_of(double v)
+{
+	struct rnum r = {v, 1};
+	return r;
+}
+
+/* One pipeline step as status.json records it. */
+struct report_step {
+	char *name;   /* "config", "trace", "ncu", ... */
+	char *status; /* "ok", "failed", "skipped" */
+	char *reason; /* why failed/skipped; NULL when ok */
+};
+
+struct report_run {
+	char *run_id;	  /* YYYYMMDD-HHMMSS-xxxx, or NULL for loose files */
+	char *state;	  /* "complete", "failed", "interrupted" */
+	char *mode;	  /* run.mode: "deep" or "light"; NULL when unknown */
+	char *started_at; /* ISO 8601 UTC from the bundle (never "now": output must be reproducible)
+			   */
+	char *trace_path; /* the trace the reports come from, as given */
+	char *ncu_path;	  /* ncu raw.csv, or NULL */
+	int counters_by_class; /* stage counter FLOPs came from the measured launches'
+				  classes (build.c), not per-name means */
+	char *counters_stage;  /* run.stage the ncu counters were taken in ("decode",
+				  "prefill", "all"); NULL = unknown, read as "all" */
+	struct report_step *steps;
+	size_t nr_steps, alloc_steps;
+};
+
+struct report_tool {
+	char *name; /* "nsys", "ncu", "llmprof", "torch" ... */
+	char *version;
+};
+
+/* What the built-in workload ran on (config device, env.json's GPUs). */
+enum report_device {
+	REPORT_DEVICE_GPU,	  /* a GPU, or not known (a user's program, loose files) */
+	REPORT_DEVICE_CPU_NO_GPU, /* the CPU path because no GPU was found (model auto) */
+	REPORT_DEVICE_CPU,	  /* the CPU path asked for with device=cpu, a GPU present */
+};
+
+struct report_env {
+	enum report_device device;
+	char *gpu_name;		  /* as the driver reports it: "NVIDIA H100 80GB HBM3" */
+	int sm_count;		  /* 0 = unknown */
+	char *compute_capability; /* "9.0" */
+	struct rnum gpu_memory_gib;
+	struct rnum sm_clock_mhz; /* max SM clock */
+	char *driver;		  /* "580.65.06" */
+	char *cuda;		  /* "13.0" */
+	char *host;
+	char *cpu;
+	struct report_tool *tools;
+	size_t nr_tools, alloc_tools;
+};
+
+/* The model being profiled. Integers 0 = unknown. */
+struct report_llm {
+	char *name;	    /* "llama-3.2-1b" */
+	char *arch;	    /* "llama" */
+	struct rnum params; /* parameter count */
+	int hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
+	int vocab_size;
+	char *dtype; /* "bf16", "fp16", "fp32" */
+	int batch_size, prompt_len, new_tokens;
+	int cuda_graph; /* -1 unknown, 0 no, 1 yes */
+};
+
+enum report_role {
+	REPORT_ROLE_PREFILL,
+	REPORT_ROLE_DECODE,
+	REPORT_ROLE_OTHER,
+};
+
+struct report_stage {
+	char *name; /* the stage's display name, "prefill", "decode" */
+	enum report_role role;
+	uint64_t instances;  /* how many times the range ran */
+	struct rnum cpu_ms;  /* wall time of the NVTX range(s), summed */
+	struct rnum done_ms; /* range start to the later of its end and its GPU work's end,
+				summed: when the stage's result exists */
+	struct rnum gpu_ms;  /* GPU projection: first kernel start to last kernel end, summed */
+	struct rnum busy_ms; /* union of kernel/memcpy intervals inside the projection */
+	struct rnum idle_ms; /* gpu_ms - busy_ms */
+	uint64_t kernels;    /* kernel launches attributed to the stage */
+	struct rnum launches_per_s; /* kernels / cpu time */
+	/* decode only: one sample per decode step (NVTX decode_step range) */
+	uint64_t steps;		/* decode_step ranges */
+	uint64_t *step_kernels; /* kernels of each, in order (owned); NULL = unknown */
+	size_t nr_step_kernels;
+	struct rnum step_mean_ms, step_p50_ms, step_p90_ms, step_max_ms;
+	/* decode, set with the analytic work when the trace lacks some steps' GPU
+	 * work: steps the workload ran per instance, steps recorded (partly
+	 * recorded ones count by their share of the median step's kernels),
+	 * steps with some and with no kernels missing; steps_expected 0 = none */
+	uint64_t steps_expected;
+	double steps_recorded;
+	uint64_t steps_partial, steps_empty;
+	/* analytic work of the whole stage (all instances, the traced steps), from the model */
+	struct rnum flops;		/* model FLOPs (2 per MAC) */
+	struct rnum bytes;		/* DRAM bytes that must move: weights + KV cache */
+	struct rnum counter_flops;	/* ncu FLOPs per launch x the kernel's launches inside
+					   this stage, summed over the kernels with counters
+					   taken in this stage (a lower bound when selection
+					   did not cover every kernel) */
+	struct rnum counter_time_share; /* share of the stage's kernel time those
+					   kernels account for, 0..1 */
+	/* derived by report_model_derive() */
+	struct rnum achieved_tflops, achieved_gbs;
+	struct rnum mfu_datasheet, mfu_measured;
+	struct rnum mbu_datasheet, mbu_measured;
+	struct rnum counter_mfu_datasheet;
+};
+
+struct report_aggregates {
+	struct rnum ttft_ms;	  /* time to first token: prefill range start to the end of
+				     its GPU work (per request) */
+	struct rnum tpot_ms;	  /* time per output token: mean decode step */
+	struct rnum tokens_per_s; /* generated tokens (all sequences) / decode GPU span */
+	struct rnum tokens;	  /* generated tokens, all sequences */
+	struct rnum e2e_ms;	  /* profiled region: first stage range start to last stage
+				     range end, CPU time */
+	struct rnum gpu_span_ms;  /* first to last kernel of the stages (of the whole trace
+				     when no stage was found) */
+	struct rnum gpu_busy_ms;  /* union of GPU activity */
+	struct rnum gpu_idle_ms;  /* span - busy */
+};
+
+enum kernel_bound {
+	BOUND_UNKNOWN,
+	BOUND_COMPUTE,
+	BOUND_MEMORY,
+	BOUND_LATENCY, /* neither compute nor memory near its peak */
+};
+
+/* Hardware counters of one kernel (per launch, averaged over the profiled
+ * launches). Absent when ncu did not profile it. */
+struct report_counters {
+	uint64_t profiled;	   /* launches ncu measured; 0 = no counters */
+	struct rnum duration_ns;   /* gpu__time_duration.sum, mean */
+	struct rnum sm_sol_pct;	   /* sm__throughput.avg.pct_of_peak_sustained_elapsed */
+	struct rnum mem_sol_pct;   /* gpu__compute_memory_throughput... (memory SOL) */
+	struct rnum dram_sol_pct;  /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
+	struct rnum occupancy_pct; /* sm__warps_active.avg.pct_of_peak_sustained_active */
+	struct rnum flops_hp, flops_sp, flops_dp, flops_tensor; /* FLOPs per launch by kind */
+	struct rnum flops;	/* total FLOPs per launch (sum of the above that are available) */
+	struct rnum dram_bytes; /* dram__bytes.sum per launch (read + write) */
+	/* derived by report_model_derive() when not set by the join */
+	struct rnum ai;		     /* flops / dram_bytes, FLOP/byte */
+	struct rnum achieved_tflops; /* flops / duration */
+	enum kernel_bound bound;
+};
+
+struct report_kernel {
+	char *short_name; /* "ampere_bf16_s16816gemm_..." or demangled base name */
+	char *full_name;  /* demangled full signature */
+	char *device;	  /* "GPU 0" */
+	char *stage;	  /* stage name it ran in; NULL = outside every stage;
+			     "mixed" when it ran in several */
+	uint64_t calls;	  /* every launch, inside a stage or not (warm-up) */
+	uint64_t total_ns;
+	/* launches and GPU time inside the prefill / decode ranges, by role */
+	uint64_t stage_calls[REPORT_ROLE_OTHER];
+	uint64_t stage_ns[REPORT_ROLE_OTHER];
+	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
+	int selected;	     /* chosen for counters */
+	struct report_counters c;
+};
+
+struct report_operator {
+	char *name;  /* NVTX range name: "attn.qkv" */
+	char *stage; /* enclosing stage, or NULL */
+	uint64_t calls;
+	struct rnum cpu_ms;
+	struct rnum gpu_ms;
+	struct rnum share_of_stage; /* gpu_ms / stage gpu_ms, 0..1; derived when unset */
+};
+
+struct report_selection {
+	int available;		/* the select step ran */
+	char *stage;		/* run.stage */
+	uint64_t top_n;		/* run.top_n_kernels */
+	double coverage_target; /* run.coverage, 0..1 */
+	struct rnum coverage;	/* achieved share of stage kernel time, 0..1 */
+	uint64_t nr_selected;
+	uint64_t nr_candidates; /* distinct kernels in the stage */
+	char **reasons;		/* why selection stopped, skipped kernels, ... */
+	size_t nr_reasons, alloc_reasons;
+};
+
+/* Peaks for the precision the model runs in (infer.dtype). */
+struct report_peaks {
+	char *precision;  /* "bf16" */
+	char *device_key; /* hw table entry matched: "H100 SXM5 80GB"; NULL = none */
+	struct rnum datasheet_tflops, datasheet_gbs;
+	char *datasheet_source; /* "datasheet: NVIDIA H100 ...", "override hardware.peak_tflops" */
+	struct rnum measured_tflops, measured_gbs;
+	char *measured_source; /* "llmprof calibrate 2026-11-21T...", "override ..." */
+	char **notes;	       /* warnings: SM count mismatch, unknown GPU, ... */
+	size_t nr_notes, alloc_notes;
+};
+
+/* Timeline for the stage chart: lanes of [start, end) intervals. GPU lanes
+ * may hold millions of intervals; the SVG writer bins them to pixels. */
+enum lane_kind {
+	LANE_RANGE, /* NVTX stage ranges (CPU time) */
+	LANE_GPU,   /* kernels/memcpy on one stream */
+};
+struct report_interval {
+	int64_t start_ns, end_ns;
+	const char
+	    *label; /* borrowed from the model's string pool (lane range names); may be NULL */
+};
+struct report_lane {
+	char *name; /* "decode (NVTX)", "stream 7" */
+	enum lane_kind kind;
+	struct report_interval *iv;
+	size_t nr, alloc;
+};
+struct report_timeline {
+	int64_t t0_ns, t1_ns; /* extent; 0,0 = computed from the lanes */
+	struct report_lane *lanes;
+	size_t nr_lanes, alloc_lanes;
+	char **labels; /* string pool for interval labels */
+	size_t nr_labels, alloc_labels;
+};
+
+enum finding_severity {
+	FINDING_INFO,
+	FINDING_WARNING,  /* an inefficiency worth acting on */
+	FINDING_CRITICAL, /* the dominant bottleneck, or data missing */
+};
+
+struct report_finding {
+	enum finding_severity severity;
+	char *code;	      /* stable id: "decode-launch-bound" */
+	char *text;	      /* one sentence (bottleneck, with numbers) */
+	char *recommendation; /* what to try; NULL when purely informative */
+};
+
+struct report_model {
+	struct report_run run;
+	struct report_env env;
+	struct report_llm llm;
+	struct report_stage *stages;
+	size_t nr_stages, alloc_stages;
+	struct report_aggregates agg;
+	struct report_kernel *kernels;
+	size_t nr_kernels, alloc_kernels;
+	struct report_operator *ops;
+	size_t nr_ops, alloc_ops;
+	struct report_selection sel;
+	struct report_peaks peaks;
+	struct report_timeline timeline;
+	struct report_finding *findings;
+	size_t nr_findings, alloc_findings;
+};
+
+void report_model_init(struct report_model *m);
+void report_model_release(struct report_model *m);
+
+/* Frees *field and stores a copy of s (NULL allowed). */
+void report_set_str(char **field, const char *s);
+
+/* Append a zeroed element (numbers unavailable, strings NULL) and return it;
+ * the pointer is valid until the next add of the same kind. */
+struct report_step *report_model_add_step(struct report_model *m, const char *name,
+					  const char *status, const char *reason);
+struct report_stage *report_model_add_stage(struct report_model *m, const char *name,
+					    enum report_role role);
+struct report_kernel *report_model_add_kernel(struct report_model *m, const char *short_name,
+					      const char *full_name);
+struct report_operator *report_model_add_operator(struct report_model *m, const char *name,
+						  const char *stage);
+struct report_lane *report_model_add_lane(struct report_model *m, const char *name,
+					  enum lane_kind kind);
+void report_lane_add(struct report_lane *lane, int64_t start_ns, int64_t end_ns, const char *label);
+void report_model_add_tool(struct report_model *m, const char *name, const char *version);
+void report_model_add_note(struct report_model *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void report_model_add_reason(struct report_model *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void report_model_add_finding(struct report_model *m, enum finding_severity sev, const char *code,
+			      const char *recommendation, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Lookups; NULL when absent. The first stage with the role wins. */
+const struct report_stage *report_model_stage_by_role(const struct report_model *m,
+						      enum report_role role);
+const struct report_stage *report_model_stage_by_name(const struct report_model *m,
+						      const char *name);
+/* The first failed step, or NULL. */
+const struct report_step *report_model_failed_step(const struct report_model *m);
+int report_model_finished(const struct report_model *m);
+/* The first skipped step that leaves the reports without timings (any but
+ * select, ncu and join, whose skip only leaves out counters), or NULL. */
+const struct report_step *report_model_gap_step(const struct report_model *m);
+/* Finished, and no step skipped that the reports need for their timings. */
+int report_model_complete(const struct report_model *m);
+/* run.state when the bundle gave one, else "complete", "incomplete"
+ * (finished with a step skipped that the timings need) or "failed". */
+const char *report_model_state(const struct report_model *m);
+/* The Device row: "CPU (no GPU found)", "CPU (device=cpu)"; NULL on a GPU. */
+const char *report_device_label(enum report_device d);
+
+/* Fills what follows from other fields and is still unavailable: kernel
+ * pct_gpu, counters ai/achieved/bound, operator share_of_stage, stage idle
+ * and achieved rates, MFU/MBU against both peaks, TPOT/TTFT/tokens/s from the
+ * stages. Sorts kernels by total time (desc, then name) and operators by GPU
+ * time. Idempotent. */
+void report_model_derive(struct report_model *m);
+
+/* The time MFU/MBU of a stage divide by: its GPU projection (which includes
+ * GPU idle gaps, so launch overhead lowers utilisation), else its NVTX wall
+ * time; unavailable when neither is positive. */
+struct rnum report_stage_time_ms(const struct report_stage *s);
+/* The stage roles (bit 1 << REPORT_ROLE_*) whose launches the ncu step
+ * profiled for run.stage `taken` ("prefill", "decode", "decode_step",
+ * "all"; NULL = unknown, read as "all"), through its NVTX include filters. */
+unsigned report_counter_roles(const char *taken);
+
+const char *report_role_name(enum report_role role);
+const char *kernel_bound_name(enum kernel_bound b);
+const char *finding_severity_name(enum finding_severity s);
+
+#endif

@@ -1,0 +1,509 @@
+/* table.c: text tables and their csv/markdown/json writers, with nsys's
+ * number formatting (SQLite round() + Python repr()). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "core/xalloc.h"
+#include "model/table.h"
+#include "core/banned.h"
+
+void table_init(struct table *t, const char *const *names, size_t ncols)
+{
+	memset(t, 0, sizeof(*t));
+	strbuf_init(&t->arena, 256);
+	t->ncols = ncols;
+	t->names = xcalloc(ncols, sizeof(*t->names));
+	t->kinds = xcalloc(ncols, sizeof(*t->kinds));
+	for (size_t i = 0; i < ncols; i++) {
+		t->names[i] = xstrdup(names[i]);
+		t->kinds[i] = TABLE_NUM;
+	}
+}
+
+void table_set_kind(struct table *t, size_t col, enum table_kind kind)
+{
+	if (col < t->ncols)
+		t->kinds[col] = kind;
+}
+
+void table_release(struct table *t)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t->kinds);
+	free(t->cells);
+	strbuf_release(&t->arena);
+	memset(t, 0, sizeof(*t));
+}
+
+static void push_cell(struct table *t, size_t off_plus_one)
+{
+	ALLOC_GROW(t->cells, t->ncells + 1, t->alloc);
+	t->cells[t->ncells++] = off_plus_one;
+	if (t->ncells % t->ncols == 0)
+		t->nrows = t->ncells / t->ncols;
+}
+
+void table_add_null(struct table *t)
+{
+	push_cell(t, 0);
+}
+
+void table_add_str(struct table *t, const char *s)
+{
+	size_t off = t->arena.len;
+
+	if (!s) {
+		table_add_null(t);
+		return;
+	}
+	strbuf_addstr(&t->arena, s);
+	strbuf_addch(&t->arena, '\0');
+	push_cell(t, off + 1);
+}
+
+void table_add_i64(struct table *t, int64_t v)
+{
+	size_t off = t->arena.len;
+
+	strbuf_addf(&t->arena, "%lld", (long long)v);
+	strbuf_addch(&t->arena, '\0');
+	push_cell(t, off + 1);
+}
+
+void table_add_pyfloat(struct table *t, double v)
+{
+	size_t off = t->arena.len;
+
+	format_pyfloat(&t->arena, v);
+	strbuf_addch(&t->arena, '\0');
+	push_cell(t, off + 1);
+}
+
+void table_add_round1(struct table *t, double v)
+{
+	table_add_pyfloat(t, nsys_round(v, 1));
+}
+
+void table_add_mb(struct table *t, double bytes)
+{
+	size_t off = t->arena.len;
+
+	strbuf_addf(&t->arena, "%.3f", bytes / 1000000.0);
+	strbuf_addch(&t->arena, '\0');
+	push_cell(t, off + 1);
+}
+
+const char *table_cell(const struct table *t, size_t row, size_t col)
+{
+	size_t c = t->cells[row * t->ncols + col];
+
+	return c ? t->arena.buf + c - 1 : NULL;
+}
+
+/* nsys's csv writer quotes a field only when it holds a comma, and does not
+ * double embedded quotes; we match it byte for byte. */
+static void csv_field(struct strbuf *out, const char *s)
+{
+	if (!s)
+		return;
+	if (strchr(s, ',')) {
+		strbuf_addch(out, '"');
+		strbuf_addstr(out, s);
+		strbuf_addch(out, '"');
+	} else {
+		strbuf_addstr(out, s);
+	}
+}
+
+void table_write_csv(const struct table *t, struct strbuf *out)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c)
+			strbuf_addch(out, ',');
+		csv_field(out, t->names[c]);
+	}
+	strbuf_addch(out, '\n');
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (c)
+				strbuf_addch(out, ',');
+			csv_field(out, table_cell(t, r, c));
+		}
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void md_field(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			strbuf_addstr(out, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			strbuf_addch(out, ' ');
+		else
+			strbuf_addch(out, *s);
+	}
+}
+
+void table_write_md(const struct table *t, struct strbuf *out)
+{
+	strbuf_addch(out, '|');
+	for (size_t c = 0; c < t->ncols; c++) {
+		strbuf_addch(out, ' ');
+		md_field(out, t->names[c]);
+		strbuf_addstr(out, " |");
+	}
+	strbuf_addstr(out, "\n|");
+	for (size_t c = 0; c < t->ncols; c++)
+		strbuf_addstr(out, t->kinds[c] == TABLE_NUM ? " ---: |" : " :--- |");
+	strbuf_addch(out, '\n');
+	for (size_t r = 0; r < t->nrows; r++) {
+		strbuf_addch(out, '|');
+		for (size_t c = 0; c < t->ncols; c++) {
+			strbuf_addch(out, ' ');
+			md_field(out, table_cell(t, r, c));
+			strbuf_addstr(out, " |");
+		}
+		strbuf_addch(out, '\n');
+	}
+}
+
+/* A JSON string as Python's json.dumps writes it (nsys -f json): ASCII only,
+ * other characters as \uXXXX (UTF-16 surrogate pairs above U+FFFF). */
+static void json_str(struct strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	strbuf_addch(out, '"');
+	while (*p) {
+		const unsigned char *run = p;
+		unsigned c, cp = 0;
+		int n = 0;
+
+		/* printable ASCII goes out as is, a run at a time */
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		if (p > run) {
+			strbuf_add(out, run, (size_t)(p - run));
+			continue;
+		}
+		c = *p;
+		if (c == '"' || c == '\\') {
+			strbuf_addch(out, '\\');
+			strbuf_addch(out, (char)c);
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			if (c == '\n')
+				strbuf_addstr(out, "\\n");
+			else if (c == '\r')
+				strbuf_addstr(out, "\\r");
+			else if (c == '\t')
+				strbuf_addstr(out, "\\t");
+			else if (c == '\b')
+				strbuf_addstr(out, "\\b");
+			else if (c == '\f')
+				strbuf_addstr(out, "\\f");
+			else if (c < 0x20 || c == 0x7f)
+				strbuf_addf(out, "\\u%04x", c);
+			else
+				strbuf_addch(out, (char)c);
+			p++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0) {
+			cp = c & 0x1f;
+			n = 1;
+		} else if ((c & 0xf0) == 0xe0) {
+			cp = c & 0x0f;
+			n = 2;
+		} else if ((c & 0xf8) == 0xf0) {
+			cp = c & 0x07;
+			n = 3;
+		}
+		p++;
+		for (int i = 0; i < n; i++, p++) {
+			if ((*p & 0xc0) != 0x80) {
+				n = -1;
+				break;
+			}
+			cp = (cp << 6) | (*p & 0x3f);
+		}
+		if (n <= 0) {
+			strbuf_addstr(out, "\\ufffd"); /* invalid UTF-8 */
+			continue;
+		}
+		if (cp >= 0x10000) {
+			cp -= 0x10000;
+			strbuf_addf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
+				    0xdc00 + (cp & 0x3ff));
+		} else {
+			strbuf_addf(out, "\\u%04x", cp);
+		}
+	}
+	strbuf_addch(out, '"');
+}
+
+/* The layout of nsys stats -f json: an indented array of objects; a NULL
+ * cell is "" there, whatever the column. */
+void table_write_json(const struct table *t, struct strbuf *out)
+{
+	strbuf_addch(out, '[');
+	for (size_t r = 0; r < t->nrows; r++) {
+		strbuf_addstr(out, r ? ",\n  {\n" : "\n  {\n");
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *v = table_cell(t, r, c);
+
+			strbuf_addstr(out, "    ");
+			json_str(out, t->names[c]);
+			strbuf_addstr(out, ": ");
+			if (!v)
+				strbuf_addstr(out, "\"\"");
+			else if (t->kinds[c] == TABLE_NUM && strcmp(v, "inf") && strcmp(v, "nan") &&
+				 strcmp(v, "-inf"))
+				strbuf_addstr(out, v);
+			else
+				json_str(out, v);
+			strbuf_addstr(out, c + 1 < t->ncols ? ",\n" : "\n");
+		}
+		strbuf_addstr(out, "  }");
+	}
+	strbuf_addstr(out, t->nrows ? "\n]\n" : "]\n");
+}
+
+/* Characters (UTF-8 code points) in the first len bytes of s. */
+static size_t utf8_chars(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Bytes of the first n characters of s. */
+static size_t utf8_prefix(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (; s[i] && n; n--)
+		for (i++; ((unsigned char)s[i] & 0xC0) == 0x80; i++)
+			;
+	return i;
+}
+
+/* A number as nsys's column writer shows it: the integer part grouped with
+ * sep (C's grouping string: group sizes from the right, the last repeated,
+ * CHAR_MAX ends grouping). Anything but [-]digits[.digits] is left as is. */
+static void group_number(struct strbuf *sb, const char *s, const char *sep, const char *grouping)
+{
+	const char *p = s + (*s == '-'), *e = p, *g = grouping;
+	size_t ndig, left, size;
+	char *marks;
+
+	while (*e >= '0' && *e <= '9')
+		e++;
+	ndig = (size_t)(e - p);
+	if (!sep || !*sep || !grouping || !*grouping || *grouping <= 0 || !ndig ||
+	    (*e && (*e != '.' || !e[1] || e[1 + strspn(e + 1, "0123456789")]))) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	/* mark the digits a separator goes before, from the right */
+	marks = xcalloc(ndig + 1, 1);
+	left = ndig;
+	size = (size_t)*g;
+	while (size > 0 && left > size) {
+		left -= size;
+		marks[left] = 1;
+		if (g[1] == CHAR_MAX)
+			break;
+		if (g[1])
+			g++;
+		size = *g > 0 ? (size_t)*g : 0;
+	}
+	if (*s == '-')
+		strbuf_addch(sb, '-');
+	for (size_t i = 0; i < ndig; i++) {
+		if (marks[i])
+			strbuf_addstr(sb, sep);
+		strbuf_addch(sb, p[i]);
+	}
+	strbuf_addstr(sb, e);
+	free(marks);
+}
+
+/* s cut to width characters, the last an ellipsis (U+2026), when longer. */
+static void clip(struct strbuf *sb, size_t width)
+{
+	if (!width || utf8_chars(sb->buf, sb->len) <= width)
+		return;
+	strbuf_setlen(sb, utf8_prefix(sb->buf, width - 1));
+	strbuf_addstr(sb, "\xe2\x80\xa6");
+}
+
+static void column_cell(const struct table *t, size_t row, size_t col,
+			const struct table_column_opts *o, struct strbuf *sb)
+{
+	const char *s = table_cell(t, row, col);
+
+	strbuf_reset(sb);
+	if (!s)
+		return;
+	if (t->kinds[col] == TABLE_NUM && o)
+		group_number(sb, s, o->thousands_sep, o->grouping);
+	else
+		strbuf_addstr(sb, s);
+}
+
+static void pad(struct strbuf *out, size_t n)
+{
+	while (n--)
+		strbuf_addch(out, ' ');
+}
+
+void table_write_column(const struct table *t, const struct table_column_opts *o,
+			struct strbuf *out)
+{
+	size_t *width = xcalloc(t->ncols + 1, sizeof(*width));
+	size_t scan = t->nrows < TABLE_COLUMN_AUTOLINES ? t->nrows : TABLE_COLUMN_AUTOLINES;
+	struct strbuf cell = STRBUF_INIT;
+
+	/* widths from the header and the first rows only, at most COLMAX */
+	for (size_t c = 0; c < t->ncols; c++) {
+		width[c] = utf8_chars(t->names[c], strlen(t->names[c]));
+		for (size_t r = 0; r < scan; r++) {
+			column_cell(t, r, c, o, &cell);
+			if (utf8_chars(cell.buf, cell.len) > width[c])
+				width[c] = utf8_chars(cell.buf, cell.len);
+		}
+		if (width[c] > TABLE_COLUMN_MAX)
+			width[c] = TABLE_COLUMN_MAX;
+	}
+	/* header: centred, the odd space on the right */
+	for (size_t c = 0; c < t->ncols; c++) {
+		size_t marg;
+
+		strbuf_reset(&cell);
+		strbuf_addstr(&cell, t->names[c]);
+		clip(&cell, width[c]);
+		marg = width[c] - utf8_chars(cell.buf, cell.len);
+		strbuf_addstr(out, c ? "  " : " ");
+		pad(out, marg / 2);
+		strbuf_add(out, cell.buf, cell.len);
+		pad(out, marg - marg / 2);
+	}
+	strbuf_addch(out, '\n');
+	for (size_t c = 0; c < t->ncols; c++) {
+		strbuf_addstr(out, c ? "  " : " ");
+		for (size_t i = 0; i < width[c]; i++)
+			strbuf_addch(out, '-');
+	}
+	strbuf_addch(out, '\n');
+	/* text left-aligned (padded even in the last column), numbers right;
+	 * anything wider than its column is clipped on the right */
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			size_t marg;
+
+			column_cell(t, r, c, o, &cell);
+			clip(&cell, width[c]);
+			marg = width[c] - utf8_chars(cell.buf, cell.len);
+			strbuf_addstr(out, c ? "  " : " ");
+			if (t->kinds[c] == TABLE_NUM)
+				pad(out, marg);
+			strbuf_add(out, cell.buf, cell.len);
+			if (t->kinds[c] != TABLE_NUM)
+				pad(out, marg);
+		}
+		strbuf_addch(out, '\n');
+	}
+	strbuf_release(&cell);
+	free(width);
+}
+
+double nsys_round(double x, int ndigits)
+{
+	char *s;
+	double r;
+
+	if (isnan(x) || isinf(x))
+		return x;
+	/* SQLite prints the value with %.*f (16 significant digits, halves
+	 * rounded away from zero) and reads it back. */
+	s = sqlite3_mprintf("%.*f", ndigits, x);
+	if (!s)
+		return x;
+	r = strtod(s, NULL);
+	sqlite3_free(s);
+	return r;
+}
+
+void format_pyfloat(struct strbuf *sb, double x)
+{
+	char buf[64], digits[32];
+	int prec, exp10 = 0, nd = 0;
+	char *e;
+
+	if (isnan(x)) {
+		strbuf_addstr(sb, "nan");
+		return;
+	}
+	if (isinf(x)) {
+		strbuf_addstr(sb, x < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (signbit(x)) {
+		strbuf_addch(sb, '-');
+		x = -x;
+	}
+	if (x == 0) {
+		strbuf_addstr(sb, "0.0");
+		return;
+	}
+	/* Shortest digit string that reads back as x. */
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*e", prec - 1, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	e = strchr(buf, 'e');
+	exp10 = (int)strtol(e + 1, NULL, 10);
+	for (char *p = buf; p < e; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[nd++] = *p;
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = '\0';
+	if (exp10 >= -4 && exp10 < 16) {
+		if (exp10 >= 0) {
+			for (int i = 0; i <= exp10; i++)
+				strbuf_addch(sb, i < nd ? digits[i] : '0');
+			strbuf_addch(sb, '.');
+			if (nd > exp10 + 1)
+				strbuf_addstr(sb, digits + exp10 + 1);
+			else
+				strbuf_addch(sb, '0');
+		} else {
+			strbuf_addstr(sb, "0.");
+			for (int i = 0; i < -exp10 - 1; i++)
+				strbuf_addch(sb, '0');
+			strbuf_addstr(sb, digits);
+		}
+	} else {
+		strbuf_addch(sb, digits[0]);
+		if (nd > 1) {
+			strbuf_addch(sb, '.');
+			strbuf_addstr(sb, digits + 1);
+		}
+		strbuf_addf(sb, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+	}
+}

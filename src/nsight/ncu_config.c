@@ -1,0 +1,151 @@
+/* ncu_config.c: pipeline.ncu.* -> struct ncu_options; see ncu_config.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "nsight/ncu_config.h"
+#include "core/banned.h"
+
+static const char **list(const struct config *cfg, const char *key, size_t *n)
+{
+	const char **a;
+
+	*n = config_list_len(cfg, key);
+	if (!*n)
+		return NULL;
+	a = xcalloc(*n + 1, sizeof(*a));
+	for (size_t i = 0; i < *n; i++)
+		a[i] = config_list_item(cfg, key, i);
+	return a;
+}
+
+void ncu_options_from_config(const struct config *cfg, struct ncu_options *o,
+			     struct ncu_config_lists *l)
+{
+#define K(k) "pipeline.ncu.ncu_cli." k
+	memset(l, 0, sizeof(*l));
+	o->target_processes = config_get_string(cfg, K("target_processes"));
+	o->replay_mode = config_get_string(cfg, K("replay_mode"));
+	l->include = list(cfg, K("nvtx.include"), &o->nr_nvtx_include);
+	o->nvtx_include = l->include;
+	l->exclude = list(cfg, K("nvtx.exclude"), &o->nr_nvtx_exclude);
+	o->nvtx_exclude = l->exclude;
+	o->set = config_get_string(cfg, K("set"));
+	l->sections = list(cfg, K("sections"), &o->nr_sections);
+	o->sections = l->sections;
+	l->metrics = list(cfg, K("metrics"), &o->nr_metrics);
+	o->metrics = l->metrics;
+	o->kernel_name = config_get_string(cfg, K("kernel_name"));
+	o->kernel_name_base = config_get_string(cfg, K("kernel_name_base"));
+	o->kernel_id = config_get_string(cfg, K("kernel_id"));
+	o->launch_skip = config_get_int(cfg, K("launch_skip"), -1);
+	o->launch_count = config_get_int(cfg, K("launch_count"), -1);
+	o->clock_control = config_get_string(cfg, K("clock_control"));
+	o->cache_control = config_get_string(cfg, K("cache_control"));
+	o->force_overwrite = config_get_bool(cfg, K("force_overwrite"), 1);
+#undef K
+}
+
+void ncu_config_lists_release(struct ncu_config_lists *l)
+{
+	FREE_AND_NULL(l->include);
+	FREE_AND_NULL(l->exclude);
+	FREE_AND_NULL(l->sections);
+	FREE_AND_NULL(l->metrics);
+}
+
+int ncu_options_range(const struct ncu_options *o)
+{
+	return o->replay_mode &&
+	       (!strcmp(o->replay_mode, "range") || !strcmp(o->replay_mode, "app-range"));
+}
+
+int ncu_options_explicit(const struct ncu_options *o)
+{
+	return o->kernel_name || o->kernel_id || o->launch_skip >= 0 || ncu_options_range(o);
+}
+
+void ncu_options_light(struct ncu_options *o)
+{
+	static const char *const light[] = {"SpeedOfLight", "Occupancy"};
+
+	o->set = NULL;
+	o->sections = light;
+	o->nr_sections = ARRAY_SIZE(light);
+}
+
+void ncu_options_for_kernel(struct ncu_options *o, const char *kernel_name, const char *base,
+			    long long skip, long long count)
+{
+	o->nvtx = 0;
+	o->nvtx_include = o->nvtx_exclude = NULL;
+	o->nr_nvtx_include = o->nr_nvtx_exclude = 0;
+	o->kernel_id = NULL;
+	o->kernel_name = kernel_name;
+	o->kernel_name_base = base;
+	o->launch_skip = skip;
+	o->launch_count = count;
+}
+
+int ncu_plan_describe(const struct ncu_options *o, const char *mode, const char *run_dir,
+		      struct strbuf *out, struct strbuf *err)
+{
+	struct ncu_options t = *o;
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct strbuf path = STRBUF_INIT;
+	int light = mode && !strcmp(mode, "light"), ret;
+
+	if (light)
+		ncu_options_light(&t);
+	if (ncu_options_explicit(o)) {
+		strbuf_addstr(out, "one ncu run with the configured filters "
+				   "(pipeline.ncu.ncu_cli) -> ncu/k0.ncu-rep, ncu/raw.csv:\n    ");
+		path_join(&path, run_dir, "ncu/k0");
+	} else {
+		strbuf_addf(out,
+			    "one ncu run per kernel selected by select (%s) -> "
+			    "ncu/k<i>.ncu-rep, ncu/raw.csv, ncu/measured.json; each:\n    ",
+			    light ? "run.mode=light: at most 5, SpeedOfLight + Occupancy"
+				  : "at most run.top_n_kernels");
+		ncu_options_for_kernel(&t, "<regex:^name$ of kernel i>", o->kernel_name_base, 0,
+				       o->launch_count > 0 ? o->launch_count : 1);
+		path_join(&path, run_dir, "ncu/k<i>");
+	}
+	t.output = path.buf;
+	t.force_overwrite = 1;
+	ret = ncu_capture_argv(&t, &cmd, err);
+	if (!ret && (t.nr_sections || t.nr_metrics)) {
+		/* the check cmd-profile runs before the first capture */
+		strbuf_addf(out, "once, before any capture: %s --list-sections -> ncu/sections.txt",
+			    t.ncu ? t.ncu : "ncu");
+		if (t.nr_metrics)
+			strbuf_addf(out, ", %s --query-metrics -> ncu/metrics.txt",
+				    t.ncu ? t.ncu : "ncu");
+		strbuf_addstr(out, "; a requested section or metric this GPU lacks fails the step "
+				   "there\n    ");
+	}
+	if (!ret) {
+		struct strbuf line = STRBUF_INIT;
+		const char *p;
+
+		ncu_cmd_format(&cmd, &line);
+		/* the skip differs per kernel too */
+		p = ncu_options_explicit(o) ? NULL : strstr(line.buf, "--launch-skip 0 ");
+		if (p) {
+			strbuf_add(out, line.buf, (size_t)(p - line.buf));
+			strbuf_addstr(out, "--launch-skip '<N of kernel i>' ");
+			strbuf_addstr(out, p + strlen("--launch-skip 0 "));
+		} else {
+			strbuf_addstr(out, line.buf);
+		}
+		strbuf_addstr(out, "\n    then: ncu --import <rep> --csv --page raw --print-units "
+				   "base, merged into ncu/raw.csv");
+		strbuf_release(&line);
+	}
+	ncu_cmd_release(&cmd);
+	strbuf_release(&path);
+	return ret;
+}

@@ -1,0 +1,172 @@
+/* bundle.c: see bundle.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "pipeline/bundle.h"
+#include "core/banned.h"
+
+#define CREATE_ATTEMPTS 64
+
+void bundle_format_run_id(struct strbuf *sb, uint64_t wall_ns, unsigned rand16)
+{
+	time_t secs = (time_t)(wall_ns / 1000000000ull);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strbuf_addf(sb, "%04d%02d%02d-%02d%02d%02d-%04x", tm.tm_year + 1900, tm.tm_mon + 1,
+		    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rand16 & 0xffffu);
+}
+
+int bundle_run_id_valid(const char *s)
+{
+	static const char shape[] = "dddddddd-dddddd-xxxx";
+
+	if (strlen(s) != RUN_ID_LEN)
+		return 0;
+	for (size_t i = 0; i < RUN_ID_LEN; i++) {
+		char c = s[i];
+		if (shape[i] == '-' && c != '-')
+			return 0;
+		if (shape[i] == 'd' && (c < '0' || c > '9'))
+			return 0;
+		if (shape[i] == 'x' && !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return 0;
+	}
+	return 1;
+}
+
+static unsigned random16(void)
+{
+	unsigned short v = 0;
+	int fd;
+
+	if (getrandom(&v, sizeof(v), 0) == (ssize_t)sizeof(v))
+		return v;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, &v, sizeof(v));
+		close(fd);
+		if (n == (ssize_t)sizeof(v))
+			return v;
+	}
+	/* last resort: still unique enough with the EEXIST retry */
+	return (unsigned)((clock() ^ getpid() ^ time(NULL)) & 0xffff);
+}
+
+void bundle_abspath(struct strbuf *sb, const char *root)
+{
+	char *cwd;
+
+	if (root[0] == '/') {
+		strbuf_addstr(sb, root);
+		return;
+	}
+	cwd = getcwd(NULL, 0);
+	if (!cwd) {
+		strbuf_addstr(sb, root); /* cwd deleted: best effort */
+		return;
+	}
+	path_join(sb, cwd, root);
+	free(cwd);
+	while (sb->len > 1 && sb->buf[sb->len - 1] == '/')
+		strbuf_setlen(sb, sb->len - 1);
+	/* "./x" and "x/." are left as they are: harmless, and realpath would
+	 * resolve symlinks the user chose on purpose */
+}
+
+int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err)
+{
+	struct strbuf abs = STRBUF_INIT, dir = STRBUF_INIT, id = STRBUF_INIT;
+	int ret = -1;
+
+	bundle_abspath(&abs, root);
+	if (mkdir_p(abs.buf, err))
+		goto out;
+	for (int i = 0;; i++) {
+		strbuf_reset(&id);
+		strbuf_reset(&dir);
+		bundle_format_run_id(&id, clock_wall_ns(), random16());
+		path_join(&dir, abs.buf, id.buf);
+		if (!mkdir(dir.buf, 0777))
+			break;
+		if (errno != EEXIST || i + 1 >= CREATE_ATTEMPTS) {
+			error_errno(err, "cannot create run directory '%s'", dir.buf);
+			goto out;
+		}
+	}
+	memcpy(b->run_id, id.buf, RUN_ID_LEN + 1);
+	b->root = strbuf_detach(&abs, NULL);
+	b->dir = strbuf_detach(&dir, NULL);
+	strbuf_reset(&dir);
+	path_join(&dir, b->dir, "logs");
+	if (mkdir(dir.buf, 0777)) {
+		error_errno(err, "cannot create directory '%s'", dir.buf);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&abs);
+	strbuf_release(&dir);
+	strbuf_release(&id);
+	return ret;
+}
+
+void bundle_release(struct run_bundle *b)
+{
+	FREE_AND_NULL(b->root);
+	FREE_AND_NULL(b->dir);
+	b->run_id[0] = '\0';
+}
+
+void bundle_path(const struct run_bundle *b, const char *rel, struct strbuf *sb)
+{
+	path_join(sb, b->dir, rel);
+}
+
+int bundle_write(const struct run_bundle *b, const char *rel, const void *data, size_t len,
+		 struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+
+	bundle_path(b, rel, &path);
+	ret = write_file_atomic(path.buf, data, len, err);
+	strbuf_release(&path);
+	return ret;
+}
+
+int bundle_update_latest(const struct run_bundle *b, struct strbuf *err)
+{
+	struct strbuf tmp = STRBUF_INIT, link = STRBUF_INIT;
+	int ret = -1;
+
+	path_join(&link, b->root, "latest");
+	path_join(&tmp, b->root, ".latest.tmp.");
+	strbuf_addf(&tmp, "%ld.%04x", (long)getpid(), random16());
+	/* relative target: the tree stays valid when moved */
+	if (symlink(b->run_id, tmp.buf)) {
+		error_errno(err, "cannot create symlink '%s'", tmp.buf);
+		goto out;
+	}
+	if (rename(tmp.buf, link.buf)) {
+		error_errno(err, "cannot replace '%s'", link.buf);
+		unlink(tmp.buf);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&tmp);
+	strbuf_release(&link);
+	return ret;
+}

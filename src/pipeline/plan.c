@@ -1,0 +1,555 @@
+/* plan.c: see plan.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "pipeline/plan.h"
+#include "core/proc.h"
+#include "core/banned.h"
+
+struct strv {
+	char **v;
+	size_t nr, alloc;
+};
+
+static void strv_push(struct strv *s, char *owned)
+{
+	ALLOC_GROW(s->v, s->nr + 2, s->alloc);
+	s->v[s->nr++] = owned;
+	s->v[s->nr] = NULL;
+}
+
+static void strv_pushf(struct strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void strv_pushf(struct strv *s, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strv_push(s, strbuf_detach(&sb, NULL));
+}
+
+static char **strv_finish(struct strv *s)
+{
+	if (!s->v)
+		strv_push(s, NULL); /* an empty, NULL-terminated vector */
+	return s->v;
+}
+
+static void strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+static struct plan_step *plan_add(struct plan *p, const char *name, enum step_kind kind)
+{
+	struct plan_step *s;
+	struct strbuf sb = STRBUF_INIT;
+
+	ALLOC_GROW(p->steps, p->nr + 1, p->alloc);
+	s = &p->steps[p->nr++];
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(name);
+	s->kind = kind;
+	strbuf_addf(&sb, "logs/%s.out", name);
+	s->out_log = strbuf_detach(&sb, NULL);
+	strbuf_addf(&sb, "logs/%s.err", name);
+	s->err_log = strbuf_detach(&sb, NULL);
+	return s;
+}
+
+/* An in-process step: no argv, no logs of its own. */
+static struct plan_step *plan_add_internal(struct plan *p, const char *name, const char *what,
+					   const char *skip_reason)
+{
+	struct plan_step *s = plan_add(p, name, STEP_KIND_INTERNAL);
+	struct strv none = {NULL, 0, 0}, none2 = {NULL, 0, 0};
+
+	s->argv = strv_finish(&none);
+	s->env_add = strv_finish(&none2);
+	s->what = xstrdup(what);
+	s->skip_reason = skip_reason ? xstrdup(skip_reason) : NULL;
+	return s;
+}
+
+static void strv_from_nsys(struct strv *v, struct nsys_args *a)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		strv_push(v, xstrdup(a->v[i]));
+	nsys_args_release(a);
+}
+
+/* Built-in workload flags: the contract with workloads/ (docs/workloads.md:
+ * "--flag value" pairs); keep both sides in step. */
+static void builtin_argv(struct strv *a, const char *bin, int llm, const struct plan_params *pp)
+{
+	strv_push(a, xstrdup(bin));
+	if (pp->device) {
+		strv_push(a, xstrdup("--device"));
+		strv_push(a, xstrdup(pp->device));
+	}
+	if (!llm) {
+		strv_pushf(a, "--batch");
+		strv_pushf(a, "%lld", (long long)pp->batch_size);
+		strv_pushf(a, "--warmup");
+		strv_pushf(a, "%lld", (long long)pp->warmup);
+		strv_pushf(a, "--seed");
+		strv_pushf(a, "%lld", (long long)pp->seed);
+		return;
+	}
+	if (pp->model_name) {
+		strv_push(a, xstrdup("--model-name"));
+		strv_push(a, xstrdup(pp->model_name));
+	}
+#define SHAPE(flag, v)                                                                             \
+	do {                                                                                       \
+		if ((v) > 0) {                                                                     \
+			strv_push(a, xstrdup(flag));                                               \
+			strv_pushf(a, "%lld", (long long)(v));                                     \
+		}                                                                                  \
+	} while (0)
+	SHAPE("--hidden", pp->hidden_size);
+	SHAPE("--intermediate", pp->intermediate_size);
+	SHAPE("--layers", pp->num_layers);
+	SHAPE("--heads", pp->num_heads);
+	SHAPE("--kv-heads", pp->num_kv_heads);
+	SHAPE("--head-dim", pp->head_dim);
+	SHAPE("--vocab", pp->vocab_size);
+	SHAPE("--max-pos", pp->max_position);
+#undef SHAPE
+	if (pp->rope_theta > 0) {
+		strv_push(a, xstrdup("--rope-theta"));
+		strv_pushf(a, "%.9g", pp->rope_theta);
+	}
+	if (pp->rms_norm_eps > 0) {
+		strv_push(a, xstrdup("--rms-eps"));
+		strv_pushf(a, "%.9g", pp->rms_norm_eps);
+	}
+	if (pp->qkv_bias >= 0 && pp->hidden_size > 0) {
+		strv_push(a, xstrdup("--qkv-bias"));
+		strv_pushf(a, "%d", pp->qkv_bias > 0);
+	}
+	if (pp->tie_word_embeddings >= 0 && pp->hidden_size > 0) {
+		strv_push(a, xstrdup("--tie-embeddings"));
+		strv_pushf(a, "%d", pp->tie_word_embeddings > 0);
+	}
+	if (pp->weights) {
+		strv_push(a, xstrdup("--weights"));
+		strv_push(a, xstrdup(pp->weights));
+	}
+	strv_push(a, xstrdup("--seed"));
+	strv_pushf(a, "%lld", (long long)pp->seed);
+	if (pp->dtype) {
+		strv_push(a, xstrdup("--dtype"));
+		strv_push(a, xstrdup(pp->dtype));
+	}
+	strv_push(a, xstrdup("--batch"));
+	strv_pushf(a, "%lld", (long long)pp->batch_size);
+	strv_push(a, xstrdup("--prompt-len"));
+	strv_pushf(a, "%lld", (long long)pp->prompt_len);
+	strv_push(a, xstrdup("--new-tokens"));
+	strv_pushf(a, "%lld", (long long)pp->max_new_tokens);
+	strv_push(a, xstrdup("--cuda-graph"));
+	strv_pushf(a, "%d", pp->cuda_graph > 0);
+	strv_push(a, xstrdup("--warmup"));
+	strv_pushf(a, "%lld", (long long)pp->warmup);
+	strv_push(a, xstrdup("--analytic-out"));
+	strv_pushf(a, "%s/%s", pp->run_dir, PLAN_ANALYTIC_FILE);
+}
+
+const char *plan_workload_ignores(const char *kind, const char *override)
+{
+	/* keys builtin_argv() passes to llmprof-llm but not to llmprof-dummy */
+	static const char *const dummy_ignores[] = {
+	    "infer.prompt_len", "infer.max_new_tokens", "infer.dtype", "infer.cuda_graph", "model",
+	};
+	const char *key = override, *end;
+	size_t len;
+
+	if (!kind || strcmp(kind, "dummy") || !override)
+		return NULL;
+	while (*key == '+' || *key == '~')
+		key++;
+	end = key + strcspn(key, "=@");
+	len = (size_t)(end - key);
+	if (len == 10 && !strncmp(key, "model.seed", len))
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(dummy_ignores); i++) {
+		size_t n = strlen(dummy_ignores[i]);
+
+		if (len >= n && !strncmp(key, dummy_ignores[i], n) && (len == n || key[n] == '.'))
+			return dummy_ignores[i];
+	}
+	return NULL;
+}
+
+/* The workload step: the program, wrapped by the backend. */
+static int plan_workload(struct plan *p, const struct plan_params *pp, const char *kind,
+			 struct strbuf *err)
+{
+	struct strv argv = {NULL, 0, 0}, env = {NULL, 0, 0};
+	struct plan_step *s;
+	char *fail = NULL;
+	int fail_code = 0;
+
+	if (!strcmp(kind, "command")) {
+		static const char no_program[] = "workload.kind=command needs a program: give "
+						 "'-- PROGRAM ARGS' or set workload.program";
+
+		if (!pp->program_argv || !pp->program_argv[0] || !*pp->program_argv[0]) {
+			if (!pp->dry_run)
+				return error_set(err, "%s", no_program);
+			strv_push(&argv, xstrdup("<no program>"));
+			fail = xstrdup(no_program);
+			fail_code = EXIT_CONFIG;
+		}
+		for (const char *const *a = pp->program_argv; !fail && *a; a++)
+			strv_push(&argv, xstrdup(*a));
+	} else if (!strcmp(kind, "llm") || !strcmp(kind, "dummy")) {
+		struct strbuf bin = STRBUF_INIT;
+		path_join(&bin, pp->workloads_dir ? pp->workloads_dir : ".",
+			  !strcmp(kind, "llm") ? "llmprof-llm" : "llmprof-dummy");
+		builtin_argv(&argv, bin.buf, !strcmp(kind, "llm"), pp);
+		strbuf_release(&bin);
+	} else {
+		return error_set(err, "unknown workload kind '%s' (expected llm, dummy or command)",
+				 kind);
+	}
+	{
+		struct strv prog = {NULL, 0, 0};
+
+		for (size_t i = 0; i < argv.nr; i++)
+			strv_push(&prog, xstrdup(argv.v[i]));
+		p->program = strv_finish(&prog);
+	}
+	if (pp->trace == PLAN_TRACE_NSYS) {
+		struct nsys_options o;
+		struct nsys_args na = NSYS_ARGS_INIT;
+		struct strbuf base = STRBUF_INIT, e = STRBUF_INIT;
+		int ret;
+
+		if (!pp->nsys || !pp->nsys->nsys)
+			return error_set(err, "trace backend nsys: no nsys executable");
+		o = *pp->nsys;
+		path_join(&base, pp->run_dir, "nsys/run");
+		o.output_base = base.buf;
+		o.target_argv = (const char *const *)argv.v;
+		o.target_argc = argv.nr;
+		ret = nsys_build_profile(&o, &na, &e);
+		strbuf_release(&base);
+		if (ret && !pp->dry_run) {
+			error_set(err, "%s", e.buf);
+			strbuf_release(&e);
+			strv_free(argv.v);
+			nsys_args_release(&na);
+			return -1;
+		}
+		if (ret) {
+			/* the dry run goes on: the program under a bare `nsys
+			 * profile`, marked with what is wrong */
+			struct strv w = {NULL, 0, 0};
+
+			strv_push(&w, xstrdup(pp->nsys->nsys));
+			strv_push(&w, xstrdup("profile"));
+			for (size_t i = 0; i < argv.nr; i++)
+				strv_push(&w, xstrdup(argv.v[i]));
+			strv_free(argv.v);
+			argv = w;
+			if (pp->trace_problem) { /* what stops the run first */
+				struct strbuf both = STRBUF_INIT;
+
+				strbuf_addf(&both, "%s; also %s", pp->trace_problem, e.buf);
+				fail = strbuf_detach(&both, NULL);
+				fail_code = pp->trace_problem_code;
+			} else {
+				fail = strbuf_detach(&e, NULL);
+				fail_code = EXIT_CONFIG;
+			}
+		} else {
+			strv_free(argv.v);
+			memset(&argv, 0, sizeof(argv));
+			strv_from_nsys(&argv, &na);
+		}
+		nsys_args_release(&na);
+		strbuf_release(&e);
+	}
+	/* the run directory, for programs that want to drop extra files there */
+	strv_pushf(&env, "LLMPROF_RUN_DIR=%s", pp->run_dir);
+	if (pp->trace == PLAN_TRACE_BUILTIN)
+		for (const char *const *e = pp->workload_env; e && *e; e++)
+			strv_push(&env, xstrdup(*e));
+	s = plan_add(p, "workload", STEP_KIND_WORKLOAD);
+	s->argv = strv_finish(&argv);
+	s->env_add = strv_finish(&env);
+	s->would_fail = fail;
+	s->fail_code = fail_code;
+	return 0;
+}
+
+/* --dry-run: marks step (unless already marked) as one that would fail. */
+static void mark(struct plan_step *s, const char *why, int code)
+{
+	if (!s || s->would_fail || !why)
+		return;
+	s->would_fail = xstrdup(why);
+	s->fail_code = code;
+}
+
+static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
+{
+	struct strbuf rep = STRBUF_INIT, db = STRBUF_INIT, base = STRBUF_INIT;
+	struct nsys_args na = NSYS_ARGS_INIT;
+	struct strv v = {NULL, 0, 0}, e = {NULL, 0, 0};
+	struct plan_step *s;
+
+	path_join(&rep, pp->run_dir, "nsys/run.nsys-rep");
+	path_join(&db, pp->run_dir, "nsys/run.sqlite");
+	path_join(&base, pp->run_dir, "nsys/summary");
+	nsys_build_export(pp->nsys->nsys, rep.buf, db.buf, &na);
+	strv_from_nsys(&v, &na);
+	s = plan_add(p, "nsys-export", STEP_KIND_TOOL);
+	s->argv = strv_finish(&v);
+	s->env_add = strv_finish(&e);
+	s->after_failure = 1;
+
+	memset(&v, 0, sizeof(v));
+	memset(&e, 0, sizeof(e));
+	nsys_build_stats(pp->nsys->nsys, db.buf, base.buf, &na);
+	strv_from_nsys(&v, &na);
+	s = plan_add(p, "nsys-stats", STEP_KIND_TOOL);
+	s->argv = strv_finish(&v);
+	s->env_add = strv_finish(&e);
+	s->after_failure = 1;
+	strbuf_release(&rep);
+	strbuf_release(&db);
+	strbuf_release(&base);
+}
+
+int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
+{
+	struct plan_step *s;
+	const char *kind = pp->workload_kind ? pp->workload_kind : "llm";
+	const char *mode = pp->mode ? pp->mode : "deep";
+	const char *ncu_skip;
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(p, 0, sizeof(*p));
+	plan_add_internal(p, "config", "resolve conf/ + overrides -> config.yaml", NULL);
+	plan_add_internal(p, "provenance",
+			  "host, GPUs, driver, tools, argv -> env.json, inputs.yaml", NULL);
+	if (plan_workload(p, pp, kind, err)) {
+		plan_release(p);
+		return -1;
+	}
+	switch (pp->trace) {
+	case PLAN_TRACE_BUILTIN:
+		strbuf_addf(&sb, "builtin tracer logs -> trace/trace.sqlite, trace/trace.json (%s)",
+			    pp->trace_reason ? pp->trace_reason : "pipeline.trace.backend=builtin");
+		s = plan_add_internal(p, "trace", sb.buf, NULL);
+		s->after_failure = 1;
+		break;
+	case PLAN_TRACE_NSYS:
+		plan_nsys_steps(p, pp);
+		break;
+	case PLAN_TRACE_OFF:
+		break;
+	}
+	strbuf_reset(&sb);
+	if (pp->trace == PLAN_TRACE_OFF)
+		strbuf_addf(&sb, "no timeline trace: %s",
+			    pp->trace_reason ? pp->trace_reason : "pipeline.trace.enable=false");
+	s = plan_add_internal(p, "analyze",
+			      "stage timings, operators, kernel summary from the trace (stages.*)",
+			      sb.len ? sb.buf : NULL);
+	s->after_failure = 1;
+	/* light: the reduced counter set on the top few kernels; deep: the
+	 * configured sections on the kernels covering run.coverage */
+	ncu_skip = !pp->ncu_enable		 ? "pipeline.ncu.enable=false"
+		   : pp->trace == PLAN_TRACE_OFF ? "no timeline trace to select kernels from"
+						 : NULL;
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "run.mode=%s: %s -> ncu/selection.json", mode,
+		    !strcmp(mode, "light")
+			? "the top kernels of run.stage by GPU time, for a reduced counter set"
+			: "the kernels of run.stage covering run.coverage of its GPU time "
+			  "(at most run.top_n_kernels)");
+	plan_add_internal(p, "select", sb.buf, ncu_skip);
+	plan_add_internal(p, "ncu",
+			  pp->ncu_what
+			      ? pp->ncu_what
+			      : "one ncu run per selected kernel -> ncu/k<i>.ncu-rep, ncu/raw.csv",
+			  ncu_skip);
+	plan_add_internal(p, "join", "trace kernels x ncu/raw.csv -> kernel counters", ncu_skip);
+	if (pp->dry_run) {
+		if (pp->trace_problem)
+			for (size_t i = 0; i < p->nr; i++)
+				if (!strcmp(p->steps[i].name, "workload") ||
+				    !strcmp(p->steps[i].name, "trace") ||
+				    !strncmp(p->steps[i].name, "nsys-", 5))
+					mark(&p->steps[i], pp->trace_problem,
+					     pp->trace_problem_code);
+		if (!ncu_skip)
+			mark((struct plan_step *)plan_find(p, "ncu"), pp->ncu_problem,
+			     pp->ncu_problem_code);
+	}
+	s = plan_add_internal(p, "reports",
+			      "kernels.md operators.md report.md stakeholder_summary.md "
+			      "metrics.json report.html charts/ from the bundle",
+			      NULL);
+	s->after_failure = 1;
+	strbuf_release(&sb);
+
+	p->inputs.kind = !strcmp(kind, "command") ? "command"
+			 : !strcmp(kind, "llm")	  ? "llm"
+						  : "dummy";
+	p->inputs.argv = (const char *const *)p->program;
+	p->inputs.prompt_len = p->inputs.max_new_tokens = p->inputs.batch_size = -1;
+	p->inputs.warmup = p->inputs.seed = -1;
+	p->inputs.cuda_graph = -1;
+	if (strcmp(kind, "command")) {
+		p->inputs.device = pp->device;
+		p->inputs.model_name = pp->model_name;
+		p->inputs.prompt_len = pp->prompt_len;
+		p->inputs.max_new_tokens = pp->max_new_tokens;
+		p->inputs.batch_size = pp->batch_size;
+		p->inputs.warmup = pp->warmup;
+		p->inputs.seed = pp->seed;
+		p->inputs.dtype = pp->dtype;
+		p->inputs.cuda_graph = pp->cuda_graph;
+	}
+	return 0;
+}
+
+const struct plan_step *plan_find(const struct plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->nr; i++)
+		if (!strcmp(p->steps[i].name, name))
+			return &p->steps[i];
+	return NULL;
+}
+
+void plan_release(struct plan *p)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		struct plan_step *s = &p->steps[i];
+		free(s->name);
+		strv_free(s->argv);
+		strv_free(s->env_add);
+		free(s->out_log);
+		free(s->err_log);
+		free(s->skip_reason);
+		free(s->what);
+		free(s->would_fail);
+	}
+	free(p->steps);
+	strv_free(p->program);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Why step s's program is missing (owned), or NULL when it is there, not
+ * checked here, or the step does not run. */
+static char *program_missing(const struct plan *p, const struct plan_step *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *found;
+
+	if (s->kind == STEP_KIND_INTERNAL || s->skip_reason)
+		return NULL;
+	/* a user's own program is checked by running it: exec errors
+	 * land in status.json like any other workload failure */
+	if (s->kind == STEP_KIND_WORKLOAD && p->inputs.kind && !strcmp(p->inputs.kind, "command"))
+		return NULL;
+	found = find_in_path(s->argv[0]);
+	if (found) {
+		free(found);
+		return NULL;
+	}
+	if (s->kind == STEP_KIND_WORKLOAD)
+		strbuf_addf(&sb,
+			    "built-in workload '%s' not found: build it with "
+			    "'make' (needs workloads/), set LLMPROF_WORKLOADS_DIR, "
+			    "or run your own program with '-- PROGRAM ARGS'",
+			    s->argv[0]);
+	else
+		strbuf_addf(&sb, "step '%s': '%s' not found", s->name, s->argv[0]);
+	return strbuf_detach(&sb, NULL);
+}
+
+int plan_check_programs(const struct plan *p, struct strbuf *err)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		char *why = program_missing(p, &p->steps[i]);
+
+		if (why) {
+			error_set(err, "%s", why);
+			free(why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+size_t plan_mark_programs(struct plan *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr; i++) {
+		struct plan_step *s = &p->steps[i];
+
+		if (!s->would_fail && (s->would_fail = program_missing(p, s)))
+			s->fail_code = EXIT_TOOL_MISSING;
+		n += s->would_fail != NULL;
+	}
+	return n;
+}
+
+const struct plan_step *plan_first_failure(const struct plan *p)
+{
+	for (size_t i = 0; i < p->nr; i++)
+		if (p->steps[i].would_fail)
+			return &p->steps[i];
+	return NULL;
+}
+
+void plan_format(const struct plan *p, struct strbuf *out)
+{
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct plan_step *s = &p->steps[i];
+
+		strbuf_addf(out, "step %zu: %s%s", i + 1, s->name,
+			    s->optional ? " (optional)" : "");
+		if (s->kind == STEP_KIND_INTERNAL) {
+			strbuf_addf(out, " (in llmprof)\n  does: %s\n", s->what ? s->what : "");
+			if (s->skip_reason)
+				strbuf_addf(out, "  skipped: %s\n", s->skip_reason);
+			if (s->would_fail)
+				strbuf_addf(out, "  would fail: %s\n", s->would_fail);
+			continue;
+		}
+		strbuf_addstr(out, "\n  argv:");
+		for (char **a = s->argv; *a; a++) {
+			strbuf_addch(out, ' ');
+			proc_quote_shell(out, *a);
+		}
+		strbuf_addch(out, '\n');
+		for (char **e = s->env_add; *e; e++) {
+			const char *eq = strchr(*e, '=');
+			strbuf_addstr(out, "  env: ");
+			strbuf_add(out, *e, (size_t)(eq - *e + 1));
+			proc_quote_shell(out, eq + 1);
+			strbuf_addch(out, '\n');
+		}
+		strbuf_addf(out, "  logs: %s %s\n", s->out_log, s->err_log);
+		if (s->skip_reason)
+			strbuf_addf(out, "  skipped: %s\n", s->skip_reason);
+		if (s->would_fail)
+			strbuf_addf(out, "  would fail: %s\n", s->would_fail);
+	}
+}
