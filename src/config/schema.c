@@ -45,66 +45,6 @@
 	BIND(m, CONFIG_C_ENUM, enum name),                                                         \
 	    .nr_values = (nr) + 0 * sizeof(char[sizeof(FIELD(m)) == sizeof(int) ? 1 : -1])
 
-/* Each enum key's values, indexed by its C enum (config/typed.h): the text
- * users write, the docs table and the ncu/nsys argv builders all read these.
- * A value the C enum has but the array lacks leaves a NULL hole, which the
- * schema test finds. */
-const char *const run_mode_names[RUN_MODE_NR + 1] = {
-    [RUN_MODE_DEEP] = "deep",
-    [RUN_MODE_LIGHT] = "light",
-};
-const char *const trace_backend_names[TRACE_BACKEND_NR + 1] = {
-    [TRACE_BACKEND_AUTO] = "auto",
-    [TRACE_BACKEND_BUILTIN] = "builtin",
-    [TRACE_BACKEND_NSYS] = "nsys",
-};
-const char *const nsys_capture_range_names[NSYS_CAPTURE_RANGE_NR + 1] = {
-    [NSYS_CAPTURE_RANGE_NONE] = "none",
-    [NSYS_CAPTURE_RANGE_NVTX] = "nvtx",
-    [NSYS_CAPTURE_RANGE_CUDA_PROFILER_API] = "cudaProfilerApi",
-    [NSYS_CAPTURE_RANGE_HOTKEY] = "hotkey",
-};
-const char *const nsys_cuda_graph_trace_names[NSYS_GRAPH_TRACE_NR + 1] = {
-    [NSYS_GRAPH_TRACE_NODE] = "node",
-    [NSYS_GRAPH_TRACE_GRAPH] = "graph",
-};
-const char *const ncu_target_processes_names[NCU_TARGET_NR + 1] = {
-    [NCU_TARGET_ALL] = "all",
-    [NCU_TARGET_APPLICATION_ONLY] = "application-only",
-};
-const char *const ncu_replay_mode_names[NCU_REPLAY_NR + 1] = {
-    [NCU_REPLAY_KERNEL] = "kernel",
-    [NCU_REPLAY_APPLICATION] = "application",
-    [NCU_REPLAY_RANGE] = "range",
-    [NCU_REPLAY_APP_RANGE] = "app-range",
-};
-const char *const ncu_kernel_name_base_names[NCU_NAME_BASE_NR + 1] = {
-    [NCU_NAME_BASE_FUNCTION] = "function",
-    [NCU_NAME_BASE_DEMANGLED] = "demangled",
-    [NCU_NAME_BASE_MANGLED] = "mangled",
-};
-const char *const ncu_clock_control_names[NCU_CLOCK_NR + 1] = {
-    [NCU_CLOCK_NONE] = "none",
-    [NCU_CLOCK_BASE] = "base",
-};
-const char *const ncu_cache_control_names[NCU_CACHE_NR + 1] = {
-    [NCU_CACHE_ALL] = "all",
-    [NCU_CACHE_NONE] = "none",
-};
-const char *const workload_kind_names[WORKLOAD_KIND_NR + 1] = {
-    [WORKLOAD_KIND_LLM] = "llm",
-    [WORKLOAD_KIND_DUMMY] = "dummy",
-    [WORKLOAD_KIND_COMMAND] = "command",
-};
-const char *const model_arch_names[MODEL_ARCH_NR + 1] = {
-    [MODEL_ARCH_LLAMA] = "llama",
-};
-const char *const infer_dtype_names[INFER_DTYPE_NR + 1] = {
-    [INFER_DTYPE_BF16] = "bf16",
-    [INFER_DTYPE_FP16] = "fp16",
-    [INFER_DTYPE_FP32] = "fp32",
-};
-
 static const struct config_key schema[] = {
     {"device", CONFIG_STR, 0, "cuda:0", NULL, 0, 0,
      "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path", STR(device)},

@@ -25,9 +25,10 @@
  *
  * Adding a key: add the field here, then its row in schema.c (which binds
  * the row to the field and fails to compile if the C type is wrong), then
- * its conf/ file and the docs table (docs/configuration.md). The names
- * arrays below are the one list of each enum's values: the schema checks
- * user input against them and the ncu/nsys argv builders use them too.
+ * its conf/ file and the docs table (docs/configuration.md). An enum key
+ * also gets its C enum below and its names array in enums.c, the one list
+ * of its values: the schema checks user input against it and the ncu/nsys
+ * argv builders use it too.
  *
  * Ownership: every pointer in the struct is borrowed from the struct config
  * it came from and lives until config_free(). */
