@@ -191,8 +191,13 @@ struct config_workload {
 	int64_t warmup;
 };
 
-/* model.*: the one place the model shape is read from. The preset files
- * (conf/model/) set every required key, so no reader needs a fallback. */
+/* model.* and infer.*: the one source of the model's shape and of the run's
+ * sizes. A preset (conf/model/) sets every required key and the schema
+ * defaults the rest, so readers copy these fields as they are and keep no
+ * fallback of their own (prompt_len 128 in one place and 0 in another was
+ * such a fallback). A reader's own "unknown", like the report's cuda_graph
+ * -1 for a program that is not the built-in LLM, is about its data, not
+ * about the key. */
 struct config_model {
 	const char *name;
 	enum model_arch arch;
