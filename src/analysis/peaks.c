@@ -5,29 +5,32 @@
 #include "analysis/peaks.h"
 #include "core/banned.h"
 
-static struct rnum positive_key(const struct config *cfg, const char *key, struct report_model *m)
+/* v: the key's value, NULL when null. NaN (".nan") reads as unset too. */
+static struct rnum positive_key(const double *v, const char *key, struct report_model *m)
 {
-	double v = config_get_double(cfg, key, NAN);
-
-	if (isnan(v))
+	if (!v || isnan(*v))
 		return RNUM_NONE;
-	if (!(v > 0) || !isfinite(v)) {
-		report_model_add_note(m, "%s = %g ignored: it must be a positive number", key, v);
+	if (!(*v > 0) || !isfinite(*v)) {
+		report_model_add_note(m, "%s = %g ignored: it must be a positive number", key, *v);
 		return RNUM_NONE;
 	}
-	return rnum_of(v);
+	return rnum_of(*v);
 }
 
 void peaks_overrides_from_config(const struct config *cfg, struct hw_overrides *ov,
 				 struct report_model *m)
 {
+	const struct config_hardware *h;
+
 	ov->peak_tflops = ov->peak_gbs = ov->measured_tflops = ov->measured_gbs = RNUM_NONE;
 	if (!cfg)
 		return;
-	ov->peak_tflops = positive_key(cfg, "hardware.peak_tflops", m);
-	ov->peak_gbs = positive_key(cfg, "hardware.peak_bandwidth_gbs", m);
-	ov->measured_tflops = positive_key(cfg, "hardware.measured_tflops", m);
-	ov->measured_gbs = positive_key(cfg, "hardware.measured_bandwidth_gbs", m);
+	h = &config_typed(cfg)->hardware;
+	ov->peak_tflops = positive_key(h->peak_tflops, "hardware.peak_tflops", m);
+	ov->peak_gbs = positive_key(h->peak_bandwidth_gbs, "hardware.peak_bandwidth_gbs", m);
+	ov->measured_tflops = positive_key(h->measured_tflops, "hardware.measured_tflops", m);
+	ov->measured_gbs =
+	    positive_key(h->measured_bandwidth_gbs, "hardware.measured_bandwidth_gbs", m);
 }
 
 void peaks_load(struct report_model *m, const struct config *cfg, double mem_bw_gbs)

@@ -245,9 +245,9 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 	gpu_probe_run(&gpus);
 	check_gpus(&gpus);
 	check_toolkit();
-	check_tool(TOOL_NCU, cfg ? config_get_string(cfg, "pipeline.ncu.path") : NULL);
+	check_tool(TOOL_NCU, cfg ? config_typed(cfg)->pipeline.ncu.path : NULL);
 	check_ncu_counters(&gpus);
-	check_tool(TOOL_NSYS, cfg ? config_get_string(cfg, "pipeline.nsys.path") : NULL);
+	check_tool(TOOL_NSYS, cfg ? config_typed(cfg)->pipeline.nsys.path : NULL);
 	check_file(TOOL_TRACER, "builtin tracer");
 	check_file(TOOL_LLM, "llmprof-llm");
 	check_file(TOOL_DUMMY, "llmprof-dummy");

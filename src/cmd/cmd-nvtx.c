@@ -122,7 +122,7 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 	spec.argv = ctx->prog_argv;
 	spec.env_add = (const char *const *)env;
 	spec.stdin_null = isatty(0);
-	spec.timeout_s = config_get_double(cfg, "run.timeout_s", 0);
+	spec.timeout_s = config_typed(cfg)->run.timeout_s;
 	if (proc_run(&spec, &res, &err)) {
 		error_print("%s", err.buf);
 		ret = EXIT_IO;

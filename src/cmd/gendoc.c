@@ -247,8 +247,8 @@ void cmd_write_bash_completion(FILE *fp)
 			fprintf(fp, "\t\t%s) vals=\"true false\" ;;\n", keys[i].key);
 		else if (keys[i].type == CONFIG_ENUM && keys[i].values) {
 			fprintf(fp, "\t\t%s) vals=\"", keys[i].key);
-			for (const char *v = keys[i].values; *v; v++)
-				fputc(*v == '|' ? ' ' : *v, fp);
+			for (const char *const *v = keys[i].values; *v; v++)
+				fprintf(fp, "%s%s", v == keys[i].values ? "" : " ", *v);
 			fputs("\" ;;\n", fp);
 		}
 	}

@@ -1,5 +1,5 @@
-/* config.c: composition (Hydra-style defaults list), overrides,
- * interpolation and the typed getters. docs/configuration.md describes the
+/* config.c: composition (Hydra-style defaults list), overrides and
+ * interpolation; bind.c reads the result. docs/configuration.md describes the
  * model; the order of config_load_at() below is the contract:
  *
  *   1. read conf/config.yaml and take out its defaults list
@@ -8,7 +8,8 @@
  *   4. add schema defaults for keys nobody set
  *   5. apply key overrides in command-line order (then 4 again, so "~key"
  *      resets a schema key to its default)
- *   6. resolve ${...} interpolations, 7. validate against the schema */
+ *   6. resolve ${...} interpolations, 7. validate against the schema,
+ *   8. fill struct llmprof_config (bind.c) */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,6 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-struct config {
-	struct cnode *root;
-	char **pool; /* file names and override texts that positions point to */
-	size_t pool_nr, pool_alloc;
-};
-
 static const char *pool_add(struct config *cfg, struct strbuf *sb)
 {
 	ALLOC_GROW(cfg->pool, cfg->pool_nr + 1, cfg->pool_alloc);
@@ -38,8 +33,13 @@ static const char *pool_add(struct config *cfg, struct strbuf *sb)
 
 void config_free(struct config *cfg)
 {
+	const struct config_key *keys;
+	size_t n;
+
 	if (!cfg)
 		return;
+	keys = config_schema(&n);
+	config_schema_unbind(keys, n, &cfg->typed);
 	cnode_free(cfg->root);
 	for (size_t i = 0; i < cfg->pool_nr; i++)
 		free(cfg->pool[i]);
@@ -908,6 +908,7 @@ int config_load_at(struct config **out, const char *conf_dir, size_t n_overrides
 	    config_schema_validate(cfg->root, keys, n_keys, err))
 		goto out;
 	config_schema_sort(cfg->root, keys, n_keys);
+	config_schema_bind(cfg->root, keys, n_keys, &cfg->typed);
 	*out = cfg;
 	cfg = NULL;
 	ret = 0;
@@ -930,74 +931,6 @@ int config_load(struct config **out, const char *conf_dir, size_t n_overrides,
 		const char *const *overrides, struct strbuf *err)
 {
 	return config_load_at(out, conf_dir, n_overrides, overrides, time(NULL), err);
-}
-
-/* --- reading --- */
-
-const struct cnode *config_root(const struct config *cfg)
-{
-	return cfg->root;
-}
-
-const struct cnode *config_get(const struct config *cfg, const char *key)
-{
-	return cnode_lookup(cfg->root, key);
-}
-
-static const struct cnode *get_typed(const struct config *cfg, const char *key,
-				     enum cnode_type want, enum cnode_type also)
-{
-	const struct cnode *n = cnode_lookup(cfg->root, key);
-
-	if (!n || n->type == CNODE_NULL)
-		return NULL;
-	if (n->type != want && n->type != also)
-		BUG("config key '%s' read with the wrong type (%d)", key, (int)n->type);
-	return n;
-}
-
-const char *config_get_string(const struct config *cfg, const char *key)
-{
-	const struct cnode *n = get_typed(cfg, key, CNODE_STRING, CNODE_STRING);
-	return n ? n->s : NULL;
-}
-
-int64_t config_get_int(const struct config *cfg, const char *key, int64_t fallback)
-{
-	const struct cnode *n = get_typed(cfg, key, CNODE_INT, CNODE_INT);
-	return n ? n->i : fallback;
-}
-
-double config_get_double(const struct config *cfg, const char *key, double fallback)
-{
-	const struct cnode *n = get_typed(cfg, key, CNODE_FLOAT, CNODE_INT);
-
-	if (!n)
-		return fallback;
-	return n->type == CNODE_INT ? (double)n->i : n->f;
-}
-
-int config_get_bool(const struct config *cfg, const char *key, int fallback)
-{
-	const struct cnode *n = get_typed(cfg, key, CNODE_BOOL, CNODE_BOOL);
-	return n ? n->b : fallback;
-}
-
-size_t config_list_len(const struct config *cfg, const char *key)
-{
-	const struct cnode *n = get_typed(cfg, key, CNODE_LIST, CNODE_LIST);
-	return n ? n->nr : 0;
-}
-
-const char *config_list_item(const struct config *cfg, const char *key, size_t i)
-{
-	const struct cnode *n = get_typed(cfg, key, CNODE_LIST, CNODE_LIST);
-
-	if (!n || i >= n->nr)
-		BUG("config list '%s' has no item %zu", key, i);
-	if (n->items[i]->type != CNODE_STRING)
-		BUG("config list '%s' item %zu is not a string", key, i);
-	return n->items[i]->s;
 }
 
 void config_to_yaml(const struct config *cfg, struct strbuf *out)

@@ -5,17 +5,20 @@
  * overrides are applied (grammar in docs/configuration.md), interpolations
  * are resolved, and the result is checked against the schema table
  * (schema.c): unknown keys and wrong types are errors that name the closest
- * known key. After config_load() succeeds, every schema key can be read with
- * the typed getters below without further checks.
+ * known key. After config_load() succeeds, every schema key has been read
+ * once into struct llmprof_config (config/typed.h): code reads the fields
+ * of config_typed(cfg), never a key by its name.
  *
  * Ownership: config_load() returns a struct config the caller frees with
- * config_free(); every pointer a getter returns is borrowed from it. */
+ * config_free(); every pointer it hands out (the typed struct, nodes,
+ * strings) is borrowed from it. */
 #ifndef LLMPROF_CONFIG_H
 #define LLMPROF_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/typed.h"
 #include "core/strbuf.h"
 
 enum cnode_type {
@@ -62,14 +65,34 @@ int config_load(struct config **out, const char *conf_dir, size_t n_overrides,
 		const char *const *overrides, struct strbuf *err);
 void config_free(struct config *cfg);
 
-/* The whole tree (root map). */
+/* Every schema key's value, filled once by config_load() (config/typed.h
+ * says how each type is represented). Borrowed from cfg. Reading a key:
+ *
+ *	const struct llmprof_config *c = config_typed(cfg);
+ *
+ *	if (c->workload.kind == WORKLOAD_KIND_COMMAND)    was strcmp(.., "command")
+ *	top_n = (size_t)c->run.top_n_kernels;              was config_get_int(.., 30)
+ *	nsys = c->pipeline.nsys.path;                      NULL: null in the config
+ *	if (c->pipeline.ncu.ncu_cli.launch_skip)           int?: NULL when null
+ *		skip = *c->pipeline.ncu.ncu_cli.launch_skip;
+ *	for (size_t i = 0; i < c->stages.prefill.nr; i++)  list[str]
+ *		use(c->stages.prefill.v[i]);
+ *	argv_add(ncu_replay_mode_names[c->pipeline.ncu.ncu_cli.replay_mode]);
+ */
+const struct llmprof_config *config_typed(const struct config *cfg);
+
+/* The whole tree (root map): for what is free-form by nature (config show,
+ * <run>/config.yaml). */
 const struct cnode *config_root(const struct config *cfg);
 /* The node at a dotted key, or NULL when absent. */
 const struct cnode *config_get(const struct config *cfg, const char *key);
 
-/* Typed getters for schema keys. A missing key or a null value yields the
- * given fallback (NULL for strings). Calling a getter of the wrong type on a
- * schema key is a bug (BUG()). */
+/* String-keyed getters, for config/ and the call sites not yet converted to
+ * config_typed(); new code uses the typed struct (a misspelled key here is
+ * only found at run time, and the fallback restates the schema's default).
+ * A missing key or a null value yields the given fallback (NULL for
+ * strings). Calling a getter of the wrong type on a schema key is a bug
+ * (BUG()). */
 const char *config_get_string(const struct config *cfg, const char *key);
 int64_t config_get_int(const struct config *cfg, const char *key, int64_t fallback);
 double config_get_double(const struct config *cfg, const char *key, double fallback);
@@ -180,20 +203,39 @@ enum config_key_flags {
 	CONFIG_REQUIRED = (1 << 4), /* no default: the config files must set it */
 };
 
+/* The C type of the field a row fills (config/typed.h lists them). */
+enum config_ctype {
+	CONFIG_C_NONE,		/* the row fills no field */
+	CONFIG_C_STR,		/* const char * (str, str?) */
+	CONFIG_C_INT,		/* int64_t */
+	CONFIG_C_INT_OR_NULL,	/* const int64_t * (int?) */
+	CONFIG_C_FLOAT,		/* double */
+	CONFIG_C_FLOAT_OR_NULL, /* const double * (float?) */
+	CONFIG_C_BOOL,		/* int */
+	CONFIG_C_ENUM,		/* a C enum (int-sized): the index in values */
+	CONFIG_C_STRLIST,	/* struct config_strlist (list[str], list[str]?) */
+	CONFIG_C_TREE,		/* const struct cnode * (map) */
+};
+
 struct config_key {
 	const char *key; /* full dotted key */
 	enum config_type type;
 	unsigned flags;
-	const char *def;    /* default as YAML text ("30", "null", "[a, b]"); NULL if required */
-	const char *values; /* CONFIG_ENUM: "deep|light" */
-	double min, max;    /* with CONFIG_HAS_MIN / CONFIG_HAS_MAX */
+	const char *def; /* default as YAML text ("30", "null", "[a, b]"); NULL if required */
+	const char *const *values; /* CONFIG_ENUM: the names, NULL-terminated (run_mode_names) */
+	double min, max;	   /* with CONFIG_HAS_MIN / CONFIG_HAS_MAX */
 	const char *help;
+	size_t offset;		 /* of the field in struct llmprof_config */
+	enum config_ctype ctype; /* CONFIG_C_NONE: no field */
+	size_t nr_values;	 /* CONFIG_ENUM: the C enum's value count (RUN_MODE_NR) */
 };
 
 /* The built-in table, sorted as SCHEMA.md lists it. Static; do not free. */
 const struct config_key *config_schema(size_t *n);
 /* "int", "float?", "enum(deep|light)", "list[str]?" ... into sb. */
 void config_key_type_format(const struct config_key *k, struct strbuf *sb);
+/* An enum key's values as "deep|light" into sb. */
+void config_key_values_format(const struct config_key *k, struct strbuf *sb);
 /* "[1, 100000]", "(0, 1]", ">= 0", or nothing, into sb. */
 void config_key_range_format(const struct config_key *k, struct strbuf *sb);
 /* Adds every key of the table that root lacks (parents must be maps or
@@ -204,6 +246,14 @@ void config_schema_fill_defaults(struct cnode *root, const struct config_key *ke
  * keys and scalars to strings for str and list[str] keys. 0 or -1 with err. */
 int config_schema_validate(struct cnode *root, const struct config_key *keys, size_t n,
 			   struct strbuf *err);
+/* Fills the struct at out (struct llmprof_config for the built-in table)
+ * from a validated root: each row with a ctype writes its field at
+ * out + offset. An absent or null value gives NULL (0 for non-nullable
+ * types). Strings and numbers point into root, which must outlive out; list
+ * arrays are allocated: release them with config_schema_unbind(). */
+void config_schema_bind(const struct cnode *root, const struct config_key *keys, size_t n,
+			void *out);
+void config_schema_unbind(const struct config_key *keys, size_t n, void *out);
 /* Orders every map's keys as the table lists them (keys the table does not
  * know keep their order, after the known ones), so output reads like the docs. */
 void config_schema_sort(struct cnode *root, const struct config_key *keys, size_t n);

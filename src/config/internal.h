@@ -6,6 +6,15 @@
 
 #include "config/config.h"
 
+/* A loaded configuration: the tree, the typed struct filled from it, and
+ * the strings its positions point to. */
+struct config {
+	struct cnode *root;
+	struct llmprof_config typed; /* points into root */
+	char **pool;		     /* file names and override texts that positions point to */
+	size_t pool_nr, pool_alloc;
+};
+
 /* Deeper trees are rejected by the parsers, so recursion stays bounded. */
 #define CONFIG_MAX_DEPTH 64
 

@@ -1,12 +1,16 @@
 /* schema.c: every config key llmprof reads, with its type, default, allowed
- * values and help, and the one walker that fills defaults, validates and
+ * values, help and the field of struct llmprof_config it fills
+ * (config/typed.h), and the one walker that fills defaults, validates and
  * suggests. docs/configuration.md embeds the table (`llmprof config keys
- * --markdown`); tests/cli/test-config.sh fails when they differ.
+ * --markdown`); tests/cli/test-config.sh fails when they differ, and
+ * tests/unit/test-config-typed.c when a row and its field do.
  *
- * Adding a key: add a row here (and to the conf/ file that owns it), then
- * regenerate the docs table. No map is open (CONFIG_OPEN_MAP) today, so a
- * '+key=value' outside the table is an unknown key. */
+ * Adding a key: add its field to config/typed.h, a row here (and the key to
+ * the conf/ file that owns it), then regenerate the docs table. No map is
+ * open (CONFIG_OPEN_MAP) today, so a '+key=value' outside the table is an
+ * unknown key. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,70 +27,103 @@
 #define GE(x) .flags = CONFIG_HAS_MIN, .min = (x)
 #define IN(a, b) .flags = CONFIG_HAS_MIN | CONFIG_HAS_MAX, .min = (a), .max = (b)
 
+/* Binding a row to its field of struct llmprof_config: the _Generic has one
+ * association, the C type the row's type needs, so a field of another type
+ * (or none: a misspelled member) does not compile. */
+#define FIELD(m) (((struct llmprof_config *)0)->m)
+#define BIND(m, ctype_, c_type)                                                                    \
+	.offset = _Generic(FIELD(m), c_type : offsetof(struct llmprof_config, m)), .ctype = (ctype_)
+#define STR(m) BIND(m, CONFIG_C_STR, const char *)
+#define INT(m) BIND(m, CONFIG_C_INT, int64_t)
+#define INT_OR_NULL(m) BIND(m, CONFIG_C_INT_OR_NULL, const int64_t *)
+#define FLOAT(m) BIND(m, CONFIG_C_FLOAT, double)
+#define FLOAT_OR_NULL(m) BIND(m, CONFIG_C_FLOAT_OR_NULL, const double *)
+#define BOOL(m) BIND(m, CONFIG_C_BOOL, int)
+#define LIST(m) BIND(m, CONFIG_C_STRLIST, struct config_strlist)
+/* bind.c stores an enum as an int: the array size is -1 if it is not one */
+#define ENUM(m, name, nr)                                                                          \
+	BIND(m, CONFIG_C_ENUM, enum name),                                                         \
+	    .nr_values = (nr) + 0 * sizeof(char[sizeof(FIELD(m)) == sizeof(int) ? 1 : -1])
+
 static const struct config_key schema[] = {
     {"device", CONFIG_STR, 0, "cuda:0", NULL, 0, 0,
-     "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path"},
+     "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path", STR(device)},
     {"artifacts.root", CONFIG_STR, 0, "tmp/stage2", NULL, 0, 0,
-     "run bundles go to <root>/<run_id>/"},
-    {"run.mode", CONFIG_ENUM, 0, "deep", "deep|light", 0, 0,
+     "run bundles go to <root>/<run_id>/", STR(artifacts.root)},
+    {"run.mode", CONFIG_ENUM, 0, "deep", run_mode_names, 0, 0,
      "deep: trace, then ncu counters on the kernels covering run.coverage; light: trace, "
-     "then ncu's SpeedOfLight and Occupancy on at most 5 kernels"},
+     "then ncu's SpeedOfLight and Occupancy on at most 5 kernels",
+     ENUM(run.mode, run_mode, RUN_MODE_NR)},
     {"run.top_n_kernels", CONFIG_INT, IN(1, 100000), .def = "30",
-     .help = "kernels ranked in reports and profiled with counters"},
+     .help = "kernels ranked in reports and profiled with counters", INT(run.top_n_kernels)},
     {"run.coverage", CONFIG_FLOAT, CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95",
-     NULL, 0, 1, "also stop ranking once these kernels cover this fraction of GPU time"},
+     NULL, 0, 1, "also stop ranking once these kernels cover this fraction of GPU time",
+     FLOAT(run.coverage)},
     {"run.timeout_s", CONFIG_FLOAT, IN(0, 1e7), .def = "0",
-     .help = "kill the workload after this many seconds (0 = no limit)"},
+     .help = "kill the workload after this many seconds (0 = no limit)", FLOAT(run.timeout_s)},
     {"run.stage", CONFIG_STR, 0, "decode", NULL, 0, 0,
-     "stage whose kernels get counters: prefill, decode, all or a range name"},
+     "stage whose kernels get counters: prefill, decode, all or a range name", STR(run.stage)},
     {"run.echo", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-     "also copy the workload's output to the terminal"},
-    {"pipeline.trace.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0, "record a timeline trace"},
-    {"pipeline.trace.backend", CONFIG_ENUM, 0, "auto", "auto|builtin|nsys", 0, 0,
+     "also copy the workload's output to the terminal", BOOL(run.echo)},
+    {"pipeline.trace.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0, "record a timeline trace",
+     BOOL(pipeline.trace.enable)},
+    {"pipeline.trace.backend", CONFIG_ENUM, 0, "auto", trace_backend_names, 0, 0,
      "who records the trace: builtin CUPTI tracer, nsys, or auto (nsys when it can finish "
-     "a report, else builtin)"},
+     "a report, else builtin)",
+     ENUM(pipeline.trace.backend, trace_backend, TRACE_BACKEND_NR)},
     {"pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
-     .help = "cap on events written to the Perfetto trace.json"},
+     .help = "cap on events written to the Perfetto trace.json",
+     INT(pipeline.trace.max_json_events)},
     {"pipeline.nsys.enable", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-     "also run a full nsys capture (the trace backend is pipeline.trace.backend)"},
+     "also run a full nsys capture (the trace backend is pipeline.trace.backend)",
+     BOOL(pipeline.nsys.enable)},
     {"pipeline.nsys.path", CONFIG_STR, N, "null", NULL, 0, 0,
-     "nsys executable; null = search PATH, then the known install locations"},
-    {"pipeline.nsys.trace", CONFIG_STR, 0, "cuda,nvtx,osrt", NULL, 0, 0, "nsys --trace"},
+     "nsys executable; null = search PATH, then the known install locations",
+     STR(pipeline.nsys.path)},
+    {"pipeline.nsys.trace", CONFIG_STR, 0, "cuda,nvtx,osrt", NULL, 0, 0, "nsys --trace",
+     STR(pipeline.nsys.trace)},
     {"pipeline.nsys.sample", CONFIG_STR, 0, "none", NULL, 0, 0,
-     "nsys --sample (emitted unless none)"},
-    {"pipeline.nsys.capture_range", CONFIG_ENUM, 0, "none", "none|nvtx|cudaProfilerApi|hotkey", 0,
-     0, "nsys --capture-range"},
+     "nsys --sample (emitted unless none)", STR(pipeline.nsys.sample)},
+    {"pipeline.nsys.capture_range", CONFIG_ENUM, 0, "none", nsys_capture_range_names, 0, 0,
+     "nsys --capture-range",
+     ENUM(pipeline.nsys.capture_range, nsys_capture_range, NSYS_CAPTURE_RANGE_NR)},
     {"pipeline.nsys.capture_range_end", CONFIG_STR, N, "null", NULL, 0, 0,
-     "nsys --capture-range-end (none, stop, stop-shutdown, repeat[:N], repeat-shutdown:N)"},
+     "nsys --capture-range-end (none, stop, stop-shutdown, repeat[:N], repeat-shutdown:N)",
+     STR(pipeline.nsys.capture_range_end)},
     {"pipeline.nsys.nvtx_capture", CONFIG_STR, N, "null", NULL, 0, 0,
-     "stage or range name to capture; translated to range@domain for --nvtx-capture"},
+     "stage or range name to capture; translated to range@domain for --nvtx-capture",
+     STR(pipeline.nsys.nvtx_capture)},
     {"pipeline.nsys.gating_nvtx", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-     "limit the nsys capture to nvtx_capture"},
-    {"pipeline.nsys.cuda_graph_trace", CONFIG_ENUM, 0, "node", "node|graph", 0, 0,
-     "nsys --cuda-graph-trace"},
+     "limit the nsys capture to nvtx_capture", BOOL(pipeline.nsys.gating_nvtx)},
+    {"pipeline.nsys.cuda_graph_trace", CONFIG_ENUM, 0, "node", nsys_cuda_graph_trace_names, 0, 0,
+     "nsys --cuda-graph-trace",
+     ENUM(pipeline.nsys.cuda_graph_trace, nsys_cuda_graph_trace, NSYS_GRAPH_TRACE_NR)},
     {"pipeline.nsys.extra_args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0,
-     "more arguments passed to nsys profile as given"},
+     "more arguments passed to nsys profile as given", LIST(pipeline.nsys.extra_args)},
     {"pipeline.ncu.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0,
-     "collect per-kernel counters with ncu (run.mode=deep)"},
+     "collect per-kernel counters with ncu (run.mode=deep)", BOOL(pipeline.ncu.enable)},
     {"pipeline.ncu.path", CONFIG_STR, N, "null", NULL, 0, 0,
-     "ncu executable; null = search PATH, then the known install locations"},
+     "ncu executable; null = search PATH, then the known install locations",
+     STR(pipeline.ncu.path)},
     {"pipeline.ncu.gating_nvtx", CONFIG_BOOL, 0, "true", NULL, 0, 0,
-     "limit ncu to the kernels of run.stage via NVTX filters"},
+     "limit ncu to the kernels of run.stage via NVTX filters", BOOL(pipeline.ncu.gating_nvtx)},
     {"pipeline.ncu.description", CONFIG_STR, N, "null", NULL, 0, 0,
-     "what the preset is for (shown in reports)"},
-    {"pipeline.ncu.ncu_cli.target_processes", CONFIG_ENUM, 0, "all", "all|application-only", 0, 0,
-     "ncu --target-processes"},
-    {"pipeline.ncu.ncu_cli.replay_mode", CONFIG_ENUM, 0, "kernel",
-     "kernel|application|range|app-range", 0, 0, "ncu --replay-mode"},
+     "what the preset is for (shown in reports)", STR(pipeline.ncu.description)},
+    {"pipeline.ncu.ncu_cli.target_processes", CONFIG_ENUM, 0, "all", ncu_target_processes_names, 0,
+     0, "ncu --target-processes",
+     ENUM(pipeline.ncu.ncu_cli.target_processes, ncu_target_processes, NCU_TARGET_NR)},
+    {"pipeline.ncu.ncu_cli.replay_mode", CONFIG_ENUM, 0, "kernel", ncu_replay_mode_names, 0, 0,
+     "ncu --replay-mode", ENUM(pipeline.ncu.ncu_cli.replay_mode, ncu_replay_mode, NCU_REPLAY_NR)},
     {"pipeline.ncu.ncu_cli.nvtx.include", CONFIG_STRLIST, N, "null", NULL, 0, 0,
-     "ncu --nvtx-include expressions (null = derived from run.stage)"},
+     "ncu --nvtx-include expressions (null = derived from run.stage)",
+     LIST(pipeline.ncu.ncu_cli.nvtx.include)},
     {"pipeline.ncu.ncu_cli.nvtx.exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
-     "ncu --nvtx-exclude expressions"},
+     "ncu --nvtx-exclude expressions", LIST(pipeline.ncu.ncu_cli.nvtx.exclude)},
     {"pipeline.ncu.ncu_cli.set", CONFIG_STR, N, "roofline", NULL, 0, 0,
-     "ncu --set (section set); null = none"},
+     "ncu --set (section set); null = none", STR(pipeline.ncu.ncu_cli.set)},
     {"pipeline.ncu.ncu_cli.sections", CONFIG_STRLIST, N,
      "[SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, SchedulerStats]", NULL, 0, 0,
-     "ncu --section, one per item"},
+     "ncu --section, one per item", LIST(pipeline.ncu.ncu_cli.sections)},
     {"pipeline.ncu.ncu_cli.metrics", CONFIG_STRLIST, N,
      "[gpu__time_duration.sum, sm__throughput.avg.pct_of_peak_sustained_elapsed, "
      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed, dram__bytes_read.sum, "
@@ -97,80 +134,100 @@ static const struct config_key schema[] = {
      "sm__sass_thread_inst_executed_op_hadd_pred_on.sum, "
      "sm__sass_thread_inst_executed_op_hmul_pred_on.sum, "
      "sm__ops_path_tensor_src_bf16_dst_fp32.sum, sm__ops_path_tensor_src_fp16.sum]",
-     NULL, 0, 0, "ncu --metrics, joined with ','"},
+     NULL, 0, 0, "ncu --metrics, joined with ','", LIST(pipeline.ncu.ncu_cli.metrics)},
     {"pipeline.ncu.ncu_cli.kernel_name", CONFIG_STR, N, "null", NULL, 0, 0,
-     "ncu --kernel-name: exact name, or \"regex:<pattern>\""},
+     "ncu --kernel-name: exact name, or \"regex:<pattern>\"",
+     STR(pipeline.ncu.ncu_cli.kernel_name)},
     {"pipeline.ncu.ncu_cli.kernel_name_base", CONFIG_ENUM, 0, "demangled",
-     "function|demangled|mangled", 0, 0, "ncu --kernel-name-base"},
+     ncu_kernel_name_base_names, 0, 0, "ncu --kernel-name-base",
+     ENUM(pipeline.ncu.ncu_cli.kernel_name_base, ncu_kernel_name_base, NCU_NAME_BASE_NR)},
     {"pipeline.ncu.ncu_cli.kernel_id", CONFIG_STR, N, "null", NULL, 0, 0,
-     "ncu --kernel-id (context:stream:name:invocation)"},
+     "ncu --kernel-id (context:stream:name:invocation)", STR(pipeline.ncu.ncu_cli.kernel_id)},
     {"pipeline.ncu.ncu_cli.kernel_exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
-     "regexes of kernel names never profiled (exclude wins over include)"},
+     "regexes of kernel names never profiled (exclude wins over include)",
+     LIST(pipeline.ncu.ncu_cli.kernel_exclude)},
     {"pipeline.ncu.ncu_cli.launch_skip", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 0, 0,
-     "ncu --launch-skip"},
+     "ncu --launch-skip", INT_OR_NULL(pipeline.ncu.ncu_cli.launch_skip)},
     {"pipeline.ncu.ncu_cli.launch_count", CONFIG_INT, N | CONFIG_HAS_MIN, "null", NULL, 1, 0,
-     "ncu --launch-count"},
-    {"pipeline.ncu.ncu_cli.clock_control", CONFIG_ENUM, 0, "none", "none|base", 0, 0,
-     "ncu --clock-control (none keeps boost clocks, as in production)"},
-    {"pipeline.ncu.ncu_cli.cache_control", CONFIG_ENUM, 0, "all", "all|none", 0, 0,
-     "ncu --cache-control (all flushes caches before each replay)"},
+     "ncu --launch-count", INT_OR_NULL(pipeline.ncu.ncu_cli.launch_count)},
+    {"pipeline.ncu.ncu_cli.clock_control", CONFIG_ENUM, 0, "none", ncu_clock_control_names, 0, 0,
+     "ncu --clock-control (none keeps boost clocks, as in production)",
+     ENUM(pipeline.ncu.ncu_cli.clock_control, ncu_clock_control, NCU_CLOCK_NR)},
+    {"pipeline.ncu.ncu_cli.cache_control", CONFIG_ENUM, 0, "all", ncu_cache_control_names, 0, 0,
+     "ncu --cache-control (all flushes caches before each replay)",
+     ENUM(pipeline.ncu.ncu_cli.cache_control, ncu_cache_control, NCU_CACHE_NR)},
     {"pipeline.ncu.ncu_cli.force_overwrite", CONFIG_BOOL, 0, "true", NULL, 0, 0,
-     "ncu --force-overwrite"},
-    {"workload.kind", CONFIG_ENUM, 0, "llm", "llm|dummy|command", 0, 0,
-     "llm: built-in transformer; dummy: synthetic kernels; command: the program after --"},
-    {"workload.program", CONFIG_STR, N, "null", NULL, 0, 0, "kind=command: the program to run"},
-    {"workload.args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0, "kind=command: its arguments"},
+     "ncu --force-overwrite", BOOL(pipeline.ncu.ncu_cli.force_overwrite)},
+    {"workload.kind", CONFIG_ENUM, 0, "llm", workload_kind_names, 0, 0,
+     "llm: built-in transformer; dummy: synthetic kernels; command: the program after --",
+     ENUM(workload.kind, workload_kind, WORKLOAD_KIND_NR)},
+    {"workload.program", CONFIG_STR, N, "null", NULL, 0, 0, "kind=command: the program to run",
+     STR(workload.program)},
+    {"workload.args", CONFIG_STRLIST, 0, "[]", NULL, 0, 0, "kind=command: its arguments",
+     LIST(workload.args)},
     {"workload.warmup", CONFIG_INT, GE(0), .def = "1",
-     .help = "warm-up iterations outside the profiled ranges"},
+     .help = "warm-up iterations outside the profiled ranges", INT(workload.warmup)},
     {"model.name", CONFIG_STR, REQ, NULL, NULL, 0, 0,
-     "model preset name (auto = llama-3.2-1b with a GPU, tiny without)"},
-    {"model.arch", CONFIG_ENUM, 0, "llama", "llama", 0, 0, "architecture family"},
+     "model preset name (auto = llama-3.2-1b with a GPU, tiny without)", STR(model.name)},
+    {"model.arch", CONFIG_ENUM, 0, "llama", model_arch_names, 0, 0, "architecture family",
+     ENUM(model.arch, model_arch, MODEL_ARCH_NR)},
     {"model.hidden_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "hidden (embedding) size"},
+     "hidden (embedding) size", INT(model.hidden_size)},
     {"model.intermediate_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "MLP intermediate size"},
-    {"model.num_layers", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "transformer layers"},
+     "MLP intermediate size", INT(model.intermediate_size)},
+    {"model.num_layers", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "transformer layers",
+     INT(model.num_layers)},
     {"model.num_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "attention (query) heads"},
+     "attention (query) heads", INT(model.num_heads)},
     {"model.num_kv_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "key/value heads (grouped-query attention)"},
+     "key/value heads (grouped-query attention)", INT(model.num_kv_heads)},
     {"model.head_dim", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "size of one attention head"},
-    {"model.vocab_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "vocabulary size"},
+     "size of one attention head", INT(model.head_dim)},
+    {"model.vocab_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "vocabulary size",
+     INT(model.vocab_size)},
     {"model.max_position", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "longest sequence the model supports"},
-    {"model.rope_theta", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RoPE base frequency"},
-    {"model.rms_norm_eps", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RMSNorm epsilon"},
-    {"model.qkv_bias", CONFIG_BOOL, 0, "false", NULL, 0, 0, "Q/K/V projections have a bias"},
+     "longest sequence the model supports", INT(model.max_position)},
+    {"model.rope_theta", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RoPE base frequency",
+     FLOAT(model.rope_theta)},
+    {"model.rms_norm_eps", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RMSNorm epsilon",
+     FLOAT(model.rms_norm_eps)},
+    {"model.qkv_bias", CONFIG_BOOL, 0, "false", NULL, 0, 0, "Q/K/V projections have a bias",
+     BOOL(model.qkv_bias)},
     {"model.tie_word_embeddings", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-     "the LM head shares the embedding matrix"},
+     "the LM head shares the embedding matrix", BOOL(model.tie_word_embeddings)},
     {"model.weights", CONFIG_STR, N, "null", NULL, 0, 0,
-     "local safetensors file (never downloaded); null = random weights from model.seed"},
-    {"model.seed", CONFIG_INT, 0, "1234", NULL, 0, 0, "seed of the random weights"},
+     "local safetensors file (never downloaded); null = random weights from model.seed",
+     STR(model.weights)},
+    {"model.seed", CONFIG_INT, 0, "1234", NULL, 0, 0, "seed of the random weights",
+     INT(model.seed)},
     {"infer.prompt_len", CONFIG_INT, IN(1, 1048576), .def = "128",
-     .help = "prompt tokens (prefill length)"},
+     .help = "prompt tokens (prefill length)", INT(infer.prompt_len)},
     {"infer.max_new_tokens", CONFIG_INT, IN(0, 1048576), .def = "32",
-     .help = "generated tokens (decode steps)"},
-    {"infer.batch_size", CONFIG_INT, IN(1, 4096), .def = "1", .help = "sequences per batch"},
-    {"infer.dtype", CONFIG_ENUM, 0, "bf16", "bf16|fp16|fp32", 0, 0, "weight and activation type"},
+     .help = "generated tokens (decode steps)", INT(infer.max_new_tokens)},
+    {"infer.batch_size", CONFIG_INT, IN(1, 4096), .def = "1", .help = "sequences per batch",
+     INT(infer.batch_size)},
+    {"infer.dtype", CONFIG_ENUM, 0, "bf16", infer_dtype_names, 0, 0, "weight and activation type",
+     ENUM(infer.dtype, infer_dtype, INFER_DTYPE_NR)},
     {"infer.cuda_graph", CONFIG_BOOL, 0, "false", NULL, 0, 0,
-     "run each decode step as a CUDA graph"},
+     "run each decode step as a CUDA graph", BOOL(infer.cuda_graph)},
     {"stages.prefill", CONFIG_STRLIST, 0, "[LLM@prefill, prefill]", NULL, 0, 0,
-     "NVTX ranges (range@domain or bare names) that mark prefill"},
+     "NVTX ranges (range@domain or bare names) that mark prefill", LIST(stages.prefill)},
     {"stages.decode", CONFIG_STRLIST, 0, "[LLM@decode_all, decode]", NULL, 0, 0,
-     "NVTX ranges that mark the whole decode phase"},
+     "NVTX ranges that mark the whole decode phase", LIST(stages.decode)},
     {"stages.decode_step", CONFIG_STRLIST, 0, "[LLM@decode_step, decode_step]", NULL, 0, 0,
-     "NVTX ranges that mark one decode step"},
+     "NVTX ranges that mark one decode step", LIST(stages.decode_step)},
     {"stages.operator_pattern", CONFIG_STR, 0, ".", NULL, 0, 0,
-     "ranges whose name contains this text are operators"},
+     "ranges whose name contains this text are operators", STR(stages.operator_pattern)},
     {"hardware.peak_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-     "override the datasheet dense peak TFLOP/s for infer.dtype"},
+     "override the datasheet dense peak TFLOP/s for infer.dtype",
+     FLOAT_OR_NULL(hardware.peak_tflops)},
     {"hardware.peak_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-     "override the datasheet DRAM bandwidth (GB/s)"},
+     "override the datasheet DRAM bandwidth (GB/s)", FLOAT_OR_NULL(hardware.peak_bandwidth_gbs)},
     {"hardware.measured_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-     "override the calibrated compute ceiling (TFLOP/s)"},
+     "override the calibrated compute ceiling (TFLOP/s)", FLOAT_OR_NULL(hardware.measured_tflops)},
     {"hardware.measured_bandwidth_gbs", CONFIG_FLOAT, N, "null", NULL, 0, 0,
-     "override the calibrated bandwidth ceiling (GB/s)"},
+     "override the calibrated bandwidth ceiling (GB/s)",
+     FLOAT_OR_NULL(hardware.measured_bandwidth_gbs)},
 };
 
 const struct config_key *config_schema(size_t *n)
@@ -195,7 +252,9 @@ void config_key_type_format(const struct config_key *k, struct strbuf *sb)
 		strbuf_addstr(sb, "bool");
 		break;
 	case CONFIG_ENUM:
-		strbuf_addf(sb, "enum(%s)", k->values);
+		strbuf_addstr(sb, "enum(");
+		config_key_values_format(k, sb);
+		strbuf_addch(sb, ')');
 		break;
 	case CONFIG_STRLIST:
 		strbuf_addstr(sb, "list[str]");
@@ -206,6 +265,12 @@ void config_key_type_format(const struct config_key *k, struct strbuf *sb)
 	}
 	if (k->flags & CONFIG_NULLABLE)
 		strbuf_addch(sb, '?');
+}
+
+void config_key_values_format(const struct config_key *k, struct strbuf *sb)
+{
+	for (const char *const *v = k->values; v && *v; v++)
+		strbuf_addf(sb, "%s%s", v == k->values ? "" : "|", *v);
 }
 
 void config_key_range_format(const struct config_key *k, struct strbuf *sb)
@@ -430,20 +495,23 @@ static int bad(struct strbuf *err, const struct cnode *n, const char *key, const
 	return -1;
 }
 
-static int enum_has(const char *values, const char *v)
+static int enum_has(const char *const *values, const char *v)
 {
-	size_t len = strlen(v);
-
-	for (const char *p = values;;) {
-		const char *bar = strchr(p, '|');
-		size_t l = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (l == len && !memcmp(p, v, len))
+	for (; values && *values; values++)
+		if (!strcmp(*values, v))
 			return 1;
-		if (!bar)
-			return 0;
-		p = bar + 1;
-	}
+	return 0;
+}
+
+/* "expects one of deep|light" */
+static int bad_enum(struct strbuf *err, const struct cnode *n, const struct config_key *k)
+{
+	struct strbuf v = STRBUF_INIT;
+
+	config_key_values_format(k, &v);
+	bad(err, n, k->key, "expects one of %s", v.buf);
+	strbuf_release(&v);
+	return -1;
 }
 
 /* Scalars given for a string become their text (0x10 stays "0x10"). */
@@ -481,7 +549,7 @@ static int check_value(const struct config_key *k, struct cnode *n, struct strbu
 		if (k->flags & CONFIG_NULLABLE)
 			return 0;
 		if (k->type == CONFIG_ENUM)
-			return bad(err, n, k->key, "expects one of %s", k->values);
+			return bad_enum(err, n, k);
 		return bad(err, n, k->key, "expects %s (it cannot be null)", type_noun(k->type));
 	}
 	switch (k->type) {
@@ -489,12 +557,12 @@ static int check_value(const struct config_key *k, struct cnode *n, struct strbu
 	case CONFIG_ENUM:
 		if (n->type == CNODE_LIST || n->type == CNODE_MAP)
 			return k->type == CONFIG_ENUM
-				   ? bad(err, n, k->key, "expects one of %s", k->values)
+				   ? bad_enum(err, n, k)
 				   : bad(err, n, k->key, "expects %s", "a string");
 		if (n->type != CNODE_STRING)
 			to_string(n);
 		if (k->type == CONFIG_ENUM && !enum_has(k->values, n->s))
-			return bad(err, n, k->key, "expects one of %s", k->values);
+			return bad_enum(err, n, k);
 		return 0;
 	case CONFIG_INT:
 		if (n->type != CNODE_INT)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/typed.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -44,17 +45,12 @@ static int check_enum(const char *key, const char *v, const char *const *allowed
 
 static int validate(const struct ncu_options *o, struct strbuf *err)
 {
-	static const char *const tp[] = {"all", "application-only", NULL};
-	static const char *const rm[] = {"kernel", "application", "range", "app-range", NULL};
-	static const char *const kb[] = {"function", "demangled", "mangled", NULL};
-	static const char *const clk[] = {"none", "base", NULL};
-	static const char *const cache[] = {"all", "none", NULL};
-
-	if (check_enum("target_processes", o->target_processes, tp, err) ||
-	    check_enum("replay_mode", o->replay_mode, rm, err) ||
-	    check_enum("kernel_name_base", o->kernel_name_base, kb, err) ||
-	    check_enum("clock_control", o->clock_control, clk, err) ||
-	    check_enum("cache_control", o->cache_control, cache, err))
+	/* the values the config schema allows (config/typed.h) */
+	if (check_enum("target_processes", o->target_processes, ncu_target_processes_names, err) ||
+	    check_enum("replay_mode", o->replay_mode, ncu_replay_mode_names, err) ||
+	    check_enum("kernel_name_base", o->kernel_name_base, ncu_kernel_name_base_names, err) ||
+	    check_enum("clock_control", o->clock_control, ncu_clock_control_names, err) ||
+	    check_enum("cache_control", o->cache_control, ncu_cache_control_names, err))
 		return -1;
 	if (o->launch_skip < -1)
 		return error_set(err, "pipeline.ncu.ncu_cli.launch_skip: %lld is below 0",

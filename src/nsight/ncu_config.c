@@ -9,52 +9,39 @@
 #include "nsight/ncu_config.h"
 #include "core/banned.h"
 
-static const char **list(const struct config *cfg, const char *key, size_t *n)
+/* A list key as ncu_options wants it: NULL when empty or null. */
+static const char *const *list(const struct config_strlist *l, size_t *n)
 {
-	const char **a;
-
-	*n = config_list_len(cfg, key);
-	if (!*n)
-		return NULL;
-	a = xcalloc(*n + 1, sizeof(*a));
-	for (size_t i = 0; i < *n; i++)
-		a[i] = config_list_item(cfg, key, i);
-	return a;
+	*n = l->nr;
+	return l->nr ? l->v : NULL;
 }
 
 void ncu_options_from_config(const struct config *cfg, struct ncu_options *o,
 			     struct ncu_config_lists *l)
 {
-#define K(k) "pipeline.ncu.ncu_cli." k
+	const struct config_ncu_cli *c = &config_typed(cfg)->pipeline.ncu.ncu_cli;
+
 	memset(l, 0, sizeof(*l));
-	o->target_processes = config_get_string(cfg, K("target_processes"));
-	o->replay_mode = config_get_string(cfg, K("replay_mode"));
-	l->include = list(cfg, K("nvtx.include"), &o->nr_nvtx_include);
-	o->nvtx_include = l->include;
-	l->exclude = list(cfg, K("nvtx.exclude"), &o->nr_nvtx_exclude);
-	o->nvtx_exclude = l->exclude;
-	o->set = config_get_string(cfg, K("set"));
-	l->sections = list(cfg, K("sections"), &o->nr_sections);
-	o->sections = l->sections;
-	l->metrics = list(cfg, K("metrics"), &o->nr_metrics);
-	o->metrics = l->metrics;
-	o->kernel_name = config_get_string(cfg, K("kernel_name"));
-	o->kernel_name_base = config_get_string(cfg, K("kernel_name_base"));
-	o->kernel_id = config_get_string(cfg, K("kernel_id"));
-	o->launch_skip = config_get_int(cfg, K("launch_skip"), -1);
-	o->launch_count = config_get_int(cfg, K("launch_count"), -1);
-	o->clock_control = config_get_string(cfg, K("clock_control"));
-	o->cache_control = config_get_string(cfg, K("cache_control"));
-	o->force_overwrite = config_get_bool(cfg, K("force_overwrite"), 1);
-#undef K
+	o->target_processes = ncu_target_processes_names[c->target_processes];
+	o->replay_mode = ncu_replay_mode_names[c->replay_mode];
+	o->nvtx_include = list(&c->nvtx.include, &o->nr_nvtx_include);
+	o->nvtx_exclude = list(&c->nvtx.exclude, &o->nr_nvtx_exclude);
+	o->set = c->set;
+	o->sections = list(&c->sections, &o->nr_sections);
+	o->metrics = list(&c->metrics, &o->nr_metrics);
+	o->kernel_name = c->kernel_name;
+	o->kernel_name_base = ncu_kernel_name_base_names[c->kernel_name_base];
+	o->kernel_id = c->kernel_id;
+	o->launch_skip = c->launch_skip ? *c->launch_skip : -1;
+	o->launch_count = c->launch_count ? *c->launch_count : -1;
+	o->clock_control = ncu_clock_control_names[c->clock_control];
+	o->cache_control = ncu_cache_control_names[c->cache_control];
+	o->force_overwrite = c->force_overwrite;
 }
 
 void ncu_config_lists_release(struct ncu_config_lists *l)
 {
-	FREE_AND_NULL(l->include);
-	FREE_AND_NULL(l->exclude);
-	FREE_AND_NULL(l->sections);
-	FREE_AND_NULL(l->metrics);
+	memset(l, 0, sizeof(*l));
 }
 
 int ncu_options_range(const struct ncu_options *o)

@@ -2,14 +2,16 @@
  * resolved config's pipeline.ncu.* keys, finds the ncu executable, and
  * says whether the user chose the kernels or ranges themselves.
  *
- * Ownership: strings in *o are borrowed from cfg; the list arrays they point
- * to are owned by *l and freed by ncu_config_lists_release(). */
+ * Ownership: strings and list arrays in *o are borrowed from cfg (its
+ * typed struct, config/typed.h). */
 #ifndef LLMPROF_VENDOR_NCU_CONFIG_H
 #define LLMPROF_VENDOR_NCU_CONFIG_H
 
 #include "config/config.h"
 #include "nsight/ncu_argv.h"
 
+/* Nothing to own any more: the lists are cfg's. Kept, empty, for the
+ * callers that still pass one; they can drop it with their next change. */
 struct ncu_config_lists {
 	const char **include, **exclude, **sections, **metrics;
 };

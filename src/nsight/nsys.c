@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/typed.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -78,9 +79,7 @@ void nsys_args_join(const struct nsys_args *a, struct strbuf *out)
 
 /* ---- validation ---------------------------------------------------------- */
 
-static const char *const capture_ranges[] = {"none", "nvtx", "cudaProfilerApi", "hotkey"};
 static const char *const samples[] = {"none", "process-tree", "system-wide", "cpu"};
-static const char *const graph_traces[] = {"node", "graph"};
 /* nsys profile --help (2023.4.4) --trace values. */
 static const char *const trace_apis[] = {
     "cuda",
@@ -216,10 +215,10 @@ int nsys_options_check(const struct nsys_options *o, struct strbuf *err)
 	if (o->trace && check_trace(o->trace, err))
 		return -1;
 	if (check_enum("sample", o->sample, samples, ARRAY_SIZE(samples), err) ||
-	    check_enum("capture_range", o->capture_range, capture_ranges,
-		       ARRAY_SIZE(capture_ranges), err) ||
-	    check_enum("cuda_graph_trace", o->cuda_graph_trace, graph_traces,
-		       ARRAY_SIZE(graph_traces), err))
+	    check_enum("capture_range", o->capture_range, nsys_capture_range_names,
+		       NSYS_CAPTURE_RANGE_NR, err) ||
+	    check_enum("cuda_graph_trace", o->cuda_graph_trace, nsys_cuda_graph_trace_names,
+		       NSYS_GRAPH_TRACE_NR, err))
 		return -1;
 	if (o->capture_range_end && nsys_capture_range_end_check(o->capture_range_end, err))
 		return -1;

@@ -9,23 +9,25 @@ int nsys_options_from_config(const struct config *cfg, struct nsys_options *o, c
 			     struct strbuf *err)
 {
 	static const char *const dummy_argv[] = {"program"};
+	const struct config_nsys *c = &config_typed(cfg)->pipeline.nsys;
 	struct nsys_options check;
-	size_t n = config_list_len(cfg, "pipeline.nsys.extra_args");
+	size_t n = c->extra_args.nr;
 
 	memset(o, 0, sizeof(*o));
 	*extra = NULL;
-	o->nsys = config_get_string(cfg, "pipeline.nsys.path");
-	o->trace = config_get_string(cfg, "pipeline.nsys.trace");
-	o->sample = config_get_string(cfg, "pipeline.nsys.sample");
-	o->capture_range = config_get_string(cfg, "pipeline.nsys.capture_range");
-	o->capture_range_end = config_get_string(cfg, "pipeline.nsys.capture_range_end");
-	o->nvtx_capture = config_get_string(cfg, "pipeline.nsys.nvtx_capture");
-	o->gating_nvtx = config_get_bool(cfg, "pipeline.nsys.gating_nvtx", 0);
-	o->cuda_graph_trace = config_get_string(cfg, "pipeline.nsys.cuda_graph_trace");
+	o->nsys = c->path;
+	o->trace = c->trace;
+	o->sample = c->sample;
+	o->capture_range = nsys_capture_range_names[c->capture_range];
+	o->capture_range_end = c->capture_range_end;
+	o->nvtx_capture = c->nvtx_capture;
+	o->gating_nvtx = c->gating_nvtx;
+	o->cuda_graph_trace = nsys_cuda_graph_trace_names[c->cuda_graph_trace];
 	if (n) {
+		/* a copy the caller owns, as nsys_config.h promises */
 		*extra = xcalloc(n, sizeof(**extra));
 		for (size_t i = 0; i < n; i++)
-			(*extra)[i] = config_list_item(cfg, "pipeline.nsys.extra_args", i);
+			(*extra)[i] = c->extra_args.v[i];
 	}
 	o->extra_args = *extra;
 	o->n_extra = n;

@@ -251,6 +251,34 @@ static void test_peaks_load(void **state)
 	strbuf_release(&path);
 }
 
+/* null and .nan read as unset (no note); .inf and 0 are ignored with one */
+static void test_peaks_overrides_null_nan(void **state)
+{
+	struct strbuf conf = STRBUF_INIT, err = STRBUF_INIT;
+	struct config *cfg = NULL;
+	struct hw_overrides ov;
+	struct report_model m;
+	const char *o[] = {"hardware.peak_tflops=.nan", "hardware.measured_tflops=.inf",
+			   "hardware.measured_bandwidth_gbs=0"};
+
+	strbuf_addf(&conf, "%s/conf", source_dir());
+	if (config_load(&cfg, conf.buf, 3, o, &err))
+		fail_msg("config: %s", err.buf);
+	report_model_init(&m);
+	peaks_overrides_from_config(cfg, &ov, &m);
+	assert_false(ov.peak_tflops.available);
+	assert_false(ov.peak_gbs.available);
+	assert_false(ov.measured_tflops.available);
+	assert_false(ov.measured_gbs.available);
+	assert_int_equal(m.peaks.nr_notes, 2);
+	assert_non_null(strstr(m.peaks.notes[0], "hardware.measured_tflops = inf ignored"));
+	assert_non_null(strstr(m.peaks.notes[1], "hardware.measured_bandwidth_gbs = 0 ignored"));
+	report_model_release(&m);
+	config_free(cfg);
+	strbuf_release(&conf);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +286,7 @@ int main(void)
 	    cmocka_unit_test(test_analytic_decode_steps),
 	    cmocka_unit_test(test_analytic_errors),
 	    cmocka_unit_test(test_peaks_load),
+	    cmocka_unit_test(test_peaks_overrides_null_nan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
