@@ -1,7 +1,8 @@
 /* cmd-report.c: `llmprof report`: redo analyze, join and reports from a run
  * bundle, or from given files (--trace [--ncu-csv]). Same code as the
- * profile pipeline's reports step (report/build.h), so a bundle regenerates
- * byte for byte. */
+ * profile pipeline's join and reports steps (the model built by
+ * analysis/model_build.h, rendered by report/report.h), so a bundle
+ * regenerates byte for byte. */
 #include <stdio.h>
 #include <string.h>
 

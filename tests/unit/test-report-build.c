@@ -1,5 +1,5 @@
 /* test-report-build.c: the report model filled from a bundle's files
- * (report/build.h): steps from status.json (analyze/join redone, reports left
+ * (analysis/model_build.h): steps from status.json (analyze/join redone, reports left
  * out, unfinished and timed-out steps as failures with their reason), env.json,
  * paths shown relative to the bundle, stages from the trace, and the
  * analysis reused from the analyze step giving the same model. */
@@ -16,7 +16,8 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "analysis/select.h"
-#include "report/build.h"
+#include "analysis/join.h"
+#include "analysis/model_build.h"
 #include "model/model.h"
 #include "report/report.h"
 
