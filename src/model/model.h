@@ -62,7 +62,7 @@ struct report_run {
 	char *trace_path; /* the trace the reports come from, as given */
 	char *ncu_path;	  /* ncu raw.csv, or NULL */
 	int counters_by_class; /* stage counter FLOPs came from the measured launches'
-				  classes (build.c), not per-name means */
+				  classes (analysis/join.c), not per-name means */
 	char *counters_stage;  /* run.stage the ncu counters were taken in ("decode",
 				  "prefill", "all"); NULL = unknown, read as "all" */
 	struct report_step *steps;

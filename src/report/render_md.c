@@ -1,9 +1,10 @@
-/* md.c: kernels.md, operators.md, report.md, stakeholder_summary.md. */
+/* render_md.c: the Markdown reports (kernels.md, operators.md, report.md,
+ * stakeholder_summary.md) rendered from the model; the escapers are core/md.h. */
 #include <string.h>
 
 #include "model/format.h"
 #include "report/report.h"
-#include "report/tables.h"
+#include "report/model_tables.h"
 #include "core/md.h"
 #include "core/banned.h"
 
