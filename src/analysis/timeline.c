@@ -553,6 +553,68 @@ static void build_memops(struct timeline *tl, const struct trace *t)
 		qsort(tl->memops, tl->nmemop_stats, sizeof(*tl->memops), cmp_memop_stat);
 }
 
+/* Which ranges are stage instances: a mask of 1 << enum stage_role per range. */
+static uint8_t *stage_ranges(const struct trace *t, const struct stage_config *cfg)
+{
+	uint8_t *stage_mask = xcalloc(t->nranges + 1, 1);
+
+	for (size_t r = 0; r < t->nranges; r++) {
+		const char *text = strtab_str(&t->strs, t->ranges[r].text);
+		const char *dom = strtab_str(&t->strs, t->ranges[r].domain);
+
+		for (int s = 0; s < STAGE_NROLES; s++)
+			for (size_t i = 0; i < cfg->stages[s].nnames; i++)
+				if (stage_name_matches(cfg->stages[s].names[i], text, dom))
+					stage_mask[r] |= (uint8_t)(1u << s);
+	}
+	return stage_mask;
+}
+
+/* GPU ops of each range: a counting sort of the pairs by range. Returns the
+ * pair indices; range r's are [(*startp)[r], (*startp)[r + 1]). */
+static uint32_t *pairs_by_range(const struct nvtx_proj *p, size_t nranges, uint32_t **startp)
+{
+	uint32_t *start = xcalloc(nranges + 2, sizeof(*start));
+	uint32_t *by_range = xmalloc(st_mult(p->npairs + 1, sizeof(*by_range)));
+
+	for (size_t i = 0; i < p->npairs; i++)
+		if (p->pairs[i].range >= 0)
+			start[p->pairs[i].range + 1]++;
+	for (size_t r = 0; r < nranges; r++)
+		start[r + 1] += start[r];
+	for (size_t i = 0; i < p->npairs; i++)
+		if (p->pairs[i].range >= 0)
+			by_range[start[p->pairs[i].range]++] = (uint32_t)i;
+	for (size_t r = nranges; r > 0; r--)
+		start[r] = start[r - 1];
+	start[0] = 0;
+	*startp = start;
+	return by_range;
+}
+
+/* Launch rate and the distribution of per-instance GPU time of each stage. */
+static void stage_distributions(struct timeline *tl, int64_t *const inst_proj[STAGE_NROLES],
+				const size_t inst_n[STAGE_NROLES])
+{
+	for (int s = 0; s < STAGE_NROLES; s++) {
+		struct stage_timing *st = &tl->stages[s];
+		size_t n = inst_n[s];
+
+		if (st->cpu_ns > 0)
+			st->launches_per_s = (double)st->launches * 1e9 / (double)st->cpu_ns;
+		if (!n)
+			continue;
+		qsort(inst_proj[s], n, sizeof(int64_t), cmp_i64);
+		st->mean_ns = 0;
+		for (size_t i = 0; i < n; i++)
+			st->mean_ns += (double)inst_proj[s][i];
+		st->mean_ns /= (double)n;
+		st->p50_ns = percentile_sorted(inst_proj[s], n, 50);
+		st->p90_ns = percentile_sorted(inst_proj[s], n, 90);
+		st->max_ns = inst_proj[s][n - 1];
+	}
+}
+
 int timeline_build(struct timeline *tl, struct trace *t, const struct stage_config *cfg,
 		   struct strbuf *err)
 {
@@ -578,32 +640,9 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	tl->ops_no_launch = p.nops_no_call;
 	tl->kernels_no_launch = p.nkernels_no_call;
 
-	/* Which ranges are stage instances. */
-	stage_mask = xcalloc(t->nranges + 1, 1);
-	for (size_t r = 0; r < t->nranges; r++) {
-		const char *text = strtab_str(&t->strs, t->ranges[r].text);
-		const char *dom = strtab_str(&t->strs, t->ranges[r].domain);
+	stage_mask = stage_ranges(t, cfg);
 
-		for (int s = 0; s < STAGE_NROLES; s++)
-			for (size_t i = 0; i < cfg->stages[s].nnames; i++)
-				if (stage_name_matches(cfg->stages[s].names[i], text, dom))
-					stage_mask[r] |= (uint8_t)(1u << s);
-	}
-
-	/* GPU ops of each range (counting sort of the pairs by range). */
-	start = xcalloc(t->nranges + 2, sizeof(*start));
-	by_range = xmalloc(st_mult(p.npairs + 1, sizeof(*by_range)));
-	for (size_t i = 0; i < p.npairs; i++)
-		if (p.pairs[i].range >= 0)
-			start[p.pairs[i].range + 1]++;
-	for (size_t r = 0; r < t->nranges; r++)
-		start[r + 1] += start[r];
-	for (size_t i = 0; i < p.npairs; i++)
-		if (p.pairs[i].range >= 0)
-			by_range[start[p.pairs[i].range]++] = (uint32_t)i;
-	for (size_t r = t->nranges; r > 0; r--)
-		start[r] = start[r - 1];
-	start[0] = 0;
+	by_range = pairs_by_range(&p, t->nranges, &start);
 
 	tl->kernel_stages = xcalloc(t->nkernels + 1, 1);
 	iv = xmalloc(st_mult(p.npairs + 1, sizeof(*iv)));
@@ -667,23 +706,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 				inst_proj[s][inst_n[s]++] = proj;
 		}
 	}
-	for (int s = 0; s < STAGE_NROLES; s++) {
-		struct stage_timing *st = &tl->stages[s];
-		size_t n = inst_n[s];
-
-		if (st->cpu_ns > 0)
-			st->launches_per_s = (double)st->launches * 1e9 / (double)st->cpu_ns;
-		if (!n)
-			continue;
-		qsort(inst_proj[s], n, sizeof(int64_t), cmp_i64);
-		st->mean_ns = 0;
-		for (size_t i = 0; i < n; i++)
-			st->mean_ns += (double)inst_proj[s][i];
-		st->mean_ns /= (double)n;
-		st->p50_ns = percentile_sorted(inst_proj[s], n, 50);
-		st->p90_ns = percentile_sorted(inst_proj[s], n, 90);
-		st->max_ns = inst_proj[s][n - 1];
-	}
+	stage_distributions(tl, inst_proj, inst_n);
 	for (size_t k = 0; k < t->nkernels; k++)
 		if (!tl->kernel_stages[k]) {
 			tl->kernels_outside++;
