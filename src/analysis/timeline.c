@@ -247,6 +247,7 @@ void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 		s->max_ns = sum.max;
 		s->avg_ns = sum.avg;
 		s->med_ns = sum.med;
+		s->stddev_ns = sum.stddev;
 		ks->total_ns = i64_sat_add(ks->total_ns, sum.total);
 		ks->calls += (size_t)sum.n;
 	}
