@@ -16,6 +16,8 @@
  *                                                          src/analysis/peaks.c
  *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c.ai       report_model_derive()
  *   findings          findings_run()                       src/analysis/findings.c
+ *   ncu, kernels      an ncu export alone: report_model_from_ncu()
+ *                                                          src/analysis/ncu_export.c
  *
  * Order: fill the model, analytic_load_file(), peaks_load(),
  * report_model_derive(), findings_run(), then report_write_all()
@@ -207,6 +209,12 @@ struct report_kernel {
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
 	int selected;	     /* chosen for counters */
 	struct report_counters c;
+	/* an Nsight Compute export alone (struct report_ncu_export): kernels
+	 * are grouped by name and launch configuration (grid, block; all 0 =
+	 * n/a), their GPU time is ncu's summed durations, n/a when a result
+	 * had none (total_ns is then unused) */
+	int grid[3], block[3];
+	struct rnum ncu_ns;
 };
 
 struct report_operator {
@@ -280,7 +288,20 @@ struct report_finding {
 	char *recommendation; /* what to try; NULL when purely informative */
 };
 
+/* The kernels of an Nsight Compute raw-page export read alone (`report
+ * --ncu-csv RAW.csv` without a trace): kernels.md then shows the export's
+ * (name, launch configuration) groups with their counters. */
+struct report_ncu_export {
+	int available;		   /* the model's kernels are such groups */
+	char *source;		   /* the export as named */
+	uint64_t launches;	   /* its results */
+	double total_ns;	   /* summed durations of the results that have one */
+	uint64_t missing_duration; /* results without gpu__time_duration.sum */
+	size_t max_rows;	   /* rows kernels.md shows (0 = all); a last row sums the rest */
+};
+
 struct report_model {
+	struct report_ncu_export ncu;
 	struct report_run run;
 	struct report_env env;
 	struct report_llm llm;
