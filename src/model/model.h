@@ -2,22 +2,23 @@
  * from its analysis APIs; every writer (Markdown, JSON, HTML, SVG) and the
  * findings engine only read it.
  *
- * Who fills what:
- *   run, steps        run bundle (status.json)             src/pipeline/
- *   env               provenance (env.json)                src/pipeline/
- *   llm               config model.* / infer.*             src/config/
- *   stages, agg, gpu_*, timeline   trace analysis          src/trace/, src/analysis/
- *   kernels (timing)  trace kernel summary                 src/trace/
- *   kernels[].c       ncu raw page joined to kernels       src/analysis/ (join)
- *   operators         NVTX operator ranges                 src/analysis/
- *   sel               kernel selection                     src/analysis/
- *   stages[].flops/bytes  analytic_load_file()             src/analysis/analytic.c
+ * Who fills what (src/analysis/model_build.c drives it all, once per run or
+ * `llmprof report`):
+ *   run, steps        run bundle (status.json)             analysis/model_build.c
+ *   env               provenance (env.json)                analysis/model_build.c
+ *   llm               config model.* / infer.*             analysis/model_build.c
+ *   stages, agg, gpu_*, timeline   trace analysis          analysis/model_fill.c
+ *   kernels (timing)  the timeline's kernel summary        analysis/model_fill.c
+ *   kernels[].c       ncu raw page joined to kernels       analysis/join.c
+ *   operators         NVTX operator ranges                 analysis/model_fill.c
+ *   sel               kernel selection                     analysis/model_build.c
+ *   stages[].flops/bytes  analytic_load_file()             analysis/analytic.c
  *   peaks             peaks_load(): config overrides, calibration, datasheet
- *                                                          src/analysis/peaks.c
+ *                                                          analysis/peaks.c
  *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c.ai       report_model_derive()
- *   findings          findings_run()                       src/analysis/findings.c
+ *   findings          findings_run()                       analysis/findings.c
  *   ncu, kernels      an ncu export alone: report_model_from_ncu()
- *                                                          src/analysis/ncu_export.c
+ *                                                          analysis/ncu_export.c
  *
  * Order: fill the model, analytic_load_file(), peaks_load(),
  * report_model_derive(), findings_run(), then report_write_all()

@@ -1,8 +1,9 @@
 /* build.h: report_build(), the model built (analysis/model_build.h) and
- * every report written from it (report_write_all()) in one call. Callers
- * that already hold a built model render it with report_write_all() and
- * build nothing again; this header also brings in the model builder's API
- * for the callers that used to find it here. */
+ * every report written from it (report_write_all()) in one call, for
+ * profile's reports step. A caller that already holds a built model (the
+ * join step's) renders it with report_write_all() and builds nothing again,
+ * as `llmprof report` does. This header also brings in the model builder's
+ * API for the callers that used to find it here. */
 #ifndef LLMPROF_REPORT_BUILD_H
 #define LLMPROF_REPORT_BUILD_H
 
