@@ -73,12 +73,6 @@ void report_join_key(const char *s, struct strbuf *out)
 	}
 }
 
-/* The join step: ncu's per-launch records matched to the trace's kernels by
- * demangled name, or, where the two demanglers disagree, by the name up to
- * its parameter list (template arguments included, so two instantiations
- * stay apart); each kernel gets the duration-weighted means of the
- * launches ncu measured. */
-
 /* A class of launches that one ncu result describes: the kernel (trace name
  * id), its grid and block, and the innermost operator range it ran in. */
 struct launch_class {
@@ -221,6 +215,11 @@ int join_read_ncu(const char *path, const char *shown, struct ncu_kernel_table *
 	return ret;
 }
 
+/* The join step: ncu's per-launch records matched to the trace's kernels by
+ * demangled name, or, where the two demanglers disagree, by the name up to
+ * its parameter list (template arguments included, so two instantiations
+ * stay apart); each kernel gets the duration-weighted means of the
+ * launches ncu measured. */
 void join_counters(struct report_model *m, const struct ncu_kernel_table *tab, const char *shown,
 		   const struct report_analysis *a, json_t *sel, const char *taken,
 		   struct report_build_result *res)
