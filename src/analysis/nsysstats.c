@@ -9,6 +9,7 @@
 
 #include "analysis/nsysstats.h"
 #include "analysis/nvtxproj.h"
+#include "analysis/timeline.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -249,18 +250,6 @@ static int cmp_total_desc(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* cuda_gpu_kern_sum: ORDER BY total DESC, instances, name. */
-static int cmp_kern(const void *a, const void *b)
-{
-	const struct group *x = a, *y = b;
-
-	if (x->s.total != y->s.total)
-		return x->s.total > y->s.total ? -1 : 1;
-	if (x->s.n != y->s.n)
-		return x->s.n < y->s.n ? -1 : 1;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 /* nvtx_kern_sum: ORDER BY name, pid, tid, total DESC (keys are
  * pid, tid, name, style, kernel). */
 static int cmp_nvtxkern(const void *a, const void *b)
@@ -383,15 +372,29 @@ static int32_t *range_names(struct trace *t, const struct nsysstats_opts *o)
 	return names;
 }
 
+/* cuda_gpu_kern_sum: ORDER BY total DESC, instances, name. */
+static const struct trace *sort_trace;
+
+static int cmp_kern(const void *a, const void *b)
+{
+	const struct kernel_stat *x = a, *y = b;
+	int64_t rx = rank_of(sort_trace, x->name), ry = rank_of(sort_trace, y->name);
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? -1 : 1;
+	return rx < ry ? -1 : rx > ry;
+}
+
+/* The kernels grouped by name as the reports group them
+ * (kernel_summary_build()), in nsys's order. */
 static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
 			   struct strbuf *err)
 {
 	static const char *const extra[] = {"Name"};
-	struct gval *gv;
-	struct group *g;
-	size_t ng;
-	int32_t *inv;
-	int64_t total;
+	struct kernel_summary ks;
+	__int128 total = 0;
 
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);
@@ -400,28 +403,31 @@ static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 	if (trace_load(t, TRACE_KERNELS, err))
 		return -1;
 	strtab_rank(&t->strs);
-	gv = xcalloc(t->nkernels + 1, sizeof(*gv));
-	for (size_t i = 0; i < t->nkernels; i++) {
-		gv[i].k[0] = rank_of(t, t->kernels[i].name);
-		gv[i].v = t->kernels[i].end - t->kernels[i].start;
-	}
-	gval_sort(gv, t->nkernels);
-	g = make_groups(gv, t->nkernels, &ng);
-	if (ng)
-		qsort(g, ng, sizeof(*g), cmp_kern);
-	total = groups_total(g, ng);
-	inv = rank_to_id(t);
+	kernel_summary_build(&ks, t, NULL, 0, 0);
+	sort_trace = t;
+	if (ks.nrows)
+		qsort(ks.rows, ks.nrows, sizeof(*ks.rows), cmp_kern);
+	sort_trace = NULL;
+	for (size_t i = 0; i < ks.nrows; i++)
+		total += ks.rows[i].total_ns;
 	init_time_table(tbl, "Instances", extra, 1);
-	for (size_t i = 0; i < ng; i++) {
-		add_ratio(tbl, g[i].s.total, total);
-		table_add_i64(tbl, g[i].s.total);
-		table_add_i64(tbl, g[i].s.n);
-		add_dur_stats(tbl, &g[i].s);
-		table_add_str(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
+	for (size_t i = 0; i < ks.nrows; i++) {
+		const struct kernel_stat *k = &ks.rows[i];
+		struct nsys_summary s = {.n = (int64_t)k->calls,
+					 .total = k->total_ns,
+					 .min = k->min_ns,
+					 .max = k->max_ns,
+					 .avg = k->avg_ns,
+					 .med = k->med_ns,
+					 .stddev = k->stddev_ns};
+
+		add_ratio(tbl, k->total_ns, clamp_i64(total));
+		table_add_i64(tbl, k->total_ns);
+		table_add_i64(tbl, (int64_t)k->calls);
+		add_dur_stats(tbl, &s);
+		table_add_str(tbl, name_of(t, k->name));
 	}
-	free(inv);
-	free(g);
-	free(gv);
+	kernel_summary_release(&ks);
 	return 0;
 }
 

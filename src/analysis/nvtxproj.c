@@ -138,17 +138,10 @@ static void compute_parents(struct nvtx_proj *p, const struct trace *t, const ui
 	free(active);
 }
 
-void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
+/* The result arrays, sized for t, with "none" (-1) where that is the start. */
+static void proj_alloc(struct nvtx_proj *p, const struct trace *t)
 {
-	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, ngroups = 0, nr = t->nranges;
-	struct opkey *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
-	struct callkey *calls = xmalloc(st_mult(t->ncalls + 1, sizeof(*calls)));
-	struct launch *launches = xmalloc(st_mult(nops + 1, sizeof(*launches)));
-	size_t launches_alloc = nops + 1;
-	uint32_t *order = xmalloc(st_mult(nr + 1, sizeof(*order)));
-	uint32_t *stamp = xmalloc(st_mult(nr + 1, sizeof(*stamp)));
-	uint32_t *active = NULL;
-	size_t nactive = 0, active_alloc = 0, ncand = 0, ci = 0;
+	size_t nk = t->nkernels, nr = t->nranges;
 
 	memset(p, 0, sizeof(*p));
 	p->nranges = nr;
@@ -166,10 +159,20 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 	memset(p->kernel_call, 0xff, (nk + 1) * sizeof(*p->kernel_call));
 	memset(p->kernel_inner, 0xff, (nk + 1) * sizeof(*p->kernel_inner));
 	memset(p->parent, 0xff, (nr + 1) * sizeof(*p->parent));
-	memset(stamp, 0xff, (nr + 1) * sizeof(*stamp));
-	p->nops_total = nops;
+	p->nops_total = nk + t->nmemops;
+}
 
-	/* 1. Join GPU ops with their launch calls on (process, correlationId). */
+/* Step 1: GPU ops (sorted into ops) joined with their launch calls on
+ * (process, correlationId); one struct launch per (op group, call), group
+ * numbered per (process, correlationId). Returns the launches (*nl_out). */
+static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
+				    struct opkey *ops, size_t *nl_out)
+{
+	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, ngroups = 0, ci = 0;
+	struct callkey *calls = xmalloc(st_mult(t->ncalls + 1, sizeof(*calls)));
+	struct launch *launches = xmalloc(st_mult(nops + 1, sizeof(*launches)));
+	size_t launches_alloc = nops + 1;
+
 	for (size_t i = 0; i < nops; i++) {
 		int kern = i < nk;
 		const struct trace_kernel *k = kern ? &t->kernels[i] : NULL;
@@ -241,19 +244,22 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 		}
 	}
 	free(calls);
+	*nl_out = nl;
+	return launches;
+}
 
-	/* 2. Candidate ranges per thread, parents first. */
-	for (size_t i = 0; i < nr; i++)
-		if (!t->ranges[i].cross_thread) {
-			p->candidate[i] = 1;
-			order[ncand++] = (uint32_t)i;
-		}
-	sort_trace = t;
-	qsort(order, ncand, sizeof(*order), cmp_range);
-	sort_trace = NULL;
-	compute_parents(p, t, order, ncand);
+/* Step 3: launches and candidate ranges (order, parents first) of each
+ * thread swept in time order: each range's projection, each kernel's
+ * innermost range. */
+static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
+			   const struct opkey *ops, struct launch *launches, size_t nl,
+			   const uint32_t *order, size_t ncand)
+{
+	size_t nk = t->nkernels, nr = t->nranges, nactive = 0, active_alloc = 0;
+	uint32_t *stamp = xmalloc(st_mult(nr + 1, sizeof(*stamp)));
+	uint32_t *active = NULL;
 
-	/* 3. Sweep launches and ranges of each thread in time order. */
+	memset(stamp, 0xff, (nr + 1) * sizeof(*stamp));
 	qsort(launches, nl, sizeof(*launches), cmp_launch);
 	for (size_t li = 0, ri = 0; li < nl; li++) {
 		const struct launch *l = &launches[li];
@@ -297,14 +303,38 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 			for (uint32_t o = l->lo; o < l->hi; o++)
 				add_pair(p, ops[o].op, -1, l->call);
 	}
+	free(active);
+	free(stamp);
+}
+
+void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
+{
+	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, nr = t->nranges, ncand = 0;
+	struct opkey *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
+	uint32_t *order = xmalloc(st_mult(nr + 1, sizeof(*order)));
+	struct launch *launches;
+
+	proj_alloc(p, t);
+	launches = join_launches(p, t, flags, ops, &nl);
+
+	/* 2. Candidate ranges per thread, parents first. */
+	for (size_t i = 0; i < nr; i++)
+		if (!t->ranges[i].cross_thread) {
+			p->candidate[i] = 1;
+			order[ncand++] = (uint32_t)i;
+		}
+	sort_trace = t;
+	qsort(order, ncand, sizeof(*order), cmp_range);
+	sort_trace = NULL;
+	compute_parents(p, t, order, ncand);
+
+	sweep_launches(p, t, flags, ops, launches, nl, order, ncand);
 	for (size_t r = 0; r < nr; r++)
 		if (p->nops[r] && p->parent[r] >= 0)
 			p->nchild_ops[p->parent[r]]++;
-	free(active);
 	free(ops);
 	free(launches);
 	free(order);
-	free(stamp);
 }
 
 void nvtx_proj_release(struct nvtx_proj *p)

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/csv.h"
 #include "core/banned.h"
 
 static const char *const default_prefill[] = {"LLM@prefill", "prefill"};
@@ -246,6 +247,7 @@ void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 		s->max_ns = sum.max;
 		s->avg_ns = sum.avg;
 		s->med_ns = sum.med;
+		s->stddev_ns = sum.stddev;
 		ks->total_ns = i64_sat_add(ks->total_ns, sum.total);
 		ks->calls += (size_t)sum.n;
 	}
@@ -260,49 +262,31 @@ void kernel_summary_release(struct kernel_summary *ks)
 	memset(ks, 0, sizeof(*ks));
 }
 
-/* One CSV field as nsys writes it: quoted only when it holds a comma, and
- * then without doubled quotes (a quote ends the field only before a comma
- * or the end of the line); RFC 4180 "" is read as one quote. */
-static const char *csv_next(const char *p, const char *end, struct strbuf *field, int *eol)
+/* The header row's columns: col[i] = the column of want[i], -1 when absent. */
+static int kern_sum_header(struct csv_reader *r, const char *const *want, size_t nwant, int *col,
+			   size_t *ncols, struct strbuf *err)
 {
-	strbuf_reset(field);
-	*eol = 0;
-	if (p < end && *p == '"') {
-		int closed = 0;
+	struct strbuf f = STRBUF_INIT;
 
-		for (p++; p < end; p++) {
-			if (*p == '"' && p + 1 < end && p[1] == '"') {
-				strbuf_addch(field, '"');
-				p++;
-			} else if (*p == '"' &&
-				   (p + 1 == end || p[1] == ',' || p[1] == '\n' || p[1] == '\r')) {
-				p++;
-				closed = 1;
-				break;
-			} else {
-				strbuf_addch(field, *p);
-			}
-		}
-		if (!closed) {
-			*eol = 2; /* the input ends inside a quoted field: truncated */
-			return p;
-		}
-	} else {
-		while (p < end && *p != ',' && *p != '\n' && *p != '\r')
-			strbuf_addch(field, *p++);
+	for (size_t i = 0; i < nwant; i++)
+		col[i] = -1;
+	if (csv_reader_next(r, err) < 0)
+		return -1;
+	*ncols = r->nr;
+	for (size_t c = 0; c < r->nr; c++) {
+		strbuf_reset(&f);
+		csv_field_unescape(&r->fields[c], &f);
+		for (size_t i = 0; i < nwant; i++)
+			if (!strcmp(f.buf, want[i]))
+				col[i] = (int)c;
 	}
-	if (p < end && *p == ',')
-		return p + 1;
-	while (p < end && (*p == '\r' || *p == '\n')) {
-		*eol = 1;
-		if (*p++ == '\n')
-			break;
-	}
-	if (p >= end)
-		*eol = 1;
-	return p;
+	strbuf_release(&f);
+	return 0;
 }
 
+/* Reads an `nsys stats` cuda_gpu_kern_sum CSV with trace/csv.h in its
+ * dialect (lenient_quotes: names are quoted when they hold a comma, their
+ * quotes left undoubled). */
 int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, const char *buf,
 			    size_t len, const char *path, struct strbuf *err)
 {
@@ -310,14 +294,13 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 					   "Min (ns)",	      "Max (ns)",  "Name"};
 	int col[ARRAY_SIZE(want)];
 	const char *p = buf, *end = buf + len;
-	struct strbuf f = STRBUF_INIT, e2 = STRBUF_INIT;
+	struct strbuf e2 = STRBUF_INIT;
+	struct csv_reader r;
 	size_t ncols = 0, line = 1, alloc = 0;
-	int eol = 0, ret = -1;
+	int ret = -1, rc;
 	char *vals[16] = {NULL};
 
 	memset(ks, 0, sizeof(*ks));
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
-		col[i] = -1;
 	/* nsys may print "Processing [...]" lines before the header */
 	while (p < end && !starts_with(p, "Time (%)")) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -329,17 +312,16 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 		p = nl + 1;
 		line++;
 	}
+	csv_reader_init(&r, p, (size_t)(end - p), path);
+	r.lenient_quotes = 1;
+	r.line = line;
 	if (p >= end) {
 		error_set(err, "%s: not an nsys cuda_gpu_kern_sum CSV (no 'Time (%%)' header)",
 			  path);
 		goto cleanup;
 	}
-	for (eol = 0; !eol && p < end; ncols++) {
-		p = csv_next(p, end, &f, &eol);
-		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
-			if (!strcmp(f.buf, want[i]))
-				col[i] = (int)ncols;
-	}
+	if (kern_sum_header(&r, want, ARRAY_SIZE(want), col, &ncols, err))
+		goto cleanup;
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		if (col[i] < 0 && i != 3) {
 			error_set(err, "%s:%zu: the header lacks column '%s'", path, line, want[i]);
@@ -350,31 +332,24 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 			  ncols);
 		goto cleanup;
 	}
-	while (p < end) {
+	while ((rc = csv_reader_next(&r, err)) > 0) {
 		struct kernel_stat *s;
 		int64_t v[6] = {0};
-		size_t c = 0;
 		double d;
 
-		line++;
-		for (eol = 0; !eol && p < end; c++) {
-			p = csv_next(p, end, &f, &eol);
-			if (c < ARRAY_SIZE(vals)) {
-				free(vals[c]);
-				vals[c] = xstrdup(f.buf);
-			}
-		}
-		if (eol == 2) {
-			error_set(err, "%s:%zu: a quoted field is not closed (truncated file?)",
-				  path, line);
-			goto cleanup;
-		}
-		if (c == 1 && !vals[0][0])
-			continue; /* blank line */
-		if (c != ncols) {
-			error_set(err, "%s:%zu:1: %zu fields, the header has %zu", path, line, c,
+		line = r.record_line;
+		if (r.nr == 1 && !r.fields[0].len)
+			continue; /* a line of "" */
+		if (r.nr != ncols) {
+			error_set(err, "%s:%zu:1: %zu fields, the header has %zu", path, line, r.nr,
 				  ncols);
 			goto cleanup;
+		}
+		for (size_t c = 0; c < r.nr; c++) {
+			strbuf_reset(&e2);
+			csv_field_unescape(&r.fields[c], &e2);
+			free(vals[c]);
+			vals[c] = strbuf_detach(&e2, NULL);
 		}
 		for (size_t i = 0; i < 6; i++) {
 			if (col[i] < 0)
@@ -401,12 +376,20 @@ int kernel_summary_read_csv(struct kernel_summary *ks, struct strtab *strs, cons
 		ks->total_ns = i64_sat_add(ks->total_ns, s->total_ns);
 		ks->calls += s->calls;
 	}
+	if (rc < 0) {
+		if (r.cut) {
+			strbuf_reset(err);
+			error_set(err, "%s:%zu: a quoted field is not closed (truncated file?)",
+				  path, r.record_line);
+		}
+		goto cleanup;
+	}
 	sort_summary(ks, strs);
 	ret = 0;
 cleanup:
 	for (size_t i = 0; i < ARRAY_SIZE(vals); i++)
 		free(vals[i]);
-	strbuf_release(&f);
+	csv_reader_release(&r);
 	strbuf_release(&e2);
 	if (ret)
 		kernel_summary_release(ks);
@@ -571,6 +554,68 @@ static void build_memops(struct timeline *tl, const struct trace *t)
 		qsort(tl->memops, tl->nmemop_stats, sizeof(*tl->memops), cmp_memop_stat);
 }
 
+/* Which ranges are stage instances: a mask of 1 << enum stage_role per range. */
+static uint8_t *stage_ranges(const struct trace *t, const struct stage_config *cfg)
+{
+	uint8_t *stage_mask = xcalloc(t->nranges + 1, 1);
+
+	for (size_t r = 0; r < t->nranges; r++) {
+		const char *text = strtab_str(&t->strs, t->ranges[r].text);
+		const char *dom = strtab_str(&t->strs, t->ranges[r].domain);
+
+		for (int s = 0; s < STAGE_NROLES; s++)
+			for (size_t i = 0; i < cfg->stages[s].nnames; i++)
+				if (stage_name_matches(cfg->stages[s].names[i], text, dom))
+					stage_mask[r] |= (uint8_t)(1u << s);
+	}
+	return stage_mask;
+}
+
+/* GPU ops of each range: a counting sort of the pairs by range. Returns the
+ * pair indices; range r's are [(*startp)[r], (*startp)[r + 1]). */
+static uint32_t *pairs_by_range(const struct nvtx_proj *p, size_t nranges, uint32_t **startp)
+{
+	uint32_t *start = xcalloc(nranges + 2, sizeof(*start));
+	uint32_t *by_range = xmalloc(st_mult(p->npairs + 1, sizeof(*by_range)));
+
+	for (size_t i = 0; i < p->npairs; i++)
+		if (p->pairs[i].range >= 0)
+			start[p->pairs[i].range + 1]++;
+	for (size_t r = 0; r < nranges; r++)
+		start[r + 1] += start[r];
+	for (size_t i = 0; i < p->npairs; i++)
+		if (p->pairs[i].range >= 0)
+			by_range[start[p->pairs[i].range]++] = (uint32_t)i;
+	for (size_t r = nranges; r > 0; r--)
+		start[r] = start[r - 1];
+	start[0] = 0;
+	*startp = start;
+	return by_range;
+}
+
+/* Launch rate and the distribution of per-instance GPU time of each stage. */
+static void stage_distributions(struct timeline *tl, int64_t *const inst_proj[STAGE_NROLES],
+				const size_t inst_n[STAGE_NROLES])
+{
+	for (int s = 0; s < STAGE_NROLES; s++) {
+		struct stage_timing *st = &tl->stages[s];
+		size_t n = inst_n[s];
+
+		if (st->cpu_ns > 0)
+			st->launches_per_s = (double)st->launches * 1e9 / (double)st->cpu_ns;
+		if (!n)
+			continue;
+		qsort(inst_proj[s], n, sizeof(int64_t), cmp_i64);
+		st->mean_ns = 0;
+		for (size_t i = 0; i < n; i++)
+			st->mean_ns += (double)inst_proj[s][i];
+		st->mean_ns /= (double)n;
+		st->p50_ns = percentile_sorted(inst_proj[s], n, 50);
+		st->p90_ns = percentile_sorted(inst_proj[s], n, 90);
+		st->max_ns = inst_proj[s][n - 1];
+	}
+}
+
 int timeline_build(struct timeline *tl, struct trace *t, const struct stage_config *cfg,
 		   struct strbuf *err)
 {
@@ -596,32 +641,9 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	tl->ops_no_launch = p.nops_no_call;
 	tl->kernels_no_launch = p.nkernels_no_call;
 
-	/* Which ranges are stage instances. */
-	stage_mask = xcalloc(t->nranges + 1, 1);
-	for (size_t r = 0; r < t->nranges; r++) {
-		const char *text = strtab_str(&t->strs, t->ranges[r].text);
-		const char *dom = strtab_str(&t->strs, t->ranges[r].domain);
+	stage_mask = stage_ranges(t, cfg);
 
-		for (int s = 0; s < STAGE_NROLES; s++)
-			for (size_t i = 0; i < cfg->stages[s].nnames; i++)
-				if (stage_name_matches(cfg->stages[s].names[i], text, dom))
-					stage_mask[r] |= (uint8_t)(1u << s);
-	}
-
-	/* GPU ops of each range (counting sort of the pairs by range). */
-	start = xcalloc(t->nranges + 2, sizeof(*start));
-	by_range = xmalloc(st_mult(p.npairs + 1, sizeof(*by_range)));
-	for (size_t i = 0; i < p.npairs; i++)
-		if (p.pairs[i].range >= 0)
-			start[p.pairs[i].range + 1]++;
-	for (size_t r = 0; r < t->nranges; r++)
-		start[r + 1] += start[r];
-	for (size_t i = 0; i < p.npairs; i++)
-		if (p.pairs[i].range >= 0)
-			by_range[start[p.pairs[i].range]++] = (uint32_t)i;
-	for (size_t r = t->nranges; r > 0; r--)
-		start[r] = start[r - 1];
-	start[0] = 0;
+	by_range = pairs_by_range(&p, t->nranges, &start);
 
 	tl->kernel_stages = xcalloc(t->nkernels + 1, 1);
 	iv = xmalloc(st_mult(p.npairs + 1, sizeof(*iv)));
@@ -685,23 +707,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 				inst_proj[s][inst_n[s]++] = proj;
 		}
 	}
-	for (int s = 0; s < STAGE_NROLES; s++) {
-		struct stage_timing *st = &tl->stages[s];
-		size_t n = inst_n[s];
-
-		if (st->cpu_ns > 0)
-			st->launches_per_s = (double)st->launches * 1e9 / (double)st->cpu_ns;
-		if (!n)
-			continue;
-		qsort(inst_proj[s], n, sizeof(int64_t), cmp_i64);
-		st->mean_ns = 0;
-		for (size_t i = 0; i < n; i++)
-			st->mean_ns += (double)inst_proj[s][i];
-		st->mean_ns /= (double)n;
-		st->p50_ns = percentile_sorted(inst_proj[s], n, 50);
-		st->p90_ns = percentile_sorted(inst_proj[s], n, 90);
-		st->max_ns = inst_proj[s][n - 1];
-	}
+	stage_distributions(tl, inst_proj, inst_n);
 	for (size_t k = 0; k < t->nkernels; k++)
 		if (!tl->kernel_stages[k]) {
 			tl->kernels_outside++;

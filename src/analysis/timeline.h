@@ -80,6 +80,7 @@ struct kernel_stat {
 	size_t calls;
 	int64_t total_ns, min_ns, max_ns;
 	double avg_ns, med_ns, share; /* share of the summary's total */
+	double stddev_ns;	      /* sample standard deviation; 0 from a CSV */
 };
 
 struct kernel_summary {
@@ -128,7 +129,9 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 void timeline_release(struct timeline *tl);
 
 /* Kernel summary over the kernels with (mask == 0 or kernel_stages & mask),
- * keyed by name or by name + grid + block. kernel_stages may be NULL. */
+ * keyed by name or by name + grid + block. kernel_stages may be NULL. The
+ * one grouping of kernels: the reports and `llmprof stats`'s
+ * cuda_gpu_kern_sum (nsysstats.c, which re-sorts the rows) both use it. */
 void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 			  const uint8_t *kernel_stages, unsigned mask, int by_config);
 void kernel_summary_release(struct kernel_summary *ks);

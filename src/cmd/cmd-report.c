@@ -1,7 +1,8 @@
 /* cmd-report.c: `llmprof report`: redo analyze, join and reports from a run
  * bundle, or from given files (--trace [--ncu-csv]). Same code as the
- * profile pipeline's reports step (report/build.h), so a bundle regenerates
- * byte for byte. */
+ * profile pipeline's join and reports steps (the model built by
+ * analysis/model_build.h, rendered by report/report.h), so a bundle
+ * regenerates byte for byte. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,8 +12,9 @@
 #include "config/config.h"
 #include "core/error.h"
 #include "core/fsutil.h"
-#include "report/build.h"
+#include "analysis/model_build.h"
 #include "report/ncu_only.h"
+#include "report/report.h"
 #include "trace/perfetto.h"
 #include "core/banned.h"
 
@@ -106,6 +108,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 {
 	struct report_build_opts o;
 	struct report_build_result res;
+	struct report_model m;
 	struct config *cfg = NULL;
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
 	int code = EXIT_OK;
@@ -117,6 +120,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	memset(&o, 0, sizeof(o));
+	report_model_init(&m);
 	report_build_result_init(&res);
 	if (opt_trace) {
 		if (ctx->argc || !opt_out) {
@@ -186,7 +190,9 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		}
 		o.ncu_csv = opt_ncu;
 	}
-	if (mkdir_p(o.out_dir, &err) || report_build(&o, &res, &err)) {
+	/* the model is built once; every report renders it */
+	if (mkdir_p(o.out_dir, &err) || report_build_model(&o, &m, &res, &err) ||
+	    report_write_all(&m, o.out_dir, &err)) {
 		error_print("report: %s", err.buf);
 		code = EXIT_IO;
 		goto cleanup;
@@ -207,6 +213,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 cleanup:
 	if (cfg)
 		config_free(cfg);
+	report_model_release(&m);
 	report_build_result_release(&res);
 	strbuf_release(&err);
 	strbuf_release(&path);

@@ -38,6 +38,7 @@ void report_model_release(struct report_model *m)
 {
 	size_t i;
 
+	free(m->ncu.source);
 	free(m->run.run_id);
 	free(m->run.state);
 	free(m->run.mode);

@@ -2,20 +2,23 @@
  * from its analysis APIs; every writer (Markdown, JSON, HTML, SVG) and the
  * findings engine only read it.
  *
- * Who fills what:
- *   run, steps        run bundle (status.json)             src/pipeline/
- *   env               provenance (env.json)                src/pipeline/
- *   llm               config model.* / infer.*             src/config/
- *   stages, agg, gpu_*, timeline   trace analysis          src/trace/, src/analysis/
- *   kernels (timing)  trace kernel summary                 src/trace/
- *   kernels[].c       ncu raw page joined to kernels       src/analysis/ (join)
- *   operators         NVTX operator ranges                 src/analysis/
- *   sel               kernel selection                     src/analysis/
- *   stages[].flops/bytes  analytic_load_file()             src/analysis/analytic.c
+ * Who fills what (src/analysis/model_build.c drives it all, once per run or
+ * `llmprof report`):
+ *   run, steps        run bundle (status.json)             analysis/model_build.c
+ *   env               provenance (env.json)                analysis/model_build.c
+ *   llm               config model.* / infer.*             analysis/model_build.c
+ *   stages, agg, gpu_*, timeline   trace analysis          analysis/model_fill.c
+ *   kernels (timing)  the timeline's kernel summary        analysis/model_fill.c
+ *   kernels[].c       ncu raw page joined to kernels       analysis/join.c
+ *   operators         NVTX operator ranges                 analysis/model_fill.c
+ *   sel               kernel selection                     analysis/model_build.c
+ *   stages[].flops/bytes  analytic_load_file()             analysis/analytic.c
  *   peaks             peaks_load(): config overrides, calibration, datasheet
- *                                                          src/analysis/peaks.c
+ *                                                          analysis/peaks.c
  *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c.ai       report_model_derive()
- *   findings          findings_run()                       src/analysis/findings.c
+ *   findings          findings_run()                       analysis/findings.c
+ *   ncu, kernels      an ncu export alone: report_model_from_ncu()
+ *                                                          analysis/ncu_export.c
  *
  * Order: fill the model, analytic_load_file(), peaks_load(),
  * report_model_derive(), findings_run(), then report_write_all()
@@ -62,7 +65,7 @@ struct report_run {
 	char *trace_path; /* the trace the reports come from, as given */
 	char *ncu_path;	  /* ncu raw.csv, or NULL */
 	int counters_by_class; /* stage counter FLOPs came from the measured launches'
-				  classes (build.c), not per-name means */
+				  classes (analysis/join.c), not per-name means */
 	char *counters_stage;  /* run.stage the ncu counters were taken in ("decode",
 				  "prefill", "all"); NULL = unknown, read as "all" */
 	struct report_step *steps;
@@ -207,6 +210,12 @@ struct report_kernel {
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
 	int selected;	     /* chosen for counters */
 	struct report_counters c;
+	/* an Nsight Compute export alone (struct report_ncu_export): kernels
+	 * are grouped by name and launch configuration (grid, block; all 0 =
+	 * n/a), their GPU time is ncu's summed durations, n/a when a result
+	 * had none (total_ns is then unused) */
+	int grid[3], block[3];
+	struct rnum ncu_ns;
 };
 
 struct report_operator {
@@ -280,7 +289,20 @@ struct report_finding {
 	char *recommendation; /* what to try; NULL when purely informative */
 };
 
+/* The kernels of an Nsight Compute raw-page export read alone (`report
+ * --ncu-csv RAW.csv` without a trace): kernels.md then shows the export's
+ * (name, launch configuration) groups with their counters. */
+struct report_ncu_export {
+	int available;		   /* the model's kernels are such groups */
+	char *source;		   /* the export as named */
+	uint64_t launches;	   /* its results */
+	double total_ns;	   /* summed durations of the results that have one */
+	uint64_t missing_duration; /* results without gpu__time_duration.sum */
+	size_t max_rows;	   /* rows kernels.md shows (0 = all); a last row sums the rest */
+};
+
 struct report_model {
+	struct report_ncu_export ncu;
 	struct report_run run;
 	struct report_env env;
 	struct report_llm llm;

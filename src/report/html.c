@@ -8,7 +8,7 @@
 #include "model/format.h"
 #include "report/report.h"
 #include "report/svg.h"
-#include "report/tables.h"
+#include "report/model_tables.h"
 #include "core/banned.h"
 
 /* Kernels listed in the HTML table; kernels.md has all of them. */

@@ -89,12 +89,19 @@ int csv_reader_next(struct csv_reader *r, struct strbuf *err)
 				}
 				if (pos >= len) {
 					r->pos = len;
+					r->cut = 1;
 					return csv_fail(r, err, open_line, open_ls, open,
 							"unterminated quoted field");
 				}
 				if (pos + 1 < len && buf[pos + 1] == '"') {
 					f->escaped = 1;
 					pos += 2;
+					continue;
+				}
+				if (r->lenient_quotes && pos + 1 < len && buf[pos + 1] != ',' &&
+				    buf[pos + 1] != '\n' && buf[pos + 1] != '\r') {
+					f->escaped = 1; /* a lone quote: data */
+					pos++;
 					continue;
 				}
 				f->p = buf + start;
@@ -111,7 +118,8 @@ int csv_reader_next(struct csv_reader *r, struct strbuf *err)
 		} else {
 			size_t start = pos;
 
-			while (pos < len && !special[(unsigned char)buf[pos]])
+			while (pos < len && (!special[(unsigned char)buf[pos]] ||
+					     (r->lenient_quotes && buf[pos] == '"')))
 				pos++;
 			if (pos < len && buf[pos] == '"') {
 				r->pos = len;
@@ -159,7 +167,8 @@ void csv_field_unescape(const struct csv_field *f, struct strbuf *out)
 		i += n;
 		if (q) {
 			strbuf_addch(out, '"');
-			i += 2; /* skip the doubled quote */
+			/* skip the doubled quote; a lone one (lenient_quotes) is data */
+			i += i + 1 < f->len && f->p[i + 1] == '"' ? 2 : 1;
 		}
 	}
 }

@@ -38,6 +38,11 @@ struct csv_reader {
 	size_t record_line; /* line where the last returned record started */
 	struct csv_field *fields;
 	size_t nr, alloc;
+	/* Set by the caller after csv_reader_init(): nsys stats' dialect, whose
+	 * quoted fields hold quotes undoubled: a quote closes a quoted field
+	 * only before a comma or a line end, and is data anywhere else. */
+	unsigned char lenient_quotes;
+	unsigned char cut; /* the last error: the input ended inside a quoted field */
 };
 
 void csv_reader_init(struct csv_reader *r, const char *buf, size_t len, const char *name);

@@ -15,7 +15,9 @@
 
 #include "analysis/regions.h"
 #include "core/strbuf.h"
-#include "report/kernels_md.h"
+#include "analysis/ncu_export.h"
+#include "report/kernels_json.h"
+#include "report/report.h"
 #include "trace/csv.h"
 #include "trace/ncu_csv.h"
 #include "analysis/ncu_kernel.h"
@@ -39,10 +41,12 @@ static void run_raw(const char *buf, size_t size, struct strbuf *err, struct str
 			for (size_t c = 0; c < raw.ncols; c++)
 				ncu_raw_number(&raw, row, c, &v);
 		if (!ncu_kernels_from_raw(&raw, &t, err)) {
-			struct kernels_md_opts o = KERNELS_MD_OPTS_INIT;
+			struct report_model m;
 
-			o.max_rows = 3;
-			kernels_md_render(&t, &o, out);
+			report_model_init(&m);
+			report_model_from_ncu(&m, &t, 3);
+			report_render_kernels_md(&m, out);
+			report_model_release(&m);
 			kernels_json_render(&t, out);
 			ncu_kernel_table_release(&t);
 		}

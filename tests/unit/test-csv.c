@@ -1,5 +1,6 @@
 /* test-csv.c: the RFC 4180 tokenizer: quoting, escapes, embedded newlines,
- * ragged rows, CRLF, BOM, blank lines and file:line:col errors. */
+ * ragged rows, CRLF, BOM, blank lines, file:line:col errors and nsys stats'
+ * lenient quotes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,12 +118,44 @@ static void test_errors(void **state)
 	expect_error("\"x\ny\",1\nq\"\n", "t.csv:3:2: quote inside an unquoted field");
 }
 
+/* nsys stats' dialect: quotes inside a quoted field stay undoubled; only a
+ * quote before a comma or line end closes it. "" still reads as one quote. */
+static void test_lenient_quotes(void **state)
+{
+	const char *s = "\"f<\"x\">(int, int)\",a\"b,\"c\"\"d\"\n\"cut";
+	struct csv_reader r;
+	struct strbuf err = STRBUF_INIT, f = STRBUF_INIT;
+
+	csv_reader_init(&r, s, strlen(s), "t.csv");
+	r.lenient_quotes = 1;
+	assert_int_equal(csv_reader_next(&r, &err), 1);
+	assert_int_equal(r.nr, 3);
+	csv_field_unescape(&r.fields[0], &f);
+	assert_string_equal(f.buf, "f<\"x\">(int, int)");
+	strbuf_reset(&f);
+	csv_field_unescape(&r.fields[1], &f);
+	assert_string_equal(f.buf, "a\"b");
+	strbuf_reset(&f);
+	csv_field_unescape(&r.fields[2], &f);
+	assert_string_equal(f.buf, "c\"d");
+	assert_false(r.cut);
+	assert_int_equal(csv_reader_next(&r, &err), -1);
+	assert_true(r.cut);
+	assert_string_equal(err.buf, "t.csv:2:1: unterminated quoted field");
+	csv_reader_release(&r);
+	/* the RFC dialect refuses the same record */
+	expect_error("\"f<\"x\">(int)\",1\n",
+		     "t.csv:1:5: unexpected character after closing quote");
+	strbuf_release(&err);
+	strbuf_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_basic),  cmocka_unit_test(test_quoted),
 	    cmocka_unit_test(test_ragged), cmocka_unit_test(test_zero_copy),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_errors), cmocka_unit_test(test_lenient_quotes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

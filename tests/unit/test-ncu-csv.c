@@ -16,7 +16,8 @@
 #include "core/fsutil.h"
 #include "core/md.h"
 #include "core/strbuf.h"
-#include "report/kernels_md.h"
+#include "analysis/ncu_export.h"
+#include "report/report.h"
 #include "trace/ncu_csv.h"
 #include "analysis/ncu_kernel.h"
 
@@ -527,7 +528,7 @@ static void test_kernels_md(void **state)
 	struct strbuf csv = STRBUF_INIT, md = STRBUF_INIT, err = STRBUF_INIT;
 	struct ncu_raw raw;
 	struct ncu_kernel_table t;
-	struct kernels_md_opts o = KERNELS_MD_OPTS_INIT;
+	struct report_model m;
 	size_t calls = 0;
 	double total = 0;
 	const char *p;
@@ -545,8 +546,10 @@ static void test_kernels_md(void **state)
 	assert_int_equal(t.ngroups, 14);
 	for (size_t j = 1; j < t.ngroups; j++)
 		assert_true(t.groups[j - 1].total_ns >= t.groups[j].total_ns);
-	o.max_rows = 5;
-	kernels_md_render(&t, &o, &md);
+	report_model_init(&m);
+	report_model_from_ncu(&m, &t, 5);
+	report_render_kernels_md(&m, &md);
+	report_model_release(&m);
 	/* Calls and Total (ms) of the table rows add up to the export's. */
 	for (p = strstr(md.buf, "\n| "); p; p = strstr(p + 1, "\n| ")) {
 		unsigned long c;
@@ -588,11 +591,14 @@ static void test_kernels_md_small_share(void **state)
 	struct strbuf md = STRBUF_INIT, err = STRBUF_INIT;
 	struct ncu_raw raw;
 	struct ncu_kernel_table t;
-	struct kernels_md_opts o = KERNELS_MD_OPTS_INIT;
+	struct report_model m;
 
 	assert_int_equal(ncu_raw_parse(csv, sizeof(csv) - 1, "s.csv", &raw, &err), 0);
 	assert_int_equal(ncu_kernels_from_raw(&raw, &t, &err), 0);
-	kernels_md_render(&t, &o, &md);
+	report_model_init(&m);
+	report_model_from_ncu(&m, &t, 0);
+	report_render_kernels_md(&m, &md);
+	report_model_release(&m);
 	assert_non_null(
 	    strstr(md.buf, "| tiny | (1,1,1) x (128,1,1) | 1 | 0.000100 | 0.000100 | 0.001 |"));
 	assert_non_null(

@@ -1,8 +1,9 @@
 /* test-report-build.c: the report model filled from a bundle's files
- * (report/build.h): steps from status.json (analyze/join redone, reports left
+ * (analysis/model_build.h): steps from status.json (analyze/join redone, reports left
  * out, unfinished and timed-out steps as failures with their reason), env.json,
  * paths shown relative to the bundle, stages from the trace, and the
- * analysis reused from the analyze step giving the same model. */
+ * analysis reused from the analyze step giving the same model, and an ncu
+ * export handed over parsed joining as when read. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,8 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "analysis/select.h"
-#include "report/build.h"
+#include "analysis/join.h"
+#include "analysis/model_build.h"
 #include "model/model.h"
 #include "report/report.h"
 
@@ -234,12 +236,78 @@ static void test_join_key(void **state)
 	strbuf_release(&b);
 }
 
+/* The join step can take the export already parsed (a run parses
+ * ncu/raw.csv once): the same model as when it reads the file itself, and
+ * the file is not read again. */
+static void test_parsed_ncu_table(void **state)
+{
+	struct report_build_opts o = {0};
+	struct report_build_result res;
+	struct report_model m;
+	struct ncu_kernel_table t = NCU_KERNEL_TABLE_INIT;
+	struct strbuf err = STRBUF_INIT, trace = STRBUF_INIT, raw = STRBUF_INIT;
+	struct strbuf md1 = STRBUF_INIT, md2 = STRBUF_INIT, msg1 = STRBUF_INIT;
+
+	strbuf_addf(&trace, "%s/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite",
+		    LLMPROF_SOURCE_DIR);
+	path_join(&raw, dir, "parsed-raw.csv");
+	strbuf_addf(
+	    &err,
+	    "cp '%s/tests/data/ncu/nvtx-llm-domain-kernel-replay-h100-ncu2025.3.raw.csv' '%s'",
+	    LLMPROF_SOURCE_DIR, raw.buf);
+	assert_int_equal(system(err.buf), 0);
+	strbuf_reset(&err);
+	o.trace_path = trace.buf;
+	o.ncu_csv = raw.buf;
+
+	report_model_init(&m);
+	report_build_result_init(&res);
+	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	assert_string_equal(res.join_state, "ok");
+	strbuf_add(&msg1, res.join_msg.buf, res.join_msg.len);
+	report_render_kernels_md(&m, &md1);
+	report_build_result_release(&res);
+	report_model_release(&m);
+
+	assert_int_equal(join_read_ncu(raw.buf, raw.buf, &t, &err), 0);
+	assert_int_equal(unlink(raw.buf), 0);
+	o.ncu_table = &t;
+	report_model_init(&m);
+	report_build_result_init(&res);
+	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	assert_string_equal(res.join_state, "ok");
+	assert_string_equal(res.join_msg.buf, msg1.buf);
+	report_render_kernels_md(&m, &md2);
+	assert_string_equal(md2.buf, md1.buf);
+	report_build_result_release(&res);
+	report_model_release(&m);
+
+	/* without it the join reads the file, which is gone now */
+	o.ncu_table = NULL;
+	report_model_init(&m);
+	report_build_result_init(&res);
+	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	assert_string_equal(res.join_state, "failed");
+	report_build_result_release(&res);
+	report_model_release(&m);
+
+	ncu_kernel_table_release(&t);
+	strbuf_release(&err);
+	strbuf_release(&trace);
+	strbuf_release(&raw);
+	strbuf_release(&md1);
+	strbuf_release(&md2);
+	strbuf_release(&msg1);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bundle_model),
 	    cmocka_unit_test(test_bad_trace),
 	    cmocka_unit_test(test_join_key),
+	    cmocka_unit_test(test_parsed_ncu_table),
 	};
 	struct strbuf cmd = STRBUF_INIT;
 	int ret;

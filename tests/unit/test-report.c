@@ -22,7 +22,7 @@
 #include "model/format.h"
 #include "report/report.h"
 #include "report/svg.h"
-#include "report/tables.h"
+#include "report/model_tables.h"
 #include "report-fixture.h"
 
 static const char *source_dir(void)

@@ -1,9 +1,14 @@
-/* md.c: kernels.md, operators.md, report.md, stakeholder_summary.md. */
+/* render_md.c: the Markdown reports (kernels.md, operators.md, report.md,
+ * stakeholder_summary.md) rendered from the model; the escapers are core/md.h. */
+#include <stddef.h>
 #include <string.h>
+
+#include "analysis/ncu_kernel.h"
+#include "core/util.h"
 
 #include "model/format.h"
 #include "report/report.h"
-#include "report/tables.h"
+#include "report/model_tables.h"
 #include "core/md.h"
 #include "core/banned.h"
 
@@ -101,11 +106,186 @@ static void counters_line(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "; the counter columns show n/a.\n\n");
 }
 
+/* ---- kernels.md of an Nsight Compute export alone (m->ncu) ----
+ * Sorted by total GPU time with the columns Kernel, Launch, Calls, Total
+ * (ms), Mean (ms), % of GPU time, then the counter columns the export
+ * allows, followed by a numbered list of the full kernel names. When rows
+ * are capped, a last row sums the rest, so the Calls and Total (ms)
+ * columns always add up to the export's totals. */
+
+struct counter_col {
+	const char *header;
+	int decimals;
+	size_t off; /* offset of a struct rnum in struct report_counters */
+};
+
+static const struct counter_col counter_cols[] = {
+    {"Compute SOL %", 1, offsetof(struct report_counters, sm_sol_pct)},
+    {"Memory SOL %", 1, offsetof(struct report_counters, mem_sol_pct)},
+    {"Achieved occupancy %", 1, offsetof(struct report_counters, occupancy_pct)},
+    {"AI (FLOP/byte)", 2, offsetof(struct report_counters, ai)},
+};
+
+static struct rnum cfield(const struct report_kernel *k, size_t off)
+{
+	return *(const struct rnum *)((const char *)&k->c + off);
+}
+
+static void add_dim3(struct strbuf *out, const int v[3])
+{
+	strbuf_addf(out, "(%d,%d,%d)", v[0], v[1], v[2]);
+}
+
+static void add_ms(struct strbuf *out, struct rnum ns)
+{
+	if (ns.available)
+		strbuf_addf(out, "%.6f", ns.v / 1e6);
+	else
+		strbuf_addstr(out, "n/a");
+}
+
+static void ncu_kernel_row(const struct report_model *m, size_t j, const int *have, int have_bound,
+			   struct strbuf *out)
+{
+	const struct report_kernel *k = &m->kernels[j];
+
+	strbuf_addf(out, "| %zu | ", j + 1);
+	md_text(out, k->short_name);
+	strbuf_addstr(out, " | ");
+	if (k->grid[0] || k->block[0]) {
+		add_dim3(out, k->grid);
+		strbuf_addstr(out, " x ");
+		add_dim3(out, k->block);
+	} else {
+		strbuf_addstr(out, "n/a");
+	}
+	strbuf_addf(out, " | %zu | ", (size_t)k->calls);
+	add_ms(out, k->ncu_ns);
+	strbuf_addstr(out, " | ");
+	add_ms(out, k->ncu_ns.available ? rnum_of(k->ncu_ns.v / (double)k->calls) : RNUM_NONE);
+	strbuf_addstr(out, " | ");
+	fmt_fixed(out,
+		  k->ncu_ns.available && m->ncu.total_ns > 0
+		      ? rnum_of(100.0 * k->ncu_ns.v / m->ncu.total_ns)
+		      : RNUM_NONE,
+		  2);
+	strbuf_addstr(out, " |");
+	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++) {
+		if (!have[c])
+			continue;
+		strbuf_addch(out, ' ');
+		fmt_fixed(out, cfield(k, counter_cols[c].off), counter_cols[c].decimals);
+		strbuf_addstr(out, " |");
+	}
+	if (have_bound)
+		strbuf_addf(out, " %s |", kernel_bound_name(k->c.bound));
+	strbuf_addch(out, '\n');
+}
+
+/* The last row: the kernels past the cap, summed. */
+static void ncu_rest_row(const struct report_model *m, size_t shown, const int *have,
+			 int have_bound, struct strbuf *out)
+{
+	size_t calls = 0;
+	double total = 0;
+
+	for (size_t j = shown; j < m->nr_kernels; j++) {
+		calls += m->kernels[j].calls;
+		total += m->kernels[j].ncu_ns.available ? m->kernels[j].ncu_ns.v : 0;
+	}
+	strbuf_addf(out, "| | (%zu other kernels) | | %zu | ", m->nr_kernels - shown, calls);
+	add_ms(out, rnum_of(total));
+	strbuf_addstr(out, " | ");
+	add_ms(out, calls ? rnum_of(total / (double)calls) : RNUM_NONE);
+	strbuf_addf(out, " | %.2f |", m->ncu.total_ns > 0 ? 100.0 * total / m->ncu.total_ns : 0.0);
+	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
+		if (have[c])
+			strbuf_addstr(out, " |");
+	if (have_bound)
+		strbuf_addstr(out, " |");
+	strbuf_addch(out, '\n');
+}
+
+static void ncu_kernels_header(const int *have, int have_bound, struct strbuf *out)
+{
+	strbuf_addstr(out,
+		      "| # | Kernel | Launch (grid x block) | Calls | Total (ms) | Mean (ms) | "
+		      "% of GPU time |");
+	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
+		if (have[c])
+			strbuf_addf(out, " %s |", counter_cols[c].header);
+	if (have_bound)
+		strbuf_addstr(out, " Bound |");
+	strbuf_addstr(out, "\n|---:|:---|:---|---:|---:|---:|---:|");
+	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
+		if (have[c])
+			strbuf_addstr(out, "---:|");
+	if (have_bound)
+		strbuf_addstr(out, ":---|");
+	strbuf_addch(out, '\n');
+}
+
+static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
+{
+	int have[ARRAY_SIZE(counter_cols)] = {0}, have_bound = 0;
+	size_t shown = m->nr_kernels, max_rows = m->ncu.max_rows;
+
+	for (size_t j = 0; j < m->nr_kernels; j++) {
+		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
+			have[c] |= cfield(&m->kernels[j], counter_cols[c].off).available;
+		have_bound |= m->kernels[j].c.bound != BOUND_UNKNOWN;
+	}
+	if (max_rows && m->nr_kernels > max_rows)
+		shown = max_rows > 1 ? max_rows - 1 : 1;
+
+	strbuf_addstr(out, "# Kernels\n\n");
+	strbuf_addf(out, "Source: %s  \n", m->ncu.source ? m->ncu.source : "?");
+	strbuf_addf(out,
+		    "%zu launches of %zu distinct kernels (name + launch configuration), "
+		    "%.6f ms of GPU time in total.",
+		    (size_t)m->ncu.launches, m->nr_kernels, m->ncu.total_ns / 1e6);
+	if (m->ncu.missing_duration)
+		strbuf_addf(out,
+			    " %zu results had no duration (gpu__time_duration.sum) and "
+			    "count as calls only.",
+			    (size_t)m->ncu.missing_duration);
+	strbuf_addstr(out, "\n\n");
+	if (!m->nr_kernels) {
+		strbuf_addstr(out, "No kernels in this export.\n");
+		return;
+	}
+	ncu_kernels_header(have, have_bound, out);
+	for (size_t j = 0; j < shown; j++)
+		ncu_kernel_row(m, j, have, have_bound, out);
+	if (shown < m->nr_kernels)
+		ncu_rest_row(m, shown, have, have_bound, out);
+
+	strbuf_addstr(out, "\nKernel names:\n\n");
+	for (size_t j = 0; j < shown; j++) {
+		strbuf_addf(out, "%zu. ", j + 1);
+		md_code_plain(out, m->kernels[j].full_name);
+		strbuf_addch(out, '\n');
+	}
+	if (have_bound)
+		strbuf_addf(out,
+			    "\nBound: compute when Compute SOL >= %.0f %% and >= Memory SOL; "
+			    "memory when Memory SOL >= %.0f %% and above Compute SOL; latency "
+			    "when both are below %.0f %% (docs/ncu.md).\n",
+			    NCU_BOUND_THRESHOLD_PCT, NCU_BOUND_THRESHOLD_PCT,
+			    NCU_BOUND_THRESHOLD_PCT);
+}
+
+/* The one kernels.md writer: a trace's kernels (with counters joined when
+ * there are some), or an Nsight Compute export's alone (m->ncu). */
 void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 {
 	struct rtable t;
 	uint64_t total = 0, calls = 0;
 
+	if (m->ncu.available) {
+		ncu_kernels_md(m, out);
+		return;
+	}
 	strbuf_addstr(out, "# Kernels\n\n");
 	status_quote(m, out);
 	if (!m->nr_kernels) {

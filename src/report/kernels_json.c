@@ -1,4 +1,4 @@
-/* kernels_md.c: kernels.md / kernels.json writers; see kernels_md.h. */
+/* kernels_json.c: kernels.json of an Nsight Compute export; see kernels_json.h. */
 #include <jansson.h>
 #include <stddef.h>
 #include <math.h>
@@ -7,164 +7,11 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
-#include "core/md.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "model/format.h"
-#include "report/kernels_md.h"
+#include "report/kernels_json.h"
+#include "report/report.h"
 #include "core/banned.h"
-
-struct counter_col {
-	const char *header;
-	int fmt_pct; /* 1: "%.1f", 0: "%.2f" */
-	size_t off;  /* offset in struct ncu_kernel_group */
-};
-
-static const struct counter_col counter_cols[] = {
-    {"Compute SOL %", 1, offsetof(struct ncu_kernel_group, sm_sol_pct)},
-    {"Memory SOL %", 1, offsetof(struct ncu_kernel_group, mem_sol_pct)},
-    {"Achieved occupancy %", 1, offsetof(struct ncu_kernel_group, achieved_occ_pct)},
-    {"AI (FLOP/byte)", 0, offsetof(struct ncu_kernel_group, ai)},
-};
-
-static double gfield(const struct ncu_kernel_group *g, size_t off)
-{
-	return *(const double *)((const char *)g + off);
-}
-
-static void add_dim3(struct strbuf *out, const int v[3])
-{
-	strbuf_addf(out, "(%d,%d,%d)", v[0], v[1], v[2]);
-}
-
-static void add_ms(struct strbuf *out, double ns)
-{
-	if (ncu_have(ns))
-		strbuf_addf(out, "%.6f", ns / 1e6);
-	else
-		strbuf_addstr(out, "n/a");
-}
-
-void kernels_md_render(const struct ncu_kernel_table *t, const struct kernels_md_opts *opts,
-		       struct strbuf *out)
-{
-	int have[ARRAY_SIZE(counter_cols)] = {0}, have_bound = 0;
-	size_t shown = t->ngroups;
-
-	for (size_t j = 0; j < t->ngroups; j++) {
-		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-			have[c] |= ncu_have(gfield(&t->groups[j], counter_cols[c].off));
-		have_bound |= t->groups[j].bound != NCU_BOUND_UNKNOWN;
-	}
-	if (opts && opts->max_rows && t->ngroups > opts->max_rows)
-		shown = opts->max_rows > 1 ? opts->max_rows - 1 : 1;
-
-	strbuf_addf(out, "# %s\n\n", opts && opts->title ? opts->title : "Kernels");
-	strbuf_addf(out, "Source: %s  \n", t->source ? t->source : "?");
-	strbuf_addf(out,
-		    "%zu launches of %zu distinct kernels (name + launch configuration), "
-		    "%.6f ms of GPU time in total.",
-		    t->total_calls, t->ngroups, t->total_ns / 1e6);
-	if (t->missing_duration)
-		strbuf_addf(out,
-			    " %zu results had no duration (gpu__time_duration.sum) and "
-			    "count as calls only.",
-			    t->missing_duration);
-	strbuf_addstr(out, "\n\n");
-	if (!t->ngroups) {
-		strbuf_addstr(out, "No kernels in this export.\n");
-		return;
-	}
-
-	strbuf_addstr(out,
-		      "| # | Kernel | Launch (grid x block) | Calls | Total (ms) | Mean (ms) | "
-		      "% of GPU time |");
-	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-		if (have[c])
-			strbuf_addf(out, " %s |", counter_cols[c].header);
-	if (have_bound)
-		strbuf_addstr(out, " Bound |");
-	strbuf_addstr(out, "\n|---:|:---|:---|---:|---:|---:|---:|");
-	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-		if (have[c])
-			strbuf_addstr(out, "---:|");
-	if (have_bound)
-		strbuf_addstr(out, ":---|");
-	strbuf_addch(out, '\n');
-
-	for (size_t j = 0; j < shown; j++) {
-		const struct ncu_kernel_group *g = &t->groups[j];
-
-		strbuf_addf(out, "| %zu | ", j + 1);
-		md_text(out, g->short_name);
-		strbuf_addstr(out, " | ");
-		if (g->grid[0] || g->block[0]) {
-			add_dim3(out, g->grid);
-			strbuf_addstr(out, " x ");
-			add_dim3(out, g->block);
-		} else {
-			strbuf_addstr(out, "n/a");
-		}
-		strbuf_addf(out, " | %zu | ", g->calls);
-		add_ms(out, g->total_ns);
-		strbuf_addstr(out, " | ");
-		add_ms(out, ncu_have(g->total_ns) ? g->total_ns / (double)g->calls : NAN);
-		strbuf_addstr(out, " | ");
-		fmt_fixed(out,
-			  ncu_have(g->total_ns) && t->total_ns > 0
-			      ? rnum_of(100.0 * g->total_ns / t->total_ns)
-			      : RNUM_NONE,
-			  2);
-		strbuf_addstr(out, " |");
-		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++) {
-			double v = gfield(g, counter_cols[c].off);
-
-			if (!have[c])
-				continue;
-			strbuf_addch(out, ' ');
-			fmt_fixed(out, ncu_have(v) ? rnum_of(v) : RNUM_NONE,
-				  counter_cols[c].fmt_pct ? 1 : 2);
-			strbuf_addstr(out, " |");
-		}
-		if (have_bound)
-			strbuf_addf(out, " %s |", ncu_bound_name(g->bound));
-		strbuf_addch(out, '\n');
-	}
-	if (shown < t->ngroups) {
-		size_t calls = 0;
-		double total = 0;
-
-		for (size_t j = shown; j < t->ngroups; j++) {
-			calls += t->groups[j].calls;
-			total += ncu_have(t->groups[j].total_ns) ? t->groups[j].total_ns : 0;
-		}
-		strbuf_addf(out, "| | (%zu other kernels) | | %zu | ", t->ngroups - shown, calls);
-		add_ms(out, total);
-		strbuf_addstr(out, " | ");
-		add_ms(out, calls ? total / (double)calls : NAN);
-		strbuf_addf(out, " | %.2f |", t->total_ns > 0 ? 100.0 * total / t->total_ns : 0.0);
-		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-			if (have[c])
-				strbuf_addstr(out, " |");
-		if (have_bound)
-			strbuf_addstr(out, " |");
-		strbuf_addch(out, '\n');
-	}
-
-	strbuf_addstr(out, "\nKernel names:\n\n");
-	for (size_t j = 0; j < shown; j++) {
-		strbuf_addf(out, "%zu. ", j + 1);
-		md_code_plain(out, t->groups[j].name);
-		strbuf_addch(out, '\n');
-	}
-	if (have_bound)
-		strbuf_addf(out,
-			    "\nBound: compute when Compute SOL >= %.0f %% and >= Memory SOL; "
-			    "memory when Memory SOL >= %.0f %% and above Compute SOL; latency "
-			    "when both are below %.0f %% (docs/ncu.md).\n",
-			    NCU_BOUND_THRESHOLD_PCT, NCU_BOUND_THRESHOLD_PCT,
-			    NCU_BOUND_THRESHOLD_PCT);
-}
 
 static json_t *jnum(double v)
 {
@@ -261,15 +108,15 @@ void kernels_json_render(const struct ncu_kernel_table *t, struct strbuf *out)
 	json_decref(root);
 }
 
-int kernels_md_write(const struct ncu_kernel_table *t, const struct kernels_md_opts *opts,
-		     const char *dir, struct strbuf *err)
+int kernels_files_write(const struct report_model *m, const struct ncu_kernel_table *t,
+			const char *dir, struct strbuf *err)
 {
 	struct strbuf md = STRBUF_INIT, js = STRBUF_INIT, path = STRBUF_INIT;
 	int ret = -1;
 
 	if (mkdir_p(dir, err))
 		goto out;
-	kernels_md_render(t, opts, &md);
+	report_render_kernels_md(m, &md);
 	kernels_json_render(t, &js);
 	path_join(&path, dir, "kernels.md");
 	if (write_file_atomic(path.buf, md.buf, md.len, err))

@@ -1,11 +1,12 @@
-/* tables.c: the report tables, built once, rendered as Markdown or HTML. */
+/* model_tables.c: the model's sections as report tables, built once and
+ * rendered as Markdown or HTML (the generic writer is model/table.h). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/xalloc.h"
 #include "model/format.h"
-#include "report/tables.h"
+#include "report/model_tables.h"
 #include "core/md.h"
 #include "core/banned.h"
 

@@ -1,8 +1,8 @@
-/* tables.h: report tables built once from the model and rendered as
+/* model_tables.h: report tables built once from the model and rendered as
  * Markdown or HTML, so both formats always show the same rows and numbers.
- * Internal to src/report/. */
-#ifndef LLMPROF_REPORT_TABLES_H
-#define LLMPROF_REPORT_TABLES_H
+ * Internal to src/report/; the generic table writer is model/table.h. */
+#ifndef LLMPROF_REPORT_MODEL_TABLES_H
+#define LLMPROF_REPORT_MODEL_TABLES_H
 
 #include <stddef.h>
 
@@ -46,7 +46,7 @@ void rtable_selection(const struct report_model *m, struct rtable *t);
 void rtable_steps(const struct report_model *m, struct rtable *t);
 
 /* One plain-text sentence or two: model, GPU, TTFT/TPOT/tokens/s, MFU/MBU
- * (only the numbers that are available). Defined in md.c. */
+ * (only the numbers that are available). Defined in render_md.c. */
 void report_headline(const struct report_model *m, struct strbuf *out);
 /* Finding texts are Markdown with `code` spans only; this writes them as
  * escaped HTML with <code>. Defined in html.c. */

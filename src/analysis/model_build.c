@@ -1,0 +1,391 @@
+/* model_build.c: the report model built once from a bundle or loose
+ * files: the bundle's metadata (status.json, env.json, config.yaml,
+ * ncu/selection.json), the analysis (session.c, model_fill.c), the counter
+ * join (join.c), analytic work, peaks, derived numbers and findings; see
+ * model_build.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analytic.h"
+#include "analysis/findings.h"
+#include "analysis/join.h"
+#include "analysis/peaks.h"
+#include "analysis/session.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+void report_build_result_init(struct report_build_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->analyze_state = r->join_state = "skipped";
+	strbuf_init(&r->analyze_msg, 0);
+	strbuf_init(&r->join_msg, 0);
+	strbuf_init(&r->loud, 0);
+}
+
+void report_build_result_release(struct report_build_result *r)
+{
+	strbuf_release(&r->analyze_msg);
+	strbuf_release(&r->join_msg);
+	strbuf_release(&r->loud);
+}
+
+/* The ncu step's ncu/measured.json: how many of the selected kernels ncu
+ * measured, and the ncu time they cost. */
+static void measured_reason(struct report_model *m, const char *run_dir)
+{
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	json_t *j = NULL, *runs, *v;
+
+	path_join(&p, run_dir, "ncu/measured.json");
+	if (path_exists(p.buf) && !session_load_json(p.buf, &j, &err) && j &&
+	    json_is_array(runs = json_object_get(j, "runs")) &&
+	    json_is_integer(v = json_object_get(j, "measured")))
+		report_model_add_reason(
+		    m, "ncu measured %lld of %zu %s in %.1f s of ncu (ncu/measured.json)",
+		    (long long)json_integer_value(v), json_array_size(runs),
+		    json_is_true(json_object_get(j, "explicit_filters")) ? "configured runs"
+									 : "selected kernels",
+		    json_number_value(json_object_get(j, "ncu_wall_s")));
+	json_decref(j);
+	strbuf_release(&p);
+	strbuf_release(&err);
+}
+
+/* The select step's ncu/selection.json into m->sel, selected kernels
+ * marked. Returns the parsed file for the counter join (the caller's to
+ * free), or NULL when there is none or it does not parse (a note says so). */
+static json_t *fill_selection(struct report_model *m, const char *run_dir, const struct config *cfg)
+{
+	json_t *j = NULL, *v, *ks;
+	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	size_t i;
+
+	path_join(&path, run_dir, "ncu/selection.json");
+	if (!path_exists(path.buf))
+		goto out;
+	if (session_load_json(path.buf, &j, &err) || !j) {
+		report_model_add_note(m, "kernel selection not shown: %s", err.buf);
+		json_decref(j);
+		j = NULL;
+		goto out;
+	}
+	m->sel.available = 1;
+	report_set_str(&m->sel.stage, cfg ? config_get_string(cfg, "run.stage") : NULL);
+	if (json_is_integer(v = json_object_get(j, "top_n")))
+		m->sel.top_n = (uint64_t)json_integer_value(v);
+	if (json_is_number(v = json_object_get(j, "target_coverage")))
+		m->sel.coverage_target = json_number_value(v);
+	if (json_is_number(v = json_object_get(j, "coverage")))
+		m->sel.coverage = rnum_of(json_number_value(v));
+	if (json_is_integer(v = json_object_get(j, "selected")))
+		m->sel.nr_selected = (uint64_t)json_integer_value(v);
+	if (json_is_integer(v = json_object_get(j, "distinct_kernels")))
+		m->sel.nr_candidates = (uint64_t)json_integer_value(v);
+	if (session_jstr(j, "stop_reason") && *session_jstr(j, "stop_reason"))
+		report_model_add_reason(m, "stopped: %s", session_jstr(j, "stop_reason"));
+	if (json_is_integer(v = json_object_get(j, "nccl_kernels_not_replayed")) &&
+	    json_integer_value(v))
+		report_model_add_reason(m, "%lld NCCL kernels left out (never kernel-replayed)",
+					(long long)json_integer_value(v));
+	if (json_is_integer(v = json_object_get(j, "excluded_kernels")) && json_integer_value(v))
+		report_model_add_reason(
+		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
+		    (long long)json_integer_value(v));
+	measured_reason(m, run_dir);
+	ks = json_object_get(j, "kernels");
+	json_array_foreach(ks, i, v)
+	{
+		const char *name = session_jstr(v, "name");
+
+		for (size_t k = 0; name && k < m->nr_kernels; k++)
+			if (!strcmp(m->kernels[k].short_name, name))
+				m->kernels[k].selected = 1;
+	}
+out:
+	strbuf_release(&path);
+	strbuf_release(&err);
+	return j;
+}
+
+/* Recorded steps, with analyze and join replaced by what happened here and
+ * the reports step left out (a report cannot describe its own writing, and
+ * leaving it out keeps regeneration byte-identical). */
+static void fill_steps(struct report_model *m, json_t *status,
+		       const struct report_build_result *res)
+{
+	json_t *steps = status ? json_object_get(status, "steps") : NULL;
+	size_t i;
+	json_t *s;
+	int did_analyze = 0, did_join = 0;
+
+	json_array_foreach(steps, i, s)
+	{
+		const char *name = session_jstr(s, "name"), *state = session_jstr(s, "state");
+		const char *msg = session_jstr(s, "message");
+		struct strbuf why = STRBUF_INIT;
+
+		if (!name || !state || !strcmp(name, "reports"))
+			continue;
+		if (!strcmp(name, "analyze")) {
+			/* skipped both times: the recorded reason says why there is
+			 * no trace (no backend, pipeline.trace.enable=false) */
+			const char *reason = !strcmp(res->analyze_state, "skipped") &&
+						     !strcmp(state, "skipped") && msg
+						 ? msg
+						 : res->analyze_msg.buf;
+
+			report_model_add_step(m, "analyze", res->analyze_state,
+					      strcmp(res->analyze_state, "ok") ? reason : NULL);
+			did_analyze = 1;
+			continue;
+		}
+		if (!strcmp(name, "join")) {
+			report_model_add_step(m, "join", res->join_state,
+					      strcmp(res->join_state, "ok") ? res->join_msg.buf
+									    : NULL);
+			did_join = 1;
+			continue;
+		}
+		if (!strcmp(state, "ok")) {
+			report_model_add_step(m, name, "ok", NULL);
+		} else if (!strcmp(state, "skipped")) {
+			report_model_add_step(m, name, "skipped", msg);
+		} else if (!strcmp(state, "pending") || !strcmp(state, "running")) {
+			strbuf_addf(&why, "never finished (%s when status.json was last written)",
+				    state);
+			report_model_add_step(m, name, "failed", why.buf);
+		} else {
+			if (strcmp(state, "failed"))
+				strbuf_addf(&why, "%s: ", state);
+			strbuf_addstr(&why, msg ? msg : "no reason recorded");
+			report_model_add_step(m, name, "failed", why.buf);
+		}
+		strbuf_release(&why);
+	}
+	if (!did_analyze)
+		report_model_add_step(m, "analyze", res->analyze_state,
+				      strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf
+								       : NULL);
+	if (!did_join)
+		report_model_add_step(m, "join", res->join_state,
+				      strcmp(res->join_state, "ok") ? res->join_msg.buf : NULL);
+}
+
+static void fill_env(struct report_model *m, json_t *env)
+{
+	json_t *gpus, *g, *tools, *v;
+
+	if (!env)
+		return;
+	gpus = json_object_get(env, "gpus");
+	g = json_array_get(gpus, 0);
+	if (g) {
+		report_set_str(&m->env.gpu_name, session_jstr(g, "name"));
+		report_set_str(&m->env.compute_capability, session_jstr(g, "compute_capability"));
+		if (json_is_integer(v = json_object_get(g, "sm_count")))
+			m->env.sm_count = (int)json_integer_value(v);
+		if (json_is_integer(v = json_object_get(g, "memory_total_bytes")))
+			m->env.gpu_memory_gib =
+			    rnum_of((double)json_integer_value(v) / (1024.0 * 1024 * 1024));
+		if (json_is_integer(v = json_object_get(g, "max_sm_clock_mhz")))
+			m->env.sm_clock_mhz = rnum_of((double)json_integer_value(v));
+	}
+	report_set_str(&m->env.driver, session_jstr(env, "driver_version"));
+	report_set_str(&m->env.cuda, session_jstr(env, "cuda_driver_version"));
+	report_set_str(&m->env.host, session_jstr(json_object_get(env, "host"), "hostname"));
+	report_set_str(&m->env.cpu, session_jstr(json_object_get(env, "cpu"), "model"));
+	if ((v = json_object_get(env, "llmprof")))
+		report_model_add_tool(m, "llmprof", session_jstr(v, "version"));
+	tools = json_object_get(env, "tools");
+	if (session_jstr(json_object_get(tools, "nsys"), "version"))
+		report_model_add_tool(m, "nsys",
+				      session_jstr(json_object_get(tools, "nsys"), "version"));
+	if (session_jstr(json_object_get(tools, "ncu"), "version"))
+		report_model_add_tool(m, "ncu",
+				      session_jstr(json_object_get(tools, "ncu"), "version"));
+}
+
+/* The CPU path of the built-in workloads: device=cpu in config.yaml, "no GPU
+ * found" when env.json's probe listed none (profile then chose it). */
+static enum report_device run_device(const struct config *cfg, json_t *env)
+{
+	const char *kind = cfg ? config_get_string(cfg, "workload.kind") : NULL;
+	const char *dev = cfg ? config_get_string(cfg, "device") : NULL;
+	json_t *gpus = env ? json_object_get(env, "gpus") : NULL;
+
+	if (!kind || (strcmp(kind, "llm") && strcmp(kind, "dummy")) || !dev || strcmp(dev, "cpu"))
+		return REPORT_DEVICE_GPU;
+	return json_is_array(gpus) && !json_array_size(gpus) ? REPORT_DEVICE_CPU_NO_GPU
+							     : REPORT_DEVICE_CPU;
+}
+
+/* The built-in llm's shape from config model.* / infer.*. */
+static void fill_llm(struct report_model *m, const struct config *cfg)
+{
+	struct report_llm *l = &m->llm;
+	const char *kind = config_get_string(cfg, "workload.kind");
+
+	if (!kind || strcmp(kind, "llm"))
+		return; /* a user's program: config model.* does not describe it */
+	report_set_str(&l->name, config_get_string(cfg, "model.name"));
+	report_set_str(&l->arch, config_get_string(cfg, "model.arch"));
+	l->hidden_size = (int)config_get_int(cfg, "model.hidden_size", 0);
+	l->intermediate_size = (int)config_get_int(cfg, "model.intermediate_size", 0);
+	l->num_layers = (int)config_get_int(cfg, "model.num_layers", 0);
+	l->num_heads = (int)config_get_int(cfg, "model.num_heads", 0);
+	l->num_kv_heads = (int)config_get_int(cfg, "model.num_kv_heads", 0);
+	l->head_dim = (int)config_get_int(cfg, "model.head_dim", 0);
+	l->vocab_size = (int)config_get_int(cfg, "model.vocab_size", 0);
+	report_set_str(&l->dtype, config_get_string(cfg, "infer.dtype"));
+	l->batch_size = (int)config_get_int(cfg, "infer.batch_size", 0);
+	l->prompt_len = (int)config_get_int(cfg, "infer.prompt_len", 0);
+	l->new_tokens = (int)config_get_int(cfg, "infer.max_new_tokens", 0);
+	l->cuda_graph = config_get_bool(cfg, "infer.cuda_graph", -1);
+}
+
+/* A path inside the bundle as the reports show it: relative, so a moved
+ * bundle regenerates the same bytes. */
+static const char *shown_path(const char *run_dir, const char *path)
+{
+	size_t n = run_dir ? strlen(run_dir) : 0;
+
+	if (n && !strncmp(path, run_dir, n) && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
+/* The join step: o->ncu_table, or path read and parsed here. */
+static void join_ncu(struct report_model *m, const struct report_build_opts *o, const char *path,
+		     const struct report_analysis *a, json_t *sel, struct report_build_result *res)
+{
+	struct ncu_kernel_table own = NCU_KERNEL_TABLE_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const char *shown = shown_path(o->run_dir, path);
+
+	if (o->ncu_table)
+		join_counters(m, o->ncu_table, shown, a, sel, m->run.counters_stage, res);
+	else if (join_read_ncu(path, shown, &own, &err)) {
+		res->join_state = "failed";
+		strbuf_add(&res->join_msg, err.buf, err.len);
+	} else
+		join_counters(m, &own, shown, a, sel, m->run.counters_stage, res);
+	ncu_kernel_table_release(&own);
+	strbuf_release(&err);
+}
+
+int report_build_model(const struct report_build_opts *o, struct report_model *m,
+		       struct report_build_result *res, struct strbuf *err)
+{
+	struct report_analysis *own = NULL;
+	const struct report_analysis *a = o->analysis;
+	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT;
+	json_t *status = NULL, *env = NULL, *sel = NULL;
+	const char *trace_path = o->trace_path;
+	const char *ncu = o->ncu_csv;
+	int ret = -1;
+
+	if (o->run_dir) {
+		path_join(&p, o->run_dir, "status.json");
+		if (session_load_json(p.buf, &status, err))
+			goto out;
+		strbuf_reset(&p);
+		path_join(&p, o->run_dir, "env.json");
+		if (session_load_json(p.buf, &env, err))
+			goto out;
+		if (!trace_path)
+			trace_path = report_bundle_trace(o->run_dir, &trace);
+		strbuf_reset(&p);
+		path_join(&p, o->run_dir, "ncu/raw.csv");
+		if (!ncu && path_exists(p.buf))
+			ncu = p.buf;
+		report_set_str(&m->run.run_id, session_jstr(status, "run_id"));
+		report_set_str(&m->run.started_at, session_jstr(status, "started"));
+	}
+	if (o->cfg)
+		report_set_str(&m->run.mode, config_get_string(o->cfg, "run.mode"));
+	if (!a) {
+		own = report_analysis_new();
+		report_analysis_run(own, trace_path, o->cfg);
+		a = own;
+	}
+	if (a->path)
+		report_set_str(&m->run.trace_path, shown_path(o->run_dir, a->path));
+	res->analyze_state = a->state;
+	strbuf_add(&res->analyze_msg, a->msg.buf, a->msg.len);
+	model_fill_from_analysis(m, a);
+	if (o->run_dir)
+		sel = fill_selection(m, o->run_dir, o->cfg);
+	if (ncu) {
+		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
+		if (strcmp(a->state, "ok"))
+			strbuf_addstr(&res->join_msg, "no analyzed trace to join the counters to");
+		else {
+			/* the ncu step profiles run.stage only (NVTX include filters) */
+			report_set_str(&m->run.counters_stage,
+				       o->cfg ? config_get_string(o->cfg, "run.stage") : NULL);
+			join_ncu(m, o, ncu, a, sel, res);
+		}
+	} else {
+		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
+	}
+	if (o->run_dir)
+		fill_steps(m, status, res);
+	else {
+		report_model_add_step(m, "analyze", res->analyze_state,
+				      strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf
+								       : NULL);
+		report_model_add_step(m, "join", res->join_state,
+				      strcmp(res->join_state, "ok") ? res->join_msg.buf : NULL);
+	}
+	fill_env(m, env);
+	m->env.device = run_device(o->cfg, env);
+	if (o->cfg)
+		fill_llm(m, o->cfg);
+	strbuf_reset(&p);
+	if (o->analytic_path)
+		strbuf_addstr(&p, o->analytic_path);
+	else if (o->run_dir)
+		path_join(&p, o->run_dir, "workload/analytic.json");
+	if (p.len && path_exists(p.buf) && analytic_load_file(m, p.buf, &e)) {
+		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
+		strbuf_reset(&e);
+	}
+	if (m->env.device == REPORT_DEVICE_GPU)
+		peaks_load(m, o->cfg, model_fill_env_from_trace(m, a));
+	else
+		report_model_add_note(m,
+				      "the built-in workload ran on the %s, so GPU peaks, MFU "
+				      "and MBU do not apply",
+				      report_device_label(m->env.device));
+	report_model_derive(m);
+	findings_run(m);
+	model_timeline_findings(m, a);
+	for (size_t i = 0; i < m->nr_findings; i++) {
+		const char *t = m->findings[i].text;
+
+		if (m->findings[i].severity == FINDING_INFO || !t)
+			continue;
+		/* the text is Markdown: drop its backslash escapes for a terminal */
+		for (; *t; t++) {
+			if (*t == '\\' && t[1] && strchr("\\`*_{}[]()#+-.!|<>~", t[1]))
+				t++;
+			strbuf_addch(&res->loud, *t);
+		}
+		strbuf_addch(&res->loud, '\n');
+	}
+	ret = 0;
+out:
+	report_analysis_free(own);
+	json_decref(sel);
+	json_decref(status);
+	json_decref(env);
+	strbuf_release(&trace);
+	strbuf_release(&p);
+	strbuf_release(&e);
+	return ret;
+}

@@ -1,0 +1,430 @@
+/* model_fill.c: the analyze step's result copied into the report model:
+ * stages, kernels (with their per-stage split), operators, the timeline's
+ * lanes, the GPU from the trace, and the findings only the timeline knows;
+ * see session.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/findings.h"
+#include "analysis/session.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+static struct rnum ms_of(int64_t ns)
+{
+	return rnum_of((double)ns / 1e6);
+}
+
+static const char *str_or(const struct strtab *st, int32_t id, const char *dflt)
+{
+	const char *s = strtab_str(st, id);
+
+	return s ? s : dflt;
+}
+
+static void fill_stages(struct report_model *m, const struct timeline *tl)
+{
+	static const enum report_role roles[2] = {REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE};
+
+	for (int r = STAGE_PREFILL; r <= STAGE_DECODE; r++) {
+		const struct stage_timing *st = &tl->stages[r];
+		struct report_stage *s;
+
+		if (!tl->stage_found[r])
+			continue;
+		s = report_model_add_stage(m, stage_role_name(r), roles[r]);
+		s->instances = st->instances;
+		s->cpu_ms = ms_of(st->cpu_ns);
+		/* no GPU work in the stage: its GPU span is unknown, not 0 */
+		if (st->proj_ns > 0 || st->kernels) {
+			s->gpu_ms = ms_of(st->proj_ns);
+			s->busy_ms = ms_of(st->busy_ns);
+			s->idle_ms = ms_of(st->idle_ns);
+		}
+		s->kernels = st->kernels;
+		if (st->wall_ns > 0)
+			s->done_ms = ms_of(st->wall_ns);
+		if (st->cpu_ns > 0)
+			s->launches_per_s = rnum_of(st->launches_per_s);
+		if (r == STAGE_DECODE && tl->stage_found[STAGE_DECODE_STEP]) {
+			const struct stage_timing *ds = &tl->stages[STAGE_DECODE_STEP];
+
+			s->steps = ds->instances;
+			if (tl->nstep_kernels) {
+				s->step_kernels =
+				    xmalloc(st_mult(tl->nstep_kernels, sizeof(*s->step_kernels)));
+				for (size_t i = 0; i < tl->nstep_kernels; i++)
+					s->step_kernels[i] = tl->step_kernels[i];
+				s->nr_step_kernels = tl->nstep_kernels;
+			}
+			if (!ds->proj_ns && !ds->kernels)
+				continue; /* per-step GPU times: none without GPU work */
+			s->step_mean_ms = rnum_of(ds->mean_ns / 1e6);
+			s->step_p50_ms = rnum_of(ds->p50_ns / 1e6);
+			s->step_p90_ms = rnum_of(ds->p90_ns / 1e6);
+			s->step_max_ms = ms_of(ds->max_ns);
+		}
+	}
+}
+
+static const char *stage_of_mask(unsigned mask)
+{
+	unsigned pre = mask & (1u << STAGE_PREFILL);
+	unsigned dec = mask & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP));
+
+	if (pre && dec)
+		return "mixed";
+	if (pre)
+		return "prefill";
+	if (dec)
+		return "decode";
+	return NULL;
+}
+
+struct span {
+	int64_t s, e;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return (x->s > y->s) - (x->s < y->s);
+}
+
+/* GPU span, busy and idle of the profiled region: from the first to the
+ * last kernel that ran inside a stage (warm-up and setup before it are not
+ * the region's), busy = union of every kernel and copy interval clipped to
+ * it. Without stages: the whole trace [t0, t1]. */
+static void fill_gpu_aggregates(struct report_model *m, const struct trace *t,
+				const struct timeline *tl, int64_t t0, int64_t t1)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0, cur_s = 0, cur_e = INT64_MIN;
+	size_t n = 0;
+	struct span *sp;
+
+	for (size_t i = 0; tl->kernel_stages && i < t->nkernels; i++)
+		if (tl->kernel_stages[i]) {
+			if (t->kernels[i].start < lo)
+				lo = t->kernels[i].start;
+			if (t->kernels[i].end > hi)
+				hi = t->kernels[i].end;
+		}
+	if (hi <= lo) {
+		lo = t0;
+		hi = t1;
+	}
+	if (hi <= lo)
+		return;
+	sp = xmalloc(st_mult(t->nkernels + t->nmemops + 1, sizeof(*sp)));
+	for (size_t i = 0; i < t->nkernels + t->nmemops; i++) {
+		int64_t s =
+		    i < t->nkernels ? t->kernels[i].start : t->memops[i - t->nkernels].start;
+		int64_t e = i < t->nkernels ? t->kernels[i].end : t->memops[i - t->nkernels].end;
+
+		if (s < lo)
+			s = lo;
+		if (e > hi)
+			e = hi;
+		if (e > s) {
+			sp[n].s = s;
+			sp[n++].e = e;
+		}
+	}
+	qsort(sp, n, sizeof(*sp), cmp_span);
+	for (size_t i = 0; i < n; i++) {
+		if (sp[i].s > cur_e) {
+			if (cur_e > cur_s)
+				busy += cur_e - cur_s;
+			cur_s = sp[i].s;
+			cur_e = sp[i].e;
+		} else if (sp[i].e > cur_e) {
+			cur_e = sp[i].e;
+		}
+	}
+	if (n && cur_e > cur_s)
+		busy += cur_e - cur_s;
+	free(sp);
+	m->agg.gpu_span_ms = ms_of(hi - lo);
+	m->agg.gpu_busy_ms = ms_of(busy);
+}
+
+static void fill_kernels(struct report_model *m, const struct trace *t, const struct timeline *tl)
+{
+	size_t n = t->strs.nr;
+	unsigned *mask = xcalloc(n + 1, sizeof(*mask));
+	int32_t *dev = xmalloc((n + 1) * sizeof(*dev));
+	uint64_t *pre_calls = xcalloc(n + 1, sizeof(*pre_calls));
+	uint64_t *dec_calls = xcalloc(n + 1, sizeof(*dec_calls));
+	uint64_t *pre_ns = xcalloc(n + 1, sizeof(*pre_ns));
+	uint64_t *dec_ns = xcalloc(n + 1, sizeof(*dec_ns));
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+
+	for (size_t i = 0; i <= n; i++)
+		dev[i] = -1;
+	for (size_t i = 0; i < t->nkernels; i++) {
+		const struct trace_kernel *k = &t->kernels[i];
+
+		if (k->start < t0)
+			t0 = k->start;
+		if (k->end > t1)
+			t1 = k->end;
+		if (k->name < 0 || (size_t)k->name >= n)
+			continue;
+		if (tl->kernel_stages)
+			mask[k->name] |= tl->kernel_stages[i];
+		if (tl->kernel_stages) {
+			unsigned ks = tl->kernel_stages[i];
+			int64_t d = k->end > k->start ? k->end - k->start : 0;
+
+			if (ks & (1u << STAGE_PREFILL)) {
+				pre_calls[k->name]++;
+				pre_ns[k->name] += (uint64_t)d;
+			}
+			if (ks & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP))) {
+				dec_calls[k->name]++;
+				dec_ns[k->name] += (uint64_t)d;
+			}
+		}
+		if (dev[k->name] < 0)
+			dev[k->name] = k->device;
+	}
+	for (size_t i = 0; i < t->nmemops; i++) {
+		if (t->memops[i].start < t0)
+			t0 = t->memops[i].start;
+		if (t->memops[i].end > t1)
+			t1 = t->memops[i].end;
+	}
+	fill_gpu_aggregates(m, t, tl, t0, t1);
+	for (size_t i = 0; i < tl->by_name.nrows; i++) {
+		const struct kernel_stat *ks = &tl->by_name.rows[i];
+		struct report_kernel *k =
+		    report_model_add_kernel(m, str_or(&t->strs, ks->name, "(unnamed)"), NULL);
+		int ok = ks->name >= 0 && (size_t)ks->name < n;
+
+		k->calls = ks->calls;
+		k->total_ns = ks->total_ns > 0 ? (uint64_t)ks->total_ns : 0;
+		report_set_str(&k->stage, ok ? stage_of_mask(mask[ks->name]) : NULL);
+		if (ok) {
+			k->stage_calls[REPORT_ROLE_PREFILL] = pre_calls[ks->name];
+			k->stage_calls[REPORT_ROLE_DECODE] = dec_calls[ks->name];
+			k->stage_ns[REPORT_ROLE_PREFILL] = pre_ns[ks->name];
+			k->stage_ns[REPORT_ROLE_DECODE] = dec_ns[ks->name];
+		}
+		if (ok && dev[ks->name] >= 0) {
+			char b[32];
+			snprintf(b, sizeof(b), "GPU %d", dev[ks->name]);
+			report_set_str(&k->device, b);
+		}
+	}
+	free(mask);
+	free(dev);
+	free(pre_calls);
+	free(dec_calls);
+	free(pre_ns);
+	free(dec_ns);
+}
+
+static void fill_operators(struct report_model *m, const struct trace *t, const struct timeline *tl)
+{
+	for (size_t i = 0; i < tl->nops; i++) {
+		const struct operator_stat *o = &tl->ops[i];
+		struct report_operator *r =
+		    report_model_add_operator(m, str_or(&t->strs, o->text, ""),
+					      o->stage >= 0 ? stage_role_name(o->stage) : NULL);
+
+		r->calls = o->calls;
+		r->cpu_ms = ms_of(o->cpu_ns);
+		/* no kernels: its GPU time is unknown, not 0 */
+		if (o->kernels) {
+			r->gpu_ms = ms_of(o->gpu_ns);
+			if (o->stage >= 0)
+				r->share_of_stage = rnum_of(o->stage_share);
+		}
+	}
+}
+
+/* Lanes for the timeline chart: the stage ranges (CPU time), then one lane
+ * per (device, stream) with its kernels and copies. */
+static void fill_timeline(struct report_model *m, const struct trace *t,
+			  const struct stage_config *sc)
+{
+	struct report_lane *lane = NULL;
+	struct {
+		int32_t dev, stream;
+	} *keys = NULL;
+	size_t nkeys = 0, akeys = 0;
+	int64_t r0 = INT64_MAX, r1 = INT64_MIN;
+
+	for (size_t i = 0; i < t->nranges; i++) {
+		const struct trace_range *r = &t->ranges[i];
+		const char *text = strtab_str(&t->strs, r->text);
+
+		if (!text)
+			continue;
+		for (int s = STAGE_PREFILL; s <= STAGE_DECODE; s++) {
+			int hit = 0;
+
+			for (size_t j = 0; j < sc->stages[s].nnames && !hit; j++)
+				hit = stage_name_matches(sc->stages[s].names[j], text,
+							 strtab_str(&t->strs, r->domain));
+			if (!hit)
+				continue;
+			if (!lane)
+				lane = report_model_add_lane(m, "stages (NVTX)", LANE_RANGE);
+			report_lane_add(lane, r->start, trace_range_end(t, r), stage_role_name(s));
+			if (r->start < r0)
+				r0 = r->start;
+			if (trace_range_end(t, r) > r1)
+				r1 = trace_range_end(t, r);
+			break;
+		}
+	}
+	if (r1 > r0)
+		m->agg.e2e_ms = ms_of(r1 - r0);
+	for (size_t i = 0; i < t->nkernels; i++) {
+		const struct trace_kernel *k = &t->kernels[i];
+		size_t j;
+
+		for (j = 0; j < nkeys; j++)
+			if (keys[j].dev == k->device && keys[j].stream == k->stream)
+				break;
+		if (j == nkeys) {
+			ALLOC_GROW(keys, nkeys + 1, akeys);
+			keys[nkeys].dev = k->device;
+			keys[nkeys].stream = k->stream;
+			nkeys++;
+		}
+	}
+	for (size_t j = 0; j < nkeys; j++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "GPU %d stream %d", keys[j].dev, keys[j].stream);
+		lane = report_model_add_lane(m, name, LANE_GPU);
+		for (size_t i = 0; i < t->nkernels; i++) {
+			const struct trace_kernel *k = &t->kernels[i];
+
+			if (k->device == keys[j].dev && k->stream == keys[j].stream)
+				report_lane_add(lane, k->start, k->end, NULL);
+		}
+	}
+	free(keys);
+}
+
+static void fill_csv_kernels(struct report_model *m, const struct report_analysis *a)
+{
+	for (size_t i = 0; i < a->csv_kernels.nrows; i++) {
+		const struct kernel_stat *ks = &a->csv_kernels.rows[i];
+		struct report_kernel *k =
+		    report_model_add_kernel(m, str_or(&a->csv_strs, ks->name, "(unnamed)"), NULL);
+
+		k->calls = ks->calls;
+		k->total_ns = ks->total_ns > 0 ? (uint64_t)ks->total_ns : 0;
+	}
+}
+
+/* The GPU from the trace's TARGET_INFO_GPU, when nothing (no env.json, or
+ * one without a GPU) named it: name, SMs, compute capability, max SM clock
+ * and memory, so that peaks, MFU and the roofline work on a bare export.
+ * Returns the bandwidth it records in GB/s (0 = none): peaks use it for a
+ * GPU the datasheet table does not know. */
+double model_fill_env_from_trace(struct report_model *m, const struct report_analysis *a)
+{
+	const struct trace_gpu *g = &a->gpu;
+	char cc[32];
+
+	if (!a->have_gpu || m->env.gpu_name)
+		return 0;
+	report_set_str(&m->env.gpu_name, g->name);
+	m->env.sm_count = g->sm_count > 0 ? g->sm_count : 0;
+	if (g->cc_major >= 0 && g->cc_minor >= 0) {
+		snprintf(cc, sizeof(cc), "%d.%d", g->cc_major, g->cc_minor);
+		report_set_str(&m->env.compute_capability, cc);
+	}
+	if (g->clock_hz > 0)
+		m->env.sm_clock_mhz = rnum_of((double)g->clock_hz / 1e6);
+	if (g->total_memory > 0)
+		m->env.gpu_memory_gib = rnum_of((double)g->total_memory / (1024.0 * 1024 * 1024));
+	report_model_add_note(m, "GPU from the trace's TARGET_INFO_GPU (no env.json names one)%s",
+			      g->ngpus > 1 ? ": the one its kernels ran on" : "");
+	return g->mem_bw_bps > 0 ? (double)g->mem_bw_bps / 1e9 : 0;
+}
+
+/* Fills the model from a finished analysis. */
+void model_fill_from_analysis(struct report_model *m, const struct report_analysis *a)
+{
+	if (a->have_csv)
+		fill_csv_kernels(m, a);
+	if (!a->have_tl)
+		return;
+	fill_stages(m, &a->tl);
+	fill_kernels(m, &a->trace, &a->tl);
+	fill_operators(m, &a->trace, &a->tl);
+	fill_timeline(m, &a->trace, &a->stages);
+}
+
+void model_timeline_findings(struct report_model *m, const struct report_analysis *a)
+{
+	const struct timeline *tl = &a->tl;
+	int any = 0;
+
+	if (a->have_csv)
+		report_model_add_finding(
+		    m, FINDING_INFO, "kernel-summary-only", NULL,
+		    "The input is an `nsys stats` kernel summary (CSV), not a trace: no stage "
+		    "timings, operators or GPU idle time can be derived from it.");
+	if (!a->have_tl)
+		return;
+	for (int s = 0; s < STAGE_NROLES; s++)
+		any |= tl->stage_found[s];
+	if (!any) {
+		struct strbuf names = STRBUF_INIT;
+
+		for (int s = 0; s < STAGE_NROLES; s++)
+			for (size_t i = 0; i < a->stages.stages[s].nnames; i++)
+				strbuf_addf(&names, "%s`%s`", names.len ? ", " : "",
+					    a->stages.stages[s].names[i]);
+		report_model_add_finding(m, FINDING_WARNING, "no-stage-ranges",
+					 "`llmprof nvtx` lists the ranges a program emits; name "
+					 "them in stages.prefill / stages.decode.",
+					 "No NVTX range matched a stage (looked for %s): stage "
+					 "timings are empty.",
+					 names.buf);
+		strbuf_release(&names);
+	}
+	if (any && tl->nkernels && tl->kernels_outside) {
+		int said = 0;
+
+		for (size_t i = 0; i < m->nr_findings; i++)
+			said |= !strcmp(m->findings[i].code, "kernels-outside-stages");
+		double share =
+		    tl->kernel_ns ? (double)tl->kernel_ns_outside / (double)tl->kernel_ns : 0;
+
+		if (!said)
+			report_model_add_finding(
+			    m, share >= FINDINGS_OUTSIDE_SHARE ? FINDING_WARNING : FINDING_INFO,
+			    "kernels-outside-stages",
+			    "Mark warm-up and setup with NVTX ranges of their own, or widen "
+			    "stages.* to cover the work.",
+			    "%zu of %zu kernels ran outside every stage (%.3f ms, %.1f%% of kernel "
+			    "time): warm-up, setup or unmarked work.",
+			    tl->kernels_outside, tl->nkernels, (double)tl->kernel_ns_outside / 1e6,
+			    100.0 * share);
+	}
+	if (tl->stage_cross_thread)
+		report_model_add_finding(
+		    m, FINDING_WARNING, "stage-cross-thread",
+		    "Use push/pop or same-thread start/end ranges for stages.",
+		    "%zu stage range%s ended on another thread than the one that started it: its "
+		    "GPU work is not projected (nsys leaves such ranges out too).",
+		    tl->stage_cross_thread, tl->stage_cross_thread == 1 ? "" : "s");
+	if (tl->kernels_no_launch)
+		report_model_add_finding(
+		    m, FINDING_WARNING, "kernels-without-launch",
+		    "Trace the CUDA API (nsys --trace=cuda).",
+		    "%zu kernel%s no launch call in the trace (CUDA API trace off or cut short): "
+		    "they belong to no NVTX range.",
+		    tl->kernels_no_launch, tl->kernels_no_launch == 1 ? " has" : "s have");
+}

@@ -1,0 +1,69 @@
+/* ncu_export.c: see ncu_export.h. */
+#include <string.h>
+
+#include "analysis/ncu_export.h"
+#include "core/error.h"
+#include "core/banned.h"
+
+int ncu_export_load(struct ncu_export *x, const char *path, struct strbuf *err)
+{
+	if (strbuf_read_file(&x->text, path))
+		return error_errno(err, "cannot read '%s'", path);
+	if (ncu_raw_parse(x->text.buf, x->text.len, path, &x->raw, err) ||
+	    ncu_kernels_from_raw(&x->raw, &x->t, err))
+		return -1;
+	return 0;
+}
+
+void ncu_export_release(struct ncu_export *x)
+{
+	ncu_kernel_table_release(&x->t);
+	ncu_raw_release(&x->raw);
+	strbuf_release(&x->text);
+}
+
+static struct rnum have_or_none(double v)
+{
+	return ncu_have(v) ? rnum_of(v) : RNUM_NONE;
+}
+
+static enum kernel_bound bound_of(enum ncu_bound b)
+{
+	switch (b) {
+	case NCU_BOUND_COMPUTE:
+		return BOUND_COMPUTE;
+	case NCU_BOUND_MEMORY:
+		return BOUND_MEMORY;
+	case NCU_BOUND_LATENCY:
+		return BOUND_LATENCY;
+	case NCU_BOUND_UNKNOWN:
+		break;
+	}
+	return BOUND_UNKNOWN;
+}
+
+void report_model_from_ncu(struct report_model *m, const struct ncu_kernel_table *t,
+			   size_t max_rows)
+{
+	m->ncu.available = 1;
+	report_set_str(&m->ncu.source, t->source ? t->source : "?");
+	m->ncu.launches = t->total_calls;
+	m->ncu.total_ns = t->total_ns;
+	m->ncu.missing_duration = t->missing_duration;
+	m->ncu.max_rows = max_rows;
+	for (size_t j = 0; j < t->ngroups; j++) {
+		const struct ncu_kernel_group *g = &t->groups[j];
+		struct report_kernel *k = report_model_add_kernel(m, g->short_name, g->name);
+
+		memcpy(k->grid, g->grid, sizeof(k->grid));
+		memcpy(k->block, g->block, sizeof(k->block));
+		k->calls = g->calls;
+		k->ncu_ns = have_or_none(g->total_ns);
+		k->c.profiled = g->calls;
+		k->c.sm_sol_pct = have_or_none(g->sm_sol_pct);
+		k->c.mem_sol_pct = have_or_none(g->mem_sol_pct);
+		k->c.occupancy_pct = have_or_none(g->achieved_occ_pct);
+		k->c.ai = have_or_none(g->ai);
+		k->c.bound = bound_of(g->bound);
+	}
+}
