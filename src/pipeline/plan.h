@@ -162,6 +162,13 @@ void plan_format(const struct plan *p, struct strbuf *out);
 /* The step called name, or NULL. */
 const struct plan_step *plan_find(const struct plan *p, const char *name);
 
+/* Sets the ncu step's --dry-run text to what (its argv template needs the
+ * workload argv plan_build decides) and, with dry_run, marks the step with
+ * problem and code when it runs and is not marked yet. Nothing when the
+ * plan has no ncu step. */
+void plan_describe_ncu(struct plan *p, const char *what, int dry_run, const char *problem,
+		       int code);
+
 /* Where the built-in llm writes its analytic FLOPs/bytes (--analytic-out),
  * relative to the run dir; the reports read it from there. */
 #define PLAN_ANALYTIC_FILE "workload/analytic.json"
