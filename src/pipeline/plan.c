@@ -302,6 +302,18 @@ static void mark(struct plan_step *s, const char *why, int code)
 	s->fail_code = code;
 }
 
+void plan_describe_ncu(struct plan *p, const char *what, int dry_run, const char *problem, int code)
+{
+	struct plan_step *s = (struct plan_step *)plan_find(p, "ncu");
+
+	if (!s)
+		return;
+	free(s->what);
+	s->what = xstrdup(what);
+	if (dry_run && !s->skip_reason)
+		mark(s, problem, code);
+}
+
 static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
 {
 	struct strbuf rep = STRBUF_INIT, db = STRBUF_INIT, base = STRBUF_INIT;

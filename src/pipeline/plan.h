@@ -1,5 +1,5 @@
 /* plan.h: the steps `llmprof profile` runs (DESIGN.md section 2), built by a
- * pure function from plain parameters (cmd-profile.c fills them from the
+ * pure function from plain parameters (params.c fills them from the
  * config and from what it found on the machine), so tests can check every
  * argv, every skip reason and the --dry-run text without a config or a GPU.
  *
@@ -16,7 +16,7 @@
  * A step may be planned as skipped (skip_reason), e.g. ncu with
  * pipeline.ncu.enable=false; it then shows in status.json as skipped with
  * that reason. The ncu step is in-process: it runs one ncu per selected
- * kernel (cmd-profile.c), so its argv is only known after select.
+ * kernel (step_ncu_run.c), so its argv is only known after select.
  *
  * For --dry-run (plan_params.dry_run) the plan is built whole even when a
  * step cannot work (an unusable nsys, a missing tracer or workload binary,
@@ -80,7 +80,7 @@ struct plan_params {
 	int qkv_bias, tie_word_embeddings; /* -1 = not passed */
 	const char *weights;
 
-	/* the timeline backend, already chosen (cmd-profile.c: backend=auto
+	/* the timeline backend, already chosen (params.c: backend=auto
 	 * probes nsys); trace_reason says why, for status.json and --dry-run */
 	enum plan_trace trace;
 	const char *trace_reason;
@@ -95,7 +95,8 @@ struct plan_params {
 	const char *mode;
 	int ncu_enable;
 	/* the ncu step's --dry-run text: how it runs ncu, with the argv
-	 * template (cmd-profile.c); NULL = a generic line */
+	 * template; NULL = a generic line (params.c sets it after the plan is
+	 * built: plan_describe_ncu) */
 	const char *ncu_what;
 
 	/* --dry-run: build every step, marking the ones that would fail */
@@ -161,6 +162,13 @@ void plan_format(const struct plan *p, struct strbuf *out);
 
 /* The step called name, or NULL. */
 const struct plan_step *plan_find(const struct plan *p, const char *name);
+
+/* Sets the ncu step's --dry-run text to what (its argv template needs the
+ * workload argv plan_build decides) and, with dry_run, marks the step with
+ * problem and code when it runs and is not marked yet. Nothing when the
+ * plan has no ncu step. */
+void plan_describe_ncu(struct plan *p, const char *what, int dry_run, const char *problem,
+		       int code);
 
 /* Where the built-in llm writes its analytic FLOPs/bytes (--analytic-out),
  * relative to the run dir; the reports read it from there. */

@@ -62,6 +62,10 @@ void run_status_finish(struct run_status *st, enum run_state state, int exit_cod
 
 const char *run_state_name(enum run_state s);
 const char *step_state_name(enum step_state s);
+/* The state step_state_name() calls name; STEP_FAILED for a name it does
+ * not give (the report layer's "ok"/"failed"/"skipped" come back through
+ * here, the one place a state is read from its name). */
+enum step_state step_state_from_name(const char *name);
 
 /* Renders status.json (pure). */
 void run_status_to_json(const struct run_status *st, struct strbuf *out);

@@ -1,0 +1,103 @@
+/* ncu.h: the ncu step, in the order it goes (internal to pipeline/):
+ *   step_select.c      select   the kernels worth counters -> ncu/selection.json
+ *   step_ncu_plan.c    plan     the ncu to run, the options, what it offers
+ *   step_ncu_run.c     run      one ncu capture per selected kernel
+ *   step_ncu_import.c  import   each report as the raw page, merged into
+ *                               ncu/raw.csv; ncu/measured.json
+ *   step_join.c        join     trace kernels x ncu/raw.csv (the report
+ *                               model, handed to the reports step)
+ * struct ncu_job is the ncu step's state from plan to import. */
+#ifndef LLMPROF_PIPELINE_NCU_H
+#define LLMPROF_PIPELINE_NCU_H
+
+#include <jansson.h>
+
+#include "analysis/select.h"
+#include "config/config.h"
+#include "core/proc.h"
+#include "core/strbuf.h"
+#include "nsight/ncu_argv.h"
+#include "nsight/ncu_config.h"
+#include "nsight/ncu_progress.h"
+#include "nsight/ncu_run.h"
+#include "pipeline/run.h"
+
+struct ncu_job {
+	struct run_ctx *rc;
+	const char *mode; /* run.mode */
+	double timeout_s; /* run.timeout_s: each ncu child's limit */
+	struct ncu_options base;
+	struct ncu_config_lists lists;
+	int explicit_run;	   /* the user's own filters: one run, no selection */
+	char *ncu;		   /* owned: the ncu found, NULL before */
+	char **includes;	   /* owned: the checked --nvtx-include expressions */
+	const char **kept_metrics; /* owned array: the metrics this GPU offers */
+	size_t nruns, measured;
+	double ncu_s;			 /* seconds of ncu in all */
+	uint64_t start_ns;		 /* the step's start, monotonic */
+	size_t expected;		 /* results all captures are to give, 0 unknown */
+	struct ncu_progress progress[2]; /* ncu's stdout, stderr */
+	struct ncu_raw_merge merge;
+	struct strbuf cmdtxt;	  /* ncu/cmd.txt */
+	struct strbuf sreport;	  /* ncu/sections_report.txt */
+	struct strbuf first_fail; /* why the first unmeasured capture was not */
+	json_t *runs;		  /* ncu/measured.json's runs */
+};
+
+/* One capture of the ncu step: kernel i of the selection (k), or the
+ * configured filters (k NULL). */
+struct ncu_capture {
+	size_t i;
+	const struct selected_kernel *k;
+	struct ncu_options o;
+	struct strbuf name;	/* ncu-k<i>: the log base name */
+	struct strbuf out_base; /* <run>/ncu/k<i> */
+	struct strbuf rel;	/* ncu/k<i> */
+	struct strbuf rep;	/* <run>/ncu/k<i>.ncu-rep */
+	struct strbuf text;	/* ncu's console text */
+	struct strbuf why;	/* not measured: why */
+	struct proc_result res;
+	enum ncu_verdict v;
+	int ok, rows;
+	double secs;
+};
+
+/* The ncu to run, as tool_find finds it (pipeline.ncu.path, PATH, known
+ * locations; 2023.1 or newer); owned, or NULL with msg "why; fix". */
+char *ncu_find(const struct config *cfg, struct strbuf *msg);
+
+void ncu_job_init(struct ncu_job *j, struct run_ctx *rc);
+void ncu_job_release(struct ncu_job *j);
+
+/* Plan: whether there is anything to measure, the ncu, the options (light
+ * mode, NVTX includes checked against the trace, what this GPU offers).
+ * STEP_RUNNING to go on, else the step's state with msg and *code. */
+enum step_state ncu_job_plan(struct ncu_job *j, struct strbuf *msg, int *code);
+/* Run: every capture, each imported. 0 when all ran, or -1 with msg and
+ * *code when the step stops (a config or I/O error, a permanent ncu
+ * failure, an interrupt). */
+int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code);
+
+/* Import: capture c's report as the raw page merged into j->merge, and
+ * its section tables. 0 (c->ok says whether it was measured), or -1 with
+ * msg and *code when nothing after can be valid. */
+int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *msg, int *code);
+/* After the captures: ncu/raw.csv, ncu/sections_report.txt, ncu/regions/
+ * and the step's message. 0 with *state, or -1 with msg and *code. */
+int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_state *state);
+/* ncu/cmd.txt and ncu/measured.json as the step ended with state. */
+void ncu_job_write_measured(struct ncu_job *j, enum step_state state);
+
+/* Runs one ncu child with its logs under logs/<name>.{out,err} (stdout to
+ * out_path instead when given); its console text (stdout then stderr) is
+ * appended to text. wl_env: the workload's environment additions, the
+ * tracer's left out; live: ncu's progress is reported. 0 with *res, or
+ * -1 with err when it could not run. */
+int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, char *const *wl_env,
+	      const char *out_path, int live, struct proc_result *res, struct strbuf *text,
+	      struct strbuf *err);
+
+/* Makes <run>/ncu. 0, or -1 with err. */
+int ncu_make_dir(const struct run_bundle *b, struct strbuf *err);
+
+#endif

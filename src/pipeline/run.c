@@ -1,0 +1,363 @@
+/* run.c: struct run_ctx from the config to the finished status.json, and
+ * the one loop that runs the plan's steps through the step table
+ * (steps.c). Owned by the pipeline layer; prints nothing (progress.h). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analytic_cfg.h"
+#include "analysis/select.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/proc.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "pipeline/params.h"
+#include "pipeline/run.h"
+#include "report/build.h"
+#include "version.h"
+#include "core/banned.h"
+
+void run_ctx_init(struct run_ctx *rc, const struct run_opts *opts,
+		  const struct pipeline_progress *progress)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->opts = *opts;
+	rc->progress = progress;
+	strbuf_init(&rc->gpus.note, 0);
+	rc->plan = (struct plan)PLAN_INIT;
+	rc->bundle = (struct run_bundle)RUN_BUNDLE_INIT;
+	rc->outcome = (struct run_outcome){RUN_OK, EXIT_OK, 0, NULL};
+	rc->analyze_state = STEP_SKIPPED;
+}
+
+void run_ctx_release(struct run_ctx *rc)
+{
+	if (rc->have_status)
+		run_status_release(&rc->status);
+	if (rc->have_params)
+		run_params_release(&rc->params);
+	report_analysis_free(rc->analysis);
+	if (rc->sel) {
+		selection_release(rc->sel);
+		free(rc->sel);
+	}
+	if (rc->model) {
+		report_model_release(rc->model);
+		free(rc->model);
+	}
+	if (rc->model_res) {
+		report_build_result_release(rc->model_res);
+		free(rc->model_res);
+	}
+	plan_release(&rc->plan);
+	gpu_probe_release(&rc->gpus);
+	bundle_release(&rc->bundle);
+	if (rc->cfg)
+		config_free(rc->cfg);
+	memset(rc, 0, sizeof(*rc));
+}
+
+static void report_line(const struct run_ctx *rc, void (*fn)(void *, const char *), const char *fmt,
+			va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	fn(rc->progress->arg, sb.buf);
+	strbuf_release(&sb);
+}
+
+void run_warning(const struct run_ctx *rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report_line(rc, rc->progress->warning, fmt, ap);
+	va_end(ap);
+}
+
+void run_error(const struct run_ctx *rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report_line(rc, rc->progress->error, fmt, ap);
+	va_end(ap);
+}
+
+int run_config_load(struct run_ctx *rc, const char *conf_dir, size_t n, const char *const *ov,
+		    struct strbuf *err)
+{
+	if (rc->cfg)
+		config_free(rc->cfg);
+	rc->cfg = NULL;
+	rc->conf_dir = conf_dir;
+	rc->n_overrides = n;
+	if (config_load(&rc->cfg, conf_dir, n, ov, err))
+		return -1;
+	rc->timeout_s = config_get_double(rc->cfg, "run.timeout_s", 0);
+	return 0;
+}
+
+size_t run_config_auto(struct run_ctx *rc, const char **ov, size_t *n)
+{
+	const char *kind = config_get_string(rc->cfg, "workload.kind");
+	const char *name = config_get_string(rc->cfg, "model.name");
+	const char *dev = config_get_string(rc->cfg, "device");
+	size_t before = *n;
+
+	gpu_probe_release(&rc->gpus);
+	gpu_probe_run(&rc->gpus);
+	if (!kind || (strcmp(kind, "llm") && strcmp(kind, "dummy")))
+		return 0;
+	if (!name || !strcmp(name, "auto"))
+		ov[(*n)++] = rc->gpus.nr ? "model.name=llama-3.2-1b" : "model=tiny";
+	if (!rc->gpus.nr && (!dev || strcmp(dev, "cpu")))
+		ov[(*n)++] = "device=cpu";
+	return *n - before;
+}
+
+int run_plan(struct run_ctx *rc, const char *run_dir, struct strbuf *err, int *code)
+{
+	run_params_init(&rc->params, rc, run_dir);
+	rc->have_params = 1;
+	rc->params.pp.dry_run = rc->opts.dry_run;
+	if (run_choose_backend(rc, err, code))
+		return -1;
+	run_tracer_setup(&rc->params, run_dir);
+	if (run_build_plan(rc, err)) {
+		*code = EXIT_CONFIG;
+		return -1;
+	}
+	return 0;
+}
+
+void run_write_status(struct run_ctx *rc)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (run_status_write(&rc->status, &err))
+		rc->progress->error(rc->progress->arg, err.buf);
+	strbuf_release(&err);
+}
+
+/* run_write_status, saying whether it worked. */
+static int write_status(struct run_ctx *rc)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = run_status_write(&rc->status, &err);
+
+	if (ret)
+		rc->progress->error(rc->progress->arg, err.buf);
+	strbuf_release(&err);
+	return ret;
+}
+
+int run_open_bundle(struct run_ctx *rc, const char *root, struct strbuf *err, int *code)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	if (bundle_create(&rc->bundle, root, err)) {
+		*code = EXIT_IO;
+		return -1;
+	}
+	/* the plan checked before with a stand-in run dir, now for this one */
+	plan_release(&rc->plan);
+	rc->params.pp.run_dir = rc->bundle.dir;
+	run_tracer_setup(&rc->params, rc->bundle.dir);
+	if (run_build_plan(rc, err))
+		BUG("plan changed between checks: %s", err->buf);
+	bundle_path(&rc->bundle, "status.json", &path);
+	run_status_init(&rc->status, rc->bundle.run_id, LLMPROF_VERSION " (" LLMPROF_GIT_COMMIT ")",
+			path.buf);
+	rc->have_status = 1;
+	strbuf_release(&path);
+	for (size_t i = 0; i < rc->plan.nr; i++)
+		run_status_add(&rc->status, rc->plan.steps[i].name);
+	if (write_status(rc)) {
+		*code = EXIT_IO;
+		return 1;
+	}
+	return 0;
+}
+
+void run_outcome_fail(struct run_outcome *oc, enum step_state state, int code)
+{
+	if (oc->failed)
+		return;
+	oc->failed = 1;
+	if (state == STEP_TIMEOUT) {
+		oc->state = RUN_TIMEOUT;
+		oc->code = EXIT_TIMEOUT;
+		oc->why = "not run: run.timeout_s exceeded";
+	} else if (state == STEP_INTERRUPTED) {
+		oc->state = RUN_INTERRUPTED;
+		oc->code = EXIT_INTERRUPTED;
+		oc->why = "not run: llmprof was interrupted";
+	} else {
+		oc->state = RUN_FAILED;
+		oc->code = code;
+		oc->why = "not run: an earlier step failed";
+	}
+}
+
+static int make_dirs(const struct run_bundle *b, const struct plan *plan, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int ret = 0;
+
+	if (plan_find(plan, "nsys-export")) {
+		bundle_path(b, "nsys", &p);
+		ret = mkdir_p(p.buf, err);
+	}
+	if (!ret) {
+		strbuf_reset(&p);
+		bundle_path(b, "workload", &p);
+		ret = mkdir_p(p.buf, err);
+	}
+	if (!ret && plan_find(plan, "trace")) {
+		strbuf_reset(&p);
+		bundle_path(b, "trace/log", &p);
+		ret = mkdir_p(p.buf, err);
+	}
+	strbuf_release(&p);
+	return ret;
+}
+
+/* nsys/cmd.txt: every nsys command of the run, shell-quoted, one a line. */
+static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, struct strbuf *err)
+{
+	static const char *const names[] = {"workload", "nsys-export", "nsys-stats"};
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const struct plan_step *s = plan_find(plan, names[i]);
+
+		for (char **a = s ? s->argv : NULL; a && *a; a++) {
+			if (a != s->argv)
+				strbuf_addch(&sb, ' ');
+			proc_quote_shell(&sb, *a);
+		}
+		strbuf_addch(&sb, '\n');
+	}
+	ret = bundle_write(b, "nsys/cmd.txt", sb.buf, sb.len, err);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* Before the steps: <root>/latest, the bundle's folders, and for an
+ * external program profiled with a model preset the analytic FLOPs/bytes
+ * from the preset and infer.* (analysis/analytic_cfg.h). 0, or -1 when
+ * the bundle cannot be written. */
+static int prepare_bundle(struct run_ctx *rc)
+{
+	struct strbuf err = STRBUF_INIT, ap = STRBUF_INIT;
+	int ret = 0;
+
+	if (bundle_update_latest(&rc->bundle, &err)) {
+		run_warning(rc, "%s", err.buf); /* the bundle is fine without it */
+		strbuf_reset(&err);
+	}
+	if (make_dirs(&rc->bundle, &rc->plan, &err) ||
+	    (plan_find(&rc->plan, "nsys-export") && write_nsys_cmd(&rc->bundle, &rc->plan, &err))) {
+		run_error(rc, "%s", err.buf);
+		run_outcome_fail(&rc->outcome, STEP_FAILED, EXIT_IO);
+		rc->outcome.why = "not run: cannot write the bundle";
+		ret = -1;
+	} else if (analytic_cfg_applies(rc->cfg)) {
+		bundle_path(&rc->bundle, PLAN_ANALYTIC_FILE, &ap);
+		if (analytic_cfg_write(rc->cfg, ap.buf, &err))
+			run_warning(rc, "no analytic FLOPs/bytes for MFU/MBU: %s", err.buf);
+	}
+	strbuf_release(&err);
+	strbuf_release(&ap);
+	return ret;
+}
+
+/* A step that does not run: after a failure only the steps that keep what
+ * exists run, and past the deadline only the quick in-process ones; the
+ * others are marked skipped now, so the reports see the final states.
+ * Also a step the plan skips. 1 when step i was skipped. */
+static int skip_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
+{
+	const struct run_outcome *oc = &rc->outcome;
+
+	if (oc->failed &&
+	    (!s->after_failure || (oc->state == RUN_TIMEOUT && s->kind != STEP_KIND_INTERNAL))) {
+		run_status_end(&rc->status, i, STEP_SKIPPED, -1, 0, oc->why);
+		run_write_status(rc);
+		return 1;
+	}
+	if (s->skip_reason) {
+		run_status_start(&rc->status, i);
+		run_status_end(&rc->status, i, STEP_SKIPPED, -1, 0, s->skip_reason);
+		run_write_status(rc);
+		return 1;
+	}
+	return 0;
+}
+
+static void run_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
+{
+	const struct pipeline_step *t = pipeline_step_find(s->name);
+	const struct pipeline_progress *pr = rc->progress;
+	struct step_result res = {STEP_FAILED, -1, 0, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT,
+				  STRBUF_INIT, 0,  0};
+
+	if (!t)
+		BUG("no step called '%s' in the step table", s->name);
+	res.code = EXIT_STEP_FAILED;
+	run_status_start(&rc->status, i);
+	run_write_status(rc);
+	t->run(rc, s, i, &res);
+	run_status_end(&rc->status, i, res.state, res.exit_status, res.signal, res.msg.buf);
+	run_write_status(rc);
+	if (t->kind == STEP_KIND_INTERNAL && res.state == STEP_FAILED) {
+		strbuf_addf(&res.error, "%s: %s", s->name, res.msg.buf);
+		res.fails_run = 1;
+	}
+	if (res.error.len)
+		pr->error(pr->arg, res.error.buf);
+	if (res.tail_err.len)
+		pr->log_tail(pr->arg, res.tail_err.buf, res.tail_out.buf);
+	if (res.fails_run)
+		run_outcome_fail(&rc->outcome, res.state, res.code);
+	strbuf_release(&res.msg);
+	strbuf_release(&res.error);
+	strbuf_release(&res.tail_err);
+	strbuf_release(&res.tail_out);
+}
+
+int pipeline_run(struct run_ctx *rc)
+{
+	const struct pipeline_progress *pr = rc->progress;
+	struct run_outcome *oc = &rc->outcome;
+
+	if (prepare_bundle(rc))
+		goto finish;
+	if (rc->timeout_s > 0)
+		rc->deadline_ns = clock_mono_ns() + (uint64_t)(rc->timeout_s * 1e9);
+	for (size_t i = 0; i < rc->plan.nr; pr->step_end(pr->arg, &rc->status, i++)) {
+		const struct plan_step *s = &rc->plan.steps[i];
+
+		if (proc_pending_interrupt()) {
+			run_outcome_fail(oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);
+			break;
+		}
+		pr->step_begin(pr->arg, i, rc->plan.nr, s->name);
+		if (oc->state == RUN_INTERRUPTED)
+			break;
+		if (!skip_step(rc, s, i))
+			run_step(rc, s, i);
+	}
+	if (oc->state == RUN_OK && proc_pending_interrupt())
+		run_outcome_fail(oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);
+finish:
+	run_status_finish(&rc->status, oc->state, oc->code, oc->why);
+	/* a stale status.json ("running") must not come with exit 0 */
+	if (write_status(rc) && oc->code == EXIT_OK)
+		oc->code = EXIT_IO;
+	return oc->code;
+}

@@ -1,0 +1,167 @@
+/* run.h: the `llmprof profile` pipeline: one struct run_ctx holding the
+ * resolved config, the plan, the bundle, status.json and what each step
+ * hands the next, and a step table (steps.c) run by one loop.
+ *
+ * The order of a run (cmd/cmd-profile.c wires it):
+ *   run_config_load()      the config with the user's overrides
+ *   run_config_auto()      model=auto and the device, from the GPU probe,
+ *                          appended as overrides (then loaded once more,
+ *                          the config every step reads)
+ *   run_plan()             the timeline backend and the plan (--dry-run:
+ *                          every step, the ones that would fail marked)
+ *   run_open_bundle()      the bundle and its status.json
+ *   pipeline_run()         every step of the plan, status.json kept true
+ *
+ * Nothing here prints: what a person should see goes through struct
+ * pipeline_progress (progress.h), implemented by cmd/. Ownership: the
+ * run_ctx owns everything it points to except progress; run_ctx_release(). */
+#ifndef LLMPROF_PIPELINE_RUN_H
+#define LLMPROF_PIPELINE_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "core/strbuf.h"
+#include "model/model.h"
+#include "nsight/gpu.h"
+#include "nsight/nsys.h"
+#include "pipeline/bundle.h"
+#include "pipeline/plan.h"
+#include "pipeline/progress.h"
+#include "pipeline/status.h"
+
+/* What plan_build reads, and the storage behind it (params.c). */
+struct run_params {
+	struct plan_params pp;
+	const char **program_argv; /* borrowed strings, owned array */
+	char *workloads_dir;
+	struct strbuf trace_reason;
+	struct strbuf trace_problem; /* --dry-run: why the backend cannot work */
+	struct strbuf ncu_problem;   /* --dry-run: why the ncu step would fail */
+	int have_gpu;		     /* the GPU probe found one */
+	struct nsys_options nsys;
+	const char **nsys_extra;
+	char *nsys_path;
+	/* builtin trace backend */
+	char *tracer_lib;	 /* NULL = no builtin trace */
+	struct strbuf trace_dir; /* <run>/trace */
+	struct strbuf trace_log; /* <run>/trace/log: the tracer's logs */
+	char *tracer_env[5];
+	struct strbuf ncu_what; /* the ncu step's --dry-run text */
+};
+
+/* How the run is going: the first failure decides its state and code. */
+struct run_outcome {
+	enum run_state state;
+	int code;
+	int failed;	 /* a step failed: later steps run only when after_failure */
+	const char *why; /* for the steps never run */
+};
+
+/* How a run behaves (from the command line); nothing about printing. */
+struct run_opts {
+	int dry_run;
+	int echo; /* copy the children's output to the terminal */
+};
+
+struct report_analysis;
+struct report_build_result;
+struct selection;
+
+struct run_ctx {
+	struct run_opts opts;
+	const struct pipeline_progress *progress; /* borrowed */
+	/* the command line, for env.json, and where the config came from */
+	int orig_argc;
+	const char **orig_argv;
+	const char *const *prog_argv; /* "-- PROGRAM ARGS", or NULL */
+	int prog_argc, has_program;
+	const char *conf_dir;
+	size_t n_overrides;
+
+	struct config *cfg; /* the one resolved config: every step reads it */
+	struct gpu_probe gpus;
+	struct run_params params;
+	int have_params;
+	struct plan plan;
+	struct run_bundle bundle;
+	struct run_status status;
+	int have_status;
+	struct run_outcome outcome;
+	double timeout_s;     /* run.timeout_s, 0 = none */
+	uint64_t deadline_ns; /* monotonic, 0 = none */
+
+	/* handed from step to step */
+	enum step_state analyze_state;	  /* the analyze step's */
+	struct report_analysis *analysis; /* the analyzed trace: select, join, reports */
+	struct selection *sel;		  /* the select step's kernels, for ncu */
+	const char *ncu_base;		  /* --kernel-name-base the selection used */
+	struct report_model *model;	  /* the join step's joined model, for reports */
+	struct report_build_result *model_res;
+};
+
+void run_ctx_init(struct run_ctx *rc, const struct run_opts *opts,
+		  const struct pipeline_progress *progress);
+void run_ctx_release(struct run_ctx *rc);
+
+/* Loads conf_dir with the n overrides into rc->cfg (replacing one loaded
+ * before). 0, or -1 with err (EXIT_CONFIG). */
+int run_config_load(struct run_ctx *rc, const char *conf_dir, size_t n, const char *const *ov,
+		    struct strbuf *err);
+/* Probes the GPUs and appends to ov (room for 2 more) the overrides that
+ * decide model: auto and the device of the built-in workloads: a GPU ->
+ * the configured GPU model; none -> model tiny on device cpu. Returns how
+ * many were appended (load the config again when any). */
+size_t run_config_auto(struct run_ctx *rc, const char **ov, size_t *n);
+
+/* Chooses the timeline backend and builds the plan against run_dir (a
+ * stand-in before the bundle exists). 0, or -1 with err and *code. */
+int run_plan(struct run_ctx *rc, const char *run_dir, struct strbuf *err, int *code);
+
+/* Creates the bundle under root, builds the plan against it and writes
+ * the first status.json. 0; -1 with err and *code when there is no
+ * bundle; 1 when the bundle exists but status.json cannot be written
+ * (EXIT_IO, the error already reported). */
+int run_open_bundle(struct run_ctx *rc, const char *root, struct strbuf *err, int *code);
+
+/* Runs every step of the plan, then ends status.json. Returns the exit
+ * code of the run. */
+int pipeline_run(struct run_ctx *rc);
+
+/* One step of the table: what the plan's step called name does. run
+ * fills res; the loop records it in status.json. */
+struct step_result {
+	enum step_state state;
+	int exit_status, signal; /* the child's, for status.json; -1 / 0 = none */
+	struct strbuf msg;	 /* status.json's message */
+	struct strbuf error;	 /* a failure: the error line to show (else "name: msg") */
+	struct strbuf tail_err;	 /* a failed workload: the logs whose tail to show */
+	struct strbuf tail_out;
+	int code;      /* the exit code a failure gives the run */
+	int fails_run; /* the failure decides the run's outcome */
+};
+
+struct pipeline_step {
+	const char *name;
+	enum step_kind kind;
+	void (*run)(struct run_ctx *rc, const struct plan_step *s, size_t i,
+		    struct step_result *res);
+};
+
+/* The table, in the order the plan lists the steps (steps.c). */
+extern const struct pipeline_step pipeline_steps[];
+extern const size_t pipeline_nr_steps;
+/* The table's entry for a plan step, or NULL. */
+const struct pipeline_step *pipeline_step_find(const char *name);
+
+/* Shared by the steps (run.c). */
+void run_write_status(struct run_ctx *rc);
+void run_warning(const struct run_ctx *rc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void run_error(const struct run_ctx *rc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Records the first failure: its state and exit code decide the run's. */
+void run_outcome_fail(struct run_outcome *oc, enum step_state state, int code);
+
+#endif

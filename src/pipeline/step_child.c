@@ -1,0 +1,181 @@
+/* step_child.c: the steps that run a child (the workload, nsys export and
+ * stats): its argv and environment recorded under logs/, its output to
+ * logs/<name>.{out,err}, the run's deadline as its timeout, and what its
+ * end means for the run. Prints nothing (progress.h). */
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "pipeline/nsys_check.h"
+#include "pipeline/steps.h"
+#include "core/banned.h"
+
+static int write_step_logs(const struct run_bundle *b, const struct plan_step *s,
+			   struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT, rel = STRBUF_INIT;
+	int ret;
+
+	strbuf_addf(&rel, "logs/%s.argv", s->name);
+	bundle_path(b, rel.buf, &path);
+	ret = proc_write_argv(path.buf, (const char *const *)s->argv, err);
+	if (!ret) {
+		strbuf_reset(&rel);
+		strbuf_reset(&path);
+		strbuf_addf(&rel, "logs/%s.env", s->name);
+		bundle_path(b, rel.buf, &path);
+		ret = proc_write_argv(path.buf, (const char *const *)s->env_add, err);
+	}
+	strbuf_release(&path);
+	strbuf_release(&rel);
+	return ret;
+}
+
+static enum step_state child_state(const struct proc_result *res)
+{
+	switch (res->outcome) {
+	case PROC_EXITED:
+		return res->exit_status ? STEP_FAILED : STEP_OK;
+	case PROC_TIMEOUT:
+		return STEP_TIMEOUT;
+	case PROC_INTERRUPTED:
+		return STEP_INTERRUPTED;
+	default:
+		return STEP_FAILED;
+	}
+}
+
+/* How a failed child decides the run: the error line, the log tail of a
+ * failed workload, and the exit code. */
+static void child_failed(struct run_ctx *rc, const struct plan_step *s,
+			 const struct proc_result *pres, int tool_fault, struct step_result *res)
+{
+
+	strbuf_addf(&res->error, "%s: %s (logs: %s/logs/%s.{out,err})", s->name, res->msg.buf,
+		    rc->bundle.dir, s->name);
+	if (s->kind == STEP_KIND_WORKLOAD && !rc->opts.echo && res->state != STEP_INTERRUPTED &&
+	    pres->outcome != PROC_EXEC_FAILED) {
+		bundle_path(&rc->bundle, s->err_log, &res->tail_err);
+		bundle_path(&rc->bundle, s->out_log, &res->tail_out);
+	}
+	if (!s->optional || res->state == STEP_TIMEOUT || res->state == STEP_INTERRUPTED) {
+		res->fails_run = 1;
+		res->code = s->kind == STEP_KIND_WORKLOAD && !tool_fault ? EXIT_WORKLOAD_FAILED
+									 : EXIT_STEP_FAILED;
+	}
+}
+
+/* Runs the child of step s; what it checks after depends on the step. */
+enum child_check { CHECK_NONE, CHECK_NSYS_PROFILE, CHECK_NSYS_EXPORT, CHECK_NSYS_STATS };
+
+static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_check check,
+		      struct step_result *res)
+{
+	const struct pipeline_progress *pr = rc->progress;
+	const struct run_bundle *b = &rc->bundle;
+	struct strbuf out = STRBUF_INIT, errp = STRBUF_INIT, err = STRBUF_INIT;
+	struct proc_spec spec = {.argv = (const char *const *)s->argv,
+				 .env_add = (const char *const *)s->env_add};
+	struct proc_result pres;
+	int tool_fault = 0;
+
+	if (write_step_logs(b, s, &err))
+		goto io_error;
+	bundle_path(b, s->out_log, &out);
+	bundle_path(b, s->err_log, &errp);
+	spec.out.path = out.buf;
+	spec.err.path = errp.buf;
+	spec.out.echo = spec.err.echo = rc->opts.echo;
+	/* the child runs in its own process group: reading a terminal would
+	 * stop it with SIGTTIN, so it only inherits a stdin that is not one */
+	spec.stdin_null = isatty(0);
+	if (rc->deadline_ns) {
+		uint64_t now = clock_mono_ns();
+		spec.timeout_s =
+		    now < rc->deadline_ns ? (double)(rc->deadline_ns - now) / 1e9 : 1e-3;
+	}
+	pr->child_begin(pr->arg, s->name, &spec, out.buf, errp.buf,
+			s->kind == STEP_KIND_WORKLOAD && rc->params.pp.trace == PLAN_TRACE_BUILTIN
+			    ? rc->params.trace_log.buf
+			    : NULL,
+			NULL);
+	if (proc_run(&spec, &pres, &err)) {
+		pr->child_end(pr->arg);
+		goto io_error;
+	}
+	pr->child_end(pr->arg);
+	if (pres.outcome == PROC_TIMEOUT)
+		spec.timeout_s = rc->timeout_s; /* describe the configured limit */
+	proc_result_describe(&pres, &spec, &res->msg);
+	if (pres.log_errno) {
+		strbuf_addf(&res->msg, "; its log is incomplete: %s", strerror(pres.log_errno));
+		if (rc->outcome.code == EXIT_OK)
+			rc->outcome.code = EXIT_IO; /* a bundle file could not be written */
+	}
+	res->state = child_state(&pres);
+	if (check == CHECK_NSYS_PROFILE && res->state != STEP_INTERRUPTED)
+		nsys_check_profile(b, s, &pres, &res->state, &tool_fault, &res->msg);
+	else if (check != CHECK_NONE && res->state != STEP_INTERRUPTED)
+		nsys_check_step(b, s, res->state, check == CHECK_NSYS_STATS, &res->msg);
+	/* an exec failure's 127 is our own child's, not the program's */
+	res->exit_status = pres.outcome == PROC_EXEC_FAILED ? -1 : pres.exit_status;
+	res->signal = pres.signal;
+	if (res->state != STEP_OK)
+		child_failed(rc, s, &pres, tool_fault, res);
+	goto out;
+io_error:
+	strbuf_addstr(&res->error, err.buf);
+	strbuf_addstr(&res->msg, err.buf);
+	res->state = STEP_FAILED;
+	res->fails_run = 1;
+	res->code = EXIT_IO;
+out:
+	strbuf_release(&out);
+	strbuf_release(&errp);
+	strbuf_release(&err);
+}
+
+void step_workload(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
+{
+	(void)i;
+	run_child(rc, s, rc->params.pp.trace == PLAN_TRACE_NSYS ? CHECK_NSYS_PROFILE : CHECK_NONE,
+		  res);
+}
+
+/* nsys export/stats read what the step before wrote: without it they are
+ * skipped, saying why. */
+static int nsys_input_missing(struct run_ctx *rc, const char *rel, const char *why,
+			      struct step_result *res)
+{
+	struct strbuf path = STRBUF_INIT;
+	int missing;
+
+	bundle_path(&rc->bundle, rel, &path);
+	missing = !path_exists(path.buf);
+	if (missing) {
+		res->state = STEP_SKIPPED;
+		strbuf_addstr(&res->msg, why);
+	}
+	strbuf_release(&path);
+	return missing;
+}
+
+void step_nsys_export(struct run_ctx *rc, const struct plan_step *s, size_t i,
+		      struct step_result *res)
+{
+	(void)i;
+	if (!nsys_input_missing(rc, "nsys/run.nsys-rep",
+				"no nsys/run.nsys-rep: nsys profile wrote none", res))
+		run_child(rc, s, CHECK_NSYS_EXPORT, res);
+}
+
+void step_nsys_stats(struct run_ctx *rc, const struct plan_step *s, size_t i,
+		     struct step_result *res)
+{
+	(void)i;
+	if (!nsys_input_missing(rc, "nsys/run.sqlite", "no nsys/run.sqlite: the export did not run",
+				res))
+		run_child(rc, s, CHECK_NSYS_STATS, res);
+}

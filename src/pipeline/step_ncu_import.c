@@ -1,0 +1,195 @@
+/* step_ncu_import.c: the ncu step's import (ncu.h): each capture's report
+ * as ncu's raw page, merged into ncu/raw.csv; ncu's own section tables
+ * (ncu/sections_report.txt); ncu/regions/ for range replay; and
+ * ncu/cmd.txt and ncu/measured.json as the step ended. Prints nothing
+ * (progress.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/regions.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/jsonutil.h"
+#include "core/util.h"
+#include "pipeline/ncu.h"
+#include "trace/ncu_csv.h"
+#include "core/banned.h"
+
+/* ncu/regions/{report.md,report.json,<region>/metrics.json} from the merged
+ * raw page. A failure here is a warning: raw.csv holds the data, and
+ * `llmprof report --ncu-csv` can redo it. */
+static void write_regions(struct ncu_job *j, const struct strbuf *text)
+{
+	struct ncu_raw raw = NCU_RAW_INIT;
+	struct regions rg = REGIONS_INIT;
+	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
+
+	bundle_path(&j->rc->bundle, "ncu/regions", &dir);
+	if (ncu_raw_parse(text->buf, text->len, "ncu/raw.csv", &raw, &err) ||
+	    regions_build(&raw, &rg, &err) || regions_write(&rg, &raw, dir.buf, &err))
+		run_warning(j->rc, "ncu/regions/ not written: %s", err.buf);
+	regions_release(&rg);
+	ncu_raw_release(&raw);
+	strbuf_release(&dir);
+	strbuf_release(&err);
+}
+
+/* Appends ncu's own human-readable section tables of one measured report
+ * (`ncu --import REP --page details --section S...`, ncu's units) under a
+ * "==== <report> (<what>) ====" line, for ncu/sections_report.txt. A
+ * failure is a warning: ncu/raw.csv holds the numbers. */
+static void sections_report_add(struct ncu_job *j, const struct ncu_options *o, const char *rep,
+				size_t i, const char *what)
+{
+	const struct run_bundle *b = &j->rc->bundle;
+	struct strbuf *report = &j->sreport;
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct strbuf name = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct proc_result res;
+
+	strbuf_addf(&name, "ncu-sections-k%zu", i);
+	strbuf_addf(&text, "logs/%s.out", name.buf);
+	bundle_path(b, text.buf, &out);
+	strbuf_reset(&text);
+	ncu_sections_report_argv(o->ncu, rep, o->sections, o->nr_sections, &cmd);
+	if (ncu_child(j, name.buf, &cmd, NULL, out.buf, 0, &res, &text, &err) ||
+	    res.outcome != PROC_EXITED || res.exit_status) {
+		run_warning(j->rc,
+			    "ncu/sections_report.txt lacks %s: ncu --import --page details "
+			    "failed (logs/%s.err)%s%s",
+			    rep + strlen(b->dir) + 1, name.buf, err.len ? ": " : "", err.buf);
+		goto out;
+	}
+	strbuf_reset(&text);
+	if (strbuf_read_file(&text, out.buf) < 0) {
+		run_warning(j->rc, "ncu/sections_report.txt lacks %s: cannot read %s",
+			    rep + strlen(b->dir) + 1, out.buf);
+		goto out;
+	}
+	strbuf_addf(report, "%s==== %s (%s) ====\n", report->len ? "\n" : "",
+		    rep + strlen(b->dir) + 1, what);
+	strbuf_add(report, text.buf, text.len);
+	if (text.len && text.buf[text.len - 1] != '\n')
+		strbuf_addch(report, '\n');
+out:
+	ncu_cmd_release(&cmd);
+	strbuf_release(&name);
+	strbuf_release(&out);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
+int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *msg, int *code)
+{
+	const struct run_bundle *b = &j->rc->bundle;
+	struct ncu_cmd imp = NCU_CMD_INIT;
+	struct strbuf rawp = STRBUF_INIT, iname = STRBUF_INIT, itext = STRBUF_INIT;
+	struct strbuf csv = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = 0;
+
+	strbuf_addf(&c->rel, ".raw.csv");
+	bundle_path(b, c->rel.buf, &rawp);
+	strbuf_addf(&iname, "ncu-import-k%zu", c->i);
+	ncu_import_argv(j->ncu, c->rep.buf, "raw", &imp);
+	ncu_cmd_format(&imp, &j->cmdtxt);
+	strbuf_addch(&j->cmdtxt, '\n');
+	if (ncu_child(j, iname.buf, &imp, NULL, rawp.buf, 0, &c->res, &itext, &err) ||
+	    c->res.outcome != PROC_EXITED || c->res.exit_status) {
+		strbuf_addf(&c->why, "ncu --import failed%s%s", err.len ? ": " : "", err.buf);
+	} else if (strbuf_read_file(&csv, rawp.buf) < 0 ||
+		   (c->rows = ncu_raw_merge_add(&j->merge, csv.buf, csv.len, c->rel.buf, &err)) <
+		       0) {
+		/* columns that cannot be merged: nothing after is valid */
+		*code = EXIT_STEP_FAILED;
+		strbuf_addstr(msg, err.buf);
+		ret = -1;
+	} else if (!c->rows) {
+		strbuf_addstr(&c->why, "the report holds no result");
+	} else {
+		c->ok = 1;
+	}
+	if (c->ok && (c->o.nr_sections || c->o.set)) {
+		struct strbuf what = STRBUF_INIT;
+
+		if (c->k)
+			strbuf_addf(&what, "kernel %zu of %zu: %s", c->i + 1, j->nruns,
+				    c->k->short_name ? c->k->short_name : c->k->name);
+		else
+			strbuf_addstr(&what, "the configured filters");
+		sections_report_add(j, &c->o, c->rep.buf, c->i, what.buf);
+		strbuf_release(&what);
+	}
+	ncu_cmd_release(&imp);
+	strbuf_release(&rawp);
+	strbuf_release(&iname);
+	strbuf_release(&itext);
+	strbuf_release(&csv);
+	strbuf_release(&err);
+	return ret;
+}
+
+int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_state *state)
+{
+	const struct run_bundle *b = &j->rc->bundle;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = -1;
+
+	if (j->measured) {
+		ncu_raw_merge_write(&j->merge, &text);
+		if (bundle_write(b, "ncu/raw.csv", text.buf, text.len, &err)) {
+			*code = EXIT_IO;
+			strbuf_addstr(msg, err.buf);
+			goto out;
+		}
+		if (j->sreport.len && bundle_write(b, "ncu/sections_report.txt", j->sreport.buf,
+						   j->sreport.len, &err)) {
+			run_warning(j->rc, "%s", err.buf);
+			strbuf_reset(&err);
+		}
+		/* range replay, or a configured NVTX-gated run: one result per
+		 * region -> ncu/regions/ (analysis/regions.h) */
+		if (ncu_options_range(&j->base) || (j->explicit_run && j->base.nr_nvtx_include))
+			write_regions(j, &text);
+	}
+	strbuf_addf(msg, "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> ncu/raw.csv",
+		    j->measured, j->nruns, j->explicit_run ? "configured run" : "selected kernels",
+		    j->merge.nrows, j->merge.nrows == 1 ? "" : "s", j->ncu_s);
+	if (j->measured < j->nruns)
+		strbuf_addf(msg, "; not measured: %s", j->first_fail.buf);
+	*state = j->measured ? STEP_OK : STEP_FAILED;
+	ret = 0;
+out:
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return ret;
+}
+
+void ncu_job_write_measured(struct ncu_job *j, enum step_state state)
+{
+	const struct run_bundle *b = &j->rc->bundle;
+	json_t *o = json_object();
+	struct strbuf jp = STRBUF_INIT, jerr = STRBUF_INIT;
+
+	json_object_set_new(o, "ncu", json_string_lossy(j->ncu ? j->ncu : ""));
+	json_object_set_new(o, "mode", json_string_lossy(j->mode ? j->mode : "deep"));
+	json_object_set_new(o, "explicit_filters", json_boolean(j->explicit_run));
+	json_object_set_new(o, "measured", json_integer((json_int_t)j->measured));
+	json_object_set_new(o, "ncu_wall_s", json_real(j->ncu_s));
+	json_object_set_new(o, "runs", j->runs);
+	j->runs = NULL;
+	if (j->cmdtxt.len && bundle_write(b, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &jerr))
+		run_warning(j->rc, "%s", jerr.buf);
+	strbuf_reset(&jerr);
+	bundle_path(b, "ncu", &jp);
+	/* refused before the first capture (no ncu/ yet): nothing measured */
+	if (state != STEP_SKIPPED && j->ncu && path_exists(jp.buf)) {
+		strbuf_reset(&jp);
+		bundle_path(b, "ncu/measured.json", &jp);
+		if (json_write_file_atomic(jp.buf, o, &jerr))
+			run_warning(j->rc, "%s", jerr.buf);
+	}
+	json_decref(o);
+	strbuf_release(&jp);
+	strbuf_release(&jerr);
+}

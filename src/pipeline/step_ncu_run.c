@@ -1,0 +1,322 @@
+/* step_ncu_run.c: the ncu step (ncu.h): its entry in the step table, and
+ * the captures, one ncu run per selected kernel (or one with the user's
+ * own filters), each imported as it ends (step_ncu_import.c). ncu's own
+ * console lines are parsed (nsight/ncu_progress.h) and reported as the
+ * step's progress; nothing is printed here (progress.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/jsonutil.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "pipeline/ncu.h"
+#include "pipeline/steps.h"
+#include "core/banned.h"
+
+static size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, size_t len)
+{
+	const struct pipeline_progress *pr = j->rc->progress;
+
+	if (ncu_progress_feed(&j->progress[stream], buf, len))
+		pr->ncu_capture_progress(pr->arg, &j->progress[stream], j->expected, j->start_ns);
+}
+
+static void progress_out(void *arg, const char *buf, size_t len)
+{
+	progress_feed(arg, 0, buf, len);
+}
+
+static void progress_err(void *arg, const char *buf, size_t len)
+{
+	progress_feed(arg, 1, buf, len);
+}
+
+/* Before a capture: results before it count as done (deep mode: one
+ * result per capture), and the last pass count carries over (same
+ * sections). */
+static void progress_restart(struct ncu_job *j, long long done)
+{
+	for (size_t s = 0; s < 2; s++) {
+		int passes = j->progress[s].passes;
+
+		ncu_progress_release(&j->progress[s]);
+		ncu_progress_init(&j->progress[s]);
+		j->progress[s].done = done;
+		j->progress[s].passes = passes;
+	}
+}
+
+int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, char *const *wl_env,
+	      const char *out_path, int live, struct proc_result *res, struct strbuf *text,
+	      struct strbuf *err)
+{
+	static const char *const unset[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+					    "LLMPROF_TRACE_OUT", NULL};
+	const struct run_bundle *b = &j->rc->bundle;
+	const struct pipeline_progress *pr = j->rc->progress;
+	int echo = j->rc->opts.echo;
+	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT, rel = STRBUF_INIT, p = STRBUF_INIT;
+	struct proc_spec spec;
+	const char **env = NULL;
+	size_t nenv = 0;
+	int ret;
+
+	memset(&spec, 0, sizeof(spec));
+	/* ncu's own additions, then the workload's minus the tracer's */
+	env = xcalloc(cmd->nenv + (wl_env ? strv_len(wl_env) : 0) + 1, sizeof(*env));
+	for (size_t i = 0; i < cmd->nenv; i++)
+		env[nenv++] = cmd->env[i];
+	for (char *const *w = wl_env; w && *w; w++)
+		if (!starts_with(*w, "CUDA_INJECTION64_PATH=") &&
+		    !starts_with(*w, "NVTX_INJECTION64_PATH=") &&
+		    !starts_with(*w, "LLMPROF_TRACE_"))
+			env[nenv++] = *w;
+	strbuf_addf(&rel, "logs/%s.argv", name);
+	bundle_path(b, rel.buf, &p);
+	ret = proc_write_argv(p.buf, (const char *const *)cmd->argv, err);
+	if (ret)
+		goto out;
+	strbuf_reset(&rel);
+	strbuf_addf(&rel, "logs/%s.out", name);
+	if (out_path)
+		strbuf_addstr(&o, out_path);
+	else
+		bundle_path(b, rel.buf, &o);
+	strbuf_reset(&rel);
+	strbuf_addf(&rel, "logs/%s.err", name);
+	bundle_path(b, rel.buf, &e);
+	spec.argv = (const char *const *)cmd->argv;
+	spec.env_add = env;
+	/* CUPTI takes one subscriber: the builtin tracer must not ride along */
+	spec.env_remove = unset;
+	spec.out.path = o.buf;
+	spec.err.path = e.buf;
+	spec.out.echo = spec.err.echo = echo && !out_path;
+	if (live && !echo) {
+		spec.out.on_data = progress_out;
+		spec.err.on_data = progress_err;
+		spec.out.on_data_arg = spec.err.on_data_arg = j;
+	}
+	spec.stdin_null = 1;
+	spec.timeout_s = j->timeout_s;
+	/* ncu's own progress (live) is the detail when there is one */
+	pr->child_begin(pr->arg, name, &spec, NULL, NULL, NULL, echo || live ? NULL : name);
+	ret = proc_run(&spec, res, err);
+	pr->child_end(pr->arg);
+	if (!ret) {
+		if (!out_path)
+			strbuf_read_file(text, o.buf);
+		strbuf_read_file(text, e.buf);
+	}
+out:
+	strbuf_release(&o);
+	strbuf_release(&e);
+	strbuf_release(&rel);
+	strbuf_release(&p);
+	free(env);
+	return ret;
+}
+
+static void capture_init(struct ncu_capture *c, struct ncu_job *j, size_t i)
+{
+	memset(c, 0, sizeof(*c));
+	c->i = i;
+	c->k = j->explicit_run ? NULL : &j->rc->sel->k[i];
+	c->o = j->base;
+	strbuf_init(&c->name, 0);
+	strbuf_init(&c->out_base, 0);
+	strbuf_init(&c->rel, 0);
+	strbuf_init(&c->rep, 0);
+	strbuf_init(&c->text, 0);
+	strbuf_init(&c->why, 0);
+	strbuf_addf(&c->name, "ncu-k%zu", i);
+	strbuf_addf(&c->rel, "ncu/k%zu", i);
+	bundle_path(&j->rc->bundle, c->rel.buf, &c->out_base);
+}
+
+static void capture_release(struct ncu_capture *c)
+{
+	strbuf_release(&c->name);
+	strbuf_release(&c->out_base);
+	strbuf_release(&c->rel);
+	strbuf_release(&c->rep);
+	strbuf_release(&c->text);
+	strbuf_release(&c->why);
+}
+
+/* Why ncu measured nothing, with the filters that found nothing. */
+static void capture_explain(struct ncu_job *j, struct ncu_capture *c, const struct strbuf *d)
+{
+	const struct selected_kernel *k = c->k;
+	const struct ncu_options *o = &c->o;
+
+	c->v = ncu_output_diagnose(c->text.buf, c->text.len, &c->why);
+	if (c->v == NCU_RUN_NO_KERNELS && k)
+		strbuf_addf(&c->why,
+			    " (-k %s --kernel-name-base %s --launch-skip %zu "
+			    "--launch-count %zu)",
+			    k->kernel_name, j->rc->ncu_base, k->launch_skip, k->launch_count);
+	if ((c->v == NCU_RUN_NO_KERNELS || c->v == NCU_RUN_NO_RANGES) && !k) {
+		strbuf_addstr(&c->why, " (configured filters:");
+		if (o->kernel_name)
+			strbuf_addf(&c->why, " --kernel-name %s", o->kernel_name);
+		if (o->kernel_id)
+			strbuf_addf(&c->why, " --kernel-id %s", o->kernel_id);
+		if (o->launch_skip >= 0)
+			strbuf_addf(&c->why, " --launch-skip %lld", o->launch_skip);
+		for (size_t x = 0; x < o->nr_nvtx_include; x++)
+			strbuf_addf(&c->why, " --nvtx-include %s", o->nvtx_include[x]);
+		strbuf_addstr(&c->why, "; `llmprof nvtx` lists the ranges the program emits)");
+	}
+	if (c->v == NCU_RUN_OK && (c->res.outcome != PROC_EXITED || c->res.exit_status))
+		strbuf_addf(&c->why, "ncu %s", d->buf);
+	if (c->v == NCU_RUN_OK && !c->why.len && !path_exists(c->rep.buf))
+		strbuf_addstr(&c->why, "ncu wrote no report");
+}
+
+/* Runs capture c's ncu. 0 (c->why says when it measured nothing), or -1
+ * with msg and *code when the step stops. */
+static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results_before,
+		       struct strbuf *msg, int *code)
+{
+	struct run_ctx *rc = j->rc;
+	const struct pipeline_progress *pr = rc->progress;
+	const struct plan_step *wl = plan_find(&rc->plan, "workload");
+	const struct selected_kernel *k = c->k;
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct strbuf err = STRBUF_INIT, d = STRBUF_INIT;
+	struct proc_spec dspec;
+	int ret = -1;
+
+	if (k)
+		ncu_options_for_kernel(&c->o, k->kernel_name, rc->ncu_base,
+				       (long long)k->launch_skip, (long long)k->launch_count);
+	c->o.output = c->out_base.buf;
+	if (ncu_capture_argv(&c->o, &cmd, &err)) {
+		*code = EXIT_CONFIG;
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	ncu_cmd_format(&cmd, &j->cmdtxt);
+	strbuf_addch(&j->cmdtxt, '\n');
+	/* written before each run, so a stuck ncu's argv is on disk */
+	if (bundle_write(&rc->bundle, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &err))
+		strbuf_reset(&err);
+	pr->ncu_capture_begin(pr->arg, c->i, j->nruns,
+			      k ? (k->short_name ? k->short_name : k->name) : NULL,
+			      (long long)*results_before);
+	progress_restart(j, (long long)*results_before);
+	*results_before += k ? k->launch_count : 0;
+	if (ncu_child(j, c->name.buf, &cmd, wl ? wl->env_add : NULL, NULL, 1, &c->res, &c->text,
+		      &err)) {
+		*code = EXIT_IO;
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	c->secs = (double)c->res.wall_ns / 1e9;
+	j->ncu_s += c->secs;
+	memset(&dspec, 0, sizeof(dspec));
+	dspec.timeout_s = j->timeout_s;
+	proc_result_describe(&c->res, &dspec, &d);
+	strbuf_addf(&c->rep, "%s.ncu-rep", c->out_base.buf);
+	capture_explain(j, c, &d);
+	ret = 0;
+out:
+	ncu_cmd_release(&cmd);
+	strbuf_release(&err);
+	strbuf_release(&d);
+	return ret;
+}
+
+/* ncu/measured.json's record of capture c. */
+static void capture_record(struct ncu_job *j, const struct ncu_capture *c)
+{
+	const struct selected_kernel *k = c->k;
+	json_t *rec = json_object();
+
+	if (k) {
+		json_object_set_new(rec, "rank", json_integer((json_int_t)c->i + 1));
+		json_object_set_new(rec, "name", json_string_lossy(k->name));
+		json_object_set_new(rec, "kernel_name", json_string_lossy(k->kernel_name));
+		json_object_set_new(rec, "launch_skip", json_integer((json_int_t)k->launch_skip));
+		json_object_set_new(rec, "share", json_real(k->share));
+	}
+	json_object_set_new(rec, "measured", json_boolean(c->ok));
+	json_object_set_new(rec, "results", json_integer(c->rows > 0 ? c->rows : 0));
+	json_object_set_new(rec, "ncu_wall_s", json_real(c->secs));
+	json_object_set_new(rec, "report",
+			    json_string_lossy(c->rep.buf + strlen(j->rc->bundle.dir) + 1));
+	if (!c->ok) {
+		json_object_set_new(rec, "why", json_string_lossy(c->why.buf));
+		if (!j->first_fail.len)
+			strbuf_addstr(&j->first_fail, c->why.buf);
+	}
+	json_array_append_new(j->runs, rec);
+}
+
+int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code)
+{
+	const struct pipeline_progress *pr = j->rc->progress;
+	size_t results_before = 0;
+
+	for (size_t i = 0; i < j->nruns; i++) {
+		struct ncu_capture c;
+		int stop = 0;
+
+		capture_init(&c, j, i);
+		if (capture_run(j, &c, &results_before, msg, code) ||
+		    (!c.why.len && ncu_import_capture(j, &c, msg, code))) {
+			capture_release(&c);
+			return -1;
+		}
+		j->measured += c.ok;
+		pr->ncu_capture_end(pr->arg, i, j->nruns, c.ok, c.secs, c.ok ? NULL : c.why.buf,
+				    j->explicit_run);
+		capture_record(j, &c);
+		if (c.v == NCU_RUN_PERM) {
+			/* every later run would fail the same way */
+			strbuf_addstr(msg, c.why.buf);
+			stop = 1;
+		} else if (c.res.outcome == PROC_INTERRUPTED || proc_pending_interrupt()) {
+			strbuf_addstr(msg, "interrupted");
+			stop = 1;
+		}
+		capture_release(&c);
+		if (stop)
+			return -1;
+	}
+	return 0;
+}
+
+/* The ncu step: plan, captures (each imported), then ncu/raw.csv and
+ * ncu/measured.json. */
+void step_ncu(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
+{
+	struct ncu_job j;
+	enum step_state state;
+
+	(void)s;
+	(void)i;
+	ncu_job_init(&j, rc);
+	state = ncu_job_plan(&j, &res->msg, &res->code);
+	if (state == STEP_RUNNING) {
+		state = STEP_FAILED;
+		if (!ncu_job_run(&j, &res->msg, &res->code))
+			ncu_job_finish(&j, &res->msg, &res->code, &state);
+	}
+	ncu_job_write_measured(&j, state);
+	ncu_job_release(&j);
+	res->state = state;
+}

@@ -1,0 +1,96 @@
+/* step_select.c: the select step (ncu.h): the kernels of run.stage worth
+ * counters, from the analyze step's trace, -> ncu/selection.json
+ * (analysis/select.h), handed to the ncu step in run_ctx. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/select.h"
+#include "core/xalloc.h"
+#include "pipeline/ncu.h"
+#include "pipeline/steps.h"
+#include "report/build.h"
+#include "core/banned.h"
+
+/* run.mode=light: counters on at most this many kernels. */
+#define SELECT_LIGHT_TOP 5
+
+void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf *msg = &res->msg;
+	const struct config *cfg = rc->cfg;
+	struct select_opts so = SELECT_OPTS_INIT;
+	struct selection sel = SELECTION_INIT;
+	struct launch *l = NULL;
+	const char **exc = NULL;
+	const char *stage = config_get_string(cfg, "run.stage");
+	const char *mode = config_get_string(cfg, "run.mode");
+	const char *base = config_get_string(cfg, "pipeline.ncu.ncu_cli.kernel_name_base");
+	enum step_state state = STEP_FAILED;
+	size_t n = 0, nexc = config_list_len(cfg, "pipeline.ncu.ncu_cli.kernel_exclude");
+	int64_t lc = config_get_int(cfg, "pipeline.ncu.ncu_cli.launch_count", 0);
+
+	(void)s;
+	(void)i;
+	if (!rc->analysis || rc->analyze_state != STEP_OK) {
+		strbuf_addstr(msg, "no analyzed trace to select kernels from");
+		state = STEP_SKIPPED;
+		goto out;
+	}
+	if (report_analysis_launches(rc->analysis, stage, &l, &n, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	so.coverage = config_get_double(cfg, "run.coverage", 0.95);
+	so.top_n = (size_t)config_get_int(cfg, "run.top_n_kernels", 30);
+	if (mode && !strcmp(mode, "light") && so.top_n > SELECT_LIGHT_TOP)
+		so.top_n = SELECT_LIGHT_TOP;
+	if (nexc) {
+		exc = xcalloc(nexc, sizeof(*exc));
+		for (size_t i = 0; i < nexc; i++)
+			exc[i] = config_list_item(cfg, "pipeline.ncu.ncu_cli.kernel_exclude", i);
+		so.exclude = exc;
+		so.nr_exclude = nexc;
+	}
+	so.launch_count = lc > 0 ? (unsigned)lc : 1;
+	/* each selected kernel gets its own ncu run, found by name and launch
+	 * index over the whole run: no NVTX gate is needed, and none is used
+	 * (docs/ncu.md "How profile runs ncu") */
+	so.nvtx_gated = 0;
+	so.base = base && !strcmp(base, "function") ? SELECT_BASE_FUNCTION : SELECT_BASE_DEMANGLED;
+	/* mangled names are the same text in the trace and in ncu; demangled
+	 * ones are not (select.h) */
+	so.base = select_best_base(l, n, so.base);
+	if (select_kernels(l, n, &so, &sel, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	if (!sel.stage_launches) {
+		strbuf_addf(msg, "no kernel launches in run.stage=%s", stage ? stage : "decode");
+		state = STEP_SKIPPED;
+		goto out;
+	}
+	selection_json(&sel, &so, &text);
+	strbuf_reset(&err);
+	if (ncu_make_dir(&rc->bundle, &err) ||
+	    bundle_write(&rc->bundle, "ncu/selection.json", text.buf, text.len, &err)) {
+		strbuf_addstr(msg, err.buf);
+		goto out;
+	}
+	strbuf_addf(msg,
+		    "%zu of %zu distinct kernels, %.1f%% of %s GPU time (%s) -> ncu/selection.json",
+		    sel.nr, sel.distinct, 100.0 * sel.coverage, stage ? stage : "decode",
+		    sel.stop_reason ? sel.stop_reason : "done");
+	state = STEP_OK;
+	rc->sel = xmalloc(sizeof(*rc->sel));
+	*rc->sel = sel;
+	memset(&sel, 0, sizeof(sel));
+	rc->ncu_base = select_base_name(so.base);
+out:
+	selection_release(&sel);
+	free(l);
+	free(exc);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	res->state = state;
+}

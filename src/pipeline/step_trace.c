@@ -1,0 +1,89 @@
+/* step_trace.c: the builtin "trace" step: the tracer's logs ->
+ * trace/trace.sqlite and trace/trace.json (trace/tosqlite.h,
+ * trace/perfetto.h). Runs after a failed workload too: what it traced
+ * shows why. Prints nothing (progress.h). */
+#include <string.h>
+
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "pipeline/steps.h"
+#include "trace/perfetto.h"
+#include "trace/tosqlite.h"
+#include "trace/tracer_launch.h"
+#include "core/banned.h"
+
+static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
+{
+	const struct run_params *p = &rc->params;
+	const struct pipeline_progress *pr = rc->progress;
+	struct trace_convert_stats ts;
+	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT;
+	enum step_state state = STEP_OK;
+	uint64_t ev = 0, merged = 0;
+	int crc;
+
+	if (!p->tracer_lib) {
+		strbuf_addstr(msg, "tracer not built: no libllmprof_tracer.so");
+		return STEP_FAILED;
+	}
+	trace_convert_stats_init(&ts);
+	path_join(&db, p->trace_dir.buf, "trace.sqlite");
+	path_join(&json, p->trace_dir.buf, "trace.json");
+	if (!tracer_logs_present(p->trace_log.buf)) {
+		/* CUDA and NVTX load the tracer on first use: a program using
+		 * neither leaves no log, and there is nothing to trace */
+		state = STEP_SKIPPED;
+		strbuf_addstr(msg, "no timeline: the program made no CUDA or NVTX call "
+				   "(the tracer was never loaded)");
+		goto done;
+	}
+	crc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
+	if (crc == -1 ||
+	    perfetto_write(db.buf, json.buf,
+			   (uint64_t)config_get_int(rc->cfg, "pipeline.trace.max_json_events", 0),
+			   &ev, &merged, &err) < 0) {
+		state = STEP_FAILED;
+		strbuf_addstr(msg, err.buf);
+		goto done;
+	}
+	strbuf_addf(msg,
+		    "%llu kernels, %llu copies, %llu memsets, %llu NVTX rows, %llu launch calls",
+		    (unsigned long long)ts.kernels, (unsigned long long)ts.memcpys,
+		    (unsigned long long)ts.memsets, (unsigned long long)ts.nvtx_rows,
+		    (unsigned long long)ts.api_calls);
+	if (merged)
+		strbuf_addf(msg, "; trace.json: %llu short events merged to stay under the cap",
+			    (unsigned long long)merged);
+	if (ts.dropped_cupti || ts.dropped_tracer)
+		strbuf_addf(msg, "; %llu records dropped (CUPTI %llu, tracer %llu)",
+			    (unsigned long long)(ts.dropped_cupti + ts.dropped_tracer),
+			    (unsigned long long)ts.dropped_cupti,
+			    (unsigned long long)ts.dropped_tracer);
+	if (ts.cupti_busy)
+		strbuf_addstr(msg, "; no GPU activity: CUPTI was taken by another tool "
+				   "(nsys, ncu or the PyTorch profiler)");
+	else if (ts.cupti_unsupported)
+		strbuf_addstr(msg, "; no GPU activity: CUPTI could not trace on this system");
+	if (crc == TRACE_CONVERT_PARTIAL) {
+		strbuf_addf(msg, "; %s", err.buf);
+		run_warning(rc, "trace: %s", err.buf);
+	}
+	if (ts.diags.len) {
+		strbuf_reset(&err);
+		strbuf_addf(&err, "llmprof: tracer: %s", ts.diags.buf);
+		pr->text(pr->arg, err.buf);
+	}
+done:
+	trace_convert_stats_release(&ts);
+	strbuf_release(&db);
+	strbuf_release(&json);
+	strbuf_release(&err);
+	return state;
+}
+
+void step_trace(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
+{
+	(void)s;
+	(void)i;
+	res->state = trace_finish(rc, &res->msg);
+}

@@ -1,0 +1,118 @@
+/* steps.c: the step table (run.h), in the order the plan lists the steps
+ * (pipeline/plan.h), and the small in-process steps: config, provenance,
+ * analyze. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/jsonutil.h"
+#include "core/util.h"
+#include "pipeline/provenance.h"
+#include "pipeline/steps.h"
+#include "report/build.h"
+#include "core/banned.h"
+
+const struct pipeline_step pipeline_steps[] = {
+    {"config", STEP_KIND_INTERNAL, step_config},
+    {"provenance", STEP_KIND_INTERNAL, step_provenance},
+    {"workload", STEP_KIND_WORKLOAD, step_workload},
+    {"trace", STEP_KIND_INTERNAL, step_trace},
+    {"nsys-export", STEP_KIND_TOOL, step_nsys_export},
+    {"nsys-stats", STEP_KIND_TOOL, step_nsys_stats},
+    {"analyze", STEP_KIND_INTERNAL, step_analyze},
+    {"select", STEP_KIND_INTERNAL, step_select},
+    {"ncu", STEP_KIND_INTERNAL, step_ncu},
+    {"join", STEP_KIND_INTERNAL, step_join},
+    {"reports", STEP_KIND_INTERNAL, step_reports},
+};
+const size_t pipeline_nr_steps = ARRAY_SIZE(pipeline_steps);
+
+const struct pipeline_step *pipeline_step_find(const char *name)
+{
+	for (size_t i = 0; i < pipeline_nr_steps; i++)
+		if (!strcmp(pipeline_steps[i].name, name))
+			return &pipeline_steps[i];
+	return NULL;
+}
+
+void step_config(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
+{
+	(void)s;
+	(void)i;
+	res->state = STEP_OK;
+	strbuf_addf(&res->msg, "%s with %zu override%s -> config.yaml; trace backend: %s",
+		    rc->conf_dir, rc->n_overrides, rc->n_overrides == 1 ? "" : "s",
+		    rc->params.trace_reason.buf);
+}
+
+/* Writes config.yaml, env.json, inputs.yaml. */
+static int write_provenance(const struct run_ctx *rc, struct strbuf *err)
+{
+	const struct run_bundle *b = &rc->bundle;
+	const struct config *cfg = rc->cfg;
+	const struct plan *plan = &rc->plan;
+	struct provenance_opts po = {rc->orig_argc, rc->orig_argv,
+				     config_get_string(cfg, "pipeline.nsys.path"),
+				     config_get_string(cfg, "pipeline.ncu.path"), &rc->gpus};
+	struct strbuf sb = STRBUF_INIT, path = STRBUF_INIT;
+	json_t *env = NULL;
+	struct run_inputs inputs;
+	char *found = NULL;
+	int ret = -1;
+
+	config_to_yaml(cfg, &sb);
+	if (bundle_write(b, "config.yaml", sb.buf, sb.len, err))
+		goto out;
+	env = provenance_env_json(&po);
+	bundle_path(b, "env.json", &path);
+	if (json_write_file_atomic(path.buf, env, err))
+		goto out;
+	strbuf_reset(&sb);
+	inputs = plan->inputs;
+	if (inputs.argv && inputs.argv[0] && (found = find_in_path(inputs.argv[0])) &&
+	    strcmp(found, inputs.argv[0]))
+		inputs.program_path = found;
+	provenance_inputs_yaml(&inputs, &sb);
+	if (bundle_write(b, "inputs.yaml", sb.buf, sb.len, err))
+		goto out;
+	ret = 0;
+out:
+	json_decref(env);
+	free(found);
+	strbuf_release(&sb);
+	strbuf_release(&path);
+	return ret;
+}
+
+void step_provenance(struct run_ctx *rc, const struct plan_step *s, size_t i,
+		     struct step_result *res)
+{
+	(void)s;
+	(void)i;
+	if (write_provenance(rc, &res->msg)) {
+		res->state = STEP_FAILED;
+		res->code = EXIT_IO;
+	} else {
+		res->state = STEP_OK;
+		strbuf_addstr(&res->msg, "env.json, inputs.yaml");
+	}
+}
+
+/* The timeline analysis of the bundle's trace, kept in rc for select,
+ * join and reports. */
+void step_analyze(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
+{
+	struct strbuf tp = STRBUF_INIT;
+	const char *m;
+
+	(void)s;
+	(void)i;
+	report_analysis_free(rc->analysis);
+	rc->analysis = report_analysis_new();
+	report_analysis_run(rc->analysis, report_bundle_trace(rc->bundle.dir, &tp), rc->cfg);
+	rc->analyze_state = step_state_from_name(report_analysis_state(rc->analysis, &m));
+	res->state = rc->analyze_state;
+	strbuf_addstr(&res->msg, m);
+	strbuf_release(&tp);
+}
