@@ -7,7 +7,7 @@
 #ifndef LLMPROF_VENDOR_NCU_CONFIG_H
 #define LLMPROF_VENDOR_NCU_CONFIG_H
 
-#include "config/config.h"
+#include "config/typed.h"
 #include "nsight/ncu_argv.h"
 
 /* Sets every pipeline.ncu.ncu_cli key (set, sections, metrics, replay
