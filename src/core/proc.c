@@ -647,12 +647,15 @@ void proc_escape_c(struct strbuf *sb, const char *arg)
 	}
 }
 
-void proc_quote_shell(struct strbuf *sb, const char *arg)
+/* The one shell-quoting rule (dry-run lines, nsys/cmd.txt, ncu/cmd.txt):
+ * safe characters as is, '...' otherwise; with escape, control and
+ * non-ASCII bytes switch to $'...' so that the line stays one printable line. */
+static void quote_shell(struct strbuf *sb, const char *arg, int escape)
 {
 	int safe = *arg != '\0', plain = 1;
 
 	for (const unsigned char *p = (const unsigned char *)arg; *p; p++) {
-		if (*p < 0x20 || *p >= 0x7f)
+		if (escape && (*p < 0x20 || *p >= 0x7f))
 			plain = 0;
 		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 			    "_@%+=:,./-",
@@ -680,6 +683,16 @@ void proc_quote_shell(struct strbuf *sb, const char *arg)
 		}
 		strbuf_addch(sb, '\'');
 	}
+}
+
+void proc_quote_shell(struct strbuf *sb, const char *arg)
+{
+	quote_shell(sb, arg, 1);
+}
+
+void proc_quote_shell_bytes(struct strbuf *sb, const char *arg)
+{
+	quote_shell(sb, arg, 0);
 }
 
 int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err)
