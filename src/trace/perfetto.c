@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "trace/nvtxdomain.h"
 #include "trace/perfetto.h"
 #include "core/banned.h"
 
@@ -59,6 +60,12 @@ static int has_table(sqlite3 *db, const char *t)
 	return yes;
 }
 
+/* Column i as an integer, dflt for NULL. */
+static int64_t col_or(sqlite3_stmt *s, int i, int64_t dflt)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(s, i);
+}
+
 static int pid_of(int64_t gtid)
 {
 	return (int)((gtid >> 24) & 0xffffff);
@@ -68,10 +75,7 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 {
 	static const char nvtx_q[] =
 	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value), n.globalTid, "
-	    "d.text FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
-	    "LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
-	    "FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
-	    "AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
+	    "n.domainId FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
 	    "WHERE n.eventType IN (34, 59, 60)";
 	static const char api_q[] =
 	    "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value "
@@ -89,16 +93,19 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 	    "FROM CUPTI_ACTIVITY_KIND_MEMSET";
 	sqlite3_stmt *s = NULL;
 	struct strbuf nm = STRBUF_INIT;
+	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
+	struct strtab dom_names = STRTAB_INIT;
 
 	if (has_table(db, "NVTX_EVENTS")) {
-		int has_domains = 1;
-		if (sqlite3_prepare_v2(db, nvtx_q, -1, &s, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(db, nvtx_q, -1, &s, NULL) != SQLITE_OK ||
+		    nvtx_domains_read(&doms, db, &dom_names) != SQLITE_OK)
 			goto fail;
-		(void)has_domains;
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			struct ev *v = add(e);
 			const unsigned char *text = sqlite3_column_text(s, 3);
-			const unsigned char *dom = sqlite3_column_text(s, 5);
+			const struct nvtx_domain *d =
+			    nvtx_domains_find(&doms, col_or(s, 5, -1), sqlite3_column_int64(s, 4));
+			const char *dom = d ? strtab_str(&dom_names, d->name) : NULL;
 			v->ts = sqlite3_column_int64(s, 0);
 			v->kind = sqlite3_column_int(s, 2) == 34 ? EV_MARK : EV_RANGE;
 			if (sqlite3_column_type(s, 1) == SQLITE_NULL)
@@ -109,7 +116,7 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 			v->tid = sqlite3_column_int64(s, 4) & 0xffffff;
 			strbuf_reset(&nm);
 			if (dom)
-				strbuf_addf(&nm, "%s:", (const char *)dom);
+				strbuf_addf(&nm, "%s:", dom);
 			strbuf_addstr(&nm, text ? (const char *)text : "");
 			v->name = own(e, (const unsigned char *)nm.buf);
 			v->cat = v->kind == EV_MARK ? "nvtx.mark" : "nvtx";
@@ -162,11 +169,15 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 		}
 	}
 	strbuf_release(&nm);
+	nvtx_domains_release(&doms);
+	strtab_release(&dom_names);
 	return 0;
 fail:
 	error_set(err, "sqlite: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(s);
 	strbuf_release(&nm);
+	nvtx_domains_release(&doms);
+	strtab_release(&dom_names);
 	return -1;
 }
 
