@@ -97,10 +97,13 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 	struct strtab dom_names = STRTAB_INIT;
 
 	if (has_table(db, "NVTX_EVENTS")) {
-		if (sqlite3_prepare_v2(db, nvtx_q, -1, &s, NULL) != SQLITE_OK ||
-		    nvtx_domains_read(&doms, db, &dom_names) != SQLITE_OK)
+		int readable;
+
+		if (sqlite3_prepare_v2(db, nvtx_q, -1, &s, NULL) != SQLITE_OK)
 			goto fail;
-		while (sqlite3_step(s) == SQLITE_ROW) {
+		/* A damaged NVTX_EVENTS gives no NVTX events; the rest is written. */
+		readable = nvtx_domains_read(&doms, db, &dom_names) == SQLITE_OK;
+		while (readable && sqlite3_step(s) == SQLITE_ROW) {
 			struct ev *v = add(e);
 			const unsigned char *text = sqlite3_column_text(s, 3);
 			const struct nvtx_domain *d =

@@ -433,6 +433,27 @@ static void test_nvtx_domain_rule(void **state)
 	strbuf_release(&err);
 }
 
+/* trace.json from an export whose NVTX_EVENTS pages are damaged: written
+ * from the other tables, without NVTX events (fuzz regression file). */
+static void test_perfetto_damaged_nvtx(void **state)
+{
+	char json[] = "/tmp/llmprof-test-damaged-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
+	uint64_t events = 0;
+	int fd = mkstemp(json);
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(perfetto_write(LLMPROF_SOURCE_DIR
+					"/tests/fuzz/regressions/sqlite/strtab-embedded-nul.sqlite",
+					json, 0, &events, NULL, &err),
+			 0);
+	assert_int_equal(events, 4);
+	unlink(json);
+	strbuf_release(&err);
+}
+
 static void test_nvtx_filters(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -700,6 +721,7 @@ int main(void)
 	    cmocka_unit_test(test_load_clamps_timestamps),
 	    cmocka_unit_test(test_nvtx_filters),
 	    cmocka_unit_test(test_nvtx_domain_rule),
+	    cmocka_unit_test(test_perfetto_damaged_nvtx),
 	    cmocka_unit_test(test_perfetto_threshold),
 	    cmocka_unit_test(test_convert_diagnostics),
 	    cmocka_unit_test(test_convert_api_activity),
