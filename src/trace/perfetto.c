@@ -295,98 +295,86 @@ static void put_str(FILE *f, const char *s)
 	strbuf_release(&sb);
 }
 
-int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
-		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
+/* Ranges still open at the end of the trace close at its last timestamp. */
+static void close_open_ranges(struct evs *e)
 {
-	sqlite3 *db = NULL;
-	struct evs e = {0};
-	struct atomic_file af = ATOMIC_FILE_INIT;
-	struct key_idx *apis = NULL;
-	size_t napis = 0, i, written = 0, merged = 0;
 	int64_t t_end = INT64_MIN;
-	int64_t threshold = 0;
-	int ret = -1;
-	FILE *f;
+	size_t i;
 
-	if (!max_events)
-		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
-	if (sqlite3_open_v2(sqlite_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", sqlite_path, sqlite3_errmsg(db));
-		goto out;
-	}
-	if (load(db, &e, err) < 0)
-		goto out;
-
-	for (i = 0; i < e.n; i++) {
-		struct ev *v = &e.v[i];
+	for (i = 0; i < e->n; i++) {
+		struct ev *v = &e->v[i];
 		if (v->dur > 0 && v->ts + v->dur > t_end)
 			t_end = v->ts + v->dur;
 		if (v->ts > t_end)
 			t_end = v->ts;
 	}
-	for (i = 0; i < e.n; i++)
-		if (e.v[i].kind == EV_RANGE && e.v[i].dur < 0)
-			e.v[i].dur = t_end - e.v[i].ts;
+	for (i = 0; i < e->n; i++)
+		if (e->v[i].kind == EV_RANGE && e->v[i].dur < 0)
+			e->v[i].dur = t_end - e->v[i].ts;
+}
 
-	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
-		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
-	apis = xmalloc((e.n ? e.n : 1) * sizeof(*apis));
-	for (i = 0; i < e.n; i++)
-		if (e.v[i].kind == EV_API) {
-			apis[napis].key = ((uint64_t)e.v[i].pid << 32) | (uint32_t)e.v[i].corr;
-			apis[napis++].idx = i;
-		}
-	qsort(apis, napis, sizeof(*apis), cmp_key);
+/* The launch calls by (pid, correlationId), sorted for bsearch. */
+static struct key_idx *index_apis(const struct evs *e, size_t *napis)
+{
+	struct key_idx *apis = xmalloc((e->n ? e->n : 1) * sizeof(*apis));
 
-	/* Size cap: NVTX is always kept; the shortest GPU ops are folded, and a
-	 * launch call is kept only when a GPU op it launched is, so every kept
-	 * op keeps its flow arrow. Kept ops K, their calls <= K and merged
-	 * slices <= K + tracks: K = (cap - NVTX) / 3 keeps the total near cap. */
-	if (e.n > max_events) {
-		int64_t *d = xmalloc((e.n ? e.n : 1) * sizeof(*d));
-		size_t n = 0, fixed = 0;
-		for (i = 0; i < e.n; i++) {
-			if (e.v[i].kind == EV_GPU)
-				d[n++] = e.v[i].dur;
-			else if (e.v[i].kind != EV_API)
-				fixed++;
+	*napis = 0;
+	for (size_t i = 0; i < e->n; i++)
+		if (e->v[i].kind == EV_API) {
+			apis[*napis].key = ((uint64_t)e->v[i].pid << 32) | (uint32_t)e->v[i].corr;
+			apis[(*napis)++].idx = i;
 		}
-		threshold = perfetto_threshold(
-		    d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
-		free(d);
-		for (i = 0; i < e.n; i++)
-			if (e.v[i].kind == EV_API ||
-			    (e.v[i].kind == EV_GPU && e.v[i].dur < threshold))
-				e.v[i].drop = 1;
-		for (i = 0; i < e.n; i++) {
-			struct key_idx k, *hit;
-			if (e.v[i].kind != EV_GPU || e.v[i].drop)
-				continue;
-			k.key = ((uint64_t)e.v[i].flow << 32) | (uint32_t)e.v[i].corr;
-			hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
-			if (hit)
-				e.v[hit->idx].drop = 0;
-		}
+	qsort(apis, *napis, sizeof(*apis), cmp_key);
+	return apis;
+}
+
+/* Size cap: NVTX is always kept; the shortest GPU ops are folded, and a
+ * launch call is kept only when a GPU op it launched is, so every kept op
+ * keeps its flow arrow. Kept ops K, their calls <= K and merged slices
+ * <= K + tracks: K = (cap - NVTX) / 3 keeps the total near cap. Returns the
+ * threshold (0: everything fits). */
+static int64_t apply_cap(struct evs *e, const struct key_idx *apis, size_t napis,
+			 uint64_t max_events)
+{
+	int64_t *d, threshold;
+	size_t n = 0, fixed = 0, i;
+
+	if (e->n <= max_events)
+		return 0;
+	d = xmalloc((e->n ? e->n : 1) * sizeof(*d));
+	for (i = 0; i < e->n; i++) {
+		if (e->v[i].kind == EV_GPU)
+			d[n++] = e->v[i].dur;
+		else if (e->v[i].kind != EV_API)
+			fixed++;
 	}
+	threshold =
+	    perfetto_threshold(d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
+	free(d);
+	for (i = 0; i < e->n; i++)
+		if (e->v[i].kind == EV_API || (e->v[i].kind == EV_GPU && e->v[i].dur < threshold))
+			e->v[i].drop = 1;
+	for (i = 0; i < e->n; i++) {
+		struct key_idx k, *hit;
+		if (e->v[i].kind != EV_GPU || e->v[i].drop)
+			continue;
+		k.key = ((uint64_t)e->v[i].flow << 32) | (uint32_t)e->v[i].corr;
+		hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
+		if (hit)
+			e->v[hit->idx].drop = 0;
+	}
+	return threshold;
+}
 
-	if (atomic_file_open(&af, json_path, err) < 0)
-		goto out;
-	f = af.fp;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);
-	if (threshold)
-		fprintf(f,
-			",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64
-			" ns (and launch calls of only such ops) are merged per track\"",
-			max_events, (int64_t)threshold);
-	fputs("},\"traceEvents\":[\n", f);
-	put_names(db, f);
-	/* Track names. */
-	for (i = 0; i < e.n; i++) {
-		struct ev *v = &e.v[i];
-		if (i && v->pid == e.v[i - 1].pid && v->tid == e.v[i - 1].tid)
+/* Names of the GPU tracks: "GPU N (...)" per device, "stream N" per stream. */
+static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const struct ev *v = &e->v[i];
+		if (i && v->pid == e->v[i - 1].pid && v->tid == e->v[i - 1].tid)
 			continue;
 		if (v->pid >= GPU_PID_BASE) {
-			if (!i || v->pid != e.v[i - 1].pid) {
+			if (!i || v->pid != e->v[i - 1].pid) {
 				struct strbuf gn = STRBUF_INIT;
 				gpu_name(db, v->pid - GPU_PID_BASE, &gn);
 				fprintf(f,
@@ -404,29 +392,69 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 				v->pid, v->tid, v->tid);
 		}
 	}
-	for (i = 0; i < e.n; i++) {
-		struct ev *v = &e.v[i];
+}
+
+/* Folds the run of dropped events on e->v[i]'s track into one slice.
+ * Returns the index of the run's last event. */
+static size_t put_merged(FILE *f, const struct evs *e, size_t i)
+{
+	const struct ev *v = &e->v[i];
+	size_t j = i;
+	int64_t end = v->ts + v->dur;
+
+	while (j + 1 < e->n && e->v[j + 1].drop && e->v[j + 1].pid == v->pid &&
+	       e->v[j + 1].tid == v->tid && e->v[j + 1].kind == v->kind) {
+		j++;
+		if (e->v[j].ts + e->v[j].dur > end)
+			end = e->v[j].ts + e->v[j].dur;
+	}
+	fprintf(f,
+		"{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged "
+		"%s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+		j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid, v->tid);
+	put_us(f, v->ts);
+	fputs(",\"dur\":", f);
+	put_us(f, end - v->ts);
+	fputs("},\n", f);
+	return j;
+}
+
+/* The flow arrow from a kept GPU op e->v[i] back to its launch call. */
+static void put_flow(FILE *f, const struct evs *e, size_t i, const struct key_idx *apis,
+		     size_t napis)
+{
+	const struct ev *v = &e->v[i];
+	struct key_idx k = {((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0};
+	struct key_idx *hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
+
+	if (hit && !e->v[hit->idx].drop) {
+		const struct ev *a = &e->v[hit->idx];
+		uint64_t id = k.key ^ ((uint64_t)i << 40);
+		fprintf(f,
+			"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\","
+			"\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+			id, a->pid, a->tid);
+		put_us(f, a->ts);
+		fprintf(f,
+			"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\","
+			"\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
+			",\"tid\":%" PRId64 ",\"ts\":",
+			id, v->pid, v->tid);
+		put_us(f, v->ts);
+		fputs("},\n", f);
+	}
+}
+
+/* Every event, merged runs folded; *written and *merged counted. */
+static void put_events(FILE *f, const struct evs *e, const struct key_idx *apis, size_t napis,
+		       size_t *written, size_t *merged)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const struct ev *v = &e->v[i];
 		if (v->drop) {
-			/* Fold a run of dropped events on this track into one slice. */
-			size_t j = i;
-			int64_t end = v->ts + v->dur;
-			while (j + 1 < e.n && e.v[j + 1].drop && e.v[j + 1].pid == v->pid &&
-			       e.v[j + 1].tid == v->tid && e.v[j + 1].kind == v->kind) {
-				j++;
-				if (e.v[j].ts + e.v[j].dur > end)
-					end = e.v[j].ts + e.v[j].dur;
-			}
-			fprintf(f,
-				"{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged "
-				"%s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-				j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid,
-				v->tid);
-			put_us(f, v->ts);
-			fputs(",\"dur\":", f);
-			put_us(f, end - v->ts);
-			fputs("},\n", f);
-			merged += j - i + 1;
-			written++;
+			size_t j = put_merged(f, e, i);
+			*merged += j - i + 1;
+			(*written)++;
 			i = j;
 			continue;
 		}
@@ -437,7 +465,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 				v->tid);
 			put_us(f, v->ts);
 			fputs("},\n", f);
-			written++;
+			(*written)++;
 			continue;
 		}
 		fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", v->cat);
@@ -449,29 +477,51 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		if (v->kind == EV_GPU || v->kind == EV_API)
 			fprintf(f, ",\"args\":{\"correlationId\":%" PRId64 "}", v->corr);
 		fputs("},\n", f);
-		written++;
-		if (v->kind == EV_GPU) {
-			struct key_idx k = {((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0};
-			struct key_idx *hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
-			if (hit && !e.v[hit->idx].drop) {
-				const struct ev *a = &e.v[hit->idx];
-				uint64_t id = k.key ^ ((uint64_t)i << 40);
-				fprintf(f,
-					"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\","
-					"\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-					",\"ts\":",
-					id, a->pid, a->tid);
-				put_us(f, a->ts);
-				fprintf(f,
-					"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\","
-					"\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
-					",\"tid\":%" PRId64 ",\"ts\":",
-					id, v->pid, v->tid);
-				put_us(f, v->ts);
-				fputs("},\n", f);
-			}
-		}
+		(*written)++;
+		if (v->kind == EV_GPU)
+			put_flow(f, e, i, apis, napis);
 	}
+}
+
+int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
+		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
+{
+	sqlite3 *db = NULL;
+	struct evs e = {0};
+	struct atomic_file af = ATOMIC_FILE_INIT;
+	struct key_idx *apis = NULL;
+	size_t napis = 0, written = 0, merged = 0;
+	int64_t threshold;
+	int ret = -1;
+	FILE *f;
+
+	if (!max_events)
+		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
+	if (sqlite3_open_v2(sqlite_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		error_set(err, "cannot open '%s': %s", sqlite_path, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (load(db, &e, err) < 0)
+		goto out;
+	close_open_ranges(&e);
+	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
+		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
+	apis = index_apis(&e, &napis);
+	threshold = apply_cap(&e, apis, napis, max_events);
+
+	if (atomic_file_open(&af, json_path, err) < 0)
+		goto out;
+	f = af.fp;
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);
+	if (threshold)
+		fprintf(f,
+			",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64
+			" ns (and launch calls of only such ops) are merged per track\"",
+			max_events, (int64_t)threshold);
+	fputs("},\"traceEvents\":[\n", f);
+	put_names(db, f);
+	put_gpu_tracks(db, f, &e);
+	put_events(f, &e, apis, napis, &written, &merged);
 	/* A final metadata event keeps the array free of a trailing comma. */
 	fprintf(f,
 		"{\"ph\":\"M\",\"name\":\"llmprof\",\"pid\":0,\"args\":{\"events\":%zu,\"merged\":%"
@@ -488,7 +538,7 @@ out:
 	if (af.fp)
 		atomic_file_abort(&af);
 	sqlite3_close(db);
-	for (i = 0; i < e.nn; i++)
+	for (size_t i = 0; i < e.nn; i++)
 		free(e.names[i]);
 	free(e.names);
 	free(e.v);
