@@ -71,7 +71,7 @@ const struct nvtx_domain *nvtx_domains_find(struct nvtx_domains *ds, int64_t id,
 	return NULL;
 }
 
-int nvtx_domains_read(struct nvtx_domains *ds, void *db, struct strtab *names)
+int nvtx_domains_read(struct nvtx_domains *ds, sqlite3 *db, struct strtab *names)
 {
 	static const char q[] = "SELECT domainId, globalTid, start, text FROM NVTX_EVENTS "
 				"WHERE eventType = 75";

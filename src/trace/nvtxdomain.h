@@ -18,6 +18,8 @@
 
 #include "trace/strtab.h"
 
+struct sqlite3;
+
 #define NVTX_DOMAIN_CREATE 75 /* NVTX_EVENTS.eventType of a domain-create event */
 
 struct nvtx_domain {
@@ -45,11 +47,11 @@ void nvtx_domains_add(struct nvtx_domains *ds, int64_t id, int64_t gtid, int64_t
 /* The create event that names the domain of a range with this domainId on
  * thread gtid, or NULL. */
 const struct nvtx_domain *nvtx_domains_find(struct nvtx_domains *ds, int64_t id, int64_t gtid);
-/* Adds every create event of NVTX_EVENTS in db (a sqlite3 *), its text
+/* Adds every create event of NVTX_EVENTS in db, its text
  * interned into names (regname = name: only trace.c reads StringIds).
  * Returns SQLite's result code: SQLITE_OK, else the failure, whose message
  * sqlite3_errmsg(db) holds. */
-int nvtx_domains_read(struct nvtx_domains *ds, void *db, struct strtab *names);
+int nvtx_domains_read(struct nvtx_domains *ds, struct sqlite3 *db, struct strtab *names);
 void nvtx_domains_release(struct nvtx_domains *ds);
 
 #endif

@@ -375,5 +375,5 @@ void conv_release(struct conv *c, const char *path)
 		unlink(path);
 	}
 	strtab_release(&c->strings);
-	u64map_free(&c->devices_seen);
+	tosqlite_u64map_free(&c->devices_seen);
 }

@@ -29,7 +29,7 @@ struct u64map {
 	int has_zero;
 	uint64_t zero_val;
 };
-void u64map_free(struct u64map *m);
+void tosqlite_u64map_free(struct u64map *m);
 
 enum stmt_id {
 	S_STRING,

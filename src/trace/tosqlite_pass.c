@@ -86,7 +86,7 @@ static int u64map_get(const struct u64map *m, uint64_t k, uint64_t *v)
 	return 0;
 }
 
-void u64map_free(struct u64map *m)
+void tosqlite_u64map_free(struct u64map *m)
 {
 	free(m->keys);
 	free(m->vals);
@@ -622,15 +622,15 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 static void proc_release(struct proc *p)
 {
 	size_t i;
-	u64map_free(&p->strings);
-	u64map_free(&p->api_names);
-	u64map_free(&p->aliases);
-	u64map_free(&p->nested);
+	tosqlite_u64map_free(&p->strings);
+	tosqlite_u64map_free(&p->api_names);
+	tosqlite_u64map_free(&p->aliases);
+	tosqlite_u64map_free(&p->nested);
 	free(p->spans);
-	u64map_free(&p->kname);
-	u64map_free(&p->api_corr);
-	u64map_free(&p->tnames);
-	u64map_free(&p->pend_by_id);
+	tosqlite_u64map_free(&p->kname);
+	tosqlite_u64map_free(&p->api_corr);
+	tosqlite_u64map_free(&p->tnames);
+	tosqlite_u64map_free(&p->pend_by_id);
 	free(p->knames);
 	for (i = 0; i < p->nthreads; i++)
 		free(p->threads[i].v);
