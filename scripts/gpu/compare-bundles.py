@@ -59,7 +59,12 @@ def main():
             print(f"  same: {what} ({n})")
         else:
             bad += 1
-            print(f"  DIFFERENT: {what}:\n    before {x}\n    after  {y}")
+            print(f"  DIFFERENT: {what}")
+            if isinstance(x, dict):
+                x, y = sorted(x.items()), sorted(y.items())
+            only_a = [e for e in x if e not in y][:5]
+            only_b = [e for e in y if e not in x][:5]
+            print(f"    only before: {str(only_a)[:600]}\n    only after:  {str(only_b)[:600]}")
     noise(a, b)
     return 1 if bad else 0
 
