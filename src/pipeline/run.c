@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/analytic_cfg.h"
+#include "analysis/model_build.h"
 #include "analysis/select.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -14,7 +15,6 @@
 #include "core/xalloc.h"
 #include "pipeline/params.h"
 #include "pipeline/run.h"
-#include "report/build.h"
 #include "version.h"
 #include "core/banned.h"
 
