@@ -178,7 +178,7 @@ static int resolve_config(struct run_ctx *rc, const struct cmd_ctx *ctx, const c
 }
 
 /* Creates the bundle and runs the pipeline. The exit code. */
-static int run(struct run_ctx *rc, const char *root)
+static int run(struct run_ctx *rc)
 {
 	struct strbuf err = STRBUF_INIT;
 	int code = EXIT_INTERNAL, ret;
@@ -189,7 +189,7 @@ static int run(struct run_ctx *rc, const char *root)
 		goto out;
 	}
 	proc_catch_interrupts();
-	if ((ret = run_open_bundle(rc, root, &err, &code))) {
+	if ((ret = run_open_bundle(rc, &err, &code))) {
 		if (ret < 0)
 			error_print("%s", err.buf);
 		else
@@ -208,7 +208,7 @@ out:
 
 static int cmd_profile_exec(struct cmd_ctx *ctx)
 {
-	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT, placeholder = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT;
 	struct strbuf output_ov = STRBUF_INIT;
 	struct run_opts ro = {0, 0};
 	struct run_ctx rc;
@@ -245,14 +245,13 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	rc.opts.dry_run = opt_dry_run;
 	rc.opts.echo = opt_echo;
 
-	/* check the plan before creating anything, with a stand-in run dir */
+	/* the plan is checked before anything is created */
 	code = EXIT_INTERNAL;
-	strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
-	if (run_plan(&rc, placeholder.buf, &err, &code)) {
+	if (run_plan(&rc, root.buf, &err, &code)) {
 		error_print("%s", err.buf);
 		goto out;
 	}
-	code = opt_dry_run ? profile_dry_run(&rc, root.buf) : run(&rc, root.buf);
+	code = opt_dry_run ? profile_dry_run(&rc, root.buf) : run(&rc);
 out:
 	run_ctx_release(&rc);
 	strbuf_release(&output_ov);
@@ -260,7 +259,6 @@ out:
 	free(overrides);
 	strbuf_release(&err);
 	strbuf_release(&root);
-	strbuf_release(&placeholder);
 	return code;
 }
 
