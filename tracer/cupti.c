@@ -414,22 +414,13 @@ static int enable_kind(CUpti_ActivityKind kind, const char *what, int level)
 	return -1;
 }
 
-__attribute__((visibility("default"))) int InitializeInjection(void);
-
-int InitializeInjection(void)
+/* CUPTI's buffer attributes from the environment, and the pool of zeroed
+ * buffers. Set before the buffer callbacks are registered, as CUPTI
+ * requires for the per-thread one. */
+static void set_buffer_attributes(void)
 {
 	CUptiResult r;
 	uint64_t v;
-	uint64_t t0, tc = 0;
-	struct tlog_clock clk;
-	const char *api = getenv(TRACER_ENV_API);
-	enum api_mode mode = API_ACTIVITY;
-	int memops;
-
-	if (tracer_env_u64(TRACER_ENV_CUDA, 1, 1) == 0)
-		return 1;
-	if (tracer_init(TLOG_F_CUDA) < 0)
-		return 1; /* never fail the program's cuInit */
 
 	g_cupti_buf = (size_t)tracer_env_u64(TRACER_ENV_CUPTI_BUFFER_MB, 8, 1024) << 20;
 	if (g_cupti_buf < (1u << 20))
@@ -488,6 +479,61 @@ int InitializeInjection(void)
 				    "zeroed activity buffers not accepted: %s", cupti_err(r));
 		}
 	}
+}
+
+/* How launch calls are recorded, from api = TRACER_ENV_API's value
+ * (activity when unset or not understood). */
+static enum api_mode api_mode_of(const char *api)
+{
+	enum api_mode mode = API_ACTIVITY;
+
+	if (api && *api) {
+		if (strcmp(api, "none") == 0)
+			mode = API_NONE;
+		else if (strcmp(api, "callback") == 0 || strcmp(api, "launch") == 0)
+			mode = API_CALLBACK;
+		else if (strcmp(api, "activity") != 0)
+			tracer_diag(
+			    TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+			    "%s=%s not understood (activity, callback or none): using activity",
+			    TRACER_ENV_API, api);
+	}
+	return mode;
+}
+
+/* The TLOG_CLOCK record: both clocks back to back, so llmprof can check
+ * that they agree. */
+static void write_clock(void)
+{
+	uint64_t t0, tc = 0;
+	struct tlog_clock clk;
+
+	t0 = tracer_now();
+	cuptiGetTimestamp(&tc);
+	memset(&clk, 0, sizeof(clk));
+	clk.h.type = TLOG_CLOCK;
+	clk.h.size = sizeof(clk);
+	clk.tracer_ns = t0;
+	clk.cupti_ns = tc;
+	tracer_write_now(&clk, sizeof(clk));
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+int InitializeInjection(void)
+{
+	CUptiResult r;
+	uint64_t v;
+	const char *api = getenv(TRACER_ENV_API);
+	enum api_mode mode;
+	int memops;
+
+	if (tracer_env_u64(TRACER_ENV_CUDA, 1, 1) == 0)
+		return 1;
+	if (tracer_init(TLOG_F_CUDA) < 0)
+		return 1; /* never fail the program's cuInit */
+
+	set_buffer_attributes();
 
 	r = cuptiSubscribe(&g_sub, (CUpti_CallbackFunc)on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
@@ -511,17 +557,7 @@ int InitializeInjection(void)
 			    "cuptiActivityRegisterCallbacks: %s", cupti_err(r));
 		return 1;
 	}
-	if (api && *api) {
-		if (strcmp(api, "none") == 0)
-			mode = API_NONE;
-		else if (strcmp(api, "callback") == 0 || strcmp(api, "launch") == 0)
-			mode = API_CALLBACK;
-		else if (strcmp(api, "activity") != 0)
-			tracer_diag(
-			    TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
-			    "%s=%s not understood (activity, callback or none): using activity",
-			    TRACER_ENV_API, api);
-	}
+	mode = api_mode_of(api);
 	/* Activity records must name the OS thread (gettid), as NVTX records
 	 * do; CUPTI's default is pthread_self(). Without it, fall back. */
 	if (mode == API_ACTIVITY &&
@@ -560,16 +596,7 @@ int InitializeInjection(void)
 	if (v)
 		cuptiActivityFlushPeriod((uint32_t)v);
 
-	/* Both clocks back to back: llmprof checks they agree. */
-	t0 = tracer_now();
-	cuptiGetTimestamp(&tc);
-	memset(&clk, 0, sizeof(clk));
-	clk.h.type = TLOG_CLOCK;
-	clk.h.size = sizeof(clk);
-	clk.tracer_ns = t0;
-	clk.cupti_ns = tc;
-	tracer_write_now(&clk, sizeof(clk));
-
+	write_clock();
 	g_active = 1;
 	atexit(at_exit_cuda);
 	return 1;

@@ -75,7 +75,7 @@ static json_t *fill_selection(struct report_model *m, const char *run_dir, const
 		goto out;
 	}
 	m->sel.available = 1;
-	report_set_str(&m->sel.stage, cfg ? config_get_string(cfg, "run.stage") : NULL);
+	report_set_str(&m->sel.stage, cfg ? config_typed(cfg)->run.stage : NULL);
 	if (json_is_integer(v = json_object_get(j, "top_n")))
 		m->sel.top_n = (uint64_t)json_integer_value(v);
 	if (json_is_number(v = json_object_get(j, "target_coverage")))
@@ -216,11 +216,12 @@ static void fill_env(struct report_model *m, json_t *env)
  * found" when env.json's probe listed none (profile then chose it). */
 static enum report_device run_device(const struct config *cfg, json_t *env)
 {
-	const char *kind = cfg ? config_get_string(cfg, "workload.kind") : NULL;
-	const char *dev = cfg ? config_get_string(cfg, "device") : NULL;
+	const struct llmprof_config *c = cfg ? config_typed(cfg) : NULL;
 	json_t *gpus = env ? json_object_get(env, "gpus") : NULL;
 
-	if (!kind || (strcmp(kind, "llm") && strcmp(kind, "dummy")) || !dev || strcmp(dev, "cpu"))
+	if (!c ||
+	    (c->workload.kind != WORKLOAD_KIND_LLM && c->workload.kind != WORKLOAD_KIND_DUMMY) ||
+	    strcmp(c->device, "cpu"))
 		return REPORT_DEVICE_GPU;
 	return json_is_array(gpus) && !json_array_size(gpus) ? REPORT_DEVICE_CPU_NO_GPU
 							     : REPORT_DEVICE_CPU;
@@ -230,24 +231,27 @@ static enum report_device run_device(const struct config *cfg, json_t *env)
 static void fill_llm(struct report_model *m, const struct config *cfg)
 {
 	struct report_llm *l = &m->llm;
-	const char *kind = config_get_string(cfg, "workload.kind");
+	const struct llmprof_config *c = config_typed(cfg);
 
-	if (!kind || strcmp(kind, "llm"))
+	if (c->workload.kind != WORKLOAD_KIND_LLM)
 		return; /* a user's program: config model.* does not describe it */
-	report_set_str(&l->name, config_get_string(cfg, "model.name"));
-	report_set_str(&l->arch, config_get_string(cfg, "model.arch"));
-	l->hidden_size = (int)config_get_int(cfg, "model.hidden_size", 0);
-	l->intermediate_size = (int)config_get_int(cfg, "model.intermediate_size", 0);
-	l->num_layers = (int)config_get_int(cfg, "model.num_layers", 0);
-	l->num_heads = (int)config_get_int(cfg, "model.num_heads", 0);
-	l->num_kv_heads = (int)config_get_int(cfg, "model.num_kv_heads", 0);
-	l->head_dim = (int)config_get_int(cfg, "model.head_dim", 0);
-	l->vocab_size = (int)config_get_int(cfg, "model.vocab_size", 0);
-	report_set_str(&l->dtype, config_get_string(cfg, "infer.dtype"));
-	l->batch_size = (int)config_get_int(cfg, "infer.batch_size", 0);
-	l->prompt_len = (int)config_get_int(cfg, "infer.prompt_len", 0);
-	l->new_tokens = (int)config_get_int(cfg, "infer.max_new_tokens", 0);
-	l->cuda_graph = config_get_bool(cfg, "infer.cuda_graph", -1);
+	/* the resolved values as they are (config/typed.h): the report's own
+	 * "unknown" (cuda_graph -1, sizes 0) stays for the bundles whose
+	 * config is not the built-in LLM's, left as report_model_init set it */
+	report_set_str(&l->name, c->model.name);
+	report_set_str(&l->arch, model_arch_names[c->model.arch]);
+	l->hidden_size = (int)c->model.hidden_size;
+	l->intermediate_size = (int)c->model.intermediate_size;
+	l->num_layers = (int)c->model.num_layers;
+	l->num_heads = (int)c->model.num_heads;
+	l->num_kv_heads = (int)c->model.num_kv_heads;
+	l->head_dim = (int)c->model.head_dim;
+	l->vocab_size = (int)c->model.vocab_size;
+	report_set_str(&l->dtype, infer_dtype_names[c->infer.dtype]);
+	l->batch_size = (int)c->infer.batch_size;
+	l->prompt_len = (int)c->infer.prompt_len;
+	l->new_tokens = (int)c->infer.max_new_tokens;
+	l->cuda_graph = c->infer.cuda_graph;
 }
 
 /* A path inside the bundle as the reports show it: relative, so a moved
@@ -309,7 +313,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		report_set_str(&m->run.started_at, session_jstr(status, "started"));
 	}
 	if (o->cfg)
-		report_set_str(&m->run.mode, config_get_string(o->cfg, "run.mode"));
+		report_set_str(&m->run.mode, run_mode_names[config_typed(o->cfg)->run.mode]);
 	if (!a) {
 		own = report_analysis_new();
 		report_analysis_run(own, trace_path, o->cfg);
@@ -329,7 +333,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		else {
 			/* the ncu step profiles run.stage only (NVTX include filters) */
 			report_set_str(&m->run.counters_stage,
-				       o->cfg ? config_get_string(o->cfg, "run.stage") : NULL);
+				       o->cfg ? config_typed(o->cfg)->run.stage : NULL);
 			join_ncu(m, o, ncu, a, sel, res);
 		}
 	} else {

@@ -42,13 +42,4 @@ struct nsysstats_opts {
 int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_opts *opts,
 		    struct table *tbl, struct strbuf *msg, struct strbuf *err);
 
-/* Summary statistics of a group of integer values, computed like nsys's
- * SQL aggregates (sample standard deviation; median of an even count is
- * the mean of the middle two). vals must be sorted ascending. */
-struct nsys_summary {
-	int64_t n, total, min, max;
-	double avg, med, stddev;
-};
-void nsys_summarize(const int64_t *sorted, size_t n, struct nsys_summary *s);
-
 #endif

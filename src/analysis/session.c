@@ -31,25 +31,28 @@ const char *report_bundle_trace(const char *run_dir, struct strbuf *sb)
 /* stages.* from the config; the defaults when cfg is NULL or a list is empty. */
 static void stages_from_config(struct report_analysis *a, const struct config *cfg)
 {
-	static const char *const keys[STAGE_NROLES] = {"stages.prefill", "stages.decode",
-						       "stages.decode_step"};
+	const struct config_stages *c;
+	const struct config_strlist *lists[STAGE_NROLES];
 
 	stage_config_default(&a->stages);
 	if (!cfg)
 		return;
+	c = &config_typed(cfg)->stages;
+	lists[0] = &c->prefill; /* the order of the stage roles */
+	lists[1] = &c->decode;
+	lists[2] = &c->decode_step;
 	for (int r = 0; r < STAGE_NROLES; r++) {
-		size_t n = config_list_len(cfg, keys[r]);
+		size_t n = lists[r]->nr;
 
 		if (!n)
 			continue;
 		a->names[r] = xcalloc(n, sizeof(char *));
 		for (size_t i = 0; i < n; i++)
-			a->names[r][i] = config_list_item(cfg, keys[r], i);
+			a->names[r][i] = lists[r]->v[i];
 		a->stages.stages[r].names = a->names[r];
 		a->stages.stages[r].nnames = n;
 	}
-	if (config_get_string(cfg, "stages.operator_pattern"))
-		a->stages.operator_pattern = config_get_string(cfg, "stages.operator_pattern");
+	a->stages.operator_pattern = c->operator_pattern;
 }
 
 struct report_analysis *report_analysis_new(void)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/nsysstats.h"
+#include "analysis/summary.h"
 #include "analysis/nvtxproj.h"
 #include "analysis/timeline.h"
 #include "core/error.h"

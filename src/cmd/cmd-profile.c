@@ -42,7 +42,8 @@ static const struct opt opts[] = {
 static void warn_ignored_overrides(const struct config *cfg, const struct cmd_ctx *ctx,
 				   const char **ov, size_t n)
 {
-	const char *kind = ctx->has_program ? "command" : config_get_string(cfg, "workload.kind");
+	const char *kind = workload_kind_names[ctx->has_program ? WORKLOAD_KIND_COMMAND
+								: config_typed(cfg)->workload.kind];
 
 	for (size_t i = 0; i < n; i++) {
 		const char *key = plan_workload_ignores(kind, ov[i]);
@@ -122,17 +123,17 @@ static const char **build_overrides(const struct cmd_ctx *ctx, int root_given,
 /* -o and an artifacts.root override must name the same folder. */
 static int check_output_root(const struct config *cfg)
 {
-	const char *r = config_get_string(cfg, "artifacts.root");
+	const char *r = config_typed(cfg)->artifacts.root;
 	struct strbuf a = STRBUF_INIT, o = STRBUF_INIT;
 	int same;
 
-	bundle_abspath(&a, r ? r : "");
+	bundle_abspath(&a, r);
 	bundle_abspath(&o, opt_output);
 	while (a.len > 1 && a.buf[a.len - 1] == '/')
 		strbuf_setlen(&a, a.len - 1);
 	while (o.len > 1 && o.buf[o.len - 1] == '/')
 		strbuf_setlen(&o, o.len - 1);
-	same = r && !strcmp(a.buf, o.buf);
+	same = !strcmp(a.buf, o.buf);
 	if (!same)
 		error_print("profile: '-o %s' and the override artifacts.root=%s disagree; "
 			    "give one of them",
@@ -214,7 +215,6 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	struct run_ctx rc;
 	char *conf_dir = NULL;
 	const char **overrides = NULL;
-	const char *r;
 	int root_given = 0, code;
 	size_t n_overrides = 0;
 
@@ -238,10 +238,9 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	rc.prog_argv = ctx->prog_argv;
 	if ((code = resolve_config(&rc, ctx, conf_dir, root_given, overrides, n_overrides, &err)))
 		goto out;
-	r = config_get_string(rc.cfg, "artifacts.root");
-	bundle_abspath(&root, r ? r : "tmp/stage2");
+	bundle_abspath(&root, config_typed(rc.cfg)->artifacts.root);
 	if (!opt_echo)
-		opt_echo = config_get_bool(rc.cfg, "run.echo", 0);
+		opt_echo = config_typed(rc.cfg)->run.echo;
 	rc.opts.dry_run = opt_dry_run;
 	rc.opts.echo = opt_echo;
 

@@ -36,8 +36,8 @@ static void print_dry_run(const struct run_ctx *rc, const char *root)
 	printf("dry run: nothing is run and no bundle is created\n");
 	printf("conf: %s\n", conf_dir);
 	printf("bundle: %s/<run_id>\n", root);
-	print_tool(TOOL_NSYS, "nsys", config_get_string(cfg, "pipeline.nsys.path"));
-	print_tool(TOOL_NCU, "ncu", config_get_string(cfg, "pipeline.ncu.path"));
+	print_tool(TOOL_NSYS, "nsys", config_typed(cfg)->pipeline.nsys.path);
+	print_tool(TOOL_NCU, "ncu", config_typed(cfg)->pipeline.ncu.path);
 	print_tool(TOOL_TRACER, "builtin tracer", NULL);
 	printf("trace backend: %s (%s)\n",
 	       pp->pp.trace == PLAN_TRACE_NSYS	    ? "nsys"

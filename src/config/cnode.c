@@ -1,6 +1,5 @@
 /* cnode.c: the config tree: allocation, copy, comparison, merge, lookup and
  * YAML 1.2 core-schema typing of plain scalars (see config.h). */
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,70 +183,6 @@ void cnode_pos_format(const struct cnode_pos *pos, struct strbuf *sb)
 		strbuf_addf(sb, "%s:%d:%d", pos->file ? pos->file : "?", pos->line, pos->col);
 	else
 		strbuf_addstr(sb, pos->file ? pos->file : "?");
-}
-
-static void float_render(double f, struct strbuf *sb)
-{
-	char buf[64];
-	int prec;
-
-	if (isnan(f)) {
-		strbuf_addstr(sb, ".nan");
-		return;
-	}
-	if (isinf(f)) {
-		strbuf_addstr(sb, f < 0 ? "-.inf" : ".inf");
-		return;
-	}
-	/* The shortest text that reads back to the same double. */
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, f);
-		if (strtod(buf, NULL) == f)
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, sizeof(buf), "%.17g", f);
-	/* 500000.0 reads better than 5e+05 where %f is as short and exact. */
-	if (strchr(buf, 'e') && fabs(f) >= 1e-4 && fabs(f) < 1e16) {
-		char fixed[64];
-
-		for (prec = 1; prec <= 17; prec++) {
-			snprintf(fixed, sizeof(fixed), "%.*f", prec, f);
-			if (strtod(fixed, NULL) == f)
-				break;
-		}
-		if (prec <= 17)
-			memcpy(buf, fixed, sizeof(buf));
-	}
-	strbuf_addstr(sb, buf);
-	/* "1" would read back as an integer. */
-	if (!strpbrk(buf, ".e"))
-		strbuf_addstr(sb, ".0");
-}
-
-void cnode_scalar_render(const struct cnode *n, struct strbuf *sb)
-{
-	switch (n->type) {
-	case CNODE_NULL:
-		strbuf_addstr(sb, "null");
-		break;
-	case CNODE_BOOL:
-		strbuf_addstr(sb, n->b ? "true" : "false");
-		break;
-	case CNODE_INT:
-		strbuf_addf(sb, "%" PRId64, n->i);
-		break;
-	case CNODE_FLOAT:
-		float_render(n->f, sb);
-		break;
-	case CNODE_STRING:
-		strbuf_addstr(sb, n->s);
-		break;
-	case CNODE_LIST:
-	case CNODE_MAP:
-		cnode_flow_render(n, sb);
-		break;
-	}
 }
 
 /* --- YAML 1.2 core schema --- */

@@ -86,21 +86,8 @@ const struct llmprof_config *config_typed(const struct config *cfg);
 const struct cnode *config_root(const struct config *cfg);
 /* The node at a dotted key, or NULL when absent. */
 const struct cnode *config_get(const struct config *cfg, const char *key);
-
-/* String-keyed getters, for config/ and the call sites not yet converted to
- * config_typed(); new code uses the typed struct (a misspelled key here is
- * only found at run time, and the fallback restates the schema's default).
- * A missing key or a null value yields the given fallback (NULL for
- * strings). Calling a getter of the wrong type on a schema key is a bug
- * (BUG()). */
-const char *config_get_string(const struct config *cfg, const char *key);
-int64_t config_get_int(const struct config *cfg, const char *key, int64_t fallback);
-double config_get_double(const struct config *cfg, const char *key, double fallback);
-int config_get_bool(const struct config *cfg, const char *key, int fallback);
-/* Number of items of a list key (0 when missing/null) and item i as a string
- * (scalars are rendered as YAML would print them). */
-size_t config_list_len(const struct config *cfg, const char *key);
-const char *config_list_item(const struct config *cfg, const char *key, size_t i);
+/* There are no string-keyed value getters here: they are config/'s own
+ * (config/internal.h); everything else reads config_typed(). */
 
 /* Renders the tree as YAML that config_load-style parsing reads back to the
  * same tree (config show, and <run>/config.yaml). */

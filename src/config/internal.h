@@ -1,8 +1,10 @@
-/* internal.h: helpers shared by the files of src/config/ only. */
+/* internal.h: helpers shared by the files of src/config/, and by the tests
+ * of the tree; nothing else includes it. */
 #ifndef LLMPROF_CONFIG_INTERNAL_H
 #define LLMPROF_CONFIG_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config/config.h"
 
@@ -14,6 +16,22 @@ struct config {
 	char **pool;		     /* file names and override texts that positions point to */
 	size_t pool_nr, pool_alloc;
 };
+
+/* String-keyed getters: for config/ itself and for the tests of the tree.
+ * Code outside config/ reads config_typed() (a misspelled key here is only
+ * found at run time, and a fallback would restate the schema's default);
+ * tests/cli/test-config-typed-use.sh fails when a .c file outside
+ * src/config/ calls one. A missing key or a null value yields the given
+ * fallback (NULL for strings). Calling a getter of the wrong type on a
+ * schema key is a bug (BUG()). */
+const char *config_get_string(const struct config *cfg, const char *key);
+int64_t config_get_int(const struct config *cfg, const char *key, int64_t fallback);
+double config_get_double(const struct config *cfg, const char *key, double fallback);
+int config_get_bool(const struct config *cfg, const char *key, int fallback);
+/* Number of items of a list key (0 when missing/null) and item i as a string
+ * (scalars are rendered as YAML would print them). */
+size_t config_list_len(const struct config *cfg, const char *key);
+const char *config_list_item(const struct config *cfg, const char *key, size_t i);
 
 /* Deeper trees are rejected by the parsers, so recursion stays bounded. */
 #define CONFIG_MAX_DEPTH 64

@@ -358,24 +358,27 @@ static void free_strv(char **v)
 
 static const int handled_signals[] = {SIGCHLD, SIGINT, SIGTERM};
 
-int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err)
-{
-	struct stream so = {.rd = -1, .file = -1, .echo = -1},
-		      se = {.rd = -1, .file = -1, .echo = -1};
-	struct child_plan plan = {NULL, NULL, -1, -1, -1, spec->cwd, -1};
-	struct sigaction old[ARRAY_SIZE(handled_signals)], old_pipe, sa;
-	int child_out_close = -1, child_err_close = -1, report[2] = {-1, -1};
-	int sigp[2] = {-1, -1}, handlers = 0, reaped = 0, status = 0, fatal = 0;
-	uint64_t start, deadline = 0, kill_at = 0, drain_until = 0, next_tick = 0, tick_ns = 0;
-	double grace = spec->grace_s > 0 ? spec->grace_s : PROC_GRACE_S;
-	struct exec_report rep;
+/* One proc_run(): the child, its streams, our signal handlers and the
+ * clocks of the parent loop. */
+struct run {
+	const struct proc_spec *spec;
+	struct proc_result *res;
+	struct stream so, se;
+	struct child_plan plan;
+	struct sigaction old[ARRAY_SIZE(handled_signals)], old_pipe;
+	int child_out_close, child_err_close; /* our copies of the child's pipe ends */
+	int report[2];			      /* exec failures, child -> us */
+	int sigp[2];			      /* the self-pipe the handlers write */
+	int handlers, reaped, status, fatal;
 	pid_t pid;
-	int ret = -1;
+	uint64_t start, deadline, kill_at, drain_until, next_tick, tick_ns;
+	double grace;
+};
 
-	memset(res, 0, sizeof(*res));
-	res->exit_status = -1;
-	/* With fd 0-2 closed, a log file could get fd 1 and the dup2() in the
-	 * child would keep its close-on-exec flag: fill the holes first. */
+/* With fd 0-2 closed, a log file could get fd 1 and the dup2() in the
+ * child would keep its close-on-exec flag: fill the holes first. */
+static void fill_std_fds(void)
+{
 	for (int fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
 			int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
@@ -383,208 +386,298 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 				close(n);
 		}
 	}
-	if (!spec->argv || !spec->argv[0]) {
-		error_set(err, "no program to run");
-		goto out;
-	}
-	plan.envp = build_env(spec);
-	plan.candidates = build_candidates(spec->argv[0], plan.envp);
-	if (spec->stdin_null && (plan.fd_in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		error_errno(err, "cannot open '/dev/null'");
-		goto out;
-	}
-	if (stream_setup(&spec->out, 1, &so, &plan.fd_out, &child_out_close, err) ||
-	    stream_setup(&spec->err, 2, &se, &plan.fd_err, &child_err_close, err))
-		goto out;
-	if (pipe(report) || pipe(sigp)) {
-		error_errno(err, "cannot create a pipe");
-		goto out;
-	}
-	fcntl(report[0], F_SETFD, FD_CLOEXEC);
-	fcntl(report[1], F_SETFD, FD_CLOEXEC);
-	set_nonblock_cloexec(sigp[0]);
-	set_nonblock_cloexec(sigp[1]);
-	plan.report_wr = report[1];
+}
 
-	/* Handlers go in before fork so no SIGCHLD or SIGINT is lost. */
-	sig_pipe_wr = sigp[1];
+/* Environment, program candidates, stdin, the streams and our pipes. */
+static int run_prepare(struct run *r, struct strbuf *err)
+{
+	const struct proc_spec *spec = r->spec;
+
+	r->plan.envp = build_env(spec);
+	r->plan.candidates = build_candidates(spec->argv[0], r->plan.envp);
+	if (spec->stdin_null && (r->plan.fd_in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		return error_errno(err, "cannot open '/dev/null'");
+	if (stream_setup(&spec->out, 1, &r->so, &r->plan.fd_out, &r->child_out_close, err) ||
+	    stream_setup(&spec->err, 2, &r->se, &r->plan.fd_err, &r->child_err_close, err))
+		return -1;
+	if (pipe(r->report) || pipe(r->sigp))
+		return error_errno(err, "cannot create a pipe");
+	fcntl(r->report[0], F_SETFD, FD_CLOEXEC);
+	fcntl(r->report[1], F_SETFD, FD_CLOEXEC);
+	set_nonblock_cloexec(r->sigp[0]);
+	set_nonblock_cloexec(r->sigp[1]);
+	r->plan.report_wr = r->report[1];
+	return 0;
+}
+
+/* Handlers go in before fork so no SIGCHLD or SIGINT is lost. */
+static void handlers_install(struct run *r)
+{
+	struct sigaction sa;
+
+	sig_pipe_wr = r->sigp[1];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
-		sigaction(handled_signals[i], &sa, &old[i]);
+		sigaction(handled_signals[i], &sa, &r->old[i]);
 	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, &old_pipe);
-	handlers = 1;
+	sigaction(SIGPIPE, &sa, &r->old_pipe);
+	r->handlers = 1;
+}
 
-	fflush(NULL);
-	start = clock_mono_ns();
-	pid = fork();
-	if (pid < 0) {
-		error_errno(err, "cannot start '%s': fork", spec->argv[0]);
-		goto out;
-	}
-	if (pid == 0)
-		child_exec(&plan, (char *const *)spec->argv);
-	setpgid(pid, pid); /* also done by the child; whichever runs first wins */
-	res->pid = pid;
-	close(report[1]);
-	report[1] = -1;
-	if (child_out_close >= 0)
-		close(child_out_close);
-	if (child_err_close >= 0)
-		close(child_err_close);
-	child_out_close = child_err_close = -1;
+static void handlers_restore(struct run *r)
+{
+	if (!r->handlers)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
+		sigaction(handled_signals[i], &r->old[i], NULL);
+	sigaction(SIGPIPE, &r->old_pipe, NULL);
+	sig_pipe_wr = -1;
+	r->handlers = 0;
+}
 
-	/* EOF on the report pipe = exec succeeded (CLOEXEC closed it). */
+/* After fork, in the parent: our copies of the child's ends go, then the
+ * report pipe says whether exec failed (EOF = it succeeded: CLOEXEC closed
+ * it). */
+static void read_exec_report(struct run *r)
+{
+	struct exec_report rep;
+
+	close(r->report[1]);
+	r->report[1] = -1;
+	if (r->child_out_close >= 0)
+		close(r->child_out_close);
+	if (r->child_err_close >= 0)
+		close(r->child_err_close);
+	r->child_out_close = r->child_err_close = -1;
 	for (;;) {
-		ssize_t n = read(report[0], &rep, sizeof(rep));
+		ssize_t n = read(r->report[0], &rep, sizeof(rep));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == (ssize_t)sizeof(rep)) {
-			res->outcome = PROC_EXEC_FAILED;
-			res->exec_errno = rep.err;
-			res->failed_call = rep.stage == 1   ? "chdir"
-					   : rep.stage == 2 ? "execve"
-							    : "dup2";
+			r->res->outcome = PROC_EXEC_FAILED;
+			r->res->exec_errno = rep.err;
+			r->res->failed_call = rep.stage == 1   ? "chdir"
+					      : rep.stage == 2 ? "execve"
+							       : "dup2";
 		}
 		break;
 	}
-	if (spec->timeout_s > 0)
-		deadline = start + (uint64_t)(spec->timeout_s * 1e9);
-	if (spec->on_tick) {
-		tick_ns = (uint64_t)((spec->tick_s > 0 ? spec->tick_s : PROC_TICK_S) * 1e9);
-		if (tick_ns < 1000000)
-			tick_ns = 1000000; /* 1 ms at least: the loop must sleep */
-		next_tick = start + tick_ns;
-	}
+}
 
-	while (!reaped || so.rd >= 0 || se.rd >= 0) {
+static void clocks_start(struct run *r)
+{
+	const struct proc_spec *spec = r->spec;
+
+	if (spec->timeout_s > 0)
+		r->deadline = r->start + (uint64_t)(spec->timeout_s * 1e9);
+	if (spec->on_tick) {
+		r->tick_ns = (uint64_t)((spec->tick_s > 0 ? spec->tick_s : PROC_TICK_S) * 1e9);
+		if (r->tick_ns < 1000000)
+			r->tick_ns = 1000000; /* 1 ms at least: the loop must sleep */
+		r->next_tick = r->start + r->tick_ns;
+	}
+}
+
+/* The clocks at now: the drain after exit, the timeout (SIGTERM, then
+ * SIGKILL after the grace), the tick. Returns 0 to stop the loop, else 1
+ * with *timeout_ms = how long poll() may sleep. */
+static int clocks_due(struct run *r, uint64_t now, int *timeout_ms)
+{
+	uint64_t wake = UINT64_MAX;
+
+	if (r->reaped) {
+		if (!r->drain_until)
+			r->drain_until = now + DRAIN_AFTER_EXIT_NS;
+		if (now >= r->drain_until)
+			return 0;
+		wake = r->drain_until;
+	}
+	if (!r->reaped && r->deadline && !r->fatal && now >= r->deadline) {
+		r->res->outcome = PROC_TIMEOUT;
+		r->fatal = 1;
+		kill(-r->pid, SIGTERM);
+		r->kill_at = now + (uint64_t)(r->grace * 1e9);
+	}
+	if (!r->reaped && r->kill_at && now >= r->kill_at) {
+		kill(-r->pid, SIGKILL);
+		r->kill_at = 0;
+	}
+	if (!r->reaped && r->deadline && !r->fatal && r->deadline < wake)
+		wake = r->deadline;
+	if (!r->reaped && r->kill_at && r->kill_at < wake)
+		wake = r->kill_at;
+	if (!r->reaped && r->next_tick) {
+		if (now >= r->next_tick) {
+			r->spec->on_tick(r->spec->on_tick_arg);
+			now = clock_mono_ns();
+			while (r->next_tick <= now)
+				r->next_tick += r->tick_ns;
+		}
+		if (r->next_tick < wake)
+			wake = r->next_tick;
+	}
+	*timeout_ms = wake == UINT64_MAX ? -1
+		      : wake <= now	 ? 0
+					 : (int)((wake - now) / 1000000ull + 1);
+	return 1;
+}
+
+/* The signals the handlers wrote: SIGINT/SIGTERM go on to the child's
+ * group (a second one: SIGKILL, no more waiting). */
+static void forward_signals(struct run *r)
+{
+	struct proc_result *res = r->res;
+
+	for (;;) {
+		unsigned char c;
+		if (read(r->sigp[0], &c, 1) != 1)
+			break;
+		if ((c == SIGINT || c == SIGTERM) && !r->reaped) {
+			if (res->outcome != PROC_INTERRUPTED) {
+				if (res->outcome != PROC_EXEC_FAILED)
+					res->outcome = PROC_INTERRUPTED;
+				res->interrupt_signal = c;
+				r->fatal = 1;
+				kill(-r->pid, c);
+				r->kill_at = clock_mono_ns() + (uint64_t)(r->grace * 1e9);
+			} else {
+				kill(-r->pid, SIGKILL); /* second interrupt: no more waiting */
+			}
+		}
+	}
+}
+
+/* One poll() over the self-pipe and the child's pipes until the child is
+ * reaped and its pipes are drained (or the drain time is up). */
+static void run_loop(struct run *r, struct strbuf *err)
+{
+	while (!r->reaped || r->so.rd >= 0 || r->se.rd >= 0) {
 		struct pollfd pfd[3];
 		nfds_t n = 0;
-		uint64_t now = clock_mono_ns(), wake = UINT64_MAX;
 		int timeout_ms;
 
-		if (reaped) {
-			if (!drain_until)
-				drain_until = now + DRAIN_AFTER_EXIT_NS;
-			if (now >= drain_until)
-				break;
-			wake = drain_until;
-		}
-		if (!reaped && deadline && !fatal && now >= deadline) {
-			res->outcome = PROC_TIMEOUT;
-			fatal = 1;
-			kill(-pid, SIGTERM);
-			kill_at = now + (uint64_t)(grace * 1e9);
-		}
-		if (!reaped && kill_at && now >= kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = 0;
-		}
-		if (!reaped && deadline && !fatal && deadline < wake)
-			wake = deadline;
-		if (!reaped && kill_at && kill_at < wake)
-			wake = kill_at;
-		if (!reaped && next_tick) {
-			if (now >= next_tick) {
-				spec->on_tick(spec->on_tick_arg);
-				now = clock_mono_ns();
-				while (next_tick <= now)
-					next_tick += tick_ns;
-			}
-			if (next_tick < wake)
-				wake = next_tick;
-		}
-		timeout_ms = wake == UINT64_MAX ? -1
-			     : wake <= now	? 0
-						: (int)((wake - now) / 1000000ull + 1);
-
-		pfd[n].fd = sigp[0];
+		if (!clocks_due(r, clock_mono_ns(), &timeout_ms))
+			break;
+		pfd[n].fd = r->sigp[0];
 		pfd[n++].events = POLLIN;
-		if (so.rd >= 0) {
-			pfd[n].fd = so.rd;
+		if (r->so.rd >= 0) {
+			pfd[n].fd = r->so.rd;
 			pfd[n++].events = POLLIN;
 		}
-		if (se.rd >= 0) {
-			pfd[n].fd = se.rd;
+		if (r->se.rd >= 0) {
+			pfd[n].fd = r->se.rd;
 			pfd[n++].events = POLLIN;
 		}
 		if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR) {
 			error_errno(err, "poll");
 			break;
 		}
-		stream_pump(&so, &res->log_errno);
-		stream_pump(&se, &res->log_errno);
-
-		for (;;) {
-			unsigned char c;
-			if (read(sigp[0], &c, 1) != 1)
-				break;
-			if ((c == SIGINT || c == SIGTERM) && !reaped) {
-				if (res->outcome != PROC_INTERRUPTED) {
-					if (res->outcome != PROC_EXEC_FAILED)
-						res->outcome = PROC_INTERRUPTED;
-					res->interrupt_signal = c;
-					fatal = 1;
-					kill(-pid, c);
-					kill_at = clock_mono_ns() + (uint64_t)(grace * 1e9);
-				} else {
-					kill(-pid, SIGKILL); /* second interrupt: no more waiting */
-				}
-			}
-		}
-		if (!reaped) {
-			pid_t w = waitpid(pid, &status, WNOHANG);
-			if (w == pid) {
-				reaped = 1;
-				res->wall_ns = clock_mono_ns() - start;
+		stream_pump(&r->so, &r->res->log_errno);
+		stream_pump(&r->se, &r->res->log_errno);
+		forward_signals(r);
+		if (!r->reaped) {
+			pid_t w = waitpid(r->pid, &r->status, WNOHANG);
+			if (w == r->pid) {
+				r->reaped = 1;
+				r->res->wall_ns = clock_mono_ns() - r->start;
 				/* stragglers of a killed run go with it */
-				if (fatal)
-					kill(-pid, SIGKILL);
+				if (r->fatal)
+					kill(-r->pid, SIGKILL);
 			}
 		}
 	}
-	if (!reaped) {
+}
+
+/* The child's end in res. */
+static void run_result(struct run *r)
+{
+	struct proc_result *res = r->res;
+
+	if (!r->reaped) {
 		/* only after a poll() failure: do not leave a zombie or a runner */
-		kill(-pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		kill(-r->pid, SIGKILL);
+		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 			;
-		res->wall_ns = clock_mono_ns() - start;
+		res->wall_ns = clock_mono_ns() - r->start;
 	}
-	if (WIFEXITED(status))
-		res->exit_status = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		res->signal = WTERMSIG(status);
+	if (WIFEXITED(r->status))
+		res->exit_status = WEXITSTATUS(r->status);
+	else if (WIFSIGNALED(r->status))
+		res->signal = WTERMSIG(r->status);
 	if (res->outcome == PROC_EXITED && res->signal)
 		res->outcome = PROC_SIGNALED;
-	res->out_bytes = so.bytes;
-	res->err_bytes = se.bytes;
+	res->out_bytes = r->so.bytes;
+	res->err_bytes = r->se.bytes;
+}
+
+static void run_release(struct run *r)
+{
+	handlers_restore(r);
+	stream_close(&r->so);
+	stream_close(&r->se);
+	if (r->child_out_close >= 0)
+		close(r->child_out_close);
+	if (r->child_err_close >= 0)
+		close(r->child_err_close);
+	for (int i = 0; i < 2; i++) {
+		if (r->report[i] >= 0)
+			close(r->report[i]);
+		if (r->sigp[i] >= 0)
+			close(r->sigp[i]);
+	}
+	if (r->plan.fd_in >= 0)
+		close(r->plan.fd_in);
+	free_strv(r->plan.candidates);
+	free(r->plan.envp);
+}
+
+int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err)
+{
+	struct run r = {
+	    .spec = spec,
+	    .res = res,
+	    .so = {.rd = -1, .file = -1, .echo = -1},
+	    .se = {.rd = -1, .file = -1, .echo = -1},
+	    .plan = {NULL, NULL, -1, -1, -1, spec->cwd, -1},
+	    .child_out_close = -1,
+	    .child_err_close = -1,
+	    .report = {-1, -1},
+	    .sigp = {-1, -1},
+	    .grace = spec->grace_s > 0 ? spec->grace_s : PROC_GRACE_S,
+	};
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->exit_status = -1;
+	fill_std_fds();
+	if (!spec->argv || !spec->argv[0]) {
+		error_set(err, "no program to run");
+		goto out;
+	}
+	if (run_prepare(&r, err))
+		goto out;
+	handlers_install(&r);
+	fflush(NULL);
+	r.start = clock_mono_ns();
+	r.pid = fork();
+	if (r.pid < 0) {
+		error_errno(err, "cannot start '%s': fork", spec->argv[0]);
+		goto out;
+	}
+	if (r.pid == 0)
+		child_exec(&r.plan, (char *const *)spec->argv);
+	setpgid(r.pid, r.pid); /* also done by the child; whichever runs first wins */
+	res->pid = r.pid;
+	read_exec_report(&r);
+	clocks_start(&r);
+	run_loop(&r, err);
+	run_result(&r);
 	ret = 0;
 out:
-	if (handlers) {
-		for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
-			sigaction(handled_signals[i], &old[i], NULL);
-		sigaction(SIGPIPE, &old_pipe, NULL);
-		sig_pipe_wr = -1;
-	}
-	stream_close(&so);
-	stream_close(&se);
-	if (child_out_close >= 0)
-		close(child_out_close);
-	if (child_err_close >= 0)
-		close(child_err_close);
-	for (int i = 0; i < 2; i++) {
-		if (report[i] >= 0)
-			close(report[i]);
-		if (sigp[i] >= 0)
-			close(sigp[i]);
-	}
-	if (plan.fd_in >= 0)
-		close(plan.fd_in);
-	free_strv(plan.candidates);
-	free(plan.envp);
+	run_release(&r);
 	return ret;
 }
 
@@ -647,12 +740,15 @@ void proc_escape_c(struct strbuf *sb, const char *arg)
 	}
 }
 
-void proc_quote_shell(struct strbuf *sb, const char *arg)
+/* The one shell-quoting rule (dry-run lines, nsys/cmd.txt, ncu/cmd.txt):
+ * safe characters as is, '...' otherwise; with escape, control and
+ * non-ASCII bytes switch to $'...' so that the line stays one printable line. */
+static void quote_shell(struct strbuf *sb, const char *arg, int escape)
 {
 	int safe = *arg != '\0', plain = 1;
 
 	for (const unsigned char *p = (const unsigned char *)arg; *p; p++) {
-		if (*p < 0x20 || *p >= 0x7f)
+		if (escape && (*p < 0x20 || *p >= 0x7f))
 			plain = 0;
 		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 			    "_@%+=:,./-",
@@ -680,6 +776,16 @@ void proc_quote_shell(struct strbuf *sb, const char *arg)
 		}
 		strbuf_addch(sb, '\'');
 	}
+}
+
+void proc_quote_shell(struct strbuf *sb, const char *arg)
+{
+	quote_shell(sb, arg, 1);
+}
+
+void proc_quote_shell_bytes(struct strbuf *sb, const char *arg)
+{
+	quote_shell(sb, arg, 0);
 }
 
 int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err)

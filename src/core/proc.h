@@ -112,6 +112,9 @@ void proc_escape_c(struct strbuf *sb, const char *arg);
  * safe characters, '...' otherwise, and $'...' when it holds control or
  * non-ASCII bytes. For display only; nothing is ever run through a shell. */
 void proc_quote_shell(struct strbuf *sb, const char *arg);
+/* The same quoting, but control and non-ASCII bytes stay as they are inside
+ * '...' (nsys/cmd.txt and ncu/cmd.txt keep a UTF-8 argument readable). */
+void proc_quote_shell_bytes(struct strbuf *sb, const char *arg);
 
 /* Writes argv, one C-escaped argument per line, to path (atomically). */
 int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err);

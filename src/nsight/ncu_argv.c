@@ -6,6 +6,7 @@
 
 #include "config/typed.h"
 #include "core/error.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "nsight/ncu_argv.h"
@@ -211,37 +212,16 @@ void ncu_cmd_release(struct ncu_cmd *cmd)
 	memset(cmd, 0, sizeof(*cmd));
 }
 
-static void shell_quote(struct strbuf *out, const char *s)
-{
-	int plain = *s != '\0';
-
-	for (const char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("@%+=:,./_-", *p))
-			plain = 0;
-	if (plain) {
-		strbuf_addstr(out, s);
-		return;
-	}
-	strbuf_addch(out, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(out, "'\\''");
-		else
-			strbuf_addch(out, *s);
-	}
-	strbuf_addch(out, '\'');
-}
-
 void ncu_cmd_format(const struct ncu_cmd *cmd, struct strbuf *out)
 {
 	for (size_t i = 0; i < cmd->nenv; i++) {
-		shell_quote(out, cmd->env[i]);
+		proc_quote_shell_bytes(out, cmd->env[i]);
 		strbuf_addch(out, ' ');
 	}
 	for (size_t i = 0; i < cmd->argc; i++) {
 		if (i)
 			strbuf_addch(out, ' ');
-		shell_quote(out, cmd->argv[i]);
+		proc_quote_shell_bytes(out, cmd->argv[i]);
 	}
 }
 

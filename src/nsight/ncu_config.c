@@ -16,12 +16,8 @@ static const char *const *list(const struct config_strlist *l, size_t *n)
 	return l->nr ? l->v : NULL;
 }
 
-void ncu_options_from_config(const struct config *cfg, struct ncu_options *o,
-			     struct ncu_config_lists *l)
+void ncu_options_from_config(const struct config_ncu_cli *c, struct ncu_options *o)
 {
-	const struct config_ncu_cli *c = &config_typed(cfg)->pipeline.ncu.ncu_cli;
-
-	memset(l, 0, sizeof(*l));
 	o->target_processes = ncu_target_processes_names[c->target_processes];
 	o->replay_mode = ncu_replay_mode_names[c->replay_mode];
 	o->nvtx_include = list(&c->nvtx.include, &o->nr_nvtx_include);
@@ -37,11 +33,6 @@ void ncu_options_from_config(const struct config *cfg, struct ncu_options *o,
 	o->clock_control = ncu_clock_control_names[c->clock_control];
 	o->cache_control = ncu_cache_control_names[c->cache_control];
 	o->force_overwrite = c->force_overwrite;
-}
-
-void ncu_config_lists_release(struct ncu_config_lists *l)
-{
-	memset(l, 0, sizeof(*l));
 }
 
 int ncu_options_range(const struct ncu_options *o)
@@ -77,13 +68,13 @@ void ncu_options_for_kernel(struct ncu_options *o, const char *kernel_name, cons
 	o->launch_count = count;
 }
 
-int ncu_plan_describe(const struct ncu_options *o, const char *mode, const char *run_dir,
+int ncu_plan_describe(const struct ncu_options *o, enum run_mode mode, const char *run_dir,
 		      struct strbuf *out, struct strbuf *err)
 {
 	struct ncu_options t = *o;
 	struct ncu_cmd cmd = NCU_CMD_INIT;
 	struct strbuf path = STRBUF_INIT;
-	int light = mode && !strcmp(mode, "light"), ret;
+	int light = mode == RUN_MODE_LIGHT, ret;
 
 	if (light)
 		ncu_options_light(&t);

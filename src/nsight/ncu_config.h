@@ -2,27 +2,19 @@
  * resolved config's pipeline.ncu.* keys, finds the ncu executable, and
  * says whether the user chose the kernels or ranges themselves.
  *
- * Ownership: strings and list arrays in *o are borrowed from cfg (its
- * typed struct, config/typed.h). */
+ * Ownership: strings and list arrays in *o are borrowed from the typed
+ * config (config/typed.h) they were read from. */
 #ifndef LLMPROF_VENDOR_NCU_CONFIG_H
 #define LLMPROF_VENDOR_NCU_CONFIG_H
 
-#include "config/config.h"
+#include "config/typed.h"
 #include "nsight/ncu_argv.h"
-
-/* Nothing to own any more: the lists are cfg's. Kept, empty, for the
- * callers that still pass one; they can drop it with their next change. */
-struct ncu_config_lists {
-	const char **include, **exclude, **sections, **metrics;
-};
 
 /* Sets every pipeline.ncu.ncu_cli key (set, sections, metrics, replay
  * mode, filters, clocks, caches, nvtx include/exclude as written); leaves
  * ncu, output and program to the caller. Never fails: ncu_capture_argv
  * validates. */
-void ncu_options_from_config(const struct config *cfg, struct ncu_options *o,
-			     struct ncu_config_lists *l);
-void ncu_config_lists_release(struct ncu_config_lists *l);
+void ncu_options_from_config(const struct config_ncu_cli *c, struct ncu_options *o);
 
 /* 1 when the user picked what ncu measures (kernel_name, kernel_id,
  * launch_skip or replay_mode range|app-range): then profile runs ncu once
@@ -45,7 +37,7 @@ void ncu_options_for_kernel(struct ncu_options *o, const char *kernel_name, cons
 /* The ncu step's --dry-run text: how many runs, then the shell-quoted argv
  * template, placeholders standing for what the select step decides. o has
  * ncu and program set. 0, or -1 with err (ncu_capture_argv's). */
-int ncu_plan_describe(const struct ncu_options *o, const char *mode, const char *run_dir,
+int ncu_plan_describe(const struct ncu_options *o, enum run_mode mode, const char *run_dir,
 		      struct strbuf *out, struct strbuf *err);
 
 #endif

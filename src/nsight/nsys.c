@@ -6,6 +6,7 @@
 
 #include "config/typed.h"
 #include "core/error.h"
+#include "core/proc.h"
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -43,37 +44,12 @@ void nsys_args_release(struct nsys_args *a)
 	a->nr = a->alloc = 0;
 }
 
-static int shell_safe(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789_./:=,@%+-",
-			    *s))
-			return 0;
-	return 1;
-}
-
 void nsys_args_join(const struct nsys_args *a, struct strbuf *out)
 {
 	for (size_t i = 0; i < a->nr; i++) {
-		const char *s = a->v[i];
-
 		if (i)
 			strbuf_addch(out, ' ');
-		if (shell_safe(s)) {
-			strbuf_addstr(out, s);
-			continue;
-		}
-		strbuf_addch(out, '\'');
-		for (; *s; s++) {
-			if (*s == '\'')
-				strbuf_addstr(out, "'\\''");
-			else
-				strbuf_addch(out, *s);
-		}
-		strbuf_addch(out, '\'');
+		proc_quote_shell_bytes(out, a->v[i]);
 	}
 }
 

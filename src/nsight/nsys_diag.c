@@ -329,6 +329,80 @@ void nsys_diag_export_text(const char *text, size_t len, struct nsys_diag *d)
 	check_cupti(text, len, d);
 }
 
+/* nsys said "Importer error status:" at p: the .qdstrm -> .nsys-rep step
+ * failed, or its binary is missing. */
+static void diag_importer(const struct nsys_profile_outcome *o, struct nsys_diag *d, const char *b,
+			  size_t l, const char *p)
+{
+	struct nsys_finding *f;
+	int missing = find(b, l,
+			   "importer binary and its dependencies were not "
+			   "found") != NULL;
+	struct strbuf lib = STRBUF_INIT;
+
+	f = add(d, missing ? NSYS_DIAG_IMPORTER_MISSING : NSYS_DIAG_IMPORTER_FAILED);
+	strbuf_addstr(&f->explain, "nsys recorded a .qdstrm but could not turn it "
+				   "into a .nsys-rep: \"");
+	add_line_at(&f->explain, b, l, p);
+	strbuf_addstr(&f->explain, "\"");
+	if (o->importer_text &&
+	    nsys_importer_loader_failure(o->importer_text, o->importer_len, &lib))
+		strbuf_addf(&f->explain, " (the importer needs %s)", lib.buf);
+	if (missing)
+		strbuf_addstr(&f->fix, "install the full Nsight Systems (host part with "
+				       "QdstrmImporter), or use "
+				       "pipeline.trace.backend=builtin");
+	else if (lib.len)
+		strbuf_addf(&f->fix,
+			    "put %s on LD_LIBRARY_PATH (H100/H200: "
+			    "shared/tools/gpu-nsys-libs.sh), then rerun",
+			    lib.buf);
+	else
+		strbuf_addstr(&f->fix, "run `llmprof doctor` to see why the importer "
+				       "cannot start (often a missing library such as "
+				       "libdw.so.1)");
+	strbuf_release(&lib);
+}
+
+/* No report and no .qdstrm, without a fatal finding: why, for a run gated
+ * by cap (--capture-range; "none" = not gated) or not. no_report_said,
+ * empty_list: nsys said it generated none. */
+static void diag_no_report(const struct nsys_profile_outcome *o, struct nsys_diag *d,
+			   const char *cap, const char *expr, int no_report_said, int empty_list)
+{
+	struct nsys_finding *f;
+
+	if (strcmp(cap, "none")) {
+		f = add(d, NSYS_DIAG_NO_REPORT_GATED);
+		if (!strcmp(cap, "nvtx") && expr) {
+			explain_gate(o, expr, f);
+		} else if (!strcmp(cap, "cudaProfilerApi")) {
+			strbuf_addstr(&f->explain, "nsys wrote no report: the program never "
+						   "called cudaProfilerStart() "
+						   "(--capture-range=cudaProfilerApi)");
+			strbuf_addstr(&f->fix, "call cudaProfilerStart/Stop around the region, "
+					       "or gate on an NVTX range instead");
+		} else {
+			strbuf_addf(&f->explain,
+				    "nsys wrote no report: the capture range "
+				    "(%s) never started",
+				    cap);
+			strbuf_addstr(&f->fix, "profile without gating "
+					       "(pipeline.nsys.gating_nvtx=false)");
+		}
+		if (!no_report_said && !empty_list)
+			strbuf_addstr(&f->explain, " (no report files were found)");
+	} else {
+		f = add(d, NSYS_DIAG_NO_REPORT);
+		strbuf_addstr(&f->explain, "nsys wrote no report");
+		if (no_report_said || empty_list)
+			strbuf_addstr(&f->explain, " and said so");
+		strbuf_addstr(&f->explain, "; the program may have failed before tracing "
+					   "started");
+		strbuf_addstr(&f->fix, "see logs/ for the program's output and nsys's messages");
+	}
+}
+
 void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d)
 {
 	/* program output is interleaved with nsys's on both streams */
@@ -383,37 +457,8 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 					       "nsys, and check that it is writable");
 		}
 		if ((p = find(b, l, "Importer error status:")) && !importer_said) {
-			int missing = find(b, l,
-					   "importer binary and its dependencies were not "
-					   "found") != NULL;
-			struct strbuf lib = STRBUF_INIT;
-
 			importer_said = 1;
-			f = add(d,
-				missing ? NSYS_DIAG_IMPORTER_MISSING : NSYS_DIAG_IMPORTER_FAILED);
-			strbuf_addstr(&f->explain, "nsys recorded a .qdstrm but could not turn it "
-						   "into a .nsys-rep: \"");
-			add_line_at(&f->explain, b, l, p);
-			strbuf_addstr(&f->explain, "\"");
-			if (o->importer_text &&
-			    nsys_importer_loader_failure(o->importer_text, o->importer_len, &lib))
-				strbuf_addf(&f->explain, " (the importer needs %s)", lib.buf);
-			if (missing)
-				strbuf_addstr(&f->fix,
-					      "install the full Nsight Systems (host part with "
-					      "QdstrmImporter), or use "
-					      "pipeline.trace.backend=builtin");
-			else if (lib.len)
-				strbuf_addf(&f->fix,
-					    "put %s on LD_LIBRARY_PATH (H100/H200: "
-					    "shared/tools/gpu-nsys-libs.sh), then rerun",
-					    lib.buf);
-			else
-				strbuf_addstr(&f->fix,
-					      "run `llmprof doctor` to see why the importer "
-					      "cannot start (often a missing library such as "
-					      "libdw.so.1)");
-			strbuf_release(&lib);
+			diag_importer(o, d, b, l, p);
 		}
 		check_cupti(b, l, d);
 	}
@@ -449,40 +494,8 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 		strbuf_addstr(&f->fix, "use --capture-range-end=stop to let the program finish "
 				       "(llmprof's default when it gates)");
 	}
-	if (!o->n_reports && !o->n_qdstrm && !fatal) {
-		if (strcmp(cap, "none")) {
-			f = add(d, NSYS_DIAG_NO_REPORT_GATED);
-			if (!strcmp(cap, "nvtx") && expr) {
-				explain_gate(o, expr, f);
-			} else if (!strcmp(cap, "cudaProfilerApi")) {
-				strbuf_addstr(&f->explain,
-					      "nsys wrote no report: the program never "
-					      "called cudaProfilerStart() "
-					      "(--capture-range=cudaProfilerApi)");
-				strbuf_addstr(&f->fix,
-					      "call cudaProfilerStart/Stop around the region, "
-					      "or gate on an NVTX range instead");
-			} else {
-				strbuf_addf(&f->explain,
-					    "nsys wrote no report: the capture range "
-					    "(%s) never started",
-					    cap);
-				strbuf_addstr(&f->fix, "profile without gating "
-						       "(pipeline.nsys.gating_nvtx=false)");
-			}
-			if (!no_report_said && !empty_list)
-				strbuf_addstr(&f->explain, " (no report files were found)");
-		} else {
-			f = add(d, NSYS_DIAG_NO_REPORT);
-			strbuf_addstr(&f->explain, "nsys wrote no report");
-			if (no_report_said || empty_list)
-				strbuf_addstr(&f->explain, " and said so");
-			strbuf_addstr(&f->explain, "; the program may have failed before tracing "
-						   "started");
-			strbuf_addstr(&f->fix,
-				      "see logs/ for the program's output and nsys's messages");
-		}
-	}
+	if (!o->n_reports && !o->n_qdstrm && !fatal)
+		diag_no_report(o, d, cap, expr, no_report_said, empty_list);
 }
 
 /* ---- SQLite ---------------------------------------------------------------- */

@@ -24,10 +24,9 @@
 
 struct ncu_job {
 	struct run_ctx *rc;
-	const char *mode; /* run.mode */
-	double timeout_s; /* run.timeout_s: each ncu child's limit */
+	enum run_mode mode; /* run.mode */
+	double timeout_s;   /* run.timeout_s: each ncu child's limit */
 	struct ncu_options base;
-	struct ncu_config_lists lists;
 	int explicit_run;	   /* the user's own filters: one run, no selection */
 	char *ncu;		   /* owned: the ncu found, NULL before */
 	char **includes;	   /* owned: the checked --nvtx-include expressions */

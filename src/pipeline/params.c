@@ -53,19 +53,18 @@ int run_choose_backend(struct run_ctx *rc, struct strbuf *err, int *code)
 {
 	struct run_params *p = &rc->params;
 	const struct config *cfg = rc->cfg;
-	const char *backend = config_get_string(cfg, "pipeline.trace.backend");
+	const struct config_pipeline *c = &config_typed(cfg)->pipeline;
+	const char *backend = trace_backend_names[c->trace.backend];
 	struct tool_found nsys, tracer;
 	int ret = -1, have_nsys = 0, have_tracer = 0;
 
-	if (!backend)
-		backend = "auto";
-	if (!config_get_bool(cfg, "pipeline.trace.enable", 1)) {
+	if (!c->trace.enable) {
 		p->pp.trace = PLAN_TRACE_OFF;
 		strbuf_addstr(&p->trace_reason, "pipeline.trace.enable=false");
 		return 0;
 	}
-	if (strcmp(backend, "builtin")) {
-		tool_find(TOOL_NSYS, config_get_string(cfg, "pipeline.nsys.path"), &nsys);
+	if (c->trace.backend != TRACE_BACKEND_BUILTIN) {
+		tool_find(TOOL_NSYS, c->nsys.path, &nsys);
 		have_nsys = 1;
 		if (!nsys.problem) {
 			p->pp.trace = PLAN_TRACE_NSYS;
@@ -74,7 +73,7 @@ int run_choose_backend(struct run_ctx *rc, struct strbuf *err, int *code)
 				    "pipeline.trace.backend=%s: nsys %s at %s can "
 				    "finish a report",
 				    backend, nsys.version, nsys.path);
-		} else if (!strcmp(backend, "nsys")) {
+		} else if (c->trace.backend == TRACE_BACKEND_NSYS) {
 			*code = EXIT_TOOL_MISSING;
 			error_set(err, "pipeline.trace.backend=nsys: %s; %s", nsys.why.buf,
 				  nsys.fix.buf);
@@ -112,7 +111,7 @@ int run_choose_backend(struct run_ctx *rc, struct strbuf *err, int *code)
 				strbuf_addf(&p->trace_reason,
 					    "pipeline.trace.backend=builtin: tracer %s",
 					    p->tracer_lib);
-		} else if (!strcmp(backend, "builtin")) {
+		} else if (c->trace.backend == TRACE_BACKEND_BUILTIN) {
 			*code = EXIT_TOOL_MISSING;
 			error_set(err, "pipeline.trace.backend=builtin: %s (%s)", tracer.why.buf,
 				  tracer.fix.buf);
@@ -161,7 +160,7 @@ out:
 
 void run_params_init(struct run_params *p, const struct run_ctx *rc, const char *run_dir)
 {
-	const struct config *cfg = rc->cfg;
+	const struct llmprof_config *c = config_typed(rc->cfg);
 	const struct gpu_probe *gpus = &rc->gpus;
 	struct plan_params *pp = &p->pp;
 	const char *name;
@@ -175,56 +174,58 @@ void run_params_init(struct run_params *p, const struct run_ctx *rc, const char 
 	strbuf_init(&p->ncu_what, 0);
 	pp->run_dir = run_dir;
 	p->have_gpu = gpus->nr > 0;
-	pp->workload_kind = config_get_string(cfg, "workload.kind");
+	pp->workload_kind = workload_kind_names[c->workload.kind];
 	if (rc->has_program) {
 		/* "-- PROGRAM ARGS" always wins over the configured workload */
-		pp->workload_kind = "command";
+		pp->workload_kind = workload_kind_names[WORKLOAD_KIND_COMMAND];
 		p->program_argv = xcalloc((size_t)rc->prog_argc + 1, sizeof(char *));
 		for (int i = 0; i < rc->prog_argc; i++)
 			p->program_argv[i] = rc->prog_argv[i];
-	} else if (pp->workload_kind && !strcmp(pp->workload_kind, "command")) {
-		size_t n = config_list_len(cfg, "workload.args");
-		const char *prog = config_get_string(cfg, "workload.program");
+	} else if (c->workload.kind == WORKLOAD_KIND_COMMAND) {
+		size_t n = c->workload.args.nr;
+		const char *prog = c->workload.program;
 
 		p->program_argv = xcalloc(n + 2, sizeof(char *));
 		if (prog) {
 			p->program_argv[0] = prog;
 			for (size_t i = 0; i < n; i++)
-				p->program_argv[i + 1] = config_list_item(cfg, "workload.args", i);
+				p->program_argv[i + 1] = c->workload.args.v[i];
 		}
 	}
 	pp->program_argv = p->program_argv;
 	p->workloads_dir = tool_workloads_dir();
 	pp->workloads_dir = p->workloads_dir;
-	pp->device = config_get_string(cfg, "device");
-	name = config_get_string(cfg, "model.name");
+	pp->device = c->device;
+	name = c->model.name;
 	/* model=auto is decided here, at run time: the real model where a GPU
 	 * can run it, the tiny one otherwise */
-	if (!name || !strcmp(name, "auto"))
+	if (!strcmp(name, "auto"))
 		name = gpus->nr ? "llama-3.2-1b" : "tiny";
 	pp->model_name = name;
-	pp->prompt_len = config_get_int(cfg, "infer.prompt_len", 128);
-	pp->max_new_tokens = config_get_int(cfg, "infer.max_new_tokens", 32);
-	pp->batch_size = config_get_int(cfg, "infer.batch_size", 1);
-	pp->warmup = config_get_int(cfg, "workload.warmup", 1);
-	pp->seed = config_get_int(cfg, "model.seed", 1234);
-	pp->dtype = config_get_string(cfg, "infer.dtype");
-	pp->cuda_graph = config_get_bool(cfg, "infer.cuda_graph", 0);
-	pp->hidden_size = config_get_int(cfg, "model.hidden_size", 0);
-	pp->intermediate_size = config_get_int(cfg, "model.intermediate_size", 0);
-	pp->num_layers = config_get_int(cfg, "model.num_layers", 0);
-	pp->num_heads = config_get_int(cfg, "model.num_heads", 0);
-	pp->num_kv_heads = config_get_int(cfg, "model.num_kv_heads", 0);
-	pp->head_dim = config_get_int(cfg, "model.head_dim", 0);
-	pp->vocab_size = config_get_int(cfg, "model.vocab_size", 0);
-	pp->max_position = config_get_int(cfg, "model.max_position", 0);
-	pp->rope_theta = config_get_double(cfg, "model.rope_theta", 0);
-	pp->rms_norm_eps = config_get_double(cfg, "model.rms_norm_eps", 0);
-	pp->qkv_bias = config_get_bool(cfg, "model.qkv_bias", -1);
-	pp->tie_word_embeddings = config_get_bool(cfg, "model.tie_word_embeddings", -1);
-	pp->weights = config_get_string(cfg, "model.weights");
-	pp->mode = config_get_string(cfg, "run.mode");
-	pp->ncu_enable = config_get_bool(cfg, "pipeline.ncu.enable", 1);
+	/* the resolved values as they are: every key below is required or has
+	 * a schema default, so there is no fallback to restate */
+	pp->prompt_len = c->infer.prompt_len;
+	pp->max_new_tokens = c->infer.max_new_tokens;
+	pp->batch_size = c->infer.batch_size;
+	pp->warmup = c->workload.warmup;
+	pp->seed = c->model.seed;
+	pp->dtype = infer_dtype_names[c->infer.dtype];
+	pp->cuda_graph = c->infer.cuda_graph;
+	pp->hidden_size = c->model.hidden_size;
+	pp->intermediate_size = c->model.intermediate_size;
+	pp->num_layers = c->model.num_layers;
+	pp->num_heads = c->model.num_heads;
+	pp->num_kv_heads = c->model.num_kv_heads;
+	pp->head_dim = c->model.head_dim;
+	pp->vocab_size = c->model.vocab_size;
+	pp->max_position = c->model.max_position;
+	pp->rope_theta = c->model.rope_theta;
+	pp->rms_norm_eps = c->model.rms_norm_eps;
+	pp->qkv_bias = c->model.qkv_bias;
+	pp->tie_word_embeddings = c->model.tie_word_embeddings;
+	pp->weights = c->model.weights;
+	pp->mode = c->run.mode;
+	pp->ncu_enable = c->pipeline.ncu.enable;
 }
 
 int run_build_plan(struct run_ctx *rc, struct strbuf *err)
@@ -233,7 +234,6 @@ int run_build_plan(struct run_ctx *rc, struct strbuf *err)
 	struct run_params *pp = &rc->params;
 	const struct config *cfg = rc->cfg;
 	struct ncu_options o = NCU_OPTIONS_INIT;
-	struct ncu_config_lists lists;
 	struct strbuf e = STRBUF_INIT, note = STRBUF_INIT;
 	char *ncu = NULL;
 	size_t n = 0;
@@ -244,7 +244,7 @@ int run_build_plan(struct run_ctx *rc, struct strbuf *err)
 		return -1;
 	if (!pp->pp.ncu_enable || pp->pp.trace == PLAN_TRACE_OFF)
 		return 0;
-	ncu_options_from_config(cfg, &o, &lists);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
 	strbuf_reset(&pp->ncu_problem);
 	strbuf_reset(&note);
 	if (pp->pp.dry_run && !(ncu = ncu_find(cfg, &note))) {
@@ -262,8 +262,7 @@ int run_build_plan(struct run_ctx *rc, struct strbuf *err)
 	o.program = (const char *const *)plan->program;
 	o.nr_program = n;
 	strbuf_reset(&pp->ncu_what);
-	if (ncu_plan_describe(&o, config_get_string(cfg, "run.mode"), pp->pp.run_dir, &pp->ncu_what,
-			      &e)) {
+	if (ncu_plan_describe(&o, pp->pp.mode, pp->pp.run_dir, &pp->ncu_what, &e)) {
 		strbuf_reset(&pp->ncu_what);
 		strbuf_addf(&pp->ncu_what, "ncu: %s", e.buf);
 		if (!pp->ncu_problem.len) {
@@ -280,7 +279,6 @@ int run_build_plan(struct run_ctx *rc, struct strbuf *err)
 	plan_describe_ncu(plan, pp->ncu_what.buf, pp->pp.dry_run,
 			  pp->ncu_problem.len ? pp->ncu_problem.buf : NULL,
 			  pp->pp.ncu_problem_code);
-	ncu_config_lists_release(&lists);
 	free(ncu);
 	strbuf_release(&e);
 	strbuf_release(&note);

@@ -348,7 +348,6 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 {
 	struct plan_step *s;
 	const char *kind = pp->workload_kind ? pp->workload_kind : "llm";
-	const char *mode = pp->mode ? pp->mode : "deep";
 	const char *ncu_skip;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -387,8 +386,8 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 		   : pp->trace == PLAN_TRACE_OFF ? "no timeline trace to select kernels from"
 						 : NULL;
 	strbuf_reset(&sb);
-	strbuf_addf(&sb, "run.mode=%s: %s -> ncu/selection.json", mode,
-		    !strcmp(mode, "light")
+	strbuf_addf(&sb, "run.mode=%s: %s -> ncu/selection.json", run_mode_names[pp->mode],
+		    pp->mode == RUN_MODE_LIGHT
 			? "the top kernels of run.stage by GPU time, for a reduced counter set"
 			: "the kernels of run.stage covering run.coverage of its GPU time "
 			  "(at most run.top_n_kernels)");

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config/typed.h"
 #include "core/strbuf.h"
 #include "pipeline/provenance.h"
 #include "nsight/nsys.h"
@@ -91,8 +92,8 @@ struct plan_params {
 	/* nsys: its options with nsys set to the resolved executable;
 	 * output_base and the target are filled by plan_build */
 	const struct nsys_options *nsys;
-	/* run.mode ("deep"/"light") and pipeline.ncu.enable */
-	const char *mode;
+	/* run.mode (0, the zeroed default, is deep) and pipeline.ncu.enable */
+	enum run_mode mode;
 	int ncu_enable;
 	/* the ncu step's --dry-run text: how it runs ncu, with the argv
 	 * template; NULL = a generic line (params.c sets it after the plan is

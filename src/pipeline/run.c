@@ -96,24 +96,22 @@ int run_config_load(struct run_ctx *rc, const char *conf_dir, size_t n, const ch
 	rc->n_overrides = n;
 	if (config_load(&rc->cfg, conf_dir, n, ov, err))
 		return -1;
-	rc->timeout_s = config_get_double(rc->cfg, "run.timeout_s", 0);
+	rc->timeout_s = config_typed(rc->cfg)->run.timeout_s;
 	return 0;
 }
 
 size_t run_config_auto(struct run_ctx *rc, const char **ov, size_t *n)
 {
-	const char *kind = config_get_string(rc->cfg, "workload.kind");
-	const char *name = config_get_string(rc->cfg, "model.name");
-	const char *dev = config_get_string(rc->cfg, "device");
+	const struct llmprof_config *c = config_typed(rc->cfg);
 	size_t before = *n;
 
 	gpu_probe_release(&rc->gpus);
 	gpu_probe_run(&rc->gpus);
-	if (!kind || (strcmp(kind, "llm") && strcmp(kind, "dummy")))
+	if (c->workload.kind != WORKLOAD_KIND_LLM && c->workload.kind != WORKLOAD_KIND_DUMMY)
 		return 0;
-	if (!name || !strcmp(name, "auto"))
+	if (!strcmp(c->model.name, "auto"))
 		ov[(*n)++] = rc->gpus.nr ? "model.name=llama-3.2-1b" : "model=tiny";
-	if (!rc->gpus.nr && (!dev || strcmp(dev, "cpu")))
+	if (!rc->gpus.nr && strcmp(c->device, "cpu"))
 		ov[(*n)++] = "device=cpu";
 	return *n - before;
 }

@@ -172,7 +172,7 @@ void ncu_job_write_measured(struct ncu_job *j, enum step_state state)
 	struct strbuf jp = STRBUF_INIT, jerr = STRBUF_INIT;
 
 	json_object_set_new(o, "ncu", json_string_lossy(j->ncu ? j->ncu : ""));
-	json_object_set_new(o, "mode", json_string_lossy(j->mode ? j->mode : "deep"));
+	json_object_set_new(o, "mode", json_string_lossy(run_mode_names[j->mode]));
 	json_object_set_new(o, "explicit_filters", json_boolean(j->explicit_run));
 	json_object_set_new(o, "measured", json_integer((json_int_t)j->measured));
 	json_object_set_new(o, "ncu_wall_s", json_real(j->ncu_s));

@@ -100,7 +100,7 @@ char *ncu_find(const struct config *cfg, struct strbuf *msg)
 	struct tool_found f;
 	char *ncu = NULL;
 
-	tool_find(TOOL_NCU, config_get_string(cfg, "pipeline.ncu.path"), &f);
+	tool_find(TOOL_NCU, config_typed(cfg)->pipeline.ncu.path, &f);
 	if (f.problem)
 		strbuf_addf(msg, "%s; %s", f.why.buf, f.fix.buf);
 	else
@@ -170,8 +170,8 @@ void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)
 {
 	memset(j, 0, sizeof(*j));
 	j->rc = rc;
-	j->mode = config_get_string(rc->cfg, "run.mode");
-	j->timeout_s = config_get_double(rc->cfg, "run.timeout_s", 0);
+	j->mode = config_typed(rc->cfg)->run.mode;
+	j->timeout_s = config_typed(rc->cfg)->run.timeout_s;
 	j->base = (struct ncu_options)NCU_OPTIONS_INIT;
 	j->merge = (struct ncu_raw_merge)NCU_RAW_MERGE_INIT;
 	strbuf_init(&j->cmdtxt, 0);
@@ -181,7 +181,7 @@ void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)
 	ncu_progress_init(&j->progress[0]);
 	ncu_progress_init(&j->progress[1]);
 	j->start_ns = clock_mono_ns();
-	ncu_options_from_config(rc->cfg, &j->base, &j->lists);
+	ncu_options_from_config(&config_typed(rc->cfg)->pipeline.ncu.ncu_cli, &j->base);
 	j->explicit_run = ncu_options_explicit(&j->base);
 }
 
@@ -193,7 +193,6 @@ void ncu_job_release(struct ncu_job *j)
 	ncu_raw_merge_release(&j->merge);
 	ncu_nvtx_exprs_free(j->includes, j->base.nr_nvtx_include);
 	free(j->kept_metrics);
-	ncu_config_lists_release(&j->lists);
 	free(j->ncu);
 	strbuf_release(&j->cmdtxt);
 	strbuf_release(&j->sreport);
@@ -234,7 +233,7 @@ enum step_state ncu_job_plan(struct ncu_job *j, struct strbuf *msg, int *code)
 		}
 		base->nvtx_include = (const char *const *)j->includes;
 	}
-	if (j->mode && !strcmp(j->mode, "light"))
+	if (j->mode == RUN_MODE_LIGHT)
 		ncu_options_light(base);
 	while (rc->plan.program && rc->plan.program[program_n])
 		program_n++;

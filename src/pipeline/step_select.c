@@ -18,17 +18,15 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 {
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	struct strbuf *msg = &res->msg;
-	const struct config *cfg = rc->cfg;
+	const struct llmprof_config *c = config_typed(rc->cfg);
+	const struct config_ncu_cli *cli = &c->pipeline.ncu.ncu_cli;
 	struct select_opts so = SELECT_OPTS_INIT;
 	struct selection sel = SELECTION_INIT;
 	struct launch *l = NULL;
-	const char **exc = NULL;
-	const char *stage = config_get_string(cfg, "run.stage");
-	const char *mode = config_get_string(cfg, "run.mode");
-	const char *base = config_get_string(cfg, "pipeline.ncu.ncu_cli.kernel_name_base");
+	const char *stage = c->run.stage;
 	enum step_state state = STEP_FAILED;
-	size_t n = 0, nexc = config_list_len(cfg, "pipeline.ncu.ncu_cli.kernel_exclude");
-	int64_t lc = config_get_int(cfg, "pipeline.ncu.ncu_cli.launch_count", 0);
+	size_t n = 0;
+	int64_t lc = cli->launch_count ? *cli->launch_count : 0;
 
 	(void)s;
 	(void)i;
@@ -41,23 +39,21 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 		strbuf_addstr(msg, err.buf);
 		goto out;
 	}
-	so.coverage = config_get_double(cfg, "run.coverage", 0.95);
-	so.top_n = (size_t)config_get_int(cfg, "run.top_n_kernels", 30);
-	if (mode && !strcmp(mode, "light") && so.top_n > SELECT_LIGHT_TOP)
+	so.coverage = c->run.coverage;
+	so.top_n = (size_t)c->run.top_n_kernels;
+	if (c->run.mode == RUN_MODE_LIGHT && so.top_n > SELECT_LIGHT_TOP)
 		so.top_n = SELECT_LIGHT_TOP;
-	if (nexc) {
-		exc = xcalloc(nexc, sizeof(*exc));
-		for (size_t i = 0; i < nexc; i++)
-			exc[i] = config_list_item(cfg, "pipeline.ncu.ncu_cli.kernel_exclude", i);
-		so.exclude = exc;
-		so.nr_exclude = nexc;
+	if (cli->kernel_exclude.nr) {
+		so.exclude = cli->kernel_exclude.v;
+		so.nr_exclude = cli->kernel_exclude.nr;
 	}
 	so.launch_count = lc > 0 ? (unsigned)lc : 1;
 	/* each selected kernel gets its own ncu run, found by name and launch
 	 * index over the whole run: no NVTX gate is needed, and none is used
 	 * (docs/ncu.md "How profile runs ncu") */
 	so.nvtx_gated = 0;
-	so.base = base && !strcmp(base, "function") ? SELECT_BASE_FUNCTION : SELECT_BASE_DEMANGLED;
+	so.base = cli->kernel_name_base == NCU_NAME_BASE_FUNCTION ? SELECT_BASE_FUNCTION
+								  : SELECT_BASE_DEMANGLED;
 	/* mangled names are the same text in the trace and in ncu; demangled
 	 * ones are not (select.h) */
 	so.base = select_best_base(l, n, so.base);
@@ -66,7 +62,7 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 		goto out;
 	}
 	if (!sel.stage_launches) {
-		strbuf_addf(msg, "no kernel launches in run.stage=%s", stage ? stage : "decode");
+		strbuf_addf(msg, "no kernel launches in run.stage=%s", stage);
 		state = STEP_SKIPPED;
 		goto out;
 	}
@@ -79,7 +75,7 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	}
 	strbuf_addf(msg,
 		    "%zu of %zu distinct kernels, %.1f%% of %s GPU time (%s) -> ncu/selection.json",
-		    sel.nr, sel.distinct, 100.0 * sel.coverage, stage ? stage : "decode",
+		    sel.nr, sel.distinct, 100.0 * sel.coverage, stage,
 		    sel.stop_reason ? sel.stop_reason : "done");
 	state = STEP_OK;
 	rc->sel = xmalloc(sizeof(*rc->sel));
@@ -89,7 +85,6 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 out:
 	selection_release(&sel);
 	free(l);
-	free(exc);
 	strbuf_release(&err);
 	strbuf_release(&text);
 	res->state = state;

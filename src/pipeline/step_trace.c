@@ -40,8 +40,8 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	crc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
 	if (crc == -1 ||
 	    perfetto_write(db.buf, json.buf,
-			   (uint64_t)config_get_int(rc->cfg, "pipeline.trace.max_json_events", 0),
-			   &ev, &merged, &err) < 0) {
+			   (uint64_t)config_typed(rc->cfg)->pipeline.trace.max_json_events, &ev,
+			   &merged, &err) < 0) {
 		state = STEP_FAILED;
 		strbuf_addstr(msg, err.buf);
 		goto done;

@@ -51,10 +51,10 @@ static int write_provenance(const struct run_ctx *rc, struct strbuf *err)
 {
 	const struct run_bundle *b = &rc->bundle;
 	const struct config *cfg = rc->cfg;
+	const struct config_pipeline *c = &config_typed(cfg)->pipeline;
 	const struct plan *plan = &rc->plan;
-	struct provenance_opts po = {rc->orig_argc, rc->orig_argv,
-				     config_get_string(cfg, "pipeline.nsys.path"),
-				     config_get_string(cfg, "pipeline.ncu.path"), &rc->gpus};
+	struct provenance_opts po = {rc->orig_argc, rc->orig_argv, c->nsys.path, c->ncu.path,
+				     &rc->gpus};
 	struct strbuf sb = STRBUF_INIT, path = STRBUF_INIT;
 	json_t *env = NULL;
 	struct run_inputs inputs;

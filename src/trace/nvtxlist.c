@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/xalloc.h"
+#include "trace/nvtxdomain.h"
 #include "trace/nvtxlist.h"
 #include "core/banned.h"
 
@@ -106,14 +107,13 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 {
 	static const char q[] =
 	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value, ''), n.globalTid, "
-	    "coalesce(n.domainId, 0), coalesce(d.text, '') FROM NVTX_EVENTS n "
+	    "coalesce(n.domainId, 0), coalesce(n.domainId, -1) FROM NVTX_EVENTS n "
 	    "LEFT JOIN StringIds s ON s.id = n.textId "
-	    "LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
-	    "FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
-	    "AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
 	    "WHERE n.eventType IN (34, 59, 60, 70, 71) ORDER BY n.globalTid, n.start, n.end DESC";
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
+	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
+	struct strtab dom_names = STRTAB_INIT;
 	struct open_r *stack = NULL;
 	size_t nstack = 0, astack = 0;
 	int64_t cur_tid = INT64_MIN;
@@ -124,6 +124,8 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 		goto out;
 	}
 	rc = sqlite3_prepare_v2(db, q, -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = nvtx_domains_read(&doms, db, &dom_names);
 	if (rc != SQLITE_OK) {
 		if (strstr(sqlite3_errmsg(db), "no such table")) {
 			ret = 0; /* no NVTX at all */
@@ -140,7 +142,9 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 		const char *name = (const char *)sqlite3_column_text(s, 3);
 		int64_t tid = sqlite3_column_int64(s, 4);
 		int64_t dom = sqlite3_column_int64(s, 5);
-		const char *domain = (const char *)sqlite3_column_text(s, 6);
+		const struct nvtx_domain *d =
+		    nvtx_domains_find(&doms, sqlite3_column_int64(s, 6), tid);
+		const char *domain = d ? strtab_str(&dom_names, d->name) : NULL;
 		enum nvtx_style st =
 		    (type == 59 || type == 70) ? NVTX_STYLE_PUSHPOP : NVTX_STYLE_STARTEND;
 		struct nvtx_range_info *r;
@@ -195,6 +199,8 @@ out:
 	sqlite3_finalize(s);
 	sqlite3_close(db);
 	free(stack);
+	nvtx_domains_release(&doms);
+	strtab_release(&dom_names);
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
+#include "trace/nvtxdomain.h"
 #include "trace/perfetto.h"
 #include "core/banned.h"
 
@@ -59,6 +60,12 @@ static int has_table(sqlite3 *db, const char *t)
 	return yes;
 }
 
+/* Column i as an integer, dflt for NULL. */
+static int64_t col_or(sqlite3_stmt *s, int i, int64_t dflt)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(s, i);
+}
+
 static int pid_of(int64_t gtid)
 {
 	return (int)((gtid >> 24) & 0xffffff);
@@ -68,10 +75,7 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 {
 	static const char nvtx_q[] =
 	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value), n.globalTid, "
-	    "d.text FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
-	    "LEFT JOIN (SELECT domainId, text, globalTid & 0xFFFFFFFFFF000000 AS gp "
-	    "FROM NVTX_EVENTS WHERE eventType = 75) d ON d.domainId = n.domainId "
-	    "AND d.gp = (n.globalTid & 0xFFFFFFFFFF000000) "
+	    "n.domainId FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
 	    "WHERE n.eventType IN (34, 59, 60)";
 	static const char api_q[] =
 	    "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value "
@@ -89,16 +93,22 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 	    "FROM CUPTI_ACTIVITY_KIND_MEMSET";
 	sqlite3_stmt *s = NULL;
 	struct strbuf nm = STRBUF_INIT;
+	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
+	struct strtab dom_names = STRTAB_INIT;
 
 	if (has_table(db, "NVTX_EVENTS")) {
-		int has_domains = 1;
+		int readable;
+
 		if (sqlite3_prepare_v2(db, nvtx_q, -1, &s, NULL) != SQLITE_OK)
 			goto fail;
-		(void)has_domains;
-		while (sqlite3_step(s) == SQLITE_ROW) {
+		/* A damaged NVTX_EVENTS gives no NVTX events; the rest is written. */
+		readable = nvtx_domains_read(&doms, db, &dom_names) == SQLITE_OK;
+		while (readable && sqlite3_step(s) == SQLITE_ROW) {
 			struct ev *v = add(e);
 			const unsigned char *text = sqlite3_column_text(s, 3);
-			const unsigned char *dom = sqlite3_column_text(s, 5);
+			const struct nvtx_domain *d =
+			    nvtx_domains_find(&doms, col_or(s, 5, -1), sqlite3_column_int64(s, 4));
+			const char *dom = d ? strtab_str(&dom_names, d->name) : NULL;
 			v->ts = sqlite3_column_int64(s, 0);
 			v->kind = sqlite3_column_int(s, 2) == 34 ? EV_MARK : EV_RANGE;
 			if (sqlite3_column_type(s, 1) == SQLITE_NULL)
@@ -109,7 +119,7 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 			v->tid = sqlite3_column_int64(s, 4) & 0xffffff;
 			strbuf_reset(&nm);
 			if (dom)
-				strbuf_addf(&nm, "%s:", (const char *)dom);
+				strbuf_addf(&nm, "%s:", dom);
 			strbuf_addstr(&nm, text ? (const char *)text : "");
 			v->name = own(e, (const unsigned char *)nm.buf);
 			v->cat = v->kind == EV_MARK ? "nvtx.mark" : "nvtx";
@@ -162,11 +172,15 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 		}
 	}
 	strbuf_release(&nm);
+	nvtx_domains_release(&doms);
+	strtab_release(&dom_names);
 	return 0;
 fail:
 	error_set(err, "sqlite: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(s);
 	strbuf_release(&nm);
+	nvtx_domains_release(&doms);
+	strtab_release(&dom_names);
 	return -1;
 }
 
@@ -281,98 +295,86 @@ static void put_str(FILE *f, const char *s)
 	strbuf_release(&sb);
 }
 
-int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
-		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
+/* Ranges still open at the end of the trace close at its last timestamp. */
+static void close_open_ranges(struct evs *e)
 {
-	sqlite3 *db = NULL;
-	struct evs e = {0};
-	struct atomic_file af = ATOMIC_FILE_INIT;
-	struct key_idx *apis = NULL;
-	size_t napis = 0, i, written = 0, merged = 0;
 	int64_t t_end = INT64_MIN;
-	int64_t threshold = 0;
-	int ret = -1;
-	FILE *f;
+	size_t i;
 
-	if (!max_events)
-		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
-	if (sqlite3_open_v2(sqlite_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", sqlite_path, sqlite3_errmsg(db));
-		goto out;
-	}
-	if (load(db, &e, err) < 0)
-		goto out;
-
-	for (i = 0; i < e.n; i++) {
-		struct ev *v = &e.v[i];
+	for (i = 0; i < e->n; i++) {
+		struct ev *v = &e->v[i];
 		if (v->dur > 0 && v->ts + v->dur > t_end)
 			t_end = v->ts + v->dur;
 		if (v->ts > t_end)
 			t_end = v->ts;
 	}
-	for (i = 0; i < e.n; i++)
-		if (e.v[i].kind == EV_RANGE && e.v[i].dur < 0)
-			e.v[i].dur = t_end - e.v[i].ts;
+	for (i = 0; i < e->n; i++)
+		if (e->v[i].kind == EV_RANGE && e->v[i].dur < 0)
+			e->v[i].dur = t_end - e->v[i].ts;
+}
 
-	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
-		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
-	apis = xmalloc((e.n ? e.n : 1) * sizeof(*apis));
-	for (i = 0; i < e.n; i++)
-		if (e.v[i].kind == EV_API) {
-			apis[napis].key = ((uint64_t)e.v[i].pid << 32) | (uint32_t)e.v[i].corr;
-			apis[napis++].idx = i;
-		}
-	qsort(apis, napis, sizeof(*apis), cmp_key);
+/* The launch calls by (pid, correlationId), sorted for bsearch. */
+static struct key_idx *index_apis(const struct evs *e, size_t *napis)
+{
+	struct key_idx *apis = xmalloc((e->n ? e->n : 1) * sizeof(*apis));
 
-	/* Size cap: NVTX is always kept; the shortest GPU ops are folded, and a
-	 * launch call is kept only when a GPU op it launched is, so every kept
-	 * op keeps its flow arrow. Kept ops K, their calls <= K and merged
-	 * slices <= K + tracks: K = (cap - NVTX) / 3 keeps the total near cap. */
-	if (e.n > max_events) {
-		int64_t *d = xmalloc((e.n ? e.n : 1) * sizeof(*d));
-		size_t n = 0, fixed = 0;
-		for (i = 0; i < e.n; i++) {
-			if (e.v[i].kind == EV_GPU)
-				d[n++] = e.v[i].dur;
-			else if (e.v[i].kind != EV_API)
-				fixed++;
+	*napis = 0;
+	for (size_t i = 0; i < e->n; i++)
+		if (e->v[i].kind == EV_API) {
+			apis[*napis].key = ((uint64_t)e->v[i].pid << 32) | (uint32_t)e->v[i].corr;
+			apis[(*napis)++].idx = i;
 		}
-		threshold = perfetto_threshold(
-		    d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
-		free(d);
-		for (i = 0; i < e.n; i++)
-			if (e.v[i].kind == EV_API ||
-			    (e.v[i].kind == EV_GPU && e.v[i].dur < threshold))
-				e.v[i].drop = 1;
-		for (i = 0; i < e.n; i++) {
-			struct key_idx k, *hit;
-			if (e.v[i].kind != EV_GPU || e.v[i].drop)
-				continue;
-			k.key = ((uint64_t)e.v[i].flow << 32) | (uint32_t)e.v[i].corr;
-			hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
-			if (hit)
-				e.v[hit->idx].drop = 0;
-		}
+	qsort(apis, *napis, sizeof(*apis), cmp_key);
+	return apis;
+}
+
+/* Size cap: NVTX is always kept; the shortest GPU ops are folded, and a
+ * launch call is kept only when a GPU op it launched is, so every kept op
+ * keeps its flow arrow. Kept ops K, their calls <= K and merged slices
+ * <= K + tracks: K = (cap - NVTX) / 3 keeps the total near cap. Returns the
+ * threshold (0: everything fits). */
+static int64_t apply_cap(struct evs *e, const struct key_idx *apis, size_t napis,
+			 uint64_t max_events)
+{
+	int64_t *d, threshold;
+	size_t n = 0, fixed = 0, i;
+
+	if (e->n <= max_events)
+		return 0;
+	d = xmalloc((e->n ? e->n : 1) * sizeof(*d));
+	for (i = 0; i < e->n; i++) {
+		if (e->v[i].kind == EV_GPU)
+			d[n++] = e->v[i].dur;
+		else if (e->v[i].kind != EV_API)
+			fixed++;
 	}
+	threshold =
+	    perfetto_threshold(d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
+	free(d);
+	for (i = 0; i < e->n; i++)
+		if (e->v[i].kind == EV_API || (e->v[i].kind == EV_GPU && e->v[i].dur < threshold))
+			e->v[i].drop = 1;
+	for (i = 0; i < e->n; i++) {
+		struct key_idx k, *hit;
+		if (e->v[i].kind != EV_GPU || e->v[i].drop)
+			continue;
+		k.key = ((uint64_t)e->v[i].flow << 32) | (uint32_t)e->v[i].corr;
+		hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
+		if (hit)
+			e->v[hit->idx].drop = 0;
+	}
+	return threshold;
+}
 
-	if (atomic_file_open(&af, json_path, err) < 0)
-		goto out;
-	f = af.fp;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);
-	if (threshold)
-		fprintf(f,
-			",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64
-			" ns (and launch calls of only such ops) are merged per track\"",
-			max_events, (int64_t)threshold);
-	fputs("},\"traceEvents\":[\n", f);
-	put_names(db, f);
-	/* Track names. */
-	for (i = 0; i < e.n; i++) {
-		struct ev *v = &e.v[i];
-		if (i && v->pid == e.v[i - 1].pid && v->tid == e.v[i - 1].tid)
+/* Names of the GPU tracks: "GPU N (...)" per device, "stream N" per stream. */
+static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const struct ev *v = &e->v[i];
+		if (i && v->pid == e->v[i - 1].pid && v->tid == e->v[i - 1].tid)
 			continue;
 		if (v->pid >= GPU_PID_BASE) {
-			if (!i || v->pid != e.v[i - 1].pid) {
+			if (!i || v->pid != e->v[i - 1].pid) {
 				struct strbuf gn = STRBUF_INIT;
 				gpu_name(db, v->pid - GPU_PID_BASE, &gn);
 				fprintf(f,
@@ -390,29 +392,69 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 				v->pid, v->tid, v->tid);
 		}
 	}
-	for (i = 0; i < e.n; i++) {
-		struct ev *v = &e.v[i];
+}
+
+/* Folds the run of dropped events on e->v[i]'s track into one slice.
+ * Returns the index of the run's last event. */
+static size_t put_merged(FILE *f, const struct evs *e, size_t i)
+{
+	const struct ev *v = &e->v[i];
+	size_t j = i;
+	int64_t end = v->ts + v->dur;
+
+	while (j + 1 < e->n && e->v[j + 1].drop && e->v[j + 1].pid == v->pid &&
+	       e->v[j + 1].tid == v->tid && e->v[j + 1].kind == v->kind) {
+		j++;
+		if (e->v[j].ts + e->v[j].dur > end)
+			end = e->v[j].ts + e->v[j].dur;
+	}
+	fprintf(f,
+		"{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged "
+		"%s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+		j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid, v->tid);
+	put_us(f, v->ts);
+	fputs(",\"dur\":", f);
+	put_us(f, end - v->ts);
+	fputs("},\n", f);
+	return j;
+}
+
+/* The flow arrow from a kept GPU op e->v[i] back to its launch call. */
+static void put_flow(FILE *f, const struct evs *e, size_t i, const struct key_idx *apis,
+		     size_t napis)
+{
+	const struct ev *v = &e->v[i];
+	struct key_idx k = {((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0};
+	struct key_idx *hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
+
+	if (hit && !e->v[hit->idx].drop) {
+		const struct ev *a = &e->v[hit->idx];
+		uint64_t id = k.key ^ ((uint64_t)i << 40);
+		fprintf(f,
+			"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\","
+			"\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
+			id, a->pid, a->tid);
+		put_us(f, a->ts);
+		fprintf(f,
+			"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\","
+			"\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
+			",\"tid\":%" PRId64 ",\"ts\":",
+			id, v->pid, v->tid);
+		put_us(f, v->ts);
+		fputs("},\n", f);
+	}
+}
+
+/* Every event, merged runs folded; *written and *merged counted. */
+static void put_events(FILE *f, const struct evs *e, const struct key_idx *apis, size_t napis,
+		       size_t *written, size_t *merged)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		const struct ev *v = &e->v[i];
 		if (v->drop) {
-			/* Fold a run of dropped events on this track into one slice. */
-			size_t j = i;
-			int64_t end = v->ts + v->dur;
-			while (j + 1 < e.n && e.v[j + 1].drop && e.v[j + 1].pid == v->pid &&
-			       e.v[j + 1].tid == v->tid && e.v[j + 1].kind == v->kind) {
-				j++;
-				if (e.v[j].ts + e.v[j].dur > end)
-					end = e.v[j].ts + e.v[j].dur;
-			}
-			fprintf(f,
-				"{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged "
-				"%s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-				j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid,
-				v->tid);
-			put_us(f, v->ts);
-			fputs(",\"dur\":", f);
-			put_us(f, end - v->ts);
-			fputs("},\n", f);
-			merged += j - i + 1;
-			written++;
+			size_t j = put_merged(f, e, i);
+			*merged += j - i + 1;
+			(*written)++;
 			i = j;
 			continue;
 		}
@@ -423,7 +465,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 				v->tid);
 			put_us(f, v->ts);
 			fputs("},\n", f);
-			written++;
+			(*written)++;
 			continue;
 		}
 		fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", v->cat);
@@ -435,29 +477,51 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		if (v->kind == EV_GPU || v->kind == EV_API)
 			fprintf(f, ",\"args\":{\"correlationId\":%" PRId64 "}", v->corr);
 		fputs("},\n", f);
-		written++;
-		if (v->kind == EV_GPU) {
-			struct key_idx k = {((uint64_t)v->flow << 32) | (uint32_t)v->corr, 0};
-			struct key_idx *hit = bsearch(&k, apis, napis, sizeof(*apis), cmp_key);
-			if (hit && !e.v[hit->idx].drop) {
-				const struct ev *a = &e.v[hit->idx];
-				uint64_t id = k.key ^ ((uint64_t)i << 40);
-				fprintf(f,
-					"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\","
-					"\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-					",\"ts\":",
-					id, a->pid, a->tid);
-				put_us(f, a->ts);
-				fprintf(f,
-					"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\","
-					"\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
-					",\"tid\":%" PRId64 ",\"ts\":",
-					id, v->pid, v->tid);
-				put_us(f, v->ts);
-				fputs("},\n", f);
-			}
-		}
+		(*written)++;
+		if (v->kind == EV_GPU)
+			put_flow(f, e, i, apis, napis);
 	}
+}
+
+int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
+		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
+{
+	sqlite3 *db = NULL;
+	struct evs e = {0};
+	struct atomic_file af = ATOMIC_FILE_INIT;
+	struct key_idx *apis = NULL;
+	size_t napis = 0, written = 0, merged = 0;
+	int64_t threshold;
+	int ret = -1;
+	FILE *f;
+
+	if (!max_events)
+		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
+	if (sqlite3_open_v2(sqlite_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		error_set(err, "cannot open '%s': %s", sqlite_path, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (load(db, &e, err) < 0)
+		goto out;
+	close_open_ranges(&e);
+	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
+		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
+	apis = index_apis(&e, &napis);
+	threshold = apply_cap(&e, apis, napis, max_events);
+
+	if (atomic_file_open(&af, json_path, err) < 0)
+		goto out;
+	f = af.fp;
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);
+	if (threshold)
+		fprintf(f,
+			",\"note\":\"cap of %" PRIu64 " events: GPU ops shorter than %" PRId64
+			" ns (and launch calls of only such ops) are merged per track\"",
+			max_events, (int64_t)threshold);
+	fputs("},\"traceEvents\":[\n", f);
+	put_names(db, f);
+	put_gpu_tracks(db, f, &e);
+	put_events(f, &e, apis, napis, &written, &merged);
 	/* A final metadata event keeps the array free of a trailing comma. */
 	fprintf(f,
 		"{\"ph\":\"M\",\"name\":\"llmprof\",\"pid\":0,\"args\":{\"events\":%zu,\"merged\":%"
@@ -474,7 +538,7 @@ out:
 	if (af.fp)
 		atomic_file_abort(&af);
 	sqlite3_close(db);
-	for (i = 0; i < e.nn; i++)
+	for (size_t i = 0; i < e.nn; i++)
 		free(e.names[i]);
 	free(e.names);
 	free(e.v);

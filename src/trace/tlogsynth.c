@@ -45,20 +45,16 @@ static void flush_chunk(struct out *o)
 	strbuf_reset(&o->chunk);
 }
 
-int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
-		    int api_activity, struct strbuf *err)
+/* The file header and the definitions: process, domain "LLM", API names,
+ * two kernel names, one H100. */
+static void put_definitions(struct out *o, uint32_t pid, uint64_t base)
 {
-	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
-	struct tlog_file_header h;
-	struct strbuf path = STRBUF_INIT;
 	static const char *const mangled[2] = {"_Z10gemv_bf16PKfS0_Pfi",
 					       "_ZN3llm8rmsnormILi128EEEvPf"};
 	static const char *const demangled[2] = {
 	    "gemv_bf16(const float *, const float *, float *, int)",
 	    "void llm::rmsnorm<128>(float *)"};
-	uint64_t t = base + 1000;
-	uint32_t corr = 1;
-	int ret;
+	struct tlog_file_header h;
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, TLOG_MAGIC, 8);
@@ -68,36 +64,36 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 	h.ppid = 1;
 	h.start_ns = base;
 	h.flags = TLOG_F_NVTX | TLOG_F_CUDA;
-	strbuf_add(&o.file, &h, sizeof(h));
+	strbuf_add(&o->file, &h, sizeof(h));
 
 	{ /* definitions */
-		struct tlog_process *p = rec(&o, TLOG_PROCESS, sizeof(*p), "synth --x", 9, NULL, 0);
+		struct tlog_process *p = rec(o, TLOG_PROCESS, sizeof(*p), "synth --x", 9, NULL, 0);
 		p->ts = base;
 		p->pid = pid;
 		p->ppid = 1;
 		p->len = 9;
 	}
 	{
-		struct tlog_nvtx_def *d = rec(&o, TLOG_NVTX_DOMAIN, sizeof(*d), "LLM", 3, NULL, 0);
+		struct tlog_nvtx_def *d = rec(o, TLOG_NVTX_DOMAIN, sizeof(*d), "LLM", 3, NULL, 0);
 		d->ts = base + 10;
 		d->id = 1;
 		d->len = 3;
 	}
 	{
 		struct tlog_api_name *a =
-		    rec(&o, TLOG_API_NAME, sizeof(*a), "cudaLaunchKernel_v7000", 22, NULL, 0);
+		    rec(o, TLOG_API_NAME, sizeof(*a), "cudaLaunchKernel_v7000", 22, NULL, 0);
 		a->cbid = 211;
 		a->len = 22;
-		a = rec(&o, TLOG_API_NAME, sizeof(*a), "cudaMemcpyAsync_v3020", 21, NULL, 0);
+		a = rec(o, TLOG_API_NAME, sizeof(*a), "cudaMemcpyAsync_v3020", 21, NULL, 0);
 		a->cbid = 41;
 		a->len = 21;
-		a = rec(&o, TLOG_API_NAME, sizeof(*a), "cudaMemsetAsync_v3020", 21, NULL, 0);
+		a = rec(o, TLOG_API_NAME, sizeof(*a), "cudaMemsetAsync_v3020", 21, NULL, 0);
 		a->cbid = 51;
 		a->len = 21;
 	}
 	for (int k = 0; k < 2; k++) {
 		struct tlog_kernel_name *n =
-		    rec(&o, TLOG_KERNEL_NAME, sizeof(*n), mangled[k], strlen(mangled[k]),
+		    rec(o, TLOG_KERNEL_NAME, sizeof(*n), mangled[k], strlen(mangled[k]),
 			demangled[k], strlen(demangled[k]));
 		n->id = (uint32_t)k + 1;
 		n->mangled_len = (uint32_t)strlen(mangled[k]);
@@ -105,7 +101,7 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 	}
 	{
 		struct tlog_device *d =
-		    rec(&o, TLOG_DEVICE, sizeof(*d), "NVIDIA H100 80GB HBM3", 21, NULL, 0);
+		    rec(o, TLOG_DEVICE, sizeof(*d), "NVIDIA H100 80GB HBM3", 21, NULL, 0);
 		d->id = 0;
 		d->sm_count = 132;
 		d->core_clock_khz = 1980000;
@@ -116,95 +112,127 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 		d->threads_per_warp = 32;
 		d->len = 21;
 	}
-	flush_chunk(&o);
+	flush_chunk(o);
+}
 
+/* Call i of a step: its runtime call (and with api_activity the driver
+ * call inside every other one), as callback records in o or activity
+ * records in gpu. Returns the correlation id its GPU record carries. */
+static uint32_t put_call(struct out *o, struct out *gpu, uint32_t pid, uint64_t *t, uint32_t corr,
+			 uint32_t i, uint32_t kps, int api_activity)
+{
+	struct tlog_api *a;
+	uint32_t gcorr = corr;
+
+	if (api_activity && i % 2 == 1) {
+		/* the nested driver call ends first, so comes first */
+		a = rec(gpu, TLOG_API_ACT, sizeof(*a), NULL, 0, NULL, 0);
+		a->h.aux = TLOG_API_DRIVER;
+		a->start = *t + 2;
+		a->end = *t + 3;
+		a->corr = corr + 1000000;
+		a->cbid = 307;
+		a->tid = pid;
+	}
+	a = api_activity ? rec(gpu, TLOG_API_ACT, sizeof(*a), NULL, 0, NULL, 0)
+			 : rec(o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
+	a->h.aux = TLOG_API_RUNTIME;
+	a->start = *t + 1;
+	a->end = *t + 3;
+	a->corr = corr;
+	a->cbid = i < kps ? 211 : i == kps ? 41 : 51;
+	a->tid = api_activity ? pid : 0;
+	*t += 4;
+	if (i % 2 == 1) { /* GPU record carries the driver call's id */
+		if (!api_activity) {
+			struct tlog_corr_alias *al =
+			    rec(o, TLOG_CORR_ALIAS, sizeof(*al), NULL, 0, NULL, 0);
+			al->from = corr + 1000000;
+			al->to = corr;
+		}
+		gcorr = corr + 1000000;
+	}
+	return gcorr;
+}
+
+/* The GPU record of call i: kps kernels, then a memcpy, then a memset. */
+static void put_gpu_op(struct out *gpu, uint64_t *t, uint32_t corr, uint32_t gcorr, uint32_t i,
+		       uint32_t kps)
+{
+	if (i < kps) {
+		struct tlog_kernel *k = rec(gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
+		k->start = *t + 100;
+		k->end = *t + 100 + 1000 + i * 10;
+		k->device = 0;
+		k->context = 1;
+		k->stream = 7;
+		k->corr = gcorr;
+		k->grid[0] = 132, k->grid[1] = 1, k->grid[2] = 1;
+		k->block[0] = 128, k->block[1] = 1, k->block[2] = 1;
+		k->registers = 32;
+		k->grid_id = corr;
+		k->name_id = i % 2 + 1;
+		*t = k->end;
+	} else if (i == kps) {
+		struct tlog_memcpy *m = rec(gpu, TLOG_MEMCPY, sizeof(*m), NULL, 0, NULL, 0);
+		m->start = *t + 100;
+		m->end = *t + 600;
+		m->bytes = 4096;
+		m->stream = 7;
+		m->context = 1;
+		m->corr = gcorr;
+		m->copy_kind = 1;
+		m->src_kind = 1; /* CUPTI pageable */
+		m->dst_kind = 3; /* CUPTI device */
+		*t = m->end;
+	} else {
+		struct tlog_memset *m = rec(gpu, TLOG_MEMSET, sizeof(*m), NULL, 0, NULL, 0);
+		m->start = *t + 100;
+		m->end = *t + 300;
+		m->bytes = 8192;
+		m->stream = 7;
+		m->context = 1;
+		m->corr = gcorr;
+		m->mem_kind = 3;
+		*t = m->end;
+	}
+}
+
+static void put_nvtx(struct out *o, uint16_t type, uint64_t ts, const char *text)
+{
+	if (type == TLOG_NVTX_PUSH) {
+		struct tlog_nvtx_event *e =
+		    rec(o, TLOG_NVTX_PUSH, sizeof(*e), text, strlen(text), NULL, 0);
+		e->h.aux = TLOG_MSG_TEXT;
+		e->ts = ts;
+		e->domain = 1;
+		e->len = (uint32_t)strlen(text);
+	} else {
+		struct tlog_nvtx_end *p = rec(o, TLOG_NVTX_POP, sizeof(*p), NULL, 0, NULL, 0);
+		p->ts = ts;
+		p->domain = 1;
+	}
+}
+
+int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
+		    int api_activity, struct strbuf *err)
+{
+	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
 	/* GPU records go to their own chunk (tid 0), as in the tracer. */
 	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
-	{
-		struct tlog_nvtx_event *e =
-		    rec(&o, TLOG_NVTX_PUSH, sizeof(*e), "decode_all", 10, NULL, 0);
-		e->h.aux = TLOG_MSG_TEXT;
-		e->ts = t;
-		e->domain = 1;
-		e->len = 10;
-	}
+	struct strbuf path = STRBUF_INIT;
+	uint64_t t = base + 1000;
+	uint32_t corr = 1;
+	int ret;
+
+	put_definitions(&o, pid, base);
+	put_nvtx(&o, TLOG_NVTX_PUSH, t, "decode_all");
 	for (uint32_t s = 0; s < steps; s++) {
-		struct tlog_nvtx_event *e = rec(&o, TLOG_NVTX_PUSH, sizeof(*e), "step", 4, NULL, 0);
-		e->h.aux = TLOG_MSG_TEXT;
-		e->ts = ++t;
-		e->domain = 1;
-		e->len = 4;
+		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "step");
 		for (uint32_t i = 0; i < kps + 2; i++) {
-			struct tlog_api *a;
-			uint32_t gcorr = corr;
-			if (api_activity && i % 2 == 1) {
-				/* the nested driver call ends first, so comes first */
-				a = rec(&gpu, TLOG_API_ACT, sizeof(*a), NULL, 0, NULL, 0);
-				a->h.aux = TLOG_API_DRIVER;
-				a->start = t + 2;
-				a->end = t + 3;
-				a->corr = corr + 1000000;
-				a->cbid = 307;
-				a->tid = pid;
-			}
-			a = api_activity ? rec(&gpu, TLOG_API_ACT, sizeof(*a), NULL, 0, NULL, 0)
-					 : rec(&o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
-			a->h.aux = TLOG_API_RUNTIME;
-			a->start = t + 1;
-			a->end = t + 3;
-			a->corr = corr;
-			a->cbid = i < kps ? 211 : i == kps ? 41 : 51;
-			a->tid = api_activity ? pid : 0;
-			t += 4;
-			if (i % 2 == 1) { /* GPU record carries the driver call's id */
-				if (!api_activity) {
-					struct tlog_corr_alias *al =
-					    rec(&o, TLOG_CORR_ALIAS, sizeof(*al), NULL, 0, NULL, 0);
-					al->from = corr + 1000000;
-					al->to = corr;
-				}
-				gcorr = corr + 1000000;
-			}
-			if (i < kps) {
-				struct tlog_kernel *k =
-				    rec(&gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
-				k->start = t + 100;
-				k->end = t + 100 + 1000 + i * 10;
-				k->device = 0;
-				k->context = 1;
-				k->stream = 7;
-				k->corr = gcorr;
-				k->grid[0] = 132, k->grid[1] = 1, k->grid[2] = 1;
-				k->block[0] = 128, k->block[1] = 1, k->block[2] = 1;
-				k->registers = 32;
-				k->grid_id = corr;
-				k->name_id = i % 2 + 1;
-				t = k->end;
-			} else if (i == kps) {
-				struct tlog_memcpy *m =
-				    rec(&gpu, TLOG_MEMCPY, sizeof(*m), NULL, 0, NULL, 0);
-				m->start = t + 100;
-				m->end = t + 600;
-				m->bytes = 4096;
-				m->stream = 7;
-				m->context = 1;
-				m->corr = gcorr;
-				m->copy_kind = 1;
-				m->src_kind = 1; /* CUPTI pageable */
-				m->dst_kind = 3; /* CUPTI device */
-				t = m->end;
-			} else {
-				struct tlog_memset *m =
-				    rec(&gpu, TLOG_MEMSET, sizeof(*m), NULL, 0, NULL, 0);
-				m->start = t + 100;
-				m->end = t + 300;
-				m->bytes = 8192;
-				m->stream = 7;
-				m->context = 1;
-				m->corr = gcorr;
-				m->mem_kind = 3;
-				t = m->end;
-			}
+			uint32_t gcorr = put_call(&o, &gpu, pid, &t, corr, i, kps, api_activity);
+
+			put_gpu_op(&gpu, &t, corr, gcorr, i, kps);
 			corr++;
 			if (o.chunk.len > (60u << 10))
 				flush_chunk(&o);
@@ -212,15 +240,9 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 				flush_chunk(&gpu), strbuf_add(&o.file, gpu.file.buf, gpu.file.len),
 				    strbuf_reset(&gpu.file);
 		}
-		struct tlog_nvtx_end *p = rec(&o, TLOG_NVTX_POP, sizeof(*p), NULL, 0, NULL, 0);
-		p->ts = ++t;
-		p->domain = 1;
+		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
-	{
-		struct tlog_nvtx_end *p = rec(&o, TLOG_NVTX_POP, sizeof(*p), NULL, 0, NULL, 0);
-		p->ts = ++t;
-		p->domain = 1;
-	}
+	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	flush_chunk(&o);
 	flush_chunk(&gpu);
 	strbuf_add(&o.file, gpu.file.buf, gpu.file.len);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/nvtxdomain.h"
 #include "trace/trace.h"
 #include "core/banned.h"
 
@@ -410,19 +411,12 @@ static int load_calls(struct trace *t, struct strbuf *err)
 	return ret;
 }
 
-struct domain_row {
-	int64_t id, gtid, start;
-	int32_t name;	 /* text */
-	int32_t regname; /* the registered string (textId), else text */
-};
-
 static int load_nvtx(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {"rowid",	 "!start",    "end",
 					   "!eventType", "globalTid", "endGlobalTid",
 					   "text",	 "textId",    "domainId"};
-	struct domain_row *doms = NULL;
-	size_t ndoms = 0, doms_alloc = 0;
+	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
 	struct strbuf nm = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	int rc, ret = -1, have_max = 0, have_rmax = 0;
@@ -443,20 +437,15 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 		if (!have_max || m > t->nvtx_max_all)
 			t->nvtx_max_all = m;
 		have_max = 1;
-		if (type == 75) {
+		if (type == NVTX_DOMAIN_CREATE) {
 			const char *s = (const char *)sqlite3_column_text(st, 6);
-
-			ALLOC_GROW(doms, ndoms + 1, doms_alloc);
-			doms[ndoms].id = col_i64(st, 8, 0);
-			doms[ndoms].gtid = col_i64(st, 4, 0);
-			doms[ndoms].start = start;
-			doms[ndoms].name =
+			int32_t name =
 			    s ? strtab_intern(&t->strs, s, (size_t)sqlite3_column_bytes(st, 6))
 			      : -1;
-			doms[ndoms].regname = sid_lookup(t, st, 7);
-			if (doms[ndoms].regname < 0)
-				doms[ndoms].regname = doms[ndoms].name;
-			ndoms++;
+			int32_t regname = sid_lookup(t, st, 7);
+
+			nvtx_domains_add(&doms, col_i64(st, 8, 0), col_i64(st, 4, 0), start, name,
+					 regname < 0 ? name : regname);
 			continue;
 		}
 		if (!is_range)
@@ -484,19 +473,11 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 	}
 	if (step_done(t, st, rc, "NVTX_EVENTS", err))
 		goto cleanup;
-	/* Domain names: the create event with the same domainId in the same
-	 * process (nsys joins on the PID bits of globalTid); the earliest wins. */
-	for (size_t i = 0; i < t->nranges && ndoms; i++) {
+	/* Domain names: the rule of nvtxdomain.h. */
+	for (size_t i = 0; i < t->nranges && doms.n; i++) {
 		struct trace_range *r = &t->ranges[i];
-		const struct domain_row *best = NULL;
+		const struct nvtx_domain *best = nvtx_domains_find(&doms, r->domain_id, r->gtid);
 
-		for (size_t d = 0; d < ndoms; d++) {
-			if (doms[d].id != r->domain_id ||
-			    (doms[d].gtid & TRACE_PID_BITS) != (r->gtid & TRACE_PID_BITS))
-				continue;
-			if (!best || doms[d].start < best->start)
-				best = &doms[d];
-		}
 		if (!best)
 			continue;
 		r->domain_reg = best->regname;
@@ -516,7 +497,7 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 cleanup:
 	sqlite3_finalize(st);
 	strbuf_release(&nm);
-	free(doms);
+	nvtx_domains_release(&doms);
 	return ret;
 }
 

@@ -3,8 +3,9 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Ibuild/gen \
  *     -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DLLMPROF_SOURCE_DIR='"."' \
- *     tests/fuzz/fuzz-tracelog.c src/trace/tracelog.c src/trace/tosqlite.c \
- *     src/trace/perfetto.c src/trace/strtab.c src/core/[a-z]*.c \
+ *     tests/fuzz/fuzz-tracelog.c src/trace/tracelog.c src/trace/tosqlite*.c \
+ *     src/trace/perfetto.c src/trace/nvtxdomain.c src/trace/nvtxnow.c src/trace/strtab.c \
+ *     src/core/[a-z]*.c \
  *     -lsqlite3 -ljansson -lm -o build/fuzz-tracelog
  *   build/fuzz-tracelog -max_len=4096 -timeout=5
  *

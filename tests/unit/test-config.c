@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "config/internal.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"

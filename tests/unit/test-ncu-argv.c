@@ -227,6 +227,14 @@ static void test_import_argv(void **state)
 		ncu_cmd_release(&cmd);
 		strbuf_reset(&sb);
 	}
+	/* ncu/cmd.txt: quoted, odd bytes kept as they are */
+	ncu_import_argv(NULL, "caf\xc3\xa9 run/it's.ncu-rep", "raw", &cmd);
+	ncu_cmd_format(&cmd, &sb);
+	assert_string_equal(sb.buf,
+			    "LC_ALL=C ncu --import 'caf\xc3\xa9 run/it'\\''s.ncu-rep' --csv "
+			    "--page raw --print-units base");
+	ncu_cmd_release(&cmd);
+	strbuf_reset(&sb);
 	ncu_list_sections_argv("ncu", &cmd);
 	ncu_cmd_format(&cmd, &sb);
 	assert_string_equal(sb.buf, "LC_ALL=C ncu --list-sections");

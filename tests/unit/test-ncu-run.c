@@ -70,11 +70,10 @@ static void test_defaults_per_kernel(void **state)
 {
 	struct config *cfg = load(0, NULL);
 	struct ncu_options o = NCU_OPTIONS_INIT;
-	struct ncu_config_lists l;
 	char *s;
 
 	(void)state;
-	ncu_options_from_config(cfg, &o, &l);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
 	assert_false(ncu_options_explicit(&o));
 	assert_false(ncu_options_range(&o));
 	o.program = prog;
@@ -98,7 +97,6 @@ static void test_defaults_per_kernel(void **state)
 	assert_null(strstr(s, "--set"));
 	assert_null(strstr(s, "MemoryWorkloadAnalysis"));
 	free(s);
-	ncu_config_lists_release(&l);
 	config_free(cfg);
 }
 
@@ -109,19 +107,17 @@ static void test_explicit(void **state)
 					  "pipeline.ncu.ncu_cli.nvtx.include=[LLM@decode_all/]"};
 	static const char *const ov3[] = {"pipeline.ncu.ncu_cli.launch_count=3"};
 	struct ncu_options o = NCU_OPTIONS_INIT;
-	struct ncu_config_lists l;
 	struct config *cfg = load(1, ov1);
 	char *s;
 
 	(void)state;
-	ncu_options_from_config(cfg, &o, &l);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
 	assert_true(ncu_options_explicit(&o));
-	ncu_config_lists_release(&l);
 	config_free(cfg);
 
 	cfg = load(2, ov2);
 	o = (struct ncu_options)NCU_OPTIONS_INIT;
-	ncu_options_from_config(cfg, &o, &l);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
 	assert_true(ncu_options_explicit(&o));
 	assert_true(ncu_options_range(&o));
 	o.program = prog;
@@ -131,16 +127,14 @@ static void test_explicit(void **state)
 	assert_contains(s, "--replay-mode range ");
 	assert_contains(s, "--nvtx --nvtx-include LLM@decode_all/ ");
 	free(s);
-	ncu_config_lists_release(&l);
 	config_free(cfg);
 
 	/* launch_count alone is the per-kernel count, not a filter */
 	cfg = load(1, ov3);
 	o = (struct ncu_options)NCU_OPTIONS_INIT;
-	ncu_options_from_config(cfg, &o, &l);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
 	assert_false(ncu_options_explicit(&o));
 	assert_int_equal(o.launch_count, 3);
-	ncu_config_lists_release(&l);
 	config_free(cfg);
 }
 
@@ -149,16 +143,15 @@ static void test_describe(void **state)
 	static const char *const light[] = {"run.mode=light"};
 	static const char *const kn[] = {"pipeline.ncu.ncu_cli.kernel_name=regex:gemm"};
 	struct ncu_options o = NCU_OPTIONS_INIT;
-	struct ncu_config_lists l;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	struct config *cfg = load(0, NULL);
 
 	(void)state;
-	ncu_options_from_config(cfg, &o, &l);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
 	o.ncu = "/opt/ncu";
 	o.program = prog;
 	o.nr_program = 3;
-	assert_int_equal(ncu_plan_describe(&o, "deep", "RUN", &sb, &err), 0);
+	assert_int_equal(ncu_plan_describe(&o, RUN_MODE_DEEP, "RUN", &sb, &err), 0);
 	assert_contains(sb.buf, "one ncu run per kernel selected by select (at most "
 				"run.top_n_kernels)");
 	assert_contains(sb.buf, "-o 'RUN/ncu/k<i>' --kernel-name-base demangled --kernel-name "
@@ -166,29 +159,26 @@ static void test_describe(void **state)
 				"--launch-count 1 --clock-control none");
 	assert_contains(sb.buf, "LC_ALL=C /opt/ncu --target-processes all --set roofline");
 	assert_contains(sb.buf, "then: ncu --import <rep> --csv --page raw --print-units base");
-	ncu_config_lists_release(&l);
 	config_free(cfg);
 
 	strbuf_reset(&sb);
 	cfg = load(1, light);
-	ncu_options_from_config(cfg, &o, &l);
-	assert_int_equal(ncu_plan_describe(&o, "light", "RUN", &sb, &err), 0);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
+	assert_int_equal(ncu_plan_describe(&o, config_typed(cfg)->run.mode, "RUN", &sb, &err), 0);
 	assert_contains(sb.buf, "run.mode=light: at most 5, SpeedOfLight + Occupancy");
 	assert_contains(sb.buf, "--section SpeedOfLight --section Occupancy -o");
-	ncu_config_lists_release(&l);
 	config_free(cfg);
 
 	strbuf_reset(&sb);
 	cfg = load(1, kn);
 	o = (struct ncu_options)NCU_OPTIONS_INIT;
-	ncu_options_from_config(cfg, &o, &l);
+	ncu_options_from_config(&config_typed(cfg)->pipeline.ncu.ncu_cli, &o);
 	o.program = prog;
 	o.nr_program = 3;
-	assert_int_equal(ncu_plan_describe(&o, "deep", "RUN", &sb, &err), 0);
+	assert_int_equal(ncu_plan_describe(&o, RUN_MODE_DEEP, "RUN", &sb, &err), 0);
 	assert_contains(sb.buf, "one ncu run with the configured filters");
 	assert_contains(sb.buf, "-o RUN/ncu/k0 --kernel-name-base demangled --kernel-name "
 				"regex:gemm --clock-control");
-	ncu_config_lists_release(&l);
 	config_free(cfg);
 	strbuf_release(&sb);
 	strbuf_release(&err);

@@ -321,6 +321,14 @@ static void test_export_and_stats_argv(void **state)
 	assert_string_equal(sb.buf, "nsys stats -r cuda_gpu_kern_sum -f csv --force-overwrite true "
 				    "-o r/nsys/summary r/nsys/run.sqlite");
 	nsys_args_release(&a);
+	/* nsys/cmd.txt: quoted, odd bytes kept as they are */
+	strbuf_reset(&sb);
+	nsys_args_push(&a, "prompt=caf\xc3\xa9");
+	nsys_args_push(&a, "it's\n");
+	nsys_args_push(&a, "");
+	nsys_args_join(&a, &sb);
+	assert_string_equal(sb.buf, "'prompt=caf\xc3\xa9' 'it'\\''s\n' ''");
+	nsys_args_release(&a);
 	strbuf_release(&sb);
 }
 

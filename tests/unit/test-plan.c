@@ -153,7 +153,7 @@ static void test_builtin_plan(void **state)
 	/* builtin backend: the tracer's environment, then the trace step */
 	pp.trace = PLAN_TRACE_BUILTIN;
 	pp.workload_env = tenv;
-	pp.mode = "light";
+	pp.mode = RUN_MODE_LIGHT;
 	assert_int_equal(plan_build(&p, &pp, NULL), 0);
 	assert_string_equal(p.steps[W].env_add[1], tenv[0]);
 	assert_string_equal(p.steps[W + 1].name, "trace");

@@ -323,6 +323,34 @@ static void test_argv_bytes_untouched(void **state)
 	strbuf_release(&esc);
 }
 
+/* One quoting rule for every displayed command line: the _bytes form (the
+ * cmd.txt files) differs only in leaving control and non-ASCII bytes as
+ * they are inside '...'. */
+static void test_quote_shell_bytes(void **state)
+{
+	static const char *const same[] = {"plain/arg-1.0", "it's $(x)", "",	"a b",
+					   "k=v,w@x%y+z:",  "'",	 "\"*?"};
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		strbuf_reset(&a);
+		strbuf_reset(&b);
+		proc_quote_shell(&a, same[i]);
+		proc_quote_shell_bytes(&b, same[i]);
+		assert_string_equal(a.buf, b.buf);
+	}
+	strbuf_reset(&b);
+	proc_quote_shell_bytes(&b, "a\nb'\xff");
+	strbuf_addch(&b, ' ');
+	proc_quote_shell_bytes(&b, "caf\xc3\xa9");
+	strbuf_addch(&b, ' ');
+	proc_quote_shell_bytes(&b, "\t");
+	assert_string_equal(b.buf, "'a\nb'\\''\xff' 'caf\xc3\xa9' '\t'");
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 static void test_env_and_cwd(void **state)
 {
 	const char *argv[] = {"/bin/sh", "-c",
@@ -511,6 +539,7 @@ int main(void)
 	    cmocka_unit_test(test_timeout_kills_group),
 	    cmocka_unit_test(test_sigint_forwarded),
 	    cmocka_unit_test(test_argv_bytes_untouched),
+	    cmocka_unit_test(test_quote_shell_bytes),
 	    cmocka_unit_test(test_env_and_cwd),
 	    cmocka_unit_test(test_flood_and_echo),
 	    cmocka_unit_test(test_grandchild_holding_pipe),

@@ -12,6 +12,7 @@
 
 #include "analysis/nsysstats.h"
 #include "analysis/nvtxproj.h"
+#include "analysis/summary.h"
 #include "analysis/timeline.h"
 #include "core/xalloc.h"
 #include "model/table.h"

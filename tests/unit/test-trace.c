@@ -357,6 +357,103 @@ static void test_load_clamps_timestamps(void **state)
 	unlink(path);
 }
 
+/* The NVTX domain-name rule (trace/nvtxdomain.h) is the same in the three
+ * readers of NVTX_EVENTS: the create event of the range's process (PID bits
+ * of globalTid, whatever the thread or VM bits), the earliest when the
+ * domain was created twice, none when it was never created. */
+static void test_nvtx_domain_rule(void **state)
+{
+	char path[] = "/tmp/llmprof-test-domain-XXXXXX";
+	struct trace t;
+	struct nvtx_list l;
+	struct strbuf err = STRBUF_INIT, json = STRBUF_INIT, got = STRBUF_INIT;
+	const char *want[] = {"early:r", "other:q", "z", "vm:v"};
+	sqlite3 *db;
+	int fd = mkstemp(path);
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	/* pid 1 threads 11, 12; pid 2 thread 21; pid 1 thread 13 with VM bits */
+	assert_int_equal(
+	    sqlite3_exec(db,
+			 "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+			 "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT,"
+			 " textId INT, globalTid INT, endGlobalTid INT, domainId INT);"
+			 "INSERT INTO NVTX_EVENTS VALUES"
+			 " (5, NULL, 75, 'late', NULL, 16777227, NULL, 1),"
+			 " (2, NULL, 75, 'early', NULL, 16777228, NULL, 1),"
+			 " (0, NULL, 75, 'other', NULL, 33554453, NULL, 1),"
+			 " (1, NULL, 75, 'vm', NULL, 281474993487885, NULL, 3),"
+			 " (10, 20, 59, 'r', NULL, 16777227, NULL, 1),"
+			 " (11, 12, 59, 'q', NULL, 33554453, NULL, 1),"
+			 " (13, 14, 59, 'z', NULL, 16777227, NULL, 2),"
+			 " (15, 16, 59, 'v', NULL, 16777227, NULL, 3);",
+			 NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(trace_open(&t, path, &err), 0);
+	assert_int_equal(trace_load(&t, TRACE_NVTX, &err), 0);
+	assert_int_equal(t.nranges, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(strtab_str(&t.strs, t.ranges[i].name), want[i]);
+	trace_close(&t);
+
+	nvtx_list_init(&l);
+	assert_int_equal(nvtx_list_load(&l, path, &err), 0);
+	assert_int_equal(l.n, 4);
+	for (size_t i = 0; i < 4; i++) {
+		strbuf_reset(&got);
+		if (*l.v[i].domain)
+			strbuf_addf(&got, "%s:", l.v[i].domain);
+		strbuf_addstr(&got, l.v[i].name);
+		assert_string_equal(got.buf, want[i]);
+		assert_int_equal(l.v[i].count, 1);
+	}
+	nvtx_list_release(&l);
+
+	strbuf_addf(&json, "%s.json", path);
+	assert_int_equal(perfetto_write(path, json.buf, 0, NULL, NULL, &err), 0);
+	strbuf_reset(&got);
+	assert_int_equal(strbuf_read_file(&got, json.buf), 0);
+	for (size_t i = 0; i < 4; i++) {
+		struct strbuf needle = STRBUF_INIT;
+
+		strbuf_addf(&needle, "\"name\":\"%s\"", want[i]);
+		assert_non_null(strstr(got.buf, needle.buf));
+		strbuf_release(&needle);
+	}
+	assert_null(strstr(got.buf, "late:r"));
+	unlink(json.buf);
+	unlink(path);
+	strbuf_release(&json);
+	strbuf_release(&got);
+	strbuf_release(&err);
+}
+
+/* trace.json from an export whose NVTX_EVENTS pages are damaged: written
+ * from the other tables, without NVTX events (fuzz regression file). */
+static void test_perfetto_damaged_nvtx(void **state)
+{
+	char json[] = "/tmp/llmprof-test-damaged-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
+	uint64_t events = 0;
+	int fd = mkstemp(json);
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(perfetto_write(LLMPROF_SOURCE_DIR
+					"/tests/fuzz/regressions/sqlite/strtab-embedded-nul.sqlite",
+					json, 0, &events, NULL, &err),
+			 0);
+	assert_int_equal(events, 4);
+	unlink(json);
+	strbuf_release(&err);
+}
+
 static void test_nvtx_filters(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -623,6 +720,8 @@ int main(void)
 	    cmocka_unit_test(test_reader),
 	    cmocka_unit_test(test_load_clamps_timestamps),
 	    cmocka_unit_test(test_nvtx_filters),
+	    cmocka_unit_test(test_nvtx_domain_rule),
+	    cmocka_unit_test(test_perfetto_damaged_nvtx),
 	    cmocka_unit_test(test_perfetto_threshold),
 	    cmocka_unit_test(test_convert_diagnostics),
 	    cmocka_unit_test(test_convert_api_activity),

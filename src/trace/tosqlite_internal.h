@@ -1,0 +1,91 @@
+/* tosqlite_internal.h: what the parts of the log -> SQLite converter share
+ * (tosqlite.h is the public side). The converter is four files:
+ *   tosqlite.c       trace_convert(): reading the logs, the order of steps
+ *   tosqlite_row.c   the pure record -> row functions (tosqlite_*_row)
+ *   tosqlite_db.c    the schema, the prepared statements, writing rows
+ *   tosqlite_pass.c  one process's log: pass 1 (definitions), pass 2 (rows)
+ * Not for use outside the converter. */
+#ifndef LLMPROF_TOSQLITE_INTERNAL_H
+#define LLMPROF_TOSQLITE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "core/strbuf.h"
+#include "trace/strtab.h"
+#include "trace/tosqlite.h"
+#include "trace/tracelog.h"
+
+/* The vmId of every row: one machine (nsys GlobalId, tosqlite.h). */
+#define VM_ID ((int64_t)1 << 48)
+
+/* u64 -> u64 open addressing; key 0 is reserved (stored aside).
+ * tosqlite_pass.c holds the code. */
+struct u64map {
+	uint64_t *keys, *vals;
+	size_t cap, n;
+	int has_zero;
+	uint64_t zero_val;
+};
+void tosqlite_u64map_free(struct u64map *m);
+
+enum stmt_id {
+	S_STRING,
+	S_NVTX,
+	S_KERNEL,
+	S_RUNTIME,
+	S_MEMCPY,
+	S_MEMSET,
+	S_GPU,
+	S_THREAD,
+	S_PROCESS,
+	S_META,
+	S_DIAG,
+	S_COUNT
+};
+
+/* One conversion: the database being written and what all processes share. */
+struct conv {
+	sqlite3 *db;
+	sqlite3_stmt *st[S_COUNT];
+	uint64_t rows[S_COUNT]; /* rows each statement inserted */
+	struct strtab strings;
+	struct trace_convert_stats *stats;
+	struct u64map devices_seen;
+	int64_t t0;
+	int failed;
+	struct strbuf *err;
+};
+
+/* ---- tosqlite_db.c */
+
+/* Creates path with the schema and the ENUM rows and prepares the
+ * statements, in one transaction with the journal off. 0 or -1 (err set). */
+int conv_open(struct conv *c, const char *path);
+/* Writes StringIds, the session start and META_DATA_EXPORT, drops the empty
+ * tables, commits and closes. 0 or -1 (err set). */
+int conv_finish(struct conv *c);
+/* Frees c; a database still open (a failure) is closed and path removed. */
+void conv_release(struct conv *c, const char *path);
+/* Runs and resets statement id. 0, or -1 with c->failed set (the first
+ * failure's message in c->err). */
+int conv_step(struct conv *c, enum stmt_id id);
+/* Binds a row struct whose columns are n consecutive int64_t (the *_row
+ * types), with the graphNodeId column (1-based null_col) NULL when the row
+ * says so, and inserts it. 0 or -1 (c->failed set). */
+int conv_insert_row(struct conv *c, enum stmt_id id, const int64_t *v, int n, int null_graph,
+		    int null_col);
+void conv_bind_text(sqlite3_stmt *s, int i, struct str t);
+/* The StringIds id of p[0..n): dense from 0. */
+int64_t conv_intern(struct conv *c, const char *p, size_t n);
+void conv_put_nvtx(struct conv *c, const struct nvtx_row *r);
+
+/* ---- tosqlite_pass.c */
+
+/* Converts the log r reads (one process): both passes, its thread names;
+ * the reader's problems are added to problems. Stops early once c->failed. */
+void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems);
+
+#endif

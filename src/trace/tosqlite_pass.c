@@ -1,0 +1,687 @@
+/* tosqlite_pass.c: one process's trace log -> rows (tosqlite_internal.h).
+ *
+ * The log is read twice from memory: pass 1 collects definitions (process,
+ * clock, domains, registered strings, API and kernel names, correlation
+ * aliases, devices, diagnostics), pass 2 emits rows, so nothing depends on
+ * the order in which threads' chunks reached the file. NVTX pushes and pops
+ * pair per thread and domain, starts and ends by range id, whichever comes
+ * first. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "core/xalloc.h"
+#include "trace/tosqlite.h"
+#include "trace/tosqlite_internal.h"
+#include "core/banned.h"
+
+/* ---- small maps (struct u64map: tosqlite_internal.h) ----------------------- */
+
+/* u64 -> u64 open addressing; key 0 is reserved (stored aside). */
+/* Keys are mostly sequential (correlation ids, string ids): keeping them in
+ * sequential slots is collision-free and cache-friendly, which a mixing
+ * hash is not (it made lookups the top cost at 1M records). */
+static uint64_t mix64(uint64_t x)
+{
+	return x ^ (x >> 32);
+}
+
+static void u64map_put(struct u64map *m, uint64_t k, uint64_t v);
+
+static void u64map_grow(struct u64map *m)
+{
+	struct u64map n = {0};
+	size_t i;
+
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.keys = xcalloc(n.cap, sizeof(*n.keys));
+	n.vals = xcalloc(n.cap, sizeof(*n.vals));
+	n.has_zero = m->has_zero;
+	n.zero_val = m->zero_val;
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			u64map_put(&n, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+}
+
+static void u64map_put(struct u64map *m, uint64_t k, uint64_t v)
+{
+	size_t i;
+
+	if (!k) {
+		m->has_zero = 1;
+		m->zero_val = v;
+		return;
+	}
+	if ((m->n + 1) * 2 > m->cap)
+		u64map_grow(m);
+	for (i = mix64(k) & (m->cap - 1); m->keys[i] && m->keys[i] != k; i = (i + 1) & (m->cap - 1))
+		;
+	if (!m->keys[i])
+		m->n++;
+	m->keys[i] = k;
+	m->vals[i] = v;
+}
+
+static int u64map_get(const struct u64map *m, uint64_t k, uint64_t *v)
+{
+	size_t i;
+
+	if (!k) {
+		if (m->has_zero)
+			*v = m->zero_val;
+		return m->has_zero;
+	}
+	if (!m->cap)
+		return 0;
+	for (i = mix64(k) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == k) {
+			*v = m->vals[i];
+			return 1;
+		}
+	return 0;
+}
+
+void tosqlite_u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Per-process state. */
+struct open_push {
+	const struct tlog_nvtx_event *ev;
+	uint32_t tid;
+};
+
+struct thread_stack {
+	uint32_t tid;
+	struct open_push *v;
+	size_t n, alloc;
+};
+
+struct pending {
+	const struct tlog_nvtx_event *ev; /* start, or NULL */
+	uint32_t tid;
+	int64_t end_ts; /* end seen first: its ts, else -1 */
+	uint32_t end_tid;
+};
+
+struct proc {
+	struct tosqlite_ctx ctx;
+	struct u64map strings;	 /* NVTX string id -> StringIds id */
+	struct u64map api_names; /* domain<<32|cbid -> StringIds id */
+	struct u64map aliases;	 /* driver corr -> runtime corr */
+	struct u64map nested;	 /* corr of TLOG_API_ACT driver calls inside runtime calls */
+	struct api_span *spans;	 /* TLOG_API_ACT records, for tosqlite_api_nest */
+	size_t nspans, aspans;
+	struct u64map kname;	/* kernel name id -> index into knames */
+	struct u64map api_corr; /* corr ids of recorded launch calls (value 1) */
+	struct u64map tnames;	/* tid+1 -> StringIds id | (OS name) << 63 */
+	int64_t (*knames)[3];
+	size_t nknames, aknames;
+	struct thread_stack *threads;
+	size_t nthreads, athreads;
+	struct pending *pend;
+	size_t npend, apend;
+	struct u64map pend_by_id; /* range id -> index+1 into pend */
+};
+
+static int64_t text_id_for(struct proc *p, const struct tlog_nvtx_event *e)
+{
+	uint64_t v;
+	if (e->h.aux == TLOG_MSG_REGISTERED && u64map_get(&p->strings, e->string_id, &v))
+		return (int64_t)v;
+	return -1;
+}
+
+static struct thread_stack *thread_of(struct proc *p, uint32_t tid)
+{
+	size_t i;
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].tid == tid)
+			return &p->threads[i];
+	ALLOC_GROW(p->threads, p->nthreads + 1, p->athreads);
+	memset(&p->threads[p->nthreads], 0, sizeof(p->threads[0]));
+	p->threads[p->nthreads].tid = tid;
+	return &p->threads[p->nthreads++];
+}
+
+static void emit_range(struct conv *c, struct proc *p, const struct tlog_nvtx_event *b,
+		       uint32_t btid, int64_t end_ts, uint32_t etid)
+{
+	struct nvtx_row r;
+	tosqlite_nvtx_range_row(&r, &p->ctx, b, btid, end_ts, etid, text_id_for(p, b));
+	conv_put_nvtx(c, &r);
+	if (end_ts < 0)
+		c->stats->open_ranges++;
+}
+
+static void on_push(struct proc *p, const struct tlog_nvtx_event *e, uint32_t tid)
+{
+	struct thread_stack *t = thread_of(p, tid);
+	ALLOC_GROW(t->v, t->n + 1, t->alloc);
+	t->v[t->n].ev = e;
+	t->v[t->n].tid = tid;
+	t->n++;
+}
+
+static void on_pop(struct conv *c, struct proc *p, const struct tlog_nvtx_end *e, uint32_t tid)
+{
+	struct thread_stack *t = thread_of(p, tid);
+	size_t i = t->n;
+
+	/* Pops pair with the latest push of the same domain on the thread. */
+	while (i > 0 && t->v[i - 1].ev->domain != e->domain)
+		i--;
+	if (i == 0) {
+		c->stats->unmatched_ends++;
+		return;
+	}
+	emit_range(c, p, t->v[i - 1].ev, tid, (int64_t)e->ts, tid);
+	memmove(&t->v[i - 1], &t->v[i], (t->n - i) * sizeof(t->v[0]));
+	t->n--;
+}
+
+static struct pending *pending_for(struct proc *p, uint64_t id)
+{
+	uint64_t v;
+	if (u64map_get(&p->pend_by_id, id, &v))
+		return &p->pend[v - 1];
+	ALLOC_GROW(p->pend, p->npend + 1, p->apend);
+	memset(&p->pend[p->npend], 0, sizeof(p->pend[0]));
+	p->pend[p->npend].end_ts = -1;
+	u64map_put(&p->pend_by_id, id, ++p->npend);
+	return &p->pend[p->npend - 1];
+}
+
+static void on_start(struct conv *c, struct proc *p, const struct tlog_nvtx_event *e, uint32_t tid)
+{
+	struct pending *q = pending_for(p, e->id);
+	if (q->end_ts >= 0) {
+		emit_range(c, p, e, tid, q->end_ts, q->end_tid);
+		q->end_ts = -2; /* done */
+		return;
+	}
+	q->ev = e;
+	q->tid = tid;
+}
+
+static void on_end(struct conv *c, struct proc *p, const struct tlog_nvtx_end *e, uint32_t tid)
+{
+	struct pending *q = pending_for(p, e->id);
+	if (q->ev && q->end_ts == -1) {
+		emit_range(c, p, q->ev, q->tid, (int64_t)e->ts, tid);
+		q->end_ts = -2;
+		return;
+	}
+	if (q->end_ts != -1) {
+		c->stats->unmatched_ends++; /* ended twice */
+		return;
+	}
+	q->end_ts = (int64_t)e->ts;
+	q->end_tid = tid;
+}
+
+static uint32_t map_corr(struct proc *p, uint32_t corr)
+{
+	uint64_t v;
+	if (u64map_get(&p->aliases, corr, &v))
+		return (uint32_t)v;
+	return corr;
+}
+
+static void note_attribution(struct conv *c, struct proc *p, uint32_t corr)
+{
+	uint64_t v;
+	if (!u64map_get(&p->api_corr, corr, &v))
+		c->stats->unattributed++;
+}
+
+static const char *level_name(uint32_t l)
+{
+	return l == TLOG_DIAG_ERROR ? "error" : l == TLOG_DIAG_WARNING ? "warning" : "info";
+}
+
+/* A TLOG_API_ACT record, for resolve_api_spans(). */
+static void add_span(struct proc *p, const struct tlog_rec *h)
+{
+	const struct tlog_api *a = (const void *)h;
+	struct api_span *sp;
+	ALLOC_GROW(p->spans, p->nspans + 1, p->aspans);
+	sp = &p->spans[p->nspans++];
+	memset(sp, 0, sizeof(*sp));
+	sp->start = a->start;
+	sp->end = a->end;
+	sp->tid = a->tid;
+	sp->corr = a->corr;
+	sp->driver = h->aux == TLOG_API_DRIVER;
+}
+
+/* A kernel name: its demangled, short and mangled StringIds. */
+static void def_kernel_name(struct conv *c, struct proc *p, const struct tlog_rec *h,
+			    struct strbuf *sb)
+{
+	const struct tlog_kernel_name *k = (const void *)h;
+	struct str m = tlog_rec_string(h, sizeof(*k), k->mangled_len);
+	struct str d = tlog_rec_string(h, sizeof(*k) + k->mangled_len + 1, k->demangled_len);
+	ALLOC_GROW(p->knames, p->nknames + 1, p->aknames);
+	p->knames[p->nknames][0] = conv_intern(c, d.p, d.len);
+	strbuf_reset(sb);
+	strbuf_add(sb, d.p, d.len);
+	{
+		struct strbuf shortn = STRBUF_INIT;
+		tosqlite_short_name(&shortn, sb->buf);
+		p->knames[p->nknames][1] = conv_intern(c, shortn.buf, shortn.len);
+		strbuf_release(&shortn);
+	}
+	p->knames[p->nknames][2] = conv_intern(c, m.p, m.len);
+	u64map_put(&p->kname, k->id, p->nknames++);
+}
+
+/* One row per thread: an NVTX name beats the OS name, a later name of the
+ * same kind beats an earlier one. */
+static void def_thread_name(struct conv *c, struct proc *p, const struct tlog_rec *h)
+{
+	const struct tlog_thread_name *t = (const void *)h;
+	struct str s = tlog_rec_string(h, sizeof(*t), t->len);
+	uint64_t old;
+	if (h->aux == 1 && u64map_get(&p->tnames, (uint64_t)t->tid + 1, &old) && !(old >> 63))
+		return;
+	u64map_put(&p->tnames, (uint64_t)t->tid + 1,
+		   (uint64_t)conv_intern(c, s.p, s.len) | ((uint64_t)(h->aux == 1) << 63));
+}
+
+/* The PROCESSES row; the process name is argv[0]. */
+static void put_process(struct conv *c, struct proc *p, const struct tlog_rec *h)
+{
+	const struct tlog_process *pr = (const void *)h;
+	struct str s = tlog_rec_string(h, sizeof(*pr), pr->len);
+	sqlite3_stmt *st = c->st[S_PROCESS];
+	size_t n = 0;
+	while (n < s.len && s.p[n] != ' ')
+		n++; /* process name = argv[0] */
+	sqlite3_bind_int64(st, 1, tosqlite_global_pid(p->ctx.pid));
+	sqlite3_bind_int64(st, 2, pr->pid);
+	sqlite3_bind_text(st, 3, s.p, (int)n, SQLITE_TRANSIENT);
+	conv_step(c, S_PROCESS);
+}
+
+/* One of the tracer's own diagnostics: a LLMPROF_TRACER_DIAGNOSTICS row and
+ * a line of stats->diags. */
+static void put_diag(struct conv *c, struct proc *p, const struct tlog_rec *h)
+{
+	const struct tlog_diag *d = (const void *)h;
+	struct str s = tlog_rec_string(h, sizeof(*d), d->len);
+	sqlite3_stmt *st = c->st[S_DIAG];
+	if (d->code == TLOG_DIAG_CUPTI_BUSY)
+		c->stats->cupti_busy = 1;
+	if (d->code == TLOG_DIAG_CUPTI_UNSUPPORTED)
+		c->stats->cupti_unsupported = 1;
+	strbuf_addf(&c->stats->diags, "pid %u: %s: %.*s\n", p->ctx.pid, level_name(h->aux),
+		    (int)s.len, s.p);
+	sqlite3_bind_int64(st, 1, tosqlite_global_pid(p->ctx.pid));
+	sqlite3_bind_int64(st, 2, (int64_t)((uint64_t)d->ts - (uint64_t)c->t0));
+	sqlite3_bind_text(st, 3, level_name(h->aux), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, d->code);
+	conv_bind_text(st, 5, s);
+	conv_step(c, S_DIAG);
+}
+
+/* The TARGET_INFO_GPU row of a device, once per device over all processes. */
+static void put_device(struct conv *c, const struct tlog_rec *h)
+{
+	const struct tlog_device *d = (const void *)h;
+	struct str name = tlog_rec_string(h, sizeof(*d), d->len);
+	sqlite3_stmt *st = c->st[S_GPU];
+	char uuid[40];
+	uint64_t seen;
+	int i = 1;
+	if (u64map_get(&c->devices_seen, (uint64_t)d->id + 1, &seen))
+		return;
+	u64map_put(&c->devices_seen, (uint64_t)d->id + 1, 1);
+	for (int k = 0, o = 0; k < 16; k++) {
+		static const char hex[] = "0123456789abcdef";
+		if (k == 4 || k == 6 || k == 8 || k == 10)
+			uuid[o++] = '-';
+		uuid[o++] = hex[d->uuid[k] >> 4];
+		uuid[o++] = hex[d->uuid[k] & 15];
+		uuid[o] = '\0';
+	}
+	sqlite3_bind_int64(st, i++, VM_ID);
+	sqlite3_bind_int64(st, i++, d->id);
+	conv_bind_text(st, i++, name);
+	sqlite3_bind_int64(st, i++, d->l2_cache_size);
+	sqlite3_bind_int64(st, i++, (int64_t)d->global_memory_size);
+	/* KB/s -> B/s; a damaged record must not overflow */
+	sqlite3_bind_int64(st, i++,
+			   d->global_memory_bandwidth_kbs > INT64_MAX / 1000
+			       ? INT64_MAX
+			       : (int64_t)d->global_memory_bandwidth_kbs * 1000);
+	sqlite3_bind_int64(st, i++, (int64_t)d->core_clock_khz * 1000);
+	sqlite3_bind_int64(st, i++, d->sm_count);
+	sqlite3_bind_text(st, i++, uuid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, i++, d->id);
+	sqlite3_bind_int64(st, i++, d->constant_memory);
+	sqlite3_bind_int64(st, i++, d->max_regs_per_block);
+	sqlite3_bind_int64(st, i++, d->max_shmem_per_block);
+	sqlite3_bind_int64(st, i++, d->max_shmem_per_sm);
+	sqlite3_bind_int64(st, i++, d->max_regs_per_sm);
+	sqlite3_bind_int64(st, i++, d->threads_per_warp);
+	sqlite3_bind_int64(st, i++, d->memcpy_engines);
+	sqlite3_bind_int64(st, i++, d->max_warps_per_sm);
+	sqlite3_bind_int64(st, i++, d->max_blocks_per_sm);
+	sqlite3_bind_int64(st, i++, d->max_threads_per_block);
+	for (int k = 0; k < 3; k++)
+		sqlite3_bind_int64(st, i++, d->max_block_dim[k]);
+	for (int k = 0; k < 3; k++)
+		sqlite3_bind_int64(st, i++, d->max_grid_dim[k]);
+	sqlite3_bind_int64(st, i++, d->cc_major);
+	sqlite3_bind_int64(st, i++, d->cc_minor);
+	sqlite3_bind_int64(st, i++, d->cc_major);
+	sqlite3_bind_int64(st, i++, d->cc_minor);
+	conv_step(c, S_GPU);
+}
+
+/* Pass 1: definitions. */
+static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *have_clock,
+		  int64_t *clock_off)
+{
+	struct tlog_item it;
+	struct strbuf sb = STRBUF_INIT;
+
+	while (tlog_next(r, &it)) {
+		const struct tlog_rec *h = it.rec;
+		c->stats->records++;
+		switch (h->type) {
+		case TLOG_NVTX_STRING: {
+			const struct tlog_nvtx_def *d = (const void *)h;
+			struct str s = tlog_rec_string(h, sizeof(*d), d->len);
+			u64map_put(&p->strings, d->id, (uint64_t)conv_intern(c, s.p, s.len));
+			break;
+		}
+		case TLOG_API_NAME: {
+			const struct tlog_api_name *a = (const void *)h;
+			struct str s = tlog_rec_string(h, sizeof(*a), a->len);
+			u64map_put(&p->api_names, ((uint64_t)h->aux << 32) | a->cbid,
+				   (uint64_t)conv_intern(c, s.p, s.len));
+			break;
+		}
+		case TLOG_CORR_ALIAS: {
+			const struct tlog_corr_alias *a = (const void *)h;
+			u64map_put(&p->aliases, a->from, a->to);
+			break;
+		}
+		case TLOG_API: {
+			const struct tlog_api *a = (const void *)h;
+			u64map_put(&p->api_corr, a->corr, 1);
+			break;
+		}
+		case TLOG_API_ACT:
+			add_span(p, h);
+			break;
+		case TLOG_KERNEL_NAME:
+			def_kernel_name(c, p, h, &sb);
+			break;
+		case TLOG_CLOCK: {
+			const struct tlog_clock *k = (const void *)h;
+			if (k->cupti_ns) {
+				*have_clock = 1;
+				*clock_off = (int64_t)(k->tracer_ns -
+						       k->cupti_ns); /* wraps, never overflows */
+			}
+			break;
+		}
+		case TLOG_THREAD_NAME:
+			def_thread_name(c, p, h);
+			break;
+		case TLOG_PROCESS:
+			put_process(c, p, h);
+			break;
+		case TLOG_DIAG:
+			put_diag(c, p, h);
+			break;
+		case TLOG_DROPPED: {
+			const struct tlog_dropped *d = (const void *)h;
+			if (h->aux == 1)
+				c->stats->dropped_tracer += d->count;
+			else
+				c->stats->dropped_cupti += d->count;
+			break;
+		}
+		case TLOG_DEVICE:
+			put_device(c, h);
+			break;
+		default:
+			break;
+		}
+	}
+	strbuf_release(&sb);
+}
+
+/* After pass 1: fold driver calls made inside runtime calls (activity
+ * source) into their runtime call. */
+static void resolve_api_spans(struct proc *p)
+{
+	size_t i;
+
+	tosqlite_api_nest(p->spans, p->nspans);
+	for (i = 0; i < p->nspans; i++) {
+		const struct api_span *s = &p->spans[i];
+		if (!s->parent) {
+			u64map_put(&p->api_corr, s->corr, 1);
+			continue;
+		}
+		u64map_put(&p->nested, s->corr, 1);
+		if (s->corr != s->parent)
+			u64map_put(&p->aliases, s->corr, s->parent);
+	}
+	FREE_AND_NULL(p->spans);
+	p->nspans = p->aspans = 0;
+}
+
+static void put_api(struct conv *c, struct proc *p, const struct tlog_api *a, uint32_t tid)
+{
+	struct runtime_row row;
+	sqlite3_stmt *s = c->st[S_RUNTIME];
+	uint64_t name;
+
+	if (!u64map_get(&p->api_names, ((uint64_t)a->h.aux << 32) | a->cbid, &name)) {
+		char buf[48];
+		int n = snprintf(buf, sizeof(buf), "%s_cbid_%u",
+				 a->h.aux == TLOG_API_DRIVER ? "driver" : "runtime", a->cbid);
+		name = (uint64_t)conv_intern(c, buf, (size_t)n);
+	}
+	tosqlite_runtime_row(&row, &p->ctx, a, tid, (int64_t)name);
+	sqlite3_bind_int64(s, 1, row.start);
+	sqlite3_bind_int64(s, 2, row.end);
+	sqlite3_bind_int64(s, 3, row.eventClass);
+	sqlite3_bind_int64(s, 4, row.globalTid);
+	sqlite3_bind_int64(s, 5, row.correlationId);
+	sqlite3_bind_int64(s, 6, row.nameId);
+	sqlite3_bind_int64(s, 7, row.returnValue);
+	if (conv_step(c, S_RUNTIME) == 0)
+		c->stats->api_calls++;
+}
+
+/* Pass 2: events. */
+static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
+{
+	struct tlog_item it;
+	size_t i;
+
+	while (tlog_next(r, &it) && !c->failed) {
+		const struct tlog_rec *h = it.rec;
+		switch (h->type) {
+		case TLOG_NVTX_PUSH:
+			on_push(p, (const void *)h, it.tid);
+			break;
+		case TLOG_NVTX_POP:
+			on_pop(c, p, (const void *)h, it.tid);
+			break;
+		case TLOG_NVTX_START:
+			on_start(c, p, (const void *)h, it.tid);
+			break;
+		case TLOG_NVTX_END:
+			on_end(c, p, (const void *)h, it.tid);
+			break;
+		case TLOG_NVTX_MARK: {
+			struct nvtx_row row;
+			const struct tlog_nvtx_event *e = (const void *)h;
+			tosqlite_nvtx_mark_row(&row, &p->ctx, e, it.tid, text_id_for(p, e));
+			conv_put_nvtx(c, &row);
+			break;
+		}
+		case TLOG_NVTX_DOMAIN:
+		case TLOG_NVTX_CATEGORY: {
+			struct nvtx_row row;
+			tosqlite_nvtx_def_row(&row, &p->ctx, (const void *)h, it.tid);
+			conv_put_nvtx(c, &row);
+			break;
+		}
+		case TLOG_API:
+			put_api(c, p, (const void *)h, it.tid);
+			break;
+		case TLOG_API_ACT: {
+			const struct tlog_api *a = (const void *)h;
+			uint64_t v;
+			if (h->aux == TLOG_API_DRIVER && u64map_get(&p->nested, a->corr, &v))
+				break; /* part of its runtime call's row */
+			put_api(c, p, a, it.tid);
+			break;
+		}
+		case TLOG_KERNEL: {
+			const struct tlog_kernel *k = (const void *)h;
+			struct kernel_row row;
+			int64_t unknown[3];
+			const int64_t *names;
+			uint64_t idx;
+			uint32_t corr = map_corr(p, k->corr);
+			if (u64map_get(&p->kname, k->name_id, &idx)) {
+				names = p->knames[idx];
+			} else {
+				unknown[0] = unknown[1] = unknown[2] =
+				    conv_intern(c, "<unknown>", 9);
+				names = unknown;
+			}
+			tosqlite_kernel_row(&row, &p->ctx, k, names, corr);
+			note_attribution(c, p, corr);
+			if (conv_insert_row(c, S_KERNEL, &row.start, 28, row.graphNodeId_null,
+					    27) == 0)
+				c->stats->kernels++;
+			break;
+		}
+		case TLOG_MEMCPY: {
+			const struct tlog_memcpy *m = (const void *)h;
+			struct memcpy_row row;
+			uint32_t corr = map_corr(p, m->corr);
+			tosqlite_memcpy_row(&row, &p->ctx, m, corr);
+			note_attribution(c, p, corr);
+			if (conv_insert_row(c, S_MEMCPY, &row.start, 17, row.graphNodeId_null,
+					    17) == 0)
+				c->stats->memcpys++;
+			break;
+		}
+		case TLOG_MEMSET: {
+			const struct tlog_memset *m = (const void *)h;
+			struct memset_row row;
+			uint32_t corr = map_corr(p, m->corr);
+			tosqlite_memset_row(&row, &p->ctx, m, corr);
+			note_attribution(c, p, corr);
+			if (conv_insert_row(c, S_MEMSET, &row.start, 12, row.graphNodeId_null,
+					    11) == 0)
+				c->stats->memsets++;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* Ranges still open when the log ends (crash, missing pop/end). */
+	for (i = 0; i < p->nthreads; i++) {
+		struct thread_stack *t = &p->threads[i];
+		for (size_t j = 0; j < t->n; j++)
+			emit_range(c, p, t->v[j].ev, t->v[j].tid, -1, 0);
+	}
+	for (i = 0; i < p->npend; i++) {
+		struct pending *q = &p->pend[i];
+		if (q->end_ts == -2)
+			continue;
+		if (q->ev)
+			emit_range(c, p, q->ev, q->tid, -1, 0);
+		else
+			c->stats->unmatched_ends++;
+	}
+}
+
+static void proc_release(struct proc *p)
+{
+	size_t i;
+	tosqlite_u64map_free(&p->strings);
+	tosqlite_u64map_free(&p->api_names);
+	tosqlite_u64map_free(&p->aliases);
+	tosqlite_u64map_free(&p->nested);
+	free(p->spans);
+	tosqlite_u64map_free(&p->kname);
+	tosqlite_u64map_free(&p->api_corr);
+	tosqlite_u64map_free(&p->tnames);
+	tosqlite_u64map_free(&p->pend_by_id);
+	free(p->knames);
+	for (i = 0; i < p->nthreads; i++)
+		free(p->threads[i].v);
+	free(p->threads);
+	free(p->pend);
+}
+
+/* The ThreadNames rows of a process, from pass 1's tnames. */
+static void put_thread_names(struct conv *c, const struct proc *p)
+{
+	for (size_t k = 0; k < p->tnames.cap; k++) {
+		sqlite3_stmt *ts = c->st[S_THREAD];
+		if (!p->tnames.keys[k])
+			continue;
+		sqlite3_bind_int64(ts, 1, (int64_t)(p->tnames.vals[k] & ~((uint64_t)1 << 63)));
+		sqlite3_bind_int64(ts, 2, 0);
+		sqlite3_bind_int64(
+		    ts, 3, tosqlite_global_tid(p->ctx.pid, (uint32_t)(p->tnames.keys[k] - 1)));
+		conv_step(c, S_THREAD);
+	}
+}
+
+void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems)
+{
+	struct trace_convert_stats *st = c->stats;
+	struct proc p;
+	int have_clock = 0;
+	int64_t off = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.ctx.t0 = c->t0;
+	p.ctx.pid = r->hdr.pid;
+	pass1(c, &p, r, &have_clock, &off);
+	put_thread_names(c, &p);
+	/* CUPTI timestamps are CLOCK_REALTIME on Linux like ours; if a
+	 * platform differs by more than 1 ms, move GPU records onto the
+	 * tracer clock and say so. */
+	if (have_clock && (off > 1000000 || off < -1000000)) {
+		p.ctx.gpu_shift = off;
+		strbuf_addf(&st->diags,
+			    "pid %u: warning: CUPTI clock differs from the tracer clock by "
+			    "%lld ns; GPU timestamps shifted\n",
+			    p.ctx.pid, (long long)off);
+	}
+	resolve_api_spans(&p);
+	tlog_rewind(r);
+	pass2(c, &p, r);
+	proc_release(&p);
+	st->processes++;
+	if (r->n_problems & ~((uint64_t)1 << 63)) {
+		st->problems += r->n_problems & ~((uint64_t)1 << 63);
+		strbuf_addstr(problems, r->problems.buf);
+	}
+}
