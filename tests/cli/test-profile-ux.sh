@@ -112,7 +112,9 @@ PY
 	# read from the tracer's logs (flushed every second) as it runs
 	if [ -e "${LLMPROF_BUILD_DIR:-}/tracer/libllmprof_tracer.so" ] &&
 		[ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ]; then
-		script -qc "'$LLMPROF' profile -o '$tmp/n' model=tiny device=cpu infer.prompt_len=64 \
+		# flushed every 200 ms, so a loaded machine still shows a range
+		# within the run (the default second can miss a short one)
+		LLMPROF_TRACE_LOG_FLUSH_MS=200 script -qc "'$LLMPROF' profile -o '$tmp/n' model=tiny device=cpu infer.prompt_len=64 \
 			infer.max_new_tokens=300 pipeline.trace.backend=builtin pipeline.ncu.enable=false" \
 			/dev/null >tty.out 2>&1 </dev/null
 		run=$(tr -d '\r' <tty.out | last_run /dev/stdin)
