@@ -111,7 +111,8 @@ void bundle_stand_in(struct run_bundle *b, const char *root)
 	struct strbuf abs = STRBUF_INIT, dir = STRBUF_INIT;
 
 	bundle_abspath(&abs, root);
-	path_join(&dir, abs.buf, BUNDLE_STAND_IN_ID);
+	/* not path_join(): the root as given, then the id, as --dry-run always showed */
+	strbuf_addf(&dir, "%s/%s", abs.buf, BUNDLE_STAND_IN_ID);
 	bundle_release(b);
 	memcpy(b->run_id, BUNDLE_STAND_IN_ID, sizeof(BUNDLE_STAND_IN_ID));
 	b->root = strbuf_detach(&abs, NULL);

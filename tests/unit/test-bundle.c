@@ -231,6 +231,9 @@ static void test_choose_then_make(void **state)
 	strbuf_addf(&p, "%s/<run_id>", root.buf);
 	assert_string_equal(a.dir, p.buf);
 	assert_false(path_exists(a.dir));
+	/* the root as given, as --dry-run has always shown it */
+	bundle_stand_in(&a, "/abs/root/");
+	assert_string_equal(a.dir, "/abs/root//<run_id>");
 	bundle_release(&a);
 	bundle_release(&b);
 	strbuf_release(&err);
