@@ -84,7 +84,7 @@ static void rule_failed_steps(struct report_model *m)
 		const struct report_step *s = &m->run.steps[i];
 		const char *missing;
 
-		if (!s->status || strcmp(s->status, "failed"))
+		if (s->status != STEP_FAILED)
 			continue;
 		if (!strcmp(s->name, "ncu") || !strcmp(s->name, "join"))
 			missing = "kernel counters (SOL %, occupancy, FLOPs, bytes, roofline) are "
@@ -168,7 +168,7 @@ static void rule_no_gpu_work(struct report_model *m)
 	for (size_t i = 0; i < m->run.nr_steps; i++)
 		if ((!strcmp(m->run.steps[i].name, "trace") ||
 		     !strcmp(m->run.steps[i].name, "analyze")) &&
-		    m->run.steps[i].status && strcmp(m->run.steps[i].status, "ok"))
+		    m->run.steps[i].status != STEP_OK)
 			return; /* the failed/skipped trace step explains it */
 	report_model_add_finding(
 	    m, FINDING_CRITICAL, "no-gpu-work",

@@ -289,7 +289,7 @@ void join_counters(struct report_model *m, const struct ncu_kernel_table *tab, c
 					 "mean FLOPs per measured launch times its launches (no "
 					 "ncu/selection.json to tell which launch each result "
 					 "measured)");
-	res->join_state = "ok";
+	res->join_state = STEP_OK;
 	strbuf_addf(&res->join_msg, "%s: %zu of %zu ncu results joined to %zu of %zu kernels",
 		    shown, joined_rows, t.nr, joined_kernels, m->nr_kernels);
 	if (t.nr > joined_rows)

@@ -26,7 +26,7 @@ int join_read_ncu(const char *path, const char *shown, struct ncu_kernel_table *
 
 /* Joins t's records to m's kernels (filled from a). sel is the parsed
  * ncu/selection.json or NULL; taken is run.stage the counters were taken in
- * (NULL = all). Sets res->join_state "ok" and the one-line summary naming
+ * (NULL = all). Sets res->join_state STEP_OK and the one-line summary naming
  * shown. */
 struct report_analysis;
 void join_counters(struct report_model *m, const struct ncu_kernel_table *t, const char *shown,

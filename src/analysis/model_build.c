@@ -21,7 +21,7 @@
 void report_build_result_init(struct report_build_result *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->analyze_state = r->join_state = "skipped";
+	r->analyze_state = r->join_state = STEP_SKIPPED;
 	strbuf_init(&r->analyze_msg, 0);
 	strbuf_init(&r->join_msg, 0);
 	strbuf_init(&r->loud, 0);
@@ -128,52 +128,54 @@ static void fill_steps(struct report_model *m, json_t *status,
 		const char *name = session_jstr(s, "name"), *state = session_jstr(s, "state");
 		const char *msg = session_jstr(s, "message");
 		struct strbuf why = STRBUF_INIT;
+		enum step_state recorded;
 
 		if (!name || !state || !strcmp(name, "reports"))
 			continue;
+		recorded = step_state_from_name(state); /* a word it does not know: failed */
 		if (!strcmp(name, "analyze")) {
 			/* skipped both times: the recorded reason says why there is
 			 * no trace (no backend, pipeline.trace.enable=false) */
-			const char *reason = !strcmp(res->analyze_state, "skipped") &&
-						     !strcmp(state, "skipped") && msg
-						 ? msg
-						 : res->analyze_msg.buf;
+			const char *reason =
+			    res->analyze_state == STEP_SKIPPED && recorded == STEP_SKIPPED && msg
+				? msg
+				: res->analyze_msg.buf;
 
 			report_model_add_step(m, "analyze", res->analyze_state,
-					      strcmp(res->analyze_state, "ok") ? reason : NULL);
+					      res->analyze_state != STEP_OK ? reason : NULL);
 			did_analyze = 1;
 			continue;
 		}
 		if (!strcmp(name, "join")) {
 			report_model_add_step(m, "join", res->join_state,
-					      strcmp(res->join_state, "ok") ? res->join_msg.buf
-									    : NULL);
+					      res->join_state != STEP_OK ? res->join_msg.buf
+									 : NULL);
 			did_join = 1;
 			continue;
 		}
-		if (!strcmp(state, "ok")) {
-			report_model_add_step(m, name, "ok", NULL);
-		} else if (!strcmp(state, "skipped")) {
-			report_model_add_step(m, name, "skipped", msg);
-		} else if (!strcmp(state, "pending") || !strcmp(state, "running")) {
+		if (recorded == STEP_OK) {
+			report_model_add_step(m, name, STEP_OK, NULL);
+		} else if (recorded == STEP_SKIPPED) {
+			report_model_add_step(m, name, STEP_SKIPPED, msg);
+		} else if (recorded == STEP_PENDING || recorded == STEP_RUNNING) {
 			strbuf_addf(&why, "never finished (%s when status.json was last written)",
 				    state);
-			report_model_add_step(m, name, "failed", why.buf);
+			report_model_add_step(m, name, STEP_FAILED, why.buf);
 		} else {
+			/* timeout, interrupted or an unknown word: kept in the reason */
 			if (strcmp(state, "failed"))
 				strbuf_addf(&why, "%s: ", state);
 			strbuf_addstr(&why, msg ? msg : "no reason recorded");
-			report_model_add_step(m, name, "failed", why.buf);
+			report_model_add_step(m, name, STEP_FAILED, why.buf);
 		}
 		strbuf_release(&why);
 	}
 	if (!did_analyze)
 		report_model_add_step(m, "analyze", res->analyze_state,
-				      strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf
-								       : NULL);
+				      res->analyze_state != STEP_OK ? res->analyze_msg.buf : NULL);
 	if (!did_join)
 		report_model_add_step(m, "join", res->join_state,
-				      strcmp(res->join_state, "ok") ? res->join_msg.buf : NULL);
+				      res->join_state != STEP_OK ? res->join_msg.buf : NULL);
 }
 
 static void fill_env(struct report_model *m, json_t *env)
@@ -274,7 +276,7 @@ static void join_ncu(struct report_model *m, const struct report_build_opts *o, 
 	if (o->ncu_table)
 		join_counters(m, o->ncu_table, shown, a, sel, m->run.counters_stage, res);
 	else if (join_read_ncu(path, shown, &own, &err)) {
-		res->join_state = "failed";
+		res->join_state = STEP_FAILED;
 		strbuf_add(&res->join_msg, err.buf, err.len);
 	} else
 		join_counters(m, &own, shown, a, sel, m->run.counters_stage, res);
@@ -326,7 +328,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		sel = fill_selection(m, o->run_dir, o->cfg);
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
-		if (strcmp(a->state, "ok"))
+		if (a->state != STEP_OK)
 			strbuf_addstr(&res->join_msg, "no analyzed trace to join the counters to");
 		else {
 			/* the ncu step profiles run.stage only (NVTX include filters) */
@@ -341,10 +343,9 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		fill_steps(m, status, res);
 	else {
 		report_model_add_step(m, "analyze", res->analyze_state,
-				      strcmp(res->analyze_state, "ok") ? res->analyze_msg.buf
-								       : NULL);
+				      res->analyze_state != STEP_OK ? res->analyze_msg.buf : NULL);
 		report_model_add_step(m, "join", res->join_state,
-				      strcmp(res->join_state, "ok") ? res->join_msg.buf : NULL);
+				      res->join_state != STEP_OK ? res->join_msg.buf : NULL);
 	}
 	fill_env(m, env);
 	m->env.device = run_device(o->cfg, env);

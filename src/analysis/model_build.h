@@ -38,8 +38,9 @@ void report_analysis_free(struct report_analysis *a);
 /* Analyzes path (NULL = no trace: skipped) with stages.* from cfg (NULL =
  * defaults). Never fails as a call: see report_analysis_state(). */
 void report_analysis_run(struct report_analysis *a, const char *path, const struct config *cfg);
-/* "ok", "failed" or "skipped", and the one-line message in *msg (borrowed). */
-const char *report_analysis_state(const struct report_analysis *a, const char **msg);
+/* STEP_OK, STEP_FAILED or STEP_SKIPPED, and the one-line message in *msg
+ * (borrowed). */
+enum step_state report_analysis_state(const struct report_analysis *a, const char **msg);
 
 /* The analyzed trace's kernel launches in launch order for kernel selection
  * (analysis/select.h), in_stage set for the launches inside run.stage:
@@ -57,7 +58,7 @@ struct report_build_opts {
 	const char *ncu_csv;	   /* NULL: the bundle's ncu/raw.csv when present */
 	const char *analytic_path; /* NULL: the bundle's workload/analytic.json when present */
 	const struct config *cfg;  /* NULL: defaults (no overrides) */
-	const char *out_dir;	   /* where the reports go (report_build() only) */
+	const char *out_dir;	   /* where the caller writes the reports (not read here) */
 	/* an analysis already run on the bundle's trace with the same cfg;
 	 * NULL = analyze here */
 	const struct report_analysis *analysis;
@@ -66,11 +67,11 @@ struct report_build_opts {
 	const struct ncu_kernel_table *ncu_table;
 };
 
-/* How the redone steps went: state is "ok", "failed" or "skipped". */
+/* How the redone steps went: STEP_OK, STEP_FAILED or STEP_SKIPPED. */
 struct report_build_result {
-	const char *analyze_state, *join_state; /* static strings */
-	struct strbuf analyze_msg, join_msg;	/* one line each */
-	struct strbuf loud;			/* critical/warning findings, one per line */
+	enum step_state analyze_state, join_state;
+	struct strbuf analyze_msg, join_msg; /* one line each */
+	struct strbuf loud;		     /* critical/warning findings, one per line */
 };
 void report_build_result_init(struct report_build_result *r);
 void report_build_result_release(struct report_build_result *r);

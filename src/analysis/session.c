@@ -59,7 +59,7 @@ struct report_analysis *report_analysis_new(void)
 {
 	struct report_analysis *a = xcalloc(1, sizeof(*a));
 
-	a->state = "skipped";
+	a->state = STEP_SKIPPED;
 	strbuf_init(&a->msg, 0);
 	return a;
 }
@@ -82,7 +82,7 @@ void report_analysis_free(struct report_analysis *a)
 	free(a);
 }
 
-const char *report_analysis_state(const struct report_analysis *a, const char **msg)
+enum step_state report_analysis_state(const struct report_analysis *a, const char **msg)
 {
 	if (msg)
 		*msg = a->msg.buf;
@@ -134,7 +134,7 @@ void report_analysis_run(struct report_analysis *a, const char *path, const stru
 out:
 	if (ret)
 		strbuf_add(&a->msg, err.buf, err.len);
-	a->state = ret ? "failed" : "ok";
+	a->state = ret ? STEP_FAILED : STEP_OK;
 	strbuf_release(&err);
 	strbuf_release(&buf);
 }

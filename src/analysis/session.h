@@ -17,8 +17,8 @@
 
 /* Everything the analysis holds; the model copies what it uses. */
 struct report_analysis {
-	char *path;	   /* the trace analyzed; NULL = none */
-	const char *state; /* "ok", "failed", "skipped" (static) */
+	char *path;	       /* the trace analyzed; NULL = none */
+	enum step_state state; /* STEP_OK, STEP_FAILED or STEP_SKIPPED */
 	struct strbuf msg;
 	int have_trace, have_tl, have_csv, have_gpu;
 	struct trace trace;

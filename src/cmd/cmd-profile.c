@@ -1,29 +1,20 @@
 /* cmd-profile.c: `llmprof profile`: the command line (options, KEY=VALUE
- * overrides, "-- PROGRAM ARGS"), wired to the pipeline (pipeline/run.h),
- * and everything the person watching sees: the live status line
- * (cmd/live.h), -v, the messages of the steps, the findings, the "open"
- * hint, and "run: <dir>" as the last line on stdout. */
+ * overrides, "-- PROGRAM ARGS") resolved into one config and wired to the
+ * pipeline (pipeline/run.h), and "run: <dir>" as the last line on stdout.
+ * What the person watching sees while it runs is cmd/profile_view.c; the
+ * --dry-run printout is cmd/profile_dryrun.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 
 #include "cmd/cmd.h"
-#include "cmd/live.h"
+#include "cmd/profile.h"
 #include "config/config.h"
 #include "core/error.h"
-#include "core/fsutil.h"
 #include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "nsight/ncu_progress.h"
-#include "nsight/nsys.h"
-#include "nsight/tools.h"
 #include "pipeline/run.h"
-#include "trace/nvtxnow.h"
 #include "core/banned.h"
 
 static int opt_dry_run, opt_echo, opt_quiet, opt_verbose;
@@ -46,292 +37,6 @@ static const struct opt opts[] = {
     OPT_END_MARK,
 };
 
-/* The live status line (cmd/live.h): off with -q and with --echo, whose
- * copied output would tear it. */
-static struct live g_live;
-
-/* How many lines of a failed workload's stderr the error shows. */
-#define WORKLOAD_TAIL_LINES 10
-
-/* Terminal columns of stderr, 0 when unknown. */
-static int term_width(void)
-{
-	struct winsize ws;
-
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col)
-		return ws.ws_col;
-	return 0;
-}
-
-/* proc_run()'s on_tick for a step's child: the last line the child wrote
- * to either log is the step's detail (unless something better, like ncu's
- * progress, sets it), then the line is redrawn or, in a log, written when
- * due. */
-struct child_tick {
-	const char *out_log, *err_log; /* NULL: keep the detail as it is */
-	off_t out_size, err_size;
-	struct nvtx_now *nvtx; /* the workload's NVTX ranges, better than its output */
-};
-
-static int log_grew(const char *path, off_t *size)
-{
-	struct stat sb;
-
-	if (!path || stat(path, &sb) || sb.st_size <= *size)
-		return 0;
-	*size = sb.st_size;
-	return 1;
-}
-
-static void child_detail(const char *path)
-{
-	struct strbuf tail = STRBUF_INIT, line = STRBUF_INIT;
-
-	strbuf_addstr(&line, "last output: ");
-	if (live_file_tail(path, 1, 4096, "", &tail) > 0) {
-		size_t before = line.len;
-
-		live_last_line(tail.buf, tail.len, 120, &line);
-		if (line.len > before)
-			live_set_detail(&g_live, line.buf);
-	}
-	strbuf_release(&tail);
-	strbuf_release(&line);
-}
-
-static void child_on_tick(void *arg)
-{
-	struct child_tick *t = arg;
-	int out = log_grew(t->out_log, &t->out_size), err = log_grew(t->err_log, &t->err_size);
-	struct strbuf ranges = STRBUF_INIT;
-
-	if (t->nvtx) {
-		strbuf_addstr(&ranges, "NVTX ");
-		nvtx_now_poll(t->nvtx, 2, &ranges);
-	}
-	if (ranges.len > strlen("NVTX "))
-		live_set_detail(&g_live, ranges.buf);
-	else if (err)
-		child_detail(t->err_log);
-	else if (out)
-		child_detail(t->out_log);
-	else if (t->nvtx && starts_with(g_live.detail.buf, "NVTX "))
-		live_set_detail(&g_live, NULL); /* its ranges closed: in none now */
-	live_tick(&g_live, clock_mono_ns());
-	strbuf_release(&ranges);
-}
-
-/* The child running now (children run one at a time). */
-static struct child_tick g_tick;
-
-/* Sets spec up to tick the live line (nothing when it is off). */
-static void live_attach(struct proc_spec *spec, struct child_tick *t)
-{
-	if (!g_live.enabled)
-		return;
-	spec->on_tick = child_on_tick;
-	spec->on_tick_arg = t;
-	spec->tick_s = g_live.tty ? 0.5 : 1.0;
-}
-
-/* -v: a child's command line, before it runs. */
-static void verbose_argv(const char *name, const char *const *argv, const char *const *env)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!opt_verbose)
-		return;
-	live_clear(&g_live);
-	for (const char *const *e = env; e && *e; e++) {
-		proc_quote_shell(&sb, *e);
-		strbuf_addch(&sb, ' ');
-	}
-	for (const char *const *a = argv; a && *a; a++) {
-		if (a != argv)
-			strbuf_addch(&sb, ' ');
-		proc_quote_shell(&sb, *a);
-	}
-	if (strcmp(name, g_live.name.buf))
-		fprintf(stderr, "llmprof: step %zu/%zu %s: running %s: %s\n", g_live.step,
-			g_live.nsteps, g_live.name.buf, name, sb.buf);
-	else
-		fprintf(stderr, "llmprof: step %zu/%zu %s: running %s\n", g_live.step,
-			g_live.nsteps, name, sb.buf);
-	live_printed(&g_live, clock_mono_ns());
-	strbuf_release(&sb);
-}
-
-/* -v: how step i ended (the increment of the step loop, so every step that
- * got a state says it). */
-static void verbose_step_end(const struct run_status *st, size_t i)
-{
-	const struct status_step *s = &st->steps[i];
-	struct strbuf took = STRBUF_INIT;
-
-	if (!opt_verbose || s->state == STEP_PENDING)
-		return;
-	live_clear(&g_live);
-	if (s->state != STEP_SKIPPED && s->start_ns && s->end_ns >= s->start_ns)
-		strbuf_addf(&took, " in %.2f s", (double)(s->end_ns - s->start_ns) / 1e9);
-	fprintf(stderr, "llmprof: step %zu/%zu %s: %s%s%s%s\n", i + 1, st->nr, s->name,
-		step_state_name(s->state), took.buf, s->message && *s->message ? ": " : "",
-		s->message ? s->message : "");
-	live_printed(&g_live, clock_mono_ns());
-	strbuf_release(&took);
-}
-
-/* After a failed workload: the last lines it wrote to stderr (else to
- * stdout), so the cause is on the terminal, not only in the bundle. */
-static void on_log_tail(void *arg, const char *err_log, const char *out_log)
-{
-	struct strbuf tail = STRBUF_INIT;
-	const char *log = err_log;
-	int n = live_file_tail(err_log, WORKLOAD_TAIL_LINES, 65536, "  ", &tail);
-
-	(void)arg;
-	if (n <= 0) {
-		strbuf_reset(&tail);
-		log = out_log;
-		n = live_file_tail(out_log, WORKLOAD_TAIL_LINES, 65536, "  ", &tail);
-	}
-	if (n > 0)
-		fprintf(stderr, "llmprof: the last %d line%s of %s:\n%s", n, n == 1 ? "" : "s", log,
-			tail.buf);
-	strbuf_release(&tail);
-}
-
-static void on_warning(void *arg, const char *msg)
-{
-	(void)arg;
-	warning_print("%s", msg);
-}
-
-static void on_error(void *arg, const char *msg)
-{
-	(void)arg;
-	error_print("%s", msg);
-}
-
-static void on_text(void *arg, const char *text)
-{
-	(void)arg;
-	fputs(text, stderr);
-}
-
-static void on_findings(void *arg, const char *text)
-{
-	(void)arg;
-	if (!opt_quiet)
-		fputs(text, stderr);
-}
-
-static void on_step_begin(void *arg, size_t i, size_t nr, const char *name)
-{
-	(void)arg;
-	live_step(&g_live, i + 1, nr, name, clock_mono_ns());
-}
-
-static void on_step_end(void *arg, const struct run_status *st, size_t i)
-{
-	(void)arg;
-	verbose_step_end(st, i);
-}
-
-static void on_child_begin(void *arg, const char *name, struct proc_spec *spec, const char *out_log,
-			   const char *err_log, const char *nvtx_log, const char *detail)
-{
-	(void)arg;
-	memset(&g_tick, 0, sizeof(g_tick));
-	g_tick.out_log = out_log;
-	g_tick.err_log = err_log;
-	if (g_live.enabled && nvtx_log)
-		g_tick.nvtx = nvtx_now_new(nvtx_log);
-	if (detail)
-		live_set_detail(&g_live, detail);
-	live_attach(spec, &g_tick);
-	verbose_argv(name, spec->argv, spec->env_add);
-}
-
-static void on_child_end(void *arg)
-{
-	(void)arg;
-	live_clear(&g_live);
-	nvtx_now_free(g_tick.nvtx);
-	g_tick.nvtx = NULL;
-}
-
-/* ncu's progress on stderr, from its own console lines. On a terminal:
- * the live line's detail, redrawn whenever ncu reports progress.
- * Elsewhere (CI logs, files): one line per finished result, so a log
- * shows how far a long run got without a line per pass. Nothing with -q,
- * nor with run.echo, which shows ncu's own lines. */
-static int ncu_tty;	       /* stderr is a terminal and not -q */
-static long long ncu_reported; /* results printed (not on a terminal) */
-
-static void on_ncu_capture_begin(void *arg, size_t i, size_t n, const char *name,
-				 long long results_before)
-{
-	(void)arg;
-	if (ncu_tty)
-		fprintf(stderr, "llmprof: ncu: kernel %zu of %zu: %s\n", i + 1, n,
-			name ? name : "the configured filters");
-	if (ncu_reported < results_before)
-		ncu_reported = results_before;
-}
-
-static void on_ncu_capture_progress(void *arg, const struct ncu_progress *p, size_t expected,
-				    uint64_t start_ns)
-{
-	struct strbuf line = STRBUF_INIT;
-	double el = (double)(clock_mono_ns() - start_ns) / 1e9;
-
-	(void)arg;
-	if (opt_quiet)
-		return;
-	if (ncu_tty) {
-		/* the live line says the step's elapsed time already */
-		ncu_progress_format(p, expected, -1, &line);
-		live_set_detail(&g_live, line.buf);
-		live_tick(&g_live, clock_mono_ns());
-	} else if (p->done > ncu_reported && !p->in_progress) {
-		ncu_reported = p->done;
-		ncu_progress_format(p, expected, el, &line);
-		fprintf(stderr, "llmprof: %s\n", line.buf);
-		live_printed(&g_live, clock_mono_ns());
-		strbuf_reset(&line);
-		ncu_progress_format(p, expected, -1, &line);
-		live_set_detail(&g_live, line.buf);
-	}
-	fflush(stderr);
-	strbuf_release(&line);
-}
-
-static void on_ncu_capture_end(void *arg, size_t i, size_t n, int measured, double secs,
-			       const char *why, int explicit_run)
-{
-	(void)arg;
-	if (ncu_tty && measured)
-		fprintf(stderr, "llmprof: ncu: kernel %zu of %zu measured in %.1f s\n", i + 1, n,
-			secs);
-	if (!measured && (ncu_tty || explicit_run))
-		warning_print("ncu: kernel %zu: %s", i + 1, why);
-}
-
-static const struct pipeline_progress progress = {
-    .warning = on_warning,
-    .error = on_error,
-    .text = on_text,
-    .findings = on_findings,
-    .log_tail = on_log_tail,
-    .step_begin = on_step_begin,
-    .step_end = on_step_end,
-    .child_begin = on_child_begin,
-    .child_end = on_child_end,
-    .ncu_capture_begin = on_ncu_capture_begin,
-    .ncu_capture_progress = on_ncu_capture_progress,
-    .ncu_capture_end = on_ncu_capture_end,
-};
-
 /* A KEY=VALUE the chosen built-in workload has no flag for is said, not
  * silently dropped (workload=dummy infer.prompt_len=64). */
 static void warn_ignored_overrides(const struct config *cfg, const struct cmd_ctx *ctx,
@@ -351,47 +56,6 @@ static void warn_ignored_overrides(const struct config *cfg, const struct cmd_ct
 	}
 }
 
-/* "nsys: ..." as tool_find finds it: the same text `doctor` shows. */
-static void print_tool(enum tool_id id, const char *label, const char *configured)
-{
-	struct tool_found f;
-	struct strbuf sb = STRBUF_INIT;
-
-	tool_find(id, configured, &f);
-	if (f.deprecated.len)
-		warning_print("%s", f.deprecated.buf);
-	tool_found_describe(&f, &sb);
-	printf("%s: %s\n", label, sb.buf);
-	strbuf_release(&sb);
-	tool_found_release(&f);
-}
-
-static void print_dry_run(const struct run_ctx *rc, const char *root)
-{
-	const struct plan *plan = &rc->plan;
-	const struct run_params *pp = &rc->params;
-	const struct config *cfg = rc->cfg;
-	const char *conf_dir = rc->conf_dir;
-	struct strbuf sb = STRBUF_INIT;
-
-	printf("dry run: nothing is run and no bundle is created\n");
-	printf("conf: %s\n", conf_dir);
-	printf("bundle: %s/<run_id>\n", root);
-	print_tool(TOOL_NSYS, "nsys", config_typed(cfg)->pipeline.nsys.path);
-	print_tool(TOOL_NCU, "ncu", config_typed(cfg)->pipeline.ncu.path);
-	print_tool(TOOL_TRACER, "builtin tracer", NULL);
-	printf("trace backend: %s (%s)\n",
-	       pp->pp.trace == PLAN_TRACE_NSYS	    ? "nsys"
-	       : pp->pp.trace == PLAN_TRACE_BUILTIN ? "builtin"
-						    : "none",
-	       pp->trace_reason.buf);
-	if (pp->pp.trace == PLAN_TRACE_NSYS)
-		printf("nsys gating: capture-range=%s\n", nsys_effective_capture_range(&pp->nsys));
-	plan_format(plan, &sb);
-	fputs(sb.buf, stdout);
-	strbuf_release(&sb);
-}
-
 /* An override that sets or removes artifacts.root (which -o also sets). */
 static int names_artifacts_root(const char *a)
 {
@@ -399,24 +63,6 @@ static int names_artifacts_root(const char *a)
 
 	a += *a == '+' || *a == '~';
 	return !strncmp(a, "artifacts.root", n) && (a[n] == '=' || !a[n]);
-}
-
-/* After the pipeline: the two files a reader opens first. */
-static void print_open_hint(const struct run_bundle *b)
-{
-	static const char *const files[][2] = {
-	    {"stakeholder_summary.md", "the one-page summary"},
-	    {"report.html", "the full report, in a browser"},
-	};
-	struct strbuf p = STRBUF_INIT;
-
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		strbuf_reset(&p);
-		bundle_path(b, files[i][0], &p);
-		if (path_exists(p.buf))
-			fprintf(stderr, "llmprof: open %s (%s)\n", p.buf, files[i][1]);
-	}
-	strbuf_release(&p);
 }
 
 /* The command line's own checks, before any config is read. 0, or the
@@ -532,23 +178,8 @@ static int resolve_config(struct run_ctx *rc, const struct cmd_ctx *ctx, const c
 	return 0;
 }
 
-/* --dry-run: the whole plan, always; a step that would fail is marked,
- * and the exit code is the one the run would end with. */
-static int dry_run(struct run_ctx *rc, const char *root)
-{
-	const struct plan_step *bad;
-	size_t n = plan_mark_programs(&rc->plan);
-
-	print_dry_run(rc, root);
-	if (!(bad = plan_first_failure(&rc->plan)))
-		return EXIT_OK;
-	error_print("dry run: step '%s' would fail: %s%s", bad->name, bad->would_fail,
-		    n > 1 ? " (and more: see the plan)" : "");
-	return bad->fail_code;
-}
-
 /* Creates the bundle and runs the pipeline. The exit code. */
-static int run(struct run_ctx *rc, const char *root)
+static int run(struct run_ctx *rc)
 {
 	struct strbuf err = STRBUF_INIT;
 	int code = EXIT_INTERNAL, ret;
@@ -559,7 +190,7 @@ static int run(struct run_ctx *rc, const char *root)
 		goto out;
 	}
 	proc_catch_interrupts();
-	if ((ret = run_open_bundle(rc, root, &err, &code))) {
+	if ((ret = run_open_bundle(rc, &err, &code))) {
 		if (ret < 0)
 			error_print("%s", err.buf);
 		else
@@ -567,18 +198,9 @@ static int run(struct run_ctx *rc, const char *root)
 			       rc->bundle.dir); /* what exists is still worth finding */
 		goto out;
 	}
-	if (!opt_quiet) {
-		fprintf(stderr, "llmprof: run %s\n", rc->bundle.dir);
-		fprintf(stderr, "llmprof: trace backend: %s\n", rc->params.trace_reason.buf);
-	}
-	live_init(&g_live, stderr, !opt_quiet && !opt_echo, isatty(2), term_width(),
-		  clock_mono_ns());
-	ncu_tty = isatty(2) && !opt_quiet;
-	ncu_reported = 0;
+	profile_view_start(rc, opt_echo);
 	code = pipeline_run(rc);
-	live_release(&g_live);
-	if (!opt_quiet)
-		print_open_hint(&rc->bundle);
+	profile_view_end(rc);
 	printf("run: %s\n", rc->bundle.dir);
 out:
 	strbuf_release(&err);
@@ -587,7 +209,7 @@ out:
 
 static int cmd_profile_exec(struct cmd_ctx *ctx)
 {
-	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT, placeholder = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT;
 	struct strbuf output_ov = STRBUF_INIT;
 	struct run_opts ro = {0, 0};
 	struct run_ctx rc;
@@ -596,7 +218,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	int root_given = 0, code;
 	size_t n_overrides = 0;
 
-	run_ctx_init(&rc, &ro, &progress);
+	profile_view_init(opt_quiet, opt_verbose);
+	run_ctx_init(&rc, &ro, &profile_view_progress);
 	if ((code = check_args(ctx)))
 		goto out;
 	for (int i = 0; i < ctx->argc; i++)
@@ -621,14 +244,13 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	rc.opts.dry_run = opt_dry_run;
 	rc.opts.echo = opt_echo;
 
-	/* check the plan before creating anything, with a stand-in run dir */
+	/* the plan is checked before anything is created */
 	code = EXIT_INTERNAL;
-	strbuf_addf(&placeholder, "%s/<run_id>", root.buf);
-	if (run_plan(&rc, placeholder.buf, &err, &code)) {
+	if (run_plan(&rc, root.buf, &err, &code)) {
 		error_print("%s", err.buf);
 		goto out;
 	}
-	code = opt_dry_run ? dry_run(&rc, root.buf) : run(&rc, root.buf);
+	code = opt_dry_run ? profile_dry_run(&rc, root.buf) : run(&rc);
 out:
 	run_ctx_release(&rc);
 	strbuf_release(&output_ov);
@@ -636,7 +258,6 @@ out:
 	free(overrides);
 	strbuf_release(&err);
 	strbuf_release(&root);
-	strbuf_release(&placeholder);
 	return code;
 }
 

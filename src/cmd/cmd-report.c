@@ -201,11 +201,11 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		write_trace_json(opt_trace, o.out_dir);
 	if (res.loud.len)
 		fputs(res.loud.buf, stderr);
-	if (!strcmp(res.analyze_state, "failed")) {
+	if (res.analyze_state == STEP_FAILED) {
 		error_print("report: analyze: %s (the reports say so)", res.analyze_msg.buf);
 		code = EXIT_BAD_INPUT;
 	}
-	if (!strcmp(res.join_state, "failed")) {
+	if (res.join_state == STEP_FAILED) {
 		error_print("report: join: %s (the reports say so)", res.join_msg.buf);
 		code = EXIT_BAD_INPUT;
 	}

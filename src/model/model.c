@@ -48,7 +48,6 @@ void report_model_release(struct report_model *m)
 	free(m->run.counters_stage);
 	for (i = 0; i < m->run.nr_steps; i++) {
 		free(m->run.steps[i].name);
-		free(m->run.steps[i].status);
 		free(m->run.steps[i].reason);
 	}
 	free(m->run.steps);
@@ -113,7 +112,7 @@ void report_model_release(struct report_model *m)
 }
 
 struct report_step *report_model_add_step(struct report_model *m, const char *name,
-					  const char *status, const char *reason)
+					  enum step_state status, const char *reason)
 {
 	struct report_step *s;
 
@@ -121,7 +120,7 @@ struct report_step *report_model_add_step(struct report_model *m, const char *na
 	s = &m->run.steps[m->run.nr_steps++];
 	memset(s, 0, sizeof(*s));
 	report_set_str(&s->name, name);
-	report_set_str(&s->status, status);
+	s->status = status;
 	report_set_str(&s->reason, reason);
 	return s;
 }
@@ -266,7 +265,7 @@ const struct report_stage *report_model_stage_by_name(const struct report_model 
 const struct report_step *report_model_failed_step(const struct report_model *m)
 {
 	for (size_t i = 0; i < m->run.nr_steps; i++)
-		if (m->run.steps[i].status && !strcmp(m->run.steps[i].status, "failed"))
+		if (m->run.steps[i].status == STEP_FAILED)
 			return &m->run.steps[i];
 	return NULL;
 }
@@ -283,7 +282,7 @@ const struct report_step *report_model_gap_step(const struct report_model *m)
 	for (size_t i = 0; i < m->run.nr_steps; i++) {
 		const struct report_step *s = &m->run.steps[i];
 
-		if (s->status && !strcmp(s->status, "skipped") && strcmp(s->name, "select") &&
+		if (s->status == STEP_SKIPPED && strcmp(s->name, "select") &&
 		    strcmp(s->name, "ncu") && strcmp(s->name, "join"))
 			return s;
 	}

@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/state.h"
+
 /* A number that may be unknown. */
 struct rnum {
 	double v;
@@ -51,9 +53,9 @@ static inline struct rnum rnum_of(double v)
 
 /* One pipeline step as status.json records it. */
 struct report_step {
-	char *name;   /* "config", "trace", "ncu", ... */
-	char *status; /* "ok", "failed", "skipped" */
-	char *reason; /* why failed/skipped; NULL when ok */
+	char *name;		/* "config", "trace", "ncu", ... */
+	enum step_state status; /* STEP_OK, STEP_FAILED or STEP_SKIPPED */
+	char *reason;		/* why failed/skipped; NULL when ok */
 };
 
 struct report_run {
@@ -329,7 +331,7 @@ void report_set_str(char **field, const char *s);
 /* Append a zeroed element (numbers unavailable, strings NULL) and return it;
  * the pointer is valid until the next add of the same kind. */
 struct report_step *report_model_add_step(struct report_model *m, const char *name,
-					  const char *status, const char *reason);
+					  enum step_state status, const char *reason);
 struct report_stage *report_model_add_stage(struct report_model *m, const char *name,
 					    enum report_role role);
 struct report_kernel *report_model_add_kernel(struct report_model *m, const char *short_name,

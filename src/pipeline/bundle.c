@@ -85,41 +85,72 @@ void bundle_abspath(struct strbuf *sb, const char *root)
 	 * resolve symlinks the user chose on purpose */
 }
 
-int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err)
+void bundle_choose(struct run_bundle *b, const char *root)
 {
 	struct strbuf abs = STRBUF_INIT, dir = STRBUF_INIT, id = STRBUF_INIT;
-	int ret = -1;
 
 	bundle_abspath(&abs, root);
-	if (mkdir_p(abs.buf, err))
-		goto out;
 	for (int i = 0;; i++) {
 		strbuf_reset(&id);
 		strbuf_reset(&dir);
 		bundle_format_run_id(&id, clock_wall_ns(), random16());
 		path_join(&dir, abs.buf, id.buf);
-		if (!mkdir(dir.buf, 0777))
+		/* taken: draw again; after that many, bundle_make() says why */
+		if (!path_exists(dir.buf) || i + 1 >= CREATE_ATTEMPTS)
 			break;
-		if (errno != EEXIST || i + 1 >= CREATE_ATTEMPTS) {
-			error_errno(err, "cannot create run directory '%s'", dir.buf);
-			goto out;
-		}
 	}
+	bundle_release(b);
 	memcpy(b->run_id, id.buf, RUN_ID_LEN + 1);
 	b->root = strbuf_detach(&abs, NULL);
 	b->dir = strbuf_detach(&dir, NULL);
-	strbuf_reset(&dir);
-	path_join(&dir, b->dir, "logs");
-	if (mkdir(dir.buf, 0777)) {
-		error_errno(err, "cannot create directory '%s'", dir.buf);
-		goto out;
-	}
-	ret = 0;
-out:
-	strbuf_release(&abs);
-	strbuf_release(&dir);
 	strbuf_release(&id);
+}
+
+void bundle_stand_in(struct run_bundle *b, const char *root)
+{
+	struct strbuf abs = STRBUF_INIT, dir = STRBUF_INIT;
+
+	bundle_abspath(&abs, root);
+	/* not path_join(): the root as given, then the id, as --dry-run always showed */
+	strbuf_addf(&dir, "%s/%s", abs.buf, BUNDLE_STAND_IN_ID);
+	bundle_release(b);
+	memcpy(b->run_id, BUNDLE_STAND_IN_ID, sizeof(BUNDLE_STAND_IN_ID));
+	b->root = strbuf_detach(&abs, NULL);
+	b->dir = strbuf_detach(&dir, NULL);
+}
+
+int bundle_make(struct run_bundle *b, struct strbuf *err)
+{
+	struct strbuf logs = STRBUF_INIT;
+	int ret = -1;
+
+	if (mkdir_p(b->root, err))
+		return -1;
+	if (mkdir(b->dir, 0777)) {
+		error_errno(err, "cannot create run directory '%s'", b->dir);
+		return errno == EEXIST ? 1 : -1;
+	}
+	path_join(&logs, b->dir, "logs");
+	if (mkdir(logs.buf, 0777))
+		error_errno(err, "cannot create directory '%s'", logs.buf);
+	else
+		ret = 0;
+	strbuf_release(&logs);
 	return ret;
+}
+
+int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err)
+{
+	size_t at = err->len;
+	int ret;
+
+	for (int i = 0;; i++) {
+		bundle_choose(b, root);
+		ret = bundle_make(b, err);
+		if (ret <= 0 || i + 1 >= CREATE_ATTEMPTS)
+			return ret ? -1 : 0;
+		strbuf_setlen(err, at); /* another run took the id: draw again */
+	}
 }
 
 void bundle_release(struct run_bundle *b)

@@ -35,8 +35,20 @@ int bundle_run_id_valid(const char *s);
 /* Makes root absolute against the current directory, appending to sb. */
 void bundle_abspath(struct strbuf *sb, const char *root);
 
-/* Creates root (and parents) and a fresh <root>/<run_id>/ with logs/ inside.
- * Fills b (release with bundle_release). 0, or -1 with err. */
+/* Draws a run id that names no folder under root yet and fills b with it
+ * (root made absolute); creates nothing, so the plan can be made for b->dir
+ * before anything exists. Release with bundle_release(). */
+void bundle_choose(struct run_bundle *b, const char *root);
+/* Fills b with the stand-in <root>/<run_id> that --dry-run shows; never
+ * made. */
+#define BUNDLE_STAND_IN_ID "<run_id>"
+void bundle_stand_in(struct run_bundle *b, const char *root);
+/* Creates b->root (and parents) and b->dir with logs/ inside. 0; 1 when
+ * b->dir exists by now (another run drew the same id since
+ * bundle_choose(): choose again); -1 with err. err is set in both cases. */
+int bundle_make(struct run_bundle *b, struct strbuf *err);
+/* bundle_choose() and bundle_make() until the folder is this run's.
+ * 0, or -1 with err. */
 int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err);
 void bundle_release(struct run_bundle *b);
 

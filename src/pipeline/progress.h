@@ -1,7 +1,7 @@
 /* progress.h: what the pipeline tells the person watching, as calls.
  *
  * pipeline/ never writes to stdout or stderr: it reports events through
- * these function pointers, and cmd/cmd-profile.c decides what to print
+ * these function pointers, and cmd/profile_view.c decides what to print
  * (the live status line, -v, -q, a terminal or a log). Every pointer must
  * be set; arg is passed back as is. Texts are borrowed for the call. */
 #ifndef LLMPROF_PIPELINE_PROGRESS_H

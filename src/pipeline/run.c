@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/analytic_cfg.h"
+#include "analysis/model_build.h"
 #include "analysis/select.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -14,7 +15,6 @@
 #include "core/xalloc.h"
 #include "pipeline/params.h"
 #include "pipeline/run.h"
-#include "report/build.h"
 #include "version.h"
 #include "core/banned.h"
 
@@ -116,15 +116,26 @@ size_t run_config_auto(struct run_ctx *rc, const char **ov, size_t *n)
 	return *n - before;
 }
 
-int run_plan(struct run_ctx *rc, const char *run_dir, struct strbuf *err, int *code)
+/* The tracer's environment and the plan, for the bundle's folder. */
+static int plan_for_bundle(struct run_ctx *rc, struct strbuf *err)
 {
-	run_params_init(&rc->params, rc, run_dir);
+	rc->params.pp.run_dir = rc->bundle.dir;
+	run_tracer_setup(&rc->params, rc->bundle.dir);
+	return run_build_plan(rc, err);
+}
+
+int run_plan(struct run_ctx *rc, const char *root, struct strbuf *err, int *code)
+{
+	if (rc->opts.dry_run)
+		bundle_stand_in(&rc->bundle, root);
+	else
+		bundle_choose(&rc->bundle, root);
+	run_params_init(&rc->params, rc, rc->bundle.dir);
 	rc->have_params = 1;
 	rc->params.pp.dry_run = rc->opts.dry_run;
 	if (run_choose_backend(rc, err, code))
 		return -1;
-	run_tracer_setup(&rc->params, run_dir);
-	if (run_build_plan(rc, err)) {
+	if (plan_for_bundle(rc, err)) {
 		*code = EXIT_CONFIG;
 		return -1;
 	}
@@ -152,20 +163,28 @@ static int write_status(struct run_ctx *rc)
 	return ret;
 }
 
-int run_open_bundle(struct run_ctx *rc, const char *root, struct strbuf *err, int *code)
+int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code)
 {
 	struct strbuf path = STRBUF_INIT;
+	size_t at = err->len;
+	int ret;
 
-	if (bundle_create(&rc->bundle, root, err)) {
+	while ((ret = bundle_make(&rc->bundle, err)) > 0) {
+		/* another run took the drawn id after run_plan(): a new id, and
+		 * the plan made again for its folder (the argv name it) */
+		char *root = xstrdup(rc->bundle.root);
+
+		strbuf_setlen(err, at);
+		bundle_choose(&rc->bundle, root);
+		free(root);
+		plan_release(&rc->plan);
+		if (plan_for_bundle(rc, err))
+			BUG("plan changed between checks: %s", err->buf);
+	}
+	if (ret) {
 		*code = EXIT_IO;
 		return -1;
 	}
-	/* the plan checked before with a stand-in run dir, now for this one */
-	plan_release(&rc->plan);
-	rc->params.pp.run_dir = rc->bundle.dir;
-	run_tracer_setup(&rc->params, rc->bundle.dir);
-	if (run_build_plan(rc, err))
-		BUG("plan changed between checks: %s", err->buf);
 	bundle_path(&rc->bundle, "status.json", &path);
 	run_status_init(&rc->status, rc->bundle.run_id, LLMPROF_VERSION " (" LLMPROF_GIT_COMMIT ")",
 			path.buf);

@@ -7,9 +7,10 @@
  *   run_config_auto()      model=auto and the device, from the GPU probe,
  *                          appended as overrides (then loaded once more,
  *                          the config every step reads)
- *   run_plan()             the timeline backend and the plan (--dry-run:
- *                          every step, the ones that would fail marked)
- *   run_open_bundle()      the bundle and its status.json
+ *   run_plan()             the run id, the timeline backend and the plan
+ *                          for that bundle (--dry-run: every step, the
+ *                          ones that would fail marked)
+ *   run_open_bundle()      the bundle made and its status.json
  *   pipeline_run()         every step of the plan, status.json kept true
  *
  * Nothing here prints: what a person should see goes through struct
@@ -115,15 +116,18 @@ int run_config_load(struct run_ctx *rc, const char *conf_dir, size_t n, const ch
  * many were appended (load the config again when any). */
 size_t run_config_auto(struct run_ctx *rc, const char **ov, size_t *n);
 
-/* Chooses the timeline backend and builds the plan against run_dir (a
- * stand-in before the bundle exists). 0, or -1 with err and *code. */
-int run_plan(struct run_ctx *rc, const char *run_dir, struct strbuf *err, int *code);
+/* Draws the bundle's run id under root (pipeline/bundle.h: nothing is
+ * created yet; --dry-run: the stand-in <root>/<run_id>), chooses the
+ * timeline backend and builds the plan for that folder, once. 0, or -1
+ * with err and *code. */
+int run_plan(struct run_ctx *rc, const char *root, struct strbuf *err, int *code);
 
-/* Creates the bundle under root, builds the plan against it and writes
- * the first status.json. 0; -1 with err and *code when there is no
- * bundle; 1 when the bundle exists but status.json cannot be written
- * (EXIT_IO, the error already reported). */
-int run_open_bundle(struct run_ctx *rc, const char *root, struct strbuf *err, int *code);
+/* Creates the bundle run_plan() chose and writes the first status.json.
+ * Should another run have taken its id meanwhile, draws another and
+ * plans again for it, so two runs never share a bundle. 0; -1 with err
+ * and *code when there is no bundle; 1 when the bundle exists but
+ * status.json cannot be written (EXIT_IO, the error already reported). */
+int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code);
 
 /* Runs every step of the plan, then ends status.json. Returns the exit
  * code of the run. */

@@ -112,22 +112,6 @@ const char *run_state_name(enum run_state s)
 	return names[s];
 }
 
-static const char *const step_state_names[] = {"pending", "running", "ok",	   "failed",
-					       "skipped", "timeout", "interrupted"};
-
-const char *step_state_name(enum step_state s)
-{
-	return step_state_names[s];
-}
-
-enum step_state step_state_from_name(const char *name)
-{
-	for (size_t i = 0; name && i < sizeof(step_state_names) / sizeof(*step_state_names); i++)
-		if (!strcmp(name, step_state_names[i]))
-			return (enum step_state)i;
-	return STEP_FAILED;
-}
-
 static json_t *json_time(uint64_t ns)
 {
 	struct strbuf sb = STRBUF_INIT;

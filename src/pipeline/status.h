@@ -10,18 +10,9 @@
 #include <stdint.h>
 
 #include "core/strbuf.h"
+#include "model/state.h"
 
 enum run_state { RUN_RUNNING, RUN_OK, RUN_FAILED, RUN_INTERRUPTED, RUN_TIMEOUT };
-
-enum step_state {
-	STEP_PENDING, /* planned, not started yet */
-	STEP_RUNNING,
-	STEP_OK,
-	STEP_FAILED,
-	STEP_SKIPPED,
-	STEP_TIMEOUT,
-	STEP_INTERRUPTED,
-};
 
 struct status_step {
 	char *name; /* owned */
@@ -61,12 +52,7 @@ void run_status_end(struct run_status *st, size_t i, enum step_state state, int 
 void run_status_finish(struct run_status *st, enum run_state state, int exit_code, const char *why);
 
 const char *run_state_name(enum run_state s);
-const char *step_state_name(enum step_state s);
-/* The state step_state_name() calls name; STEP_FAILED for a name it does
- * not give (the report layer's "ok"/"failed"/"skipped" come back through
- * here, the one place a state is read from its name). */
-enum step_state step_state_from_name(const char *name);
-
+/* step_state_name(), step_state_from_name(): model/state.h. */
 /* Renders status.json (pure). */
 void run_status_to_json(const struct run_status *st, struct strbuf *out);
 /* Rewrites st->path atomically. 0, or -1 with err. */

@@ -1,5 +1,5 @@
 /* step_join.c: the join and reports steps. The join step builds the
- * report model (trace kernels x ncu/raw.csv, report/build.h) and hands it
+ * report model (trace kernels x ncu/raw.csv, analysis/model_build.h) and hands it
  * to the reports step in run_ctx, which renders it: the model is built
  * once. Built at join time it is the model the reports step would build:
  * every step before join has ended, the model's join and analyze come
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "pipeline/steps.h"
-#include "report/build.h"
 #include "report/report.h"
 #include "core/banned.h"
 
@@ -54,7 +54,7 @@ void step_join(struct run_ctx *rc, const struct plan_step *s, size_t i, struct s
 	} else if (build_model(rc, &res->msg)) {
 		res->state = STEP_FAILED;
 	} else {
-		res->state = step_state_from_name(rc->model_res->join_state);
+		res->state = rc->model_res->join_state;
 		strbuf_addstr(&res->msg, rc->model_res->join_msg.buf);
 	}
 	strbuf_release(&raw);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -12,7 +13,6 @@
 #include "nsight/ncu_nvtx.h"
 #include "nsight/tools.h"
 #include "pipeline/ncu.h"
-#include "report/build.h"
 #include "trace/nvtxlist.h"
 #include "core/banned.h"
 

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/model_build.h"
 #include "analysis/select.h"
 #include "core/xalloc.h"
 #include "pipeline/ncu.h"
 #include "pipeline/steps.h"
-#include "report/build.h"
 #include "core/banned.h"
 
 /* run.mode=light: counters on at most this many kernels. */

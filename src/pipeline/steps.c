@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
 #include "core/util.h"
 #include "pipeline/provenance.h"
 #include "pipeline/steps.h"
-#include "report/build.h"
 #include "core/banned.h"
 
 const struct pipeline_step pipeline_steps[] = {
@@ -111,7 +111,7 @@ void step_analyze(struct run_ctx *rc, const struct plan_step *s, size_t i, struc
 	report_analysis_free(rc->analysis);
 	rc->analysis = report_analysis_new();
 	report_analysis_run(rc->analysis, report_bundle_trace(rc->bundle.dir, &tp), rc->cfg);
-	rc->analyze_state = step_state_from_name(report_analysis_state(rc->analysis, &m));
+	rc->analyze_state = report_analysis_state(rc->analysis, &m);
 	res->state = rc->analyze_state;
 	strbuf_addstr(&res->msg, m);
 	strbuf_release(&tp);

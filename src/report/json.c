@@ -52,7 +52,7 @@ static json_t *run_json(const struct report_model *m)
 	for (size_t i = 0; i < m->run.nr_steps; i++) {
 		json_t *s = json_object();
 		set(s, "name", jstr_checked(m->run.steps[i].name));
-		set(s, "status", jstr_checked(m->run.steps[i].status));
+		set(s, "status", json_string(step_state_name(m->run.steps[i].status)));
 		set(s, "reason", jstr_checked(m->run.steps[i].reason));
 		json_array_append_new(steps, s);
 	}

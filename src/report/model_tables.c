@@ -490,7 +490,7 @@ void rtable_steps(const struct report_model *m, struct rtable *t)
 	rtable_init(t, "lll", 0, "Step", "Status", "Reason", NULL);
 	for (size_t i = 0; i < m->run.nr_steps; i++) {
 		rtable_cell(t, m->run.steps[i].name);
-		rtable_cell(t, m->run.steps[i].status);
+		rtable_cell(t, step_state_name(m->run.steps[i].status));
 		rtable_cell(t, m->run.steps[i].reason ? m->run.steps[i].reason : "");
 	}
 }
@@ -512,7 +512,7 @@ void report_status_line(const struct report_model *m, struct strbuf *out)
 		const char *dev = report_device_label(m->env.device);
 
 		for (size_t i = 0; i < m->run.nr_steps && !sk; i++)
-			if (m->run.steps[i].status && !strcmp(m->run.steps[i].status, "skipped"))
+			if (m->run.steps[i].status == STEP_SKIPPED)
 				sk = &m->run.steps[i];
 		if (dev) {
 			strbuf_addf(

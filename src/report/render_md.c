@@ -67,8 +67,8 @@ static void counters_absent_reason(const struct report_model *m, struct strbuf *
 {
 	const struct report_step *s = step_named(m, "ncu");
 
-	if (s && s->status && strcmp(s->status, "ok"))
-		strbuf_addf(out, "the ncu step %s (%s)", s->status,
+	if (s && s->status != STEP_OK)
+		strbuf_addf(out, "the ncu step %s (%s)", step_state_name(s->status),
 			    s->reason ? s->reason : "no reason recorded");
 	else if (!m->sel.available)
 		strbuf_addstr(out, "no kernel selection was made");

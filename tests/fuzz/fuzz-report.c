@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k->c.sm_sol_pct = rnum_of((double)(size % 101));
 	k->c.dram_sol_pct = rnum_of(50);
 	report_model_add_operator(&m, text, text + half)->gpu_ms = rnum_of(1);
-	report_model_add_step(&m, "ncu", "failed", text);
+	report_model_add_step(&m, "ncu", STEP_FAILED, text);
 	report_lane_add(report_model_add_lane(&m, text, LANE_RANGE), 0, (int64_t)size, text);
 	hw_peaks_resolve(&m, NULL, NULL, 0);
 	report_model_derive(&m);

@@ -71,15 +71,15 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 		const char *name = step_names[i];
 
 		if (kind == FIXTURE_NCU_FAILED && !strcmp(name, "ncu")) {
-			report_model_add_step(m, name, "failed",
+			report_model_add_step(m, name, STEP_FAILED,
 					      "ncu exited with status 1 (see logs/ncu.stderr)");
 			continue;
 		}
 		if (kind == FIXTURE_NCU_FAILED && !strcmp(name, "join")) {
-			report_model_add_step(m, name, "skipped", "no counters to join");
+			report_model_add_step(m, name, STEP_SKIPPED, "no counters to join");
 			continue;
 		}
-		report_model_add_step(m, name, "ok", NULL);
+		report_model_add_step(m, name, STEP_OK, NULL);
 	}
 	report_set_str(&m->run.state, kind == FIXTURE_COMPLETE ? "complete" : "failed");
 	if (kind == FIXTURE_COMPLETE) {

@@ -1,5 +1,6 @@
-/* test-bundle.c: run ids, unique bundles under concurrent creation from
- * several processes, the latest link, and atomic writes into a bundle. */
+/* test-bundle.c: run ids, an id drawn before its folder is made, unique
+ * bundles under concurrent creation from several processes, the latest
+ * link, and atomic writes into a bundle. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -201,12 +202,52 @@ static void test_relative_root_latest_and_writes(void **state)
 	strbuf_release(&got);
 }
 
+/* bundle_choose() draws an id and creates nothing; bundle_make() says 1
+ * when that folder exists by now (another run took it), and makes it with
+ * logs/ otherwise; the stand-in is <root>/<run_id>, never made. */
+static void test_choose_then_make(void **state)
+{
+	struct run_bundle a = RUN_BUNDLE_INIT, b = RUN_BUNDLE_INIT;
+	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT, p = STRBUF_INIT;
+
+	path_join(&root, tmpdir, "drawn");
+	bundle_choose(&a, root.buf);
+	assert_true(bundle_run_id_valid(a.run_id));
+	assert_string_equal(a.root, root.buf);
+	assert_false(path_exists(root.buf));
+
+	assert_int_equal(mkdir_p(a.dir, &err), 0); /* another run was quicker */
+	assert_int_equal(bundle_make(&a, &err), 1);
+	assert_non_null(strstr(err.buf, a.dir));
+	strbuf_reset(&err);
+	bundle_choose(&b, root.buf);
+	assert_string_not_equal(b.dir, a.dir);
+	assert_int_equal(bundle_make(&b, &err), 0);
+	bundle_path(&b, "logs", &p);
+	assert_true(path_is_dir(p.buf));
+
+	bundle_stand_in(&a, root.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/<run_id>", root.buf);
+	assert_string_equal(a.dir, p.buf);
+	assert_false(path_exists(a.dir));
+	/* the root as given, as --dry-run has always shown it */
+	bundle_stand_in(&a, "/abs/root/");
+	assert_string_equal(a.dir, "/abs/root//<run_id>");
+	bundle_release(&a);
+	bundle_release(&b);
+	strbuf_release(&err);
+	strbuf_release(&root);
+	strbuf_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_run_id_format),
 	    cmocka_unit_test(test_concurrent_creation_is_unique),
 	    cmocka_unit_test(test_relative_root_latest_and_writes),
+	    cmocka_unit_test(test_choose_then_make),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

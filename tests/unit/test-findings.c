@@ -231,7 +231,7 @@ static void test_no_gpu_work_and_failed_steps(void **state)
 	const struct report_finding *f;
 
 	report_model_init(&m);
-	report_model_add_step(&m, "trace", "ok", NULL);
+	report_model_add_step(&m, "trace", STEP_OK, NULL);
 	run(&m);
 	assert_non_null(find(&m, "no-gpu-work"));
 	assert_null(find(&m, "step-failed"));
@@ -239,7 +239,7 @@ static void test_no_gpu_work_and_failed_steps(void **state)
 
 	/* the failed trace step explains the empty trace: one finding, not two */
 	report_model_init(&m);
-	report_model_add_step(&m, "trace", "failed", "the program exited with status 1");
+	report_model_add_step(&m, "trace", STEP_FAILED, "the program exited with status 1");
 	run(&m);
 	assert_null(find(&m, "no-gpu-work"));
 	f = find(&m, "step-failed");
@@ -263,8 +263,8 @@ static void test_cpu_path(void **state)
 
 	report_model_init(&m);
 	m.env.device = REPORT_DEVICE_CPU_NO_GPU;
-	report_model_add_step(&m, "trace", "ok", NULL);
-	report_model_add_step(&m, "select", "skipped", "no kernel launches in run.stage=decode");
+	report_model_add_step(&m, "trace", STEP_OK, NULL);
+	report_model_add_step(&m, "select", STEP_SKIPPED, "no kernel launches in run.stage=decode");
 	run(&m);
 	assert_null(find(&m, "no-gpu-work"));
 	f = find(&m, "cpu-path");
@@ -300,9 +300,9 @@ static void test_step_skipped(void **state)
 	const struct report_finding *f;
 
 	report_model_init(&m);
-	report_model_add_step(&m, "workload", "ok", NULL);
-	report_model_add_step(&m, "analyze", "skipped", "no timeline trace: no backend");
-	report_model_add_step(&m, "ncu", "skipped", "no timeline trace to select kernels from");
+	report_model_add_step(&m, "workload", STEP_OK, NULL);
+	report_model_add_step(&m, "analyze", STEP_SKIPPED, "no timeline trace: no backend");
+	report_model_add_step(&m, "ncu", STEP_SKIPPED, "no timeline trace to select kernels from");
 	run(&m);
 	f = find(&m, "step-skipped");
 	assert_non_null(f);
@@ -316,17 +316,17 @@ static void test_step_skipped(void **state)
 
 	/* only counter steps skipped: the timings are there, no such finding */
 	report_model_init(&m);
-	report_model_add_step(&m, "analyze", "ok", NULL);
-	report_model_add_step(&m, "select", "skipped", "no kernel launches");
-	report_model_add_step(&m, "ncu", "skipped", "no kernels selected");
+	report_model_add_step(&m, "analyze", STEP_OK, NULL);
+	report_model_add_step(&m, "select", STEP_SKIPPED, "no kernel launches");
+	report_model_add_step(&m, "ncu", STEP_SKIPPED, "no kernels selected");
 	run(&m);
 	assert_null(find(&m, "step-skipped"));
 	report_model_release(&m);
 
 	/* after a failure the failed step explains the skips */
 	report_model_init(&m);
-	report_model_add_step(&m, "workload", "failed", "exited with status 1");
-	report_model_add_step(&m, "trace", "skipped", "not run: the workload failed");
+	report_model_add_step(&m, "workload", STEP_FAILED, "exited with status 1");
+	report_model_add_step(&m, "trace", STEP_SKIPPED, "not run: the workload failed");
 	run(&m);
 	assert_non_null(find(&m, "step-failed"));
 	assert_null(find(&m, "step-skipped"));
@@ -356,7 +356,7 @@ static void test_counters_missing(void **state)
 	base(&m, 0, 0, 0);
 	m.sel.available = 1;
 	m.sel.nr_selected = 3;
-	report_model_add_step(&m, "ncu", "failed", "timeout");
+	report_model_add_step(&m, "ncu", STEP_FAILED, "timeout");
 	run(&m);
 	assert_null(find(&m, "counters-missing"));
 	assert_non_null(strstr(find(&m, "step-failed")->text, "kernel counters"));
@@ -369,7 +369,7 @@ static void test_numbers_and_order(void **state)
 	struct report_kernel *k;
 
 	base(&m, 7.75e10, 310, 200);
-	report_model_add_step(&m, "ncu", "failed", "exit 1");
+	report_model_add_step(&m, "ncu", STEP_FAILED, "exit 1");
 	k = report_model_add_kernel(&m, "warmup", NULL);
 	k->calls = 3;
 	k->total_ns = 50000000;

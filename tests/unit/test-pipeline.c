@@ -2,7 +2,8 @@
  * step table against every plan, step states read back from their names,
  * the ncu step's --dry-run text set after the plan, and the ncu step's
  * plan driven through tests/cli/fake-ncu.sh, its progress reported
- * through struct pipeline_progress (pipeline/ prints nothing). */
+ * through struct pipeline_progress (pipeline/ prints nothing), and the
+ * plan made once, for the run id drawn before the bundle is made. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include "core/util.h"
 #include "pipeline/ncu.h"
 #include "pipeline/plan.h"
 #include "pipeline/run.h"
@@ -298,6 +300,61 @@ static void test_ncu_plan_fake_ncu(void **state)
 	rm_rf(dir);
 }
 
+/* 1 when some argv or env entry of the workload step contains dir. */
+static int workload_names(const struct plan *p, const char *dir)
+{
+	const struct plan_step *s = plan_find(p, "workload");
+
+	assert_non_null(s);
+	for (char **a = s->argv; *a; a++)
+		if (strstr(*a, dir))
+			return 1;
+	for (char **e = s->env_add; *e; e++)
+		if (strstr(*e, dir))
+			return 1;
+	return 0;
+}
+
+/* The plan is made once, for the run id run_plan() draws, before anything
+ * exists; the bundle is made after. Should another run take that id in
+ * between, run_open_bundle() draws another and the plan names its folder. */
+static void test_plan_for_drawn_bundle(void **state)
+{
+	const char *ov[] = {"workload=dummy", "device=cpu", "pipeline.trace.enable=false"};
+	char dir[] = "/tmp/llmprof-unit-pipeline.XXXXXX";
+	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT, taken = STRBUF_INIT;
+	struct strbuf conf = STRBUF_INIT;
+	struct run_opts opts = {0, 0};
+	struct run_ctx rc;
+	int code = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	strbuf_addf(&root, "%s/art", dir);
+	run_ctx_init(&rc, &opts, &recorder);
+	strbuf_addf(&conf, "%s/conf", src_dir());
+	assert_int_equal(run_config_load(&rc, conf.buf, 3, ov, &err), 0);
+	assert_int_equal(run_plan(&rc, root.buf, &err, &code), 0);
+	assert_false(path_exists(root.buf)); /* drawn, not made */
+	assert_true(starts_with(rc.bundle.dir, root.buf));
+	assert_true(workload_names(&rc.plan, rc.bundle.dir));
+
+	/* another run makes the same folder first */
+	strbuf_addstr(&taken, rc.bundle.dir);
+	assert_int_equal(mkdir_p(taken.buf, &err), 0);
+	assert_int_equal(run_open_bundle(&rc, &err, &code), 0);
+	assert_string_not_equal(rc.bundle.dir, taken.buf);
+	assert_true(path_is_dir(rc.bundle.dir));
+	assert_true(workload_names(&rc.plan, rc.bundle.dir));
+	assert_false(workload_names(&rc.plan, taken.buf));
+	run_ctx_release(&rc);
+	strbuf_release(&conf);
+	strbuf_release(&err);
+	strbuf_release(&root);
+	strbuf_release(&taken);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +363,7 @@ int main(void)
 	    cmocka_unit_test(test_plan_describe_ncu),
 	    cmocka_unit_test(test_ncu_plan_nothing_selected),
 	    cmocka_unit_test(test_ncu_plan_fake_ncu),
+	    cmocka_unit_test(test_plan_for_drawn_bundle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

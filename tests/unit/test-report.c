@@ -447,8 +447,8 @@ static void test_complete_only_when_complete(void **state)
 
 	/* counters skipped */
 	report_model_init(&m);
-	report_model_add_step(&m, "analyze", "ok", NULL);
-	report_model_add_step(&m, "ncu", "skipped", "pipeline.ncu.enable=false");
+	report_model_add_step(&m, "analyze", STEP_OK, NULL);
+	report_model_add_step(&m, "ncu", STEP_SKIPPED, "pipeline.ncu.enable=false");
 	report_model_derive(&m);
 	findings_run(&m);
 	strbuf_reset(&sb);
@@ -463,8 +463,8 @@ static void test_complete_only_when_complete(void **state)
 	report_model_init(&m);
 	m.env.device = REPORT_DEVICE_CPU_NO_GPU;
 	report_set_str(&m.llm.name, "tiny");
-	report_model_add_step(&m, "analyze", "ok", NULL);
-	report_model_add_step(&m, "select", "skipped", "no kernel launches in run.stage=decode");
+	report_model_add_step(&m, "analyze", STEP_OK, NULL);
+	report_model_add_step(&m, "select", STEP_SKIPPED, "no kernel launches in run.stage=decode");
 	report_model_derive(&m);
 	findings_run(&m);
 	strbuf_reset(&sb);
@@ -485,8 +485,8 @@ static void test_complete_only_when_complete(void **state)
 
 	/* analyze skipped: INCOMPLETE everywhere, no all-clear */
 	report_model_init(&m);
-	report_model_add_step(&m, "workload", "ok", NULL);
-	report_model_add_step(&m, "analyze", "skipped", "no timeline trace: no backend");
+	report_model_add_step(&m, "workload", STEP_OK, NULL);
+	report_model_add_step(&m, "analyze", STEP_SKIPPED, "no timeline trace: no backend");
 	report_model_derive(&m);
 	findings_run(&m);
 	strbuf_reset(&sb);
