@@ -104,6 +104,17 @@ for f in metrics.json report.md report.html charts/kernels.svg; do
 done
 find rb "$run" -name "*.tmp*" -type f | grep -q . && fail "temporary files left: $(find rb "$run" -name "*.tmp*" -type f)"
 
+# 4b. report --ncu-csv -o DIR with regions -> outside
+R=${LLMPROF_SOURCE_DIR:?}/tests/data/ncu/h100-dummy-kernel-replay-ncu2025.3.raw.csv
+[ -f "$R" ] || fail "fixture $R missing"
+mkdir nd && ln -s "$out/d" nd/regions
+"$LLMPROF" report --ncu-csv "$R" -o nd >o12 2>e12
+rc=$?
+unchanged "report --ncu-csv, regions -> outside"
+[ $rc -eq 7 ] || fail "report --ncu-csv with regions -> outside: exit $rc, want 7: $(cat e12)"
+grep -q "error: report: 'nd/regions' is a symlink; llmprof writes only into real directories" e12 ||
+	fail "no clear message for the regions link: $(cat e12)"
+
 # 5. names that are no names
 touch x.sqlite
 "$LLMPROF" stats -o /dev/null x.sqlite >o6 2>e6
