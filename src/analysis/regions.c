@@ -423,7 +423,7 @@ int regions_write(const struct regions *rg, const struct ncu_raw *raw, const cha
 	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
 	int ret = -1;
 
-	if (mkdir_p(dir, err))
+	if (mkdir_real(dir, err))
 		goto out;
 	regions_render_md(rg, raw, &body);
 	path_join(&path, dir, "report.md");
@@ -438,7 +438,7 @@ int regions_write(const struct regions *rg, const struct ncu_raw *raw, const cha
 	for (size_t i = 0; i < rg->nr; i++) {
 		strbuf_reset(&path);
 		path_join(&path, dir, rg->v[i].dir);
-		if (mkdir_p(path.buf, err))
+		if (mkdir_real(path.buf, err))
 			goto out;
 		strbuf_addstr(&path, "/metrics.json");
 		strbuf_reset(&body);

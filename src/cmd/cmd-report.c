@@ -113,6 +113,10 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
 	int code = EXIT_OK;
 
+	if (opt_out && !*opt_out) {
+		error_print("report: option '--output' needs a directory");
+		return EXIT_USAGE;
+	}
 	if (opt_ncu && !opt_trace && !ctx->argc)
 		return report_ncu_only(ctx);
 	if (opt_max_rows) {

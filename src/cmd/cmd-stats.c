@@ -208,6 +208,26 @@ static int pick_spelling(const struct trace *t, struct nsysstats_opts *o)
 	return EXIT_OK;
 }
 
+/* -o BASE names files BASE_<report>.<ext>: BASE must be a name, not
+ * nothing (files in the current folder) nor a device (/dev/null_...). */
+static int check_output_base(const char *base)
+{
+	struct stat st;
+
+	if (!*base) {
+		error_print(
+		    "stats: option '--output' needs a file name prefix (BASE_<report>.csv)");
+		return -1;
+	}
+	if (!stat(base, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		error_print("stats: --output '%s' is a device or special file, not a file name "
+			    "prefix",
+			    base);
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_stats_exec(struct cmd_ctx *ctx)
 {
 	/* nsys: column on the console, csv into files; we keep csv in pipes
@@ -233,6 +253,8 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 		error_print("stats: unknown format '%s' (column, csv, md or json)", fmt);
 		return EXIT_USAGE;
 	}
+	if (opt_output && check_output_base(opt_output))
+		return EXIT_USAGE;
 	column = !strcmp(fmt, "column");
 	if (column)
 		numeric_locale(&sep, &grouping);

@@ -48,7 +48,7 @@
 static const struct config_key schema[] = {
     {"device", CONFIG_STR, 0, "cuda:0", NULL, 0, 0,
      "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path", STR(device)},
-    {"artifacts.root", CONFIG_STR, 0, "tmp/stage2", NULL, 0, 0,
+    {"artifacts.root", CONFIG_STR, CONFIG_NONEMPTY, "tmp/stage2", NULL, 0, 0,
      "run bundles go to <root>/<run_id>/", STR(artifacts.root)},
     {"run.mode", CONFIG_ENUM, 0, "deep", run_mode_names, 0, 0,
      "deep: trace, then ncu counters on the kernels covering run.coverage; light: trace, "
@@ -563,6 +563,8 @@ static int check_value(const struct config_key *k, struct cnode *n, struct strbu
 			to_string(n);
 		if (k->type == CONFIG_ENUM && !enum_has(k->values, n->s))
 			return bad_enum(err, n, k);
+		if ((k->flags & CONFIG_NONEMPTY) && !*n->s)
+			return bad(err, n, k->key, "%s", "cannot be empty");
 		return 0;
 	case CONFIG_INT:
 		if (n->type != CNODE_INT)

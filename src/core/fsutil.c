@@ -4,13 +4,36 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
+
+int mkdir_real(const char *dir, struct strbuf *err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		error_errno(err, "cannot create directory '%s'", dir);
+		return -1;
+	}
+	if (lstat(dir, &st)) {
+		error_errno(err, "cannot create directory '%s'", dir);
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode))
+		return error_set(
+		    err, "'%s' is a symlink; llmprof writes only into real directories", dir);
+	if (!S_ISDIR(st.st_mode))
+		return error_set(err, "'%s' exists and is not a directory", dir);
+	return 0;
+}
 
 int mkdir_p(const char *dir, struct strbuf *err)
 {
@@ -39,15 +62,72 @@ out:
 	return ret;
 }
 
+/* A name nobody can guess, so nothing can be planted there beforehand. */
+static void add_random_suffix(struct strbuf *sb)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[8];
+	size_t got = 0;
+
+	while (got < sizeof(r)) {
+		ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < sizeof(r)) { /* no getrandom(): still unpredictable enough with O_EXCL */
+		uint64_t v = (uint64_t)clock() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
+			     (uint64_t)(uintptr_t)sb;
+		memcpy(r, &v, sizeof(r));
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		strbuf_addch(sb, digits[r[i] % (sizeof(digits) - 1)]);
+}
+
+int open_new_file(const char *path, struct strbuf *err)
+{
+	int fd;
+
+	/* replace whatever is there (a symlink, another file's hard link) by
+	 * a new file of our own instead of writing through it */
+	if (unlink(path) && errno != ENOENT) {
+		error_errno(err, "cannot write '%s'", path);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		error_errno(err, "cannot write '%s'", path);
+	return fd;
+}
+
+int create_temp_file(const char *path, struct strbuf *tmp, struct strbuf *err)
+{
+	size_t at = tmp->len;
+	int fd = -1;
+
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		strbuf_setlen(tmp, at);
+		strbuf_addf(tmp, "%s.tmp.", path);
+		add_random_suffix(tmp);
+		fd = open(tmp->buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		error_errno(err, "cannot write '%s'", path);
+		strbuf_setlen(tmp, at);
+	}
+	return fd;
+}
+
 int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err)
 {
 	struct strbuf tmp = STRBUF_INIT;
-	int fd;
+	int fd = create_temp_file(path, &tmp, err);
 
-	strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {
-		error_errno(err, "cannot write '%s'", path);
 		strbuf_release(&tmp);
 		return -1;
 	}

@@ -11,8 +11,24 @@
 /* Creates dir and its parents (mode 0777 & ~umask). 0 or -1 with err. */
 int mkdir_p(const char *dir, struct strbuf *err);
 
-/* Writes len bytes to path atomically: path.tmp.<pid>, fsync, rename. On
- * failure the old file (if any) is intact and the temp file removed. */
+/* Creates dir (its parent must exist) or accepts it when it is already a
+ * real directory: never a symlink, so that files written into it stay where
+ * they were meant to be (inside a run bundle). 0 or -1 with err. */
+int mkdir_real(const char *dir, struct strbuf *err);
+
+/* Creates a new file "<path>.tmp.<random>" with O_EXCL|O_NOFOLLOW, so a
+ * symlink or file planted beforehand is never written through; its name is
+ * appended to tmp. Returns the fd (close-on-exec) or -1 with err. */
+int create_temp_file(const char *path, struct strbuf *tmp, struct strbuf *err);
+
+/* Opens path as a new, empty file of our own: whatever was there (a symlink,
+ * a hard link to another file) is removed first, never written through. */
+int open_new_file(const char *path, struct strbuf *err);
+
+/* Writes len bytes to path atomically: a temporary file from
+ * create_temp_file(), fsync, rename. rename() replaces a symlink at path
+ * itself, never its target. On failure the old file (if any) is intact and
+ * the temp file removed. */
 int write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err);
 
 /* An atomic FILE* writer: open, write with stdio, then commit or abort. */

@@ -296,10 +296,7 @@ static void child_exec(const struct child_plan *p, char *const *argv)
 
 static int open_log(const char *path, struct strbuf *err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		error_errno(err, "cannot write '%s'", path);
-	return fd;
+	return open_new_file(path, err); /* never through a planted symlink */
 }
 
 static void set_nonblock_cloexec(int fd)

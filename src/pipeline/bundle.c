@@ -144,6 +144,9 @@ int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err)
 	size_t at = err->len;
 	int ret;
 
+	if (!*root) /* the schema refuses it too: never the current folder */
+		return error_set(err, "the artifacts root is empty");
+
 	for (int i = 0;; i++) {
 		bundle_choose(b, root);
 		ret = bundle_make(b, err);
@@ -177,12 +180,49 @@ int bundle_write(const struct run_bundle *b, const char *rel, const void *data, 
 	return ret;
 }
 
+/* The folders llmprof writes into, as bundle_make(), make_dirs() and the
+ * steps create them (charts/ by the reports, ncu/ by select). */
+static const char *const bundle_dirs[] = {"logs", "trace",	 "trace/log", "nsys",	"workload",
+					  "ncu",  "ncu/regions", "charts",    "regions"};
+
+int bundle_check_dirs(const struct run_bundle *b, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct stat st;
+	int ret = 0;
+
+	if (lstat(b->dir, &st) || !S_ISDIR(st.st_mode)) {
+		error_set(err,
+			  "the run directory '%s' is no longer a real directory; nothing more "
+			  "is written",
+			  b->dir);
+		return -2;
+	}
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(bundle_dirs); i++) {
+		strbuf_reset(&p);
+		bundle_path(b, bundle_dirs[i], &p);
+		if (!lstat(p.buf, &st) && !S_ISDIR(st.st_mode))
+			ret = error_set(err,
+					"'%s' was replaced by %s; llmprof writes only into real "
+					"directories",
+					p.buf, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+	}
+	strbuf_release(&p);
+	return ret;
+}
+
 int bundle_update_latest(const struct run_bundle *b, struct strbuf *err)
 {
 	struct strbuf tmp = STRBUF_INIT, link = STRBUF_INIT;
+	struct stat st;
 	int ret = -1;
 
 	path_join(&link, b->root, "latest");
+	if (!lstat(link.buf, &st) && !S_ISLNK(st.st_mode)) {
+		/* the user's own file or folder: never replaced */
+		error_set(err, "not replacing '%s': it is not a symlink", link.buf);
+		goto out;
+	}
 	path_join(&tmp, b->root, ".latest.tmp.");
 	strbuf_addf(&tmp, "%ld.%04x", (long)getpid(), random16());
 	/* relative target: the tree stays valid when moved */

@@ -58,6 +58,12 @@ void bundle_path(const struct run_bundle *b, const char *rel, struct strbuf *sb)
 int bundle_write(const struct run_bundle *b, const char *rel, const void *data, size_t len,
 		 struct strbuf *err);
 /* Points <root>/latest at this run, atomically. */
+/* Checks that the run directory and the folders llmprof writes into inside
+ * it are still real directories (the profiled program may have replaced
+ * one by a symlink). 0; -1 with err when a folder was replaced; -2 with err
+ * when the run directory itself was: then nothing may be written at all. */
+int bundle_check_dirs(const struct run_bundle *b, struct strbuf *err);
+
 int bundle_update_latest(const struct run_bundle *b, struct strbuf *err);
 
 #endif

@@ -142,11 +142,21 @@ int run_plan(struct run_ctx *rc, const char *root, struct strbuf *err, int *code
 	return 0;
 }
 
+/* status.json, unless the run directory was replaced by a symlink (then
+ * writing would land outside it). */
+static int status_write_checked(struct run_ctx *rc, struct strbuf *err)
+{
+	if (bundle_check_dirs(&rc->bundle, err) == -2)
+		return -1;
+	strbuf_reset(err);
+	return run_status_write(&rc->status, err);
+}
+
 void run_write_status(struct run_ctx *rc)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	if (run_status_write(&rc->status, &err))
+	if (status_write_checked(rc, &err))
 		rc->progress->error(rc->progress->arg, err.buf);
 	strbuf_release(&err);
 }
@@ -155,7 +165,7 @@ void run_write_status(struct run_ctx *rc)
 static int write_status(struct run_ctx *rc)
 {
 	struct strbuf err = STRBUF_INIT;
-	int ret = run_status_write(&rc->status, &err);
+	int ret = status_write_checked(rc, &err);
 
 	if (ret)
 		rc->progress->error(rc->progress->arg, err.buf);
@@ -226,17 +236,19 @@ static int make_dirs(const struct run_bundle *b, const struct plan *plan, struct
 
 	if (plan_find(plan, "nsys-export")) {
 		bundle_path(b, "nsys", &p);
-		ret = mkdir_p(p.buf, err);
+		ret = mkdir_real(p.buf, err);
 	}
 	if (!ret) {
 		strbuf_reset(&p);
 		bundle_path(b, "workload", &p);
-		ret = mkdir_p(p.buf, err);
+		ret = mkdir_real(p.buf, err);
 	}
 	if (!ret && plan_find(plan, "trace")) {
 		strbuf_reset(&p);
-		bundle_path(b, "trace/log", &p);
-		ret = mkdir_p(p.buf, err);
+		bundle_path(b, "trace", &p);
+		ret = mkdir_real(p.buf, err);
+		strbuf_addstr(&p, "/log");
+		ret = ret ? ret : mkdir_real(p.buf, err);
 	}
 	strbuf_release(&p);
 	return ret;
@@ -316,6 +328,28 @@ static int skip_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
 	return 0;
 }
 
+/* The program (or what it left running) may have replaced a folder of the
+ * bundle by a symlink: checked before every step, so nothing is written
+ * through one: step i fails. -1 when a folder was replaced (step i failed),
+ * -2 when the run directory itself was (then nothing more is written). */
+static int bundle_still_ours(struct run_ctx *rc, size_t i)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = bundle_check_dirs(&rc->bundle, &err);
+
+	if (ret)
+		rc->progress->error(rc->progress->arg, err.buf);
+	if (ret == -1) {
+		run_status_start(&rc->status, i);
+		run_status_end(&rc->status, i, STEP_FAILED, -1, 0, err.buf);
+		run_write_status(rc);
+	}
+	if (ret)
+		run_outcome_fail(&rc->outcome, STEP_FAILED, EXIT_IO);
+	strbuf_release(&err);
+	return ret;
+}
+
 static void run_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
 {
 	const struct pipeline_step *t = pipeline_step_find(s->name);
@@ -366,8 +400,14 @@ int pipeline_run(struct run_ctx *rc)
 		pr->step_begin(pr->arg, i, rc->plan.nr, s->name);
 		if (oc->state == RUN_INTERRUPTED)
 			break;
-		if (!skip_step(rc, s, i))
-			run_step(rc, s, i);
+		if (!skip_step(rc, s, i)) {
+			int lost = bundle_still_ours(rc, i);
+
+			if (lost == -2)
+				return oc->code;
+			if (!lost)
+				run_step(rc, s, i);
+		}
 	}
 	if (oc->state == RUN_OK && proc_pending_interrupt())
 		run_outcome_fail(oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);

@@ -161,7 +161,7 @@ int ncu_make_dir(const struct run_bundle *b, struct strbuf *err)
 	int ret;
 
 	bundle_path(b, "ncu", &p);
-	ret = mkdir_p(p.buf, err);
+	ret = mkdir_real(p.buf, err);
 	strbuf_release(&p);
 	return ret;
 }

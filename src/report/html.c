@@ -304,7 +304,8 @@ int report_write_all(const struct report_model *m, const char *dir, struct strbu
 	int ret = -1;
 
 	path_join(&charts, dir, "charts");
-	if (mkdir_p(charts.buf, err))
+	/* dir may be the user's symlink (latest); charts/ inside must be real */
+	if (mkdir_p(dir, err) || mkdir_real(charts.buf, err))
 		goto out;
 #define EMIT_OR_GOTO_OUT(name, render)                                                             \
 	do {                                                                                       \

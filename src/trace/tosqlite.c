@@ -147,7 +147,7 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 	struct trace_convert_stats *st = st_out;
 	struct conv c;
 	struct logs logs;
-	int ret = -1;
+	int ret = -1, fd;
 	struct strbuf tmp = STRBUF_INIT, problems = STRBUF_INIT;
 	uint64_t t_begin = clock_mono_ns();
 
@@ -161,8 +161,11 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 	c.err = err;
 	if (logs_read(&logs, log_dir, &c.t0, st, &problems, err) < 0)
 		goto out;
-	strbuf_addf(&tmp, "%s.tmp", sqlite_path);
-	unlink(tmp.buf);
+	/* an empty file of our own (never a planted symlink) that SQLite fills */
+	fd = create_temp_file(sqlite_path, &tmp, err);
+	if (fd < 0)
+		goto out;
+	close(fd);
 	if (conv_open(&c, tmp.buf) < 0)
 		goto out;
 	for (int i = 0; i < logs.nread && !c.failed; i++)

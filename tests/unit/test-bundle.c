@@ -241,6 +241,99 @@ static void test_choose_then_make(void **state)
 	strbuf_release(&p);
 }
 
+/* Symlinks planted where llmprof writes are never written through: a
+ * temporary name is drawn at random and opened O_EXCL|O_NOFOLLOW, the final
+ * name is replaced by rename(), a log is a new file, a folder that is a
+ * symlink is refused, and bundle_check_dirs() sees a folder replaced. */
+static void test_planted_symlinks(void **state)
+{
+	struct run_bundle a = RUN_BUNDLE_INIT;
+	struct strbuf err = STRBUF_INIT, p = STRBUF_INIT, victim = STRBUF_INIT, got = STRBUF_INIT,
+		      tmp = STRBUF_INIT;
+	struct stat st;
+	int fd;
+
+	path_join(&victim, tmpdir, "victim");
+	assert_int_equal(write_file_atomic(victim.buf, "precious", 8, &err), 0);
+	assert_int_equal(bundle_create(&a, tmpdir, &err), 0);
+
+	/* final name and the old predictable temporary name both planted */
+	bundle_path(&a, "report.md", &p);
+	assert_int_equal(symlink(victim.buf, p.buf), 0);
+	strbuf_addf(&p, ".tmp.%ld", (long)getpid());
+	assert_int_equal(symlink(victim.buf, p.buf), 0);
+	assert_int_equal(bundle_write(&a, "report.md", "ours", 4, &err), 0);
+	assert_int_equal(strbuf_read_file(&got, victim.buf), 0);
+	assert_string_equal(got.buf, "precious");
+	strbuf_reset(&p);
+	bundle_path(&a, "report.md", &p);
+	assert_int_equal(lstat(p.buf, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+
+	/* the temporary name is new each time and never an existing entry */
+	fd = create_temp_file(p.buf, &tmp, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_non_null(strstr(tmp.buf, "report.md.tmp."));
+	assert_int_equal(unlink(tmp.buf), 0);
+
+	/* a log: a new file, the link removed, its target untouched */
+	strbuf_reset(&p);
+	bundle_path(&a, "logs/x.out", &p);
+	assert_int_equal(symlink(victim.buf, p.buf), 0);
+	fd = open_new_file(p.buf, &err);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "log", 3), 3);
+	close(fd);
+	strbuf_reset(&got);
+	assert_int_equal(strbuf_read_file(&got, victim.buf), 0);
+	assert_string_equal(got.buf, "precious");
+
+	/* folders */
+	assert_int_equal(bundle_check_dirs(&a, &err), 0);
+	strbuf_reset(&p);
+	bundle_path(&a, "charts", &p);
+	assert_int_equal(symlink(tmpdir, p.buf), 0);
+	strbuf_reset(&err);
+	assert_int_equal(mkdir_real(p.buf, &err), -1);
+	assert_non_null(strstr(err.buf, "is a symlink; llmprof writes only into real directories"));
+	strbuf_reset(&err);
+	assert_int_equal(bundle_check_dirs(&a, &err), -1);
+	assert_non_null(strstr(err.buf, "charts' was replaced by a symlink"));
+	assert_int_equal(unlink(p.buf), 0);
+	assert_int_equal(mkdir_real(p.buf, &err), 0);
+	assert_int_equal(mkdir_real(p.buf, &err), 0); /* a real one is fine */
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s.moved", a.dir);
+	assert_int_equal(rename(a.dir, p.buf), 0);
+	assert_int_equal(symlink(p.buf, a.dir), 0);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_check_dirs(&a, &err), -2);
+	assert_non_null(strstr(err.buf, "is no longer a real directory"));
+
+	/* latest: replaced only when it is a symlink */
+	strbuf_reset(&p);
+	path_join(&p, a.root, "latest");
+	unlink(p.buf);
+	assert_int_equal(write_file_atomic(p.buf, "mine", 4, &err), 0);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_update_latest(&a, &err), -1);
+	assert_non_null(strstr(err.buf, "it is not a symlink"));
+	strbuf_reset(&got);
+	assert_int_equal(strbuf_read_file(&got, p.buf), 0);
+	assert_string_equal(got.buf, "mine");
+	strbuf_reset(&err);
+	assert_int_equal(bundle_create(&a, "", &err), -1);
+	assert_non_null(strstr(err.buf, "the artifacts root is empty"));
+
+	bundle_release(&a);
+	strbuf_release(&err);
+	strbuf_release(&p);
+	strbuf_release(&victim);
+	strbuf_release(&got);
+	strbuf_release(&tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +341,7 @@ int main(void)
 	    cmocka_unit_test(test_concurrent_creation_is_unique),
 	    cmocka_unit_test(test_relative_root_latest_and_writes),
 	    cmocka_unit_test(test_choose_then_make),
+	    cmocka_unit_test(test_planted_symlinks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
