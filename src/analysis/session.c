@@ -102,10 +102,8 @@ void report_analysis_run(struct report_analysis *a, const char *path, const stru
 	}
 	a->path = xstrdup(path);
 	if (ends_with(path, ".csv")) {
-		if (strbuf_read_file(&buf, path)) {
-			error_errno(&err, "cannot read '%s'", path);
+		if (read_regular_file(path, INPUT_CAP_CSV, &buf, &err))
 			goto out;
-		}
 		if (kernel_summary_read_csv(&a->csv_kernels, &a->csv_strs, buf.buf, buf.len, path,
 					    &err))
 			goto out;

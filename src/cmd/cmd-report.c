@@ -4,7 +4,9 @@
  * analysis/model_build.h, rendered by report/report.h), so a bundle
  * regenerates byte for byte. */
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -54,12 +56,12 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 static int is_sqlite(const char *path)
 {
 	char magic[16];
-	FILE *f = fopen(path, "rb");
-	int ok = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	int fd = open_regular_file(path, SIZE_MAX, NULL, NULL);
+	int ok = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
 		 !memcmp(magic, "SQLite format 3", sizeof(magic));
 
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	return ok;
 }
 
