@@ -206,7 +206,7 @@ int join_read_ncu(const char *path, const char *shown, struct ncu_kernel_table *
 	struct ncu_raw raw = NCU_RAW_INIT;
 	int ret = -1;
 
-	if (!read_regular_file(path, INPUT_CAP_CSV, &buf, err) &&
+	if (!read_regular_file(path, INPUT_CAP_DATA, &buf, err) &&
 	    !ncu_raw_parse(buf.buf, buf.len, shown, &raw, err) &&
 	    !ncu_kernels_from_raw(&raw, t, err))
 		ret = 0;

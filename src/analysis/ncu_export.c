@@ -8,7 +8,7 @@
 
 int ncu_export_load(struct ncu_export *x, const char *path, struct strbuf *err)
 {
-	if (read_regular_file(path, INPUT_CAP_CSV, &x->text, err))
+	if (read_regular_file(path, INPUT_CAP_DATA, &x->text, err))
 		return -1;
 	if (ncu_raw_parse(x->text.buf, x->text.len, path, &x->raw, err) ||
 	    ncu_kernels_from_raw(&x->raw, &x->t, err))

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "analysis/model_build.h"
+#include "analysis/session.h"
 #include "report/ncu_only.h"
 #include "report/report.h"
 #include "trace/perfetto.h"
@@ -165,13 +166,11 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		/* a damaged status.json is a bad input (5), not a write error */
 		strbuf_reset(&path);
 		path_join(&path, o.run_dir, "status.json");
-		if (path_exists(path.buf)) {
-			json_error_t je;
-			json_t *st = json_load_file(path.buf, 0, &je);
+		{
+			json_t *st = NULL;
 
-			if (!st) {
-				error_print("report: %s:%d:%d: %s", path.buf, je.line, je.column,
-					    je.text);
+			if (session_load_json(path.buf, &st, &err)) {
+				error_print("report: %s", err.buf);
 				code = EXIT_BAD_INPUT;
 				goto cleanup;
 			}
@@ -193,10 +192,14 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		o.ncu_csv = opt_ncu;
 	}
 	/* the model is built once; every report renders it */
-	if (mkdir_p(o.out_dir, &err) || report_build_model(&o, &m, &res, &err) ||
-	    report_write_all(&m, o.out_dir, &err)) {
-		error_print("report: %s", err.buf);
+	if (mkdir_p(o.out_dir, &err))
 		code = EXIT_IO;
+	else if (report_build_model(&o, &m, &res, &err))
+		code = EXIT_BAD_INPUT; /* a bundle file that cannot be read */
+	else if (report_write_all(&m, o.out_dir, &err))
+		code = EXIT_IO;
+	if (code != EXIT_OK) {
+		error_print("report: %s", err.buf);
 		goto cleanup;
 	}
 	if (opt_trace && is_sqlite(opt_trace))

@@ -395,7 +395,7 @@ static int read_yaml(struct config *cfg, const char *path, struct cnode **out, s
 
 	strbuf_addstr(&name, path);
 	file = pool_add(cfg, &name);
-	if (read_regular_file(path, INPUT_CAP_YAML, &buf, err)) {
+	if (read_regular_file(path, INPUT_CAP_TEXT, &buf, err)) {
 		strbuf_release(&buf);
 		return -1;
 	}

@@ -210,14 +210,15 @@ static const char *file_kind(mode_t mode)
 	return "a special file";
 }
 
-int open_regular_file(const char *path, size_t cap, size_t *size, struct strbuf *err)
+static int open_regular(const char *path, size_t cap, size_t *size, const char *verb,
+			struct strbuf *err)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	int flags;
 
 	if (fd < 0)
-		return error_errno(err, "cannot open '%s'", path);
+		return error_errno(err, "cannot %s '%s'", verb, path);
 	if (fstat(fd, &st)) {
 		error_errno(err, "cannot read '%s'", path);
 		close(fd);
@@ -241,10 +242,15 @@ int open_regular_file(const char *path, size_t cap, size_t *size, struct strbuf 
 	return fd;
 }
 
+int open_regular_file(const char *path, size_t cap, size_t *size, struct strbuf *err)
+{
+	return open_regular(path, cap, size, "open", err);
+}
+
 int read_regular_file(const char *path, size_t cap, struct strbuf *sb, struct strbuf *err)
 {
 	size_t size, start = sb->len;
-	int fd = open_regular_file(path, cap, &size, err);
+	int fd = open_regular(path, cap, &size, "read", err);
 
 	if (fd < 0)
 		return -1;
@@ -256,8 +262,7 @@ int read_regular_file(const char *path, size_t cap, struct strbuf *sb, struct st
 		if (sb->len - start > cap) {
 			close(fd);
 			strbuf_setlen(sb, start);
-			return error_set(err, "'%s' is too large (more than %zu bytes)", path,
-					 cap);
+			return error_set(err, "'%s' is too large (more than %zu bytes)", path, cap);
 		}
 		strbuf_grow(sb, 8192);
 		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
