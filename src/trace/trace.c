@@ -2,17 +2,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "core/error.h"
-#include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
+#include "trace/sqlite_open.h"
 #include "trace/trace.h"
 #include "core/banned.h"
 
@@ -63,15 +61,6 @@ static int has_name(char *const *names, const char *name)
 /* Tables only: a VIEW is a query, and a recursive one never ends. */
 #define TABLES_SQL "SELECT name FROM sqlite_master WHERE type='table'"
 
-/* Every name the readers (trace.c, perfetto.c, nvtx*.c) select from. A view
- * under one of them is refused rather than silently skipped. */
-#define VIEWS_SQL                                                                                  \
-	"SELECT name FROM sqlite_master WHERE type='view' AND name COLLATE NOCASE IN "             \
-	"('StringIds', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', "               \
-	"'CUPTI_ACTIVITY_KIND_MEMSET', 'ENUM_CUDA_MEMCPY_OPER', 'CUPTI_ACTIVITY_KIND_RUNTIME', "   \
-	"'NVTX_EVENTS', 'META_DATA_EXPORT', 'EXPORT_META_DATA', 'TARGET_INFO_GPU', "               \
-	"'ThreadNames', 'PROCESSES')"
-
 int trace_has_table(struct trace *t, const char *name)
 {
 	char **tables = query_names(t, TABLES_SQL, 0);
@@ -97,9 +86,9 @@ static char **table_cols(struct trace *t, const char *table)
 
 static int db_error(struct trace *t, struct strbuf *err, const char *what)
 {
-	if (sqlite3_errcode(DB(t)) == SQLITE_INTERRUPT)
+	if (export_past_deadline(DB(t)))
 		return error_set(err, "'%s': cannot read %s: still running after %d s", t->path,
-				 what, TRACE_DEADLINE_S);
+				 what, SQLITE_OPEN_DEADLINE_S);
 	return error_set(err, "'%s': cannot read %s: %s", t->path, what, sqlite3_errmsg(DB(t)));
 }
 
@@ -591,82 +580,20 @@ void trace_gpu_release(struct trace_gpu *g)
 	memset(g, 0, sizeof(*g));
 }
 
-/* "file:PATH?immutable=1" with PATH percent-escaped where a URI needs it. */
-static void immutable_uri(struct strbuf *uri, const char *path)
-{
-	strbuf_addstr(uri, "file:");
-	if (path[0] == '/' && path[1] == '/')
-		strbuf_addstr(uri, "//localhost"); /* else "//x" reads as a host */
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (*p == '%' || *p == '?' || *p == '#' || *p <= ' ' || *p >= 0x7f)
-			strbuf_addf(uri, "%%%02X", *p);
-		else
-			strbuf_addch(uri, (char)*p);
-	}
-	strbuf_addstr(uri, "?immutable=1");
-}
-
-/* Stops a statement that runs past the trace's deadline. */
-static int past_deadline(void *arg)
-{
-	const struct trace *t = arg;
-
-	return clock_mono_ns() > t->deadline_ns;
-}
-
-/* Opens path read-only as an immutable database (no journal, WAL or lock
- * file is looked at or written) after checking that it is a regular file,
- * so a FIFO or a device never reaches SQLite. */
-static int open_db(struct trace *t, const char *path, struct strbuf *err)
-{
-	struct strbuf uri = STRBUF_INIT;
-	struct stat sb;
-	sqlite3 *db = NULL;
-	size_t size;
-	int fd;
-
-	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
-		return error_set(err, "'%s' is a directory, not an SQLite export", path);
-	fd = open_regular_file(path, SIZE_MAX, &size, err);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	if (!size)
-		return error_set(err, "'%s' is empty, not an SQLite export", path);
-	t->file_size = (int64_t)size;
-	immutable_uri(&uri, path);
-	/* NOMUTEX: one thread reads; the default serialized mode takes a lock
-	 * on every sqlite3_column_*() call, a tenth of the run time. */
-	if (sqlite3_open_v2(uri.buf, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
-			    NULL) != SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", path,
-			  db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
-		strbuf_release(&uri);
-		return -1;
-	}
-	strbuf_release(&uri);
-	t->db = db;
-	/* No value bigger than any real export holds, and no statement
-	 * running for ever (a crafted generated column). */
-	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, TRACE_MAX_VALUE);
-	t->deadline_ns = clock_mono_ns() + (uint64_t)TRACE_DEADLINE_S * 1000000000u;
-	sqlite3_progress_handler(db, 100000, past_deadline, t);
-	return 0;
-}
-
 int trace_open(struct trace *t, const char *path, struct strbuf *err)
 {
 	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	char **tables;
+	size_t size = 0;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
 	t->path = xstrdup(path);
-	if (open_db(t, path, err))
+	if (export_open(path, &db, &size, err))
 		return -1;
-	db = DB(t);
+	t->db = db;
+	t->file_size = (int64_t)size;
 	/* Keep the shared lock from the first read to the close: otherwise
 	 * every statement locks, checks for a hot journal and unlocks again
 	 * (fcntl, stat and a header read each time). */
@@ -685,14 +612,8 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return error_set(err, "'%s' is not a readable SQLite database: %s", path,
 				 sqlite3_errmsg(db));
 	}
-	tables = query_names(t, VIEWS_SQL, 0);
-	if (tables[0]) {
-		error_set(err, "'%s': '%s' is a view, not a table; an export holds tables only",
-			  path, tables[0]);
-		free_names(tables);
+	if (export_check_views(db, path, err))
 		return -1;
-	}
-	free_names(tables);
 	/* one pass over the schema, not a query per table */
 	tables = query_names(t, TABLES_SQL, 0);
 	t->has_strings = has_name(tables, "StringIds");

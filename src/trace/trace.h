@@ -89,16 +89,10 @@ enum trace_part {
 	TRACE_NVTX = 1 << 3,
 };
 
-/* Bounds on a crafted export (docs/exit-codes.md): no value (string, blob)
- * over 256 MiB, no statement after 600 s from trace_open(). */
-#define TRACE_MAX_VALUE (256 << 20)
-#define TRACE_DEADLINE_S 600
-
 struct trace {
 	void *db; /* sqlite3 * */
 	char *path;
-	int64_t file_size;    /* bytes, when path is a regular file; else 0 */
-	uint64_t deadline_ns; /* clock_mono_ns() after which a statement stops */
+	int64_t file_size; /* bytes, when path is a regular file; else 0 */
 	struct strtab strs;
 	unsigned loaded;
 
