@@ -8,6 +8,7 @@
 
 #include "analysis/analytic.h"
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
@@ -205,8 +206,8 @@ int analytic_load_file(struct report_model *m, const char *path, struct strbuf *
 	struct strbuf buf = STRBUF_INIT;
 	int ret;
 
-	if (strbuf_read_file(&buf, path)) {
-		ret = error_errno(err, "cannot read '%s'", path);
+	if (read_regular_file(path, INPUT_CAP_DATA, &buf, err)) {
+		ret = -1;
 	} else {
 		ret = analytic_load_buffer(m, buf.buf, buf.len, path, err);
 	}

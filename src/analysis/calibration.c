@@ -155,13 +155,12 @@ int calibration_load(const char *gpu, struct calibration *c, struct strbuf *err)
 	memset(c, 0, sizeof(*c));
 	if (calibration_path(&path, gpu, err))
 		goto out;
-	if (strbuf_read_file(&buf, path.buf)) {
-		if (errno == ENOENT)
-			ret = 0;
-		else
-			error_errno(err, "cannot read '%s'", path.buf);
+	if (!path_exists(path.buf)) {
+		ret = 0;
 		goto out;
 	}
+	if (read_regular_file(path.buf, INPUT_CAP_TEXT, &buf, err))
+		goto out;
 	if (calibration_parse(buf.buf, buf.len, path.buf, c, err))
 		goto out;
 	if (gpu && strcmp(c->gpu, gpu)) {

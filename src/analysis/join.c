@@ -5,6 +5,7 @@
 #include "analysis/join.h"
 #include "analysis/session.h"
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/ncu_csv.h"
@@ -205,10 +206,9 @@ int join_read_ncu(const char *path, const char *shown, struct ncu_kernel_table *
 	struct ncu_raw raw = NCU_RAW_INIT;
 	int ret = -1;
 
-	if (strbuf_read_file(&buf, path))
-		error_errno(err, "cannot read '%s'", shown);
-	else if (!ncu_raw_parse(buf.buf, buf.len, shown, &raw, err) &&
-		 !ncu_kernels_from_raw(&raw, t, err))
+	if (!read_regular_file(path, INPUT_CAP_DATA, &buf, err) &&
+	    !ncu_raw_parse(buf.buf, buf.len, shown, &raw, err) &&
+	    !ncu_kernels_from_raw(&raw, t, err))
 		ret = 0;
 	ncu_raw_release(&raw);
 	strbuf_release(&buf);

@@ -3,12 +3,13 @@
 
 #include "analysis/ncu_export.h"
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/banned.h"
 
 int ncu_export_load(struct ncu_export *x, const char *path, struct strbuf *err)
 {
-	if (strbuf_read_file(&x->text, path))
-		return error_errno(err, "cannot read '%s'", path);
+	if (read_regular_file(path, INPUT_CAP_DATA, &x->text, err))
+		return -1;
 	if (ncu_raw_parse(x->text.buf, x->text.len, path, &x->raw, err) ||
 	    ncu_kernels_from_raw(&x->raw, &x->t, err))
 		return -1;

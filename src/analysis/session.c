@@ -102,10 +102,8 @@ void report_analysis_run(struct report_analysis *a, const char *path, const stru
 	}
 	a->path = xstrdup(path);
 	if (ends_with(path, ".csv")) {
-		if (strbuf_read_file(&buf, path)) {
-			error_errno(&err, "cannot read '%s'", path);
+		if (read_regular_file(path, INPUT_CAP_DATA, &buf, &err))
 			goto out;
-		}
 		if (kernel_summary_read_csv(&a->csv_kernels, &a->csv_strs, buf.buf, buf.len, path,
 					    &err))
 			goto out;
@@ -192,12 +190,16 @@ const char *session_jstr(json_t *o, const char *key)
 
 int session_load_json(const char *path, json_t **out, struct strbuf *err)
 {
+	struct strbuf buf = STRBUF_INIT;
 	json_error_t je;
 
 	*out = NULL;
 	if (!path_exists(path))
 		return 0;
-	*out = json_load_file(path, 0, &je);
+	if (read_regular_file(path, INPUT_CAP_TEXT, &buf, err))
+		return -1;
+	*out = json_loadb(buf.buf, buf.len, 0, &je);
+	strbuf_release(&buf);
 	if (!*out)
 		return error_set(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 	return 0;

@@ -41,7 +41,8 @@ void model_timeline_findings(struct report_model *m, const struct report_analysi
 /* A string member of a JSON object, or NULL. */
 const char *session_jstr(json_t *o, const char *key);
 /* Loads path into *out; *out = NULL and 0 when there is no such file, -1
- * with err when it does not parse. */
+ * with err when it is not a regular file, is over INPUT_CAP_TEXT or does
+ * not parse. */
 int session_load_json(const char *path, json_t **out, struct strbuf *err);
 
 #endif

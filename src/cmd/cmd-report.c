@@ -4,7 +4,9 @@
  * analysis/model_build.h, rendered by report/report.h), so a bundle
  * regenerates byte for byte. */
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -13,6 +15,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "analysis/model_build.h"
+#include "analysis/session.h"
 #include "report/ncu_only.h"
 #include "report/report.h"
 #include "trace/perfetto.h"
@@ -54,12 +57,12 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 static int is_sqlite(const char *path)
 {
 	char magic[16];
-	FILE *f = fopen(path, "rb");
-	int ok = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	int fd = open_regular_file(path, SIZE_MAX, NULL, NULL);
+	int ok = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
 		 !memcmp(magic, "SQLite format 3", sizeof(magic));
 
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	return ok;
 }
 
@@ -167,13 +170,11 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		/* a damaged status.json is a bad input (5), not a write error */
 		strbuf_reset(&path);
 		path_join(&path, o.run_dir, "status.json");
-		if (path_exists(path.buf)) {
-			json_error_t je;
-			json_t *st = json_load_file(path.buf, 0, &je);
+		{
+			json_t *st = NULL;
 
-			if (!st) {
-				error_print("report: %s:%d:%d: %s", path.buf, je.line, je.column,
-					    je.text);
+			if (session_load_json(path.buf, &st, &err)) {
+				error_print("report: %s", err.buf);
 				code = EXIT_BAD_INPUT;
 				goto cleanup;
 			}
@@ -195,10 +196,14 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		o.ncu_csv = opt_ncu;
 	}
 	/* the model is built once; every report renders it */
-	if (mkdir_p(o.out_dir, &err) || report_build_model(&o, &m, &res, &err) ||
-	    report_write_all(&m, o.out_dir, &err)) {
-		error_print("report: %s", err.buf);
+	if (mkdir_p(o.out_dir, &err))
 		code = EXIT_IO;
+	else if (report_build_model(&o, &m, &res, &err))
+		code = EXIT_BAD_INPUT; /* a bundle file that cannot be read */
+	else if (report_write_all(&m, o.out_dir, &err))
+		code = EXIT_IO;
+	if (code != EXIT_OK) {
+		error_print("report: %s", err.buf);
 		goto cleanup;
 	}
 	if (opt_trace && is_sqlite(opt_trace))

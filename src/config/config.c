@@ -395,9 +395,9 @@ static int read_yaml(struct config *cfg, const char *path, struct cnode **out, s
 
 	strbuf_addstr(&name, path);
 	file = pool_add(cfg, &name);
-	if (strbuf_read_file(&buf, path)) {
+	if (read_regular_file(path, INPUT_CAP_TEXT, &buf, err)) {
 		strbuf_release(&buf);
-		return error_errno(err, "cannot read '%s'", path);
+		return -1;
 	}
 	ret = config_parse_yaml_buffer(buf.buf, buf.len, file, out, err);
 	strbuf_release(&buf);

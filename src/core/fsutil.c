@@ -274,3 +274,91 @@ char *exe_dir(void)
 		*slash = '\0';
 	return xstrdup(buf);
 }
+
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "a special file";
+}
+
+static int open_regular(const char *path, size_t cap, size_t *size, const char *verb,
+			struct strbuf *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int flags;
+
+	if (fd < 0)
+		return error_errno(err, "cannot %s '%s'", verb, path);
+	if (fstat(fd, &st)) {
+		error_errno(err, "cannot read '%s'", path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return error_set(err, "'%s' is %s, not a regular file", path,
+				 file_kind(st.st_mode));
+	}
+	if ((unsigned long long)st.st_size > (unsigned long long)cap) {
+		close(fd);
+		return error_set(err, "'%s' is too large (%lld bytes; at most %zu)", path,
+				 (long long)st.st_size, cap);
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	if (size)
+		*size = (size_t)st.st_size;
+	return fd;
+}
+
+int open_regular_file(const char *path, size_t cap, size_t *size, struct strbuf *err)
+{
+	return open_regular(path, cap, size, "open", err);
+}
+
+int read_regular_file(const char *path, size_t cap, struct strbuf *sb, struct strbuf *err)
+{
+	size_t size, start = sb->len;
+	int fd = open_regular(path, cap, &size, "read", err);
+
+	if (fd < 0)
+		return -1;
+	strbuf_grow(sb, size + 1);
+	for (;;) {
+		ssize_t n;
+
+		/* the file may grow after the fstat: still at most cap bytes */
+		if (sb->len - start > cap) {
+			close(fd);
+			strbuf_setlen(sb, start);
+			return error_set(err, "'%s' is too large (more than %zu bytes)", path, cap);
+		}
+		strbuf_grow(sb, 8192);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error_errno(err, "cannot read '%s'", path);
+			close(fd);
+			strbuf_setlen(sb, start);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+	}
+	close(fd);
+	return 0;
+}

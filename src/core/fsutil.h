@@ -61,4 +61,19 @@ char *find_in_path(const char *name);
 /* The directory holding the running executable (owned), from /proc/self/exe. */
 char *exe_dir(void);
 
+/* Input files: every file llmprof reads is opened once with
+ * O_NONBLOCK|O_CLOEXEC (a FIFO cannot block the open), checked with fstat
+ * to be a regular file (no FIFO, device, /dev/zero or directory) and read
+ * whole only when it holds at most cap bytes. Caps (docs/exit-codes.md): */
+#define INPUT_CAP_TEXT ((size_t)16 << 20) /* YAML config, a bundle's JSON */
+#define INPUT_CAP_DATA ((size_t)2 << 30)  /* a CSV, analytic.json */
+
+/* Opens path for reading and checks that it is a regular file. Returns the
+ * descriptor (O_NONBLOCK cleared) or -1 with err ("cannot open 'p': ...",
+ * "'p' is a FIFO, not a regular file"). *size gets its size if non-NULL. */
+int open_regular_file(const char *path, size_t cap, size_t *size, struct strbuf *err);
+/* open_regular_file, then the whole file into sb (appended). 0 or -1 with
+ * err ("cannot read 'p': ..." when it cannot be opened). */
+int read_regular_file(const char *path, size_t cap, struct strbuf *sb, struct strbuf *err);
+
 #endif

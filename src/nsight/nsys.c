@@ -2,7 +2,9 @@
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/typed.h"
 #include "core/error.h"
@@ -611,11 +613,13 @@ static void step_failed(struct nsys_step *s, const struct nsys_exec_result *res,
 
 static int is_sqlite_file(const char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int ok = strbuf_read_file(&sb, path) == 0 && sb.len >= 16 &&
-		 !memcmp(sb.buf, "SQLite format 3", 16);
+	char magic[16];
+	int fd = open_regular_file(path, SIZE_MAX, NULL, NULL);
+	int ok = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+		 !memcmp(magic, "SQLite format 3", sizeof(magic));
 
-	strbuf_release(&sb);
+	if (fd >= 0)
+		close(fd);
 	return ok;
 }
 

@@ -33,6 +33,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "nsight/nsys_diag.h"
+#include "trace/sqlite_open.h"
 #include "core/banned.h"
 
 void nsys_diag_release(struct nsys_diag *d)
@@ -552,11 +553,8 @@ int nsys_diag_sqlite(const char *path, struct nsys_diag *d, struct strbuf *err)
 	struct nsys_finding *f;
 	int ret = -1;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		error_set(err, "cannot open '%s' as SQLite: %s", path,
-			  db ? sqlite3_errmsg(db) : "out of memory");
+	if (export_open(path, &db, NULL, err) || export_check_views(db, path, err))
 		goto out;
-	}
 	if (query_int(db, "SELECT count(*) FROM sqlite_master") < 0) {
 		error_set(err, "'%s' is not a SQLite database: %s", path, sqlite3_errmsg(db));
 		goto out;

@@ -7,6 +7,7 @@
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
 #include "trace/nvtxlist.h"
+#include "trace/sqlite_open.h"
 #include "core/banned.h"
 
 void nvtx_filter_nsys(struct strbuf *out, const char *domain, const char *name)
@@ -119,10 +120,8 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 	int64_t cur_tid = INT64_MIN;
 	int ret = -1, rc;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", path, sqlite3_errmsg(db));
+	if (export_open(path, &db, NULL, err) || export_check_views(db, path, err))
 		goto out;
-	}
 	rc = sqlite3_prepare_v2(db, q, -1, &s, NULL);
 	if (rc == SQLITE_OK)
 		rc = nvtx_domains_read(&doms, db, &dom_names);

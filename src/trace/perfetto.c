@@ -9,6 +9,7 @@
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
 #include "trace/perfetto.h"
+#include "trace/sqlite_open.h"
 #include "core/banned.h"
 
 enum ev_kind { EV_RANGE, EV_MARK, EV_API, EV_GPU };
@@ -497,10 +498,8 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 
 	if (!max_events)
 		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
-	if (sqlite3_open_v2(sqlite_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", sqlite_path, sqlite3_errmsg(db));
+	if (export_open(sqlite_path, &db, NULL, err) || export_check_views(db, sqlite_path, err))
 		goto out;
-	}
 	if (load(db, &e, err) < 0)
 		goto out;
 	close_open_ranges(&e);

@@ -4,6 +4,7 @@
  * (tosqlite_db.c) and each process's two passes (tosqlite_pass.c). */
 #include <dirent.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,10 +99,8 @@ static int logs_read(struct logs *l, const char *log_dir, int64_t *t0,
 		strbuf_reset(&path);
 		path_join(&path, log_dir, l->files[i]);
 		strbuf_init(&l->bufs[i], 0);
-		if (strbuf_read_file(&l->bufs[i], path.buf) < 0) {
-			error_errno(err, "cannot read '%s'", path.buf);
+		if (read_regular_file(path.buf, SIZE_MAX, &l->bufs[i], err) < 0)
 			goto out;
-		}
 		if (tlog_reader_init(r, l->bufs[i].buf, l->bufs[i].len, l->files[i], err) < 0) {
 			/* An unreadable file (e.g. killed before the header) is a problem
 			 * to report, not a reason to lose the other processes. */

@@ -10,6 +10,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
+#include "trace/sqlite_open.h"
 #include "trace/trace.h"
 #include "core/banned.h"
 
@@ -57,7 +58,8 @@ static int has_name(char *const *names, const char *name)
 	return 0;
 }
 
-#define TABLES_SQL "SELECT name FROM sqlite_master WHERE type='table' OR type='view'"
+/* Tables only: a VIEW is a query, and a recursive one never ends. */
+#define TABLES_SQL "SELECT name FROM sqlite_master WHERE type='table'"
 
 int trace_has_table(struct trace *t, const char *name)
 {
@@ -84,6 +86,9 @@ static char **table_cols(struct trace *t, const char *table)
 
 static int db_error(struct trace *t, struct strbuf *err, const char *what)
 {
+	if (export_past_deadline(DB(t)))
+		return error_set(err, "'%s': cannot read %s: still running after %d s", t->path,
+				 what, SQLITE_OPEN_DEADLINE_S);
 	return error_set(err, "'%s': cannot read %s: %s", t->path, what, sqlite3_errmsg(DB(t)));
 }
 
@@ -577,32 +582,18 @@ void trace_gpu_release(struct trace_gpu *g)
 
 int trace_open(struct trace *t, const char *path, struct strbuf *err)
 {
-	struct stat sb;
-	sqlite3 *db = NULL;
+	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	char **tables;
+	size_t size = 0;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
 	t->path = xstrdup(path);
-	if (stat(path, &sb))
-		return error_errno(err, "cannot open '%s'", path);
-	if (S_ISDIR(sb.st_mode))
-		return error_set(err, "'%s' is a directory, not an SQLite export", path);
-	if (S_ISREG(sb.st_mode) && sb.st_size == 0)
-		return error_set(err, "'%s' is empty, not an SQLite export", path);
-	if (S_ISREG(sb.st_mode))
-		t->file_size = (int64_t)sb.st_size;
-	/* NOMUTEX: one thread reads; the default serialized mode takes a lock
-	 * on every sqlite3_column_*() call, a tenth of the run time. */
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", path,
-			  db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	if (export_open(path, &db, &size, err))
 		return -1;
-	}
 	t->db = db;
+	t->file_size = (int64_t)size;
 	/* Keep the shared lock from the first read to the close: otherwise
 	 * every statement locks, checks for a hot journal and unlocks again
 	 * (fcntl, stat and a header read each time). */
@@ -621,6 +612,8 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		return error_set(err, "'%s' is not a readable SQLite database: %s", path,
 				 sqlite3_errmsg(db));
 	}
+	if (export_check_views(db, path, err))
+		return -1;
 	/* one pass over the schema, not a query per table */
 	tables = query_names(t, TABLES_SQL, 0);
 	t->has_strings = has_name(tables, "StringIds");

@@ -1,0 +1,36 @@
+/* sqlite_open.h: how every reader opens an SQLite export (an nsys export or
+ * an llmprof trace.sqlite), so that a crafted file can neither block nor run
+ * for ever:
+ *   - the path must be a regular file (a FIFO or a device never reaches
+ *     SQLite: opening a FIFO would wait for a writer);
+ *   - it is opened read-only and immutable ("file:PATH?immutable=1"): no
+ *     journal, WAL or lock file is looked at or written, so a WAL-mode
+ *     export or a leftover journal reads as the main file holds it;
+ *   - no value over SQLITE_OPEN_MAX_VALUE bytes, and no statement running
+ *     past SQLITE_OPEN_DEADLINE_S seconds after the open (SQLITE_INTERRUPT);
+ *   - none of the tables the readers select from may be a view (a view is
+ *     a query, and a recursive one never ends). */
+#ifndef LLMPROF_SQLITE_OPEN_H
+#define LLMPROF_SQLITE_OPEN_H
+
+#include <sqlite3.h>
+
+#include "core/strbuf.h"
+
+#define SQLITE_OPEN_MAX_VALUE (256 << 20)
+#define SQLITE_OPEN_DEADLINE_S 600
+
+/* Opens path as above into *db (close with sqlite3_close). Returns 0, or -1
+ * with err ("cannot open 'p': ...", "'p' is a FIFO, not a regular file",
+ * "'p' is a directory, not an SQLite export", "'p' is empty, not an SQLite
+ * export") and *db NULL. *size gets the file's size if non-NULL. The view
+ * check is export_check_views(): it reads the schema, which fails on a file
+ * that is not SQLite, so the caller says what that means first. */
+int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err);
+/* -1 with "'p': 'StringIds' is a view, not a table; an export holds tables
+ * only" when one of the readers' tables is a view, else 0. */
+int export_check_views(sqlite3 *db, const char *path, struct strbuf *err);
+/* Whether the last error on db was the deadline. */
+int export_past_deadline(sqlite3 *db);
+
+#endif
