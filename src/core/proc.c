@@ -4,6 +4,7 @@
  * are copied somewhere) and a self-pipe fed by the SIGCHLD/SIGINT/SIGTERM
  * handlers. Reads are 64 KiB chunks written straight to their sinks, so a
  * child that floods output never blocks on us and our memory stays flat. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +30,20 @@ extern char **environ;
 #define DRAIN_AFTER_EXIT_NS (2ull * 1000000000ull)
 
 static int sig_pipe_wr = -1;
+
+/* Signals that interrupt a run like Ctrl-C: forwarded to the child's group. */
+static const int interrupt_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* Signals that would kill llmprof by default but mean nothing to it: ignored
+ * for the whole run (reset to the default in the child). */
+static const int ignored_signals[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+
+static int is_interrupt(int sig)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(interrupt_signals); i++)
+		if (interrupt_signals[i] == sig)
+			return 1;
+	return 0;
+}
 static volatile sig_atomic_t pending_interrupt;
 
 static void on_interrupt(int sig)
@@ -44,8 +60,11 @@ void proc_catch_interrupts(void)
 	sa.sa_handler = on_interrupt;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(interrupt_signals); i++)
+		sigaction(interrupt_signals[i], &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	for (size_t i = 0; i < ARRAY_SIZE(ignored_signals); i++)
+		sigaction(ignored_signals[i], &sa, NULL);
 }
 
 int proc_pending_interrupt(void)
@@ -58,7 +77,7 @@ static void on_signal(int sig)
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
 
-	if ((sig == SIGINT || sig == SIGTERM) && !pending_interrupt)
+	if (is_interrupt(sig) && !pending_interrupt)
 		pending_interrupt = sig;
 
 	if (sig_pipe_wr >= 0 && write(sig_pipe_wr, &c, 1) < 0) {
@@ -268,11 +287,11 @@ static void child_exec(const struct child_plan *p, char *const *argv)
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(interrupt_signals); i++)
+		sigaction(interrupt_signals[i], &sa, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(ignored_signals); i++)
+		sigaction(ignored_signals[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
@@ -353,7 +372,7 @@ static void free_strv(char **v)
 	free(v);
 }
 
-static const int handled_signals[] = {SIGCHLD, SIGINT, SIGTERM};
+static const int handled_signals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /* One proc_run(): the child, its streams, our signal handlers and the
  * clocks of the parent loop. */
@@ -367,8 +386,14 @@ struct run {
 	int report[2];			      /* exec failures, child -> us */
 	int sigp[2];			      /* the self-pipe the handlers write */
 	int handlers, reaped, status, fatal;
+	int subreaper_old, subreaper_set;
+	int ending;    /* processes left behind by the reaped child are being ended */
+	int sigchld;   /* a SIGCHLD came since the last look */
+	pid_t *before; /* our children before the fork */
+	size_t before_nr;
 	pid_t pid;
 	uint64_t start, deadline, kill_at, drain_until, next_tick, tick_ns;
+	uint64_t left_next, left_kill_at, left_give_up;
 	double grace;
 };
 
@@ -464,6 +489,133 @@ static void read_exec_report(struct run *r)
 	}
 }
 
+/* How often the processes left behind are looked for again while they end,
+ * and how long after SIGKILL we still wait for them (a process in
+ * uninterruptible sleep cannot be hurried). */
+#define LEFTOVER_POLL_NS (20ull * 1000000ull)
+#define LEFTOVER_GIVE_UP_NS (2ull * 1000000000ull)
+
+/* Reads /proc/<pid>/stat: state, parent and process group. */
+static int read_stat(long pid, char *state, long *ppid, long *pgrp)
+{
+	char path[64], buf[512], *end, *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid pgrp ...": comm may hold ')' */
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return -1;
+	*state = p[2];
+	*ppid = strtol(p + 4, &end, 10);
+	*pgrp = strtol(end, &end, 10);
+	return 0;
+}
+
+static int pid_in(pid_t pid, const pid_t *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* What one walk over /proc does. */
+enum scan {
+	SCAN_SNAPSHOT,	/* note our children before the fork: never touched (a
+			   shell's process substitution can make llmprof the
+			   parent of a process it never started) */
+	SCAN_ZOMBIES,	/* while the child runs, reap the orphans of its
+			   descendants that died, as init would: a program
+			   may wait for a pid to vanish */
+	SCAN_LEFTOVERS, /* after it was reaped: what it left running */
+};
+
+/* Walks /proc for our children (not those of the snapshot) and, for
+ * SCAN_LEFTOVERS, the processes of the child's group. Our zombies are
+ * reaped. Leftovers (not zombies) get sig (0: only counted); returns how
+ * many. proc_run() makes llmprof the subreaper of the child's descendants,
+ * so their orphans, even outside the group, are our children. */
+static int scan_proc(struct run *r, enum scan what, int sig)
+{
+	pid_t self = getpid();
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t alloc = 0;
+	int nr = 0;
+
+	if (!d) /* no /proc: the group is all we can find */
+		return what == SCAN_LEFTOVERS && kill(-r->pid, sig) == 0;
+	while ((de = readdir(d))) {
+		char *end, state;
+		long pid = strtol(de->d_name, &end, 10), ppid, pg;
+		int ours;
+
+		if (*end || pid <= 0 || pid == self || read_stat(pid, &state, &ppid, &pg))
+			continue;
+		if (what == SCAN_SNAPSHOT) {
+			if (ppid == self) {
+				ALLOC_GROW(r->before, r->before_nr + 1, alloc);
+				r->before[r->before_nr++] = (pid_t)pid;
+			}
+			continue;
+		}
+		ours = ppid == self && !pid_in((pid_t)pid, r->before, r->before_nr);
+		if (state == 'Z' || state == 'X') {
+			if (ours && (pid_t)pid != r->pid)
+				waitpid((pid_t)pid, NULL, WNOHANG);
+		} else if (what == SCAN_LEFTOVERS && (ours || pg == r->pid)) {
+			nr++;
+			if (sig)
+				kill((pid_t)pid, sig);
+		}
+	}
+	closedir(d);
+	return nr;
+}
+
+/* The child was reaped: what it left behind gets SIGTERM now (SIGKILL at
+ * once after a timeout or an interrupt, whose grace is spent). */
+static void leftovers_begin(struct run *r, uint64_t now)
+{
+	int sig = r->fatal ? SIGKILL : SIGTERM;
+	int nr = scan_proc(r, SCAN_LEFTOVERS, sig);
+
+	if (!nr)
+		return;
+	if (!r->fatal) {
+		r->res->leftovers = nr;
+		r->res->leftovers_signal = sig;
+	}
+	r->ending = 1;
+	r->left_next = now + LEFTOVER_POLL_NS;
+	r->left_kill_at = r->fatal ? now : now + (uint64_t)(r->grace * 1e9);
+	r->left_give_up = r->left_kill_at + LEFTOVER_GIVE_UP_NS;
+}
+
+/* Looks again; SIGKILL for those still there once the grace is over. */
+static void leftovers_check(struct run *r, uint64_t now)
+{
+	int kill_now = now >= r->left_kill_at;
+	int nr;
+
+	if (now < r->left_next)
+		return;
+	nr = scan_proc(r, SCAN_LEFTOVERS, kill_now ? SIGKILL : 0);
+	if (nr && kill_now && r->res->leftovers)
+		r->res->leftovers_signal = SIGKILL;
+	if (!nr || now >= r->left_give_up)
+		r->ending = 0;
+	r->left_next = now + LEFTOVER_POLL_NS;
+}
+
 static void clocks_start(struct run *r)
 {
 	const struct proc_spec *spec = r->spec;
@@ -485,7 +637,14 @@ static int clocks_due(struct run *r, uint64_t now, int *timeout_ms)
 {
 	uint64_t wake = UINT64_MAX;
 
-	if (r->reaped) {
+	if (r->ending) {
+		leftovers_check(r, now);
+		if (r->ending)
+			wake = r->left_next;
+	}
+	if (r->reaped && !r->ending) {
+		if (r->so.rd < 0 && r->se.rd < 0)
+			return 0; /* all gone, all read */
 		if (!r->drain_until)
 			r->drain_until = now + DRAIN_AFTER_EXIT_NS;
 		if (now >= r->drain_until)
@@ -532,7 +691,12 @@ static void forward_signals(struct run *r)
 		unsigned char c;
 		if (read(r->sigp[0], &c, 1) != 1)
 			break;
-		if ((c == SIGINT || c == SIGTERM) && !r->reaped) {
+		if (c == SIGCHLD)
+			r->sigchld = 1;
+		if (is_interrupt(c) && r->ending) {
+			r->left_kill_at = 0; /* an interrupt while they end: no more waiting */
+			r->left_next = 0;
+		} else if (is_interrupt(c) && !r->reaped) {
 			if (res->outcome != PROC_INTERRUPTED) {
 				if (res->outcome != PROC_EXEC_FAILED)
 					res->outcome = PROC_INTERRUPTED;
@@ -551,7 +715,7 @@ static void forward_signals(struct run *r)
  * reaped and its pipes are drained (or the drain time is up). */
 static void run_loop(struct run *r, struct strbuf *err)
 {
-	while (!r->reaped || r->so.rd >= 0 || r->se.rd >= 0) {
+	while (!r->reaped || r->ending || r->so.rd >= 0 || r->se.rd >= 0) {
 		struct pollfd pfd[3];
 		nfds_t n = 0;
 		int timeout_ms;
@@ -575,6 +739,10 @@ static void run_loop(struct run *r, struct strbuf *err)
 		stream_pump(&r->so, &r->res->log_errno);
 		stream_pump(&r->se, &r->res->log_errno);
 		forward_signals(r);
+		if (r->sigchld && r->subreaper_set && !r->reaped) {
+			r->sigchld = 0;
+			scan_proc(r, SCAN_ZOMBIES, 0);
+		}
 		if (!r->reaped) {
 			pid_t w = waitpid(r->pid, &r->status, WNOHANG);
 			if (w == r->pid) {
@@ -583,6 +751,7 @@ static void run_loop(struct run *r, struct strbuf *err)
 				/* stragglers of a killed run go with it */
 				if (r->fatal)
 					kill(-r->pid, SIGKILL);
+				leftovers_begin(r, clock_mono_ns());
 			}
 		}
 	}
@@ -600,6 +769,8 @@ static void run_result(struct run *r)
 			;
 		res->wall_ns = clock_mono_ns() - r->start;
 	}
+	if (r->ending || !r->reaped)
+		scan_proc(r, SCAN_LEFTOVERS, SIGKILL); /* the loop stopped early */
 	if (WIFEXITED(r->status))
 		res->exit_status = WEXITSTATUS(r->status);
 	else if (WIFSIGNALED(r->status))
@@ -613,6 +784,8 @@ static void run_result(struct run *r)
 static void run_release(struct run *r)
 {
 	handlers_restore(r);
+	if (r->subreaper_set)
+		prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)r->subreaper_old, 0, 0, 0);
 	stream_close(&r->so);
 	stream_close(&r->se);
 	if (r->child_out_close >= 0)
@@ -627,6 +800,7 @@ static void run_release(struct run *r)
 	}
 	if (r->plan.fd_in >= 0)
 		close(r->plan.fd_in);
+	free(r->before);
 	free_strv(r->plan.candidates);
 	free(r->plan.envp);
 }
@@ -657,6 +831,12 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 	if (run_prepare(&r, err))
 		goto out;
 	handlers_install(&r);
+	/* orphans of the child's descendants come to us, not to init: we can
+	 * find them after the child ended, even outside its group */
+	if (spec->subreaper && !prctl(PR_GET_CHILD_SUBREAPER, &r.subreaper_old, 0, 0, 0) &&
+	    !prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0, 0, 0))
+		r.subreaper_set = 1;
+	scan_proc(&r, SCAN_SNAPSHOT, 0);
 	fflush(NULL);
 	r.start = clock_mono_ns();
 	r.pid = fork();

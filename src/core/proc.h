@@ -4,9 +4,21 @@
  * an environment built from ours plus additions and minus removals, and its
  * stdout/stderr in log files, optionally also copied to our terminal. A
  * timeout sends SIGTERM to the whole group and SIGKILL after a grace period;
- * SIGINT/SIGTERM sent to llmprof while a child runs are forwarded to the
- * child's group (a second one sends SIGKILL), the child is reaped and the
- * caller learns PROC_INTERRUPTED.
+ * SIGINT/SIGTERM/SIGHUP/SIGQUIT sent to llmprof while a child runs are
+ * forwarded to the child's group (a second one sends SIGKILL), the child is
+ * reaped and the caller learns PROC_INTERRUPTED.
+ *
+ * Nothing the child started outlives proc_run(): once the child is reaped,
+ * every process still in its group and, with spec->subreaper, every orphan
+ * of its descendants (llmprof is their subreaper, PR_SET_CHILD_SUBREAPER,
+ * for the duration: one that left the group with setsid is found too) gets
+ * SIGTERM, and SIGKILL after the grace period (at once after a timeout or
+ * an interrupt); res->leftovers says how many there were. proc_run()
+ * returns only after they are gone and the child's pipes are closed, so a
+ * log file gets no more output once it returns.
+ *
+ * Processes that were already our children before proc_run() are never
+ * touched.
  *
  * proc_run() installs signal handlers for its duration and restores the old
  * ones, so only one proc_run() may be active per process at a time (not
@@ -57,6 +69,10 @@ struct proc_spec {
 	void (*on_tick)(void *arg);
 	void *on_tick_arg;
 	double tick_s;
+	/* orphans of the child's descendants come to llmprof (and are ended
+	 * with the group) instead of init. Not for a tool whose daemon expects
+	 * init as its parent (nsys loses its agent) */
+	int subreaper;
 };
 
 enum proc_outcome {
@@ -75,11 +91,14 @@ struct proc_result {
 	int signal;		       /* from WTERMSIG, when it died by a signal; else 0 */
 	int exec_errno;		       /* PROC_EXEC_FAILED */
 	const char *failed_call;       /* PROC_EXEC_FAILED: "execve" or "chdir" (static) */
-	int interrupt_signal;	       /* PROC_INTERRUPTED: SIGINT or SIGTERM */
+	int interrupt_signal;	       /* PROC_INTERRUPTED: SIGINT, SIGTERM, SIGHUP, SIGQUIT */
 	uint64_t wall_ns;	       /* from fork to reaping */
 	uint64_t out_bytes, err_bytes; /* bytes read from the child's pipes (echo/buf only) */
 	int log_errno;		       /* first error writing a log file (e.g. ENOSPC), or 0;
 					  the child was never blocked by it */
+	int leftovers;		       /* processes the child left running when it ended
+					  by itself (its group, its orphans), ended by us */
+	int leftovers_signal;	       /* the last signal they needed: SIGTERM or SIGKILL */
 };
 
 /* Runs spec to completion. Returns 0 when the child was started and its
@@ -87,9 +106,11 @@ struct proc_result {
  * could be started (cannot open a log file, fork failed). */
 int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbuf *err);
 
-/* Makes SIGINT/SIGTERM set a flag instead of killing llmprof, for the
- * whole run (proc_run() also sets it while a child runs), so the caller can
- * mark its bundle interrupted between steps. */
+/* Makes SIGINT/SIGTERM/SIGHUP/SIGQUIT set a flag instead of killing
+ * llmprof, for the whole run (proc_run() also sets it while a child runs),
+ * so the caller can mark its bundle interrupted between steps; SIGUSR1,
+ * SIGUSR2, SIGALRM and SIGPIPE are ignored from then on (a child gets them
+ * back at their default). */
 void proc_catch_interrupts(void);
 /* The interrupt signal received since proc_catch_interrupts(), or 0. */
 int proc_pending_interrupt(void);

@@ -91,6 +91,8 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 	/* the child runs in its own process group: reading a terminal would
 	 * stop it with SIGTTIN, so it only inherits a stdin that is not one */
 	spec.stdin_null = isatty(0);
+	/* the program's orphans are ended with it (not under nsys: its agent) */
+	spec.subreaper = s->kind == STEP_KIND_WORKLOAD && check == CHECK_NONE;
 	if (rc->deadline_ns) {
 		uint64_t now = clock_mono_ns();
 		spec.timeout_s =
@@ -109,6 +111,10 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 	if (pres.outcome == PROC_TIMEOUT)
 		spec.timeout_s = rc->timeout_s; /* describe the configured limit */
 	proc_result_describe(&pres, &spec, &res->msg);
+	if (pres.leftovers)
+		strbuf_addf(&res->msg, "; %d process%s it left running ended by %s", pres.leftovers,
+			    pres.leftovers == 1 ? "" : "es",
+			    proc_signal_name(pres.leftovers_signal));
 	if (pres.log_errno) {
 		strbuf_addf(&res->msg, "; its log is incomplete: %s", strerror(pres.log_errno));
 		if (rc->outcome.code == EXIT_OK)

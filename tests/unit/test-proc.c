@@ -444,8 +444,25 @@ static void test_flood_and_echo(void **state)
 	strbuf_release(&cap);
 }
 
-/* A background grandchild that keeps the output pipe open must not make
- * proc_run wait for it: reading stops 2 s after the child is reaped. */
+static int pid_alive(pid_t pid)
+{
+	char path[64], buf[256];
+	FILE *f;
+	char *p;
+	int alive = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		alive = p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	fclose(f);
+	return alive;
+}
+
+/* A background grandchild that keeps the output pipe open is ended once
+ * the child is reaped (SIGTERM): proc_run returns at once, its output
+ * complete, and says one process was left running. */
 static void test_grandchild_holding_pipe(void **state)
 {
 	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, buf = STRBUF_INIT;
@@ -454,6 +471,7 @@ static void test_grandchild_holding_pipe(void **state)
 	struct proc_result res;
 	uint64_t t0, dt;
 	pid_t gc;
+	int gc_alive;
 
 	tpath(&pidfile, "holder.pid");
 	strbuf_addf(&script, "sleep 30 & echo $! > '%s'; echo done", pidfile.buf);
@@ -463,15 +481,63 @@ static void test_grandchild_holding_pipe(void **state)
 	run_ok(&spec, &res);
 	dt = clock_mono_ns() - t0;
 	gc = read_pid(pidfile.buf);
+	gc_alive = gc > 0 && pid_alive(gc);
 	if (gc > 0)
 		kill(gc, SIGKILL);
 	assert_int_equal(res.outcome, PROC_EXITED);
 	assert_int_equal(res.exit_status, 0);
 	assert_string_equal(buf.buf, "done\n");
-	assert_true(dt >= 1500000000ull && dt < 5000000000ull);
+	assert_false(gc_alive);
+	assert_int_equal(res.leftovers, 1);
+	assert_int_equal(res.leftovers_signal, SIGTERM);
+	assert_true(dt < 1500000000ull);
 	strbuf_release(&pidfile);
 	strbuf_release(&script);
 	strbuf_release(&buf);
+}
+
+/* What the child left running is ended even outside its process group
+ * (setsid: found as an orphan reparented to us) and when it ignores SIGTERM
+ * (SIGKILL after the grace); a child we had before proc_run is untouched. */
+static void test_leftovers_outside_group(void **state)
+{
+	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT;
+	const char *argv[] = {"/bin/sh", "-c", NULL, NULL};
+	struct proc_spec spec = {.argv = argv, .grace_s = 0.3, .subreaper = 1};
+	struct proc_result res;
+	pid_t mine, gc;
+	int gc_alive, mine_alive;
+
+	if (access("/usr/bin/setsid", X_OK) && access("/bin/setsid", X_OK))
+		skip();
+	mine = fork();
+	assert_true(mine >= 0);
+	if (mine == 0) {
+		execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	tpath(&pidfile, "setsid.pid");
+	strbuf_addf(&script,
+		    "setsid sh -c 'trap \"\" TERM; echo $$ > \"%s\"; exec sleep 30' & "
+		    "while ! [ -s '%s' ]; do sleep 0.01; done; exit 0",
+		    pidfile.buf, pidfile.buf);
+	argv[2] = script.buf;
+	run_ok(&spec, &res);
+	gc = read_pid(pidfile.buf);
+	gc_alive = gc > 0 && pid_alive(gc);
+	mine_alive = pid_alive(mine);
+	if (gc > 0)
+		kill(gc, SIGKILL);
+	kill(mine, SIGKILL);
+	waitpid(mine, NULL, 0);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_true(gc > 0);
+	assert_false(gc_alive);
+	assert_true(mine_alive);
+	assert_int_equal(res.leftovers, 1);
+	assert_int_equal(res.leftovers_signal, SIGKILL);
+	strbuf_release(&pidfile);
+	strbuf_release(&script);
 }
 
 static void test_log_file_unwritable(void **state)
@@ -543,6 +609,7 @@ int main(void)
 	    cmocka_unit_test(test_env_and_cwd),
 	    cmocka_unit_test(test_flood_and_echo),
 	    cmocka_unit_test(test_grandchild_holding_pipe),
+	    cmocka_unit_test(test_leftovers_outside_group),
 	    cmocka_unit_test(test_log_file_unwritable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
