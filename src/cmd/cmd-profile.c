@@ -199,7 +199,7 @@ static int print_run_line(const char *dir, int code)
 	}
 	if (!stdout_was_closed && !e)
 		return code;
-	error_print("cannot write the 'run:' line to standard output: %s (run: %s)",
+	error_print("cannot write to standard output: %s (run: %s)",
 		    e ? strerror(e) : "it is closed", dir);
 	clearerr(stdout); /* said here: not again when llmprof exits */
 	return code ? code : EXIT_IO;

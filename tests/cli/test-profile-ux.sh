@@ -173,7 +173,7 @@ if grep -q 'the last' err; then fail "a tail for a program that never ran: $(cat
 "$LLMPROF" profile -q -o "$tmp/g" "${cfg[@]}" -- true >&- 2>err
 rc=$?
 [ $rc -eq 7 ] || fail "stdout closed: exit $rc, want 7: $(cat err)"
-grep -Eq "^llmprof: error: cannot write the 'run:' line to standard output: it is closed \(run: $tmp/g/[^)]+\)$" err ||
+grep -Eq "^llmprof: error: cannot write to standard output: it is closed \(run: $tmp/g/[^)]+\)$" err ||
 	fail "stdout closed: $(cat err)"
 # - a failing program keeps its own code
 "$LLMPROF" profile -q -o "$tmp/g" "${cfg[@]}" -- false >&- 2>err
