@@ -247,6 +247,7 @@ static void test_no_regions_and_writer(void **state)
 static void test_long_range_name(void **state)
 {
 	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf edited = STRBUF_INIT;
 	struct ncu_raw raw;
 	struct regions rg;
 	char tmpl[] = "/tmp/llmprof-regions-XXXXXX";
@@ -263,16 +264,12 @@ static void test_long_range_name(void **state)
 	assert_true(name.len > 255);
 	at = strstr(buf.buf, ":A1:");
 	assert_non_null(at);
-	{
-		struct strbuf edited = STRBUF_INIT;
-
-		strbuf_add(&edited, buf.buf, (size_t)(at - buf.buf) + 1);
-		strbuf_add(&edited, name.buf, name.len);
-		strbuf_addstr(&edited, at + 3);
-		assert_int_equal(ncu_raw_parse(edited.buf, edited.len, "long.csv", &raw, &err), 0);
-		assert_int_equal(regions_build(&raw, &rg, &err), 0);
-		strbuf_release(&edited);
-	}
+	/* the parsed rows borrow edited: released at the end */
+	strbuf_add(&edited, buf.buf, (size_t)(at - buf.buf) + 1);
+	strbuf_add(&edited, name.buf, name.len);
+	strbuf_addstr(&edited, at + 3);
+	assert_int_equal(ncu_raw_parse(edited.buf, edited.len, "long.csv", &raw, &err), 0);
+	assert_int_equal(regions_build(&raw, &rg, &err), 0);
 	for (size_t i = 0; i < rg.nr; i++)
 		if (strstr(rg.v[i].name, name.buf)) /* "A::" then the name */
 			r = &rg.v[i];
@@ -292,6 +289,7 @@ static void test_long_range_name(void **state)
 	strbuf_release(&err);
 	strbuf_release(&p);
 	strbuf_release(&name);
+	strbuf_release(&edited);
 }
 
 int main(void)
