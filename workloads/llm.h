@@ -196,9 +196,9 @@ int llm_load_hf_tensor(struct st_file *f, const struct llm_config *c, int kind, 
 /* Cost of one forward of n tokens per sequence at positions pos..pos+n-1
  * for batch sequences; head: final norm + LM head on the last position. */
 struct llm_cost {
-	uint64_t tokens;
-	uint64_t matmul_flops, attn_flops, attn_flops_executed, flops;
-	uint64_t weight_bytes, kv_read_bytes, kv_write_bytes, bytes;
+	double tokens; /* counts as doubles: exact below 2^53, never wrap */
+	double matmul_flops, attn_flops, attn_flops_executed, flops;
+	double weight_bytes, kv_read_bytes, kv_write_bytes, bytes;
 };
 void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int head,
 		      int elem_bytes, struct llm_cost *out);

@@ -14,46 +14,45 @@ int llm_prefill_flash(const struct llm_config *c, int elem_bytes)
 	return elem_bytes == 2 && (c->head_dim == 64 || c->head_dim == 128);
 }
 
+/* Computed in double: the shapes the schema accepts (batch and prompt up to
+ * 2^20 and more) give counts far beyond 2^64; a double is exact below 2^53
+ * and off by a relative 1e-16 above, where uint64 arithmetic wrapped. */
 void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int head,
 		      int elem_bytes, struct llm_cost *o)
 {
-	uint64_t B = (uint64_t)batch, N = (uint64_t)n, L = (uint64_t)c->layers;
-	uint64_t H = (uint64_t)c->hidden, V = (uint64_t)c->vocab, hd = (uint64_t)c->head_dim;
-	uint64_t es = (uint64_t)elem_bytes, kvd = (uint64_t)llm_kv_dim(c);
-	uint64_t macs_per_tok = 0, layer_params = 0, keys = 0;
+	double B = batch, N = n, P = pos, L = c->layers, H = c->hidden, V = c->vocab;
+	double hd = c->head_dim, nh = c->heads, es = elem_bytes, kvd = llm_kv_dim(c);
+	double I = c->intermediate, macs_per_tok, layer_params = 0, keys;
 
 	memset(o, 0, sizeof(*o));
 	o->tokens = B * N;
-	macs_per_tok = H * (uint64_t)llm_qkv_dim(c) + (uint64_t)llm_q_dim(c) * H +
-		       H * 2 * (uint64_t)c->intermediate + (uint64_t)c->intermediate * H;
+	macs_per_tok = H * llm_qkv_dim(c) + llm_q_dim(c) * H + H * 2 * I + I * H;
 	o->matmul_flops = 2 * B * N * L * macs_per_tok + (head ? 2 * B * H * V : 0);
-	/* Query at position p attends keys 0..p: QK^T and PV, hd MACs each. */
-	for (uint64_t p = (uint64_t)pos; p < (uint64_t)pos + N; p++)
-		keys += p + 1;
-	o->attn_flops = L * B * (uint64_t)c->heads * 4 * hd * keys;
+	/* Query at position p attends keys 0..p: QK^T and PV, hd MACs each.
+	 * sum_{p=pos}^{pos+n-1} (p+1) = n*pos + n(n+1)/2 */
+	keys = N * P + N * (N + 1) / 2;
+	o->attn_flops = L * B * nh * 4 * hd * keys;
 	/* What the GPU prefill executes: the flash kernel (bf16/fp16, head_dim
 	 * 64 or 128) runs whole 64x64 tiles up to the diagonal; the GEMM path
 	 * scores every query against all pos+n keys, masked. */
 	if (n > 1 && llm_prefill_flash(c, elem_bytes)) {
-		uint64_t tiles = 0, nq = (N + 63) / 64;
-		for (uint64_t qt = 0; qt < nq; qt++)
-			tiles += qt + 1;
-		o->attn_flops_executed = L * B * (uint64_t)c->heads * 4 * hd * 64 * 64 * tiles;
+		double nq = (double)((n + 63) / 64), tiles = nq * (nq + 1) / 2;
+
+		o->attn_flops_executed = L * B * nh * 4 * hd * 64 * 64 * tiles;
 	} else if (n > 1) {
-		o->attn_flops_executed =
-		    L * B * (uint64_t)c->heads * 4 * hd * N * ((uint64_t)pos + N);
+		o->attn_flops_executed = L * B * nh * 4 * hd * N * (P + N);
 	} else {
 		o->attn_flops_executed = o->attn_flops;
 	}
 	o->flops = o->matmul_flops + o->attn_flops;
 
 	for (int k = LLM_T_ATTN_NORM; k <= LLM_T_WDOWN; k++)
-		layer_params += llm_tensor_numel(c, k);
+		layer_params += (double)llm_tensor_numel(c, k);
 	o->weight_bytes = es * (L * layer_params + B * N * H /* embedding rows gathered */);
 	if (head)
 		o->weight_bytes += es * (H + V * H); /* final norm + LM head */
 	o->kv_write_bytes = es * L * B * N * 2 * kvd;
-	o->kv_read_bytes = es * L * B * ((uint64_t)pos + N) * 2 * kvd;
+	o->kv_read_bytes = es * L * B * (P + N) * 2 * kvd;
 	o->bytes = o->weight_bytes + o->kv_read_bytes + o->kv_write_bytes;
 }
 
@@ -70,17 +69,27 @@ static void add_cost(struct llm_cost *a, const struct llm_cost *b)
 	a->bytes += b->bytes;
 }
 
+/* A count: an exact integer below 2^53, else the double in exponent form
+ * (a JSON number readers take as a real, not an int64 that overflows). */
+static void add_count(struct strbuf *sb, const char *key, double v, const char *sep)
+{
+	if (v < 9007199254740992.0)
+		strbuf_addf(sb, "\"%s\": %.0f%s", key, v, sep);
+	else
+		strbuf_addf(sb, "\"%s\": %.17e%s", key, v, sep);
+}
+
 static void cost_json(struct strbuf *sb, const struct llm_cost *o)
 {
-	strbuf_addf(sb,
-		    "\"tokens\": %llu, \"flops\": %llu, \"matmul_flops\": %llu, "
-		    "\"attn_flops\": %llu, \"attn_flops_executed_gpu\": %llu, \"bytes\": %llu, "
-		    "\"weight_bytes\": %llu, \"kv_read_bytes\": %llu, \"kv_write_bytes\": %llu",
-		    (unsigned long long)o->tokens, (unsigned long long)o->flops,
-		    (unsigned long long)o->matmul_flops, (unsigned long long)o->attn_flops,
-		    (unsigned long long)o->attn_flops_executed, (unsigned long long)o->bytes,
-		    (unsigned long long)o->weight_bytes, (unsigned long long)o->kv_read_bytes,
-		    (unsigned long long)o->kv_write_bytes);
+	add_count(sb, "tokens", o->tokens, ", ");
+	add_count(sb, "flops", o->flops, ", ");
+	add_count(sb, "matmul_flops", o->matmul_flops, ", ");
+	add_count(sb, "attn_flops", o->attn_flops, ", ");
+	add_count(sb, "attn_flops_executed_gpu", o->attn_flops_executed, ", ");
+	add_count(sb, "bytes", o->bytes, ", ");
+	add_count(sb, "weight_bytes", o->weight_bytes, ", ");
+	add_count(sb, "kv_read_bytes", o->kv_read_bytes, ", ");
+	add_count(sb, "kv_write_bytes", o->kv_write_bytes, "");
 }
 
 int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,

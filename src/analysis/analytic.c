@@ -1,5 +1,6 @@
 /* analytic.c: read the built-in LLM's analytic FLOP/byte file. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,17 @@
 
 #define ANALYTIC_SCHEMA "llmprof-llm-analytic/1"
 
-/* A non-negative integer member, or -1 with err. */
+/* A non-negative count, or -1 with err: an integer, or a real for counts
+ * beyond 2^53 (the writer's exponent form; an int64 would overflow). */
 static int get_count(json_t *obj, const char *section, const char *key, const char *what,
 		     double *out, struct strbuf *err)
 {
 	json_t *v = json_object_get(obj, key);
 
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return error_set(err, "%s: '%s.%s' must be a non-negative integer", what, section,
+	if (!json_is_number(v) || !(json_number_value(v) >= 0) || !isfinite(json_number_value(v)))
+		return error_set(err, "%s: '%s.%s' must be a non-negative number", what, section,
 				 key);
-	*out = (double)json_integer_value(v);
+	*out = json_number_value(v);
 	return 0;
 }
 

@@ -52,13 +52,6 @@ int nsysstats_known(const char *name)
 	return 0;
 }
 
-/* A sum of nanosecond times as int64, saturated: damaged traces (times near
- * 2^63) give absurd totals, not undefined behaviour. */
-static int64_t clamp_i64(__int128 v)
-{
-	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
-}
-
 /* A grouped value: up to 5 integer key parts, then the value. */
 struct gval {
 	int64_t k[5];
@@ -223,9 +216,11 @@ static int cmp_nvtxkern(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static void add_ratio(struct table *tbl, int64_t part, int64_t whole)
+/* whole is the exact sum as a double, not a saturated int64: parts near
+ * 2^63 each must not all read as 100 %. */
+static void add_ratio(struct table *tbl, int64_t part, double whole)
 {
-	if (!whole)
+	if (whole == 0)
 		table_add_null(tbl);
 	else
 		table_add_round1(tbl, (double)part * 100.0 / (double)whole);
@@ -260,13 +255,13 @@ static void init_time_table(struct table *tbl, const char *count_col, const char
 
 /* Emits "Time (%) ... StdDev" rows for groups, in order, name from key 0
  * via namefn. */
-static int64_t groups_total(const struct group *g, size_t n)
+static double groups_total(const struct group *g, size_t n)
 {
 	__int128 total = 0;
 
 	for (size_t i = 0; i < n; i++)
 		total += g[i].s.total;
-	return clamp_i64(total);
+	return (double)total;
 }
 
 static int skip(struct strbuf *msg, const struct trace *t, const char *what)
@@ -376,7 +371,7 @@ static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 					 .med = k->med_ns,
 					 .stddev = k->stddev_ns};
 
-		add_ratio(tbl, k->total_ns, clamp_i64(total));
+		add_ratio(tbl, k->total_ns, (double)total);
 		table_add_i64(tbl, k->total_ns);
 		table_add_i64(tbl, (int64_t)k->calls);
 		add_dur_stats(tbl, &s);
@@ -399,7 +394,7 @@ static int report_nvtx_sum(struct trace *t, const struct nsysstats_opts *o, stru
 	struct group *g;
 	size_t ng;
 	int32_t *inv, *names;
-	int64_t total;
+	double total;
 
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);
@@ -461,7 +456,7 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
-	int64_t total;
+	double total;
 
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);
@@ -506,7 +501,7 @@ static int report_mem(struct trace *t, int by_size, struct table *tbl, struct st
 	struct group *g;
 	size_t ng, n = 0;
 	int32_t *inv;
-	int64_t total;
+	double total;
 
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,7 +106,23 @@ static int path_cmp(const void *pa, const void *pb)
 	return strcmp(a->path, b->path);
 }
 
-/* Directory names: [A-Za-z0-9._-] kept, anything else '_', unique. */
+/* A directory name is at most this long (NAME_MAX is 255 and "-N" may
+ * follow): a longer one keeps its first bytes, then '-' and 8 hex digits of
+ * the whole path's FNV-1a hash. */
+#define REGION_DIR_MAX 100
+#define REGION_DIR_HASH 9 /* "-" + 8 hex digits */
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Directory names: [A-Za-z0-9._-] kept, anything else '_', bounded
+ * (REGION_DIR_MAX), unique. */
 static void assign_dirs(struct regions *rg)
 {
 	for (size_t i = 0; i < rg->nr; i++) {
@@ -117,6 +134,10 @@ static void assign_dirs(struct regions *rg)
 				     isalnum((unsigned char)*p) || strchr("._-", *p) ? *p : '_');
 		if (!strcmp(d.buf, ".") || !strcmp(d.buf, ".."))
 			strbuf_addch(&d, '_');
+		if (d.len > REGION_DIR_MAX) {
+			strbuf_setlen(&d, REGION_DIR_MAX - REGION_DIR_HASH);
+			strbuf_addf(&d, "-%08x", (unsigned)fnv1a(rg->v[i].path));
+		}
 		for (;;) {
 			struct strbuf cand = STRBUF_INIT;
 			int clash = 0;

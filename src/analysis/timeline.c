@@ -132,6 +132,13 @@ static int cmp_step_count(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* The length of one merged interval: saturated, and never negative for an
+ * inverted one (end before start) from a damaged export. */
+static int64_t ival_length(int64_t s, int64_t e)
+{
+	return e > s ? i64_sat_sub(e, s) : 0;
+}
+
 static int64_t union_length(struct ival *iv, size_t n)
 {
 	int64_t total = 0, cs = 0, ce = 0;
@@ -139,14 +146,14 @@ static int64_t union_length(struct ival *iv, size_t n)
 	qsort(iv, n, sizeof(*iv), cmp_ival);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || iv[i].s > ce) {
-			total += ce - cs;
+			total = i64_sat_add(total, ival_length(cs, ce));
 			cs = iv[i].s;
 			ce = iv[i].e;
 		} else if (iv[i].e > ce) {
 			ce = iv[i].e;
 		}
 	}
-	return n ? total + (ce - cs) : 0;
+	return i64_sat_add(total, ival_length(cs, ce));
 }
 
 /* ---- kernel summaries ---- */

@@ -3,6 +3,8 @@
  * pipeline (pipeline/run.h), and "run: <dir>" as the last line on stdout.
  * What the person watching sees while it runs is cmd/profile_view.c; the
  * --dry-run printout is cmd/profile_dryrun.c. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +180,31 @@ static int resolve_config(struct run_ctx *rc, const struct cmd_ctx *ctx, const c
 	return 0;
 }
 
+/* 1 when llmprof was started with its standard output closed. */
+static int stdout_was_closed;
+
+/* "run: <dir>", the last line on stdout and on a line of its own (echoed
+ * output may end without a line end). A run that did everything it was
+ * asked but cannot say where its bundle is exits 7; another code stays. */
+static int print_run_line(const char *dir, int code)
+{
+	int e = 0;
+
+	if (!stdout_was_closed) {
+		if (!proc_echo_at_line_start(1))
+			putchar('\n');
+		printf("run: %s\n", dir);
+		if (fflush(stdout) || ferror(stdout))
+			e = errno ? errno : EIO;
+	}
+	if (!stdout_was_closed && !e)
+		return code;
+	error_print("cannot write to standard output: %s (run: %s)",
+		    e ? strerror(e) : "it is closed", dir);
+	clearerr(stdout); /* said here: not again when llmprof exits */
+	return code ? code : EXIT_IO;
+}
+
 /* Creates the bundle and runs the pipeline. The exit code. */
 static int run(struct run_ctx *rc)
 {
@@ -193,15 +220,14 @@ static int run(struct run_ctx *rc)
 	if ((ret = run_open_bundle(rc, &err, &code))) {
 		if (ret < 0)
 			error_print("%s", err.buf);
-		else
-			printf("run: %s\n",
-			       rc->bundle.dir); /* what exists is still worth finding */
+		else /* what exists is still worth finding */
+			code = print_run_line(rc->bundle.dir, code);
 		goto out;
 	}
 	profile_view_start(rc, opt_echo);
 	code = pipeline_run(rc);
 	profile_view_end(rc);
-	printf("run: %s\n", rc->bundle.dir);
+	code = print_run_line(rc->bundle.dir, code);
 out:
 	strbuf_release(&err);
 	return code;
@@ -218,6 +244,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	int root_given = 0, code;
 	size_t n_overrides = 0;
 
+	stdout_was_closed = fcntl(1, F_GETFD) < 0 && errno == EBADF;
 	profile_view_init(opt_quiet, opt_verbose);
 	run_ctx_init(&rc, &ro, &profile_view_progress);
 	if ((code = check_args(ctx)))

@@ -164,6 +164,27 @@ static int defaults_add(struct defaults *d, const char *spec, const struct cnode
 	return 0;
 }
 
+/* A group (with its package) listed twice: which entry would a command-line
+ * 'group=option' replace? Hydra refuses it too ("Multiple values"). */
+static int defaults_check_repeat(const struct defaults *d, struct strbuf *err)
+{
+	const struct entry *last = &d->v[d->nr - 1];
+
+	for (size_t i = 0; i + 1 < d->nr; i++) {
+		const struct entry *e = &d->v[i];
+
+		if (!e->group || strcmp(e->group, last->group) ||
+		    strcmp(e->package ? e->package : "", last->package ? last->package : ""))
+			continue;
+		error_set(err, "defaults list: '%s%s%s' is listed twice (first at ", last->group,
+			  last->package ? "@" : "", last->package ? last->package : "");
+		cnode_pos_format(&e->pos, err);
+		strbuf_addstr(err, "); keep one entry and override it with 'group=option'");
+		return at_pos(err, &last->pos);
+	}
+	return 0;
+}
+
 /* Takes the defaults list out of the primary config. */
 static int defaults_take(struct cnode *primary, struct defaults *d, struct strbuf *err)
 {
@@ -191,7 +212,8 @@ static int defaults_take(struct cnode *primary, struct defaults *d, struct strbu
 				       "'group@package: option' or '_self_'");
 			return at_pos(err, &it->pos);
 		}
-		if (defaults_add(d, it->items[0]->key, it->items[0], it->pos, err))
+		if (defaults_add(d, it->items[0]->key, it->items[0], it->pos, err) ||
+		    defaults_check_repeat(d, err))
 			return -1;
 	}
 	cnode_map_remove(primary, "defaults");

@@ -189,6 +189,7 @@ enum config_key_flags {
 	CONFIG_MIN_EXCLUSIVE = (1 << 3),
 	CONFIG_REQUIRED = (1 << 4), /* no default: the config files must set it */
 	CONFIG_NONEMPTY = (1 << 5), /* a string that cannot be "" */
+	CONFIG_NO_CTRL = (1 << 6),  /* a string without control characters (a path) */
 };
 
 /* The C type of the field a row fills (config/typed.h lists them). */

@@ -48,8 +48,8 @@
 static const struct config_key schema[] = {
     {"device", CONFIG_STR, 0, "cuda:0", NULL, 0, 0,
      "GPU the workload uses (\"cuda:N\"); \"cpu\" forces the CPU path", STR(device)},
-    {"artifacts.root", CONFIG_STR, CONFIG_NONEMPTY, "tmp/stage2", NULL, 0, 0,
-     "run bundles go to <root>/<run_id>/", STR(artifacts.root)},
+    {"artifacts.root", CONFIG_STR, CONFIG_NONEMPTY | CONFIG_NO_CTRL, "tmp/stage2", NULL, 0, 0,
+     "run bundles go to <root>/<run_id>/ (no control characters)", STR(artifacts.root)},
     {"run.mode", CONFIG_ENUM, 0, "deep", run_mode_names, 0, 0,
      "deep: trace, then ncu counters on the kernels covering run.coverage; light: trace, "
      "then ncu's SpeedOfLight and Occupancy on at most 5 kernels",
@@ -514,6 +514,16 @@ static int bad_enum(struct strbuf *err, const struct cnode *n, const struct conf
 	return -1;
 }
 
+/* A byte below 0x20 or DEL: a newline in a path would split the 'run:'
+ * line and every "file:line" message naming it. */
+static int has_ctrl(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* Scalars given for a string become their text (0x10 stays "0x10"). */
 static void to_string(struct cnode *n)
 {
@@ -565,6 +575,9 @@ static int check_value(const struct config_key *k, struct cnode *n, struct strbu
 			return bad_enum(err, n, k);
 		if ((k->flags & CONFIG_NONEMPTY) && !*n->s)
 			return bad(err, n, k->key, "%s", "cannot be empty");
+		if ((k->flags & CONFIG_NO_CTRL) && has_ctrl(n->s))
+			return bad(err, n, k->key, "expects %s",
+				   "a path without control characters (newline, tab, escape)");
 		return 0;
 	case CONFIG_INT:
 		if (n->type != CNODE_INT)

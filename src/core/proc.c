@@ -123,6 +123,9 @@ struct stream {
 	uint64_t bytes;
 };
 
+/* The last byte echoed to our fd 1 and 2, for proc_echo_at_line_start(). */
+static char echo_last[3] = {'\n', '\n', '\n'};
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -169,6 +172,8 @@ static void stream_pump(struct stream *s, int *log_errno)
 		}
 		if (s->echo >= 0 && write_all(s->echo, chunk, (size_t)n))
 			s->echo = -1; /* terminal gone (EPIPE): stop echoing */
+		else if (s->echo == 1 || s->echo == 2)
+			echo_last[s->echo] = chunk[n - 1];
 		if (s->buf && s->buf->len < s->buf_max) {
 			size_t room = s->buf_max - s->buf->len;
 			strbuf_add(s->buf, chunk, (size_t)n < room ? (size_t)n : room);
@@ -396,6 +401,11 @@ struct run {
 	uint64_t left_next, left_kill_at, left_give_up;
 	double grace;
 };
+
+int proc_echo_at_line_start(int fd)
+{
+	return (fd != 1 && fd != 2) || echo_last[fd] == '\n';
+}
 
 /* With fd 0-2 closed, a log file could get fd 1 and the dup2() in the
  * child would keep its close-on-exec flag: fill the holes first. */

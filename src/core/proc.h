@@ -137,6 +137,10 @@ void proc_quote_shell(struct strbuf *sb, const char *arg);
  * '...' (nsys/cmd.txt and ncu/cmd.txt keep a UTF-8 argument readable). */
 void proc_quote_shell_bytes(struct strbuf *sb, const char *arg);
 
+/* 1 unless the last byte a child's output echoed to our fd (1 or 2) was
+ * not a line end: then what we print next starts on a fresh line. */
+int proc_echo_at_line_start(int fd);
+
 /* Writes argv, one C-escaped argument per line, to path (atomically). */
 int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err);
 

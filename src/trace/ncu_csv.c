@@ -417,18 +417,19 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 
 		if (is_log_line(&r))
 			continue;
-		if (r.nr > raw->ncols) {
-			error_set(err, "%s:%zu: row has %zu fields, the header %zu", raw->source,
-				  r.record_line, r.nr, raw->ncols);
-			goto out;
-		}
-		/* ncu ends every row with a line end: a short last row without one
-		 * is a file cut short, not a ragged row */
+		/* The raw page is rectangular: a row of another length is a
+		 * damaged file wherever it is, never empty cells. A short last
+		 * row without a line end is a file cut short. */
 		if (r.nr < raw->ncols && r.pos >= len && len && buf[len - 1] != '\n') {
 			error_set(err,
 				  "%s:%zu: the last row has %zu of %zu fields and no line end "
 				  "(truncated file?)",
 				  raw->source, r.record_line, r.nr, raw->ncols);
+			goto out;
+		}
+		if (r.nr != raw->ncols) {
+			error_set(err, "%s:%zu: row has %zu fields, the header %zu", raw->source,
+				  r.record_line, r.nr, raw->ncols);
 			goto out;
 		}
 		if (!raw->nrows && !raw->has_units_row && r.fields[0].len == 0) {
@@ -474,8 +475,6 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 					cells[c].len = (uint32_t)f[c].len;
 				}
 			}
-			if (r.nr < raw->ncols) /* ragged: missing cells are empty */
-				memset(cells + r.nr, 0, (raw->ncols - r.nr) * sizeof(*cells));
 		}
 		/* Files decide the decimal mark in their first row (durations,
 		 * percentages); looking further than 1000 rows only costs time. */
@@ -751,6 +750,7 @@ int ncu_details_parse(const char *buf, size_t len, const char *source, struct nc
 {
 	struct csv_reader r;
 	long c_id, c_kernel, c_section, c_metric, c_unit, c_value, c_rname, c_rtype, c_rtext;
+	size_t ncols;
 	int rc, ret = -1;
 	char vote = 0;
 
@@ -760,6 +760,7 @@ int ncu_details_parse(const char *buf, size_t len, const char *source, struct nc
 	csv_reader_init(&r, buf, len, d->source);
 	if (read_header(&r, d->source, err) < 0)
 		goto out;
+	ncols = r.nr;
 	c_id = find_field(&r, "ID");
 	c_kernel = find_field(&r, "Kernel Name");
 	c_section = find_field(&r, "Section Name");
@@ -797,6 +798,12 @@ int ncu_details_parse(const char *buf, size_t len, const char *source, struct nc
 	} while (0)
 		if (is_log_line(&r))
 			continue;
+		/* ragged by design (metric rows are shorter), never longer */
+		if (r.nr > ncols) {
+			error_set(err, "%s:%zu: row has %zu fields, the header %zu", d->source,
+				  r.record_line, r.nr, ncols);
+			goto out;
+		}
 		ALLOC_GROW(d->rows, d->nr + 1, d->alloc);
 		e = &d->rows[d->nr++];
 		memset(e, 0, sizeof(*e));

@@ -88,6 +88,12 @@ expect 5 $? err "^llmprof: error: report: n.csv:1:[0-9]+: unterminated quoted fi
 head -c 15000 "$R" >n.csv
 "$LLMPROF" report --ncu-csv n.csv -o ni >out 2>err
 expect 5 $? err "^llmprof: error: report: n.csv:4: the last row has 21 of 279 fields and no line end \(truncated file\?\)$"
+# a short row in the middle (a line end after it, rows after it) is as
+# damaged as a long one: never a row of empty cells
+awk 'NR == 4 { print "\"0\",\"k\""; next } { print }' "$R" >n.csv
+"$LLMPROF" report --ncu-csv n.csv -o nshort >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv:4: row has 2 fields, the header 279$"
+[ ! -e nshort/kernels.md ] || fail "a short ncu row gave kernels.md"
 for cut in 5000 12000 17000 19000; do
 	head -c $cut "$R" >n.csv
 	"$LLMPROF" report --ncu-csv n.csv -o "ni$cut" >out 2>err

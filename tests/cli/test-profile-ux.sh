@@ -167,4 +167,40 @@ if grep -q 'the last' err; then fail "a tail for a silent workload: $(cat err)";
 # a program that cannot start has no output to show
 "$LLMPROF" profile -o "$tmp/f" "${cfg[@]}" -- /nonexistent/prog >out 2>err
 if grep -q 'the last' err; then fail "a tail for a program that never ran: $(cat err)"; fi
+
+# the run: line is never lost, glued or split
+# - stdout closed: exit 7, the line (with the bundle) on stderr
+"$LLMPROF" profile -q -o "$tmp/g" "${cfg[@]}" -- true >&- 2>err
+rc=$?
+[ $rc -eq 7 ] || fail "stdout closed: exit $rc, want 7: $(cat err)"
+grep -Eq "^llmprof: error: cannot write to standard output: it is closed \(run: $tmp/g/[^)]+\)$" err ||
+	fail "stdout closed: $(cat err)"
+# - a failing program keeps its own code
+"$LLMPROF" profile -q -o "$tmp/g" "${cfg[@]}" -- false >&- 2>err
+rc=$?
+[ $rc -eq 1 ] || fail "stdout closed, program failed: exit $rc, want 1: $(cat err)"
+# - stdout full: exit 7, said once
+if [ -w /dev/full ]; then
+	"$LLMPROF" profile -q -o "$tmp/g" "${cfg[@]}" -- true >/dev/full 2>err
+	rc=$?
+	[ $rc -eq 7 ] || fail "stdout full: exit $rc, want 7: $(cat err)"
+	[ "$(grep -c 'standard output' err)" -eq 1 ] || fail "stdout full: $(cat err)"
+fi
+# - --echo of output without a final line end: run: starts a fresh line
+"$LLMPROF" profile -q --echo -o "$tmp/g" "${cfg[@]}" -- printf 'no-eol' >out 2>err ||
+	fail "--echo: $(cat err)"
+[ "$(sed -n 1p out)" = no-eol ] && [ "$(wc -l <out)" -eq 2 ] && grep -q "^run: $tmp/g/" out ||
+	fail "--echo without a line end: $(cat -A out)"
+"$LLMPROF" profile -q --echo -o "$tmp/g" "${cfg[@]}" -- printf 'eol\n' >out 2>err ||
+	fail "--echo: $(cat err)"
+[ "$(wc -l <out)" -eq 2 ] || fail "--echo with a line end: an extra line: $(cat -A out)"
+# - a control character in artifacts.root (it would split the line): exit 3
+nl='
+'
+"$LLMPROF" profile -o "$tmp/a${nl}b" "${cfg[@]}" -- true >out 2>err
+rc=$?
+[ $rc -eq 3 ] || fail "newline in the root: exit $rc, want 3: $(cat err)"
+grep -q "config key 'artifacts.root' expects a path without control characters" err ||
+	fail "newline in the root: $(cat err)"
+[ ! -e "$tmp/a${nl}b" ] || fail "newline in the root: created"
 echo ok

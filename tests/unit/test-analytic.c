@@ -173,7 +173,11 @@ static void test_analytic_errors(void **state)
 	    {"{\"schema\": \"llmprof-llm-analytic/1\"}", "'prefill' object is missing"},
 	    {"{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": -1, \"bytes\": 1},"
 	     " \"decode\": {\"flops\": 1, \"bytes\": 1}}",
-	     "'prefill.flops' must be a non-negative integer"},
+	     "'prefill.flops' must be a non-negative number"},
+	    {"{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, \"bytes\": "
+	     "\"1\"},"
+	     " \"decode\": {\"flops\": 1, \"bytes\": 1}}",
+	     "'prefill.bytes' must be a non-negative number"},
 	    {"{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, \"bytes\": 1}}",
 	     "'decode' object is missing"},
 	    {"{\n  \"schema\": ,\n}", "a.json:2:"},
@@ -191,6 +195,21 @@ static void test_analytic_errors(void **state)
 		if (!strstr(err.buf, cases[i].want))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.buf, cases[i].want);
 		assert_false(m.stages[0].flops.available && i < 2);
+		report_model_release(&m);
+	}
+	/* counts beyond 2^63 come as reals in exponent form, read as such */
+	{
+		static const char big[] =
+		    "{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": "
+		    "5.60000000000000000e+19, \"bytes\": 1}, \"decode\": {\"flops\": 1, "
+		    "\"bytes\": 1}}";
+
+		report_model_init(&m);
+		report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+		strbuf_reset(&err);
+		assert_int_equal(analytic_load_buffer(&m, big, strlen(big), "a.json", &err), 0);
+		assert_true(m.stages[0].flops.available);
+		assert_true(m.stages[0].flops.v == 5.6e19);
 		report_model_release(&m);
 	}
 	strbuf_reset(&err);

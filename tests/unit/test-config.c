@@ -880,6 +880,25 @@ static void test_compose_merge_and_self(void **state)
 	assert_contains(e, "defaults list: '../model@x..y' is not 'group' or 'group@package' (");
 	assert_contains(e, "config.yaml:3:5)");
 	free(e);
+	/* a group listed twice would swallow a command-line 'model=' (the
+	 * override replaced the first entry, the second won): an error
+	 * naming both positions, with or without an override */
+	write_conf("config.yaml", "defaults:\n  - model: m1\n  - _self_\n  - model: m2\n");
+	for (int ov = 0; ov < 2; ov++) {
+		e = load_err(tmpdir, ov, (const char *const[]){"model=m1"});
+		assert_contains(e, "defaults list: 'model' is listed twice (first at ");
+		assert_contains(e, "config.yaml:2:5); keep one entry and override it with "
+				   "'group=option' (");
+		assert_contains(e, "config.yaml:4:5)");
+		free(e);
+	}
+	/* the same group at two packages is two entries: composed (and the
+	 * second then fails the schema, not the defaults list) */
+	write_conf("config.yaml", "defaults:\n  - model: m1\n  - profiling/ncu@pipeline.ncu: p1\n"
+				  "  - profiling/ncu@pipeline.nsys: p1\n");
+	e = load_err(tmpdir, 0, NULL);
+	assert_contains(e, "unknown config key 'pipeline.nsys.ncu_cli'");
+	free(e);
 	write_conf("config.yaml", "defaults:\n  - model: m1\n  - profiling/ncu@a.b.c: p2\n");
 	e = load_err(tmpdir, 0, NULL);
 	assert_contains(e, "unknown config key 'a'");

@@ -402,13 +402,40 @@ static void test_raw_errors_and_locales(void **state)
 	assert_string_equal(err.buf, "x.csv:2:8: unexpected character after closing quote");
 	strbuf_reset(&err);
 
+	/* Every row of the raw page has the header's length: a short row in
+	 * the middle (it used to give empty cells, an empty-named kernel) is
+	 * an error like a long one and a short last one. */
+	assert_int_equal(parse_str("\"ID\",\"Kernel Name\",\"x\"\n"
+				   "\"0\",\"k\",\"1\"\n"
+				   "\"1\"\n"
+				   "\"2\",\"k\",\"1\"\n",
+				   &raw, &err),
+			 -1);
+	assert_string_equal(err.buf, "x.csv:3: row has 1 fields, the header 3");
+	strbuf_reset(&err);
+	assert_int_equal(parse_str("\"ID\",\"Kernel Name\",\"x\"\n\"0\",\"k\"\n", &raw, &err), -1);
+	assert_string_equal(err.buf, "x.csv:2: row has 2 fields, the header 3");
+	strbuf_reset(&err);
+	/* the details page is ragged by design, but never longer */
+	{
+		struct ncu_details d;
+		const char *s = "\"ID\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+				"\"Metric Value\"\n"
+				"\"0\",\"s\",\"m\",\"\",\"1\",\"extra\"\n";
+
+		assert_int_equal(ncu_details_parse(s, strlen(s), "d.csv", &d, &err), -1);
+		assert_string_equal(err.buf, "d.csv:2: row has 6 fields, the header 5");
+		ncu_details_release(&d);
+		strbuf_reset(&err);
+	}
+
 	/* A European-locale export: ',' decimal, '.' thousands, log lines
-	 * around it, a short (ragged) row. */
+	 * around it. */
 	assert_int_equal(parse_str("==PROF== Connected\n"
 				   "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"x\"\n"
 				   "\"\",\"\",\"usecond\",\"byte\"\n"
 				   "\"0\",\"k\",\"5,280000\",\"1.048.576\"\n"
-				   "\"1\",\"k\",\"1.234,5\"\n",
+				   "\"1\",\"k\",\"1.234,5\",\"\"\n",
 				   &raw, &err),
 			 0);
 	assert_int_equal(raw.decimal, ',');

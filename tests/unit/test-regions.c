@@ -240,13 +240,64 @@ static void test_no_regions_and_writer(void **state)
 	strbuf_release(&p);
 }
 
+/* A range name longer than a file name may be (PyTorch's emit_nvtx with
+ * record_shapes=True writes ~270 bytes) gives a bounded directory name:
+ * the first 91 bytes, '-' and 8 hex digits of the path's hash. Writing
+ * never fails with "File name too long". */
+static void test_long_range_name(void **state)
+{
+	struct strbuf buf = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf edited = STRBUF_INIT;
+	struct ncu_raw raw;
+	struct regions rg;
+	char tmpl[] = "/tmp/llmprof-regions-XXXXXX";
+	char *dir = mkdtemp(tmpl), *at;
+	const struct region *r = NULL;
+	(void)state;
+
+	assert_non_null(dir);
+	load("nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv", &buf, &raw);
+	ncu_raw_release(&raw);
+	for (int i = 0; i < 32; i++)
+		strbuf_addstr(&name, "aten_mm_");
+	strbuf_addstr(&name, "sizes_4096_4096");
+	assert_true(name.len > 255);
+	at = strstr(buf.buf, ":A1:");
+	assert_non_null(at);
+	/* the parsed rows borrow edited: released at the end */
+	strbuf_add(&edited, buf.buf, (size_t)(at - buf.buf) + 1);
+	strbuf_add(&edited, name.buf, name.len);
+	strbuf_addstr(&edited, at + 3);
+	assert_int_equal(ncu_raw_parse(edited.buf, edited.len, "long.csv", &raw, &err), 0);
+	assert_int_equal(regions_build(&raw, &rg, &err), 0);
+	for (size_t i = 0; i < rg.nr; i++)
+		if (strstr(rg.v[i].name, name.buf)) /* "A::" then the name */
+			r = &rg.v[i];
+	assert_non_null(r);
+	assert_int_equal(strlen(r->dir), 100);
+	assert_int_equal(strspn(r->dir + 92, "0123456789abcdef"), 8);
+	assert_int_equal(r->dir[91], '-');
+	assert_int_equal(regions_write(&rg, &raw, dir, &err), 0);
+	strbuf_addf(&p, "%s/%s/metrics.json", dir, r->dir);
+	assert_true(path_exists(p.buf));
+	regions_release(&rg);
+	ncu_raw_release(&raw);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "rm -rf '%s'", dir);
+	assert_int_equal(system(p.buf), 0);
+	strbuf_release(&buf);
+	strbuf_release(&err);
+	strbuf_release(&p);
+	strbuf_release(&name);
+	strbuf_release(&edited);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_range_replay),
-	    cmocka_unit_test(test_kernel_replay_rollup),
-	    cmocka_unit_test(test_reconciliation),
-	    cmocka_unit_test(test_no_regions_and_writer),
+	    cmocka_unit_test(test_range_replay),    cmocka_unit_test(test_kernel_replay_rollup),
+	    cmocka_unit_test(test_reconciliation),  cmocka_unit_test(test_no_regions_and_writer),
+	    cmocka_unit_test(test_long_range_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,6 +238,40 @@ static void test_extreme_timestamps_saturate(void **state)
 	trace_close(&t);
 }
 
+/* Inverted kernels (end before start, +-TRACE_TIME_MAX) in a stage: the
+ * busy time of their union is 0, not a wrapped or negative sum (it used to
+ * overflow in union_length), and each kernel's share of the total in
+ * cuda_gpu_kern_sum is 50 %, not 100 % each against a saturated total. */
+static void test_inverted_timestamps_union(void **state)
+{
+	struct trace t;
+	struct timeline tl;
+	struct stage_config cfg;
+	struct table tbl;
+	struct strbuf msg = STRBUF_INIT, err = STRBUF_INIT, out = STRBUF_INIT;
+	(void)state;
+
+	trace_new(&t);
+	stage_config_default(&cfg);
+	add_range(&t, NULL, "prefill", -TRACE_TIME_MAX, TRACE_TIME_MAX, GT(1, 1), TRACE_PUSHPOP);
+	add_call(&t, 1, 2, GT(1, 1), 7);
+	add_kernel(&t, "a", TRACE_TIME_MAX, -TRACE_TIME_MAX, GP(1), 7, 7);
+	add_kernel(&t, "b", TRACE_TIME_MAX - 1, -TRACE_TIME_MAX, GP(1), 7, 8);
+	assert_int_equal(timeline_build(&tl, &t, &cfg, &err), 0);
+	assert_true(tl.stage_found[STAGE_PREFILL]);
+	assert_true(tl.stages[STAGE_PREFILL].busy_ns == 0);
+	timeline_release(&tl);
+	assert_int_equal(nsysstats_build(&t, "cuda_gpu_kern_sum", NULL, &tbl, &msg, &err), 0);
+	table_write_csv(&tbl, &out);
+	assert_non_null(strstr(out.buf, "\n50.0,"));
+	assert_null(strstr(out.buf, "\n100.0,"));
+	table_release(&tbl);
+	strbuf_release(&msg);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	trace_close(&t);
+}
+
 static void test_reports_on_memory_trace(void **state)
 {
 	struct trace t;
@@ -449,6 +483,7 @@ int main(void)
 	    cmocka_unit_test(test_graph_launch),
 	    cmocka_unit_test(test_processes_and_missing_calls),
 	    cmocka_unit_test(test_extreme_timestamps_saturate),
+	    cmocka_unit_test(test_inverted_timestamps_union),
 	    cmocka_unit_test(test_reports_on_memory_trace),
 	    cmocka_unit_test(test_stages_and_operators),
 	    cmocka_unit_test(test_stage_names),

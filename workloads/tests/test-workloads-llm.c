@@ -252,6 +252,54 @@ static void test_analytic_by_hand(void **state)
 	assert_int_equal(pre.attn_flops_executed, 4ull * 4 * 4 * 64 * 64 * 64 * 6);
 }
 
+/* qwen2.5-7b at batch 4096, prompt 2^20 (shapes the schema accepts): the
+ * counts are beyond 2^64 and used to wrap (7.1e17 FLOPs). Checked against
+ * the closed forms, exact integers computed apart:
+ *   matmul = 2*B*N*L*(H*(nh+2*kv)*hd + nh*hd*H + 3*H*I) + 2*B*H*V
+ *   attn   = L*B*nh*4*hd*N*(N+1)/2 */
+static void test_analytic_no_wrap(void **state)
+{
+	struct llm_config c = tiny();
+	struct llm_cost pre;
+	const double matmul = 56051805426871697408.0, attn = 903891321628884205568.0;
+	char path[] = "/tmp/llmprof-analytic-XXXXXX", err[256];
+	char *json;
+	size_t len;
+	int fd = mkstemp(path);
+	(void)state;
+
+	c.hidden = 3584, c.intermediate = 18944, c.layers = 28, c.heads = 28, c.kv_heads = 4;
+	c.head_dim = 128, c.vocab = 152064, c.max_pos = 131072;
+	llm_cost_forward(&c, 4096, 1 << 20, 0, 1, 2, &pre);
+	assert_true(fabs(pre.matmul_flops / matmul - 1) < 1e-12);
+	assert_true(fabs(pre.attn_flops / attn - 1) < 1e-12);
+	assert_true(fabs(pre.flops / (matmul + attn) - 1) < 1e-12);
+	assert_true(pre.bytes > 0 && pre.tokens == 4096.0 * (1 << 20));
+	/* the file states them in exponent form, not as wrapped integers */
+	assert_true(fd >= 0);
+	close(fd);
+	{
+		struct llm_run_opts o = opts(4096, 1 << 20, 1);
+
+		assert_int_equal(llm_analytic_write(path, &c, &o, err, sizeof(err)), 0);
+	}
+	{
+		FILE *f = fopen(path, "r");
+
+		assert_non_null(f);
+		json = calloc(1, 4096);
+		assert_non_null(json);
+		len = fread(json, 1, 4095, f);
+		fclose(f);
+		assert_true(len > 0);
+	}
+	assert_non_null(strstr(json, "\"flops\": 9.59943127055755"));
+	assert_non_null(strstr(json, "\"matmul_flops\": 5.60518054268716"));
+	assert_non_null(strstr(json, "\"tokens\": 4294967296,"));
+	free(json);
+	unlink(path);
+}
+
 /* ---- safetensors: the tiny model written with Hugging Face names ---- */
 
 static void put_tensor(FILE *f, const struct llm_config *c, int kind, int layer, uint64_t first,
@@ -442,6 +490,7 @@ int main(void)
 	    cmocka_unit_test(test_batch_rows_independent),
 	    cmocka_unit_test(test_kv_cache_matches_prefill),
 	    cmocka_unit_test(test_analytic_by_hand),
+	    cmocka_unit_test(test_analytic_no_wrap),
 	    cmocka_unit_test(test_safetensors_roundtrip),
 	    cmocka_unit_test(test_safetensors_malformed_headers),
 	};
