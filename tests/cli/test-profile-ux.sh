@@ -125,7 +125,13 @@ t = lambda k: datetime.datetime.fromisoformat(s[k].replace("Z", "+00:00"))
 print(int((t("end") - t("start")).total_seconds() > 2.5))
 PY
 )
-		if [ "$took" = 1 ]; then
+		# redraws of the workload's line: on a starved machine (a loaded
+		# 2-core box) a tick can come only once, and then nothing can be
+		# judged about its content
+		redraws=$(tr '\r' '\n' <tty.out | grep -ac 'step 3/[0-9]* workload, ')
+		if [ "$took" = 1 ] && [ "$redraws" -lt 3 ]; then
+			echo "note: the status line was drawn only $redraws time(s) in the run: its NVTX stage is not checked"
+		elif [ "$took" = 1 ]; then
 			LC_ALL=C grep -aq 'workload, [0-9]* s (total [0-9]* s): NVTX \(prefill\|decode_all\)' tty.out ||
 				fail "no NVTX stage on the status line: $(tr '\r' '\n' <tty.out | grep -a 'step 3/')"
 		else
