@@ -97,7 +97,9 @@ double percentile_sorted(const int64_t *v, size_t n, double pct)
 	if (lo + 1 >= n)
 		return (double)v[n - 1];
 	frac = pos - (double)lo;
-	return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
+	/* the difference in double: saturated sums of a damaged trace can be
+	 * 2^63 apart, beyond int64 */
+	return (double)v[lo] + frac * ((double)v[lo + 1] - (double)v[lo]);
 }
 
 static int cmp_i64(const void *a, const void *b)
