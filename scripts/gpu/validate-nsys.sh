@@ -21,7 +21,7 @@ if [ "${1:-}" = "--build" ]; then
 	gcc -static -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc \
 		scripts/gpu/nsys-validate.c src/core/strbuf.c src/core/xalloc.c src/core/error.c \
 		src/core/fsutil.c src/core/util.c src/core/proc.c src/core/version.c src/config/enums.c \
-		src/nsight/tools.c src/nsight/nsys.c src/nsight/nsys_diag.c src/nsight/nsys_exec.c \
+		src/nsight/tools.c src/nsight/nsys.c src/nsight/nsys_diag.c src/nsight/nsys_exec.c src/trace/sqlite_open.c \
 		-l:libsqlite3.a -l:libjansson.a -lm -lpthread -ldl -o build/nsys-validate 2>&1 | grep -v 'Using .dlopen' >&2
 	ls -la build/nsys-validate
 	exit 0

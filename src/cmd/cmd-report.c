@@ -19,6 +19,7 @@
 #include "report/ncu_only.h"
 #include "report/report.h"
 #include "trace/perfetto.h"
+#include "trace/sqlite_open.h"
 #include "core/banned.h"
 
 static const char *opt_trace;
@@ -50,20 +51,6 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 		ret = config_load(cfg, run, 0, NULL, err);
 	strbuf_release(&p);
 	return ret;
-}
-
-/* Whether path starts with the SQLite header (an nsys export or an llmprof
- * trace.sqlite, not an nsys stats .csv). */
-static int is_sqlite(const char *path)
-{
-	char magic[16];
-	int fd = open_regular_file(path, SIZE_MAX, NULL, NULL);
-	int ok = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
-		 !memcmp(magic, "SQLite format 3", sizeof(magic));
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
 }
 
 /* `report --trace DB -o DIR`: DIR/trace.json, for Perfetto, as the builtin
@@ -206,7 +193,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		error_print("report: %s", err.buf);
 		goto cleanup;
 	}
-	if (opt_trace && is_sqlite(opt_trace))
+	if (opt_trace && export_is_sqlite(opt_trace))
 		write_trace_json(opt_trace, o.out_dir);
 	if (res.loud.len)
 		fputs(res.loud.buf, stderr);

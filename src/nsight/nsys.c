@@ -15,6 +15,7 @@
 #include "nsight/tools.h"
 #include "nsight/nsys.h"
 #include "nsight/nsys_exec.h"
+#include "trace/sqlite_open.h"
 #include "core/banned.h"
 
 void nsys_args_push(struct nsys_args *a, const char *s)
@@ -611,18 +612,6 @@ static void step_failed(struct nsys_step *s, const struct nsys_exec_result *res,
 	strbuf_release(&tail);
 }
 
-static int is_sqlite_file(const char *path)
-{
-	char magic[16];
-	int fd = open_regular_file(path, SIZE_MAX, NULL, NULL);
-	int ok = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
-		 !memcmp(magic, "SQLite format 3", sizeof(magic));
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 int nsys_step_export(const char *nsys, const char *rep, const char *sqlite, uint64_t timeout_ms,
 		     struct nsys_step *s, struct strbuf *err)
 {
@@ -642,7 +631,7 @@ int nsys_step_export(const char *nsys, const char *rep, const char *sqlite, uint
 		step_failed(s, &res, timeout_ms, "export");
 		goto out;
 	}
-	if (!is_sqlite_file(sqlite)) {
+	if (!export_is_sqlite(sqlite)) {
 		strbuf_addf(&s->message, "nsys export exited 0 but wrote no SQLite file '%s'",
 			    sqlite);
 		goto out;

@@ -99,3 +99,15 @@ int export_past_deadline(sqlite3 *db)
 {
 	return sqlite3_errcode(db) == SQLITE_INTERRUPT;
 }
+
+int export_is_sqlite(const char *path)
+{
+	char magic[16];
+	int fd = open_regular_file(path, SIZE_MAX, NULL, NULL);
+	int ok = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+		 !memcmp(magic, "SQLite format 3", sizeof(magic));
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}

@@ -30,6 +30,10 @@ int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err
 /* -1 with "'p': 'StringIds' is a view, not a table; an export holds tables
  * only" when one of the readers' tables is a view, else 0. */
 int export_check_views(sqlite3 *db, const char *path, struct strbuf *err);
+/* Whether path is a regular file that starts with the SQLite header (an
+ * nsys export or an llmprof trace.sqlite, not an nsys stats .csv or a
+ * .nsys-rep). Never blocks (see open_regular_file()). */
+int export_is_sqlite(const char *path);
 /* Whether the last error on db was the deadline. */
 int export_past_deadline(sqlite3 *db);
 
