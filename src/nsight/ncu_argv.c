@@ -84,6 +84,15 @@ static int validate(const struct ncu_options *o, struct strbuf *err)
 	return 0;
 }
 
+/* ncu's text (units, thousands separators, decimal points) in the C
+ * locale, whatever the user's: every ncu command llmprof runs gets it. */
+static void env_c_locale(struct ncu_cmd *cmd)
+{
+	cmd->env = xcalloc(2, sizeof(*cmd->env));
+	cmd->env[0] = xstrdup("LC_ALL=C");
+	cmd->nenv = 1;
+}
+
 int ncu_capture_argv(const struct ncu_options *o, struct ncu_cmd *cmd, struct strbuf *err)
 {
 	size_t alloc = 0;
@@ -140,9 +149,7 @@ int ncu_capture_argv(const struct ncu_options *o, struct ncu_cmd *cmd, struct st
 		push(cmd, &alloc, "--force-overwrite");
 	for (size_t i = 0; i < o->nr_program; i++)
 		push(cmd, &alloc, o->program[i]);
-	cmd->env = xcalloc(2, sizeof(*cmd->env));
-	cmd->env[0] = xstrdup("LC_ALL=C");
-	cmd->nenv = 1;
+	env_c_locale(cmd);
 	return 0;
 }
 
@@ -156,9 +163,7 @@ void ncu_import_argv(const char *ncu, const char *rep, const char *page, struct 
 	push(cmd, &alloc, "--csv");
 	push2(cmd, &alloc, "--page", page ? page : "raw");
 	push2(cmd, &alloc, "--print-units", "base");
-	cmd->env = xcalloc(2, sizeof(*cmd->env));
-	cmd->env[0] = xstrdup("LC_ALL=C");
-	cmd->nenv = 1;
+	env_c_locale(cmd);
 }
 
 void ncu_sections_report_argv(const char *ncu, const char *rep, const char *const *sections,
@@ -172,9 +177,7 @@ void ncu_sections_report_argv(const char *ncu, const char *rep, const char *cons
 	push2(cmd, &alloc, "--page", "details");
 	for (size_t i = 0; i < nr_sections; i++)
 		push2(cmd, &alloc, "--section", sections[i]);
-	cmd->env = xcalloc(2, sizeof(*cmd->env));
-	cmd->env[0] = xstrdup("LC_ALL=C");
-	cmd->nenv = 1;
+	env_c_locale(cmd);
 }
 
 void ncu_list_sections_argv(const char *ncu, struct ncu_cmd *cmd)
@@ -184,9 +187,7 @@ void ncu_list_sections_argv(const char *ncu, struct ncu_cmd *cmd)
 	memset(cmd, 0, sizeof(*cmd));
 	push(cmd, &alloc, ncu ? ncu : "ncu");
 	push(cmd, &alloc, "--list-sections");
-	cmd->env = xcalloc(2, sizeof(*cmd->env));
-	cmd->env[0] = xstrdup("LC_ALL=C");
-	cmd->nenv = 1;
+	env_c_locale(cmd);
 }
 
 void ncu_query_metrics_argv(const char *ncu, struct ncu_cmd *cmd)
@@ -196,9 +197,7 @@ void ncu_query_metrics_argv(const char *ncu, struct ncu_cmd *cmd)
 	memset(cmd, 0, sizeof(*cmd));
 	push(cmd, &alloc, ncu ? ncu : "ncu");
 	push(cmd, &alloc, "--query-metrics");
-	cmd->env = xcalloc(2, sizeof(*cmd->env));
-	cmd->env[0] = xstrdup("LC_ALL=C");
-	cmd->nenv = 1;
+	env_c_locale(cmd);
 }
 
 void ncu_cmd_release(struct ncu_cmd *cmd)
