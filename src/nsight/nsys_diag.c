@@ -74,6 +74,8 @@ const char *nsys_diag_code_name(enum nsys_diag_code code)
 		return "no-kernels";
 	case NSYS_DIAG_GRAPHS_NOT_NODES:
 		return "graphs-not-nodes";
+	case NSYS_DIAG_NSYS_FAILED:
+		return "nsys-failed";
 	}
 	return "unknown";
 }
@@ -365,6 +367,47 @@ static void diag_importer(const struct nsys_profile_outcome *o, struct nsys_diag
 	strbuf_release(&lib);
 }
 
+/* The last non-empty line of buf, appended to out ("" if none). */
+static void add_last_line(struct strbuf *out, const char *buf, size_t len)
+{
+	const char *e = buf + len, *s;
+
+	while (e > buf && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	s = e;
+	while (s > buf && s[-1] != '\n' && s[-1] != '\r')
+		s--;
+	strbuf_add(out, s, (size_t)(e - s));
+}
+
+/* nsys ends every session it completes with a "Generated:" list (empty when
+ * a gate never opened), and passes the program's exit status on. No list and
+ * a failing status mean nsys itself stopped early (seen: 2023.4.4 printing
+ * only "End of file", exit 1): blaming the gate would send the user after
+ * the wrong cause. */
+static int nsys_stopped_early(const struct nsys_profile_outcome *o, struct nsys_diag *d,
+			      int generated_said)
+{
+	struct nsys_finding *f;
+
+	if (generated_said || (o->exited && o->exit_code == 0))
+		return 0;
+	f = add(d, NSYS_DIAG_NSYS_FAILED);
+	if (o->signaled)
+		strbuf_addf(&f->explain, "nsys was ended by signal %d", o->term_signal);
+	else
+		strbuf_addf(&f->explain, "nsys exited with status %d", o->exit_code);
+	strbuf_addstr(&f->explain, " before listing any report, so nothing was recorded");
+	if (o->err_len) {
+		strbuf_addstr(&f->explain, "; its last message: \"");
+		add_last_line(&f->explain, o->err, o->err_len);
+		strbuf_addstr(&f->explain, "\"");
+	}
+	strbuf_addstr(&f->fix, "see logs/ for nsys's and the program's messages; if the "
+			       "program ran cleanly, rerun (nsys failed on its own)");
+	return 1;
+}
+
 /* No report and no .qdstrm, without a fatal finding: why, for a run gated
  * by cap (--capture-range; "none" = not gated) or not. no_report_said,
  * empty_list: nsys said it generated none. */
@@ -412,7 +455,7 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 	const char *cap = argv_value(o->argv, "--capture-range", "-c");
 	const char *expr = argv_value(o->argv, "--nvtx-capture", "-p");
 	const char *end = argv_value(o->argv, "--capture-range-end", NULL);
-	int no_report_said = 0, empty_list = 0, importer_said = 0, fatal = 0;
+	int no_report_said = 0, empty_list = 0, importer_said = 0, fatal = 0, generated_said = 0;
 	struct nsys_finding *f;
 	const char *p;
 
@@ -426,6 +469,8 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 			no_report_said = 1;
 		if (generated_list_empty(b, l))
 			empty_list = 1;
+		if (find(b, l, "Generated:"))
+			generated_said = 1;
 		if ((p = find(b, l, "Executable not found in current directory")) &&
 		    !nsys_diag_find(d, NSYS_DIAG_PROGRAM_NOT_FOUND)) {
 			f = add(d, NSYS_DIAG_PROGRAM_NOT_FOUND);
@@ -495,7 +540,7 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 		strbuf_addstr(&f->fix, "use --capture-range-end=stop to let the program finish "
 				       "(llmprof's default when it gates)");
 	}
-	if (!o->n_reports && !o->n_qdstrm && !fatal)
+	if (!o->n_reports && !o->n_qdstrm && !fatal && !nsys_stopped_early(o, d, generated_said))
 		diag_no_report(o, d, cap, expr, no_report_said, empty_list);
 }
 

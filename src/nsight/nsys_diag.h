@@ -29,6 +29,7 @@ enum nsys_diag_code {
 	NSYS_DIAG_REPORT_TOO_NEW,      /* report from a newer nsys than the one exporting */
 	NSYS_DIAG_NO_KERNELS,	       /* export has no CUPTI_ACTIVITY_KIND_KERNEL rows */
 	NSYS_DIAG_GRAPHS_NOT_NODES,    /* CUDA graphs traced whole: no per-kernel rows */
+	NSYS_DIAG_NSYS_FAILED,	       /* nsys stopped before listing any report */
 };
 
 struct nsys_finding {

@@ -326,6 +326,49 @@ static void test_rejected_commands(void **state)
 	}
 }
 
+/* CI saw nsys 2023.4.4 stop with exit 1, nothing on stdout and only "End of
+ * file" on stderr, on a gated run: nsys failed, the gate is not to blame. */
+static void test_nsys_stopped_early(void **state)
+{
+	static const char *const argv[] = {
+	    "nsys", "profile", "--capture-range=nvtx", "--nvtx-capture=decode_all@LLM", "-o", "r",
+	    "./p",  NULL};
+	struct nsys_profile_outcome o = {
+	    .argv = argv, .exited = 1, .exit_code = 1, .out = "", .err = "End of file\n"};
+	struct nsys_diag d = NSYS_DIAG_INIT;
+	const struct nsys_finding *f;
+
+	o.err_len = strlen(o.err);
+	nsys_diag_profile(&o, &d);
+	f = only(&d, NSYS_DIAG_NSYS_FAILED);
+	assert_string_equal(f->explain.buf, "nsys exited with status 1 before listing any report, "
+					    "so nothing was recorded; its last message: \"End of "
+					    "file\"");
+	nsys_diag_release(&d);
+	/* the same status after nsys's own "Generated:" list is the program's:
+	 * the gate never opened */
+	o.out = "Generated:\n";
+	o.out_len = strlen(o.out);
+	nsys_diag_profile(&o, &d);
+	assert_non_null(only(&d, NSYS_DIAG_NO_REPORT_GATED));
+	nsys_diag_release(&d);
+	/* and exit 0 without the list is not a failure of nsys either */
+	o.out = "";
+	o.out_len = 0;
+	o.exit_code = 0;
+	nsys_diag_profile(&o, &d);
+	assert_non_null(only(&d, NSYS_DIAG_NO_REPORT_GATED));
+	nsys_diag_release(&d);
+	/* a signal ends nsys early too */
+	o.exited = 0;
+	o.signaled = 1;
+	o.term_signal = 9;
+	nsys_diag_profile(&o, &d);
+	f = only(&d, NSYS_DIAG_NSYS_FAILED);
+	assert_non_null(strstr(f->explain.buf, "nsys was ended by signal 9"));
+	nsys_diag_release(&d);
+}
+
 static void test_output_dir_missing(void **state)
 {
 	struct capture c;
@@ -519,6 +562,7 @@ int main(void)
 	    cmocka_unit_test(test_rejected_commands),
 	    cmocka_unit_test(test_output_dir_missing),
 	    cmocka_unit_test(test_cupti_conflict_text),
+	    cmocka_unit_test(test_nsys_stopped_early),
 	    cmocka_unit_test(test_sqlite_no_kernels),
 	    cmocka_unit_test(test_sqlite_graphs),
 	    cmocka_unit_test(test_expr_split),

@@ -282,8 +282,22 @@ static void test_profile_real(void **state)
 
 	build_prog(&prog);
 	/* llmprof's spelling LLM@decode_all becomes decode_all@LLM: the gate
-	 * opens, nsys records, and (no importer here) leaves a .qdstrm */
-	profile_and_diagnose(prog.buf, "LLM@decode_all", NULL, 0, &d);
+	 * opens, nsys records, and (no importer here) leaves a .qdstrm. This
+	 * nsys now and then stops on its own ("End of file", exit 1; seen once
+	 * in CI): retry, and skip with its words if it keeps failing, as that is
+	 * the oracle's failure, not llmprof's. */
+	for (int attempt = 0;; attempt++) {
+		profile_and_diagnose(prog.buf, "LLM@decode_all", NULL, 0, &d);
+		f = nsys_diag_find(&d, NSYS_DIAG_NSYS_FAILED);
+		if (!f)
+			break;
+		print_message("nsys failed on its own (%s)\n", f->explain.buf);
+		nsys_diag_release(&d);
+		if (attempt == 2) {
+			strbuf_release(&prog);
+			skip();
+		}
+	}
 	f = nsys_diag_find(&d, NSYS_DIAG_IMPORTER_MISSING);
 	if (!f) {
 		for (size_t i = 0; i < d.nr; i++)
@@ -296,7 +310,16 @@ static void test_profile_real(void **state)
 	nsys_diag_release(&d);
 	/* a bare "prefill" means the default domain: the gate never opens, and
 	 * the diagnosis names the right expression */
-	profile_and_diagnose(prog.buf, "prefill", known, 4, &d);
+	for (int attempt = 0;; attempt++) {
+		profile_and_diagnose(prog.buf, "prefill", known, 4, &d);
+		if (!nsys_diag_find(&d, NSYS_DIAG_NSYS_FAILED))
+			break;
+		nsys_diag_release(&d);
+		if (attempt == 2) {
+			strbuf_release(&prog);
+			skip();
+		}
+	}
 	f = nsys_diag_find(&d, NSYS_DIAG_NO_REPORT_GATED);
 	assert_non_null(f);
 	assert_non_null(strstr(f->fix.buf, "--nvtx-capture=prefill@LLM"));
