@@ -92,7 +92,8 @@ mkdir -p broken
 fake broken nsys 'case "$1" in --version) echo "NVIDIA Nsight Systems version 2023.4.4.54-234433681190v0";; *) echo "fake nsys: $*" >&2; exit 1;; esac'
 fake broken QdstrmImporter 'echo "QdstrmImporter version 2023.4.4"'
 PATH=$tmp/broken:$base "$LLMPROF" profile artifacts.root="$tmp/nb" pipeline.trace.backend=nsys -- /bin/true >out 2>err
-expect 1 $? err "^llmprof: error: workload: exited with status 1; nsys \[no-report\]: nsys wrote no report"
+# (no "Generated:" list and a failing status: nsys's own failure, quoted)
+expect 1 $? err "^llmprof: error: workload: exited with status 1; nsys \[nsys-failed\]: nsys exited with status 1 before listing any report, so nothing was recorded; its last message: \"fake nsys: profile "
 run=$(last_run out)
 check_bundle "$run" failed 1
 [ "$(step_field "$run" nsys-export state)" = skipped ] || fail "nsys-export not skipped"
