@@ -8,6 +8,7 @@
 
 #include "analysis/select.h"
 #include "core/error.h"
+#include "core/jsonutil.h"
 #include "core/md.h"
 #include "core/xalloc.h"
 #include "analysis/ncu_kernel.h"
@@ -38,10 +39,16 @@ struct cand {
 	int excluded; /* 1 pattern, 2 nccl */
 };
 
+static int same_op(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 static int same_kernel(const struct launch *a, const struct launch *b)
 {
 	return !strcmp(a->name, b->name) && !memcmp(a->grid, b->grid, sizeof(a->grid)) &&
-	       !memcmp(a->block, b->block, sizeof(a->block)) && a->device == b->device;
+	       !memcmp(a->block, b->block, sizeof(a->block)) && a->device == b->device &&
+	       same_op(a->op, b->op);
 }
 
 static int cand_cmp(const void *pa, const void *pb)
@@ -80,7 +87,8 @@ static int any_match(regex_t *re, size_t n, const char *s)
 	return 0;
 }
 
-static const char *base_name(const struct launch *l, enum select_name_base base, struct strbuf *tmp)
+const char *select_launch_name(const struct launch *l, enum select_name_base base,
+			       struct strbuf *tmp)
 {
 	if (base == SELECT_BASE_DEMANGLED)
 		return l->name;
@@ -194,17 +202,18 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 		/* ncu counts launches that pass all its filters: the name
 		 * filter matches any launch configuration of this name, and an
 		 * NVTX include hides launches outside the range. */
-		bn = base_name(f, o->base, &tmp);
+		bn = select_launch_name(f, o->base, &tmp);
 		for (size_t i = 0; i < c[k].first; i++) {
 			if (o->nvtx_gated && !l[i].in_stage)
 				continue;
-			if (!strcmp(base_name(&l[i], o->base, &tmp2), bn))
+			if (!strcmp(select_launch_name(&l[i], o->base, &tmp2), bn))
 				skip++;
 		}
 		ALLOC_GROW(sel->k, sel->nr + 1, sel->alloc);
 		s = &sel->k[sel->nr++];
 		memset(s, 0, sizeof(*s));
 		s->name = xstrdup(f->name);
+		s->op = f->op ? xstrdup(f->op) : NULL;
 		strbuf_reset(&tmp2);
 		if (f->short_name)
 			strbuf_addstr(&tmp2, f->short_name);
@@ -261,6 +270,7 @@ void selection_release(struct selection *sel)
 	for (size_t i = 0; i < sel->nr; i++) {
 		free(sel->k[i].name);
 		free(sel->k[i].short_name);
+		free(sel->k[i].op);
 		free(sel->k[i].kernel_name);
 		free(sel->k[i].kernel_id);
 	}
@@ -306,6 +316,10 @@ void selection_render_md(const struct selection *sel, struct strbuf *out)
 		cum += k->share;
 		strbuf_addf(out, "| %zu | ", i + 1);
 		md_text(out, k->short_name);
+		if (k->op) {
+			strbuf_addstr(out, " in ");
+			md_text(out, k->op);
+		}
 		strbuf_addf(out, " | (%d,%d,%d) x (%d,%d,%d) | %zu | %.6f | %.2f | %.2f | `",
 			    k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
 			    k->block[2], k->calls, k->total_ns / 1e6, 100 * k->share, 100 * cum);
@@ -321,7 +335,8 @@ void selection_render_md(const struct selection *sel, struct strbuf *out)
 	}
 }
 
-void selection_json(const struct selection *sel, const struct select_opts *o, struct strbuf *out)
+void selection_json(const struct selection *sel, const struct select_opts *o,
+		    const struct select_pass *pass, struct strbuf *out)
 {
 	json_t *root = json_object(), *arr = json_array(), *pats;
 	char *text;
@@ -354,10 +369,9 @@ void selection_json(const struct selection *sel, const struct select_opts *o, st
 	json_object_set_new(root, "nccl_gpu_time_ns", json_real(sel->nccl_ns));
 	for (size_t i = 0; i < sel->nr; i++) {
 		const struct selected_kernel *s = &sel->k[i];
+		json_t *e;
 
-		json_array_append_new(
-		    arr,
-		    json_pack("{s:i,s:s,s:s,s:[iii],s:[iii],s:i,s:i,s:f,s:f,"
+		e = json_pack("{s:i,s:s,s:s,s:[iii],s:[iii],s:i,s:i,s:f,s:f,"
 			      "s:i,s:i,s:i,s:s,s:s}",
 			      "rank", (json_int_t)(i + 1), "name", s->name, "short_name",
 			      s->short_name, "grid", s->grid[0], s->grid[1], s->grid[2], "block",
@@ -366,9 +380,15 @@ void selection_json(const struct selection *sel, const struct select_opts *o, st
 			      "launch_index", (json_int_t)s->launch_index, "launch_skip",
 			      (json_int_t)s->launch_skip, "launch_count",
 			      (json_int_t)s->launch_count, "kernel_name", s->kernel_name,
-			      "kernel_id", s->kernel_id));
+			      "kernel_id", s->kernel_id);
+		if (!e) /* a name that is not UTF-8: json_pack refuses it */
+			e = json_pack("{s:i}", "rank", (json_int_t)(i + 1));
+		json_object_set_new(e, "operator", s->op ? json_string_lossy(s->op) : json_null());
+		json_array_append_new(arr, e);
 	}
 	json_object_set_new(root, "kernels", arr);
+	if (pass)
+		select_pass_json(pass, root);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 	strbuf_addstr(out, text ? text : "{}");
 	strbuf_addch(out, '\n');

@@ -175,6 +175,10 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 		l[i].end = k->end;
 		l[i].device = k->device;
 		l[i].in_stage = !mask || (a->tl.kernel_stages && (a->tl.kernel_stages[i] & mask));
+		/* the operator range makes the class (analysis/select.h) */
+		l[i].op = a->tl.kernel_op && a->tl.kernel_op[i] >= 0
+			      ? strtab_str(&a->trace.strs, a->tl.kernel_op[i])
+			      : NULL;
 	}
 	*out = l;
 	*n = a->trace.nkernels;

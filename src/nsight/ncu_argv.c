@@ -56,6 +56,15 @@ static int validate(const struct ncu_options *o, struct strbuf *err)
 	if (o->launch_skip < -1)
 		return error_set(err, "pipeline.ncu.ncu_cli.launch_skip: %lld is below 0",
 				 o->launch_skip);
+	if (o->launch_skip_before_match < -1)
+		return error_set(err, "--launch-skip-before-match: %lld is below 0",
+				 o->launch_skip_before_match);
+	if (o->filter_mode && strcmp(o->filter_mode, "global") &&
+	    strcmp(o->filter_mode, "per-gpu") && strcmp(o->filter_mode, "per-launch-config"))
+		return error_set(err,
+				 "--filter-mode: '%s' is not one of "
+				 "global|per-gpu|per-launch-config",
+				 o->filter_mode);
 	if (o->launch_count == 0 || o->launch_count < -1)
 		return error_set(err, "pipeline.ncu.ncu_cli.launch_count: %lld is below 1",
 				 o->launch_count);
@@ -127,12 +136,18 @@ int ncu_capture_argv(const struct ncu_options *o, struct ncu_cmd *cmd, struct st
 		push2(cmd, &alloc, "--nvtx-include", o->nvtx_include[i]);
 	for (size_t i = 0; i < o->nr_nvtx_exclude; i++)
 		push2(cmd, &alloc, "--nvtx-exclude", o->nvtx_exclude[i]);
+	if (o->filter_mode)
+		push2(cmd, &alloc, "--filter-mode", o->filter_mode);
 	if ((o->kernel_name || o->kernel_id) && o->kernel_name_base)
 		push2(cmd, &alloc, "--kernel-name-base", o->kernel_name_base);
 	if (o->kernel_name)
 		push2(cmd, &alloc, "--kernel-name", o->kernel_name);
 	if (o->kernel_id)
 		push2(cmd, &alloc, "--kernel-id", o->kernel_id);
+	if (o->launch_skip_before_match >= 0) {
+		snprintf(buf, sizeof(buf), "%lld", o->launch_skip_before_match);
+		push2(cmd, &alloc, "--launch-skip-before-match", buf);
+	}
 	if (o->launch_skip >= 0) {
 		snprintf(buf, sizeof(buf), "%lld", o->launch_skip);
 		push2(cmd, &alloc, "--launch-skip", buf);
@@ -164,6 +179,48 @@ void ncu_import_argv(const char *ncu, const char *rep, const char *page, struct 
 	push2(cmd, &alloc, "--page", page ? page : "raw");
 	push2(cmd, &alloc, "--print-units", "base");
 	env_c_locale(cmd);
+}
+
+void ncu_import_names_argv(const char *ncu, const char *rep, const char *base, struct ncu_cmd *cmd)
+{
+	size_t alloc = 0;
+
+	memset(cmd, 0, sizeof(*cmd));
+	push(cmd, &alloc, ncu ? ncu : "ncu");
+	push2(cmd, &alloc, "--import", rep);
+	push(cmd, &alloc, "--csv");
+	push2(cmd, &alloc, "--page", "raw");
+	push2(cmd, &alloc, "--print-units", "base");
+	push2(cmd, &alloc, "--print-kernel-base", base);
+	/* one metric keeps the page small: the names are what is wanted */
+	push2(cmd, &alloc, "--metrics", "gpu__time_duration.sum");
+	env_c_locale(cmd);
+}
+
+void ncu_help_argv(const char *ncu, struct ncu_cmd *cmd)
+{
+	size_t alloc = 0;
+
+	memset(cmd, 0, sizeof(*cmd));
+	push(cmd, &alloc, ncu ? ncu : "ncu");
+	push(cmd, &alloc, "--help");
+	env_c_locale(cmd);
+}
+
+int ncu_help_has_per_launch_config(const char *text, size_t len)
+{
+	static const char flag[] = "--filter-mode", mode[] = "per-launch-config";
+	const char *end = text + len;
+	int have_flag = 0, have_mode = 0;
+
+	for (const char *p = text; p + sizeof(mode) - 1 <= end; p++) {
+		if (!have_flag && (size_t)(end - p) >= sizeof(flag) - 1 &&
+		    !memcmp(p, flag, sizeof(flag) - 1))
+			have_flag = 1;
+		if (!memcmp(p, mode, sizeof(mode) - 1))
+			have_mode = 1;
+	}
+	return have_flag && have_mode;
 }
 
 void ncu_sections_report_argv(const char *ncu, const char *rep, const char *const *sections,

@@ -3,8 +3,9 @@
  *
  * Capture emission order (seed-system.md 2.4, extended): --target-processes,
  * --set, --replay-mode, --metrics, --section..., -o, --nvtx,
- * --nvtx-include..., --nvtx-exclude..., --kernel-name-base, --kernel-name |
- * --kernel-id, --launch-skip, --launch-count, --clock-control,
+ * --nvtx-include..., --nvtx-exclude..., --filter-mode, --kernel-name-base,
+ * --kernel-name | --kernel-id, --launch-skip-before-match, --launch-skip,
+ * --launch-count, --clock-control,
  * --cache-control, --force-overwrite, then the program and its arguments.
  * Environment additions: LC_ALL=C (stable number format). --print-units base
  * belongs to the import (ncu_import_argv), not to the capture.
@@ -33,13 +34,15 @@ struct ncu_options {
 	size_t nr_sections;
 	const char *const *metrics;
 	size_t nr_metrics;
-	const char *kernel_name;      /* exact, or "regex:<pattern>" */
-	const char *kernel_name_base; /* function | demangled | mangled */
-	const char *kernel_id;	      /* context:stream:[regex:]name:invocation */
-	long long launch_skip;	      /* >= 0, or -1 */
-	long long launch_count;	      /* >= 1, or -1 */
-	const char *clock_control;    /* none | base */
-	const char *cache_control;    /* all | none */
+	const char *kernel_name;	    /* exact, or "regex:<pattern>" */
+	const char *kernel_name_base;	    /* function | demangled | mangled */
+	const char *kernel_id;		    /* context:stream:[regex:]name:invocation */
+	const char *filter_mode;	    /* global | per-gpu | per-launch-config */
+	long long launch_skip_before_match; /* >= 0, or -1: counts every launch */
+	long long launch_skip;		    /* >= 0, or -1 */
+	long long launch_count;		    /* >= 1, or -1 */
+	const char *clock_control;	    /* none | base */
+	const char *cache_control;	    /* all | none */
 	int force_overwrite;
 	const char *output;	    /* -o base path (ncu adds .ncu-rep) */
 	const char *const *program; /* the workload argv */
@@ -47,7 +50,7 @@ struct ncu_options {
 };
 #define NCU_OPTIONS_INIT                                                                           \
 	{                                                                                          \
-		.launch_skip = -1, .launch_count = -1                                              \
+		.launch_skip_before_match = -1, .launch_skip = -1, .launch_count = -1              \
 	}
 
 struct ncu_cmd {
@@ -67,6 +70,17 @@ struct ncu_cmd {
 int ncu_capture_argv(const struct ncu_options *o, struct ncu_cmd *cmd, struct strbuf *err);
 /* ncu --import REP --csv --page PAGE --print-units base */
 void ncu_import_argv(const char *ncu, const char *rep, const char *page, struct ncu_cmd *cmd);
+/* ncu --import REP --csv --page raw --print-units base --print-kernel-base
+ * BASE --metrics gpu__time_duration.sum: every result's name as BASE
+ * (function | demangled | mangled) spells it, with the same IDs as the full
+ * raw page, in a page small enough to read at once. */
+void ncu_import_names_argv(const char *ncu, const char *rep, const char *base, struct ncu_cmd *cmd);
+/* ncu --help */
+void ncu_help_argv(const char *ncu, struct ncu_cmd *cmd);
+/* 1 when `ncu --help` text offers --filter-mode per-launch-config: one ncu
+ * run can then measure the first launches of every selected kernel and
+ * configuration (ncu 2024.1.1 and 2025.3.1 have it). */
+int ncu_help_has_per_launch_config(const char *text, size_t len);
 /* ncu --import REP --page details [--section S]... : the human-readable
  * per-kernel section tables for ncu/sections_report.txt (ncu's own units). */
 void ncu_sections_report_argv(const char *ncu, const char *rep, const char *const *sections,

@@ -68,6 +68,14 @@ void ncu_options_for_kernel(struct ncu_options *o, const char *kernel_name, cons
 	o->launch_count = count;
 }
 
+void ncu_options_for_pass(struct ncu_options *o, const char *kernel_name, const char *base,
+			  long long skip_before, long long count)
+{
+	ncu_options_for_kernel(o, kernel_name, base, -1, count);
+	o->filter_mode = "per-launch-config";
+	o->launch_skip_before_match = skip_before;
+}
+
 int ncu_plan_describe(const struct ncu_options *o, enum run_mode mode, const char *run_dir,
 		      struct strbuf *out, struct strbuf *err)
 {

@@ -34,6 +34,13 @@ void ncu_options_light(struct ncu_options *o);
 void ncu_options_for_kernel(struct ncu_options *o, const char *kernel_name, const char *base,
 			    long long skip, long long count);
 
+/* The one pass over every selected kernel (analysis/select.h): -k
+ * kernel_name (an alternation) with --kernel-name-base base,
+ * --filter-mode per-launch-config, --launch-skip-before-match skip_before
+ * and --launch-count count per name and configuration; no NVTX filter. */
+void ncu_options_for_pass(struct ncu_options *o, const char *kernel_name, const char *base,
+			  long long skip_before, long long count);
+
 /* The ncu step's --dry-run text: how many runs, then the shell-quoted argv
  * template, placeholders standing for what the select step decides. o has
  * ncu and program set. 0, or -1 with err (ncu_capture_argv's). */

@@ -1,9 +1,13 @@
 /* ncu.h: the ncu step, in the order it goes (internal to pipeline/):
  *   step_select.c      select   the kernels worth counters -> ncu/selection.json
  *   step_ncu_plan.c    plan     the ncu to run, the options, what it offers
- *   step_ncu_run.c     run      one ncu capture per selected kernel
+ *   step_ncu_run.c     run      one ncu run for every selected kernel
+ *                               (analysis/select.h, the one-pass plan), or
+ *                               one per kernel when ncu cannot
  *   step_ncu_import.c  import   each report as the raw page, merged into
  *                               ncu/raw.csv; ncu/measured.json
+ *   step_ncu_names.c   names    which launch each result measured, and the
+ *                               mangled names -> ncu/mangled.csv
  *   step_join.c        join     trace kernels x ncu/raw.csv (the report
  *                               model, handed to the reports step)
  * struct ncu_job is the ncu step's state from plan to import. */
@@ -37,16 +41,23 @@ struct ncu_job {
 	size_t expected;		 /* results all captures are to give, 0 unknown */
 	struct ncu_progress progress[2]; /* ncu's stdout, stderr */
 	struct ncu_raw_merge merge;
-	struct strbuf cmdtxt;	  /* ncu/cmd.txt */
-	struct strbuf sreport;	  /* ncu/sections_report.txt */
-	struct strbuf first_fail; /* why the first unmeasured capture was not */
-	json_t *runs;		  /* ncu/measured.json's runs */
+	const struct select_pass *pass; /* the one pass (rc->pass), or NULL */
+	struct ncu_raw_merge names;	/* mangled names -> ncu/mangled.csv */
+	int names_broken;		/* a capture lacks them: no mangled.csv */
+	json_t *results;		/* ncu/measured.json's results */
+	size_t mapped, unexpected;	/* results mapped to launches; pass results
+					   the plan did not expect */
+	struct strbuf cmdtxt;		/* ncu/cmd.txt */
+	struct strbuf sreport;		/* ncu/sections_report.txt */
+	struct strbuf first_fail;	/* why the first unmeasured capture was not */
+	json_t *runs;			/* ncu/measured.json's runs */
 };
 
-/* One capture of the ncu step: kernel i of the selection (k), or the
- * configured filters (k NULL). */
+/* One capture of the ncu step: the one pass (pass; capture 0), a selected
+ * kernel's own run (k), or the configured filters (neither). */
 struct ncu_capture {
 	size_t i;
+	int pass; /* the one pass over every selected kernel */
 	const struct selected_kernel *k;
 	struct ncu_options o;
 	struct strbuf name;	/* ncu-k<i>: the log base name */
@@ -81,6 +92,10 @@ int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code);
  * its section tables. 0 (c->ok says whether it was measured), or -1 with
  * msg and *code when nothing after can be valid. */
 int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *msg, int *code);
+/* After capture c's raw import (its first result numbered first_id): which
+ * launch each result measured (j->results) and the mangled names (j->names).
+ * Problems are warnings. */
+void ncu_names_capture(struct ncu_job *j, struct ncu_capture *c, size_t first_id);
 /* After the captures: ncu/raw.csv, ncu/sections_report.txt, ncu/regions/
  * and the step's message. 0 with *state, or -1 with msg and *code. */
 int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_state *state);

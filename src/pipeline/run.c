@@ -38,6 +38,10 @@ void run_ctx_release(struct run_ctx *rc)
 	if (rc->have_params)
 		run_params_release(&rc->params);
 	report_analysis_free(rc->analysis);
+	if (rc->pass) {
+		select_pass_release(rc->pass);
+		free(rc->pass);
+	}
 	if (rc->sel) {
 		selection_release(rc->sel);
 		free(rc->sel);

@@ -97,6 +97,7 @@ struct run_ctx {
 	enum step_state analyze_state;	  /* the analyze step's */
 	struct report_analysis *analysis; /* the analyzed trace: select, join, reports */
 	struct selection *sel;		  /* the select step's kernels, for ncu */
+	struct select_pass *pass;	  /* the one-pass plan of sel, or NULL */
 	const char *ncu_base;		  /* --kernel-name-base the selection used */
 	struct report_model *model;	  /* the join step's joined model, for reports */
 	struct report_build_result *model_res;

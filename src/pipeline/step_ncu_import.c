@@ -86,6 +86,7 @@ int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *
 	struct ncu_cmd imp = NCU_CMD_INIT;
 	struct strbuf rawp = STRBUF_INIT, iname = STRBUF_INIT, itext = STRBUF_INIT;
 	struct strbuf csv = STRBUF_INIT, err = STRBUF_INIT;
+	size_t first_id = j->merge.nrows;
 	int ret = 0;
 
 	strbuf_addf(&c->rel, ".raw.csv");
@@ -108,11 +109,15 @@ int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *
 		strbuf_addstr(&c->why, "the report holds no result");
 	} else {
 		c->ok = 1;
+		ncu_names_capture(j, c, first_id);
 	}
 	if (c->ok && (c->o.nr_sections || c->o.set)) {
 		struct strbuf what = STRBUF_INIT;
 
-		if (c->k)
+		if (c->pass)
+			strbuf_addf(&what, "one pass over the %zu selected kernels",
+				    j->rc->sel->nr);
+		else if (c->k)
 			strbuf_addf(&what, "kernel %zu of %zu: %s", c->i + 1, j->nruns,
 				    c->k->short_name ? c->k->short_name : c->k->name);
 		else
@@ -142,6 +147,16 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 			strbuf_addstr(msg, err.buf);
 			goto out;
 		}
+		if (j->names.nrows && !j->names_broken) {
+			struct strbuf names = STRBUF_INIT;
+
+			ncu_raw_merge_write(&j->names, &names);
+			if (bundle_write(b, "ncu/mangled.csv", names.buf, names.len, &err)) {
+				run_warning(j->rc, "%s", err.buf);
+				strbuf_reset(&err);
+			}
+			strbuf_release(&names);
+		}
 		if (j->sreport.len && bundle_write(b, "ncu/sections_report.txt", j->sreport.buf,
 						   j->sreport.len, &err)) {
 			run_warning(j->rc, "%s", err.buf);
@@ -152,9 +167,22 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 		if (ncu_options_range(&j->base) || (j->explicit_run && j->base.nr_nvtx_include))
 			write_regions(j, &text);
 	}
-	strbuf_addf(msg, "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> ncu/raw.csv",
-		    j->measured, j->nruns, j->explicit_run ? "configured run" : "selected kernels",
-		    j->merge.nrows, j->merge.nrows == 1 ? "" : "s", j->ncu_s);
+	if (j->pass)
+		strbuf_addf(msg,
+			    "%zu ncu result%s for %zu selected kernels in one pass%s "
+			    "(%.1f s of ncu) -> ncu/raw.csv",
+			    j->merge.nrows, j->merge.nrows == 1 ? "" : "s", j->rc->sel->nr,
+			    j->nruns > 1 ? " and runs of their own" : "", j->ncu_s);
+	else
+		strbuf_addf(msg,
+			    "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> "
+			    "ncu/raw.csv",
+			    j->measured, j->nruns,
+			    j->explicit_run ? "configured run" : "selected kernels", j->merge.nrows,
+			    j->merge.nrows == 1 ? "" : "s", j->ncu_s);
+	if (j->unexpected)
+		strbuf_addf(msg, "; %zu result%s the plan did not expect (joined by name)",
+			    j->unexpected, j->unexpected == 1 ? "" : "s");
 	if (j->measured < j->nruns)
 		strbuf_addf(msg, "; not measured: %s", j->first_fail.buf);
 	*state = j->measured ? STEP_OK : STEP_FAILED;
@@ -176,8 +204,11 @@ void ncu_job_write_measured(struct ncu_job *j, enum step_state state)
 	json_object_set_new(o, "explicit_filters", json_boolean(j->explicit_run));
 	json_object_set_new(o, "measured", json_integer((json_int_t)j->measured));
 	json_object_set_new(o, "ncu_wall_s", json_real(j->ncu_s));
+	json_object_set_new(o, "one_pass", json_boolean(j->pass != NULL));
 	json_object_set_new(o, "runs", j->runs);
 	j->runs = NULL;
+	json_object_set_new(o, "results", j->results);
+	j->results = NULL;
 	if (j->cmdtxt.len && bundle_write(b, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &jerr))
 		run_warning(j->rc, "%s", jerr.buf);
 	strbuf_reset(&jerr);

@@ -109,6 +109,25 @@ char *ncu_find(const struct config *cfg, struct strbuf *msg)
 	return ncu;
 }
 
+/* Whether this ncu can run the one pass (--filter-mode per-launch-config,
+ * from `ncu --help`, logs/ncu-help.out). 0 when it cannot or cannot say. */
+static int ncu_has_one_pass(struct ncu_job *j)
+{
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct proc_result res;
+	int yes = 0;
+
+	ncu_help_argv(j->ncu, &cmd);
+	if (!ncu_child(j, "ncu-help", &cmd, NULL, NULL, 0, &res, &text, &err) &&
+	    res.outcome == PROC_EXITED && !res.exit_status)
+		yes = ncu_help_has_per_launch_config(text.buf, text.len);
+	ncu_cmd_release(&cmd);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return yes;
+}
+
 /* What this ncu can collect (ncu/sections.txt, and ncu/metrics.txt when
  * metrics are requested) against what the run asks for. A tensor-pipe
  * metric this GPU names otherwise is dropped with a warning (o->metrics
@@ -174,6 +193,8 @@ void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)
 	j->timeout_s = config_typed(rc->cfg)->run.timeout_s;
 	j->base = (struct ncu_options)NCU_OPTIONS_INIT;
 	j->merge = (struct ncu_raw_merge)NCU_RAW_MERGE_INIT;
+	j->names = (struct ncu_raw_merge)NCU_RAW_MERGE_INIT;
+	j->results = json_array();
 	strbuf_init(&j->cmdtxt, 0);
 	strbuf_init(&j->sreport, 0);
 	strbuf_init(&j->first_fail, 0);
@@ -188,6 +209,8 @@ void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)
 void ncu_job_release(struct ncu_job *j)
 {
 	json_decref(j->runs);
+	json_decref(j->results);
+	ncu_raw_merge_release(&j->names);
 	ncu_progress_release(&j->progress[0]);
 	ncu_progress_release(&j->progress[1]);
 	ncu_raw_merge_release(&j->merge);
@@ -252,10 +275,23 @@ enum step_state ncu_job_plan(struct ncu_job *j, struct strbuf *msg, int *code)
 		*code = EXIT_CONFIG;
 		goto out;
 	}
-	j->nruns = j->explicit_run ? 1 : rc->sel->nr;
-	/* deep mode: each capture profiles its kernel's launch_count launches */
-	for (size_t i = 0; !j->explicit_run && i < j->nruns; i++)
-		j->expected += rc->sel->k[i].launch_count;
+	/* one ncu run for the whole selection where ncu can (the workload
+	 * starts once: a transformers program takes ~30 s to start), else one
+	 * per kernel, each profiling its kernel's launch_count launches */
+	if (!j->explicit_run && rc->pass && ncu_has_one_pass(j)) {
+		j->pass = rc->pass;
+		j->nruns = 1 + rc->pass->nunreached;
+		j->expected = rc->pass->nexpect;
+		for (size_t i = 0; i < rc->pass->nunreached; i++)
+			j->expected += rc->sel->k[rc->pass->unreached[i]].launch_count;
+	} else {
+		if (!j->explicit_run && rc->pass)
+			run_warning(rc, "this ncu has no --filter-mode per-launch-config "
+					"(logs/ncu-help.out): one ncu run per selected kernel");
+		j->nruns = j->explicit_run ? 1 : rc->sel->nr;
+		for (size_t i = 0; !j->explicit_run && i < j->nruns; i++)
+			j->expected += rc->sel->k[i].launch_count;
+	}
 	state = STEP_RUNNING;
 out:
 	strbuf_release(&err);

@@ -133,7 +133,13 @@ static void capture_init(struct ncu_capture *c, struct ncu_job *j, size_t i)
 {
 	memset(c, 0, sizeof(*c));
 	c->i = i;
-	c->k = j->explicit_run ? NULL : &j->rc->sel->k[i];
+	if (j->pass) {
+		/* capture 0 is the one pass; then the classes it cannot reach */
+		c->pass = i == 0;
+		c->k = i ? &j->rc->sel->k[j->pass->unreached[i - 1]] : NULL;
+	} else {
+		c->k = j->explicit_run ? NULL : &j->rc->sel->k[i];
+	}
 	c->o = j->base;
 	strbuf_init(&c->name, 0);
 	strbuf_init(&c->out_base, 0);
@@ -163,12 +169,18 @@ static void capture_explain(struct ncu_job *j, struct ncu_capture *c, const stru
 	const struct ncu_options *o = &c->o;
 
 	c->v = ncu_output_diagnose(c->text.buf, c->text.len, &c->why);
-	if (c->v == NCU_RUN_NO_KERNELS && k)
+	if (c->v == NCU_RUN_NO_KERNELS && c->pass)
+		strbuf_addf(&c->why,
+			    " (--filter-mode per-launch-config -k %s --kernel-name-base %s "
+			    "--launch-skip-before-match %zu --launch-count %zu)",
+			    j->pass->kernel_name, j->rc->ncu_base, j->pass->skip_before,
+			    j->pass->count);
+	else if (c->v == NCU_RUN_NO_KERNELS && k)
 		strbuf_addf(&c->why,
 			    " (-k %s --kernel-name-base %s --launch-skip %zu "
 			    "--launch-count %zu)",
 			    k->kernel_name, j->rc->ncu_base, k->launch_skip, k->launch_count);
-	if ((c->v == NCU_RUN_NO_KERNELS || c->v == NCU_RUN_NO_RANGES) && !k) {
+	if ((c->v == NCU_RUN_NO_KERNELS || c->v == NCU_RUN_NO_RANGES) && !k && !c->pass) {
 		strbuf_addstr(&c->why, " (configured filters:");
 		if (o->kernel_name)
 			strbuf_addf(&c->why, " --kernel-name %s", o->kernel_name);
@@ -200,7 +212,10 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 	struct proc_spec dspec;
 	int ret = -1;
 
-	if (k)
+	if (c->pass)
+		ncu_options_for_pass(&c->o, j->pass->kernel_name, rc->ncu_base,
+				     (long long)j->pass->skip_before, (long long)j->pass->count);
+	else if (k)
 		ncu_options_for_kernel(&c->o, k->kernel_name, rc->ncu_base,
 				       (long long)k->launch_skip, (long long)k->launch_count);
 	c->o.output = c->out_base.buf;
@@ -215,10 +230,12 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 	if (bundle_write(&rc->bundle, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &err))
 		strbuf_reset(&err);
 	pr->ncu_capture_begin(pr->arg, c->i, j->nruns,
-			      k ? (k->short_name ? k->short_name : k->name) : NULL,
+			      c->pass ? "every selected kernel, one pass"
+			      : k     ? (k->short_name ? k->short_name : k->name)
+				      : NULL,
 			      (long long)*results_before);
 	progress_restart(j, (long long)*results_before);
-	*results_before += k ? k->launch_count : 0;
+	*results_before += c->pass ? j->pass->nexpect : k ? k->launch_count : 0;
 	if (ncu_child(j, c->name.buf, &cmd, wl ? wl->env_add : NULL, NULL, 1, &c->res, &c->text,
 		      &err)) {
 		*code = EXIT_IO;
@@ -246,8 +263,15 @@ static void capture_record(struct ncu_job *j, const struct ncu_capture *c)
 	const struct selected_kernel *k = c->k;
 	json_t *rec = json_object();
 
-	if (k) {
-		json_object_set_new(rec, "rank", json_integer((json_int_t)c->i + 1));
+	if (c->pass) {
+		json_object_set_new(rec, "pass", json_true());
+		json_object_set_new(rec, "kernel_name", json_string_lossy(j->pass->kernel_name));
+		json_object_set_new(rec, "launch_skip_before_match",
+				    json_integer((json_int_t)j->pass->skip_before));
+		json_object_set_new(rec, "launch_count", json_integer((json_int_t)j->pass->count));
+		json_object_set_new(rec, "expected", json_integer((json_int_t)j->pass->nexpect));
+	} else if (k) {
+		json_object_set_new(rec, "rank", json_integer((json_int_t)(k - j->rc->sel->k) + 1));
 		json_object_set_new(rec, "name", json_string_lossy(k->name));
 		json_object_set_new(rec, "kernel_name", json_string_lossy(k->kernel_name));
 		json_object_set_new(rec, "launch_skip", json_integer((json_int_t)k->launch_skip));

@@ -26,6 +26,7 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	const char *stage = c->run.stage;
 	enum step_state state = STEP_FAILED;
 	size_t n = 0;
+	struct select_pass *pass = NULL;
 	int64_t lc = cli->launch_count ? *cli->launch_count : 0;
 
 	(void)s;
@@ -66,7 +67,15 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 		state = STEP_SKIPPED;
 		goto out;
 	}
-	selection_json(&sel, &so, &text);
+	/* the plan of one ncu run for every selected class; whether the ncu
+	 * step can use it depends on the ncu it finds */
+	pass = xcalloc(1, sizeof(*pass));
+	if (select_plan_pass(l, n, &sel, so.base, SELECT_PASS_MAX_COUNT, pass, &err)) {
+		run_warning(rc, "no one-pass ncu plan (%s): one ncu run per kernel", err.buf);
+		strbuf_reset(&err);
+		FREE_AND_NULL(pass);
+	}
+	selection_json(&sel, &so, pass, &text);
 	strbuf_reset(&err);
 	if (ncu_make_dir(&rc->bundle, &err) ||
 	    bundle_write(&rc->bundle, "ncu/selection.json", text.buf, text.len, &err)) {
@@ -82,7 +91,13 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	*rc->sel = sel;
 	memset(&sel, 0, sizeof(sel));
 	rc->ncu_base = select_base_name(so.base);
+	rc->pass = pass;
+	pass = NULL;
 out:
+	if (pass) {
+		select_pass_release(pass);
+		free(pass);
+	}
 	selection_release(&sel);
 	free(l);
 	strbuf_release(&err);

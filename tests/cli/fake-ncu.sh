@@ -11,7 +11,11 @@
 #                   without a GPU), or a command whose output is printed
 #                   instead of the gh100 excerpt below (e.g. the real ncu
 #                   with --query-metrics --chip gh100)
-#   FAKE_NCU_CSV    the raw CSV every import prints (default: the dummy one)
+#   FAKE_NCU_CSV    the raw CSV every import prints (default: the dummy one);
+#                   an import with --print-kernel-base B prints
+#                   <csv>.B.csv instead where that file exists
+#   FAKE_NCU_ONE_PASS  1: --help offers --filter-mode per-launch-config (as
+#                   ncu 2024.1+ does); otherwise it does not
 #   FAKE_NCU_ORACLE, FAKE_NCU_DETAILS_REP  `--import R --page details ...`
 #                   runs NVIDIA's ncu (the oracle) on that real report
 #                   instead; without them it fails, as a broken import would
@@ -25,6 +29,14 @@ case "${1:-}" in
 	echo "NVIDIA (R) Nsight Compute Command Line Profiler"
 	echo "Copyright (c) 2018-2024 NVIDIA Corporation"
 	echo "Version 2024.1.1.0 (build 33998838) (public-release)"
+	exit 0 ;;
+--help)
+	echo "usage: ncu [options] [program] [program-arguments]"
+	echo "  -k [ --kernel-name ] arg              Filter the kernel in one of the following ways:"
+	if [ "${FAKE_NCU_ONE_PASS:-0}" = 1 ]; then
+		echo "  --filter-mode arg (=global)           Set the filter mode for kernel launches. Available modes:"
+		echo "                                           per-launch-config: Apply kernel filters and launch filters on kernel"
+	fi
 	exit 0 ;;
 --list-sections)
 	# ncu 2024.1.1's own table
@@ -69,7 +81,13 @@ T
 		shift 2
 		exec "$FAKE_NCU_ORACLE" --import "${FAKE_NCU_DETAILS_REP:?}" "$@" ;;
 	esac
-	cat "$(cat "$2")"
+	csv=$(cat "$2")
+	case " $* " in
+	*" --print-kernel-base "*)
+		b=$(printf '%s\n' "$@" | sed -n '/^--print-kernel-base$/{n;p;}')
+		[ -f "${csv%.csv}.$b.csv" ] && csv=${csv%.csv}.$b.csv ;;
+	esac
+	cat "$csv"
 	exit 0 ;;
 esac
 out= prog=()

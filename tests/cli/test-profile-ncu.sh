@@ -39,7 +39,10 @@ grep -q "^--import|$run/ncu/k0.ncu-rep|--csv|--page|raw|--print-units|base$" log
 capenv=$(grep -A1 -- '|-o|' log1 | sed -n 2p) # the env line the fake logs after each call
 echo "$capenv" | grep -q "^env: CUDA_INJECTION64_PATH=unset LC_ALL=C " || fail "capture env: $capenv"
 grep -q "^--version$" log1 || fail "ncu's version not checked: $(cat log1)"
-[ "$(wc -l <"$run/ncu/cmd.txt")" -eq 2 ] || fail "cmd.txt: $(cat "$run/ncu/cmd.txt")"
+# the capture, its raw page, its mangled names (for the join)
+[ "$(wc -l <"$run/ncu/cmd.txt")" -eq 3 ] || fail "cmd.txt: $(cat "$run/ncu/cmd.txt")"
+grep -q -- "--import $run/ncu/k0.ncu-rep --csv --page raw --print-units base --print-kernel-base mangled --metrics gpu__time_duration.sum$" "$run/ncu/cmd.txt" ||
+	fail "cmd.txt lacks the names import: $(cat "$run/ncu/cmd.txt")"
 grep -q "^LC_ALL=C $fake --target-processes all .* --kernel-name regex:add .*/bin/true$" "$run/ncu/cmd.txt" ||
 	fail "cmd.txt line: $(cat "$run/ncu/cmd.txt")"
 [ "$(wc -l <"$run/ncu/raw.csv")" -eq 16 ] || fail "raw.csv rows: $(wc -l <"$run/ncu/raw.csv")"

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "nsight/ncu_argv.h"
+#include "nsight/ncu_config.h"
 #include "nsight/ncu_progress.h"
 #include "nsight/nvtx_filter.h"
 
@@ -203,6 +204,49 @@ static void test_validation(void **state)
 	o.target_processes = "some";
 	expect_error(&o, "pipeline.ncu.ncu_cli.target_processes: 'some' is not one of "
 			 "all|application-only");
+}
+
+/* The one pass (analysis/select.h) as the H100 probe ran it, and the
+ * --help check that decides whether ncu can. */
+static void test_one_pass(void **state)
+{
+	struct ncu_options o;
+	struct ncu_cmd cmd = NCU_CMD_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	/* ncu 2024.1.1's --help lines; 2025.3.1 prints the same */
+	static const char help[] =
+	    "  --filter-mode arg (=global)           Set the filter mode for kernel launches. "
+	    "Available modes:\n"
+	    "                                           global (default) : Apply provided launch "
+	    "filters on kernel launches\n"
+	    "                                           per-launch-config: Apply kernel filters "
+	    "and launch filters on kernel\n";
+	static const char old_help[] = "  --kernel-id arg    Set the identifier to use\n"
+				       "  -k [ --kernel-name ] arg  Filter the kernel\n";
+
+	base(&o);
+	ncu_options_for_pass(&o, "regex:^(_Z2kAPfi|_Z2kCPfi)$", "mangled", 6, 2);
+	expect_argv(&o, "LC_ALL=C ncu -o run/ncu/decode --filter-mode per-launch-config "
+			"--kernel-name-base mangled --kernel-name "
+			"'regex:^(_Z2kAPfi|_Z2kCPfi)$' --launch-skip-before-match 6 "
+			"--launch-count 2 ./app --n 3");
+	o.filter_mode = "per-kernel";
+	expect_error(&o, "--filter-mode: 'per-kernel' is not one of "
+			 "global|per-gpu|per-launch-config");
+	base(&o);
+	o.launch_skip_before_match = -2;
+	expect_error(&o, "--launch-skip-before-match: -2 is below 0");
+	assert_true(ncu_help_has_per_launch_config(help, sizeof(help) - 1));
+	assert_false(ncu_help_has_per_launch_config(old_help, sizeof(old_help) - 1));
+	assert_false(ncu_help_has_per_launch_config("per-launch-config", 17));
+	ncu_import_names_argv(NULL, "r.ncu-rep", "mangled", &cmd);
+	ncu_cmd_format(&cmd, &sb);
+	assert_string_equal(sb.buf, "LC_ALL=C ncu --import r.ncu-rep --csv --page raw "
+				    "--print-units base --print-kernel-base mangled --metrics "
+				    "gpu__time_duration.sum");
+	ncu_cmd_release(&cmd);
+	strbuf_release(&sb);
+	(void)state;
 }
 
 static void test_import_argv(void **state)
@@ -612,6 +656,7 @@ int main(void)
 	    cmocka_unit_test(test_full_order),
 	    cmocka_unit_test(test_validation),
 	    cmocka_unit_test(test_import_argv),
+	    cmocka_unit_test(test_one_pass),
 	    cmocka_unit_test(test_sections_metrics_check),
 	    cmocka_unit_test(test_sections_real_list),
 	    cmocka_unit_test(test_nvtx_translation),

@@ -141,7 +141,7 @@ static void test_bundle_model(void **state)
 		assert_true(sel.k[0].total_ns == 14560.0);
 		assert_string_equal(sel.k[1].name, "scale(float *, float, int)");
 		assert_true(sel.k[1].total_ns == 14336.0);
-		selection_json(&sel, &so, &js);
+		selection_json(&sel, &so, NULL, &js);
 		put("ncu/selection.json", js.buf);
 		report_model_init(&m3);
 		report_build_result_release(&res);

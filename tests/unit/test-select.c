@@ -324,7 +324,7 @@ static void test_filters_and_nccl(void **state)
 				   "0.001000 | 12.82 | 12.82 | `-k regex:^gemm_big$ -s 0 -c 1` |"));
 		strbuf_release(&md);
 	}
-	selection_json(&sel, &o, &js);
+	selection_json(&sel, &o, NULL, &js);
 	assert_non_null(strstr(js.buf, "\"nccl_kernels_not_replayed\": 1"));
 	assert_non_null(strstr(js.buf, "\"kernel_name\": \"regex:^gemm_big$\""));
 	assert_non_null(strstr(js.buf, "\"exclude_patterns\": [\n    \"^gemm_small\""));
@@ -462,6 +462,107 @@ static void test_mangled_base(void **state)
 	strbuf_release(&err);
 }
 
+/* The one-pass plan on the launch pattern of the filter probe run on the
+ * H100 (scripts/gpu/probe/ncu_filter_probe.cu): a warm-up step outside the
+ * stage, then three steps of kA(small) kB kA(large) kC<4> kC<8> kB, where
+ * kA serves two operators under one launch configuration. ncu 2025.3.1 with
+ * --filter-mode per-launch-config --launch-count 2 inside the stage measured,
+ * in this order: kA kB kA kC<4> kC<8> kB kC<4> kC<8>
+ * (docs/validation/ncu-one-pass-h100.md). */
+static void probe_pattern(struct launches *L)
+{
+	static const char *const op[6] = {"a.small", NULL, "a.large", NULL, NULL, NULL};
+	static const char *const nm[6] = {"_Z2kAPfi", "_Z2kBPfi", "_Z2kAPfi",
+					  "_Z2kCPfi", "_Z2kCPfi", "_Z2kBPfi"};
+	static const int grid[6] = {4, 4, 4, 4, 8, 4};
+	static const int64_t dur[6] = {6000, 2500, 346000, 2800, 2700, 2600};
+
+	for (int step = 0; step < 4; step++)
+		for (int i = 0; i < 6; i++) {
+			add_launch(L, nm[i], grid[i], dur[i], step > 0);
+			L->v[L->n - 1].mangled = nm[i];
+			L->v[L->n - 1].op = op[i];
+		}
+}
+
+static void test_one_pass_plan(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel = SELECTION_INIT;
+	struct select_pass p = SELECT_PASS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	static const size_t want[] = {6, 7, 8, 9, 10, 11, 15, 16};
+	/* what ncu answered, in its ID order */
+	static const struct {
+		const char *name;
+		int grid;
+	} got[] = {{"_Z2kAPfi", 4}, {"_Z2kBPfi", 4}, {"_Z2kAPfi", 4},
+		   {"_Z2kCPfi", 4}, {"_Z2kCPfi", 8}, {"_Z2kBPfi", 4},
+		   {"_Z2kCPfi", 4}, {"_Z2kCPfi", 8}, {"_Z2kZPfi", 4}};
+	struct select_result_key r[9];
+	size_t out[9];
+
+	(void)state;
+	probe_pattern(&L);
+	o.coverage = 1.0;
+	o.base = SELECT_BASE_MANGLED;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	/* kA is two classes (its two operators): five in all */
+	assert_int_equal(sel.nr, 5);
+	assert_int_equal(
+	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT, &p, &err),
+	    0);
+	assert_int_equal(p.skip_before, 6);
+	assert_int_equal(p.count, 2);
+	assert_int_equal(p.nunreached, 0);
+	assert_string_equal(p.kernel_name, "regex:^(_Z2kAPfi|_Z2kBPfi|_Z2kCPfi)$");
+	assert_int_equal(p.nexpect, sizeof(want) / sizeof(*want));
+	for (size_t i = 0; i < p.nexpect; i++)
+		assert_int_equal(p.expect[i].launch_index, want[i]);
+	memset(r, 0, sizeof(r));
+	for (size_t i = 0; i < 9; i++) {
+		r[i].name = got[i].name;
+		r[i].grid[0] = got[i].grid;
+		r[i].grid[1] = r[i].grid[2] = 1;
+		r[i].block[0] = 128;
+		r[i].block[1] = r[i].block[2] = 1;
+	}
+	/* every expected result maps to its launch; one the plan did not
+	 * expect maps to none */
+	assert_int_equal(select_pass_map(&p, r, 9, out), 8);
+	for (size_t i = 0; i < 8; i++)
+		assert_int_equal(out[i], want[i]);
+	assert_int_equal(out[8], SIZE_MAX);
+	/* the large kA is its class's first launch of kA's second class:
+	 * mapped to launch 8 (the a.large operator), not to the small one */
+	assert_string_equal(L.v[out[2]].op, "a.large");
+	select_pass_release(&p);
+
+	/* capped at one launch per key, kA's second class needs its own run */
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, 1, &p, &err), 0);
+	assert_int_equal(p.count, 1);
+	assert_int_equal(p.nunreached, 1);
+	assert_string_equal(sel.k[p.unreached[0]].op, "a.large");
+	assert_int_equal(p.nexpect, 4); /* kA, kB, kC<4>, kC<8> */
+	select_pass_release(&p);
+	selection_release(&sel);
+
+	/* without operator ranges kA is one class: one launch per key */
+	for (size_t i = 0; i < L.n; i++)
+		L.v[i].op = NULL;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 4);
+	assert_int_equal(
+	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT, &p, &err),
+	    0);
+	assert_int_equal(p.count, 1);
+	select_pass_release(&p);
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +574,7 @@ int main(void)
 	    cmocka_unit_test(test_filters_and_nccl),
 	    cmocka_unit_test(test_nvtx_probe),
 	    cmocka_unit_test(test_mangled_base),
+	    cmocka_unit_test(test_one_pass_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

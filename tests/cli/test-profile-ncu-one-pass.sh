@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Deep mode's one Nsight Compute pass, end to end without a GPU: a workload
+# that writes a synthetic builtin-tracer log (trace-tool synth: decode_all
+# with gemv_bf16 and rmsnorm launches, mangled names) is selected from,
+# then tests/cli/fake-ncu.sh (ncu's console text, the CSVs of
+# tests/data/ncu/synth-one-pass.*) stands in for ncu. Checked: one ncu run
+# with --filter-mode per-launch-config, the alternation of mangled names,
+# --launch-skip-before-match and --launch-count from the plan; the names
+# import; each result mapped to the trace launch it measured
+# (ncu/measured.json results); ncu/mangled.csv; and the fallback to one run
+# per kernel when ncu's --help lacks per-launch-config.
+set -u
+: "${LLMPROF:?}"
+src=${LLMPROF_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+fake=$src/tests/cli/fake-ncu.sh
+tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
+tmp=$(mktemp -d /tmp/llmprof-cli-onepass.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+step() { json "$1" "[s for s in d['steps'] if s['name']=='$2'][0]['$3']"; }
+last_run() { tail -n 1 "$1" | sed -n 's/^run: //p'; }
+cd "$tmp" || exit 1
+[ -e "${LLMPROF_BUILD_DIR:-}/tracer/libllmprof_tracer.so" ] || { echo "no tracer library built"; exit 77; }
+[ -x "$tool" ] || { echo "no trace-tool built"; exit 77; }
+# 3 steps of 4 launches: gemv, rmsnorm, gemv, rmsnorm each
+cat >wl.sh <<SH
+#!/bin/sh
+[ -n "\${LLMPROF_TRACE_OUT:-}" ] && exec "$tool" synth "\$LLMPROF_TRACE_OUT" 3 4
+exit 0
+SH
+chmod +x wl.sh
+common=(pipeline.trace.backend=builtin pipeline.nsys.path=/nonexistent/nsys run.mode=deep
+	pipeline.ncu.path="$fake" run.coverage=1)
+export FAKE_NCU_CSV=$src/tests/data/ncu/synth-one-pass.raw.csv
+
+export FAKE_NCU_LOG=$tmp/log1 FAKE_NCU_ONE_PASS=1
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl.sh >out 2>err ||
+	fail "one pass: $(cat err)"
+run=$(last_run out)
+[ "$(step "$run/status.json" select state)" = ok ] || fail "select: $(step "$run/status.json" select message)"
+[ "$(step "$run/status.json" ncu state)" = ok ] || fail "ncu: $(step "$run/status.json" ncu message)"
+step "$run/status.json" ncu message | grep -q "^2 ncu results for 2 selected kernels in one pass (" ||
+	fail "ncu message: $(step "$run/status.json" ncu message)"
+[ "$(grep -c -- '|-o|' log1)" -eq 1 ] || fail "not one capture: $(grep -- '|-o|' log1)"
+cap=$(grep -- '|-o|' log1)
+# the names in selection order (by GPU time)
+echo "$cap" | grep -qF -- "|--filter-mode|per-launch-config|--kernel-name-base|mangled|--kernel-name|regex:^(_ZN3llm8rmsnormILi128EEEvPf|_Z10gemv_bf16PKfS0_Pfi)$|--launch-skip-before-match|0|--launch-count|1|" ||
+	fail "capture argv: $cap"
+grep -qxF -- "--import|$run/ncu/k0.ncu-rep|--csv|--page|raw|--print-units|base|--print-kernel-base|mangled|--metrics|gpu__time_duration.sum" log1 ||
+	fail "names import: $(grep -- --import log1)"
+[ "$(json "$run/ncu/measured.json" "[r['launch_index'] for r in d['results']]")" = "[0, 1]" ] ||
+	fail "results: $(json "$run/ncu/measured.json" "d.get('results')")"
+[ "$(json "$run/ncu/measured.json" "d['one_pass']")" = True ] || fail "one_pass flag"
+[ "$(json "$run/ncu/selection.json" "d['ncu_pass']['expected_launches']")" = "[0, 1]" ] ||
+	fail "selection.json ncu_pass: $(json "$run/ncu/selection.json" "d.get('ncu_pass')")"
+grep -q '"_ZN3llm8rmsnormILi128EEEvPf"' "$run/ncu/mangled.csv" || fail "mangled.csv: $(cat "$run/ncu/mangled.csv")"
+[ "$(grep -c '' "$run/ncu/raw.csv")" -eq 4 ] || fail "raw.csv rows"
+
+# an ncu without per-launch-config: one run per selected kernel, as before
+export FAKE_NCU_LOG=$tmp/log2 FAKE_NCU_ONE_PASS=0
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl.sh >out 2>err ||
+	fail "per kernel: $(cat err)"
+run=$(last_run out)
+[ "$(grep -c -- '|-o|' log2)" -eq 2 ] || fail "not two captures: $(grep -- '|-o|' log2)"
+grep -q -- "--filter-mode" log2 && fail "per-kernel run has --filter-mode"
+grep -q "no --filter-mode per-launch-config" err || fail "no fallback warning: $(cat err)"
+step "$run/status.json" ncu message | grep -q "^2 of 2 selected kernels measured" ||
+	fail "per-kernel message: $(step "$run/status.json" ncu message)"
+echo "ok"
