@@ -15,7 +15,8 @@
 # Prints one summary table (ratios measured in this run); every bundle's
 # status.json, measured.json and report.md come back in OUT/bundles.tgz.
 # Usage: bench/ncu-deep.sh STAGE OUT      (STAGE absolute)
-# WORKLOADS (default "a b"), BACKENDS (default "builtin nsys").
+# WORKLOADS (default "a b"), BACKENDS (default "builtin nsys"),
+# NAIVE_CAP_S (default 40; 0 leaves the naive pass out).
 set -u
 stage=${1:?usage: ncu-deep.sh STAGE OUT} out=${2:?usage: ncu-deep.sh STAGE OUT}
 B=$stage/build
@@ -77,6 +78,7 @@ print("%s\t%s\t%.1f\t%d\t%d\t%.3f\t%s\t%.1f" % (wl, be, m.get("ncu_wall_s", 0), 
 PY
 	done
 	# the naive pass on this workload: same flags, whole decode range
+	[ "$CAP" -gt 0 ] || continue
 	dir=$(ls -d "$w"/keep-"$wl"-* 2>/dev/null | head -n 1)
 	[ -n "$dir" ] && [ -f "$dir/logs/workload.argv" ] || continue
 	mapfile -t argv <"$dir/logs/workload.argv"
