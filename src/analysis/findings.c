@@ -109,6 +109,28 @@ static void rule_failed_steps(struct report_model *m)
 	strbuf_release(&why);
 }
 
+/* An interrupted step: the reports hold what it had done, and say what
+ * the interrupt left out (the ncu step: the kernels it did not measure). */
+static void rule_interrupted_step(struct report_model *m)
+{
+	const struct report_step *s = report_model_interrupted_step(m);
+	struct strbuf name = STRBUF_INIT, why = STRBUF_INIT;
+
+	if (!s || report_model_failed_step(m))
+		return; /* a failed step's finding already says what is missing */
+	md_escape_inline(&name, s->name);
+	md_escape_inline(&why, s->reason ? s->reason : "interrupted");
+	report_model_add_finding(m, FINDING_WARNING, "step-interrupted",
+				 "Rerun `llmprof profile` and let it finish for the rest; "
+				 "`llmprof report RUN_DIR` redoes the reports from what exists.",
+				 "Incomplete: step '%s' was %s, so %s.", name.buf, why.buf,
+				 !strcmp(s->name, "ncu")
+				     ? "the kernels it did not measure have no counters (n/a)"
+				     : "the steps after it did not run");
+	strbuf_release(&name);
+	strbuf_release(&why);
+}
+
 /* A skipped trace or analyze step (no timeline backend, or tracing turned
  * off) leaves the reports without timings: said as loudly as a failure. */
 static void rule_skipped_steps(struct report_model *m)
@@ -524,6 +546,7 @@ void findings_run(struct report_model *m)
 	}
 	m->nr_findings = 0;
 	rule_failed_steps(m);
+	rule_interrupted_step(m);
 	rule_skipped_steps(m);
 	rule_cpu_path(m);
 	rule_decode_steps(m);

@@ -157,12 +157,15 @@ static void fill_steps(struct report_model *m, json_t *status,
 			report_model_add_step(m, name, STEP_OK, NULL);
 		} else if (recorded == STEP_SKIPPED) {
 			report_model_add_step(m, name, STEP_SKIPPED, msg);
+		} else if (recorded == STEP_INTERRUPTED) {
+			/* stopped by the user; what it did before is in the bundle */
+			report_model_add_step(m, name, STEP_INTERRUPTED, msg ? msg : "interrupted");
 		} else if (recorded == STEP_PENDING || recorded == STEP_RUNNING) {
 			strbuf_addf(&why, "never finished (%s when status.json was last written)",
 				    state);
 			report_model_add_step(m, name, STEP_FAILED, why.buf);
 		} else {
-			/* timeout, interrupted or an unknown word: kept in the reason */
+			/* timeout or an unknown word: kept in the reason */
 			if (strcmp(state, "failed"))
 				strbuf_addf(&why, "%s: ", state);
 			strbuf_addstr(&why, msg ? msg : "no reason recorded");

@@ -224,6 +224,13 @@ static int run(struct run_ctx *rc)
 			code = print_run_line(rc->bundle.dir, code);
 		goto out;
 	}
+	if (!stdout_was_closed) {
+		/* a run that goes on after an interrupt (the reports after the
+		 * ncu step) ends at once on the next one: still with this line */
+		strbuf_reset(&err);
+		strbuf_addf(&err, "run: %s\n", rc->bundle.dir);
+		proc_set_exit_words(err.buf);
+	}
 	profile_view_start(rc, opt_echo);
 	code = pipeline_run(rc);
 	profile_view_end(rc);

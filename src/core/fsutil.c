@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -122,13 +123,38 @@ int create_temp_file(const char *path, struct strbuf *tmp, struct strbuf *err)
 	return fd;
 }
 
+/* atomic_files open now, and the code atomic_exit() was asked for (-1 =
+ * none): a signal handler reads them, only the main flow changes the count. */
+static volatile sig_atomic_t atomic_open_nr;
+static volatile sig_atomic_t atomic_exit_code = -1;
+
+void atomic_exit(int code)
+{
+	atomic_exit_code = code;
+	if (!atomic_open_nr)
+		_exit(code);
+}
+
+/* One atomic_file fewer: the exit a handler asked for meanwhile happens
+ * now, with the file renamed or removed. */
+static void atomic_closed(void)
+{
+	if (atomic_open_nr > 0)
+		atomic_open_nr--;
+	if (!atomic_open_nr && atomic_exit_code >= 0)
+		_exit(atomic_exit_code);
+}
+
 int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err)
 {
 	struct strbuf tmp = STRBUF_INIT;
-	int fd = create_temp_file(path, &tmp, err);
+	int fd;
 
+	atomic_open_nr++; /* before the file exists: an exit waits for it */
+	fd = create_temp_file(path, &tmp, err);
 	if (fd < 0) {
 		strbuf_release(&tmp);
+		atomic_closed();
 		return -1;
 	}
 	af->fp = fdopen(fd, "w");
@@ -137,6 +163,7 @@ int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *er
 		close(fd);
 		unlink(tmp.buf);
 		strbuf_release(&tmp);
+		atomic_closed();
 		return -1;
 	}
 	af->path = xstrdup(path);
@@ -146,9 +173,13 @@ int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *er
 
 static void atomic_file_release(struct atomic_file *af)
 {
+	int was_open = af->tmp_path != NULL;
+
 	FREE_AND_NULL(af->path);
 	FREE_AND_NULL(af->tmp_path);
 	af->fp = NULL;
+	if (was_open)
+		atomic_closed();
 }
 
 void atomic_file_abort(struct atomic_file *af)

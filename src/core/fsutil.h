@@ -47,6 +47,13 @@ int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *er
 int atomic_file_commit(struct atomic_file *af, struct strbuf *err);
 /* Removes the temp file and releases af. */
 void atomic_file_abort(struct atomic_file *af);
+/* Ends the process with _exit(code), at once when no atomic_file is open,
+ * else as soon as the last open one is committed or aborted: every file
+ * stays whole and no temporary file is left (write_file_atomic() and the
+ * JSON writers go through atomic_file; create_temp_file() alone does not
+ * count). Async-signal-safe: for a signal handler (proc.h's second
+ * interrupt). */
+void atomic_exit(int code);
 
 /* Joins a and b with one '/' into sb (appending). */
 void path_join(struct strbuf *sb, const char *a, const char *b);

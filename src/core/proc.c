@@ -45,11 +45,43 @@ static int is_interrupt(int sig)
 	return 0;
 }
 static volatile sig_atomic_t pending_interrupt;
+static volatile sig_atomic_t interrupt_count;
+/* proc_exit_on_interrupt()'s code (-1 = not armed) and words */
+static volatile sig_atomic_t exit_on_interrupt = -1;
+static char *exit_words;
+static size_t exit_words_len;
+/* the running child's process group, for that exit; 0 = none */
+static volatile pid_t running_group;
 
-static void on_interrupt(int sig)
+/* The last byte echoed to our fd 1 and 2, for proc_echo_at_line_start(). */
+static char echo_last[3] = {'\n', '\n', '\n'};
+
+/* Every interrupt, from either handler: noted, or, once the run only
+ * finishes what it keeps, the end (async-signal-safe calls only). */
+static void note_interrupt(int sig)
 {
 	if (!pending_interrupt)
 		pending_interrupt = sig;
+	interrupt_count++;
+	if (exit_on_interrupt < 0)
+		return;
+	if (running_group > 0)
+		kill(-running_group, SIGKILL);
+	if (exit_words_len && echo_last[1] != '\n' && write(1, "\n", 1) < 0) {
+		/* stdout gone: the exit code still says it */
+	}
+	if (exit_words_len && write(1, exit_words, exit_words_len) < 0) {
+		/* as above */
+	}
+	atomic_exit(exit_on_interrupt);
+}
+
+static void on_interrupt(int sig)
+{
+	int saved = errno;
+
+	note_interrupt(sig);
+	errno = saved;
 }
 
 void proc_catch_interrupts(void)
@@ -72,43 +104,38 @@ int proc_pending_interrupt(void)
 	return pending_interrupt;
 }
 
+int proc_interrupt_count(void)
+{
+	return interrupt_count;
+}
+
+void proc_exit_on_interrupt(int code)
+{
+	exit_on_interrupt = code;
+}
+
+void proc_set_exit_words(const char *text)
+{
+	char *old = exit_words;
+
+	exit_words_len = 0; /* a handler never sees a half-set pair */
+	exit_words = xstrdup(text);
+	exit_words_len = strlen(text);
+	free(old);
+}
+
 static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
 
-	if (is_interrupt(sig) && !pending_interrupt)
-		pending_interrupt = sig;
+	if (is_interrupt(sig))
+		note_interrupt(sig);
 
 	if (sig_pipe_wr >= 0 && write(sig_pipe_wr, &c, 1) < 0) {
 		/* pipe full: the loop is already awake */
 	}
 	errno = saved;
-}
-
-static const struct {
-	int sig;
-	const char *name;
-} signames[] = {
-    {SIGHUP, "SIGHUP"},	      {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},   {SIGILL, "SIGILL"},
-    {SIGTRAP, "SIGTRAP"},     {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},	    {SIGFPE, "SIGFPE"},
-    {SIGKILL, "SIGKILL"},     {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"},   {SIGUSR2, "SIGUSR2"},
-    {SIGPIPE, "SIGPIPE"},     {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},   {SIGCHLD, "SIGCHLD"},
-    {SIGCONT, "SIGCONT"},     {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"},   {SIGTTIN, "SIGTTIN"},
-    {SIGTTOU, "SIGTTOU"},     {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"},   {SIGXFSZ, "SIGXFSZ"},
-    {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"}, {SIGIO, "SIGIO"},
-    {SIGSYS, "SIGSYS"},
-};
-
-const char *proc_signal_name(int sig)
-{
-	static char buf[16];
-
-	for (size_t i = 0; i < ARRAY_SIZE(signames); i++)
-		if (signames[i].sig == sig)
-			return signames[i].name;
-	snprintf(buf, sizeof(buf), "SIG%d", sig);
-	return buf;
 }
 
 /* One output stream being copied by the parent. */
@@ -122,9 +149,6 @@ struct stream {
 	void *on_data_arg;
 	uint64_t bytes;
 };
-
-/* The last byte echoed to our fd 1 and 2, for proc_echo_at_line_start(). */
-static char echo_last[3] = {'\n', '\n', '\n'};
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -400,6 +424,9 @@ struct run {
 	uint64_t start, deadline, kill_at, drain_until, next_tick, tick_ns;
 	uint64_t left_next, left_kill_at, left_give_up;
 	double grace;
+	int interrupted_before; /* an interrupt came before this proc_run() */
+	int child_sig;		/* the interrupt the child gets at child_sig_at */
+	uint64_t child_sig_at;	/* its descendants got it first; 0 = not waiting */
 };
 
 int proc_echo_at_line_start(int fd)
@@ -591,6 +618,58 @@ static int scan_proc(struct run *r, enum scan what, int sig)
 	return nr;
 }
 
+/* The child's descendants, not the child: the processes whose parent
+ * chain reaches it, the rest of its group, and our children that are
+ * orphans of them (subreaper). Those not zombies get sig; returns how many. */
+static int signal_descendants(struct run *r, int sig)
+{
+	struct node {
+		pid_t pid, ppid;
+		char mark, zombie;
+	} *v = NULL;
+	size_t nr = 0, alloc = 0;
+	pid_t self = getpid();
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int changed = 1, n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end, state;
+		long pid = strtol(de->d_name, &end, 10), ppid, pg;
+
+		if (*end || pid <= 0 || pid == self || pid == r->pid ||
+		    read_stat(pid, &state, &ppid, &pg))
+			continue;
+		ALLOC_GROW(v, nr + 1, alloc);
+		v[nr].pid = (pid_t)pid;
+		v[nr].ppid = (pid_t)ppid;
+		v[nr].zombie = state == 'Z' || state == 'X';
+		v[nr].mark =
+		    pg == r->pid || (ppid == self && !pid_in((pid_t)pid, r->before, r->before_nr));
+		nr++;
+	}
+	closedir(d);
+	/* down the tree, one generation (at least) per pass */
+	while (changed) {
+		changed = 0;
+		for (size_t i = 0; i < nr; i++) {
+			int parent = v[i].ppid == r->pid;
+
+			for (size_t k = 0; k < nr && !parent && !v[i].mark; k++)
+				parent = v[k].mark && v[k].pid == v[i].ppid;
+			if (!v[i].mark && parent)
+				v[i].mark = changed = 1;
+		}
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (v[i].mark && !v[i].zombie && !kill(v[i].pid, sig))
+			n++;
+	free(v);
+	return n;
+}
+
 /* The child was reaped: what it left behind gets SIGTERM now (SIGKILL at
  * once after a timeout or an interrupt, whose grace is spent). */
 static void leftovers_begin(struct run *r, uint64_t now)
@@ -667,10 +746,18 @@ static int clocks_due(struct run *r, uint64_t now, int *timeout_ms)
 		kill(-r->pid, SIGTERM);
 		r->kill_at = now + (uint64_t)(r->grace * 1e9);
 	}
+	if (!r->reaped && r->child_sig_at && now >= r->child_sig_at) {
+		/* its descendants had their time: the child gets it too */
+		kill(-r->pid, r->child_sig);
+		r->child_sig_at = 0;
+		r->kill_at = now + (uint64_t)(r->grace * 1e9);
+	}
 	if (!r->reaped && r->kill_at && now >= r->kill_at) {
 		kill(-r->pid, SIGKILL);
 		r->kill_at = 0;
 	}
+	if (!r->reaped && r->child_sig_at && r->child_sig_at < wake)
+		wake = r->child_sig_at;
 	if (!r->reaped && r->deadline && !r->fatal && r->deadline < wake)
 		wake = r->deadline;
 	if (!r->reaped && r->kill_at && r->kill_at < wake)
@@ -691,6 +778,23 @@ static int clocks_due(struct run *r, uint64_t now, int *timeout_ms)
 	return 1;
 }
 
+/* The first interrupt: to the child's group, or with
+ * interrupt_descendants_s to its descendants alone (the child gets it
+ * later, in clocks_due); the group at once when it has none left. */
+static void interrupt_first(struct run *r, int sig)
+{
+	uint64_t now = clock_mono_ns();
+	double wait = r->spec->interrupt_descendants_s;
+
+	if (wait > 0 && signal_descendants(r, sig) > 0) {
+		r->child_sig = sig;
+		r->child_sig_at = now + (uint64_t)(wait * 1e9);
+		return;
+	}
+	kill(-r->pid, sig);
+	r->kill_at = now + (uint64_t)(r->grace * 1e9);
+}
+
 /* The signals the handlers wrote: SIGINT/SIGTERM go on to the child's
  * group (a second one: SIGKILL, no more waiting). */
 static void forward_signals(struct run *r)
@@ -707,16 +811,21 @@ static void forward_signals(struct run *r)
 			r->left_kill_at = 0; /* an interrupt while they end: no more waiting */
 			r->left_next = 0;
 		} else if (is_interrupt(c) && !r->reaped) {
-			if (res->outcome != PROC_INTERRUPTED) {
-				if (res->outcome != PROC_EXEC_FAILED)
-					res->outcome = PROC_INTERRUPTED;
+			int first = res->outcome != PROC_INTERRUPTED && !r->interrupted_before;
+
+			if (res->outcome != PROC_EXEC_FAILED)
+				res->outcome = PROC_INTERRUPTED;
+			if (!res->interrupt_signal)
 				res->interrupt_signal = c;
-				r->fatal = 1;
-				kill(-r->pid, c);
-				r->kill_at = clock_mono_ns() + (uint64_t)(r->grace * 1e9);
-			} else {
-				kill(-r->pid, SIGKILL); /* second interrupt: no more waiting */
+			r->fatal = 1;
+			if (first) {
+				interrupt_first(r, c);
+				continue;
 			}
+			/* second interrupt: no more waiting, for any of them */
+			kill(-r->pid, SIGKILL);
+			signal_descendants(r, SIGKILL);
+			r->child_sig_at = 0;
 		}
 	}
 }
@@ -794,6 +903,7 @@ static void run_result(struct run *r)
 static void run_release(struct run *r)
 {
 	handlers_restore(r);
+	running_group = 0;
 	if (r->subreaper_set)
 		prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)r->subreaper_old, 0, 0, 0);
 	stream_close(&r->so);
@@ -833,6 +943,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
+	r.interrupted_before = interrupt_count > 0;
 	fill_std_fds();
 	if (!spec->argv || !spec->argv[0]) {
 		error_set(err, "no program to run");
@@ -857,6 +968,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 	if (r.pid == 0)
 		child_exec(&r.plan, (char *const *)spec->argv);
 	setpgid(r.pid, r.pid); /* also done by the child; whichever runs first wins */
+	running_group = r.pid;
 	res->pid = r.pid;
 	read_exec_report(&r);
 	clocks_start(&r);
@@ -865,126 +977,5 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 	ret = 0;
 out:
 	run_release(&r);
-	return ret;
-}
-
-void proc_result_describe(const struct proc_result *res, const struct proc_spec *spec,
-			  struct strbuf *out)
-{
-	switch (res->outcome) {
-	case PROC_EXITED:
-		strbuf_addf(out, "exited with status %d", res->exit_status);
-		break;
-	case PROC_SIGNALED:
-		strbuf_addf(out, "killed by signal %d (%s)", res->signal,
-			    proc_signal_name(res->signal));
-		break;
-	case PROC_EXEC_FAILED:
-		if (!strcmp(res->failed_call, "chdir"))
-			strbuf_addf(out, "cannot change to directory '%s': %s",
-				    spec && spec->cwd ? spec->cwd : "?", strerror(res->exec_errno));
-		else
-			strbuf_addf(out, "cannot execute '%s': %s",
-				    spec && spec->argv ? spec->argv[0] : "?",
-				    strerror(res->exec_errno));
-		break;
-	case PROC_TIMEOUT:
-		strbuf_addf(out, "timed out after %g s", spec ? spec->timeout_s : 0.0);
-		if (res->signal)
-			strbuf_addf(out, " (ended by %s)", proc_signal_name(res->signal));
-		else
-			strbuf_addf(out, " (exited with status %d after SIGTERM)",
-				    res->exit_status);
-		break;
-	case PROC_INTERRUPTED:
-		strbuf_addf(out, "interrupted by %s", proc_signal_name(res->interrupt_signal));
-		break;
-	}
-}
-
-void proc_escape_c(struct strbuf *sb, const char *arg)
-{
-	for (const unsigned char *p = (const unsigned char *)arg; *p; p++) {
-		switch (*p) {
-		case '\\':
-			strbuf_addstr(sb, "\\\\");
-			break;
-		case '\n':
-			strbuf_addstr(sb, "\\n");
-			break;
-		case '\t':
-			strbuf_addstr(sb, "\\t");
-			break;
-		case '\r':
-			strbuf_addstr(sb, "\\r");
-			break;
-		default:
-			if (*p >= 0x20 && *p < 0x7f)
-				strbuf_addch(sb, *p);
-			else
-				strbuf_addf(sb, "\\x%02x", *p);
-		}
-	}
-}
-
-/* The one shell-quoting rule (dry-run lines, nsys/cmd.txt, ncu/cmd.txt):
- * safe characters as is, '...' otherwise; with escape, control and
- * non-ASCII bytes switch to $'...' so that the line stays one printable line. */
-static void quote_shell(struct strbuf *sb, const char *arg, int escape)
-{
-	int safe = *arg != '\0', plain = 1;
-
-	for (const unsigned char *p = (const unsigned char *)arg; *p; p++) {
-		if (escape && (*p < 0x20 || *p >= 0x7f))
-			plain = 0;
-		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-			    "_@%+=:,./-",
-			    *p))
-			safe = 0;
-	}
-	if (safe) {
-		strbuf_addstr(sb, arg);
-	} else if (plain) {
-		strbuf_addch(sb, '\'');
-		for (const char *p = arg; *p; p++) {
-			if (*p == '\'')
-				strbuf_addstr(sb, "'\\''");
-			else
-				strbuf_addch(sb, *p);
-		}
-		strbuf_addch(sb, '\'');
-	} else {
-		strbuf_addstr(sb, "$'");
-		for (const unsigned char *p = (const unsigned char *)arg; *p; p++) {
-			if (*p == '\'')
-				strbuf_addstr(sb, "\\'");
-			else
-				proc_escape_c(sb, (const char[]){(char)*p, 0});
-		}
-		strbuf_addch(sb, '\'');
-	}
-}
-
-void proc_quote_shell(struct strbuf *sb, const char *arg)
-{
-	quote_shell(sb, arg, 1);
-}
-
-void proc_quote_shell_bytes(struct strbuf *sb, const char *arg)
-{
-	quote_shell(sb, arg, 0);
-}
-
-int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int ret;
-
-	for (; argv && *argv; argv++) {
-		proc_escape_c(&sb, *argv);
-		strbuf_addch(&sb, '\n');
-	}
-	ret = write_file_atomic(path, sb.buf, sb.len, err);
-	strbuf_release(&sb);
 	return ret;
 }

@@ -6,7 +6,13 @@
  * timeout sends SIGTERM to the whole group and SIGKILL after a grace period;
  * SIGINT/SIGTERM/SIGHUP/SIGQUIT sent to llmprof while a child runs are
  * forwarded to the child's group (a second one sends SIGKILL), the child is
- * reaped and the caller learns PROC_INTERRUPTED.
+ * reaped and the caller learns PROC_INTERRUPTED. With
+ * spec->interrupt_descendants_s, the first one goes to the child's
+ * descendants only, so that a tool watching a program (ncu) sees it end and
+ * keeps what it measured; the child itself gets it only if still running
+ * that many seconds later. An interrupt counts as a second one also when
+ * the first came before this proc_run() (llmprof was already interrupted
+ * and only finishes what it keeps): SIGKILL at once.
  *
  * Nothing the child started outlives proc_run(): once the child is reaped,
  * every process still in its group and, with spec->subreaper, every orphan
@@ -73,6 +79,11 @@ struct proc_spec {
 	 * with the group) instead of init. Not for a tool whose daemon expects
 	 * init as its parent (nsys loses its agent) */
 	int subreaper;
+	/* seconds the child's descendants have, after the first interrupt went
+	 * to them alone, before the child gets it too (then SIGKILL after
+	 * grace_s). 0 = the whole group gets it at once. For a tool that
+	 * writes its results when its target ends (ncu) */
+	double interrupt_descendants_s;
 };
 
 enum proc_outcome {
@@ -114,6 +125,20 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 void proc_catch_interrupts(void);
 /* The interrupt signal received since proc_catch_interrupts(), or 0. */
 int proc_pending_interrupt(void);
+/* How many interrupt signals came since proc_catch_interrupts(): a second
+ * one means "stop at once", not "stop and keep the work". */
+int proc_interrupt_count(void);
+/* From now on the next interrupt ends llmprof at once with code: the
+ * running child's group (if any) gets SIGKILL, the words of
+ * proc_set_exit_words() go to fd 1, and it exits through atomic_exit()
+ * (fsutil.h: no file half written, no temporary file left). For a run that
+ * was interrupted once and goes on only to keep what it has (the reports
+ * after an interrupted ncu step). */
+void proc_exit_on_interrupt(int code);
+/* The text written to fd 1 on that exit (the caller's last line, e.g.
+ * "run: DIR\n"); copied. Preceded by a line end when echoed output left
+ * the terminal mid-line. */
+void proc_set_exit_words(const char *text);
 
 /* One line describing *res: "exited with status 1", "killed by signal 9
  * (SIGKILL)", "cannot execute 'x': No such file or directory",

@@ -270,11 +270,19 @@ const struct report_step *report_model_failed_step(const struct report_model *m)
 	return NULL;
 }
 
+const struct report_step *report_model_interrupted_step(const struct report_model *m)
+{
+	for (size_t i = 0; i < m->run.nr_steps; i++)
+		if (m->run.steps[i].status == STEP_INTERRUPTED)
+			return &m->run.steps[i];
+	return NULL;
+}
+
 int report_model_finished(const struct report_model *m)
 {
 	if (m->run.state)
 		return !strcmp(m->run.state, "complete");
-	return !report_model_failed_step(m);
+	return !report_model_failed_step(m) && !report_model_interrupted_step(m);
 }
 
 const struct report_step *report_model_gap_step(const struct report_model *m)
@@ -299,7 +307,7 @@ const char *report_model_state(const struct report_model *m)
 	if (m->run.state)
 		return m->run.state;
 	if (!report_model_finished(m))
-		return "failed";
+		return report_model_failed_step(m) ? "failed" : "interrupted";
 	return report_model_gap_step(m) ? "incomplete" : "complete";
 }
 

@@ -54,7 +54,9 @@ static inline struct rnum rnum_of(double v)
 /* One pipeline step as status.json records it. */
 struct report_step {
 	char *name;		/* "config", "trace", "ncu", ... */
-	enum step_state status; /* STEP_OK, STEP_FAILED or STEP_SKIPPED */
+	enum step_state status; /* STEP_OK, STEP_FAILED, STEP_SKIPPED or
+				   STEP_INTERRUPTED (stopped by the user; what it
+				   had done is kept) */
 	char *reason;		/* why failed/skipped; NULL when ok */
 };
 
@@ -357,6 +359,9 @@ const struct report_stage *report_model_stage_by_name(const struct report_model 
 						      const char *name);
 /* The first failed step, or NULL. */
 const struct report_step *report_model_failed_step(const struct report_model *m);
+/* The first interrupted step, or NULL: the run stopped there (its later
+ * steps may still have run on what it kept). */
+const struct report_step *report_model_interrupted_step(const struct report_model *m);
 int report_model_finished(const struct report_model *m);
 /* The first skipped step that leaves the reports without timings (any but
  * select, ncu and join, whose skip only leaves out counters), or NULL. */
@@ -364,7 +369,8 @@ const struct report_step *report_model_gap_step(const struct report_model *m);
 /* Finished, and no step skipped that the reports need for their timings. */
 int report_model_complete(const struct report_model *m);
 /* run.state when the bundle gave one, else "complete", "incomplete"
- * (finished with a step skipped that the timings need) or "failed". */
+ * (finished with a step skipped that the timings need), "interrupted" or
+ * "failed". */
 const char *report_model_state(const struct report_model *m);
 /* The Device row: "CPU (no GPU found)", "CPU (device=cpu)"; NULL on a GPU. */
 const char *report_device_label(enum report_device d);

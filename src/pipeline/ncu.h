@@ -26,6 +26,13 @@
 #include "nsight/ncu_run.h"
 #include "pipeline/run.h"
 
+/* Seconds ncu has, after an interrupt went to the program it profiles
+ * (proc.h's interrupt_descendants_s), to see it end and write its report
+ * of the launches it finished, before ncu itself gets the interrupt (and
+ * SIGKILL PROC_GRACE_S later). ncu writes its report at the end: one
+ * ended at once would lose everything it measured. */
+#define NCU_INTERRUPT_WAIT_S 10.0
+
 struct ncu_job {
 	struct run_ctx *rc;
 	enum run_mode mode; /* run.mode */
@@ -83,9 +90,11 @@ void ncu_job_release(struct ncu_job *j);
  * mode, NVTX includes checked against the trace, what this GPU offers).
  * STEP_RUNNING to go on, else the step's state with msg and *code. */
 enum step_state ncu_job_plan(struct ncu_job *j, struct strbuf *msg, int *code);
-/* Run: every capture, each imported. 0 when all ran, or -1 with msg and
- * *code when the step stops (a config or I/O error, a permanent ncu
- * failure, an interrupt). */
+/* Run: every capture, each imported. 0 when all ran; 1 when an interrupt
+ * stopped them (the captures that finished, the interrupted one's report
+ * included, are imported: finish the job with what it has); or -1 with
+ * msg and *code when the step stops (a config or I/O error, a permanent
+ * ncu failure, a second interrupt). */
 int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code);
 
 /* Import: capture c's report as the raw page merged into j->merge, and

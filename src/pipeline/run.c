@@ -27,7 +27,7 @@ void run_ctx_init(struct run_ctx *rc, const struct run_opts *opts,
 	strbuf_init(&rc->gpus.note, 0);
 	rc->plan = (struct plan)PLAN_INIT;
 	rc->bundle = (struct run_bundle)RUN_BUNDLE_INIT;
-	rc->outcome = (struct run_outcome){RUN_OK, EXIT_OK, 0, NULL};
+	rc->outcome = (struct run_outcome){RUN_OK, EXIT_OK, 0, NULL, 0};
 	rc->analyze_state = STEP_SKIPPED;
 }
 
@@ -317,7 +317,7 @@ static int skip_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
 {
 	const struct run_outcome *oc = &rc->outcome;
 
-	if (oc->failed &&
+	if (oc->failed && !oc->goes_on &&
 	    (!s->after_failure || (oc->state == RUN_TIMEOUT && s->kind != STEP_KIND_INTERNAL))) {
 		run_status_end(&rc->status, i, STEP_SKIPPED, -1, 0, oc->why);
 		run_write_status(rc);
@@ -354,12 +354,33 @@ static int bundle_still_ours(struct run_ctx *rc, size_t i)
 	return ret;
 }
 
+/* A step interrupted once that kept what it had done (the ncu step: ncu
+ * wrote the launches it finished) lets the later steps, join and reports,
+ * make reports of it: the run is interrupted (exit 130, and status.json
+ * says so from the next write on), but goes on, and the next interrupt
+ * ends llmprof at once, leaving every file whole (proc.h). */
+static void go_on_interrupted(struct run_ctx *rc)
+{
+	run_outcome_fail(&rc->outcome, STEP_INTERRUPTED, EXIT_INTERRUPTED);
+	rc->outcome.goes_on = 1;
+	rc->status.state = RUN_INTERRUPTED;
+	rc->status.exit_code = EXIT_INTERRUPTED;
+	proc_exit_on_interrupt(EXIT_INTERRUPTED);
+}
+
+/* Whether the steps go on after an interrupt: only after one that kept
+ * its work, and never after a second interrupt. */
+static int going_on(const struct run_outcome *oc)
+{
+	return oc->goes_on && proc_interrupt_count() < 2;
+}
+
 static void run_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
 {
 	const struct pipeline_step *t = pipeline_step_find(s->name);
 	const struct pipeline_progress *pr = rc->progress;
-	struct step_result res = {STEP_FAILED, -1, 0, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT,
-				  STRBUF_INIT, 0,  0};
+	struct step_result res = {STEP_FAILED, -1,	    0, STRBUF_INIT, STRBUF_INIT,
+				  STRBUF_INIT, STRBUF_INIT, 0, 0,	    0};
 
 	if (!t)
 		BUG("no step called '%s' in the step table", s->name);
@@ -379,6 +400,8 @@ static void run_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
 		pr->log_tail(pr->arg, res.tail_err.buf, res.tail_out.buf);
 	if (res.fails_run)
 		run_outcome_fail(&rc->outcome, res.state, res.code);
+	else if (res.state == STEP_INTERRUPTED && res.keeps_work && proc_interrupt_count() == 1)
+		go_on_interrupted(rc);
 	strbuf_release(&res.msg);
 	strbuf_release(&res.error);
 	strbuf_release(&res.tail_err);
@@ -397,12 +420,12 @@ int pipeline_run(struct run_ctx *rc)
 	for (size_t i = 0; i < rc->plan.nr; pr->step_end(pr->arg, &rc->status, i++)) {
 		const struct plan_step *s = &rc->plan.steps[i];
 
-		if (proc_pending_interrupt()) {
+		if (proc_pending_interrupt() && !going_on(oc)) {
 			run_outcome_fail(oc, STEP_INTERRUPTED, EXIT_INTERRUPTED);
 			break;
 		}
 		pr->step_begin(pr->arg, i, rc->plan.nr, s->name);
-		if (oc->state == RUN_INTERRUPTED)
+		if (oc->state == RUN_INTERRUPTED && !going_on(oc))
 			break;
 		if (!skip_step(rc, s, i)) {
 			int lost = bundle_still_ours(rc, i);

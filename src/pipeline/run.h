@@ -58,6 +58,9 @@ struct run_outcome {
 	int code;
 	int failed;	 /* a step failed: later steps run only when after_failure */
 	const char *why; /* for the steps never run */
+	int goes_on;	 /* interrupted once in a step that keeps its work: the
+			    later steps still run (and the next interrupt ends
+			    llmprof at once) */
 };
 
 /* How a run behaves (from the command line); nothing about printing. */
@@ -145,6 +148,9 @@ struct step_result {
 	struct strbuf tail_out;
 	int code;      /* the exit code a failure gives the run */
 	int fails_run; /* the failure decides the run's outcome */
+	/* STEP_INTERRUPTED, but what it did is kept (the ncu step: what ncu
+	 * measured before): the later steps still run on it (run.c) */
+	int keeps_work;
 };
 
 struct pipeline_step {

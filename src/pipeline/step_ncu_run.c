@@ -111,6 +111,9 @@ int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, ch
 	}
 	spec.stdin_null = 1;
 	spec.timeout_s = j->timeout_s;
+	/* Ctrl-C ends the profiled program first: ncu then writes what it
+	 * measured (an import or a probe has no descendants: at once) */
+	spec.interrupt_descendants_s = NCU_INTERRUPT_WAIT_S;
 	/* ncu's own progress (live) is the detail when there is one */
 	pr->child_begin(pr->arg, name, &spec, NULL, NULL, NULL, echo || live ? NULL : name);
 	ret = proc_run(&spec, res, err);
@@ -290,6 +293,30 @@ static void capture_record(struct ncu_job *j, const struct ncu_capture *c)
 	json_array_append_new(j->runs, rec);
 }
 
+/* After capture c, whether an interrupt stops the captures: 0 when none
+ * came, 1 when one did (no capture starts after it), -1 with msg and *code
+ * when nothing after can be valid. The first interrupt went to the
+ * profiled program, so ncu may have written the launches it finished:
+ * a report that exists is imported, also when the interrupt ended its
+ * import. A second interrupt keeps nothing more: the run is aborted. */
+static int capture_interrupted(struct ncu_job *j, struct ncu_capture *c, struct strbuf *msg,
+			       int *code)
+{
+	if (!proc_pending_interrupt())
+		return 0;
+	if (!c->ok && proc_interrupt_count() == 1 && path_exists(c->rep.buf)) {
+		strbuf_reset(&c->why);
+		strbuf_reset(&c->rel); /* the import appends to it */
+		strbuf_addf(&c->rel, "ncu/k%zu", c->i);
+		if (ncu_import_capture(j, c, msg, code))
+			return -1;
+	}
+	if (!c->ok && !c->why.len)
+		strbuf_addf(&c->why, "interrupted by %s",
+			    proc_signal_name(proc_pending_interrupt()));
+	return 1;
+}
+
 int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code)
 {
 	const struct pipeline_progress *pr = j->rc->progress;
@@ -297,11 +324,14 @@ int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code)
 
 	for (size_t i = 0; i < j->nruns; i++) {
 		struct ncu_capture c;
-		int stop = 0;
+		int stop = 0, intr = 0;
 
+		if (proc_pending_interrupt()) /* came between captures: none starts */
+			return proc_interrupt_count() > 1 ? -1 : 1;
 		capture_init(&c, j, i);
 		if (capture_run(j, &c, &results_before, msg, code) ||
-		    (!c.why.len && ncu_import_capture(j, &c, msg, code))) {
+		    (!c.why.len && ncu_import_capture(j, &c, msg, code)) ||
+		    (intr = capture_interrupted(j, &c, msg, code)) < 0) {
 			capture_release(&c);
 			return -1;
 		}
@@ -312,16 +342,31 @@ int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code)
 		if (c.v == NCU_RUN_PERM) {
 			/* every later run would fail the same way */
 			strbuf_addstr(msg, c.why.buf);
-			stop = 1;
-		} else if (c.res.outcome == PROC_INTERRUPTED || proc_pending_interrupt()) {
-			strbuf_addstr(msg, "interrupted");
-			stop = 1;
+			stop = -1;
+		} else if (intr) {
+			stop = proc_interrupt_count() > 1 ? -1 : 1;
+			if (stop < 0)
+				strbuf_addf(msg, "interrupted by %s twice: stopped at once",
+					    proc_signal_name(proc_pending_interrupt()));
 		}
 		capture_release(&c);
 		if (stop)
-			return -1;
+			return stop;
 	}
 	return 0;
+}
+
+/* The message of a step an interrupt stopped: how many of the captures
+ * measured, and what ncu/raw.csv holds. */
+static void interrupted_msg(struct ncu_job *j, struct strbuf *msg)
+{
+	strbuf_reset(msg);
+	strbuf_addf(msg, "interrupted by %s after %zu of %zu %s measured",
+		    proc_signal_name(proc_pending_interrupt()), j->measured, j->nruns,
+		    j->explicit_run ? "configured runs" : "selected kernels");
+	if (j->measured)
+		strbuf_addf(msg, " (%zu ncu result%s, %.1f s of ncu)", j->merge.nrows,
+			    j->merge.nrows == 1 ? "" : "s", j->ncu_s);
 }
 
 /* The ncu step: plan, captures (each imported), then ncu/raw.csv and
@@ -336,9 +381,22 @@ void step_ncu(struct run_ctx *rc, const struct plan_step *s, size_t i, struct st
 	ncu_job_init(&j, rc);
 	state = ncu_job_plan(&j, &res->msg, &res->code);
 	if (state == STEP_RUNNING) {
+		int ran = ncu_job_run(&j, &res->msg, &res->code);
+
 		state = STEP_FAILED;
-		if (!ncu_job_run(&j, &res->msg, &res->code))
-			ncu_job_finish(&j, &res->msg, &res->code, &state);
+		if (ran >= 0 && !ncu_job_finish(&j, &res->msg, &res->code, &state) && ran) {
+			/* what it measured is in ncu/raw.csv: join and reports
+			 * still run on it (run.c) */
+			state = STEP_INTERRUPTED;
+			res->keeps_work = 1;
+			interrupted_msg(&j, &res->msg);
+			strbuf_addf(&res->error,
+				    "ncu: %s; join and reports still run on what was measured "
+				    "(interrupt again to stop at once)",
+				    res->msg.buf);
+		}
+		if (ran < 0 && proc_pending_interrupt())
+			state = STEP_INTERRUPTED;
 	}
 	ncu_job_write_measured(&j, state);
 	ncu_job_release(&j);

@@ -535,6 +535,15 @@ void report_status_line(const struct report_model *m, struct strbuf *out)
 			    sk->name, sk->reason ? sk->reason : "no reason recorded");
 		return;
 	}
+	if (!f && report_model_interrupted_step(m)) {
+		const struct report_step *in = report_model_interrupted_step(m);
+
+		strbuf_addf(out,
+			    "INCOMPLETE: step '%s' was %s. The reports show what was done before "
+			    "the interrupt; what is missing shows n/a.",
+			    in->name, in->reason ? in->reason : "interrupted");
+		return;
+	}
 	strbuf_addf(out, "INCOMPLETE: the pipeline did not finish (state: %s)",
 		    m->run.state ? m->run.state : "failed");
 	if (f)

@@ -386,6 +386,9 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(out, "# Profiling report\n\n");
 	else if (f)
 		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' failed)\n\n", f->name);
+	else if (report_model_interrupted_step(m))
+		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' interrupted)\n\n",
+			    report_model_interrupted_step(m)->name);
 	else if (report_model_finished(m))
 		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' skipped)\n\n",
 			    report_model_gap_step(m)->name);

@@ -16,6 +16,14 @@
 #                   <csv>.B.csv instead where that file exists
 #   FAKE_NCU_ONE_PASS  1: --help offers --filter-mode per-launch-config (as
 #                   ncu 2024.1+ does); otherwise it does not
+#   FAKE_NCU_NAMES  a file of "mangled|demangled|grid|block" lines: a capture
+#                   whose -k regex:^MANGLED$ is listed writes its own raw
+#                   CSV instead, the dummy's first result renamed to that
+#                   kernel and configuration, so that it joins a trace
+#   The program runs with FAKE_NCU_CAPTURE=<-o's base name> (k0, k1, ...),
+#   so that it can tell the captures apart (hang in one, as a test needs).
+#   Like ncu, the report is written when the program has ended, however
+#   it ended (an interrupt that reaches only the program keeps it).
 #   FAKE_NCU_ORACLE, FAKE_NCU_DETAILS_REP  `--import R --page details ...`
 #                   runs NVIDIA's ncu (the oracle) on that real report
 #                   instead; without them it fails, as a broken import would
@@ -90,17 +98,18 @@ T
 	cat "$csv"
 	exit 0 ;;
 esac
-out= prog=()
+out= prog=() kname=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o) out=$2; shift 2 ;;
+	--kernel-name) kname=$2; shift 2 ;;
 	--nvtx|--force-overwrite) shift ;;
 	--*) shift 2 ;;
 	*) prog=("$@"); break ;;
 	esac
 done
 
-"${prog[@]}" >/dev/null 2>&1
+FAKE_NCU_CAPTURE=$(basename "$out") "${prog[@]}" >/dev/null 2>&1
 sleep 0.3 # a capture takes time; the import does not
 echo "==PROF== Connected to process 4242 (${prog[0]})"
 mode=${FAKE_NCU_MODE:-ok}
@@ -128,6 +137,25 @@ slow)
 esac
 [ "$mode" = slow ] || echo '==PROF== Profiling "add" - 0: 0%....50%....100% - 9 passes'
 echo "==PROF== Disconnected from process 4242"
-echo "${FAKE_NCU_CSV:-$data/h100-dummy-kernel-replay-ncu2025.3.raw.csv}" >"$out.ncu-rep"
+csv=${FAKE_NCU_CSV:-$data/h100-dummy-kernel-replay-ncu2025.3.raw.csv}
+if [ -n "${FAKE_NCU_NAMES:-}" ]; then
+	# the dummy's header, units and first result, as kernel $kname
+	python3 - "$csv" "$FAKE_NCU_NAMES" "$kname" "$out.csv" <<'PY' && csv=$out.csv
+import csv, sys
+src, names, kname, dst = sys.argv[1:]
+m = kname[len("regex:^"):-1] if kname.startswith("regex:^") else None
+row = next((l.rstrip("\n").split("|") for l in open(names) if l.split("|")[0] == m), None)
+if row is None:
+    sys.exit(1)
+rows = list(csv.reader(open(src, newline="")))
+h = rows[0]
+r = rows[2]
+r[h.index("ID")], r[h.index("Kernel Name")] = "0", row[1]
+r[h.index("Grid Size")], r[h.index("Block Size")] = row[2], row[3]
+with open(dst, "w", newline="") as f:
+    csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows[:2] + [r])
+PY
+fi
+echo "$csv" >"$out.ncu-rep"
 echo "==PROF== Report: $out.ncu-rep"
 exit 0

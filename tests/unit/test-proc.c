@@ -284,6 +284,233 @@ static void test_sigint_forwarded(void **state)
 	strbuf_release(&d);
 }
 
+/* The interrupt tests run in a process of their own: what proc.c remembers
+ * of interrupts (the count, proc_exit_on_interrupt) lasts for a process.
+ * CHECK fails that process; the test asserts it exited 0. */
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);      \
+			_exit(1);                                                                  \
+		}                                                                                  \
+	} while (0)
+
+static void in_own_process(void (*fn)(void))
+{
+	pid_t p = fork();
+	int st = 0;
+
+	assert_true(p >= 0);
+	if (p == 0) {
+		fn();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* A process that sends us sig after each delay (ms; 0 ends the list). */
+static pid_t send_later(int sig, const int *delays_ms)
+{
+	pid_t self = getpid(), k = fork();
+
+	if (k == 0) {
+		for (; *delays_ms; delays_ms++) {
+			usleep((useconds_t)*delays_ms * 1000);
+			kill(self, sig);
+		}
+		_exit(0);
+	}
+	return k;
+}
+
+static double secs_since(uint64_t t0)
+{
+	return (double)(clock_mono_ns() - t0) / 1e9;
+}
+
+/* interrupt_descendants_s: the first SIGINT goes to the grandchild only; the
+ * child, which traps nothing, sees it die, writes its marker and exits 0. */
+static void descendants_first(void)
+{
+	struct strbuf marker = STRBUF_INIT, script = STRBUF_INIT, got = STRBUF_INIT;
+	const char *argv[] = {"/bin/bash", "-c", NULL, NULL};
+	struct proc_spec spec = {.argv = argv, .grace_s = 1, .interrupt_descendants_s = 5};
+	struct proc_result res;
+	static const int at[] = {300, 0};
+	uint64_t t0 = clock_mono_ns();
+	pid_t k;
+
+	proc_catch_interrupts();
+	tpath(&marker, "descendants.marker");
+	/* bash, unlike a shell that re-raises its child's SIGINT, goes on
+	 * when only its child got it, as ncu does */
+	strbuf_addf(&script, "/bin/sleep 30; echo \"grandchild ended $?\" > '%s'; exit 0",
+		    marker.buf);
+	argv[2] = script.buf;
+	k = send_later(SIGINT, at);
+	CHECK(proc_run(&spec, &res, &got) == 0);
+	waitpid(k, NULL, 0);
+	CHECK(res.outcome == PROC_INTERRUPTED);
+	CHECK(res.interrupt_signal == SIGINT);
+	CHECK(res.exit_status == 0 && res.signal == 0); /* ended by itself */
+	CHECK(secs_since(t0) < 4);			/* long before the 5 s */
+	strbuf_reset(&got);
+	CHECK(strbuf_read_file(&got, marker.buf) == 0);
+	CHECK(!strcmp(got.buf, "grandchild ended 130\n"));
+	CHECK(proc_interrupt_count() == 1);
+	strbuf_release(&marker);
+	strbuf_release(&script);
+	strbuf_release(&got);
+}
+
+static void test_interrupt_descendants_first(void **state)
+{
+	in_own_process(descendants_first);
+}
+
+/* A grandchild that ignores SIGINT: the child gets it interrupt_descendants_s
+ * later, and SIGKILL grace_s after that; the grandchild is gone too. */
+static void descendants_ignore(void)
+{
+	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, err = STRBUF_INIT;
+	const char *argv[] = {"/bin/bash", "-c", NULL, NULL};
+	struct proc_spec spec = {.argv = argv, .grace_s = 0.5, .interrupt_descendants_s = 0.5};
+	struct proc_result res;
+	static const int at[] = {300, 0};
+	uint64_t t0;
+	double took;
+	pid_t k, gc;
+
+	proc_catch_interrupts();
+	tpath(&pidfile, "ignore.pid");
+	strbuf_addf(
+	    &script,
+	    "/bin/sh -c 'trap \"\" INT; echo $$ > \"%s\"; while :; do sleep 0.05; done'; exit 0",
+	    pidfile.buf);
+	argv[2] = script.buf;
+	k = send_later(SIGINT, at);
+	t0 = clock_mono_ns();
+	CHECK(proc_run(&spec, &res, &err) == 0);
+	took = secs_since(t0);
+	waitpid(k, NULL, 0);
+	gc = read_pid(pidfile.buf);
+	CHECK(res.outcome == PROC_INTERRUPTED);
+	CHECK(res.signal == SIGKILL);
+	CHECK(took > 1.2 && took < 3); /* 0.3 + 0.5 + 0.5 */
+	CHECK(gc > 0 && process_gone(gc));
+	strbuf_release(&pidfile);
+	strbuf_release(&script);
+	strbuf_release(&err);
+}
+
+static void test_interrupt_descendants_ignore(void **state)
+{
+	in_own_process(descendants_ignore);
+}
+
+/* A second SIGINT while the descendants have their time: SIGKILL at once. */
+static void descendants_second(void)
+{
+	struct strbuf pidfile = STRBUF_INIT, script = STRBUF_INIT, err = STRBUF_INIT;
+	const char *argv[] = {"/bin/bash", "-c", NULL, NULL};
+	struct proc_spec spec = {.argv = argv, .grace_s = 5, .interrupt_descendants_s = 10};
+	struct proc_result res;
+	static const int at[] = {300, 300, 0};
+	uint64_t t0;
+	pid_t k, gc;
+
+	proc_catch_interrupts();
+	tpath(&pidfile, "second.pid");
+	strbuf_addf(
+	    &script,
+	    "/bin/sh -c 'trap \"\" INT; echo $$ > \"%s\"; while :; do sleep 0.05; done'; exit 0",
+	    pidfile.buf);
+	argv[2] = script.buf;
+	k = send_later(SIGINT, at);
+	t0 = clock_mono_ns();
+	CHECK(proc_run(&spec, &res, &err) == 0);
+	CHECK(secs_since(t0) < 2);
+	waitpid(k, NULL, 0);
+	gc = read_pid(pidfile.buf);
+	CHECK(res.outcome == PROC_INTERRUPTED && res.signal == SIGKILL);
+	CHECK(gc > 0 && process_gone(gc));
+	CHECK(proc_interrupt_count() == 2);
+	/* interrupted before it started: the first interrupt of a later
+	 * proc_run is already a second one */
+	{
+		const char *sl[] = {"/bin/sleep", "30", NULL};
+		struct proc_spec s2 = {.argv = sl, .grace_s = 5};
+		static const int once[] = {200, 0};
+
+		k = send_later(SIGINT, once);
+		t0 = clock_mono_ns();
+		CHECK(proc_run(&s2, &res, &err) == 0);
+		waitpid(k, NULL, 0);
+		CHECK(res.outcome == PROC_INTERRUPTED && res.signal == SIGKILL);
+		CHECK(secs_since(t0) < 2);
+	}
+	strbuf_release(&pidfile);
+	strbuf_release(&script);
+	strbuf_release(&err);
+}
+
+static void test_interrupt_second(void **state)
+{
+	in_own_process(descendants_second);
+}
+
+/* proc_exit_on_interrupt(): the next interrupt exits with the code and the
+ * words, but only once the atomic_file being written is renamed. */
+static void exit_armed(void)
+{
+	struct strbuf out = STRBUF_INIT, path = STRBUF_INIT, err = STRBUF_INIT;
+	struct atomic_file af = ATOMIC_FILE_INIT;
+	int fd;
+
+	tpath(&out, "exit.out");
+	tpath(&path, "exit.file");
+	fd = open(out.buf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && dup2(fd, 1) == 1);
+	proc_catch_interrupts();
+	proc_set_exit_words("run: somewhere\n");
+	proc_exit_on_interrupt(130);
+	CHECK(atomic_file_open(&af, path.buf, &err) == 0);
+	fputs("whole\n", af.fp);
+	raise(SIGINT); /* must wait for the file */
+	atomic_file_commit(&af, &err);
+	_exit(1); /* not reached: the commit exits */
+}
+
+static void test_exit_on_interrupt(void **state)
+{
+	struct strbuf got = STRBUF_INIT, p = STRBUF_INIT;
+	pid_t c = fork();
+	int st = 0;
+
+	assert_true(c >= 0);
+	if (c == 0)
+		exit_armed();
+	assert_int_equal(waitpid(c, &st, 0), c);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	tpath(&p, "exit.file");
+	assert_int_equal(strbuf_read_file(&got, p.buf), 0);
+	assert_string_equal(got.buf, "whole\n");
+	strbuf_reset(&got);
+	tpath(&p, "exit.out");
+	assert_int_equal(strbuf_read_file(&got, p.buf), 0);
+	assert_string_equal(got.buf, "run: somewhere\n");
+	{
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q '\\.tmp\\.'", tmpdir);
+		assert_int_not_equal(system(cmd), 0); /* no temporary file */
+	}
+	strbuf_release(&got);
+	strbuf_release(&p);
+}
+
 static void test_argv_bytes_untouched(void **state)
 {
 	const char *argv[] = {
@@ -597,6 +824,11 @@ static void test_on_tick(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    /* first: forked from a process that has had no interrupt yet */
+	    cmocka_unit_test(test_interrupt_descendants_first),
+	    cmocka_unit_test(test_interrupt_descendants_ignore),
+	    cmocka_unit_test(test_interrupt_second),
+	    cmocka_unit_test(test_exit_on_interrupt),
 	    cmocka_unit_test(test_exit_status),
 	    cmocka_unit_test(test_on_data),
 	    cmocka_unit_test(test_on_tick),
