@@ -83,6 +83,7 @@ EOF2
 check "$tmp/miss/report.md" "^# Profiling report: INCOMPLETE (2 of 8 counter results unmatched)"
 check "$tmp/miss/report.md" "^The pipeline finished; incomplete: 2 of 8 counter results unmatched"
 check "$tmp/miss/report.md" "^| join | ok | incomplete: 2 of 8 counter results unmatched; "
+check "$tmp/miss/report.md" '^- \*\*warning\*\* `counters-unmatched`: Incomplete: 2 of 8 Nsight Compute results matched no kernel'
 check "$tmp/miss/report.md" "^## Counter results not joined"
 check "$tmp/miss/kernels.md" "^## Counter results not joined"
 check "$tmp/miss/kernels.md" '^| 0 | `scale(float \*, float, int)` | (7,1,1) x (256,1,1) | name matches scale(float \\\*, float, int) but grid/block differ: ncu (7,1,1)x(256,1,1), trace (4096,1,1)x(256,1,1) |'
