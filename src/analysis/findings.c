@@ -503,17 +503,25 @@ static void rule_decode_steps(struct report_model *m)
 	    (unsigned long long)d->steps_expected);
 }
 
-/* Nsight Compute counted more FLOPs in a stage's profiled kernels than the
- * model needs for the whole stage. */
+/* Counter FLOPs of a stage against the analytic model's: more than 1.5x
+ * is information (padding explains it); off by more than 2x either way
+ * is a warning: counters that miss most of a stage's work (results that
+ * did not join, a selection that left kernels out) read as a fact
+ * otherwise. */
 static void rule_counter_flops(struct report_model *m)
 {
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 		struct strbuf cf = STRBUF_INIT, mf = STRBUF_INIT, share = STRBUF_INIT;
+		double ratio;
 
-		if (!s->counter_flops.available || !s->flops.available || s->flops.v <= 0 ||
-		    s->counter_flops.v < FINDINGS_COUNTER_FLOPS_EXCESS * s->flops.v)
+		if (!s->counter_flops.available || !s->flops.available || s->flops.v <= 0)
 			continue;
+		ratio = s->counter_flops.v / s->flops.v;
+		if (ratio <= FINDINGS_COUNTER_FLOPS_FAR &&
+		    ratio >= 1 / FINDINGS_COUNTER_FLOPS_FAR &&
+		    ratio < FINDINGS_COUNTER_FLOPS_EXCESS)
+			goto next;
 		fmt_si(&cf, s->counter_flops, "FLOP");
 		fmt_si(&mf, s->flops, "FLOP");
 		if (s->counter_time_share.available) {
@@ -521,20 +529,136 @@ static void rule_counter_flops(struct report_model *m)
 			fmt_frac_pct(&share, s->counter_time_share);
 			strbuf_addstr(&share, " of its kernel time");
 		}
-		report_model_add_finding(
-		    m, FINDING_INFO, "counter-flops-above-model",
-		    "Compare each kernel's FLOPs per launch (metrics.json) with its GEMM shape; at "
-		    "small batch a GEMV kernel, or a larger batch, avoids padded tensor-core work.",
-		    "Nsight Compute counted %s in %s's profiled kernels%s: %.1fx the model's %s "
-		    "for the whole stage. The GPU executes work the model does not need: at batch "
-		    "1, a tensor-core GEMM can pad the single row to its MMA tile (8 rows: 8x the "
-		    "FLOPs); recomputation or a model that does not match the program show the "
-		    "same way.",
-		    cf.buf, s->name, share.buf, s->counter_flops.v / s->flops.v, mf.buf);
+		if (ratio < 1 / FINDINGS_COUNTER_FLOPS_FAR)
+			report_model_add_finding(
+			    m, FINDING_WARNING, "counter-flops-vs-model",
+			    "Check \"Counter results not joined\" in kernels.md and the "
+			    "selection's "
+			    "coverage: the stage's heavy kernels need joined counter results.",
+			    "Nsight Compute counted %s in %s's profiled kernels%s: %.3gx the "
+			    "analytic model's %s for the whole stage, off by more than %.0fx. The "
+			    "counters miss most of the stage's work (results that did not join, or "
+			    "kernels left out), so its counter FLOPs and the findings on them do "
+			    "not describe the stage.",
+			    cf.buf, s->name, share.buf, ratio, mf.buf, FINDINGS_COUNTER_FLOPS_FAR);
+		else
+			report_model_add_finding(
+			    m, ratio > FINDINGS_COUNTER_FLOPS_FAR ? FINDING_WARNING : FINDING_INFO,
+			    ratio > FINDINGS_COUNTER_FLOPS_FAR ? "counter-flops-vs-model"
+							       : "counter-flops-above-model",
+			    "Compare each kernel's FLOPs per launch (metrics.json) with its GEMM "
+			    "shape; at small batch a GEMV kernel, or a larger batch, avoids padded "
+			    "tensor-core work.",
+			    "Nsight Compute counted %s in %s's profiled kernels%s: %.1fx the "
+			    "model's %s for the whole stage. The GPU executes work the model does "
+			    "not need: at batch 1, a tensor-core GEMM can pad the single row to "
+			    "its "
+			    "MMA tile (8 rows: 8x the FLOPs); recomputation or a model that does "
+			    "not match the program show the same way.",
+			    cf.buf, s->name, share.buf, ratio, mf.buf);
+	next:
 		strbuf_release(&cf);
 		strbuf_release(&mf);
 		strbuf_release(&share);
 	}
+}
+
+/* Counter results the join could not give to a kernel (analysis/join.c):
+ * their counters are nowhere in the reports. */
+static void rule_unjoined(struct report_model *m)
+{
+	const struct report_counter_join *cj = &m->run.cjoin;
+	struct strbuf first = STRBUF_INIT, name = STRBUF_INIT;
+
+	if (!cj->nr_unjoined)
+		return;
+	fmt_ellipsize(&name, cj->unjoined[0].name, 80);
+	md_code_plain(&first, name.buf);
+	strbuf_addstr(&first, ": ");
+	md_escape_inline(&first, cj->unjoined[0].reason);
+	report_model_add_finding(
+	    m, FINDING_WARNING, "counters-unmatched",
+	    "Read \"Counter results not joined\" in kernels.md for each reason; with "
+	    "ncu/mangled.csv beside ncu/raw.csv (ncu --import R --csv --page raw "
+	    "--print-kernel-base mangled) the join uses mangled names, which every tool "
+	    "spells alike.",
+	    "Incomplete: %zu of %zu Nsight Compute results matched no kernel of the trace "
+	    "(first: %s), so the kernels they measured show n/a for counters and Bound.",
+	    cj->nr_unjoined, cj->results, first.buf);
+	strbuf_release(&first);
+	strbuf_release(&name);
+}
+
+/* GPU time of k in the stages the counters were taken in; its total when
+ * the model has no per-stage times. */
+static uint64_t counter_stage_ns(const struct report_kernel *k, unsigned roles, int staged)
+{
+	uint64_t t = 0;
+
+	if (!staged)
+		return k->total_ns;
+	for (int r = 0; r < REPORT_ROLE_OTHER; r++)
+		if (roles & (1u << r))
+			t += k->stage_ns[r];
+	return t;
+}
+
+/* A kernel among the FINDINGS_TOP_BOUND longest (in the counters' stage)
+ * without a Bound, although counters were taken: n/a (no result joined)
+ * or unknown (no SOL metrics). A warning when one of them was selected for
+ * counters (or nothing says which were); information when the selection
+ * left them all out. */
+static void rule_top_bound(struct report_model *m)
+{
+	unsigned roles = report_counter_roles(m->run.counters_stage);
+	size_t *top, ntop = 0;
+	struct strbuf list = STRBUF_INIT, name = STRBUF_INIT;
+	int staged = 0, selected_miss = 0, n = 0;
+
+	if (!m->run.cjoin.ran)
+		return;
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		staged |= counter_stage_ns(&m->kernels[i], roles, 1) > 0;
+	top = xmalloc((m->nr_kernels + 1) * sizeof(*top));
+	for (size_t i = 0; i < m->nr_kernels; i++) { /* insertion sort: stable */
+		uint64_t t = counter_stage_ns(&m->kernels[i], roles, staged);
+		size_t j = ntop;
+
+		if (!t)
+			continue;
+		ntop++;
+		for (; j > 0 && counter_stage_ns(&m->kernels[top[j - 1]], roles, staged) < t; j--)
+			top[j] = top[j - 1];
+		top[j] = i;
+	}
+	if (ntop > FINDINGS_TOP_BOUND)
+		ntop = FINDINGS_TOP_BOUND;
+	for (size_t j = 0; j < ntop; j++) {
+		const struct report_kernel *k = &m->kernels[top[j]];
+
+		if (k->c.profiled && k->c.bound != BOUND_UNKNOWN)
+			continue;
+		selected_miss |= k->selected || !m->sel.available;
+		strbuf_addstr(&list, n++ ? "; " : "");
+		strbuf_reset(&name);
+		fmt_ellipsize(&name, k->short_name, 80);
+		md_code_plain(&list, name.buf);
+		strbuf_addf(&list, " (#%zu by GPU time: %s)", j + 1,
+			    k->c.profiled ? "Bound unknown, its SOL metrics are missing"
+			    : k->selected ? "Bound n/a, selected but no counter result joined it"
+					  : "Bound n/a, not selected for counters");
+	}
+	if (n)
+		report_model_add_finding(
+		    m, selected_miss ? FINDING_WARNING : FINDING_INFO, "top-kernel-no-bound",
+		    selected_miss ? "Read \"Counter results not joined\" in kernels.md and the "
+				    "ncu step's logs for why its counters are missing."
+				  : "Raise run.coverage or run.top_n_kernels to measure it.",
+		    "%d of the %zu longest kernels %s no Bound: %s.", n, ntop,
+		    n == 1 ? "has" : "have", list.buf);
+	free(top);
+	strbuf_release(&list);
+	strbuf_release(&name);
 }
 
 void findings_run(struct report_model *m)
@@ -555,6 +679,8 @@ void findings_run(struct report_model *m)
 	rule_decode(m);
 	rule_prefill(m);
 	rule_dominant_kernels(m);
+	rule_unjoined(m);
+	rule_top_bound(m);
 	rule_counter_flops(m);
 	rule_outside_stages(m);
 	/* insertion sort keeps rule order within a severity (qsort is not stable) */

@@ -20,6 +20,12 @@
  * model's FLOPs for the whole stage: the GPU executes work the model does
  * not need (a lower bound already above the model cannot be noise) */
 #define FINDINGS_COUNTER_FLOPS_EXCESS 1.5
+/* counter FLOPs of a stage off by more than this factor, either way, from
+ * the model's: a warning (the counters do not describe the stage) */
+#define FINDINGS_COUNTER_FLOPS_FAR 2.0
+/* the longest kernels (GPU time in the counters' stage) that must have a
+ * Bound once counters were taken */
+#define FINDINGS_TOP_BOUND 5
 
 /* Replaces m->findings with the findings of every rule, critical first,
  * then warnings, then info; within a severity, in rule order. */

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "analysis/join.h"
+#include "analysis/ncu_match.h"
+#include "analysis/select.h"
 #include "analysis/session.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -52,28 +54,6 @@ static double sum_have(double a, double b)
 	return ncu_have(b) ? a + b : a;
 }
 
-/* A kernel name up to its parameter list, without spaces:
- * "void k_gemv<__nv_bfloat16, float>(T2 *, const T1 *)" -> "voidk_gemv<__nv_bfloat16,float>".
- * Demanglers differ in the parameter list (ncu writes template parameters
- * as T1, T2 and "const T1 *"; the tracer "__nv_bfloat16 const*"), but both
- * spell the template arguments out. */
-void report_join_key(const char *s, struct strbuf *out)
-{
-	int depth = 0;
-
-	strbuf_reset(out);
-	for (; *s; s++) {
-		if (*s == '<')
-			depth++;
-		else if (*s == '>' && depth > 0)
-			depth--;
-		else if (*s == '(' && !depth && out->len)
-			break;
-		if (*s != ' ')
-			strbuf_addch(out, *s);
-	}
-}
-
 /* A class of launches that one ncu result describes: the kernel (trace name
  * id), its grid and block, and the innermost operator range it ran in. */
 struct launch_class {
@@ -89,59 +69,66 @@ static int same_class(const struct launch_class *c, const struct trace_kernel *k
 	       !memcmp(c->block, k->block, sizeof(c->block));
 }
 
+/* The launch a result stands for in the stage counter FLOPs: the one
+ * measured.json names, else the launch the selection chose for the joined
+ * kernel's class (name, grid, block); SIZE_MAX when neither says. */
+static size_t measured_launch(const struct trace *tr, const struct ncu_match *mt, json_t *sel)
+{
+	const struct trace_kernel *k;
+	json_t *e;
+	size_t i;
+
+	if (mt->how == NCU_MATCH_LAUNCH || mt->launch >= tr->nkernels)
+		return mt->launch;
+	k = &tr->kernels[mt->launch];
+	json_array_foreach(json_object_get(sel, "kernels"), i, e)
+	{
+		json_t *v = json_object_get(e, "launch_index");
+		const struct trace_kernel *s;
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    (size_t)json_integer_value(v) >= tr->nkernels)
+			continue;
+		s = &tr->kernels[json_integer_value(v)];
+		if (s->name == k->name && !memcmp(s->grid, k->grid, sizeof(k->grid)) &&
+		    !memcmp(s->block, k->block, sizeof(k->block)))
+			return (size_t)json_integer_value(v);
+	}
+	return SIZE_MAX;
+}
+
 /* Stage counter FLOPs from the launches ncu measured. One kernel can run
  * several shapes under one launch configuration (a GEMV for the q/k/v,
  * output and down projections), so a per-name mean would stand for shapes
- * never measured. ncu/selection.json names the launch each ncu run
- * measured (launch_index, the trace's kernel order); its result counts for
- * the launches of the same class in the profiled stage(s), and launches of
- * unmeasured classes are left out (counter_time_share says how much).
- * Returns 0 with the stages set, or -1 (no selection, nothing matched): the
- * per-name estimate of report_model_derive() then applies. */
+ * never measured. The launch each result measured (measured_launch())
+ * counts for the launches of the same class (kernel, grid, block,
+ * operator) in the profiled stage(s), and launches of unmeasured classes
+ * are left out (counter_time_share says how much). Returns 0 with the
+ * stages set, or -1 (no launch known, nothing matched): the per-name
+ * estimate of report_model_derive() then applies. */
 static int class_counter_flops(struct report_model *m, const struct report_analysis *a,
-			       const struct ncu_kernel_table *t, json_t *sel, const char *taken)
+			       const struct ncu_kernel_table *t, const struct ncu_match *mt,
+			       json_t *sel, const char *taken)
 {
 	const struct trace *tr = &a->trace;
 	const struct timeline *tl = &a->tl;
 	struct launch_class *cls = NULL;
 	size_t ncls = 0, acls = 0, i;
-	struct strbuf k1 = STRBUF_INIT, k2 = STRBUF_INIT;
-	json_t *ks, *e;
 	/* by role: REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE */
 	double flops[2] = {0, 0}, cov_ns[2] = {0, 0}, all_ns[2] = {0, 0};
 	int any[2] = {0, 0}, ret = -1;
 	unsigned want;
 
-	if (!sel || !tl->kernel_op || !tl->kernel_stages)
+	if (!a->have_tl || !tl->kernel_op || !tl->kernel_stages)
 		goto out;
-	ks = json_object_get(sel, "kernels");
 	for (size_t j = 0; j < t->nr; j++) {
 		const struct ncu_kernel *r = &t->k[j];
 		struct launch_class *c = NULL;
-		size_t li = SIZE_MAX;
+		size_t li;
 
-		if (!r->name || !ncu_have(r->flops_total))
+		if (!ncu_have(r->flops_total) || mt[j].launch == SIZE_MAX)
 			continue;
-		report_join_key(r->name, &k1);
-		json_array_foreach(ks, i, e)
-		{
-			json_t *g = json_object_get(e, "grid"), *b = json_object_get(e, "block");
-			int match = session_jstr(e, "name") &&
-				    json_is_integer(json_object_get(e, "launch_index"));
-
-			for (int d = 0; match && d < 3; d++)
-				match =
-				    json_integer_value(json_array_get(g, (size_t)d)) ==
-					r->grid[d] &&
-				    json_integer_value(json_array_get(b, (size_t)d)) == r->block[d];
-			if (!match)
-				continue;
-			report_join_key(session_jstr(e, "name"), &k2);
-			if (strcmp(k1.buf, k2.buf))
-				continue;
-			li = (size_t)json_integer_value(json_object_get(e, "launch_index"));
-			break;
-		}
+		li = measured_launch(tr, &mt[j], sel);
 		if (li >= tr->nkernels)
 			continue;
 		for (i = 0; i < ncls && !c; i++)
@@ -194,109 +181,222 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 	ret = 0;
 out:
 	free(cls);
-	strbuf_release(&k1);
-	strbuf_release(&k2);
 	return ret;
+}
+
+/* ncu's CSV with mangled names beside the raw page: "raw.csv" ->
+ * "mangled.csv" (ncu/raw.csv -> ncu/mangled.csv, X.raw.csv ->
+ * X.mangled.csv). Empty when path does not end in raw.csv. */
+static void mangled_path(const char *path, struct strbuf *out)
+{
+	strbuf_reset(out);
+	if (!ends_with(path, "raw.csv"))
+		return;
+	strbuf_add(out, path, strlen(path) - strlen("raw.csv"));
+	strbuf_addstr(out, "mangled.csv");
 }
 
 int join_read_ncu(const char *path, const char *shown, struct ncu_kernel_table *t,
-		  struct strbuf *err)
+		  struct strbuf *note, struct strbuf *err)
 {
-	struct strbuf buf = STRBUF_INIT;
+	struct strbuf buf = STRBUF_INIT, mp = STRBUF_INIT, e = STRBUF_INIT;
 	struct ncu_raw raw = NCU_RAW_INIT;
+	size_t got = 0;
 	int ret = -1;
 
-	if (!read_regular_file(path, INPUT_CAP_DATA, &buf, err) &&
-	    !ncu_raw_parse(buf.buf, buf.len, shown, &raw, err) &&
-	    !ncu_kernels_from_raw(&raw, t, err))
-		ret = 0;
+	if (read_regular_file(path, INPUT_CAP_DATA, &buf, err) ||
+	    ncu_raw_parse(buf.buf, buf.len, shown, &raw, err) || ncu_kernels_from_raw(&raw, t, err))
+		goto out;
+	ret = 0;
+	mangled_path(path, &mp);
+	if (!mp.len || !path_exists(mp.buf))
+		goto out;
+	strbuf_reset(&buf);
+	if (read_regular_file(mp.buf, INPUT_CAP_DATA, &buf, &e) ||
+	    ncu_attach_mangled(t, buf.buf, buf.len, mp.buf, &got, &e)) {
+		if (note)
+			strbuf_addf(note, "mangled names not used: %s", e.buf);
+	} else if (note && got < t->nr) {
+		strbuf_addf(note, "%s gave the mangled names of %zu of %zu results", mp.buf, got,
+			    t->nr);
+	}
+out:
 	ncu_raw_release(&raw);
 	strbuf_release(&buf);
+	strbuf_release(&mp);
+	strbuf_release(&e);
 	return ret;
 }
 
-/* The join step: ncu's per-launch records matched to the trace's kernels by
- * demangled name, or, where the two demanglers disagree, by the name up to
- * its parameter list (template arguments included, so two instantiations
- * stay apart); each kernel gets the duration-weighted means of the
- * launches ncu measured. */
-void join_counters(struct report_model *m, const struct ncu_kernel_table *tab, const char *shown,
-		   const struct report_analysis *a, json_t *sel, const char *taken,
-		   struct report_build_result *res)
+/* The trace's launches for the matcher (a's kernels in launch order, in the
+ * stage the counters were taken in); from an `nsys stats` kernel summary,
+ * which has no launches, one per kernel of m without a configuration. *n
+ * of them, owned by the caller. */
+static struct launch *join_launches(const struct report_model *m, const struct report_analysis *a,
+				    const char *taken, size_t *n)
 {
-	const struct ncu_kernel_table t = *tab;
-	struct strbuf key = STRBUF_INIT;
-	size_t joined_rows = 0, joined_kernels = 0;
-	char **rkeys = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct launch *l = NULL;
 
-	if (t.nr)
-		rkeys = xcalloc(t.nr, sizeof(*rkeys));
-	for (size_t j = 0; j < t.nr; j++) {
-		report_join_key(t.k[j].name ? t.k[j].name : "", &key);
-		rkeys[j] = strbuf_detach(&key, NULL);
-	}
-	for (size_t i = 0; i < m->nr_kernels; i++) {
-		struct report_kernel *k = &m->kernels[i];
-		struct wmean sm = {0, 0}, mem = {0, 0}, dram = {0, 0}, occ = {0, 0};
-		struct lsum dur = {0, 0}, fl = {0, 0}, hp = {0, 0}, sp = {0, 0}, dp = {0, 0},
-			    tc = {0, 0}, bytes = {0, 0};
-		uint64_t n = 0;
-
-		for (size_t j = 0; j < t.nr; j++) {
-			const struct ncu_kernel *r = &t.k[j];
-			double w;
-
-			if (!r->name)
-				continue;
-			if (strcmp(r->name, k->short_name)) {
-				report_join_key(k->short_name, &key);
-				if (strcmp(rkeys[j], key.buf))
-					continue;
-			}
-			n++;
-			w = ncu_have(r->duration_ns) && r->duration_ns > 0 ? r->duration_ns : 1.0;
-			lsum_add(&dur, r->duration_ns);
-			wmean_add(&sm, r->sm_sol_pct, w);
-			wmean_add(&mem, r->mem_sol_pct, w);
-			wmean_add(&dram, r->dram_pct, w);
-			wmean_add(&occ, r->achieved_occ_pct, w);
-			lsum_add(&fl, r->flops_total);
-			lsum_add(&hp, sum_have(r->flops[NCU_PREC_FP16], r->flops[NCU_PREC_BF16]));
-			lsum_add(&sp, r->flops[NCU_PREC_FP32]);
-			lsum_add(&dp, r->flops[NCU_PREC_FP64]);
-			lsum_add(&tc, r->tensor_flops);
-			lsum_add(&bytes, r->dram_bytes);
+	*n = 0;
+	if (a->have_tl) {
+		if (report_analysis_launches(a, taken ? taken : "all", &l, n, &err))
+			report_analysis_launches(a, "all", &l, n, &err);
+	} else {
+		l = xcalloc(m->nr_kernels + 1, sizeof(*l));
+		for (size_t i = 0; i < m->nr_kernels; i++) {
+			l[i].name = m->kernels[i].short_name;
+			l[i].in_stage = 1;
 		}
-		if (!n)
-			continue;
-		joined_rows += n;
-		joined_kernels++;
-		k->c.profiled = n;
-		k->c.duration_ns = lsum_mean(&dur);
-		k->c.sm_sol_pct = wmean_get(&sm);
-		k->c.mem_sol_pct = wmean_get(&mem);
-		k->c.dram_sol_pct = wmean_get(&dram);
-		k->c.occupancy_pct = wmean_get(&occ);
-		k->c.flops = lsum_mean(&fl);
-		k->c.flops_hp = lsum_mean(&hp);
-		k->c.flops_sp = lsum_mean(&sp);
-		k->c.flops_dp = lsum_mean(&dp);
-		k->c.flops_tensor = lsum_mean(&tc);
-		k->c.dram_bytes = lsum_mean(&bytes);
+		*n = m->nr_kernels;
 	}
-	if (class_counter_flops(m, a, tab, sel, taken) && t.nr)
+	strbuf_release(&err);
+	return l;
+}
+
+/* Counters of the results joined to kernel k (a trace kernel name). */
+static void kernel_counters(struct report_kernel *k, const struct ncu_kernel_table *t,
+			    const size_t *kidx, size_t ki)
+{
+	struct wmean sm = {0, 0}, mem = {0, 0}, dram = {0, 0}, occ = {0, 0};
+	struct lsum dur = {0, 0}, fl = {0, 0}, hp = {0, 0}, sp = {0, 0}, dp = {0, 0}, tc = {0, 0},
+		    bytes = {0, 0};
+	uint64_t n = 0;
+
+	for (size_t j = 0; j < t->nr; j++) {
+		const struct ncu_kernel *r = &t->k[j];
+		double w;
+
+		if (kidx[j] != ki)
+			continue;
+		n++;
+		w = ncu_have(r->duration_ns) && r->duration_ns > 0 ? r->duration_ns : 1.0;
+		lsum_add(&dur, r->duration_ns);
+		wmean_add(&sm, r->sm_sol_pct, w);
+		wmean_add(&mem, r->mem_sol_pct, w);
+		wmean_add(&dram, r->dram_pct, w);
+		wmean_add(&occ, r->achieved_occ_pct, w);
+		lsum_add(&fl, r->flops_total);
+		lsum_add(&hp, sum_have(r->flops[NCU_PREC_FP16], r->flops[NCU_PREC_BF16]));
+		lsum_add(&sp, r->flops[NCU_PREC_FP32]);
+		lsum_add(&dp, r->flops[NCU_PREC_FP64]);
+		lsum_add(&tc, r->tensor_flops);
+		lsum_add(&bytes, r->dram_bytes);
+	}
+	if (!n)
+		return;
+	k->c.profiled = n;
+	k->c.duration_ns = lsum_mean(&dur);
+	k->c.sm_sol_pct = wmean_get(&sm);
+	k->c.mem_sol_pct = wmean_get(&mem);
+	k->c.dram_sol_pct = wmean_get(&dram);
+	k->c.occupancy_pct = wmean_get(&occ);
+	k->c.flops = lsum_mean(&fl);
+	k->c.flops_hp = lsum_mean(&hp);
+	k->c.flops_sp = lsum_mean(&sp);
+	k->c.flops_dp = lsum_mean(&dp);
+	k->c.flops_tensor = lsum_mean(&tc);
+	k->c.dram_bytes = lsum_mean(&bytes);
+}
+
+/* The matches into m->run.cjoin; kidx[j] = the model kernel of result j
+ * (SIZE_MAX when not joined). */
+static void record_matches(struct report_model *m, const struct ncu_kernel_table *t,
+			   const struct ncu_match *mt, const struct launch *l, size_t *kidx)
+{
+	struct report_counter_join *cj = &m->run.cjoin;
+
+	cj->ran = 1;
+	for (size_t j = 0; j < t->nr; j++) {
+		const struct ncu_kernel *r = &t->k[j];
+		struct report_unjoined *u;
+
+		kidx[j] = SIZE_MAX;
+		if (mt[j].how == NCU_MATCH_RANGE) {
+			cj->ranges++;
+			continue;
+		}
+		cj->results++;
+		if (mt[j].how != NCU_MATCH_NONE) {
+			for (size_t i = 0; i < m->nr_kernels && kidx[j] == SIZE_MAX; i++)
+				if (!strcmp(m->kernels[i].short_name, l[mt[j].launch].name))
+					kidx[j] = i;
+		}
+		if (kidx[j] != SIZE_MAX) {
+			cj->joined++;
+			cj->by_launch += mt[j].how == NCU_MATCH_LAUNCH;
+			cj->by_mangled += mt[j].how == NCU_MATCH_MANGLED;
+			cj->by_name += mt[j].how == NCU_MATCH_NAME;
+			cj->by_normalised += mt[j].how == NCU_MATCH_NORMALISED;
+			continue;
+		}
+		ALLOC_GROW(cj->unjoined, cj->nr_unjoined + 1, cj->alloc_unjoined);
+		u = &cj->unjoined[cj->nr_unjoined++];
+		u->id = r->id;
+		u->pid = r->pid;
+		u->name = xstrdup(r->name ? r->name : "");
+		memcpy(u->grid, r->grid, sizeof(u->grid));
+		memcpy(u->block, r->block, sizeof(u->block));
+		u->reason = xstrdup(mt[j].reason ? mt[j].reason
+						 : "its trace kernel is not in the "
+						   "report's kernel list");
+	}
+}
+
+/* The join's one line: what joined, by which rule, and the first miss. */
+static void join_message(const struct report_model *m, const char *shown, size_t kernels,
+			 struct strbuf *out)
+{
+	const struct report_counter_join *cj = &m->run.cjoin;
+
+	if (cj->nr_unjoined)
+		strbuf_addf(out, "incomplete: %zu of %zu counter results unmatched; ",
+			    cj->nr_unjoined, cj->results);
+	strbuf_addf(out, "%s: %zu of %zu ncu results joined to %zu of %zu kernels", shown,
+		    cj->joined, cj->results, kernels, m->nr_kernels);
+	if (cj->joined)
+		strbuf_addf(out,
+			    " (%zu by launch index, %zu by mangled name, %zu by name, %zu by "
+			    "normalised name)",
+			    cj->by_launch, cj->by_mangled, cj->by_name, cj->by_normalised);
+	if (cj->ranges)
+		strbuf_addf(out, "; %zu range results (NVTX regions, not kernels)", cj->ranges);
+	if (cj->nr_unjoined)
+		strbuf_addf(out, "; first unmatched: ID %lld: %s", cj->unjoined[0].id,
+			    cj->unjoined[0].reason);
+}
+
+/* The join step: each ncu result matched to a trace launch
+ * (ncu_match_results(): launch index, mangled name, demangled or
+ * normalised name, each with grid and block), each kernel given the
+ * duration-weighted means of the results joined to it; every result that
+ * does not join is recorded with its reason. */
+void join_counters(struct report_model *m, const struct ncu_kernel_table *tab, const char *shown,
+		   const struct report_analysis *a, json_t *sel, json_t *measured,
+		   const char *taken, struct report_build_result *res)
+{
+	struct ncu_launch_hint *hints = NULL;
+	size_t nh = ncu_hints_from_json(measured, &hints), nl = 0, kernels = 0;
+	struct launch *l = join_launches(m, a, taken, &nl);
+	struct ncu_match *mt = xcalloc(tab->nr + 1, sizeof(*mt));
+	size_t *kidx = xcalloc(tab->nr + 1, sizeof(*kidx));
+
+	ncu_match_results(tab, l, nl, hints, nh, mt);
+	record_matches(m, tab, mt, l, kidx);
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		kernel_counters(&m->kernels[i], tab, kidx, i);
+		kernels += m->kernels[i].c.profiled > 0;
+	}
+	if (class_counter_flops(m, a, tab, mt, sel, taken) && m->run.cjoin.joined)
 		report_model_add_note(m, "counter FLOPs per stage are estimates: each kernel's "
 					 "mean FLOPs per measured launch times its launches (no "
 					 "ncu/selection.json to tell which launch each result "
 					 "measured)");
 	res->join_state = STEP_OK;
-	strbuf_addf(&res->join_msg, "%s: %zu of %zu ncu results joined to %zu of %zu kernels",
-		    shown, joined_rows, t.nr, joined_kernels, m->nr_kernels);
-	if (t.nr > joined_rows)
-		strbuf_addf(&res->join_msg, "; %zu results name no kernel of the trace",
-			    t.nr - joined_rows);
-	for (size_t j = 0; rkeys && j < t.nr; j++)
-		free(rkeys[j]);
-	free(rkeys);
-	strbuf_release(&key);
+	join_message(m, shown, kernels, &res->join_msg);
+	ncu_matches_release(mt, tab->nr);
+	free(mt);
+	free(kidx);
+	free(l);
+	free(hints);
 }

@@ -112,6 +112,13 @@ out:
 	return j;
 }
 
+/* The join step's reason in the model: why it failed or was skipped, or,
+ * ok but with results left unmatched, its "incomplete: ..." line. */
+static const char *join_reason(const struct report_model *m, const struct report_build_result *res)
+{
+	return res->join_state != STEP_OK || report_model_unjoined(m) ? res->join_msg.buf : NULL;
+}
+
 /* Recorded steps, with analyze and join replaced by what happened here and
  * the reports step left out (a report cannot describe its own writing, and
  * leaving it out keeps regeneration byte-identical). */
@@ -147,9 +154,7 @@ static void fill_steps(struct report_model *m, json_t *status,
 			continue;
 		}
 		if (!strcmp(name, "join")) {
-			report_model_add_step(m, "join", res->join_state,
-					      res->join_state != STEP_OK ? res->join_msg.buf
-									 : NULL);
+			report_model_add_step(m, "join", res->join_state, join_reason(m, res));
 			did_join = 1;
 			continue;
 		}
@@ -177,8 +182,7 @@ static void fill_steps(struct report_model *m, json_t *status,
 		report_model_add_step(m, "analyze", res->analyze_state,
 				      res->analyze_state != STEP_OK ? res->analyze_msg.buf : NULL);
 	if (!did_join)
-		report_model_add_step(m, "join", res->join_state,
-				      res->join_state != STEP_OK ? res->join_msg.buf : NULL);
+		report_model_add_step(m, "join", res->join_state, join_reason(m, res));
 }
 
 static void fill_env(struct report_model *m, json_t *env)
@@ -268,23 +272,38 @@ static const char *shown_path(const char *run_dir, const char *path)
 	return path;
 }
 
-/* The join step: o->ncu_table, or path read and parsed here. */
+/* The join step: o->ncu_table, or path read and parsed here (with the
+ * mangled names beside it), joined with the launches ncu/measured.json
+ * names. */
 static void join_ncu(struct report_model *m, const struct report_build_opts *o, const char *path,
 		     const struct report_analysis *a, json_t *sel, struct report_build_result *res)
 {
 	struct ncu_kernel_table own = NCU_KERNEL_TABLE_INIT;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT, p = STRBUF_INIT;
 	const char *shown = shown_path(o->run_dir, path);
+	json_t *measured = NULL;
 
+	if (o->run_dir) {
+		path_join(&p, o->run_dir, "ncu/measured.json");
+		if (session_load_json(p.buf, &measured, &err)) {
+			report_model_add_note(m, "launch indices not used: %s", err.buf);
+			strbuf_reset(&err);
+		}
+	}
 	if (o->ncu_table)
-		join_counters(m, o->ncu_table, shown, a, sel, m->run.counters_stage, res);
-	else if (join_read_ncu(path, shown, &own, &err)) {
+		join_counters(m, o->ncu_table, shown, a, sel, measured, m->run.counters_stage, res);
+	else if (join_read_ncu(path, shown, &own, &note, &err)) {
 		res->join_state = STEP_FAILED;
 		strbuf_add(&res->join_msg, err.buf, err.len);
 	} else
-		join_counters(m, &own, shown, a, sel, m->run.counters_stage, res);
+		join_counters(m, &own, shown, a, sel, measured, m->run.counters_stage, res);
+	if (note.len)
+		report_model_add_note(m, "%s", note.buf);
+	json_decref(measured);
 	ncu_kernel_table_release(&own);
 	strbuf_release(&err);
+	strbuf_release(&note);
+	strbuf_release(&p);
 }
 
 int report_build_model(const struct report_build_opts *o, struct report_model *m,
@@ -347,8 +366,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	else {
 		report_model_add_step(m, "analyze", res->analyze_state,
 				      res->analyze_state != STEP_OK ? res->analyze_msg.buf : NULL);
-		report_model_add_step(m, "join", res->join_state,
-				      res->join_state != STEP_OK ? res->join_msg.buf : NULL);
+		report_model_add_step(m, "join", res->join_state, join_reason(m, res));
 	}
 	fill_env(m, env);
 	m->env.device = run_device(o->cfg, env);

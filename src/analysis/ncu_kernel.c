@@ -464,6 +464,7 @@ static void kernel_release(struct ncu_kernel *k)
 {
 	free(k->process);
 	free(k->name);
+	free(k->mangled);
 	free(k->short_name);
 	free(k->nvtx);
 }

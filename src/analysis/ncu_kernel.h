@@ -48,6 +48,7 @@ struct ncu_kernel {
 	long long id, pid;
 	char *process;
 	char *name;	  /* as exported (demangled by default) */
+	char *mangled;	  /* from ncu/mangled.csv (ncu_match.h); NULL = unknown */
 	char *short_name; /* function name without scope, template args or params */
 	char *nvtx;	  /* "LLM@decode_all/decode_step" or NULL */
 	long long device, context, stream; /* -1 when n/a */

@@ -194,7 +194,8 @@ void select_pass_json(const struct select_pass *p, json_t *root)
 	json_t *o = json_object(), *ex = json_array(), *un = json_array();
 
 	json_object_set_new(o, "filter_mode", json_string("per-launch-config"));
-	json_object_set_new(o, "launch_skip_before_match", json_integer((json_int_t)p->skip_before));
+	json_object_set_new(o, "launch_skip_before_match",
+			    json_integer((json_int_t)p->skip_before));
 	json_object_set_new(o, "launch_count", json_integer((json_int_t)p->count));
 	json_object_set_new(o, "kernel_name", json_string_lossy(p->kernel_name));
 	for (size_t i = 0; i < p->nexpect; i++)

@@ -46,6 +46,11 @@ void report_model_release(struct report_model *m)
 	free(m->run.trace_path);
 	free(m->run.ncu_path);
 	free(m->run.counters_stage);
+	for (i = 0; i < m->run.cjoin.nr_unjoined; i++) {
+		free(m->run.cjoin.unjoined[i].name);
+		free(m->run.cjoin.unjoined[i].reason);
+	}
+	free(m->run.cjoin.unjoined);
 	for (i = 0; i < m->run.nr_steps; i++) {
 		free(m->run.steps[i].name);
 		free(m->run.steps[i].reason);
@@ -297,9 +302,14 @@ const struct report_step *report_model_gap_step(const struct report_model *m)
 	return NULL;
 }
 
+size_t report_model_unjoined(const struct report_model *m)
+{
+	return m->run.cjoin.nr_unjoined;
+}
+
 int report_model_complete(const struct report_model *m)
 {
-	return report_model_finished(m) && !report_model_gap_step(m);
+	return report_model_finished(m) && !report_model_gap_step(m) && !report_model_unjoined(m);
 }
 
 const char *report_model_state(const struct report_model *m)
@@ -308,7 +318,7 @@ const char *report_model_state(const struct report_model *m)
 		return m->run.state;
 	if (!report_model_finished(m))
 		return report_model_failed_step(m) ? "failed" : "interrupted";
-	return report_model_gap_step(m) ? "incomplete" : "complete";
+	return report_model_gap_step(m) || report_model_unjoined(m) ? "incomplete" : "complete";
 }
 
 const char *report_device_label(enum report_device d)

@@ -60,6 +60,25 @@ struct report_step {
 	char *reason;		/* why failed/skipped; NULL when ok */
 };
 
+/* A counter result the join could not give to a trace kernel. */
+struct report_unjoined {
+	long long id, pid; /* ncu's "ID" and "Process ID"; -1 = n/a */
+	char *name;	   /* as the export names it */
+	int grid[3], block[3];
+	char *reason; /* "no trace kernel has this mangled name", ... */
+};
+
+/* The counter join (analysis/join.c): ncu's kernel results (range-replay
+ * results, which measure NVTX ranges, are not counted), how many joined a
+ * trace kernel and by which rule, and the others with their reasons. */
+struct report_counter_join {
+	int ran; /* the join ran on an export */
+	size_t results, joined, ranges;
+	size_t by_launch, by_mangled, by_name, by_normalised;
+	struct report_unjoined *unjoined;
+	size_t nr_unjoined, alloc_unjoined;
+};
+
 struct report_run {
 	char *run_id;	  /* YYYYMMDD-HHMMSS-xxxx, or NULL for loose files */
 	char *state;	  /* "complete", "failed", "interrupted" */
@@ -72,6 +91,7 @@ struct report_run {
 				  classes (analysis/join.c), not per-name means */
 	char *counters_stage;  /* run.stage the ncu counters were taken in ("decode",
 				  "prefill", "all"); NULL = unknown, read as "all" */
+	struct report_counter_join cjoin;
 	struct report_step *steps;
 	size_t nr_steps, alloc_steps;
 };
@@ -368,6 +388,9 @@ int report_model_finished(const struct report_model *m);
 const struct report_step *report_model_gap_step(const struct report_model *m);
 /* Finished, and no step skipped that the reports need for their timings. */
 int report_model_complete(const struct report_model *m);
+/* How many counter results the join left unmatched (0 = none, or no
+ * join); a run with any is finished but incomplete. */
+size_t report_model_unjoined(const struct report_model *m);
 /* run.state when the bundle gave one, else "complete", "incomplete"
  * (finished with a step skipped that the timings need), "interrupted" or
  * "failed". */

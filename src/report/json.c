@@ -38,6 +38,36 @@ static json_t *jstr_checked(const char *s)
 	return s ? json_string_lossy(s) : json_null();
 }
 
+/* The counter join: null when it did not run; else how many results
+ * joined by which rule, and every unmatched one with its reason. */
+static json_t *counter_join_json(const struct report_counter_join *cj)
+{
+	json_t *o, *un;
+
+	if (!cj->ran)
+		return json_null();
+	o = json_object();
+	un = json_array();
+	set(o, "results", json_integer((json_int_t)cj->results));
+	set(o, "joined", json_integer((json_int_t)cj->joined));
+	set(o, "by_launch_index", json_integer((json_int_t)cj->by_launch));
+	set(o, "by_mangled_name", json_integer((json_int_t)cj->by_mangled));
+	set(o, "by_name", json_integer((json_int_t)cj->by_name));
+	set(o, "by_normalised_name", json_integer((json_int_t)cj->by_normalised));
+	set(o, "range_results", json_integer((json_int_t)cj->ranges));
+	for (size_t i = 0; i < cj->nr_unjoined; i++) {
+		const struct report_unjoined *u = &cj->unjoined[i];
+
+		json_array_append_new(
+		    un, json_pack("{s:I,s:I,s:o,s:[iii],s:[iii],s:o}", "id", (json_int_t)u->id,
+				  "pid", (json_int_t)u->pid, "name", jstr_checked(u->name), "grid",
+				  u->grid[0], u->grid[1], u->grid[2], "block", u->block[0],
+				  u->block[1], u->block[2], "reason", jstr_checked(u->reason)));
+	}
+	set(o, "unmatched", un);
+	return o;
+}
+
 static json_t *run_json(const struct report_model *m)
 {
 	json_t *o = json_object(), *steps = json_array();
@@ -57,6 +87,7 @@ static json_t *run_json(const struct report_model *m)
 		json_array_append_new(steps, s);
 	}
 	set(o, "steps", steps);
+	set(o, "counter_join", counter_join_json(&m->run.cjoin));
 	return o;
 }
 

@@ -495,6 +495,27 @@ void rtable_steps(const struct report_model *m, struct rtable *t)
 	}
 }
 
+void rtable_unjoined(const struct report_model *m, struct rtable *t, size_t top)
+{
+	const struct report_counter_join *cj = &m->run.cjoin;
+	size_t n = top && top < cj->nr_unjoined ? top : cj->nr_unjoined;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "rlll", 1u << 1, "ncu ID", "Kernel (as ncu names it)",
+		    "Launch (grid x block)", "Why it did not join", NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct report_unjoined *u = &cj->unjoined[i];
+
+		rtable_cellf(t, "%lld", u->id);
+		fmt_ellipsize(&sb, u->name, 60);
+		rtable_cell_sb(t, &sb);
+		rtable_cellf(t, "(%d,%d,%d) x (%d,%d,%d)", u->grid[0], u->grid[1], u->grid[2],
+			     u->block[0], u->block[1], u->block[2]);
+		rtable_cell(t, u->reason);
+	}
+	strbuf_release(&sb);
+}
+
 void report_status_line(const struct report_model *m, struct strbuf *out)
 {
 	const struct report_step *f = report_model_failed_step(m);
@@ -521,6 +542,15 @@ void report_status_line(const struct report_model *m, struct strbuf *out)
 			    "purpose, so stage and operator times are CPU times and the GPU "
 			    "columns (kernels, counters, MFU, MBU) show n/a.",
 			    dev);
+			return;
+		}
+		if (report_model_unjoined(m)) {
+			strbuf_addf(out,
+				    "The pipeline finished; incomplete: %zu of %zu counter results "
+				    "unmatched, so the kernels they measured show n/a for counters "
+				    "and Bound (\"Counter results not joined\" in kernels.md says "
+				    "why).",
+				    report_model_unjoined(m), m->run.cjoin.results);
 			return;
 		}
 		if (!sk) {

@@ -44,6 +44,9 @@ void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t t
 void rtable_operators(const struct report_model *m, struct rtable *t, size_t top);
 void rtable_selection(const struct report_model *m, struct rtable *t);
 void rtable_steps(const struct report_model *m, struct rtable *t);
+/* "Counter results not joined": the first `top` (0 = all) results the
+ * counter join left unmatched, with their reasons. */
+void rtable_unjoined(const struct report_model *m, struct rtable *t, size_t top);
 
 /* One plain-text sentence or two: model, GPU, TTFT/TPOT/tokens/s, MFU/MBU
  * (only the numbers that are available). Defined in render_md.c. */

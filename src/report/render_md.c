@@ -275,6 +275,27 @@ static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 			    NCU_BOUND_THRESHOLD_PCT);
 }
 
+/* "## Counter results not joined" (nothing when every result joined): the
+ * first top of them (0 = all), and how many more kernels.md lists. */
+static void unjoined_md(const struct report_model *m, struct strbuf *out, size_t top)
+{
+	const struct report_counter_join *cj = &m->run.cjoin;
+	struct rtable t;
+
+	if (!cj->nr_unjoined)
+		return;
+	strbuf_addf(out,
+		    "\n## Counter results not joined\n\n%zu of %zu Nsight Compute results "
+		    "matched no kernel of the trace (by launch index, mangled name, or name "
+		    "with grid and block: docs/ncu.md), so their counters are in no row "
+		    "above.\n\n",
+		    cj->nr_unjoined, cj->results);
+	rtable_unjoined(m, &t, top);
+	md_table(&t, out);
+	if (top && cj->nr_unjoined > top)
+		strbuf_addf(out, "\n%zu more in kernels.md.\n", cj->nr_unjoined - top);
+}
+
 /* The one kernels.md writer: a trace's kernels (with counters joined when
  * there are some), or an Nsight Compute export's alone (m->ncu). */
 void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
@@ -312,6 +333,7 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addch(out, '\n');
 	}
 	strbuf_addstr(out, "\n</details>\n");
+	unjoined_md(m, out, 0);
 }
 
 void report_render_operators_md(const struct report_model *m, struct strbuf *out)
@@ -389,9 +411,14 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	else if (report_model_interrupted_step(m))
 		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' interrupted)\n\n",
 			    report_model_interrupted_step(m)->name);
-	else if (report_model_finished(m))
+	else if (report_model_finished(m) && report_model_gap_step(m))
 		strbuf_addf(out, "# Profiling report: INCOMPLETE (step '%s' skipped)\n\n",
 			    report_model_gap_step(m)->name);
+	else if (report_model_finished(m))
+		strbuf_addf(out,
+			    "# Profiling report: INCOMPLETE (%zu of %zu counter results "
+			    "unmatched)\n\n",
+			    report_model_unjoined(m), m->run.cjoin.results);
 	else
 		strbuf_addf(out, "# Profiling report: INCOMPLETE (%s)\n\n",
 			    m->run.state ? m->run.state : "unfinished");
@@ -458,6 +485,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 			strbuf_addch(out, '\n');
 		}
 	}
+	unjoined_md(m, out, REPORT_SUMMARY_TOP);
 
 	strbuf_addstr(out, "\n## Findings\n\n");
 	findings_md(m, out, 1);

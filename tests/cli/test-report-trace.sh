@@ -68,6 +68,29 @@ check "$tmp/join/kernels.md" '^| 2 | `scale(float \*, float, int)` | GPU 0 | 6 |
 check "$tmp/join/report.md" "^| join | ok |"
 check "$tmp/join/metrics.json" '"profiled_launches": 4'
 check "$tmp/join/metrics.json" '"duration_ns": 5992.0,'
+check "$tmp/join/report.md" "^The pipeline finished; every report below is complete."
+# a result no trace kernel fits (its grid changed, another named): listed
+# with its reason, a warning, and the reports say incomplete, never complete
+python3 - "$ncu" "$tmp/miss.raw.csv" <<'EOF2' || fail=1
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+h = rows[0]
+rows[2][h.index("Grid Size")] = "(7, 1, 1)"
+rows[3][h.index("Kernel Name")] = "void nowhere<(int)1>(float *)"
+csv.writer(open(sys.argv[2], "w", newline=""), quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+EOF2
+"$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$tmp/miss.raw.csv" -o "$tmp/miss" >/dev/null 2>"$tmp/err" || { echo "FAIL: miss: $(cat "$tmp/err")"; fail=1; }
+check "$tmp/miss/report.md" "^# Profiling report: INCOMPLETE (2 of 8 counter results unmatched)"
+check "$tmp/miss/report.md" "^The pipeline finished; incomplete: 2 of 8 counter results unmatched"
+check "$tmp/miss/report.md" "^| join | ok | incomplete: 2 of 8 counter results unmatched; "
+check "$tmp/miss/report.md" '^- \*\*warning\*\* `counters-unmatched`: Incomplete: 2 of 8 Nsight Compute results matched no kernel'
+check "$tmp/miss/report.md" "^## Counter results not joined"
+check "$tmp/miss/kernels.md" "^## Counter results not joined"
+check "$tmp/miss/kernels.md" '^| 0 | `scale(float \*, float, int)` | (7,1,1) x (256,1,1) | name matches scale(float \\\*, float, int) but grid/block differ: ncu (7,1,1)x(256,1,1), trace (4096,1,1)x(256,1,1) |'
+check "$tmp/miss/kernels.md" '^| 1 | `void nowhere<(int)1>(float \*)` | (4096,1,1) x (256,1,1) | no trace kernel with this normalised name |'
+grep -q "every report below is complete" "$tmp/miss/report.md" && { echo "FAIL: report.md says complete"; fail=1; }
+check "$tmp/miss/metrics.json" '"state": "incomplete"'
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["run"]["counter_join"]; assert (j["results"], j["joined"], len(j["unmatched"])) == (8, 6, 2), j' "$tmp/miss/metrics.json" || { echo "FAIL: counter_join"; fail=1; }
 printf 'not,a\nraw,page\n' >"$tmp/bad.csv"
 "$LLMPROF" report --trace "$fx/nvtx-probe-h100-nsys2025.3.sqlite" --ncu-csv "$tmp/bad.csv" -o "$tmp/badj" >/dev/null 2>&1
 [ $? -eq 5 ] || { echo "FAIL: broken ncu csv: exit not 5"; fail=1; }

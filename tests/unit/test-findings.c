@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -410,9 +411,41 @@ static void test_counter_flops_above_model(void **state)
 	k->stage_ns[REPORT_ROLE_DECODE] = 20000000;
 	k->c.flops = rnum_of(2.684e8);
 	run(&m);
-	assert_non_null(f = find(&m, "counter-flops-above-model"));
+	/* more than 2x: a warning, with padding as the likely cause */
+	assert_null(find(&m, "counter-flops-above-model"));
+	assert_non_null(f = find(&m, "counter-flops-vs-model"));
+	assert_int_equal(f->severity, FINDING_WARNING);
 	assert_non_null(strstr(f->text, "268 GFLOP in decode's profiled kernels, 100.0% of its"));
 	assert_non_null(strstr(f->text, "8.0x the model's 33.5 GFLOP"));
+	assert_non_null(strstr(f->text, "MMA tile"));
+	report_model_release(&m);
+
+	/* 1.8x: information only */
+	base(&m, 7.75e10, 310, 200);
+	m.stages[0].flops = rnum_of(3.355e10);
+	m.kernels[0].stage_calls[REPORT_ROLE_DECODE] = 1000;
+	m.kernels[0].stage_ns[REPORT_ROLE_DECODE] = 20000000;
+	m.kernels[0].c.flops = rnum_of(6.04e7);
+	run(&m);
+	assert_null(find(&m, "counter-flops-vs-model"));
+	assert_non_null(f = find(&m, "counter-flops-above-model"));
+	assert_int_equal(f->severity, FINDING_INFO);
+	assert_non_null(strstr(f->text, "1.8x the model's 33.5 GFLOP"));
+	report_model_release(&m);
+
+	/* far below (the issue's decode: 80 MFLOP of counters against an
+	 * analytic 77.2 GFLOP): a warning naming both figures and the stage */
+	base(&m, 7.75e10, 310, 200);
+	m.stages[0].flops = rnum_of(7.72e10);
+	m.kernels[0].stage_calls[REPORT_ROLE_DECODE] = 1000;
+	m.kernels[0].stage_ns[REPORT_ROLE_DECODE] = 20000000;
+	m.kernels[0].c.flops = rnum_of(8.0e4);
+	run(&m);
+	assert_non_null(f = find(&m, "counter-flops-vs-model"));
+	assert_int_equal(f->severity, FINDING_WARNING);
+	assert_non_null(strstr(f->text, "counted 80 MFLOP in decode's profiled kernels"));
+	assert_non_null(strstr(f->text, "0.00104x the analytic model's 77.2 GFLOP for the "
+					"whole stage, off by more than 2x"));
 	report_model_release(&m);
 
 	/* counters below the model (a lower bound): nothing to say */
@@ -422,6 +455,86 @@ static void test_counter_flops_above_model(void **state)
 	m.kernels[0].c.flops = rnum_of(3.0e7);
 	run(&m);
 	assert_null(find(&m, "counter-flops-above-model"));
+	report_model_release(&m);
+	(void)state;
+}
+
+/* Results the join left unmatched: a warning naming the first, and the
+ * report says incomplete. */
+static void test_unjoined(void **state)
+{
+	struct report_model m;
+	const struct report_finding *f;
+	struct report_unjoined *u;
+
+	base(&m, 0, 0, 0);
+	m.run.cjoin.ran = 1;
+	m.run.cjoin.results = 7;
+	m.run.cjoin.joined = 7;
+	run(&m);
+	assert_null(find(&m, "counters-unmatched"));
+	assert_string_equal(report_model_state(&m), "complete");
+	m.run.cjoin.joined = 2;
+	m.run.cjoin.nr_unjoined = m.run.cjoin.alloc_unjoined = 5;
+	m.run.cjoin.unjoined = calloc(5, sizeof(*u));
+	for (int i = 0; i < 5; i++) {
+		u = &m.run.cjoin.unjoined[i];
+		u->id = i;
+		u->name = strdup("void k_gemv<__nv_bfloat16, __nv_bfloat16, 1, 0>(T2 *)");
+		u->reason = strdup("no trace kernel with this normalised name");
+	}
+	run(&m);
+	assert_non_null(f = find(&m, "counters-unmatched"));
+	assert_int_equal(f->severity, FINDING_WARNING);
+	assert_non_null(strstr(f->text, "Incomplete: 5 of 7 Nsight Compute results matched no "
+					"kernel of the trace (first: `void k_gemv<__nv_bfloat16, "
+					"__nv_bfloat16, 1, 0>(T2 *)`: no trace kernel with this "
+					"normalised name)"));
+	assert_int_equal(report_model_unjoined(&m), 5);
+	assert_false(report_model_complete(&m));
+	assert_string_equal(report_model_state(&m), "incomplete");
+	report_model_release(&m);
+	(void)state;
+}
+
+/* A top-5 kernel of the counters' stage without a Bound. */
+static void test_top_bound(void **state)
+{
+	struct report_model m;
+	const struct report_finding *f;
+	struct report_kernel *k;
+
+	base(&m, 0, 0, 0);
+	m.kernels[0].stage_ns[REPORT_ROLE_DECODE] = 20000000;
+	m.kernels[0].stage_calls[REPORT_ROLE_DECODE] = 1000;
+	k = report_model_add_kernel(&m, "k_attn", NULL);
+	k->stage_ns[REPORT_ROLE_DECODE] = 5000000;
+	k->stage_calls[REPORT_ROLE_DECODE] = 100;
+	k->c.profiled = 1;
+	k->c.sm_sol_pct = rnum_of(20);
+	k->c.mem_sol_pct = rnum_of(70);
+	/* no join ran: nothing to say */
+	run(&m);
+	assert_null(find(&m, "top-kernel-no-bound"));
+	m.run.cjoin.ran = 1;
+	m.sel.available = 1;
+	m.kernels[0].selected = 1;
+	run(&m);
+	assert_non_null(f = find(&m, "top-kernel-no-bound"));
+	assert_int_equal(f->severity, FINDING_WARNING);
+	assert_string_equal(f->text, "1 of the 2 longest kernels has no Bound: `gemv` (#1 by GPU "
+				     "time: Bound n/a, selected but no counter result joined it).");
+	/* left out by the selection: information */
+	m.kernels[0].selected = 0;
+	run(&m);
+	assert_non_null(f = find(&m, "top-kernel-no-bound"));
+	assert_int_equal(f->severity, FINDING_INFO);
+	/* with its counters: silent */
+	m.kernels[0].c.profiled = 1;
+	m.kernels[0].c.sm_sol_pct = rnum_of(10);
+	m.kernels[0].c.mem_sol_pct = rnum_of(80);
+	run(&m);
+	assert_null(find(&m, "top-kernel-no-bound"));
 	report_model_release(&m);
 	(void)state;
 }
@@ -439,6 +552,8 @@ int main(void)
 	    cmocka_unit_test(test_step_skipped),
 	    cmocka_unit_test(test_counters_missing),
 	    cmocka_unit_test(test_counter_flops_above_model),
+	    cmocka_unit_test(test_unjoined),
+	    cmocka_unit_test(test_top_bound),
 	    cmocka_unit_test(test_numbers_and_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

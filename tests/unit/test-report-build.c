@@ -205,37 +205,6 @@ static void test_bad_trace(void **state)
 	strbuf_release(&p);
 }
 
-/* Names seen on the H100 for the same kernels: the tracer's demangler and
- * ncu's differ in the parameter list only. */
-static void test_join_key(void **state)
-{
-	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
-
-	report_join_key("void k_gemv<__nv_bfloat16, __nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16 "
-			"const*, __nv_bfloat16 const*, __nv_bfloat16 const*, int, int, int, int)",
-			&a);
-	report_join_key("void k_gemv<__nv_bfloat16, __nv_bfloat16>(T2 *, const T1 *, const T1 *, "
-			"const T1 *, int, int, int, int)",
-			&b);
-	assert_string_equal(a.buf, b.buf);
-	assert_string_equal(a.buf, "voidk_gemv<__nv_bfloat16,__nv_bfloat16>");
-	/* another instantiation stays apart */
-	report_join_key("void k_gemv<__nv_bfloat16, float>(T2 *, const T1 *, const T1 *, const T1 "
-			"*, int, int, int, int)",
-			&b);
-	assert_string_not_equal(a.buf, b.buf);
-	/* no parameter list (cuBLAS kernels): the whole name */
-	report_join_key("nvjet_sm90_tst_128x128_64x6_2x1_v_bz_TNT", &a);
-	assert_string_equal(a.buf, "nvjet_sm90_tst_128x128_64x6_2x1_v_bz_TNT");
-	/* a '(' inside template arguments does not end the name */
-	report_join_key("void f<(int)1024>(float *)", &a);
-	report_join_key("void f<(int)1024>(float*)", &b);
-	assert_string_equal(a.buf, "voidf<(int)1024>");
-	assert_string_equal(a.buf, b.buf);
-	strbuf_release(&a);
-	strbuf_release(&b);
-}
-
 /* The join step can take the export already parsed (a run parses
  * ncu/raw.csv once): the same model as when it reads the file itself, and
  * the file is not read again. */
@@ -269,7 +238,7 @@ static void test_parsed_ncu_table(void **state)
 	report_build_result_release(&res);
 	report_model_release(&m);
 
-	assert_int_equal(join_read_ncu(raw.buf, raw.buf, &t, &err), 0);
+	assert_int_equal(join_read_ncu(raw.buf, raw.buf, &t, NULL, &err), 0);
 	assert_int_equal(unlink(raw.buf), 0);
 	o.ncu_table = &t;
 	report_model_init(&m);
@@ -306,7 +275,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bundle_model),
 	    cmocka_unit_test(test_bad_trace),
-	    cmocka_unit_test(test_join_key),
 	    cmocka_unit_test(test_parsed_ncu_table),
 	};
 	struct strbuf cmd = STRBUF_INIT;
