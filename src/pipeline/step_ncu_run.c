@@ -358,11 +358,35 @@ int ncu_job_run(struct ncu_job *j, struct strbuf *msg, int *code)
 
 /* The message of a step an interrupt stopped: how many of the captures
  * measured, and what ncu/raw.csv holds. */
+/* With the one pass, the selected kernels (classes) whose own launch a
+ * result measured: one ncu run holds them all, so runs do not count them. */
+static size_t classes_measured(const struct ncu_job *j)
+{
+	size_t n = 0, i;
+	json_t *r;
+
+	for (size_t k = 0; k < j->rc->sel->nr; k++)
+		json_array_foreach(j->results, i, r)
+		{
+			json_t *li = json_object_get(r, "launch_index");
+
+			if (json_is_integer(li) &&
+			    (size_t)json_integer_value(li) == j->rc->sel->k[k].launch_index) {
+				n++;
+				break;
+			}
+		}
+	return n;
+}
+
 static void interrupted_msg(struct ncu_job *j, struct strbuf *msg)
 {
+	size_t done = j->pass ? classes_measured(j) : j->measured;
+	size_t of = j->pass ? j->rc->sel->nr : j->nruns;
+
 	strbuf_reset(msg);
 	strbuf_addf(msg, "interrupted by %s after %zu of %zu %s measured",
-		    proc_signal_name(proc_pending_interrupt()), j->measured, j->nruns,
+		    proc_signal_name(proc_pending_interrupt()), done, of,
 		    j->explicit_run ? "configured runs" : "selected kernels");
 	if (j->measured)
 		strbuf_addf(msg, " (%zu ncu result%s, %.1f s of ncu)", j->merge.nrows,

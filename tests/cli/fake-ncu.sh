@@ -139,21 +139,33 @@ esac
 echo "==PROF== Disconnected from process 4242"
 csv=${FAKE_NCU_CSV:-$data/h100-dummy-kernel-replay-ncu2025.3.raw.csv}
 if [ -n "${FAKE_NCU_NAMES:-}" ]; then
-	# the dummy's header, units and first result, as kernel $kname
-	python3 - "$csv" "$FAKE_NCU_NAMES" "$kname" "$out.csv" <<'PY' && csv=$out.csv
+	# the dummy's header, units and first result, as kernel $kname (one
+	# result per listed name of a one-pass alternation "regex:^(a|b)$"),
+	# and <out>.mangled.csv, the names import of the same results
+	python3 - "$csv" "$FAKE_NCU_NAMES" "$kname" "$out.fake.csv" <<'PY' && csv=$out.fake.csv
 import csv, sys
 src, names, kname, dst = sys.argv[1:]
-m = kname[len("regex:^"):-1] if kname.startswith("regex:^") else None
-row = next((l.rstrip("\n").split("|") for l in open(names) if l.split("|")[0] == m), None)
-if row is None:
+m = kname[len("regex:^"):-1] if kname.startswith("regex:^") else ""
+want = m[1:-1].split("|") if m.startswith("(") and m.endswith(")") else [m]
+listed = [l.rstrip("\n").split("|") for l in open(names)]
+sel = [row for w in want for row in listed if row[0] == w]
+if not sel:
     sys.exit(1)
 rows = list(csv.reader(open(src, newline="")))
 h = rows[0]
-r = rows[2]
-r[h.index("ID")], r[h.index("Kernel Name")] = "0", row[1]
-r[h.index("Grid Size")], r[h.index("Block Size")] = row[2], row[3]
+out, mout = rows[:2], [rows[0], rows[1]]
+for i, row in enumerate(sel):
+    r = list(rows[2])
+    r[h.index("ID")], r[h.index("Kernel Name")] = str(i), row[1]
+    r[h.index("Grid Size")], r[h.index("Block Size")] = row[2], row[3]
+    out.append(r)
+    mr = list(r)
+    mr[h.index("Kernel Name")] = row[0]
+    mout.append(mr)
 with open(dst, "w", newline="") as f:
-    csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows[:2] + [r])
+    csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(out)
+with open(dst[:-len(".csv")] + ".mangled.csv", "w", newline="") as f:
+    csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(mout)
 PY
 fi
 echo "$csv" >"$out.ncu-rep"

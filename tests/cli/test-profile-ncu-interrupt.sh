@@ -149,4 +149,30 @@ check_bundle "$run" interrupted 130
 [ "$(step_field "$run" reports message)" = "not run: llmprof was interrupted" ] ||
 	fail "3: reports: $(step_field "$run" reports state) $(step_field "$run" reports message)"
 alive "$target" && fail "3: the program was left running"
+
+# 4. the one pass (an ncu with per-launch-config) interrupted: its report
+# holds both kernels, mapped to their launches, and both get counters
+export FAKE_NCU_LOG=$tmp/log4 FAKE_NCU_ONE_PASS=1 HANG_IN=k0
+unset IGNORE_INT
+start_profile r4
+kill -INT $p
+wait $p
+rc=$?
+[ $rc -eq 130 ] || fail "4: exit $rc, want 130: $(cat err)"
+run=$(last_run out)
+check_bundle "$run" interrupted 130
+grep -q -- "|--filter-mode|per-launch-config|" log4 || fail "4: not the one pass: $(grep -- '|-o|' log4)"
+step_field "$run" ncu message | grep -q "^interrupted by SIGINT after 2 of 2 selected kernels measured (2 ncu results, " ||
+	fail "4: ncu message: $(step_field "$run" ncu message); stderr: $(cat err)"
+[ "$(step_field "$run" reports state)" = ok ] || fail "4: reports: $(step_field "$run" reports message)"
+python3 - "$run/metrics.json" "$run/ncu/measured.json" <<'PY' || fail "4: counters or results"
+import json, sys
+m = json.load(open(sys.argv[1]))
+ks = {k["name"].split("(")[0]: k for k in m["kernels"]}
+for n in ("add", "scale"):
+    assert ks[n]["counters"] and ks[n]["counters"]["duration_ns"] is not None, ks[n]
+r = json.load(open(sys.argv[2]))["results"]
+assert len(r) == 2 and all(x["launch_index"] is not None for x in r), r
+PY
+alive "$target" && fail "4: the program was left running"
 echo ok
