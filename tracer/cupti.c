@@ -301,6 +301,38 @@ static void alias_record(uint32_t from, uint32_t to)
 	tracer_commit();
 }
 
+/* A graph node made (capture, cudaGraphAdd*Node) or cloned (instantiation),
+ * on the thread that made it: the NVTX ranges open there say which
+ * operator its replays belong to (docs/tracer.md, "CUDA graphs"). Only at
+ * capture and instantiation: replays cost nothing more. */
+static void graph_node_record(const void *data, int cloned)
+{
+	const CUpti_ResourceData *rd = data;
+	const CUpti_GraphData *g = rd ? rd->resourceDescriptor : NULL;
+	struct tlog_graph_node *n;
+	uint64_t id = 0, orig = 0;
+	uint32_t gid = 0;
+
+	if (!g || !g->node || cuptiGetGraphNodeId(g->node, &id) != CUPTI_SUCCESS)
+		return;
+	if (cloned &&
+	    (!g->originalNode || cuptiGetGraphNodeId(g->originalNode, &orig) != CUPTI_SUCCESS))
+		return;
+	if (g->graph)
+		cuptiGetGraphId(g->graph, &gid);
+	n = tracer_reserve(sizeof(*n));
+	if (!n)
+		return;
+	memset(n, 0, sizeof(*n));
+	n->h.type = TLOG_GRAPH_NODE;
+	n->h.size = sizeof(*n);
+	n->h.aux = (uint32_t)g->nodeType;
+	n->ts = tracer_now();
+	n->node_id = id;
+	n->original_id = orig;
+	n->graph_id = gid;
+}
+
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 				 const void *data)
 {
@@ -352,6 +384,9 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 		/* Records still in the dying context's buffers would be lost. */
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	}
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE && (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED ||
+						cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED))
+		graph_node_record(data, cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
 }
 
 /* Enables the launch-type cbids of one domain as callbacks or as activity
@@ -550,6 +585,12 @@ int InitializeInjection(void)
 	}
 	cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
 			    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (tracer_env_u64(TRACER_ENV_GRAPH_NODES, 1, 1)) {
+		cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+		cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+	}
 
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {

@@ -9,6 +9,7 @@
 
 #include "analysis/summary.h"
 #include "analysis/nvtxproj.h"
+#include "analysis/graphops.h"
 #include "analysis/timeline.h"
 #include "core/error.h"
 #include "core/util.h"
@@ -463,6 +464,45 @@ static int enclosing_stage(const struct nvtx_proj *p, const uint8_t *stage_mask,
 	return -1;
 }
 
+/* The stage slot of kernel k for graph-replay operators: 0 prefill,
+ * 1 decode, 2 none (the stage it ran in, not where it was captured). */
+static int kernel_slot(const struct timeline *tl, size_t k)
+{
+	unsigned m = tl->kernel_stages ? tl->kernel_stages[k] : 0;
+
+	if (m & (1u << STAGE_PREFILL))
+		return 0;
+	if (m & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP)))
+		return 1;
+	return 2;
+}
+
+/* Adds the replayed graph kernels of capture range r, slot s, to the
+ * operator of the same name, domain and stage (a new one when none). */
+static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *alloc, int32_t r,
+			 int slot, int64_t ns, size_t nk)
+{
+	static const int stage_of[3] = {STAGE_PREFILL, STAGE_DECODE, -1};
+	const struct trace_range *rg = &t->ranges[r];
+	struct operator_stat *o = NULL;
+
+	for (size_t i = 0; i < tl->nops && !o; i++)
+		if (tl->ops[i].text == rg->text && tl->ops[i].domain == rg->domain &&
+		    tl->ops[i].stage == stage_of[slot])
+			o = &tl->ops[i];
+	if (!o) {
+		ALLOC_GROW(tl->ops, tl->nops + 1, *alloc);
+		o = &tl->ops[tl->nops++];
+		memset(o, 0, sizeof(*o));
+		o->text = rg->text;
+		o->domain = rg->domain;
+		o->stage = stage_of[slot];
+	}
+	o->calls++; /* the range at capture; its replays push none */
+	o->gpu_ns = i64_sat_add(o->gpu_ns, ns);
+	o->kernels += nk;
+}
+
 static void build_operators(struct timeline *tl, const struct trace *t, const struct nvtx_proj *p,
 			    const uint8_t *stage_mask, const struct stage_config *cfg)
 {
@@ -470,25 +510,52 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 	int64_t *op_ns = xcalloc(t->nranges + 1, sizeof(*op_ns));
 	size_t *op_k = xcalloc(t->nranges + 1, sizeof(*op_k));
 	struct opinst *inst = xmalloc(st_mult(t->nranges + 1, sizeof(*inst)));
+	/* graph replays, per capture range and stage slot (kernel_slot) */
+	int32_t *cap = graphops_capture_ranges(p, t);
+	int64_t *g_ns = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_ns)) : NULL;
+	size_t *g_k = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_k)) : NULL;
 	size_t ninst = 0, alloc = 0;
+	uint8_t any_op = 0;
 
 	for (size_t r = 0; r < t->nranges; r++)
-		is_op[r] = p->candidate[r] && is_operator(t, &t->ranges[r], cfg->operator_pattern);
+		any_op |= is_op[r] =
+		    p->candidate[r] && is_operator(t, &t->ranges[r], cfg->operator_pattern);
+	/* No range matches stages.operator_pattern (a program naming its
+	 * ranges "attn", "mlp", "layer3"): every range that is not a stage is
+	 * an operator, and a kernel belongs to the innermost one. */
+	for (size_t r = 0; !any_op && r < t->nranges; r++)
+		is_op[r] = p->candidate[r] && !stage_mask[r];
 	tl->kernel_op = xmalloc(st_mult(t->nkernels + 1, sizeof(*tl->kernel_op)));
 	for (size_t k = 0; k < t->nkernels; k++) {
-		int32_t r = p->kernel_inner[k];
+		int graph = cap && cap[k] >= 0;
+		int32_t r = graph ? cap[k] : p->kernel_inner[k];
+		int64_t d = i64_sat_sub(t->kernels[k].end, t->kernels[k].start);
 
 		while (r >= 0 && !is_op[r])
 			r = p->parent[r];
+		if (r < 0 && graph) { /* no operator at capture: the launch's, if any */
+			graph = 0;
+			for (r = p->kernel_inner[k]; r >= 0 && !is_op[r]; r = p->parent[r])
+				;
+		}
 		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
 		if (r < 0)
 			continue;
-		op_ns[r] =
-		    i64_sat_add(op_ns[r], i64_sat_sub(t->kernels[k].end, t->kernels[k].start));
+		if (graph) {
+			size_t at = (size_t)r * 3 + (size_t)kernel_slot(tl, k);
+
+			g_ns[at] = i64_sat_add(g_ns[at], d);
+			g_k[at]++;
+			continue;
+		}
+		op_ns[r] = i64_sat_add(op_ns[r], d);
 		op_k[r]++;
 	}
 	for (size_t r = 0; r < t->nranges; r++) {
 		if (!is_op[r])
+			continue;
+		/* a range seen only at capture stands for its replays below */
+		if (g_k && !op_k[r] && (g_k[r * 3] || g_k[r * 3 + 1] || g_k[r * 3 + 2]))
 			continue;
 		inst[ninst].text = t->ranges[r].text;
 		inst[ninst].domain = t->ranges[r].domain;
@@ -517,6 +584,15 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 			o->cpu_ns =
 			    i64_sat_add(o->cpu_ns, i64_sat_sub(trace_range_end(t, rg), rg->start));
 		}
+	}
+	for (size_t r = 0; g_k && r < t->nranges; r++)
+		for (int slot = 0; slot < 3; slot++)
+			if (g_k[r * 3 + (size_t)slot])
+				add_graph_op(tl, t, &alloc, (int32_t)r, slot,
+					     g_ns[r * 3 + (size_t)slot], g_k[r * 3 + (size_t)slot]);
+	for (size_t i = 0; i < tl->nops; i++) {
+		struct operator_stat *o = &tl->ops[i];
+
 		if (o->stage >= 0 && tl->stages[o->stage].kernel_ns)
 			o->stage_share = (double)o->gpu_ns / (double)tl->stages[o->stage].kernel_ns;
 	}
@@ -526,6 +602,9 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 	free(op_ns);
 	free(op_k);
 	free(inst);
+	free(cap);
+	free(g_ns);
+	free(g_k);
 }
 
 static int cmp_memop_stat(const void *a, const void *b)

@@ -76,7 +76,9 @@ static const char schema_sql[] =
     "CREATE TABLE ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG (id INTEGER NOT NULL PRIMARY KEY, name TEXT, "
     "label TEXT);\n"
     "CREATE TABLE LLMPROF_TRACER_DIAGNOSTICS (globalPid INTEGER, timestamp INTEGER, "
-    "level TEXT, code INTEGER, message TEXT);\n";
+    "level TEXT, code INTEGER, message TEXT);\n"
+    "CREATE TABLE LLMPROF_GRAPH_NODES (globalTid INTEGER NOT NULL, timestamp INTEGER NOT NULL, "
+    "nodeId INTEGER NOT NULL, originalNodeId INTEGER, graphId INTEGER, nodeType INTEGER);\n";
 
 /* ENUM rows as nsys writes them (ids, names and labels checked against the
  * nsys 2025.3 export in shared/fixtures/nsys). */
@@ -142,6 +144,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO PROCESSES VALUES (?,?,?)",
     "INSERT INTO META_DATA_EXPORT VALUES (?,?)",
     "INSERT INTO LLMPROF_TRACER_DIAGNOSTICS VALUES (?,?,?,?,?)",
+    "INSERT INTO LLMPROF_GRAPH_NODES VALUES (?,?,?,?,?,?)",
 };
 
 int conv_step(struct conv *c, enum stmt_id id)
@@ -268,6 +271,7 @@ static int drop_empty_tables(struct conv *c)
 	    {"TARGET_INFO_GPU", S_GPU},
 	    {"ThreadNames", S_THREAD},
 	    {"LLMPROF_TRACER_DIAGNOSTICS", S_DIAG},
+	    {"LLMPROF_GRAPH_NODES", S_GRAPHNODE},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

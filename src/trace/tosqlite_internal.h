@@ -43,6 +43,7 @@ enum stmt_id {
 	S_PROCESS,
 	S_META,
 	S_DIAG,
+	S_GRAPHNODE,
 	S_COUNT
 };
 

@@ -509,6 +509,25 @@ static void put_api(struct conv *c, struct proc *p, const struct tlog_api *a, ui
 		c->stats->api_calls++;
 }
 
+/* A graph node made or cloned: LLMPROF_GRAPH_NODES (docs/tracer.md). Node
+ * ids are CUPTI's, unique in the process, as the kernels' graphNodeId. */
+static void put_graph_node(struct conv *c, struct proc *p, const struct tlog_rec *h, uint32_t tid)
+{
+	const struct tlog_graph_node *n = (const void *)h;
+	sqlite3_stmt *st = c->st[S_GRAPHNODE];
+
+	sqlite3_bind_int64(st, 1, tosqlite_global_tid(p->ctx.pid, tid));
+	sqlite3_bind_int64(st, 2, (int64_t)((uint64_t)n->ts - (uint64_t)p->ctx.t0));
+	sqlite3_bind_int64(st, 3, (int64_t)n->node_id);
+	if (n->original_id)
+		sqlite3_bind_int64(st, 4, (int64_t)n->original_id);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_int64(st, 5, n->graph_id);
+	sqlite3_bind_int64(st, 6, h->aux);
+	conv_step(c, S_GRAPHNODE);
+}
+
 /* Pass 2: events. */
 static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 {
@@ -587,6 +606,10 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 				c->stats->memcpys++;
 			break;
 		}
+		case TLOG_GRAPH_NODE:
+			if (h->size >= sizeof(struct tlog_graph_node))
+				put_graph_node(c, p, h, it.tid);
+			break;
 		case TLOG_MEMSET: {
 			const struct tlog_memset *m = (const void *)h;
 			struct memset_row row;

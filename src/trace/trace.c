@@ -317,6 +317,32 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 	return ret;
 }
 
+static int load_graph_nodes(struct trace *t, struct strbuf *err)
+{
+	static const char *const cols[] = {"!globalTid", "!timestamp", "!nodeId", "originalNodeId"};
+	static const char table[] = "LLMPROF_GRAPH_NODES";
+	sqlite3_stmt *st = NULL;
+	int rc, ret;
+
+	if (!trace_has_table(t, table))
+		return 0;
+	if (select_cols(t, table, cols, ARRAY_SIZE(cols), &st, err))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct trace_graph_node *n;
+
+		ALLOC_GROW(t->graph_nodes, t->ngraph_nodes + 1, t->graph_nodes_alloc);
+		n = &t->graph_nodes[t->ngraph_nodes++];
+		n->gtid = col_i64(st, 0, 0);
+		n->ts = col_time(st, 1);
+		n->node = col_i64(st, 2, -1);
+		n->original = col_i64(st, 3, -1);
+	}
+	ret = step_done(t, st, rc, table, err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int load_memops(struct trace *t, struct strbuf *err)
 {
 	static const char *const cpcols[] = {"!start", "!end",	   "correlationId", "globalPid",
@@ -666,7 +692,7 @@ int trace_load(struct trace *t, unsigned parts, struct strbuf *err)
 		return -1;
 	if ((todo & TRACE_CALLS) && load_calls(t, err))
 		return -1;
-	if ((todo & TRACE_NVTX) && load_nvtx(t, err))
+	if ((todo & TRACE_NVTX) && (load_nvtx(t, err) || load_graph_nodes(t, err)))
 		return -1;
 	t->loaded |= todo;
 	return 0;
@@ -683,6 +709,7 @@ void trace_close(struct trace *t)
 	free(t->memops);
 	free(t->calls);
 	free(t->ranges);
+	free(t->graph_nodes);
 	free(t->sid_dense);
 	free(t->sid_sparse);
 	memset(t, 0, sizeof(*t));

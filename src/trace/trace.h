@@ -82,6 +82,14 @@ struct trace_range {
 	uint8_t open;	      /* never ended (end NULL) */
 };
 
+/* A CUDA graph node the builtin tracer saw made or cloned
+ * (LLMPROF_GRAPH_NODES, docs/tracer.md "CUDA graphs"): on thread gtid at
+ * ts. Replayed kernels carry the node id of a clone (graphNodeId). */
+struct trace_graph_node {
+	int64_t ts, gtid;
+	int64_t node, original; /* original: the node it was cloned from, -1 none */
+};
+
 enum trace_part {
 	TRACE_KERNELS = 1 << 0,
 	TRACE_MEMOPS = 1 << 1,
@@ -107,6 +115,9 @@ struct trace {
 	size_t ncalls, calls_alloc;
 	struct trace_range *ranges;
 	size_t nranges, ranges_alloc;
+	/* loaded with TRACE_NVTX; none in nsys exports */
+	struct trace_graph_node *graph_nodes;
+	size_t ngraph_nodes, graph_nodes_alloc;
 	/* max(start, end) over every NVTX row (nvtx_sum closes open ranges
 	 * there) and over range rows only (the projection reports do). */
 	int64_t nvtx_max_all, nvtx_max_range;

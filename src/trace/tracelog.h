@@ -88,6 +88,8 @@ enum tlog_type {
 	TLOG_MEMSET = 33,      /* struct tlog_memset */
 	TLOG_DEVICE = 34,      /* struct tlog_device + name */
 	TLOG_DROPPED = 35,     /* struct tlog_dropped */
+
+	TLOG_GRAPH_NODE = 40, /* struct tlog_graph_node: a CUDA graph node made or cloned */
 };
 
 struct tlog_rec {
@@ -322,6 +324,20 @@ struct tlog_dropped {
 	uint64_t count;
 	uint32_t context;
 	uint32_t stream;
+};
+
+/* A CUDA graph node was created (stream capture, cudaGraphAdd*Node) or
+ * cloned (cudaGraphInstantiate clones every node of the graph it
+ * instantiates; replayed kernels carry the clone's id). Written on the
+ * thread that made it, so the NVTX ranges open on that thread at ts say
+ * which operator the node belongs to: replays run no NVTX. */
+struct tlog_graph_node {
+	struct tlog_rec h;    /* aux = CUgraphNodeType */
+	uint64_t ts;	      /* tracer clock */
+	uint64_t node_id;     /* cuptiGetGraphNodeId */
+	uint64_t original_id; /* a clone: the node it was cloned from; else 0 */
+	uint32_t graph_id;    /* cuptiGetGraphId of its graph; 0 unknown */
+	uint32_t pad;
 };
 
 #define TLOG_ALIGN8(n) (((n) + 7u) & ~(uint32_t)7u)

@@ -42,6 +42,10 @@
  *                         buffer malloc'd and zeroed by CUPTI).
  * LLMPROF_TRACE_FLUSH_MS  CUPTI periodic flush period, ms (default 0 = only
  *                         when buffers fill, at context teardown and exit).
+ * LLMPROF_TRACE_GRAPH_NODES  1 (default) record each CUDA graph node made
+ *                         or cloned (thread, time, ids), so replayed kernels
+ *                         get the operator that was open when they were
+ *                         captured; 0 = off. Costs nothing at replay.
  * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
  *                         buffers to the log, ms (default 1000; 0 = off). It
  *                         bounds what is lost when a process ends without
@@ -65,6 +69,7 @@
 #define TRACER_ENV_CUPTI_POOL "LLMPROF_TRACE_CUPTI_POOL"
 #define TRACER_ENV_FLUSH_MS "LLMPROF_TRACE_FLUSH_MS"
 #define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
+#define TRACER_ENV_GRAPH_NODES "LLMPROF_TRACE_GRAPH_NODES"
 
 /* File name pattern inside LLMPROF_TRACE_OUT. */
 #define TRACER_LOG_PREFIX "trace-"
