@@ -76,7 +76,11 @@ static const char schema_sql[] =
     "CREATE TABLE ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG (id INTEGER NOT NULL PRIMARY KEY, name TEXT, "
     "label TEXT);\n"
     "CREATE TABLE LLMPROF_TRACER_DIAGNOSTICS (globalPid INTEGER, timestamp INTEGER, "
-    "level TEXT, code INTEGER, message TEXT);\n";
+    "level TEXT, code INTEGER, message TEXT);\n"
+    /* llmprof's own: who each process is in a multi-process job
+       (docs/tracer.md); NULL = not set, rank NULL = the pid identifies it */
+    "CREATE TABLE LLMPROF_PROCESSES (globalPid INTEGER, pid INTEGER, rank INTEGER, "
+    "localRank INTEGER, worldSize INTEGER, host TEXT, launcher TEXT, rankSource TEXT);\n";
 
 /* ENUM rows as nsys writes them (ids, names and labels checked against the
  * nsys 2025.3 export in shared/fixtures/nsys). */
@@ -142,6 +146,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO PROCESSES VALUES (?,?,?)",
     "INSERT INTO META_DATA_EXPORT VALUES (?,?)",
     "INSERT INTO LLMPROF_TRACER_DIAGNOSTICS VALUES (?,?,?,?,?)",
+    "INSERT INTO LLMPROF_PROCESSES VALUES (?,?,?,?,?,?,?,?)",
 };
 
 int conv_step(struct conv *c, enum stmt_id id)
@@ -268,6 +273,7 @@ static int drop_empty_tables(struct conv *c)
 	    {"TARGET_INFO_GPU", S_GPU},
 	    {"ThreadNames", S_THREAD},
 	    {"LLMPROF_TRACER_DIAGNOSTICS", S_DIAG},
+	    {"LLMPROF_PROCESSES", S_RANK},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

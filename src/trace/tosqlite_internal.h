@@ -43,6 +43,7 @@ enum stmt_id {
 	S_PROCESS,
 	S_META,
 	S_DIAG,
+	S_RANK,
 	S_COUNT
 };
 
