@@ -88,7 +88,7 @@ static void test_order(void **state)
 static void test_launcher(void **state)
 {
 	static const char *const torch[] = {"SLURM_JOB_ID=9", "TORCHELASTIC_RUN_ID=x", "RANK=3",
-					    "LOCAL_RANK=1", "WORLD_SIZE=4", NULL};
+					    "LOCAL_RANK=1",   "WORLD_SIZE=4",	       NULL};
 	static const char *const slurm[] = {"SLURM_JOB_ID=9", "SLURM_PROCID=5", "SLURM_LOCALID=1",
 					    "SLURM_NTASKS=8", NULL};
 	static const char *const ompi[] = {"OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_SIZE=4",
@@ -138,9 +138,8 @@ static void test_read_back(void **state)
 	assert_non_null(mkdtemp(dir));
 	for (int r = 0; r < 2; r++) {
 		struct tlogsynth_rank rk = {r, r, 2, RANK_LAUNCHER_SLURM, r ? "hostb" : "hosta", 0};
-		assert_int_equal(tlogsynth_write_rank(dir, 100 + (uint32_t)r, 1000000, 2, 2, &rk,
-						      &err),
-				 0);
+		assert_int_equal(
+		    tlogsynth_write_rank(dir, 100 + (uint32_t)r, 1000000, 2, 2, &rk, &err), 0);
 	}
 	assert_int_equal(tlogsynth_write(dir, 300, 1000000, 1, 1, 0, &err), 0);
 	strbuf_addf(&db, "%s/trace.sqlite", dir);
