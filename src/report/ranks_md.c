@@ -37,9 +37,9 @@ void rtable_ranks(const struct report_model *m, struct rtable *t)
 		rtable_cell(t, or_na(r->host));
 		rtable_cell(t, or_na(r->gpu));
 		rtable_cell(t, or_na(r->launcher));
-		cell_ms(t, &sb, r->stages[REPORT_ROLE_DECODE].found
-				    ? r->stages[REPORT_ROLE_DECODE].gpu_ms
-				    : RNUM_NONE);
+		cell_ms(t, &sb,
+			r->stages[REPORT_ROLE_DECODE].found ? r->stages[REPORT_ROLE_DECODE].gpu_ms
+							    : RNUM_NONE);
 		cell_ms(t, &sb, r->tpot_ms);
 		cell_ms(t, &sb, r->ttft_ms);
 		if (r->gpu_span_ms.available && r->gpu_busy_ms.available && r->gpu_span_ms.v > 0)
@@ -58,9 +58,9 @@ void rtable_rank_stages(const struct report_model *m, struct rtable *t)
 	static const char *const names[REPORT_ROLE_OTHER] = {"prefill", "decode"};
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrrrrrr", 0, "Rank", "Stage", "Instances", "CPU (ms)",
-		    "GPU span (ms)", "GPU busy (ms)", "GPU idle (ms)", "Kernels", "Step p50 (ms)",
-		    "Step p90 (ms)", "Step max (ms)", NULL);
+	rtable_init(t, "llrrrrrrrrr", 0, "Rank", "Stage", "Instances", "CPU (ms)", "GPU span (ms)",
+		    "GPU busy (ms)", "GPU idle (ms)", "Kernels", "Step p50 (ms)", "Step p90 (ms)",
+		    "Step max (ms)", NULL);
 	for (size_t i = 0; i < m->ranks.nr; i++)
 		for (int role = 0; role < REPORT_ROLE_OTHER; role++) {
 			const struct report_rank_stage *s = &m->ranks.v[i].stages[role];
@@ -99,8 +99,8 @@ static void spread_row(const struct report_model *m, struct rtable *t, const cha
 
 void rtable_rank_spread(const struct report_model *m, struct rtable *t)
 {
-	rtable_init(t, "lrrrl", 0, "Across ranks", "Min (ms)", "Median (ms)", "Max (ms)",
-		    "Max on", NULL);
+	rtable_init(t, "lrrrl", 0, "Across ranks", "Min (ms)", "Median (ms)", "Max (ms)", "Max on",
+		    NULL);
 	spread_row(m, t, "prefill GPU span", &m->ranks.stage_gpu[REPORT_ROLE_PREFILL]);
 	spread_row(m, t, "decode GPU span", &m->ranks.stage_gpu[REPORT_ROLE_DECODE]);
 	spread_row(m, t, "decode step p50", &m->ranks.step_p50);
@@ -199,8 +199,9 @@ void report_ranks_intro(const struct report_model *m, struct strbuf *out)
 		strbuf_addch(out, '.');
 	}
 	if (rs->nr > REPORT_RANK_COLS)
-		strbuf_addf(out, " Per-rank kernel and operator columns show the first %d ranks; "
-				 "metrics.json has every rank.",
+		strbuf_addf(out,
+			    " Per-rank kernel and operator columns show the first %d ranks; "
+			    "metrics.json has every rank.",
 			    REPORT_RANK_COLS);
 	strbuf_addch(out, '\n');
 }
