@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tracer.h"
+#include "trace/rankid.h"
 #include "trace/tracer_env.h"
 
 struct tbuf {
@@ -45,6 +46,11 @@ static uint64_t g_dropped; /* records the tracer itself could not keep */
 static int g_io_failed;
 static pthread_key_t g_key;
 static char g_dir[4096];
+/* The rank and host, read once at init (getenv, gethostname): a fork()ed
+ * child records the same identity without reading the environment in the
+ * child, where another thread may have held a lock at fork time. */
+static struct rank_ident g_rank;
+static char g_host[256];
 
 static __thread struct tbuf *tl_buf;
 static __thread uint32_t tl_tid;
@@ -444,6 +450,37 @@ static void write_process(void)
 	tracer_write_def(&p, sizeof(p), cmd, n, NULL, 0);
 }
 
+static const char *env_get(const char *name, void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* Reads the identity once; never fails (no rank, no host name is fine). */
+static void read_rank(void)
+{
+	rank_ident_from_env(&g_rank, env_get, NULL);
+	if (gethostname(g_host, sizeof(g_host) - 1) != 0)
+		g_host[0] = '\0';
+	g_host[sizeof(g_host) - 1] = '\0';
+}
+
+static void write_rank(void)
+{
+	struct tlog_rank r;
+	size_t n = strlen(g_host);
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = TLOG_RANK;
+	r.rank = g_rank.rank;
+	r.local_rank = g_rank.local_rank;
+	r.world_size = g_rank.world_size;
+	r.launcher = g_rank.launcher;
+	r.source = g_rank.source;
+	r.len = (uint32_t)n;
+	tracer_write_def(&r, sizeof(r), g_host, n, NULL, 0);
+}
+
 static int open_log(uint32_t extra_flags)
 {
 	char path[4200];
@@ -514,6 +551,7 @@ static void fork_child(void)
 		return;
 	}
 	write_process();
+	write_rank();
 	if (tl_buf)
 		write_os_thread_name(tl_buf->tid);
 	start_flusher(); /* threads do not survive fork() */
@@ -538,7 +576,9 @@ static void init_once(void)
 	g_enabled = 1;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
+	read_rank();
 	write_process();
+	write_rank();
 	start_flusher();
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/findings.h"
 #include "analysis/join.h"
 #include "analysis/peaks.h"
+#include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -346,6 +347,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	res->analyze_state = a->state;
 	strbuf_add(&res->analyze_msg, a->msg.buf, a->msg.len);
 	model_fill_from_analysis(m, a);
+	ranks_fill(m, a);
 	if (o->run_dir)
 		sel = fill_selection(m, o->run_dir, o->cfg);
 	if (ncu) {

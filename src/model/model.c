@@ -19,6 +19,7 @@ void report_model_init(struct report_model *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->llm.cuda_graph = -1;
+	m->ranks.slowest = -1;
 }
 
 void report_set_str(char **field, const char *s)
@@ -34,10 +35,33 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
+static void ranks_release(struct report_ranks *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		struct report_rank *k = &r->v[i];
+
+		free(k->label);
+		free(k->host);
+		free(k->launcher);
+		free(k->gpu);
+		for (size_t j = 0; j < k->nr_kern; j++)
+			free(k->kern[j].name);
+		free(k->kern);
+		for (size_t j = 0; j < k->nr_ops; j++) {
+			free(k->ops[j].name);
+			free(k->ops[j].stage);
+		}
+		free(k->ops);
+	}
+	free(r->v);
+	free(r->slowest_by);
+}
+
 void report_model_release(struct report_model *m)
 {
 	size_t i;
 
+	ranks_release(&m->ranks);
 	free(m->ncu.source);
 	free(m->run.run_id);
 	free(m->run.state);

@@ -325,8 +325,62 @@ struct report_ncu_export {
 	size_t max_rows;	   /* rows kernels.md shows (0 = all); a last row sums the rest */
 };
 
+/* Ranks: one process of a multi-process trace (analysis/ranks.c), filled
+ * only when kernels ran in more than one process; nr == 0 otherwise, and
+ * every other part of the model is then the whole run as before. With
+ * several processes the model's stages, kernels and operators are the "all
+ * processes" view (instances summed over processes), and these are each
+ * process's own, computed by the same code on its part of the trace. */
+struct report_rank_stage {
+	int found;				      /* the stage ran in this process */
+	uint64_t instances, kernels, steps;	      /* steps: decode_step ranges */
+	struct rnum cpu_ms, gpu_ms, busy_ms, idle_ms; /* as struct report_stage */
+	struct rnum step_p50_ms, step_p90_ms, step_max_ms;
+};
+struct report_rank_kernel {
+	char *name;
+	uint64_t calls, total_ns;
+};
+struct report_rank_op {
+	char *name, *stage; /* stage NULL = none */
+	uint64_t calls;
+	struct rnum gpu_ms;
+};
+struct report_rank {
+	int64_t pid;
+	int rank;		     /* -1 = the launcher gave none: the pid identifies it */
+	int local_rank, world_size;  /* -1 = not recorded */
+	char *label;		     /* "rank 1", or "pid 4242" without a rank */
+	char *host, *launcher, *gpu; /* NULL = not recorded; gpu: "GPU 0" (most kernels) */
+	struct report_rank_stage stages[REPORT_ROLE_OTHER]; /* by enum report_role */
+	struct rnum ttft_ms, tpot_ms;
+	struct rnum gpu_span_ms, gpu_busy_ms; /* as struct report_aggregates, this process */
+	uint64_t kernels, kernel_ns;
+	struct report_rank_kernel *kern; /* by GPU time, descending (owned) */
+	size_t nr_kern;
+	struct report_rank_op *ops; /* by GPU time, descending (owned) */
+	size_t nr_ops;
+	int slowest; /* the cross-rank slowest (report_ranks.slowest) */
+};
+/* min / median / max of one number across the ranks that have it. */
+struct report_spread {
+	struct rnum min, med, max;
+	int max_rank; /* index into ranks.v of the max, -1 none */
+};
+struct report_ranks {
+	struct report_rank *v; /* by rank, ranked processes first, then by pid */
+	size_t nr, alloc;
+	int identified; /* the trace recorded identities (LLMPROF_PROCESSES) */
+	/* per stage role: GPU span and decode step p50 across ranks */
+	struct report_spread stage_gpu[REPORT_ROLE_OTHER];
+	struct report_spread step_p50;
+	int slowest;	  /* index into v, -1 none */
+	char *slowest_by; /* "decode GPU span", "prefill GPU span", "GPU span" */
+};
+
 struct report_model {
 	struct report_ncu_export ncu;
+	struct report_ranks ranks;
 	struct report_run run;
 	struct report_env env;
 	struct report_llm llm;

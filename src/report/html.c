@@ -140,6 +140,25 @@ static void findings_html(const struct report_model *m, struct strbuf *out)
 	}
 }
 
+/* Several processes: one row per rank, then each rank's stages. */
+static void ranks_html(const struct report_model *m, struct strbuf *out)
+{
+	struct strbuf s = STRBUF_INIT;
+	struct rtable t;
+
+	if (m->ranks.nr < 2)
+		return;
+	strbuf_addstr(out, "<h3>Ranks</h3>\n<p class=\"note\">");
+	report_ranks_intro(m, &s);
+	xml_text(out, s.buf);
+	strbuf_release(&s);
+	strbuf_addstr(out, "</p>\n");
+	rtable_ranks(m, &t);
+	html_table(&t, out);
+	rtable_rank_stages(m, &t);
+	html_table(&t, out);
+}
+
 void report_render_html(const struct report_model *m, struct strbuf *out)
 {
 	struct rtable t;
@@ -198,6 +217,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "<h3>Aggregates</h3>\n");
 	rtable_aggregates(m, &t);
 	html_table(&t, out);
+	ranks_html(m, out);
 	strbuf_addstr(out, "</section>\n");
 
 	section_open(out, "utilization", "MFU and MBU");

@@ -214,6 +214,111 @@ static json_t *kernel_json(const struct report_kernel *k)
 	return o;
 }
 
+/* A rank, local rank or world size: 0 is a value, -1 is not recorded. */
+static json_t *jid(int v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *rank_stage_json(const struct report_rank_stage *s)
+{
+	json_t *o;
+
+	if (!s->found)
+		return json_null();
+	o = json_object();
+	set(o, "instances", json_integer((json_int_t)s->instances));
+	set(o, "kernels", json_integer((json_int_t)s->kernels));
+	set(o, "steps", json_integer((json_int_t)s->steps));
+	set(o, "cpu_ms", jnum(s->cpu_ms));
+	set(o, "gpu_ms", jnum(s->gpu_ms));
+	set(o, "gpu_busy_ms", jnum(s->busy_ms));
+	set(o, "gpu_idle_ms", jnum(s->idle_ms));
+	set(o, "step_p50_ms", jnum(s->step_p50_ms));
+	set(o, "step_p90_ms", jnum(s->step_p90_ms));
+	set(o, "step_max_ms", jnum(s->step_max_ms));
+	return o;
+}
+
+static json_t *rank_json(const struct report_rank *r)
+{
+	json_t *o = json_object(), *a;
+
+	set(o, "label", jstr_checked(r->label));
+	set(o, "pid", json_integer((json_int_t)r->pid));
+	set(o, "rank", jid(r->rank));
+	set(o, "local_rank", jid(r->local_rank));
+	set(o, "world_size", jid(r->world_size));
+	set(o, "host", jstr_checked(r->host));
+	set(o, "launcher", jstr_checked(r->launcher));
+	set(o, "gpu", jstr_checked(r->gpu));
+	set(o, "slowest", json_boolean(r->slowest));
+	set(o, "prefill", rank_stage_json(&r->stages[REPORT_ROLE_PREFILL]));
+	set(o, "decode", rank_stage_json(&r->stages[REPORT_ROLE_DECODE]));
+	set(o, "ttft_ms", jnum(r->ttft_ms));
+	set(o, "tpot_ms", jnum(r->tpot_ms));
+	set(o, "gpu_span_ms", jnum(r->gpu_span_ms));
+	set(o, "gpu_busy_ms", jnum(r->gpu_busy_ms));
+	set(o, "kernels", json_integer((json_int_t)r->kernels));
+	set(o, "kernel_ms", json_real((double)r->kernel_ns / 1e6));
+	a = json_array();
+	for (size_t i = 0; i < r->nr_kern; i++) {
+		json_t *k = json_object();
+
+		set(k, "name", jstr_checked(r->kern[i].name));
+		set(k, "calls", json_integer((json_int_t)r->kern[i].calls));
+		set(k, "total_ms", json_real((double)r->kern[i].total_ns / 1e6));
+		json_array_append_new(a, k);
+	}
+	set(o, "top_kernels", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_ops; i++) {
+		json_t *k = json_object();
+
+		set(k, "name", jstr_checked(r->ops[i].name));
+		set(k, "stage", jstr_checked(r->ops[i].stage));
+		set(k, "calls", json_integer((json_int_t)r->ops[i].calls));
+		set(k, "gpu_ms", jnum(r->ops[i].gpu_ms));
+		json_array_append_new(a, k);
+	}
+	set(o, "operators", a);
+	return o;
+}
+
+static json_t *spread_json(const struct report_ranks *rs, const struct report_spread *sp)
+{
+	json_t *o = json_object();
+
+	set(o, "min_ms", jnum(sp->min));
+	set(o, "median_ms", jnum(sp->med));
+	set(o, "max_ms", jnum(sp->max));
+	set(o, "max_on", sp->max_rank >= 0 ? jstr_checked(rs->v[sp->max_rank].label) : json_null());
+	return o;
+}
+
+/* "ranks" and "cross_rank": only with several processes, so a one-process
+ * metrics.json is unchanged. */
+static void ranks_json(json_t *root, const struct report_ranks *rs)
+{
+	json_t *a, *o;
+
+	if (rs->nr < 2)
+		return;
+	a = json_array();
+	for (size_t i = 0; i < rs->nr; i++)
+		json_array_append_new(a, rank_json(&rs->v[i]));
+	set(root, "ranks", a);
+	o = json_object();
+	set(o, "processes", json_integer((json_int_t)rs->nr));
+	set(o, "identified", json_boolean(rs->identified));
+	set(o, "prefill_gpu", spread_json(rs, &rs->stage_gpu[REPORT_ROLE_PREFILL]));
+	set(o, "decode_gpu", spread_json(rs, &rs->stage_gpu[REPORT_ROLE_DECODE]));
+	set(o, "decode_step_p50", spread_json(rs, &rs->step_p50));
+	set(o, "slowest", rs->slowest >= 0 ? jstr_checked(rs->v[rs->slowest].label) : json_null());
+	set(o, "slowest_by", jstr_checked(rs->slowest_by));
+	set(root, "cross_rank", o);
+}
+
 static json_t *strv_json(char **v, size_t n)
 {
 	json_t *a = json_array();
@@ -306,6 +411,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 		json_array_append_new(a, o);
 	}
 	set(root, "findings", a);
+	ranks_json(root, &m->ranks);
 
 	/* 10 significant digits: enough for ns sums over hours, stable across libcs */
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -21,6 +21,19 @@ struct rtable {
 };
 
 void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header, ...);
+/* Per-rank tables (ranks_md.c): one row per process, its stages, the
+ * cross-rank spread, and kernels / operators with a column per rank (the
+ * first REPORT_RANK_COLS ranks; metrics.json has all). Empty without ranks. */
+#define REPORT_RANK_COLS 8
+void rtable_ranks(const struct report_model *m, struct rtable *t);
+void rtable_rank_stages(const struct report_model *m, struct rtable *t);
+void rtable_rank_spread(const struct report_model *m, struct rtable *t);
+void rtable_rank_kernels(const struct report_model *m, struct rtable *t, size_t top);
+void rtable_rank_operators(const struct report_model *m, struct rtable *t, size_t top);
+/* The sentence that introduces the ranks: how many processes, that the
+ * other tables sum over them, and the slowest rank with its numbers. */
+void report_ranks_intro(const struct report_model *m, struct strbuf *out);
+
 /* Appends one cell; rows fill left to right. */
 void rtable_cell(struct rtable *t, const char *s);
 void rtable_cellf(struct rtable *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -40,6 +40,36 @@ static void md_stage_section(const struct report_model *m, struct strbuf *out, c
 	rtable_release(&t);
 }
 
+/* "## Ranks" (several processes only): who each process is and its
+ * headline numbers, the cross-rank spread, and with stages each rank's
+ * stage table. */
+static void md_ranks_section(const struct report_model *m, struct strbuf *out, int stages)
+{
+	struct rtable t;
+
+	if (m->ranks.nr < 2)
+		return;
+	strbuf_addstr(out, "\n## Ranks\n\n");
+	report_ranks_intro(m, out);
+	strbuf_addch(out, '\n');
+	rtable_ranks(m, &t);
+	md_table(&t, out);
+	rtable_rank_spread(m, &t);
+	if (rtable_rows(&t)) {
+		strbuf_addch(out, '\n');
+		rtable_md(&t, out);
+	}
+	rtable_release(&t);
+	if (!stages)
+		return;
+	rtable_rank_stages(m, &t);
+	if (rtable_rows(&t)) {
+		strbuf_addstr(out, "\nPer-rank stages:\n\n");
+		rtable_md(&t, out);
+	}
+	rtable_release(&t);
+}
+
 static void status_quote(const struct report_model *m, struct strbuf *out)
 {
 	if (report_model_complete(m))
@@ -333,6 +363,12 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addch(out, '\n');
 	}
 	strbuf_addstr(out, "\n</details>\n");
+	if (m->ranks.nr > 1) {
+		strbuf_addstr(out, "\n## Per Rank\n\nGPU time of the top kernels in each process "
+				   "(the table above sums all processes).\n\n");
+		rtable_rank_kernels(m, &t, REPORT_SUMMARY_TOP);
+		md_table(&t, out);
+	}
 	unjoined_md(m, out, 0);
 }
 
@@ -354,6 +390,12 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 		    m->nr_ops);
 	rtable_operators(m, &t, 0);
 	md_table(&t, out);
+	if (m->ranks.nr > 1) {
+		strbuf_addstr(out, "\n## Per Rank\n\nGPU time of the top operators in each "
+				   "process (the table above sums all processes).\n\n");
+		rtable_rank_operators(m, &t, REPORT_SUMMARY_TOP);
+		md_table(&t, out);
+	}
 }
 
 static void findings_md(const struct report_model *m, struct strbuf *out, int with_rec)
@@ -462,6 +504,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	md_table(&t, out);
 
 	md_stage_section(m, out, "Decode-step distribution:\n\n");
+	md_ranks_section(m, out, 1);
 	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");
 
 	strbuf_addstr(out, "\n## Aggregates\n\n");
@@ -594,6 +637,7 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "\n## Aggregates\n\n");
 	rtable_aggregates(m, &t);
 	md_table(&t, out);
+	md_ranks_section(m, out, 0);
 
 	md_stage_section(m, out, "");
 

@@ -47,7 +47,8 @@ static void flush_chunk(struct out *o)
 
 /* The file header and the definitions: process, domain "LLM", API names,
  * two kernel names, one H100. */
-static void put_definitions(struct out *o, uint32_t pid, uint64_t base)
+static void put_definitions(struct out *o, uint32_t pid, uint64_t base,
+			    const struct tlogsynth_rank *rk)
 {
 	static const char *const mangled[2] = {"_Z10gemv_bf16PKfS0_Pfi",
 					       "_ZN3llm8rmsnormILi128EEEvPf"};
@@ -72,6 +73,17 @@ static void put_definitions(struct out *o, uint32_t pid, uint64_t base)
 		p->pid = pid;
 		p->ppid = 1;
 		p->len = 9;
+	}
+	if (rk) {
+		size_t n = rk->host ? strlen(rk->host) : 0;
+		struct tlog_rank *r =
+		    rec(o, TLOG_RANK, sizeof(*r), rk->host ? rk->host : "", n, NULL, 0);
+		r->rank = rk->rank;
+		r->local_rank = rk->local_rank;
+		r->world_size = rk->world_size;
+		r->launcher = rk->launcher;
+		r->source = rk->rank >= 0 ? 1 : 0; /* RANK_SOURCE_RANK */
+		r->len = (uint32_t)n;
 	}
 	{
 		struct tlog_nvtx_def *d = rec(o, TLOG_NVTX_DOMAIN, sizeof(*d), "LLM", 3, NULL, 0);
@@ -157,12 +169,12 @@ static uint32_t put_call(struct out *o, struct out *gpu, uint32_t pid, uint64_t 
 
 /* The GPU record of call i: kps kernels, then a memcpy, then a memset. */
 static void put_gpu_op(struct out *gpu, uint64_t *t, uint32_t corr, uint32_t gcorr, uint32_t i,
-		       uint32_t kps)
+		       uint32_t kps, uint64_t slow)
 {
 	if (i < kps) {
 		struct tlog_kernel *k = rec(gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
 		k->start = *t + 100;
-		k->end = *t + 100 + 1000 + i * 10;
+		k->end = *t + 100 + 1000 + i * 10 + slow;
 		k->device = 0;
 		k->context = 1;
 		k->stream = 7;
@@ -214,32 +226,44 @@ static void put_nvtx(struct out *o, uint16_t type, uint64_t ts, const char *text
 	}
 }
 
-int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
-		    int api_activity, struct strbuf *err)
+/* One step's launches and GPU work: kps kernels, a memcpy, a memset. */
+static void put_step_work(struct out *o, struct out *gpu, uint32_t pid, uint64_t *t, uint32_t *corr,
+			  uint32_t kps, int api_activity, uint64_t slow)
+{
+	for (uint32_t i = 0; i < kps + 2; i++) {
+		uint32_t gcorr = put_call(o, gpu, pid, t, *corr, i, kps, api_activity);
+
+		put_gpu_op(gpu, t, *corr, gcorr, i, kps, slow);
+		(*corr)++;
+		if (o->chunk.len > (60u << 10))
+			flush_chunk(o);
+		if (gpu->chunk.len > (60u << 10))
+			flush_chunk(gpu), strbuf_add(&o->file, gpu->file.buf, gpu->file.len),
+			    strbuf_reset(&gpu->file);
+	}
+}
+
+static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
+		     int api_activity, const struct tlogsynth_rank *rk, struct strbuf *err)
 {
 	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
 	/* GPU records go to their own chunk (tid 0), as in the tracer. */
 	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
 	struct strbuf path = STRBUF_INIT;
-	uint64_t t = base + 1000;
+	uint64_t t = base + 1000, slow = rk ? rk->slow_ns : 0;
 	uint32_t corr = 1;
 	int ret;
 
-	put_definitions(&o, pid, base);
-	put_nvtx(&o, TLOG_NVTX_PUSH, t, "decode_all");
+	put_definitions(&o, pid, base, rk);
+	if (rk) {
+		put_nvtx(&o, TLOG_NVTX_PUSH, t, "prefill");
+		put_step_work(&o, &gpu, pid, &t, &corr, kps, api_activity, slow);
+		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	}
+	put_nvtx(&o, TLOG_NVTX_PUSH, rk ? ++t : t, "decode_all");
 	for (uint32_t s = 0; s < steps; s++) {
-		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "step");
-		for (uint32_t i = 0; i < kps + 2; i++) {
-			uint32_t gcorr = put_call(&o, &gpu, pid, &t, corr, i, kps, api_activity);
-
-			put_gpu_op(&gpu, &t, corr, gcorr, i, kps);
-			corr++;
-			if (o.chunk.len > (60u << 10))
-				flush_chunk(&o);
-			if (gpu.chunk.len > (60u << 10))
-				flush_chunk(&gpu), strbuf_add(&o.file, gpu.file.buf, gpu.file.len),
-				    strbuf_reset(&gpu.file);
-		}
+		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, rk ? "decode_step" : "step");
+		put_step_work(&o, &gpu, pid, &t, &corr, kps, api_activity, slow);
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
@@ -255,4 +279,16 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps
 	strbuf_release(&gpu.file);
 	strbuf_release(&gpu.chunk);
 	return ret;
+}
+
+int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
+		    int api_activity, struct strbuf *err)
+{
+	return write_log(dir, pid, base, steps, kps, api_activity, NULL, err);
+}
+
+int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
+			 const struct tlogsynth_rank *rank, struct strbuf *err)
+{
+	return write_log(dir, pid, base, steps, kps, 0, rank, err);
 }

@@ -22,4 +22,22 @@
 int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
 		    uint32_t kernels_per_step, int api_activity, struct strbuf *err);
 
+/* One rank of a synthetic multi-process job: the log above, plus a
+ * TLOG_RANK record (rank, local_rank, world_size, launcher, host) after the
+ * process record, the LLM stage names the default stages.* match (a
+ * "prefill" range with one step's work, then "decode_all" holding
+ * `steps` "decode_step" ranges), and slow_ns added to every kernel's
+ * duration (a rank made slower on purpose). Per step: kernel i lasts
+ * 1000 + 10 i + slow_ns ns, then a 500 ns memcpy and a 200 ns memset, each
+ * op starting 104 ns after the previous one ended. */
+struct tlogsynth_rank {
+	int32_t rank, local_rank, world_size; /* -1 = not set */
+	uint32_t launcher;		      /* enum rank_launcher (trace/rankid.h) */
+	const char *host;
+	uint64_t slow_ns;
+};
+int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
+			 uint32_t kernels_per_step, const struct tlogsynth_rank *rank,
+			 struct strbuf *err);
+
 #endif

@@ -78,7 +78,12 @@ static const char schema_sql[] =
     "CREATE TABLE LLMPROF_TRACER_DIAGNOSTICS (globalPid INTEGER, timestamp INTEGER, "
     "level TEXT, code INTEGER, message TEXT);\n"
     "CREATE TABLE LLMPROF_GRAPH_NODES (globalTid INTEGER NOT NULL, timestamp INTEGER NOT NULL, "
-    "nodeId INTEGER NOT NULL, originalNodeId INTEGER, graphId INTEGER, nodeType INTEGER);\n";
+    "nodeId INTEGER NOT NULL, originalNodeId INTEGER, graphId INTEGER, nodeType INTEGER);\n"
+
+    /* llmprof's own: who each process is in a multi-process job
+       (docs/tracer.md); NULL = not set, rank NULL = the pid identifies it */
+    "CREATE TABLE LLMPROF_PROCESSES (globalPid INTEGER, pid INTEGER, rank INTEGER, "
+    "localRank INTEGER, worldSize INTEGER, host TEXT, launcher TEXT, rankSource TEXT);\n";
 
 /* ENUM rows as nsys writes them (ids, names and labels checked against the
  * nsys 2025.3 export in shared/fixtures/nsys). */
@@ -145,6 +150,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO META_DATA_EXPORT VALUES (?,?)",
     "INSERT INTO LLMPROF_TRACER_DIAGNOSTICS VALUES (?,?,?,?,?)",
     "INSERT INTO LLMPROF_GRAPH_NODES VALUES (?,?,?,?,?,?)",
+    "INSERT INTO LLMPROF_PROCESSES VALUES (?,?,?,?,?,?,?,?)",
 };
 
 int conv_step(struct conv *c, enum stmt_id id)
@@ -272,6 +278,7 @@ static int drop_empty_tables(struct conv *c)
 	    {"ThreadNames", S_THREAD},
 	    {"LLMPROF_TRACER_DIAGNOSTICS", S_DIAG},
 	    {"LLMPROF_GRAPH_NODES", S_GRAPHNODE},
+	    {"LLMPROF_PROCESSES", S_RANK},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

@@ -44,6 +44,7 @@ enum stmt_id {
 	S_META,
 	S_DIAG,
 	S_GRAPHNODE,
+	S_RANK,
 	S_COUNT
 };
 

@@ -14,6 +14,7 @@
 
 #include "core/xalloc.h"
 #include "trace/tosqlite.h"
+#include "trace/rankid.h"
 #include "trace/tosqlite_internal.h"
 #include "core/banned.h"
 
@@ -312,6 +313,36 @@ static void put_process(struct conv *c, struct proc *p, const struct tlog_rec *h
 	conv_step(c, S_PROCESS);
 }
 
+static void bind_opt_i32(sqlite3_stmt *st, int col, int32_t v)
+{
+	if (v >= 0)
+		sqlite3_bind_int64(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+/* The LLMPROF_PROCESSES row: the rank identity the tracer read at start. A
+ * log of a tracer older than TLOG_RANK has none, and the process has no row. */
+static void put_rank(struct conv *c, struct proc *p, const struct tlog_rec *h)
+{
+	const struct tlog_rank *r = (const void *)h;
+	struct str host = tlog_rec_string(h, sizeof(*r), r->len);
+	sqlite3_stmt *st = c->st[S_RANK];
+
+	sqlite3_bind_int64(st, 1, tosqlite_global_pid(p->ctx.pid));
+	sqlite3_bind_int64(st, 2, p->ctx.pid);
+	bind_opt_i32(st, 3, r->rank);
+	bind_opt_i32(st, 4, r->local_rank);
+	bind_opt_i32(st, 5, r->world_size);
+	if (host.len)
+		conv_bind_text(st, 6, host);
+	else
+		sqlite3_bind_null(st, 6);
+	sqlite3_bind_text(st, 7, rank_launcher_name(r->launcher), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, rank_source_name(r->source), -1, SQLITE_STATIC);
+	conv_step(c, S_RANK);
+}
+
 /* One of the tracer's own diagnostics: a LLMPROF_TRACER_DIAGNOSTICS row and
  * a line of stats->diags. */
 static void put_diag(struct conv *c, struct proc *p, const struct tlog_rec *h)
@@ -442,6 +473,9 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			break;
 		case TLOG_PROCESS:
 			put_process(c, p, h);
+			break;
+		case TLOG_RANK:
+			put_rank(c, p, h);
 			break;
 		case TLOG_DIAG:
 			put_diag(c, p, h);

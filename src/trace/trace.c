@@ -600,6 +600,64 @@ int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err)
 	return picked;
 }
 
+static char *col_strdup(sqlite3_stmt *st, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(st, i);
+
+	return v && *v ? xstrdup(v) : NULL;
+}
+
+int trace_processes(struct trace *t, struct trace_process **out, size_t *n, struct strbuf *err)
+{
+	static const char *const cols[] = {"!globalPid", "pid",	 "rank",     "localRank",
+					   "worldSize",	 "host", "launcher", "rankSource"};
+	sqlite3_stmt *st = NULL;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!trace_has_table(t, "LLMPROF_PROCESSES"))
+		return 0;
+	if (select_cols(t, "LLMPROF_PROCESSES", cols, ARRAY_SIZE(cols), &st, err))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct trace_process *p;
+
+		ALLOC_GROW(*out, *n + 1, alloc);
+		p = &(*out)[(*n)++];
+		p->gpid = sqlite3_column_int64(st, 0) & TRACE_GPID_MASK;
+		p->pid = col_i64(st, 1, trace_pid(p->gpid));
+		/* a rank out of int32 is damage: read as not recorded */
+		p->rank = (int32_t)col_i64(st, 2, -1);
+		p->local_rank = (int32_t)col_i64(st, 3, -1);
+		p->world_size = (int32_t)col_i64(st, 4, -1);
+		if (p->rank != col_i64(st, 2, -1) || p->rank < -1)
+			p->rank = -1;
+		p->host = col_strdup(st, 5);
+		p->launcher = col_strdup(st, 6);
+		p->source = col_strdup(st, 7);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		trace_processes_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_error(t, err, "LLMPROF_PROCESSES");
+	}
+	return 0;
+}
+
+void trace_processes_free(struct trace_process *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].host);
+		free(p[i].launcher);
+		free(p[i].source);
+	}
+	free(p);
+}
+
 void trace_gpu_release(struct trace_gpu *g)
 {
 	free(g->name);

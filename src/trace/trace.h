@@ -161,6 +161,19 @@ struct trace_gpu {
 int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err);
 void trace_gpu_release(struct trace_gpu *g);
 
+/* Who a process is in a multi-process job: a row of LLMPROF_PROCESSES,
+ * which llmprof's trace.sqlite has when its tracer recorded ranks
+ * (docs/tracer.md); nsys exports lack it. -1 / NULL = not recorded. */
+struct trace_process {
+	int64_t gpid, pid;
+	int32_t rank, local_rank, world_size;
+	char *host, *launcher, *source; /* owned */
+};
+/* The LLMPROF_PROCESSES rows into *out (owned, trace_processes_free), 0 rows
+ * without the table. 0, or -1 with err on a read error. */
+int trace_processes(struct trace *t, struct trace_process **out, size_t *n, struct strbuf *err);
+void trace_processes_free(struct trace_process *p, size_t n);
+
 /* Whether the database has a table or view of that name. */
 int trace_has_table(struct trace *t, const char *name);
 

@@ -67,6 +67,8 @@ enum tlog_type {
 	TLOG_DIAG = 2,	      /* struct tlog_diag + message */
 	TLOG_THREAD_NAME = 3, /* struct tlog_thread_name + name */
 	TLOG_CLOCK = 4,	      /* struct tlog_clock */
+	TLOG_RANK = 5,	      /* struct tlog_rank + host name (added after version 1's first
+				 release: older readers skip it, older logs lack it) */
 
 	TLOG_NVTX_DOMAIN = 10,	 /* struct tlog_nvtx_def: domain create */
 	TLOG_NVTX_STRING = 11,	 /* struct tlog_nvtx_def: registered string */
@@ -105,6 +107,19 @@ struct tlog_process {
 	uint32_t ppid;
 	uint32_t len; /* command line: argv joined by spaces */
 	uint32_t pad;
+};
+
+/* Who the process is in a multi-process job (src/trace/rankid.h): written
+ * once after TLOG_PROCESS, from the environment at tracer start. -1 = not
+ * set; rank -1 means the pid identifies the process. */
+struct tlog_rank {
+	struct tlog_rec h;
+	int32_t rank;
+	int32_t local_rank;
+	int32_t world_size;
+	uint32_t launcher; /* enum rank_launcher */
+	uint32_t source;   /* enum rank_source: the variable the rank came from */
+	uint32_t len;	   /* host name (gethostname), then NUL */
 };
 
 enum tlog_diag_level { TLOG_DIAG_INFO = 0, TLOG_DIAG_WARNING = 1, TLOG_DIAG_ERROR = 2 };
@@ -347,6 +362,7 @@ struct tlog_graph_node {
 TLOG_CHECK_SIZE(tlog_file_header);
 TLOG_CHECK_SIZE(tlog_chunk_header);
 TLOG_CHECK_SIZE(tlog_process);
+TLOG_CHECK_SIZE(tlog_rank);
 TLOG_CHECK_SIZE(tlog_diag);
 TLOG_CHECK_SIZE(tlog_thread_name);
 TLOG_CHECK_SIZE(tlog_clock);

@@ -4,6 +4,10 @@
  *   trace-tool nvtx TRACE.sqlite
  *   trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]   (synthetic GPU log,
  *       pid 4242; activity: launch calls as the activity source writes them)
+ *   trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS
+ *       (RANKS logs, pid 5000+r, rank r of RANKS under torchrun, 8 ranks a
+ *       host "node<r/8>"; SLOW_RANK's kernels last SLOW_NS longer; SLOW_RANK
+ *       -1 = none)
  * Exit: 0 ok, 5 damaged input (outputs still written), 1 other failure. */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +16,7 @@
 #include "core/util.h"
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
+#include "trace/rankid.h"
 #include "trace/tlogsynth.h"
 #include "trace/tosqlite.h"
 #include "core/banned.h"
@@ -106,8 +111,43 @@ static int do_synth(int argc, char **argv)
 	return rc < 0 ? 1 : 0;
 }
 
+static int do_synth_ranks(char **argv)
+{
+	struct strbuf err = STRBUF_INIT, host = STRBUF_INIT;
+	uint64_t n, steps, kps, slow_ns;
+	int64_t slow_rank;
+	int rc = -1;
+
+	if (parse_u64(argv[3], 1, 4096, &n, &err) || parse_u64(argv[4], 1, 1000000, &steps, &err) ||
+	    parse_u64(argv[5], 1, 100000, &kps, &err) ||
+	    parse_i64(argv[6], -1, 4096, &slow_rank, &err) ||
+	    parse_u64(argv[7], 0, 1000000000, &slow_ns, &err))
+		goto out;
+	for (uint64_t r = 0; r < n; r++) {
+		struct tlogsynth_rank rk = {
+		    (int32_t)r, (int32_t)(r % 8), (int32_t)n, RANK_LAUNCHER_TORCHRUN, NULL, 0};
+
+		strbuf_reset(&host);
+		strbuf_addf(&host, "node%llu", (unsigned long long)(r / 8));
+		rk.host = host.buf;
+		rk.slow_ns = (int64_t)r == slow_rank ? slow_ns : 0;
+		if (tlogsynth_write_rank(argv[2], 5000 + (uint32_t)r, 1700000000000000000ull,
+					 (uint32_t)steps, (uint32_t)kps, &rk, &err))
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	strbuf_release(&err);
+	strbuf_release(&host);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 8 && strcmp(argv[1], "synth-ranks") == 0)
+		return do_synth_ranks(argv);
 	if ((argc == 5 || (argc == 6 && strcmp(argv[5], "activity") == 0)) &&
 	    strcmp(argv[1], "synth") == 0)
 		return do_synth(argc, argv);
@@ -120,7 +160,8 @@ int main(int argc, char **argv)
 	fputs("usage: trace-tool convert LOG_DIR OUT.sqlite [OUT.json]\n"
 	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
 	      "       trace-tool nvtx TRACE.sqlite\n"
-	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]\n",
+	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]\n"
+	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS\n",
 	      stderr);
 	return 2;
 }

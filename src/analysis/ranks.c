@@ -1,0 +1,326 @@
+/* ranks.c: per-process analysis of a multi-process trace (see ranks.h).
+ *
+ * Each process is analysed by building the whole-run model from its part
+ * of the trace (model_fill_from_analysis, report_model_derive) and copying
+ * what the per-rank view shows: the numbers of one rank are then by
+ * construction what the single-process report would say for that process
+ * alone. A later analysis that needs each rank's kernels (NCCL collectives
+ * across ranks) takes them from rank_parts_split(). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ranks.h"
+#include "analysis/session.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+static int64_t gpid_of(int64_t g)
+{
+	return g & TRACE_GPID_MASK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Copies the elements of src whose process is gpid into a new array. */
+#define PART_COPY(dst, ndst, src, nsrc, key)                                                       \
+	do {                                                                                       \
+		(dst) = xmalloc(st_mult((nsrc) + 1, sizeof(*(dst))));                              \
+		(ndst) = 0;                                                                        \
+		for (size_t i_ = 0; i_ < (nsrc); i_++)                                             \
+			if (gpid_of((src)[i_].key) == gpid)                                        \
+				(dst)[(ndst)++] = (src)[i_];                                       \
+	} while (0)
+
+struct rank_part *rank_parts_split(const struct trace *t, size_t *n)
+{
+	int64_t *g = xmalloc(st_mult(t->nkernels + 1, sizeof(*g)));
+	struct rank_part *p;
+	size_t ng = 0;
+
+	for (size_t i = 0; i < t->nkernels; i++)
+		g[i] = gpid_of(t->kernels[i].gpid);
+	qsort(g, t->nkernels, sizeof(*g), cmp_i64);
+	for (size_t i = 0; i < t->nkernels; i++)
+		if (!ng || g[ng - 1] != g[i])
+			g[ng++] = g[i];
+	p = xcalloc(ng + 1, sizeof(*p));
+	for (size_t r = 0; r < ng; r++) {
+		struct trace *v = &p[r].view;
+		int64_t gpid = g[r];
+
+		p[r].gpid = gpid;
+		*v = *t; /* the string table and flags, borrowed */
+		v->db = NULL;
+		v->loaded = TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX;
+		PART_COPY(v->kernels, v->nkernels, t->kernels, t->nkernels, gpid);
+		PART_COPY(v->memops, v->nmemops, t->memops, t->nmemops, gpid);
+		PART_COPY(v->calls, v->ncalls, t->calls, t->ncalls, gtid);
+		PART_COPY(v->ranges, v->nranges, t->ranges, t->nranges, gtid);
+		v->kernels_alloc = v->nkernels;
+		v->memops_alloc = v->nmemops;
+		v->calls_alloc = v->ncalls;
+		v->ranges_alloc = v->nranges;
+	}
+	free(g);
+	*n = ng;
+	return p;
+}
+
+void rank_parts_free(struct rank_part *p, size_t n)
+{
+	for (size_t i = 0; p && i < n; i++) {
+		free(p[i].view.kernels);
+		free(p[i].view.memops);
+		free(p[i].view.calls);
+		free(p[i].view.ranges);
+	}
+	free(p);
+}
+
+static void copy_stage(struct report_rank_stage *d, const struct report_stage *s)
+{
+	d->found = 1;
+	d->instances = s->instances;
+	d->kernels = s->kernels;
+	d->steps = s->steps;
+	d->cpu_ms = s->cpu_ms;
+	d->gpu_ms = s->gpu_ms;
+	d->busy_ms = s->busy_ms;
+	d->idle_ms = s->idle_ms;
+	d->step_p50_ms = s->step_p50_ms;
+	d->step_p90_ms = s->step_p90_ms;
+	d->step_max_ms = s->step_max_ms;
+}
+
+/* The device most of the part's kernels ran on (a rank drives one GPU;
+ * the first 64 devices are counted, which is every real machine). */
+static int32_t main_device(const struct trace *v)
+{
+	int32_t dev[64];
+	size_t cnt[64], nd = 0, best = 0;
+
+	for (size_t i = 0; i < v->nkernels; i++) {
+		size_t j;
+
+		for (j = 0; j < nd && dev[j] != v->kernels[i].device; j++)
+			;
+		if (j == nd) {
+			if (nd == 64)
+				continue;
+			dev[nd] = v->kernels[i].device;
+			cnt[nd++] = 0;
+		}
+		cnt[j]++;
+		if (cnt[j] > cnt[best])
+			best = j;
+	}
+	return nd ? dev[best] : -1;
+}
+
+/* One part analysed as a whole run into r; 0, or -1 when its timeline could
+ * not be built (the rank then shows without numbers). */
+static int analyse_part(struct report_rank *r, struct rank_part *part,
+			const struct report_analysis *a)
+{
+	struct report_analysis *sub = xcalloc(1, sizeof(*sub));
+	struct report_model sm;
+	struct strbuf err = STRBUF_INIT;
+	char b[32];
+	int ret = -1;
+
+	report_model_init(&sm);
+	sub->stages = a->stages;
+	sub->trace = part->view;
+	if (timeline_build(&sub->tl, &sub->trace, &sub->stages, &err))
+		goto out;
+	sub->have_trace = sub->have_tl = 1;
+	model_fill_from_analysis(&sm, sub);
+	report_model_derive(&sm);
+	for (size_t i = 0; i < sm.nr_stages; i++)
+		if (sm.stages[i].role < REPORT_ROLE_OTHER && !r->stages[sm.stages[i].role].found)
+			copy_stage(&r->stages[sm.stages[i].role], &sm.stages[i]);
+	r->ttft_ms = sm.agg.ttft_ms;
+	r->tpot_ms = sm.agg.tpot_ms;
+	r->gpu_span_ms = sm.agg.gpu_span_ms;
+	r->gpu_busy_ms = sm.agg.gpu_busy_ms;
+	r->kernels = sub->tl.nkernels;
+	r->kernel_ns = sub->tl.kernel_ns > 0 ? (uint64_t)sub->tl.kernel_ns : 0;
+	r->kern = xcalloc(sm.nr_kernels + 1, sizeof(*r->kern));
+	for (size_t i = 0; i < sm.nr_kernels; i++) {
+		r->kern[i].name = xstrdup(sm.kernels[i].short_name);
+		r->kern[i].calls = sm.kernels[i].calls;
+		r->kern[i].total_ns = sm.kernels[i].total_ns;
+	}
+	r->nr_kern = sm.nr_kernels;
+	r->ops = xcalloc(sm.nr_ops + 1, sizeof(*r->ops));
+	for (size_t i = 0; i < sm.nr_ops; i++) {
+		r->ops[i].name = xstrdup(sm.ops[i].name ? sm.ops[i].name : "");
+		r->ops[i].stage = sm.ops[i].stage ? xstrdup(sm.ops[i].stage) : NULL;
+		r->ops[i].calls = sm.ops[i].calls;
+		r->ops[i].gpu_ms = sm.ops[i].gpu_ms;
+	}
+	r->nr_ops = sm.nr_ops;
+	if (main_device(&part->view) >= 0) {
+		snprintf(b, sizeof(b), "GPU %d", main_device(&part->view));
+		report_set_str(&r->gpu, b);
+	}
+	timeline_release(&sub->tl);
+	ret = 0;
+out:
+	report_model_release(&sm);
+	strbuf_release(&err);
+	free(sub);
+	return ret;
+}
+
+static void set_identity(struct report_rank *r, int64_t gpid, const struct trace_process *procs,
+			 size_t nprocs)
+{
+	char b[64];
+
+	r->pid = trace_pid(gpid);
+	r->rank = r->local_rank = r->world_size = -1;
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].gpid == gpid) {
+			r->rank = procs[i].rank;
+			r->local_rank = procs[i].local_rank;
+			r->world_size = procs[i].world_size;
+			report_set_str(&r->host, procs[i].host);
+			report_set_str(&r->launcher, procs[i].launcher);
+			break;
+		}
+	if (r->rank >= 0)
+		snprintf(b, sizeof(b), "rank %d", r->rank);
+	else
+		snprintf(b, sizeof(b), "pid %lld", (long long)r->pid);
+	report_set_str(&r->label, b);
+}
+
+/* Ranked processes first, by rank, then the others by pid. */
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct report_rank *a = pa, *b = pb;
+
+	if ((a->rank < 0) != (b->rank < 0))
+		return a->rank < 0 ? 1 : -1;
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* min/median/max of get(rank) over the ranks that have it. */
+static struct report_spread spread(const struct report_ranks *rs,
+				   struct rnum (*get)(const struct report_rank *, int), int arg)
+{
+	struct report_spread sp = {RNUM_NONE, RNUM_NONE, RNUM_NONE, -1};
+	double *v = xmalloc(st_mult(rs->nr + 1, sizeof(*v)));
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->nr; i++) {
+		struct rnum x = get(&rs->v[i], arg);
+
+		if (!x.available)
+			continue;
+		v[n++] = x.v;
+		if (sp.max_rank < 0 || x.v > sp.max.v) {
+			sp.max = x;
+			sp.max_rank = (int)i;
+		}
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		sp.min = rnum_of(v[0]);
+		sp.med = rnum_of(n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+	}
+	free(v);
+	return sp;
+}
+
+static struct rnum get_stage_gpu(const struct report_rank *r, int role)
+{
+	return r->stages[role].found ? r->stages[role].gpu_ms : RNUM_NONE;
+}
+
+static struct rnum get_step_p50(const struct report_rank *r, int role)
+{
+	(void)role;
+	return r->stages[REPORT_ROLE_DECODE].step_p50_ms;
+}
+
+static struct rnum get_span(const struct report_rank *r, int role)
+{
+	(void)role;
+	return r->gpu_span_ms;
+}
+
+/* The slowest rank: the longest decode GPU span (decode is where ranks wait
+ * for each other every step), else prefill's, else the whole GPU span. */
+static void cross_rank(struct report_ranks *rs)
+{
+	struct report_spread span;
+
+	for (int role = 0; role < REPORT_ROLE_OTHER; role++)
+		rs->stage_gpu[role] = spread(rs, get_stage_gpu, role);
+	rs->step_p50 = spread(rs, get_step_p50, 0);
+	span = spread(rs, get_span, 0);
+	if (rs->stage_gpu[REPORT_ROLE_DECODE].max_rank >= 0) {
+		rs->slowest = rs->stage_gpu[REPORT_ROLE_DECODE].max_rank;
+		report_set_str(&rs->slowest_by, "decode GPU span");
+	} else if (rs->stage_gpu[REPORT_ROLE_PREFILL].max_rank >= 0) {
+		rs->slowest = rs->stage_gpu[REPORT_ROLE_PREFILL].max_rank;
+		report_set_str(&rs->slowest_by, "prefill GPU span");
+	} else if (span.max_rank >= 0) {
+		rs->slowest = span.max_rank;
+		report_set_str(&rs->slowest_by, "GPU span");
+	}
+	if (rs->slowest >= 0)
+		rs->v[rs->slowest].slowest = 1;
+}
+
+void ranks_fill(struct report_model *m, const struct report_analysis *a)
+{
+	struct trace_process *procs = NULL;
+	struct trace *t = (struct trace *)&a->trace; /* reads a table; changes nothing */
+	struct strbuf err = STRBUF_INIT;
+	struct rank_part *parts;
+	size_t nparts, nprocs = 0;
+
+	if (!a->have_tl)
+		return;
+	parts = rank_parts_split(&a->trace, &nparts);
+	if (nparts < 2) {
+		rank_parts_free(parts, nparts);
+		return;
+	}
+	/* a damaged identity table costs the names, not the per-rank view */
+	if (t->db && trace_processes(t, &procs, &nprocs, &err))
+		report_model_add_note(m, "process identities not read: %s", err.buf);
+	m->ranks.identified = nprocs > 0;
+	m->ranks.v = xcalloc(nparts, sizeof(*m->ranks.v));
+	m->ranks.alloc = nparts;
+	for (size_t i = 0; i < nparts; i++) {
+		struct report_rank *r = &m->ranks.v[m->ranks.nr++];
+
+		set_identity(r, parts[i].gpid, procs, nprocs);
+		analyse_part(r, &parts[i], a);
+	}
+	qsort(m->ranks.v, m->ranks.nr, sizeof(*m->ranks.v), cmp_rank);
+	cross_rank(&m->ranks);
+	trace_processes_free(procs, nprocs);
+	rank_parts_free(parts, nparts);
+	strbuf_release(&err);
+}

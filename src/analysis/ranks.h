@@ -1,0 +1,35 @@
+/* ranks.h: the per-process (per-rank) view of a multi-process trace: each
+ * process that ran kernels analysed on its own part of the trace, with the
+ * identity its tracer recorded, and the cross-rank spread and slowest rank.
+ * Internal to src/analysis/ (session.h's struct report_analysis). */
+#ifndef LLMPROF_ANALYSIS_RANKS_H
+#define LLMPROF_ANALYSIS_RANKS_H
+
+#include <stddef.h>
+
+#include "model/model.h"
+#include "trace/trace.h"
+
+struct report_analysis;
+
+/* One process's part of a trace: its kernels and copies (by globalPid), its
+ * API calls and NVTX ranges (by the globalTid's process). Owns the arrays;
+ * strs and the rest are the whole trace's, borrowed. */
+struct rank_part {
+	int64_t gpid;
+	struct trace view; /* every part loaded: the timeline never reads the file */
+};
+
+/* The parts of t, one per process that ran at least one kernel, by gpid.
+ * *n = 0 without kernels. Owned; rank_parts_free(). */
+struct rank_part *rank_parts_split(const struct trace *t, size_t *n);
+void rank_parts_free(struct rank_part *p, size_t n);
+
+/* Fills m->ranks when kernels ran in more than one process of a's trace
+ * (nothing otherwise, so a one-process report is unchanged): each process's
+ * stages, step distribution, TTFT/TPOT, GPU span and busy, kernels and
+ * operators, by the same code as the whole run; then the cross-rank spread
+ * and the slowest rank. */
+void ranks_fill(struct report_model *m, const struct report_analysis *a);
+
+#endif
