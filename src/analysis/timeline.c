@@ -480,7 +480,7 @@ static int kernel_slot(const struct timeline *tl, size_t k)
 /* Adds the replayed graph kernels of capture range r, slot s, to the
  * operator of the same name, domain and stage (a new one when none). */
 static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *alloc, int32_t r,
-			 int slot, int64_t ns, size_t nk)
+			 int slot, int64_t ns, size_t nk, size_t replays)
 {
 	static const int stage_of[3] = {STAGE_PREFILL, STAGE_DECODE, -1};
 	const struct trace_range *rg = &t->ranges[r];
@@ -498,7 +498,8 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 		o->domain = rg->domain;
 		o->stage = stage_of[slot];
 	}
-	o->calls++; /* the range at capture; its replays push none */
+	/* the replays that ran it (their ranges ran once, at capture) */
+	o->calls += replays;
 	o->gpu_ns = i64_sat_add(o->gpu_ns, ns);
 	o->kernels += nk;
 }
@@ -514,6 +515,10 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 	int32_t *cap = graphops_capture_ranges(p, t);
 	int64_t *g_ns = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_ns)) : NULL;
 	size_t *g_k = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_k)) : NULL;
+	/* replays per bucket: a graph launch's kernels share its correlation
+	 * id, so a new id in a bucket is one more replay of it */
+	size_t *g_calls = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_calls)) : NULL;
+	int64_t *g_corr = cap ? xmalloc(st_mult(t->nranges + 1, 3 * sizeof(*g_corr))) : NULL;
 	size_t ninst = 0, alloc = 0;
 	uint8_t any_op = 0;
 
@@ -544,6 +549,9 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		if (graph) {
 			size_t at = (size_t)r * 3 + (size_t)kernel_slot(tl, k);
 
+			if (!g_k[at] || g_corr[at] != t->kernels[k].corr)
+				g_calls[at]++;
+			g_corr[at] = t->kernels[k].corr;
 			g_ns[at] = i64_sat_add(g_ns[at], d);
 			g_k[at]++;
 			continue;
@@ -586,10 +594,13 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		}
 	}
 	for (size_t r = 0; g_k && r < t->nranges; r++)
-		for (int slot = 0; slot < 3; slot++)
-			if (g_k[r * 3 + (size_t)slot])
-				add_graph_op(tl, t, &alloc, (int32_t)r, slot,
-					     g_ns[r * 3 + (size_t)slot], g_k[r * 3 + (size_t)slot]);
+		for (size_t slot = 0; slot < 3; slot++) {
+			size_t at = r * 3 + slot;
+
+			if (g_k[at])
+				add_graph_op(tl, t, &alloc, (int32_t)r, (int)slot, g_ns[at],
+					     g_k[at], g_calls[at]);
+		}
 	for (size_t i = 0; i < tl->nops; i++) {
 		struct operator_stat *o = &tl->ops[i];
 
@@ -605,6 +616,8 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 	free(cap);
 	free(g_ns);
 	free(g_k);
+	free(g_calls);
+	free(g_corr);
 }
 
 static int cmp_memop_stat(const void *a, const void *b)

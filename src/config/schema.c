@@ -217,7 +217,9 @@ static const struct config_key schema[] = {
     {"stages.decode_step", CONFIG_STRLIST, 0, "[LLM@decode_step, decode_step]", NULL, 0, 0,
      "NVTX ranges that mark one decode step", LIST(stages.decode_step)},
     {"stages.operator_pattern", CONFIG_STR, 0, ".", NULL, 0, 0,
-     "ranges whose name contains this text are operators", STR(stages.operator_pattern)},
+     "ranges whose name contains this text are operators (none does: every range that is not a "
+     "stage)",
+     STR(stages.operator_pattern)},
     {"hardware.peak_tflops", CONFIG_FLOAT, N, "null", NULL, 0, 0,
      "override the datasheet dense peak TFLOP/s for infer.dtype",
      FLOAT_OR_NULL(hardware.peak_tflops)},

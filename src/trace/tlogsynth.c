@@ -292,3 +292,117 @@ int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base, uint32_t 
 {
 	return write_log(dir, pid, base, steps, kps, 0, rank, err);
 }
+
+/* One launch call (callback source) on the main thread. */
+static void put_launch(struct out *o, uint64_t *t, uint32_t corr, uint32_t cbid)
+{
+	struct tlog_api *a = rec(o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
+
+	a->h.aux = TLOG_API_RUNTIME;
+	a->start = *t + 1;
+	a->end = *t + 3;
+	a->corr = corr;
+	a->cbid = cbid;
+	*t += 4;
+}
+
+/* Kernel k (0: gemv_bf16 in "attn", 1: rmsnorm in "mlp") of one step:
+ * 1000 and 3000 ns, carrying graph node node (0 = eager). */
+static void put_graph_kernel(struct out *gpu, uint64_t *t, uint32_t corr, int k, uint64_t node)
+{
+	struct tlog_kernel *x = rec(gpu, TLOG_KERNEL, sizeof(*x), NULL, 0, NULL, 0);
+
+	x->start = *t + 100;
+	x->end = *t + 100 + (k ? 3000 : 1000);
+	x->device = 0;
+	x->context = 1;
+	x->stream = 7;
+	x->corr = corr;
+	x->grid[0] = 132, x->grid[1] = 1, x->grid[2] = 1;
+	x->block[0] = 128, x->block[1] = 1, x->block[2] = 1;
+	x->registers = 32;
+	x->graph_node_id = node;
+	x->graph_id = node ? 2 : 0;
+	x->name_id = (uint32_t)k + 1;
+	*t = x->end;
+}
+
+static void put_graph_node(struct out *o, uint64_t ts, uint64_t node, uint64_t original)
+{
+	struct tlog_graph_node *n = rec(o, TLOG_GRAPH_NODE, sizeof(*n), NULL, 0, NULL, 0);
+
+	n->h.aux = 1; /* CU_GRAPH_NODE_TYPE_KERNEL */
+	n->ts = ts;
+	n->node_id = node;
+	n->original_id = original;
+	n->graph_id = original ? 2 : 1;
+}
+
+int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, int graph,
+			  struct strbuf *err)
+{
+	static const char *const op[2] = {"attn", "mlp"};
+	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
+	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
+	struct strbuf path = STRBUF_INIT;
+	uint64_t t = base + 1000;
+	uint32_t corr = 1;
+	int ret;
+
+	put_definitions(&o, pid, base, NULL);
+	{
+		struct tlog_api_name *a =
+		    rec(&o, TLOG_API_NAME, sizeof(*a), "cudaGraphLaunch_v10000", 22, NULL, 0);
+		a->cbid = 311;
+		a->len = 22;
+	}
+	if (graph) {
+		/* capture: the ranges are pushed once, each launch makes a node
+		 * (11, 12) and runs nothing; instantiation clones them (21, 22) */
+		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "layer0");
+		for (int k = 0; k < 2; k++) {
+			put_nvtx(&o, TLOG_NVTX_PUSH, ++t, op[k]);
+			put_launch(&o, &t, corr++, 211);
+			put_graph_node(&o, t - 2, 11 + (uint64_t)k, 0);
+			put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+		}
+		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+		for (int k = 0; k < 2; k++)
+			put_graph_node(&o, t += 10, 21 + (uint64_t)k, 11 + (uint64_t)k);
+	}
+	put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "decode_all");
+	for (uint32_t s = 0; s < steps; s++) {
+		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "step");
+		if (graph) {
+			uint32_t c = corr++;
+
+			put_launch(&o, &t, c, 311);
+			for (int k = 0; k < 2; k++)
+				put_graph_kernel(&gpu, &t, c, k, 21 + (uint64_t)k);
+		} else {
+			put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "layer0");
+			for (int k = 0; k < 2; k++) {
+				uint32_t c = corr++;
+
+				put_nvtx(&o, TLOG_NVTX_PUSH, ++t, op[k]);
+				put_launch(&o, &t, c, 211);
+				put_graph_kernel(&gpu, &t, c, k, 0);
+				put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+			}
+			put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+		}
+		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	}
+	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	flush_chunk(&o);
+	flush_chunk(&gpu);
+	strbuf_add(&o.file, gpu.file.buf, gpu.file.len);
+	strbuf_addf(&path, "%s/" TRACER_LOG_PREFIX "%u" TRACER_LOG_SUFFIX, dir, pid);
+	ret = write_file_atomic(path.buf, o.file.buf, o.file.len, err);
+	strbuf_release(&path);
+	strbuf_release(&o.file);
+	strbuf_release(&o.chunk);
+	strbuf_release(&gpu.file);
+	strbuf_release(&gpu.chunk);
+	return ret;
+}

@@ -40,4 +40,15 @@ int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base_ns, uint32
 			 uint32_t kernels_per_step, const struct tlogsynth_rank *rank,
 			 struct strbuf *err);
 
+/* Writes <dir>/trace-<pid>.bin of a decode loop of `steps` steps ("step"
+ * in "decode_all", domain LLM), each running gemv_bf16 (1000 ns) in NVTX
+ * range "attn" and rmsnorm (3000 ns) in "mlp", both inside "layer0". With
+ * graph, the step is a CUDA graph: the ranges and two launches run once at
+ * capture (graph nodes 11, 12 made under "attn" and "mlp"), instantiation
+ * clones them (21, 22), and each step is one cudaGraphLaunch whose kernels
+ * carry the clones' ids; without, each step pushes the ranges and launches
+ * the kernels itself. Both give the same operators. 0, or -1 with err. */
+int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
+			  int graph, struct strbuf *err);
+
 #endif

@@ -52,6 +52,8 @@ size_t tlog_min_size(uint16_t type)
 		return sizeof(struct tlog_device);
 	case TLOG_DROPPED:
 		return sizeof(struct tlog_dropped);
+	case TLOG_GRAPH_NODE:
+		return sizeof(struct tlog_graph_node);
 	default:
 		return 0;
 	}

@@ -8,6 +8,8 @@
  *       (RANKS logs, pid 5000+r, rank r of RANKS under torchrun, 8 ranks a
  *       host "node<r/8>"; SLOW_RANK's kernels last SLOW_NS longer; SLOW_RANK
  *       -1 = none)
+ *   trace-tool synth-graph DIR STEPS graph|eager  (a decode loop replayed from
+ *       a CUDA graph, or the same steps run eagerly: tlogsynth_write_graph)
  * Exit: 0 ok, 5 damaged input (outputs still written), 1 other failure. */
 #include <stdio.h>
 #include <string.h>
@@ -144,8 +146,26 @@ out:
 	return rc < 0 ? 1 : 0;
 }
 
+static int do_synth_graph(char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t steps;
+	int rc = -1;
+
+	if (parse_u64(argv[3], 1, 10000000, &steps, &err) == 0)
+		rc = tlogsynth_write_graph(argv[2], 4242, 1700000000000000000ull, (uint32_t)steps,
+					   !strcmp(argv[4], "graph"), &err);
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "synth-graph") == 0 &&
+	    (!strcmp(argv[4], "graph") || !strcmp(argv[4], "eager")))
+		return do_synth_graph(argv);
 	if (argc == 8 && strcmp(argv[1], "synth-ranks") == 0)
 		return do_synth_ranks(argv);
 	if ((argc == 5 || (argc == 6 && strcmp(argv[5], "activity") == 0)) &&
@@ -161,7 +181,8 @@ int main(int argc, char **argv)
 	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
 	      "       trace-tool nvtx TRACE.sqlite\n"
 	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]\n"
-	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS\n",
+	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS\n"
+	      "       trace-tool synth-graph DIR STEPS graph|eager\n",
 	      stderr);
 	return 2;
 }
