@@ -2,6 +2,7 @@
  * their own (calls, stream ordinals, exposed communication), read as each
  * rank is added so that its other kernels need not be kept. Matching across
  * ranks is in collectives_match.c. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,21 +132,53 @@ int coll_parse_name(const char *name, struct coll_name *out)
 	return 1;
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* Moves the k-th smallest of v[0..n) to v[k], smaller ones before it
+ * (Hoare's selection: linear on average, where a sort per collective
+ * instance would add a log factor in ranks). */
+static void select_kth(int64_t *v, size_t n, size_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
 
-	return (x > y) - (x < y);
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		ptrdiff_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		/* v[lo..j] <= pivot <= v[i..hi]; between them, the pivot */
+		if (kk <= j)
+			hi = j;
+		else if (kk >= i)
+			lo = i;
+		else
+			return;
+	}
 }
 
 int64_t coll_median(int64_t *v, size_t n)
 {
+	int64_t below;
+
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_i64);
+	select_kth(v, n, n / 2);
 	if (n % 2)
 		return v[n / 2];
-	return v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+	below = v[0]; /* the largest of v[0..n/2) is the other middle value */
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > below)
+			below = v[i];
+	return below + (v[n / 2] - below) / 2;
 }
 
 struct coll_builder *coll_builder_new(void)

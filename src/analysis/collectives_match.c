@@ -170,25 +170,38 @@ static size_t *rank_hosts(struct coll_result *out)
 	return hidx;
 }
 
-/* Per instance, the median end of each host's ranks: [inst * nhosts + h]. */
+/* Per instance, the median end of each host's ranks: [inst * nhosts + h].
+ * The ranks are visited grouped by host (order[] with host h's ranks at
+ * first[h]..first[h + 1]), so an instance costs O(ranks), not O(ranks x
+ * hosts). */
 static int64_t *host_ends(const struct coll_result *out, const size_t *hidx)
 {
 	size_t nh = out->nhosts, nr = out->nranks;
 	int64_t *med = xmalloc((out->ninstances * nh + 1) * sizeof(*med));
 	int64_t *tmp = xmalloc((nr + 1) * sizeof(*tmp));
+	size_t *first = xcalloc(nh + 1, sizeof(*first)), *order = xmalloc((nr + 1) * sizeof(*order));
+	size_t *at = xcalloc(nh + 1, sizeof(*at));
 
+	for (size_t r = 0; r < nr; r++)
+		first[hidx[r] + 1]++;
+	for (size_t h = 0; h < nh; h++)
+		at[h + 1] = first[h + 1] += first[h];
+	for (size_t r = 0; r < nr; r++)
+		order[at[hidx[r]]++] = r;
+	free(at);
 	for (size_t i = 0; i < out->ninstances; i++) {
 		const struct coll_call *calls = out->calls + i * nr;
 
 		for (size_t h = 0; h < nh; h++) {
 			size_t n = 0;
 
-			for (size_t r = 0; r < nr; r++)
-				if (hidx[r] == h)
-					tmp[n++] = calls[r].end;
+			for (size_t j = first[h]; j < first[h + 1]; j++)
+				tmp[n++] = calls[order[j]].end;
 			med[i * nh + h] = coll_median(tmp, n);
 		}
 	}
+	free(order);
+	free(first);
 	free(tmp);
 	return med;
 }
@@ -213,17 +226,18 @@ static void align_clocks(struct coll_result *out)
 
 		for (size_t i = 0; i < ni; i++)
 			diff[i] = med[i * nh + h] - med[i * nh];
-		host->offset_ns = coll_median(diff, ni); /* diff is now sorted */
+		host->offset_ns = coll_median(diff, ni);
 		host->aligned = 1;
 		host->samples = ni;
 		for (size_t i = 0; i < ni; i++) {
 			int64_t d = diff[i] - host->offset_ns;
 
-			res[nres++] = d < 0 ? -d : d;
+			res[nres] = d < 0 ? -d : d;
+			if (res[nres] > out->residual_max_ns)
+				out->residual_max_ns = res[nres];
+			nres++;
 		}
 		host->residual_ns = coll_median(res + first, nres - first);
-		if (nres > first && res[nres - 1] > out->residual_max_ns)
-			out->residual_max_ns = res[nres - 1]; /* sorted by coll_median */
 	}
 	out->residual_samples = nres;
 	out->residual_median_ns = coll_median(res, nres);

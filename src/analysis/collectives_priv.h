@@ -34,7 +34,7 @@ const char *coll_field_dtype(unsigned i);
 const char *coll_field_algo(unsigned i);
 const char *coll_field_proto(unsigned i);
 
-/* Median of v[0..n) (sorts v); the mean of the two middle values when n is
+/* Median of v[0..n) (reorders v); the mean of the two middle values when n is
  * even; 0 when n is 0. */
 int64_t coll_median(int64_t *v, size_t n);
 
