@@ -11,11 +11,41 @@
 #include <cmocka.h>
 
 #include "analysis/collectives.h"
+#include "analysis/collectives_priv.h"
 #include "analysis/collsynth.h"
 #include "model/model.h"
 
 #define US 1000LL
 #define MS 1000000LL
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* coll_median's selection against a sort, on sizes 1..40 with many ties. */
+static void test_median(void **state)
+{
+	int64_t v[40], s[40];
+	uint64_t x = 42;
+
+	(void)state;
+	assert_int_equal(coll_median(v, 0), 0);
+	for (size_t n = 1; n <= 40; n++)
+		for (int round = 0; round < 50; round++) {
+			int64_t want;
+
+			for (size_t i = 0; i < n; i++) {
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				v[i] = s[i] = (int64_t)(x >> 33) % (round % 2 ? 5 : 1000) - 300;
+			}
+			qsort(s, n, sizeof(*s), cmp_i64);
+			want = n % 2 ? s[n / 2] : s[n / 2 - 1] + (s[n / 2] - s[n / 2 - 1]) / 2;
+			assert_int_equal(coll_median(v, n), want);
+		}
+}
 
 static void test_names(void **state)
 {
@@ -414,7 +444,7 @@ static void test_findings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),	     cmocka_unit_test(test_two_ranks),
+	    cmocka_unit_test(test_median),	     cmocka_unit_test(test_names),	     cmocka_unit_test(test_two_ranks),
 	    cmocka_unit_test(test_eight_ranks_sums), cmocka_unit_test(test_eight_ranks_skew),
 	    cmocka_unit_test(test_256_ranks),	     cmocka_unit_test(test_count_mismatch),
 	    cmocka_unit_test(test_exposed_planted),  cmocka_unit_test(test_exposed_by_hand),
