@@ -98,8 +98,8 @@ int main(int argc, char **argv)
 	analyse += clock_mono_ns() - t;
 	analyse_cpu += cpu_ns() - c0;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("ranks %zu hosts %zu kernels %zu (%zu per rank) instances %zu\n", c.nranks,
-	       c.nhosts, kernels, kernels / c.nranks, r.ninstances);
+	printf("ranks %zu hosts %zu kernels %zu (%zu per rank) instances %zu\n", c.nranks, c.nhosts,
+	       kernels, kernels / c.nranks, r.ninstances);
 	printf("straggler rank %d (planted %ld) mean lateness %.1f us; residual median %.3f us "
 	       "max %.3f us over %zu samples; mismatches %zu\n",
 	       r.nstragglers ? r.stragglers[0].rank : -1, c.straggler,

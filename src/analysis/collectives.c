@@ -20,17 +20,37 @@ static const char *const type_names[COLL_NTYPES] = {
 
 /* Each table: index 0 is "not said"; longer spellings before their
  * prefixes, since the first entry that ends on a token boundary wins. */
-static const char *const ops[] = {NULL, "PreMulSum", "SumPostDiv", "Sum", "Prod",
-				  "MinMax",  "Max",	   "Min",	 "Avg"};
-static const char *const dtypes[] = {
-    NULL,	"__nv_bfloat16", "__nv_fp8_e4m3", "__nv_fp8_e5m2", "fp8_e4m3", "fp8_e5m2",
-    "f8e4m3",	"f8e5m2",	 "uint8_t",	  "int8_t",	   "uint32_t", "int32_t",
-    "uint64_t", "int64_t",	 "half",	  "float",	   "double",   "bf16",
-    "f16",	"f32",		 "f64",		  "i8",		   "u8",       "i32",
-    "u32",	"i64",		 "u64"};
-static const char *const algos[] = {NULL,   "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS_TREE",
-				    "NVLS", "COLLNET",	      "TREE",	       "RING",
-				    "PAT"};
+static const char *const ops[] = {NULL,	    "PreMulSum", "SumPostDiv", "Sum", "Prod",
+				  "MinMax", "Max",	 "Min",	       "Avg"};
+static const char *const dtypes[] = {NULL,
+				     "__nv_bfloat16",
+				     "__nv_fp8_e4m3",
+				     "__nv_fp8_e5m2",
+				     "fp8_e4m3",
+				     "fp8_e5m2",
+				     "f8e4m3",
+				     "f8e5m2",
+				     "uint8_t",
+				     "int8_t",
+				     "uint32_t",
+				     "int32_t",
+				     "uint64_t",
+				     "int64_t",
+				     "half",
+				     "float",
+				     "double",
+				     "bf16",
+				     "f16",
+				     "f32",
+				     "f64",
+				     "i8",
+				     "u8",
+				     "i32",
+				     "u32",
+				     "i64",
+				     "u64"};
+static const char *const algos[] = {
+    NULL, "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS_TREE", "NVLS", "COLLNET", "TREE", "RING", "PAT"};
 static const char *const protos[] = {NULL, "LL128", "LL", "SIMPLE"};
 
 const char *coll_type_name(enum coll_type t)
@@ -190,7 +210,7 @@ struct coll_builder *coll_builder_new(void)
 struct kref {
 	int64_t start, end;
 	int32_t device, stream;
-	int nccl; /* 1 when an NCCL kernel */
+	int nccl;     /* 1 when an NCCL kernel */
 	uint32_t rec; /* its coll_rec when nccl */
 };
 
@@ -313,8 +333,8 @@ static size_t *window_stages(struct coll_rank *info, const struct coll_rank_inpu
 			info->stages[info->nstages++].stage = xstrdup(label);
 		idx[w] = s;
 		info->stages[s].windows++;
-		info->stages[s].window_ns =
-		    i64_sat_add(info->stages[s].window_ns, in->windows[w].end - in->windows[w].start);
+		info->stages[s].window_ns = i64_sat_add(info->stages[s].window_ns,
+							in->windows[w].end - in->windows[w].start);
 	}
 	return idx;
 }

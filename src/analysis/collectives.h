@@ -109,8 +109,8 @@ struct coll_window {
 };
 
 struct coll_rank_input {
-	int rank; /* rank id, unique */
-	int host; /* ranks with the same host id share a clock */
+	int rank;			   /* rank id, unique */
+	int host;			   /* ranks with the same host id share a clock */
 	const struct coll_kernel *kernels; /* borrowed; any order */
 	size_t nkernels;
 	const struct coll_window *windows; /* borrowed; NULL when none */
@@ -118,11 +118,11 @@ struct coll_rank_input {
 };
 
 struct coll_type_stat {
-	size_t calls;	      /* NCCL kernels of the type */
-	size_t matched;	      /* of them, matched to every other rank */
-	int64_t total_ns;     /* summed durations of all calls */
-	int64_t wait_ns;      /* summed waits of the matched calls */
-	int64_t transfer_ns;  /* summed transfers of the matched calls */
+	size_t calls;	     /* NCCL kernels of the type */
+	size_t matched;	     /* of them, matched to every other rank */
+	int64_t total_ns;    /* summed durations of all calls */
+	int64_t wait_ns;     /* summed waits of the matched calls */
+	int64_t transfer_ns; /* summed transfers of the matched calls */
 };
 
 struct coll_stage_stat {
@@ -139,12 +139,12 @@ struct coll_rank {
 	struct coll_type_stat by_type[COLL_NTYPES];
 	size_t calls, unmatched; /* NCCL kernels; those in no matched instance */
 	size_t nccl_streams;
-	size_t bad_kernels; /* end before start: skipped */
-	int64_t comm_ns;    /* union of NCCL kernel intervals, per device, summed */
-	int64_t exposed_ns; /* of comm_ns, with no other kernel running on the device */
-	int64_t wait_ns, transfer_ns; /* over matched calls */
-	size_t last_count;	      /* matched instances this rank arrived last in */
-	int64_t last_late_ns;	      /* summed lateness in those instances */
+	size_t bad_kernels;		/* end before start: skipped */
+	int64_t comm_ns;		/* union of NCCL kernel intervals, per device, summed */
+	int64_t exposed_ns;		/* of comm_ns, with no other kernel running on the device */
+	int64_t wait_ns, transfer_ns;	/* over matched calls */
+	size_t last_count;		/* matched instances this rank arrived last in */
+	int64_t last_late_ns;		/* summed lateness in those instances */
 	struct coll_stage_stat *stages; /* in order of first window; owned */
 	size_t nstages;
 };
@@ -158,13 +158,13 @@ struct coll_call {
 struct coll_instance {
 	enum coll_type type;
 	const char *op, *dtype, *algo, *proto; /* static, from the first rank's kernel name */
-	size_t stream_ord; /* the ranks' j-th NCCL stream */
-	size_t seq;	   /* k: the k-th of its type on that stream */
-	size_t row;	   /* its calls: coll_instance_calls() */
+	size_t stream_ord;		       /* the ranks' j-th NCCL stream */
+	size_t seq;			       /* k: the k-th of its type on that stream */
+	size_t row;			       /* its calls: coll_instance_calls() */
 	int64_t first_arrival, last_arrival;
-	int64_t last_end;	 /* latest end over ranks */
-	size_t last_rank;	 /* index into coll_result.ranks of the last arrival */
-	int64_t late_ns;	 /* last arrival - median arrival of the other ranks */
+	int64_t last_end; /* latest end over ranks */
+	size_t last_rank; /* index into coll_result.ranks of the last arrival */
+	int64_t late_ns;  /* last arrival - median arrival of the other ranks */
 };
 
 /* A (stream, type) sequence whose length differs between ranks: not matched. */
@@ -179,9 +179,9 @@ struct coll_mismatch {
 struct coll_host {
 	int host;
 	size_t ranks;
-	int64_t offset_ns; /* its clock minus the reference host's */
-	int aligned;	   /* 1 when offset_ns was estimated (or it is the reference) */
-	size_t samples;	   /* matched instances the estimate used */
+	int64_t offset_ns;   /* its clock minus the reference host's */
+	int aligned;	     /* 1 when offset_ns was estimated (or it is the reference) */
+	size_t samples;	     /* matched instances the estimate used */
 	int64_t residual_ns; /* median |residual| over those instances */
 };
 
@@ -242,10 +242,10 @@ void coll_result_release(struct coll_result *r);
 long coll_result_rank_index(const struct coll_result *r, int rank);
 
 /* Findings (docs/collectives.md lists the rules). Thresholds: */
-#define COLL_STRAGGLER_SHARE 0.5    /* arrives last in at least half the matched collectives */
-#define COLL_STRAGGLER_MIN_NS 10000 /* mean lateness: below 10 us it is launch jitter */
+#define COLL_STRAGGLER_SHARE 0.5     /* arrives last in at least half the matched collectives */
+#define COLL_STRAGGLER_MIN_NS 10000  /* mean lateness: below 10 us it is launch jitter */
 #define COLL_EXPOSED_SHARE_HIGH 0.10 /* exposed communication / stage window time */
-#define COLL_RESIDUAL_HIGH_NS 50000 /* clock residual making cross-host waits uncertain */
+#define COLL_RESIDUAL_HIGH_NS 50000  /* clock residual making cross-host waits uncertain */
 
 /* One finding, as struct report_finding (model/model.h) holds it, so that a
  * caller adds it with report_model_add_finding(m, f->severity, f->code,

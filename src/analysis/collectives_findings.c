@@ -101,8 +101,7 @@ static void rule_exposed(struct flist *l, const struct coll_result *r, const cha
 		    share * 100, name.buf, (double)exp / 1e6, (double)win / 1e6,
 		    (double)comm / 1e6);
 	else
-		add(l, FINDING_INFO, "collective-exposed",
-		    NULL,
+		add(l, FINDING_INFO, "collective-exposed", NULL,
 		    "Communication not overlapped by compute takes %.1f%% of %s (%.3f ms of "
 		    "%.3f ms, all ranks).",
 		    share * 100, name.buf, (double)exp / 1e6, (double)win / 1e6);

@@ -16,10 +16,10 @@
 /* Per (stream ordinal, type) key: how many calls each rank has, where its
  * block starts in each rank's sorted records, and where its instances start. */
 struct keys {
-	size_t nkeys;	 /* nords * COLL_NTYPES */
-	size_t *count;	 /* [rank * nkeys + key] */
-	size_t *offset;	 /* [rank * nkeys + key]: first record of the key */
-	size_t *base;	 /* [key]: first instance, when matched */
+	size_t nkeys;	  /* nords * COLL_NTYPES */
+	size_t *count;	  /* [rank * nkeys + key] */
+	size_t *offset;	  /* [rank * nkeys + key]: first record of the key */
+	size_t *base;	  /* [key]: first instance, when matched */
 	uint8_t *matched; /* [key] */
 };
 
@@ -47,7 +47,8 @@ static void keys_count(struct keys *k, const struct coll_builder *b)
 		size_t *c = k->count + r * k->nkeys, *o = k->offset + r * k->nkeys, at = 0;
 
 		for (size_t i = 0; i < b->ranks[r].nrecs; i++)
-			c[(size_t)b->ranks[r].recs[i].ord * COLL_NTYPES + b->ranks[r].recs[i].type]++;
+			c[(size_t)b->ranks[r].recs[i].ord * COLL_NTYPES +
+			  b->ranks[r].recs[i].type]++;
 		for (size_t key = 0; key < k->nkeys; key++) { /* records are sorted by key */
 			o[key] = at;
 			at += c[key];
@@ -179,7 +180,8 @@ static int64_t *host_ends(const struct coll_result *out, const size_t *hidx)
 	size_t nh = out->nhosts, nr = out->nranks;
 	int64_t *med = xmalloc((out->ninstances * nh + 1) * sizeof(*med));
 	int64_t *tmp = xmalloc((nr + 1) * sizeof(*tmp));
-	size_t *first = xcalloc(nh + 1, sizeof(*first)), *order = xmalloc((nr + 1) * sizeof(*order));
+	size_t *first = xcalloc(nh + 1, sizeof(*first)),
+	       *order = xmalloc((nr + 1) * sizeof(*order));
 	size_t *at = xcalloc(nh + 1, sizeof(*at));
 
 	for (size_t r = 0; r < nr; r++)

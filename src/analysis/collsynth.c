@@ -121,7 +121,8 @@ int64_t collsynth_arrival(const struct collsynth *g, size_t rank, size_t step)
 
 int64_t collsynth_end(const struct collsynth *g, size_t rank, size_t step)
 {
-	return g->step_last[step] + g->cfg.transfer_ns + draw(g, rank, step, 2, g->cfg.end_jitter_ns);
+	return g->step_last[step] + g->cfg.transfer_ns +
+	       draw(g, rank, step, 2, g->cfg.end_jitter_ns);
 }
 
 int64_t collsynth_wait(const struct collsynth *g, size_t rank, size_t step)
@@ -163,20 +164,21 @@ void collsynth_rank(const struct collsynth *g, size_t rank, struct coll_kernel *
 		for (size_t k = 0; k < c->compute_per_step; k++) {
 			/* the last compute kernel runs until gap_ns before the
 			 * arrival: jitter and straggling are slower compute */
-			int64_t end = k + 1 == c->compute_per_step ? a - c->gap_ns : t + c->compute_ns;
+			int64_t end =
+			    k + 1 == c->compute_per_step ? a - c->gap_ns : t + c->compute_ns;
 
-			(*kernels)[n++] = (struct coll_kernel){
-			    compute_names[k % 3], t + off, end + off, dev, 7};
+			(*kernels)[n++] =
+			    (struct coll_kernel){compute_names[k % 3], t + off, end + off, dev, 7};
 			t += c->compute_ns + c->gap_ns;
 		}
 		if (c->drop_rank < 0 || (size_t)c->drop_rank != rank || c->drop_step != s)
 			(*kernels)[n++] = (struct coll_kernel){
 			    nccl_name, a + off, collsynth_end(g, rank, s) + off, dev, nccl_stream};
 		if (c->overlap_ns > 0)
-			(*kernels)[n++] = (struct coll_kernel){
-			    compute_names[0], a + off, a + c->overlap_ns + off, dev, 8};
-		(*windows)[s] = (struct coll_window){"decode", g->step_start[s] + off,
-						     g->step_end[s] + off};
+			(*kernels)[n++] = (struct coll_kernel){compute_names[0], a + off,
+							       a + c->overlap_ns + off, dev, 8};
+		(*windows)[s] =
+		    (struct coll_window){"decode", g->step_start[s] + off, g->step_end[s] + off};
 	}
 	memset(in, 0, sizeof(*in));
 	in->rank = (int)rank;

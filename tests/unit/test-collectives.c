@@ -61,18 +61,19 @@ static void test_names(void **state)
 	assert_string_equal(n.dtype, "bf16");
 	assert_string_equal(n.algo, "RING");
 	assert_string_equal(n.proto, "LL");
-	assert_int_equal(coll_parse_name("void ncclKernel_AllReduce_RING_LL128_Sum_float(ncclWorkElem)",
-					 &n),
-			 1);
+	assert_int_equal(
+	    coll_parse_name("void ncclKernel_AllReduce_RING_LL128_Sum_float(ncclWorkElem)", &n), 1);
 	assert_int_equal(n.type, COLL_ALLREDUCE);
 	assert_string_equal(n.op, "Sum");
 	assert_string_equal(n.dtype, "float");
 	assert_string_equal(n.proto, "LL128");
-	assert_int_equal(coll_parse_name("ncclKernel_AllReduce_TREE_SIMPLE_Sum___nv_bfloat16", &n), 1);
+	assert_int_equal(coll_parse_name("ncclKernel_AllReduce_TREE_SIMPLE_Sum___nv_bfloat16", &n),
+			 1);
 	assert_string_equal(n.dtype, "__nv_bfloat16");
 	assert_string_equal(n.algo, "TREE");
 	assert_string_equal(n.proto, "SIMPLE");
-	assert_int_equal(coll_parse_name("ncclDevKernel_ReduceScatter_Sum_f32_NVLS_SIMPLE(x)", &n), 1);
+	assert_int_equal(coll_parse_name("ncclDevKernel_ReduceScatter_Sum_f32_NVLS_SIMPLE(x)", &n),
+			 1);
 	assert_int_equal(n.type, COLL_REDUCESCATTER);
 	assert_string_equal(n.algo, "NVLS");
 	assert_int_equal(coll_parse_name("ncclDevKernel_Reduce_Max_i32_RING_LL(x)", &n), 1);
@@ -90,8 +91,8 @@ static void test_names(void **state)
 	assert_int_equal(n.type, COLL_BROADCAST);
 	assert_int_equal(coll_parse_name("ncclDevKernel_AllToAll_f16(x)", &n), 1);
 	assert_int_equal(n.type, COLL_ALLTOALL);
-	assert_int_equal(coll_parse_name("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", &n),
-			 1);
+	assert_int_equal(
+	    coll_parse_name("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", &n), 1);
 	assert_int_equal(n.type, COLL_OTHER);
 	assert_int_equal(coll_parse_name("sm90_xmma_gemm_bf16", &n), 0);
 	assert_int_equal(coll_parse_name("my_ncclDevKernel_AllReduce", &n), 0);
@@ -346,8 +347,8 @@ static void test_exposed_by_hand(void **state)
 	struct coll_kernel k[] = {
 	    {"gemm", 0, 100, 0, 7}, {ar, 50, 150, 0, 13}, {ar, 0, 40, 1, 13}, {"bad", 10, 5, 0, 7}};
 	struct coll_window w[] = {{"decode", 0, 75}, {"decode", 120, 200}, {"prefill", 75, 120}};
-	struct coll_rank_input in = {.rank = 0, .kernels = k, .nkernels = 4, .windows = w,
-				     .nwindows = 3};
+	struct coll_rank_input in = {
+	    .rank = 0, .kernels = k, .nkernels = 4, .windows = w, .nwindows = 3};
 	struct strbuf err = STRBUF_INIT;
 	struct coll_result r;
 
@@ -444,11 +445,12 @@ static void test_findings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_median),	     cmocka_unit_test(test_names),	     cmocka_unit_test(test_two_ranks),
-	    cmocka_unit_test(test_eight_ranks_sums), cmocka_unit_test(test_eight_ranks_skew),
-	    cmocka_unit_test(test_256_ranks),	     cmocka_unit_test(test_count_mismatch),
-	    cmocka_unit_test(test_exposed_planted),  cmocka_unit_test(test_exposed_by_hand),
-	    cmocka_unit_test(test_errors),	     cmocka_unit_test(test_findings),
+	    cmocka_unit_test(test_median),	     cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_two_ranks),	     cmocka_unit_test(test_eight_ranks_sums),
+	    cmocka_unit_test(test_eight_ranks_skew), cmocka_unit_test(test_256_ranks),
+	    cmocka_unit_test(test_count_mismatch),   cmocka_unit_test(test_exposed_planted),
+	    cmocka_unit_test(test_exposed_by_hand),  cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_findings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
