@@ -143,7 +143,7 @@ struct coll_rank {
 	int64_t comm_ns;		/* union of NCCL kernel intervals, per device, summed */
 	int64_t exposed_ns;		/* of comm_ns, with no other kernel running on the device */
 	int64_t wait_ns, transfer_ns;	/* over matched calls */
-	size_t last_count;		/* matched instances this rank arrived last in */
+	size_t last_count;		/* instances it arrived last in, after another rank */
 	int64_t last_late_ns;		/* summed lateness in those instances */
 	struct coll_stage_stat *stages; /* in order of first window; owned */
 	size_t nstages;
@@ -222,8 +222,8 @@ struct coll_builder;
 
 /* An empty builder; never NULL. coll_builder_free() frees it. */
 struct coll_builder *coll_builder_new(void);
-/* Reads one rank's kernels (and windows); in keeps nothing of in after it
- * returns. -1 with err on a duplicate rank id or a window that ends before
+/* Reads one rank's kernels (and windows); the builder keeps nothing of in
+ * after it returns. -1 with err on a duplicate rank id or a window that ends before
  * it starts. */
 int coll_builder_add_rank(struct coll_builder *b, const struct coll_rank_input *in,
 			  struct strbuf *err);

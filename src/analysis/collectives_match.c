@@ -296,6 +296,8 @@ static void measure_instance(struct coll_result *out, struct coll_instance *in, 
 		rk->wait_ns = i64_sat_add(rk->wait_ns, c->wait_ns);
 		rk->transfer_ns = i64_sat_add(rk->transfer_ns, c->transfer_ns);
 	}
+	if (nr < 2 || in->last_arrival == in->first_arrival)
+		return; /* nobody waited: no straggler to count */
 	out->ranks[in->last_rank].last_count++;
 	out->ranks[in->last_rank].last_late_ns =
 	    i64_sat_add(out->ranks[in->last_rank].last_late_ns, in->late_ns);

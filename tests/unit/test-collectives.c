@@ -368,6 +368,7 @@ static void test_exposed_by_hand(void **state)
 	/* one rank: every collective matches itself, with no wait */
 	assert_int_equal(r.ninstances, 2);
 	assert_int_equal(r.ranks[0].wait_ns, 0);
+	assert_int_equal(r.nstragglers, 0); /* nobody to wait for */
 	coll_result_release(&r);
 	strbuf_release(&err);
 }
