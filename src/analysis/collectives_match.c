@@ -1,0 +1,386 @@
+/* collectives_match.c: the cross-rank half of collectives.h: sequences
+ * matched by order, host clocks aligned on collective end times, then wait,
+ * transfer and stragglers in the aligned clock. Every array here is per
+ * rank, per instance or per (instance, rank): nothing grows with pairs of
+ * ranks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/collectives.h"
+#include "analysis/collectives_priv.h"
+#include "core/error.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+/* Per (stream ordinal, type) key: how many calls each rank has, where its
+ * block starts in each rank's sorted records, and where its instances start. */
+struct keys {
+	size_t nkeys;	  /* nords * COLL_NTYPES */
+	size_t *count;	  /* [rank * nkeys + key] */
+	size_t *offset;	  /* [rank * nkeys + key]: first record of the key */
+	size_t *base;	  /* [key]: first instance, when matched */
+	uint8_t *matched; /* [key] */
+};
+
+static int cmp_brank(const void *a, const void *b)
+{
+	const struct coll_brank *x = a, *y = b;
+
+	return (x->info.rank > y->info.rank) - (x->info.rank < y->info.rank);
+}
+
+static void keys_count(struct keys *k, const struct coll_builder *b)
+{
+	size_t nords = 0;
+
+	for (size_t r = 0; r < b->nranks; r++)
+		for (size_t i = 0; i < b->ranks[r].nrecs; i++)
+			if ((size_t)b->ranks[r].recs[i].ord + 1 > nords)
+				nords = (size_t)b->ranks[r].recs[i].ord + 1;
+	k->nkeys = nords * COLL_NTYPES;
+	k->count = xcalloc(b->nranks * k->nkeys + 1, sizeof(*k->count));
+	k->offset = xcalloc(b->nranks * k->nkeys + 1, sizeof(*k->offset));
+	k->base = xcalloc(k->nkeys + 1, sizeof(*k->base));
+	k->matched = xcalloc(k->nkeys + 1, 1);
+	for (size_t r = 0; r < b->nranks; r++) {
+		size_t *c = k->count + r * k->nkeys, *o = k->offset + r * k->nkeys, at = 0;
+
+		for (size_t i = 0; i < b->ranks[r].nrecs; i++)
+			c[(size_t)b->ranks[r].recs[i].ord * COLL_NTYPES +
+			  b->ranks[r].recs[i].type]++;
+		for (size_t key = 0; key < k->nkeys; key++) { /* records are sorted by key */
+			o[key] = at;
+			at += c[key];
+		}
+	}
+}
+
+/* Decides which keys match (same count on every rank) and reports the
+ * others; returns the number of instances. */
+static size_t keys_decide(struct keys *k, const struct coll_builder *b, struct coll_result *out)
+{
+	size_t ninst = 0, alloc = 0;
+
+	for (size_t key = 0; key < k->nkeys; key++) {
+		struct coll_mismatch mm = {0};
+		int first = 1;
+
+		for (size_t r = 0; r < b->nranks; r++) {
+			size_t c = k->count[r * k->nkeys + key];
+
+			if (first || c < mm.min_calls) {
+				mm.min_calls = c;
+				mm.min_rank = b->ranks[r].info.rank;
+			}
+			if (first || c > mm.max_calls) {
+				mm.max_calls = c;
+				mm.max_rank = b->ranks[r].info.rank;
+			}
+			first = 0;
+		}
+		if (!mm.max_calls)
+			continue;
+		if (mm.min_calls == mm.max_calls) {
+			k->matched[key] = 1;
+			k->base[key] = ninst;
+			ninst += mm.max_calls;
+			continue;
+		}
+		mm.type = (enum coll_type)(key % COLL_NTYPES);
+		mm.stream_ord = key / COLL_NTYPES;
+		for (size_t r = 0; r < b->nranks; r++)
+			mm.ranks_short += k->count[r * k->nkeys + key] < mm.max_calls;
+		ALLOC_GROW(out->mismatches, out->nmismatches + 1, alloc);
+		out->mismatches[out->nmismatches++] = mm;
+	}
+	return ninst;
+}
+
+/* Fills the instances and the (instance, rank) calls in each rank's own
+ * clock, and frees each rank's records once read. */
+static void fill_calls(struct keys *k, struct coll_builder *b, struct coll_result *out)
+{
+	size_t nr = b->nranks;
+
+	for (size_t key = 0; key < k->nkeys; key++) {
+		size_t c = k->count[key]; /* rank 0's; the same on every rank */
+		const struct coll_rec *r0 = b->ranks[0].recs + k->offset[key];
+
+		if (!k->matched[key])
+			continue;
+		for (size_t s = 0; s < c; s++) {
+			struct coll_instance *in = &out->instances[k->base[key] + s];
+
+			in->type = (enum coll_type)r0[s].type;
+			in->op = coll_field_op(r0[s].op);
+			in->dtype = coll_field_dtype(r0[s].dtype);
+			in->algo = coll_field_algo(r0[s].algo);
+			in->proto = coll_field_proto(r0[s].proto);
+			in->stream_ord = key / COLL_NTYPES;
+			in->seq = s;
+			in->row = k->base[key] + s;
+		}
+	}
+	for (size_t r = 0; r < nr; r++) {
+		struct coll_brank *br = &b->ranks[r];
+
+		for (size_t key = 0; key < k->nkeys; key++) {
+			const struct coll_rec *rec = br->recs + k->offset[r * k->nkeys + key];
+			size_t c = k->count[r * k->nkeys + key];
+
+			if (!k->matched[key])
+				continue;
+			for (size_t s = 0; s < c; s++) {
+				struct coll_call *call = &out->calls[(k->base[key] + s) * nr + r];
+
+				call->start = rec[s].start;
+				call->end = rec[s].end;
+			}
+			br->info.by_type[key % COLL_NTYPES].matched += c;
+		}
+		FREE_AND_NULL(br->recs);
+		br->nrecs = 0;
+	}
+}
+
+/* Host of each rank as an index into out->hosts (sorted host ids). */
+static size_t *rank_hosts(struct coll_result *out)
+{
+	size_t *hidx = xmalloc((out->nranks + 1) * sizeof(*hidx));
+
+	out->hosts = xcalloc(out->nranks + 1, sizeof(*out->hosts));
+	for (size_t r = 0; r < out->nranks; r++) {
+		size_t h = 0;
+
+		while (h < out->nhosts && out->hosts[h].host < out->ranks[r].host)
+			h++;
+		if (h == out->nhosts || out->hosts[h].host != out->ranks[r].host) {
+			memmove(out->hosts + h + 1, out->hosts + h,
+				(out->nhosts - h) * sizeof(*out->hosts));
+			memset(&out->hosts[h], 0, sizeof(out->hosts[h]));
+			out->hosts[h].host = out->ranks[r].host;
+			out->nhosts++;
+		}
+		out->hosts[h].ranks++;
+	}
+	for (size_t r = 0; r < out->nranks; r++)
+		for (size_t h = 0; h < out->nhosts; h++)
+			if (out->hosts[h].host == out->ranks[r].host)
+				hidx[r] = h;
+	return hidx;
+}
+
+/* Per instance, the median end of each host's ranks: [inst * nhosts + h].
+ * The ranks are visited grouped by host (order[] with host h's ranks at
+ * first[h]..first[h + 1]), so an instance costs O(ranks), not O(ranks x
+ * hosts). */
+static int64_t *host_ends(const struct coll_result *out, const size_t *hidx)
+{
+	size_t nh = out->nhosts, nr = out->nranks;
+	int64_t *med = xmalloc((out->ninstances * nh + 1) * sizeof(*med));
+	int64_t *tmp = xmalloc((nr + 1) * sizeof(*tmp));
+	size_t *first = xcalloc(nh + 1, sizeof(*first)),
+	       *order = xmalloc((nr + 1) * sizeof(*order));
+	size_t *at = xcalloc(nh + 1, sizeof(*at));
+
+	for (size_t r = 0; r < nr; r++)
+		first[hidx[r] + 1]++;
+	for (size_t h = 0; h < nh; h++)
+		at[h + 1] = first[h + 1] += first[h];
+	for (size_t r = 0; r < nr; r++)
+		order[at[hidx[r]]++] = r;
+	free(at);
+	for (size_t i = 0; i < out->ninstances; i++) {
+		const struct coll_call *calls = out->calls + i * nr;
+
+		for (size_t h = 0; h < nh; h++) {
+			size_t n = 0;
+
+			for (size_t j = first[h]; j < first[h + 1]; j++)
+				tmp[n++] = calls[order[j]].end;
+			med[i * nh + h] = coll_median(tmp, n);
+		}
+	}
+	free(order);
+	free(first);
+	free(tmp);
+	return med;
+}
+
+/* Estimates each host's offset to hosts[0] from matched END times, moves
+ * every call to the reference clock, and records the residuals. */
+static void align_clocks(struct coll_result *out)
+{
+	size_t nh, nr = out->nranks, ni = out->ninstances, nres = 0;
+	size_t *hidx = rank_hosts(out);
+	int64_t *med, *diff, *res;
+
+	nh = out->nhosts;
+	med = host_ends(out, hidx);
+	diff = xmalloc((ni + 1) * sizeof(*diff));
+	res = xmalloc((ni * nh + 1) * sizeof(*res));
+	out->hosts[0].aligned = 1;
+	out->hosts[0].samples = ni;
+	for (size_t h = 1; h < nh && ni; h++) {
+		struct coll_host *host = &out->hosts[h];
+		size_t first = nres;
+
+		for (size_t i = 0; i < ni; i++)
+			diff[i] = med[i * nh + h] - med[i * nh];
+		host->offset_ns = coll_median(diff, ni);
+		host->aligned = 1;
+		host->samples = ni;
+		for (size_t i = 0; i < ni; i++) {
+			int64_t d = diff[i] - host->offset_ns;
+
+			res[nres] = d < 0 ? -d : d;
+			if (res[nres] > out->residual_max_ns)
+				out->residual_max_ns = res[nres];
+			nres++;
+		}
+		host->residual_ns = coll_median(res + first, nres - first);
+	}
+	out->residual_samples = nres;
+	out->residual_median_ns = coll_median(res, nres);
+	for (size_t r = 0; r < nr; r++) {
+		int64_t off = out->hosts[hidx[r]].offset_ns;
+
+		out->ranks[r].clock_offset_ns = off;
+		for (size_t i = 0; i < ni && off; i++) {
+			out->calls[i * nr + r].start -= off;
+			out->calls[i * nr + r].end -= off;
+		}
+	}
+	free(res);
+	free(diff);
+	free(med);
+	free(hidx);
+}
+
+/* Arrival order, wait and transfer of one instance. tmp has nranks slots. */
+static void measure_instance(struct coll_result *out, struct coll_instance *in, int64_t *tmp)
+{
+	size_t nr = out->nranks, n = 0;
+	struct coll_call *calls = out->calls + in->row * nr;
+
+	in->first_arrival = in->last_arrival = calls[0].start;
+	in->last_end = calls[0].end;
+	in->last_rank = 0;
+	for (size_t r = 1; r < nr; r++) {
+		if (calls[r].start > in->last_arrival) {
+			in->last_arrival = calls[r].start;
+			in->last_rank = r;
+		}
+		if (calls[r].start < in->first_arrival)
+			in->first_arrival = calls[r].start;
+		if (calls[r].end > in->last_end)
+			in->last_end = calls[r].end;
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (r != in->last_rank)
+			tmp[n++] = calls[r].start;
+	in->late_ns = n ? in->last_arrival - coll_median(tmp, n) : 0;
+	for (size_t r = 0; r < nr; r++) {
+		struct coll_call *c = &calls[r];
+		struct coll_rank *rk = &out->ranks[r];
+		struct coll_type_stat *ts = &rk->by_type[in->type];
+		int64_t dur = c->end - c->start;
+
+		/* a residual clock error can put the last arrival after a
+		 * rank's end: the call was then all wait */
+		c->wait_ns = in->last_arrival - c->start < dur ? in->last_arrival - c->start : dur;
+		c->transfer_ns = dur - c->wait_ns;
+		ts->wait_ns = i64_sat_add(ts->wait_ns, c->wait_ns);
+		ts->transfer_ns = i64_sat_add(ts->transfer_ns, c->transfer_ns);
+		rk->wait_ns = i64_sat_add(rk->wait_ns, c->wait_ns);
+		rk->transfer_ns = i64_sat_add(rk->transfer_ns, c->transfer_ns);
+	}
+	if (nr < 2 || in->last_arrival == in->first_arrival)
+		return; /* nobody waited: no straggler to count */
+	out->ranks[in->last_rank].last_count++;
+	out->ranks[in->last_rank].last_late_ns =
+	    i64_sat_add(out->ranks[in->last_rank].last_late_ns, in->late_ns);
+}
+
+static int cmp_instance(const void *a, const void *b)
+{
+	const struct coll_instance *x = a, *y = b;
+
+	if (x->last_arrival != y->last_arrival)
+		return x->last_arrival < y->last_arrival ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+static int cmp_straggler(const void *a, const void *b)
+{
+	const struct coll_straggler *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->late_ns != y->late_ns)
+		return x->late_ns > y->late_ns ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void find_stragglers(struct coll_result *out)
+{
+	out->stragglers = xcalloc(out->nranks + 1, sizeof(*out->stragglers));
+	for (size_t r = 0; r < out->nranks; r++) {
+		const struct coll_rank *rk = &out->ranks[r];
+		struct coll_straggler *s;
+
+		if (!rk->last_count)
+			continue;
+		s = &out->stragglers[out->nstragglers++];
+		s->rank_index = r;
+		s->rank = rk->rank;
+		s->count = rk->last_count;
+		s->late_ns = rk->last_late_ns;
+		s->mean_late_ns = (double)rk->last_late_ns / (double)rk->last_count;
+		s->share = (double)rk->last_count / (double)out->ninstances;
+	}
+	qsort(out->stragglers, out->nstragglers, sizeof(*out->stragglers), cmp_straggler);
+}
+
+int coll_builder_finish(struct coll_builder *b, struct coll_result *out, struct strbuf *err)
+{
+	struct keys k = {0};
+	int64_t *tmp;
+
+	memset(out, 0, sizeof(*out));
+	if (!b->nranks)
+		return error_set(err, "no rank to analyse collectives of");
+	qsort(b->ranks, b->nranks, sizeof(*b->ranks), cmp_brank);
+	keys_count(&k, b);
+	out->nranks = b->nranks;
+	out->ninstances = keys_decide(&k, b, out);
+	out->instances = xcalloc(out->ninstances + 1, sizeof(*out->instances));
+	out->calls = xcalloc(st_mult(out->ninstances, out->nranks) + 1, sizeof(*out->calls));
+	fill_calls(&k, b, out);
+	out->ranks = xcalloc(b->nranks, sizeof(*out->ranks));
+	for (size_t r = 0; r < b->nranks; r++) { /* the stage arrays move to out */
+		out->ranks[r] = b->ranks[r].info;
+		memset(&b->ranks[r].info, 0, sizeof(b->ranks[r].info));
+	}
+	b->nranks = 0;
+	align_clocks(out);
+	tmp = xmalloc((out->nranks + 1) * sizeof(*tmp));
+	for (size_t i = 0; i < out->ninstances; i++)
+		measure_instance(out, &out->instances[i], tmp);
+	free(tmp);
+	for (size_t r = 0; r < out->nranks; r++) {
+		size_t m = 0;
+
+		for (int t = 0; t < COLL_NTYPES; t++)
+			m += out->ranks[r].by_type[t].matched;
+		out->ranks[r].unmatched = out->ranks[r].calls - m;
+	}
+	qsort(out->instances, out->ninstances, sizeof(*out->instances), cmp_instance);
+	find_stragglers(out);
+	free(k.count);
+	free(k.offset);
+	free(k.base);
+	free(k.matched);
+	return 0;
+}
