@@ -1,4 +1,5 @@
 /* findings.c: threshold rules -> findings with numbers (see findings.h). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -439,6 +440,44 @@ static void rule_dominant_kernels(struct report_model *m)
 	}
 }
 
+/* A stage that spends its time on the CPU with the GPU nearly unused: the
+ * first use of its shapes (CUDA module loading, library handles, autotuning,
+ * allocator growth), not GPU work. Launch overhead shows differently: many
+ * kernels with small gaps (decode-launch-bound). */
+static void rule_setup_stage(struct report_model *m)
+{
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+		struct strbuf t = STRBUF_INIT;
+		double share;
+
+		if (!s->cpu_ms.available || !s->busy_ms.available ||
+		    s->cpu_ms.v < FINDINGS_SETUP_CPU_MS)
+			continue;
+		share = s->busy_ms.v / s->cpu_ms.v;
+		if (share >= FINDINGS_SETUP_BUSY_SHARE ||
+		    (double)s->kernels / s->cpu_ms.v >= FINDINGS_SETUP_LAUNCH_RATE)
+			continue;
+		fmt_ms(&t, s->cpu_ms);
+		strbuf_addstr(&t, " ms of CPU time for ");
+		fmt_ms(&t, s->busy_ms);
+		strbuf_addf(&t, " ms of GPU work (%" PRIu64 " kernel%s, the GPU busy ", s->kernels,
+			    s->kernels == 1 ? "" : "s");
+		fmt_frac_pct(&t, rnum_of(share));
+		strbuf_addstr(&t, " of it)");
+		report_model_add_finding(
+		    m, FINDING_WARNING, "stage-setup-bound",
+		    "Run the same shapes once before the measured range (a warm-up "
+		    "outside it), so the stage times GPU work; if it is every call, look "
+		    "at the CPU side (`nsys profile --sample=cpu`, Python profiler).",
+		    "%s spent %s: first-call setup (CUDA module loading, cuBLAS/cuDNN "
+		    "handles, autotuning, memory allocation) or host work, not the GPU, "
+		    "sets its time.",
+		    s->name ? s->name : "a stage", t.buf);
+		strbuf_release(&t);
+	}
+}
+
 static void rule_outside_stages(struct report_model *m)
 {
 	uint64_t total = 0, outside = 0;
@@ -678,6 +717,7 @@ void findings_run(struct report_model *m)
 	rule_missing_counters(m);
 	rule_decode(m);
 	rule_prefill(m);
+	rule_setup_stage(m);
 	rule_dominant_kernels(m);
 	rule_unjoined(m);
 	rule_top_bound(m);

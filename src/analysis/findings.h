@@ -16,6 +16,9 @@
 #define FINDINGS_OUTSIDE_SHARE 0.05	    /* kernel time outside every stage / all kernel time */
 #define FINDINGS_DRAM_SOL_LOW_PCT 60.0	    /* memory-bound kernel not near DRAM peak */
 #define FINDINGS_MAX_KERNELS_NAMED 3
+#define FINDINGS_SETUP_CPU_MS 20.0     /* a stage this long on the CPU ... */
+#define FINDINGS_SETUP_BUSY_SHARE 0.05 /* ... with the GPU busy under this share of it */
+#define FINDINGS_SETUP_LAUNCH_RATE 5.0 /* ... and fewer kernels per CPU ms (more: launch-bound) */
 /* counter FLOPs of a stage's profiled kernels above this multiple of the
  * model's FLOPs for the whole stage: the GPU executes work the model does
  * not need (a lower bound already above the model cannot be noise) */

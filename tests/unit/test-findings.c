@@ -166,6 +166,56 @@ static void test_prefill_mfu_low(void **state)
 	report_model_release(&m);
 }
 
+/* The H100 transformers program's prefill (issue 19): 74.6 ms of CPU time
+ * for 0.85 ms of kernels, the first use of its shapes. */
+static void test_setup_stage(void **state)
+{
+	struct report_model m;
+	struct report_stage *s;
+	const struct report_finding *f;
+
+	base(&m, 0, 0, 0);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->cpu_ms = rnum_of(74.6);
+	s->gpu_ms = rnum_of(60.2);
+	s->busy_ms = rnum_of(0.85);
+	s->kernels = 83;
+	run(&m);
+	f = find(&m, "stage-setup-bound");
+	assert_non_null(f);
+	assert_non_null(strstr(f->text, "prefill spent 74.600 ms of CPU time for 0.850 ms of GPU "
+					"work (83 kernels, the GPU busy 1.1% of it)"));
+	assert_non_null(strstr(f->recommendation, "warm-up"));
+	assert_int_equal(count(&m, "stage-setup-bound"), 1);
+	report_model_release(&m);
+
+	/* many launches with the GPU idle is launch overhead, not setup */
+	base(&m, 0, 0, 0);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->cpu_ms = rnum_of(74.6);
+	s->busy_ms = rnum_of(0.85);
+	s->kernels = 5000;
+	run(&m);
+	assert_null(find(&m, "stage-setup-bound"));
+	report_model_release(&m);
+	/* busy 10% of the CPU time, or a short stage: not setup */
+	base(&m, 0, 0, 0);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->cpu_ms = rnum_of(74.6);
+	s->busy_ms = rnum_of(7.46);
+	run(&m);
+	assert_null(find(&m, "stage-setup-bound"));
+	report_model_release(&m);
+	base(&m, 0, 0, 0);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->cpu_ms = rnum_of(5);
+	s->busy_ms = rnum_of(0.01);
+	run(&m);
+	assert_null(find(&m, "stage-setup-bound"));
+	report_model_release(&m);
+	(void)state;
+}
+
 static void test_kernel_dominant(void **state)
 {
 	struct report_model m;
@@ -545,6 +595,7 @@ int main(void)
 	    cmocka_unit_test(test_decode_launch_bound),
 	    cmocka_unit_test(test_decode_kernels_inefficient),
 	    cmocka_unit_test(test_prefill_mfu_low),
+	    cmocka_unit_test(test_setup_stage),
 	    cmocka_unit_test(test_kernel_dominant),
 	    cmocka_unit_test(test_outside_stages),
 	    cmocka_unit_test(test_no_gpu_work_and_failed_steps),
