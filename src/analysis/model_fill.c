@@ -413,6 +413,22 @@ void model_timeline_findings(struct report_model *m, const struct report_analysi
 			    tl->kernels_outside, tl->nkernels, (double)tl->kernel_ns_outside / 1e6,
 			    100.0 * share);
 	}
+	if (tl->graph_kernels && !tl->have_graph_nodes && tl->nops)
+		report_model_add_finding(
+		    m, FINDING_INFO, "graph-kernels-no-operator",
+		    "Trace with pipeline.trace.backend=builtin: llmprof's tracer records where "
+		    "each graph node was captured (docs/tracer.md, \"CUDA graphs\").",
+		    "%zu kernels were replayed from CUDA graphs and have no operator: this trace "
+		    "does not link the NVTX ranges pushed during capture to graph nodes (nsys "
+		    "exports do not), and replays push none.",
+		    tl->graph_kernels);
+	else if (tl->graph_kernels && tl->have_graph_nodes &&
+		 tl->graph_kernels_op < tl->graph_kernels && tl->nops)
+		report_model_add_finding(
+		    m, FINDING_INFO, "graph-kernels-no-operator", NULL,
+		    "%zu of %zu kernels replayed from CUDA graphs have no operator: no NVTX "
+		    "operator range was open where their graph nodes were captured.",
+		    tl->graph_kernels - tl->graph_kernels_op, tl->graph_kernels);
 	if (tl->stage_cross_thread)
 		report_model_add_finding(
 		    m, FINDING_WARNING, "stage-cross-thread",

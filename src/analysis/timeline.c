@@ -522,6 +522,7 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 	size_t ninst = 0, alloc = 0;
 	uint8_t any_op = 0;
 
+	tl->have_graph_nodes = t->ngraph_nodes > 0;
 	for (size_t r = 0; r < t->nranges; r++)
 		any_op |= is_op[r] =
 		    p->candidate[r] && is_operator(t, &t->ranges[r], cfg->operator_pattern);
@@ -544,6 +545,10 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 				;
 		}
 		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
+		if (t->kernels[k].graph_node >= 0) {
+			tl->graph_kernels++;
+			tl->graph_kernels_op += graph;
+		}
 		if (r < 0)
 			continue;
 		if (graph) {

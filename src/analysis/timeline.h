@@ -107,6 +107,9 @@ struct timeline {
 	size_t ops_no_launch;	   /* GPU ops whose launch call is missing */
 	size_t kernels_no_launch;  /* kernels among them */
 	size_t stage_cross_thread; /* stage ranges ended on another thread: not projected */
+	size_t graph_kernels;	   /* kernels replayed from a CUDA graph */
+	size_t graph_kernels_op;   /* of those, given their capture-time operator */
+	int have_graph_nodes;	   /* the trace records graph nodes (builtin tracer) */
 	int32_t *kernel_op;	   /* per kernel: strs id of its innermost operator range's
 				      text, -1 outside every operator */
 	/* kernels of each decode_step instance, in start order: a capture that

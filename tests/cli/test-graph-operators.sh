@@ -39,4 +39,8 @@ db.commit()
 PY
 "$LLMPROF" report --trace nodes.sqlite -o r-nodes >/dev/null 2>err || fail "report nodes: $(cat err)"
 [ -z "$(ops r-nodes | grep -v 'n/a')" ] || fail "replays got operators without the table: $(ops r-nodes)"
+# and the report says why, once; the graph run with the table says nothing
+grep -q "graph-kernels-no-operator\`: 8 kernels were replayed from CUDA graphs and have no operator" \
+	r-nodes/report.md || fail "no graph-kernels-no-operator finding: $(grep -n info r-nodes/report.md)"
+grep -q "graph-kernels-no-operator" r-graph/report.md && fail "finding on the graph run with its table"
 echo ok
