@@ -1521,12 +1521,12 @@ template <typename T> static int capture_decode(model<T> *m)
 {
 	cudaGraph_t graph;
 
-	/* The step is captured once; its ranges would only mark the capture. */
-	nvtx_enable(0);
+	/* The step is captured once, with its operator ranges: they run only
+	 * here, and llmprof's tracer links each captured node to them, so the
+	 * replays get their operators (docs/tracer.md, "CUDA graphs"). */
 	CK(cudaStreamBeginCapture(m->g.st, cudaStreamCaptureModeThreadLocal));
 	int rc = forward(m, 0);
 	cudaError_t e = cudaStreamEndCapture(m->g.st, &graph);
-	nvtx_enable(1);
 	if (rc)
 		return -1;
 	CK(e);
