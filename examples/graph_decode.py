@@ -51,6 +51,8 @@ if not a.eager:
     with torch.cuda.graph(g):
         static_out = step(static_in)
 rng[0]("decode")
+t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+t0.record()
 for t in range(a.steps):
     rng[0]("decode_step")
     if a.eager:
@@ -60,6 +62,7 @@ for t in range(a.steps):
         g.replay()
         x = static_out.clone()
     rng[1]()
+t1.record()
 torch.cuda.synchronize()
 rng[1]()
-print("checksum %.6f" % x.float().sum().item())
+print("checksum %.6f decode_ms %.3f" % (x.float().sum().item(), t0.elapsed_time(t1)))
