@@ -134,6 +134,7 @@ void selection_release(struct selection *sel);
 struct select_expect {
 	size_t launch_index; /* into the trace's launches */
 	char *name;	     /* in the pass's base */
+	char *display;	     /* its short name, for people (ncu prints name) */
 	int grid[3], block[3];
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ncu_kernel.h"
 #include "analysis/select.h"
 #include "core/error.h"
 #include "core/jsonutil.h"
@@ -157,6 +158,12 @@ int select_plan_pass(const struct launch *l, size_t n, const struct selection *s
 		e = &p->expect[p->nexpect++];
 		e->launch_index = i;
 		e->name = xstrdup(nm);
+		strbuf_reset(&t);
+		if (l[i].short_name)
+			strbuf_addstr(&t, l[i].short_name);
+		else
+			ncu_short_name(l[i].name, &t);
+		e->display = strbuf_detach(&t, NULL);
 		memcpy(e->grid, l[i].grid, sizeof(e->grid));
 		memcpy(e->block, l[i].block, sizeof(e->block));
 	}
@@ -181,8 +188,10 @@ int select_plan_pass(const struct launch *l, size_t n, const struct selection *s
 
 void select_pass_release(struct select_pass *p)
 {
-	for (size_t i = 0; i < p->nexpect; i++)
+	for (size_t i = 0; i < p->nexpect; i++) {
 		free(p->expect[i].name);
+		free(p->expect[i].display);
+	}
 	free(p->kernel_name);
 	free(p->expect);
 	free(p->unreached);

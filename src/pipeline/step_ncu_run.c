@@ -3,6 +3,7 @@
  * own filters), each imported as it ends (step_ncu_import.c). ncu's own
  * console lines are parsed (nsight/ncu_progress.h) and reported as the
  * step's progress; nothing is printed here (progress.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,12 +26,34 @@ static size_t strv_len(char *const *v)
 	return n;
 }
 
+/* The one pass filters on mangled names, and ncu prints what it filters on
+ * (cut to "..." when long): show the kernel's short name instead. */
+static void progress_name(const struct ncu_job *j, struct ncu_progress *p)
+{
+	size_t n = strlen(p->name);
+
+	if (!j->pass || !n)
+		return;
+	if (n > 3 && !strcmp(p->name + n - 3, "..."))
+		n -= 3;
+	for (size_t e = 0; e < j->pass->nexpect; e++) {
+		const struct select_expect *x = &j->pass->expect[e];
+
+		if (x->display && !strncmp(x->name, p->name, n) && (x->name[n] == '\0' || n > 40)) {
+			snprintf(p->name, sizeof(p->name), "%s", x->display);
+			return;
+		}
+	}
+}
+
 static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, size_t len)
 {
 	const struct pipeline_progress *pr = j->rc->progress;
 
-	if (ncu_progress_feed(&j->progress[stream], buf, len))
+	if (ncu_progress_feed(&j->progress[stream], buf, len)) {
+		progress_name(j, &j->progress[stream]);
 		pr->ncu_capture_progress(pr->arg, &j->progress[stream], j->expected, j->start_ns);
+	}
 }
 
 static void progress_out(void *arg, const char *buf, size_t len)
