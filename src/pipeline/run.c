@@ -130,7 +130,9 @@ static int plan_for_bundle(struct run_ctx *rc, struct strbuf *err)
 
 int run_plan(struct run_ctx *rc, const char *root, struct strbuf *err, int *code)
 {
-	if (rc->opts.dry_run)
+	if (rc->opts.bundle_name)
+		bundle_fix(&rc->bundle, root, rc->opts.bundle_name);
+	else if (rc->opts.dry_run)
 		bundle_stand_in(&rc->bundle, root);
 	else
 		bundle_choose(&rc->bundle, root);
@@ -196,7 +198,9 @@ int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code)
 			BUG("plan changed between checks: %s", err->buf);
 	}
 	if (ret) {
-		*code = EXIT_IO;
+		/* a fixed folder taken by another process is the caller's
+		 * mistake (the same rank twice), not a disk's */
+		*code = rc->bundle.fixed && path_exists(rc->bundle.dir) ? EXIT_USAGE : EXIT_IO;
 		return -1;
 	}
 	bundle_path(&rc->bundle, "status.json", &path);

@@ -67,6 +67,9 @@ struct run_outcome {
 struct run_opts {
 	int dry_run;
 	int echo; /* copy the children's output to the terminal */
+	/* the bundle is <root>/<bundle_name> (--rank-dir: "ranks/<rank>"),
+	 * refused when it exists, instead of <root>/<run_id>; NULL = run id */
+	const char *bundle_name;
 };
 
 struct report_analysis;
