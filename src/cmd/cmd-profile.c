@@ -349,23 +349,24 @@ const struct cmd_entry cmd_profile_entry = {
     .name = "profile",
     .usage = "[options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]",
     .summary = "run a workload under the profiling pipeline and write a run bundle",
-    .description = "Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
-		   "<artifacts.root>/<run_id>/ and runs the pipeline, each step recorded in\n"
-		   "status.json: config, provenance, workload (under the timeline backend),\n"
-		   "trace (builtin) or nsys-export + nsys-stats (nsys), analyze, select, ncu,\n"
-		   "join, reports. pipeline.trace.backend=auto picks nsys when it can finish a\n"
-		   "report, else the builtin tracer, and says why. A failed step keeps what\n"
-		   "came before; the reports still run and say what is missing.\n"
-		   "With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
-		   "shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
-		   "or workload.program. The last line on stdout is 'run: <dir>'.\n"
-		   "Under mpirun or srun, '--rank-dir DIR' writes each rank's bundle into\n"
-		   "DIR/ranks/<rank>/ (refused when it exists); 'llmprof merge DIR' then\n"
-		   "builds the cross-rank reports.\n"
-		   "Exit codes: 0 ok, 1 workload failed, 2 usage (--rank-dir: no rank in\n"
-		   "the environment, or the rank's folder exists), 3 config, 4 tool missing, 6 a step\n"
-		   "failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"
-		   "(docs/exit-codes.md).",
+    .description =
+	"Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
+	"<artifacts.root>/<run_id>/ and runs the pipeline, each step recorded in\n"
+	"status.json: config, provenance, workload (under the timeline backend),\n"
+	"trace (builtin) or nsys-export + nsys-stats (nsys), analyze, select, ncu,\n"
+	"join, reports. pipeline.trace.backend=auto picks nsys when it can finish a\n"
+	"report, else the builtin tracer, and says why. A failed step keeps what\n"
+	"came before; the reports still run and say what is missing.\n"
+	"With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
+	"shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
+	"or workload.program. The last line on stdout is 'run: <dir>'.\n"
+	"Under mpirun or srun, '--rank-dir DIR' writes each rank's bundle into\n"
+	"DIR/ranks/<rank>/ (refused when it exists); 'llmprof merge DIR' then\n"
+	"builds the cross-rank reports.\n"
+	"Exit codes: 0 ok, 1 workload failed, 2 usage (--rank-dir: no rank in\n"
+	"the environment, or the rank's folder exists), 3 config, 4 tool missing, 6 a step\n"
+	"failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"
+	"(docs/exit-codes.md).",
     .opts = opts,
     .flags = CMD_TAKES_PROGRAM,
     .exec = cmd_profile_exec,

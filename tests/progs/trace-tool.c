@@ -175,8 +175,9 @@ static int do_synth_rank(char **argv)
 		 !parse_u64(argv[4], 1, 100000, &kps, &err) &&
 		 !parse_u64(argv[5], 0, 1000000000, &slow_ns, &err) &&
 		 !parse_u64(argv[6], slow_ns, 1000000000, &world_slow, &err)) {
-		struct tlogsynth_rank rk = {
-		    id.rank, id.local_rank, id.world_size, id.launcher, argv[7], slow_ns, 1, world_slow};
+		struct tlogsynth_rank rk = {id.rank,	 id.local_rank, id.world_size,
+					    id.launcher, argv[7],	slow_ns,
+					    1,		 world_slow};
 
 		rc = tlogsynth_write_rank(argv[2], 5000 + (uint32_t)id.rank, 1700000000000000000ull,
 					  (uint32_t)steps, (uint32_t)kps, &rk, &err);
