@@ -220,7 +220,7 @@ static const char *env_get(const char *name, void *ctx)
 /* --rank-dir: "ranks/<rank>" into name, the rank by the tracer's own rule
  * (trace/rankid.h), so a bundle's folder and its trace agree on the rank.
  * 0, or the exit code after the error; nothing is created. */
-static int rank_bundle_name(int root_given, struct strbuf *name)
+static int rank_bundle_name(int root_given, struct strbuf *name, struct run_opts *ro)
 {
 	struct strbuf dir = STRBUF_INIT;
 	struct rank_ident id;
@@ -240,6 +240,11 @@ static int rank_bundle_name(int root_given, struct strbuf *name)
 		return EXIT_USAGE;
 	}
 	strbuf_addf(name, "ranks/%d", (int)id.rank);
+	ro->rank = id.rank;
+	ro->world_size = id.world_size;
+	ro->local_rank = id.local_rank;
+	ro->launcher = rank_launcher_name(id.launcher);
+	ro->rank_source = rank_source_name(id.source);
 	path_join(&dir, opt_rank_dir, name->buf);
 	if (path_exists(dir.buf)) { /* checked again, atomically, by mkdir */
 		error_print("profile: '%s' exists: rank %d was already profiled into '%s'; give "
@@ -290,7 +295,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 {
 	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT;
 	struct strbuf output_ov = STRBUF_INIT, rank_name = STRBUF_INIT;
-	struct run_opts ro = {0, 0, NULL};
+	struct run_opts ro = {0, 0, NULL, -1, -1, -1, NULL, NULL};
 	struct run_ctx rc;
 	char *conf_dir = NULL;
 	const char **overrides = NULL;
@@ -304,7 +309,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		goto out;
 	for (int i = 0; i < ctx->argc; i++)
 		root_given |= names_artifacts_root(ctx->argv[i]);
-	if (opt_rank_dir && (code = rank_bundle_name(root_given, &rank_name)))
+	if (opt_rank_dir && (code = rank_bundle_name(root_given, &rank_name, &rc.opts)))
 		goto out;
 	conf_dir = opt_conf_dir ? xstrdup(opt_conf_dir) : config_find_conf_dir();
 	if (!conf_dir) {

@@ -1,7 +1,9 @@
 /* run.c: struct run_ctx from the config to the finished status.json, and
  * the one loop that runs the plan's steps through the step table
  * (steps.c). Owned by the pipeline layer; prints nothing (progress.h). */
+#include <jansson.h>
 #include <stdarg.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,6 +286,31 @@ static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, s
 	return ret;
 }
 
+/* rank.json of a --rank-dir bundle: who this rank is, for llmprof merge
+ * (the world size tells it which ranks are missing). */
+static int write_rank_json(struct run_ctx *rc, struct strbuf *err)
+{
+	const struct run_opts *o = &rc->opts;
+	char host[256] = "";
+	json_t *j;
+	char *text;
+	int ret;
+
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+	j = json_pack("{s:i, s:i, s:i, s:s, s:s, s:s}", "rank", (int)o->rank, "world_size",
+		      (int)o->world_size, "local_rank", (int)o->local_rank, "launcher",
+		      o->launcher ? o->launcher : "none", "source",
+		      o->rank_source ? o->rank_source : "pid", "host", host);
+	text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	if (!text)
+		BUG("cannot build rank.json");
+	ret = bundle_write(&rc->bundle, "rank.json", text, strlen(text), err);
+	free(text);
+	json_decref(j);
+	return ret;
+}
+
 /* Before the steps: <root>/latest, the bundle's folders, and for an
  * external program profiled with a model preset the analytic FLOPs/bytes
  * from the preset and infer.* (analysis/analytic_cfg.h). 0, or -1 when
@@ -298,6 +325,7 @@ static int prepare_bundle(struct run_ctx *rc)
 		strbuf_reset(&err);
 	}
 	if (make_dirs(&rc->bundle, &rc->plan, &err) ||
+	    (rc->opts.bundle_name && write_rank_json(rc, &err)) ||
 	    (plan_find(&rc->plan, "nsys-export") && write_nsys_cmd(&rc->bundle, &rc->plan, &err))) {
 		run_error(rc, "%s", err.buf);
 		run_outcome_fail(&rc->outcome, STEP_FAILED, EXIT_IO);
