@@ -161,7 +161,8 @@ static int parse_tsv_line(char *line, struct tsv_rank *tr, const char *path, siz
 
 	if (!strcmp(f[0], "host") && n == 2) {
 		tr->host = f[1];
-	} else if (!strcmp(f[0], "window") && n == 4 && !parse_i64(f[2], INT64_MIN, INT64_MAX, &a, NULL) &&
+	} else if (!strcmp(f[0], "window") && n == 4 &&
+		   !parse_i64(f[2], INT64_MIN, INT64_MAX, &a, NULL) &&
 		   !parse_i64(f[3], INT64_MIN, INT64_MAX, &b, NULL)) {
 		ALLOC_GROW(tr->w, tr->nw + 1, tr->aw);
 		tr->w[tr->nw++] = (struct coll_window){f[1], a, b};
@@ -217,9 +218,8 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 	}
 	mr->collectives = tr.nk;
 	{
-		struct coll_rank_input in = {mr->rank,	   host_id(hosts, nhosts, mr->host),
-					     tr.k,	   tr.nk,
-					     tr.w,	   tr.nw};
+		struct coll_rank_input in = {
+		    mr->rank, host_id(hosts, nhosts, mr->host), tr.k, tr.nk, tr.w, tr.nw};
 
 		if (coll_builder_add_rank(b, &in, err))
 			goto out;
@@ -250,7 +250,8 @@ static void stat_of(struct merge_stat *st, const struct merge_rank *r, size_t n,
 	memset(st, 0, sizeof(*st));
 	st->min_rank = st->max_rank = -1;
 	for (size_t i = 0; i < n; i++) {
-		double x = *(const double *)((const char *)&r[i] + field_off + (size_t)k * sizeof(double));
+		double x =
+		    *(const double *)((const char *)&r[i] + field_off + (size_t)k * sizeof(double));
 
 		if (r[i].failed || !r[i].have[k])
 			continue;
@@ -311,8 +312,10 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 	memset(out, 0, sizeof(*out));
 	path_join(&rd, dir, "ranks");
 	if (!path_is_dir(rd.buf)) {
-		error_set(err, "'%s' has no ranks/ folder: not a run folder of 'llmprof profile "
-			       "--rank-dir'", dir);
+		error_set(err,
+			  "'%s' has no ranks/ folder: not a run folder of 'llmprof profile "
+			  "--rank-dir'",
+			  dir);
 		goto out;
 	}
 	if (list_ranks(rd.buf, &ids, &n, err))

@@ -20,9 +20,9 @@ enum { MERGE_PREFILL, MERGE_DECODE, MERGE_NSTAGES };
 
 struct merge_rank {
 	int rank;
-	char *host;	  /* owned: rank.json's, else the collectives', else "" */
-	int failed;	  /* its run did not end ok, or it wrote no metrics.json */
-	char *why;	  /* owned, when failed: "status.json state 'failed'", ... */
+	char *host;		 /* owned: rank.json's, else the collectives', else "" */
+	int failed;		 /* its run did not end ok, or it wrote no metrics.json */
+	char *why;		 /* owned, when failed: "status.json state 'failed'", ... */
 	int have[MERGE_NSTAGES]; /* the stage ran on this rank */
 	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES], step_p50_ms[MERGE_NSTAGES];
 	size_t kernels[MERGE_NSTAGES];
@@ -46,7 +46,7 @@ struct merge_result {
 	size_t nranks, nfailed;
 	int *missing; /* rank ids in [0, world_size) with no folder */
 	size_t nmissing;
-	int world_size;	  /* largest recorded in rank.json, else highest rank + 1 */
+	int world_size; /* largest recorded in rank.json, else highest rank + 1 */
 	struct merge_stage stages[MERGE_NSTAGES];
 	/* the straggler of the collectives when there is one (the rank the
 	 * others wait for, analysis/collectives.h's thresholds), else the

@@ -17,8 +17,9 @@
 static const char *opt_out;
 
 static const struct opt opts[] = {
-    {"output", 'o', OPT_STRING, &opt_out, "DIR", "write merged.md and merged.json into DIR "
-						"instead of RUN/merged/"},
+    {"output", 'o', OPT_STRING, &opt_out, "DIR",
+     "write merged.md and merged.json into DIR "
+     "instead of RUN/merged/"},
     OPT_END_MARK,
 };
 

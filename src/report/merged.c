@@ -28,11 +28,12 @@ static json_t *jcoll(const struct coll_result *c)
 		const struct coll_rank *r = &c->ranks[i];
 
 		json_array_append_new(
-		    ranks, json_pack("{s:i, s:i, s:I, s:i, s:f, s:f, s:f, s:i}", "rank", r->rank,
-				     "calls", (int)r->calls, "clock_offset_ns",
-				     (json_int_t)r->clock_offset_ns, "unmatched", (int)r->unmatched,
-				     "wait_ms", r->wait_ns / 1e6, "transfer_ms", r->transfer_ns / 1e6,
-				     "comm_ms", r->comm_ns / 1e6, "arrived_last", (int)r->last_count));
+		    ranks,
+		    json_pack("{s:i, s:i, s:I, s:i, s:f, s:f, s:f, s:i}", "rank", r->rank, "calls",
+			      (int)r->calls, "clock_offset_ns", (json_int_t)r->clock_offset_ns,
+			      "unmatched", (int)r->unmatched, "wait_ms", r->wait_ns / 1e6,
+			      "transfer_ms", r->transfer_ns / 1e6, "comm_ms", r->comm_ns / 1e6,
+			      "arrived_last", (int)r->last_count));
 	}
 	for (size_t i = 0; i < c->nstragglers; i++)
 		json_array_append_new(strag, json_pack("{s:i, s:i, s:f, s:f}", "rank",
@@ -44,9 +45,9 @@ static json_t *jcoll(const struct coll_result *c)
 		json_array_append_new(
 		    hosts, json_pack("{s:i, s:i, s:I, s:b, s:i, s:I}", "host", c->hosts[i].host,
 				     "ranks", (int)c->hosts[i].ranks, "offset_ns",
-				     (json_int_t)c->hosts[i].offset_ns, "aligned", c->hosts[i].aligned,
-				     "samples", (int)c->hosts[i].samples, "residual_ns",
-				     (json_int_t)c->hosts[i].residual_ns));
+				     (json_int_t)c->hosts[i].offset_ns, "aligned",
+				     c->hosts[i].aligned, "samples", (int)c->hosts[i].samples,
+				     "residual_ns", (json_int_t)c->hosts[i].residual_ns));
 	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:I}", "instances", (int)c->ninstances,
 			 "mismatches", (int)c->nmismatches, "ranks", ranks, "stragglers", strag,
 			 "hosts", hosts, "residual_median_ns", (json_int_t)c->residual_median_ns);
@@ -60,9 +61,9 @@ static char *merged_json(const struct merge_result *r)
 
 	for (size_t i = 0; i < r->nranks; i++) {
 		const struct merge_rank *m = &r->ranks[i];
-		json_t *o = json_pack("{s:i, s:s, s:s, s:i}", "rank", m->rank, "host", m->host,
-				      "state", m->failed ? "failed" : "ok", "collectives",
-				      (int)m->collectives);
+		json_t *o =
+		    json_pack("{s:i, s:s, s:s, s:i}", "rank", m->rank, "host", m->host, "state",
+			      m->failed ? "failed" : "ok", "collectives", (int)m->collectives);
 
 		if (m->failed)
 			json_object_set_new(o, "why", json_string(m->why));
@@ -78,9 +79,10 @@ static char *merged_json(const struct merge_result *r)
 	for (size_t i = 0; i < r->nmissing; i++)
 		json_array_append_new(missing, json_integer(r->missing[i]));
 	for (int k = 0; k < MERGE_NSTAGES; k++)
-		json_array_append_new(stages, json_pack("{s:s, s:o, s:o}", "name", r->stages[k].name,
-							"gpu", jstat(&r->stages[k].gpu), "step_p50",
-							jstat(&r->stages[k].step_p50)));
+		json_array_append_new(stages,
+				      json_pack("{s:s, s:o, s:o}", "name", r->stages[k].name, "gpu",
+						jstat(&r->stages[k].gpu), "step_p50",
+						jstat(&r->stages[k].step_p50)));
 	json_object_set_new(root, "schema", json_string("llmprof.merged/1"));
 	json_object_set_new(root, "complete", json_boolean(!r->nmissing && !r->nfailed));
 	json_object_set_new(root, "world_size", json_integer(r->world_size));
@@ -123,8 +125,9 @@ static void md_collectives(struct strbuf *sb, const struct coll_result *c)
 			    c->ranks[i].transfer_ns / 1e6, c->ranks[i].last_count,
 			    c->ranks[i].clock_offset_ns / 1e3);
 	if (c->nstragglers)
-		strbuf_addf(sb, "\nStraggler: rank %d arrived last in %zu collectives (%.0f %%), "
-				"%.1f us late on average.\n",
+		strbuf_addf(sb,
+			    "\nStraggler: rank %d arrived last in %zu collectives (%.0f %%), "
+			    "%.1f us late on average.\n",
 			    c->stragglers[0].rank, c->stragglers[0].count,
 			    c->stragglers[0].share * 100, c->stragglers[0].mean_late_ns / 1e3);
 }
@@ -147,14 +150,16 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 					    r->ranks[i].why);
 		strbuf_addstr(sb, ".\n");
 	}
-	strbuf_addstr(sb, "\n## Stages across ranks\n\n| Stage | Metric | Ranks | Min ms | Median ms "
-			  "| Max ms | Max on |\n|---|---|---:|---:|---:|---:|---|\n");
+	strbuf_addstr(sb,
+		      "\n## Stages across ranks\n\n| Stage | Metric | Ranks | Min ms | Median ms "
+		      "| Max ms | Max on |\n|---|---|---:|---:|---:|---:|---|\n");
 	for (int k = 0; k < MERGE_NSTAGES; k++) {
 		md_stat(sb, r->stages[k].name, "GPU time", &r->stages[k].gpu);
 		md_stat(sb, r->stages[k].name, "step p50", &r->stages[k].step_p50);
 	}
-	strbuf_addstr(sb, "\n## Ranks\n\n| Rank | Host | State | Prefill GPU ms | Decode GPU ms "
-			  "| Decode step p50 ms | NCCL kernels |\n|---:|---|---|---:|---:|---:|---:|\n");
+	strbuf_addstr(
+	    sb, "\n## Ranks\n\n| Rank | Host | State | Prefill GPU ms | Decode GPU ms "
+		"| Decode step p50 ms | NCCL kernels |\n|---:|---|---|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < r->nranks; i++) {
 		const struct merge_rank *m = &r->ranks[i];
 
@@ -162,7 +167,8 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 		md_escape_inline(sb, m->host);
 		strbuf_addf(sb, " | %s | ", m->failed ? "failed" : "ok");
 		for (int k = 0; k < MERGE_NSTAGES; k++)
-			m->have[k] ? strbuf_addf(sb, "%.3f | ", m->gpu_ms[k]) : strbuf_addstr(sb, "- | ");
+			m->have[k] ? strbuf_addf(sb, "%.3f | ", m->gpu_ms[k])
+				   : strbuf_addstr(sb, "- | ");
 		m->have[MERGE_DECODE] ? strbuf_addf(sb, "%.3f | ", m->step_p50_ms[MERGE_DECODE])
 				      : strbuf_addstr(sb, "- | ");
 		strbuf_addf(sb, "%zu |\n", m->collectives);
