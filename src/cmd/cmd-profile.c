@@ -16,11 +16,13 @@
 #include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "core/fsutil.h"
 #include "pipeline/run.h"
+#include "trace/rankid.h"
 #include "core/banned.h"
 
 static int opt_dry_run, opt_echo, opt_quiet, opt_verbose;
-static const char *opt_conf_dir, *opt_output;
+static const char *opt_conf_dir, *opt_output, *opt_rank_dir;
 
 static const struct opt opts[] = {
     {"output", 'o', OPT_STRING, &opt_output, "DIR",
@@ -36,6 +38,10 @@ static const struct opt opts[] = {
      "also copy the children's output to the terminal (same as run.echo=true)"},
     {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
      "read the configuration from DIR instead of the default conf/ folder"},
+    {"rank-dir", 0, OPT_STRING, &opt_rank_dir, "DIR",
+     "one rank of a job started by mpirun or srun: write this rank's bundle into "
+     "DIR/ranks/<rank>/ (the rank from RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK); "
+     "then 'llmprof merge DIR'"},
     OPT_END_MARK,
 };
 
@@ -205,6 +211,51 @@ static int print_run_line(const char *dir, int code)
 	return code ? code : EXIT_IO;
 }
 
+static const char *env_get(const char *name, void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* --rank-dir: "ranks/<rank>" into name, the rank by the tracer's own rule
+ * (trace/rankid.h), so a bundle's folder and its trace agree on the rank.
+ * 0, or the exit code after the error; nothing is created. */
+static int rank_bundle_name(int root_given, struct strbuf *name, struct run_opts *ro)
+{
+	struct strbuf dir = STRBUF_INIT;
+	struct rank_ident id;
+	int code = 0;
+
+	if (!*opt_rank_dir || opt_output || root_given) {
+		error_print(!*opt_rank_dir ? "profile: option '--rank-dir' needs a directory"
+					   : "profile: '--rank-dir' names the run folder; it "
+					     "cannot be used with '-o' or artifacts.root");
+		return EXIT_USAGE;
+	}
+	rank_ident_from_env(&id, env_get, NULL);
+	if (id.rank < 0) {
+		error_print("profile: --rank-dir: no rank in the environment (RANK, SLURM_PROCID, "
+			    "OMPI_COMM_WORLD_RANK or PMI_RANK); start llmprof under the launcher: "
+			    "mpirun|srun ... llmprof profile --rank-dir DIR -- PROGRAM");
+		return EXIT_USAGE;
+	}
+	strbuf_addf(name, "ranks/%d", (int)id.rank);
+	ro->rank = id.rank;
+	ro->world_size = id.world_size;
+	ro->local_rank = id.local_rank;
+	ro->launcher = rank_launcher_name(id.launcher);
+	ro->rank_source = rank_source_name(id.source);
+	path_join(&dir, opt_rank_dir, name->buf);
+	if (path_exists(dir.buf)) { /* checked again, atomically, by mkdir */
+		error_print("profile: '%s' exists: rank %d was already profiled into '%s'; give "
+			    "a new --rank-dir or remove that folder",
+			    dir.buf, (int)id.rank, opt_rank_dir);
+		code = EXIT_USAGE;
+	}
+	strbuf_release(&dir);
+	return code;
+}
+
 /* Creates the bundle and runs the pipeline. The exit code. */
 static int run(struct run_ctx *rc)
 {
@@ -243,8 +294,8 @@ out:
 static int cmd_profile_exec(struct cmd_ctx *ctx)
 {
 	struct strbuf err = STRBUF_INIT, root = STRBUF_INIT;
-	struct strbuf output_ov = STRBUF_INIT;
-	struct run_opts ro = {0, 0};
+	struct strbuf output_ov = STRBUF_INIT, rank_name = STRBUF_INIT;
+	struct run_opts ro = {0, 0, NULL, -1, -1, -1, NULL, NULL};
 	struct run_ctx rc;
 	char *conf_dir = NULL;
 	const char **overrides = NULL;
@@ -258,6 +309,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		goto out;
 	for (int i = 0; i < ctx->argc; i++)
 		root_given |= names_artifacts_root(ctx->argv[i]);
+	if (opt_rank_dir && (code = rank_bundle_name(root_given, &rank_name, &rc.opts)))
+		goto out;
 	conf_dir = opt_conf_dir ? xstrdup(opt_conf_dir) : config_find_conf_dir();
 	if (!conf_dir) {
 		error_print("cannot find the conf/ folder: set LLMPROF_CONF_DIR or use --conf-dir");
@@ -272,7 +325,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 	rc.prog_argv = ctx->prog_argv;
 	if ((code = resolve_config(&rc, ctx, conf_dir, root_given, overrides, n_overrides, &err)))
 		goto out;
-	bundle_abspath(&root, config_typed(rc.cfg)->artifacts.root);
+	bundle_abspath(&root, opt_rank_dir ? opt_rank_dir : config_typed(rc.cfg)->artifacts.root);
+	rc.opts.bundle_name = opt_rank_dir ? rank_name.buf : NULL;
 	if (!opt_echo)
 		opt_echo = config_typed(rc.cfg)->run.echo;
 	rc.opts.dry_run = opt_dry_run;
@@ -288,6 +342,7 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 out:
 	run_ctx_release(&rc);
 	strbuf_release(&output_ov);
+	strbuf_release(&rank_name);
 	free(conf_dir);
 	free(overrides);
 	strbuf_release(&err);
@@ -299,19 +354,24 @@ const struct cmd_entry cmd_profile_entry = {
     .name = "profile",
     .usage = "[options] [KEY=VALUE ...] [-- PROGRAM [ARGS...]]",
     .summary = "run a workload under the profiling pipeline and write a run bundle",
-    .description = "Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
-		   "<artifacts.root>/<run_id>/ and runs the pipeline, each step recorded in\n"
-		   "status.json: config, provenance, workload (under the timeline backend),\n"
-		   "trace (builtin) or nsys-export + nsys-stats (nsys), analyze, select, ncu,\n"
-		   "join, reports. pipeline.trace.backend=auto picks nsys when it can finish a\n"
-		   "report, else the builtin tracer, and says why. A failed step keeps what\n"
-		   "came before; the reports still run and say what is missing.\n"
-		   "With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
-		   "shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
-		   "or workload.program. The last line on stdout is 'run: <dir>'.\n"
-		   "Exit codes: 0 ok, 1 workload failed, 3 config, 4 tool missing, 6 a step\n"
-		   "failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"
-		   "(docs/exit-codes.md).",
+    .description =
+	"Resolves the configuration (conf/ plus KEY=VALUE overrides), creates\n"
+	"<artifacts.root>/<run_id>/ and runs the pipeline, each step recorded in\n"
+	"status.json: config, provenance, workload (under the timeline backend),\n"
+	"trace (builtin) or nsys-export + nsys-stats (nsys), analyze, select, ncu,\n"
+	"join, reports. pipeline.trace.backend=auto picks nsys when it can finish a\n"
+	"report, else the builtin tracer, and says why. A failed step keeps what\n"
+	"came before; the reports still run and say what is missing.\n"
+	"With '-- PROGRAM ARGS' that program is the workload (never run through a\n"
+	"shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
+	"or workload.program. The last line on stdout is 'run: <dir>'.\n"
+	"Under mpirun or srun, '--rank-dir DIR' writes each rank's bundle into\n"
+	"DIR/ranks/<rank>/ (refused when it exists); 'llmprof merge DIR' then\n"
+	"builds the cross-rank reports.\n"
+	"Exit codes: 0 ok, 1 workload failed, 2 usage (--rank-dir: no rank in\n"
+	"the environment, or the rank's folder exists), 3 config, 4 tool missing, 6 a step\n"
+	"failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"
+	"(docs/exit-codes.md).",
     .opts = opts,
     .flags = CMD_TAKES_PROGRAM,
     .exec = cmd_profile_exec,

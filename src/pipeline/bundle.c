@@ -106,6 +106,21 @@ void bundle_choose(struct run_bundle *b, const char *root)
 	strbuf_release(&id);
 }
 
+void bundle_fix(struct run_bundle *b, const char *root, const char *name)
+{
+	struct strbuf abs = STRBUF_INIT, dir = STRBUF_INIT, id = STRBUF_INIT;
+
+	bundle_abspath(&abs, root);
+	path_join(&dir, abs.buf, name);
+	bundle_format_run_id(&id, clock_wall_ns(), random16());
+	bundle_release(b);
+	memcpy(b->run_id, id.buf, RUN_ID_LEN + 1);
+	b->root = strbuf_detach(&abs, NULL);
+	b->dir = strbuf_detach(&dir, NULL);
+	b->fixed = 1;
+	strbuf_release(&id);
+}
+
 void bundle_stand_in(struct run_bundle *b, const char *root)
 {
 	struct strbuf abs = STRBUF_INIT, dir = STRBUF_INIT;
@@ -124,9 +139,27 @@ int bundle_make(struct run_bundle *b, struct strbuf *err)
 	struct strbuf logs = STRBUF_INIT;
 	int ret = -1;
 
-	if (mkdir_p(b->root, err))
+	if (b->fixed) { /* <root>/ranks/<rank>: its parent, shared by every rank */
+		const char *slash = strrchr(b->dir, '/');
+		struct strbuf parent = STRBUF_INIT;
+
+		strbuf_add(&parent, b->dir, (size_t)(slash - b->dir));
+		ret = mkdir_p(parent.buf, err);
+		strbuf_release(&parent);
+		if (ret)
+			return -1;
+		ret = -1;
+	} else if (mkdir_p(b->root, err)) {
 		return -1;
+	}
 	if (mkdir(b->dir, 0777)) {
+		/* a fixed folder that exists is another process's (the same
+		 * rank twice): never shared, and no other name to draw */
+		if (b->fixed && errno == EEXIST)
+			return error_set(err,
+					 "'%s' exists: another process wrote (or is writing) "
+					 "this rank's bundle there; give a new folder or remove it",
+					 b->dir);
 		error_errno(err, "cannot create run directory '%s'", b->dir);
 		return errno == EEXIST ? 1 : -1;
 	}
@@ -161,6 +194,7 @@ void bundle_release(struct run_bundle *b)
 	FREE_AND_NULL(b->root);
 	FREE_AND_NULL(b->dir);
 	b->run_id[0] = '\0';
+	b->fixed = 0;
 }
 
 void bundle_path(const struct run_bundle *b, const char *rel, struct strbuf *sb)
@@ -217,6 +251,8 @@ int bundle_update_latest(const struct run_bundle *b, struct strbuf *err)
 	struct stat st;
 	int ret = -1;
 
+	if (b->fixed) /* <root> holds the ranks' folders, not run ids */
+		return 0;
 	path_join(&link, b->root, "latest");
 	if (!lstat(link.buf, &st) && !S_ISLNK(st.st_mode)) {
 		/* the user's own file or folder: never replaced */

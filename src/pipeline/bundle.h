@@ -20,10 +20,11 @@ struct run_bundle {
 	char run_id[RUN_ID_LEN + 1];
 	char *root; /* absolute artifacts root, owned */
 	char *dir;  /* absolute <root>/<run_id>, owned */
+	int fixed;  /* dir was named by the caller (bundle_fix()), not by run_id */
 };
 #define RUN_BUNDLE_INIT                                                                            \
 	{                                                                                          \
-		{0}, NULL, NULL                                                                    \
+		{0}, NULL, NULL, 0                                                                 \
 	}
 
 /* Formats a run id from a wall-clock time (ns since the epoch, UTC) and 16
@@ -39,13 +40,20 @@ void bundle_abspath(struct strbuf *sb, const char *root);
  * (root made absolute); creates nothing, so the plan can be made for b->dir
  * before anything exists. Release with bundle_release(). */
 void bundle_choose(struct run_bundle *b, const char *root);
+/* Fills b with the folder <root>/<name> the caller chose (--rank-dir:
+ * <DIR>/ranks/<rank>) and a fresh run id for status.json; creates nothing.
+ * bundle_make() then refuses the folder when it exists (never two writers
+ * in one bundle) and bundle_update_latest() makes no <root>/latest. */
+void bundle_fix(struct run_bundle *b, const char *root, const char *name);
 /* Fills b with the stand-in <root>/<run_id> that --dry-run shows; never
  * made. */
 #define BUNDLE_STAND_IN_ID "<run_id>"
 void bundle_stand_in(struct run_bundle *b, const char *root);
-/* Creates b->root (and parents) and b->dir with logs/ inside. 0; 1 when
- * b->dir exists by now (another run drew the same id since
- * bundle_choose(): choose again); -1 with err. err is set in both cases. */
+/* Creates b->root (and parents; an existing one is fine, so ranks starting
+ * at once all succeed) and b->dir with logs/ inside. 0; 1 when b->dir
+ * exists by now (another run drew the same id since bundle_choose():
+ * choose again); -1 with err (also when a fixed b->dir exists). err is set
+ * in both cases. */
 int bundle_make(struct run_bundle *b, struct strbuf *err);
 /* bundle_choose() and bundle_make() until the folder is this run's.
  * 0, or -1 with err. */
@@ -57,13 +65,14 @@ void bundle_path(const struct run_bundle *b, const char *rel, struct strbuf *sb)
 /* Writes <dir>/<rel> atomically (temp + rename). */
 int bundle_write(const struct run_bundle *b, const char *rel, const void *data, size_t len,
 		 struct strbuf *err);
-/* Points <root>/latest at this run, atomically. */
 /* Checks that the run directory and the folders llmprof writes into inside
  * it are still real directories (the profiled program may have replaced
  * one by a symlink). 0; -1 with err when a folder was replaced; -2 with err
  * when the run directory itself was: then nothing may be written at all. */
 int bundle_check_dirs(const struct run_bundle *b, struct strbuf *err);
 
+/* Points <root>/latest at this run, atomically; nothing for a fixed
+ * bundle. */
 int bundle_update_latest(const struct run_bundle *b, struct strbuf *err);
 
 #endif

@@ -1,7 +1,9 @@
 /* run.c: struct run_ctx from the config to the finished status.json, and
  * the one loop that runs the plan's steps through the step table
  * (steps.c). Owned by the pipeline layer; prints nothing (progress.h). */
+#include <jansson.h>
 #include <stdarg.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +132,9 @@ static int plan_for_bundle(struct run_ctx *rc, struct strbuf *err)
 
 int run_plan(struct run_ctx *rc, const char *root, struct strbuf *err, int *code)
 {
-	if (rc->opts.dry_run)
+	if (rc->opts.bundle_name)
+		bundle_fix(&rc->bundle, root, rc->opts.bundle_name);
+	else if (rc->opts.dry_run)
 		bundle_stand_in(&rc->bundle, root);
 	else
 		bundle_choose(&rc->bundle, root);
@@ -196,7 +200,9 @@ int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code)
 			BUG("plan changed between checks: %s", err->buf);
 	}
 	if (ret) {
-		*code = EXIT_IO;
+		/* a fixed folder taken by another process is the caller's
+		 * mistake (the same rank twice), not a disk's */
+		*code = rc->bundle.fixed && path_exists(rc->bundle.dir) ? EXIT_USAGE : EXIT_IO;
 		return -1;
 	}
 	bundle_path(&rc->bundle, "status.json", &path);
@@ -280,6 +286,31 @@ static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, s
 	return ret;
 }
 
+/* rank.json of a --rank-dir bundle: who this rank is, for llmprof merge
+ * (the world size tells it which ranks are missing). */
+static int write_rank_json(struct run_ctx *rc, struct strbuf *err)
+{
+	const struct run_opts *o = &rc->opts;
+	char host[256] = "";
+	json_t *j;
+	char *text;
+	int ret;
+
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+	j = json_pack("{s:i, s:i, s:i, s:s, s:s, s:s}", "rank", (int)o->rank, "world_size",
+		      (int)o->world_size, "local_rank", (int)o->local_rank, "launcher",
+		      o->launcher ? o->launcher : "none", "source",
+		      o->rank_source ? o->rank_source : "pid", "host", host);
+	text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	if (!text)
+		BUG("cannot build rank.json");
+	ret = bundle_write(&rc->bundle, "rank.json", text, strlen(text), err);
+	free(text);
+	json_decref(j);
+	return ret;
+}
+
 /* Before the steps: <root>/latest, the bundle's folders, and for an
  * external program profiled with a model preset the analytic FLOPs/bytes
  * from the preset and infer.* (analysis/analytic_cfg.h). 0, or -1 when
@@ -294,6 +325,7 @@ static int prepare_bundle(struct run_ctx *rc)
 		strbuf_reset(&err);
 	}
 	if (make_dirs(&rc->bundle, &rc->plan, &err) ||
+	    (rc->opts.bundle_name && write_rank_json(rc, &err)) ||
 	    (plan_find(&rc->plan, "nsys-export") && write_nsys_cmd(&rc->bundle, &rc->plan, &err))) {
 		run_error(rc, "%s", err.buf);
 		run_outcome_fail(&rc->outcome, STEP_FAILED, EXIT_IO);

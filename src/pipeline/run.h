@@ -67,6 +67,12 @@ struct run_outcome {
 struct run_opts {
 	int dry_run;
 	int echo; /* copy the children's output to the terminal */
+	/* the bundle is <root>/<bundle_name> (--rank-dir: "ranks/<rank>"),
+	 * refused when it exists, instead of <root>/<run_id>; NULL = run id */
+	const char *bundle_name;
+	/* with bundle_name: the rank's identity, written to rank.json */
+	int32_t rank, world_size, local_rank;
+	const char *launcher, *rank_source;
 };
 
 struct report_analysis;

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "analysis/model_build.h"
+#include "analysis/rank_summary.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
@@ -99,6 +102,23 @@ void step_provenance(struct run_ctx *rc, const struct plan_step *s, size_t i,
 	}
 }
 
+/* collectives.tsv when the trace ran NCCL kernels: what `llmprof merge`
+ * reads of this rank, written where the trace is. Failing to write it
+ * costs the merge, not this run: a warning. */
+static void write_rank_summary(struct run_ctx *rc)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	char host[256] = "";
+
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+	if (rank_summary_format(rc->analysis, host, &sb) &&
+	    bundle_write(&rc->bundle, RANK_SUMMARY_FILE, sb.buf, sb.len, &err))
+		run_warning(rc, "no " RANK_SUMMARY_FILE " for 'llmprof merge': %s", err.buf);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
 /* The timeline analysis of the bundle's trace, kept in rc for select,
  * join and reports. */
 void step_analyze(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
@@ -114,5 +134,7 @@ void step_analyze(struct run_ctx *rc, const struct plan_step *s, size_t i, struc
 	rc->analyze_state = report_analysis_state(rc->analysis, &m);
 	res->state = rc->analyze_state;
 	strbuf_addstr(&res->msg, m);
+	if (rc->analyze_state == STEP_OK)
+		write_rank_summary(rc);
 	strbuf_release(&tp);
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# merge-scale.sh: `llmprof merge` of 64 and 256 synthetic ranks. Each rank
+# folder holds what `profile --rank-dir` leaves for the merge: rank.json,
+# status.json, a metrics.json with prefill and decode, and a collectives.tsv
+# of COLL NCCL AllReduce kernels (default 10000: the NCCL share of a
+# 100k-kernel tensor-parallel trace, 2 all-reduces per layer; the other
+# kernels never reach the summary). Ranks on 8 hosts, host h's clock 5 ms
+# ahead per h, rank 7 arrives 30 us late. Prints wall time and peak RSS of
+# each merge (GNU time), fails when a peak RSS exceeds 1 GB, and prints the
+# time ratio 256/64 (linear in ranks: 4). Results: bench/results/merge-scale.md.
+# usage: bench/merge-scale.sh [BUILD_DIR [COLL]]
+set -euo pipefail
+build=${1:-build}
+coll=${2:-10000}
+llmprof=$build/llmprof
+[ -x "$llmprof" ] || { echo "merge-scale: $llmprof missing: run make first" >&2; exit 2; }
+tmp=$(mktemp -d /tmp/llmprof-merge-scale.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+declare -A secs
+for ranks in 64 256; do
+	python3 - "$tmp/r$ranks" "$ranks" "$coll" <<'PY'
+import json, os, sys
+run, n, coll = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+for r in range(n):
+    d = f"{run}/ranks/{r}"
+    os.makedirs(d)
+    host = r // (n // 8)
+    skew = host * 5_000_000
+    json.dump({"rank": r, "world_size": n, "host": f"node{host}"}, open(f"{d}/rank.json", "w"))
+    json.dump({"state": "ok"}, open(f"{d}/status.json", "w"))
+    dec = 40.0 + (0.3 if r == 7 else 0)
+    json.dump({"stages": [
+        {"role": "prefill", "name": "prefill", "instances": 1, "gpu_ms": 5.0, "busy_ms": 4.8,
+         "kernels": 2000, "steps": {"p50_ms": None}},
+        {"role": "decode", "name": "decode", "instances": 1, "gpu_ms": dec, "busy_ms": dec - 1,
+         "kernels": 98000, "steps": {"p50_ms": dec / 100}}]}, open(f"{d}/metrics.json", "w"))
+    late = 30_000 if r == 7 else (r % 5) * 100
+    lines = ["# llmprof collectives 1", f"host\tnode{host}",
+             f"window\tprefill\t{skew}\t{skew + 5_000_000}",
+             f"window\tdecode\t{skew + 5_000_000}\t{skew + 5_000_000 + coll * 40_000}"]
+    for i in range(coll):
+        t = skew + 5_000_000 + i * 40_000
+        lines.append(f"kernel\t{t + 20_000 + late}\t{t + 60_000}\t0\t13\t{name}")
+    open(f"{d}/collectives.tsv", "w").write("\n".join(lines) + "\n")
+PY
+	/usr/bin/time -f "wall_s %e peak_rss_kb %M" -o "$tmp/time" "$llmprof" merge "$tmp/r$ranks" >"$tmp/out"
+	size=$(du -sk "$tmp/r$ranks/ranks" | cut -f1)
+	read -r _ s _ kb <"$tmp/time"
+	secs[$ranks]=$s
+	echo "ranks $ranks: collectives/rank $coll, summaries $((size / 1024)) MB, merge ${s} s, peak RSS $((kb / 1024)) MB; $(head -1 "$tmp/out")"
+	python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['collectives']; print('  instances', c['instances'], 'residual_median_ns', c['residual_median_ns'], 'straggler rank', c['stragglers'][0]['rank'])" "$tmp/r$ranks/merged/merged.json"
+	[ "$kb" -le 1048576 ] || { echo "merge-scale: peak RSS $((kb / 1024)) MB > 1 GB at $ranks ranks" >&2; exit 1; }
+	rm -rf "$tmp/r$ranks"
+done
+awk -v a="${secs[64]}" -v b="${secs[256]}" 'BEGIN { printf "time ratio 256/64: %.2f (linear: 4)\n", b / a }'

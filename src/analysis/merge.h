@@ -1,0 +1,68 @@
+/* merge.h: `llmprof merge RUN`: the cross-rank view of a --rank-dir run
+ * folder built from each rank's small files alone (RUN/ranks/<r>/:
+ * rank.json, status.json, metrics.json, collectives.tsv), never from a
+ * trace, so its cost grows with ranks and collectives, not trace size.
+ * Ranks are read one at a time; collectives go through analysis/
+ * collectives.h one rank at a time (coll_builder_add_rank). docs/
+ * run-bundle.md describes the output.
+ *
+ * Ownership: struct merge_result owns everything it points to
+ * (merge_result_release()). */
+#ifndef LLMPROF_ANALYSIS_MERGE_H
+#define LLMPROF_ANALYSIS_MERGE_H
+
+#include <stddef.h>
+
+#include "analysis/collectives.h"
+#include "core/strbuf.h"
+
+enum { MERGE_PREFILL, MERGE_DECODE, MERGE_NSTAGES };
+
+struct merge_rank {
+	int rank;
+	char *host;		 /* owned: rank.json's, else the collectives', else "" */
+	int failed;		 /* its run did not end ok, or it wrote no metrics.json */
+	char *why;		 /* owned, when failed: "status.json state 'failed'", ... */
+	int have[MERGE_NSTAGES]; /* the stage ran on this rank */
+	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES], step_p50_ms[MERGE_NSTAGES];
+	size_t kernels[MERGE_NSTAGES];
+	size_t collectives; /* NCCL kernels in its collectives.tsv */
+};
+
+/* min/median/max over the ranks that ran a stage; ranks by rank id. */
+struct merge_stat {
+	size_t n;
+	double min, median, max;
+	int min_rank, max_rank;
+};
+
+struct merge_stage {
+	const char *name; /* "prefill", "decode" (static) */
+	struct merge_stat gpu, step_p50;
+};
+
+struct merge_result {
+	struct merge_rank *ranks; /* the folders found, sorted by rank */
+	size_t nranks, nfailed;
+	int *missing; /* rank ids in [0, world_size) with no folder */
+	size_t nmissing;
+	int world_size; /* largest recorded in rank.json, else highest rank + 1 */
+	struct merge_stage stages[MERGE_NSTAGES];
+	/* the straggler of the collectives when there is one (the rank the
+	 * others wait for, analysis/collectives.h's thresholds), else the
+	 * largest decode GPU time (else prefill's); -1 none */
+	int slowest_rank;
+	const char *slowest_by;
+	int have_coll; /* some rank had NCCL kernels: coll is filled */
+	struct coll_result coll;
+};
+
+/* Reads dir/ranks/<r>/ for every <r> that is a rank number (others are
+ * ignored). -1 with err (one line) when dir has no ranks/ folder, none of
+ * it is a rank, or a rank's metrics.json, status.json, rank.json or
+ * collectives.tsv is damaged; a rank whose files are missing is listed as
+ * failed, not an error. */
+int merge_run(const char *dir, struct merge_result *out, struct strbuf *err);
+void merge_result_release(struct merge_result *r);
+
+#endif

@@ -1,0 +1,105 @@
+/* cmd-merge.c: `llmprof merge RUN`: the cross-rank reports of a run folder
+ * that `llmprof profile --rank-dir RUN` filled, one rank at a time, from
+ * each rank's summaries (analysis/merge.h), into RUN/merged/ (or -o DIR).
+ * Missing or failed ranks do not stop it: they are listed and the exit
+ * code says the merge is incomplete. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/merge.h"
+#include "cmd/cmd.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "report/merged.h"
+#include "core/banned.h"
+
+static const char *opt_out;
+
+static const struct opt opts[] = {
+    {"output", 'o', OPT_STRING, &opt_out, "DIR",
+     "write merged.md and merged.json into DIR "
+     "instead of RUN/merged/"},
+    OPT_END_MARK,
+};
+
+/* "incomplete: ranks 2, 3 missing; rank 1 failed" on stderr. */
+static void print_incomplete(const struct merge_result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (r->nmissing) {
+		strbuf_addf(&sb, "rank%s", r->nmissing > 1 ? "s" : "");
+		for (size_t i = 0; i < r->nmissing; i++)
+			strbuf_addf(&sb, "%s %d", i ? "," : "", r->missing[i]);
+		strbuf_addstr(&sb, " missing");
+	}
+	for (size_t i = 0; i < r->nranks; i++)
+		if (r->ranks[i].failed)
+			strbuf_addf(&sb, "%srank %d failed (%s)", sb.len ? "; " : "",
+				    r->ranks[i].rank, r->ranks[i].why);
+	fprintf(stderr, "llmprof: merge: incomplete: %s\n", sb.buf);
+	strbuf_release(&sb);
+}
+
+static int cmd_merge_exec(struct cmd_ctx *ctx)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct merge_result r;
+	int code = EXIT_OK;
+
+	if (ctx->argc != 1 || (opt_out && !*opt_out)) {
+		error_print(ctx->argc != 1 ? "merge: expected one RUN folder (see 'llmprof merge "
+					     "--help')"
+					   : "merge: option '--output' needs a directory");
+		return EXIT_USAGE;
+	}
+	if (!path_is_dir(ctx->argv[0])) {
+		error_print("merge: '%s' is not a directory", ctx->argv[0]);
+		return EXIT_BAD_INPUT;
+	}
+	if (merge_run(ctx->argv[0], &r, &err)) {
+		error_print("merge: %s", err.buf);
+		strbuf_release(&err);
+		return EXIT_BAD_INPUT;
+	}
+	if (opt_out)
+		strbuf_addstr(&out, opt_out);
+	else
+		path_join(&out, ctx->argv[0], "merged");
+	if (mkdir_real(out.buf, &err) || merged_write(&r, out.buf, &err)) {
+		error_print("merge: %s", err.buf);
+		code = EXIT_IO;
+		goto out;
+	}
+	if (r.nmissing || r.nfailed) {
+		print_incomplete(&r);
+		code = EXIT_INCOMPLETE;
+	}
+	if (r.slowest_rank >= 0)
+		printf("slowest: rank %d by %s\n", r.slowest_rank, r.slowest_by);
+	printf("merged: %s\n", out.buf);
+out:
+	merge_result_release(&r);
+	strbuf_release(&err);
+	strbuf_release(&out);
+	return code;
+}
+
+const struct cmd_entry cmd_merge_entry = {
+    .name = "merge",
+    .usage = "[-o DIR] RUN",
+    .summary = "merge the ranks of 'profile --rank-dir RUN' into cross-rank reports",
+    .description = "Reads RUN/ranks/<rank>/ (rank.json, status.json, metrics.json and,\n"
+		   "where the rank ran NCCL kernels, collectives.tsv), one rank at a time,\n"
+		   "never a trace, and writes RUN/merged/merged.md and merged.json: each\n"
+		   "stage's min/median/max over ranks and the slowest rank, one row per\n"
+		   "rank, and the NCCL collectives matched across ranks (wait, transfer,\n"
+		   "stragglers, clocks aligned across hosts). Run it once every rank has\n"
+		   "finished; it is not started on its own.\n"
+		   "Exit codes: 0 ok, 2 usage, 5 RUN is not such a folder or a rank's file\n"
+		   "is damaged, 7 cannot write, 8 incomplete: ranks missing or failed (the\n"
+		   "others are merged; stderr says which) (docs/exit-codes.md).",
+    .opts = opts,
+    .exec = cmd_merge_exec,
+};

@@ -1,0 +1,198 @@
+/* merged.c: see merged.h. The JSON is built with jansson (sorted keys, so
+ * two merges of the same ranks are byte-identical); the Markdown follows
+ * the other reports: a short verdict first, then the tables. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fsutil.h"
+#include "core/md.h"
+#include "core/util.h"
+#include "report/merged.h"
+#include "core/banned.h"
+
+static json_t *jstat(const struct merge_stat *s)
+{
+	if (!s->n)
+		return json_null();
+	return json_pack("{s:i, s:f, s:f, s:f, s:i, s:i}", "ranks", (int)s->n, "min_ms", s->min,
+			 "median_ms", s->median, "max_ms", s->max, "min_rank", s->min_rank,
+			 "max_rank", s->max_rank);
+}
+
+static json_t *jcoll(const struct coll_result *c)
+{
+	json_t *ranks = json_array(), *strag = json_array(), *hosts = json_array();
+
+	for (size_t i = 0; i < c->nranks; i++) {
+		const struct coll_rank *r = &c->ranks[i];
+
+		json_array_append_new(
+		    ranks,
+		    json_pack("{s:i, s:i, s:I, s:i, s:f, s:f, s:f, s:i}", "rank", r->rank, "calls",
+			      (int)r->calls, "clock_offset_ns", (json_int_t)r->clock_offset_ns,
+			      "unmatched", (int)r->unmatched, "wait_ms", r->wait_ns / 1e6,
+			      "transfer_ms", r->transfer_ns / 1e6, "comm_ms", r->comm_ns / 1e6,
+			      "arrived_last", (int)r->last_count));
+	}
+	for (size_t i = 0; i < c->nstragglers; i++)
+		json_array_append_new(strag, json_pack("{s:i, s:i, s:f, s:f}", "rank",
+						       c->stragglers[i].rank, "count",
+						       (int)c->stragglers[i].count, "mean_late_us",
+						       c->stragglers[i].mean_late_ns / 1e3, "share",
+						       c->stragglers[i].share));
+	for (size_t i = 0; i < c->nhosts; i++)
+		json_array_append_new(
+		    hosts, json_pack("{s:i, s:i, s:I, s:b, s:i, s:I}", "host", c->hosts[i].host,
+				     "ranks", (int)c->hosts[i].ranks, "offset_ns",
+				     (json_int_t)c->hosts[i].offset_ns, "aligned",
+				     c->hosts[i].aligned, "samples", (int)c->hosts[i].samples,
+				     "residual_ns", (json_int_t)c->hosts[i].residual_ns));
+	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:I}", "instances", (int)c->ninstances,
+			 "mismatches", (int)c->nmismatches, "ranks", ranks, "stragglers", strag,
+			 "hosts", hosts, "residual_median_ns", (json_int_t)c->residual_median_ns);
+}
+
+static char *merged_json(const struct merge_result *r)
+{
+	json_t *root = json_object(), *ranks = json_array(), *missing = json_array();
+	json_t *stages = json_array();
+	char *text;
+
+	for (size_t i = 0; i < r->nranks; i++) {
+		const struct merge_rank *m = &r->ranks[i];
+		json_t *o =
+		    json_pack("{s:i, s:s, s:s, s:i}", "rank", m->rank, "host", m->host, "state",
+			      m->failed ? "failed" : "ok", "collectives", (int)m->collectives);
+
+		if (m->failed)
+			json_object_set_new(o, "why", json_string(m->why));
+		for (int k = 0; k < MERGE_NSTAGES; k++)
+			json_object_set_new(
+			    o, r->stages[k].name,
+			    m->have[k] ? json_pack("{s:f, s:f, s:f, s:i}", "gpu_ms", m->gpu_ms[k],
+						   "busy_ms", m->busy_ms[k], "step_p50_ms",
+						   m->step_p50_ms[k], "kernels", (int)m->kernels[k])
+				       : json_null());
+		json_array_append_new(ranks, o);
+	}
+	for (size_t i = 0; i < r->nmissing; i++)
+		json_array_append_new(missing, json_integer(r->missing[i]));
+	for (int k = 0; k < MERGE_NSTAGES; k++)
+		json_array_append_new(stages,
+				      json_pack("{s:s, s:o, s:o}", "name", r->stages[k].name, "gpu",
+						jstat(&r->stages[k].gpu), "step_p50",
+						jstat(&r->stages[k].step_p50)));
+	json_object_set_new(root, "schema", json_string("llmprof.merged/1"));
+	json_object_set_new(root, "complete", json_boolean(!r->nmissing && !r->nfailed));
+	json_object_set_new(root, "world_size", json_integer(r->world_size));
+	json_object_set_new(root, "ranks", ranks);
+	json_object_set_new(root, "missing", missing);
+	json_object_set_new(root, "failed", json_integer((json_int_t)r->nfailed));
+	json_object_set_new(root, "stages", stages);
+	json_object_set_new(root, "slowest_rank",
+			    r->slowest_rank >= 0 ? json_integer(r->slowest_rank) : json_null());
+	json_object_set_new(root, "slowest_by",
+			    r->slowest_by ? json_string(r->slowest_by) : json_null());
+	json_object_set_new(root, "collectives", r->have_coll ? jcoll(&r->coll) : json_null());
+	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(root);
+	return text;
+}
+
+static void md_stat(struct strbuf *sb, const char *stage, const char *what,
+		    const struct merge_stat *s)
+{
+	if (!s->n)
+		return;
+	strbuf_addf(sb, "| %s | %s | %zu | %.3f | %.3f | %.3f | rank %d |\n", stage, what, s->n,
+		    s->min, s->median, s->max, s->max_rank);
+}
+
+static void md_collectives(struct strbuf *sb, const struct coll_result *c)
+{
+	strbuf_addf(sb, "\n## Collectives\n\n%zu matched NCCL collectives", c->ninstances);
+	if (c->nmismatches)
+		strbuf_addf(sb, "; %zu sequences not matched (call counts differ between ranks)",
+			    c->nmismatches);
+	strbuf_addf(sb, ". Clock residual after alignment: median %.1f us over %zu samples.\n\n",
+		    c->residual_median_ns / 1e3, c->residual_samples);
+	strbuf_addstr(sb, "| Rank | Calls | Wait ms | Transfer ms | Arrived last | Clock offset "
+			  "us |\n|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < c->nranks; i++)
+		strbuf_addf(sb, "| %d | %zu | %.3f | %.3f | %zu | %.1f |\n", c->ranks[i].rank,
+			    c->ranks[i].calls, c->ranks[i].wait_ns / 1e6,
+			    c->ranks[i].transfer_ns / 1e6, c->ranks[i].last_count,
+			    c->ranks[i].clock_offset_ns / 1e3);
+	if (c->nstragglers)
+		strbuf_addf(sb,
+			    "\nStraggler: rank %d arrived last in %zu collectives (%.0f %%), "
+			    "%.1f us late on average.\n",
+			    c->stragglers[0].rank, c->stragglers[0].count,
+			    c->stragglers[0].share * 100, c->stragglers[0].mean_late_ns / 1e3);
+}
+
+static void merged_md(struct strbuf *sb, const struct merge_result *r)
+{
+	strbuf_addf(sb, "# Merged ranks\n\n%zu of %d ranks merged", r->nranks - r->nfailed,
+		    r->world_size);
+	if (r->slowest_rank >= 0)
+		strbuf_addf(sb, "; slowest: rank %d by %s", r->slowest_rank, r->slowest_by);
+	strbuf_addstr(sb, ".\n");
+	if (r->nmissing || r->nfailed) {
+		strbuf_addstr(sb, "\n**incomplete:**");
+		for (size_t i = 0; i < r->nmissing; i++)
+			strbuf_addf(sb, "%s rank %d missing", i ? "," : "", r->missing[i]);
+		for (size_t i = 0; i < r->nranks; i++)
+			if (r->ranks[i].failed)
+				strbuf_addf(sb, "%s rank %d failed (%s)",
+					    r->nmissing || i ? ";" : "", r->ranks[i].rank,
+					    r->ranks[i].why);
+		strbuf_addstr(sb, ".\n");
+	}
+	strbuf_addstr(sb,
+		      "\n## Stages across ranks\n\n| Stage | Metric | Ranks | Min ms | Median ms "
+		      "| Max ms | Max on |\n|---|---|---:|---:|---:|---:|---|\n");
+	for (int k = 0; k < MERGE_NSTAGES; k++) {
+		md_stat(sb, r->stages[k].name, "GPU time", &r->stages[k].gpu);
+		md_stat(sb, r->stages[k].name, "step p50", &r->stages[k].step_p50);
+	}
+	strbuf_addstr(
+	    sb, "\n## Ranks\n\n| Rank | Host | State | Prefill GPU ms | Decode GPU ms "
+		"| Decode step p50 ms | NCCL kernels |\n|---:|---|---|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < r->nranks; i++) {
+		const struct merge_rank *m = &r->ranks[i];
+
+		strbuf_addf(sb, "| %d | ", m->rank);
+		md_escape_inline(sb, m->host);
+		strbuf_addf(sb, " | %s | ", m->failed ? "failed" : "ok");
+		for (int k = 0; k < MERGE_NSTAGES; k++)
+			m->have[k] ? strbuf_addf(sb, "%.3f | ", m->gpu_ms[k])
+				   : strbuf_addstr(sb, "- | ");
+		m->have[MERGE_DECODE] ? strbuf_addf(sb, "%.3f | ", m->step_p50_ms[MERGE_DECODE])
+				      : strbuf_addstr(sb, "- | ");
+		strbuf_addf(sb, "%zu |\n", m->collectives);
+	}
+	if (r->have_coll)
+		md_collectives(sb, &r->coll);
+}
+
+int merged_write(const struct merge_result *r, const char *out_dir, struct strbuf *err)
+{
+	struct strbuf md = STRBUF_INIT, p = STRBUF_INIT;
+	char *json = merged_json(r);
+	int ret;
+
+	merged_md(&md, r);
+	path_join(&p, out_dir, "merged.md");
+	ret = write_file_atomic(p.buf, md.buf, md.len, err);
+	strbuf_reset(&p);
+	path_join(&p, out_dir, "merged.json");
+	if (!ret) {
+		ret = write_file_atomic(p.buf, json, strlen(json), err);
+	}
+	free(json);
+	strbuf_release(&md);
+	strbuf_release(&p);
+	return ret;
+}

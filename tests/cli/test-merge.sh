@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# profile --rank-dir and merge, through the real pipeline: each rank is one
+# `llmprof profile --rank-dir RUN` whose program writes that rank's
+# synthetic builtin-tracer log (trace-tool synth-rank: the rank from the
+# environment, an NCCL AllReduce per step, rank SLOW made slower), as
+# mpirun would start them. Checks the rank folders, collectives.tsv, the
+# cross-rank table, the slowest rank, a missing rank (exit 8), the refusals
+# (no rank in the environment, the same rank twice) and bad input.
+set -u
+: "${LLMPROF:?}"
+tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
+[ -x "$tool" ] || { echo "no trace-tool built"; exit 77; }
+tmp=$(mktemp -d /tmp/llmprof-cli-merge.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tmp" || exit 1
+export TOOL=$tool
+rank() { # RUN RANK WORLD SLOW_RANK: one rank as a launcher starts it
+	local slow=0
+	[ "$2" = "$4" ] && slow=20000
+	env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
+		OMPI_COMM_WORLD_RANK="$2" OMPI_COMM_WORLD_SIZE="$3" SLOW=$slow \
+		"$LLMPROF" profile -q --rank-dir "$1" pipeline.ncu.enable=false -- \
+		sh -c 'exec "$TOOL" synth-rank "$LLMPROF_TRACE_OUT" 4 3 "$SLOW" 20000 node0' \
+		>"$1.$2.out" 2>"$1.$2.err" || fail "rank $2 of $1: $(cat "$1.$2.err")"
+}
+for r in 0 1; do rank two "$r" 2 1; done
+for r in 0 1 2 3; do rank four "$r" 4 2 & done
+wait
+[ -f two/ranks/1/collectives.tsv ] || fail "no collectives.tsv: $(ls two/ranks/1)"
+head -1 two/ranks/1/collectives.tsv | grep -qx '# llmprof collectives 1' || fail "tsv header"
+[ "$(grep -c '^kernel' two/ranks/1/collectives.tsv)" = 5 ] || fail "5 AllReduce kernels"
+grep -q '"world_size": 4' four/ranks/3/rank.json || fail "rank.json: $(cat four/ranks/3/rank.json)"
+[ "$(cat four.2.out)" = "run: $tmp/four/ranks/2" ] || fail "run line: $(cat four.2.out)"
+
+"$LLMPROF" merge two >out 2>err || fail "merge two: $? $(cat err)"
+grep -qx "slowest: rank 1 by arriving last at NCCL collectives" out || fail "two: $(cat out)"
+"$LLMPROF" merge four >out 2>err || fail "merge four: $? $(cat err)"
+grep -qx "slowest: rank 2 by arriving last at NCCL collectives" out || fail "four: $(cat out)"
+python3 - four/merged/merged.json <<'PY' || fail "merged.json"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["complete"] is True and m["world_size"] == 4 and m["missing"] == []
+assert [r["rank"] for r in m["ranks"]] == [0, 1, 2, 3]
+dec = [s for s in m["stages"] if s["name"] == "decode"][0]
+assert dec["gpu"]["ranks"] == 4 and dec["gpu"]["min_ms"] <= dec["gpu"]["median_ms"] <= dec["gpu"]["max_ms"]
+c = m["collectives"]
+assert c["instances"] == 5 and c["mismatches"] == 0, c
+assert c["stragglers"][0]["rank"] == 2 and c["stragglers"][0]["count"] == 5
+# the slow rank waits for nobody; the others wait 3 x 20 us per step
+w = {r["rank"]: r["wait_ms"] for r in c["ranks"]}
+assert w[2] == 0 and all(abs(w[r] - 5 * 0.06) < 1e-9 for r in (0, 1, 3)), w
+PY
+grep -q '^| decode | GPU time | 4 |' four/merged/merged.md || fail "stage table: $(cat four/merged/merged.md)"
+
+# a missing rank: the rest merged, listed, exit 8
+mkdir three && cp -r four/ranks three/ && rm -rf three/ranks/1
+"$LLMPROF" merge three >out 2>err
+rc=$?
+[ "$rc" = 8 ] || fail "missing rank: exit $rc"
+grep -qx "llmprof: merge: incomplete: rank 1 missing" err || fail "missing: $(cat err)"
+grep -q '"missing": \[' three/merged/merged.json && grep -q 'incomplete' three/merged/merged.md ||
+	fail "merged.md/json do not say so"
+
+# refusals: no rank in the environment, the same rank twice
+env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
+	"$LLMPROF" profile --rank-dir x -- true >out 2>err
+[ $? = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "no rank in the environment" err ||
+	fail "no rank: $(cat err)"
+[ ! -e x ] || fail "no rank: created x"
+RANK=1 "$LLMPROF" profile --rank-dir two -- true >out 2>err
+[ $? = 2 ] && grep -q "rank 1 was already profiled" err || fail "same rank twice: $(cat err)"
+
+# bad input: one line, exit 5
+mkdir empty
+"$LLMPROF" merge empty >out 2>err
+[ $? = 5 ] && [ "$(wc -l <err)" = 1 ] && grep -q "has no ranks/ folder" err || fail "no ranks/: $(cat err)"
+echo '{"stages": [' >two/ranks/0/metrics.json
+"$LLMPROF" merge two >out 2>err
+[ $? = 5 ] && [ "$(wc -l <err)" = 1 ] && grep -q "ranks/0/metrics.json:" err ||
+	fail "corrupt metrics.json: $(cat err)"
+echo ok
