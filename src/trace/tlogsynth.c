@@ -46,15 +46,17 @@ static void flush_chunk(struct out *o)
 }
 
 /* The file header and the definitions: process, domain "LLM", API names,
- * two kernel names, one H100. */
+ * two kernel names (three with nccl: id 3 is NCCL's), one H100. */
 static void put_definitions(struct out *o, uint32_t pid, uint64_t base,
 			    const struct tlogsynth_rank *rk)
 {
-	static const char *const mangled[2] = {"_Z10gemv_bf16PKfS0_Pfi",
-					       "_ZN3llm8rmsnormILi128EEEvPf"};
-	static const char *const demangled[2] = {
+	static const char *const mangled[3] = {
+	    "_Z10gemv_bf16PKfS0_Pfi", "_ZN3llm8rmsnormILi128EEEvPf",
+	    "_Z40ncclDevKernel_AllReduce_Sum_bf16_RING_LL24ncclDevKernelArgsStorageILm4096EE"};
+	static const char *const demangled[3] = {
 	    "gemv_bf16(const float *, const float *, float *, int)",
-	    "void llm::rmsnorm<128>(float *)"};
+	    "void llm::rmsnorm<128>(float *)",
+	    "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"};
 	struct tlog_file_header h;
 
 	memset(&h, 0, sizeof(h));
@@ -103,7 +105,8 @@ static void put_definitions(struct out *o, uint32_t pid, uint64_t base,
 		a->cbid = 51;
 		a->len = 21;
 	}
-	for (int k = 0; k < 2; k++) {
+	/* NCCL's name only where it runs, so other logs convert as before */
+	for (int k = 0; k < (rk && rk->nccl ? 3 : 2); k++) {
 		struct tlog_kernel_name *n =
 		    rec(o, TLOG_KERNEL_NAME, sizeof(*n), mangled[k], strlen(mangled[k]),
 			demangled[k], strlen(demangled[k]));
@@ -243,6 +246,52 @@ static void put_step_work(struct out *o, struct out *gpu, uint32_t pid, uint64_t
 	}
 }
 
+/* The step's AllReduce (tlogsynth.h): launched now, on the GPU once the
+ * launch is through, ending TLOGSYNTH_NCCL_TRANSFER_NS after the slowest
+ * rank arrives; t0 is when the step's work began on every rank. */
+static void put_allreduce(struct out *o, struct out *gpu, uint64_t *t, uint32_t *corr, uint64_t t0,
+			  uint32_t kps, const struct tlogsynth_rank *rk)
+{
+	struct tlog_api *a = rec(o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
+	struct tlog_kernel *k;
+	uint64_t work = 0;
+
+	a->h.aux = TLOG_API_RUNTIME;
+	a->start = *t + 1;
+	a->end = *t + 3;
+	a->corr = *corr;
+	a->cbid = 211;
+	/* the slowest rank's step work, launches and gaps as put_step_work lays them out */
+	for (uint32_t i = 0; i < kps; i++)
+		work += 4 + 100 + 1000 + i * 10 + rk->world_slow_ns;
+	work += 4 + 600 + 4 + 300;
+	k = rec(gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
+	k->start = *t + 4 + 100;
+	k->end = t0 + work + 4 + 100 + TLOGSYNTH_NCCL_TRANSFER_NS;
+	k->device = 0;
+	k->context = 1;
+	k->stream = 13;
+	k->corr = *corr;
+	k->grid[0] = 1, k->grid[1] = 1, k->grid[2] = 1;
+	k->block[0] = 640, k->block[1] = 1, k->block[2] = 1;
+	k->registers = 96;
+	k->grid_id = *corr;
+	k->name_id = 3;
+	*t = k->end;
+	(*corr)++;
+}
+
+/* One step of a rank: its work, then with nccl its AllReduce. */
+static void put_rank_step(struct out *o, struct out *gpu, uint32_t pid, uint64_t *t, uint32_t *corr,
+			  uint32_t kps, uint64_t slow, const struct tlogsynth_rank *rk)
+{
+	uint64_t t0 = *t;
+
+	put_step_work(o, gpu, pid, t, corr, kps, 0, slow);
+	if (rk && rk->nccl)
+		put_allreduce(o, gpu, t, corr, t0, kps, rk);
+}
+
 static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
 		     int api_activity, const struct tlogsynth_rank *rk, struct strbuf *err)
 {
@@ -257,13 +306,16 @@ static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t step
 	put_definitions(&o, pid, base, rk);
 	if (rk) {
 		put_nvtx(&o, TLOG_NVTX_PUSH, t, "prefill");
-		put_step_work(&o, &gpu, pid, &t, &corr, kps, api_activity, slow);
+		put_rank_step(&o, &gpu, pid, &t, &corr, kps, slow, rk);
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_PUSH, rk ? ++t : t, "decode_all");
 	for (uint32_t s = 0; s < steps; s++) {
 		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, rk ? "decode_step" : "step");
-		put_step_work(&o, &gpu, pid, &t, &corr, kps, api_activity, slow);
+		if (rk)
+			put_rank_step(&o, &gpu, pid, &t, &corr, kps, slow, rk);
+		else
+			put_step_work(&o, &gpu, pid, &t, &corr, kps, api_activity, slow);
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);

@@ -29,12 +29,24 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t st
  * `steps` "decode_step" ranges), and slow_ns added to every kernel's
  * duration (a rank made slower on purpose). Per step: kernel i lasts
  * 1000 + 10 i + slow_ns ns, then a 500 ns memcpy and a 200 ns memset, each
- * op starting 104 ns after the previous one ended. */
+ * op starting 104 ns after the previous one ended.
+ *
+ * With nccl, prefill and every decode step end with one NCCL AllReduce
+ * (ncclDevKernel_AllReduce_Sum_bf16_RING_LL, stream 13) launched after the
+ * step's work, as a tensor-parallel job does. A collective moves data only
+ * once every rank has arrived, so every rank's AllReduce ends at the same
+ * moment: TLOGSYNTH_NCCL_TRANSFER_NS after the slowest rank's (the one with
+ * world_slow_ns) arrival. A rank with slow_ns s therefore waits
+ * kernels_per_step * (world_slow_ns - s) ns in each AllReduce, and every
+ * rank starts its next step at the same time. */
+#define TLOGSYNTH_NCCL_TRANSFER_NS 2000
 struct tlogsynth_rank {
 	int32_t rank, local_rank, world_size; /* -1 = not set */
 	uint32_t launcher;		      /* enum rank_launcher (trace/rankid.h) */
 	const char *host;
 	uint64_t slow_ns;
+	int nccl;		/* one AllReduce per step, see above */
+	uint64_t world_slow_ns; /* the largest slow_ns of any rank (with nccl) */
 };
 int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
 			 uint32_t kernels_per_step, const struct tlogsynth_rank *rank,

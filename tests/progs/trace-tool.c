@@ -4,10 +4,11 @@
  *   trace-tool nvtx TRACE.sqlite
  *   trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]   (synthetic GPU log,
  *       pid 4242; activity: launch calls as the activity source writes them)
- *   trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS
+ *   trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS [nccl]
  *       (RANKS logs, pid 5000+r, rank r of RANKS under torchrun, 8 ranks a
  *       host "node<r/8>"; SLOW_RANK's kernels last SLOW_NS longer; SLOW_RANK
- *       -1 = none)
+ *       -1 = none; nccl: every step ends with an NCCL AllReduce that the
+ *       other ranks wait in for SLOW_RANK, tlogsynth.h)
  *   trace-tool synth-graph DIR STEPS graph|eager  (a decode loop replayed from
  *       a CUDA graph, or the same steps run eagerly: tlogsynth_write_graph)
  * Exit: 0 ok, 5 damaged input (outputs still written), 1 other failure. */
@@ -113,7 +114,7 @@ static int do_synth(int argc, char **argv)
 	return rc < 0 ? 1 : 0;
 }
 
-static int do_synth_ranks(char **argv)
+static int do_synth_ranks(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT, host = STRBUF_INIT;
 	uint64_t n, steps, kps, slow_ns;
@@ -133,6 +134,8 @@ static int do_synth_ranks(char **argv)
 		strbuf_addf(&host, "node%llu", (unsigned long long)(r / 8));
 		rk.host = host.buf;
 		rk.slow_ns = (int64_t)r == slow_rank ? slow_ns : 0;
+		rk.nccl = argc > 8;
+		rk.world_slow_ns = slow_rank >= 0 && (uint64_t)slow_rank < n ? slow_ns : 0;
 		if (tlogsynth_write_rank(argv[2], 5000 + (uint32_t)r, 1700000000000000000ull,
 					 (uint32_t)steps, (uint32_t)kps, &rk, &err))
 			goto out;
@@ -166,8 +169,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "synth-graph") == 0 &&
 	    (!strcmp(argv[4], "graph") || !strcmp(argv[4], "eager")))
 		return do_synth_graph(argv);
-	if (argc == 8 && strcmp(argv[1], "synth-ranks") == 0)
-		return do_synth_ranks(argv);
+	if ((argc == 8 || (argc == 9 && !strcmp(argv[8], "nccl"))) &&
+	    strcmp(argv[1], "synth-ranks") == 0)
+		return do_synth_ranks(argc, argv);
 	if ((argc == 5 || (argc == 6 && strcmp(argv[5], "activity") == 0)) &&
 	    strcmp(argv[1], "synth") == 0)
 		return do_synth(argc, argv);
@@ -181,7 +185,8 @@ int main(int argc, char **argv)
 	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
 	      "       trace-tool nvtx TRACE.sqlite\n"
 	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]\n"
-	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS\n"
+	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS "
+	      "[nccl]\n"
 	      "       trace-tool synth-graph DIR STEPS graph|eager\n",
 	      stderr);
 	return 2;
