@@ -4,8 +4,8 @@
  * of the trace (model_fill_from_analysis, report_model_derive) and copying
  * what the per-rank view shows: the numbers of one rank are then by
  * construction what the single-process report would say for that process
- * alone. A later analysis that needs each rank's kernels (NCCL collectives
- * across ranks) takes them from rank_parts_split(). */
+ * alone. The NCCL collectives across ranks read the same parts
+ * (ranks_coll.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,12 +291,21 @@ static void cross_rank(struct report_ranks *rs)
 		rs->v[rs->slowest].slowest = 1;
 }
 
+/* The processes' identities in report order (cmp_rank), each with the
+ * index of its part. */
+struct ident {
+	struct report_rank r; /* first: cmp_rank reads it through the element */
+	size_t part;
+};
+
 void ranks_fill(struct report_model *m, const struct report_analysis *a)
 {
 	struct trace_process *procs = NULL;
 	struct trace *t = (struct trace *)&a->trace; /* reads a table; changes nothing */
 	struct strbuf err = STRBUF_INIT;
+	const struct trace **views;
 	struct rank_part *parts;
+	struct ident *id;
 	size_t nparts, nprocs = 0;
 
 	if (!a->have_tl)
@@ -310,16 +319,26 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	if (t->db && trace_processes(t, &procs, &nprocs, &err))
 		report_model_add_note(m, "process identities not read: %s", err.buf);
 	m->ranks.identified = nprocs > 0;
-	m->ranks.v = xcalloc(nparts, sizeof(*m->ranks.v));
-	m->ranks.alloc = nparts;
+	id = xcalloc(nparts, sizeof(*id));
 	for (size_t i = 0; i < nparts; i++) {
-		struct report_rank *r = &m->ranks.v[m->ranks.nr++];
-
-		set_identity(r, parts[i].gpid, procs, nprocs);
-		analyse_part(r, &parts[i], a);
+		set_identity(&id[i].r, parts[i].gpid, procs, nprocs);
+		id[i].part = i;
 	}
-	qsort(m->ranks.v, m->ranks.nr, sizeof(*m->ranks.v), cmp_rank);
+	qsort(id, nparts, sizeof(*id), cmp_rank);
+	m->ranks.v = xcalloc(nparts, sizeof(*m->ranks.v));
+	m->ranks.alloc = m->ranks.nr = nparts;
+	views = xcalloc(nparts, sizeof(*views));
+	for (size_t i = 0; i < nparts; i++) {
+		m->ranks.v[i] = id[i].r;
+		views[i] = &parts[id[i].part].view;
+	}
+	/* before analyse_part, whose timeline may reorder a part's arrays */
+	ranks_coll_fill(m, views, &a->stages);
+	for (size_t i = 0; i < nparts; i++)
+		analyse_part(&m->ranks.v[i], &parts[id[i].part], a);
 	cross_rank(&m->ranks);
+	free(views);
+	free(id);
 	trace_processes_free(procs, nprocs);
 	rank_parts_free(parts, nparts);
 	strbuf_release(&err);
