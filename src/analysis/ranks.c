@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/collectives.h"
 #include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/util.h"
@@ -267,17 +268,25 @@ static struct rnum get_span(const struct report_rank *r, int role)
 	return r->gpu_span_ms;
 }
 
-/* The slowest rank: the longest decode GPU span (decode is where ranks wait
- * for each other every step), else prefill's, else the whole GPU span. */
+/* The slowest rank: the one the others wait for at their NCCL collectives
+ * when there is a clear straggler (synchronised ranks then end every step
+ * together, so their GPU spans tie and name no one); else the longest
+ * decode GPU span (decode is where ranks wait for each other every step),
+ * else prefill's, else the whole GPU span. */
 static void cross_rank(struct report_ranks *rs)
 {
+	const struct report_coll_straggler *st =
+	    rs->coll.nr_stragglers ? &rs->coll.stragglers[0] : NULL;
 	struct report_spread span;
 
 	for (int role = 0; role < REPORT_ROLE_OTHER; role++)
 		rs->stage_gpu[role] = spread(rs, get_stage_gpu, role);
 	rs->step_p50 = spread(rs, get_step_p50, 0);
 	span = spread(rs, get_span, 0);
-	if (rs->stage_gpu[REPORT_ROLE_DECODE].max_rank >= 0) {
+	if (st && st->share >= COLL_STRAGGLER_SHARE && st->mean_late_ns >= COLL_STRAGGLER_MIN_NS) {
+		rs->slowest = st->rank_index;
+		report_set_str(&rs->slowest_by, "last arrival at collectives");
+	} else if (rs->stage_gpu[REPORT_ROLE_DECODE].max_rank >= 0) {
 		rs->slowest = rs->stage_gpu[REPORT_ROLE_DECODE].max_rank;
 		report_set_str(&rs->slowest_by, "decode GPU span");
 	} else if (rs->stage_gpu[REPORT_ROLE_PREFILL].max_rank >= 0) {

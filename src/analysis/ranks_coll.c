@@ -186,10 +186,14 @@ static void copy_result(struct report_model *m, const struct coll_result *r)
 	for (size_t i = 0; i < r->nmismatches; i++) {
 		const struct coll_mismatch *x = &r->mismatches[i];
 
-		c->mismatches[i] = (struct report_coll_mismatch){
-		    xstrdup(coll_type_name(x->type)), x->stream_ord, x->min_calls, x->max_calls,
-		    x->ranks_short, (int)coll_result_rank_index(r, x->min_rank),
-		    (int)coll_result_rank_index(r, x->max_rank)};
+		c->mismatches[i] =
+		    (struct report_coll_mismatch){xstrdup(coll_type_name(x->type)),
+						  x->stream_ord,
+						  x->min_calls,
+						  x->max_calls,
+						  x->ranks_short,
+						  (int)coll_result_rank_index(r, x->min_rank),
+						  (int)coll_result_rank_index(r, x->max_rank)};
 	}
 	c->nr_mismatches = r->nmismatches;
 	nf = coll_findings(r, "decode", &f);

@@ -432,7 +432,8 @@ struct report_ranks {
 	struct report_spread stage_gpu[REPORT_ROLE_OTHER];
 	struct report_spread step_p50;
 	int slowest;	  /* index into v, -1 none */
-	char *slowest_by; /* "decode GPU span", "prefill GPU span", "GPU span" */
+	char *slowest_by; /* "last arrival at collectives", "decode GPU span",
+			     "prefill GPU span", "GPU span" */
 	struct report_collectives coll;
 };
 
