@@ -8,7 +8,7 @@
 # data for TLOGSYNTH_NCCL_TRANSFER_NS (2000 ns). Tolerance: 1 ns per
 # collective (the times are exact integers; the slack covers the ms floats
 # of metrics.json). A one-process trace with the same AllReduce, and one
-# without, get no collectives at all.
+# without, get no collectives at all. trace.json names each rank's process.
 set -euo pipefail
 b=${LLMPROF_BUILD_DIR:?}
 tool=$b/tests/trace-tool
@@ -89,5 +89,9 @@ for name, n, slow, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000),
     s = open(f"{t}/{name}/out/stakeholder_summary.md").read()
     assert f"Straggler: rank {slow} arrives last at {CALLS} of them" in s, name
     assert f"Slowest: rank {slow} by last arrival at collectives" in s
+    # trace.json: each rank's CPU tracks under "rank N (pid P)"
+    tj = open(f"{t}/{name}/out/trace.json").read()
+    for i in range(n):
+        assert f'"name":"rank {i} (pid {5000 + i})"' in tj, (name, i)
 print("ok")
 PY
