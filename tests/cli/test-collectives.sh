@@ -43,6 +43,7 @@ for name in ("one", "plain"):
     assert "collectives" not in m, name
     assert not [f for f in m["findings"] if f["code"].startswith("collective")], name
     assert "## Collectives" not in open(f"{t}/{name}/out/report.md").read()
+    assert "<h3>Collectives</h3>" not in open(f"{t}/{name}/out/report.html").read()
     assert "NCCL collective" not in open(f"{t}/{name}/out/stakeholder_summary.md").read()
 
 for name, n, slow, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000),
@@ -89,6 +90,8 @@ for name, n, slow, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000),
     s = open(f"{t}/{name}/out/stakeholder_summary.md").read()
     assert f"Straggler: rank {slow} arrives last at {CALLS} of them" in s, name
     assert f"Slowest: rank {slow} by last arrival at collectives" in s
+    h = open(f"{t}/{name}/out/report.html").read()
+    assert "<h3>Collectives</h3>" in h and f"Straggler: rank {slow} arrives last" in h
     # trace.json: each rank's CPU tracks under "rank N (pid P)"
     tj = open(f"{t}/{name}/out/trace.json").read()
     for i in range(n):
