@@ -700,6 +700,17 @@ static void rule_top_bound(struct report_model *m)
 	strbuf_release(&name);
 }
 
+/* The NCCL collectives' findings (analysis/ranks_coll.c keeps them with
+ * the ranks, worded by collectives_findings.c). */
+static void rule_collectives(struct report_model *m)
+{
+	for (size_t i = 0; i < m->ranks.coll.nr_findings; i++) {
+		const struct report_finding *f = &m->ranks.coll.findings[i];
+
+		report_model_add_finding(m, f->severity, f->code, f->recommendation, "%s", f->text);
+	}
+}
+
 void findings_run(struct report_model *m)
 {
 	for (size_t i = 0; i < m->nr_findings; i++) {
@@ -723,6 +734,7 @@ void findings_run(struct report_model *m)
 	rule_top_bound(m);
 	rule_counter_flops(m);
 	rule_outside_stages(m);
+	rule_collectives(m);
 	/* insertion sort keeps rule order within a severity (qsort is not stable) */
 	for (size_t i = 1; i < m->nr_findings; i++) {
 		struct report_finding f = m->findings[i];

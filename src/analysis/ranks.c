@@ -4,12 +4,13 @@
  * of the trace (model_fill_from_analysis, report_model_derive) and copying
  * what the per-rank view shows: the numbers of one rank are then by
  * construction what the single-process report would say for that process
- * alone. A later analysis that needs each rank's kernels (NCCL collectives
- * across ranks) takes them from rank_parts_split(). */
+ * alone. The NCCL collectives across ranks read the same parts
+ * (ranks_coll.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/collectives.h"
 #include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/util.h"
@@ -267,17 +268,25 @@ static struct rnum get_span(const struct report_rank *r, int role)
 	return r->gpu_span_ms;
 }
 
-/* The slowest rank: the longest decode GPU span (decode is where ranks wait
- * for each other every step), else prefill's, else the whole GPU span. */
+/* The slowest rank: the one the others wait for at their NCCL collectives
+ * when there is a clear straggler (synchronised ranks then end every step
+ * together, so their GPU spans tie and name no one); else the longest
+ * decode GPU span (decode is where ranks wait for each other every step),
+ * else prefill's, else the whole GPU span. */
 static void cross_rank(struct report_ranks *rs)
 {
+	const struct report_coll_straggler *st =
+	    rs->coll.nr_stragglers ? &rs->coll.stragglers[0] : NULL;
 	struct report_spread span;
 
 	for (int role = 0; role < REPORT_ROLE_OTHER; role++)
 		rs->stage_gpu[role] = spread(rs, get_stage_gpu, role);
 	rs->step_p50 = spread(rs, get_step_p50, 0);
 	span = spread(rs, get_span, 0);
-	if (rs->stage_gpu[REPORT_ROLE_DECODE].max_rank >= 0) {
+	if (st && st->share >= COLL_STRAGGLER_SHARE && st->mean_late_ns >= COLL_STRAGGLER_MIN_NS) {
+		rs->slowest = st->rank_index;
+		report_set_str(&rs->slowest_by, "last arrival at collectives");
+	} else if (rs->stage_gpu[REPORT_ROLE_DECODE].max_rank >= 0) {
 		rs->slowest = rs->stage_gpu[REPORT_ROLE_DECODE].max_rank;
 		report_set_str(&rs->slowest_by, "decode GPU span");
 	} else if (rs->stage_gpu[REPORT_ROLE_PREFILL].max_rank >= 0) {
@@ -291,12 +300,21 @@ static void cross_rank(struct report_ranks *rs)
 		rs->v[rs->slowest].slowest = 1;
 }
 
+/* The processes' identities in report order (cmp_rank), each with the
+ * index of its part. */
+struct ident {
+	struct report_rank r; /* first: cmp_rank reads it through the element */
+	size_t part;
+};
+
 void ranks_fill(struct report_model *m, const struct report_analysis *a)
 {
 	struct trace_process *procs = NULL;
 	struct trace *t = (struct trace *)&a->trace; /* reads a table; changes nothing */
 	struct strbuf err = STRBUF_INIT;
+	const struct trace **views;
 	struct rank_part *parts;
+	struct ident *id;
 	size_t nparts, nprocs = 0;
 
 	if (!a->have_tl)
@@ -310,16 +328,26 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	if (t->db && trace_processes(t, &procs, &nprocs, &err))
 		report_model_add_note(m, "process identities not read: %s", err.buf);
 	m->ranks.identified = nprocs > 0;
-	m->ranks.v = xcalloc(nparts, sizeof(*m->ranks.v));
-	m->ranks.alloc = nparts;
+	id = xcalloc(nparts, sizeof(*id));
 	for (size_t i = 0; i < nparts; i++) {
-		struct report_rank *r = &m->ranks.v[m->ranks.nr++];
-
-		set_identity(r, parts[i].gpid, procs, nprocs);
-		analyse_part(r, &parts[i], a);
+		set_identity(&id[i].r, parts[i].gpid, procs, nprocs);
+		id[i].part = i;
 	}
-	qsort(m->ranks.v, m->ranks.nr, sizeof(*m->ranks.v), cmp_rank);
+	qsort(id, nparts, sizeof(*id), cmp_rank);
+	m->ranks.v = xcalloc(nparts, sizeof(*m->ranks.v));
+	m->ranks.alloc = m->ranks.nr = nparts;
+	views = xcalloc(nparts, sizeof(*views));
+	for (size_t i = 0; i < nparts; i++) {
+		m->ranks.v[i] = id[i].r;
+		views[i] = &parts[id[i].part].view;
+	}
+	/* before analyse_part, whose timeline may reorder a part's arrays */
+	ranks_coll_fill(m, views, &a->stages);
+	for (size_t i = 0; i < nparts; i++)
+		analyse_part(&m->ranks.v[i], &parts[id[i].part], a);
 	cross_rank(&m->ranks);
+	free(views);
+	free(id);
 	trace_processes_free(procs, nprocs);
 	rank_parts_free(parts, nparts);
 	strbuf_release(&err);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "analysis/timeline.h"
 #include "model/model.h"
 #include "trace/trace.h"
 
@@ -31,5 +32,11 @@ void rank_parts_free(struct rank_part *p, size_t n);
  * operators, by the same code as the whole run; then the cross-rank spread
  * and the slowest rank. */
 void ranks_fill(struct report_model *m, const struct report_analysis *a);
+
+/* ranks_coll.c: m->ranks.coll and each rank's coll, from views[i], the part
+ * of m->ranks.v[i] (borrowed), with stage windows from sc's prefill and
+ * decode ranges. A failure of the analysis becomes a note. */
+void ranks_coll_fill(struct report_model *m, const struct trace *const *views,
+		     const struct stage_config *sc);
 
 #endif

@@ -35,6 +35,23 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
+static void coll_release(struct report_collectives *c)
+{
+	free(c->stragglers);
+	for (size_t i = 0; i < c->nr_hosts; i++)
+		free(c->hosts[i].name);
+	free(c->hosts);
+	for (size_t i = 0; i < c->nr_mismatches; i++)
+		free(c->mismatches[i].type);
+	free(c->mismatches);
+	for (size_t i = 0; i < c->nr_findings; i++) {
+		free(c->findings[i].code);
+		free(c->findings[i].text);
+		free(c->findings[i].recommendation);
+	}
+	free(c->findings);
+}
+
 static void ranks_release(struct report_ranks *r)
 {
 	for (size_t i = 0; i < r->nr; i++) {
@@ -52,9 +69,16 @@ static void ranks_release(struct report_ranks *r)
 			free(k->ops[j].stage);
 		}
 		free(k->ops);
+		for (size_t j = 0; j < k->coll.nr_types; j++)
+			free(k->coll.types[j].type);
+		free(k->coll.types);
+		for (size_t j = 0; j < k->coll.nr_stages; j++)
+			free(k->coll.stages[j].stage);
+		free(k->coll.stages);
 	}
 	free(r->v);
 	free(r->slowest_by);
+	coll_release(&r->coll);
 }
 
 void report_model_release(struct report_model *m)

@@ -346,6 +346,62 @@ struct report_rank_op {
 	uint64_t calls;
 	struct rnum gpu_ms;
 };
+/* NCCL collectives across ranks (analysis/collectives.h through
+ * analysis/ranks.c; docs/collectives.md has the method). Times in ns; waits
+ * and transfers count matched calls only, in the aligned clock. */
+struct report_coll_type {
+	char *type; /* "AllReduce", ... */
+	uint64_t calls, matched;
+	int64_t total_ns, wait_ns, transfer_ns;
+};
+struct report_coll_stage {
+	char *stage; /* "prefill", "decode" */
+	uint64_t windows;
+	int64_t window_ns, comm_ns, exposed_ns; /* comm/exposed: inside the windows */
+};
+struct report_rank_coll {
+	uint64_t calls, unmatched;
+	int64_t comm_ns, exposed_ns, wait_ns, transfer_ns;
+	int64_t clock_offset_ns;	/* subtracted from its times to align them */
+	int host;			/* index into report_collectives.hosts */
+	struct report_coll_type *types; /* types it called, in enum order (owned) */
+	size_t nr_types;
+	struct report_coll_stage *stages; /* owned */
+	size_t nr_stages;
+};
+struct report_coll_straggler {
+	int rank_index; /* into report_ranks.v */
+	uint64_t count; /* matched collectives it arrived last in */
+	int64_t late_ns;
+	double mean_late_ns, share; /* share: count / matched collectives */
+};
+struct report_coll_host {
+	char *name; /* NULL = not recorded (every such rank shares one clock) */
+	uint64_t ranks, samples;
+	int64_t offset_ns, residual_ns;
+	int aligned; /* offset estimated, or the reference host (the first) */
+};
+struct report_coll_mismatch {
+	char *type;
+	uint64_t stream, min_calls, max_calls, ranks_short;
+	int min_rank, max_rank; /* indexes into report_ranks.v */
+};
+struct report_collectives {
+	int available;		   /* some rank ran an NCCL kernel */
+	uint64_t calls, instances; /* NCCL kernels; collectives matched across ranks */
+	struct report_coll_straggler *stragglers; /* most often last first (owned) */
+	size_t nr_stragglers;
+	struct report_coll_host *hosts; /* owned */
+	size_t nr_hosts;
+	int64_t residual_median_ns, residual_max_ns;
+	uint64_t residual_samples;
+	struct report_coll_mismatch *mismatches; /* owned */
+	size_t nr_mismatches;
+	/* the module's findings, added to the model's by findings_run() */
+	struct report_finding *findings;
+	size_t nr_findings;
+};
+
 struct report_rank {
 	int64_t pid;
 	int rank;		     /* -1 = the launcher gave none: the pid identifies it */
@@ -360,7 +416,8 @@ struct report_rank {
 	size_t nr_kern;
 	struct report_rank_op *ops; /* by GPU time, descending (owned) */
 	size_t nr_ops;
-	int slowest; /* the cross-rank slowest (report_ranks.slowest) */
+	int slowest;		      /* the cross-rank slowest (report_ranks.slowest) */
+	struct report_rank_coll coll; /* its NCCL collectives (report_collectives) */
 };
 /* min / median / max of one number across the ranks that have it. */
 struct report_spread {
@@ -375,7 +432,9 @@ struct report_ranks {
 	struct report_spread stage_gpu[REPORT_ROLE_OTHER];
 	struct report_spread step_p50;
 	int slowest;	  /* index into v, -1 none */
-	char *slowest_by; /* "decode GPU span", "prefill GPU span", "GPU span" */
+	char *slowest_by; /* "last arrival at collectives", "decode GPU span",
+			     "prefill GPU span", "GPU span" */
+	struct report_collectives coll;
 };
 
 struct report_model {

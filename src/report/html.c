@@ -140,7 +140,8 @@ static void findings_html(const struct report_model *m, struct strbuf *out)
 	}
 }
 
-/* Several processes: one row per rank, then each rank's stages. */
+/* Several processes: one row per rank, then each rank's stages, then with
+ * NCCL kernels the stragglers and each rank's collectives. */
 static void ranks_html(const struct report_model *m, struct strbuf *out)
 {
 	struct strbuf s = STRBUF_INIT;
@@ -156,6 +157,21 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	rtable_ranks(m, &t);
 	html_table(&t, out);
 	rtable_rank_stages(m, &t);
+	html_table(&t, out);
+	if (!report_coll_shown(m))
+		return;
+	/* the collectives: the straggler table is what a reader of a multi-rank
+	 * run looks for first */
+	strbuf_addstr(out, "<h3>Collectives</h3>\n<p class=\"note\">");
+	report_coll_summary(m, &s);
+	xml_text(out, s.buf);
+	strbuf_release(&s);
+	strbuf_addstr(out, "</p>\n");
+	rtable_coll_stragglers(m, &t);
+	if (rtable_rows(&t))
+		rtable_html(&t, out, "data");
+	rtable_release(&t);
+	rtable_coll_ranks(m, &t);
 	html_table(&t, out);
 }
 

@@ -319,6 +319,127 @@ static void ranks_json(json_t *root, const struct report_ranks *rs)
 	set(root, "cross_rank", o);
 }
 
+static json_t *ms_json(int64_t ns)
+{
+	return json_real((double)ns / 1e6);
+}
+
+static json_t *coll_rank_json(const struct report_rank *r)
+{
+	const struct report_rank_coll *c = &r->coll;
+	json_t *o = json_object(), *a = json_array();
+
+	set(o, "label", jstr_checked(r->label));
+	set(o, "host", jstr_checked(r->host));
+	set(o, "calls", json_integer((json_int_t)c->calls));
+	set(o, "unmatched", json_integer((json_int_t)c->unmatched));
+	set(o, "time_ms", ms_json(c->comm_ns));
+	set(o, "exposed_ms", ms_json(c->exposed_ns));
+	set(o, "wait_ms", ms_json(c->wait_ns));
+	set(o, "transfer_ms", ms_json(c->transfer_ns));
+	set(o, "clock_offset_ms", ms_json(c->clock_offset_ns));
+	for (size_t i = 0; i < c->nr_types; i++) {
+		const struct report_coll_type *t = &c->types[i];
+		json_t *x = json_object();
+
+		set(x, "type", jstr_checked(t->type));
+		set(x, "calls", json_integer((json_int_t)t->calls));
+		set(x, "matched", json_integer((json_int_t)t->matched));
+		set(x, "time_ms", ms_json(t->total_ns));
+		set(x, "wait_ms", ms_json(t->wait_ns));
+		set(x, "transfer_ms", ms_json(t->transfer_ns));
+		json_array_append_new(a, x);
+	}
+	set(o, "by_type", a);
+	a = json_array();
+	for (size_t i = 0; i < c->nr_stages; i++) {
+		const struct report_coll_stage *t = &c->stages[i];
+		json_t *x = json_object();
+
+		set(x, "stage", jstr_checked(t->stage));
+		set(x, "windows", json_integer((json_int_t)t->windows));
+		set(x, "window_ms", ms_json(t->window_ns));
+		set(x, "time_ms", ms_json(t->comm_ns));
+		set(x, "exposed_ms", ms_json(t->exposed_ns));
+		json_array_append_new(a, x);
+	}
+	set(o, "stages", a);
+	return o;
+}
+
+static json_t *coll_hosts_json(const struct report_collectives *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < c->nr_hosts; i++) {
+		const struct report_coll_host *h = &c->hosts[i];
+		json_t *x = json_object();
+
+		set(x, "host", jstr_checked(h->name));
+		set(x, "ranks", json_integer((json_int_t)h->ranks));
+		set(x, "aligned", json_boolean(h->aligned));
+		set(x, "offset_ms", ms_json(h->offset_ns));
+		set(x, "samples", json_integer((json_int_t)h->samples));
+		set(x, "residual_ms", ms_json(h->residual_ns));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
+/* "collectives": only when several processes ran NCCL kernels. */
+static void collectives_json(json_t *root, const struct report_ranks *rs)
+{
+	const struct report_collectives *c = &rs->coll;
+	json_t *o, *a;
+
+	if (rs->nr < 2 || !c->available)
+		return;
+	o = json_object();
+	set(o, "calls", json_integer((json_int_t)c->calls));
+	set(o, "matched", json_integer((json_int_t)c->instances));
+	a = json_array();
+	for (size_t i = 0; i < rs->nr; i++)
+		json_array_append_new(a, coll_rank_json(&rs->v[i]));
+	set(o, "ranks", a);
+	a = json_array();
+	for (size_t i = 0; i < c->nr_stragglers; i++) {
+		const struct report_coll_straggler *s = &c->stragglers[i];
+		json_t *x = json_object();
+
+		set(x, "rank", jstr_checked(rs->v[s->rank_index].label));
+		set(x, "last", json_integer((json_int_t)s->count));
+		set(x, "share", json_real(s->share));
+		set(x, "mean_late_ms", json_real(s->mean_late_ns / 1e6));
+		set(x, "late_ms", ms_json(s->late_ns));
+		json_array_append_new(a, x);
+	}
+	set(o, "stragglers", a);
+	set(o, "hosts", coll_hosts_json(c));
+	a = json_object();
+	set(a, "median_ms", ms_json(c->residual_median_ns));
+	set(a, "max_ms", ms_json(c->residual_max_ns));
+	set(a, "samples", json_integer((json_int_t)c->residual_samples));
+	set(o, "clock_residual", a);
+	a = json_array();
+	for (size_t i = 0; i < c->nr_mismatches; i++) {
+		const struct report_coll_mismatch *x = &c->mismatches[i];
+		json_t *j = json_object();
+
+		set(j, "type", jstr_checked(x->type));
+		set(j, "stream", json_integer((json_int_t)x->stream));
+		set(j, "min_calls", json_integer((json_int_t)x->min_calls));
+		set(j, "min_on",
+		    x->min_rank >= 0 ? jstr_checked(rs->v[x->min_rank].label) : json_null());
+		set(j, "max_calls", json_integer((json_int_t)x->max_calls));
+		set(j, "max_on",
+		    x->max_rank >= 0 ? jstr_checked(rs->v[x->max_rank].label) : json_null());
+		set(j, "ranks_short", json_integer((json_int_t)x->ranks_short));
+		json_array_append_new(a, j);
+	}
+	set(o, "mismatches", a);
+	set(root, "collectives", o);
+}
+
 static json_t *strv_json(char **v, size_t n)
 {
 	json_t *a = json_array();
@@ -412,6 +533,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	}
 	set(root, "findings", a);
 	ranks_json(root, &m->ranks);
+	collectives_json(root, &m->ranks);
 
 	/* 10 significant digits: enough for ns sums over hours, stable across libcs */
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));

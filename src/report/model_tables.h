@@ -33,6 +33,20 @@ void rtable_rank_operators(const struct report_model *m, struct rtable *t, size_
 /* The sentence that introduces the ranks: how many processes, that the
  * other tables sum over them, and the slowest rank with its numbers. */
 void report_ranks_intro(const struct report_model *m, struct strbuf *out);
+/* NCCL collectives across ranks (coll_md.c). Shown only with several
+ * processes and at least one NCCL kernel; the tables are empty otherwise.
+ * Per rank and collective type, the stragglers, exposed communication per
+ * rank and stage, and the hosts' clocks (only with several hosts). */
+int report_coll_shown(const struct report_model *m);
+void rtable_coll_ranks(const struct report_model *m, struct rtable *t);
+void rtable_coll_stragglers(const struct report_model *m, struct rtable *t);
+void rtable_coll_stages(const struct report_model *m, struct rtable *t);
+void rtable_coll_hosts(const struct report_model *m, struct rtable *t);
+/* One paragraph: NCCL kernels, their share of kernel time, matched
+ * collectives and the straggler. */
+void report_coll_summary(const struct report_model *m, struct strbuf *out);
+/* "## Collectives" of report.md. */
+void report_coll_md(const struct report_model *m, struct strbuf *out);
 
 /* Appends one cell; rows fill left to right. */
 void rtable_cell(struct rtable *t, const char *s);

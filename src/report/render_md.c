@@ -60,8 +60,14 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 		rtable_md(&t, out);
 	}
 	rtable_release(&t);
-	if (!stages)
+	if (!stages) {
+		/* the summary: collectives in one paragraph, report.md has the tables */
+		if (report_coll_shown(m)) {
+			strbuf_addch(out, '\n');
+			report_coll_summary(m, out);
+		}
 		return;
+	}
 	rtable_rank_stages(m, &t);
 	if (rtable_rows(&t)) {
 		strbuf_addstr(out, "\nPer-rank stages:\n\n");
@@ -505,6 +511,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 
 	md_stage_section(m, out, "Decode-step distribution:\n\n");
 	md_ranks_section(m, out, 1);
+	report_coll_md(m, out);
 	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");
 
 	strbuf_addstr(out, "\n## Aggregates\n\n");

@@ -204,19 +204,32 @@ static void gpu_name(sqlite3 *db, int64_t dev, struct strbuf *out)
 }
 
 /* Process and thread names for the CPU tracks (best effort: tables may be
- * absent in an nsys export). */
+ * absent in an nsys export). A process with a rank identity (the builtin
+ * tracer's LLMPROF_PROCESSES) is named "rank N (pid P)", so that a
+ * multi-rank job reads by rank; the others keep their command line. */
 static void put_names(sqlite3 *db, FILE *f)
 {
+	const char *q = has_table(db, "LLMPROF_PROCESSES")
+			    ? "SELECT p.pid, p.name, (SELECT r.rank FROM LLMPROF_PROCESSES r "
+			      "WHERE r.pid = p.pid AND r.rank >= 0 LIMIT 1) FROM PROCESSES p"
+			    : "SELECT pid, name, NULL FROM PROCESSES";
 	sqlite3_stmt *s;
 
-	if (has_table(db, "PROCESSES") &&
-	    sqlite3_prepare_v2(db, "SELECT pid, name FROM PROCESSES", -1, &s, NULL) == SQLITE_OK) {
+	if (has_table(db, "PROCESSES") && sqlite3_prepare_v2(db, q, -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			const unsigned char *n = sqlite3_column_text(s, 1);
+			long long pid = (long long)sqlite3_column_int64(s, 0);
+			char label[64];
+
 			fprintf(f,
 				"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{"
 				"\"name\":",
-				(long long)sqlite3_column_int64(s, 0));
+				pid);
+			if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
+				snprintf(label, sizeof(label), "rank %lld (pid %lld)",
+					 (long long)sqlite3_column_int64(s, 2), pid);
+				n = (const unsigned char *)label;
+			}
 			put_str(f, n ? (const char *)n : "");
 			fputs("}},\n", f);
 		}

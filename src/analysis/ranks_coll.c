@@ -1,0 +1,238 @@
+/* ranks_coll.c: the NCCL collectives of a multi-process trace (see
+ * ranks.h): each rank's part of the trace handed to the collectives module
+ * (collectives.h), and its result copied into the model.
+ *
+ * Each rank gives all its kernels (the module picks the NCCL ones by name
+ * and needs the others to tell which communication no compute hides), and
+ * its prefill and decode instances as windows: their GPU projections
+ * [first op start, last op end], the same span the stage tables call "GPU
+ * span", so that exposed communication divides by the time those tables
+ * show. A rank's kernel array lives only while the builder reads it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/collectives.h"
+#include "analysis/nvtxproj.h"
+#include "analysis/ranks.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+/* The stage windows of a part: one per prefill or decode range with GPU
+ * work, labelled by its role. *n = 0 without any. */
+static struct coll_window *part_windows(const struct trace *v, const struct stage_config *sc,
+					size_t *n)
+{
+	struct coll_window *w = xmalloc(st_mult(v->nranges + 1, sizeof(*w)));
+	struct nvtx_proj p;
+
+	*n = 0;
+	nvtx_proj_compute(&p, v, 0);
+	for (size_t r = 0; r < v->nranges; r++) {
+		const char *text = strtab_str(&v->strs, v->ranges[r].text);
+		const char *dom = strtab_str(&v->strs, v->ranges[r].domain);
+		int role = -1;
+
+		if (!p.nops[r] || !text)
+			continue;
+		for (int s = STAGE_PREFILL; s <= STAGE_DECODE && role < 0; s++)
+			for (size_t i = 0; i < sc->stages[s].nnames && role < 0; i++)
+				if (stage_name_matches(sc->stages[s].names[i], text, dom))
+					role = s;
+		if (role < 0)
+			continue;
+		w[*n].stage = stage_role_name((enum stage_role)role);
+		w[*n].start = p.proj_start[r];
+		w[(*n)++].end = p.proj_end[r];
+	}
+	nvtx_proj_release(&p);
+	return w;
+}
+
+/* One rank into the builder: all its kernels and its windows. */
+static int add_part(struct coll_builder *b, int id, int host, const struct trace *v,
+		    const struct stage_config *sc, struct strbuf *err)
+{
+	struct coll_kernel *k = xmalloc(st_mult(v->nkernels + 1, sizeof(*k)));
+	struct coll_rank_input in = {id, host, k, v->nkernels, NULL, 0};
+	struct coll_window *w = part_windows(v, sc, &in.nwindows);
+	int ret;
+
+	for (size_t i = 0; i < v->nkernels; i++) {
+		const struct trace_kernel *x = &v->kernels[i];
+		const char *name = strtab_str(&v->strs, x->name);
+
+		k[i].name = name ? name : "";
+		k[i].start = x->start;
+		k[i].end = x->end;
+		k[i].device = x->device;
+		k[i].stream = x->stream;
+	}
+	in.windows = w;
+	ret = coll_builder_add_rank(b, &in, err);
+	free(w);
+	free(k);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Host ids: the distinct host names in sorted order (no name = ""), so the
+ * reference clock is the first name's. Fills hosts[rank index]. */
+static void host_ids(struct report_model *m, int *hosts)
+{
+	struct report_collectives *c = &m->ranks.coll;
+	const char **names = xmalloc(st_mult(m->ranks.nr + 1, sizeof(*names)));
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->ranks.nr; i++)
+		names[i] = m->ranks.v[i].host ? m->ranks.v[i].host : "";
+	qsort(names, m->ranks.nr, sizeof(*names), cmp_str);
+	c->hosts = xcalloc(m->ranks.nr + 1, sizeof(*c->hosts));
+	for (size_t i = 0; i < m->ranks.nr; i++)
+		if (!n || strcmp(names[i], names[n - 1]))
+			names[n++] = names[i];
+	for (size_t i = 0; i < n; i++)
+		c->hosts[i].name = *names[i] ? xstrdup(names[i]) : NULL;
+	c->nr_hosts = n;
+	for (size_t i = 0; i < m->ranks.nr; i++) {
+		const char *h = m->ranks.v[i].host ? m->ranks.v[i].host : "";
+		const char **at = bsearch(&h, names, n, sizeof(*names), cmp_str);
+
+		hosts[i] = (int)(at - names);
+	}
+	free(names);
+}
+
+/* The module's rank ids: the ranks themselves when every process has a
+ * distinct one (the findings then name them), else the index in
+ * m->ranks.v. Either way coll_result.ranks (by id) is in m->ranks.v order. */
+static int use_rank_ids(const struct report_model *m)
+{
+	for (size_t i = 0; i < m->ranks.nr; i++)
+		if (m->ranks.v[i].rank < 0 || (i && m->ranks.v[i].rank == m->ranks.v[i - 1].rank))
+			return 0;
+	return 1;
+}
+
+static void copy_rank(struct report_rank_coll *d, const struct coll_rank *r)
+{
+	d->calls = r->calls;
+	d->unmatched = r->unmatched;
+	d->comm_ns = r->comm_ns;
+	d->exposed_ns = r->exposed_ns;
+	d->wait_ns = r->wait_ns;
+	d->transfer_ns = r->transfer_ns;
+	d->clock_offset_ns = r->clock_offset_ns;
+	d->types = xcalloc(COLL_NTYPES, sizeof(*d->types));
+	for (int t = 0; t < COLL_NTYPES; t++) {
+		const struct coll_type_stat *s = &r->by_type[t];
+		struct report_coll_type *x;
+
+		if (!s->calls)
+			continue;
+		x = &d->types[d->nr_types++];
+		x->type = xstrdup(coll_type_name((enum coll_type)t));
+		x->calls = s->calls;
+		x->matched = s->matched;
+		x->total_ns = s->total_ns;
+		x->wait_ns = s->wait_ns;
+		x->transfer_ns = s->transfer_ns;
+	}
+	d->stages = xcalloc(r->nstages + 1, sizeof(*d->stages));
+	for (size_t s = 0; s < r->nstages; s++) {
+		d->stages[s].stage = xstrdup(r->stages[s].stage);
+		d->stages[s].windows = r->stages[s].windows;
+		d->stages[s].window_ns = r->stages[s].window_ns;
+		d->stages[s].comm_ns = r->stages[s].comm_ns;
+		d->stages[s].exposed_ns = r->stages[s].exposed_ns;
+	}
+	d->nr_stages = r->nstages;
+}
+
+static void copy_result(struct report_model *m, const struct coll_result *r)
+{
+	struct report_collectives *c = &m->ranks.coll;
+	struct coll_finding *f;
+	size_t nf;
+
+	c->instances = r->ninstances;
+	for (size_t i = 0; i < r->nranks && i < m->ranks.nr; i++) {
+		copy_rank(&m->ranks.v[i].coll, &r->ranks[i]);
+		c->calls += r->ranks[i].calls;
+	}
+	c->available = c->calls > 0;
+	c->stragglers = xcalloc(r->nstragglers + 1, sizeof(*c->stragglers));
+	for (size_t i = 0; i < r->nstragglers; i++) {
+		const struct coll_straggler *s = &r->stragglers[i];
+
+		c->stragglers[i] = (struct report_coll_straggler){
+		    (int)s->rank_index, s->count, s->late_ns, s->mean_late_ns, s->share};
+	}
+	c->nr_stragglers = r->nstragglers;
+	for (size_t h = 0; h < r->nhosts && h < c->nr_hosts; h++) {
+		c->hosts[h].ranks = r->hosts[h].ranks;
+		c->hosts[h].samples = r->hosts[h].samples;
+		c->hosts[h].offset_ns = r->hosts[h].offset_ns;
+		c->hosts[h].residual_ns = r->hosts[h].residual_ns;
+		c->hosts[h].aligned = r->hosts[h].aligned;
+	}
+	c->residual_median_ns = r->residual_median_ns;
+	c->residual_max_ns = r->residual_max_ns;
+	c->residual_samples = r->residual_samples;
+	c->mismatches = xcalloc(r->nmismatches + 1, sizeof(*c->mismatches));
+	for (size_t i = 0; i < r->nmismatches; i++) {
+		const struct coll_mismatch *x = &r->mismatches[i];
+
+		c->mismatches[i] =
+		    (struct report_coll_mismatch){xstrdup(coll_type_name(x->type)),
+						  x->stream_ord,
+						  x->min_calls,
+						  x->max_calls,
+						  x->ranks_short,
+						  (int)coll_result_rank_index(r, x->min_rank),
+						  (int)coll_result_rank_index(r, x->max_rank)};
+	}
+	c->nr_mismatches = r->nmismatches;
+	nf = coll_findings(r, "decode", &f);
+	c->findings = xcalloc(nf + 1, sizeof(*c->findings));
+	for (size_t i = 0; i < nf; i++) {
+		/* the strings move into the model */
+		c->findings[i] = (struct report_finding){(enum finding_severity)f[i].severity,
+							 f[i].code, f[i].text, f[i].recommendation};
+		f[i].code = f[i].text = f[i].recommendation = NULL;
+	}
+	c->nr_findings = nf;
+	coll_findings_free(f, nf);
+}
+
+void ranks_coll_fill(struct report_model *m, const struct trace *const *views,
+		     const struct stage_config *sc)
+{
+	struct coll_builder *b = coll_builder_new();
+	struct strbuf err = STRBUF_INIT;
+	struct coll_result r;
+	int *hosts = xcalloc(m->ranks.nr + 1, sizeof(*hosts));
+	int by_rank = use_rank_ids(m);
+
+	host_ids(m, hosts);
+	for (size_t i = 0; i < m->ranks.nr; i++)
+		if (add_part(b, by_rank ? m->ranks.v[i].rank : (int)i, hosts[i], views[i], sc,
+			     &err))
+			goto fail;
+	for (size_t i = 0; i < m->ranks.nr; i++)
+		m->ranks.v[i].coll.host = hosts[i];
+	if (coll_builder_finish(b, &r, &err))
+		goto fail;
+	copy_result(m, &r);
+	coll_result_release(&r);
+	goto out;
+fail:
+	report_model_add_note(m, "NCCL collectives not analysed: %s", err.buf);
+out:
+	coll_builder_free(b);
+	free(hosts);
+	strbuf_release(&err);
+}

@@ -1,0 +1,208 @@
+/* coll_md.c: the NCCL collectives of a multi-process trace in the reports
+ * (model_tables.h): per rank and type, stragglers, exposed communication
+ * per stage, the hosts' clocks, and the sentences that introduce them.
+ * Reads m->ranks.coll and each rank's coll (analysis/ranks_coll.c fills
+ * them); with one process or no NCCL kernel every table is empty. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "model/format.h"
+#include "report/model_tables.h"
+#include "report/report.h"
+#include "core/banned.h"
+
+int report_coll_shown(const struct report_model *m)
+{
+	return m->ranks.nr > 1 && m->ranks.coll.available;
+}
+
+static void cell_ns(struct rtable *t, struct strbuf *sb, int64_t ns)
+{
+	fmt_ns_as_ms(sb, (double)ns);
+	rtable_cell_sb(t, sb);
+}
+
+void rtable_coll_ranks(const struct report_model *m, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "llrrrrr", 0, "Rank", "Collective", "Calls", "Matched", "Time (ms)",
+		    "Wait (ms)", "Transfer (ms)", NULL);
+	for (size_t i = 0; report_coll_shown(m) && i < m->ranks.nr; i++) {
+		const struct report_rank_coll *c = &m->ranks.v[i].coll;
+
+		for (size_t j = 0; j < c->nr_types; j++) {
+			rtable_cell(t, m->ranks.v[i].label);
+			rtable_cell(t, c->types[j].type);
+			rtable_cellf(t, "%llu", (unsigned long long)c->types[j].calls);
+			rtable_cellf(t, "%llu", (unsigned long long)c->types[j].matched);
+			cell_ns(t, &sb, c->types[j].total_ns);
+			cell_ns(t, &sb, c->types[j].wait_ns);
+			cell_ns(t, &sb, c->types[j].transfer_ns);
+		}
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_coll_stragglers(const struct report_model *m, struct rtable *t)
+{
+	const struct report_collectives *c = &m->ranks.coll;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lrrrr", 0, "Arrives last", "Collectives", "Share", "Mean lateness (us)",
+		    "Total lateness (ms)", NULL);
+	for (size_t i = 0; report_coll_shown(m) && i < c->nr_stragglers; i++) {
+		const struct report_coll_straggler *s = &c->stragglers[i];
+
+		rtable_cell(t, m->ranks.v[s->rank_index].label);
+		rtable_cellf(t, "%llu", (unsigned long long)s->count);
+		fmt_frac_pct(&sb, rnum_of(s->share));
+		rtable_cell_sb(t, &sb);
+		fmt_fixed(&sb, rnum_of(s->mean_late_ns / 1e3), 1);
+		rtable_cell_sb(t, &sb);
+		cell_ns(t, &sb, s->late_ns);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_coll_stages(const struct report_model *m, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "llrrrrr", 0, "Rank", "Stage", "Instances", "GPU span (ms)",
+		    "Communication (ms)", "Exposed (ms)", "Exposed share", NULL);
+	for (size_t i = 0; report_coll_shown(m) && i < m->ranks.nr; i++) {
+		const struct report_rank_coll *c = &m->ranks.v[i].coll;
+
+		for (size_t j = 0; j < c->nr_stages; j++) {
+			const struct report_coll_stage *s = &c->stages[j];
+
+			rtable_cell(t, m->ranks.v[i].label);
+			rtable_cell(t, s->stage);
+			rtable_cellf(t, "%llu", (unsigned long long)s->windows);
+			cell_ns(t, &sb, s->window_ns);
+			cell_ns(t, &sb, s->comm_ns);
+			cell_ns(t, &sb, s->exposed_ns);
+			fmt_frac_pct(&sb, s->window_ns > 0 ? rnum_of((double)s->exposed_ns /
+								     (double)s->window_ns)
+							   : RNUM_NONE);
+			rtable_cell_sb(t, &sb);
+		}
+	}
+	strbuf_release(&sb);
+}
+
+/* Only with several hosts: one host shares one clock with itself. */
+void rtable_coll_hosts(const struct report_model *m, struct rtable *t)
+{
+	const struct report_collectives *c = &m->ranks.coll;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lrrrrl", 0, "Host", "Ranks", "Clock offset (ms)", "Samples",
+		    "Residual (us)", "Aligned", NULL);
+	for (size_t i = 0; report_coll_shown(m) && c->nr_hosts > 1 && i < c->nr_hosts; i++) {
+		const struct report_coll_host *h = &c->hosts[i];
+
+		rtable_cell(t, h->name ? h->name : FMT_NA);
+		rtable_cellf(t, "%llu", (unsigned long long)h->ranks);
+		cell_ns(t, &sb, h->offset_ns);
+		rtable_cellf(t, "%llu", (unsigned long long)h->samples);
+		fmt_fixed(&sb, rnum_of((double)h->residual_ns / 1e3), 1);
+		rtable_cell_sb(t, &sb);
+		rtable_cell(t, i == 0 ? "reference" : h->aligned ? "yes" : "no");
+	}
+	strbuf_release(&sb);
+}
+
+/* NCCL kernel time as a share of all kernel time, summed over ranks. */
+static struct rnum coll_share(const struct report_model *m)
+{
+	double nccl = 0, all = 0;
+
+	for (size_t i = 0; i < m->ranks.nr; i++) {
+		const struct report_rank_coll *c = &m->ranks.v[i].coll;
+
+		for (size_t j = 0; j < c->nr_types; j++)
+			nccl += (double)c->types[j].total_ns;
+		all += (double)m->ranks.v[i].kernel_ns;
+	}
+	return all > 0 ? rnum_of(nccl / all) : RNUM_NONE;
+}
+
+void report_coll_summary(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_collectives *c = &m->ranks.coll;
+	struct rnum share = coll_share(m);
+
+	if (!report_coll_shown(m))
+		return;
+	strbuf_addf(out, "%llu NCCL collective kernels ran across the %zu processes",
+		    (unsigned long long)c->calls, m->ranks.nr);
+	if (share.available) {
+		strbuf_addstr(out, ", ");
+		fmt_frac_pct(out, share);
+		strbuf_addstr(out, " of their kernel time");
+	}
+	strbuf_addf(out, "; %llu were matched across every rank.",
+		    (unsigned long long)c->instances);
+	if (c->nr_stragglers) {
+		const struct report_coll_straggler *s = &c->stragglers[0];
+
+		strbuf_addf(out, " Straggler: %s arrives last at %llu of them (",
+			    m->ranks.v[s->rank_index].label, (unsigned long long)s->count);
+		fmt_frac_pct(out, rnum_of(s->share));
+		strbuf_addstr(out, "), ");
+		fmt_fixed(out, rnum_of(s->mean_late_ns / 1e3), 1);
+		strbuf_addstr(out, " us after the others on average, and they wait for it.");
+	}
+	strbuf_addch(out, '\n');
+}
+
+/* "## Collectives" of report.md. */
+void report_coll_md(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_collectives *c = &m->ranks.coll;
+	struct rtable t;
+
+	if (!report_coll_shown(m))
+		return;
+	strbuf_addstr(out, "\n## Collectives\n\n");
+	report_coll_summary(m, out);
+	strbuf_addstr(out,
+		      "\nCollectives are matched across ranks by their order on each NCCL stream. "
+		      "Wait is the time a rank's collective ran before the last rank arrived; "
+		      "transfer is the rest (docs/collectives.md).\n\n");
+	rtable_coll_ranks(m, &t);
+	rtable_md(&t, out);
+	rtable_release(&t);
+	rtable_coll_stragglers(m, &t);
+	if (rtable_rows(&t)) {
+		strbuf_addstr(out, "\nStragglers (lateness: after the median arrival of the "
+				   "other ranks):\n\n");
+		rtable_md(&t, out);
+	}
+	rtable_release(&t);
+	rtable_coll_stages(m, &t);
+	if (rtable_rows(&t)) {
+		strbuf_addstr(out, "\nExposed communication (NCCL kernels running while no other "
+				   "kernel runs on the GPU) per stage:\n\n");
+		rtable_md(&t, out);
+	}
+	rtable_release(&t);
+	rtable_coll_hosts(m, &t);
+	if (rtable_rows(&t)) {
+		strbuf_addstr(out, "\nClocks: each host's offset to the first, estimated from "
+				   "collective end times; the residual is how far ends still "
+				   "differ after alignment, and how uncertain waits across hosts "
+				   "are.\n\n");
+		rtable_md(&t, out);
+	}
+	rtable_release(&t);
+	if (c->nr_mismatches)
+		strbuf_addf(out,
+			    "\n%zu collective sequences have different lengths on different "
+			    "ranks and were not matched (see the findings).\n",
+			    c->nr_mismatches);
+}
