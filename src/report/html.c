@@ -1,5 +1,6 @@
 /* html.c: report.html, one self-contained XHTML-compatible page (inline CSS
- * and SVG, no script, no external resource) and report_write_all(). */
+ * and SVG, a few lines of inline script that sort the tables, no external
+ * resource; readable without script) and report_write_all(). */
 #include <ctype.h>
 #include <string.h>
 
@@ -9,10 +10,15 @@
 #include "report/report.h"
 #include "report/svg.h"
 #include "report/model_tables.h"
+#include "report/kname.h"
 #include "core/banned.h"
 
 /* Kernels listed in the HTML table; kernels.md has all of them. */
 #define HTML_KERNEL_ROWS 50
+/* Short kernel names: characters shown; the full name is the cell's title. */
+#define HTML_KNAME_MAX 48
+/* Code spans in findings longer than this read as a kernel's base name. */
+#define HTML_CODE_SHORTEN 60
 
 static const char css[] =
     "body{font-family:Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fafafa}"
@@ -21,7 +27,7 @@ static const char css[] =
     "header p{margin:4px 0;font-size:14px;color:#d5dde6}"
     "nav{padding:8px 32px;background:#e9edf2;font-size:14px}"
     "nav a{margin-right:16px;color:#1f4e79;text-decoration:none}"
-    "main{padding:8px 32px 32px 32px;max-width:1200px}"
+    "main{padding:8px 32px 32px 32px;max-width:1800px}"
     "section{background:#fff;border:1px solid #e1e4e8;border-radius:6px;padding:12px 20px;"
     "margin:16px 0}"
     "h2{font-size:19px;margin:6px 0 12px 0;color:#1f2d3d}"
@@ -31,8 +37,14 @@ static const char css[] =
     "th{background:#f3f5f7;font-weight:600}"
     "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
     "td.num{white-space:nowrap}"
-    ".tablewrap{overflow-x:auto}"
-    "table.kernels td:nth-child(2){min-width:300px}"
+    ".tablewrap{overflow-x:auto;max-width:100%}"
+    "table.data th:first-child,table.data td:first-child{position:sticky;left:0;z-index:1;"
+    "background:#fff;box-shadow:1px 0 0 #e6e6e6}"
+    "table.data th:first-child{background:#f3f5f7}"
+    "table.sortable th{cursor:pointer}"
+    "table.kernels td:first-child{white-space:nowrap}"
+    "table.kernels td:first-child code{word-break:normal}"
+    ".rk{display:inline-block;min-width:2em;color:#555;font-variant-numeric:tabular-nums}"
     "code{font-family:Menlo,Consolas,monospace;font-size:12px;word-break:break-all}"
     ".status{font-weight:600}.status.bad{color:#ffb4a8}"
     ".finding{margin:6px 0;padding:8px 12px;border-left:4px solid #9d9d9d;background:#f7f7f7}"
@@ -72,8 +84,20 @@ void md_inline_html(struct strbuf *out, const char *md)
 				strbuf_addch(&code, *c);
 			}
 			strbuf_trim(&code);
-			strbuf_addstr(out, "<code>");
-			xml_text(out, code.buf);
+			if (code.len > HTML_CODE_SHORTEN) {
+				/* a kernel signature: its base name, the whole on hover */
+				struct strbuf b = STRBUF_INIT;
+
+				kernel_base_name(&b, code.buf, HTML_KNAME_MAX);
+				strbuf_addstr(out, "<code title=\"");
+				xml_text(out, code.buf);
+				strbuf_addstr(out, "\">");
+				xml_text(out, b.buf);
+				strbuf_release(&b);
+			} else {
+				strbuf_addstr(out, "<code>");
+				xml_text(out, code.buf);
+			}
 			strbuf_addstr(out, "</code>");
 			strbuf_release(&code);
 			p = q + n;
@@ -104,10 +128,89 @@ void md_inline_html(struct strbuf *out, const char *md)
 	}
 }
 
+/* Sorts a table.sortable by the clicked column (numbers as numbers, again
+ * to reverse). No '<' or '&', so the page stays well-formed XML. */
+static const char sort_script[] =
+    "document.querySelectorAll('table.sortable th').forEach(function(th){"
+    "th.title='click to sort';th.addEventListener('click',function(){"
+    "var tb=th.closest('table').tBodies[0];if(!tb)return;"
+    "var i=th.cellIndex,d=th.dataset.d==='1'?-1:1;th.dataset.d=d===1?'1':'0';"
+    "var v=function(r){var t=r.cells[i]?r.cells[i].textContent.replace(/,/g,''):'';"
+    "var n=parseFloat(t);return isNaN(n)?[1,t]:[0,n];};"
+    "Array.from(tb.rows).sort(function(a,b){var x=v(a),y=v(b);"
+    "if(x[0]!==y[0])return x[0]-y[0];return(x[1]>y[1]?1:y[1]>x[1]?-1:0)*d;})"
+    ".forEach(function(r){tb.appendChild(r);});});});";
+
 static void html_table(struct rtable *t, struct strbuf *out)
 {
-	rtable_html(t, out, "data");
+	rtable_html(t, out, "data sortable");
 	rtable_release(t);
+}
+
+/* The kernels: rank and short name in the first (sticky) column, the full
+ * name as its title; the other columns as rtable_kernels_full has them. */
+static void kernels_table_html(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+	struct strbuf b = STRBUF_INIT;
+	size_t rows;
+
+	rtable_kernels_full(m, &t);
+	rows = t.nr_cells / t.ncols;
+	strbuf_addstr(out, "<div class=\"tablewrap\"><table class=\"data sortable kernels\">\n"
+			   "<thead><tr><th>Kernel</th>");
+	for (size_t c = 2; c < t.ncols; c++) {
+		strbuf_addf(out, "<th%s>", t.align[c] == 'r' ? " class=\"num\"" : "");
+		xml_text(out, t.cells[c]);
+		strbuf_addstr(out, "</th>");
+	}
+	strbuf_addstr(out, "</tr></thead>\n<tbody>\n");
+	for (size_t r = 1; r < rows; r++) {
+		const struct report_kernel *k = &m->kernels[r - 1];
+
+		strbuf_reset(&b);
+		kernel_base_name(&b, k->short_name, HTML_KNAME_MAX);
+		strbuf_addstr(out, "<tr><td title=\"");
+		xml_text(out, k->full_name ? k->full_name : k->short_name);
+		strbuf_addf(out, "\"><span class=\"rk\">%zu</span> <code>", r);
+		xml_text(out, b.buf);
+		strbuf_addstr(out, "</code></td>");
+		for (size_t c = 2; c < t.ncols; c++) {
+			strbuf_addf(out, "<td%s>", t.align[c] == 'r' ? " class=\"num\"" : "");
+			xml_text(out, t.cells[r * t.ncols + c]);
+			strbuf_addstr(out, "</td>");
+		}
+		strbuf_addstr(out, "</tr>\n");
+	}
+	strbuf_addstr(out, "</tbody>\n</table></div>\n");
+	strbuf_release(&b);
+	rtable_release(&t);
+}
+
+/* The status line; "every report below is complete" does not stand beside
+ * a critical finding. Returns 1 when the line is a warning. */
+static int status_html(const struct report_model *m, int done, struct strbuf *s)
+{
+	size_t crit = 0;
+
+	report_status_line(m, s);
+	for (size_t i = 0; i < m->nr_findings; i++)
+		crit += m->findings[i].severity == FINDING_CRITICAL;
+	if (!done)
+		return 1;
+	if (!crit)
+		return 0;
+	if (strstr(s->buf, "every report below is complete")) {
+		strbuf_reset(s);
+		strbuf_addstr(s, "The pipeline finished and every step ran");
+	} else if (s->len && s->buf[s->len - 1] == '.') {
+		strbuf_setlen(s, s->len - 1);
+	}
+	strbuf_addf(s,
+		    "; %zu critical finding%s below say%s what the numbers miss or where the "
+		    "time goes.",
+		    crit, crit == 1 ? "" : "s", crit == 1 ? "s" : "");
+	return 1;
 }
 
 static void section_open(struct strbuf *out, const char *id, const char *title)
@@ -169,7 +272,7 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "</p>\n");
 	rtable_coll_stragglers(m, &t);
 	if (rtable_rows(&t))
-		rtable_html(&t, out, "data");
+		rtable_html(&t, out, "data sortable");
 	rtable_release(&t);
 	rtable_coll_ranks(m, &t);
 	html_table(&t, out);
@@ -192,8 +295,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	}
 	strbuf_addf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n", css);
 	strbuf_addf(out, "<h1>Profiling report%s</h1>\n", done ? "" : ": INCOMPLETE");
-	report_status_line(m, &s);
-	strbuf_addf(out, "<p class=\"status%s\">", done ? "" : " bad");
+	strbuf_addf(out, "<p class=\"status%s\">", status_html(m, done, &s) ? " bad" : "");
 	xml_text(out, s.buf);
 	strbuf_reset(&s);
 	strbuf_addstr(out, "</p>\n<p>");
@@ -224,7 +326,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		rtable_decode_steps(m, &t);
 		if (rtable_rows(&t)) {
 			strbuf_addstr(out, "<h3>Decode-step distribution</h3>\n");
-			rtable_html(&t, out, "data");
+			rtable_html(&t, out, "data sortable");
 		}
 		rtable_release(&t);
 	} else {
@@ -271,13 +373,12 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		/* the table shows the top rows; kernels.md lists all */
 		if (view.nr_kernels > HTML_KERNEL_ROWS)
 			view.nr_kernels = HTML_KERNEL_ROWS;
-		rtable_kernels_full(&view, &t);
-		rtable_html(&t, out, "data kernels");
-		rtable_release(&t);
+		kernels_table_html(&view, out);
 		if (m->nr_kernels > HTML_KERNEL_ROWS)
 			strbuf_addf(out, "<p class=\"note\">%zu more kernels in kernels.md.</p>\n",
 				    m->nr_kernels - HTML_KERNEL_ROWS);
-		strbuf_addstr(out, "<details><summary>Full kernel names</summary>\n<ol>\n");
+		strbuf_addstr(out,
+			      "<details><summary>Full kernel names (by rank)</summary>\n<ol>\n");
 		for (size_t i = 0; i < view.nr_kernels; i++) {
 			strbuf_addstr(out, "<li><code>");
 			xml_text(out, m->kernels[i].full_name);
@@ -318,7 +419,8 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		rtable_steps(m, &t);
 		html_table(&t, out);
 	}
-	strbuf_addstr(out, "</section>\n</main>\n</body>\n</html>\n");
+	strbuf_addf(out, "</section>\n</main>\n<script>%s</script>\n</body>\n</html>\n",
+		    sort_script);
 	strbuf_release(&s);
 }
 

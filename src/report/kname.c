@@ -54,8 +54,8 @@ static void base_span(const char *s, long len, long *b, long *e)
 
 static int generic_wrapper(const char *s, long n)
 {
-	static const char *const names[] = {"Kernel", "Kernel2", "device_kernel",
-					    "kernel_entry", NULL};
+	static const char *const names[] = {"Kernel", "Kernel2", "device_kernel", "kernel_entry",
+					    NULL};
 
 	for (size_t i = 0; names[i]; i++)
 		if ((long)strlen(names[i]) == n && !strncmp(s, names[i], (size_t)n))
@@ -73,6 +73,10 @@ void kernel_base_name(struct strbuf *out, const char *name, size_t max)
 		return;
 	}
 	len = (long)strlen(name);
+	if (name[len - 1] != ')') { /* no signature: already a short name */
+		fmt_ellipsize(out, name, max);
+		return;
+	}
 	base_span(name, len, &b, &full_e);
 	e = b;
 	while (e < full_e && name[e] != '<' && name[e] != '(')

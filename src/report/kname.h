@@ -4,7 +4,8 @@
  * (int)4, ...>(int, T2, T3)" reads as its function base name
  * ("vectorized_elementwise_kernel"); a generic wrapper ("cutlass::Kernel2<
  * cutlass_80_simt_sgemm_...>") as the base name of its first template
- * argument. A name without a signature is kept as is. The result is at most
+ * argument. A name without a parameter list ("gemv<128, 4>", "fill & co")
+ * is kept as is. The result is at most
  * max characters (ellipsized). */
 #ifndef LLMPROF_REPORT_KNAME_H
 #define LLMPROF_REPORT_KNAME_H

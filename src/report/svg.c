@@ -7,6 +7,7 @@
 
 #include "core/xalloc.h"
 #include "model/format.h"
+#include "report/kname.h"
 #include "report/svg.h"
 #include "core/banned.h"
 
@@ -140,7 +141,40 @@ static void lane_binned(struct strbuf *sb, const struct report_lane *l, int64_t 
 #define TL_LANE_H 22
 #define TL_LANE_GAP 8
 #define TL_MAX_EXACT 400 /* range lanes with more intervals are binned */
+#define TL_LEGEND_H 22
+#define TL_CHAR_W 7 /* a conservative width of one 11-px character */
 
+static void timeline_legend(struct strbuf *sb, int x, int y)
+{
+	static const struct {
+		const char *name, *color;
+	} items[] = {{"prefill (CPU range)", C_PREFILL},
+		     {"decode (CPU range)", C_DECODE},
+		     {"other range", C_OTHER},
+		     {"GPU busy (lighter: partly idle)", C_GPU}};
+	static const int w[] = {150, 150, 110, 230};
+
+	for (size_t i = 0; i < 4; x += w[i], i++)
+		strbuf_addf(sb,
+			    "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			    "<text x=\"%d\" y=\"%d\" fill=\"" C_AXIS "\">%s</text>\n",
+			    x, y - 9, items[i].color, x + 14, y, items[i].name);
+}
+
+/* The stage's name inside its bar when it fits. */
+static void range_label(struct strbuf *sb, const char *name, double x0, double w, int y)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!n || w < (double)(n * TL_CHAR_W + 8))
+		return;
+	strbuf_addf(sb,
+		    "<text x=\"%.2f\" y=\"%d\" font-size=\"11\" fill=\"#ffffff\" "
+		    "pointer-events=\"none\">",
+		    x0 + 4, y + 15);
+	xml_text(sb, name);
+	strbuf_addstr(sb, "</text>\n");
+}
 void svg_timeline(struct strbuf *sb, const struct report_model *m, int width)
 {
 	const struct report_timeline *tl = &m->timeline;
@@ -165,8 +199,10 @@ void svg_timeline(struct strbuf *sb, const struct report_model *m, int width)
 		svg_empty(sb, width, "Stage timeline", "No timeline data was captured.");
 		return;
 	}
-	h = 20 + (int)tl->nr_lanes * (TL_LANE_H + TL_LANE_GAP) + 36;
+	h = 20 + (int)tl->nr_lanes * (TL_LANE_H + TL_LANE_GAP) + 36 + TL_LEGEND_H;
 	svg_open(sb, width, h, "Stage timeline");
+	timeline_legend(sb, TL_LABEL_W, h - 8);
+	h -= TL_LEGEND_H;
 	span_ms = (double)(t1 - t0) / 1e6;
 	step = svg_nice_step(span_ms, 8);
 	/* grid and axis */
@@ -224,6 +260,7 @@ void svg_timeline(struct strbuf *sb, const struct report_model *m, int width)
 			strbuf_addstr(sb, " ms at ");
 			fmt_ns_as_ms(sb, (double)(iv->start_ns - t0));
 			strbuf_addstr(sb, " ms</title></rect>\n");
+			range_label(sb, iv->label ? iv->label : l->name, x0, w, y);
 		}
 	}
 	strbuf_addstr(sb, "</svg>\n");
@@ -292,8 +329,11 @@ void svg_kernel_bars(struct strbuf *sb, const struct report_model *m, int width,
 			    "</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#222222\">",
 			    KB_LABEL_W - 8, y + 13);
 		{
+			/* rank and base name: 44 characters of 12 px fit the label column */
 			struct strbuf s = STRBUF_INIT;
-			fmt_ellipsize(&s, k->short_name, 46);
+
+			strbuf_addf(&s, "%zu. ", i + 1);
+			kernel_base_name(&s, k->short_name, 44 - s.len);
 			xml_text(sb, s.buf);
 			strbuf_release(&s);
 		}
@@ -329,9 +369,72 @@ struct ceiling {
 	struct rnum tflops, gbs;
 };
 
-static void draw_ceiling(struct strbuf *sb, const struct ceiling *c, const struct svg_scale *xs,
-			 const struct svg_scale *ys, int *label_y)
+/* Text boxes already drawn in the roofline, so that a point's rank label
+ * goes only where it overlaps none of them. */
+#define RL_MAX_BOXES 64
+struct boxes {
+	double b[RL_MAX_BOXES][4]; /* x0, y0, x1, y1 */
+	int n;
+};
+
+static int box_free(const struct boxes *bx, double x0, double y0, double x1, double y1)
 {
+	for (int i = 0; i < bx->n; i++)
+		if (x0 < bx->b[i][2] && bx->b[i][0] < x1 && y0 < bx->b[i][3] && bx->b[i][1] < y1)
+			return 0;
+	return 1;
+}
+
+static void box_add(struct boxes *bx, double x0, double y0, double x1, double y1)
+{
+	if (bx->n == RL_MAX_BOXES)
+		return;
+	bx->b[bx->n][0] = x0;
+	bx->b[bx->n][1] = y0;
+	bx->b[bx->n][2] = x1;
+	bx->b[bx->n][3] = y1;
+	bx->n++;
+}
+
+/* The rank of a kernel beside its point (right, else left), when free. */
+static void point_label(struct strbuf *sb, struct boxes *bx, size_t rank, double cx, double cy,
+			double r, const struct svg_scale *xs)
+{
+	double w = (rank >= 100 ? 3 : rank >= 10 ? 2 : 1) * 7.0, y0 = cy - 6, y1 = cy + 5;
+	double xr = cx + r + 2, xl = cx - r - 2 - w, x;
+
+	if (xr + w <= xs->r1 && box_free(bx, xr, y0, xr + w, y1))
+		x = xr;
+	else if (xl >= xs->r0 && box_free(bx, xl, y0, xl + w, y1))
+		x = xl;
+	else
+		return;
+	box_add(bx, x, y0, x + w, y1);
+	strbuf_addf(sb,
+		    "<text x=\"%.2f\" y=\"%.2f\" font-size=\"11\" fill=\"#222222\">%zu</text>\n", x,
+		    cy + 4, rank);
+}
+
+/* Solid and dashed roofs and the point labels, under the bound legend. */
+static void roof_legend(struct strbuf *sb, int x, int y)
+{
+	strbuf_addf(sb,
+		    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222222\" "
+		    "stroke-width=\"1.6\"/><text x=\"%d\" y=\"%d\" fill=\"" C_AXIS
+		    "\">datasheet roof</text>\n"
+		    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222222\" "
+		    "stroke-width=\"1.6\" stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%d\" "
+		    "fill=\"" C_AXIS "\">measured roof (llmprof calibrate)</text>\n"
+		    "<text x=\"%d\" y=\"%d\" fill=\"" C_AXIS "\">numbers: kernel rank by GPU "
+		    "time (Kernels table); area: share of GPU time</text>\n",
+		    x, y - 4, x + 24, y - 4, x + 30, y, x + 140, y - 4, x + 164, y - 4, x + 170, y,
+		    x + 400, y);
+}
+
+static void draw_ceiling(struct strbuf *sb, const struct ceiling *c, const struct svg_scale *xs,
+			 const struct svg_scale *ys, int *label_y, struct boxes *bx)
+{
+	size_t at;
 	double xlo = xs->d0, xhi = xs->d1, ylo = ys->d0;
 	double ridge;
 
@@ -361,11 +464,15 @@ static void draw_ceiling(struct strbuf *sb, const struct ceiling *c, const struc
 	strbuf_addstr(sb, " TFLOP/s, ");
 	fmt_gbs(sb, c->gbs);
 	strbuf_addstr(sb, " GB/s</title></polyline>\n");
-	strbuf_addf(sb, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"end\" fill=\"#222222\">%s: ",
-		    svg_scale_map(xs, xhi) - 4, *label_y, c->name);
+	strbuf_addf(sb, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"end\" fill=\"#222222\">",
+		    svg_scale_map(xs, xhi) - 4, *label_y);
+	at = sb->len;
+	strbuf_addf(sb, "%s roof: ", c->name);
 	fmt_tflops(sb, c->tflops);
 	strbuf_addstr(sb, " TFLOP/s, ");
 	fmt_gbs(sb, c->gbs);
+	box_add(bx, svg_scale_map(xs, xhi) - 4 - 7.5 * (double)(sb->len - at + 5), *label_y - 12,
+		svg_scale_map(xs, xhi) - 4, *label_y + 3);
 	strbuf_addstr(sb, " GB/s</text>\n");
 	*label_y += 15;
 }
@@ -376,11 +483,12 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 	struct ceiling ceil_ds = {"datasheet", "", p->datasheet_tflops, p->datasheet_gbs};
 	struct ceiling ceil_ms = {"measured", " stroke-dasharray=\"6 4\"", p->measured_tflops,
 				  p->measured_gbs};
-	const int ml = 70, mr = 20, mt = 16, mb = 52;
+	const int ml = 70, mr = 20, mt = 16, mb = 88;
+	struct boxes bx = {.n = 0};
 	int height = width * 55 / 100, npts = 0, label_y;
 	double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = 0;
 	struct svg_scale xs, ys;
-	int ex0, ex1, ey0, ey1;
+	int ex0, ex1, ey0, ey1, kx, ky;
 
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		const struct report_counters *c = &m->kernels[i].c;
@@ -428,14 +536,18 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 	xs = (struct svg_scale){pow(10, ex0), pow(10, ex1), ml, width - mr, 1};
 	ys = (struct svg_scale){pow(10, ey0), pow(10, ey1), height - mb, mt, 1};
 	svg_open(sb, width, height, "Roofline");
+	/* a label every k-th decade, so that tick labels never touch */
+	kx = (int)ceil(44.0 / ((double)(width - ml - mr) / (ex1 - ex0)));
+	ky = (int)ceil(16.0 / ((double)(height - mt - mb) / (ey1 - ey0)));
 	for (int e = ex0; e <= ex1; e++) {
 		double x = svg_scale_map(&xs, pow(10, e));
 		strbuf_addf(sb,
 			    "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"" C_GRID
 			    "\"/><text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\" fill=\"" C_AXIS
 			    "\">",
-			    x, mt, x, height - mb, x, height - mb + 16);
-		decade_label(sb, e);
+			    x, mt, x, height - mb, x, height - mb + 20);
+		if ((e - ex0) % kx == 0)
+			decade_label(sb, e);
 		strbuf_addstr(sb, "</text>\n");
 	}
 	for (int e = ey0; e <= ey1; e++) {
@@ -445,7 +557,8 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 			    "\"/><text x=\"%d\" y=\"%.2f\" text-anchor=\"end\" fill=\"" C_AXIS
 			    "\">",
 			    ml, y, width - mr, y, ml - 6, y + 4);
-		decade_label(sb, e);
+		if ((e - ey0) % ky == 0)
+			decade_label(sb, e);
 		strbuf_addstr(sb, "</text>\n");
 	}
 	strbuf_addf(
@@ -455,11 +568,11 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 	    "\">arithmetic intensity (FLOP/byte of DRAM traffic)</text>\n"
 	    "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" fill=\"" C_AXIS
 	    "\" transform=\"rotate(-90 14 %d)\">achieved TFLOP/s</text>\n",
-	    ml, mt, width - ml - mr, height - mt - mb, (ml + width - mr) / 2, height - mb + 36,
+	    ml, mt, width - ml - mr, height - mt - mb, (ml + width - mr) / 2, height - mb + 40,
 	    (mt + height - mb) / 2, (mt + height - mb) / 2);
 	label_y = height - mb - 24;
-	draw_ceiling(sb, &ceil_ms, &xs, &ys, &label_y);
-	draw_ceiling(sb, &ceil_ds, &xs, &ys, &label_y);
+	draw_ceiling(sb, &ceil_ms, &xs, &ys, &label_y, &bx);
+	draw_ceiling(sb, &ceil_ds, &xs, &ys, &label_y, &bx);
 	for (size_t i = m->nr_kernels; i-- > 0;) {
 		const struct report_kernel *k = &m->kernels[i];
 		const struct report_counters *c = &k->c;
@@ -490,6 +603,21 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 			    "<text x=\"%d\" y=\"%d\" fill=\"#666666\">No kernel has FLOP and DRAM "
 			    "byte counters (ncu did not run or lacked them).</text>\n",
 			    ml + 10, mt + 20);
-	legend(sb, ml, height - 6);
+	/* rank labels, the largest kernels first */
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		const struct report_counters *c = &m->kernels[i].c;
+
+		if (!c->ai.available || !c->achieved_tflops.available || c->ai.v <= 0 ||
+		    c->achieved_tflops.v <= 0)
+			continue;
+		point_label(
+		    sb, &bx, i + 1, svg_scale_map(&xs, c->ai.v),
+		    svg_scale_map(&ys, c->achieved_tflops.v),
+		    3 + 9 * sqrt((m->kernels[i].pct_gpu.available ? m->kernels[i].pct_gpu.v : 0) /
+				 100),
+		    &xs);
+	}
+	legend(sb, ml, height - 30);
+	roof_legend(sb, ml, height - 10);
 	strbuf_addstr(sb, "</svg>\n");
 }
