@@ -85,8 +85,7 @@ s=$run/stakeholder_summary.md
 grep -q "^> INCOMPLETE: analyze skipped because no timeline trace: pipeline.trace.backend=auto: nsys is not usable" "$s" ||
 	fail "summary does not say incomplete: $(head -n 5 "$s")"
 grep -q "No bottleneck crossed the thresholds" "$s" && fail "summary reads as an all-clear"
-grep -q "^None: no rule" "$s" && fail "summary: 'Recommendations: None' on an incomplete run"
-grep -q "^1\. .* Why: Incomplete: analyze skipped because" "$s" || fail "summary recommendations: $(sed -n '/Recommendations/,$p' "$s")"
+grep -q "^1\. .*Incomplete: analyze skipped because" "$s" || fail "summary findings: $(cat "$s")"
 head -n 1 "$run/report.md" | grep -qxF "# Profiling report: INCOMPLETE (step 'analyze' skipped)" ||
 	fail "report.md title: $(head -n 1 "$run/report.md")"
 grep -q "complete\." "$run/report.md" && fail "report.md says complete"
