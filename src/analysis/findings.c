@@ -49,8 +49,8 @@ uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct rep
 
 /* The stage's kernels by their time inside it, longest first (ties in
  * model order); n of them. Owned array of indices into m->kernels. */
-size_t *findings_stage_kernels_by_time(const struct report_model *m,
-				       const struct report_stage *st, size_t *n)
+size_t *findings_stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
+				       size_t *n)
 {
 	size_t *idx = xmalloc((m->nr_kernels + 1) * sizeof(*idx));
 
@@ -406,7 +406,8 @@ static void rule_prefill(struct report_model *m)
 		strbuf_addstr(&rec, "; start with ");
 		findings_kernel_name(&rec, top);
 		strbuf_addstr(&rec, ", ");
-		fmt_frac_pct(&rec, rnum_of((double)findings_kernel_stage_ns(top, p) / (double)st_ns));
+		fmt_frac_pct(&rec,
+			     rnum_of((double)findings_kernel_stage_ns(top, p) / (double)st_ns));
 		strbuf_addstr(&rec, " of prefill kernel time");
 		if (top->c.sm_sol_pct.available) {
 			strbuf_addstr(&rec, " at ");

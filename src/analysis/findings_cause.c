@@ -60,18 +60,20 @@ void rule_launch_bound(struct report_model *m)
 		fmt_ms(&t, s->gpu_ms);
 		strbuf_addf(&t, " ms) between %" PRIu64 " kernels: ", s->kernels);
 		fmt_fixed(&t, rnum_of(per_ms * 1e3), 0);
-		strbuf_addf(&t, " launches/s, a mean gap of %.1f us between kernels and %.1f us of "
-				"CPU time per launch",
+		strbuf_addf(&t,
+			    " launches/s, a mean gap of %.1f us between kernels and %.1f us of "
+			    "CPU time per launch",
 			    gap_us, cpu_us);
 		if (m->llm.cuda_graph == 1)
-			strbuf_addstr(&rec, "The step already runs as a CUDA graph: raise the batch "
-					    "size or fuse small kernels to cut launches");
-		else
 			strbuf_addstr(&rec,
-				      "Capture the step in a CUDA graph (PyTorch: "
-				      "torch.cuda.graphs or torch.compile mode=\"reduce-overhead\"; "
-				      "built-in model: infer.cuda_graph=true), fuse small kernels, "
-				      "or raise the batch size to amortise launches");
+				      "The step already runs as a CUDA graph: raise the batch "
+				      "size or fuse small kernels to cut launches");
+		else
+			strbuf_addstr(
+			    &rec, "Capture the step in a CUDA graph (PyTorch: "
+				  "torch.cuda.graphs or torch.compile mode=\"reduce-overhead\"; "
+				  "built-in model: infer.cuda_graph=true), fuse small kernels, "
+				  "or raise the batch size to amortise launches");
 		if (n > 0) {
 			strbuf_addf(&rec, "; up to %.3f ms per %s is idle GPU time",
 				    s->idle_ms.v / n, unit);
@@ -196,8 +198,7 @@ typedef int (*achieved_fn)(const struct report_model *m, const struct report_ker
 			   double *achieved);
 
 /* Memory-bound kernels: DRAM bytes per launch / ncu duration, in GB/s. */
-static int dram_achieved(const struct report_model *m, const struct report_kernel *k,
-			 double *gbs)
+static int dram_achieved(const struct report_model *m, const struct report_kernel *k, double *gbs)
 {
 	(void)m;
 	if (k->c.bound != BOUND_MEMORY || !k->c.dram_bytes.available ||
@@ -274,7 +275,8 @@ static void ceiling_rule(struct report_model *m, struct rnum ceiling, double low
 		    "%s. Reaching it would save %.3f ms of %s kernel time%s.",
 		    nb, what, nb == 1 ? "" : "s", st->name ? st->name : "a stage",
 		    nb == 1 ? "s" : "", low * 100, ceiling.v, unit_name, t.buf, total / 1e6,
-		    st->name ? st->name : "the stage", nb > FINDINGS_MAX_KERNELS_NAMED ? " (all of them)" : "");
+		    st->name ? st->name : "the stage",
+		    nb > FINDINGS_MAX_KERNELS_NAMED ? " (all of them)" : "");
 		if (n > 0)
 			findings_set_saving(m, total / 1e6 / n, unit, total / 1e6);
 	next:

@@ -9,8 +9,8 @@ uint64_t findings_kernel_stage_ns(const struct report_kernel *k, const struct re
 uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct report_stage *st);
 /* The stage's kernels by their time inside it, longest first; n of them.
  * Owned array of indices into m->kernels. */
-size_t *findings_stage_kernels_by_time(const struct report_model *m,
-				       const struct report_stage *st, size_t *n);
+size_t *findings_stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
+				       size_t *n);
 /* A kernel's name for a finding: its function base name as a code span. */
 void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k);
 /* Sets the estimated saving of the last finding added: ms per unit

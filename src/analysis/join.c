@@ -146,8 +146,8 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 			memcpy(c->block, tr->kernels[li].block, sizeof(c->block));
 		}
 		c->flops += (r->flops_total - c->flops) / (double)++c->n;
-		c->bytes += ((ncu_have(r->dram_bytes) ? r->dram_bytes : NAN) - c->bytes) /
-			    (double)c->n;
+		c->bytes +=
+		    ((ncu_have(r->dram_bytes) ? r->dram_bytes : NAN) - c->bytes) / (double)c->n;
 	}
 	if (!ncls)
 		goto out;

@@ -629,8 +629,8 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
  * "Device-to-Host"; pinned or pageable), not a device-side copy or memset. */
 static int host_copy(const struct trace *t, const struct trace_memop *m)
 {
-	const char *n = m->kind == TRACE_MEMCPY && m->name >= 0 ? strtab_str(&t->strs, m->name)
-								 : NULL;
+	const char *n =
+	    m->kind == TRACE_MEMCPY && m->name >= 0 ? strtab_str(&t->strs, m->name) : NULL;
 
 	return n && (strstr(n, "Host-to-Device") || strstr(n, "Device-to-Host") ||
 		     strstr(n, "HtoD") || strstr(n, "DtoH"));

@@ -537,13 +537,13 @@ static void derive_stage(struct report_stage *s, const struct report_peaks *p)
 	 * kernel time is assumed to run at the same rates */
 	if (s->counter_time_share.available && s->counter_time_share.v > 0) {
 		if (!s->mfu_counter.available)
-			s->mfu_counter = ratio(ratio(ratio(s->counter_flops, 1e9, t), 1,
-						     s->counter_time_share),
-					       1, p->datasheet_tflops);
+			s->mfu_counter =
+			    ratio(ratio(ratio(s->counter_flops, 1e9, t), 1, s->counter_time_share),
+				  1, p->datasheet_tflops);
 		if (!s->mbu_counter.available)
-			s->mbu_counter = ratio(ratio(ratio(s->counter_bytes, 1e6, t), 1,
-						     s->counter_time_share),
-					       1, p->datasheet_gbs);
+			s->mbu_counter =
+			    ratio(ratio(ratio(s->counter_bytes, 1e6, t), 1, s->counter_time_share),
+				  1, p->datasheet_gbs);
 	}
 }
 

@@ -668,8 +668,9 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 			    " %zu finding%s in report.md; the first %zu, most severe first and "
 			    "then by the time they would save:",
 			    m->nr_findings, m->nr_findings == 1 ? "" : "s",
-			    m->nr_findings < REPORT_SUMMARY_FINDINGS ? m->nr_findings
-								     : (size_t)REPORT_SUMMARY_FINDINGS);
+			    m->nr_findings < REPORT_SUMMARY_FINDINGS
+				? m->nr_findings
+				: (size_t)REPORT_SUMMARY_FINDINGS);
 	strbuf_addstr(out, "\n\n");
 	for (size_t i = 0; i < m->nr_findings && shown < REPORT_SUMMARY_FINDINGS; i++)
 		summary_finding(out, ++shown, &m->findings[i]);

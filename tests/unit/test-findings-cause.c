@@ -264,10 +264,9 @@ static void test_counter_utilisation(void **state)
 			   61491238910.0 / 0.756887834 / 44.763e-3 / 1e9 / m.peaks.datasheet_gbs.v,
 			   1e-12);
 	assert_float_equal(s->mbu_counter.v, 0.5418, 1e-3);
-	assert_float_equal(s->mfu_counter.v,
-			   66068199940.0 / 0.756887834 / 44.763e-3 / 1e12 /
-			       m.peaks.datasheet_tflops.v,
-			   1e-12);
+	assert_float_equal(
+	    s->mfu_counter.v,
+	    66068199940.0 / 0.756887834 / 44.763e-3 / 1e12 / m.peaks.datasheet_tflops.v, 1e-12);
 	assert_false(s->mbu_datasheet.available); /* no model bytes */
 	report_model_release(&m);
 
