@@ -34,6 +34,8 @@
  * at least this many kernels per CPU ms: launch-bound whatever the model
  * (fewer: stage-setup-bound) */
 #define FINDINGS_LAUNCH_RATE_MIN FINDINGS_SETUP_LAUNCH_RATE
+/* ... and at least this much idle time in the stage (less saves nothing) */
+#define FINDINGS_LAUNCH_IDLE_MS_MIN 1.0
 /* a family of kernels (the name's leading words before the first with a
  * digit: nvjet_sm90_tst_128x64_... -> nvjet) above this share of its
  * stage's kernel time */

@@ -47,7 +47,8 @@ void rule_launch_bound(struct report_model *m)
 			continue;
 		share = s->idle_ms.v / s->gpu_ms.v;
 		per_ms = (double)s->kernels / s->cpu_ms.v;
-		if (share < FINDINGS_IDLE_SHARE_HIGH || per_ms < FINDINGS_LAUNCH_RATE_MIN)
+		if (share < FINDINGS_IDLE_SHARE_HIGH || per_ms < FINDINGS_LAUNCH_RATE_MIN ||
+		    s->idle_ms.v < FINDINGS_LAUNCH_IDLE_MS_MIN)
 			continue;
 		if (s->role == REPORT_ROLE_DECODE && has_finding(m, "decode-launch-bound"))
 			continue;
