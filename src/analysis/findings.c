@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/findings.h"
+#include "analysis/findings_priv.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/format.h"
@@ -19,7 +20,7 @@ static int role_index(const struct report_stage *st)
 										 : -1;
 }
 
-static uint64_t kernel_stage_ns(const struct report_kernel *k, const struct report_stage *st)
+uint64_t findings_kernel_stage_ns(const struct report_kernel *k, const struct report_stage *st)
 {
 	int r = role_index(st);
 
@@ -37,31 +38,31 @@ static uint64_t kernel_stage_calls(const struct report_kernel *k, const struct r
 	return k->stage && st->name && !strcmp(k->stage, st->name) ? k->calls : 0;
 }
 
-static uint64_t stage_kernel_ns(const struct report_model *m, const struct report_stage *st)
+uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct report_stage *st)
 {
 	uint64_t t = 0;
 
 	for (size_t i = 0; i < m->nr_kernels; i++)
-		t += kernel_stage_ns(&m->kernels[i], st);
+		t += findings_kernel_stage_ns(&m->kernels[i], st);
 	return t;
 }
 
 /* The stage's kernels by their time inside it, longest first (ties in
  * model order); n of them. Owned array of indices into m->kernels. */
-static size_t *stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
-				     size_t *n)
+size_t *findings_stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
+				       size_t *n)
 {
 	size_t *idx = xmalloc((m->nr_kernels + 1) * sizeof(*idx));
 
 	*n = 0;
 	for (size_t i = 0; i < m->nr_kernels; i++)
-		if (kernel_stage_ns(&m->kernels[i], st))
+		if (findings_kernel_stage_ns(&m->kernels[i], st))
 			idx[(*n)++] = i;
 	for (size_t i = 1; i < *n; i++) { /* insertion sort: stable, n is small */
 		size_t v = idx[i], j = i;
-		uint64_t t = kernel_stage_ns(&m->kernels[v], st);
+		uint64_t t = findings_kernel_stage_ns(&m->kernels[v], st);
 
-		while (j > 0 && kernel_stage_ns(&m->kernels[idx[j - 1]], st) < t) {
+		while (j > 0 && findings_kernel_stage_ns(&m->kernels[idx[j - 1]], st) < t) {
 			idx[j] = idx[j - 1];
 			j--;
 		}
@@ -75,6 +76,50 @@ static struct rnum idle_share(const struct report_stage *s)
 	if (!s->idle_ms.available || !s->gpu_ms.available || s->gpu_ms.v <= 0)
 		return RNUM_NONE;
 	return rnum_of(s->idle_ms.v / s->gpu_ms.v);
+}
+
+void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k)
+{
+	struct strbuf base = STRBUF_INIT, cut = STRBUF_INIT;
+
+	fmt_kernel_base(&base, k->short_name ? k->short_name : k->full_name);
+	fmt_ellipsize(&cut, base.buf, 80);
+	md_code_plain(sb, cut.buf);
+	strbuf_release(&base);
+	strbuf_release(&cut);
+}
+
+void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,
+			 double run_ms)
+{
+	struct report_finding *f = &m->findings[m->nr_findings - 1];
+
+	if (!(per_unit_ms > 0) || !(run_ms > 0))
+		return;
+	f->saving_ms = rnum_of(per_unit_ms);
+	f->saving_unit = unit;
+	f->saving_run_ms = rnum_of(run_ms);
+}
+
+double findings_stage_units(const struct report_stage *st, const char **unit)
+{
+	if (st->role == REPORT_ROLE_DECODE && st->steps) {
+		*unit = "token";
+		return (double)st->steps;
+	}
+	*unit = "request";
+	return (double)st->instances;
+}
+
+/* GPU idle of a stage as a saving: the idle time per token (decode) or
+ * request, an upper bound of what removing launch gaps gives. */
+static void idle_saving(struct report_model *m, const struct report_stage *s)
+{
+	const char *unit;
+	double n = findings_stage_units(s, &unit);
+
+	if (n > 0 && s->idle_ms.available)
+		findings_set_saving(m, s->idle_ms.v / n, unit, s->idle_ms.v);
 }
 
 static void rule_failed_steps(struct report_model *m)
@@ -220,8 +265,8 @@ static void rule_missing_counters(struct report_model *m)
 static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 			      const struct report_stage *st, enum kernel_bound want)
 {
-	uint64_t st_ns = stage_kernel_ns(m, st);
-	size_t nk, *idx = stage_kernels_by_time(m, st, &nk);
+	uint64_t st_ns = findings_stage_kernel_ns(m, st);
+	size_t nk, *idx = findings_stage_kernels_by_time(m, st, &nk);
 	int n = 0;
 
 	for (size_t j = 0; j < nk && n < FINDINGS_MAX_KERNELS_NAMED; j++) {
@@ -230,11 +275,11 @@ static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 		if (k->c.bound != want || !k->c.dram_sol_pct.available || !st_ns)
 			continue;
 		strbuf_addstr(sb, n ? ", " : "");
-		md_code_plain(sb, k->short_name);
+		findings_kernel_name(sb, k);
 		strbuf_addstr(sb, " (DRAM SOL ");
 		fmt_pct(sb, k->c.dram_sol_pct);
 		strbuf_addstr(sb, "%, ");
-		fmt_frac_pct(sb, rnum_of((double)kernel_stage_ns(k, st) / (double)st_ns));
+		fmt_frac_pct(sb, rnum_of((double)findings_kernel_stage_ns(k, st) / (double)st_ns));
 		strbuf_addstr(sb, " of ");
 		md_escape_inline(sb, st->name);
 		strbuf_addstr(sb, " kernel time)");
@@ -293,6 +338,7 @@ static void rule_decode(struct report_model *m)
 					 "Decode reaches %s while the GPU is idle %s: launch and "
 					 "CPU overhead, not DRAM bandwidth, limits the step.",
 					 mbu.buf, t.buf);
+		idle_saving(m, d);
 		strbuf_release(&t);
 		goto out;
 	}
@@ -346,9 +392,9 @@ static void rule_prefill(struct report_model *m)
 		strbuf_addstr(&mfu, " of the measured GEMM ceiling");
 	}
 	strbuf_addstr(&mfu, ")");
-	st_ns = stage_kernel_ns(m, p);
+	st_ns = findings_stage_kernel_ns(m, p);
 	{
-		size_t nk, *idx = stage_kernels_by_time(m, p, &nk);
+		size_t nk, *idx = findings_stage_kernels_by_time(m, p, &nk);
 
 		if (nk)
 			top = &m->kernels[idx[0]];
@@ -358,9 +404,10 @@ static void rule_prefill(struct report_model *m)
 			    "fused attention kernel");
 	if (top && st_ns) {
 		strbuf_addstr(&rec, "; start with ");
-		md_code_plain(&rec, top->short_name);
+		findings_kernel_name(&rec, top);
 		strbuf_addstr(&rec, ", ");
-		fmt_frac_pct(&rec, rnum_of((double)kernel_stage_ns(top, p) / (double)st_ns));
+		fmt_frac_pct(&rec,
+			     rnum_of((double)findings_kernel_stage_ns(top, p) / (double)st_ns));
 		strbuf_addstr(&rec, " of prefill kernel time");
 		if (top->c.sm_sol_pct.available) {
 			strbuf_addstr(&rec, " at ");
@@ -398,8 +445,8 @@ static void rule_dominant_kernels(struct report_model *m)
 {
 	for (size_t s = 0; s < m->nr_stages; s++) {
 		const struct report_stage *st = &m->stages[s];
-		uint64_t st_ns = stage_kernel_ns(m, st);
-		size_t nk, *idx = stage_kernels_by_time(m, st, &nk);
+		uint64_t st_ns = findings_stage_kernel_ns(m, st);
+		size_t nk, *idx = findings_stage_kernels_by_time(m, st, &nk);
 		int n = 0;
 
 		for (size_t j = 0; st_ns && j < nk && n < FINDINGS_MAX_KERNELS_NAMED; j++) {
@@ -408,17 +455,17 @@ static void rule_dominant_kernels(struct report_model *m)
 			double share;
 			const char *adv;
 
-			share = (double)kernel_stage_ns(k, st) / (double)st_ns;
+			share = (double)findings_kernel_stage_ns(k, st) / (double)st_ns;
 			if (share <= FINDINGS_KERNEL_DOMINANT_SHARE)
 				break; /* by time inside the stage: the rest are smaller */
 			n++;
-			md_code_plain(&t, k->short_name);
+			findings_kernel_name(&t, k);
 			strbuf_addstr(&t, " takes ");
 			fmt_frac_pct(&t, rnum_of(share));
 			strbuf_addstr(&t, " of ");
 			md_escape_inline(&t, st->name);
 			strbuf_addstr(&t, " kernel time (");
-			fmt_ns_as_ms(&t, (double)kernel_stage_ns(k, st));
+			fmt_ns_as_ms(&t, (double)findings_kernel_stage_ns(k, st));
 			strbuf_addf(&t, " ms in %llu calls)",
 				    (unsigned long long)kernel_stage_calls(k, st));
 			if (k->c.bound != BOUND_UNKNOWN) {
@@ -679,9 +726,7 @@ static void rule_top_bound(struct report_model *m)
 			continue;
 		selected_miss |= k->selected || !m->sel.available;
 		strbuf_addstr(&list, n++ ? "; " : "");
-		strbuf_reset(&name);
-		fmt_ellipsize(&name, k->short_name, 80);
-		md_code_plain(&list, name.buf);
+		findings_kernel_name(&list, k);
 		strbuf_addf(&list, " (#%zu by GPU time: %s)", j + 1,
 			    k->c.profiled ? "Bound unknown, its SOL metrics are missing"
 			    : k->selected ? "Bound n/a, selected but no counter result joined it"
@@ -729,18 +774,40 @@ void findings_run(struct report_model *m)
 	rule_decode(m);
 	rule_prefill(m);
 	rule_setup_stage(m);
+	rule_launch_bound(m);
+	rule_memory_ceiling(m);
+	rule_tensor_ceiling(m);
+	rule_decode_host_copies(m);
 	rule_dominant_kernels(m);
+	rule_kernel_family(m);
 	rule_unjoined(m);
 	rule_top_bound(m);
 	rule_counter_flops(m);
 	rule_outside_stages(m);
 	rule_collectives(m);
-	/* insertion sort keeps rule order within a severity (qsort is not stable) */
+	findings_rank(m);
+}
+
+/* Does finding a go after b: a lower severity, or the same with a smaller
+ * estimated saving over the run (none counts as the smallest)? */
+static int ranks_after(const struct report_finding *a, const struct report_finding *b)
+{
+	double sa = a->saving_run_ms.available ? a->saving_run_ms.v : -1;
+	double sb = b->saving_run_ms.available ? b->saving_run_ms.v : -1;
+
+	if (a->severity != b->severity)
+		return a->severity < b->severity;
+	return sa < sb;
+}
+
+void findings_rank(struct report_model *m)
+{
+	/* insertion sort keeps rule order among equals (qsort is not stable) */
 	for (size_t i = 1; i < m->nr_findings; i++) {
 		struct report_finding f = m->findings[i];
 		size_t j = i;
 
-		while (j > 0 && m->findings[j - 1].severity < f.severity) {
+		while (j > 0 && ranks_after(&m->findings[j - 1], &f)) {
 			m->findings[j] = m->findings[j - 1];
 			j--;
 		}

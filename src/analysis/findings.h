@@ -30,8 +30,29 @@
  * Bound once counters were taken */
 #define FINDINGS_TOP_BOUND 5
 
+/* GPU idle share of a stage's span at or above FINDINGS_IDLE_SHARE_HIGH with
+ * at least this many kernels per CPU ms: launch-bound whatever the model
+ * (fewer: stage-setup-bound) */
+#define FINDINGS_LAUNCH_RATE_MIN FINDINGS_SETUP_LAUNCH_RATE
+/* ... and at least this much idle time in the stage (less saves nothing) */
+#define FINDINGS_LAUNCH_IDLE_MS_MIN 1.0
+/* a family of kernels (the name's leading words before the first with a
+ * digit: nvjet_sm90_tst_128x64_... -> nvjet) above this share of its
+ * stage's kernel time */
+#define FINDINGS_FAMILY_SHARE FINDINGS_KERNEL_DOMINANT_SHARE
+/* a memory-bound kernel below this share of the measured DRAM ceiling, a
+ * tensor-core kernel below this share of the measured GEMM ceiling */
+#define FINDINGS_DRAM_CEILING_LOW 0.60
+#define FINDINGS_GEMM_CEILING_LOW 0.40
+
 /* Replaces m->findings with the findings of every rule, critical first,
  * then warnings, then info; within a severity, in rule order. */
 void findings_run(struct report_model *m);
+
+/* Orders m->findings: critical first, then warnings, then info; within a
+ * severity by estimated saving over the run (largest first, findings
+ * without one last), then in rule order. findings_run() calls it; call it
+ * again after adding findings. */
+void findings_rank(struct report_model *m);
 
 #endif

@@ -1,4 +1,5 @@
 /* join.c: the join step; see join.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,7 @@ struct launch_class {
 	int32_t name, op;
 	int32_t grid[3], block[3];
 	double flops; /* ncu's, per launch */
+	double bytes; /* ncu's DRAM bytes per launch; NAN when a result has none */
 	unsigned n;   /* results averaged */
 };
 
@@ -115,7 +117,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 	struct launch_class *cls = NULL;
 	size_t ncls = 0, acls = 0, i;
 	/* by role: REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE */
-	double flops[2] = {0, 0}, cov_ns[2] = {0, 0}, all_ns[2] = {0, 0};
+	double flops[2] = {0, 0}, bytes[2] = {0, 0}, cov_ns[2] = {0, 0}, all_ns[2] = {0, 0};
 	int any[2] = {0, 0}, ret = -1;
 	unsigned want;
 
@@ -144,6 +146,8 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 			memcpy(c->block, tr->kernels[li].block, sizeof(c->block));
 		}
 		c->flops += (r->flops_total - c->flops) / (double)++c->n;
+		c->bytes +=
+		    ((ncu_have(r->dram_bytes) ? r->dram_bytes : NAN) - c->bytes) / (double)c->n;
 	}
 	if (!ncls)
 		goto out;
@@ -162,6 +166,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 		for (i = 0; i < ncls; i++)
 			if (same_class(&cls[i], kk, tl->kernel_op[k])) {
 				flops[role] += cls[i].flops;
+				bytes[role] += cls[i].bytes;
 				cov_ns[role] += d;
 				any[role] = 1;
 				break;
@@ -174,6 +179,8 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 		if (role < 0 || !any[role])
 			continue;
 		s->counter_flops = rnum_of(flops[role]);
+		if (!isnan(bytes[role]))
+			s->counter_bytes = rnum_of(bytes[role]);
 		if (all_ns[role] > 0)
 			s->counter_time_share = rnum_of(cov_ns[role] / all_ns[role]);
 	}

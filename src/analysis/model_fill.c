@@ -44,6 +44,11 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			s->idle_ms = ms_of(st->idle_ns);
 		}
 		s->kernels = st->kernels;
+		s->copies = st->copies;
+		if (st->copies) {
+			s->copy_ms = ms_of(st->copy_ns);
+			s->copy_bytes = rnum_of((double)st->copy_bytes);
+		}
 		if (st->wall_ns > 0)
 			s->done_ms = ms_of(st->wall_ns);
 		if (st->cpu_ns > 0)

@@ -625,6 +625,17 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 	free(g_corr);
 }
 
+/* A copy between host and device memory ("[CUDA memcpy Host-to-Device]",
+ * "Device-to-Host"; pinned or pageable), not a device-side copy or memset. */
+static int host_copy(const struct trace *t, const struct trace_memop *m)
+{
+	const char *n =
+	    m->kind == TRACE_MEMCPY && m->name >= 0 ? strtab_str(&t->strs, m->name) : NULL;
+
+	return n && (strstr(n, "Host-to-Device") || strstr(n, "Device-to-Host") ||
+		     strstr(n, "HtoD") || strstr(n, "DtoH"));
+}
+
 static int cmp_memop_stat(const void *a, const void *b)
 {
 	const struct memop_stat *x = a, *y = b;
@@ -758,8 +769,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 		inst_proj[s] = xmalloc(st_mult(t->nranges + 1, sizeof(int64_t)));
 	for (size_t r = 0; r < t->nranges; r++) {
 		const struct trace_range *rg = &t->ranges[r];
-		size_t lo = start[r], hi = start[r + 1], nk = 0, nc = 0;
-		int64_t busy, end, wall_end, kns = 0;
+		size_t lo = start[r], hi = start[r + 1], nk = 0, nc = 0, ncp = 0;
+		int64_t busy, end, wall_end, kns = 0, cpns = 0, cpb = 0;
 		int64_t proj = p.nops[r] ? i64_sat_sub(p.proj_end[r], p.proj_start[r]) : 0;
 
 		if (!stage_mask[r])
@@ -777,6 +788,10 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 				kns = i64_sat_add(kns, i64_sat_sub(iv[i - lo].e, iv[i - lo].s));
 				nk++;
 				tl->kernel_stages[pp->op] |= stage_mask[r];
+			} else if (host_copy(t, m)) {
+				ncp++;
+				cpns = i64_sat_add(cpns, i64_sat_sub(m->end, m->start));
+				cpb = i64_sat_add(cpb, m->bytes > 0 ? m->bytes : 0);
 			}
 			tmp[i - lo] = pp->call;
 		}
@@ -809,6 +824,9 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			st->kernel_ns = i64_sat_add(st->kernel_ns, kns);
 			st->kernels += nk;
 			st->launches += nc;
+			st->copies += ncp;
+			st->copy_ns = i64_sat_add(st->copy_ns, cpns);
+			st->copy_bytes = i64_sat_add(st->copy_bytes, cpb);
 			if (p.nops[r])
 				inst_proj[s][inst_n[s]++] = proj;
 		}

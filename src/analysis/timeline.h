@@ -58,6 +58,9 @@ struct stage_timing {
 	size_t kernels;	       /* kernels launched inside */
 	size_t launches;       /* distinct launch calls inside */
 	double launches_per_s; /* launches per second of CPU range time */
+	/* host-device copies (memcpy Host-to-Device / Device-to-Host) inside */
+	size_t copies;
+	int64_t copy_ns, copy_bytes;
 	/* distribution of per-instance projected GPU time (ns) */
 	double mean_ns, p50_ns, p90_ns;
 	int64_t max_ns;

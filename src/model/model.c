@@ -288,6 +288,8 @@ void report_model_add_finding(struct report_model *m, enum finding_severity sev,
 	ALLOC_GROW(m->findings, m->nr_findings + 1, m->alloc_findings);
 	f = &m->findings[m->nr_findings++];
 	f->severity = sev;
+	f->saving_ms = f->saving_run_ms = RNUM_NONE;
+	f->saving_unit = NULL;
 	f->code = xstrdup(code);
 	f->recommendation = recommendation ? xstrdup(recommendation) : NULL;
 	va_start(ap, fmt);
@@ -531,6 +533,18 @@ static void derive_stage(struct report_stage *s, const struct report_peaks *p)
 	if (!s->counter_mfu_datasheet.available)
 		s->counter_mfu_datasheet =
 		    ratio(ratio(s->counter_flops, 1e9, t), 1, p->datasheet_tflops);
+	/* the measured part scaled by its coverage: the rest of the stage's
+	 * kernel time is assumed to run at the same rates */
+	if (s->counter_time_share.available && s->counter_time_share.v > 0) {
+		if (!s->mfu_counter.available)
+			s->mfu_counter =
+			    ratio(ratio(ratio(s->counter_flops, 1e9, t), 1, s->counter_time_share),
+				  1, p->datasheet_tflops);
+		if (!s->mbu_counter.available)
+			s->mbu_counter =
+			    ratio(ratio(ratio(s->counter_bytes, 1e6, t), 1, s->counter_time_share),
+				  1, p->datasheet_gbs);
+	}
 }
 
 static void derive_aggregates(struct report_model *m)
@@ -611,8 +625,8 @@ static int counters_apply(const char *taken, const struct report_stage *st,
  * warm-up or other-stage launches), over the kernels with counters. */
 static void stage_counter_flops(struct report_model *m, struct report_stage *st)
 {
-	double sum = 0, counted_ns = 0, all_ns = 0;
-	int any = 0;
+	double sum = 0, bytes = 0, counted_ns = 0, all_ns = 0;
+	int any = 0, all_bytes = 1;
 
 	if (st->role != REPORT_ROLE_PREFILL && st->role != REPORT_ROLE_DECODE)
 		return;
@@ -624,12 +638,18 @@ static void stage_counter_flops(struct report_model *m, struct report_stage *st)
 		    !counters_apply(m->run.counters_stage, st, k))
 			continue;
 		sum += k->c.flops.v * (double)k->stage_calls[st->role];
+		if (k->c.dram_bytes.available)
+			bytes += k->c.dram_bytes.v * (double)k->stage_calls[st->role];
+		else
+			all_bytes = 0;
 		counted_ns += (double)k->stage_ns[st->role];
 		any = 1;
 	}
 	if (!any)
 		return;
 	st->counter_flops = rnum_of(sum);
+	if (all_bytes)
+		st->counter_bytes = rnum_of(bytes);
 	if (all_ns > 0)
 		st->counter_time_share = rnum_of(counted_ns / all_ns);
 }

@@ -174,11 +174,20 @@ struct report_stage {
 					   did not cover every kernel) */
 	struct rnum counter_time_share; /* share of the stage's kernel time those
 					   kernels account for, 0..1 */
+	struct rnum counter_bytes;	/* ncu DRAM bytes, counted as counter_flops */
+	/* host-device copies (memcpy H2D/D2H) inside the stage's ranges */
+	uint64_t copies;
+	struct rnum copy_ms, copy_bytes;
 	/* derived by report_model_derive() */
 	struct rnum achieved_tflops, achieved_gbs;
 	struct rnum mfu_datasheet, mfu_measured;
 	struct rnum mbu_datasheet, mbu_measured;
 	struct rnum counter_mfu_datasheet;
+	/* counter-based, for when the model is unknown: counter FLOPs (bytes)
+	 * / counter_time_share (the covered share of the stage's kernel time,
+	 * scaling the measured part to the whole stage) / stage time /
+	 * datasheet peak */
+	struct rnum mfu_counter, mbu_counter;
 };
 
 struct report_aggregates {
@@ -311,6 +320,12 @@ struct report_finding {
 	char *code;	      /* stable id: "decode-launch-bound" */
 	char *text;	      /* one sentence (bottleneck, with numbers) */
 	char *recommendation; /* what to try; NULL when purely informative */
+	/* the estimated time it would save (docs/report.md, "Estimated
+	 * savings"): saving_ms per saving_unit ("token", "request"; NULL =
+	 * no estimate) and over the whole profiled run, by which findings of
+	 * one severity are ranked */
+	struct rnum saving_ms, saving_run_ms;
+	const char *saving_unit; /* a string literal */
 };
 
 /* The kernels of an Nsight Compute raw-page export read alone (`report

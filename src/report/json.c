@@ -148,6 +148,9 @@ static json_t *stage_json(const struct report_stage *s)
 	set(o, "idle_ms", jnum(s->idle_ms));
 	set(o, "kernels", json_integer((json_int_t)s->kernels));
 	set(o, "launches_per_s", jnum(s->launches_per_s));
+	set(o, "host_copies", json_integer((json_int_t)s->copies));
+	set(o, "host_copy_ms", jnum(s->copy_ms));
+	set(o, "host_copy_bytes", jnum(s->copy_bytes));
 	set(steps, "count", json_integer((json_int_t)s->steps));
 	set(steps, "mean_ms", jnum(s->step_mean_ms));
 	set(steps, "p50_ms", jnum(s->step_p50_ms));
@@ -166,6 +169,9 @@ static json_t *stage_json(const struct report_stage *s)
 	set(u, "mbu_datasheet", jnum(s->mbu_datasheet));
 	set(u, "mbu_measured", jnum(s->mbu_measured));
 	set(u, "counter_mfu_datasheet", jnum(s->counter_mfu_datasheet));
+	set(u, "counter_bytes", jnum(s->counter_bytes));
+	set(u, "mfu_counter", jnum(s->mfu_counter));
+	set(u, "mbu_counter", jnum(s->mbu_counter));
 	set(u, "judged_by",
 	    s->role == REPORT_ROLE_PREFILL  ? json_string("mfu")
 	    : s->role == REPORT_ROLE_DECODE ? json_string("mbu")
@@ -529,6 +535,9 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 		set(o, "code", jstr_checked(f->code));
 		set(o, "text", jstr_checked(f->text));
 		set(o, "recommendation", jstr_checked(f->recommendation));
+		set(o, "saving_ms", jnum(f->saving_ms));
+		set(o, "saving_per", f->saving_unit ? json_string(f->saving_unit) : json_null());
+		set(o, "saving_run_ms", jnum(f->saving_run_ms));
 		json_array_append_new(a, o);
 	}
 	set(root, "findings", a);

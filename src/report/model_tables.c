@@ -305,10 +305,10 @@ void rtable_utilization(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrrrrrrrrr", 0, "Stage", "Judged by", "Model FLOPs", "Model bytes",
+	rtable_init(t, "llrrrrrrrrrrrrr", 0, "Stage", "Judged by", "Model FLOPs", "Model bytes",
 		    "Time (ms)", "TFLOP/s", "GB/s", "MFU (datasheet)", "MFU (measured)",
 		    "MBU (datasheet)", "MBU (measured)", "Counter FLOPs", "Counter coverage",
-		    "Counter MFU (datasheet)", NULL);
+		    "MFU (counter-based)", "MBU (counter-based)", NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
@@ -338,7 +338,59 @@ void rtable_utilization(const struct report_model *m, struct rtable *t)
 		rtable_cell_sb(t, &sb);
 		fmt_frac_pct(&sb, s->counter_time_share);
 		rtable_cell_sb(t, &sb);
-		fmt_frac_pct(&sb, s->counter_mfu_datasheet);
+		fmt_frac_pct(&sb, s->mfu_counter);
+		rtable_cell_sb(t, &sb);
+		fmt_frac_pct(&sb, s->mbu_counter);
+		rtable_cell_sb(t, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+/* The utilisation a stage is judged by (prefill MFU, decode MBU) with its
+ * basis: the model's FLOPs/bytes when known, else the counters'. */
+static void judged_util(struct strbuf *sb, const struct report_stage *s)
+{
+	int pre = s->role == REPORT_ROLE_PREFILL;
+	struct rnum model = pre ? s->mfu_datasheet : s->mbu_datasheet;
+	struct rnum counter = pre ? s->mfu_counter : s->mbu_counter;
+
+	if (s->role == REPORT_ROLE_OTHER || (!model.available && !counter.available)) {
+		strbuf_addstr(sb, "n/a");
+		return;
+	}
+	strbuf_addstr(sb, pre ? "MFU " : "MBU ");
+	fmt_frac_pct(sb, model.available ? model : counter);
+	strbuf_addstr(sb, model.available ? " (model)" : " (counter-based)");
+}
+
+void rtable_summary_stages(const struct report_model *m, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lrrlr", 0, "Stage", "GPU span (ms)", "TTFT / TPOT (ms)",
+		    "MFU or MBU (basis)", "GPU busy", NULL);
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+
+		rtable_cell(t, s->name);
+		fmt_ms(&sb, s->gpu_ms);
+		rtable_cell_sb(t, &sb);
+		if (s->role == REPORT_ROLE_PREFILL && m->agg.ttft_ms.available) {
+			strbuf_addstr(&sb, "TTFT ");
+			fmt_ms(&sb, m->agg.ttft_ms);
+		} else if (s->role == REPORT_ROLE_DECODE && m->agg.tpot_ms.available) {
+			strbuf_addstr(&sb, "TPOT ");
+			fmt_ms(&sb, m->agg.tpot_ms);
+		} else {
+			strbuf_addstr(&sb, "n/a");
+		}
+		rtable_cell_sb(t, &sb);
+		judged_util(&sb, s);
+		rtable_cell_sb(t, &sb);
+		if (s->busy_ms.available && s->gpu_ms.available && s->gpu_ms.v > 0)
+			fmt_frac_pct(&sb, rnum_of(s->busy_ms.v / s->gpu_ms.v));
+		else
+			strbuf_addstr(&sb, "n/a");
 		rtable_cell_sb(t, &sb);
 	}
 	strbuf_release(&sb);

@@ -65,6 +65,10 @@ void rtable_stages(const struct report_model *m, struct rtable *t);
 void rtable_decode_steps(const struct report_model *m, struct rtable *t);
 void rtable_aggregates(const struct report_model *m, struct rtable *t);
 void rtable_utilization(const struct report_model *m, struct rtable *t);
+/* The summary's compact stage table: stage, GPU span, TTFT or TPOT, the
+ * utilisation the stage is judged by with its basis (model or
+ * counter-based), GPU busy share of the span. */
+void rtable_summary_stages(const struct report_model *m, struct rtable *t);
 void rtable_peaks(const struct report_model *m, struct rtable *t);
 void rtable_kernels_full(const struct report_model *m, struct rtable *t);
 void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t top);

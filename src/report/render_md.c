@@ -606,15 +606,53 @@ void report_headline(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(&s, " Prefill reaches ");
 		fmt_frac_pct(&s, pre->mfu_datasheet);
 		strbuf_addstr(&s, " MFU of the datasheet peak.");
+	} else if ((dec && dec->mbu_counter.available) || (pre && pre->mfu_counter.available)) {
+		/* the model is unknown: the counters' own FLOPs and bytes */
+		int both = dec && dec->mbu_counter.available && pre && pre->mfu_counter.available;
+
+		strbuf_addstr(&s, " ");
+		if (dec && dec->mbu_counter.available) {
+			strbuf_addstr(&s, "Decode reaches ");
+			fmt_frac_pct(&s, dec->mbu_counter);
+			strbuf_addstr(&s, " MBU");
+		}
+		if (pre && pre->mfu_counter.available) {
+			strbuf_addstr(&s, both ? ", prefill " : "Prefill reaches ");
+			fmt_frac_pct(&s, pre->mfu_counter);
+			strbuf_addstr(&s, " MFU");
+		}
+		strbuf_addstr(&s, " of datasheet peaks (counter-based: the model is unknown).");
 	}
 	strbuf_addstr(out, s.buf);
 	strbuf_release(&s);
 }
 
+/* One of the summary's top findings: what it found, its estimated saving,
+ * what to do. */
+static void summary_finding(struct strbuf *out, size_t n, const struct report_finding *f)
+{
+	strbuf_addf(out, "%zu. **%s** %s", n, finding_severity_name(f->severity), f->text);
+	if (f->saving_ms.available) {
+		strbuf_addstr(out, " **Estimated saving: up to ");
+		fmt_ms(out, f->saving_ms);
+		strbuf_addf(out, " ms per %s", f->saving_unit ? f->saving_unit : "run");
+		if (f->saving_run_ms.available) {
+			strbuf_addstr(out, "** (");
+			fmt_ms(out, f->saving_run_ms);
+			strbuf_addstr(out, " ms in this run).");
+		} else {
+			strbuf_addstr(out, ".**");
+		}
+	}
+	if (f->recommendation)
+		strbuf_addf(out, " Do: %s", f->recommendation);
+	strbuf_addch(out, '\n');
+}
+
 void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 {
 	struct rtable t;
-	size_t shown = 0, nrec = 0;
+	size_t shown = 0;
 
 	strbuf_addstr(out, "# Stakeholder Summary\n\n");
 	status_quote(m, out);
@@ -625,66 +663,40 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 		md_text(out, h.buf);
 		strbuf_release(&h);
 	}
+	if (m->nr_findings)
+		strbuf_addf(out,
+			    " %zu finding%s in report.md; the first %zu, most severe first and "
+			    "then by the time they would save:",
+			    m->nr_findings, m->nr_findings == 1 ? "" : "s",
+			    m->nr_findings < REPORT_SUMMARY_FINDINGS
+				? m->nr_findings
+				: (size_t)REPORT_SUMMARY_FINDINGS);
 	strbuf_addstr(out, "\n\n");
-	for (size_t i = 0; i < m->nr_findings && shown < 5; i++) {
-		if (m->findings[i].severity == FINDING_INFO && shown)
-			break;
-		strbuf_addf(out, "- %s\n", m->findings[i].text);
-		shown++;
-	}
+	for (size_t i = 0; i < m->nr_findings && shown < REPORT_SUMMARY_FINDINGS; i++)
+		summary_finding(out, ++shown, &m->findings[i]);
 	if (!shown && report_model_complete(m))
 		strbuf_addstr(out, "- No bottleneck crossed the thresholds in docs/report.md.\n");
 	else if (!shown)
 		strbuf_addstr(out, "- No findings: the data they need is missing (see above).\n");
 
-	strbuf_addstr(out, "\n## Environment\n\n");
-	rtable_environment(m, &t);
-	md_table(&t, out);
-
-	strbuf_addstr(out, "\n## Aggregates\n\n");
-	rtable_aggregates(m, &t);
-	md_table(&t, out);
+	if (m->nr_stages) {
+		strbuf_addstr(out, "\n## Stages\n\n");
+		rtable_summary_stages(m, &t);
+		md_table(&t, out);
+	}
 	md_ranks_section(m, out, 0);
 
-	md_stage_section(m, out, "");
-
-	strbuf_addstr(out, "\n## MFU\n\n");
-	utilization_md(m, out);
-
-	strbuf_addstr(out, "## Top Operators\n\n");
-	if (!m->nr_ops) {
-		strbuf_addstr(out, "No operator ranges were captured.\n");
-	} else {
-		rtable_operators(m, &t, REPORT_SUMMARY_TOP);
-		md_table(&t, out);
-		if (m->nr_ops > REPORT_SUMMARY_TOP)
-			strbuf_addf(out, "\n%zu more in operators.md.\n",
-				    m->nr_ops - REPORT_SUMMARY_TOP);
-	}
-
-	strbuf_addstr(out, "\n## Top Kernels\n\n");
-	if (!m->nr_kernels) {
-		strbuf_addstr(out, "No kernels were captured.\n");
-	} else {
-		rtable_kernels_top(m, &t, REPORT_SUMMARY_TOP);
-		md_table(&t, out);
-		if (m->nr_kernels > REPORT_SUMMARY_TOP)
-			strbuf_addf(out, "\n%zu more in kernels.md.\n",
-				    m->nr_kernels - REPORT_SUMMARY_TOP);
-	}
-
-	strbuf_addstr(out, "\n## Recommendations\n\n");
-	for (size_t i = 0; i < m->nr_findings; i++) {
-		const struct report_finding *f = &m->findings[i];
-
-		if (!f->recommendation)
-			continue;
-		strbuf_addf(out, "%zu. %s Why: %s\n", ++nrec, f->recommendation, f->text);
-	}
-	if (!nrec && report_model_complete(m))
-		strbuf_addstr(out, "None: no rule in docs/report.md found a bottleneck with the "
-				   "numbers to support a recommendation.\n");
-	else if (!nrec)
-		strbuf_addstr(out, "None: the report is incomplete (see above), so there are no "
-				   "numbers to support a recommendation.\n");
+	strbuf_addstr(
+	    out,
+	    "\n## Glossary\n\n"
+	    "- **TTFT** (time to first token): prefill time per request, until its GPU work ends.\n"
+	    "- **TPOT** (time per output token): the mean decode step.\n"
+	    "- **MFU** (model FLOPs utilisation): FLOPs per second / the GPU's peak; "
+	    "prefill is judged by it.\n"
+	    "- **MBU** (model bandwidth utilisation): DRAM bytes per second / peak bandwidth; "
+	    "decode is judged by it. *Model*: FLOPs and bytes from the model's shape; "
+	    "*counter-based*: Nsight Compute's counters, scaled to the whole stage by their "
+	    "coverage.\n"
+	    "\nEnvironment, aggregates, kernels and every finding: report.md, kernels.md, "
+	    "operators.md.\n");
 }

@@ -13,6 +13,8 @@
 
 /* How many rows the summary tables show (kernels.md/operators.md show all). */
 #define REPORT_SUMMARY_TOP 10
+/* findings the stakeholder summary opens with */
+#define REPORT_SUMMARY_FINDINGS 3
 #define REPORT_CHART_TOP 15
 #define REPORT_CHART_WIDTH 1100
 

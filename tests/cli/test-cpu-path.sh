@@ -35,7 +35,9 @@ run=$(last_run out)
 [ "$(grep -cF "$want_line" err)" = 1 ] || fail "CPU-path line not once on stderr: $(cat err)"
 grep -q "The trace holds no GPU kernels" err && fail "the GPU-only no-gpu-work finding on stderr"
 for f in stakeholder_summary.md report.md; do
-	grep -qxF "| Device | CPU (no GPU found) |" "$run/$f" || fail "$f: no Device row"
+	# the summary has no Environment table (it fits one screen)
+	[ "$f" = stakeholder_summary.md ] || grep -qxF "| Device | CPU (no GPU found) |" "$run/$f" ||
+		fail "$f: no Device row"
 	grep -q "^| GPU |" "$run/$f" && fail "$f: a GPU row on the CPU path"
 	grep -q "unknown GPU" "$run/$f" && fail "$f: 'unknown GPU'"
 	grep -qiE "no-gpu-work|ran on the GPU|prefill-mfu-low|decode-launch-bound|decode-kernels-inefficient|counters-missing" "$run/$f" &&
@@ -85,8 +87,7 @@ s=$run/stakeholder_summary.md
 grep -q "^> INCOMPLETE: analyze skipped because no timeline trace: pipeline.trace.backend=auto: nsys is not usable" "$s" ||
 	fail "summary does not say incomplete: $(head -n 5 "$s")"
 grep -q "No bottleneck crossed the thresholds" "$s" && fail "summary reads as an all-clear"
-grep -q "^None: no rule" "$s" && fail "summary: 'Recommendations: None' on an incomplete run"
-grep -q "^1\. .* Why: Incomplete: analyze skipped because" "$s" || fail "summary recommendations: $(sed -n '/Recommendations/,$p' "$s")"
+grep -q "^1\. .*Incomplete: analyze skipped because" "$s" || fail "summary findings: $(cat "$s")"
 head -n 1 "$run/report.md" | grep -qxF "# Profiling report: INCOMPLETE (step 'analyze' skipped)" ||
 	fail "report.md title: $(head -n 1 "$run/report.md")"
 grep -q "complete\." "$run/report.md" && fail "report.md says complete"

@@ -75,4 +75,27 @@ EOF
 cp "$run/metrics.json" "$tmp/m1.json"
 "$LLMPROF" report "$run" >/dev/null 2>&1 || fail "second report"
 cmp -s "$run/metrics.json" "$tmp/m1.json" || fail "regeneration is not deterministic"
+
+# stakeholder_summary.md fits one screen (issue 21: ~40 lines)
+n=$(wc -l <"$run/stakeholder_summary.md")
+[ "$n" -le 40 ] || fail "stakeholder_summary.md has $n lines (budget 40)"
+grep -q "MBU 51.2% (model)" "$run/stakeholder_summary.md" || fail "summary stage table: $(cat "$run/stakeholder_summary.md")"
+grep -q "^- \*\*TPOT\*\*" "$run/stakeholder_summary.md" || fail "summary glossary"
+# without the model (no workload/analytic.json): counter-based MBU from
+# ncu's DRAM bytes scaled by the counters' coverage, said as such
+rm "$run/workload/analytic.json"
+"$LLMPROF" report "$run" >/dev/null 2>&1 || fail "report without the model"
+s=$run/stakeholder_summary.md
+n=$(wc -l <"$s")
+[ "$n" -le 40 ] || fail "stakeholder_summary.md without the model has $n lines"
+grep -q "Decode reaches 54.2% MBU of datasheet peaks (counter-based" "$s" || fail "headline: $(head -n 3 "$s")"
+grep -qF "| decode | 44.763 | TPOT 1.444 | MBU 54.2% (counter-based) |" "$s" || fail "summary stage table: $(cat "$s")"
+grep -q "MBU (counter-based)" "$run/report.md" || fail "report.md utilisation table"
+python3 - "$run" <<'PY' || fail "metrics.json mbu_counter"
+import json, sys
+u = [s for s in json.load(open(sys.argv[1] + "/metrics.json"))["stages"] if s["name"] == "decode"][0]["utilization"]
+assert u["mbu_datasheet"] is None
+want = u["counter_bytes"] / u["counter_time_share"] / u["time_ms"] / 1e6 / 3350
+assert abs(u["mbu_counter"] - want) < 1e-9 * want, (u["mbu_counter"], want)
+PY
 echo ok

@@ -1,0 +1,31 @@
+/* findings_priv.h: what findings.c and findings_cause.c share. */
+#ifndef LLMPROF_FINDINGS_PRIV_H
+#define LLMPROF_FINDINGS_PRIV_H
+
+#include "core/strbuf.h"
+#include "model/model.h"
+
+uint64_t findings_kernel_stage_ns(const struct report_kernel *k, const struct report_stage *st);
+uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct report_stage *st);
+/* The stage's kernels by their time inside it, longest first; n of them.
+ * Owned array of indices into m->kernels. */
+size_t *findings_stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
+				       size_t *n);
+/* A kernel's name for a finding: its function base name as a code span. */
+void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k);
+/* Sets the estimated saving of the last finding added: ms per unit
+ * ("token", "request") and over the whole profiled run. */
+void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,
+			 double run_ms);
+/* The units a stage's time is counted in: decode steps (tokens) or stage
+ * instances (requests); 0 when unknown. *unit is set. */
+double findings_stage_units(const struct report_stage *st, const char **unit);
+
+/* findings_cause.c */
+void rule_launch_bound(struct report_model *m);
+void rule_kernel_family(struct report_model *m);
+void rule_memory_ceiling(struct report_model *m);
+void rule_tensor_ceiling(struct report_model *m);
+void rule_decode_host_copies(struct report_model *m);
+
+#endif
