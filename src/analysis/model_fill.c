@@ -24,6 +24,16 @@ static const char *str_or(const struct strtab *st, int32_t id, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* A copy of a stage role's per-instance GPU times into s. */
+static void copy_samples(struct report_stage *s, const struct stage_timing *st)
+{
+	if (!st->ninst)
+		return;
+	s->sample_ns = xmalloc(st_mult(st->ninst, sizeof(*s->sample_ns)));
+	memcpy(s->sample_ns, st->inst_ns, st->ninst * sizeof(*s->sample_ns));
+	s->nr_samples = st->ninst;
+}
+
 static void fill_stages(struct report_model *m, const struct timeline *tl)
 {
 	static const enum report_role roles[2] = {REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE};
@@ -48,7 +58,10 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			s->done_ms = ms_of(st->wall_ns);
 		if (st->cpu_ns > 0)
 			s->launches_per_s = rnum_of(st->launches_per_s);
+		if (r != STAGE_DECODE || !tl->stage_found[STAGE_DECODE_STEP])
+			copy_samples(s, st);
 		if (r == STAGE_DECODE && tl->stage_found[STAGE_DECODE_STEP]) {
+			copy_samples(s, &tl->stages[STAGE_DECODE_STEP]);
 			const struct stage_timing *ds = &tl->stages[STAGE_DECODE_STEP];
 
 			s->steps = ds->instances;

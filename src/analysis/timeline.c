@@ -700,7 +700,7 @@ static uint32_t *pairs_by_range(const struct nvtx_proj *p, size_t nranges, uint3
 }
 
 /* Launch rate and the distribution of per-instance GPU time of each stage. */
-static void stage_distributions(struct timeline *tl, int64_t *const inst_proj[STAGE_NROLES],
+static void stage_distributions(struct timeline *tl, int64_t *inst_proj[STAGE_NROLES],
 				const size_t inst_n[STAGE_NROLES])
 {
 	for (int s = 0; s < STAGE_NROLES; s++) {
@@ -719,6 +719,9 @@ static void stage_distributions(struct timeline *tl, int64_t *const inst_proj[ST
 		st->p50_ns = percentile_sorted(inst_proj[s], n, 50);
 		st->p90_ns = percentile_sorted(inst_proj[s], n, 90);
 		st->max_ns = inst_proj[s][n - 1];
+		st->inst_ns = inst_proj[s]; /* the timeline owns it now */
+		st->ninst = n;
+		inst_proj[s] = NULL;
 	}
 }
 
@@ -847,6 +850,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 
 void timeline_release(struct timeline *tl)
 {
+	for (int s = 0; s < STAGE_NROLES; s++)
+		free(tl->stages[s].inst_ns);
 	free(tl->step_kernels);
 	free(tl->kernel_op);
 	free(tl->kernel_stages);

@@ -100,6 +100,7 @@ void report_model_release(struct report_model *m)
 	for (i = 0; i < m->nr_stages; i++) {
 		free(m->stages[i].name);
 		free(m->stages[i].step_kernels);
+		free(m->stages[i].sample_ns);
 	}
 	free(m->stages);
 	for (i = 0; i < m->nr_kernels; i++) {
