@@ -173,10 +173,12 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	uint64_t *dec_calls = xcalloc(n + 1, sizeof(*dec_calls));
 	uint64_t *pre_ns = xcalloc(n + 1, sizeof(*pre_ns));
 	uint64_t *dec_ns = xcalloc(n + 1, sizeof(*dec_ns));
+	int32_t *mangled = xmalloc((n + 1) * sizeof(*mangled));
+	int32_t *op = xmalloc((n + 1) * sizeof(*op));
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 
 	for (size_t i = 0; i <= n; i++)
-		dev[i] = -1;
+		dev[i] = mangled[i] = op[i] = -1;
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 
@@ -203,6 +205,10 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 		}
 		if (dev[k->name] < 0)
 			dev[k->name] = k->device;
+		if (mangled[k->name] < 0)
+			mangled[k->name] = k->mangled;
+		if (op[k->name] < 0 && tl->kernel_op)
+			op[k->name] = tl->kernel_op[i];
 	}
 	for (size_t i = 0; i < t->nmemops; i++) {
 		if (t->memops[i].start < t0)
@@ -225,6 +231,8 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			k->stage_calls[REPORT_ROLE_DECODE] = dec_calls[ks->name];
 			k->stage_ns[REPORT_ROLE_PREFILL] = pre_ns[ks->name];
 			k->stage_ns[REPORT_ROLE_DECODE] = dec_ns[ks->name];
+			report_set_str(&k->mangled, strtab_str(&t->strs, mangled[ks->name]));
+			report_set_str(&k->op, strtab_str(&t->strs, op[ks->name]));
 		}
 		if (ok && dev[ks->name] >= 0) {
 			char b[32];
@@ -238,6 +246,8 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	free(dec_calls);
 	free(pre_ns);
 	free(dec_ns);
+	free(mangled);
+	free(op);
 }
 
 static void fill_operators(struct report_model *m, const struct trace *t, const struct timeline *tl)

@@ -107,6 +107,8 @@ void report_model_release(struct report_model *m)
 		free(m->kernels[i].short_name);
 		free(m->kernels[i].full_name);
 		free(m->kernels[i].device);
+		free(m->kernels[i].mangled);
+		free(m->kernels[i].op);
 		free(m->kernels[i].stage);
 	}
 	free(m->kernels);

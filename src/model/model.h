@@ -237,6 +237,8 @@ struct report_kernel {
 	uint64_t stage_calls[REPORT_ROLE_OTHER];
 	uint64_t stage_ns[REPORT_ROLE_OTHER];
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
+	char *mangled;	     /* the mangled name of its first launch; NULL = the trace has none */
+	char *op;	     /* innermost operator range of its first launch; NULL = none */
 	int selected;	     /* chosen for counters */
 	struct report_counters c;
 	/* an Nsight Compute export alone (struct report_ncu_export): kernels
