@@ -73,8 +73,7 @@ int diff_welch(const double *a, size_t na, const double *b, size_t nb, double *l
 		*lo = *hi = d;
 		return 0;
 	}
-	df = (sa + sb) * (sa + sb) /
-	     (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+	df = (sa + sb) * (sa + sb) / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
 	*lo = d - diff_t975(df) * se;
 	*hi = d + diff_t975(df) * se;
 	return 0;
@@ -99,8 +98,8 @@ struct metric_def {
 static const struct metric_def defs[] = {
     {"ttft_ms", "TTFT", "ms", 0, DIFF_BASIS_INSTANCES, SCALE_TIME, -1, AGG(ttft_ms), 1},
     {"tpot_ms", "TPOT", "ms", 0, DIFF_BASIS_STEPS, SCALE_TIME, -1, AGG(tpot_ms), 1},
-    {"tokens_per_s", "tokens/s", "tokens/s", 1, DIFF_BASIS_STEPS, SCALE_RATE, -1,
-     AGG(tokens_per_s), 1},
+    {"tokens_per_s", "tokens/s", "tokens/s", 1, DIFF_BASIS_STEPS, SCALE_RATE, -1, AGG(tokens_per_s),
+     1},
     {"gpu_busy_ms", "GPU busy", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME, -1, AGG(gpu_busy_ms), 1},
     {"gpu_idle_ms", "GPU idle", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME, -1, AGG(gpu_idle_ms), 1},
     {"prefill.gpu_ms", "prefill GPU time", "ms", 0, DIFF_BASIS_INSTANCES, SCALE_TIME,
@@ -113,12 +112,12 @@ static const struct metric_def defs[] = {
      REPORT_ROLE_PREFILL, STG(mfu_datasheet), 100},
     {"prefill.mbu_pct", "prefill MBU", "%", 1, DIFF_BASIS_INSTANCES, SCALE_RATE,
      REPORT_ROLE_PREFILL, STG(mbu_datasheet), 100},
-    {"decode.gpu_ms", "decode GPU time", "ms", 0, DIFF_BASIS_STEPS, SCALE_TIME,
-     REPORT_ROLE_DECODE, STG(gpu_ms), 1},
-    {"decode.busy_ms", "decode GPU busy", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME,
-     REPORT_ROLE_DECODE, STG(busy_ms), 1},
-    {"decode.idle_ms", "decode GPU idle", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME,
-     REPORT_ROLE_DECODE, STG(idle_ms), 1},
+    {"decode.gpu_ms", "decode GPU time", "ms", 0, DIFF_BASIS_STEPS, SCALE_TIME, REPORT_ROLE_DECODE,
+     STG(gpu_ms), 1},
+    {"decode.busy_ms", "decode GPU busy", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME, REPORT_ROLE_DECODE,
+     STG(busy_ms), 1},
+    {"decode.idle_ms", "decode GPU idle", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME, REPORT_ROLE_DECODE,
+     STG(idle_ms), 1},
     {"decode.step_p50_ms", "decode step p50", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME,
      REPORT_ROLE_DECODE, STG(step_p50_ms), 1},
     {"decode.mfu_pct", "decode MFU", "%", 1, DIFF_BASIS_STEPS, SCALE_RATE, REPORT_ROLE_DECODE,
@@ -151,7 +150,8 @@ static struct rnum metric_of(const struct metric_def *def, const struct report_m
  * *n = 0 when none. Owned by the caller. */
 static double *side_samples(const struct diff_input *in, enum diff_basis basis, size_t *n)
 {
-	enum report_role role = basis == DIFF_BASIS_STEPS ? REPORT_ROLE_DECODE : REPORT_ROLE_PREFILL;
+	enum report_role role =
+	    basis == DIFF_BASIS_STEPS ? REPORT_ROLE_DECODE : REPORT_ROLE_PREFILL;
 	double *v = NULL;
 	size_t nr = 0, alloc = 0;
 
@@ -331,15 +331,17 @@ static void compute_notes(struct diff *d)
 	const char *ga = d->a.gpu, *gb = d->b.gpu;
 
 	if (ga && gb && strcmp(ga, gb))
-		add_note(d, "The hardware differs: A ran on %s, B on %s; kernel variants and "
-			    "times are expected to change with it.",
+		add_note(d,
+			 "The hardware differs: A ran on %s, B on %s; kernel variants and "
+			 "times are expected to change with it.",
 			 ga, gb);
 	else if (!ga != !gb)
-		add_note(d, "Only %s records its GPU (%s): the hardware may differ.", ga ? "A" : "B",
-			 ga ? ga : gb);
+		add_note(d, "Only %s records its GPU (%s): the hardware may differ.",
+			 ga ? "A" : "B", ga ? ga : gb);
 	if (d->a.backend && d->b.backend && strcmp(d->a.backend, d->b.backend))
-		add_note(d, "The traces come from different backends (A: %s, B: %s): GPU times "
-			    "compare, CPU-side launch times carry each backend's overhead.",
+		add_note(d,
+			 "The traces come from different backends (A: %s, B: %s): GPU times "
+			 "compare, CPU-side launch times carry each backend's overhead.",
 			 d->a.backend, d->b.backend);
 	if (d->a.runs < 2 || d->b.runs < 2)
 		add_note(d, "Intervals come from the per-step (decode) and per-instance (prefill) "
@@ -391,8 +393,9 @@ int diff_gate(struct diff *d, const char *name, double pct, struct strbuf *err)
 	double worse;
 
 	if (!key)
-		return error_set(err, "unknown metric '%s' (tpot, ttft, tokens_per_s, "
-				      "stage:decode, stage:prefill)",
+		return error_set(err,
+				 "unknown metric '%s' (tpot, ttft, tokens_per_s, "
+				 "stage:decode, stage:prefill)",
 				 name);
 	d->gate_metric = diff_gate_key(name) ? name : NULL;
 	d->gate_pct = pct;

@@ -46,14 +46,14 @@ struct diff_metric {
 	struct rnum lo, hi;	    /* 95 % interval of delta, in unit */
 	struct rnum lo_pct, hi_pct; /* the same, in % of a */
 	enum diff_basis basis;
-	size_t na, nb; /* samples behind the interval */
+	size_t na, nb;	 /* samples behind the interval */
 	int significant; /* the interval excludes 0 (never without one) */
 };
 
 enum diff_match {
-	DIFF_MATCH_MANGLED, /* the same mangled name */
-	DIFF_MATCH_NAME,    /* the same demangled name */
-	DIFF_MATCH_FAMILY,  /* the same family, another variant (tile, arch, template) */
+	DIFF_MATCH_MANGLED,  /* the same mangled name */
+	DIFF_MATCH_NAME,     /* the same demangled name */
+	DIFF_MATCH_FAMILY,   /* the same family, another variant (tile, arch, template) */
 	DIFF_MATCH_OPERATOR, /* other kernels, under the same operator */
 	DIFF_MATCH_NEW,	     /* only in B */
 	DIFF_MATCH_GONE,     /* only in A */
@@ -63,9 +63,9 @@ enum diff_match {
  * operator on each side. Numbers are per run (the mean over a side's runs). */
 struct diff_kernel {
 	enum diff_match match;
-	char *name_a, *name_b; /* the side's kernel with the most time; NULL = none */
-	char *family;	       /* diff_family() of name_a or name_b */
-	char *op;	       /* operator of its first launch; NULL = none */
+	char *name_a, *name_b;	     /* the side's kernel with the most time; NULL = none */
+	char *family;		     /* diff_family() of name_a or name_b */
+	char *op;		     /* operator of its first launch; NULL = none */
 	size_t kernels_a, kernels_b; /* distinct kernels the row groups */
 	double calls_a, calls_b;
 	double ns_a, ns_b;		      /* all launches */

@@ -22,7 +22,7 @@
 
 static int is_arch(const char *p, size_t n)
 {
-	static const char *const arch[] = {"ampere", "hopper",	"volta",  "turing",
+	static const char *const arch[] = {"ampere", "hopper",	  "volta",   "turing",
 					   "ada",    "blackwell", "maxwell", "pascal"};
 
 	if (n > 2 && p[0] == 's' && p[1] == 'm' && isdigit((unsigned char)p[2]))
@@ -351,8 +351,8 @@ static void compute_kernels(const struct diff_input *a, const struct diff_input 
 			d->nr_new++;
 		}
 	for (size_t i = 0; i < rs.nr; i++)
-		d->nr_changed += rs.v[i].match == DIFF_MATCH_FAMILY ||
-				 rs.v[i].match == DIFF_MATCH_OPERATOR;
+		d->nr_changed +=
+		    rs.v[i].match == DIFF_MATCH_FAMILY || rs.v[i].match == DIFF_MATCH_OPERATOR;
 	qsort(rs.v, rs.nr, sizeof(*rs.v), cmp_row);
 	d->kernels = rs.v;
 	d->nr_kernels = rs.nr;
@@ -373,8 +373,7 @@ static double ns_of(struct rnum ms)
 
 /* A side's mean stage GPU time and idle (ns per run); 0 when a run lacks
  * them. */
-static int side_stage(const struct diff_input *in, enum report_role role, double *gpu,
-		      double *idle)
+static int side_stage(const struct diff_input *in, enum report_role role, double *gpu, double *idle)
 {
 	*gpu = *idle = 0;
 	for (size_t r = 0; r < in->nr; r++) {

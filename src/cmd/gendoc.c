@@ -30,6 +30,7 @@ static const struct {
     {5, "an input file is unreadable, malformed or truncated"},
     {6, "a pipeline step (profiler, export, reports) failed"},
     {7, "cannot write output (disk full, read-only, permissions)"},
+    {8, "diff: --fail-above exceeded on the chosen metric, with significance"},
     {70, "a bug in llmprof, or out of memory"},
     {124, "profile: run.timeout_s exceeded"},
     {130, "interrupted by SIGINT or SIGTERM"},

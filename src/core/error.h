@@ -19,6 +19,7 @@ enum exit_code {
 	EXIT_BAD_INPUT = 5,	  /* unreadable, malformed or truncated input file */
 	EXIT_STEP_FAILED = 6,	  /* a pipeline step (profiler, export) failed */
 	EXIT_IO = 7,		  /* cannot write output (disk full, read-only) */
+	EXIT_REGRESSION = 8,	  /* diff --fail-above: the metric got significantly worse */
 	EXIT_INTERRUPTED = 130,	  /* SIGINT/SIGTERM; bundle marked interrupted */
 	EXIT_TIMEOUT = 124,	  /* run.timeout_s exceeded */
 	EXIT_INTERNAL = 70,	  /* a bug in llmprof, or out of memory */
