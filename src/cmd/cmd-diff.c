@@ -37,8 +37,7 @@ static const struct opt opts[] = {
     {"fail-above", 0, OPT_STRING, &opt_fail_above, "PCT",
      "exit 8 when --metric got worse by more than PCT percent, significantly", 0, 0},
     {"metric", 0, OPT_STRING, &opt_metric, "NAME",
-     "the gate's metric: tpot (default), ttft, tokens_per_s, stage:decode, stage:prefill", 0,
-     0},
+     "the gate's metric: tpot (default), ttft, tokens_per_s, stage:decode, stage:prefill", 0, 0},
     {"top", 0, OPT_INT, &opt_top, "N", "kernels named in each waterfall (the rest summed)", 1,
      1000},
     OPT_END_MARK,
@@ -64,13 +63,6 @@ static int check_metrics_json(const char *dir, struct strbuf *err)
 	}
 	strbuf_release(&p);
 	return ret;
-}
-
-static int ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), t = strlen(tail);
-
-	return n >= t && !strcmp(s + n - t, tail);
 }
 
 static const char *bundle_backend(const char *trace)
@@ -101,8 +93,9 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 	}
 	if (path_is_dir(path)) {
 		if (!report_bundle_trace(path, &tp) || !export_is_sqlite(tp.buf)) {
-			error_set(err, "'%s' is not a run bundle (no trace/trace.sqlite or "
-				       "nsys/run.sqlite)",
+			error_set(err,
+				  "'%s' is not a run bundle (no trace/trace.sqlite or "
+				  "nsys/run.sqlite)",
 				  path);
 			code = EXIT_BAD_INPUT;
 			goto out;
@@ -238,7 +231,8 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	if (opt_fail_above && (parse_double(opt_fail_above, &pct, &err) || pct < 0)) {
-		error_print("diff: --fail-above '%s': a percentage >= 0 is expected", opt_fail_above);
+		error_print("diff: --fail-above '%s': a percentage >= 0 is expected",
+			    opt_fail_above);
 		code = EXIT_USAGE;
 		goto out;
 	}
@@ -286,16 +280,15 @@ const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
     .usage = "A B [-o DIR] [--fail-above PCT] [--metric NAME]",
     .summary = "what changed between two runs, whether it is real, and a gate for CI",
-    .description =
-	"A and B are run bundles, traces (.sqlite, analysed as `report --trace` does),\n"
-	"or comma lists of repeated runs (A1,A2,A3). Compares TTFT, TPOT, tokens/s,\n"
-	"GPU busy/idle and each stage's GPU time and MFU/MBU, with a 95 % interval of\n"
-	"each change (over runs when both sides have 2+, else over the per-step decode\n"
-	"times); kernels matched by mangled name, name, family and operator; a\n"
-	"waterfall per stage whose terms sum to the stage's change; operators,\n"
-	"counters of the top movers and ranks. With -o DIR writes diff.md, diff.json\n"
-	"and diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot\n"
-	"write, 8 --fail-above exceeded on --metric with significance.",
+    .description = "A and B are run bundles, traces (.sqlite, analysed as `report --trace` does),\n"
+		   "or comma lists of repeated runs (A1,A2,A3). Compares TTFT, TPOT, tokens/s,\n"
+		   "GPU busy/idle and each stage's GPU time and MFU/MBU, with a 95 % interval of\n"
+		   "each change (over runs when both sides have 2+, else over the per-step decode\n"
+		   "times); kernels matched by mangled name, name, family and operator; a\n"
+		   "waterfall per stage whose terms sum to the stage's change; operators,\n"
+		   "counters of the top movers and ranks. With -o DIR writes diff.md, diff.json\n"
+		   "and diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot\n"
+		   "write, 8 --fail-above exceeded on --metric with significance.",
     .opts = opts,
     .exec = cmd_diff_exec,
 };

@@ -40,8 +40,9 @@ static void svg_fall(const struct diff_waterfall *w, struct strbuf *o)
 	}
 	lo = fmin(lo, 0);
 	scale = hi > lo ? (W - LABEL - 20) / (hi - lo) : 0;
-	strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" "
-		       "font-family=\"sans-serif\" font-size=\"11\">\n",
+	strbuf_addf(o,
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" "
+		    "font-family=\"sans-serif\" font-size=\"11\">\n",
 		    W, rows * ROW + 10);
 	cur = w->a_ns;
 	for (size_t r = 0; r < rows; r++) {
@@ -72,9 +73,11 @@ static void svg_fall(const struct diff_waterfall *w, struct strbuf *o)
 		}
 		strbuf_addf(o, "<text x=\"2\" y=\"%zu\">", r * ROW + 15);
 		esc(o, label.buf);
-		strbuf_addf(o, "</text><rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"14\" "
-			       "fill=\"%s\"/>\n",
-			    LABEL + (x0 - lo) * scale, r * ROW + 4, fmax((x1 - x0) * scale, 1), fill);
+		strbuf_addf(o,
+			    "</text><rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"14\" "
+			    "fill=\"%s\"/>\n",
+			    LABEL + (x0 - lo) * scale, r * ROW + 4, fmax((x1 - x0) * scale, 1),
+			    fill);
 		strbuf_release(&label);
 	}
 	strbuf_addstr(o, "</svg>\n");
@@ -95,23 +98,26 @@ static void svg_steps(const struct diff_samples *s, struct strbuf *o)
 		cb[hi > lo ? (size_t)fmin(BINS - 1, (s->b[i] - lo) / (hi - lo) * BINS) : 0]++;
 	for (size_t i = 0; i < BINS; i++)
 		top = ca[i] > top ? ca[i] : cb[i] > top ? cb[i] : top;
-	strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		       "font-family=\"sans-serif\" font-size=\"11\">\n",
+	strbuf_addf(o,
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		    "font-family=\"sans-serif\" font-size=\"11\">\n",
 		    W, H + 40);
 	for (size_t i = 0; i < BINS; i++) {
 		double x = 20 + (double)i * 2 * bw, ha = (double)ca[i] / (double)top * H;
 		double hb = (double)cb[i] / (double)top * H;
 
-		strbuf_addf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			       "fill=\"#2c7fb8\"/><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			       "height=\"%.1f\" fill=\"#f39c12\"/>\n",
+		strbuf_addf(o,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			    "fill=\"#2c7fb8\"/><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%.1f\" fill=\"#f39c12\"/>\n",
 			    x, 10 + H - ha, bw, ha, x + bw, 10 + H - hb, bw, hb);
 	}
-	strbuf_addf(o, "<text x=\"20\" y=\"%d\">%.3f ms</text>"
-		       "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3f ms</text>"
-		       "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#2c7fb8\">A (%zu "
-		       "steps)</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-		       "fill=\"#f39c12\">B (%zu steps)</text>\n</svg>\n",
+	strbuf_addf(o,
+		    "<text x=\"20\" y=\"%d\">%.3f ms</text>"
+		    "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3f ms</text>"
+		    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#2c7fb8\">A (%zu "
+		    "steps)</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+		    "fill=\"#f39c12\">B (%zu steps)</text>\n</svg>\n",
 		    H + 25, lo, W - 20, H + 25, hi, W / 2 - 60, H + 38, s->na, W / 2 + 60, H + 38,
 		    s->nb);
 }
@@ -133,8 +139,8 @@ static void html_metrics(const struct diff *d, struct strbuf *o)
 		else
 			strbuf_addstr(o, "n/a");
 		if (m->lo_pct.available)
-			strbuf_addf(o, "</td><td>[%+.2f, %+.2f]</td><td>%s</td></tr>\n", m->lo_pct.v,
-				    m->hi_pct.v,
+			strbuf_addf(o, "</td><td>[%+.2f, %+.2f]</td><td>%s</td></tr>\n",
+				    m->lo_pct.v, m->hi_pct.v,
 				    m->significant ? "significant" : "no significant change");
 		else
 			strbuf_addstr(o, "</td><td>n/a</td><td>no interval</td></tr>\n");

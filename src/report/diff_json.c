@@ -222,8 +222,8 @@ int diff_render_json(const struct diff *d, struct strbuf *out, struct strbuf *er
 	set(root, "waterfall", falls_json(d));
 	set(root, "kernels", kernels_json(d));
 	set(root, "kernel_counts",
-	    json_pack("{s:I,s:I,s:I}", "new", (json_int_t)d->nr_new, "gone",
-		      (json_int_t)d->nr_gone, "other_variant", (json_int_t)d->nr_changed));
+	    json_pack("{s:I,s:I,s:I}", "new", (json_int_t)d->nr_new, "gone", (json_int_t)d->nr_gone,
+		      "other_variant", (json_int_t)d->nr_changed));
 	set(root, "operators", ops_json(d));
 	set(root, "ranks", ranks_json(d));
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(15));
@@ -236,8 +236,7 @@ int diff_render_json(const struct diff *d, struct strbuf *out, struct strbuf *er
 	return 0;
 }
 
-static int write_one(const char *dir, const char *name, const struct strbuf *sb,
-		     struct strbuf *err)
+static int write_one(const char *dir, const char *name, const struct strbuf *sb, struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT;
 	int ret;

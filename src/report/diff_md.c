@@ -59,9 +59,9 @@ static void md_metrics(const struct diff *d, struct strbuf *o)
 		if (m->lo_pct.available)
 			strbuf_addf(o, " | [%+.2f, %+.2f] | %s (%zu / %zu) | %s |\n", m->lo_pct.v,
 				    m->hi_pct.v, diff_basis_name(m->basis), m->na, m->nb,
-				    !m->significant		    ? "no significant change"
+				    !m->significant			   ? "no significant change"
 				    : (m->delta.v > 0) == m->higher_better ? "better"
-									 : "worse");
+									   : "worse");
 		else
 			strbuf_addstr(o, " | n/a | none | no interval |\n");
 	}
@@ -151,9 +151,10 @@ static void md_counters(const struct diff *d, struct strbuf *o)
 		if (!k->ca.profiled || !k->cb.profiled)
 			continue;
 		if (!shown++)
-			strbuf_addstr(o, "## Counters of the top movers\n\n"
-					 "| kernel | SM SOL % | memory SOL % | occupancy % | bound |\n"
-					 "|---|---|---|---|---|\n");
+			strbuf_addstr(o,
+				      "## Counters of the top movers\n\n"
+				      "| kernel | SM SOL % | memory SOL % | occupancy % | bound |\n"
+				      "|---|---|---|---|---|\n");
 		strbuf_addstr(o, "| ");
 		md_code(o, k->name_b);
 		strbuf_addstr(o, " | ");
@@ -175,9 +176,10 @@ static void md_ops(const struct diff *d, struct strbuf *o)
 
 	if (!n)
 		return;
-	strbuf_addf(o, "## Operators\n\nPer run, by |change| (top %zu of %zu).\n\n"
-		       "| operator | stage | calls A | calls B | GPU ms A | GPU ms B | change (ms) "
-		       "|\n|---|---|---:|---:|---:|---:|---:|\n",
+	strbuf_addf(o,
+		    "## Operators\n\nPer run, by |change| (top %zu of %zu).\n\n"
+		    "| operator | stage | calls A | calls B | GPU ms A | GPU ms B | change (ms) "
+		    "|\n|---|---|---:|---:|---:|---:|---:|\n",
 		    n, d->nr_ops);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_operator *p = &d->ops[i];
@@ -185,7 +187,9 @@ static void md_ops(const struct diff *d, struct strbuf *o)
 		strbuf_addstr(o, "| ");
 		md_text(o, p->name);
 		strbuf_addf(o, "%s | %s | %.1f | %.1f | %.3f | %.3f | %+.3f |\n",
-			    !p->in_a ? " (new)" : !p->in_b ? " (gone)" : "",
+			    !p->in_a   ? " (new)"
+			    : !p->in_b ? " (gone)"
+				       : "",
 			    p->stage ? p->stage : "-", p->calls_a, p->calls_b, p->ms_a, p->ms_b,
 			    p->ms_b - p->ms_a);
 	}
