@@ -4,8 +4,9 @@
 # slowdown of one kernel family (nvjet) is found, attributed and fails the
 # gate; two traces with only noise (other jitter seeds) do not; renamed GEMM
 # variants match by family; each waterfall's terms sum exactly to the stage's
-# change; the real H100 bundle against itself has no change at all; bundle
-# inputs, repeated runs and bad inputs. diff.md of base vs slow is golden
+# change; the real H100 bundle against itself has no change at all, and
+# against a copy that says H200 a note that the hardware differs; a per-rank
+# diff of two ranked traces; bundle inputs, repeated runs and bad inputs. diff.md of base vs slow is golden
 # (LLMPROF_UPDATE_GOLDEN=1 rewrites it).
 set -u
 : "${LLMPROF:?}"
@@ -81,14 +82,31 @@ and all(k['delta_ms'] == 0 and k['match'] == 'mangled' for k in d['kernels'])" |
 json self/diff.json "d['a']['gpu'] == 'NVIDIA H100 80GB HBM3' and d['a']['backend'] == 'builtin'" |
 	grep -q True || fail "self: GPU or backend"
 
+# --- the same bundle said to run on an H200: the report says the hardware differs
+cp -r h100 h200 && sed -i 's/NVIDIA H100 80GB HBM3/NVIDIA H200/' h200/env.json
+"$LLMPROF" diff h100 h200 -o hw >/dev/null 2>err || fail "hw: $(cat err)"
+grep -q "The hardware differs: A ran on NVIDIA H100 80GB HBM3, B on NVIDIA H200" hw/diff.md ||
+	fail "hw note: $(head -12 hw/diff.md)"
+
+# --- two ranks, rank 1 slower in B: the per-rank table shows it
+tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
+if [ -x "$tool" ]; then
+	mkdir ra rb
+	"$tool" synth-ranks ra 2 8 4 -1 0 >/dev/null && "$tool" synth-ranks rb 2 8 4 1 20000 >/dev/null &&
+		"$tool" convert ra ra.sqlite >/dev/null && "$tool" convert rb rb.sqlite >/dev/null ||
+		fail "synth-ranks"
+	"$LLMPROF" diff ra.sqlite rb.sqlite -o rk >/dev/null 2>err || fail "ranks: $(cat err)"
+	json rk/diff.json "[(r['label'], r['kernel_ms_b'] > 10 * r['kernel_ms_a']) for r in d['ranks']]" |
+		grep -qF "[('rank 0', False), ('rank 1', True)]" || fail "ranks: $(cat rk/diff.json)"
+fi
+
 # --- bundles made by llmprof report, a bare trace against a bundle
 mkdir -p bundle/trace && cp slow.sqlite bundle/trace/trace.sqlite
 "$LLMPROF" report bundle >/dev/null 2>&1 || fail "report bundle"
 [ -f bundle/metrics.json ] || fail "no metrics.json in the bundle"
 "$LLMPROF" diff base.sqlite bundle --fail-above 2 >out 2>err
 [ $? -eq 8 ] || fail "trace vs bundle: want exit 8: $(cat out err)"
-grep -q "backends (A: trace file, B: builtin)" out err 2>/dev/null ||
-	"$LLMPROF" diff base.sqlite bundle -o tb >/dev/null 2>&1
+"$LLMPROF" diff base.sqlite bundle -o tb >/dev/null 2>&1
 grep -q "different backends (A: trace file, B: builtin)" tb/diff.md || fail "backend note"
 
 # --- bad inputs: one line on stderr, documented codes
