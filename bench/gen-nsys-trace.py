@@ -14,8 +14,16 @@ whose launch call is missing, overlapping streams, memcpy/memset, kernel names
 with commas and quotes, and a domain created before the session (negative
 start).
 
+With --regular the kernels follow a fixed sequence per operator, each with
+its own base duration, so that two files differ only by --jitter (relative
+noise per kernel, from --seed) and --slow NAME:PCT (kernels whose name
+contains NAME last PCT % longer); --variant renames the GEMMs to other tile
+shapes and architectures (nvjet_sm90_tst_64x8 -> 128x8, sm80_xmma ->
+sm90_xmma). `llmprof diff`'s tests and benchmark use them.
+
 usage: gen-nsys-trace.py OUT.sqlite [--kernels N] [--threads T] [--processes P]
                          [--gpus G] [--kernels-per-op K] [--edge] [--seed S]
+                         [--regular [--jitter PCT] [--slow NAME:PCT] [--variant]]
 """
 import argparse
 import os
@@ -70,6 +78,17 @@ KERNELS = [
     "softmax \"fused\" kernel",
     "elementwise_add",
 ]
+# --regular: (name, --variant name, base ns)
+KERNELS_REGULAR = [
+    ("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", "nvjet_sm90_tst_128x8_64x8_2x1_v_bz_TNT", 30000),
+    ("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x64x64_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+     24000),
+    ("void k_rmsnorm<__nv_bfloat16>(__nv_bfloat16 *, const __nv_bfloat16 *, int)", None, 6000),
+    ("void k_flash_decode<__nv_bfloat16, 64>(__nv_bfloat16 *, const __nv_bfloat16 *, int)", None, 18000),
+    ("silu_mul(float *, const float *, int)", None, 8000),
+    ("elementwise_add", None, 4000),
+]
 
 
 class Gen:
@@ -104,6 +123,10 @@ def main():
     ap.add_argument("--steps", type=int, default=16, help="decode steps per iteration")
     ap.add_argument("--edge", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--regular", action="store_true")
+    ap.add_argument("--jitter", type=float, default=0.0, help="--regular: relative noise, %%")
+    ap.add_argument("--slow", default=None, help="--regular: NAME:PCT")
+    ap.add_argument("--variant", action="store_true")
     ap.add_argument("--ties", action="store_true",
                     help="a tiny file whose report rows tie, to pin nsys's tie order")
     a = ap.parse_args()
@@ -118,6 +141,12 @@ def main():
     memcpy_api = g.sid("cudaMemcpyAsync_v3020")
     memset_api = g.sid("cudaMemsetAsync_v3020")
     sync_api = g.sid("cudaStreamSynchronize_v3020")
+    if a.regular:
+        regular = [(v if a.variant and v else k, base) for k, v, base in KERNELS_REGULAR]
+        slow_name, slow_pct = (a.slow.split(":") if a.slow else ("", "0"))
+        kbase = [base * (1 + float(slow_pct) / 100 if slow_name and slow_name in k else 1)
+                 for k, base in regular]
+        KERNELS[:] = [k for k, _ in regular]
     knames = [(g.sid(k), g.sid(k.split("(")[0].split("<")[0].replace("void ", ""))) for k in KERNELS]
     reg_graph = g.sid("graph_replay")  # registered string (textId)
 
@@ -135,16 +164,21 @@ def main():
         g.nvtx.append((start, end, style, None, None, None, None if text_id else text, tid,
                        end_tid, text_id, domain))
 
-    def launch_kernels(t, tid_g, gpid, dev, n, stream):
+    def launch_kernels(t, tid_g, gpid, dev, n, stream, op_i=0):
         """CPU launches n kernels starting at t; returns the CPU time after."""
-        for _ in range(n):
+        for j in range(n):
             c = g.next_corr()
             d = r.randint(2000, 6000)
             g.rt.append((t, t + d, 1, tid_g, c, launch, 0, None))
             key = (dev, stream)
             ks = max(t + d + r.randint(500, 3000), stream_free.get(key, 0) + r.randint(0, 2000))
-            kd = r.randint(1000, 200000)
-            kn = knames[r.randrange(len(knames))]
+            if a.regular:
+                ki = (op_i * n + j) % len(knames)
+                kd = max(1, round(kbase[ki] * (1 + r.gauss(0, a.jitter / 100))))
+                kn = knames[ki]
+            else:
+                kd = r.randint(1000, 200000)
+                kn = knames[r.randrange(len(knames))]
             g.kern.append((ks, ks + kd, dev, 1, stream, c, gpid, kn[0], kn[1], None, 0, 0, 32,
                            r.choice([1, 2, 64, 132]), 1, 1, 128, 1, 1, 0, 0, 0, 0, c, 0, None, 0))
             stream_free[key] = ks + kd
@@ -164,9 +198,9 @@ def main():
             # prefill: one op range per OPS entry
             p0 = t
             t += r.randint(1000, 5000)
-            for op in OPS:
+            for op_i, op in enumerate(OPS):
                 o0 = t
-                t = launch_kernels(t + 300, tid_g, gpid, dev, a.kernels_per_op, stream)
+                t = launch_kernels(t + 300, tid_g, gpid, dev, a.kernels_per_op, stream, op_i)
                 done += a.kernels_per_op
                 range_row(o0, t, op, tid_g)
                 t += r.randint(100, 900)
@@ -175,9 +209,9 @@ def main():
             for s in range(a.steps):
                 s0 = t
                 t += 500
-                for op in OPS[:4]:
+                for op_i, op in enumerate(OPS[:4]):
                     o0 = t
-                    t = launch_kernels(t + 300, tid_g, gpid, dev, a.kernels_per_op, stream)
+                    t = launch_kernels(t + 300, tid_g, gpid, dev, a.kernels_per_op, stream, op_i)
                     done += a.kernels_per_op
                     range_row(o0, t, op, tid_g)
                 # every step waits for the GPU: idle gaps on the GPU

@@ -24,6 +24,16 @@ static const char *str_or(const struct strtab *st, int32_t id, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* A copy of a stage role's per-instance GPU times into s. */
+static void copy_samples(struct report_stage *s, const struct stage_timing *st)
+{
+	if (!st->ninst)
+		return;
+	s->sample_ns = xmalloc(st_mult(st->ninst, sizeof(*s->sample_ns)));
+	memcpy(s->sample_ns, st->inst_ns, st->ninst * sizeof(*s->sample_ns));
+	s->nr_samples = st->ninst;
+}
+
 static void fill_stages(struct report_model *m, const struct timeline *tl)
 {
 	static const enum report_role roles[2] = {REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE};
@@ -53,7 +63,10 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			s->done_ms = ms_of(st->wall_ns);
 		if (st->cpu_ns > 0)
 			s->launches_per_s = rnum_of(st->launches_per_s);
+		if (r != STAGE_DECODE || !tl->stage_found[STAGE_DECODE_STEP])
+			copy_samples(s, st);
 		if (r == STAGE_DECODE && tl->stage_found[STAGE_DECODE_STEP]) {
+			copy_samples(s, &tl->stages[STAGE_DECODE_STEP]);
 			const struct stage_timing *ds = &tl->stages[STAGE_DECODE_STEP];
 
 			s->steps = ds->instances;
@@ -165,10 +178,12 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	uint64_t *dec_calls = xcalloc(n + 1, sizeof(*dec_calls));
 	uint64_t *pre_ns = xcalloc(n + 1, sizeof(*pre_ns));
 	uint64_t *dec_ns = xcalloc(n + 1, sizeof(*dec_ns));
+	int32_t *mangled = xmalloc((n + 1) * sizeof(*mangled));
+	int32_t *op = xmalloc((n + 1) * sizeof(*op));
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 
 	for (size_t i = 0; i <= n; i++)
-		dev[i] = -1;
+		dev[i] = mangled[i] = op[i] = -1;
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 
@@ -195,6 +210,10 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 		}
 		if (dev[k->name] < 0)
 			dev[k->name] = k->device;
+		if (mangled[k->name] < 0)
+			mangled[k->name] = k->mangled;
+		if (op[k->name] < 0 && tl->kernel_op)
+			op[k->name] = tl->kernel_op[i];
 	}
 	for (size_t i = 0; i < t->nmemops; i++) {
 		if (t->memops[i].start < t0)
@@ -217,6 +236,8 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			k->stage_calls[REPORT_ROLE_DECODE] = dec_calls[ks->name];
 			k->stage_ns[REPORT_ROLE_PREFILL] = pre_ns[ks->name];
 			k->stage_ns[REPORT_ROLE_DECODE] = dec_ns[ks->name];
+			report_set_str(&k->mangled, strtab_str(&t->strs, mangled[ks->name]));
+			report_set_str(&k->op, strtab_str(&t->strs, op[ks->name]));
 		}
 		if (ok && dev[ks->name] >= 0) {
 			char b[32];
@@ -230,6 +251,8 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	free(dec_calls);
 	free(pre_ns);
 	free(dec_ns);
+	free(mangled);
+	free(op);
 }
 
 static void fill_operators(struct report_model *m, const struct trace *t, const struct timeline *tl)

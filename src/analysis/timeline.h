@@ -64,6 +64,11 @@ struct stage_timing {
 	/* distribution of per-instance projected GPU time (ns) */
 	double mean_ns, p50_ns, p90_ns;
 	int64_t max_ns;
+	/* the per-instance projected GPU times themselves, ascending (owned by
+	 * the timeline; instances without GPU work are not in it): the samples
+	 * `llmprof diff` compares */
+	int64_t *inst_ns;
+	size_t ninst;
 };
 
 struct operator_stat {

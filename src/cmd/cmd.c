@@ -13,9 +13,11 @@
 #include "core/banned.h"
 
 const struct cmd_entry *const cmd_table[] = {
-    &cmd_profile_entry, &cmd_report_entry,    &cmd_merge_entry,
-    &cmd_stats_entry,	&cmd_nvtx_entry,      &cmd_config_entry,
-    &cmd_doctor_entry,	&cmd_calibrate_entry, NULL,
+    &cmd_profile_entry,	  &cmd_report_entry,
+    &cmd_merge_entry,	  &cmd_diff_entry,
+    &cmd_stats_entry,	  &cmd_nvtx_entry,
+    &cmd_config_entry,	  &cmd_doctor_entry,
+    &cmd_calibrate_entry, NULL,
 };
 
 static const struct cmd_entry *cmd_find(const char *name)

@@ -72,6 +72,7 @@ extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_calibrate_entry;
 extern const struct cmd_entry cmd_nvtx_entry;
 extern const struct cmd_entry cmd_merge_entry;
+extern const struct cmd_entry cmd_diff_entry;
 
 extern const struct cmd_entry *const cmd_table[];
 

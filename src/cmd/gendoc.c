@@ -31,6 +31,7 @@ static const struct {
     {6, "a pipeline step (profiler, export, reports) failed"},
     {7, "cannot write output (disk full, read-only, permissions)"},
     {8, "merge: ranks missing or failed; the others were merged"},
+    {9, "diff: --fail-above exceeded on the chosen metric, with significance"},
     {70, "a bug in llmprof, or out of memory"},
     {124, "profile: run.timeout_s exceeded"},
     {130, "interrupted by SIGINT or SIGTERM"},

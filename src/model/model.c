@@ -124,12 +124,15 @@ void report_model_release(struct report_model *m)
 	for (i = 0; i < m->nr_stages; i++) {
 		free(m->stages[i].name);
 		free(m->stages[i].step_kernels);
+		free(m->stages[i].sample_ns);
 	}
 	free(m->stages);
 	for (i = 0; i < m->nr_kernels; i++) {
 		free(m->kernels[i].short_name);
 		free(m->kernels[i].full_name);
 		free(m->kernels[i].device);
+		free(m->kernels[i].mangled);
+		free(m->kernels[i].op);
 		free(m->kernels[i].stage);
 	}
 	free(m->kernels);

@@ -158,6 +158,11 @@ struct report_stage {
 	uint64_t *step_kernels; /* kernels of each, in order (owned); NULL = unknown */
 	size_t nr_step_kernels;
 	struct rnum step_mean_ms, step_p50_ms, step_p90_ms, step_max_ms;
+	/* per-instance GPU time (ns, ascending; owned): one sample per decode
+	 * step for decode, per stage instance otherwise; what `llmprof diff`
+	 * compares. NULL = none */
+	int64_t *sample_ns;
+	size_t nr_samples;
 	/* decode, set with the analytic work when the trace lacks some steps' GPU
 	 * work: steps the workload ran per instance, steps recorded (partly
 	 * recorded ones count by their share of the median step's kernels),
@@ -241,6 +246,8 @@ struct report_kernel {
 	uint64_t stage_calls[REPORT_ROLE_OTHER];
 	uint64_t stage_ns[REPORT_ROLE_OTHER];
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
+	char *mangled;	     /* the mangled name of its first launch; NULL = the trace has none */
+	char *op;	     /* innermost operator range of its first launch; NULL = none */
 	int selected;	     /* chosen for counters */
 	struct report_counters c;
 	/* an Nsight Compute export alone (struct report_ncu_export): kernels

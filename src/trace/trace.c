@@ -532,27 +532,36 @@ cleanup:
 	return ret;
 }
 
-/* The deviceId most loaded kernels have; -1 when none is known. */
+/* The deviceId most loaded kernels have; -1 when none is known. One pass
+ * with a count per device seen (a host has a handful; past 64 distinct ids
+ * the rest are not counted); of a tie, the one seen first wins. */
 static int64_t busiest_device(const struct trace *t)
 {
+	int32_t ids[64];
+	size_t counts[64], nids = 0, best_n = 0;
 	int64_t best = -1;
-	size_t best_n = 0;
 
 	for (size_t i = 0; i < t->nkernels; i++) {
 		int32_t d = t->kernels[i].device;
-		size_t n = 0;
+		size_t j = 0;
 
-		if (d < 0 || d == best)
+		if (d < 0)
 			continue;
-		for (size_t j = 0; j < t->nkernels; j++)
-			n += t->kernels[j].device == d;
-		if (n > best_n) {
-			best = d;
-			best_n = n;
+		while (j < nids && ids[j] != d)
+			j++;
+		if (j == nids) {
+			if (nids == ARRAY_SIZE(ids))
+				continue;
+			ids[nids] = d;
+			counts[nids++] = 0;
 		}
-		if (best_n * 2 > t->nkernels)
-			break; /* a majority: no other device can have more */
+		counts[j]++;
 	}
+	for (size_t j = 0; j < nids; j++)
+		if (counts[j] > best_n) {
+			best = ids[j];
+			best_n = counts[j];
+		}
 	return best;
 }
 

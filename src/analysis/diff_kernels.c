@@ -1,0 +1,472 @@
+/* diff_kernels.c: the kernel, operator, waterfall and rank parts of `llmprof
+ * diff` (see diff.h).
+ *
+ * Kernels: each side's kernels are merged by demangled name over its runs
+ * (numbers per run), then matched in passes over what is still unmatched:
+ * the same mangled name, the same demangled name, the same family
+ * (diff_family()), the same operator; each pass groups every unmatched
+ * kernel of one key on each side into one row. What is left is new (B
+ * only) or gone (A only), one row each. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diff.h"
+#include "analysis/diff_priv.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+/* ----------------------------------------------------------- family */
+
+static int is_arch(const char *p, size_t n)
+{
+	static const char *const arch[] = {"ampere", "hopper",	  "volta",   "turing",
+					   "ada",    "blackwell", "maxwell", "pascal"};
+
+	if (n > 2 && p[0] == 's' && p[1] == 'm' && isdigit((unsigned char)p[2]))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(arch); i++)
+		if (strlen(arch[i]) == n && !strncmp(p, arch[i], n))
+			return 1;
+	return 0;
+}
+
+/* Length of a trailing tile shape (64x8, 128x128x32) or number of the
+ * token [p, p + n): digits with at least one 'x' between, or digits alone. */
+static size_t shape_tail(const char *p, size_t n)
+{
+	size_t i = n, start = n;
+
+	while (i > 0) {
+		size_t j = i;
+
+		while (j > 0 && isdigit((unsigned char)p[j - 1]))
+			j--;
+		if (j == i)
+			break;
+		start = j;
+		if (j > 0 && p[j - 1] == 'x' && j > 1 && isdigit((unsigned char)p[j - 2]))
+			i = j - 1;
+		else
+			break;
+	}
+	if (start == n)
+		return 0;
+	/* a dtype such as bf16, f32, int8 keeps its digits: only a shape (with
+	 * an 'x') or a whole-number token goes */
+	if (start > 0 && !memchr(p + start, 'x', n - start))
+		return 0;
+	return n - start;
+}
+
+/* The base name: no parameters, template arguments or return type. */
+static void base_name(const char *name, struct strbuf *out)
+{
+	int depth = 0;
+	size_t word = 0;
+
+	for (const char *p = name; *p; p++) {
+		if (*p == '(' && !strncmp(p, "(anonymous namespace)", 21)) {
+			strbuf_add(out, p, 21);
+			p += 20;
+		} else if (*p == '<') {
+			depth++;
+		} else if (*p == '>') {
+			depth -= depth > 0;
+		} else if (depth) {
+			continue;
+		} else if (*p == '(') {
+			break;
+		} else if (*p == ' ') {
+			word = out->len + 1; /* a return type or qualifier before it */
+			strbuf_addch(out, ' ');
+		} else {
+			strbuf_addch(out, *p);
+		}
+	}
+	if (word) {
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_addstr(&t, out->buf + word);
+		strbuf_reset(out);
+		strbuf_add(out, t.buf, t.len);
+		strbuf_release(&t);
+	}
+}
+
+void diff_family(const char *name, struct strbuf *out)
+{
+	struct strbuf base = STRBUF_INIT;
+	const char *p;
+
+	base_name(name ? name : "", &base);
+	p = base.buf;
+	while (*p) {
+		size_t n = 0, tail;
+
+		if (!isalnum((unsigned char)*p)) {
+			strbuf_addch(out, *p++);
+			continue;
+		}
+		while (isalnum((unsigned char)p[n]))
+			n++;
+		if (is_arch(p, n)) {
+			strbuf_addch(out, '*');
+		} else if ((tail = shape_tail(p, n))) {
+			strbuf_add(out, p, n - tail);
+			strbuf_addch(out, '*');
+		} else {
+			strbuf_add(out, p, n);
+		}
+		p += n;
+	}
+	strbuf_release(&base);
+}
+
+/* ---------------------------------------------------------- kernels */
+
+struct kent {
+	const char *name, *mangled, *op;
+	char *family;
+	double calls, ns, stage_ns[REPORT_ROLE_OTHER];
+	const struct report_counters *c;
+	int used;
+};
+
+static int cmp_kent_name(const void *x, const void *y)
+{
+	return strcmp(((const struct kent *)x)->name, ((const struct kent *)y)->name);
+}
+
+/* A side's kernels, merged by name over its runs, per run. */
+static struct kent *side_kernels(const struct diff_input *in, size_t *n)
+{
+	size_t total = 0, k = 0;
+	struct kent *v;
+
+	for (size_t r = 0; r < in->nr; r++)
+		total += in->runs[r]->nr_kernels;
+	v = xcalloc(total + 1, sizeof(*v));
+	for (size_t r = 0; r < in->nr; r++)
+		for (size_t i = 0; i < in->runs[r]->nr_kernels; i++) {
+			const struct report_kernel *rk = &in->runs[r]->kernels[i];
+
+			v[k].name = rk->short_name ? rk->short_name : "(unnamed)";
+			v[k].mangled = rk->mangled;
+			v[k].op = rk->op;
+			v[k].calls = (double)rk->calls;
+			v[k].ns = (double)rk->total_ns;
+			for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+				v[k].stage_ns[s] = (double)rk->stage_ns[s];
+			v[k].c = rk->c.profiled ? &rk->c : NULL;
+			k++;
+		}
+	qsort(v, k, sizeof(*v), cmp_kent_name);
+	*n = 0;
+	for (size_t i = 0; i < k; i++) {
+		struct kent *o = *n ? &v[*n - 1] : NULL;
+
+		if (o && !strcmp(o->name, v[i].name)) {
+			o->calls += v[i].calls;
+			o->ns += v[i].ns;
+			for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+				o->stage_ns[s] += v[i].stage_ns[s];
+			if (!o->c)
+				o->c = v[i].c;
+			if (!o->mangled)
+				o->mangled = v[i].mangled;
+			if (!o->op)
+				o->op = v[i].op;
+		} else {
+			v[(*n)++] = v[i];
+		}
+	}
+	for (size_t i = 0; i < *n; i++) {
+		struct strbuf f = STRBUF_INIT;
+
+		v[i].calls /= (double)in->nr;
+		v[i].ns /= (double)in->nr;
+		for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+			v[i].stage_ns[s] /= (double)in->nr;
+		diff_family(v[i].name, &f);
+		v[i].family = strbuf_detach(&f, NULL);
+	}
+	return v;
+}
+
+enum pass_key { KEY_MANGLED, KEY_NAME, KEY_FAMILY, KEY_OP };
+
+static const char *key_of(const struct kent *e, enum pass_key k)
+{
+	switch (k) {
+	case KEY_MANGLED:
+		return e->mangled;
+	case KEY_NAME:
+		return e->name;
+	case KEY_FAMILY:
+		return e->family;
+	case KEY_OP:
+		return e->op;
+	}
+	return NULL;
+}
+
+struct kref {
+	struct kent *e;
+	const char *key;
+};
+
+static int cmp_kref(const void *x, const void *y)
+{
+	return strcmp(((const struct kref *)x)->key, ((const struct kref *)y)->key);
+}
+
+/* The unused entries that have a key, sorted by it. */
+static struct kref *keyed(struct kent *v, size_t n, enum pass_key k, size_t *nr)
+{
+	struct kref *r = xmalloc(st_mult(n + 1, sizeof(*r)));
+
+	*nr = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].used && key_of(&v[i], k)) {
+			r[*nr].e = &v[i];
+			r[(*nr)++].key = key_of(&v[i], k);
+		}
+	qsort(r, *nr, sizeof(*r), cmp_kref);
+	return r;
+}
+
+struct rows {
+	struct diff_kernel *v;
+	size_t nr, alloc;
+};
+
+/* Adds entries [a, a + na) and [b, b + nb) as one row. */
+static void add_row(struct rows *rs, enum diff_match match, struct kent *const *a, size_t na,
+		    struct kent *const *b, size_t nb)
+{
+	struct diff_kernel *r;
+	const struct kent *ba = NULL, *bb = NULL;
+
+	ALLOC_GROW(rs->v, rs->nr + 1, rs->alloc);
+	r = &rs->v[rs->nr++];
+	memset(r, 0, sizeof(*r));
+	r->match = match;
+	for (size_t i = 0; i < na; i++) {
+		a[i]->used = 1;
+		r->calls_a += a[i]->calls;
+		r->ns_a += a[i]->ns;
+		for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+			r->stage_ns_a[s] += a[i]->stage_ns[s];
+		if (!ba || a[i]->ns > ba->ns)
+			ba = a[i];
+	}
+	for (size_t i = 0; i < nb; i++) {
+		b[i]->used = 1;
+		r->calls_b += b[i]->calls;
+		r->ns_b += b[i]->ns;
+		for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+			r->stage_ns_b[s] += b[i]->stage_ns[s];
+		if (!bb || b[i]->ns > bb->ns)
+			bb = b[i];
+	}
+	r->kernels_a = na;
+	r->kernels_b = nb;
+	r->delta_ns = r->ns_b - r->ns_a;
+	r->name_a = ba ? xstrdup(ba->name) : NULL;
+	r->name_b = bb ? xstrdup(bb->name) : NULL;
+	r->family = xstrdup(ba ? ba->family : bb->family);
+	r->op = (ba && ba->op) ? xstrdup(ba->op) : (bb && bb->op) ? xstrdup(bb->op) : NULL;
+	if (ba && ba->c)
+		r->ca = *ba->c;
+	if (bb && bb->c)
+		r->cb = *bb->c;
+}
+
+/* One matching pass: every key both sides have becomes one row. */
+static void match_pass(struct rows *rs, struct kent *va, size_t na, struct kent *vb, size_t nb,
+		       enum pass_key k, enum diff_match match)
+{
+	size_t nra, nrb, i = 0, j = 0;
+	struct kref *ra = keyed(va, na, k, &nra), *rb = keyed(vb, nb, k, &nrb);
+	struct kent **ga = xmalloc(st_mult(nra + 1, sizeof(*ga)));
+	struct kent **gb = xmalloc(st_mult(nrb + 1, sizeof(*gb)));
+
+	while (i < nra && j < nrb) {
+		int c = strcmp(ra[i].key, rb[j].key);
+		size_t ia = 0, ib = 0;
+		const char *key;
+
+		if (c) {
+			c < 0 ? i++ : j++;
+			continue;
+		}
+		key = ra[i].key;
+		while (i < nra && !strcmp(ra[i].key, key))
+			ga[ia++] = ra[i++].e;
+		while (j < nrb && !strcmp(rb[j].key, key))
+			gb[ib++] = rb[j++].e;
+		add_row(rs, match, ga, ia, gb, ib);
+	}
+	free(ga);
+	free(gb);
+	free(ra);
+	free(rb);
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	const struct diff_kernel *a = x, *b = y;
+	double da = fabs(a->delta_ns), db = fabs(b->delta_ns);
+
+	if (da != db)
+		return da < db ? 1 : -1;
+	return strcmp(a->name_a ? a->name_a : a->name_b, b->name_a ? b->name_a : b->name_b);
+}
+
+static void compute_kernels(const struct diff_input *a, const struct diff_input *b, struct diff *d)
+{
+	size_t na, nb;
+	struct kent *va = side_kernels(a, &na), *vb = side_kernels(b, &nb);
+	struct rows rs = {NULL, 0, 0};
+
+	match_pass(&rs, va, na, vb, nb, KEY_MANGLED, DIFF_MATCH_MANGLED);
+	match_pass(&rs, va, na, vb, nb, KEY_NAME, DIFF_MATCH_NAME);
+	match_pass(&rs, va, na, vb, nb, KEY_FAMILY, DIFF_MATCH_FAMILY);
+	match_pass(&rs, va, na, vb, nb, KEY_OP, DIFF_MATCH_OPERATOR);
+	for (size_t i = 0; i < na; i++)
+		if (!va[i].used) {
+			struct kent *e = &va[i];
+
+			add_row(&rs, DIFF_MATCH_GONE, &e, 1, NULL, 0);
+			d->nr_gone++;
+		}
+	for (size_t i = 0; i < nb; i++)
+		if (!vb[i].used) {
+			struct kent *e = &vb[i];
+
+			add_row(&rs, DIFF_MATCH_NEW, NULL, 0, &e, 1);
+			d->nr_new++;
+		}
+	for (size_t i = 0; i < rs.nr; i++)
+		d->nr_changed +=
+		    rs.v[i].match == DIFF_MATCH_FAMILY || rs.v[i].match == DIFF_MATCH_OPERATOR;
+	qsort(rs.v, rs.nr, sizeof(*rs.v), cmp_row);
+	d->kernels = rs.v;
+	d->nr_kernels = rs.nr;
+	for (size_t i = 0; i < na; i++)
+		free(va[i].family);
+	for (size_t i = 0; i < nb; i++)
+		free(vb[i].family);
+	free(va);
+	free(vb);
+}
+
+/* ---------------------------------------------------------- waterfall */
+
+static double ns_of(struct rnum ms)
+{
+	return (double)llround(ms.v * 1e6);
+}
+
+/* A side's mean stage GPU time and idle (ns per run); 0 when a run lacks
+ * them. */
+static int side_stage(const struct diff_input *in, enum report_role role, double *gpu, double *idle)
+{
+	*gpu = *idle = 0;
+	for (size_t r = 0; r < in->nr; r++) {
+		const struct report_stage *s = report_model_stage_by_role(in->runs[r], role);
+
+		if (!s || !s->gpu_ms.available || !s->idle_ms.available)
+			return 0;
+		*gpu += ns_of(s->gpu_ms);
+		*idle += ns_of(s->idle_ms);
+	}
+	*gpu /= (double)in->nr;
+	*idle /= (double)in->nr;
+	return 1;
+}
+
+struct contrib {
+	const struct diff_kernel *k;
+	double d;
+};
+
+static int cmp_contrib(const void *x, const void *y)
+{
+	const struct contrib *a = x, *b = y;
+
+	if (fabs(a->d) != fabs(b->d))
+		return fabs(a->d) < fabs(b->d) ? 1 : -1;
+	return strcmp(a->k->name_a ? a->k->name_a : a->k->name_b,
+		      b->k->name_a ? b->k->name_a : b->k->name_b);
+}
+
+static void fall_add(struct diff_waterfall *w, const char *label, double d)
+{
+	w->rows = xrealloc(w->rows, st_mult(w->nr + 1, sizeof(*w->rows)));
+	w->rows[w->nr].label = xstrdup(label);
+	w->rows[w->nr++].delta_ns = d;
+}
+
+/* Stage delta = sum of the kernel rows' deltas inside the stage + the other
+ * GPU work (busy minus kernel time: copies, minus overlapping kernels) +
+ * idle. Every term is a difference of per-side values, so they sum to the
+ * stage's delta (exactly, in ns, with one run a side). */
+static void compute_fall(const struct diff_input *a, const struct diff_input *b, size_t top,
+			 enum report_role role, struct diff *d)
+{
+	struct diff_waterfall *w = &d->falls[role];
+	double ga, ia, gb, ib, ka = 0, kb = 0, rest = 0;
+	struct contrib *c;
+	size_t n = 0, nrest = 0;
+
+	w->role = role;
+	if (!side_stage(a, role, &ga, &ia) || !side_stage(b, role, &gb, &ib))
+		return;
+	w->available = 1;
+	w->a_ns = ga;
+	w->b_ns = gb;
+	w->delta_ns = gb - ga;
+	c = xmalloc(st_mult(d->nr_kernels + 1, sizeof(*c)));
+	for (size_t i = 0; i < d->nr_kernels; i++) {
+		const struct diff_kernel *k = &d->kernels[i];
+
+		ka += k->stage_ns_a[role];
+		kb += k->stage_ns_b[role];
+		if (k->stage_ns_a[role] != 0 || k->stage_ns_b[role] != 0) {
+			c[n].k = k;
+			c[n++].d = k->stage_ns_b[role] - k->stage_ns_a[role];
+		}
+	}
+	qsort(c, n, sizeof(*c), cmp_contrib);
+	for (size_t i = 0; i < n; i++) {
+		if (i < top) {
+			fall_add(w, c[i].k->name_b ? c[i].k->name_b : c[i].k->name_a, c[i].d);
+		} else {
+			rest += c[i].d;
+			nrest++;
+		}
+	}
+	if (nrest) {
+		struct strbuf l = STRBUF_INIT;
+
+		strbuf_addf(&l, "other kernels (%zu)", nrest);
+		fall_add(w, l.buf, rest);
+		strbuf_release(&l);
+	}
+	fall_add(w, "other GPU work (copies, overlap)", (gb - ib - kb) - (ga - ia - ka));
+	fall_add(w, "GPU idle", ib - ia);
+	free(c);
+}
+
+void diff_compute_kernels(const struct diff_input *a, const struct diff_input *b, size_t top,
+			  struct diff *d)
+{
+	compute_kernels(a, b, d);
+	for (int r = 0; r < REPORT_ROLE_OTHER; r++)
+		compute_fall(a, b, top, (enum report_role)r, d);
+	diff_compute_parts(a, b, d);
+}

@@ -1,0 +1,294 @@
+/* cmd-diff.c: `llmprof diff A B`: what changed between two runs, whether it
+ * is larger than the noise, and a gate for CI. A and B are run bundles,
+ * bare traces (.sqlite), or comma lists of repeated runs; each run is
+ * analysed as `llmprof report` does (analysis/model_build.h), the models
+ * are compared (analysis/diff.h) and written as diff.md, diff.json and
+ * diff.html (report/diff.h). */
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "config/config.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "analysis/diff.h"
+#include "analysis/model_build.h"
+#include "analysis/session.h"
+#include "report/diff.h"
+#include "trace/sqlite_open.h"
+#include "core/banned.h"
+
+#define MAX_RUNS 64
+
+static const char *opt_out;
+static const char *opt_fail_above;
+static const char *opt_metric;
+static int64_t opt_top = 10;
+
+static const struct opt opts[] = {
+    {"output", 'o', OPT_STRING, &opt_out, "DIR",
+     "where to write diff.md, diff.json and diff.html (default: only print the summary)", 0, 0},
+    {"fail-above", 0, OPT_STRING, &opt_fail_above, "PCT",
+     "exit 9 when --metric got worse by more than PCT percent, significantly", 0, 0},
+    {"metric", 0, OPT_STRING, &opt_metric, "NAME",
+     "the gate's metric: tpot (default), ttft, tokens_per_s, stage:decode, stage:prefill", 0, 0},
+    {"top", 0, OPT_INT, &opt_top, "N", "kernels named in each waterfall (the rest summed)", 1,
+     1000},
+    OPT_END_MARK,
+};
+
+/* One run of a side, and where it came from. */
+struct run_in {
+	struct report_model m;
+	const char *backend;
+};
+
+/* A bundle's metrics.json must parse: a damaged one is a bad input. */
+static int check_metrics_json(const char *dir, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	json_t *j = NULL;
+	int ret = 0;
+
+	path_join(&p, dir, "metrics.json");
+	if (path_exists(p.buf)) {
+		ret = session_load_json(p.buf, &j, err);
+		json_decref(j);
+	}
+	strbuf_release(&p);
+	return ret;
+}
+
+static const char *bundle_backend(const char *trace)
+{
+	if (ends_with(trace, "trace/trace.sqlite"))
+		return "builtin";
+	if (ends_with(trace, "nsys/run.sqlite"))
+		return "nsys";
+	return "trace file";
+}
+
+/* Builds the model of one input: a bundle directory or a .sqlite trace.
+ * EXIT_OK, or an exit code with err. */
+static int load_run(const char *path, struct run_in *r, struct strbuf *err)
+{
+	struct report_build_opts o;
+	struct report_build_result res;
+	struct config *cfg = NULL;
+	struct strbuf tp = STRBUF_INIT, cp = STRBUF_INIT;
+	int code = EXIT_OK;
+
+	memset(&o, 0, sizeof(o));
+	report_build_result_init(&res);
+	if (!path_exists(path)) {
+		error_set(err, "cannot read '%s': No such file or directory", path);
+		code = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (path_is_dir(path)) {
+		if (!report_bundle_trace(path, &tp) || !export_is_sqlite(tp.buf)) {
+			error_set(err,
+				  "'%s' is not a run bundle (no trace/trace.sqlite or "
+				  "nsys/run.sqlite)",
+				  path);
+			code = EXIT_BAD_INPUT;
+			goto out;
+		}
+		if (check_metrics_json(path, err)) {
+			code = EXIT_BAD_INPUT;
+			goto out;
+		}
+		path_join(&cp, path, "config.yaml");
+		if (path_exists(cp.buf) && config_load(&cfg, path, 0, NULL, err)) {
+			code = EXIT_BAD_INPUT;
+			goto out;
+		}
+		o.run_dir = path;
+		o.cfg = cfg;
+		r->backend = bundle_backend(tp.buf);
+	} else if (!export_is_sqlite(path)) {
+		error_set(err, "'%s' is neither a run bundle nor a trace (.sqlite)", path);
+		code = EXIT_BAD_INPUT;
+		goto out;
+	} else {
+		o.trace_path = path;
+		r->backend = "trace file";
+	}
+	if (report_build_model(&o, &r->m, &res, err)) {
+		code = EXIT_BAD_INPUT;
+	} else if (res.analyze_state != STEP_OK) {
+		error_set(err, "%s: %s", path, res.analyze_msg.buf);
+		code = EXIT_BAD_INPUT;
+	}
+out:
+	if (cfg)
+		config_free(cfg);
+	report_build_result_release(&res);
+	strbuf_release(&tp);
+	strbuf_release(&cp);
+	return code;
+}
+
+struct side {
+	const char *label;
+	struct run_in *runs;
+	const struct report_model **models;
+	const char **backends;
+	size_t nr;
+};
+
+/* Splits a comma list and loads every run. */
+static int load_side(const char *arg, struct side *s, struct strbuf *err)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+	int code = EXIT_OK;
+
+	s->label = arg;
+	s->runs = xcalloc(MAX_RUNS, sizeof(*s->runs));
+	s->models = xcalloc(MAX_RUNS, sizeof(*s->models));
+	s->backends = xcalloc(MAX_RUNS, sizeof(*s->backends));
+	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (s->nr == MAX_RUNS) {
+			error_set(err, "more than %d runs in '%s'", MAX_RUNS, arg);
+			code = EXIT_USAGE;
+			break;
+		}
+		report_model_init(&s->runs[s->nr].m);
+		code = load_run(p, &s->runs[s->nr], err);
+		s->models[s->nr] = &s->runs[s->nr].m;
+		s->backends[s->nr] = s->runs[s->nr].backend;
+		s->nr++;
+		if (code)
+			break;
+	}
+	if (!code && !s->nr) {
+		error_set(err, "'%s' names no run", arg);
+		code = EXIT_USAGE;
+	}
+	free(copy);
+	return code;
+}
+
+static void side_free(struct side *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		report_model_release(&s->runs[i].m);
+	free(s->runs);
+	free(s->models);
+	free(s->backends);
+}
+
+/* The summary on stdout: the gate's metric and the top movers. */
+static void print_summary(const struct diff *d)
+{
+	for (size_t i = 0; i < d->nr_metrics; i++) {
+		const struct diff_metric *m = &d->metrics[i];
+
+		if (strcmp(m->key, "tpot_ms") && strcmp(m->key, "ttft_ms") &&
+		    strcmp(m->key, "tokens_per_s") && strcmp(m->key, "decode.gpu_ms") &&
+		    strcmp(m->key, "prefill.gpu_ms"))
+			continue;
+		if (!m->pct.available) {
+			printf("%-18s n/a\n", m->label);
+			continue;
+		}
+		printf("%-18s %+.2f %%", m->label, m->pct.v);
+		if (m->lo_pct.available)
+			printf("  [%+.2f, %+.2f]  %s\n", m->lo_pct.v, m->hi_pct.v,
+			       m->significant ? "significant" : "no significant change");
+		else
+			printf("  (no interval)\n");
+	}
+	for (size_t i = 0; i < d->nr_kernels && i < 3; i++)
+		if (d->kernels[i].delta_ns != 0)
+			printf("kernel %+.3f ms  %s (%s)\n", d->kernels[i].delta_ns / 1e6,
+			       d->kernels[i].name_b ? d->kernels[i].name_b : d->kernels[i].name_a,
+			       diff_match_name(d->kernels[i].match));
+	if (d->gate_text)
+		printf("%s\n", d->gate_text);
+}
+
+static int cmd_diff_exec(struct cmd_ctx *ctx)
+{
+	struct side a = {0}, b = {0};
+	struct diff d;
+	struct strbuf err = STRBUF_INIT;
+	double pct = 0;
+	int code = EXIT_OK, computed = 0;
+
+	if (ctx->argc != 2) {
+		error_print("diff: expected two inputs, A and B (see 'llmprof diff --help')");
+		return EXIT_USAGE;
+	}
+	if (opt_out && !*opt_out) {
+		error_print("diff: option '--output' needs a directory");
+		return EXIT_USAGE;
+	}
+	if (opt_fail_above && (parse_double(opt_fail_above, &pct, &err) || pct < 0)) {
+		error_print("diff: --fail-above '%s': a percentage >= 0 is expected",
+			    opt_fail_above);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if (opt_metric && !diff_gate_key(opt_metric)) {
+		error_print("diff: unknown --metric '%s' (tpot, ttft, tokens_per_s, stage:decode, "
+			    "stage:prefill)",
+			    opt_metric);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if ((code = load_side(ctx->argv[0], &a, &err)) ||
+	    (code = load_side(ctx->argv[1], &b, &err))) {
+		error_print("diff: %s", err.buf);
+		goto out;
+	}
+	{
+		struct diff_input ia = {a.label, a.models, a.backends, a.nr};
+		struct diff_input ib = {b.label, b.models, b.backends, b.nr};
+
+		diff_compute(&ia, &ib, (size_t)opt_top, &d);
+		computed = 1;
+	}
+	if (opt_fail_above)
+		diff_gate(&d, opt_metric ? opt_metric : "tpot", pct, &err);
+	if (opt_out && (mkdir_p(opt_out, &err) || diff_write_all(&d, opt_out, &err))) {
+		error_print("diff: %s", err.buf);
+		code = EXIT_IO;
+		goto out;
+	}
+	print_summary(&d);
+	if (opt_out)
+		printf("diff: %s\n", opt_out);
+	if (d.gate_failed)
+		code = EXIT_REGRESSION;
+out:
+	if (computed)
+		diff_release(&d);
+	side_free(&a);
+	side_free(&b);
+	strbuf_release(&err);
+	return code;
+}
+
+const struct cmd_entry cmd_diff_entry = {
+    .name = "diff",
+    .usage = "A B [-o DIR] [--fail-above PCT] [--metric NAME]",
+    .summary = "what changed between two runs, whether it is real, and a gate for CI",
+    .description = "A and B are run bundles, traces (.sqlite, analysed as `report --trace` does),\n"
+		   "or comma lists of repeated runs (A1,A2,A3). Compares TTFT, TPOT, tokens/s,\n"
+		   "GPU busy/idle and each stage's GPU time and MFU/MBU, with a 95 % interval of\n"
+		   "each change (over runs when both sides have 2+, else over the per-step decode\n"
+		   "times); kernels matched by mangled name, name, family and operator; a\n"
+		   "waterfall per stage whose terms sum to the stage's change; operators,\n"
+		   "counters of the top movers and ranks. With -o DIR writes diff.md, diff.json\n"
+		   "and diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot\n"
+		   "write, 8 --fail-above exceeded on --metric with significance.",
+    .opts = opts,
+    .exec = cmd_diff_exec,
+};

@@ -1,0 +1,151 @@
+/* test-diff.c: llmprof diff's parts on hand-built models: kernel families,
+ * Welch's interval against hand-computed values, the waterfall summing
+ * exactly to the stage's change, kernel matching passes, and the gate
+ * (size and significance both needed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "analysis/diff.h"
+#include "core/xalloc.h"
+#include "model/model.h"
+
+#define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+static void family_is(const char *name, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	diff_family(name, &sb);
+	if (strcmp(sb.buf, want))
+		fail_msg("family of '%s': '%s', want '%s'", name, sb.buf, want);
+	strbuf_release(&sb);
+}
+
+static void test_family(void **state)
+{
+	(void)state;
+	family_is("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", "nvjet_*_tst_*_*_*_v_bz_TNT");
+	family_is("nvjet_sm90_tst_128x8_64x8_2x1_v_bz_TNT", "nvjet_*_tst_*_*_*_v_bz_TNT");
+	family_is("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_stage4_kernel",
+		  "*_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize*_stage4_kernel");
+	family_is("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x64x64_stage4_kernel",
+		  "*_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize*_stage4_kernel");
+	family_is("ampere_sgemm_128x64_tn", "*_sgemm_*_tn");
+	family_is("void k_gemv<__nv_bfloat16, float, 1>(float*, int)", "k_gemv");
+	family_is(
+	    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"
+	    "(int, at::native::FillFunctor<float>)",
+	    "at::native::vectorized_elementwise_kernel");
+	family_is("void (anonymous namespace)::softmax_warp<float>(float*)",
+		  "(anonymous namespace)::softmax_warp");
+	family_is("elementwise_add", "elementwise_add");
+}
+
+static void test_welch(void **state)
+{
+	const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 3, 4, 5, 6}, c[] = {7, 7, 7};
+	double lo, hi;
+
+	(void)state;
+	/* d = 1, se = 1, df = 8, t = 2.306 */
+	assert_int_equal(diff_welch(a, 5, b, 5, &lo, &hi), 0);
+	assert_near(lo, 1 - 2.306, 1e-9);
+	assert_near(hi, 1 + 2.306, 1e-9);
+	/* no variance: the interval is the change itself */
+	assert_int_equal(diff_welch(c, 3, c, 3, &lo, &hi), 0);
+	assert_true(lo == 0 && hi == 0);
+	assert_int_equal(diff_welch(a, 1, b, 5, &lo, &hi), -1);
+	assert_near(diff_t975(1), 12.706, 1e-9);
+	assert_near(diff_t975(8.5), (2.306 + 2.262) / 2, 1e-9);
+	assert_near(diff_t975(100), 1.984, 1e-3);
+	assert_near(diff_t975(1e9), 1.96, 1e-3);
+}
+
+/* A one-run model: a decode stage of n steps of step_ns each (plus i * jitter),
+ * idle_ns of idle, and kernels (name, decode ns). */
+static void make_model(struct report_model *m, size_t n, int64_t step_ns, int64_t jitter,
+		       int64_t idle_ns, const char *const *names, const uint64_t *ns, size_t nk)
+{
+	struct report_stage *s;
+	int64_t total = 0;
+
+	report_model_init(m);
+	s = report_model_add_stage(m, "decode", REPORT_ROLE_DECODE);
+	s->sample_ns = xmalloc(n * sizeof(*s->sample_ns));
+	for (size_t i = 0; i < n; i++)
+		total += s->sample_ns[i] = step_ns + (int64_t)i * jitter;
+	s->nr_samples = n;
+	s->steps = n;
+	s->gpu_ms = rnum_of((double)(total + idle_ns) / 1e6);
+	s->idle_ms = rnum_of((double)idle_ns / 1e6);
+	s->busy_ms = rnum_of((double)total / 1e6);
+	m->agg.tpot_ms = rnum_of((double)total / (double)n / 1e6);
+	for (size_t i = 0; i < nk; i++) {
+		struct report_kernel *k = report_model_add_kernel(m, names[i], NULL);
+
+		k->calls = n;
+		k->total_ns = k->stage_ns[REPORT_ROLE_DECODE] = ns[i];
+		k->stage_calls[REPORT_ROLE_DECODE] = n;
+	}
+}
+
+static void test_waterfall_and_matching(void **state)
+{
+	static const char *const na[] = {"nvjet_sm90_tst_64x8_v", "k_rmsnorm", "old_kernel"};
+	static const char *const nb[] = {"nvjet_sm90_tst_128x8_v", "k_rmsnorm", "new_kernel"};
+	const uint64_t nsa[] = {600000, 300000, 100000}, nsb[] = {700000, 290000, 50000};
+	struct report_model ma, mb;
+	const struct report_model *ra[1] = {&ma}, *rb[1] = {&mb};
+	struct diff_input a = {"a", ra, NULL, 1}, b = {"b", rb, NULL, 1};
+	const char *backends[1] = {"trace file"};
+	struct diff d;
+	double sum = 0;
+
+	(void)state;
+	a.backends = b.backends = backends;
+	make_model(&ma, 10, 100000, 0, 1234, na, nsa, 3);
+	make_model(&mb, 10, 104000, 0, 999, nb, nsb, 3);
+	diff_compute(&a, &b, 10, &d);
+	assert_true(d.falls[REPORT_ROLE_DECODE].available);
+	for (size_t i = 0; i < d.falls[REPORT_ROLE_DECODE].nr; i++)
+		sum += d.falls[REPORT_ROLE_DECODE].rows[i].delta_ns;
+	assert_true(sum == d.falls[REPORT_ROLE_DECODE].delta_ns);
+	assert_true(d.falls[REPORT_ROLE_DECODE].delta_ns == 40000 + 999 - 1234);
+	/* nvjet by family, rmsnorm by name, old/new: gone and new */
+	assert_int_equal(d.nr_kernels, 4);
+	assert_int_equal(d.kernels[0].match, DIFF_MATCH_FAMILY);
+	assert_near(d.kernels[0].delta_ns, 100000, 0);
+	assert_int_equal(d.nr_new, 1);
+	assert_int_equal(d.nr_gone, 1);
+	/* no variance in the steps: +4 % is significant; the gate needs both */
+	assert_int_equal(diff_gate(&d, "tpot", 5, NULL), 0);
+	assert_int_equal(diff_gate(&d, "tpot", 3, NULL), 1);
+	assert_int_equal(diff_gate(&d, "stage:decode", 3, NULL), 1);
+	assert_int_equal(diff_gate(&d, "p99", 3, NULL), -1);
+	diff_release(&d);
+	report_model_release(&mb);
+	/* wide noise: +4 % on average, but not significant */
+	make_model(&mb, 10, 68000, 8000, 999, nb, nsb, 3);
+	diff_compute(&a, &b, 10, &d);
+	assert_int_equal(diff_gate(&d, "tpot", 3, NULL), 0);
+	assert_false(d.metrics[0].significant);
+	diff_release(&d);
+	report_model_release(&ma);
+	report_model_release(&mb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_family),
+	    cmocka_unit_test(test_welch),
+	    cmocka_unit_test(test_waterfall_and_matching),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
