@@ -393,6 +393,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	report_model_derive(m);
 	findings_run(m);
 	model_timeline_findings(m, a);
+	model_trust(m, a);
 	findings_rank(m);
 	for (size_t i = 0; i < m->nr_findings; i++) {
 		const char *t = m->findings[i].text;

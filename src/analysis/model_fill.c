@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/findings.h"
+#include "analysis/trust.h"
 #include "analysis/session.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -471,4 +472,29 @@ void model_timeline_findings(struct report_model *m, const struct report_analysi
 		    "%zu kernel%s no launch call in the trace (CUDA API trace off or cut short): "
 		    "they belong to no NVTX range.",
 		    tl->kernels_no_launch, tl->kernels_no_launch == 1 ? " has" : "s have");
+}
+
+void model_trust(struct report_model *m, const struct report_analysis *a)
+{
+	struct trust_counts c = {0};
+	const struct trace *t = &a->trace;
+
+	if (!a->have_trace)
+		return;
+	c.dropped_cupti = t->dropped_cupti;
+	c.dropped_tracer = t->dropped_tracer;
+	c.log_problems = t->log_problems;
+	c.bad_times = t->kernels_bad_time;
+	c.clamped = t->clamped;
+	for (size_t i = 0; i < t->nranges; i++)
+		c.open_ranges += t->ranges[i].open;
+	if (a->have_tl) {
+		c.no_launch = a->tl.kernels_no_launch;
+		for (int r = 0; r < STAGE_NROLES; r++)
+			if (a->tl.stage_found[r])
+				c.outside =
+				    a->tl.kernels_outside; /* else no-stage-ranges says it */
+		c.cross_thread = a->tl.stage_cross_thread;
+	}
+	trust_build(m, &c);
 }

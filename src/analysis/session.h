@@ -37,6 +37,9 @@ void model_fill_from_analysis(struct report_model *m, const struct report_analys
 double model_fill_env_from_trace(struct report_model *m, const struct report_analysis *a);
 /* Findings only the timeline knows, added after findings_run(). */
 void model_timeline_findings(struct report_model *m, const struct report_analysis *a);
+/* The trust report (analysis/trust.h) from the trace and timeline, with its
+ * findings; after model_timeline_findings(). Nothing without a trace. */
+void model_trust(struct report_model *m, const struct report_analysis *a);
 
 /* A string member of a JSON object, or NULL. */
 const char *session_jstr(json_t *o, const char *key);

@@ -86,6 +86,9 @@ void report_model_release(struct report_model *m)
 	size_t i;
 
 	ranks_release(&m->ranks);
+	for (i = 0; i < m->trust.nr; i++)
+		free(m->trust.v[i].what);
+	free(m->trust.v);
 	free(m->ncu.source);
 	free(m->run.run_id);
 	free(m->run.state);
@@ -298,6 +301,25 @@ void report_model_add_finding(struct report_model *m, enum finding_severity sev,
 	va_start(ap, fmt);
 	f->text = vformat(fmt, ap);
 	va_end(ap);
+}
+
+struct report_trust_item *report_model_add_trust(struct report_model *m, const char *code,
+						 uint64_t count, uint64_t threshold,
+						 const char *affects, const char *fmt, ...)
+{
+	struct report_trust_item *it;
+	va_list ap;
+
+	ALLOC_GROW(m->trust.v, m->trust.nr + 1, m->trust.alloc);
+	it = &m->trust.v[m->trust.nr++];
+	it->code = code;
+	it->count = count;
+	it->threshold = threshold;
+	it->affects = affects;
+	va_start(ap, fmt);
+	it->what = vformat(fmt, ap);
+	va_end(ap);
+	return it;
 }
 
 const struct report_stage *report_model_stage_by_role(const struct report_model *m,

@@ -335,6 +335,23 @@ struct report_finding {
 	const char *saving_unit; /* a string literal */
 };
 
+/* One thing that could make the run's numbers wrong (the trust report,
+ * analysis/trust.c; docs/report.md "Trust"). Only present items (count >
+ * 0) are listed; one above its threshold is also a finding of the same
+ * code. */
+struct report_trust_item {
+	const char *code;    /* stable id: "records-dropped" (a string literal) */
+	char *what;	     /* what was seen, one phrase (owned) */
+	uint64_t count;	     /* how many */
+	uint64_t threshold;  /* a finding when count > threshold */
+	const char *affects; /* what it makes wrong (a string literal) */
+};
+struct report_trust {
+	int checked; /* a trace was analysed: an empty list means nothing found */
+	struct report_trust_item *v;
+	size_t nr, alloc;
+};
+
 /* The kernels of an Nsight Compute raw-page export read alone (`report
  * --ncu-csv RAW.csv` without a trace): kernels.md then shows the export's
  * (name, launch configuration) groups with their counters. */
@@ -477,6 +494,7 @@ struct report_model {
 	struct report_timeline timeline;
 	struct report_finding *findings;
 	size_t nr_findings, alloc_findings;
+	struct report_trust trust;
 };
 
 void report_model_init(struct report_model *m);
@@ -506,6 +524,13 @@ void report_model_add_reason(struct report_model *m, const char *fmt, ...)
 void report_model_add_finding(struct report_model *m, enum finding_severity sev, const char *code,
 			      const char *recommendation, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* Appends a trust item (what formatted); the pointer is valid until the
+ * next add. */
+struct report_trust_item *report_model_add_trust(struct report_model *m, const char *code,
+						 uint64_t count, uint64_t threshold,
+						 const char *affects, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /* Lookups; NULL when absent. The first stage with the role wins. */
 const struct report_stage *report_model_stage_by_role(const struct report_model *m,

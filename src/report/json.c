@@ -446,6 +446,30 @@ static void collectives_json(json_t *root, const struct report_ranks *rs)
 	set(root, "collectives", o);
 }
 
+/* The trust report: null when no trace was checked, else its items. */
+static json_t *trust_json(const struct report_trust *tr)
+{
+	json_t *a;
+
+	if (!tr->checked)
+		return json_null();
+	a = json_array();
+	for (size_t i = 0; i < tr->nr; i++) {
+		const struct report_trust_item *it = &tr->v[i];
+		json_t *o = json_object();
+		int judged = it->threshold != UINT64_MAX;
+
+		set(o, "code", json_string(it->code));
+		set(o, "what", jstr_checked(it->what));
+		set(o, "count", json_integer((json_int_t)it->count));
+		set(o, "threshold", judged ? json_integer((json_int_t)it->threshold) : json_null());
+		set(o, "above_threshold", json_boolean(judged && it->count > it->threshold));
+		set(o, "affects", json_string(it->affects));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *strv_json(char **v, size_t n)
 {
 	json_t *a = json_array();
@@ -541,6 +565,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 		json_array_append_new(a, o);
 	}
 	set(root, "findings", a);
+	set(root, "trust", trust_json(&m->trust));
 	ranks_json(root, &m->ranks);
 	collectives_json(root, &m->ranks);
 

@@ -421,6 +421,29 @@ static void findings_md(const struct report_model *m, struct strbuf *out, int wi
 	}
 }
 
+/* "## Trust": what could make the numbers wrong (docs/report.md, "Trust"). */
+static void trust_md(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+
+	if (!m->trust.checked)
+		return;
+	strbuf_addstr(out, "\n## Trust\n\n");
+	if (!m->trust.nr) {
+		strbuf_addstr(out, "Nothing found that would make these numbers wrong.\n");
+		return;
+	}
+	rtable_init(&t, "lrl", 0, "What", "How many", "Affects", NULL);
+	for (size_t i = 0; i < m->trust.nr; i++) {
+		const struct report_trust_item *it = &m->trust.v[i];
+
+		rtable_cell(&t, it->what);
+		rtable_cellf(&t, "%llu", (unsigned long long)it->count);
+		rtable_cell(&t, it->affects);
+	}
+	md_table(&t, out);
+}
+
 static void utilization_md(const struct report_model *m, struct strbuf *out)
 {
 	struct rtable t;
@@ -539,6 +562,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 
 	strbuf_addstr(out, "\n## Findings\n\n");
 	findings_md(m, out, 1);
+	trust_md(m, out);
 
 	strbuf_addstr(out, "\n## Files\n\n"
 			   "- kernels.md: every kernel with timings and counters\n"

@@ -169,11 +169,47 @@ static inline int64_t col_i64(sqlite3_stmt *st, int i, int64_t dflt)
 }
 
 /* A timestamp, clamped to +-TRACE_TIME_MAX (trace.h). */
-static inline int64_t col_time(sqlite3_stmt *st, int i)
+static inline int64_t col_time(struct trace *t, sqlite3_stmt *st, int i)
 {
 	int64_t v = sqlite3_column_int64(st, i);
 
-	return v > TRACE_TIME_MAX ? TRACE_TIME_MAX : v < -TRACE_TIME_MAX ? -TRACE_TIME_MAX : v;
+	if (v > TRACE_TIME_MAX || v < -TRACE_TIME_MAX) {
+		t->clamped++;
+		return v > 0 ? TRACE_TIME_MAX : -TRACE_TIME_MAX;
+	}
+	return v;
+}
+
+/* The builtin tracer's counts of what it lost (LLMPROF_DROPPED_CUPTI,
+ * LLMPROF_DROPPED_TRACER, LLMPROF_LOG_PROBLEMS in META_DATA_EXPORT); nsys
+ * exports have none and read 0. */
+static void read_tracer_meta(struct trace *t)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(DB(t),
+			       "SELECT name, value FROM META_DATA_EXPORT WHERE name IN "
+			       "('LLMPROF_DROPPED_CUPTI', 'LLMPROF_DROPPED_TRACER', "
+			       "'LLMPROF_LOG_PROBLEMS')",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(st, 0);
+		int64_t v = sqlite3_column_int64(st, 1);
+		uint64_t u = v > 0 ? (uint64_t)v : 0;
+
+		if (!n)
+			continue;
+		if (!strcmp(n, "LLMPROF_DROPPED_CUPTI"))
+			t->dropped_cupti = u;
+		else if (!strcmp(n, "LLMPROF_DROPPED_TRACER"))
+			t->dropped_tracer = u;
+		else
+			t->log_problems = u;
+	}
+	sqlite3_finalize(st);
 }
 
 /* StringIds id -> interned id, or -1. */
@@ -295,8 +331,9 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 
 		ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
 		k = &t->kernels[t->nkernels++];
-		k->start = col_time(st, 0);
-		k->end = col_time(st, 1);
+		k->start = col_time(t, st, 0);
+		k->end = col_time(t, st, 1);
+		t->kernels_bad_time += k->end <= k->start;
 		k->corr = col_i64(st, 2, -1);
 		k->gpid = col_i64(st, 3, 0);
 		k->name = sid_lookup(t, st, 4);
@@ -334,7 +371,7 @@ static int load_graph_nodes(struct trace *t, struct strbuf *err)
 		ALLOC_GROW(t->graph_nodes, t->ngraph_nodes + 1, t->graph_nodes_alloc);
 		n = &t->graph_nodes[t->ngraph_nodes++];
 		n->gtid = col_i64(st, 0, 0);
-		n->ts = col_time(st, 1);
+		n->ts = col_time(t, st, 1);
 		n->node = col_i64(st, 2, -1);
 		n->original = col_i64(st, 3, -1);
 	}
@@ -389,8 +426,8 @@ static int load_memops(struct trace *t, struct strbuf *err)
 
 			ALLOC_GROW(t->memops, t->nmemops + 1, t->memops_alloc);
 			m = &t->memops[t->nmemops++];
-			m->start = col_time(st, 0);
-			m->end = col_time(st, 1);
+			m->start = col_time(t, st, 0);
+			m->end = col_time(t, st, 1);
 			m->corr = col_i64(st, 2, -1);
 			m->gpid = col_i64(st, 3, 0);
 			m->bytes = col_i64(st, 4, 0);
@@ -430,8 +467,8 @@ static int load_calls(struct trace *t, struct strbuf *err)
 
 		ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
 		c = &t->calls[t->ncalls++];
-		c->start = col_time(st, 0);
-		c->end = col_time(st, 1);
+		c->start = col_time(t, st, 0);
+		c->end = col_time(t, st, 1);
 		c->gtid = col_i64(st, 2, 0);
 		c->corr = col_i64(st, 3, -1);
 		c->name = sid_lookup(t, st, 4);
@@ -457,9 +494,9 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 	if (select_cols(t, "NVTX_EVENTS", cols, ARRAY_SIZE(cols), &st, err))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t type = sqlite3_column_int64(st, 3), start = col_time(st, 1);
+		int64_t type = sqlite3_column_int64(st, 3), start = col_time(t, st, 1);
 		int has_end = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		int64_t end = has_end ? col_time(st, 2) : start;
+		int64_t end = has_end ? col_time(t, st, 2) : start;
 		int64_t m = end > start ? end : start;
 		int is_range = type == 59 || type == 60 || type == 70 || type == 71;
 		struct trace_range *r;
@@ -745,6 +782,8 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 		strbuf_release(&prod);
 		strbuf_release(&sql);
 	}
+	if (has_name(tables, "META_DATA_EXPORT"))
+		read_tracer_meta(t);
 	free_names(tables);
 	return load_strings(t, err);
 }

@@ -121,6 +121,13 @@ struct trace {
 	/* max(start, end) over every NVTX row (nvtx_sum closes open ranges
 	 * there) and over range rows only (the projection reports do). */
 	int64_t nvtx_max_all, nvtx_max_range;
+	/* what could make the numbers wrong (the trust report): timestamps
+	 * clamped to +-TRACE_TIME_MAX, kernels whose end is not after their
+	 * start, and the builtin tracer's META_DATA_EXPORT counts of CUPTI
+	 * records dropped, records it could not keep and log problems (0 in
+	 * nsys exports) */
+	uint64_t clamped, kernels_bad_time;
+	uint64_t dropped_cupti, dropped_tracer, log_problems;
 
 	/* StringIds id -> strs id: dense for ids the file's size allows, and
 	 * sorted (id, strs id) pairs for the few beyond. */

@@ -7,6 +7,7 @@
 
 #include "analysis/calibration.h"
 #include "analysis/findings.h"
+#include "analysis/trust.h"
 #include "analysis/hw.h"
 #include "model/model.h"
 
@@ -230,6 +231,7 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 	hw_peaks_resolve(m, &ov, &cal, 0);
 	report_model_derive(m);
 	findings_run(m);
+	trust_build(m, &(struct trust_counts){0});
 }
 
 #endif

@@ -1,0 +1,106 @@
+/* trust.c: the trust report's items (trust.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/trust.h"
+
+static int has_finding(const struct report_model *m, const char *code)
+{
+	for (size_t i = 0; i < m->nr_findings; i++)
+		if (!strcmp(m->findings[i].code, code))
+			return 1;
+	return 0;
+}
+
+static int above(const struct report_trust_item *it)
+{
+	return it && it->threshold != TRUST_NO_THRESHOLD && it->count > it->threshold;
+}
+
+#define ADD(code, n, thr, affects, ...)                                                            \
+	((n) ? report_model_add_trust(m, code, n, thr, affects, __VA_ARGS__) : NULL)
+
+static const char *s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* Hosts whose clock was shifted to align it with the first host's. */
+static uint64_t shifted_hosts(const struct report_model *m)
+{
+	uint64_t n = 0;
+
+	for (size_t h = 1; h < m->ranks.coll.nr_hosts; h++)
+		n += m->ranks.coll.hosts[h].aligned && m->ranks.coll.hosts[h].offset_ns;
+	return n;
+}
+
+static void dropped_finding(struct report_model *m, const struct trust_counts *c)
+{
+	if (has_finding(m, "records-dropped"))
+		return;
+	report_model_add_finding(
+	    m, FINDING_CRITICAL, "records-dropped",
+	    "Trace a shorter region, or raise the tracer's buffers (docs/tracer.md).",
+	    "The tracer lost records (%llu CUPTI record%s dropped, %llu it could not keep, "
+	    "%llu log problem%s): kernel counts, times and shares are missing that work.",
+	    (unsigned long long)c->dropped_cupti, s(c->dropped_cupti),
+	    (unsigned long long)c->dropped_tracer, (unsigned long long)c->log_problems,
+	    s(c->log_problems));
+}
+
+static void time_finding(struct report_model *m, const struct trust_counts *c)
+{
+	if (has_finding(m, "timestamps-invalid"))
+		return;
+	report_model_add_finding(m, FINDING_WARNING, "timestamps-invalid",
+				 "Check the trace for damage; re-record it.",
+				 "%llu kernel%s end%s at or before %s start and %llu timestamp%s "
+				 "%s out of range: their durations count as 0 or are wrong.",
+				 (unsigned long long)c->bad_times, s(c->bad_times),
+				 c->bad_times == 1 ? "s" : "", c->bad_times == 1 ? "its" : "their",
+				 (unsigned long long)c->clamped, s(c->clamped),
+				 c->clamped == 1 ? "was" : "were");
+}
+
+void trust_build(struct report_model *m, const struct trust_counts *c)
+{
+	const struct report_trust_item *a, *b, *d;
+	size_t unjoined = report_model_unjoined(m);
+	uint64_t hosts = shifted_hosts(m);
+
+	for (size_t i = 0; i < m->trust.nr; i++)
+		free(m->trust.v[i].what);
+	m->trust.nr = 0; /* built again: the new counts replace the old */
+	m->trust.checked = 1;
+	a = ADD("records-dropped-cupti", c->dropped_cupti, 0, "every kernel count, time and share",
+		"CUPTI record%s dropped (buffer full)", s(c->dropped_cupti));
+	b = ADD("records-dropped-tracer", c->dropped_tracer, 0, "every kernel count, time and share",
+		"tracer record%s it could not keep", s(c->dropped_tracer));
+	d = ADD("tracer-log-problems", c->log_problems, 0, "the records around each problem",
+		"problem%s reading the tracer's log", s(c->log_problems));
+	if (above(a) || above(b) || above(d))
+		dropped_finding(m, c);
+	a = ADD("timestamps-inverted", c->bad_times, 0, "kernel times, GPU busy and idle",
+		"kernel%s ending at or before %s start", s(c->bad_times),
+		c->bad_times == 1 ? "its" : "their");
+	b = ADD("timestamps-clamped", c->clamped, 0, "spans and times of the records concerned",
+		"timestamp%s clamped at load (out of range)", s(c->clamped));
+	if (above(a) || above(b))
+		time_finding(m, c);
+	ADD("kernels-without-launch", c->no_launch, 0, "stage and operator attribution",
+	    "kernel%s without a launch call", s(c->no_launch));
+	ADD("kernels-outside-stages", c->outside, 0, "stage times and shares (not kernel totals)",
+	    "kernel%s outside every stage", s(c->outside));
+	ADD("stage-cross-thread", c->cross_thread, 0, "the stage's GPU time (not projected)",
+	    "stage range%s ended on another thread", s(c->cross_thread));
+	ADD("ranges-open", c->open_ranges, TRUST_NO_THRESHOLD,
+	    "their ends (taken as the trace's last range end)", "NVTX range%s never ended",
+	    s(c->open_ranges));
+	ADD("counters-unmatched", (uint64_t)unjoined, 0, "counter-based numbers (MFU, bound)",
+	    "counter result%s matched to no trace kernel", s(unjoined));
+	ADD("clock-skew", hosts, TRUST_NO_THRESHOLD, "cross-host waits and stragglers",
+	    "host clock%s shifted to align ranks (residual %.1f us median, %.1f us max)",
+	    s(hosts), (double)m->ranks.coll.residual_median_ns / 1e3,
+	    (double)m->ranks.coll.residual_max_ns / 1e3);
+}
