@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "analysis/trust.h"
+#include "core/strbuf.h"
 
 static int has_finding(const struct report_model *m, const char *code)
 {
@@ -35,32 +36,50 @@ static uint64_t shifted_hosts(const struct report_model *m)
 	return n;
 }
 
+/* "12 CUPTI records dropped, 1 problem reading the tracer's log": the
+ * non-zero parts, comma-separated. */
+static void part(struct strbuf *sb, uint64_t n, const char *one, const char *many)
+{
+	if (n)
+		strbuf_addf(sb, "%s%llu %s", sb->len ? ", " : "", (unsigned long long)n,
+			    n == 1 ? one : many);
+}
+
 static void dropped_finding(struct report_model *m, const struct trust_counts *c)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	if (has_finding(m, "records-dropped"))
 		return;
+	part(&sb, c->dropped_cupti, "CUPTI record dropped", "CUPTI records dropped");
+	part(&sb, c->dropped_tracer, "record the tracer could not keep",
+	     "records the tracer could not keep");
+	part(&sb, c->log_problems, "problem reading the tracer's log",
+	     "problems reading the tracer's log");
 	report_model_add_finding(
 	    m, FINDING_CRITICAL, "records-dropped",
-	    "Trace a shorter region, or raise the tracer's buffers (docs/tracer.md).",
-	    "The tracer lost records (%llu CUPTI record%s dropped, %llu it could not keep, "
-	    "%llu log problem%s): kernel counts, times and shares are missing that work.",
-	    (unsigned long long)c->dropped_cupti, s(c->dropped_cupti),
-	    (unsigned long long)c->dropped_tracer, (unsigned long long)c->log_problems,
-	    s(c->log_problems));
+	    "Trace a shorter region, or raise LLMPROF_TRACE_CUPTI_BUFFER_MB and "
+	    "LLMPROF_TRACE_BUFFER_KB (docs/tracer.md).",
+	    "The trace lost records (%s): kernel counts, times and shares miss that work.", sb.buf);
+	strbuf_release(&sb);
 }
 
 static void time_finding(struct report_model *m, const struct trust_counts *c)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	if (has_finding(m, "timestamps-invalid"))
 		return;
+	part(&sb, c->bad_times, "kernel ends at or before its start",
+	     "kernels end at or before their start");
+	part(&sb, c->clamped, "timestamp was out of range (clamped)",
+	     "timestamps were out of range (clamped)");
 	report_model_add_finding(m, FINDING_WARNING, "timestamps-invalid",
-				 "Check the trace for damage; re-record it.",
-				 "%llu kernel%s end%s at or before %s start and %llu timestamp%s "
-				 "%s out of range: their durations count as 0 or are wrong.",
-				 (unsigned long long)c->bad_times, s(c->bad_times),
-				 c->bad_times == 1 ? "s" : "", c->bad_times == 1 ? "its" : "their",
-				 (unsigned long long)c->clamped, s(c->clamped),
-				 c->clamped == 1 ? "was" : "were");
+				 "Check the trace for damage; record it again.",
+				 "Timestamps are invalid (%s): the durations concerned count as 0 "
+				 "or are wrong.",
+				 sb.buf);
+	strbuf_release(&sb);
 }
 
 void trust_build(struct report_model *m, const struct trust_counts *c)
@@ -75,8 +94,9 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 	m->trust.checked = 1;
 	a = ADD("records-dropped-cupti", c->dropped_cupti, 0, "every kernel count, time and share",
 		"CUPTI record%s dropped (buffer full)", s(c->dropped_cupti));
-	b = ADD("records-dropped-tracer", c->dropped_tracer, 0, "every kernel count, time and share",
-		"tracer record%s it could not keep", s(c->dropped_tracer));
+	b = ADD("records-dropped-tracer", c->dropped_tracer, 0,
+		"every kernel count, time and share", "tracer record%s it could not keep",
+		s(c->dropped_tracer));
 	d = ADD("tracer-log-problems", c->log_problems, 0, "the records around each problem",
 		"problem%s reading the tracer's log", s(c->log_problems));
 	if (above(a) || above(b) || above(d))
@@ -100,7 +120,7 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 	ADD("counters-unmatched", (uint64_t)unjoined, 0, "counter-based numbers (MFU, bound)",
 	    "counter result%s matched to no trace kernel", s(unjoined));
 	ADD("clock-skew", hosts, TRUST_NO_THRESHOLD, "cross-host waits and stragglers",
-	    "host clock%s shifted to align ranks (residual %.1f us median, %.1f us max)",
-	    s(hosts), (double)m->ranks.coll.residual_median_ns / 1e3,
+	    "host clock%s shifted to align ranks (residual %.1f us median, %.1f us max)", s(hosts),
+	    (double)m->ranks.coll.residual_median_ns / 1e3,
 	    (double)m->ranks.coll.residual_max_ns / 1e3);
 }

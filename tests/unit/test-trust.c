@@ -37,7 +37,7 @@ static void test_empty(void **state)
 	assert_int_equal(m.nr_findings, 0);
 	report_render_report_md(&m, &sb);
 	assert_non_null(strstr(sb.buf, "## Trust\n\nNothing found that would make these numbers "
-					"wrong.\n"));
+				       "wrong.\n"));
 	strbuf_reset(&sb);
 	assert_int_equal(report_render_metrics_json(&m, &sb, &err), 0);
 	assert_non_null(strstr(sb.buf, "\"trust\": []"));
@@ -66,10 +66,17 @@ static void test_unchecked(void **state)
 static void test_planted(void **state)
 {
 	static const char *const order[] = {
-	    "records-dropped-cupti",  "records-dropped-tracer", "tracer-log-problems",
-	    "timestamps-inverted",    "timestamps-clamped",	    "kernels-without-launch",
-	    "kernels-outside-stages", "stage-cross-thread",	    "ranges-open",
-	    "counters-unmatched",     "clock-skew",
+	    "records-dropped-cupti",
+	    "records-dropped-tracer",
+	    "tracer-log-problems",
+	    "timestamps-inverted",
+	    "timestamps-clamped",
+	    "kernels-without-launch",
+	    "kernels-outside-stages",
+	    "stage-cross-thread",
+	    "ranges-open",
+	    "counters-unmatched",
+	    "clock-skew",
 	};
 	struct trust_counts c = {.dropped_cupti = 12,
 				 .dropped_tracer = 3,
