@@ -22,6 +22,7 @@ void run_status_init(struct run_status *st, const char *run_id, const char *vers
 	st->state = RUN_RUNNING;
 	st->started_ns = clock_wall_ns();
 	st->exit_code = -1;
+	st->trust = -1;
 }
 
 void run_status_release(struct run_status *st)
@@ -137,6 +138,8 @@ void run_status_to_json(const struct run_status *st, struct strbuf *out)
 	json_object_set_new(root, "ended", json_time(st->ended_ns));
 	json_object_set_new(root, "exit_code",
 			    st->exit_code < 0 ? json_null() : json_integer(st->exit_code));
+	if (st->trust >= 0)
+		json_object_set_new(root, "trust", json_integer(st->trust));
 	for (size_t i = 0; i < st->nr; i++) {
 		const struct status_step *s = &st->steps[i];
 		json_t *j = json_object();

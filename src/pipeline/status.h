@@ -30,6 +30,8 @@ struct run_status {
 	enum run_state state;
 	uint64_t started_ns, ended_ns;
 	int exit_code; /* -1 while running */
+	long trust;    /* items of the reports' trust report (docs/report.md "Trust");
+			  -1 = not known (no reports, or no trace) */
 	struct status_step *steps;
 	size_t nr, alloc;
 };

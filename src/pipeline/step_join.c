@@ -73,6 +73,7 @@ void step_reports(struct run_ctx *rc, const struct plan_step *s, size_t i, struc
 		return;
 	}
 	res->state = STEP_OK;
+	rc->status.trust = rc->model->trust.checked ? (long)rc->model->trust.nr : -1;
 	strbuf_addstr(&res->msg, "kernels.md operators.md report.md stakeholder_summary.md "
 				 "metrics.json report.html charts/");
 	if (rc->model_res->loud.len)

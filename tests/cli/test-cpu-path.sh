@@ -34,6 +34,10 @@ grep -q "no GPU found" err && fail "CPU-path line although the user chose it all
 run=$(last_run out)
 [ "$(grep -cF "$want_line" err)" = 1 ] || fail "CPU-path line not once on stderr: $(cat err)"
 grep -q "The trace holds no GPU kernels" err && fail "the GPU-only no-gpu-work finding on stderr"
+# a clean builtin trace: nothing found for the trust report, in status.json too
+[ "$(json "$run/status.json" 'd.get("trust")')" = 0 ] || fail "status.json trust is not 0"
+grep -qxF "Nothing found that would make these numbers wrong." "$run/report.md" ||
+	fail "report.md: no 'Nothing found' Trust section"
 for f in stakeholder_summary.md report.md; do
 	# the summary has no Environment table (it fits one screen)
 	[ "$f" = stakeholder_summary.md ] || grep -qxF "| Device | CPU (no GPU found) |" "$run/$f" ||
