@@ -243,6 +243,23 @@ static void findings_html(const struct report_model *m, struct strbuf *out)
 	}
 }
 
+/* What could make the numbers wrong (docs/report.md, "Trust"), after the
+ * findings; nothing when no trace was checked. */
+static void trust_html(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+
+	if (!m->trust.checked)
+		return;
+	strbuf_addstr(out, "<h3>Trust</h3>\n");
+	if (!m->trust.nr) {
+		strbuf_addstr(out, "<p>" REPORT_TRUST_NONE "</p>\n");
+		return;
+	}
+	rtable_trust(m, &t);
+	html_table(&t, out);
+}
+
 /* Several processes: one row per rank, then each rank's stages, then with
  * NCCL kernels the stragglers and each rank's collectives. */
 static void ranks_html(const struct report_model *m, struct strbuf *out)
@@ -310,6 +327,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 
 	section_open(out, "findings", "Findings and recommendations");
 	findings_html(m, out);
+	trust_html(m, out);
 	strbuf_addstr(out, "</section>\n");
 
 	section_open(out, "timeline", "Stage timeline");

@@ -516,6 +516,18 @@ void rtable_operators(const struct report_model *m, struct rtable *t, size_t top
 	strbuf_release(&sb);
 }
 
+void rtable_trust(const struct report_model *m, struct rtable *t)
+{
+	rtable_init(t, "lrl", 0, "What", "How many", "Affects", NULL);
+	for (size_t i = 0; i < m->trust.nr; i++) {
+		const struct report_trust_item *it = &m->trust.v[i];
+
+		rtable_cell(t, it->what);
+		rtable_cellf(t, "%llu", (unsigned long long)it->count);
+		rtable_cell(t, it->affects);
+	}
+}
+
 void rtable_selection(const struct report_model *m, struct rtable *t)
 {
 	const struct report_selection *s = &m->sel;

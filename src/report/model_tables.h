@@ -74,6 +74,10 @@ void rtable_kernels_full(const struct report_model *m, struct rtable *t);
 void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t top);
 void rtable_operators(const struct report_model *m, struct rtable *t, size_t top);
 void rtable_selection(const struct report_model *m, struct rtable *t);
+/* The trust report's items (What, How many, Affects); no rows when none. */
+void rtable_trust(const struct report_model *m, struct rtable *t);
+/* The line a trust report without items reads. */
+#define REPORT_TRUST_NONE "Nothing found that would make these numbers wrong."
 void rtable_steps(const struct report_model *m, struct rtable *t);
 /* "Counter results not joined": the first `top` (0 = all) results the
  * counter join left unmatched, with their reasons. */

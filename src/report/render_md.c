@@ -430,17 +430,10 @@ static void trust_md(const struct report_model *m, struct strbuf *out)
 		return;
 	strbuf_addstr(out, "\n## Trust\n\n");
 	if (!m->trust.nr) {
-		strbuf_addstr(out, "Nothing found that would make these numbers wrong.\n");
+		strbuf_addstr(out, REPORT_TRUST_NONE "\n");
 		return;
 	}
-	rtable_init(&t, "lrl", 0, "What", "How many", "Affects", NULL);
-	for (size_t i = 0; i < m->trust.nr; i++) {
-		const struct report_trust_item *it = &m->trust.v[i];
-
-		rtable_cell(&t, it->what);
-		rtable_cellf(&t, "%llu", (unsigned long long)it->count);
-		rtable_cell(&t, it->affects);
-	}
+	rtable_trust(m, &t);
 	md_table(&t, out);
 }
 

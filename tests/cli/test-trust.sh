@@ -2,8 +2,9 @@
 # The trust report (docs/report.md "Trust"): a trace with nothing that could
 # make its numbers wrong says so in report.md and has "trust": [] in
 # metrics.json; one whose tracer dropped records (META_DATA_EXPORT
-# LLMPROF_DROPPED_CUPTI) and with an inverted kernel lists both, in order,
-# and raises the records-dropped and timestamps-invalid findings.
+# LLMPROF_DROPPED_CUPTI), with an inverted kernel and a timestamp out of
+# range lists them, in order, and raises the records-dropped and
+# timestamps-invalid findings.
 set -u
 src=${LLMPROF_SOURCE_DIR:?}
 db=$src/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite
@@ -29,6 +30,9 @@ if d["trust"] != []:
     sys.exit("FAIL: clean trace: trust %r" % d["trust"])
 PY
 
+grep -q "<h3>Trust</h3>" "$tmp/clean/report.html" ||
+	{ echo "FAIL: report.html has no Trust heading"; fail=1; }
+
 # planted: 12 CUPTI records dropped, one kernel ending before its start
 cp "$db" "$tmp/bad.sqlite"
 python3 - "$tmp/bad.sqlite" <<'PY' || fail=1
@@ -37,6 +41,9 @@ c = sqlite3.connect(sys.argv[1])
 c.execute("INSERT INTO META_DATA_EXPORT VALUES ('LLMPROF_DROPPED_CUPTI', '12')")
 c.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start - 5 '
           "WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)")
+# a memset ending beyond +-2^62 ns: clamped at load
+c.execute('UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET "end" = 9000000000000000000 '
+          "WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_MEMSET)")
 c.commit()
 PY
 "$LLMPROF" report --trace "$tmp/bad.sqlite" -o "$tmp/bad" >/dev/null 2>"$tmp/stderr" ||
@@ -44,14 +51,15 @@ PY
 sed -n '/^## Trust$/,/^## /p' "$tmp/bad/report.md" >"$tmp/trust.md"
 for row in "| What | How many | Affects |" \
 	"| CUPTI records dropped (buffer full) | 12 | every kernel count, time and share |" \
-	"| kernel ending at or before its start | 1 | kernel times, GPU busy and idle |"; do
+	"| kernel ending at or before its start | 1 | kernel times, GPU busy and idle |" \
+	"| timestamp clamped at load (out of range) | 1 | spans and times of the records concerned |"; do
 	grep -qxF "$row" "$tmp/trust.md" || { echo "FAIL: Trust section lacks '$row':"; cat "$tmp/trust.md"; fail=1; }
 done
 python3 - "$tmp/bad/metrics.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 codes = [t["code"] for t in d["trust"]]
-if codes[:2] != ["records-dropped-cupti", "timestamps-inverted"]:
+if codes[:3] != ["records-dropped-cupti", "timestamps-inverted", "timestamps-clamped"]:
     sys.exit("FAIL: trust codes %r" % codes)
 first = d["trust"][0]
 if first["count"] != 12 or first["threshold"] != 0 or first["above_threshold"] is not True:
