@@ -292,16 +292,35 @@ static void put_rank_step(struct out *o, struct out *gpu, uint32_t pid, uint64_t
 		put_allreduce(o, gpu, t, corr, t0, kps, rk);
 }
 
+/* Flushes both chunks, writes <dir>/trace-<pid>.bin (the GPU chunks after
+ * the thread's, as the tracer leaves them) and frees both. 0, or -1 with err. */
+static int finish_log(struct out *o, struct out *gpu, const char *dir, uint32_t pid,
+		      struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+
+	flush_chunk(o);
+	flush_chunk(gpu);
+	strbuf_add(&o->file, gpu->file.buf, gpu->file.len);
+	strbuf_addf(&path, "%s/" TRACER_LOG_PREFIX "%u" TRACER_LOG_SUFFIX, dir, pid);
+	ret = write_file_atomic(path.buf, o->file.buf, o->file.len, err);
+	strbuf_release(&path);
+	strbuf_release(&o->file);
+	strbuf_release(&o->chunk);
+	strbuf_release(&gpu->file);
+	strbuf_release(&gpu->chunk);
+	return ret;
+}
+
 static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
 		     int api_activity, const struct tlogsynth_rank *rk, struct strbuf *err)
 {
 	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
 	/* GPU records go to their own chunk (tid 0), as in the tracer. */
 	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
-	struct strbuf path = STRBUF_INIT;
 	uint64_t t = base + 1000, slow = rk ? rk->slow_ns : 0;
 	uint32_t corr = 1;
-	int ret;
 
 	put_definitions(&o, pid, base, rk);
 	if (rk) {
@@ -319,18 +338,7 @@ static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t step
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
-	flush_chunk(&o);
-	flush_chunk(&gpu);
-	strbuf_add(&o.file, gpu.file.buf, gpu.file.len);
-
-	strbuf_addf(&path, "%s/" TRACER_LOG_PREFIX "%u" TRACER_LOG_SUFFIX, dir, pid);
-	ret = write_file_atomic(path.buf, o.file.buf, o.file.len, err);
-	strbuf_release(&path);
-	strbuf_release(&o.file);
-	strbuf_release(&o.chunk);
-	strbuf_release(&gpu.file);
-	strbuf_release(&gpu.chunk);
-	return ret;
+	return finish_log(&o, &gpu, dir, pid, err);
 }
 
 int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, uint32_t kps,
@@ -396,10 +404,8 @@ int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t
 	static const char *const op[2] = {"attn", "mlp"};
 	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
 	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
-	struct strbuf path = STRBUF_INIT;
 	uint64_t t = base + 1000;
 	uint32_t corr = 1;
-	int ret;
 
 	put_definitions(&o, pid, base, NULL);
 	{
@@ -446,15 +452,5 @@ int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
-	flush_chunk(&o);
-	flush_chunk(&gpu);
-	strbuf_add(&o.file, gpu.file.buf, gpu.file.len);
-	strbuf_addf(&path, "%s/" TRACER_LOG_PREFIX "%u" TRACER_LOG_SUFFIX, dir, pid);
-	ret = write_file_atomic(path.buf, o.file.buf, o.file.len, err);
-	strbuf_release(&path);
-	strbuf_release(&o.file);
-	strbuf_release(&o.chunk);
-	strbuf_release(&gpu.file);
-	strbuf_release(&gpu.chunk);
-	return ret;
+	return finish_log(&o, &gpu, dir, pid, err);
 }
