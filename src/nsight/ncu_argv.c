@@ -1,4 +1,5 @@
 /* ncu_argv.c: ncu command lines; see ncu_argv.h. */
+#define _GNU_SOURCE /* memmem */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,17 +211,9 @@ void ncu_help_argv(const char *ncu, struct ncu_cmd *cmd)
 int ncu_help_has_per_launch_config(const char *text, size_t len)
 {
 	static const char flag[] = "--filter-mode", mode[] = "per-launch-config";
-	const char *end = text + len;
-	int have_flag = 0, have_mode = 0;
 
-	for (const char *p = text; p + sizeof(mode) - 1 <= end; p++) {
-		if (!have_flag && (size_t)(end - p) >= sizeof(flag) - 1 &&
-		    !memcmp(p, flag, sizeof(flag) - 1))
-			have_flag = 1;
-		if (!memcmp(p, mode, sizeof(mode) - 1))
-			have_mode = 1;
-	}
-	return have_flag && have_mode;
+	return memmem(text, len, flag, sizeof(flag) - 1) &&
+	       memmem(text, len, mode, sizeof(mode) - 1);
 }
 
 void ncu_sections_report_argv(const char *ncu, const char *rep, const char *const *sections,
