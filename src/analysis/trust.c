@@ -4,6 +4,7 @@
 
 #include "analysis/trust.h"
 #include "core/strbuf.h"
+#include "core/banned.h"
 
 static int has_finding(const struct report_model *m, const char *code)
 {

@@ -6,6 +6,7 @@
  * A value the C enum has but its array lacks leaves a NULL hole, which
  * tests/unit/test-config-typed.c finds. */
 #include "config/typed.h"
+#include "core/banned.h"
 
 const char *const run_mode_names[RUN_MODE_NR + 1] = {
     [RUN_MODE_DEEP] = "deep",

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "trace/rankid.h"
+#include "core/banned.h"
 
 int32_t rank_parse(const char *s)
 {

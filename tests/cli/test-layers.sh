@@ -81,4 +81,12 @@ if ! out=$(check "$src"); then
 	echo "$out"
 	fail=1
 fi
+
+# 3. every source file under src/ includes core/banned.h, which turns the
+# calls the conventions avoid (strcpy, sprintf, atoi, ...) into build errors
+missing=$(cd "$src" && grep -L -r --include='*.c' 'core/banned.h' src)
+if [ -n "$missing" ]; then
+	echo "FAIL: without core/banned.h: $missing"
+	fail=1
+fi
 exit $fail
