@@ -273,32 +273,30 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 /* ---- API callbacks ---- */
 static void api_record(int domain, uint32_t cbid, uint64_t start, uint32_t corr, int32_t ret)
 {
-	struct tlog_api *a = tracer_reserve(sizeof(*a));
+	struct tlog_api a;
 
-	if (!a)
-		return;
-	a->h.type = TLOG_API;
-	a->h.size = sizeof(*a);
-	a->h.aux = (uint32_t)domain;
-	a->start = start;
-	a->end = tracer_now();
-	a->corr = corr;
-	a->cbid = cbid;
-	a->ret = ret;
-	tracer_commit();
+	memset(&a, 0, sizeof(a));
+	a.h.type = TLOG_API;
+	a.h.size = sizeof(a);
+	a.h.aux = (uint32_t)domain;
+	a.start = start;
+	a.end = tracer_now();
+	a.corr = corr;
+	a.cbid = cbid;
+	a.ret = ret;
+	tracer_append(&a, sizeof(a));
 }
 
 static void alias_record(uint32_t from, uint32_t to)
 {
-	struct tlog_corr_alias *a = tracer_reserve(sizeof(*a));
+	struct tlog_corr_alias a;
 
-	if (!a)
-		return;
-	a->h.type = TLOG_CORR_ALIAS;
-	a->h.size = sizeof(*a);
-	a->from = from;
-	a->to = to;
-	tracer_commit();
+	memset(&a, 0, sizeof(a));
+	a.h.type = TLOG_CORR_ALIAS;
+	a.h.size = sizeof(a);
+	a.from = from;
+	a.to = to;
+	tracer_append(&a, sizeof(a));
 }
 
 /* A graph node made (capture, cudaGraphAdd*Node) or cloned (instantiation),
@@ -309,7 +307,7 @@ static void graph_node_record(const void *data, int cloned)
 {
 	const CUpti_ResourceData *rd = data;
 	const CUpti_GraphData *g = rd ? rd->resourceDescriptor : NULL;
-	struct tlog_graph_node *n;
+	struct tlog_graph_node n;
 	uint64_t id = 0, orig = 0;
 	uint32_t gid = 0;
 
@@ -320,17 +318,15 @@ static void graph_node_record(const void *data, int cloned)
 		return;
 	if (g->graph)
 		cuptiGetGraphId(g->graph, &gid);
-	n = tracer_reserve(sizeof(*n));
-	if (!n)
-		return;
-	memset(n, 0, sizeof(*n));
-	n->h.type = TLOG_GRAPH_NODE;
-	n->h.size = sizeof(*n);
-	n->h.aux = (uint32_t)g->nodeType;
-	n->ts = tracer_now();
-	n->node_id = id;
-	n->original_id = orig;
-	n->graph_id = gid;
+	memset(&n, 0, sizeof(n));
+	n.h.type = TLOG_GRAPH_NODE;
+	n.h.size = sizeof(n);
+	n.h.aux = (uint32_t)g->nodeType;
+	n.ts = tracer_now();
+	n.node_id = id;
+	n.original_id = orig;
+	n.graph_id = gid;
+	tracer_append(&n, sizeof(n));
 }
 
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,

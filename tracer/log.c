@@ -248,6 +248,16 @@ void tracer_commit(void)
 	pthread_mutex_unlock(&tl_buf->lock);
 }
 
+void tracer_append(const void *rec, size_t size)
+{
+	void *p = tracer_reserve(size);
+
+	if (!p)
+		return;
+	memcpy(p, rec, size);
+	tracer_commit();
+}
+
 void tracer_gpu_lock(void)
 {
 	pthread_mutex_lock(&g_gpu.lock);

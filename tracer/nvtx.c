@@ -147,16 +147,15 @@ static void event(uint16_t type, uint64_t range_id, uint64_t domain, const nvtxE
 
 static void end_event(uint16_t type, uint64_t id, uint64_t domain)
 {
-	struct tlog_nvtx_end *e = tracer_reserve(sizeof(*e));
+	struct tlog_nvtx_end e;
 
-	if (!e)
-		return;
-	e->h.type = type;
-	e->h.size = sizeof(*e);
-	e->ts = tracer_now();
-	e->id = id;
-	e->domain = domain;
-	tracer_commit();
+	memset(&e, 0, sizeof(e));
+	e.h.type = type;
+	e.h.size = sizeof(e);
+	e.ts = tracer_now();
+	e.id = id;
+	e.domain = domain;
+	tracer_append(&e, sizeof(e));
 }
 
 static void def(uint16_t type, uint64_t id, uint64_t ref, const char *s, const wchar_t *ws)
@@ -421,4 +420,29 @@ int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
 	if (vi && vi->struct_size >= sizeof(*vi) && vi->SetInjectionNvtxVersion)
 		vi->SetInjectionNvtxVersion(2);
 	return 1;
+}
+
+/* NVTX finds its entry points with dlsym() on the injection library's
+ * handle, a search that also walks that library's dependencies: every name
+ * this library does not define itself resolves to libcupti's definition,
+ * which expects CUPTI's own NVTX support to be set up and crashes when it is
+ * not (every NCCL program died in ncclGetUniqueId: NCCL registers payload
+ * schemas through the extension). So the tracer defines each name NVTX
+ * looks up. The extension modules (payloads, counters, memory) are not
+ * recorded: returning 0 makes NVTX turn their calls into no-ops. NVTX v1's
+ * entry point is declined the same way (core ranges arrive through
+ * InitializeInjectionNvtx2). */
+__attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(void *module_info);
+__attribute__((visibility("default"))) int InitializeInjectionNvtx(void *get_export_table);
+
+int InitializeInjectionNvtxExtension(void *module_info)
+{
+	(void)module_info;
+	return 0;
+}
+
+int InitializeInjectionNvtx(void *get_export_table)
+{
+	(void)get_export_table;
+	return 0;
 }

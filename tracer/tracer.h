@@ -25,6 +25,10 @@ HIDDEN uint32_t tracer_tid(void);
  * dropped). tracer_commit() must follow every successful reserve. */
 HIDDEN void *tracer_reserve(size_t size);
 HIDDEN void tracer_commit(void);
+/* Appends one fixed-size record built by the caller (h.type and h.size set)
+ * to the calling thread's buffer: reserve, copy and commit in one call, so
+ * no path can leave the buffer locked. Dropped (counted) when not kept. */
+HIDDEN void tracer_append(const void *rec, size_t size);
 /* Same for the shared buffer fed by CUPTI's buffer-completion callback. */
 HIDDEN void *tracer_gpu_reserve(size_t size);
 HIDDEN void tracer_gpu_lock(void);

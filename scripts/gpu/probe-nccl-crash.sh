@@ -15,6 +15,10 @@ w=$(mktemp -d)
 rankenv=(RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1
 	MASTER_PORT=29517 TORCHELASTIC_RUN_ID=probe)
 prog=(python3 -X faulthandler "$stage/examples/multi_rank.py")
+# Where gdb is missing, the segv_report probe (scripts/gpu/probe/segv_report.c,
+# built by stage.sh) prints the faulting frames as module+offset instead.
+segv=$stage/gpu-bin/segv_report.so
+CASES=${CASES:-default nvtx-off cuda-off api-none api-callback memops-off pool-off no-nvtx-inj no-cuda-inj nccl-no-cumem}
 one() { # NAME then extra env
 	local name=$1
 	shift
@@ -24,17 +28,28 @@ one() { # NAME then extra env
 	echo "$name ($*): exit $? | $(tail -n 1 "$w/$name.out") | $(grep -m1 -i 'fatal\|segmentation\|error' "$w/$name.err")"
 }
 echo "untraced: $(env "${rankenv[@]}" timeout 120 "${prog[@]}" 2>&1 | tail -n 1)"
-one default
-one nvtx-off LLMPROF_TRACE_NVTX=0
-one cuda-off LLMPROF_TRACE_CUDA=0
-one api-none LLMPROF_TRACE_API=none
-one api-callback LLMPROF_TRACE_API=callback
-one memops-off LLMPROF_TRACE_MEMOPS=0
-one pool-off LLMPROF_TRACE_CUPTI_POOL=0
-one no-nvtx-inj NVTX_INJECTION64_PATH=
-one no-cuda-inj CUDA_INJECTION64_PATH=
-one nccl-no-cumem NCCL_CUMEM_ENABLE=0
-grep -h -A30 "Fatal Python error" "$w/default.err" | head -n 40
+python3 -c 'import torch; print("torch", torch.__version__, "nccl", torch.cuda.nccl.version())'
+for c in $CASES; do
+	case $c in
+	default) one default ;;
+	nvtx-off) one nvtx-off LLMPROF_TRACE_NVTX=0 ;;
+	cuda-off) one cuda-off LLMPROF_TRACE_CUDA=0 ;;
+	api-none) one api-none LLMPROF_TRACE_API=none ;;
+	api-callback) one api-callback LLMPROF_TRACE_API=callback ;;
+	memops-off) one memops-off LLMPROF_TRACE_MEMOPS=0 ;;
+	pool-off) one pool-off LLMPROF_TRACE_CUPTI_POOL=0 ;;
+	no-nvtx-inj) one no-nvtx-inj NVTX_INJECTION64_PATH= ;;
+	no-cuda-inj) one no-cuda-inj CUDA_INJECTION64_PATH= ;;
+	nccl-no-cumem) one nccl-no-cumem NCCL_CUMEM_ENABLE=0 ;;
+	nccl-nvtx-off) one nccl-nvtx-off NCCL_NVTX_DISABLE=1 ;;
+	segv) prog=(python3 "$stage/examples/multi_rank.py") # no faulthandler in the way
+		[ -f "$segv" ] && one segv LD_PRELOAD="$segv" && grep -h segv_report "$w/segv.err" ;;
+	segv-cuda-off) prog=(python3 "$stage/examples/multi_rank.py")
+		[ -f "$segv" ] && one segv-cuda-off LD_PRELOAD="$segv" LLMPROF_TRACE_CUDA=0 &&
+		grep -h segv_report "$w/segv-cuda-off.err" ;;
+	esac
+done
+[ -f "$w/default.err" ] && grep -h -A30 "Fatal Python error" "$w/default.err" | head -n 40
 if command -v gdb >/dev/null; then
 	echo "=== gdb"
 	rm -rf "$w/t" && mkdir -p "$w/t"
