@@ -43,7 +43,8 @@ for prog in ("py", "llm"):
         print(prog, "missing bundle"); continue
     worst = 0.0
     print("%s: %d decode operators eager, %d graph" % (prog, len(e), len(g)))
-    for n in sorted(set(e) | set(g), key=lambda n: -(e.get(n) or g.get(n)).get("share_of_stage", 0) or 0):
+    share = lambda o: (o or {}).get("share_of_stage") or 0
+    for n in sorted(set(e) | set(g), key=lambda n: -max(share(e.get(n)), share(g.get(n)))):
         se = (e.get(n) or {}).get("share_of_stage") or 0
         sg = (g.get(n) or {}).get("share_of_stage") or 0
         worst = max(worst, abs(se - sg))
@@ -59,6 +60,6 @@ for on in 1 0 1 0 1 0; do
 		LLMPROF_TRACE_OUT="$w/t" python3 "$stage/examples/graph_decode.py" --steps 200 2>&1 |
 		grep -i "decode_ms\|ms" | tail -n 1 | sed "s/^/graph_nodes=$on: /"
 done
-tar czf "$out/graph-bundles.tgz" -C "$w" --exclude='*.sqlite' --exclude='trace/log' \
+tar czf "$out/graph-bundles.tgz" -C "$w" --exclude='trace/log' \
 	$(cd "$w" && ls -d keep-* 2>/dev/null) 2>/dev/null
 rm -rf "$w"

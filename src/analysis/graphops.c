@@ -24,15 +24,21 @@ static int cmp_range(const void *a, const void *b)
 
 struct node_at {
 	int64_t node;
+	int clone;  /* the record names the node it was cloned from */
 	size_t rec; /* index into trace->graph_nodes */
 };
 
+/* By node id; for one id, a clone's record first: CUPTI reports each node
+ * of an instantiated graph twice, made (GRAPHNODE_CREATED) and cloned
+ * (GRAPHNODE_CLONED), and only the clone leads back to the captured node. */
 static int cmp_node(const void *a, const void *b)
 {
 	const struct node_at *x = a, *y = b;
 
 	if (x->node != y->node)
 		return x->node < y->node ? -1 : 1;
+	if (x->clone != y->clone)
+		return x->clone ? -1 : 1;
 	return x->rec < y->rec ? -1 : x->rec > y->rec;
 }
 
@@ -95,6 +101,7 @@ int32_t *graphops_capture_ranges(const struct nvtx_proj *p, const struct trace *
 	nodes = xmalloc(st_mult(nn, sizeof(*nodes)));
 	for (size_t i = 0; i < nn; i++) {
 		nodes[i].node = t->graph_nodes[i].node;
+		nodes[i].clone = t->graph_nodes[i].original >= 0;
 		nodes[i].rec = i;
 	}
 	qsort(nodes, nn, sizeof(*nodes), cmp_node);

@@ -265,7 +265,9 @@ static void fill_operators(struct report_model *m, const struct trace *t, const 
 					      o->stage >= 0 ? stage_role_name(o->stage) : NULL);
 
 		r->calls = o->calls;
-		r->cpu_ms = ms_of(o->cpu_ns);
+		/* replays push no range: CPU time unknown when all calls were */
+		if (o->replays < o->calls)
+			r->cpu_ms = ms_of(o->cpu_ns);
 		/* no kernels: its GPU time is unknown, not 0 */
 		if (o->kernels) {
 			r->gpu_ms = ms_of(o->gpu_ns);

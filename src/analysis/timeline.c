@@ -552,6 +552,7 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 	}
 	/* the replays that ran it (their ranges ran once, at capture) */
 	o->calls += replays;
+	o->replays += replays;
 	o->gpu_ns = i64_sat_add(o->gpu_ns, ns);
 	o->kernels += nk;
 }
@@ -604,13 +605,22 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		if (r < 0)
 			continue;
 		if (graph) {
-			size_t at = (size_t)r * 3 + (size_t)kernel_slot(tl, k);
+			int slot = kernel_slot(tl, k);
+			size_t at = (size_t)r * 3 + (size_t)slot;
 
-			if (!g_k[at] || g_corr[at] != t->kernels[k].corr)
-				g_calls[at]++;
-			g_corr[at] = t->kernels[k].corr;
 			g_ns[at] = i64_sat_add(g_ns[at], d);
 			g_k[at]++;
+			/* the operator and the ones around it at capture (a
+			 * layer around attn) ran once more per replay, as
+			 * their eager ranges would have */
+			for (int32_t a = r; a >= 0; a = p->parent[a]) {
+				at = (size_t)a * 3 + (size_t)slot;
+				if (!is_op[a])
+					continue;
+				if (!g_calls[at] || g_corr[at] != t->kernels[k].corr)
+					g_calls[at]++;
+				g_corr[at] = t->kernels[k].corr;
+			}
 			continue;
 		}
 		op_ns[r] = i64_sat_add(op_ns[r], d);
@@ -620,7 +630,8 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		if (!is_op[r])
 			continue;
 		/* a range seen only at capture stands for its replays below */
-		if (g_k && !op_k[r] && (g_k[r * 3] || g_k[r * 3 + 1] || g_k[r * 3 + 2]))
+		if (g_calls && !op_k[r] &&
+		    (g_calls[r * 3] || g_calls[r * 3 + 1] || g_calls[r * 3 + 2]))
 			continue;
 		inst[ninst].text = t->ranges[r].text;
 		inst[ninst].domain = t->ranges[r].domain;
@@ -650,11 +661,11 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 			    i64_sat_add(o->cpu_ns, i64_sat_sub(trace_range_end(t, rg), rg->start));
 		}
 	}
-	for (size_t r = 0; g_k && r < t->nranges; r++)
+	for (size_t r = 0; g_calls && r < t->nranges; r++)
 		for (size_t slot = 0; slot < 3; slot++) {
 			size_t at = r * 3 + slot;
 
-			if (g_k[at])
+			if (g_calls[at])
 				add_graph_op(tl, t, &alloc, (int32_t)r, (int)slot, g_ns[at],
 					     g_k[at], g_calls[at]);
 		}

@@ -76,6 +76,7 @@ struct operator_stat {
 	int32_t domain; /* -1 default */
 	int stage;	/* enum stage_role of the enclosing stage, -1 none */
 	size_t calls;	/* range instances */
+	size_t replays; /* of calls, CUDA-graph replays: ranges never pushed */
 	size_t kernels;
 	int64_t gpu_ns;	    /* kernels whose innermost operator is this one */
 	int64_t cpu_ns;	    /* the ranges' own durations, summed */
