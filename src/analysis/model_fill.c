@@ -179,12 +179,17 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	uint64_t *dec_calls = xcalloc(n + 1, sizeof(*dec_calls));
 	uint64_t *pre_ns = xcalloc(n + 1, sizeof(*pre_ns));
 	uint64_t *dec_ns = xcalloc(n + 1, sizeof(*dec_ns));
+	uint64_t *all_exp = xcalloc(n + 1, sizeof(*all_exp));
+	uint64_t *pre_exp = xcalloc(n + 1, sizeof(*pre_exp));
+	uint64_t *dec_exp = xcalloc(n + 1, sizeof(*dec_exp));
+	int64_t *exposed = xmalloc(st_mult(t->nkernels + 1, sizeof(*exposed)));
 	int32_t *mangled = xmalloc((n + 1) * sizeof(*mangled));
 	int32_t *op = xmalloc((n + 1) * sizeof(*op));
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 
 	for (size_t i = 0; i <= n; i++)
 		dev[i] = mangled[i] = op[i] = -1;
+	timeline_kernel_exposed(t, exposed);
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 
@@ -194,6 +199,7 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			t1 = k->end;
 		if (k->name < 0 || (size_t)k->name >= n)
 			continue;
+		all_exp[k->name] += (uint64_t)exposed[i];
 		if (tl->kernel_stages)
 			mask[k->name] |= tl->kernel_stages[i];
 		if (tl->kernel_stages) {
@@ -203,10 +209,12 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			if (ks & (1u << STAGE_PREFILL)) {
 				pre_calls[k->name]++;
 				pre_ns[k->name] += (uint64_t)d;
+				pre_exp[k->name] += (uint64_t)exposed[i];
 			}
 			if (ks & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP))) {
 				dec_calls[k->name]++;
 				dec_ns[k->name] += (uint64_t)d;
+				dec_exp[k->name] += (uint64_t)exposed[i];
 			}
 		}
 		if (dev[k->name] < 0)
@@ -237,6 +245,9 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			k->stage_calls[REPORT_ROLE_DECODE] = dec_calls[ks->name];
 			k->stage_ns[REPORT_ROLE_PREFILL] = pre_ns[ks->name];
 			k->stage_ns[REPORT_ROLE_DECODE] = dec_ns[ks->name];
+			k->exposed_ns = all_exp[ks->name];
+			k->stage_exposed_ns[REPORT_ROLE_PREFILL] = pre_exp[ks->name];
+			k->stage_exposed_ns[REPORT_ROLE_DECODE] = dec_exp[ks->name];
 			report_set_str(&k->mangled, strtab_str(&t->strs, mangled[ks->name]));
 			report_set_str(&k->op, strtab_str(&t->strs, op[ks->name]));
 		}
@@ -252,6 +263,10 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	free(dec_calls);
 	free(pre_ns);
 	free(dec_ns);
+	free(all_exp);
+	free(pre_exp);
+	free(dec_exp);
+	free(exposed);
 	free(mangled);
 	free(op);
 }

@@ -245,6 +245,13 @@ struct report_kernel {
 	/* launches and GPU time inside the prefill / decode ranges, by role */
 	uint64_t stage_calls[REPORT_ROLE_OTHER];
 	uint64_t stage_ns[REPORT_ROLE_OTHER];
+	/* exposed time: of each launch, the part no earlier-started kernel on
+	 * its device still covers (timeline_kernel_exposed()); over the whole
+	 * run, and inside the prefill / decode ranges. <= the durations: a
+	 * kernel launched early (programmatic dependent launch) or overlapping
+	 * another stream's counts only what it adds to the GPU's busy time */
+	uint64_t exposed_ns;
+	uint64_t stage_exposed_ns[REPORT_ROLE_OTHER];
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
 	char *mangled;	     /* the mangled name of its first launch; NULL = the trace has none */
 	char *op;	     /* innermost operator range of its first launch; NULL = none */

@@ -192,6 +192,11 @@ static json_t *kernel_json(const struct report_kernel *k)
 	set(o, "prefill_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_PREFILL]));
 	set(o, "decode_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_DECODE]));
 	set(o, "total_ns", json_integer((json_int_t)k->total_ns));
+	set(o, "exposed_ns", json_integer((json_int_t)k->exposed_ns));
+	set(o, "prefill_exposed_ns",
+	    json_integer((json_int_t)k->stage_exposed_ns[REPORT_ROLE_PREFILL]));
+	set(o, "decode_exposed_ns",
+	    json_integer((json_int_t)k->stage_exposed_ns[REPORT_ROLE_DECODE]));
 	set(o, "mean_ns",
 	    k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());
 	set(o, "pct_gpu_time", jnum(k->pct_gpu));

@@ -93,6 +93,47 @@ static size_t add_kernel(struct trace *t, const char *name, int64_t s, int64_t e
 	return t->nkernels++;
 }
 
+/* Exposed time: per device, in start order, what no earlier-started kernel
+ * still covers. A PDL chain (each kernel starts before its predecessor
+ * ends), a kernel inside another, one of a second stream, a tie, and a
+ * second device, listed out of start order. */
+static void test_kernel_exposed(void **state)
+{
+	struct trace t;
+	int64_t ex[8];
+	size_t k[8];
+
+	(void)state;
+	trace_new(&t);
+	/* on device 0, in start order: gemm (first: all of it), tie (starts
+	 * with gemm, after it by index: 210..230), inner (under gemm: 0),
+	 * pdl2 (waits, under gemm and tie: 230..260), gap (after a gap: all of
+	 * it), bad (end before start: 0), tail (350..400); dev1 on device 1:
+	 * all of it */
+	k[0] = add_kernel(&t, "pdl2", 150, 260, GP(1), 2, 7);
+	k[1] = add_kernel(&t, "gemm", 100, 210, GP(1), 1, 7);
+	k[2] = add_kernel(&t, "inner", 120, 200, GP(1), 3, 8);
+	k[3] = add_kernel(&t, "tie", 100, 230, GP(1), 4, 8);
+	k[4] = add_kernel(&t, "dev1", 150, 260, GP(1), 5, 7);
+	k[5] = add_kernel(&t, "gap", 300, 350, GP(1), 6, 7);
+	k[6] = add_kernel(&t, "bad", 340, 330, GP(1), 7, 7);
+	k[7] = add_kernel(&t, "tail", 345, 400, GP(1), 8, 7);
+	t.kernels[k[4]].device = 1;
+	timeline_kernel_exposed(&t, ex);
+	assert_int_equal(ex[k[1]], 110);
+	assert_int_equal(ex[k[3]], 20);
+	assert_int_equal(ex[k[2]], 0);
+	assert_int_equal(ex[k[0]], 30);
+	assert_int_equal(ex[k[4]], 110);
+	assert_int_equal(ex[k[5]], 50);
+	assert_int_equal(ex[k[6]], 0);
+	assert_int_equal(ex[k[7]], 50);
+	/* device 0's exposed times sum to the union of its kernels: 100..260, 300..400 */
+	assert_int_equal(ex[k[0]] + ex[k[1]] + ex[k[2]] + ex[k[3]] + ex[k[5]] + ex[k[6]] + ex[k[7]],
+			 260);
+	trace_close(&t);
+}
+
 static void test_nesting(void **state)
 {
 	struct trace t;
@@ -478,6 +519,7 @@ static void test_kernel_csv_reader(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kernel_exposed),
 	    cmocka_unit_test(test_nesting),
 	    cmocka_unit_test(test_cross_thread_and_other_thread),
 	    cmocka_unit_test(test_graph_launch),
