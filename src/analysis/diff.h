@@ -12,9 +12,12 @@
  *              the per-instance prefill samples; docs/diff.md)
  *   kernels    matched by mangled name, then by demangled name, then by a
  *              normalised family (diff_family()), then by operator; the rest
- *              are new or gone; calls and GPU time per run
+ *              are new or gone; calls, GPU time and exposed time (the part
+ *              no other kernel covers: report_kernel.stage_exposed_ns) per
+ *              run, inside the stages, and apart what ran outside them
  *   waterfall  per stage: stage GPU time delta = sum of the kernel rows'
- *              deltas + other GPU work (copies, overlap) + idle
+ *              exposed-time deltas + other GPU work (copies not under a
+ *              kernel) + idle
  *   operators  matched by name and stage
  *   ranks      per rank, when both sides have several
  *
@@ -60,24 +63,34 @@ enum diff_match {
 };
 
 /* One row of the kernel diff: one kernel, or the kernels of a family or an
- * operator on each side. Numbers are per run (the mean over a side's runs). */
+ * operator on each side. Numbers are per run (the mean over a side's runs).
+ * A row's change is that of its exposed time inside the stages (the terms
+ * of the waterfalls); what ran outside every stage (warm-up, CUDA-graph
+ * capture) is kept apart, in out_*. */
 struct diff_kernel {
 	enum diff_match match;
 	char *name_a, *name_b;	     /* the side's kernel with the most time; NULL = none */
 	char *family;		     /* diff_family() of name_a or name_b */
 	char *op;		     /* operator of its first launch; NULL = none */
 	size_t kernels_a, kernels_b; /* distinct kernels the row groups */
-	double calls_a, calls_b;
-	double ns_a, ns_b;		      /* all launches */
-	double stage_ns_a[REPORT_ROLE_OTHER]; /* inside prefill / decode */
-	double stage_ns_b[REPORT_ROLE_OTHER];
-	double delta_ns; /* ns_b - ns_a */
+	double calls_a, calls_b;     /* all launches */
+	double ns_a, ns_b;	     /* all launches: their durations */
+	/* inside prefill / decode: launches, durations, exposed time */
+	double stage_calls_a[REPORT_ROLE_OTHER], stage_calls_b[REPORT_ROLE_OTHER];
+	double stage_ns_a[REPORT_ROLE_OTHER], stage_ns_b[REPORT_ROLE_OTHER];
+	double exp_ns_a[REPORT_ROLE_OTHER], exp_ns_b[REPORT_ROLE_OTHER];
+	/* outside every stage: all launches minus those inside */
+	double out_calls_a, out_calls_b, out_ns_a, out_ns_b;
+	double delta_ns; /* of the exposed time inside the stages, b - a */
 	/* counters of name_a / name_b (first run with them); profiled 0 = none */
 	struct report_counters ca, cb;
 };
 
-/* Stage GPU time delta = sum(kernels[].delta) + other + idle, in ns per
- * run; kernels beyond the top are folded into one "rest" term. */
+/* Stage GPU time delta = sum of the kernel rows' exposed-time deltas inside
+ * the stage + other GPU work (busy time no kernel covers: copies) + idle,
+ * in ns per run; kernels beyond the top are folded into one "rest" term. */
+/* The waterfall term of the GPU busy time no kernel covers. */
+#define DIFF_OTHER_WORK "other GPU work (copies, not under a kernel)"
 struct diff_waterfall_row {
 	char *label; /* kernel name, "other kernels (12)", "GPU idle" */
 	double delta_ns;
@@ -124,6 +137,8 @@ struct diff {
 	struct diff_kernel *kernels; /* by |delta_ns| descending */
 	size_t nr_kernels;
 	size_t nr_new, nr_gone, nr_changed;
+	/* kernel launches and time outside every stage, per run */
+	double out_calls_a, out_calls_b, out_ns_a, out_ns_b;
 	struct diff_waterfall falls[REPORT_ROLE_OTHER];
 	struct diff_operator *ops; /* by |ms_b - ms_a| descending */
 	size_t nr_ops;

@@ -6,7 +6,12 @@
  * the same mangled name, the same demangled name, the same family
  * (diff_family()), the same operator; each pass groups every unmatched
  * kernel of one key on each side into one row. What is left is new (B
- * only) or gone (A only), one row each. */
+ * only) or gone (A only), one row each. Rows are ranked by the change of
+ * their exposed time inside the stages (report_kernel.stage_exposed_ns):
+ * a kernel that only waited less for its predecessor (programmatic
+ * dependent launch) or overlapped another stream's kernels differently
+ * does not move, and launches outside every stage (warm-up, CUDA-graph
+ * capture) are kept apart. */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -130,7 +135,9 @@ void diff_family(const char *name, struct strbuf *out)
 struct kent {
 	const char *name, *mangled, *op;
 	char *family;
-	double calls, ns, stage_ns[REPORT_ROLE_OTHER];
+	double calls, ns;
+	double stage_calls[REPORT_ROLE_OTHER], stage_ns[REPORT_ROLE_OTHER];
+	double exp_ns[REPORT_ROLE_OTHER];
 	const struct report_counters *c;
 	int used;
 };
@@ -158,8 +165,11 @@ static struct kent *side_kernels(const struct diff_input *in, size_t *n)
 			v[k].op = rk->op;
 			v[k].calls = (double)rk->calls;
 			v[k].ns = (double)rk->total_ns;
-			for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+			for (int s = 0; s < REPORT_ROLE_OTHER; s++) {
+				v[k].stage_calls[s] = (double)rk->stage_calls[s];
 				v[k].stage_ns[s] = (double)rk->stage_ns[s];
+				v[k].exp_ns[s] = (double)rk->stage_exposed_ns[s];
+			}
 			v[k].c = rk->c.profiled ? &rk->c : NULL;
 			k++;
 		}
@@ -171,8 +181,11 @@ static struct kent *side_kernels(const struct diff_input *in, size_t *n)
 		if (o && !strcmp(o->name, v[i].name)) {
 			o->calls += v[i].calls;
 			o->ns += v[i].ns;
-			for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+			for (int s = 0; s < REPORT_ROLE_OTHER; s++) {
+				o->stage_calls[s] += v[i].stage_calls[s];
 				o->stage_ns[s] += v[i].stage_ns[s];
+				o->exp_ns[s] += v[i].exp_ns[s];
+			}
 			if (!o->c)
 				o->c = v[i].c;
 			if (!o->mangled)
@@ -188,8 +201,11 @@ static struct kent *side_kernels(const struct diff_input *in, size_t *n)
 
 		v[i].calls /= (double)in->nr;
 		v[i].ns /= (double)in->nr;
-		for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+		for (int s = 0; s < REPORT_ROLE_OTHER; s++) {
+			v[i].stage_calls[s] /= (double)in->nr;
 			v[i].stage_ns[s] /= (double)in->nr;
+			v[i].exp_ns[s] /= (double)in->nr;
+		}
 		diff_family(v[i].name, &f);
 		v[i].family = strbuf_detach(&f, NULL);
 	}
@@ -243,38 +259,76 @@ struct rows {
 	size_t nr, alloc;
 };
 
+static double sum_roles(const double *v)
+{
+	double t = 0;
+
+	for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+		t += v[s];
+	return t;
+}
+
+/* Whether x has more time than the best so far: inside the stages, then
+ * over the whole run. */
+static int more_time(const struct kent *x, const struct kent *best)
+{
+	double ex = sum_roles(x->stage_ns), eb;
+
+	if (!best)
+		return 1;
+	eb = sum_roles(best->stage_ns);
+	return ex != eb ? ex > eb : x->ns > best->ns;
+}
+
+/* Sums entries [e, e + n) into one side of a row; the kernel with the most
+ * time. */
+static const struct kent *sum_side(struct kent *const *e, size_t n, double *calls, double *ns,
+				   double *stage_calls, double *stage_ns, double *exp_ns,
+				   double *out_calls, double *out_ns)
+{
+	const struct kent *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		e[i]->used = 1;
+		*calls += e[i]->calls;
+		*ns += e[i]->ns;
+		for (int s = 0; s < REPORT_ROLE_OTHER; s++) {
+			stage_calls[s] += e[i]->stage_calls[s];
+			stage_ns[s] += e[i]->stage_ns[s];
+			exp_ns[s] += e[i]->exp_ns[s];
+		}
+		if (more_time(e[i], best))
+			best = e[i];
+	}
+	/* a launch inside two stages (nested ranges) counts in both: never
+	 * below 0 outside */
+	*out_calls = *calls - sum_roles(stage_calls);
+	*out_ns = *ns - sum_roles(stage_ns);
+	if (*out_calls < 0)
+		*out_calls = 0;
+	if (*out_ns < 0)
+		*out_ns = 0;
+	return best;
+}
+
 /* Adds entries [a, a + na) and [b, b + nb) as one row. */
 static void add_row(struct rows *rs, enum diff_match match, struct kent *const *a, size_t na,
 		    struct kent *const *b, size_t nb)
 {
 	struct diff_kernel *r;
-	const struct kent *ba = NULL, *bb = NULL;
+	const struct kent *ba, *bb;
 
 	ALLOC_GROW(rs->v, rs->nr + 1, rs->alloc);
 	r = &rs->v[rs->nr++];
 	memset(r, 0, sizeof(*r));
 	r->match = match;
-	for (size_t i = 0; i < na; i++) {
-		a[i]->used = 1;
-		r->calls_a += a[i]->calls;
-		r->ns_a += a[i]->ns;
-		for (int s = 0; s < REPORT_ROLE_OTHER; s++)
-			r->stage_ns_a[s] += a[i]->stage_ns[s];
-		if (!ba || a[i]->ns > ba->ns)
-			ba = a[i];
-	}
-	for (size_t i = 0; i < nb; i++) {
-		b[i]->used = 1;
-		r->calls_b += b[i]->calls;
-		r->ns_b += b[i]->ns;
-		for (int s = 0; s < REPORT_ROLE_OTHER; s++)
-			r->stage_ns_b[s] += b[i]->stage_ns[s];
-		if (!bb || b[i]->ns > bb->ns)
-			bb = b[i];
-	}
+	ba = sum_side(a, na, &r->calls_a, &r->ns_a, r->stage_calls_a, r->stage_ns_a, r->exp_ns_a,
+		      &r->out_calls_a, &r->out_ns_a);
+	bb = sum_side(b, nb, &r->calls_b, &r->ns_b, r->stage_calls_b, r->stage_ns_b, r->exp_ns_b,
+		      &r->out_calls_b, &r->out_ns_b);
 	r->kernels_a = na;
 	r->kernels_b = nb;
-	r->delta_ns = r->ns_b - r->ns_a;
+	r->delta_ns = sum_roles(r->exp_ns_b) - sum_roles(r->exp_ns_a);
 	r->name_a = ba ? xstrdup(ba->name) : NULL;
 	r->name_b = bb ? xstrdup(bb->name) : NULL;
 	r->family = xstrdup(ba ? ba->family : bb->family);
@@ -323,6 +377,11 @@ static int cmp_row(const void *x, const void *y)
 
 	if (da != db)
 		return da < db ? 1 : -1;
+	/* no change inside the stages: by the change outside them */
+	da = fabs(a->out_ns_b - a->out_ns_a);
+	db = fabs(b->out_ns_b - b->out_ns_a);
+	if (da != db)
+		return da < db ? 1 : -1;
 	return strcmp(a->name_a ? a->name_a : a->name_b, b->name_a ? b->name_a : b->name_b);
 }
 
@@ -350,9 +409,14 @@ static void compute_kernels(const struct diff_input *a, const struct diff_input 
 			add_row(&rs, DIFF_MATCH_NEW, NULL, 0, &e, 1);
 			d->nr_new++;
 		}
-	for (size_t i = 0; i < rs.nr; i++)
+	for (size_t i = 0; i < rs.nr; i++) {
 		d->nr_changed +=
 		    rs.v[i].match == DIFF_MATCH_FAMILY || rs.v[i].match == DIFF_MATCH_OPERATOR;
+		d->out_calls_a += rs.v[i].out_calls_a;
+		d->out_calls_b += rs.v[i].out_calls_b;
+		d->out_ns_a += rs.v[i].out_ns_a;
+		d->out_ns_b += rs.v[i].out_ns_b;
+	}
 	qsort(rs.v, rs.nr, sizeof(*rs.v), cmp_row);
 	d->kernels = rs.v;
 	d->nr_kernels = rs.nr;
@@ -411,9 +475,12 @@ static void fall_add(struct diff_waterfall *w, const char *label, double d)
 	w->rows[w->nr++].delta_ns = d;
 }
 
-/* Stage delta = sum of the kernel rows' deltas inside the stage + the other
- * GPU work (busy minus kernel time: copies, minus overlapping kernels) +
- * idle. Every term is a difference of per-side values, so they sum to the
+/* Stage delta = sum of the kernel rows' exposed-time deltas inside the
+ * stage + the other GPU work (busy minus exposed kernel time: copies and
+ * memsets no kernel covers) + idle. Exposed times do not overlap (each is
+ * what a kernel adds to the device's busy time), so a kernel that started
+ * early and waited (PDL) or ran beside another stream's is not counted
+ * twice. Every term is a difference of per-side values, so they sum to the
  * stage's delta (exactly, in ns, with one run a side). */
 static void compute_fall(const struct diff_input *a, const struct diff_input *b, size_t top,
 			 enum report_role role, struct diff *d)
@@ -434,11 +501,11 @@ static void compute_fall(const struct diff_input *a, const struct diff_input *b,
 	for (size_t i = 0; i < d->nr_kernels; i++) {
 		const struct diff_kernel *k = &d->kernels[i];
 
-		ka += k->stage_ns_a[role];
-		kb += k->stage_ns_b[role];
-		if (k->stage_ns_a[role] != 0 || k->stage_ns_b[role] != 0) {
+		ka += k->exp_ns_a[role];
+		kb += k->exp_ns_b[role];
+		if (k->exp_ns_a[role] != 0 || k->exp_ns_b[role] != 0) {
 			c[n].k = k;
-			c[n++].d = k->stage_ns_b[role] - k->stage_ns_a[role];
+			c[n++].d = k->exp_ns_b[role] - k->exp_ns_a[role];
 		}
 	}
 	qsort(c, n, sizeof(*c), cmp_contrib);
@@ -457,7 +524,7 @@ static void compute_fall(const struct diff_input *a, const struct diff_input *b,
 		fall_add(w, l.buf, rest);
 		strbuf_release(&l);
 	}
-	fall_add(w, "other GPU work (copies, overlap)", (gb - ib - kb) - (ga - ia - ka));
+	fall_add(w, DIFF_OTHER_WORK, (gb - ib - kb) - (ga - ia - ka));
 	fall_add(w, "GPU idle", ib - ia);
 	free(c);
 }

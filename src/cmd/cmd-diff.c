@@ -205,11 +205,23 @@ static void print_summary(const struct diff *d)
 		else
 			printf("  (no interval)\n");
 	}
-	for (size_t i = 0; i < d->nr_kernels && i < 3; i++)
-		if (d->kernels[i].delta_ns != 0)
-			printf("kernel %+.3f ms  %s (%s)\n", d->kernels[i].delta_ns / 1e6,
-			       d->kernels[i].name_b ? d->kernels[i].name_b : d->kernels[i].name_a,
-			       diff_match_name(d->kernels[i].match));
+	/* the top movers by their exposed time inside the stages; what ran
+	 * outside every stage on a line of its own */
+	for (size_t i = 0; i < d->nr_kernels && i < 3; i++) {
+		const struct diff_kernel *k = &d->kernels[i];
+
+		if (k->delta_ns == 0)
+			continue;
+		printf("kernel %+.3f ms  %s (%s", k->delta_ns / 1e6,
+		       k->name_b ? k->name_b : k->name_a, diff_match_name(k->match));
+		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b))
+			printf("; A: %s", k->name_a);
+		printf(")\n");
+	}
+	if (d->out_ns_a != 0 || d->out_ns_b != 0)
+		printf("outside stages: kernels %+.3f ms (%.3f -> %.3f ms; warm-up, graph capture, "
+		       "any launch in no stage)\n",
+		       (d->out_ns_b - d->out_ns_a) / 1e6, d->out_ns_a / 1e6, d->out_ns_b / 1e6);
 	if (d->gate_text)
 		printf("%s\n", d->gate_text);
 }
@@ -288,7 +300,7 @@ const struct cmd_entry cmd_diff_entry = {
 		   "waterfall per stage whose terms sum to the stage's change; operators,\n"
 		   "counters of the top movers and ranks. With -o DIR writes diff.md, diff.json\n"
 		   "and diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot\n"
-		   "write, 8 --fail-above exceeded on --metric with significance.",
+		   "write, 9 --fail-above exceeded on --metric with significance.",
     .opts = opts,
     .exec = cmd_diff_exec,
 };

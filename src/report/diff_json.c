@@ -39,6 +39,16 @@ static void set(json_t *o, const char *k, json_t *v)
 	json_object_set_new(o, k, v ? v : json_null());
 }
 
+/* o[STAGE_KEY] = v, as "decode_exposed_ms_a" */
+static void set_stage(json_t *o, const char *stage, const char *key, json_t *v)
+{
+	struct strbuf k = STRBUF_INIT;
+
+	strbuf_addf(&k, "%s_%s", stage, key);
+	set(o, k.buf, v);
+	strbuf_release(&k);
+}
+
 static json_t *side_json(const struct diff_side_info *s)
 {
 	json_t *o = json_object();
@@ -113,10 +123,20 @@ static json_t *kernels_json(const struct diff *d)
 		set(o, "ms_a", jms(k->ns_a));
 		set(o, "ms_b", jms(k->ns_b));
 		set(o, "delta_ms", jms(k->delta_ns));
-		set(o, "prefill_ms_a", jms(k->stage_ns_a[REPORT_ROLE_PREFILL]));
-		set(o, "prefill_ms_b", jms(k->stage_ns_b[REPORT_ROLE_PREFILL]));
-		set(o, "decode_ms_a", jms(k->stage_ns_a[REPORT_ROLE_DECODE]));
-		set(o, "decode_ms_b", jms(k->stage_ns_b[REPORT_ROLE_DECODE]));
+		for (int r = 0; r < REPORT_ROLE_OTHER; r++) {
+			const char *st = report_role_name((enum report_role)r);
+
+			set_stage(o, st, "calls_a", json_real(k->stage_calls_a[r]));
+			set_stage(o, st, "calls_b", json_real(k->stage_calls_b[r]));
+			set_stage(o, st, "ms_a", jms(k->stage_ns_a[r]));
+			set_stage(o, st, "ms_b", jms(k->stage_ns_b[r]));
+			set_stage(o, st, "exposed_ms_a", jms(k->exp_ns_a[r]));
+			set_stage(o, st, "exposed_ms_b", jms(k->exp_ns_b[r]));
+		}
+		set(o, "outside_calls_a", json_real(k->out_calls_a));
+		set(o, "outside_calls_b", json_real(k->out_calls_b));
+		set(o, "outside_ms_a", jms(k->out_ns_a));
+		set(o, "outside_ms_b", jms(k->out_ns_b));
 		set(o, "counters_a", counters_json(&k->ca));
 		set(o, "counters_b", counters_json(&k->cb));
 		json_array_append_new(a, o);
@@ -224,6 +244,9 @@ int diff_render_json(const struct diff *d, struct strbuf *out, struct strbuf *er
 	set(root, "kernel_counts",
 	    json_pack("{s:I,s:I,s:I}", "new", (json_int_t)d->nr_new, "gone", (json_int_t)d->nr_gone,
 		      "other_variant", (json_int_t)d->nr_changed));
+	set(root, "kernels_outside",
+	    json_pack("{s:f,s:f,s:f,s:f}", "calls_a", d->out_calls_a, "calls_b", d->out_calls_b,
+		      "ms_a", d->out_ns_a / 1e6, "ms_b", d->out_ns_b / 1e6));
 	set(root, "operators", ops_json(d));
 	set(root, "ranks", ranks_json(d));
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(15));

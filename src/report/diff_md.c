@@ -73,16 +73,36 @@ static void md_ms(struct strbuf *o, double ns, int sign)
 	strbuf_addf(o, sign ? "%+.3f" : "%.3f", ns / 1e6);
 }
 
+static double roles_sum(const double *v)
+{
+	double t = 0;
+
+	for (int s = 0; s < REPORT_ROLE_OTHER; s++)
+		t += v[s];
+	return t;
+}
+
 static void md_kernels(const struct diff *d, struct strbuf *o)
 {
 	size_t n = d->nr_kernels < TOP_KERNELS ? d->nr_kernels : TOP_KERNELS;
 
 	strbuf_addf(o,
 		    "## Kernels\n\n%zu rows: %zu new, %zu gone, %zu matched to another variant "
-		    "(family or operator). Per run, by |change| (top %zu).\n\n"
-		    "| kernel (B, else A) | matched by | calls A | calls B | ms A | ms B | change "
-		    "(ms) |\n|---|---|---:|---:|---:|---:|---:|\n",
+		    "(family or operator). Per run, inside the stages (prefill, decode): calls, "
+		    "kernel time and exposed time (what no earlier kernel covers: the waterfalls' "
+		    "terms); rows by |change| of the exposed time (top %zu). Outside every stage "
+		    "(warm-up, CUDA-graph capture; in no stage's change): ",
 		    d->nr_kernels, d->nr_new, d->nr_gone, d->nr_changed, n);
+	strbuf_addf(o, "%.1f -> %.1f calls, ", d->out_calls_a, d->out_calls_b);
+	md_ms(o, d->out_ns_a, 0);
+	strbuf_addstr(o, " -> ");
+	md_ms(o, d->out_ns_b, 0);
+	strbuf_addstr(o, " ms (");
+	md_ms(o, d->out_ns_b - d->out_ns_a, 1);
+	strbuf_addstr(o, " ms).\n\n"
+			 "| kernel (B, else A) | matched by | calls A | calls B | ms A | ms B | "
+			 "exposed ms A | exposed ms B | change (ms) | outside stages ms A | B "
+			 "|\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_kernel *k = &d->kernels[i];
 
@@ -95,13 +115,21 @@ static void md_kernels(const struct diff *d, struct strbuf *o)
 		}
 		if (k->kernels_a > 1 || k->kernels_b > 1)
 			strbuf_addf(o, " (%zu / %zu kernels)", k->kernels_a, k->kernels_b);
-		strbuf_addf(o, " | %s | %.1f | %.1f | ", diff_match_name(k->match), k->calls_a,
-			    k->calls_b);
-		md_ms(o, k->ns_a, 0);
+		strbuf_addf(o, " | %s | %.1f | %.1f | ", diff_match_name(k->match),
+			    roles_sum(k->stage_calls_a), roles_sum(k->stage_calls_b));
+		md_ms(o, roles_sum(k->stage_ns_a), 0);
 		strbuf_addstr(o, " | ");
-		md_ms(o, k->ns_b, 0);
+		md_ms(o, roles_sum(k->stage_ns_b), 0);
+		strbuf_addstr(o, " | ");
+		md_ms(o, roles_sum(k->exp_ns_a), 0);
+		strbuf_addstr(o, " | ");
+		md_ms(o, roles_sum(k->exp_ns_b), 0);
 		strbuf_addstr(o, " | ");
 		md_ms(o, k->delta_ns, 1);
+		strbuf_addstr(o, " | ");
+		md_ms(o, k->out_ns_a, 0);
+		strbuf_addstr(o, " | ");
+		md_ms(o, k->out_ns_b, 0);
 		strbuf_addstr(o, " |\n");
 	}
 	strbuf_addch(o, '\n');

@@ -1,7 +1,9 @@
 /* test-diff.c: llmprof diff's parts on hand-built models: kernel families,
  * Welch's interval against hand-computed values, the waterfall summing
  * exactly to the stage's change, kernel matching passes, and the gate
- * (size and significance both needed). */
+ * (size and significance both needed); kernels that overlap (PDL) ranked
+ * and summed by their exposed time, and launches outside every stage kept
+ * apart. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +93,8 @@ static void make_model(struct report_model *m, size_t n, int64_t step_ns, int64_
 
 		k->calls = n;
 		k->total_ns = k->stage_ns[REPORT_ROLE_DECODE] = ns[i];
+		/* no overlap: all of it exposed */
+		k->exposed_ns = k->stage_exposed_ns[REPORT_ROLE_DECODE] = ns[i];
 		k->stage_calls[REPORT_ROLE_DECODE] = n;
 	}
 }
@@ -140,12 +144,94 @@ static void test_waterfall_and_matching(void **state)
 	report_model_release(&mb);
 }
 
+/* Overlapping kernels (programmatic dependent launch): k_norm starts early
+ * and waits for the GEMV before it, so its duration is mostly waiting. In B
+ * the GEMV is 100 us slower; k_norm's duration drops by 300 us (it waited
+ * less), its exposed time does not move. The rows rank by exposed time
+ * inside the stage, the waterfall's terms are exposed deltas (k_norm: 0)
+ * and sum exactly to the stage's change; the warm-up outside the stage is
+ * kept apart and changes no term. */
+static void test_overlap_and_outside(void **state)
+{
+	static const char *const names[] = {"k_gemv", "k_norm"};
+	const uint64_t dur_a[] = {500000, 400000}, dur_b[] = {600000, 100000};
+	const uint64_t exp_a[] = {500000, 50000}, exp_b[] = {600000, 50000};
+	const uint64_t warm_a[] = {0, 1000000}, warm_b[] = {0, 3000000};
+	struct report_model m[2];
+	const struct report_model *ra[1] = {&m[0]}, *rb[1] = {&m[1]};
+	const char *backends[1] = {"trace file"};
+	struct diff_input a = {"a", ra, backends, 1}, b = {"b", rb, backends, 1};
+	const struct diff_waterfall *w;
+	struct diff d;
+	double sum = 0;
+
+	(void)state;
+	for (int s = 0; s < 2; s++) {
+		const uint64_t *dur = s ? dur_b : dur_a, *ex = s ? exp_b : exp_a;
+		const uint64_t *warm = s ? warm_b : warm_a;
+		struct report_stage *st;
+
+		report_model_init(&m[s]);
+		st = report_model_add_stage(&m[s], "decode", REPORT_ROLE_DECODE);
+		/* busy = the exposed kernel time + 7 us (A) or 9 us (B) of copies */
+		st->busy_ms = rnum_of((double)(ex[0] + ex[1] + (s ? 9000 : 7000)) / 1e6);
+		st->idle_ms = rnum_of(s ? 0.002 : 0.001);
+		st->gpu_ms = rnum_of(st->busy_ms.v + st->idle_ms.v);
+		for (int i = 0; i < 2; i++) {
+			struct report_kernel *k = report_model_add_kernel(&m[s], names[i], NULL);
+
+			k->stage_calls[REPORT_ROLE_DECODE] = 10;
+			k->calls = 10 + (warm[i] ? 10 : 0);
+			k->stage_ns[REPORT_ROLE_DECODE] = dur[i];
+			k->total_ns = dur[i] + warm[i];
+			k->stage_exposed_ns[REPORT_ROLE_DECODE] = ex[i];
+			k->exposed_ns = ex[i] + warm[i];
+		}
+	}
+	diff_compute(&a, &b, 10, &d);
+	/* k_gemv first (+100 us exposed), though k_norm's duration moved more,
+	 * in the stage (-300 us) and outside it (+2 ms) */
+	assert_int_equal(d.nr_kernels, 2);
+	assert_string_equal(d.kernels[0].name_b, "k_gemv");
+	assert_near(d.kernels[0].delta_ns, 100000, 0);
+	assert_string_equal(d.kernels[1].name_b, "k_norm");
+	assert_near(d.kernels[1].delta_ns, 0, 0);
+	assert_near(d.kernels[1].stage_ns_b[REPORT_ROLE_DECODE] -
+			d.kernels[1].stage_ns_a[REPORT_ROLE_DECODE],
+		    -300000, 0);
+	assert_near(d.kernels[1].out_ns_a, 1000000, 0);
+	assert_near(d.kernels[1].out_ns_b, 3000000, 0);
+	assert_near(d.kernels[1].out_calls_b, 10, 0);
+	assert_near(d.out_ns_b - d.out_ns_a, 2000000, 0);
+	/* the waterfall: k_gemv +100 us, k_norm 0, copies +2 us, idle +1 us
+	 * (the old durations would have made k_norm -300 us and the copies
+	 * +302 us), and the sum is exact */
+	w = &d.falls[REPORT_ROLE_DECODE];
+	assert_true(w->available);
+	assert_int_equal(w->nr, 4);
+	assert_string_equal(w->rows[0].label, "k_gemv");
+	assert_near(w->rows[0].delta_ns, 100000, 0);
+	assert_near(w->rows[1].delta_ns, 0, 0);
+	assert_string_equal(w->rows[2].label, DIFF_OTHER_WORK);
+	assert_near(w->rows[2].delta_ns, 2000, 1e-6);
+	assert_string_equal(w->rows[3].label, "GPU idle");
+	assert_near(w->rows[3].delta_ns, 1000, 1e-6);
+	for (size_t i = 0; i < w->nr; i++)
+		sum += w->rows[i].delta_ns;
+	assert_true(sum == w->delta_ns);
+	assert_near(w->delta_ns, 103000, 1e-6);
+	diff_release(&d);
+	report_model_release(&m[0]);
+	report_model_release(&m[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_family),
 	    cmocka_unit_test(test_welch),
 	    cmocka_unit_test(test_waterfall_and_matching),
+	    cmocka_unit_test(test_overlap_and_outside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
