@@ -296,11 +296,13 @@ const struct cmd_entry cmd_diff_entry = {
 		   "or comma lists of repeated runs (A1,A2,A3). Compares TTFT, TPOT, tokens/s,\n"
 		   "GPU busy/idle and each stage's GPU time and MFU/MBU, with a 95 % interval of\n"
 		   "each change (over runs when both sides have 2+, else over the per-step decode\n"
-		   "times); kernels matched by mangled name, name, family and operator; a\n"
-		   "waterfall per stage whose terms sum to the stage's change; operators,\n"
-		   "counters of the top movers and ranks. With -o DIR writes diff.md, diff.json\n"
-		   "and diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot\n"
-		   "write, 9 --fail-above exceeded on --metric with significance.",
+		   "times); kernels matched by mangled name, name, family and operator and\n"
+		   "ranked by the change of their exposed time inside the stages (what no\n"
+		   "earlier kernel covers), launches outside every stage apart; a waterfall\n"
+		   "per stage whose terms sum to the stage's change; operators, counters of\n"
+		   "the top movers and ranks. With -o DIR writes diff.md, diff.json and\n"
+		   "diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot write,\n"
+		   "9 --fail-above exceeded on --metric with significance.",
     .opts = opts,
     .exec = cmd_diff_exec,
 };
