@@ -90,6 +90,20 @@ static void status_quote(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "\n\n");
 }
 
+/* The CPU path, said in every report (the built-in workload ran without a
+ * GPU on purpose): no kernels is then expected, not a failure. */
+static void device_quote(const struct report_model *m, struct strbuf *out)
+{
+	const char *dev = report_device_label(m->env.device);
+
+	if (!dev)
+		return;
+	strbuf_addf(out,
+		    "> Ran on the %s on purpose: there are no GPU kernels; times are CPU "
+		    "times.\n\n",
+		    dev);
+}
+
 static const struct report_step *step_named(const struct report_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->run.nr_steps; i++)
@@ -345,6 +359,7 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 	}
 	strbuf_addstr(out, "# Kernels\n\n");
 	status_quote(m, out);
+	device_quote(m, out);
 	if (!m->nr_kernels) {
 		strbuf_addstr(out, "No kernels were captured.\n");
 		return;
@@ -384,6 +399,7 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 
 	strbuf_addstr(out, "# Operators\n\n");
 	status_quote(m, out);
+	device_quote(m, out);
 	if (!m->nr_ops) {
 		strbuf_addstr(out, "No operator ranges were captured (no NVTX range matched "
 				   "stages.operator_pattern inside a stage).\n");
