@@ -11,7 +11,7 @@
 # Then deep mode (ncu on) on CUDA-graph programs: graph_decode.py and the
 # built-in llama-3.2-1b with infer.cuda_graph=true: kernels that run only
 # inside graph replays selected, measured by ncu and joined.
-# Usage: scripts/gpu/validate-ranks-1gpu.sh STAGE OUT   (STAGE absolute)
+# Usage: [SKIP_DEEP=1] scripts/gpu/validate-ranks-1gpu.sh STAGE OUT   (STAGE absolute)
 set -u
 stage=${1:?usage: validate-ranks-1gpu.sh STAGE OUT} out=${2:?}
 B=$stage/build
@@ -75,6 +75,8 @@ for be in builtin nsys; do
 		torchrun --standalone --nproc-per-node 1 "$ex/multi_rank.py" "${heavy[@]}"
 	check "nccl-$be"
 done
+[ "${SKIP_DEEP:-0}" = 1 ] && { tar czf "$out/ranks.tgz" -C "$w" --exclude='trace/log' \
+	--exclude='*.sqlite' --exclude='*.nsys-rep' spawn-builtin spawn-nsys nccl-builtin nccl-nsys; rm -rf "$w"; exit 0; }
 prof graph-deep pipeline.trace.backend=builtin -- python3 "$ex/graph_decode.py" --steps 8
 prof llm-graph-deep pipeline.trace.backend=builtin model=llama-3.2-1b infer.prompt_len=128 \
 	infer.max_new_tokens=32 infer.cuda_graph=true
