@@ -407,8 +407,9 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 	}
 	strbuf_addf(out,
 		    "%zu operator ranges (NVTX ranges inside the stages), sorted by GPU time. "
-		    "GPU time is the time of the kernels each range launched; share of stage "
-		    "divides it by the stage's GPU span.\n\n",
+		    "GPU time is the time of the kernels each range launched itself; GPU incl. "
+		    "nested adds the kernels of the operator ranges inside it (a layer around "
+		    "attn and mlp); share of stage divides GPU time by the stage's GPU span.\n\n",
 		    m->nr_ops);
 	rtable_operators(m, &t, 0);
 	md_table(&t, out);
@@ -715,6 +716,13 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	if (m->nr_stages) {
 		strbuf_addstr(out, "\n## Stages\n\n");
 		rtable_summary_stages(m, &t);
+		md_table(&t, out);
+	}
+	if (m->nr_ops && m->ops[0].gpu_ms.available) {
+		/* the operators behind the stage times, also those of CUDA-graph
+		 * replays (their ranges ran only at capture) */
+		strbuf_addstr(out, "\n## Top operators\n\n");
+		rtable_operators(m, &t, REPORT_SUMMARY_OPS);
 		md_table(&t, out);
 	}
 	md_ranks_section(m, out, 0);

@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$tmp" || exit 1
 ops() { # the attn and mlp rows without the CPU column
-	grep -E '^\| (attn|mlp) \|' "$1/operators.md" | awk -F'|' '{print $2 $3 $4 $5 $6 $8}'
+	grep -E '^\| (attn|mlp) \|' "$1/operators.md" | awk -F'|' '{print $2 $3 $4 $5 $6 $7 $9}'
 }
 for m in graph eager; do
 	mkdir -p "$m"
@@ -26,7 +26,7 @@ for m in graph eager; do
 	"$LLMPROF" report --trace "$m.sqlite" -o "r-$m" >/dev/null 2>err || fail "report $m: $(cat err)"
 done
 [ "$(ops r-eager | wc -l)" -eq 2 ] || fail "eager operators: $(cat r-eager/operators.md)"
-ops r-eager | grep -q "mlp  decode  4  0.012  0.003  75.0%" || fail "eager mlp row: $(ops r-eager)"
+ops r-eager | grep -q "mlp  decode  4  0.012  0.003  0.012  75.0%" || fail "eager mlp row: $(ops r-eager)"
 [ "$(ops r-graph)" = "$(ops r-eager)" ] ||
 	fail "graph and eager operators differ: graph $(ops r-graph) / eager $(ops r-eager)"
 # the same trace without the graph-node table: the replays have no operator
@@ -71,7 +71,16 @@ for n in ("attn", "mlp"):
     d = abs(e[n]["share_of_stage"] - g[n]["share_of_stage"])
     assert d <= 0.05, (n, e[n]["share_of_stage"], g[n]["share_of_stage"])
     assert g[n].get("cpu_ms") is None, ("replays have no CPU time", g[n])
+# the layers hold no kernel of their own: their time is the nested operators'
+for i in range(8):
+    n = "layer%d" % i
+    assert e[n]["gpu_ms"] is None and g[n]["gpu_ms"] is None, (n, e[n], g[n])
+    ie, ig = e[n]["gpu_incl_ms"], g[n]["gpu_incl_ms"]
+    assert ie and ig and abs(ie - ig) <= 0.1 * ie, (n, ie, ig)
 PY
+# kernels.md names the operator of the replayed decode GEMMs
+grep -qE '^\| 1 \| `nvjet_sm90_tst_64x8_64x16_4x1_v_bz_NNT` \|.*\| attn \(\+1\) \|$' rh-graph/kernels.md ||
+	fail "h100 graph kernels.md: $(sed -n 9p rh-graph/kernels.md)"
 # two kernels per step were captured outside layer ranges (the step's own
 # tail), the same two the eager steps launch outside them: 16 of 720
 grep -q "graph-kernels-no-operator\`: 16 of 720 kernels replayed" rh-graph/report.md ||
