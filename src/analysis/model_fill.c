@@ -170,6 +170,62 @@ static void fill_gpu_aggregates(struct report_model *m, const struct trace *t,
 	m->agg.gpu_busy_ms = ms_of(busy);
 }
 
+struct kop {
+	int32_t name, op;
+	int64_t ns;
+};
+
+static int cmp_kop(const void *a, const void *b)
+{
+	const struct kop *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+/* Per kernel name (strs id): the operator that launched most of its GPU
+ * time (op[], -1 none) and how many operators launched it (nops[]). A GEMM
+ * kernel serves attn.qkv and mlp.down alike; its first launch may be a
+ * warm-up's. */
+static void kernel_main_ops(const struct trace *t, const struct timeline *tl, int32_t *op,
+			    size_t *nops)
+{
+	struct kop *v;
+	size_t nv = 0;
+
+	if (!tl->kernel_op)
+		return;
+	v = xmalloc(st_mult(t->nkernels + 1, sizeof(*v)));
+	for (size_t i = 0; i < t->nkernels; i++) {
+		const struct trace_kernel *k = &t->kernels[i];
+
+		if (k->name < 0 || (size_t)k->name >= t->strs.nr || tl->kernel_op[i] < 0)
+			continue;
+		v[nv].name = k->name;
+		v[nv].op = tl->kernel_op[i];
+		v[nv++].ns = k->end > k->start ? k->end - k->start : 0;
+	}
+	qsort(v, nv, sizeof(*v), cmp_kop);
+	for (size_t lo = 0, hi; lo < nv; lo = hi) {
+		int64_t best = -1, sum = 0;
+
+		for (hi = lo; hi < nv && v[hi].name == v[lo].name; hi++) {
+			sum = i64_sat_add(sum, v[hi].ns);
+			if (hi + 1 == nv || v[hi + 1].name != v[hi].name ||
+			    v[hi + 1].op != v[hi].op) {
+				nops[v[hi].name]++;
+				if (sum > best) {
+					best = sum;
+					op[v[hi].name] = v[hi].op;
+				}
+				sum = 0;
+			}
+		}
+	}
+	free(v);
+}
+
 static void fill_kernels(struct report_model *m, const struct trace *t, const struct timeline *tl)
 {
 	size_t n = t->strs.nr;
@@ -185,6 +241,7 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	int64_t *exposed = xmalloc(st_mult(t->nkernels + 1, sizeof(*exposed)));
 	int32_t *mangled = xmalloc((n + 1) * sizeof(*mangled));
 	int32_t *op = xmalloc((n + 1) * sizeof(*op));
+	size_t *nops = xcalloc(n + 1, sizeof(*nops));
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 
 	for (size_t i = 0; i <= n; i++)
@@ -221,9 +278,8 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			dev[k->name] = k->device;
 		if (mangled[k->name] < 0)
 			mangled[k->name] = k->mangled;
-		if (op[k->name] < 0 && tl->kernel_op)
-			op[k->name] = tl->kernel_op[i];
 	}
+	kernel_main_ops(t, tl, op, nops);
 	for (size_t i = 0; i < t->nmemops; i++) {
 		if (t->memops[i].start < t0)
 			t0 = t->memops[i].start;
@@ -250,6 +306,7 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 			k->stage_exposed_ns[REPORT_ROLE_DECODE] = dec_exp[ks->name];
 			report_set_str(&k->mangled, strtab_str(&t->strs, mangled[ks->name]));
 			report_set_str(&k->op, strtab_str(&t->strs, op[ks->name]));
+			k->nr_ops = nops[ks->name];
 		}
 		if (ok && dev[ks->name] >= 0) {
 			char b[32];
@@ -259,6 +316,7 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	}
 	free(mask);
 	free(dev);
+	free(nops);
 	free(pre_calls);
 	free(dec_calls);
 	free(pre_ns);
@@ -284,6 +342,8 @@ static void fill_operators(struct report_model *m, const struct trace *t, const 
 		if (o->replays < o->calls)
 			r->cpu_ms = ms_of(o->cpu_ns);
 		/* no kernels: its GPU time is unknown, not 0 */
+		if (o->kernels || o->gpu_incl_ns > 0)
+			r->gpu_incl_ms = ms_of(o->gpu_incl_ns);
 		if (o->kernels) {
 			r->gpu_ms = ms_of(o->gpu_ns);
 			if (o->stage >= 0)

@@ -588,7 +588,7 @@ static int kernel_slot(const struct timeline *tl, size_t k)
 /* Adds the replayed graph kernels of capture range r, slot s, to the
  * operator of the same name, domain and stage (a new one when none). */
 static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *alloc, int32_t r,
-			 int slot, int64_t ns, size_t nk, size_t replays)
+			 int slot, int64_t ns, int64_t incl_ns, size_t nk, size_t replays)
 {
 	static const int stage_of[3] = {STAGE_PREFILL, STAGE_DECODE, -1};
 	const struct trace_range *rg = &t->ranges[r];
@@ -610,6 +610,7 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 	o->calls += replays;
 	o->replays += replays;
 	o->gpu_ns = i64_sat_add(o->gpu_ns, ns);
+	o->gpu_incl_ns = i64_sat_add(o->gpu_incl_ns, incl_ns);
 	o->kernels += nk;
 }
 
@@ -618,11 +619,13 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 {
 	uint8_t *is_op = xcalloc(t->nranges + 1, 1);
 	int64_t *op_ns = xcalloc(t->nranges + 1, sizeof(*op_ns));
+	int64_t *incl_ns = xcalloc(t->nranges + 1, sizeof(*incl_ns));
 	size_t *op_k = xcalloc(t->nranges + 1, sizeof(*op_k));
 	struct opinst *inst = xmalloc(st_mult(t->nranges + 1, sizeof(*inst)));
 	/* graph replays, per capture range and stage slot (kernel_slot) */
 	int32_t *cap = graphops_capture_ranges(p, t);
 	int64_t *g_ns = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_ns)) : NULL;
+	int64_t *g_incl = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_incl)) : NULL;
 	size_t *g_k = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_k)) : NULL;
 	/* replays per bucket: a graph launch's kernels share its correlation
 	 * id, so a new id in a bucket is one more replay of it */
@@ -673,6 +676,7 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 				at = (size_t)a * 3 + (size_t)slot;
 				if (!is_op[a])
 					continue;
+				g_incl[at] = i64_sat_add(g_incl[at], d);
 				if (!g_calls[at] || g_corr[at] != t->kernels[k].corr)
 					g_calls[at]++;
 				g_corr[at] = t->kernels[k].corr;
@@ -681,12 +685,15 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		}
 		op_ns[r] = i64_sat_add(op_ns[r], d);
 		op_k[r]++;
+		for (int32_t a = r; a >= 0; a = p->parent[a])
+			if (is_op[a])
+				incl_ns[a] = i64_sat_add(incl_ns[a], d);
 	}
 	for (size_t r = 0; r < t->nranges; r++) {
 		if (!is_op[r])
 			continue;
 		/* a range seen only at capture stands for its replays below */
-		if (g_calls && !op_k[r] &&
+		if (g_calls && !incl_ns[r] &&
 		    (g_calls[r * 3] || g_calls[r * 3 + 1] || g_calls[r * 3 + 2]))
 			continue;
 		inst[ninst].text = t->ranges[r].text;
@@ -712,6 +719,7 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 			const struct trace_range *rg = &t->ranges[inst[i].range];
 
 			o->gpu_ns = i64_sat_add(o->gpu_ns, op_ns[inst[i].range]);
+			o->gpu_incl_ns = i64_sat_add(o->gpu_incl_ns, incl_ns[inst[i].range]);
 			o->kernels += op_k[inst[i].range];
 			o->cpu_ns =
 			    i64_sat_add(o->cpu_ns, i64_sat_sub(trace_range_end(t, rg), rg->start));
@@ -723,7 +731,7 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 
 			if (g_calls[at])
 				add_graph_op(tl, t, &alloc, (int32_t)r, (int)slot, g_ns[at],
-					     g_k[at], g_calls[at]);
+					     g_incl[at], g_k[at], g_calls[at]);
 		}
 	for (size_t i = 0; i < tl->nops; i++) {
 		struct operator_stat *o = &tl->ops[i];
@@ -735,10 +743,12 @@ static void build_operators(struct timeline *tl, const struct trace *t, const st
 		qsort(tl->ops, tl->nops, sizeof(*tl->ops), cmp_opstat);
 	free(is_op);
 	free(op_ns);
+	free(incl_ns);
 	free(op_k);
 	free(inst);
 	free(cap);
 	free(g_ns);
+	free(g_incl);
 	free(g_k);
 	free(g_calls);
 	free(g_corr);

@@ -78,9 +78,10 @@ struct operator_stat {
 	size_t calls;	/* range instances */
 	size_t replays; /* of calls, CUDA-graph replays: ranges never pushed */
 	size_t kernels;
-	int64_t gpu_ns;	    /* kernels whose innermost operator is this one */
-	int64_t cpu_ns;	    /* the ranges' own durations, summed */
-	double stage_share; /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
+	int64_t gpu_ns;	     /* kernels whose innermost operator is this one */
+	int64_t gpu_incl_ns; /* kernels inside it, nested operators' included */
+	int64_t cpu_ns;	     /* the ranges' own durations, summed */
+	double stage_share;  /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
 };
 
 struct kernel_stat {

@@ -254,7 +254,8 @@ struct report_kernel {
 	uint64_t stage_exposed_ns[REPORT_ROLE_OTHER];
 	struct rnum pct_gpu; /* share of all kernel time; derived when unset */
 	char *mangled;	     /* the mangled name of its first launch; NULL = the trace has none */
-	char *op;	     /* innermost operator range of its first launch; NULL = none */
+	char *op;	     /* the operator that launched most of its GPU time; NULL = none */
+	size_t nr_ops;	     /* operators that launched it (0 = none) */
 	int selected;	     /* chosen for counters */
 	struct report_counters c;
 	/* an Nsight Compute export alone (struct report_ncu_export): kernels
@@ -270,7 +271,8 @@ struct report_operator {
 	char *stage; /* enclosing stage, or NULL */
 	uint64_t calls;
 	struct rnum cpu_ms;
-	struct rnum gpu_ms;
+	struct rnum gpu_ms;	    /* kernels it launched itself (innermost operator) */
+	struct rnum gpu_incl_ms;    /* with the kernels of operators nested in it */
 	struct rnum share_of_stage; /* gpu_ms / stage gpu_ms, 0..1; derived when unset */
 };
 

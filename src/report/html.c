@@ -148,7 +148,9 @@ static void html_table(struct rtable *t, struct strbuf *out)
 }
 
 /* The kernels: rank and short name in the first (sticky) column, the full
- * name as its title; the other columns as rtable_kernels_full has them. */
+ * name as its title and the operator under it; the other columns as
+ * rtable_kernels_full has them, but its last (Operator), so the table keeps
+ * fitting a 1366 px screen. */
 static void kernels_table_html(const struct report_model *m, struct strbuf *out)
 {
 	struct rtable t;
@@ -158,8 +160,8 @@ static void kernels_table_html(const struct report_model *m, struct strbuf *out)
 	rtable_kernels_full(m, &t);
 	rows = t.nr_cells / t.ncols;
 	strbuf_addstr(out, "<div class=\"tablewrap\"><table class=\"data sortable kernels\">\n"
-			   "<thead><tr><th>Kernel</th>");
-	for (size_t c = 2; c < t.ncols; c++) {
+			   "<thead><tr><th>Kernel (operator)</th>");
+	for (size_t c = 2; c + 1 < t.ncols; c++) {
 		strbuf_addf(out, "<th%s>", t.align[c] == 'r' ? " class=\"num\"" : "");
 		xml_text(out, t.cells[c]);
 		strbuf_addstr(out, "</th>");
@@ -174,8 +176,14 @@ static void kernels_table_html(const struct report_model *m, struct strbuf *out)
 		xml_text(out, k->full_name ? k->full_name : k->short_name);
 		strbuf_addf(out, "\"><span class=\"rk\">%zu</span> <code>", r);
 		xml_text(out, b.buf);
-		strbuf_addstr(out, "</code></td>");
-		for (size_t c = 2; c < t.ncols; c++) {
+		strbuf_addstr(out, "</code>");
+		if (k->op) {
+			strbuf_addstr(out, "<br><small>");
+			xml_text(out, t.cells[r * t.ncols + t.ncols - 1]);
+			strbuf_addstr(out, "</small>");
+		}
+		strbuf_addstr(out, "</td>");
+		for (size_t c = 2; c + 1 < t.ncols; c++) {
 			strbuf_addf(out, "<td%s>", t.align[c] == 'r' ? " class=\"num\"" : "");
 			xml_text(out, t.cells[r * t.ncols + c]);
 			strbuf_addstr(out, "</td>");

@@ -200,6 +200,8 @@ static json_t *kernel_json(const struct report_kernel *k)
 	set(o, "mean_ns",
 	    k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());
 	set(o, "pct_gpu_time", jnum(k->pct_gpu));
+	set(o, "operator", jstr_checked(k->op));
+	set(o, "operators", json_integer((json_int_t)k->nr_ops));
 	set(o, "selected", json_boolean(k->selected));
 	if (!k->c.profiled) {
 		set(o, "counters", json_null());
@@ -524,6 +526,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 		set(o, "stage", jstr_checked(op->stage));
 		set(o, "calls", json_integer((json_int_t)op->calls));
 		set(o, "gpu_ms", jnum(op->gpu_ms));
+		set(o, "gpu_incl_ms", jnum(op->gpu_incl_ms));
 		set(o, "cpu_ms", jnum(op->cpu_ms));
 		set(o, "share_of_stage", jnum(op->share_of_stage));
 		json_array_append_new(a, o);

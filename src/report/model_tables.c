@@ -427,13 +427,27 @@ static void kernel_mean(struct strbuf *sb, const struct report_kernel *k)
 		strbuf_addstr(sb, FMT_NA);
 }
 
+/* The operator that launched most of the kernel's time, and how many
+ * others launched it too: "attn.qkv (+2)"; "(none)" outside operators. */
+static void kernel_operator(struct strbuf *sb, const struct report_kernel *k)
+{
+	strbuf_reset(sb);
+	if (!k->op) {
+		strbuf_addstr(sb, "(none)");
+		return;
+	}
+	strbuf_addstr(sb, k->op);
+	if (k->nr_ops > 1)
+		strbuf_addf(sb, " (+%zu)", k->nr_ops - 1);
+}
+
 void rtable_kernels_full(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "rllrrrrlrrrrrl", 1u << 1, "#", "Kernel", "Device", "Calls", "Total (ms)",
+	rtable_init(t, "rllrrrrlrrrrrll", 1u << 1, "#", "Kernel", "Device", "Calls", "Total (ms)",
 		    "Mean (ms)", "% GPU time", "Stage", "Compute SOL %", "Memory SOL %",
-		    "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", NULL);
+		    "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", "Operator", NULL);
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		const struct report_kernel *k = &m->kernels[i];
 
@@ -459,6 +473,8 @@ void rtable_kernels_full(const struct report_model *m, struct rtable *t)
 		fmt_fixed(&sb, k->c.ai, 2);
 		rtable_cell_sb(t, &sb);
 		rtable_cell(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
+		kernel_operator(&sb, k);
+		rtable_cell_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
@@ -493,8 +509,8 @@ void rtable_operators(const struct report_model *m, struct rtable *t, size_t top
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = top && top < m->nr_ops ? top : m->nr_ops;
 
-	rtable_init(t, "llrrrrr", 0, "Operator", "Stage", "Calls", "GPU (ms)", "Mean GPU (ms)",
-		    "CPU (ms)", "Share of stage", NULL);
+	rtable_init(t, "llrrrrrr", 0, "Operator", "Stage", "Calls", "GPU (ms)", "Mean GPU (ms)",
+		    "GPU incl. nested (ms)", "CPU (ms)", "Share of stage", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_operator *o = &m->ops[i];
 
@@ -507,6 +523,8 @@ void rtable_operators(const struct report_model *m, struct rtable *t, size_t top
 			fmt_ms(&sb, rnum_of(o->gpu_ms.v / (double)o->calls));
 		else
 			strbuf_addstr(&sb, FMT_NA);
+		rtable_cell_sb(t, &sb);
+		fmt_ms(&sb, o->gpu_incl_ms);
 		rtable_cell_sb(t, &sb);
 		fmt_ms(&sb, o->cpu_ms);
 		rtable_cell_sb(t, &sb);

@@ -90,6 +90,20 @@ static void status_quote(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "\n\n");
 }
 
+/* The CPU path, said in every report (the built-in workload ran without a
+ * GPU on purpose): no kernels is then expected, not a failure. */
+static void device_quote(const struct report_model *m, struct strbuf *out)
+{
+	const char *dev = report_device_label(m->env.device);
+
+	if (!dev)
+		return;
+	strbuf_addf(out,
+		    "> Ran on the %s on purpose: there are no GPU kernels; times are CPU "
+		    "times.\n\n",
+		    dev);
+}
+
 static const struct report_step *step_named(const struct report_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->run.nr_steps; i++)
@@ -345,6 +359,7 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 	}
 	strbuf_addstr(out, "# Kernels\n\n");
 	status_quote(m, out);
+	device_quote(m, out);
 	if (!m->nr_kernels) {
 		strbuf_addstr(out, "No kernels were captured.\n");
 		return;
@@ -384,6 +399,7 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 
 	strbuf_addstr(out, "# Operators\n\n");
 	status_quote(m, out);
+	device_quote(m, out);
 	if (!m->nr_ops) {
 		strbuf_addstr(out, "No operator ranges were captured (no NVTX range matched "
 				   "stages.operator_pattern inside a stage).\n");
@@ -391,8 +407,9 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 	}
 	strbuf_addf(out,
 		    "%zu operator ranges (NVTX ranges inside the stages), sorted by GPU time. "
-		    "GPU time is the time of the kernels each range launched; share of stage "
-		    "divides it by the stage's GPU span.\n\n",
+		    "GPU time is the time of the kernels each range launched itself; GPU incl. "
+		    "nested adds the kernels of the operator ranges inside it (a layer around "
+		    "attn and mlp); share of stage divides GPU time by the stage's GPU span.\n\n",
 		    m->nr_ops);
 	rtable_operators(m, &t, 0);
 	md_table(&t, out);
@@ -699,6 +716,13 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	if (m->nr_stages) {
 		strbuf_addstr(out, "\n## Stages\n\n");
 		rtable_summary_stages(m, &t);
+		md_table(&t, out);
+	}
+	if (m->nr_ops && m->ops[0].gpu_ms.available) {
+		/* the operators behind the stage times, also those of CUDA-graph
+		 * replays (their ranges ran only at capture) */
+		strbuf_addstr(out, "\n## Top operators\n\n");
+		rtable_operators(m, &t, REPORT_SUMMARY_OPS);
 		md_table(&t, out);
 	}
 	md_ranks_section(m, out, 0);

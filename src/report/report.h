@@ -15,6 +15,8 @@
 #define REPORT_SUMMARY_TOP 10
 /* findings the stakeholder summary opens with */
 #define REPORT_SUMMARY_FINDINGS 3
+/* Operators in the stakeholder summary (the rest: operators.md). */
+#define REPORT_SUMMARY_OPS 5
 #define REPORT_CHART_TOP 15
 #define REPORT_CHART_WIDTH 1100
 

@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$tmp" || exit 1
 ops() { # the attn and mlp rows without the CPU column
-	grep -E '^\| (attn|mlp) \|' "$1/operators.md" | awk -F'|' '{print $2 $3 $4 $5 $6 $8}'
+	grep -E '^\| (attn|mlp) \|' "$1/operators.md" | awk -F'|' '{print $2 $3 $4 $5 $6 $7 $9}'
 }
 for m in graph eager; do
 	mkdir -p "$m"
@@ -26,7 +26,7 @@ for m in graph eager; do
 	"$LLMPROF" report --trace "$m.sqlite" -o "r-$m" >/dev/null 2>err || fail "report $m: $(cat err)"
 done
 [ "$(ops r-eager | wc -l)" -eq 2 ] || fail "eager operators: $(cat r-eager/operators.md)"
-ops r-eager | grep -q "mlp  decode  4  0.012  0.003  75.0%" || fail "eager mlp row: $(ops r-eager)"
+ops r-eager | grep -q "mlp  decode  4  0.012  0.003  0.012  75.0%" || fail "eager mlp row: $(ops r-eager)"
 [ "$(ops r-graph)" = "$(ops r-eager)" ] ||
 	fail "graph and eager operators differ: graph $(ops r-graph) / eager $(ops r-eager)"
 # the same trace without the graph-node table: the replays have no operator
@@ -43,4 +43,46 @@ PY
 grep -q "graph-kernels-no-operator\`: 8 kernels were replayed from CUDA graphs and have no operator" \
 	r-nodes/report.md || fail "no graph-kernels-no-operator finding: $(grep -n info r-nodes/report.md)"
 grep -q "graph-kernels-no-operator" r-graph/report.md && fail "finding on the graph run with its table"
+
+# The same on real traces: examples/graph_decode.py --steps 8 (8 layers of
+# attn and mlp, decode step captured with torch.cuda.graph) and --eager, under
+# the builtin tracer on an H100 (tests/data/tracer/README.md). CUPTI reports
+# each instantiated node both made and cloned; the operators of the 8
+# replays must be the eager run's: the same calls, shares within 5 points.
+h100=${LLMPROF_SOURCE_DIR:?}/tests/data/tracer/graph-decode-h100
+for m in graph eager; do
+	mkdir -p "h100-$m"
+	xz -dc "$h100/$m.bin.xz" >"h100-$m/trace-1.bin" || fail "unpack $m"
+	"$tool" convert "h100-$m" "h100-$m.sqlite" >/dev/null || fail "convert h100 $m"
+	"$LLMPROF" report --trace "h100-$m.sqlite" -o "rh-$m" >/dev/null 2>err ||
+		fail "report h100 $m: $(cat err)"
+done
+python3 - rh-eager/metrics.json rh-graph/metrics.json <<'PY' || fail "h100 graph vs eager operators"
+import json, sys
+def ops(p):
+    return {o["name"]: o for o in json.load(open(p))["operators"] if o.get("stage") == "decode"}
+e, g = ops(sys.argv[1]), ops(sys.argv[2])
+want = {"attn", "mlp"} | {"layer%d" % i for i in range(8)}
+assert want <= set(e) and want <= set(g), (sorted(e), sorted(g))
+for n in sorted(want):
+    assert e[n]["calls"] == g[n]["calls"], (n, e[n]["calls"], g[n]["calls"])
+for n in ("attn", "mlp"):
+    assert g[n]["calls"] == 64, (n, g[n]["calls"])
+    d = abs(e[n]["share_of_stage"] - g[n]["share_of_stage"])
+    assert d <= 0.05, (n, e[n]["share_of_stage"], g[n]["share_of_stage"])
+    assert g[n].get("cpu_ms") is None, ("replays have no CPU time", g[n])
+# the layers hold no kernel of their own: their time is the nested operators'
+for i in range(8):
+    n = "layer%d" % i
+    assert e[n]["gpu_ms"] is None and g[n]["gpu_ms"] is None, (n, e[n], g[n])
+    ie, ig = e[n]["gpu_incl_ms"], g[n]["gpu_incl_ms"]
+    assert ie and ig and abs(ie - ig) <= 0.1 * ie, (n, ie, ig)
+PY
+# kernels.md names the operator of the replayed decode GEMMs
+grep -qE '^\| 1 \| `nvjet_sm90_tst_64x8_64x16_4x1_v_bz_NNT` \|.*\| attn \(\+1\) \|$' rh-graph/kernels.md ||
+	fail "h100 graph kernels.md: $(sed -n 9p rh-graph/kernels.md)"
+# two kernels per step were captured outside layer ranges (the step's own
+# tail), the same two the eager steps launch outside them: 16 of 720
+grep -q "graph-kernels-no-operator\`: 16 of 720 kernels replayed" rh-graph/report.md ||
+	fail "h100 graph run: $(grep graph-kernels rh-graph/report.md)"
 echo ok

@@ -130,7 +130,8 @@ static void test_deterministic(void **state)
 
 static void test_summary_sections(void **state)
 {
-	static const char *const want[] = {"# Stakeholder Summary", "## Stages", "## Glossary"};
+	static const char *const want[] = {"# Stakeholder Summary", "## Stages", "## Top operators",
+					   "## Glossary"};
 	struct report_model m;
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;

@@ -24,7 +24,8 @@ static void frame(int fd, int i, void *pc)
 		n = snprintf(line, sizeof(line), "segv_report: #%d %p %s+0x%lx %s+0x%lx\n", i, pc,
 			     di.dli_fname, (unsigned long)((char *)pc - (char *)di.dli_fbase),
 			     di.dli_sname ? di.dli_sname : "?",
-			     di.dli_saddr ? (unsigned long)((char *)pc - (char *)di.dli_saddr) : 0ul);
+			     di.dli_saddr ? (unsigned long)((char *)pc - (char *)di.dli_saddr)
+					  : 0ul);
 	else
 		n = snprintf(line, sizeof(line), "segv_report: #%d %p ?\n", i, pc);
 	if (n > 0)
