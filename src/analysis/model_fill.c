@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/exposed.h"
 #include "analysis/findings.h"
 #include "analysis/trust.h"
 #include "analysis/session.h"
@@ -246,7 +247,7 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 
 	for (size_t i = 0; i <= n; i++)
 		dev[i] = mangled[i] = op[i] = -1;
-	timeline_kernel_exposed(t, exposed);
+	kernel_exposed_times(t, exposed);
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 

@@ -141,16 +141,6 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 		   struct strbuf *err);
 void timeline_release(struct timeline *tl);
 
-/* Each kernel's exposed time (ns) into exposed[t->nkernels]: per device,
- * kernels in start order (ties by index), the part of [start, end] that no
- * earlier-started kernel still running covers (covered = the running max of
- * the ends so far; exposed = max(0, end - max(start, covered))). A kernel
- * launched early with programmatic dependent launch, waiting for its
- * predecessor, or one overlapping a kernel of another stream, is exposed
- * only for what it adds; a device's exposed times sum to the union of its
- * kernels' intervals. */
-void timeline_kernel_exposed(const struct trace *t, int64_t *exposed);
-
 /* Kernel summary over the kernels with (mask == 0 or kernel_stages & mask),
  * keyed by name or by name + grid + block. kernel_stages may be NULL. The
  * one grouping of kernels: the reports and `llmprof stats`'s

@@ -246,7 +246,7 @@ struct report_kernel {
 	uint64_t stage_calls[REPORT_ROLE_OTHER];
 	uint64_t stage_ns[REPORT_ROLE_OTHER];
 	/* exposed time: of each launch, the part no earlier-started kernel on
-	 * its device still covers (timeline_kernel_exposed()); over the whole
+	 * its device still covers (kernel_exposed_times()); over the whole
 	 * run, and inside the prefill / decode ranges. <= the durations: a
 	 * kernel launched early (programmatic dependent launch) or overlapping
 	 * another stream's counts only what it adds to the GPU's busy time */

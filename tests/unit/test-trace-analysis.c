@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "analysis/exposed.h"
 #include "analysis/nsysstats.h"
 #include "analysis/nvtxproj.h"
 #include "analysis/summary.h"
@@ -119,7 +120,7 @@ static void test_kernel_exposed(void **state)
 	k[6] = add_kernel(&t, "bad", 340, 330, GP(1), 7, 7);
 	k[7] = add_kernel(&t, "tail", 345, 400, GP(1), 8, 7);
 	t.kernels[k[4]].device = 1;
-	timeline_kernel_exposed(&t, ex);
+	kernel_exposed_times(&t, ex);
 	assert_int_equal(ex[k[1]], 110);
 	assert_int_equal(ex[k[3]], 20);
 	assert_int_equal(ex[k[2]], 0);
