@@ -18,6 +18,9 @@ struct ev {
 	int64_t ts, dur;
 	int64_t pid, tid;
 	int64_t corr; /* API and GPU: correlation id */
+	int64_t node; /* kernel: its CUDA graph node id, -1 none */
+	int64_t cap;  /* kernel replayed from a graph: index+1 into the capture
+			 stacks (struct captures), 0 none */
 	int64_t flow; /* GPU: index+1 of its launch call, 0 = none */
 	const char *name;
 	const char *cat;
@@ -72,6 +75,21 @@ static int pid_of(int64_t gtid)
 	return (int)((gtid >> 24) & 0xffffff);
 }
 
+static int has_column(sqlite3 *db, const char *table, const char *col)
+{
+	sqlite3_stmt *s;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &s,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, col, -1, SQLITE_STATIC);
+	yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
 static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 {
 	static const char nvtx_q[] =
@@ -83,7 +101,13 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 	    "FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId";
 	static const char kern_q[] =
 	    "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-	    "s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.shortName";
+	    "s.value, k.graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+	    "LEFT JOIN StringIds s ON s.id = k.shortName";
+	/* exports of older nsys versions have no graphNodeId */
+	static const char kern_q_old[] =
+	    "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
+	    "s.value, NULL FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+	    "LEFT JOIN StringIds s ON s.id = k.shortName";
 	static const char cpy_q[] =
 	    "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, "
 	    "'[CUDA memcpy ' || coalesce(o.label, 'Unknown') || ']' FROM "
@@ -146,7 +170,10 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 		s = NULL;
 	}
 	{
-		const char *qs[3] = {kern_q, cpy_q, set_q};
+		const char *qs[3] = {has_column(db, "CUPTI_ACTIVITY_KIND_KERNEL", "graphNodeId")
+					 ? kern_q
+					 : kern_q_old,
+				     cpy_q, set_q};
 		const char *ts[3] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 				     "CUPTI_ACTIVITY_KIND_MEMSET"};
 		const char *cats[3] = {"kernel", "memcpy", "memset"};
@@ -165,6 +192,7 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 				/* Process of the launch, to find the launch call. */
 				v->flow = pid_of(sqlite3_column_int64(s, 5));
 				v->name = own(e, sqlite3_column_text(s, 6));
+				v->node = q == 0 ? col_or(s, 7, -1) : -1;
 				v->kind = EV_GPU;
 				v->cat = cats[q];
 			}
@@ -459,9 +487,292 @@ static void put_flow(FILE *f, const struct evs *e, size_t i, const struct key_id
 	}
 }
 
+/* ---- CUDA-graph replays --------------------------------------------
+ * NVTX ranges pushed while a graph is captured run once; its replays push
+ * none. With llmprof's LLMPROF_GRAPH_NODES table (docs/tracer.md, "CUDA
+ * graphs") each replayed kernel leads, through its clone, to the node the
+ * program made, on a thread at a time: the ranges open there are where it
+ * was captured. Kernels get them as the "captured_in" argument, and each
+ * replay gets the ranges as slices spanning their kernels, on a track of
+ * their own beside the stream ("stream N: replayed ranges"). */
+
+#define REPLAY_TID_BASE ((int64_t)1 << 24)
+
+struct captures {
+	char **text;   /* per stack: "layer0 > attn", NULL = nothing was open */
+	size_t **evs;  /* per stack: its ranges' indices in e->v, outer first */
+	size_t *depth; /* per stack: how many */
+	size_t n;
+};
+
+struct gnode {
+	int64_t node, orig; /* orig: a clone's original, -1 for a made node */
+	int64_t pid, tid, ts;
+};
+
+static int cmp_gnode(const void *a, const void *b)
+{
+	const struct gnode *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	/* one id, two records (made and cloned): the clone's first */
+	return (x->orig < 0) - (y->orig < 0);
+}
+
+static const struct gnode *gnode_find(const struct gnode *v, size_t n, int64_t node)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].node < node)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].node == node ? &v[lo] : NULL;
+}
+
+static void captures_release(struct captures *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->text[i]);
+		free(c->evs[i]);
+	}
+	free(c->text);
+	free(c->evs);
+	free(c->depth);
+	memset(c, 0, sizeof(*c));
+}
+
+static int cmp_gnode_track(const void *a, const void *b)
+{
+	const struct gnode *x = *(const struct gnode *const *)a,
+			   *y = *(const struct gnode *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* First event of track (pid, tid) in e->v (sorted by track and time). */
+static size_t track_start(const struct evs *e, int64_t pid, int64_t tid)
+{
+	size_t lo = 0, hi = e->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ev *v = &e->v[mid];
+
+		if (v->pid < pid || (v->pid == pid && v->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The capture stack of each made node in q[0..nq) (sorted by track and
+ * time): one sweep per thread over its events keeps the ranges open so far;
+ * at a node's time those not yet ended enclose it, outer first. */
+static void capture_stacks(const struct evs *e, struct gnode **q, size_t nq, const struct gnode *g,
+			   size_t *made_cap, struct captures *c)
+{
+	size_t *act = NULL, nact = 0, aact = 0, text_alloc = 0;
+
+	for (size_t lo = 0, hi; lo < nq; lo = hi) {
+		size_t j = track_start(e, q[lo]->pid, q[lo]->tid);
+
+		nact = 0;
+		for (hi = lo; hi < nq && q[hi]->pid == q[lo]->pid && q[hi]->tid == q[lo]->tid;
+		     hi++) {
+			int64_t ts = q[hi]->ts;
+			struct strbuf t = STRBUF_INIT;
+			size_t keep = 0;
+
+			for (; j < e->n && e->v[j].pid == q[lo]->pid && e->v[j].tid == q[lo]->tid &&
+			       e->v[j].ts <= ts;
+			     j++)
+				if (e->v[j].kind == EV_RANGE) {
+					ALLOC_GROW(act, nact + 1, aact);
+					act[nact++] = j;
+				}
+			for (size_t k = 0; k < nact; k++) /* drop the ranges that ended */
+				if (e->v[act[k]].ts + e->v[act[k]].dur > ts)
+					act[keep++] = act[k];
+			nact = keep;
+			ALLOC_GROW(c->text, c->n + 1, text_alloc);
+			c->evs = xrealloc(c->evs, st_mult(c->n + 1, sizeof(*c->evs)));
+			c->depth = xrealloc(c->depth, st_mult(c->n + 1, sizeof(*c->depth)));
+			for (size_t k = 0; k < nact; k++)
+				strbuf_addf(&t, "%s%s", k ? " > " : "", e->v[act[k]].name);
+			c->text[c->n] = nact ? strbuf_detach(&t, NULL) : NULL;
+			strbuf_release(&t);
+			c->evs[c->n] = xmalloc(st_mult(nact + 1, sizeof(size_t)));
+			if (nact)
+				memcpy(c->evs[c->n], act, nact * sizeof(size_t));
+			c->depth[c->n] = nact;
+			made_cap[q[hi] - g] = ++c->n;
+		}
+	}
+	free(act);
+}
+
+/* Reads LLMPROF_GRAPH_NODES and sets each replayed kernel's cap. e->v is
+ * sorted by track and time. No table (an nsys export): nothing to do. */
+static int captures_load(sqlite3 *db, struct evs *e, struct captures *c, struct strbuf *err)
+{
+	static const char q[] = "SELECT nodeId, originalNodeId, globalTid, timestamp FROM "
+				"LLMPROF_GRAPH_NODES";
+	sqlite3_stmt *s = NULL;
+	struct gnode *g = NULL, **need = NULL;
+	size_t ng = 0, alloc = 0, nneed = 0, *made_cap, *made_of;
+	int any = 0;
+
+	for (size_t i = 0; i < e->n && !any; i++)
+		any = e->v[i].kind == EV_GPU && e->v[i].node > 0;
+	if (!any || !has_table(db, "LLMPROF_GRAPH_NODES"))
+		return 0;
+	if (sqlite3_prepare_v2(db, q, -1, &s, NULL) != SQLITE_OK) {
+		error_set(err, "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t gtid = sqlite3_column_int64(s, 2);
+
+		ALLOC_GROW(g, ng + 1, alloc);
+		g[ng].node = sqlite3_column_int64(s, 0);
+		g[ng].orig = col_or(s, 1, -1);
+		g[ng].pid = pid_of(gtid);
+		g[ng].tid = gtid & 0xffffff;
+		g[ng].ts = sqlite3_column_int64(s, 3);
+		ng++;
+	}
+	sqlite3_finalize(s);
+	if (!ng)
+		return 0;
+	qsort(g, ng, sizeof(*g), cmp_gnode);
+	made_cap = xcalloc(ng, sizeof(*made_cap));     /* per record: stack index + 1 */
+	made_of = xcalloc(e->n + 1, sizeof(*made_of)); /* per event: made record + 1 */
+	need = xmalloc(st_mult(ng, sizeof(*need)));
+	for (size_t i = 0; i < e->n; i++) {
+		const struct gnode *a = NULL;
+		int64_t node = e->v[i].node;
+
+		if (e->v[i].kind != EV_GPU || node <= 0)
+			continue;
+		/* clone -> original, a few hops, never in a cycle */
+		for (int hop = 0; hop < 8; hop++) {
+			a = gnode_find(g, ng, node);
+			if (!a || a->orig < 0)
+				break;
+			node = a->orig;
+		}
+		if (!a || a->orig >= 0)
+			continue;
+		if (!made_cap[a - g]) {
+			made_cap[a - g] = 1; /* needed; the real index comes below */
+			need[nneed++] = &g[a - g];
+		}
+		made_of[i] = (size_t)(a - g) + 1;
+	}
+	qsort(need, nneed, sizeof(*need), cmp_gnode_track);
+	capture_stacks(e, need, nneed, g, made_cap, c);
+	for (size_t i = 0; i < e->n; i++)
+		if (made_of[i])
+			e->v[i].cap = (int64_t)made_cap[made_of[i] - 1];
+	free(need);
+	free(made_of);
+	free(made_cap);
+	free(g);
+	return 0;
+}
+
+struct replay_span {
+	int64_t pid, tid, corr;
+	size_t range; /* index into e->v */
+	int64_t start, end;
+};
+
+static int cmp_replay_span(const void *a, const void *b)
+{
+	const struct replay_span *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	if (x->range != y->range)
+		return x->range < y->range ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* One slice per replay (graph launch: one correlation id) and capture-time
+ * range, from its first kernel's start to its last kernel's end, on the
+ * stream's replay track. Returns how many events it wrote. */
+static size_t put_replay_ranges(FILE *f, const struct evs *e, const struct captures *c)
+{
+	struct replay_span *v = NULL;
+	size_t n = 0, alloc = 0, written = 0;
+	int64_t last_pid = -1, last_tid = -1;
+
+	for (size_t i = 0; i < e->n; i++) {
+		const struct ev *k = &e->v[i];
+
+		if (k->kind != EV_GPU || !k->cap)
+			continue;
+		for (size_t d = 0; d < c->depth[k->cap - 1]; d++) {
+			ALLOC_GROW(v, n + 1, alloc);
+			v[n].pid = k->pid;
+			v[n].tid = k->tid;
+			v[n].corr = k->corr;
+			v[n].range = c->evs[k->cap - 1][d];
+			v[n].start = k->ts;
+			v[n++].end = k->ts + (k->dur > 0 ? k->dur : 0);
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_replay_span);
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		int64_t end = v[lo].end;
+
+		for (hi = lo + 1; hi < n && v[hi].pid == v[lo].pid && v[hi].tid == v[lo].tid &&
+				  v[hi].corr == v[lo].corr && v[hi].range == v[lo].range;
+		     hi++)
+			if (v[hi].end > end)
+				end = v[hi].end;
+		if (v[lo].pid != last_pid || v[lo].tid != last_tid) {
+			fprintf(f,
+				"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
+				",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64
+				": replayed ranges\"}},\n",
+				v[lo].pid, REPLAY_TID_BASE + v[lo].tid, v[lo].tid);
+			last_pid = v[lo].pid;
+			last_tid = v[lo].tid;
+		}
+		fputs("{\"ph\":\"X\",\"cat\":\"nvtx.replay\",\"name\":", f);
+		put_str(f, e->v[v[lo].range].name);
+		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v[lo].pid,
+			REPLAY_TID_BASE + v[lo].tid);
+		put_us(f, v[lo].start);
+		fputs(",\"dur\":", f);
+		put_us(f, end - v[lo].start);
+		fprintf(f, ",\"args\":{\"correlationId\":%" PRId64 "}},\n", v[lo].corr);
+		written++;
+	}
+	free(v);
+	return written;
+}
+
 /* Every event, merged runs folded; *written and *merged counted. */
-static void put_events(FILE *f, const struct evs *e, const struct key_idx *apis, size_t napis,
-		       size_t *written, size_t *merged)
+static void put_events(FILE *f, const struct evs *e, const struct captures *caps,
+		       const struct key_idx *apis, size_t napis, size_t *written, size_t *merged)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const struct ev *v = &e->v[i];
@@ -488,8 +799,14 @@ static void put_events(FILE *f, const struct evs *e, const struct key_idx *apis,
 		put_us(f, v->ts);
 		fputs(",\"dur\":", f);
 		put_us(f, v->dur > 0 ? v->dur : 0);
-		if (v->kind == EV_GPU || v->kind == EV_API)
-			fprintf(f, ",\"args\":{\"correlationId\":%" PRId64 "}", v->corr);
+		if (v->kind == EV_GPU || v->kind == EV_API) {
+			fprintf(f, ",\"args\":{\"correlationId\":%" PRId64, v->corr);
+			if (v->cap && caps && caps->text[v->cap - 1]) {
+				fputs(",\"captured_in\":", f);
+				put_str(f, caps->text[v->cap - 1]);
+			}
+			fputc('}', f);
+		}
 		fputs("},\n", f);
 		(*written)++;
 		if (v->kind == EV_GPU)
@@ -504,6 +821,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	struct evs e = {0};
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct key_idx *apis = NULL;
+	struct captures caps = {0};
 	size_t napis = 0, written = 0, merged = 0;
 	int64_t threshold;
 	int ret = -1;
@@ -519,6 +837,8 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
 		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
 	apis = index_apis(&e, &napis);
+	if (captures_load(db, &e, &caps, err) < 0)
+		goto out;
 	threshold = apply_cap(&e, apis, napis, max_events);
 
 	if (atomic_file_open(&af, json_path, err) < 0)
@@ -533,7 +853,8 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	fputs("},\"traceEvents\":[\n", f);
 	put_names(db, f);
 	put_gpu_tracks(db, f, &e);
-	put_events(f, &e, apis, napis, &written, &merged);
+	put_events(f, &e, &caps, apis, napis, &written, &merged);
+	written += put_replay_ranges(f, &e, &caps);
 	/* A final metadata event keeps the array free of a trailing comma. */
 	fprintf(f,
 		"{\"ph\":\"M\",\"name\":\"llmprof\",\"pid\":0,\"args\":{\"events\":%zu,\"merged\":%"
@@ -555,5 +876,6 @@ out:
 	free(e.names);
 	free(e.v);
 	free(apis);
+	captures_release(&caps);
 	return ret;
 }

@@ -5,7 +5,9 @@
  * Tracks: NVTX ranges and CUDA launch calls on their CPU threads (pid = OS
  * pid, tid = OS tid), kernels/memcpy/memset on one track per GPU stream
  * (pid "GPU <device>", tid = stream), and a flow arrow from each launch call
- * to the GPU work it launched. Big traces stay openable: when there are more
+ * to the GPU work it launched; kernels replayed from a CUDA graph carry the
+ * ranges open at their capture, drawn per replay on a track beside their
+ * stream (docs/tracer.md, "trace.json"). Big traces stay openable: when there are more
  * than max_events events, the shortest GPU ops and launch calls are folded,
  * per track, into "[N merged ...]" slices (NVTX ranges are always kept), and
  * the file says how many and below which duration. */

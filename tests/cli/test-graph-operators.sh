@@ -78,6 +78,34 @@ for i in range(8):
     ie, ig = e[n]["gpu_incl_ms"], g[n]["gpu_incl_ms"]
     assert ie and ig and abs(ie - ig) <= 0.1 * ie, (n, ie, ig)
 PY
+# trace.json: replayed kernels say where they were captured, and each
+# replay shows its capture-time ranges as slices on a track beside the stream
+python3 - rh-graph/trace.json rh-eager/trace.json <<'PY' || fail "h100 trace.json replay ranges"
+import collections, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+rep = collections.Counter(e["name"] for e in ev if e.get("cat") == "nvtx.replay")
+want = {"attn": 64, "mlp": 64}
+want.update({"layer%d" % i: 8 for i in range(8)})
+assert dict(rep) == want, rep
+cap = [e for e in ev if e.get("cat") == "kernel" and "captured_in" in e.get("args", {})]
+assert len(cap) == 704, len(cap)  # 720 replayed, 16 captured outside every range
+assert all(e["args"]["captured_in"].startswith("layer") for e in cap)
+tracks = [e for e in ev if e.get("name") == "thread_name" and "replayed ranges" in e["args"]["name"]]
+assert len(tracks) == 1, tracks
+# a layer's slice holds its attn and mlp slices in every replay
+by = collections.defaultdict(list)
+for e in ev:
+    if e.get("cat") == "nvtx.replay":
+        by[e["args"]["correlationId"]].append((e["name"], e["ts"], e["ts"] + e["dur"]))
+assert len(by) == 8, len(by)
+for corr, r in by.items():
+    layers = [x for x in r if x[0].startswith("layer")]
+    for name, t0, t1 in r:
+        if not name.startswith("layer"):
+            assert any(l0 <= t0 + 1e-3 and t1 <= l1 + 1e-3 for _, l0, l1 in layers), (corr, name, t0, t1)
+eager = json.load(open(sys.argv[2]))["traceEvents"]
+assert not [e for e in eager if e.get("cat") == "nvtx.replay"], "replay slices in the eager run"
+PY
 # kernels.md names the operator of the replayed decode GEMMs
 grep -qE '^\| 1 \| `nvjet_sm90_tst_64x8_64x16_4x1_v_bz_NNT` \|.*\| attn \(\+1\) \|$' rh-graph/kernels.md ||
 	fail "h100 graph kernels.md: $(sed -n 9p rh-graph/kernels.md)"
