@@ -27,7 +27,7 @@ struct rank_part *rank_parts_split(const struct trace *t, size_t *n);
 void rank_parts_free(struct rank_part *p, size_t n);
 
 /* Fills m->ranks when kernels ran in more than one process of a's trace
- * (nothing otherwise, so a one-process report is unchanged): each process's
+ * (one process: only m->env.ident, from its recorded rank): each process's
  * stages, step distribution, TTFT/TPOT, GPU span and busy, kernels and
  * operators, by the same code as the whole run; then the cross-rank spread
  * and the slowest rank. */

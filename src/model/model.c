@@ -20,6 +20,7 @@ void report_model_init(struct report_model *m)
 	memset(m, 0, sizeof(*m));
 	m->llm.cuda_graph = -1;
 	m->ranks.slowest = -1;
+	m->env.ident.rank = m->env.ident.local_rank = m->env.ident.world_size = -1;
 }
 
 void report_set_str(char **field, const char *s)
@@ -114,6 +115,10 @@ void report_model_release(struct report_model *m)
 	free(m->env.cuda);
 	free(m->env.host);
 	free(m->env.cpu);
+	free(m->env.ident.launcher);
+	free(m->env.ident.source);
+	free(m->env.ident.from);
+	free(m->env.ident.host);
 	for (i = 0; i < m->env.nr_tools; i++) {
 		free(m->env.tools[i].name);
 		free(m->env.tools[i].version);

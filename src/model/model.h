@@ -108,6 +108,18 @@ enum report_device {
 	REPORT_DEVICE_CPU,	  /* the CPU path asked for with device=cpu, a GPU present */
 };
 
+/* One process's identity as its launcher gave it: the builtin tracer's
+ * record of the one process that ran kernels, else the rank.json of a
+ * --rank-dir bundle (any backend). Several processes: report_ranks. */
+struct report_identity {
+	int rank;		    /* -1 = none recorded */
+	int local_rank, world_size; /* -1 = not recorded */
+	char *launcher;		    /* "torchrun", "slurm", ...; NULL = not recorded */
+	char *source;		    /* the variable the rank came from: "RANK", ... */
+	char *from;		    /* "trace" or "rank.json" */
+	char *host;		    /* as the identity records it; NULL = not recorded */
+};
+
 struct report_env {
 	enum report_device device;
 	char *gpu_name;		  /* as the driver reports it: "NVIDIA H100 80GB HBM3" */
@@ -119,6 +131,7 @@ struct report_env {
 	char *cuda;		  /* "13.0" */
 	char *host;
 	char *cpu;
+	struct report_identity ident; /* rank -1 = none */
 	struct report_tool *tools;
 	size_t nr_tools, alloc_tools;
 };

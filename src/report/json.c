@@ -91,6 +91,26 @@ static json_t *run_json(const struct report_model *m)
 	return o;
 }
 
+static json_t *jid(int v);
+
+/* The run's rank identity (one process), null without one. */
+static json_t *ident_json(const struct report_identity *id)
+{
+	json_t *o;
+
+	if (!id->from || id->rank < 0)
+		return json_null();
+	o = json_object();
+	set(o, "rank", jid(id->rank));
+	set(o, "local_rank", jid(id->local_rank));
+	set(o, "world_size", jid(id->world_size));
+	set(o, "launcher", jstr_checked(id->launcher));
+	set(o, "source", jstr_checked(id->source));
+	set(o, "host", jstr_checked(id->host));
+	set(o, "from", jstr_checked(id->from));
+	return o;
+}
+
 static json_t *env_json(const struct report_model *m)
 {
 	const struct report_env *e = &m->env;
@@ -106,6 +126,7 @@ static json_t *env_json(const struct report_model *m)
 	set(o, "cuda", jstr_checked(e->cuda));
 	set(o, "host", jstr_checked(e->host));
 	set(o, "cpu", jstr_checked(e->cpu));
+	set(o, "rank", ident_json(&e->ident));
 	for (size_t i = 0; i < e->nr_tools; i++)
 		set(tools, e->tools[i].name, jstr_checked(e->tools[i].version));
 	set(o, "tools", tools);

@@ -61,6 +61,8 @@ void rtable_html(const struct rtable *t, struct strbuf *out, const char *css_cla
 
 /* The report's tables. top = 0 means all rows. */
 void rtable_environment(const struct report_model *m, struct rtable *t);
+/* "0 of 2 (torchrun, local rank 0)": a rank identity in words, appended. */
+void report_identity_text(const struct report_identity *id, struct strbuf *sb);
 void rtable_stages(const struct report_model *m, struct rtable *t);
 void rtable_decode_steps(const struct report_model *m, struct rtable *t);
 void rtable_aggregates(const struct report_model *m, struct rtable *t);

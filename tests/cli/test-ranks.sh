@@ -3,7 +3,8 @@
 # 1, 2 and 8 ranks under torchrun with one rank's kernels made slower. The
 # identity comes back from trace.sqlite (LLMPROF_PROCESSES), each rank's
 # stage numbers are the ones the generator planted, the slowest rank is
-# named, and a one-process report has no ranks at all.
+# named, and a one-process report has no per-rank view, only its identity
+# in the environment.
 set -euo pipefail
 b=${LLMPROF_BUILD_DIR:?}
 tool=$b/tests/trace-tool
@@ -36,6 +37,11 @@ one = json.load(open(f"{t}/one/out/metrics.json"))
 assert "ranks" not in one and "cross_rank" not in one, "one process: no ranks"
 assert "## Ranks" not in open(f"{t}/one/out/stakeholder_summary.md").read()
 assert "## Per Rank" not in open(f"{t}/one/out/kernels.md").read()
+# ... but its rank identity (torchrun --nproc-per-node 1) is in the environment
+assert one["environment"]["rank"] == {"rank": 0, "local_rank": 0, "world_size": 1,
+    "launcher": "torchrun", "source": "RANK", "host": "node0", "from": "trace"}, one["environment"]
+assert "| Rank | 0 of 1 (torchrun, local rank 0) |" in open(f"{t}/one/out/report.md").read()
+assert "<td>0 of 1 (torchrun, local rank 0)</td>" in open(f"{t}/one/out/report.html").read()
 
 for name, n, slow_rank, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000)):
     m = json.load(open(f"{t}/{name}/out/metrics.json"))
@@ -55,6 +61,7 @@ for name, n, slow_rank, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000))
         assert p["instances"] == 1 and p["kernels"] == 3
         assert r["kernels"] == 15
         assert r["slowest"] == (i == slow_rank)
+    assert m["environment"]["rank"] is None  # several: ranks[] names them
     c = m["cross_rank"]
     assert c["processes"] == n and c["identified"] is True
     assert c["slowest"] == f"rank {slow_rank}" and c["slowest_by"] == "decode GPU span"
