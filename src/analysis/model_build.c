@@ -428,6 +428,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 				      "the built-in workload ran on the %s, so GPU peaks, MFU "
 				      "and MBU do not apply",
 				      report_device_label(m->env.device));
+	ranks_utilization(m);
 	report_model_derive(m);
 	findings_run(m);
 	model_timeline_findings(m, a);

@@ -33,6 +33,13 @@ void rank_parts_free(struct rank_part *p, size_t n);
  * and the slowest rank. */
 void ranks_fill(struct report_model *m, const struct report_analysis *a);
 
+/* ranks_util.c: each rank's share of the model's work and its MFU/MBU
+ * (report_rank_stage), with the share's basis (report_ranks.util_split,
+ * util_basis); for one model-parallel group, the merged stages' work
+ * divided by the ranks. After analytic_load_file() and peaks_load(),
+ * before report_model_derive(). */
+void ranks_utilization(struct report_model *m);
+
 /* ranks_coll.c: m->ranks.coll and each rank's coll, from views[i], the part
  * of m->ranks.v[i] (borrowed), with stage windows from sc's prefill and
  * decode ranges. A failure of the analysis becomes a note. */

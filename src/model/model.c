@@ -79,6 +79,7 @@ static void ranks_release(struct report_ranks *r)
 	}
 	free(r->v);
 	free(r->slowest_by);
+	free(r->util_basis);
 	coll_release(&r->coll);
 }
 
@@ -537,7 +538,7 @@ static struct rnum ratio(struct rnum num, double scale, struct rnum den)
 	return rnum_of(num.v / scale / den.v);
 }
 
-static void derive_stage(struct report_stage *s, const struct report_peaks *p)
+void report_stage_derive(struct report_stage *s, const struct report_peaks *p)
 {
 	struct rnum t = report_stage_time_ms(s);
 
@@ -706,7 +707,7 @@ void report_model_derive(struct report_model *m)
 
 		if (!st->counter_flops.available && !m->run.counters_by_class)
 			stage_counter_flops(m, st);
-		derive_stage(st, &m->peaks);
+		report_stage_derive(st, &m->peaks);
 	}
 	for (i = 0; i < m->nr_ops; i++) {
 		struct report_operator *o = &m->ops[i];
