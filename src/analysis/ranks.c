@@ -321,6 +321,39 @@ static void one_identity(struct report_model *m, int64_t gpid, const struct trac
 	}
 }
 
+/* The timeline's GPU lanes, one per (device, stream) over all processes,
+ * replaced by one lane per rank with all its kernels: streams of different
+ * processes share ids, and the reader asks which rank was busy when. */
+static void rank_lanes(struct report_model *m, const struct trace *const *views)
+{
+	struct report_timeline *tl = &m->timeline;
+	size_t keep = 0;
+	char name[96];
+
+	for (size_t i = 0; i < tl->nr_lanes; i++) {
+		if (tl->lanes[i].kind == LANE_GPU) {
+			free(tl->lanes[i].name);
+			free(tl->lanes[i].iv);
+			continue;
+		}
+		tl->lanes[keep++] = tl->lanes[i];
+	}
+	tl->nr_lanes = keep;
+	for (size_t r = 0; r < m->ranks.nr; r++) {
+		const struct trace *v = views[r];
+		struct report_lane *lane;
+		int32_t dev = main_device(v);
+
+		if (dev >= 0)
+			snprintf(name, sizeof(name), "%s GPU %d", m->ranks.v[r].label, (int)dev);
+		else
+			snprintf(name, sizeof(name), "%s", m->ranks.v[r].label);
+		lane = report_model_add_lane(m, name, LANE_GPU);
+		for (size_t i = 0; i < v->nkernels; i++)
+			report_lane_add(lane, v->kernels[i].start, v->kernels[i].end, NULL);
+	}
+}
+
 /* The processes' identities in report order (cmp_rank), each with the
  * index of its part. */
 struct ident {
@@ -368,6 +401,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	}
 	/* before analyse_part, whose timeline may reorder a part's arrays */
 	ranks_coll_fill(m, views, &a->stages);
+	rank_lanes(m, views);
 	for (size_t i = 0; i < nparts; i++)
 		analyse_part(&m->ranks.v[i], &parts[id[i].part], a);
 	cross_rank(&m->ranks);

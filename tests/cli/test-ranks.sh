@@ -37,6 +37,7 @@ one = json.load(open(f"{t}/one/out/metrics.json"))
 assert "ranks" not in one and "cross_rank" not in one, "one process: no ranks"
 assert "## Ranks" not in open(f"{t}/one/out/stakeholder_summary.md").read()
 assert "## Per Rank" not in open(f"{t}/one/out/kernels.md").read()
+assert ">GPU 0 stream 7</text>" in open(f"{t}/one/out/charts/timeline.svg").read()
 # ... but its rank identity (torchrun --nproc-per-node 1) is in the environment
 assert one["environment"]["rank"] == {"rank": 0, "local_rank": 0, "world_size": 1,
     "launcher": "torchrun", "source": "RANK", "host": "node0", "from": "trace"}, one["environment"]
@@ -75,6 +76,11 @@ for name, n, slow_rank, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000))
     assert f"{n} processes ran kernels" in s
     assert "## Per Rank" in open(f"{t}/{name}/out/kernels.md").read()
     assert "Per-rank stages" in open(f"{t}/{name}/out/report.md").read()
-    assert "<h3>Ranks</h3>" in open(f"{t}/{name}/out/report.html").read()
+    h = open(f"{t}/{name}/out/report.html").read()
+    assert "<h3>Ranks</h3>" in h
+    # the timeline: one GPU lane per rank (their streams share ids), no merged lane
+    for svg in (h, open(f"{t}/{name}/out/charts/timeline.svg").read()):
+        assert all(f">rank {i} GPU 0</text>" in svg for i in range(n)), name
+        assert "stream 7</text>" not in svg
 print("ok")
 PY
