@@ -20,11 +20,14 @@ rank() { # RUN RANK WORLD SLOW_RANK: one rank as a launcher starts it
 	[ "$2" = "$4" ] && slow=20000
 	env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
 		OMPI_COMM_WORLD_RANK="$2" OMPI_COMM_WORLD_SIZE="$3" SLOW=$slow \
-		"$LLMPROF" profile -q --rank-dir "$1" pipeline.ncu.enable=false -- \
+		"$LLMPROF" profile -q --rank-dir "$1" pipeline.ncu.enable=false ${MODEL:-} -- \
 		sh -c 'exec "$TOOL" synth-rank "$LLMPROF_TRACE_OUT" 4 3 "$SLOW" 20000 node0' \
 		>"$1.$2.out" 2>"$1.$2.err" || fail "rank $2 of $1: $(cat "$1.$2.err")"
 }
+# "two" with a model preset and peaks: each rank's report states MFU/MBU
+MODEL="model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=5 hardware.peak_tflops=1000 hardware.peak_bandwidth_gbs=3000"
 for r in 0 1; do rank two "$r" 2 1; done
+MODEL=""
 for r in 0 1 2 3; do rank four "$r" 4 2 & done
 wait
 [ -f two/ranks/1/collectives.tsv ] || fail "no collectives.tsv: $(ls two/ranks/1)"
@@ -52,6 +55,38 @@ w = {r["rank"]: r["wait_ms"] for r in c["ranks"]}
 assert w[2] == 0 and all(abs(w[r] - 5 * 0.06) < 1e-9 for r in (0, 1, 3)), w
 PY
 grep -q '^| decode | GPU time | 4 |' four/merged/merged.md || fail "stage table: $(cat four/merged/merged.md)"
+grep -q '"utilization": null' four/merged/merged.json || fail "four: no model, yet a utilization"
+
+# per-rank MFU/MBU: the ranks' AllReduces all match, so one tensor-parallel
+# group of 2: each rank's own MFU/MBU (the whole model's work) / 2
+python3 - two <<'PY' || fail "two: per-rank MFU/MBU"
+import json, sys
+d = sys.argv[1]
+m = json.load(open(f"{d}/merged/merged.json"))
+u = m["utilization"]
+assert u["split"] == "model-parallel" and u["divisor"] == 2, u
+md = open(f"{d}/merged/merged.md").read()
+assert u["basis"] in md
+for r in m["ranks"]:
+    own = {s["role"]: s["utilization"] for s in
+           json.load(open(f"{d}/ranks/{r['rank']}/metrics.json"))["stages"]}
+    assert own["decode"]["mbu_datasheet"] > 0 and own["prefill"]["mfu_datasheet"] > 0
+    assert abs(r["decode"]["mbu_datasheet"] - own["decode"]["mbu_datasheet"] / 2) < 1e-12
+    assert abs(r["prefill"]["mfu_datasheet"] - own["prefill"]["mfu_datasheet"] / 2) < 1e-12
+    row = [l for l in md.splitlines() if l.startswith(f"| {r['rank']} | ")][0]
+    assert row.endswith(f"| {100 * r['decode']['mbu_datasheet']:.1f}% |"), row
+PY
+# one rank short of a collective: the share is unknown, no per-rank MFU/MBU
+mkdir short && cp -r two/ranks short/ && rm -rf short/merged
+sed -i '$d' short/ranks/1/collectives.tsv
+"$LLMPROF" merge short >out 2>err || fail "merge short: $(cat err)"
+python3 - short/merged/merged.json <<'PY' || fail "short: per-rank MFU/MBU"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["utilization"]["split"] == "unknown" and m["utilization"]["divisor"] is None
+assert m["collectives"]["mismatches"] == 1
+assert all(r["decode"]["mbu_datasheet"] is None for r in m["ranks"])
+PY
 
 # a missing rank: the rest merged, listed, exit 8
 mkdir three && cp -r four/ranks three/ && rm -rf three/ranks/1
