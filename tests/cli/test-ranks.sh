@@ -22,6 +22,18 @@ run() { # NAME RANKS SLOW_RANK SLOW_NS: 4 steps of 3 kernels per rank
 run one 1 -1 0
 run two 2 1 5000
 run eight 8 5 20000
+# "two" again with an operator range "attn" around each decode step's launches
+python3 - "$t/two/trace.sqlite" <<'PY'
+import shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[1] + ".ops")
+db = sqlite3.connect(sys.argv[1] + ".ops")
+for s, e, tid, dom in db.execute("SELECT start, end, globalTid, domainId FROM NVTX_EVENTS "
+                                 "WHERE text = 'decode_step'").fetchall():
+    db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) "
+               "VALUES (?, ?, 59, 'attn', ?, ?)", (s + 1, e - 1, tid, dom))
+db.commit()
+PY
+"$LLMPROF" report --trace "$t/two/trace.sqlite.ops" -o "$t/ops" >/dev/null
 
 python3 - "$t" <<'PY'
 import json, sys
@@ -82,5 +94,14 @@ for name, n, slow_rank, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000))
     for svg in (h, open(f"{t}/{name}/out/charts/timeline.svg").read()):
         assert all(f">rank {i} GPU 0</text>" in svg for i in range(n)), name
         assert "stream 7</text>" not in svg
+# per-rank operators: each rank's attn holds its own 4 steps x 3 kernels
+m = json.load(open(f"{t}/ops/metrics.json"))
+for i, slow in ((0, 0), (1, 5000)):
+    (op,) = m["ranks"][i]["operators"]
+    want = 4 * sum(1000 + 10 * k + slow for k in range(3)) / 1e6
+    assert op["name"] == "attn" and op["stage"] == "decode" and op["calls"] == 4, op
+    assert abs(op["gpu_ms"] - want) < 1e-9, (op, want)
+o = open(f"{t}/ops/operators.md").read()
+assert "## Per Rank" in o and "| attn | 0.012 | 0.072 |" in o, o
 print("ok")
 PY
