@@ -417,6 +417,26 @@ out:
 	return ret;
 }
 
+int merge_all_ended(const char *dir, int world_size)
+{
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	int ended = world_size > 0;
+
+	for (int r = 0; r < world_size && ended; r++) {
+		json_t *st = NULL;
+		const char *state;
+
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/ranks/%d/status.json", dir, r);
+		ended = !session_load_json(p.buf, &st, &err) && st &&
+			(state = session_jstr(st, "state")) && strcmp(state, "running");
+		json_decref(st);
+	}
+	strbuf_release(&p);
+	strbuf_release(&err);
+	return ended;
+}
+
 void merge_result_release(struct merge_result *r)
 {
 	for (size_t i = 0; i < r->nranks; i++) {

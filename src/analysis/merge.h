@@ -85,6 +85,11 @@ double merge_rank_util(const struct merge_result *r, const struct merge_rank *m,
  * collectives.tsv is damaged; a rank whose files are missing is listed as
  * failed, not an error. */
 int merge_run(const char *dir, struct merge_result *out, struct strbuf *err);
+
+/* 1 when the status.json of every rank in [0, world_size) under
+ * dir/ranks/ records an ended run (ok, failed, interrupted or timeout), so
+ * the merge can run; 0 when one is missing, running or unreadable. */
+int merge_all_ended(const char *dir, int world_size);
 void merge_result_release(struct merge_result *r);
 
 #endif

@@ -26,10 +26,16 @@ rank() { # RUN RANK WORLD SLOW_RANK: one rank as a launcher starts it
 }
 # "two" with a model preset and peaks: each rank's report states MFU/MBU
 MODEL="model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=5 hardware.peak_tflops=1000 hardware.peak_bandwidth_gbs=3000"
-for r in 0 1; do rank two "$r" 2 1; done
-MODEL=""
+rank two 0 2 1
+[ ! -e two/merged ] || fail "merged before rank 1 ended"
+rank two 1 2 1
+MODEL=
 for r in 0 1 2 3; do rank four "$r" 4 2 & done
 wait
+# the last rank to end merged them all, as `llmprof merge` does below
+[ -f two/merged/merged.json ] && [ -f four/merged/merged.json ] || fail "no merge when the last rank ended"
+cp two/merged/merged.json two.auto.json
+cp two/merged/merged.md two.auto.md
 [ -f two/ranks/1/collectives.tsv ] || fail "no collectives.tsv: $(ls two/ranks/1)"
 head -1 two/ranks/1/collectives.tsv | grep -qx '# llmprof collectives 1' || fail "tsv header"
 [ "$(grep -c '^kernel' two/ranks/1/collectives.tsv)" = 5 ] || fail "5 AllReduce kernels"
@@ -38,6 +44,19 @@ grep -q '"world_size": 4' four/ranks/3/rank.json || fail "rank.json: $(cat four/
 
 "$LLMPROF" merge two >out 2>err || fail "merge two: $? $(cat err)"
 grep -qx "slowest: rank 1 by arriving last at NCCL collectives" out || fail "two: $(cat out)"
+cmp -s two.auto.json two/merged/merged.json && cmp -s two.auto.md two/merged/merged.md ||
+	fail "the automatic merge differs from llmprof merge"
+# one rank of one: merged at once, said on stderr; no world size: no merge
+env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u WORLD_SIZE \
+	RANK=0 WORLD_SIZE=1 "$LLMPROF" profile --rank-dir solo pipeline.ncu.enable=false -- true \
+	>out 2>err || fail "solo: $(cat err)"
+grep -qx "llmprof: every rank has ended: merged into $tmp/solo/merged" err || fail "solo: $(cat err)"
+[ -f solo/merged/merged.json ] || fail "solo: not merged"
+env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u WORLD_SIZE \
+	-u SLURM_NTASKS -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE \
+	RANK=0 "$LLMPROF" profile -q --rank-dir nows pipeline.ncu.enable=false -- true >out 2>err ||
+	fail "nows: $(cat err)"
+[ -d nows/ranks/0 ] && [ ! -e nows/merged ] || fail "merged without a world size"
 "$LLMPROF" merge four >out 2>err || fail "merge four: $? $(cat err)"
 grep -qx "slowest: rank 2 by arriving last at NCCL collectives" out || fail "four: $(cat out)"
 python3 - four/merged/merged.json <<'PY' || fail "merged.json"
