@@ -15,21 +15,23 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$tmp" || exit 1
 export TOOL=$tool
+model=() # extra settings of every rank
 rank() { # RUN RANK WORLD SLOW_RANK: one rank as a launcher starts it
 	local slow=0
 	[ "$2" = "$4" ] && slow=20000
 	env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
 		OMPI_COMM_WORLD_RANK="$2" OMPI_COMM_WORLD_SIZE="$3" SLOW=$slow \
-		"$LLMPROF" profile -q --rank-dir "$1" pipeline.ncu.enable=false ${MODEL:-} -- \
+		"$LLMPROF" profile -q --rank-dir "$1" pipeline.ncu.enable=false "${model[@]}" -- \
 		sh -c 'exec "$TOOL" synth-rank "$LLMPROF_TRACE_OUT" 4 3 "$SLOW" 20000 node0' \
 		>"$1.$2.out" 2>"$1.$2.err" || fail "rank $2 of $1: $(cat "$1.$2.err")"
 }
 # "two" with a model preset and peaks: each rank's report states MFU/MBU
-MODEL="model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=5 hardware.peak_tflops=1000 hardware.peak_bandwidth_gbs=3000"
+model=(model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=5 hardware.peak_tflops=1000
+	hardware.peak_bandwidth_gbs=3000)
 rank two 0 2 1
 [ ! -e two/merged ] || fail "merged before rank 1 ended"
 rank two 1 2 1
-MODEL=
+model=()
 for r in 0 1 2 3; do rank four "$r" 4 2 & done
 wait
 # the last rank to end merged them all, as `llmprof merge` does below
