@@ -59,6 +59,14 @@ static int list_ranks(const char *ranks_dir, int **out, size_t *n, struct strbuf
 	return 0;
 }
 
+/* A JSON number member, or -1 when absent or null. */
+static double jnum_or_none(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) && json_number_value(v) >= 0 ? json_number_value(v) : -1;
+}
+
 /* status.json's state, metrics.json's stages, rank.json's host and world
  * size. -1 with err when a file that exists does not parse. */
 static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, struct strbuf *err)
@@ -110,6 +118,9 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 			mr->busy_ms[k] = jnum(s, "busy_ms");
 			mr->kernels[k] = (size_t)jnum(s, "kernels");
 			mr->step_p50_ms[k] = jnum(json_object_get(s, "steps"), "p50_ms");
+			mr->util[k] =
+			    jnum_or_none(json_object_get(s, "utilization"),
+					 k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet");
 		}
 	}
 	ret = 0;
@@ -301,6 +312,43 @@ static void find_missing(struct merge_result *out)
 	}
 }
 
+/* The split of the model's work, as analysis/ranks_util.c reads it from
+ * one trace: no NCCL kernels on any rank, replicas; every collective
+ * matched on every rank that ran, one group of world_size; else unknown. */
+static void fill_split(struct merge_result *out)
+{
+	int any = 0, all = 1;
+
+	for (size_t i = 0; i < out->nranks; i++)
+		for (int k = 0; k < MERGE_NSTAGES; k++)
+			any |= !out->ranks[i].failed && out->ranks[i].util[k] >= 0;
+	if (!any)
+		return;
+	if (!out->have_coll) {
+		out->split = MERGE_SPLIT_REPLICA;
+		out->divisor = 1;
+		return;
+	}
+	for (size_t i = 0; i < out->coll.nranks; i++)
+		all &= !out->coll.ranks[i].unmatched && out->coll.ranks[i].calls;
+	for (size_t i = 0; i < out->nranks; i++)
+		all &= out->ranks[i].failed || out->ranks[i].collectives > 0;
+	if (all && out->coll.ninstances && !out->coll.nmismatches) {
+		out->split = MERGE_SPLIT_GROUP;
+		out->divisor = out->world_size;
+	} else {
+		out->split = MERGE_SPLIT_UNKNOWN;
+	}
+}
+
+double merge_rank_util(const struct merge_result *r, const struct merge_rank *m, int stage)
+{
+	if (m->failed || m->util[stage] < 0 || r->divisor < 1 ||
+	    (r->split != MERGE_SPLIT_REPLICA && r->split != MERGE_SPLIT_GROUP))
+		return -1;
+	return m->util[stage] / r->divisor;
+}
+
 int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 {
 	struct strbuf rd = STRBUF_INIT, p = STRBUF_INIT;
@@ -329,6 +377,7 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 		struct merge_rank *mr = &out->ranks[i];
 
 		mr->rank = ids[i];
+		mr->util[MERGE_PREFILL] = mr->util[MERGE_DECODE] = -1;
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%d", rd.buf, ids[i]);
 		if (read_rank_json(p.buf, mr, &out->world_size, err) ||
@@ -345,6 +394,7 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 	if (added && coll_builder_finish(b, &out->coll, err))
 		goto out;
 	out->have_coll = added;
+	fill_split(out);
 	/* ranks joined by collectives end their steps together (the others
 	 * wait), so the one they wait for is the slowest, whatever the spans */
 	if (added && out->coll.nstragglers &&
@@ -365,6 +415,26 @@ out:
 	if (ret)
 		merge_result_release(out);
 	return ret;
+}
+
+int merge_all_ended(const char *dir, int world_size)
+{
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	int ended = world_size > 0;
+
+	for (int r = 0; r < world_size && ended; r++) {
+		json_t *st = NULL;
+		const char *state;
+
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/ranks/%d/status.json", dir, r);
+		ended = !session_load_json(p.buf, &st, &err) && st &&
+			(state = session_jstr(st, "state")) && strcmp(state, "running");
+		json_decref(st);
+	}
+	strbuf_release(&p);
+	strbuf_release(&err);
+	return ended;
 }
 
 void merge_result_release(struct merge_result *r)

@@ -27,6 +27,20 @@ struct merge_rank {
 	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES], step_p50_ms[MERGE_NSTAGES];
 	size_t kernels[MERGE_NSTAGES];
 	size_t collectives; /* NCCL kernels in its collectives.tsv */
+	/* prefill MFU and decode MBU (datasheet peak, 0..1) as the rank's own
+	 * metrics.json states them: the model's whole work in its stage time;
+	 * -1 = not stated. The merge shares the work (merge_result.split). */
+	double util[MERGE_NSTAGES];
+};
+
+/* How the model's work is shared by the ranks, read from the collectives
+ * as for one trace (analysis/ranks_util.c). */
+enum merge_split {
+	MERGE_SPLIT_NONE,    /* no rank states a model-based MFU/MBU */
+	MERGE_SPLIT_REPLICA, /* no NCCL kernels: each rank runs the whole model */
+	MERGE_SPLIT_GROUP,   /* every collective matched across all ranks: one
+				model-parallel group of world_size ranks */
+	MERGE_SPLIT_UNKNOWN, /* collectives that do not match across all ranks */
 };
 
 /* min/median/max over the ranks that ran a stage; ranks by rank id. */
@@ -55,7 +69,15 @@ struct merge_result {
 	const char *slowest_by;
 	int have_coll; /* some rank had NCCL kernels: coll is filled */
 	struct coll_result coll;
+	/* per-rank MFU/MBU: each rank's util[] / divisor (GROUP: world_size,
+	 * REPLICA: 1); NONE and UNKNOWN give none */
+	enum merge_split split;
+	int divisor;
 };
+
+/* A rank's share of its stated MFU (prefill) or MBU (decode) under r's
+ * split; -1 when there is none. */
+double merge_rank_util(const struct merge_result *r, const struct merge_rank *m, int stage);
 
 /* Reads dir/ranks/<r>/ for every <r> that is a rank number (others are
  * ignored). -1 with err (one line) when dir has no ranks/ folder, none of
@@ -63,6 +85,11 @@ struct merge_result {
  * collectives.tsv is damaged; a rank whose files are missing is listed as
  * failed, not an error. */
 int merge_run(const char *dir, struct merge_result *out, struct strbuf *err);
+
+/* 1 when the status.json of every rank in [0, world_size) under
+ * dir/ranks/ records an ended run (ok, failed, interrupted or timeout), so
+ * the merge can run; 0 when one is missing, running or unreadable. */
+int merge_all_ended(const char *dir, int world_size);
 void merge_result_release(struct merge_result *r);
 
 #endif

@@ -235,6 +235,42 @@ static enum report_device run_device(const struct config *cfg, json_t *env)
 							     : REPORT_DEVICE_CPU;
 }
 
+/* A --rank-dir bundle's rank.json (pipeline/run.c), when the trace gave no
+ * identity: an nsys export records none, yet the launcher named the rank.
+ * Several processes are named in m->ranks instead. A damaged file: a note. */
+static void fill_ident_from_rank_json(struct report_model *m, const char *run_dir)
+{
+	struct report_identity *id = &m->env.ident;
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	json_t *rk = NULL, *v;
+
+	if (id->from || m->ranks.nr > 1)
+		goto out;
+	path_join(&p, run_dir, "rank.json");
+	if (session_load_json(p.buf, &rk, &err)) {
+		report_model_add_note(m, "rank identity not read: %s", err.buf);
+		goto out;
+	}
+	v = rk ? json_object_get(rk, "rank") : NULL;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
+		goto out;
+	id->rank = (int)json_integer_value(v);
+	v = json_object_get(rk, "local_rank");
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= INT32_MAX)
+		id->local_rank = (int)json_integer_value(v);
+	v = json_object_get(rk, "world_size");
+	if (json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) <= INT32_MAX)
+		id->world_size = (int)json_integer_value(v);
+	report_set_str(&id->launcher, session_jstr(rk, "launcher"));
+	report_set_str(&id->source, session_jstr(rk, "source"));
+	report_set_str(&id->host, session_jstr(rk, "host"));
+	report_set_str(&id->from, "rank.json");
+out:
+	json_decref(rk);
+	strbuf_release(&p);
+	strbuf_release(&err);
+}
+
 /* The built-in llm's shape from config model.* / infer.*. */
 static void fill_llm(struct report_model *m, const struct config *cfg)
 {
@@ -371,6 +407,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		report_model_add_step(m, "join", res->join_state, join_reason(m, res));
 	}
 	fill_env(m, env);
+	if (o->run_dir)
+		fill_ident_from_rank_json(m, o->run_dir);
 	m->env.device = run_device(o->cfg, env);
 	if (o->cfg)
 		fill_llm(m, o->cfg);
@@ -390,6 +428,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 				      "the built-in workload ran on the %s, so GPU peaks, MFU "
 				      "and MBU do not apply",
 				      report_device_label(m->env.device));
+	ranks_utilization(m);
 	report_model_derive(m);
 	findings_run(m);
 	model_timeline_findings(m, a);

@@ -300,6 +300,60 @@ static void cross_rank(struct report_ranks *rs)
 		rs->v[rs->slowest].slowest = 1;
 }
 
+/* The one process that ran kernels: its recorded rank, if any, becomes the
+ * run's identity (a torchrun job of one process still has rank 0 of 1). */
+static void one_identity(struct report_model *m, int64_t gpid, const struct trace_process *procs,
+			 size_t nprocs)
+{
+	struct report_identity *id = &m->env.ident;
+
+	for (size_t i = 0; i < nprocs; i++) {
+		if (procs[i].gpid != gpid || procs[i].rank < 0)
+			continue;
+		id->rank = procs[i].rank;
+		id->local_rank = procs[i].local_rank;
+		id->world_size = procs[i].world_size;
+		report_set_str(&id->launcher, procs[i].launcher);
+		report_set_str(&id->source, procs[i].source);
+		report_set_str(&id->host, procs[i].host);
+		report_set_str(&id->from, "trace");
+		return;
+	}
+}
+
+/* The timeline's GPU lanes, one per (device, stream) over all processes,
+ * replaced by one lane per rank with all its kernels: streams of different
+ * processes share ids, and the reader asks which rank was busy when. */
+static void rank_lanes(struct report_model *m, const struct trace *const *views)
+{
+	struct report_timeline *tl = &m->timeline;
+	size_t keep = 0;
+	char name[96];
+
+	for (size_t i = 0; i < tl->nr_lanes; i++) {
+		if (tl->lanes[i].kind == LANE_GPU) {
+			free(tl->lanes[i].name);
+			free(tl->lanes[i].iv);
+			continue;
+		}
+		tl->lanes[keep++] = tl->lanes[i];
+	}
+	tl->nr_lanes = keep;
+	for (size_t r = 0; r < m->ranks.nr; r++) {
+		const struct trace *v = views[r];
+		struct report_lane *lane;
+		int32_t dev = main_device(v);
+
+		if (dev >= 0)
+			snprintf(name, sizeof(name), "%s GPU %d", m->ranks.v[r].label, (int)dev);
+		else
+			snprintf(name, sizeof(name), "%s", m->ranks.v[r].label);
+		lane = report_model_add_lane(m, name, LANE_GPU);
+		for (size_t i = 0; i < v->nkernels; i++)
+			report_lane_add(lane, v->kernels[i].start, v->kernels[i].end, NULL);
+	}
+}
+
 /* The processes' identities in report order (cmp_rank), each with the
  * index of its part. */
 struct ident {
@@ -320,13 +374,17 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	if (!a->have_tl)
 		return;
 	parts = rank_parts_split(&a->trace, &nparts);
-	if (nparts < 2) {
+	if (!nparts) {
 		rank_parts_free(parts, nparts);
 		return;
 	}
 	/* a damaged identity table costs the names, not the per-rank view */
 	if (t->db && trace_processes(t, &procs, &nprocs, &err))
 		report_model_add_note(m, "process identities not read: %s", err.buf);
+	if (nparts == 1) {
+		one_identity(m, parts[0].gpid, procs, nprocs);
+		goto out;
+	}
 	m->ranks.identified = nprocs > 0;
 	id = xcalloc(nparts, sizeof(*id));
 	for (size_t i = 0; i < nparts; i++) {
@@ -343,11 +401,13 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	}
 	/* before analyse_part, whose timeline may reorder a part's arrays */
 	ranks_coll_fill(m, views, &a->stages);
+	rank_lanes(m, views);
 	for (size_t i = 0; i < nparts; i++)
 		analyse_part(&m->ranks.v[i], &parts[id[i].part], a);
 	cross_rank(&m->ranks);
 	free(views);
 	free(id);
+out:
 	trace_processes_free(procs, nprocs);
 	rank_parts_free(parts, nparts);
 	strbuf_release(&err);

@@ -27,11 +27,18 @@ struct rank_part *rank_parts_split(const struct trace *t, size_t *n);
 void rank_parts_free(struct rank_part *p, size_t n);
 
 /* Fills m->ranks when kernels ran in more than one process of a's trace
- * (nothing otherwise, so a one-process report is unchanged): each process's
+ * (one process: only m->env.ident, from its recorded rank): each process's
  * stages, step distribution, TTFT/TPOT, GPU span and busy, kernels and
  * operators, by the same code as the whole run; then the cross-rank spread
  * and the slowest rank. */
 void ranks_fill(struct report_model *m, const struct report_analysis *a);
+
+/* ranks_util.c: each rank's share of the model's work and its MFU/MBU
+ * (report_rank_stage), with the share's basis (report_ranks.util_split,
+ * util_basis); for one model-parallel group, the merged stages' work
+ * divided by the ranks. After analytic_load_file() and peaks_load(),
+ * before report_model_derive(). */
+void ranks_utilization(struct report_model *m);
 
 /* ranks_coll.c: m->ranks.coll and each rank's coll, from views[i], the part
  * of m->ranks.v[i] (borrowed), with stage windows from sc's prefill and

@@ -23,22 +23,60 @@ static const struct opt opts[] = {
     OPT_END_MARK,
 };
 
+/* "ranks 2, 3 missing; rank 1 failed (...)" into sb. */
+static void incomplete_text(const struct merge_result *r, struct strbuf *sb)
+{
+	if (r->nmissing) {
+		strbuf_addf(sb, "rank%s", r->nmissing > 1 ? "s" : "");
+		for (size_t i = 0; i < r->nmissing; i++)
+			strbuf_addf(sb, "%s %d", i ? "," : "", r->missing[i]);
+		strbuf_addstr(sb, " missing");
+	}
+	for (size_t i = 0; i < r->nranks; i++)
+		if (r->ranks[i].failed)
+			strbuf_addf(sb, "%srank %d failed (%s)", sb->len ? "; " : "",
+				    r->ranks[i].rank, r->ranks[i].why);
+}
+
 /* "incomplete: ranks 2, 3 missing; rank 1 failed" on stderr. */
 static void print_incomplete(const struct merge_result *r)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	if (r->nmissing) {
-		strbuf_addf(&sb, "rank%s", r->nmissing > 1 ? "s" : "");
-		for (size_t i = 0; i < r->nmissing; i++)
-			strbuf_addf(&sb, "%s %d", i ? "," : "", r->missing[i]);
-		strbuf_addstr(&sb, " missing");
-	}
-	for (size_t i = 0; i < r->nranks; i++)
-		if (r->ranks[i].failed)
-			strbuf_addf(&sb, "%srank %d failed (%s)", sb.len ? "; " : "",
-				    r->ranks[i].rank, r->ranks[i].why);
+	incomplete_text(r, &sb);
 	fprintf(stderr, "llmprof: merge: incomplete: %s\n", sb.buf);
+	strbuf_release(&sb);
+}
+
+void merge_after_rank(const char *run_dir, int world_size, int quiet)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, sb = STRBUF_INIT;
+	struct merge_result r;
+
+	if (!merge_all_ended(run_dir, world_size))
+		return;
+	if (merge_run(run_dir, &r, &err)) {
+		warning_print("merge: every rank has ended, but: %s; run 'llmprof merge %s'",
+			      err.buf, run_dir);
+		goto out;
+	}
+	path_join(&out, run_dir, "merged");
+	if (mkdir_real(out.buf, &err) || merged_write(&r, out.buf, &err))
+		warning_print("merge: every rank has ended, but: %s", err.buf);
+	else if (!quiet) {
+		if (r.slowest_rank >= 0)
+			strbuf_addf(&sb, "; slowest: rank %d by %s", r.slowest_rank, r.slowest_by);
+		if (r.nmissing || r.nfailed) {
+			strbuf_addstr(&sb, "; incomplete: ");
+			incomplete_text(&r, &sb);
+		}
+		fprintf(stderr, "llmprof: every rank has ended: merged into %s%s\n", out.buf,
+			sb.buf);
+	}
+	merge_result_release(&r);
+out:
+	strbuf_release(&err);
+	strbuf_release(&out);
 	strbuf_release(&sb);
 }
 
@@ -95,8 +133,10 @@ const struct cmd_entry cmd_merge_entry = {
 		   "never a trace, and writes RUN/merged/merged.md and merged.json: each\n"
 		   "stage's min/median/max over ranks and the slowest rank, one row per\n"
 		   "rank, and the NCCL collectives matched across ranks (wait, transfer,\n"
-		   "stragglers, clocks aligned across hosts). Run it once every rank has\n"
-		   "finished; it is not started on its own.\n"
+		   "stragglers, clocks aligned across hosts). The last rank of 'profile\n"
+		   "--rank-dir' to end runs it on its own when the world size is known;\n"
+		   "run it by hand after a job whose ranks did not all end, or to merge\n"
+		   "again.\n"
 		   "Exit codes: 0 ok, 2 usage, 5 RUN is not such a folder or a rank's file\n"
 		   "is damaged, 7 cannot write, 8 incomplete: ranks missing or failed (the\n"
 		   "others are merged; stderr says which) (docs/exit-codes.md).",

@@ -339,6 +339,8 @@ static int cmd_profile_exec(struct cmd_ctx *ctx)
 		goto out;
 	}
 	code = opt_dry_run ? profile_dry_run(&rc, root.buf) : run(&rc);
+	if (opt_rank_dir && !opt_dry_run) /* the last rank to end merges them all */
+		merge_after_rank(root.buf, (int)rc.opts.world_size, opt_quiet);
 out:
 	run_ctx_release(&rc);
 	strbuf_release(&output_ov);
@@ -366,8 +368,9 @@ const struct cmd_entry cmd_profile_entry = {
 	"shell); otherwise workload.kind picks the built-in llm or dummy workload\n"
 	"or workload.program. The last line on stdout is 'run: <dir>'.\n"
 	"Under mpirun or srun, '--rank-dir DIR' writes each rank's bundle into\n"
-	"DIR/ranks/<rank>/ (refused when it exists); 'llmprof merge DIR' then\n"
-	"builds the cross-rank reports.\n"
+	"DIR/ranks/<rank>/ (refused when it exists); the last rank to end (of the\n"
+	"world size in the environment) then builds the cross-rank reports in\n"
+	"DIR/merged/, as 'llmprof merge DIR' does.\n"
 	"Exit codes: 0 ok, 1 workload failed, 2 usage (--rank-dir: no rank in\n"
 	"the environment, or the rank's folder exists), 3 config, 4 tool missing, 6 a step\n"
 	"failed, 7 cannot write, 124 run.timeout_s exceeded, 130 interrupted\n"

@@ -72,6 +72,11 @@ extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_calibrate_entry;
 extern const struct cmd_entry cmd_nvtx_entry;
 extern const struct cmd_entry cmd_merge_entry;
+/* cmd-merge.c: after one rank of `profile --rank-dir RUN` has ended: when
+ * every rank of world_size has, RUN/merged as `llmprof merge RUN` writes
+ * it, and one line on stderr (unless quiet); a failure is a warning. The
+ * rank's exit code is not changed. */
+void merge_after_rank(const char *run_dir, int world_size, int quiet);
 extern const struct cmd_entry cmd_diff_entry;
 
 extern const struct cmd_entry *const cmd_table[];

@@ -20,6 +20,7 @@ void report_model_init(struct report_model *m)
 	memset(m, 0, sizeof(*m));
 	m->llm.cuda_graph = -1;
 	m->ranks.slowest = -1;
+	m->env.ident.rank = m->env.ident.local_rank = m->env.ident.world_size = -1;
 }
 
 void report_set_str(char **field, const char *s)
@@ -78,6 +79,7 @@ static void ranks_release(struct report_ranks *r)
 	}
 	free(r->v);
 	free(r->slowest_by);
+	free(r->util_basis);
 	coll_release(&r->coll);
 }
 
@@ -114,6 +116,10 @@ void report_model_release(struct report_model *m)
 	free(m->env.cuda);
 	free(m->env.host);
 	free(m->env.cpu);
+	free(m->env.ident.launcher);
+	free(m->env.ident.source);
+	free(m->env.ident.from);
+	free(m->env.ident.host);
 	for (i = 0; i < m->env.nr_tools; i++) {
 		free(m->env.tools[i].name);
 		free(m->env.tools[i].version);
@@ -532,7 +538,7 @@ static struct rnum ratio(struct rnum num, double scale, struct rnum den)
 	return rnum_of(num.v / scale / den.v);
 }
 
-static void derive_stage(struct report_stage *s, const struct report_peaks *p)
+void report_stage_derive(struct report_stage *s, const struct report_peaks *p)
 {
 	struct rnum t = report_stage_time_ms(s);
 
@@ -701,7 +707,7 @@ void report_model_derive(struct report_model *m)
 
 		if (!st->counter_flops.available && !m->run.counters_by_class)
 			stage_counter_flops(m, st);
-		derive_stage(st, &m->peaks);
+		report_stage_derive(st, &m->peaks);
 	}
 	for (i = 0; i < m->nr_ops; i++) {
 		struct report_operator *o = &m->ops[i];

@@ -108,6 +108,18 @@ enum report_device {
 	REPORT_DEVICE_CPU,	  /* the CPU path asked for with device=cpu, a GPU present */
 };
 
+/* One process's identity as its launcher gave it: the builtin tracer's
+ * record of the one process that ran kernels, else the rank.json of a
+ * --rank-dir bundle (any backend). Several processes: report_ranks. */
+struct report_identity {
+	int rank;		    /* -1 = none recorded */
+	int local_rank, world_size; /* -1 = not recorded */
+	char *launcher;		    /* "torchrun", "slurm", ...; NULL = not recorded */
+	char *source;		    /* the variable the rank came from: "RANK", ... */
+	char *from;		    /* "trace" or "rank.json" */
+	char *host;		    /* as the identity records it; NULL = not recorded */
+};
+
 struct report_env {
 	enum report_device device;
 	char *gpu_name;		  /* as the driver reports it: "NVIDIA H100 80GB HBM3" */
@@ -119,6 +131,7 @@ struct report_env {
 	char *cuda;		  /* "13.0" */
 	char *host;
 	char *cpu;
+	struct report_identity ident; /* rank -1 = none */
 	struct report_tool *tools;
 	size_t nr_tools, alloc_tools;
 };
@@ -384,6 +397,11 @@ struct report_rank_stage {
 	uint64_t instances, kernels, steps;	      /* steps: decode_step ranges */
 	struct rnum cpu_ms, gpu_ms, busy_ms, idle_ms; /* as struct report_stage */
 	struct rnum step_p50_ms, step_p90_ms, step_max_ms;
+	/* the rank's share of the model's work (report_ranks.util_split) and
+	 * what it reaches against the peaks in its own stage time, as
+	 * struct report_stage; unavailable when the share is unknown */
+	struct rnum flops, bytes;
+	struct rnum mfu_datasheet, mfu_measured, mbu_datasheet, mbu_measured;
 };
 struct report_rank_kernel {
 	char *name;
@@ -472,6 +490,16 @@ struct report_spread {
 	struct rnum min, med, max;
 	int max_rank; /* index into ranks.v of the max, -1 none */
 };
+/* How the model's work (config model.*, workload/analytic.json) is shared
+ * by the ranks, for per-rank MFU/MBU (analysis/ranks_util.c). */
+enum report_rank_split {
+	RANK_SPLIT_NONE,    /* no model work known: nothing to share */
+	RANK_SPLIT_REPLICA, /* no NCCL collectives: each process runs the whole model */
+	RANK_SPLIT_GROUP,   /* every collective matched across all ranks: one
+			       model-parallel group, each rank 1/nr of the work */
+	RANK_SPLIT_UNKNOWN, /* collectives that do not match across all ranks */
+};
+
 struct report_ranks {
 	struct report_rank *v; /* by rank, ranked processes first, then by pid */
 	size_t nr, alloc;
@@ -483,6 +511,8 @@ struct report_ranks {
 	char *slowest_by; /* "last arrival at collectives", "decode GPU span",
 			     "prefill GPU span", "GPU span" */
 	struct report_collectives coll;
+	enum report_rank_split util_split;
+	char *util_basis; /* the split in one sentence; NULL with RANK_SPLIT_NONE */
 };
 
 struct report_model {
@@ -507,6 +537,11 @@ struct report_model {
 };
 
 void report_model_init(struct report_model *m);
+
+/* A stage's derived numbers (achieved rates, MFU/MBU against p, idle,
+ * launches/s) from what is set; what is already available is kept.
+ * report_model_derive() runs it on every stage. */
+void report_stage_derive(struct report_stage *s, const struct report_peaks *p);
 void report_model_release(struct report_model *m);
 
 /* Frees *field and stores a copy of s (NULL allowed). */

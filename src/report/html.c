@@ -286,6 +286,14 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	html_table(&t, out);
 	rtable_rank_stages(m, &t);
 	html_table(&t, out);
+	report_ranks_util_basis(m, &s);
+	if (s.len) {
+		strbuf_addstr(out, "<p class=\"note\">");
+		strbuf_trim(&s);
+		xml_text(out, s.buf);
+		strbuf_addstr(out, "</p>\n");
+		strbuf_reset(&s);
+	}
 	if (!report_coll_shown(m))
 		return;
 	/* the collectives: the straggler table is what a reader of a multi-rank

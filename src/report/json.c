@@ -91,6 +91,26 @@ static json_t *run_json(const struct report_model *m)
 	return o;
 }
 
+static json_t *jid(int v);
+
+/* The run's rank identity (one process), null without one. */
+static json_t *ident_json(const struct report_identity *id)
+{
+	json_t *o;
+
+	if (!id->from || id->rank < 0)
+		return json_null();
+	o = json_object();
+	set(o, "rank", jid(id->rank));
+	set(o, "local_rank", jid(id->local_rank));
+	set(o, "world_size", jid(id->world_size));
+	set(o, "launcher", jstr_checked(id->launcher));
+	set(o, "source", jstr_checked(id->source));
+	set(o, "host", jstr_checked(id->host));
+	set(o, "from", jstr_checked(id->from));
+	return o;
+}
+
 static json_t *env_json(const struct report_model *m)
 {
 	const struct report_env *e = &m->env;
@@ -106,6 +126,7 @@ static json_t *env_json(const struct report_model *m)
 	set(o, "cuda", jstr_checked(e->cuda));
 	set(o, "host", jstr_checked(e->host));
 	set(o, "cpu", jstr_checked(e->cpu));
+	set(o, "rank", ident_json(&e->ident));
 	for (size_t i = 0; i < e->nr_tools; i++)
 		set(tools, e->tools[i].name, jstr_checked(e->tools[i].version));
 	set(o, "tools", tools);
@@ -250,6 +271,30 @@ static json_t *rank_stage_json(const struct report_rank_stage *s)
 	set(o, "step_p50_ms", jnum(s->step_p50_ms));
 	set(o, "step_p90_ms", jnum(s->step_p90_ms));
 	set(o, "step_max_ms", jnum(s->step_max_ms));
+	set(o, "flops", jnum(s->flops));
+	set(o, "bytes", jnum(s->bytes));
+	set(o, "mfu_datasheet", jnum(s->mfu_datasheet));
+	set(o, "mfu_measured", jnum(s->mfu_measured));
+	set(o, "mbu_datasheet", jnum(s->mbu_datasheet));
+	set(o, "mbu_measured", jnum(s->mbu_measured));
+	return o;
+}
+
+/* cross_rank.utilization: how the model's work is shared; null without one */
+static json_t *rank_util_json(const struct report_ranks *rs)
+{
+	static const char *const names[] = {NULL, "replicas", "model-parallel", "unknown"};
+	json_t *o;
+
+	if (rs->util_split == RANK_SPLIT_NONE)
+		return json_null();
+	o = json_object();
+	set(o, "split", json_string(names[rs->util_split]));
+	set(o, "divisor",
+	    rs->util_split == RANK_SPLIT_UNKNOWN
+		? json_null()
+		: json_integer(rs->util_split == RANK_SPLIT_GROUP ? (json_int_t)rs->nr : 1));
+	set(o, "basis", jstr_checked(rs->util_basis));
 	return o;
 }
 
@@ -329,6 +374,7 @@ static void ranks_json(json_t *root, const struct report_ranks *rs)
 	set(o, "decode_step_p50", spread_json(rs, &rs->step_p50));
 	set(o, "slowest", rs->slowest >= 0 ? jstr_checked(rs->v[rs->slowest].label) : json_null());
 	set(o, "slowest_by", jstr_checked(rs->slowest_by));
+	set(o, "utilization", rank_util_json(rs));
 	set(root, "cross_rank", o);
 }
 

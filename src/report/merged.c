@@ -53,6 +53,39 @@ static json_t *jcoll(const struct coll_result *c)
 			 "hosts", hosts, "residual_median_ns", (json_int_t)c->residual_median_ns);
 }
 
+/* How the model's work is shared, in one sentence; "" with none. */
+static const char *split_basis(const struct merge_result *r)
+{
+	switch (r->split) {
+	case MERGE_SPLIT_REPLICA:
+		return "no rank ran NCCL kernels, so each is taken as a replica running the "
+		       "whole model: a rank's MFU/MBU is the one its own report states";
+	case MERGE_SPLIT_GROUP:
+		return "every NCCL collective matched across the ranks, so they are taken as one "
+		       "model-parallel (tensor-parallel) group of the world size: a rank's "
+		       "MFU/MBU is its own report's (the whole model's work) divided by the world "
+		       "size";
+	case MERGE_SPLIT_UNKNOWN:
+		return "the NCCL collectives do not match across the ranks (subgroups, "
+		       "point-to-point, missing calls), so how the model's work is shared is "
+		       "unknown: no per-rank MFU/MBU";
+	case MERGE_SPLIT_NONE:
+		break;
+	}
+	return "";
+}
+
+static json_t *jsplit(const struct merge_result *r)
+{
+	static const char *const names[] = {NULL, "replicas", "model-parallel", "unknown"};
+
+	if (r->split == MERGE_SPLIT_NONE)
+		return json_null();
+	return json_pack("{s:s, s:o, s:s}", "split", names[r->split], "divisor",
+			 r->split == MERGE_SPLIT_UNKNOWN ? json_null() : json_integer(r->divisor),
+			 "basis", split_basis(r));
+}
+
 static char *merged_json(const struct merge_result *r)
 {
 	json_t *root = json_object(), *ranks = json_array(), *missing = json_array();
@@ -67,13 +100,19 @@ static char *merged_json(const struct merge_result *r)
 
 		if (m->failed)
 			json_object_set_new(o, "why", json_string(m->why));
-		for (int k = 0; k < MERGE_NSTAGES; k++)
+		for (int k = 0; k < MERGE_NSTAGES; k++) {
+			double u = merge_rank_util(r, m, k);
+
 			json_object_set_new(
 			    o, r->stages[k].name,
-			    m->have[k] ? json_pack("{s:f, s:f, s:f, s:i}", "gpu_ms", m->gpu_ms[k],
-						   "busy_ms", m->busy_ms[k], "step_p50_ms",
-						   m->step_p50_ms[k], "kernels", (int)m->kernels[k])
-				       : json_null());
+			    m->have[k]
+				? json_pack("{s:f, s:f, s:f, s:i, s:o}", "gpu_ms", m->gpu_ms[k],
+					    "busy_ms", m->busy_ms[k], "step_p50_ms",
+					    m->step_p50_ms[k], "kernels", (int)m->kernels[k],
+					    k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet",
+					    u >= 0 ? json_real(u) : json_null())
+				: json_null());
+		}
 		json_array_append_new(ranks, o);
 	}
 	for (size_t i = 0; i < r->nmissing; i++)
@@ -95,6 +134,7 @@ static char *merged_json(const struct merge_result *r)
 	json_object_set_new(root, "slowest_by",
 			    r->slowest_by ? json_string(r->slowest_by) : json_null());
 	json_object_set_new(root, "collectives", r->have_coll ? jcoll(&r->coll) : json_null());
+	json_object_set_new(root, "utilization", jsplit(r));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	return text;
@@ -157,9 +197,9 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 		md_stat(sb, r->stages[k].name, "GPU time", &r->stages[k].gpu);
 		md_stat(sb, r->stages[k].name, "step p50", &r->stages[k].step_p50);
 	}
-	strbuf_addstr(
-	    sb, "\n## Ranks\n\n| Rank | Host | State | Prefill GPU ms | Decode GPU ms "
-		"| Decode step p50 ms | NCCL kernels |\n|---:|---|---|---:|---:|---:|---:|\n");
+	strbuf_addstr(sb, "\n## Ranks\n\n| Rank | Host | State | Prefill GPU ms | Decode GPU ms "
+			  "| Decode step p50 ms | NCCL kernels | Prefill MFU | Decode MBU "
+			  "|\n|---:|---|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < r->nranks; i++) {
 		const struct merge_rank *m = &r->ranks[i];
 
@@ -171,8 +211,17 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 				   : strbuf_addstr(sb, "- | ");
 		m->have[MERGE_DECODE] ? strbuf_addf(sb, "%.3f | ", m->step_p50_ms[MERGE_DECODE])
 				      : strbuf_addstr(sb, "- | ");
-		strbuf_addf(sb, "%zu |\n", m->collectives);
+		strbuf_addf(sb, "%zu |", m->collectives);
+		for (int k = 0; k < MERGE_NSTAGES; k++) {
+			double u = merge_rank_util(r, m, k);
+
+			u >= 0 ? strbuf_addf(sb, " %.1f%% |", 100 * u) : strbuf_addstr(sb, " - |");
+		}
+		strbuf_addch(sb, '\n');
 	}
+	if (r->split != MERGE_SPLIT_NONE)
+		strbuf_addf(sb, "\nMFU/MBU (datasheet peaks, each rank's stage time): %s.\n",
+			    split_basis(r));
 	if (r->have_coll)
 		md_collectives(sb, &r->coll);
 }

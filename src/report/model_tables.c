@@ -138,6 +138,22 @@ static void kv_int(struct rtable *t, const char *key, long long v)
 	rtable_cellf(t, "%lld", v);
 }
 
+void report_identity_text(const struct report_identity *id, struct strbuf *sb)
+{
+	const char *l =
+	    id->launcher && *id->launcher && strcmp(id->launcher, "none") ? id->launcher : NULL;
+
+	strbuf_addf(sb, "%d", id->rank);
+	if (id->world_size > 0)
+		strbuf_addf(sb, " of %d", id->world_size);
+	if (l || id->local_rank >= 0) {
+		strbuf_addf(sb, " (%s", l ? l : "");
+		if (id->local_rank >= 0)
+			strbuf_addf(sb, "%slocal rank %d", l ? ", " : "", id->local_rank);
+		strbuf_addch(sb, ')');
+	}
+}
+
 void rtable_environment(const struct report_model *m, struct rtable *t)
 {
 	const struct report_env *e = &m->env;
@@ -168,6 +184,11 @@ void rtable_environment(const struct report_model *m, struct rtable *t)
 	kv(t, "CUDA", e->cuda);
 	kv(t, "Host", e->host);
 	kv(t, "CPU", e->cpu);
+	if (e->ident.from && e->ident.rank >= 0) {
+		report_identity_text(&e->ident, &sb);
+		rtable_cell(t, "Rank");
+		rtable_cell_sb(t, &sb);
+	}
 	for (size_t i = 0; i < e->nr_tools; i++) {
 		strbuf_addf(&sb, "Tool: %s", e->tools[i].name);
 		rtable_cell_sb(t, &sb);

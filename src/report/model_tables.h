@@ -33,6 +33,9 @@ void rtable_rank_operators(const struct report_model *m, struct rtable *t, size_
 /* The sentence that introduces the ranks: how many processes, that the
  * other tables sum over them, and the slowest rank with its numbers. */
 void report_ranks_intro(const struct report_model *m, struct strbuf *out);
+/* One line: how the model's work is shared for per-rank MFU/MBU
+ * (report_ranks.util_basis); nothing without model work. */
+void report_ranks_util_basis(const struct report_model *m, struct strbuf *out);
 /* NCCL collectives across ranks (coll_md.c). Shown only with several
  * processes and at least one NCCL kernel; the tables are empty otherwise.
  * Per rank and collective type, the stragglers, exposed communication per
@@ -61,6 +64,8 @@ void rtable_html(const struct rtable *t, struct strbuf *out, const char *css_cla
 
 /* The report's tables. top = 0 means all rows. */
 void rtable_environment(const struct report_model *m, struct rtable *t);
+/* "0 of 2 (torchrun, local rank 0)": a rank identity in words, appended. */
+void report_identity_text(const struct report_identity *id, struct strbuf *sb);
 void rtable_stages(const struct report_model *m, struct rtable *t);
 void rtable_decode_steps(const struct report_model *m, struct rtable *t);
 void rtable_aggregates(const struct report_model *m, struct rtable *t);

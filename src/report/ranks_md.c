@@ -58,9 +58,9 @@ void rtable_rank_stages(const struct report_model *m, struct rtable *t)
 	static const char *const names[REPORT_ROLE_OTHER] = {"prefill", "decode"};
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrrrrrr", 0, "Rank", "Stage", "Instances", "CPU (ms)", "GPU span (ms)",
+	rtable_init(t, "llrrrrrrrrrl", 0, "Rank", "Stage", "Instances", "CPU (ms)", "GPU span (ms)",
 		    "GPU busy (ms)", "GPU idle (ms)", "Kernels", "Step p50 (ms)", "Step p90 (ms)",
-		    "Step max (ms)", NULL);
+		    "Step max (ms)", "MFU or MBU (model)", NULL);
 	for (size_t i = 0; i < m->ranks.nr; i++)
 		for (int role = 0; role < REPORT_ROLE_OTHER; role++) {
 			const struct report_rank_stage *s = &m->ranks.v[i].stages[role];
@@ -78,6 +78,16 @@ void rtable_rank_stages(const struct report_model *m, struct rtable *t)
 			cell_ms(t, &sb, s->step_p50_ms);
 			cell_ms(t, &sb, s->step_p90_ms);
 			cell_ms(t, &sb, s->step_max_ms);
+			/* judged as the merged stage: prefill by MFU, decode by MBU */
+			if ((role == REPORT_ROLE_PREFILL ? s->mfu_datasheet : s->mbu_datasheet)
+				.available) {
+				strbuf_addstr(&sb, role == REPORT_ROLE_PREFILL ? "MFU " : "MBU ");
+				fmt_frac_pct(&sb, role == REPORT_ROLE_PREFILL ? s->mfu_datasheet
+									      : s->mbu_datasheet);
+			} else {
+				strbuf_addstr(&sb, FMT_NA);
+			}
+			rtable_cell_sb(t, &sb);
 		}
 	strbuf_release(&sb);
 }
@@ -168,6 +178,17 @@ void rtable_rank_operators(const struct report_model *m, struct rtable *t, size_
 		}
 	}
 	strbuf_release(&sb);
+}
+
+void report_ranks_util_basis(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_ranks *rs = &m->ranks;
+
+	if (!rs->util_basis)
+		return;
+	strbuf_addstr(out, "Per-rank MFU/MBU (datasheet peaks, the rank's own stage time): ");
+	strbuf_addstr(out, rs->util_basis);
+	strbuf_addstr(out, ".\n");
 }
 
 void report_ranks_intro(const struct report_model *m, struct strbuf *out)

@@ -72,6 +72,10 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 	if (rtable_rows(&t)) {
 		strbuf_addstr(out, "\nPer-rank stages:\n\n");
 		rtable_md(&t, out);
+		if (m->ranks.util_basis) {
+			strbuf_addch(out, '\n');
+			report_ranks_util_basis(m, out);
+		}
 	}
 	rtable_release(&t);
 }

@@ -15,18 +15,29 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$tmp" || exit 1
 export TOOL=$tool
+model=() # extra settings of every rank
 rank() { # RUN RANK WORLD SLOW_RANK: one rank as a launcher starts it
 	local slow=0
 	[ "$2" = "$4" ] && slow=20000
 	env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
 		OMPI_COMM_WORLD_RANK="$2" OMPI_COMM_WORLD_SIZE="$3" SLOW=$slow \
-		"$LLMPROF" profile -q --rank-dir "$1" pipeline.ncu.enable=false -- \
+		"$LLMPROF" profile -q --rank-dir "$1" pipeline.ncu.enable=false "${model[@]}" -- \
 		sh -c 'exec "$TOOL" synth-rank "$LLMPROF_TRACE_OUT" 4 3 "$SLOW" 20000 node0' \
 		>"$1.$2.out" 2>"$1.$2.err" || fail "rank $2 of $1: $(cat "$1.$2.err")"
 }
-for r in 0 1; do rank two "$r" 2 1; done
+# "two" with a model preset and peaks: each rank's report states MFU/MBU
+model=(model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=5 hardware.peak_tflops=1000
+	hardware.peak_bandwidth_gbs=3000)
+rank two 0 2 1
+[ ! -e two/merged ] || fail "merged before rank 1 ended"
+rank two 1 2 1
+model=()
 for r in 0 1 2 3; do rank four "$r" 4 2 & done
 wait
+# the last rank to end merged them all, as `llmprof merge` does below
+[ -f two/merged/merged.json ] && [ -f four/merged/merged.json ] || fail "no merge when the last rank ended"
+cp two/merged/merged.json two.auto.json
+cp two/merged/merged.md two.auto.md
 [ -f two/ranks/1/collectives.tsv ] || fail "no collectives.tsv: $(ls two/ranks/1)"
 head -1 two/ranks/1/collectives.tsv | grep -qx '# llmprof collectives 1' || fail "tsv header"
 [ "$(grep -c '^kernel' two/ranks/1/collectives.tsv)" = 5 ] || fail "5 AllReduce kernels"
@@ -35,6 +46,19 @@ grep -q '"world_size": 4' four/ranks/3/rank.json || fail "rank.json: $(cat four/
 
 "$LLMPROF" merge two >out 2>err || fail "merge two: $? $(cat err)"
 grep -qx "slowest: rank 1 by arriving last at NCCL collectives" out || fail "two: $(cat out)"
+cmp -s two.auto.json two/merged/merged.json && cmp -s two.auto.md two/merged/merged.md ||
+	fail "the automatic merge differs from llmprof merge"
+# one rank of one: merged at once, said on stderr; no world size: no merge
+env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u WORLD_SIZE \
+	RANK=0 WORLD_SIZE=1 "$LLMPROF" profile --rank-dir solo pipeline.ncu.enable=false -- true \
+	>out 2>err || fail "solo: $(cat err)"
+grep -qx "llmprof: every rank has ended: merged into $tmp/solo/merged" err || fail "solo: $(cat err)"
+[ -f solo/merged/merged.json ] || fail "solo: not merged"
+env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u WORLD_SIZE \
+	-u SLURM_NTASKS -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE \
+	RANK=0 "$LLMPROF" profile -q --rank-dir nows pipeline.ncu.enable=false -- true >out 2>err ||
+	fail "nows: $(cat err)"
+[ -d nows/ranks/0 ] && [ ! -e nows/merged ] || fail "merged without a world size"
 "$LLMPROF" merge four >out 2>err || fail "merge four: $? $(cat err)"
 grep -qx "slowest: rank 2 by arriving last at NCCL collectives" out || fail "four: $(cat out)"
 python3 - four/merged/merged.json <<'PY' || fail "merged.json"
@@ -52,6 +76,38 @@ w = {r["rank"]: r["wait_ms"] for r in c["ranks"]}
 assert w[2] == 0 and all(abs(w[r] - 5 * 0.06) < 1e-9 for r in (0, 1, 3)), w
 PY
 grep -q '^| decode | GPU time | 4 |' four/merged/merged.md || fail "stage table: $(cat four/merged/merged.md)"
+grep -q '"utilization": null' four/merged/merged.json || fail "four: no model, yet a utilization"
+
+# per-rank MFU/MBU: the ranks' AllReduces all match, so one tensor-parallel
+# group of 2: each rank's own MFU/MBU (the whole model's work) / 2
+python3 - two <<'PY' || fail "two: per-rank MFU/MBU"
+import json, sys
+d = sys.argv[1]
+m = json.load(open(f"{d}/merged/merged.json"))
+u = m["utilization"]
+assert u["split"] == "model-parallel" and u["divisor"] == 2, u
+md = open(f"{d}/merged/merged.md").read()
+assert u["basis"] in md
+for r in m["ranks"]:
+    own = {s["role"]: s["utilization"] for s in
+           json.load(open(f"{d}/ranks/{r['rank']}/metrics.json"))["stages"]}
+    assert own["decode"]["mbu_datasheet"] > 0 and own["prefill"]["mfu_datasheet"] > 0
+    assert abs(r["decode"]["mbu_datasheet"] - own["decode"]["mbu_datasheet"] / 2) < 1e-12
+    assert abs(r["prefill"]["mfu_datasheet"] - own["prefill"]["mfu_datasheet"] / 2) < 1e-12
+    row = [l for l in md.splitlines() if l.startswith(f"| {r['rank']} | ")][0]
+    assert row.endswith(f"| {100 * r['decode']['mbu_datasheet']:.1f}% |"), row
+PY
+# one rank short of a collective: the share is unknown, no per-rank MFU/MBU
+mkdir short && cp -r two/ranks short/ && rm -rf short/merged
+sed -i '$d' short/ranks/1/collectives.tsv
+"$LLMPROF" merge short >out 2>err || fail "merge short: $(cat err)"
+python3 - short/merged/merged.json <<'PY' || fail "short: per-rank MFU/MBU"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["utilization"]["split"] == "unknown" and m["utilization"]["divisor"] is None
+assert m["collectives"]["mismatches"] == 1
+assert all(r["decode"]["mbu_datasheet"] is None for r in m["ranks"])
+PY
 
 # a missing rank: the rest merged, listed, exit 8
 mkdir three && cp -r four/ranks three/ && rm -rf three/ranks/1
