@@ -31,6 +31,7 @@
 #include "pipeline/plan.h"
 #include "pipeline/progress.h"
 #include "pipeline/status.h"
+#include "trace/tracer_launch.h"
 
 /* What plan_build reads, and the storage behind it (params.c). */
 struct run_params {
@@ -48,8 +49,9 @@ struct run_params {
 	char *tracer_lib;	 /* NULL = no builtin trace */
 	struct strbuf trace_dir; /* <run>/trace */
 	struct strbuf trace_log; /* <run>/trace/log: the tracer's logs */
-	char *tracer_env[5];
-	struct strbuf ncu_what; /* the ncu step's --dry-run text */
+	char *tracer_env[TRACER_ENV_MAX];
+	const char *tracer_api_calls; /* pipeline.trace.api_calls (static string) */
+	struct strbuf ncu_what;	      /* the ncu step's --dry-run text */
 };
 
 /* How the run is going: the first failure decides its state and code. */

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# pipeline.trace.api_calls end to end without a GPU: the key reaches the
+# builtin tracer as LLMPROF_TRACE_API_CALLS (a workload records what it got
+# and writes a synthetic log the way the tracer would: trace-tool synth, with
+# "all" also a module load and one synchronisation per step); the trace
+# step counts launch calls apart from the other calls; a bad value is a
+# config error.
+set -u
+: "${LLMPROF:?}"
+tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
+tmp=$(mktemp -d /tmp/llmprof-cli-apicalls.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+step() { json "$1" "[s for s in d['steps'] if s['name']=='$2'][0]['$3']"; }
+last_run() { tail -n 1 "$1" | sed -n 's/^run: //p'; }
+cd "$tmp" || exit 1
+command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
+[ -e "${LLMPROF_BUILD_DIR:-}/tracer/libllmprof_tracer.so" ] || { echo "skip: no tracer library built"; exit 77; }
+[ -x "$tool" ] || { echo "skip: no trace-tool built"; exit 77; }
+cat >wl.sh <<SH
+#!/bin/sh
+echo "\${LLMPROF_TRACE_API_CALLS-unset}" >"$tmp/got"
+mode=activity
+[ "\${LLMPROF_TRACE_API_CALLS:-}" = all ] && mode=all
+[ -n "\${LLMPROF_TRACE_OUT:-}" ] && exec "$tool" synth "\$LLMPROF_TRACE_OUT" 20 4 \$mode
+exit 0
+SH
+chmod +x wl.sh
+common=(pipeline.trace.backend=builtin pipeline.nsys.path=/nonexistent/nsys pipeline.ncu.enable=false)
+
+# the default: launch calls only
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl.sh >out 2>err || fail "default: $(cat err)"
+[ "$(cat got)" = launches ] || fail "default: the tracer got LLMPROF_TRACE_API_CALLS=$(cat got)"
+run=$(last_run out)
+msg=$(step "$run/status.json" trace message)
+echo "$msg" | grep -q "80 kernels, 20 copies, 20 memsets, [0-9]* NVTX rows, 120 launch calls" || fail "default message: $msg"
+echo "$msg" | grep -q "other CUDA API calls" && fail "default message names other calls: $msg"
+grep -q "api_calls: launches" "$run/config.yaml" || fail "config.yaml: $(grep -n api_calls "$run/config.yaml")"
+
+# every call: the launch count still counts launches
+"$LLMPROF" profile artifacts.root="$tmp/b" "${common[@]}" pipeline.trace.api_calls=all -- ./wl.sh >out 2>err ||
+	fail "all: $(cat err)"
+[ "$(cat got)" = all ] || fail "all: the tracer got LLMPROF_TRACE_API_CALLS=$(cat got)"
+run=$(last_run out)
+msg=$(step "$run/status.json" trace message)
+echo "$msg" | grep -q "80 kernels, 20 copies, 20 memsets, [0-9]* NVTX rows, 120 launch calls, 21 other CUDA API calls" ||
+	fail "all message: $msg"
+
+# a value that is not one: a config error (docs/exit-codes.md)
+"$LLMPROF" profile artifacts.root="$tmp/c" "${common[@]}" pipeline.trace.api_calls=some -- ./wl.sh >out 2>err
+rc=$?
+[ "$rc" -eq 3 ] || fail "bad value: exit $rc, $(cat err)"
+grep -q "pipeline.trace.api_calls" err || fail "bad value message: $(cat err)"
+echo ok
