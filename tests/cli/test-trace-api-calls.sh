@@ -37,6 +37,7 @@ msg=$(step "$run/status.json" trace message)
 echo "$msg" | grep -q "80 kernels, 20 copies, 20 memsets, [0-9]* NVTX rows, 120 launch calls" || fail "default message: $msg"
 echo "$msg" | grep -q "other CUDA API calls" && fail "default message names other calls: $msg"
 grep -q "api_calls: launches" "$run/config.yaml" || fail "config.yaml: $(grep -n api_calls "$run/config.yaml")"
+[ "$(json "$run/metrics.json" "[('cpu_time' in s) for s in d['stages']]")" = "[False]" ] || fail "default: metrics.json has cpu_time"
 
 # every call: the launch count still counts launches
 "$LLMPROF" profile artifacts.root="$tmp/b" "${common[@]}" pipeline.trace.api_calls=all -- ./wl.sh >out 2>err ||
@@ -46,6 +47,13 @@ run=$(last_run out)
 msg=$(step "$run/status.json" trace message)
 echo "$msg" | grep -q "80 kernels, 20 copies, 20 memsets, [0-9]* NVTX rows, 120 launch calls, 21 other CUDA API calls" ||
 	fail "all message: $msg"
+# and the report says where decode's CPU time went: a 100 us module load,
+# 20 synchronisations of 5 us, 120 launch calls of 2 ns
+[ "$(json "$run/metrics.json" "[(c['name'], round(c['ms'], 6), c['calls']) for c in d['stages'][0]['cpu_time']['top']]")" = \
+	"[('cuModuleLoadData', 0.1, 1), ('cudaStreamSynchronize', 0.1, 20), ('cudaLaunchKernel', 0.00016, 80), ('cudaMemcpyAsync', 4e-05, 20), ('cudaMemsetAsync', 4e-05, 20)]" ] ||
+	fail "all: cpu_time $(json "$run/metrics.json" "d['stages'][0].get('cpu_time')")"
+[ "$(json "$run/metrics.json" "round(d['stages'][0]['cpu_time']['api_ms'], 6)")" = 0.20024 ] || fail "all: api_ms"
+grep -q '^## Where the CPU time goes$' "$run/report.md" || fail "all: no CPU-time section in report.md"
 
 # a value that is not one: a config error (docs/exit-codes.md)
 "$LLMPROF" profile artifacts.root="$tmp/c" "${common[@]}" pipeline.trace.api_calls=some -- ./wl.sh >out 2>err
