@@ -91,6 +91,10 @@ struct run_ctx {
 	int prog_argc, has_program;
 	const char *conf_dir;
 	size_t n_overrides;
+	/* the model shape from a config.json the program names (model_json.h):
+	 * its path and the model.* overrides made from it, or NULL */
+	char *model_json;
+	char **model_json_ov;
 
 	struct config *cfg; /* the one resolved config: every step reads it */
 	struct gpu_probe gpus;
