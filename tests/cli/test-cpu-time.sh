@@ -6,7 +6,7 @@
 # once), 5 ms of a synchronisation that runs past the range's end (clipped),
 # a launch, and a call on another thread (not the stage's); a decode range of
 # 10 ms with 100 launches of 50 us. The finding's numbers, report.md's table
-# and metrics.json's cpu_time must say exactly that; a trace of launch calls
+# metrics.json's cpu_time and report.html must say exactly that; a trace of launch calls
 # only says nothing about it (and the setup finding says how to get it); a
 # real nsys export (tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite) gets
 # the numbers an SQL query over its rows gives.
@@ -101,6 +101,7 @@ grep -q '^## Where the CPU time goes$' "$r" || fail "no CPU-time section"
 grep -qF '| cuModuleLoadData | 50.000 | 50.0% | 1 |' "$r" || fail "CPU-time table: $(sed -n '/Where the CPU/,/timeline/p' "$r")"
 grep -qF '| all CUDA API calls | 65.010 | 65.0% | 4 |' "$r" || fail "CPU-time table total: $(sed -n '/Where the CPU/,/timeline/p' "$r")"
 grep -qF '| outside CUDA (host code) | 34.990 | 35.0% |  |' "$r" || fail "CPU-time table host row"
+grep -qF '<h3>Where the CPU time goes: prefill (100.000 ms)</h3>' "$tmp/all/report.html" || fail "report.html has no CPU-time table"
 m=$tmp/all/metrics.json
 [ "$(json "$m" "[round(s['cpu_time']['api_ms'], 6) for s in d['stages']]")" = "[65.01, 5.03]" ] ||
 	fail "metrics api_ms: $(json "$m" "[s.get('cpu_time') for s in d['stages']]")"
@@ -119,6 +120,7 @@ r=$tmp/launch/report.md
 grep -qF 'prefill spent 100.000 ms of CPU time' "$r" || fail "launch-only: no setup finding"
 grep -q 'Where its\|Where the CPU time goes' "$r" && fail "launch-only trace claims to know where CPU time went"
 grep -q 'pipeline.trace.api_calls=all' "$r" || fail "launch-only: no hint"
+grep -q 'Where the CPU time goes' "$tmp/launch/report.html" && fail "launch-only report.html has a CPU-time table"
 [ "$(json "$tmp/launch/metrics.json" "[('cpu_time' in s) for s in d['stages']]")" = "[False, False]" ] ||
 	fail "launch-only metrics has cpu_time"
 [ "$(json "$tmp/launch/metrics.json" "round(d['stages'][1]['launches_per_s'])")" = 10000 ] || fail "launch-only launches_per_s"
