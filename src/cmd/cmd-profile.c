@@ -163,8 +163,10 @@ static int apply_model_json(struct run_ctx *rc, const char *conf_dir, const char
 	struct strbuf note = STRBUF_INIT;
 
 	rc->model_json_ov = run_model_json(rc, ov, *n, &note, &rc->model_json);
-	if (note.len)
+	if (note.len && rc->model_json_ov)
 		fprintf(stderr, "llmprof: %s\n", note.buf);
+	else if (note.len)
+		warning_print("%s", note.buf);
 	strbuf_release(&note);
 	if (!rc->model_json_ov)
 		return 0;

@@ -44,7 +44,7 @@ grep -q "model shape from" err && fail "model.num_layers= did not win: $(cat err
 mkdir gpt2 && printf '{"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "vocab_size": 50257}\n' >gpt2/config.json
 dry -- /bin/true gpt2 || fail "gpt2: exit $?, $(cat err)"
 [ "$(grep -c '' err)" -eq 1 ] || fail "gpt2: not one line: $(cat err)"
-grep -qxF 'llmprof: ignored the model'"'"'s config.json: gpt2/config.json: model_type "gpt2" is not an architecture the analytic model covers (llama, mistral, qwen2); MFU/MBU need model= keys' err ||
+grep -qxF 'llmprof: warning: ignored the model'"'"'s config.json: gpt2/config.json: model_type "gpt2" is not an architecture the analytic model covers (llama, mistral, qwen2); MFU/MBU need model= keys' err ||
 	fail "gpt2: $(cat err)"
 grep -q "^model: " out && fail "gpt2: a model was guessed: $(grep '^model' out)"
 
@@ -52,11 +52,11 @@ grep -q "^model: " out && fail "gpt2: a model was guessed: $(grep '^model' out)"
 mkdir bad && printf '{"model_type": "llama",\n  "hidden_size": }\n' >bad/config.json
 dry -- /bin/true bad || fail "malformed: exit $?, $(cat err)"
 [ "$(grep -c '' err)" -eq 1 ] || fail "malformed: not one line: $(cat err)"
-grep -q "^llmprof: ignored the model's config.json: bad/config.json:2:[0-9]*: .*; MFU/MBU need model= keys$" err ||
+grep -q "^llmprof: warning: ignored the model's config.json: bad/config.json:2:[0-9]*: .*; MFU/MBU need model= keys$" err ||
 	fail "malformed: $(cat err)"
 mkdir part && printf '{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192, "num_attention_heads": 32, "vocab_size": 32000}\n' >part/config.json
 dry -- /bin/true part || fail "incomplete: exit $?"
-grep -qxF "llmprof: ignored the model's config.json: part/config.json: no \"num_hidden_layers\"; MFU/MBU need model= keys" err ||
+grep -qxF "llmprof: warning: ignored the model's config.json: part/config.json: no \"num_hidden_layers\"; MFU/MBU need model= keys" err ||
 	fail "incomplete: $(cat err)"
 printf '{"model_type": "llama", "hidden_size": 2048, "intermediate_size": -1, "num_hidden_layers": 2, "num_attention_heads": 32, "vocab_size": 32000}\n' >part/config.json
 dry -- /bin/true part || fail "negative: exit $?"
