@@ -41,7 +41,9 @@
 #   MATRIX_PIN                 CPU list for taskset: every run on the same cores
 # Cost on the H100 (2026-11-21): a decode process takes ~25 s (imports, model
 # construction, warm-up), a tiny one ~1 s; 4 decode variants x 5 rounds need
-# ~9 minutes. The budget check stops decode rounds early and says so (FAIL).
+# ~9 minutes, the default 5 (untraced and the four above) ~11: within one
+# 10-minute call, run fewer rounds (MATRIX_REPS=3) or fewer variants. The
+# budget check stops decode rounds early and says so (FAIL).
 # Output: OUTDIR/{env.txt,raw.csv,checks.txt,matrix.txt,stderr.txt}.
 set -u -o pipefail
 out=${1:?usage: overhead-matrix.sh OUTDIR}
