@@ -54,6 +54,11 @@ echo "$msg" | grep -q "80 kernels, 20 copies, 20 memsets, [0-9]* NVTX rows, 120 
 	fail "all: cpu_time $(json "$run/metrics.json" "d['stages'][0].get('cpu_time')")"
 [ "$(json "$run/metrics.json" "round(d['stages'][0]['cpu_time']['api_ms'], 6)")" = 0.20024 ] || fail "all: api_ms"
 grep -q '^## Where the CPU time goes$' "$run/report.md" || fail "all: no CPU-time section in report.md"
+# llmprof stats lists them as nsys stats would
+"$LLMPROF" stats -r cuda_api_sum -f csv "$run/trace/trace.sqlite" >stats.csv 2>&1 || fail "stats: $(cat stats.csv)"
+grep -q ',1,100000\.0,100000\.0,100000,100000,0\.0,cuModuleLoadData$' stats.csv || fail "stats: $(cat stats.csv)"
+grep -q ',20,5000\.0,5000\.0,5000,5000,0\.0,cudaStreamSynchronize$' stats.csv || fail "stats: $(cat stats.csv)"
+grep -q ',80,2\.0,2\.0,2,2,0\.0,cudaLaunchKernel$' stats.csv || fail "stats: $(cat stats.csv)"
 
 # a value that is not one: a config error (docs/exit-codes.md)
 "$LLMPROF" profile artifacts.root="$tmp/c" "${common[@]}" pipeline.trace.api_calls=some -- ./wl.sh >out 2>err
