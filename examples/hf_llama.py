@@ -6,8 +6,15 @@ as the original llm-perf-opt workloads had them: `prefill`, `decode` and one
     llmprof profile model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=32 \
         -- python3 examples/hf_llama.py --prompt 128 --new-tokens 32
 
-(model=... gives llmprof the shape for MFU/MBU; keep the two in step). The
-last stdout line says what ran, in key=value form.
+(model=... gives llmprof the shape for MFU/MBU; keep the two in step). With
+--config-dir DIR the model is built from DIR/config.json (a transformers
+model folder, read locally, nothing downloaded), and llmprof reads the same
+file for the shape, so no model= keys are needed:
+
+    llmprof profile infer.prompt_len=128 infer.max_new_tokens=32 \
+        -- python3 examples/hf_llama.py --config-dir tests/data/hf/llama-3.2-1b
+
+The last stdout line says what ran, in key=value form.
 """
 import argparse
 import time
@@ -21,14 +28,25 @@ def main():
     ap.add_argument("--prompt", type=int, default=128)
     ap.add_argument("--new-tokens", type=int, default=32)
     ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--layers", type=int, default=16)
+    ap.add_argument("--layers", type=int, default=None,
+                    help="transformer layers (default 16, or config.json's; with --config-dir "
+                         "llmprof reads config.json's count, so leave it)")
+    ap.add_argument("--config-dir", default=None,
+                    help="build the model from this folder's config.json (Llama family)")
     ap.add_argument("--warmup", type=int, default=1)
     args = ap.parse_args()
     torch.manual_seed(0)
-    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=args.layers,
-                      num_attention_heads=32, num_key_value_heads=8, head_dim=64,
-                      vocab_size=128256, max_position_embeddings=131072, rope_theta=500000.0,
-                      rms_norm_eps=1e-5, tie_word_embeddings=True)
+    if args.config_dir:
+        cfg = LlamaConfig.from_pretrained(args.config_dir, local_files_only=True)
+        if args.layers is not None:
+            cfg.num_hidden_layers = args.layers
+    else:
+        cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192,
+                          num_hidden_layers=args.layers or 16,
+                          num_attention_heads=32, num_key_value_heads=8, head_dim=64,
+                          vocab_size=128256, max_position_embeddings=131072, rope_theta=500000.0,
+                          rms_norm_eps=1e-5, tie_word_embeddings=True)
+    args.layers = cfg.num_hidden_layers
     torch.set_default_dtype(torch.bfloat16)
     with torch.device("cuda"):
         model = LlamaForCausalLM(cfg)

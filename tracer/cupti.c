@@ -1,12 +1,12 @@
 /* cupti.c: CUDA injection. The driver loads CUDA_INJECTION64_PATH at cuInit
  * and calls InitializeInjection, before any context exists, so buffer
  * attributes set here apply. GPU work comes from CUPTI's activity API
- * (concurrent kernels, memcpy, memset, devices). Launch-type API calls come,
- * per LLMPROF_TRACE_API, either from CUPTI's RUNTIME/DRIVER activity records
- * enabled for just those cbids (CUPTI buffers them; thread ids are gettid()
- * like ours, so NVTX ranges and launches share thread ids), or from CUPTI
- * callbacks on those cbids, timed with the tracer's clock on the calling
- * thread. */
+ * (concurrent kernels, memcpy, memset, devices). Launch-type API calls (with
+ * LLMPROF_TRACE_API_CALLS=all, every API call) come, per LLMPROF_TRACE_API,
+ * either from CUPTI's RUNTIME/DRIVER activity records enabled for just those
+ * cbids (CUPTI buffers them; thread ids are gettid() like ours, so NVTX
+ * ranges and launches share thread ids), or from CUPTI callbacks on those
+ * cbids, timed with the tracer's clock on the calling thread. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -385,10 +385,10 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 		graph_node_record(data, cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
 }
 
-/* Enables the launch-type cbids of one domain as callbacks or as activity
- * records; returns how many. */
+/* Enables the launch-type cbids of one domain (with all, every cbid) as
+ * callbacks or as activity records; returns how many. */
 static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver, enum api_mode mode,
-		      int memops)
+		      int memops, int all)
 {
 	uint32_t cbid;
 	int n = 0;
@@ -400,7 +400,7 @@ static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver, enum 
 
 		if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
-		if (!rec_api_selected(driver, name, memops))
+		if (!rec_api_selected(driver, name, memops, all))
 			continue;
 		if (mode == API_CALLBACK)
 			r = cuptiEnableCallback(1, g_sub, dom, cbid);
@@ -532,6 +532,20 @@ static enum api_mode api_mode_of(const char *api)
 	return mode;
 }
 
+/* Whether every CUDA API call is recorded, from TRACER_ENV_API_CALLS's
+ * value (launches when unset or not understood). */
+static int api_all_of(const char *v)
+{
+	if (!v || !*v || strcmp(v, "launches") == 0)
+		return 0;
+	if (strcmp(v, "all") == 0)
+		return 1;
+	tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+		    "%s=%s not understood (launches or all): using launches", TRACER_ENV_API_CALLS,
+		    v);
+	return 0;
+}
+
 /* The TLOG_CLOCK record: both clocks back to back, so llmprof can check
  * that they agree. */
 static void write_clock(void)
@@ -557,7 +571,7 @@ int InitializeInjection(void)
 	uint64_t v;
 	const char *api = getenv(TRACER_ENV_API);
 	enum api_mode mode;
-	int memops;
+	int memops, all;
 
 	if (tracer_env_u64(TRACER_ENV_CUDA, 1, 1) == 0)
 		return 1;
@@ -605,13 +619,14 @@ int InitializeInjection(void)
 		mode = API_CALLBACK;
 	}
 	memops = (int)tracer_env_u64(TRACER_ENV_MEMOPS, 1, 1);
+	all = api_all_of(getenv(TRACER_ENV_API_CALLS));
 	if (mode != API_NONE) {
 		/* Both domains, even if one fails: direct driver launches
 		 * (cuLaunchKernel from libraries) need the driver ids. */
 		int nrt = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0,
-				     mode, memops);
+				     mode, memops, all);
 		int ndrv = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1,
-				      mode, memops);
+				      mode, memops, all);
 		if (!nrt || !ndrv)
 			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
 				    "no %s launch API %s enabled: GPU work cannot be attributed to "

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "records.h"
+#include "trace/apiname.h"
 
 void rec_from_kernel(struct tlog_kernel *k, const CUpti_ActivityKernel10 *a, uint32_t name_id)
 {
@@ -146,19 +147,14 @@ void rec_from_api(struct tlog_api *r, const CUpti_ActivityAPI *a, int driver)
 	r->tid = a->threadId;
 }
 
-int rec_api_selected(int driver, const char *name, int memops)
+int rec_api_selected(int driver, const char *name, int memops, int all)
 {
-	/* Launches first: without memops only the first two count. */
-	static const char *const rt[] = {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy",
-					 "cudaMemset"};
-	static const char *const drv[] = {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset"};
-	const char *const *p = driver ? drv : rt;
-	size_t i, n = memops ? 4 : 2;
-
 	if (!name)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (strncmp(name, p[i], strlen(p[i])) == 0)
-			return 1;
-	return 0;
+	if (all)
+		return 1;
+	/* a runtime name in the driver domain (or the reverse) is not ours */
+	if ((strncmp(name, "cuda", 4) == 0) == (driver != 0))
+		return 0;
+	return api_name_is_launch(name, memops);
 }

@@ -22,8 +22,8 @@ RECORDS_HIDDEN void rec_from_device(struct tlog_device *d, const CUpti_ActivityD
  * sets to gettid()). */
 RECORDS_HIDDEN void rec_from_api(struct tlog_api *r, const CUpti_ActivityAPI *a, int driver);
 /* Whether a runtime (driver=0) or driver (driver=1) API, by CUPTI name, is
- * one the tracer records: kernel and graph launches, and with memops also
- * memcpy and memset. */
-RECORDS_HIDDEN int rec_api_selected(int driver, const char *name, int memops);
+ * one the tracer records: with all, every call; else kernel and graph
+ * launches, and with memops also memcpy and memset (trace/apiname.h). */
+RECORDS_HIDDEN int rec_api_selected(int driver, const char *name, int memops, int all);
 
 #endif

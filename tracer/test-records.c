@@ -146,21 +146,27 @@ static void test_api_activity(void **state)
 static void test_api_selection(void **state)
 {
 	(void)state;
-	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000", 0));
-	assert_true(rec_api_selected(1, "cuGraphLaunch", 0));
-	assert_false(rec_api_selected(0, "cudaMemcpyAsync_v3020", 0));
-	assert_false(rec_api_selected(1, "cuMemsetD8Async", 0));
-	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000", 1));
-	assert_true(rec_api_selected(0, "cudaGraphLaunch_v10000", 1));
-	assert_true(rec_api_selected(0, "cudaMemcpyAsync_v3020", 1));
-	assert_true(rec_api_selected(0, "cudaMemsetAsync_v3020", 1));
-	assert_false(rec_api_selected(0, "cudaMalloc_v3020", 1));
-	assert_false(rec_api_selected(0, "cudaStreamSynchronize_v3020", 1));
-	assert_true(rec_api_selected(1, "cuLaunchKernelEx", 1));
-	assert_true(rec_api_selected(1, "cuMemcpyHtoDAsync_v2", 1));
-	assert_false(rec_api_selected(1, "cuCtxSynchronize", 1));
-	assert_false(rec_api_selected(1, "cudaLaunchKernel", 1));
-	assert_false(rec_api_selected(0, NULL, 1));
+	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000", 0, 0));
+	assert_true(rec_api_selected(1, "cuGraphLaunch", 0, 0));
+	assert_false(rec_api_selected(0, "cudaMemcpyAsync_v3020", 0, 0));
+	assert_false(rec_api_selected(1, "cuMemsetD8Async", 0, 0));
+	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000", 1, 0));
+	assert_true(rec_api_selected(0, "cudaGraphLaunch_v10000", 1, 0));
+	assert_true(rec_api_selected(0, "cudaMemcpyAsync_v3020", 1, 0));
+	assert_true(rec_api_selected(0, "cudaMemsetAsync_v3020", 1, 0));
+	assert_false(rec_api_selected(0, "cudaMalloc_v3020", 1, 0));
+	assert_false(rec_api_selected(0, "cudaStreamSynchronize_v3020", 1, 0));
+	assert_true(rec_api_selected(1, "cuLaunchKernelEx", 1, 0));
+	assert_true(rec_api_selected(1, "cuMemcpyHtoDAsync_v2", 1, 0));
+	assert_false(rec_api_selected(1, "cuCtxSynchronize", 1, 0));
+	assert_false(rec_api_selected(1, "cudaLaunchKernel", 1, 0));
+	assert_false(rec_api_selected(0, NULL, 1, 0));
+	/* LLMPROF_TRACE_API_CALLS=all: every named call, memops or not */
+	assert_true(rec_api_selected(0, "cudaMalloc_v3020", 0, 1));
+	assert_true(rec_api_selected(1, "cuModuleLoadData", 0, 1));
+	assert_true(rec_api_selected(1, "cuCtxSynchronize", 1, 1));
+	assert_true(rec_api_selected(0, "cudaLaunchKernel_v7000", 0, 1));
+	assert_false(rec_api_selected(1, NULL, 1, 1));
 }
 
 int main(void)

@@ -16,10 +16,13 @@
 #   MATRIX_REPS (5)            rounds per program
 #   MATRIX_DECODE_REPS (MATRIX_REPS)   decode rounds (0: tiny_launch only)
 #   MATRIX_BUDGET_S (170)      no new decode round once it would end later
-#   MATRIX_VARIANTS ("callback activity none")   LLMPROF_TRACE_API values (may
-#                              be empty: decode runs untraced only),
-#                              each optionally followed by +VAR=VALUE settings
-#                              (e.g. activity+LLMPROF_TRACE_MEMOPS=0)
+#   MATRIX_VARIANTS ("callback activity activity+LLMPROF_TRACE_API_CALLS=all none")
+#                              LLMPROF_TRACE_API values (may be empty: decode
+#                              runs untraced only), each optionally followed
+#                              by +VAR=VALUE settings (e.g.
+#                              activity+LLMPROF_TRACE_MEMOPS=0); the default
+#                              compares recording launch calls only with
+#                              recording every CUDA API call (API_CALLS=all)
 #   MATRIX_TINY_VARIANTS (MATRIX_VARIANTS)   the same for tiny_launch
 #                              The variant "nsys" runs the program under
 #                              `$MATRIX_NSYS profile --trace=cuda,nvtx` instead
@@ -38,7 +41,9 @@
 #   MATRIX_PIN                 CPU list for taskset: every run on the same cores
 # Cost on the H100 (2026-11-21): a decode process takes ~25 s (imports, model
 # construction, warm-up), a tiny one ~1 s; 4 decode variants x 5 rounds need
-# ~9 minutes. The budget check stops decode rounds early and says so (FAIL).
+# ~9 minutes, the default 5 (untraced and the four above) ~11: within one
+# 10-minute call, run fewer rounds (MATRIX_REPS=3) or fewer variants. The
+# budget check stops decode rounds early and says so (FAIL).
 # Output: OUTDIR/{env.txt,raw.csv,checks.txt,matrix.txt,stderr.txt}.
 set -u -o pipefail
 out=${1:?usage: overhead-matrix.sh OUTDIR}
@@ -52,7 +57,7 @@ decode=$root/bench/tracer/decode_loop.py
 reps=${MATRIX_REPS:-5}
 decode_reps=${MATRIX_DECODE_REPS:-$reps}
 budget=${MATRIX_BUDGET_S:-170}
-read -r -a variants <<<"${MATRIX_VARIANTS-callback activity none}"
+read -r -a variants <<<"${MATRIX_VARIANTS-callback activity activity+LLMPROF_TRACE_API_CALLS=all none}"
 read -r -a tiny_variants <<<"${MATRIX_TINY_VARIANTS-${variants[*]}}"
 want_kernels=${MATRIX_DECODE_KERNELS:-88447}
 want_step=${MATRIX_DECODE_STEP_OPS:-43456}
@@ -69,7 +74,7 @@ so=$(cd "$(dirname "$so")" && pwd)/$(basename "$so") # injection paths must be a
 rm -rf "$logs" && mkdir -p "$logs" || die "cannot create $logs"
 # Nothing of an outer profiler or tracer may leak into the untraced runs.
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH LLMPROF_TRACE_OUT LLMPROF_TRACE_API \
-	LLMPROF_TRACE_MEMOPS LLMPROF_TRACE_CUDA LLMPROF_TRACE_NVTX
+	LLMPROF_TRACE_API_CALLS LLMPROF_TRACE_MEMOPS LLMPROF_TRACE_CUDA LLMPROF_TRACE_NVTX
 # The machine's own CUPTI first (it matches the driver).
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # trace-tool needs libsqlite3.so.0: the machine's, else one carried in gpu-bin/lib.
@@ -204,7 +209,7 @@ done
 
 # Checks: every traced decode log, round 1 of the tiny logs.
 check_log() { # check_log PROGRAM VARIANT ROUND
-	local prog=$1 v=$2 r=$3 dir=$logs/$1-$2-$3 conv k api ops unattr drops problems
+	local prog=$1 v=$2 r=$3 dir=$logs/$1-$2-$3 conv k api other ops unattr drops problems
 	[ -d "$dir" ] && [ "$v" != nsys ] || return
 	conv=$(tool_run convert "$dir" "$dir/t.sqlite" 2>&1)
 	if [ $? -ne 0 ]; then
@@ -213,6 +218,8 @@ check_log() { # check_log PROGRAM VARIANT ROUND
 	fi
 	k=$(awk '/^files/ { for (i = 1; i < NF; i++) if ($i == "kernels") print $(i + 1) }' <<<"$conv")
 	api=$(awk '/^files/ { for (i = 1; i < NF; i++) if ($i == "api") print $(i + 1) }' <<<"$conv")
+	# the other CUDA API calls (LLMPROF_TRACE_API_CALLS=all); "api" counts launch calls only
+	other=$(awk '/^files/ { n = 0; for (i = 1; i < NF; i++) if ($i == "api_other") n = $(i + 1); print n }' <<<"$conv")
 	ops=$(awk '/^files/ { for (i = 1; i < NF; i++) if ($i ~ /^(kernels|memcpy|memset)$/) n += $(i + 1); print n }' <<<"$conv")
 	unattr=$(awk '/^open_ranges/ { print $6 }' <<<"$conv")
 	drops=$(awk '/^open_ranges/ { print $8 + $10 }' <<<"$conv")
@@ -222,6 +229,12 @@ check_log() { # check_log PROGRAM VARIANT ROUND
 	local msg="$prog $v round $r: kernels $k api $api unattributed $unattr dropped $drops problems $problems"
 	[ "$want" = any ] || [ "$k" = "$want" ] || { fail "$msg (want $want kernels)"; return; }
 	[ "$drops" = 0 ] && [ "$problems" = 0 ] || { fail "$msg"; return; }
+	case $v in
+	*LLMPROF_TRACE_API_CALLS=all*)
+		msg="$msg api_other $other"
+		[ "$other" -gt 0 ] || { fail "$msg (want other CUDA API calls)"; return; } ;;
+	*) [ "$other" = 0 ] || { fail "$msg api_other $other (want launch calls only)"; return; } ;;
+	esac
 	if [ "${v%%+*}" = none ]; then
 		[ "$api" = 0 ] || { fail "$msg (want no launch calls)"; return; }
 		echo "ok   $msg" >>"$out/checks.txt"

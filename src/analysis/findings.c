@@ -333,11 +333,12 @@ static void rule_decode(struct report_model *m)
 		fmt_ms(&t, d->idle_ms);
 		strbuf_addstr(&t, " ms of ");
 		fmt_ms(&t, d->gpu_ms);
-		strbuf_addstr(&t, " ms)");
+		strbuf_addstr(&t, " ms): launch and CPU overhead, not DRAM bandwidth, limits the "
+				  "step.");
+		findings_cpu_split(&t, d);
 		report_model_add_finding(m, FINDING_WARNING, "decode-launch-bound", rec.buf,
-					 "Decode reaches %s while the GPU is idle %s: launch and "
-					 "CPU overhead, not DRAM bandwidth, limits the step.",
-					 mbu.buf, t.buf);
+					 "Decode reaches %s while the GPU is idle %s", mbu.buf,
+					 t.buf);
 		idle_saving(m, d);
 		strbuf_release(&t);
 		goto out;
@@ -497,6 +498,7 @@ static void rule_setup_stage(struct report_model *m)
 		const struct report_stage *s = &m->stages[i];
 		struct strbuf t = STRBUF_INIT;
 		double share;
+		int split;
 
 		if (!s->cpu_ms.available || !s->busy_ms.available ||
 		    s->cpu_ms.v < FINDINGS_SETUP_CPU_MS)
@@ -511,16 +513,21 @@ static void rule_setup_stage(struct report_model *m)
 		strbuf_addf(&t, " ms of GPU work (%" PRIu64 " kernel%s, the GPU busy ", s->kernels,
 			    s->kernels == 1 ? "" : "s");
 		fmt_frac_pct(&t, rnum_of(share));
-		strbuf_addstr(&t, " of it)");
+		strbuf_addstr(&t,
+			      " of it): first-call setup (CUDA module loading, cuBLAS/cuDNN "
+			      "handles, autotuning, memory allocation) or host work, not the GPU, "
+			      "sets its time.");
+		split = findings_cpu_split(&t, s);
 		report_model_add_finding(
 		    m, FINDING_WARNING, "stage-setup-bound",
-		    "Run the same shapes once before the measured range (a warm-up "
-		    "outside it), so the stage times GPU work; if it is every call, look "
-		    "at the CPU side (`nsys profile --sample=cpu`, Python profiler).",
-		    "%s spent %s: first-call setup (CUDA module loading, cuBLAS/cuDNN "
-		    "handles, autotuning, memory allocation) or host work, not the GPU, "
-		    "sets its time.",
-		    s->name ? s->name : "a stage", t.buf);
+		    split ? "Run the same shapes once before the measured range (a warm-up "
+			    "outside it), so the stage times GPU work; if it is every call, look "
+			    "at the CPU side (`nsys profile --sample=cpu`, Python profiler)."
+			  : "Run the same shapes once before the measured range (a warm-up "
+			    "outside it), so the stage times GPU work; if it is every call, look "
+			    "at the CPU side (`nsys profile --sample=cpu`, Python "
+			    "profiler). " FINDINGS_API_HINT,
+		    "%s spent %s", s->name ? s->name : "a stage", t.buf);
 		strbuf_release(&t);
 	}
 }

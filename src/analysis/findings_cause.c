@@ -24,6 +24,35 @@ static int has_finding(const struct report_model *m, const char *code)
 	return 0;
 }
 
+int findings_cpu_split(struct strbuf *sb, const struct report_stage *st)
+{
+	if (!st->api_ms.available || !st->cpu_ms.available)
+		return 0;
+	strbuf_addstr(sb, " Where its ");
+	fmt_ms(sb, st->cpu_ms);
+	strbuf_addstr(sb, " ms of CPU time went: ");
+	fmt_ms(sb, st->api_ms);
+	strbuf_addstr(sb, " ms in CUDA API calls");
+	for (size_t i = 0; i < st->nr_api_top; i++) {
+		strbuf_addstr(sb, i ? ", " : " (");
+		md_code_plain(sb, st->api_top[i].name);
+		strbuf_addch(sb, ' ');
+		fmt_ms(sb, st->api_top[i].ms);
+		strbuf_addstr(sb, " ms");
+	}
+	if (st->api_rest_calls) {
+		strbuf_addstr(sb, ", others ");
+		fmt_ms(sb, st->api_rest_ms);
+		strbuf_addstr(sb, " ms");
+	}
+	if (st->nr_api_top)
+		strbuf_addch(sb, ')');
+	strbuf_addstr(sb, ", ");
+	fmt_ms(sb, st->host_ms);
+	strbuf_addstr(sb, " ms outside CUDA (host code: Python, the framework).");
+	return 1;
+}
+
 static int staged(const struct report_stage *s)
 {
 	return s->role == REPORT_ROLE_PREFILL || s->role == REPORT_ROLE_DECODE;
@@ -80,10 +109,12 @@ void rule_launch_bound(struct report_model *m)
 				    s->idle_ms.v / n, unit);
 		}
 		strbuf_addch(&rec, '.');
+		strbuf_addstr(&t,
+			      ": launch and CPU overhead, not the kernels, sets the stage's time.");
+		findings_cpu_split(&t, s);
 		report_model_add_finding(m, FINDING_WARNING, "stage-launch-bound", rec.buf,
-					 "The GPU is idle in %s %s: launch and CPU overhead, not "
-					 "the kernels, sets the stage's time.",
-					 s->name ? s->name : "a stage", t.buf);
+					 "The GPU is idle in %s %s", s->name ? s->name : "a stage",
+					 t.buf);
 		if (n > 0)
 			findings_set_saving(m, s->idle_ms.v / n, unit, s->idle_ms.v);
 		strbuf_release(&t);

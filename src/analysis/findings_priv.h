@@ -21,6 +21,17 @@ void findings_set_saving(struct report_model *m, double per_unit_ms, const char 
  * instances (requests); 0 when unknown. *unit is set. */
 double findings_stage_units(const struct report_stage *st, const char **unit);
 
+/* Where a stage's CPU time went, as a sentence of its own (leading space),
+ * when the trace records every CUDA API call: " Where its 365.7 ms of CPU
+ * time went: 210.3 ms in CUDA API calls (cuModuleLoadData 150.2 ms, ...),
+ * 155.4 ms outside CUDA (host code: Python, the framework)." Nothing
+ * otherwise; returns whether it wrote. */
+int findings_cpu_split(struct strbuf *sb, const struct report_stage *st);
+/* The hint for when it cannot: record every CUDA API call. */
+#define FINDINGS_API_HINT                                                                          \
+	"Record every CUDA API call (built-in tracer: pipeline.trace.api_calls=all; nsys: "        \
+	"--trace=cuda) and the report says where the CPU time went."
+
 /* findings_cause.c */
 void rule_launch_bound(struct report_model *m);
 void rule_kernel_family(struct report_model *m);

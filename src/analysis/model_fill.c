@@ -36,6 +36,33 @@ static void copy_samples(struct report_stage *s, const struct stage_timing *st)
 	s->nr_samples = st->ninst;
 }
 
+/* Where the stage's CPU time went, when the trace records every CUDA API
+ * call: API time, host time, the longest calls by name. */
+static void fill_cpu_api(struct report_stage *s, const struct stage_timing *st)
+{
+	const struct cpu_api_use *u = &st->api;
+	int64_t rest = 0;
+	uint64_t rest_calls = 0;
+
+	s->api_ms = ms_of(u->ns);
+	s->api_calls = u->calls;
+	s->host_ms = ms_of(st->cpu_ns > u->ns ? st->cpu_ns - u->ns : 0);
+	s->nr_api_top = u->nnames < REPORT_API_TOP ? u->nnames : REPORT_API_TOP;
+	s->api_top = xcalloc(s->nr_api_top + 1, sizeof(*s->api_top));
+	for (size_t i = 0; i < u->nnames; i++) {
+		if (i < s->nr_api_top) {
+			s->api_top[i].name = xstrdup(u->names[i].name);
+			s->api_top[i].ms = ms_of(u->names[i].ns);
+			s->api_top[i].calls = u->names[i].calls;
+		} else {
+			rest = i64_sat_add(rest, u->names[i].ns);
+			rest_calls += u->names[i].calls;
+		}
+	}
+	s->api_rest_ms = ms_of(rest);
+	s->api_rest_calls = rest_calls;
+}
+
 static void fill_stages(struct report_model *m, const struct timeline *tl)
 {
 	static const enum report_role roles[2] = {REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE};
@@ -65,6 +92,8 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			s->done_ms = ms_of(st->wall_ns);
 		if (st->cpu_ns > 0)
 			s->launches_per_s = rnum_of(st->launches_per_s);
+		if (tl->api_complete)
+			fill_cpu_api(s, st);
 		if (r != STAGE_DECODE || !tl->stage_found[STAGE_DECODE_STEP])
 			copy_samples(s, st);
 		if (r == STAGE_DECODE && tl->stage_found[STAGE_DECODE_STEP]) {

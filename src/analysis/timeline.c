@@ -908,6 +908,15 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 		}
 	}
 	stage_distributions(tl, inst_proj, inst_n);
+	tl->api_complete = cpu_api_complete(t);
+	if (tl->api_complete) {
+		struct cpu_api_use use[STAGE_NROLES];
+
+		memset(use, 0, sizeof(use));
+		cpu_api_by_mask(use, STAGE_NROLES, t, stage_mask);
+		for (int s = 0; s < STAGE_NROLES; s++)
+			tl->stages[s].api = use[s];
+	}
 	for (size_t k = 0; k < t->nkernels; k++)
 		if (!tl->kernel_stages[k]) {
 			tl->kernels_outside++;
@@ -941,8 +950,10 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 
 void timeline_release(struct timeline *tl)
 {
-	for (int s = 0; s < STAGE_NROLES; s++)
+	for (int s = 0; s < STAGE_NROLES; s++) {
 		free(tl->stages[s].inst_ns);
+		cpu_api_use_release(&tl->stages[s].api);
+	}
 	free(tl->step_kernels);
 	free(tl->kernel_op);
 	free(tl->kernel_stages);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/cpuapi.h"
 #include "core/strbuf.h"
 #include "trace/trace.h"
 
@@ -69,6 +70,9 @@ struct stage_timing {
 	 * `llmprof diff` compares */
 	int64_t *inst_ns;
 	size_t ninst;
+	/* CPU time of its ranges inside CUDA API calls, by call name (owned;
+	 * cpuapi.h): only when the timeline's api_complete */
+	struct cpu_api_use api;
 };
 
 struct operator_stat {
@@ -120,6 +124,7 @@ struct timeline {
 	size_t graph_kernels;	   /* kernels replayed from a CUDA graph */
 	size_t graph_kernels_op;   /* of those, given their capture-time operator */
 	int have_graph_nodes;	   /* the trace records graph nodes (builtin tracer) */
+	int api_complete;	   /* the trace records every CUDA API call (cpuapi.h) */
 	int32_t *kernel_op;	   /* per kernel: strs id of its innermost operator range's
 				      text, -1 outside every operator */
 	/* kernels of each decode_step instance, in start order: a capture that

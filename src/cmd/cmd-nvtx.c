@@ -62,7 +62,7 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 	struct strbuf err = STRBUF_INIT, logdir = STRBUF_INIT, db = STRBUF_INIT, out = STRBUF_INIT,
 		      desc = STRBUF_INIT;
 	char *lib = NULL, *conf = NULL, *tmp = NULL;
-	char *env[5] = {NULL};
+	char *env[TRACER_ENV_MAX] = {NULL};
 	struct proc_spec spec;
 	struct proc_result res;
 	struct trace_convert_stats st;
@@ -116,7 +116,7 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 		ret = EXIT_IO;
 		goto out;
 	}
-	tracer_env_build(env, lib, logdir.buf, TRACER_NVTX_ONLY);
+	tracer_env_build(env, lib, logdir.buf, TRACER_NVTX_ONLY, NULL);
 
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = ctx->prog_argv;

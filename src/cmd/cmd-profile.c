@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/fsutil.h"
+#include "pipeline/model_json.h"
 #include "pipeline/run.h"
 #include "trace/rankid.h"
 #include "core/banned.h"
@@ -103,11 +104,12 @@ static int check_args(const struct cmd_ctx *ctx)
 /* The overrides: the user's, workload=command with "-- PROGRAM" (so
  * config.yaml says the workload was a command; the program itself is in
  * inputs.yaml and logs/workload.argv), and -o as artifacts.root unless an
- * override names it. Room for 2 more (run_config_auto). */
+ * override names it. Room for 2 more (run_config_auto) and for the
+ * model.* overrides of a config.json (model_json.h). */
 static const char **build_overrides(const struct cmd_ctx *ctx, int root_given,
 				    struct strbuf *output_ov, size_t *n)
 {
-	const char **ov = xcalloc((size_t)ctx->argc + 5, sizeof(*ov));
+	const char **ov = xcalloc((size_t)ctx->argc + 5 + HF_MODEL_NR_OVERRIDES, sizeof(*ov));
 
 	*n = 0;
 	for (int i = 0; i < ctx->argc; i++)
@@ -151,13 +153,41 @@ static int check_output_root(const struct config *cfg)
 	return same ? 0 : EXIT_USAGE;
 }
 
-/* The config every step reads: loaded with the user's overrides, then
- * with the ones model=auto and the device add (they depend on a GPU and
- * on the configured workload). 0, or the exit code after the error. */
+/* A command workload without model keys whose argv names a transformers
+ * config.json: its shape as model.* overrides appended to ov (said in one
+ * line), and the config loaded again with them. 0, or the exit code after
+ * the error. */
+static int apply_model_json(struct run_ctx *rc, const char *conf_dir, const char **ov, size_t *n,
+			    struct strbuf *err)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	rc->model_json_ov = run_model_json(rc, ov, *n, &note, &rc->model_json);
+	if (note.len && rc->model_json_ov)
+		fprintf(stderr, "llmprof: %s\n", note.buf);
+	else if (note.len)
+		warning_print("%s", note.buf);
+	strbuf_release(&note);
+	if (!rc->model_json_ov)
+		return 0;
+	for (size_t i = 0; rc->model_json_ov[i] && i < HF_MODEL_NR_OVERRIDES; i++)
+		ov[(*n)++] = rc->model_json_ov[i];
+	if (run_config_load(rc, conf_dir, *n, ov, err)) {
+		error_print("%s", err->buf);
+		return EXIT_CONFIG;
+	}
+	return 0;
+}
+
+/* The config every step reads: loaded with the user's overrides (and the
+ * model shape of a config.json the program names), then with the ones
+ * model=auto and the device add (they depend on a GPU and on the
+ * configured workload). 0, or the exit code after the error. */
 static int resolve_config(struct run_ctx *rc, const struct cmd_ctx *ctx, const char *conf_dir,
 			  int root_given, const char **ov, size_t n, struct strbuf *err)
 {
 	size_t n_user = n;
+	int code;
 
 	if (run_config_load(rc, conf_dir, n, ov, err)) {
 		error_print("%s", err->buf);
@@ -166,6 +196,9 @@ static int resolve_config(struct run_ctx *rc, const struct cmd_ctx *ctx, const c
 	if (opt_output && root_given && check_output_root(rc->cfg))
 		return EXIT_USAGE;
 	warn_ignored_overrides(rc->cfg, ctx, ov, n_user);
+	if ((code = apply_model_json(rc, conf_dir, ov, &n, err)))
+		return code;
+	n_user = n;
 	if (!run_config_auto(rc, ov, &n))
 		return 0;
 	if (!rc->gpus.nr) {

@@ -3,6 +3,7 @@
  * see cmd/profile.h. */
 #include <stdio.h>
 
+#include "analysis/analytic_cfg.h"
 #include "cmd/profile.h"
 #include "config/config.h"
 #include "core/error.h"
@@ -46,6 +47,19 @@ static void print_dry_run(const struct run_ctx *rc, const char *root)
 	       pp->trace_reason.buf);
 	if (pp->pp.trace == PLAN_TRACE_NSYS)
 		printf("nsys gating: capture-range=%s\n", nsys_effective_capture_range(&pp->nsys));
+	if (analytic_cfg_applies(cfg)) {
+		const struct config_model *m = &config_typed(cfg)->model;
+
+		printf(
+		    "model: %s (%s, %lld layers, hidden %lld, intermediate %lld, heads %lld/%lld "
+		    "kv, head_dim %lld, vocab %lld, tied embeddings %s)%s%s: MFU/MBU from its "
+		    "analytic FLOPs and bytes\n",
+		    m->name, model_arch_names[m->arch], (long long)m->num_layers,
+		    (long long)m->hidden_size, (long long)m->intermediate_size,
+		    (long long)m->num_heads, (long long)m->num_kv_heads, (long long)m->head_dim,
+		    (long long)m->vocab_size, m->tie_word_embeddings ? "yes" : "no",
+		    rc->model_json ? " from " : "", rc->model_json ? rc->model_json : "");
+	}
 	plan_format(plan, &sb);
 	fputs(sb.buf, stdout);
 	strbuf_release(&sb);

@@ -17,6 +17,10 @@ const char *const trace_backend_names[TRACE_BACKEND_NR + 1] = {
     [TRACE_BACKEND_BUILTIN] = "builtin",
     [TRACE_BACKEND_NSYS] = "nsys",
 };
+const char *const trace_api_calls_names[TRACE_API_CALLS_NR + 1] = {
+    [TRACE_API_CALLS_LAUNCHES] = "launches",
+    [TRACE_API_CALLS_ALL] = "all",
+};
 const char *const nsys_capture_range_names[NSYS_CAPTURE_RANGE_NR + 1] = {
     [NSYS_CAPTURE_RANGE_NONE] = "none",
     [NSYS_CAPTURE_RANGE_NVTX] = "nvtx",

@@ -71,6 +71,11 @@ static const struct config_key schema[] = {
      "who records the trace: builtin CUPTI tracer, nsys, or auto (nsys when it can finish "
      "a report, else builtin)",
      ENUM(pipeline.trace.backend, trace_backend, TRACE_BACKEND_NR)},
+    {"pipeline.trace.api_calls", CONFIG_ENUM, 0, "launches", trace_api_calls_names, 0, 0,
+     "CUDA API calls the builtin tracer records: launches (kernel/graph launches, memcpy, "
+     "memset) or all (also cudaMalloc, module loading, synchronisation: where a stage's CPU "
+     "time goes)",
+     ENUM(pipeline.trace.api_calls, trace_api_calls, TRACE_API_CALLS_NR)},
     {"pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
      .help = "cap on events written to the Perfetto trace.json",
      INT(pipeline.trace.max_json_events)},

@@ -60,6 +60,10 @@ enum trace_backend {
 };
 extern const char *const trace_backend_names[TRACE_BACKEND_NR + 1];
 
+/* pipeline.trace.api_calls */
+enum trace_api_calls { TRACE_API_CALLS_LAUNCHES, TRACE_API_CALLS_ALL, TRACE_API_CALLS_NR };
+extern const char *const trace_api_calls_names[TRACE_API_CALLS_NR + 1];
+
 /* pipeline.nsys.capture_range */
 enum nsys_capture_range {
 	NSYS_CAPTURE_RANGE_NONE,
@@ -136,6 +140,7 @@ struct config_run {
 struct config_trace {
 	int enable;
 	enum trace_backend backend;
+	enum trace_api_calls api_calls;
 	int64_t max_json_events;
 };
 

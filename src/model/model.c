@@ -134,6 +134,9 @@ void report_model_release(struct report_model *m)
 		free(m->stages[i].name);
 		free(m->stages[i].step_kernels);
 		free(m->stages[i].sample_ns);
+		for (size_t j = 0; j < m->stages[i].nr_api_top; j++)
+			free(m->stages[i].api_top[j].name);
+		free(m->stages[i].api_top);
 	}
 	free(m->stages);
 	for (i = 0; i < m->nr_kernels; i++) {

@@ -206,7 +206,22 @@ struct report_stage {
 	 * scaling the measured part to the whole stage) / stage time /
 	 * datasheet peak */
 	struct rnum mfu_counter, mbu_counter;
+	/* where its CPU time went (docs/report.md "Where the CPU time goes"),
+	 * available only when the trace records every CUDA API call: time its
+	 * ranges' threads spent inside CUDA API calls (api_ms, api_calls of
+	 * them), the rest of cpu_ms (host_ms: Python, the framework), and the
+	 * REPORT_API_TOP longest calls by name (owned), the others summed */
+	struct rnum api_ms, host_ms, api_rest_ms;
+	uint64_t api_calls, api_rest_calls;
+	struct report_api_call {
+		char *name; /* "cudaMalloc", without nsys's version suffix */
+		struct rnum ms;
+		uint64_t calls;
+	} * api_top;
+	size_t nr_api_top;
 };
+
+#define REPORT_API_TOP 5
 
 struct report_aggregates {
 	struct rnum ttft_ms;	  /* time to first token: prefill range start to the end of

@@ -45,7 +45,8 @@ void run_tracer_setup(struct run_params *p, const char *run_dir)
 	strbuf_reset(&p->trace_log);
 	path_join(&p->trace_dir, run_dir, "trace");
 	path_join(&p->trace_log, p->trace_dir.buf, "log");
-	tracer_env_build(p->tracer_env, p->tracer_lib, p->trace_log.buf, TRACER_FULL);
+	tracer_env_build(p->tracer_env, p->tracer_lib, p->trace_log.buf, TRACER_FULL,
+			 p->tracer_api_calls);
 	p->pp.workload_env = (const char *const *)p->tracer_env;
 }
 
@@ -173,6 +174,7 @@ void run_params_init(struct run_params *p, const struct run_ctx *rc, const char 
 	strbuf_init(&p->trace_log, 0);
 	strbuf_init(&p->ncu_what, 0);
 	pp->run_dir = run_dir;
+	p->tracer_api_calls = trace_api_calls_names[c->pipeline.trace.api_calls];
 	p->have_gpu = gpus->nr > 0;
 	pp->workload_kind = workload_kind_names[c->workload.kind];
 	if (rc->has_program) {

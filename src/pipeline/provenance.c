@@ -310,6 +310,11 @@ void provenance_inputs_yaml(const struct run_inputs *in, struct strbuf *out)
 		yaml_add_quoted(out, in->model_name);
 		strbuf_addch(out, '\n');
 	}
+	if (in->model_json) {
+		strbuf_addstr(out, "model:\n  config_json: ");
+		yaml_add_quoted(out, in->model_json);
+		strbuf_addch(out, '\n');
+	}
 	if (in->prompt_len >= 0) {
 		strbuf_addf(out,
 			    "infer:\n  prompt_len: %lld\n  max_new_tokens: %lld\n"

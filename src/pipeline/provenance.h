@@ -22,6 +22,9 @@ struct run_inputs {
 	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed; /* -1 = n/a */
 	const char *dtype;
 	int cuda_graph; /* -1 = n/a */
+	/* kind=command: the transformers config.json the model.* keys came
+	 * from (model_json.h), NULL = none */
+	const char *model_json;
 };
 
 struct provenance_opts {

@@ -15,6 +15,7 @@
 #include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "pipeline/model_json.h"
 #include "pipeline/params.h"
 #include "pipeline/run.h"
 #include "version.h"
@@ -57,6 +58,8 @@ void run_ctx_release(struct run_ctx *rc)
 		free(rc->model_res);
 	}
 	plan_release(&rc->plan);
+	free(rc->model_json);
+	hf_model_overrides_free(rc->model_json_ov);
 	gpu_probe_release(&rc->gpus);
 	bundle_release(&rc->bundle);
 	if (rc->cfg)

@@ -31,6 +31,7 @@
 #include "pipeline/plan.h"
 #include "pipeline/progress.h"
 #include "pipeline/status.h"
+#include "trace/tracer_launch.h"
 
 /* What plan_build reads, and the storage behind it (params.c). */
 struct run_params {
@@ -48,8 +49,9 @@ struct run_params {
 	char *tracer_lib;	 /* NULL = no builtin trace */
 	struct strbuf trace_dir; /* <run>/trace */
 	struct strbuf trace_log; /* <run>/trace/log: the tracer's logs */
-	char *tracer_env[5];
-	struct strbuf ncu_what; /* the ncu step's --dry-run text */
+	char *tracer_env[TRACER_ENV_MAX];
+	const char *tracer_api_calls; /* pipeline.trace.api_calls (static string) */
+	struct strbuf ncu_what;	      /* the ncu step's --dry-run text */
 };
 
 /* How the run is going: the first failure decides its state and code. */
@@ -89,6 +91,10 @@ struct run_ctx {
 	int prog_argc, has_program;
 	const char *conf_dir;
 	size_t n_overrides;
+	/* the model shape from a config.json the program names (model_json.h):
+	 * its path and the model.* overrides made from it, or NULL */
+	char *model_json;
+	char **model_json_ov;
 
 	struct config *cfg; /* the one resolved config: every step reads it */
 	struct gpu_probe gpus;

@@ -73,6 +73,7 @@ static int write_provenance(const struct run_ctx *rc, struct strbuf *err)
 		goto out;
 	strbuf_reset(&sb);
 	inputs = plan->inputs;
+	inputs.model_json = rc->model_json;
 	if (inputs.argv && inputs.argv[0] && (found = find_in_path(inputs.argv[0])) &&
 	    strcmp(found, inputs.argv[0]))
 		inputs.program_path = found;

@@ -226,6 +226,28 @@ static void section_open(struct strbuf *out, const char *id, const char *title)
 	strbuf_addf(out, "<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
 }
 
+/* Where each stage's CPU time went, when the trace records every CUDA API
+ * call (docs/report.md, "Where the CPU time goes"). */
+static void cpu_time_html(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+
+		if (!s->api_ms.available)
+			continue;
+		strbuf_addstr(out, "<h3>Where the CPU time goes: ");
+		xml_text(out, s->name ? s->name : "stage");
+		strbuf_addstr(out, " (");
+		fmt_ms(out, s->cpu_ms);
+		strbuf_addstr(out, " ms)</h3>\n");
+		rtable_cpu_time(s, &t);
+		rtable_html(&t, out, "data");
+		rtable_release(&t);
+	}
+}
+
 static void findings_html(const struct report_model *m, struct strbuf *out)
 {
 	if (!m->nr_findings) {
@@ -363,6 +385,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 			rtable_html(&t, out, "data sortable");
 		}
 		rtable_release(&t);
+		cpu_time_html(m, out);
 	} else {
 		strbuf_addstr(out, "<p>No stage ranges were found in the trace.</p>\n");
 	}

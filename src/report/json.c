@@ -156,6 +156,34 @@ static json_t *llm_json(const struct report_model *m)
 	return o;
 }
 
+/* Where the stage's CPU time went; NULL when the trace does not record
+ * every CUDA API call (the key is then absent). */
+static json_t *cpu_time_json(const struct report_stage *s)
+{
+	json_t *o, *calls;
+
+	if (!s->api_ms.available)
+		return NULL;
+	o = json_object();
+	calls = json_array();
+	set(o, "cpu_ms", jnum(s->cpu_ms));
+	set(o, "api_ms", jnum(s->api_ms));
+	set(o, "host_ms", jnum(s->host_ms));
+	set(o, "api_calls", json_integer((json_int_t)s->api_calls));
+	for (size_t i = 0; i < s->nr_api_top; i++) {
+		json_t *c = json_object();
+
+		set(c, "name", jstr_checked(s->api_top[i].name));
+		set(c, "ms", jnum(s->api_top[i].ms));
+		set(c, "calls", json_integer((json_int_t)s->api_top[i].calls));
+		json_array_append_new(calls, c);
+	}
+	set(o, "top", calls);
+	set(o, "other_ms", jnum(s->api_rest_ms));
+	set(o, "other_calls", json_integer((json_int_t)s->api_rest_calls));
+	return o;
+}
+
 static json_t *stage_json(const struct report_stage *s)
 {
 	json_t *o = json_object(), *steps = json_object(), *u = json_object();
@@ -198,6 +226,8 @@ static json_t *stage_json(const struct report_stage *s)
 	    : s->role == REPORT_ROLE_DECODE ? json_string("mbu")
 					    : json_null());
 	set(o, "utilization", u);
+	if (s->api_ms.available)
+		set(o, "cpu_time", cpu_time_json(s));
 	return o;
 }
 

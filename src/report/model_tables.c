@@ -258,6 +258,44 @@ void rtable_stages(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
+/* One row of the CPU-time table: what, ms, share of the stage's CPU time,
+ * calls (-1: none). */
+static void cpu_time_row(struct rtable *t, struct strbuf *sb, const struct report_stage *s,
+			 const char *what, struct rnum ms, long long calls)
+{
+	rtable_cell(t, what);
+	fmt_ms(sb, ms);
+	rtable_cell_sb(t, sb);
+	if (ms.available && s->cpu_ms.available && s->cpu_ms.v > 0)
+		fmt_frac_pct(sb, rnum_of(ms.v / s->cpu_ms.v));
+	else
+		strbuf_addstr(sb, FMT_NA);
+	rtable_cell_sb(t, sb);
+	if (calls >= 0)
+		rtable_cellf(t, "%lld", calls);
+	else
+		rtable_cell(t, "");
+}
+
+void rtable_cpu_time(const struct report_stage *s, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lrrr", 0, "Where", "CPU (ms)", "Share", "Calls", NULL);
+	if (!s->api_ms.available)
+		goto out;
+	for (size_t i = 0; i < s->nr_api_top; i++)
+		cpu_time_row(t, &sb, s, s->api_top[i].name, s->api_top[i].ms,
+			     (long long)s->api_top[i].calls);
+	if (s->api_rest_calls)
+		cpu_time_row(t, &sb, s, "other CUDA API calls", s->api_rest_ms,
+			     (long long)s->api_rest_calls);
+	cpu_time_row(t, &sb, s, "all CUDA API calls", s->api_ms, (long long)s->api_calls);
+	cpu_time_row(t, &sb, s, "outside CUDA (host code)", s->host_ms, -1);
+out:
+	strbuf_release(&sb);
+}
+
 void rtable_decode_steps(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;

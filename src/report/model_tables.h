@@ -68,6 +68,9 @@ void rtable_environment(const struct report_model *m, struct rtable *t);
 void report_identity_text(const struct report_identity *id, struct strbuf *sb);
 void rtable_stages(const struct report_model *m, struct rtable *t);
 void rtable_decode_steps(const struct report_model *m, struct rtable *t);
+/* Where stage s's CPU time went: its longest CUDA API calls by name, the
+ * other calls, all calls, host code. No rows unless s->api_ms is known. */
+void rtable_cpu_time(const struct report_stage *s, struct rtable *t);
 void rtable_aggregates(const struct report_model *m, struct rtable *t);
 void rtable_utilization(const struct report_model *m, struct rtable *t);
 /* The summary's compact stage table: stage, GPU span, TTFT or TPOT, the

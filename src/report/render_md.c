@@ -40,6 +40,35 @@ static void md_stage_section(const struct report_model *m, struct strbuf *out, c
 	rtable_release(&t);
 }
 
+/* "## Where the CPU time goes": one table per stage, only when the trace
+ * records every CUDA API call. */
+static void md_cpu_time_section(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+	int head = 0;
+
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+
+		if (!s->api_ms.available)
+			continue;
+		if (!head++)
+			strbuf_addstr(
+			    out, "\n## Where the CPU time goes\n\n"
+				 "CPU time of each stage's NVTX ranges on their threads: inside "
+				 "CUDA API calls (the longest by name; a call made inside another "
+				 "counts once, for the outer one) and outside CUDA (host code: "
+				 "Python, the framework).\n");
+		strbuf_addstr(out, "\n");
+		md_text(out, s->name ? s->name : "stage");
+		strbuf_addstr(out, ": ");
+		fmt_ms(out, s->cpu_ms);
+		strbuf_addstr(out, " ms of CPU time\n\n");
+		rtable_cpu_time(s, &t);
+		md_table(&t, out);
+	}
+}
+
 /* "## Ranks" (several processes only): who each process is and its
  * headline numbers, the cross-rank spread, and with stages each rank's
  * stage table. */
@@ -547,6 +576,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	md_table(&t, out);
 
 	md_stage_section(m, out, "Decode-step distribution:\n\n");
+	md_cpu_time_section(m, out);
 	md_ranks_section(m, out, 1);
 	report_coll_md(m, out);
 	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");

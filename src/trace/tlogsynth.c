@@ -48,7 +48,7 @@ static void flush_chunk(struct out *o)
 /* The file header and the definitions: process, domain "LLM", API names,
  * two kernel names (three with nccl: id 3 is NCCL's), one H100. */
 static void put_definitions(struct out *o, uint32_t pid, uint64_t base,
-			    const struct tlogsynth_rank *rk)
+			    const struct tlogsynth_rank *rk, int all)
 {
 	static const char *const mangled[3] = {
 	    "_Z10gemv_bf16PKfS0_Pfi", "_ZN3llm8rmsnormILi128EEEvPf",
@@ -104,6 +104,20 @@ static void put_definitions(struct out *o, uint32_t pid, uint64_t base,
 		a = rec(o, TLOG_API_NAME, sizeof(*a), "cudaMemsetAsync_v3020", 21, NULL, 0);
 		a->cbid = 51;
 		a->len = 21;
+		if (all) { /* only here, so other logs convert as before */
+			a = rec(o, TLOG_API_NAME, sizeof(*a), "cudaStreamSynchronize_v3020", 27,
+				NULL, 0);
+			a->cbid = 131;
+			a->len = 27;
+			a = rec(o, TLOG_API_NAME, sizeof(*a), "cuModuleLoadData", 16, NULL, 0);
+			a->h.aux = 1; /* driver */
+			a->cbid = 30;
+			a->len = 16;
+			a = rec(o, TLOG_API_NAME, sizeof(*a), "cuStreamSynchronize", 19, NULL, 0);
+			a->h.aux = 1;
+			a->cbid = 308;
+			a->len = 19;
+		}
 	}
 	/* NCCL's name only where it runs, so other logs convert as before */
 	for (int k = 0; k < (rk && rk->nccl ? 3 : 2); k++) {
@@ -229,6 +243,20 @@ static void put_nvtx(struct out *o, uint16_t type, uint64_t ts, const char *text
 	}
 }
 
+/* One activity API record in gpu: [start, end) on thread pid. */
+static void put_api_act(struct out *gpu, uint32_t pid, int driver, uint32_t cbid, uint32_t corr,
+			uint64_t start, uint64_t end)
+{
+	struct tlog_api *a = rec(gpu, TLOG_API_ACT, sizeof(*a), NULL, 0, NULL, 0);
+
+	a->h.aux = driver ? TLOG_API_DRIVER : TLOG_API_RUNTIME;
+	a->start = start;
+	a->end = end;
+	a->corr = corr;
+	a->cbid = cbid;
+	a->tid = pid;
+}
+
 /* One step's launches and GPU work: kps kernels, a memcpy, a memset. */
 static void put_step_work(struct out *o, struct out *gpu, uint32_t pid, uint64_t *t, uint32_t *corr,
 			  uint32_t kps, int api_activity, uint64_t slow)
@@ -321,16 +349,26 @@ static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t step
 	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
 	uint64_t t = base + 1000, slow = rk ? rk->slow_ns : 0;
 	uint32_t corr = 1;
+	int all = api_activity == TLOGSYNTH_API_ALL;
 
-	put_definitions(&o, pid, base, rk);
+	put_definitions(&o, pid, base, rk, all);
 	if (rk) {
 		put_nvtx(&o, TLOG_NVTX_PUSH, t, "prefill");
 		put_rank_step(&o, &gpu, pid, &t, &corr, kps, slow, rk);
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_PUSH, rk ? ++t : t, "decode_all");
+	if (all) { /* a module load of 100 us */
+		put_api_act(&gpu, pid, 1, 30, corr++, t + 1, t + 100001);
+		t += 100002;
+	}
 	for (uint32_t s = 0; s < steps; s++) {
 		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, rk ? "decode_step" : "step");
+		if (all) { /* a 5 us synchronisation, its driver call inside */
+			put_api_act(&gpu, pid, 1, 308, corr + 1000000, t + 2, t + 5000);
+			put_api_act(&gpu, pid, 0, 131, corr++, t + 1, t + 5001);
+			t += 5002;
+		}
 		if (rk)
 			put_rank_step(&o, &gpu, pid, &t, &corr, kps, slow, rk);
 		else
@@ -407,7 +445,7 @@ int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t
 	uint64_t t = base + 1000;
 	uint32_t corr = 1;
 
-	put_definitions(&o, pid, base, NULL);
+	put_definitions(&o, pid, base, NULL, 0);
 	{
 		struct tlog_api_name *a =
 		    rec(&o, TLOG_API_NAME, sizeof(*a), "cudaGraphLaunch_v10000", 22, NULL, 0);

@@ -19,6 +19,12 @@
  * api_activity as the activity source does (TLOG_API_ACT in the GPU chunk,
  * the aliased driver calls as nested driver records); both convert to the
  * same database. Returns 0 or -1 with err set. */
+#define TLOGSYNTH_API_ALL 2
+/* api_activity TLOGSYNTH_API_ALL: the activity source as with
+ * LLMPROF_TRACE_API_CALLS=all: also a 100 us cuModuleLoadData driver call
+ * first in "decode_all", and at the start of each step a 5 us
+ * cudaStreamSynchronize runtime call with its cuStreamSynchronize driver
+ * call nested inside (folded into it by the converter). */
 int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
 		    uint32_t kernels_per_step, int api_activity, struct strbuf *err);
 

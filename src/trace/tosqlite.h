@@ -25,7 +25,8 @@ struct trace_convert_stats {
 	uint64_t kernels;
 	uint64_t memcpys;
 	uint64_t memsets;
-	uint64_t api_calls;
+	uint64_t api_calls;	 /* launch calls: kernel/graph launch, memcpy, memset */
+	uint64_t api_other;	 /* the other CUDA API calls (LLMPROF_TRACE_API_CALLS=all) */
 	uint64_t dropped_cupti;	 /* records CUPTI reported as dropped */
 	uint64_t dropped_tracer; /* records the tracer could not keep */
 	uint64_t open_ranges;	 /* pushes/starts never closed (end NULL) */

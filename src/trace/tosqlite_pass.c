@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "core/xalloc.h"
+#include "trace/apiname.h"
 #include "trace/tosqlite.h"
 #include "trace/rankid.h"
 #include "trace/tosqlite_internal.h"
@@ -117,6 +118,7 @@ struct proc {
 	struct tosqlite_ctx ctx;
 	struct u64map strings;	 /* NVTX string id -> StringIds id */
 	struct u64map api_names; /* domain<<32|cbid -> StringIds id */
+	struct u64map api_other; /* domain<<32|cbid of calls that launch no GPU work (value 1) */
 	struct u64map aliases;	 /* driver corr -> runtime corr */
 	struct u64map nested;	 /* corr of TLOG_API_ACT driver calls inside runtime calls */
 	struct api_span *spans;	 /* TLOG_API_ACT records, for tosqlite_api_nest */
@@ -441,6 +443,8 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			struct str s = tlog_rec_string(h, sizeof(*a), a->len);
 			u64map_put(&p->api_names, ((uint64_t)h->aux << 32) | a->cbid,
 				   (uint64_t)conv_intern(c, s.p, s.len));
+			if (!api_name_is_launch_n(s.p, s.len, 1))
+				u64map_put(&p->api_other, ((uint64_t)h->aux << 32) | a->cbid, 1);
 			break;
 		}
 		case TLOG_CORR_ALIAS: {
@@ -539,8 +543,13 @@ static void put_api(struct conv *c, struct proc *p, const struct tlog_api *a, ui
 	sqlite3_bind_int64(s, 5, row.correlationId);
 	sqlite3_bind_int64(s, 6, row.nameId);
 	sqlite3_bind_int64(s, 7, row.returnValue);
-	if (conv_step(c, S_RUNTIME) == 0)
-		c->stats->api_calls++;
+	if (conv_step(c, S_RUNTIME) == 0) {
+		uint64_t v;
+		if (u64map_get(&p->api_other, ((uint64_t)a->h.aux << 32) | a->cbid, &v))
+			c->stats->api_other++;
+		else
+			c->stats->api_calls++;
+	}
 }
 
 /* A graph node made or cloned: LLMPROF_GRAPH_NODES (docs/tracer.md). Node
@@ -681,6 +690,7 @@ static void proc_release(struct proc *p)
 	size_t i;
 	tosqlite_u64map_free(&p->strings);
 	tosqlite_u64map_free(&p->api_names);
+	tosqlite_u64map_free(&p->api_other);
 	tosqlite_u64map_free(&p->aliases);
 	tosqlite_u64map_free(&p->nested);
 	free(p->spans);

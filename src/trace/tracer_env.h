@@ -24,6 +24,16 @@
  *                         callback: CUPTI callbacks on those calls (launch is
  *                           an old name for it);
  *                         none: no CPU-side calls (no NVTX attribution).
+ * LLMPROF_TRACE_API_CALLS which CUDA runtime and driver API calls are
+ *                         recorded (how: LLMPROF_TRACE_API):
+ *                         launches (default): kernel/graph launches, and
+ *                           with LLMPROF_TRACE_MEMOPS memcpy/memset calls;
+ *                         all: every call (cudaMalloc, cuModuleLoadData,
+ *                           cudaStreamSynchronize, ...), so the report can
+ *                           say where a stage's CPU time went. A driver call
+ *                           made inside a runtime call stays part of that
+ *                           call's row. Anything else: launches, and a
+ *                           warning diagnostic.
  * LLMPROF_TRACE_MEMOPS    1 (default) record memcpy/memset (GPU activity and
  *                         their API calls); 0 = kernels only.
  * LLMPROF_TRACE_BUFFER_KB per-thread log buffer, KiB (default 512, 16..65536);
@@ -60,6 +70,7 @@
 #define TRACER_ENV_CUDA "LLMPROF_TRACE_CUDA"
 #define TRACER_ENV_NVTX "LLMPROF_TRACE_NVTX"
 #define TRACER_ENV_API "LLMPROF_TRACE_API"
+#define TRACER_ENV_API_CALLS "LLMPROF_TRACE_API_CALLS"
 #define TRACER_ENV_MEMOPS "LLMPROF_TRACE_MEMOPS"
 #define TRACER_ENV_BUFFER_KB "LLMPROF_TRACE_BUFFER_KB"
 #define TRACER_ENV_CUPTI_BUFFER_MB "LLMPROF_TRACE_CUPTI_BUFFER_MB"

@@ -17,7 +17,8 @@ static char *kv(const char *k, const char *v)
 	return strbuf_detach(&sb, NULL);
 }
 
-void tracer_env_build(char *env[5], const char *lib, const char *log_dir, enum tracer_what what)
+void tracer_env_build(char *env[TRACER_ENV_MAX], const char *lib, const char *log_dir,
+		      enum tracer_what what, const char *api_calls)
 {
 	int i = 0;
 
@@ -26,16 +27,18 @@ void tracer_env_build(char *env[5], const char *lib, const char *log_dir, enum t
 	if (what == TRACER_FULL) {
 		env[i++] = kv(TRACER_ENV_CUDA_INJECTION, lib);
 		env[i++] = kv(TRACER_ENV_CUDA, "1");
+		if (api_calls)
+			env[i++] = kv(TRACER_ENV_API_CALLS, api_calls);
 	} else {
 		env[i++] = kv(TRACER_ENV_CUDA, "0");
 	}
-	while (i < 5)
+	while (i < TRACER_ENV_MAX)
 		env[i++] = NULL;
 }
 
-void tracer_env_free(char *env[5])
+void tracer_env_free(char *env[TRACER_ENV_MAX])
 {
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < TRACER_ENV_MAX; i++)
 		FREE_AND_NULL(env[i]);
 }
 

@@ -12,10 +12,15 @@ enum tracer_what {
 	TRACER_FULL = 1,      /* NVTX + CUDA injection (GPU activity) */
 };
 
-/* Fills env (NULL-terminated array of 5 owned "NAME=VALUE" strings, free
- * with tracer_env_free) for a program whose logs go to log_dir. */
-void tracer_env_build(char *env[5], const char *lib, const char *log_dir, enum tracer_what what);
-void tracer_env_free(char *env[5]);
+#define TRACER_ENV_MAX 6
+
+/* Fills env (NULL-terminated array of up to TRACER_ENV_MAX - 1 owned
+ * "NAME=VALUE" strings, free with tracer_env_free) for a program whose logs
+ * go to log_dir. api_calls (TRACER_FULL only; NULL = the tracer's default)
+ * is LLMPROF_TRACE_API_CALLS's value: "launches" or "all". */
+void tracer_env_build(char *env[TRACER_ENV_MAX], const char *lib, const char *log_dir,
+		      enum tracer_what what, const char *api_calls);
+void tracer_env_free(char *env[TRACER_ENV_MAX]);
 
 /* Whether log_dir holds any tracer log (trace-*.bin). */
 int tracer_logs_present(const char *log_dir);

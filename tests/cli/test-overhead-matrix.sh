@@ -17,7 +17,9 @@ cat >"$t/bin/tiny_launch" <<SH
 #!/usr/bin/env bash
 # 14,300 steps x (7 kernels + memcpy + memset): 100,100 kernels, 128,700 launch calls
 if [ -n "\${LLMPROF_TRACE_OUT:-}" ] && [ -z "\${FAKE_NO_LOG:-}" ]; then
-	"$t/bin/trace-tool" synth "\$LLMPROF_TRACE_OUT" 14300 7 >/dev/null || exit 1
+	mode=
+	[ "\${LLMPROF_TRACE_API_CALLS:-}" = all ] && mode=all
+	"$t/bin/trace-tool" synth "\$LLMPROF_TRACE_OUT" 14300 7 \$mode >/dev/null || exit 1
 fi
 [ -n "\${FAKE_FAIL:-}" ] && [ "\${LLMPROF_TRACE_API:-}" = activity ] && exit 3
 echo "tiny_launch launches \$1 wall_s 0.\$((RANDOM % 9 + 1))00000 us_per_launch 5 err 0"
@@ -29,7 +31,7 @@ SH
 chmod +x "$t/bin/tiny_launch" "$t/bin/decode"
 run() {
 	MATRIX_BIN=$t/bin MATRIX_REPS=2 MATRIX_LOGS=$t/logs MATRIX_VARIANTS= \
-		MATRIX_TINY_VARIANTS="callback activity" MATRIX_DECODE_CMD=$t/bin/decode \
+		MATRIX_TINY_VARIANTS="callback activity ${EXTRA_VARIANT:-}" MATRIX_DECODE_CMD=$t/bin/decode \
 		"$src/bench/tracer/overhead-matrix.sh" "$t/out" >"$t/stdout" 2>&1
 }
 
@@ -40,6 +42,12 @@ grep -Eq '^activity +2 ' "$t/out/matrix.txt"
 grep -Eq '^untraced +2 ' "$t/out/matrix.txt"
 [ "$(grep -c '^tiny,' "$t/out/raw.csv")" = 6 ]
 [ "$(grep -c '^decode,untraced,' "$t/out/raw.csv")" = 2 ]
+
+# recording every CUDA API call: launch calls still one per GPU op, the
+# other calls counted apart (one module load, one synchronisation per step)
+EXTRA_VARIANT=activity+LLMPROF_TRACE_API_CALLS=all run || { cat "$t/stdout"; exit 1; }
+grep -q '^ok   tiny activity+LLMPROF_TRACE_API_CALLS=all round 1: kernels 100100 api 128700 unattributed 0 dropped 0 problems 0 api_other 14301$' "$t/out/checks.txt"
+grep -Eq '^activity\+LLMPROF_TRACE_API_CALLS=all +2 ' "$t/out/matrix.txt"
 
 # a failing run
 if FAKE_FAIL=1 run; then echo "a failed run went unnoticed"; exit 1; fi

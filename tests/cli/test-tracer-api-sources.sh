@@ -33,4 +33,22 @@ for table in ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL",
 n = b.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1").fetchone()[0]
 assert n == 0, n  # nested driver calls are not rows of their own
 PY
+
+# LLMPROF_TRACE_API_CALLS=all: the other calls are rows too, counted apart
+# from the launch calls (one module load, one synchronisation per step, its
+# nested driver call folded in), and attribution is unchanged
+mkdir "$t/all"
+"$tool" synth "$t/all" 300 8 all >/dev/null
+"$tool" convert "$t/all" "$t/all.sqlite" >"$t/all.txt"
+grep -q ' kernels 2400 memcpy 300 memset 300 api 3000 api_other 301$' "$t/all.txt"
+grep -q 'unattributed 0 ' "$t/all.txt"
+python3 - "$t/all.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+q = ("SELECT s.value, r.eventClass, count(*), sum(r.end - r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+     "JOIN StringIds s ON s.id = r.nameId WHERE s.value NOT LIKE 'cudaLaunch%' "
+     "AND s.value NOT LIKE 'cudaMem%' GROUP BY 1, 2 ORDER BY 1")
+rows = db.execute(q).fetchall()
+assert rows == [("cuModuleLoadData", 1, 1, 100000), ("cudaStreamSynchronize_v3020", 0, 300, 1500000)], rows
+PY
 echo ok

@@ -2,8 +2,12 @@
  * listing (a test helper, not a user command).
  *   trace-tool convert LOG_DIR OUT.sqlite [OUT.json [MAX_JSON_BYTES]]
  *   trace-tool nvtx TRACE.sqlite
- *   trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]   (synthetic GPU log,
- *       pid 4242; activity: launch calls as the activity source writes them)
+ *   trace-tool synth DIR STEPS KERNELS_PER_STEP [activity|all]   (synthetic GPU
+ *       log, pid 4242; activity: launch calls as the activity source writes
+ *       them; all: also non-launch calls, as LLMPROF_TRACE_API_CALLS=all
+ *       records them, tlogsynth.h)
+ * convert prints "api N" (launch calls) and, when there are any,
+ * "api_other N" (the other CUDA API calls).
  *   trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS [nccl]
  *       (RANKS logs, pid 5000+r, rank r of RANKS under torchrun, 8 ranks a
  *       host "node<r/8>"; SLOW_RANK's kernels last SLOW_NS longer; SLOW_RANK
@@ -41,11 +45,14 @@ static int do_convert(int argc, char **argv)
 	if (rc == 0 || rc == TRACE_CONVERT_PARTIAL) {
 		double recs = (double)st.records;
 		printf("files %llu processes %llu records %llu nvtx %llu kernels %llu memcpy %llu "
-		       "memset %llu api %llu\n",
+		       "memset %llu api %llu",
 		       (unsigned long long)st.files, (unsigned long long)st.processes,
 		       (unsigned long long)st.records, (unsigned long long)st.nvtx_rows,
 		       (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
 		       (unsigned long long)st.memsets, (unsigned long long)st.api_calls);
+		if (st.api_other) /* LLMPROF_TRACE_API_CALLS=all */
+			printf(" api_other %llu", (unsigned long long)st.api_other);
+		putchar('\n');
 		printf("open_ranges %llu unmatched_ends %llu unattributed %llu dropped_cupti %llu "
 		       "dropped_tracer %llu problems %llu\n",
 		       (unsigned long long)st.open_ranges, (unsigned long long)st.unmatched_ends,
@@ -112,8 +119,9 @@ static int do_synth(int argc, char **argv)
 
 	if (parse_u64(argv[3], 1, 10000000, &steps, &err) == 0 &&
 	    parse_u64(argv[4], 1, 100000, &kps, &err) == 0)
-		rc = tlogsynth_write(argv[2], 4242, 1700000000000000000ull, (uint32_t)steps,
-				     (uint32_t)kps, argc > 5, &err);
+		rc = tlogsynth_write(
+		    argv[2], 4242, 1700000000000000000ull, (uint32_t)steps, (uint32_t)kps,
+		    argc > 5 ? (strcmp(argv[5], "all") ? 1 : TLOGSYNTH_API_ALL) : 0, &err);
 	if (rc < 0)
 		fprintf(stderr, "trace-tool: %s\n", err.buf);
 	strbuf_release(&err);
@@ -213,7 +221,8 @@ int main(int argc, char **argv)
 		return do_synth_ranks(argc, argv);
 	if (argc == 8 && strcmp(argv[1], "synth-rank") == 0)
 		return do_synth_rank(argv);
-	if ((argc == 5 || (argc == 6 && strcmp(argv[5], "activity") == 0)) &&
+	if ((argc == 5 ||
+	     (argc == 6 && (strcmp(argv[5], "activity") == 0 || strcmp(argv[5], "all") == 0))) &&
 	    strcmp(argv[1], "synth") == 0)
 		return do_synth(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "convert") == 0)
@@ -225,7 +234,7 @@ int main(int argc, char **argv)
 	fputs("usage: trace-tool convert LOG_DIR OUT.sqlite [OUT.json]\n"
 	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
 	      "       trace-tool nvtx TRACE.sqlite\n"
-	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity]\n"
+	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity|all]\n"
 	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS "
 	      "[nccl]\n"
 	      "       trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST\n"
