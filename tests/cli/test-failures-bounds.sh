@@ -6,6 +6,11 @@
 #   1. `report --ncu-csv` alone: metrics.json and kernels.json are written
 #      a result at a time (it held every result's ~600 metrics as a JSON
 #      tree: ~180 KB per row).
+#   2. `stats -r nvtx_gpu_proj_sum` on NVTX ranges nested 200,000 deep: the
+#      projection scanned every open range per range and per launch
+#      (quadratic in the depth: minutes); it must end within the 60 s guard
+#      (timeout: 124 is a failure, as in test-failures-hangs.sh) with the
+#      numbers the nesting gives.
 set -u
 . "$(dirname "$0")/failures-lib.sh"
 src=${LLMPROF_SOURCE_DIR:?}
@@ -43,6 +48,27 @@ assert len(m["results"]) == 4000, len(m["results"])
 assert all(len(r["metrics"]) > 500 for r in m["results"])
 k = json.load(open(d + "/kernels.json"))
 assert len(k["launches"]) == 4000 and k["total_calls"] == 4000
+PY
+
+# 2. nvtx_gpu_proj_sum at nesting depth 200,000: range i (name level_<i % 8>)
+# holds the kernels of levels i..N-1, one launch each, at level i
+N=200000
+python3 "$src/bench/gen-nsys-trace.py" nested.sqlite --nested $N >/dev/null || fail "gen-nsys-trace.py"
+timeout 60 "$LLMPROF" stats -f csv -r nvtx_gpu_proj_sum nested.sqlite >proj.csv 2>err
+rc=$?
+[ $rc -ne 124 ] || fail "stats -r nvtx_gpu_proj_sum at depth $N still running after 60 s"
+[ $rc -eq 0 ] || fail "stats at depth $N: exit $rc: $(cat err)"
+python3 - proj.csv $N <<'PY' || fail "nvtx_gpu_proj_sum at depth $N: numbers"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = int(sys.argv[2])
+assert len(rows) == 8, len(rows)
+for r in rows:
+    k = int(r["Range"].split("_")[1])
+    levels = range(k, n, 8)
+    assert int(r["Range Instances"]) == len(levels), r
+    assert int(r["Total GPU Ops"]) == sum(n - i for i in levels), r
+    assert abs(float(r["Avg Range Lvl"]) - sum(levels) / len(levels)) < 0.051, r
 PY
 
 exit 0
