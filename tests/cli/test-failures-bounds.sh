@@ -11,6 +11,9 @@
 #      (quadratic in the depth: minutes); it must end within the 60 s guard
 #      (timeout: 124 is a failure, as in test-failures-hangs.sh) with the
 #      numbers the nesting gives.
+#   4. llmprof-llm --analytic-out with 1,048,576 new tokens: the file lists
+#      at most 4,096 decode steps, then gives the first step and the change
+#      per step (it listed every step: 343 MB).
 set -u
 . "$(dirname "$0")/failures-lib.sh"
 src=${LLMPROF_SOURCE_DIR:?}
@@ -70,5 +73,37 @@ for r in rows:
     assert int(r["Total GPU Ops"]) == sum(n - i for i in levels), r
     assert abs(float(r["Avg Range Lvl"]) - sum(levels) / len(levels)) < 0.051, r
 PY
+
+# 4. analytic.json of a 1,048,576-token generation (written before the
+# model runs: the run itself is ended once the file is there)
+llm=${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm
+if [ -x "$llm" ]; then
+	for new in 4097 4098 1048576; do
+		"$llm" --device cpu --prompt-len 4 --new-tokens $new --max-pos $((new + 8)) \
+			--analytic-out "a$new.json" >/dev/null 2>&1 &
+		pid=$!
+		wait_file "a$new.json" || fail "llmprof-llm --new-tokens $new: no analytic.json"
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	size=$(stat -c %s a1048576.json)
+	[ "$size" -le 65536 ] || fail "analytic.json of 1,048,576 tokens: $size bytes"
+	python3 - a4097.json a4098.json a1048576.json <<'PY' || fail "analytic.json steps"
+import json, sys
+listed, first_affine, big = (json.load(open(f)) for f in sys.argv[1:])
+assert len(listed["decode_steps"]) == 4096 and "decode_steps_affine" not in listed
+for a, n in ((first_affine, 4097), (big, 1048575)):
+    s = a["decode_steps_affine"]
+    assert "decode_steps" not in a and s["steps"] == n, s
+    f, d = s["first"], s["per_step"]
+    for k in ("flops", "bytes", "attn_flops", "kv_read_bytes"):
+        assert a["decode"][k] == n * f[k] + d[k] * n * (n - 1) // 2, k
+# the listed steps follow the same line
+st = listed["decode_steps"]
+assert all(st[i]["flops"] - st[i - 1]["flops"] == st[1]["flops"] - st[0]["flops"] for i in range(1, 4096))
+PY
+else
+	echo "SKIP (4): $llm not built"
+fi
 
 exit 0
