@@ -1,5 +1,6 @@
 /* perfetto.c: trace database -> Chrome trace-event JSON (see perfetto.h). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
@@ -14,31 +15,68 @@
 
 enum ev_kind { EV_RANGE, EV_MARK, EV_API, EV_GPU };
 
+/* An event in 40 bytes (a big trace holds tens of millions): its track
+ * (pid, tid) and name are ids into tables of distinct ones. */
 struct ev {
 	int64_t ts, dur;
-	int64_t pid, tid;
-	int64_t corr; /* API and GPU: correlation id */
-	int64_t flow; /* GPU: index+1 of its launch call, 0 = none */
-	const char *name;
-	const char *cat;
-	uint8_t kind;
+	int64_t corr;  /* API and GPU: correlation id */
+	int32_t track; /* index into evs.tracks: in (pid, tid) order once sorted */
+	int32_t flow;  /* GPU: pid of the process that launched it */
+	int32_t name;  /* id in evs.names */
+	uint8_t kind;  /* enum ev_kind */
+	uint8_t cat;   /* index into cat_names */
 	uint8_t drop;
+};
+
+struct track {
+	int64_t pid, tid;
 };
 
 struct evs {
 	struct ev *v;
 	size_t n, alloc;
-	char **names; /* owned strings */
-	size_t nn, nalloc;
+	struct strtab names;
+	struct strtab track_keys; /* "pid tid" -> track id while loading */
+	struct track *tracks;
+	size_t ntracks, talloc;
 };
+
+enum { CAT_NVTX, CAT_MARK, CAT_API, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET };
+static const char *const cat_names[] = {"nvtx",	  "nvtx.mark", "cuda_api",
+					"kernel", "memcpy",    "memset"};
 
 #define GPU_PID_BASE ((int64_t)1000000000)
 
-static const char *own(struct evs *e, const unsigned char *s)
+static int32_t own(struct evs *e, const unsigned char *s)
 {
-	ALLOC_GROW(e->names, e->nn + 1, e->nalloc);
-	e->names[e->nn] = xstrdup(s ? (const char *)s : "");
-	return e->names[e->nn++];
+	const char *p = s ? (const char *)s : "";
+
+	return strtab_intern(&e->names, p, strlen(p));
+}
+
+static int32_t track_of(struct evs *e, int64_t pid, int64_t tid)
+{
+	char key[48];
+	int32_t id;
+
+	snprintf(key, sizeof(key), "%lld %lld", (long long)pid, (long long)tid);
+	id = strtab_intern(&e->track_keys, key, strlen(key));
+	if ((size_t)id == e->ntracks) {
+		ALLOC_GROW(e->tracks, e->ntracks + 1, e->talloc);
+		e->tracks[e->ntracks].pid = pid;
+		e->tracks[e->ntracks++].tid = tid;
+	}
+	return id;
+}
+
+static int64_t ev_pid(const struct evs *e, const struct ev *v)
+{
+	return e->tracks[v->track].pid;
+}
+
+static int64_t ev_tid(const struct evs *e, const struct ev *v)
+{
+	return e->tracks[v->track].tid;
 }
 
 static struct ev *add(struct evs *e)
@@ -116,14 +154,14 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 				v->dur = -1; /* open range: closed at trace end below */
 			else
 				v->dur = sqlite3_column_int64(s, 1) - v->ts;
-			v->pid = pid_of(sqlite3_column_int64(s, 4));
-			v->tid = sqlite3_column_int64(s, 4) & 0xffffff;
+			v->track = track_of(e, pid_of(sqlite3_column_int64(s, 4)),
+					    sqlite3_column_int64(s, 4) & 0xffffff);
 			strbuf_reset(&nm);
 			if (dom)
 				strbuf_addf(&nm, "%s:", dom);
 			strbuf_addstr(&nm, text ? (const char *)text : "");
 			v->name = own(e, (const unsigned char *)nm.buf);
-			v->cat = v->kind == EV_MARK ? "nvtx.mark" : "nvtx";
+			v->cat = v->kind == EV_MARK ? CAT_MARK : CAT_NVTX;
 		}
 		sqlite3_finalize(s);
 		s = NULL;
@@ -135,12 +173,12 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 			struct ev *v = add(e);
 			v->ts = sqlite3_column_int64(s, 0);
 			v->dur = sqlite3_column_int64(s, 1) - v->ts;
-			v->pid = pid_of(sqlite3_column_int64(s, 2));
-			v->tid = sqlite3_column_int64(s, 2) & 0xffffff;
+			v->track = track_of(e, pid_of(sqlite3_column_int64(s, 2)),
+					    sqlite3_column_int64(s, 2) & 0xffffff);
 			v->corr = sqlite3_column_int64(s, 3);
 			v->name = own(e, sqlite3_column_text(s, 4));
 			v->kind = EV_API;
-			v->cat = "cuda_api";
+			v->cat = CAT_API;
 		}
 		sqlite3_finalize(s);
 		s = NULL;
@@ -149,7 +187,7 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 		const char *qs[3] = {kern_q, cpy_q, set_q};
 		const char *ts[3] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 				     "CUPTI_ACTIVITY_KIND_MEMSET"};
-		const char *cats[3] = {"kernel", "memcpy", "memset"};
+		const uint8_t cats[3] = {CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET};
 		for (int q = 0; q < 3; q++) {
 			if (!has_table(db, ts[q]))
 				continue;
@@ -159,8 +197,8 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 				struct ev *v = add(e);
 				v->ts = sqlite3_column_int64(s, 0);
 				v->dur = sqlite3_column_int64(s, 1) - v->ts;
-				v->pid = GPU_PID_BASE + sqlite3_column_int64(s, 2);
-				v->tid = sqlite3_column_int64(s, 3);
+				v->track = track_of(e, GPU_PID_BASE + sqlite3_column_int64(s, 2),
+						    sqlite3_column_int64(s, 3));
 				v->corr = sqlite3_column_int64(s, 4);
 				/* Process of the launch, to find the launch call. */
 				v->flow = pid_of(sqlite3_column_int64(s, 5));
@@ -281,13 +319,42 @@ static int cmp_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_track(const void *a, const void *b)
+{
+	const struct track *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Track ids renumbered in (pid, tid) order, so that events sort by id. */
+static void tracks_sort(struct evs *e)
+{
+	int32_t *rank = xmalloc((e->ntracks ? e->ntracks : 1) * sizeof(*rank));
+	struct track *sorted = xmalloc((e->ntracks ? e->ntracks : 1) * sizeof(*sorted));
+
+	for (size_t i = 0; i < e->ntracks; i++)
+		sorted[i] = e->tracks[i];
+	if (e->ntracks)
+		qsort(sorted, e->ntracks, sizeof(*sorted), cmp_track);
+	/* tracks are distinct: find each one's rank */
+	for (size_t i = 0; i < e->ntracks; i++) {
+		const struct track *hit =
+		    bsearch(&e->tracks[i], sorted, e->ntracks, sizeof(*sorted), cmp_track);
+		rank[i] = (int32_t)(hit - sorted);
+	}
+	for (size_t i = 0; i < e->n; i++)
+		e->v[i].track = rank[e->v[i].track];
+	free(e->tracks);
+	e->tracks = sorted;
+	free(rank);
+}
+
 static int cmp_track_ts(const void *a, const void *b)
 {
 	const struct ev *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return (x->dur < y->dur) - (x->dur > y->dur);
@@ -335,7 +402,8 @@ static struct key_idx *index_apis(const struct evs *e, size_t *napis)
 	*napis = 0;
 	for (size_t i = 0; i < e->n; i++)
 		if (e->v[i].kind == EV_API) {
-			apis[*napis].key = ((uint64_t)e->v[i].pid << 32) | (uint32_t)e->v[i].corr;
+			apis[*napis].key =
+			    ((uint64_t)ev_pid(e, &e->v[i]) << 32) | (uint32_t)e->v[i].corr;
 			apis[(*napis)++].idx = i;
 		}
 	qsort(apis, *napis, sizeof(*apis), cmp_key);
@@ -385,16 +453,17 @@ static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const struct ev *v = &e->v[i];
-		if (i && v->pid == e->v[i - 1].pid && v->tid == e->v[i - 1].tid)
+		int64_t pid = ev_pid(e, v), tid = ev_tid(e, v);
+		if (i && v->track == e->v[i - 1].track)
 			continue;
-		if (v->pid >= GPU_PID_BASE) {
-			if (!i || v->pid != e->v[i - 1].pid) {
+		if (pid >= GPU_PID_BASE) {
+			if (!i || pid != ev_pid(e, &e->v[i - 1])) {
 				struct strbuf gn = STRBUF_INIT;
-				gpu_name(db, v->pid - GPU_PID_BASE, &gn);
+				gpu_name(db, pid - GPU_PID_BASE, &gn);
 				fprintf(f,
 					"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64
 					",\"args\":{\"name\":",
-					v->pid);
+					pid);
 				put_str(f, gn.buf);
 				fputs("}},\n", f);
 				strbuf_release(&gn);
@@ -403,7 +472,7 @@ static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
 				"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
 				",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64
 				"\"}},\n",
-				v->pid, v->tid, v->tid);
+				pid, tid, tid);
 		}
 	}
 }
@@ -416,8 +485,8 @@ static size_t put_merged(FILE *f, const struct evs *e, size_t i)
 	size_t j = i;
 	int64_t end = v->ts + v->dur;
 
-	while (j + 1 < e->n && e->v[j + 1].drop && e->v[j + 1].pid == v->pid &&
-	       e->v[j + 1].tid == v->tid && e->v[j + 1].kind == v->kind) {
+	while (j + 1 < e->n && e->v[j + 1].drop && e->v[j + 1].track == v->track &&
+	       e->v[j + 1].kind == v->kind) {
 		j++;
 		if (e->v[j].ts + e->v[j].dur > end)
 			end = e->v[j].ts + e->v[j].dur;
@@ -425,7 +494,8 @@ static size_t put_merged(FILE *f, const struct evs *e, size_t i)
 	fprintf(f,
 		"{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged "
 		"%s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-		j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid, v->tid);
+		j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", ev_pid(e, v),
+		ev_tid(e, v));
 	put_us(f, v->ts);
 	fputs(",\"dur\":", f);
 	put_us(f, end - v->ts);
@@ -447,13 +517,13 @@ static void put_flow(FILE *f, const struct evs *e, size_t i, const struct key_id
 		fprintf(f,
 			"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\","
 			"\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-			id, a->pid, a->tid);
+			id, ev_pid(e, a), ev_tid(e, a));
 		put_us(f, a->ts);
 		fprintf(f,
 			"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\","
 			"\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
 			",\"tid\":%" PRId64 ",\"ts\":",
-			id, v->pid, v->tid);
+			id, ev_pid(e, v), ev_tid(e, v));
 		put_us(f, v->ts);
 		fputs("},\n", f);
 	}
@@ -474,17 +544,18 @@ static void put_events(FILE *f, const struct evs *e, const struct key_idx *apis,
 		}
 		if (v->kind == EV_MARK) {
 			fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx.mark\",\"name\":", f);
-			put_str(f, v->name);
-			fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid,
-				v->tid);
+			put_str(f, strtab_str(&e->names, v->name));
+			fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", ev_pid(e, v),
+				ev_tid(e, v));
 			put_us(f, v->ts);
 			fputs("},\n", f);
 			(*written)++;
 			continue;
 		}
-		fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", v->cat);
-		put_str(f, v->name);
-		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid, v->tid);
+		fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat_names[v->cat]);
+		put_str(f, strtab_str(&e->names, v->name));
+		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", ev_pid(e, v),
+			ev_tid(e, v));
 		put_us(f, v->ts);
 		fputs(",\"dur\":", f);
 		put_us(f, v->dur > 0 ? v->dur : 0);
@@ -516,6 +587,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	if (load(db, &e, err) < 0)
 		goto out;
 	close_open_ranges(&e);
+	tracks_sort(&e);
 	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
 		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
 	apis = index_apis(&e, &napis);
@@ -550,9 +622,9 @@ out:
 	if (af.fp)
 		atomic_file_abort(&af);
 	sqlite3_close(db);
-	for (size_t i = 0; i < e.nn; i++)
-		free(e.names[i]);
-	free(e.names);
+	strtab_release(&e.names);
+	strtab_release(&e.track_keys);
+	free(e.tracks);
 	free(e.v);
 	free(apis);
 	return ret;
