@@ -8,7 +8,7 @@
 #include "core/banned.h"
 
 struct opkey {
-	int64_t gpid, corr, start, end;
+	int64_t gpid, corr;
 	uint32_t op; /* < nkernels: kernel; else memop */
 };
 
@@ -17,16 +17,34 @@ struct callkey {
 	uint32_t call;
 };
 
-/* One launch call with the GPU ops it launched (a slice of the sorted ops). */
+/* One launch call (its thread and times are the call's) with the GPU ops
+ * it launched (a slice of the sorted ops). */
 struct launch {
-	int64_t gtid, start, end;
 	int64_t op_start, op_end;
 	int64_t kern_ns;
-	uint32_t lo, hi; /* ops[lo..hi) */
-	uint32_t group;	 /* distinct (process, correlationId) */
+	uint32_t lo, hi;     /* ops[lo..hi) */
+	uint32_t group : 31; /* distinct (process, correlationId) */
+	uint32_t solo : 1;   /* the only launch call of its group */
 	int32_t call;
-	int solo; /* the only launch call of its group */
 };
+
+static const struct trace *launch_trace;
+
+static const struct trace_call *launch_call(const struct trace *t, const struct launch *l)
+{
+	return &t->calls[l->call];
+}
+
+static void op_times(const struct trace *t, uint32_t op, int64_t *s, int64_t *e)
+{
+	if (op < t->nkernels) {
+		*s = t->kernels[op].start;
+		*e = t->kernels[op].end;
+	} else {
+		*s = t->memops[op - t->nkernels].start;
+		*e = t->memops[op - t->nkernels].end;
+	}
+}
 
 static int cmp_opkey(const void *a, const void *b)
 {
@@ -53,11 +71,13 @@ static int cmp_callkey(const void *a, const void *b)
 static int cmp_launch(const void *a, const void *b)
 {
 	const struct launch *x = a, *y = b;
+	const struct trace_call *cx = launch_call(launch_trace, x),
+				*cy = launch_call(launch_trace, y);
 
-	if (x->gtid != y->gtid)
-		return x->gtid < y->gtid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+	if (cx->gtid != cy->gtid)
+		return cx->gtid < cy->gtid ? -1 : 1;
+	if (cx->start != cy->start)
+		return cx->start < cy->start ? -1 : 1;
 	return x->group < y->group ? -1 : x->group > y->group;
 }
 
@@ -82,6 +102,8 @@ static int cmp_range(const void *a, const void *b)
 
 static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call)
 {
+	if (p->pair_ranges && (range < 0 || !p->pair_ranges[range]))
+		return;
 	ALLOC_GROW(p->pairs, p->npairs + 1, p->pairs_alloc);
 	p->pairs[p->npairs].op = op;
 	p->pairs[p->npairs].range = range;
@@ -324,8 +346,6 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 
 		ops[i].gpid = (kern ? k->gpid : m->gpid) & TRACE_GPID_MASK;
 		ops[i].corr = kern ? k->corr : m->corr;
-		ops[i].start = kern ? k->start : m->start;
-		ops[i].end = kern ? k->end : m->end;
 		ops[i].op = (uint32_t)i;
 	}
 	qsort(ops, nops, sizeof(*ops), cmp_opkey);
@@ -336,19 +356,23 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 	}
 	qsort(calls, t->ncalls, sizeof(*calls), cmp_callkey);
 	for (size_t lo = 0, hi; lo < nops; lo = hi) {
-		int64_t s = ops[lo].start, e = ops[lo].end, kns = 0;
+		int64_t s, e, kns = 0;
 		size_t c0, first;
 		int matched = 0;
 
+		op_times(t, ops[lo].op, &s, &e);
 		for (hi = lo;
 		     hi < nops && ops[hi].gpid == ops[lo].gpid && ops[hi].corr == ops[lo].corr;
 		     hi++) {
-			if (ops[hi].start < s)
-				s = ops[hi].start;
-			if (ops[hi].end > e)
-				e = ops[hi].end;
+			int64_t os, oe;
+
+			op_times(t, ops[hi].op, &os, &oe);
+			if (os < s)
+				s = os;
+			if (oe > e)
+				e = oe;
 			if (ops[hi].op < nk)
-				kns = i64_sat_add(kns, i64_sat_sub(ops[hi].end, ops[hi].start));
+				kns = i64_sat_add(kns, i64_sat_sub(oe, os));
 		}
 		while (ci < t->ncalls &&
 		       (calls[ci].gpid < ops[lo].gpid ||
@@ -358,14 +382,10 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 		for (c0 = ci; c0 < t->ncalls && calls[c0].gpid == ops[lo].gpid &&
 			      calls[c0].corr == ops[lo].corr && ops[lo].corr >= 0;
 		     c0++) {
-			const struct trace_call *c = &t->calls[calls[c0].call];
 			struct launch *l;
 
 			ALLOC_GROW(launches, nl + 1, launches_alloc);
 			l = &launches[nl++];
-			l->gtid = c->gtid;
-			l->start = c->start;
-			l->end = c->end;
 			l->op_start = s;
 			l->op_end = e;
 			l->kern_ns = kns;
@@ -434,23 +454,26 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 	hs.stamp_seq = xcalloc(nr + 1, sizeof(*hs.stamp_seq));
 	hs.solo_seq = xcalloc(nr + 1, sizeof(*hs.solo_seq));
 	memset(hs.stamp, 0xff, (nr + 1) * sizeof(*hs.stamp));
+	launch_trace = t;
 	qsort(launches, nl, sizeof(*launches), cmp_launch);
+	launch_trace = NULL;
 	for (size_t li = 0, ri = 0; li < nl; li++) {
 		const struct launch *l = &launches[li];
+		const struct trace_call *lc = launch_call(t, l);
 		int32_t inner = -1;
 		long j;
 
-		if (li == 0 || l->gtid != launches[li - 1].gtid) {
+		if (li == 0 || lc->gtid != launch_call(t, &launches[li - 1])->gtid) {
 			open_clear(p, &o, pend, h);
-			while (ri < ncand && t->ranges[order[ri]].gtid < l->gtid)
+			while (ri < ncand && t->ranges[order[ri]].gtid < lc->gtid)
 				ri++;
 		}
-		while (ri < ncand && t->ranges[order[ri]].gtid == l->gtid &&
-		       t->ranges[order[ri]].start <= l->start) {
+		while (ri < ncand && t->ranges[order[ri]].gtid == lc->gtid &&
+		       t->ranges[order[ri]].start <= lc->start) {
 			open_prune(p, t, &o, pend, h, t->ranges[order[ri]].start);
 			open_push(p, t, &o, pend, h, order[ri++]);
 		}
-		open_prune(p, t, &o, pend, h, l->start);
+		open_prune(p, t, &o, pend, h, lc->start);
 		/* a launch that is not its group's only one counts in a range
 		 * unless the range's previous launch was of its group: hand
 		 * every pending down first, so that solo_seq says which was */
@@ -463,12 +486,12 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 		for (size_t a = 0; a < o.npre; a++) {
 			uint32_t r = o.pre[a];
 
-			if (trace_range_end(t, &t->ranges[r]) < l->end)
+			if (trace_range_end(t, &t->ranges[r]) < lc->end)
 				continue;
 			launch_hits(p, flags, ops, l, li + 1, h, r);
 			inner = (int32_t)r;
 		}
-		if ((j = chain_deepest(t, &o, l->end)) >= 0) {
+		if ((j = chain_deepest(t, &o, lc->end)) >= 0) {
 			inner = (int32_t)o.chain[j];
 			if (l->solo && !(flags & NVTX_PROJ_PAIRS)) {
 				struct pending x = {l->op_start, l->op_end, 1, l->kern_ns, li + 1};
@@ -494,7 +517,21 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 	free(hs.solo_seq);
 }
 
+static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
+			 const uint8_t *want);
+
 void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
+{
+	proj_compute(p, t, flags, NULL);
+}
+
+void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want)
+{
+	proj_compute(p, t, NVTX_PROJ_PAIRS, want);
+}
+
+static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
+			 const uint8_t *want)
 {
 	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, nr = t->nranges, ncand = 0;
 	struct opkey *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
@@ -502,6 +539,7 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 	struct launch *launches;
 
 	proj_alloc(p, t);
+	p->pair_ranges = want;
 	launches = join_launches(p, t, flags, ops, &nl);
 
 	/* 2. Candidate ranges per thread, parents first. */

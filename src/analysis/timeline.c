@@ -865,11 +865,11 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	for (size_t k = 0; k < t->nkernels; k++)
 		tl->kernel_ns =
 		    i64_sat_add(tl->kernel_ns, i64_sat_sub(t->kernels[k].end, t->kernels[k].start));
-	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
+	/* the (op, range) pairs of the stage ranges only: those are read */
+	stage_mask = stage_ranges(t, cfg);
+	nvtx_proj_compute_for(&p, t, stage_mask);
 	tl->ops_no_launch = p.nops_no_call;
 	tl->kernels_no_launch = p.nkernels_no_call;
-
-	stage_mask = stage_ranges(t, cfg);
 
 	by_range = pairs_by_range(&p, t->nranges, &start);
 
