@@ -11,6 +11,9 @@
 #      (quadratic in the depth: minutes); it must end within the 60 s guard
 #      (timeout: 124 is a failure, as in test-failures-hangs.sh) with the
 #      numbers the nesting gives.
+#   3. `report --trace`: at most 320 bytes of memory per kernel (400 under
+#      ASan, whose shadow adds an eighth); it took ~390 (the pairs of every
+#      range, copies of them per stage, a per-event name in trace.json).
 #   4. llmprof-llm --analytic-out with 1,048,576 new tokens: the file lists
 #      at most 4,096 decode steps, then gives the first step and the change
 #      per step (it listed every step: 343 MB).
@@ -73,6 +76,20 @@ for r in rows:
     assert int(r["Total GPU Ops"]) == sum(n - i for i in levels), r
     assert abs(float(r["Avg Range Lvl"]) - sum(levels) / len(levels)) < 0.051, r
 PY
+
+# 3. report --trace on 20,000 and 200,000 kernels
+python3 "$src/bench/gen-nsys-trace.py" k20k.sqlite --kernels 20000 --threads 4 >/dev/null ||
+	fail "gen-nsys-trace.py"
+python3 "$src/bench/gen-nsys-trace.py" k200k.sqlite --kernels 200000 --threads 4 >/dev/null ||
+	fail "gen-nsys-trace.py"
+a=$(peak_kb "$LLMPROF" report --trace k20k.sqlite -o t-small)
+b=$(peak_kb "$LLMPROF" report --trace k200k.sqlite -o t-large)
+max=320
+ldd "${LLMPROF%% *}" 2>/dev/null | grep -q libasan && max=400
+per=$(((b - a) * 1024 / 180000))
+echo "report --trace: $a KB at 20,000 kernels, $b KB at 200,000: $per bytes per kernel"
+[ "$per" -le "$max" ] || fail "report --trace: $per bytes per kernel (at most $max)"
+grep -q '^| decode' t-large/report.md || fail "report --trace: no decode stage in report.md"
 
 # 4. analytic.json of a 1,048,576-token generation (written before the
 # model runs: the run itself is ended once the file is there)
