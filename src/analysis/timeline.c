@@ -4,6 +4,7 @@
  * damaged trace (times near the loader's +-2^62 ns clamp) must give absurd
  * totals, not undefined behaviour. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,6 +212,12 @@ static void kent_cfg(const struct trace_kernel *k, int32_t cfg[6])
 	}
 }
 
+/* grid[3] then block[3]: contiguous in struct trace_kernel */
+#define KENT_CFG_BYTES (6 * sizeof(int32_t))
+_Static_assert(offsetof(struct trace_kernel, block) ==
+		   offsetof(struct trace_kernel, grid) + 3 * sizeof(int32_t),
+	       "block follows grid");
+
 static int cmp_kent(const void *a, const void *b)
 {
 	const struct trace_kernel *x = &kent_trace->kernels[*(const uint32_t *)a];
@@ -220,12 +227,9 @@ static int cmp_kent(const void *a, const void *b)
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
 	if (by_config_sort) {
-		int32_t cx[6], cy[6];
-		int c;
+		int c = memcmp(x->grid, y->grid, KENT_CFG_BYTES);
 
-		kent_cfg(x, cx);
-		kent_cfg(y, cy);
-		if ((c = memcmp(cx, cy, sizeof(cx))))
+		if (c)
 			return c;
 	}
 	return dx < dy ? -1 : dx > dy;
@@ -346,14 +350,14 @@ void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 	kent_trace = NULL;
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
 		const struct trace_kernel *kl = &t->kernels[e[lo]];
-		int32_t cl[6], ch[6];
+		int32_t cl[6];
 
 		kent_cfg(kl, cl);
 		for (hi = lo; hi < n; hi++) {
 			const struct trace_kernel *kh = &t->kernels[e[hi]];
 
-			kent_cfg(kh, ch);
-			if (kh->name != kl->name || memcmp(ch, cl, sizeof(cl)))
+			if (kh->name != kl->name ||
+			    (by_config && memcmp(kh->grid, kl->grid, KENT_CFG_BYTES)))
 				break;
 			vals[hi - lo] = kh->end - kh->start;
 		}
