@@ -127,11 +127,17 @@ def main():
     ap.add_argument("--jitter", type=float, default=0.0, help="--regular: relative noise, %%")
     ap.add_argument("--slow", default=None, help="--regular: NAME:PCT")
     ap.add_argument("--variant", action="store_true")
+    ap.add_argument("--nested", type=int, default=0,
+                    help="one thread, N push/pop ranges nested in each other, one kernel "
+                    "launched at every level (NVTX nesting depth N)")
     ap.add_argument("--ties", action="store_true",
                     help="a tiny file whose report rows tie, to pin nsys's tie order")
     a = ap.parse_args()
     if a.ties:
         write_ties(a.out)
+        return
+    if a.nested:
+        write_nested(a.out, a.nested)
         return
 
     g = Gen(a.seed)
@@ -302,6 +308,36 @@ def main():
     ranges = sum(1 for e in g.nvtx if e[2] in (59, 60))
     print(f"{a.out}: {len(g.kern)} kernels, {ranges} NVTX ranges, {len(g.rt)} API calls, "
           f"{len(threads)} threads")
+
+
+def write_nested(out, depth):
+    """depth push/pop ranges, each inside the previous one, on one thread; at
+    every level a launch call (its kernel on the GPU) before the next range
+    opens: range i holds depth - i kernels."""
+    if os.path.exists(out):
+        os.remove(out)
+    db = sqlite3.connect(out)
+    db.executescript(SCHEMA)
+    db.executemany("INSERT INTO StringIds VALUES (?, ?)",
+                   [(1, "cudaLaunchKernel_v7000"), (2, "nested_kernel")])
+    t, p = gtid(10, 10), gtid(10, 0)
+    end = 10 * depth + 10
+    nvtx, rt, kern = [], [], []
+    for i in range(depth):
+        s = 10 * i
+        nvtx.append((s, 2 * end - s, 59, "level_%d" % (i % 8), t, None, 0))
+        rt.append((s + 1, s + 3, 1, t, i + 1, 1, 0, None))
+        kern.append((end + 4 * i, end + 4 * i + 3, 0, 1, 7, i + 1, p, 2, 2, None, 0, 0, 32, 1, 1, 1,
+                     1, 1, 1, 0, 0, 0, 0, i + 1, 0, None, 0))
+    db.executemany("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) "
+                   "VALUES (?,?,?,?,?,?,?)", nvtx)
+    db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?,?)", rt)
+    db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + ",".join("?" * 27) + ")", kern)
+    db.execute("DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY")
+    db.execute("DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET")
+    db.commit()
+    db.close()
+    print(f"{out}: {depth} kernels, {depth} NVTX ranges nested {depth} deep, {depth} API calls, 1 thread")
 
 
 def write_ties(out):

@@ -204,7 +204,11 @@ void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int
 		      int elem_bytes, struct llm_cost *out);
 /* 1 when the GPU prefill uses the flash kernel (else the GEMM path). */
 int llm_prefill_flash(const struct llm_config *c, int elem_bytes);
-/* Writes the analytic JSON (docs/workloads.md) to path. 0 or -1 + err. */
+/* Writes the analytic JSON (docs/workloads.md) to path. 0 or -1 + err.
+ * Up to LLM_ANALYTIC_STEPS_LISTED decode steps are listed one by one
+ * (decode_steps); more are given as the first and the change per step
+ * (decode_steps_affine), so the file stays small whatever the token count. */
+#define LLM_ANALYTIC_STEPS_LISTED 4096
 int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
 		       char *err, size_t errlen);
 

@@ -92,6 +92,19 @@ static void cost_json(struct strbuf *sb, const struct llm_cost *o)
 	add_count(sb, "kv_write_bytes", o->kv_write_bytes, "");
 }
 
+static void sub_cost(struct llm_cost *d, const struct llm_cost *a, const struct llm_cost *b)
+{
+	d->tokens = a->tokens - b->tokens;
+	d->matmul_flops = a->matmul_flops - b->matmul_flops;
+	d->attn_flops = a->attn_flops - b->attn_flops;
+	d->attn_flops_executed = a->attn_flops_executed - b->attn_flops_executed;
+	d->flops = a->flops - b->flops;
+	d->weight_bytes = a->weight_bytes - b->weight_bytes;
+	d->kv_read_bytes = a->kv_read_bytes - b->kv_read_bytes;
+	d->kv_write_bytes = a->kv_write_bytes - b->kv_write_bytes;
+	d->bytes = a->bytes - b->bytes;
+}
+
 int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
 		       char *err, size_t errlen)
 {
@@ -126,16 +139,40 @@ int llm_analytic_write(const char *path, const struct llm_config *c, const struc
 	llm_cost_forward(c, opt->batch, P, 0, N > 0, es, &pre);
 	strbuf_addstr(&sb, "  \"prefill\": {");
 	cost_json(&sb, &pre);
-	strbuf_addstr(&sb, "},\n  \"decode_steps\": [");
-	for (int s = 1; s < N; s++) {
-		llm_cost_forward(c, opt->batch, 1, P + s - 1, 1, es, &step);
-		add_cost(&dec, &step);
-		strbuf_addf(&sb, "%s\n    {\"step\": %d, \"pos\": %d, \"kv_len\": %d, ",
-			    s > 1 ? "," : "", s, P + s - 1, P + s);
-		cost_json(&sb, &step);
-		strbuf_addstr(&sb, "}");
+	/* A decode step's cost is affine in its position (one more key to
+	 * attend, one more KV row to read): past LLM_ANALYTIC_STEPS_LISTED
+	 * steps the file gives the first step and the change per step instead
+	 * of every step, so its size does not grow with the token count. */
+	if (N - 1 > LLM_ANALYTIC_STEPS_LISTED) {
+		struct llm_cost first, second, delta;
+
+		llm_cost_forward(c, opt->batch, 1, P, 1, es, &first);
+		llm_cost_forward(c, opt->batch, 1, P + 1, 1, es, &second);
+		sub_cost(&delta, &second, &first);
+		strbuf_addf(&sb,
+			    "},\n  \"decode_steps_affine\": {\"steps\": %d, "
+			    "\"first\": {\"step\": 1, \"pos\": %d, \"kv_len\": %d, ",
+			    N - 1, P, P + 1);
+		cost_json(&sb, &first);
+		strbuf_addstr(&sb, "},\n    \"per_step\": {");
+		cost_json(&sb, &delta);
+		strbuf_addstr(&sb, "}},\n  \"decode\": {");
+		for (int s = 1; s < N; s++) {
+			llm_cost_forward(c, opt->batch, 1, P + s - 1, 1, es, &step);
+			add_cost(&dec, &step);
+		}
+	} else {
+		strbuf_addstr(&sb, "},\n  \"decode_steps\": [");
+		for (int s = 1; s < N; s++) {
+			llm_cost_forward(c, opt->batch, 1, P + s - 1, 1, es, &step);
+			add_cost(&dec, &step);
+			strbuf_addf(&sb, "%s\n    {\"step\": %d, \"pos\": %d, \"kv_len\": %d, ",
+				    s > 1 ? "," : "", s, P + s - 1, P + s);
+			cost_json(&sb, &step);
+			strbuf_addstr(&sb, "}");
+		}
+		strbuf_addstr(&sb, "\n  ],\n  \"decode\": {");
 	}
-	strbuf_addstr(&sb, "\n  ],\n  \"decode\": {");
 	cost_json(&sb, &dec);
 	strbuf_addstr(&sb, "}\n}\n");
 	if (write_file_atomic(path, sb.buf, sb.len, &e)) {

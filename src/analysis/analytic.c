@@ -94,10 +94,69 @@ static int cmp_u64(const void *a, const void *b)
  * over steps with kernels). Several
  * instances with every step whole scale the totals; any other mismatch
  * leaves the work unknown. */
-static int fill_decode(struct report_stage *st, json_t *steps, double flops, double bytes,
-		       const char *what, struct strbuf *err)
+/* The decode steps as the file gives them: listed one by one
+ * (decode_steps), or, for a long generation, the first and the change per
+ * step (decode_steps_affine: step i costs first + i x per_step). */
+struct decode_steps {
+	json_t *list;		   /* array, or NULL */
+	double first[2], delta[2]; /* flops, bytes; affine form */
+	size_t n;
+};
+
+static int decode_steps_of(json_t *root, struct decode_steps *d, const char *what,
+			   struct strbuf *err)
 {
-	size_t n = json_is_array(steps) ? json_array_size(steps) : 0, k = st->nr_step_kernels, lo;
+	json_t *aff = json_object_get(root, "decode_steps_affine"), *v;
+
+	memset(d, 0, sizeof(*d));
+	d->list = json_object_get(root, "decode_steps");
+	if (json_is_array(d->list)) {
+		d->n = json_array_size(d->list);
+		return 0;
+	}
+	d->list = NULL;
+	if (!aff)
+		return 0;
+	v = json_object_get(aff, "steps");
+	if (!json_is_object(aff) || !json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > INT32_MAX)
+		return error_set(err, "%s: decode_steps_affine.steps is not a step count", what);
+	d->n = (size_t)json_integer_value(v);
+	if (get_count(json_object_get(aff, "first"), "decode_steps_affine.first", "flops", what,
+		      &d->first[0], err) ||
+	    get_count(json_object_get(aff, "first"), "decode_steps_affine.first", "bytes", what,
+		      &d->first[1], err) ||
+	    get_count(json_object_get(aff, "per_step"), "decode_steps_affine.per_step", "flops",
+		      what, &d->delta[0], err) ||
+	    get_count(json_object_get(aff, "per_step"), "decode_steps_affine.per_step", "bytes",
+		      what, &d->delta[1], err))
+		return -1;
+	return 0;
+}
+
+static int decode_step_cost(const struct decode_steps *d, size_t i, double *sf, double *sb,
+			    const char *what, struct strbuf *err)
+{
+	json_t *e;
+
+	if (!d->list) {
+		*sf = d->first[0] + (double)i * d->delta[0];
+		*sb = d->first[1] + (double)i * d->delta[1];
+		return 0;
+	}
+	e = json_array_get(d->list, i);
+	if (!json_is_object(e))
+		return error_set(err, "%s: decode_steps[%zu] is not an object", what, i);
+	if (get_count(e, "decode_steps[]", "flops", what, sf, err) ||
+	    get_count(e, "decode_steps[]", "bytes", what, sb, err))
+		return -1;
+	return 0;
+}
+
+static int fill_decode(struct report_stage *st, const struct decode_steps *steps, double flops,
+		       double bytes, const char *what, struct strbuf *err)
+{
+	size_t n = steps->n, k = st->nr_step_kernels, lo;
 	uint64_t inst = st->instances > 1 ? st->instances : 1, *sorted, median;
 	uint64_t partial = 0, empty = 0;
 	double f = 0, b = 0, recorded = 0;
@@ -127,13 +186,9 @@ static int fill_decode(struct report_stage *st, json_t *steps, double flops, dou
 	if (inst > 1 || k != n)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_array_get(steps, i);
-		double sf, sb, part;
+		double sf = 0, sb = 0, part;
 
-		if (!json_is_object(e))
-			return error_set(err, "%s: decode_steps[%zu] is not an object", what, i);
-		if (get_count(e, "decode_steps[]", "flops", what, &sf, err) ||
-		    get_count(e, "decode_steps[]", "bytes", what, &sb, err))
+		if (decode_step_cost(steps, i, &sf, &sb, what, err))
 			return -1;
 		part = st->step_kernels[i] >= median ? 1
 						     : (double)st->step_kernels[i] / (double)median;
@@ -153,6 +208,7 @@ int analytic_load_buffer(struct report_model *m, const char *buf, size_t len, co
 	json_error_t jerr;
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr), *v, *model, *run;
 	struct report_stage *st;
+	struct decode_steps steps;
 	double pf, pb, df, db;
 	int ret = -1;
 
@@ -167,12 +223,12 @@ int analytic_load_buffer(struct report_model *m, const char *buf, size_t len, co
 		goto out;
 	}
 	if (stage_cost(root, "prefill", what, &pf, &pb, err) ||
-	    stage_cost(root, "decode", what, &df, &db, err))
+	    stage_cost(root, "decode", what, &df, &db, err) ||
+	    decode_steps_of(root, &steps, what, err))
 		goto out;
 	if ((st = stage_of(m, REPORT_ROLE_PREFILL)))
 		fill_stage(st, pf, pb);
-	if ((st = stage_of(m, REPORT_ROLE_DECODE)) &&
-	    fill_decode(st, json_object_get(root, "decode_steps"), df, db, what, err))
+	if ((st = stage_of(m, REPORT_ROLE_DECODE)) && fill_decode(st, &steps, df, db, what, err))
 		goto out;
 	model = json_object_get(root, "model");
 	if (json_is_object(model)) {

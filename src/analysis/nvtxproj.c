@@ -8,7 +8,7 @@
 #include "core/banned.h"
 
 struct opkey {
-	int64_t gpid, corr, start, end;
+	int64_t gpid, corr;
 	uint32_t op; /* < nkernels: kernel; else memop */
 };
 
@@ -17,15 +17,34 @@ struct callkey {
 	uint32_t call;
 };
 
-/* One launch call with the GPU ops it launched (a slice of the sorted ops). */
+/* One launch call (its thread and times are the call's) with the GPU ops
+ * it launched (a slice of the sorted ops). */
 struct launch {
-	int64_t gtid, start, end;
 	int64_t op_start, op_end;
 	int64_t kern_ns;
-	uint32_t lo, hi; /* ops[lo..hi) */
-	uint32_t group;	 /* distinct (process, correlationId) */
+	uint32_t lo, hi;     /* ops[lo..hi) */
+	uint32_t group : 31; /* distinct (process, correlationId) */
+	uint32_t solo : 1;   /* the only launch call of its group */
 	int32_t call;
 };
+
+static const struct trace *launch_trace;
+
+static const struct trace_call *launch_call(const struct trace *t, const struct launch *l)
+{
+	return &t->calls[l->call];
+}
+
+static void op_times(const struct trace *t, uint32_t op, int64_t *s, int64_t *e)
+{
+	if (op < t->nkernels) {
+		*s = t->kernels[op].start;
+		*e = t->kernels[op].end;
+	} else {
+		*s = t->memops[op - t->nkernels].start;
+		*e = t->memops[op - t->nkernels].end;
+	}
+}
 
 static int cmp_opkey(const void *a, const void *b)
 {
@@ -52,11 +71,13 @@ static int cmp_callkey(const void *a, const void *b)
 static int cmp_launch(const void *a, const void *b)
 {
 	const struct launch *x = a, *y = b;
+	const struct trace_call *cx = launch_call(launch_trace, x),
+				*cy = launch_call(launch_trace, y);
 
-	if (x->gtid != y->gtid)
-		return x->gtid < y->gtid ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
+	if (cx->gtid != cy->gtid)
+		return cx->gtid < cy->gtid ? -1 : 1;
+	if (cx->start != cy->start)
+		return cx->start < cy->start ? -1 : 1;
 	return x->group < y->group ? -1 : x->group > y->group;
 }
 
@@ -81,6 +102,8 @@ static int cmp_range(const void *a, const void *b)
 
 static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call)
 {
+	if (p->pair_ranges && (range < 0 || !p->pair_ranges[range]))
+		return;
 	ALLOC_GROW(p->pairs, p->npairs + 1, p->pairs_alloc);
 	p->pairs[p->npairs].op = op;
 	p->pairs[p->npairs].range = range;
@@ -88,22 +111,154 @@ static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t ca
 	p->npairs++;
 }
 
+/* The ranges of one thread open at a time, in start order, kept as two
+ * lists: chain, ranges each inside the one before (proper nesting: the
+ * usual case, a stack), and before it pre, the ranges that overlap others
+ * only in part. Pushing a range that the chain's top does not contain moves
+ * the chain into pre (each range at most once). Work per range or launch is
+ * then O(log depth) plus the size of pre: linear in the nesting depth,
+ * where scanning every open range was quadratic in it. */
+struct open_ranges {
+	uint32_t *pre, *chain;
+	uint32_t *same; /* chain position -> how many positions back its run of
+			 * identical [start, end] begins (ties go to the first) */
+	size_t npre, nchain, apre, achain, asame;
+};
+
+/* What launches of one group each (solo) add to a chain range and to every
+ * range below it; added in when the range leaves the chain (flush). last:
+ * the sequence number of the latest of them. */
+struct pending {
+	int64_t op_start, op_end, nops, kern_ns;
+	size_t last;
+};
+
+/* Per range, what decides whether a launch of a group with several launch
+ * calls counts again (it does unless the range's previous launch was of the
+ * same group): the group and sequence number of its last launch counted one
+ * at a time, and of the last solo launch handed to it. */
+struct hit_state {
+	uint32_t *stamp;
+	size_t *stamp_seq, *solo_seq;
+};
+
+static int range_contains(const struct trace *t, uint32_t a, uint32_t b)
+{
+	const struct trace_range *x = &t->ranges[a], *y = &t->ranges[b];
+
+	return x->start <= y->start && trace_range_end(t, x) >= trace_range_end(t, y);
+}
+
+static void pending_merge(struct pending *to, const struct pending *from)
+{
+	if (!from->nops)
+		return;
+	if (!to->nops || from->op_start < to->op_start)
+		to->op_start = from->op_start;
+	if (!to->nops || from->op_end > to->op_end)
+		to->op_end = from->op_end;
+	to->nops += from->nops;
+	to->kern_ns = i64_sat_add(to->kern_ns, from->kern_ns);
+	if (from->last > to->last)
+		to->last = from->last;
+}
+
+/* Chain position j's pending goes into its results and to the range below
+ * it (when it leaves the chain, or at any time). */
+static void chain_flush(struct nvtx_proj *p, struct open_ranges *o, struct pending *pend,
+			struct hit_state *h, size_t j)
+{
+	uint32_t r = o->chain[j];
+	struct pending *x;
+
+	if (!pend || !(x = &pend[r])->nops)
+		return;
+	if (!p->nops[r] || x->op_start < p->proj_start[r])
+		p->proj_start[r] = x->op_start;
+	if (!p->nops[r] || x->op_end > p->proj_end[r])
+		p->proj_end[r] = x->op_end;
+	p->nops[r] += x->nops;
+	p->kern_ns[r] = i64_sat_add(p->kern_ns[r], x->kern_ns);
+	if (x->last > h->solo_seq[r])
+		h->solo_seq[r] = x->last;
+	if (j)
+		pending_merge(&pend[o->chain[j - 1]], x);
+	memset(x, 0, sizeof(*x));
+}
+
+static void open_clear(struct nvtx_proj *p, struct open_ranges *o, struct pending *pend,
+		       struct hit_state *h)
+{
+	while (o->nchain)
+		chain_flush(p, o, pend, h, --o->nchain);
+	o->npre = 0;
+}
+
 /* Drops ranges that ended before ts; keeps order. */
-static size_t prune_active(const struct trace *t, uint32_t *active, size_t n, int64_t ts)
+static void open_prune(struct nvtx_proj *p, const struct trace *t, struct open_ranges *o,
+		       struct pending *pend, struct hit_state *h, int64_t ts)
 {
 	size_t w = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (trace_range_end(t, &t->ranges[active[i]]) >= ts)
-			active[w++] = active[i];
-	return w;
+	for (size_t i = 0; i < o->npre; i++)
+		if (trace_range_end(t, &t->ranges[o->pre[i]]) >= ts)
+			o->pre[w++] = o->pre[i];
+	o->npre = w;
+	/* ends do not grow along the chain: those ended are on top */
+	while (o->nchain && trace_range_end(t, &t->ranges[o->chain[o->nchain - 1]]) < ts)
+		chain_flush(p, o, pend, h, --o->nchain);
 }
 
+static void open_push(struct nvtx_proj *p, const struct trace *t, struct open_ranges *o,
+		      struct pending *pend, struct hit_state *h, uint32_t r)
+{
+	size_t n = o->nchain;
+
+	if (n && !range_contains(t, o->chain[n - 1], r)) {
+		ALLOC_GROW(o->pre, o->npre + n, o->apre);
+		for (size_t j = n; j > 0; j--)
+			chain_flush(p, o, pend, h, j - 1);
+		memcpy(o->pre + o->npre, o->chain, n * sizeof(*o->chain));
+		o->npre += n;
+		o->nchain = n = 0;
+	}
+	ALLOC_GROW(o->chain, n + 1, o->achain);
+	ALLOC_GROW(o->same, n + 1, o->asame);
+	o->chain[n] = r;
+	o->same[n] = n && range_contains(t, r, o->chain[n - 1]) ? o->same[n - 1] + 1 : 0;
+	o->nchain++;
+}
+
+/* The deepest chain position whose range ends at or after end, or -1 (ends
+ * do not grow along the chain). */
+static long chain_deepest(const struct trace *t, const struct open_ranges *o, int64_t end)
+{
+	size_t lo = 0, hi = o->nchain; /* answer + 1 in [lo, hi] */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (trace_range_end(t, &t->ranges[o->chain[mid]]) >= end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+static void open_release(struct open_ranges *o)
+{
+	free(o->pre);
+	free(o->chain);
+	free(o->same);
+}
+
+/* The parent of each range: the open range of its thread that contains it
+ * with the least slack (start and end), the first of equals. */
 static void compute_parents(struct nvtx_proj *p, const struct trace *t, const uint32_t *order,
 			    size_t n)
 {
-	uint32_t *active = NULL;
-	size_t nactive = 0, alloc = 0;
+	struct open_ranges o = {0};
 	int64_t cur_tid = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -111,14 +266,15 @@ static void compute_parents(struct nvtx_proj *p, const struct trace *t, const ui
 		const struct trace_range *cr = &t->ranges[r];
 		int64_t cend = trace_range_end(t, cr), best_tight = 0;
 		int32_t best = -1;
+		long j;
 
 		if (i == 0 || cr->gtid != cur_tid) {
-			nactive = 0;
+			open_clear(p, &o, NULL, NULL);
 			cur_tid = cr->gtid;
 		}
-		nactive = prune_active(t, active, nactive, cr->start);
-		for (size_t a = 0; a < nactive; a++) {
-			const struct trace_range *pr = &t->ranges[active[a]];
+		open_prune(p, t, &o, NULL, NULL, cr->start);
+		for (size_t a = 0; a < o.npre; a++) {
+			const struct trace_range *pr = &t->ranges[o.pre[a]];
 			int64_t pend = trace_range_end(t, pr), tight;
 
 			if (pend < cend)
@@ -126,16 +282,26 @@ static void compute_parents(struct nvtx_proj *p, const struct trace *t, const ui
 			tight =
 			    i64_sat_add(i64_sat_sub(cr->start, pr->start), i64_sat_sub(pend, cend));
 			if (best < 0 || tight < best_tight) {
-				best = (int32_t)active[a];
+				best = (int32_t)o.pre[a];
 				best_tight = tight;
 			}
 		}
+		/* along the chain the slack only shrinks: the deepest that
+		 * contains cr is the tightest there */
+		if ((j = chain_deepest(t, &o, cend)) >= 0) {
+			uint32_t c = o.chain[j - (long)o.same[j]];
+			const struct trace_range *pr = &t->ranges[c];
+			int64_t tight = i64_sat_add(i64_sat_sub(cr->start, pr->start),
+						    i64_sat_sub(trace_range_end(t, pr), cend));
+
+			if (best < 0 || tight < best_tight)
+				best = (int32_t)c;
+		}
 		p->parent[r] = best;
 		p->level[r] = best >= 0 ? p->level[best] + 1 : 0;
-		ALLOC_GROW(active, nactive + 1, alloc);
-		active[nactive++] = r;
+		open_push(p, t, &o, NULL, NULL, r);
 	}
-	free(active);
+	open_release(&o);
 }
 
 /* The result arrays, sized for t, with "none" (-1) where that is the start. */
@@ -180,8 +346,6 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 
 		ops[i].gpid = (kern ? k->gpid : m->gpid) & TRACE_GPID_MASK;
 		ops[i].corr = kern ? k->corr : m->corr;
-		ops[i].start = kern ? k->start : m->start;
-		ops[i].end = kern ? k->end : m->end;
 		ops[i].op = (uint32_t)i;
 	}
 	qsort(ops, nops, sizeof(*ops), cmp_opkey);
@@ -192,35 +356,36 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 	}
 	qsort(calls, t->ncalls, sizeof(*calls), cmp_callkey);
 	for (size_t lo = 0, hi; lo < nops; lo = hi) {
-		int64_t s = ops[lo].start, e = ops[lo].end, kns = 0;
-		size_t c0;
+		int64_t s, e, kns = 0;
+		size_t c0, first;
 		int matched = 0;
 
+		op_times(t, ops[lo].op, &s, &e);
 		for (hi = lo;
 		     hi < nops && ops[hi].gpid == ops[lo].gpid && ops[hi].corr == ops[lo].corr;
 		     hi++) {
-			if (ops[hi].start < s)
-				s = ops[hi].start;
-			if (ops[hi].end > e)
-				e = ops[hi].end;
+			int64_t os, oe;
+
+			op_times(t, ops[hi].op, &os, &oe);
+			if (os < s)
+				s = os;
+			if (oe > e)
+				e = oe;
 			if (ops[hi].op < nk)
-				kns = i64_sat_add(kns, i64_sat_sub(ops[hi].end, ops[hi].start));
+				kns = i64_sat_add(kns, i64_sat_sub(oe, os));
 		}
 		while (ci < t->ncalls &&
 		       (calls[ci].gpid < ops[lo].gpid ||
 			(calls[ci].gpid == ops[lo].gpid && calls[ci].corr < ops[lo].corr)))
 			ci++;
+		first = nl;
 		for (c0 = ci; c0 < t->ncalls && calls[c0].gpid == ops[lo].gpid &&
 			      calls[c0].corr == ops[lo].corr && ops[lo].corr >= 0;
 		     c0++) {
-			const struct trace_call *c = &t->calls[calls[c0].call];
 			struct launch *l;
 
 			ALLOC_GROW(launches, nl + 1, launches_alloc);
 			l = &launches[nl++];
-			l->gtid = c->gtid;
-			l->start = c->start;
-			l->end = c->end;
 			l->op_start = s;
 			l->op_end = e;
 			l->kern_ns = kns;
@@ -228,11 +393,14 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 			l->hi = (uint32_t)hi;
 			l->group = (uint32_t)ngroups;
 			l->call = (int32_t)calls[c0].call;
+			l->solo = 0;
 			for (size_t o = lo; o < hi; o++)
 				if (ops[o].op < nk && p->kernel_call[ops[o].op] < 0)
 					p->kernel_call[ops[o].op] = (int32_t)calls[c0].call;
 			matched = 1;
 		}
+		if (nl == first + 1)
+			launches[first].solo = 1;
 		ngroups++;
 		if (!matched) {
 			p->nops_no_call += hi - lo;
@@ -248,66 +416,122 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 	return launches;
 }
 
+/* Launch number seq (l) counts in open range r, one range at a time. */
+static void launch_hits(struct nvtx_proj *p, unsigned flags, const struct opkey *ops,
+			const struct launch *l, size_t seq, struct hit_state *h, uint32_t r)
+{
+	if (h->stamp[r] != l->group || h->solo_seq[r] > h->stamp_seq[r]) {
+		if (!p->nops[r] || l->op_start < p->proj_start[r])
+			p->proj_start[r] = l->op_start;
+		if (!p->nops[r] || l->op_end > p->proj_end[r])
+			p->proj_end[r] = l->op_end;
+		p->nops[r]++;
+		p->kern_ns[r] = i64_sat_add(p->kern_ns[r], l->kern_ns);
+	}
+	h->stamp[r] = l->group;
+	h->stamp_seq[r] = seq;
+	if (flags & NVTX_PROJ_PAIRS)
+		for (uint32_t o = l->lo; o < l->hi; o++)
+			add_pair(p, ops[o].op, (int32_t)r, l->call);
+}
+
 /* Step 3: launches and candidate ranges (order, parents first) of each
  * thread swept in time order: each range's projection, each kernel's
- * innermost range. */
+ * innermost range. A launch counts in every open range that contains its
+ * call; for the chain (struct open_ranges) that is the ranges below the
+ * deepest one that does, so a launch of its own group is noted there once
+ * (struct pending) and handed down when that range leaves the chain. */
 static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
 			   const struct opkey *ops, struct launch *launches, size_t nl,
 			   const uint32_t *order, size_t ncand)
 {
-	size_t nk = t->nkernels, nr = t->nranges, nactive = 0, active_alloc = 0;
-	uint32_t *stamp = xmalloc(st_mult(nr + 1, sizeof(*stamp)));
-	uint32_t *active = NULL;
+	size_t nk = t->nkernels, nr = t->nranges;
+	struct pending *pend = xcalloc(nr + 1, sizeof(*pend));
+	struct open_ranges o = {0};
+	struct hit_state hs, *h = &hs;
 
-	memset(stamp, 0xff, (nr + 1) * sizeof(*stamp));
+	hs.stamp = xmalloc(st_mult(nr + 1, sizeof(*hs.stamp)));
+	hs.stamp_seq = xcalloc(nr + 1, sizeof(*hs.stamp_seq));
+	hs.solo_seq = xcalloc(nr + 1, sizeof(*hs.solo_seq));
+	memset(hs.stamp, 0xff, (nr + 1) * sizeof(*hs.stamp));
+	launch_trace = t;
 	qsort(launches, nl, sizeof(*launches), cmp_launch);
+	launch_trace = NULL;
 	for (size_t li = 0, ri = 0; li < nl; li++) {
 		const struct launch *l = &launches[li];
+		const struct trace_call *lc = launch_call(t, l);
 		int32_t inner = -1;
+		long j;
 
-		if (li == 0 || l->gtid != launches[li - 1].gtid) {
-			nactive = 0;
-			while (ri < ncand && t->ranges[order[ri]].gtid < l->gtid)
+		if (li == 0 || lc->gtid != launch_call(t, &launches[li - 1])->gtid) {
+			open_clear(p, &o, pend, h);
+			while (ri < ncand && t->ranges[order[ri]].gtid < lc->gtid)
 				ri++;
 		}
-		while (ri < ncand && t->ranges[order[ri]].gtid == l->gtid &&
-		       t->ranges[order[ri]].start <= l->start) {
-			ALLOC_GROW(active, nactive + 1, active_alloc);
-			active[nactive++] = order[ri++];
+		while (ri < ncand && t->ranges[order[ri]].gtid == lc->gtid &&
+		       t->ranges[order[ri]].start <= lc->start) {
+			open_prune(p, t, &o, pend, h, t->ranges[order[ri]].start);
+			open_push(p, t, &o, pend, h, order[ri++]);
 		}
-		nactive = prune_active(t, active, nactive, l->start);
-		for (size_t a = 0; a < nactive; a++) {
-			uint32_t r = active[a];
+		open_prune(p, t, &o, pend, h, lc->start);
+		/* a launch that is not its group's only one counts in a range
+		 * unless the range's previous launch was of its group: hand
+		 * every pending down first, so that solo_seq says which was */
+		if (!l->solo)
+			for (size_t c = o.nchain; c > 0; c--)
+				chain_flush(p, &o, pend, h, c - 1);
+		/* pre, then the chain: the open ranges in start order, as the
+		 * pairs list them; the last that contains the call is the
+		 * innermost */
+		for (size_t a = 0; a < o.npre; a++) {
+			uint32_t r = o.pre[a];
 
-			if (trace_range_end(t, &t->ranges[r]) < l->end)
+			if (trace_range_end(t, &t->ranges[r]) < lc->end)
 				continue;
-			if (stamp[r] != l->group) {
-				stamp[r] = l->group;
-				if (!p->nops[r] || l->op_start < p->proj_start[r])
-					p->proj_start[r] = l->op_start;
-				if (!p->nops[r] || l->op_end > p->proj_end[r])
-					p->proj_end[r] = l->op_end;
-				p->nops[r]++;
-				p->kern_ns[r] = i64_sat_add(p->kern_ns[r], l->kern_ns);
-			}
-			/* active is in start order: the last match is the innermost */
+			launch_hits(p, flags, ops, l, li + 1, h, r);
 			inner = (int32_t)r;
-			if (flags & NVTX_PROJ_PAIRS)
-				for (uint32_t o = l->lo; o < l->hi; o++)
-					add_pair(p, ops[o].op, (int32_t)r, l->call);
 		}
-		for (uint32_t o = l->lo; o < l->hi; o++)
-			if (ops[o].op < nk && p->kernel_inner[ops[o].op] < 0)
-				p->kernel_inner[ops[o].op] = inner;
+		if ((j = chain_deepest(t, &o, lc->end)) >= 0) {
+			inner = (int32_t)o.chain[j];
+			if (l->solo && !(flags & NVTX_PROJ_PAIRS)) {
+				struct pending x = {l->op_start, l->op_end, 1, l->kern_ns, li + 1};
+
+				pending_merge(&pend[o.chain[j]], &x);
+			} else {
+				for (long c = 0; c <= j; c++)
+					launch_hits(p, flags, ops, l, li + 1, h, o.chain[c]);
+			}
+		}
+		for (uint32_t op = l->lo; op < l->hi; op++)
+			if (ops[op].op < nk && p->kernel_inner[ops[op].op] < 0)
+				p->kernel_inner[ops[op].op] = inner;
 		if (inner < 0 && (flags & NVTX_PROJ_PAIRS))
-			for (uint32_t o = l->lo; o < l->hi; o++)
-				add_pair(p, ops[o].op, -1, l->call);
+			for (uint32_t op = l->lo; op < l->hi; op++)
+				add_pair(p, ops[op].op, -1, l->call);
 	}
-	free(active);
-	free(stamp);
+	open_clear(p, &o, pend, h);
+	open_release(&o);
+	free(pend);
+	free(hs.stamp);
+	free(hs.stamp_seq);
+	free(hs.solo_seq);
 }
 
+static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
+			 const uint8_t *want);
+
 void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
+{
+	proj_compute(p, t, flags, NULL);
+}
+
+void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want)
+{
+	proj_compute(p, t, NVTX_PROJ_PAIRS, want);
+}
+
+static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
+			 const uint8_t *want)
 {
 	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, nr = t->nranges, ncand = 0;
 	struct opkey *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
@@ -315,6 +539,7 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 	struct launch *launches;
 
 	proj_alloc(p, t);
+	p->pair_ranges = want;
 	launches = join_launches(p, t, flags, ops, &nl);
 
 	/* 2. Candidate ranges per thread, parents first. */

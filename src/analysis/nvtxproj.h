@@ -56,10 +56,17 @@ struct nvtx_proj {
 
 	struct proj_pair *pairs;
 	size_t npairs, pairs_alloc;
+	const uint8_t *pair_ranges; /* borrowed: pairs only of ranges r with
+				     * pair_ranges[r] != 0, none outside
+				     * every range; NULL: every pair */
 };
 
 /* t must have TRACE_KERNELS|TRACE_MEMOPS|TRACE_CALLS|TRACE_NVTX loaded. */
 void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags);
+/* The same with NVTX_PROJ_PAIRS for the ranges that want[r] marks only
+ * (want has t->nranges entries, borrowed until nvtx_proj_release): a
+ * caller that reads a few ranges' ops does not hold every pair. */
+void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want);
 void nvtx_proj_release(struct nvtx_proj *p);
 
 #endif

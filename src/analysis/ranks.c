@@ -51,6 +51,11 @@ struct rank_part *rank_parts_split(const struct trace *t, size_t *n)
 	for (size_t i = 0; i < t->nkernels; i++)
 		if (!ng || g[ng - 1] != g[i])
 			g[ng++] = g[i];
+	*n = ng;
+	if (ng < 2) { /* one process: no copy of the whole trace */
+		free(g);
+		return NULL;
+	}
 	p = xcalloc(ng + 1, sizeof(*p));
 	for (size_t r = 0; r < ng; r++) {
 		struct trace *v = &p[r].view;
@@ -70,7 +75,6 @@ struct rank_part *rank_parts_split(const struct trace *t, size_t *n)
 		v->ranges_alloc = v->nranges;
 	}
 	free(g);
-	*n = ng;
 	return p;
 }
 

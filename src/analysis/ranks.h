@@ -22,7 +22,8 @@ struct rank_part {
 };
 
 /* The parts of t, one per process that ran at least one kernel, by gpid.
- * *n = 0 without kernels. Owned; rank_parts_free(). */
+ * *n = the number of such processes; with fewer than 2 nothing is copied
+ * and NULL is returned. Owned; rank_parts_free(). */
 struct rank_part *rank_parts_split(const struct trace *t, size_t *n);
 void rank_parts_free(struct rank_part *p, size_t n);
 

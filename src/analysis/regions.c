@@ -10,8 +10,10 @@
 #include "core/error.h"
 #include "core/md.h"
 #include "core/fsutil.h"
+#include "core/jsonutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/strtab.h"
 #include "core/banned.h"
 
 /* A process or device id read from a cell; -1 when missing or absurd (a
@@ -21,14 +23,19 @@ static long long cell_id(double v)
 	return v >= 0 && v < 9.2e18 ? (long long)v : -1;
 }
 
-static long find_region(const struct regions *rg, const char *path)
-{
-	for (size_t i = 0; i < rg->nr; i++)
-		if (!strcmp(rg->v[i].path, path))
-			return (long)i;
-	return -1;
-}
+/* Region lookup by path while building: path id (strtab) -> index. */
+struct region_index {
+	struct strtab paths;
+	long *at; /* path id -> index into rg->v */
+	size_t alloc;
+};
 
+static long find_region(const struct region_index *ix, const char *path)
+{
+	int32_t id = strtab_find(&ix->paths, path, strlen(path));
+
+	return id >= 0 ? ix->at[id] : -1;
+}
 static void scope_add(struct region_scope **v, size_t *n, size_t *alloc, long long key, double ns)
 {
 	for (size_t i = 0; i < *n; i++)
@@ -57,15 +64,18 @@ static void path_of(const struct ncu_nvtx_stack *st, size_t levels, struct strbu
 }
 
 /* The region for the first `levels` levels of st, created when missing. */
-static struct region *region_get(struct regions *rg, const struct ncu_nvtx_stack *st, size_t levels,
-				 struct strbuf *tmp)
+static struct region *region_get(struct regions *rg, struct region_index *ix,
+				 const struct ncu_nvtx_stack *st, size_t levels, struct strbuf *tmp)
 {
 	struct region *r;
-	long i;
+	int32_t id;
 
 	path_of(st, levels, tmp);
-	if ((i = find_region(rg, tmp->buf)) >= 0)
-		return &rg->v[i];
+	id = strtab_intern(&ix->paths, tmp->buf, tmp->len);
+	if ((size_t)id < rg->nr)
+		return &rg->v[ix->at[id]];
+	ALLOC_GROW(ix->at, (size_t)id + 1, ix->alloc);
+	ix->at[id] = (long)rg->nr;
 	ALLOC_GROW(rg->v, rg->nr + 1, rg->alloc);
 	r = &rg->v[rg->nr++];
 	memset(r, 0, sizeof(*r));
@@ -125,6 +135,8 @@ static uint32_t fnv1a(const char *s)
  * (REGION_DIR_MAX), unique. */
 static void assign_dirs(struct regions *rg)
 {
+	struct strtab taken = STRTAB_INIT;
+
 	for (size_t i = 0; i < rg->nr; i++) {
 		struct strbuf d = STRBUF_INIT;
 		int n = 1;
@@ -145,9 +157,9 @@ static void assign_dirs(struct regions *rg)
 			strbuf_addstr(&cand, d.buf);
 			if (n > 1)
 				strbuf_addf(&cand, "-%d", n);
-			for (size_t j = 0; j < i && !clash; j++)
-				clash = !strcmp(rg->v[j].dir, cand.buf);
+			clash = strtab_find(&taken, cand.buf, cand.len) >= 0;
 			if (!clash) {
+				strtab_intern(&taken, cand.buf, cand.len);
 				rg->v[i].dir = strbuf_detach(&cand, NULL);
 				break;
 			}
@@ -156,11 +168,13 @@ static void assign_dirs(struct regions *rg)
 		}
 		strbuf_release(&d);
 	}
+	strtab_release(&taken);
 }
 
 int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *err)
 {
 	struct strbuf tmp = STRBUF_INIT;
+	struct region_index ix = {STRTAB_INIT, NULL, 0};
 	int ret = -1;
 
 	memset(rg, 0, sizeof(*rg));
@@ -185,7 +199,7 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 		if (isnan(d))
 			d = 0;
 		if (rg->mode == REGIONS_RANGE) {
-			r = region_get(rg, &st, st.nr, &tmp);
+			r = region_get(rg, &ix, &st, st.nr, &tmp);
 			r->instances++;
 			r->inclusive_ns += d;
 			scope_add(&r->procs, &r->nprocs, &r->aprocs, cell_id(pid), d);
@@ -195,7 +209,7 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 		} else {
 			/* A kernel counts in its own region and every enclosing one. */
 			for (size_t lv = st.nr; lv > 0; lv--) {
-				r = region_get(rg, &st, lv, &tmp);
+				r = region_get(rg, &ix, &st, lv, &tmp);
 				r->kernels++;
 				r->inclusive_ns += d;
 				if (lv == st.nr) {
@@ -211,11 +225,13 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 	}
 	if (rg->nr)
 		qsort(rg->v, rg->nr, sizeof(*rg->v), path_cmp);
+	for (size_t i = 0; i < rg->nr; i++)
+		ix.at[strtab_find(&ix.paths, rg->v[i].path, strlen(rg->v[i].path))] = (long)i;
 	rg->all_reconciled = 1;
 	for (size_t i = 0; i < rg->nr; i++) {
 		struct region *r = &rg->v[i];
 
-		r->parent_idx = r->parent ? find_region(rg, r->parent) : -1;
+		r->parent_idx = r->parent ? find_region(&ix, r->parent) : -1;
 		if (r->parent_idx >= 0)
 			rg->v[r->parent_idx].children_ns += r->inclusive_ns;
 		if (!r->depth)
@@ -232,6 +248,8 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 	ret = 0;
 out:
 	strbuf_release(&tmp);
+	strtab_release(&ix.paths);
+	free(ix.at);
 	if (ret)
 		regions_release(rg);
 	return ret;
@@ -398,44 +416,118 @@ void regions_render_json(const struct regions *rg, const struct ncu_raw *raw, st
 	strbuf_release(&ts);
 }
 
+static int is_nvtx_col(const struct ncu_raw *raw, size_t c);
+
+/* The metric columns of a metrics.json "metrics" object, in header order:
+ * every column but the NVTX ones, a name once (at its first column; the
+ * value is that of the last of its columns that holds a number, as
+ * jansson's object_set gave). next[c] is the next column named like c, or
+ * -1; next[ncols + c] is 1 where c starts a name. Owned by the caller:
+ * free(*next). */
+static void metric_columns(const struct ncu_raw *raw, long **next)
+{
+	long *last = xcalloc(raw->ncols ? raw->ncols : 1, sizeof(*last));
+
+	*next = xcalloc(2 * raw->ncols + 1, sizeof(**next));
+	for (size_t c = 0; c < raw->ncols; c++) {
+		long f = ncu_raw_col(raw, raw->cols[c].name);
+
+		(*next)[c] = -1;
+		(*next)[raw->ncols + c] = (size_t)f == c && !is_nvtx_col(raw, c);
+		last[c] = (long)c;
+		if (f >= 0 && (size_t)f != c) {
+			(*next)[last[f]] = (long)c;
+			last[f] = (long)c;
+		}
+	}
+	free(last);
+}
+
+static int is_nvtx_col(const struct ncu_raw *raw, size_t c)
+{
+	return raw->nvtx_col[0] == (long)c || raw->nvtx_col[1] == (long)c;
+}
+
+/* One result of metrics.json, as jansson's JSON_INDENT(2) prints it at its
+ * depth (the object's opening brace excluded). */
+static void metrics_result(const struct ncu_raw *raw, size_t row, const long *next, long kc,
+			   struct strbuf *out)
+{
+	struct str kn = kc >= 0 ? ncu_raw_cell(raw, row, (size_t)kc) : (struct str){"", 0};
+	int any = 0;
+
+	strbuf_addstr(out, "{\n      \"kernel\": ");
+	json_add_string(out, kn.p, kn.len);
+	strbuf_addf(out, ",\n      \"source_line\": %zu,\n      \"metrics\": {",
+		    raw->row_line[row]);
+	for (size_t c = 0; c < raw->ncols; c++) {
+		const char *name = raw->cols[c].name;
+		int have = 0;
+		double v = 0, x;
+
+		if (!next[raw->ncols + c])
+			continue;
+		for (long d = (long)c; d >= 0; d = next[d])
+			if (!is_nvtx_col(raw, (size_t)d) &&
+			    ncu_raw_number(raw, row, (size_t)d, &x) == NCU_NUM_OK)
+				v = x, have = 1;
+		if (!have)
+			continue;
+		strbuf_addstr(out, any ? ",\n        " : "\n        ");
+		json_add_string(out, name, strlen(name));
+		strbuf_addstr(out, ": ");
+		json_add_real(out, v, 12);
+		any = 1;
+	}
+	strbuf_addstr(out, any ? "\n      }\n    }" : "}\n    }");
+}
+
+/* Writes region i's metrics.json to fp (NULL: only into out), a result at
+ * a time: out holds one result, never the file. */
+static void metrics_emit(const struct regions *rg, size_t i, const struct ncu_raw *raw,
+			 struct strbuf *out, FILE *fp)
+{
+	const struct region *r = &rg->v[i];
+	long kc = ncu_raw_col(raw, "Kernel Name"), *next;
+
+	metric_columns(raw, &next);
+	strbuf_addstr(out, "{\n  \"path\": ");
+	json_add_string(out, r->path, strlen(r->path));
+	strbuf_addstr(out, ",\n  \"units\": \"base (nsecond, byte, hz, byte/second, %)\",\n  "
+			   "\"results\": [");
+	for (size_t k = 0; k < r->nrows; k++) {
+		strbuf_addstr(out, k ? ",\n    " : "\n    ");
+		metrics_result(raw, r->rows[k], next, kc, out);
+		if (fp) {
+			fwrite(out->buf, 1, out->len, fp);
+			strbuf_reset(out);
+		}
+	}
+	strbuf_addstr(out, r->nrows ? "\n  ]\n}\n" : "]\n}\n");
+	if (fp) {
+		fwrite(out->buf, 1, out->len, fp);
+		strbuf_reset(out);
+	}
+	free(next);
+}
+
 void regions_render_metrics(const struct regions *rg, size_t i, const struct ncu_raw *raw,
 			    struct strbuf *out)
 {
-	const struct region *r = &rg->v[i];
-	json_t *root = json_object(), *inst = json_array();
-	char *text;
+	metrics_emit(rg, i, raw, out, NULL);
+}
 
-	json_object_set_new(root, "path", json_string(r->path));
-	json_object_set_new(root, "units", json_string("base (nsecond, byte, hz, byte/second, %)"));
-	for (size_t k = 0; k < r->nrows; k++) {
-		size_t row = r->rows[k];
-		json_t *m = json_object(), *o = json_object();
+static int metrics_write(const struct regions *rg, size_t i, const struct ncu_raw *raw,
+			 const char *path, struct strbuf *err)
+{
+	struct atomic_file af = ATOMIC_FILE_INIT;
+	struct strbuf buf = STRBUF_INIT;
 
-		for (size_t c = 0; c < raw->ncols; c++) {
-			double v;
-
-			if (raw->nvtx_col[0] == (long)c || raw->nvtx_col[1] == (long)c)
-				continue;
-			if (ncu_raw_number(raw, row, c, &v) == NCU_NUM_OK)
-				json_object_set_new(m, raw->cols[c].name, jnum(v));
-		}
-		{
-			long kc = ncu_raw_col(raw, "Kernel Name");
-			struct str kn =
-			    kc >= 0 ? ncu_raw_cell(raw, row, (size_t)kc) : (struct str){"", 0};
-
-			json_object_set_new(o, "kernel", json_stringn(kn.p, kn.len));
-		}
-		json_object_set_new(o, "source_line", json_integer((json_int_t)raw->row_line[row]));
-		json_object_set_new(o, "metrics", m);
-		json_array_append_new(inst, o);
-	}
-	json_object_set_new(root, "results", inst);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	strbuf_addstr(out, text ? text : "{}");
-	strbuf_addch(out, '\n');
-	free(text);
-	json_decref(root);
+	if (atomic_file_open(&af, path, err) < 0)
+		return -1;
+	metrics_emit(rg, i, raw, &buf, af.fp);
+	strbuf_release(&buf);
+	return atomic_file_commit(&af, err);
 }
 
 int regions_write(const struct regions *rg, const struct ncu_raw *raw, const char *dir,
@@ -462,9 +554,7 @@ int regions_write(const struct regions *rg, const struct ncu_raw *raw, const cha
 		if (mkdir_real(path.buf, err))
 			goto out;
 		strbuf_addstr(&path, "/metrics.json");
-		strbuf_reset(&body);
-		regions_render_metrics(rg, i, raw, &body);
-		if (write_file_atomic(path.buf, body.buf, body.len, err))
+		if (metrics_write(rg, i, raw, path.buf, err))
 			goto out;
 	}
 	ret = 0;

@@ -4,6 +4,7 @@
  * damaged trace (times near the loader's +-2^62 ns clamp) must give absurd
  * totals, not undefined behaviour. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,33 @@ static int cmp_ival(const void *a, const void *b)
 	return x->e < y->e ? -1 : x->e > y->e;
 }
 
+/* Pair indices (timeline_build) sorted by their op's [start, end]. */
+static const struct trace *pair_trace;
+static const struct proj_pair *pair_v;
+
+static struct ival pair_ival(uint32_t i)
+{
+	uint32_t op = pair_v[i].op;
+	const struct trace *t = pair_trace;
+	struct ival v;
+
+	if (op < t->nkernels) {
+		v.s = t->kernels[op].start;
+		v.e = t->kernels[op].end;
+	} else {
+		v.s = t->memops[op - t->nkernels].start;
+		v.e = t->memops[op - t->nkernels].end;
+	}
+	return v;
+}
+
+static int cmp_pair_ival(const void *a, const void *b)
+{
+	struct ival x = pair_ival(*(const uint32_t *)a), y = pair_ival(*(const uint32_t *)b);
+
+	return cmp_ival(&x, &y);
+}
+
 struct step_count {
 	int64_t start;
 	size_t kernels;
@@ -142,46 +170,69 @@ static int64_t ival_length(int64_t s, int64_t e)
 	return e > s ? i64_sat_sub(e, s) : 0;
 }
 
-static int64_t union_length(struct ival *iv, size_t n)
+/* The length of the union of the ops of pairs idx[0..n) (sorting idx):
+ * merged in start order. */
+static int64_t union_length(const struct trace *t, const struct nvtx_proj *p, uint32_t *idx,
+			    size_t n)
 {
 	int64_t total = 0, cs = 0, ce = 0;
 
-	qsort(iv, n, sizeof(*iv), cmp_ival);
+	pair_trace = t;
+	pair_v = p->pairs;
+	qsort(idx, n, sizeof(*idx), cmp_pair_ival);
 	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || iv[i].s > ce) {
+		struct ival v = pair_ival(idx[i]);
+
+		if (i == 0 || v.s > ce) {
 			total = i64_sat_add(total, ival_length(cs, ce));
-			cs = iv[i].s;
-			ce = iv[i].e;
-		} else if (iv[i].e > ce) {
-			ce = iv[i].e;
+			cs = v.s;
+			ce = v.e;
+		} else if (v.e > ce) {
+			ce = v.e;
 		}
 	}
+	pair_trace = NULL;
+	pair_v = NULL;
 	return i64_sat_add(total, ival_length(cs, ce));
 }
 
 /* ---- kernel summaries ---- */
 
-struct kent {
-	int32_t name;
-	int32_t cfg[6];
-	int64_t dur;
-};
-
+/* Launches sorted by index (4 bytes each, not a copy of their fields):
+ * name id, then the launch configuration when by_config, then duration. */
+static const struct trace *kent_trace;
 static int by_config_sort;
+
+static void kent_cfg(const struct trace_kernel *k, int32_t cfg[6])
+{
+	memset(cfg, 0, 6 * sizeof(*cfg));
+	if (by_config_sort) {
+		memcpy(cfg, k->grid, sizeof(k->grid));
+		memcpy(cfg + 3, k->block, sizeof(k->block));
+	}
+}
+
+/* grid[3] then block[3]: contiguous in struct trace_kernel */
+#define KENT_CFG_BYTES (6 * sizeof(int32_t))
+_Static_assert(offsetof(struct trace_kernel, block) ==
+		   offsetof(struct trace_kernel, grid) + 3 * sizeof(int32_t),
+	       "block follows grid");
 
 static int cmp_kent(const void *a, const void *b)
 {
-	const struct kent *x = a, *y = b;
+	const struct trace_kernel *x = &kent_trace->kernels[*(const uint32_t *)a];
+	const struct trace_kernel *y = &kent_trace->kernels[*(const uint32_t *)b];
+	int64_t dx = x->end - x->start, dy = y->end - y->start;
 
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
 	if (by_config_sort) {
-		int c = memcmp(x->cfg, y->cfg, sizeof(x->cfg));
+		int c = memcmp(x->grid, y->grid, KENT_CFG_BYTES);
 
 		if (c)
 			return c;
 	}
-	return x->dur < y->dur ? -1 : x->dur > y->dur;
+	return dx < dy ? -1 : dx > dy;
 }
 
 static const struct strtab *sort_strs;
@@ -279,39 +330,38 @@ static int summary_by_name(struct kernel_summary *ks, const struct trace *t,
 void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 			  const uint8_t *kernel_stages, unsigned mask, int by_config)
 {
-	struct kent *e = xmalloc(st_mult(t->nkernels + 1, sizeof(*e)));
-	int64_t *vals = xmalloc(st_mult(t->nkernels + 1, sizeof(*vals)));
+	uint32_t *e;
+	int64_t *vals;
 	size_t n = 0, alloc = 0;
 
 	memset(ks, 0, sizeof(*ks));
 	if (!by_config && !summary_by_name(ks, t, kernel_stages, mask)) {
 		sort_summary(ks, &t->strs);
-		free(e);
-		free(vals);
 		return;
 	}
-	for (size_t i = 0; i < t->nkernels; i++) {
-		const struct trace_kernel *k = &t->kernels[i];
-
-		if (mask && (!kernel_stages || !(kernel_stages[i] & mask)))
-			continue;
-		e[n].name = k->name;
-		memset(e[n].cfg, 0, sizeof(e[n].cfg));
-		if (by_config) {
-			memcpy(e[n].cfg, k->grid, sizeof(k->grid));
-			memcpy(e[n].cfg + 3, k->block, sizeof(k->block));
-		}
-		e[n].dur = k->end - k->start;
-		n++;
-	}
+	e = xmalloc(st_mult(t->nkernels + 1, sizeof(*e)));
+	vals = xmalloc(st_mult(t->nkernels + 1, sizeof(*vals)));
+	for (size_t i = 0; i < t->nkernels; i++)
+		if (!mask || (kernel_stages && (kernel_stages[i] & mask)))
+			e[n++] = (uint32_t)i;
 	by_config_sort = by_config;
+	kent_trace = t;
 	qsort(e, n, sizeof(*e), cmp_kent);
+	kent_trace = NULL;
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
-		for (hi = lo; hi < n && e[hi].name == e[lo].name &&
-			      !memcmp(e[hi].cfg, e[lo].cfg, sizeof(e[lo].cfg));
-		     hi++)
-			vals[hi - lo] = e[hi].dur;
-		summary_add_row(ks, &alloc, e[lo].name, e[lo].cfg, vals, hi - lo);
+		const struct trace_kernel *kl = &t->kernels[e[lo]];
+		int32_t cl[6];
+
+		kent_cfg(kl, cl);
+		for (hi = lo; hi < n; hi++) {
+			const struct trace_kernel *kh = &t->kernels[e[hi]];
+
+			if (kh->name != kl->name ||
+			    (by_config && memcmp(kh->grid, kl->grid, KENT_CFG_BYTES)))
+				break;
+			vals[hi - lo] = kh->end - kh->start;
+		}
+		summary_add_row(ks, &alloc, kl->name, cl, vals, hi - lo);
 	}
 	sort_summary(ks, &t->strs);
 	free(e);
@@ -814,9 +864,8 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 {
 	struct nvtx_proj p;
 	uint8_t *stage_mask = NULL;
-	uint32_t *by_range = NULL, *start = NULL;
-	struct ival *iv = NULL;
-	int64_t *tmp = NULL, *inst_proj[STAGE_NROLES] = {NULL};
+	uint32_t *by_range = NULL, *start = NULL, *call_seen = NULL;
+	int64_t *inst_proj[STAGE_NROLES] = {NULL};
 	size_t inst_n[STAGE_NROLES] = {0};
 	struct step_count *steps = NULL;
 	size_t nsteps = 0;
@@ -830,17 +879,17 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	for (size_t k = 0; k < t->nkernels; k++)
 		tl->kernel_ns =
 		    i64_sat_add(tl->kernel_ns, i64_sat_sub(t->kernels[k].end, t->kernels[k].start));
-	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
+	/* the (op, range) pairs of the stage ranges only: those are read */
+	stage_mask = stage_ranges(t, cfg);
+	nvtx_proj_compute_for(&p, t, stage_mask);
 	tl->ops_no_launch = p.nops_no_call;
 	tl->kernels_no_launch = p.nkernels_no_call;
-
-	stage_mask = stage_ranges(t, cfg);
 
 	by_range = pairs_by_range(&p, t->nranges, &start);
 
 	tl->kernel_stages = xcalloc(t->nkernels + 1, 1);
-	iv = xmalloc(st_mult(p.npairs + 1, sizeof(*iv)));
-	tmp = xmalloc(st_mult(p.npairs + 1, sizeof(*tmp)));
+	/* call_seen[c] = 1 + the last range that counted launch call c */
+	call_seen = xcalloc(t->ncalls + 1, sizeof(*call_seen));
 	for (int s = 0; s < STAGE_NROLES; s++)
 		inst_proj[s] = xmalloc(st_mult(t->nranges + 1, sizeof(int64_t)));
 	for (size_t r = 0; r < t->nranges; r++) {
@@ -858,10 +907,9 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			const struct trace_memop *m =
 			    kern ? NULL : &t->memops[pp->op - t->nkernels];
 
-			iv[i - lo].s = kern ? t->kernels[pp->op].start : m->start;
-			iv[i - lo].e = kern ? t->kernels[pp->op].end : m->end;
 			if (kern) {
-				kns = i64_sat_add(kns, i64_sat_sub(iv[i - lo].e, iv[i - lo].s));
+				kns = i64_sat_add(kns, i64_sat_sub(t->kernels[pp->op].end,
+								   t->kernels[pp->op].start));
 				nk++;
 				tl->kernel_stages[pp->op] |= stage_mask[r];
 			} else if (host_copy(t, m)) {
@@ -869,19 +917,18 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 				cpns = i64_sat_add(cpns, i64_sat_sub(m->end, m->start));
 				cpb = i64_sat_add(cpb, m->bytes > 0 ? m->bytes : 0);
 			}
-			tmp[i - lo] = pp->call;
+			if (pp->call >= 0 && call_seen[pp->call] != r + 1) {
+				call_seen[pp->call] = (uint32_t)r + 1;
+				nc++;
+			}
 		}
-		busy = union_length(iv, hi - lo);
+		busy = union_length(t, &p, by_range + lo, hi - lo);
 		if (stage_mask[r] & (1u << STAGE_DECODE_STEP)) {
 			if (!steps)
 				steps = xmalloc(st_mult(t->nranges + 1, sizeof(*steps)));
 			steps[nsteps].start = rg->start;
 			steps[nsteps++].kernels = nk;
 		}
-		qsort(tmp, hi - lo, sizeof(*tmp), cmp_i64);
-		for (size_t i = 0; i < hi - lo; i++)
-			if (tmp[i] >= 0 && (i == 0 || tmp[i] != tmp[i - 1]))
-				nc++;
 		end = trace_range_end(t, rg);
 		/* the range, or its GPU work when that ends later */
 		wall_end = p.nops[r] && p.proj_end[r] > end ? p.proj_end[r] : end;
@@ -907,6 +954,15 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 				inst_proj[s][inst_n[s]++] = proj;
 		}
 	}
+	/* the pairs are no longer needed: free them before the summaries */
+	free(call_seen);
+	free(by_range);
+	free(start);
+	call_seen = NULL;
+	by_range = start = NULL;
+	free(p.pairs);
+	p.pairs = NULL;
+	p.npairs = p.pairs_alloc = 0;
 	stage_distributions(tl, inst_proj, inst_n);
 	tl->api_complete = cpu_api_complete(t);
 	if (tl->api_complete) {
@@ -939,10 +995,6 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 
 	for (int s = 0; s < STAGE_NROLES; s++)
 		free(inst_proj[s]);
-	free(tmp);
-	free(iv);
-	free(start);
-	free(by_range);
 	free(stage_mask);
 	nvtx_proj_release(&p);
 	return 0;

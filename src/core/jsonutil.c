@@ -1,4 +1,6 @@
 /* jsonutil.c: see jsonutil.h. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,78 @@ void utf8_sanitize(struct strbuf *out, const char *s, size_t len)
 		p += n;
 		len -= n;
 	}
+}
+
+void json_add_string(struct strbuf *sb, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	strbuf_addch(sb, '"');
+	while (len) {
+		size_t n = 0;
+
+		/* printable ASCII but '"' and '\\', a run at a time */
+		while (n < len && p[n] >= 0x20 && p[n] < 0x80 && p[n] != '"' && p[n] != '\\')
+			n++;
+		if (n) {
+			strbuf_add(sb, p, n);
+		} else if (p[0] >= 0x80) {
+			n = utf8_seq_len(p, len);
+			if (n) {
+				strbuf_add(sb, p, n);
+			} else {
+				strbuf_addstr(sb, "\xef\xbf\xbd");
+				n = 1;
+			}
+		} else {
+			static const char esc[] = "\"\"\\\\\bb\ff\nn\rr\tt";
+			const char *e = p[0] ? strchr(esc, p[0]) : NULL;
+
+			n = 1;
+			if (!p[0])
+				strbuf_addstr(sb, "\xef\xbf\xbd");
+			else if (e && (e - esc) % 2 == 0)
+				strbuf_addf(sb, "\\%c", e[1]);
+			else
+				strbuf_addf(sb, "\\u%04X", p[0]);
+		}
+		p += n;
+		len -= n;
+	}
+	strbuf_addch(sb, '"');
+}
+
+void json_add_real(struct strbuf *sb, double v, int precision)
+{
+	char buf[64], *e;
+	int n;
+
+	if (!isfinite(v)) {
+		strbuf_addstr(sb, "null");
+		return;
+	}
+	n = snprintf(buf, sizeof(buf) - 2, "%.*g", precision, v);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 2)
+		BUG("json_add_real: %d bytes", n);
+	if (!strchr(buf, '.') && !strchr(buf, 'e')) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	/* jansson drops the exponent's '+' and leading zeros: 1e+20 -> 1e20 */
+	if ((e = strchr(buf, 'e'))) {
+		char *start = e + 1, *end = start + 1;
+
+		if (*start == '-')
+			start++;
+		end = start;
+		if (*end == '+')
+			end++;
+		while (*end == '0' && end[1])
+			end++;
+		memmove(start, end, strlen(end) + 1);
+		n = (int)strlen(buf);
+	}
+	strbuf_add(sb, buf, (size_t)n);
 }
 
 json_t *json_string_lossy(const char *s)

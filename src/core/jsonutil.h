@@ -13,6 +13,15 @@ json_t *json_string_lossy(const char *s);
 /* Appends the UTF-8 of s with invalid bytes replaced by U+FFFD. */
 void utf8_sanitize(struct strbuf *out, const char *s, size_t len);
 
+/* Streaming writers for files too large to hold as a jansson tree: they
+ * append text byte-identical to jansson's json_dumps() of the same value.
+ * json_add_string: the quoted, escaped UTF-8 of s[0..len), invalid bytes
+ * (and NUL) as U+FFFD. json_add_real: v as JSON_REAL_PRECISION(precision)
+ * prints it ("%.*g", always with a '.' or an exponent, exponent without
+ * '+' or leading zeros); null when v is not finite. */
+void json_add_string(struct strbuf *sb, const char *s, size_t len);
+void json_add_real(struct strbuf *sb, double v, int precision);
+
 /* Serializes root (indent 2, keys in insertion order, trailing newline)
  * and writes it to path atomically. 0, or -1 with err. */
 int json_write_file_atomic(const char *path, const json_t *root, struct strbuf *err);

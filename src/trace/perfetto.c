@@ -1,5 +1,6 @@
 /* perfetto.c: trace database -> Chrome trace-event JSON (see perfetto.h). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
@@ -14,34 +15,71 @@
 
 enum ev_kind { EV_RANGE, EV_MARK, EV_API, EV_GPU };
 
+/* An event in 48 bytes (a big trace holds tens of millions): its track
+ * (pid, tid) and name are ids into tables of distinct ones. */
 struct ev {
 	int64_t ts, dur;
-	int64_t pid, tid;
-	int64_t corr; /* API and GPU: correlation id */
-	int64_t node; /* kernel: its CUDA graph node id, -1 none */
-	int64_t cap;  /* kernel replayed from a graph: index+1 into the capture
-			 stacks (struct captures), 0 none */
-	int64_t flow; /* GPU: index+1 of its launch call, 0 = none */
-	const char *name;
-	const char *cat;
-	uint8_t kind;
+	int64_t corr;  /* API and GPU: correlation id */
+	int32_t track; /* index into evs.tracks: in (pid, tid) order once sorted */
+	int32_t flow;  /* GPU: pid of the process that launched it */
+	int32_t name;  /* id in evs.names */
+	int32_t cap;   /* kernel replayed from a CUDA graph, index+1: while
+			  loading into struct gtab (the node it was captured
+			  as), then into struct captures (its ranges); 0 none */
+	uint8_t kind;  /* enum ev_kind */
+	uint8_t cat;   /* index into cat_names */
 	uint8_t drop;
+};
+
+struct track {
+	int64_t pid, tid;
 };
 
 struct evs {
 	struct ev *v;
 	size_t n, alloc;
-	char **names; /* owned strings */
-	size_t nn, nalloc;
+	struct strtab names;
+	struct strtab track_keys; /* "pid tid" -> track id while loading */
+	struct track *tracks;
+	size_t ntracks, talloc;
 };
+
+enum { CAT_NVTX, CAT_MARK, CAT_API, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET };
+static const char *const cat_names[] = {"nvtx",	  "nvtx.mark", "cuda_api",
+					"kernel", "memcpy",    "memset"};
 
 #define GPU_PID_BASE ((int64_t)1000000000)
 
-static const char *own(struct evs *e, const unsigned char *s)
+static int32_t own(struct evs *e, const unsigned char *s)
 {
-	ALLOC_GROW(e->names, e->nn + 1, e->nalloc);
-	e->names[e->nn] = xstrdup(s ? (const char *)s : "");
-	return e->names[e->nn++];
+	const char *p = s ? (const char *)s : "";
+
+	return strtab_intern(&e->names, p, strlen(p));
+}
+
+static int32_t track_of(struct evs *e, int64_t pid, int64_t tid)
+{
+	char key[48];
+	int32_t id;
+
+	snprintf(key, sizeof(key), "%lld %lld", (long long)pid, (long long)tid);
+	id = strtab_intern(&e->track_keys, key, strlen(key));
+	if ((size_t)id == e->ntracks) {
+		ALLOC_GROW(e->tracks, e->ntracks + 1, e->talloc);
+		e->tracks[e->ntracks].pid = pid;
+		e->tracks[e->ntracks++].tid = tid;
+	}
+	return id;
+}
+
+static int64_t ev_pid(const struct evs *e, const struct ev *v)
+{
+	return e->tracks[v->track].pid;
+}
+
+static int64_t ev_tid(const struct evs *e, const struct ev *v)
+{
+	return e->tracks[v->track].tid;
 }
 
 static struct ev *add(struct evs *e)
@@ -75,6 +113,35 @@ static int pid_of(int64_t gtid)
 	return (int)((gtid >> 24) & 0xffffff);
 }
 
+/* ---- CUDA-graph replays --------------------------------------------
+ * NVTX ranges pushed while a graph is captured run once; its replays push
+ * none. With llmprof's LLMPROF_GRAPH_NODES table (docs/tracer.md, "CUDA
+ * graphs") each replayed kernel leads, through its clone, to the node the
+ * program made, on a thread at a time: the ranges open there are where it
+ * was captured. Kernels get them as the "captured_in" argument, and each
+ * replay gets the ranges as slices spanning their kernels, on a track of
+ * their own beside the stream ("stream N: replayed ranges"). */
+
+#define REPLAY_TID_BASE ((int64_t)1 << 24)
+
+struct gnode {
+	int64_t node, orig; /* orig: a clone's original, -1 for a made node */
+	int64_t pid, tid, ts;
+	int32_t stack; /* made node: index+1 into struct captures, 0 none yet */
+};
+
+struct gtab {
+	struct gnode *v; /* by node id, a clone's record first */
+	size_t n;
+};
+
+struct captures {
+	char **text;   /* per stack: "layer0 > attn", NULL = nothing was open */
+	size_t **evs;  /* per stack: its ranges' indices in e->v, outer first */
+	size_t *depth; /* per stack: how many */
+	size_t n, alloc;
+};
+
 static int has_column(sqlite3 *db, const char *table, const char *col)
 {
 	sqlite3_stmt *s;
@@ -90,7 +157,80 @@ static int has_column(sqlite3 *db, const char *table, const char *col)
 	return yes;
 }
 
-static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
+static int cmp_gnode(const void *a, const void *b)
+{
+	const struct gnode *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	/* one id, two records (made and cloned): the clone's first */
+	return (x->orig < 0) - (y->orig < 0);
+}
+
+static const struct gnode *gnode_find(const struct gtab *g, int64_t node)
+{
+	size_t lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->v[mid].node < node)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->n && g->v[lo].node == node ? &g->v[lo] : NULL;
+}
+
+/* The made node a replayed kernel's node id leads to (clone -> original, a
+ * few hops, never in a cycle), as index+1 into g; 0 none. */
+static int32_t gnode_made(const struct gtab *g, int64_t node)
+{
+	const struct gnode *a = NULL;
+
+	for (int hop = 0; hop < 8 && node > 0; hop++) {
+		a = gnode_find(g, node);
+		if (!a || a->orig < 0)
+			break;
+		node = a->orig;
+	}
+	return a && a->orig < 0 ? (int32_t)(a - g->v) + 1 : 0;
+}
+
+/* LLMPROF_GRAPH_NODES, when the trace has it (not an nsys export). */
+static int gtab_load(sqlite3 *db, struct gtab *g, struct strbuf *err)
+{
+	static const char q[] = "SELECT nodeId, originalNodeId, globalTid, timestamp FROM "
+				"LLMPROF_GRAPH_NODES";
+	sqlite3_stmt *s;
+	size_t alloc = 0;
+
+	if (!has_table(db, "LLMPROF_GRAPH_NODES"))
+		return 0;
+	if (sqlite3_prepare_v2(db, q, -1, &s, NULL) != SQLITE_OK) {
+		error_set(err, "sqlite: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t gtid = sqlite3_column_int64(s, 2);
+		struct gnode *n;
+
+		ALLOC_GROW(g->v, g->n + 1, alloc);
+		n = &g->v[g->n++];
+		n->node = sqlite3_column_int64(s, 0);
+		n->orig = col_or(s, 1, -1);
+		n->pid = pid_of(gtid);
+		n->tid = gtid & 0xffffff;
+		n->ts = sqlite3_column_int64(s, 3);
+		n->stack = 0;
+	}
+	sqlite3_finalize(s);
+	if (g->n)
+		qsort(g->v, g->n, sizeof(*g->v), cmp_gnode);
+	return 0;
+}
+
+static int load(sqlite3 *db, struct evs *e, const struct gtab *g, struct strbuf *err)
 {
 	static const char nvtx_q[] =
 	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value), n.globalTid, "
@@ -140,14 +280,14 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 				v->dur = -1; /* open range: closed at trace end below */
 			else
 				v->dur = sqlite3_column_int64(s, 1) - v->ts;
-			v->pid = pid_of(sqlite3_column_int64(s, 4));
-			v->tid = sqlite3_column_int64(s, 4) & 0xffffff;
+			v->track = track_of(e, pid_of(sqlite3_column_int64(s, 4)),
+					    sqlite3_column_int64(s, 4) & 0xffffff);
 			strbuf_reset(&nm);
 			if (dom)
 				strbuf_addf(&nm, "%s:", dom);
 			strbuf_addstr(&nm, text ? (const char *)text : "");
 			v->name = own(e, (const unsigned char *)nm.buf);
-			v->cat = v->kind == EV_MARK ? "nvtx.mark" : "nvtx";
+			v->cat = v->kind == EV_MARK ? CAT_MARK : CAT_NVTX;
 		}
 		sqlite3_finalize(s);
 		s = NULL;
@@ -159,12 +299,12 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 			struct ev *v = add(e);
 			v->ts = sqlite3_column_int64(s, 0);
 			v->dur = sqlite3_column_int64(s, 1) - v->ts;
-			v->pid = pid_of(sqlite3_column_int64(s, 2));
-			v->tid = sqlite3_column_int64(s, 2) & 0xffffff;
+			v->track = track_of(e, pid_of(sqlite3_column_int64(s, 2)),
+					    sqlite3_column_int64(s, 2) & 0xffffff);
 			v->corr = sqlite3_column_int64(s, 3);
 			v->name = own(e, sqlite3_column_text(s, 4));
 			v->kind = EV_API;
-			v->cat = "cuda_api";
+			v->cat = CAT_API;
 		}
 		sqlite3_finalize(s);
 		s = NULL;
@@ -176,7 +316,7 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 				     cpy_q, set_q};
 		const char *ts[3] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
 				     "CUPTI_ACTIVITY_KIND_MEMSET"};
-		const char *cats[3] = {"kernel", "memcpy", "memset"};
+		const uint8_t cats[3] = {CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET};
 		for (int q = 0; q < 3; q++) {
 			if (!has_table(db, ts[q]))
 				continue;
@@ -186,13 +326,14 @@ static int load(sqlite3 *db, struct evs *e, struct strbuf *err)
 				struct ev *v = add(e);
 				v->ts = sqlite3_column_int64(s, 0);
 				v->dur = sqlite3_column_int64(s, 1) - v->ts;
-				v->pid = GPU_PID_BASE + sqlite3_column_int64(s, 2);
-				v->tid = sqlite3_column_int64(s, 3);
+				v->track = track_of(e, GPU_PID_BASE + sqlite3_column_int64(s, 2),
+						    sqlite3_column_int64(s, 3));
 				v->corr = sqlite3_column_int64(s, 4);
 				/* Process of the launch, to find the launch call. */
 				v->flow = pid_of(sqlite3_column_int64(s, 5));
 				v->name = own(e, sqlite3_column_text(s, 6));
-				v->node = q == 0 ? col_or(s, 7, -1) : -1;
+				if (q == 0 && g->n)
+					v->cap = gnode_made(g, col_or(s, 7, -1));
 				v->kind = EV_GPU;
 				v->cat = cats[q];
 			}
@@ -309,13 +450,42 @@ static int cmp_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_track(const void *a, const void *b)
+{
+	const struct track *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Track ids renumbered in (pid, tid) order, so that events sort by id. */
+static void tracks_sort(struct evs *e)
+{
+	int32_t *rank = xmalloc((e->ntracks ? e->ntracks : 1) * sizeof(*rank));
+	struct track *sorted = xmalloc((e->ntracks ? e->ntracks : 1) * sizeof(*sorted));
+
+	for (size_t i = 0; i < e->ntracks; i++)
+		sorted[i] = e->tracks[i];
+	if (e->ntracks)
+		qsort(sorted, e->ntracks, sizeof(*sorted), cmp_track);
+	/* tracks are distinct: find each one's rank */
+	for (size_t i = 0; i < e->ntracks; i++) {
+		const struct track *hit =
+		    bsearch(&e->tracks[i], sorted, e->ntracks, sizeof(*sorted), cmp_track);
+		rank[i] = (int32_t)(hit - sorted);
+	}
+	for (size_t i = 0; i < e->n; i++)
+		e->v[i].track = rank[e->v[i].track];
+	free(e->tracks);
+	e->tracks = sorted;
+	free(rank);
+}
+
 static int cmp_track_ts(const void *a, const void *b)
 {
 	const struct ev *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return (x->dur < y->dur) - (x->dur > y->dur);
@@ -363,7 +533,8 @@ static struct key_idx *index_apis(const struct evs *e, size_t *napis)
 	*napis = 0;
 	for (size_t i = 0; i < e->n; i++)
 		if (e->v[i].kind == EV_API) {
-			apis[*napis].key = ((uint64_t)e->v[i].pid << 32) | (uint32_t)e->v[i].corr;
+			apis[*napis].key =
+			    ((uint64_t)ev_pid(e, &e->v[i]) << 32) | (uint32_t)e->v[i].corr;
 			apis[(*napis)++].idx = i;
 		}
 	qsort(apis, *napis, sizeof(*apis), cmp_key);
@@ -413,16 +584,17 @@ static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const struct ev *v = &e->v[i];
-		if (i && v->pid == e->v[i - 1].pid && v->tid == e->v[i - 1].tid)
+		int64_t pid = ev_pid(e, v), tid = ev_tid(e, v);
+		if (i && v->track == e->v[i - 1].track)
 			continue;
-		if (v->pid >= GPU_PID_BASE) {
-			if (!i || v->pid != e->v[i - 1].pid) {
+		if (pid >= GPU_PID_BASE) {
+			if (!i || pid != ev_pid(e, &e->v[i - 1])) {
 				struct strbuf gn = STRBUF_INIT;
-				gpu_name(db, v->pid - GPU_PID_BASE, &gn);
+				gpu_name(db, pid - GPU_PID_BASE, &gn);
 				fprintf(f,
 					"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64
 					",\"args\":{\"name\":",
-					v->pid);
+					pid);
 				put_str(f, gn.buf);
 				fputs("}},\n", f);
 				strbuf_release(&gn);
@@ -431,7 +603,7 @@ static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
 				"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
 				",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64
 				"\"}},\n",
-				v->pid, v->tid, v->tid);
+				pid, tid, tid);
 		}
 	}
 }
@@ -444,8 +616,8 @@ static size_t put_merged(FILE *f, const struct evs *e, size_t i)
 	size_t j = i;
 	int64_t end = v->ts + v->dur;
 
-	while (j + 1 < e->n && e->v[j + 1].drop && e->v[j + 1].pid == v->pid &&
-	       e->v[j + 1].tid == v->tid && e->v[j + 1].kind == v->kind) {
+	while (j + 1 < e->n && e->v[j + 1].drop && e->v[j + 1].track == v->track &&
+	       e->v[j + 1].kind == v->kind) {
 		j++;
 		if (e->v[j].ts + e->v[j].dur > end)
 			end = e->v[j].ts + e->v[j].dur;
@@ -453,7 +625,8 @@ static size_t put_merged(FILE *f, const struct evs *e, size_t i)
 	fprintf(f,
 		"{\"ph\":\"X\",\"cat\":\"merged\",\"name\":\"[%zu merged "
 		"%s]\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-		j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", v->pid, v->tid);
+		j - i + 1, v->kind == EV_GPU ? "GPU ops" : "CUDA calls", ev_pid(e, v),
+		ev_tid(e, v));
 	put_us(f, v->ts);
 	fputs(",\"dur\":", f);
 	put_us(f, end - v->ts);
@@ -475,65 +648,19 @@ static void put_flow(FILE *f, const struct evs *e, size_t i, const struct key_id
 		fprintf(f,
 			"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\","
 			"\"id\":%" PRIu64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":",
-			id, a->pid, a->tid);
+			id, ev_pid(e, a), ev_tid(e, a));
 		put_us(f, a->ts);
 		fprintf(f,
 			"},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\","
 			"\"name\":\"launch\",\"id\":%" PRIu64 ",\"pid\":%" PRId64
 			",\"tid\":%" PRId64 ",\"ts\":",
-			id, v->pid, v->tid);
+			id, ev_pid(e, v), ev_tid(e, v));
 		put_us(f, v->ts);
 		fputs("},\n", f);
 	}
 }
 
-/* ---- CUDA-graph replays --------------------------------------------
- * NVTX ranges pushed while a graph is captured run once; its replays push
- * none. With llmprof's LLMPROF_GRAPH_NODES table (docs/tracer.md, "CUDA
- * graphs") each replayed kernel leads, through its clone, to the node the
- * program made, on a thread at a time: the ranges open there are where it
- * was captured. Kernels get them as the "captured_in" argument, and each
- * replay gets the ranges as slices spanning their kernels, on a track of
- * their own beside the stream ("stream N: replayed ranges"). */
-
-#define REPLAY_TID_BASE ((int64_t)1 << 24)
-
-struct captures {
-	char **text;   /* per stack: "layer0 > attn", NULL = nothing was open */
-	size_t **evs;  /* per stack: its ranges' indices in e->v, outer first */
-	size_t *depth; /* per stack: how many */
-	size_t n;
-};
-
-struct gnode {
-	int64_t node, orig; /* orig: a clone's original, -1 for a made node */
-	int64_t pid, tid, ts;
-};
-
-static int cmp_gnode(const void *a, const void *b)
-{
-	const struct gnode *x = a, *y = b;
-
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	/* one id, two records (made and cloned): the clone's first */
-	return (x->orig < 0) - (y->orig < 0);
-}
-
-static const struct gnode *gnode_find(const struct gnode *v, size_t n, int64_t node)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].node < node)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].node == node ? &v[lo] : NULL;
-}
+/* ---- CUDA-graph replays, after the sort ---- */
 
 static void captures_release(struct captures *c)
 {
@@ -559,44 +686,80 @@ static int cmp_gnode_track(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* First event of track (pid, tid) in e->v (sorted by track and time). */
-static size_t track_start(const struct evs *e, int64_t pid, int64_t tid)
+/* First event of the track (pid, tid) in e->v (tracks numbered in (pid,
+ * tid) order, events sorted by track and time); e->n when it has none. */
+static size_t track_first(const struct evs *e, int64_t pid, int64_t tid)
 {
+	struct track key = {pid, tid};
+	const struct track *t = bsearch(&key, e->tracks, e->ntracks, sizeof(key), cmp_track);
 	size_t lo = 0, hi = e->n;
+	int32_t id;
 
+	if (!t)
+		return e->n;
+	id = (int32_t)(t - e->tracks);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct ev *v = &e->v[mid];
 
-		if (v->pid < pid || (v->pid == pid && v->tid < tid))
+		if (e->v[mid].track < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	return lo < e->n && e->v[lo].track == id ? lo : e->n;
 }
 
-/* The capture stack of each made node in q[0..nq) (sorted by track and
- * time): one sweep per thread over its events keeps the ranges open so far;
- * at a node's time those not yet ended enclose it, outer first. */
-static void capture_stacks(const struct evs *e, struct gnode **q, size_t nq, const struct gnode *g,
-			   size_t *made_cap, struct captures *c)
+/* Adds the capture stack of made node q: the ranges in act[0..n), outer
+ * first. */
+static void capture_add(struct captures *c, const struct evs *e, const size_t *act, size_t n,
+			struct gnode *q)
 {
-	size_t *act = NULL, nact = 0, aact = 0, text_alloc = 0;
+	struct strbuf t = STRBUF_INIT;
 
+	ALLOC_GROW(c->text, c->n + 1, c->alloc);
+	c->evs = xrealloc(c->evs, st_mult(c->alloc, sizeof(*c->evs)));
+	c->depth = xrealloc(c->depth, st_mult(c->alloc, sizeof(*c->depth)));
+	for (size_t k = 0; k < n; k++)
+		strbuf_addf(&t, "%s%s", k ? " > " : "", strtab_str(&e->names, e->v[act[k]].name));
+	c->text[c->n] = n ? strbuf_detach(&t, NULL) : NULL;
+	strbuf_release(&t);
+	c->evs[c->n] = xmalloc(st_mult(n + 1, sizeof(size_t)));
+	if (n)
+		memcpy(c->evs[c->n], act, n * sizeof(size_t));
+	c->depth[c->n] = n;
+	q->stack = (int32_t)++c->n;
+}
+
+/* Each replayed kernel's cap, from its made node to the ranges open there:
+ * one sweep per thread over its events keeps the ranges started so far; at
+ * a node's time those not yet ended enclose it, outer first. */
+static void captures_resolve(struct evs *e, struct gtab *g, struct captures *c)
+{
+	struct gnode **q = NULL;
+	size_t nq = 0, *act = NULL, aact = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		struct gnode *n = e->v[i].cap ? &g->v[e->v[i].cap - 1] : NULL;
+
+		if (n && !n->stack) {
+			if (!q)
+				q = xmalloc(st_mult(g->n, sizeof(*q)));
+			n->stack = -1; /* queued */
+			q[nq++] = n;
+		}
+	}
+	if (nq)
+		qsort(q, nq, sizeof(*q), cmp_gnode_track);
 	for (size_t lo = 0, hi; lo < nq; lo = hi) {
-		size_t j = track_start(e, q[lo]->pid, q[lo]->tid);
+		size_t j = track_first(e, q[lo]->pid, q[lo]->tid), nact = 0;
+		int32_t track = j < e->n ? e->v[j].track : -1;
 
-		nact = 0;
 		for (hi = lo; hi < nq && q[hi]->pid == q[lo]->pid && q[hi]->tid == q[lo]->tid;
 		     hi++) {
 			int64_t ts = q[hi]->ts;
-			struct strbuf t = STRBUF_INIT;
 			size_t keep = 0;
 
-			for (; j < e->n && e->v[j].pid == q[lo]->pid && e->v[j].tid == q[lo]->tid &&
-			       e->v[j].ts <= ts;
-			     j++)
+			for (; j < e->n && e->v[j].track == track && e->v[j].ts <= ts; j++)
 				if (e->v[j].kind == EV_RANGE) {
 					ALLOC_GROW(act, nact + 1, aact);
 					act[nact++] = j;
@@ -605,95 +768,19 @@ static void capture_stacks(const struct evs *e, struct gnode **q, size_t nq, con
 				if (e->v[act[k]].ts + e->v[act[k]].dur > ts)
 					act[keep++] = act[k];
 			nact = keep;
-			ALLOC_GROW(c->text, c->n + 1, text_alloc);
-			c->evs = xrealloc(c->evs, st_mult(c->n + 1, sizeof(*c->evs)));
-			c->depth = xrealloc(c->depth, st_mult(c->n + 1, sizeof(*c->depth)));
-			for (size_t k = 0; k < nact; k++)
-				strbuf_addf(&t, "%s%s", k ? " > " : "", e->v[act[k]].name);
-			c->text[c->n] = nact ? strbuf_detach(&t, NULL) : NULL;
-			strbuf_release(&t);
-			c->evs[c->n] = xmalloc(st_mult(nact + 1, sizeof(size_t)));
-			if (nact)
-				memcpy(c->evs[c->n], act, nact * sizeof(size_t));
-			c->depth[c->n] = nact;
-			made_cap[q[hi] - g] = ++c->n;
+			capture_add(c, e, act, nact, q[hi]);
 		}
 	}
-	free(act);
-}
-
-/* Reads LLMPROF_GRAPH_NODES and sets each replayed kernel's cap. e->v is
- * sorted by track and time. No table (an nsys export): nothing to do. */
-static int captures_load(sqlite3 *db, struct evs *e, struct captures *c, struct strbuf *err)
-{
-	static const char q[] = "SELECT nodeId, originalNodeId, globalTid, timestamp FROM "
-				"LLMPROF_GRAPH_NODES";
-	sqlite3_stmt *s = NULL;
-	struct gnode *g = NULL, **need = NULL;
-	size_t ng = 0, alloc = 0, nneed = 0, *made_cap, *made_of;
-	int any = 0;
-
-	for (size_t i = 0; i < e->n && !any; i++)
-		any = e->v[i].kind == EV_GPU && e->v[i].node > 0;
-	if (!any || !has_table(db, "LLMPROF_GRAPH_NODES"))
-		return 0;
-	if (sqlite3_prepare_v2(db, q, -1, &s, NULL) != SQLITE_OK) {
-		error_set(err, "sqlite: %s", sqlite3_errmsg(db));
-		return -1;
-	}
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t gtid = sqlite3_column_int64(s, 2);
-
-		ALLOC_GROW(g, ng + 1, alloc);
-		g[ng].node = sqlite3_column_int64(s, 0);
-		g[ng].orig = col_or(s, 1, -1);
-		g[ng].pid = pid_of(gtid);
-		g[ng].tid = gtid & 0xffffff;
-		g[ng].ts = sqlite3_column_int64(s, 3);
-		ng++;
-	}
-	sqlite3_finalize(s);
-	if (!ng)
-		return 0;
-	qsort(g, ng, sizeof(*g), cmp_gnode);
-	made_cap = xcalloc(ng, sizeof(*made_cap));     /* per record: stack index + 1 */
-	made_of = xcalloc(e->n + 1, sizeof(*made_of)); /* per event: made record + 1 */
-	need = xmalloc(st_mult(ng, sizeof(*need)));
-	for (size_t i = 0; i < e->n; i++) {
-		const struct gnode *a = NULL;
-		int64_t node = e->v[i].node;
-
-		if (e->v[i].kind != EV_GPU || node <= 0)
-			continue;
-		/* clone -> original, a few hops, never in a cycle */
-		for (int hop = 0; hop < 8; hop++) {
-			a = gnode_find(g, ng, node);
-			if (!a || a->orig < 0)
-				break;
-			node = a->orig;
-		}
-		if (!a || a->orig >= 0)
-			continue;
-		if (!made_cap[a - g]) {
-			made_cap[a - g] = 1; /* needed; the real index comes below */
-			need[nneed++] = &g[a - g];
-		}
-		made_of[i] = (size_t)(a - g) + 1;
-	}
-	qsort(need, nneed, sizeof(*need), cmp_gnode_track);
-	capture_stacks(e, need, nneed, g, made_cap, c);
 	for (size_t i = 0; i < e->n; i++)
-		if (made_of[i])
-			e->v[i].cap = (int64_t)made_cap[made_of[i] - 1];
-	free(need);
-	free(made_of);
-	free(made_cap);
-	free(g);
-	return 0;
+		if (e->v[i].cap)
+			e->v[i].cap = g->v[e->v[i].cap - 1].stack;
+	free(act);
+	free(q);
 }
 
 struct replay_span {
-	int64_t pid, tid, corr;
+	int32_t track;
+	int64_t corr;
 	size_t range; /* index into e->v */
 	int64_t start, end;
 };
@@ -702,10 +789,8 @@ static int cmp_replay_span(const void *a, const void *b)
 {
 	const struct replay_span *x = a, *y = b;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
 	if (x->corr != y->corr)
 		return x->corr < y->corr ? -1 : 1;
 	if (x->range != y->range)
@@ -720,17 +805,16 @@ static size_t put_replay_ranges(FILE *f, const struct evs *e, const struct captu
 {
 	struct replay_span *v = NULL;
 	size_t n = 0, alloc = 0, written = 0;
-	int64_t last_pid = -1, last_tid = -1;
+	int32_t last = -1;
 
 	for (size_t i = 0; i < e->n; i++) {
 		const struct ev *k = &e->v[i];
 
-		if (k->kind != EV_GPU || !k->cap)
+		if (k->kind != EV_GPU || k->cap <= 0)
 			continue;
 		for (size_t d = 0; d < c->depth[k->cap - 1]; d++) {
 			ALLOC_GROW(v, n + 1, alloc);
-			v[n].pid = k->pid;
-			v[n].tid = k->tid;
+			v[n].track = k->track;
 			v[n].corr = k->corr;
 			v[n].range = c->evs[k->cap - 1][d];
 			v[n].start = k->ts;
@@ -740,26 +824,26 @@ static size_t put_replay_ranges(FILE *f, const struct evs *e, const struct captu
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_replay_span);
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		const struct track *t = &e->tracks[v[lo].track];
 		int64_t end = v[lo].end;
 
-		for (hi = lo + 1; hi < n && v[hi].pid == v[lo].pid && v[hi].tid == v[lo].tid &&
+		for (hi = lo + 1; hi < n && v[hi].track == v[lo].track &&
 				  v[hi].corr == v[lo].corr && v[hi].range == v[lo].range;
 		     hi++)
 			if (v[hi].end > end)
 				end = v[hi].end;
-		if (v[lo].pid != last_pid || v[lo].tid != last_tid) {
+		if (v[lo].track != last) {
 			fprintf(f,
 				"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
 				",\"tid\":%" PRId64 ",\"args\":{\"name\":\"stream %" PRId64
 				": replayed ranges\"}},\n",
-				v[lo].pid, REPLAY_TID_BASE + v[lo].tid, v[lo].tid);
-			last_pid = v[lo].pid;
-			last_tid = v[lo].tid;
+				t->pid, REPLAY_TID_BASE + t->tid, t->tid);
+			last = v[lo].track;
 		}
 		fputs("{\"ph\":\"X\",\"cat\":\"nvtx.replay\",\"name\":", f);
-		put_str(f, e->v[v[lo].range].name);
-		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v[lo].pid,
-			REPLAY_TID_BASE + v[lo].tid);
+		put_str(f, strtab_str(&e->names, e->v[v[lo].range].name));
+		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", t->pid,
+			REPLAY_TID_BASE + t->tid);
 		put_us(f, v[lo].start);
 		fputs(",\"dur\":", f);
 		put_us(f, end - v[lo].start);
@@ -785,23 +869,24 @@ static void put_events(FILE *f, const struct evs *e, const struct captures *caps
 		}
 		if (v->kind == EV_MARK) {
 			fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx.mark\",\"name\":", f);
-			put_str(f, v->name);
-			fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid,
-				v->tid);
+			put_str(f, strtab_str(&e->names, v->name));
+			fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", ev_pid(e, v),
+				ev_tid(e, v));
 			put_us(f, v->ts);
 			fputs("},\n", f);
 			(*written)++;
 			continue;
 		}
-		fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", v->cat);
-		put_str(f, v->name);
-		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", v->pid, v->tid);
+		fprintf(f, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat_names[v->cat]);
+		put_str(f, strtab_str(&e->names, v->name));
+		fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", ev_pid(e, v),
+			ev_tid(e, v));
 		put_us(f, v->ts);
 		fputs(",\"dur\":", f);
 		put_us(f, v->dur > 0 ? v->dur : 0);
 		if (v->kind == EV_GPU || v->kind == EV_API) {
 			fprintf(f, ",\"args\":{\"correlationId\":%" PRId64, v->corr);
-			if (v->cap && caps && caps->text[v->cap - 1]) {
+			if (v->cap > 0 && caps->text[v->cap - 1]) {
 				fputs(",\"captured_in\":", f);
 				put_str(f, caps->text[v->cap - 1]);
 			}
@@ -821,6 +906,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	struct evs e = {0};
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct key_idx *apis = NULL;
+	struct gtab g = {0};
 	struct captures caps = {0};
 	size_t napis = 0, written = 0, merged = 0;
 	int64_t threshold;
@@ -831,14 +917,14 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
 	if (export_open(sqlite_path, &db, NULL, err) || export_check_views(db, sqlite_path, err))
 		goto out;
-	if (load(db, &e, err) < 0)
+	if (gtab_load(db, &g, err) < 0 || load(db, &e, &g, err) < 0)
 		goto out;
 	close_open_ranges(&e);
+	tracks_sort(&e);
 	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
 		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
 	apis = index_apis(&e, &napis);
-	if (captures_load(db, &e, &caps, err) < 0)
-		goto out;
+	captures_resolve(&e, &g, &caps);
 	threshold = apply_cap(&e, apis, napis, max_events);
 
 	if (atomic_file_open(&af, json_path, err) < 0)
@@ -871,11 +957,12 @@ out:
 	if (af.fp)
 		atomic_file_abort(&af);
 	sqlite3_close(db);
-	for (size_t i = 0; i < e.nn; i++)
-		free(e.names[i]);
-	free(e.names);
+	strtab_release(&e.names);
+	strtab_release(&e.track_keys);
+	free(e.tracks);
 	free(e.v);
 	free(apis);
+	free(g.v);
 	captures_release(&caps);
 	return ret;
 }

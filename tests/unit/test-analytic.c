@@ -158,6 +158,44 @@ static void test_analytic_decode_steps(void **state)
 		report_model_release(&m);
 	}
 
+	/* a long generation's file gives the first step and the change per
+	 * step (decode_steps_affine): the same three steps, the same figures */
+	{
+		static const char affine[] =
+		    "{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, "
+		    "\"bytes\": 1}, \"decode\": {\"flops\": 17464320, \"bytes\": 47400960}, "
+		    "\"decode_steps_affine\": {\"steps\": 3, \"first\": {\"flops\": 5819392, "
+		    "\"bytes\": 15798272}, \"per_step\": {\"flops\": 2048, \"bytes\": 2048}}}";
+		static const char bad_affine[] =
+		    "{\"schema\": \"llmprof-llm-analytic/1\", \"prefill\": {\"flops\": 1, "
+		    "\"bytes\": 1}, \"decode\": {\"flops\": 3, \"bytes\": 3}, "
+		    "\"decode_steps_affine\": {\"steps\": -1}}";
+		struct strbuf err = STRBUF_INIT;
+		struct report_stage *dec;
+
+		report_model_init(&m);
+		dec = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+		dec->steps = 3;
+		dec->instances = 1;
+		dec->step_kernels = malloc(sizeof(cut));
+		memcpy(dec->step_kernels, cut, sizeof(cut));
+		dec->nr_step_kernels = 3;
+		assert_int_equal(analytic_load_buffer(&m, affine, strlen(affine), "a.json", &err),
+				 0);
+		assert_true(m.stages[0].flops.v == 5819392 + 5821440 / 4.0);
+		assert_true(m.stages[0].bytes.v == 15798272 + 15800320 / 4.0);
+		assert_int_equal(m.stages[0].steps_expected, 3);
+		report_model_release(&m);
+		report_model_init(&m);
+		report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+		assert_int_equal(
+		    analytic_load_buffer(&m, bad_affine, strlen(bad_affine), "a.json", &err), -1);
+		assert_string_equal(err.buf,
+				    "a.json: decode_steps_affine.steps is not a step count");
+		strbuf_release(&err);
+		report_model_release(&m);
+	}
+
 	load_with_steps(&m, NULL, 0, 1); /* no decode_step ranges: the stage as a whole */
 	assert_true(m.stages[1].flops.v == 17464320);
 	report_model_release(&m);

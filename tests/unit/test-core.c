@@ -9,7 +9,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+#include <math.h>
+
 #include "core/fsutil.h"
+#include "core/jsonutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
 
@@ -42,6 +46,75 @@ static void test_json_escape(void **state)
 	strbuf_add_json_escaped(&sb, in, sizeof(in) - 1);
 	assert_string_equal(sb.buf, "a\\\"b\\\\c\\n\\u0001");
 	strbuf_release(&sb);
+}
+
+/* The streaming writers print what jansson's json_dumps prints for the same
+ * value (metrics.json and kernels.json are written a result at a time). */
+static void test_json_stream_like_jansson(void **state)
+{
+	static const double reals[] = {0.0,
+				       -0.0,
+				       1.0,
+				       0.1,
+				       -2.5,
+				       1e20,
+				       1e-5,
+				       1e21,
+				       123456789012.0,
+				       1234567890123.0,
+				       1.5e300,
+				       5e-324,
+				       -7e-100,
+				       2230.0,
+				       0.002614,
+				       1.0 / 3.0,
+				       4096.0,
+				       1e15,
+				       9.999999999999e11};
+	static const char *strs[] = {"",
+				     "plain",
+				     "q\"uote",
+				     "back\\slash",
+				     "tab\tnl\ncr\r",
+				     "\b\f\x01\x1f",
+				     "caf\xc3\xa9",
+				     "\xe2\x80\x93 dash",
+				     "a/b"};
+	(void)state;
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		json_t *j = json_real(reals[i]);
+		char *want = json_dumps(j, JSON_ENCODE_ANY | JSON_REAL_PRECISION(12));
+
+		json_add_real(&sb, reals[i], 12);
+		assert_string_equal(sb.buf, want);
+		free(want);
+		json_decref(j);
+		strbuf_release(&sb);
+	}
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		json_t *j = json_string(strs[i]);
+		char *want = json_dumps(j, JSON_ENCODE_ANY);
+
+		json_add_string(&sb, strs[i], strlen(strs[i]));
+		assert_string_equal(sb.buf, want);
+		free(want);
+		json_decref(j);
+		strbuf_release(&sb);
+	}
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		/* what jansson refuses: invalid UTF-8 and NUL become U+FFFD */
+		json_add_string(&sb, "a\xff\0b", 4);
+		assert_string_equal(sb.buf, "\"a\xef\xbf\xbd\xef\xbf\xbd"
+					    "b\"");
+		strbuf_reset(&sb);
+		json_add_real(&sb, NAN, 12);
+		assert_string_equal(sb.buf, "null");
+		strbuf_release(&sb);
+	}
 }
 
 static void test_parse_numbers(void **state)
@@ -182,6 +255,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_strbuf_grows_and_detaches),
 	    cmocka_unit_test(test_json_escape),
+	    cmocka_unit_test(test_json_stream_like_jansson),
 	    cmocka_unit_test(test_parse_numbers),
 	    cmocka_unit_test(test_edit_distance),
 	    cmocka_unit_test(test_edit_distance_max),

@@ -165,6 +165,54 @@ static void test_nesting(void **state)
 	trace_close(&t);
 }
 
+/* The projection keeps properly nested ranges on a stack and sums launches
+ * into them lazily: ranges that overlap in part, identical ranges (the
+ * first is the parent), and a group with several launch calls, which counts
+ * again in a range when another launch came between (as nsys's join does). */
+static void test_nesting_overlap_and_repeated_calls(void **state)
+{
+	struct trace t;
+	struct nvtx_proj p;
+	size_t a, b, c, d, e;
+
+	trace_new(&t);
+	a = add_range(&t, NULL, "A", 0, 1000, GT(1, 1), TRACE_STARTEND);
+	b = add_range(&t, NULL, "B", 100, 2000, GT(1, 1), TRACE_STARTEND); /* overlaps A */
+	c = add_range(&t, NULL, "C", 150, 900, GT(1, 1), TRACE_PUSHPOP);
+	d = add_range(&t, NULL, "D", 150, 900, GT(1, 1), TRACE_PUSHPOP); /* same as C */
+	e = add_range(&t, NULL, "E", 200, 300, GT(1, 1), TRACE_PUSHPOP);
+	add_call(&t, 210, 220, GT(1, 1), 1);
+	add_call(&t, 400, 410, GT(1, 1), 2);
+	add_call(&t, 500, 510, GT(1, 1), 3);
+	add_call(&t, 600, 610, GT(1, 1), 2); /* group 2 again, after group 3 */
+	add_call(&t, 700, 705, GT(1, 1), 4);
+	add_call(&t, 710, 715, GT(1, 1), 4); /* group 4 again, right after */
+	for (int g = 1; g <= 4; g++)
+		add_kernel(&t, "k", 3000 + 100 * g, 3050 + 100 * g, GP(1), g, 7);
+	nvtx_proj_compute(&p, &t, 0);
+	assert_int_equal(p.parent[a], -1);
+	assert_int_equal(p.parent[b], -1);
+	assert_int_equal(p.parent[c], (int)a); /* least slack: A, not B */
+	assert_int_equal(p.parent[d], (int)c);
+	assert_int_equal(p.parent[e], (int)c); /* C and D tie: the first */
+	assert_int_equal(p.level[e], 2);
+	/* groups 1, 2, 3, 2 again, 4 once */
+	assert_int_equal(p.nops[a], 5);
+	assert_int_equal(p.nops[b], 5);
+	assert_int_equal(p.nops[c], 5);
+	assert_int_equal(p.nops[d], 5);
+	assert_int_equal(p.nops[e], 1);
+	assert_int_equal(p.proj_start[c], 3100);
+	assert_int_equal(p.proj_end[c], 3450);
+	assert_int_equal(p.proj_start[e], 3100);
+	assert_int_equal(p.proj_end[e], 3150);
+	assert_int_equal(p.kern_ns[a], 5 * 50);
+	assert_int_equal(p.kernel_inner[0], (int)e);
+	assert_int_equal(p.kernel_inner[2], (int)d);
+	nvtx_proj_release(&p);
+	trace_close(&t);
+}
+
 static void test_cross_thread_and_other_thread(void **state)
 {
 	struct trace t;
@@ -522,6 +570,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kernel_exposed),
 	    cmocka_unit_test(test_nesting),
+	    cmocka_unit_test(test_nesting_overlap_and_repeated_calls),
 	    cmocka_unit_test(test_cross_thread_and_other_thread),
 	    cmocka_unit_test(test_graph_launch),
 	    cmocka_unit_test(test_processes_and_missing_calls),
