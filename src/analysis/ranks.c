@@ -385,8 +385,8 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	/* a damaged identity table costs the names, not the per-rank view */
 	if (t->db && trace_processes(t, &procs, &nprocs, &err))
 		report_model_add_note(m, "process identities not read: %s", err.buf);
-	if (nparts == 1) {
-		one_identity(m, parts[0].gpid, procs, nprocs);
+	if (nparts == 1) { /* rank_parts_split copies nothing for one process */
+		one_identity(m, gpid_of(a->trace.kernels[0].gpid), procs, nprocs);
 		goto out;
 	}
 	m->ranks.identified = nprocs > 0;

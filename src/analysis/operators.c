@@ -1,0 +1,255 @@
+/* operators.c: the operator table of a timeline (see timeline.h): NVTX
+ * ranges inside the stages that match stages.operator_pattern (or, when
+ * none does, every range that is not a stage), their calls, the GPU time of
+ * the kernels they launched themselves and with nested operators, CPU time
+ * and share of the stage; kernels replayed from CUDA graphs counted under
+ * the ranges open where they were captured (graphops.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/graphops.h"
+#include "analysis/nvtxproj.h"
+#include "analysis/timeline.h"
+#include "analysis/timeline_priv.h"
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "core/banned.h"
+
+static int is_operator(const struct trace *t, const struct trace_range *r, const char *pattern)
+{
+	const char *text = strtab_str(&t->strs, r->text);
+	const char *dom = strtab_str(&t->strs, r->domain);
+
+	if (!text)
+		return 0;
+	if (starts_with(text, "aten::"))
+		return 1;
+	if (dom && !strcmp(dom, "TensorRT"))
+		return !strstr(text, "ExecutionContext");
+	return pattern && *pattern && strstr(text, pattern) != NULL;
+}
+
+struct opinst {
+	int32_t text, domain;
+	int stage;
+	uint32_t range;
+};
+
+static int cmp_opinst(const void *a, const void *b)
+{
+	const struct opinst *x = a, *y = b;
+
+	if (x->text != y->text)
+		return x->text < y->text ? -1 : 1;
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return x->stage < y->stage ? -1 : x->stage > y->stage;
+}
+
+static int cmp_opstat(const void *a, const void *b)
+{
+	const struct operator_stat *x = a, *y = b;
+
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns > y->gpu_ns ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return x->text < y->text ? -1 : x->text > y->text;
+}
+
+/* The stage an operator range runs in: the nearest enclosing stage range. */
+static int enclosing_stage(const struct nvtx_proj *p, const uint8_t *stage_mask, int32_t r)
+{
+	for (r = p->parent[r]; r >= 0; r = p->parent[r]) {
+		uint8_t m = stage_mask[r];
+
+		if (m & (1u << STAGE_PREFILL))
+			return STAGE_PREFILL;
+		if (m & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP)))
+			return STAGE_DECODE;
+	}
+	return -1;
+}
+
+/* The stage slot of kernel k for graph-replay operators: 0 prefill,
+ * 1 decode, 2 none (the stage it ran in, not where it was captured). */
+static int kernel_slot(const struct timeline *tl, size_t k)
+{
+	unsigned m = tl->kernel_stages ? tl->kernel_stages[k] : 0;
+
+	if (m & (1u << STAGE_PREFILL))
+		return 0;
+	if (m & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP)))
+		return 1;
+	return 2;
+}
+
+/* Adds the replayed graph kernels of capture range r, slot s, to the
+ * operator of the same name, domain and stage (a new one when none). */
+static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *alloc, int32_t r,
+			 int slot, int64_t ns, int64_t incl_ns, size_t nk, size_t replays)
+{
+	static const int stage_of[3] = {STAGE_PREFILL, STAGE_DECODE, -1};
+	const struct trace_range *rg = &t->ranges[r];
+	struct operator_stat *o = NULL;
+
+	for (size_t i = 0; i < tl->nops && !o; i++)
+		if (tl->ops[i].text == rg->text && tl->ops[i].domain == rg->domain &&
+		    tl->ops[i].stage == stage_of[slot])
+			o = &tl->ops[i];
+	if (!o) {
+		ALLOC_GROW(tl->ops, tl->nops + 1, *alloc);
+		o = &tl->ops[tl->nops++];
+		memset(o, 0, sizeof(*o));
+		o->text = rg->text;
+		o->domain = rg->domain;
+		o->stage = stage_of[slot];
+	}
+	/* the replays that ran it (their ranges ran once, at capture) */
+	o->calls += replays;
+	o->replays += replays;
+	o->gpu_ns = i64_sat_add(o->gpu_ns, ns);
+	o->gpu_incl_ns = i64_sat_add(o->gpu_incl_ns, incl_ns);
+	o->kernels += nk;
+}
+
+void timeline_build_operators(struct timeline *tl, const struct trace *t, const struct nvtx_proj *p,
+			      const uint8_t *stage_mask, const struct stage_config *cfg)
+{
+	uint8_t *is_op = xcalloc(t->nranges + 1, 1);
+	int64_t *op_ns = xcalloc(t->nranges + 1, sizeof(*op_ns));
+	int64_t *incl_ns = xcalloc(t->nranges + 1, sizeof(*incl_ns));
+	size_t *op_k = xcalloc(t->nranges + 1, sizeof(*op_k));
+	struct opinst *inst = xmalloc(st_mult(t->nranges + 1, sizeof(*inst)));
+	/* graph replays, per capture range and stage slot (kernel_slot) */
+	int32_t *cap = graphops_capture_ranges(p, t);
+	int64_t *g_ns = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_ns)) : NULL;
+	int64_t *g_incl = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_incl)) : NULL;
+	size_t *g_k = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_k)) : NULL;
+	/* replays per bucket: a graph launch's kernels share its correlation
+	 * id, so a new id in a bucket is one more replay of it */
+	size_t *g_calls = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_calls)) : NULL;
+	int64_t *g_corr = cap ? xmalloc(st_mult(t->nranges + 1, 3 * sizeof(*g_corr))) : NULL;
+	size_t ninst = 0, alloc = 0;
+	uint8_t any_op = 0;
+
+	tl->have_graph_nodes = t->ngraph_nodes > 0;
+	for (size_t r = 0; r < t->nranges; r++)
+		any_op |= is_op[r] =
+		    p->candidate[r] && is_operator(t, &t->ranges[r], cfg->operator_pattern);
+	/* No range matches stages.operator_pattern (a program naming its
+	 * ranges "attn", "mlp", "layer3"): every range that is not a stage is
+	 * an operator, and a kernel belongs to the innermost one. */
+	for (size_t r = 0; !any_op && r < t->nranges; r++)
+		is_op[r] = p->candidate[r] && !stage_mask[r];
+	tl->kernel_op = xmalloc(st_mult(t->nkernels + 1, sizeof(*tl->kernel_op)));
+	for (size_t k = 0; k < t->nkernels; k++) {
+		int graph = cap && cap[k] >= 0;
+		int32_t r = graph ? cap[k] : p->kernel_inner[k];
+		int64_t d = i64_sat_sub(t->kernels[k].end, t->kernels[k].start);
+
+		while (r >= 0 && !is_op[r])
+			r = p->parent[r];
+		if (r < 0 && graph) { /* no operator at capture: the launch's, if any */
+			graph = 0;
+			for (r = p->kernel_inner[k]; r >= 0 && !is_op[r]; r = p->parent[r])
+				;
+		}
+		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
+		if (t->kernels[k].graph_node >= 0) {
+			tl->graph_kernels++;
+			tl->graph_kernels_op += graph;
+		}
+		if (r < 0)
+			continue;
+		if (graph) {
+			int slot = kernel_slot(tl, k);
+			size_t at = (size_t)r * 3 + (size_t)slot;
+
+			g_ns[at] = i64_sat_add(g_ns[at], d);
+			g_k[at]++;
+			/* the operator and the ones around it at capture (a
+			 * layer around attn) ran once more per replay, as
+			 * their eager ranges would have */
+			for (int32_t a = r; a >= 0; a = p->parent[a]) {
+				at = (size_t)a * 3 + (size_t)slot;
+				if (!is_op[a])
+					continue;
+				g_incl[at] = i64_sat_add(g_incl[at], d);
+				if (!g_calls[at] || g_corr[at] != t->kernels[k].corr)
+					g_calls[at]++;
+				g_corr[at] = t->kernels[k].corr;
+			}
+			continue;
+		}
+		op_ns[r] = i64_sat_add(op_ns[r], d);
+		op_k[r]++;
+		for (int32_t a = r; a >= 0; a = p->parent[a])
+			if (is_op[a])
+				incl_ns[a] = i64_sat_add(incl_ns[a], d);
+	}
+	for (size_t r = 0; r < t->nranges; r++) {
+		if (!is_op[r])
+			continue;
+		/* a range seen only at capture stands for its replays below */
+		if (g_calls && !incl_ns[r] &&
+		    (g_calls[r * 3] || g_calls[r * 3 + 1] || g_calls[r * 3 + 2]))
+			continue;
+		inst[ninst].text = t->ranges[r].text;
+		inst[ninst].domain = t->ranges[r].domain;
+		inst[ninst].stage = enclosing_stage(p, stage_mask, (int32_t)r);
+		inst[ninst].range = (uint32_t)r;
+		ninst++;
+	}
+	qsort(inst, ninst, sizeof(*inst), cmp_opinst);
+	for (size_t lo = 0, hi; lo < ninst; lo = hi) {
+		struct operator_stat *o;
+
+		for (hi = lo; hi < ninst && !cmp_opinst(&inst[hi], &inst[lo]); hi++)
+			;
+		ALLOC_GROW(tl->ops, tl->nops + 1, alloc);
+		o = &tl->ops[tl->nops++];
+		memset(o, 0, sizeof(*o));
+		o->text = inst[lo].text;
+		o->domain = inst[lo].domain;
+		o->stage = inst[lo].stage;
+		o->calls = hi - lo;
+		for (size_t i = lo; i < hi; i++) {
+			const struct trace_range *rg = &t->ranges[inst[i].range];
+
+			o->gpu_ns = i64_sat_add(o->gpu_ns, op_ns[inst[i].range]);
+			o->gpu_incl_ns = i64_sat_add(o->gpu_incl_ns, incl_ns[inst[i].range]);
+			o->kernels += op_k[inst[i].range];
+			o->cpu_ns =
+			    i64_sat_add(o->cpu_ns, i64_sat_sub(trace_range_end(t, rg), rg->start));
+		}
+	}
+	for (size_t r = 0; g_calls && r < t->nranges; r++)
+		for (size_t slot = 0; slot < 3; slot++) {
+			size_t at = r * 3 + slot;
+
+			if (g_calls[at])
+				add_graph_op(tl, t, &alloc, (int32_t)r, (int)slot, g_ns[at],
+					     g_incl[at], g_k[at], g_calls[at]);
+		}
+	for (size_t i = 0; i < tl->nops; i++) {
+		struct operator_stat *o = &tl->ops[i];
+
+		if (o->stage >= 0 && tl->stages[o->stage].kernel_ns)
+			o->stage_share = (double)o->gpu_ns / (double)tl->stages[o->stage].kernel_ns;
+	}
+	if (tl->nops)
+		qsort(tl->ops, tl->nops, sizeof(*tl->ops), cmp_opstat);
+	free(is_op);
+	free(op_ns);
+	free(incl_ns);
+	free(op_k);
+	free(inst);
+	free(cap);
+	free(g_ns);
+	free(g_incl);
+	free(g_k);
+	free(g_calls);
+	free(g_corr);
+}
+
