@@ -194,14 +194,14 @@ static void on_error(void *arg, const char *msg)
 static void on_text(void *arg, const char *text)
 {
 	(void)arg;
-	fputs_printable(text, stderr, "\n");
+	fputs_printable(text, stderr, "\n\t");
 }
 
 static void on_findings(void *arg, const char *text)
 {
 	(void)arg;
 	if (!view_quiet)
-		fputs_printable(text, stderr, "\n");
+		fputs_printable(text, stderr, "\n\t");
 }
 
 static void on_step_begin(void *arg, size_t i, size_t nr, const char *name)
