@@ -577,15 +577,16 @@ enum scan {
 	SCAN_LEFTOVERS, /* after it was reaped: what it left running */
 };
 
-/* Whether pid's executable lies in dir (a tool's own helper). */
+/* Whether pid's executable lies in dir (a tool's own helper), or is gone
+ * (it is exiting: nothing to count). */
 static int is_helper(long pid, const char *dir)
 {
 	char path[64], exe[PATH_MAX] = "";
 	size_t len = strlen(dir);
 
 	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
-	if (readlink(path, exe, sizeof(exe) - 1) <= (ssize_t)len)
-		return 0;
+	if (readlink(path, exe, sizeof(exe) - 1) <= 0)
+		return 1;
 	return !strncmp(exe, dir, len) && exe[len] == '/';
 }
 

@@ -82,7 +82,8 @@ struct proc_spec {
 	int subreaper;
 	/* leftovers whose executable is in this folder (the tool's own
 	 * helpers: nsys's agent) are ended like the others but not counted in
-	 * res->leftovers, which names what the program left. NULL = none */
+	 * res->leftovers, which names what the program left (nor those already
+	 * exiting, whose executable is gone). NULL = none */
 	const char *helpers_dir;
 	/* seconds the child's descendants have, after the first interrupt went
 	 * to them alone, before the child gets it too (then SIGKILL after

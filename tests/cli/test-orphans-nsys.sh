@@ -73,8 +73,8 @@ check_bundle "$run" timeout 124
 none_left "timeout"
 
 # 4. SIGINT to llmprof while the program runs: exit 130, nothing left
-timeout 120 "$LLMPROF" profile artifacts.root="$tmp/r" pipeline.trace.backend=nsys \
-	pipeline.nsys.path="$N" pipeline.nsys.trace=nvtx,osrt -- \
+"$LLMPROF" profile artifacts.root="$tmp/r" pipeline.trace.backend=nsys \
+	pipeline.nsys.path="$N" pipeline.nsys.trace=nvtx,osrt run.timeout_s=100 -- \
 	/bin/sh -c "'$nap' 300 & setsid '$nap' 301 & '$nap' 302" >out 2>err &
 lp=$!
 for _ in $(seq 100); do pgrep -f -- "$mark 302" >/dev/null && break; sleep 0.1; done
@@ -82,7 +82,7 @@ sleep 1
 kill -INT $lp
 wait $lp
 rc=$?
-[ $rc -eq 130 ] || fail "interrupt: exit $rc: $(cat err)"
+[ $rc -eq 130 ] || fail "interrupt: exit $rc: $(cat err) $(cat "$(last_run out)/status.json")"
 check_bundle "$(last_run out)" interrupted 130
 none_left "interrupt"
 echo ok
