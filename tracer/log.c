@@ -427,9 +427,18 @@ static void start_flusher(void)
 	pthread_attr_destroy(&a);
 }
 
+/* The last handler to run (registered first): every buffer, CUPTI's
+ * included (cupti.c flushes before), is out, then TLOG_END says so. */
 static void at_exit(void)
 {
+	struct tlog_end e;
+
 	tracer_flush_all();
+	memset(&e, 0, sizeof(e));
+	e.h.type = TLOG_END;
+	e.h.size = sizeof(e);
+	e.ts = tracer_now();
+	tracer_write_now(&e, sizeof(e));
 }
 
 static void write_process(void)
@@ -515,7 +524,7 @@ static int open_log(uint32_t extra_flags)
 	h.start_ns = tracer_now();
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	h.start_mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
-	h.flags = g_flags | extra_flags;
+	h.flags = g_flags | extra_flags | TLOG_F_END_RECORD;
 	iov.iov_base = &h;
 	iov.iov_len = sizeof(h);
 	g_io_failed = 0;
@@ -534,7 +543,10 @@ static void fork_parent(void)
 }
 
 /* The child starts a file of its own; buffered parent records are the
- * parent's to write, so the child's copies are discarded. */
+ * parent's to write, so the child's copies are discarded. The forking
+ * thread gets a new buffer at its first record, which writes its thread name
+ * at once: a child log without one recorded nothing (it exec()ed), so a
+ * missing TLOG_END there lost nothing. */
 static void fork_child(void)
 {
 	struct tbuf *b;
@@ -546,11 +558,9 @@ static void fork_child(void)
 	for (b = g_bufs; b; b = b->next) {
 		pthread_mutex_init(&b->lock, NULL);
 		b->used = 0;
-		if (b != tl_buf)
-			b->dead = 1;
+		b->dead = 1;
 	}
-	if (tl_buf)
-		tl_buf->tid = tracer_tid();
+	tl_buf = NULL;
 	pthread_mutex_init(&g_gpu.lock, NULL);
 	g_gpu.used = 0;
 	if (g_fd >= 0)
@@ -562,8 +572,6 @@ static void fork_child(void)
 	}
 	write_process();
 	write_rank();
-	if (tl_buf)
-		write_os_thread_name(tl_buf->tid);
 	start_flusher(); /* threads do not survive fork() */
 }
 

@@ -24,6 +24,18 @@ extern "C" {
 
 enum llm_dtype { LLM_FP32 = 0, LLM_BF16 = 1, LLM_FP16 = 2 };
 
+/* The range of each model dimension: the workload's flags and llmprof's
+ * config schema (model.*) both check against these, so a value the config
+ * accepts is one the workload and the analytic model take. */
+#define LLM_MAX_HIDDEN (1 << 20)
+#define LLM_MAX_INTERMEDIATE (1 << 22)
+#define LLM_MAX_LAYERS 4096
+#define LLM_MAX_HEADS 4096
+#define LLM_MIN_HEAD_DIM 2
+#define LLM_MAX_HEAD_DIM 1024
+#define LLM_MAX_VOCAB (1 << 24)
+#define LLM_MAX_POSITION (1 << 24)
+
 struct llm_config {
 	char name[64];
 	int hidden, intermediate, layers, heads, kv_heads, head_dim, vocab, max_pos;

@@ -69,21 +69,21 @@ static int parse_args(int argc, char **argv, struct args *a, struct strbuf *err)
 		else if (!strcmp(f, "model-name"))
 			snprintf(c->name, sizeof(c->name), "%s", v);
 		else if (!strcmp(f, "hidden"))
-			rc = int_flag(v, 1, 1 << 20, &c->hidden, err);
+			rc = int_flag(v, 1, LLM_MAX_HIDDEN, &c->hidden, err);
 		else if (!strcmp(f, "intermediate"))
-			rc = int_flag(v, 1, 1 << 22, &c->intermediate, err);
+			rc = int_flag(v, 1, LLM_MAX_INTERMEDIATE, &c->intermediate, err);
 		else if (!strcmp(f, "layers"))
-			rc = int_flag(v, 1, 4096, &c->layers, err);
+			rc = int_flag(v, 1, LLM_MAX_LAYERS, &c->layers, err);
 		else if (!strcmp(f, "heads"))
-			rc = int_flag(v, 1, 4096, &c->heads, err);
+			rc = int_flag(v, 1, LLM_MAX_HEADS, &c->heads, err);
 		else if (!strcmp(f, "kv-heads"))
-			rc = int_flag(v, 1, 4096, &c->kv_heads, err);
+			rc = int_flag(v, 1, LLM_MAX_HEADS, &c->kv_heads, err);
 		else if (!strcmp(f, "head-dim"))
-			rc = int_flag(v, 2, 1024, &c->head_dim, err);
+			rc = int_flag(v, LLM_MIN_HEAD_DIM, LLM_MAX_HEAD_DIM, &c->head_dim, err);
 		else if (!strcmp(f, "vocab"))
-			rc = int_flag(v, 1, 1 << 24, &c->vocab, err);
+			rc = int_flag(v, 1, LLM_MAX_VOCAB, &c->vocab, err);
 		else if (!strcmp(f, "max-pos"))
-			rc = int_flag(v, 1, 1 << 24, &c->max_pos, err);
+			rc = int_flag(v, 1, LLM_MAX_POSITION, &c->max_pos, err);
 		else if (!strcmp(f, "rope-theta") || !strcmp(f, "rms-eps")) {
 			if (parse_double(v, &d, err))
 				return error_set(err, " (--%s)", f);

@@ -591,6 +591,7 @@ void model_trust(struct report_model *m, const struct report_analysis *a)
 	c.dropped_cupti = t->dropped_cupti;
 	c.dropped_tracer = t->dropped_tracer;
 	c.log_problems = t->log_problems;
+	c.unflushed = t->unflushed;
 	c.bad_times = t->kernels_bad_time;
 	c.clamped = t->clamped;
 	for (size_t i = 0; i < t->nranges; i++)

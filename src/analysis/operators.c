@@ -252,4 +252,3 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	free(g_calls);
 	free(g_corr);
 }
-

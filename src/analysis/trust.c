@@ -65,6 +65,21 @@ static void dropped_finding(struct report_model *m, const struct trust_counts *c
 	strbuf_release(&sb);
 }
 
+static void unflushed_finding(struct report_model *m, uint64_t n)
+{
+	if (has_finding(m, "trace-unflushed"))
+		return;
+	report_model_add_finding(
+	    m, FINDING_WARNING, "trace-unflushed",
+	    "Let each traced process return from main or call exit(); for Python "
+	    "multiprocessing children (which end with _exit) or a program that is killed, "
+	    "lower LLMPROF_TRACE_LOG_FLUSH_MS (docs/tracer.md).",
+	    "%llu traced process%s ended without exit() (a crash, _exit() or SIGKILL): the "
+	    "records of up to the last LLMPROF_TRACE_LOG_FLUSH_MS (1 s by default) of each are "
+	    "missing, so its last kernels and ranges are not counted.",
+	    (unsigned long long)n, n == 1 ? "" : "es");
+}
+
 static void time_finding(struct report_model *m, const struct trust_counts *c)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -102,6 +117,11 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 		"problem%s reading the tracer's log", s(c->log_problems));
 	if (above(a) || above(b) || above(d))
 		dropped_finding(m, c);
+	a = ADD("processes-unflushed", c->unflushed, 0, "the last records of each process",
+		"process%s ended without flushing the trace (crash, _exit, SIGKILL)",
+		c->unflushed == 1 ? "" : "es");
+	if (above(a))
+		unflushed_finding(m, c->unflushed);
 	a = ADD("timestamps-inverted", c->bad_times, 0, "kernel times, GPU busy and idle",
 		"kernel%s ending at or before %s start", s(c->bad_times),
 		c->bad_times == 1 ? "its" : "their");

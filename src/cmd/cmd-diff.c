@@ -86,8 +86,7 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 
 	memset(&o, 0, sizeof(o));
 	report_build_result_init(&res);
-	if (!path_exists(path)) {
-		error_set(err, "cannot read '%s': No such file or directory", path);
+	if (path_check_exists(path, err)) {
 		code = EXIT_BAD_INPUT;
 		goto out;
 	}

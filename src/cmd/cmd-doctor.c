@@ -26,9 +26,15 @@ static const struct opt opts[] = {
 
 static void line(const char *level, const char *thing, const char *detail, const char *fix)
 {
-	printf("%-4s  %s: %s\n", level, thing, detail);
-	if (fix)
-		printf("      fix: %s\n", fix);
+	/* detail quotes tools' output (a version line): escaped */
+	printf("%-4s  %s: ", level, thing);
+	fputs_printable(detail, stdout, NULL);
+	putchar('\n');
+	if (fix) {
+		fputs("      fix: ", stdout);
+		fputs_printable(fix, stdout, NULL);
+		putchar('\n');
+	}
 }
 
 static void linef(const char *level, const char *thing, const char *fix, const char *fmt, ...)

@@ -44,7 +44,7 @@ static void print_incomplete(const struct merge_result *r)
 	struct strbuf sb = STRBUF_INIT;
 
 	incomplete_text(r, &sb);
-	fprintf(stderr, "llmprof: merge: incomplete: %s\n", sb.buf);
+	note_print("merge: incomplete: %s", sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -93,7 +93,10 @@ static int cmd_merge_exec(struct cmd_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	if (!path_is_dir(ctx->argv[0])) {
-		error_print("merge: '%s' is not a directory", ctx->argv[0]);
+		if (!path_broken_link(ctx->argv[0], &err))
+			error_set(&err, "'%s' is not a directory", ctx->argv[0]);
+		error_print("merge: %s", err.buf);
+		strbuf_release(&err);
 		return EXIT_BAD_INPUT;
 	}
 	if (merge_run(ctx->argv[0], &r, &err)) {

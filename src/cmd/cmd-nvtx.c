@@ -166,8 +166,10 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 	if (st.open_ranges)
 		warning_print("%llu range(s) were never closed (counted, listed with the others)",
 			      (unsigned long long)st.open_ranges);
-	if (st.diags.len)
-		fprintf(stderr, "llmprof: tracer: %s", st.diags.buf);
+	if (st.diags.len) {
+		fputs("llmprof: tracer: ", stderr);
+		fputs_printable(st.diags.buf, stderr, "\n");
+	}
 	if (opt_keep)
 		printf("trace: %s\n", db.buf);
 	ret = prog_failed ? EXIT_WORKLOAD_FAILED : EXIT_OK;

@@ -206,10 +206,9 @@ static int resolve_config(struct run_ctx *rc, const struct cmd_ctx *ctx, const c
 
 		for (size_t i = n_user; i < n; i++)
 			strbuf_addf(&sb, " %s", ov[i]);
-		fprintf(stderr,
-			"llmprof: no GPU found: running the built-in workload on the CPU path on "
-			"purpose (applied%s)\n",
-			sb.buf);
+		note_print("no GPU found: running the built-in workload on the CPU path on "
+			   "purpose (applied%s)",
+			   sb.buf);
 		strbuf_release(&sb);
 	}
 	if (run_config_load(rc, conf_dir, n, ov, err)) {

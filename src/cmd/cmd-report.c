@@ -122,9 +122,8 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 			code = EXIT_USAGE;
 			goto cleanup;
 		}
-		if (!path_exists(opt_trace)) {
-			error_print("report: cannot read '%s': No such file or directory",
-				    opt_trace);
+		if (path_check_exists(opt_trace, &err)) {
+			error_print("report: %s", err.buf);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
@@ -138,7 +137,9 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 			goto cleanup;
 		}
 		if (!path_is_dir(ctx->argv[0])) {
-			error_print("report: '%s' is not a run directory", ctx->argv[0]);
+			if (!path_broken_link(ctx->argv[0], &err))
+				error_set(&err, "'%s' is not a run directory", ctx->argv[0]);
+			error_print("report: %s", err.buf);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
@@ -175,8 +176,8 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		o.cfg = cfg;
 	}
 	if (opt_ncu) {
-		if (!path_exists(opt_ncu)) {
-			error_print("report: cannot read '%s': No such file or directory", opt_ncu);
+		if (path_check_exists(opt_ncu, &err)) {
+			error_print("report: %s", err.buf);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
@@ -196,7 +197,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	if (opt_trace && export_is_sqlite(opt_trace))
 		write_trace_json(opt_trace, o.out_dir);
 	if (res.loud.len)
-		fputs(res.loud.buf, stderr);
+		fputs_printable(res.loud.buf, stderr, "\n");
 	if (res.analyze_state == STEP_FAILED) {
 		error_print("report: analyze: %s (the reports say so)", res.analyze_msg.buf);
 		code = EXIT_BAD_INPUT;

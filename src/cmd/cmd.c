@@ -240,15 +240,33 @@ int cmd_main(int argc, const char **argv)
 			cmd_write_bash_completion(stdout);
 			return close_stdout(EXIT_OK);
 		}
+		if (argc > 3) {
+			error_print(
+			    "%s takes at most one command name: '%s' (see 'llmprof --help')",
+			    argv[1], argv[3]);
+			return EXIT_USAGE;
+		}
 		if (argc > 2 && (cmd = cmd_find(argv[2]))) {
 			cmd_print_help(cmd, stdout);
 			return close_stdout(EXIT_OK);
 		}
+		/* "--help --bogus", "help nosuch": not the main help, exit 0 */
+		if (argc > 2 && argv[2][0] == '-') {
+			error_print("unknown option '%s' (see 'llmprof --help')", argv[2]);
+			return EXIT_USAGE;
+		}
+		if (argc > 2)
+			return suggest_command(argv[2]);
 		print_main_usage(stdout);
 		return close_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
 	    !strcmp(argv[1], "version")) {
+		if (argc > 2) {
+			error_print("%s takes no arguments: '%s' (see 'llmprof --help')", argv[1],
+				    argv[2]);
+			return EXIT_USAGE;
+		}
 		printf("llmprof %s (%s)\n", LLMPROF_VERSION, LLMPROF_GIT_COMMIT);
 		return close_stdout(EXIT_OK);
 	}

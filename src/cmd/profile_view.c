@@ -131,11 +131,10 @@ static void verbose_argv(const char *name, const char *const *argv, const char *
 		proc_quote_shell(&sb, *a);
 	}
 	if (strcmp(name, g_live.name.buf))
-		fprintf(stderr, "llmprof: step %zu/%zu %s: running %s: %s\n", g_live.step,
-			g_live.nsteps, g_live.name.buf, name, sb.buf);
+		note_print("step %zu/%zu %s: running %s: %s", g_live.step, g_live.nsteps,
+			   g_live.name.buf, name, sb.buf);
 	else
-		fprintf(stderr, "llmprof: step %zu/%zu %s: running %s\n", g_live.step,
-			g_live.nsteps, name, sb.buf);
+		note_print("step %zu/%zu %s: running %s", g_live.step, g_live.nsteps, name, sb.buf);
 	live_printed(&g_live, clock_mono_ns());
 	strbuf_release(&sb);
 }
@@ -152,9 +151,8 @@ static void verbose_step_end(const struct run_status *st, size_t i)
 	live_clear(&g_live);
 	if (s->state != STEP_SKIPPED && s->start_ns && s->end_ns >= s->start_ns)
 		strbuf_addf(&took, " in %.2f s", (double)(s->end_ns - s->start_ns) / 1e9);
-	fprintf(stderr, "llmprof: step %zu/%zu %s: %s%s%s%s\n", i + 1, st->nr, s->name,
-		step_state_name(s->state), took.buf, s->message && *s->message ? ": " : "",
-		s->message ? s->message : "");
+	note_print("step %zu/%zu %s: %s%s%s%s", i + 1, st->nr, s->name, step_state_name(s->state),
+		   took.buf, s->message && *s->message ? ": " : "", s->message ? s->message : "");
 	live_printed(&g_live, clock_mono_ns());
 	strbuf_release(&took);
 }
@@ -173,9 +171,11 @@ static void on_log_tail(void *arg, const char *err_log, const char *out_log)
 		log = out_log;
 		n = live_file_tail(out_log, WORKLOAD_TAIL_LINES, 65536, "  ", &tail);
 	}
-	if (n > 0)
-		fprintf(stderr, "llmprof: the last %d line%s of %s:\n%s", n, n == 1 ? "" : "s", log,
-			tail.buf);
+	if (n > 0) {
+		/* the program's own bytes: escaped but for line ends and tabs */
+		note_print("the last %d line%s of %s:", n, n == 1 ? "" : "s", log);
+		fputs_printable(tail.buf, stderr, "\n\t");
+	}
 	strbuf_release(&tail);
 }
 
@@ -194,14 +194,14 @@ static void on_error(void *arg, const char *msg)
 static void on_text(void *arg, const char *text)
 {
 	(void)arg;
-	fputs(text, stderr);
+	fputs_printable(text, stderr, "\n\t");
 }
 
 static void on_findings(void *arg, const char *text)
 {
 	(void)arg;
 	if (!view_quiet)
-		fputs(text, stderr);
+		fputs_printable(text, stderr, "\n\t");
 }
 
 static void on_step_begin(void *arg, size_t i, size_t nr, const char *name)
@@ -252,8 +252,8 @@ static void on_ncu_capture_begin(void *arg, size_t i, size_t n, const char *name
 {
 	(void)arg;
 	if (ncu_tty)
-		fprintf(stderr, "llmprof: ncu: kernel %zu of %zu: %s\n", i + 1, n,
-			name ? name : "the configured filters");
+		note_print("ncu: kernel %zu of %zu: %s", i + 1, n,
+			   name ? name : "the configured filters");
 	if (ncu_reported < results_before)
 		ncu_reported = results_before;
 }
@@ -275,7 +275,7 @@ static void on_ncu_capture_progress(void *arg, const struct ncu_progress *p, siz
 	} else if (p->done > ncu_reported && !p->in_progress) {
 		ncu_reported = p->done;
 		ncu_progress_format(p, expected, el, &line);
-		fprintf(stderr, "llmprof: %s\n", line.buf);
+		note_print("%s", line.buf);
 		live_printed(&g_live, clock_mono_ns());
 		strbuf_reset(&line);
 		ncu_progress_format(p, expected, -1, &line);
@@ -338,8 +338,8 @@ void profile_view_init(int quiet, int verbose)
 void profile_view_start(const struct run_ctx *rc, int echo)
 {
 	if (!view_quiet) {
-		fprintf(stderr, "llmprof: run %s\n", rc->bundle.dir);
-		fprintf(stderr, "llmprof: trace backend: %s\n", rc->params.trace_reason.buf);
+		note_print("run %s", rc->bundle.dir);
+		note_print("trace backend: %s", rc->params.trace_reason.buf);
 	}
 	live_init(&g_live, stderr, !view_quiet && !echo, isatty(2), term_width(), clock_mono_ns());
 	ncu_tty = isatty(2) && !view_quiet;

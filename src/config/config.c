@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "config/config.h"
@@ -249,6 +250,35 @@ static int is_group(const char *conf_dir, const char *key)
 	return ret;
 }
 
+static int valid_option(const char *o)
+{
+	if (!*o || *o == '.')
+		return 0;
+	for (; *o; o++)
+		if (!((*o >= 'a' && *o <= 'z') || (*o >= 'A' && *o <= 'Z') ||
+		      (*o >= '0' && *o <= '9') || *o == '_' || *o == '-' || *o == '.'))
+			return 0;
+	return 1;
+}
+
+/* Whether conf/<group>/<name>.yaml is an option compose() would load: a
+ * valid name and a regular file (a symlink to one is fine). The list in
+ * "has no option" errors offers only these, so it never names one that is
+ * then refused. */
+static int option_usable(const char *dir, const char *name)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct stat st;
+	int ok;
+
+	if (!valid_option(name))
+		return 0;
+	strbuf_addf(&path, "%s/%s.yaml", dir, name);
+	ok = !stat(path.buf, &st) && S_ISREG(st.st_mode);
+	strbuf_release(&path);
+	return ok;
+}
+
 /* Appends the option names of a group, sorted, to list, and the one closest
  * to near (if any is close) to suggest. */
 static void group_options(const char *conf_dir, const char *group, struct strbuf *list,
@@ -263,10 +293,17 @@ static void group_options(const char *conf_dir, const char *group, struct strbuf
 	path_join(&dir, conf_dir, group);
 	dp = opendir(dir.buf);
 	while (dp && (de = readdir(dp))) {
+		char *name;
+
 		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".yaml"))
 			continue;
+		name = xstrndup(de->d_name, strlen(de->d_name) - 5);
+		if (!option_usable(dir.buf, name)) {
+			free(name);
+			continue;
+		}
 		ALLOC_GROW(names, nr + 1, alloc);
-		names[nr++] = xstrndup(de->d_name, strlen(de->d_name) - 5);
+		names[nr++] = name;
 	}
 	if (dp)
 		closedir(dp);
@@ -289,17 +326,6 @@ static void group_options(const char *conf_dir, const char *group, struct strbuf
 	}
 	free(names);
 	strbuf_release(&dir);
-}
-
-static int valid_option(const char *o)
-{
-	if (!*o || *o == '.')
-		return 0;
-	for (; *o; o++)
-		if (!((*o >= 'a' && *o <= 'z') || (*o >= 'A' && *o <= 'Z') ||
-		      (*o >= '0' && *o <= '9') || *o == '_' || *o == '-' || *o == '.'))
-			return 0;
-	return 1;
 }
 
 static int option_missing(const char *conf_dir, const char *group, const char *option,
@@ -454,6 +480,7 @@ static int compose(struct config *cfg, const char *conf_dir, struct defaults *d,
 		const struct entry *e = &d->v[i];
 		struct strbuf path = STRBUF_INIT, pkg = STRBUF_INIT;
 		struct cnode *tree = NULL;
+		struct stat st;
 		int ret = -1;
 
 		if (!e->group) {
@@ -468,8 +495,12 @@ static int compose(struct config *cfg, const char *conf_dir, struct defaults *d,
 		}
 		path_join(&path, conf_dir, e->group);
 		strbuf_addf(&path, "/%s.yaml", e->option);
-		if (!path_exists(path.buf)) {
+		if (lstat(path.buf, &st)) {
 			option_missing(conf_dir, e->group, e->option, &e->pos, err);
+			goto next;
+		}
+		if (path_check_exists(path.buf, err)) {
+			at_pos(err, &e->pos);
 			goto next;
 		}
 		if (read_yaml(cfg, path.buf, &tree, err))
@@ -735,28 +766,11 @@ static int resolve_string(struct resolver *r, struct cnode *n, struct strbuf *pa
 		}
 		colon = memchr(body, ':', len);
 		if (colon && colon - body == 3 && !memcmp(body, "now", 3)) {
-			char fmt[256], buf[512];
-			struct tm tm;
-			size_t fl = (size_t)(end - colon - 1);
-
-			if (!fl || fl >= sizeof(fmt) || !gmtime_r(&r->now, &tm)) {
-				error_set(r->err, "bad ${now:FORMAT} in '%s'", n->s);
+			if (config_format_now(colon + 1, (size_t)(end - colon - 1), r->now, &out,
+					      r->err)) {
 				at_pos(r->err, &n->pos);
 				goto out;
 			}
-			memcpy(fmt, colon + 1, fl);
-			fmt[fl] = '\0';
-			/* The format is the user's, by design. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-			len = strftime(buf, sizeof(buf), fmt, &tm);
-#pragma GCC diagnostic pop
-			if (!len) {
-				error_set(r->err, "${now:%s} formats to nothing", fmt);
-				at_pos(r->err, &n->pos);
-				goto out;
-			}
-			strbuf_add(&out, buf, len);
 		} else if (colon) {
 			error_set(r->err, "unknown resolver '%.*s' in '%s' (only ${now:FORMAT})",
 				  (int)(colon - body), body, n->s);

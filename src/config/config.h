@@ -42,11 +42,12 @@ struct cnode {
 	enum cnode_type type;
 	char *key; /* entry name inside a map; NULL for list items and root */
 	struct cnode_pos pos;
-	int b;		      /* CNODE_BOOL */
-	int64_t i;	      /* CNODE_INT */
-	double f;	      /* CNODE_FLOAT */
-	char *s;	      /* CNODE_STRING (NUL-terminated, may contain any byte but NUL) */
-	struct cnode **items; /* CNODE_LIST, CNODE_MAP: children in order */
+	struct cnode_pos key_pos; /* where key was written (line 0: unknown) */
+	int b;			  /* CNODE_BOOL */
+	int64_t i;		  /* CNODE_INT */
+	double f;		  /* CNODE_FLOAT */
+	char *s;		  /* CNODE_STRING (NUL-terminated, may contain any byte but NUL) */
+	struct cnode **items;	  /* CNODE_LIST, CNODE_MAP: children in order */
 	size_t nr, alloc;
 };
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "config/config.h"
 
@@ -32,6 +33,12 @@ int config_get_bool(const struct config *cfg, const char *key, int fallback);
  * (scalars are rendered as YAML would print them). */
 size_t config_list_len(const struct config *cfg, const char *key);
 const char *config_list_item(const struct config *cfg, const char *key, size_t i);
+
+/* ${now:FORMAT}: appends the UTC time now formatted by the fmt_len bytes at
+ * fmt (strftime). -1 with err saying why: an empty format, one over 255
+ * bytes, a result over 511 bytes or none at all. now.c. */
+int config_format_now(const char *fmt, size_t fmt_len, time_t now, struct strbuf *out,
+		      struct strbuf *err);
 
 /* Deeper trees are rejected by the parsers, so recursion stays bounded. */
 #define CONFIG_MAX_DEPTH 64

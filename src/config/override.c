@@ -210,10 +210,13 @@ static int parse_collection(struct cursor *c, int depth, struct cnode *n)
 		return 0;
 	}
 	for (;;) {
-		struct cnode *item = NULL;
+		struct cnode *item = NULL, *dup;
 		char *key = NULL;
+		size_t key_col = 0;
 
 		if (is_map) {
+			skip_ws(c);
+			key_col = c->i + 1;
 			if (parse_key(c, &key))
 				return -1;
 			skip_ws(c);
@@ -221,9 +224,11 @@ static int parse_collection(struct cursor *c, int depth, struct cnode *n)
 				free(key);
 				return fail(c, "expected ':' after a map key");
 			}
-			if (cnode_map_get(n, key)) {
-				error_set(c->err, "%s: duplicate key '%s' at column %zu", c->origin,
-					  key, c->i);
+			if ((dup = cnode_map_get(n, key))) {
+				error_set(
+				    c->err,
+				    "%s: duplicate key '%s' at column %zu (first at column %d)",
+				    c->origin, key, key_col, dup->key_pos.col);
 				free(key);
 				return -1;
 			}
@@ -234,6 +239,7 @@ static int parse_collection(struct cursor *c, int depth, struct cnode *n)
 			return -1;
 		}
 		item->key = key;
+		item->key_pos.col = (int)key_col; /* line 0: a column of the override */
 		cnode_append(n, item);
 		skip_ws(c);
 		if (c->i < c->len && c->s[c->i] == ',') {

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "workloads/llm.h"
 #include "core/banned.h"
 
 #define N CONFIG_NULLABLE
@@ -176,22 +177,22 @@ static const struct config_key schema[] = {
      "model preset name (auto = llama-3.2-1b with a GPU, tiny without)", STR(model.name)},
     {"model.arch", CONFIG_ENUM, 0, "llama", model_arch_names, 0, 0, "architecture family",
      ENUM(model.arch, model_arch, MODEL_ARCH_NR)},
-    {"model.hidden_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "hidden (embedding) size", INT(model.hidden_size)},
-    {"model.intermediate_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "MLP intermediate size", INT(model.intermediate_size)},
-    {"model.num_layers", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "transformer layers",
-     INT(model.num_layers)},
-    {"model.num_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "attention (query) heads", INT(model.num_heads)},
-    {"model.num_kv_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "key/value heads (grouped-query attention)", INT(model.num_kv_heads)},
-    {"model.head_dim", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "size of one attention head", INT(model.head_dim)},
-    {"model.vocab_size", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0, "vocabulary size",
-     INT(model.vocab_size)},
-    {"model.max_position", CONFIG_INT, REQ | CONFIG_HAS_MIN, NULL, NULL, 1, 0,
-     "longest sequence the model supports", INT(model.max_position)},
+    {"model.hidden_size", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL, 1,
+     LLM_MAX_HIDDEN, "hidden (embedding) size", INT(model.hidden_size)},
+    {"model.intermediate_size", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL, 1,
+     LLM_MAX_INTERMEDIATE, "MLP intermediate size", INT(model.intermediate_size)},
+    {"model.num_layers", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL, 1,
+     LLM_MAX_LAYERS, "transformer layers", INT(model.num_layers)},
+    {"model.num_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL, 1,
+     LLM_MAX_HEADS, "attention (query) heads", INT(model.num_heads)},
+    {"model.num_kv_heads", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL, 1,
+     LLM_MAX_HEADS, "key/value heads (grouped-query attention)", INT(model.num_kv_heads)},
+    {"model.head_dim", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL,
+     LLM_MIN_HEAD_DIM, LLM_MAX_HEAD_DIM, "size of one attention head", INT(model.head_dim)},
+    {"model.vocab_size", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL, 1,
+     LLM_MAX_VOCAB, "vocabulary size", INT(model.vocab_size)},
+    {"model.max_position", CONFIG_INT, REQ | CONFIG_HAS_MIN | CONFIG_HAS_MAX, NULL, NULL, 1,
+     LLM_MAX_POSITION, "longest sequence the model supports", INT(model.max_position)},
     {"model.rope_theta", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RoPE base frequency",
      FLOAT(model.rope_theta)},
     {"model.rms_norm_eps", CONFIG_FLOAT, REQ, NULL, NULL, 0, 0, "RMSNorm epsilon",

@@ -90,6 +90,7 @@ static int attach(struct yaml_reader *r, struct cnode *n, struct strbuf *err)
 	}
 	if (parent->type == CNODE_MAP) {
 		n->key = r->key;
+		n->key_pos = r->key_pos;
 		r->key = NULL;
 	}
 	cnode_append(parent, n);
@@ -131,7 +132,7 @@ static int on_scalar(struct yaml_reader *r, const yaml_event_t *ev, struct strbu
 		if (dup) {
 			at(err, pos, "duplicate key '%s'", r->key);
 			strbuf_addstr(err, " (first at ");
-			cnode_pos_format(&dup->pos, err);
+			cnode_pos_format(dup->key_pos.line ? &dup->key_pos : &dup->pos, err);
 			strbuf_addch(err, ')');
 			return -1;
 		}

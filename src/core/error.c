@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "core/banned.h"
 
 int error_set(struct strbuf *err, const char *fmt, ...)
@@ -35,12 +36,28 @@ int error_errno(struct strbuf *err, const char *fmt, ...)
 	return -1;
 }
 
+void fputs_printable(const char *s, FILE *fp, const char *keep)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	utf8_printable(&sb, s, strlen(s), keep);
+	fwrite(sb.buf, 1, sb.len, fp);
+	strbuf_release(&sb);
+}
+
+/* The message is formatted first and then escaped as a whole: a file name,
+ * an override or a tool's output inside it cannot put a control byte, an
+ * escape sequence or invalid UTF-8 on the terminal, nor a second line. */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	struct strbuf msg = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
 	fflush(stdout);
 	fprintf(stderr, "llmprof: %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	fputs_printable(msg.buf, stderr, NULL);
 	fputc('\n', stderr);
+	strbuf_release(&msg);
 }
 
 void error_print(const char *fmt, ...)
@@ -58,6 +75,15 @@ void warning_print(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void note_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
 	va_end(ap);
 }
 

@@ -8,6 +8,8 @@
 #ifndef LLMPROF_ERROR_H
 #define LLMPROF_ERROR_H
 
+#include <stdio.h>
+
 #include "core/strbuf.h"
 
 enum exit_code {
@@ -31,9 +33,17 @@ int error_set(struct strbuf *err, const char *fmt, ...) __attribute__((format(pr
 /* Like error_set, with ": strerror(errno)" appended. */
 int error_errno(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Print "llmprof: error: ..." to stderr. */
+/* Print "llmprof: error: ..." to stderr, one line: the message is escaped
+ * as utf8_printable() does (control bytes, terminal escape sequences and
+ * invalid UTF-8 as \xHH), whatever file name or tool output it quotes. */
 void error_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "llmprof: ..." on stderr, escaped the same way: progress and notes. */
+void note_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes s to fp escaped the same way, except for the bytes of keep (NULL,
+ * or e.g. "\n\t" for a multi-line log tail). Every diagnostic that quotes
+ * outside text goes through this or the printers above. */
+void fputs_printable(const char *s, FILE *fp, const char *keep);
 /* Print "llmprof: ..." and exit with code. Only for cmd_* and main. */
 void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 

@@ -32,7 +32,7 @@ int mkdir_real(const char *dir, struct strbuf *err)
 		return error_set(
 		    err, "'%s' is a symlink; llmprof writes only into real directories", dir);
 	if (!S_ISDIR(st.st_mode))
-		return error_set(err, "'%s' exists and is not a directory", dir);
+		return path_not_dir_error(dir, err);
 	return 0;
 }
 
@@ -54,7 +54,7 @@ int mkdir_p(const char *dir, struct strbuf *err)
 			sb.buf[i] = '/';
 	}
 	if (!path_is_dir(dir)) {
-		error_set(err, "'%s' exists and is not a directory", dir);
+		path_not_dir_error(dir, err);
 		goto out;
 	}
 	ret = 0;
@@ -253,6 +253,54 @@ int path_is_dir(const char *path)
 {
 	struct stat st;
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* A symlink that stat() cannot follow: -1 with err, else 0 (errno kept). */
+static int broken_link(const char *path, struct strbuf *err)
+{
+	struct stat st;
+	char to[PATH_MAX];
+	ssize_t n;
+	int saved = errno;
+
+	if (saved != ENOENT && saved != ELOOP)
+		return 0;
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode)) {
+		errno = saved;
+		return 0;
+	}
+	if (saved == ELOOP)
+		return error_set(err, "'%s' is a symlink loop", path);
+	n = readlink(path, to, sizeof(to) - 1);
+	to[n > 0 ? n : 0] = '\0';
+	return error_set(err, "'%s' is a dangling symlink (to '%s')", path, to);
+}
+
+int path_broken_link(const char *path, struct strbuf *err)
+{
+	struct stat st;
+
+	return stat(path, &st) ? broken_link(path, err) : 0;
+}
+
+int path_check_exists(const char *path, struct strbuf *err)
+{
+	struct stat st;
+
+	if (!stat(path, &st))
+		return 0;
+	if (broken_link(path, err))
+		return -1;
+	return error_errno(err, "cannot read '%s'", path);
+}
+
+int path_not_dir_error(const char *path, struct strbuf *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) && broken_link(path, err))
+		return -1;
+	return error_set(err, "'%s' exists and is not a directory", path);
 }
 
 int path_is_executable_file(const char *path)

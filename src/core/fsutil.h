@@ -59,6 +59,17 @@ void atomic_exit(int code);
 void path_join(struct strbuf *sb, const char *a, const char *b);
 int path_exists(const char *path);
 int path_is_dir(const char *path);
+/* 0 when path names something (stat() follows links), else -1 with err
+ * saying why in one line: "cannot read 'x': No such file or directory",
+ * "'x' is a symlink loop", "'x' is a dangling symlink (to 'y')". */
+int path_check_exists(const char *path, struct strbuf *err);
+/* -1 with err ("'x' is a symlink loop", "'x' is a dangling symlink (to
+ * 'y')") when path is a symlink stat() cannot follow, else 0. */
+int path_broken_link(const char *path, struct strbuf *err);
+/* Why path, which exists, is not a directory we can use: "'x' is a symlink
+ * loop", "'x' is a dangling symlink (to 'y')", else "'x' exists and is not
+ * a directory". Returns -1. */
+int path_not_dir_error(const char *path, struct strbuf *err);
 int path_is_executable_file(const char *path);
 
 /* Finds an executable by name on PATH (or checks it when it has a '/').

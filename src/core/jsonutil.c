@@ -7,64 +7,8 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
+#include "core/utf8.h"
 #include "core/banned.h"
-
-/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
-static size_t utf8_seq_len(const unsigned char *p, size_t n)
-{
-	size_t len;
-	unsigned cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-void utf8_sanitize(struct strbuf *out, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (len) {
-		size_t n = 0;
-
-		/* ASCII but NUL, a run at a time */
-		while (n < len && p[n] && p[n] < 0x80)
-			n++;
-		if (n) {
-			strbuf_add(out, p, n);
-			p += n;
-			len -= n;
-			continue;
-		}
-		n = utf8_seq_len(p, len);
-		if (n && !(n == 1 && p[0] == 0)) {
-			strbuf_add(out, p, n);
-		} else {
-			strbuf_addstr(out, "\xef\xbf\xbd");
-			n = 1;
-		}
-		p += n;
-		len -= n;
-	}
-}
 
 void json_add_string(struct strbuf *sb, const char *s, size_t len)
 {

@@ -5,13 +5,12 @@
 #include <jansson.h>
 
 #include "core/strbuf.h"
+#include "core/utf8.h" /* utf8_sanitize() */
 
 /* A new JSON string from s: jansson rejects invalid UTF-8, so each byte
  * that is not part of a valid sequence becomes U+FFFD. Never NULL (dies on
  * OOM). Caller owns the reference. */
 json_t *json_string_lossy(const char *s);
-/* Appends the UTF-8 of s with invalid bytes replaced by U+FFFD. */
-void utf8_sanitize(struct strbuf *out, const char *s, size_t len);
 
 /* Streaming writers for files too large to hold as a jansson tree: they
  * append text byte-identical to jansson's json_dumps() of the same value.

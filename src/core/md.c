@@ -3,7 +3,23 @@
 #include <string.h>
 
 #include "core/md.h"
+#include "core/utf8.h"
 #include "core/banned.h"
+
+/* s itself when it is valid UTF-8, else its copy in tmp with each invalid
+ * byte replaced by U+FFFD: the rule JSON and HTML follow (utf8_sanitize). */
+static const char *utf8_valid(const char *s, struct strbuf *tmp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = s ? strlen(s) : 0, n;
+
+	for (size_t i = 0; i < len; i += n)
+		if (!(n = utf8_seq_len(p + i, len - i))) {
+			utf8_sanitize(tmp, s, len);
+			return tmp->buf;
+		}
+	return s;
+}
 
 static int intraword(const char *start, const char *p)
 {
@@ -12,7 +28,8 @@ static int intraword(const char *start, const char *p)
 
 void md_text(struct strbuf *sb, const char *s)
 {
-	const char *start = s;
+	struct strbuf tmp = STRBUF_INIT;
+	const char *start = s = utf8_valid(s, &tmp);
 
 	for (; s && *s; s++) {
 		/* what needs no escape goes out a run at a time */
@@ -54,15 +71,16 @@ void md_text(struct strbuf *sb, const char *s)
 			strbuf_addch(sb, *s);
 		}
 	}
+	strbuf_release(&tmp);
 }
 
 static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 {
+	struct strbuf tmp = STRBUF_INIT;
 	size_t run = 0, longest = 0, n;
 	const char *p;
 
-	if (!s)
-		s = "";
+	s = s ? utf8_valid(s, &tmp) : "";
 	for (p = s; *p; p++) {
 		run = *p == '`' ? run + 1 : 0;
 		if (run > longest)
@@ -89,11 +107,14 @@ static void md_code_ex(struct strbuf *sb, const char *s, int in_table)
 		strbuf_addch(sb, ' ');
 	for (size_t i = 0; i < n; i++)
 		strbuf_addch(sb, '`');
+	strbuf_release(&tmp);
 }
 
 void md_escape_inline(struct strbuf *sb, const char *s)
 {
-	for (; s && *s; s++) {
+	struct strbuf tmp = STRBUF_INIT;
+
+	for (s = utf8_valid(s, &tmp); s && *s; s++) {
 		size_t plain = strcspn(s, "\\`*_[]<>|#\n\r\t");
 
 		if (plain) {
@@ -105,6 +126,7 @@ void md_escape_inline(struct strbuf *sb, const char *s)
 			strbuf_addch(sb, '\\');
 		strbuf_addch(sb, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
 	}
+	strbuf_release(&tmp);
 }
 
 void md_code(struct strbuf *sb, const char *s)

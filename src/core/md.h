@@ -1,5 +1,7 @@
 /* md.h: Markdown escaping shared by every Markdown writer (reports,
- * kernels.md, selection.md, regions.md). */
+ * kernels.md, selection.md, regions.md). Each function first replaces the
+ * bytes that are not valid UTF-8 with U+FFFD, as JSON and HTML do
+ * (utf8_sanitize in core/utf8.h). */
 #ifndef LLMPROF_MD_H
 #define LLMPROF_MD_H
 

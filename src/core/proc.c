@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -417,6 +418,7 @@ struct run {
 	int handlers, reaped, status, fatal;
 	int subreaper_old, subreaper_set;
 	int ending;    /* processes left behind by the reaped child are being ended */
+	int helpers;   /* of the last leftover scan: those in spec->helpers_dir */
 	int sigchld;   /* a SIGCHLD came since the last look */
 	pid_t *before; /* our children before the fork */
 	size_t before_nr;
@@ -575,11 +577,25 @@ enum scan {
 	SCAN_LEFTOVERS, /* after it was reaped: what it left running */
 };
 
+/* Whether pid's executable lies in dir (a tool's own helper), or is gone
+ * (it is exiting: nothing to count). */
+static int is_helper(long pid, const char *dir)
+{
+	char path[64], exe[PATH_MAX] = "";
+	size_t len = strlen(dir);
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	if (readlink(path, exe, sizeof(exe) - 1) <= 0)
+		return 1;
+	return !strncmp(exe, dir, len) && exe[len] == '/';
+}
+
 /* Walks /proc for our children (not those of the snapshot) and, for
  * SCAN_LEFTOVERS, the processes of the child's group. Our zombies are
  * reaped. Leftovers (not zombies) get sig (0: only counted); returns how
- * many. proc_run() makes llmprof the subreaper of the child's descendants,
- * so their orphans, even outside the group, are our children. */
+ * many (r->helpers: how many of them are the tool's own helpers).
+ * proc_run() makes llmprof the subreaper of the child's descendants, so
+ * their orphans, even outside the group, are our children. */
 static int scan_proc(struct run *r, enum scan what, int sig)
 {
 	pid_t self = getpid();
@@ -588,6 +604,7 @@ static int scan_proc(struct run *r, enum scan what, int sig)
 	size_t alloc = 0;
 	int nr = 0;
 
+	r->helpers = 0;
 	if (!d) /* no /proc: the group is all we can find */
 		return what == SCAN_LEFTOVERS && kill(-r->pid, sig) == 0;
 	while ((de = readdir(d))) {
@@ -610,6 +627,8 @@ static int scan_proc(struct run *r, enum scan what, int sig)
 				waitpid((pid_t)pid, NULL, WNOHANG);
 		} else if (what == SCAN_LEFTOVERS && (ours || pg == r->pid)) {
 			nr++;
+			if (r->spec->helpers_dir && is_helper(pid, r->spec->helpers_dir))
+				r->helpers++;
 			if (sig)
 				kill((pid_t)pid, sig);
 		}
@@ -679,8 +698,8 @@ static void leftovers_begin(struct run *r, uint64_t now)
 
 	if (!nr)
 		return;
-	if (!r->fatal) {
-		r->res->leftovers = nr;
+	if (!r->fatal && nr > r->helpers) {
+		r->res->leftovers = nr - r->helpers;
 		r->res->leftovers_signal = sig;
 	}
 	r->ending = 1;

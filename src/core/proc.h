@@ -76,9 +76,15 @@ struct proc_spec {
 	void *on_tick_arg;
 	double tick_s;
 	/* orphans of the child's descendants come to llmprof (and are ended
-	 * with the group) instead of init. Not for a tool whose daemon expects
-	 * init as its parent (nsys loses its agent) */
+	 * with the group) instead of init: also a tool's own daemons (nsys's
+	 * agent, started in a session of its own), which would otherwise
+	 * outlive a timeout or an interrupt */
 	int subreaper;
+	/* leftovers whose executable is in this folder (the tool's own
+	 * helpers: nsys's agent) are ended like the others but not counted in
+	 * res->leftovers, which names what the program left (nor those already
+	 * exiting, whose executable is gone). NULL = none */
+	const char *helpers_dir;
 	/* seconds the child's descendants have, after the first interrupt went
 	 * to them alone, before the child gets it too (then SIGKILL after
 	 * grace_s). 0 = the whole group gets it at once. For a tool that

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
@@ -144,10 +145,21 @@ void strbuf_add_json_escaped(struct strbuf *sb, const char *s, size_t len)
 			strbuf_addstr(sb, "\\t");
 			break;
 		default:
-			if (c < 0x20)
+			if (c < 0x20) {
 				strbuf_addf(sb, "\\u%04x", c);
-			else
+			} else if (c < 0x80) {
 				strbuf_addch(sb, c);
+			} else {
+				/* invalid UTF-8: U+FFFD, as utf8_sanitize() */
+				size_t n = utf8_seq_len((const unsigned char *)s + i, len - i);
+
+				if (n) {
+					strbuf_add(sb, s + i, n);
+					i += n - 1;
+				} else {
+					strbuf_addstr(sb, "\xef\xbf\xbd");
+				}
+			}
 		}
 	}
 }

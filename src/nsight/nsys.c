@@ -108,6 +108,18 @@ static void add_choices(struct strbuf *err, const char *const *list, size_t n)
 		strbuf_addf(err, "%s%s", i ? "|" : "", list[i]);
 }
 
+/* Whether extra_args holds option opt ("--wait", "--wait=all"). */
+static int extra_has(const struct nsys_options *o, const char *opt)
+{
+	size_t len = strlen(opt);
+
+	for (size_t i = 0; i < o->n_extra; i++)
+		if (!strncmp(o->extra_args[i], opt, len) &&
+		    (!o->extra_args[i][len] || o->extra_args[i][len] == '='))
+			return 1;
+	return 0;
+}
+
 static int check_enum(const char *key, const char *v, const char *const *list, size_t n,
 		      struct strbuf *err)
 {
@@ -405,6 +417,12 @@ int nsys_build_profile(const struct nsys_options *o, struct nsys_args *out, stru
 	}
 	if (trace_has(trace, "cuda"))
 		nsys_args_pushf(out, "--cuda-graph-trace=%s", graph);
+	/* nsys's default (all) waits for every process the program left
+	 * running, so a background child would hold the run until the
+	 * timeout: like the builtin backend, the run ends with the program's
+	 * main process and llmprof ends what it left (unless extra_args says) */
+	if (!extra_has(o, "--wait"))
+		nsys_args_push(out, "--wait=primary");
 	for (size_t i = 0; i < o->n_extra; i++)
 		nsys_args_push(out, o->extra_args[i]);
 	nsys_args_push(out, "-o");

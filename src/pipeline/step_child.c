@@ -2,6 +2,7 @@
  * stats): its argv and environment recorded under logs/, its output to
  * logs/<name>.{out,err}, the run's deadline as its timeout, and what its
  * end means for the run. Prints nothing (progress.h). */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -79,6 +80,7 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 	struct proc_spec spec = {.argv = (const char *const *)s->argv,
 				 .env_add = (const char *const *)s->env_add};
 	struct proc_result pres;
+	char *tool = NULL;
 	int tool_fault = 0;
 
 	if (write_step_logs(b, s, &err))
@@ -91,8 +93,13 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 	/* the child runs in its own process group: reading a terminal would
 	 * stop it with SIGTTIN, so it only inherits a stdin that is not one */
 	spec.stdin_null = isatty(0);
-	/* the program's orphans are ended with it (not under nsys: its agent) */
-	spec.subreaper = s->kind == STEP_KIND_WORKLOAD && check == CHECK_NONE;
+	/* the program's orphans are ended with it; under nsys also nsys's agent
+	 * (a daemon in a session of its own), not counted as the program's */
+	spec.subreaper = s->kind == STEP_KIND_WORKLOAD;
+	if (check == CHECK_NSYS_PROFILE && (tool = realpath(s->argv[0], NULL))) {
+		*strrchr(tool, '/') = '\0';
+		spec.helpers_dir = tool;
+	}
 	if (rc->deadline_ns) {
 		uint64_t now = clock_mono_ns();
 		spec.timeout_s =
@@ -138,6 +145,7 @@ io_error:
 	res->fails_run = 1;
 	res->code = EXIT_IO;
 out:
+	free(tool);
 	strbuf_release(&out);
 	strbuf_release(&errp);
 	strbuf_release(&err);

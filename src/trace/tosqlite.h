@@ -33,6 +33,7 @@ struct trace_convert_stats {
 	uint64_t unmatched_ends; /* pops/ends without a push/start */
 	uint64_t unattributed;	 /* GPU ops whose launch call was not recorded */
 	uint64_t problems;	 /* truncated/corrupt spots in the logs */
+	uint64_t unflushed;	 /* processes that ended without exit(): no TLOG_END */
 	int cupti_busy;		 /* another CUPTI client held CUPTI */
 	int cupti_unsupported;	 /* CUPTI could not trace (driver, permissions) */
 	/* The tracer's own diagnostics, one line each: "pid N: level: text". */

@@ -363,6 +363,7 @@ int conv_finish(struct conv *c)
 	put_meta_u64(c, "LLMPROF_DROPPED_CUPTI", st->dropped_cupti);
 	put_meta_u64(c, "LLMPROF_DROPPED_TRACER", st->dropped_tracer);
 	put_meta_u64(c, "LLMPROF_LOG_PROBLEMS", st->problems);
+	put_meta_u64(c, "LLMPROF_UNFLUSHED_PROCESSES", st->unflushed);
 	if (c->failed || drop_empty_tables(c) < 0)
 		return -1;
 	for (int i = 0; i < S_COUNT; i++) {

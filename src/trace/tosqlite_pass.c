@@ -133,6 +133,8 @@ struct proc {
 	struct pending *pend;
 	size_t npend, apend;
 	struct u64map pend_by_id; /* range id -> index+1 into pend */
+	int ended;		  /* TLOG_END seen: the at-exit flush completed */
+	uint64_t recorded;	  /* records other than who the process is */
 };
 
 static int64_t text_id_for(struct proc *p, const struct tlog_nvtx_event *e)
@@ -431,7 +433,12 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 	while (tlog_next(r, &it)) {
 		const struct tlog_rec *h = it.rec;
 		c->stats->records++;
+		if (h->type != TLOG_PROCESS && h->type != TLOG_RANK && h->type != TLOG_END)
+			p->recorded++;
 		switch (h->type) {
+		case TLOG_END:
+			p->ended = 1;
+			break;
 		case TLOG_NVTX_STRING: {
 			const struct tlog_nvtx_def *d = (const void *)h;
 			struct str s = tlog_rec_string(h, sizeof(*d), d->len);
@@ -720,6 +727,25 @@ static void put_thread_names(struct conv *c, const struct proc *p)
 	}
 }
 
+/* A process whose tracer writes TLOG_END but whose log has none ended
+ * without exit(): the records buffered since the last periodic flush are
+ * lost. A fork()ed child whose log holds no record after its process and
+ * rank (the tracer writes the thread name at once on the first record) is
+ * not counted: it recorded nothing before it exec()ed (subprocess). */
+static void unflushed(struct trace_convert_stats *st, const struct tlog_reader *r,
+		      const struct proc *p)
+{
+	if (!(r->hdr.flags & TLOG_F_END_RECORD) || p->ended ||
+	    ((r->hdr.flags & TLOG_F_FORKED) && !p->recorded))
+		return;
+	st->unflushed++;
+	strbuf_addf(&st->diags,
+		    "pid %u: warning: ended without exit() (a crash, _exit() or SIGKILL): "
+		    "the records since its last periodic flush (LLMPROF_TRACE_LOG_FLUSH_MS, "
+		    "1 s by default) are missing\n",
+		    r->hdr.pid);
+}
+
 void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems)
 {
 	struct trace_convert_stats *st = c->stats;
@@ -742,6 +768,7 @@ void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems
 			    "%lld ns; GPU timestamps shifted\n",
 			    p.ctx.pid, (long long)off);
 	}
+	unflushed(st, r, &p);
 	resolve_api_spans(&p);
 	tlog_rewind(r);
 	pass2(c, &p, r);

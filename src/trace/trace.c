@@ -181,7 +181,8 @@ static inline int64_t col_time(struct trace *t, sqlite3_stmt *st, int i)
 }
 
 /* The builtin tracer's counts of what it lost (LLMPROF_DROPPED_CUPTI,
- * LLMPROF_DROPPED_TRACER, LLMPROF_LOG_PROBLEMS in META_DATA_EXPORT); nsys
+ * LLMPROF_DROPPED_TRACER, LLMPROF_LOG_PROBLEMS, LLMPROF_UNFLUSHED_PROCESSES in
+ * META_DATA_EXPORT); nsys
  * exports have none and read 0. */
 static void read_tracer_meta(struct trace *t)
 {
@@ -190,7 +191,7 @@ static void read_tracer_meta(struct trace *t)
 	if (sqlite3_prepare_v2(DB(t),
 			       "SELECT name, value FROM META_DATA_EXPORT WHERE name IN "
 			       "('LLMPROF_DROPPED_CUPTI', 'LLMPROF_DROPPED_TRACER', "
-			       "'LLMPROF_LOG_PROBLEMS')",
+			       "'LLMPROF_LOG_PROBLEMS', 'LLMPROF_UNFLUSHED_PROCESSES')",
 			       -1, &st, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return;
@@ -206,6 +207,8 @@ static void read_tracer_meta(struct trace *t)
 			t->dropped_cupti = u;
 		else if (!strcmp(n, "LLMPROF_DROPPED_TRACER"))
 			t->dropped_tracer = u;
+		else if (!strcmp(n, "LLMPROF_UNFLUSHED_PROCESSES"))
+			t->unflushed = u;
 		else
 			t->log_problems = u;
 	}

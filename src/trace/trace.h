@@ -124,10 +124,10 @@ struct trace {
 	/* what could make the numbers wrong (the trust report): timestamps
 	 * clamped to +-TRACE_TIME_MAX, kernels whose end is not after their
 	 * start, and the builtin tracer's META_DATA_EXPORT counts of CUPTI
-	 * records dropped, records it could not keep and log problems (0 in
-	 * nsys exports) */
+	 * records dropped, records it could not keep, log problems and
+	 * processes that ended without flushing (0 in nsys exports) */
 	uint64_t clamped, kernels_bad_time;
-	uint64_t dropped_cupti, dropped_tracer, log_problems;
+	uint64_t dropped_cupti, dropped_tracer, log_problems, unflushed;
 
 	/* StringIds id -> strs id: dense for ids the file's size allows, and
 	 * sorted (id, strs id) pairs for the few beyond. */

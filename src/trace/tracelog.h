@@ -53,6 +53,11 @@ enum tlog_flags {
 	TLOG_F_NVTX = 1u << 0,	 /* NVTX injection was requested */
 	TLOG_F_CUDA = 1u << 1,	 /* CUDA injection was requested */
 	TLOG_F_FORKED = 1u << 2, /* this file belongs to a fork()ed child */
+	/* The tracer writes TLOG_END at exit: a log with this flag and no
+	 * TLOG_END is one of a process that ended without exit() (a crash,
+	 * _exit(), SIGKILL), whose last records were never flushed. Logs of
+	 * older tracers lack the flag: nothing is known either way. */
+	TLOG_F_END_RECORD = 1u << 3,
 };
 
 struct tlog_chunk_header {
@@ -69,6 +74,8 @@ enum tlog_type {
 	TLOG_CLOCK = 4,	      /* struct tlog_clock */
 	TLOG_RANK = 5,	      /* struct tlog_rank + host name (added after version 1's first
 				 release: older readers skip it, older logs lack it) */
+	TLOG_END = 6,	      /* struct tlog_end: the at-exit flush is complete (added like
+				 TLOG_RANK; see TLOG_F_END_RECORD) */
 
 	TLOG_NVTX_DOMAIN = 10,	 /* struct tlog_nvtx_def: domain create */
 	TLOG_NVTX_STRING = 11,	 /* struct tlog_nvtx_def: registered string */
@@ -107,6 +114,13 @@ struct tlog_process {
 	uint32_t ppid;
 	uint32_t len; /* command line: argv joined by spaces */
 	uint32_t pad;
+};
+
+/* The last record of a process that ran its exit handlers: every buffer
+ * was written before it. */
+struct tlog_end {
+	struct tlog_rec h;
+	uint64_t ts; /* tracer clock */
 };
 
 /* Who the process is in a multi-process job (src/trace/rankid.h): written
@@ -363,6 +377,7 @@ TLOG_CHECK_SIZE(tlog_file_header);
 TLOG_CHECK_SIZE(tlog_chunk_header);
 TLOG_CHECK_SIZE(tlog_process);
 TLOG_CHECK_SIZE(tlog_rank);
+TLOG_CHECK_SIZE(tlog_end);
 TLOG_CHECK_SIZE(tlog_diag);
 TLOG_CHECK_SIZE(tlog_thread_name);
 TLOG_CHECK_SIZE(tlog_clock);

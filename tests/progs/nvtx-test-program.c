@@ -2,6 +2,7 @@
  * deterministic structure (timestamps vary, counts and nesting do not).
  * tests/cli/test-tracer-nvtx.sh checks the resulting SQLite exactly. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,17 +93,35 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, worker, NULL) != 0)
 		return 1;
 	pthread_join(th, NULL);
-	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+	/* fork: the child records and exits; fork-_exit: and ends with
+	 * _exit() as Python's multiprocessing children do; fork-exec: the child
+	 * exec()s a program without NVTX at once (subprocess) */
+	if (argc > 1 && strncmp(argv[1], "fork", 4) == 0) {
 		/* A forked child writes its own log (trace-<child pid>.bin). */
 		pid_t c = fork();
 		if (c == 0) {
+			if (strcmp(argv[1], "fork-exec") == 0) {
+				execl("/bin/true", "true", (char *)NULL);
+				_exit(127);
+			}
 			nvtxRangePushA("child_range");
 			nvtxRangePop();
+			if (strcmp(argv[1], "fork-_exit") == 0)
+				_exit(0);
 			exit(0); /* runs the tracer's exit flush */
 		}
 		if (c < 0 || waitpid(c, NULL, 0) != c)
 			return 1;
 	}
 	puts("nvtx-test-program: done");
+	/* ending without exit(): the tracer's exit flush never runs */
+	if (argc > 1 && strcmp(argv[1], "_exit") == 0) {
+		fflush(stdout);
+		_exit(0);
+	}
+	if (argc > 1 && strcmp(argv[1], "SIGKILL") == 0) {
+		fflush(stdout);
+		raise(SIGKILL);
+	}
 	return 0;
 }

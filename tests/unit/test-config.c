@@ -155,7 +155,10 @@ static void test_yaml_errors_have_positions(void **state)
 	} cases[] = {
 	    {"a: 1\nb: [1, 2\n", "t.yaml:3:1: "},
 	    {"a: 1\n  b: 2\n", "t.yaml:2:4: mapping values are not allowed"},
-	    {"a: 1\nb: 2\na: 3\n", "t.yaml:3:1: duplicate key 'a' (first at t.yaml:1:4)"},
+	    /* the first key's own position, not its value's */
+	    {"a: 1\nb: 2\na: 3\n", "t.yaml:3:1: duplicate key 'a' (first at t.yaml:1:1)"},
+	    {"x: 0\nrun:\n  mode: deep\nrun:\n  y: 1\n",
+	     "t.yaml:4:1: duplicate key 'run' (first at t.yaml:2:1)"},
 	    {"x:\n  a: &anc 1\n", "t.yaml:2:6: anchors and aliases are not supported"},
 	    {"a: 1\nb: *x\n", "t.yaml:2:4: "},
 	    {"a: 1\n---\nb: 2\n", "more than one YAML document"},
@@ -470,7 +473,8 @@ static void test_override_errors(void **state)
 	    {"k='a' b", "unexpected text after the value"},
 	    {"k=[a] x", "unexpected text after the value"},
 	    {"k={a 1}", "expected ':' after a map key"},
-	    {"k={a: 1, a: 2}", "duplicate key 'a'"},
+	    {"k={a: 1, a: 2}", "duplicate key 'a' at column 10 (first at column 4)"},
+	    {"k={a: {b: 1},  a: 2}", "duplicate key 'a' at column 16 (first at column 4)"},
 	    {"k=\xff", "not valid UTF-8 at byte 3"},
 	    {"k=99999999999999999999", "does not fit in 64 bits"},
 	};
@@ -962,6 +966,9 @@ static void test_interpolation(void **state)
 	cnode_free(t);
 }
 
+#define R10(s) s s s s s s s s s s
+#define R20(s) R10(s) R10(s)
+
 static void test_interpolation_errors(void **state)
 {
 	struct {
@@ -977,7 +984,13 @@ static void test_interpolation_errors(void **state)
 	    {"a: ${x.${y}}\n", "nested interpolations are not supported"},
 	    {"a: ${.b}\n", "bad interpolation '${.b}'"},
 	    {"a: x${b}\nb: [1]\n", "'${b}' is a list; it can only be the whole value"},
-	    {"a: \"${now:}\"\n", "bad ${now:FORMAT}"},
+	    {"a: \"${now:}\"\n",
+	     "${now:} needs a strftime format, e.g. ${now:%Y%m%d} (t.yaml:1:4)"},
+	    /* 2,000 %c: each reason said, never a bare "bad format" */
+	    {"a: \"${now:" R20(R10("%c%c%c%c%c%c%c%c%c%c")) "}\"\n",
+	     "${now:FORMAT}: the format is 4000 bytes long, at most 255 (t.yaml:1:4)"},
+	    {"a: \"${now:" R10("%c%c%c%c%c%c%c%c%c%c") "}\"\n",
+	     "${now:FORMAT}: the result is longer than 511 bytes (t.yaml:1:4)"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -14,7 +14,9 @@
 
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
+#include "core/md.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "core/util.h"
 
 static void test_strbuf_grows_and_detaches(void **state)
@@ -115,6 +117,51 @@ static void test_json_stream_like_jansson(void **state)
 		assert_string_equal(sb.buf, "null");
 		strbuf_release(&sb);
 	}
+}
+
+/* Invalid UTF-8 becomes U+FFFD in JSON, as in every other output. */
+static void test_json_escape_invalid_utf8(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char in[] = "k\xff\xc3\xa9\xe2\x82";
+
+	(void)state;
+	strbuf_add_json_escaped(&sb, in, sizeof(in) - 1);
+	assert_string_equal(sb.buf, "k\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
+	strbuf_release(&sb);
+}
+
+/* Markdown follows the same rule (it kept the bytes before). */
+static void test_md_invalid_utf8(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	md_text(&sb, "a\xff_b");
+	assert_string_equal(sb.buf, "a\xef\xbf\xbd\\_b");
+	strbuf_reset(&sb);
+	md_code(&sb, "k\xfe|");
+	assert_string_equal(sb.buf, "`k\xef\xbf\xbd\\|`");
+	strbuf_reset(&sb);
+	md_escape_inline(&sb, "\xc3\xa9\xc3");
+	assert_string_equal(sb.buf, "\xc3\xa9\xef\xbf\xbd");
+	strbuf_release(&sb);
+}
+
+/* Diagnostics: control bytes, C1 controls and invalid UTF-8 escaped;
+ * printable UTF-8 kept; keep lets line ends through. */
+static void test_utf8_printable(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char in[] = "v1 \x1b]0;t\x07\x1b[31mR\xff\xc2\x9b\xc3\xa9\n\x7f";
+
+	(void)state;
+	utf8_printable(&sb, in, sizeof(in) - 1, NULL);
+	assert_string_equal(sb.buf, "v1 \\x1b]0;t\\x07\\x1b[31mR\\xff\\xc2\\x9b\xc3\xa9\\x0a\\x7f");
+	strbuf_reset(&sb);
+	utf8_printable(&sb, "a\nb\tc\rd", 7, "\n\t");
+	assert_string_equal(sb.buf, "a\nb\tc\\x0dd");
+	strbuf_release(&sb);
 }
 
 static void test_parse_numbers(void **state)
@@ -256,6 +303,9 @@ int main(void)
 	    cmocka_unit_test(test_strbuf_grows_and_detaches),
 	    cmocka_unit_test(test_json_escape),
 	    cmocka_unit_test(test_json_stream_like_jansson),
+	    cmocka_unit_test(test_json_escape_invalid_utf8),
+	    cmocka_unit_test(test_md_invalid_utf8),
+	    cmocka_unit_test(test_utf8_printable),
 	    cmocka_unit_test(test_parse_numbers),
 	    cmocka_unit_test(test_edit_distance),
 	    cmocka_unit_test(test_edit_distance_max),

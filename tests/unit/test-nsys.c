@@ -53,10 +53,10 @@ static void test_defaults(void **state)
 
 	opts_init(&o);
 	assert_int_equal(build(&o), 0);
-	assert_string_equal(joined,
-			    "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
-			    "--cuda-graph-trace=node -o run/nsys/run --force-overwrite true "
-			    "./llm --tokens 8");
+	assert_string_equal(
+	    joined, "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
+		    "--cuda-graph-trace=node --wait=primary -o run/nsys/run --force-overwrite true "
+		    "./llm --tokens 8");
 }
 
 static void test_trace_and_sample(void **state)
@@ -97,13 +97,13 @@ static void test_gating_nvtx(void **state)
 				       "pipeline.nsys.gating_nvtx=true"));
 	o.gating_nvtx = 1;
 	assert_int_equal(build(&o), 0);
-	assert_string_equal(joined,
-			    "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
-			    "--capture-range=nvtx --capture-range-end=stop "
-			    "--nvtx-capture=decode_all@LLM "
-			    "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
-			    "--cuda-graph-trace=node -o run/nsys/run --force-overwrite true "
-			    "./llm --tokens 8");
+	assert_string_equal(
+	    joined, "/opt/nsys profile --trace=cuda,nvtx,osrt --sample=none "
+		    "--capture-range=nvtx --capture-range-end=stop "
+		    "--nvtx-capture=decode_all@LLM "
+		    "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
+		    "--cuda-graph-trace=node --wait=primary -o run/nsys/run --force-overwrite true "
+		    "./llm --tokens 8");
 	o.capture_range_end = "repeat:4";
 	assert_int_equal(build(&o), 0);
 	assert_non_null(strstr(joined, "--capture-range-end=repeat:4 "));
@@ -163,14 +163,25 @@ static void test_cuda_graph_trace_and_extra(void **state)
 {
 	struct nsys_options o;
 	static const char *const extra[] = {"--cuda-memory-usage=true", "--delay=2"};
+	const char *extra2[] = {"--cuda-memory-usage=true", NULL};
 
 	opts_init(&o);
 	o.cuda_graph_trace = "graph";
 	o.extra_args = extra;
 	o.n_extra = 2;
 	assert_int_equal(build(&o), 0);
-	assert_non_null(strstr(joined, "--cuda-graph-trace=graph --cuda-memory-usage=true "
-				       "--delay=2 -o run/nsys/run"));
+	assert_non_null(strstr(joined, "--cuda-graph-trace=graph --wait=primary "
+				       "--cuda-memory-usage=true --delay=2 -o run/nsys/run"));
+	/* the program's leftovers do not hold the run: --wait=primary, unless
+	 * extra_args chooses */
+	extra2[1] = "--wait=all";
+	o.extra_args = extra2;
+	assert_int_equal(build(&o), 0);
+	assert_null(strstr(joined, "--wait=primary"));
+	assert_non_null(strstr(joined, "--cuda-memory-usage=true --wait=all -o"));
+	extra2[1] = "--waitx";
+	assert_int_equal(build(&o), 0);
+	assert_non_null(strstr(joined, "--wait=primary --cuda-memory-usage=true --waitx -o"));
 	o.cuda_graph_trace = "nodes";
 	assert_int_equal(build(&o), -1);
 }
@@ -485,16 +496,18 @@ static void test_from_config(void **state)
 
 	assert_int_equal(from_config(NULL, 0), 0);
 	assert_string_equal(joined, "nsys profile --trace=cuda,nvtx,osrt --sample=none "
-				    "--cuda-graph-trace=node -o r/nsys/run --force-overwrite true "
+				    "--cuda-graph-trace=node --wait=primary -o r/nsys/run "
+				    "--force-overwrite true "
 				    "./llm --tokens 8");
 	assert_int_equal(from_config(gated, sizeof(gated) / sizeof(*gated)), 0);
-	assert_string_equal(joined, "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/"
-				    "nsys profile --trace=cuda,nvtx --sample=process-tree "
-				    "--capture-range=nvtx --capture-range-end=repeat:2 "
-				    "--nvtx-capture=decode_all@LLM "
-				    "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
-				    "--cuda-graph-trace=graph --delay=1 -w true -o r/nsys/run "
-				    "--force-overwrite true ./llm --tokens 8");
+	assert_string_equal(
+	    joined, "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/"
+		    "nsys profile --trace=cuda,nvtx --sample=process-tree "
+		    "--capture-range=nvtx --capture-range-end=repeat:2 "
+		    "--nvtx-capture=decode_all@LLM "
+		    "--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0 "
+		    "--cuda-graph-trace=graph --wait=primary --delay=1 -w true -o r/nsys/run "
+		    "--force-overwrite true ./llm --tokens 8");
 	assert_int_equal(from_config(bad_end, 4), -1);
 	assert_non_null(strstr(joined, "pipeline.nsys.capture_range_end: 'repeat:0'"));
 	assert_int_equal(from_config(no_gate, 1), -1);

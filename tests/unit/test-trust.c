@@ -66,21 +66,17 @@ static void test_unchecked(void **state)
 static void test_planted(void **state)
 {
 	static const char *const order[] = {
-	    "records-dropped-cupti",
-	    "records-dropped-tracer",
-	    "tracer-log-problems",
-	    "timestamps-inverted",
-	    "timestamps-clamped",
-	    "kernels-without-launch",
-	    "kernels-outside-stages",
-	    "stage-cross-thread",
-	    "ranges-open",
-	    "counters-unmatched",
-	    "clock-skew",
+	    "records-dropped-cupti",  "records-dropped-tracer",
+	    "tracer-log-problems",    "processes-unflushed",
+	    "timestamps-inverted",    "timestamps-clamped",
+	    "kernels-without-launch", "kernels-outside-stages",
+	    "stage-cross-thread",     "ranges-open",
+	    "counters-unmatched",     "clock-skew",
 	};
 	struct trust_counts c = {.dropped_cupti = 12,
 				 .dropped_tracer = 3,
 				 .log_problems = 1,
+				 .unflushed = 2,
 				 .bad_times = 1,
 				 .clamped = 2,
 				 .no_launch = 4,
@@ -108,12 +104,16 @@ static void test_planted(void **state)
 		assert_string_equal(m.trust.v[i].code, order[i]);
 	assert_int_equal(m.trust.v[0].count, 12);
 	assert_int_equal(m.trust.v[0].threshold, 0);
-	assert_int_equal(m.trust.v[8].threshold, TRUST_NO_THRESHOLD);
-	assert_non_null(strstr(m.trust.v[10].what, "(residual 1.5 us median, 4.0 us max)"));
+	assert_int_equal(m.trust.v[9].threshold, TRUST_NO_THRESHOLD);
+	assert_non_null(strstr(m.trust.v[11].what, "(residual 1.5 us median, 4.0 us max)"));
+	assert_string_equal(m.trust.v[3].what,
+			    "processes ended without flushing the trace (crash, _exit, SIGKILL)");
+	assert_int_equal(m.trust.v[3].count, 2);
 	/* one finding each for the new rules, however many items fed them */
 	assert_int_equal(count(&m, "records-dropped"), 1);
 	assert_int_equal(count(&m, "timestamps-invalid"), 1);
-	assert_int_equal(m.nr_findings, 2);
+	assert_int_equal(count(&m, "trace-unflushed"), 1);
+	assert_int_equal(m.nr_findings, 3);
 
 	report_render_report_md(&m, &sb);
 	assert_non_null(strstr(sb.buf, "## Trust\n\n| What | How many | Affects |"));
