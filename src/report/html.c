@@ -314,8 +314,8 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 		strbuf_trim(&s);
 		xml_text(out, s.buf);
 		strbuf_addstr(out, "</p>\n");
-		strbuf_reset(&s);
 	}
+	strbuf_release(&s);
 	if (!report_coll_shown(m))
 		return;
 	/* the collectives: the straggler table is what a reader of a multi-rank
