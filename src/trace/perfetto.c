@@ -9,6 +9,7 @@
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
+#include "trace/graphnodes.h"
 #include "trace/perfetto.h"
 #include "trace/sqlite_open.h"
 #include "core/banned.h"
@@ -124,14 +125,10 @@ static int pid_of(int64_t gtid)
 
 #define REPLAY_TID_BASE ((int64_t)1 << 24)
 
-struct gnode {
-	int64_t node, orig; /* orig: a clone's original, -1 for a made node */
-	int64_t pid, tid, ts;
-	int32_t stack; /* made node: index+1 into struct captures, 0 none yet */
-};
-
 struct gtab {
-	struct gnode *v; /* by node id, a clone's record first */
+	struct trace_graph_node *v; /* sorted by graph_nodes_sort() */
+	int32_t *stack;		    /* per made node: index+1 into struct
+				       captures, 0 none yet, -1 queued */
 	size_t n;
 };
 
@@ -157,44 +154,13 @@ static int has_column(sqlite3 *db, const char *table, const char *col)
 	return yes;
 }
 
-static int cmp_gnode(const void *a, const void *b)
-{
-	const struct gnode *x = a, *y = b;
-
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	/* one id, two records (made and cloned): the clone's first */
-	return (x->orig < 0) - (y->orig < 0);
-}
-
-static const struct gnode *gnode_find(const struct gtab *g, int64_t node)
-{
-	size_t lo = 0, hi = g->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->v[mid].node < node)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->n && g->v[lo].node == node ? &g->v[lo] : NULL;
-}
-
-/* The made node a replayed kernel's node id leads to (clone -> original, a
- * few hops, never in a cycle), as index+1 into g; 0 none. */
+/* The made node a replayed kernel's node id leads to (graphnodes.h), as
+ * index+1 into g; 0 none. */
 static int32_t gnode_made(const struct gtab *g, int64_t node)
 {
-	const struct gnode *a = NULL;
+	const struct trace_graph_node *a = graph_node_made(g->v, g->n, node);
 
-	for (int hop = 0; hop < 8 && node > 0; hop++) {
-		a = gnode_find(g, node);
-		if (!a || a->orig < 0)
-			break;
-		node = a->orig;
-	}
-	return a && a->orig < 0 ? (int32_t)(a - g->v) + 1 : 0;
+	return a ? (int32_t)(a - g->v) + 1 : 0;
 }
 
 /* LLMPROF_GRAPH_NODES, when the trace has it (not an nsys export). */
@@ -212,21 +178,18 @@ static int gtab_load(sqlite3 *db, struct gtab *g, struct strbuf *err)
 		return -1;
 	}
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t gtid = sqlite3_column_int64(s, 2);
-		struct gnode *n;
+		struct trace_graph_node *n;
 
 		ALLOC_GROW(g->v, g->n + 1, alloc);
 		n = &g->v[g->n++];
 		n->node = sqlite3_column_int64(s, 0);
-		n->orig = col_or(s, 1, -1);
-		n->pid = pid_of(gtid);
-		n->tid = gtid & 0xffffff;
+		n->original = col_or(s, 1, -1);
+		n->gtid = sqlite3_column_int64(s, 2);
 		n->ts = sqlite3_column_int64(s, 3);
-		n->stack = 0;
 	}
 	sqlite3_finalize(s);
-	if (g->n)
-		qsort(g->v, g->n, sizeof(*g->v), cmp_gnode);
+	graph_nodes_sort(g->v, g->n);
+	g->stack = xcalloc(g->n + 1, sizeof(*g->stack));
 	return 0;
 }
 
@@ -676,13 +639,11 @@ static void captures_release(struct captures *c)
 
 static int cmp_gnode_track(const void *a, const void *b)
 {
-	const struct gnode *x = *(const struct gnode *const *)a,
-			   *y = *(const struct gnode *const *)b;
+	const struct trace_graph_node *x = *(const struct trace_graph_node *const *)a,
+				      *y = *(const struct trace_graph_node *const *)b;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
+	if (x->gtid != y->gtid) /* by thread; any order of threads will do */
+		return x->gtid < y->gtid ? -1 : 1;
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
@@ -712,7 +673,7 @@ static size_t track_first(const struct evs *e, int64_t pid, int64_t tid)
 /* Adds the capture stack of made node q: the ranges in act[0..n), outer
  * first. */
 static void capture_add(struct captures *c, const struct evs *e, const size_t *act, size_t n,
-			struct gnode *q)
+			int32_t *stack)
 {
 	struct strbuf t = STRBUF_INIT;
 
@@ -727,7 +688,7 @@ static void capture_add(struct captures *c, const struct evs *e, const size_t *a
 	if (n)
 		memcpy(c->evs[c->n], act, n * sizeof(size_t));
 	c->depth[c->n] = n;
-	q->stack = (int32_t)++c->n;
+	*stack = (int32_t)++c->n;
 }
 
 /* Each replayed kernel's cap, from its made node to the ranges open there:
@@ -735,27 +696,26 @@ static void capture_add(struct captures *c, const struct evs *e, const size_t *a
  * a node's time those not yet ended enclose it, outer first. */
 static void captures_resolve(struct evs *e, struct gtab *g, struct captures *c)
 {
-	struct gnode **q = NULL;
+	const struct trace_graph_node **q = NULL;
 	size_t nq = 0, *act = NULL, aact = 0;
 
 	for (size_t i = 0; i < e->n; i++) {
-		struct gnode *n = e->v[i].cap ? &g->v[e->v[i].cap - 1] : NULL;
+		int32_t at = e->v[i].cap - 1;
 
-		if (n && !n->stack) {
+		if (at >= 0 && !g->stack[at]) {
 			if (!q)
 				q = xmalloc(st_mult(g->n, sizeof(*q)));
-			n->stack = -1; /* queued */
-			q[nq++] = n;
+			g->stack[at] = -1; /* queued */
+			q[nq++] = &g->v[at];
 		}
 	}
 	if (nq)
 		qsort(q, nq, sizeof(*q), cmp_gnode_track);
 	for (size_t lo = 0, hi; lo < nq; lo = hi) {
-		size_t j = track_first(e, q[lo]->pid, q[lo]->tid), nact = 0;
+		size_t j = track_first(e, pid_of(q[lo]->gtid), q[lo]->gtid & 0xffffff), nact = 0;
 		int32_t track = j < e->n ? e->v[j].track : -1;
 
-		for (hi = lo; hi < nq && q[hi]->pid == q[lo]->pid && q[hi]->tid == q[lo]->tid;
-		     hi++) {
+		for (hi = lo; hi < nq && q[hi]->gtid == q[lo]->gtid; hi++) {
 			int64_t ts = q[hi]->ts;
 			size_t keep = 0;
 
@@ -768,12 +728,12 @@ static void captures_resolve(struct evs *e, struct gtab *g, struct captures *c)
 				if (e->v[act[k]].ts + e->v[act[k]].dur > ts)
 					act[keep++] = act[k];
 			nact = keep;
-			capture_add(c, e, act, nact, q[hi]);
+			capture_add(c, e, act, nact, &g->stack[q[hi] - g->v]);
 		}
 	}
 	for (size_t i = 0; i < e->n; i++)
 		if (e->v[i].cap)
-			e->v[i].cap = g->v[e->v[i].cap - 1].stack;
+			e->v[i].cap = g->stack[e->v[i].cap - 1];
 	free(act);
 	free(q);
 }
@@ -963,6 +923,7 @@ out:
 	free(e.v);
 	free(apis);
 	free(g.v);
+	free(g.stack);
 	captures_release(&caps);
 	return ret;
 }

@@ -1,0 +1,24 @@
+/* graphnodes.h: CUDA graph nodes as the builtin tracer records them
+ * (LLMPROF_GRAPH_NODES, docs/tracer.md "CUDA graphs"), and the one rule
+ * that leads a replayed kernel's graphNodeId back to the node the program
+ * made: a clone leads to its original, a few hops at most; when CUPTI
+ * reports one id twice (made and cloned: every node of an instantiated
+ * graph), the clone's record is the one followed. Used by the operator
+ * attribution (analysis/graphops.c) and by trace.json (perfetto.c). */
+#ifndef LLMPROF_TRACE_GRAPHNODES_H
+#define LLMPROF_TRACE_GRAPHNODES_H
+
+#include <stddef.h>
+
+#include "trace/trace.h"
+
+/* Sorts v for graph_node_made(): by node id, a clone's record first. */
+void graph_nodes_sort(struct trace_graph_node *v, size_t n);
+
+/* The made node's record that `node` leads to in v (sorted by
+ * graph_nodes_sort), or NULL: not recorded, or a chain of clones that ends
+ * nowhere (never followed in a cycle). */
+const struct trace_graph_node *graph_node_made(const struct trace_graph_node *v, size_t n,
+					       int64_t node);
+
+#endif
