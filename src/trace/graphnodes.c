@@ -27,8 +27,7 @@ void graph_nodes_sort(struct trace_graph_node *v, size_t n)
 		qsort(v, n, sizeof(*v), cmp_graph_node);
 }
 
-static const struct trace_graph_node *find(const struct trace_graph_node *v, size_t n,
-					   int64_t node)
+static const struct trace_graph_node *find(const struct trace_graph_node *v, size_t n, int64_t node)
 {
 	size_t lo = 0, hi = n;
 

@@ -164,7 +164,7 @@ static int32_t gnode_made(const struct gtab *g, int64_t node)
 }
 
 /* LLMPROF_GRAPH_NODES, when the trace has it (not an nsys export). */
-static int gtab_load(sqlite3 *db, struct gtab *g, struct strbuf *err)
+static void gtab_load(sqlite3 *db, struct gtab *g)
 {
 	static const char q[] = "SELECT nodeId, originalNodeId, globalTid, timestamp FROM "
 				"LLMPROF_GRAPH_NODES";
@@ -172,11 +172,11 @@ static int gtab_load(sqlite3 *db, struct gtab *g, struct strbuf *err)
 	size_t alloc = 0;
 
 	if (!has_table(db, "LLMPROF_GRAPH_NODES"))
-		return 0;
-	if (sqlite3_prepare_v2(db, q, -1, &s, NULL) != SQLITE_OK) {
-		error_set(err, "sqlite: %s", sqlite3_errmsg(db));
-		return -1;
-	}
+		return;
+	/* a damaged table costs the replay slices, not trace.json (as a
+	 * damaged NVTX_EVENTS costs the NVTX events) */
+	if (sqlite3_prepare_v2(db, q, -1, &s, NULL) != SQLITE_OK)
+		return;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		struct trace_graph_node *n;
 
@@ -190,7 +190,6 @@ static int gtab_load(sqlite3 *db, struct gtab *g, struct strbuf *err)
 	sqlite3_finalize(s);
 	graph_nodes_sort(g->v, g->n);
 	g->stack = xcalloc(g->n + 1, sizeof(*g->stack));
-	return 0;
 }
 
 static int load(sqlite3 *db, struct evs *e, const struct gtab *g, struct strbuf *err)
@@ -877,7 +876,8 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
 	if (export_open(sqlite_path, &db, NULL, err) || export_check_views(db, sqlite_path, err))
 		goto out;
-	if (gtab_load(db, &g, err) < 0 || load(db, &e, &g, err) < 0)
+	gtab_load(db, &g);
+	if (load(db, &e, &g, err) < 0)
 		goto out;
 	close_open_ranges(&e);
 	tracks_sort(&e);

@@ -106,6 +106,21 @@ for corr, r in by.items():
 eager = json.load(open(sys.argv[2]))["traceEvents"]
 assert not [e for e in eager if e.get("cat") == "nvtx.replay"], "replay slices in the eager run"
 PY
+# a damaged graph-node table: analyze stops with a line naming the table,
+# trace.json is still written, without replay slices
+python3 - h100-graph.sqlite damaged.sqlite <<'PY' || fail "cannot damage the table"
+import shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+db = sqlite3.connect(sys.argv[2])
+db.execute("DROP TABLE LLMPROF_GRAPH_NODES")
+db.execute("CREATE TABLE LLMPROF_GRAPH_NODES (junk TEXT)")
+db.commit()
+PY
+"$LLMPROF" report --trace damaged.sqlite -o r-damaged >/dev/null 2>err &&
+	fail "report on a damaged graph-node table succeeded"
+grep -q "table LLMPROF_GRAPH_NODES has no column 'globalTid'" err || fail "unclear error: $(cat err)"
+[ -s r-damaged/trace.json ] || fail "no trace.json with a damaged graph-node table: $(ls r-damaged)"
+grep -q '"nvtx.replay"' r-damaged/trace.json && fail "replay slices from a damaged table"
 # kernels.md names the operator of the replayed decode GEMMs
 grep -qE '^\| 1 \| `nvjet_sm90_tst_64x8_64x16_4x1_v_bz_NNT` \|.*\| attn \(\+1\) \|$' rh-graph/kernels.md ||
 	fail "h100 graph kernels.md: $(sed -n 9p rh-graph/kernels.md)"
