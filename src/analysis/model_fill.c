@@ -549,7 +549,8 @@ void model_timeline_findings(struct report_model *m, const struct report_analysi
 			    tl->kernels_outside, tl->nkernels, (double)tl->kernel_ns_outside / 1e6,
 			    100.0 * share);
 	}
-	if (tl->graph_kernels && !tl->have_graph_nodes && tl->nops)
+	/* an unreadable graph-node table has its own finding (trust.c) */
+	if (tl->graph_kernels && !tl->have_graph_nodes && tl->nops && !a->trace.graph_nodes_problem)
 		report_model_add_finding(
 		    m, FINDING_INFO, "graph-kernels-no-operator",
 		    "Trace with pipeline.trace.backend=builtin: llmprof's tracer records where "
@@ -594,6 +595,7 @@ void model_trust(struct report_model *m, const struct report_analysis *a)
 	c.unflushed = t->unflushed;
 	c.bad_times = t->kernels_bad_time;
 	c.clamped = t->clamped;
+	c.graph_nodes_problem = t->graph_nodes_problem;
 	for (size_t i = 0; i < t->nranges; i++)
 		c.open_ranges += t->ranges[i].open;
 	if (a->have_tl) {

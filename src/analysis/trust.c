@@ -80,6 +80,18 @@ static void unflushed_finding(struct report_model *m, uint64_t n)
 	    (unsigned long long)n, n == 1 ? "" : "es");
 }
 
+static void graph_nodes_finding(struct report_model *m)
+{
+	if (has_finding(m, "graph-nodes-unreadable"))
+		return;
+	report_model_add_finding(
+	    m, FINDING_WARNING, "graph-nodes-unreadable",
+	    "Record the run again; the graph-node table of llmprof's tracer is written whole "
+	    "unless the trace was damaged afterwards.",
+	    "The trace's graph-node table could not be read: kernels replayed from CUDA graphs "
+	    "are counted in every kernel and stage total but belong to no operator.");
+}
+
 static void time_finding(struct report_model *m, const struct trust_counts *c)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -138,6 +150,12 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 	ADD("ranges-open", c->open_ranges, TRUST_NO_THRESHOLD,
 	    "their ends (taken as the trace's last range end)", "NVTX range%s never ended",
 	    s(c->open_ranges));
+	a = ADD("graph-nodes-unreadable", (uint64_t) !!c->graph_nodes_problem, 0,
+		"operators of kernels replayed from CUDA graphs",
+		"graph-node table unreadable, replayed kernels have no operator (%s)",
+		c->graph_nodes_problem ? c->graph_nodes_problem : "");
+	if (above(a))
+		graph_nodes_finding(m);
 	ADD("counters-unmatched", (uint64_t)unjoined, 0, "counter-based numbers (MFU, bound)",
 	    "counter result%s matched to no trace kernel", s(unjoined));
 	ADD("clock-skew", hosts, TRUST_NO_THRESHOLD, "cross-host waits and stragglers",

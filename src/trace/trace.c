@@ -357,17 +357,21 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 	return ret;
 }
 
+/* A damaged LLMPROF_GRAPH_NODES table costs only the graph attribution of
+ * replayed kernels, as a damaged NVTX table costs trace.json only its NVTX
+ * events: the problem is kept for the trust report, the load goes on. An
+ * interrupt (Ctrl-C, the deadline) still ends the load. */
 static int load_graph_nodes(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {"!globalTid", "!timestamp", "!nodeId", "originalNodeId"};
 	static const char table[] = "LLMPROF_GRAPH_NODES";
 	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	int rc = SQLITE_ERROR, ret;
 
 	if (!trace_has_table(t, table))
 		return 0;
 	if (select_cols(t, table, cols, ARRAY_SIZE(cols), &st, err))
-		return -1;
+		goto damaged;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct trace_graph_node *n;
 
@@ -380,7 +384,15 @@ static int load_graph_nodes(struct trace *t, struct strbuf *err)
 	}
 	ret = step_done(t, st, rc, table, err);
 	sqlite3_finalize(st);
-	return ret;
+	if (!ret || rc == SQLITE_INTERRUPT)
+		return ret;
+damaged:
+	FREE_AND_NULL(t->graph_nodes);
+	t->ngraph_nodes = t->graph_nodes_alloc = 0;
+	free(t->graph_nodes_problem);
+	t->graph_nodes_problem = xstrdup(err->buf);
+	strbuf_reset(err);
+	return 0;
 }
 
 static int load_memops(struct trace *t, struct strbuf *err)
@@ -819,6 +831,7 @@ void trace_close(struct trace *t)
 	free(t->calls);
 	free(t->ranges);
 	free(t->graph_nodes);
+	free(t->graph_nodes_problem);
 	free(t->sid_dense);
 	free(t->sid_sparse);
 	memset(t, 0, sizeof(*t));

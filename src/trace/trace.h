@@ -118,6 +118,7 @@ struct trace {
 	/* loaded with TRACE_NVTX; none in nsys exports */
 	struct trace_graph_node *graph_nodes;
 	size_t ngraph_nodes, graph_nodes_alloc;
+	char *graph_nodes_problem; /* why that table could not be read (owned), or NULL */
 	/* max(start, end) over every NVTX row (nvtx_sum closes open ranges
 	 * there) and over range rows only (the projection reports do). */
 	int64_t nvtx_max_all, nvtx_max_range;

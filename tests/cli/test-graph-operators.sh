@@ -106,8 +106,9 @@ for corr, r in by.items():
 eager = json.load(open(sys.argv[2]))["traceEvents"]
 assert not [e for e in eager if e.get("cat") == "nvtx.replay"], "replay slices in the eager run"
 PY
-# a damaged graph-node table: analyze stops with a line naming the table,
-# trace.json is still written, without replay slices
+# a damaged graph-node table costs only the replays' operators: the report
+# is written, the trust report and a finding name the table, trace.json has
+# no replay slices
 python3 - h100-graph.sqlite damaged.sqlite <<'PY' || fail "cannot damage the table"
 import shutil, sqlite3, sys
 shutil.copy(sys.argv[1], sys.argv[2])
@@ -116,9 +117,19 @@ db.execute("DROP TABLE LLMPROF_GRAPH_NODES")
 db.execute("CREATE TABLE LLMPROF_GRAPH_NODES (junk TEXT)")
 db.commit()
 PY
-"$LLMPROF" report --trace damaged.sqlite -o r-damaged >/dev/null 2>err &&
-	fail "report on a damaged graph-node table succeeded"
-grep -q "table LLMPROF_GRAPH_NODES has no column 'globalTid'" err || fail "unclear error: $(cat err)"
+"$LLMPROF" report --trace damaged.sqlite -o r-damaged >/dev/null 2>err ||
+	fail "report on a damaged graph-node table failed: $(cat err)"
+grep -q "graph-node table unreadable, replayed kernels have no operator (.*table LLMPROF_GRAPH_NODES has no column 'globalTid'" \
+	r-damaged/report.md || fail "no trust item for the damaged table: $(grep -i graph r-damaged/report.md)"
+grep -q "graph-nodes-unreadable" r-damaged/report.md || fail "no graph-nodes-unreadable finding"
+python3 - r-damaged/metrics.json <<'PY' || fail "metrics.json trust item"
+import json, sys
+m = json.load(open(sys.argv[1]))
+items = [t for t in m["trust"] if t["code"] == "graph-nodes-unreadable"]
+assert items and items[0]["count"] == 1, m["trust"]
+PY
+grep -q "graph-kernels-no-operator" r-damaged/report.md &&
+	fail "damaged table blamed on the backend: $(grep graph-kernels r-damaged/report.md)"
 [ -s r-damaged/trace.json ] || fail "no trace.json with a damaged graph-node table: $(ls r-damaged)"
 grep -q '"nvtx.replay"' r-damaged/trace.json && fail "replay slices from a damaged table"
 # kernels.md names the operator of the replayed decode GEMMs
