@@ -6,11 +6,16 @@
  * directory swapped between its mkdir() and its open(). The worst moments
  * are made deterministic by this executable's own openat() and mkdirat(),
  * which llmprof's code calls (the executable's definitions come first):
- * armed, they swap the folder for a symlink at that moment. */
+ * armed, they swap the folder for a symlink at that moment. Its own
+ * syscall() counts openat2() calls and can answer ENOSYS, as an old kernel
+ * or a container's filter does: the component-by-component walk then
+ * keeps every promise alone. */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -50,6 +55,39 @@ static void swap_path(const char *dir)
 	assert_int_equal(symlink(outside, dir), 0);
 }
 
+/* openat2() calls seen, and whether to answer them ENOSYS */
+static int openat2_calls, openat2_enosys;
+
+static long real_syscall(long nr, long a, long b, long c, long d)
+{
+	static long (*real)(long, ...);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "syscall");
+	return real(nr, a, b, c, d);
+}
+
+long syscall(long nr, ...)
+{
+	va_list ap;
+	long a, b, c, d;
+
+	va_start(ap, nr);
+	a = va_arg(ap, long);
+	b = va_arg(ap, long);
+	c = va_arg(ap, long);
+	d = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_openat2) {
+		openat2_calls++;
+		if (openat2_enosys) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return real_syscall(nr, a, b, c, d);
+}
+
 static int hook_matches(const char *name, int on_mkdir)
 {
 	if (!hook_prefix || hook_on_mkdir != on_mkdir ||
@@ -72,12 +110,12 @@ int openat(int dirfd, const char *name, int flags, ...)
 	}
 	if (hook_matches(name, 0))
 		swap_path(hook_dir);
-	return (int)syscall(SYS_openat, dirfd, name, flags, mode);
+	return (int)real_syscall(SYS_openat, dirfd, (long)name, flags, mode);
 }
 
 int mkdirat(int dirfd, const char *name, mode_t mode)
 {
-	int ret = (int)syscall(SYS_mkdirat, dirfd, name, mode);
+	int ret = (int)real_syscall(SYS_mkdirat, dirfd, (long)name, mode, 0);
 
 	if (!ret && hook_matches(name, 1)) {
 		char old[NAME_MAX + 8];
@@ -420,6 +458,30 @@ static void test_run_dir_replaced(void **state)
 	strbuf_release(&p);
 }
 
+/* No openat2() (ENOSYS): the same results from the walk alone, and
+ * openat2() is not asked again. Runs last: the answer is remembered. */
+static void test_without_openat2(void **state)
+{
+	int calls;
+
+	openat2_calls = 0;
+	test_swapped_after_check(state);
+	if (!openat2_calls) {
+		skip(); /* never reached for it: nothing to fall back from */
+		return;
+	}
+	teardown(state);
+	assert_int_equal(setup(state), 0);
+	openat2_enosys = 1;
+	test_swapped_after_check(state);
+	calls = openat2_calls;
+	teardown(state);
+	assert_int_equal(setup(state), 0);
+	test_swapped_at_worst_moment(state);
+	test_temp_then_rename(state);
+	assert_int_equal(openat2_calls, calls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +491,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_temp_then_rename, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_root, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_dir_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_without_openat2, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
