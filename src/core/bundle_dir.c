@@ -41,8 +41,8 @@ int bundle_dir_open(struct bundle_dir *bd, const char *path, int flags, struct s
 	}
 	if ((flags & BUNDLE_DIR_OWN) && st.st_uid != geteuid()) {
 		close(fd);
-		return error_set(err, "'%s' is not llmprof's (owned by uid %lu)", path,
-				 (unsigned long)st.st_uid);
+		return error_set(err, "'%s' belongs to uid %lu, not to the user llmprof runs as",
+				 path, (unsigned long)st.st_uid);
 	}
 	bundle_dir_close(bd);
 	while (len > 1 && path[len - 1] == '/')
@@ -286,8 +286,8 @@ int bundle_dir_open_sub(struct bundle_dir *sub, const struct bundle_dir *bd, con
 		goto out;
 	}
 	if ((flags & BUNDLE_DIR_OWN) && st.st_uid != geteuid()) {
-		error_set(err, "'%s' is not llmprof's (owned by uid %lu)", shown.buf,
-			  (unsigned long)st.st_uid);
+		error_set(err, "'%s' belongs to uid %lu, not to the user llmprof runs as",
+			  shown.buf, (unsigned long)st.st_uid);
 		goto out;
 	}
 	bundle_dir_close(sub);

@@ -42,8 +42,8 @@ struct bundle_dir {
 
 /* Opens the folder path as the root. Without BUNDLE_DIR_NOFOLLOW a symlink
  * at path is followed (the user named it, e.g. <root>/latest). 0 or -1
- * with err ("'p' is a symlink; ...", "'p' is not a directory", "'p' is not
- * ours (owned by uid N)"). */
+ * with err ("'p' is a symlink; ...", "'p' is not a directory", "'p'
+ * belongs to uid N, not to the user llmprof runs as"). */
 int bundle_dir_open(struct bundle_dir *bd, const char *path, int flags, struct strbuf *err);
 /* Opens the folder rel beneath bd (never through a symlink) as the root
  * of sub, its path "<bd's>/<rel>"; flags as above (BUNDLE_DIR_OWN checks
