@@ -240,6 +240,8 @@ int bundle_write(const struct run_bundle *b, const char *rel, const void *data, 
 	struct strbuf path = STRBUF_INIT;
 	int ret;
 
+	if (b->bd.fd >= 0) /* made: through its descriptor */
+		return bundle_dir_write(&b->bd, rel, data, len, err);
 	bundle_path(b, rel, &path);
 	ret = write_file_atomic(path.buf, data, len, err);
 	strbuf_release(&path);

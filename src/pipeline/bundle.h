@@ -71,7 +71,8 @@ void bundle_release(struct run_bundle *b);
 
 /* Appends <dir>/<rel> to sb. */
 void bundle_path(const struct run_bundle *b, const char *rel, struct strbuf *sb);
-/* Writes <dir>/<rel> atomically (temp + rename). */
+/* Writes <dir>/<rel> atomically (temp + rename), through b->bd once the
+ * bundle is made. */
 int bundle_write(const struct run_bundle *b, const char *rel, const void *data, size_t len,
 		 struct strbuf *err);
 /* Checks that the run directory and the folders llmprof writes into inside
