@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "config/config.h"
+#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -230,6 +231,7 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 	struct side a = {0}, b = {0};
 	struct diff d;
 	struct strbuf err = STRBUF_INIT;
+	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	double pct = 0;
 	int code = EXIT_OK, computed = 0;
 
@@ -268,7 +270,8 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 	}
 	if (opt_fail_above)
 		diff_gate(&d, opt_metric ? opt_metric : "tpot", pct, &err);
-	if (opt_out && (mkdir_p(opt_out, &err) || diff_write_all(&d, opt_out, &err))) {
+	if (opt_out && (mkdir_p(opt_out, &err) || bundle_dir_open_enter(&bd, opt_out, 0, &err) ||
+			diff_write_all(&d, opt_out, &err))) {
 		error_print("diff: %s", err.buf);
 		code = EXIT_IO;
 		goto out;
@@ -279,6 +282,7 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 	if (d.gate_failed)
 		code = EXIT_REGRESSION;
 out:
+	bundle_dir_close(&bd);
 	if (computed)
 		diff_release(&d);
 	side_free(&a);

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "config/config.h"
+#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "analysis/model_build.h"
@@ -101,6 +102,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	struct report_model m;
 	struct config *cfg = NULL;
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
+	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	int code = EXIT_OK;
 
 	if (opt_out && !*opt_out) {
@@ -183,8 +185,9 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		}
 		o.ncu_csv = opt_ncu;
 	}
-	/* the model is built once; every report renders it */
-	if (mkdir_p(o.out_dir, &err))
+	/* the model is built once; every report renders it, beneath out_dir
+	 * (as the user named it) never through a symlink */
+	if (mkdir_p(o.out_dir, &err) || bundle_dir_open_enter(&bd, o.out_dir, 0, &err))
 		code = EXIT_IO;
 	else if (report_build_model(&o, &m, &res, &err))
 		code = EXIT_BAD_INPUT; /* a bundle file that cannot be read */
@@ -208,6 +211,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	}
 	printf("report: %s\n", o.out_dir);
 cleanup:
+	bundle_dir_close(&bd);
 	if (cfg)
 		config_free(cfg);
 	report_model_release(&m);

@@ -11,36 +11,54 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-int mkdir_real(const char *dir, struct strbuf *err)
+int mkdir_real_at(int dirfd, const char *name, const char *shown, struct strbuf *err)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		error_errno(err, "cannot create directory '%s'", dir);
-		return -1;
-	}
-	if (lstat(dir, &st)) {
-		error_errno(err, "cannot create directory '%s'", dir);
-		return -1;
-	}
+	if (mkdirat(dirfd, name, 0777) && errno != EEXIST)
+		return error_errno(err, "cannot create directory '%s'", shown);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return error_errno(err, "cannot create directory '%s'", shown);
 	if (S_ISLNK(st.st_mode))
 		return error_set(
-		    err, "'%s' is a symlink; llmprof writes only into real directories", dir);
+		    err, "'%s' is a symlink; llmprof writes only into real directories", shown);
 	if (!S_ISDIR(st.st_mode))
-		return path_not_dir_error(dir, err);
+		return path_not_dir_error(shown, err);
 	return 0;
+}
+
+int mkdir_real(const char *dir, struct strbuf *err)
+{
+	struct strbuf name = STRBUF_INIT;
+	const char *rel;
+	int dfd, ret = -1;
+
+	if (bundle_dir_find(dir, &rel) && !*rel)
+		return 0; /* an entered root: open, so a real directory */
+	if (!bundle_dir_resolve(dir, &dfd, &name, err)) {
+		ret = mkdir_real_at(dfd, name.buf, dir, err);
+		if (dfd >= 0)
+			close(dfd);
+	}
+	strbuf_release(&name);
+	return ret;
 }
 
 int mkdir_p(const char *dir, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const char *rel;
+	const struct bundle_dir *bd = bundle_dir_find(dir, &rel);
 	int ret = -1;
 
+	if (bd) /* beneath an entered root: never through a symlink */
+		return bundle_dir_mkdirs(bd, rel, err);
 	strbuf_addstr(&sb, dir);
 	for (size_t i = 1; i <= sb.len; i++) {
 		if (i < sb.len && sb.buf[i] != '/')
@@ -87,40 +105,110 @@ static void add_random_suffix(struct strbuf *sb)
 		strbuf_addch(sb, digits[r[i] % (sizeof(digits) - 1)]);
 }
 
-int open_new_file(const char *path, struct strbuf *err)
+int open_new_file_at(int dirfd, const char *name, const char *shown, struct strbuf *err)
 {
 	int fd;
 
 	/* replace whatever is there (a symlink, another file's hard link) by
 	 * a new file of our own instead of writing through it */
-	if (unlink(path) && errno != ENOENT) {
-		error_errno(err, "cannot write '%s'", path);
+	if (unlinkat(dirfd, name, 0) && errno != ENOENT) {
+		error_errno(err, "cannot write '%s'", shown);
 		return -1;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
-		error_errno(err, "cannot write '%s'", path);
+		error_errno(err, "cannot write '%s'", shown);
 	return fd;
 }
 
-int create_temp_file(const char *path, struct strbuf *tmp, struct strbuf *err)
+int open_new_file(const char *path, struct strbuf *err)
+{
+	struct strbuf name = STRBUF_INIT;
+	int dfd, fd = -1;
+
+	if (!bundle_dir_resolve(path, &dfd, &name, err)) {
+		fd = open_new_file_at(dfd, name.buf, path, err);
+		if (dfd >= 0)
+			close(dfd);
+	}
+	strbuf_release(&name);
+	return fd;
+}
+
+int create_temp_file_at(int dirfd, const char *name, const char *shown, struct strbuf *tmp,
+			struct strbuf *err)
 {
 	size_t at = tmp->len;
 	int fd = -1;
 
 	for (int i = 0; i < 100 && fd < 0; i++) {
 		strbuf_setlen(tmp, at);
-		strbuf_addf(tmp, "%s.tmp.", path);
+		strbuf_addf(tmp, "%s.tmp.", name);
 		add_random_suffix(tmp);
-		fd = open(tmp->buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		fd = openat(dirfd, tmp->buf + at,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
 	if (fd < 0) {
-		error_errno(err, "cannot write '%s'", path);
+		error_errno(err, "cannot write '%s'", shown);
 		strbuf_setlen(tmp, at);
 	}
 	return fd;
+}
+
+int create_temp_file(const char *path, struct strbuf *tmp, struct strbuf *err)
+{
+	struct strbuf name = STRBUF_INIT, made = STRBUF_INIT;
+	int dfd, fd = -1;
+
+	if (!bundle_dir_resolve(path, &dfd, &name, err)) {
+		fd = create_temp_file_at(dfd, name.buf, path, &made, err);
+		if (fd >= 0) /* the same suffix on the path as given */
+			strbuf_addf(tmp, "%s%s", path, made.buf + name.len);
+		if (dfd >= 0)
+			close(dfd);
+	}
+	strbuf_release(&name);
+	strbuf_release(&made);
+	return fd;
+}
+
+int fs_unlink(const char *path)
+{
+	struct strbuf name = STRBUF_INIT;
+	int dfd, ret = -1;
+
+	if (!bundle_dir_resolve(path, &dfd, &name, NULL)) {
+		ret = unlinkat(dfd, name.buf, 0);
+		if (dfd >= 0) {
+			int saved = errno;
+
+			close(dfd);
+			errno = saved;
+		}
+	}
+	strbuf_release(&name);
+	return ret;
+}
+
+int fs_rename(const char *from, const char *to, struct strbuf *err)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int dfa = AT_FDCWD, dfb = AT_FDCWD, ret = -1;
+
+	if (!bundle_dir_resolve(from, &dfa, &a, err) && !bundle_dir_resolve(to, &dfb, &b, err)) {
+		ret = renameat(dfa, a.buf, dfb, b.buf);
+		if (ret)
+			error_errno(err, "cannot rename '%s' to '%s'", from, to);
+	}
+	if (dfa >= 0)
+		close(dfa);
+	if (dfb >= 0)
+		close(dfb);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return ret;
 }
 
 /* atomic_files open now, and the code atomic_exit() was asked for (-1 =
@@ -145,38 +233,72 @@ static void atomic_closed(void)
 		_exit(atomic_exit_code);
 }
 
-int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err)
+/* The folder of an atomic_file: its own descriptor, or the current one. */
+static int af_dirfd(const struct atomic_file *af)
+{
+	return af->dirfd >= 0 ? af->dirfd : AT_FDCWD;
+}
+
+int atomic_file_open_at(struct atomic_file *af, int dirfd, const char *name, const char *shown,
+			struct strbuf *err)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	int fd;
 
 	atomic_open_nr++; /* before the file exists: an exit waits for it */
-	fd = create_temp_file(path, &tmp, err);
-	if (fd < 0) {
-		strbuf_release(&tmp);
+	af->dirfd = dirfd == AT_FDCWD ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (dirfd != AT_FDCWD && af->dirfd < 0) {
+		error_errno(err, "cannot write '%s'", shown);
 		atomic_closed();
 		return -1;
 	}
+	fd = create_temp_file_at(af_dirfd(af), name, shown, &tmp, err);
+	if (fd < 0)
+		goto fail;
 	af->fp = fdopen(fd, "w");
 	if (!af->fp) {
-		error_errno(err, "cannot write '%s'", path);
+		error_errno(err, "cannot write '%s'", shown);
 		close(fd);
-		unlink(tmp.buf);
-		strbuf_release(&tmp);
-		atomic_closed();
-		return -1;
+		unlinkat(af_dirfd(af), tmp.buf, 0);
+		goto fail;
 	}
-	af->path = xstrdup(path);
-	af->tmp_path = strbuf_detach(&tmp, NULL);
+	af->path = xstrdup(shown);
+	af->name = xstrdup(name);
+	af->tmp_name = strbuf_detach(&tmp, NULL);
 	return 0;
+fail:
+	strbuf_release(&tmp);
+	if (af->dirfd >= 0)
+		close(af->dirfd);
+	af->dirfd = -1;
+	atomic_closed();
+	return -1;
+}
+
+int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err)
+{
+	struct strbuf name = STRBUF_INIT;
+	int dfd, ret = -1;
+
+	if (!bundle_dir_resolve(path, &dfd, &name, err)) {
+		ret = atomic_file_open_at(af, dfd, name.buf, path, err);
+		if (dfd >= 0)
+			close(dfd);
+	}
+	strbuf_release(&name);
+	return ret;
 }
 
 static void atomic_file_release(struct atomic_file *af)
 {
-	int was_open = af->tmp_path != NULL;
+	int was_open = af->tmp_name != NULL;
 
 	FREE_AND_NULL(af->path);
-	FREE_AND_NULL(af->tmp_path);
+	FREE_AND_NULL(af->name);
+	FREE_AND_NULL(af->tmp_name);
+	if (af->dirfd >= 0)
+		close(af->dirfd);
+	af->dirfd = -1;
 	af->fp = NULL;
 	if (was_open)
 		atomic_closed();
@@ -186,8 +308,8 @@ void atomic_file_abort(struct atomic_file *af)
 {
 	if (af->fp)
 		fclose(af->fp);
-	if (af->tmp_path)
-		unlink(af->tmp_path);
+	if (af->tmp_name)
+		unlinkat(af_dirfd(af), af->tmp_name, 0);
 	atomic_file_release(af);
 }
 
@@ -209,7 +331,9 @@ int atomic_file_commit(struct atomic_file *af, struct strbuf *err)
 		goto fail;
 	}
 	af->fp = NULL;
-	if (rename(af->tmp_path, af->path)) {
+	/* in the folder the temporary file was made in, whatever now has
+	 * its name: renameat() replaces a symlink at name itself */
+	if (renameat(af_dirfd(af), af->tmp_name, af_dirfd(af), af->name)) {
 		error_errno(err, "cannot rename into '%s'", af->path);
 		goto fail;
 	}
@@ -221,18 +345,34 @@ fail:
 	return ret;
 }
 
+static int write_atomic(struct atomic_file *af, const char *shown, const void *data, size_t len,
+			struct strbuf *err)
+{
+	if (len && fwrite(data, 1, len, af->fp) != len) {
+		error_errno(err, "cannot write '%s'", shown);
+		atomic_file_abort(af);
+		return -1;
+	}
+	return atomic_file_commit(af, err);
+}
+
+int write_file_atomic_at(int dirfd, const char *name, const char *shown, const void *data,
+			 size_t len, struct strbuf *err)
+{
+	struct atomic_file af = ATOMIC_FILE_INIT;
+
+	if (atomic_file_open_at(&af, dirfd, name, shown, err))
+		return -1;
+	return write_atomic(&af, shown, data, len, err);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err)
 {
 	struct atomic_file af = ATOMIC_FILE_INIT;
 
 	if (atomic_file_open(&af, path, err))
 		return -1;
-	if (len && fwrite(data, 1, len, af.fp) != len) {
-		error_errno(err, "cannot write '%s'", path);
-		atomic_file_abort(&af);
-		return -1;
-	}
-	return atomic_file_commit(&af, err);
+	return write_atomic(&af, path, data, len, err);
 }
 
 void path_join(struct strbuf *sb, const char *a, const char *b)

@@ -8,6 +8,13 @@
 
 #include "core/strbuf.h"
 
+/* Paths beneath a bundle_dir that is entered (core/bundle_dir.h) are
+ * reached through its descriptor, never through a symlink below its root:
+ * every writer here (mkdir_p, mkdir_real, create_temp_file, open_new_file,
+ * write_file_atomic, atomic_file_open, fs_rename, fs_unlink) does so. The
+ * *_at forms act on the entry name in the folder dirfd (AT_FDCWD: name is
+ * a path as given); shown names it in messages. */
+
 /* Creates dir and its parents (mode 0777 & ~umask). 0 or -1 with err. */
 int mkdir_p(const char *dir, struct strbuf *err);
 
@@ -15,33 +22,53 @@ int mkdir_p(const char *dir, struct strbuf *err);
  * real directory: never a symlink, so that files written into it stay where
  * they were meant to be (inside a run bundle). 0 or -1 with err. */
 int mkdir_real(const char *dir, struct strbuf *err);
+int mkdir_real_at(int dirfd, const char *name, const char *shown, struct strbuf *err);
 
 /* Creates a new file "<path>.tmp.<random>" with O_EXCL|O_NOFOLLOW, so a
  * symlink or file planted beforehand is never written through; its name is
- * appended to tmp. Returns the fd (close-on-exec) or -1 with err. */
+ * appended to tmp (create_temp_file_at: name's). Returns the fd
+ * (close-on-exec) or -1 with err. Rename or remove it with fs_rename() and
+ * fs_unlink(), which reach it the same way. */
 int create_temp_file(const char *path, struct strbuf *tmp, struct strbuf *err);
+int create_temp_file_at(int dirfd, const char *name, const char *shown, struct strbuf *tmp,
+			struct strbuf *err);
 
 /* Opens path as a new, empty file of our own: whatever was there (a symlink,
  * a hard link to another file) is removed first, never written through. */
 int open_new_file(const char *path, struct strbuf *err);
+int open_new_file_at(int dirfd, const char *name, const char *shown, struct strbuf *err);
+
+/* rename(from, to): a symlink at to is replaced itself. 0 or -1 with err
+ * ("cannot rename 'a' to 'b': ..."). */
+int fs_rename(const char *from, const char *to, struct strbuf *err);
+/* unlink(path): 0 or -1 with errno. */
+int fs_unlink(const char *path);
 
 /* Writes len bytes to path atomically: a temporary file from
- * create_temp_file(), fsync, rename. rename() replaces a symlink at path
- * itself, never its target. On failure the old file (if any) is intact and
- * the temp file removed. */
+ * create_temp_file(), fsync, rename in the folder the temporary file was
+ * made in. The rename replaces a symlink at path itself, never its target.
+ * On failure the old file (if any) is intact and the temp file removed. */
 int write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err);
+int write_file_atomic_at(int dirfd, const char *name, const char *shown, const void *data,
+			 size_t len, struct strbuf *err);
 
 /* An atomic FILE* writer: open, write with stdio, then commit or abort. */
 struct atomic_file {
 	FILE *fp;
-	char *path;	/* final path, owned */
-	char *tmp_path; /* owned */
+	char *path;	/* final path as shown in messages, owned */
+	char *name;	/* final name in dirfd (a path without one), owned */
+	char *tmp_name; /* the temporary file's, owned */
+	int dirfd;	/* the folder's descriptor (owned), or -1 */
 };
 #define ATOMIC_FILE_INIT                                                                           \
 	{                                                                                          \
-		NULL, NULL, NULL                                                                   \
+		NULL, NULL, NULL, NULL, -1                                                         \
 	}
 int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err);
+/* The same for name in the folder dirfd (duplicated: the caller keeps
+ * dirfd). */
+int atomic_file_open_at(struct atomic_file *af, int dirfd, const char *name, const char *shown,
+			struct strbuf *err);
 /* Flushes, checks for write errors (ENOSPC), fsyncs and renames. Always
  * releases af. */
 int atomic_file_commit(struct atomic_file *af, struct strbuf *err);

@@ -134,42 +134,73 @@ void bundle_stand_in(struct run_bundle *b, const char *root)
 	b->dir = strbuf_detach(&dir, NULL);
 }
 
-int bundle_make(struct run_bundle *b, struct strbuf *err)
+/* Makes the folder name (b->dir below b->root: "<run_id>" or
+ * "ranks/<rank>") inside top with one mkdirat(), its parents without
+ * following a symlink, and opens it into b->bd. 0, 1 when it exists, -1. */
+static int make_run_dir(struct run_bundle *b, const struct bundle_dir *top, const char *name,
+			struct strbuf *err)
 {
-	struct strbuf logs = STRBUF_INIT;
-	int ret = -1;
+	struct strbuf base = STRBUF_INIT, parent = STRBUF_INIT, why = STRBUF_INIT;
+	const char *slash = strrchr(name, '/');
+	int fd = -1, ret = -1;
 
-	if (b->fixed) { /* <root>/ranks/<rank>: its parent, shared by every rank */
-		const char *slash = strrchr(b->dir, '/');
-		struct strbuf parent = STRBUF_INIT;
-
-		strbuf_add(&parent, b->dir, (size_t)(slash - b->dir));
-		ret = mkdir_p(parent.buf, err);
-		strbuf_release(&parent);
-		if (ret)
-			return -1;
-		ret = -1;
-	} else if (mkdir_p(b->root, err)) {
-		return -1;
-	}
-	if (mkdir(b->dir, 0777)) {
+	strbuf_add(&parent, name, slash ? (size_t)(slash - name) : 0);
+	if (parent.len && bundle_dir_mkdirs(top, parent.buf, err)) /* ranks/ */
+		goto out;
+	fd = bundle_dir_open_parent(top, name, &base, err);
+	if (fd < 0)
+		goto out;
+	if (mkdirat(fd, base.buf, 0777)) {
 		/* a fixed folder that exists is another process's (the same
 		 * rank twice): never shared, and no other name to draw */
 		if (b->fixed && errno == EEXIST)
-			return error_set(err,
-					 "'%s' exists: another process wrote (or is writing) "
-					 "this rank's bundle there; give a new folder or remove it",
-					 b->dir);
-		error_errno(err, "cannot create run directory '%s'", b->dir);
-		return errno == EEXIST ? 1 : -1;
+			error_set(err,
+				  "'%s' exists: another process wrote (or is writing) "
+				  "this rank's bundle there; give a new folder or remove it",
+				  b->dir);
+		else
+			error_errno(err, "cannot create run directory '%s'", b->dir);
+		ret = !b->fixed && errno == EEXIST ? 1 : -1;
+		goto out;
 	}
-	path_join(&logs, b->dir, "logs");
-	if (mkdir(logs.buf, 0777))
-		error_errno(err, "cannot create directory '%s'", logs.buf);
-	else
-		ret = 0;
-	strbuf_release(&logs);
+	/* ours, just made: replaced meanwhile (a symlink, a folder of
+	 * another owner) it is refused, never written into */
+	if (bundle_dir_open_sub(&b->bd, top, name, BUNDLE_DIR_OWN, &why)) {
+		error_set(err, "run directory replaced before llmprof opened it: %s", why.buf);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&base);
+	strbuf_release(&parent);
+	strbuf_release(&why);
 	return ret;
+}
+
+int bundle_make(struct run_bundle *b, struct strbuf *err)
+{
+	struct bundle_dir top = BUNDLE_DIR_INIT;
+	const char *name = b->dir + strlen(b->root);
+	int ret;
+
+	while (*name == '/')
+		name++;
+	bundle_dir_close(&b->bd);
+	/* the root is the user's: made and opened as named */
+	if (mkdir_p(b->root, err) || bundle_dir_open(&top, b->root, 0, err))
+		return -1;
+	ret = make_run_dir(b, &top, name, err);
+	bundle_dir_close(&top);
+	if (ret)
+		return ret;
+	bundle_dir_enter(&b->bd);
+	if (bundle_dir_mkdir(&b->bd, "logs", err)) {
+		bundle_dir_close(&b->bd);
+		return -1;
+	}
+	return 0;
 }
 
 int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err)
@@ -191,6 +222,7 @@ int bundle_create(struct run_bundle *b, const char *root, struct strbuf *err)
 
 void bundle_release(struct run_bundle *b)
 {
+	bundle_dir_close(&b->bd);
 	FREE_AND_NULL(b->root);
 	FREE_AND_NULL(b->dir);
 	b->run_id[0] = '\0';
@@ -208,6 +240,8 @@ int bundle_write(const struct run_bundle *b, const char *rel, const void *data, 
 	struct strbuf path = STRBUF_INIT;
 	int ret;
 
+	if (b->bd.fd >= 0) /* made: through its descriptor */
+		return bundle_dir_write(&b->bd, rel, data, len, err);
 	bundle_path(b, rel, &path);
 	ret = write_file_atomic(path.buf, data, len, err);
 	strbuf_release(&path);

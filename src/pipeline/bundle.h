@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/bundle_dir.h"
 #include "core/strbuf.h"
 
 #define RUN_ID_LEN 20 /* "20261121-151102-a3f9" */
@@ -21,10 +22,13 @@ struct run_bundle {
 	char *root; /* absolute artifacts root, owned */
 	char *dir;  /* absolute <root>/<run_id>, owned */
 	int fixed;  /* dir was named by the caller (bundle_fix()), not by run_id */
+	/* dir, opened and entered by bundle_make(): every write beneath it
+	 * goes through this descriptor (core/bundle_dir.h) */
+	struct bundle_dir bd;
 };
 #define RUN_BUNDLE_INIT                                                                            \
 	{                                                                                          \
-		{0}, NULL, NULL, 0                                                                 \
+		{0}, NULL, NULL, 0, BUNDLE_DIR_INIT                                                \
 	}
 
 /* Formats a run id from a wall-clock time (ns since the epoch, UTC) and 16
@@ -50,10 +54,15 @@ void bundle_fix(struct run_bundle *b, const char *root, const char *name);
 #define BUNDLE_STAND_IN_ID "<run_id>"
 void bundle_stand_in(struct run_bundle *b, const char *root);
 /* Creates b->root (and parents; an existing one is fine, so ranks starting
- * at once all succeed) and b->dir with logs/ inside. 0; 1 when b->dir
- * exists by now (another run drew the same id since bundle_choose():
- * choose again); -1 with err (also when a fixed b->dir exists). err is set
- * in both cases. */
+ * at once all succeed) and b->dir with logs/ inside. b->root, the user's,
+ * is trusted as named; below it the folders are made and opened without
+ * following a symlink (ranks/ of a fixed bundle included), and b->dir,
+ * made by one mkdir(), is opened O_NOFOLLOW, checked to be ours and
+ * entered as b->bd: nothing written beneath it follows a symlink. 0; 1
+ * when b->dir exists by now (another run drew the same id since
+ * bundle_choose(): choose again); -1 with err (also when a fixed b->dir
+ * exists, or b->dir was replaced before it could be opened). err is set in
+ * both cases. */
 int bundle_make(struct run_bundle *b, struct strbuf *err);
 /* bundle_choose() and bundle_make() until the folder is this run's.
  * 0, or -1 with err. */
@@ -62,12 +71,14 @@ void bundle_release(struct run_bundle *b);
 
 /* Appends <dir>/<rel> to sb. */
 void bundle_path(const struct run_bundle *b, const char *rel, struct strbuf *sb);
-/* Writes <dir>/<rel> atomically (temp + rename). */
+/* Writes <dir>/<rel> atomically (temp + rename), through b->bd once the
+ * bundle is made. */
 int bundle_write(const struct run_bundle *b, const char *rel, const void *data, size_t len,
 		 struct strbuf *err);
 /* Checks that the run directory and the folders llmprof writes into inside
  * it are still real directories (the profiled program may have replaced
- * one by a symlink). 0; -1 with err when a folder was replaced; -2 with err
+ * one by a symlink), so that the run says so early: writes could not go
+ * through one anyway (b->bd). 0; -1 with err when a folder was replaced; -2 with err
  * when the run directory itself was: then nothing may be written at all. */
 int bundle_check_dirs(const struct run_bundle *b, struct strbuf *err);
 

@@ -5,6 +5,7 @@
 
 #include "analysis/ncu_export.h"
 #include "analysis/regions.h"
+#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "report/kernels_json.h"
@@ -15,6 +16,7 @@ int ncu_only_report(const char *csv_path, const char *out_dir, size_t max_rows,
 		    struct ncu_only_result *res, struct strbuf *err)
 {
 	struct strbuf dir = STRBUF_INIT;
+	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	struct ncu_export x = NCU_EXPORT_INIT;
 	struct report_model m;
 	struct regions rg = REGIONS_INIT;
@@ -27,7 +29,9 @@ int ncu_only_report(const char *csv_path, const char *out_dir, size_t max_rows,
 		goto out;
 	report_model_from_ncu(&m, &x.t, max_rows);
 	code = EXIT_IO;
-	if (mkdir_p(out_dir, err) || kernels_files_write(&m, &x.t, out_dir, err))
+	/* out_dir as the user named it; nothing below it through a symlink */
+	if (mkdir_p(out_dir, err) || bundle_dir_open_enter(&bd, out_dir, 0, err) ||
+	    kernels_files_write(&m, &x.t, out_dir, err))
 		goto out;
 	res->launches = x.t.total_calls;
 	res->kernels = x.t.ngroups;
@@ -46,6 +50,7 @@ int ncu_only_report(const char *csv_path, const char *out_dir, size_t max_rows,
 		regions_empty_message(&x.raw, &res->note);
 	code = EXIT_OK;
 out:
+	bundle_dir_close(&bd);
 	regions_release(&rg);
 	report_model_release(&m);
 	ncu_export_release(&x);

@@ -171,10 +171,8 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 		conv_process(&c, &logs.readers[i], &problems);
 	if (c.failed || conv_finish(&c) < 0)
 		goto out;
-	if (rename(tmp.buf, sqlite_path) < 0) {
-		error_errno(err, "cannot rename '%s' to '%s'", tmp.buf, sqlite_path);
+	if (fs_rename(tmp.buf, sqlite_path, err) < 0)
 		goto out;
-	}
 	if (json_path &&
 	    perfetto_write(sqlite_path, json_path, 0, &st->json_events, &st->json_merged, err) < 0)
 		goto out;

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/util.h"
 #include "trace/tosqlite_internal.h"
 #include "version.h"
@@ -297,8 +298,10 @@ static int drop_empty_tables(struct conv *c)
 
 int conv_open(struct conv *c, const char *path)
 {
+	/* the empty file create_temp_file() made: never created anew, and
+	 * never reached through a symlink */
 	if (sqlite3_open_v2(path, &c->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
 		return error_set(c->err, "cannot create '%s': %s", path, sqlite3_errmsg(c->db));
 	if (sqlite3_exec(c->db,
@@ -384,7 +387,7 @@ void conv_release(struct conv *c, const char *path)
 			sqlite3_finalize(c->st[i]);
 	if (c->db) {
 		sqlite3_close(c->db);
-		unlink(path);
+		fs_unlink(path);
 	}
 	strtab_release(&c->strings);
 	tosqlite_u64map_free(&c->devices_seen);

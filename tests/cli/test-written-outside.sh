@@ -2,10 +2,11 @@
 # Nothing is written outside the bundle: symlinks planted at every file and
 # folder name a bundle holds, by the profiled program (it knows
 # LLMPROF_RUN_DIR and that llmprof is its parent) and inside a bundle given
-# to `llmprof report`, never make llmprof write through them. Checksums of
-# every file outside are compared before and after; llmprof either writes
-# real files in the bundle or stops with one clear line and exit 7. Also the
-# output names that are no names: `stats -o ''`, `stats -o /dev/null`,
+# to `llmprof report`, never make llmprof write through them (a --rank-dir
+# whose ranks/ is a link included). Checksums of every file outside are
+# compared before and after; llmprof either writes real files in the bundle
+# or stops with one clear line and exit 7. Also the output names that are
+# no names: `stats -o ''`, `stats -o /dev/null`,
 # `report -o ''`, an empty `artifacts.root`, and a `latest` that the user
 # owns (a regular file), which is never replaced.
 set -u
@@ -103,6 +104,21 @@ for f in metrics.json report.md report.html charts/kernels.svg; do
 	[ -f "rb/$f" ] && [ ! -L "rb/$f" ] || fail "report: $f is not a real file"
 done
 find rb "$run" -name "*.tmp*" -type f | grep -q . && fail "temporary files left: $(find rb "$run" -name "*.tmp*" -type f)"
+
+# 4a. the bundle named through the user's own symlink (<root>/latest) is
+# followed; below it nothing is
+"$LLMPROF" report "$tmp/a/latest" >o13 2>e13 || fail "report through latest: exit $?: $(cat e13)"
+unchanged "report through latest"
+[ -f "$run/report.md" ] && [ ! -L "$run/report.md" ] || fail "report through latest: no report.md"
+
+# 4c. --rank-dir DIR whose ranks/ is a symlink: refused, nothing written there
+mkdir rk && ln -s "$out/d" rk/ranks
+RANK=0 WORLD_SIZE=1 "$LLMPROF" profile --rank-dir rk -- true >o14 2>e14
+rc=$?
+unchanged "profile --rank-dir, ranks -> outside"
+[ $rc -eq 7 ] || fail "--rank-dir with ranks -> outside: exit $rc, want 7: $(cat e14)"
+grep -q "error: '$tmp/rk/ranks' is a symlink; llmprof writes only into real directories" e14 ||
+	fail "no clear message for the ranks link: $(cat e14)"
 
 # 4b. report --ncu-csv -o DIR with regions -> outside
 R=${LLMPROF_SOURCE_DIR:?}/tests/data/ncu/h100-dummy-kernel-replay-ncu2025.3.raw.csv

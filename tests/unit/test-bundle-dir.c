@@ -1,0 +1,497 @@
+/* test-bundle-dir.c: nothing is written outside a bundle, whatever
+ * replaces its folders and whenever: names with ".." or a leading '/' are
+ * refused, a folder swapped for a symlink after it was checked is never
+ * written through, and neither is one swapped at the worst moment (after
+ * the folder was found, right before the file is created in it), nor a run
+ * directory swapped between its mkdir() and its open(). The worst moments
+ * are made deterministic by this executable's own openat() and mkdirat(),
+ * which llmprof's code calls (the executable's definitions come first):
+ * armed, they swap the folder for a symlink at that moment. Its own
+ * syscall() counts openat2() calls and can answer ENOSYS, as an old kernel
+ * or a container's filter does: the component-by-component walk then
+ * keeps every promise alone. */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/bundle_dir.h"
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include "pipeline/bundle.h"
+
+static char tmpdir[64];
+static char root[PATH_MAX], outside[PATH_MAX];
+/* entered ones live here, so that a failed test leaves none behind */
+static struct bundle_dir bd = BUNDLE_DIR_INIT, inner = BUNDLE_DIR_INIT;
+static struct run_bundle b = RUN_BUNDLE_INIT;
+
+/* The hook: armed with a name prefix, openat() of a matching name first
+ * swaps the folder hook_dir for a symlink to outside; mkdirat() of a
+ * matching name (any name when hook_prefix is "") swaps what it just
+ * made. Fires once. */
+static const char *hook_prefix;
+static int hook_on_mkdir;
+static char hook_dir[PATH_MAX];
+
+static void swap_path(const char *dir)
+{
+	char old[PATH_MAX + 8];
+
+	snprintf(old, sizeof(old), "%s.old", dir);
+	assert_int_equal(rename(dir, old), 0);
+	assert_int_equal(symlink(outside, dir), 0);
+}
+
+/* openat2() calls seen, and whether to answer them ENOSYS */
+static int openat2_calls, openat2_enosys;
+
+static long real_syscall(long nr, long a, long b, long c, long d)
+{
+	static long (*real)(long, ...);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "syscall");
+	return real(nr, a, b, c, d);
+}
+
+long syscall(long nr, ...)
+{
+	va_list ap;
+	long a, b, c, d;
+
+	va_start(ap, nr);
+	a = va_arg(ap, long);
+	b = va_arg(ap, long);
+	c = va_arg(ap, long);
+	d = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_openat2) {
+		openat2_calls++;
+		if (openat2_enosys) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return real_syscall(nr, a, b, c, d);
+}
+
+static int hook_matches(const char *name, int on_mkdir)
+{
+	if (!hook_prefix || hook_on_mkdir != on_mkdir ||
+	    strncmp(name, hook_prefix, strlen(hook_prefix)))
+		return 0;
+	hook_prefix = NULL;
+	return 1;
+}
+
+int openat(int dirfd, const char *name, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	if (hook_matches(name, 0))
+		swap_path(hook_dir);
+	return (int)real_syscall(SYS_openat, dirfd, (long)name, flags, mode);
+}
+
+int mkdirat(int dirfd, const char *name, mode_t mode)
+{
+	int ret = (int)real_syscall(SYS_mkdirat, dirfd, (long)name, mode, 0);
+
+	if (!ret && hook_matches(name, 1)) {
+		char old[NAME_MAX + 8];
+
+		snprintf(old, sizeof(old), "%s.old", name);
+		assert_int_equal(renameat(dirfd, name, dirfd, old), 0);
+		assert_int_equal(symlinkat(outside, dirfd, name), 0);
+	}
+	return ret;
+}
+
+static int setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/llmprof-test-bundle-dir.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(root, sizeof(root), "%s/run", tmpdir);
+	snprintf(outside, sizeof(outside), "%s/outside", tmpdir);
+	return mkdir(root, 0777) || mkdir(outside, 0777);
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	hook_prefix = NULL;
+	bundle_dir_close(&bd);
+	bundle_dir_close(&inner);
+	bundle_release(&b);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* outside holds nothing at all */
+static void assert_outside_empty(void)
+{
+	struct strbuf cmd = STRBUF_INIT;
+
+	strbuf_addf(&cmd, "test -z \"$(ls -A '%s')\"", outside);
+	assert_int_equal(system(cmd.buf), 0);
+	strbuf_release(&cmd);
+}
+
+static void assert_one_line(const struct strbuf *err, const char *want)
+{
+	assert_non_null(strstr(err->buf, want));
+	assert_null(strchr(err->buf, '\n'));
+}
+
+static void assert_file(const char *path, const char *want)
+{
+	struct strbuf got = STRBUF_INIT;
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(strbuf_read_file(&got, path), 0);
+	assert_string_equal(got.buf, want);
+	strbuf_release(&got);
+}
+
+static void test_names_refused(void **state)
+{
+	struct strbuf err = STRBUF_INIT, p = STRBUF_INIT;
+	static const char *const bad[] = {"../x", "/etc/x", "a/../../x", "..", "a/..", "./../x"};
+
+	assert_int_equal(bundle_dir_open(&bd, root, BUNDLE_DIR_NOFOLLOW, &err), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(bundle_dir_write(&bd, bad[i], "x", 1, &err), -1);
+		assert_one_line(&err, "is not a name inside");
+		strbuf_reset(&err);
+		assert_int_equal(bundle_dir_mkdir(&bd, bad[i], &err), -1);
+		assert_one_line(&err, "is not a name inside");
+		strbuf_reset(&err);
+		assert_int_equal(bundle_dir_open_dir(&bd, bad[i], &err), -1);
+		assert_int_equal(bundle_dir_unlink(&bd, bad[i], &err), -1);
+	}
+	/* the same through the path-based writers of an entered root */
+	bundle_dir_enter(&bd);
+	strbuf_addf(&p, "%s/../escaped", root);
+	strbuf_reset(&err);
+	assert_int_equal(write_file_atomic(p.buf, "x", 1, &err), -1);
+	assert_one_line(&err, "is not a name inside");
+	assert_int_equal(mkdir_real(p.buf, &err), -1);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/escaped", tmpdir);
+	assert_int_equal(access(p.buf, F_OK), -1);
+	/* "." and empty components are only spelling */
+	assert_int_equal(bundle_dir_mkdirs(&bd, "a//./b/", &err), 0);
+	assert_int_equal(bundle_dir_write(&bd, "./a/b//f", "ok", 2, &err), 0);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/a/b/f", root);
+	assert_file(p.buf, "ok");
+	assert_int_equal(bundle_dir_unlink(&bd, "a/b/f", &err), 0);
+	assert_int_equal(access(p.buf, F_OK), -1);
+	assert_int_equal(bundle_dir_unlink(&bd, "a/b/f", &err), 0); /* absent: fine */
+	/* the root itself is no file name */
+	strbuf_reset(&err);
+	assert_int_equal(bundle_dir_write(&bd, ".", "x", 1, &err), -1);
+	assert_one_line(&err, "is a folder, not a file name inside it");
+	bundle_dir_close(&bd);
+	assert_outside_empty();
+	strbuf_release(&err);
+	strbuf_release(&p);
+}
+
+/* charts/ checked by mkdir_real(), then replaced by a symlink to outside
+ * before anything is written into it: every writer refuses, one line. */
+static void test_swapped_after_check(void **state)
+{
+	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT, want = STRBUF_INIT;
+	struct atomic_file af = ATOMIC_FILE_INIT;
+
+	assert_int_equal(bundle_dir_open_enter(&bd, root, BUNDLE_DIR_NOFOLLOW, &err), 0);
+	strbuf_addf(&dir, "%s/charts", root);
+	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	swap_path(dir.buf);
+	strbuf_addf(&want, "'%s' is a symlink; llmprof writes only into real directories", dir.buf);
+
+	strbuf_addf(&p, "%s/kernels.svg", dir.buf);
+	assert_int_equal(write_file_atomic(p.buf, "svg", 3, &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(atomic_file_open(&af, p.buf, &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(open_new_file(p.buf, &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_dir_write(&bd, "charts/kernels.svg", "svg", 3, &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/sub/deeper", dir.buf);
+	strbuf_reset(&err);
+	assert_int_equal(mkdir_p(p.buf, &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/sub", dir.buf);
+	strbuf_reset(&err);
+	assert_int_equal(mkdir_real(p.buf, &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(mkdir_real(dir.buf, &err), -1);
+	assert_one_line(&err, want.buf);
+	assert_outside_empty();
+
+	bundle_dir_close(&bd);
+	/* left, the same path is the user's again: followed as before */
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/kernels.svg", dir.buf);
+	assert_int_equal(write_file_atomic(p.buf, "svg", 3, &err), 0);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/kernels.svg", outside);
+	assert_file(p.buf, "svg");
+	strbuf_release(&err);
+	strbuf_release(&dir);
+	strbuf_release(&p);
+	strbuf_release(&want);
+}
+
+/* The worst moment: the folder found, then swapped right before the
+ * temporary file is created in it (openat() hook), or between a writer's
+ * open and its commit. The file lands in the folder that was checked (now
+ * charts.old), never outside, and the symlink stays a symlink. */
+static void test_swapped_at_worst_moment(void **state)
+{
+	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT;
+	struct atomic_file af = ATOMIC_FILE_INIT;
+	struct stat st;
+
+	assert_int_equal(bundle_dir_open_enter(&bd, root, BUNDLE_DIR_NOFOLLOW, &err), 0);
+	strbuf_addf(&dir, "%s/charts", root);
+	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	snprintf(hook_dir, sizeof(hook_dir), "%s", dir.buf);
+	hook_on_mkdir = 0;
+	hook_prefix = "kernels.svg.tmp.";
+	strbuf_addf(&p, "%s/kernels.svg", dir.buf);
+	assert_int_equal(write_file_atomic(p.buf, "svg", 3, &err), 0);
+	assert_null(hook_prefix); /* it fired */
+	assert_outside_empty();
+	assert_int_equal(lstat(dir.buf, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s.old/kernels.svg", dir.buf);
+	assert_file(p.buf, "svg");
+
+	/* open, swap, commit: renamed where it was made */
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/ncu", root);
+	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/metrics.json", dir.buf);
+	assert_int_equal(atomic_file_open(&af, p.buf, &err), 0);
+	fputs("{}", af.fp);
+	swap_path(dir.buf);
+	assert_int_equal(atomic_file_commit(&af, &err), 0);
+	assert_outside_empty();
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s.old/metrics.json", dir.buf);
+	assert_file(p.buf, "{}");
+
+	/* a log: the same with open_new_file() */
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/logs", root);
+	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	snprintf(hook_dir, sizeof(hook_dir), "%s", dir.buf);
+	hook_prefix = "trace.out";
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/trace.out", dir.buf);
+	{
+		int fd = open_new_file(p.buf, &err);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "log", 3), 3);
+		close(fd);
+	}
+	assert_outside_empty();
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s.old/trace.out", dir.buf);
+	assert_file(p.buf, "log");
+	bundle_dir_close(&bd);
+	strbuf_release(&err);
+	strbuf_release(&dir);
+	strbuf_release(&p);
+}
+
+/* create_temp_file() + fs_rename(), as trace.sqlite is made: the rename
+ * never goes through a folder swapped in between. */
+static void test_temp_then_rename(void **state)
+{
+	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT, tmp = STRBUF_INIT;
+	int fd;
+
+	assert_int_equal(bundle_dir_open_enter(&bd, root, 0, &err), 0);
+	strbuf_addf(&dir, "%s/trace", root);
+	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	strbuf_addf(&p, "%s/trace.sqlite", dir.buf);
+	fd = create_temp_file(p.buf, &tmp, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(!strncmp(tmp.buf, p.buf, p.len) && strstr(tmp.buf, ".tmp."));
+	assert_int_equal(fs_rename(tmp.buf, p.buf, &err), 0);
+	assert_int_equal(access(p.buf, F_OK), 0);
+
+	strbuf_reset(&tmp);
+	fd = create_temp_file(p.buf, &tmp, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	swap_path(dir.buf);
+	strbuf_reset(&err);
+	assert_int_equal(fs_rename(tmp.buf, p.buf, &err), -1);
+	assert_one_line(&err, "is a symlink; llmprof writes only into real directories");
+	assert_int_equal(fs_unlink(tmp.buf), -1);
+	assert_outside_empty();
+	bundle_dir_close(&bd);
+	strbuf_release(&err);
+	strbuf_release(&dir);
+	strbuf_release(&p);
+	strbuf_release(&tmp);
+}
+
+/* The root: a symlink is refused with BUNDLE_DIR_NOFOLLOW and followed
+ * without (the user's own path, e.g. <root>/latest); a file is no root. */
+static void test_root(void **state)
+{
+	struct strbuf err = STRBUF_INIT, p = STRBUF_INIT;
+
+	strbuf_addf(&p, "%s/link", tmpdir);
+	assert_int_equal(symlink(root, p.buf), 0);
+	assert_int_equal(bundle_dir_open(&bd, p.buf, BUNDLE_DIR_NOFOLLOW, &err), -1);
+	assert_one_line(&err, "is a symlink; llmprof writes only into real directories");
+	assert_int_equal(bundle_dir_open(&bd, p.buf, 0, &err), 0);
+	assert_int_equal(bundle_dir_open(&bd, root, BUNDLE_DIR_OWN, &err), 0);
+	bundle_dir_close(&bd);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/file", tmpdir);
+	assert_int_equal(write_file_atomic(p.buf, "x", 1, &err), 0);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_dir_open(&bd, p.buf, 0, &err), -1);
+	assert_one_line(&err, "is not a directory");
+	/* the longest entered root wins; a left one no longer counts */
+	{
+		const char *rel;
+
+		assert_int_equal(bundle_dir_open_enter(&bd, root, 0, &err), 0);
+		assert_int_equal(bundle_dir_mkdir(&bd, "ranks", &err), 0);
+		assert_int_equal(bundle_dir_open_sub(&inner, &bd, "ranks", BUNDLE_DIR_OWN, &err),
+				 0);
+		bundle_dir_enter(&inner);
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/ranks/0/x", root);
+		assert_ptr_equal(bundle_dir_find(p.buf, &rel), &inner);
+		assert_string_equal(rel, "0/x");
+		bundle_dir_close(&inner);
+		assert_ptr_equal(bundle_dir_find(p.buf, &rel), &bd);
+		assert_string_equal(rel, "ranks/0/x");
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%sx/y", root); /* a sibling that shares the prefix */
+		assert_null(bundle_dir_find(p.buf, &rel));
+		bundle_dir_close(&bd);
+	}
+	strbuf_release(&err);
+	strbuf_release(&p);
+}
+
+/* The run directory: swapped for a symlink between its mkdir() and its
+ * open(): refused, one line, nothing written through it; ranks/ of a
+ * --rank-dir bundle that is a symlink: refused. */
+static void test_run_dir_replaced(void **state)
+{
+	struct strbuf err = STRBUF_INIT, p = STRBUF_INIT;
+
+	hook_on_mkdir = 1;
+	hook_prefix = ""; /* the first mkdirat(): the run directory */
+	assert_int_equal(bundle_create(&b, root, &err), -1);
+	assert_null(hook_prefix);
+	assert_one_line(&err, "run directory replaced before llmprof opened it: ");
+	assert_one_line(&err, "is a symlink; llmprof writes only into real directories");
+	assert_outside_empty();
+	bundle_release(&b);
+
+	strbuf_addf(&p, "%s/ranks", root);
+	assert_int_equal(symlink(outside, p.buf), 0);
+	bundle_fix(&b, root, "ranks/0");
+	strbuf_reset(&err);
+	assert_int_equal(bundle_make(&b, &err), -1);
+	assert_one_line(&err, "is a symlink; llmprof writes only into real directories");
+	assert_outside_empty();
+	bundle_release(&b);
+
+	/* and a plain one: made, opened, entered, logs/ inside */
+	assert_int_equal(bundle_create(&b, root, &err), 0);
+	assert_true(b.bd.fd >= 0);
+	assert_ptr_equal(bundle_dir_find(b.dir, NULL), &b.bd);
+	assert_int_equal(bundle_write(&b, "logs/x", "x", 1, &err), 0);
+	bundle_release(&b);
+	assert_null(bundle_dir_find(root, NULL));
+	strbuf_release(&err);
+	strbuf_release(&p);
+}
+
+/* No openat2() (ENOSYS): the same results from the walk alone, and
+ * openat2() is not asked again. Runs last: the answer is remembered. */
+static void test_without_openat2(void **state)
+{
+	int calls;
+
+	openat2_calls = 0;
+	test_swapped_after_check(state);
+	if (!openat2_calls) {
+		skip(); /* never reached for it: nothing to fall back from */
+		return;
+	}
+	teardown(state);
+	assert_int_equal(setup(state), 0);
+	openat2_enosys = 1;
+	test_swapped_after_check(state);
+	calls = openat2_calls;
+	teardown(state);
+	assert_int_equal(setup(state), 0);
+	test_swapped_at_worst_moment(state);
+	test_temp_then_rename(state);
+	assert_int_equal(openat2_calls, calls);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_names_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_swapped_after_check, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_swapped_at_worst_moment, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_temp_then_rename, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_root, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_dir_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_without_openat2, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
