@@ -644,7 +644,8 @@ int nsys_export_blobs(const char *nsys)
 	int ret = 0;
 
 	if (!nsys_exec_run(argv, env, NULL, 10000, &res, &err) && res.exited)
-		ret = strstr(res.out.buf, "--include-blobs") || strstr(res.err.buf, "--include-blobs");
+		ret = strstr(res.out.buf, "--include-blobs") ||
+		      strstr(res.err.buf, "--include-blobs");
 	nsys_exec_result_release(&res);
 	strbuf_release(&err);
 	return ret;

@@ -60,7 +60,7 @@ struct nsys_options {
 	const char *nvtx_capture;      /* stage or range name (llmprof syntax, see below) */
 	int gating_nvtx;	       /* pipeline.nsys.gating_nvtx: 0 = capture everything */
 	const char *cuda_graph_trace;  /* node|graph ["node"] */
-	int export_blobs;	       /* this nsys's export takes --include-blobs (nsys_export_blobs) */
+	int export_blobs; /* this nsys's export takes --include-blobs (nsys_export_blobs) */
 	const char *const *extra_args; /* pipeline.nsys.extra_args, appended verbatim */
 	size_t n_extra;
 	const char *output_base; /* e.g. "<run>/nsys/run" (no extension) */
