@@ -291,9 +291,10 @@ static void add_call(struct acc *r, const struct napi *x, int64_t n)
 	double scale = nccl_algbw_scale(x->type, (int)n);
 	double f = nccl_busbw_factor(x->type, (int)n);
 
-	if (!r->row.calls++)
+	r->row.calls++;
+	if (n > 0 && !r->row.nranks) /* calls of unknown communicator: no say */
 		r->row.nranks = (int)n;
-	else if (r->row.nranks != (int)n)
+	else if (n > 0 && r->row.nranks != (int)n)
 		r->row.nranks = -1;
 	if (x->op && !r->op_mixed && !r->row.op)
 		r->row.op = xstrdup(x->op);
