@@ -164,7 +164,7 @@ void report_coll_summary(const struct report_model *m, struct strbuf *out)
 
 int report_nccl_shown(const struct report_model *m)
 {
-	return m->ranks.coll.nr_api > 0 || m->ranks.coll.bytes_why;
+	return m->ranks.coll.nr_api > 0;
 }
 
 static void cell_bytes(struct rtable *t, uint64_t bytes, uint64_t n)
@@ -211,7 +211,7 @@ void report_nccl_summary(const struct report_model *m, struct strbuf *out)
 	const struct report_collectives *c = &m->ranks.coll;
 	uint64_t calls = 0, sized = 0, bytes = 0, launched = 0;
 
-	if (!report_nccl_shown(m))
+	if (!report_nccl_shown(m) && !(report_coll_shown(m) && c->bytes_why))
 		return;
 	for (size_t i = 0; i < c->nr_api; i++) {
 		calls += c->api[i].calls;

@@ -530,12 +530,14 @@ static void collectives_json(json_t *root, const struct report_ranks *rs)
 }
 
 /* "nccl_calls": the NCCL API calls and their bytes, per process and type,
- * only when the trace has NCCL calls or NCCL kernels without them. */
-static void nccl_calls_json(json_t *root, const struct report_collectives *c)
+ * only when the trace has NCCL calls, or (with "collectives") NCCL kernels
+ * without them. */
+static void nccl_calls_json(json_t *root, const struct report_ranks *rs)
 {
+	const struct report_collectives *c = &rs->coll;
 	json_t *o, *a;
 
-	if (!c->nr_api && !c->bytes_why)
+	if (!c->nr_api && !(c->bytes_why && rs->nr >= 2 && c->available))
 		return;
 	o = json_object();
 	set(o, "bytes_unknown_why", jstr_checked(c->bytes_why));
@@ -687,7 +689,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(root, "trust", trust_json(&m->trust));
 	ranks_json(root, &m->ranks);
 	collectives_json(root, &m->ranks);
-	nccl_calls_json(root, &m->ranks.coll);
+	nccl_calls_json(root, &m->ranks);
 
 	/* 10 significant digits: enough for ns sums over hours, stable across libcs */
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
