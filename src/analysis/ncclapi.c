@@ -234,13 +234,13 @@ static void attribute_kernels(const struct trace *t, struct napis *a)
 	free(c);
 }
 
-/* Ranks of communicator comm, from the init ranges; 0 unknown. */
-static int64_t comm_ranks(const struct napis *a, const struct napi *x)
+/* Ranks of x's communicator, from the init ranges (a few: one per
+ * communicator and process) gathered in inits[0..n); 0 unknown. */
+static int64_t comm_ranks(const struct napi *const *inits, size_t n, const struct napi *x)
 {
-	for (size_t i = 0; x->has_comm && i < a->n; i++)
-		if (a->v[i].init && a->v[i].has_comm && a->v[i].comm == x->comm &&
-		    a->v[i].nranks > 0)
-			return a->v[i].nranks;
+	for (size_t i = 0; x->has_comm && i < n; i++)
+		if (inits[i]->has_comm && inits[i]->comm == x->comm && inits[i]->nranks > 0)
+			return inits[i]->nranks;
 	return 0;
 }
 
@@ -326,8 +326,13 @@ static void add_call(struct acc *r, const struct napi *x, int64_t n)
 static void make_rows(struct report_model *m, const struct napis *a)
 {
 	struct acc *r = xcalloc(a->n + 1, sizeof(*r));
+	const struct napi **inits = xcalloc(a->n + 1, sizeof(*inits));
 	struct report_collectives *c = &m->ranks.coll;
-	size_t nr = 0;
+	size_t nr = 0, ni = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].init && a->v[i].nranks > 0 && ni < 1024)
+			inits[ni++] = &a->v[i];
 
 	for (size_t i = 0; i < a->n; i++) {
 		const struct napi *x = &a->v[i];
@@ -345,7 +350,7 @@ static void make_rows(struct report_model *m, const struct napis *a)
 					       .type = x->type,
 					       .alg_ok = 1,
 					       .bus_ok = 1};
-		add_call(&r[k], x, comm_ranks(a, x));
+		add_call(&r[k], x, comm_ranks(inits, ni, x));
 	}
 	qsort(r, nr, sizeof(*r), cmp_acc);
 	c->api = xcalloc(nr + 1, sizeof(*c->api));
@@ -364,6 +369,7 @@ static void make_rows(struct report_model *m, const struct napis *a)
 			row->busbw_gbs = rnum_of(r[k].busbw_bytes / r[k].bw_ns);
 	}
 	c->nr_api = nr;
+	free(inits);
 	free(r);
 }
 
