@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
@@ -31,6 +32,16 @@ struct init_params { /* NCCL's NcclNvtxParamsCommInitRank */
 	uint64_t comm;
 	int nranks, rank, cuda_dev;
 };
+
+/* Zeroed padding, so that the bytes the tracer copies are known (set in
+ * place: a struct copy need not copy its padding). */
+static void coll(struct coll_params *p, size_t bytes, int op)
+{
+	memset(p, 0, sizeof(*p));
+	p->comm = 0x68D0C2D9DE8A3A2Dull;
+	p->bytes = bytes;
+	p->op = op;
+}
 
 static uint64_t register_schemas(nvtxDomainHandle_t dom)
 {
@@ -106,9 +117,13 @@ static void push_ext(nvtxDomainHandle_t dom, nvtxStringHandle_t fn, const void *
 static void init_range(nvtxDomainHandle_t dom)
 {
 	nvtxStringHandle_t fn = nvtxDomainRegisterStringA(dom, "ncclCommInitRankConfig");
-	struct init_params ip = {0x68D0C2D9DE8A3A2Dull, 2, 0, 0};
+	struct init_params ip;
 	nvtxPayloadData_t pd[] = {{SID(2), sizeof(ip), &ip}};
 	nvtxEventAttributes_t ev = {0};
+
+	memset(&ip, 0, sizeof(ip));
+	ip.comm = 0x68D0C2D9DE8A3A2Dull;
+	ip.nranks = 2;
 
 	ev.version = NVTX_VERSION;
 	ev.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
@@ -122,7 +137,7 @@ static void init_range(nvtxDomainHandle_t dom)
  * range without bytes (or with the bytes a valid payload beside it has). */
 static void bogus(nvtxDomainHandle_t dom, nvtxStringHandle_t fn)
 {
-	struct coll_params p = {0x68D0C2D9DE8A3A2Dull, 512, 0};
+	struct coll_params p;
 	nvtxPayloadData_t unknown[] = {{SID(40), sizeof(p), &p}};
 	nvtxPayloadData_t null_data[] = {{SID(5), sizeof(p), NULL}};
 	nvtxPayloadData_t empty[] = {{SID(5), 0, &p}};
@@ -130,6 +145,7 @@ static void bogus(nvtxDomainHandle_t dom, nvtxStringHandle_t fn)
 	nvtxPayloadData_t three[] = {
 	    {SID(5), sizeof(p), &p}, {SID(5), sizeof(p), &p}, {SID(5), sizeof(p), &p}};
 
+	coll(&p, 512, 0);
 	push_ext(dom, fn, NULL, 1); /* NULL array */
 	nvtxDomainRangePop(dom);
 	push_ext(dom, fn, unknown, 0); /* no payloads */
@@ -157,8 +173,10 @@ int main(void)
 	init_range(dom);
 	nvtxRangePushA("decode");
 	for (i = 0; i < 3; i++) {
-		struct coll_params p = {0x68D0C2D9DE8A3A2Dull, (size_t)4096 << i, i == 2 ? 2 : 0};
+		struct coll_params p;
 		nvtxPayloadData_t pd[] = {{SID(5), sizeof(p), &p}};
+
+		coll(&p, (size_t)4096 << i, i == 2 ? 2 : 0);
 
 		push_ext(dom, fn, pd, 1);
 		nvtxRangePushPayload(dom, pd, 1);
