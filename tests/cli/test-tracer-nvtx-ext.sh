@@ -44,6 +44,38 @@ for name in ("InitializeInjection", "InitializeInjectionNvtx", "InitializeInject
 print("entry points: all in the tracer")
 PY
 
+# 1b. The extension entry point takes the payload module only, as NVTX
+#     describes it (version 3, compatibility 0x0103 or 0x0104, one segment
+#     with the slots it fills), and declines the rest untouched: the
+#     counters and memory modules, a newer compatibility id, other layouts.
+mkdir "$t/ctypes-log"
+LLMPROF_TRACE_OUT="$t/ctypes-log" LLMPROF_TRACE_CUDA=0 python3 - "$so" <<'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+class Seg(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_size_t), ("slotCount", ctypes.c_size_t),
+                ("slots", ctypes.POINTER(ctypes.c_ssize_t))]
+class Info(ctypes.Structure):
+    _fields_ = [("nvtxVer", ctypes.c_uint16), ("structSize", ctypes.c_uint16),
+                ("moduleId", ctypes.c_uint16), ("compatId", ctypes.c_uint16),
+                ("segmentsCount", ctypes.c_size_t), ("segments", ctypes.POINTER(Seg)),
+                ("getExport", ctypes.c_void_p), ("extInfo", ctypes.c_void_p)]
+init = lib.InitializeInjectionNvtxExtension
+init.argtypes = [ctypes.POINTER(Info)]
+def call(module=2, compat=0x0104, nseg=1, nslots=63, ver=3, size=ctypes.sizeof(Info)):
+    slots = (ctypes.c_ssize_t * 64)()
+    segs = (Seg * 2)(Seg(0, nslots, slots), Seg(1, nslots, slots))
+    info = Info(ver, size, module, compat, nseg, segs, None, None)
+    return init(ctypes.byref(info)), [i for i in range(64) if slots[i]]
+assert call() == (1, [0, 1, 3, 4]), call()
+assert call(compat=0x0103)[0] == 1
+for bad in (dict(module=4), dict(module=1), dict(compat=0x0105), dict(compat=0x0102),
+            dict(nseg=2), dict(nseg=0), dict(nslots=4), dict(ver=2), dict(size=16)):
+    assert call(**bad) == (0, []), (bad, call(**bad))
+assert init(None) == 0
+print("extension modules: the payload module taken, the rest declined")
+PY
+
 # 2. The program under the tracer: NVTX only, then as CUDA would load it.
 for cuda in 0 1; do
 	rm -rf "$t/log" && mkdir "$t/log"
