@@ -5,7 +5,9 @@ per step, and rank 0 prints a checksum. Without torchrun (--spawn N) a
 parent that does no GPU work spawns N worker processes that do the same
 without collectives. Each rank or worker prints its decode time measured
 with CUDA events around the decode loop (decode_ms), to compare with
-llmprof's per-rank decode GPU span. Random weights; needs PyTorch with CUDA."""
+llmprof's per-rank decode GPU span; each rank also prints its all_reduce
+calls and their bytes (elements x element size), to compare with the
+bytes llmprof reads from NCCL's NVTX payloads. Random weights; needs PyTorch with CUDA."""
 import argparse
 import os
 import torch
@@ -21,8 +23,10 @@ def work(rank, world, dist, a):
     # warm-up outside the ranges: cuBLAS picks its kernels for both shapes
     # and NCCL sets up its communicator, so the timed decode is steady state
     y = torch.tanh(x[-a.rows:] @ w)
+    work.allreduces = []  # bytes of each all_reduce, as the program knows them
     if dist:
         torch.distributed.all_reduce(y)
+        work.allreduces.append(y.numel() * y.element_size())
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push("prefill")
     x = torch.tanh(x @ w)
@@ -41,6 +45,7 @@ def work(rank, world, dist, a):
         x = torch.tanh(y)
         if dist:
             torch.distributed.all_reduce(x)
+            work.allreduces.append(x.numel() * x.element_size())
             x = x / world
         torch.cuda.nvtx.range_pop()
     end.record()
@@ -72,4 +77,6 @@ if __name__ == "__main__":
         if r == 0:
             print("checksum %.6f" % c)
         print("rank %d pid %d decode_ms %.3f" % (r, os.getpid(), work.decode_ms), flush=True)
+        print("rank %d pid %d all_reduce calls %d bytes %d"
+              % (r, os.getpid(), len(work.allreduces), sum(work.allreduces)), flush=True)
         torch.distributed.destroy_process_group()

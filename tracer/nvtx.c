@@ -13,6 +13,10 @@
 #include "tracer.h"
 #include "trace/tracer_env.h"
 
+/* NVTX_PAYLOAD_TYPE_EXT of nvToolsExtPayload.h (not included here: it
+ * would define the extension's API in the tracer) */
+#define NVTX_PAYLOAD_TYPE_EXT_VALUE ((int32_t)0xDFBD0009)
+
 static uint64_t g_next_domain = 1;
 static uint64_t g_next_string = 1;
 static uint64_t g_next_range = 1;
@@ -218,9 +222,18 @@ static void NVTX_API range_end(nvtxRangeId_t id)
 {
 	end_event(TLOG_NVTX_END, id, 0);
 }
+/* The payloads of an EXT payload (nvToolsExtPayload.h: ullValue points to
+ * an nvtxPayloadData_t array, reserved0 is its length). */
+static void ext_payload(uint64_t domain, const nvtxEventAttributes_t *a)
+{
+	if (a && a->payloadType == NVTX_PAYLOAD_TYPE_EXT_VALUE && a->reserved0 > 0)
+		tracer_nvtx_payload(domain, (const void *)(uintptr_t)a->payload.ullValue,
+				    (size_t)a->reserved0);
+}
 static int NVTX_API push_ex(const nvtxEventAttributes_t *a)
 {
 	event(TLOG_NVTX_PUSH, 0, 0, a, NULL, NULL);
+	ext_payload(0, a);
 	return tl_depth++;
 }
 static int NVTX_API push_a(const char *m)
@@ -291,7 +304,22 @@ static void NVTX_API d_range_end(nvtxDomainHandle_t d, nvtxRangeId_t id)
 static int NVTX_API d_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
 	event(TLOG_NVTX_PUSH, 0, domain_id(d), a, NULL, NULL);
+	ext_payload(domain_id(d), a);
 	return tl_depth++;
+}
+/* nvtxRangePushPayload: a range with no message; nvtxRangePopPayload: the
+ * payloads go to the innermost open range of the domain, then it ends. */
+int tracer_nvtx_push_payload(void *d, const void *data, size_t count)
+{
+	event(TLOG_NVTX_PUSH, 0, domain_id(d), NULL, NULL, NULL);
+	tracer_nvtx_payload(domain_id(d), data, count);
+	return tl_depth++;
+}
+int tracer_nvtx_pop_payload(void *d, const void *data, size_t count)
+{
+	tracer_nvtx_payload(domain_id(d), data, count);
+	end_event(TLOG_NVTX_POP, 0, domain_id(d));
+	return tl_depth > 0 ? --tl_depth : -1;
 }
 static int NVTX_API d_pop(nvtxDomainHandle_t d)
 {
@@ -428,8 +456,9 @@ int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
  * which expects CUPTI's own NVTX support to be set up and crashes when it is
  * not (every NCCL program died in ncclGetUniqueId: NCCL registers payload
  * schemas through the extension). So the tracer defines each name NVTX
- * looks up. The extension modules (payloads, counters, memory) are not
- * recorded: returning 0 makes NVTX turn their calls into no-ops. NVTX v1's
+ * looks up. The payload module is taken by nvtx_payload.c (NCCL's message
+ * sizes); the others (counters, memory) are not recorded: returning 0
+ * makes NVTX turn their calls into no-ops. NVTX v1's
  * entry point is declined the same way (core ranges arrive through
  * InitializeInjectionNvtx2). */
 __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(void *module_info);
@@ -437,8 +466,9 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx(void *get_exp
 
 int InitializeInjectionNvtxExtension(void *module_info)
 {
-	(void)module_info;
-	return 0;
+	if (tracer_env_u64(TRACER_ENV_NVTX, 1, 1) == 0)
+		return 0;
+	return tracer_nvtx_ext_init(module_info);
 }
 
 int InitializeInjectionNvtx(void *get_export_table)

@@ -46,6 +46,16 @@ HIDDEN void tracer_diag(int level, int code, const char *fmt, ...)
 HIDDEN void tracer_flush_all(void);
 HIDDEN uint64_t tracer_env_u64(const char *name, uint64_t def, uint64_t max);
 
+/* nvtx_payload.c: NVTX's payload extension. tracer_nvtx_ext_init() fills
+ * the module's slots (1) or declines it (0); tracer_nvtx_payload() writes
+ * the payloads of an nvtxPayloadData_t array of count (NULL, unknown
+ * schemas and empty payloads: nothing) to the calling thread's buffer. */
+HIDDEN int tracer_nvtx_ext_init(void *module_info);
+HIDDEN void tracer_nvtx_payload(uint64_t domain, const void *data, size_t count);
+/* nvtx.c: nvtxRangePushPayload / nvtxRangePopPayload, for the slots. */
+HIDDEN int tracer_nvtx_push_payload(void *domain, const void *data, size_t count);
+HIDDEN int tracer_nvtx_pop_payload(void *domain, const void *data, size_t count);
+
 /* Longest string kept in one record; longer ones are cut (and say so). */
 #define TRACER_MAX_STR 16000u
 

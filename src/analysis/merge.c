@@ -67,6 +67,35 @@ static double jnum_or_none(json_t *o, const char *key)
 	return json_is_number(v) && json_number_value(v) >= 0 ? json_number_value(v) : -1;
 }
 
+/* The rank's NCCL calls and bytes from its metrics.json "nccl_calls". */
+static void read_nccl(struct merge_rank *mr, json_t *nc)
+{
+	json_t *rows = json_object_get(nc, "by_process"), *x;
+	size_t i;
+
+	if (session_jstr(nc, "bytes_unknown_why"))
+		mr->nccl_why = xstrdup(session_jstr(nc, "bytes_unknown_why"));
+	if (!json_is_array(rows) || !json_array_size(rows))
+		return;
+	mr->nccl = xcalloc(json_array_size(rows), sizeof(*mr->nccl));
+	json_array_foreach(rows, i, x)
+	{
+		struct merge_nccl *n = &mr->nccl[mr->nnccl];
+
+		if (!session_jstr(x, "type"))
+			continue;
+		n->type = xstrdup(session_jstr(x, "type"));
+		n->calls = (uint64_t)jnum(x, "calls");
+		n->sized = (uint64_t)jnum(x, "sized_calls");
+		n->bytes = (uint64_t)jnum(x, "bytes");
+		n->kernel_ms = jnum(x, "kernel_time_ms");
+		n->algbw_gbps = jnum_or_none(x, "algbw_gbps");
+		n->busbw_gbps = jnum_or_none(x, "busbw_gbps");
+		n->ranks = (int)jnum(x, "ranks");
+		mr->nnccl++;
+	}
+}
+
 /* status.json's state, metrics.json's stages, rank.json's host and world
  * size. -1 with err when a file that exists does not parse. */
 static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, struct strbuf *err)
@@ -123,6 +152,7 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 					 k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet");
 		}
 	}
+	read_nccl(mr, m ? json_object_get(m, "nccl_calls") : NULL);
 	ret = 0;
 out:
 	json_decref(st);
@@ -442,6 +472,10 @@ void merge_result_release(struct merge_result *r)
 	for (size_t i = 0; i < r->nranks; i++) {
 		free(r->ranks[i].host);
 		free(r->ranks[i].why);
+		for (size_t j = 0; j < r->ranks[i].nnccl; j++)
+			free(r->ranks[i].nccl[j].type);
+		free(r->ranks[i].nccl);
+		free(r->ranks[i].nccl_why);
 	}
 	free(r->ranks);
 	free(r->missing);

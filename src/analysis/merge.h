@@ -18,6 +18,15 @@
 
 enum { MERGE_PREFILL, MERGE_DECODE, MERGE_NSTAGES };
 
+/* One row of a rank's own NCCL calls and bytes (its metrics.json
+ * "nccl_calls", analysis/ncclapi.h): one per process and type. */
+struct merge_nccl {
+	char *type; /* owned: "AllReduce", ... */
+	uint64_t calls, sized, bytes;
+	double kernel_ms, algbw_gbps, busbw_gbps; /* bandwidths: -1 = n/a */
+	int ranks;				  /* communicator size; 0 = unknown */
+};
+
 struct merge_rank {
 	int rank;
 	char *host;		 /* owned: rank.json's, else the collectives', else "" */
@@ -31,6 +40,9 @@ struct merge_rank {
 	 * metrics.json states them: the model's whole work in its stage time;
 	 * -1 = not stated. The merge shares the work (merge_result.split). */
 	double util[MERGE_NSTAGES];
+	struct merge_nccl *nccl; /* owned; none without NCCL calls */
+	size_t nnccl;
+	char *nccl_why; /* owned: why its bytes are unknown, NULL when known or none */
 };
 
 /* How the model's work is shared by the ranks, read from the collectives

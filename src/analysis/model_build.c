@@ -10,6 +10,7 @@
 #include "analysis/analytic.h"
 #include "analysis/findings.h"
 #include "analysis/join.h"
+#include "analysis/ncclapi.h"
 #include "analysis/peaks.h"
 #include "analysis/ranks.h"
 #include "analysis/session.h"
@@ -384,6 +385,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	strbuf_add(&res->analyze_msg, a->msg.buf, a->msg.len);
 	model_fill_from_analysis(m, a);
 	ranks_fill(m, a);
+	if (a->have_tl) /* reads the payload tables; changes nothing */
+		nccl_api_fill(m, (struct trace *)&a->trace);
 	if (o->run_dir)
 		sel = fill_selection(m, o->run_dir, o->cfg);
 	if (ncu) {

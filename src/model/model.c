@@ -38,6 +38,13 @@ static void free_strv(char **v, size_t n)
 
 static void coll_release(struct report_collectives *c)
 {
+	for (size_t i = 0; i < c->nr_api; i++) {
+		free(c->api[i].label);
+		free(c->api[i].type);
+		free(c->api[i].op);
+	}
+	free(c->api);
+	free(c->bytes_why);
 	free(c->stragglers);
 	for (size_t i = 0; i < c->nr_hosts; i++)
 		free(c->hosts[i].name);

@@ -467,7 +467,31 @@ struct report_coll_mismatch {
 	uint64_t stream, min_calls, max_calls, ranks_short;
 	int min_rank, max_rank; /* indexes into report_ranks.v */
 };
+/* One (process, collective type) of the NCCL API calls the trace's NVTX
+ * ranges of domain "NCCL" record, with what their extended payloads say
+ * (analysis/ncclapi.c; docs/collectives.md "Bytes"). Filled with one
+ * process too. */
+struct report_nccl_api {
+	char *label;	   /* the process: "rank 0", "pid 4242" (owned) */
+	char *type;	   /* "AllReduce", ... (owned) */
+	char *op;	   /* reduction operation all its calls name, else NULL (owned) */
+	uint64_t calls;	   /* NCCL API calls */
+	uint64_t sized;	   /* of them, with a message size */
+	uint64_t bytes;	   /* their summed message sizes, as NCCL records them */
+	uint64_t launched; /* calls that launched an NCCL kernel (inside the range, same thread) */
+	uint64_t kernels;  /* NCCL kernels those launched */
+	int64_t kernel_ns; /* their summed durations */
+	int nranks;	   /* communicator size; 0 = unknown, -1 = differs between calls */
+	struct rnum algbw_gbs, busbw_gbs; /* over calls sized and launched, 1e9 bytes/s */
+};
+
 struct report_collectives {
+	/* NCCL API calls and their bytes (report_nccl_api), in process then
+	 * type order; bytes_why: NULL when sizes were read, else why they are
+	 * unknown ("nsys export without --include-blobs", ...) */
+	struct report_nccl_api *api; /* owned */
+	size_t nr_api;
+	char *bytes_why;
 	int available;		   /* some rank ran an NCCL kernel */
 	uint64_t calls, instances; /* NCCL kernels; collectives matched across ranks */
 	struct report_coll_straggler *stragglers; /* most often last first (owned) */

@@ -447,12 +447,17 @@ out:
 	return ret;
 }
 
-void nsys_build_export(const char *nsys, const char *rep, const char *sqlite, struct nsys_args *out)
+void nsys_build_export(const char *nsys, const char *rep, const char *sqlite, int blobs,
+		       struct nsys_args *out)
 {
 	nsys_args_push(out, nsys ? nsys : "nsys");
 	nsys_args_push(out, "export");
 	nsys_args_push(out, "--type");
 	nsys_args_push(out, "sqlite");
+	if (blobs) {
+		nsys_args_push(out, "--include-blobs");
+		nsys_args_push(out, "true");
+	}
 	nsys_args_push(out, "--force-overwrite");
 	nsys_args_push(out, "true");
 	nsys_args_push(out, "--quiet");
@@ -630,18 +635,35 @@ static void step_failed(struct nsys_step *s, const struct nsys_exec_result *res,
 	strbuf_release(&tail);
 }
 
+int nsys_export_blobs(const char *nsys)
+{
+	const char *argv[] = {nsys ? nsys : "nsys", "export", "--help", NULL};
+	static const char *const env[] = {"LC_ALL=C", NULL};
+	struct nsys_exec_result res = NSYS_EXEC_RESULT_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int ret = 0;
+
+	if (!nsys_exec_run(argv, env, NULL, 10000, &res, &err) && res.exited)
+		ret = strstr(res.out.buf, "--include-blobs") ||
+		      strstr(res.err.buf, "--include-blobs");
+	nsys_exec_result_release(&res);
+	strbuf_release(&err);
+	return ret;
+}
+
 int nsys_step_export(const char *nsys, const char *rep, const char *sqlite, uint64_t timeout_ms,
 		     struct nsys_step *s, struct strbuf *err)
 {
 	struct nsys_exec_result res = NSYS_EXEC_RESULT_INIT;
 	int ret = -1;
 
-	nsys_build_export(nsys, rep, sqlite, &s->argv);
 	if (!path_exists(rep)) {
+		nsys_build_export(nsys, rep, sqlite, 0, &s->argv);
 		strbuf_addf(&s->message, "no report to export: '%s' does not exist", rep);
 		ret = 0;
 		goto out;
 	}
+	nsys_build_export(nsys, rep, sqlite, nsys_export_blobs(nsys), &s->argv);
 	if (run_step(s, timeout_ms, &res, err))
 		goto out;
 	ret = 0;

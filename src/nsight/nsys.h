@@ -60,6 +60,7 @@ struct nsys_options {
 	const char *nvtx_capture;      /* stage or range name (llmprof syntax, see below) */
 	int gating_nvtx;	       /* pipeline.nsys.gating_nvtx: 0 = capture everything */
 	const char *cuda_graph_trace;  /* node|graph ["node"] */
+	int export_blobs; /* this nsys's export takes --include-blobs (nsys_export_blobs) */
 	const char *const *extra_args; /* pipeline.nsys.extra_args, appended verbatim */
 	size_t n_extra;
 	const char *output_base; /* e.g. "<run>/nsys/run" (no extension) */
@@ -111,9 +112,17 @@ const char *nsys_effective_capture_range(const struct nsys_options *o);
  * rejects it ("option is ambiguous"). 0 or -1 with err (invalid options). */
 int nsys_build_profile(const struct nsys_options *o, struct nsys_args *out, struct strbuf *err);
 
-/* nsys export --type sqlite --force-overwrite true --quiet true -o SQLITE REP */
-void nsys_build_export(const char *nsys, const char *rep, const char *sqlite,
+/* nsys export --type sqlite [--include-blobs true] --force-overwrite true
+ * --quiet true -o SQLITE REP. With blobs, NVTX extended payloads (NCCL's
+ * message sizes, docs/collectives.md) are exported as NVTX_EVENTS.binaryData;
+ * without, those rows say nothing of them. */
+void nsys_build_export(const char *nsys, const char *rep, const char *sqlite, int blobs,
 		       struct nsys_args *out);
+
+/* 1 when `NSYS export --help` lists --include-blobs (nsys 2024.x on; older
+ * ones reject the option, so it is asked once rather than assumed), else 0,
+ * also when nsys cannot be run (10 s limit). */
+int nsys_export_blobs(const char *nsys);
 
 /* nsys stats -r cuda_gpu_kern_sum -f csv --force-overwrite true -o BASE INPUT
  * -> BASE_cuda_gpu_kern_sum.csv. INPUT is the exported .sqlite, so nsys does

@@ -146,6 +146,8 @@ int run_choose_backend(struct run_ctx *rc, struct strbuf *err, int *code)
 			strbuf_reset(err);
 		}
 		p->nsys.nsys = p->nsys_path;
+		/* asked once, here: the export step's argv is fixed in the plan */
+		p->nsys.export_blobs = p->nsys_path && nsys_export_blobs(p->nsys_path);
 		p->pp.nsys = &p->nsys;
 	}
 	ret = 0;

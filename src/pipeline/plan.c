@@ -324,7 +324,7 @@ static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
 	path_join(&rep, pp->run_dir, "nsys/run.nsys-rep");
 	path_join(&db, pp->run_dir, "nsys/run.sqlite");
 	path_join(&base, pp->run_dir, "nsys/summary");
-	nsys_build_export(pp->nsys->nsys, rep.buf, db.buf, &na);
+	nsys_build_export(pp->nsys->nsys, rep.buf, db.buf, pp->nsys->export_blobs, &na);
 	strv_from_nsys(&v, &na);
 	s = plan_add(p, "nsys-export", STEP_KIND_TOOL);
 	s->argv = strv_finish(&v);

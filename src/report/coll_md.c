@@ -2,7 +2,9 @@
  * (model_tables.h): per rank and type, stragglers, exposed communication
  * per stage, the hosts' clocks, and the sentences that introduce them.
  * Reads m->ranks.coll and each rank's coll (analysis/ranks_coll.c fills
- * them); with one process or no NCCL kernel every table is empty. */
+ * them); with one process or no NCCL kernel every table is empty, but for
+ * the NCCL API calls and their bytes (analysis/ncclapi.c), shown with any
+ * number of processes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,16 +162,117 @@ void report_coll_summary(const struct report_model *m, struct strbuf *out)
 	strbuf_addch(out, '\n');
 }
 
+int report_nccl_shown(const struct report_model *m)
+{
+	return m->ranks.coll.nr_api > 0;
+}
+
+static void cell_bytes(struct rtable *t, uint64_t bytes, uint64_t n)
+{
+	if (n)
+		rtable_cellf(t, "%.0f", (double)bytes / (double)n);
+	else
+		rtable_cell(t, FMT_NA);
+}
+
+void rtable_nccl_api(const struct report_model *m, struct rtable *t)
+{
+	const struct report_collectives *c = &m->ranks.coll;
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "llrrrlrrrrr", 0, "Process", "Collective", "Calls", "Bytes/call", "Bytes",
+		    "Op", "Ranks", "Launched", "Kernel time (ms)", "algbw (GB/s)", "busbw (GB/s)",
+		    NULL);
+	for (size_t i = 0; i < c->nr_api; i++) {
+		const struct report_nccl_api *r = &c->api[i];
+
+		rtable_cell(t, r->label);
+		rtable_cell(t, r->type);
+		rtable_cellf(t, "%llu", (unsigned long long)r->calls);
+		cell_bytes(t, r->bytes, r->sized);
+		cell_bytes(t, r->bytes, r->sized ? 1 : 0);
+		rtable_cell(t, r->op ? r->op : FMT_NA);
+		if (r->nranks > 0)
+			rtable_cellf(t, "%d", r->nranks);
+		else
+			rtable_cell(t, r->nranks < 0 ? "mixed" : FMT_NA);
+		rtable_cellf(t, "%llu", (unsigned long long)r->launched);
+		cell_ns(t, &sb, r->kernel_ns);
+		fmt_fixed(&sb, r->algbw_gbs, 2);
+		rtable_cell_sb(t, &sb);
+		fmt_fixed(&sb, r->busbw_gbs, 2);
+		rtable_cell_sb(t, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+void report_nccl_summary(const struct report_model *m, struct strbuf *out)
+{
+	const struct report_collectives *c = &m->ranks.coll;
+	uint64_t calls = 0, sized = 0, bytes = 0, launched = 0;
+
+	if (!report_nccl_shown(m) && !(report_coll_shown(m) && c->bytes_why))
+		return;
+	for (size_t i = 0; i < c->nr_api; i++) {
+		calls += c->api[i].calls;
+		sized += c->api[i].sized;
+		bytes += c->api[i].bytes;
+		launched += c->api[i].launched;
+	}
+	if (!c->nr_api) {
+		strbuf_addf(out, "NCCL message sizes: n/a (%s).\n", c->bytes_why);
+		return;
+	}
+	strbuf_addf(out, "%llu NCCL collective API calls", (unsigned long long)calls);
+	if (sized) {
+		strbuf_addstr(out, " moved ");
+		fmt_si(out, rnum_of((double)bytes), "B");
+		strbuf_addf(out, " as NCCL counts it (%llu of them with a size)",
+			    (unsigned long long)sized);
+	} else {
+		strbuf_addf(out, "; bytes n/a (%s)", c->bytes_why ? c->bytes_why : "not recorded");
+	}
+	if (!launched)
+		strbuf_addstr(out, "; none launched a kernel (nothing to move between ranks: a "
+				   "communicator of one rank, or a grouped launch)");
+	else if (launched < calls)
+		strbuf_addf(out, "; %llu launched no kernel of their own",
+			    (unsigned long long)(calls - launched));
+	strbuf_addstr(out, ".\n");
+}
+
+/* The NCCL calls table with its sentence (report.md). */
+static void nccl_md(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+
+	if (!m->ranks.coll.nr_api)
+		return;
+	strbuf_addstr(out, "\nNCCL API calls (NVTX ranges of domain NCCL) and the bytes their "
+			   "payloads record; bandwidths over the calls that launched a kernel "
+			   "(docs/collectives.md \"Bytes\"):\n\n");
+	rtable_nccl_api(m, &t);
+	rtable_md(&t, out);
+	rtable_release(&t);
+}
+
 /* "## Collectives" of report.md. */
 void report_coll_md(const struct report_model *m, struct strbuf *out)
 {
 	const struct report_collectives *c = &m->ranks.coll;
 	struct rtable t;
 
-	if (!report_coll_shown(m))
+	if (!report_coll_shown(m)) {
+		if (!report_nccl_shown(m))
+			return;
+		strbuf_addstr(out, "\n## Collectives\n\n");
+		report_nccl_summary(m, out);
+		nccl_md(m, out);
 		return;
+	}
 	strbuf_addstr(out, "\n## Collectives\n\n");
 	report_coll_summary(m, out);
+	report_nccl_summary(m, out);
 	strbuf_addstr(out,
 		      "\nCollectives are matched across ranks by their order on each NCCL stream. "
 		      "Wait is the time a rank's collective ran before the last rank arrived; "
@@ -177,6 +280,7 @@ void report_coll_md(const struct report_model *m, struct strbuf *out)
 	rtable_coll_ranks(m, &t);
 	rtable_md(&t, out);
 	rtable_release(&t);
+	nccl_md(m, out);
 	rtable_coll_stragglers(m, &t);
 	if (rtable_rows(&t)) {
 		strbuf_addstr(out, "\nStragglers (lateness: after the median arrival of the "

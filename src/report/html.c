@@ -297,8 +297,20 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	struct strbuf s = STRBUF_INIT;
 	struct rtable t;
 
-	if (m->ranks.nr < 2)
+	if (m->ranks.nr < 2) {
+		if (!report_nccl_shown(m))
+			return;
+		strbuf_addstr(out, "<h3>Collectives</h3>\n<p class=\"note\">");
+		report_nccl_summary(m, &s);
+		xml_text(out, s.buf);
+		strbuf_release(&s);
+		strbuf_addstr(out, "</p>\n");
+		if (m->ranks.coll.nr_api) {
+			rtable_nccl_api(m, &t);
+			html_table(&t, out);
+		}
 		return;
+	}
 	strbuf_addstr(out, "<h3>Ranks</h3>\n<p class=\"note\">");
 	report_ranks_intro(m, &s);
 	xml_text(out, s.buf);
@@ -322,6 +334,7 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	 * run looks for first */
 	strbuf_addstr(out, "<h3>Collectives</h3>\n<p class=\"note\">");
 	report_coll_summary(m, &s);
+	report_nccl_summary(m, &s);
 	xml_text(out, s.buf);
 	strbuf_release(&s);
 	strbuf_addstr(out, "</p>\n");
@@ -331,6 +344,10 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	rtable_release(&t);
 	rtable_coll_ranks(m, &t);
 	html_table(&t, out);
+	if (m->ranks.coll.nr_api) {
+		rtable_nccl_api(m, &t);
+		html_table(&t, out);
+	}
 }
 
 void report_render_html(const struct report_model *m, struct strbuf *out)

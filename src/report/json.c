@@ -529,6 +529,43 @@ static void collectives_json(json_t *root, const struct report_ranks *rs)
 	set(root, "collectives", o);
 }
 
+/* "nccl_calls": the NCCL API calls and their bytes, per process and type,
+ * only when the trace has NCCL calls, or (with "collectives") NCCL kernels
+ * without them. */
+static void nccl_calls_json(json_t *root, const struct report_ranks *rs)
+{
+	const struct report_collectives *c = &rs->coll;
+	json_t *o, *a;
+
+	if (!c->nr_api && !(c->bytes_why && rs->nr >= 2 && c->available))
+		return;
+	o = json_object();
+	set(o, "bytes_unknown_why", jstr_checked(c->bytes_why));
+	a = json_array();
+	for (size_t i = 0; i < c->nr_api; i++) {
+		const struct report_nccl_api *r = &c->api[i];
+		json_t *x = json_object();
+
+		set(x, "process", jstr_checked(r->label));
+		set(x, "type", jstr_checked(r->type));
+		set(x, "op", jstr_checked(r->op));
+		set(x, "calls", json_integer((json_int_t)r->calls));
+		set(x, "sized_calls", json_integer((json_int_t)r->sized));
+		set(x, "bytes", r->sized ? json_integer((json_int_t)r->bytes) : json_null());
+		set(x, "bytes_per_call",
+		    r->sized ? json_real((double)r->bytes / (double)r->sized) : json_null());
+		set(x, "launched_calls", json_integer((json_int_t)r->launched));
+		set(x, "kernels", json_integer((json_int_t)r->kernels));
+		set(x, "kernel_time_ms", ms_json(r->kernel_ns));
+		set(x, "ranks", r->nranks > 0 ? json_integer(r->nranks) : json_null());
+		set(x, "algbw_gbps", jnum(r->algbw_gbs));
+		set(x, "busbw_gbps", jnum(r->busbw_gbs));
+		json_array_append_new(a, x);
+	}
+	set(o, "by_process", a);
+	set(root, "nccl_calls", o);
+}
+
 /* The trust report: null when no trace was checked, else its items. */
 static json_t *trust_json(const struct report_trust *tr)
 {
@@ -652,6 +689,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(root, "trust", trust_json(&m->trust));
 	ranks_json(root, &m->ranks);
 	collectives_json(root, &m->ranks);
+	nccl_calls_json(root, &m->ranks);
 
 	/* 10 significant digits: enough for ns sums over hours, stable across libcs */
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -54,6 +54,73 @@ static json_t *jcoll(const struct coll_result *c)
 }
 
 /* How the model's work is shared, in one sentence; "" with none. */
+static json_t *bw(double v)
+{
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+/* A rank's NCCL calls and bytes; null without NCCL calls. */
+static json_t *jnccl(const struct merge_rank *m)
+{
+	json_t *a;
+
+	if (!m->nnccl && !m->nccl_why)
+		return json_null();
+	a = json_array();
+	for (size_t i = 0; i < m->nnccl; i++) {
+		const struct merge_nccl *n = &m->nccl[i];
+
+		json_array_append_new(
+		    a,
+		    json_pack("{s:s, s:I, s:I, s:o, s:f, s:o, s:o, s:o}", "type", n->type, "calls",
+			      (json_int_t)n->calls, "sized_calls", (json_int_t)n->sized, "bytes",
+			      n->sized ? json_integer((json_int_t)n->bytes) : json_null(),
+			      "kernel_time_ms", n->kernel_ms, "algbw_gbps", bw(n->algbw_gbps),
+			      "busbw_gbps", bw(n->busbw_gbps), "ranks",
+			      n->ranks > 0 ? json_integer(n->ranks) : json_null()));
+	}
+	return json_pack("{s:o, s:o}", "by_type", a, "bytes_unknown_why",
+			 m->nccl_why ? json_string(m->nccl_why) : json_null());
+}
+
+/* Each rank's NCCL calls and bytes, from its own report. */
+static void md_nccl(struct strbuf *sb, const struct merge_result *r)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < r->nranks; i++)
+		any |= r->ranks[i].nnccl > 0;
+	if (!any)
+		return;
+	strbuf_addstr(sb,
+		      "\n## NCCL calls and bytes\n\nEach rank's NCCL API calls with the bytes "
+		      "NCCL's NVTX payloads record, from its own report (algbw and busbw in "
+		      "GB/s over the calls that launched a kernel; docs/collectives.md).\n\n"
+		      "| Rank | Collective | Calls | Bytes/call | Bytes | Kernel time ms | algbw "
+		      "| busbw |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < r->nranks; i++)
+		for (size_t j = 0; j < r->ranks[i].nnccl; j++) {
+			const struct merge_nccl *n = &r->ranks[i].nccl[j];
+
+			strbuf_addf(sb, "| %d | ", r->ranks[i].rank);
+			md_escape_inline(sb, n->type);
+			strbuf_addf(sb, " | %llu | ", (unsigned long long)n->calls);
+			if (n->sized)
+				strbuf_addf(sb, "%.0f | %llu | ",
+					    (double)n->bytes / (double)n->sized,
+					    (unsigned long long)n->bytes);
+			else
+				strbuf_addf(sb, "n/a | n/a (%s) | ",
+					    r->ranks[i].nccl_why ? r->ranks[i].nccl_why
+								 : "not recorded");
+			strbuf_addf(sb, "%.3f | ", n->kernel_ms);
+			n->algbw_gbps >= 0 ? strbuf_addf(sb, "%.2f | ", n->algbw_gbps)
+					   : strbuf_addstr(sb, "n/a | ");
+			n->busbw_gbps >= 0 ? strbuf_addf(sb, "%.2f |\n", n->busbw_gbps)
+					   : strbuf_addstr(sb, "n/a |\n");
+		}
+}
+
 static const char *split_basis(const struct merge_result *r)
 {
 	switch (r->split) {
@@ -100,6 +167,7 @@ static char *merged_json(const struct merge_result *r)
 
 		if (m->failed)
 			json_object_set_new(o, "why", json_string(m->why));
+		json_object_set_new(o, "nccl_calls", jnccl(m));
 		for (int k = 0; k < MERGE_NSTAGES; k++) {
 			double u = merge_rank_util(r, m, k);
 
@@ -224,6 +292,7 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 			    split_basis(r));
 	if (r->have_coll)
 		md_collectives(sb, &r->coll);
+	md_nccl(sb, r);
 }
 
 int merged_write(const struct merge_result *r, const char *out_dir, struct strbuf *err)

@@ -48,6 +48,15 @@ void rtable_coll_hosts(const struct report_model *m, struct rtable *t);
 /* One paragraph: NCCL kernels, their share of kernel time, matched
  * collectives and the straggler. */
 void report_coll_summary(const struct report_model *m, struct strbuf *out);
+/* NCCL API calls and their bytes (analysis/ncclapi.c), with one process
+ * too: shown when the trace has NCCL calls; with NCCL kernels and no call
+ * (no NCCL ranges), the collectives of several ranks (report_coll_shown)
+ * get the sentence saying why the bytes are unknown. */
+int report_nccl_shown(const struct report_model *m);
+void rtable_nccl_api(const struct report_model *m, struct rtable *t);
+/* One paragraph: calls, bytes (or why n/a), calls that launched no kernel;
+ * nothing when neither is shown. */
+void report_nccl_summary(const struct report_model *m, struct strbuf *out);
 /* "## Collectives" of report.md. */
 void report_coll_md(const struct report_model *m, struct strbuf *out);
 

@@ -94,6 +94,7 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 		if (report_coll_shown(m)) {
 			strbuf_addch(out, '\n');
 			report_coll_summary(m, out);
+			report_nccl_summary(m, out);
 		}
 		return;
 	}
@@ -760,6 +761,10 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 		md_table(&t, out);
 	}
 	md_ranks_section(m, out, 0);
+	if (m->ranks.nr < 2 && report_nccl_shown(m)) {
+		strbuf_addstr(out, "\n## Collectives\n\n");
+		report_nccl_summary(m, out);
+	}
 
 	strbuf_addstr(
 	    out,

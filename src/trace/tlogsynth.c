@@ -45,6 +45,65 @@ static void flush_chunk(struct out *o)
 	strbuf_reset(&o->chunk);
 }
 
+/* With nccl: domain "NCCL" (id 2) and the two payload schemas NCCL
+ * registers that the synthetic job uses (tlogsynth.h), as the tracer
+ * records them. */
+static void put_nccl_defs(struct out *o, uint64_t base)
+{
+	static const char coll[] = "NCCL communicator ID\0Message size [bytes]";
+	static const char init[] = "NCCL communicator ID\0No. of ranks";
+	struct tlog_nvtx_def *d = rec(o, TLOG_NVTX_DOMAIN, sizeof(*d), "NCCL", 4, NULL, 0);
+	const size_t fixed =
+	    sizeof(struct tlog_nvtx_pl_schema) + 2 * sizeof(struct tlog_nvtx_pl_entry);
+
+	d->ts = base + 11;
+	d->id = 2;
+	d->len = 4;
+	for (int k = 0; k < 2; k++) {
+		struct tlog_nvtx_pl_schema *sc =
+		    rec(o, TLOG_NVTX_PL_SCHEMA, fixed, k ? init : coll,
+			(k ? sizeof(init) : sizeof(coll)) - 1, NULL, 0);
+		struct tlog_nvtx_pl_entry *e = (void *)(sc + 1);
+
+		sc->ts = base + 12;
+		sc->domain = 2;
+		sc->id = k ? TLOGSYNTH_SID_INIT : TLOGSYNTH_SID_ALLREDUCE;
+		sc->type = 1; /* NVTX_PAYLOAD_SCHEMA_TYPE_STATIC */
+		sc->size = 16;
+		sc->n = 2;
+		e[0].type = 18;		/* UINT64 */
+		e[1].type = k ? 5 : 22; /* INT, SIZE */
+		e[1].offset = 8;
+	}
+}
+
+/* A range of domain NCCL on the thread [ts, end) named fn, with a payload
+ * of schema sid: the communicator and value (bytes, or ranks for init). */
+static void put_nccl_range(struct out *o, uint64_t ts, uint64_t end, const char *fn, uint64_t sid,
+			   uint64_t value)
+{
+	struct tlog_nvtx_event *e = rec(o, TLOG_NVTX_PUSH, sizeof(*e), fn, strlen(fn), NULL, 0);
+	struct tlog_nvtx_payload *p;
+	struct tlog_nvtx_pl_data *x;
+	struct tlog_nvtx_end *q;
+
+	e->h.aux = TLOG_MSG_TEXT;
+	e->ts = ts;
+	e->domain = 2;
+	e->len = (uint32_t)strlen(fn);
+	p = rec(o, TLOG_NVTX_PAYLOAD, sizeof(*p) + sizeof(*x) + 16, NULL, 0, NULL, 0);
+	p->h.aux = 1;
+	p->ts = ts;
+	p->domain = 2;
+	x = (void *)(p + 1);
+	x->schema_id = sid;
+	x->kept = 16;
+	memcpy(x + 1, &(uint64_t[2]){TLOGSYNTH_NCCL_COMM, value}, 16);
+	q = rec(o, TLOG_NVTX_POP, sizeof(*q), NULL, 0, NULL, 0);
+	q->ts = end;
+	q->domain = 2;
+}
+
 /* The file header and the definitions: process, domain "LLM", API names,
  * two kernel names (three with nccl: id 3 is NCCL's), one H100. */
 static void put_definitions(struct out *o, uint32_t pid, uint64_t base,
@@ -119,6 +178,8 @@ static void put_definitions(struct out *o, uint32_t pid, uint64_t base,
 			a->len = 19;
 		}
 	}
+	if (rk && rk->nccl)
+		put_nccl_defs(o, base);
 	/* NCCL's name only where it runs, so other logs convert as before */
 	for (int k = 0; k < (rk && rk->nccl ? 3 : 2); k++) {
 		struct tlog_kernel_name *n =
@@ -280,10 +341,14 @@ static void put_step_work(struct out *o, struct out *gpu, uint32_t pid, uint64_t
 static void put_allreduce(struct out *o, struct out *gpu, uint64_t *t, uint32_t *corr, uint64_t t0,
 			  uint32_t kps, const struct tlogsynth_rank *rk)
 {
-	struct tlog_api *a = rec(o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
+	struct tlog_api *a;
 	struct tlog_kernel *k;
 	uint64_t work = 0;
 
+	/* NCCL's range around the call: it holds the launch (tlogsynth.h) */
+	put_nccl_range(o, *t + 1, *t + 3, "ncclAllReduce", TLOGSYNTH_SID_ALLREDUCE,
+		       TLOGSYNTH_NCCL_BYTES);
+	a = rec(o, TLOG_API, sizeof(*a), NULL, 0, NULL, 0);
 	a->h.aux = TLOG_API_RUNTIME;
 	a->start = *t + 1;
 	a->end = *t + 3;
@@ -352,6 +417,9 @@ static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t step
 	int all = api_activity == TLOGSYNTH_API_ALL;
 
 	put_definitions(&o, pid, base, rk, all);
+	if (rk && rk->nccl) /* the communicator's init, its size given at the pop */
+		put_nccl_range(&o, t - 500, t - 400, "ncclCommInitRankConfig", TLOGSYNTH_SID_INIT,
+			       (uint64_t)(rk->world_size > 0 ? rk->world_size : 0));
 	if (rk) {
 		put_nvtx(&o, TLOG_NVTX_PUSH, t, "prefill");
 		put_rank_step(&o, &gpu, pid, &t, &corr, kps, slow, rk);

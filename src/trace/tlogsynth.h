@@ -44,8 +44,17 @@ int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t st
  * moment: TLOGSYNTH_NCCL_TRANSFER_NS after the slowest rank's (the one with
  * world_slow_ns) arrival. A rank with slow_ns s therefore waits
  * kernels_per_step * (world_slow_ns - s) ns in each AllReduce, and every
- * rank starts its next step at the same time. */
+ * rank starts its next step at the same time.
+ * NCCL's NVTX ranges come with it, as the tracer records them: domain
+ * "NCCL" with NCCL's AllReduce and init payload schemas, an
+ * "ncclCommInitRankConfig" range whose payload gives the communicator's
+ * world_size ranks, and an "ncclAllReduce" range around each AllReduce's
+ * launch call with a message size of TLOGSYNTH_NCCL_BYTES. */
 #define TLOGSYNTH_NCCL_TRANSFER_NS 2000
+#define TLOGSYNTH_NCCL_BYTES (1u << 20)
+#define TLOGSYNTH_NCCL_COMM 0xC0FFEEull
+#define TLOGSYNTH_SID_INIT ((1u << 24) + 2) /* NCCL's static schema ids */
+#define TLOGSYNTH_SID_ALLREDUCE ((1u << 24) + 5)
 struct tlogsynth_rank {
 	int32_t rank, local_rank, world_size; /* -1 = not set */
 	uint32_t launcher;		      /* enum rank_launcher (trace/rankid.h) */

@@ -134,6 +134,8 @@ struct nvtx_row {
 	int has_end, has_rangeId, has_category, has_color, has_endGlobalTid, has_textId, has_text;
 	int payload_type; /* enum tlog_payload_type */
 	uint64_t payload;
+	const void *blob; /* binaryData (nvtxpayload.h's layout); NULL = none */
+	size_t blob_len;
 };
 /* A push or start (begin) closed by end_ts on end_tid; end_ts < 0 = open.
  * text_id >= 0 for a registered message (its StringIds id). */
@@ -142,6 +144,10 @@ void tosqlite_nvtx_range_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			     int64_t end_ts, uint32_t end_tid, int64_t text_id);
 void tosqlite_nvtx_mark_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			    const struct tlog_nvtx_event *m, uint32_t tid, int64_t text_id);
+/* The binaryData of a range whose payload record is pl (struct
+ * tlog_nvtx_payload, size bytes), in nsys's layout (trace/nvtxpayload.h):
+ * appended to out. 0, or -1 when the record is malformed (out unchanged). */
+int tosqlite_payload_blob(struct strbuf *out, const struct tlog_nvtx_payload *pl, size_t size);
 /* Domain create (eventType 75) and category name (33) rows. */
 void tosqlite_nvtx_def_row(struct nvtx_row *r, const struct tosqlite_ctx *c,
 			   const struct tlog_nvtx_def *d, uint32_t tid);

@@ -24,6 +24,15 @@ static const char schema_sql[] =
     "endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, "
     "int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, "
     "floatValue REAL, jsonTextId INTEGER, jsonText TEXT, binaryData TEXT);\n"
+    "CREATE TABLE NVTX_PAYLOAD_SCHEMAS (domainId INTEGER, schemaId INTEGER, name TEXT, "
+    "type INTEGER, flags INTEGER, numEntries INTEGER, payloadSize INTEGER, alignTo INTEGER);\n"
+    "CREATE TABLE NVTX_PAYLOAD_SCHEMA_ENTRIES (domainId INTEGER NOT NULL, schemaId INTEGER "
+    "NOT NULL, idx INTEGER NOT NULL, flags INTEGER, type INTEGER, name TEXT, description "
+    "TEXT, arrayOrUnionDetail INTEGER, offset INTEGER);\n"
+    "CREATE TABLE NVTX_PAYLOAD_ENUMS (domainId INTEGER, schemaId INTEGER, name TEXT, "
+    "numEntries INTEGER, size INTEGER);\n"
+    "CREATE TABLE NVTX_PAYLOAD_ENUM_ENTRIES (domainId INTEGER NOT NULL, schemaId INTEGER NOT "
+    "NULL, idx INTEGER NOT NULL, name TEXT, value INTEGER, isFlag INTEGER);\n"
     "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
     "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, "
     "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
@@ -132,7 +141,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO StringIds VALUES (?,?)",
     "INSERT INTO NVTX_EVENTS (start,end,eventType,rangeId,category,color,text,globalTid,"
     "endGlobalTid,textId,domainId,uint64Value,int64Value,doubleValue,uint32Value,int32Value,"
-    "floatValue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "floatValue,binaryData) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
     "?,?,?,?,?,?,?)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,?,?,?,?,?,NULL)",
@@ -152,6 +161,16 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO LLMPROF_TRACER_DIAGNOSTICS VALUES (?,?,?,?,?)",
     "INSERT INTO LLMPROF_GRAPH_NODES VALUES (?,?,?,?,?,?)",
     "INSERT INTO LLMPROF_PROCESSES VALUES (?,?,?,?,?,?,?,?)",
+    /* a schema registered again (another process, same domain id) keeps
+     * the first */
+    "INSERT INTO NVTX_PAYLOAD_SCHEMAS (domainId,schemaId,type,flags,numEntries,payloadSize) "
+    "SELECT ?1,?2,?3,?4,?5,?6 WHERE NOT EXISTS (SELECT 1 FROM NVTX_PAYLOAD_SCHEMAS WHERE "
+    "domainId = ?1 AND schemaId = ?2)",
+    "INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES (domainId,schemaId,idx,type,name,offset) VALUES "
+    "(?,?,?,?,?,?)",
+    "INSERT INTO NVTX_PAYLOAD_ENUMS (domainId,schemaId,numEntries,size) SELECT ?1,?2,?3,?4 "
+    "WHERE NOT EXISTS (SELECT 1 FROM NVTX_PAYLOAD_ENUMS WHERE domainId = ?1 AND schemaId = ?2)",
+    "INSERT INTO NVTX_PAYLOAD_ENUM_ENTRIES VALUES (?,?,?,?,?,?)",
 };
 
 int conv_step(struct conv *c, enum stmt_id id)
@@ -249,6 +268,10 @@ void conv_put_nvtx(struct conv *c, const struct nvtx_row *r)
 	default:
 		break;
 	}
+	if (r->blob)
+		sqlite3_bind_blob(s, 18, r->blob, (int)r->blob_len, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 18);
 	if (conv_step(c, S_NVTX) == 0)
 		c->stats->nvtx_rows++;
 }
@@ -280,6 +303,10 @@ static int drop_empty_tables(struct conv *c)
 	    {"LLMPROF_TRACER_DIAGNOSTICS", S_DIAG},
 	    {"LLMPROF_GRAPH_NODES", S_GRAPHNODE},
 	    {"LLMPROF_PROCESSES", S_RANK},
+	    {"NVTX_PAYLOAD_SCHEMAS", S_PL_SCHEMA},
+	    {"NVTX_PAYLOAD_SCHEMA_ENTRIES", S_PL_ENTRY},
+	    {"NVTX_PAYLOAD_ENUMS", S_PL_ENUM},
+	    {"NVTX_PAYLOAD_ENUM_ENTRIES", S_PL_ENUM_ENTRY},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

@@ -1,9 +1,10 @@
 /* tosqlite_internal.h: what the parts of the log -> SQLite converter share
- * (tosqlite.h is the public side). The converter is four files:
+ * (tosqlite.h is the public side). The converter is five files:
  *   tosqlite.c       trace_convert(): reading the logs, the order of steps
  *   tosqlite_row.c   the pure record -> row functions (tosqlite_*_row)
  *   tosqlite_db.c    the schema, the prepared statements, writing rows
  *   tosqlite_pass.c  one process's log: pass 1 (definitions), pass 2 (rows)
+ *   tosqlite_payload.c  NVTX payload schemas and binaryData
  * Not for use outside the converter. */
 #ifndef LLMPROF_TOSQLITE_INTERNAL_H
 #define LLMPROF_TOSQLITE_INTERNAL_H
@@ -45,6 +46,10 @@ enum stmt_id {
 	S_DIAG,
 	S_GRAPHNODE,
 	S_RANK,
+	S_PL_SCHEMA,
+	S_PL_ENTRY,
+	S_PL_ENUM,
+	S_PL_ENUM_ENTRY,
 	S_COUNT
 };
 
@@ -83,6 +88,12 @@ void conv_bind_text(sqlite3_stmt *s, int i, struct str t);
 /* The StringIds id of p[0..n): dense from 0. */
 int64_t conv_intern(struct conv *c, const char *p, size_t n);
 void conv_put_nvtx(struct conv *c, const struct nvtx_row *r);
+
+/* ---- tosqlite_payload.c */
+
+/* A TLOG_NVTX_PL_SCHEMA record (size bytes) into the payload schema or
+ * enum tables; a malformed record is counted in c->stats and skipped. */
+void conv_put_pl_schema(struct conv *c, const struct tlog_nvtx_pl_schema *r, size_t size);
 
 /* ---- tosqlite_pass.c */
 

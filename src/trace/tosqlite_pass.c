@@ -98,6 +98,7 @@ void tosqlite_u64map_free(struct u64map *m)
 /* Per-process state. */
 struct open_push {
 	const struct tlog_nvtx_event *ev;
+	const struct tlog_nvtx_payload *pl; /* its payloads, NULL none */
 	uint32_t tid;
 };
 
@@ -158,13 +159,40 @@ static struct thread_stack *thread_of(struct proc *p, uint32_t tid)
 }
 
 static void emit_range(struct conv *c, struct proc *p, const struct tlog_nvtx_event *b,
-		       uint32_t btid, int64_t end_ts, uint32_t etid)
+		       uint32_t btid, int64_t end_ts, uint32_t etid,
+		       const struct tlog_nvtx_payload *pl)
 {
+	struct strbuf blob = STRBUF_INIT;
 	struct nvtx_row r;
+
 	tosqlite_nvtx_range_row(&r, &p->ctx, b, btid, end_ts, etid, text_id_for(p, b));
+	if (pl) {
+		if (tosqlite_payload_blob(&blob, pl, pl->h.size) == 0) {
+			r.blob = blob.buf;
+			r.blob_len = blob.len;
+		} else {
+			c->stats->problems++;
+		}
+	}
 	conv_put_nvtx(c, &r);
+	strbuf_release(&blob);
 	if (end_ts < 0)
 		c->stats->open_ranges++;
+}
+
+/* Payloads go to the innermost open push of their domain on the thread
+ * (written after the push, or before the pop that ends it); the first
+ * record a range gets is kept. */
+static void on_payload(struct proc *p, const struct tlog_nvtx_payload *pl, uint32_t tid)
+{
+	struct thread_stack *t = thread_of(p, tid);
+
+	for (size_t i = t->n; i > 0; i--)
+		if (t->v[i - 1].ev->domain == pl->domain) {
+			if (!t->v[i - 1].pl)
+				t->v[i - 1].pl = pl;
+			return;
+		}
 }
 
 static void on_push(struct proc *p, const struct tlog_nvtx_event *e, uint32_t tid)
@@ -172,6 +200,7 @@ static void on_push(struct proc *p, const struct tlog_nvtx_event *e, uint32_t ti
 	struct thread_stack *t = thread_of(p, tid);
 	ALLOC_GROW(t->v, t->n + 1, t->alloc);
 	t->v[t->n].ev = e;
+	t->v[t->n].pl = NULL;
 	t->v[t->n].tid = tid;
 	t->n++;
 }
@@ -188,7 +217,7 @@ static void on_pop(struct conv *c, struct proc *p, const struct tlog_nvtx_end *e
 		c->stats->unmatched_ends++;
 		return;
 	}
-	emit_range(c, p, t->v[i - 1].ev, tid, (int64_t)e->ts, tid);
+	emit_range(c, p, t->v[i - 1].ev, tid, (int64_t)e->ts, tid, t->v[i - 1].pl);
 	memmove(&t->v[i - 1], &t->v[i], (t->n - i) * sizeof(t->v[0]));
 	t->n--;
 }
@@ -209,7 +238,7 @@ static void on_start(struct conv *c, struct proc *p, const struct tlog_nvtx_even
 {
 	struct pending *q = pending_for(p, e->id);
 	if (q->end_ts >= 0) {
-		emit_range(c, p, e, tid, q->end_ts, q->end_tid);
+		emit_range(c, p, e, tid, q->end_ts, q->end_tid, NULL);
 		q->end_ts = -2; /* done */
 		return;
 	}
@@ -221,7 +250,7 @@ static void on_end(struct conv *c, struct proc *p, const struct tlog_nvtx_end *e
 {
 	struct pending *q = pending_for(p, e->id);
 	if (q->ev && q->end_ts == -1) {
-		emit_range(c, p, q->ev, q->tid, (int64_t)e->ts, tid);
+		emit_range(c, p, q->ev, q->tid, (int64_t)e->ts, tid, NULL);
 		q->end_ts = -2;
 		return;
 	}
@@ -606,6 +635,12 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			conv_put_nvtx(c, &row);
 			break;
 		}
+		case TLOG_NVTX_PAYLOAD:
+			on_payload(p, (const void *)h, it.tid);
+			break;
+		case TLOG_NVTX_PL_SCHEMA:
+			conv_put_pl_schema(c, (const void *)h, h->size);
+			break;
 		case TLOG_NVTX_DOMAIN:
 		case TLOG_NVTX_CATEGORY: {
 			struct nvtx_row row;
@@ -679,14 +714,14 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 	for (i = 0; i < p->nthreads; i++) {
 		struct thread_stack *t = &p->threads[i];
 		for (size_t j = 0; j < t->n; j++)
-			emit_range(c, p, t->v[j].ev, t->v[j].tid, -1, 0);
+			emit_range(c, p, t->v[j].ev, t->v[j].tid, -1, 0, t->v[j].pl);
 	}
 	for (i = 0; i < p->npend; i++) {
 		struct pending *q = &p->pend[i];
 		if (q->end_ts == -2)
 			continue;
 		if (q->ev)
-			emit_range(c, p, q->ev, q->tid, -1, 0);
+			emit_range(c, p, q->ev, q->tid, -1, 0, NULL);
 		else
 			c->stats->unmatched_ends++;
 	}

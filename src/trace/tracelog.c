@@ -34,6 +34,10 @@ size_t tlog_min_size(uint16_t type)
 	case TLOG_NVTX_POP:
 	case TLOG_NVTX_END:
 		return sizeof(struct tlog_nvtx_end);
+	case TLOG_NVTX_PL_SCHEMA:
+		return sizeof(struct tlog_nvtx_pl_schema);
+	case TLOG_NVTX_PAYLOAD:
+		return sizeof(struct tlog_nvtx_payload);
 	case TLOG_API:
 		return sizeof(struct tlog_api);
 	case TLOG_API_ACT:

@@ -77,14 +77,16 @@ enum tlog_type {
 	TLOG_END = 6,	      /* struct tlog_end: the at-exit flush is complete (added like
 				 TLOG_RANK; see TLOG_F_END_RECORD) */
 
-	TLOG_NVTX_DOMAIN = 10,	 /* struct tlog_nvtx_def: domain create */
-	TLOG_NVTX_STRING = 11,	 /* struct tlog_nvtx_def: registered string */
-	TLOG_NVTX_CATEGORY = 12, /* struct tlog_nvtx_def: category name */
-	TLOG_NVTX_PUSH = 13,	 /* struct tlog_nvtx_event */
-	TLOG_NVTX_POP = 14,	 /* struct tlog_nvtx_end */
-	TLOG_NVTX_START = 15,	 /* struct tlog_nvtx_event, id = range id */
-	TLOG_NVTX_END = 16,	 /* struct tlog_nvtx_end, id = range id */
-	TLOG_NVTX_MARK = 17,	 /* struct tlog_nvtx_event */
+	TLOG_NVTX_DOMAIN = 10,	  /* struct tlog_nvtx_def: domain create */
+	TLOG_NVTX_STRING = 11,	  /* struct tlog_nvtx_def: registered string */
+	TLOG_NVTX_CATEGORY = 12,  /* struct tlog_nvtx_def: category name */
+	TLOG_NVTX_PUSH = 13,	  /* struct tlog_nvtx_event */
+	TLOG_NVTX_POP = 14,	  /* struct tlog_nvtx_end */
+	TLOG_NVTX_START = 15,	  /* struct tlog_nvtx_event, id = range id */
+	TLOG_NVTX_END = 16,	  /* struct tlog_nvtx_end, id = range id */
+	TLOG_NVTX_MARK = 17,	  /* struct tlog_nvtx_event */
+	TLOG_NVTX_PL_SCHEMA = 18, /* struct tlog_nvtx_pl_schema: payload schema or enum */
+	TLOG_NVTX_PAYLOAD = 19,	  /* struct tlog_nvtx_payload: an open push's payloads */
 
 	TLOG_API = 20,	      /* struct tlog_api */
 	TLOG_API_NAME = 21,   /* struct tlog_api_name + name */
@@ -215,6 +217,42 @@ struct tlog_nvtx_end {
 	uint64_t ts;
 	uint64_t id;
 	uint64_t domain;
+};
+
+/* NVTX payload extension (docs/tracer.md "NVTX payloads"). A schema
+ * (aux = TLOG_PL_SCHEMA) or enum (aux = TLOG_PL_ENUM) registered in a
+ * domain: id = its schema id, size = the static payload size or the enum's
+ * size in bytes, then n struct tlog_nvtx_pl_entry, then n names, each
+ * NUL-terminated (empty for an unnamed entry). For an enum, an entry's type
+ * is the value and offset is 1 for a flag. */
+enum { TLOG_PL_SCHEMA = 0, TLOG_PL_ENUM = 1 };
+struct tlog_nvtx_pl_schema {
+	struct tlog_rec h;
+	uint64_t ts;
+	uint64_t domain;
+	uint64_t id;
+	uint64_t type, flags; /* nvtxPayloadSchemaAttr_t's (0 for an enum) */
+	uint64_t size;
+	uint32_t n;
+	uint32_t pad;
+};
+struct tlog_nvtx_pl_entry {
+	uint64_t type, offset;
+};
+
+/* The payloads of the innermost open push of domain on the writing thread
+ * (written after the push for nvtxDomainRangePushEx, before the pop for
+ * nvtxRangePopPayload); aux = count. Each payload: struct
+ * tlog_nvtx_pl_data, then kept bytes, padded to 8. */
+struct tlog_nvtx_payload {
+	struct tlog_rec h;
+	uint64_t ts;
+	uint64_t domain;
+};
+struct tlog_nvtx_pl_data {
+	uint64_t schema_id;
+	uint32_t kept; /* bytes that follow */
+	uint32_t pad;
 };
 
 enum tlog_api_domain { TLOG_API_RUNTIME = 0, TLOG_API_DRIVER = 1 };
@@ -384,6 +422,10 @@ TLOG_CHECK_SIZE(tlog_clock);
 TLOG_CHECK_SIZE(tlog_nvtx_def);
 TLOG_CHECK_SIZE(tlog_nvtx_event);
 TLOG_CHECK_SIZE(tlog_nvtx_end);
+TLOG_CHECK_SIZE(tlog_nvtx_pl_schema);
+TLOG_CHECK_SIZE(tlog_nvtx_pl_entry);
+TLOG_CHECK_SIZE(tlog_nvtx_payload);
+TLOG_CHECK_SIZE(tlog_nvtx_pl_data);
 TLOG_CHECK_SIZE(tlog_api);
 TLOG_CHECK_SIZE(tlog_api_name);
 TLOG_CHECK_SIZE(tlog_corr_alias);

@@ -56,6 +56,10 @@
  *                         or cloned (thread, time, ids), so replayed kernels
  *                         get the operator that was open when they were
  *                         captured; 0 = off. Costs nothing at replay.
+ * LLMPROF_TRACE_NVTX_PAYLOADS  1 (default) accept NVTX's payload extension:
+ *                         registered schemas and up to 64 bytes of each
+ *                         range's payloads (NCCL's message sizes); 0 =
+ *                         decline it (its calls become NVTX's no-ops).
  * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
  *                         buffers to the log, ms (default 1000; 0 = off). It
  *                         bounds what is lost when a process ends without
@@ -81,6 +85,7 @@
 #define TRACER_ENV_FLUSH_MS "LLMPROF_TRACE_FLUSH_MS"
 #define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
 #define TRACER_ENV_GRAPH_NODES "LLMPROF_TRACE_GRAPH_NODES"
+#define TRACER_ENV_NVTX_PAYLOADS "LLMPROF_TRACE_NVTX_PAYLOADS"
 
 /* File name pattern inside LLMPROF_TRACE_OUT. */
 #define TRACER_LOG_PREFIX "trace-"

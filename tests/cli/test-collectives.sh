@@ -8,7 +8,11 @@
 # data for TLOGSYNTH_NCCL_TRANSFER_NS (2000 ns). Tolerance: 1 ns per
 # collective (the times are exact integers; the slack covers the ms floats
 # of metrics.json). A one-process trace with the same AllReduce, and one
-# without, get no collectives at all. trace.json names each rank's process.
+# without, get no collectives across ranks (the one with NCCL's NVTX ranges
+# still lists its NCCL calls and their bytes). Each rank's NCCL calls carry
+# the generator's message size, and their bandwidths follow from the
+# AllReduce kernel time: algbw = bytes / time, busbw = algbw x 2(n-1)/n.
+# trace.json names each rank's process.
 set -euo pipefail
 b=${LLMPROF_BUILD_DIR:?}
 tool=$b/tests/trace-tool
@@ -38,13 +42,23 @@ CALLS = STEPS + 1  # prefill's AllReduce and one per decode step
 def near(a, b, calls=CALLS):
     return abs(a - b) <= 1e-6 * calls + 1e-12  # ms: 1 ns per collective
 
+BYTES = 1 << 20  # TLOGSYNTH_NCCL_BYTES per AllReduce
+
 for name in ("one", "plain"):
     m = json.load(open(f"{t}/{name}/out/metrics.json"))
     assert "collectives" not in m, name
     assert not [f for f in m["findings"] if f["code"].startswith("collective")], name
-    assert "## Collectives" not in open(f"{t}/{name}/out/report.md").read()
-    assert "<h3>Collectives</h3>" not in open(f"{t}/{name}/out/report.html").read()
-    assert "NCCL collective" not in open(f"{t}/{name}/out/stakeholder_summary.md").read()
+    r = open(f"{t}/{name}/out/report.md").read()
+    assert "Stragglers" not in r and "| Rank | Collective |" not in r, name
+    assert "Straggler" not in open(f"{t}/{name}/out/report.html").read()
+    s = open(f"{t}/{name}/out/stakeholder_summary.md").read()
+    assert "NCCL collective kernels ran" not in s, name
+    if name == "plain":
+        assert "nccl_calls" not in m and "## Collectives" not in r
+        continue
+    (a,) = m["nccl_calls"]["by_process"]  # one process: its calls and bytes all the same
+    assert (a["type"], a["calls"], a["bytes"], a["ranks"], a["launched_calls"]) == (
+        "AllReduce", CALLS, CALLS * BYTES, 1, CALLS), a
 
 for name, n, slow, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000),
                                ("sixteen", 16, 12, 10000)):
@@ -69,6 +83,21 @@ for name, n, slow, slow_ns in (("two", 2, 1, 5000), ("eight", 8, 5, 20000),
         assert near(st["decode"]["exposed_ms"], STEPS * (wait + TRANSFER) / 1e6, STEPS)
         assert near(st["prefill"]["exposed_ms"], (wait + TRANSFER) / 1e6, 1)
         assert r["clock_offset_ms"] == 0
+    # bytes per call from NCCL's payloads, per rank, and the bandwidths
+    nc = m["nccl_calls"]
+    assert nc["bytes_unknown_why"] is None and len(nc["by_process"]) == n, nc
+    for i, a in enumerate(nc["by_process"]):
+        ar = c["ranks"][i]["by_type"][0]
+        assert a["process"] == f"rank {i}" and a["type"] == "AllReduce", a
+        assert (a["calls"], a["sized_calls"], a["launched_calls"], a["kernels"]) == (
+            CALLS, CALLS, CALLS, CALLS), a
+        assert a["bytes"] == CALLS * BYTES and a["bytes_per_call"] == BYTES and a["ranks"] == n
+        assert near(a["kernel_time_ms"], ar["time_ms"]), (a, ar)
+        algbw = CALLS * BYTES / (ar["time_ms"] * 1e6)
+        assert abs(a["algbw_gbps"] - algbw) <= 1e-6 * algbw, (a, algbw)
+        assert abs(a["busbw_gbps"] - algbw * 2 * (n - 1) / n) <= 1e-6 * algbw, a
+    assert f"| rank {slow} | AllReduce | {CALLS} | {BYTES} | {CALLS * BYTES} |" in \
+        open(f"{t}/{name}/out/report.md").read()
     (s,) = c["stragglers"]
     assert s["rank"] == f"rank {slow}" and s["last"] == CALLS and s["share"] == 1.0
     assert near(s["mean_late_ms"], late / 1e6, 1), (s["mean_late_ms"], late)

@@ -74,7 +74,17 @@ assert c["stragglers"][0]["rank"] == 2 and c["stragglers"][0]["count"] == 5
 # the slow rank waits for nobody; the others wait 3 x 20 us per step
 w = {r["rank"]: r["wait_ms"] for r in c["ranks"]}
 assert w[2] == 0 and all(abs(w[r] - 5 * 0.06) < 1e-9 for r in (0, 1, 3)), w
+# each rank's NCCL calls and bytes, as its own report has them: 5 AllReduce
+# of 1 MiB on a communicator of 4
+for r in m["ranks"]:
+    own = json.load(open(f"four/ranks/{r['rank']}/metrics.json"))["nccl_calls"]["by_process"][0]
+    (n,) = r["nccl_calls"]["by_type"]
+    assert (n["type"], n["calls"], n["bytes"], n["ranks"]) == ("AllReduce", 5, 5 << 20, 4), n
+    assert n["algbw_gbps"] == own["algbw_gbps"] and n["busbw_gbps"] == own["busbw_gbps"], (n, own)
+    assert abs(n["busbw_gbps"] - n["algbw_gbps"] * 1.5) < 1e-9 * n["algbw_gbps"], n
 PY
+grep -q '^| 2 | AllReduce | 5 | 1048576 | 5242880 | ' four/merged/merged.md ||
+	fail "merged.md NCCL bytes: $(grep -A8 'NCCL calls' four/merged/merged.md)"
 grep -q '^| decode | GPU time | 4 |' four/merged/merged.md || fail "stage table: $(cat four/merged/merged.md)"
 grep -q '"utilization": null' four/merged/merged.json || fail "four: no model, yet a utilization"
 

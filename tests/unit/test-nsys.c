@@ -321,10 +321,17 @@ static void test_export_and_stats_argv(void **state)
 	struct nsys_args a = NSYS_ARGS_INIT;
 	struct strbuf sb = STRBUF_INIT;
 
-	nsys_build_export("nsys", "r/nsys/run.nsys-rep", "r/nsys/run.sqlite", &a);
+	nsys_build_export("nsys", "r/nsys/run.nsys-rep", "r/nsys/run.sqlite", 0, &a);
 	nsys_args_join(&a, &sb);
 	assert_string_equal(sb.buf, "nsys export --type sqlite --force-overwrite true --quiet true "
 				    "-o r/nsys/run.sqlite r/nsys/run.nsys-rep");
+	nsys_args_release(&a);
+	strbuf_reset(&sb);
+	nsys_build_export("nsys", "r/nsys/run.nsys-rep", "r/nsys/run.sqlite", 1, &a);
+	nsys_args_join(&a, &sb);
+	assert_string_equal(sb.buf,
+			    "nsys export --type sqlite --include-blobs true --force-overwrite "
+			    "true --quiet true -o r/nsys/run.sqlite r/nsys/run.nsys-rep");
 	nsys_args_release(&a);
 	strbuf_reset(&sb);
 	nsys_build_stats("nsys", "r/nsys/run.sqlite", "r/nsys/summary", &a);
