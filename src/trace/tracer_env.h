@@ -56,6 +56,14 @@
  *                         or cloned (thread, time, ids), so replayed kernels
  *                         get the operator that was open when they were
  *                         captured; 0 = off. Costs nothing at replay.
+ * LLMPROF_TRACE_CPU_SAMPLE_HZ  CPU samples per second of CPU time of each
+ *                         thread that makes traced calls (NVTX, CUDA
+ *                         callbacks, the thread that initialises CUDA);
+ *                         0 (default) = no sampling, no timer, no signal
+ *                         handler; 10..1000 otherwise (out of range: off
+ *                         and a warning diagnostic). Stacks are unwound
+ *                         with libunwind when libunwind.so.8 loads, else
+ *                         only the interrupted instruction is kept.
  * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
  *                         buffers to the log, ms (default 1000; 0 = off). It
  *                         bounds what is lost when a process ends without
@@ -81,6 +89,7 @@
 #define TRACER_ENV_FLUSH_MS "LLMPROF_TRACE_FLUSH_MS"
 #define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
 #define TRACER_ENV_GRAPH_NODES "LLMPROF_TRACE_GRAPH_NODES"
+#define TRACER_ENV_CPU_SAMPLE_HZ "LLMPROF_TRACE_CPU_SAMPLE_HZ"
 
 /* File name pattern inside LLMPROF_TRACE_OUT. */
 #define TRACER_LOG_PREFIX "trace-"
