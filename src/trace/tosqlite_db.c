@@ -79,6 +79,10 @@ static const char schema_sql[] =
     "level TEXT, code INTEGER, message TEXT);\n"
     "CREATE TABLE LLMPROF_GRAPH_NODES (globalTid INTEGER NOT NULL, timestamp INTEGER NOT NULL, "
     "nodeId INTEGER NOT NULL, originalNodeId INTEGER, graphId INTEGER, nodeType INTEGER);\n"
+    /* llmprof's own: CPU samples (docs/tracer.md "CPU samples") */
+    "CREATE TABLE LLMPROF_CPU_SAMPLES (globalTid INTEGER NOT NULL, timestamp INTEGER NOT NULL, "
+    "periodNs INTEGER NOT NULL, method TEXT, library TEXT, function TEXT, category TEXT, "
+    "stack TEXT);\n"
 
     /* llmprof's own: who each process is in a multi-process job
        (docs/tracer.md); NULL = not set, rank NULL = the pid identifies it */
@@ -151,6 +155,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO LLMPROF_TRACER_DIAGNOSTICS VALUES (?,?,?,?,?)",
     "INSERT INTO LLMPROF_GRAPH_NODES VALUES (?,?,?,?,?,?)",
     "INSERT INTO LLMPROF_PROCESSES VALUES (?,?,?,?,?,?,?,?)",
+    "INSERT INTO LLMPROF_CPU_SAMPLES VALUES (?,?,?,?,?,?,?,?)",
 };
 
 int conv_step(struct conv *c, enum stmt_id id)
@@ -279,6 +284,7 @@ static int drop_empty_tables(struct conv *c)
 	    {"LLMPROF_TRACER_DIAGNOSTICS", S_DIAG},
 	    {"LLMPROF_GRAPH_NODES", S_GRAPHNODE},
 	    {"LLMPROF_PROCESSES", S_RANK},
+	    {"LLMPROF_CPU_SAMPLES", S_CPUSAMPLE},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

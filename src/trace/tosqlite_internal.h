@@ -4,6 +4,7 @@
  *   tosqlite_row.c   the pure record -> row functions (tosqlite_*_row)
  *   tosqlite_db.c    the schema, the prepared statements, writing rows
  *   tosqlite_pass.c  one process's log: pass 1 (definitions), pass 2 (rows)
+ *   tosqlite_sample.c  CPU samples: loaded objects, symbols, their rows
  * Not for use outside the converter. */
 #ifndef LLMPROF_TOSQLITE_INTERNAL_H
 #define LLMPROF_TOSQLITE_INTERNAL_H
@@ -15,6 +16,7 @@
 
 #include "core/strbuf.h"
 #include "trace/strtab.h"
+#include "trace/symbolize.h"
 #include "trace/tosqlite.h"
 #include "trace/tracelog.h"
 
@@ -45,6 +47,7 @@ enum stmt_id {
 	S_DIAG,
 	S_GRAPHNODE,
 	S_RANK,
+	S_CPUSAMPLE,
 	S_COUNT
 };
 
@@ -83,6 +86,21 @@ void conv_bind_text(sqlite3_stmt *s, int i, struct str t);
 /* The StringIds id of p[0..n): dense from 0. */
 int64_t conv_intern(struct conv *c, const char *p, size_t n);
 void conv_put_nvtx(struct conv *c, const struct nvtx_row *r);
+
+/* ---- tosqlite_sample.c */
+
+/* One process's CPU-sampling state. */
+struct sample_proc {
+	struct symbolizer sym;
+	uint64_t period_ns; /* 0: the process did not sample */
+};
+/* Pass 1: TLOG_MODULE and TLOG_CPU_SAMPLING records of process pid. */
+void conv_sample_def(struct conv *c, struct sample_proc *sp, uint32_t pid,
+		     const struct tlog_rec *h);
+/* Pass 2: a TLOG_CPU_SAMPLE of thread gtid, ts on the trace's time base. */
+void conv_put_sample(struct conv *c, struct sample_proc *sp, int64_t gtid, int64_t ts,
+		     const struct tlog_rec *h);
+void conv_sample_release(struct sample_proc *sp);
 
 /* ---- tosqlite_pass.c */
 

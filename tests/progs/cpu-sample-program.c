@@ -1,4 +1,4 @@
-/* cpu-sample-program: a thread that opens an NVTX range ("spin") and burns
+/* cpu-sample-program: a thread that opens an NVTX range ("prefill") and burns
  * about 300 ms of CPU time in one known function, for the tracer's CPU
  * sampler (tests/cli/test-tracer-cpu-sample.sh). With "own-handler" it
  * first installs its own handler on the sampler's signal (SIGRTMIN+7) and
@@ -44,7 +44,7 @@ __attribute__((noinline)) void cpu_sample_spin(double seconds)
 static void *launcher(void *arg)
 {
 	(void)arg;
-	nvtxRangePushA("spin");
+	nvtxRangePushA("prefill");
 	cpu_sample_spin(0.3);
 	nvtxRangePop();
 	return NULL;
