@@ -24,8 +24,9 @@ static int has_finding(const struct report_model *m, const char *code)
 	return 0;
 }
 
-/* "60.0% Python interpreter, 25.0% PyTorch (`at::native::add`), ..." for
- * the first FINDINGS_SAMPLE_CATS of n groups out of total samples. */
+/* "60.0% Python interpreter, 25.0% PyTorch (`at::native::add`), the rest
+ * 5.5%" for the first FINDINGS_SAMPLE_CATS of n groups out of total
+ * samples. */
 static void sample_shares(struct strbuf *sb, const struct report_sample_group *g, size_t n,
 			  uint64_t total)
 {
@@ -40,8 +41,13 @@ static void sample_shares(struct strbuf *sb, const struct report_sample_group *g
 			strbuf_addch(sb, ')');
 		}
 	}
-	if (n > FINDINGS_SAMPLE_CATS)
-		strbuf_addstr(sb, ", ...");
+	if (n > FINDINGS_SAMPLE_CATS) {
+		uint64_t rest = 0;
+		for (size_t i = FINDINGS_SAMPLE_CATS; i < n; i++)
+			rest += g[i].samples;
+		strbuf_addstr(sb, ", the rest ");
+		fmt_frac_pct(sb, rnum_of((double)rest / (double)total));
+	}
 }
 
 int findings_cpu_samples(struct strbuf *sb, const struct report_stage *st)

@@ -104,4 +104,30 @@ for v in 5 1001 x; do
 	[ "$rc" = 3 ] || fail "cpu_sample_hz=$v: exit $rc, not 3: $(cat "$t/cfg.err")"
 	grep -q "pipeline.trace.cpu_sample_hz" "$t/cfg.err" || fail "cpu_sample_hz=$v: $(cat "$t/cfg.err")"
 done
+# 6. through llmprof: the report's CPU samples section and metrics.json.
+"${LLMPROF:?}" profile artifacts.root="$t/runs" pipeline.trace.backend=builtin \
+	pipeline.trace.cpu_sample_hz=100 -- sh -c '"$0"; exit 0' "$prog" >"$t/prof.out" 2>"$t/prof.err" ||
+	fail "profile: $(cat "$t/prof.err")"
+run=$(sed -n 's/^run: //p' "$t/prof.out")
+grep -q '^## CPU samples$' "$run/report.md" || fail "no CPU samples section in report.md"
+grep -q '^prefill: [0-9]* samples ([0-9.]* ms of its [0-9.]* ms of CPU time)$' "$run/report.md" ||
+	fail "no prefill caption: $(grep -A3 '^## CPU samples' "$run/report.md")"
+grep -q '^| cpu_sample_spin | cpu-sample-program | [0-9]* | [0-9.]*% |$' "$run/report.md" ||
+	fail "no function row"
+grep -q 'CPU samples: prefill' "$run/report.html" || fail "no CPU samples in report.html"
+n=$(q "$run/trace/trace.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
+python3 - "$run/metrics.json" "$n" <<'PY' || fail "metrics.json cpu_samples"
+import json, sys
+m = json.load(open(sys.argv[1]))
+st = {s["name"]: s for s in m["stages"]}
+c = st["prefill"]["cpu_samples"]
+assert c["samples"] == int(sys.argv[2]), (c, sys.argv[2])
+assert c["ms"] == 10.0 * c["samples"], c
+assert c["functions"][0]["name"] == "cpu_sample_spin", c
+assert c["functions"][0]["library"] == "cpu-sample-program", c
+assert c["categories"][0] == {"name": "other", "function": "cpu_sample_spin",
+                              "samples": c["samples"], "ms": c["ms"]}, c
+assert c["outside_cuda_samples"] is None, c
+PY
+grep -q ', [0-9]* CPU samples' "$run/status.json" || fail "trace step message without the samples"
 echo ok
