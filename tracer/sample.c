@@ -96,7 +96,7 @@ static int unwind(void **pcs, void *ucv, int *method)
 	return leaf ? 1 : 0;
 }
 
-static void take_sample(void *ucv)
+static void take_sample(void *ucv, int overrun)
 {
 	void *pcs[SAMPLE_FRAMES];
 	struct tlog_cpu_sample *s;
@@ -113,6 +113,7 @@ static void take_sample(void *ucv)
 	s->h.aux = (uint32_t)method;
 	s->ts = tracer_now();
 	s->nframes = (uint32_t)n;
+	s->overrun = overrun > 0 ? (uint32_t)overrun : 0;
 	for (int i = 0; i < n; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)pcs[i];
 		memcpy((unsigned char *)(s + 1) + (size_t)i * 8, &a, 8);
@@ -127,7 +128,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 
 	(void)sig;
 	if (tracer_sample_on && si && si->si_code == SI_TIMER)
-		take_sample(ucv);
+		take_sample(ucv, si->si_overrun);
 	errno = saved;
 }
 

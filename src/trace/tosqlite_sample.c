@@ -69,7 +69,9 @@ void conv_put_sample(struct conv *c, struct sample_proc *sp, int64_t gtid, int64
 	}
 	sqlite3_bind_int64(st, 1, gtid);
 	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_int64(st, 3, (int64_t)sp->period_ns);
+	/* a timer that expired again while its signal was pending: one sample
+	 * for all those periods (the kernel checks CPU-time timers at its tick) */
+	sqlite3_bind_int64(st, 3, (int64_t)(sp->period_ns * (1 + (uint64_t)s->overrun)));
 	bind_str(st, 4, h->aux == TLOG_UNWIND_LIBUNWIND ? "libunwind" : "leaf");
 	bind_str(st, 5, leaf.library);
 	bind_str(st, 6, leaf.function);

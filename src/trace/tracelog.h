@@ -402,7 +402,8 @@ struct tlog_cpu_sample {
 	struct tlog_rec h; /* aux = enum tlog_unwind */
 	uint64_t ts;	   /* tracer clock */
 	uint32_t nframes;
-	uint32_t pad;
+	uint32_t overrun; /* more periods that elapsed while the signal was pending:
+			     the sample stands for 1 + overrun periods */
 };
 
 /* A loaded object (dl_iterate_phdr), written when the sampler first flushes

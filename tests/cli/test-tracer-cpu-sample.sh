@@ -48,10 +48,15 @@ cmp "$t/plain.out" "$t/on.out" || fail "sampling changed the program's output"
 db=$t/on.sqlite
 n=$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
 spin=$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'
-	AND library = 'cpu-sample-program' AND periodNs = 5000000")
-# ~300 ms of CPU time at 200 Hz: ~60 samples; timer slack allowed
-[ "$n" -ge 30 ] && [ "$n" -le 90 ] || fail "$n samples for 300 ms at 200 Hz"
-[ $((spin * 10)) -ge $((n * 9)) ] || fail "only $spin of $n samples in cpu_sample_spin"
+	AND library = 'cpu-sample-program'")
+# ~300 ms of CPU time at 200 Hz: 5 ms a period; a sample whose timer
+# expired again while its signal was pending stands for more periods
+[ "$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE periodNs % 5000000 != 0")" = 0 ] ||
+	fail "periods not multiples of 5 ms"
+ms=$(q "$db" "SELECT sum(periodNs) / 1000000 FROM LLMPROF_CPU_SAMPLES")
+[ "$ms" -ge 240 ] && [ "$ms" -le 330 ] || fail "$n samples stand for $ms ms, not ~300 ms"
+[ "$n" -ge 10 ] || fail "$n samples for 300 ms at 200 Hz"
+[ $((spin * 10)) -ge $((n * 8)) ] || fail "only $spin of $n samples in cpu_sample_spin"
 # every sample is on the thread that opened the range, inside it
 q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES s JOIN NVTX_EVENTS e
 	ON e.globalTid = s.globalTid AND s.timestamp BETWEEN e.start AND e.end
@@ -94,7 +99,19 @@ q "$t/slow.sqlite" "SELECT message FROM LLMPROF_TRACER_DIAGNOSTICS" | grep -q \
 	'^LLMPROF_TRACE_CPU_SAMPLE_HZ=5 not understood (0, or 10..1000 samples per second): CPU sampling off$' ||
 	fail "no diagnostic for 5 Hz"
 
-# 5. llmprof refuses rates it cannot pass on.
+# 5. signals landing inside the tracer (a thread that does little but push
+# and pop): every range kept, no damaged chunk, samples dropped only there.
+traced storm 1000 storm
+[ "$(cat "$t/storm.rc")" = 7 ] || fail "storm: exited $(cat "$t/storm.rc")"
+ranges=$(sed -n 's/^cpu-sample-program: \([0-9]*\) ranges$/\1/p' "$t/storm.out")
+[ -n "$ranges" ] && [ "$ranges" -gt 0 ] || fail "storm: $(cat "$t/storm.out")"
+grep -q "problems 0" "$t/storm.conv" || fail "storm: damaged log: $(cat "$t/storm.conv")"
+[ "$(q "$t/storm.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step' AND end IS NOT NULL")" = "$ranges" ] ||
+	fail "storm: ranges lost"
+[ "$(q "$t/storm.sqlite" "SELECT count(*) > 0 FROM LLMPROF_CPU_SAMPLES")" = 1 ] ||
+	fail "storm: no samples"
+
+# 6. llmprof refuses rates it cannot pass on.
 for v in 5 1001 x; do
 	set +e
 	"${LLMPROF:?}" profile --dry-run artifacts.root="$t/runs" pipeline.trace.backend=builtin \
@@ -104,7 +121,7 @@ for v in 5 1001 x; do
 	[ "$rc" = 3 ] || fail "cpu_sample_hz=$v: exit $rc, not 3: $(cat "$t/cfg.err")"
 	grep -q "pipeline.trace.cpu_sample_hz" "$t/cfg.err" || fail "cpu_sample_hz=$v: $(cat "$t/cfg.err")"
 done
-# 6. through llmprof: the report's CPU samples section and metrics.json.
+# 7. through llmprof: the report's CPU samples section and metrics.json.
 "${LLMPROF:?}" profile artifacts.root="$t/runs" pipeline.trace.backend=builtin \
 	pipeline.trace.cpu_sample_hz=100 -- sh -c '"$0"; exit 0' "$prog" >"$t/prof.out" 2>"$t/prof.err" ||
 	fail "profile: $(cat "$t/prof.err")"
@@ -122,11 +139,14 @@ m = json.load(open(sys.argv[1]))
 st = {s["name"]: s for s in m["stages"]}
 c = st["prefill"]["cpu_samples"]
 assert c["samples"] == int(sys.argv[2]), (c, sys.argv[2])
-assert c["ms"] == 10.0 * c["samples"], c
+assert c["ms"] >= 10.0 * c["samples"] and c["ms"] % 10.0 == 0, c
 assert c["functions"][0]["name"] == "cpu_sample_spin", c
 assert c["functions"][0]["library"] == "cpu-sample-program", c
-assert c["categories"][0] == {"name": "other", "function": "cpu_sample_spin",
-                              "samples": c["samples"], "ms": c["ms"]}, c
+# the spin's own category first (a sample may land in the vDSO's clock)
+cat = c["categories"][0]
+assert cat["name"] == "other" and cat["function"] == "cpu_sample_spin", c
+assert cat["samples"] * 10 >= c["samples"] * 8 and cat["ms"] >= 10.0 * cat["samples"], c
+assert sum(g["samples"] for g in c["categories"]) == c["samples"], c
 assert c["outside_cuda_samples"] is None, c
 PY
 grep -q ', [0-9]* CPU samples' "$run/status.json" || fail "trace step message without the samples"

@@ -2,8 +2,10 @@
  * about 300 ms of CPU time in one known function, for the tracer's CPU
  * sampler (tests/cli/test-tracer-cpu-sample.sh). With "own-handler" it
  * first installs its own handler on the sampler's signal (SIGRTMIN+7) and
- * checks at the end that it is still installed and was never called. Exits
- * with status 7 so the test can see the status passes through. */
+ * checks at the end that it is still installed and was never called. With
+ * "storm" the thread pushes and pops NVTX ranges for ~100 ms of CPU time
+ * instead, so samples land inside the tracer's own code, and says how many.
+ * Exits with status 7 so the test can see the status passes through. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +43,23 @@ __attribute__((noinline)) void cpu_sample_spin(double seconds)
 	sink = x;
 }
 
+static unsigned long storm_ranges;
+
+static void *storm(void *arg)
+{
+	double end = cpu_seconds() + 0.1;
+
+	(void)arg;
+	while (cpu_seconds() < end) {
+		for (int i = 0; i < 100; i++) {
+			nvtxRangePushA("step");
+			nvtxRangePop();
+		}
+		storm_ranges += 100;
+	}
+	return NULL;
+}
+
 static void *launcher(void *arg)
 {
 	(void)arg;
@@ -55,6 +74,12 @@ int main(int argc, char **argv)
 	int own = argc > 1 && strcmp(argv[1], "own-handler") == 0;
 	pthread_t th;
 
+	if (argc > 1 && strcmp(argv[1], "storm") == 0) {
+		pthread_create(&th, NULL, storm, NULL);
+		pthread_join(th, NULL);
+		printf("cpu-sample-program: %lu ranges\n", storm_ranges);
+		return 7;
+	}
 	if (own) {
 		struct sigaction sa, now;
 
