@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "trace/symbolize.h"
@@ -142,12 +143,15 @@ static void read_table(struct sym_object *o, const unsigned char *f, size_t len,
 static void load_object(struct sym_object *o)
 {
 	struct stat st;
+	struct strbuf err = STRBUF_INIT;
 	const unsigned char *f;
 	Elf64_Ehdr eh;
 	int fd;
 
 	o->loaded = 1;
-	fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	/* a path from a log: never block on a FIFO, never read a device */
+	fd = open_regular_file(o->path, SIZE_MAX, NULL, &err);
+	strbuf_release(&err);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(eh)) {

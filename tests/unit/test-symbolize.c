@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -98,9 +100,21 @@ static void test_unreadable(void **state)
 	a = symbolizer_lookup(&s, 0x30010, 1);
 	assert_string_equal(a.function, "Python interpreter");
 	assert_string_equal(a.category, "Python interpreter");
+	/* a log naming a FIFO: read as unreadable, never waited on */
+	{
+		char dir[] = "/tmp/test-symbolize-XXXXXX", path[64];
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/libfifo.so", dir);
+		assert_int_equal(mkfifo(path, 0600), 0);
+		symbolizer_add(&s, 0x50000, 0x50000, 0x60000, path);
+		a = symbolizer_lookup(&s, 0x50010, 0);
+		assert_string_equal(a.function, "libfifo.so+0x10");
+		unlink(path);
+		rmdir(dir);
+	}
 	/* the same object again changes nothing */
 	symbolizer_add(&s, 0x10000, 0x10000, 0x20000, "/nonexistent/libfoo.so.1");
-	assert_int_equal(s.nobj, 2);
+	assert_int_equal(s.nobj, 3);
 	symbolizer_release(&s);
 }
 
