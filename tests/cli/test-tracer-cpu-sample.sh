@@ -111,7 +111,20 @@ grep -q "problems 0" "$t/storm.conv" || fail "storm: damaged log: $(cat "$t/stor
 [ "$(q "$t/storm.sqlite" "SELECT count(*) > 0 FROM LLMPROF_CPU_SAMPLES")" = 1 ] ||
 	fail "storm: no samples"
 
-# 6. llmprof refuses rates it cannot pass on.
+# 6. a fork()ed child starts clean and samples its own thread into its own
+# log: each process's samples stand for its own spin (100 ms, 200 ms).
+traced fork 200 fork
+[ "$(cat "$t/fork.out")" = "cpu-sample-program: child exited 0" ] || fail "fork: $(cat "$t/fork.out")"
+[ "$(ls "$t/fork" | wc -l)" = 2 ] || fail "fork: $(ls "$t/fork")"
+q "$t/fork.sqlite" "SELECT (globalTid >> 24) & 16777215, sum(periodNs) / 1000000
+	FROM LLMPROF_CPU_SAMPLES GROUP BY 1 ORDER BY 2" >"$t/fork.ms"
+[ "$(wc -l <"$t/fork.ms")" = 2 ] || fail "fork: samples of $(wc -l <"$t/fork.ms") processes"
+pms=$(sed -n '1s/.*|//p' "$t/fork.ms")
+cms=$(sed -n '2s/.*|//p' "$t/fork.ms")
+[ "$pms" -ge 70 ] && [ "$pms" -le 115 ] || fail "fork: parent samples stand for $pms ms, not ~100"
+[ "$cms" -ge 160 ] && [ "$cms" -le 215 ] || fail "fork: child samples stand for $cms ms, not ~200"
+
+# 7. llmprof refuses rates it cannot pass on.
 for v in 5 1001 x; do
 	set +e
 	"${LLMPROF:?}" profile --dry-run artifacts.root="$t/runs" pipeline.trace.backend=builtin \
@@ -121,7 +134,7 @@ for v in 5 1001 x; do
 	[ "$rc" = 3 ] || fail "cpu_sample_hz=$v: exit $rc, not 3: $(cat "$t/cfg.err")"
 	grep -q "pipeline.trace.cpu_sample_hz" "$t/cfg.err" || fail "cpu_sample_hz=$v: $(cat "$t/cfg.err")"
 done
-# 7. through llmprof: the report's CPU samples section and metrics.json.
+# 8. through llmprof: the report's CPU samples section and metrics.json.
 "${LLMPROF:?}" profile artifacts.root="$t/runs" pipeline.trace.backend=builtin \
 	pipeline.trace.cpu_sample_hz=100 -- sh -c '"$0"; exit 0' "$prog" >"$t/prof.out" 2>"$t/prof.err" ||
 	fail "profile: $(cat "$t/prof.err")"

@@ -5,12 +5,17 @@
  * checks at the end that it is still installed and was never called. With
  * "storm" the thread pushes and pops NVTX ranges for ~100 ms of CPU time
  * instead, so samples land inside the tracer's own code, and says how many.
+ * With "fork" the main thread spins ~100 ms in "prefill", forks, and the
+ * child spins ~200 ms in a "prefill" of its own before it exits.
  * Exits with status 7 so the test can see the status passes through. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
 
@@ -74,6 +79,25 @@ int main(int argc, char **argv)
 	int own = argc > 1 && strcmp(argv[1], "own-handler") == 0;
 	pthread_t th;
 
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		pid_t child;
+		int st = 0;
+
+		nvtxRangePushA("prefill");
+		cpu_sample_spin(0.1);
+		nvtxRangePop();
+		child = fork();
+		if (child == 0) {
+			nvtxRangePushA("prefill");
+			cpu_sample_spin(0.2);
+			nvtxRangePop();
+			exit(0);
+		}
+		waitpid(child, &st, 0);
+		printf("cpu-sample-program: child exited %d\n",
+		       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return 7;
+	}
 	if (argc > 1 && strcmp(argv[1], "storm") == 0) {
 		pthread_create(&th, NULL, storm, NULL);
 		pthread_join(th, NULL);
