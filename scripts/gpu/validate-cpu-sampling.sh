@@ -113,6 +113,10 @@ try:
     print("samples", db.execute("SELECT count(*), count(DISTINCT globalTid) FROM LLMPROF_CPU_SAMPLES").fetchone())
     for row in db.execute("SELECT category, count(*) FROM LLMPROF_CPU_SAMPLES GROUP BY 1 ORDER BY 2 DESC"):
         print("  ", row)
+    for row in db.execute("SELECT method, count(*), sum(periodNs) / 1e6 FROM LLMPROF_CPU_SAMPLES GROUP BY 1"):
+        print("  method", row)
+    for row in db.execute("SELECT stack FROM LLMPROF_CPU_SAMPLES WHERE category = 'PyTorch' LIMIT 2"):
+        print("  stack", row[0][:600])
 except sqlite3.Error as e:
     print("no samples table:", e)
 for row in db.execute("SELECT level, message FROM LLMPROF_TRACER_DIAGNOSTICS"):
