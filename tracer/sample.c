@@ -229,10 +229,15 @@ void sample_thread_start_slow(void)
 	struct itimerspec its;
 	timer_t id;
 	uint32_t k;
+	void *warm[4];
 
 	tracer_sample_started = 1;
 	if (tracer_thread_ready() < 0)
 		return;
+	/* libunwind's per-thread cache is made at a thread's first unwind:
+	 * here, not in the handler */
+	if (g_unw)
+		g_unw(warm, 4);
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = g_signo;
