@@ -262,6 +262,8 @@ void sample_thread_start_slow(void)
 	its.it_value = its.it_interval;
 	timer_settime(id, 0, &its, NULL);
 	pthread_mutex_unlock(&g_tlock);
+	/* the objects loaded so far, for a process that ends before a flush */
+	sample_write_modules();
 }
 
 static void delete_timer(int k)
