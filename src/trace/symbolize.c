@@ -20,7 +20,7 @@
 
 struct sym {
 	uint64_t lo, size;
-	size_t name; /* offset into names */
+	size_t name; /* offset of its NUL-terminated name in the mapped file */
 };
 
 struct sym_object {
@@ -31,7 +31,10 @@ struct sym_object {
 	int python;
 	struct sym *syms;
 	size_t nsyms;
-	struct strbuf names;
+	/* the file, mapped read-only while the symbolizer lives: names are
+	 * read from it, not copied (a libtorch has a million symbols) */
+	const unsigned char *map;
+	size_t maplen;
 };
 
 struct sym_cache_ent {
@@ -94,7 +97,6 @@ void symbolizer_add(struct symbolizer *s, uint64_t base, uint64_t lo, uint64_t h
 	o->hi = hi;
 	o->path = xstrdup(path);
 	o->file = base_name(o->path);
-	strbuf_init(&o->names, 0);
 	o->python = !strcmp(sample_category(o->file), "Python interpreter");
 }
 
@@ -133,8 +135,7 @@ static void read_table(struct sym_object *o, const unsigned char *f, size_t len,
 		ALLOC_GROW(o->syms, o->nsyms + 1, alloc);
 		o->syms[o->nsyms].lo = y.st_value;
 		o->syms[o->nsyms].size = y.st_size;
-		o->syms[o->nsyms].name = o->names.len;
-		strbuf_add(&o->names, name, nl + 1);
+		o->syms[o->nsyms].name = (size_t)(name - (const char *)f);
 		o->nsyms++;
 	}
 }
@@ -175,7 +176,12 @@ static void load_object(struct sym_object *o)
 					read_table(o, f, (size_t)st.st_size, &sh[i],
 						   &sh[sh[i].sh_link]);
 	}
-	munmap((void *)f, (size_t)st.st_size);
+	if (o->nsyms) {
+		o->map = f;
+		o->maplen = (size_t)st.st_size;
+	} else {
+		munmap((void *)f, (size_t)st.st_size);
+	}
 	if (o->nsyms > 1)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 }
@@ -256,7 +262,7 @@ static char *function_of(struct sym_object *o, uint64_t addr)
 	if (lo > 0) {
 		const struct sym *y = &o->syms[lo - 1];
 		if (!y->size || v < y->lo + y->size)
-			return pretty(o->names.buf + y->name);
+			return pretty((const char *)o->map + y->name);
 	}
 	if (o->python)
 		return xstrdup("Python interpreter");
@@ -320,7 +326,8 @@ void symbolizer_release(struct symbolizer *s)
 	for (size_t i = 0; i < s->nobj; i++) {
 		free(s->obj[i].path);
 		free(s->obj[i].syms);
-		strbuf_release(&s->obj[i].names);
+		if (s->obj[i].map)
+			munmap((void *)s->obj[i].map, s->obj[i].maplen);
 	}
 	free(s->obj);
 	for (size_t i = 0; i < s->capcache; i++)
