@@ -155,9 +155,17 @@ static void write_settings(uint32_t aux)
  * first-use setup is done before a signal needs it. */
 static void load_unwinder(void)
 {
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	const char *how = getenv(TRACER_ENV_CPU_UNWIND);
 	void *warm[4];
+	void *h;
 
+	if (how && !strcmp(how, "leaf"))
+		return;
+	if (how && *how && strcmp(how, "libunwind"))
+		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+			    "%s=%s not understood (libunwind or leaf): using libunwind",
+			    TRACER_ENV_CPU_UNWIND, how);
+	h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
 			    "CPU sampling: libunwind.so.8 not found: each sample keeps the "

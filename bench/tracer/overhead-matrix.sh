@@ -77,7 +77,7 @@ rm -rf "$logs" && mkdir -p "$logs" || die "cannot create $logs"
 # Nothing of an outer profiler or tracer may leak into the untraced runs.
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH LLMPROF_TRACE_OUT LLMPROF_TRACE_API \
 	LLMPROF_TRACE_API_CALLS LLMPROF_TRACE_MEMOPS LLMPROF_TRACE_CUDA LLMPROF_TRACE_NVTX \
-	LLMPROF_TRACE_CPU_SAMPLE_HZ
+	LLMPROF_TRACE_CPU_SAMPLE_HZ LLMPROF_TRACE_CPU_UNWIND
 # The machine's own CUPTI first (it matches the driver).
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # trace-tool needs libsqlite3.so.0: the machine's, else one carried in gpu-bin/lib.

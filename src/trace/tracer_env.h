@@ -64,6 +64,11 @@
  *                         and a warning diagnostic). Stacks are unwound
  *                         with libunwind when libunwind.so.8 loads, else
  *                         only the interrupted instruction is kept.
+ * LLMPROF_TRACE_CPU_UNWIND  how samples are unwound: libunwind (default:
+ *                         the stack, up to 32 frames, when libunwind.so.8
+ *                         loads) or leaf (the interrupted instruction only:
+ *                         cheaper, no callers). Anything else: libunwind
+ *                         and a warning diagnostic.
  * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
  *                         buffers to the log, ms (default 1000; 0 = off). It
  *                         bounds what is lost when a process ends without
@@ -90,6 +95,7 @@
 #define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
 #define TRACER_ENV_GRAPH_NODES "LLMPROF_TRACE_GRAPH_NODES"
 #define TRACER_ENV_CPU_SAMPLE_HZ "LLMPROF_TRACE_CPU_SAMPLE_HZ"
+#define TRACER_ENV_CPU_UNWIND "LLMPROF_TRACE_CPU_UNWIND"
 
 /* File name pattern inside LLMPROF_TRACE_OUT. */
 #define TRACER_LOG_PREFIX "trace-"

@@ -73,6 +73,19 @@ fi
 [ "$(q "$db" "SELECT DISTINCT category FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")" = other ] ||
 	fail "category of the program's own function"
 
+# the leaf only, on request: one frame, the same function
+mkdir -p "$t/leaf"
+env LLMPROF_TRACE_OUT="$t/leaf" NVTX_INJECTION64_PATH="$so" LLMPROF_TRACE_CPU_SAMPLE_HZ=200 \
+	LLMPROF_TRACE_CPU_UNWIND=leaf "$prog" >/dev/null 2>&1 || [ $? = 7 ] || fail "leaf: status"
+"$tool" convert "$t/leaf" "$t/leaf.sqlite" >/dev/null
+[ "$(q "$t/leaf.sqlite" "SELECT DISTINCT method FROM LLMPROF_CPU_SAMPLES")" = leaf ] ||
+	fail "leaf: method"
+[ "$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack LIKE '%;%'")" = 0 ] ||
+	fail "leaf: callers recorded"
+leafspin=$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")
+leafn=$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
+[ "$leafn" -ge 10 ] && [ $((leafspin * 10)) -ge $((leafn * 8)) ] || fail "leaf: $leafspin of $leafn in the spin"
+
 # 2. off by default: no samples, no settings record, nothing installed.
 traced off ""
 cmp "$t/plain.out" "$t/off.out" || fail "tracer changed the program's output"
