@@ -16,7 +16,9 @@
 #             and the sampler's totals from trace.sqlite.
 # Usage: scripts/gpu/validate-cpu-sampling.sh STAGE OUT   (STAGE absolute)
 # Knobs: SAMPLING_REPS (4) rounds, SAMPLING_HZ (100), SAMPLING_ARGS (hf_llama
-# arguments, default "--prompt 128 --new-tokens 64").
+# arguments, default "--prompt 128 --new-tokens 64"), SAMPLING_VARIANTS
+# (default "untraced default sample"; "leaf" = sampling with
+# LLMPROF_TRACE_CPU_UNWIND=leaf).
 # Cost on an H100: ~25 s a process; 3 variants x 4 rounds + the profile run
 # fit one 10-minute call.
 set -u
@@ -32,7 +34,8 @@ so=$B/tracer/libllmprof_tracer.so
 hf=$stage/examples/hf_llama.py
 mkdir -p "$out"
 w=$(mktemp -d)
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH LLMPROF_TRACE_OUT LLMPROF_TRACE_CPU_SAMPLE_HZ
+unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH LLMPROF_TRACE_OUT LLMPROF_TRACE_CPU_SAMPLE_HZ \
+	LLMPROF_TRACE_CPU_UNWIND
 {
 	date -u
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -49,6 +52,8 @@ run_one() { # VARIANT ROUND
 	default) envs=(LLMPROF_TRACE_OUT="$w/log" CUDA_INJECTION64_PATH="$so" NVTX_INJECTION64_PATH="$so") ;;
 	sample) envs=(LLMPROF_TRACE_OUT="$w/log" CUDA_INJECTION64_PATH="$so" NVTX_INJECTION64_PATH="$so"
 		      LLMPROF_TRACE_CPU_SAMPLE_HZ="$hz") ;;
+	leaf) envs=(LLMPROF_TRACE_OUT="$w/log" CUDA_INJECTION64_PATH="$so" NVTX_INJECTION64_PATH="$so"
+		    LLMPROF_TRACE_CPU_SAMPLE_HZ="$hz" LLMPROF_TRACE_CPU_UNWIND=leaf) ;;
 	esac
 	env "${envs[@]}" timeout 200 python3 "$hf" "${hfargs[@]}" >"$w/stdout" 2>>"$out/stderr.txt"
 	rc=$?
@@ -64,25 +69,27 @@ run_one() { # VARIANT ROUND
 		"$(du -sk "$w/log" | cut -f1) KiB"
 }
 python3 -c 'import torch, transformers; torch.zeros(1, device="cuda")' >/dev/null 2>&1
-all=(untraced default sample)
+read -r -a all <<<"${SAMPLING_VARIANTS:-untraced default sample}"
+nv=${#all[@]}
 for ((r = 1; r <= reps; r++)); do
-	for ((i = 0; i < 3; i++)); do
-		run_one "${all[$(((i + r) % 3))]}" "$r"
+	for ((i = 0; i < nv; i++)); do
+		run_one "${all[$(((i + r) % nv))]}" "$r"
 	done
 done
 python3 - "$out/raw.csv" <<'PY' | tee "$out/summary.txt"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 med = {}
-for v in ("untraced", "default", "sample"):
+for v in ("untraced", "default", "sample", "leaf"):
     d = [float(r["decode_ms"]) for r in rows if r["variant"] == v]
     if d:
         med[v] = statistics.median(d)
         print(f"{v:9s} n={len(d)} median decode_ms {med[v]:.2f} min {min(d):.2f} max {max(d):.2f}")
 if "default" in med and "untraced" in med:
     print(f"default/untraced {med['default'] / med['untraced']:.3f}")
-if "sample" in med and "default" in med:
-    print(f"sample/default   {med['sample'] / med['default']:.3f}")
+for v in ("sample", "leaf"):
+    if v in med and "default" in med:
+        print(f"{v}/default   {med[v] / med['default']:.3f}")
 PY
 
 echo "== setup: llmprof profile, api_calls=all, cpu_sample_hz=$hz, --warmup 0"
