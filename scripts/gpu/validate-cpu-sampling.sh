@@ -126,8 +126,11 @@ try:
         print("  stack", row[0][:600])
 except sqlite3.Error as e:
     print("no samples table:", e)
-for row in db.execute("SELECT level, message FROM LLMPROF_TRACER_DIAGNOSTICS"):
-    print("diag", row)
+try:
+    for row in db.execute("SELECT level, message FROM LLMPROF_TRACER_DIAGNOSTICS"):
+        print("diag", row)
+except sqlite3.Error:
+    print("no tracer diagnostics")
 PY
 	cp "$run/report.md" "$out/setup-report.md"
 	cp "$run/metrics.json" "$out/setup-metrics.json"
