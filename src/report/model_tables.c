@@ -306,7 +306,7 @@ void rtable_cpu_sample_cats(const struct report_stage *s, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrrrl", 0, "Category", "Samples", "CPU (ms)", "Share",
+	rtable_init(t, "lrrrl", 1u << 4, "Category", "Samples", "CPU (ms)", "Share",
 		    "Most sampled function", NULL);
 	for (size_t i = 0; i < s->nr_sample_cats; i++) {
 		const struct report_sample_group *g = &s->sample_cats[i];
@@ -325,7 +325,7 @@ void rtable_cpu_sample_funcs(const struct report_stage *s, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrr", 0, "Function", "Library", "Samples", "Share", NULL);
+	rtable_init(t, "llrr", 1u << 0, "Function", "Library", "Samples", "Share", NULL);
 	for (size_t i = 0; i < s->nr_sample_funcs; i++) {
 		const struct report_sample_group *g = &s->sample_funcs[i];
 

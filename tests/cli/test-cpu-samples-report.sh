@@ -31,12 +31,12 @@ grep -qF '60.000 ms in CUDA API calls (`cuModuleLoadData` 60.000 ms' "$r/report.
 	fail "the API split is gone"
 grep -qF 'prefill: 100 samples (100.000 ms of its 100.003 ms of CPU time); 40 outside CUDA API calls (40.000 ms)' \
 	"$r/report.md" || fail "prefill caption"
-grep -qF '| CUDA driver | 60 | 60.000 | 60.0% | libcuda.so.1+0x100 |' "$r/report.md" ||
+grep -qF '| CUDA driver | 60 | 60.000 | 60.0% | `libcuda.so.1+0x100` |' "$r/report.md" ||
 	fail "category row"
-grep -qF '| Python interpreter | libpython3.11.so.1.0 | 24 | 24.0% |' "$r/report.md" ||
+grep -qF '| `Python interpreter` | libpython3.11.so.1.0 | 24 | 24.0% |' "$r/report.md" ||
 	fail "Python without symbols reads as the interpreter"
 grep -qF 'decode: 4 samples (4.000 ms of its' "$r/report.md" || fail "decode caption"
-grep -qF '| PyTorch | 4 | 4.000 | 100.0% | libtorch_cpu.so+0x1800 |' "$r/report.md" ||
+grep -qF '| PyTorch | 4 | 4.000 | 100.0% | `libtorch_cpu.so+0x1800` |' "$r/report.md" ||
 	fail "decode category row"
 python3 - "$r/metrics.json" <<'PY' || fail "metrics.json"
 import json, sys

@@ -155,7 +155,7 @@ run=$(sed -n 's/^run: //p' "$t/prof.out")
 grep -q '^## CPU samples$' "$run/report.md" || fail "no CPU samples section in report.md"
 grep -q '^prefill: [0-9]* samples ([0-9.]* ms of its [0-9.]* ms of CPU time)$' "$run/report.md" ||
 	fail "no prefill caption: $(grep -A3 '^## CPU samples' "$run/report.md")"
-grep -q '^| cpu_sample_spin | cpu-sample-program | [0-9]* | [0-9.]*% |$' "$run/report.md" ||
+grep -q '^| `cpu_sample_spin` | cpu-sample-program | [0-9]* | [0-9.]*% |$' "$run/report.md" ||
 	fail "no function row"
 grep -q 'CPU samples: prefill' "$run/report.html" || fail "no CPU samples in report.html"
 n=$(q "$run/trace/trace.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
