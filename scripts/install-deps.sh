@@ -12,6 +12,7 @@ packages=(cmake ninja-build pkg-config gcc libyaml-dev libsqlite3-dev libjansson
 	  libssh-4    # libssh-4: the nsys importer of the test oracle needs libssh.so (tests/cli/test-pipeline.sh)
 	  locales     # locales: en_US.UTF-8 for nsys's grouped numbers (tests/cli/test-stats-column-locale.sh)
 	  clang-format  # make check-format (CI)
+	  libunwind8  # libunwind8: the tracer's CPU sampler unwinds stacks with it (tests/cli/test-tracer-cpu-sample.sh)
 	  clang-14 valgrind)  # scripts/fuzz.sh (libFuzzer), scripts/valgrind-tests.sh
 
 missing=()

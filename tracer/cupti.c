@@ -337,6 +337,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
 		const CUpti_CallbackData *cb = data;
 		int32_t ret = 0;
 
+		sample_thread_start();
+
 		if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
 			if (cb->callbackSite == CUPTI_API_ENTER) {
 				int d = tl_api.depth++;
@@ -577,6 +579,7 @@ int InitializeInjection(void)
 		return 1;
 	if (tracer_init(TLOG_F_CUDA) < 0)
 		return 1; /* never fail the program's cuInit */
+	sample_thread_start(); /* the thread that initialises CUDA launches */
 
 	set_buffer_attributes();
 

@@ -55,6 +55,22 @@ static char g_host[256];
 static __thread struct tbuf *tl_buf;
 static __thread uint32_t tl_tid;
 static __thread int tl_in_tracer; /* no re-entry from our own write() */
+/* Nonzero while the thread works on its own buffer (or takes any buffer's
+ * lock): a CPU sample's signal arriving then is dropped, not appended, since
+ * the buffer is half-written and its lock held by the interrupted code. */
+static __thread volatile int tl_busy;
+
+static void busy_enter(void)
+{
+	tl_busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void busy_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tl_busy--;
+}
 
 uint64_t tracer_now(void)
 {
@@ -147,10 +163,13 @@ static void thread_exit(void *p)
 {
 	struct tbuf *b = p;
 
+	sample_thread_exit();
+	busy_enter();
 	pthread_mutex_lock(&b->lock);
 	chunk_out(b);
 	b->dead = 1;
 	pthread_mutex_unlock(&b->lock);
+	busy_leave();
 }
 
 /* The OS name of the calling thread (its comm, as ps shows), written once
@@ -231,19 +250,57 @@ void *tracer_reserve(size_t size)
 
 	if (!g_enabled || tl_in_tracer)
 		return NULL;
+	busy_enter();
 	b = my_buf();
 	if (!b) {
 		__atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED);
+		busy_leave();
 		return NULL;
 	}
 	pthread_mutex_lock(&b->lock);
+	p = reserve_in(b, size);
+	if (!p) {
+		pthread_mutex_unlock(&b->lock);
+		busy_leave();
+	}
+	return p;
+}
+
+void tracer_commit(void)
+{
+	pthread_mutex_unlock(&tl_buf->lock);
+	busy_leave();
+}
+
+int tracer_thread_ready(void)
+{
+	struct tbuf *b;
+
+	if (!g_enabled)
+		return -1;
+	busy_enter();
+	b = my_buf();
+	busy_leave();
+	return b ? 0 : -1;
+}
+
+void *tracer_reserve_signal(size_t size)
+{
+	struct tbuf *b = tl_buf;
+	void *p;
+
+	if (!g_enabled || tl_in_tracer || tl_busy || !b)
+		return NULL;
+	/* Another thread (the periodic flush) may hold it: never wait. */
+	if (pthread_mutex_trylock(&b->lock) != 0)
+		return NULL;
 	p = reserve_in(b, size);
 	if (!p)
 		pthread_mutex_unlock(&b->lock);
 	return p;
 }
 
-void tracer_commit(void)
+void tracer_commit_signal(void)
 {
 	pthread_mutex_unlock(&tl_buf->lock);
 }
@@ -376,6 +433,8 @@ void tracer_flush_all(void)
 
 	if (!g_enabled)
 		return;
+	sample_write_modules();
+	busy_enter();
 	pthread_mutex_lock(&g_lock);
 	for (b = g_bufs; b; b = b->next) {
 		pthread_mutex_lock(&b->lock);
@@ -386,6 +445,7 @@ void tracer_flush_all(void)
 	pthread_mutex_lock(&g_gpu.lock);
 	chunk_out(&g_gpu);
 	pthread_mutex_unlock(&g_gpu.lock);
+	busy_leave();
 	write_dropped();
 	if (g_io_failed) {
 		/* Cannot write the diag itself; nothing else to do. */
@@ -433,6 +493,7 @@ static void at_exit(void)
 {
 	struct tlog_end e;
 
+	sample_stop();
 	tracer_flush_all();
 	memset(&e, 0, sizeof(e));
 	e.h.type = TLOG_END;
@@ -555,6 +616,7 @@ static void fork_child(void)
 	if (!g_enabled)
 		return;
 	tl_tid = 0;
+	tl_busy = 0;
 	for (b = g_bufs; b; b = b->next) {
 		pthread_mutex_init(&b->lock, NULL);
 		b->used = 0;
@@ -573,6 +635,7 @@ static void fork_child(void)
 	write_process();
 	write_rank();
 	start_flusher(); /* threads do not survive fork() */
+	sample_fork_child();
 }
 
 static void init_once(void)
@@ -598,6 +661,7 @@ static void init_once(void)
 	write_process();
 	write_rank();
 	start_flusher();
+	sample_setup();
 }
 
 int tracer_init(uint32_t flag)

@@ -90,6 +90,7 @@ static void event(uint16_t type, uint64_t range_id, uint64_t domain, const nvtxE
 	} else if (text) {
 		n = strnlen(text, TRACER_MAX_STR);
 	}
+	sample_thread_start();
 	if (text)
 		msg = TLOG_MSG_TEXT;
 	else if (a && a->messageType == NVTX_MESSAGE_TYPE_REGISTERED)
@@ -153,6 +154,7 @@ static void end_event(uint16_t type, uint64_t id, uint64_t domain)
 {
 	struct tlog_nvtx_end e;
 
+	sample_thread_start();
 	memset(&e, 0, sizeof(e));
 	e.h.type = type;
 	e.h.size = sizeof(e);

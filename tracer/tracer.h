@@ -29,6 +29,15 @@ HIDDEN void tracer_commit(void);
  * to the calling thread's buffer: reserve, copy and commit in one call, so
  * no path can leave the buffer locked. Dropped (counted) when not kept. */
 HIDDEN void tracer_append(const void *rec, size_t size);
+/* Makes the calling thread's buffer now (it is made at its first record
+ * otherwise), so a signal handler can append to it; 0 or -1. */
+HIDDEN int tracer_thread_ready(void);
+/* tracer_reserve for a signal handler on the calling thread: NULL (nothing
+ * counted; the caller counts) when the thread was interrupted inside the
+ * tracer, has no buffer yet, or another thread holds its buffer. Never
+ * allocates or waits. tracer_commit_signal() follows a successful one. */
+HIDDEN void *tracer_reserve_signal(size_t size);
+HIDDEN void tracer_commit_signal(void);
 /* Same for the shared buffer fed by CUPTI's buffer-completion callback. */
 HIDDEN void *tracer_gpu_reserve(size_t size);
 HIDDEN void tracer_gpu_lock(void);
@@ -55,6 +64,25 @@ HIDDEN void tracer_nvtx_payload(uint64_t domain, const void *data, size_t count)
 /* nvtx.c: nvtxRangePushPayload / nvtxRangePopPayload, for the slots. */
 HIDDEN int tracer_nvtx_push_payload(void *domain, const void *data, size_t count);
 HIDDEN int tracer_nvtx_pop_payload(void *domain, const void *data, size_t count);
+/* sample.c: the CPU sampler (LLMPROF_TRACE_CPU_SAMPLE_HZ). sample_setup
+ * runs once at tracer start; sample_thread_start on every traced call of a
+ * thread (cheap after its first); sample_stop at exit deletes the timers
+ * and writes the totals; sample_write_modules at each flush writes the
+ * loaded objects when they changed; sample_thread_exit deletes the calling
+ * thread's timer; sample_fork_child forgets the parent's timers. */
+HIDDEN void sample_setup(void);
+HIDDEN void sample_thread_start_slow(void);
+HIDDEN extern __thread int tracer_sample_started;
+HIDDEN extern int tracer_sample_on;
+static inline void sample_thread_start(void)
+{
+	if (__builtin_expect(tracer_sample_on && !tracer_sample_started, 0))
+		sample_thread_start_slow();
+}
+HIDDEN void sample_stop(void);
+HIDDEN void sample_write_modules(void);
+HIDDEN void sample_thread_exit(void);
+HIDDEN void sample_fork_child(void);
 
 /* Longest string kept in one record; longer ones are cut (and say so). */
 #define TRACER_MAX_STR 16000u

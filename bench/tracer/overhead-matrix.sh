@@ -20,7 +20,9 @@
 #                              LLMPROF_TRACE_API values (may be empty: decode
 #                              runs untraced only), each optionally followed
 #                              by +VAR=VALUE settings (e.g.
-#                              activity+LLMPROF_TRACE_MEMOPS=0); the default
+#                              activity+LLMPROF_TRACE_MEMOPS=0, or
+#                              activity+LLMPROF_TRACE_CPU_SAMPLE_HZ=100 for the
+#                              CPU sampler); the default
 #                              compares recording launch calls only with
 #                              recording every CUDA API call (API_CALLS=all)
 #   MATRIX_TINY_VARIANTS (MATRIX_VARIANTS)   the same for tiny_launch
@@ -74,7 +76,8 @@ so=$(cd "$(dirname "$so")" && pwd)/$(basename "$so") # injection paths must be a
 rm -rf "$logs" && mkdir -p "$logs" || die "cannot create $logs"
 # Nothing of an outer profiler or tracer may leak into the untraced runs.
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH LLMPROF_TRACE_OUT LLMPROF_TRACE_API \
-	LLMPROF_TRACE_API_CALLS LLMPROF_TRACE_MEMOPS LLMPROF_TRACE_CUDA LLMPROF_TRACE_NVTX
+	LLMPROF_TRACE_API_CALLS LLMPROF_TRACE_MEMOPS LLMPROF_TRACE_CUDA LLMPROF_TRACE_NVTX \
+	LLMPROF_TRACE_CPU_SAMPLE_HZ LLMPROF_TRACE_CPU_UNWIND
 # The machine's own CUPTI first (it matches the driver).
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # trace-tool needs libsqlite3.so.0: the machine's, else one carried in gpu-bin/lib.

@@ -24,10 +24,51 @@ static int has_finding(const struct report_model *m, const char *code)
 	return 0;
 }
 
+/* "60.0% Python interpreter, 25.0% PyTorch (`at::native::add`), the rest
+ * 5.5%" for the first FINDINGS_SAMPLE_CATS of n groups out of total
+ * samples. */
+static void sample_shares(struct strbuf *sb, const struct report_sample_group *g, size_t n,
+			  uint64_t total)
+{
+	for (size_t i = 0; i < n && i < FINDINGS_SAMPLE_CATS; i++) {
+		if (i)
+			strbuf_addstr(sb, ", ");
+		fmt_frac_pct(sb, rnum_of((double)g[i].samples / (double)total));
+		strbuf_addf(sb, " %s", g[i].name);
+		if (strcmp(g[i].detail, g[i].name)) {
+			strbuf_addstr(sb, " (");
+			md_code_plain(sb, g[i].detail);
+			strbuf_addch(sb, ')');
+		}
+	}
+	if (n > FINDINGS_SAMPLE_CATS) {
+		uint64_t rest = 0;
+		for (size_t i = FINDINGS_SAMPLE_CATS; i < n; i++)
+			rest += g[i].samples;
+		strbuf_addstr(sb, ", the rest ");
+		fmt_frac_pct(sb, rnum_of((double)rest / (double)total));
+	}
+}
+
+int findings_cpu_samples(struct strbuf *sb, const struct report_stage *st)
+{
+	if (!st->cpu_samples)
+		return 0;
+	strbuf_addf(sb, " Sampled CPU time (%" PRIu64 " sample%s, ", st->cpu_samples,
+		    st->cpu_samples == 1 ? "" : "s");
+	fmt_ms(sb, st->sampled_ms);
+	strbuf_addstr(sb, " ms): ");
+	sample_shares(sb, st->sample_cats, st->nr_sample_cats, st->cpu_samples);
+	strbuf_addch(sb, '.');
+	return 1;
+}
+
 int findings_cpu_split(struct strbuf *sb, const struct report_stage *st)
 {
-	if (!st->api_ms.available || !st->cpu_ms.available)
+	if (!st->api_ms.available || !st->cpu_ms.available) {
+		findings_cpu_samples(sb, st);
 		return 0;
+	}
 	strbuf_addstr(sb, " Where its ");
 	fmt_ms(sb, st->cpu_ms);
 	strbuf_addstr(sb, " ms of CPU time went: ");
@@ -49,7 +90,16 @@ int findings_cpu_split(struct strbuf *sb, const struct report_stage *st)
 		strbuf_addch(sb, ')');
 	strbuf_addstr(sb, ", ");
 	fmt_ms(sb, st->host_ms);
-	strbuf_addstr(sb, " ms outside CUDA (host code: Python, the framework).");
+	if (!st->cpu_samples_outside) {
+		strbuf_addstr(sb, " ms outside CUDA (host code: Python, the framework).");
+		findings_cpu_samples(sb, st);
+		return 1;
+	}
+	strbuf_addf(sb, " ms outside CUDA: sampled (%" PRIu64 " sample%s) ",
+		    st->cpu_samples_outside, st->cpu_samples_outside == 1 ? "" : "s");
+	sample_shares(sb, st->sample_outside_cats, st->nr_sample_outside_cats,
+		      st->cpu_samples_outside);
+	strbuf_addch(sb, '.');
 	return 1;
 }
 

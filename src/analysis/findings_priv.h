@@ -27,6 +27,16 @@ double findings_stage_units(const struct report_stage *st, const char **unit);
  * 155.4 ms outside CUDA (host code: Python, the framework)." Nothing
  * otherwise; returns whether it wrote. */
 int findings_cpu_split(struct strbuf *sb, const struct report_stage *st);
+/* The stage's sampled CPU time by category, as a sentence of its own, when
+ * it has CPU samples (pipeline.trace.cpu_sample_hz): " Sampled CPU time (52
+ * samples, 52.0 ms): 60.0% Python interpreter, 25.0% PyTorch
+ * (`at::native::add`), ..." Returns whether it wrote. findings_cpu_split
+ * calls it when it cannot split (and still returns 0), or when no sample
+ * fell outside the CUDA API calls; with samples there, its "outside CUDA"
+ * part cites them instead: " 112.7 ms outside CUDA: sampled (110 samples)
+ * 60.0% Python interpreter, ..." */
+int findings_cpu_samples(struct strbuf *sb, const struct report_stage *st);
+#define FINDINGS_SAMPLE_CATS 3 /* categories a sentence names */
 /* The hint for when it cannot: record every CUDA API call. */
 #define FINDINGS_API_HINT                                                                          \
 	"Record every CUDA API call (built-in tracer: pipeline.trace.api_calls=all; nsys: "        \

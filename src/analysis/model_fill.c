@@ -63,7 +63,43 @@ static void fill_cpu_api(struct report_stage *s, const struct stage_timing *st)
 	s->api_rest_calls = rest_calls;
 }
 
-static void fill_stages(struct report_model *m, const struct timeline *tl)
+/* n groups of set g (names from t) as the model's, owned. */
+static struct report_sample_group *sample_groups(const struct cpu_sample_group *g, size_t n,
+						 const struct trace *t, size_t *nout)
+{
+	struct report_sample_group *v = xcalloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++) {
+		v[i].name = xstrdup(str_or(&t->strs, g[i].name, "(unknown)"));
+		v[i].detail = xstrdup(str_or(&t->strs, g[i].detail, "(unknown)"));
+		v[i].samples = g[i].samples;
+		v[i].ms = ms_of(g[i].ns);
+	}
+	*nout = n;
+	return v;
+}
+
+/* The stage's CPU samples, when the trace has any. */
+static void fill_cpu_samples(struct report_stage *s, const struct stage_timing *st,
+			     const struct trace *t, int api_complete)
+{
+	const struct cpu_sample_use *u = &st->samples;
+
+	s->cpu_samples = u->all.samples;
+	s->sampled_ms = ms_of(u->all.ns);
+	s->sample_cats = sample_groups(u->all.cats, u->all.ncats, t, &s->nr_sample_cats);
+	s->sample_funcs = sample_groups(
+	    u->all.funcs, u->all.nfuncs < REPORT_SAMPLE_TOP ? u->all.nfuncs : REPORT_SAMPLE_TOP, t,
+	    &s->nr_sample_funcs);
+	if (!api_complete)
+		return;
+	s->cpu_samples_outside = u->outside.samples;
+	s->sampled_outside_ms = ms_of(u->outside.ns);
+	s->sample_outside_cats =
+	    sample_groups(u->outside.cats, u->outside.ncats, t, &s->nr_sample_outside_cats);
+}
+
+static void fill_stages(struct report_model *m, const struct timeline *tl, const struct trace *t)
 {
 	static const enum report_role roles[2] = {REPORT_ROLE_PREFILL, REPORT_ROLE_DECODE};
 
@@ -94,6 +130,8 @@ static void fill_stages(struct report_model *m, const struct timeline *tl)
 			s->launches_per_s = rnum_of(st->launches_per_s);
 		if (tl->api_complete)
 			fill_cpu_api(s, st);
+		if (tl->cpu_samples)
+			fill_cpu_samples(s, st, t, tl->api_complete);
 		if (r != STAGE_DECODE || !tl->stage_found[STAGE_DECODE_STEP])
 			copy_samples(s, st);
 		if (r == STAGE_DECODE && tl->stage_found[STAGE_DECODE_STEP]) {
@@ -495,7 +533,7 @@ void model_fill_from_analysis(struct report_model *m, const struct report_analys
 		fill_csv_kernels(m, a);
 	if (!a->have_tl)
 		return;
-	fill_stages(m, &a->tl);
+	fill_stages(m, &a->tl, &a->trace);
 	fill_kernels(m, &a->trace, &a->tl);
 	fill_operators(m, &a->trace, &a->tl);
 	fill_timeline(m, &a->trace, &a->stages);

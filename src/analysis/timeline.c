@@ -621,6 +621,24 @@ static void stage_distributions(struct timeline *tl, int64_t *inst_proj[STAGE_NR
 	}
 }
 
+/* Each stage's CPU samples, when the trace has any (cpusample.h). */
+static void stage_cpu_samples(struct timeline *tl, struct trace *t, const uint8_t *stage_mask)
+{
+	struct trace_cpu_samples s;
+	struct cpu_sample_use use[STAGE_NROLES];
+
+	memset(&s, 0, sizeof(s));
+	trace_cpu_samples_load(t, &s);
+	tl->cpu_samples = s.n;
+	if (s.n) {
+		memset(use, 0, sizeof(use));
+		cpu_samples_by_mask(use, STAGE_NROLES, t, stage_mask, &s, tl->api_complete);
+		for (int r = 0; r < STAGE_NROLES; r++)
+			tl->stages[r].samples = use[r];
+	}
+	trace_cpu_samples_release(&s);
+}
+
 int timeline_build(struct timeline *tl, struct trace *t, const struct stage_config *cfg,
 		   struct strbuf *err)
 {
@@ -735,6 +753,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 		for (int s = 0; s < STAGE_NROLES; s++)
 			tl->stages[s].api = use[s];
 	}
+	stage_cpu_samples(tl, t, stage_mask);
 	for (size_t k = 0; k < t->nkernels; k++)
 		if (!tl->kernel_stages[k]) {
 			tl->kernels_outside++;
@@ -767,6 +786,7 @@ void timeline_release(struct timeline *tl)
 	for (int s = 0; s < STAGE_NROLES; s++) {
 		free(tl->stages[s].inst_ns);
 		cpu_api_use_release(&tl->stages[s].api);
+		cpu_sample_use_release(&tl->stages[s].samples);
 	}
 	free(tl->step_kernels);
 	free(tl->kernel_op);

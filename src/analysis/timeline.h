@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "analysis/cpuapi.h"
+#include "analysis/cpusample.h"
 #include "core/strbuf.h"
 #include "trace/trace.h"
 
@@ -73,6 +74,9 @@ struct stage_timing {
 	/* CPU time of its ranges inside CUDA API calls, by call name (owned;
 	 * cpuapi.h): only when the timeline's api_complete */
 	struct cpu_api_use api;
+	/* its ranges' CPU samples (owned; cpusample.h): builtin traces recorded
+	 * with pipeline.trace.cpu_sample_hz > 0 only */
+	struct cpu_sample_use samples;
 };
 
 struct operator_stat {
@@ -125,6 +129,7 @@ struct timeline {
 	size_t graph_kernels_op;   /* of those, given their capture-time operator */
 	int have_graph_nodes;	   /* the trace records graph nodes (builtin tracer) */
 	int api_complete;	   /* the trace records every CUDA API call (cpuapi.h) */
+	size_t cpu_samples;	   /* CPU samples in the trace, any range or none */
 	int32_t *kernel_op;	   /* per kernel: strs id of its innermost operator range's
 				      text, -1 outside every operator */
 	/* kernels of each decode_step instance, in start order: a capture that

@@ -77,6 +77,11 @@ static const struct config_key schema[] = {
      "memset) or all (also cudaMalloc, module loading, synchronisation: where a stage's CPU "
      "time goes)",
      ENUM(pipeline.trace.api_calls, trace_api_calls, TRACE_API_CALLS_NR)},
+    {"pipeline.trace.cpu_sample_hz", CONFIG_INT, IN(0, 1000), .def = "0",
+     .help = "CPU stack samples per second of CPU time of the threads that launch GPU work, "
+	     "builtin tracer only: 0 = off (no timer, no signal), else 10..1000 (where a "
+	     "stage's CPU time outside CUDA goes)",
+     INT(pipeline.trace.cpu_sample_hz)},
     {"pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
      .help = "cap on events written to the Perfetto trace.json",
      INT(pipeline.trace.max_json_events)},

@@ -141,6 +141,7 @@ struct config_trace {
 	int enable;
 	enum trace_backend backend;
 	enum trace_api_calls api_calls;
+	int64_t cpu_sample_hz; /* 0 = off, else 10..1000 */
 	int64_t max_json_events;
 };
 

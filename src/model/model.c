@@ -90,6 +90,15 @@ static void ranks_release(struct report_ranks *r)
 	coll_release(&r->coll);
 }
 
+static void report_sample_groups_free(struct report_sample_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(g[i].name);
+		free(g[i].detail);
+	}
+	free(g);
+}
+
 void report_model_release(struct report_model *m)
 {
 	size_t i;
@@ -144,6 +153,10 @@ void report_model_release(struct report_model *m)
 		for (size_t j = 0; j < m->stages[i].nr_api_top; j++)
 			free(m->stages[i].api_top[j].name);
 		free(m->stages[i].api_top);
+		report_sample_groups_free(m->stages[i].sample_cats, m->stages[i].nr_sample_cats);
+		report_sample_groups_free(m->stages[i].sample_funcs, m->stages[i].nr_sample_funcs);
+		report_sample_groups_free(m->stages[i].sample_outside_cats,
+					  m->stages[i].nr_sample_outside_cats);
 	}
 	free(m->stages);
 	for (i = 0; i < m->nr_kernels; i++) {

@@ -219,9 +219,25 @@ struct report_stage {
 		uint64_t calls;
 	} * api_top;
 	size_t nr_api_top;
+	/* its CPU samples (docs/report.md "Where the CPU time goes"), from
+	 * builtin traces recorded with pipeline.trace.cpu_sample_hz > 0 (0
+	 * samples otherwise): sampled_ms = the samples' periods summed, an
+	 * estimate of CPU time; *_outside: the samples outside CUDA API calls,
+	 * when the trace records every call (api_ms available). Groups owned,
+	 * most sampled first: every category, the REPORT_SAMPLE_TOP functions */
+	uint64_t cpu_samples, cpu_samples_outside;
+	struct rnum sampled_ms, sampled_outside_ms;
+	struct report_sample_group {
+		char *name;   /* category, or function */
+		char *detail; /* categories: their most sampled function; functions: library */
+		uint64_t samples;
+		struct rnum ms;
+	} * sample_cats, *sample_funcs, *sample_outside_cats;
+	size_t nr_sample_cats, nr_sample_funcs, nr_sample_outside_cats;
 };
 
 #define REPORT_API_TOP 5
+#define REPORT_SAMPLE_TOP 5
 
 struct report_aggregates {
 	struct rnum ttft_ms;	  /* time to first token: prefill range start to the end of

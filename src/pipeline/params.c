@@ -47,6 +47,7 @@ void run_tracer_setup(struct run_params *p, const char *run_dir)
 	path_join(&p->trace_log, p->trace_dir.buf, "log");
 	tracer_env_build(p->tracer_env, p->tracer_lib, p->trace_log.buf, TRACER_FULL,
 			 p->tracer_api_calls);
+	tracer_env_cpu_sample(p->tracer_env, p->tracer_cpu_sample_hz);
 	p->pp.workload_env = (const char *const *)p->tracer_env;
 }
 
@@ -59,6 +60,14 @@ int run_choose_backend(struct run_ctx *rc, struct strbuf *err, int *code)
 	struct tool_found nsys, tracer;
 	int ret = -1, have_nsys = 0, have_tracer = 0;
 
+	if (c->trace.cpu_sample_hz > 0 && c->trace.cpu_sample_hz < 10) {
+		strbuf_addf(err,
+			    "config key 'pipeline.trace.cpu_sample_hz': %lld is not 0 (off) or "
+			    "10..1000",
+			    (long long)c->trace.cpu_sample_hz);
+		*code = EXIT_CONFIG;
+		return -1;
+	}
 	if (!c->trace.enable) {
 		p->pp.trace = PLAN_TRACE_OFF;
 		strbuf_addstr(&p->trace_reason, "pipeline.trace.enable=false");
@@ -177,6 +186,7 @@ void run_params_init(struct run_params *p, const struct run_ctx *rc, const char 
 	strbuf_init(&p->ncu_what, 0);
 	pp->run_dir = run_dir;
 	p->tracer_api_calls = trace_api_calls_names[c->pipeline.trace.api_calls];
+	p->tracer_cpu_sample_hz = c->pipeline.trace.cpu_sample_hz;
 	p->have_gpu = gpus->nr > 0;
 	pp->workload_kind = workload_kind_names[c->workload.kind];
 	if (rc->has_program) {

@@ -53,6 +53,8 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 		    (unsigned long long)ts.api_calls);
 	if (ts.api_other)
 		strbuf_addf(msg, ", %llu other CUDA API calls", (unsigned long long)ts.api_other);
+	if (ts.cpu_samples)
+		strbuf_addf(msg, ", %llu CPU samples", (unsigned long long)ts.cpu_samples);
 	if (merged)
 		strbuf_addf(msg, "; trace.json: %llu short events merged to stay under the cap",
 			    (unsigned long long)merged);

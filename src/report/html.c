@@ -248,6 +248,31 @@ static void cpu_time_html(const struct report_model *m, struct strbuf *out)
 	}
 }
 
+/* Each stage's CPU samples (docs/report.md, "Where the CPU time goes"). */
+static void cpu_samples_html(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+		struct strbuf cap = STRBUF_INIT;
+
+		if (!s->cpu_samples)
+			continue;
+		report_cpu_samples_caption(s, &cap);
+		strbuf_addstr(out, "<h3>CPU samples: ");
+		xml_text(out, cap.buf);
+		strbuf_addstr(out, "</h3>\n");
+		strbuf_release(&cap);
+		rtable_cpu_sample_cats(s, &t);
+		rtable_html(&t, out, "data");
+		rtable_release(&t);
+		rtable_cpu_sample_funcs(s, &t);
+		rtable_html(&t, out, "data");
+		rtable_release(&t);
+	}
+}
+
 static void findings_html(const struct report_model *m, struct strbuf *out)
 {
 	if (!m->nr_findings) {
@@ -403,6 +428,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		}
 		rtable_release(&t);
 		cpu_time_html(m, out);
+		cpu_samples_html(m, out);
 	} else {
 		strbuf_addstr(out, "<p>No stage ranges were found in the trace.</p>\n");
 	}

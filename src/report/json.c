@@ -156,6 +156,48 @@ static json_t *llm_json(const struct report_model *m)
 	return o;
 }
 
+/* Groups of CPU samples: name, samples, ms and detail under key dk. */
+static json_t *sample_groups_json(const struct report_sample_group *g, size_t n, const char *dk)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_object();
+
+		set(c, "name", jstr_checked(g[i].name));
+		set(c, dk, jstr_checked(g[i].detail));
+		set(c, "samples", json_integer((json_int_t)g[i].samples));
+		set(c, "ms", jnum(g[i].ms));
+		json_array_append_new(a, c);
+	}
+	return a;
+}
+
+/* The stage's CPU samples (docs/report.md "Where the CPU time goes"); the
+ * key is absent without samples, the outside_* keys are null when the trace
+ * does not record every CUDA API call. */
+static json_t *cpu_samples_json(const struct report_stage *s)
+{
+	json_t *o = json_object();
+
+	set(o, "samples", json_integer((json_int_t)s->cpu_samples));
+	set(o, "ms", jnum(s->sampled_ms));
+	set(o, "categories", sample_groups_json(s->sample_cats, s->nr_sample_cats, "function"));
+	set(o, "functions", sample_groups_json(s->sample_funcs, s->nr_sample_funcs, "library"));
+	if (s->sampled_outside_ms.available) {
+		set(o, "outside_cuda_samples", json_integer((json_int_t)s->cpu_samples_outside));
+		set(o, "outside_cuda_ms", jnum(s->sampled_outside_ms));
+		set(o, "outside_cuda_categories",
+		    sample_groups_json(s->sample_outside_cats, s->nr_sample_outside_cats,
+				       "function"));
+	} else {
+		set(o, "outside_cuda_samples", NULL);
+		set(o, "outside_cuda_ms", NULL);
+		set(o, "outside_cuda_categories", NULL);
+	}
+	return o;
+}
+
 /* Where the stage's CPU time went; NULL when the trace does not record
  * every CUDA API call (the key is then absent). */
 static json_t *cpu_time_json(const struct report_stage *s)
@@ -228,6 +270,8 @@ static json_t *stage_json(const struct report_stage *s)
 	set(o, "utilization", u);
 	if (s->api_ms.available)
 		set(o, "cpu_time", cpu_time_json(s));
+	if (s->cpu_samples)
+		set(o, "cpu_samples", cpu_samples_json(s));
 	return o;
 }
 

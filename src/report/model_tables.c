@@ -296,6 +296,67 @@ out:
 	strbuf_release(&sb);
 }
 
+static void sample_share(struct rtable *t, struct strbuf *sb, uint64_t n, uint64_t total)
+{
+	fmt_frac_pct(sb, rnum_of(total ? (double)n / (double)total : 0));
+	rtable_cell_sb(t, sb);
+}
+
+void rtable_cpu_sample_cats(const struct report_stage *s, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "lrrrl", 1u << 4, "Category", "Samples", "CPU (ms)", "Share",
+		    "Most sampled function", NULL);
+	for (size_t i = 0; i < s->nr_sample_cats; i++) {
+		const struct report_sample_group *g = &s->sample_cats[i];
+
+		rtable_cell(t, g->name);
+		rtable_cellf(t, "%llu", (unsigned long long)g->samples);
+		fmt_ms(&sb, g->ms);
+		rtable_cell_sb(t, &sb);
+		sample_share(t, &sb, g->samples, s->cpu_samples);
+		rtable_cell(t, g->detail);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_cpu_sample_funcs(const struct report_stage *s, struct rtable *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rtable_init(t, "llrr", 1u << 0, "Function", "Library", "Samples", "Share", NULL);
+	for (size_t i = 0; i < s->nr_sample_funcs; i++) {
+		const struct report_sample_group *g = &s->sample_funcs[i];
+
+		rtable_cell(t, g->name);
+		rtable_cell(t, g->detail);
+		rtable_cellf(t, "%llu", (unsigned long long)g->samples);
+		sample_share(t, &sb, g->samples, s->cpu_samples);
+	}
+	strbuf_release(&sb);
+}
+
+void report_cpu_samples_caption(const struct report_stage *s, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s: %llu sample%s (", s->name ? s->name : "stage",
+		    (unsigned long long)s->cpu_samples, s->cpu_samples == 1 ? "" : "s");
+	fmt_ms(sb, s->sampled_ms);
+	strbuf_addstr(sb, " ms");
+	if (s->cpu_ms.available) {
+		strbuf_addstr(sb, " of its ");
+		fmt_ms(sb, s->cpu_ms);
+		strbuf_addstr(sb, " ms of CPU time");
+	}
+	strbuf_addch(sb, ')');
+	if (s->sampled_outside_ms.available) {
+		strbuf_addf(sb, "; %llu outside CUDA API calls (",
+			    (unsigned long long)s->cpu_samples_outside);
+		fmt_ms(sb, s->sampled_outside_ms);
+		strbuf_addstr(sb, " ms)");
+	}
+}
+
 void rtable_decode_steps(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;

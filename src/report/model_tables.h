@@ -80,6 +80,13 @@ void rtable_decode_steps(const struct report_model *m, struct rtable *t);
 /* Where stage s's CPU time went: its longest CUDA API calls by name, the
  * other calls, all calls, host code. No rows unless s->api_ms is known. */
 void rtable_cpu_time(const struct report_stage *s, struct rtable *t);
+/* Stage s's CPU samples (pipeline.trace.cpu_sample_hz): by category, with
+ * each one's most sampled function; and its REPORT_SAMPLE_TOP functions.
+ * No rows without samples. */
+void rtable_cpu_sample_cats(const struct report_stage *s, struct rtable *t);
+void rtable_cpu_sample_funcs(const struct report_stage *s, struct rtable *t);
+/* "prefill: 52 samples (52.0 ms of its 74.6 ms of CPU time)", appended. */
+void report_cpu_samples_caption(const struct report_stage *s, struct strbuf *sb);
 void rtable_aggregates(const struct report_model *m, struct rtable *t);
 void rtable_utilization(const struct report_model *m, struct rtable *t);
 /* The summary's compact stage table: stage, GPU span, TTFT or TPOT, the

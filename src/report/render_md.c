@@ -69,6 +69,40 @@ static void md_cpu_time_section(const struct report_model *m, struct strbuf *out
 	}
 }
 
+/* "## CPU samples": per stage with samples, its categories and functions
+ * (docs/report.md "Where the CPU time goes"). */
+static void md_cpu_samples_section(const struct report_model *m, struct strbuf *out)
+{
+	struct rtable t;
+	int head = 0;
+
+	for (size_t i = 0; i < m->nr_stages; i++) {
+		const struct report_stage *s = &m->stages[i];
+		struct strbuf cap = STRBUF_INIT;
+
+		if (!s->cpu_samples)
+			continue;
+		if (!head++)
+			strbuf_addstr(
+			    out, "\n## CPU samples\n\n"
+				 "Stacks of the threads that launch GPU work, sampled every period "
+				 "of their CPU time (pipeline.trace.cpu_sample_hz) while a stage's "
+				 "range was open: where the CPU was (the first frame), by category "
+				 "and by function. Samples x period estimate CPU time; a thread "
+				 "that waits uses none. Python code shows as the interpreter.\n");
+		report_cpu_samples_caption(s, &cap);
+		strbuf_addch(out, '\n');
+		md_text(out, cap.buf);
+		strbuf_addstr(out, "\n\n");
+		strbuf_release(&cap);
+		rtable_cpu_sample_cats(s, &t);
+		md_table(&t, out);
+		strbuf_addch(out, '\n');
+		rtable_cpu_sample_funcs(s, &t);
+		md_table(&t, out);
+	}
+}
+
 /* "## Ranks" (several processes only): who each process is and its
  * headline numbers, the cross-rank spread, and with stages each rank's
  * stage table. */
@@ -578,6 +612,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 
 	md_stage_section(m, out, "Decode-step distribution:\n\n");
 	md_cpu_time_section(m, out);
+	md_cpu_samples_section(m, out);
 	md_ranks_section(m, out, 1);
 	report_coll_md(m, out);
 	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");

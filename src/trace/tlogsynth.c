@@ -560,3 +560,82 @@ int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	return finish_log(&o, &gpu, dir, pid, err);
 }
+
+/* The objects and sampler settings of tlogsynth_write_setup (tlogsynth.h). */
+static void put_sampling(struct out *o, uint64_t base)
+{
+	static const char *const path[4] = {
+	    "/nonexistent/libcuda.so.1", "/nonexistent/libpython3.11.so.1.0",
+	    "/nonexistent/libtorch_cpu.so", "/nonexistent/libc.so.6"};
+	struct tlog_cpu_sampling *c = rec(o, TLOG_CPU_SAMPLING, sizeof(*c), NULL, 0, NULL, 0);
+
+	c->ts = base + 20;
+	c->period_ns = 1000000;
+	c->signo = 41;
+	c->method = TLOG_UNWIND_LIBUNWIND;
+	for (uint64_t k = 0; k < 4; k++) {
+		struct tlog_module *m =
+		    rec(o, TLOG_MODULE, sizeof(*m), path[k], strlen(path[k]), NULL, 0);
+		m->base = m->lo = (k + 1) << 28;
+		m->hi = m->lo + (1u << 24);
+		m->len = (uint32_t)strlen(path[k]);
+	}
+	flush_chunk(o);
+}
+
+/* One sample at ts: its first frame in object k (put_sampling's order) at
+ * offset off, then a caller in the Python interpreter. */
+static void put_sample(struct out *o, uint64_t ts, uint64_t k, uint64_t off)
+{
+	struct tlog_cpu_sample *s = rec(o, TLOG_CPU_SAMPLE, sizeof(*s) + 16, NULL, 0, NULL, 0);
+	uint64_t frames[2] = {((k + 1) << 28) + off, (2u << 28) + 0x500};
+
+	s->h.aux = TLOG_UNWIND_LIBUNWIND;
+	s->ts = ts;
+	s->nframes = 2;
+	memcpy(s + 1, frames, sizeof(frames));
+}
+
+int tlogsynth_write_setup(const char *dir, uint32_t pid, uint64_t base, int samples,
+			  struct strbuf *err)
+{
+	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
+	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
+	uint64_t t = base + 1000;
+	uint32_t corr = 1;
+
+	put_definitions(&o, pid, base, NULL, TLOGSYNTH_API_ALL);
+	if (samples)
+		put_sampling(&o, base);
+	put_nvtx(&o, TLOG_NVTX_PUSH, t, "prefill");
+	/* 60 ms loading a module, sampled in libcuda */
+	put_api_act(&gpu, pid, 1, 30, corr++, t + 1, t + 60000001);
+	for (uint64_t k = 0; k < 60 && samples; k++)
+		put_sample(&o, t + 500000 + k * 1000000, 0, 0x100);
+	t += 60000002;
+	/* 40 ms of host code: 24 samples in Python, 10 in PyTorch, 6 in libc */
+	for (uint64_t k = 0; k < 40 && samples; k++)
+		put_sample(&o, t + 500000 + k * 1000000,
+			   k < 24   ? 1
+			   : k < 34 ? 2
+				    : 3,
+			   k < 24   ? 0x300
+			   : k < 34 ? 0x1000
+				    : 0x2000);
+	t += 40000000;
+	put_step_work(&o, &gpu, pid, &t, &corr, 2, 1, 0);
+	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	if (samples) /* between the stages: no stage's */
+		put_sample(&o, t + 10, 1, 0x300);
+	t += 20;
+	put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "decode_all");
+	for (int s = 0; s < 4; s++) {
+		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "decode_step");
+		if (samples) /* one PyTorch sample a step, outside its calls */
+			put_sample(&o, t, 2, 0x1800);
+		put_step_work(&o, &gpu, pid, &t, &corr, 4, 1, 0);
+		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	}
+	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	return finish_log(&o, &gpu, dir, pid, err);
+}

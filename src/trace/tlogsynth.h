@@ -78,4 +78,17 @@ int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base_ns, uint32
 int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
 			  int graph, struct strbuf *err);
 
+/* Writes <dir>/trace-<pid>.bin of a first-call setup (every CUDA API call
+ * recorded, activity source): "prefill" spends 60 ms in one
+ * cuModuleLoadData call, then 40 ms of host code, then launches 2 kernels;
+ * "decode_all" holds 4 "decode_step"s of 4 kernels each. With samples, the
+ * CPU sampler at 1 ms (objects /nonexistent/libcuda.so.1,
+ * libpython3.11.so.1.0, libtorch_cpu.so, libc.so.6, unreadable, so
+ * functions read LIB+0xOFFSET): 60 samples in libcuda during the call, 24
+ * in Python, 10 in PyTorch (+0x1000) and 6 in libc (+0x2000) after it, one
+ * between the stages and one in PyTorch (+0x1800) per decode step. 0, or -1
+ * with err. */
+int tlogsynth_write_setup(const char *dir, uint32_t pid, uint64_t base_ns, int samples,
+			  struct strbuf *err);
+
 #endif

@@ -34,6 +34,7 @@ struct trace_convert_stats {
 	uint64_t unattributed;	 /* GPU ops whose launch call was not recorded */
 	uint64_t problems;	 /* truncated/corrupt spots in the logs */
 	uint64_t unflushed;	 /* processes that ended without exit(): no TLOG_END */
+	uint64_t cpu_samples;	 /* LLMPROF_CPU_SAMPLES rows */
 	int cupti_busy;		 /* another CUPTI client held CUPTI */
 	int cupti_unsupported;	 /* CUPTI could not trace (driver, permissions) */
 	/* The tracer's own diagnostics, one line each: "pid N: level: text". */

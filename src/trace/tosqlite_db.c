@@ -89,6 +89,10 @@ static const char schema_sql[] =
     "level TEXT, code INTEGER, message TEXT);\n"
     "CREATE TABLE LLMPROF_GRAPH_NODES (globalTid INTEGER NOT NULL, timestamp INTEGER NOT NULL, "
     "nodeId INTEGER NOT NULL, originalNodeId INTEGER, graphId INTEGER, nodeType INTEGER);\n"
+    /* llmprof's own: CPU samples (docs/tracer.md "CPU samples") */
+    "CREATE TABLE LLMPROF_CPU_SAMPLES (globalTid INTEGER NOT NULL, timestamp INTEGER NOT NULL, "
+    "periodNs INTEGER NOT NULL, method TEXT, library TEXT, function TEXT, category TEXT, "
+    "stack TEXT);\n"
 
     /* llmprof's own: who each process is in a multi-process job
        (docs/tracer.md); NULL = not set, rank NULL = the pid identifies it */
@@ -171,6 +175,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO NVTX_PAYLOAD_ENUMS (domainId,schemaId,numEntries,size) SELECT ?1,?2,?3,?4 "
     "WHERE NOT EXISTS (SELECT 1 FROM NVTX_PAYLOAD_ENUMS WHERE domainId = ?1 AND schemaId = ?2)",
     "INSERT INTO NVTX_PAYLOAD_ENUM_ENTRIES VALUES (?,?,?,?,?,?)",
+    "INSERT INTO LLMPROF_CPU_SAMPLES VALUES (?,?,?,?,?,?,?,?)",
 };
 
 int conv_step(struct conv *c, enum stmt_id id)
@@ -307,6 +312,7 @@ static int drop_empty_tables(struct conv *c)
 	    {"NVTX_PAYLOAD_SCHEMA_ENTRIES", S_PL_ENTRY},
 	    {"NVTX_PAYLOAD_ENUMS", S_PL_ENUM},
 	    {"NVTX_PAYLOAD_ENUM_ENTRIES", S_PL_ENUM_ENTRY},
+	    {"LLMPROF_CPU_SAMPLES", S_CPUSAMPLE},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

@@ -5,6 +5,7 @@
  *   tosqlite_db.c    the schema, the prepared statements, writing rows
  *   tosqlite_pass.c  one process's log: pass 1 (definitions), pass 2 (rows)
  *   tosqlite_payload.c  NVTX payload schemas and binaryData
+ *   tosqlite_sample.c  CPU samples: loaded objects, symbols, their rows
  * Not for use outside the converter. */
 #ifndef LLMPROF_TOSQLITE_INTERNAL_H
 #define LLMPROF_TOSQLITE_INTERNAL_H
@@ -16,6 +17,7 @@
 
 #include "core/strbuf.h"
 #include "trace/strtab.h"
+#include "trace/symbolize.h"
 #include "trace/tosqlite.h"
 #include "trace/tracelog.h"
 
@@ -50,6 +52,7 @@ enum stmt_id {
 	S_PL_ENTRY,
 	S_PL_ENUM,
 	S_PL_ENUM_ENTRY,
+	S_CPUSAMPLE,
 	S_COUNT
 };
 
@@ -94,6 +97,20 @@ void conv_put_nvtx(struct conv *c, const struct nvtx_row *r);
 /* A TLOG_NVTX_PL_SCHEMA record (size bytes) into the payload schema or
  * enum tables; a malformed record is counted in c->stats and skipped. */
 void conv_put_pl_schema(struct conv *c, const struct tlog_nvtx_pl_schema *r, size_t size);
+/* ---- tosqlite_sample.c */
+
+/* One process's CPU-sampling state. */
+struct sample_proc {
+	struct symbolizer sym;
+	uint64_t period_ns; /* 0: the process did not sample */
+};
+/* Pass 1: TLOG_MODULE and TLOG_CPU_SAMPLING records of process pid. */
+void conv_sample_def(struct conv *c, struct sample_proc *sp, uint32_t pid,
+		     const struct tlog_rec *h);
+/* Pass 2: a TLOG_CPU_SAMPLE of thread gtid, ts on the trace's time base. */
+void conv_put_sample(struct conv *c, struct sample_proc *sp, int64_t gtid, int64_t ts,
+		     const struct tlog_rec *h);
+void conv_sample_release(struct sample_proc *sp);
 
 /* ---- tosqlite_pass.c */
 

@@ -135,6 +135,7 @@ struct proc {
 	size_t npend, apend;
 	struct u64map pend_by_id; /* range id -> index+1 into pend */
 	int ended;		  /* TLOG_END seen: the at-exit flush completed */
+	struct sample_proc samples;
 	uint64_t recorded;	  /* records other than who the process is */
 };
 
@@ -531,6 +532,10 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 		case TLOG_DEVICE:
 			put_device(c, h);
 			break;
+		case TLOG_MODULE:
+		case TLOG_CPU_SAMPLING:
+			conv_sample_def(c, &p->samples, p->ctx.pid, h);
+			break;
 		default:
 			break;
 		}
@@ -691,6 +696,13 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 				c->stats->memcpys++;
 			break;
 		}
+		case TLOG_CPU_SAMPLE:
+			conv_put_sample(
+			    c, &p->samples, tosqlite_global_tid(p->ctx.pid, it.tid),
+			    (int64_t)((uint64_t)((const struct tlog_cpu_sample *)h)->ts -
+				      (uint64_t)p->ctx.t0),
+			    h);
+			break;
 		case TLOG_GRAPH_NODE:
 			if (h->size >= sizeof(struct tlog_graph_node))
 				put_graph_node(c, p, h, it.tid);
@@ -745,6 +757,7 @@ static void proc_release(struct proc *p)
 		free(p->threads[i].v);
 	free(p->threads);
 	free(p->pend);
+	conv_sample_release(&p->samples);
 }
 
 /* The ThreadNames rows of a process, from pass 1's tnames. */

@@ -60,6 +60,12 @@ size_t tlog_min_size(uint16_t type)
 		return sizeof(struct tlog_dropped);
 	case TLOG_GRAPH_NODE:
 		return sizeof(struct tlog_graph_node);
+	case TLOG_CPU_SAMPLING:
+		return sizeof(struct tlog_cpu_sampling);
+	case TLOG_CPU_SAMPLE:
+		return sizeof(struct tlog_cpu_sample);
+	case TLOG_MODULE:
+		return sizeof(struct tlog_module);
 	default:
 		return 0;
 	}

@@ -101,6 +101,10 @@ enum tlog_type {
 	TLOG_DROPPED = 35,     /* struct tlog_dropped */
 
 	TLOG_GRAPH_NODE = 40, /* struct tlog_graph_node: a CUDA graph node made or cloned */
+
+	TLOG_CPU_SAMPLING = 41, /* struct tlog_cpu_sampling: the CPU sampler's settings */
+	TLOG_CPU_SAMPLE = 42,	/* struct tlog_cpu_sample + return addresses */
+	TLOG_MODULE = 43,	/* struct tlog_module + path: a loaded object */
 };
 
 struct tlog_rec {
@@ -407,6 +411,51 @@ struct tlog_graph_node {
 	uint32_t pad;
 };
 
+/* How CPU samples were unwound (tlog_cpu_sampling.h.aux, tlog_cpu_sample.h.aux). */
+enum tlog_unwind {
+	TLOG_UNWIND_LIBUNWIND = 1, /* libunwind's unw_backtrace: the whole stack */
+	TLOG_UNWIND_LEAF = 2,	   /* the interrupted instruction only */
+};
+
+/* The CPU sampler is on in this process (written once at tracer start, and
+ * again with the counts at exit, aux = 1 there): every thread that makes
+ * traced calls gets a CPU-time timer of period_ns (CLOCK_THREAD_CPUTIME_ID)
+ * delivering signal signo. */
+struct tlog_cpu_sampling {
+	struct tlog_rec h; /* aux = 0 start, 1 totals at exit */
+	uint64_t ts;
+	uint64_t period_ns;
+	uint32_t signo;
+	uint32_t method;  /* enum tlog_unwind */
+	uint64_t samples; /* at exit: samples written */
+	uint64_t dropped; /* at exit: signals that arrived inside the tracer */
+	uint32_t threads; /* at exit: threads sampled */
+	uint32_t pad;
+};
+
+/* One CPU sample of the thread of its chunk: the CPU time of that thread
+ * reached another period at ts. Then nframes uint64_t addresses, the
+ * interrupted instruction first, then return addresses outwards. */
+struct tlog_cpu_sample {
+	struct tlog_rec h; /* aux = enum tlog_unwind */
+	uint64_t ts;	   /* tracer clock */
+	uint32_t nframes;
+	uint32_t overrun; /* more periods that elapsed while the signal was pending:
+			     the sample stands for 1 + overrun periods */
+};
+
+/* A loaded object (dl_iterate_phdr), written when the sampler first flushes
+ * and again whenever objects were loaded since: an address a in [lo, hi)
+ * is at a - base in the file's virtual addresses. */
+struct tlog_module {
+	struct tlog_rec h;
+	uint64_t base; /* load bias */
+	uint64_t lo;   /* lowest address of its PT_LOAD segments */
+	uint64_t hi;   /* end of its highest PT_LOAD segment */
+	uint32_t len;  /* then the path (the program's own: /proc/self/exe's target) */
+	uint32_t pad;
+};
+
 #define TLOG_ALIGN8(n) (((n) + 7u) & ~(uint32_t)7u)
 
 /* Fixed parts are whole multiples of 8 so records stay aligned. */
@@ -435,6 +484,9 @@ TLOG_CHECK_SIZE(tlog_memcpy);
 TLOG_CHECK_SIZE(tlog_memset);
 TLOG_CHECK_SIZE(tlog_device);
 TLOG_CHECK_SIZE(tlog_dropped);
+TLOG_CHECK_SIZE(tlog_cpu_sampling);
+TLOG_CHECK_SIZE(tlog_cpu_sample);
+TLOG_CHECK_SIZE(tlog_module);
 
 #ifndef TLOG_WRITER_ONLY
 /* ---- llmprof-side reader ---------------------------------------------- */

@@ -60,6 +60,19 @@
  *                         registered schemas and up to 64 bytes of each
  *                         range's payloads (NCCL's message sizes); 0 =
  *                         decline it (its calls become NVTX's no-ops).
+ * LLMPROF_TRACE_CPU_SAMPLE_HZ  CPU samples per second of CPU time of each
+ *                         thread that makes traced calls (NVTX, CUDA
+ *                         callbacks, the thread that initialises CUDA);
+ *                         0 (default) = no sampling, no timer, no signal
+ *                         handler; 10..1000 otherwise (out of range: off
+ *                         and a warning diagnostic). Stacks are unwound
+ *                         with libunwind when libunwind.so.8 loads, else
+ *                         only the interrupted instruction is kept.
+ * LLMPROF_TRACE_CPU_UNWIND  how samples are unwound: libunwind (default:
+ *                         the stack, up to 32 frames, when libunwind.so.8
+ *                         loads) or leaf (the interrupted instruction only:
+ *                         cheaper, no callers). Anything else: libunwind
+ *                         and a warning diagnostic.
  * LLMPROF_TRACE_LOG_FLUSH_MS  period of the tracer's own flush of all thread
  *                         buffers to the log, ms (default 1000; 0 = off). It
  *                         bounds what is lost when a process ends without
@@ -86,6 +99,8 @@
 #define TRACER_ENV_LOG_FLUSH_MS "LLMPROF_TRACE_LOG_FLUSH_MS"
 #define TRACER_ENV_GRAPH_NODES "LLMPROF_TRACE_GRAPH_NODES"
 #define TRACER_ENV_NVTX_PAYLOADS "LLMPROF_TRACE_NVTX_PAYLOADS"
+#define TRACER_ENV_CPU_SAMPLE_HZ "LLMPROF_TRACE_CPU_SAMPLE_HZ"
+#define TRACER_ENV_CPU_UNWIND "LLMPROF_TRACE_CPU_UNWIND"
 
 /* File name pattern inside LLMPROF_TRACE_OUT. */
 #define TRACER_LOG_PREFIX "trace-"

@@ -1,5 +1,6 @@
 /* tracer_launch.c: the environment that runs a program under the tracer. */
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,21 @@ void tracer_env_build(char *env[TRACER_ENV_MAX], const char *lib, const char *lo
 	}
 	while (i < TRACER_ENV_MAX)
 		env[i++] = NULL;
+}
+
+void tracer_env_cpu_sample(char *env[TRACER_ENV_MAX], int64_t hz)
+{
+	char v[32];
+	int i = 0;
+
+	if (hz <= 0)
+		return;
+	while (i < TRACER_ENV_MAX - 1 && env[i])
+		i++;
+	if (i >= TRACER_ENV_MAX - 1)
+		return;
+	snprintf(v, sizeof(v), "%lld", (long long)hz);
+	env[i] = kv(TRACER_ENV_CPU_SAMPLE_HZ, v);
 }
 
 void tracer_env_free(char *env[TRACER_ENV_MAX])

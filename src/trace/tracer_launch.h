@@ -12,7 +12,7 @@ enum tracer_what {
 	TRACER_FULL = 1,      /* NVTX + CUDA injection (GPU activity) */
 };
 
-#define TRACER_ENV_MAX 6
+#define TRACER_ENV_MAX 7
 
 /* Fills env (NULL-terminated array of up to TRACER_ENV_MAX - 1 owned
  * "NAME=VALUE" strings, free with tracer_env_free) for a program whose logs
@@ -20,6 +20,8 @@ enum tracer_what {
  * is LLMPROF_TRACE_API_CALLS's value: "launches" or "all". */
 void tracer_env_build(char *env[TRACER_ENV_MAX], const char *lib, const char *log_dir,
 		      enum tracer_what what, const char *api_calls);
+/* Adds LLMPROF_TRACE_CPU_SAMPLE_HZ=hz to env built above, when hz > 0. */
+void tracer_env_cpu_sample(char *env[TRACER_ENV_MAX], int64_t hz);
 void tracer_env_free(char *env[TRACER_ENV_MAX]);
 
 /* Whether log_dir holds any tracer log (trace-*.bin). */

@@ -111,6 +111,17 @@ static int do_nvtx(char **argv)
 	return rc < 0 ? 1 : 0;
 }
 
+static int do_synth_setup(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = tlogsynth_write_setup(argv[2], 4343, 1700000000000000000ull, argc == 3, &err);
+
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
 static int do_synth(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -225,6 +236,9 @@ int main(int argc, char **argv)
 	     (argc == 6 && (strcmp(argv[5], "activity") == 0 || strcmp(argv[5], "all") == 0))) &&
 	    strcmp(argv[1], "synth") == 0)
 		return do_synth(argc, argv);
+	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "nosamples"))) &&
+	    strcmp(argv[1], "synth-setup") == 0)
+		return do_synth_setup(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "convert") == 0)
 		return do_convert(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "json") == 0)
@@ -238,7 +252,8 @@ int main(int argc, char **argv)
 	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS "
 	      "[nccl]\n"
 	      "       trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST\n"
-	      "       trace-tool synth-graph DIR STEPS graph|eager\n",
+	      "       trace-tool synth-graph DIR STEPS graph|eager\n"
+	      "       trace-tool synth-setup DIR [nosamples]\n",
 	      stderr);
 	return 2;
 }

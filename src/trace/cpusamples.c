@@ -1,0 +1,65 @@
+/* cpusamples.c: LLMPROF_CPU_SAMPLES into memory (cpusamples.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "core/xalloc.h"
+#include "trace/cpusamples.h"
+#include "core/banned.h"
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct trace_cpu_sample *x = a, *y = b;
+
+	if (x->gtid != y->gtid)
+		return x->gtid < y->gtid ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int32_t col_str(struct trace *t, sqlite3_stmt *s, int col, const char *dflt)
+{
+	const unsigned char *p = sqlite3_column_text(s, col);
+	const char *v = p ? (const char *)p : dflt;
+
+	return strtab_intern(&t->strs, v, strlen(v));
+}
+
+void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out)
+{
+	static const char q[] = "SELECT globalTid, timestamp, periodNs, library, function, "
+				"category FROM LLMPROF_CPU_SAMPLES";
+	sqlite3_stmt *s;
+
+	if (!t->db || !trace_has_table(t, "LLMPROF_CPU_SAMPLES"))
+		return;
+	/* a damaged table costs the samples, not the report */
+	if (sqlite3_prepare_v2(t->db, q, -1, &s, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		struct trace_cpu_sample *c;
+		int64_t period = sqlite3_column_int64(s, 2);
+
+		if (period <= 0)
+			continue;
+		ALLOC_GROW(out->v, out->n + 1, out->alloc);
+		c = &out->v[out->n++];
+		c->gtid = sqlite3_column_int64(s, 0);
+		c->ts = sqlite3_column_int64(s, 1);
+		c->period_ns = period;
+		c->library = col_str(t, s, 3, "(unknown)");
+		c->function = col_str(t, s, 4, "(unknown)");
+		c->category = col_str(t, s, 5, "other");
+	}
+	sqlite3_finalize(s);
+	if (t->strs.rank) /* ids added: keep the byte order right */
+		strtab_rank(&t->strs);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_sample);
+}
+
+void trace_cpu_samples_release(struct trace_cpu_samples *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,30 @@
+/* cpusamples.h: the CPU samples of an llmprof trace (LLMPROF_CPU_SAMPLES,
+ * written by the builtin tracer with pipeline.trace.cpu_sample_hz > 0;
+ * docs/tracer.md "CPU samples"): each sample's thread, time, period and its
+ * first frame's library, function and category, interned in the trace's
+ * string table. nsys exports have none. */
+#ifndef LLMPROF_CPUSAMPLES_H
+#define LLMPROF_CPUSAMPLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+struct trace_cpu_sample {
+	int64_t ts, gtid;
+	int64_t period_ns;		     /* the CPU time the sample stands for */
+	int32_t library, function, category; /* t->strs ids */
+};
+
+struct trace_cpu_samples {
+	struct trace_cpu_sample *v; /* sorted by (gtid, ts) */
+	size_t n, alloc;
+};
+
+/* Loads t's samples into out (zeroed by the caller); a trace without the
+ * table, or with one that cannot be read, has none. */
+void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out);
+void trace_cpu_samples_release(struct trace_cpu_samples *s);
+
+#endif

@@ -1,0 +1,52 @@
+/* symbolize.h: addresses of a traced process's CPU samples to library and
+ * function, offline, from the objects the tracer recorded as loaded
+ * (TLOG_MODULE: path, load bias, address range) and each object's ELF
+ * symbol tables (.symtab, else .dynsym), read from the file at that path.
+ *
+ * An address no object covers is "(unknown)"; one in an object whose file
+ * cannot be read or has no symbol there is "LIB+0xOFFSET" (the offset in
+ * the file's addresses), except inside the Python interpreter (libpython*,
+ * a python* executable), which is "Python interpreter": llmprof never
+ * guesses a Python source line. C++ names are demangled (libstdc++'s
+ * __cxa_demangle, when it loads) and lose their parameter list.
+ *
+ * struct symbolizer owns everything; symbolizer_release frees it. */
+#ifndef LLMPROF_SYMBOLIZE_H
+#define LLMPROF_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sym_object;
+struct sym_cache_ent;
+
+struct symbolizer {
+	struct sym_object *obj;
+	size_t nobj, aobj;
+	struct sym_cache_ent *cache; /* address -> answer */
+	size_t ncache, capcache;
+};
+
+/* One answer: borrowed from the symbolizer, valid until it is released. */
+struct sym_answer {
+	const char *library;  /* file name without folders, or "(unknown)" */
+	const char *function; /* see above */
+	const char *category; /* sample_category() */
+};
+
+/* Records a loaded object (a later record of the same range replaces it). */
+void symbolizer_add(struct symbolizer *s, uint64_t base, uint64_t lo, uint64_t hi,
+		    const char *path);
+/* The answer for addr; return_address: addr is a caller's return address
+ * (looked up at addr - 1, inside the call instruction). */
+struct sym_answer symbolizer_lookup(struct symbolizer *s, uint64_t addr, int return_address);
+void symbolizer_release(struct symbolizer *s);
+
+/* The category of a sample whose first frame is in library lib (a file
+ * name): "CUDA driver" (libcuda), "CUDA libraries" (libcudart, cuBLAS,
+ * cuDNN, NCCL, ...), "PyTorch" (libtorch*, libc10*), "Python interpreter",
+ * "libc/kernel" (libc, libm, the loader, the vDSO, libstdc++, libgcc_s),
+ * "llmprof tracer", or "other". Static strings. */
+const char *sample_category(const char *lib);
+
+#endif

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# CPU samples in the reports, from a synthetic builtin-tracer log of a
+# first-call setup (trace-tool synth-setup; src/trace/tlogsynth.h): prefill
+# spends 60 ms in cuModuleLoadData and 40 ms in host code sampled in Python,
+# PyTorch and libc; decode has one PyTorch sample a step; one sample falls
+# between the stages. The stage-setup-bound finding must cite the sampled
+# breakdown of the time outside CUDA, report.md and metrics.json must hold
+# each stage's samples, and without samples everything reads as before.
+set -euo pipefail
+: "${LLMPROF:?}"
+tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
+[ -x "$tool" ] || { echo "skip: no trace-tool built"; exit 77; }
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+for v in samples nosamples; do
+	mkdir -p "$t/$v"
+	if [ $v = samples ]; then "$tool" synth-setup "$t/$v"; else "$tool" synth-setup "$t/$v" nosamples; fi
+	"$tool" convert "$t/$v" "$t/$v.sqlite" >/dev/null
+	"$LLMPROF" report --trace "$t/$v.sqlite" -o "$t/r-$v" >/dev/null 2>"$t/err" ||
+		fail "report $v: $(cat "$t/err")"
+done
+r=$t/r-samples
+[ "$(sqlite3 "$t/samples.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")" = 105 ] ||
+	fail "samples in the database"
+
+grep -qF '40.003 ms outside CUDA: sampled (40 samples) 60.0% Python interpreter, 25.0% PyTorch (`libtorch_cpu.so+0x1000`), 15.0% libc/kernel (`libc.so.6+0x2000`). Recommendation:' \
+	"$r/report.md" || fail "finding: $(grep stage-setup-bound "$r/report.md")"
+grep -qF '60.000 ms in CUDA API calls (`cuModuleLoadData` 60.000 ms' "$r/report.md" ||
+	fail "the API split is gone"
+grep -qF 'prefill: 100 samples (100.000 ms of its 100.003 ms of CPU time); 40 outside CUDA API calls (40.000 ms)' \
+	"$r/report.md" || fail "prefill caption"
+grep -qF '| CUDA driver | 60 | 60.000 | 60.0% | `libcuda.so.1+0x100` |' "$r/report.md" ||
+	fail "category row"
+grep -qF '| `Python interpreter` | libpython3.11.so.1.0 | 24 | 24.0% |' "$r/report.md" ||
+	fail "Python without symbols reads as the interpreter"
+grep -qF 'decode: 4 samples (4.000 ms of its' "$r/report.md" || fail "decode caption"
+grep -qF '| PyTorch | 4 | 4.000 | 100.0% | `libtorch_cpu.so+0x1800` |' "$r/report.md" ||
+	fail "decode category row"
+python3 - "$r/metrics.json" <<'PY' || fail "metrics.json"
+import json, sys
+m = json.load(open(sys.argv[1]))
+st = {s["name"]: s for s in m["stages"]}
+p = st["prefill"]["cpu_samples"]
+assert p["samples"] == 100 and p["ms"] == 100.0, p
+assert [c["name"] for c in p["categories"]] == [
+    "CUDA driver", "Python interpreter", "PyTorch", "libc/kernel"], p
+assert p["functions"][0] == {"name": "libcuda.so.1+0x100", "library": "libcuda.so.1",
+                             "samples": 60, "ms": 60.0}, p
+assert p["outside_cuda_samples"] == 40 and p["outside_cuda_ms"] == 40.0, p
+assert p["outside_cuda_categories"][0] == {"name": "Python interpreter",
+                                           "function": "Python interpreter",
+                                           "samples": 24, "ms": 24.0}, p
+d = st["decode"]["cpu_samples"]
+assert d["samples"] == 4 and d["categories"][0]["name"] == "PyTorch", d
+assert d["outside_cuda_samples"] == 4, d
+PY
+
+# without samples: no section, no key, the finding as before
+r=$t/r-nosamples
+grep -qF '40.003 ms outside CUDA (host code: Python, the framework). Recommendation:' "$r/report.md" ||
+	fail "finding without samples: $(grep stage-setup-bound "$r/report.md")"
+! grep -q '^## CPU samples' "$r/report.md" || fail "CPU samples section without samples"
+! grep -q 'ampled' "$r/report.md" || fail "samples mentioned without samples"
+python3 - "$r/metrics.json" <<'PY' || fail "metrics.json without samples"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert all("cpu_samples" not in s for s in m["stages"]), m["stages"]
+PY
+echo ok

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The builtin tracer's CPU sampler without a GPU (LLMPROF_TRACE_CPU_SAMPLE_HZ,
+# pipeline.trace.cpu_sample_hz): tests/progs/cpu-sample-program spins ~300 ms
+# of CPU time in cpu_sample_spin() on a thread that opens an NVTX range; the
+# samples must land, be symbolized offline to that function, and leave the
+# program's output and exit status alone. Off (the default) writes no sample
+# and installs nothing; a program with its own handler for the sampler's
+# signal is left alone and the log says so; bad rates are refused.
+set -euo pipefail
+b=${LLMPROF_BUILD_DIR:?}
+so=$b/tracer/libllmprof_tracer.so
+prog=$b/tests/cpu-sample-program
+tool=$b/tests/trace-tool
+if [ ! -x "$prog" ] || [ ! -f "$so" ]; then
+	echo "skip: CUDA toolkit headers absent, tracer or test program not built"
+	exit 77
+fi
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+q() { sqlite3 -separator '|' "$1" "$2"; }
+
+# traced NAME HZ [ARGS]: runs the program under the tracer into $t/NAME/,
+# its stdout in $t/NAME.out, its status in $t/NAME.rc, the log converted.
+traced() {
+	local name=$1 hz=$2
+	shift 2
+	mkdir -p "$t/$name"
+	set +e
+	env LLMPROF_TRACE_OUT="$t/$name" NVTX_INJECTION64_PATH="$so" \
+		${hz:+LLMPROF_TRACE_CPU_SAMPLE_HZ=$hz} "$prog" "$@" >"$t/$name.out" 2>"$t/$name.err"
+	echo $? >"$t/$name.rc"
+	set -e
+	"$tool" convert "$t/$name" "$t/$name.sqlite" >"$t/$name.conv"
+}
+
+set +e
+"$prog" >"$t/plain.out" 2>"$t/plain.err"
+echo $? >"$t/plain.rc"
+set -e
+[ "$(cat "$t/plain.rc")" = 7 ] || fail "untraced program exited $(cat "$t/plain.rc")"
+
+# 1. sampling at 200 Hz: output and status unchanged, samples in the spin.
+traced on 200
+cmp "$t/plain.out" "$t/on.out" || fail "sampling changed the program's output"
+[ ! -s "$t/on.err" ] || fail "sampling wrote to stderr: $(cat "$t/on.err")"
+[ "$(cat "$t/on.rc")" = 7 ] || fail "sampled program exited $(cat "$t/on.rc"), not 7"
+db=$t/on.sqlite
+n=$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
+spin=$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'
+	AND library = 'cpu-sample-program'")
+# ~300 ms of CPU time at 200 Hz: 5 ms a period; a sample whose timer
+# expired again while its signal was pending stands for more periods
+[ "$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE periodNs % 5000000 != 0")" = 0 ] ||
+	fail "periods not multiples of 5 ms"
+ms=$(q "$db" "SELECT sum(periodNs) / 1000000 FROM LLMPROF_CPU_SAMPLES")
+[ "$ms" -ge 240 ] && [ "$ms" -le 330 ] || fail "$n samples stand for $ms ms, not ~300 ms"
+[ "$n" -ge 10 ] || fail "$n samples for 300 ms at 200 Hz"
+[ $((spin * 10)) -ge $((n * 8)) ] || fail "only $spin of $n samples in cpu_sample_spin"
+# every sample is on the thread that opened the range, inside it
+q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES s JOIN NVTX_EVENTS e
+	ON e.globalTid = s.globalTid AND s.timestamp BETWEEN e.start AND e.end
+	WHERE e.text = 'prefill'" >"$t/inrange"
+[ "$(cat "$t/inrange")" = "$n" ] || fail "$(cat "$t/inrange") of $n samples inside the prefill range"
+if ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 '; then
+	[ "$(q "$db" "SELECT DISTINCT method FROM LLMPROF_CPU_SAMPLES")" = libunwind ] ||
+		fail "libunwind present but samples not unwound with it"
+	# the caller of the spin, from the unwound stack
+	q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack LIKE
+		'cpu_sample_spin (cpu-sample-program); launcher (cpu-sample-program); %'" >"$t/callers"
+	[ "$(cat "$t/callers")" -ge "$spin" ] || fail "callers missing: $(q "$db" "SELECT stack FROM LLMPROF_CPU_SAMPLES LIMIT 1")"
+fi
+[ "$(q "$db" "SELECT DISTINCT category FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")" = other ] ||
+	fail "category of the program's own function"
+
+# the leaf only, on request: one frame, the same function
+mkdir -p "$t/leaf"
+env LLMPROF_TRACE_OUT="$t/leaf" NVTX_INJECTION64_PATH="$so" LLMPROF_TRACE_CPU_SAMPLE_HZ=200 \
+	LLMPROF_TRACE_CPU_UNWIND=leaf "$prog" >/dev/null 2>&1 || [ $? = 7 ] || fail "leaf: status"
+"$tool" convert "$t/leaf" "$t/leaf.sqlite" >/dev/null
+[ "$(q "$t/leaf.sqlite" "SELECT DISTINCT method FROM LLMPROF_CPU_SAMPLES")" = leaf ] ||
+	fail "leaf: method"
+[ "$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack LIKE '%;%'")" = 0 ] ||
+	fail "leaf: callers recorded"
+leafspin=$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")
+leafn=$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
+[ "$leafn" -ge 10 ] && [ $((leafspin * 10)) -ge $((leafn * 8)) ] || fail "leaf: $leafspin of $leafn in the spin"
+
+# 2. off by default: no samples, no settings record, nothing installed.
+traced off ""
+cmp "$t/plain.out" "$t/off.out" || fail "tracer changed the program's output"
+[ "$(cat "$t/off.rc")" = 7 ] || fail "traced program exited $(cat "$t/off.rc")"
+[ -z "$(q "$t/off.sqlite" "SELECT name FROM sqlite_master WHERE name = 'LLMPROF_CPU_SAMPLES'")" ] ||
+	fail "samples without LLMPROF_TRACE_CPU_SAMPLE_HZ"
+! grep -qa 'CPU sampling' "$t"/off/*.bin || fail "sampler said something while off"
+
+# 3. the program's own handler on the signal: left alone, no samples.
+traced own 1000 own-handler
+[ "$(cat "$t/own.out")" = "cpu-sample-program: handler intact, called 0 times" ] ||
+	fail "the program's handler was touched: $(cat "$t/own.out")"
+[ "$(cat "$t/own.rc")" = 7 ] || fail "own-handler program exited $(cat "$t/own.rc")"
+q "$t/own.sqlite" "SELECT level, message FROM LLMPROF_TRACER_DIAGNOSTICS" >"$t/own.diag"
+grep -q '^warning|CPU sampling off: the program has its own handler for signal [0-9]* (SIGRTMIN+7)' \
+	"$t/own.diag" || fail "no diagnostic for the program's handler: $(cat "$t/own.diag")"
+[ -z "$(q "$t/own.sqlite" "SELECT name FROM sqlite_master WHERE name = 'LLMPROF_CPU_SAMPLES'")" ] ||
+	fail "samples despite the program's handler"
+
+# 4. a rate out of range: off, and said.
+traced slow 5
+[ "$(cat "$t/slow.rc")" = 7 ] || fail "slow: exited $(cat "$t/slow.rc")"
+q "$t/slow.sqlite" "SELECT message FROM LLMPROF_TRACER_DIAGNOSTICS" | grep -q \
+	'^LLMPROF_TRACE_CPU_SAMPLE_HZ=5 not understood (0, or 10..1000 samples per second): CPU sampling off$' ||
+	fail "no diagnostic for 5 Hz"
+
+# 5. signals landing inside the tracer (a thread that does little but push
+# and pop): every range kept, no damaged chunk, samples dropped only there.
+traced storm 1000 storm
+[ "$(cat "$t/storm.rc")" = 7 ] || fail "storm: exited $(cat "$t/storm.rc")"
+ranges=$(sed -n 's/^cpu-sample-program: \([0-9]*\) ranges$/\1/p' "$t/storm.out")
+[ -n "$ranges" ] && [ "$ranges" -gt 0 ] || fail "storm: $(cat "$t/storm.out")"
+grep -q "problems 0" "$t/storm.conv" || fail "storm: damaged log: $(cat "$t/storm.conv")"
+[ "$(q "$t/storm.sqlite" "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step' AND end IS NOT NULL")" = "$ranges" ] ||
+	fail "storm: ranges lost"
+[ "$(q "$t/storm.sqlite" "SELECT count(*) > 0 FROM LLMPROF_CPU_SAMPLES")" = 1 ] ||
+	fail "storm: no samples"
+
+# 6. a fork()ed child starts clean and samples its own thread into its own
+# log: each process's samples stand for its own spin (100 ms, 200 ms).
+traced fork 200 fork
+[ "$(cat "$t/fork.out")" = "cpu-sample-program: child exited 0" ] || fail "fork: $(cat "$t/fork.out")"
+[ "$(ls "$t/fork" | wc -l)" = 2 ] || fail "fork: $(ls "$t/fork")"
+q "$t/fork.sqlite" "SELECT (globalTid >> 24) & 16777215, sum(periodNs) / 1000000
+	FROM LLMPROF_CPU_SAMPLES GROUP BY 1 ORDER BY 2" >"$t/fork.ms"
+[ "$(wc -l <"$t/fork.ms")" = 2 ] || fail "fork: samples of $(wc -l <"$t/fork.ms") processes"
+pms=$(sed -n '1s/.*|//p' "$t/fork.ms")
+cms=$(sed -n '2s/.*|//p' "$t/fork.ms")
+[ "$pms" -ge 70 ] && [ "$pms" -le 115 ] || fail "fork: parent samples stand for $pms ms, not ~100"
+[ "$cms" -ge 160 ] && [ "$cms" -le 215 ] || fail "fork: child samples stand for $cms ms, not ~200"
+
+# 7. llmprof refuses rates it cannot pass on.
+for v in 5 1001 x; do
+	set +e
+	"${LLMPROF:?}" profile --dry-run artifacts.root="$t/runs" pipeline.trace.backend=builtin \
+		pipeline.trace.cpu_sample_hz=$v -- "$prog" >"$t/cfg.out" 2>"$t/cfg.err"
+	rc=$?
+	set -e
+	[ "$rc" = 3 ] || fail "cpu_sample_hz=$v: exit $rc, not 3: $(cat "$t/cfg.err")"
+	grep -q "pipeline.trace.cpu_sample_hz" "$t/cfg.err" || fail "cpu_sample_hz=$v: $(cat "$t/cfg.err")"
+done
+# 8. through llmprof: the report's CPU samples section and metrics.json.
+"${LLMPROF:?}" profile artifacts.root="$t/runs" pipeline.trace.backend=builtin \
+	pipeline.trace.cpu_sample_hz=100 -- sh -c '"$0"; exit 0' "$prog" >"$t/prof.out" 2>"$t/prof.err" ||
+	fail "profile: $(cat "$t/prof.err")"
+run=$(sed -n 's/^run: //p' "$t/prof.out")
+grep -q '^## CPU samples$' "$run/report.md" || fail "no CPU samples section in report.md"
+grep -q '^prefill: [0-9]* samples ([0-9.]* ms of its [0-9.]* ms of CPU time)$' "$run/report.md" ||
+	fail "no prefill caption: $(grep -A3 '^## CPU samples' "$run/report.md")"
+grep -q '^| `cpu_sample_spin` | cpu-sample-program | [0-9]* | [0-9.]*% |$' "$run/report.md" ||
+	fail "no function row"
+grep -q 'CPU samples: prefill' "$run/report.html" || fail "no CPU samples in report.html"
+n=$(q "$run/trace/trace.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
+python3 - "$run/metrics.json" "$n" <<'PY' || fail "metrics.json cpu_samples"
+import json, sys
+m = json.load(open(sys.argv[1]))
+st = {s["name"]: s for s in m["stages"]}
+c = st["prefill"]["cpu_samples"]
+assert c["samples"] == int(sys.argv[2]), (c, sys.argv[2])
+assert c["ms"] >= 10.0 * c["samples"] and c["ms"] % 10.0 == 0, c
+assert c["functions"][0]["name"] == "cpu_sample_spin", c
+assert c["functions"][0]["library"] == "cpu-sample-program", c
+# the spin's own category first (a sample may land in the vDSO's clock)
+cat = c["categories"][0]
+assert cat["name"] == "other" and cat["function"] == "cpu_sample_spin", c
+assert cat["samples"] * 10 >= c["samples"] * 8 and cat["ms"] >= 10.0 * cat["samples"], c
+assert sum(g["samples"] for g in c["categories"]) == c["samples"], c
+assert c["outside_cuda_samples"] is None, c
+PY
+grep -q ', [0-9]* CPU samples' "$run/status.json" || fail "trace step message without the samples"
+echo ok

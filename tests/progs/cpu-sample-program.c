@@ -1,0 +1,126 @@
+/* cpu-sample-program: a thread that opens an NVTX range ("prefill") and burns
+ * about 300 ms of CPU time in one known function, for the tracer's CPU
+ * sampler (tests/cli/test-tracer-cpu-sample.sh). With "own-handler" it
+ * first installs its own handler on the sampler's signal (SIGRTMIN+7) and
+ * checks at the end that it is still installed and was never called. With
+ * "storm" the thread pushes and pops NVTX ranges for ~100 ms of CPU time
+ * instead, so samples land inside the tracer's own code, and says how many.
+ * With "fork" the main thread spins ~100 ms in "prefill", forks, and the
+ * child spins ~200 ms in a "prefill" of its own before it exits.
+ * Exits with status 7 so the test can see the status passes through. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nvtx3/nvToolsExt.h>
+
+static volatile unsigned long sink;
+static volatile sig_atomic_t own_calls;
+
+static void own_handler(int sig)
+{
+	(void)sig;
+	own_calls++;
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The function the samples must land in. */
+__attribute__((noinline)) void cpu_sample_spin(double seconds)
+{
+	double end = cpu_seconds() + seconds;
+	unsigned long x = 1;
+
+	while (cpu_seconds() < end)
+		for (int i = 0; i < 10000; i++)
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+	sink = x;
+}
+
+static unsigned long storm_ranges;
+
+static void *storm(void *arg)
+{
+	double end = cpu_seconds() + 0.1;
+
+	(void)arg;
+	while (cpu_seconds() < end) {
+		for (int i = 0; i < 100; i++) {
+			nvtxRangePushA("step");
+			nvtxRangePop();
+		}
+		storm_ranges += 100;
+	}
+	return NULL;
+}
+
+static void *launcher(void *arg)
+{
+	(void)arg;
+	nvtxRangePushA("prefill");
+	cpu_sample_spin(0.3);
+	nvtxRangePop();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int own = argc > 1 && strcmp(argv[1], "own-handler") == 0;
+	pthread_t th;
+
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		pid_t child;
+		int st = 0;
+
+		nvtxRangePushA("prefill");
+		cpu_sample_spin(0.1);
+		nvtxRangePop();
+		child = fork();
+		if (child == 0) {
+			nvtxRangePushA("prefill");
+			cpu_sample_spin(0.2);
+			nvtxRangePop();
+			exit(0);
+		}
+		waitpid(child, &st, 0);
+		printf("cpu-sample-program: child exited %d\n",
+		       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return 7;
+	}
+	if (argc > 1 && strcmp(argv[1], "storm") == 0) {
+		pthread_create(&th, NULL, storm, NULL);
+		pthread_join(th, NULL);
+		printf("cpu-sample-program: %lu ranges\n", storm_ranges);
+		return 7;
+	}
+	if (own) {
+		struct sigaction sa, now;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = own_handler;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGRTMIN + 7, &sa, NULL);
+		nvtxMarkA("start");
+		pthread_create(&th, NULL, launcher, NULL);
+		pthread_join(th, NULL);
+		sigaction(SIGRTMIN + 7, NULL, &now);
+		printf("cpu-sample-program: handler %s, called %d times\n",
+		       now.sa_handler == own_handler ? "intact" : "replaced", (int)own_calls);
+		return 7;
+	}
+	pthread_create(&th, NULL, launcher, NULL);
+	pthread_join(th, NULL);
+	printf("cpu-sample-program: done\n");
+	return 7;
+}
