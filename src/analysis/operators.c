@@ -156,7 +156,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 				;
 		}
 		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
-		if (t->kernels[k].graph_node >= 0) {
+		if (trace_ksig(t, &t->kernels[k])->graph_node >= 0) {
 			tl->graph_kernels++;
 			tl->graph_kernels_op += graph;
 		}

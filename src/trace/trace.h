@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/strbuf.h"
+#include "trace/rectab.h"
 #include "trace/strtab.h"
 
 #define TRACE_TIME_MAX (INT64_MAX / 2)
@@ -35,9 +36,10 @@ static inline int64_t trace_tid(int64_t gtid)
 	return gtid & 0xFFFFFF;
 }
 
-struct trace_kernel {
-	int64_t start, end;
-	int64_t corr;	    /* correlationId */
+/* What a kernel launch shares with the other launches of its kernel: kept
+ * once per distinct signature (struct trace.ksigs), each kernel holds its
+ * id. Read it with trace_ksig(). */
+struct trace_ksig {
 	int64_t gpid;	    /* globalPid */
 	int64_t graph_node; /* graphNodeId, -1 when not launched from a graph */
 	int32_t name;	    /* demangledName */
@@ -46,6 +48,14 @@ struct trace_kernel {
 	int32_t device, context, stream;
 	int32_t grid[3], block[3];
 	int32_t regs;
+	int32_t pad_; /* zero: signatures are compared as bytes */
+};
+
+/* 32 bytes: 8 M kernels fit in 256 MB (bench/results/trace-memory.md). */
+struct trace_kernel {
+	int64_t start, end;
+	int64_t corr; /* correlationId */
+	uint32_t sig; /* struct trace_ksig id */
 };
 
 enum trace_memop_kind { TRACE_MEMCPY, TRACE_MEMSET };
@@ -58,11 +68,19 @@ struct trace_memop {
 	int kind; /* enum trace_memop_kind */
 };
 
-/* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME). */
-struct trace_call {
-	int64_t start, end, gtid, corr;
+/* What a CUDA API call shares with others: its thread and name, kept
+ * once per distinct pair (struct trace.csigs). Read it with trace_csig(). */
+struct trace_csig {
+	int64_t gtid;
 	int64_t name_sid; /* raw StringIds id (nsys groups API calls by it) */
 	int32_t name;
+	int32_t pad_; /* zero: compared as bytes */
+};
+
+/* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME): 32 bytes. */
+struct trace_call {
+	int64_t start, end, corr;
+	uint32_t sig; /* struct trace_csig id */
 };
 
 enum trace_range_style { TRACE_PUSHPOP = 0, TRACE_STARTEND = 1 };
@@ -109,6 +127,8 @@ struct trace {
 
 	struct trace_kernel *kernels;
 	size_t nkernels, kernels_alloc;
+	struct rectab ksigs; /* of struct trace_ksig */
+	struct rectab csigs; /* of struct trace_csig */
 	struct trace_memop *memops;
 	size_t nmemops, memops_alloc;
 	struct trace_call *calls;
@@ -140,6 +160,21 @@ struct trace {
 	} * sid_sparse;
 	size_t sid_sparse_nr, sid_sparse_alloc;
 };
+
+/* A kernel's and a call's shared part. */
+static inline const struct trace_ksig *trace_ksig(const struct trace *t,
+						  const struct trace_kernel *k)
+{
+	return (const struct trace_ksig *)rectab_get(&t->ksigs, k->sig);
+}
+static inline const struct trace_csig *trace_csig(const struct trace *t, const struct trace_call *c)
+{
+	return (const struct trace_csig *)rectab_get(&t->csigs, c->sig);
+}
+/* The id of a signature (its padding zeroed here), for the loader and for
+ * traces built by hand. */
+uint32_t trace_ksig_id(struct trace *t, struct trace_ksig s);
+uint32_t trace_csig_id(struct trace *t, struct trace_csig s);
 
 /* Opens path read-only and checks that it is an SQLite nsys-schema export.
  * Errors (missing, not SQLite, corrupt, not an export) go to err. */
