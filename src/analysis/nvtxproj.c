@@ -17,7 +17,7 @@ static void op_key(const struct trace *t, uint32_t op, int64_t *gpid, int64_t *c
 {
 	if (op < t->nkernels) {
 		*gpid = trace_ksig(t, &t->kernels[op])->gpid & TRACE_GPID_MASK;
-		*corr = t->kernels[op].corr;
+		*corr = trace_kernel_corr(t, &t->kernels[op]);
 	} else {
 		*gpid = t->memops[op - t->nkernels].gpid & TRACE_GPID_MASK;
 		*corr = t->memops[op - t->nkernels].corr;
@@ -86,7 +86,7 @@ static int cmp_op(const void *a, const void *b)
 static void call_key(const struct trace *t, uint32_t c, int64_t *gpid, int64_t *corr)
 {
 	*gpid = trace_csig(t, &t->calls[c])->gtid & TRACE_GPID_MASK;
-	*corr = t->calls[c].corr;
+	*corr = trace_call_corr(t, &t->calls[c]);
 }
 
 static int cmp_call(const void *a, const void *b)

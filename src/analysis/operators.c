@@ -176,9 +176,10 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 				if (!is_op[a])
 					continue;
 				g_incl[at] = i64_sat_add(g_incl[at], d);
-				if (!g_calls[at] || g_corr[at] != t->kernels[k].corr)
+				if (!g_calls[at] ||
+				    g_corr[at] != trace_kernel_corr(t, &t->kernels[k]))
 					g_calls[at]++;
-				g_corr[at] = t->kernels[k].corr;
+				g_corr[at] = trace_kernel_corr(t, &t->kernels[k]);
 			}
 			continue;
 		}

@@ -1,8 +1,10 @@
 /* sort.c: introsort without a temporary array (see sort.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/sort.h"
+#include "core/xalloc.h"
 #include "core/banned.h"
 
 struct sorter {
@@ -111,4 +113,81 @@ void sort_inplace(void *base, size_t n, size_t size, int (*cmp)(const void *, co
 	for (size_t m = n; m; m >>= 1)
 		depth += 2;
 	intro(&s, base, n, depth);
+}
+
+/* For sort_stable: the elements' order through their indices. */
+static const unsigned char *st_base;
+static size_t st_size;
+static int (*st_cmp)(const void *, const void *);
+
+static int cmp_at(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = st_cmp(st_base + x * st_size, st_base + y * st_size);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Moves element idx[j] to position j for every j, along the cycles of the
+ * permutation (idx is consumed). */
+static void permute(unsigned char *b, size_t n, size_t size, uint32_t *idx)
+{
+	unsigned char tmp[256];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (idx[i] == i)
+			continue;
+		memcpy(tmp, b + i * size, size);
+		for (;;) {
+			size_t k = idx[j];
+
+			idx[j] = (uint32_t)j;
+			if (k == i) {
+				memcpy(b + j * size, tmp, size);
+				break;
+			}
+			memcpy(b + j * size, b + k * size, size);
+			j = k;
+		}
+	}
+}
+
+void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
+		 size_t nbuckets, size_t (*bucket)(const void *))
+{
+	unsigned char *b = base;
+	uint32_t *idx;
+	size_t *end;
+
+	if (n < 2)
+		return;
+	if (n > UINT32_MAX || size > 256 || !nbuckets) {
+		qsort(base, n, size, cmp); /* glibc's: stable */
+		return;
+	}
+	idx = xmalloc(n * sizeof(*idx));
+	end = xcalloc(nbuckets + 1, sizeof(*end));
+	for (size_t i = 0; i < n; i++)
+		end[bucket(b + i * size) + 1]++;
+	for (size_t k = 1; k <= nbuckets; k++)
+		end[k] += end[k - 1];
+	for (size_t i = 0; i < n; i++)
+		idx[end[bucket(b + i * size)]++] = (uint32_t)i;
+	st_base = b;
+	st_size = size;
+	st_cmp = cmp;
+	for (size_t k = 0, lo = 0; k < nbuckets; lo = end[k++]) {
+		size_t i = lo + 1;
+
+		while (i < end[k] && cmp_at(&idx[i - 1], &idx[i]) < 0)
+			i++;
+		if (i < end[k])
+			sort_inplace(idx + lo, end[k] - lo, sizeof(*idx), cmp_at);
+	}
+	st_cmp = NULL;
+	permute(b, n, size, idx);
+	free(end);
+	free(idx);
 }

@@ -312,16 +312,18 @@ static int load_strings(struct trace *t, struct strbuf *err)
 	return ret;
 }
 
-uint32_t trace_ksig_id(struct trace *t, struct trace_ksig s)
+uint32_t trace_ksig_id(struct trace *t, struct trace_ksig s, int64_t corr, uint32_t *corr_lo)
 {
-	s.pad_ = 0;
+	s.corr_hi = (int32_t)(uint32_t)((uint64_t)corr >> 32);
+	*corr_lo = (uint32_t)corr;
 	t->ksigs.size = sizeof(s);
 	return rectab_intern(&t->ksigs, &s);
 }
 
-uint32_t trace_csig_id(struct trace *t, struct trace_csig s)
+uint32_t trace_csig_id(struct trace *t, struct trace_csig s, int64_t corr, uint32_t *corr_lo)
 {
-	s.pad_ = 0;
+	s.corr_hi = (int32_t)(uint32_t)((uint64_t)corr >> 32);
+	*corr_lo = (uint32_t)corr;
 	t->csigs.size = sizeof(s);
 	return rectab_intern(&t->csigs, &s);
 }
@@ -352,7 +354,6 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 		k->start = col_time(t, st, 0);
 		k->end = col_time(t, st, 1);
 		t->kernels_bad_time += k->end <= k->start;
-		k->corr = col_i64(st, 2, -1);
 		memset(&sig, 0, sizeof(sig));
 		sig.gpid = col_i64(st, 3, 0);
 		sig.name = sid_lookup(t, st, 4);
@@ -367,7 +368,7 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 		sig.regs = (int32_t)col_i64(st, 15, 0);
 		sig.graph_node = col_i64(st, 16, -1);
 		sig.mangled = sid_lookup(t, st, 17);
-		k->sig = trace_ksig_id(t, sig);
+		k->sig = trace_ksig_id(t, sig, col_i64(st, 2, -1), &k->corr_lo);
 	}
 	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_KERNEL", err);
 	sqlite3_finalize(st);
@@ -490,12 +491,11 @@ static int load_calls(struct trace *t, struct strbuf *err)
 		c = &t->calls[t->ncalls++];
 		c->start = col_time(t, st, 0);
 		c->end = col_time(t, st, 1);
-		c->corr = col_i64(st, 3, -1);
 		memset(&sig, 0, sizeof(sig));
 		sig.gtid = col_i64(st, 2, 0);
 		sig.name = sid_lookup(t, st, 4);
 		sig.name_sid = col_i64(st, 4, -1);
-		c->sig = trace_csig_id(t, sig);
+		c->sig = trace_csig_id(t, sig, col_i64(st, 3, -1), &c->corr_lo);
 	}
 	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
 	sqlite3_finalize(st);

@@ -48,14 +48,14 @@ struct trace_ksig {
 	int32_t device, context, stream;
 	int32_t grid[3], block[3];
 	int32_t regs;
-	int32_t pad_; /* zero: signatures are compared as bytes */
+	int32_t corr_hi; /* correlationId >> 32 (0 or -1 in any real export) */
 };
 
-/* 32 bytes: 8 M kernels fit in 256 MB (bench/results/trace-memory.md). */
+/* 24 bytes: 8 M kernels fit in 192 MB (bench/results/trace-memory.md). */
 struct trace_kernel {
 	int64_t start, end;
-	int64_t corr; /* correlationId */
-	uint32_t sig; /* struct trace_ksig id */
+	uint32_t corr_lo; /* correlationId: trace_kernel_corr() */
+	uint32_t sig;	  /* struct trace_ksig id */
 };
 
 enum trace_memop_kind { TRACE_MEMCPY, TRACE_MEMSET };
@@ -74,13 +74,14 @@ struct trace_csig {
 	int64_t gtid;
 	int64_t name_sid; /* raw StringIds id (nsys groups API calls by it) */
 	int32_t name;
-	int32_t pad_; /* zero: compared as bytes */
+	int32_t corr_hi; /* correlationId >> 32 */
 };
 
-/* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME): 32 bytes. */
+/* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME): 24 bytes. */
 struct trace_call {
-	int64_t start, end, corr;
-	uint32_t sig; /* struct trace_csig id */
+	int64_t start, end;
+	uint32_t corr_lo; /* correlationId: trace_call_corr() */
+	uint32_t sig;	  /* struct trace_csig id */
 };
 
 enum trace_range_style { TRACE_PUSHPOP = 0, TRACE_STARTEND = 1 };
@@ -171,10 +172,25 @@ static inline const struct trace_csig *trace_csig(const struct trace *t, const s
 {
 	return (const struct trace_csig *)rectab_get(&t->csigs, c->sig);
 }
-/* The id of a signature (its padding zeroed here), for the loader and for
- * traces built by hand. */
-uint32_t trace_ksig_id(struct trace *t, struct trace_ksig s);
-uint32_t trace_csig_id(struct trace *t, struct trace_csig s);
+/* correlationId: its low 32 bits in the row, the high ones (all 0, or all
+ * 1 for NULL = -1, in real exports) in the shared part. */
+static inline int64_t trace_corr_join(int32_t hi, uint32_t lo)
+{
+	return (int64_t)(((uint64_t)(uint32_t)hi << 32) | lo);
+}
+static inline int64_t trace_kernel_corr(const struct trace *t, const struct trace_kernel *k)
+{
+	return trace_corr_join(trace_ksig(t, k)->corr_hi, k->corr_lo);
+}
+static inline int64_t trace_call_corr(const struct trace *t, const struct trace_call *c)
+{
+	return trace_corr_join(trace_csig(t, c)->corr_hi, c->corr_lo);
+}
+/* The id of a signature, for the loader and for traces built by hand;
+ * corr is the row's correlationId: its high bits go into the signature,
+ * the low ones into *corr_lo. */
+uint32_t trace_ksig_id(struct trace *t, struct trace_ksig s, int64_t corr, uint32_t *corr_lo);
+uint32_t trace_csig_id(struct trace *t, struct trace_csig s, int64_t corr, uint32_t *corr_lo);
 
 /* Opens path read-only and checks that it is an SQLite nsys-schema export.
  * Errors (missing, not SQLite, corrupt, not an export) go to err. */

@@ -48,10 +48,9 @@ static void add_call(struct trace *t, const char *name, int64_t s, int64_t e, in
 	memset(c, 0, sizeof(*c));
 	c->start = s;
 	c->end = e;
-	c->corr = (int64_t)t->ncalls;
 	sig.gtid = gtid;
 	sig.name = strtab_intern(&t->strs, name, strlen(name));
-	c->sig = trace_csig_id(t, sig);
+	c->sig = trace_csig_id(t, sig, (int64_t)t->ncalls, &c->corr_lo);
 }
 
 static void test_stage_split(void **state)

@@ -71,10 +71,9 @@ static void add_call(struct trace *t, int64_t s, int64_t e, int64_t gtid, int64_
 	c = &t->calls[t->ncalls++];
 	c->start = s;
 	c->end = e;
-	c->corr = corr;
 	sig.gtid = gtid;
 	sig.name = S(t, "cudaLaunchKernel_v7000");
-	c->sig = trace_csig_id(t, sig);
+	c->sig = trace_csig_id(t, sig, corr, &c->corr_lo);
 }
 
 static size_t add_kernel(struct trace *t, const char *name, int64_t s, int64_t e, int64_t gpid,
@@ -88,13 +87,12 @@ static size_t add_kernel(struct trace *t, const char *name, int64_t s, int64_t e
 	memset(k, 0, sizeof(*k));
 	k->start = s;
 	k->end = e;
-	k->corr = corr;
 	sig.gpid = gpid;
 	sig.name = S(t, name);
 	sig.stream = stream;
 	sig.grid[0] = 1 + stream;
 	sig.graph_node = -1;
-	k->sig = trace_ksig_id(t, sig);
+	k->sig = trace_ksig_id(t, sig, corr, &k->corr_lo);
 	return t->nkernels++;
 }
 
@@ -103,7 +101,8 @@ static void set_device(struct trace *t, size_t k, int32_t device)
 	struct trace_ksig sig = *trace_ksig(t, &t->kernels[k]);
 
 	sig.device = device;
-	t->kernels[k].sig = trace_ksig_id(t, sig);
+	t->kernels[k].sig =
+	    trace_ksig_id(t, sig, trace_kernel_corr(t, &t->kernels[k]), &t->kernels[k].corr_lo);
 }
 
 /* Exposed time: per device, in start order, what no earlier-started kernel

@@ -1,6 +1,6 @@
 /* test-trace-memory.c: what keeps a big trace small. The per-kernel and
  * per-call records stay 32 bytes (their shared parts interned once), the
- * in-place sort orders like qsort(), and nvtx_kern_sum's groups, built
+ * in-place sorts order like qsort(), and nvtx_kern_sum's groups, built
  * one thread at a time, equal those of the full list of (kernel, range)
  * pairs, also when two threads share a (PID, TID) on different hosts.
  * bench/results/trace-memory.md has the numbers on 8 M kernels. */
@@ -21,13 +21,42 @@
 
 #define GT(host, pid, tid) (((int64_t)(host) << 48) | ((int64_t)(pid) << 24) | (tid))
 
-/* 8 M kernels and their launch calls: 512 MB, half the 1 GB a report may
+/* 8 M kernels and their launch calls: 384 MB, of the 1 GB a report may
  * take on them (issue: every report on 8 M kernels within 1 GB). */
 static void test_record_sizes(void **state)
 {
 	(void)state;
-	assert_true(sizeof(struct trace_kernel) <= 32);
-	assert_true(sizeof(struct trace_call) <= 32);
+	assert_true(sizeof(struct trace_kernel) <= 24);
+	assert_true(sizeof(struct trace_call) <= 24);
+}
+
+/* A correlationId beyond 32 bits (a damaged or crafted export) and NULL
+ * (-1) read back whole: the high bits live in the shared part. */
+static void test_corr_split(void **state)
+{
+	static const int64_t corrs[] = {0,  1,	       0xffffffffLL, 0x100000000LL,
+					-1, INT64_MIN, INT64_MAX};
+	struct trace t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.kernels = xcalloc(7, sizeof(*t.kernels));
+	t.calls = xcalloc(7, sizeof(*t.calls));
+	for (size_t i = 0; i < 7; i++) {
+		struct trace_ksig ks = {0};
+		struct trace_csig cs = {0};
+
+		t.kernels[i].sig = trace_ksig_id(&t, ks, corrs[i], &t.kernels[i].corr_lo);
+		t.calls[i].sig = trace_csig_id(&t, cs, corrs[i], &t.calls[i].corr_lo);
+	}
+	t.nkernels = t.ncalls = 7;
+	for (size_t i = 0; i < 7; i++) {
+		assert_int_equal(trace_kernel_corr(&t, &t.kernels[i]), corrs[i]);
+		assert_int_equal(trace_call_corr(&t, &t.calls[i]), corrs[i]);
+	}
+	/* real ones (0 .. 2^32 - 1) share one signature */
+	assert_int_equal(t.kernels[0].sig, t.kernels[2].sig);
+	trace_close(&t);
 }
 
 static void test_rectab_interns(void **state)
@@ -121,6 +150,41 @@ static void test_sort_inplace(void **state)
 	free(big);
 }
 
+static int cmp_rec12_a(const void *x, const void *y)
+{
+	const struct rec12 *p = x, *q = y;
+
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+static size_t rec12_bucket(const void *x)
+{
+	return ((const struct rec12 *)x)->a >> 8;
+}
+
+/* Many ties (a few distinct keys, 4 buckets): ties keep their order, as
+ * the sort by (key, position) gives it; one bucket is in order already. */
+static void test_sort_stable(void **state)
+{
+	enum { N = 5000 };
+	struct rec12 *v = xmalloc(N * sizeof(*v)), *w = xmalloc(N * sizeof(*w));
+	unsigned seed = 99;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		seed = seed * 1103515245u + 12345u;
+		v[i].a = i < 1000 ? (uint32_t)i / 10 : (seed >> 8) % 4 * 256 + (seed >> 20) % 5;
+		v[i].b = (uint32_t)i; /* the position: what ties must keep */
+		v[i].c = seed;
+	}
+	memcpy(w, v, N * sizeof(*v));
+	sort_stable(v, N, sizeof(*v), cmp_rec12_a, 4, rec12_bucket);
+	qsort(w, N, sizeof(*w), cmp_rec12);
+	assert_memory_equal(v, w, N * sizeof(*v));
+	free(v);
+	free(w);
+}
+
 /* ---- nvtx_kern_sum groups ---- */
 
 static int32_t S(struct trace *t, const char *s)
@@ -157,16 +221,16 @@ static void add_launch(struct trace *t, const char *name, int64_t ts, int64_t du
 	cs.name = S(t, "cudaLaunchKernel_v7000");
 	t->calls[t->ncalls].start = ts;
 	t->calls[t->ncalls].end = ts + 5;
-	t->calls[t->ncalls].corr = corr;
-	t->calls[t->ncalls++].sig = trace_csig_id(t, cs);
+	t->calls[t->ncalls].sig = trace_csig_id(t, cs, corr, &t->calls[t->ncalls].corr_lo);
+	t->ncalls++;
 	ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
 	ks.gpid = gtid & TRACE_GPID_MASK;
 	ks.name = S(t, name);
 	ks.graph_node = -1;
 	t->kernels[t->nkernels].start = ts + 100;
 	t->kernels[t->nkernels].end = ts + 100 + dur;
-	t->kernels[t->nkernels].corr = corr;
-	t->kernels[t->nkernels++].sig = trace_ksig_id(t, ks);
+	t->kernels[t->nkernels].sig = trace_ksig_id(t, ks, corr, &t->kernels[t->nkernels].corr_lo);
+	t->nkernels++;
 }
 
 static struct nvtxkern_group *cur_groups;
@@ -182,8 +246,7 @@ static int cmp_pair_key(const void *x, const void *y)
 }
 
 /* The groups as the full pair list gives them, checked against g. */
-static void check_against_pairs(const struct trace *t, const struct nvtxkern_group *g,
-				size_t ng)
+static void check_against_pairs(const struct trace *t, const struct nvtxkern_group *g, size_t ng)
 {
 	struct nvtx_proj p;
 	int64_t(*k)[7];
@@ -313,8 +376,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_record_sizes),
+	    cmocka_unit_test(test_corr_split),
 	    cmocka_unit_test(test_rectab_interns),
 	    cmocka_unit_test(test_sort_inplace),
+	    cmocka_unit_test(test_sort_stable),
 	    cmocka_unit_test(test_kern_groups_threads),
 	    cmocka_unit_test(test_kern_groups_host_clash),
 	};
