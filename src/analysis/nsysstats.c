@@ -651,7 +651,7 @@ static int cmp_nvtxkern(const void *a, const void *b)
 		return x->key[1] < y->key[1] ? -1 : 1;
 	if (x->s.total != y->s.total)
 		return x->s.total > y->s.total ? -1 : 1;
-	return x->ranges < y->ranges ? -1 : x->ranges > y->ranges; /* the key order index */
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
@@ -663,7 +663,6 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 	    "Max (ns)",	  "StdDev (ns)",     "Kernel Name",
 	};
 	struct nvtxkern_group *g;
-	int64_t *inst;
 	size_t ng;
 	int32_t *inv, *names;
 	int rc = proj_checks(t, 1, msg);
@@ -675,13 +674,6 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 	names = range_names(t, o);
 	strtab_rank(&t->strs);
 	g = nvtxkern_groups(t, names, &ng);
-	/* the sort below breaks ties on the key order: kept in ranges while
-	 * sorting, the range counts aside */
-	inst = xmalloc(st_mult(ng + 1, sizeof(*inst)));
-	for (size_t i = 0; i < ng; i++) {
-		inst[i] = g[i].ranges;
-		g[i].ranges = (int64_t)i;
-	}
 	if (ng)
 		qsort(g, ng, sizeof(*g), cmp_nvtxkern);
 	inv = rank_to_id(t);
@@ -701,7 +693,7 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 			table_add_i64(tbl, k[0]);
 			table_add_i64(tbl, k[1]);
 		}
-		table_add_i64(tbl, inst[g[i].ranges]);
+		table_add_i64(tbl, g[i].ranges);
 		table_add_i64(tbl, g[i].kernels);
 		table_add_i64(tbl, g[i].s.total);
 		add_dur_stats(tbl, &g[i].s);
@@ -709,7 +701,6 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 	}
 	free(names);
 	free(inv);
-	free(inst);
 	free(g);
 	return 0;
 }

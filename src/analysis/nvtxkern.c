@@ -208,6 +208,8 @@ struct nvtxkern_group *nvtxkern_groups(const struct trace *t, const int32_t *nam
 	}
 	if (a.ng)
 		qsort(a.g, a.ng, sizeof(*a.g), cmp_key);
+	for (size_t i = 0; i < a.ng; i++)
+		a.g[i].order = i;
 	*n = a.ng;
 	return a.g;
 }

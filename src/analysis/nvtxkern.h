@@ -23,6 +23,7 @@ struct nvtxkern_group {
 	struct nsys_summary s; /* of the kernels' durations, one per pair */
 	int64_t ranges;	       /* distinct ranges (NVTX Inst) */
 	int64_t kernels;       /* distinct kernels (Kern Inst) */
+	size_t order;	       /* position in key order */
 };
 
 /* The groups of t's kernels (TRACE_KERNELS|MEMOPS|CALLS|NVTX loaded,
