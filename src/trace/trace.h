@@ -68,8 +68,9 @@ struct trace_memop {
 	int kind; /* enum trace_memop_kind */
 };
 
-/* What a CUDA API call shares with others: its thread and name, kept
- * once per distinct pair (struct trace.csigs). Read it with trace_csig(). */
+/* What a CUDA API call shares with others: its thread, its name and the
+ * high bits of its correlationId, kept once per distinct value (struct
+ * trace.csigs). Read it with trace_csig(). */
 struct trace_csig {
 	int64_t gtid;
 	int64_t name_sid; /* raw StringIds id (nsys groups API calls by it) */
