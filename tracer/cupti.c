@@ -578,7 +578,7 @@ int InitializeInjection(void)
 	if (tracer_env_u64(TRACER_ENV_CUDA, 1, 1) == 0)
 		return 1;
 	if (tracer_init(TLOG_F_CUDA) < 0)
-		return 1; /* never fail the program's cuInit */
+		return 1;      /* never fail the program's cuInit */
 	sample_thread_start(); /* the thread that initialises CUDA launches */
 
 	set_buffer_attributes();

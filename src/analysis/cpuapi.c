@@ -49,7 +49,7 @@ int cpu_api_complete(const struct trace *t)
 	int32_t last = -2;
 
 	for (size_t i = 0; i < t->ncalls; i++) {
-		int32_t n = t->calls[i].name;
+		int32_t n = trace_csig(t, &t->calls[i])->name;
 		const char *s;
 
 		if (n == last)
@@ -83,7 +83,7 @@ static struct seg *outer_segments(const struct trace *t, size_t *nout)
 	int64_t cur_end = 0;
 
 	for (size_t i = 0; i < t->ncalls; i++) {
-		v[i].gtid = t->calls[i].gtid;
+		v[i].gtid = trace_csig(t, &t->calls[i])->gtid;
 		v[i].s = t->calls[i].start;
 		v[i].e = t->calls[i].end;
 		v[i].call = (uint32_t)i;
@@ -174,7 +174,7 @@ void cpu_api_by_mask(struct cpu_api_use *out, size_t nout, const struct trace *t
 	v = outer_segments(t, &nseg);
 	ids = xmalloc(st_mult(nseg + 1, sizeof(*ids)));
 	for (size_t i = 0; i < nseg; i++)
-		ids[i] = t->calls[v[i].call].name;
+		ids[i] = trace_csig(t, &t->calls[v[i].call])->name;
 	qsort(ids, nseg, sizeof(*ids), cmp_i32);
 	for (size_t i = 0; i < nseg; i++)
 		if (!nids || ids[i] != ids[nids - 1])
@@ -191,7 +191,7 @@ void cpu_api_by_mask(struct cpu_api_use *out, size_t nout, const struct trace *t
 		for (size_t j = first_seg(v, nseg, rg->gtid, rs);
 		     j < nseg && v[j].gtid == rg->gtid && v[j].s < re; j++) {
 			int64_t ov = (v[j].e < re ? v[j].e : re) - (v[j].s > rs ? v[j].s : rs);
-			int32_t name = t->calls[v[j].call].name;
+			int32_t name = trace_csig(t, &t->calls[v[j].call])->name;
 			const int32_t *at = bsearch(&name, ids, nids, sizeof(*ids), cmp_i32);
 			size_t k = (size_t)(at - ids);
 

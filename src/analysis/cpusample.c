@@ -161,7 +161,7 @@ static struct span *call_spans(const struct trace *t, size_t *n)
 	struct span *v = xmalloc(st_mult(t->ncalls + 1, sizeof(*v)));
 
 	for (size_t i = 0; i < t->ncalls; i++) {
-		v[i].gtid = t->calls[i].gtid;
+		v[i].gtid = trace_csig(t, &t->calls[i])->gtid;
 		v[i].s = t->calls[i].start;
 		v[i].e = t->calls[i].end;
 	}

@@ -41,14 +41,15 @@ void kernel_exposed_times(const struct trace *t, int64_t *exposed)
 		qsort(v, t->nkernels, sizeof(*v), cmp_kstart);
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[v[i].k];
+		const struct trace_ksig *sig = trace_ksig(t, k);
 		int64_t from;
 
-		if (!ndev || dev[last].dev != k->device) {
-			for (last = 0; last < ndev && dev[last].dev != k->device; last++)
+		if (!ndev || dev[last].dev != sig->device) {
+			for (last = 0; last < ndev && dev[last].dev != sig->device; last++)
 				;
 			if (last == ndev) {
 				ALLOC_GROW(dev, ndev + 1, adev);
-				dev[ndev].dev = k->device;
+				dev[ndev].dev = sig->device;
 				dev[ndev++].covered = INT64_MIN;
 			}
 		}

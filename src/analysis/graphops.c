@@ -62,7 +62,7 @@ int32_t *graphops_capture_ranges(const struct nvtx_proj *p, const struct trace *
 	int any = 0;
 
 	for (size_t k = 0; k < t->nkernels && !any; k++)
-		any = t->kernels[k].graph_node >= 0;
+		any = trace_ksig(t, &t->kernels[k])->graph_node >= 0;
 	if (!nn || !any)
 		return NULL;
 	nodes = xmalloc(st_mult(nn, sizeof(*nodes)));
@@ -79,7 +79,7 @@ int32_t *graphops_capture_ranges(const struct nvtx_proj *p, const struct trace *
 	for (size_t k = 0; k < t->nkernels; k++) {
 		/* the node made under the program's NVTX ranges */
 		const struct trace_graph_node *a =
-		    graph_node_made(nodes, nn, t->kernels[k].graph_node);
+		    graph_node_made(nodes, nn, trace_ksig(t, &t->kernels[k])->graph_node);
 
 		out[k] = a ? range_at(p, t, order, nc, a->gtid, a->ts) : -1;
 	}

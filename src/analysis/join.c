@@ -65,7 +65,7 @@ struct launch_class {
 	unsigned n;   /* results averaged */
 };
 
-static int same_class(const struct launch_class *c, const struct trace_kernel *k, int32_t op)
+static int same_class(const struct launch_class *c, const struct trace_ksig *k, int32_t op)
 {
 	return c->name == k->name && c->op == op && !memcmp(c->grid, k->grid, sizeof(c->grid)) &&
 	       !memcmp(c->block, k->block, sizeof(c->block));
@@ -76,22 +76,22 @@ static int same_class(const struct launch_class *c, const struct trace_kernel *k
  * kernel's class (name, grid, block); SIZE_MAX when neither says. */
 static size_t measured_launch(const struct trace *tr, const struct ncu_match *mt, json_t *sel)
 {
-	const struct trace_kernel *k;
+	const struct trace_ksig *k;
 	json_t *e;
 	size_t i;
 
 	if (mt->how == NCU_MATCH_LAUNCH || mt->launch >= tr->nkernels)
 		return mt->launch;
-	k = &tr->kernels[mt->launch];
+	k = trace_ksig(tr, &tr->kernels[mt->launch]);
 	json_array_foreach(json_object_get(sel, "kernels"), i, e)
 	{
 		json_t *v = json_object_get(e, "launch_index");
-		const struct trace_kernel *s;
+		const struct trace_ksig *s;
 
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    (size_t)json_integer_value(v) >= tr->nkernels)
 			continue;
-		s = &tr->kernels[json_integer_value(v)];
+		s = trace_ksig(tr, &tr->kernels[json_integer_value(v)]);
 		if (s->name == k->name && !memcmp(s->grid, k->grid, sizeof(k->grid)) &&
 		    !memcmp(s->block, k->block, sizeof(k->block)))
 			return (size_t)json_integer_value(v);
@@ -134,16 +134,17 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 		if (li >= tr->nkernels)
 			continue;
 		for (i = 0; i < ncls && !c; i++)
-			if (same_class(&cls[i], &tr->kernels[li], tl->kernel_op[li]))
+			if (same_class(&cls[i], trace_ksig(tr, &tr->kernels[li]),
+				       tl->kernel_op[li]))
 				c = &cls[i];
 		if (!c) {
 			ALLOC_GROW(cls, ncls + 1, acls);
 			c = &cls[ncls++];
 			memset(c, 0, sizeof(*c));
-			c->name = tr->kernels[li].name;
+			c->name = trace_ksig(tr, &tr->kernels[li])->name;
 			c->op = tl->kernel_op[li];
-			memcpy(c->grid, tr->kernels[li].grid, sizeof(c->grid));
-			memcpy(c->block, tr->kernels[li].block, sizeof(c->block));
+			memcpy(c->grid, trace_ksig(tr, &tr->kernels[li])->grid, sizeof(c->grid));
+			memcpy(c->block, trace_ksig(tr, &tr->kernels[li])->block, sizeof(c->block));
 		}
 		c->flops += (r->flops_total - c->flops) / (double)++c->n;
 		c->bytes +=
@@ -164,7 +165,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 			continue;
 		all_ns[role] += d;
 		for (i = 0; i < ncls; i++)
-			if (same_class(&cls[i], kk, tl->kernel_op[k])) {
+			if (same_class(&cls[i], trace_ksig(tr, kk), tl->kernel_op[k])) {
 				flops[role] += cls[i].flops;
 				bytes[role] += cls[i].bytes;
 				cov_ns[role] += d;

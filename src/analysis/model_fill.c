@@ -267,10 +267,11 @@ static void kernel_main_ops(const struct trace *t, const struct timeline *tl, in
 	v = xmalloc(st_mult(t->nkernels + 1, sizeof(*v)));
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
+		const struct trace_ksig *sig = trace_ksig(t, k);
 
-		if (k->name < 0 || (size_t)k->name >= t->strs.nr || tl->kernel_op[i] < 0)
+		if (sig->name < 0 || (size_t)sig->name >= t->strs.nr || tl->kernel_op[i] < 0)
 			continue;
-		v[nv].name = k->name;
+		v[nv].name = sig->name;
 		v[nv].op = tl->kernel_op[i];
 		v[nv++].ns = k->end > k->start ? k->end - k->start : 0;
 	}
@@ -317,35 +318,36 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	kernel_exposed_times(t, exposed);
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
+		const struct trace_ksig *sig = trace_ksig(t, k);
 
 		if (k->start < t0)
 			t0 = k->start;
 		if (k->end > t1)
 			t1 = k->end;
-		if (k->name < 0 || (size_t)k->name >= n)
+		if (sig->name < 0 || (size_t)sig->name >= n)
 			continue;
-		all_exp[k->name] += (uint64_t)exposed[i];
+		all_exp[sig->name] += (uint64_t)exposed[i];
 		if (tl->kernel_stages)
-			mask[k->name] |= tl->kernel_stages[i];
+			mask[sig->name] |= tl->kernel_stages[i];
 		if (tl->kernel_stages) {
 			unsigned ks = tl->kernel_stages[i];
 			int64_t d = k->end > k->start ? k->end - k->start : 0;
 
 			if (ks & (1u << STAGE_PREFILL)) {
-				pre_calls[k->name]++;
-				pre_ns[k->name] += (uint64_t)d;
-				pre_exp[k->name] += (uint64_t)exposed[i];
+				pre_calls[sig->name]++;
+				pre_ns[sig->name] += (uint64_t)d;
+				pre_exp[sig->name] += (uint64_t)exposed[i];
 			}
 			if (ks & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP))) {
-				dec_calls[k->name]++;
-				dec_ns[k->name] += (uint64_t)d;
-				dec_exp[k->name] += (uint64_t)exposed[i];
+				dec_calls[sig->name]++;
+				dec_ns[sig->name] += (uint64_t)d;
+				dec_exp[sig->name] += (uint64_t)exposed[i];
 			}
 		}
-		if (dev[k->name] < 0)
-			dev[k->name] = k->device;
-		if (mangled[k->name] < 0)
-			mangled[k->name] = k->mangled;
+		if (dev[sig->name] < 0)
+			dev[sig->name] = sig->device;
+		if (mangled[sig->name] < 0)
+			mangled[sig->name] = sig->mangled;
 	}
 	kernel_main_ops(t, tl, op, nops);
 	for (size_t i = 0; i < t->nmemops; i++) {
@@ -460,15 +462,16 @@ static void fill_timeline(struct report_model *m, const struct trace *t,
 		m->agg.e2e_ms = ms_of(r1 - r0);
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
+		const struct trace_ksig *sig = trace_ksig(t, k);
 		size_t j;
 
 		for (j = 0; j < nkeys; j++)
-			if (keys[j].dev == k->device && keys[j].stream == k->stream)
+			if (keys[j].dev == sig->device && keys[j].stream == sig->stream)
 				break;
 		if (j == nkeys) {
 			ALLOC_GROW(keys, nkeys + 1, akeys);
-			keys[nkeys].dev = k->device;
-			keys[nkeys].stream = k->stream;
+			keys[nkeys].dev = sig->device;
+			keys[nkeys].stream = sig->stream;
 			nkeys++;
 		}
 	}
@@ -479,8 +482,9 @@ static void fill_timeline(struct report_model *m, const struct trace *t,
 		lane = report_model_add_lane(m, name, LANE_GPU);
 		for (size_t i = 0; i < t->nkernels; i++) {
 			const struct trace_kernel *k = &t->kernels[i];
+			const struct trace_ksig *sig = trace_ksig(t, k);
 
-			if (k->device == keys[j].dev && k->stream == keys[j].stream)
+			if (sig->device == keys[j].dev && sig->stream == keys[j].stream)
 				report_lane_add(lane, k->start, k->end, NULL);
 		}
 	}

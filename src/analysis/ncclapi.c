@@ -212,20 +212,23 @@ static void attribute_kernels(const struct trace *t, struct napis *a)
 	struct cref *c = xmalloc(st_mult(t->ncalls + 1, sizeof(*c)));
 
 	for (size_t i = 0; i < t->ncalls; i++)
-		c[i] = (struct cref){t->calls[i].corr, t->calls[i].gtid & TRACE_GPID_MASK, i};
+		c[i] = (struct cref){trace_call_corr(t, &t->calls[i]),
+				     trace_csig(t, &t->calls[i])->gtid & TRACE_GPID_MASK, i};
 	qsort(c, t->ncalls, sizeof(*c), cmp_cref);
 	qsort(a->v, a->n, sizeof(*a->v), cmp_thread_start);
 	for (size_t i = 0; i < t->nkernels && a->n; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
-		struct cref key = {k->corr, k->gpid & TRACE_GPID_MASK, 0};
+		const struct trace_ksig *ks = trace_ksig(t, k);
+		struct cref key = {trace_kernel_corr(t, k), ks->gpid & TRACE_GPID_MASK, 0};
 		const struct cref *at;
 		struct coll_name cn;
 		struct napi *r;
 
-		if (k->end < k->start || !coll_parse_name(strtab_str(&t->strs, k->name), &cn) ||
+		if (k->end < k->start || !coll_parse_name(strtab_str(&t->strs, ks->name), &cn) ||
 		    !(at = bsearch(&key, c, t->ncalls, sizeof(*c), cmp_cref)))
 			continue;
-		r = range_at(a->v, a->n, t->calls[at->call].gtid, t->calls[at->call].start);
+		r = range_at(a->v, a->n, trace_csig(t, &t->calls[at->call])->gtid,
+			     t->calls[at->call].start);
 		if (!r || r->type < 0)
 			continue;
 		r->kernels++;
@@ -378,7 +381,7 @@ static int has_nccl_kernel(const struct trace *t)
 	struct coll_name cn;
 
 	for (size_t i = 0; i < t->nkernels; i++)
-		if (coll_parse_name(strtab_str(&t->strs, t->kernels[i].name), &cn))
+		if (coll_parse_name(strtab_str(&t->strs, trace_ksig(t, &t->kernels[i])->name), &cn))
 			return 1;
 	return 0;
 }

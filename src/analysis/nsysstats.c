@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/nsysstats.h"
+#include "analysis/nvtxkern.h"
 #include "analysis/nvtxproj.h"
 #include "analysis/summary.h"
 #include "analysis/timeline.h"
@@ -174,21 +175,12 @@ static struct group *make_groups(const struct gval *g, size_t n, size_t *ngroups
 	return out;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int64_t rank_of(const struct trace *t, int32_t id)
 {
 	return id < 0 ? -1 : t->strs.rank[id];
 }
 
-/* Sort order helpers: "ORDER BY total DESC" keeping group order on ties. */
-static const struct gval *sort_gv;
-
+/* "ORDER BY total DESC" keeping group order on ties. */
 static int cmp_total_desc(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
@@ -200,22 +192,6 @@ static int cmp_total_desc(const void *a, const void *b)
 
 /* nvtx_kern_sum: ORDER BY name, pid, tid, total DESC (keys are
  * pid, tid, name, style, kernel). */
-static int cmp_nvtxkern(const void *a, const void *b)
-{
-	const struct group *x = a, *y = b;
-	const int64_t *kx = sort_gv[x->lo].k, *ky = sort_gv[y->lo].k;
-
-	if (kx[2] != ky[2])
-		return kx[2] < ky[2] ? -1 : 1;
-	if (kx[0] != ky[0])
-		return kx[0] < ky[0] ? -1 : 1;
-	if (kx[1] != ky[1])
-		return kx[1] < ky[1] ? -1 : 1;
-	if (x->s.total != y->s.total)
-		return x->s.total > y->s.total ? -1 : 1;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 /* whole is the exact sum as a double, not a saturated int64: parts near
  * 2^63 each must not all read as 100 %. */
 static void add_ratio(struct table *tbl, int64_t part, double whole)
@@ -468,8 +444,8 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 	gv = xcalloc(t->ncalls + 1, sizeof(*gv));
 	/* GROUP BY nameId: ties keep StringIds id order, not name order */
 	for (size_t i = 0; i < t->ncalls; i++) {
-		gv[i].k[0] = t->calls[i].name_sid;
-		gv[i].p = t->calls[i].name;
+		gv[i].k[0] = trace_csig(t, &t->calls[i])->name_sid;
+		gv[i].p = trace_csig(t, &t->calls[i])->name;
 		gv[i].v = t->calls[i].end - t->calls[i].start;
 	}
 	gval_sort(gv, t->ncalls);
@@ -662,15 +638,20 @@ static int report_proj_sum(struct trace *t, const struct nsysstats_opts *o, stru
 	return 0;
 }
 
-static int64_t count_distinct(int64_t *v, size_t n)
+/* ORDER BY range name, pid, tid, total DESC; ties in group (key) order. */
+static int cmp_nvtxkern(const void *a, const void *b)
 {
-	int64_t c = 0;
+	const struct nvtxkern_group *x = a, *y = b;
 
-	qsort(v, n, sizeof(*v), cmp_i64);
-	for (size_t i = 0; i < n; i++)
-		if (v[i] >= 0 && (i == 0 || v[i] != v[i - 1]))
-			c++;
-	return c;
+	if (x->key[2] != y->key[2])
+		return x->key[2] < y->key[2] ? -1 : 1;
+	if (x->key[0] != y->key[0])
+		return x->key[0] < y->key[0] ? -1 : 1;
+	if (x->key[1] != y->key[1])
+		return x->key[1] < y->key[1] ? -1 : 1;
+	if (x->s.total != y->s.total)
+		return x->s.total > y->s.total ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
@@ -681,67 +662,27 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 	    "Kern Inst",  "Total Time (ns)", "Avg (ns)",    "Med (ns)", "Min (ns)",
 	    "Max (ns)",	  "StdDev (ns)",     "Kernel Name",
 	};
-	struct nvtx_proj p;
-	struct gval *gv;
-	struct group *g;
-	size_t ng, n;
+	struct nvtxkern_group *g;
+	size_t ng;
 	int32_t *inv, *names;
-	int64_t *tmp;
 	int rc = proj_checks(t, 1, msg);
 
 	if (rc)
 		return rc;
 	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
 		return -1;
-	nvtx_proj_compute(&p, t, NVTX_PROJ_PAIRS);
 	names = range_names(t, o);
 	strtab_rank(&t->strs);
-	gv = xcalloc(p.npairs + 1, sizeof(*gv));
-	n = 0;
-	for (size_t i = 0; i < p.npairs; i++) {
-		const struct proj_pair *pp = &p.pairs[i];
-		const struct trace_kernel *k;
-		const struct trace_range *r = pp->range >= 0 ? &t->ranges[pp->range] : NULL;
-		int64_t gtid = pp->call >= 0 ? t->calls[pp->call].gtid : 0;
-
-		if (pp->op >= t->nkernels)
-			continue; /* memcpy/memset: not in this report */
-		k = &t->kernels[pp->op];
-		/* GROUP BY pid, tid, name, style, kernel name; NULL sorts first. */
-		gv[n].k[0] = pp->call >= 0 ? trace_pid(gtid) : -1;
-		gv[n].k[1] = pp->call >= 0 ? trace_tid(gtid) : -1;
-		gv[n].k[2] = r ? rank_of(t, names[pp->range]) : -1;
-		gv[n].k[3] = r ? r->style : -1;
-		gv[n].k[4] = rank_of(t, k->name);
-		gv[n].v = k->end - k->start;
-		gv[n].p = (int64_t)i;
-		n++;
-	}
-	gval_sort(gv, n);
-	g = make_groups(gv, n, &ng);
-	tmp = xmalloc(st_mult(n + 1, sizeof(*tmp)));
-	for (size_t i = 0; i < ng; i++) {
-		size_t m = g[i].hi - g[i].lo;
-
-		for (size_t j = 0; j < m; j++)
-			tmp[j] = p.pairs[gv[g[i].lo + j].p].range;
-		g[i].x[0] = count_distinct(tmp, m);
-		for (size_t j = 0; j < m; j++)
-			tmp[j] = p.pairs[gv[g[i].lo + j].p].op;
-		g[i].x[1] = count_distinct(tmp, m);
-	}
-	free(tmp);
-	sort_gv = gv;
+	g = nvtxkern_groups(t, names, &ng);
 	if (ng)
 		qsort(g, ng, sizeof(*g), cmp_nvtxkern);
-	sort_gv = NULL;
 	inv = rank_to_id(t);
 	table_init(tbl, cols, ARRAY_SIZE(cols));
 	table_set_kind(tbl, 0, TABLE_TEXT);
 	table_set_kind(tbl, 1, TABLE_TEXT);
 	table_set_kind(tbl, 12, TABLE_TEXT);
 	for (size_t i = 0; i < ng; i++) {
-		const int64_t *k = gv[g[i].lo].k;
+		const int64_t *k = g[i].key;
 
 		table_add_str(tbl, rank_name(inv, t, k[2]));
 		table_add_str(tbl, style_name(k[3]));
@@ -752,8 +693,8 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 			table_add_i64(tbl, k[0]);
 			table_add_i64(tbl, k[1]);
 		}
-		table_add_i64(tbl, g[i].x[0]);
-		table_add_i64(tbl, g[i].x[1]);
+		table_add_i64(tbl, g[i].ranges);
+		table_add_i64(tbl, g[i].kernels);
 		table_add_i64(tbl, g[i].s.total);
 		add_dur_stats(tbl, &g[i].s);
 		table_add_str(tbl, rank_name(inv, t, k[4]));
@@ -761,8 +702,6 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 	free(names);
 	free(inv);
 	free(g);
-	free(gv);
-	nvtx_proj_release(&p);
 	return 0;
 }
 

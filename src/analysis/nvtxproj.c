@@ -3,37 +3,40 @@
 #include <string.h>
 
 #include "analysis/nvtxproj.h"
+#include "core/sort.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-struct opkey {
-	int64_t gpid, corr;
-	uint32_t op; /* < nkernels: kernel; else memop */
-};
+/* The GPU ops sorted by (process, correlationId, op) are 4-byte op indices
+ * (op < nkernels: a kernel; else a memop), read through the trace; a group
+ * of them (one (process, correlationId)) is ops[glo[g]..glo[g + 1]). */
+static const struct trace *key_trace;
 
-struct callkey {
-	int64_t gpid, corr;
-	uint32_t call;
-};
+static void op_key(const struct trace *t, uint32_t op, int64_t *gpid, int64_t *corr)
+{
+	if (op < t->nkernels) {
+		*gpid = trace_ksig(t, &t->kernels[op])->gpid & TRACE_GPID_MASK;
+		*corr = trace_kernel_corr(t, &t->kernels[op]);
+	} else {
+		*gpid = t->memops[op - t->nkernels].gpid & TRACE_GPID_MASK;
+		*corr = t->memops[op - t->nkernels].corr;
+	}
+}
 
-/* One launch call (its thread and times are the call's) with the GPU ops
- * it launched (a slice of the sorted ops). */
+/* One launch call with the group of GPU ops it launched: 8 bytes. */
 struct launch {
-	int64_t op_start, op_end;
-	int64_t kern_ns;
-	uint32_t lo, hi;     /* ops[lo..hi) */
+	uint32_t call;
 	uint32_t group : 31; /* distinct (process, correlationId) */
 	uint32_t solo : 1;   /* the only launch call of its group */
-	int32_t call;
 };
 
-static const struct trace *launch_trace;
-
-static const struct trace_call *launch_call(const struct trace *t, const struct launch *l)
-{
-	return &t->calls[l->call];
-}
+/* A launch's group, as the sweep reads it. */
+struct launch_ops {
+	int64_t op_start, op_end;
+	int64_t kern_ns;
+	uint32_t lo, hi; /* ops[lo..hi) */
+};
 
 static void op_times(const struct trace *t, uint32_t op, int64_t *s, int64_t *e)
 {
@@ -46,39 +49,90 @@ static void op_times(const struct trace *t, uint32_t op, int64_t *s, int64_t *e)
 	}
 }
 
-static int cmp_opkey(const void *a, const void *b)
+static void group_ops(const struct trace *t, const uint32_t *ops, uint32_t lo, uint32_t hi,
+		      struct launch_ops *g)
 {
-	const struct opkey *x = a, *y = b;
+	g->lo = lo;
+	g->hi = hi;
+	g->kern_ns = 0;
+	op_times(t, ops[lo], &g->op_start, &g->op_end);
+	for (uint32_t i = lo; i < hi; i++) {
+		int64_t os, oe;
 
-	if (x->gpid != y->gpid)
-		return x->gpid < y->gpid ? -1 : 1;
-	if (x->corr != y->corr)
-		return x->corr < y->corr ? -1 : 1;
-	return x->op < y->op ? -1 : x->op > y->op;
+		op_times(t, ops[i], &os, &oe);
+		if (os < g->op_start)
+			g->op_start = os;
+		if (oe > g->op_end)
+			g->op_end = oe;
+		if (ops[i] < t->nkernels)
+			g->kern_ns = i64_sat_add(g->kern_ns, i64_sat_sub(oe, os));
+	}
 }
 
-static int cmp_callkey(const void *a, const void *b)
+static int cmp_op(const void *a, const void *b)
 {
-	const struct callkey *x = a, *y = b;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t xg, xc, yg, yc;
 
-	if (x->gpid != y->gpid)
-		return x->gpid < y->gpid ? -1 : 1;
-	if (x->corr != y->corr)
-		return x->corr < y->corr ? -1 : 1;
-	return x->call < y->call ? -1 : x->call > y->call;
+	op_key(key_trace, x, &xg, &xc);
+	op_key(key_trace, y, &yg, &yc);
+	if (xg != yg)
+		return xg < yg ? -1 : 1;
+	if (xc != yc)
+		return xc < yc ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void call_key(const struct trace *t, uint32_t c, int64_t *gpid, int64_t *corr)
+{
+	*gpid = trace_csig(t, &t->calls[c])->gtid & TRACE_GPID_MASK;
+	*corr = trace_call_corr(t, &t->calls[c]);
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t xg, xc, yg, yc;
+
+	call_key(key_trace, x, &xg, &xc);
+	call_key(key_trace, y, &yg, &yc);
+	if (xg != yg)
+		return xg < yg ? -1 : 1;
+	if (xc != yc)
+		return xc < yc ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts idx[0..n) with cmp unless it is sorted already (exports list
+ * rows mostly in correlationId order). */
+static void sort_idx(uint32_t *idx, size_t n, int (*cmp)(const void *, const void *))
+{
+	size_t i = 1;
+
+	while (i < n && cmp(&idx[i - 1], &idx[i]) < 0)
+		i++;
+	if (i < n)
+		sort_inplace(idx, n, sizeof(*idx), cmp);
+}
+
+static const struct trace_call *launch_call(const struct trace *t, const struct launch *l)
+{
+	return &t->calls[l->call];
 }
 
 static int cmp_launch(const void *a, const void *b)
 {
 	const struct launch *x = a, *y = b;
-	const struct trace_call *cx = launch_call(launch_trace, x),
-				*cy = launch_call(launch_trace, y);
+	const struct trace_call *cx = launch_call(key_trace, x), *cy = launch_call(key_trace, y);
+	int64_t gx = trace_csig(key_trace, cx)->gtid, gy = trace_csig(key_trace, cy)->gtid;
 
-	if (cx->gtid != cy->gtid)
-		return cx->gtid < cy->gtid ? -1 : 1;
+	if (gx != gy)
+		return gx < gy ? -1 : 1;
 	if (cx->start != cy->start)
 		return cx->start < cy->start ? -1 : 1;
-	return x->group < y->group ? -1 : x->group > y->group;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x->call < y->call ? -1 : x->call > y->call;
 }
 
 static const struct trace *sort_trace;
@@ -104,6 +158,10 @@ static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t ca
 {
 	if (p->pair_ranges && (range < 0 || !p->pair_ranges[range]))
 		return;
+	if (p->pair_fn) {
+		p->pair_fn(p->pair_ctx, op, range, call);
+		return;
+	}
 	ALLOC_GROW(p->pairs, p->npairs + 1, p->pairs_alloc);
 	p->pairs[p->npairs].op = op;
 	p->pairs[p->npairs].range = range;
@@ -320,119 +378,117 @@ static void proj_alloc(struct nvtx_proj *p, const struct trace *t)
 	p->level = xcalloc(nr + 1, sizeof(*p->level));
 	p->nchild_ops = xcalloc(nr + 1, sizeof(*p->nchild_ops));
 	p->candidate = xcalloc(nr + 1, 1);
-	p->kernel_call = xmalloc(st_mult(nk + 1, sizeof(*p->kernel_call)));
 	p->kernel_inner = xmalloc(st_mult(nk + 1, sizeof(*p->kernel_inner)));
-	memset(p->kernel_call, 0xff, (nk + 1) * sizeof(*p->kernel_call));
 	memset(p->kernel_inner, 0xff, (nk + 1) * sizeof(*p->kernel_inner));
 	memset(p->parent, 0xff, (nr + 1) * sizeof(*p->parent));
 	p->nops_total = nk + t->nmemops;
 }
 
+/* The GPU ops of one group that found no launch call. */
+static void no_call(struct nvtx_proj *p, const struct trace *t, unsigned flags, const uint32_t *ops,
+		    size_t lo, size_t hi)
+{
+	p->nops_no_call += hi - lo;
+	for (size_t o = lo; o < hi; o++)
+		p->nkernels_no_call += ops[o] < t->nkernels;
+	if (flags & NVTX_PROJ_PAIRS)
+		for (size_t o = lo; o < hi; o++)
+			add_pair(p, ops[o], -1, -1);
+}
+
 /* Step 1: GPU ops (sorted into ops) joined with their launch calls on
  * (process, correlationId); one struct launch per (op group, call), group
- * numbered per (process, correlationId). Returns the launches (*nl_out). */
+ * numbered per (process, correlationId), its ops ops[glo[g]..glo[g + 1]).
+ * Returns the launches (*nl_out) and the groups' starts (*glo_out). */
 static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-				    struct opkey *ops, size_t *nl_out)
+				    uint32_t *ops, size_t *nl_out, uint32_t **glo_out)
 {
-	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, ngroups = 0, ci = 0;
-	struct callkey *calls = xmalloc(st_mult(t->ncalls + 1, sizeof(*calls)));
-	struct launch *launches = xmalloc(st_mult(nops + 1, sizeof(*launches)));
-	size_t launches_alloc = nops + 1;
+	size_t nops = t->nkernels + t->nmemops, nl = 0, ngroups = 0, ci = 0, alloc = 0;
+	uint32_t *calls = xmalloc(st_mult(t->ncalls + 1, sizeof(*calls)));
+	struct launch *launches = NULL;
+	uint32_t *glo = xmalloc(st_mult(nops + 1, sizeof(*glo)));
 
-	for (size_t i = 0; i < nops; i++) {
-		int kern = i < nk;
-		const struct trace_kernel *k = kern ? &t->kernels[i] : NULL;
-		const struct trace_memop *m = kern ? NULL : &t->memops[i - nk];
-
-		ops[i].gpid = (kern ? k->gpid : m->gpid) & TRACE_GPID_MASK;
-		ops[i].corr = kern ? k->corr : m->corr;
-		ops[i].op = (uint32_t)i;
-	}
-	qsort(ops, nops, sizeof(*ops), cmp_opkey);
-	for (size_t i = 0; i < t->ncalls; i++) {
-		calls[i].gpid = t->calls[i].gtid & TRACE_GPID_MASK;
-		calls[i].corr = t->calls[i].corr;
-		calls[i].call = (uint32_t)i;
-	}
-	qsort(calls, t->ncalls, sizeof(*calls), cmp_callkey);
+	for (size_t i = 0; i < nops; i++)
+		ops[i] = (uint32_t)i;
+	for (size_t i = 0; i < t->ncalls; i++)
+		calls[i] = (uint32_t)i;
+	key_trace = t;
+	sort_idx(ops, nops, cmp_op);
+	sort_idx(calls, t->ncalls, cmp_call);
 	for (size_t lo = 0, hi; lo < nops; lo = hi) {
-		int64_t s, e, kns = 0;
-		size_t c0, first;
-		int matched = 0;
+		int64_t g, c, cg = 0, cc = 0;
+		size_t first = nl;
 
-		op_times(t, ops[lo].op, &s, &e);
-		for (hi = lo;
-		     hi < nops && ops[hi].gpid == ops[lo].gpid && ops[hi].corr == ops[lo].corr;
-		     hi++) {
-			int64_t os, oe;
+		op_key(t, ops[lo], &g, &c);
+		for (hi = lo + 1; hi < nops; hi++) {
+			int64_t hg, hc;
 
-			op_times(t, ops[hi].op, &os, &oe);
-			if (os < s)
-				s = os;
-			if (oe > e)
-				e = oe;
-			if (ops[hi].op < nk)
-				kns = i64_sat_add(kns, i64_sat_sub(oe, os));
+			op_key(t, ops[hi], &hg, &hc);
+			if (hg != g || hc != c)
+				break;
 		}
-		while (ci < t->ncalls &&
-		       (calls[ci].gpid < ops[lo].gpid ||
-			(calls[ci].gpid == ops[lo].gpid && calls[ci].corr < ops[lo].corr)))
-			ci++;
-		first = nl;
-		for (c0 = ci; c0 < t->ncalls && calls[c0].gpid == ops[lo].gpid &&
-			      calls[c0].corr == ops[lo].corr && ops[lo].corr >= 0;
-		     c0++) {
-			struct launch *l;
-
-			ALLOC_GROW(launches, nl + 1, launches_alloc);
-			l = &launches[nl++];
-			l->op_start = s;
-			l->op_end = e;
-			l->kern_ns = kns;
-			l->lo = (uint32_t)lo;
-			l->hi = (uint32_t)hi;
-			l->group = (uint32_t)ngroups;
-			l->call = (int32_t)calls[c0].call;
-			l->solo = 0;
-			for (size_t o = lo; o < hi; o++)
-				if (ops[o].op < nk && p->kernel_call[ops[o].op] < 0)
-					p->kernel_call[ops[o].op] = (int32_t)calls[c0].call;
-			matched = 1;
+		glo[ngroups] = (uint32_t)lo;
+		for (; ci < t->ncalls; ci++) {
+			call_key(t, calls[ci], &cg, &cc);
+			if (cg > g || (cg == g && cc >= c))
+				break;
+		}
+		for (size_t c0 = ci; c0 < t->ncalls && c >= 0; c0++) {
+			call_key(t, calls[c0], &cg, &cc);
+			if (cg != g || cc != c)
+				break;
+			ALLOC_GROW(launches, nl + 1, alloc);
+			launches[nl].call = calls[c0];
+			launches[nl].group = (uint32_t)ngroups;
+			launches[nl++].solo = 0;
 		}
 		if (nl == first + 1)
 			launches[first].solo = 1;
 		ngroups++;
-		if (!matched) {
-			p->nops_no_call += hi - lo;
-			for (size_t o = lo; o < hi; o++)
-				p->nkernels_no_call += ops[o].op < nk;
-			if (flags & NVTX_PROJ_PAIRS)
-				for (size_t o = lo; o < hi; o++)
-					add_pair(p, ops[o].op, -1, -1);
-		}
+		if (nl == first)
+			no_call(p, t, flags, ops, lo, hi);
 	}
+	glo[ngroups] = (uint32_t)nops;
+	key_trace = NULL;
 	free(calls);
 	*nl_out = nl;
+	*glo_out = glo;
 	return launches;
 }
 
-/* Launch number seq (l) counts in open range r, one range at a time. */
-static void launch_hits(struct nvtx_proj *p, unsigned flags, const struct opkey *ops,
-			const struct launch *l, size_t seq, struct hit_state *h, uint32_t r)
+/* Launch number seq (l, of ops g) counts in open range r, one range at a
+ * time. */
+static void launch_hits(struct nvtx_proj *p, unsigned flags, const uint32_t *ops,
+			const struct launch *l, const struct launch_ops *g, size_t seq,
+			struct hit_state *h, uint32_t r)
 {
 	if (h->stamp[r] != l->group || h->solo_seq[r] > h->stamp_seq[r]) {
-		if (!p->nops[r] || l->op_start < p->proj_start[r])
-			p->proj_start[r] = l->op_start;
-		if (!p->nops[r] || l->op_end > p->proj_end[r])
-			p->proj_end[r] = l->op_end;
+		if (!p->nops[r] || g->op_start < p->proj_start[r])
+			p->proj_start[r] = g->op_start;
+		if (!p->nops[r] || g->op_end > p->proj_end[r])
+			p->proj_end[r] = g->op_end;
 		p->nops[r]++;
-		p->kern_ns[r] = i64_sat_add(p->kern_ns[r], l->kern_ns);
+		p->kern_ns[r] = i64_sat_add(p->kern_ns[r], g->kern_ns);
 	}
 	h->stamp[r] = l->group;
 	h->stamp_seq[r] = seq;
 	if (flags & NVTX_PROJ_PAIRS)
-		for (uint32_t o = l->lo; o < l->hi; o++)
-			add_pair(p, ops[o].op, (int32_t)r, l->call);
+		for (uint32_t o = g->lo; o < g->hi; o++)
+			add_pair(p, ops[o], (int32_t)r, (int32_t)l->call);
+}
+
+/* Opens the candidate ranges of thread gtid (order[*ri..]) that start by
+ * ts, after dropping those ended before each. */
+static void open_until(struct nvtx_proj *p, const struct trace *t, struct open_ranges *o,
+		       struct pending *pend, struct hit_state *h, const uint32_t *order,
+		       size_t ncand, size_t *ri, int64_t gtid, int64_t ts)
+{
+	while (*ri < ncand && t->ranges[order[*ri]].gtid == gtid &&
+	       t->ranges[order[*ri]].start <= ts) {
+		open_prune(p, t, o, pend, h, t->ranges[order[*ri]].start);
+		open_push(p, t, o, pend, h, order[(*ri)++]);
+	}
+	open_prune(p, t, o, pend, h, ts);
 }
 
 /* Step 3: launches and candidate ranges (order, parents first) of each
@@ -442,38 +498,37 @@ static void launch_hits(struct nvtx_proj *p, unsigned flags, const struct opkey 
  * deepest one that does, so a launch of its own group is noted there once
  * (struct pending) and handed down when that range leaves the chain. */
 static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			   const struct opkey *ops, struct launch *launches, size_t nl,
-			   const uint32_t *order, size_t ncand)
+			   const uint32_t *ops, const uint32_t *glo, struct launch *launches,
+			   size_t nl, const uint32_t *order, size_t ncand)
 {
 	size_t nk = t->nkernels, nr = t->nranges;
 	struct pending *pend = xcalloc(nr + 1, sizeof(*pend));
 	struct open_ranges o = {0};
 	struct hit_state hs, *h = &hs;
+	int64_t gtid = 0;
 
 	hs.stamp = xmalloc(st_mult(nr + 1, sizeof(*hs.stamp)));
 	hs.stamp_seq = xcalloc(nr + 1, sizeof(*hs.stamp_seq));
 	hs.solo_seq = xcalloc(nr + 1, sizeof(*hs.solo_seq));
 	memset(hs.stamp, 0xff, (nr + 1) * sizeof(*hs.stamp));
-	launch_trace = t;
-	qsort(launches, nl, sizeof(*launches), cmp_launch);
-	launch_trace = NULL;
+	key_trace = t;
+	sort_inplace(launches, nl, sizeof(*launches), cmp_launch);
+	key_trace = NULL;
 	for (size_t li = 0, ri = 0; li < nl; li++) {
 		const struct launch *l = &launches[li];
 		const struct trace_call *lc = launch_call(t, l);
+		struct launch_ops g;
 		int32_t inner = -1;
 		long j;
 
-		if (li == 0 || lc->gtid != launch_call(t, &launches[li - 1])->gtid) {
+		if (li == 0 || trace_csig(t, lc)->gtid != gtid) {
+			gtid = trace_csig(t, lc)->gtid;
 			open_clear(p, &o, pend, h);
-			while (ri < ncand && t->ranges[order[ri]].gtid < lc->gtid)
+			while (ri < ncand && t->ranges[order[ri]].gtid < gtid)
 				ri++;
 		}
-		while (ri < ncand && t->ranges[order[ri]].gtid == lc->gtid &&
-		       t->ranges[order[ri]].start <= lc->start) {
-			open_prune(p, t, &o, pend, h, t->ranges[order[ri]].start);
-			open_push(p, t, &o, pend, h, order[ri++]);
-		}
-		open_prune(p, t, &o, pend, h, lc->start);
+		open_until(p, t, &o, pend, h, order, ncand, &ri, gtid, lc->start);
+		group_ops(t, ops, glo[l->group], glo[l->group + 1], &g);
 		/* a launch that is not its group's only one counts in a range
 		 * unless the range's previous launch was of its group: hand
 		 * every pending down first, so that solo_seq says which was */
@@ -488,26 +543,26 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 
 			if (trace_range_end(t, &t->ranges[r]) < lc->end)
 				continue;
-			launch_hits(p, flags, ops, l, li + 1, h, r);
+			launch_hits(p, flags, ops, l, &g, li + 1, h, r);
 			inner = (int32_t)r;
 		}
 		if ((j = chain_deepest(t, &o, lc->end)) >= 0) {
 			inner = (int32_t)o.chain[j];
 			if (l->solo && !(flags & NVTX_PROJ_PAIRS)) {
-				struct pending x = {l->op_start, l->op_end, 1, l->kern_ns, li + 1};
+				struct pending x = {g.op_start, g.op_end, 1, g.kern_ns, li + 1};
 
 				pending_merge(&pend[o.chain[j]], &x);
 			} else {
 				for (long c = 0; c <= j; c++)
-					launch_hits(p, flags, ops, l, li + 1, h, o.chain[c]);
+					launch_hits(p, flags, ops, l, &g, li + 1, h, o.chain[c]);
 			}
 		}
-		for (uint32_t op = l->lo; op < l->hi; op++)
-			if (ops[op].op < nk && p->kernel_inner[ops[op].op] < 0)
-				p->kernel_inner[ops[op].op] = inner;
+		for (uint32_t op = g.lo; op < g.hi; op++)
+			if (ops[op] < nk && p->kernel_inner[ops[op]] < 0)
+				p->kernel_inner[ops[op]] = inner;
 		if (inner < 0 && (flags & NVTX_PROJ_PAIRS))
-			for (uint32_t op = l->lo; op < l->hi; op++)
-				add_pair(p, ops[op].op, -1, l->call);
+			for (uint32_t op = g.lo; op < g.hi; op++)
+				add_pair(p, ops[op], -1, (int32_t)l->call);
 	}
 	open_clear(p, &o, pend, h);
 	open_release(&o);
@@ -518,29 +573,37 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 }
 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			 const uint8_t *want);
+			 const uint8_t *want, nvtx_pair_fn fn, void *ctx);
 
 void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
 {
-	proj_compute(p, t, flags, NULL);
+	proj_compute(p, t, flags, NULL, NULL, NULL);
 }
 
 void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want)
 {
-	proj_compute(p, t, NVTX_PROJ_PAIRS, want);
+	proj_compute(p, t, NVTX_PROJ_PAIRS, want, NULL, NULL);
+}
+
+void nvtx_proj_compute_each(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn, void *ctx)
+{
+	proj_compute(p, t, NVTX_PROJ_PAIRS, NULL, fn, ctx);
 }
 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			 const uint8_t *want)
+			 const uint8_t *want, nvtx_pair_fn fn, void *ctx)
 {
-	size_t nk = t->nkernels, nops = nk + t->nmemops, nl = 0, nr = t->nranges, ncand = 0;
-	struct opkey *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
+	size_t nops = t->nkernels + t->nmemops, nl = 0, nr = t->nranges, ncand = 0;
+	uint32_t *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
 	uint32_t *order = xmalloc(st_mult(nr + 1, sizeof(*order)));
+	uint32_t *glo;
 	struct launch *launches;
 
 	proj_alloc(p, t);
 	p->pair_ranges = want;
-	launches = join_launches(p, t, flags, ops, &nl);
+	p->pair_fn = fn;
+	p->pair_ctx = ctx;
+	launches = join_launches(p, t, flags, ops, &nl, &glo);
 
 	/* 2. Candidate ranges per thread, parents first. */
 	for (size_t i = 0; i < nr; i++)
@@ -553,11 +616,14 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	sort_trace = NULL;
 	compute_parents(p, t, order, ncand);
 
-	sweep_launches(p, t, flags, ops, launches, nl, order, ncand);
+	sweep_launches(p, t, flags, ops, glo, launches, nl, order, ncand);
 	for (size_t r = 0; r < nr; r++)
 		if (p->nops[r] && p->parent[r] >= 0)
 			p->nchild_ops[p->parent[r]]++;
+	p->pair_fn = NULL;
+	p->pair_ctx = NULL;
 	free(ops);
+	free(glo);
 	free(launches);
 	free(order);
 }
@@ -572,7 +638,6 @@ void nvtx_proj_release(struct nvtx_proj *p)
 	free(p->level);
 	free(p->nchild_ops);
 	free(p->candidate);
-	free(p->kernel_call);
 	free(p->kernel_inner);
 	free(p->pairs);
 	memset(p, 0, sizeof(*p));

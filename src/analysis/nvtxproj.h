@@ -36,6 +36,11 @@ enum nvtx_proj_flags {
 	NVTX_PROJ_PAIRS = 1 << 0, /* fill pairs[] */
 };
 
+/* Receives the pairs one at a time in place of pairs[]: first those of
+ * ops without a launch call, then per thread (the call's globalTid, in
+ * increasing order) in launch order. */
+typedef void (*nvtx_pair_fn)(void *ctx, uint32_t op, int32_t range, int32_t call);
+
 struct nvtx_proj {
 	size_t nranges;
 	int64_t *proj_start, *proj_end; /* valid where nops > 0 */
@@ -47,7 +52,6 @@ struct nvtx_proj {
 	uint8_t *candidate;  /* range takes part in the projection */
 
 	size_t nkernels;
-	int32_t *kernel_call;  /* launching call, -1 if none */
 	int32_t *kernel_inner; /* innermost enclosing range (latest start), -1 if none */
 
 	size_t nops_total, nops_no_call; /* GPU ops, and those without a launch call */
@@ -59,6 +63,8 @@ struct nvtx_proj {
 	const uint8_t *pair_ranges; /* borrowed: pairs only of ranges r with
 				     * pair_ranges[r] != 0, none outside
 				     * every range; NULL: every pair */
+	nvtx_pair_fn pair_fn;	    /* set while computing with one */
+	void *pair_ctx;
 };
 
 /* t must have TRACE_KERNELS|TRACE_MEMOPS|TRACE_CALLS|TRACE_NVTX loaded. */
@@ -67,6 +73,8 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
  * (want has t->nranges entries, borrowed until nvtx_proj_release): a
  * caller that reads a few ranges' ops does not hold every pair. */
 void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want);
+/* The same with every pair handed to fn (with ctx) instead of kept. */
+void nvtx_proj_compute_each(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn, void *ctx);
 void nvtx_proj_release(struct nvtx_proj *p);
 
 #endif

@@ -156,7 +156,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 				;
 		}
 		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
-		if (t->kernels[k].graph_node >= 0) {
+		if (trace_ksig(t, &t->kernels[k])->graph_node >= 0) {
 			tl->graph_kernels++;
 			tl->graph_kernels_op += graph;
 		}
@@ -176,9 +176,10 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 				if (!is_op[a])
 					continue;
 				g_incl[at] = i64_sat_add(g_incl[at], d);
-				if (!g_calls[at] || g_corr[at] != t->kernels[k].corr)
+				if (!g_calls[at] ||
+				    g_corr[at] != trace_kernel_corr(t, &t->kernels[k]))
 					g_calls[at]++;
-				g_corr[at] = t->kernels[k].corr;
+				g_corr[at] = trace_kernel_corr(t, &t->kernels[k]);
 			}
 			continue;
 		}

@@ -71,12 +71,13 @@ size_t rank_summary_format(struct report_analysis *a, const char *host, struct s
 		return 0;
 	for (size_t i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *kr = &t->kernels[i];
-		const char *name = strtab_str(&t->strs, kr->name);
+		const struct trace_ksig *sig = trace_ksig(t, kr);
+		const char *name = strtab_str(&t->strs, sig->name);
 
 		if (!name || !coll_parse_name(name, &cn))
 			continue;
 		strbuf_addf(&k, "kernel\t%" PRId64 "\t%" PRId64 "\t%d\t%d", kr->start, kr->end,
-			    (int)kr->device, (int)kr->stream);
+			    (int)sig->device, (int)sig->stream);
 		add_field(&k, name);
 		strbuf_addch(&k, '\n');
 		n++;

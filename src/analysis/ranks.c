@@ -29,16 +29,23 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Copies the elements of src whose process is gpid into a new array. */
+/* Copies the elements of src whose process (key(element)) is gpid into a
+ * new array. */
 #define PART_COPY(dst, ndst, src, nsrc, key)                                                       \
 	do {                                                                                       \
 		(dst) = xmalloc(st_mult((nsrc) + 1, sizeof(*(dst))));                              \
 		(ndst) = 0;                                                                        \
 		for (size_t i_ = 0; i_ < (nsrc); i_++)                                             \
-			if (gpid_of((src)[i_].key) == gpid)                                        \
+			if (gpid_of(key((src)[i_])) == gpid)                                       \
 				(dst)[(ndst)++] = (src)[i_];                                       \
 	} while (0)
 
+#define KERNEL_GPID(x) (trace_ksig(t, &(x))->gpid)
+#define CALL_GTID(x) (trace_csig(t, &(x))->gtid)
+#define FIELD_GPID(x) ((x).gpid)
+#define FIELD_GTID(x) ((x).gtid)
+
+/* The parts share t's string and signature tables (borrowed). */
 struct rank_part *rank_parts_split(const struct trace *t, size_t *n)
 {
 	int64_t *g = xmalloc(st_mult(t->nkernels + 1, sizeof(*g)));
@@ -46,7 +53,7 @@ struct rank_part *rank_parts_split(const struct trace *t, size_t *n)
 	size_t ng = 0;
 
 	for (size_t i = 0; i < t->nkernels; i++)
-		g[i] = gpid_of(t->kernels[i].gpid);
+		g[i] = gpid_of(trace_ksig(t, &t->kernels[i])->gpid);
 	qsort(g, t->nkernels, sizeof(*g), cmp_i64);
 	for (size_t i = 0; i < t->nkernels; i++)
 		if (!ng || g[ng - 1] != g[i])
@@ -62,13 +69,13 @@ struct rank_part *rank_parts_split(const struct trace *t, size_t *n)
 		int64_t gpid = g[r];
 
 		p[r].gpid = gpid;
-		*v = *t; /* the string table and flags, borrowed */
+		*v = *t; /* the string and signature tables and flags, borrowed */
 		v->db = NULL;
 		v->loaded = TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX;
-		PART_COPY(v->kernels, v->nkernels, t->kernels, t->nkernels, gpid);
-		PART_COPY(v->memops, v->nmemops, t->memops, t->nmemops, gpid);
-		PART_COPY(v->calls, v->ncalls, t->calls, t->ncalls, gtid);
-		PART_COPY(v->ranges, v->nranges, t->ranges, t->nranges, gtid);
+		PART_COPY(v->kernels, v->nkernels, t->kernels, t->nkernels, KERNEL_GPID);
+		PART_COPY(v->memops, v->nmemops, t->memops, t->nmemops, FIELD_GPID);
+		PART_COPY(v->calls, v->ncalls, t->calls, t->ncalls, CALL_GTID);
+		PART_COPY(v->ranges, v->nranges, t->ranges, t->nranges, FIELD_GTID);
 		v->kernels_alloc = v->nkernels;
 		v->memops_alloc = v->nmemops;
 		v->calls_alloc = v->ncalls;
@@ -114,12 +121,12 @@ static int32_t main_device(const struct trace *v)
 	for (size_t i = 0; i < v->nkernels; i++) {
 		size_t j;
 
-		for (j = 0; j < nd && dev[j] != v->kernels[i].device; j++)
+		for (j = 0; j < nd && dev[j] != trace_ksig(v, &v->kernels[i])->device; j++)
 			;
 		if (j == nd) {
 			if (nd == 64)
 				continue;
-			dev[nd] = v->kernels[i].device;
+			dev[nd] = trace_ksig(v, &v->kernels[i])->device;
 			cnt[nd++] = 0;
 		}
 		cnt[j]++;
@@ -386,7 +393,8 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	if (t->db && trace_processes(t, &procs, &nprocs, &err))
 		report_model_add_note(m, "process identities not read: %s", err.buf);
 	if (nparts == 1) { /* rank_parts_split copies nothing for one process */
-		one_identity(m, gpid_of(a->trace.kernels[0].gpid), procs, nprocs);
+		one_identity(m, gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid), procs,
+			     nprocs);
 		goto out;
 	}
 	m->ranks.identified = nprocs > 0;

@@ -59,13 +59,14 @@ static int add_part(struct coll_builder *b, int id, int host, const struct trace
 
 	for (size_t i = 0; i < v->nkernels; i++) {
 		const struct trace_kernel *x = &v->kernels[i];
-		const char *name = strtab_str(&v->strs, x->name);
+		const struct trace_ksig *sig = trace_ksig(v, x);
+		const char *name = strtab_str(&v->strs, sig->name);
 
 		k[i].name = name ? name : "";
 		k[i].start = x->start;
 		k[i].end = x->end;
-		k[i].device = x->device;
-		k[i].stream = x->stream;
+		k[i].device = sig->device;
+		k[i].stream = sig->stream;
 	}
 	in.windows = w;
 	ret = coll_builder_add_rank(b, &in, err);

@@ -163,17 +163,18 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 	l = xcalloc(a->trace.nkernels + 1, sizeof(*l));
 	for (size_t i = 0; i < a->trace.nkernels; i++) {
 		const struct trace_kernel *k = &a->trace.kernels[i];
+		const struct trace_ksig *sig = trace_ksig(&a->trace, k);
 
-		l[i].name = strtab_str(&a->trace.strs, k->name);
+		l[i].name = strtab_str(&a->trace.strs, sig->name);
 		if (!l[i].name)
 			l[i].name = "(unnamed)";
-		l[i].short_name = strtab_str(&a->trace.strs, k->short_name);
-		l[i].mangled = strtab_str(&a->trace.strs, k->mangled);
-		memcpy(l[i].grid, k->grid, sizeof(l[i].grid));
-		memcpy(l[i].block, k->block, sizeof(l[i].block));
+		l[i].short_name = strtab_str(&a->trace.strs, sig->short_name);
+		l[i].mangled = strtab_str(&a->trace.strs, sig->mangled);
+		memcpy(l[i].grid, sig->grid, sizeof(l[i].grid));
+		memcpy(l[i].block, sig->block, sizeof(l[i].block));
 		l[i].start = k->start;
 		l[i].end = k->end;
-		l[i].device = k->device;
+		l[i].device = sig->device;
 		l[i].in_stage = !mask || (a->tl.kernel_stages && (a->tl.kernel_stages[i] & mask));
 		/* the operator range makes the class (analysis/select.h) */
 		l[i].op = a->tl.kernel_op && a->tl.kernel_op[i] >= 0

@@ -203,7 +203,7 @@ static int64_t union_length(const struct trace *t, const struct nvtx_proj *p, ui
 static const struct trace *kent_trace;
 static int by_config_sort;
 
-static void kent_cfg(const struct trace_kernel *k, int32_t cfg[6])
+static void kent_cfg(const struct trace_ksig *k, int32_t cfg[6])
 {
 	memset(cfg, 0, 6 * sizeof(*cfg));
 	if (by_config_sort) {
@@ -212,22 +212,23 @@ static void kent_cfg(const struct trace_kernel *k, int32_t cfg[6])
 	}
 }
 
-/* grid[3] then block[3]: contiguous in struct trace_kernel */
+/* grid[3] then block[3]: contiguous in struct trace_ksig */
 #define KENT_CFG_BYTES (6 * sizeof(int32_t))
-_Static_assert(offsetof(struct trace_kernel, block) ==
-		   offsetof(struct trace_kernel, grid) + 3 * sizeof(int32_t),
+_Static_assert(offsetof(struct trace_ksig, block) ==
+		   offsetof(struct trace_ksig, grid) + 3 * sizeof(int32_t),
 	       "block follows grid");
 
 static int cmp_kent(const void *a, const void *b)
 {
 	const struct trace_kernel *x = &kent_trace->kernels[*(const uint32_t *)a];
 	const struct trace_kernel *y = &kent_trace->kernels[*(const uint32_t *)b];
+	const struct trace_ksig *xs = trace_ksig(kent_trace, x), *ys = trace_ksig(kent_trace, y);
 	int64_t dx = x->end - x->start, dy = y->end - y->start;
 
-	if (x->name != y->name)
-		return x->name < y->name ? -1 : 1;
+	if (xs->name != ys->name)
+		return xs->name < ys->name ? -1 : 1;
 	if (by_config_sort) {
-		int c = memcmp(x->grid, y->grid, KENT_CFG_BYTES);
+		int c = memcmp(xs->grid, ys->grid, KENT_CFG_BYTES);
 
 		if (c)
 			return c;
@@ -299,19 +300,22 @@ static int summary_by_name(struct kernel_summary *ks, const struct trace *t,
 	int64_t *vals;
 	static const int32_t nocfg[6];
 
-	for (size_t i = 0; i < t->nkernels; i++)
-		if (t->kernels[i].name < -1 || (size_t)(t->kernels[i].name + 1) >= nb - 1)
+	for (size_t i = 0; i < t->ksigs.nr; i++) {
+		const struct trace_ksig *k = rectab_get(&t->ksigs, (uint32_t)i);
+
+		if (k->name < -1 || (size_t)(k->name + 1) >= nb - 1)
 			return -1;
+	}
 	start = xcalloc(nb + 1, sizeof(*start));
 	vals = xmalloc(st_mult(t->nkernels + 1, sizeof(*vals)));
 	for (size_t i = 0; i < t->nkernels; i++)
 		if (!mask || (kernel_stages && (kernel_stages[i] & mask)))
-			start[t->kernels[i].name + 2]++;
+			start[trace_ksig(t, &t->kernels[i])->name + 2]++;
 	for (size_t b = 1; b <= nb; b++)
 		start[b] += start[b - 1];
 	for (size_t i = 0; i < t->nkernels; i++)
 		if (!mask || (kernel_stages && (kernel_stages[i] & mask)))
-			vals[start[t->kernels[i].name + 1]++] =
+			vals[start[trace_ksig(t, &t->kernels[i])->name + 1]++] =
 			    t->kernels[i].end - t->kernels[i].start;
 	/* start[b] is now the end of bucket b, the start of bucket b + 1 */
 	for (size_t b = 0, lo = 0; b + 1 < nb; lo = start[b++]) {
@@ -349,15 +353,16 @@ void kernel_summary_build(struct kernel_summary *ks, const struct trace *t,
 	qsort(e, n, sizeof(*e), cmp_kent);
 	kent_trace = NULL;
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
-		const struct trace_kernel *kl = &t->kernels[e[lo]];
+		const struct trace_ksig *kl = trace_ksig(t, &t->kernels[e[lo]]);
 		int32_t cl[6];
 
 		kent_cfg(kl, cl);
 		for (hi = lo; hi < n; hi++) {
 			const struct trace_kernel *kh = &t->kernels[e[hi]];
+			const struct trace_ksig *hs = trace_ksig(t, kh);
 
-			if (kh->name != kl->name ||
-			    (by_config && memcmp(kh->grid, kl->grid, KENT_CFG_BYTES)))
+			if (hs->name != kl->name ||
+			    (by_config && memcmp(hs->grid, kl->grid, KENT_CFG_BYTES)))
 				break;
 			vals[hi - lo] = kh->end - kh->start;
 		}

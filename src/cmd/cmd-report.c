@@ -197,6 +197,8 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		error_print("report: %s", err.buf);
 		goto cleanup;
 	}
+	/* the charts are drawn: trace.json needs the memory, not the lanes */
+	report_model_release_timeline(&m);
 	if (opt_trace && export_is_sqlite(opt_trace))
 		write_trace_json(opt_trace, o.out_dir);
 	if (res.loud.len)

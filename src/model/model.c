@@ -99,6 +99,17 @@ static void report_sample_groups_free(struct report_sample_group *g, size_t n)
 	free(g);
 }
 
+void report_model_release_timeline(struct report_model *m)
+{
+	for (size_t i = 0; i < m->timeline.nr_lanes; i++) {
+		free(m->timeline.lanes[i].name);
+		free(m->timeline.lanes[i].iv);
+	}
+	free(m->timeline.lanes);
+	free_strv(m->timeline.labels, m->timeline.nr_labels);
+	memset(&m->timeline, 0, sizeof(m->timeline));
+}
+
 void report_model_release(struct report_model *m)
 {
 	size_t i;
@@ -183,12 +194,7 @@ void report_model_release(struct report_model *m)
 	free(m->peaks.measured_source);
 	free_strv(m->peaks.notes, m->peaks.nr_notes);
 
-	for (i = 0; i < m->timeline.nr_lanes; i++) {
-		free(m->timeline.lanes[i].name);
-		free(m->timeline.lanes[i].iv);
-	}
-	free(m->timeline.lanes);
-	free_strv(m->timeline.labels, m->timeline.nr_labels);
+	report_model_release_timeline(m);
 
 	for (i = 0; i < m->nr_findings; i++) {
 		free(m->findings[i].code);

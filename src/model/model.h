@@ -598,6 +598,9 @@ void report_model_init(struct report_model *m);
  * report_model_derive() runs it on every stage. */
 void report_stage_derive(struct report_stage *s, const struct report_peaks *p);
 void report_model_release(struct report_model *m);
+/* Frees the timeline's lanes alone (one interval per kernel: 8 M kernels
+ * hold ~270 MB) once the charts are drawn. */
+void report_model_release_timeline(struct report_model *m);
 
 /* Frees *field and stores a copy of s (NULL allowed). */
 void report_set_str(char **field, const char *s);

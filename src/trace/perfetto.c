@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/sort.h"
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
 #include "trace/graphnodes.h"
@@ -16,20 +17,23 @@
 
 enum ev_kind { EV_RANGE, EV_MARK, EV_API, EV_GPU };
 
-/* An event in 48 bytes (a big trace holds tens of millions): its track
- * (pid, tid) and name are ids into tables of distinct ones. */
+/* An event in 40 bytes (a big trace holds tens of millions: 8 M kernels
+ * and their launch calls, 17 M events, take 690 MB): its track (pid, tid)
+ * and name are ids into tables of distinct ones. */
+#define EV_TRACK_BITS 26
 struct ev {
 	int64_t ts, dur;
-	int64_t corr;  /* API and GPU: correlation id */
-	int32_t track; /* index into evs.tracks: in (pid, tid) order once sorted */
-	int32_t flow;  /* GPU: pid of the process that launched it */
-	int32_t name;  /* id in evs.names */
-	int32_t cap;   /* kernel replayed from a CUDA graph, index+1: while
-			  loading into struct gtab (the node it was captured
-			  as), then into struct captures (its ranges); 0 none */
-	uint8_t kind;  /* enum ev_kind */
-	uint8_t cat;   /* index into cat_names */
-	uint8_t drop;
+	int64_t corr;			/* API and GPU: correlation id */
+	int32_t flow;			/* GPU: pid of the process that launched it */
+	int32_t name;			/* id in evs.names */
+	int32_t cap;			/* kernel replayed from a CUDA graph, index+1: while
+					   loading into struct gtab (the node it was captured
+					   as), then into struct captures (its ranges); 0 none */
+	uint32_t track : EV_TRACK_BITS; /* index into evs.tracks: in (pid, tid)
+					   order once sorted */
+	uint32_t kind : 2;		/* enum ev_kind */
+	uint32_t cat : 3;		/* index into cat_names */
+	uint32_t drop : 1;
 };
 
 struct track {
@@ -306,6 +310,10 @@ static int load(sqlite3 *db, struct evs *e, const struct gtab *g, struct strbuf 
 	strbuf_release(&nm);
 	nvtx_domains_release(&doms);
 	strtab_release(&dom_names);
+	if (e->ntracks >= (1u << EV_TRACK_BITS))
+		return error_set(err, "more than %u threads and streams", 1u << EV_TRACK_BITS);
+	if (e->n >= UINT32_MAX)
+		return error_set(err, "more than %u events", UINT32_MAX);
 	return 0;
 fail:
 	error_set(err, "sqlite: %s", sqlite3_errmsg(db));
@@ -395,21 +403,31 @@ int64_t perfetto_threshold(int64_t *dur, size_t n, size_t budget)
 {
 	if (n <= budget)
 		return 0;
-	qsort(dur, n, sizeof(*dur), cmp_i64);
+	sort_inplace(dur, n, sizeof(*dur), cmp_i64);
 	/* Keep the `budget` longest; durations tied with the shortest kept one
 	 * are kept too (folding some of equal ops would be arbitrary). */
 	return budget ? dur[n - budget] : INT64_MAX;
 }
 
-struct key_idx {
+/* 12 bytes: one per launch call (8 M in a big trace). */
+struct __attribute__((packed)) key_idx {
 	uint64_t key;
-	size_t idx;
+	uint32_t idx; /* into evs.v */
 };
 
 static int cmp_key(const void *a, const void *b)
 {
 	uint64_t x = ((const struct key_idx *)a)->key, y = ((const struct key_idx *)b)->key;
 	return (x > y) - (x < y);
+}
+
+static int cmp_key_idx(const void *a, const void *b)
+{
+	const struct key_idx *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 static int cmp_track(const void *a, const void *b)
@@ -453,6 +471,11 @@ static int cmp_track_ts(const void *a, const void *b)
 	return (x->dur < y->dur) - (x->dur > y->dur);
 }
 
+static size_t ev_track(const void *v)
+{
+	return ((const struct ev *)v)->track;
+}
+
 static void put_us(FILE *f, int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -487,19 +510,24 @@ static void close_open_ranges(struct evs *e)
 			e->v[i].dur = t_end - e->v[i].ts;
 }
 
-/* The launch calls by (pid, correlationId), sorted for bsearch. */
+/* The launch calls by (pid, correlationId), sorted for bsearch; equal keys
+ * in event order. */
 static struct key_idx *index_apis(const struct evs *e, size_t *napis)
 {
-	struct key_idx *apis = xmalloc((e->n ? e->n : 1) * sizeof(*apis));
+	struct key_idx *apis;
+	size_t n = 0;
 
+	for (size_t i = 0; i < e->n; i++)
+		n += e->v[i].kind == EV_API;
+	apis = xmalloc((n ? n : 1) * sizeof(*apis));
 	*napis = 0;
 	for (size_t i = 0; i < e->n; i++)
 		if (e->v[i].kind == EV_API) {
 			apis[*napis].key =
 			    ((uint64_t)ev_pid(e, &e->v[i]) << 32) | (uint32_t)e->v[i].corr;
-			apis[(*napis)++].idx = i;
+			apis[(*napis)++].idx = (uint32_t)i;
 		}
-	qsort(apis, *napis, sizeof(*apis), cmp_key);
+	sort_inplace(apis, *napis, sizeof(*apis), cmp_key_idx);
 	return apis;
 }
 
@@ -507,15 +535,18 @@ static struct key_idx *index_apis(const struct evs *e, size_t *napis)
  * launch call is kept only when a GPU op it launched is, so every kept op
  * keeps its flow arrow. Kept ops K, their calls <= K and merged slices
  * <= K + tracks: K = (cap - NVTX) / 3 keeps the total near cap. Returns the
- * threshold (0: everything fits). */
-static int64_t apply_cap(struct evs *e, const struct key_idx *apis, size_t napis,
-			 uint64_t max_events)
+ * threshold (0: everything fits); *apis (index_apis) made after the
+ * durations are freed: the two at once are 24 bytes per launch. */
+static int64_t apply_cap(struct evs *e, struct key_idx **apisp, size_t *napisp, uint64_t max_events)
 {
 	int64_t *d, threshold;
-	size_t n = 0, fixed = 0, i;
+	size_t n = 0, fixed = 0, i, napis;
+	struct key_idx *apis;
 
-	if (e->n <= max_events)
+	if (e->n <= max_events) {
+		*apisp = index_apis(e, napisp);
 		return 0;
+	}
 	d = xmalloc((e->n ? e->n : 1) * sizeof(*d));
 	for (i = 0; i < e->n; i++) {
 		if (e->v[i].kind == EV_GPU)
@@ -526,6 +557,8 @@ static int64_t apply_cap(struct evs *e, const struct key_idx *apis, size_t napis
 	threshold =
 	    perfetto_threshold(d, n, max_events > fixed ? (size_t)((max_events - fixed) / 3) : 0);
 	free(d);
+	*apisp = apis = index_apis(e, napisp);
+	napis = *napisp;
 	for (i = 0; i < e->n; i++)
 		if (e->v[i].kind == EV_API || (e->v[i].kind == EV_GPU && e->v[i].dur < threshold))
 			e->v[i].drop = 1;
@@ -881,11 +914,10 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 		goto out;
 	close_open_ranges(&e);
 	tracks_sort(&e);
-	if (e.n) /* e.v is NULL for a trace without events: qsort must not see it */
-		qsort(e.v, e.n, sizeof(e.v[0]), cmp_track_ts);
-	apis = index_apis(&e, &napis);
+	/* ties in load order; 4 bytes per event beyond them, not a copy */
+	sort_stable(e.v, e.n, sizeof(e.v[0]), cmp_track_ts, e.ntracks, ev_track);
 	captures_resolve(&e, &g, &caps);
-	threshold = apply_cap(&e, apis, napis, max_events);
+	threshold = apply_cap(&e, &apis, &napis, max_events);
 
 	if (atomic_file_open(&af, json_path, err) < 0)
 		goto out;

@@ -136,7 +136,7 @@ struct proc {
 	struct u64map pend_by_id; /* range id -> index+1 into pend */
 	int ended;		  /* TLOG_END seen: the at-exit flush completed */
 	struct sample_proc samples;
-	uint64_t recorded;	  /* records other than who the process is */
+	uint64_t recorded; /* records other than who the process is */
 };
 
 static int64_t text_id_for(struct proc *p, const struct tlog_nvtx_event *e)

@@ -312,6 +312,22 @@ static int load_strings(struct trace *t, struct strbuf *err)
 	return ret;
 }
 
+uint32_t trace_ksig_id(struct trace *t, struct trace_ksig s, int64_t corr, uint32_t *corr_lo)
+{
+	s.corr_hi = (int32_t)(uint32_t)((uint64_t)corr >> 32);
+	*corr_lo = (uint32_t)corr;
+	t->ksigs.size = sizeof(s);
+	return rectab_intern(&t->ksigs, &s);
+}
+
+uint32_t trace_csig_id(struct trace *t, struct trace_csig s, int64_t corr, uint32_t *corr_lo)
+{
+	s.corr_hi = (int32_t)(uint32_t)((uint64_t)corr >> 32);
+	*corr_lo = (uint32_t)corr;
+	t->csigs.size = sizeof(s);
+	return rectab_intern(&t->csigs, &s);
+}
+
 static int load_kernels(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {
@@ -331,26 +347,28 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 	ALLOC_GROW(t->kernels, row_estimate(t, "CUPTI_ACTIVITY_KIND_KERNEL"), t->kernels_alloc);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct trace_kernel *k;
+		struct trace_ksig sig;
 
 		ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
 		k = &t->kernels[t->nkernels++];
 		k->start = col_time(t, st, 0);
 		k->end = col_time(t, st, 1);
 		t->kernels_bad_time += k->end <= k->start;
-		k->corr = col_i64(st, 2, -1);
-		k->gpid = col_i64(st, 3, 0);
-		k->name = sid_lookup(t, st, 4);
-		k->short_name = sid_lookup(t, st, 5);
-		k->device = (int32_t)col_i64(st, 6, -1);
-		k->context = (int32_t)col_i64(st, 7, -1);
-		k->stream = (int32_t)col_i64(st, 8, -1);
+		memset(&sig, 0, sizeof(sig));
+		sig.gpid = col_i64(st, 3, 0);
+		sig.name = sid_lookup(t, st, 4);
+		sig.short_name = sid_lookup(t, st, 5);
+		sig.device = (int32_t)col_i64(st, 6, -1);
+		sig.context = (int32_t)col_i64(st, 7, -1);
+		sig.stream = (int32_t)col_i64(st, 8, -1);
 		for (int i = 0; i < 3; i++) {
-			k->grid[i] = (int32_t)col_i64(st, 9 + i, 0);
-			k->block[i] = (int32_t)col_i64(st, 12 + i, 0);
+			sig.grid[i] = (int32_t)col_i64(st, 9 + i, 0);
+			sig.block[i] = (int32_t)col_i64(st, 12 + i, 0);
 		}
-		k->regs = (int32_t)col_i64(st, 15, 0);
-		k->graph_node = col_i64(st, 16, -1);
-		k->mangled = sid_lookup(t, st, 17);
+		sig.regs = (int32_t)col_i64(st, 15, 0);
+		sig.graph_node = col_i64(st, 16, -1);
+		sig.mangled = sid_lookup(t, st, 17);
+		k->sig = trace_ksig_id(t, sig, col_i64(st, 2, -1), &k->corr_lo);
 	}
 	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_KERNEL", err);
 	sqlite3_finalize(st);
@@ -479,15 +497,17 @@ static int load_calls(struct trace *t, struct strbuf *err)
 	ALLOC_GROW(t->calls, row_estimate(t, "CUPTI_ACTIVITY_KIND_RUNTIME"), t->calls_alloc);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct trace_call *c;
+		struct trace_csig sig;
 
 		ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
 		c = &t->calls[t->ncalls++];
 		c->start = col_time(t, st, 0);
 		c->end = col_time(t, st, 1);
-		c->gtid = col_i64(st, 2, 0);
-		c->corr = col_i64(st, 3, -1);
-		c->name = sid_lookup(t, st, 4);
-		c->name_sid = col_i64(st, 4, -1);
+		memset(&sig, 0, sizeof(sig));
+		sig.gtid = col_i64(st, 2, 0);
+		sig.name = sid_lookup(t, st, 4);
+		sig.name_sid = col_i64(st, 4, -1);
+		c->sig = trace_csig_id(t, sig, col_i64(st, 3, -1), &c->corr_lo);
 	}
 	ret = step_done(t, st, rc, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
 	sqlite3_finalize(st);
@@ -594,7 +614,7 @@ static int64_t busiest_device(const struct trace *t)
 	int64_t best = -1;
 
 	for (size_t i = 0; i < t->nkernels; i++) {
-		int32_t d = t->kernels[i].device;
+		int32_t d = trace_ksig(t, &t->kernels[i])->device;
 		size_t j = 0;
 
 		if (d < 0)
@@ -827,6 +847,8 @@ void trace_close(struct trace *t)
 	free(t->producer);
 	strtab_release(&t->strs);
 	free(t->kernels);
+	rectab_release(&t->ksigs);
+	rectab_release(&t->csigs);
 	free(t->memops);
 	free(t->calls);
 	free(t->ranges);

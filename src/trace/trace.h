@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/strbuf.h"
+#include "trace/rectab.h"
 #include "trace/strtab.h"
 
 #define TRACE_TIME_MAX (INT64_MAX / 2)
@@ -35,9 +36,10 @@ static inline int64_t trace_tid(int64_t gtid)
 	return gtid & 0xFFFFFF;
 }
 
-struct trace_kernel {
-	int64_t start, end;
-	int64_t corr;	    /* correlationId */
+/* What a kernel launch shares with the other launches of its kernel: kept
+ * once per distinct signature (struct trace.ksigs), each kernel holds its
+ * id. Read it with trace_ksig(). */
+struct trace_ksig {
 	int64_t gpid;	    /* globalPid */
 	int64_t graph_node; /* graphNodeId, -1 when not launched from a graph */
 	int32_t name;	    /* demangledName */
@@ -46,6 +48,14 @@ struct trace_kernel {
 	int32_t device, context, stream;
 	int32_t grid[3], block[3];
 	int32_t regs;
+	int32_t corr_hi; /* correlationId >> 32 (0 or -1 in any real export) */
+};
+
+/* 24 bytes: 8 M kernels fit in 192 MB (bench/results/trace-memory.md). */
+struct trace_kernel {
+	int64_t start, end;
+	uint32_t corr_lo; /* correlationId: trace_kernel_corr() */
+	uint32_t sig;	  /* struct trace_ksig id */
 };
 
 enum trace_memop_kind { TRACE_MEMCPY, TRACE_MEMSET };
@@ -58,11 +68,21 @@ struct trace_memop {
 	int kind; /* enum trace_memop_kind */
 };
 
-/* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME). */
-struct trace_call {
-	int64_t start, end, gtid, corr;
+/* What a CUDA API call shares with others: its thread, its name and the
+ * high bits of its correlationId, kept once per distinct value (struct
+ * trace.csigs). Read it with trace_csig(). */
+struct trace_csig {
+	int64_t gtid;
 	int64_t name_sid; /* raw StringIds id (nsys groups API calls by it) */
 	int32_t name;
+	int32_t corr_hi; /* correlationId >> 32 */
+};
+
+/* A CUDA runtime or driver API call (CUPTI_ACTIVITY_KIND_RUNTIME): 24 bytes. */
+struct trace_call {
+	int64_t start, end;
+	uint32_t corr_lo; /* correlationId: trace_call_corr() */
+	uint32_t sig;	  /* struct trace_csig id */
 };
 
 enum trace_range_style { TRACE_PUSHPOP = 0, TRACE_STARTEND = 1 };
@@ -109,6 +129,8 @@ struct trace {
 
 	struct trace_kernel *kernels;
 	size_t nkernels, kernels_alloc;
+	struct rectab ksigs; /* of struct trace_ksig */
+	struct rectab csigs; /* of struct trace_csig */
 	struct trace_memop *memops;
 	size_t nmemops, memops_alloc;
 	struct trace_call *calls;
@@ -141,6 +163,36 @@ struct trace {
 	} * sid_sparse;
 	size_t sid_sparse_nr, sid_sparse_alloc;
 };
+
+/* A kernel's and a call's shared part. */
+static inline const struct trace_ksig *trace_ksig(const struct trace *t,
+						  const struct trace_kernel *k)
+{
+	return (const struct trace_ksig *)rectab_get(&t->ksigs, k->sig);
+}
+static inline const struct trace_csig *trace_csig(const struct trace *t, const struct trace_call *c)
+{
+	return (const struct trace_csig *)rectab_get(&t->csigs, c->sig);
+}
+/* correlationId: its low 32 bits in the row, the high ones (all 0, or all
+ * 1 for NULL = -1, in real exports) in the shared part. */
+static inline int64_t trace_corr_join(int32_t hi, uint32_t lo)
+{
+	return (int64_t)(((uint64_t)(uint32_t)hi << 32) | lo);
+}
+static inline int64_t trace_kernel_corr(const struct trace *t, const struct trace_kernel *k)
+{
+	return trace_corr_join(trace_ksig(t, k)->corr_hi, k->corr_lo);
+}
+static inline int64_t trace_call_corr(const struct trace *t, const struct trace_call *c)
+{
+	return trace_corr_join(trace_csig(t, c)->corr_hi, c->corr_lo);
+}
+/* The id of a signature, for the loader and for traces built by hand;
+ * corr is the row's correlationId: its high bits go into the signature,
+ * the low ones into *corr_lo. */
+uint32_t trace_ksig_id(struct trace *t, struct trace_ksig s, int64_t corr, uint32_t *corr_lo);
+uint32_t trace_csig_id(struct trace *t, struct trace_csig s, int64_t corr, uint32_t *corr_lo);
 
 /* Opens path read-only and checks that it is an SQLite nsys-schema export.
  * Errors (missing, not SQLite, corrupt, not an export) go to err. */

@@ -41,15 +41,16 @@ static void add_range(struct trace *t, int64_t s, int64_t e, int64_t gtid)
 static void add_call(struct trace *t, const char *name, int64_t s, int64_t e, int64_t gtid)
 {
 	struct trace_call *c;
+	struct trace_csig sig = {0};
 
 	ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
 	c = &t->calls[t->ncalls++];
 	memset(c, 0, sizeof(*c));
 	c->start = s;
 	c->end = e;
-	c->gtid = gtid;
-	c->corr = (int64_t)t->ncalls;
-	c->name = strtab_intern(&t->strs, name, strlen(name));
+	sig.gtid = gtid;
+	sig.name = strtab_intern(&t->strs, name, strlen(name));
+	c->sig = trace_csig_id(t, sig, (int64_t)t->ncalls, &c->corr_lo);
 }
 
 static void test_stage_split(void **state)

@@ -43,8 +43,9 @@ static void add_call(struct trace *t, int64_t s, int64_t e, int64_t gtid)
 	memset(c, 0, sizeof(*c));
 	c->start = s;
 	c->end = e;
-	c->gtid = gtid;
-	c->name = strtab_intern(&t->strs, "cudaMalloc", 10);
+	struct trace_csig sig = {.gtid = gtid, .name = strtab_intern(&t->strs, "cudaMalloc", 10)};
+
+	c->sig = trace_csig_id(t, sig, (int64_t)t->ncalls, &c->corr_lo);
 }
 
 static int32_t id(struct trace *t, const char *s)

@@ -65,33 +65,44 @@ static size_t add_range(struct trace *t, const char *domain, const char *text, i
 static void add_call(struct trace *t, int64_t s, int64_t e, int64_t gtid, int64_t corr)
 {
 	struct trace_call *c;
+	struct trace_csig sig = {0};
 
 	ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
 	c = &t->calls[t->ncalls++];
 	c->start = s;
 	c->end = e;
-	c->gtid = gtid;
-	c->corr = corr;
-	c->name = S(t, "cudaLaunchKernel_v7000");
+	sig.gtid = gtid;
+	sig.name = S(t, "cudaLaunchKernel_v7000");
+	c->sig = trace_csig_id(t, sig, corr, &c->corr_lo);
 }
 
 static size_t add_kernel(struct trace *t, const char *name, int64_t s, int64_t e, int64_t gpid,
 			 int64_t corr, int stream)
 {
 	struct trace_kernel *k;
+	struct trace_ksig sig = {0};
 
 	ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
 	k = &t->kernels[t->nkernels];
 	memset(k, 0, sizeof(*k));
 	k->start = s;
 	k->end = e;
-	k->gpid = gpid;
-	k->corr = corr;
-	k->name = S(t, name);
-	k->stream = stream;
-	k->grid[0] = 1 + stream;
-	k->graph_node = -1;
+	sig.gpid = gpid;
+	sig.name = S(t, name);
+	sig.stream = stream;
+	sig.grid[0] = 1 + stream;
+	sig.graph_node = -1;
+	k->sig = trace_ksig_id(t, sig, corr, &k->corr_lo);
 	return t->nkernels++;
+}
+
+static void set_device(struct trace *t, size_t k, int32_t device)
+{
+	struct trace_ksig sig = *trace_ksig(t, &t->kernels[k]);
+
+	sig.device = device;
+	t->kernels[k].sig =
+	    trace_ksig_id(t, sig, trace_kernel_corr(t, &t->kernels[k]), &t->kernels[k].corr_lo);
 }
 
 /* Exposed time: per device, in start order, what no earlier-started kernel
@@ -119,7 +130,7 @@ static void test_kernel_exposed(void **state)
 	k[5] = add_kernel(&t, "gap", 300, 350, GP(1), 6, 7);
 	k[6] = add_kernel(&t, "bad", 340, 330, GP(1), 7, 7);
 	k[7] = add_kernel(&t, "tail", 345, 400, GP(1), 8, 7);
-	t.kernels[k[4]].device = 1;
+	set_device(&t, k[4], 1);
 	kernel_exposed_times(&t, ex);
 	assert_int_equal(ex[k[1]], 110);
 	assert_int_equal(ex[k[3]], 20);
@@ -288,7 +299,11 @@ static void test_processes_and_missing_calls(void **state)
 	assert_int_equal(p.nops[r2], 1);
 	assert_int_equal(p.proj_end[r2] - p.proj_start[r2], 30);
 	assert_int_equal(p.nops_no_call, 1);
-	assert_int_equal(p.kernel_call[2], -1);
+	/* kernel 2 found no launch call: its one pair has none */
+	assert_int_equal(p.nkernels_no_call, 1);
+	for (size_t i = 0; i < p.npairs; i++)
+		if (p.pairs[i].op == 2)
+			assert_int_equal(p.pairs[i].call, -1);
 	assert_int_equal(trace_range_end(&t, &t.ranges[open]), 1000);
 	assert_int_equal(p.nops[open], 1);
 	nvtx_proj_release(&p);
