@@ -7,7 +7,10 @@ without collectives. Each rank or worker prints its decode time measured
 with CUDA events around the decode loop (decode_ms), to compare with
 llmprof's per-rank decode GPU span; each rank also prints its all_reduce
 calls and their bytes (elements x element size), to compare with the
-bytes llmprof reads from NCCL's NVTX payloads. Random weights; needs PyTorch with CUDA."""
+bytes llmprof reads from NCCL's NVTX payloads. With --avg the decode steps
+average with ReduceOp.AVG instead of summing and dividing: NCCL then runs a
+kernel even at world size 1 (oneRankReduce), so the bytes meet kernel time
+on one GPU. Random weights; needs PyTorch with CUDA."""
 import argparse
 import os
 import torch
@@ -43,7 +46,10 @@ def work(rank, world, dist, a):
         for _ in range(repeat):
             y = x @ w
         x = torch.tanh(y)
-        if dist:
+        if dist and a.avg:
+            torch.distributed.all_reduce(x, op=torch.distributed.ReduceOp.AVG)
+            work.allreduces.append(x.numel() * x.element_size())
+        elif dist:
             torch.distributed.all_reduce(x)
             work.allreduces.append(x.numel() * x.element_size())
             x = x / world
@@ -67,6 +73,7 @@ if __name__ == "__main__":
     p.add_argument("--hidden", type=int, default=2048, help="matrix size")
     p.add_argument("--rows", type=int, default=1, help="rows per decode step")
     p.add_argument("--slow-rank", type=int, default=-1, help="rank made slower")
+    p.add_argument("--avg", action="store_true", help="decode all_reduce with ReduceOp.AVG")
     a = p.parse_args()
     if a.spawn:
         mp.spawn(spawned, args=(a.spawn, a), nprocs=a.spawn)

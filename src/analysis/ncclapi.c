@@ -206,7 +206,8 @@ static struct napi *range_at(struct napi *v, size_t n, int64_t gtid, int64_t ts)
 	return NULL;
 }
 
-/* Each NCCL kernel to the range its launch call started in. */
+/* Each kernel launched from inside an NCCL collective's range (its launch
+ * call on the range's thread, within it) to that range. */
 static void attribute_kernels(const struct trace *t, struct napis *a)
 {
 	struct cref *c = xmalloc(st_mult(t->ncalls + 1, sizeof(*c)));
@@ -221,11 +222,12 @@ static void attribute_kernels(const struct trace *t, struct napis *a)
 		const struct trace_ksig *ks = trace_ksig(t, k);
 		struct cref key = {trace_kernel_corr(t, k), ks->gpid & TRACE_GPID_MASK, 0};
 		const struct cref *at;
-		struct coll_name cn;
 		struct napi *r;
 
-		if (k->end < k->start || !coll_parse_name(strtab_str(&t->strs, ks->name), &cn) ||
-		    !(at = bsearch(&key, c, t->ncalls, sizeof(*c), cmp_cref)))
+		/* every kernel a collective's call launched counts, whatever its
+		 * name: at world size 1 an AVG all_reduce runs NCCL's
+		 * oneRankReduce, no ncclDevKernel_* */
+		if (k->end < k->start || !(at = bsearch(&key, c, t->ncalls, sizeof(*c), cmp_cref)))
 			continue;
 		r = range_at(a->v, a->n, trace_csig(t, &t->calls[at->call])->gtid,
 			     t->calls[at->call].start);

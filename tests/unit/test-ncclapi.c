@@ -91,7 +91,8 @@ static void launch(sqlite3 *db, int64_t gtid, int64_t at, int corr, int kname, i
 }
 
 /* Rank 0 (pid 1): two AllReduce of 1e6 bytes whose kernels take 1000 and
- * 2000 ns, one AllGather of 5e5 bytes per rank (500 ns), one AllReduce of
+ * 2000 ns (the second one not named ncclDevKernel_*; a GEMM launched
+ * between them belongs to neither), one AllGather of 5e5 bytes per rank (500 ns), one AllReduce of
  * 4096 bytes that launched nothing (its kernel came from ncclGroupEnd,
  * outside the range); rank 1 (pid 2): one AllReduce of 2e6 bytes (4000 ns).
  * The communicator has 4 ranks (its init ranges). */
@@ -107,6 +108,8 @@ static void write_trace(const char *path)
 	     " (3, 'ncclCommInitRankConfig'), (4, 'ncclGroupEnd'),"
 	     " (5, 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)'),"
 	     " (6, 'ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)'),"
+	     " (7, 'void <unnamed>::oneRankReduce<FuncPreMulSum<__nv_bfloat16>>(...)'),"
+	     " (8, 'ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_tn'),"
 	     " (9, 'cudaLaunchKernelExC_v11060');"
 	     "CREATE TABLE NVTX_EVENTS(start INT NOT NULL, end INT, eventType INT NOT NULL,"
 	     " text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT,"
@@ -146,8 +149,10 @@ static void write_trace(const char *path)
 	range(db, t1, 10, 20, 3, S + 2, 4);
 	range(db, t0, 100, 200, 1, S + 5, 1000000);
 	launch(db, t0, 150, 1, 5, 1000, 2000);
+	launch(db, t0, 250, 5, 8, 2500, 2900); /* a GEMM between the calls: not NCCL's */
 	range(db, t0, 300, 400, 1, S + 5, 1000000);
-	launch(db, t0, 350, 2, 5, 3000, 5000);
+	/* an AVG all_reduce at world size 1 runs oneRankReduce: counted too */
+	launch(db, t0, 350, 2, 7, 3000, 5000);
 	range(db, t0, 500, 600, 2, S + 3, 500000);
 	launch(db, t0, 550, 3, 6, 6000, 6500);
 	range(db, t0, 700, 800, 1, S + 5, 4096);
