@@ -22,6 +22,17 @@ struct trace_cpu_samples {
 	size_t n, alloc;
 };
 
+/* The CPU sampler's own cost, summed over the processes of
+ * LLMPROF_CPU_SAMPLER (those that exited cleanly): its handler's calls and
+ * time, and the time their samples stand for. */
+struct trace_cpu_sampler {
+	uint64_t processes, calls;
+	int64_t handler_ns, sampled_ns;
+};
+
+/* Loads t's sampler rows into out (zeroed); none without the table. */
+void trace_cpu_sampler_load(struct trace *t, struct trace_cpu_sampler *out);
+
 /* Loads t's samples into out (zeroed by the caller); a trace without the
  * table, or with one that cannot be read, has none. */
 void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out);
