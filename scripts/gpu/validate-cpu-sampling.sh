@@ -36,7 +36,8 @@ reps=${SAMPLING_REPS:-6}
 hz=${SAMPLING_HZ:-100}
 read -r -a hfargs <<<"${SAMPLING_ARGS:---prompt 128 --new-tokens 32}"
 so=$B/tracer/libllmprof_tracer.so
-tool=$B/tests/trace-tool
+tool=$B/tests/trace-tool # scripts/gpu/stage.sh puts it in gpu-bin/
+[ -x "$tool" ] || tool=$stage/gpu-bin/trace-tool
 hf=$stage/examples/hf_llama.py
 mkdir -p "$out"
 w=$(mktemp -d)
