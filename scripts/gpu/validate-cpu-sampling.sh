@@ -60,7 +60,7 @@ have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 't
 if "LLMPROF_CPU_SAMPLER" not in have:
     print("  no LLMPROF_CPU_SAMPLER table (no process sampled, or none exited cleanly)")
     sys.exit(0)
-q = ("SELECT globalPid >> 24, method, samples, dropped, threads, handlerNs, handlerCalls, "
+q = ("SELECT (globalPid >> 24) & 16777215, method, samples, dropped, threads, handlerNs, handlerCalls, "
      "sampledNs FROM LLMPROF_CPU_SAMPLER ORDER BY 1")
 for pid, method, n, dropped, threads, hns, calls, sns in db.execute(q):
     each = hns / 1e3 / calls if calls else 0.0
@@ -161,7 +161,7 @@ db = sqlite3.connect(sys.argv[2])
 have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 if "LLMPROF_CPU_SAMPLES" in have:
     print("samples", db.execute("SELECT count(*), count(DISTINCT globalTid) FROM LLMPROF_CPU_SAMPLES").fetchone())
-    for row in db.execute("SELECT globalTid >> 24, method, count(*), sum(periodNs) / 1e6 "
+    for row in db.execute("SELECT (globalTid >> 24) & 16777215, method, count(*), sum(periodNs) / 1e6 "
                           "FROM LLMPROF_CPU_SAMPLES GROUP BY 1, 2"):
         print("  pid %s method %s: %d samples, %.1f ms" % row)
     for row in db.execute("SELECT category, count(*) FROM LLMPROF_CPU_SAMPLES GROUP BY 1 ORDER BY 2 DESC"):
