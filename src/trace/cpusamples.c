@@ -61,7 +61,8 @@ void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out)
 void trace_cpu_sampler_load(struct trace *t, struct trace_cpu_sampler *out)
 {
 	static const char q[] = "SELECT count(*), total(handlerCalls), total(handlerNs), "
-				"total(sampledNs) FROM LLMPROF_CPU_SAMPLER";
+				"total(sampledNs) FROM LLMPROF_CPU_SAMPLER WHERE handlerNs IS NOT "
+				"NULL AND handlerCalls IS NOT NULL";
 	sqlite3_stmt *s;
 
 	memset(out, 0, sizeof(*out));

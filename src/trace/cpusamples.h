@@ -23,8 +23,8 @@ struct trace_cpu_samples {
 };
 
 /* The CPU sampler's own cost, summed over the processes of
- * LLMPROF_CPU_SAMPLER (those that exited cleanly): its handler's calls and
- * time, and the time their samples stand for. */
+ * LLMPROF_CPU_SAMPLER (those that exited cleanly) whose handler was timed:
+ * its handler's calls and time, and the time their samples stand for. */
 struct trace_cpu_sampler {
 	uint64_t processes, calls;
 	int64_t handler_ns, sampled_ns;

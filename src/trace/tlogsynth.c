@@ -583,10 +583,12 @@ static void put_sampling(struct out *o, uint64_t base)
 	flush_chunk(o);
 }
 
-/* The sampler's totals at exit: n samples, 20 us each in its handler. */
-static void put_sampler_totals(struct out *o, uint64_t ts, uint64_t n)
+/* The sampler's totals at exit: n samples, 20 us each in its handler; old:
+ * in the record as it was before the handler's time was added. */
+static void put_sampler_totals(struct out *o, uint64_t ts, uint64_t n, int old)
 {
-	struct tlog_cpu_sampling *c = rec(o, TLOG_CPU_SAMPLING, sizeof(*c), NULL, 0, NULL, 0);
+	struct tlog_cpu_sampling *c = rec(
+	    o, TLOG_CPU_SAMPLING, old ? TLOG_CPU_SAMPLING_MIN_SIZE : sizeof(*c), NULL, 0, NULL, 0);
 
 	c->h.aux = 1;
 	c->ts = ts;
@@ -595,6 +597,8 @@ static void put_sampler_totals(struct out *o, uint64_t ts, uint64_t n)
 	c->method = TLOG_UNWIND_LIBUNWIND;
 	c->samples = n;
 	c->threads = 1;
+	if (old)
+		return;
 	c->handler_ns = n * 20000;
 	c->handler_calls = n;
 }
@@ -667,6 +671,6 @@ int tlogsynth_write_setup(const char *dir, uint32_t pid, uint64_t base, int samp
 	}
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	if (samples)
-		put_sampler_totals(&o, ++t, 105);
+		put_sampler_totals(&o, ++t, 105, samples == 2);
 	return finish_log(&o, &gpu, dir, pid, err);
 }

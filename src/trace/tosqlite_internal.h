@@ -105,6 +105,7 @@ struct sample_proc {
 	struct symbolizer sym;
 	uint64_t period_ns; /* 0: the process did not sample */
 	int totals;	    /* its totals at exit were read (below) */
+	int cost_known;	    /* they carry handler_ns and handler_calls */
 	uint32_t method, threads;
 	uint64_t samples, dropped, handler_ns, handler_calls;
 	int64_t sampled_ns; /* its LLMPROF_CPU_SAMPLES rows' periods summed */

@@ -36,6 +36,7 @@ void conv_sample_def(struct conv *c, struct sample_proc *sp, uint32_t pid, const
 			sp->period_ns = k.period_ns;
 		if (h->aux == 1) {
 			sp->totals = 1;
+			sp->cost_known = h->size >= sizeof(k);
 			sp->method = k.method;
 			sp->threads = k.threads;
 			sp->samples = k.samples;
@@ -125,8 +126,13 @@ void conv_put_sampler(struct conv *c, struct sample_proc *sp, uint32_t pid)
 	sqlite3_bind_int64(st, 4, (int64_t)sp->samples);
 	sqlite3_bind_int64(st, 5, (int64_t)sp->dropped);
 	sqlite3_bind_int64(st, 6, (int64_t)sp->threads);
-	sqlite3_bind_int64(st, 7, (int64_t)sp->handler_ns);
-	sqlite3_bind_int64(st, 8, (int64_t)sp->handler_calls);
+	if (sp->cost_known) {
+		sqlite3_bind_int64(st, 7, (int64_t)sp->handler_ns);
+		sqlite3_bind_int64(st, 8, (int64_t)sp->handler_calls);
+	} else { /* a tracer that did not time its handler */
+		sqlite3_bind_null(st, 7);
+		sqlite3_bind_null(st, 8);
+	}
 	sqlite3_bind_int64(st, 9, sp->sampled_ns);
 	conv_step(c, S_CPUSAMPLER);
 }

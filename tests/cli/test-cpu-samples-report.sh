@@ -8,7 +8,8 @@
 # must cite the sampled breakdown of the time outside CUDA, report.md and
 # metrics.json must hold each stage's samples and the sampler's own cost
 # (its totals: 105 samples, 20 us each in its handler), and without samples
-# everything reads as before.
+# everything reads as before; totals without the handler's time (a tracer
+# from before it was timed) leave the cost unknown.
 set -euo pipefail
 : "${LLMPROF:?}"
 tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
@@ -17,9 +18,9 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-for v in samples nosamples; do
+for v in samples nosamples oldtotals; do
 	mkdir -p "$t/$v"
-	if [ $v = samples ]; then "$tool" synth-setup "$t/$v"; else "$tool" synth-setup "$t/$v" nosamples; fi
+	if [ $v = samples ]; then "$tool" synth-setup "$t/$v"; else "$tool" synth-setup "$t/$v" $v; fi
 	"$tool" convert "$t/$v" "$t/$v.sqlite" >/dev/null
 	"$LLMPROF" report --trace "$t/$v.sqlite" -o "$t/r-$v" >/dev/null 2>"$t/err" ||
 		fail "report $v: $(cat "$t/err")"
@@ -84,6 +85,18 @@ python3 - "$r/metrics.json" <<'PY' || fail "metrics.json without samples"
 import json, sys
 m = json.load(open(sys.argv[1]))
 assert all("cpu_samples" not in s for s in m["stages"]), m["stages"]
+assert "cpu_sampler" not in m, m["cpu_sampler"]
+PY
+
+# totals from a tracer that did not time its handler: the samples, no cost
+r=$t/r-oldtotals
+[ "$(sqlite3 "$t/oldtotals.sqlite" "SELECT samples, handlerNs IS NULL, handlerCalls IS NULL
+	FROM LLMPROF_CPU_SAMPLER")" = "105|1|1" ] || fail "old totals: cost not unknown"
+grep -qF 'prefill: 100 samples (100.000 ms of its' "$r/report.md" || fail "old totals: samples"
+! grep -q 'Sampler cost' "$r/report.md" || fail "old totals: a cost line"
+python3 - "$r/metrics.json" <<'PY' || fail "metrics.json with old totals"
+import json, sys
+m = json.load(open(sys.argv[1]))
 assert "cpu_sampler" not in m, m["cpu_sampler"]
 PY
 echo ok
