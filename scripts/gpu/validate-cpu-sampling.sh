@@ -131,6 +131,7 @@ for v in ("sample", "leaf"):
               f"  median {med[v] / med['default']:.3f}")
 PY
 [ -s "$out/cost.txt" ] && echo "== sampler cost per sampled run" && cat "$out/cost.txt"
+echo "elapsed ${SECONDS}s"
 
 echo "== setup: llmprof profile, api_calls=all, cpu_sample_hz=$hz, --warmup 0"
 timeout 150 "$B/llmprof" profile -q -o "$w/runs" pipeline.trace.backend=builtin \
@@ -185,3 +186,4 @@ PY
 fi
 tar czf "$out/cpu-sampling.tgz" -C "$w" --exclude='trace/log' runs 2>/dev/null
 rm -rf "$w"
+echo "elapsed ${SECONDS}s"
