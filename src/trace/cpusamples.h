@@ -1,8 +1,9 @@
 /* cpusamples.h: the CPU samples of an llmprof trace (LLMPROF_CPU_SAMPLES,
  * written by the builtin tracer with pipeline.trace.cpu_sample_hz > 0;
- * docs/tracer.md "CPU samples"): each sample's thread, time, period and its
- * first frame's library, function and category, interned in the trace's
- * string table. nsys exports have none. */
+ * docs/tracer.md "CPU samples"): each sample's thread, time, period and the
+ * library, function and category it is attributed to (trace/symbolize.h
+ * sample_attribute), interned in the trace's string table. nsys exports
+ * have none. */
 #ifndef LLMPROF_CPUSAMPLES_H
 #define LLMPROF_CPUSAMPLES_H
 
