@@ -1,9 +1,10 @@
 /* cpusample.h: where the sampled CPU time of NVTX ranges goes, from the
  * builtin tracer's CPU samples (trace/cpusamples.h): the samples taken on a
  * range's thread while the range was open, grouped by category (CUDA
- * driver, PyTorch, Python interpreter, ...) and by function (the first
- * frame: where the CPU was), and, when the trace records every CUDA API
- * call, the part outside those calls (what "outside CUDA" was).
+ * driver, PyTorch, Python interpreter, ...) and by function (each as the
+ * converter attributed it: trace/symbolize.h sample_attribute), and,
+ * when the trace records every CUDA API call, the part outside those calls
+ * (what "outside CUDA" was).
  *
  * A sample stands for its period of the thread's CPU time (samples x
  * period estimates CPU time, not wall time: a thread blocked uses none).

@@ -538,6 +538,12 @@ void model_fill_from_analysis(struct report_model *m, const struct report_analys
 	if (!a->have_tl)
 		return;
 	fill_stages(m, &a->tl, &a->trace);
+	if (a->tl.cpu_samples && a->tl.sampler.processes) {
+		m->cpu_sampler.processes = a->tl.sampler.processes;
+		m->cpu_sampler.calls = a->tl.sampler.calls;
+		m->cpu_sampler.handler_ms = ms_of(a->tl.sampler.handler_ns);
+		m->cpu_sampler.sampled_ms = ms_of(a->tl.sampler.sampled_ns);
+	}
 	fill_kernels(m, &a->trace, &a->tl);
 	fill_operators(m, &a->trace, &a->tl);
 	fill_timeline(m, &a->trace, &a->stages);

@@ -122,16 +122,17 @@ struct timeline {
 	int stage_found[STAGE_NROLES];
 	size_t kernels_outside; /* kernels in no stage instance */
 	int64_t kernel_ns_outside;
-	size_t ops_no_launch;	   /* GPU ops whose launch call is missing */
-	size_t kernels_no_launch;  /* kernels among them */
-	size_t stage_cross_thread; /* stage ranges ended on another thread: not projected */
-	size_t graph_kernels;	   /* kernels replayed from a CUDA graph */
-	size_t graph_kernels_op;   /* of those, given their capture-time operator */
-	int have_graph_nodes;	   /* the trace records graph nodes (builtin tracer) */
-	int api_complete;	   /* the trace records every CUDA API call (cpuapi.h) */
-	size_t cpu_samples;	   /* CPU samples in the trace, any range or none */
-	int32_t *kernel_op;	   /* per kernel: strs id of its innermost operator range's
-				      text, -1 outside every operator */
+	size_t ops_no_launch;		  /* GPU ops whose launch call is missing */
+	size_t kernels_no_launch;	  /* kernels among them */
+	size_t stage_cross_thread;	  /* stage ranges ended on another thread: not projected */
+	size_t graph_kernels;		  /* kernels replayed from a CUDA graph */
+	size_t graph_kernels_op;	  /* of those, given their capture-time operator */
+	int have_graph_nodes;		  /* the trace records graph nodes (builtin tracer) */
+	int api_complete;		  /* the trace records every CUDA API call (cpuapi.h) */
+	size_t cpu_samples;		  /* CPU samples in the trace, any range or none */
+	struct trace_cpu_sampler sampler; /* the sampler's own cost */
+	int32_t *kernel_op;		  /* per kernel: strs id of its innermost operator range's
+					     text, -1 outside every operator */
 	/* kernels of each decode_step instance, in start order: a capture that
 	 * stops or starts while the GPU runs behind the CPU leaves steps with
 	 * fewer kernels, or none */

@@ -570,6 +570,15 @@ struct report_ranks {
 	char *util_basis; /* the split in one sentence; NULL with RANK_SPLIT_NONE */
 };
 
+/* The CPU sampler's own cost (docs/report.md "CPU samples"), summed over
+ * the processes whose sampler wrote its totals (0 processes: none, or no
+ * sampling): the time inside its signal handler over its calls, and the
+ * CPU time their samples stand for. */
+struct report_cpu_sampler {
+	uint64_t processes, calls;
+	struct rnum handler_ms, sampled_ms;
+};
+
 struct report_model {
 	struct report_ncu_export ncu;
 	struct report_ranks ranks;
@@ -589,6 +598,7 @@ struct report_model {
 	struct report_finding *findings;
 	size_t nr_findings, alloc_findings;
 	struct report_trust trust;
+	struct report_cpu_sampler cpu_sampler;
 };
 
 void report_model_init(struct report_model *m);

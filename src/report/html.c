@@ -252,6 +252,7 @@ static void cpu_time_html(const struct report_model *m, struct strbuf *out)
 static void cpu_samples_html(const struct report_model *m, struct strbuf *out)
 {
 	struct rtable t;
+	int head = 0;
 
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
@@ -259,6 +260,12 @@ static void cpu_samples_html(const struct report_model *m, struct strbuf *out)
 
 		if (!s->cpu_samples)
 			continue;
+		if (!head++ && report_cpu_sampler_line(m, &cap)) {
+			strbuf_addstr(out, "<p>");
+			xml_text(out, cap.buf);
+			strbuf_addstr(out, "</p>\n");
+			strbuf_reset(&cap);
+		}
 		report_cpu_samples_caption(s, &cap);
 		strbuf_addstr(out, "<h3>CPU samples: ");
 		xml_text(out, cap.buf);

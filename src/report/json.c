@@ -173,6 +173,26 @@ static json_t *sample_groups_json(const struct report_sample_group *g, size_t n,
 	return a;
 }
 
+/* "cpu_sampler": the sampler's own cost, timed inside its handler; absent
+ * without the sampler's totals. */
+static void cpu_sampler_json(json_t *root, const struct report_cpu_sampler *c)
+{
+	json_t *o;
+	double ms = c->handler_ms.v, total = c->sampled_ms.v;
+
+	if (!c->processes)
+		return;
+	o = json_object();
+	set(o, "processes", json_integer((json_int_t)c->processes));
+	set(o, "samples", json_integer((json_int_t)c->calls));
+	set(o, "handler_ms", jnum(c->handler_ms));
+	set(o, "sampled_ms", jnum(c->sampled_ms));
+	set(o, "per_sample_us",
+	    c->calls ? jnum(rnum_of(ms * 1e3 / (double)c->calls)) : json_null());
+	set(o, "share_of_sampled", total > 0 ? jnum(rnum_of(ms / total)) : json_null());
+	set(root, "cpu_sampler", o);
+}
+
 /* The stage's CPU samples (docs/report.md "Where the CPU time goes"); the
  * key is absent without samples, the outside_* keys are null when the trace
  * does not record every CUDA API call. */
@@ -731,6 +751,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	}
 	set(root, "findings", a);
 	set(root, "trust", trust_json(&m->trust));
+	cpu_sampler_json(root, &m->cpu_sampler);
 	ranks_json(root, &m->ranks);
 	collectives_json(root, &m->ranks);
 	nccl_calls_json(root, &m->ranks);

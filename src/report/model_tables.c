@@ -357,6 +357,32 @@ void report_cpu_samples_caption(const struct report_stage *s, struct strbuf *sb)
 	}
 }
 
+int report_cpu_sampler_line(const struct report_model *m, struct strbuf *sb)
+{
+	const struct report_cpu_sampler *c = &m->cpu_sampler;
+	double ms = c->handler_ms.v, total = c->sampled_ms.v;
+
+	if (!c->processes || !c->handler_ms.available)
+		return 0;
+	strbuf_addstr(sb, "Sampler cost: ");
+	fmt_ms(sb, c->handler_ms);
+	strbuf_addf(sb, " ms in %llu sample%s (", (unsigned long long)c->calls,
+		    c->calls == 1 ? "" : "s");
+	fmt_fixed(sb, rnum_of(c->calls ? ms * 1e3 / (double)c->calls : 0), 1);
+	strbuf_addstr(sb, " us each) = ");
+	if (total > 0)
+		fmt_frac_pct(sb, rnum_of(ms / total));
+	else
+		strbuf_addstr(sb, FMT_NA);
+	strbuf_addstr(sb, " of the sampled CPU time (");
+	fmt_ms(sb, c->sampled_ms);
+	strbuf_addstr(sb, " ms), timed inside its signal handler");
+	if (c->processes > 1)
+		strbuf_addf(sb, ", %llu processes", (unsigned long long)c->processes);
+	strbuf_addch(sb, '.');
+	return 1;
+}
+
 void rtable_decode_steps(const struct report_model *m, struct rtable *t)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -87,6 +87,10 @@ void rtable_cpu_sample_cats(const struct report_stage *s, struct rtable *t);
 void rtable_cpu_sample_funcs(const struct report_stage *s, struct rtable *t);
 /* "prefill: 52 samples (52.0 ms of its 74.6 ms of CPU time)", appended. */
 void report_cpu_samples_caption(const struct report_stage *s, struct strbuf *sb);
+/* "Sampler cost: 2.100 ms in 105 samples (20.0 us each) = 2.0% of the
+ * sampled CPU time (105.000 ms), timed inside its signal handler.",
+ * appended; returns 0 (nothing appended) without the sampler's totals. */
+int report_cpu_sampler_line(const struct report_model *m, struct strbuf *sb);
 void rtable_aggregates(const struct report_model *m, struct rtable *t);
 void rtable_utilization(const struct report_model *m, struct rtable *t);
 /* The summary's compact stage table: stage, GPU span, TTFT or TPOT, the

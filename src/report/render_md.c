@@ -84,12 +84,23 @@ static void md_cpu_samples_section(const struct report_model *m, struct strbuf *
 			continue;
 		if (!head++)
 			strbuf_addstr(
-			    out, "\n## CPU samples\n\n"
-				 "Stacks of the threads that launch GPU work, sampled every period "
-				 "of their CPU time (pipeline.trace.cpu_sample_hz) while a stage's "
-				 "range was open: where the CPU was (the first frame), by category "
-				 "and by function. Samples x period estimate CPU time; a thread "
-				 "that waits uses none. Python code shows as the interpreter.\n");
+			    out,
+			    "\n## CPU samples\n\n"
+			    "Stacks of the threads that launch GPU work, sampled every period "
+			    "of their CPU time (pipeline.trace.cpu_sample_hz) while a stage's "
+			    "range was open: where the CPU was, by category and by function. "
+			    "A sample counts for its innermost frame outside libc, the loader, "
+			    "the vDSO and the tracer (a system call the CUDA driver makes is "
+			    "the driver's), named by the first function of that library with "
+			    "a symbol, up to 16 frames out. Samples x period estimate CPU "
+			    "time; a thread that waits uses none. Python code shows as the "
+			    "interpreter.\n");
+		if (head == 1 && report_cpu_sampler_line(m, &cap)) {
+			strbuf_addch(out, '\n');
+			md_text(out, cap.buf);
+			strbuf_addch(out, '\n');
+			strbuf_reset(&cap);
+		}
 		report_cpu_samples_caption(s, &cap);
 		strbuf_addch(out, '\n');
 		md_text(out, cap.buf);

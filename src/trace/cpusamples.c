@@ -58,6 +58,35 @@ void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_sample);
 }
 
+void trace_cpu_sampler_load(struct trace *t, struct trace_cpu_sampler *out)
+{
+	static const char q[] = "SELECT count(*), total(handlerCalls), total(handlerNs), "
+				"total(sampledNs) FROM LLMPROF_CPU_SAMPLER WHERE handlerNs IS NOT "
+				"NULL AND handlerCalls IS NOT NULL";
+	sqlite3_stmt *s;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->db || !trace_has_table(t, "LLMPROF_CPU_SAMPLER"))
+		return;
+	if (sqlite3_prepare_v2(t->db, q, -1, &s, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		double calls = sqlite3_column_double(s, 1);
+		double hns = sqlite3_column_double(s, 2);
+		double sns = sqlite3_column_double(s, 3);
+
+		/* negative or absurd sums from a damaged table: none */
+		if (calls >= 0 && hns >= 0 && sns >= 0 && sns < 9e18 && hns < 9e18 &&
+		    calls < 9e18) {
+			out->processes = (uint64_t)sqlite3_column_int64(s, 0);
+			out->calls = (uint64_t)calls;
+			out->handler_ns = (int64_t)hns;
+			out->sampled_ns = (int64_t)sns;
+		}
+	}
+	sqlite3_finalize(s);
+}
+
 void trace_cpu_samples_release(struct trace_cpu_samples *s)
 {
 	free(s->v);

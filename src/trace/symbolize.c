@@ -41,6 +41,7 @@ struct sym_cache_ent {
 	uint64_t key; /* addr << 1 | return_address, + 1 (0 = empty) */
 	size_t obj;   /* index + 1, 0 = none */
 	char *function;
+	int named; /* function is a symbol's name (or the interpreter's) */
 };
 
 static const char *base_name(const char *p)
@@ -80,6 +81,35 @@ const char *sample_category(const char *lib)
 	if (has_prefix(lib, "libllmprof_tracer"))
 		return "llmprof tracer";
 	return "other";
+}
+
+static int is_system(const struct sym_answer *x)
+{
+	return !strcmp(x->category, "libc/kernel") || !strcmp(x->category, "llmprof tracer");
+}
+
+size_t sample_attribute(const struct sym_answer *f, size_t n, size_t *fn)
+{
+	size_t a = 0;
+
+	*fn = 0;
+	while (a < n && is_system(&f[a]))
+		a++;
+	if (a == n)
+		a = 0; /* all system: the leaf */
+	*fn = a;
+	for (size_t i = a; i < n && i <= a + SAMPLE_NAME_CLIMB; i++) {
+		if (strcmp(f[i].library, f[a].library)) {
+			if (is_system(&f[i]))
+				continue;
+			break;
+		}
+		if (f[i].named) {
+			*fn = i;
+			break;
+		}
+	}
+	return a;
 }
 
 void symbolizer_add(struct symbolizer *s, uint64_t base, uint64_t lo, uint64_t hi, const char *path)
@@ -243,7 +273,7 @@ static char *pretty(const char *name)
 	return strbuf_detach(&sb, NULL);
 }
 
-static char *function_of(struct sym_object *o, uint64_t addr)
+static char *function_of(struct sym_object *o, uint64_t addr, int *named)
 {
 	uint64_t v = addr - o->base;
 	size_t lo = 0, hi;
@@ -261,9 +291,12 @@ static char *function_of(struct sym_object *o, uint64_t addr)
 	}
 	if (lo > 0) {
 		const struct sym *y = &o->syms[lo - 1];
-		if (!y->size || v < y->lo + y->size)
+		if (!y->size || v < y->lo + y->size) {
+			*named = 1;
 			return pretty((const char *)o->map + y->name);
+		}
 	}
+	*named = o->python;
 	if (o->python)
 		return xstrdup("Python interpreter");
 	strbuf_addf(&sb, "%s+0x%llx", o->file, (unsigned long long)v);
@@ -293,7 +326,7 @@ struct sym_answer symbolizer_lookup(struct symbolizer *s, uint64_t addr, int ret
 {
 	uint64_t a = return_address && addr ? addr - 1 : addr;
 	uint64_t key = ((addr << 1) | (uint64_t)(return_address != 0)) + 1;
-	struct sym_answer ans = {"(unknown)", "(unknown)", "other"};
+	struct sym_answer ans = {"(unknown)", "(unknown)", "other", 0};
 	struct sym_cache_ent *e;
 	size_t j;
 
@@ -311,12 +344,13 @@ struct sym_answer symbolizer_lookup(struct symbolizer *s, uint64_t addr, int ret
 			if (a >= s->obj[i - 1].lo && a < s->obj[i - 1].hi)
 				e->obj = i;
 		if (e->obj)
-			e->function = function_of(&s->obj[e->obj - 1], a);
+			e->function = function_of(&s->obj[e->obj - 1], a, &e->named);
 	}
 	if (e->obj) {
 		ans.library = s->obj[e->obj - 1].file;
 		ans.function = e->function;
 		ans.category = sample_category(ans.library);
+		ans.named = e->named;
 	}
 	return ans;
 }

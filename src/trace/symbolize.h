@@ -32,6 +32,7 @@ struct sym_answer {
 	const char *library;  /* file name without folders, or "(unknown)" */
 	const char *function; /* see above */
 	const char *category; /* sample_category() */
+	int named;	      /* function is a symbol's name or "Python interpreter" */
 };
 
 /* Records a loaded object (a later record of the same range replaces it). */
@@ -42,11 +43,24 @@ void symbolizer_add(struct symbolizer *s, uint64_t base, uint64_t lo, uint64_t h
 struct sym_answer symbolizer_lookup(struct symbolizer *s, uint64_t addr, int return_address);
 void symbolizer_release(struct symbolizer *s);
 
-/* The category of a sample whose first frame is in library lib (a file
- * name): "CUDA driver" (libcuda), "CUDA libraries" (libcudart, cuBLAS,
+/* The category of a frame in library lib (a file name): "CUDA driver" (libcuda), "CUDA libraries" (libcudart, cuBLAS,
  * cuDNN, NCCL, ...), "PyTorch" (libtorch*, libc10*), "Python interpreter",
  * "libc/kernel" (libc, libm, the loader, the vDSO, libstdc++, libgcc_s),
  * "llmprof tracer", or "other". Static strings. */
 const char *sample_category(const char *lib);
+
+/* How far sample_attribute climbs for a named function above the frame it
+ * attributes a sample to. */
+#define SAMPLE_NAME_CLIMB 16
+
+/* Which frames of a stack f[0..n) (the interrupted one first) a sample is
+ * attributed to: returns the frame that gives its library and category,
+ * the first from the leaf up outside the system ("libc/kernel") and the
+ * llmprof tracer, else the leaf; *fn is the frame that gives its function,
+ * the first named one (a symbol, or the interpreter) of that frame's
+ * library at most SAMPLE_NAME_CLIMB frames above it, system frames between
+ * passed over and any other library stopping the climb; else that frame
+ * itself. n = 0: returns 0, *fn = 0. */
+size_t sample_attribute(const struct sym_answer *f, size_t n, size_t *fn);
 
 #endif

@@ -583,17 +583,44 @@ static void put_sampling(struct out *o, uint64_t base)
 	flush_chunk(o);
 }
 
+/* The sampler's totals at exit: n samples, 20 us each in its handler; old:
+ * in the record as it was before the handler's time was added. */
+static void put_sampler_totals(struct out *o, uint64_t ts, uint64_t n, int old)
+{
+	struct tlog_cpu_sampling *c = rec(
+	    o, TLOG_CPU_SAMPLING, old ? TLOG_CPU_SAMPLING_MIN_SIZE : sizeof(*c), NULL, 0, NULL, 0);
+
+	c->h.aux = 1;
+	c->ts = ts;
+	c->period_ns = 1000000;
+	c->signo = 41;
+	c->method = TLOG_UNWIND_LIBUNWIND;
+	c->samples = n;
+	c->threads = 1;
+	if (old)
+		return;
+	c->handler_ns = n * 20000;
+	c->handler_calls = n;
+}
+
 /* One sample at ts: its first frame in object k (put_sampling's order) at
- * offset off, then a caller in the Python interpreter. */
-static void put_sample(struct out *o, uint64_t ts, uint64_t k, uint64_t off)
+ * offset off, then a caller: in the Python interpreter, or (ck > 0) at
+ * offset coff of object ck - 1. */
+static void put_sample_in(struct out *o, uint64_t ts, uint64_t k, uint64_t off, uint64_t ck,
+			  uint64_t coff)
 {
 	struct tlog_cpu_sample *s = rec(o, TLOG_CPU_SAMPLE, sizeof(*s) + 16, NULL, 0, NULL, 0);
-	uint64_t frames[2] = {((k + 1) << 28) + off, (2u << 28) + 0x500};
+	uint64_t frames[2] = {((k + 1) << 28) + off, ck ? (ck << 28) + coff : (2u << 28) + 0x500};
 
 	s->h.aux = TLOG_UNWIND_LIBUNWIND;
 	s->ts = ts;
 	s->nframes = 2;
 	memcpy(s + 1, frames, sizeof(frames));
+}
+
+static void put_sample(struct out *o, uint64_t ts, uint64_t k, uint64_t off)
+{
+	put_sample_in(o, ts, k, off, 0, 0);
 }
 
 int tlogsynth_write_setup(const char *dir, uint32_t pid, uint64_t base, int samples,
@@ -613,15 +640,21 @@ int tlogsynth_write_setup(const char *dir, uint32_t pid, uint64_t base, int samp
 	for (uint64_t k = 0; k < 60 && samples; k++)
 		put_sample(&o, t + 500000 + k * 1000000, 0, 0x100);
 	t += 60000002;
-	/* 40 ms of host code: 24 samples in Python, 10 in PyTorch, 6 in libc */
+	/* 40 ms of host code: 24 samples in Python, 10 in PyTorch, 6 in libc:
+	 * 4 called from PyTorch (its return address 0x1001 is in +0x1000),
+	 * 2 from libc itself */
 	for (uint64_t k = 0; k < 40 && samples; k++)
-		put_sample(&o, t + 500000 + k * 1000000,
-			   k < 24   ? 1
-			   : k < 34 ? 2
-				    : 3,
-			   k < 24   ? 0x300
-			   : k < 34 ? 0x1000
-				    : 0x2000);
+		put_sample_in(&o, t + 500000 + k * 1000000,
+			      k < 24   ? 1
+			      : k < 34 ? 2
+				       : 3,
+			      k < 24   ? 0x300
+			      : k < 34 ? 0x1000
+				       : 0x2000,
+			      k < 34   ? 0
+			      : k < 38 ? 3
+				       : 4,
+			      k < 38 ? 0x1001 : 0x2101);
 	t += 40000000;
 	put_step_work(&o, &gpu, pid, &t, &corr, 2, 1, 0);
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
@@ -637,5 +670,7 @@ int tlogsynth_write_setup(const char *dir, uint32_t pid, uint64_t base, int samp
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	if (samples)
+		put_sampler_totals(&o, ++t, 105, samples == 2);
 	return finish_log(&o, &gpu, dir, pid, err);
 }

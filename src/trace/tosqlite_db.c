@@ -93,6 +93,9 @@ static const char schema_sql[] =
     "CREATE TABLE LLMPROF_CPU_SAMPLES (globalTid INTEGER NOT NULL, timestamp INTEGER NOT NULL, "
     "periodNs INTEGER NOT NULL, method TEXT, library TEXT, function TEXT, category TEXT, "
     "stack TEXT);\n"
+    "CREATE TABLE LLMPROF_CPU_SAMPLER (globalPid INTEGER NOT NULL, periodNs INTEGER, "
+    "method TEXT, samples INTEGER, dropped INTEGER, threads INTEGER, handlerNs INTEGER, "
+    "handlerCalls INTEGER, sampledNs INTEGER);\n"
 
     /* llmprof's own: who each process is in a multi-process job
        (docs/tracer.md); NULL = not set, rank NULL = the pid identifies it */
@@ -176,6 +179,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "WHERE NOT EXISTS (SELECT 1 FROM NVTX_PAYLOAD_ENUMS WHERE domainId = ?1 AND schemaId = ?2)",
     "INSERT INTO NVTX_PAYLOAD_ENUM_ENTRIES VALUES (?,?,?,?,?,?)",
     "INSERT INTO LLMPROF_CPU_SAMPLES VALUES (?,?,?,?,?,?,?,?)",
+    "INSERT INTO LLMPROF_CPU_SAMPLER VALUES (?,?,?,?,?,?,?,?,?)",
 };
 
 int conv_step(struct conv *c, enum stmt_id id)
@@ -313,6 +317,7 @@ static int drop_empty_tables(struct conv *c)
 	    {"NVTX_PAYLOAD_ENUMS", S_PL_ENUM},
 	    {"NVTX_PAYLOAD_ENUM_ENTRIES", S_PL_ENUM_ENTRY},
 	    {"LLMPROF_CPU_SAMPLES", S_CPUSAMPLE},
+	    {"LLMPROF_CPU_SAMPLER", S_CPUSAMPLER},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

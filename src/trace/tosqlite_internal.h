@@ -53,6 +53,7 @@ enum stmt_id {
 	S_PL_ENUM,
 	S_PL_ENUM_ENTRY,
 	S_CPUSAMPLE,
+	S_CPUSAMPLER,
 	S_COUNT
 };
 
@@ -103,6 +104,11 @@ void conv_put_pl_schema(struct conv *c, const struct tlog_nvtx_pl_schema *r, siz
 struct sample_proc {
 	struct symbolizer sym;
 	uint64_t period_ns; /* 0: the process did not sample */
+	int totals;	    /* its totals at exit were read (below) */
+	int cost_known;	    /* they carry handler_ns and handler_calls */
+	uint32_t method, threads;
+	uint64_t samples, dropped, handler_ns, handler_calls;
+	int64_t sampled_ns; /* its LLMPROF_CPU_SAMPLES rows' periods summed */
 };
 /* Pass 1: TLOG_MODULE and TLOG_CPU_SAMPLING records of process pid. */
 void conv_sample_def(struct conv *c, struct sample_proc *sp, uint32_t pid,
@@ -110,6 +116,9 @@ void conv_sample_def(struct conv *c, struct sample_proc *sp, uint32_t pid,
 /* Pass 2: a TLOG_CPU_SAMPLE of thread gtid, ts on the trace's time base. */
 void conv_put_sample(struct conv *c, struct sample_proc *sp, int64_t gtid, int64_t ts,
 		     const struct tlog_rec *h);
+/* After pass 2: the process's LLMPROF_CPU_SAMPLER row (its totals at exit
+ * and the sampled time), when it wrote totals. */
+void conv_put_sampler(struct conv *c, struct sample_proc *sp, uint32_t pid);
 void conv_sample_release(struct sample_proc *sp);
 
 /* ---- tosqlite_pass.c */

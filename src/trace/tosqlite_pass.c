@@ -820,6 +820,7 @@ void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems
 	resolve_api_spans(&p);
 	tlog_rewind(r);
 	pass2(c, &p, r);
+	conv_put_sampler(c, &p.samples, p.ctx.pid);
 	proc_release(&p);
 	st->processes++;
 	if (r->n_problems & ~((uint64_t)1 << 63)) {

@@ -61,7 +61,7 @@ size_t tlog_min_size(uint16_t type)
 	case TLOG_GRAPH_NODE:
 		return sizeof(struct tlog_graph_node);
 	case TLOG_CPU_SAMPLING:
-		return sizeof(struct tlog_cpu_sampling);
+		return TLOG_CPU_SAMPLING_MIN_SIZE;
 	case TLOG_CPU_SAMPLE:
 		return sizeof(struct tlog_cpu_sample);
 	case TLOG_MODULE:

@@ -28,6 +28,7 @@
 #ifndef LLMPROF_TRACELOG_H
 #define LLMPROF_TRACELOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TLOG_MAGIC "LLMPTLOG"
@@ -431,7 +432,14 @@ struct tlog_cpu_sampling {
 	uint64_t dropped; /* at exit: signals that arrived inside the tracer */
 	uint32_t threads; /* at exit: threads sampled */
 	uint32_t pad;
+	/* at exit: time spent inside the sampler's signal handler
+	 * (CLOCK_MONOTONIC read at its entry and exit) and its calls; absent
+	 * from records written before these fields existed */
+	uint64_t handler_ns;
+	uint64_t handler_calls;
 };
+/* The size of a tlog_cpu_sampling record without handler_ns and handler_calls. */
+#define TLOG_CPU_SAMPLING_MIN_SIZE 56
 
 /* One CPU sample of the thread of its chunk: the CPU time of that thread
  * reached another period at ts. Then nframes uint64_t addresses, the
@@ -485,6 +493,8 @@ TLOG_CHECK_SIZE(tlog_memset);
 TLOG_CHECK_SIZE(tlog_device);
 TLOG_CHECK_SIZE(tlog_dropped);
 TLOG_CHECK_SIZE(tlog_cpu_sampling);
+_Static_assert(offsetof(struct tlog_cpu_sampling, handler_ns) == TLOG_CPU_SAMPLING_MIN_SIZE,
+	       "tlog_cpu_sampling min size");
 TLOG_CHECK_SIZE(tlog_cpu_sample);
 TLOG_CHECK_SIZE(tlog_module);
 

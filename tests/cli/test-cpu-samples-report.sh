@@ -2,10 +2,14 @@
 # CPU samples in the reports, from a synthetic builtin-tracer log of a
 # first-call setup (trace-tool synth-setup; src/trace/tlogsynth.h): prefill
 # spends 60 ms in cuModuleLoadData and 40 ms in host code sampled in Python,
-# PyTorch and libc; decode has one PyTorch sample a step; one sample falls
-# between the stages. The stage-setup-bound finding must cite the sampled
-# breakdown of the time outside CUDA, report.md and metrics.json must hold
-# each stage's samples, and without samples everything reads as before.
+# PyTorch and libc (4 of the 6 libc samples called from PyTorch: PyTorch's;
+# 2 with only libc frames: libc/kernel); decode has one PyTorch sample a
+# step; one sample falls between the stages. The stage-setup-bound finding
+# must cite the sampled breakdown of the time outside CUDA, report.md and
+# metrics.json must hold each stage's samples and the sampler's own cost
+# (its totals: 105 samples, 20 us each in its handler), and without samples
+# everything reads as before; totals without the handler's time (a tracer
+# from before it was timed) leave the cost unknown.
 set -euo pipefail
 : "${LLMPROF:?}"
 tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
@@ -14,9 +18,9 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-for v in samples nosamples; do
+for v in samples nosamples oldtotals; do
 	mkdir -p "$t/$v"
-	if [ $v = samples ]; then "$tool" synth-setup "$t/$v"; else "$tool" synth-setup "$t/$v" nosamples; fi
+	if [ $v = samples ]; then "$tool" synth-setup "$t/$v"; else "$tool" synth-setup "$t/$v" $v; fi
 	"$tool" convert "$t/$v" "$t/$v.sqlite" >/dev/null
 	"$LLMPROF" report --trace "$t/$v.sqlite" -o "$t/r-$v" >/dev/null 2>"$t/err" ||
 		fail "report $v: $(cat "$t/err")"
@@ -25,7 +29,7 @@ r=$t/r-samples
 [ "$(sqlite3 "$t/samples.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")" = 105 ] ||
 	fail "samples in the database"
 
-grep -qF '40.003 ms outside CUDA: sampled (40 samples) 60.0% Python interpreter, 25.0% PyTorch (`libtorch_cpu.so+0x1000`), 15.0% libc/kernel (`libc.so.6+0x2000`). Recommendation:' \
+grep -qF '40.003 ms outside CUDA: sampled (40 samples) 60.0% Python interpreter, 35.0% PyTorch (`libtorch_cpu.so+0x1000`), 5.0% libc/kernel (`libc.so.6+0x2000`). Recommendation:' \
 	"$r/report.md" || fail "finding: $(grep stage-setup-bound "$r/report.md")"
 grep -qF '60.000 ms in CUDA API calls (`cuModuleLoadData` 60.000 ms' "$r/report.md" ||
 	fail "the API split is gone"
@@ -35,6 +39,17 @@ grep -qF '| CUDA driver | 60 | 60.000 | 60.0% | `libcuda.so.1+0x100` |' "$r/repo
 	fail "category row"
 grep -qF '| `Python interpreter` | libpython3.11.so.1.0 | 24 | 24.0% |' "$r/report.md" ||
 	fail "Python without symbols reads as the interpreter"
+grep -qF '| PyTorch | 14 | 14.000 | 14.0% | `libtorch_cpu.so+0x1000` |' "$r/report.md" ||
+	fail "libc called from PyTorch is PyTorch's"
+grep -qF '| libc/kernel | 2 | 2.000 | 2.0% | `libc.so.6+0x2000` |' "$r/report.md" ||
+	fail "a libc-only stack is libc/kernel"
+sqlite3 -separator '|' "$t/samples.sqlite" "SELECT periodNs, method, samples, dropped,
+	threads, handlerNs, handlerCalls, sampledNs FROM LLMPROF_CPU_SAMPLER" >"$t/sampler"
+[ "$(cat "$t/sampler")" = "1000000|libunwind|105|0|1|2100000|105|105000000" ] ||
+	fail "sampler row: $(cat "$t/sampler")"
+grep -qxF 'Sampler cost: 2.100 ms in 105 samples (20.0 us each) = 2.0% of the sampled CPU time (105.000 ms), timed inside its signal handler.' \
+	"$r/report.md" || fail "sampler cost line: $(grep -i 'sampler cost' "$r/report.md")"
+grep -qF '<p>Sampler cost: 2.100 ms in 105 samples' "$r/report.html" || fail "sampler cost in report.html"
 grep -qF 'decode: 4 samples (4.000 ms of its' "$r/report.md" || fail "decode caption"
 grep -qF '| PyTorch | 4 | 4.000 | 100.0% | `libtorch_cpu.so+0x1800` |' "$r/report.md" ||
 	fail "decode category row"
@@ -55,6 +70,9 @@ assert p["outside_cuda_categories"][0] == {"name": "Python interpreter",
 d = st["decode"]["cpu_samples"]
 assert d["samples"] == 4 and d["categories"][0]["name"] == "PyTorch", d
 assert d["outside_cuda_samples"] == 4, d
+assert m["cpu_sampler"] == {"processes": 1, "samples": 105, "handler_ms": 2.1,
+                            "sampled_ms": 105.0, "per_sample_us": 20.0,
+                            "share_of_sampled": 0.02}, m["cpu_sampler"]
 PY
 
 # without samples: no section, no key, the finding as before
@@ -67,5 +85,18 @@ python3 - "$r/metrics.json" <<'PY' || fail "metrics.json without samples"
 import json, sys
 m = json.load(open(sys.argv[1]))
 assert all("cpu_samples" not in s for s in m["stages"]), m["stages"]
+assert "cpu_sampler" not in m, m["cpu_sampler"]
+PY
+
+# totals from a tracer that did not time its handler: the samples, no cost
+r=$t/r-oldtotals
+[ "$(sqlite3 "$t/oldtotals.sqlite" "SELECT samples, handlerNs IS NULL, handlerCalls IS NULL
+	FROM LLMPROF_CPU_SAMPLER")" = "105|1|1" ] || fail "old totals: cost not unknown"
+grep -qF 'prefill: 100 samples (100.000 ms of its' "$r/report.md" || fail "old totals: samples"
+! grep -q 'Sampler cost' "$r/report.md" || fail "old totals: a cost line"
+python3 - "$r/metrics.json" <<'PY' || fail "metrics.json with old totals"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert "cpu_sampler" not in m, m["cpu_sampler"]
 PY
 echo ok

@@ -3,7 +3,9 @@
 # pipeline.trace.cpu_sample_hz): tests/progs/cpu-sample-program spins ~300 ms
 # of CPU time in cpu_sample_spin() on a thread that opens an NVTX range; the
 # samples must land, be symbolized offline to that function, and leave the
-# program's output and exit status alone. Off (the default) writes no sample
+# program's output and exit status alone; a sample whose innermost frame is
+# libc's (the "libc" mode's memset) is the caller's; the sampler's own cost
+# (LLMPROF_CPU_SAMPLER) is kept per process. Off (the default) writes no sample
 # and installs nothing; a program with its own handler for the sampler's
 # signal is left alone and the log says so; bad rates are refused.
 set -euo pipefail
@@ -66,10 +68,31 @@ if ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 '; then
 	[ "$(q "$db" "SELECT DISTINCT method FROM LLMPROF_CPU_SAMPLES")" = libunwind ] ||
 		fail "libunwind present but samples not unwound with it"
 	# the caller of the spin, from the unwound stack
+	# (a sample in the vDSO's clock below the spin is the spin's too)
 	q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack LIKE
-		'cpu_sample_spin (cpu-sample-program); launcher (cpu-sample-program); %'" >"$t/callers"
+		'%cpu_sample_spin (cpu-sample-program); launcher (cpu-sample-program); %'" >"$t/callers"
 	[ "$(cat "$t/callers")" -ge "$spin" ] || fail "callers missing: $(q "$db" "SELECT stack FROM LLMPROF_CPU_SAMPLES LIMIT 1")"
+	# libc's memset below cpu_sample_memset: the samples are the caller's
+	traced libc 200 libc
+	[ "$(cat "$t/libc.rc")" = 7 ] || fail "libc: exited $(cat "$t/libc.rc")"
+	ln=$(q "$t/libc.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
+	inlibc=$(q "$t/libc.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack LIKE
+		'% (libc.so.6); cpu\_sample\_memset (cpu-sample-program); launcher\_libc %' ESCAPE '\'")
+	[ "$ln" -ge 10 ] && [ $((inlibc * 10)) -ge $((ln * 7)) ] ||
+		fail "libc: $inlibc of $ln samples with libc's frame innermost"
+	q "$t/libc.sqlite" "SELECT category, function, library, count(*) FROM LLMPROF_CPU_SAMPLES
+		WHERE stack LIKE '% (libc.so.6); cpu\_sample\_memset (cpu-sample-program); %' ESCAPE '\'
+		GROUP BY 1, 2, 3" >"$t/libc.attr"
+	[ "$(cat "$t/libc.attr")" = "other|cpu_sample_memset|cpu-sample-program|$inlibc" ] ||
+		fail "libc: attributed to $(cat "$t/libc.attr")"
 fi
+# the sampler's own cost: one row, its handler timed at every sample
+q "$db" "SELECT count(*), sum(samples = (SELECT count(*) FROM LLMPROF_CPU_SAMPLES)),
+	sum(handlerCalls >= samples), sum(handlerNs > 0 AND handlerNs < handlerCalls * 1000000),
+	sum(sampledNs = (SELECT sum(periodNs) FROM LLMPROF_CPU_SAMPLES)), sum(threads = 1),
+	sum(periodNs = 5000000) FROM LLMPROF_CPU_SAMPLER" >"$t/sampler"
+[ "$(cat "$t/sampler")" = "1|1|1|1|1|1|1" ] ||
+	fail "sampler row: $(q "$db" "SELECT * FROM LLMPROF_CPU_SAMPLER")" 
 [ "$(q "$db" "SELECT DISTINCT category FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")" = other ] ||
 	fail "category of the program's own function"
 
@@ -92,6 +115,8 @@ cmp "$t/plain.out" "$t/off.out" || fail "tracer changed the program's output"
 [ "$(cat "$t/off.rc")" = 7 ] || fail "traced program exited $(cat "$t/off.rc")"
 [ -z "$(q "$t/off.sqlite" "SELECT name FROM sqlite_master WHERE name = 'LLMPROF_CPU_SAMPLES'")" ] ||
 	fail "samples without LLMPROF_TRACE_CPU_SAMPLE_HZ"
+[ -z "$(q "$t/off.sqlite" "SELECT name FROM sqlite_master WHERE name = 'LLMPROF_CPU_SAMPLER'")" ] ||
+	fail "a sampler row without LLMPROF_TRACE_CPU_SAMPLE_HZ"
 ! grep -qa 'CPU sampling' "$t"/off/*.bin || fail "sampler said something while off"
 
 # 3. the program's own handler on the signal: left alone, no samples.
@@ -136,6 +161,8 @@ pms=$(sed -n '1s/.*|//p' "$t/fork.ms")
 cms=$(sed -n '2s/.*|//p' "$t/fork.ms")
 [ "$pms" -ge 70 ] && [ "$pms" -le 115 ] || fail "fork: parent samples stand for $pms ms, not ~100"
 [ "$cms" -ge 160 ] && [ "$cms" -le 215 ] || fail "fork: child samples stand for $cms ms, not ~200"
+[ "$(q "$t/fork.sqlite" "SELECT count(DISTINCT globalPid), sum(handlerCalls > 0) FROM LLMPROF_CPU_SAMPLER")" = "2|2" ] ||
+	fail "fork: sampler rows $(q "$t/fork.sqlite" "SELECT * FROM LLMPROF_CPU_SAMPLER")"
 
 # 7. llmprof refuses rates it cannot pass on.
 for v in 5 1001 x; do
@@ -158,6 +185,8 @@ grep -q '^prefill: [0-9]* samples ([0-9.]* ms of its [0-9.]* ms of CPU time)$' "
 grep -q '^| `cpu_sample_spin` | cpu-sample-program | [0-9]* | [0-9.]*% |$' "$run/report.md" ||
 	fail "no function row"
 grep -q 'CPU samples: prefill' "$run/report.html" || fail "no CPU samples in report.html"
+grep -q '^Sampler cost: [0-9.]* ms in [0-9]* samples ([0-9.]* us each) = [0-9.]*% of the sampled CPU time ([0-9.]* ms), timed inside its signal handler\.$' \
+	"$run/report.md" || fail "no sampler cost line: $(grep -i 'sampler' "$run/report.md")"
 n=$(q "$run/trace/trace.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
 python3 - "$run/metrics.json" "$n" <<'PY' || fail "metrics.json cpu_samples"
 import json, sys
@@ -174,6 +203,9 @@ assert cat["name"] == "other" and cat["function"] == "cpu_sample_spin", c
 assert cat["samples"] * 10 >= c["samples"] * 8 and cat["ms"] >= 10.0 * cat["samples"], c
 assert sum(g["samples"] for g in c["categories"]) == c["samples"], c
 assert c["outside_cuda_samples"] is None, c
+s = m["cpu_sampler"]
+assert s["processes"] == 1 and s["samples"] >= c["samples"] and s["handler_ms"] > 0, s
+assert 0 < s["share_of_sampled"] < 0.5 and s["per_sample_us"] > 0, s
 PY
 grep -q ', [0-9]* CPU samples' "$run/status.json" || fail "trace step message without the samples"
 echo ok

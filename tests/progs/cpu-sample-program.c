@@ -6,7 +6,9 @@
  * "storm" the thread pushes and pops NVTX ranges for ~100 ms of CPU time
  * instead, so samples land inside the tracer's own code, and says how many.
  * With "fork" the main thread spins ~100 ms in "prefill", forks, and the
- * child spins ~200 ms in a "prefill" of its own before it exits.
+ * child spins ~200 ms in a "prefill" of its own before it exits. With
+ * "libc" the thread spends ~200 ms of CPU time in libc's memset, called
+ * from cpu_sample_memset(), so the samples' innermost frame is libc's.
  * Exits with status 7 so the test can see the status passes through. */
 #include <pthread.h>
 #include <signal.h>
@@ -46,6 +48,32 @@ __attribute__((noinline)) void cpu_sample_spin(double seconds)
 		for (int i = 0; i < 10000; i++)
 			x = x * 6364136223846793005ul + 1442695040888963407ul;
 	sink = x;
+}
+
+static volatile size_t memset_len = 1u << 20;
+
+/* The function whose libc calls the samples must be attributed to. */
+__attribute__((noinline)) void cpu_sample_memset(double seconds)
+{
+	double end = cpu_seconds() + seconds;
+	unsigned char *buf = malloc(memset_len);
+
+	if (!buf)
+		return;
+	for (unsigned i = 0; cpu_seconds() < end; i++)
+		for (int k = 0; k < 16; k++)
+			memset(buf, (int)(i + (unsigned)k), memset_len);
+	sink = buf[memset_len - 1];
+	free(buf);
+}
+
+static void *launcher_libc(void *arg)
+{
+	(void)arg;
+	nvtxRangePushA("prefill");
+	cpu_sample_memset(0.2);
+	nvtxRangePop();
+	return NULL;
 }
 
 static unsigned long storm_ranges;
@@ -102,6 +130,12 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, storm, NULL);
 		pthread_join(th, NULL);
 		printf("cpu-sample-program: %lu ranges\n", storm_ranges);
+		return 7;
+	}
+	if (argc > 1 && strcmp(argv[1], "libc") == 0) {
+		pthread_create(&th, NULL, launcher_libc, NULL);
+		pthread_join(th, NULL);
+		printf("cpu-sample-program: done\n");
 		return 7;
 	}
 	if (own) {

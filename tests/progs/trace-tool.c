@@ -114,7 +114,8 @@ static int do_nvtx(char **argv)
 static int do_synth_setup(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
-	int rc = tlogsynth_write_setup(argv[2], 4343, 1700000000000000000ull, argc == 3, &err);
+	int samples = argc == 3 ? 1 : !strcmp(argv[3], "oldtotals") ? 2 : 0;
+	int rc = tlogsynth_write_setup(argv[2], 4343, 1700000000000000000ull, samples, &err);
 
 	if (rc < 0)
 		fprintf(stderr, "trace-tool: %s\n", err.buf);
@@ -236,7 +237,8 @@ int main(int argc, char **argv)
 	     (argc == 6 && (strcmp(argv[5], "activity") == 0 || strcmp(argv[5], "all") == 0))) &&
 	    strcmp(argv[1], "synth") == 0)
 		return do_synth(argc, argv);
-	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "nosamples"))) &&
+	if ((argc == 3 ||
+	     (argc == 4 && (!strcmp(argv[3], "nosamples") || !strcmp(argv[3], "oldtotals")))) &&
 	    strcmp(argv[1], "synth-setup") == 0)
 		return do_synth_setup(argc, argv);
 	if (argc >= 4 && strcmp(argv[1], "convert") == 0)
@@ -253,7 +255,7 @@ int main(int argc, char **argv)
 	      "[nccl]\n"
 	      "       trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST\n"
 	      "       trace-tool synth-graph DIR STEPS graph|eager\n"
-	      "       trace-tool synth-setup DIR [nosamples]\n",
+	      "       trace-tool synth-setup DIR [nosamples|oldtotals]\n",
 	      stderr);
 	return 2;
 }

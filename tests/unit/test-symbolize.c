@@ -1,7 +1,8 @@
 /* test-symbolize.c: CPU-sample addresses to library and function
  * (trace/symbolize.h), on this test's own executable and libc as loaded:
  * a known function by its address and by a return address inside it,
- * demangled names, an address no object covers, the categories. */
+ * demangled names, an address no object covers, the categories, and
+ * which frame of a stack a sample is attributed to. */
 #define _GNU_SOURCE
 #include <link.h>
 #include <setjmp.h>
@@ -64,6 +65,7 @@ static void test_own_function(void **state)
 	assert_string_equal(a.function, "symbolize_probe_fn");
 	assert_string_equal(a.library, "test-symbolize");
 	assert_string_equal(a.category, "other");
+	assert_int_equal(a.named, 1);
 	/* a return address just past a call at the function's end is looked
 	 * up one byte earlier: fn + 1 as a return address is fn itself */
 	a = symbolizer_lookup(&s, fn + 1, 1);
@@ -79,6 +81,7 @@ static void test_own_function(void **state)
 	a = symbolizer_lookup(&s, 16, 0);
 	assert_string_equal(a.library, "(unknown)");
 	assert_string_equal(a.function, "(unknown)");
+	assert_int_equal(a.named, 0);
 	symbolizer_release(&s);
 	assert_int_equal(symbolize_probe_fn(1), 4);
 }
@@ -97,8 +100,10 @@ static void test_unreadable(void **state)
 	a = symbolizer_lookup(&s, 0x12345, 0);
 	assert_string_equal(a.library, "libfoo.so.1");
 	assert_string_equal(a.function, "libfoo.so.1+0x2345");
+	assert_int_equal(a.named, 0);
 	a = symbolizer_lookup(&s, 0x30010, 1);
 	assert_string_equal(a.function, "Python interpreter");
+	assert_int_equal(a.named, 1);
 	assert_string_equal(a.category, "Python interpreter");
 	/* a log naming a FIFO: read as unreadable, never waited on */
 	{
@@ -137,12 +142,112 @@ static void test_categories(void **state)
 	assert_string_equal(sample_category(NULL), "other");
 }
 
+/* A frame of library lib: function fn, named unless it reads LIB+0x... */
+static struct sym_answer fr(const char *lib, const char *fn)
+{
+	struct sym_answer a = {lib, fn, sample_category(lib), strstr(fn, "+0x") == NULL};
+	return a;
+}
+
+/* Stacks as the H100 recorded them: a system call or libc routine made by
+ * libcuda is the driver's, named by the driver entry point above it. */
+static void test_attribute(void **state)
+{
+	struct sym_answer f[40];
+	size_t n = 0, at, fn;
+	char name[32][32];
+
+	(void)state;
+	/* ioctl <- 9 unnamed libcuda frames <- cuInit <- libcudart */
+	f[n++] = fr("libc.so.6", "ioctl");
+	for (int i = 0; i < 9; i++) {
+		snprintf(name[i], sizeof(name[i]), "libcuda.so.1+0x48bc%02x", i);
+		f[n++] = fr("libcuda.so.1", name[i]);
+	}
+	f[n++] = fr("libcuda.so.1", "cuInit");
+	f[n++] = fr("libcudart.so.13", "cudaGetDeviceCount");
+	at = sample_attribute(f, n, &fn);
+	assert_int_equal(at, 1);
+	assert_string_equal(f[at].category, "CUDA driver");
+	assert_string_equal(f[fn].function, "cuInit");
+	assert_string_equal(f[fn].library, "libcuda.so.1");
+
+	/* the same without the name: the first driver frame */
+	n = 10;
+	f[n++] = fr("libcudart.so.13", "cudaGetDeviceCount");
+	at = sample_attribute(f, n, &fn);
+	assert_int_equal(at, 1);
+	assert_int_equal(fn, 1);
+	assert_string_equal(f[fn].function, "libcuda.so.1+0x48bc00");
+
+	/* libc frames and the tracer between are passed over; libcudart's
+	 * own entry point above pthread_once names it */
+	n = 0;
+	f[n++] = fr("linux-vdso.so.1", "linux-vdso.so.1+0xb66");
+	f[n++] = fr("libcudart.so.13", "libcudart.so.13+0x36844");
+	f[n++] = fr("libc.so.6", "__pthread_once_slow");
+	f[n++] = fr("libllmprof_tracer.so", "tracer_api_enter");
+	f[n++] = fr("libcudart.so.13", "cudaGetDeviceCount");
+	at = sample_attribute(f, n, &fn);
+	assert_int_equal(at, 1);
+	assert_int_equal(fn, 4);
+	assert_string_equal(f[at].category, "CUDA libraries");
+
+	/* another library stops the climb: PyTorch's unnamed frame stays */
+	n = 0;
+	f[n++] = fr("libc.so.6", "memcpy");
+	f[n++] = fr("libtorch_cpu.so", "libtorch_cpu.so+0x1000");
+	f[n++] = fr("libpython3.11.so.1.0", "Python interpreter");
+	f[n++] = fr("libtorch_cpu.so", "at::empty");
+	at = sample_attribute(f, n, &fn);
+	assert_int_equal(at, 1);
+	assert_int_equal(fn, 1);
+	assert_string_equal(f[at].category, "PyTorch");
+
+	/* the climb stops SAMPLE_NAME_CLIMB frames up */
+	n = 0;
+	for (int i = 0; i <= SAMPLE_NAME_CLIMB; i++) {
+		snprintf(name[i], sizeof(name[i]), "libcuda.so.1+0x%x", 0x100 + i);
+		f[n++] = fr("libcuda.so.1", name[i]);
+	}
+	f[n++] = fr("libcuda.so.1", "cuLaunchKernel");
+	at = sample_attribute(f, n, &fn);
+	assert_int_equal(at, 0);
+	assert_int_equal(fn, 0);
+	/* one unnamed frame fewer: the name SAMPLE_NAME_CLIMB frames up */
+	memmove(&f[1], &f[2], (n - 2) * sizeof(f[0]));
+	n--;
+	at = sample_attribute(f, n, &fn);
+	assert_int_equal(fn, (size_t)SAMPLE_NAME_CLIMB);
+	assert_string_equal(f[fn].function, "cuLaunchKernel");
+
+	/* a system-only stack is libc/kernel, at its leaf */
+	n = 0;
+	f[n++] = fr("libc.so.6", "libc.so.6+0x1a1efa");
+	f[n++] = fr("libc.so.6", "_IO_file_fopen");
+	f[n++] = fr("ld-linux-x86-64.so.2", "_dl_catch_exception");
+	f[n++] = fr("libllmprof_tracer.so", "tracer_flush");
+	at = sample_attribute(f, n, &fn);
+	assert_int_equal(at, 0);
+	assert_string_equal(f[at].category, "libc/kernel");
+	assert_string_equal(f[fn].function, "_IO_file_fopen");
+
+	/* the leaf only, and nothing */
+	at = sample_attribute(f, 1, &fn);
+	assert_int_equal(at, 0);
+	assert_int_equal(fn, 0);
+	at = sample_attribute(f, 0, &fn);
+	assert_int_equal(at, 0);
+	assert_int_equal(fn, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_own_function),
 	    cmocka_unit_test(test_unreadable),
 	    cmocka_unit_test(test_categories),
+	    cmocka_unit_test(test_attribute),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
