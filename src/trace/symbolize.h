@@ -43,8 +43,8 @@ void symbolizer_add(struct symbolizer *s, uint64_t base, uint64_t lo, uint64_t h
 struct sym_answer symbolizer_lookup(struct symbolizer *s, uint64_t addr, int return_address);
 void symbolizer_release(struct symbolizer *s);
 
-/* The category of a frame in library lib (a file name): "CUDA driver" (libcuda), "CUDA libraries" (libcudart, cuBLAS,
- * cuDNN, NCCL, ...), "PyTorch" (libtorch*, libc10*), "Python interpreter",
+/* The category of a frame in library lib (a file name): "CUDA driver" (libcuda), "CUDA libraries"
+ * (libcudart, cuBLAS, cuDNN, NCCL, ...), "PyTorch" (libtorch*, libc10*), "Python interpreter",
  * "libc/kernel" (libc, libm, the loader, the vDSO, libstdc++, libgcc_s),
  * "llmprof tracer", or "other". Static strings. */
 const char *sample_category(const char *lib);
