@@ -54,6 +54,7 @@ static __thread int tl_timer = -1;
 static pthread_mutex_t g_mlock = PTHREAD_MUTEX_INITIALIZER; /* module list */
 static unsigned long long g_mod_adds, g_mod_subs;
 static int g_mod_written, g_stolen;
+static int g_fork_locked; /* g_mlock taken by sample_fork_prepare */
 
 static uint64_t leaf_pc(void *ucv)
 {
@@ -408,12 +409,34 @@ void sample_write_modules(void)
 	pthread_mutex_unlock(&g_mlock);
 }
 
+/* glibc's fork() does not reset the loader's list lock that
+ * dl_iterate_phdr holds: a fork while another thread walked the list here
+ * would leave it held in the child by a thread that does not exist there,
+ * and the child's next dl_iterate_phdr or dlopen would hang. So fork waits
+ * for the walk to end (log.c's fork handlers call these). */
+void sample_fork_prepare(void)
+{
+	if (!g_setup)
+		return;
+	pthread_mutex_lock(&g_mlock);
+	g_fork_locked = 1;
+}
+
+void sample_fork_parent(void)
+{
+	if (!g_fork_locked)
+		return;
+	g_fork_locked = 0;
+	pthread_mutex_unlock(&g_mlock);
+}
+
 /* Timers are not inherited by a fork()ed child: it starts clean, with the
  * handler (which is) and a log of its own. */
 void sample_fork_child(void)
 {
 	pthread_mutex_init(&g_tlock, NULL);
 	pthread_mutex_init(&g_mlock, NULL);
+	g_fork_locked = 0;
 	g_ntimers = 0;
 	tl_timer = -1;
 	tracer_sample_started = 0;

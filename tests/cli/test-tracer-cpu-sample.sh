@@ -164,6 +164,22 @@ cms=$(sed -n '2s/.*|//p' "$t/fork.ms")
 [ "$(q "$t/fork.sqlite" "SELECT count(DISTINCT globalPid), sum(handlerCalls > 0) FROM LLMPROF_CPU_SAMPLER")" = "2|2" ] ||
 	fail "fork: sampler rows $(q "$t/fork.sqlite" "SELECT * FROM LLMPROF_CPU_SAMPLER")"
 
+# 6b. a fork() while the flush thread walks the loaded objects (held there
+# 20 ms by tests/progs/slow-phdr-shim, as a slow log write would): the
+# child's own dl_iterate_phdr must not hang on the loader lock fork left held.
+shim=$b/tests/slow-phdr-shim.so
+[ -f "$shim" ] || fail "slow-phdr-shim.so not built"
+mkdir -p "$t/fphdr"
+set +e
+env LLMPROF_TRACE_OUT="$t/fphdr" NVTX_INJECTION64_PATH="$so" LLMPROF_TRACE_CPU_SAMPLE_HZ=200 \
+	LLMPROF_TRACE_LOG_FLUSH_MS=5 LD_PRELOAD="$shim" LLMPROF_TEST_PHDR_HOLD_US=20000 \
+	"$prog" fork-phdr >"$t/fphdr.out" 2>"$t/fphdr.err"
+echo $? >"$t/fphdr.rc"
+set -e
+[ "$(cat "$t/fphdr.rc")" = 7 ] || fail "fork-phdr: exited $(cat "$t/fphdr.rc"): $(cat "$t/fphdr.err")"
+[ "$(cat "$t/fphdr.out")" = "cpu-sample-program: 0 of 5 children hung" ] ||
+	fail "fork-phdr: $(cat "$t/fphdr.out")"
+
 # 7. llmprof refuses rates it cannot pass on.
 for v in 5 1001 x; do
 	set +e

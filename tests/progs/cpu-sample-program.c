@@ -9,7 +9,12 @@
  * child spins ~200 ms in a "prefill" of its own before it exits. With
  * "libc" the thread spends ~200 ms of CPU time in libc's memset, called
  * from cpu_sample_memset(), so the samples' innermost frame is libc's.
+ * With "fork-phdr" the main thread spins ~50 ms in "prefill", then forks 5
+ * children, one every 3 ms, each walking the loaded objects
+ * (dl_iterate_phdr) under a 3 s alarm, and says how many hung.
  * Exits with status 7 so the test can see the status passes through. */
+#define _GNU_SOURCE
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -93,6 +98,42 @@ static void *storm(void *arg)
 	return NULL;
 }
 
+static int count_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	++*(int *)arg;
+	return 0;
+}
+
+static int fork_phdr(void)
+{
+	int hung = 0;
+
+	nvtxRangePushA("prefill");
+	cpu_sample_spin(0.05);
+	nvtxRangePop();
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts = {0, 3000000};
+		pid_t child;
+		int st = 0;
+
+		nanosleep(&ts, NULL);
+		child = fork();
+		if (child == 0) {
+			int n = 0;
+
+			alarm(3);
+			dl_iterate_phdr(count_object, &n);
+			_exit(n > 0 ? 0 : 1);
+		}
+		if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st))
+			hung++;
+	}
+	printf("cpu-sample-program: %d of 5 children hung\n", hung);
+	return 7;
+}
+
 static void *launcher(void *arg)
 {
 	(void)arg;
@@ -126,6 +167,8 @@ int main(int argc, char **argv)
 		       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return 7;
 	}
+	if (argc > 1 && strcmp(argv[1], "fork-phdr") == 0)
+		return fork_phdr();
 	if (argc > 1 && strcmp(argv[1], "storm") == 0) {
 		pthread_create(&th, NULL, storm, NULL);
 		pthread_join(th, NULL);
