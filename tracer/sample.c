@@ -256,6 +256,7 @@ void sample_thread_start_slow(void)
 {
 	struct sigevent ev;
 	struct itimerspec its;
+	sigset_t mask;
 	timer_t id;
 	uint32_t k;
 	void *warm[4];
@@ -263,6 +264,15 @@ void sample_thread_start_slow(void)
 	tracer_sample_started = 1;
 	if (tracer_thread_ready() < 0)
 		return;
+	/* A thread that blocks the signal would keep it pending, for its own
+	 * sigwait(), sigtimedwait() or signalfd() to take (or for a program it
+	 * exec()s to inherit): such a thread is not sampled. */
+	if (pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, g_signo) == 1) {
+		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+			    "CPU sampling: thread %u not sampled (it blocks signal %d)",
+			    tracer_tid(), g_signo);
+		return;
+	}
 	/* libunwind's per-thread cache is made at a thread's first unwind:
 	 * here, not in the handler */
 	if (g_unw)

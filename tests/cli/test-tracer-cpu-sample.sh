@@ -180,6 +180,16 @@ set -e
 [ "$(cat "$t/fphdr.out")" = "cpu-sample-program: 0 of 5 children hung" ] ||
 	fail "fork-phdr: $(cat "$t/fphdr.out")"
 
+# 6c. a thread that blocks every signal and takes them with sigtimedwait():
+# never sampled (the signal would wait for it there), and the log says so.
+traced sigwait 200 sigwait
+[ "$(cat "$t/sigwait.rc")" = 7 ] || fail "sigwait: exited $(cat "$t/sigwait.rc")"
+[ "$(cat "$t/sigwait.out")" = "cpu-sample-program: no signal pending" ] ||
+	fail "sigwait: the program was handed the sampler's signal: $(cat "$t/sigwait.out")"
+q "$t/sigwait.sqlite" "SELECT message FROM LLMPROF_TRACER_DIAGNOSTICS" |
+	grep -q '^CPU sampling: thread [0-9]* not sampled (it blocks signal [0-9]*)$' ||
+	fail "sigwait: no diagnostic"
+
 # 7. llmprof refuses rates it cannot pass on.
 for v in 5 1001 x; do
 	set +e

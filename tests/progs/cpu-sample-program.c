@@ -11,7 +11,10 @@
  * from cpu_sample_memset(), so the samples' innermost frame is libc's.
  * With "fork-phdr" the main thread spins ~50 ms in "prefill", then forks 5
  * children, one every 3 ms, each walking the loaded objects
- * (dl_iterate_phdr) under a 3 s alarm, and says how many hung.
+ * (dl_iterate_phdr) under a 3 s alarm, and says how many hung. With
+ * "sigwait" the thread blocks every signal before its range and spins
+ * ~100 ms, then asks sigtimedwait() for any pending signal, as a program
+ * that takes its signals synchronously does.
  * Exits with status 7 so the test can see the status passes through. */
 #define _GNU_SOURCE
 #include <link.h>
@@ -134,6 +137,27 @@ static int fork_phdr(void)
 	return 7;
 }
 
+static void *sigwaiter(void *arg)
+{
+	struct timespec zero = {0, 0};
+	sigset_t all;
+	siginfo_t si;
+	int sig;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	nvtxRangePushA("prefill");
+	cpu_sample_spin(0.1);
+	nvtxRangePop();
+	sig = sigtimedwait(&all, &si, &zero);
+	if (sig < 0)
+		printf("cpu-sample-program: no signal pending\n");
+	else
+		printf("cpu-sample-program: got signal %d\n", sig);
+	return NULL;
+}
+
 static void *launcher(void *arg)
 {
 	(void)arg;
@@ -169,6 +193,11 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "fork-phdr") == 0)
 		return fork_phdr();
+	if (argc > 1 && strcmp(argv[1], "sigwait") == 0) {
+		pthread_create(&th, NULL, sigwaiter, NULL);
+		pthread_join(th, NULL);
+		return 7;
+	}
 	if (argc > 1 && strcmp(argv[1], "storm") == 0) {
 		pthread_create(&th, NULL, storm, NULL);
 		pthread_join(th, NULL);
