@@ -49,7 +49,8 @@ static struct {
 	timer_t id;
 	int live;
 } g_timers[SAMPLE_MAX_THREADS];
-static uint32_t g_ntimers;
+static uint32_t g_ntimers;  /* slots used so far (a dead thread's is reused) */
+static uint32_t g_nsampled; /* threads that got a timer */
 static __thread int tl_timer = -1;
 static pthread_mutex_t g_mlock = PTHREAD_MUTEX_INITIALIZER; /* module list */
 static unsigned long long g_mod_adds, g_mod_subs;
@@ -165,7 +166,7 @@ static void write_settings(uint32_t aux)
 	c.method = g_unw ? TLOG_UNWIND_LIBUNWIND : TLOG_UNWIND_LEAF;
 	c.samples = __atomic_load_n(&g_samples, __ATOMIC_RELAXED);
 	c.dropped = __atomic_load_n(&g_dropped, __ATOMIC_RELAXED);
-	c.threads = g_ntimers;
+	c.threads = g_nsampled;
 	c.handler_ns = __atomic_load_n(&g_handler_ns, __ATOMIC_RELAXED);
 	c.handler_calls = __atomic_load_n(&g_handler_calls, __ATOMIC_RELAXED);
 	tracer_write_now(&c, sizeof(c));
@@ -282,9 +283,12 @@ void sample_thread_start_slow(void)
 	ev.sigev_signo = g_signo;
 	ev._sigev_un._tid = (pid_t)tracer_tid();
 	pthread_mutex_lock(&g_tlock);
-	if (!tracer_sample_on || g_ntimers >= SAMPLE_MAX_THREADS ||
+	/* the first free slot: an exited thread's timer is deleted, its slot free */
+	for (k = 0; k < g_ntimers && g_timers[k].live; k++)
+		;
+	if (!tracer_sample_on || k >= SAMPLE_MAX_THREADS ||
 	    timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0) {
-		int full = g_ntimers >= SAMPLE_MAX_THREADS;
+		int full = k >= SAMPLE_MAX_THREADS;
 		pthread_mutex_unlock(&g_tlock);
 		if (tracer_sample_on)
 			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
@@ -292,7 +296,9 @@ void sample_thread_start_slow(void)
 				    full ? "too many threads" : "timer_create failed");
 		return;
 	}
-	k = g_ntimers++;
+	if (k == g_ntimers)
+		g_ntimers++;
+	g_nsampled++;
 	g_timers[k].id = id;
 	g_timers[k].live = 1;
 	tl_timer = (int)k;
@@ -448,6 +454,7 @@ void sample_fork_child(void)
 	pthread_mutex_init(&g_mlock, NULL);
 	g_fork_locked = 0;
 	g_ntimers = 0;
+	g_nsampled = 0;
 	tl_timer = -1;
 	tracer_sample_started = 0;
 	g_samples = 0;

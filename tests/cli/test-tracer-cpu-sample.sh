@@ -190,6 +190,21 @@ q "$t/sigwait.sqlite" "SELECT message FROM LLMPROF_TRACER_DIAGNOSTICS" |
 	grep -q '^CPU sampling: thread [0-9]* not sampled (it blocks signal [0-9]*)$' ||
 	fail "sigwait: no diagnostic"
 
+# 6d. threads come and go: a dead thread's timer slot is reused, so the
+# 1101st thread is still sampled.
+export LLMPROF_TRACE_BUFFER_KB=16
+traced threads 200 threads
+unset LLMPROF_TRACE_BUFFER_KB
+[ "$(cat "$t/threads.rc")" = 7 ] || fail "threads: exited $(cat "$t/threads.rc")"
+# (no diagnostic at all leaves the table out)
+refused=$(q "$t/threads.sqlite" "SELECT count(*) FROM LLMPROF_TRACER_DIAGNOSTICS
+	WHERE message LIKE '%too many threads%'" 2>/dev/null || echo 0)
+[ "$refused" = 0 ] || fail "threads: $refused threads refused a timer"
+[ "$(q "$t/threads.sqlite" "SELECT count(*) > 0 FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")" = 1 ] ||
+	fail "threads: the last thread was not sampled"
+[ "$(q "$t/threads.sqlite" "SELECT threads FROM LLMPROF_CPU_SAMPLER")" = 1101 ] ||
+	fail "threads: sampler row $(q "$t/threads.sqlite" "SELECT * FROM LLMPROF_CPU_SAMPLER")"
+
 # 7. llmprof refuses rates it cannot pass on.
 for v in 5 1001 x; do
 	set +e

@@ -14,7 +14,9 @@
  * (dl_iterate_phdr) under a 3 s alarm, and says how many hung. With
  * "sigwait" the thread blocks every signal before its range and spins
  * ~100 ms, then asks sigtimedwait() for any pending signal, as a program
- * that takes its signals synchronously does.
+ * that takes its signals synchronously does. With "threads" 1100 threads
+ * one after the other push and pop a range, then one spins ~100 ms in
+ * "prefill".
  * Exits with status 7 so the test can see the status passes through. */
 #define _GNU_SOURCE
 #include <link.h>
@@ -158,6 +160,14 @@ static void *sigwaiter(void *arg)
 	return NULL;
 }
 
+static void *short_lived(void *arg)
+{
+	(void)arg;
+	nvtxRangePushA("t");
+	nvtxRangePop();
+	return NULL;
+}
+
 static void *launcher(void *arg)
 {
 	(void)arg;
@@ -196,6 +206,17 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "sigwait") == 0) {
 		pthread_create(&th, NULL, sigwaiter, NULL);
 		pthread_join(th, NULL);
+		return 7;
+	}
+	if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+		for (int i = 0; i < 1100; i++) {
+			if (pthread_create(&th, NULL, short_lived, NULL) != 0)
+				return 1;
+			pthread_join(th, NULL);
+		}
+		pthread_create(&th, NULL, launcher, NULL);
+		pthread_join(th, NULL);
+		printf("cpu-sample-program: done\n");
 		return 7;
 	}
 	if (argc > 1 && strcmp(argv[1], "storm") == 0) {
