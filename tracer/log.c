@@ -595,12 +595,14 @@ static int open_log(uint32_t extra_flags)
 
 static void fork_prepare(void)
 {
+	sample_fork_prepare();
 	pthread_mutex_lock(&g_lock);
 }
 
 static void fork_parent(void)
 {
 	pthread_mutex_unlock(&g_lock);
+	sample_fork_parent();
 }
 
 /* The child starts a file of its own; buffered parent records are the

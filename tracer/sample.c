@@ -49,11 +49,13 @@ static struct {
 	timer_t id;
 	int live;
 } g_timers[SAMPLE_MAX_THREADS];
-static uint32_t g_ntimers;
+static uint32_t g_ntimers;  /* slots used so far (a dead thread's is reused) */
+static uint32_t g_nsampled; /* threads that got a timer */
 static __thread int tl_timer = -1;
 static pthread_mutex_t g_mlock = PTHREAD_MUTEX_INITIALIZER; /* module list */
 static unsigned long long g_mod_adds, g_mod_subs;
 static int g_mod_written, g_stolen;
+static int g_fork_locked; /* g_mlock taken by sample_fork_prepare */
 
 static uint64_t leaf_pc(void *ucv)
 {
@@ -164,7 +166,7 @@ static void write_settings(uint32_t aux)
 	c.method = g_unw ? TLOG_UNWIND_LIBUNWIND : TLOG_UNWIND_LEAF;
 	c.samples = __atomic_load_n(&g_samples, __ATOMIC_RELAXED);
 	c.dropped = __atomic_load_n(&g_dropped, __ATOMIC_RELAXED);
-	c.threads = g_ntimers;
+	c.threads = g_nsampled;
 	c.handler_ns = __atomic_load_n(&g_handler_ns, __ATOMIC_RELAXED);
 	c.handler_calls = __atomic_load_n(&g_handler_calls, __ATOMIC_RELAXED);
 	tracer_write_now(&c, sizeof(c));
@@ -255,6 +257,7 @@ void sample_thread_start_slow(void)
 {
 	struct sigevent ev;
 	struct itimerspec its;
+	sigset_t mask;
 	timer_t id;
 	uint32_t k;
 	void *warm[4];
@@ -262,6 +265,15 @@ void sample_thread_start_slow(void)
 	tracer_sample_started = 1;
 	if (tracer_thread_ready() < 0)
 		return;
+	/* A thread that blocks the signal would keep it pending, for its own
+	 * sigwait(), sigtimedwait() or signalfd() to take (or for a program it
+	 * exec()s to inherit): such a thread is not sampled. */
+	if (pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, g_signo) == 1) {
+		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+			    "CPU sampling: thread %u not sampled (it blocks signal %d)",
+			    tracer_tid(), g_signo);
+		return;
+	}
 	/* libunwind's per-thread cache is made at a thread's first unwind:
 	 * here, not in the handler */
 	if (g_unw)
@@ -271,9 +283,12 @@ void sample_thread_start_slow(void)
 	ev.sigev_signo = g_signo;
 	ev._sigev_un._tid = (pid_t)tracer_tid();
 	pthread_mutex_lock(&g_tlock);
-	if (!tracer_sample_on || g_ntimers >= SAMPLE_MAX_THREADS ||
+	/* the first free slot: an exited thread's timer is deleted, its slot free */
+	for (k = 0; k < g_ntimers && g_timers[k].live; k++)
+		;
+	if (!tracer_sample_on || k >= SAMPLE_MAX_THREADS ||
 	    timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0) {
-		int full = g_ntimers >= SAMPLE_MAX_THREADS;
+		int full = k >= SAMPLE_MAX_THREADS;
 		pthread_mutex_unlock(&g_tlock);
 		if (tracer_sample_on)
 			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
@@ -281,7 +296,9 @@ void sample_thread_start_slow(void)
 				    full ? "too many threads" : "timer_create failed");
 		return;
 	}
-	k = g_ntimers++;
+	if (k == g_ntimers)
+		g_ntimers++;
+	g_nsampled++;
 	g_timers[k].id = id;
 	g_timers[k].live = 1;
 	tl_timer = (int)k;
@@ -408,13 +425,36 @@ void sample_write_modules(void)
 	pthread_mutex_unlock(&g_mlock);
 }
 
+/* glibc's fork() does not reset the loader's list lock that
+ * dl_iterate_phdr holds: a fork while another thread walked the list here
+ * would leave it held in the child by a thread that does not exist there,
+ * and the child's next dl_iterate_phdr or dlopen would hang. So fork waits
+ * for the walk to end (log.c's fork handlers call these). */
+void sample_fork_prepare(void)
+{
+	if (!g_setup)
+		return;
+	pthread_mutex_lock(&g_mlock);
+	g_fork_locked = 1;
+}
+
+void sample_fork_parent(void)
+{
+	if (!g_fork_locked)
+		return;
+	g_fork_locked = 0;
+	pthread_mutex_unlock(&g_mlock);
+}
+
 /* Timers are not inherited by a fork()ed child: it starts clean, with the
  * handler (which is) and a log of its own. */
 void sample_fork_child(void)
 {
 	pthread_mutex_init(&g_tlock, NULL);
 	pthread_mutex_init(&g_mlock, NULL);
+	g_fork_locked = 0;
 	g_ntimers = 0;
+	g_nsampled = 0;
 	tl_timer = -1;
 	tracer_sample_started = 0;
 	g_samples = 0;

@@ -83,6 +83,9 @@ HIDDEN void sample_stop(void);
 HIDDEN void sample_write_modules(void);
 HIDDEN void sample_thread_exit(void);
 HIDDEN void sample_fork_child(void);
+/* fork() waits for a walk of the loaded objects in progress (sample.c). */
+HIDDEN void sample_fork_prepare(void);
+HIDDEN void sample_fork_parent(void);
 
 /* Longest string kept in one record; longer ones are cut (and say so). */
 #define TRACER_MAX_STR 16000u

@@ -164,6 +164,47 @@ cms=$(sed -n '2s/.*|//p' "$t/fork.ms")
 [ "$(q "$t/fork.sqlite" "SELECT count(DISTINCT globalPid), sum(handlerCalls > 0) FROM LLMPROF_CPU_SAMPLER")" = "2|2" ] ||
 	fail "fork: sampler rows $(q "$t/fork.sqlite" "SELECT * FROM LLMPROF_CPU_SAMPLER")"
 
+# 6b. a fork() while the flush thread walks the loaded objects (held there
+# 20 ms by tests/progs/slow-phdr-shim, as a slow log write would): the
+# child's own dl_iterate_phdr must not hang on the loader lock fork left held.
+shim=$b/tests/slow-phdr-shim.so
+[ -f "$shim" ] || fail "slow-phdr-shim.so not built"
+mkdir -p "$t/fphdr"
+set +e
+env LLMPROF_TRACE_OUT="$t/fphdr" NVTX_INJECTION64_PATH="$so" LLMPROF_TRACE_CPU_SAMPLE_HZ=200 \
+	LLMPROF_TRACE_LOG_FLUSH_MS=5 LD_PRELOAD="$shim" LLMPROF_TEST_PHDR_HOLD_US=20000 \
+	"$prog" fork-phdr >"$t/fphdr.out" 2>"$t/fphdr.err"
+echo $? >"$t/fphdr.rc"
+set -e
+[ "$(cat "$t/fphdr.rc")" = 7 ] || fail "fork-phdr: exited $(cat "$t/fphdr.rc"): $(cat "$t/fphdr.err")"
+[ "$(cat "$t/fphdr.out")" = "cpu-sample-program: 0 of 5 children hung" ] ||
+	fail "fork-phdr: $(cat "$t/fphdr.out")"
+
+# 6c. a thread that blocks every signal and takes them with sigtimedwait():
+# never sampled (the signal would wait for it there), and the log says so.
+traced sigwait 200 sigwait
+[ "$(cat "$t/sigwait.rc")" = 7 ] || fail "sigwait: exited $(cat "$t/sigwait.rc")"
+[ "$(cat "$t/sigwait.out")" = "cpu-sample-program: no signal pending" ] ||
+	fail "sigwait: the program was handed the sampler's signal: $(cat "$t/sigwait.out")"
+q "$t/sigwait.sqlite" "SELECT message FROM LLMPROF_TRACER_DIAGNOSTICS" |
+	grep -q '^CPU sampling: thread [0-9]* not sampled (it blocks signal [0-9]*)$' ||
+	fail "sigwait: no diagnostic"
+
+# 6d. threads come and go: a dead thread's timer slot is reused, so the
+# 1101st thread is still sampled.
+export LLMPROF_TRACE_BUFFER_KB=16
+traced threads 200 threads
+unset LLMPROF_TRACE_BUFFER_KB
+[ "$(cat "$t/threads.rc")" = 7 ] || fail "threads: exited $(cat "$t/threads.rc")"
+# (no diagnostic at all leaves the table out)
+refused=$(q "$t/threads.sqlite" "SELECT count(*) FROM LLMPROF_TRACER_DIAGNOSTICS
+	WHERE message LIKE '%too many threads%'" 2>/dev/null || echo 0)
+[ "$refused" = 0 ] || fail "threads: $refused threads refused a timer"
+[ "$(q "$t/threads.sqlite" "SELECT count(*) > 0 FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")" = 1 ] ||
+	fail "threads: the last thread was not sampled"
+[ "$(q "$t/threads.sqlite" "SELECT threads FROM LLMPROF_CPU_SAMPLER")" = 1101 ] ||
+	fail "threads: sampler row $(q "$t/threads.sqlite" "SELECT * FROM LLMPROF_CPU_SAMPLER")"
+
 # 7. llmprof refuses rates it cannot pass on.
 for v in 5 1001 x; do
 	set +e

@@ -9,7 +9,17 @@
  * child spins ~200 ms in a "prefill" of its own before it exits. With
  * "libc" the thread spends ~200 ms of CPU time in libc's memset, called
  * from cpu_sample_memset(), so the samples' innermost frame is libc's.
+ * With "fork-phdr" the main thread spins ~50 ms in "prefill", then forks 5
+ * children, one every 3 ms, each walking the loaded objects
+ * (dl_iterate_phdr) under a 3 s alarm, and says how many hung. With
+ * "sigwait" the thread blocks every signal before its range and spins
+ * ~100 ms, then asks sigtimedwait() for any pending signal, as a program
+ * that takes its signals synchronously does. With "threads" 1100 threads
+ * one after the other push and pop a range, then one spins ~100 ms in
+ * "prefill".
  * Exits with status 7 so the test can see the status passes through. */
+#define _GNU_SOURCE
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -93,6 +103,71 @@ static void *storm(void *arg)
 	return NULL;
 }
 
+static int count_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	++*(int *)arg;
+	return 0;
+}
+
+static int fork_phdr(void)
+{
+	int hung = 0;
+
+	nvtxRangePushA("prefill");
+	cpu_sample_spin(0.05);
+	nvtxRangePop();
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts = {0, 3000000};
+		pid_t child;
+		int st = 0;
+
+		nanosleep(&ts, NULL);
+		child = fork();
+		if (child == 0) {
+			int n = 0;
+
+			alarm(3);
+			dl_iterate_phdr(count_object, &n);
+			_exit(n > 0 ? 0 : 1);
+		}
+		if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st))
+			hung++;
+	}
+	printf("cpu-sample-program: %d of 5 children hung\n", hung);
+	return 7;
+}
+
+static void *sigwaiter(void *arg)
+{
+	struct timespec zero = {0, 0};
+	sigset_t all;
+	siginfo_t si;
+	int sig;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	nvtxRangePushA("prefill");
+	cpu_sample_spin(0.1);
+	nvtxRangePop();
+	sig = sigtimedwait(&all, &si, &zero);
+	if (sig < 0)
+		printf("cpu-sample-program: no signal pending\n");
+	else
+		printf("cpu-sample-program: got signal %d\n", sig);
+	return NULL;
+}
+
+static void *short_lived(void *arg)
+{
+	(void)arg;
+	nvtxRangePushA("t");
+	nvtxRangePop();
+	return NULL;
+}
+
 static void *launcher(void *arg)
 {
 	(void)arg;
@@ -124,6 +199,24 @@ int main(int argc, char **argv)
 		waitpid(child, &st, 0);
 		printf("cpu-sample-program: child exited %d\n",
 		       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return 7;
+	}
+	if (argc > 1 && strcmp(argv[1], "fork-phdr") == 0)
+		return fork_phdr();
+	if (argc > 1 && strcmp(argv[1], "sigwait") == 0) {
+		pthread_create(&th, NULL, sigwaiter, NULL);
+		pthread_join(th, NULL);
+		return 7;
+	}
+	if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+		for (int i = 0; i < 1100; i++) {
+			if (pthread_create(&th, NULL, short_lived, NULL) != 0)
+				return 1;
+			pthread_join(th, NULL);
+		}
+		pthread_create(&th, NULL, launcher, NULL);
+		pthread_join(th, NULL);
+		printf("cpu-sample-program: done\n");
 		return 7;
 	}
 	if (argc > 1 && strcmp(argv[1], "storm") == 0) {
