@@ -114,9 +114,11 @@ PY
 	if [ -e "${LLMPROF_BUILD_DIR:-}/tracer/libllmprof_tracer.so" ] &&
 		[ -x "${LLMPROF_BUILD_DIR:-}/workloads/llmprof-llm" ]; then
 		# flushed every 200 ms, so a loaded machine still shows a range
-		# within the run (the default second can miss a short one)
+		# within the run (the default second can miss a short one); 1,500
+		# tokens keep decode open ~0.6 s on an idle CPU (300 gave 85 ms,
+		# which a redraw every half second could miss)
 		LLMPROF_TRACE_LOG_FLUSH_MS=200 script -qc "'$LLMPROF' profile -o '$tmp/n' model=tiny device=cpu infer.prompt_len=64 \
-			infer.max_new_tokens=300 pipeline.trace.backend=builtin pipeline.ncu.enable=false" \
+			infer.max_new_tokens=1500 pipeline.trace.backend=builtin pipeline.ncu.enable=false" \
 			/dev/null >tty.out 2>&1 </dev/null
 		run=$(tr -d '\r' <tty.out | last_run /dev/stdin)
 		took=$(python3 - "$run/status.json" <<'PY' 2>/dev/null || echo 0
