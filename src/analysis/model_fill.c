@@ -598,7 +598,8 @@ void model_timeline_findings(struct report_model *m, const struct report_analysi
 			    100.0 * share);
 	}
 	/* an unreadable graph-node table has its own finding (trust.c) */
-	if (tl->graph_kernels && !tl->have_graph_nodes && tl->nops && !a->trace.graph_nodes_problem)
+	if (tl->graph_kernels && !tl->have_graph_nodes && tl->nops &&
+	    !trace_unreadable(&a->trace, "LLMPROF_GRAPH_NODES"))
 		report_model_add_finding(
 		    m, FINDING_INFO, "graph-kernels-no-operator",
 		    "Trace with pipeline.trace.backend=builtin: llmprof's tracer records where "
@@ -643,7 +644,8 @@ void model_trust(struct report_model *m, const struct report_analysis *a)
 	c.unflushed = t->unflushed;
 	c.bad_times = t->kernels_bad_time;
 	c.clamped = t->clamped;
-	c.graph_nodes_problem = t->graph_nodes_problem;
+	c.graph_nodes_problem = trace_unreadable(t, "LLMPROF_GRAPH_NODES");
+	c.cpu_samples_problem = trace_unreadable(t, "LLMPROF_CPU_SAMPLES");
 	for (size_t i = 0; i < t->nranges; i++)
 		c.open_ranges += t->ranges[i].open;
 	if (a->have_tl) {

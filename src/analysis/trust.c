@@ -156,6 +156,10 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 		c->graph_nodes_problem ? c->graph_nodes_problem : "");
 	if (above(a))
 		graph_nodes_finding(m);
+	ADD("cpu-samples-unreadable", (uint64_t) !!c->cpu_samples_problem, TRUST_NO_THRESHOLD,
+	    "the CPU samples section (the stage tables are not affected)",
+	    "CPU-sample table unreadable, no CPU samples reported (%s)",
+	    c->cpu_samples_problem ? c->cpu_samples_problem : "");
 	ADD("counters-unmatched", (uint64_t)unjoined, 0, "counter-based numbers (MFU, bound)",
 	    "counter result%s matched to no trace kernel", s(unjoined));
 	ADD("clock-skew", hosts, TRUST_NO_THRESHOLD, "cross-host waits and stragglers",

@@ -19,6 +19,7 @@ struct trust_counts {
 	uint64_t cross_thread, open_ranges; /* stage ranges ended on another thread; NVTX ranges
 					       never ended */
 	const char *graph_nodes_problem;    /* the graph-node table unreadable: why, else NULL */
+	const char *cpu_samples_problem;    /* the CPU-sample table unreadable: why, else NULL */
 };
 
 /* Fills m->trust (checked, then the present items in a fixed order) from c,

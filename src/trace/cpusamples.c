@@ -30,13 +30,17 @@ void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out)
 	static const char q[] = "SELECT globalTid, timestamp, periodNs, library, function, "
 				"category FROM LLMPROF_CPU_SAMPLES";
 	sqlite3_stmt *s;
+	int rc;
 
 	if (!t->db || !trace_has_table(t, "LLMPROF_CPU_SAMPLES"))
 		return;
-	/* a damaged table costs the samples, not the report */
-	if (sqlite3_prepare_v2(t->db, q, -1, &s, NULL) != SQLITE_OK)
+	/* a damaged table costs the samples, not the report: the trust
+	 * report says so (trace_note_unreadable) */
+	if (sqlite3_prepare_v2(t->db, q, -1, &s, NULL) != SQLITE_OK) {
+		trace_note_unreadable(t, "LLMPROF_CPU_SAMPLES", sqlite3_errmsg(t->db));
 		return;
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct trace_cpu_sample *c;
 		int64_t period = sqlite3_column_int64(s, 2);
 
@@ -50,6 +54,11 @@ void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out)
 		c->library = col_str(t, s, 3, "(unknown)");
 		c->function = col_str(t, s, 4, "(unknown)");
 		c->category = col_str(t, s, 5, "other");
+	}
+	if (rc != SQLITE_DONE) { /* cut short: none rather than some */
+		trace_note_unreadable(t, "LLMPROF_CPU_SAMPLES", sqlite3_errmsg(t->db));
+		FREE_AND_NULL(out->v);
+		out->n = out->alloc = 0;
 	}
 	sqlite3_finalize(s);
 	if (t->strs.rank) /* ids added: keep the byte order right */

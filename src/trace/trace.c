@@ -407,8 +407,7 @@ static int load_graph_nodes(struct trace *t, struct strbuf *err)
 damaged:
 	FREE_AND_NULL(t->graph_nodes);
 	t->ngraph_nodes = t->graph_nodes_alloc = 0;
-	free(t->graph_nodes_problem);
-	t->graph_nodes_problem = xstrdup(err->buf);
+	trace_note_unreadable(t, table, err->buf);
 	strbuf_reset(err);
 	return 0;
 }
@@ -823,6 +822,21 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	return load_strings(t, err);
 }
 
+void trace_note_unreadable(struct trace *t, const char *table, const char *why)
+{
+	ALLOC_GROW(t->unreadable, t->nunreadable + 1, t->unreadable_alloc);
+	t->unreadable[t->nunreadable].table = xstrdup(table);
+	t->unreadable[t->nunreadable++].why = xstrdup(why);
+}
+
+const char *trace_unreadable(const struct trace *t, const char *table)
+{
+	for (size_t i = 0; i < t->nunreadable; i++)
+		if (!strcmp(t->unreadable[i].table, table))
+			return t->unreadable[i].why;
+	return NULL;
+}
+
 int trace_load(struct trace *t, unsigned parts, struct strbuf *err)
 {
 	unsigned todo = parts & ~t->loaded;
@@ -853,7 +867,11 @@ void trace_close(struct trace *t)
 	free(t->calls);
 	free(t->ranges);
 	free(t->graph_nodes);
-	free(t->graph_nodes_problem);
+	for (size_t i = 0; i < t->nunreadable; i++) {
+		free(t->unreadable[i].table);
+		free(t->unreadable[i].why);
+	}
+	free(t->unreadable);
 	free(t->sid_dense);
 	free(t->sid_sparse);
 	memset(t, 0, sizeof(*t));

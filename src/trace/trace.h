@@ -140,7 +140,13 @@ struct trace {
 	/* loaded with TRACE_NVTX; none in nsys exports */
 	struct trace_graph_node *graph_nodes;
 	size_t ngraph_nodes, graph_nodes_alloc;
-	char *graph_nodes_problem; /* why that table could not be read (owned), or NULL */
+	/* optional tables (llmprof's own: graph nodes, CPU samples) that could
+	 * not be read, with why: each costs only what it adds, and the trust
+	 * report lists it (trace_unreadable()) */
+	struct trace_unreadable {
+		char *table, *why;
+	} * unreadable;
+	size_t nunreadable, unreadable_alloc;
 	/* max(start, end) over every NVTX row (nvtx_sum closes open ranges
 	 * there) and over range rows only (the projection reports do). */
 	int64_t nvtx_max_all, nvtx_max_range;
@@ -243,5 +249,10 @@ static inline int64_t trace_range_end(const struct trace *t, const struct trace_
 {
 	return r->open ? t->nvtx_max_range : r->end;
 }
+
+/* Notes that the optional table could not be read, and why (both copied). */
+void trace_note_unreadable(struct trace *t, const char *table, const char *why);
+/* Why table could not be read, or NULL when it was (or is absent). */
+const char *trace_unreadable(const struct trace *t, const char *table);
 
 #endif

@@ -99,4 +99,19 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert "cpu_sampler" not in m, m["cpu_sampler"]
 PY
+
+# a damaged sample table costs the CPU samples, not the report: the trust
+# report names the table and why
+cp "$t/samples.sqlite" "$t/damaged.sqlite"
+sqlite3 "$t/damaged.sqlite" "DROP TABLE LLMPROF_CPU_SAMPLES; CREATE TABLE LLMPROF_CPU_SAMPLES (junk TEXT)"
+"$LLMPROF" report --trace "$t/damaged.sqlite" -o "$t/r-damaged" >/dev/null 2>"$t/err" ||
+	fail "report on a damaged sample table: $(cat "$t/err")"
+grep -q '^## CPU samples' "$t/r-damaged/report.md" && fail "damaged: a CPU samples section"
+grep -q 'CPU-sample table unreadable, no CPU samples reported (no such column: globalTid)' \
+	"$t/r-damaged/report.md" || fail "damaged: no trust item: $(grep -i sample "$t/r-damaged/report.md")"
+python3 - "$t/r-damaged/metrics.json" <<'PY' || fail "damaged: metrics.json trust item"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert [t for t in m["trust"] if t["code"] == "cpu-samples-unreadable" and t["count"] == 1], m["trust"]
+PY
 echo ok
