@@ -1,0 +1,157 @@
+"""Judges one or more runs of scripts/gpu/validate-ranks-multi.sh against the
+program's own CUDA events (examples/tp_decode.py's truth files).
+
+  ranks_eval.py RUN_DIR...     one line per run: the truth's straggler (share
+                               of collectives it arrived last in, lateness
+                               p50), the straggler llmprof names (and its
+                               lateness), agree or not, and each rank's decode
+                               time from llmprof against the program's
+  ranks_eval.py --summary W    every run under W as JSON
+  ranks_eval.py --table W      agreement and worst decode-time difference
+                               per configuration (runs grouped by name)
+
+A run "agrees" when llmprof names the truth's straggler, or, when the truth
+has no clear straggler (it arrives last in under half the collectives or is
+under 10 us late at the median), when llmprof names none or that same rank.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+
+def load(p):
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def rank_of(label, pids):
+    """A rank id from llmprof's label: 'rank 3', 3, or 'pid 1234'."""
+    if label is None:
+        return None
+    if isinstance(label, int):
+        return label
+    m = re.search(r"rank (\d+)", str(label))
+    if m:
+        return int(m.group(1))
+    m = re.search(r"pid (\d+)", str(label))
+    if m and int(m.group(1)) in pids:
+        return pids[int(m.group(1))]
+    return None
+
+
+def judge(d):
+    res = {"name": os.path.basename(d)}
+    rc = open(os.path.join(d, "rc")).read().split() if os.path.exists(os.path.join(d, "rc")) else ["?", "?"]
+    res["exit"], res["seconds"] = rc[0], rc[1]
+    truth = load(os.path.join(d, "truth", "truth.json")) or {}
+    mine = {}
+    for p in glob.glob(os.path.join(d, "truth", "truth-rank*.json")):
+        t = load(p)
+        if t:
+            mine[t["rank"]] = t
+    pids = {t["pid"]: r for r, t in mine.items()}
+    res["truth"] = {k: truth.get(k) for k in ("straggler", "straggler_share", "lateness_us", "last_counts")}
+    res["decode_truth_ms"] = {r: t["decode_ms"] for r, t in sorted(mine.items())}
+    res["checksums"] = {r: t["checksum"] for r, t in sorted(mine.items())}
+    b = os.path.join(d, "bundle")
+    m = load(os.path.join(b, "merged", "merged.json")) or load(os.path.join(b, "metrics.json"))
+    res["source"] = "merged.json" if os.path.exists(os.path.join(b, "merged", "merged.json")) else "metrics.json"
+    named, late, per_rank = None, None, {}
+    names = "?"
+    if m:
+        coll = m.get("collectives") or {}
+        st = coll.get("stragglers") or []
+        if st:
+            s0 = st[0]
+            share = s0.get("share")
+            if share is None and coll.get("instances"):
+                share = s0.get("last", 0) / max(1, coll["instances"])
+            mean = s0.get("mean_late_ms")
+            if mean is None and s0.get("mean_late_ns") is not None:
+                mean = s0["mean_late_ns"] / 1e6
+            # llmprof names a straggler at >= 50 % of collectives, >= 10 us
+            if (share or 0) >= 0.5 and (mean or 0) * 1e3 >= 10:
+                named = rank_of(s0.get("rank"), pids)
+                late = mean * 1e3 if mean is not None else None
+            res["llmprof_first_straggler"] = s0
+        res["slowest"] = m.get("slowest") or m.get("slowest_rank")
+        res["slowest_by"] = m.get("slowest_by")
+        labels = []
+        for r in m.get("ranks") or []:
+            lab = r.get("label", r.get("rank"))
+            labels.append(str(lab))
+            rid = rank_of(lab, pids)
+            if rid is None and r.get("pid") in pids:
+                rid = pids[r["pid"]]
+            dec = (r.get("decode") or {}).get("gpu_ms")
+            if rid is not None and dec is not None:
+                per_rank[rid] = dec
+        names = ",".join(labels)
+        hosts = coll.get("hosts") or []
+        res["residual"] = [(h.get("residual_ms", h.get("residual_ns")), h.get("samples")) for h in hosts]
+    res["named"], res["named_late_us"], res["rank_labels"] = named, late, names
+    tr = truth.get("straggler")
+    clear = truth and (truth.get("straggler_share") or 0) >= 0.5 and \
+        ((truth.get("lateness_us") or {}).get("p50") or 0) >= 10
+    if not truth:
+        res["agree"] = None
+    elif clear:
+        res["agree"] = named == tr
+    else:
+        res["agree"] = named is None or named == tr
+    diffs = {}
+    for r, dec in per_rank.items():
+        t = mine.get(r)
+        if t and t["decode_ms"]:
+            diffs[r] = 100.0 * (dec - t["decode_ms"]) / t["decode_ms"]
+    res["decode_diff_pct"] = diffs
+    return res
+
+
+def line(r):
+    t = r["truth"] or {}
+    lt = t.get("lateness_us") or {}
+    dd = " ".join("r%s %+.2f%%" % (k, v) for k, v in sorted(r["decode_diff_pct"].items()))
+    return ("%s: exit %s %ss | truth straggler %s (%.0f%% of collectives, late p50 %.1f us) | "
+            "llmprof %s (%s us) via %s | %s | labels %s | decode %s | residual %s" % (
+                r["name"], r["exit"], r["seconds"], t.get("straggler"),
+                100 * (t.get("straggler_share") or 0), lt.get("p50") or 0,
+                r["named"], "%.1f" % r["named_late_us"] if r["named_late_us"] is not None else "-",
+                r["source"], {True: "AGREE", False: "DISAGREE", None: "no truth"}[r["agree"]],
+                r["rank_labels"], dd or "-", r.get("residual")))
+
+
+def runs(w):
+    return sorted(d for d in glob.glob(os.path.join(w, "*")) if os.path.exists(os.path.join(d, "rc")))
+
+
+def main():
+    if sys.argv[1] == "--summary":
+        print(json.dumps([judge(d) for d in runs(sys.argv[2])], indent=1, default=str))
+        return
+    if sys.argv[1] == "--table":
+        groups = {}
+        for d in runs(sys.argv[2]):
+            r = judge(d)
+            key = re.sub(r"-r\d+(-b)?$", "", r["name"])
+            groups.setdefault(key, []).append(r)
+        print("%-28s %5s %7s %9s %s" % ("configuration", "runs", "agree", "exit!=0", "worst decode diff %"))
+        for k, rs in sorted(groups.items()):
+            ag = sum(1 for r in rs if r["agree"])
+            judged = sum(1 for r in rs if r["agree"] is not None)
+            bad = sum(1 for r in rs if r["exit"] != "0")
+            worst = max((abs(v) for r in rs for v in r["decode_diff_pct"].values()), default=None)
+            print("%-28s %5d %3d/%-3d %9d %s" % (k, len(rs), ag, judged, bad,
+                                                  "%.2f" % worst if worst is not None else "-"))
+        return
+    for d in sys.argv[1:]:
+        print(line(judge(d)))
+
+
+if __name__ == "__main__":
+    main()
