@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "core/banned.h"
 
 int llm_prefill_flash(const struct llm_config *c, int elem_bytes)
@@ -115,7 +116,7 @@ int llm_analytic_write(const char *path, const struct llm_config *c, const struc
 	memset(&dec, 0, sizeof(dec));
 	strbuf_addstr(&sb,
 		      "{\n  \"schema\": \"llmprof-llm-analytic/1\",\n  \"model\": {\"name\": \"");
-	strbuf_add_json_escaped(&sb, c->name, strlen(c->name));
+	utf8_json_escape(&sb, c->name, strlen(c->name));
 	strbuf_addf(
 	    &sb,
 	    "\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_layers\": %d, "

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "core/strbuf.h"
-#include "core/utf8.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
@@ -122,46 +121,6 @@ void strbuf_trim(struct strbuf *sb)
 		return;
 	memmove(sb->buf, sb->buf + b, e - b);
 	strbuf_setlen(sb, e - b);
-}
-
-void strbuf_add_json_escaped(struct strbuf *sb, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		switch (c) {
-		case '"':
-			strbuf_addstr(sb, "\\\"");
-			break;
-		case '\\':
-			strbuf_addstr(sb, "\\\\");
-			break;
-		case '\n':
-			strbuf_addstr(sb, "\\n");
-			break;
-		case '\r':
-			strbuf_addstr(sb, "\\r");
-			break;
-		case '\t':
-			strbuf_addstr(sb, "\\t");
-			break;
-		default:
-			if (c < 0x20) {
-				strbuf_addf(sb, "\\u%04x", c);
-			} else if (c < 0x80) {
-				strbuf_addch(sb, c);
-			} else {
-				/* invalid UTF-8: U+FFFD, as utf8_sanitize() */
-				size_t n = utf8_seq_len((const unsigned char *)s + i, len - i);
-
-				if (n) {
-					strbuf_add(sb, s + i, n);
-					i += n - 1;
-				} else {
-					strbuf_addstr(sb, "\xef\xbf\xbd");
-				}
-			}
-		}
-	}
 }
 
 int strbuf_read_fd(struct strbuf *sb, int fd)

@@ -41,9 +41,6 @@ void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_trim(struct strbuf *sb);
-/* Appends s with JSON string escaping (no surrounding quotes); bytes that
- * are not valid UTF-8 become U+FFFD (core/utf8.h). */
-void strbuf_add_json_escaped(struct strbuf *sb, const char *s, size_t len);
 
 /* Reads all of fd/path into sb; returns 0 or -1 with errno set. */
 int strbuf_read_fd(struct strbuf *sb, int fd);

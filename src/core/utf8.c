@@ -60,6 +60,46 @@ void utf8_sanitize(struct strbuf *out, const char *s, size_t len)
 	}
 }
 
+void utf8_json_escape(struct strbuf *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"':
+			strbuf_addstr(out, "\\\"");
+			break;
+		case '\\':
+			strbuf_addstr(out, "\\\\");
+			break;
+		case '\n':
+			strbuf_addstr(out, "\\n");
+			break;
+		case '\r':
+			strbuf_addstr(out, "\\r");
+			break;
+		case '\t':
+			strbuf_addstr(out, "\\t");
+			break;
+		default:
+			if (c < 0x20) {
+				strbuf_addf(out, "\\u%04x", c);
+			} else if (c < 0x80) {
+				strbuf_addch(out, c);
+			} else {
+				/* invalid UTF-8: U+FFFD, as utf8_sanitize() */
+				size_t n = utf8_seq_len((const unsigned char *)s + i, len - i);
+
+				if (n) {
+					strbuf_add(out, s + i, n);
+					i += n - 1;
+				} else {
+					strbuf_addstr(out, "\xef\xbf\xbd");
+				}
+			}
+		}
+	}
+}
+
 static void add_hex(struct strbuf *out, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";

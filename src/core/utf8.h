@@ -16,6 +16,11 @@ size_t utf8_seq_len(const unsigned char *p, size_t n);
 /* Appends the UTF-8 of s with each byte not part of a valid sequence (and
  * NUL) replaced by U+FFFD. */
 void utf8_sanitize(struct strbuf *out, const char *s, size_t len);
+/* Appends s with JSON string escaping, without the surrounding quotes:
+ * '"', '\\', '\n', '\r' and '\t' escaped, other bytes below 0x20 as \u00XX,
+ * and, as utf8_sanitize() does, each byte not part of a valid sequence as
+ * U+FFFD. */
+void utf8_json_escape(struct strbuf *out, const char *s, size_t len);
 /* Appends s for a terminal: printable ASCII and valid UTF-8 of printable
  * characters as is; C0 controls, DEL, C1 controls (U+0080..U+009F) and
  * bytes of invalid UTF-8 as \xHH. The bytes of keep (e.g. "\n\t" for a

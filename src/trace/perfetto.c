@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/sort.h"
+#include "core/utf8.h"
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
 #include "trace/graphnodes.h"
@@ -485,7 +486,7 @@ static void put_us(FILE *f, int64_t ns)
 static void put_str(FILE *f, const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_add_json_escaped(&sb, s, strlen(s));
+	utf8_json_escape(&sb, s, strlen(s));
 	fputc('"', f);
 	fwrite(sb.buf, 1, sb.len, f);
 	fputc('"', f);

@@ -45,7 +45,7 @@ static void test_json_escape(void **state)
 	struct strbuf sb = STRBUF_INIT;
 	const char in[] = "a\"b\\c\n\x01";
 
-	strbuf_add_json_escaped(&sb, in, sizeof(in) - 1);
+	utf8_json_escape(&sb, in, sizeof(in) - 1);
 	assert_string_equal(sb.buf, "a\\\"b\\\\c\\n\\u0001");
 	strbuf_release(&sb);
 }
@@ -126,7 +126,7 @@ static void test_json_escape_invalid_utf8(void **state)
 	const char in[] = "k\xff\xc3\xa9\xe2\x82";
 
 	(void)state;
-	strbuf_add_json_escaped(&sb, in, sizeof(in) - 1);
+	utf8_json_escape(&sb, in, sizeof(in) - 1);
 	assert_string_equal(sb.buf, "k\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
 	strbuf_release(&sb);
 }
