@@ -1,7 +1,8 @@
 /* collectives.c: NCCL kernel names, and what one rank's kernels say on
  * their own (calls, stream ordinals, exposed communication), read as each
- * rank is added so that its other kernels need not be kept. Matching across
- * ranks is in collectives_match.c. */
+ * rank is added so that its other kernels need not be kept; the builder
+ * and the result's memory. Matching across ranks, which reads what this
+ * file keeps and calls nothing back, is collectives_match.c. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,55 +151,6 @@ int coll_parse_name(const char *name, struct coll_name *out)
 	out->algo = coll_field_algo(rec.algo);
 	out->proto = coll_field_proto(rec.proto);
 	return 1;
-}
-
-/* Moves the k-th smallest of v[0..n) to v[k], smaller ones before it
- * (Hoare's selection: linear on average, where a sort per collective
- * instance would add a log factor in ranks). */
-static void select_kth(int64_t *v, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-
-	while (lo < hi) {
-		int64_t pivot = v[lo + (hi - lo) / 2];
-		ptrdiff_t i = lo, j = hi;
-
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-
-				v[i++] = v[j];
-				v[j--] = t;
-			}
-		}
-		/* v[lo..j] <= pivot <= v[i..hi]; between them, the pivot */
-		if (kk <= j)
-			hi = j;
-		else if (kk >= i)
-			lo = i;
-		else
-			return;
-	}
-}
-
-int64_t coll_median(int64_t *v, size_t n)
-{
-	int64_t below;
-
-	if (!n)
-		return 0;
-	select_kth(v, n, n / 2);
-	if (n % 2)
-		return v[n / 2];
-	below = v[0]; /* the largest of v[0..n/2) is the other middle value */
-	for (size_t i = 1; i < n / 2; i++)
-		if (v[i] > below)
-			below = v[i];
-	return below + (v[n / 2] - below) / 2;
 }
 
 struct coll_builder *coll_builder_new(void)
@@ -499,22 +451,6 @@ void coll_builder_free(struct coll_builder *b)
 	}
 	free(b->ranks);
 	free(b);
-}
-
-int coll_analyze(const struct coll_rank_input *ranks, size_t nranks, struct coll_result *out,
-		 struct strbuf *err)
-{
-	struct coll_builder *b = coll_builder_new();
-	int ret = -1;
-
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < nranks; i++)
-		if (coll_builder_add_rank(b, &ranks[i], err))
-			goto out;
-	ret = coll_builder_finish(b, out, err);
-out:
-	coll_builder_free(b);
-	return ret;
 }
 
 void coll_result_release(struct coll_result *r)

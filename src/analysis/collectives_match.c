@@ -2,7 +2,9 @@
  * matched by order, host clocks aligned on collective end times, then wait,
  * transfer and stragglers in the aligned clock. Every array here is per
  * rank, per instance or per (instance, rank): nothing grows with pairs of
- * ranks. */
+ * ranks. coll_analyze() is here too: the whole analysis, from the ranks
+ * (collectives.c adds each) to the result. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,55 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
+
+/* Moves the k-th smallest of v[0..n) to v[k], smaller ones before it
+ * (Hoare's selection: linear on average, where a sort per collective
+ * instance would add a log factor in ranks). */
+static void select_kth(int64_t *v, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+
+	while (lo < hi) {
+		int64_t pivot = v[lo + (hi - lo) / 2];
+		ptrdiff_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		/* v[lo..j] <= pivot <= v[i..hi]; between them, the pivot */
+		if (kk <= j)
+			hi = j;
+		else if (kk >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+int64_t coll_median(int64_t *v, size_t n)
+{
+	int64_t below;
+
+	if (!n)
+		return 0;
+	select_kth(v, n, n / 2);
+	if (n % 2)
+		return v[n / 2];
+	below = v[0]; /* the largest of v[0..n/2) is the other middle value */
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > below)
+			below = v[i];
+	return below + (v[n / 2] - below) / 2;
+}
 
 /* Per (stream ordinal, type) key: how many calls each rank has, where its
  * block starts in each rank's sorted records, and where its instances start. */
@@ -383,4 +434,20 @@ int coll_builder_finish(struct coll_builder *b, struct coll_result *out, struct 
 	free(k.base);
 	free(k.matched);
 	return 0;
+}
+
+int coll_analyze(const struct coll_rank_input *ranks, size_t nranks, struct coll_result *out,
+		 struct strbuf *err)
+{
+	struct coll_builder *b = coll_builder_new();
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < nranks; i++)
+		if (coll_builder_add_rank(b, &ranks[i], err))
+			goto out;
+	ret = coll_builder_finish(b, out, err);
+out:
+	coll_builder_free(b);
+	return ret;
 }

@@ -35,7 +35,7 @@ const char *coll_field_algo(unsigned i);
 const char *coll_field_proto(unsigned i);
 
 /* Median of v[0..n) (reorders v); the mean of the two middle values when n is
- * even; 0 when n is 0. */
+ * even; 0 when n is 0. In collectives_match.c, its one user. */
 int64_t coll_median(int64_t *v, size_t n);
 
 #endif
