@@ -11,104 +11,11 @@
 #include "core/md.h"
 #include "core/banned.h"
 
-/* A kernel's GPU time and launches inside stage st: the per-stage figures
- * a trace gives (never its warm-up launches), or, in a model built without
- * them, its totals when it is labelled with that stage. */
-static int role_index(const struct report_stage *st)
-{
-	return st->role == REPORT_ROLE_PREFILL || st->role == REPORT_ROLE_DECODE ? (int)st->role
-										 : -1;
-}
-
-uint64_t findings_kernel_stage_ns(const struct report_kernel *k, const struct report_stage *st)
-{
-	int r = role_index(st);
-
-	if (r >= 0 && (k->stage_calls[r] || k->stage_ns[r]))
-		return k->stage_ns[r];
-	return k->stage && st->name && !strcmp(k->stage, st->name) ? k->total_ns : 0;
-}
-
-static uint64_t kernel_stage_calls(const struct report_kernel *k, const struct report_stage *st)
-{
-	int r = role_index(st);
-
-	if (r >= 0 && (k->stage_calls[r] || k->stage_ns[r]))
-		return k->stage_calls[r];
-	return k->stage && st->name && !strcmp(k->stage, st->name) ? k->calls : 0;
-}
-
-uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct report_stage *st)
-{
-	uint64_t t = 0;
-
-	for (size_t i = 0; i < m->nr_kernels; i++)
-		t += findings_kernel_stage_ns(&m->kernels[i], st);
-	return t;
-}
-
-/* The stage's kernels by their time inside it, longest first (ties in
- * model order); n of them. Owned array of indices into m->kernels. */
-size_t *findings_stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
-				       size_t *n)
-{
-	size_t *idx = xmalloc((m->nr_kernels + 1) * sizeof(*idx));
-
-	*n = 0;
-	for (size_t i = 0; i < m->nr_kernels; i++)
-		if (findings_kernel_stage_ns(&m->kernels[i], st))
-			idx[(*n)++] = i;
-	for (size_t i = 1; i < *n; i++) { /* insertion sort: stable, n is small */
-		size_t v = idx[i], j = i;
-		uint64_t t = findings_kernel_stage_ns(&m->kernels[v], st);
-
-		while (j > 0 && findings_kernel_stage_ns(&m->kernels[idx[j - 1]], st) < t) {
-			idx[j] = idx[j - 1];
-			j--;
-		}
-		idx[j] = v;
-	}
-	return idx;
-}
-
 static struct rnum idle_share(const struct report_stage *s)
 {
 	if (!s->idle_ms.available || !s->gpu_ms.available || s->gpu_ms.v <= 0)
 		return RNUM_NONE;
 	return rnum_of(s->idle_ms.v / s->gpu_ms.v);
-}
-
-void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k)
-{
-	struct strbuf base = STRBUF_INIT, cut = STRBUF_INIT;
-
-	fmt_kernel_base(&base, k->short_name ? k->short_name : k->full_name);
-	fmt_ellipsize(&cut, base.buf, 80);
-	md_code_plain(sb, cut.buf);
-	strbuf_release(&base);
-	strbuf_release(&cut);
-}
-
-void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,
-			 double run_ms)
-{
-	struct report_finding *f = &m->findings[m->nr_findings - 1];
-
-	if (!(per_unit_ms > 0) || !(run_ms > 0))
-		return;
-	f->saving_ms = rnum_of(per_unit_ms);
-	f->saving_unit = unit;
-	f->saving_run_ms = rnum_of(run_ms);
-}
-
-double findings_stage_units(const struct report_stage *st, const char **unit)
-{
-	if (st->role == REPORT_ROLE_DECODE && st->steps) {
-		*unit = "token";
-		return (double)st->steps;
-	}
-	*unit = "request";
-	return (double)st->instances;
 }
 
 /* GPU idle of a stage as a saving: the idle time per token (decode) or
@@ -468,7 +375,7 @@ static void rule_dominant_kernels(struct report_model *m)
 			strbuf_addstr(&t, " kernel time (");
 			fmt_ns_as_ms(&t, (double)findings_kernel_stage_ns(k, st));
 			strbuf_addf(&t, " ms in %llu calls)",
-				    (unsigned long long)kernel_stage_calls(k, st));
+				    (unsigned long long)findings_kernel_stage_calls(k, st));
 			if (k->c.bound != BOUND_UNKNOWN) {
 				strbuf_addf(&t, "; %s-bound at ", kernel_bound_name(k->c.bound));
 				fmt_pct(&t, k->c.sm_sol_pct);

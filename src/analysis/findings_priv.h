@@ -1,11 +1,20 @@
-/* findings_priv.h: what findings.c and findings_cause.c share. */
+/* findings_priv.h: what the files of the findings engine share.
+ *   findings_common.c  the measures and wording every rule uses (calls no
+ *                      rule)
+ *   findings_cause.c   the rules that name causes and estimate savings, and
+ *                      the CPU-time sentences (uses findings_common.c)
+ *   findings.c         the other rules, findings_run() and the ranking (uses
+ *                      both) */
 #ifndef LLMPROF_FINDINGS_PRIV_H
 #define LLMPROF_FINDINGS_PRIV_H
 
 #include "core/strbuf.h"
 #include "model/model.h"
 
+/* findings_common.c */
+/* A kernel's GPU time and launches inside stage st (see findings_common.c). */
 uint64_t findings_kernel_stage_ns(const struct report_kernel *k, const struct report_stage *st);
+uint64_t findings_kernel_stage_calls(const struct report_kernel *k, const struct report_stage *st);
 uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct report_stage *st);
 /* The stage's kernels by their time inside it, longest first; n of them.
  * Owned array of indices into m->kernels. */
@@ -21,6 +30,7 @@ void findings_set_saving(struct report_model *m, double per_unit_ms, const char 
  * instances (requests); 0 when unknown. *unit is set. */
 double findings_stage_units(const struct report_stage *st, const char **unit);
 
+/* findings_cause.c */
 /* Where a stage's CPU time went, as a sentence of its own (leading space),
  * when the trace records every CUDA API call: " Where its 365.7 ms of CPU
  * time went: 210.3 ms in CUDA API calls (cuModuleLoadData 150.2 ms, ...),
@@ -42,7 +52,6 @@ int findings_cpu_samples(struct strbuf *sb, const struct report_stage *st);
 	"Record every CUDA API call (built-in tracer: pipeline.trace.api_calls=all; nsys: "        \
 	"--trace=cuda) and the report says where the CPU time went."
 
-/* findings_cause.c */
 void rule_launch_bound(struct report_model *m);
 void rule_kernel_family(struct report_model *m);
 void rule_memory_ceiling(struct report_model *m);

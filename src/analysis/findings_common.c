@@ -1,0 +1,108 @@
+/* findings_common.c: what every rule of the findings engine measures and
+ * says the same way (findings_priv.h): a kernel's time and launches in a
+ * stage, a stage's kernels by time, the units a saving is counted in, the
+ * saving itself, and how a finding names a kernel. The rules are in
+ * findings.c and findings_cause.c; this file calls neither. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/findings_priv.h"
+#include "core/md.h"
+#include "core/strbuf.h"
+#include "core/xalloc.h"
+#include "model/format.h"
+#include "core/banned.h"
+
+/* A kernel's GPU time and launches inside stage st: the per-stage figures
+ * a trace gives (never its warm-up launches), or, in a model built without
+ * them, its totals when it is labelled with that stage. */
+static int role_index(const struct report_stage *st)
+{
+	return st->role == REPORT_ROLE_PREFILL || st->role == REPORT_ROLE_DECODE ? (int)st->role
+										 : -1;
+}
+
+uint64_t findings_kernel_stage_ns(const struct report_kernel *k, const struct report_stage *st)
+{
+	int r = role_index(st);
+
+	if (r >= 0 && (k->stage_calls[r] || k->stage_ns[r]))
+		return k->stage_ns[r];
+	return k->stage && st->name && !strcmp(k->stage, st->name) ? k->total_ns : 0;
+}
+
+uint64_t findings_kernel_stage_calls(const struct report_kernel *k, const struct report_stage *st)
+{
+	int r = role_index(st);
+
+	if (r >= 0 && (k->stage_calls[r] || k->stage_ns[r]))
+		return k->stage_calls[r];
+	return k->stage && st->name && !strcmp(k->stage, st->name) ? k->calls : 0;
+}
+
+uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct report_stage *st)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		t += findings_kernel_stage_ns(&m->kernels[i], st);
+	return t;
+}
+
+/* The stage's kernels by their time inside it, longest first (ties in
+ * model order); n of them. Owned array of indices into m->kernels. */
+size_t *findings_stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
+				       size_t *n)
+{
+	size_t *idx = xmalloc((m->nr_kernels + 1) * sizeof(*idx));
+
+	*n = 0;
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		if (findings_kernel_stage_ns(&m->kernels[i], st))
+			idx[(*n)++] = i;
+	for (size_t i = 1; i < *n; i++) { /* insertion sort: stable, n is small */
+		size_t v = idx[i], j = i;
+		uint64_t t = findings_kernel_stage_ns(&m->kernels[v], st);
+
+		while (j > 0 && findings_kernel_stage_ns(&m->kernels[idx[j - 1]], st) < t) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = v;
+	}
+	return idx;
+}
+
+void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k)
+{
+	struct strbuf base = STRBUF_INIT, cut = STRBUF_INIT;
+
+	fmt_kernel_base(&base, k->short_name ? k->short_name : k->full_name);
+	fmt_ellipsize(&cut, base.buf, 80);
+	md_code_plain(sb, cut.buf);
+	strbuf_release(&base);
+	strbuf_release(&cut);
+}
+
+void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,
+			 double run_ms)
+{
+	struct report_finding *f = &m->findings[m->nr_findings - 1];
+
+	if (!(per_unit_ms > 0) || !(run_ms > 0))
+		return;
+	f->saving_ms = rnum_of(per_unit_ms);
+	f->saving_unit = unit;
+	f->saving_run_ms = rnum_of(run_ms);
+}
+
+double findings_stage_units(const struct report_stage *st, const char **unit)
+{
+	if (st->role == REPORT_ROLE_DECODE && st->steps) {
+		*unit = "token";
+		return (double)st->steps;
+	}
+	*unit = "request";
+	return (double)st->instances;
+}
