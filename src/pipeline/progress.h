@@ -56,4 +56,12 @@ struct pipeline_progress {
 				const char *why, int explicit_run);
 };
 
+/* One warning or error line, printf-formatted, through pr->warning or
+ * pr->error (run.h's run_warning() and run_error() are these on a run's
+ * progress). */
+void progress_warning(const struct pipeline_progress *pr, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void progress_error(const struct pipeline_progress *pr, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

@@ -2,7 +2,6 @@
  * the one loop that runs the plan's steps through the step table
  * (steps.c). Owned by the pipeline layer; prints nothing (progress.h). */
 #include <jansson.h>
-#include <stdarg.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,34 +64,6 @@ void run_ctx_release(struct run_ctx *rc)
 	if (rc->cfg)
 		config_free(rc->cfg);
 	memset(rc, 0, sizeof(*rc));
-}
-
-static void report_line(const struct run_ctx *rc, void (*fn)(void *, const char *), const char *fmt,
-			va_list ap)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_vaddf(&sb, fmt, ap);
-	fn(rc->progress->arg, sb.buf);
-	strbuf_release(&sb);
-}
-
-void run_warning(const struct run_ctx *rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report_line(rc, rc->progress->warning, fmt, ap);
-	va_end(ap);
-}
-
-void run_error(const struct run_ctx *rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report_line(rc, rc->progress->error, fmt, ap);
-	va_end(ap);
 }
 
 int run_config_load(struct run_ctx *rc, const char *conf_dir, size_t n, const char *const *ov,

@@ -179,12 +179,15 @@ extern const size_t pipeline_nr_steps;
 /* The table's entry for a plan step, or NULL. */
 const struct pipeline_step *pipeline_step_find(const char *name);
 
-/* Shared by the steps (run.c). */
+/* A warning or error line of the run, printf-formatted, through its
+ * progress (progress.c): what every step and params.c report, reached
+ * without calling back into run.c. */
+#define run_warning(rc, ...) progress_warning((rc)->progress, __VA_ARGS__)
+#define run_error(rc, ...) progress_error((rc)->progress, __VA_ARGS__)
+
+/* run.c: status.json as the run stands (an error line when it cannot be
+ * written). */
 void run_write_status(struct run_ctx *rc);
-void run_warning(const struct run_ctx *rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void run_error(const struct run_ctx *rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /* Records the first failure: its state and exit code decide the run's. */
 void run_outcome_fail(struct run_outcome *oc, enum step_state state, int code);
 
