@@ -10,7 +10,10 @@
  *                               mangled names -> ncu/mangled.csv
  *   step_join.c        join     trace kernels x ncu/raw.csv (the report
  *                               model, handed to the reports step)
- * struct ncu_job is the ncu step's state from plan to import. */
+ *   step_ncu_child.c            one ncu child, for any of the above
+ * struct ncu_job is the ncu step's state from plan to import. The files
+ * call one way: run -> plan, import -> names, and each -> child; none calls
+ * back into run. */
 #ifndef LLMPROF_PIPELINE_NCU_H
 #define LLMPROF_PIPELINE_NCU_H
 
@@ -111,11 +114,12 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 /* ncu/cmd.txt and ncu/measured.json as the step ended with state. */
 void ncu_job_write_measured(struct ncu_job *j, enum step_state state);
 
-/* Runs one ncu child with its logs under logs/<name>.{out,err} (stdout to
- * out_path instead when given); its console text (stdout then stderr) is
- * appended to text. wl_env: the workload's environment additions, the
- * tracer's left out; live: ncu's progress is reported. 0 with *res, or
- * -1 with err when it could not run. */
+/* Runs one ncu child (step_ncu_child.c) with its logs under
+ * logs/<name>.{out,err} (stdout to out_path instead when given); its
+ * console text (stdout then stderr) is appended to text. wl_env: the
+ * workload's environment additions, the tracer's left out; live: ncu's
+ * progress is reported. 0 with *res, or -1 with err when it could not
+ * run. */
 int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, char *const *wl_env,
 	      const char *out_path, int live, struct proc_result *res, struct strbuf *text,
 	      struct strbuf *err);

@@ -1,0 +1,138 @@
+/* step_ncu_child.c: one ncu child of the ncu step (ncu.h: ncu_child), for
+ * every part of it that runs ncu (the probes of step_ncu_plan.c, the
+ * captures of step_ncu_run.c, the imports of step_ncu_import.c and
+ * step_ncu_names.c): its environment (the workload's, without the builtin
+ * tracer: CUPTI takes one subscriber), its logs under logs/, and, for a
+ * capture, ncu's console parsed as the step's progress
+ * (nsight/ncu_progress.h). Calls nothing else of the step. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "core/xalloc.h"
+#include "pipeline/ncu.h"
+#include "core/banned.h"
+
+static size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+/* The one pass filters on mangled names, and ncu prints what it filters on
+ * (cut to "..." when long): show the kernel's short name instead. */
+static void progress_name(const struct ncu_job *j, struct ncu_progress *p)
+{
+	size_t n = strlen(p->name);
+
+	if (!j->pass || !n)
+		return;
+	if (n > 3 && !strcmp(p->name + n - 3, "..."))
+		n -= 3;
+	for (size_t e = 0; e < j->pass->nexpect; e++) {
+		const struct select_expect *x = &j->pass->expect[e];
+
+		if (x->display && !strncmp(x->name, p->name, n) && (x->name[n] == '\0' || n > 40)) {
+			snprintf(p->name, sizeof(p->name), "%s", x->display);
+			return;
+		}
+	}
+}
+
+static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, size_t len)
+{
+	const struct pipeline_progress *pr = j->rc->progress;
+
+	if (ncu_progress_feed(&j->progress[stream], buf, len)) {
+		progress_name(j, &j->progress[stream]);
+		pr->ncu_capture_progress(pr->arg, &j->progress[stream], j->expected, j->start_ns);
+	}
+}
+
+static void progress_out(void *arg, const char *buf, size_t len)
+{
+	progress_feed(arg, 0, buf, len);
+}
+
+static void progress_err(void *arg, const char *buf, size_t len)
+{
+	progress_feed(arg, 1, buf, len);
+}
+
+int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, char *const *wl_env,
+	      const char *out_path, int live, struct proc_result *res, struct strbuf *text,
+	      struct strbuf *err)
+{
+	static const char *const unset[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+					    "LLMPROF_TRACE_OUT", NULL};
+	const struct run_bundle *b = &j->rc->bundle;
+	const struct pipeline_progress *pr = j->rc->progress;
+	int echo = j->rc->opts.echo;
+	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT, rel = STRBUF_INIT, p = STRBUF_INIT;
+	struct proc_spec spec;
+	const char **env = NULL;
+	size_t nenv = 0;
+	int ret;
+
+	memset(&spec, 0, sizeof(spec));
+	/* ncu's own additions, then the workload's minus the tracer's */
+	env = xcalloc(cmd->nenv + (wl_env ? strv_len(wl_env) : 0) + 1, sizeof(*env));
+	for (size_t i = 0; i < cmd->nenv; i++)
+		env[nenv++] = cmd->env[i];
+	for (char *const *w = wl_env; w && *w; w++)
+		if (!starts_with(*w, "CUDA_INJECTION64_PATH=") &&
+		    !starts_with(*w, "NVTX_INJECTION64_PATH=") &&
+		    !starts_with(*w, "LLMPROF_TRACE_"))
+			env[nenv++] = *w;
+	strbuf_addf(&rel, "logs/%s.argv", name);
+	bundle_path(b, rel.buf, &p);
+	ret = proc_write_argv(p.buf, (const char *const *)cmd->argv, err);
+	if (ret)
+		goto out;
+	strbuf_reset(&rel);
+	strbuf_addf(&rel, "logs/%s.out", name);
+	if (out_path)
+		strbuf_addstr(&o, out_path);
+	else
+		bundle_path(b, rel.buf, &o);
+	strbuf_reset(&rel);
+	strbuf_addf(&rel, "logs/%s.err", name);
+	bundle_path(b, rel.buf, &e);
+	spec.argv = (const char *const *)cmd->argv;
+	spec.env_add = env;
+	/* CUPTI takes one subscriber: the builtin tracer must not ride along */
+	spec.env_remove = unset;
+	spec.out.path = o.buf;
+	spec.err.path = e.buf;
+	spec.out.echo = spec.err.echo = echo && !out_path;
+	if (live && !echo) {
+		spec.out.on_data = progress_out;
+		spec.err.on_data = progress_err;
+		spec.out.on_data_arg = spec.err.on_data_arg = j;
+	}
+	spec.stdin_null = 1;
+	spec.timeout_s = j->timeout_s;
+	/* Ctrl-C ends the profiled program first: ncu then writes what it
+	 * measured (an import or a probe has no descendants: at once) */
+	spec.interrupt_descendants_s = NCU_INTERRUPT_WAIT_S;
+	/* ncu's own progress (live) is the detail when there is one */
+	pr->child_begin(pr->arg, name, &spec, NULL, NULL, NULL, echo || live ? NULL : name);
+	ret = proc_run(&spec, res, err);
+	pr->child_end(pr->arg);
+	if (!ret) {
+		if (!out_path)
+			strbuf_read_file(text, o.buf);
+		strbuf_read_file(text, e.buf);
+	}
+out:
+	strbuf_release(&o);
+	strbuf_release(&e);
+	strbuf_release(&rel);
+	strbuf_release(&p);
+	free(env);
+	return ret;
+}
