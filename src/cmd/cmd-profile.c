@@ -51,8 +51,8 @@ static const struct opt opts[] = {
 static void warn_ignored_overrides(const struct config *cfg, const struct cmd_ctx *ctx,
 				   const char **ov, size_t n)
 {
-	const char *kind = workload_kind_names[ctx->has_program ? WORKLOAD_KIND_COMMAND
-								: config_typed(cfg)->workload.kind];
+	enum workload_kind kind =
+	    ctx->has_program ? WORKLOAD_KIND_COMMAND : config_typed(cfg)->workload.kind;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *key = plan_workload_ignores(kind, ov[i]);
@@ -61,7 +61,7 @@ static void warn_ignored_overrides(const struct config *cfg, const struct cmd_ct
 			warning_print(
 			    "'%s' is ignored: the %s workload does not use %s (it takes "
 			    "only device, infer.batch_size, workload.warmup and model.seed)",
-			    ov[i], kind, key);
+			    ov[i], workload_kind_names[kind], key);
 	}
 }
 

@@ -46,7 +46,7 @@ void run_tracer_setup(struct run_params *p, const char *run_dir)
 	path_join(&p->trace_dir, run_dir, "trace");
 	path_join(&p->trace_log, p->trace_dir.buf, "log");
 	tracer_env_build(p->tracer_env, p->tracer_lib, p->trace_log.buf, TRACER_FULL,
-			 p->tracer_api_calls);
+			 trace_api_calls_names[p->tracer_api_calls]);
 	tracer_env_cpu_sample(p->tracer_env, p->tracer_cpu_sample_hz);
 	p->pp.workload_env = (const char *const *)p->tracer_env;
 }
@@ -175,7 +175,6 @@ void run_params_init(struct run_params *p, const struct run_ctx *rc, const char 
 	const struct llmprof_config *c = config_typed(rc->cfg);
 	const struct gpu_probe *gpus = &rc->gpus;
 	struct plan_params *pp = &p->pp;
-	const char *name;
 
 	memset(p, 0, sizeof(*p));
 	strbuf_init(&p->trace_reason, 0);
@@ -185,13 +184,12 @@ void run_params_init(struct run_params *p, const struct run_ctx *rc, const char 
 	strbuf_init(&p->trace_log, 0);
 	strbuf_init(&p->ncu_what, 0);
 	pp->run_dir = run_dir;
-	p->tracer_api_calls = trace_api_calls_names[c->pipeline.trace.api_calls];
+	p->tracer_api_calls = c->pipeline.trace.api_calls;
 	p->tracer_cpu_sample_hz = c->pipeline.trace.cpu_sample_hz;
 	p->have_gpu = gpus->nr > 0;
-	pp->workload_kind = workload_kind_names[c->workload.kind];
+	/* "-- PROGRAM ARGS" always wins over the configured workload */
+	pp->workload_kind = rc->has_program ? WORKLOAD_KIND_COMMAND : c->workload.kind;
 	if (rc->has_program) {
-		/* "-- PROGRAM ARGS" always wins over the configured workload */
-		pp->workload_kind = workload_kind_names[WORKLOAD_KIND_COMMAND];
 		p->program_argv = xcalloc((size_t)rc->prog_argc + 1, sizeof(char *));
 		for (int i = 0; i < rc->prog_argc; i++)
 			p->program_argv[i] = rc->prog_argv[i];
@@ -210,34 +208,15 @@ void run_params_init(struct run_params *p, const struct run_ctx *rc, const char 
 	p->workloads_dir = tool_workloads_dir();
 	pp->workloads_dir = p->workloads_dir;
 	pp->device = c->device;
-	name = c->model.name;
+	/* the resolved values as they are: every key is required or has a
+	 * schema default, so there is no fallback to restate */
+	pp->model = c->model;
+	pp->infer = c->infer;
+	pp->warmup = c->workload.warmup;
 	/* model=auto is decided here, at run time: the real model where a GPU
 	 * can run it, the tiny one otherwise */
-	if (!strcmp(name, "auto"))
-		name = gpus->nr ? "llama-3.2-1b" : "tiny";
-	pp->model_name = name;
-	/* the resolved values as they are: every key below is required or has
-	 * a schema default, so there is no fallback to restate */
-	pp->prompt_len = c->infer.prompt_len;
-	pp->max_new_tokens = c->infer.max_new_tokens;
-	pp->batch_size = c->infer.batch_size;
-	pp->warmup = c->workload.warmup;
-	pp->seed = c->model.seed;
-	pp->dtype = infer_dtype_names[c->infer.dtype];
-	pp->cuda_graph = c->infer.cuda_graph;
-	pp->hidden_size = c->model.hidden_size;
-	pp->intermediate_size = c->model.intermediate_size;
-	pp->num_layers = c->model.num_layers;
-	pp->num_heads = c->model.num_heads;
-	pp->num_kv_heads = c->model.num_kv_heads;
-	pp->head_dim = c->model.head_dim;
-	pp->vocab_size = c->model.vocab_size;
-	pp->max_position = c->model.max_position;
-	pp->rope_theta = c->model.rope_theta;
-	pp->rms_norm_eps = c->model.rms_norm_eps;
-	pp->qkv_bias = c->model.qkv_bias;
-	pp->tie_word_embeddings = c->model.tie_word_embeddings;
-	pp->weights = c->model.weights;
+	if (!strcmp(pp->model.name, "auto"))
+		pp->model.name = gpus->nr ? "llama-3.2-1b" : "tiny";
 	pp->mode = c->run.mode;
 	pp->ncu_enable = c->pipeline.ncu.enable;
 }

@@ -90,6 +90,9 @@ static void strv_from_nsys(struct strv *v, struct nsys_args *a)
  * "--flag value" pairs); keep both sides in step. */
 static void builtin_argv(struct strv *a, const char *bin, int llm, const struct plan_params *pp)
 {
+	const struct config_model *m = &pp->model;
+	const struct config_infer *in = &pp->infer;
+
 	strv_push(a, xstrdup(bin));
 	if (pp->device) {
 		strv_push(a, xstrdup("--device"));
@@ -97,16 +100,16 @@ static void builtin_argv(struct strv *a, const char *bin, int llm, const struct 
 	}
 	if (!llm) {
 		strv_pushf(a, "--batch");
-		strv_pushf(a, "%lld", (long long)pp->batch_size);
+		strv_pushf(a, "%lld", (long long)in->batch_size);
 		strv_pushf(a, "--warmup");
 		strv_pushf(a, "%lld", (long long)pp->warmup);
 		strv_pushf(a, "--seed");
-		strv_pushf(a, "%lld", (long long)pp->seed);
+		strv_pushf(a, "%lld", (long long)m->seed);
 		return;
 	}
-	if (pp->model_name) {
+	if (m->name) {
 		strv_push(a, xstrdup("--model-name"));
-		strv_push(a, xstrdup(pp->model_name));
+		strv_push(a, xstrdup(m->name));
 	}
 #define SHAPE(flag, v)                                                                             \
 	do {                                                                                       \
@@ -115,56 +118,52 @@ static void builtin_argv(struct strv *a, const char *bin, int llm, const struct 
 			strv_pushf(a, "%lld", (long long)(v));                                     \
 		}                                                                                  \
 	} while (0)
-	SHAPE("--hidden", pp->hidden_size);
-	SHAPE("--intermediate", pp->intermediate_size);
-	SHAPE("--layers", pp->num_layers);
-	SHAPE("--heads", pp->num_heads);
-	SHAPE("--kv-heads", pp->num_kv_heads);
-	SHAPE("--head-dim", pp->head_dim);
-	SHAPE("--vocab", pp->vocab_size);
-	SHAPE("--max-pos", pp->max_position);
+	SHAPE("--hidden", m->hidden_size);
+	SHAPE("--intermediate", m->intermediate_size);
+	SHAPE("--layers", m->num_layers);
+	SHAPE("--heads", m->num_heads);
+	SHAPE("--kv-heads", m->num_kv_heads);
+	SHAPE("--head-dim", m->head_dim);
+	SHAPE("--vocab", m->vocab_size);
+	SHAPE("--max-pos", m->max_position);
 #undef SHAPE
-	if (pp->rope_theta > 0) {
+	if (m->rope_theta > 0) {
 		strv_push(a, xstrdup("--rope-theta"));
-		strv_pushf(a, "%.9g", pp->rope_theta);
+		strv_pushf(a, "%.9g", m->rope_theta);
 	}
-	if (pp->rms_norm_eps > 0) {
+	if (m->rms_norm_eps > 0) {
 		strv_push(a, xstrdup("--rms-eps"));
-		strv_pushf(a, "%.9g", pp->rms_norm_eps);
+		strv_pushf(a, "%.9g", m->rms_norm_eps);
 	}
-	if (pp->qkv_bias >= 0 && pp->hidden_size > 0) {
+	if (m->hidden_size > 0) {
 		strv_push(a, xstrdup("--qkv-bias"));
-		strv_pushf(a, "%d", pp->qkv_bias > 0);
-	}
-	if (pp->tie_word_embeddings >= 0 && pp->hidden_size > 0) {
+		strv_pushf(a, "%d", m->qkv_bias > 0);
 		strv_push(a, xstrdup("--tie-embeddings"));
-		strv_pushf(a, "%d", pp->tie_word_embeddings > 0);
+		strv_pushf(a, "%d", m->tie_word_embeddings > 0);
 	}
-	if (pp->weights) {
+	if (m->weights) {
 		strv_push(a, xstrdup("--weights"));
-		strv_push(a, xstrdup(pp->weights));
+		strv_push(a, xstrdup(m->weights));
 	}
 	strv_push(a, xstrdup("--seed"));
-	strv_pushf(a, "%lld", (long long)pp->seed);
-	if (pp->dtype) {
-		strv_push(a, xstrdup("--dtype"));
-		strv_push(a, xstrdup(pp->dtype));
-	}
+	strv_pushf(a, "%lld", (long long)m->seed);
+	strv_push(a, xstrdup("--dtype"));
+	strv_push(a, xstrdup(infer_dtype_names[in->dtype]));
 	strv_push(a, xstrdup("--batch"));
-	strv_pushf(a, "%lld", (long long)pp->batch_size);
+	strv_pushf(a, "%lld", (long long)in->batch_size);
 	strv_push(a, xstrdup("--prompt-len"));
-	strv_pushf(a, "%lld", (long long)pp->prompt_len);
+	strv_pushf(a, "%lld", (long long)in->prompt_len);
 	strv_push(a, xstrdup("--new-tokens"));
-	strv_pushf(a, "%lld", (long long)pp->max_new_tokens);
+	strv_pushf(a, "%lld", (long long)in->max_new_tokens);
 	strv_push(a, xstrdup("--cuda-graph"));
-	strv_pushf(a, "%d", pp->cuda_graph > 0);
+	strv_pushf(a, "%d", in->cuda_graph > 0);
 	strv_push(a, xstrdup("--warmup"));
 	strv_pushf(a, "%lld", (long long)pp->warmup);
 	strv_push(a, xstrdup("--analytic-out"));
 	strv_pushf(a, "%s/%s", pp->run_dir, PLAN_ANALYTIC_FILE);
 }
 
-const char *plan_workload_ignores(const char *kind, const char *override)
+const char *plan_workload_ignores(enum workload_kind kind, const char *override)
 {
 	/* keys builtin_argv() passes to llmprof-llm but not to llmprof-dummy */
 	static const char *const dummy_ignores[] = {
@@ -173,7 +172,7 @@ const char *plan_workload_ignores(const char *kind, const char *override)
 	const char *key = override, *end;
 	size_t len;
 
-	if (!kind || strcmp(kind, "dummy") || !override)
+	if (kind != WORKLOAD_KIND_DUMMY || !override)
 		return NULL;
 	while (*key == '+' || *key == '~')
 		key++;
@@ -191,15 +190,14 @@ const char *plan_workload_ignores(const char *kind, const char *override)
 }
 
 /* The workload step: the program, wrapped by the backend. */
-static int plan_workload(struct plan *p, const struct plan_params *pp, const char *kind,
-			 struct strbuf *err)
+static int plan_workload(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 {
 	struct strv argv = {NULL, 0, 0}, env = {NULL, 0, 0};
 	struct plan_step *s;
 	char *fail = NULL;
 	int fail_code = 0;
 
-	if (!strcmp(kind, "command")) {
+	if (pp->workload_kind == WORKLOAD_KIND_COMMAND) {
 		static const char no_program[] = "workload.kind=command needs a program: give "
 						 "'-- PROGRAM ARGS' or set workload.program";
 
@@ -212,15 +210,17 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, const cha
 		}
 		for (const char *const *a = pp->program_argv; !fail && *a; a++)
 			strv_push(&argv, xstrdup(*a));
-	} else if (!strcmp(kind, "llm") || !strcmp(kind, "dummy")) {
+	} else if (pp->workload_kind == WORKLOAD_KIND_LLM ||
+		   pp->workload_kind == WORKLOAD_KIND_DUMMY) {
+		int llm = pp->workload_kind == WORKLOAD_KIND_LLM;
 		struct strbuf bin = STRBUF_INIT;
+
 		path_join(&bin, pp->workloads_dir ? pp->workloads_dir : ".",
-			  !strcmp(kind, "llm") ? "llmprof-llm" : "llmprof-dummy");
-		builtin_argv(&argv, bin.buf, !strcmp(kind, "llm"), pp);
+			  llm ? "llmprof-llm" : "llmprof-dummy");
+		builtin_argv(&argv, bin.buf, llm, pp);
 		strbuf_release(&bin);
 	} else {
-		return error_set(err, "unknown workload kind '%s' (expected llm, dummy or command)",
-				 kind);
+		BUG("workload kind %d is not in workload_kind_names", (int)pp->workload_kind);
 	}
 	{
 		struct strv prog = {NULL, 0, 0};
@@ -347,7 +347,6 @@ static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
 int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 {
 	struct plan_step *s;
-	const char *kind = pp->workload_kind ? pp->workload_kind : "llm";
 	const char *ncu_skip;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -355,7 +354,7 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	plan_add_internal(p, "config", "resolve conf/ + overrides -> config.yaml", NULL);
 	plan_add_internal(p, "provenance",
 			  "host, GPUs, driver, tools, argv -> env.json, inputs.yaml", NULL);
-	if (plan_workload(p, pp, kind, err)) {
+	if (plan_workload(p, pp, err)) {
 		plan_release(p);
 		return -1;
 	}
@@ -417,23 +416,21 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	s->after_failure = 1;
 	strbuf_release(&sb);
 
-	p->inputs.kind = !strcmp(kind, "command") ? "command"
-			 : !strcmp(kind, "llm")	  ? "llm"
-						  : "dummy";
+	p->inputs.kind = pp->workload_kind;
 	p->inputs.argv = (const char *const *)p->program;
 	p->inputs.prompt_len = p->inputs.max_new_tokens = p->inputs.batch_size = -1;
 	p->inputs.warmup = p->inputs.seed = -1;
 	p->inputs.cuda_graph = -1;
-	if (strcmp(kind, "command")) {
+	if (pp->workload_kind != WORKLOAD_KIND_COMMAND) {
 		p->inputs.device = pp->device;
-		p->inputs.model_name = pp->model_name;
-		p->inputs.prompt_len = pp->prompt_len;
-		p->inputs.max_new_tokens = pp->max_new_tokens;
-		p->inputs.batch_size = pp->batch_size;
+		p->inputs.model_name = pp->model.name;
+		p->inputs.prompt_len = pp->infer.prompt_len;
+		p->inputs.max_new_tokens = pp->infer.max_new_tokens;
+		p->inputs.batch_size = pp->infer.batch_size;
 		p->inputs.warmup = pp->warmup;
-		p->inputs.seed = pp->seed;
-		p->inputs.dtype = pp->dtype;
-		p->inputs.cuda_graph = pp->cuda_graph;
+		p->inputs.seed = pp->model.seed;
+		p->inputs.dtype = pp->infer.dtype;
+		p->inputs.cuda_graph = pp->infer.cuda_graph;
 	}
 	return 0;
 }
@@ -475,7 +472,7 @@ static char *program_missing(const struct plan *p, const struct plan_step *s)
 		return NULL;
 	/* a user's own program is checked by running it: exec errors
 	 * land in status.json like any other workload failure */
-	if (s->kind == STEP_KIND_WORKLOAD && p->inputs.kind && !strcmp(p->inputs.kind, "command"))
+	if (s->kind == STEP_KIND_WORKLOAD && p->inputs.kind == WORKLOAD_KIND_COMMAND)
 		return NULL;
 	found = find_in_path(s->argv[0]);
 	if (found) {

@@ -63,23 +63,22 @@ struct plan_step {
 	int fail_code;	  /* with would_fail: the exit code the run would end with */
 };
 
-/* Everything plan_build reads. Strings borrowed. */
+/* Everything plan_build reads. Strings borrowed. The workload's settings
+ * are the typed config's own values (config/typed.h), enums as enums:
+ * params.c resolves only model=auto and "-- PROGRAM ARGS". */
 struct plan_params {
-	const char *run_dir;		 /* the bundle, or a placeholder for --dry-run */
-	const char *workload_kind;	 /* "llm", "dummy" or "command" */
-	const char *const *program_argv; /* kind=command: program and its args */
-	const char *workloads_dir;	 /* where llmprof-llm and llmprof-dummy live */
+	const char *run_dir;		  /* the bundle, or a placeholder for --dry-run */
+	enum workload_kind workload_kind; /* command when "-- PROGRAM ARGS" was given */
+	const char *const *program_argv;  /* kind=command: program and its args */
+	const char *workloads_dir;	  /* where llmprof-llm and llmprof-dummy live */
 	const char *device;
-	const char *model_name;
-	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed;
-	const char *dtype;
-	int cuda_graph;
-	/* built-in llm: the model shape (config model.*); 0 / NULL = not passed */
-	int64_t hidden_size, intermediate_size, num_layers, num_heads, num_kv_heads, head_dim;
-	int64_t vocab_size, max_position;
-	double rope_theta, rms_norm_eps;   /* 0 = not passed */
-	int qkv_bias, tie_word_embeddings; /* -1 = not passed */
-	const char *weights;
+	/* built-in workloads: model.* (the name never "auto"), infer.* and
+	 * workload.warmup. A shape value or float of 0 and a NULL weights are
+	 * not passed; qkv_bias and tie_word_embeddings go with the shape
+	 * (hidden_size > 0) */
+	struct config_model model;
+	struct config_infer infer;
+	int64_t warmup;
 
 	/* the timeline backend, already chosen (params.c: backend=auto
 	 * probes nsys); trace_reason says why, for status.json and --dry-run */
@@ -125,12 +124,12 @@ struct plan {
 	{                                                                                          \
 		NULL, 0, 0,                                                                        \
 		{                                                                                  \
-			NULL                                                                       \
+			WORKLOAD_KIND_LLM                                                          \
 		}                                                                                  \
 	}
 
-/* Builds the plan. 0, or -1 with err (unknown workload kind, no program,
- * bad nsys options; with dry_run only an unknown workload kind). */
+/* Builds the plan. 0, or -1 with err (no program, bad nsys options, no
+ * nsys executable; with dry_run the first two mark the step instead). */
 int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err);
 void plan_release(struct plan *p);
 
@@ -141,7 +140,7 @@ void plan_release(struct plan *p);
  * infer.max_new_tokens, infer.dtype, infer.cuda_graph and the model shape
  * (model=NAME, model.*) are ignored. Returns the key (a pointer into a static
  * table) or NULL when the key is honoured. Pure. */
-const char *plan_workload_ignores(const char *kind, const char *override);
+const char *plan_workload_ignores(enum workload_kind kind, const char *override);
 
 /* Checks that each step's program exists (built-in workloads are built
  * separately). 0, or -1 with err saying what is missing and how to get it. */

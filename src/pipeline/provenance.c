@@ -285,7 +285,7 @@ void provenance_inputs_yaml(const struct run_inputs *in, struct strbuf *out)
 	strbuf_addstr(out, "# What this run executed (llmprof inputs.yaml; docs/run-bundle.md).\n"
 			   "# Exact argv bytes: logs/workload.argv.\n");
 	strbuf_addstr(out, "workload:\n  kind: ");
-	yaml_add_quoted(out, in->kind);
+	yaml_add_quoted(out, workload_kind_names[in->kind]);
 	strbuf_addstr(out, "\n  program: ");
 	yaml_add_quoted(out, in->argv && in->argv[0] ? in->argv[0] : "");
 	if (in->program_path) {
@@ -321,11 +321,9 @@ void provenance_inputs_yaml(const struct run_inputs *in, struct strbuf *out)
 			    "  batch_size: %lld\n",
 			    (long long)in->prompt_len, (long long)in->max_new_tokens,
 			    (long long)in->batch_size);
-		if (in->dtype) {
-			strbuf_addstr(out, "  dtype: ");
-			yaml_add_quoted(out, in->dtype);
-			strbuf_addch(out, '\n');
-		}
+		strbuf_addstr(out, "  dtype: ");
+		yaml_add_quoted(out, infer_dtype_names[in->dtype]);
+		strbuf_addch(out, '\n');
 		if (in->cuda_graph >= 0)
 			strbuf_addf(out, "  cuda_graph: %s\n", in->cuda_graph ? "true" : "false");
 		if (in->warmup >= 0)

@@ -7,21 +7,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/typed.h"
 #include "core/strbuf.h"
 #include "nsight/gpu.h"
 #include "nsight/tools.h"
 
 /* What ran, as inputs.yaml records it. All strings borrowed. */
 struct run_inputs {
-	const char *kind;	  /* "command", "llm" or "dummy" */
+	enum workload_kind kind;
 	const char *const *argv;  /* the workload's exact argv */
 	const char *program_path; /* argv[0] as found on PATH, NULL = not resolved */
 	const char *device;	  /* NULL for kind=command */
 	/* built-in workloads only: */
 	const char *model_name;
 	int64_t prompt_len, max_new_tokens, batch_size, warmup, seed; /* -1 = n/a */
-	const char *dtype;
-	int cuda_graph; /* -1 = n/a */
+	enum infer_dtype dtype;					      /* with prompt_len */
+	int cuda_graph;						      /* -1 = n/a */
 	/* kind=command: the transformers config.json the model.* keys came
 	 * from (model_json.h), NULL = none */
 	const char *model_json;

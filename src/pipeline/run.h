@@ -50,9 +50,9 @@ struct run_params {
 	struct strbuf trace_dir; /* <run>/trace */
 	struct strbuf trace_log; /* <run>/trace/log: the tracer's logs */
 	char *tracer_env[TRACER_ENV_MAX];
-	const char *tracer_api_calls; /* pipeline.trace.api_calls (static string) */
-	int64_t tracer_cpu_sample_hz; /* pipeline.trace.cpu_sample_hz */
-	struct strbuf ncu_what;	      /* the ncu step's --dry-run text */
+	enum trace_api_calls tracer_api_calls; /* pipeline.trace.api_calls */
+	int64_t tracer_cpu_sample_hz;	       /* pipeline.trace.cpu_sample_hz */
+	struct strbuf ncu_what;		       /* the ncu step's --dry-run text */
 };
 
 /* How the run is going: the first failure decides its state and code. */

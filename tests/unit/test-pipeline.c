@@ -59,7 +59,7 @@ static void test_step_table(void **state)
 	const char *prog[] = {"./app", NULL};
 	struct nsys_options o = {.nsys = "/opt/nsys", .trace = "cuda,nvtx"};
 	struct plan_params pp = {.run_dir = "/r",
-				 .workload_kind = "command",
+				 .workload_kind = WORKLOAD_KIND_COMMAND,
 				 .program_argv = prog,
 				 .ncu_enable = 1,
 				 .trace_reason = "test"};
@@ -95,7 +95,7 @@ static void test_plan_describe_ncu(void **state)
 {
 	const char *prog[] = {"./app", NULL};
 	struct plan_params pp = {.run_dir = "/r",
-				 .workload_kind = "command",
+				 .workload_kind = WORKLOAD_KIND_COMMAND,
 				 .program_argv = prog,
 				 .ncu_enable = 1,
 				 .trace = PLAN_TRACE_BUILTIN,

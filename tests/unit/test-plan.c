@@ -25,7 +25,7 @@ static void test_command_plan(void **state)
 {
 	const char *prog[] = {"/usr/bin/printf", "%s|", "a b", "$(id)", "q\"t", NULL};
 	struct plan_params pp = {.run_dir = "/r/20261121-151102-a3f9",
-				 .workload_kind = "command",
+				 .workload_kind = WORKLOAD_KIND_COMMAND,
 				 .program_argv = prog,
 				 .ncu_enable = 1,
 				 .trace_reason = "pipeline.trace.enable=false"};
@@ -81,22 +81,22 @@ static void test_command_plan(void **state)
 static void test_builtin_plan(void **state)
 {
 	struct plan_params pp = {.run_dir = "/r",
-				 .workload_kind = "llm",
+				 .workload_kind = WORKLOAD_KIND_LLM,
 				 .workloads_dir = "/nonexistent/wl",
 				 .device = "cpu",
-				 .model_name = "tiny",
-				 .prompt_len = 128,
-				 .max_new_tokens = 32,
-				 .batch_size = 2,
+				 .model = {.name = "tiny",
+					   .hidden_size = 64,
+					   .num_layers = 2,
+					   .rope_theta = 500000,
+					   .qkv_bias = 0,
+					   .tie_word_embeddings = 1,
+					   .seed = 1234},
+				 .infer = {.prompt_len = 128,
+					   .max_new_tokens = 32,
+					   .batch_size = 2,
+					   .dtype = INFER_DTYPE_BF16,
+					   .cuda_graph = 1},
 				 .warmup = 1,
-				 .seed = 1234,
-				 .dtype = "bf16",
-				 .cuda_graph = 1,
-				 .hidden_size = 64,
-				 .num_layers = 2,
-				 .rope_theta = 500000,
-				 .qkv_bias = 0,
-				 .tie_word_embeddings = 1,
 				 .ncu_enable = 1};
 	const char *want[] = {"/nonexistent/wl/llmprof-llm",
 			      "--device",
@@ -170,22 +170,30 @@ static void test_builtin_plan(void **state)
 	plan_release(&p);
 	pp.trace = PLAN_TRACE_OFF;
 
-	pp.workload_kind = "dummy";
-	pp.cuda_graph = 0;
+	/* the typed values reach the argv and inputs.yaml as the words the
+	 * user writes (config/enums.c) */
+	pp.infer.dtype = INFER_DTYPE_FP16;
+	assert_int_equal(plan_build(&p, &pp, NULL), 0);
+	assert_string_equal(p.steps[W].argv[18], "fp16");
+	strbuf_reset(&sb);
+	provenance_inputs_yaml(&p.inputs, &sb);
+	assert_non_null(strstr(sb.buf, "  dtype: \"fp16\"\n"));
+	plan_release(&p);
+
+	pp.workload_kind = WORKLOAD_KIND_DUMMY;
+	pp.infer.cuda_graph = 0;
 	assert_int_equal(plan_build(&p, &pp, NULL), 0);
 	assert_string_equal(p.steps[W].argv[0], "/nonexistent/wl/llmprof-dummy");
 	assert_string_equal(p.steps[W].argv[7], "--seed");
 	assert_string_equal(p.steps[W].argv[8], "1234");
 	assert_null(p.steps[W].argv[9]);
+	strbuf_reset(&sb);
+	provenance_inputs_yaml(&p.inputs, &sb);
+	assert_non_null(strstr(sb.buf, "  kind: \"dummy\"\n"));
 	plan_release(&p);
 
 	strbuf_reset(&err);
-	pp.workload_kind = "vllm";
-	assert_int_equal(plan_build(&p, &pp, &err), -1);
-	assert_string_equal(err.buf,
-			    "unknown workload kind 'vllm' (expected llm, dummy or command)");
-	strbuf_reset(&err);
-	pp.workload_kind = "command";
+	pp.workload_kind = WORKLOAD_KIND_COMMAND;
 	assert_int_equal(plan_build(&p, &pp, &err), -1);
 	assert_non_null(strstr(err.buf, "needs a program"));
 	strbuf_release(&sb);
@@ -203,7 +211,7 @@ static void test_nsys_plan(void **state)
 				 .nvtx_capture = "LLM@decode_all",
 				 .gating_nvtx = 1};
 	struct plan_params pp = {.run_dir = "/r",
-				 .workload_kind = "command",
+				 .workload_kind = WORKLOAD_KIND_COMMAND,
 				 .program_argv = prog,
 				 .trace = PLAN_TRACE_NSYS,
 				 .nsys = &o,
