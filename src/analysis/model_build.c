@@ -77,7 +77,7 @@ static json_t *fill_selection(struct report_model *m, const char *run_dir, const
 		goto out;
 	}
 	m->sel.available = 1;
-	report_set_str(&m->sel.stage, cfg ? config_typed(cfg)->run.stage : NULL);
+	report_set_str(&m->sel.stage, cfg ? run_stage_names[config_typed(cfg)->run.stage] : NULL);
 	if (json_is_integer(v = json_object_get(j, "top_n")))
 		m->sel.top_n = (uint64_t)json_integer_value(v);
 	if (json_is_number(v = json_object_get(j, "target_coverage")))
@@ -396,7 +396,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		else {
 			/* the ncu step profiles run.stage only (NVTX include filters) */
 			report_set_str(&m->run.counters_stage,
-				       o->cfg ? config_typed(o->cfg)->run.stage : NULL);
+				       o->cfg ? run_stage_names[config_typed(o->cfg)->run.stage]
+					      : NULL);
 			join_ncu(m, o, ncu, a, sel, res);
 		}
 	} else {

@@ -43,10 +43,11 @@ void report_analysis_run(struct report_analysis *a, const char *path, const stru
 enum step_state report_analysis_state(const struct report_analysis *a, const char **msg);
 
 /* The analyzed trace's kernel launches in launch order for kernel selection
- * (analysis/select.h), in_stage set for the launches inside run.stage:
- * "prefill", "decode" (decode steps included), "all", or a stage name of
- * stages.*. Strings borrow from a. 0, or -1 with err (no analyzed trace, a
- * stage llmprof cannot attribute). *out is owned by the caller (free()). */
+ * (analysis/select.h), in_stage set for the launches inside stage, one of
+ * run.stage's values (run_stage_names: "prefill", "decode" with its steps,
+ * "decode_step", "all"; the config refuses any other when it loads).
+ * Strings borrow from a. 0, or -1 with err (no analyzed trace, another
+ * stage). *out is owned by the caller (free()). */
 struct launch;
 int report_analysis_launches(const struct report_analysis *a, const char *stage,
 			     struct launch **out, size_t *n, struct strbuf *err);

@@ -12,6 +12,12 @@ const char *const run_mode_names[RUN_MODE_NR + 1] = {
     [RUN_MODE_DEEP] = "deep",
     [RUN_MODE_LIGHT] = "light",
 };
+const char *const run_stage_names[RUN_STAGE_NR + 1] = {
+    [RUN_STAGE_PREFILL] = "prefill",
+    [RUN_STAGE_DECODE] = "decode",
+    [RUN_STAGE_DECODE_STEP] = "decode_step",
+    [RUN_STAGE_ALL] = "all",
+};
 const char *const trace_backend_names[TRACE_BACKEND_NR + 1] = {
     [TRACE_BACKEND_AUTO] = "auto",
     [TRACE_BACKEND_BUILTIN] = "builtin",

@@ -62,8 +62,10 @@ static const struct config_key schema[] = {
      FLOAT(run.coverage)},
     {"run.timeout_s", CONFIG_FLOAT, IN(0, 1e7), .def = "0",
      .help = "kill the workload after this many seconds (0 = no limit)", FLOAT(run.timeout_s)},
-    {"run.stage", CONFIG_STR, 0, "decode", NULL, 0, 0,
-     "stage whose kernels get counters: prefill, decode, all or a range name", STR(run.stage)},
+    {"run.stage", CONFIG_ENUM, 0, "decode", run_stage_names, 0, 0,
+     "stage whose kernels get counters: prefill, decode (its steps included), decode_step or "
+     "all",
+     ENUM(run.stage, run_stage, RUN_STAGE_NR)},
     {"run.echo", CONFIG_BOOL, 0, "false", NULL, 0, 0,
      "also copy the workload's output to the terminal", BOOL(run.echo)},
     {"pipeline.trace.enable", CONFIG_BOOL, 0, "true", NULL, 0, 0, "record a timeline trace",

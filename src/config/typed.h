@@ -51,6 +51,17 @@ struct config_strlist {
 enum run_mode { RUN_MODE_DEEP, RUN_MODE_LIGHT, RUN_MODE_NR };
 extern const char *const run_mode_names[RUN_MODE_NR + 1];
 
+/* run.stage: the launches whose kernels get counters (decode includes its
+ * steps; all: every launch) */
+enum run_stage {
+	RUN_STAGE_PREFILL,
+	RUN_STAGE_DECODE,
+	RUN_STAGE_DECODE_STEP,
+	RUN_STAGE_ALL,
+	RUN_STAGE_NR
+};
+extern const char *const run_stage_names[RUN_STAGE_NR + 1];
+
 /* pipeline.trace.backend */
 enum trace_backend {
 	TRACE_BACKEND_AUTO,
@@ -133,7 +144,7 @@ struct config_run {
 	int64_t top_n_kernels;
 	double coverage;
 	double timeout_s; /* 0 = no limit */
-	const char *stage;
+	enum run_stage stage;
 	int echo;
 };
 

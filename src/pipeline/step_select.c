@@ -23,7 +23,7 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	struct select_opts so = SELECT_OPTS_INIT;
 	struct selection sel = SELECTION_INIT;
 	struct launch *l = NULL;
-	const char *stage = c->run.stage;
+	const char *stage = run_stage_names[c->run.stage];
 	enum step_state state = STEP_FAILED;
 	size_t n = 0;
 	struct select_pass *pass = NULL;

@@ -32,6 +32,8 @@ ov "override 'infer.prompt_len=99999999999999999999': integer '99999999999999999
 	infer.prompt_len=99999999999999999999
 ov "config key 'run.top_n_kernels' expects an integer, got '\[1, 2\]'" "run.top_n_kernels=[1,2]"
 ov "config key 'infer.dtype' expects one of bf16\|fp16\|fp32, got 'fp3'" infer.dtype=fp3
+ov "config key 'run.stage' expects one of prefill\|decode\|decode_step\|all, got 'bogus' \(override 'run.stage=bogus'\)$" \
+	run.stage=bogus
 ov "unknown config key 'run.tmeout_s'; did you mean 'run.timeout_s'\?" run.tmeout_s=1
 ov "override '\+run.timeout_s=1': config key 'run.timeout_s' already exists" +run.timeout_s=1
 # a 100 KB value (the kernel allows 128 KiB per argument) and a 64 KiB key: rejected in one line, not echoed whole
@@ -44,6 +46,15 @@ ov "unknown config key" "run.$key=1"
 ov "override 'infer.dtype=a\\\\nb\\\\x1b\\[31m.*': not valid UTF-8 at byte 21$" "infer.dtype=$(printf 'a\nb\033[31m\xff')"
 grep -q $'\033' err && fail "an escape sequence reached the terminal"
 ov "config key 'infer.dtype' expects one of bf16\\|fp16\\|fp32, got 'a\\\\nb\\\\x1b\\[31m'" "infer.dtype=$(printf 'a\nb\033[31m')"
+
+# run.stage is checked when the config loads, before the built-in workload
+# runs: not by the select step after it
+"$LLMPROF" profile artifacts.root="$tmp/never" run.stage=decode_all >out 2>err
+expect 3 $? err "^llmprof: error: config key 'run.stage' expects one of prefill\|decode\|decode_step\|all, got 'decode_all' \(override 'run.stage=decode_all'\)$"
+[ "$(grep -c . err)" = 1 ] || fail "run.stage: more than one line: $(cat err)"
+[ ! -e "$tmp/never" ] || fail "run.stage: a bundle root was created"
+"$LLMPROF" profile --dry-run run.stage=bogus >out 2>err
+expect 3 $? err "^llmprof: error: config key 'run.stage' expects one of"
 
 # a long artifacts.root passes the schema and fails at mkdir: exit 7
 long=$tmp/$(head -c 5000 /dev/zero | tr '\0' a)

@@ -171,11 +171,12 @@ static void test_enum_rows_name_every_value(void **state)
 			fail_msg("enum key '%s': '%s' has no C value", k->key,
 				 k->values[k->nr_values]);
 	}
-	assert_int_equal(enums, 13);
+	assert_int_equal(enums, 14);
 	assert_ptr_equal(row("pipeline.trace.api_calls")->values, trace_api_calls_names);
 	assert_string_equal(trace_api_calls_names[TRACE_API_CALLS_ALL], "all");
 	/* the arrays the argv builders use are the rows' own */
 	assert_ptr_equal(row("run.mode")->values, run_mode_names);
+	assert_ptr_equal(row("run.stage")->values, run_stage_names);
 	assert_ptr_equal(row("pipeline.ncu.ncu_cli.replay_mode")->values, ncu_replay_mode_names);
 	assert_ptr_equal(row("pipeline.nsys.capture_range")->values, nsys_capture_range_names);
 	assert_string_equal(ncu_replay_mode_names[NCU_REPLAY_APP_RANGE], "app-range");
@@ -276,7 +277,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c->run.top_n_kernels, 30);
 	assert_true(c->run.coverage == 0.95);
 	assert_true(c->run.timeout_s == 0);
-	assert_string_equal(c->run.stage, "decode");
+	assert_int_equal(c->run.stage, RUN_STAGE_DECODE);
 	assert_int_equal(c->run.echo, 0);
 	assert_int_equal(c->pipeline.trace.enable, 1);
 	assert_int_equal(c->pipeline.trace.backend, TRACE_BACKEND_AUTO);
@@ -313,9 +314,9 @@ static void test_overrides_and_null(void **state)
 {
 	struct config *cfg =
 	    LOAD("model=tiny", "run.mode=light", "run.top_n_kernels=7", "run.coverage=1",
-		 "pipeline.nsys.path=/opt/nsys", "pipeline.ncu.ncu_cli.launch_skip=5",
-		 "hardware.peak_tflops=100", "pipeline.ncu.ncu_cli.set=null",
-		 "pipeline.ncu.ncu_cli.sections=null",
+		 "run.stage=decode_step", "pipeline.nsys.path=/opt/nsys",
+		 "pipeline.ncu.ncu_cli.launch_skip=5", "hardware.peak_tflops=100",
+		 "pipeline.ncu.ncu_cli.set=null", "pipeline.ncu.ncu_cli.sections=null",
 		 "pipeline.ncu.ncu_cli.nvtx.include=[a@LLM, 'b c']",
 		 "pipeline.ncu.ncu_cli.nvtx.exclude=[]", "infer.dtype=fp32",
 		 "workload.kind=command", "~stages.decode");
@@ -326,6 +327,8 @@ static void test_overrides_and_null(void **state)
 	assert_int_equal(c->run.mode, RUN_MODE_LIGHT);
 	assert_int_equal(c->run.top_n_kernels, 7);
 	assert_true(c->run.coverage == 1.0); /* an int given for a float */
+	assert_int_equal(c->run.stage, RUN_STAGE_DECODE_STEP);
+	assert_string_equal(run_stage_names[c->run.stage], "decode_step");
 	assert_string_equal(c->pipeline.nsys.path, "/opt/nsys");
 	assert_non_null(cli->launch_skip);
 	assert_int_equal(*cli->launch_skip, 5);

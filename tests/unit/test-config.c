@@ -725,6 +725,13 @@ static void test_load_schema_errors(void **state)
 	    {"run.timeout_s=1e300", "must be in [0, 10000000], got '1e300'"},
 	    {"run.timeout_s=.inf", "must be in [0, 10000000], got '.inf'"},
 	    {"run.mode=fast", "config key 'run.mode' expects one of deep|light, got 'fast'"},
+	    /* checked at load, not when the select step runs: a range name of
+	     * stages.* was never a stage kernels can be attributed to */
+	    {"run.stage=bogus", "config key 'run.stage' expects one of "
+				"prefill|decode|decode_step|all, got 'bogus' (override "
+				"'run.stage=bogus')"},
+	    {"run.stage=decode_all", "expects one of prefill|decode|decode_step|all, got "
+				     "'decode_all'"},
 	    {"run.echo=yes", "config key 'run.echo' expects true or false, got 'yes'"},
 	    {"run.echo=null", "expects true or false (it cannot be null), got 'null'"},
 	    {"stages.prefill=prefill", "expects a list of strings, e.g. [a, b], got 'prefill'"},
@@ -1085,8 +1092,9 @@ static void test_find_conf_dir(void **state)
 
 static void test_show_output_roundtrips(void **state)
 {
-	struct config *cfg = LOAD("profiling/ncu@pipeline.ncu=ncu.high", "run.stage= odd: value ",
-				  "workload.args=['', 'true', '#x']");
+	struct config *cfg =
+	    LOAD("profiling/ncu@pipeline.ncu=ncu.high", "pipeline.nsys.sample= odd: value ",
+		 "workload.args=['', 'true', '#x']");
 	struct strbuf y = STRBUF_INIT;
 	struct cnode *back;
 
@@ -1094,7 +1102,7 @@ static void test_show_output_roundtrips(void **state)
 	back = parse(y.buf);
 	assert_true(cnode_equal(config_root(cfg), back));
 	assert_true(starts_with(y.buf, "device: cuda:0\nartifacts:\n  root: tmp/stage2\nrun:\n"));
-	assert_contains(y.buf, "  stage: \"odd: value\"\n");
+	assert_contains(y.buf, "    sample: \"odd: value\"\n");
 	assert_contains(y.buf, "  args:\n    - \"\"\n    - \"true\"\n    - \"#x\"\n");
 	cnode_free(back);
 	strbuf_release(&y);
