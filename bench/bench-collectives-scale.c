@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "analysis/collectives.h"
-#include "analysis/collsynth.h"
+#include "support/collsynth.h"
 #include "core/strbuf.h"
 #include "core/util.h"
 #include "core/banned.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CPU samples in the reports, from a synthetic builtin-tracer log of a
-# first-call setup (trace-tool synth-setup; src/trace/tlogsynth.h): prefill
+# first-call setup (trace-tool synth-setup; tests/support/tlogsynth.h): prefill
 # spends 60 ms in cuModuleLoadData and 40 ms in host code sampled in Python,
 # PyTorch and libc (4 of the 6 libc samples called from PyTorch: PyTorch's;
 # 2 with only libc frames: libc/kernel); decode has one PyTorch sample a

@@ -30,7 +30,7 @@
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
 #include "trace/rankid.h"
-#include "trace/tlogsynth.h"
+#include "support/tlogsynth.h"
 #include "trace/tosqlite.h"
 #include "core/banned.h"
 

@@ -12,7 +12,7 @@
 
 #include "analysis/collectives.h"
 #include "analysis/collectives_priv.h"
-#include "analysis/collsynth.h"
+#include "support/collsynth.h"
 #include "model/model.h"
 
 #define US 1000LL

@@ -14,7 +14,7 @@
 
 #include "core/fsutil.h"
 #include "trace/rankid.h"
-#include "trace/tlogsynth.h"
+#include "support/tlogsynth.h"
 #include "trace/tosqlite.h"
 #include "trace/trace.h"
 

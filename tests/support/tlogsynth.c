@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
-#include "trace/tlogsynth.h"
+#include "support/tlogsynth.h"
 #include "trace/tracelog.h"
 #include "trace/tracer_env.h"
 #include "core/banned.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/collsynth.h"
+#include "support/collsynth.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
