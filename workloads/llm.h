@@ -5,12 +5,16 @@
  * (llm_init_value), so the same seed gives the same model on either device
  * and GPU logits can be checked against the CPU reference. Weight matrices
  * use the Hugging Face layout W[out][in]; q/k/v and gate/up are fused row
- * blocks: wqkv = [q rows; k rows; v rows], wgu = [gate rows; up rows]. */
+ * blocks: wqkv = [q rows; k rows; v rows], wgu = [gate rows; up rows].
+ * The model's shape, its limits, the run's sizes and the analytic cost,
+ * which llmprof itself uses too, are llm_shape.h. */
 #ifndef LLMPROF_WORKLOADS_LLM_H
 #define LLMPROF_WORKLOADS_LLM_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "llm_shape.h"
 
 #ifdef __CUDACC__
 #define LLM_HD __host__ __device__
@@ -21,39 +25,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum llm_dtype { LLM_FP32 = 0, LLM_BF16 = 1, LLM_FP16 = 2 };
-
-/* The range of each model dimension: the workload's flags and llmprof's
- * config schema (model.*) both check against these, so a value the config
- * accepts is one the workload and the analytic model take. */
-#define LLM_MAX_HIDDEN (1 << 20)
-#define LLM_MAX_INTERMEDIATE (1 << 22)
-#define LLM_MAX_LAYERS 4096
-#define LLM_MAX_HEADS 4096
-#define LLM_MIN_HEAD_DIM 2
-#define LLM_MAX_HEAD_DIM 1024
-#define LLM_MAX_VOCAB (1 << 24)
-#define LLM_MAX_POSITION (1 << 24)
-
-struct llm_config {
-	char name[64];
-	int hidden, intermediate, layers, heads, kv_heads, head_dim, vocab, max_pos;
-	double rope_theta, rms_eps;
-	int qkv_bias, tie_embeddings;
-	uint64_t seed;
-};
-
-struct llm_run_opts {
-	int batch, prompt_len, new_tokens;
-	enum llm_dtype dtype;
-	int cuda_graph;	     /* decode step captured once and replayed */
-	int warmup;	     /* untimed, unranged full runs before the measured one */
-	int threads;	     /* CPU: OpenMP threads (0 = runtime default) */
-	int own_gemv;	     /* GPU: our GEMV for decode linears instead of cuBLASLt */
-	int pdl;	     /* GPU: programmatic dependent launch of our kernels (sm_90+) */
-	const char *weights; /* safetensors file or NULL */
-};
 
 /* What a run produced. tokens (batch * new_tokens, row per sequence) and,
  * when non-NULL, logits (new_tokens * batch * vocab: the logits that chose
@@ -127,13 +98,6 @@ static inline int llm_qkv_dim(const struct llm_config *c)
 }
 /* Element counts of each tensor kind (per layer for per-layer kinds). */
 uint64_t llm_tensor_numel(const struct llm_config *c, int kind);
-/* Total parameters (tied embeddings counted once). */
-uint64_t llm_param_count(const struct llm_config *c);
-/* 0, or -1 with a one-line reason in err (errlen bytes): shape sanity. */
-int llm_config_check(const struct llm_config *c, char *err, size_t errlen);
-const char *llm_dtype_name(enum llm_dtype d);
-int llm_dtype_bytes(enum llm_dtype d);
-
 /* RoPE table for positions [0, n_pos): cos/sin[p * head_dim/2 + i] of
  * p * theta^(-2i/head_dim), computed in double (same table on both paths).
  * Rotation pairs are (i, i + head_dim/2), as in Hugging Face's
@@ -203,26 +167,6 @@ void st_close(struct st_file *f);
  * dst in our fused layout. 0, or -1 with a reason in err. */
 int llm_load_hf_tensor(struct st_file *f, const struct llm_config *c, int kind, int layer,
 		       float *dst, char *err, size_t errlen);
-
-/* ---- analytic cost (llm_analytic.c) ---- */
-/* Cost of one forward of n tokens per sequence at positions pos..pos+n-1
- * for batch sequences; head: final norm + LM head on the last position. */
-struct llm_cost {
-	double tokens; /* counts as doubles: exact below 2^53, never wrap */
-	double matmul_flops, attn_flops, attn_flops_executed, flops;
-	double weight_bytes, kv_read_bytes, kv_write_bytes, bytes;
-};
-void llm_cost_forward(const struct llm_config *c, int batch, int n, int pos, int head,
-		      int elem_bytes, struct llm_cost *out);
-/* 1 when the GPU prefill uses the flash kernel (else the GEMM path). */
-int llm_prefill_flash(const struct llm_config *c, int elem_bytes);
-/* Writes the analytic JSON (docs/workloads.md) to path. 0 or -1 + err.
- * Up to LLM_ANALYTIC_STEPS_LISTED decode steps are listed one by one
- * (decode_steps); more are given as the first and the change per step
- * (decode_steps_affine), so the file stays small whatever the token count. */
-#define LLM_ANALYTIC_STEPS_LISTED 4096
-int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
-		       char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

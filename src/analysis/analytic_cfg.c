@@ -4,7 +4,7 @@
 
 #include "analysis/analytic_cfg.h"
 #include "core/error.h"
-#include "workloads/llm.h"
+#include "workloads/llm_shape.h"
 #include "core/banned.h"
 
 int analytic_cfg_applies(const struct config *cfg)

@@ -20,7 +20,7 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "workloads/llm.h"
+#include "workloads/llm_shape.h"
 #include "core/banned.h"
 
 #define N CONFIG_NULLABLE
