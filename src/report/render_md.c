@@ -12,17 +12,17 @@
 #include "core/md.h"
 #include "core/banned.h"
 
-static void md_table(struct rtable *t, struct strbuf *out)
+static void md_table(struct table *t, struct strbuf *out)
 {
-	rtable_md(t, out);
-	rtable_release(t);
+	table_write_md(t, out);
+	table_release(t);
 }
 
 /* "## Per-Stage Timings": the stage table and the decode-step
  * distribution, introduced by caption (may be ""). */
 static void md_stage_section(const struct report_model *m, struct strbuf *out, const char *caption)
 {
-	struct rtable t;
+	struct table t;
 
 	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
 	if (!m->nr_stages) {
@@ -32,19 +32,19 @@ static void md_stage_section(const struct report_model *m, struct strbuf *out, c
 	rtable_stages(m, &t);
 	md_table(&t, out);
 	rtable_decode_steps(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addch(out, '\n');
 		strbuf_addstr(out, caption);
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 	}
-	rtable_release(&t);
+	table_release(&t);
 }
 
 /* "## Where the CPU time goes": one table per stage, only when the trace
  * records every CUDA API call. */
 static void md_cpu_time_section(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	int head = 0;
 
 	for (size_t i = 0; i < m->nr_stages; i++) {
@@ -73,7 +73,7 @@ static void md_cpu_time_section(const struct report_model *m, struct strbuf *out
  * (docs/report.md "Where the CPU time goes"). */
 static void md_cpu_samples_section(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	int head = 0;
 
 	for (size_t i = 0; i < m->nr_stages; i++) {
@@ -119,7 +119,7 @@ static void md_cpu_samples_section(const struct report_model *m, struct strbuf *
  * stage table. */
 static void md_ranks_section(const struct report_model *m, struct strbuf *out, int stages)
 {
-	struct rtable t;
+	struct table t;
 
 	if (m->ranks.nr < 2)
 		return;
@@ -129,11 +129,11 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 	rtable_ranks(m, &t);
 	md_table(&t, out);
 	rtable_rank_spread(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addch(out, '\n');
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 	}
-	rtable_release(&t);
+	table_release(&t);
 	if (!stages) {
 		/* the summary: collectives in one paragraph, report.md has the tables */
 		if (report_coll_shown(m)) {
@@ -144,15 +144,15 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 		return;
 	}
 	rtable_rank_stages(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addstr(out, "\nPer-rank stages:\n\n");
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 		if (m->ranks.util_basis) {
 			strbuf_addch(out, '\n');
 			report_ranks_util_basis(m, out);
 		}
 	}
-	rtable_release(&t);
+	table_release(&t);
 }
 
 static void status_quote(const struct report_model *m, struct strbuf *out)
@@ -409,7 +409,7 @@ static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 static void unjoined_md(const struct report_model *m, struct strbuf *out, size_t top)
 {
 	const struct report_counter_join *cj = &m->run.cjoin;
-	struct rtable t;
+	struct table t;
 
 	if (!cj->nr_unjoined)
 		return;
@@ -429,7 +429,7 @@ static void unjoined_md(const struct report_model *m, struct strbuf *out, size_t
  * there are some), or an Nsight Compute export's alone (m->ncu). */
 void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	uint64_t total = 0, calls = 0;
 
 	if (m->ncu.available) {
@@ -474,7 +474,7 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 
 void report_render_operators_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	strbuf_addstr(out, "# Operators\n\n");
 	status_quote(m, out);
@@ -520,7 +520,7 @@ static void findings_md(const struct report_model *m, struct strbuf *out, int wi
 /* "## Trust": what could make the numbers wrong (docs/report.md, "Trust"). */
 static void trust_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	if (!m->trust.checked)
 		return;
@@ -535,7 +535,7 @@ static void trust_md(const struct report_model *m, struct strbuf *out)
 
 static void utilization_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	if (!m->nr_stages) {
 		strbuf_addstr(out, "No stages, so no MFU or MBU.\n\n");
@@ -562,7 +562,7 @@ static void utilization_md(const struct report_model *m, struct strbuf *out)
 void report_render_report_md(const struct report_model *m, struct strbuf *out)
 {
 	const struct report_step *f = report_model_failed_step(m);
-	struct rtable t;
+	struct table t;
 
 	if (report_model_complete(m))
 		strbuf_addstr(out, "# Profiling report\n\n");
@@ -589,26 +589,26 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 		strbuf_release(&s);
 	}
 	strbuf_addstr(out, "\n\n## Run\n\n");
-	rtable_init(&t, "ll", 0, "Key", "Value", NULL);
-	rtable_cell(&t, "Run id");
-	rtable_cell(&t, m->run.run_id ? m->run.run_id : "(loose files)");
-	rtable_cell(&t, "State");
-	rtable_cell(&t, report_model_state(m));
+	table_init(&t, "ll", "Key", "Value", NULL);
+	table_add_str(&t, "Run id");
+	table_add_str(&t, m->run.run_id ? m->run.run_id : "(loose files)");
+	table_add_str(&t, "State");
+	table_add_str(&t, report_model_state(m));
 	if (m->run.mode) {
-		rtable_cell(&t, "Mode");
-		rtable_cell(&t, m->run.mode);
+		table_add_str(&t, "Mode");
+		table_add_str(&t, m->run.mode);
 	}
 	if (m->run.started_at) {
-		rtable_cell(&t, "Started");
-		rtable_cell(&t, m->run.started_at);
+		table_add_str(&t, "Started");
+		table_add_str(&t, m->run.started_at);
 	}
 	if (m->run.trace_path) {
-		rtable_cell(&t, "Trace");
-		rtable_cell(&t, m->run.trace_path);
+		table_add_str(&t, "Trace");
+		table_add_str(&t, m->run.trace_path);
 	}
 	if (m->run.ncu_path) {
-		rtable_cell(&t, "Counters");
-		rtable_cell(&t, m->run.ncu_path);
+		table_add_str(&t, "Counters");
+		table_add_str(&t, m->run.ncu_path);
 	}
 	md_table(&t, out);
 	if (m->run.nr_steps) {
@@ -766,7 +766,7 @@ static void summary_finding(struct strbuf *out, size_t n, const struct report_fi
 
 void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	size_t shown = 0;
 
 	strbuf_addstr(out, "# Stakeholder Summary\n\n");
