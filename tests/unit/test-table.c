@@ -105,9 +105,10 @@ static void test_csv(void **state)
 	assert_string_equal(table_cell(&t, 0, 2), "1.500");
 	assert_null(table_cell(&t, 1, 1));
 	table_write_csv(&t, &out);
-	assert_string_equal(out.buf, "Kernel,Stage,Total (ms)\n"
-				     "void k<a|b>(float*),decode_step [x] *y* <z> _lead up_gate,1.500\n"
-				     ",,n/a\n");
+	assert_string_equal(out.buf,
+			    "Kernel,Stage,Total (ms)\n"
+			    "void k<a|b>(float*),decode_step [x] *y* <z> _lead up_gate,1.500\n"
+			    ",,n/a\n");
 	table_release(&t);
 	strbuf_release(&out);
 }
