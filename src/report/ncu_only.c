@@ -5,6 +5,7 @@
 
 #include "analysis/ncu_export.h"
 #include "analysis/regions.h"
+#include "report/ncu_regions.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"

@@ -260,60 +260,52 @@ static struct rnum cfield(const struct report_kernel *k, size_t off)
 	return *(const struct rnum *)((const char *)&k->c + off);
 }
 
-static void add_dim3(struct strbuf *out, const int v[3])
-{
-	strbuf_addf(out, "(%d,%d,%d)", v[0], v[1], v[2]);
-}
-
-static void add_ms(struct strbuf *out, struct rnum ns)
+/* A time in ns as ms with 6 decimals (1 ns, so the column adds up), or
+ * "n/a". */
+static void add_ms(struct table *t, struct rnum ns)
 {
 	if (ns.available)
-		strbuf_addf(out, "%.6f", ns.v / 1e6);
+		table_addf(t, "%.6f", ns.v / 1e6);
 	else
-		strbuf_addstr(out, "n/a");
+		table_add_str(t, "n/a");
 }
 
 static void ncu_kernel_row(const struct report_model *m, size_t j, const int *have, int have_bound,
-			   struct strbuf *out)
+			   struct table *t)
 {
 	const struct report_kernel *k = &m->kernels[j];
+	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(out, "| %zu | ", j + 1);
-	md_text(out, k->short_name);
-	strbuf_addstr(out, " | ");
-	if (k->grid[0] || k->block[0]) {
-		add_dim3(out, k->grid);
-		strbuf_addstr(out, " x ");
-		add_dim3(out, k->block);
-	} else {
-		strbuf_addstr(out, "n/a");
-	}
-	strbuf_addf(out, " | %zu | ", (size_t)k->calls);
-	add_ms(out, k->ncu_ns);
-	strbuf_addstr(out, " | ");
-	add_ms(out, k->ncu_ns.available ? rnum_of(k->ncu_ns.v / (double)k->calls) : RNUM_NONE);
-	strbuf_addstr(out, " | ");
-	fmt_fixed(out,
+	table_addf(t, "%zu", j + 1);
+	table_add_str(t, k->short_name);
+	if (k->grid[0] || k->block[0])
+		table_addf(t, "(%d,%d,%d) x (%d,%d,%d)", k->grid[0], k->grid[1], k->grid[2],
+			   k->block[0], k->block[1], k->block[2]);
+	else
+		table_add_str(t, "n/a");
+	table_addf(t, "%zu", (size_t)k->calls);
+	add_ms(t, k->ncu_ns);
+	add_ms(t, k->ncu_ns.available ? rnum_of(k->ncu_ns.v / (double)k->calls) : RNUM_NONE);
+	fmt_fixed(&sb,
 		  k->ncu_ns.available && m->ncu.total_ns > 0
 		      ? rnum_of(100.0 * k->ncu_ns.v / m->ncu.total_ns)
 		      : RNUM_NONE,
 		  2);
-	strbuf_addstr(out, " |");
+	table_add_sb(t, &sb);
 	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++) {
 		if (!have[c])
 			continue;
-		strbuf_addch(out, ' ');
-		fmt_fixed(out, cfield(k, counter_cols[c].off), counter_cols[c].decimals);
-		strbuf_addstr(out, " |");
+		fmt_fixed(&sb, cfield(k, counter_cols[c].off), counter_cols[c].decimals);
+		table_add_sb(t, &sb);
 	}
 	if (have_bound)
-		strbuf_addf(out, " %s |", kernel_bound_name(k->c.bound));
-	strbuf_addch(out, '\n');
+		table_add_str(t, kernel_bound_name(k->c.bound));
+	strbuf_release(&sb);
 }
 
 /* The last row: the kernels past the cap, summed. */
 static void ncu_rest_row(const struct report_model *m, size_t shown, const int *have,
-			 int have_bound, struct strbuf *out)
+			 int have_bound, struct table *t)
 {
 	size_t calls = 0;
 	double total = 0;
@@ -322,42 +314,50 @@ static void ncu_rest_row(const struct report_model *m, size_t shown, const int *
 		calls += m->kernels[j].calls;
 		total += m->kernels[j].ncu_ns.available ? m->kernels[j].ncu_ns.v : 0;
 	}
-	strbuf_addf(out, "| | (%zu other kernels) | | %zu | ", m->nr_kernels - shown, calls);
-	add_ms(out, rnum_of(total));
-	strbuf_addstr(out, " | ");
-	add_ms(out, calls ? rnum_of(total / (double)calls) : RNUM_NONE);
-	strbuf_addf(out, " | %.2f |", m->ncu.total_ns > 0 ? 100.0 * total / m->ncu.total_ns : 0.0);
+	table_add_null(t);
+	table_addf(t, "(%zu other kernels)", m->nr_kernels - shown);
+	table_add_null(t);
+	table_addf(t, "%zu", calls);
+	add_ms(t, rnum_of(total));
+	add_ms(t, calls ? rnum_of(total / (double)calls) : RNUM_NONE);
+	table_addf(t, "%.2f", m->ncu.total_ns > 0 ? 100.0 * total / m->ncu.total_ns : 0.0);
 	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
 		if (have[c])
-			strbuf_addstr(out, " |");
+			table_add_null(t);
 	if (have_bound)
-		strbuf_addstr(out, " |");
-	strbuf_addch(out, '\n');
+		table_add_null(t);
 }
 
-static void ncu_kernels_header(const int *have, int have_bound, struct strbuf *out)
+/* The columns: the fixed ones, then the counters the export has. */
+static void ncu_kernels_header(const int *have, int have_bound, struct table *t)
 {
-	strbuf_addstr(out,
-		      "| # | Kernel | Launch (grid x block) | Calls | Total (ms) | Mean (ms) | "
-		      "% of GPU time |");
+	static const char *const fixed[] = {
+	    "#",	  "Kernel",    "Launch (grid x block)", "Calls",
+	    "Total (ms)", "Mean (ms)", "% of GPU time"};
+	const char *names[ARRAY_SIZE(fixed) + ARRAY_SIZE(counter_cols) + 1];
+	char spec[ARRAY_SIZE(names) + 1] = "rllrrrr";
+	size_t n = ARRAY_SIZE(fixed);
+
+	_Static_assert(ARRAY_SIZE(fixed) == sizeof("rllrrrr") - 1, "one kind per column");
+	memcpy(names, fixed, sizeof(fixed));
 	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-		if (have[c])
-			strbuf_addf(out, " %s |", counter_cols[c].header);
-	if (have_bound)
-		strbuf_addstr(out, " Bound |");
-	strbuf_addstr(out, "\n|---:|:---|:---|---:|---:|---:|---:|");
-	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-		if (have[c])
-			strbuf_addstr(out, "---:|");
-	if (have_bound)
-		strbuf_addstr(out, ":---|");
-	strbuf_addch(out, '\n');
+		if (have[c]) {
+			spec[n] = TABLE_NUM;
+			names[n++] = counter_cols[c].header;
+		}
+	if (have_bound) {
+		spec[n] = TABLE_TEXT;
+		names[n++] = "Bound";
+	}
+	spec[n] = '\0';
+	table_init_names(t, spec, names);
 }
 
 static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 {
 	int have[ARRAY_SIZE(counter_cols)] = {0}, have_bound = 0;
 	size_t shown = m->nr_kernels, max_rows = m->ncu.max_rows;
+	struct table t;
 
 	for (size_t j = 0; j < m->nr_kernels; j++) {
 		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
@@ -383,11 +383,12 @@ static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(out, "No kernels in this export.\n");
 		return;
 	}
-	ncu_kernels_header(have, have_bound, out);
+	ncu_kernels_header(have, have_bound, &t);
 	for (size_t j = 0; j < shown; j++)
-		ncu_kernel_row(m, j, have, have_bound, out);
+		ncu_kernel_row(m, j, have, have_bound, &t);
 	if (shown < m->nr_kernels)
-		ncu_rest_row(m, shown, have, have_bound, out);
+		ncu_rest_row(m, shown, have, have_bound, &t);
+	md_table(&t, out);
 
 	strbuf_addstr(out, "\nKernel names:\n\n");
 	for (size_t j = 0; j < shown; j++) {
