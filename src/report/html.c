@@ -150,7 +150,9 @@ static void html_table(struct table *t, struct strbuf *out)
 /* The kernels: rank and short name in the first (sticky) column, the full
  * name as its title and the operator under it; the other columns as
  * rtable_kernels_full has them, but its last (Operator), so the table keeps
- * fitting a 1366 px screen. */
+ * fitting a 1366 px screen. The one table whose HTML is not
+ * table_write_html()'s (a cell with a title and two lines), it is written
+ * here from the same struct table report.md's kernel table comes from. */
 static void kernels_table_html(const struct report_model *m, struct strbuf *out)
 {
 	struct table t;
