@@ -218,15 +218,19 @@ static void init_time_table(struct table *tbl, const char *count_col, const char
 			    size_t nextra)
 {
 	const char *names[12];
+	char spec[13];
 	size_t n = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(time_cols); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(time_cols); i++) {
+		spec[n] = TABLE_NUM;
 		names[n++] = time_cols[i] ? time_cols[i] : count_col;
-	for (size_t i = 0; i < nextra; i++)
+	}
+	for (size_t i = 0; i < nextra; i++) {
+		spec[n] = TABLE_TEXT;
 		names[n++] = extra[i];
-	table_init(tbl, names, n);
-	for (size_t i = ARRAY_SIZE(time_cols); i < n; i++)
-		table_set_kind(tbl, i, TABLE_TEXT);
+	}
+	spec[n] = '\0';
+	table_init_names(tbl, spec, names);
 }
 
 /* Emits "Time (%) ... StdDev" rows for groups, in order, name from key 0
@@ -505,8 +509,8 @@ static int report_mem(struct trace *t, int by_size, struct table *tbl, struct st
 	total = groups_total(g, ng);
 	inv = rank_to_id(t);
 	if (by_size) {
-		table_init(tbl, size_cols, ARRAY_SIZE(size_cols));
-		table_set_kind(tbl, 7, TABLE_TEXT);
+		_Static_assert(ARRAY_SIZE(size_cols) == 8, "one kind per column");
+		table_init_names(tbl, "rrrrrrrl", size_cols);
 	} else {
 		init_time_table(tbl, "Count", extra, 1);
 	}
@@ -612,9 +616,8 @@ static int report_proj_sum(struct trace *t, const struct nsysstats_opts *o, stru
 	if (ng)
 		qsort(g, ng, sizeof(*g), cmp_total_desc);
 	inv = rank_to_id(t);
-	table_init(tbl, cols, ARRAY_SIZE(cols));
-	table_set_kind(tbl, 0, TABLE_TEXT);
-	table_set_kind(tbl, 1, TABLE_TEXT);
+	_Static_assert(ARRAY_SIZE(cols) == 14, "one kind per column");
+	table_init_names(tbl, "llrrrrrrrrrrrr", cols);
 	for (size_t i = 0; i < ng; i++) {
 		const struct nsys_summary *s = &g[i].s;
 		double n_inst = (double)s->n;
@@ -677,10 +680,8 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 	if (ng)
 		qsort(g, ng, sizeof(*g), cmp_nvtxkern);
 	inv = rank_to_id(t);
-	table_init(tbl, cols, ARRAY_SIZE(cols));
-	table_set_kind(tbl, 0, TABLE_TEXT);
-	table_set_kind(tbl, 1, TABLE_TEXT);
-	table_set_kind(tbl, 12, TABLE_TEXT);
+	_Static_assert(ARRAY_SIZE(cols) == 13, "one kind per column");
+	table_init_names(tbl, "llrrrrrrrrrrl", cols);
 	for (size_t i = 0; i < ng; i++) {
 		const int64_t *k = g[i].key;
 

@@ -73,17 +73,4 @@ struct regions {
 int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *err);
 void regions_release(struct regions *rg);
 
-/* "No matching regions" explanation when rg has none. */
-void regions_empty_message(const struct ncu_raw *raw, struct strbuf *out);
-
-void regions_render_md(const struct regions *rg, const struct ncu_raw *raw, struct strbuf *out);
-void regions_render_json(const struct regions *rg, const struct ncu_raw *raw, struct strbuf *out);
-/* One region's metrics.json: every numeric metric of its rows, base units. */
-void regions_render_metrics(const struct regions *rg, size_t i, const struct ncu_raw *raw,
-			    struct strbuf *out);
-/* Writes dir/report.md, dir/report.json and dir/<region dir>/metrics.json
- * (dir is ncu/regions of a bundle). 0 or -1 with err. */
-int regions_write(const struct regions *rg, const struct ncu_raw *raw, const char *dir,
-		  struct strbuf *err);
-
 #endif

@@ -1,6 +1,5 @@
 /* select.c: kernel selection for deep mode; see select.h. */
 #include <ctype.h>
-#include <jansson.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +7,6 @@
 
 #include "analysis/select.h"
 #include "core/error.h"
-#include "core/jsonutil.h"
-#include "core/md.h"
 #include "core/xalloc.h"
 #include "analysis/ncu_kernel.h"
 #include "core/banned.h"
@@ -277,121 +274,4 @@ void selection_release(struct selection *sel)
 	free(sel->k);
 	free(sel->stop_reason);
 	memset(sel, 0, sizeof(*sel));
-}
-
-void selection_render_md(const struct selection *sel, struct strbuf *out)
-{
-	double cum = 0;
-
-	strbuf_addf(out,
-		    "Selected %zu of %zu distinct kernels of the stage (%zu launches, %.6f ms "
-		    "of GPU time), covering %.1f %% of its GPU time (target %.1f %%, top_n %zu: "
-		    "%s).",
-		    sel->nr, sel->distinct, sel->stage_launches, sel->stage_ns / 1e6,
-		    100 * sel->coverage, 100 * sel->target_coverage, sel->top_n,
-		    sel->stop_reason ? sel->stop_reason : "");
-	if (sel->nccl_kernels)
-		strbuf_addf(out,
-			    " %zu NCCL kernels (%.1f %% of the stage) are never kernel-replayed: "
-			    "collectives wait on other ranks and hang under replay.",
-			    sel->nccl_kernels,
-			    sel->stage_ns > 0 ? 100 * sel->nccl_ns / sel->stage_ns : 0.0);
-	if (sel->excluded_kernels)
-		strbuf_addf(out,
-			    " %zu kernels (%.1f %%) were left out by the include/exclude "
-			    "patterns.",
-			    sel->excluded_kernels,
-			    sel->stage_ns > 0 ? 100 * sel->excluded_ns / sel->stage_ns : 0.0);
-	strbuf_addstr(out, "\n\n");
-	if (!sel->nr)
-		return;
-	strbuf_addstr(out,
-		      "| # | Kernel | Launch (grid x block) | Calls | Stage time (ms) | Share % | "
-		      "Cumulative % | ncu selection |\n"
-		      "|---:|:---|:---|---:|---:|---:|---:|:---|\n");
-	for (size_t i = 0; i < sel->nr; i++) {
-		const struct selected_kernel *k = &sel->k[i];
-		struct strbuf ncu = STRBUF_INIT;
-
-		cum += k->share;
-		strbuf_addf(out, "| %zu | ", i + 1);
-		md_text(out, k->short_name);
-		if (k->op) {
-			strbuf_addstr(out, " in ");
-			md_text(out, k->op);
-		}
-		strbuf_addf(out, " | (%d,%d,%d) x (%d,%d,%d) | %zu | %.6f | %.2f | %.2f | `",
-			    k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
-			    k->block[2], k->calls, k->total_ns / 1e6, 100 * k->share, 100 * cum);
-		strbuf_addf(&ncu, "-k %s -s %zu -c %zu", k->kernel_name, k->launch_skip,
-			    k->launch_count);
-		for (const char *p = ncu.buf; *p; p++) {
-			if (*p == '|')
-				strbuf_addch(out, '\\'); /* GFM splits cells even in code */
-			strbuf_addch(out, *p);
-		}
-		strbuf_addstr(out, "` |\n");
-		strbuf_release(&ncu);
-	}
-}
-
-void selection_json(const struct selection *sel, const struct select_opts *o,
-		    const struct select_pass *pass, struct strbuf *out)
-{
-	json_t *root = json_object(), *arr = json_array(), *pats;
-	char *text;
-
-	json_object_set_new(root, "stage_launches", json_integer((json_int_t)sel->stage_launches));
-	json_object_set_new(root, "stage_gpu_time_ns", json_real(sel->stage_ns));
-	json_object_set_new(root, "distinct_kernels", json_integer((json_int_t)sel->distinct));
-	json_object_set_new(root, "target_coverage", json_real(sel->target_coverage));
-	json_object_set_new(root, "top_n", json_integer((json_int_t)sel->top_n));
-	json_object_set_new(root, "selected", json_integer((json_int_t)sel->nr));
-	json_object_set_new(root, "covered_gpu_time_ns", json_real(sel->covered_ns));
-	json_object_set_new(root, "coverage", json_real(sel->coverage));
-	json_object_set_new(root, "stop_reason",
-			    json_string(sel->stop_reason ? sel->stop_reason : ""));
-	json_object_set_new(root, "nvtx_gated", json_boolean(o->nvtx_gated));
-	json_object_set_new(root, "kernel_name_base", json_string(select_base_name(o->base)));
-	pats = json_array();
-	for (size_t i = 0; i < o->nr_include; i++)
-		json_array_append_new(pats, json_string(o->include[i]));
-	json_object_set_new(root, "include_patterns", pats);
-	pats = json_array();
-	for (size_t i = 0; i < o->nr_exclude; i++)
-		json_array_append_new(pats, json_string(o->exclude[i]));
-	json_object_set_new(root, "exclude_patterns", pats);
-	json_object_set_new(root, "excluded_kernels",
-			    json_integer((json_int_t)sel->excluded_kernels));
-	json_object_set_new(root, "excluded_gpu_time_ns", json_real(sel->excluded_ns));
-	json_object_set_new(root, "nccl_kernels_not_replayed",
-			    json_integer((json_int_t)sel->nccl_kernels));
-	json_object_set_new(root, "nccl_gpu_time_ns", json_real(sel->nccl_ns));
-	for (size_t i = 0; i < sel->nr; i++) {
-		const struct selected_kernel *s = &sel->k[i];
-		json_t *e;
-
-		e = json_pack("{s:i,s:s,s:s,s:[iii],s:[iii],s:i,s:i,s:f,s:f,"
-			      "s:i,s:i,s:i,s:s,s:s}",
-			      "rank", (json_int_t)(i + 1), "name", s->name, "short_name",
-			      s->short_name, "grid", s->grid[0], s->grid[1], s->grid[2], "block",
-			      s->block[0], s->block[1], s->block[2], "device", s->device, "calls",
-			      (json_int_t)s->calls, "total_ns", s->total_ns, "share", s->share,
-			      "launch_index", (json_int_t)s->launch_index, "launch_skip",
-			      (json_int_t)s->launch_skip, "launch_count",
-			      (json_int_t)s->launch_count, "kernel_name", s->kernel_name,
-			      "kernel_id", s->kernel_id);
-		if (!e) /* a name that is not UTF-8: json_pack refuses it */
-			e = json_pack("{s:i}", "rank", (json_int_t)(i + 1));
-		json_object_set_new(e, "operator", s->op ? json_string_lossy(s->op) : json_null());
-		json_array_append_new(arr, e);
-	}
-	json_object_set_new(root, "kernels", arr);
-	if (pass)
-		select_pass_json(pass, root);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	strbuf_addstr(out, text ? text : "{}");
-	strbuf_addch(out, '\n');
-	free(text);
-	json_decref(root);
 }

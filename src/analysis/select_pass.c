@@ -1,15 +1,13 @@
 /* select_pass.c: the one-pass ncu plan and the map from its results back to
- * the trace's launches; see select.h. Pure functions over the launch list,
+ * the trace's launches; see select_pass.h. Pure functions over the launch list,
  * so the tests feed them the launch patterns measured on the GPU. */
-#include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/ncu_kernel.h"
-#include "analysis/select.h"
+#include "analysis/select_pass.h"
 #include "core/error.h"
-#include "core/jsonutil.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
@@ -196,24 +194,6 @@ void select_pass_release(struct select_pass *p)
 	free(p->expect);
 	free(p->unreached);
 	memset(p, 0, sizeof(*p));
-}
-
-void select_pass_json(const struct select_pass *p, json_t *root)
-{
-	json_t *o = json_object(), *ex = json_array(), *un = json_array();
-
-	json_object_set_new(o, "filter_mode", json_string("per-launch-config"));
-	json_object_set_new(o, "launch_skip_before_match",
-			    json_integer((json_int_t)p->skip_before));
-	json_object_set_new(o, "launch_count", json_integer((json_int_t)p->count));
-	json_object_set_new(o, "kernel_name", json_string_lossy(p->kernel_name));
-	for (size_t i = 0; i < p->nexpect; i++)
-		json_array_append_new(ex, json_integer((json_int_t)p->expect[i].launch_index));
-	json_object_set_new(o, "expected_launches", ex);
-	for (size_t i = 0; i < p->nunreached; i++)
-		json_array_append_new(un, json_integer((json_int_t)p->unreached[i] + 1));
-	json_object_set_new(o, "own_run_ranks", un);
-	json_object_set_new(root, "ncu_pass", o);
 }
 
 size_t select_pass_map(const struct select_pass *p, const struct select_result_key *r, size_t nr,

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "core/error.h"
 #include "core/xalloc.h"
+#include "model/table.h"
 #include "core/banned.h"
 
 static const char *conf_dir_opt;
@@ -48,19 +49,43 @@ out:
 	return code;
 }
 
+/* The schema as a Markdown table (docs/configuration.md embeds it): a
+ * key's type says "(required)" when it has no default. */
+static void keys_markdown(const struct config_key *keys, size_t n, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct table t;
+
+	table_init(&t, "clcll", "Key", "Type", "Default", "Range", "Description", NULL);
+	for (size_t i = 0; i < n; i++) {
+		table_add_str(&t, keys[i].key);
+		config_key_type_format(&keys[i], &sb);
+		if (!keys[i].def)
+			strbuf_addstr(&sb, " (required)");
+		table_add_sb(&t, &sb);
+		table_add_str(&t, keys[i].def);
+		config_key_range_format(&keys[i], &sb);
+		table_add_sb(&t, &sb);
+		table_add_str(&t, keys[i].help);
+	}
+	table_write_md(&t, out);
+	table_release(&t);
+	strbuf_release(&sb);
+}
+
 static int config_keys(void)
 {
 	const struct config_key *keys;
 	struct strbuf sb = STRBUF_INIT, t = STRBUF_INIT;
 	size_t n;
 
+	keys = config_schema(&n);
 	if (markdown) {
-		config_schema_markdown(&sb);
+		keys_markdown(keys, n, &sb);
 		fwrite(sb.buf, 1, sb.len, stdout);
 		strbuf_release(&sb);
 		return EXIT_OK;
 	}
-	keys = config_schema(&n);
 	printf("%-40s %-16s %-12s %-14s %s\n", "KEY", "TYPE", "DEFAULT", "RANGE", "MEANING");
 	for (size_t i = 0; i < n; i++) {
 		strbuf_reset(&t);

@@ -11,13 +11,13 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "cmd/report_ncu.h"
 #include "config/config.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "analysis/model_build.h"
 #include "analysis/session.h"
-#include "report/ncu_only.h"
 #include "report/report.h"
 #include "trace/perfetto.h"
 #include "trace/sqlite_open.h"
@@ -68,31 +68,14 @@ static void write_trace_json(const char *db, const char *out_dir)
 }
 
 /* `report --ncu-csv RAW.csv -o DIR` with no trace: kernels.md, kernels.json
- * and regions/ from the export alone. */
+ * and regions/ from the export alone (report_ncu.c). */
 static int report_ncu_only(struct cmd_ctx *ctx)
 {
-	struct ncu_only_result res;
-	struct strbuf err = STRBUF_INIT;
-	int code;
-
 	if (ctx->argc || !opt_out) {
 		error_print("report: --ncu-csv RAW.csv alone needs -o DIR and no RUN_DIR");
 		return EXIT_USAGE;
 	}
-	code = ncu_only_report(opt_ncu, opt_out, (size_t)opt_max_rows, &res, &err);
-	if (code) {
-		error_print("report: %s", err.buf);
-	} else {
-		printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/kernels.md\n",
-		       res.launches, res.kernels, res.total_ms, opt_out);
-		if (res.regions)
-			printf("%zu NVTX regions -> %s/regions/report.md\n", res.regions, opt_out);
-		else if (res.note.len)
-			printf("%s\n", res.note.buf);
-	}
-	strbuf_release(&res.note);
-	strbuf_release(&err);
-	return code;
+	return report_ncu_csv_only(opt_ncu, opt_out, (size_t)opt_max_rows);
 }
 
 static int cmd_report_exec(struct cmd_ctx *ctx)

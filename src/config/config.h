@@ -251,7 +251,5 @@ void config_schema_sort(struct cnode *root, const struct config_key *keys, size_
  * to key (edit distance over the full key and over its last segment). */
 void config_suggest_key(const char *key, const struct cnode *root, const struct config_key *keys,
 			size_t n, struct strbuf *sb);
-/* The table as Markdown (docs/configuration.md embeds it). */
-void config_schema_markdown(struct strbuf *sb);
 
 #endif

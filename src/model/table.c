@@ -1,33 +1,57 @@
-/* table.c: text tables and their csv/markdown/json writers, with nsys's
- * number formatting (SQLite round() + Python repr()). */
+/* table.c: the one table and its writers (Markdown, HTML, and nsys's csv,
+ * json and column formats), with nsys's number formatting (SQLite round()
+ * + Python repr()); see table.h. */
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
+#include "core/md.h"
 #include "core/xalloc.h"
+#include "model/format.h"
 #include "model/table.h"
 #include "core/banned.h"
 
-void table_init(struct table *t, const char *const *names, size_t ncols)
+/* The kinds of spec and the names; aborts on a mismatch (a caller's bug). */
+static void init_cols(struct table *t, const char *spec)
 {
 	memset(t, 0, sizeof(*t));
 	strbuf_init(&t->arena, 256);
-	t->ncols = ncols;
-	t->names = xcalloc(ncols, sizeof(*t->names));
-	t->kinds = xcalloc(ncols, sizeof(*t->kinds));
-	for (size_t i = 0; i < ncols; i++) {
-		t->names[i] = xstrdup(names[i]);
-		t->kinds[i] = TABLE_NUM;
+	t->ncols = strlen(spec);
+	t->names = xcalloc(t->ncols + 1, sizeof(*t->names));
+	t->kinds = xcalloc(t->ncols + 1, sizeof(*t->kinds));
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (spec[i] != TABLE_TEXT && spec[i] != TABLE_NUM && spec[i] != TABLE_CODE)
+			abort();
+		t->kinds[i] = (enum table_kind)spec[i];
 	}
 }
 
-void table_set_kind(struct table *t, size_t col, enum table_kind kind)
+void table_init(struct table *t, const char *spec, const char *name, ...)
 {
-	if (col < t->ncols)
-		t->kinds[col] = kind;
+	va_list ap;
+	size_t n = 0;
+
+	init_cols(t, spec);
+	va_start(ap, name);
+	for (const char *h = name; h; h = va_arg(ap, const char *)) {
+		if (n == t->ncols)
+			abort();
+		t->names[n++] = xstrdup(h);
+	}
+	va_end(ap);
+	if (n != t->ncols)
+		abort();
+}
+
+void table_init_names(struct table *t, const char *spec, const char *const *names)
+{
+	init_cols(t, spec);
+	for (size_t i = 0; i < t->ncols; i++)
+		t->names[i] = xstrdup(names[i]);
 }
 
 void table_release(struct table *t)
@@ -65,6 +89,24 @@ void table_add_str(struct table *t, const char *s)
 	strbuf_addstr(&t->arena, s);
 	strbuf_addch(&t->arena, '\0');
 	push_cell(t, off + 1);
+}
+
+void table_addf(struct table *t, const char *fmt, ...)
+{
+	size_t off = t->arena.len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&t->arena, fmt, ap);
+	va_end(ap);
+	strbuf_addch(&t->arena, '\0');
+	push_cell(t, off + 1);
+}
+
+void table_add_sb(struct table *t, struct strbuf *sb)
+{
+	table_add_str(t, sb->buf);
+	strbuf_reset(sb);
 }
 
 void table_add_i64(struct table *t, int64_t v)
@@ -139,39 +181,66 @@ void table_write_csv(const struct table *t, struct strbuf *out)
 	}
 }
 
-static void md_field(struct strbuf *out, const char *s)
+/* A header or body cell of Markdown: code cells as code spans. */
+static void md_cell(struct strbuf *out, const char *s, int code)
 {
-	for (; s && *s; s++) {
-		if (*s == '|')
-			strbuf_addstr(out, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			strbuf_addch(out, ' ');
-		else
-			strbuf_addch(out, *s);
-	}
+	strbuf_addch(out, ' ');
+	if (code && s && *s)
+		md_code(out, s);
+	else
+		md_text(out, s ? s : "");
+	strbuf_addstr(out, " |");
 }
 
 void table_write_md(const struct table *t, struct strbuf *out)
 {
 	strbuf_addch(out, '|');
-	for (size_t c = 0; c < t->ncols; c++) {
-		strbuf_addch(out, ' ');
-		md_field(out, t->names[c]);
-		strbuf_addstr(out, " |");
-	}
+	for (size_t c = 0; c < t->ncols; c++)
+		md_cell(out, t->names[c], 0);
 	strbuf_addstr(out, "\n|");
 	for (size_t c = 0; c < t->ncols; c++)
-		strbuf_addstr(out, t->kinds[c] == TABLE_NUM ? " ---: |" : " :--- |");
+		strbuf_addstr(out, t->kinds[c] == TABLE_NUM ? " ---: |" : " --- |");
 	strbuf_addch(out, '\n');
 	for (size_t r = 0; r < t->nrows; r++) {
 		strbuf_addch(out, '|');
-		for (size_t c = 0; c < t->ncols; c++) {
-			strbuf_addch(out, ' ');
-			md_field(out, table_cell(t, r, c));
-			strbuf_addstr(out, " |");
-		}
+		for (size_t c = 0; c < t->ncols; c++)
+			md_cell(out, table_cell(t, r, c), t->kinds[c] == TABLE_CODE);
 		strbuf_addch(out, '\n');
 	}
+}
+
+static void html_cell(struct strbuf *out, const char *tag, const char *s, enum table_kind kind)
+{
+	strbuf_addf(out, "<%s%s>", tag, kind == TABLE_NUM ? " class=\"num\"" : "");
+	if (kind == TABLE_CODE && s && *s) {
+		strbuf_addstr(out, "<code>");
+		xml_text(out, s);
+		strbuf_addstr(out, "</code>");
+	} else {
+		xml_text(out, s ? s : "");
+	}
+	strbuf_addf(out, "</%s>", tag);
+}
+
+void table_write_html(const struct table *t, struct strbuf *out, const char *css_class)
+{
+	strbuf_addf(out, "<div class=\"tablewrap\"><table class=\"%s\">\n<thead><tr>",
+		    css_class ? css_class : "data");
+	for (size_t c = 0; c < t->ncols; c++)
+		html_cell(out, "th", t->names[c],
+			  t->kinds[c] == TABLE_NUM ? TABLE_NUM : TABLE_TEXT);
+	strbuf_addstr(out, "</tr></thead>\n");
+	if (t->nrows)
+		strbuf_addstr(out, "<tbody>\n");
+	for (size_t r = 0; r < t->nrows; r++) {
+		strbuf_addstr(out, "<tr>");
+		for (size_t c = 0; c < t->ncols; c++)
+			html_cell(out, "td", table_cell(t, r, c), t->kinds[c]);
+		strbuf_addstr(out, "</tr>\n");
+	}
+	if (t->nrows)
+		strbuf_addstr(out, "</tbody>\n");
+	strbuf_addstr(out, "</table></div>\n");
 }
 
 /* A JSON string as Python's json.dumps writes it (nsys -f json): ASCII only,

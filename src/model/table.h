@@ -1,10 +1,27 @@
-/* table.h: a small text table (header + rows of cells) and its writers in
- * the formats `nsys stats` speaks: csv and column (byte-compatible with
- * nsys 2023.4.4 -f csv and -f column), markdown and json. Also the number
+/* table.h: the one table of llmprof. Every table a user reads, whatever
+ * the format, is a struct table rendered by one of the writers below: the
+ * reports' Markdown and HTML (report.md, kernels.md, diff.md/html,
+ * merged.md, regions/report.md, the configuration keys), and `llmprof
+ * stats` in the formats nsys stats speaks (csv and column, byte-compatible
+ * with nsys 2023.4.4 -f csv and -f column; json). Also the number
  * formatting nsys uses.
  *
- * A table owns every cell it holds; table_release() frees them. Cells are
- * appended row by row; a NULL cell prints as empty (csv/md) or null (json). */
+ * A table is a header (one name per column, each column of one kind) and
+ * rows of plain-text cells, already formatted: the writers escape, never
+ * format. Cells are appended row by row, left to right; a row is complete
+ * after as many cells as columns. A NULL cell (table_add_null, or
+ * table_add_str(NULL)) prints empty (csv, Markdown, HTML, column) or as ""
+ * (json). The table owns every cell and name it holds; table_release()
+ * frees them.
+ *
+ *	struct table t;
+ *
+ *	table_init(&t, "clr", "Kernel", "Stage", "Total (ms)", NULL);
+ *	table_add_str(&t, "gemm");
+ *	table_add_str(&t, "decode");
+ *	table_addf(&t, "%.3f", ms);
+ *	table_write_md(&t, out);
+ *	table_release(&t); */
 #ifndef LLMPROF_TABLE_H
 #define LLMPROF_TABLE_H
 
@@ -14,30 +31,38 @@
 
 #include "core/strbuf.h"
 
+/* A column's kind, also its letter in table_init()'s spec. */
 enum table_kind {
-	TABLE_TEXT, /* quoted in json */
-	TABLE_NUM,  /* bare in json */
+	TABLE_TEXT = 'l', /* left-aligned; quoted in json */
+	TABLE_NUM = 'r',  /* right-aligned; bare in json, grouped in the column format */
+	TABLE_CODE = 'c', /* text shown as code (kernel names) in Markdown and HTML */
 };
 
 struct table {
 	size_t ncols;
 	char **names;		/* owned */
 	enum table_kind *kinds; /* owned */
-	size_t nrows;
+	size_t nrows;		/* complete rows */
 	size_t ncells, alloc;
 	size_t *cells;	     /* offset+1 into arena, 0 = NULL cell */
 	struct strbuf arena; /* NUL-separated cell text */
 };
 
-/* names: ncols column names; kinds may be NULL (all TABLE_NUM except the
- * names given in TABLE_TEXT by caller later via table_set_kind). */
-void table_init(struct table *t, const char *const *names, size_t ncols);
-void table_set_kind(struct table *t, size_t col, enum table_kind kind);
+/* spec: one letter per column, its kind ('l', 'r' or 'c'); then one header
+ * name per column, ending in NULL. A count or letter that does not match is
+ * a bug in the caller: abort(). */
+void table_init(struct table *t, const char *spec, const char *name, ...) __attribute__((sentinel));
+/* The same with the names in an array of strlen(spec) entries (headers
+ * built at run time). */
+void table_init_names(struct table *t, const char *spec, const char *const *names);
 void table_release(struct table *t);
 
-/* Append one cell to the current row; a row is complete after ncols cells. */
+/* Append one cell to the current row. */
 void table_add_null(struct table *t);
-void table_add_str(struct table *t, const char *s);
+void table_add_str(struct table *t, const char *s); /* NULL: a NULL cell */
+void table_addf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* sb's text as a cell; sb is reset, ready for the next. */
+void table_add_sb(struct table *t, struct strbuf *sb);
 void table_add_i64(struct table *t, int64_t v);
 /* A REAL value as Python's repr() prints it (what nsys does). */
 void table_add_pyfloat(struct table *t, double v);
@@ -46,11 +71,20 @@ void table_add_round1(struct table *t, double v);
 /* bytes shown in decimal MB with 3 decimals (nsys ":mem_B" columns). */
 void table_add_mb(struct table *t, double bytes);
 
-/* The cell text, or NULL. */
+/* The cell text, or NULL; borrowed from t. */
 const char *table_cell(const struct table *t, size_t row, size_t col);
 
-void table_write_csv(const struct table *t, struct strbuf *out);
+/* GitHub-flavoured Markdown: "| a | b |", then "| --- | ---: |" (TABLE_NUM
+ * right-aligned), then a line per row. Text cells through md_text(), code
+ * cells through md_code() (core/md.h); an empty code cell stays empty. */
 void table_write_md(const struct table *t, struct strbuf *out);
+/* An HTML table inside <div class="tablewrap">, class css_class (NULL:
+ * "data"); a header row in <thead>, rows in <tbody>; TABLE_NUM cells have
+ * class="num", code cells are <code>; text escaped by xml_text(). */
+void table_write_html(const struct table *t, struct strbuf *out, const char *css_class);
+/* nsys stats -f csv: a field quoted only when it holds a comma. */
+void table_write_csv(const struct table *t, struct strbuf *out);
+/* nsys stats -f json: an indented array of objects, ASCII only. */
 void table_write_json(const struct table *t, struct strbuf *out);
 /* nsys stats -f column (2023.4.4, its defaults autolines=100 and
  * colmax=100): a space, then the columns two spaces apart, each as wide as

@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "analysis/select.h"
+#include "analysis/select_pass.h"
 #include "config/config.h"
 #include "core/proc.h"
 #include "core/strbuf.h"

@@ -8,7 +8,7 @@
 
 #include "analysis/analytic_cfg.h"
 #include "analysis/model_build.h"
-#include "analysis/select.h"
+#include "analysis/select_pass.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/proc.h"

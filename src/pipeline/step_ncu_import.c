@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/regions.h"
+#include "report/ncu_regions.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"

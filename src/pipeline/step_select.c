@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "analysis/model_build.h"
-#include "analysis/select.h"
+#include "report/selection_json.h"
 #include "core/xalloc.h"
 #include "pipeline/ncu.h"
 #include "pipeline/steps.h"

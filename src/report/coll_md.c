@@ -20,26 +20,26 @@ int report_coll_shown(const struct report_model *m)
 	return m->ranks.nr > 1 && m->ranks.coll.available;
 }
 
-static void cell_ns(struct rtable *t, struct strbuf *sb, int64_t ns)
+static void cell_ns(struct table *t, struct strbuf *sb, int64_t ns)
 {
 	fmt_ns_as_ms(sb, (double)ns);
-	rtable_cell_sb(t, sb);
+	table_add_sb(t, sb);
 }
 
-void rtable_coll_ranks(const struct report_model *m, struct rtable *t)
+void rtable_coll_ranks(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrr", 0, "Rank", "Collective", "Calls", "Matched", "Time (ms)",
-		    "Wait (ms)", "Transfer (ms)", NULL);
+	table_init(t, "llrrrrr", "Rank", "Collective", "Calls", "Matched", "Time (ms)", "Wait (ms)",
+		   "Transfer (ms)", NULL);
 	for (size_t i = 0; report_coll_shown(m) && i < m->ranks.nr; i++) {
 		const struct report_rank_coll *c = &m->ranks.v[i].coll;
 
 		for (size_t j = 0; j < c->nr_types; j++) {
-			rtable_cell(t, m->ranks.v[i].label);
-			rtable_cell(t, c->types[j].type);
-			rtable_cellf(t, "%llu", (unsigned long long)c->types[j].calls);
-			rtable_cellf(t, "%llu", (unsigned long long)c->types[j].matched);
+			table_add_str(t, m->ranks.v[i].label);
+			table_add_str(t, c->types[j].type);
+			table_addf(t, "%llu", (unsigned long long)c->types[j].calls);
+			table_addf(t, "%llu", (unsigned long long)c->types[j].matched);
 			cell_ns(t, &sb, c->types[j].total_ns);
 			cell_ns(t, &sb, c->types[j].wait_ns);
 			cell_ns(t, &sb, c->types[j].transfer_ns);
@@ -48,72 +48,72 @@ void rtable_coll_ranks(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void rtable_coll_stragglers(const struct report_model *m, struct rtable *t)
+void rtable_coll_stragglers(const struct report_model *m, struct table *t)
 {
 	const struct report_collectives *c = &m->ranks.coll;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrrrr", 0, "Arrives last", "Collectives", "Share", "Mean lateness (us)",
-		    "Total lateness (ms)", NULL);
+	table_init(t, "lrrrr", "Arrives last", "Collectives", "Share", "Mean lateness (us)",
+		   "Total lateness (ms)", NULL);
 	for (size_t i = 0; report_coll_shown(m) && i < c->nr_stragglers; i++) {
 		const struct report_coll_straggler *s = &c->stragglers[i];
 
-		rtable_cell(t, m->ranks.v[s->rank_index].label);
-		rtable_cellf(t, "%llu", (unsigned long long)s->count);
+		table_add_str(t, m->ranks.v[s->rank_index].label);
+		table_addf(t, "%llu", (unsigned long long)s->count);
 		fmt_frac_pct(&sb, rnum_of(s->share));
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_fixed(&sb, rnum_of(s->mean_late_ns / 1e3), 1);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		cell_ns(t, &sb, s->late_ns);
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_coll_stages(const struct report_model *m, struct rtable *t)
+void rtable_coll_stages(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrr", 0, "Rank", "Stage", "Instances", "GPU span (ms)",
-		    "Communication (ms)", "Exposed (ms)", "Exposed share", NULL);
+	table_init(t, "llrrrrr", "Rank", "Stage", "Instances", "GPU span (ms)",
+		   "Communication (ms)", "Exposed (ms)", "Exposed share", NULL);
 	for (size_t i = 0; report_coll_shown(m) && i < m->ranks.nr; i++) {
 		const struct report_rank_coll *c = &m->ranks.v[i].coll;
 
 		for (size_t j = 0; j < c->nr_stages; j++) {
 			const struct report_coll_stage *s = &c->stages[j];
 
-			rtable_cell(t, m->ranks.v[i].label);
-			rtable_cell(t, s->stage);
-			rtable_cellf(t, "%llu", (unsigned long long)s->windows);
+			table_add_str(t, m->ranks.v[i].label);
+			table_add_str(t, s->stage);
+			table_addf(t, "%llu", (unsigned long long)s->windows);
 			cell_ns(t, &sb, s->window_ns);
 			cell_ns(t, &sb, s->comm_ns);
 			cell_ns(t, &sb, s->exposed_ns);
 			fmt_frac_pct(&sb, s->window_ns > 0 ? rnum_of((double)s->exposed_ns /
 								     (double)s->window_ns)
 							   : RNUM_NONE);
-			rtable_cell_sb(t, &sb);
+			table_add_sb(t, &sb);
 		}
 	}
 	strbuf_release(&sb);
 }
 
 /* Only with several hosts: one host shares one clock with itself. */
-void rtable_coll_hosts(const struct report_model *m, struct rtable *t)
+void rtable_coll_hosts(const struct report_model *m, struct table *t)
 {
 	const struct report_collectives *c = &m->ranks.coll;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrrrrl", 0, "Host", "Ranks", "Clock offset (ms)", "Samples",
-		    "Residual (us)", "Aligned", NULL);
+	table_init(t, "lrrrrl", "Host", "Ranks", "Clock offset (ms)", "Samples", "Residual (us)",
+		   "Aligned", NULL);
 	for (size_t i = 0; report_coll_shown(m) && c->nr_hosts > 1 && i < c->nr_hosts; i++) {
 		const struct report_coll_host *h = &c->hosts[i];
 
-		rtable_cell(t, h->name ? h->name : FMT_NA);
-		rtable_cellf(t, "%llu", (unsigned long long)h->ranks);
+		table_add_str(t, h->name ? h->name : FMT_NA);
+		table_addf(t, "%llu", (unsigned long long)h->ranks);
 		cell_ns(t, &sb, h->offset_ns);
-		rtable_cellf(t, "%llu", (unsigned long long)h->samples);
+		table_addf(t, "%llu", (unsigned long long)h->samples);
 		fmt_fixed(&sb, rnum_of((double)h->residual_ns / 1e3), 1);
-		rtable_cell_sb(t, &sb);
-		rtable_cell(t, i == 0 ? "reference" : h->aligned ? "yes" : "no");
+		table_add_sb(t, &sb);
+		table_add_str(t, i == 0 ? "reference" : h->aligned ? "yes" : "no");
 	}
 	strbuf_release(&sb);
 }
@@ -167,41 +167,40 @@ int report_nccl_shown(const struct report_model *m)
 	return m->ranks.coll.nr_api > 0;
 }
 
-static void cell_bytes(struct rtable *t, uint64_t bytes, uint64_t n)
+static void cell_bytes(struct table *t, uint64_t bytes, uint64_t n)
 {
 	if (n)
-		rtable_cellf(t, "%.0f", (double)bytes / (double)n);
+		table_addf(t, "%.0f", (double)bytes / (double)n);
 	else
-		rtable_cell(t, FMT_NA);
+		table_add_str(t, FMT_NA);
 }
 
-void rtable_nccl_api(const struct report_model *m, struct rtable *t)
+void rtable_nccl_api(const struct report_model *m, struct table *t)
 {
 	const struct report_collectives *c = &m->ranks.coll;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrlrrrrr", 0, "Process", "Collective", "Calls", "Bytes/call", "Bytes",
-		    "Op", "Ranks", "Launched", "Kernel time (ms)", "algbw (GB/s)", "busbw (GB/s)",
-		    NULL);
+	table_init(t, "llrrrlrrrrr", "Process", "Collective", "Calls", "Bytes/call", "Bytes", "Op",
+		   "Ranks", "Launched", "Kernel time (ms)", "algbw (GB/s)", "busbw (GB/s)", NULL);
 	for (size_t i = 0; i < c->nr_api; i++) {
 		const struct report_nccl_api *r = &c->api[i];
 
-		rtable_cell(t, r->label);
-		rtable_cell(t, r->type);
-		rtable_cellf(t, "%llu", (unsigned long long)r->calls);
+		table_add_str(t, r->label);
+		table_add_str(t, r->type);
+		table_addf(t, "%llu", (unsigned long long)r->calls);
 		cell_bytes(t, r->bytes, r->sized);
 		cell_bytes(t, r->bytes, r->sized ? 1 : 0);
-		rtable_cell(t, r->op ? r->op : FMT_NA);
+		table_add_str(t, r->op ? r->op : FMT_NA);
 		if (r->nranks > 0)
-			rtable_cellf(t, "%d", r->nranks);
+			table_addf(t, "%d", r->nranks);
 		else
-			rtable_cell(t, r->nranks < 0 ? "mixed" : FMT_NA);
-		rtable_cellf(t, "%llu", (unsigned long long)r->launched);
+			table_add_str(t, r->nranks < 0 ? "mixed" : FMT_NA);
+		table_addf(t, "%llu", (unsigned long long)r->launched);
 		cell_ns(t, &sb, r->kernel_ns);
 		fmt_fixed(&sb, r->algbw_gbs, 2);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_fixed(&sb, r->busbw_gbs, 2);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
@@ -244,7 +243,7 @@ void report_nccl_summary(const struct report_model *m, struct strbuf *out)
 /* The NCCL calls table with its sentence (report.md). */
 static void nccl_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	if (!m->ranks.coll.nr_api)
 		return;
@@ -252,15 +251,15 @@ static void nccl_md(const struct report_model *m, struct strbuf *out)
 			   "payloads record; bandwidths over the calls that launched a kernel "
 			   "(docs/collectives.md \"Bytes\"):\n\n");
 	rtable_nccl_api(m, &t);
-	rtable_md(&t, out);
-	rtable_release(&t);
+	table_write_md(&t, out);
+	table_release(&t);
 }
 
 /* "## Collectives" of report.md. */
 void report_coll_md(const struct report_model *m, struct strbuf *out)
 {
 	const struct report_collectives *c = &m->ranks.coll;
-	struct rtable t;
+	struct table t;
 
 	if (!report_coll_shown(m)) {
 		if (!report_nccl_shown(m))
@@ -278,32 +277,32 @@ void report_coll_md(const struct report_model *m, struct strbuf *out)
 		      "Wait is the time a rank's collective ran before the last rank arrived; "
 		      "transfer is the rest (docs/collectives.md).\n\n");
 	rtable_coll_ranks(m, &t);
-	rtable_md(&t, out);
-	rtable_release(&t);
+	table_write_md(&t, out);
+	table_release(&t);
 	nccl_md(m, out);
 	rtable_coll_stragglers(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addstr(out, "\nStragglers (lateness: after the median arrival of the "
 				   "other ranks):\n\n");
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 	}
-	rtable_release(&t);
+	table_release(&t);
 	rtable_coll_stages(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addstr(out, "\nExposed communication (NCCL kernels running while no other "
 				   "kernel runs on the GPU) per stage:\n\n");
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 	}
-	rtable_release(&t);
+	table_release(&t);
 	rtable_coll_hosts(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addstr(out, "\nClocks: each host's offset to the first, estimated from "
 				   "collective end times; the residual is how far ends still "
 				   "differ after alignment, and how uncertain waits across hosts "
 				   "are.\n\n");
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 	}
-	rtable_release(&t);
+	table_release(&t);
 	if (c->nr_mismatches)
 		strbuf_addf(out,
 			    "\n%zu collective sequences have different lengths on different "

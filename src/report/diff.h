@@ -7,6 +7,7 @@
 
 #include "analysis/diff.h"
 #include "core/strbuf.h"
+#include "model/table.h"
 
 void diff_render_md(const struct diff *d, struct strbuf *out);
 /* 0, or -1 with err when the JSON cannot be encoded. */
@@ -20,5 +21,9 @@ const char *diff_match_name(enum diff_match m);
 const char *diff_basis_name(enum diff_basis b);
 /* "+1.234" style number of a metric, or "n/a". */
 void diff_num(struct strbuf *sb, struct rnum r, int sign);
+/* The metrics table diff.md and diff.html both show: metric, A, B,
+ * change, change %, the 95 % interval, its basis and the verdict. t is
+ * initialised here; the caller releases it (table_release). */
+void diff_table_metrics(const struct diff *d, struct table *t);
 
 #endif

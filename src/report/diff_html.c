@@ -124,28 +124,12 @@ static void svg_steps(const struct diff_samples *s, struct strbuf *o)
 
 static void html_metrics(const struct diff *d, struct strbuf *o)
 {
-	strbuf_addstr(o, "<h2>Metrics</h2>\n<table>\n<tr><th>metric</th><th>A</th><th>B</th>"
-			 "<th>change %</th><th>95 % interval (%)</th><th>verdict</th></tr>\n");
-	for (size_t i = 0; i < d->nr_metrics; i++) {
-		const struct diff_metric *m = &d->metrics[i];
+	struct table t;
 
-		strbuf_addf(o, "<tr><td>%s (%s)</td><td>", m->label, m->unit);
-		diff_num(o, m->a, 0);
-		strbuf_addstr(o, "</td><td>");
-		diff_num(o, m->b, 0);
-		strbuf_addstr(o, "</td><td>");
-		if (m->pct.available)
-			strbuf_addf(o, "%+.2f", m->pct.v);
-		else
-			strbuf_addstr(o, "n/a");
-		if (m->lo_pct.available)
-			strbuf_addf(o, "</td><td>[%+.2f, %+.2f]</td><td>%s</td></tr>\n",
-				    m->lo_pct.v, m->hi_pct.v,
-				    m->significant ? "significant" : "no significant change");
-		else
-			strbuf_addstr(o, "</td><td>n/a</td><td>no interval</td></tr>\n");
-	}
-	strbuf_addstr(o, "</table>\n");
+	strbuf_addstr(o, "<h2>Metrics</h2>\n");
+	diff_table_metrics(d, &t);
+	table_write_html(&t, o, "data");
+	table_release(&t);
 }
 
 void diff_render_html(const struct diff *d, struct strbuf *o)
@@ -153,8 +137,8 @@ void diff_render_html(const struct diff *d, struct strbuf *o)
 	strbuf_addstr(o, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
 			 "<title>llmprof diff</title>\n<style>body{font-family:sans-serif;"
 			 "max-width:960px;margin:1em auto}table{border-collapse:collapse}"
-			 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-			 "td:first-child{text-align:left}</style></head><body>\n"
+			 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+			 ".num{text-align:right}</style></head><body>\n"
 			 "<h1>llmprof diff</h1>\n<p>A: <code>");
 	esc(o, d->a.label);
 	strbuf_addstr(o, "</code><br>B: <code>");

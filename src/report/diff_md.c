@@ -37,35 +37,63 @@ void diff_num(struct strbuf *sb, struct rnum r, int sign)
 		strbuf_addf(sb, sign ? "%+.3f" : "%.3f", r.v);
 }
 
-static void md_metrics(const struct diff *d, struct strbuf *o)
+/* "+2.19 %" of a metric, or "n/a". */
+static void metric_pct(struct strbuf *sb, struct rnum r)
 {
-	strbuf_addstr(o, "## Metrics\n\n"
-			 "| metric | A | B | change | change % | 95 % interval (%) | basis | "
-			 "verdict |\n|---|---:|---:|---:|---:|---|---|---|\n");
+	if (r.available)
+		strbuf_addf(sb, "%+.2f %%", r.v);
+	else
+		strbuf_addstr(sb, "n/a");
+}
+
+void diff_table_metrics(const struct diff *d, struct table *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	table_init(t, "lrrrrlll", "metric", "A", "B", "change", "change %", "95 % interval (%)",
+		   "basis", "verdict", NULL);
 	for (size_t i = 0; i < d->nr_metrics; i++) {
 		const struct diff_metric *m = &d->metrics[i];
 
-		strbuf_addf(o, "| %s (%s) | ", m->label, m->unit);
-		diff_num(o, m->a, 0);
-		strbuf_addstr(o, " | ");
-		diff_num(o, m->b, 0);
-		strbuf_addstr(o, " | ");
-		diff_num(o, m->delta, 1);
-		strbuf_addstr(o, " | ");
-		if (m->pct.available)
-			strbuf_addf(o, "%+.2f %%", m->pct.v);
-		else
-			strbuf_addstr(o, "n/a");
-		if (m->lo_pct.available)
-			strbuf_addf(o, " | [%+.2f, %+.2f] | %s (%zu / %zu) | %s |\n", m->lo_pct.v,
-				    m->hi_pct.v, diff_basis_name(m->basis), m->na, m->nb,
-				    !m->significant			   ? "no significant change"
-				    : (m->delta.v > 0) == m->higher_better ? "better"
-									   : "worse");
-		else
-			strbuf_addstr(o, " | n/a | none | no interval |\n");
+		table_addf(t, "%s (%s)", m->label, m->unit);
+		diff_num(&sb, m->a, 0);
+		table_add_sb(t, &sb);
+		diff_num(&sb, m->b, 0);
+		table_add_sb(t, &sb);
+		diff_num(&sb, m->delta, 1);
+		table_add_sb(t, &sb);
+		metric_pct(&sb, m->pct);
+		table_add_sb(t, &sb);
+		if (m->lo_pct.available) {
+			table_addf(t, "[%+.2f, %+.2f]", m->lo_pct.v, m->hi_pct.v);
+			table_addf(t, "%s (%zu / %zu)", diff_basis_name(m->basis), m->na, m->nb);
+			table_add_str(t, !m->significant ? "no significant change"
+					 : (m->delta.v > 0) == m->higher_better ? "better"
+										: "worse");
+		} else {
+			table_add_str(t, "n/a");
+			table_add_str(t, "none");
+			table_add_str(t, "no interval");
+		}
 	}
+	strbuf_release(&sb);
+}
+
+/* t's Markdown, a blank line after it; t released. */
+static void md_table(struct table *t, struct strbuf *o)
+{
+	table_write_md(t, o);
 	strbuf_addch(o, '\n');
+	table_release(t);
+}
+
+static void md_metrics(const struct diff *d, struct strbuf *o)
+{
+	struct table t;
+
+	strbuf_addstr(o, "## Metrics\n\n");
+	diff_table_metrics(d, &t);
+	md_table(&t, o);
 }
 
 static void md_ms(struct strbuf *o, double ns, int sign)
@@ -82,9 +110,16 @@ static double roles_sum(const double *v)
 	return t;
 }
 
+static void add_ms(struct table *t, double ns, int sign)
+{
+	table_addf(t, sign ? "%+.3f" : "%.3f", ns / 1e6);
+}
+
 static void md_kernels(const struct diff *d, struct strbuf *o)
 {
 	size_t n = d->nr_kernels < TOP_KERNELS ? d->nr_kernels : TOP_KERNELS;
+	struct strbuf sb = STRBUF_INIT;
+	struct table t;
 
 	strbuf_addf(o,
 		    "## Kernels\n\n%zu rows: %zu new, %zu gone, %zu matched to another variant "
@@ -99,44 +134,39 @@ static void md_kernels(const struct diff *d, struct strbuf *o)
 	md_ms(o, d->out_ns_b, 0);
 	strbuf_addstr(o, " ms (");
 	md_ms(o, d->out_ns_b - d->out_ns_a, 1);
-	strbuf_addstr(o, " ms).\n\n"
-			 "| kernel (B, else A) | matched by | calls A | calls B | ms A | ms B | "
-			 "exposed ms A | exposed ms B | change (ms) | outside stages ms A | B "
-			 "|\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	strbuf_addstr(o, " ms).\n\n");
+	table_init(&t, "clrrrrrrrrr", "kernel (B, else A)", "matched by", "calls A", "calls B",
+		   "ms A", "ms B", "exposed ms A", "exposed ms B", "change (ms)",
+		   "outside stages ms A", "B", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_kernel *k = &d->kernels[i];
 
-		strbuf_addstr(o, "| ");
-		md_code(o, k->name_b ? k->name_b : k->name_a);
-		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b)) {
-			strbuf_addstr(o, " (A: ");
-			md_code(o, k->name_a);
-			strbuf_addch(o, ')');
-		}
+		table_add_str(&t, k->name_b ? k->name_b : k->name_a);
+		/* how the row matched, with A's name where it differs from B's */
+		strbuf_addstr(&sb, diff_match_name(k->match));
+		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b))
+			strbuf_addf(&sb, " (A: %s)", k->name_a);
 		if (k->kernels_a > 1 || k->kernels_b > 1)
-			strbuf_addf(o, " (%zu / %zu kernels)", k->kernels_a, k->kernels_b);
-		strbuf_addf(o, " | %s | %.1f | %.1f | ", diff_match_name(k->match),
-			    roles_sum(k->stage_calls_a), roles_sum(k->stage_calls_b));
-		md_ms(o, roles_sum(k->stage_ns_a), 0);
-		strbuf_addstr(o, " | ");
-		md_ms(o, roles_sum(k->stage_ns_b), 0);
-		strbuf_addstr(o, " | ");
-		md_ms(o, roles_sum(k->exp_ns_a), 0);
-		strbuf_addstr(o, " | ");
-		md_ms(o, roles_sum(k->exp_ns_b), 0);
-		strbuf_addstr(o, " | ");
-		md_ms(o, k->delta_ns, 1);
-		strbuf_addstr(o, " | ");
-		md_ms(o, k->out_ns_a, 0);
-		strbuf_addstr(o, " | ");
-		md_ms(o, k->out_ns_b, 0);
-		strbuf_addstr(o, " |\n");
+			strbuf_addf(&sb, " (%zu / %zu kernels)", k->kernels_a, k->kernels_b);
+		table_add_sb(&t, &sb);
+		table_addf(&t, "%.1f", roles_sum(k->stage_calls_a));
+		table_addf(&t, "%.1f", roles_sum(k->stage_calls_b));
+		add_ms(&t, roles_sum(k->stage_ns_a), 0);
+		add_ms(&t, roles_sum(k->stage_ns_b), 0);
+		add_ms(&t, roles_sum(k->exp_ns_a), 0);
+		add_ms(&t, roles_sum(k->exp_ns_b), 0);
+		add_ms(&t, k->delta_ns, 1);
+		add_ms(&t, k->out_ns_a, 0);
+		add_ms(&t, k->out_ns_b, 0);
 	}
-	strbuf_addch(o, '\n');
+	md_table(&t, o);
+	strbuf_release(&sb);
 }
 
 static void md_falls(const struct diff *d, struct strbuf *o)
 {
+	struct table t;
+
 	for (int r = 0; r < REPORT_ROLE_OTHER; r++) {
 		const struct diff_waterfall *w = &d->falls[r];
 
@@ -149,103 +179,103 @@ static void md_falls(const struct diff *d, struct strbuf *o)
 		md_ms(o, w->b_ns, 0);
 		strbuf_addstr(o, " ms (");
 		md_ms(o, w->delta_ns, 1);
-		strbuf_addstr(o, " ms) = the terms below, which sum to it.\n\n"
-				 "| term | change (ms) |\n|---|---:|\n");
+		strbuf_addstr(o, " ms) = the terms below, which sum to it.\n\n");
+		table_init(&t, "cr", "term", "change (ms)", NULL);
 		for (size_t i = 0; i < w->nr; i++) {
-			strbuf_addstr(o, "| ");
-			md_code(o, w->rows[i].label);
-			strbuf_addstr(o, " | ");
-			md_ms(o, w->rows[i].delta_ns, 1);
-			strbuf_addstr(o, " |\n");
+			table_add_str(&t, w->rows[i].label);
+			add_ms(&t, w->rows[i].delta_ns, 1);
 		}
-		strbuf_addch(o, '\n');
+		md_table(&t, o);
 	}
 }
 
-static void md_counter(struct strbuf *o, struct rnum a, struct rnum b)
+/* "12.3 -> 15.2": a counter of A and of B. */
+static void add_counter(struct table *t, struct strbuf *sb, struct rnum a, struct rnum b)
 {
-	diff_num(o, a, 0);
-	strbuf_addstr(o, " -> ");
-	diff_num(o, b, 0);
+	diff_num(sb, a, 0);
+	strbuf_addstr(sb, " -> ");
+	diff_num(sb, b, 0);
+	table_add_sb(t, sb);
 }
 
 static void md_counters(const struct diff *d, struct strbuf *o)
 {
-	size_t shown = 0;
+	struct strbuf sb = STRBUF_INIT;
+	struct table t;
 
+	table_init(&t, "cllll", "kernel", "SM SOL %", "memory SOL %", "occupancy %", "bound", NULL);
 	for (size_t i = 0; i < d->nr_kernels && i < TOP_KERNELS; i++) {
 		const struct diff_kernel *k = &d->kernels[i];
 
 		if (!k->ca.profiled || !k->cb.profiled)
 			continue;
-		if (!shown++)
-			strbuf_addstr(o,
-				      "## Counters of the top movers\n\n"
-				      "| kernel | SM SOL % | memory SOL % | occupancy % | bound |\n"
-				      "|---|---|---|---|---|\n");
-		strbuf_addstr(o, "| ");
-		md_code(o, k->name_b);
-		strbuf_addstr(o, " | ");
-		md_counter(o, k->ca.sm_sol_pct, k->cb.sm_sol_pct);
-		strbuf_addstr(o, " | ");
-		md_counter(o, k->ca.mem_sol_pct, k->cb.mem_sol_pct);
-		strbuf_addstr(o, " | ");
-		md_counter(o, k->ca.occupancy_pct, k->cb.occupancy_pct);
-		strbuf_addf(o, " | %s -> %s |\n", kernel_bound_name(k->ca.bound),
-			    kernel_bound_name(k->cb.bound));
+		table_add_str(&t, k->name_b);
+		add_counter(&t, &sb, k->ca.sm_sol_pct, k->cb.sm_sol_pct);
+		add_counter(&t, &sb, k->ca.mem_sol_pct, k->cb.mem_sol_pct);
+		add_counter(&t, &sb, k->ca.occupancy_pct, k->cb.occupancy_pct);
+		table_addf(&t, "%s -> %s", kernel_bound_name(k->ca.bound),
+			   kernel_bound_name(k->cb.bound));
 	}
-	if (shown)
-		strbuf_addch(o, '\n');
+	if (t.nrows) {
+		strbuf_addstr(o, "## Counters of the top movers\n\n");
+		md_table(&t, o);
+	} else {
+		table_release(&t);
+	}
+	strbuf_release(&sb);
 }
 
 static void md_ops(const struct diff *d, struct strbuf *o)
 {
 	size_t n = d->nr_ops < TOP_OPS ? d->nr_ops : TOP_OPS;
+	struct table t;
 
 	if (!n)
 		return;
-	strbuf_addf(o,
-		    "## Operators\n\nPer run, by |change| (top %zu of %zu).\n\n"
-		    "| operator | stage | calls A | calls B | GPU ms A | GPU ms B | change (ms) "
-		    "|\n|---|---|---:|---:|---:|---:|---:|\n",
-		    n, d->nr_ops);
+	strbuf_addf(o, "## Operators\n\nPer run, by |change| (top %zu of %zu).\n\n", n, d->nr_ops);
+	table_init(&t, "llrrrrr", "operator", "stage", "calls A", "calls B", "GPU ms A", "GPU ms B",
+		   "change (ms)", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_operator *p = &d->ops[i];
 
-		strbuf_addstr(o, "| ");
-		md_text(o, p->name);
-		strbuf_addf(o, "%s | %s | %.1f | %.1f | %.3f | %.3f | %+.3f |\n",
-			    !p->in_a   ? " (new)"
-			    : !p->in_b ? " (gone)"
-				       : "",
-			    p->stage ? p->stage : "-", p->calls_a, p->calls_b, p->ms_a, p->ms_b,
-			    p->ms_b - p->ms_a);
+		table_addf(&t, "%s%s", p->name, !p->in_a ? " (new)" : !p->in_b ? " (gone)" : "");
+		table_add_str(&t, p->stage ? p->stage : "-");
+		table_addf(&t, "%.1f", p->calls_a);
+		table_addf(&t, "%.1f", p->calls_b);
+		table_addf(&t, "%.3f", p->ms_a);
+		table_addf(&t, "%.3f", p->ms_b);
+		table_addf(&t, "%+.3f", p->ms_b - p->ms_a);
 	}
-	strbuf_addch(o, '\n');
+	md_table(&t, o);
 }
 
 static void md_ranks(const struct diff *d, struct strbuf *o)
 {
+	struct strbuf sb = STRBUF_INIT;
+	struct table t;
+
 	if (!d->nr_ranks)
 		return;
-	strbuf_addstr(o, "## Ranks\n\n| rank | decode GPU ms A | B | step p50 ms A | B | "
-			 "kernel ms A | B |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	strbuf_addstr(o, "## Ranks\n\n");
+	table_init(&t, "lrrrrrr", "rank", "decode GPU ms A", "B", "step p50 ms A", "B",
+		   "kernel ms A", "B", NULL);
 	for (size_t i = 0; i < d->nr_ranks; i++) {
 		const struct diff_rank *r = &d->ranks[i];
 
-		strbuf_addstr(o, "| ");
-		md_text(o, r->label);
-		strbuf_addstr(o, " | ");
-		diff_num(o, r->decode_ms_a, 0);
-		strbuf_addstr(o, " | ");
-		diff_num(o, r->decode_ms_b, 0);
-		strbuf_addstr(o, " | ");
-		diff_num(o, r->step_p50_a, 0);
-		strbuf_addstr(o, " | ");
-		diff_num(o, r->step_p50_b, 0);
-		strbuf_addf(o, " | %.3f | %.3f |\n", r->kernel_ms_a, r->kernel_ms_b);
+		table_add_str(&t, r->label);
+		diff_num(&sb, r->decode_ms_a, 0);
+		table_add_sb(&t, &sb);
+		diff_num(&sb, r->decode_ms_b, 0);
+		table_add_sb(&t, &sb);
+		diff_num(&sb, r->step_p50_a, 0);
+		table_add_sb(&t, &sb);
+		diff_num(&sb, r->step_p50_b, 0);
+		table_add_sb(&t, &sb);
+		table_addf(&t, "%.3f", r->kernel_ms_a);
+		table_addf(&t, "%.3f", r->kernel_ms_b);
 	}
-	strbuf_addch(o, '\n');
+	md_table(&t, o);
+	strbuf_release(&sb);
 }
 
 static void md_side(struct strbuf *o, const char *name, const struct diff_side_info *s)

@@ -141,58 +141,58 @@ static const char sort_script[] =
     "if(x[0]!==y[0])return x[0]-y[0];return(x[1]>y[1]?1:y[1]>x[1]?-1:0)*d;})"
     ".forEach(function(r){tb.appendChild(r);});});});";
 
-static void html_table(struct rtable *t, struct strbuf *out)
+static void html_table(struct table *t, struct strbuf *out)
 {
-	rtable_html(t, out, "data sortable");
-	rtable_release(t);
+	table_write_html(t, out, "data sortable");
+	table_release(t);
 }
 
 /* The kernels: rank and short name in the first (sticky) column, the full
  * name as its title and the operator under it; the other columns as
  * rtable_kernels_full has them, but its last (Operator), so the table keeps
- * fitting a 1366 px screen. */
+ * fitting a 1366 px screen. The one table whose HTML is not
+ * table_write_html()'s (a cell with a title and two lines), it is written
+ * here from the same struct table report.md's kernel table comes from. */
 static void kernels_table_html(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	struct strbuf b = STRBUF_INIT;
-	size_t rows;
 
 	rtable_kernels_full(m, &t);
-	rows = t.nr_cells / t.ncols;
 	strbuf_addstr(out, "<div class=\"tablewrap\"><table class=\"data sortable kernels\">\n"
 			   "<thead><tr><th>Kernel (operator)</th>");
 	for (size_t c = 2; c + 1 < t.ncols; c++) {
-		strbuf_addf(out, "<th%s>", t.align[c] == 'r' ? " class=\"num\"" : "");
-		xml_text(out, t.cells[c]);
+		strbuf_addf(out, "<th%s>", t.kinds[c] == TABLE_NUM ? " class=\"num\"" : "");
+		xml_text(out, t.names[c]);
 		strbuf_addstr(out, "</th>");
 	}
 	strbuf_addstr(out, "</tr></thead>\n<tbody>\n");
-	for (size_t r = 1; r < rows; r++) {
-		const struct report_kernel *k = &m->kernels[r - 1];
+	for (size_t r = 0; r < t.nrows; r++) {
+		const struct report_kernel *k = &m->kernels[r];
 
 		strbuf_reset(&b);
 		kernel_base_name(&b, k->short_name, HTML_KNAME_MAX);
 		strbuf_addstr(out, "<tr><td title=\"");
 		xml_text(out, k->full_name ? k->full_name : k->short_name);
-		strbuf_addf(out, "\"><span class=\"rk\">%zu</span> <code>", r);
+		strbuf_addf(out, "\"><span class=\"rk\">%zu</span> <code>", r + 1);
 		xml_text(out, b.buf);
 		strbuf_addstr(out, "</code>");
 		if (k->op) {
 			strbuf_addstr(out, "<br><small>");
-			xml_text(out, t.cells[r * t.ncols + t.ncols - 1]);
+			xml_text(out, table_cell(&t, r, t.ncols - 1));
 			strbuf_addstr(out, "</small>");
 		}
 		strbuf_addstr(out, "</td>");
 		for (size_t c = 2; c + 1 < t.ncols; c++) {
-			strbuf_addf(out, "<td%s>", t.align[c] == 'r' ? " class=\"num\"" : "");
-			xml_text(out, t.cells[r * t.ncols + c]);
+			strbuf_addf(out, "<td%s>", t.kinds[c] == TABLE_NUM ? " class=\"num\"" : "");
+			xml_text(out, table_cell(&t, r, c));
 			strbuf_addstr(out, "</td>");
 		}
 		strbuf_addstr(out, "</tr>\n");
 	}
 	strbuf_addstr(out, "</tbody>\n</table></div>\n");
 	strbuf_release(&b);
-	rtable_release(&t);
+	table_release(&t);
 }
 
 /* The status line; "every report below is complete" does not stand beside
@@ -230,7 +230,7 @@ static void section_open(struct strbuf *out, const char *id, const char *title)
  * call (docs/report.md, "Where the CPU time goes"). */
 static void cpu_time_html(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
@@ -243,15 +243,15 @@ static void cpu_time_html(const struct report_model *m, struct strbuf *out)
 		fmt_ms(out, s->cpu_ms);
 		strbuf_addstr(out, " ms)</h3>\n");
 		rtable_cpu_time(s, &t);
-		rtable_html(&t, out, "data");
-		rtable_release(&t);
+		table_write_html(&t, out, "data");
+		table_release(&t);
 	}
 }
 
 /* Each stage's CPU samples (docs/report.md, "Where the CPU time goes"). */
 static void cpu_samples_html(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	int head = 0;
 
 	for (size_t i = 0; i < m->nr_stages; i++) {
@@ -272,11 +272,11 @@ static void cpu_samples_html(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(out, "</h3>\n");
 		strbuf_release(&cap);
 		rtable_cpu_sample_cats(s, &t);
-		rtable_html(&t, out, "data");
-		rtable_release(&t);
+		table_write_html(&t, out, "data");
+		table_release(&t);
 		rtable_cpu_sample_funcs(s, &t);
-		rtable_html(&t, out, "data");
-		rtable_release(&t);
+		table_write_html(&t, out, "data");
+		table_release(&t);
 	}
 }
 
@@ -309,7 +309,7 @@ static void findings_html(const struct report_model *m, struct strbuf *out)
  * findings; nothing when no trace was checked. */
 static void trust_html(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	if (!m->trust.checked)
 		return;
@@ -327,7 +327,7 @@ static void trust_html(const struct report_model *m, struct strbuf *out)
 static void ranks_html(const struct report_model *m, struct strbuf *out)
 {
 	struct strbuf s = STRBUF_INIT;
-	struct rtable t;
+	struct table t;
 
 	if (m->ranks.nr < 2) {
 		if (!report_nccl_shown(m))
@@ -371,9 +371,9 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	strbuf_release(&s);
 	strbuf_addstr(out, "</p>\n");
 	rtable_coll_stragglers(m, &t);
-	if (rtable_rows(&t))
-		rtable_html(&t, out, "data sortable");
-	rtable_release(&t);
+	if (t.nrows)
+		table_write_html(&t, out, "data sortable");
+	table_release(&t);
 	rtable_coll_ranks(m, &t);
 	html_table(&t, out);
 	if (m->ranks.coll.nr_api) {
@@ -384,7 +384,7 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 
 void report_render_html(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	struct strbuf s = STRBUF_INIT;
 	int done = report_model_complete(m);
 
@@ -429,11 +429,11 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		rtable_stages(m, &t);
 		html_table(&t, out);
 		rtable_decode_steps(m, &t);
-		if (rtable_rows(&t)) {
+		if (t.nrows) {
 			strbuf_addstr(out, "<h3>Decode-step distribution</h3>\n");
-			rtable_html(&t, out, "data sortable");
+			table_write_html(&t, out, "data sortable");
 		}
-		rtable_release(&t);
+		table_release(&t);
 		cpu_time_html(m, out);
 		cpu_samples_html(m, out);
 	} else {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/fsutil.h"
-#include "core/md.h"
 #include "core/util.h"
+#include "model/table.h"
 #include "report/merged.h"
 #include "core/banned.h"
 
@@ -83,42 +83,58 @@ static json_t *jnccl(const struct merge_rank *m)
 			 m->nccl_why ? json_string(m->nccl_why) : json_null());
 }
 
+/* t's Markdown; t released. */
+static void md_table(struct table *t, struct strbuf *sb)
+{
+	table_write_md(t, sb);
+	table_release(t);
+}
+
+/* "%.2f" of a bandwidth, or "n/a" (negative: unknown). */
+static void add_bw(struct table *t, double gbps)
+{
+	if (gbps >= 0)
+		table_addf(t, "%.2f", gbps);
+	else
+		table_add_str(t, "n/a");
+}
+
 /* Each rank's NCCL calls and bytes, from its own report. */
 static void md_nccl(struct strbuf *sb, const struct merge_result *r)
 {
+	struct table t;
 	int any = 0;
 
 	for (size_t i = 0; i < r->nranks; i++)
 		any |= r->ranks[i].nnccl > 0;
 	if (!any)
 		return;
-	strbuf_addstr(sb,
-		      "\n## NCCL calls and bytes\n\nEach rank's NCCL API calls with the bytes "
-		      "NCCL's NVTX payloads record, from its own report (algbw and busbw in "
-		      "GB/s over the calls that launched a kernel; docs/collectives.md).\n\n"
-		      "| Rank | Collective | Calls | Bytes/call | Bytes | Kernel time ms | algbw "
-		      "| busbw |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
+	strbuf_addstr(sb, "\n## NCCL calls and bytes\n\nEach rank's NCCL API calls with the bytes "
+			  "NCCL's NVTX payloads record, from its own report (algbw and busbw in "
+			  "GB/s over the calls that launched a kernel; docs/collectives.md).\n\n");
+	table_init(&t, "rlrrrrrr", "Rank", "Collective", "Calls", "Bytes/call", "Bytes",
+		   "Kernel time ms", "algbw", "busbw", NULL);
 	for (size_t i = 0; i < r->nranks; i++)
 		for (size_t j = 0; j < r->ranks[i].nnccl; j++) {
 			const struct merge_nccl *n = &r->ranks[i].nccl[j];
 
-			strbuf_addf(sb, "| %d | ", r->ranks[i].rank);
-			md_escape_inline(sb, n->type);
-			strbuf_addf(sb, " | %llu | ", (unsigned long long)n->calls);
-			if (n->sized)
-				strbuf_addf(sb, "%.0f | %llu | ",
-					    (double)n->bytes / (double)n->sized,
-					    (unsigned long long)n->bytes);
-			else
-				strbuf_addf(sb, "n/a | n/a (%s) | ",
-					    r->ranks[i].nccl_why ? r->ranks[i].nccl_why
-								 : "not recorded");
-			strbuf_addf(sb, "%.3f | ", n->kernel_ms);
-			n->algbw_gbps >= 0 ? strbuf_addf(sb, "%.2f | ", n->algbw_gbps)
-					   : strbuf_addstr(sb, "n/a | ");
-			n->busbw_gbps >= 0 ? strbuf_addf(sb, "%.2f |\n", n->busbw_gbps)
-					   : strbuf_addstr(sb, "n/a |\n");
+			table_addf(&t, "%d", r->ranks[i].rank);
+			table_add_str(&t, n->type);
+			table_addf(&t, "%llu", (unsigned long long)n->calls);
+			if (n->sized) {
+				table_addf(&t, "%.0f", (double)n->bytes / (double)n->sized);
+				table_addf(&t, "%llu", (unsigned long long)n->bytes);
+			} else {
+				table_add_str(&t, "n/a");
+				table_addf(&t, "n/a (%s)",
+					   r->ranks[i].nccl_why ? r->ranks[i].nccl_why
+								: "not recorded");
+			}
+			table_addf(&t, "%.3f", n->kernel_ms);
+			add_bw(&t, n->algbw_gbps);
+			add_bw(&t, n->busbw_gbps);
 		}
+	md_table(&t, sb);
 }
 
 static const char *split_basis(const struct merge_result *r)
@@ -208,30 +224,41 @@ static char *merged_json(const struct merge_result *r)
 	return text;
 }
 
-static void md_stat(struct strbuf *sb, const char *stage, const char *what,
-		    const struct merge_stat *s)
+static void add_stat(struct table *t, const char *stage, const char *what,
+		     const struct merge_stat *s)
 {
 	if (!s->n)
 		return;
-	strbuf_addf(sb, "| %s | %s | %zu | %.3f | %.3f | %.3f | rank %d |\n", stage, what, s->n,
-		    s->min, s->median, s->max, s->max_rank);
+	table_add_str(t, stage);
+	table_add_str(t, what);
+	table_addf(t, "%zu", s->n);
+	table_addf(t, "%.3f", s->min);
+	table_addf(t, "%.3f", s->median);
+	table_addf(t, "%.3f", s->max);
+	table_addf(t, "rank %d", s->max_rank);
 }
 
 static void md_collectives(struct strbuf *sb, const struct coll_result *c)
 {
+	struct table t;
+
 	strbuf_addf(sb, "\n## Collectives\n\n%zu matched NCCL collectives", c->ninstances);
 	if (c->nmismatches)
 		strbuf_addf(sb, "; %zu sequences not matched (call counts differ between ranks)",
 			    c->nmismatches);
 	strbuf_addf(sb, ". Clock residual after alignment: median %.1f us over %zu samples.\n\n",
 		    c->residual_median_ns / 1e3, c->residual_samples);
-	strbuf_addstr(sb, "| Rank | Calls | Wait ms | Transfer ms | Arrived last | Clock offset "
-			  "us |\n|---:|---:|---:|---:|---:|---:|\n");
-	for (size_t i = 0; i < c->nranks; i++)
-		strbuf_addf(sb, "| %d | %zu | %.3f | %.3f | %zu | %.1f |\n", c->ranks[i].rank,
-			    c->ranks[i].calls, c->ranks[i].wait_ns / 1e6,
-			    c->ranks[i].transfer_ns / 1e6, c->ranks[i].last_count,
-			    c->ranks[i].clock_offset_ns / 1e3);
+	table_init(&t, "rrrrrr", "Rank", "Calls", "Wait ms", "Transfer ms", "Arrived last",
+		   "Clock offset us", NULL);
+	for (size_t i = 0; i < c->nranks; i++) {
+		table_addf(&t, "%d", c->ranks[i].rank);
+		table_addf(&t, "%zu", c->ranks[i].calls);
+		table_addf(&t, "%.3f", c->ranks[i].wait_ns / 1e6);
+		table_addf(&t, "%.3f", c->ranks[i].transfer_ns / 1e6);
+		table_addf(&t, "%zu", c->ranks[i].last_count);
+		table_addf(&t, "%.1f", c->ranks[i].clock_offset_ns / 1e3);
+	}
+	md_table(&t, sb);
 	if (c->nstragglers)
 		strbuf_addf(sb,
 			    "\nStraggler: rank %d arrived last in %zu collectives (%.0f %%), "
@@ -240,8 +267,29 @@ static void md_collectives(struct strbuf *sb, const struct coll_result *c)
 			    c->stragglers[0].share * 100, c->stragglers[0].mean_late_ns / 1e3);
 }
 
+/* One row of the ranks table: state, each stage's GPU time, the decode
+ * step p50, NCCL kernels and each stage's MFU/MBU ("-": none). */
+static void add_rank(struct table *t, const struct merge_result *r, const struct merge_rank *m)
+{
+	table_addf(t, "%d", m->rank);
+	table_add_str(t, m->host);
+	table_add_str(t, m->failed ? "failed" : "ok");
+	for (int k = 0; k < MERGE_NSTAGES; k++)
+		m->have[k] ? table_addf(t, "%.3f", m->gpu_ms[k]) : table_add_str(t, "-");
+	m->have[MERGE_DECODE] ? table_addf(t, "%.3f", m->step_p50_ms[MERGE_DECODE])
+			      : table_add_str(t, "-");
+	table_addf(t, "%zu", m->collectives);
+	for (int k = 0; k < MERGE_NSTAGES; k++) {
+		double u = merge_rank_util(r, m, k);
+
+		u >= 0 ? table_addf(t, "%.1f%%", 100 * u) : table_add_str(t, "-");
+	}
+}
+
 static void merged_md(struct strbuf *sb, const struct merge_result *r)
 {
+	struct table t;
+
 	strbuf_addf(sb, "# Merged ranks\n\n%zu of %d ranks merged", r->nranks - r->nfailed,
 		    r->world_size);
 	if (r->slowest_rank >= 0)
@@ -258,35 +306,21 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 					    r->ranks[i].why);
 		strbuf_addstr(sb, ".\n");
 	}
-	strbuf_addstr(sb,
-		      "\n## Stages across ranks\n\n| Stage | Metric | Ranks | Min ms | Median ms "
-		      "| Max ms | Max on |\n|---|---|---:|---:|---:|---:|---|\n");
+	strbuf_addstr(sb, "\n## Stages across ranks\n\n");
+	table_init(&t, "llrrrrl", "Stage", "Metric", "Ranks", "Min ms", "Median ms", "Max ms",
+		   "Max on", NULL);
 	for (int k = 0; k < MERGE_NSTAGES; k++) {
-		md_stat(sb, r->stages[k].name, "GPU time", &r->stages[k].gpu);
-		md_stat(sb, r->stages[k].name, "step p50", &r->stages[k].step_p50);
+		add_stat(&t, r->stages[k].name, "GPU time", &r->stages[k].gpu);
+		add_stat(&t, r->stages[k].name, "step p50", &r->stages[k].step_p50);
 	}
-	strbuf_addstr(sb, "\n## Ranks\n\n| Rank | Host | State | Prefill GPU ms | Decode GPU ms "
-			  "| Decode step p50 ms | NCCL kernels | Prefill MFU | Decode MBU "
-			  "|\n|---:|---|---|---:|---:|---:|---:|---:|---:|\n");
-	for (size_t i = 0; i < r->nranks; i++) {
-		const struct merge_rank *m = &r->ranks[i];
-
-		strbuf_addf(sb, "| %d | ", m->rank);
-		md_escape_inline(sb, m->host);
-		strbuf_addf(sb, " | %s | ", m->failed ? "failed" : "ok");
-		for (int k = 0; k < MERGE_NSTAGES; k++)
-			m->have[k] ? strbuf_addf(sb, "%.3f | ", m->gpu_ms[k])
-				   : strbuf_addstr(sb, "- | ");
-		m->have[MERGE_DECODE] ? strbuf_addf(sb, "%.3f | ", m->step_p50_ms[MERGE_DECODE])
-				      : strbuf_addstr(sb, "- | ");
-		strbuf_addf(sb, "%zu |", m->collectives);
-		for (int k = 0; k < MERGE_NSTAGES; k++) {
-			double u = merge_rank_util(r, m, k);
-
-			u >= 0 ? strbuf_addf(sb, " %.1f%% |", 100 * u) : strbuf_addstr(sb, " - |");
-		}
-		strbuf_addch(sb, '\n');
-	}
+	md_table(&t, sb);
+	_Static_assert(MERGE_NSTAGES == 2, "the ranks table names prefill and decode");
+	strbuf_addstr(sb, "\n## Ranks\n\n");
+	table_init(&t, "rllrrrrrr", "Rank", "Host", "State", "Prefill GPU ms", "Decode GPU ms",
+		   "Decode step p50 ms", "NCCL kernels", "Prefill MFU", "Decode MBU", NULL);
+	for (size_t i = 0; i < r->nranks; i++)
+		add_rank(&t, r, &r->ranks[i]);
+	md_table(&t, sb);
 	if (r->split != MERGE_SPLIT_NONE)
 		strbuf_addf(sb, "\nMFU/MBU (datasheet peaks, each rank's stage time): %s.\n",
 			    split_basis(r));

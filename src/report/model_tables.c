@@ -10,132 +10,20 @@
 #include "core/md.h"
 #include "core/banned.h"
 
-void rtable_init(struct rtable *t, const char *align, unsigned code_cols, const char *header, ...)
-{
-	va_list ap;
-	const char *h;
-
-	memset(t, 0, sizeof(*t));
-	t->align = align;
-	t->ncols = strlen(align);
-	t->code_cols = code_cols;
-	va_start(ap, header);
-	for (h = header; h; h = va_arg(ap, const char *))
-		rtable_cell(t, h);
-	va_end(ap);
-	if (t->nr_cells != t->ncols)
-		abort(); /* header count must match align: a bug in this file */
-}
-
-void rtable_cell(struct rtable *t, const char *s)
-{
-	ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc_cells);
-	t->cells[t->nr_cells++] = xstrdup(s ? s : "");
-}
-
-void rtable_cellf(struct rtable *t, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	ALLOC_GROW(t->cells, t->nr_cells + 1, t->alloc_cells);
-	t->cells[t->nr_cells++] = strbuf_detach(&sb, NULL);
-}
-
-void rtable_cell_sb(struct rtable *t, struct strbuf *sb)
-{
-	rtable_cell(t, sb->buf);
-	strbuf_reset(sb);
-}
-
-size_t rtable_rows(const struct rtable *t)
-{
-	return t->ncols ? t->nr_cells / t->ncols - 1 : 0;
-}
-
-void rtable_release(struct rtable *t)
-{
-	for (size_t i = 0; i < t->nr_cells; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	memset(t, 0, sizeof(*t));
-}
-
-void rtable_md(const struct rtable *t, struct strbuf *out)
-{
-	size_t rows = t->nr_cells / t->ncols;
-
-	for (size_t r = 0; r < rows; r++) {
-		strbuf_addch(out, '|');
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-
-			strbuf_addch(out, ' ');
-			if (r && (t->code_cols & (1u << c)) && *cell)
-				md_code(out, cell);
-			else
-				md_text(out, cell);
-			strbuf_addstr(out, " |");
-		}
-		strbuf_addch(out, '\n');
-		if (!r) {
-			strbuf_addch(out, '|');
-			for (size_t c = 0; c < t->ncols; c++)
-				strbuf_addstr(out, t->align[c] == 'r' ? " ---: |" : " --- |");
-			strbuf_addch(out, '\n');
-		}
-	}
-}
-
-void rtable_html(const struct rtable *t, struct strbuf *out, const char *css_class)
-{
-	size_t rows = t->nr_cells / t->ncols;
-
-	strbuf_addf(out, "<div class=\"tablewrap\"><table class=\"%s\">\n<thead><tr>",
-		    css_class ? css_class : "data");
-	for (size_t r = 0; r < rows; r++) {
-		if (r == 1)
-			strbuf_addstr(out, "<tbody>\n<tr>");
-		else if (r > 1)
-			strbuf_addstr(out, "<tr>");
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-			const char *tag = r ? "td" : "th";
-
-			strbuf_addf(out, "<%s%s>", tag, t->align[c] == 'r' ? " class=\"num\"" : "");
-			if (r && (t->code_cols & (1u << c)) && *cell) {
-				strbuf_addstr(out, "<code>");
-				xml_text(out, cell);
-				strbuf_addstr(out, "</code>");
-			} else {
-				xml_text(out, cell);
-			}
-			strbuf_addf(out, "</%s>", tag);
-		}
-		strbuf_addstr(out, r ? "</tr>\n" : "</tr></thead>\n");
-	}
-	if (rows > 1)
-		strbuf_addstr(out, "</tbody>\n");
-	strbuf_addstr(out, "</table></div>\n");
-}
-
-static void kv(struct rtable *t, const char *key, const char *val)
+static void kv(struct table *t, const char *key, const char *val)
 {
 	if (!val || !*val)
 		return;
-	rtable_cell(t, key);
-	rtable_cell(t, val);
+	table_add_str(t, key);
+	table_add_str(t, val);
 }
 
-static void kv_int(struct rtable *t, const char *key, long long v)
+static void kv_int(struct table *t, const char *key, long long v)
 {
 	if (v <= 0)
 		return;
-	rtable_cell(t, key);
-	rtable_cellf(t, "%lld", v);
+	table_add_str(t, key);
+	table_addf(t, "%lld", v);
 }
 
 void report_identity_text(const struct report_identity *id, struct strbuf *sb)
@@ -154,17 +42,17 @@ void report_identity_text(const struct report_identity *id, struct strbuf *sb)
 	}
 }
 
-void rtable_environment(const struct report_model *m, struct rtable *t)
+void rtable_environment(const struct report_model *m, struct table *t)
 {
 	const struct report_env *e = &m->env;
 	const struct report_llm *l = &m->llm;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "ll", 0, "Key", "Value", NULL);
+	table_init(t, "ll", "Key", "Value", NULL);
 	kv(t, "Device", report_device_label(e->device));
 	if (e->device != REPORT_DEVICE_CPU_NO_GPU) {
-		rtable_cell(t, "GPU");
-		rtable_cell(t, e->gpu_name ? e->gpu_name : "unknown");
+		table_add_str(t, "GPU");
+		table_add_str(t, e->gpu_name ? e->gpu_name : "unknown");
 	}
 	if (m->peaks.device_key)
 		kv(t, "Peak table entry", m->peaks.device_key);
@@ -172,13 +60,13 @@ void rtable_environment(const struct report_model *m, struct rtable *t)
 	kv(t, "Compute capability", e->compute_capability);
 	if (e->gpu_memory_gib.available) {
 		fmt_fixed(&sb, e->gpu_memory_gib, 1);
-		rtable_cell(t, "GPU memory (GiB)");
-		rtable_cell_sb(t, &sb);
+		table_add_str(t, "GPU memory (GiB)");
+		table_add_sb(t, &sb);
 	}
 	if (e->sm_clock_mhz.available) {
 		fmt_fixed(&sb, e->sm_clock_mhz, 0);
-		rtable_cell(t, "Max SM clock (MHz)");
-		rtable_cell_sb(t, &sb);
+		table_add_str(t, "Max SM clock (MHz)");
+		table_add_sb(t, &sb);
 	}
 	kv(t, "Driver", e->driver);
 	kv(t, "CUDA", e->cuda);
@@ -186,21 +74,21 @@ void rtable_environment(const struct report_model *m, struct rtable *t)
 	kv(t, "CPU", e->cpu);
 	if (e->ident.from && e->ident.rank >= 0) {
 		report_identity_text(&e->ident, &sb);
-		rtable_cell(t, "Rank");
-		rtable_cell_sb(t, &sb);
+		table_add_str(t, "Rank");
+		table_add_sb(t, &sb);
 	}
 	for (size_t i = 0; i < e->nr_tools; i++) {
 		strbuf_addf(&sb, "Tool: %s", e->tools[i].name);
-		rtable_cell_sb(t, &sb);
-		rtable_cell(t, e->tools[i].version);
+		table_add_sb(t, &sb);
+		table_add_str(t, e->tools[i].version);
 	}
 	kv(t, "Model", l->name);
 	kv(t, "Architecture", l->arch);
 	if (l->params.available) {
 		fmt_si(&sb, l->params, "");
 		strbuf_trim(&sb);
-		rtable_cell(t, "Parameters");
-		rtable_cell_sb(t, &sb);
+		table_add_str(t, "Parameters");
+		table_add_sb(t, &sb);
 	}
 	if (l->num_layers > 0 && l->hidden_size > 0) {
 		strbuf_addf(&sb, "%d layers, hidden %d", l->num_layers, l->hidden_size);
@@ -214,8 +102,8 @@ void rtable_environment(const struct report_model *m, struct rtable *t)
 			strbuf_addf(&sb, ", FFN %d", l->intermediate_size);
 		if (l->vocab_size > 0)
 			strbuf_addf(&sb, ", vocab %d", l->vocab_size);
-		rtable_cell(t, "Shape");
-		rtable_cell_sb(t, &sb);
+		table_add_str(t, "Shape");
+		table_add_sb(t, &sb);
 	}
 	kv(t, "Dtype", l->dtype);
 	kv_int(t, "Batch size", l->batch_size);
@@ -226,62 +114,62 @@ void rtable_environment(const struct report_model *m, struct rtable *t)
 	strbuf_release(&sb);
 }
 
-void rtable_stages(const struct report_model *m, struct rtable *t)
+void rtable_stages(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrrrrr", 0, "Stage", "Role", "Instances", "CPU (ms)", "GPU span (ms)",
-		    "GPU busy (ms)", "GPU idle (ms)", "Idle %", "Kernels", "Launches/s", NULL);
+	table_init(t, "llrrrrrrrr", "Stage", "Role", "Instances", "CPU (ms)", "GPU span (ms)",
+		   "GPU busy (ms)", "GPU idle (ms)", "Idle %", "Kernels", "Launches/s", NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
-		rtable_cell(t, s->name);
-		rtable_cell(t, report_role_name(s->role));
-		rtable_cellf(t, "%llu", (unsigned long long)s->instances);
+		table_add_str(t, s->name);
+		table_add_str(t, report_role_name(s->role));
+		table_addf(t, "%llu", (unsigned long long)s->instances);
 		fmt_ms(&sb, s->cpu_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->gpu_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->busy_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->idle_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		if (s->idle_ms.available && s->gpu_ms.available && s->gpu_ms.v > 0)
 			fmt_fixed(&sb, rnum_of(100 * s->idle_ms.v / s->gpu_ms.v), 1);
 		else
 			strbuf_addstr(&sb, FMT_NA);
-		rtable_cell_sb(t, &sb);
-		rtable_cellf(t, "%llu", (unsigned long long)s->kernels);
+		table_add_sb(t, &sb);
+		table_addf(t, "%llu", (unsigned long long)s->kernels);
 		fmt_fixed(&sb, s->launches_per_s, 0);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
 
 /* One row of the CPU-time table: what, ms, share of the stage's CPU time,
  * calls (-1: none). */
-static void cpu_time_row(struct rtable *t, struct strbuf *sb, const struct report_stage *s,
+static void cpu_time_row(struct table *t, struct strbuf *sb, const struct report_stage *s,
 			 const char *what, struct rnum ms, long long calls)
 {
-	rtable_cell(t, what);
+	table_add_str(t, what);
 	fmt_ms(sb, ms);
-	rtable_cell_sb(t, sb);
+	table_add_sb(t, sb);
 	if (ms.available && s->cpu_ms.available && s->cpu_ms.v > 0)
 		fmt_frac_pct(sb, rnum_of(ms.v / s->cpu_ms.v));
 	else
 		strbuf_addstr(sb, FMT_NA);
-	rtable_cell_sb(t, sb);
+	table_add_sb(t, sb);
 	if (calls >= 0)
-		rtable_cellf(t, "%lld", calls);
+		table_addf(t, "%lld", calls);
 	else
-		rtable_cell(t, "");
+		table_add_str(t, "");
 }
 
-void rtable_cpu_time(const struct report_stage *s, struct rtable *t)
+void rtable_cpu_time(const struct report_stage *s, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrrr", 0, "Where", "CPU (ms)", "Share", "Calls", NULL);
+	table_init(t, "lrrr", "Where", "CPU (ms)", "Share", "Calls", NULL);
 	if (!s->api_ms.available)
 		goto out;
 	for (size_t i = 0; i < s->nr_api_top; i++)
@@ -296,42 +184,42 @@ out:
 	strbuf_release(&sb);
 }
 
-static void sample_share(struct rtable *t, struct strbuf *sb, uint64_t n, uint64_t total)
+static void sample_share(struct table *t, struct strbuf *sb, uint64_t n, uint64_t total)
 {
 	fmt_frac_pct(sb, rnum_of(total ? (double)n / (double)total : 0));
-	rtable_cell_sb(t, sb);
+	table_add_sb(t, sb);
 }
 
-void rtable_cpu_sample_cats(const struct report_stage *s, struct rtable *t)
+void rtable_cpu_sample_cats(const struct report_stage *s, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrrrl", 1u << 4, "Category", "Samples", "CPU (ms)", "Share",
-		    "Most sampled function", NULL);
+	table_init(t, "lrrrc", "Category", "Samples", "CPU (ms)", "Share", "Most sampled function",
+		   NULL);
 	for (size_t i = 0; i < s->nr_sample_cats; i++) {
 		const struct report_sample_group *g = &s->sample_cats[i];
 
-		rtable_cell(t, g->name);
-		rtable_cellf(t, "%llu", (unsigned long long)g->samples);
+		table_add_str(t, g->name);
+		table_addf(t, "%llu", (unsigned long long)g->samples);
 		fmt_ms(&sb, g->ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		sample_share(t, &sb, g->samples, s->cpu_samples);
-		rtable_cell(t, g->detail);
+		table_add_str(t, g->detail);
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_cpu_sample_funcs(const struct report_stage *s, struct rtable *t)
+void rtable_cpu_sample_funcs(const struct report_stage *s, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrr", 1u << 0, "Function", "Library", "Samples", "Share", NULL);
+	table_init(t, "clrr", "Function", "Library", "Samples", "Share", NULL);
 	for (size_t i = 0; i < s->nr_sample_funcs; i++) {
 		const struct report_sample_group *g = &s->sample_funcs[i];
 
-		rtable_cell(t, g->name);
-		rtable_cell(t, g->detail);
-		rtable_cellf(t, "%llu", (unsigned long long)g->samples);
+		table_add_str(t, g->name);
+		table_add_str(t, g->detail);
+		table_addf(t, "%llu", (unsigned long long)g->samples);
 		sample_share(t, &sb, g->samples, s->cpu_samples);
 	}
 	strbuf_release(&sb);
@@ -383,111 +271,111 @@ int report_cpu_sampler_line(const struct report_model *m, struct strbuf *sb)
 	return 1;
 }
 
-void rtable_decode_steps(const struct report_model *m, struct rtable *t)
+void rtable_decode_steps(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrrrrr", 0, "Stage", "Steps", "Mean (ms)", "p50 (ms)", "p90 (ms)",
-		    "Max (ms)", NULL);
+	table_init(t, "lrrrrr", "Stage", "Steps", "Mean (ms)", "p50 (ms)", "p90 (ms)", "Max (ms)",
+		   NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
 		if (!s->steps)
 			continue;
-		rtable_cell(t, s->name);
-		rtable_cellf(t, "%llu", (unsigned long long)s->steps);
+		table_add_str(t, s->name);
+		table_addf(t, "%llu", (unsigned long long)s->steps);
 		fmt_ms(&sb, s->step_mean_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->step_p50_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->step_p90_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->step_max_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_aggregates(const struct report_model *m, struct rtable *t)
+void rtable_aggregates(const struct report_model *m, struct table *t)
 {
 	const struct report_aggregates *a = &m->agg;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lr", 0, "Metric", "Value", NULL);
-	rtable_cell(t, "TTFT (ms)");
+	table_init(t, "lr", "Metric", "Value", NULL);
+	table_add_str(t, "TTFT (ms)");
 	fmt_ms(&sb, a->ttft_ms);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "TPOT (ms)");
+	table_add_sb(t, &sb);
+	table_add_str(t, "TPOT (ms)");
 	fmt_ms(&sb, a->tpot_ms);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "Tokens/s (decode)");
+	table_add_sb(t, &sb);
+	table_add_str(t, "Tokens/s (decode)");
 	fmt_fixed(&sb, a->tokens_per_s, 1);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "Generated tokens");
+	table_add_sb(t, &sb);
+	table_add_str(t, "Generated tokens");
 	fmt_fixed(&sb, a->tokens, 0);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "Profiled region (ms)");
+	table_add_sb(t, &sb);
+	table_add_str(t, "Profiled region (ms)");
 	fmt_ms(&sb, a->e2e_ms);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "GPU span (ms)");
+	table_add_sb(t, &sb);
+	table_add_str(t, "GPU span (ms)");
 	fmt_ms(&sb, a->gpu_span_ms);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "GPU busy (ms)");
+	table_add_sb(t, &sb);
+	table_add_str(t, "GPU busy (ms)");
 	fmt_ms(&sb, a->gpu_busy_ms);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "GPU idle (ms)");
+	table_add_sb(t, &sb);
+	table_add_str(t, "GPU idle (ms)");
 	fmt_ms(&sb, a->gpu_idle_ms);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "GPU idle share");
+	table_add_sb(t, &sb);
+	table_add_str(t, "GPU idle share");
 	if (a->gpu_idle_ms.available && a->gpu_span_ms.available && a->gpu_span_ms.v > 0)
 		fmt_frac_pct(&sb, rnum_of(a->gpu_idle_ms.v / a->gpu_span_ms.v));
 	else
 		strbuf_addstr(&sb, FMT_NA);
-	rtable_cell_sb(t, &sb);
+	table_add_sb(t, &sb);
 	strbuf_release(&sb);
 }
 
-void rtable_utilization(const struct report_model *m, struct rtable *t)
+void rtable_utilization(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrrrrrrrrrr", 0, "Stage", "Judged by", "Model FLOPs", "Model bytes",
-		    "Time (ms)", "TFLOP/s", "GB/s", "MFU (datasheet)", "MFU (measured)",
-		    "MBU (datasheet)", "MBU (measured)", "Counter FLOPs", "Counter coverage",
-		    "MFU (counter-based)", "MBU (counter-based)", NULL);
+	table_init(t, "llrrrrrrrrrrrrr", "Stage", "Judged by", "Model FLOPs", "Model bytes",
+		   "Time (ms)", "TFLOP/s", "GB/s", "MFU (datasheet)", "MFU (measured)",
+		   "MBU (datasheet)", "MBU (measured)", "Counter FLOPs", "Counter coverage",
+		   "MFU (counter-based)", "MBU (counter-based)", NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
-		rtable_cell(t, s->name);
-		rtable_cell(t, s->role == REPORT_ROLE_PREFILL  ? "MFU"
-			       : s->role == REPORT_ROLE_DECODE ? "MBU"
-							       : "-");
+		table_add_str(t, s->name);
+		table_add_str(t, s->role == REPORT_ROLE_PREFILL	 ? "MFU"
+				 : s->role == REPORT_ROLE_DECODE ? "MBU"
+								 : "-");
 		fmt_si(&sb, s->flops, "FLOP");
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_si(&sb, s->bytes, "B");
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, report_stage_time_ms(s));
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_tflops(&sb, s->achieved_tflops);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_gbs(&sb, s->achieved_gbs);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, s->mfu_datasheet);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, s->mfu_measured);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, s->mbu_datasheet);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, s->mbu_measured);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_si(&sb, s->counter_flops, "FLOP");
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, s->counter_time_share);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, s->mfu_counter);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, s->mbu_counter);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
@@ -509,18 +397,18 @@ static void judged_util(struct strbuf *sb, const struct report_stage *s)
 	strbuf_addstr(sb, model.available ? " (model)" : " (counter-based)");
 }
 
-void rtable_summary_stages(const struct report_model *m, struct rtable *t)
+void rtable_summary_stages(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrrlr", 0, "Stage", "GPU span (ms)", "TTFT / TPOT (ms)",
-		    "MFU or MBU (basis)", "GPU busy", NULL);
+	table_init(t, "lrrlr", "Stage", "GPU span (ms)", "TTFT / TPOT (ms)", "MFU or MBU (basis)",
+		   "GPU busy", NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
-		rtable_cell(t, s->name);
+		table_add_str(t, s->name);
 		fmt_ms(&sb, s->gpu_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		if (s->role == REPORT_ROLE_PREFILL && m->agg.ttft_ms.available) {
 			strbuf_addstr(&sb, "TTFT ");
 			fmt_ms(&sb, m->agg.ttft_ms);
@@ -530,38 +418,38 @@ void rtable_summary_stages(const struct report_model *m, struct rtable *t)
 		} else {
 			strbuf_addstr(&sb, "n/a");
 		}
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		judged_util(&sb, s);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		if (s->busy_ms.available && s->gpu_ms.available && s->gpu_ms.v > 0)
 			fmt_frac_pct(&sb, rnum_of(s->busy_ms.v / s->gpu_ms.v));
 		else
 			strbuf_addstr(&sb, "n/a");
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_peaks(const struct report_model *m, struct rtable *t)
+void rtable_peaks(const struct report_model *m, struct table *t)
 {
 	const struct report_peaks *p = &m->peaks;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lrr", 0, "Ceiling", "Datasheet", "Measured", NULL);
+	table_init(t, "lrr", "Ceiling", "Datasheet", "Measured", NULL);
 	strbuf_addf(&sb, "Dense %s tensor (TFLOP/s)", p->precision ? p->precision : "bf16");
-	rtable_cell_sb(t, &sb);
+	table_add_sb(t, &sb);
 	fmt_tflops(&sb, p->datasheet_tflops);
-	rtable_cell_sb(t, &sb);
+	table_add_sb(t, &sb);
 	fmt_tflops(&sb, p->measured_tflops);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "DRAM bandwidth (GB/s)");
+	table_add_sb(t, &sb);
+	table_add_str(t, "DRAM bandwidth (GB/s)");
 	fmt_gbs(&sb, p->datasheet_gbs);
-	rtable_cell_sb(t, &sb);
+	table_add_sb(t, &sb);
 	fmt_gbs(&sb, p->measured_gbs);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "Source");
-	rtable_cell(t, p->datasheet_source ? p->datasheet_source : "none");
-	rtable_cell(t, p->measured_source ? p->measured_source : "none");
+	table_add_sb(t, &sb);
+	table_add_str(t, "Source");
+	table_add_str(t, p->datasheet_source ? p->datasheet_source : "none");
+	table_add_str(t, p->measured_source ? p->measured_source : "none");
 	strbuf_release(&sb);
 }
 
@@ -587,159 +475,159 @@ static void kernel_operator(struct strbuf *sb, const struct report_kernel *k)
 		strbuf_addf(sb, " (+%zu)", k->nr_ops - 1);
 }
 
-void rtable_kernels_full(const struct report_model *m, struct rtable *t)
+void rtable_kernels_full(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "rllrrrrlrrrrrll", 1u << 1, "#", "Kernel", "Device", "Calls", "Total (ms)",
-		    "Mean (ms)", "% GPU time", "Stage", "Compute SOL %", "Memory SOL %",
-		    "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", "Operator", NULL);
+	table_init(t, "rclrrrrlrrrrrll", "#", "Kernel", "Device", "Calls", "Total (ms)",
+		   "Mean (ms)", "% GPU time", "Stage", "Compute SOL %", "Memory SOL %",
+		   "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", "Operator", NULL);
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		const struct report_kernel *k = &m->kernels[i];
 
-		rtable_cellf(t, "%zu", i + 1);
-		rtable_cell(t, k->short_name);
-		rtable_cell(t, k->device ? k->device : FMT_NA);
-		rtable_cellf(t, "%llu", (unsigned long long)k->calls);
+		table_addf(t, "%zu", i + 1);
+		table_add_str(t, k->short_name);
+		table_add_str(t, k->device ? k->device : FMT_NA);
+		table_addf(t, "%llu", (unsigned long long)k->calls);
 		fmt_ns_as_ms(&sb, (double)k->total_ns);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		kernel_mean(&sb, k);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_pct(&sb, k->pct_gpu);
-		rtable_cell_sb(t, &sb);
-		rtable_cell(t, k->stage ? k->stage : "(none)");
+		table_add_sb(t, &sb);
+		table_add_str(t, k->stage ? k->stage : "(none)");
 		fmt_pct(&sb, k->c.sm_sol_pct);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_pct(&sb, k->c.mem_sol_pct);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_pct(&sb, k->c.dram_sol_pct);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_pct(&sb, k->c.occupancy_pct);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_fixed(&sb, k->c.ai, 2);
-		rtable_cell_sb(t, &sb);
-		rtable_cell(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
+		table_add_sb(t, &sb);
+		table_add_str(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
 		kernel_operator(&sb, k);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_kernels_top(const struct report_model *m, struct rtable *t, size_t top)
+void rtable_kernels_top(const struct report_model *m, struct table *t, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = top && top < m->nr_kernels ? top : m->nr_kernels;
 
-	rtable_init(t, "lrrrrll", 1u << 0, "Kernel", "Total (ms)", "Calls", "Mean (ms)",
-		    "% GPU time", "Stage", "Bound", NULL);
+	table_init(t, "crrrrll", "Kernel", "Total (ms)", "Calls", "Mean (ms)", "% GPU time",
+		   "Stage", "Bound", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_kernel *k = &m->kernels[i];
 
 		fmt_ellipsize(&sb, k->short_name, 60);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ns_as_ms(&sb, (double)k->total_ns);
-		rtable_cell_sb(t, &sb);
-		rtable_cellf(t, "%llu", (unsigned long long)k->calls);
+		table_add_sb(t, &sb);
+		table_addf(t, "%llu", (unsigned long long)k->calls);
 		kernel_mean(&sb, k);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_pct(&sb, k->pct_gpu);
-		rtable_cell_sb(t, &sb);
-		rtable_cell(t, k->stage ? k->stage : "(none)");
-		rtable_cell(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
+		table_add_sb(t, &sb);
+		table_add_str(t, k->stage ? k->stage : "(none)");
+		table_add_str(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_operators(const struct report_model *m, struct rtable *t, size_t top)
+void rtable_operators(const struct report_model *m, struct table *t, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = top && top < m->nr_ops ? top : m->nr_ops;
 
-	rtable_init(t, "llrrrrrr", 0, "Operator", "Stage", "Calls", "GPU (ms)", "Mean GPU (ms)",
-		    "GPU incl. nested (ms)", "CPU (ms)", "Share of stage", NULL);
+	table_init(t, "llrrrrrr", "Operator", "Stage", "Calls", "GPU (ms)", "Mean GPU (ms)",
+		   "GPU incl. nested (ms)", "CPU (ms)", "Share of stage", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_operator *o = &m->ops[i];
 
-		rtable_cell(t, o->name);
-		rtable_cell(t, o->stage ? o->stage : "(none)");
-		rtable_cellf(t, "%llu", (unsigned long long)o->calls);
+		table_add_str(t, o->name);
+		table_add_str(t, o->stage ? o->stage : "(none)");
+		table_addf(t, "%llu", (unsigned long long)o->calls);
 		fmt_ms(&sb, o->gpu_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		if (o->gpu_ms.available && o->calls)
 			fmt_ms(&sb, rnum_of(o->gpu_ms.v / (double)o->calls));
 		else
 			strbuf_addstr(&sb, FMT_NA);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, o->gpu_incl_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, o->cpu_ms);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, o->share_of_stage);
-		rtable_cell_sb(t, &sb);
+		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_trust(const struct report_model *m, struct rtable *t)
+void rtable_trust(const struct report_model *m, struct table *t)
 {
-	rtable_init(t, "lrl", 0, "What", "How many", "Affects", NULL);
+	table_init(t, "lrl", "What", "How many", "Affects", NULL);
 	for (size_t i = 0; i < m->trust.nr; i++) {
 		const struct report_trust_item *it = &m->trust.v[i];
 
-		rtable_cell(t, it->what);
-		rtable_cellf(t, "%llu", (unsigned long long)it->count);
-		rtable_cell(t, it->affects);
+		table_add_str(t, it->what);
+		table_addf(t, "%llu", (unsigned long long)it->count);
+		table_add_str(t, it->affects);
 	}
 }
 
-void rtable_selection(const struct report_model *m, struct rtable *t)
+void rtable_selection(const struct report_model *m, struct table *t)
 {
 	const struct report_selection *s = &m->sel;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "ll", 0, "Key", "Value", NULL);
+	table_init(t, "ll", "Key", "Value", NULL);
 	kv(t, "Stage", s->stage);
-	rtable_cell(t, "Top N");
-	rtable_cellf(t, "%llu", (unsigned long long)s->top_n);
-	rtable_cell(t, "Coverage target");
+	table_add_str(t, "Top N");
+	table_addf(t, "%llu", (unsigned long long)s->top_n);
+	table_add_str(t, "Coverage target");
 	fmt_frac_pct(&sb, rnum_of(s->coverage_target));
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "Coverage achieved");
+	table_add_sb(t, &sb);
+	table_add_str(t, "Coverage achieved");
 	fmt_frac_pct(&sb, s->coverage);
-	rtable_cell_sb(t, &sb);
-	rtable_cell(t, "Kernels selected");
-	rtable_cellf(t, "%llu of %llu", (unsigned long long)s->nr_selected,
-		     (unsigned long long)s->nr_candidates);
+	table_add_sb(t, &sb);
+	table_add_str(t, "Kernels selected");
+	table_addf(t, "%llu of %llu", (unsigned long long)s->nr_selected,
+		   (unsigned long long)s->nr_candidates);
 	strbuf_release(&sb);
 }
 
-void rtable_steps(const struct report_model *m, struct rtable *t)
+void rtable_steps(const struct report_model *m, struct table *t)
 {
-	rtable_init(t, "lll", 0, "Step", "Status", "Reason", NULL);
+	table_init(t, "lll", "Step", "Status", "Reason", NULL);
 	for (size_t i = 0; i < m->run.nr_steps; i++) {
-		rtable_cell(t, m->run.steps[i].name);
-		rtable_cell(t, step_state_name(m->run.steps[i].status));
-		rtable_cell(t, m->run.steps[i].reason ? m->run.steps[i].reason : "");
+		table_add_str(t, m->run.steps[i].name);
+		table_add_str(t, step_state_name(m->run.steps[i].status));
+		table_add_str(t, m->run.steps[i].reason ? m->run.steps[i].reason : "");
 	}
 }
 
-void rtable_unjoined(const struct report_model *m, struct rtable *t, size_t top)
+void rtable_unjoined(const struct report_model *m, struct table *t, size_t top)
 {
 	const struct report_counter_join *cj = &m->run.cjoin;
 	size_t n = top && top < cj->nr_unjoined ? top : cj->nr_unjoined;
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "rlll", 1u << 1, "ncu ID", "Kernel (as ncu names it)",
-		    "Launch (grid x block)", "Why it did not join", NULL);
+	table_init(t, "rcll", "ncu ID", "Kernel (as ncu names it)", "Launch (grid x block)",
+		   "Why it did not join", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_unjoined *u = &cj->unjoined[i];
 
-		rtable_cellf(t, "%lld", u->id);
+		table_addf(t, "%lld", u->id);
 		fmt_ellipsize(&sb, u->name, 60);
-		rtable_cell_sb(t, &sb);
-		rtable_cellf(t, "(%d,%d,%d) x (%d,%d,%d)", u->grid[0], u->grid[1], u->grid[2],
-			     u->block[0], u->block[1], u->block[2]);
-		rtable_cell(t, u->reason);
+		table_add_sb(t, &sb);
+		table_addf(t, "(%d,%d,%d) x (%d,%d,%d)", u->grid[0], u->grid[1], u->grid[2],
+			   u->block[0], u->block[1], u->block[2]);
+		table_add_str(t, u->reason);
 	}
 	strbuf_release(&sb);
 }

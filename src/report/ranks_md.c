@@ -16,27 +16,27 @@ static const char *or_na(const char *s)
 	return s && *s ? s : FMT_NA;
 }
 
-static void cell_ms(struct rtable *t, struct strbuf *sb, struct rnum v)
+static void cell_ms(struct table *t, struct strbuf *sb, struct rnum v)
 {
 	fmt_ms(sb, v);
-	rtable_cell_sb(t, sb);
+	table_add_sb(t, sb);
 }
 
-void rtable_ranks(const struct report_model *m, struct rtable *t)
+void rtable_ranks(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "lllllrrrrrl", 0, "Rank", "Pid", "Host", "GPU", "Launcher",
-		    "Decode GPU span (ms)", "TPOT (ms)", "TTFT (ms)", "GPU busy %", "Kernels",
-		    "Slowest", NULL);
+	table_init(t, "lllllrrrrrl", "Rank", "Pid", "Host", "GPU", "Launcher",
+		   "Decode GPU span (ms)", "TPOT (ms)", "TTFT (ms)", "GPU busy %", "Kernels",
+		   "Slowest", NULL);
 	for (size_t i = 0; i < m->ranks.nr; i++) {
 		const struct report_rank *r = &m->ranks.v[i];
 
-		rtable_cell(t, r->label);
-		rtable_cellf(t, "%lld", (long long)r->pid);
-		rtable_cell(t, or_na(r->host));
-		rtable_cell(t, or_na(r->gpu));
-		rtable_cell(t, or_na(r->launcher));
+		table_add_str(t, r->label);
+		table_addf(t, "%lld", (long long)r->pid);
+		table_add_str(t, or_na(r->host));
+		table_add_str(t, or_na(r->gpu));
+		table_add_str(t, or_na(r->launcher));
 		cell_ms(t, &sb,
 			r->stages[REPORT_ROLE_DECODE].found ? r->stages[REPORT_ROLE_DECODE].gpu_ms
 							    : RNUM_NONE);
@@ -46,35 +46,35 @@ void rtable_ranks(const struct report_model *m, struct rtable *t)
 			fmt_fixed(&sb, rnum_of(100 * r->gpu_busy_ms.v / r->gpu_span_ms.v), 1);
 		else
 			strbuf_addstr(&sb, FMT_NA);
-		rtable_cell_sb(t, &sb);
-		rtable_cellf(t, "%llu", (unsigned long long)r->kernels);
-		rtable_cell(t, r->slowest ? "slowest" : "");
+		table_add_sb(t, &sb);
+		table_addf(t, "%llu", (unsigned long long)r->kernels);
+		table_add_str(t, r->slowest ? "slowest" : "");
 	}
 	strbuf_release(&sb);
 }
 
-void rtable_rank_stages(const struct report_model *m, struct rtable *t)
+void rtable_rank_stages(const struct report_model *m, struct table *t)
 {
 	static const char *const names[REPORT_ROLE_OTHER] = {"prefill", "decode"};
 	struct strbuf sb = STRBUF_INIT;
 
-	rtable_init(t, "llrrrrrrrrrl", 0, "Rank", "Stage", "Instances", "CPU (ms)", "GPU span (ms)",
-		    "GPU busy (ms)", "GPU idle (ms)", "Kernels", "Step p50 (ms)", "Step p90 (ms)",
-		    "Step max (ms)", "MFU or MBU (model)", NULL);
+	table_init(t, "llrrrrrrrrrl", "Rank", "Stage", "Instances", "CPU (ms)", "GPU span (ms)",
+		   "GPU busy (ms)", "GPU idle (ms)", "Kernels", "Step p50 (ms)", "Step p90 (ms)",
+		   "Step max (ms)", "MFU or MBU (model)", NULL);
 	for (size_t i = 0; i < m->ranks.nr; i++)
 		for (int role = 0; role < REPORT_ROLE_OTHER; role++) {
 			const struct report_rank_stage *s = &m->ranks.v[i].stages[role];
 
 			if (!s->found)
 				continue;
-			rtable_cell(t, m->ranks.v[i].label);
-			rtable_cell(t, names[role]);
-			rtable_cellf(t, "%llu", (unsigned long long)s->instances);
+			table_add_str(t, m->ranks.v[i].label);
+			table_add_str(t, names[role]);
+			table_addf(t, "%llu", (unsigned long long)s->instances);
 			cell_ms(t, &sb, s->cpu_ms);
 			cell_ms(t, &sb, s->gpu_ms);
 			cell_ms(t, &sb, s->busy_ms);
 			cell_ms(t, &sb, s->idle_ms);
-			rtable_cellf(t, "%llu", (unsigned long long)s->kernels);
+			table_addf(t, "%llu", (unsigned long long)s->kernels);
 			cell_ms(t, &sb, s->step_p50_ms);
 			cell_ms(t, &sb, s->step_p90_ms);
 			cell_ms(t, &sb, s->step_max_ms);
@@ -87,58 +87,67 @@ void rtable_rank_stages(const struct report_model *m, struct rtable *t)
 			} else {
 				strbuf_addstr(&sb, FMT_NA);
 			}
-			rtable_cell_sb(t, &sb);
+			table_add_sb(t, &sb);
 		}
 	strbuf_release(&sb);
 }
 
-static void spread_row(const struct report_model *m, struct rtable *t, const char *what,
+static void spread_row(const struct report_model *m, struct table *t, const char *what,
 		       const struct report_spread *sp)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	if (!sp->max.available)
 		return;
-	rtable_cell(t, what);
+	table_add_str(t, what);
 	cell_ms(t, &sb, sp->min);
 	cell_ms(t, &sb, sp->med);
 	cell_ms(t, &sb, sp->max);
-	rtable_cell(t, sp->max_rank >= 0 ? m->ranks.v[sp->max_rank].label : FMT_NA);
+	table_add_str(t, sp->max_rank >= 0 ? m->ranks.v[sp->max_rank].label : FMT_NA);
 	strbuf_release(&sb);
 }
 
-void rtable_rank_spread(const struct report_model *m, struct rtable *t)
+void rtable_rank_spread(const struct report_model *m, struct table *t)
 {
-	rtable_init(t, "lrrrl", 0, "Across ranks", "Min (ms)", "Median (ms)", "Max (ms)", "Max on",
-		    NULL);
+	table_init(t, "lrrrl", "Across ranks", "Min (ms)", "Median (ms)", "Max (ms)", "Max on",
+		   NULL);
 	spread_row(m, t, "prefill GPU span", &m->ranks.stage_gpu[REPORT_ROLE_PREFILL]);
 	spread_row(m, t, "decode GPU span", &m->ranks.stage_gpu[REPORT_ROLE_DECODE]);
 	spread_row(m, t, "decode step p50", &m->ranks.step_p50);
 }
 
-/* A header "name" then one column per shown rank: "rank 0 (ms)". */
-static size_t per_rank_header(const struct report_model *m, struct rtable *t, const char *name)
+/* A first column "name" of kind first (code for kernel names), then one
+ * column per shown rank: "rank 0 (ms)". */
+static size_t per_rank_header(const struct report_model *m, struct table *t, const char *name,
+			      char first)
 {
-	static const char align[] = "lrrrrrrrrr"; /* 1 + REPORT_RANK_COLS + calls */
 	size_t n = m->ranks.nr < REPORT_RANK_COLS ? m->ranks.nr : REPORT_RANK_COLS;
+	const char *names[1 + REPORT_RANK_COLS];
+	char spec[2 + REPORT_RANK_COLS];
+	struct strbuf h[REPORT_RANK_COLS];
 
-	memset(t, 0, sizeof(*t));
-	t->align = align;
-	t->ncols = 1 + n;
-	t->code_cols = 1;
-	rtable_cell(t, name);
+	names[0] = name;
+	spec[0] = first;
+	for (size_t i = 0; i < n; i++) {
+		strbuf_init(&h[i], 0);
+		strbuf_addf(&h[i], "%s (ms)", m->ranks.v[i].label);
+		names[1 + i] = h[i].buf;
+		spec[1 + i] = TABLE_NUM;
+	}
+	spec[1 + n] = '\0';
+	table_init_names(t, spec, names);
 	for (size_t i = 0; i < n; i++)
-		rtable_cellf(t, "%s (ms)", m->ranks.v[i].label);
+		strbuf_release(&h[i]);
 	return n;
 }
 
-void rtable_rank_kernels(const struct report_model *m, struct rtable *t, size_t top)
+void rtable_rank_kernels(const struct report_model *m, struct table *t, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t n = per_rank_header(m, t, "Kernel");
+	size_t n = per_rank_header(m, t, "Kernel", TABLE_CODE);
 
 	for (size_t k = 0; k < m->nr_kernels && k < top; k++) {
-		rtable_cell(t, m->kernels[k].short_name);
+		table_add_str(t, m->kernels[k].short_name);
 		for (size_t i = 0; i < n; i++) {
 			const struct report_rank *r = &m->ranks.v[i];
 			struct rnum v = RNUM_NONE;
@@ -158,14 +167,13 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-void rtable_rank_operators(const struct report_model *m, struct rtable *t, size_t top)
+void rtable_rank_operators(const struct report_model *m, struct table *t, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t n = per_rank_header(m, t, "Operator");
+	size_t n = per_rank_header(m, t, "Operator", TABLE_TEXT);
 
-	t->code_cols = 0;
 	for (size_t k = 0; k < m->nr_ops && k < top; k++) {
-		rtable_cell(t, m->ops[k].name);
+		table_add_str(t, m->ops[k].name);
 		for (size_t i = 0; i < n; i++) {
 			const struct report_rank *r = &m->ranks.v[i];
 			struct rnum v = RNUM_NONE;

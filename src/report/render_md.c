@@ -12,17 +12,17 @@
 #include "core/md.h"
 #include "core/banned.h"
 
-static void md_table(struct rtable *t, struct strbuf *out)
+static void md_table(struct table *t, struct strbuf *out)
 {
-	rtable_md(t, out);
-	rtable_release(t);
+	table_write_md(t, out);
+	table_release(t);
 }
 
 /* "## Per-Stage Timings": the stage table and the decode-step
  * distribution, introduced by caption (may be ""). */
 static void md_stage_section(const struct report_model *m, struct strbuf *out, const char *caption)
 {
-	struct rtable t;
+	struct table t;
 
 	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
 	if (!m->nr_stages) {
@@ -32,19 +32,19 @@ static void md_stage_section(const struct report_model *m, struct strbuf *out, c
 	rtable_stages(m, &t);
 	md_table(&t, out);
 	rtable_decode_steps(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addch(out, '\n');
 		strbuf_addstr(out, caption);
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 	}
-	rtable_release(&t);
+	table_release(&t);
 }
 
 /* "## Where the CPU time goes": one table per stage, only when the trace
  * records every CUDA API call. */
 static void md_cpu_time_section(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	int head = 0;
 
 	for (size_t i = 0; i < m->nr_stages; i++) {
@@ -73,7 +73,7 @@ static void md_cpu_time_section(const struct report_model *m, struct strbuf *out
  * (docs/report.md "Where the CPU time goes"). */
 static void md_cpu_samples_section(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	int head = 0;
 
 	for (size_t i = 0; i < m->nr_stages; i++) {
@@ -119,7 +119,7 @@ static void md_cpu_samples_section(const struct report_model *m, struct strbuf *
  * stage table. */
 static void md_ranks_section(const struct report_model *m, struct strbuf *out, int stages)
 {
-	struct rtable t;
+	struct table t;
 
 	if (m->ranks.nr < 2)
 		return;
@@ -129,11 +129,11 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 	rtable_ranks(m, &t);
 	md_table(&t, out);
 	rtable_rank_spread(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addch(out, '\n');
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 	}
-	rtable_release(&t);
+	table_release(&t);
 	if (!stages) {
 		/* the summary: collectives in one paragraph, report.md has the tables */
 		if (report_coll_shown(m)) {
@@ -144,15 +144,15 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 		return;
 	}
 	rtable_rank_stages(m, &t);
-	if (rtable_rows(&t)) {
+	if (t.nrows) {
 		strbuf_addstr(out, "\nPer-rank stages:\n\n");
-		rtable_md(&t, out);
+		table_write_md(&t, out);
 		if (m->ranks.util_basis) {
 			strbuf_addch(out, '\n');
 			report_ranks_util_basis(m, out);
 		}
 	}
-	rtable_release(&t);
+	table_release(&t);
 }
 
 static void status_quote(const struct report_model *m, struct strbuf *out)
@@ -260,60 +260,52 @@ static struct rnum cfield(const struct report_kernel *k, size_t off)
 	return *(const struct rnum *)((const char *)&k->c + off);
 }
 
-static void add_dim3(struct strbuf *out, const int v[3])
-{
-	strbuf_addf(out, "(%d,%d,%d)", v[0], v[1], v[2]);
-}
-
-static void add_ms(struct strbuf *out, struct rnum ns)
+/* A time in ns as ms with 6 decimals (1 ns, so the column adds up), or
+ * "n/a". */
+static void add_ms(struct table *t, struct rnum ns)
 {
 	if (ns.available)
-		strbuf_addf(out, "%.6f", ns.v / 1e6);
+		table_addf(t, "%.6f", ns.v / 1e6);
 	else
-		strbuf_addstr(out, "n/a");
+		table_add_str(t, "n/a");
 }
 
 static void ncu_kernel_row(const struct report_model *m, size_t j, const int *have, int have_bound,
-			   struct strbuf *out)
+			   struct table *t)
 {
 	const struct report_kernel *k = &m->kernels[j];
+	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(out, "| %zu | ", j + 1);
-	md_text(out, k->short_name);
-	strbuf_addstr(out, " | ");
-	if (k->grid[0] || k->block[0]) {
-		add_dim3(out, k->grid);
-		strbuf_addstr(out, " x ");
-		add_dim3(out, k->block);
-	} else {
-		strbuf_addstr(out, "n/a");
-	}
-	strbuf_addf(out, " | %zu | ", (size_t)k->calls);
-	add_ms(out, k->ncu_ns);
-	strbuf_addstr(out, " | ");
-	add_ms(out, k->ncu_ns.available ? rnum_of(k->ncu_ns.v / (double)k->calls) : RNUM_NONE);
-	strbuf_addstr(out, " | ");
-	fmt_fixed(out,
+	table_addf(t, "%zu", j + 1);
+	table_add_str(t, k->short_name);
+	if (k->grid[0] || k->block[0])
+		table_addf(t, "(%d,%d,%d) x (%d,%d,%d)", k->grid[0], k->grid[1], k->grid[2],
+			   k->block[0], k->block[1], k->block[2]);
+	else
+		table_add_str(t, "n/a");
+	table_addf(t, "%zu", (size_t)k->calls);
+	add_ms(t, k->ncu_ns);
+	add_ms(t, k->ncu_ns.available ? rnum_of(k->ncu_ns.v / (double)k->calls) : RNUM_NONE);
+	fmt_fixed(&sb,
 		  k->ncu_ns.available && m->ncu.total_ns > 0
 		      ? rnum_of(100.0 * k->ncu_ns.v / m->ncu.total_ns)
 		      : RNUM_NONE,
 		  2);
-	strbuf_addstr(out, " |");
+	table_add_sb(t, &sb);
 	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++) {
 		if (!have[c])
 			continue;
-		strbuf_addch(out, ' ');
-		fmt_fixed(out, cfield(k, counter_cols[c].off), counter_cols[c].decimals);
-		strbuf_addstr(out, " |");
+		fmt_fixed(&sb, cfield(k, counter_cols[c].off), counter_cols[c].decimals);
+		table_add_sb(t, &sb);
 	}
 	if (have_bound)
-		strbuf_addf(out, " %s |", kernel_bound_name(k->c.bound));
-	strbuf_addch(out, '\n');
+		table_add_str(t, kernel_bound_name(k->c.bound));
+	strbuf_release(&sb);
 }
 
 /* The last row: the kernels past the cap, summed. */
 static void ncu_rest_row(const struct report_model *m, size_t shown, const int *have,
-			 int have_bound, struct strbuf *out)
+			 int have_bound, struct table *t)
 {
 	size_t calls = 0;
 	double total = 0;
@@ -322,42 +314,50 @@ static void ncu_rest_row(const struct report_model *m, size_t shown, const int *
 		calls += m->kernels[j].calls;
 		total += m->kernels[j].ncu_ns.available ? m->kernels[j].ncu_ns.v : 0;
 	}
-	strbuf_addf(out, "| | (%zu other kernels) | | %zu | ", m->nr_kernels - shown, calls);
-	add_ms(out, rnum_of(total));
-	strbuf_addstr(out, " | ");
-	add_ms(out, calls ? rnum_of(total / (double)calls) : RNUM_NONE);
-	strbuf_addf(out, " | %.2f |", m->ncu.total_ns > 0 ? 100.0 * total / m->ncu.total_ns : 0.0);
+	table_add_null(t);
+	table_addf(t, "(%zu other kernels)", m->nr_kernels - shown);
+	table_add_null(t);
+	table_addf(t, "%zu", calls);
+	add_ms(t, rnum_of(total));
+	add_ms(t, calls ? rnum_of(total / (double)calls) : RNUM_NONE);
+	table_addf(t, "%.2f", m->ncu.total_ns > 0 ? 100.0 * total / m->ncu.total_ns : 0.0);
 	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
 		if (have[c])
-			strbuf_addstr(out, " |");
+			table_add_null(t);
 	if (have_bound)
-		strbuf_addstr(out, " |");
-	strbuf_addch(out, '\n');
+		table_add_null(t);
 }
 
-static void ncu_kernels_header(const int *have, int have_bound, struct strbuf *out)
+/* The columns: the fixed ones, then the counters the export has. */
+static void ncu_kernels_header(const int *have, int have_bound, struct table *t)
 {
-	strbuf_addstr(out,
-		      "| # | Kernel | Launch (grid x block) | Calls | Total (ms) | Mean (ms) | "
-		      "% of GPU time |");
+	static const char *const fixed[] = {
+	    "#",	  "Kernel",    "Launch (grid x block)", "Calls",
+	    "Total (ms)", "Mean (ms)", "% of GPU time"};
+	const char *names[ARRAY_SIZE(fixed) + ARRAY_SIZE(counter_cols) + 1];
+	char spec[ARRAY_SIZE(names) + 1] = "rllrrrr";
+	size_t n = ARRAY_SIZE(fixed);
+
+	_Static_assert(ARRAY_SIZE(fixed) == sizeof("rllrrrr") - 1, "one kind per column");
+	memcpy(names, fixed, sizeof(fixed));
 	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-		if (have[c])
-			strbuf_addf(out, " %s |", counter_cols[c].header);
-	if (have_bound)
-		strbuf_addstr(out, " Bound |");
-	strbuf_addstr(out, "\n|---:|:---|:---|---:|---:|---:|---:|");
-	for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
-		if (have[c])
-			strbuf_addstr(out, "---:|");
-	if (have_bound)
-		strbuf_addstr(out, ":---|");
-	strbuf_addch(out, '\n');
+		if (have[c]) {
+			spec[n] = TABLE_NUM;
+			names[n++] = counter_cols[c].header;
+		}
+	if (have_bound) {
+		spec[n] = TABLE_TEXT;
+		names[n++] = "Bound";
+	}
+	spec[n] = '\0';
+	table_init_names(t, spec, names);
 }
 
 static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 {
 	int have[ARRAY_SIZE(counter_cols)] = {0}, have_bound = 0;
 	size_t shown = m->nr_kernels, max_rows = m->ncu.max_rows;
+	struct table t;
 
 	for (size_t j = 0; j < m->nr_kernels; j++) {
 		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
@@ -383,11 +383,12 @@ static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 		strbuf_addstr(out, "No kernels in this export.\n");
 		return;
 	}
-	ncu_kernels_header(have, have_bound, out);
+	ncu_kernels_header(have, have_bound, &t);
 	for (size_t j = 0; j < shown; j++)
-		ncu_kernel_row(m, j, have, have_bound, out);
+		ncu_kernel_row(m, j, have, have_bound, &t);
 	if (shown < m->nr_kernels)
-		ncu_rest_row(m, shown, have, have_bound, out);
+		ncu_rest_row(m, shown, have, have_bound, &t);
+	md_table(&t, out);
 
 	strbuf_addstr(out, "\nKernel names:\n\n");
 	for (size_t j = 0; j < shown; j++) {
@@ -409,7 +410,7 @@ static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 static void unjoined_md(const struct report_model *m, struct strbuf *out, size_t top)
 {
 	const struct report_counter_join *cj = &m->run.cjoin;
-	struct rtable t;
+	struct table t;
 
 	if (!cj->nr_unjoined)
 		return;
@@ -429,7 +430,7 @@ static void unjoined_md(const struct report_model *m, struct strbuf *out, size_t
  * there are some), or an Nsight Compute export's alone (m->ncu). */
 void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	uint64_t total = 0, calls = 0;
 
 	if (m->ncu.available) {
@@ -474,7 +475,7 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 
 void report_render_operators_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	strbuf_addstr(out, "# Operators\n\n");
 	status_quote(m, out);
@@ -520,7 +521,7 @@ static void findings_md(const struct report_model *m, struct strbuf *out, int wi
 /* "## Trust": what could make the numbers wrong (docs/report.md, "Trust"). */
 static void trust_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	if (!m->trust.checked)
 		return;
@@ -535,7 +536,7 @@ static void trust_md(const struct report_model *m, struct strbuf *out)
 
 static void utilization_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 
 	if (!m->nr_stages) {
 		strbuf_addstr(out, "No stages, so no MFU or MBU.\n\n");
@@ -562,7 +563,7 @@ static void utilization_md(const struct report_model *m, struct strbuf *out)
 void report_render_report_md(const struct report_model *m, struct strbuf *out)
 {
 	const struct report_step *f = report_model_failed_step(m);
-	struct rtable t;
+	struct table t;
 
 	if (report_model_complete(m))
 		strbuf_addstr(out, "# Profiling report\n\n");
@@ -589,26 +590,26 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 		strbuf_release(&s);
 	}
 	strbuf_addstr(out, "\n\n## Run\n\n");
-	rtable_init(&t, "ll", 0, "Key", "Value", NULL);
-	rtable_cell(&t, "Run id");
-	rtable_cell(&t, m->run.run_id ? m->run.run_id : "(loose files)");
-	rtable_cell(&t, "State");
-	rtable_cell(&t, report_model_state(m));
+	table_init(&t, "ll", "Key", "Value", NULL);
+	table_add_str(&t, "Run id");
+	table_add_str(&t, m->run.run_id ? m->run.run_id : "(loose files)");
+	table_add_str(&t, "State");
+	table_add_str(&t, report_model_state(m));
 	if (m->run.mode) {
-		rtable_cell(&t, "Mode");
-		rtable_cell(&t, m->run.mode);
+		table_add_str(&t, "Mode");
+		table_add_str(&t, m->run.mode);
 	}
 	if (m->run.started_at) {
-		rtable_cell(&t, "Started");
-		rtable_cell(&t, m->run.started_at);
+		table_add_str(&t, "Started");
+		table_add_str(&t, m->run.started_at);
 	}
 	if (m->run.trace_path) {
-		rtable_cell(&t, "Trace");
-		rtable_cell(&t, m->run.trace_path);
+		table_add_str(&t, "Trace");
+		table_add_str(&t, m->run.trace_path);
 	}
 	if (m->run.ncu_path) {
-		rtable_cell(&t, "Counters");
-		rtable_cell(&t, m->run.ncu_path);
+		table_add_str(&t, "Counters");
+		table_add_str(&t, m->run.ncu_path);
 	}
 	md_table(&t, out);
 	if (m->run.nr_steps) {
@@ -766,7 +767,7 @@ static void summary_finding(struct strbuf *out, size_t n, const struct report_fi
 
 void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 {
-	struct rtable t;
+	struct table t;
 	size_t shown = 0;
 
 	strbuf_addstr(out, "# Stakeholder Summary\n\n");

@@ -47,6 +47,18 @@ if [ "${LLMPROF_UPDATE_GOLDEN:-}" = 1 ]; then
 fi
 diff -u "$data/base-slow.diff.md" <(sed "s|$tmp/||" slow/diff.md) || fail "diff.md differs from golden"
 grep -q '<svg' slow/diff.html || fail "diff.html has no SVG"
+# diff.md and diff.html show the one metrics table: the same header and cells
+python3 - slow/diff.md slow/diff.html <<'PY' || fail "diff.html's metrics differ from diff.md's"
+import html, re, sys
+md, page = (open(f).read() for f in sys.argv[1:])
+block = md.split("## Metrics\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+rows = [[re.sub(r"\\(.)", r"\1", c.strip()) for c in l.strip("|").split(" | ")]
+        for i, l in enumerate(block) if i != 1]
+table = page.split("<h2>Metrics</h2>", 1)[1].split("</table>", 1)[0]
+cells = [[html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r)]
+         for r in re.findall(r"<tr>(.*?)</tr>", table)]
+assert len(rows[0]) == 8 and rows == cells, (rows[:2], cells[:2])
+PY
 ! grep -Eq '(src|href)="(https?:)?//' slow/diff.html || fail "diff.html loads an external asset"
 
 # --- only noise: the gate passes (exit 0), TPOT shows no significant change
@@ -64,6 +76,8 @@ done
 	"['family', 'family', 'name', 'name', 'name', 'name']" ] || fail "variant matches"
 [ "$(json var/diff.json "d['kernel_counts']")" = "{'gone': 0, 'new': 0, 'other_variant': 2}" ] ||
 	fail "variant counts"
+grep -q '^| `nvjet_sm90_tst_128x8_64x8_2x1_v_bz_TNT` | family (A: nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT) | ' \
+	var/diff.md || fail "variant row: $(grep -A3 '^| kernel (B' var/diff.md)"
 
 # --- repeated runs: intervals across runs
 "$LLMPROF" diff base.sqlite,noise.sqlite noise2.sqlite,slow.sqlite,slow2.sqlite -o runs \

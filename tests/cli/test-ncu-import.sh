@@ -21,7 +21,7 @@ d = sys.argv[1]
 js = json.load(open(d + "/kernels.json"))
 calls = total = 0
 for line in open(d + "/kernels.md"):
-    if not line.startswith("| ") or line.startswith("| #"):
+    if not line.startswith("| ") or line.startswith(("| #", "| ---")):
         continue
     cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
     calls += int(cells[3]); total += float(cells[4])

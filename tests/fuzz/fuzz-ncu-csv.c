@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/regions.h"
+#include "report/ncu_regions.h"
 #include "core/strbuf.h"
 #include "analysis/ncu_export.h"
 #include "report/kernels_json.h"

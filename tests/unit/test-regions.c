@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis/regions.h"
+#include "report/ncu_regions.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 

@@ -17,6 +17,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "analysis/select.h"
+#include "report/selection_json.h"
 #include "analysis/join.h"
 #include "analysis/model_build.h"
 #include "model/model.h"

@@ -32,8 +32,7 @@ static void test_grouping(void **state)
 	struct strbuf out = STRBUF_INIT;
 
 	(void)state;
-	table_init(&t, cols, 2);
-	table_set_kind(&t, 1, TABLE_TEXT);
+	table_init_names(&t, "rl", cols);
 	table_add_str(&t, "1234567");
 	table_add_str(&t, "1234567");
 	table_add_str(&t, "-91322827.0");
@@ -76,8 +75,7 @@ static void test_autolines_and_clip(void **state)
 	const char *last;
 
 	(void)state;
-	table_init(&t, cols, 2);
-	table_set_kind(&t, 0, TABLE_TEXT);
+	table_init_names(&t, "lr", cols);
 	for (int i = 0; i < 100; i++) {
 		table_add_str(&t, "abcd");
 		table_add_str(&t, "12");
@@ -93,8 +91,7 @@ static void test_autolines_and_clip(void **state)
 
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	table_init(&t, cols, 2);
-	table_set_kind(&t, 0, TABLE_TEXT);
+	table_init_names(&t, "lr", cols);
 	table_add_str(&t, longname);
 	table_add_str(&t, "1");
 	column(&t, NULL, NULL, &out);

@@ -534,8 +534,7 @@ static void test_csv_writers(void **state)
 	struct table t;
 	struct strbuf out = STRBUF_INIT;
 
-	table_init(&t, cols, 2);
-	table_set_kind(&t, 1, TABLE_TEXT);
+	table_init_names(&t, "rl", cols);
 	table_add_i64(&t, 1);
 	table_add_str(&t, "a, \"b\"");
 	table_add_i64(&t, 2);

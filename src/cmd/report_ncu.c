@@ -1,0 +1,64 @@
+/* report_ncu.c: see report_ncu.h. The export is read and parsed once
+ * (analysis/ncu_export.h); kernels.md is the model's, rendered by the one
+ * kernels.md writer, and regions/ by report/ncu_regions.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/ncu_export.h"
+#include "analysis/regions.h"
+#include "cmd/report_ncu.h"
+#include "core/bundle_dir.h"
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "report/kernels_json.h"
+#include "report/ncu_regions.h"
+#include "core/banned.h"
+
+int report_ncu_csv_only(const char *csv_path, const char *out_dir, size_t max_rows)
+{
+	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT, note = STRBUF_INIT;
+	struct bundle_dir bd = BUNDLE_DIR_INIT;
+	struct ncu_export x = NCU_EXPORT_INIT;
+	struct report_model m;
+	struct regions rg = REGIONS_INIT;
+	int code = EXIT_BAD_INPUT;
+
+	report_model_init(&m);
+	if (ncu_export_load(&x, csv_path, &err))
+		goto out;
+	report_model_from_ncu(&m, &x.t, max_rows);
+	code = EXIT_IO;
+	/* out_dir as the user named it; nothing below it through a symlink */
+	if (mkdir_p(out_dir, &err) || bundle_dir_open_enter(&bd, out_dir, 0, &err) ||
+	    kernels_files_write(&m, &x.t, out_dir, &err))
+		goto out;
+	code = EXIT_BAD_INPUT;
+	if (regions_build(&x.raw, &rg, &err))
+		goto out;
+	/* regions/ is written either way: with no NVTX ranges its report says
+	 * plainly why there are no regions. */
+	code = EXIT_IO;
+	path_join(&dir, out_dir, "regions");
+	if (regions_write(&rg, &x.raw, dir.buf, &err))
+		goto out;
+	code = EXIT_OK;
+	printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/kernels.md\n",
+	       x.t.total_calls, x.t.ngroups, x.t.total_ns / 1e6, out_dir);
+	if (rg.nr) {
+		printf("%zu NVTX regions -> %s/regions/report.md\n", rg.nr, out_dir);
+	} else {
+		regions_empty_message(&x.raw, &note);
+		printf("%s\n", note.buf);
+	}
+out:
+	if (code)
+		error_print("report: %s", err.buf);
+	bundle_dir_close(&bd);
+	regions_release(&rg);
+	report_model_release(&m);
+	ncu_export_release(&x);
+	strbuf_release(&dir);
+	strbuf_release(&err);
+	strbuf_release(&note);
+	return code;
+}
