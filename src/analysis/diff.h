@@ -176,8 +176,9 @@ const char *diff_gate_key(const char *name);
  * gate_failed. -1 with err when the metric is unknown. */
 int diff_gate(struct diff *d, const char *name, double pct, struct strbuf *err);
 
-/* A kernel's family: its base name (no return type, parameters or
- * template arguments) with architecture tags (sm90, ampere, hopper),
+/* A kernel's family: its qualified name (trace/kname.h's display with
+ * KNAME_SCOPE: no return type, parameters, template arguments or anonymous
+ * namespace) with architecture tags (sm90, ampere, hopper),
  * tile shapes (128x64, 64x8x1) and other numbers replaced by '*' (so
  * nvjet_sm90_tst_64x8_... and nvjet_sm90_tst_128x8_..., or sm80_xmma_...
  * and sm90_xmma_..., share one). Appended to out. */

@@ -21,6 +21,7 @@
 #include "analysis/diff_priv.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/kname.h"
 #include "core/banned.h"
 
 /* ----------------------------------------------------------- family */
@@ -66,47 +67,14 @@ static size_t shape_tail(const char *p, size_t n)
 	return n - start;
 }
 
-/* The base name: no parameters, template arguments or return type. */
-static void base_name(const char *name, struct strbuf *out)
-{
-	int depth = 0;
-	size_t word = 0;
-
-	for (const char *p = name; *p; p++) {
-		if (*p == '(' && !strncmp(p, "(anonymous namespace)", 21)) {
-			strbuf_add(out, p, 21);
-			p += 20;
-		} else if (*p == '<') {
-			depth++;
-		} else if (*p == '>') {
-			depth -= depth > 0;
-		} else if (depth) {
-			continue;
-		} else if (*p == '(') {
-			break;
-		} else if (*p == ' ') {
-			word = out->len + 1; /* a return type or qualifier before it */
-			strbuf_addch(out, ' ');
-		} else {
-			strbuf_addch(out, *p);
-		}
-	}
-	if (word) {
-		struct strbuf t = STRBUF_INIT;
-
-		strbuf_addstr(&t, out->buf + word);
-		strbuf_reset(out);
-		strbuf_add(out, t.buf, t.len);
-		strbuf_release(&t);
-	}
-}
-
 void diff_family(const char *name, struct strbuf *out)
 {
 	struct strbuf base = STRBUF_INIT;
 	const char *p;
 
-	base_name(name ? name : "", &base);
+	/* the qualified name: namespaces count, the anonymous one (spelled
+	 * differently by nsys and the tracer) does not */
+	kname_display(&base, name ? name : "", KNAME_SCOPE, SIZE_MAX);
 	p = base.buf;
 	while (*p) {
 		size_t n = 0, tail;

@@ -8,6 +8,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/format.h"
+#include "trace/kname.h"
 #include "core/md.h"
 #include "core/banned.h"
 

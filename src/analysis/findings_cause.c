@@ -14,6 +14,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/format.h"
+#include "trace/kname.h"
 #include "core/banned.h"
 
 static int has_finding(const struct report_model *m, const char *code)
@@ -183,7 +184,8 @@ static void kernel_family(struct strbuf *out, const struct report_kernel *k)
 	size_t cut = 0;
 
 	strbuf_reset(out);
-	fmt_kernel_base(&base, k->short_name ? k->short_name : k->full_name);
+	kname_display(&base, k->short_name ? k->short_name : k->full_name,
+		      KNAME_SCOPE | KNAME_UNWRAP, SIZE_MAX);
 	for (p = base.buf; *p;) {
 		const char *w = p;
 		int digit = 0;

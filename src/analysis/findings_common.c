@@ -12,6 +12,7 @@
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/format.h"
+#include "trace/kname.h"
 #include "core/banned.h"
 
 /* A kernel's GPU time and launches inside stage st: the per-stage figures
@@ -76,13 +77,12 @@ size_t *findings_stage_kernels_by_time(const struct report_model *m, const struc
 
 void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k)
 {
-	struct strbuf base = STRBUF_INIT, cut = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT;
 
-	fmt_kernel_base(&base, k->short_name ? k->short_name : k->full_name);
-	fmt_ellipsize(&cut, base.buf, 80);
-	md_code_plain(sb, cut.buf);
-	strbuf_release(&base);
-	strbuf_release(&cut);
+	kname_display(&name, k->short_name ? k->short_name : k->full_name,
+		      KNAME_SCOPE | KNAME_UNWRAP, 80);
+	md_code_plain(sb, name.buf);
+	strbuf_release(&name);
 }
 
 void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,

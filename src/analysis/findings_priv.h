@@ -20,7 +20,9 @@ uint64_t findings_stage_kernel_ns(const struct report_model *m, const struct rep
  * Owned array of indices into m->kernels. */
 size_t *findings_stage_kernels_by_time(const struct report_model *m, const struct report_stage *st,
 				       size_t *n);
-/* A kernel's name for a finding: its function base name as a code span. */
+/* A kernel's name for a finding, as a code span: its qualified name without
+ * template arguments or parameters (trace/kname.h: KNAME_SCOPE |
+ * KNAME_UNWRAP), at most 80 characters. */
 void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k);
 /* Sets the estimated saving of the last finding added: ms per unit
  * ("token", "request") and over the whole profiled run. */

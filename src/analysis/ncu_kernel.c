@@ -9,6 +9,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "analysis/ncu_kernel.h"
+#include "trace/kname.h"
 #include "core/banned.h"
 
 enum ncu_bound ncu_bound_classify(double sm, double mem)
@@ -43,67 +44,6 @@ const char *ncu_prec_name(enum ncu_prec p)
 	    "fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "tensor",
 	};
 	return (unsigned)p < NCU_PREC_NR ? names[p] : "?";
-}
-
-static int is_ident(int c)
-{
-	return isalnum(c) || c == '_' || c == '~' || c == '$' || c == '.';
-}
-
-void ncu_short_name(const char *name, struct strbuf *out)
-{
-	size_t n = strlen(name), end = n, start;
-
-	while (end && name[end - 1] == ' ')
-		end--;
-	/* Drop trailing qualifiers after the parameter list ("const"). */
-	if (end && name[end - 1] != ')') {
-		const char *rp = NULL;
-
-		for (size_t i = end; i > 0; i--)
-			if (name[i - 1] == ')') {
-				rp = name + i - 1;
-				break;
-			}
-		if (rp)
-			end = (size_t)(rp - name) + 1;
-	}
-	/* Parameter list. */
-	if (end && name[end - 1] == ')') {
-		int depth = 0;
-
-		for (size_t i = end; i > 0; i--) {
-			if (name[i - 1] == ')')
-				depth++;
-			else if (name[i - 1] == '(' && --depth == 0) {
-				end = i - 1;
-				break;
-			}
-		}
-	}
-	/* Template arguments. */
-	while (end && name[end - 1] == ' ')
-		end--;
-	if (end && name[end - 1] == '>') {
-		int depth = 0;
-
-		for (size_t i = end; i > 0; i--) {
-			if (name[i - 1] == '>')
-				depth++;
-			else if (name[i - 1] == '<' && --depth == 0) {
-				end = i - 1;
-				break;
-			}
-		}
-	}
-	start = end;
-	while (start && is_ident((unsigned char)name[start - 1]))
-		start--;
-	if (start == end) {
-		strbuf_addstr(out, name);
-		return;
-	}
-	strbuf_add(out, name + start, end - start);
 }
 
 int ncu_parse_dim3(const char *p, size_t len, int v[3])
@@ -395,7 +335,7 @@ static int kernel_from_row(struct kctx *x, const struct tensor_cols *tc, struct 
 	k->pid = cell_int(x, "Process ID");
 	k->process = cell_dup(x, "Process Name");
 	k->name = cell_dup(x, "Kernel Name");
-	ncu_short_name(k->name, &sb);
+	kname_base(&sb, k->name);
 	k->short_name = strbuf_detach(&sb, NULL);
 	k->device = cell_int(x, "Device");
 	k->context = cell_int(x, "Context");

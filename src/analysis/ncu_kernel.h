@@ -109,10 +109,6 @@ enum ncu_bound ncu_bound_classify(double sm_sol_pct, double mem_sol_pct);
 const char *ncu_bound_name(enum ncu_bound b);
 const char *ncu_prec_name(enum ncu_prec p);
 
-/* Appends the short name of a demangled kernel name ("void ns::k<int>(T1)"
- * -> "k"). */
-void ncu_short_name(const char *name, struct strbuf *out);
-
 /* Parses "(256, 1, 1)" into v; 0 or -1. */
 int ncu_parse_dim3(const char *p, size_t len, int v[3]);
 

@@ -1,173 +1,14 @@
 /* ncu_match.c: results matched to trace launches; see ncu_match.h. */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/ncu_match.h"
 #include "core/error.h"
-#include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/kname.h"
 #include "trace/ncu_csv.h"
 #include "core/banned.h"
-
-/* ------------------------------------------------------------ the name */
-
-static int ident_char(int c)
-{
-	return isalnum(c) || c == '_' || c == '$';
-}
-
-/* Where the base name [*bs, *be) and its template argument list [*ts, *te)
- * ('<' to '>' inclusive; *ts == *te when none) lie in a demangled name:
- * the parameter list and trailing qualifiers are skipped from the end, as
- * ncu_short_name() does. */
-static void name_parts(const char *name, size_t *bs, size_t *be, size_t *ts, size_t *te)
-{
-	size_t end = strlen(name);
-	size_t rp = end;
-
-	while (end && name[end - 1] == ' ')
-		end--;
-	/* trailing qualifiers after the parameter list ("const"); a name that
-	 * ends in its template list has no parameter list */
-	while (rp && name[rp - 1] != ')')
-		rp--;
-	if (rp && end && name[end - 1] != ')' && name[end - 1] != '>')
-		end = rp;
-	if (end && name[end - 1] == ')') {
-		int depth = 0;
-
-		for (size_t i = end; i > 0; i--) {
-			if (name[i - 1] == ')')
-				depth++;
-			else if (name[i - 1] == '(' && --depth == 0) {
-				end = i - 1;
-				break;
-			}
-		}
-	}
-	while (end && name[end - 1] == ' ')
-		end--;
-	*ts = *te = end;
-	if (end && name[end - 1] == '>') {
-		int depth = 0;
-
-		for (size_t i = end; i > 0; i--) {
-			if (name[i - 1] == '>')
-				depth++;
-			else if (name[i - 1] == '<' && --depth == 0) {
-				*ts = i - 1;
-				break;
-			}
-		}
-		end = *ts; /* unbalanced: *ts stayed at end, no template list */
-	}
-	*be = end;
-	while (end && ident_char((unsigned char)name[end - 1]))
-		end--;
-	*bs = end;
-	if (*bs == *be) { /* not a C++ name (a mangled name, "range"): all of it */
-		*bs = 0;
-		*be = *ts = *te = strlen(name);
-	}
-}
-
-/* A cast the demanglers put before an integer argument: "(int)", "(unsigned
- * long)", "(bool)": words in parentheses followed by a digit or '-'.
- * Returns its length at p, or 0. */
-static size_t cast_len(const char *p, const char *end)
-{
-	const char *q = p + 1;
-
-	if (*p != '(')
-		return 0;
-	while (q < end && (isalpha((unsigned char)*q) || *q == '_' || *q == ' '))
-		q++;
-	if (q == p + 1 || q >= end || *q != ')' || q + 1 >= end)
-		return 0;
-	if (!isdigit((unsigned char)q[1]) && q[1] != '-')
-		return 0;
-	return (size_t)(q + 1 - p);
-}
-
-/* How ncu and the C++ runtime spell an anonymous namespace. */
-static size_t anon_len(const char *p, const char *end)
-{
-	static const char *const spell[] = {"<unnamed>", "(anonymous namespace)", "{anonymous}"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(spell); i++) {
-		size_t n = strlen(spell[i]);
-
-		if ((size_t)(end - p) >= n && !memcmp(p, spell[i], n))
-			return n;
-	}
-	return 0;
-}
-
-/* Template arguments [p, end) normalised into out (ncu_norm_name()). comp
- * is where the current qualified-name component began in out: a "::"
- * after a plain identifier (a namespace, most likely) or an anonymous
- * namespace drops that component. */
-static void norm_args(const char *p, const char *end, struct strbuf *out)
-{
-	size_t comp = out->len;
-
-	while (p < end) {
-		size_t n;
-
-		if (*p == ' ') {
-			p++;
-		} else if ((n = anon_len(p, end))) {
-			p += n; /* nothing to keep; the "::" after it goes too */
-		} else if ((n = cast_len(p, end))) {
-			p += n;
-		} else if (p + 1 < end && p[0] == ':' && p[1] == ':') {
-			int plain = 1;
-
-			for (size_t i = comp; i < out->len; i++)
-				plain &= ident_char((unsigned char)out->buf[i]) &&
-					 !isdigit((unsigned char)out->buf[comp]);
-			if (plain)
-				strbuf_setlen(out, comp);
-			else
-				strbuf_addstr(out, "::");
-			comp = out->len;
-			p += 2;
-		} else if (isdigit((unsigned char)*p)) {
-			while (p < end && (isalnum((unsigned char)*p) || *p == '.')) {
-				/* integer suffixes: 2ul, 1u, 3LL */
-				if (!strchr("uUlL", *p))
-					strbuf_addch(out, *p);
-				p++;
-			}
-		} else if (ident_char((unsigned char)*p)) {
-			const char *s = p;
-
-			while (p < end && ident_char((unsigned char)*p))
-				p++;
-			if (p - s == 4 && !memcmp(s, "true", 4))
-				strbuf_addch(out, '1');
-			else if (p - s == 5 && !memcmp(s, "false", 5))
-				strbuf_addch(out, '0');
-			else if (!(p - s == 5 && !memcmp(s, "const", 5)))
-				strbuf_add(out, s, (size_t)(p - s));
-		} else {
-			strbuf_addch(out, *p++);
-			comp = out->len;
-		}
-	}
-}
-
-void ncu_norm_name(const char *name, struct strbuf *out)
-{
-	size_t bs, be, ts, te;
-
-	strbuf_reset(out);
-	name_parts(name, &bs, &be, &ts, &te);
-	strbuf_add(out, name + bs, be - bs);
-	norm_args(name + ts, name + te, out);
-}
 
 /* ------------------------------------------------------ mangled names */
 
@@ -279,7 +120,7 @@ struct kclass {
 	const int *grid, *block;
 	size_t first;
 	int first_in_stage;
-	char *key; /* ncu_norm_name(name), made when first needed */
+	char *key; /* kname_key(name), made when first needed */
 };
 
 struct kclasses {
@@ -356,7 +197,7 @@ static const char *class_key(struct kclass *k)
 	if (!k->key) {
 		struct strbuf sb = STRBUF_INIT;
 
-		ncu_norm_name(k->name, &sb);
+		kname_key(&sb, k->name);
 		k->key = strbuf_detach(&sb, NULL);
 	}
 	return k->key;
@@ -425,7 +266,7 @@ static void match_by_name(struct kclasses *c, const struct ncu_kernel *r, int sk
 
 	for (int pass = 0; pass < 2 && !nfit; pass++) {
 		if (pass)
-			ncu_norm_name(r->name, &key);
+			kname_key(&key, r->name);
 		nnear = 0;
 		for (size_t i = 0; i < c->nr; i++) {
 			struct kclass *k = &c->v[i];

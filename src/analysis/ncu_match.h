@@ -7,7 +7,7 @@
  *   2. mangled name (ncu/mangled.csv, attached by ncu_attach_mangled())
  *      equal to the trace kernel's, and the same grid and block;
  *   3. the demangled name equal, or else the normalised name equal
- *      (ncu_norm_name()), and the same grid and block.
+ *      (trace/kname.h's kname_key()), and the same grid and block.
  * A result that none of them joins gets a reason; one that several trace
  * kernels fit equally is not joined (ambiguous), never guessed.
  *
@@ -23,14 +23,6 @@
 #include "analysis/ncu_kernel.h"
 #include "analysis/select.h"
 #include "core/strbuf.h"
-
-/* The name both demanglers agree on: the function's base name (the last
- * component of its qualified name) and its template arguments, each
- * argument without casts ("(int)1" -> "1"), true/false as 1/0, integer
- * suffixes (1u, 2ul) and `const`, qualified names cut to their last
- * component ("at::native::<unnamed>::OpaqueType<2>" -> "OpaqueType<2>"),
- * spaces dropped; the parameter list ignored. Replaces out's content. */
-void ncu_norm_name(const char *name, struct strbuf *out);
 
 /* Reads ncu's CSV of the same report with mangled names ("Kernel Name" of
  * `--print-kernel-base mangled`, same "ID" and "Process ID") from buf and

@@ -8,7 +8,7 @@
 #include "analysis/select.h"
 #include "core/error.h"
 #include "core/xalloc.h"
-#include "analysis/ncu_kernel.h"
+#include "trace/kname.h"
 #include "core/banned.h"
 
 void select_regex_escape(struct strbuf *out, const char *s)
@@ -94,7 +94,7 @@ const char *select_launch_name(const struct launch *l, enum select_name_base bas
 	if (l->short_name)
 		return l->short_name;
 	strbuf_reset(tmp);
-	ncu_short_name(l->name, tmp);
+	kname_base(tmp, l->name);
 	return tmp->buf;
 }
 
@@ -215,7 +215,7 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 		if (f->short_name)
 			strbuf_addstr(&tmp2, f->short_name);
 		else
-			ncu_short_name(f->name, &tmp2);
+			kname_base(&tmp2, f->name);
 		s->short_name = strbuf_detach(&tmp2, NULL);
 		memcpy(s->grid, f->grid, sizeof(s->grid));
 		memcpy(s->block, f->block, sizeof(s->block));

@@ -7,6 +7,8 @@
 
 #include "analysis/ncu_kernel.h"
 #include "analysis/select_pass.h"
+#include "trace/kname.h"
+#include "analysis/select.h"
 #include "core/error.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
@@ -160,7 +162,7 @@ int select_plan_pass(const struct launch *l, size_t n, const struct selection *s
 		if (l[i].short_name)
 			strbuf_addstr(&t, l[i].short_name);
 		else
-			ncu_short_name(l[i].name, &t);
+			kname_base(&t, l[i].name);
 		e->display = strbuf_detach(&t, NULL);
 		memcpy(e->grid, l[i].grid, sizeof(e->grid));
 		memcpy(e->block, l[i].block, sizeof(e->block));

@@ -211,32 +211,3 @@ void fmt_ellipsize(struct strbuf *sb, const char *s, size_t max)
 	strbuf_add(sb, s, cut);
 	strbuf_addstr(sb, "...");
 }
-
-void fmt_kernel_base(struct strbuf *sb, const char *name)
-{
-	const char *p = name ? name : "", *end, *q;
-	int depth = 0;
-
-	/* drop a leading return type ("void k<...>(...)"): the last word
-	 * before the first '<' or '(' at depth 0 */
-	for (q = p; *q && *q != '<' && *q != '('; q++)
-		if (*q == ' ')
-			p = q + 1;
-	for (end = p; *end; end++) {
-		if (*end == '<' || *end == '(') {
-			if (end == p)
-				depth++; /* "(anonymous namespace)" and the like */
-			else
-				break;
-		} else if ((*end == '>' || *end == ')') && depth) {
-			depth--;
-		}
-	}
-	while (end > p && end[-1] == ' ')
-		end--;
-	if (end == p) {
-		strbuf_addstr(sb, name ? name : "");
-		return;
-	}
-	strbuf_add(sb, p, (size_t)(end - p));
-}

@@ -39,9 +39,4 @@ void xml_text(struct strbuf *sb, const char *s);
  * when cut. Appends to sb. */
 void fmt_ellipsize(struct strbuf *sb, const char *s, size_t max);
 
-/* A kernel's function base name: "void k_gemv<bf16, float, 1>(float*, ...)"
- * -> "k_gemv", "ns::f<int>" -> "ns::f"; a name without template arguments
- * or parameters as is. Appends to sb. */
-void fmt_kernel_base(struct strbuf *sb, const char *name);
-
 #endif

@@ -25,7 +25,6 @@
  *    current version (...)": nsys 2023.4.4 export of a 2026.1 report
  *    (reference/anchors-field.md A2). */
 #define _GNU_SOURCE /* memmem */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +32,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "nsight/nsys_diag.h"
-#include "trace/sqlite_open.h"
+#include "trace/nsysdb.h"
 #include "core/banned.h"
 
 void nsys_diag_release(struct nsys_diag *d)
@@ -546,81 +545,22 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 
 /* ---- SQLite ---------------------------------------------------------------- */
 
-static int table_exists(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st = NULL;
-	int ok = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1,
-			       &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		ok = sqlite3_step(st) == SQLITE_ROW;
-	}
-	sqlite3_finalize(st);
-	return ok;
-}
-
-/* First column of the first row of sql as an integer; -1 on error. */
-static int64_t query_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int column_exists(sqlite3 *db, const char *table, const char *col)
-{
-	struct strbuf sql = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int found = 0;
-
-	strbuf_addf(&sql, "PRAGMA table_info(\"%s\")", table);
-	if (sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL) == SQLITE_OK)
-		while (!found && sqlite3_step(st) == SQLITE_ROW) {
-			const unsigned char *n = sqlite3_column_text(st, 1);
-			found = n && !strcmp((const char *)n, col);
-		}
-	sqlite3_finalize(st);
-	strbuf_release(&sql);
-	return found;
-}
-
 int nsys_diag_sqlite(const char *path, struct nsys_diag *d, struct strbuf *err)
 {
-	sqlite3 *db = NULL;
-	int64_t kernels = 0, graph_rows = 0, graph_launches = 0, node_kernels = 0, runtime = 0;
+	struct nsysdb x;
+	int64_t kernels, graph_rows, graph_launches, node_kernels, runtime;
 	int has_kernel_table;
 	struct nsys_finding *f;
 	int ret = -1;
 
-	if (export_open(path, &db, NULL, err) || export_check_views(db, path, err))
+	if (nsysdb_open(&x, path, err))
 		goto out;
-	if (query_int(db, "SELECT count(*) FROM sqlite_master") < 0) {
-		error_set(err, "'%s' is not a SQLite database: %s", path, sqlite3_errmsg(db));
-		goto out;
-	}
-	has_kernel_table = table_exists(db, "CUPTI_ACTIVITY_KIND_KERNEL");
-	if (has_kernel_table)
-		kernels = query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-	if (table_exists(db, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"))
-		graph_rows = query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
-	if (table_exists(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
-		runtime = query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
-		if (table_exists(db, "StringIds"))
-			graph_launches = query_int(
-			    db,
-			    "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s "
-			    "ON r.nameId = s.id WHERE s.value LIKE 'cudaGraphLaunch%' OR "
-			    "s.value LIKE 'cuGraphLaunch%'");
-	}
-	if (has_kernel_table && column_exists(db, "CUPTI_ACTIVITY_KIND_KERNEL", "graphNodeId"))
-		node_kernels = query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
-					     "WHERE graphNodeId IS NOT NULL AND graphNodeId != 0");
+	has_kernel_table = nsysdb_has_table(&x, "CUPTI_ACTIVITY_KIND_KERNEL");
+	kernels = nsysdb_count(&x, NSYSDB_COUNT_KERNELS);
+	graph_rows = nsysdb_count(&x, NSYSDB_COUNT_GRAPH_TRACE);
+	runtime = nsysdb_count(&x, NSYSDB_COUNT_API_CALLS);
+	graph_launches = nsysdb_count(&x, NSYSDB_COUNT_GRAPH_LAUNCHES);
+	node_kernels = nsysdb_count(&x, NSYSDB_COUNT_GRAPH_KERNELS);
 
 	if (graph_rows > 0 || (graph_launches > 0 && node_kernels == 0)) {
 		f = add(d, NSYS_DIAG_GRAPHS_NOT_NODES);
@@ -659,6 +599,6 @@ int nsys_diag_sqlite(const char *path, struct nsys_diag *d, struct strbuf *err)
 	}
 	ret = 0;
 out:
-	sqlite3_close(db);
+	nsysdb_close(&x);
 	return ret;
 }

@@ -10,7 +10,7 @@
 #include "report/report.h"
 #include "report/svg.h"
 #include "report/model_tables.h"
-#include "report/kname.h"
+#include "trace/kname.h"
 #include "core/banned.h"
 
 /* Kernels listed in the HTML table; kernels.md has all of them. */
@@ -88,7 +88,8 @@ void md_inline_html(struct strbuf *out, const char *md)
 				/* a kernel signature: its base name, the whole on hover */
 				struct strbuf b = STRBUF_INIT;
 
-				kernel_base_name(&b, code.buf, HTML_KNAME_MAX);
+				kname_display(&b, code.buf, KNAME_UNWRAP | KNAME_KEEP_SHORT,
+					      HTML_KNAME_MAX);
 				strbuf_addstr(out, "<code title=\"");
 				xml_text(out, code.buf);
 				strbuf_addstr(out, "\">");
@@ -171,7 +172,7 @@ static void kernels_table_html(const struct report_model *m, struct strbuf *out)
 		const struct report_kernel *k = &m->kernels[r];
 
 		strbuf_reset(&b);
-		kernel_base_name(&b, k->short_name, HTML_KNAME_MAX);
+		kname_display(&b, k->short_name, KNAME_UNWRAP | KNAME_KEEP_SHORT, HTML_KNAME_MAX);
 		strbuf_addstr(out, "<tr><td title=\"");
 		xml_text(out, k->full_name ? k->full_name : k->short_name);
 		strbuf_addf(out, "\"><span class=\"rk\">%zu</span> <code>", r + 1);

@@ -7,7 +7,7 @@
 
 #include "core/xalloc.h"
 #include "model/format.h"
-#include "report/kname.h"
+#include "trace/kname.h"
 #include "report/svg.h"
 #include "core/banned.h"
 
@@ -333,7 +333,8 @@ void svg_kernel_bars(struct strbuf *sb, const struct report_model *m, int width,
 			struct strbuf s = STRBUF_INIT;
 
 			strbuf_addf(&s, "%zu. ", i + 1);
-			kernel_base_name(&s, k->short_name, 44 - s.len);
+			kname_display(&s, k->short_name, KNAME_UNWRAP | KNAME_KEEP_SHORT,
+				      44 - s.len);
 			xml_text(sb, s.buf);
 			strbuf_release(&s);
 		}

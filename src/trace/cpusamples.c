@@ -36,8 +36,8 @@ void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out)
 		return;
 	/* a damaged table costs the samples, not the report: the trust
 	 * report says so (trace_note_unreadable) */
-	if (sqlite3_prepare_v2(t->db, q, -1, &s, NULL) != SQLITE_OK) {
-		trace_note_unreadable(t, "LLMPROF_CPU_SAMPLES", sqlite3_errmsg(t->db));
+	if (sqlite3_prepare_v2(t->db->db, q, -1, &s, NULL) != SQLITE_OK) {
+		trace_note_unreadable(t, "LLMPROF_CPU_SAMPLES", sqlite3_errmsg(t->db->db));
 		return;
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -56,7 +56,7 @@ void trace_cpu_samples_load(struct trace *t, struct trace_cpu_samples *out)
 		c->category = col_str(t, s, 5, "other");
 	}
 	if (rc != SQLITE_DONE) { /* cut short: none rather than some */
-		trace_note_unreadable(t, "LLMPROF_CPU_SAMPLES", sqlite3_errmsg(t->db));
+		trace_note_unreadable(t, "LLMPROF_CPU_SAMPLES", sqlite3_errmsg(t->db->db));
 		FREE_AND_NULL(out->v);
 		out->n = out->alloc = 0;
 	}
@@ -77,7 +77,7 @@ void trace_cpu_sampler_load(struct trace *t, struct trace_cpu_sampler *out)
 	memset(out, 0, sizeof(*out));
 	if (!t->db || !trace_has_table(t, "LLMPROF_CPU_SAMPLER"))
 		return;
-	if (sqlite3_prepare_v2(t->db, q, -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(t->db->db, q, -1, &s, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		double calls = sqlite3_column_double(s, 1);

@@ -1,8 +1,48 @@
 /* graphnodes.c: see graphnodes.h. */
 #include <stdlib.h>
 
+#include "core/util.h"
+#include "core/xalloc.h"
 #include "trace/graphnodes.h"
 #include "core/banned.h"
+
+int graph_nodes_read(struct nsysdb *x, struct trace_graph_node **v, size_t *n, size_t *alloc,
+		     uint64_t *clamped, struct strbuf *err)
+{
+	static const char *const cols[] = {"!globalTid", "!timestamp", "!nodeId", "originalNodeId"};
+	static const char table[] = "LLMPROF_GRAPH_NODES";
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_ERROR;
+
+	if (!nsysdb_has_table(x, table))
+		return 0;
+	if (nsysdb_select(x, table, cols, ARRAY_SIZE(cols), &st, err))
+		goto damaged;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct trace_graph_node *g;
+		int64_t ts = sqlite3_column_int64(st, 1);
+
+		if (ts > TRACE_TIME_MAX || ts < -TRACE_TIME_MAX) {
+			(*clamped)++;
+			ts = ts > 0 ? TRACE_TIME_MAX : -TRACE_TIME_MAX;
+		}
+		ALLOC_GROW(*v, *n + 1, *alloc);
+		g = &(*v)[(*n)++];
+		g->gtid = nsysdb_col_i64(st, 0, 0);
+		g->ts = ts;
+		g->node = nsysdb_col_i64(st, 2, -1);
+		g->original = nsysdb_col_i64(st, 3, -1);
+	}
+	if (!nsysdb_step_done(x, rc, table, err)) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+damaged:
+	FREE_AND_NULL(*v);
+	*n = *alloc = 0;
+	return -1;
+}
 
 #define GRAPH_NODE_HOPS 8 /* clones of clones: a few, never a cycle */
 

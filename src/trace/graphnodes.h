@@ -10,7 +10,18 @@
 
 #include <stddef.h>
 
+#include "core/strbuf.h"
+#include "trace/nsysdb.h"
 #include "trace/trace.h"
+
+/* Reads LLMPROF_GRAPH_NODES into *v (owned; *n of them, *alloc room), the
+ * one reader of the table for the analysis (trace.c) and trace.json
+ * (perfetto.c): timestamps clamped to +-TRACE_TIME_MAX as trace.c reads
+ * times, each clamp counted in *clamped. 0 (also without the table), or
+ * -1 with err and no nodes when the table is damaged (the statement's
+ * SQLite error code says whether an interrupt stopped it). */
+int graph_nodes_read(struct nsysdb *x, struct trace_graph_node **v, size_t *n, size_t *alloc,
+		     uint64_t *clamped, struct strbuf *err);
 
 /* Sorts v for graph_node_made(): by node id, a clone's record first. */
 void graph_nodes_sort(struct trace_graph_node *v, size_t n);

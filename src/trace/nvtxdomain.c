@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "core/xalloc.h"
+#include "trace/nsysdb.h"
 #include "trace/nvtxdomain.h"
 #include "trace/trace.h"
 #include "core/banned.h"
@@ -71,14 +72,13 @@ const struct nvtx_domain *nvtx_domains_find(struct nvtx_domains *ds, int64_t id,
 	return NULL;
 }
 
-int nvtx_domains_read(struct nvtx_domains *ds, sqlite3 *db, struct strtab *names)
+int nvtx_domains_read(struct nvtx_domains *ds, struct nsysdb *x, struct strtab *names,
+		      struct strbuf *err)
 {
-	static const char q[] = "SELECT domainId, globalTid, start, text FROM NVTX_EVENTS "
-				"WHERE eventType = 75";
 	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(db, q, -1, &s, NULL);
+	int rc = nsysdb_prepare(x, NSYSDB_NVTX_DOMAINS, &s, err);
 
-	if (rc != SQLITE_OK)
+	if (rc <= 0)
 		return rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(s, 3);
@@ -89,7 +89,7 @@ int nvtx_domains_read(struct nvtx_domains *ds, sqlite3 *db, struct strtab *names
 				 sqlite3_column_int64(s, 2), name, name);
 	}
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	return nsysdb_step_done(x, rc, "NVTX_EVENTS", err);
 }
 
 void nvtx_domains_release(struct nvtx_domains *ds)

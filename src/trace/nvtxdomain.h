@@ -16,9 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/strbuf.h"
 #include "trace/strtab.h"
 
-struct sqlite3;
+struct nsysdb;
 
 #define NVTX_DOMAIN_CREATE 75 /* NVTX_EVENTS.eventType of a domain-create event */
 
@@ -47,11 +48,12 @@ void nvtx_domains_add(struct nvtx_domains *ds, int64_t id, int64_t gtid, int64_t
 /* The create event that names the domain of a range with this domainId on
  * thread gtid, or NULL. */
 const struct nvtx_domain *nvtx_domains_find(struct nvtx_domains *ds, int64_t id, int64_t gtid);
-/* Adds every create event of NVTX_EVENTS in db, its text
- * interned into names (regname = name: only trace.c reads StringIds).
- * Returns SQLite's result code: SQLITE_OK, else the failure, whose message
- * sqlite3_errmsg(db) holds. */
-int nvtx_domains_read(struct nvtx_domains *ds, struct sqlite3 *db, struct strtab *names);
+/* Adds every create event of the export's NVTX_EVENTS (nsysdb.h's
+ * NSYSDB_NVTX_DOMAINS; none without the table), its text interned into
+ * names (regname = name: only trace.c reads StringIds). 0, or -1 with err
+ * when the table cannot be read. */
+int nvtx_domains_read(struct nvtx_domains *ds, struct nsysdb *x, struct strtab *names,
+		      struct strbuf *err);
 void nvtx_domains_release(struct nvtx_domains *ds);
 
 #endif

@@ -5,9 +5,9 @@
 
 #include "core/error.h"
 #include "core/xalloc.h"
+#include "trace/nsysdb.h"
 #include "trace/nvtxdomain.h"
 #include "trace/nvtxlist.h"
-#include "trace/sqlite_open.h"
 #include "core/banned.h"
 
 void nvtx_filter_nsys(struct strbuf *out, const char *domain, const char *name)
@@ -106,12 +106,7 @@ struct open_r {
 
 int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 {
-	static const char q[] =
-	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value, ''), n.globalTid, "
-	    "coalesce(n.domainId, 0), coalesce(n.domainId, -1) FROM NVTX_EVENTS n "
-	    "LEFT JOIN StringIds s ON s.id = n.textId "
-	    "WHERE n.eventType IN (34, 59, 60, 70, 71) ORDER BY n.globalTid, n.start, n.end DESC";
-	sqlite3 *db = NULL;
+	struct nsysdb x = {0};
 	sqlite3_stmt *s = NULL;
 	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
 	struct strtab dom_names = STRTAB_INIT;
@@ -120,19 +115,15 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 	int64_t cur_tid = INT64_MIN;
 	int ret = -1, rc;
 
-	if (export_open(path, &db, NULL, err) || export_check_views(db, path, err))
+	if (nsysdb_open(&x, path, err))
 		goto out;
-	rc = sqlite3_prepare_v2(db, q, -1, &s, NULL);
-	if (rc == SQLITE_OK)
-		rc = nvtx_domains_read(&doms, db, &dom_names);
-	if (rc != SQLITE_OK) {
-		if (strstr(sqlite3_errmsg(db), "no such table")) {
-			ret = 0; /* no NVTX at all */
-			goto out;
-		}
-		error_set(err, "'%s': %s", path, sqlite3_errmsg(db));
+	rc = nsysdb_prepare(&x, NSYSDB_NVTX_BY_THREAD, &s, err);
+	if (rc <= 0) {
+		ret = rc; /* 0: no NVTX at all */
 		goto out;
 	}
+	if (nvtx_domains_read(&doms, &x, &dom_names, err))
+		goto out;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(s, 0);
 		int has_end = sqlite3_column_type(s, 1) != SQLITE_NULL;
@@ -140,9 +131,10 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 		int type = sqlite3_column_int(s, 2);
 		const char *name = (const char *)sqlite3_column_text(s, 3);
 		int64_t tid = sqlite3_column_int64(s, 4);
-		int64_t dom = sqlite3_column_int64(s, 5);
+		/* push/pop stacks are per domain; NULL is the default one */
+		int64_t dom = nsysdb_col_i64(s, 5, 0);
 		const struct nvtx_domain *d =
-		    nvtx_domains_find(&doms, sqlite3_column_int64(s, 6), tid);
+		    nvtx_domains_find(&doms, nsysdb_col_i64(s, 5, -1), tid);
 		const char *domain = d ? strtab_str(&dom_names, d->name) : NULL;
 		enum nvtx_style st =
 		    (type == 59 || type == 70) ? NVTX_STYLE_PUSHPOP : NVTX_STYLE_STARTEND;
@@ -186,17 +178,15 @@ int nvtx_list_load(struct nvtx_list *l, const char *path, struct strbuf *err)
 		if (!r->parent)
 			r->parent = xstrdup(parent >= 0 ? l->v[parent].name : "");
 	}
-	if (rc != SQLITE_DONE) {
-		error_set(err, "'%s': %s", path, sqlite3_errmsg(db));
+	if (nsysdb_step_done(&x, rc, "NVTX_EVENTS", err))
 		goto out;
-	}
 	/* In order of first appearance in time, whatever the thread. */
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_first);
 	ret = 0;
 out:
 	sqlite3_finalize(s);
-	sqlite3_close(db);
+	nsysdb_close(&x);
 	free(stack);
 	nvtx_domains_release(&doms);
 	strtab_release(&dom_names);

@@ -59,8 +59,8 @@ static int prepare(struct trace *t, const char *table, const char *sql, sqlite3_
 {
 	if (!t->db || !trace_has_table(t, table))
 		return 0;
-	if (sqlite3_prepare_v2((sqlite3 *)t->db, sql, -1, st, NULL) != SQLITE_OK)
-		return error_set(err, "%s: %s", table, sqlite3_errmsg((sqlite3 *)t->db));
+	if (sqlite3_prepare_v2(t->db->db, sql, -1, st, NULL) != SQLITE_OK)
+		return error_set(err, "%s: %s", table, sqlite3_errmsg(t->db->db));
 	return 1;
 }
 
@@ -69,7 +69,7 @@ static int finish(struct trace *t, sqlite3_stmt *st, int rc, const char *table, 
 	int ret = 0;
 
 	if (rc != SQLITE_DONE)
-		ret = error_set(err, "%s: %s", table, sqlite3_errmsg((sqlite3 *)t->db));
+		ret = error_set(err, "%s: %s", table, sqlite3_errmsg(t->db->db));
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -259,19 +259,12 @@ int nvtx_payload_rows(struct trace *t,
 		      void *ctx, struct strbuf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, has;
+	int rc;
 
 	if (!t->db || !trace_has_table(t, "NVTX_EVENTS"))
 		return 0;
 	/* an export older than the column lacks it: nothing to read */
-	if (sqlite3_prepare_v2((sqlite3 *)t->db,
-			       "SELECT 1 FROM pragma_table_info('NVTX_EVENTS') WHERE "
-			       "name = 'binaryData'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return error_set(err, "NVTX_EVENTS: %s", sqlite3_errmsg((sqlite3 *)t->db));
-	has = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	if (!has)
+	if (!nsysdb_has_column(t->db, "NVTX_EVENTS", "binaryData"))
 		return 0;
 	rc = prepare(t, "NVTX_EVENTS",
 		     "SELECT rowid, binaryData FROM NVTX_EVENTS WHERE binaryData IS NOT NULL "

@@ -12,8 +12,8 @@
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
 #include "trace/graphnodes.h"
+#include "trace/nsysdb.h"
 #include "trace/perfetto.h"
-#include "trace/sqlite_open.h"
 #include "core/banned.h"
 
 enum ev_kind { EV_RANGE, EV_MARK, EV_API, EV_GPU };
@@ -95,19 +95,6 @@ static struct ev *add(struct evs *e)
 	return &e->v[e->n++];
 }
 
-static int has_table(sqlite3 *db, const char *t)
-{
-	sqlite3_stmt *s;
-	int yes = 0;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
-			       &s, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(s, 1, t, -1, SQLITE_STATIC);
-	yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 /* Column i as an integer, dflt for NULL. */
 static int64_t col_or(sqlite3_stmt *s, int i, int64_t dflt)
 {
@@ -144,21 +131,6 @@ struct captures {
 	size_t n, alloc;
 };
 
-static int has_column(sqlite3 *db, const char *table, const char *col)
-{
-	sqlite3_stmt *s;
-	int yes = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &s,
-			       NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, col, -1, SQLITE_STATIC);
-	yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 /* The made node a replayed kernel's node id leads to (graphnodes.h), as
  * index+1 into g; 0 none. */
 static int32_t gnode_made(const struct gtab *g, int64_t node)
@@ -168,73 +140,39 @@ static int32_t gnode_made(const struct gtab *g, int64_t node)
 	return a ? (int32_t)(a - g->v) + 1 : 0;
 }
 
-/* LLMPROF_GRAPH_NODES, when the trace has it (not an nsys export). */
-static void gtab_load(sqlite3 *db, struct gtab *g)
+/* LLMPROF_GRAPH_NODES, when the trace has it (not an nsys export). A
+ * damaged table costs the replay slices, not trace.json (as a damaged
+ * NVTX_EVENTS costs the NVTX events). */
+static void gtab_load(struct nsysdb *x, struct gtab *g)
 {
-	static const char q[] = "SELECT nodeId, originalNodeId, globalTid, timestamp FROM "
-				"LLMPROF_GRAPH_NODES";
-	sqlite3_stmt *s;
+	struct strbuf err = STRBUF_INIT;
 	size_t alloc = 0;
+	uint64_t clamped = 0;
 
-	if (!has_table(db, "LLMPROF_GRAPH_NODES"))
-		return;
-	/* a damaged table costs the replay slices, not trace.json (as a
-	 * damaged NVTX_EVENTS costs the NVTX events) */
-	if (sqlite3_prepare_v2(db, q, -1, &s, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		struct trace_graph_node *n;
-
-		ALLOC_GROW(g->v, g->n + 1, alloc);
-		n = &g->v[g->n++];
-		n->node = sqlite3_column_int64(s, 0);
-		n->original = col_or(s, 1, -1);
-		n->gtid = sqlite3_column_int64(s, 2);
-		n->ts = sqlite3_column_int64(s, 3);
-	}
-	sqlite3_finalize(s);
+	graph_nodes_read(x, &g->v, &g->n, &alloc, &clamped, &err);
+	strbuf_release(&err);
 	graph_nodes_sort(g->v, g->n);
 	g->stack = xcalloc(g->n + 1, sizeof(*g->stack));
 }
 
-static int load(sqlite3 *db, struct evs *e, const struct gtab *g, struct strbuf *err)
+static int load(struct nsysdb *x, struct evs *e, const struct gtab *g, struct strbuf *err)
 {
-	static const char nvtx_q[] =
-	    "SELECT n.start, n.end, n.eventType, coalesce(n.text, s.value), n.globalTid, "
-	    "n.domainId FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
-	    "WHERE n.eventType IN (34, 59, 60)";
-	static const char api_q[] =
-	    "SELECT r.start, r.end, r.globalTid, r.correlationId, s.value "
-	    "FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId";
-	static const char kern_q[] =
-	    "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-	    "s.value, k.graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-	    "LEFT JOIN StringIds s ON s.id = k.shortName";
-	/* exports of older nsys versions have no graphNodeId */
-	static const char kern_q_old[] =
-	    "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-	    "s.value, NULL FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-	    "LEFT JOIN StringIds s ON s.id = k.shortName";
-	static const char cpy_q[] =
-	    "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, "
-	    "'[CUDA memcpy ' || coalesce(o.label, 'Unknown') || ']' FROM "
-	    "CUPTI_ACTIVITY_KIND_MEMCPY m "
-	    "LEFT JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = m.copyKind";
-	static const char set_q[] =
-	    "SELECT start, end, deviceId, streamId, correlationId, globalPid, '[CUDA memset]' "
-	    "FROM CUPTI_ACTIVITY_KIND_MEMSET";
+	static const enum nsysdb_query gpu_q[3] = {NSYSDB_KERNELS, NSYSDB_MEMCPY, NSYSDB_MEMSET};
 	sqlite3_stmt *s = NULL;
 	struct strbuf nm = STRBUF_INIT;
 	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
 	struct strtab dom_names = STRTAB_INIT;
+	int rc;
 
-	if (has_table(db, "NVTX_EVENTS")) {
+	if ((rc = nsysdb_prepare(x, NSYSDB_NVTX, &s, err)) < 0)
+		goto fail;
+	if (rc) {
+		struct strbuf derr = STRBUF_INIT;
 		int readable;
 
-		if (sqlite3_prepare_v2(db, nvtx_q, -1, &s, NULL) != SQLITE_OK)
-			goto fail;
 		/* A damaged NVTX_EVENTS gives no NVTX events; the rest is written. */
-		readable = nvtx_domains_read(&doms, db, &dom_names) == SQLITE_OK;
+		readable = !nvtx_domains_read(&doms, x, &dom_names, &derr);
+		strbuf_release(&derr);
 		while (readable && sqlite3_step(s) == SQLITE_ROW) {
 			struct ev *v = add(e);
 			const unsigned char *text = sqlite3_column_text(s, 3);
@@ -259,9 +197,9 @@ static int load(sqlite3 *db, struct evs *e, const struct gtab *g, struct strbuf 
 		sqlite3_finalize(s);
 		s = NULL;
 	}
-	if (has_table(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
-		if (sqlite3_prepare_v2(db, api_q, -1, &s, NULL) != SQLITE_OK)
-			goto fail;
+	if ((rc = nsysdb_prepare(x, NSYSDB_API_CALLS, &s, err)) < 0)
+		goto fail;
+	if (rc) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			struct ev *v = add(e);
 			v->ts = sqlite3_column_int64(s, 0);
@@ -277,18 +215,12 @@ static int load(sqlite3 *db, struct evs *e, const struct gtab *g, struct strbuf 
 		s = NULL;
 	}
 	{
-		const char *qs[3] = {has_column(db, "CUPTI_ACTIVITY_KIND_KERNEL", "graphNodeId")
-					 ? kern_q
-					 : kern_q_old,
-				     cpy_q, set_q};
-		const char *ts[3] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-				     "CUPTI_ACTIVITY_KIND_MEMSET"};
 		const uint8_t cats[3] = {CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET};
 		for (int q = 0; q < 3; q++) {
-			if (!has_table(db, ts[q]))
-				continue;
-			if (sqlite3_prepare_v2(db, qs[q], -1, &s, NULL) != SQLITE_OK)
+			if ((rc = nsysdb_prepare(x, gpu_q[q], &s, err)) < 0)
 				goto fail;
+			if (!rc)
+				continue;
 			while (sqlite3_step(s) == SQLITE_ROW) {
 				struct ev *v = add(e);
 				v->ts = sqlite3_column_int64(s, 0);
@@ -317,7 +249,6 @@ static int load(sqlite3 *db, struct evs *e, const struct gtab *g, struct strbuf 
 		return error_set(err, "more than %u events", UINT32_MAX);
 	return 0;
 fail:
-	error_set(err, "sqlite: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(s);
 	strbuf_release(&nm);
 	nvtx_domains_release(&doms);
@@ -328,14 +259,15 @@ fail:
 static void put_str(FILE *f, const char *s);
 
 /* "GPU 0 (NVIDIA H100 80GB HBM3)", or "GPU 0" without TARGET_INFO_GPU. */
-static void gpu_name(sqlite3 *db, int64_t dev, struct strbuf *out)
+static void gpu_name(struct nsysdb *x, int64_t dev, struct strbuf *out)
 {
+	struct strbuf err = STRBUF_INIT;
 	sqlite3_stmt *s;
+	int rc = nsysdb_prepare(x, NSYSDB_GPU_NAME, &s, &err);
 
+	strbuf_release(&err);
 	strbuf_addf(out, "GPU %lld", (long long)dev);
-	if (!has_table(db, "TARGET_INFO_GPU") ||
-	    sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU WHERE id = ?", -1, &s, NULL) !=
-		SQLITE_OK)
+	if (rc <= 0)
 		return;
 	sqlite3_bind_int64(s, 1, dev);
 	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
@@ -347,15 +279,12 @@ static void gpu_name(sqlite3 *db, int64_t dev, struct strbuf *out)
  * absent in an nsys export). A process with a rank identity (the builtin
  * tracer's LLMPROF_PROCESSES) is named "rank N (pid P)", so that a
  * multi-rank job reads by rank; the others keep their command line. */
-static void put_names(sqlite3 *db, FILE *f)
+static void put_names(struct nsysdb *x, FILE *f)
 {
-	const char *q = has_table(db, "LLMPROF_PROCESSES")
-			    ? "SELECT p.pid, p.name, (SELECT r.rank FROM LLMPROF_PROCESSES r "
-			      "WHERE r.pid = p.pid AND r.rank >= 0 LIMIT 1) FROM PROCESSES p"
-			    : "SELECT pid, name, NULL FROM PROCESSES";
+	struct strbuf err = STRBUF_INIT;
 	sqlite3_stmt *s;
 
-	if (has_table(db, "PROCESSES") && sqlite3_prepare_v2(db, q, -1, &s, NULL) == SQLITE_OK) {
+	if (nsysdb_prepare(x, NSYSDB_PROCESSES, &s, &err) > 0) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			const unsigned char *n = sqlite3_column_text(s, 1);
 			long long pid = (long long)sqlite3_column_int64(s, 0);
@@ -375,11 +304,7 @@ static void put_names(sqlite3 *db, FILE *f)
 		}
 		sqlite3_finalize(s);
 	}
-	if (has_table(db, "ThreadNames") &&
-	    sqlite3_prepare_v2(db,
-			       "SELECT t.globalTid, s.value FROM ThreadNames t "
-			       "JOIN StringIds s ON s.id = t.nameId",
-			       -1, &s, NULL) == SQLITE_OK) {
+	if (nsysdb_prepare(x, NSYSDB_THREAD_NAMES, &s, &err) > 0) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			int64_t g = sqlite3_column_int64(s, 0);
 			const unsigned char *n = sqlite3_column_text(s, 1);
@@ -392,6 +317,7 @@ static void put_names(sqlite3 *db, FILE *f)
 		}
 		sqlite3_finalize(s);
 	}
+	strbuf_release(&err);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -576,7 +502,7 @@ static int64_t apply_cap(struct evs *e, struct key_idx **apisp, size_t *napisp, 
 }
 
 /* Names of the GPU tracks: "GPU N (...)" per device, "stream N" per stream. */
-static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
+static void put_gpu_tracks(struct nsysdb *x, FILE *f, const struct evs *e)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const struct ev *v = &e->v[i];
@@ -586,7 +512,7 @@ static void put_gpu_tracks(sqlite3 *db, FILE *f, const struct evs *e)
 		if (pid >= GPU_PID_BASE) {
 			if (!i || pid != ev_pid(e, &e->v[i - 1])) {
 				struct strbuf gn = STRBUF_INIT;
-				gpu_name(db, pid - GPU_PID_BASE, &gn);
+				gpu_name(x, pid - GPU_PID_BASE, &gn);
 				fprintf(f,
 					"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64
 					",\"args\":{\"name\":",
@@ -895,7 +821,7 @@ static void put_events(FILE *f, const struct evs *e, const struct captures *caps
 int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
 		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
 {
-	sqlite3 *db = NULL;
+	struct nsysdb x = {0};
 	struct evs e = {0};
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct key_idx *apis = NULL;
@@ -908,10 +834,10 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 
 	if (!max_events)
 		max_events = PERFETTO_DEFAULT_MAX_EVENTS;
-	if (export_open(sqlite_path, &db, NULL, err) || export_check_views(db, sqlite_path, err))
+	if (nsysdb_open(&x, sqlite_path, err))
 		goto out;
-	gtab_load(db, &g);
-	if (load(db, &e, &g, err) < 0)
+	gtab_load(&x, &g);
+	if (load(&x, &e, &g, err) < 0)
 		goto out;
 	close_open_ranges(&e);
 	tracks_sort(&e);
@@ -930,8 +856,8 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 			" ns (and launch calls of only such ops) are merged per track\"",
 			max_events, (int64_t)threshold);
 	fputs("},\"traceEvents\":[\n", f);
-	put_names(db, f);
-	put_gpu_tracks(db, f, &e);
+	put_names(&x, f);
+	put_gpu_tracks(&x, f, &e);
 	put_events(f, &e, &caps, apis, napis, &written, &merged);
 	written += put_replay_ranges(f, &e, &caps);
 	/* A final metadata event keeps the array free of a trailing comma. */
@@ -949,7 +875,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 out:
 	if (af.fp)
 		atomic_file_abort(&af);
-	sqlite3_close(db);
+	nsysdb_close(&x);
 	strtab_release(&e.names);
 	strtab_release(&e.track_keys);
 	free(e.tracks);

@@ -65,9 +65,6 @@ int64_t tosqlite_global_tid(uint32_t pid, uint32_t tid);
 int tosqlite_mem_kind(uint8_t cupti_kind);
 /* CUPTI launch type -> ENUM_CUDA_KERNEL_LAUNCH_TYPE id (nsys 0 = unknown). */
 int tosqlite_launch_type(uint8_t cupti_type);
-/* Base function name as nsys's shortName: "void ns::k<int>(float*)" -> "k".
- * Writes into out (reset first). */
-void tosqlite_short_name(struct strbuf *out, const char *demangled);
 
 /* Values shared by rows of one process. */
 struct tosqlite_ctx {

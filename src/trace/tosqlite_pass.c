@@ -14,6 +14,7 @@
 
 #include "core/xalloc.h"
 #include "trace/apiname.h"
+#include "trace/kname.h"
 #include "trace/tosqlite.h"
 #include "trace/rankid.h"
 #include "trace/tosqlite_internal.h"
@@ -311,7 +312,7 @@ static void def_kernel_name(struct conv *c, struct proc *p, const struct tlog_re
 	strbuf_add(sb, d.p, d.len);
 	{
 		struct strbuf shortn = STRBUF_INIT;
-		tosqlite_short_name(&shortn, sb->buf);
+		kname_base(&shortn, sb->buf); /* nsys's shortName */
 		p->knames[p->nknames][1] = conv_intern(c, shortn.buf, shortn.len);
 		strbuf_release(&shortn);
 	}

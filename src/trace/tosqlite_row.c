@@ -28,62 +28,6 @@ int tosqlite_launch_type(uint8_t t)
 	return t <= 2 ? t + 1 : 0;
 }
 
-void tosqlite_short_name(struct strbuf *out, const char *s)
-{
-	size_t n = strlen(s), end = n, begin;
-	int depth;
-
-	strbuf_reset(out);
-	/* Drop a trailing parameter list "(...)" (and cv/ref qualifiers after it). */
-	while (end && (s[end - 1] == ' ' || s[end - 1] == '&'))
-		end--;
-	if (end >= 5 && strncmp(s + end - 5, "const", 5) == 0)
-		end -= 5;
-	while (end && s[end - 1] == ' ')
-		end--;
-	if (end && s[end - 1] == ')') {
-		depth = 0;
-		while (end) {
-			char c = s[--end];
-			if (c == ')')
-				depth++;
-			else if (c == '(' && --depth == 0)
-				break;
-		}
-	}
-	/* Drop trailing template arguments "<...>". */
-	while (end && s[end - 1] == ' ')
-		end--;
-	if (end && s[end - 1] == '>') {
-		depth = 0;
-		while (end) {
-			char c = s[--end];
-			if (c == '>')
-				depth++;
-			else if (c == '<' && --depth == 0)
-				break;
-		}
-	}
-	/* Start after the last "::" or space (return type) at depth 0. */
-	begin = end;
-	depth = 0;
-	while (begin) {
-		char c = s[begin - 1];
-		if (c == '>' || c == ')')
-			depth++;
-		else if (c == '<' || c == '(')
-			depth--;
-		else if (depth == 0 && (c == ' ' || c == ':'))
-			break;
-		begin--;
-	}
-	if (begin >= end) {
-		strbuf_addstr(out, s);
-		return;
-	}
-	strbuf_add(out, s + begin, end - begin);
-}
-
 /* Timestamps relative to the session start. A damaged log can hold any
  * 64-bit value: the arithmetic wraps (unsigned) instead of overflowing. */
 static int64_t rel_ts(const struct tosqlite_ctx *c, int64_t t)

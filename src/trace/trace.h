@@ -1,5 +1,6 @@
 /* trace.h: the reader of nsys SQLite exports and of llmprof's own
- * trace.sqlite (same schema, DESIGN.md §3 "The trace database").
+ * trace.sqlite (same schema, DESIGN.md §3 "The trace database") into
+ * memory, for the analysis; what it knows of the schema is nsysdb.h's.
  *
  * The file is opened read-only. Tables are read lazily, one pass each, with
  * columns chosen by name (their positions change between nsys versions);
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/strbuf.h"
+#include "trace/nsysdb.h"
 #include "trace/rectab.h"
 #include "trace/strtab.h"
 
@@ -118,9 +120,8 @@ enum trace_part {
 };
 
 struct trace {
-	void *db; /* sqlite3 * */
+	struct nsysdb *db; /* the export; NULL for a trace built by hand */
 	char *path;
-	int64_t file_size; /* bytes, when path is a regular file; else 0 */
 	struct strtab strs;
 	unsigned loaded;
 
@@ -158,16 +159,7 @@ struct trace {
 	uint64_t clamped, kernels_bad_time;
 	uint64_t dropped_cupti, dropped_tracer, log_problems, unflushed;
 
-	/* StringIds id -> strs id: dense for ids the file's size allows, and
-	 * sorted (id, strs id) pairs for the few beyond. */
-	int32_t *sid_dense;
-	size_t sid_dense_nr;
-	struct trace_sid {
-		int64_t id;
-		size_t row; /* of StringIds: the last row of an id wins */
-		int32_t str;
-	} * sid_sparse;
-	size_t sid_sparse_nr, sid_sparse_alloc;
+	struct nsysdb_strings sids; /* StringIds id -> strs id */
 };
 
 /* A kernel's and a call's shared part. */

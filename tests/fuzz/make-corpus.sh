@@ -12,6 +12,7 @@
 # config:    conf/**/*.yaml.
 # overrides: override lines in the grammar of docs/configuration.md.
 # report:    calibration and analytic inputs from tests/data/report.
+# kname:     kernel names as nsys, ncu and the builtin tracer spell them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -21,7 +22,7 @@ out=$here/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-mkdir -p "$out"/{sqlite,tracelog,config,overrides,report,ncu-csv,nvtx-filter}
+mkdir -p "$out"/{sqlite,tracelog,config,overrides,report,ncu-csv,nvtx-filter,kname}
 
 # --- sqlite ---------------------------------------------------------------
 shrink() { # in out
@@ -134,6 +135,25 @@ LLM@step\nLLM\tstep\ts
 TensorRT@layer[0]*+\nTensorRT\tlayer[0]*+
 @\n\t\n
 LINES
+
+# --- kname: one kernel name per file -------------------------------------------
+# nsys's demangled names (NVIDIA's demangler), the tracer's (the C++ runtime's),
+# ncu's NVTX-renamed ones, and names that are no C++ declaration
+{
+	cut -f4 "$data/nsys/hf-llama-h100-nsys2025.3.kernels.tsv" | tail -n +2 | sort -u | head -24
+	cut -f2 "$data/tracer/graph-decode-h100/kernel-names.tsv" | tail -n +2 | sort -u
+	printf '%s\n' 'A::A1/scale(float *, float, int)' 'range' 'gemv_bf16_kernel<128, 4>' \
+		'void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_tn_align1>(T1::Params)' \
+		'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)' \
+		'void k_gemv<__nv_bfloat16, float, 1>(float*, int) [clone .constprop.0]' \
+		'triton_poi_fused_mul_silu_split_4'
+} | awk 'length($0) <= 4096' | {
+	i=0
+	while IFS= read -r line; do
+		i=$((i + 1))
+		printf '%s' "$line" >"$out/kname/$(printf '%02d' $i)"
+	done
+}
 
 # --- report -----------------------------------------------------------------
 cp "$src/tests/data/report/analytic-llama-tiny.json" "$out/report/analytic-llama-tiny.json"

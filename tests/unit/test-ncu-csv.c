@@ -462,31 +462,6 @@ static void test_raw_errors_and_locales(void **state)
 	strbuf_release(&err);
 }
 
-static void test_short_names(void **state)
-{
-	static const char *const cases[][2] = {
-	    {"scale(float *, float, int)", "scale"},
-	    {"A::A1/scale(float *, float, int)", "scale"},
-	    {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-	     "at::detail::Array<char *, 1>>(int, T2, T3)",
-	     "vectorized_elementwise_kernel"},
-	    {"std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, "
-	     "(bool)0, (bool)1>(T13)",
-	     "kernel"},
-	    {"ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn",
-	     "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn"},
-	    {"range", "range"},
-	    {"void k<(int)1>(T1) const", "k"},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct strbuf sb = STRBUF_INIT;
-
-		ncu_short_name(cases[i][0], &sb);
-		assert_string_equal(sb.buf, cases[i][1]);
-		strbuf_release(&sb);
-	}
-}
-
 static void test_bound_rule(void **state)
 {
 	assert_int_equal(ncu_bound_classify(80, 30), NCU_BOUND_COMPUTE);
@@ -647,7 +622,6 @@ int main(void)
 	    cmocka_unit_test(test_fixture_details),
 	    cmocka_unit_test(test_details_page),
 	    cmocka_unit_test(test_raw_errors_and_locales),
-	    cmocka_unit_test(test_short_names),
 	    cmocka_unit_test(test_bound_rule),
 	    cmocka_unit_test(test_tensor_flops),
 	    cmocka_unit_test(test_kernels_md),

@@ -1,7 +1,6 @@
 /* test-ncu-match.c: counter results matched to trace launches
- * (analysis/ncu_match.h): the normalised name on the three real spellings
- * of one kernel (ncu, nsys, the builtin tracer) and on ncu's and nsys's
- * spellings of a PyTorch kernel; instantiations kept apart; the real
+ * (analysis/ncu_match.h; the normalised name itself, kname_key(), is
+ * tested on every tool's spellings in test-kname.c): the real
  * transformers pair (tests/data/ncu/hf-llama-decode-h100-ncu2025.3.*.csv
  * against the nsys kernels of the same program,
  * tests/data/nsys/hf-llama-h100-nsys2025.3.kernels.tsv): every result
@@ -21,127 +20,6 @@
 #include "analysis/ncu_match.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
-
-static char *norm(const char *name)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	ncu_norm_name(name, &sb);
-	return strbuf_detach(&sb, NULL);
-}
-
-static void assert_same_norm(const char *a, const char *b)
-{
-	char *x = norm(a), *y = norm(b);
-
-	if (strcmp(x, y))
-		fail_msg("not the same kernel:\n  %s\n  -> %s\n  %s\n  -> %s", a, x, b, y);
-	free(x);
-	free(y);
-}
-
-static void assert_other_norm(const char *a, const char *b)
-{
-	char *x = norm(a), *y = norm(b);
-
-	if (!strcmp(x, y))
-		fail_msg("should differ:\n  %s\n  %s\n  -> %s", a, b, x);
-	free(x);
-	free(y);
-}
-
-/* The issue's spellings, from the H100 (ncu 2025.3, nsys 2025.3, the
- * tracer's C++ runtime demangler). */
-static void test_norm_spellings(void **state)
-{
-	static const char ncu[] = "void k_gemv<__nv_bfloat16, __nv_bfloat16, 1, 0>(T2 *, const "
-				  "T1 *, const T1 *, const T1 *, int, int, int, int, int)";
-	static const char nsys[] = "void k_gemv<__nv_bfloat16, __nv_bfloat16, (int)1, (bool)0>("
-				   "__nv_bfloat16 *, const __nv_bfloat16 *, const __nv_bfloat16 *, "
-				   "const __nv_bfloat16 *, int, int, int, int, int)";
-	static const char tracer[] = "void k_gemv<__nv_bfloat16, __nv_bfloat16, 1, false>("
-				     "__nv_bfloat16*, __nv_bfloat16 const*, __nv_bfloat16 const*, "
-				     "__nv_bfloat16 const*, int, int, int, int, int)";
-	char *k = norm(ncu);
-
-	assert_string_equal(k, "k_gemv<__nv_bfloat16,__nv_bfloat16,1,0>");
-	free(k);
-	assert_same_norm(ncu, nsys);
-	assert_same_norm(ncu, tracer);
-	/* another instantiation stays apart */
-	assert_other_norm(ncu, "void k_gemv<__nv_bfloat16, __nv_bfloat16, 1, 1>(T2 *, const T1 *)");
-	assert_other_norm(tracer, "void k_gemv<__nv_bfloat16, float, 1, false>(float*)");
-	assert_other_norm(ncu, "void k_gemv<__nv_bfloat16, __nv_bfloat16, 2, 0>(T2 *)");
-
-	assert_same_norm("void at::<unnamed>::indexSelectSmallIndex<c10::BFloat16, long, unsigned "
-			 "int, 2, 2, (int)-2>(cuda::TensorInfo<T1, T3>, cuda::TensorInfo<const "
-			 "T1, T3>, cuda::TensorInfo<const T2, T3>, int, int, T3, long)",
-			 "void at::native::<unnamed>::indexSelectSmallIndex<c10::BFloat16, long, "
-			 "unsigned int, (int)2, (int)2, (int)-2>(at::cuda::detail::TensorInfo<T1, "
-			 "T3>, at::cuda::detail::TensorInfo<const T1, T3>, "
-			 "at::cuda::detail::TensorInfo<const T2, T3>, int, int, T3, long)");
-	k = norm("void at::<unnamed>::indexSelectSmallIndex<c10::BFloat16, long, unsigned int, 2, "
-		 "2, (int)-2>(cuda::TensorInfo<T1, T3>)");
-	assert_string_equal(k, "indexSelectSmallIndex<BFloat16,long,unsignedint,2,2,-2>");
-	free(k);
-	assert_same_norm("void at::native::<unnamed>::CatArrayBatchedCopy<at::native::<unnamed>::"
-			 "OpaqueType<(unsigned int)2>, unsigned int, (int)4, (int)64, (int)64>("
-			 "T1 *)",
-			 "void at::<unnamed>::CatArrayBatchedCopy<at::<unnamed>::OpaqueType<2>, "
-			 "unsigned int, 4, 64, 64>(T1 *)");
-	/* the C++ runtime's spelling of an anonymous namespace, integer suffixes */
-	assert_same_norm("void (anonymous namespace)::k<2ul, true>(int)",
-			 "void <unnamed>::k<(unsigned long)2, (bool)1>(int)");
-	/* no template list, no parameter list (cuBLAS, cuDNN) */
-	k = norm("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT");
-	assert_string_equal(k, "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT");
-	free(k);
-	/* a '(' inside the template list does not end the name */
-	assert_same_norm("void f<(int)1024>(float *)", "void f<1024>(float*)");
-	assert_same_norm("void f<(int)1024>", "f<1024>");
-	(void)state;
-}
-
-/* Two instantiations of one PyTorch kernel, and lambdas (nsys's spelling,
- * from the fixture): apart, and no crash. */
-static void test_norm_instantiations(void **state)
-{
-	static const char v4[] = "void at::native::vectorized_elementwise_kernel<(int)4, void "
-				 "at::native::<unnamed>::pow_tensor_scalar_kernel_impl<float, "
-				 "float>(at::TensorIteratorBase &, T2)::[lambda(float) (instance "
-				 "1)], std::array<char *, "
-				 "(unsigned long)2>>(int, T2, T3)";
-	static const char v8[] = "void at::native::vectorized_elementwise_kernel<(int)8, void "
-				 "at::native::<unnamed>::pow_tensor_scalar_kernel_impl<float, "
-				 "float>(at::TensorIteratorBase &, T2)::[lambda(float) (instance "
-				 "1)], std::array<char *, "
-				 "(unsigned long)2>>(int, T2, T3)";
-	static const char ncu4[] =
-	    "void at::vectorized_elementwise_kernel<4, void "
-	    "at::<unnamed>::pow_tensor_scalar_kernel_impl<float, float>(at::TensorIteratorBase &, "
-	    "T2)::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)";
-	static const char l2[] = "void at::native::unrolled_elementwise_kernel<at::native::"
-				 "direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() "
-				 "(instance 3)]::operator ()() const::[lambda() (instance 7)]::"
-				 "operator ()() const::[lambda(float) (instance 1)], "
-				 "std::array<char *, (unsigned long)2>>(int, T1, T2)";
-	static const char l3[] = "void at::native::unrolled_elementwise_kernel<at::native::"
-				 "direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() "
-				 "(instance 3)]::operator ()() const::[lambda() (instance 8)]::"
-				 "operator ()() const::[lambda(float) (instance 1)], "
-				 "std::array<char *, (unsigned long)2>>(int, T1, T2)";
-
-	assert_other_norm(v4, v8);
-	assert_same_norm(v4, ncu4);
-	assert_other_norm(l2, l3);
-	/* damaged names: no crash, something comes out */
-	free(norm(""));
-	free(norm("void k<<<(("));
-	free(norm("void k<int>>(int)"));
-	free(norm(")))"));
-	free(norm("::::"));
-	(void)state;
-}
 
 /* --------------------------------------------------- the real fixtures */
 
@@ -465,9 +343,10 @@ static void test_hints_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_norm_spellings),    cmocka_unit_test(test_norm_instantiations),
-	    cmocka_unit_test(test_real_pair_mangled), cmocka_unit_test(test_real_pair_normalised),
-	    cmocka_unit_test(test_reasons),	      cmocka_unit_test(test_hints_json),
+	    cmocka_unit_test(test_real_pair_mangled),
+	    cmocka_unit_test(test_real_pair_normalised),
+	    cmocka_unit_test(test_reasons),
+	    cmocka_unit_test(test_hints_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -460,7 +460,7 @@ static void test_sqlite_no_kernels(void **state)
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/tests/data/nsys/nvtx-cpu-prog.c", LLMPROF_SOURCE_DIR);
 	assert_int_equal(nsys_diag_sqlite(p.buf, &d, &err), -1);
-	assert_non_null(strstr(err.buf, "not a SQLite database"));
+	assert_non_null(strstr(err.buf, "is not a readable SQLite database"));
 	strbuf_release(&p);
 	strbuf_release(&err);
 }

@@ -20,31 +20,6 @@
 #include "trace/trace.h"
 #include "trace/tracelog.h"
 
-static void test_short_name(void **state)
-{
-	static const char *const cases[][2] = {
-	    {"gemv_bf16(const float *, const float *, float *, int)", "gemv_bf16"},
-	    {"void llm::rmsnorm<128>(float *)", "rmsnorm"},
-	    {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-	     "at::detail::Array<char *, 1>>(int, T2, T3)",
-	     "vectorized_elementwise_kernel"},
-	    {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
-	     "execute_segment_k_off_kernel__5x_cublas",
-	     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
-	     "execute_segment_k_off_kernel__5x_cublas"},
-	    {"ns::Foo<int>::bar(int) const", "bar"},
-	    {"void (anonymous namespace)::k(float)", "k"},
-	    {"", ""},
-	};
-	struct strbuf sb = STRBUF_INIT;
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tosqlite_short_name(&sb, cases[i][0]);
-		assert_string_equal(sb.buf, cases[i][1]);
-	}
-	strbuf_release(&sb);
-}
-
 static void test_ids_and_enums(void **state)
 {
 	(void)state;
@@ -709,7 +684,6 @@ static void test_convert_api_activity(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_short_name),
 	    cmocka_unit_test(test_ids_and_enums),
 	    cmocka_unit_test(test_kernel_row),
 	    cmocka_unit_test(test_copy_rows),
