@@ -334,7 +334,7 @@ struct run {
 	uint64_t start, deadline, kill_at, drain_until, next_tick, tick_ns;
 	uint64_t left_next, left_kill_at, left_give_up;
 	double grace;
-	int interrupted_before; /* an interrupt came before this proc_run() */
+	int interrupted_before; /* an interrupt was seen before this proc_run() */
 	int child_sig;		/* the interrupt the child gets at child_sig_at */
 	uint64_t child_sig_at;	/* its descendants got it first; 0 = not waiting */
 };
@@ -374,11 +374,21 @@ static int run_prepare(struct run *r, struct strbuf *err)
 	return 0;
 }
 
-/* Handlers go in before fork so no SIGCHLD or SIGINT is lost. */
+/* Handlers go in before fork so no SIGCHLD or SIGINT is lost. An
+ * interrupt that came before them and that no caller saw (proc_intr.c)
+ * goes into the self-pipe as if it came now: the child gets it at once.
+ * The signals are blocked meanwhile, so each interrupt is counted either
+ * as one of those or by the new handler, never both, never neither. */
 static void handlers_install(struct run *r)
 {
 	struct sigaction sa;
+	sigset_t block, old;
+	int unseen, seen, sig;
 
+	sigemptyset(&block);
+	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
+		sigaddset(&block, handled_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	sig_pipe_wr = r->sigp[1];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -389,12 +399,26 @@ static void handlers_install(struct run *r)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, &r->old_pipe);
 	r->handlers = 1;
+	unseen = proc_interrupts_take_unseen(&seen, &sig);
+	r->interrupted_before = seen > 0;
+	for (int i = 0; i < unseen && i < 2; i++) {
+		unsigned char c = (unsigned char)sig;
+
+		if (write(r->sigp[1], &c, 1) < 0) {
+			/* cannot be full: it is new */
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void handlers_restore(struct run *r)
 {
+	int seen, sig;
+
 	if (!r->handlers)
 		return;
+	/* what came while they were in was forwarded */
+	proc_interrupts_take_unseen(&seen, &sig);
 	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
 		sigaction(handled_signals[i], &r->old[i], NULL);
 	sigaction(SIGPIPE, &r->old_pipe, NULL);
@@ -865,7 +889,6 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
-	r.interrupted_before = proc_interrupt_count() > 0;
 	fill_std_fds();
 	if (!spec->argv || !spec->argv[0]) {
 		error_set(err, "no program to run");

@@ -1,7 +1,13 @@
 /* proc_intr.c: the interrupts llmprof caught (proc.h: proc_catch_interrupts()
  * and what follows), kept apart from proc.c, which runs the children. Only
  * async-signal-safe calls in what a handler reaches.
- */
+ *
+ * An interrupt is "seen" once a caller asked about it or a proc_run()
+ * forwarded it. One that nobody saw when a proc_run() starts came after
+ * the caller's last look (the pipeline looks before each step, then writes
+ * status.json: milliseconds in which a Ctrl-C would otherwise be noted and
+ * never acted on, the program run to its end): proc_run() hands it to the
+ * child at once. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -20,6 +26,8 @@ const int proc_ignored_signals[PROC_NR_IGNORED_SIGNALS] = {SIGUSR1, SIGUSR2, SIG
 
 static volatile sig_atomic_t pending_interrupt;
 static volatile sig_atomic_t interrupt_count;
+/* how many of them a caller or a proc_run() has seen */
+static volatile sig_atomic_t interrupt_seen;
 /* proc_exit_on_interrupt()'s code (-1 = not armed) and words */
 static volatile sig_atomic_t exit_on_interrupt = -1;
 static char *exit_words;
@@ -77,14 +85,34 @@ void proc_catch_interrupts(void)
 		sigaction(proc_ignored_signals[i], &sa, NULL);
 }
 
+/* The count is read before the signal: one that lands between the two
+ * reads is not marked seen, so a later proc_run() still forwards it. */
 int proc_pending_interrupt(void)
 {
-	return pending_interrupt;
+	sig_atomic_t n = interrupt_count;
+	int sig = pending_interrupt;
+
+	if (sig)
+		interrupt_seen = n;
+	return sig;
 }
 
 int proc_interrupt_count(void)
 {
-	return interrupt_count;
+	sig_atomic_t n = interrupt_count;
+
+	interrupt_seen = n;
+	return n;
+}
+
+int proc_interrupts_take_unseen(int *seen, int *sig)
+{
+	int unseen = interrupt_count - interrupt_seen;
+
+	*seen = interrupt_seen;
+	*sig = pending_interrupt;
+	interrupt_seen = interrupt_count;
+	return unseen;
 }
 
 void proc_exit_on_interrupt(int code)
@@ -106,4 +134,3 @@ int proc_echo_at_line_start(int fd)
 {
 	return (fd != 1 && fd != 2) || proc_echo_last[fd] == '\n';
 }
-

@@ -26,4 +26,11 @@ extern volatile pid_t proc_running_group;
 /* The last byte echoed to our fd 1 and 2 (index = fd). */
 extern char proc_echo_last[3];
 
+/* For proc_run(), with the interrupt signals blocked: how many interrupts
+ * no caller has seen yet (through proc_pending_interrupt() or
+ * proc_interrupt_count(), or an earlier proc_run()), which the child must
+ * still get; *seen: how many were seen, *sig: the signal the first
+ * interrupt was. Marks them all seen. */
+int proc_interrupts_take_unseen(int *seen, int *sig);
+
 #endif
