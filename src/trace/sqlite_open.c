@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "trace/sqlite_open.h"
 #include "core/banned.h"
@@ -34,11 +35,16 @@ static void immutable_uri(struct strbuf *uri, const char *path)
 	strbuf_addstr(uri, "?immutable=1");
 }
 
-/* The deadline, in whole seconds of clock_mono_ns(), rides in the
- * pointer: nothing to allocate or free per connection. */
+/* The deadline, in whole seconds of clock_mono_ns() (low 40 bits), and
+ * llmprof's interrupt count at the open (above them) ride in the pointer:
+ * nothing to allocate or free per connection. */
+#define DEADLINE_BITS 40
 static int past_deadline(void *arg)
 {
-	return clock_mono_ns() / 1000000000u > (uintptr_t)arg;
+	uint64_t v = (uintptr_t)arg;
+
+	return clock_mono_ns() / 1000000000u > (v & ((UINT64_C(1) << DEADLINE_BITS) - 1)) ||
+	       (uint64_t)proc_interrupt_count() != v >> DEADLINE_BITS;
 }
 
 int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err)
@@ -74,7 +80,8 @@ int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err
 	sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, SQLITE_OPEN_MAX_VALUE);
 	sqlite3_progress_handler(
 	    *db, 100000, past_deadline,
-	    (void *)(uintptr_t)(clock_mono_ns() / 1000000000u + SQLITE_OPEN_DEADLINE_S));
+	    (void *)(uintptr_t)((clock_mono_ns() / 1000000000u + SQLITE_OPEN_DEADLINE_S) |
+				((uint64_t)proc_interrupt_count() << DEADLINE_BITS)));
 	ret = 0;
 out:
 	strbuf_release(&uri);
@@ -97,7 +104,12 @@ int export_check_views(sqlite3 *db, const char *path, struct strbuf *err)
 
 int export_past_deadline(sqlite3 *db)
 {
-	return sqlite3_errcode(db) == SQLITE_INTERRUPT;
+	return sqlite3_errcode(db) == SQLITE_INTERRUPT && !proc_pending_interrupt();
+}
+
+int export_interrupted(sqlite3 *db)
+{
+	return sqlite3_errcode(db) == SQLITE_INTERRUPT ? proc_pending_interrupt() : 0;
 }
 
 int export_is_sqlite(const char *path)

@@ -7,7 +7,9 @@
  *     journal, WAL or lock file is looked at or written, so a WAL-mode
  *     export or a leftover journal reads as the main file holds it;
  *   - no value over SQLITE_OPEN_MAX_VALUE bytes, and no statement running
- *     past SQLITE_OPEN_DEADLINE_S seconds after the open (SQLITE_INTERRUPT);
+ *     past SQLITE_OPEN_DEADLINE_S seconds after the open, nor once llmprof
+ *     was interrupted after it (core/proc.h: Ctrl-C during a step that
+ *     reads an export ends that step now): SQLITE_INTERRUPT;
  *   - none of the tables the readers select from may be a view (a view is
  *     a query, and a recursive one never ends). */
 #ifndef LLMPROF_SQLITE_OPEN_H
@@ -36,5 +38,8 @@ int export_check_views(sqlite3 *db, const char *path, struct strbuf *err);
 int export_is_sqlite(const char *path);
 /* Whether the last error on db was the deadline. */
 int export_past_deadline(sqlite3 *db);
+/* The interrupt signal (SIGINT, ...) when the last error on db was that
+ * llmprof was interrupted, else 0. */
+int export_interrupted(sqlite3 *db);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
@@ -86,6 +87,9 @@ static char **table_cols(struct trace *t, const char *table)
 
 static int db_error(struct trace *t, struct strbuf *err, const char *what)
 {
+	if (export_interrupted(DB(t)))
+		return error_set(err, "'%s': cannot read %s: interrupted by %s", t->path, what,
+				 proc_signal_name(export_interrupted(DB(t))));
 	if (export_past_deadline(DB(t)))
 		return error_set(err, "'%s': cannot read %s: still running after %d s", t->path,
 				 what, SQLITE_OPEN_DEADLINE_S);

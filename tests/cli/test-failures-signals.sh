@@ -3,7 +3,8 @@
 # during the GPU probe (before the bundle exists), during provenance (a
 # tool's --version hangs), during the workload (with a grandchild), during
 # an --echo flood, a second Ctrl-C for a child that ignores the first, at
-# exact points (right before the workload starts), and a sweep of delays across the whole run. Always: exit 130,
+# exact points (right before the workload starts, as the trace step
+# begins), and a sweep of delays across the whole run. Always: exit 130,
 # status.json valid with state interrupted, no temporary file, no process
 # left.
 set -u
@@ -128,6 +129,23 @@ check_bundle "$run" interrupted 130
 [ "$(step_field "$run" workload state)" = interrupted ] ||
 	fail "SIGINT before the workload: step $(step_field "$run" workload state)"
 [ -s c.pid ] && alive "$(cat c.pid)" && fail "SIGINT before the workload: child left"
+# 6b. as the trace step creates trace.sqlite: the conversion of a 180,000-
+# record log stops (it used to run to its end); twice: the same, at once
+tool=$b/tests/trace-tool
+for times in 1 2; do
+	raise_at create:trace.sqlite.tmp $times artifacts.root="$tmp/w6" -- \
+		/bin/sh -c 'exec "$0" synth "$LLMPROF_TRACE_OUT" 20000 1' "$tool"
+	rc=$?
+	[ $rc -eq 130 ] || fail "SIGINT x$times in the trace step: exit $rc: $(cat err)"
+	grep -q "trace: interrupted by SIGINT" err || fail "trace step: $(cat err)"
+	run=$(last_run out)
+	check_bundle "$run" interrupted 130
+	[ "$(step_field "$run" trace state)" = interrupted ] ||
+		fail "SIGINT x$times in the trace step: $(step_field "$run" trace state)"
+	[ "$(step_field "$run" analyze state)" = skipped ] || fail "analyze ran after the interrupt"
+	[ ! -e "$run/trace/trace.sqlite" ] || fail "trace.sqlite written after the interrupt"
+	[ -s "$run/trace/log/trace-4242.bin" ] || fail "the tracer log was lost"
+done
 
 # 7. a sweep: SIGTERM after 0 .. 0.4 s, wherever the run is then
 seen=
