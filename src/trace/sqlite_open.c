@@ -47,6 +47,53 @@ static int past_deadline(void *arg)
 	       (uint64_t)proc_interrupt_count() != v >> DEADLINE_BITS;
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* An export cut short (a copy that stopped, a full disk) opens as a
+ * smaller database that reads without an error, rows missing: SQLite
+ * treats the pages past the end as absent. Its header says how many pages
+ * the whole file has (valid when the version-valid-for number matches the
+ * change counter, as every SQLite since 3.7.0 writes), so the cut is one
+ * comparison, whatever the file's size (PRAGMA quick_check reads every
+ * page). A file that is not SQLite is left to SQLite to name. */
+static int check_whole(int fd, size_t len, const char *path, struct strbuf *err)
+{
+	unsigned char h[100];
+	uint32_t page, pages;
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16)) {
+		if (len >= 16 && len < sizeof(h) && !memcmp(h, "SQLite format 3", 16))
+			return error_set(err,
+					 "'%s' is truncated: %zu bytes, shorter than an SQLite "
+					 "header (an export cut short)",
+					 path, len);
+		return 0;
+	}
+	page = (uint32_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	if (page < 512 || (page & (page - 1)))
+		return 0; /* not a page size: SQLite says the file is damaged */
+	pages = be32(h + 28);
+	if (pages && be32(h + 24) == be32(h + 92)) {
+		if ((uint64_t)len < (uint64_t)pages * page)
+			return error_set(err,
+					 "'%s' is truncated: %zu bytes where its header says %llu "
+					 "(%u pages of %u bytes; an export cut short)",
+					 path, len, (unsigned long long)pages * page, pages, page);
+	} else if (len % page) {
+		return error_set(
+		    err,
+		    "'%s' is truncated: %zu bytes, not a whole number of %u-byte pages "
+		    "(an export cut short)",
+		    path, len, page);
+	}
+	return 0;
+}
+
 int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err)
 {
 	struct strbuf uri = STRBUF_INIT;
@@ -60,6 +107,10 @@ int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err
 	fd = open_regular_file(path, SIZE_MAX, &len, err);
 	if (fd < 0)
 		return -1;
+	if (len && check_whole(fd, len, path, err)) {
+		close(fd);
+		return -1;
+	}
 	close(fd);
 	if (!len)
 		return error_set(err, "'%s' is empty, not an SQLite export", path);

@@ -3,6 +3,8 @@
  * for ever:
  *   - the path must be a regular file (a FIFO or a device never reaches
  *     SQLite: opening a FIFO would wait for a writer);
+ *   - a file the SQLite header says is longer (an export cut short) is
+ *     refused: SQLite itself would read the missing pages as absent rows;
  *   - it is opened read-only and immutable ("file:PATH?immutable=1"): no
  *     journal, WAL or lock file is looked at or written, so a WAL-mode
  *     export or a leftover journal reads as the main file holds it;
@@ -25,7 +27,8 @@
 /* Opens path as above into *db (close with sqlite3_close). Returns 0, or -1
  * with err ("cannot open 'p': ...", "'p' is a FIFO, not a regular file",
  * "'p' is a directory, not an SQLite export", "'p' is empty, not an SQLite
- * export") and *db NULL. *size gets the file's size if non-NULL. The view
+ * export", "'p' is truncated: N bytes where its header says M (...)") and
+ * *db NULL. *size gets the file's size if non-NULL. The view
  * check is export_check_views(): it reads the schema, which fails on a file
  * that is not SQLite, so the caller says what that means first. */
 int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err);

@@ -31,7 +31,7 @@ if ! ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys >/dev/null 2>&1;
 		[ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: .nsys-rep without nsys: exit $rc: $(cat "$tmp/err")"; fail=1; }
 fi
 head -c 300000 "$trt" >"$tmp/trunc.sqlite"
-expect 5 "malformed" -- stats -r cuda_gpu_kern_sum "$tmp/trunc.sqlite"
+expect 5 "is truncated: 300000 bytes where its header says" -- stats -r cuda_gpu_kern_sum "$tmp/trunc.sqlite"
 cp "$trt" "$tmp/corrupt.sqlite"
 # overwrite pages in the middle of the file: the tables there no longer decode
 dd if=/dev/zero of="$tmp/corrupt.sqlite" bs=4096 seek=60 count=80 conv=notrunc status=none
