@@ -97,6 +97,11 @@ awk 'NR == 4 { print "\"0\",\"k\""; next } { print }' "$R" >n.csv
 "$LLMPROF" report --ncu-csv n.csv -o nshort >out 2>err
 expect 5 $? err "^llmprof: error: report: n.csv:4: row has 2 fields, the header 279$"
 [ ! -e nshort/kernels.md ] || fail "a short ncu row gave kernels.md"
+# cut inside its header, right after a field: it read as a header of 17
+# fields and no rows ("ncu profiled nothing", exit 0)
+python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); sys.stdout.buffer.write(d[:d.index(b"\",\"", 300) + 2])' "$R" >n.csv
+"$LLMPROF" report --ncu-csv n.csv -o nhead >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv:1: the header has 17 fields and no line end \(truncated file\?\)$"
 for cut in 5000 12000 17000 19000; do
 	head -c $cut "$R" >n.csv
 	"$LLMPROF" report --ncu-csv n.csv -o "ni$cut" >out 2>err
