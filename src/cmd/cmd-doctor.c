@@ -259,6 +259,11 @@ static int cmd_doctor_exec(struct cmd_ctx *ctx)
 	check_file(TOOL_DUMMY, "llmprof-dummy");
 	check_file(TOOL_CALIBRATE, "llmprof-calibrate");
 	gpu_probe_release(&gpus);
+	/* the lines above may go to a file or a pager: the failure that sets
+	 * the exit code is also the one line on stderr every command gives */
+	if (code == EXIT_CONFIG)
+		error_print("doctor: the configuration does not load: %s",
+			    conf_dir ? err.buf : "no conf/ folder found");
 	if (cfg)
 		config_free(cfg);
 	free(conf_dir);

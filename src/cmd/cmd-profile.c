@@ -256,6 +256,7 @@ static int rank_bundle_name(int root_given, struct strbuf *name, struct run_opts
 {
 	struct strbuf dir = STRBUF_INIT;
 	struct rank_ident id;
+	const char *bad_name, *bad_value;
 	int code = 0;
 
 	if (!*opt_rank_dir || opt_output || root_given) {
@@ -265,6 +266,12 @@ static int rank_bundle_name(int root_given, struct strbuf *name, struct run_opts
 		return EXIT_USAGE;
 	}
 	rank_ident_from_env(&id, env_get, NULL);
+	if (id.rank < 0 && rank_env_invalid(env_get, NULL, &bad_name, &bad_value)) {
+		error_print("profile: --rank-dir: %s='%s' is not a rank (a non-negative decimal "
+			    "integer, as the launcher sets it)",
+			    bad_name, bad_value);
+		return EXIT_USAGE;
+	}
 	if (id.rank < 0) {
 		error_print("profile: --rank-dir: no rank in the environment (RANK, SLURM_PROCID, "
 			    "OMPI_COMM_WORLD_RANK or PMI_RANK); start llmprof under the launcher: "

@@ -1,5 +1,6 @@
 /* cmd.c: command table, dispatch, option parsing and generated --help. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,10 @@ int cmd_main(int argc, const char **argv)
 	struct cmd_ctx ctx;
 	int done, code;
 
+	/* a reader that left (`llmprof stats | head`) is a write error, exit 7
+	 * (close_stdout()), not death by SIGPIPE; a child gets SIGPIPE back
+	 * (proc.h) */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		print_main_usage(stderr);
 		return EXIT_USAGE;

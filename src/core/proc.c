@@ -22,6 +22,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/proc.h"
+#include "core/proc_intr.h"
 #include "core/banned.h"
 
 extern char **environ;
@@ -32,106 +33,13 @@ extern char **environ;
 
 static int sig_pipe_wr = -1;
 
-/* Signals that interrupt a run like Ctrl-C: forwarded to the child's group. */
-static const int interrupt_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-/* Signals that would kill llmprof by default but mean nothing to it: ignored
- * for the whole run (reset to the default in the child). */
-static const int ignored_signals[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
-
-static int is_interrupt(int sig)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(interrupt_signals); i++)
-		if (interrupt_signals[i] == sig)
-			return 1;
-	return 0;
-}
-static volatile sig_atomic_t pending_interrupt;
-static volatile sig_atomic_t interrupt_count;
-/* proc_exit_on_interrupt()'s code (-1 = not armed) and words */
-static volatile sig_atomic_t exit_on_interrupt = -1;
-static char *exit_words;
-static size_t exit_words_len;
-/* the running child's process group, for that exit; 0 = none */
-static volatile pid_t running_group;
-
-/* The last byte echoed to our fd 1 and 2, for proc_echo_at_line_start(). */
-static char echo_last[3] = {'\n', '\n', '\n'};
-
-/* Every interrupt, from either handler: noted, or, once the run only
- * finishes what it keeps, the end (async-signal-safe calls only). */
-static void note_interrupt(int sig)
-{
-	if (!pending_interrupt)
-		pending_interrupt = sig;
-	interrupt_count++;
-	if (exit_on_interrupt < 0)
-		return;
-	if (running_group > 0)
-		kill(-running_group, SIGKILL);
-	if (exit_words_len && echo_last[1] != '\n' && write(1, "\n", 1) < 0) {
-		/* stdout gone: the exit code still says it */
-	}
-	if (exit_words_len && write(1, exit_words, exit_words_len) < 0) {
-		/* as above */
-	}
-	atomic_exit(exit_on_interrupt);
-}
-
-static void on_interrupt(int sig)
-{
-	int saved = errno;
-
-	note_interrupt(sig);
-	errno = saved;
-}
-
-void proc_catch_interrupts(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_interrupt;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	for (size_t i = 0; i < ARRAY_SIZE(interrupt_signals); i++)
-		sigaction(interrupt_signals[i], &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	for (size_t i = 0; i < ARRAY_SIZE(ignored_signals); i++)
-		sigaction(ignored_signals[i], &sa, NULL);
-}
-
-int proc_pending_interrupt(void)
-{
-	return pending_interrupt;
-}
-
-int proc_interrupt_count(void)
-{
-	return interrupt_count;
-}
-
-void proc_exit_on_interrupt(int code)
-{
-	exit_on_interrupt = code;
-}
-
-void proc_set_exit_words(const char *text)
-{
-	char *old = exit_words;
-
-	exit_words_len = 0; /* a handler never sees a half-set pair */
-	exit_words = xstrdup(text);
-	exit_words_len = strlen(text);
-	free(old);
-}
-
 static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
 
-	if (is_interrupt(sig))
-		note_interrupt(sig);
+	if (proc_is_interrupt(sig))
+		proc_note_interrupt(sig);
 
 	if (sig_pipe_wr >= 0 && write(sig_pipe_wr, &c, 1) < 0) {
 		/* pipe full: the loop is already awake */
@@ -198,7 +106,7 @@ static void stream_pump(struct stream *s, int *log_errno)
 		if (s->echo >= 0 && write_all(s->echo, chunk, (size_t)n))
 			s->echo = -1; /* terminal gone (EPIPE): stop echoing */
 		else if (s->echo == 1 || s->echo == 2)
-			echo_last[s->echo] = chunk[n - 1];
+			proc_echo_last[s->echo] = chunk[n - 1];
 		if (s->buf && s->buf->len < s->buf_max) {
 			size_t room = s->buf_max - s->buf->len;
 			strbuf_add(s->buf, chunk, (size_t)n < room ? (size_t)n : room);
@@ -317,10 +225,10 @@ static void child_exec(const struct child_plan *p, char *const *argv)
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
-	for (size_t i = 0; i < ARRAY_SIZE(interrupt_signals); i++)
-		sigaction(interrupt_signals[i], &sa, NULL);
-	for (size_t i = 0; i < ARRAY_SIZE(ignored_signals); i++)
-		sigaction(ignored_signals[i], &sa, NULL);
+	for (size_t i = 0; i < PROC_NR_INTERRUPT_SIGNALS; i++)
+		sigaction(proc_interrupt_signals[i], &sa, NULL);
+	for (size_t i = 0; i < PROC_NR_IGNORED_SIGNALS; i++)
+		sigaction(proc_ignored_signals[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -426,15 +334,10 @@ struct run {
 	uint64_t start, deadline, kill_at, drain_until, next_tick, tick_ns;
 	uint64_t left_next, left_kill_at, left_give_up;
 	double grace;
-	int interrupted_before; /* an interrupt came before this proc_run() */
+	int interrupted_before; /* an interrupt was seen before this proc_run() */
 	int child_sig;		/* the interrupt the child gets at child_sig_at */
 	uint64_t child_sig_at;	/* its descendants got it first; 0 = not waiting */
 };
-
-int proc_echo_at_line_start(int fd)
-{
-	return (fd != 1 && fd != 2) || echo_last[fd] == '\n';
-}
 
 /* With fd 0-2 closed, a log file could get fd 1 and the dup2() in the
  * child would keep its close-on-exec flag: fill the holes first. */
@@ -471,11 +374,21 @@ static int run_prepare(struct run *r, struct strbuf *err)
 	return 0;
 }
 
-/* Handlers go in before fork so no SIGCHLD or SIGINT is lost. */
+/* Handlers go in before fork so no SIGCHLD or SIGINT is lost. An
+ * interrupt that came before them and that no caller saw (proc_intr.c)
+ * goes into the self-pipe as if it came now: the child gets it at once.
+ * The signals are blocked meanwhile, so each interrupt is counted either
+ * as one of those or by the new handler, never both, never neither. */
 static void handlers_install(struct run *r)
 {
 	struct sigaction sa;
+	sigset_t block, old;
+	int unseen, seen, sig;
 
+	sigemptyset(&block);
+	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
+		sigaddset(&block, handled_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	sig_pipe_wr = r->sigp[1];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -486,12 +399,26 @@ static void handlers_install(struct run *r)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, &r->old_pipe);
 	r->handlers = 1;
+	unseen = proc_interrupts_take_unseen(&seen, &sig);
+	r->interrupted_before = seen > 0;
+	for (int i = 0; i < unseen && i < 2; i++) {
+		unsigned char c = (unsigned char)sig;
+
+		if (write(r->sigp[1], &c, 1) < 0) {
+			/* cannot be full: it is new */
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void handlers_restore(struct run *r)
 {
+	int seen, sig;
+
 	if (!r->handlers)
 		return;
+	/* what came while they were in was forwarded */
+	proc_interrupts_take_unseen(&seen, &sig);
 	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
 		sigaction(handled_signals[i], &r->old[i], NULL);
 	sigaction(SIGPIPE, &r->old_pipe, NULL);
@@ -826,10 +753,10 @@ static void forward_signals(struct run *r)
 			break;
 		if (c == SIGCHLD)
 			r->sigchld = 1;
-		if (is_interrupt(c) && r->ending) {
+		if (proc_is_interrupt(c) && r->ending) {
 			r->left_kill_at = 0; /* an interrupt while they end: no more waiting */
 			r->left_next = 0;
-		} else if (is_interrupt(c) && !r->reaped) {
+		} else if (proc_is_interrupt(c) && !r->reaped) {
 			int first = res->outcome != PROC_INTERRUPTED && !r->interrupted_before;
 
 			if (res->outcome != PROC_EXEC_FAILED)
@@ -922,7 +849,7 @@ static void run_result(struct run *r)
 static void run_release(struct run *r)
 {
 	handlers_restore(r);
-	running_group = 0;
+	proc_running_group = 0;
 	if (r->subreaper_set)
 		prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)r->subreaper_old, 0, 0, 0);
 	stream_close(&r->so);
@@ -962,7 +889,6 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
-	r.interrupted_before = interrupt_count > 0;
 	fill_std_fds();
 	if (!spec->argv || !spec->argv[0]) {
 		error_set(err, "no program to run");
@@ -987,7 +913,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
 	if (r.pid == 0)
 		child_exec(&r.plan, (char *const *)spec->argv);
 	setpgid(r.pid, r.pid); /* also done by the child; whichever runs first wins */
-	running_group = r.pid;
+	proc_running_group = r.pid;
 	res->pid = r.pid;
 	read_exec_report(&r);
 	clocks_start(&r);

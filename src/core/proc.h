@@ -11,8 +11,11 @@
  * descendants only, so that a tool watching a program (ncu) sees it end and
  * keeps what it measured; the child itself gets it only if still running
  * that many seconds later. An interrupt counts as a second one also when
- * the first came before this proc_run() (llmprof was already interrupted
- * and only finishes what it keeps): SIGKILL at once.
+ * the first came before this proc_run() and was seen (llmprof was already
+ * interrupted and only finishes what it keeps): SIGKILL at once. One that
+ * came before proc_run() but after the caller last asked
+ * (proc_pending_interrupt(), proc_interrupt_count()) was never acted on:
+ * the child gets it as soon as it is started, as if it came then.
  *
  * Nothing the child started outlives proc_run(): once the child is reaped,
  * every process still in its group and, with spec->subreaper, every orphan
@@ -129,10 +132,12 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res, struct strbu
  * SIGUSR2, SIGALRM and SIGPIPE are ignored from then on (a child gets them
  * back at their default). */
 void proc_catch_interrupts(void);
-/* The interrupt signal received since proc_catch_interrupts(), or 0. */
+/* The interrupt signal received since proc_catch_interrupts(), or 0. The
+ * interrupts it reports are seen: a later proc_run() does not forward them
+ * (the caller decided to go on). */
 int proc_pending_interrupt(void);
 /* How many interrupt signals came since proc_catch_interrupts(): a second
- * one means "stop at once", not "stop and keep the work". */
+ * one means "stop at once", not "stop and keep the work". Seen, as above. */
 int proc_interrupt_count(void);
 /* From now on the next interrupt ends llmprof at once with code: the
  * running child's group (if any) gets SIGKILL, the words of

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/fsutil.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "pipeline/steps.h"
 #include "trace/perfetto.h"
@@ -20,7 +21,7 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT;
 	enum step_state state = STEP_OK;
 	uint64_t ev = 0, merged = 0;
-	int crc;
+	int crc, intr0;
 
 	if (!p->tracer_lib) {
 		strbuf_addstr(msg, "tracer not built: no libllmprof_tracer.so");
@@ -37,13 +38,21 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 				   "(the tracer was never loaded)");
 		goto done;
 	}
+	intr0 = proc_interrupt_count();
 	crc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
-	if (crc == -1 ||
+	if (crc == -1 || crc == TRACE_CONVERT_INTERRUPTED ||
 	    perfetto_write(db.buf, json.buf,
 			   (uint64_t)config_typed(rc->cfg)->pipeline.trace.max_json_events, &ev,
 			   &merged, &err) < 0) {
 		state = STEP_FAILED;
 		strbuf_addstr(msg, err.buf);
+		if (proc_interrupt_count() != intr0) {
+			/* Ctrl-C: the conversion or trace.json stopped at once */
+			state = STEP_INTERRUPTED;
+			strbuf_reset(msg);
+			strbuf_addf(msg, "interrupted by %s",
+				    proc_signal_name(proc_pending_interrupt()));
+		}
 		goto done;
 	}
 	strbuf_addf(msg,
@@ -90,4 +99,6 @@ void step_trace(struct run_ctx *rc, const struct plan_step *s, size_t i, struct 
 	(void)s;
 	(void)i;
 	res->state = trace_finish(rc, &res->msg);
+	if (res->state == STEP_INTERRUPTED)
+		strbuf_addf(&res->error, "trace: %s", res->msg.buf);
 }

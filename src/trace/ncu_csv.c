@@ -325,10 +325,19 @@ static int read_header(struct csv_reader *r, const char *source, struct strbuf *
 	int rc, no_kernels = 0, no_ranges = 0;
 
 	while ((rc = csv_reader_next(r, err)) == 1) {
-		if (!is_log_line(r))
-			return 1;
-		no_kernels |= log_line_says(r, "No kernels were profiled");
-		no_ranges |= log_line_says(r, "No ranges were profiled");
+		if (is_log_line(r)) {
+			no_kernels |= log_line_says(r, "No kernels were profiled");
+			no_ranges |= log_line_says(r, "No ranges were profiled");
+			continue;
+		}
+		/* a file cut inside its header, at a field boundary, reads as
+		 * a shorter header and no rows: "ncu profiled nothing" */
+		if (r->pos >= r->len && r->len && r->buf[r->len - 1] != '\n')
+			return error_set(err,
+					 "%s:%zu: the header has %zu fields and no line end "
+					 "(truncated file?)",
+					 source, r->record_line, r->nr);
+		return 1;
 	}
 	if (rc < 0)
 		return -1;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/nsysdb.h"
@@ -156,6 +157,9 @@ int nsysdb_has_column(struct nsysdb *x, const char *table, const char *column)
 
 int nsysdb_error(struct nsysdb *x, struct strbuf *err, const char *what)
 {
+	if (export_interrupted(x->db))
+		return error_set(err, "'%s': cannot read %s: interrupted by %s", x->path, what,
+				 proc_signal_name(export_interrupted(x->db)));
 	if (export_past_deadline(x->db))
 		return error_set(err, "'%s': cannot read %s: still running after %d s", x->path,
 				 what, SQLITE_OPEN_DEADLINE_S);

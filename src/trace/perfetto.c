@@ -9,6 +9,7 @@
 #include "core/fsutil.h"
 #include "core/sort.h"
 #include "core/utf8.h"
+#include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/nvtxdomain.h"
 #include "trace/graphnodes.h"
@@ -184,7 +185,7 @@ static int load(struct nsysdb *x, struct evs *e, const struct gtab *g, struct st
 			if (sqlite3_column_type(s, 1) == SQLITE_NULL)
 				v->dur = -1; /* open range: closed at trace end below */
 			else
-				v->dur = sqlite3_column_int64(s, 1) - v->ts;
+				v->dur = i64_sat_sub(sqlite3_column_int64(s, 1), v->ts);
 			v->track = track_of(e, pid_of(sqlite3_column_int64(s, 4)),
 					    sqlite3_column_int64(s, 4) & 0xffffff);
 			strbuf_reset(&nm);
@@ -203,7 +204,7 @@ static int load(struct nsysdb *x, struct evs *e, const struct gtab *g, struct st
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			struct ev *v = add(e);
 			v->ts = sqlite3_column_int64(s, 0);
-			v->dur = sqlite3_column_int64(s, 1) - v->ts;
+			v->dur = i64_sat_sub(sqlite3_column_int64(s, 1), v->ts);
 			v->track = track_of(e, pid_of(sqlite3_column_int64(s, 2)),
 					    sqlite3_column_int64(s, 2) & 0xffffff);
 			v->corr = sqlite3_column_int64(s, 3);
@@ -224,7 +225,7 @@ static int load(struct nsysdb *x, struct evs *e, const struct gtab *g, struct st
 			while (sqlite3_step(s) == SQLITE_ROW) {
 				struct ev *v = add(e);
 				v->ts = sqlite3_column_int64(s, 0);
-				v->dur = sqlite3_column_int64(s, 1) - v->ts;
+				v->dur = i64_sat_sub(sqlite3_column_int64(s, 1), v->ts);
 				v->track = track_of(e, GPU_PID_BASE + sqlite3_column_int64(s, 2),
 						    sqlite3_column_int64(s, 3));
 				v->corr = sqlite3_column_int64(s, 4);
@@ -427,14 +428,14 @@ static void close_open_ranges(struct evs *e)
 
 	for (i = 0; i < e->n; i++) {
 		struct ev *v = &e->v[i];
-		if (v->dur > 0 && v->ts + v->dur > t_end)
-			t_end = v->ts + v->dur;
+		if (v->dur > 0 && i64_sat_add(v->ts, v->dur) > t_end)
+			t_end = i64_sat_add(v->ts, v->dur);
 		if (v->ts > t_end)
 			t_end = v->ts;
 	}
 	for (i = 0; i < e->n; i++)
 		if (e->v[i].kind == EV_RANGE && e->v[i].dur < 0)
-			e->v[i].dur = t_end - e->v[i].ts;
+			e->v[i].dur = i64_sat_sub(t_end, e->v[i].ts);
 }
 
 /* The launch calls by (pid, correlationId), sorted for bsearch; equal keys
@@ -737,7 +738,7 @@ static size_t put_replay_ranges(FILE *f, const struct evs *e, const struct captu
 			v[n].corr = k->corr;
 			v[n].range = c->evs[k->cap - 1][d];
 			v[n].start = k->ts;
-			v[n++].end = k->ts + (k->dur > 0 ? k->dur : 0);
+			v[n++].end = i64_sat_add(k->ts, k->dur > 0 ? k->dur : 0);
 		}
 	}
 	if (n)

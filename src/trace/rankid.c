@@ -47,10 +47,26 @@ static int is_set(const char *name, rank_getenv_fn get, void *ctx)
 	return v && *v;
 }
 
+static const char *const rank_vars[] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+
+int rank_env_invalid(rank_getenv_fn get, void *ctx, const char **name, const char **value)
+{
+	if (first_valid(rank_vars, 4, get, ctx, NULL) >= 0)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		const char *v = get(rank_vars[i], ctx);
+
+		if (v) {
+			*name = rank_vars[i];
+			*value = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void rank_ident_from_env(struct rank_ident *id, rank_getenv_fn get, void *ctx)
 {
-	static const char *const rank_vars[] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-						"PMI_RANK"};
 	static const char *const local_vars[] = {"LOCAL_RANK", "SLURM_LOCALID",
 						 "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"};
 	static const char *const size_vars[] = {"WORLD_SIZE", "SLURM_NTASKS",

@@ -45,6 +45,10 @@ typedef const char *(*rank_getenv_fn)(const char *name, void *ctx);
  * SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE; the launcher as enum
  * rank_launcher says, in that order. */
 void rank_ident_from_env(struct rank_ident *id, rank_getenv_fn get, void *ctx);
+/* When no rank variable holds a valid rank: the first one that is set
+ * (RANK=abc), its name in *name and value in *value (borrowed from get),
+ * and 1; 0 when none is set. */
+int rank_env_invalid(rank_getenv_fn get, void *ctx, const char **name, const char **value);
 /* A non-negative decimal int32 ("0", "17"), or -1 (NULL, empty, sign,
  * trailing characters, overflow). */
 int32_t rank_parse(const char *s);

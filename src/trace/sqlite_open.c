@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "trace/sqlite_open.h"
 #include "core/banned.h"
@@ -34,11 +35,63 @@ static void immutable_uri(struct strbuf *uri, const char *path)
 	strbuf_addstr(uri, "?immutable=1");
 }
 
-/* The deadline, in whole seconds of clock_mono_ns(), rides in the
- * pointer: nothing to allocate or free per connection. */
+/* The deadline, in whole seconds of clock_mono_ns() (low 40 bits), and
+ * llmprof's interrupt count at the open (above them) ride in the pointer:
+ * nothing to allocate or free per connection. */
+#define DEADLINE_BITS 40
 static int past_deadline(void *arg)
 {
-	return clock_mono_ns() / 1000000000u > (uintptr_t)arg;
+	uint64_t v = (uintptr_t)arg;
+
+	return clock_mono_ns() / 1000000000u > (v & ((UINT64_C(1) << DEADLINE_BITS) - 1)) ||
+	       (uint64_t)proc_interrupt_count() != v >> DEADLINE_BITS;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* An export cut short (a copy that stopped, a full disk) opens as a
+ * smaller database that reads without an error, rows missing: SQLite
+ * treats the pages past the end as absent. Its header says how many pages
+ * the whole file has (valid when the version-valid-for number matches the
+ * change counter, as every SQLite since 3.7.0 writes), so the cut is one
+ * comparison, whatever the file's size (PRAGMA quick_check reads every
+ * page). A file that is not SQLite is left to SQLite to name. */
+static int check_whole(int fd, size_t len, const char *path, struct strbuf *err)
+{
+	unsigned char h[100];
+	uint32_t page, pages;
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16)) {
+		if (len >= 16 && len < sizeof(h) && !memcmp(h, "SQLite format 3", 16))
+			return error_set(err,
+					 "'%s' is truncated: %zu bytes, shorter than an SQLite "
+					 "header (an export cut short)",
+					 path, len);
+		return 0;
+	}
+	page = (uint32_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	if (page < 512 || (page & (page - 1)))
+		return 0; /* not a page size: SQLite says the file is damaged */
+	pages = be32(h + 28);
+	if (pages && be32(h + 24) == be32(h + 92)) {
+		if ((uint64_t)len < (uint64_t)pages * page)
+			return error_set(err,
+					 "'%s' is truncated: %zu bytes where its header says %llu "
+					 "(%u pages of %u bytes; an export cut short)",
+					 path, len, (unsigned long long)pages * page, pages, page);
+	} else if (len % page) {
+		return error_set(
+		    err,
+		    "'%s' is truncated: %zu bytes, not a whole number of %u-byte pages "
+		    "(an export cut short)",
+		    path, len, page);
+	}
+	return 0;
 }
 
 int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err)
@@ -54,6 +107,10 @@ int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err
 	fd = open_regular_file(path, SIZE_MAX, &len, err);
 	if (fd < 0)
 		return -1;
+	if (len && check_whole(fd, len, path, err)) {
+		close(fd);
+		return -1;
+	}
 	close(fd);
 	if (!len)
 		return error_set(err, "'%s' is empty, not an SQLite export", path);
@@ -74,7 +131,8 @@ int export_open(const char *path, sqlite3 **db, size_t *size, struct strbuf *err
 	sqlite3_limit(*db, SQLITE_LIMIT_LENGTH, SQLITE_OPEN_MAX_VALUE);
 	sqlite3_progress_handler(
 	    *db, 100000, past_deadline,
-	    (void *)(uintptr_t)(clock_mono_ns() / 1000000000u + SQLITE_OPEN_DEADLINE_S));
+	    (void *)(uintptr_t)((clock_mono_ns() / 1000000000u + SQLITE_OPEN_DEADLINE_S) |
+				((uint64_t)proc_interrupt_count() << DEADLINE_BITS)));
 	ret = 0;
 out:
 	strbuf_release(&uri);
@@ -97,7 +155,12 @@ int export_check_views(sqlite3 *db, const char *path, struct strbuf *err)
 
 int export_past_deadline(sqlite3 *db)
 {
-	return sqlite3_errcode(db) == SQLITE_INTERRUPT;
+	return sqlite3_errcode(db) == SQLITE_INTERRUPT && !proc_pending_interrupt();
+}
+
+int export_interrupted(sqlite3 *db)
+{
+	return sqlite3_errcode(db) == SQLITE_INTERRUPT ? proc_pending_interrupt() : 0;
 }
 
 int export_is_sqlite(const char *path)

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/perfetto.h"
@@ -158,6 +159,7 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 	memset(&logs, 0, sizeof(logs));
 	c.stats = st;
 	c.err = err;
+	c.interrupts0 = proc_interrupt_count();
 	if (logs_read(&logs, log_dir, &c.t0, st, &problems, err) < 0)
 		goto out;
 	/* an empty file of our own (never a planted symlink) that SQLite fills */
@@ -169,7 +171,7 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 		goto out;
 	for (int i = 0; i < logs.nread && !c.failed; i++)
 		conv_process(&c, &logs.readers[i], &problems);
-	if (c.failed || conv_finish(&c) < 0)
+	if (c.failed || conv_interrupted_now(&c) || conv_finish(&c) < 0)
 		goto out;
 	if (fs_rename(tmp.buf, sqlite_path, err) < 0)
 		goto out;
@@ -186,6 +188,8 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 		ret = TRACE_CONVERT_PARTIAL;
 	}
 out:
+	if (ret == -1 && c.interrupted)
+		ret = TRACE_CONVERT_INTERRUPTED;
 	st->seconds = (double)(clock_mono_ns() - t_begin) / 1e9;
 	conv_release(&c, tmp.buf);
 	logs_release(&logs);

@@ -16,6 +16,10 @@
 /* trace_convert() result when the input had truncated or corrupt parts:
  * everything readable was written, err names each problem with its offset. */
 #define TRACE_CONVERT_PARTIAL (-2)
+/* trace_convert() result when llmprof was interrupted (SIGINT, SIGTERM,
+ * ...: core/proc.h) while it converted: it stopped within milliseconds,
+ * wrote nothing, and err says "interrupted by SIGINT". */
+#define TRACE_CONVERT_INTERRUPTED (-3)
 
 struct trace_convert_stats {
 	uint64_t files;
@@ -50,9 +54,9 @@ void trace_convert_stats_release(struct trace_convert_stats *st);
 
 /* Converts every <log_dir>/trace-*.bin into sqlite_path (replaced
  * atomically) and, when json_path is non-NULL, a Perfetto trace there.
- * Returns 0, -1 on failure (err set, nothing written), or
+ * Returns 0, -1 on failure (err set, nothing written),
  * TRACE_CONVERT_PARTIAL (outputs written from the readable part, err lists
- * the problems). st may be NULL. */
+ * the problems) or TRACE_CONVERT_INTERRUPTED. st may be NULL. */
 int trace_convert(const char *log_dir, const char *sqlite_path, const char *json_path,
 		  struct trace_convert_stats *st, struct strbuf *err);
 

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "trace/tosqlite_internal.h"
 #include "version.h"
@@ -182,6 +183,39 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO LLMPROF_CPU_SAMPLER VALUES (?,?,?,?,?,?,?,?,?)",
 };
 
+static void interrupted_msg(struct conv *c)
+{
+	strbuf_reset(c->err);
+	error_set(c->err, "interrupted by %s", proc_signal_name(proc_pending_interrupt()));
+}
+
+/* A statement (every insert, the COMMIT) stops at an interrupt. */
+static int stop_statement(void *arg)
+{
+	struct conv *c = arg;
+
+	if (proc_interrupt_count() != c->interrupts0)
+		c->interrupted = 1;
+	return c->interrupted;
+}
+
+int conv_interrupted(struct conv *c)
+{
+	if (!c->interrupted && (++c->since_check & 0xffff))
+		return 0;
+	return conv_interrupted_now(c);
+}
+
+int conv_interrupted_now(struct conv *c)
+{
+	if (!c->interrupted && proc_interrupt_count() == c->interrupts0)
+		return 0;
+	if (!c->failed || !c->interrupted)
+		interrupted_msg(c);
+	c->failed = c->interrupted = 1;
+	return 1;
+}
+
 int conv_step(struct conv *c, enum stmt_id id)
 {
 	sqlite3_stmt *s = c->st[id];
@@ -189,7 +223,9 @@ int conv_step(struct conv *c, enum stmt_id id)
 
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		if (!c->failed)
+		if (c->interrupted)
+			interrupted_msg(c);
+		else if (!c->failed)
 			error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
 		c->failed = 1;
 		return -1;
@@ -353,6 +389,7 @@ int conv_open(struct conv *c, const char *path)
 	for (int i = 0; i < S_COUNT; i++)
 		if (sqlite3_prepare_v2(c->db, stmt_sql[i], -1, &c->st[i], NULL) != SQLITE_OK)
 			return error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+	sqlite3_progress_handler(c->db, 100000, stop_statement, c);
 	return 0;
 }
 
@@ -411,8 +448,14 @@ int conv_finish(struct conv *c)
 		sqlite3_finalize(c->st[i]);
 		c->st[i] = NULL;
 	}
-	if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		if (c->interrupted) {
+			c->failed = 1;
+			interrupted_msg(c);
+			return -1;
+		}
 		return error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+	}
 	sqlite3_close(c->db);
 	c->db = NULL;
 	return 0;

@@ -68,12 +68,24 @@ struct conv {
 	int64_t t0;
 	int failed;
 	struct strbuf *err;
+	/* llmprof's interrupt count when the conversion began (core/proc.h):
+	 * one more stops it, with interrupted set */
+	int interrupts0, interrupted;
+	uint64_t since_check; /* records since the last look */
 };
+
+/* Whether llmprof was interrupted since the conversion began: then
+ * c->failed and c->interrupted are set and c->err says so. Cheap enough
+ * for every record (it looks every 65,536 calls). */
+int conv_interrupted(struct conv *c);
+/* The same, looking now. */
+int conv_interrupted_now(struct conv *c);
 
 /* ---- tosqlite_db.c */
 
 /* Creates path with the schema and the ENUM rows and prepares the
- * statements, in one transaction with the journal off. 0 or -1 (err set). */
+ * statements, in one transaction with the journal off; a statement stops
+ * when llmprof is interrupted (conv_interrupted()). 0 or -1 (err set). */
 int conv_open(struct conv *c, const char *path);
 /* Writes StringIds, the session start and META_DATA_EXPORT, drops the empty
  * tables, commits and closes. 0 or -1 (err set). */

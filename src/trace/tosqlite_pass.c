@@ -461,7 +461,7 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 	struct tlog_item it;
 	struct strbuf sb = STRBUF_INIT;
 
-	while (tlog_next(r, &it)) {
+	while (tlog_next(r, &it) && !conv_interrupted(c)) {
 		const struct tlog_rec *h = it.rec;
 		c->stats->records++;
 		if (h->type != TLOG_PROCESS && h->type != TLOG_RANK && h->type != TLOG_END)
@@ -619,7 +619,7 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 	struct tlog_item it;
 	size_t i;
 
-	while (tlog_next(r, &it) && !c->failed) {
+	while (tlog_next(r, &it) && !c->failed && !conv_interrupted(c)) {
 		const struct tlog_rec *h = it.rec;
 		switch (h->type) {
 		case TLOG_NVTX_PUSH:
@@ -820,7 +820,8 @@ void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems
 	unflushed(st, r, &p);
 	resolve_api_spans(&p);
 	tlog_rewind(r);
-	pass2(c, &p, r);
+	if (!c->failed)
+		pass2(c, &p, r);
 	conv_put_sampler(c, &p.samples, p.ctx.pid);
 	proc_release(&p);
 	st->processes++;

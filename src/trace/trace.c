@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/graphnodes.h"

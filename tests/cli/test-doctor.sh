@@ -137,6 +137,9 @@ grep -qx 'ok    gpu 0: NVIDIA H200, compute capability 9.0, 140.4 GiB' out || fa
 rc=$?
 [ $rc -eq 3 ] || fail "bad conf: exit $rc, want 3"
 grep -q "^fail  conf: $tmp/noconf: " out || fail "conf fail line: $(head -2 out)"
+# ... and says so on stderr, one line, as every failing command does
+[ "$(wc -l <err)" -eq 1 ] && grep -q "^llmprof: error: doctor: the configuration does not load: cannot read '$tmp/noconf/config.yaml'" err ||
+	fail "bad conf: stderr: '$(cat err)'"
 "$LLMPROF" doctor extra >/dev/null 2>&1; [ $? -eq 2 ] || fail "extra argument accepted"
 # KEY=VALUE overrides apply as in profile: a wrong one is the conf failure
 "$LLMPROF" doctor run.tmeout_s=1 >out 2>err
@@ -144,6 +147,8 @@ rc=$?
 [ $rc -eq 3 ] || fail "bad override: exit $rc, want 3"
 grep -q "^fail  conf: .*unknown config key 'run.tmeout_s'; did you mean 'run.timeout_s'?" out ||
 	fail "bad override line: $(head -2 out)"
+grep -q "^llmprof: error: doctor: the configuration does not load: unknown config key 'run.tmeout_s'" err ||
+	fail "bad override: stderr: '$(cat err)'"
 "$LLMPROF" doctor pipeline.ncu.path=/nonexistent/ncu >out 2>err || fail "ncu override: $(cat err)"
 grep -qx "warn  ncu: pipeline.ncu.path='/nonexistent/ncu' is not an executable file" out ||
 	fail "ncu override line: $(grep ncu out)"

@@ -29,9 +29,11 @@ sqlite3 other.sqlite 'CREATE TABLE t(x); INSERT INTO t VALUES (1);'
 "$LLMPROF" stats other.sqlite >out 2>err
 expect 5 $? err "^llmprof: error: 'other.sqlite' is an SQLite file but not an nsys or llmprof trace export$"
 
-# 2. truncated at many points and with bytes flipped: exit 0 (the damage
-# missed what is read) or 5 with a one-line reason; never anything else,
-# and stdout holds no partial report on exit 5
+# 2. truncated at many points: exit 5 with a one-line reason, always (a cut
+# inside the last page used to read as a smaller export, exit 0 with other
+# numbers: the header says how long the file is); with bytes flipped: exit
+# 0 (the damage missed what is read) or 5; never anything else, and stdout
+# holds no partial report on exit 5
 size=$(stat -c %s "$F")
 n5=0
 for cut in 0 100 512 4096 65536 100000 $((size / 2)) $((size - 4096)) $((size - 1)); do
@@ -44,8 +46,9 @@ for cut in 0 100 512 4096 65536 100000 $((size / 2)) $((size - 4096)) $((size - 
 		fi
 		rc=$?
 		case $rc in
-		0) ;;
 		5) [ "$(grep -c '^llmprof: error: ' err)" = 1 ] || fail "$cmd cut $cut: $(cat err)"
+		   [ $cut -eq 0 ] || grep -q "'cut.sqlite' is truncated: $cut bytes" err ||
+			fail "$cmd cut $cut: $(cat err)"
 		   grep -q "cut.sqlite" err || fail "$cmd cut $cut: message does not name the file"
 		   [ $cmd = report ] || [ ! -s out ] || fail "stats cut $cut: partial output on exit 5"
 		   n5=$((n5 + 1)) ;;
@@ -53,7 +56,7 @@ for cut in 0 100 512 4096 65536 100000 $((size / 2)) $((size - 4096)) $((size - 
 		esac
 	done
 done
-[ $n5 -ge 8 ] || fail "only $n5 truncations were noticed"
+[ $n5 -eq 18 ] || fail "only $n5 truncations were noticed"
 for off in 100 1000 5000 20000 60000 120000 200000 300000 400000 500000; do
 	cp "$F" flip.sqlite && chmod u+w flip.sqlite
 	printf '\xff\x00\xff\x7f' | dd of=flip.sqlite bs=1 seek=$off conv=notrunc 2>/dev/null
@@ -94,6 +97,11 @@ awk 'NR == 4 { print "\"0\",\"k\""; next } { print }' "$R" >n.csv
 "$LLMPROF" report --ncu-csv n.csv -o nshort >out 2>err
 expect 5 $? err "^llmprof: error: report: n.csv:4: row has 2 fields, the header 279$"
 [ ! -e nshort/kernels.md ] || fail "a short ncu row gave kernels.md"
+# cut inside its header, right after a field: it read as a header of 17
+# fields and no rows ("ncu profiled nothing", exit 0)
+python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); sys.stdout.buffer.write(d[:d.index(b"\",\"", 300) + 2])' "$R" >n.csv
+"$LLMPROF" report --ncu-csv n.csv -o nhead >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv:1: the header has 17 fields and no line end \(truncated file\?\)$"
 for cut in 5000 12000 17000 19000; do
 	head -c $cut "$R" >n.csv
 	"$LLMPROF" report --ncu-csv n.csv -o "ni$cut" >out 2>err

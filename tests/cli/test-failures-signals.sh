@@ -2,9 +2,11 @@
 # Failure matrix, SIGINT and SIGTERM sent to llmprof profile in every step:
 # during the GPU probe (before the bundle exists), during provenance (a
 # tool's --version hangs), during the workload (with a grandchild), during
-# an --echo flood, a second Ctrl-C for a child that ignores the first, and
-# a sweep of delays across the whole run. Always: exit 130, status.json
-# valid with state interrupted, no temporary file, no process left.
+# an --echo flood, a second Ctrl-C for a child that ignores the first, at
+# exact points (right before the workload starts, as the trace step
+# begins), and a sweep of delays across the whole run. Always: exit 130,
+# status.json valid with state interrupted, no temporary file, no process
+# left.
 set -u
 . "$(dirname "$0")/failures-lib.sh"
 mkdir -p fakebin
@@ -99,7 +101,53 @@ run=$(last_run out)
 check_bundle "$run" interrupted 130
 alive "$(cat c.pid)" && fail "flooding child left running"
 
-# 6. a sweep: SIGTERM after 0 .. 0.4 s, wherever the run is then
+# 6. a signal at one exact point (tests/progs/raise-at-shim.c, preloaded
+# into llmprof): no timed kill hits these windows every time
+b=${LLMPROF_BUILD_DIR:?}
+shim=$b/tests/raise-at-shim.so
+[ -f "$shim" ] || fail "raise-at-shim.so not built"
+# raise_at WHERE TIMES ARGS...: profile with the shim sending SIGINT at WHERE
+raise_at() {
+	local where=$1 times=$2
+	shift 2
+	# the shim is not instrumented: under ASan it loads before the runtime
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$shim \
+		LLMPROF_TEST_RAISE_AT=$where LLMPROF_TEST_RAISE_TIMES=$times \
+		"$LLMPROF" profile "$@" >out 2>err
+}
+# 6a. after the last file written before the workload starts (status.json,
+# then logs/workload.env): the Ctrl-C came after the step loop looked for
+# one and before the child's handlers existed; it used to be noted and never
+# acted on, and llmprof waited for the program to end (sleep 60 here)
+rm -f c.pid
+raise_at rename:workload.env 1 artifacts.root="$tmp/w6" -- /bin/sh -c 'echo $$ >c.pid; sleep 60'
+rc=$?
+[ $rc -eq 130 ] || fail "SIGINT before the workload: exit $rc: $(cat err)"
+grep -q "workload: interrupted by SIGINT" err || fail "SIGINT before the workload: $(cat err)"
+run=$(last_run out)
+check_bundle "$run" interrupted 130
+[ "$(step_field "$run" workload state)" = interrupted ] ||
+	fail "SIGINT before the workload: step $(step_field "$run" workload state)"
+[ -s c.pid ] && alive "$(cat c.pid)" && fail "SIGINT before the workload: child left"
+# 6b. as the trace step creates trace.sqlite: the conversion of a 180,000-
+# record log stops (it used to run to its end); twice: the same, at once
+tool=$b/tests/trace-tool
+for times in 1 2; do
+	raise_at create:trace.sqlite.tmp $times artifacts.root="$tmp/w6" -- \
+		/bin/sh -c 'exec "$0" synth "$LLMPROF_TRACE_OUT" 20000 1' "$tool"
+	rc=$?
+	[ $rc -eq 130 ] || fail "SIGINT x$times in the trace step: exit $rc: $(cat err)"
+	grep -q "trace: interrupted by SIGINT" err || fail "trace step: $(cat err)"
+	run=$(last_run out)
+	check_bundle "$run" interrupted 130
+	[ "$(step_field "$run" trace state)" = interrupted ] ||
+		fail "SIGINT x$times in the trace step: $(step_field "$run" trace state)"
+	[ "$(step_field "$run" analyze state)" = skipped ] || fail "analyze ran after the interrupt"
+	[ ! -e "$run/trace/trace.sqlite" ] || fail "trace.sqlite written after the interrupt"
+	[ -s "$run/trace/log/trace-4242.bin" ] || fail "the tracer log was lost"
+done
+
+# 7. a sweep: SIGTERM after 0 .. 0.4 s, wherever the run is then
 seen=
 shell=$(readlink -f "$BASH")
 for d in 0 0.005 0.01 0.02 0.04 0.08 0.15 0.25 0.31 0.33 0.36 0.4 0.5 0.7; do

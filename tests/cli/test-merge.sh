@@ -134,6 +134,13 @@ env -u RANK -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
 [ $? = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "no rank in the environment" err ||
 	fail "no rank: $(cat err)"
 [ ! -e x ] || fail "no rank: created x"
+# ... a rank variable that holds no rank: said so, not "no rank"
+env -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK RANK=abc \
+	"$LLMPROF" profile --rank-dir x -- true >out 2>err
+[ $? = 2 ] && [ "$(wc -l <err)" = 1 ] &&
+	grep -q "^llmprof: error: profile: --rank-dir: RANK='abc' is not a rank" err ||
+	fail "RANK=abc: $(cat err)"
+[ ! -e x ] || fail "RANK=abc: created x"
 RANK=1 "$LLMPROF" profile --rank-dir two -- true >out 2>err
 [ $? = 2 ] && grep -q "rank 1 was already profiled" err || fail "same rank twice: $(cat err)"
 

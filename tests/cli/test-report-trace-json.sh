@@ -42,4 +42,24 @@ rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: report --trace k.csv exited $rc: $(cat "$tmp/stderr")"; fail=1; }
 [ -e "$tmp/csv/trace.json" ] && { echo "FAIL: trace.json from a kernel summary"; fail=1; }
 grep -q "trace.json" "$tmp/stderr" && { echo "FAIL: csv trace: $(cat "$tmp/stderr")"; fail=1; }
+# extreme timestamps (a damaged export): the analysis clamps them, and
+# trace.json's durations saturate instead of overflowing (UBSan in the
+# sanitizer build: perfetto.c subtracted them as they came)
+cp "$db" "$tmp/x.sqlite" && chmod u+w "$tmp/x.sqlite"
+python3 - "$tmp/x.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+lo, hi = -(1 << 63), (1 << 63) - 1
+db.execute("UPDATE NVTX_EVENTS SET start=?, end=? WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS WHERE end IS NOT NULL LIMIT 1)", (lo, hi))
+db.execute("UPDATE NVTX_EVENTS SET start=?, end=NULL WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS WHERE end IS NOT NULL LIMIT 1)", (lo,))
+db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start=?, end=? WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1)", (lo, hi))
+db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start=?, end=? WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1 OFFSET 1)", (hi, lo))
+db.execute("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start=?, end=? WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1)", (lo, hi))
+db.commit()
+PY
+"$LLMPROF" report --trace "$tmp/x.sqlite" -o "$tmp/xout" >/dev/null 2>"$tmp/stderr"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: extreme timestamps: exit $rc: $(cat "$tmp/stderr")"; fail=1; }
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/xout/trace.json" ||
+	{ echo "FAIL: extreme timestamps: trace.json"; fail=1; }
 exit $fail

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # llmprof stats on bad input: missing, not SQLite, truncated, corrupt, SQLite but not
 # an export; bad options. Each is a one-line error with exit 5 (bad input) or 2
-# (usage). Also: formats (md, json), -o files, SKIPPED on stderr with exit 0.
+# (usage). Also: formats (md, json), -o files, SKIPPED on stderr with exit 0;
+# stdout a pipe nobody reads (exit 7, silent).
 set -u
 fx=${LLMPROF_SOURCE_DIR:?}/tests/data/nsys
 [ -f "$fx/trt-resnet-rtx3090-nsys2023.1.sqlite" ] || { echo "FAIL: fixtures missing in $fx"; exit 1; }
@@ -30,7 +31,7 @@ if ! ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys >/dev/null 2>&1;
 		[ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: .nsys-rep without nsys: exit $rc: $(cat "$tmp/err")"; fail=1; }
 fi
 head -c 300000 "$trt" >"$tmp/trunc.sqlite"
-expect 5 "malformed" -- stats -r cuda_gpu_kern_sum "$tmp/trunc.sqlite"
+expect 5 "is truncated: 300000 bytes where its header says" -- stats -r cuda_gpu_kern_sum "$tmp/trunc.sqlite"
 cp "$trt" "$tmp/corrupt.sqlite"
 # overwrite pages in the middle of the file: the tables there no longer decode
 dd if=/dev/zero of="$tmp/corrupt.sqlite" bs=4096 seek=60 count=80 conv=notrunc status=none
@@ -55,5 +56,19 @@ grep -q '^| 87.6 | 6842603 | 1 | 6842603.0 |' "$tmp/n.md" || { echo "FAIL: md: $
 "$LLMPROF" stats -r cuda_gpu_kern_sum,nvtx_sum -o "$tmp/base" "$trt" 2>/dev/null || fail=1
 for r in cuda_gpu_kern_sum nvtx_sum; do
 	cmp -s "$tmp/base_$r.csv" "$fx/oracle/trt-resnet-rtx3090-nsys2023.1_$r.csv" || { echo "FAIL: -o $r"; fail=1; }
+done
+# a pipe whose reader left (`llmprof stats | head`): exit 7 without a word
+# (it died of SIGPIPE: 141); the same for other commands that print
+for cmd in "stats -r nvtx_sum $trt" "stats $trt" "config show" "--help"; do
+	# shellcheck disable=SC2086
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)  # a pipe nobody reads any more
+sys.exit(subprocess.run(sys.argv[2:], stdout=w, stderr=open(sys.argv[1], "w")).returncode)' \
+		"$tmp/err" "$LLMPROF" $cmd
+	rc=$?
+	if [ $rc -ne 7 ] || [ -s "$tmp/err" ]; then
+		echo "FAIL: llmprof $cmd into a closed pipe: exit $rc (want 7), stderr: $(cat "$tmp/err")"
+		fail=1
+	fi
 done
 exit $fail

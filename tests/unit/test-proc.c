@@ -461,6 +461,46 @@ static void test_interrupt_second(void **state)
 	in_own_process(descendants_second);
 }
 
+/* An interrupt that came after the caller last looked and before
+ * proc_run() installed its handlers (the pipeline writes status.json
+ * there): the child gets it as soon as it starts, instead of running to its
+ * end. One the caller saw is not forwarded (it chose to go on), and the
+ * next one is a second: SIGKILL at once. */
+static void before_handlers(void)
+{
+	const char *sl[] = {"/bin/sleep", "30", NULL};
+	const char *ok[] = {"/bin/sh", "-c", "exit 0", NULL};
+	struct proc_spec spec = {.argv = sl, .grace_s = 5};
+	struct proc_spec quick = {.argv = ok, .grace_s = 5};
+	struct strbuf err = STRBUF_INIT;
+	struct proc_result res;
+
+	proc_catch_interrupts();
+	raise(SIGINT); /* noted by the handler of proc_catch_interrupts() */
+	CHECK(proc_run(&spec, &res, &err) == 0);
+	CHECK(res.outcome == PROC_INTERRUPTED);
+	CHECK(res.interrupt_signal == SIGINT);
+	CHECK(res.signal == SIGINT); /* the first one: forwarded, not SIGKILL */
+	/* forwarded once: the next proc_run() does not get it again */
+	CHECK(proc_run(&quick, &res, &err) == 0);
+	CHECK(res.outcome == PROC_EXITED && res.exit_status == 0);
+	/* seen by the caller, who goes on: not forwarded */
+	raise(SIGTERM);
+	CHECK(proc_interrupt_count() == 2);
+	CHECK(proc_run(&quick, &res, &err) == 0);
+	CHECK(res.outcome == PROC_EXITED && res.exit_status == 0);
+	/* unseen, after one seen: a second interrupt, SIGKILL at once */
+	raise(SIGTERM);
+	CHECK(proc_run(&spec, &res, &err) == 0);
+	CHECK(res.outcome == PROC_INTERRUPTED && res.signal == SIGKILL);
+	strbuf_release(&err);
+}
+
+static void test_interrupt_before_handlers(void **state)
+{
+	in_own_process(before_handlers);
+}
+
 /* proc_exit_on_interrupt(): the next interrupt exits with the code and the
  * words, but only once the atomic_file being written is renamed. */
 static void exit_armed(void)
@@ -829,6 +869,7 @@ int main(void)
 	    cmocka_unit_test(test_interrupt_descendants_ignore),
 	    cmocka_unit_test(test_interrupt_second),
 	    cmocka_unit_test(test_exit_on_interrupt),
+	    cmocka_unit_test(test_interrupt_before_handlers),
 	    cmocka_unit_test(test_exit_status),
 	    cmocka_unit_test(test_on_data),
 	    cmocka_unit_test(test_on_tick),
