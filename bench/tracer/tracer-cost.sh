@@ -51,17 +51,18 @@ for d in "$cuda/lib64" "$cuda/extras/CUPTI/lib64"; do
 done
 
 build() {
+	local cc=${CC:-$(command -v cc || command -v gcc)}
 	bin=$tmp/bin
 	mkdir -p "$bin"
 	[ -n "$cupti" ] || { echo "build: no libcupti.so under $cuda"; return 1; }
 	local cupti_dir
 	cupti_dir=$(dirname "$cupti")
-	cc -std=c11 -O2 -g -DNDEBUG -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fPIC -shared \
+	"$cc" -std=c11 -O2 -g -DNDEBUG -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fPIC -shared \
 		-fvisibility=hidden -I"$root/src" -I"$cuda/include" \
 		"$root"/tracer/{log,nvtx,nvtx_payload,cupti,records,sample}.c "$root/src/trace/rankid.c" \
 		"$cupti" -Wl,-rpath,"$cupti_dir" -lpthread -ldl -lrt -Wl,--no-undefined \
 		-o "$bin/libllmprof_tracer.so" || { echo "build: the tracer failed"; return 1; }
-	cc -O2 -shared -fPIC -I"$cuda/include" "$root/bench/tracer/cupti_floor.c" "$cupti" \
+	"$cc" -O2 -shared -fPIC -I"$cuda/include" "$root/bench/tracer/cupti_floor.c" "$cupti" \
 		-Wl,-rpath,"$cupti_dir" -o "$bin/libcupti_floor.so" || echo "build: the floor failed"
 	local cap
 	cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
