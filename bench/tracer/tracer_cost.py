@@ -19,11 +19,13 @@ Variants: untraced; CUPTI's floor (bench/tracer/cupti_floor.c: kernel
 activity only, records counted and dropped; also with CUPTI zeroing its own
 buffers); the builtin tracer as llmprof runs it; and the builtin with one
 part removed or swapped (environment switches, LLMPROF_TRACE_BENCH included:
-src/trace/tracer_env.h). Each round runs every variant once, each in a
-process of its own, starting at a rotating position; rounds repeat while the
-time budget allows. Every traced log of the first round is read back and
-checked (kernel counts against the program's own totals, TLOG_END, drops,
-errors).
+src/trace/tracer_env.h). Each round of a program runs each of its variants
+once, each in a process of its own, starting at a rotating position; rounds
+repeat while the time budget allows. sim's rounds all come first, so the
+Python program (heavier, and the one that can fail) never costs it a round.
+Every traced log of the first round is read back and checked (kernel counts
+against the program's own totals, TLOG_END, drops, errors; under "discard"
+no record but the counts).
 
 Output in OUT: env.txt, raw.csv (one row per program, mode, variant, round),
 checks.txt, summary.txt and summary.json (rewritten after every round),
@@ -164,7 +166,11 @@ class Bench:
             "%s %.3f ms" % (m, results[m].get("ms_median", float("nan"))) for m in modes)),
             flush=True)
         if rc == 0 and modes:
-            self.check(prog, variant, rnd, logdir, results)
+            try:
+                self.check(prog, variant, rnd, logdir, results)
+            except Exception as e:  # a log this script cannot read fails the run, no more
+                self.note("%s %s round %d: the check failed: %r" % (prog, variant, rnd, e),
+                          fail=True)
         shutil.rmtree(logdir, ignore_errors=True)
         return rc == 0 and bool(modes)
 
@@ -219,7 +225,11 @@ class Bench:
             seen = self.expect.setdefault(("py", rnd), kernels)
             if kernels != seen:
                 msg += " (other py variants of this round: %s)" % seen
-        if VARIANTS[variant][2].get("LLMPROF_TRACE_API") == "none":
+        if "discard" in bench:
+            # records counted, not converted: only kernel counts reach the log
+            if c["api"] or c["memcpy"] or c["memset"] or c["kernels"]:
+                bad.append("records written although discarded")
+        elif VARIANTS[variant][2].get("LLMPROF_TRACE_API") == "none":
             if c["api"]:
                 bad.append("launch records with LLMPROF_TRACE_API=none")
         elif not c["api"]:
@@ -228,34 +238,44 @@ class Bench:
 
     # ---- rounds ----
     def rounds(self):
-        progs = [p for p in ("sim", "py") if getattr(self.a, p + "_variants")]
-        for prog in progs:  # cold caches (libraries, kernels) must not land in round 1
-            ok = self.run(prog, "untraced", 0)
-            if prog == "py" and self.fork_ok and not ok:
-                self.note("py: a forked child failed; starting children afresh from now on")
-                self.fork_ok = False
+        """sim's rounds first, then py's: nothing the Python program does (a
+        crash, a hang up to its timeout, its import time) can cost the C
+        program its rounds. Each program interleaves its own variants."""
+        for prog in ("sim", "py"):
+            if not getattr(self.a, prog + "_variants"):
+                continue
+            try:
+                self.prog_rounds(prog)
+            except Exception as e:
+                self.note("%s: stopped by %r" % (prog, e), fail=True)
+                traceback.print_exc()
+            self.write_summary()
+
+    def prog_rounds(self, prog):
+        vs = getattr(self.a, prog + "_variants")
+        ok = self.run(prog, "untraced", 0)  # cold caches (libraries, kernels) stay out of round 1
+        if prog == "py" and self.fork_ok and not ok:
+            self.note("py: a forked child failed; starting children afresh from now on")
+            self.fork_ok = False
         last = 0.0
         for rnd in range(1, self.a.rounds + 1):
-            if rnd > 1 and self.elapsed() + last > self.a.budget_s:
-                self.note("stopped after %d of %d rounds: a round takes %.0f s, %.0f s of the "
-                          "%d s budget left" % (rnd - 1, self.a.rounds, last,
-                                                 self.a.budget_s - self.elapsed(), self.a.budget_s))
-                break
+            if self.elapsed() + last > self.a.budget_s:
+                self.note("%s: stopped after %d of %d rounds: a round takes %.0f s, %.0f s of "
+                          "the %d s budget left" % (prog, rnd - 1, self.a.rounds, last,
+                                                     self.a.budget_s - self.elapsed(),
+                                                     self.a.budget_s))
+                return
             t = time.time()
-            for prog in progs:
-                vs = getattr(self.a, prog + "_variants")
-                for i in range(len(vs)):
-                    if self.elapsed() > self.a.budget_s + self.a.grace_s:
-                        self.note("out of time in round %d" % rnd, fail=True)
-                        return
-                    if self.failed_in_row[prog] >= 3:
-                        self.note("%s: 3 runs in a row failed: its other runs skipped" % prog,
-                                  fail=True)
-                        progs = [p for p in progs if p != prog]
-                        break
-                    v = vs[(i + rnd - 1) % len(vs)]
-                    ok = self.run(prog, v, rnd)
-                    self.failed_in_row[prog] = 0 if ok else self.failed_in_row[prog] + 1
+            for i in range(len(vs)):
+                if self.elapsed() > self.a.budget_s + self.a.grace_s:
+                    self.note("%s: out of time in round %d" % (prog, rnd), fail=True)
+                    return
+                if self.failed_in_row[prog] >= 3:
+                    self.note("%s: 3 runs in a row failed: its other runs skipped" % prog,
+                              fail=True)
+                    return
+                ok = self.run(prog, vs[(i + rnd - 1) % len(vs)], rnd)
+                self.failed_in_row[prog] = 0 if ok else self.failed_in_row[prog] + 1
             last = time.time() - t
             self.write_summary()
 
@@ -600,9 +620,10 @@ def py_child(arg_str):
 
 def build_graph(torch, F, model, nlayers, gsteps, timed):
     """A Llama-shaped decode step (RMSNorm, fused QKV, rotary, attention over
-    a 256-slot cache, SwiGLU MLP, the model's tied embedding as LM head),
-    random weights, captured once with torch.cuda.graph; NVTX layerN ranges
-    open at capture. Returns a function timing gsteps replays, each fed the
+    a 256-slot cache whose position wraps, so any number of replays stays
+    inside it; SwiGLU MLP, the model's tied embedding as LM head), random
+    weights, captured once with torch.cuda.graph; NVTX layerN ranges open at
+    capture. Returns a function timing gsteps replays, each fed the
     previous token and read back to the CPU (a sync per step, as serving
     engines do)."""
     dev, dt = "cuda", torch.bfloat16
@@ -664,6 +685,12 @@ def build_graph(torch, F, model, nlayers, gsteps, timed):
             static_out = step(static_tok)
         torch.cuda.nvtx.range_pop()
 
+    # The graph reads and writes these by address, and torch keeps no
+    # reference to tensors made outside the capture: were they freed when
+    # this function returns, the eager decode would reuse their memory and
+    # the replays would index the KV cache with whatever it wrote there.
+    keep = (layers, emb, nf, pos, inv_freq, static_tok, static_out)
+
     def loop():
         for _ in range(gsteps):
             torch.cuda.nvtx.range_push("decode_step")
@@ -674,7 +701,12 @@ def build_graph(torch, F, model, nlayers, gsteps, timed):
 
     def rep():
         with torch.no_grad():
-            return timed(loop)
+            r = timed(loop)
+        p = int(pos.item())
+        if not 0 <= p < CTX:
+            raise RuntimeError("graph decode: position %d outside the %d-slot cache" % (p, CTX))
+        return r
+    rep.keep = keep  # alive as long as the graph can be replayed
     return rep
 
 
