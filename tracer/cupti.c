@@ -10,8 +10,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti.h>
 
@@ -34,6 +36,58 @@ static int g_pool_n;
 static int g_pool_on;
 
 enum api_mode { API_ACTIVITY, API_CALLBACK, API_NONE };
+
+/* Benchmark-only switches (TRACER_ENV_BENCH; src/trace/tracer_env.h): each
+ * turns one part off or swaps it, so bench/tracer/tracer-cost.sh can price
+ * the parts alone. Zero in every run llmprof makes. */
+enum {
+	BENCH_NO_SUBSCRIBE = 1u << 0,
+	BENCH_DISCARD = 1u << 1,
+	BENCH_TID_DEFAULT = 1u << 2,
+	BENCH_API_RUNTIME = 1u << 3,
+	BENCH_API_DRIVER = 1u << 4,
+	BENCH_KERNEL_SERIAL = 1u << 5,
+	BENCH_GRAPH_LEVEL = 1u << 6,
+	BENCH_NO_DEVICE = 1u << 7,
+	BENCH_STATS = 1u << 8,	  /* nothing off: the counts below, written at exit */
+	BENCH_OVERHEAD = 1u << 9, /* CUPTI's OVERHEAD records, summed by kind */
+};
+static unsigned g_bench;
+#define BENCH_OVH_KINDS 10 /* CUpti_ActivityOverheadKind >> 16, the last one for any larger */
+/* What buffer_completed saw while g_bench is set (records under the GPU
+ * lock; buffers and their time atomically: CUPTI may complete buffers on
+ * more than one thread). */
+static struct {
+	uint64_t kernels, graphs, buffers, ns;
+	uint64_t ovh_n[BENCH_OVH_KINDS], ovh_ns[BENCH_OVH_KINDS];
+} g_bs;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Counts rec for the benchmark switches; nonzero when it is to be skipped. */
+static int bench_record(const CUpti_Activity *rec)
+{
+	g_bs.kernels += rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+			rec->kind == CUPTI_ACTIVITY_KIND_KERNEL;
+	g_bs.graphs += rec->kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+	if (rec->kind == CUPTI_ACTIVITY_KIND_OVERHEAD) {
+		const CUpti_ActivityOverhead3 *o = (const void *)rec;
+		unsigned k = (unsigned)o->overheadKind >> 16;
+		if (k >= BENCH_OVH_KINDS)
+			k = BENCH_OVH_KINDS - 1;
+		g_bs.ovh_n[k]++;
+		if (o->end > o->start)
+			g_bs.ovh_ns[k] += o->end - o->start;
+		free(o->overheadData); /* the client's to free (cupti_activity.h) */
+		return 1;
+	}
+	return (g_bench & BENCH_DISCARD) && rec->kind != CUPTI_ACTIVITY_KIND_DEVICE;
+}
 
 /* Per-thread state of the API call in progress (runtime calls may nest a
  * driver call; a runtime call inside a runtime call does not happen, but a
@@ -200,12 +254,15 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	CUpti_Activity *rec = NULL;
 	CUptiResult r;
 	size_t dropped = 0;
+	uint64_t t0 = g_bench ? mono_ns() : 0;
 
 	tracer_gpu_lock();
 	for (;;) {
 		r = cuptiActivityGetNextRecord(buf, valid, &rec);
 		if (r != CUPTI_SUCCESS)
 			break;
+		if (g_bench && bench_record(rec))
+			continue;
 		switch (rec->kind) {
 		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 		case CUPTI_ACTIVITY_KIND_KERNEL: {
@@ -268,6 +325,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	else
 		free(buf);
 	(void)size;
+	if (g_bench) {
+		__atomic_fetch_add(&g_bs.buffers, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&g_bs.ns, mono_ns() - t0, __ATOMIC_RELAXED);
+	}
 }
 
 /* ---- API callbacks ---- */
@@ -423,13 +484,74 @@ static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver, enum 
 	return n;
 }
 
+/* The benchmark counts, as one info diagnostic. */
+static void bench_diag(void)
+{
+	static const char *const ovh[BENCH_OVH_KINDS] = {
+	    "compiler",	    "buffer_flush", "instrumentation", "resource", "module_loading",
+	    "lazy_loading", "cmdbuf_full",  "buffer_request",  "uvm_init", "other"};
+	char o[320];
+	size_t n = 0;
+
+	tracer_gpu_lock();
+	o[0] = '\0';
+	for (int k = 0; k < BENCH_OVH_KINDS; k++)
+		if (g_bs.ovh_n[k] && n < sizeof(o))
+			n += (size_t)snprintf(o + n, sizeof(o) - n, " %s %llu/%.3f ms", ovh[k],
+					      (unsigned long long)g_bs.ovh_n[k],
+					      (double)g_bs.ovh_ns[k] / 1e6);
+	tracer_diag(TLOG_DIAG_INFO, TLOG_DIAG_GENERIC,
+		    "benchmark switches 0x%x: kernel records %llu, graph records %llu%s, buffers "
+		    "%llu in %.3f ms; overhead records:%s",
+		    g_bench, (unsigned long long)g_bs.kernels, (unsigned long long)g_bs.graphs,
+		    (g_bench & BENCH_DISCARD) ? " (discarded)" : "",
+		    (unsigned long long)__atomic_load_n(&g_bs.buffers, __ATOMIC_RELAXED),
+		    (double)__atomic_load_n(&g_bs.ns, __ATOMIC_RELAXED) / 1e6, n ? o : " none");
+	tracer_gpu_unlock();
+}
+
 static void at_exit_cuda(void)
 {
 	if (!g_active)
 		return;
 	/* Forced: also returns records of kernels still in flight. */
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (g_bench)
+		bench_diag();
 	tracer_flush_all();
+}
+
+/* TRACER_ENV_BENCH's value as switches; an unknown one is a warning. */
+static unsigned bench_of(const char *v)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} sw[] = {{"no-subscribe", BENCH_NO_SUBSCRIBE},
+		  {"discard", BENCH_DISCARD},
+		  {"tid-default", BENCH_TID_DEFAULT},
+		  {"api-runtime", BENCH_API_RUNTIME},
+		  {"api-driver", BENCH_API_DRIVER},
+		  {"kernel-serial", BENCH_KERNEL_SERIAL},
+		  {"graph-level", BENCH_GRAPH_LEVEL},
+		  {"no-device", BENCH_NO_DEVICE},
+		  {"stats", BENCH_STATS},
+		  {"overhead", BENCH_OVERHEAD}};
+	unsigned bits = 0;
+
+	while (v && *v) {
+		size_t n = strcspn(v, ","), i;
+		for (i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
+			if (strlen(sw[i].name) == n && strncmp(v, sw[i].name, n) == 0)
+				break;
+		if (i < sizeof(sw) / sizeof(sw[0]))
+			bits |= sw[i].bit;
+		else if (n)
+			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_GENERIC,
+				    "%s: unknown switch '%.*s'", TRACER_ENV_BENCH, (int)n, v);
+		v += n + (v[n] == ',');
+	}
+	return bits;
 }
 
 static int enable_kind(CUpti_ActivityKind kind, const char *what, int level)
@@ -565,6 +687,81 @@ static void write_clock(void)
 	tracer_write_now(&clk, sizeof(clk));
 }
 
+/* The subscriber and its resource callbacks; 0, or -1 when CUPTI is taken or
+ * unusable (a diagnostic says which). */
+static int subscribe(void)
+{
+	CUptiResult r = cuptiSubscribe(&g_sub, (CUpti_CallbackFunc)on_callback, NULL);
+
+	if (r != CUPTI_SUCCESS) {
+		tracer_diag(TLOG_DIAG_ERROR,
+			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+				? TLOG_DIAG_CUPTI_BUSY
+				: TLOG_DIAG_CUPTI_UNSUPPORTED,
+			    "cuptiSubscribe: %s%s", cupti_err(r),
+			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+				? " (another CUPTI client such as nsys, ncu or the PyTorch "
+				  "profiler is active)"
+				: "");
+		return -1;
+	}
+	cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
+			    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (tracer_env_u64(TRACER_ENV_GRAPH_NODES, 1, 1)) {
+		cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+		cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+	}
+	return 0;
+}
+
+/* The launch-type API ids of both domains (benchmark switches may keep
+ * one), as mode says. */
+static void enable_launch_api(enum api_mode mode, int memops, int all)
+{
+	/* Both domains, even if one fails: direct driver launches
+	 * (cuLaunchKernel from libraries) need the driver ids. */
+	int nrt = (g_bench & BENCH_API_DRIVER)
+		      ? -1
+		      : enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0,
+				   mode, memops, all);
+	int ndrv = (g_bench & BENCH_API_RUNTIME)
+		       ? -1
+		       : enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1,
+				    mode, memops, all);
+	if (!nrt || !ndrv)
+		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
+			    "no %s launch API %s enabled: GPU work cannot be attributed to "
+			    "NVTX ranges",
+			    !nrt ? "runtime" : "driver",
+			    mode == API_CALLBACK ? "callbacks" : "activity records");
+}
+
+/* The GPU activity kinds; -1 when kernels cannot be traced. */
+static int enable_gpu_kinds(int memops)
+{
+	if (g_bench & BENCH_KERNEL_SERIAL) {
+		if (enable_kind(CUPTI_ACTIVITY_KIND_KERNEL, "KERNEL", TLOG_DIAG_ERROR) < 0)
+			return -1;
+	} else if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL",
+			       TLOG_DIAG_ERROR) < 0) {
+		return -1;
+	}
+	if (g_bench & BENCH_GRAPH_LEVEL)
+		enable_kind(CUPTI_ACTIVITY_KIND_GRAPH_TRACE, "GRAPH_TRACE", TLOG_DIAG_WARNING);
+	if (memops) {
+		enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", TLOG_DIAG_ERROR);
+		enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", TLOG_DIAG_WARNING);
+		enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", TLOG_DIAG_ERROR);
+	}
+	if (!(g_bench & BENCH_NO_DEVICE))
+		enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", TLOG_DIAG_WARNING);
+	if (g_bench & BENCH_OVERHEAD)
+		enable_kind(CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", TLOG_DIAG_WARNING);
+	return 0;
+}
+
 __attribute__((visibility("default"))) int InitializeInjection(void);
 
 int InitializeInjection(void)
@@ -580,30 +777,11 @@ int InitializeInjection(void)
 	if (tracer_init(TLOG_F_CUDA) < 0)
 		return 1;      /* never fail the program's cuInit */
 	sample_thread_start(); /* the thread that initialises CUDA launches */
+	g_bench = bench_of(getenv(TRACER_ENV_BENCH));
 
 	set_buffer_attributes();
-
-	r = cuptiSubscribe(&g_sub, (CUpti_CallbackFunc)on_callback, NULL);
-	if (r != CUPTI_SUCCESS) {
-		tracer_diag(TLOG_DIAG_ERROR,
-			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-				? TLOG_DIAG_CUPTI_BUSY
-				: TLOG_DIAG_CUPTI_UNSUPPORTED,
-			    "cuptiSubscribe: %s%s", cupti_err(r),
-			    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-				? " (another CUPTI client such as nsys, ncu or the PyTorch "
-				  "profiler is active)"
-				: "");
+	if (!(g_bench & BENCH_NO_SUBSCRIBE) && subscribe() < 0)
 		return 1;
-	}
-	cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
-			    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-	if (tracer_env_u64(TRACER_ENV_GRAPH_NODES, 1, 1)) {
-		cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
-				    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
-		cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE,
-				    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
-	}
 
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
@@ -612,41 +790,23 @@ int InitializeInjection(void)
 		return 1;
 	}
 	mode = api_mode_of(api);
+	if (mode == API_CALLBACK && (g_bench & BENCH_NO_SUBSCRIBE))
+		mode = API_ACTIVITY; /* callbacks need the subscriber */
 	/* Activity records must name the OS thread (gettid), as NVTX records
 	 * do; CUPTI's default is pthread_self(). Without it, fall back. */
-	if (mode == API_ACTIVITY &&
+	if (mode == API_ACTIVITY && !(g_bench & BENCH_TID_DEFAULT) &&
 	    (r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) != CUPTI_SUCCESS) {
 		tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
 			    "cuptiSetThreadIdType(SYSTEM): %s; launch calls recorded by callbacks",
 			    cupti_err(r));
-		mode = API_CALLBACK;
+		mode = (g_bench & BENCH_NO_SUBSCRIBE) ? API_NONE : API_CALLBACK;
 	}
 	memops = (int)tracer_env_u64(TRACER_ENV_MEMOPS, 1, 1);
 	all = api_all_of(getenv(TRACER_ENV_API_CALLS));
-	if (mode != API_NONE) {
-		/* Both domains, even if one fails: direct driver launches
-		 * (cuLaunchKernel from libraries) need the driver ids. */
-		int nrt = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0,
-				     mode, memops, all);
-		int ndrv = enable_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1,
-				      mode, memops, all);
-		if (!nrt || !ndrv)
-			tracer_diag(TLOG_DIAG_WARNING, TLOG_DIAG_CUPTI_CALL,
-				    "no %s launch API %s enabled: GPU work cannot be attributed to "
-				    "NVTX ranges",
-				    !nrt ? "runtime" : "driver",
-				    mode == API_CALLBACK ? "callbacks" : "activity records");
-	}
-
-	if (enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL",
-			TLOG_DIAG_ERROR) < 0)
+	if (mode != API_NONE)
+		enable_launch_api(mode, memops, all);
+	if (enable_gpu_kinds(memops) < 0)
 		return 1;
-	if (memops) {
-		enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", TLOG_DIAG_ERROR);
-		enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", TLOG_DIAG_WARNING);
-		enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", TLOG_DIAG_ERROR);
-	}
-	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", TLOG_DIAG_WARNING);
 	v = tracer_env_u64(TRACER_ENV_FLUSH_MS, 0, 3600000);
 	if (v)
 		cuptiActivityFlushPeriod((uint32_t)v);

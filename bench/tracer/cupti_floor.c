@@ -7,6 +7,12 @@
  * by CUPTI_FLOOR_OUT (stderr when unset), so the matrix can check that it
  * saw every kernel.
  *
+ * Buffers are handed to CUPTI already zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_
+ * ACTIVITY_BUFFER) and zeroed again on CUPTI's worker thread when they come
+ * back, as the builtin tracer does: otherwise CUPTI zeroes each buffer on
+ * the launching thread, which is no part of a floor. CUPTI_FLOOR_ZEROED=0
+ * leaves that to CUPTI (the floor as first measured).
+ *
  *   cc -shared -fPIC -O2 -I/usr/local/cuda/include bench/tracer/cupti_floor.c \
  *      -L/usr/local/cuda/lib64 -lcupti -o libcupti_floor.so
  */
@@ -22,6 +28,7 @@
 
 static uint8_t *pool[POOL];
 static int pool_n;
+static int zeroed = 1; /* buffers are handed out zeroed (CUPTI_FLOOR_ZEROED) */
 static unsigned long long kernels;
 static size_t dropped;
 
@@ -47,7 +54,7 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_r
 		b = pool[--pool_n];
 	pool_unlock();
 	if (!b)
-		b = aligned_alloc(8, BUF_SIZE);
+		b = zeroed ? calloc(1, BUF_SIZE) : aligned_alloc(8, BUF_SIZE);
 	*buf = b;
 	*size = b ? BUF_SIZE : 0;
 	*max_records = 0;
@@ -64,6 +71,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
 		k += rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 	cuptiActivityGetNumDroppedRecords(ctx, stream, &n);
+	if (zeroed) /* the whole buffer: CUPTI may have begun a record past valid */
+		memset(buf, 0, BUF_SIZE);
 	pool_lock();
 	kernels += k;
 	dropped += n;
@@ -90,6 +99,25 @@ __attribute__((visibility("default"))) int InitializeInjection(void);
 
 int InitializeInjection(void)
 {
+	const char *z = getenv("CUPTI_FLOOR_ZEROED");
+	uint8_t on = 1;
+	size_t osz = sizeof(on);
+
+	zeroed = !(z && strcmp(z, "0") == 0);
+	if (zeroed) {
+		/* before the callbacks are registered, as CUPTI asks */
+		if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &osz,
+					      &on) != CUPTI_SUCCESS)
+			zeroed = 0;
+		/* two buffers touched now, so the first records fault no pages in */
+		for (int i = 0; zeroed && i < 2; i++) {
+			uint8_t *b = calloc(1, BUF_SIZE);
+			if (b) {
+				memset(b, 0, BUF_SIZE);
+				pool[pool_n++] = b;
+			}
+		}
+	}
 	if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS ||
 	    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
 		fprintf(stderr, "cupti_floor: CUPTI could not be enabled\n");

@@ -77,6 +77,23 @@
  *                         buffers to the log, ms (default 1000; 0 = off). It
  *                         bounds what is lost when a process ends without
  *                         exit() (crash, _exit as in Python multiprocessing).
+ * LLMPROF_TRACE_BENCH     for benchmarks only (bench/tracer/tracer-cost.sh),
+ *                         never set by llmprof, may change at any time: a
+ *                         comma-separated list of switches that each turn
+ *                         one part of the tracer off or swap it, so its cost
+ *                         can be measured alone. no-subscribe: no CUPTI
+ *                         subscriber (no callbacks: no graph-node records, no
+ *                         flush at context teardown); discard: CUPTI's
+ *                         records are counted, not converted or written;
+ *                         tid-default: CUPTI's own thread ids (pthread_self),
+ *                         not gettid(); api-runtime / api-driver: launch
+ *                         records of that API domain only; kernel-serial:
+ *                         CUPTI's KERNEL activity instead of CONCURRENT_KERNEL;
+ *                         graph-level: CUPTI's GRAPH_TRACE activity too (one
+ *                         record per graph launch, none per replayed kernel);
+ *                         no-device: no DEVICE activity. A run with any of
+ *                         them writes an info diagnostic with the switches
+ *                         and the records it counted.
  */
 #ifndef LLMPROF_TRACER_ENV_H
 #define LLMPROF_TRACER_ENV_H
@@ -101,6 +118,7 @@
 #define TRACER_ENV_NVTX_PAYLOADS "LLMPROF_TRACE_NVTX_PAYLOADS"
 #define TRACER_ENV_CPU_SAMPLE_HZ "LLMPROF_TRACE_CPU_SAMPLE_HZ"
 #define TRACER_ENV_CPU_UNWIND "LLMPROF_TRACE_CPU_UNWIND"
+#define TRACER_ENV_BENCH "LLMPROF_TRACE_BENCH"
 
 /* File name pattern inside LLMPROF_TRACE_OUT. */
 #define TRACER_LOG_PREFIX "trace-"

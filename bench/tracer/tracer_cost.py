@@ -1,0 +1,775 @@
+"""tracer_cost: what each part of the builtin tracer costs, in one GPU call.
+Driven by bench/tracer/tracer-cost.sh (which builds the binaries); see there
+for usage. Standard library only, except the Python programs (torch,
+transformers), which run in children.
+
+Programs (each prints its own timings; the tracer is chosen per process):
+  sim     bench/tracer/decode_sim (CUDA C): a decode step of K small kernels,
+          replayed as a CUDA graph ("graph") and launched eagerly ("eager"),
+          a 4-byte copy in and out and a sync per step, CUDA events.
+  py      (in this file) a transformers Llama of the Llama-3.2-1B shape with
+          random weights, eager decode ("eager", as bench/tracer/decode_loop.py),
+          and a Llama-shaped decode step of the same size captured with
+          torch.cuda.graph and replayed with a token read back per step
+          ("graph"), CUDA events. Children fork from this process after it
+          has imported torch and transformers (no CUDA yet), so each costs no
+          imports; when that is not possible they are started afresh.
+
+Variants: untraced; CUPTI's floor (bench/tracer/cupti_floor.c: kernel
+activity only, records counted and dropped; also with CUPTI zeroing its own
+buffers); the builtin tracer as llmprof runs it; and the builtin with one
+part removed or swapped (environment switches, LLMPROF_TRACE_BENCH included:
+src/trace/tracer_env.h). Each round of a program runs each of its variants
+once, each in a process of its own, starting at a rotating position; rounds
+repeat while the time budget allows. sim's rounds all come first, so the
+Python program (heavier, and the one that can fail) never costs it a round.
+Every traced log of the first round is read back and checked (kernel counts
+against the program's own totals, TLOG_END, drops, errors; under "discard"
+no record but the counts).
+
+Output in OUT: env.txt, raw.csv (one row per program, mode, variant, round),
+checks.txt, summary.txt and summary.json (rewritten after every round),
+runs.log (what each run printed on stderr, cut).
+"""
+import collections
+import csv
+import ctypes
+import json
+import os
+import select
+import shutil
+import signal
+import statistics
+import struct
+import sys
+import time
+import traceback
+
+INJECT_VARS = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")
+
+# name -> (library: none | floor | builtin, NVTX injection, environment)
+VARIANTS = {
+    "untraced": ("none", False, {}),
+    "floor": ("floor", False, {}),
+    "floor_cupti_zeroes": ("floor", False, {"CUPTI_FLOOR_ZEROED": "0"}),
+    "builtin": ("builtin", True, {}),
+    "no_launch_records": ("builtin", True, {"LLMPROF_TRACE_API": "none"}),
+    "no_driver_records": ("builtin", True, {"LLMPROF_TRACE_BENCH": "api-runtime"}),
+    "no_memops": ("builtin", True, {"LLMPROF_TRACE_MEMOPS": "0"}),
+    "no_nvtx": ("builtin", False, {}),
+    "no_graph_nodes": ("builtin", True, {"LLMPROF_TRACE_GRAPH_NODES": "0"}),
+    "no_subscriber": ("builtin", True, {"LLMPROF_TRACE_BENCH": "no-subscribe"}),
+    "cupti_thread_ids": ("builtin", True, {"LLMPROF_TRACE_BENCH": "tid-default"}),
+    "no_convert": ("builtin", True, {"LLMPROF_TRACE_BENCH": "discard"}),
+    "no_flush_thread": ("builtin", True, {"LLMPROF_TRACE_LOG_FLUSH_MS": "0"}),
+    "no_pool": ("builtin", True, {"LLMPROF_TRACE_CUPTI_POOL": "0"}),
+    "no_per_thread_bufs": ("builtin", True, {"LLMPROF_TRACE_PER_THREAD_BUFFERS": "0"}),
+    "serial_kernels": ("builtin", True, {"LLMPROF_TRACE_BENCH": "kernel-serial"}),
+    "graph_level": ("builtin", True, {"LLMPROF_TRACE_BENCH": "graph-level"}),
+    "overhead_records": ("builtin", True, {"LLMPROF_TRACE_BENCH": "overhead"}),
+    "minimal": ("builtin", False, {
+        "LLMPROF_TRACE_API": "none", "LLMPROF_TRACE_MEMOPS": "0",
+        "LLMPROF_TRACE_GRAPH_NODES": "0", "LLMPROF_TRACE_LOG_FLUSH_MS": "0",
+        "LLMPROF_TRACE_BENCH": "no-subscribe,discard,no-device"}),
+}
+SIM_VARIANTS = list(VARIANTS)
+PY_VARIANTS = ["untraced", "floor", "builtin", "no_launch_records", "no_memops", "no_nvtx",
+               "no_convert", "minimal"]
+
+# log format (src/trace/tracelog.h)
+CHUNK_MAGIC = 0x4B4E4843
+T_DIAG, T_END, T_API, T_API_ACT, T_KERNEL, T_MEMCPY, T_MEMSET, T_DROPPED, T_GRAPH_NODE = (
+    2, 6, 20, 23, 30, 32, 33, 35, 40)
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.out = a.out
+        self.t0 = a.t0 or time.time()
+        self.failures = 0
+        self.rows = []  # dicts, as in raw.csv
+        self.fork_ok = False
+        self.logs = os.path.join(a.tmp, "logs")
+        os.makedirs(self.logs, exist_ok=True)
+        self.runs_log = open(os.path.join(self.out, "runs.log"), "a")
+        self.checks = open(os.path.join(self.out, "checks.txt"), "a")
+        self.expect = {}  # (program, round) -> builtin kernel count, for py
+        self.failed_in_row = {"sim": 0, "py": 0}
+
+    # ---- bookkeeping ----
+    def elapsed(self):
+        return time.time() - self.t0
+
+    def note(self, line, fail=False):
+        if fail:
+            self.failures += 1
+            line = "FAIL: " + line
+        print(line, flush=True)
+        self.checks.write(line + "\n")
+        self.checks.flush()
+
+    def env_for(self, variant, logdir):
+        lib, nvtx, extra = VARIANTS[variant]
+        env = {k: v for k, v in os.environ.items()
+               if k not in INJECT_VARS and not k.startswith("LLMPROF_TRACE") and
+               not k.startswith("CUPTI_FLOOR")}
+        if lib == "floor":
+            env["CUDA_INJECTION64_PATH"] = os.path.join(self.a.bin, "libcupti_floor.so")
+            env["CUPTI_FLOOR_OUT"] = os.path.join(logdir, "floor-count")
+        elif lib == "builtin":
+            so = os.path.join(self.a.bin, "libllmprof_tracer.so")
+            env["CUDA_INJECTION64_PATH"] = so
+            if nvtx:
+                env["NVTX_INJECTION64_PATH"] = so
+            env["LLMPROF_TRACE_OUT"] = logdir
+        env.update(extra)
+        if lib == "builtin":  # the tracer's counts at exit; switches nothing off
+            env["LLMPROF_TRACE_BENCH"] = ",".join(filter(None, (extra.get("LLMPROF_TRACE_BENCH"),
+                                                                 "stats")))
+        return env
+
+    # ---- one run ----
+    def run(self, prog, variant, rnd):
+        logdir = os.path.join(self.logs, "%s-%s-%d" % (prog, variant, rnd))
+        os.makedirs(logdir, exist_ok=True)
+        env = self.env_for(variant, logdir)
+        hard = self.t0 + self.a.budget_s + self.a.grace_s - time.time()
+        timeout = min(self.a.timeout_s if prog == "py" else 60, max(hard, 5))
+        t = time.time()
+        if prog == "sim":
+            cmd = [os.path.join(self.a.bin, "decode_sim")] + self.a.sim_args.split()
+            rc, stdout, stderr, cpu = spawn(cmd, env, timeout, self.a.pin)
+        elif self.fork_ok:
+            rc, stdout, stderr, cpu = fork_child(env, self.a.py_args, timeout, self.a.pin)
+        else:
+            cmd = [sys.executable, os.path.abspath(__file__), "py-child", self.a.py_args]
+            rc, stdout, stderr, cpu = spawn(cmd, env, timeout, self.a.pin)
+        wall = time.time() - t
+        self.runs_log.write("== %s %s round %d: rc %s, %.1f s\n%s\n%s\n" % (
+            prog, variant, rnd, rc, wall, stdout[-1500:], stderr[-3000:]))
+        self.runs_log.flush()
+        results = parse_lines(stdout, prog)
+        modes = [m for m in results if m not in ("totals", "phases")]
+        if rc != 0 or not modes:
+            self.note("%s %s round %d: rc %s, %d timed modes (runs.log)" % (
+                prog, variant, rnd, rc, len(modes)), fail=True)
+        for m in modes if rnd else ():  # round 0 warms caches up: not kept
+            r = results[m]
+            self.rows.append({"program": prog, "mode": m, "variant": variant, "round": rnd,
+                              "ms_median": r.get("ms_median"), "ms_min": r.get("ms_min"),
+                              "main_cpu_ms": r.get("main_cpu_ms"),
+                              "proc_cpu_ms": r.get("proc_cpu_ms"),
+                              "process_cpu_s": round(cpu, 3), "process_wall_s": round(wall, 2),
+                              "rc": rc})
+        print("%5.0fs  %-3s round %d  %-20s %s" % (self.elapsed(), prog, rnd, variant, "  ".join(
+            "%s %.3f ms" % (m, results[m].get("ms_median", float("nan"))) for m in modes)),
+            flush=True)
+        if rc == 0 and modes:
+            try:
+                self.check(prog, variant, rnd, logdir, results)
+            except Exception as e:  # a log this script cannot read fails the run, no more
+                self.note("%s %s round %d: the check failed: %r" % (prog, variant, rnd, e),
+                          fail=True)
+        shutil.rmtree(logdir, ignore_errors=True)
+        return rc == 0 and bool(modes)
+
+    # ---- what a traced run left ----
+    def check(self, prog, variant, rnd, logdir, results):
+        lib, _, extra = VARIANTS[variant]
+        tot = results.get("totals", {})
+        if lib == "floor":
+            try:
+                line = open(os.path.join(logdir, "floor-count")).read().strip()
+            except OSError:
+                line = ""
+            f = line.split()
+            ok = len(f) == 4 and f[3] == "0" and (prog != "sim" or tot.get("kernels") == float(f[1]))
+            self.note("%s %s round %d: floor saw '%s' (program: %s kernels)" % (
+                prog, variant, rnd, line or "nothing", tot.get("kernels", "?")), fail=not ok)
+            return
+        if lib != "builtin" or (rnd > 1 and not self.a.check_all):
+            return
+        logs = [os.path.join(logdir, f) for f in os.listdir(logdir) if f.endswith(".bin")]
+        if len(logs) != 1:
+            self.note("%s %s round %d: %d trace logs" % (prog, variant, rnd, len(logs)), fail=True)
+            return
+        c = read_log(logs[0])
+        bench = extra.get("LLMPROF_TRACE_BENCH", "")
+        kernels = c["kernels"]
+        if "discard" in bench:
+            kernels = c["bench_kernels"]
+        msg = ("%s %s round %d: kernels %s memcpy %d memset %d launch records %d graph nodes %d "
+               "dropped %d errors %d end %s log %.1f MB" % (
+                   prog, variant, rnd, kernels, c["memcpy"], c["memset"], c["api"],
+                   c["graph_nodes"], c["dropped"], len(c["errors"]), c["end"], c["bytes"] / 1e6))
+        if "cupti_buffers" in c:
+            msg += " cupti buffers %d completed in %.1f ms" % (c["cupti_buffers"], c["convert_ms"])
+        if c.get("overhead") not in (None, "none"):
+            msg += " cupti overhead records: %s" % c["overhead"]
+        if c["warnings"]:
+            msg += " warnings: %s" % " | ".join(c["warnings"][:3])
+        bad = []
+        if not c["end"]:
+            bad.append("no TLOG_END")
+        if c["dropped"] or c["errors"] or c["problems"]:
+            bad.append("drops, errors or damage: %s" % (c["errors"] + c["problems"])[:3])
+        want = tot.get("kernels")
+        if "graph-level" in bench:
+            # informative: which records CUPTI gives for replays then
+            msg += " graph records %d (program: %s kernels, %s graph launches)" % (
+                c["bench_graphs"], want, tot.get("graph_launches"))
+        elif prog == "sim" and want is not None and kernels != want:
+            bad.append("want %d kernels" % want)
+        if prog == "py" and "graph-level" not in bench:
+            seen = self.expect.setdefault(("py", rnd), kernels)
+            if kernels != seen:
+                msg += " (other py variants of this round: %s)" % seen
+        if "discard" in bench:
+            # records counted, not converted: only kernel counts reach the log
+            if c["api"] or c["memcpy"] or c["memset"] or c["kernels"]:
+                bad.append("records written although discarded")
+        elif VARIANTS[variant][2].get("LLMPROF_TRACE_API") == "none":
+            if c["api"]:
+                bad.append("launch records with LLMPROF_TRACE_API=none")
+        elif not c["api"]:
+            bad.append("no launch records")
+        self.note(msg + ("; " + "; ".join(bad) if bad else ""), fail=bool(bad))
+
+    # ---- rounds ----
+    def rounds(self):
+        """sim's rounds first, then py's: nothing the Python program does (a
+        crash, a hang up to its timeout, its import time) can cost the C
+        program its rounds. Each program interleaves its own variants."""
+        for prog in ("sim", "py"):
+            if not getattr(self.a, prog + "_variants"):
+                continue
+            try:
+                self.prog_rounds(prog)
+            except Exception as e:
+                self.note("%s: stopped by %r" % (prog, e), fail=True)
+                traceback.print_exc()
+            self.write_summary()
+
+    def prog_rounds(self, prog):
+        vs = getattr(self.a, prog + "_variants")
+        ok = self.run(prog, "untraced", 0)  # cold caches (libraries, kernels) stay out of round 1
+        if prog == "py" and self.fork_ok and not ok:
+            self.note("py: a forked child failed; starting children afresh from now on")
+            self.fork_ok = False
+        last = 0.0
+        for rnd in range(1, self.a.rounds + 1):
+            if self.elapsed() + last > self.a.budget_s:
+                self.note("%s: stopped after %d of %d rounds: a round takes %.0f s, %.0f s of "
+                          "the %d s budget left" % (prog, rnd - 1, self.a.rounds, last,
+                                                     self.a.budget_s - self.elapsed(),
+                                                     self.a.budget_s))
+                return
+            t = time.time()
+            for i in range(len(vs)):
+                if self.elapsed() > self.a.budget_s + self.a.grace_s:
+                    self.note("%s: out of time in round %d" % (prog, rnd), fail=True)
+                    return
+                if self.failed_in_row[prog] >= 3:
+                    self.note("%s: 3 runs in a row failed: its other runs skipped" % prog,
+                              fail=True)
+                    return
+                ok = self.run(prog, vs[(i + rnd - 1) % len(vs)], rnd)
+                self.failed_in_row[prog] = 0 if ok else self.failed_in_row[prog] + 1
+            last = time.time() - t
+            self.write_summary()
+
+    def write_summary(self):
+        with open(os.path.join(self.out, "raw.csv"), "w", newline="") as f:
+            cols = ["program", "mode", "variant", "round", "ms_median", "ms_min", "main_cpu_ms",
+                    "proc_cpu_ms", "process_cpu_s", "process_wall_s", "rc"]
+            w = csv.DictWriter(f, fieldnames=cols)
+            w.writeheader()
+            for r in self.rows:
+                w.writerow(r)
+        text, js = summarize(self.rows)
+        head = "tracer cost: %s, %.0f s, %d failure(s)\n" % (
+            time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), self.elapsed(), self.failures)
+        with open(os.path.join(self.out, "summary.txt"), "w") as f:
+            f.write(head + text)
+        with open(os.path.join(self.out, "summary.json"), "w") as f:
+            json.dump({"failures": self.failures, "elapsed_s": round(self.elapsed()), "tables": js},
+                      f, indent=1)
+
+
+def summarize(rows):
+    """Per program and mode: each variant's median (over rounds) of its
+    in-process median, its minimum, both as ratios to untraced, the paired
+    ratio (median over rounds of run / untraced run of that round), what
+    removing the part saves against the full builtin tracer, and CPU time
+    of the launching thread and of the other threads during the timed loop."""
+    groups = collections.OrderedDict()
+    for r in rows:
+        if r["ms_median"] is None:
+            continue
+        groups.setdefault((r["program"], r["mode"]), collections.OrderedDict()).setdefault(
+            r["variant"], {})[r["round"]] = r
+    lines, js = [], {}
+    for (prog, mode), by_v in groups.items():
+        base = by_v.get("untraced", {})
+
+        def stats(v):
+            runs = by_v.get(v, {})
+            if not runs:
+                return None
+            med = statistics.median(x["ms_median"] for x in runs.values())
+            mn = min(x["ms_min"] for x in runs.values())
+            cpu = [x["main_cpu_ms"] for x in runs.values() if x["main_cpu_ms"] is not None]
+            oth = [x["proc_cpu_ms"] - x["main_cpu_ms"] for x in runs.values()
+                   if x["proc_cpu_ms"] is not None and x["main_cpu_ms"] is not None]
+            s = {"n": len(runs), "failed_runs": sum(1 for x in runs.values() if x["rc"] != 0),
+                 "ms_median": med, "ms_min": mn,
+                 "main_cpu_ms": statistics.median(cpu) if cpu else None,
+                 "other_cpu_ms": statistics.median(oth) if oth else None}
+            if base:
+                bmed = statistics.median(x["ms_median"] for x in base.values())
+                bmin = min(x["ms_min"] for x in base.values())
+                s["ratio_median"] = med / bmed
+                s["ratio_min"] = mn / bmin
+                pr = [runs[k]["ms_median"] / base[k]["ms_median"] for k in runs if k in base]
+                s["paired"] = statistics.median(pr) if pr else None
+            return s
+        st = {v: stats(v) for v in by_v}
+        full = st.get("builtin") or {}
+        lines.append("\n%s %s: ms of the timed loop; ratio = to untraced (median of medians; "
+                     "min of mins; paired per round); saves = builtin's ratio minus this "
+                     "variant's; CPU ms of the loop on the launching thread and on all others; "
+                     "* = a run of it failed after printing its times (checks.txt)"
+                     % (prog, mode))
+        lines.append("%-20s %2s %10s %10s %7s %7s %7s %7s %9s %9s" % (
+            "variant", "n", "median", "min", "ratio", "r.min", "paired", "saves", "main cpu",
+            "other cpu"))
+
+        def f(x, fmt):
+            return fmt % x if x is not None else "-"
+        for v, s in st.items():
+            saves = (full["ratio_median"] - s["ratio_median"]
+                     if "ratio_median" in full and "ratio_median" in s and v != "builtin" and
+                     v != "untraced" else None)
+            s["saves"] = saves
+            lines.append("%-20s %2d %10.3f %10.3f %7s %7s %7s %7s %9s %9s" % (
+                v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"], s["ms_min"], f(s.get("ratio_median"), "%.3f"),
+                f(s.get("ratio_min"), "%.3f"), f(s.get("paired"), "%.3f"), f(saves, "%+.3f"),
+                f(s["main_cpu_ms"], "%.1f"), f(s["other_cpu_ms"], "%.1f")))
+        js["%s %s" % (prog, mode)] = st
+    return "\n".join(lines) + "\n", js
+
+
+def parse_lines(stdout, prog):
+    """'decode_sim MODE k v k v ...' or 'pydecode MODE k v ...' lines: MODE ->
+    {key: float}."""
+    tag = {"sim": "decode_sim", "py": "pydecode"}[prog]
+    res = {}
+    for line in stdout.splitlines():
+        f = line.split()
+        if len(f) < 2 or f[0] != tag:
+            continue
+        d = {}
+        for i in range(2, len(f) - 1, 2):
+            try:
+                d[f[i]] = float(f[i + 1])
+            except ValueError:
+                pass
+        res[f[1]] = d
+    return res
+
+
+def read_log(path):
+    """Counts of what a trace log holds (format: src/trace/tracelog.h)."""
+    data = open(path, "rb").read()
+    c = dict.fromkeys(("kernels", "memcpy", "memset", "api", "graph_nodes", "dropped"), 0)
+    c.update({"bytes": len(data), "end": False})
+    errors, warnings, problems = [], [], []
+    if data[:8] != b"LLMPTLOG":
+        problems.append("not a trace log")
+        return dict(c, errors=errors, warnings=warnings, problems=problems, bench_kernels=0,
+                    bench_graphs=0)
+    off = struct.unpack_from("<I", data, 12)[0]
+    bench_k = bench_g = 0
+    while off + 16 <= len(data):
+        magic, size = struct.unpack_from("<II", data, off)
+        if magic != CHUNK_MAGIC:
+            problems.append("bad chunk at %d" % off)
+            break
+        p, end = off + 16, min(off + 16 + size, len(data))
+        while p + 8 <= end:
+            typ, rsz, aux = struct.unpack_from("<HHI", data, p)
+            if rsz < 8 or p + rsz > end:
+                problems.append("bad record at %d" % p)
+                break
+            if typ == T_KERNEL:
+                c["kernels"] += 1
+            elif typ == T_MEMCPY:
+                c["memcpy"] += 1
+            elif typ == T_MEMSET:
+                c["memset"] += 1
+            elif typ in (T_API, T_API_ACT):
+                c["api"] += 1
+            elif typ == T_GRAPH_NODE:
+                c["graph_nodes"] += 1
+            elif typ == T_DROPPED:
+                c["dropped"] += struct.unpack_from("<Q", data, p + 16)[0]
+            elif typ == T_END:
+                c["end"] = True
+            elif typ == T_DIAG:
+                code, ln = struct.unpack_from("<II", data, p + 16)
+                msg = data[p + 24:p + 24 + ln].decode("utf-8", "replace")
+                if aux >= 2:
+                    errors.append(msg)
+                elif aux == 1:
+                    warnings.append(msg)
+                elif msg.startswith("benchmark switches"):
+                    w = msg.replace(",", "").replace(";", "").split()
+                    bench_k = int(w[w.index("kernel") + 2])
+                    bench_g = int(w[w.index("graph") + 2])
+                    c["cupti_buffers"] = int(w[w.index("buffers") + 1])
+                    c["convert_ms"] = float(w[w.index("buffers") + 3])
+                    c["overhead"] = msg.partition("overhead records:")[2].strip()
+            p += rsz
+        off += 16 + size
+    return dict(c, errors=errors, warnings=warnings, problems=problems, bench_kernels=bench_k,
+                bench_graphs=bench_g)
+
+
+# ---- processes ----
+def pin(cpus):
+    if cpus:
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass
+
+
+def spawn(cmd, env, timeout, cpus):
+    """Runs cmd with env (a session of its own, on cpus); returns the exit
+    status (124: killed at the timeout), stdout, stderr and its CPU seconds."""
+    return _child(lambda: os.execve(cmd[0], cmd, env), timeout, cpus)
+
+
+def fork_child(env, py_args, timeout, cpus):
+    """Runs py_child in a fork of this process (torch and transformers
+    imported, CUDA not initialised) with env as its environment."""
+    def body():
+        os.environ.clear()
+        os.environ.update(env)  # putenv: cuInit and NVTX read it in C
+        rc = 1
+        try:
+            rc = py_child(py_args)
+        except BaseException:
+            traceback.print_exc()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # C's exit: the tracer's at-exit flush runs; the Python-level exit
+        # handlers this process registered before the fork do not.
+        ctypes.CDLL(None).exit(rc)
+    return _child(body, timeout, cpus)
+
+
+def _child(body, timeout, cpus):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    rout, wout = os.pipe()
+    rerr, werr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(rout)
+            os.close(rerr)
+            os.dup2(wout, 1)
+            os.dup2(werr, 2)
+            os.setsid()
+            pin(cpus)
+            body()
+        except BaseException:
+            traceback.print_exc()
+        os._exit(127)
+    os.close(wout)
+    os.close(werr)
+    bufs = {rout: [], rerr: []}
+    deadline = time.time() + timeout
+    open_fds = [rout, rerr]
+    rc = None
+    while open_fds:
+        left = deadline - time.time()
+        if left <= 0:
+            if rc is not None:
+                break  # killed 10 s ago and still a pipe open: give up on it
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            rc = 124
+            deadline = time.time() + 10
+            left = 10
+        r, _, _ = select.select(open_fds, [], [], min(left, 5))
+        for fd in r:
+            b = os.read(fd, 65536)
+            if b:
+                bufs[fd].append(b)
+            else:
+                open_fds.remove(fd)
+                os.close(fd)
+    _, status, ru = os.wait4(pid, 0)
+    if rc is None:
+        rc = os.waitstatus_to_exitcode(status)
+    return (rc, b"".join(bufs[rout]).decode("utf-8", "replace"),
+            b"".join(bufs[rerr]).decode("utf-8", "replace"), ru.ru_utime + ru.ru_stime)
+
+
+def cuda_untouched():
+    """True when this process has not initialised the CUDA driver (so a
+    fork may use it): libcuda not loaded, or loaded and cuInit not called
+    (cuDeviceGetCount says CUDA_ERROR_NOT_INITIALIZED without initialising)."""
+    maps = open("/proc/self/maps").read()
+    if "libcuda.so" not in maps:
+        return True
+    n = ctypes.c_int(0)
+    return ctypes.CDLL("libcuda.so.1").cuDeviceGetCount(ctypes.byref(n)) == 3
+
+
+# ---- the Python programs (in a child) ----
+def py_child(arg_str):
+    """Eager transformers decode and a CUDA-graph decode, reps alternating;
+    prints 'pydecode MODE ...' lines. Returns the exit status."""
+    import torch
+    import torch.nn.functional as F
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    a = dict(x.split("=") for x in arg_str.split())
+    layers, steps, gsteps = int(a.get("layers", 16)), int(a.get("steps", 32)), int(a.get("gsteps", 64))
+    reps, prompt, glayers = int(a.get("reps", 5)), int(a.get("prompt", 128)), int(a.get("glayers", 16))
+    nvtx = torch.cuda.nvtx
+    t0 = time.perf_counter()
+    torch.zeros(1, device="cuda")
+    torch.cuda.synchronize()
+    t_cuda = time.perf_counter()
+    torch.manual_seed(0)
+    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=layers,
+                      num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
+                      max_position_embeddings=4096, tie_word_embeddings=True)
+    torch.set_default_dtype(torch.bfloat16)
+    with torch.device("cuda"):
+        model = LlamaForCausalLM(cfg)
+    model.eval()
+    ids = torch.randint(0, cfg.vocab_size, (1, prompt), device="cuda")
+    t_model = time.perf_counter()
+
+    def timed(fn):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        w0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
+        e0.record()
+        fn()
+        e1.record()
+        torch.cuda.synchronize()
+        return (e0.elapsed_time(e1), (time.thread_time() - c0) * 1e3,
+                (time.process_time() - p0) * 1e3, (time.perf_counter() - w0) * 1e3)
+
+    def eager_rep():
+        with torch.inference_mode():
+            nvtx.range_push("prefill")
+            out = model(ids, use_cache=True)
+            nvtx.range_pop()
+            state = {"cache": out.past_key_values, "tok": out.logits[:, -1:].argmax(-1)}
+
+            def loop():
+                nvtx.range_push("decode_all")
+                for _ in range(steps):
+                    nvtx.range_push("decode_step")
+                    o = model(state["tok"], past_key_values=state["cache"], use_cache=True)
+                    state["cache"] = o.past_key_values
+                    state["tok"] = o.logits[:, -1:].argmax(-1)
+                    nvtx.range_pop()
+                nvtx.range_pop()
+            return timed(loop)
+
+    graph_rep = None
+    try:
+        graph_rep = build_graph(torch, F, model, glayers, gsteps, timed)
+    except Exception:
+        traceback.print_exc()
+        print("pydecode: the CUDA-graph decode could not be built; eager only", file=sys.stderr)
+    t_graph = time.perf_counter()
+    eager_rep()  # warm-up: kernel selection, allocator
+    if graph_rep:
+        graph_rep()
+    t_warm = time.perf_counter()
+    res = {"eager": [], "graph": []}
+    for _ in range(reps):
+        res["eager"].append(eager_rep())
+        if graph_rep:
+            res["graph"].append(graph_rep())
+    for mode, rs in res.items():
+        if not rs:
+            continue
+        n = steps if mode == "eager" else gsteps
+        med = lambda i: statistics.median(r[i] for r in rs)  # noqa: E731
+        print("pydecode %s steps %d reps %d ms_median %.4f ms_min %.4f main_cpu_ms %.4f "
+              "proc_cpu_ms %.4f wall_ms %.4f" % (mode, n, len(rs), med(0), min(r[0] for r in rs),
+                                                 med(1), med(2), med(3)), flush=True)
+    print("pydecode phases cuda_init_s %.2f model_s %.2f graph_build_s %.2f warm_s %.2f timed_s %.2f"
+          % (t_cuda - t0, t_model - t_cuda, t_graph - t_model, t_warm - t_graph,
+             time.perf_counter() - t_warm), flush=True)
+    return 0
+
+
+def build_graph(torch, F, model, nlayers, gsteps, timed):
+    """A Llama-shaped decode step (RMSNorm, fused QKV, rotary, attention over
+    a 256-slot cache whose position wraps, so any number of replays stays
+    inside it; SwiGLU MLP, the model's tied embedding as LM head), random
+    weights, captured once with torch.cuda.graph; NVTX layerN ranges open at
+    capture. Returns a function timing gsteps replays, each fed the
+    previous token and read back to the CPU (a sync per step, as serving
+    engines do)."""
+    dev, dt = "cuda", torch.bfloat16
+    H, NH, HD, FF, CTX = 2048, 16, 128, 8192, 256
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(0)
+
+    def w(*s):
+        return torch.randn(*s, device=dev, dtype=dt, generator=gen) * 0.02
+    layers = [{"n1": torch.ones(H, device=dev, dtype=dt), "qkv": w(H, 3 * H), "o": w(H, H),
+               "n2": torch.ones(H, device=dev, dtype=dt), "gu": w(H, 2 * FF), "down": w(FF, H),
+               "k": torch.zeros(1, NH, CTX, HD, device=dev, dtype=dt),
+               "v": torch.zeros(1, NH, CTX, HD, device=dev, dtype=dt)} for _ in range(nlayers)]
+    emb = model.get_input_embeddings().weight  # (vocab, H)
+    nf = torch.ones(H, device=dev, dtype=dt)
+    pos = torch.zeros(1, dtype=torch.long, device=dev)
+    inv_freq = 1.0 / (500000.0 ** (torch.arange(0, HD, 2, device=dev, dtype=torch.float32) / HD))
+
+    def rms(x, wt):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-5)).to(dt) * wt
+
+    def rope(t, cos, sin):
+        t1, t2 = t[..., :HD // 2], t[..., HD // 2:]
+        return torch.cat((t1 * cos - t2 * sin, t2 * cos + t1 * sin), -1)
+
+    def step(tok):
+        x = emb.index_select(0, tok)  # (1, H)
+        f = pos.float()[:, None] * inv_freq[None, :]  # (1, HD/2)
+        cos, sin = f.cos().to(dt), f.sin().to(dt)
+        for i, ly in enumerate(layers):
+            torch.cuda.nvtx.range_push("layer%d" % i)
+            h = rms(x, ly["n1"])
+            q, k, v = (h @ ly["qkv"]).view(1, 3, NH, HD).unbind(1)  # (1, NH, HD) each
+            q = rope(q, cos, sin).unsqueeze(2)  # (1, NH, 1, HD)
+            ly["k"].index_copy_(2, pos, rope(k, cos, sin).unsqueeze(2))
+            ly["v"].index_copy_(2, pos, v.unsqueeze(2))
+            att = F.scaled_dot_product_attention(q, ly["k"], ly["v"])
+            x = x + att.reshape(1, H) @ ly["o"]
+            h = rms(x, ly["n2"])
+            g, u = (h @ ly["gu"]).chunk(2, -1)
+            x = x + (F.silu(g) * u) @ ly["down"]
+            torch.cuda.nvtx.range_pop()
+        logits = rms(x, nf) @ emb.t()
+        pos.add_(1).remainder_(CTX)
+        return logits.argmax(-1)
+
+    static_tok = torch.zeros(1, dtype=torch.long, device=dev)
+    with torch.no_grad():
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(3):
+                step(static_tok)
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        torch.cuda.nvtx.range_push("capture")
+        with torch.cuda.graph(graph):
+            static_out = step(static_tok)
+        torch.cuda.nvtx.range_pop()
+
+    # The graph reads and writes these by address, and torch keeps no
+    # reference to tensors made outside the capture: were they freed when
+    # this function returns, the eager decode would reuse their memory and
+    # the replays would index the KV cache with whatever it wrote there.
+    keep = (layers, emb, nf, pos, inv_freq, static_tok, static_out)
+
+    def loop():
+        for _ in range(gsteps):
+            torch.cuda.nvtx.range_push("decode_step")
+            graph.replay()
+            static_tok.copy_(static_out)
+            static_out.item()  # the token to the CPU: one sync per step
+            torch.cuda.nvtx.range_pop()
+
+    def rep():
+        with torch.no_grad():
+            r = timed(loop)
+        p = int(pos.item())
+        if not 0 <= p < CTX:
+            raise RuntimeError("graph decode: position %d outside the %d-slot cache" % (p, CTX))
+        return r
+    rep.keep = keep  # alive as long as the graph can be replayed
+    return rep
+
+
+def main():
+    import argparse
+    if len(sys.argv) == 3 and sys.argv[1] == "py-child":
+        sys.exit(py_child(sys.argv[2]))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--tmp", required=True)
+    ap.add_argument("--t0", type=float, default=0.0, help="epoch seconds the budget counts from")
+    ap.add_argument("--budget-s", type=int, default=400)
+    ap.add_argument("--grace-s", type=int, default=40, help="after the budget: runs killed")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--timeout-s", type=int, default=120, help="per Python run (C: 60)")
+    ap.add_argument("--sim-variants", default=" ".join(SIM_VARIANTS))
+    ap.add_argument("--py-variants", default=" ".join(PY_VARIANTS))
+    ap.add_argument("--sim-args", default="300 100 4", help="decode_sim K STEPS REPS")
+    ap.add_argument("--py-args", default="layers=16 steps=32 gsteps=64 reps=4 glayers=16")
+    ap.add_argument("--pin", default="", help="CPU list, e.g. 2-9 (every run)")
+    ap.add_argument("--check-all", action="store_true", help="read every traced log, not round 1's")
+    ap.add_argument("--no-fork", action="store_true", help="start every py child afresh")
+    a = ap.parse_args()
+    a.sim_variants = a.sim_variants.split()
+    a.py_variants = a.py_variants.split()
+    for v in a.sim_variants + a.py_variants:
+        if v not in VARIANTS:
+            ap.error("unknown variant %s (known: %s)" % (v, " ".join(VARIANTS)))
+    a.pin = parse_cpus(a.pin)
+    os.makedirs(a.out, exist_ok=True)
+    b = Bench(a)
+    if a.py_variants:
+        try:
+            import torch  # noqa: F401
+            import transformers  # noqa: F401
+            from transformers import LlamaConfig, LlamaForCausalLM  # noqa: F401 (preloaded)
+            b.fork_ok = not a.no_fork and cuda_untouched()
+            b.note("py: torch %s, transformers %s; children %s" % (
+                torch.__version__, transformers.__version__,
+                "forked from this process" if b.fork_ok else "started afresh"))
+        except Exception as e:
+            b.note("py: no torch/transformers (%s): Python programs skipped" % e, fail=True)
+            a.py_variants = []
+    if not os.path.exists(os.path.join(a.bin, "decode_sim")):
+        if a.sim_variants:
+            b.note("sim: no decode_sim in %s: skipped" % a.bin, fail=True)
+        a.sim_variants = []
+    try:
+        b.rounds()
+    finally:
+        b.write_summary()
+    sys.stdout.write(open(os.path.join(a.out, "summary.txt")).read())
+    return 1 if b.failures else 0
+
+
+def parse_cpus(s):
+    cpus = set()
+    for part in filter(None, s.split(",")):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+if __name__ == "__main__":
+    sys.exit(main())
