@@ -490,7 +490,8 @@ def install(torch):
         _kept.extend((pre, post))
         _on = True
         log("info", "module ranges on: torch %s, domain %s, depth %d, NVTX through %s%s%s"
-            % (version, DOMAIN if nvtx.how == "library" else "(default)", _depth, nvtx.how,
+            % (version, DOMAIN if nvtx.how == "library" else "(default)", _depth,
+               nvtx.path if nvtx.how == "library" else nvtx.how,
                "" if nvtx.attached else " (no NVTX tool attached: ranges go nowhere)",
                "" if always else "; this torch has no always_call: a forward that raises "
                "ends its ranges at its caller's return"))
