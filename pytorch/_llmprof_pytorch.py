@@ -1,14 +1,10 @@
 """NVTX ranges for every nn.Module call (and ATen operator) of a PyTorch
-program, with no change to its code: llmprof's startup module
-(sitecustomize.py beside this file; docs/pytorch.md).
+program, with no change to its code: the part of llmprof's startup module
+(docs/pytorch.md) that sitecustomize.py beside this file loads once the
+program's `import torch` has finished, and whose install() registers two
+global nn.Module hooks (and, in ops mode, PyTorch's own NVTX operator
+ranges). The rules it keeps:
 
-Nothing happens until the program imports torch: start() only puts a finder
-on sys.meta_path that wraps torch's loader, and once torch's own import has
-finished, install() registers two global nn.Module hooks (and, in ops mode,
-PyTorch's own NVTX operator ranges). The rules this file keeps:
-
-- it never imports torch, and costs a program that never does one finder
-  call per import;
 - it never raises into the program and never changes a result: the hooks
   return None (inputs and outputs untouched); any exception of its own turns
   the ranges off and writes one line to $LLMPROF_PYTORCH_LOG, which llmprof
@@ -27,7 +23,6 @@ Environment (set by llmprof; docs/pytorch.md has the table):
   LLMPROF_PYTORCH_LOG       file the module appends its lines to
 """
 import os
-import sys
 
 DOMAIN = "llmprof.pytorch"
 FALLBACK_PREFIX = "llmprof.pytorch:"  # default-domain ranges when the library is missing
@@ -58,77 +53,6 @@ def log(level, message):
             os.close(fd)
     except Exception:
         pass
-
-
-# ---- waiting for torch ------------------------------------------------------
-
-class _Loader:
-    """Stands for torch's loader from find_spec to exec_module: puts the real
-    one back before torch's code runs, and installs the hooks after."""
-
-    def __init__(self, real, finder):
-        self.real = real
-        self.finder = finder
-
-    def create_module(self, spec):
-        return self.real.create_module(spec)
-
-    def exec_module(self, module):
-        spec = getattr(module, "__spec__", None)
-        if spec is not None and spec.loader is self:
-            spec.loader = self.real
-        if getattr(module, "__loader__", None) is self:
-            module.__loader__ = self.real
-        self.real.exec_module(module)
-        self.finder.done()
-        install(module)
-
-
-class _TorchFinder:
-    """On sys.meta_path while torch is not imported: finds nothing itself;
-    for "torch" it asks the finders after it and wraps the loader found."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "torch":
-            return None
-        try:
-            spec = None
-            for f in list(sys.meta_path):
-                if f is self:
-                    continue
-                find = getattr(f, "find_spec", None)
-                if find is None:
-                    continue
-                spec = find(name, path, target)
-                if spec is not None:
-                    break
-            if spec is None or not hasattr(spec.loader, "exec_module"):
-                return spec
-            spec.loader = _Loader(spec.loader, self)
-            return spec
-        except Exception as e:
-            log("error", "cannot follow the import of torch (%s: %s); no module ranges"
-                % (type(e).__name__, e))
-            self.done()
-            return None
-
-    def done(self):
-        try:
-            sys.meta_path.remove(self)
-        except ValueError:
-            pass
-
-    def invalidate_caches(self):
-        pass
-
-
-def start():
-    """Called by sitecustomize.py at interpreter start-up."""
-    torch = sys.modules.get("torch")
-    if torch is not None:  # already imported (an embedding interpreter)
-        install(torch)
-        return
-    sys.meta_path.insert(0, _TorchFinder())
 
 
 # ---- the hooks --------------------------------------------------------------
