@@ -338,6 +338,18 @@ def _install_ops(torch, shapes):
     return ctx
 
 
+def _quiet_dynamo_warning():
+    """PyTorch (2.8 and later) warns once when a torch.compile(module)
+    wrapper is called while global module hooks exist: the hooks fire for
+    the wrapper too. Those hooks are ours, the extra range is meant (the
+    module that called the compiled code), and the program's stderr must
+    read as without llmprof: that one warning, from Dynamo, is ignored."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=r"(?s).*global.*hook", category=UserWarning,
+                            module=r"torch\._dynamo")
+
+
 def _env_depth():
     raw = os.environ.get("LLMPROF_PYTORCH_DEPTH", "")
     try:
@@ -412,6 +424,7 @@ def install(torch):
             post = modmod.register_module_forward_hook(_post_hook)
             always = False
         _kept.extend((pre, post))
+        _quiet_dynamo_warning()
         _on = True
         log("info", "module ranges on: torch %s, domain %s, depth %d, NVTX through %s%s%s"
             % (version, DOMAIN if nvtx.how == "library" else "(default)", _depth,
