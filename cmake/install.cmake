@@ -1,6 +1,9 @@
 # `make install` / `cmake --install build --prefix PREFIX` (DESTDIR honoured):
 #   bin/llmprof
 #   lib/llmprof/libllmprof_tracer.so           (where the CUDA toolkit is)
+#   lib/llmprof/pytorch/sitecustomize.py, _llmprof_pytorch.py, libllmprof_nvtx.so
+#                                              (the PyTorch startup module: pytorch/CMakeLists.txt;
+#                                               the library where the CUDA toolkit is)
 #   libexec/llmprof/llmprof-llm, llmprof-dummy, llmprof-calibrate (nvcc)
 #   share/llmprof/conf/
 #   share/man/man1/llmprof.1

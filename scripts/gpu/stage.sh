@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stages a build for the GPU machine: the binaries, conf/, the shared
+# Stages a build for the GPU machine: the binaries, the PyTorch startup
+# module (build/pytorch), conf/, the shared
 # libraries llmprof links that a CUDA image may lack (libyaml, jansson,
 # sqlite3) and the libraries nsys's importer needs there, into DEST
 # (default .gpu/stage, git-ignored). A GPU run then carries DEST and starts
@@ -11,6 +12,9 @@ rm -rf "$dest" && mkdir -p "$dest/build/workloads" "$dest/build/tracer" "$dest/l
 cp build/llmprof build/llmprof-calibrate "$dest/build/"
 cp build/workloads/llmprof-llm build/workloads/llmprof-dummy "$dest/build/workloads/"
 cp build/tracer/libllmprof_tracer.so "$dest/build/tracer/"
+# the PyTorch startup module (docs/pytorch.md): build/pytorch/ as llmprof finds it
+mkdir -p "$dest/build/pytorch"
+cp build/pytorch/*.py build/pytorch/libllmprof_nvtx.so "$dest/build/pytorch/"
 cp -r conf scripts examples "$dest/"
 for so in libyaml-0.so.2 libjansson.so.4 libsqlite3.so.0; do
 	cp -L "/lib/x86_64-linux-gnu/$so" "$dest/lib/"

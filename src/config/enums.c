@@ -27,6 +27,12 @@ const char *const trace_api_calls_names[TRACE_API_CALLS_NR + 1] = {
     [TRACE_API_CALLS_LAUNCHES] = "launches",
     [TRACE_API_CALLS_ALL] = "all",
 };
+const char *const trace_pytorch_names[TRACE_PYTORCH_NR + 1] = {
+    [TRACE_PYTORCH_AUTO] = "auto",
+    [TRACE_PYTORCH_MODULES] = "modules",
+    [TRACE_PYTORCH_OPS] = "ops",
+    [TRACE_PYTORCH_NONE] = "none",
+};
 const char *const nsys_capture_range_names[NSYS_CAPTURE_RANGE_NR + 1] = {
     [NSYS_CAPTURE_RANGE_NONE] = "none",
     [NSYS_CAPTURE_RANGE_NVTX] = "nvtx",

@@ -75,6 +75,16 @@ extern const char *const trace_backend_names[TRACE_BACKEND_NR + 1];
 enum trace_api_calls { TRACE_API_CALLS_LAUNCHES, TRACE_API_CALLS_ALL, TRACE_API_CALLS_NR };
 extern const char *const trace_api_calls_names[TRACE_API_CALLS_NR + 1];
 
+/* pipeline.trace.pytorch (docs/pytorch.md) */
+enum trace_pytorch {
+	TRACE_PYTORCH_AUTO,
+	TRACE_PYTORCH_MODULES,
+	TRACE_PYTORCH_OPS,
+	TRACE_PYTORCH_NONE,
+	TRACE_PYTORCH_NR
+};
+extern const char *const trace_pytorch_names[TRACE_PYTORCH_NR + 1];
+
 /* pipeline.nsys.capture_range */
 enum nsys_capture_range {
 	NSYS_CAPTURE_RANGE_NONE,
@@ -154,6 +164,9 @@ struct config_trace {
 	enum trace_api_calls api_calls;
 	int64_t cpu_sample_hz; /* 0 = off, else 10..1000 */
 	int64_t max_json_events;
+	enum trace_pytorch pytorch;
+	int64_t pytorch_depth; /* 1..64 */
+	int pytorch_shapes;
 };
 
 struct config_nsys {

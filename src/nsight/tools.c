@@ -182,6 +182,15 @@ static const struct tool_spec specs[] = {
 	    .rel = {"llmprof-calibrate", "../libexec/llmprof/llmprof-calibrate"},
 	    .fix = "it is built only where nvcc exists; set LLMPROF_CALIBRATE to its path",
 	},
+    [TOOL_PYTORCH] =
+	{
+	    .name = "sitecustomize.py",
+	    .env = "LLMPROF_PYTORCH_DIR",
+	    .env_dir = 1,
+	    .rel = {"pytorch/sitecustomize.py", "../lib/llmprof/pytorch/sitecustomize.py"},
+	    .fix = "build it with 'make' (pytorch/), or set LLMPROF_PYTORCH_DIR to the folder "
+		   "holding llmprof's sitecustomize.py; pipeline.trace.pytorch=none needs none",
+	},
 };
 
 const char *tool_sysroot(void)
@@ -747,6 +756,22 @@ void cuda_toolkit_release(struct cuda_toolkit *tk)
 	free(tk->cupti);
 	strbuf_release(&tk->note);
 	memset(tk, 0, sizeof(*tk));
+}
+
+char *tool_pytorch_dir(struct strbuf *err)
+{
+	struct tool_found f;
+	char *dir = NULL;
+
+	tool_find(TOOL_PYTORCH, NULL, &f);
+	if (f.problem) {
+		error_set(err, "%s (%s)", f.why.buf, f.fix.buf);
+	} else {
+		dir = xstrdup(f.path);
+		*strrchr(dir, '/') = '\0'; /* path_join made it DIR/sitecustomize.py */
+	}
+	tool_found_release(&f);
+	return dir;
 }
 
 char *tool_tracer_library(struct strbuf *err)

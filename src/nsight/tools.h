@@ -61,6 +61,7 @@ enum tool_id {
 	TOOL_LLM,	/* llmprof-llm: an executable file */
 	TOOL_DUMMY,	/* llmprof-dummy: an executable file */
 	TOOL_CALIBRATE, /* llmprof-calibrate: an executable file */
+	TOOL_PYTORCH,	/* the PyTorch startup module: a readable sitecustomize.py */
 };
 
 /* Why the chosen candidate cannot be used, from the first check it failed. */
@@ -123,6 +124,13 @@ struct cuda_toolkit {
 };
 void cuda_toolkit_probe(struct cuda_toolkit *tk);
 void cuda_toolkit_release(struct cuda_toolkit *tk);
+
+/* The folder of the PyTorch startup module (docs/pytorch.md), as
+ * tool_find(TOOL_PYTORCH) finds its sitecustomize.py: $LLMPROF_PYTORCH_DIR,
+ * else <dir of llmprof>/pytorch/ (the build tree), else
+ * <dir of llmprof>/../lib/llmprof/pytorch/. Owned; NULL with err saying
+ * where it looked and what to do. */
+char *tool_pytorch_dir(struct strbuf *err);
 
 /* The tracer library, as tool_find(TOOL_TRACER) finds it:
  * $LLMPROF_TRACER_LIB, else <dir of llmprof>/tracer/ (the build tree), else

@@ -15,6 +15,7 @@
 #include "nsight/tools.h"
 #include "pipeline/ncu.h"
 #include "pipeline/params.h"
+#include "pipeline/pytorch.h"
 #include "trace/tracer_launch.h"
 #include "core/banned.h"
 
@@ -32,6 +33,8 @@ void run_params_release(struct run_params *p)
 	strbuf_release(&p->trace_log);
 	tracer_env_free(p->tracer_env);
 	strbuf_release(&p->ncu_what);
+	free(p->pytorch_dir);
+	pytorch_env_free(p->pytorch_env);
 }
 
 void run_tracer_setup(struct run_params *p, const char *run_dir)
@@ -39,6 +42,7 @@ void run_tracer_setup(struct run_params *p, const char *run_dir)
 	tracer_env_free(p->tracer_env);
 	memset(p->tracer_env, 0, sizeof(p->tracer_env));
 	p->pp.workload_env = NULL;
+	run_pytorch_env(p, run_dir);
 	if (p->pp.trace != PLAN_TRACE_BUILTIN || !p->tracer_lib)
 		return;
 	strbuf_reset(&p->trace_dir);

@@ -285,6 +285,8 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, struct st
 	if (pp->trace == PLAN_TRACE_BUILTIN)
 		for (const char *const *e = pp->workload_env; e && *e; e++)
 			strv_push(&env, xstrdup(*e));
+	for (const char *const *e = pp->pytorch_env; e && *e; e++)
+		strv_push(&env, xstrdup(*e));
 	s = plan_add(p, "workload", STEP_KIND_WORKLOAD);
 	s->argv = strv_finish(&argv);
 	s->env_add = strv_finish(&env);

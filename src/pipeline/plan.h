@@ -88,6 +88,9 @@ struct plan_params {
 	/* extra "NAME=VALUE" for the workload under the builtin tracer
 	 * (src/trace/tracer_env.h), NULL-terminated, or NULL */
 	const char *const *workload_env;
+	/* "NAME=VALUE" for the workload under any backend (the PyTorch startup
+	 * module, pipeline/pytorch.h), NULL-terminated, or NULL */
+	const char *const *pytorch_env;
 	/* nsys: its options with nsys set to the resolved executable;
 	 * output_base and the target are filled by plan_build */
 	const struct nsys_options *nsys;

@@ -16,6 +16,7 @@
 #include "core/xalloc.h"
 #include "pipeline/model_json.h"
 #include "pipeline/params.h"
+#include "pipeline/pytorch.h"
 #include "pipeline/run.h"
 #include "version.h"
 #include "core/banned.h"
@@ -117,6 +118,7 @@ int run_plan(struct run_ctx *rc, const char *root, struct strbuf *err, int *code
 	rc->params.pp.dry_run = rc->opts.dry_run;
 	if (run_choose_backend(rc, err, code))
 		return -1;
+	run_pytorch_choose(rc);
 	if (plan_for_bundle(rc, err)) {
 		*code = EXIT_CONFIG;
 		return -1;

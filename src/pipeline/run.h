@@ -31,6 +31,7 @@
 #include "pipeline/plan.h"
 #include "pipeline/progress.h"
 #include "pipeline/status.h"
+#include "trace/pytorch_launch.h"
 #include "trace/tracer_launch.h"
 
 /* What plan_build reads, and the storage behind it (params.c). */
@@ -53,6 +54,12 @@ struct run_params {
 	enum trace_api_calls tracer_api_calls; /* pipeline.trace.api_calls */
 	int64_t tracer_cpu_sample_hz;	       /* pipeline.trace.cpu_sample_hz */
 	struct strbuf ncu_what;		       /* the ncu step's --dry-run text */
+	/* the PyTorch startup module (pipeline/pytorch.h) */
+	enum trace_pytorch pytorch; /* resolved: MODULES, OPS or NONE */
+	char *pytorch_dir;	    /* its folder; NULL = not given to the workload */
+	int64_t pytorch_depth;	    /* pipeline.trace.pytorch_depth */
+	int pytorch_shapes;	    /* pipeline.trace.pytorch_shapes */
+	char *pytorch_env[PYTORCH_ENV_MAX];
 };
 
 /* How the run is going: the first failure decides its state and code. */

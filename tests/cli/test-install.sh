@@ -29,6 +29,11 @@ for w in llmprof-llm llmprof-dummy; do
 done
 [ ! -x "$LLMPROF_BUILD_DIR/llmprof-calibrate" ] || [ -x "$root/libexec/llmprof/llmprof-calibrate" ] ||
 	fail "llmprof-calibrate not installed"
+for f in sitecustomize.py _llmprof_pytorch.py; do
+	[ -f "$root/lib/llmprof/pytorch/$f" ] || fail "PyTorch startup module: $f not installed"
+done
+[ ! -f "$LLMPROF_BUILD_DIR/pytorch/libllmprof_nvtx.so" ] ||
+	[ -f "$root/lib/llmprof/pytorch/libllmprof_nvtx.so" ] || fail "libllmprof_nvtx.so not installed"
 # nothing outside DESTDIR
 if grep '^-- \(Installing\|Up-to-date\): ' "$tmp/make.out" | grep -qv "$tmp/stage/usr/"; then
 	fail "installed outside DESTDIR/PREFIX: $(cat "$tmp/make.out")"
@@ -51,6 +56,14 @@ grep -q "argv: $root/bin/../libexec/llmprof/llmprof-dummy " out ||
 if [ -f "$root/lib/llmprof/libllmprof_tracer.so" ]; then
 	grep -q "builtin tracer $root/bin/../lib/llmprof/libllmprof_tracer.so" out ||
 		fail "dry run: not the installed tracer: $(grep 'trace backend' out)"
+fi
+
+# a Python program gets the installed startup module
+run profile --dry-run pipeline.trace.backend=builtin -- python3 x.py >out 2>err ||
+	[ ! -f "$root/lib/llmprof/libllmprof_tracer.so" ] || fail "installed dry run (python): $(cat err)"
+if [ -f "$root/lib/llmprof/libllmprof_tracer.so" ]; then
+	grep -q "^  env: PYTHONPATH=$(cd "$root/lib/llmprof/pytorch" && pwd -P)\(:\|$\)" out ||
+		fail "dry run: not the installed startup module: $(grep PYTHONPATH out)"
 fi
 
 # doctor finds the same installed files

@@ -173,6 +173,8 @@ static void test_enum_rows_name_every_value(void **state)
 	}
 	assert_int_equal(enums, 14);
 	assert_ptr_equal(row("pipeline.trace.api_calls")->values, trace_api_calls_names);
+	assert_ptr_equal(row("pipeline.trace.pytorch")->values, trace_pytorch_names);
+	assert_string_equal(trace_pytorch_names[TRACE_PYTORCH_MODULES], "modules");
 	assert_string_equal(trace_api_calls_names[TRACE_API_CALLS_ALL], "all");
 	/* the arrays the argv builders use are the rows' own */
 	assert_ptr_equal(row("run.mode")->values, run_mode_names);

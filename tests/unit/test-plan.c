@@ -220,6 +220,9 @@ static void test_nsys_plan(void **state)
 				     "pipeline.trace.backend=auto: nsys can finish a report"};
 	const char *names[] = {"config",  "provenance", "workload", "nsys-export", "nsys-stats",
 			       "analyze", "select",	"ncu",	    "join",	   "reports"};
+	const char *const pyenv[] = {"PYTHONPATH=/lib/llmprof/pytorch", "LLMPROF_PYTORCH=modules",
+				     NULL};
+	const char *const tenv[] = {"NVTX_INJECTION64_PATH=/t.so", NULL};
 	struct plan p;
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	size_t n;
@@ -249,6 +252,17 @@ static void test_nsys_plan(void **state)
 	assert_string_equal(p.inputs.argv[0], "./app");
 	assert_string_equal(p.inputs.argv[1], "--x");
 	assert_null(p.inputs.argv[2]);
+	/* the PyTorch startup module's variables reach the program under nsys
+	 * too (nsys passes its environment on); the tracer's do not */
+	assert_string_equal(p.steps[W].env_add[0], "LLMPROF_RUN_DIR=/r");
+	assert_null(p.steps[W].env_add[1]);
+	plan_release(&p);
+	pp.pytorch_env = pyenv;
+	pp.workload_env = tenv;
+	assert_int_equal(plan_build(&p, &pp, &err), 0);
+	assert_string_equal(p.steps[W].env_add[1], pyenv[0]);
+	assert_string_equal(p.steps[W].env_add[2], pyenv[1]);
+	assert_null(p.steps[W].env_add[3]);
 	/* the program is checked by running it; nsys itself must exist */
 	assert_int_equal(plan_check_programs(&p, &err), -1);
 	assert_non_null(strstr(err.buf, "'/opt/nsys' not found"));

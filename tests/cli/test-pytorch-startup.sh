@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# llmprof's PyTorch startup module (pytorch/; docs/pytorch.md) against a fake
+# torch (tests/progs/pytorch/torch: nn.Module's hook machinery as PyTorch 2.x
+# has it), with the system python3:
+#   - the ranges: names (paths, classes, roots, wrappers, modules outside the
+#     tree), nesting, the depth limit, threads, none while "Dynamo traces",
+#     balanced when a forward raises (with and without always_call);
+#   - the hooks come only after `import torch`, whose loader is left as it was;
+#   - the user's sitecustomize still runs (and its error reads as without us);
+#   - a failure inside the hooks turns them off, is logged, and the program's
+#     result is unchanged; a non-torch program loads nothing;
+#   - ops mode enters emit_nvtx without synchronizing;
+#   - with the real libllmprof_nvtx.so and the builtin tracer: the domain,
+#     registered names and class categories in trace.sqlite;
+#   - `llmprof profile -- python3 ...`: the environment, the log, the trace.
+# Most checks read the ranges the module's fallback pushes through the fake
+# torch.cuda.nvtx (LLMPROF_PYTORCH_NVTX_LIB pointing nowhere), so they need
+# no CUDA toolkit; the last two need the tracer and the library.
+set -euo pipefail
+b=${LLMPROF_BUILD_DIR:?}
+src=${LLMPROF_SOURCE_DIR:?}
+L=${LLMPROF:?}
+mod=$b/pytorch
+progs=$src/tests/progs/pytorch
+command -v python3 >/dev/null || { echo "skip: python3 not installed"; exit 77; }
+[ -f "$mod/sitecustomize.py" ] || { echo "FAIL: $mod/sitecustomize.py not built" >&2; exit 1; }
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# py NAME [VAR=VALUE ...]: the scenario with the startup module, the module's
+# ranges through the fake torch.cuda.nvtx; output in $t/NAME.out, log $t/NAME.log
+py() {
+	local name=$1
+	shift
+	rm -f "$t/$name.log"
+	env -u PYTHONPATH -u LLMPROF_PYTORCH_DEPTH PYTHONPATH="$mod:$progs" LLMPROF_PYTORCH=modules \
+		LLMPROF_PYTORCH_NVTX_LIB=/nonexistent/libllmprof_nvtx.so LLMPROF_PYTORCH_LOG="$t/$name.log" \
+		PYTHONDONTWRITEBYTECODE=1 "$@" python3 "$progs/scenario.py" "${name%%@*}" \
+		>"$t/$name.out" 2>"$t/$name.err" || fail "$name: exit $? $(cat "$t/$name.err")"
+}
+# plain NAME: the scenario without llmprof
+plain() {
+	env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 \
+		python3 "$progs/scenario.py" "$1" >"$t/$1.plain" 2>&1 || fail "$1 without llmprof"
+}
+expect() { # expect WHAT EXPECTED ACTUAL
+	[ "$2" = "$3" ] || { printf 'FAIL %s\n--- expected\n%s\n--- actual\n%s\n' "$1" "$2" "$3" >&2; exit 1; }
+}
+nvtx() { sed -n 's/^nvtx //p' "$t/$1.out" | sed 's/llmprof\.pytorch://'; }
+result() { grep '^result ' "$1"; }
+
+# 1. names and nesting, the program's result unchanged
+plain basic
+py basic
+expect basic-result "$(result "$t/basic.plain")" "$(result "$t/basic.out")"
+expect basic-ranges "CausalLM [CausalLM] (MainThread)
+  model [Inner] (MainThread)
+    model.layers.0 [Layer] (MainThread)
+      model.layers.0.norm [Norm] (MainThread)
+      model.layers.0.self_attn [Attn] (MainThread)
+        model.layers.0.self_attn.q_proj [Linear] (MainThread)
+        model.layers.0.self_attn.o_proj [Linear] (MainThread)
+      model.layers.0.mlp [MLP] (MainThread)
+        model.layers.0.mlp.up [Linear] (MainThread)
+        model.layers.0.mlp.down [Linear] (MainThread)
+    model.layers.1 [Layer] (MainThread)
+      model.layers.1.norm [Norm] (MainThread)
+      model.layers.1.self_attn [Attn] (MainThread)
+        model.layers.1.self_attn.q_proj [Linear] (MainThread)
+        model.layers.1.self_attn.o_proj [Linear] (MainThread)
+      model.layers.1.mlp [MLP] (MainThread)
+        model.layers.1.mlp.up [Linear] (MainThread)
+        model.layers.1.mlp.down [Linear] (MainThread)
+  lm_head [Linear] (MainThread)" "$(nvtx basic)"
+grep -q "^pid [0-9]*: warning: libllmprof_nvtx.so not loaded (OSError: " "$t/basic.log" ||
+	fail "no warning about the missing library: $(cat "$t/basic.log")"
+grep -q "^pid [0-9]*: info: module ranges on: torch 2.99.0+fake, domain (default), depth 8, NVTX through torch.cuda.nvtx (default domain)$" "$t/basic.log" ||
+	fail "no 'on' line: $(cat "$t/basic.log")"
+# the second call reuses the names: the same ranges twice
+py twice
+expect twice "$(nvtx basic; nvtx basic)" "$(nvtx twice)"
+
+# 2. the depth limit: the outermost module is depth 1
+py basic@depth2 LLMPROF_PYTORCH_DEPTH=2
+expect depth2 "CausalLM [CausalLM] (MainThread)
+  model [Inner] (MainThread)
+  lm_head [Linear] (MainThread)" "$(nvtx basic@depth2)"
+py basic@depthbad LLMPROF_PYTORCH_DEPTH=zero
+expect depth-bad "$(nvtx basic)" "$(nvtx basic@depthbad)"
+grep -q "warning: LLMPROF_PYTORCH_DEPTH='zero' is not a number: depth 8" "$t/basic@depthbad.log" ||
+	fail "bad depth not logged"
+
+# 3. while Dynamo traces (the fake torch.compile's inner call) nothing is
+# pushed; the compiled wrapper is named by what it wraps, its class kept
+plain compile
+py compile
+expect compile-result "$(result "$t/compile.plain")" "$(result "$t/compile.out")"
+expect compile "CausalLM [OptimizedModule] (MainThread)" "$(nvtx compile)"
+py eager-then-compile LLMPROF_PYTORCH_DEPTH=1
+expect eager-then-compile "CausalLM [CausalLM] (MainThread)
+CausalLM [OptimizedModule] (MainThread)" "$(nvtx eager-then-compile)"
+
+# 4. a forward that raises, caught by its caller: the ranges balance with
+# always_call and, without it, when the caller's range ends
+plain raise
+for ac in 0 1; do
+	py raise@$ac FAKE_TORCH_NO_ALWAYS_CALL=$ac
+	expect "raise-result always_call=$((1 - ac))" "$(result "$t/raise.plain")" "$(result "$t/raise@$ac.out")"
+	nvtx raise@$ac | grep -q unbalanced && fail "raise (no always_call=$ac): $(nvtx raise@$ac)"
+	expect "raise-ranges always_call=$((1 - ac))" "      model.layers.0.mlp [MLP] (MainThread)
+        model.layers.0.mlp.up [Linear] (MainThread)
+    model.layers.1 [Layer] (MainThread)" "$(nvtx raise@$ac | sed -n '8,10p')"
+done
+grep -q "this torch has no always_call" "$t/raise@1.log" || fail "no always_call not logged"
+
+# 5. roots: a second model of the same class, a module called on its own
+py roots LLMPROF_PYTORCH_DEPTH=2
+expect roots "CausalLM [CausalLM] (MainThread)
+  model [Inner] (MainThread)
+  lm_head [Linear] (MainThread)
+CausalLM#2 [CausalLM] (MainThread)
+  CausalLM#2.model [Inner] (MainThread)
+  CausalLM#2.lm_head [Linear] (MainThread)
+Linear [Linear] (MainThread)" "$(nvtx roots)"
+
+# 6. a module outside the caller's tree: its first caller's path, then its class
+py outside
+expect outside "    model.layers.0 [Layer] (MainThread)
+      model.layers.0.Helper [Helper] (MainThread)
+        model.layers.0.Helper.lin [Linear] (MainThread)
+      model.layers.0.norm [Norm] (MainThread)" "$(nvtx outside | sed -n '3,6p')"
+# (named once, by its first caller: layer 1 calls the same module, the same name)
+expect outside-once "    model.layers.1 [Layer] (MainThread)
+      model.layers.0.Helper [Helper] (MainThread)" "$(nvtx outside | sed -n '13,14p')"
+
+# 7. threads: each has its own nesting
+py threads
+nvtx threads | grep -q unbalanced && fail "threads: $(nvtx threads)"
+for w in worker1 worker2; do
+	expect "threads $w" "$(nvtx basic | sed "s/MainThread/$w/")" "$(nvtx threads | grep "($w)")"
+done
+
+# 8. import order: nothing during torch's import, the hooks right after it,
+# torch's loader left as it was
+py import-order
+expect import-order "hooks during import: (0, 0)
+hooks after import: 1 1
+loader restored: SourceFileLoader SourceFileLoader
+sitecustomize: llmprof" "$(sed -n '1,4p' "$t/import-order.out")"
+
+# 9. chaining: the user's sitecustomize runs once, after ours, and is the
+# module `import sitecustomize` gives
+mkdir -p "$t/user" "$t/userbad"
+printf 'import sys\nWHO = "user"\nprint("user sitecustomize ran", file=sys.stderr)\n' \
+	>"$t/user/sitecustomize.py"
+printf 'raise RuntimeError("the user sitecustomize fails")\n' >"$t/userbad/sitecustomize.py"
+env -u PYTHONPATH PYTHONPATH="$mod:$progs:$t/user" LLMPROF_PYTORCH=modules \
+	LLMPROF_PYTORCH_NVTX_LIB=/nonexistent PYTHONDONTWRITEBYTECODE=1 \
+	python3 "$progs/scenario.py" import-order >"$t/chain.out" 2>"$t/chain.err"
+grep -qx "sitecustomize: user" "$t/chain.out" || fail "chain: $(cat "$t/chain.out")"
+expect chain-runs-once "user sitecustomize ran" "$(cat "$t/chain.err")"
+grep -q "^nvtx llmprof.pytorch:CausalLM" "$t/chain.out" || fail "chain: no ranges"
+# ... its failure reads as it does without llmprof, and the program runs
+for with in 0 1; do
+	pp="$progs:$t/userbad"
+	[ $with = 1 ] && pp="$mod:$pp"
+	env -u PYTHONPATH PYTHONPATH="$pp" LLMPROF_PYTORCH=modules LLMPROF_PYTORCH_NVTX_LIB=/nonexistent \
+		PYTHONDONTWRITEBYTECODE=1 python3 "$progs/scenario.py" basic >"$t/bad$with.out" 2>"$t/bad$with.err" ||
+		fail "a failing user sitecustomize stopped the program ($with)"
+done
+expect chain-error "$(cat "$t/bad0.err")" "$(cat "$t/bad1.err")"
+grep -q "Error in sitecustomize" "$t/bad1.err" || fail "no sitecustomize error: $(cat "$t/bad1.err")"
+expect chain-error-result "$(result "$t/bad0.out")" "$(result "$t/bad1.out")"
+
+# 10. failures inside the hooks: off, logged once, the result unchanged
+for what in push pop; do
+	py basic@$what FAKE_TORCH_NVTX_FAIL=$what
+	expect "fail-$what result" "$(result "$t/basic.plain")" "$(result "$t/basic@$what.out")"
+	expect "fail-$what log lines" 1 "$(grep -c ": error: " "$t/basic@$what.log")"
+	[ ! -s "$t/basic@$what.err" ] || fail "fail-$what: the program saw: $(cat "$t/basic@$what.err")"
+done
+grep -q "error: module ranges off after an error in the forward pre-hook of a CausalLM: RuntimeError: fake NVTX push failure$" \
+	"$t/basic@push.log" || fail "push failure: $(cat "$t/basic@push.log")"
+expect fail-push-ranges "" "$(nvtx basic@push)"
+grep -q "error: module ranges off after an error in the forward hook of a Norm: RuntimeError: fake NVTX pop failure$" \
+	"$t/basic@pop.log" || fail "pop failure: $(cat "$t/basic@pop.log")"
+# a torch with torch.compile and no is_compiling(): no hooks at all
+py basic@nocompiling FAKE_TORCH_NO_IS_COMPILING=1
+expect nocompiling-ranges "" "$(nvtx basic@nocompiling)"
+grep -q "error: torch 2.99.0+fake has torch.compile but no is_compiling(): no module ranges" \
+	"$t/basic@nocompiling.log" || fail "nocompiling: $(cat "$t/basic@nocompiling.log")"
+
+# 11. a program that never imports torch: the startup module adds only
+# itself (and the import machinery it chains with) and a finder, loads none
+# of the hooks' code, and writes nothing
+probe='import sys
+print("\n".join(sorted(sys.modules)))
+print("finders:", [type(f).__name__ for f in sys.meta_path if type(f).__name__ == "_TorchFinder"])'
+env -u PYTHONPATH -u LLMPROF_PYTORCH PYTHONDONTWRITEBYTECODE=1 python3 -c "$probe" >"$t/base.out"
+env -u PYTHONPATH PYTHONPATH="$mod" LLMPROF_PYTORCH=modules LLMPROF_PYTORCH_LOG="$t/notorch.log" \
+	PYTHONDONTWRITEBYTECODE=1 python3 -c "$probe" >"$t/notorch.out"
+mods() { grep -v "^finders:" "$1" | LC_ALL=C sort; }
+added=$(LC_ALL=C comm -13 <(mods "$t/base.out") <(mods "$t/notorch.out") | tr '\n' ' ')
+for m in $added; do
+	case $m in
+	sitecustomize | importlib.machinery | importlib.util) ;;
+	*) fail "notorch: the startup module imported $m" ;;
+	esac
+done
+grep -qx "finders: \['_TorchFinder'\]" "$t/notorch.out" || fail "notorch: no finder"
+[ ! -e "$t/notorch.log" ] || fail "a program without torch got a log: $(cat "$t/notorch.log")"
+# ... and without LLMPROF_PYTORCH the module only chains: no finder
+env -u PYTHONPATH -u LLMPROF_PYTORCH PYTHONPATH="$mod" PYTHONDONTWRITEBYTECODE=1 \
+	python3 -c "$probe" >"$t/off.out"
+grep -qx "finders: \[\]" "$t/off.out" || fail "off: a finder"
+grep -qx "_llmprof_pytorch" "$t/off.out" && fail "off: the module was imported"
+
+# 12. ops: emit_nvtx entered at import, without synchronizing the device
+py ops@ops LLMPROF_PYTORCH=ops LLMPROF_PYTORCH_SHAPES=1
+expect ops "ops: True shapes: True synchronized: False sync calls: 0" "$(sed -n 1p "$t/ops@ops.out")"
+grep -q "info: operator ranges on (emit_nvtx, shapes on) on thread MainThread" "$t/ops@ops.log" ||
+	fail "ops: $(cat "$t/ops@ops.log")"
+
+# 13. the real library under the builtin tracer (NVTX only): the domain, the
+# paths as registered strings, the classes as named categories
+so=$b/tracer/libllmprof_tracer.so
+if [ ! -f "$so" ] || [ ! -f "$mod/libllmprof_nvtx.so" ]; then
+	echo "skip (rest): no CUDA toolkit: tracer or libllmprof_nvtx.so not built"
+	echo "test-pytorch-startup: ok (fake torch only)"
+	exit 0
+fi
+env -u PYTHONPATH PYTHONPATH="$mod:$progs" LLMPROF_PYTORCH=modules LLMPROF_PYTORCH_LOG="$t/lib.log" \
+	PYTHONDONTWRITEBYTECODE=1 "$L" nvtx --keep "$t/keep" -- python3 "$progs/scenario.py" twice >"$t/lib.out"
+grep -Eq '^llmprof\.pytorch +model\.layers\.1\.self_attn +PushPop +2 +3 +model\.layers\.1 +model\.layers\.1\.self_attn@llmprof\.pytorch +llmprof\.pytorch@model\.layers\.1\.self_attn/$' \
+	"$t/lib.out" || fail "nvtx listing: $(cat "$t/lib.out")"
+expect lib-ranges 19 "$(grep -c '^llmprof\.pytorch ' "$t/lib.out")"
+expect lib-counts "" "$(awk '/^llmprof\.pytorch / && ($3 != "PushPop" || $4 != 2)' "$t/lib.out")"
+grep -q "info: module ranges on: torch 2.99.0+fake, domain llmprof.pytorch, depth 8, NVTX through $mod/libllmprof_nvtx.so$" \
+	"$t/lib.log" || fail "lib log: $(cat "$t/lib.log")"
+db=$t/keep/trace.sqlite
+q() { sqlite3 -separator '|' "$db" "$1"; }
+dom=$(q "SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'llmprof.pytorch'")
+[ -n "$dom" ] || fail "no llmprof.pytorch domain"
+# every range of the domain: a registered path, a category named by its class
+expect lib-rows "38|38|38" "$(q "SELECT count(*), count(textId), count(category) FROM NVTX_EVENTS
+	WHERE eventType = 59 AND domainId = $dom")"
+expect lib-classes "Attn|4
+CausalLM|2
+Inner|2
+Layer|4
+Linear|18
+MLP|4
+Norm|4" "$(q "SELECT c.text, count(*) FROM NVTX_EVENTS r JOIN NVTX_EVENTS c
+	ON c.eventType = 33 AND c.domainId = r.domainId AND c.category = r.category
+	WHERE r.eventType = 59 AND r.domainId = $dom GROUP BY c.text ORDER BY c.text")"
+expect lib-path-class "model.layers.0.self_attn|Attn" "$(q "SELECT s.value, c.text FROM NVTX_EVENTS r
+	JOIN StringIds s ON s.id = r.textId JOIN NVTX_EVENTS c ON c.eventType = 33
+	AND c.domainId = r.domainId AND c.category = r.category
+	WHERE r.eventType = 59 AND r.domainId = $dom AND s.value = 'model.layers.0.self_attn' LIMIT 1")"
+
+# 14. llmprof profile: auto gives a Python program the module, the user's
+# PYTHONPATH after it; the log in logs/; the ranges in the trace
+env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 "$L" profile -q -o "$t/runs" \
+	pipeline.trace.backend=builtin pipeline.ncu.enable=false -- python3 "$progs/scenario.py" basic \
+	>"$t/p.out" 2>"$t/p.err" || fail "profile: $(cat "$t/p.err")"
+run=$(sed -n 's/^run: //p' "$t/p.out")
+real=$(cd "$mod" && pwd -P)
+grep -qx "PYTHONPATH=$real:$progs" "$run/logs/workload.env" || fail "env: $(cat "$run/logs/workload.env")"
+grep -qx "LLMPROF_PYTORCH=modules" "$run/logs/workload.env" || fail "env: no mode"
+grep -qx "LLMPROF_PYTORCH_LOG=$run/logs/pytorch.log" "$run/logs/workload.env" || fail "env: no log"
+grep -q "info: module ranges on: torch 2.99.0+fake, domain llmprof.pytorch" "$run/logs/pytorch.log" ||
+	fail "profile log: $(cat "$run/logs/pytorch.log" 2>&1)"
+expect profile-result "$(result "$t/basic.plain")" "$(result "$run/logs/workload.out")"
+python3 - "$run/status.json" <<'PY' || fail "status.json"
+import json, sys
+st = json.load(open(sys.argv[1]))
+msg = [s for s in st["steps"] if s["name"] == "config"][0]["message"]
+assert "pipeline.trace.pytorch=auto: modules (python3 is a Python interpreter)" in msg, msg
+PY
+expect profile-ranges 19 "$(sqlite3 "$run/trace/trace.sqlite" "SELECT count(*) FROM NVTX_EVENTS r
+	JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = r.domainId AND d.text = 'llmprof.pytorch'
+	WHERE r.eventType = 59")"
+# none: the program's environment as it was; a C program under auto: the same
+for case in none c; do
+	if [ $case = none ]; then
+		set -- pipeline.trace.pytorch=none -- python3 "$progs/scenario.py" basic
+	else
+		set -- -- "$b/tests/nvtx-test-program"
+	fi
+	env -u PYTHONPATH PYTHONPATH="$progs" "$L" profile -q -o "$t/runs-$case" pipeline.trace.backend=builtin \
+		pipeline.ncu.enable=false "$@" >"$t/$case.out" 2>"$t/$case.err" || fail "profile $case"
+	r=$(sed -n 's/^run: //p' "$t/$case.out")
+	grep -q "PYTORCH\|PYTHONPATH" "$r/logs/workload.env" && fail "$case: $(cat "$r/logs/workload.env")"
+	[ ! -e "$r/logs/pytorch.log" ] || fail "$case: a log"
+done
+echo "test-pytorch-startup: ok"

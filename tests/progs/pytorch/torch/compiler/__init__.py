@@ -1,0 +1,7 @@
+import os
+
+_compiling = [False]
+
+if os.environ.get("FAKE_TORCH_NO_IS_COMPILING") != "1":
+    def is_compiling():
+        return _compiling[0]

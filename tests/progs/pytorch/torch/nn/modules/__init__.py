@@ -1,0 +1,1 @@
+from torch.nn.modules import module  # noqa: F401

@@ -1,0 +1,147 @@
+"""nn.Module's call path as PyTorch 2.x has it (torch/nn/modules/module.py,
+_call_impl): global forward pre-hooks and forward hooks, snapshotted into a
+tuple before they run; always_call hooks run when forward raises."""
+import itertools
+import os
+from collections import OrderedDict
+
+import torch
+
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
+_ids = itertools.count()
+
+
+class RemovableHandle:
+    def __init__(self, *dicts):
+        self.id = next(_ids)
+        self.dicts = dicts
+
+    def remove(self):
+        for d in self.dicts:
+            d.pop(self.id, None)
+
+
+def register_module_forward_pre_hook(hook):
+    h = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[h.id] = hook
+    return h
+
+
+def _register_forward_hook(hook, *, always_call=False):
+    h = RemovableHandle(_global_forward_hooks, _global_forward_hooks_always_called)
+    _global_forward_hooks[h.id] = hook
+    if always_call:
+        _global_forward_hooks_always_called[h.id] = True
+    return h
+
+
+if os.environ.get("FAKE_TORCH_NO_ALWAYS_CALL") == "1":
+    def register_module_forward_hook(hook):
+        return _register_forward_hook(hook)
+else:
+    register_module_forward_hook = _register_forward_hook
+
+
+class Module:
+    def __init__(self):
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Module):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def named_children(self):
+        memo = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in memo:
+                memo.add(id(m))
+                yield name, m
+
+    def forward(self, *args):
+        raise NotImplementedError
+
+    def __call__(self, *args, **kwargs):
+        return self._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args, **kwargs):
+        forward_call = self.forward
+        if not (_global_forward_hooks or _global_forward_pre_hooks):
+            return forward_call(*args, **kwargs)
+        result = None
+        called_always = set()
+
+        def inner():
+            nonlocal result, args
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),):
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+            result = forward_call(*args, **kwargs)
+            for hook_id, hook in (*_global_forward_hooks.items(),):
+                if hook_id in _global_forward_hooks_always_called:
+                    called_always.add(hook_id)
+                r = hook(self, args, result)
+                if r is not None:
+                    result = r
+            return result
+
+        if torch.compiler._compiling[0]:
+            return inner()
+        try:
+            return inner()
+        except Exception:
+            for hook_id, hook in _global_forward_hooks.items():
+                if hook_id in _global_forward_hooks_always_called and hook_id not in called_always:
+                    try:
+                        r = hook(self, args, result)
+                        if r is not None:
+                            result = r
+                    except Exception:
+                        continue
+            raise
+
+
+class ModuleList(Module):
+    def __init__(self, mods):
+        super().__init__()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __getitem__(self, i):
+        return self._modules[str(i)]
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __len__(self):
+        return len(self._modules)
+
+
+class Linear(Module):
+    def __init__(self, w):
+        super().__init__()
+        self.w = w
+
+    def forward(self, x):
+        return x * self.w
+
+
+class OptimizedModule(Module):
+    """torch.compile's wrapper: the call of the wrapped module is what Dynamo
+    traces, so is_compiling() is true during it."""
+
+    def __init__(self, mod):
+        super().__init__()
+        self._orig_mod = mod
+
+    def forward(self, *args):
+        flag = torch.compiler._compiling
+        old = flag[0]
+        flag[0] = True
+        try:
+            return self._orig_mod(*args)
+        finally:
+            flag[0] = old
