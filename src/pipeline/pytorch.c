@@ -18,8 +18,8 @@ void run_pytorch_choose(struct run_ctx *rc)
 	const struct config_trace *c = &config_typed(rc->cfg)->pipeline.trace;
 	const char *asked = trace_pytorch_names[c->pytorch];
 	struct strbuf why = STRBUF_INIT, err = STRBUF_INIT, lib = STRBUF_INIT;
-	int command = p->pp.workload_kind && !strcmp(p->pp.workload_kind, "command") &&
-		      p->program_argv && p->program_argv[0];
+	int command =
+	    p->pp.workload_kind == WORKLOAD_KIND_COMMAND && p->program_argv && p->program_argv[0];
 	int python;
 	enum trace_pytorch m;
 	char *dir;
