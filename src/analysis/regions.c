@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/regions.h"
+#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/md.h"
 #include "core/fsutil.h"
@@ -518,43 +519,43 @@ void regions_render_metrics(const struct regions *rg, size_t i, const struct ncu
 }
 
 static int metrics_write(const struct regions *rg, size_t i, const struct ncu_raw *raw,
-			 const char *path, struct strbuf *err)
+			 const struct bundle_dir *bd, const char *path, struct strbuf *err)
 {
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct strbuf buf = STRBUF_INIT;
 
-	if (atomic_file_open(&af, path, err) < 0)
+	if (bundle_dir_atomic_open(bd, path, &af, err) < 0)
 		return -1;
 	metrics_emit(rg, i, raw, &buf, af.fp);
 	strbuf_release(&buf);
 	return atomic_file_commit(&af, err);
 }
 
-int regions_write(const struct regions *rg, const struct ncu_raw *raw, const char *dir,
-		  struct strbuf *err)
+int regions_write(const struct regions *rg, const struct ncu_raw *raw, const struct bundle_dir *bd,
+		  const char *dir, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
 	int ret = -1;
 
-	if (mkdir_real(dir, err))
+	if (bundle_dir_mkdir(bd, dir, err))
 		goto out;
 	regions_render_md(rg, raw, &body);
 	path_join(&path, dir, "report.md");
-	if (write_file_atomic(path.buf, body.buf, body.len, err))
+	if (bundle_dir_write(bd, path.buf, body.buf, body.len, err))
 		goto out;
 	strbuf_reset(&body);
 	strbuf_reset(&path);
 	regions_render_json(rg, raw, &body);
 	path_join(&path, dir, "report.json");
-	if (write_file_atomic(path.buf, body.buf, body.len, err))
+	if (bundle_dir_write(bd, path.buf, body.buf, body.len, err))
 		goto out;
 	for (size_t i = 0; i < rg->nr; i++) {
 		strbuf_reset(&path);
 		path_join(&path, dir, rg->v[i].dir);
-		if (mkdir_real(path.buf, err))
+		if (bundle_dir_mkdir(bd, path.buf, err))
 			goto out;
 		strbuf_addstr(&path, "/metrics.json");
-		if (metrics_write(rg, i, raw, path.buf, err))
+		if (metrics_write(rg, i, raw, bd, path.buf, err))
 			goto out;
 	}
 	ret = 0;

@@ -270,8 +270,8 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 	}
 	if (opt_fail_above)
 		diff_gate(&d, opt_metric ? opt_metric : "tpot", pct, &err);
-	if (opt_out && (mkdir_p(opt_out, &err) || bundle_dir_open_enter(&bd, opt_out, 0, &err) ||
-			diff_write_all(&d, opt_out, &err))) {
+	if (opt_out && (mkdir_p(opt_out, &err) || bundle_dir_open(&bd, opt_out, 0, &err) ||
+			diff_write_all(&d, &bd, &err))) {
 		error_print("diff: %s", err.buf);
 		code = EXIT_IO;
 		goto out;

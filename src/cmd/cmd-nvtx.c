@@ -143,7 +143,7 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 		ret = prog_failed ? EXIT_WORKLOAD_FAILED : EXIT_OK;
 		goto program_status;
 	}
-	rc = trace_convert(logdir.buf, db.buf, NULL, &st, &err);
+	rc = trace_convert(logdir.buf, NULL, db.buf, NULL, &st, &err);
 	if (rc == -1) {
 		error_print("%s", err.buf);
 		ret = EXIT_BAD_INPUT;

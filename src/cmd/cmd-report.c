@@ -56,14 +56,12 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 
 /* `report --trace DB -o DIR`: DIR/trace.json, for Perfetto, as the builtin
  * backend writes trace/trace.json. Not fatal: the reports are written. */
-static void write_trace_json(const char *db, const char *out_dir)
+static void write_trace_json(const char *db, const struct bundle_dir *out)
 {
-	struct strbuf json = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 
-	path_join(&json, out_dir, "trace.json");
-	if (perfetto_write(db, json.buf, 0, NULL, NULL, &err))
+	if (perfetto_write(db, out, "trace.json", 0, NULL, NULL, &err))
 		warning_print("report: no trace.json: %s", err.buf);
-	strbuf_release(&json);
 	strbuf_release(&err);
 }
 
@@ -187,11 +185,11 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	}
 	/* the model is built once; every report renders it, beneath out_dir
 	 * (as the user named it) never through a symlink */
-	if (mkdir_p(o.out_dir, &err) || bundle_dir_open_enter(&bd, o.out_dir, 0, &err))
+	if (mkdir_p(o.out_dir, &err) || bundle_dir_open(&bd, o.out_dir, 0, &err))
 		code = EXIT_IO;
 	else if (report_build_model(&o, &m, &res, &err))
 		code = EXIT_BAD_INPUT; /* a bundle file that cannot be read */
-	else if (report_write_all(&m, o.out_dir, &err))
+	else if (report_write_all(&m, &bd, &err))
 		code = EXIT_IO;
 	if (code != EXIT_OK) {
 		error_print("report: %s", err.buf);
@@ -200,7 +198,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	/* the charts are drawn: trace.json needs the memory, not the lanes */
 	report_model_release_timeline(&m);
 	if (opt_trace && export_is_sqlite(opt_trace))
-		write_trace_json(opt_trace, o.out_dir);
+		write_trace_json(opt_trace, &bd);
 	if (res.loud.len)
 		fputs_printable(res.loud.buf, stderr, "\n");
 	if (res.analyze_state == STEP_FAILED) {

@@ -195,7 +195,6 @@ int bundle_make(struct run_bundle *b, struct strbuf *err)
 	bundle_dir_close(&top);
 	if (ret)
 		return ret;
-	bundle_dir_enter(&b->bd);
 	if (bundle_dir_mkdir(&b->bd, "logs", err)) {
 		bundle_dir_close(&b->bd);
 		return -1;

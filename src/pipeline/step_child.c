@@ -16,20 +16,16 @@
 static int write_step_logs(const struct run_bundle *b, const struct plan_step *s,
 			   struct strbuf *err)
 {
-	struct strbuf path = STRBUF_INIT, rel = STRBUF_INIT;
+	struct strbuf rel = STRBUF_INIT;
 	int ret;
 
 	strbuf_addf(&rel, "logs/%s.argv", s->name);
-	bundle_path(b, rel.buf, &path);
-	ret = proc_write_argv(path.buf, (const char *const *)s->argv, err);
+	ret = proc_write_argv(&b->bd, rel.buf, (const char *const *)s->argv, err);
 	if (!ret) {
 		strbuf_reset(&rel);
-		strbuf_reset(&path);
 		strbuf_addf(&rel, "logs/%s.env", s->name);
-		bundle_path(b, rel.buf, &path);
-		ret = proc_write_argv(path.buf, (const char *const *)s->env_add, err);
+		ret = proc_write_argv(&b->bd, rel.buf, (const char *const *)s->env_add, err);
 	}
-	strbuf_release(&path);
 	strbuf_release(&rel);
 	return ret;
 }
@@ -87,8 +83,9 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 		goto io_error;
 	bundle_path(b, s->out_log, &out);
 	bundle_path(b, s->err_log, &errp);
-	spec.out.path = out.buf;
-	spec.err.path = errp.buf;
+	spec.out.path = s->out_log;
+	spec.err.path = s->err_log;
+	spec.out.dir = spec.err.dir = &b->bd;
 	spec.out.echo = spec.err.echo = rc->opts.echo;
 	/* the child runs in its own process group: reading a terminal would
 	 * stop it with SIGTTIN, so it only inherits a stdin that is not one */

@@ -67,7 +67,7 @@ void step_reports(struct run_ctx *rc, const struct plan_step *s, size_t i, struc
 	(void)s;
 	(void)i;
 	if ((!rc->model && build_model(rc, &res->msg)) ||
-	    report_write_all(rc->model, rc->bundle.dir, &res->msg)) {
+	    report_write_all(rc->model, &rc->bundle.bd, &res->msg)) {
 		res->state = STEP_FAILED;
 		res->code = EXIT_IO;
 		return;

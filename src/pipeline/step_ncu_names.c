@@ -38,7 +38,7 @@ static int import_names(struct ncu_job *j, const struct ncu_capture *c, const ch
 	ncu_import_names_argv(j->ncu, c->rep.buf, base, &cmd);
 	ncu_cmd_format(&cmd, &j->cmdtxt);
 	strbuf_addch(&j->cmdtxt, '\n');
-	if (ncu_child(j, name.buf, &cmd, NULL, path.buf, 0, &res, &text, &err) ||
+	if (ncu_child(j, name.buf, &cmd, NULL, rel.buf, 0, &res, &text, &err) ||
 	    res.outcome != PROC_EXITED || res.exit_status || strbuf_read_file(csv, path.buf) < 0)
 		run_warning(j->rc,
 			    "%s names not imported (logs/%s.err)%s%s: the join matches this "

@@ -73,7 +73,7 @@ static int ncu_listing(struct ncu_job *j, const char *name, struct ncu_cmd *cmd,
 	*names = NULL;
 	*n = 0;
 	bundle_path(&j->rc->bundle, rel, &path);
-	if (ncu_child(j, name, cmd, NULL, path.buf, 0, &res, &text, &err) ||
+	if (ncu_child(j, name, cmd, NULL, rel, 0, &res, &text, &err) ||
 	    res.outcome != PROC_EXITED || res.exit_status ||
 	    strbuf_read_file(&text, path.buf) < 0) {
 		run_warning(j->rc, "%s %s failed (logs/%s.err): %s not checked before the capture",
@@ -176,13 +176,7 @@ static int ncu_check_offered(struct ncu_job *j, struct strbuf *msg)
 
 int ncu_make_dir(const struct run_bundle *b, struct strbuf *err)
 {
-	struct strbuf p = STRBUF_INIT;
-	int ret;
-
-	bundle_path(b, "ncu", &p);
-	ret = mkdir_real(p.buf, err);
-	strbuf_release(&p);
-	return ret;
+	return bundle_dir_mkdir(&b->bd, "ncu", err);
 }
 
 void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)

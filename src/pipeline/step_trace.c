@@ -17,7 +17,7 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	const struct run_params *p = &rc->params;
 	const struct pipeline_progress *pr = rc->progress;
 	struct trace_convert_stats ts;
-	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf db = STRBUF_INIT, err = STRBUF_INIT;
 	enum step_state state = STEP_OK;
 	uint64_t ev = 0, merged = 0;
 	int crc;
@@ -28,7 +28,6 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	}
 	trace_convert_stats_init(&ts);
 	path_join(&db, p->trace_dir.buf, "trace.sqlite");
-	path_join(&json, p->trace_dir.buf, "trace.json");
 	if (!tracer_logs_present(p->trace_log.buf)) {
 		/* CUDA and NVTX load the tracer on first use: a program using
 		 * neither leaves no log, and there is nothing to trace */
@@ -37,9 +36,10 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 				   "(the tracer was never loaded)");
 		goto done;
 	}
-	crc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
+	crc =
+	    trace_convert(p->trace_log.buf, &rc->bundle.bd, "trace/trace.sqlite", NULL, &ts, &err);
 	if (crc == -1 ||
-	    perfetto_write(db.buf, json.buf,
+	    perfetto_write(db.buf, &rc->bundle.bd, "trace/trace.json",
 			   (uint64_t)config_typed(rc->cfg)->pipeline.trace.max_json_events, &ev,
 			   &merged, &err) < 0) {
 		state = STEP_FAILED;
@@ -80,7 +80,6 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 done:
 	trace_convert_stats_release(&ts);
 	strbuf_release(&db);
-	strbuf_release(&json);
 	strbuf_release(&err);
 	return state;
 }

@@ -58,7 +58,7 @@ static int write_provenance(const struct run_ctx *rc, struct strbuf *err)
 	const struct plan *plan = &rc->plan;
 	struct provenance_opts po = {rc->orig_argc, rc->orig_argv, c->nsys.path, c->ncu.path,
 				     &rc->gpus};
-	struct strbuf sb = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	json_t *env = NULL;
 	struct run_inputs inputs;
 	char *found = NULL;
@@ -68,8 +68,7 @@ static int write_provenance(const struct run_ctx *rc, struct strbuf *err)
 	if (bundle_write(b, "config.yaml", sb.buf, sb.len, err))
 		goto out;
 	env = provenance_env_json(&po);
-	bundle_path(b, "env.json", &path);
-	if (json_write_file_atomic(path.buf, env, err))
+	if (json_write_file_atomic(&b->bd, "env.json", env, err))
 		goto out;
 	strbuf_reset(&sb);
 	inputs = plan->inputs;
@@ -85,7 +84,6 @@ out:
 	json_decref(env);
 	free(found);
 	strbuf_release(&sb);
-	strbuf_release(&path);
 	return ret;
 }
 

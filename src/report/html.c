@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/fsutil.h"
+#include "core/bundle_dir.h"
 #include "model/format.h"
 #include "report/report.h"
 #include "report/svg.h"
@@ -531,32 +531,19 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	strbuf_release(&s);
 }
 
-static int write_one(const char *dir, const char *name, const struct strbuf *data,
-		     struct strbuf *err)
+int report_write_all(const struct report_model *m, const struct bundle_dir *bd, struct strbuf *err)
 {
-	struct strbuf path = STRBUF_INIT;
-	int ret;
-
-	path_join(&path, dir, name);
-	ret = write_file_atomic(path.buf, data->buf, data->len, err);
-	strbuf_release(&path);
-	return ret;
-}
-
-int report_write_all(const struct report_model *m, const char *dir, struct strbuf *err)
-{
-	struct strbuf sb = STRBUF_INIT, charts = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	int ret = -1;
 
-	path_join(&charts, dir, "charts");
-	/* dir may be the user's symlink (latest); charts/ inside must be real */
-	if (mkdir_p(dir, err) || mkdir_real(charts.buf, err))
+	/* bd may be the user's symlink (latest); charts/ inside must be real */
+	if (bundle_dir_mkdir(bd, "charts", err))
 		goto out;
 #define EMIT_OR_GOTO_OUT(name, render)                                                             \
 	do {                                                                                       \
 		strbuf_reset(&sb);                                                                 \
 		render;                                                                            \
-		if (write_one(dir, name, &sb, err))                                                \
+		if (bundle_dir_write(bd, name, sb.buf, sb.len, err))                               \
 			goto out;                                                                  \
 	} while (0)
 	EMIT_OR_GOTO_OUT("kernels.md", report_render_kernels_md(m, &sb));
@@ -569,12 +556,12 @@ int report_write_all(const struct report_model *m, const char *dir, struct strbu
 			 svg_kernel_bars(&sb, m, REPORT_CHART_WIDTH, REPORT_CHART_TOP));
 	EMIT_OR_GOTO_OUT("charts/roofline.svg", svg_roofline(&sb, m, REPORT_CHART_WIDTH));
 	strbuf_reset(&sb);
-	if (report_render_metrics_json(m, &sb, err) || write_one(dir, "metrics.json", &sb, err))
+	if (report_render_metrics_json(m, &sb, err) ||
+	    bundle_dir_write(bd, "metrics.json", sb.buf, sb.len, err))
 		goto out;
 #undef EMIT_OR_GOTO_OUT
 	ret = 0;
 out:
 	strbuf_release(&sb);
-	strbuf_release(&charts);
 	return ret;
 }

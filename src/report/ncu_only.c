@@ -15,7 +15,6 @@
 int ncu_only_report(const char *csv_path, const char *out_dir, size_t max_rows,
 		    struct ncu_only_result *res, struct strbuf *err)
 {
-	struct strbuf dir = STRBUF_INIT;
 	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	struct ncu_export x = NCU_EXPORT_INIT;
 	struct report_model m;
@@ -30,8 +29,8 @@ int ncu_only_report(const char *csv_path, const char *out_dir, size_t max_rows,
 	report_model_from_ncu(&m, &x.t, max_rows);
 	code = EXIT_IO;
 	/* out_dir as the user named it; nothing below it through a symlink */
-	if (mkdir_p(out_dir, err) || bundle_dir_open_enter(&bd, out_dir, 0, err) ||
-	    kernels_files_write(&m, &x.t, out_dir, err))
+	if (mkdir_p(out_dir, err) || bundle_dir_open(&bd, out_dir, 0, err) ||
+	    kernels_files_write(&m, &x.t, &bd, err))
 		goto out;
 	res->launches = x.t.total_calls;
 	res->kernels = x.t.ngroups;
@@ -42,8 +41,7 @@ int ncu_only_report(const char *csv_path, const char *out_dir, size_t max_rows,
 	/* regions/ is written either way: with no NVTX ranges its report says
 	 * plainly why there are no regions. */
 	code = EXIT_IO;
-	path_join(&dir, out_dir, "regions");
-	if (regions_write(&rg, &x.raw, dir.buf, err))
+	if (regions_write(&rg, &x.raw, &bd, "regions", err))
 		goto out;
 	res->regions = rg.nr;
 	if (!rg.nr)
@@ -54,6 +52,5 @@ out:
 	regions_release(&rg);
 	report_model_release(&m);
 	ncu_export_release(&x);
-	strbuf_release(&dir);
 	return code;
 }
