@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/analytic.h"
 #include "analysis/findings.h"
 #include "analysis/join.h"
@@ -43,16 +44,17 @@ static void measured_reason(struct report_model *m, const char *run_dir)
 	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
 	json_t *j = NULL, *runs, *v;
 
-	path_join(&p, run_dir, "ncu/measured.json");
+	path_join(&p, run_dir, bundle_art(BA_NCU_MEASURED));
 	if (path_exists(p.buf) && !session_load_json(p.buf, &j, &err) && j &&
 	    json_is_array(runs = json_object_get(j, "runs")) &&
 	    json_is_integer(v = json_object_get(j, "measured")))
-		report_model_add_reason(
-		    m, "ncu measured %lld of %zu %s in %.1f s of ncu (ncu/measured.json)",
-		    (long long)json_integer_value(v), json_array_size(runs),
-		    json_is_true(json_object_get(j, "explicit_filters")) ? "configured runs"
-									 : "selected kernels",
-		    json_number_value(json_object_get(j, "ncu_wall_s")));
+		report_model_add_reason(m, "ncu measured %lld of %zu %s in %.1f s of ncu (%s)",
+					(long long)json_integer_value(v), json_array_size(runs),
+					json_is_true(json_object_get(j, "explicit_filters"))
+					    ? "configured runs"
+					    : "selected kernels",
+					json_number_value(json_object_get(j, "ncu_wall_s")),
+					bundle_art(BA_NCU_MEASURED));
 	json_decref(j);
 	strbuf_release(&p);
 	strbuf_release(&err);
@@ -67,7 +69,7 @@ static json_t *fill_selection(struct report_model *m, const char *run_dir, const
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
 	size_t i;
 
-	path_join(&path, run_dir, "ncu/selection.json");
+	path_join(&path, run_dir, bundle_art(BA_NCU_SELECTION));
 	if (!path_exists(path.buf))
 		goto out;
 	if (session_load_json(path.buf, &j, &err) || !j) {
@@ -168,8 +170,8 @@ static void fill_steps(struct report_model *m, json_t *status,
 			/* stopped by the user; what it did before is in the bundle */
 			report_model_add_step(m, name, STEP_INTERRUPTED, msg ? msg : "interrupted");
 		} else if (recorded == STEP_PENDING || recorded == STEP_RUNNING) {
-			strbuf_addf(&why, "never finished (%s when status.json was last written)",
-				    state);
+			strbuf_addf(&why, "never finished (%s when %s was last written)", state,
+				    bundle_art(BA_STATUS));
 			report_model_add_step(m, name, STEP_FAILED, why.buf);
 		} else {
 			/* timeout or an unknown word: kept in the reason */
@@ -247,7 +249,7 @@ static void fill_ident_from_rank_json(struct report_model *m, const char *run_di
 
 	if (id->from || m->ranks.nr > 1)
 		goto out;
-	path_join(&p, run_dir, "rank.json");
+	path_join(&p, run_dir, bundle_art(BA_RANK));
 	if (session_load_json(p.buf, &rk, &err)) {
 		report_model_add_note(m, "rank identity not read: %s", err.buf);
 		goto out;
@@ -265,7 +267,7 @@ static void fill_ident_from_rank_json(struct report_model *m, const char *run_di
 	report_set_str(&id->launcher, session_jstr(rk, "launcher"));
 	report_set_str(&id->source, session_jstr(rk, "source"));
 	report_set_str(&id->host, session_jstr(rk, "host"));
-	report_set_str(&id->from, "rank.json");
+	report_set_str(&id->from, bundle_art(BA_RANK));
 out:
 	json_decref(rk);
 	strbuf_release(&p);
@@ -322,7 +324,7 @@ static void join_ncu(struct report_model *m, const struct report_build_opts *o, 
 	json_t *measured = NULL;
 
 	if (o->run_dir) {
-		path_join(&p, o->run_dir, "ncu/measured.json");
+		path_join(&p, o->run_dir, bundle_art(BA_NCU_MEASURED));
 		if (session_load_json(p.buf, &measured, &err)) {
 			report_model_add_note(m, "launch indices not used: %s", err.buf);
 			strbuf_reset(&err);
@@ -356,17 +358,17 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	int ret = -1;
 
 	if (o->run_dir) {
-		path_join(&p, o->run_dir, "status.json");
+		path_join(&p, o->run_dir, bundle_art(BA_STATUS));
 		if (session_load_json(p.buf, &status, err))
 			goto out;
 		strbuf_reset(&p);
-		path_join(&p, o->run_dir, "env.json");
+		path_join(&p, o->run_dir, bundle_art(BA_ENV));
 		if (session_load_json(p.buf, &env, err))
 			goto out;
 		if (!trace_path)
 			trace_path = report_bundle_trace(o->run_dir, &trace);
 		strbuf_reset(&p);
-		path_join(&p, o->run_dir, "ncu/raw.csv");
+		path_join(&p, o->run_dir, bundle_art(BA_NCU_RAW));
 		if (!ncu && path_exists(p.buf))
 			ncu = p.buf;
 		report_set_str(&m->run.run_id, session_jstr(status, "run_id"));
@@ -400,7 +402,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 			join_ncu(m, o, ncu, a, sel, res);
 		}
 	} else {
-		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
+		strbuf_addf(&res->join_msg, "no %s: no counters to join", bundle_art(BA_NCU_RAW));
 	}
 	if (o->run_dir)
 		fill_steps(m, status, res);
@@ -419,7 +421,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	if (o->analytic_path)
 		strbuf_addstr(&p, o->analytic_path);
 	else if (o->run_dir)
-		path_join(&p, o->run_dir, "workload/analytic.json");
+		path_join(&p, o->run_dir, bundle_art(BA_ANALYTIC));
 	if (p.len && path_exists(p.buf) && analytic_load_file(m, p.buf, &e)) {
 		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
 		strbuf_reset(&e);

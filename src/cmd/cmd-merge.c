@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/merge.h"
 #include "cmd/cmd.h"
 #include "core/bundle_dir.h"
@@ -77,8 +78,8 @@ void merge_after_rank(const char *run_dir, int world_size, int quiet)
 			      err.buf, run_dir);
 		goto out;
 	}
-	path_join(&out, run_dir, "merged");
-	if (write_merged(&r, run_dir, "merged", &err))
+	path_join(&out, run_dir, bundle_art(BA_MERGED_DIR));
+	if (write_merged(&r, run_dir, bundle_art(BA_MERGED_DIR), &err))
 		warning_print("merge: every rank has ended, but: %s", err.buf);
 	else if (!quiet) {
 		if (r.slowest_rank >= 0)
@@ -124,8 +125,9 @@ static int cmd_merge_exec(struct cmd_ctx *ctx)
 	if (opt_out)
 		strbuf_addstr(&out, opt_out);
 	else
-		path_join(&out, ctx->argv[0], "merged");
-	if (write_merged(&r, opt_out ? opt_out : ctx->argv[0], opt_out ? "" : "merged", &err)) {
+		path_join(&out, ctx->argv[0], bundle_art(BA_MERGED_DIR));
+	if (write_merged(&r, opt_out ? opt_out : ctx->argv[0],
+			 opt_out ? "" : bundle_art(BA_MERGED_DIR), &err)) {
 		error_print("merge: %s", err.buf);
 		code = EXIT_IO;
 		goto out;

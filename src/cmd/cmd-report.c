@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "bundle/layout.h"
 #include "cmd/cmd.h"
 #include "config/config.h"
 #include "core/bundle_dir.h"
@@ -47,7 +48,7 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 	int ret = 0;
 
 	*cfg = NULL;
-	path_join(&p, run, "config.yaml");
+	path_join(&p, run, bundle_art(BA_CONFIG));
 	if (path_exists(p.buf))
 		ret = config_load(cfg, run, 0, NULL, err);
 	strbuf_release(&p);
@@ -60,8 +61,8 @@ static void write_trace_json(const char *db, const struct bundle_dir *out)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	if (perfetto_write(db, out, "trace.json", 0, NULL, NULL, &err))
-		warning_print("report: no trace.json: %s", err.buf);
+	if (perfetto_write(db, out, bundle_art(BA_OUT_TRACE_JSON), 0, NULL, NULL, &err))
+		warning_print("report: no %s: %s", bundle_art(BA_OUT_TRACE_JSON), err.buf);
 	strbuf_release(&err);
 }
 
@@ -81,10 +82,11 @@ static int report_ncu_only(struct cmd_ctx *ctx)
 	if (code) {
 		error_print("report: %s", err.buf);
 	} else {
-		printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/kernels.md\n",
-		       res.launches, res.kernels, res.total_ms, opt_out);
+		printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/%s\n", res.launches,
+		       res.kernels, res.total_ms, opt_out, bundle_art(BA_KERNELS_MD));
 		if (res.regions)
-			printf("%zu NVTX regions -> %s/regions/report.md\n", res.regions, opt_out);
+			printf("%zu NVTX regions -> %s/%s\n", res.regions, opt_out,
+			       bundle_art(BA_OUT_REGIONS_MD));
 		else if (res.note.len)
 			printf("%s\n", res.note.buf);
 	}
@@ -146,18 +148,18 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		o.run_dir = ctx->argv[0];
 		o.out_dir = opt_out ? opt_out : ctx->argv[0];
 		/* a bundle whose trace step failed still gets reports saying so */
-		path_join(&path, o.run_dir, "status.json");
+		path_join(&path, o.run_dir, bundle_art(BA_STATUS));
 		if (!path_exists(path.buf) &&
 		    (strbuf_reset(&path), !report_bundle_trace(o.run_dir, &path))) {
-			error_print("report: '%s' holds no status.json and no trace "
-				    "(trace/trace.sqlite or nsys/run.sqlite)",
-				    ctx->argv[0]);
+			error_print("report: '%s' holds no %s and no trace (%s or %s)",
+				    ctx->argv[0], bundle_art(BA_STATUS),
+				    bundle_art(BA_TRACE_SQLITE), bundle_art(BA_NSYS_SQLITE));
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
 		/* a damaged status.json is a bad input (5), not a write error */
 		strbuf_reset(&path);
-		path_join(&path, o.run_dir, "status.json");
+		path_join(&path, o.run_dir, bundle_art(BA_STATUS));
 		{
 			json_t *st = NULL;
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/analytic_cfg.h"
 #include "analysis/model_build.h"
 #include "analysis/select.h"
@@ -208,7 +209,7 @@ int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code)
 		return -1;
 	}
 	run_status_init(&rc->status, rc->bundle.run_id, LLMPROF_VERSION " (" LLMPROF_GIT_COMMIT ")",
-			"status.json");
+			bundle_art(BA_STATUS));
 	rc->have_status = 1;
 	for (size_t i = 0; i < rc->plan.nr; i++)
 		run_status_add(&rc->status, rc->plan.steps[i].name);
@@ -241,12 +242,14 @@ void run_outcome_fail(struct run_outcome *oc, enum step_state state, int code)
 
 static int make_dirs(const struct run_bundle *b, const struct plan *plan, struct strbuf *err)
 {
-	if (plan_find(plan, "nsys-export") && bundle_dir_mkdir(&b->bd, "nsys", err))
+	if (plan_find(plan, "nsys-export") &&
+	    bundle_dir_mkdir(&b->bd, bundle_art(BA_NSYS_DIR), err))
 		return -1;
-	if (bundle_dir_mkdir(&b->bd, "workload", err))
+	if (bundle_dir_mkdir(&b->bd, bundle_art(BA_WORKLOAD_DIR), err))
 		return -1;
 	if (plan_find(plan, "trace") &&
-	    (bundle_dir_mkdir(&b->bd, "trace", err) || bundle_dir_mkdir(&b->bd, "trace/log", err)))
+	    (bundle_dir_mkdir(&b->bd, bundle_art(BA_TRACE_DIR), err) ||
+	     bundle_dir_mkdir(&b->bd, bundle_art(BA_TRACE_LOG_DIR), err)))
 		return -1;
 	return 0;
 }
@@ -268,7 +271,7 @@ static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, s
 		}
 		strbuf_addch(&sb, '\n');
 	}
-	ret = bundle_write(b, "nsys/cmd.txt", sb.buf, sb.len, err);
+	ret = bundle_write(b, bundle_art(BA_NSYS_CMD), sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return ret;
 }
@@ -291,8 +294,8 @@ static int write_rank_json(struct run_ctx *rc, struct strbuf *err)
 		      o->rank_source ? o->rank_source : "pid", "host", host);
 	text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 	if (!text)
-		BUG("cannot build rank.json");
-	ret = bundle_write(&rc->bundle, "rank.json", text, strlen(text), err);
+		BUG("cannot build %s", bundle_art(BA_RANK));
+	ret = bundle_write(&rc->bundle, bundle_art(BA_RANK), text, strlen(text), err);
 	free(text);
 	json_decref(j);
 	return ret;
@@ -320,7 +323,7 @@ static int prepare_bundle(struct run_ctx *rc)
 		ret = -1;
 	} else if (analytic_cfg_applies(rc->cfg)) {
 		if (analytic_cfg_json(rc->cfg, &ap, &err) ||
-		    bundle_write(&rc->bundle, PLAN_ANALYTIC_FILE, ap.buf, ap.len, &err))
+		    bundle_write(&rc->bundle, bundle_art(BA_ANALYTIC), ap.buf, ap.len, &err))
 			run_warning(rc, "no analytic FLOPs/bytes for MFU/MBU: %s", err.buf);
 	}
 	strbuf_release(&err);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -19,11 +20,11 @@ static int write_step_logs(const struct run_bundle *b, const struct plan_step *s
 	struct strbuf rel = STRBUF_INIT;
 	int ret;
 
-	strbuf_addf(&rel, "logs/%s.argv", s->name);
+	bundle_art_fill(&rel, BA_LOG_ARGV, s->name);
 	ret = proc_write_argv(&b->bd, rel.buf, (const char *const *)s->argv, err);
 	if (!ret) {
 		strbuf_reset(&rel);
-		strbuf_addf(&rel, "logs/%s.env", s->name);
+		bundle_art_fill(&rel, BA_LOG_ENV, s->name);
 		ret = proc_write_argv(&b->bd, rel.buf, (const char *const *)s->env_add, err);
 	}
 	strbuf_release(&rel);
@@ -157,17 +158,17 @@ void step_workload(struct run_ctx *rc, const struct plan_step *s, size_t i, stru
 
 /* nsys export/stats read what the step before wrote: without it they are
  * skipped, saying why. */
-static int nsys_input_missing(struct run_ctx *rc, const char *rel, const char *why,
+static int nsys_input_missing(struct run_ctx *rc, enum bundle_art input, const char *why,
 			      struct step_result *res)
 {
 	struct strbuf path = STRBUF_INIT;
 	int missing;
 
-	bundle_path(&rc->bundle, rel, &path);
+	bundle_path(&rc->bundle, bundle_art(input), &path);
 	missing = !path_exists(path.buf);
 	if (missing) {
 		res->state = STEP_SKIPPED;
-		strbuf_addstr(&res->msg, why);
+		strbuf_addf(&res->msg, "no %s: %s", bundle_art(input), why);
 	}
 	strbuf_release(&path);
 	return missing;
@@ -177,8 +178,7 @@ void step_nsys_export(struct run_ctx *rc, const struct plan_step *s, size_t i,
 		      struct step_result *res)
 {
 	(void)i;
-	if (!nsys_input_missing(rc, "nsys/run.nsys-rep",
-				"no nsys/run.nsys-rep: nsys profile wrote none", res))
+	if (!nsys_input_missing(rc, BA_NSYS_REP, "nsys profile wrote none", res))
 		run_child(rc, s, CHECK_NSYS_EXPORT, res);
 }
 
@@ -186,7 +186,6 @@ void step_nsys_stats(struct run_ctx *rc, const struct plan_step *s, size_t i,
 		     struct step_result *res)
 {
 	(void)i;
-	if (!nsys_input_missing(rc, "nsys/run.sqlite", "no nsys/run.sqlite: the export did not run",
-				res))
+	if (!nsys_input_missing(rc, BA_NSYS_SQLITE, "the export did not run", res))
 		run_child(rc, s, CHECK_NSYS_STATS, res);
 }

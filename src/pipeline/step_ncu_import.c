@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/regions.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -24,9 +25,9 @@ static void write_regions(struct ncu_job *j, const struct strbuf *text)
 	struct regions rg = REGIONS_INIT;
 	struct strbuf err = STRBUF_INIT;
 
-	if (ncu_raw_parse(text->buf, text->len, "ncu/raw.csv", &raw, &err) ||
+	if (ncu_raw_parse(text->buf, text->len, bundle_art(BA_NCU_RAW), &raw, &err) ||
 	    regions_build(&raw, &rg, &err) ||
-	    regions_write(&rg, &raw, &j->rc->bundle.bd, "ncu/regions", &err))
+	    regions_write(&rg, &raw, &j->rc->bundle.bd, bundle_art(BA_NCU_REGIONS_DIR), &err))
 		run_warning(j->rc, "ncu/regions/ not written: %s", err.buf);
 	regions_release(&rg);
 	ncu_raw_release(&raw);
@@ -48,7 +49,7 @@ static void sections_report_add(struct ncu_job *j, const struct ncu_options *o, 
 	struct proc_result res;
 
 	strbuf_addf(&name, "ncu-sections-k%zu", i);
-	strbuf_addf(&rel, "logs/%s.out", name.buf);
+	bundle_art_fill(&rel, BA_LOG_OUT, name.buf);
 	bundle_path(b, rel.buf, &out);
 	ncu_sections_report_argv(o->ncu, rep, o->sections, o->nr_sections, &cmd);
 	if (ncu_child(j, name.buf, &cmd, NULL, rel.buf, 0, &res, &text, &err) ||
@@ -141,7 +142,7 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 
 	if (j->measured) {
 		ncu_raw_merge_write(&j->merge, &text);
-		if (bundle_write(b, "ncu/raw.csv", text.buf, text.len, &err)) {
+		if (bundle_write(b, bundle_art(BA_NCU_RAW), text.buf, text.len, &err)) {
 			*code = EXIT_IO;
 			strbuf_addstr(msg, err.buf);
 			goto out;
@@ -150,14 +151,15 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 			struct strbuf names = STRBUF_INIT;
 
 			ncu_raw_merge_write(&j->names, &names);
-			if (bundle_write(b, "ncu/mangled.csv", names.buf, names.len, &err)) {
+			if (bundle_write(b, bundle_art(BA_NCU_MANGLED), names.buf, names.len,
+					 &err)) {
 				run_warning(j->rc, "%s", err.buf);
 				strbuf_reset(&err);
 			}
 			strbuf_release(&names);
 		}
-		if (j->sreport.len && bundle_write(b, "ncu/sections_report.txt", j->sreport.buf,
-						   j->sreport.len, &err)) {
+		if (j->sreport.len && bundle_write(b, bundle_art(BA_NCU_SECTIONS_REPORT),
+						   j->sreport.buf, j->sreport.len, &err)) {
 			run_warning(j->rc, "%s", err.buf);
 			strbuf_reset(&err);
 		}
@@ -208,14 +210,15 @@ void ncu_job_write_measured(struct ncu_job *j, enum step_state state)
 	j->runs = NULL;
 	json_object_set_new(o, "results", j->results);
 	j->results = NULL;
-	if (j->cmdtxt.len && bundle_write(b, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &jerr))
+	if (j->cmdtxt.len &&
+	    bundle_write(b, bundle_art(BA_NCU_CMD), j->cmdtxt.buf, j->cmdtxt.len, &jerr))
 		run_warning(j->rc, "%s", jerr.buf);
 	strbuf_reset(&jerr);
-	bundle_path(b, "ncu", &jp);
+	bundle_path(b, bundle_art(BA_NCU_DIR), &jp);
 	/* refused before the first capture (no ncu/ yet): nothing measured */
 	if (state != STEP_SKIPPED && j->ncu && path_exists(jp.buf)) {
 		strbuf_reset(&jp);
-		if (json_write_file_atomic(&b->bd, "ncu/measured.json", o, &jerr))
+		if (json_write_file_atomic(&b->bd, bundle_art(BA_NCU_MEASURED), o, &jerr))
 			run_warning(j->rc, "%s", jerr.buf);
 	}
 	json_decref(o);

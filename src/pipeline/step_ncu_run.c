@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
@@ -106,7 +107,7 @@ int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, ch
 		    !starts_with(*w, "NVTX_INJECTION64_PATH=") &&
 		    !starts_with(*w, "LLMPROF_TRACE_"))
 			env[nenv++] = *w;
-	strbuf_addf(&orel, "logs/%s.argv", name);
+	bundle_art_fill(&orel, BA_LOG_ARGV, name);
 	ret = proc_write_argv(&b->bd, orel.buf, (const char *const *)cmd->argv, err);
 	if (ret)
 		goto out;
@@ -114,9 +115,9 @@ int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, ch
 	if (out_rel)
 		strbuf_addstr(&orel, out_rel);
 	else
-		strbuf_addf(&orel, "logs/%s.out", name);
+		bundle_art_fill(&orel, BA_LOG_OUT, name);
 	bundle_path(b, orel.buf, &o);
-	strbuf_addf(&erel, "logs/%s.err", name);
+	bundle_art_fill(&erel, BA_LOG_ERR, name);
 	bundle_path(b, erel.buf, &e);
 	spec.argv = (const char *const *)cmd->argv;
 	spec.env_add = env;
@@ -252,7 +253,7 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 	ncu_cmd_format(&cmd, &j->cmdtxt);
 	strbuf_addch(&j->cmdtxt, '\n');
 	/* written before each run, so a stuck ncu's argv is on disk */
-	if (bundle_write(&rc->bundle, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &err))
+	if (bundle_write(&rc->bundle, bundle_art(BA_NCU_CMD), j->cmdtxt.buf, j->cmdtxt.len, &err))
 		strbuf_reset(&err);
 	pr->ncu_capture_begin(pr->arg, c->i, j->nruns,
 			      c->pass ? "every selected kernel, one pass"

@@ -4,6 +4,7 @@
  * shows why. Prints nothing (progress.h). */
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "pipeline/steps.h"
@@ -27,7 +28,7 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 		return STEP_FAILED;
 	}
 	trace_convert_stats_init(&ts);
-	path_join(&db, p->trace_dir.buf, "trace.sqlite");
+	bundle_path(&rc->bundle, bundle_art(BA_TRACE_SQLITE), &db);
 	if (!tracer_logs_present(p->trace_log.buf)) {
 		/* CUDA and NVTX load the tracer on first use: a program using
 		 * neither leaves no log, and there is nothing to trace */
@@ -36,10 +37,10 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 				   "(the tracer was never loaded)");
 		goto done;
 	}
-	crc =
-	    trace_convert(p->trace_log.buf, &rc->bundle.bd, "trace/trace.sqlite", NULL, &ts, &err);
+	crc = trace_convert(p->trace_log.buf, &rc->bundle.bd, bundle_art(BA_TRACE_SQLITE), NULL,
+			    &ts, &err);
 	if (crc == -1 ||
-	    perfetto_write(db.buf, &rc->bundle.bd, "trace/trace.json",
+	    perfetto_write(db.buf, &rc->bundle.bd, bundle_art(BA_TRACE_JSON),
 			   (uint64_t)config_typed(rc->cfg)->pipeline.trace.max_json_events, &ev,
 			   &merged, &err) < 0) {
 		state = STEP_FAILED;
@@ -56,8 +57,8 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	if (ts.cpu_samples)
 		strbuf_addf(msg, ", %llu CPU samples", (unsigned long long)ts.cpu_samples);
 	if (merged)
-		strbuf_addf(msg, "; trace.json: %llu short events merged to stay under the cap",
-			    (unsigned long long)merged);
+		strbuf_addf(msg, "; %s: %llu short events merged to stay under the cap",
+			    bundle_art_base(BA_TRACE_JSON), (unsigned long long)merged);
 	if (ts.dropped_cupti || ts.dropped_tracer)
 		strbuf_addf(msg, "; %llu records dropped (CUPTI %llu, tracer %llu)",
 			    (unsigned long long)(ts.dropped_cupti + ts.dropped_tracer),

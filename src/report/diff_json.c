@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/bundle_dir.h"
 #include "core/jsonutil.h"
@@ -274,8 +275,9 @@ int diff_write_all(const struct diff *d, const struct bundle_dir *bd, struct str
 	diff_render_html(d, &html);
 	if (diff_render_json(d, &js, err))
 		goto out;
-	if (write_one(bd, "diff.md", &md, err) || write_one(bd, "diff.json", &js, err) ||
-	    write_one(bd, "diff.html", &html, err))
+	if (write_one(bd, bundle_art(BA_DIFF_MD), &md, err) ||
+	    write_one(bd, bundle_art(BA_DIFF_JSON), &js, err) ||
+	    write_one(bd, bundle_art(BA_DIFF_HTML), &html, err))
 		goto out;
 	ret = 0;
 out:

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/bundle_dir.h"
 #include "core/util.h"
@@ -164,9 +165,9 @@ int kernels_files_write(const struct report_model *m, const struct ncu_kernel_ta
 	int ret = -1;
 
 	report_render_kernels_md(m, &md);
-	if (bundle_dir_write(bd, "kernels.md", md.buf, md.len, err))
+	if (bundle_dir_write(bd, bundle_art(BA_KERNELS_MD), md.buf, md.len, err))
 		goto out;
-	if (bundle_dir_atomic_open(bd, "kernels.json", &af, err) < 0)
+	if (bundle_dir_atomic_open(bd, bundle_art(BA_OUT_KERNELS_JSON), &af, err) < 0)
 		goto out;
 	kernels_json_emit(t, &js, af.fp);
 	if (atomic_file_commit(&af, err))

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/bundle_dir.h"
 #include "core/fsutil.h"
 #include "core/md.h"
@@ -304,10 +305,10 @@ int merged_write(const struct merge_result *r, const struct bundle_dir *bd, cons
 	int ret;
 
 	merged_md(&md, r);
-	path_join(&p, dir, "merged.md");
+	path_join(&p, dir, bundle_art_base(BA_MERGED_MD));
 	ret = bundle_dir_write(bd, p.buf, md.buf, md.len, err);
 	strbuf_reset(&p);
-	path_join(&p, dir, "merged.json");
+	path_join(&p, dir, bundle_art_base(BA_MERGED_JSON));
 	if (!ret) {
 		ret = bundle_dir_write(bd, p.buf, json, strlen(json), err);
 	}
