@@ -37,16 +37,13 @@ void report_build_result_release(struct report_build_result *r)
 	strbuf_release(&r->loud);
 }
 
-/* The ncu step's ncu/measured.json: how many of the selected kernels ncu
- * measured, and the ncu time they cost. */
-static void measured_reason(struct report_model *m, const char *run_dir)
+/* The ncu step's ncu/measured.json (j, parsed once, or NULL): how many of
+ * the selected kernels ncu measured, and the ncu time they cost. */
+static void measured_reason(struct report_model *m, json_t *j)
 {
-	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
-	json_t *j = NULL, *runs, *v;
+	json_t *runs, *v;
 
-	path_join(&p, run_dir, bundle_art(BA_NCU_MEASURED));
-	if (path_exists(p.buf) && !session_load_json(p.buf, &j, &err) && j &&
-	    json_is_array(runs = json_object_get(j, "runs")) &&
+	if (j && json_is_array(runs = json_object_get(j, "runs")) &&
 	    json_is_integer(v = json_object_get(j, "measured")))
 		report_model_add_reason(m, "ncu measured %lld of %zu %s in %.1f s of ncu (%s)",
 					(long long)json_integer_value(v), json_array_size(runs),
@@ -55,15 +52,13 @@ static void measured_reason(struct report_model *m, const char *run_dir)
 					    : "selected kernels",
 					json_number_value(json_object_get(j, "ncu_wall_s")),
 					bundle_art(BA_NCU_MEASURED));
-	json_decref(j);
-	strbuf_release(&p);
-	strbuf_release(&err);
 }
 
 /* The select step's ncu/selection.json into m->sel, selected kernels
  * marked. Returns the parsed file for the counter join (the caller's to
  * free), or NULL when there is none or it does not parse (a note says so). */
-static json_t *fill_selection(struct report_model *m, const char *run_dir, const struct config *cfg)
+static json_t *fill_selection(struct report_model *m, const char *run_dir, const struct config *cfg,
+			      json_t *measured)
 {
 	json_t *j = NULL, *v, *ks;
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
@@ -100,7 +95,7 @@ static json_t *fill_selection(struct report_model *m, const char *run_dir, const
 		report_model_add_reason(
 		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
 		    (long long)json_integer_value(v));
-	measured_reason(m, run_dir);
+	measured_reason(m, measured);
 	ks = json_object_get(j, "kernels");
 	json_array_foreach(ks, i, v)
 	{
@@ -314,22 +309,17 @@ static const char *shown_path(const char *run_dir, const char *path)
 
 /* The join step: o->ncu_table, or path read and parsed here (with the
  * mangled names beside it), joined with the launches ncu/measured.json
- * names. */
+ * names (measured, parsed once; measured_err: why it could not be). */
 static void join_ncu(struct report_model *m, const struct report_build_opts *o, const char *path,
-		     const struct report_analysis *a, json_t *sel, struct report_build_result *res)
+		     const struct report_analysis *a, json_t *sel, json_t *measured,
+		     const struct strbuf *measured_err, struct report_build_result *res)
 {
 	struct ncu_kernel_table own = NCU_KERNEL_TABLE_INIT;
-	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT, p = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT;
 	const char *shown = shown_path(o->run_dir, path);
-	json_t *measured = NULL;
 
-	if (o->run_dir) {
-		path_join(&p, o->run_dir, bundle_art(BA_NCU_MEASURED));
-		if (session_load_json(p.buf, &measured, &err)) {
-			report_model_add_note(m, "launch indices not used: %s", err.buf);
-			strbuf_reset(&err);
-		}
-	}
+	if (measured_err->len)
+		report_model_add_note(m, "launch indices not used: %s", measured_err->buf);
 	if (o->ncu_table)
 		join_counters(m, o->ncu_table, shown, a, sel, measured, m->run.counters_stage, res);
 	else if (join_read_ncu(path, shown, &own, &note, &err)) {
@@ -339,11 +329,9 @@ static void join_ncu(struct report_model *m, const struct report_build_opts *o, 
 		join_counters(m, &own, shown, a, sel, measured, m->run.counters_stage, res);
 	if (note.len)
 		report_model_add_note(m, "%s", note.buf);
-	json_decref(measured);
 	ncu_kernel_table_release(&own);
 	strbuf_release(&err);
 	strbuf_release(&note);
-	strbuf_release(&p);
 }
 
 int report_build_model(const struct report_build_opts *o, struct report_model *m,
@@ -351,8 +339,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 {
 	struct report_analysis *own = NULL;
 	const struct report_analysis *a = o->analysis;
-	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT;
-	json_t *status = NULL, *env = NULL, *sel = NULL;
+	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT, merr = STRBUF_INIT;
+	json_t *status = NULL, *env = NULL, *sel = NULL, *measured = NULL;
 	const char *trace_path = o->trace_path;
 	const char *ncu = o->ncu_csv;
 	int ret = -1;
@@ -367,6 +355,13 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 			goto out;
 		if (!trace_path)
 			trace_path = report_bundle_trace(o->run_dir, &trace);
+		/* read once: the selection's reason and the join both use it */
+		strbuf_reset(&p);
+		path_join(&p, o->run_dir, bundle_art(BA_NCU_MEASURED));
+		if (session_load_json(p.buf, &measured, &merr)) {
+			json_decref(measured);
+			measured = NULL;
+		}
 		strbuf_reset(&p);
 		path_join(&p, o->run_dir, bundle_art(BA_NCU_RAW));
 		if (!ncu && path_exists(p.buf))
@@ -390,7 +385,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	if (a->have_tl) /* reads the payload tables; changes nothing */
 		nccl_api_fill(m, (struct trace *)&a->trace);
 	if (o->run_dir)
-		sel = fill_selection(m, o->run_dir, o->cfg);
+		sel = fill_selection(m, o->run_dir, o->cfg, measured);
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
 		if (a->state != STEP_OK)
@@ -399,7 +394,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 			/* the ncu step profiles run.stage only (NVTX include filters) */
 			report_set_str(&m->run.counters_stage,
 				       o->cfg ? config_typed(o->cfg)->run.stage : NULL);
-			join_ncu(m, o, ncu, a, sel, res);
+			join_ncu(m, o, ncu, a, sel, measured, &merr, res);
 		}
 	} else {
 		strbuf_addf(&res->join_msg, "no %s: no counters to join", bundle_art(BA_NCU_RAW));
@@ -456,6 +451,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 out:
 	report_analysis_free(own);
 	json_decref(sel);
+	json_decref(measured);
+	strbuf_release(&merr);
 	json_decref(status);
 	json_decref(env);
 	strbuf_release(&trace);
