@@ -106,12 +106,12 @@ static void sub_cost(struct llm_cost *d, const struct llm_cost *a, const struct 
 	d->bytes = a->bytes - b->bytes;
 }
 
-int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
-		       char *err, size_t errlen)
+void llm_analytic_json(struct strbuf *out, const struct llm_config *c,
+		       const struct llm_run_opts *opt)
 {
-	struct strbuf sb = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	struct llm_cost pre, step, dec;
-	int es = llm_dtype_bytes(opt->dtype), P = opt->prompt_len, N = opt->new_tokens, rc = 0;
+	int es = llm_dtype_bytes(opt->dtype), P = opt->prompt_len, N = opt->new_tokens;
 
 	memset(&dec, 0, sizeof(dec));
 	strbuf_addstr(&sb,
@@ -176,6 +176,17 @@ int llm_analytic_write(const char *path, const struct llm_config *c, const struc
 	}
 	cost_json(&sb, &dec);
 	strbuf_addstr(&sb, "}\n}\n");
+	strbuf_add(out, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
+		       char *err, size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT, e = STRBUF_INIT;
+	int rc = 0;
+
+	llm_analytic_json(&sb, c, opt);
 	if (write_file_atomic(path, sb.buf, sb.len, &e)) {
 		snprintf(err, errlen, "%s", e.buf);
 		rc = -1;

@@ -75,6 +75,11 @@ int llm_prefill_flash(const struct llm_config *c, int elem_bytes);
 #define LLM_ANALYTIC_STEPS_LISTED 4096
 int llm_analytic_write(const char *path, const struct llm_config *c, const struct llm_run_opts *opt,
 		       char *err, size_t errlen);
+/* The same JSON, appended to out (the program's own file is written by
+ * llm_analytic_write(); llmprof writes it into a bundle itself). */
+struct strbuf;
+void llm_analytic_json(struct strbuf *out, const struct llm_config *c,
+		       const struct llm_run_opts *opt);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ static const enum llm_dtype dtypes[INFER_DTYPE_NR] = {
     [INFER_DTYPE_FP32] = LLM_FP32,
 };
 
-int analytic_cfg_write(const struct config *cfg, const char *path, struct strbuf *err)
+int analytic_cfg_json(const struct config *cfg, struct strbuf *out, struct strbuf *err)
 {
 	const struct config_model *m = &config_typed(cfg)->model;
 	const struct config_infer *in = &config_typed(cfg)->infer;
@@ -50,7 +50,6 @@ int analytic_cfg_write(const struct config *cfg, const char *path, struct strbuf
 	o.dtype = dtypes[in->dtype];
 	if (llm_config_check(&c, e, sizeof(e)))
 		return error_set(err, "%s", e);
-	if (llm_analytic_write(path, &c, &o, e, sizeof(e)))
-		return error_set(err, "%s", e);
+	llm_analytic_json(out, &c, &o);
 	return 0;
 }

@@ -14,7 +14,8 @@
  * command and model.name is not "auto"). */
 int analytic_cfg_applies(const struct config *cfg);
 
-/* Writes the analytic JSON for cfg to path. 0, or -1 with err. */
-int analytic_cfg_write(const struct config *cfg, const char *path, struct strbuf *err);
+/* The analytic JSON for cfg, appended to out. 0, or -1 with err (a model
+ * shape the formulas cannot take). */
+int analytic_cfg_json(const struct config *cfg, struct strbuf *out, struct strbuf *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/join.h"
 #include "analysis/ncu_match.h"
 #include "analysis/select.h"
@@ -192,16 +193,12 @@ out:
 	return ret;
 }
 
-/* ncu's CSV with mangled names beside the raw page: "raw.csv" ->
- * "mangled.csv" (ncu/raw.csv -> ncu/mangled.csv, X.raw.csv ->
- * X.mangled.csv). Empty when path does not end in raw.csv. */
+/* ncu's CSV with mangled names beside the raw page (bundle/layout.h).
+ * Empty when path does not end in raw.csv. */
 static void mangled_path(const char *path, struct strbuf *out)
 {
 	strbuf_reset(out);
-	if (!ends_with(path, "raw.csv"))
-		return;
-	strbuf_add(out, path, strlen(path) - strlen("raw.csv"));
-	strbuf_addstr(out, "mangled.csv");
+	bundle_mangled_beside(path, out);
 }
 
 int join_read_ncu(const char *path, const char *shown, struct ncu_kernel_table *t,

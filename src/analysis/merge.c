@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/merge.h"
 #include "analysis/rank_summary.h"
 #include "analysis/session.h"
@@ -106,7 +107,7 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 	size_t i;
 	int ret = -1;
 
-	path_join(&p, rdir, "rank.json");
+	path_join(&p, rdir, bundle_art(BA_RANK));
 	if (session_load_json(p.buf, &rk, err))
 		goto out;
 	if (rk) {
@@ -115,11 +116,11 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 			*world = (int)jnum(rk, "world_size");
 	}
 	strbuf_reset(&p);
-	path_join(&p, rdir, "status.json");
+	path_join(&p, rdir, bundle_art(BA_STATUS));
 	if (session_load_json(p.buf, &st, err))
 		goto out;
 	strbuf_reset(&p);
-	path_join(&p, rdir, "metrics.json");
+	path_join(&p, rdir, bundle_art(BA_METRICS_JSON));
 	if (session_load_json(p.buf, &m, err))
 		goto out;
 	state = st ? session_jstr(st, "state") : NULL;
@@ -128,11 +129,12 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 
 		mr->failed = 1;
 		if (!st)
-			strbuf_addstr(&why, "no status.json (it never started)");
+			strbuf_addf(&why, "no %s (it never started)", bundle_art(BA_STATUS));
 		else if (!state || strcmp(state, "ok"))
-			strbuf_addf(&why, "status.json state '%s'", state ? state : "none");
+			strbuf_addf(&why, "%s state '%s'", bundle_art(BA_STATUS),
+				    state ? state : "none");
 		else
-			strbuf_addstr(&why, "no metrics.json");
+			strbuf_addf(&why, "no %s", bundle_art(BA_METRICS_JSON));
 		mr->why = strbuf_detach(&why, NULL);
 	}
 	json_array_foreach(m ? json_object_get(m, "stages") : NULL, i, s)
@@ -215,7 +217,8 @@ static int parse_tsv_line(char *line, struct tsv_rank *tr, const char *path, siz
 		ALLOC_GROW(tr->k, tr->nk + 1, tr->ak);
 		tr->k[tr->nk++] = (struct coll_kernel){f[5], a, b, (int32_t)dev, (int32_t)str};
 	} else {
-		return error_set(err, "%s:%zu: not a collectives.tsv record", path, lineno);
+		return error_set(err, "%s:%zu: not a %s record", path, lineno,
+				 bundle_art(BA_COLLECTIVES));
 	}
 	return 0;
 }
@@ -230,7 +233,7 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 	char *line, *next;
 	int ret = -1;
 
-	path_join(&p, rdir, RANK_SUMMARY_FILE);
+	path_join(&p, rdir, bundle_art(BA_COLLECTIVES));
 	if (!path_exists(p.buf)) {
 		ret = 0;
 		goto out;
@@ -238,7 +241,8 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 	if (read_regular_file(p.buf, INPUT_CAP_DATA, &buf, err))
 		goto out;
 	if (strncmp(buf.buf, RANK_SUMMARY_MAGIC "\n", strlen(RANK_SUMMARY_MAGIC) + 1)) {
-		error_set(err, "%s: not an llmprof collectives.tsv (version 1)", p.buf);
+		error_set(err, "%s: not an llmprof %s (version 1)", p.buf,
+			  bundle_art(BA_COLLECTIVES));
 		goto out;
 	}
 	for (line = strchr(buf.buf, '\n') + 1; *line; line = next) {
@@ -399,7 +403,8 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 	if (list_ranks(rd.buf, &ids, &n, err))
 		goto out;
 	if (!n) {
-		error_set(err, "'%s' holds no rank folder (ranks/0, ranks/1, ...)", rd.buf);
+		error_set(err, "'%s' holds no rank folder (%s/0, %s/1, ...)", rd.buf,
+			  bundle_art(BA_RANKS_DIR), bundle_art(BA_RANKS_DIR));
 		goto out;
 	}
 	out->ranks = xcalloc(n, sizeof(*out->ranks));
@@ -449,7 +454,7 @@ out:
 
 int merge_all_ended(const char *dir, int world_size)
 {
-	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT, rank = STRBUF_INIT;
 	int ended = world_size > 0;
 
 	for (int r = 0; r < world_size && ended; r++) {
@@ -457,11 +462,16 @@ int merge_all_ended(const char *dir, int world_size)
 		const char *state;
 
 		strbuf_reset(&p);
-		strbuf_addf(&p, "%s/ranks/%d/status.json", dir, r);
+		strbuf_addf(&rank, "%d", r);
+		strbuf_addf(&p, "%s/", dir);
+		bundle_art_fill(&p, BA_RANK_BUNDLE, rank.buf);
+		path_join(&p, "", bundle_art(BA_STATUS));
+		strbuf_reset(&rank);
 		ended = !session_load_json(p.buf, &st, &err) && st &&
 			(state = session_jstr(st, "state")) && strcmp(state, "running");
 		json_decref(st);
 	}
+	strbuf_release(&rank);
 	strbuf_release(&p);
 	strbuf_release(&err);
 	return ended;

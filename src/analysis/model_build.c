@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/analytic.h"
 #include "analysis/findings.h"
 #include "analysis/join.h"
@@ -36,38 +37,34 @@ void report_build_result_release(struct report_build_result *r)
 	strbuf_release(&r->loud);
 }
 
-/* The ncu step's ncu/measured.json: how many of the selected kernels ncu
- * measured, and the ncu time they cost. */
-static void measured_reason(struct report_model *m, const char *run_dir)
+/* The ncu step's ncu/measured.json (j, parsed once, or NULL): how many of
+ * the selected kernels ncu measured, and the ncu time they cost. */
+static void measured_reason(struct report_model *m, json_t *j)
 {
-	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
-	json_t *j = NULL, *runs, *v;
+	json_t *runs, *v;
 
-	path_join(&p, run_dir, "ncu/measured.json");
-	if (path_exists(p.buf) && !session_load_json(p.buf, &j, &err) && j &&
-	    json_is_array(runs = json_object_get(j, "runs")) &&
+	if (j && json_is_array(runs = json_object_get(j, "runs")) &&
 	    json_is_integer(v = json_object_get(j, "measured")))
-		report_model_add_reason(
-		    m, "ncu measured %lld of %zu %s in %.1f s of ncu (ncu/measured.json)",
-		    (long long)json_integer_value(v), json_array_size(runs),
-		    json_is_true(json_object_get(j, "explicit_filters")) ? "configured runs"
-									 : "selected kernels",
-		    json_number_value(json_object_get(j, "ncu_wall_s")));
-	json_decref(j);
-	strbuf_release(&p);
-	strbuf_release(&err);
+		report_model_add_reason(m, "ncu measured %lld of %zu %s in %.1f s of ncu (%s)",
+					(long long)json_integer_value(v), json_array_size(runs),
+					json_is_true(json_object_get(j, "explicit_filters"))
+					    ? "configured runs"
+					    : "selected kernels",
+					json_number_value(json_object_get(j, "ncu_wall_s")),
+					bundle_art(BA_NCU_MEASURED));
 }
 
 /* The select step's ncu/selection.json into m->sel, selected kernels
  * marked. Returns the parsed file for the counter join (the caller's to
  * free), or NULL when there is none or it does not parse (a note says so). */
-static json_t *fill_selection(struct report_model *m, const char *run_dir, const struct config *cfg)
+static json_t *fill_selection(struct report_model *m, const char *run_dir, const struct config *cfg,
+			      json_t *measured)
 {
 	json_t *j = NULL, *v, *ks;
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
 	size_t i;
 
-	path_join(&path, run_dir, "ncu/selection.json");
+	path_join(&path, run_dir, bundle_art(BA_NCU_SELECTION));
 	if (!path_exists(path.buf))
 		goto out;
 	if (session_load_json(path.buf, &j, &err) || !j) {
@@ -98,7 +95,7 @@ static json_t *fill_selection(struct report_model *m, const char *run_dir, const
 		report_model_add_reason(
 		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
 		    (long long)json_integer_value(v));
-	measured_reason(m, run_dir);
+	measured_reason(m, measured);
 	ks = json_object_get(j, "kernels");
 	json_array_foreach(ks, i, v)
 	{
@@ -168,8 +165,8 @@ static void fill_steps(struct report_model *m, json_t *status,
 			/* stopped by the user; what it did before is in the bundle */
 			report_model_add_step(m, name, STEP_INTERRUPTED, msg ? msg : "interrupted");
 		} else if (recorded == STEP_PENDING || recorded == STEP_RUNNING) {
-			strbuf_addf(&why, "never finished (%s when status.json was last written)",
-				    state);
+			strbuf_addf(&why, "never finished (%s when %s was last written)", state,
+				    bundle_art(BA_STATUS));
 			report_model_add_step(m, name, STEP_FAILED, why.buf);
 		} else {
 			/* timeout or an unknown word: kept in the reason */
@@ -247,7 +244,7 @@ static void fill_ident_from_rank_json(struct report_model *m, const char *run_di
 
 	if (id->from || m->ranks.nr > 1)
 		goto out;
-	path_join(&p, run_dir, "rank.json");
+	path_join(&p, run_dir, bundle_art(BA_RANK));
 	if (session_load_json(p.buf, &rk, &err)) {
 		report_model_add_note(m, "rank identity not read: %s", err.buf);
 		goto out;
@@ -265,7 +262,7 @@ static void fill_ident_from_rank_json(struct report_model *m, const char *run_di
 	report_set_str(&id->launcher, session_jstr(rk, "launcher"));
 	report_set_str(&id->source, session_jstr(rk, "source"));
 	report_set_str(&id->host, session_jstr(rk, "host"));
-	report_set_str(&id->from, "rank.json");
+	report_set_str(&id->from, bundle_art(BA_RANK));
 out:
 	json_decref(rk);
 	strbuf_release(&p);
@@ -312,22 +309,17 @@ static const char *shown_path(const char *run_dir, const char *path)
 
 /* The join step: o->ncu_table, or path read and parsed here (with the
  * mangled names beside it), joined with the launches ncu/measured.json
- * names. */
+ * names (measured, parsed once; measured_err: why it could not be). */
 static void join_ncu(struct report_model *m, const struct report_build_opts *o, const char *path,
-		     const struct report_analysis *a, json_t *sel, struct report_build_result *res)
+		     const struct report_analysis *a, json_t *sel, json_t *measured,
+		     const struct strbuf *measured_err, struct report_build_result *res)
 {
 	struct ncu_kernel_table own = NCU_KERNEL_TABLE_INIT;
-	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT, p = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT;
 	const char *shown = shown_path(o->run_dir, path);
-	json_t *measured = NULL;
 
-	if (o->run_dir) {
-		path_join(&p, o->run_dir, "ncu/measured.json");
-		if (session_load_json(p.buf, &measured, &err)) {
-			report_model_add_note(m, "launch indices not used: %s", err.buf);
-			strbuf_reset(&err);
-		}
-	}
+	if (measured_err->len)
+		report_model_add_note(m, "launch indices not used: %s", measured_err->buf);
 	if (o->ncu_table)
 		join_counters(m, o->ncu_table, shown, a, sel, measured, m->run.counters_stage, res);
 	else if (join_read_ncu(path, shown, &own, &note, &err)) {
@@ -337,11 +329,9 @@ static void join_ncu(struct report_model *m, const struct report_build_opts *o, 
 		join_counters(m, &own, shown, a, sel, measured, m->run.counters_stage, res);
 	if (note.len)
 		report_model_add_note(m, "%s", note.buf);
-	json_decref(measured);
 	ncu_kernel_table_release(&own);
 	strbuf_release(&err);
 	strbuf_release(&note);
-	strbuf_release(&p);
 }
 
 int report_build_model(const struct report_build_opts *o, struct report_model *m,
@@ -349,24 +339,31 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 {
 	struct report_analysis *own = NULL;
 	const struct report_analysis *a = o->analysis;
-	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT;
-	json_t *status = NULL, *env = NULL, *sel = NULL;
+	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT, merr = STRBUF_INIT;
+	json_t *status = NULL, *env = NULL, *sel = NULL, *measured = NULL;
 	const char *trace_path = o->trace_path;
 	const char *ncu = o->ncu_csv;
 	int ret = -1;
 
 	if (o->run_dir) {
-		path_join(&p, o->run_dir, "status.json");
+		path_join(&p, o->run_dir, bundle_art(BA_STATUS));
 		if (session_load_json(p.buf, &status, err))
 			goto out;
 		strbuf_reset(&p);
-		path_join(&p, o->run_dir, "env.json");
+		path_join(&p, o->run_dir, bundle_art(BA_ENV));
 		if (session_load_json(p.buf, &env, err))
 			goto out;
 		if (!trace_path)
 			trace_path = report_bundle_trace(o->run_dir, &trace);
+		/* read once: the selection's reason and the join both use it */
 		strbuf_reset(&p);
-		path_join(&p, o->run_dir, "ncu/raw.csv");
+		path_join(&p, o->run_dir, bundle_art(BA_NCU_MEASURED));
+		if (session_load_json(p.buf, &measured, &merr)) {
+			json_decref(measured);
+			measured = NULL;
+		}
+		strbuf_reset(&p);
+		path_join(&p, o->run_dir, bundle_art(BA_NCU_RAW));
 		if (!ncu && path_exists(p.buf))
 			ncu = p.buf;
 		report_set_str(&m->run.run_id, session_jstr(status, "run_id"));
@@ -388,7 +385,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	if (a->have_tl) /* reads the payload tables; changes nothing */
 		nccl_api_fill(m, (struct trace *)&a->trace);
 	if (o->run_dir)
-		sel = fill_selection(m, o->run_dir, o->cfg);
+		sel = fill_selection(m, o->run_dir, o->cfg, measured);
 	if (ncu) {
 		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
 		if (a->state != STEP_OK)
@@ -398,10 +395,10 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 			report_set_str(&m->run.counters_stage,
 				       o->cfg ? run_stage_names[config_typed(o->cfg)->run.stage]
 					      : NULL);
-			join_ncu(m, o, ncu, a, sel, res);
+			join_ncu(m, o, ncu, a, sel, measured, &merr, res);
 		}
 	} else {
-		strbuf_addstr(&res->join_msg, "no ncu/raw.csv: no counters to join");
+		strbuf_addf(&res->join_msg, "no %s: no counters to join", bundle_art(BA_NCU_RAW));
 	}
 	if (o->run_dir)
 		fill_steps(m, status, res);
@@ -420,7 +417,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 	if (o->analytic_path)
 		strbuf_addstr(&p, o->analytic_path);
 	else if (o->run_dir)
-		path_join(&p, o->run_dir, "workload/analytic.json");
+		path_join(&p, o->run_dir, bundle_art(BA_ANALYTIC));
 	if (p.len && path_exists(p.buf) && analytic_load_file(m, p.buf, &e)) {
 		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
 		strbuf_reset(&e);
@@ -455,6 +452,8 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 out:
 	report_analysis_free(own);
 	json_decref(sel);
+	json_decref(measured);
+	strbuf_release(&merr);
 	json_decref(status);
 	json_decref(env);
 	strbuf_release(&trace);

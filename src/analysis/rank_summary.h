@@ -18,7 +18,6 @@
 
 #include "core/strbuf.h"
 
-#define RANK_SUMMARY_FILE "collectives.tsv"
 #define RANK_SUMMARY_MAGIC "# llmprof collectives 1"
 
 struct report_analysis;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/select.h"
 #include "analysis/session.h"
 #include "core/error.h"
@@ -14,13 +15,12 @@
 
 const char *report_bundle_trace(const char *run_dir, struct strbuf *sb)
 {
-	static const char *const rel[] = {"trace/trace.sqlite", "nsys/run.sqlite",
-					  "nsys/summary_cuda_gpu_kern_sum.csv"};
+	static const enum bundle_art rel[] = {BA_TRACE_SQLITE, BA_NSYS_SQLITE, BA_NSYS_SUMMARY};
 	size_t at = sb->len;
 
 	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
 		strbuf_setlen(sb, at);
-		path_join(sb, run_dir, rel[i]);
+		path_join(sb, run_dir, bundle_art(rel[i]));
 		if (path_exists(sb->buf))
 			return sb->buf;
 	}
@@ -96,8 +96,8 @@ void report_analysis_run(struct report_analysis *a, const char *path, const stru
 
 	stages_from_config(a, cfg);
 	if (!path) {
-		strbuf_addstr(&a->msg,
-			      "no trace in the bundle (trace/trace.sqlite or nsys/run.sqlite)");
+		strbuf_addf(&a->msg, "no trace in the bundle (%s or %s)",
+			    bundle_art(BA_TRACE_SQLITE), bundle_art(BA_NSYS_SQLITE));
 		return;
 	}
 	a->path = xstrdup(path);

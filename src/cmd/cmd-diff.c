@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "bundle/layout.h"
 #include "cmd/cmd.h"
 #include "config/config.h"
 #include "core/bundle_dir.h"
@@ -57,7 +58,7 @@ static int check_metrics_json(const char *dir, struct strbuf *err)
 	json_t *j = NULL;
 	int ret = 0;
 
-	path_join(&p, dir, "metrics.json");
+	path_join(&p, dir, bundle_art(BA_METRICS_JSON));
 	if (path_exists(p.buf)) {
 		ret = session_load_json(p.buf, &j, err);
 		json_decref(j);
@@ -66,13 +67,22 @@ static int check_metrics_json(const char *dir, struct strbuf *err)
 	return ret;
 }
 
-static const char *bundle_backend(const char *trace)
+/* The backend of the bundle's trace, by which file of the bundle's table
+ * it is (bundle/layout.h). */
+static const char *bundle_backend(const char *run_dir, const char *trace)
 {
-	if (ends_with(trace, "trace/trace.sqlite"))
-		return "builtin";
-	if (ends_with(trace, "nsys/run.sqlite"))
-		return "nsys";
-	return "trace file";
+	struct strbuf p = STRBUF_INIT;
+	const char *backend = "trace file";
+
+	path_join(&p, run_dir, bundle_art(BA_TRACE_SQLITE));
+	if (!strcmp(trace, p.buf))
+		backend = "builtin";
+	strbuf_reset(&p);
+	path_join(&p, run_dir, bundle_art(BA_NSYS_SQLITE));
+	if (!strcmp(trace, p.buf))
+		backend = "nsys";
+	strbuf_release(&p);
+	return backend;
 }
 
 /* Builds the model of one input: a bundle directory or a .sqlite trace.
@@ -93,10 +103,8 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 	}
 	if (path_is_dir(path)) {
 		if (!report_bundle_trace(path, &tp) || !export_is_sqlite(tp.buf)) {
-			error_set(err,
-				  "'%s' is not a run bundle (no trace/trace.sqlite or "
-				  "nsys/run.sqlite)",
-				  path);
+			error_set(err, "'%s' is not a run bundle (no %s or %s)", path,
+				  bundle_art(BA_TRACE_SQLITE), bundle_art(BA_NSYS_SQLITE));
 			code = EXIT_BAD_INPUT;
 			goto out;
 		}
@@ -104,14 +112,14 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 			code = EXIT_BAD_INPUT;
 			goto out;
 		}
-		path_join(&cp, path, "config.yaml");
+		path_join(&cp, path, bundle_art(BA_CONFIG));
 		if (path_exists(cp.buf) && config_load(&cfg, path, 0, NULL, err)) {
 			code = EXIT_BAD_INPUT;
 			goto out;
 		}
 		o.run_dir = path;
 		o.cfg = cfg;
-		r->backend = bundle_backend(tp.buf);
+		r->backend = bundle_backend(path, tp.buf);
 	} else if (!export_is_sqlite(path)) {
 		error_set(err, "'%s' is neither a run bundle nor a trace (.sqlite)", path);
 		code = EXIT_BAD_INPUT;
@@ -270,8 +278,8 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 	}
 	if (opt_fail_above)
 		diff_gate(&d, opt_metric ? opt_metric : "tpot", pct, &err);
-	if (opt_out && (mkdir_p(opt_out, &err) || bundle_dir_open_enter(&bd, opt_out, 0, &err) ||
-			diff_write_all(&d, opt_out, &err))) {
+	if (opt_out && (mkdir_p(opt_out, &err) || bundle_dir_open(&bd, opt_out, 0, &err) ||
+			diff_write_all(&d, &bd, &err))) {
 		error_print("diff: %s", err.buf);
 		code = EXIT_IO;
 		goto out;

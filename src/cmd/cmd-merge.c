@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/merge.h"
 #include "cmd/cmd.h"
 #include "core/bundle_dir.h"
@@ -39,18 +40,18 @@ static void incomplete_text(const struct merge_result *r, struct strbuf *sb)
 				    r->ranks[i].rank, r->ranks[i].why);
 }
 
-/* merged.md and merged.json into out, a folder beneath root (RUN, or the
- * -o DIR itself): root is the user's, as named; below it nothing is
- * written through a symlink. 0 or -1 with err. */
-static int write_merged(const struct merge_result *r, const char *root, const char *out,
+/* merged.md and merged.json into the folder rel beneath root (RUN and
+ * "merged", or the -o DIR itself and ""): root is the user's, as named;
+ * below it nothing is written through a symlink. 0 or -1 with err. */
+static int write_merged(const struct merge_result *r, const char *root, const char *rel,
 			struct strbuf *err)
 {
 	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	int ret = -1;
 
-	if ((strcmp(root, out) || !mkdir_real(out, err)) &&
-	    !bundle_dir_open_enter(&bd, root, 0, err) && !mkdir_real(out, err))
-		ret = merged_write(r, out, err);
+	if ((*rel || !mkdir_real(root, err)) && !bundle_dir_open(&bd, root, 0, err) &&
+	    !bundle_dir_mkdir(&bd, rel, err))
+		ret = merged_write(r, &bd, rel, err);
 	bundle_dir_close(&bd);
 	return ret;
 }
@@ -77,8 +78,8 @@ void merge_after_rank(const char *run_dir, int world_size, int quiet)
 			      err.buf, run_dir);
 		goto out;
 	}
-	path_join(&out, run_dir, "merged");
-	if (write_merged(&r, run_dir, out.buf, &err))
+	path_join(&out, run_dir, bundle_art(BA_MERGED_DIR));
+	if (write_merged(&r, run_dir, bundle_art(BA_MERGED_DIR), &err))
 		warning_print("merge: every rank has ended, but: %s", err.buf);
 	else if (!quiet) {
 		if (r.slowest_rank >= 0)
@@ -124,8 +125,9 @@ static int cmd_merge_exec(struct cmd_ctx *ctx)
 	if (opt_out)
 		strbuf_addstr(&out, opt_out);
 	else
-		path_join(&out, ctx->argv[0], "merged");
-	if (write_merged(&r, opt_out ? opt_out : ctx->argv[0], out.buf, &err)) {
+		path_join(&out, ctx->argv[0], bundle_art(BA_MERGED_DIR));
+	if (write_merged(&r, opt_out ? opt_out : ctx->argv[0],
+			 opt_out ? "" : bundle_art(BA_MERGED_DIR), &err)) {
 		error_print("merge: %s", err.buf);
 		code = EXIT_IO;
 		goto out;

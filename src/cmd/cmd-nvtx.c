@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "cmd/cmd.h"
 #include "config/config.h"
 #include "core/error.h"
@@ -108,9 +109,9 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 		}
 		strbuf_addstr(&logdir, tmp);
 	}
-	strbuf_addstr(&db, logdir.buf);
-	strbuf_addstr(&db, "/trace.sqlite");
-	strbuf_addstr(&logdir, "/logs");
+	strbuf_addf(&db, "%s/%s", logdir.buf, bundle_art(BA_NVTX_SQLITE));
+	strbuf_addch(&logdir, '/');
+	strbuf_addstr(&logdir, bundle_art(BA_NVTX_LOGS_DIR));
 	if (mkdir_p(logdir.buf, &err)) {
 		error_print("%s", err.buf);
 		ret = EXIT_IO;
@@ -143,7 +144,7 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 		ret = prog_failed ? EXIT_WORKLOAD_FAILED : EXIT_OK;
 		goto program_status;
 	}
-	rc = trace_convert(logdir.buf, db.buf, NULL, &st, &err);
+	rc = trace_convert(logdir.buf, NULL, db.buf, NULL, &st, &err);
 	if (rc == -1) {
 		error_print("%s", err.buf);
 		ret = EXIT_BAD_INPUT;

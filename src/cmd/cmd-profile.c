@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "cmd/cmd.h"
 #include "cmd/profile.h"
 #include "config/config.h"
@@ -278,7 +279,12 @@ static int rank_bundle_name(int root_given, struct strbuf *name, struct run_opts
 			    "mpirun|srun ... llmprof profile --rank-dir DIR -- PROGRAM");
 		return EXIT_USAGE;
 	}
-	strbuf_addf(name, "ranks/%d", (int)id.rank);
+	{
+		char r[16];
+
+		snprintf(r, sizeof(r), "%d", (int)id.rank);
+		bundle_art_fill(name, BA_RANK_BUNDLE, r);
+	}
 	ro->rank = id.rank;
 	ro->world_size = id.world_size;
 	ro->local_rank = id.local_rank;

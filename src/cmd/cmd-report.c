@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "bundle/layout.h"
 #include "cmd/cmd.h"
 #include "cmd/report_ncu.h"
 #include "config/config.h"
@@ -47,7 +48,7 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 	int ret = 0;
 
 	*cfg = NULL;
-	path_join(&p, run, "config.yaml");
+	path_join(&p, run, bundle_art(BA_CONFIG));
 	if (path_exists(p.buf))
 		ret = config_load(cfg, run, 0, NULL, err);
 	strbuf_release(&p);
@@ -56,14 +57,12 @@ static int load_bundle_config(const char *run, struct config **cfg, struct strbu
 
 /* `report --trace DB -o DIR`: DIR/trace.json, for Perfetto, as the builtin
  * backend writes trace/trace.json. Not fatal: the reports are written. */
-static void write_trace_json(const char *db, const char *out_dir)
+static void write_trace_json(const char *db, const struct bundle_dir *out)
 {
-	struct strbuf json = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 
-	path_join(&json, out_dir, "trace.json");
-	if (perfetto_write(db, json.buf, 0, NULL, NULL, &err))
-		warning_print("report: no trace.json: %s", err.buf);
-	strbuf_release(&json);
+	if (perfetto_write(db, out, bundle_art(BA_OUT_TRACE_JSON), 0, NULL, NULL, &err))
+		warning_print("report: no %s: %s", bundle_art(BA_OUT_TRACE_JSON), err.buf);
 	strbuf_release(&err);
 }
 
@@ -131,18 +130,18 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 		o.run_dir = ctx->argv[0];
 		o.out_dir = opt_out ? opt_out : ctx->argv[0];
 		/* a bundle whose trace step failed still gets reports saying so */
-		path_join(&path, o.run_dir, "status.json");
+		path_join(&path, o.run_dir, bundle_art(BA_STATUS));
 		if (!path_exists(path.buf) &&
 		    (strbuf_reset(&path), !report_bundle_trace(o.run_dir, &path))) {
-			error_print("report: '%s' holds no status.json and no trace "
-				    "(trace/trace.sqlite or nsys/run.sqlite)",
-				    ctx->argv[0]);
+			error_print("report: '%s' holds no %s and no trace (%s or %s)",
+				    ctx->argv[0], bundle_art(BA_STATUS),
+				    bundle_art(BA_TRACE_SQLITE), bundle_art(BA_NSYS_SQLITE));
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
 		/* a damaged status.json is a bad input (5), not a write error */
 		strbuf_reset(&path);
-		path_join(&path, o.run_dir, "status.json");
+		path_join(&path, o.run_dir, bundle_art(BA_STATUS));
 		{
 			json_t *st = NULL;
 
@@ -170,11 +169,11 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	}
 	/* the model is built once; every report renders it, beneath out_dir
 	 * (as the user named it) never through a symlink */
-	if (mkdir_p(o.out_dir, &err) || bundle_dir_open_enter(&bd, o.out_dir, 0, &err))
+	if (mkdir_p(o.out_dir, &err) || bundle_dir_open(&bd, o.out_dir, 0, &err))
 		code = EXIT_IO;
 	else if (report_build_model(&o, &m, &res, &err))
 		code = EXIT_BAD_INPUT; /* a bundle file that cannot be read */
-	else if (report_write_all(&m, o.out_dir, &err))
+	else if (report_write_all(&m, &bd, &err))
 		code = EXIT_IO;
 	if (code != EXIT_OK) {
 		error_print("report: %s", err.buf);
@@ -183,7 +182,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	/* the charts are drawn: trace.json needs the memory, not the lanes */
 	report_model_release_timeline(&m);
 	if (opt_trace && export_is_sqlite(opt_trace))
-		write_trace_json(opt_trace, o.out_dir);
+		write_trace_json(opt_trace, &bd);
 	if (res.loud.len)
 		fputs_printable(res.loud.buf, stderr, "\n");
 	if (res.analyze_state == STEP_FAILED) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/util.h"
@@ -243,6 +244,15 @@ int cmd_main(int argc, const char **argv)
 		if (argc == 3 && !strcmp(argv[1], "help") &&
 		    !strcmp(argv[2], "--bash-completion")) {
 			cmd_write_bash_completion(stdout);
+			return close_stdout(EXIT_OK);
+		}
+		/* hidden: the table of docs/run-bundle.md (bundle/layout.h) */
+		if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "--bundle-files")) {
+			struct strbuf sb = STRBUF_INIT;
+
+			bundle_layout_markdown(&sb);
+			fwrite(sb.buf, 1, sb.len, stdout);
+			strbuf_release(&sb);
 			return close_stdout(EXIT_OK);
 		}
 		if (argc > 3) {

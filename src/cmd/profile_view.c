@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "bundle/layout.h"
 #include "cmd/live.h"
 #include "cmd/profile.h"
 #include "core/error.h"
@@ -314,17 +315,20 @@ const struct pipeline_progress profile_view_progress = {
 /* After the pipeline: the two files a reader opens first. */
 static void print_open_hint(const struct run_bundle *b)
 {
-	static const char *const files[][2] = {
-	    {"stakeholder_summary.md", "the one-page summary"},
-	    {"report.html", "the full report, in a browser"},
+	static const struct {
+		enum bundle_art file;
+		const char *what;
+	} files[] = {
+	    {BA_SUMMARY_MD, "the one-page summary"},
+	    {BA_REPORT_HTML, "the full report, in a browser"},
 	};
 	struct strbuf p = STRBUF_INIT;
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		strbuf_reset(&p);
-		bundle_path(b, files[i][0], &p);
+		bundle_path(b, bundle_art(files[i].file), &p);
 		if (path_exists(p.buf))
-			fprintf(stderr, "llmprof: open %s (%s)\n", p.buf, files[i][1]);
+			fprintf(stderr, "llmprof: open %s (%s)\n", p.buf, files[i].what);
 	}
 	strbuf_release(&p);
 }

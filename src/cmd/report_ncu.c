@@ -6,6 +6,7 @@
 
 #include "analysis/ncu_export.h"
 #include "analysis/regions.h"
+#include "bundle/layout.h"
 #include "cmd/report_ncu.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
@@ -16,7 +17,7 @@
 
 int report_ncu_csv_only(const char *csv_path, const char *out_dir, size_t max_rows)
 {
-	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT, note = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT;
 	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	struct ncu_export x = NCU_EXPORT_INIT;
 	struct report_model m;
@@ -29,8 +30,8 @@ int report_ncu_csv_only(const char *csv_path, const char *out_dir, size_t max_ro
 	report_model_from_ncu(&m, &x.t, max_rows);
 	code = EXIT_IO;
 	/* out_dir as the user named it; nothing below it through a symlink */
-	if (mkdir_p(out_dir, &err) || bundle_dir_open_enter(&bd, out_dir, 0, &err) ||
-	    kernels_files_write(&m, &x.t, out_dir, &err))
+	if (mkdir_p(out_dir, &err) || bundle_dir_open(&bd, out_dir, 0, &err) ||
+	    kernels_files_write(&m, &x.t, &bd, &err))
 		goto out;
 	code = EXIT_BAD_INPUT;
 	if (regions_build(&x.raw, &rg, &err))
@@ -38,14 +39,14 @@ int report_ncu_csv_only(const char *csv_path, const char *out_dir, size_t max_ro
 	/* regions/ is written either way: with no NVTX ranges its report says
 	 * plainly why there are no regions. */
 	code = EXIT_IO;
-	path_join(&dir, out_dir, "regions");
-	if (regions_write(&rg, &x.raw, dir.buf, &err))
+	if (regions_write(&rg, &x.raw, &bd, bundle_art(BA_OUT_REGIONS_DIR), &err))
 		goto out;
 	code = EXIT_OK;
-	printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/kernels.md\n",
-	       x.t.total_calls, x.t.ngroups, x.t.total_ns / 1e6, out_dir);
+	printf("%zu launches of %zu kernels, %.6f ms of GPU time -> %s/%s\n", x.t.total_calls,
+	       x.t.ngroups, x.t.total_ns / 1e6, out_dir, bundle_art(BA_KERNELS_MD));
 	if (rg.nr) {
-		printf("%zu NVTX regions -> %s/regions/report.md\n", rg.nr, out_dir);
+		printf("%zu NVTX regions -> %s/%s\n", rg.nr, out_dir,
+		       bundle_art(BA_OUT_REGIONS_MD));
 	} else {
 		regions_empty_message(&x.raw, &note);
 		printf("%s\n", note.buf);
@@ -57,7 +58,6 @@ out:
 	regions_release(&rg);
 	report_model_release(&m);
 	ncu_export_release(&x);
-	strbuf_release(&dir);
 	strbuf_release(&err);
 	strbuf_release(&note);
 	return code;

@@ -16,8 +16,6 @@
 
 #define DIR_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-static struct bundle_dir *entered;
-
 int bundle_dir_open(struct bundle_dir *bd, const char *path, int flags, struct strbuf *err)
 {
 	int nofollow = flags & (BUNDLE_DIR_NOFOLLOW | BUNDLE_DIR_OWN);
@@ -54,59 +52,10 @@ int bundle_dir_open(struct bundle_dir *bd, const char *path, int flags, struct s
 
 void bundle_dir_close(struct bundle_dir *bd)
 {
-	bundle_dir_leave(bd);
 	if (bd->fd >= 0)
 		close(bd->fd);
 	bd->fd = -1;
 	FREE_AND_NULL(bd->path);
-}
-
-void bundle_dir_enter(struct bundle_dir *bd)
-{
-	bundle_dir_leave(bd);
-	bd->next = entered;
-	entered = bd;
-}
-
-void bundle_dir_leave(struct bundle_dir *bd)
-{
-	for (struct bundle_dir **p = &entered; *p; p = &(*p)->next)
-		if (*p == bd) {
-			*p = bd->next;
-			break;
-		}
-	bd->next = NULL;
-}
-
-int bundle_dir_open_enter(struct bundle_dir *bd, const char *path, int flags, struct strbuf *err)
-{
-	if (bundle_dir_open(bd, path, flags, err))
-		return -1;
-	bundle_dir_enter(bd);
-	return 0;
-}
-
-const struct bundle_dir *bundle_dir_find(const char *path, const char **rel)
-{
-	const struct bundle_dir *best = NULL;
-	size_t best_len = 0;
-
-	for (const struct bundle_dir *bd = entered; bd; bd = bd->next) {
-		size_t n = strlen(bd->path);
-
-		if (bd->fd < 0 || n < best_len || strncmp(path, bd->path, n))
-			continue;
-		if (path[n] != '/' && path[n] != '\0' && !(n == 1 && bd->path[0] == '/'))
-			continue;
-		best = bd;
-		best_len = n;
-	}
-	if (best && rel) {
-		*rel = path + best_len;
-		while (**rel == '/')
-			(*rel)++;
-	}
-	return best;
 }
 
 /* rel as components joined by one '/', without "." and empty ones, into
@@ -314,6 +263,8 @@ static int mkdir_in(const struct bundle_dir *bd, const char *rel, int parents, s
 	struct strbuf base = STRBUF_INIT, shown = STRBUF_INIT, norm = STRBUF_INIT;
 	int fd, ret = -1;
 
+	if (!bd)
+		return parents ? mkdir_p(rel, err) : mkdir_real(rel, err);
 	if (normalize(bd, rel, &norm, err))
 		goto out;
 	if (!norm.len) { /* the root: open, so a real directory */
@@ -347,8 +298,11 @@ int bundle_dir_write(const struct bundle_dir *bd, const char *rel, const void *d
 		     struct strbuf *err)
 {
 	struct strbuf base = STRBUF_INIT, shown = STRBUF_INIT;
-	int fd = open_parent(bd, rel, 0, &base, err), ret = -1;
+	int fd, ret = -1;
 
+	if (!bd)
+		return write_file_atomic(rel, data, len, err);
+	fd = open_parent(bd, rel, 0, &base, err);
 	if (fd >= 0) {
 		shown_path(bd, rel, &shown);
 		ret = write_file_atomic_at(fd, base.buf, shown.buf, data, len, err);
@@ -362,8 +316,14 @@ int bundle_dir_write(const struct bundle_dir *bd, const char *rel, const void *d
 int bundle_dir_unlink(const struct bundle_dir *bd, const char *rel, struct strbuf *err)
 {
 	struct strbuf base = STRBUF_INIT;
-	int fd = open_parent(bd, rel, 0, &base, err), ret = -1;
+	int fd, ret = -1;
 
+	if (!bd) {
+		if (unlink(rel) && errno != ENOENT)
+			return error_errno(err, "cannot remove '%s'", rel);
+		return 0;
+	}
+	fd = open_parent(bd, rel, 0, &base, err);
 	if (fd >= 0) {
 		ret = 0;
 		if (unlinkat(fd, base.buf, 0) && errno != ENOENT) {
@@ -379,21 +339,104 @@ int bundle_dir_unlink(const struct bundle_dir *bd, const char *rel, struct strbu
 	return ret;
 }
 
-int bundle_dir_resolve(const char *path, int *dirfd, struct strbuf *name, struct strbuf *err)
+/* The folder holding rel, opened (*fd, owned by the caller; AT_FDCWD for
+ * bd NULL), its last component into base and rel as messages show it into
+ * shown. 0 or -1 with err. */
+static int locate(const struct bundle_dir *bd, const char *rel, int *fd, struct strbuf *base,
+		  struct strbuf *shown, struct strbuf *err)
 {
-	const char *rel;
-	const struct bundle_dir *bd = bundle_dir_find(path, &rel);
-
-	*dirfd = AT_FDCWD;
-	strbuf_reset(name);
+	strbuf_reset(base);
+	strbuf_reset(shown);
 	if (!bd) {
-		strbuf_addstr(name, path);
+		*fd = AT_FDCWD;
+		strbuf_addstr(base, rel);
+		strbuf_addstr(shown, rel);
 		return 0;
 	}
-	*dirfd = open_parent(bd, rel, 0, name, err);
-	if (*dirfd < 0) {
-		*dirfd = AT_FDCWD;
+	*fd = open_parent(bd, rel, 0, base, err);
+	if (*fd < 0)
 		return -1;
-	}
+	shown_path(bd, rel, shown);
 	return 0;
+}
+
+static void unlocate(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int bundle_dir_atomic_open(const struct bundle_dir *bd, const char *rel, struct atomic_file *af,
+			   struct strbuf *err)
+{
+	struct strbuf base = STRBUF_INIT, shown = STRBUF_INIT;
+	int fd, ret = -1;
+
+	if (!locate(bd, rel, &fd, &base, &shown, err)) {
+		ret = atomic_file_open_at(af, fd, base.buf, shown.buf, err);
+		unlocate(fd);
+	}
+	strbuf_release(&base);
+	strbuf_release(&shown);
+	return ret;
+}
+
+int bundle_dir_new_file(const struct bundle_dir *bd, const char *rel, struct strbuf *err)
+{
+	struct strbuf base = STRBUF_INIT, shown = STRBUF_INIT;
+	int dfd, fd = -1;
+
+	if (!locate(bd, rel, &dfd, &base, &shown, err)) {
+		fd = open_new_file_at(dfd, base.buf, shown.buf, err);
+		unlocate(dfd);
+	}
+	strbuf_release(&base);
+	strbuf_release(&shown);
+	return fd;
+}
+
+int bundle_dir_temp_file(const struct bundle_dir *bd, const char *rel, struct strbuf *tmp,
+			 struct strbuf *err)
+{
+	struct strbuf base = STRBUF_INIT, shown = STRBUF_INIT, made = STRBUF_INIT;
+	int dfd, fd = -1;
+
+	if (!locate(bd, rel, &dfd, &base, &shown, err)) {
+		fd = create_temp_file_at(dfd, base.buf, shown.buf, &made, err);
+		if (fd >= 0) /* the same suffix on rel as given */
+			strbuf_addf(tmp, "%s%s", rel, made.buf + base.len);
+		unlocate(dfd);
+	}
+	strbuf_release(&base);
+	strbuf_release(&shown);
+	strbuf_release(&made);
+	return fd;
+}
+
+int bundle_dir_rename(const struct bundle_dir *bd, const char *from, const char *to,
+		      struct strbuf *err)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, sa = STRBUF_INIT, sb = STRBUF_INIT;
+	int dfa = -1, dfb = -1, ret = -1;
+
+	if (!locate(bd, from, &dfa, &a, &sa, err) && !locate(bd, to, &dfb, &b, &sb, err)) {
+		ret = renameat(dfa, a.buf, dfb, b.buf);
+		if (ret)
+			error_errno(err, "cannot rename '%s' to '%s'", sa.buf, sb.buf);
+	}
+	unlocate(dfa);
+	unlocate(dfb);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&sa);
+	strbuf_release(&sb);
+	return ret;
+}
+
+void bundle_dir_path(const struct bundle_dir *bd, const char *rel, struct strbuf *sb)
+{
+	if (bd)
+		path_join(sb, bd->path ? bd->path : "", rel);
+	else
+		strbuf_addstr(sb, rel);
 }

@@ -13,27 +13,26 @@
  * write fails, or lands in the folder that was checked. What is above the
  * root (the user's own path to it) is trusted as given.
  *
- * Two ways in: the relative calls below, and entering a bundle_dir, after
- * which the path-based writers of fsutil.h (write_file_atomic,
- * atomic_file_open, create_temp_file, open_new_file, mkdir_real, mkdir_p,
- * fs_rename, fs_unlink) reach every path that lies beneath its path (the
- * same spelling: "<path>/<rel>") through it, so code that builds paths from
- * the bundle's folder stays as it is. */
+ * Every writer takes the bundle_dir explicitly, with a name relative to
+ * its root; no writer finds it by looking a path up elsewhere. A NULL
+ * bundle_dir means a path the user named and llmprof trusts as given
+ * (`stats -o PREFIX`, a test's folder): the same calls then act on the
+ * path itself, as the path-based writers of fsutil.h do. */
 #ifndef LLMPROF_BUNDLE_DIR_H
 #define LLMPROF_BUNDLE_DIR_H
 
 #include <stddef.h>
 
+#include "core/fsutil.h"
 #include "core/strbuf.h"
 
 struct bundle_dir {
-	int fd;			 /* the root, O_PATH|O_DIRECTORY|O_CLOEXEC; -1 when closed */
-	char *path;		 /* the root as named, no trailing '/'; owned */
-	struct bundle_dir *next; /* the entered ones */
+	int fd;	    /* the root, O_PATH|O_DIRECTORY|O_CLOEXEC; -1 when closed */
+	char *path; /* the root as named, no trailing '/'; owned */
 };
 #define BUNDLE_DIR_INIT                                                                            \
 	{                                                                                          \
-		-1, NULL, NULL                                                                     \
+		-1, NULL                                                                           \
 	}
 
 /* bundle_dir_open() flags */
@@ -50,22 +49,17 @@ int bundle_dir_open(struct bundle_dir *bd, const char *path, int flags, struct s
  * the owner). 0 or -1 with err. */
 int bundle_dir_open_sub(struct bundle_dir *sub, const struct bundle_dir *bd, const char *rel,
 			int flags, struct strbuf *err);
-/* Leaves (if entered) and closes; bd is BUNDLE_DIR_INIT again. */
+/* Closes; bd is BUNDLE_DIR_INIT again. */
 void bundle_dir_close(struct bundle_dir *bd);
-
-/* From now on the path-based writers of fsutil.h reach paths beneath
- * bd->path through bd (the longest entered root that matches wins), until
- * bundle_dir_leave() or bundle_dir_close(). */
-void bundle_dir_enter(struct bundle_dir *bd);
-void bundle_dir_leave(struct bundle_dir *bd);
-/* bundle_dir_open() and bundle_dir_enter(). */
-int bundle_dir_open_enter(struct bundle_dir *bd, const char *path, int flags, struct strbuf *err);
 
 /* Relative names: no leading '/', no ".." component; "." and empty
  * components ("a//b") are skipped. Each returns -1 with err for a name that
  * breaks these rules ("'../x' is not a name inside 'b'") and for a symlink
  * or non-directory on the way ("'b/charts' is a symlink; llmprof writes
  * only into real directories"). */
+
+/* Each writer below, given bd NULL, acts on rel as a path (AT_FDCWD), the
+ * user's and trusted as named. */
 
 /* Creates the folder rel (its parent must exist) or accepts it when it is
  * a real directory already (mkdir_real()). 0 or -1 with err. */
@@ -75,8 +69,28 @@ int bundle_dir_mkdirs(const struct bundle_dir *bd, const char *rel, struct strbu
 /* write_file_atomic() of rel. */
 int bundle_dir_write(const struct bundle_dir *bd, const char *rel, const void *data, size_t len,
 		     struct strbuf *err);
+/* atomic_file_open() of rel: af's temporary file is made in the folder
+ * that holds rel, and atomic_file_commit() renames it there. */
+int bundle_dir_atomic_open(const struct bundle_dir *bd, const char *rel, struct atomic_file *af,
+			   struct strbuf *err);
+/* open_new_file() of rel (a log): whatever is at rel is removed, never
+ * written through. The descriptor (close-on-exec), or -1 with err. */
+int bundle_dir_new_file(const struct bundle_dir *bd, const char *rel, struct strbuf *err);
+/* create_temp_file() for rel: "<rel>.tmp.<random>" is appended to tmp
+ * (relative to bd, like rel). The descriptor, or -1 with err. Rename it
+ * with bundle_dir_rename(), remove it with bundle_dir_unlink(). */
+int bundle_dir_temp_file(const struct bundle_dir *bd, const char *rel, struct strbuf *tmp,
+			 struct strbuf *err);
+/* rename(from, to), both relative to bd: a symlink at to is replaced
+ * itself. 0 or -1 with err. */
+int bundle_dir_rename(const struct bundle_dir *bd, const char *from, const char *to,
+		      struct strbuf *err);
 /* Removes the file rel (not an error when it is absent). 0 or -1 with err. */
 int bundle_dir_unlink(const struct bundle_dir *bd, const char *rel, struct strbuf *err);
+/* "<root>/<rel>" (rel itself for bd NULL) appended to sb: how messages
+ * name rel, and the path a program that opens files by name (SQLite) is
+ * given. */
+void bundle_dir_path(const struct bundle_dir *bd, const char *rel, struct strbuf *sb);
 
 /* Opens the folder holding rel: a new descriptor (O_PATH, close-on-exec),
  * reached without following a symlink; the last component of rel is set
@@ -85,16 +99,5 @@ int bundle_dir_open_parent(const struct bundle_dir *bd, const char *rel, struct 
 			   struct strbuf *err);
 /* Opens the folder rel itself ("" is the root) the same way. */
 int bundle_dir_open_dir(const struct bundle_dir *bd, const char *rel, struct strbuf *err);
-
-/* The entered bundle_dir that path lies beneath, with *rel pointing into
- * path at the part below its root ("" for the root itself); NULL when
- * none. */
-const struct bundle_dir *bundle_dir_find(const char *path, const char **rel);
-
-/* For the path-based writers of fsutil.h: when path lies beneath an
- * entered bundle_dir, opens the folder that holds it (*dirfd, owned) and
- * sets its last component into name; else *dirfd = AT_FDCWD and name gets
- * path. 0 or -1 with err. */
-int bundle_dir_resolve(const char *path, int *dirfd, struct strbuf *name, struct strbuf *err);
 
 #endif

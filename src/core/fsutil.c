@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
@@ -35,30 +34,14 @@ int mkdir_real_at(int dirfd, const char *name, const char *shown, struct strbuf 
 
 int mkdir_real(const char *dir, struct strbuf *err)
 {
-	struct strbuf name = STRBUF_INIT;
-	const char *rel;
-	int dfd, ret = -1;
-
-	if (bundle_dir_find(dir, &rel) && !*rel)
-		return 0; /* an entered root: open, so a real directory */
-	if (!bundle_dir_resolve(dir, &dfd, &name, err)) {
-		ret = mkdir_real_at(dfd, name.buf, dir, err);
-		if (dfd >= 0)
-			close(dfd);
-	}
-	strbuf_release(&name);
-	return ret;
+	return mkdir_real_at(AT_FDCWD, dir, dir, err);
 }
 
 int mkdir_p(const char *dir, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *rel;
-	const struct bundle_dir *bd = bundle_dir_find(dir, &rel);
 	int ret = -1;
 
-	if (bd) /* beneath an entered root: never through a symlink */
-		return bundle_dir_mkdirs(bd, rel, err);
 	strbuf_addstr(&sb, dir);
 	for (size_t i = 1; i <= sb.len; i++) {
 		if (i < sb.len && sb.buf[i] != '/')
@@ -123,16 +106,7 @@ int open_new_file_at(int dirfd, const char *name, const char *shown, struct strb
 
 int open_new_file(const char *path, struct strbuf *err)
 {
-	struct strbuf name = STRBUF_INIT;
-	int dfd, fd = -1;
-
-	if (!bundle_dir_resolve(path, &dfd, &name, err)) {
-		fd = open_new_file_at(dfd, name.buf, path, err);
-		if (dfd >= 0)
-			close(dfd);
-	}
-	strbuf_release(&name);
-	return fd;
+	return open_new_file_at(AT_FDCWD, path, path, err);
 }
 
 int create_temp_file_at(int dirfd, const char *name, const char *shown, struct strbuf *tmp,
@@ -159,56 +133,19 @@ int create_temp_file_at(int dirfd, const char *name, const char *shown, struct s
 
 int create_temp_file(const char *path, struct strbuf *tmp, struct strbuf *err)
 {
-	struct strbuf name = STRBUF_INIT, made = STRBUF_INIT;
-	int dfd, fd = -1;
-
-	if (!bundle_dir_resolve(path, &dfd, &name, err)) {
-		fd = create_temp_file_at(dfd, name.buf, path, &made, err);
-		if (fd >= 0) /* the same suffix on the path as given */
-			strbuf_addf(tmp, "%s%s", path, made.buf + name.len);
-		if (dfd >= 0)
-			close(dfd);
-	}
-	strbuf_release(&name);
-	strbuf_release(&made);
-	return fd;
+	return create_temp_file_at(AT_FDCWD, path, path, tmp, err);
 }
 
 int fs_unlink(const char *path)
 {
-	struct strbuf name = STRBUF_INIT;
-	int dfd, ret = -1;
-
-	if (!bundle_dir_resolve(path, &dfd, &name, NULL)) {
-		ret = unlinkat(dfd, name.buf, 0);
-		if (dfd >= 0) {
-			int saved = errno;
-
-			close(dfd);
-			errno = saved;
-		}
-	}
-	strbuf_release(&name);
-	return ret;
+	return unlink(path);
 }
 
 int fs_rename(const char *from, const char *to, struct strbuf *err)
 {
-	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
-	int dfa = AT_FDCWD, dfb = AT_FDCWD, ret = -1;
-
-	if (!bundle_dir_resolve(from, &dfa, &a, err) && !bundle_dir_resolve(to, &dfb, &b, err)) {
-		ret = renameat(dfa, a.buf, dfb, b.buf);
-		if (ret)
-			error_errno(err, "cannot rename '%s' to '%s'", from, to);
-	}
-	if (dfa >= 0)
-		close(dfa);
-	if (dfb >= 0)
-		close(dfb);
-	strbuf_release(&a);
-	strbuf_release(&b);
-	return ret;
+	if (!rename(from, to))
+		return 0;
+	return error_errno(err, "cannot rename '%s' to '%s'", from, to);
 }
 
 /* atomic_files open now, and the code atomic_exit() was asked for (-1 =
@@ -277,16 +214,7 @@ fail:
 
 int atomic_file_open(struct atomic_file *af, const char *path, struct strbuf *err)
 {
-	struct strbuf name = STRBUF_INIT;
-	int dfd, ret = -1;
-
-	if (!bundle_dir_resolve(path, &dfd, &name, err)) {
-		ret = atomic_file_open_at(af, dfd, name.buf, path, err);
-		if (dfd >= 0)
-			close(dfd);
-	}
-	strbuf_release(&name);
-	return ret;
+	return atomic_file_open_at(af, AT_FDCWD, path, path, err);
 }
 
 static void atomic_file_release(struct atomic_file *af)

@@ -8,12 +8,13 @@
 
 #include "core/strbuf.h"
 
-/* Paths beneath a bundle_dir that is entered (core/bundle_dir.h) are
- * reached through its descriptor, never through a symlink below its root:
- * every writer here (mkdir_p, mkdir_real, create_temp_file, open_new_file,
- * write_file_atomic, atomic_file_open, fs_rename, fs_unlink) does so. The
- * *_at forms act on the entry name in the folder dirfd (AT_FDCWD: name is
- * a path as given); shown names it in messages. */
+/* The path-based writers here (mkdir_p, mkdir_real, create_temp_file,
+ * open_new_file, write_file_atomic, atomic_file_open, fs_rename,
+ * fs_unlink) act on the path as given, symlinks in it followed: for paths
+ * the user named. What llmprof writes into a folder it owns (a run bundle,
+ * report's or merge's output) goes through core/bundle_dir.h, which builds
+ * on the *_at forms: they act on the entry name in the folder dirfd
+ * (AT_FDCWD: name is a path as given); shown names it in messages. */
 
 /* Creates dir and its parents (mode 0777 & ~umask). 0 or -1 with err. */
 int mkdir_p(const char *dir, struct strbuf *err);

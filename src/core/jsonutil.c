@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bundle_dir.h"
 #include "core/error.h"
-#include "core/fsutil.h"
 #include "core/jsonutil.h"
 #include "core/utf8.h"
 #include "core/banned.h"
@@ -95,7 +95,8 @@ json_t *json_string_lossy(const char *s)
 	return j;
 }
 
-int json_write_file_atomic(const char *path, const json_t *root, struct strbuf *err)
+int json_write_file_atomic(const struct bundle_dir *bd, const char *path, const json_t *root,
+			   struct strbuf *err)
 {
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	struct strbuf sb = STRBUF_INIT;
@@ -106,7 +107,7 @@ int json_write_file_atomic(const char *path, const json_t *root, struct strbuf *
 	strbuf_addstr(&sb, text);
 	strbuf_addch(&sb, '\n');
 	free(text);
-	ret = write_file_atomic(path, sb.buf, sb.len, err);
+	ret = bundle_dir_write(bd, path, sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return ret;
 }

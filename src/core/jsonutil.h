@@ -22,7 +22,10 @@ void json_add_string(struct strbuf *sb, const char *s, size_t len);
 void json_add_real(struct strbuf *sb, double v, int precision);
 
 /* Serializes root (indent 2, keys in insertion order, trailing newline)
- * and writes it to path atomically. 0, or -1 with err. */
-int json_write_file_atomic(const char *path, const json_t *root, struct strbuf *err);
+ * and writes it to path in bd (core/bundle_dir.h; NULL: path as given)
+ * atomically. 0, or -1 with err. */
+struct bundle_dir;
+int json_write_file_atomic(const struct bundle_dir *bd, const char *path, const json_t *root,
+			   struct strbuf *err);
 
 #endif

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/bundle_dir.h" /* and fsutil.h: atomic_exit() */
 #include "core/error.h"
-#include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/proc.h"
@@ -251,9 +251,9 @@ static void child_exec(const struct child_plan *p, char *const *argv)
 		   saw_eacces && (last == ENOENT || last == ENOTDIR) ? EACCES : last);
 }
 
-static int open_log(const char *path, struct strbuf *err)
+static int open_log(const struct proc_sink *sink, struct strbuf *err)
 {
-	return open_new_file(path, err); /* never through a planted symlink */
+	return bundle_dir_new_file(sink->dir, sink->path, err); /* never through a symlink */
 }
 
 static void set_nonblock_cloexec(int fd)
@@ -275,7 +275,7 @@ static int stream_setup(const struct proc_sink *sink, int our_fd, struct stream 
 	s->on_data_arg = sink->on_data_arg;
 	*child_fd = *child_close = -1;
 	if (sink->path) {
-		s->file = open_log(sink->path, err);
+		s->file = open_log(sink, err);
 		if (s->file < 0)
 			return -1;
 	}

@@ -49,8 +49,12 @@
 
 /* Where one output stream of the child goes. All fields optional; with
  * none set the child inherits our stream. */
+struct bundle_dir;
 struct proc_sink {
-	const char *path;   /* log file, created/truncated (0666 & ~umask) */
+	const char *path; /* log file, created/truncated (0666 & ~umask) */
+	/* path is a name in this folder (core/bundle_dir.h), reached without
+	 * following a symlink; NULL: path as given */
+	const struct bundle_dir *dir;
 	int echo;	    /* also copy to our own stream (fd 1 or 2) */
 	struct strbuf *buf; /* also keep in memory, at most buf_max bytes */
 	size_t buf_max;	    /* 0 = 64 KiB; bytes beyond are dropped */
@@ -177,7 +181,9 @@ void proc_quote_shell_bytes(struct strbuf *sb, const char *arg);
  * not a line end: then what we print next starts on a fresh line. */
 int proc_echo_at_line_start(int fd);
 
-/* Writes argv, one C-escaped argument per line, to path (atomically). */
-int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err);
+/* Writes argv, one C-escaped argument per line, to rel in bd (NULL: rel is
+ * a path), atomically. */
+int proc_write_argv(const struct bundle_dir *bd, const char *rel, const char *const *argv,
+		    struct strbuf *err);
 
 #endif

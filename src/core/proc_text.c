@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/fsutil.h"
+#include "core/bundle_dir.h"
 #include "core/util.h"
 #include "core/proc.h"
 #include "core/banned.h"
@@ -143,7 +143,8 @@ void proc_quote_shell_bytes(struct strbuf *sb, const char *arg)
 	quote_shell(sb, arg, 0);
 }
 
-int proc_write_argv(const char *path, const char *const *argv, struct strbuf *err)
+int proc_write_argv(const struct bundle_dir *bd, const char *rel, const char *const *argv,
+		    struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
@@ -152,7 +153,7 @@ int proc_write_argv(const char *path, const char *const *argv, struct strbuf *er
 		proc_escape_c(&sb, *argv);
 		strbuf_addch(&sb, '\n');
 	}
-	ret = write_file_atomic(path, sb.buf, sb.len, err);
+	ret = bundle_dir_write(bd, rel, sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return ret;
 }

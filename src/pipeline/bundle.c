@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -195,8 +196,7 @@ int bundle_make(struct run_bundle *b, struct strbuf *err)
 	bundle_dir_close(&top);
 	if (ret)
 		return ret;
-	bundle_dir_enter(&b->bd);
-	if (bundle_dir_mkdir(&b->bd, "logs", err)) {
+	if (bundle_dir_mkdir(&b->bd, bundle_art(BA_LOGS_DIR), err)) {
 		bundle_dir_close(&b->bd);
 		return -1;
 	}
@@ -248,15 +248,12 @@ int bundle_write(const struct run_bundle *b, const char *rel, const void *data, 
 	return ret;
 }
 
-/* The folders llmprof writes into, as bundle_make(), make_dirs() and the
- * steps create them (charts/ by the reports, ncu/ by select). */
-static const char *const bundle_dirs[] = {"logs", "trace",	 "trace/log", "nsys",	"workload",
-					  "ncu",  "ncu/regions", "charts",    "regions"};
-
 int bundle_check_dirs(const struct run_bundle *b, struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT;
 	struct stat st;
+	size_t n;
+	const struct bundle_art_row *rows = bundle_layout(&n);
 	int ret = 0;
 
 	if (lstat(b->dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -266,9 +263,14 @@ int bundle_check_dirs(const struct run_bundle *b, struct strbuf *err)
 			  b->dir);
 		return -2;
 	}
-	for (size_t i = 0; !ret && i < ARRAY_SIZE(bundle_dirs); i++) {
+	/* the folders llmprof writes into (bundle/layout.h), as bundle_make(),
+	 * make_dirs() and the steps create them (charts/ by the reports, ncu/
+	 * by select) */
+	for (size_t i = 0; !ret && i < n; i++) {
+		if (!(rows[i].flags & BUNDLE_ART_OURS))
+			continue;
 		strbuf_reset(&p);
-		bundle_path(b, bundle_dirs[i], &p);
+		bundle_path(b, rows[i].path, &p);
 		if (!lstat(p.buf, &st) && !S_ISDIR(st.st_mode))
 			ret = error_set(err,
 					"'%s' was replaced by %s; llmprof writes only into real "

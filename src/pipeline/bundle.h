@@ -22,8 +22,8 @@ struct run_bundle {
 	char *root; /* absolute artifacts root, owned */
 	char *dir;  /* absolute <root>/<run_id>, owned */
 	int fixed;  /* dir was named by the caller (bundle_fix()), not by run_id */
-	/* dir, opened and entered by bundle_make(): every write beneath it
-	 * goes through this descriptor (core/bundle_dir.h) */
+	/* dir, opened by bundle_make(): every write beneath it is handed
+	 * this descriptor (core/bundle_dir.h) */
 	struct bundle_dir bd;
 };
 #define RUN_BUNDLE_INIT                                                                            \
@@ -58,7 +58,7 @@ void bundle_stand_in(struct run_bundle *b, const char *root);
  * is trusted as named; below it the folders are made and opened without
  * following a symlink (ranks/ of a fixed bundle included), and b->dir,
  * made by one mkdir(), is opened O_NOFOLLOW, checked to be ours and
- * entered as b->bd: nothing written beneath it follows a symlink. 0; 1
+ * kept as b->bd: nothing written beneath it follows a symlink. 0; 1
  * when b->dir exists by now (another run drew the same id since
  * bundle_choose(): choose again); -1 with err (also when a fixed b->dir
  * exists, or b->dir was replaced before it could be opened). err is set in

@@ -115,13 +115,13 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 void ncu_job_write_measured(struct ncu_job *j, enum step_state state);
 
 /* Runs one ncu child (step_ncu_child.c) with its logs under
- * logs/<name>.{out,err} (stdout to out_path instead when given); its
- * console text (stdout then stderr) is appended to text. wl_env: the
- * workload's environment additions, the tracer's left out; live: ncu's
- * progress is reported. 0 with *res, or -1 with err when it could not
- * run. */
+ * logs/<name>.{out,err} (stdout to out_rel, a name in the bundle, instead
+ * when given); its console text (stdout then stderr) is appended to text.
+ * wl_env: the workload's environment additions, the tracer's left out;
+ * live: ncu's progress is reported. 0 with *res, or -1 with err when it
+ * could not run. */
 int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, char *const *wl_env,
-	      const char *out_path, int live, struct proc_result *res, struct strbuf *text,
+	      const char *out_rel, int live, struct proc_result *res, struct strbuf *text,
 	      struct strbuf *err);
 
 /* Makes <run>/ncu. 0, or -1 with err. */

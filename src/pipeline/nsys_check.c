@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "nsight/nsys.h"
@@ -100,9 +101,9 @@ void nsys_check_step(const struct run_bundle *b, const struct plan_step *s, enum
 				    nsys_diag_code_name(dg.items[i].code), dg.items[i].explain.buf,
 				    dg.items[i].fix.buf);
 	} else if (stats) {
-		bundle_path(b, "nsys/summary_cuda_gpu_kern_sum.csv", &p);
+		bundle_path(b, bundle_art(BA_NSYS_SUMMARY), &p);
 		if (!path_exists(p.buf))
-			strbuf_addstr(d, "; but nsys wrote no summary_cuda_gpu_kern_sum.csv");
+			strbuf_addf(d, "; but nsys wrote no %s", bundle_art_base(BA_NSYS_SUMMARY));
 		else if (!strbuf_read_file(&text, p.buf) && !text.len)
 			strbuf_addstr(d, "; the trace has no CUDA kernel data (nsys skipped "
 					 "cuda_gpu_kern_sum: the CSV is empty)");

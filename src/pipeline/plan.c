@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -58,9 +59,9 @@ static struct plan_step *plan_add(struct plan *p, const char *name, enum step_ki
 	memset(s, 0, sizeof(*s));
 	s->name = xstrdup(name);
 	s->kind = kind;
-	strbuf_addf(&sb, "logs/%s.out", name);
+	bundle_art_fill(&sb, BA_LOG_OUT, name);
 	s->out_log = strbuf_detach(&sb, NULL);
-	strbuf_addf(&sb, "logs/%s.err", name);
+	bundle_art_fill(&sb, BA_LOG_ERR, name);
 	s->err_log = strbuf_detach(&sb, NULL);
 	return s;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/analytic_cfg.h"
 #include "analysis/model_build.h"
 #include "analysis/select_pass.h"
@@ -133,7 +134,7 @@ static int status_write_checked(struct run_ctx *rc, struct strbuf *err)
 	if (bundle_check_dirs(&rc->bundle, err) == -2)
 		return -1;
 	strbuf_reset(err);
-	return run_status_write(&rc->status, err);
+	return run_status_write(&rc->status, &rc->bundle.bd, err);
 }
 
 void run_write_status(struct run_ctx *rc)
@@ -159,7 +160,6 @@ static int write_status(struct run_ctx *rc)
 
 int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code)
 {
-	struct strbuf path = STRBUF_INIT;
 	size_t at = err->len;
 	int ret;
 
@@ -181,11 +181,9 @@ int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code)
 		*code = rc->bundle.fixed && path_exists(rc->bundle.dir) ? EXIT_USAGE : EXIT_IO;
 		return -1;
 	}
-	bundle_path(&rc->bundle, "status.json", &path);
 	run_status_init(&rc->status, rc->bundle.run_id, LLMPROF_VERSION " (" LLMPROF_GIT_COMMIT ")",
-			path.buf);
+			bundle_art(BA_STATUS));
 	rc->have_status = 1;
-	strbuf_release(&path);
 	for (size_t i = 0; i < rc->plan.nr; i++)
 		run_status_add(&rc->status, rc->plan.steps[i].name);
 	if (write_status(rc)) {
@@ -217,27 +215,16 @@ void run_outcome_fail(struct run_outcome *oc, enum step_state state, int code)
 
 static int make_dirs(const struct run_bundle *b, const struct plan *plan, struct strbuf *err)
 {
-	struct strbuf p = STRBUF_INIT;
-	int ret = 0;
-
-	if (plan_find(plan, "nsys-export")) {
-		bundle_path(b, "nsys", &p);
-		ret = mkdir_real(p.buf, err);
-	}
-	if (!ret) {
-		strbuf_reset(&p);
-		bundle_path(b, "workload", &p);
-		ret = mkdir_real(p.buf, err);
-	}
-	if (!ret && plan_find(plan, "trace")) {
-		strbuf_reset(&p);
-		bundle_path(b, "trace", &p);
-		ret = mkdir_real(p.buf, err);
-		strbuf_addstr(&p, "/log");
-		ret = ret ? ret : mkdir_real(p.buf, err);
-	}
-	strbuf_release(&p);
-	return ret;
+	if (plan_find(plan, "nsys-export") &&
+	    bundle_dir_mkdir(&b->bd, bundle_art(BA_NSYS_DIR), err))
+		return -1;
+	if (bundle_dir_mkdir(&b->bd, bundle_art(BA_WORKLOAD_DIR), err))
+		return -1;
+	if (plan_find(plan, "trace") &&
+	    (bundle_dir_mkdir(&b->bd, bundle_art(BA_TRACE_DIR), err) ||
+	     bundle_dir_mkdir(&b->bd, bundle_art(BA_TRACE_LOG_DIR), err)))
+		return -1;
+	return 0;
 }
 
 /* nsys/cmd.txt: every nsys command of the run, shell-quoted, one a line. */
@@ -257,7 +244,7 @@ static int write_nsys_cmd(const struct run_bundle *b, const struct plan *plan, s
 		}
 		strbuf_addch(&sb, '\n');
 	}
-	ret = bundle_write(b, "nsys/cmd.txt", sb.buf, sb.len, err);
+	ret = bundle_write(b, bundle_art(BA_NSYS_CMD), sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return ret;
 }
@@ -280,8 +267,8 @@ static int write_rank_json(struct run_ctx *rc, struct strbuf *err)
 		      o->rank_source ? o->rank_source : "pid", "host", host);
 	text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 	if (!text)
-		BUG("cannot build rank.json");
-	ret = bundle_write(&rc->bundle, "rank.json", text, strlen(text), err);
+		BUG("cannot build %s", bundle_art(BA_RANK));
+	ret = bundle_write(&rc->bundle, bundle_art(BA_RANK), text, strlen(text), err);
 	free(text);
 	json_decref(j);
 	return ret;
@@ -308,8 +295,8 @@ static int prepare_bundle(struct run_ctx *rc)
 		rc->outcome.why = "not run: cannot write the bundle";
 		ret = -1;
 	} else if (analytic_cfg_applies(rc->cfg)) {
-		bundle_path(&rc->bundle, PLAN_ANALYTIC_FILE, &ap);
-		if (analytic_cfg_write(rc->cfg, ap.buf, &err))
+		if (analytic_cfg_json(rc->cfg, &ap, &err) ||
+		    bundle_write(&rc->bundle, bundle_art(BA_ANALYTIC), ap.buf, ap.len, &err))
 			run_warning(rc, "no analytic FLOPs/bytes for MFU/MBU: %s", err.buf);
 	}
 	strbuf_release(&err);

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bundle_dir.h"
 #include "core/error.h"
-#include "core/fsutil.h"
 #include "core/jsonutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -169,7 +169,7 @@ void run_status_to_json(const struct run_status *st, struct strbuf *out)
 	json_decref(root);
 }
 
-int run_status_write(const struct run_status *st, struct strbuf *err)
+int run_status_write(const struct run_status *st, const struct bundle_dir *bd, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
@@ -177,7 +177,7 @@ int run_status_write(const struct run_status *st, struct strbuf *err)
 	if (!st->path)
 		return 0;
 	run_status_to_json(st, &sb);
-	ret = write_file_atomic(st->path, sb.buf, sb.len, err);
+	ret = bundle_dir_write(bd, st->path, sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return ret;
 }

@@ -26,7 +26,7 @@ struct status_step {
 struct run_status {
 	char *run_id;  /* owned */
 	char *version; /* owned: llmprof version (and commit) */
-	char *path;    /* owned: status.json path, NULL = never written */
+	char *path;    /* owned: status.json's name in its bundle_dir, NULL = never written */
 	enum run_state state;
 	uint64_t started_ns, ended_ns;
 	int exit_code; /* -1 while running */
@@ -57,7 +57,9 @@ const char *run_state_name(enum run_state s);
 /* step_state_name(), step_state_from_name(): model/state.h. */
 /* Renders status.json (pure). */
 void run_status_to_json(const struct run_status *st, struct strbuf *out);
-/* Rewrites st->path atomically. 0, or -1 with err. */
-int run_status_write(const struct run_status *st, struct strbuf *err);
+/* Rewrites st->path in bd (NULL: st->path is a path) atomically. 0, or -1
+ * with err. */
+struct bundle_dir;
+int run_status_write(const struct run_status *st, const struct bundle_dir *bd, struct strbuf *err);
 
 #endif

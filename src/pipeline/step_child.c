@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
@@ -16,20 +17,16 @@
 static int write_step_logs(const struct run_bundle *b, const struct plan_step *s,
 			   struct strbuf *err)
 {
-	struct strbuf path = STRBUF_INIT, rel = STRBUF_INIT;
+	struct strbuf rel = STRBUF_INIT;
 	int ret;
 
-	strbuf_addf(&rel, "logs/%s.argv", s->name);
-	bundle_path(b, rel.buf, &path);
-	ret = proc_write_argv(path.buf, (const char *const *)s->argv, err);
+	bundle_art_fill(&rel, BA_LOG_ARGV, s->name);
+	ret = proc_write_argv(&b->bd, rel.buf, (const char *const *)s->argv, err);
 	if (!ret) {
 		strbuf_reset(&rel);
-		strbuf_reset(&path);
-		strbuf_addf(&rel, "logs/%s.env", s->name);
-		bundle_path(b, rel.buf, &path);
-		ret = proc_write_argv(path.buf, (const char *const *)s->env_add, err);
+		bundle_art_fill(&rel, BA_LOG_ENV, s->name);
+		ret = proc_write_argv(&b->bd, rel.buf, (const char *const *)s->env_add, err);
 	}
-	strbuf_release(&path);
 	strbuf_release(&rel);
 	return ret;
 }
@@ -87,8 +84,9 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 		goto io_error;
 	bundle_path(b, s->out_log, &out);
 	bundle_path(b, s->err_log, &errp);
-	spec.out.path = out.buf;
-	spec.err.path = errp.buf;
+	spec.out.path = s->out_log;
+	spec.err.path = s->err_log;
+	spec.out.dir = spec.err.dir = &b->bd;
 	spec.out.echo = spec.err.echo = rc->opts.echo;
 	/* the child runs in its own process group: reading a terminal would
 	 * stop it with SIGTTIN, so it only inherits a stdin that is not one */
@@ -160,17 +158,17 @@ void step_workload(struct run_ctx *rc, const struct plan_step *s, size_t i, stru
 
 /* nsys export/stats read what the step before wrote: without it they are
  * skipped, saying why. */
-static int nsys_input_missing(struct run_ctx *rc, const char *rel, const char *why,
+static int nsys_input_missing(struct run_ctx *rc, enum bundle_art input, const char *why,
 			      struct step_result *res)
 {
 	struct strbuf path = STRBUF_INIT;
 	int missing;
 
-	bundle_path(&rc->bundle, rel, &path);
+	bundle_path(&rc->bundle, bundle_art(input), &path);
 	missing = !path_exists(path.buf);
 	if (missing) {
 		res->state = STEP_SKIPPED;
-		strbuf_addstr(&res->msg, why);
+		strbuf_addf(&res->msg, "no %s: %s", bundle_art(input), why);
 	}
 	strbuf_release(&path);
 	return missing;
@@ -180,8 +178,7 @@ void step_nsys_export(struct run_ctx *rc, const struct plan_step *s, size_t i,
 		      struct step_result *res)
 {
 	(void)i;
-	if (!nsys_input_missing(rc, "nsys/run.nsys-rep",
-				"no nsys/run.nsys-rep: nsys profile wrote none", res))
+	if (!nsys_input_missing(rc, BA_NSYS_REP, "nsys profile wrote none", res))
 		run_child(rc, s, CHECK_NSYS_EXPORT, res);
 }
 
@@ -189,7 +186,6 @@ void step_nsys_stats(struct run_ctx *rc, const struct plan_step *s, size_t i,
 		     struct step_result *res)
 {
 	(void)i;
-	if (!nsys_input_missing(rc, "nsys/run.sqlite", "no nsys/run.sqlite: the export did not run",
-				res))
+	if (!nsys_input_missing(rc, BA_NSYS_SQLITE, "the export did not run", res))
 		run_child(rc, s, CHECK_NSYS_STATS, res);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -47,10 +48,10 @@ void step_join(struct run_ctx *rc, const struct plan_step *s, size_t i, struct s
 
 	(void)s;
 	(void)i;
-	bundle_path(&rc->bundle, "ncu/raw.csv", &raw);
+	bundle_path(&rc->bundle, bundle_art(BA_NCU_RAW), &raw);
 	if (!path_exists(raw.buf)) {
 		res->state = STEP_SKIPPED;
-		strbuf_addstr(&res->msg, "no ncu/raw.csv: no counters to join");
+		strbuf_addf(&res->msg, "no %s: no counters to join", bundle_art(BA_NCU_RAW));
 	} else if (build_model(rc, &res->msg)) {
 		res->state = STEP_FAILED;
 	} else {
@@ -67,15 +68,14 @@ void step_reports(struct run_ctx *rc, const struct plan_step *s, size_t i, struc
 	(void)s;
 	(void)i;
 	if ((!rc->model && build_model(rc, &res->msg)) ||
-	    report_write_all(rc->model, rc->bundle.dir, &res->msg)) {
+	    report_write_all(rc->model, &rc->bundle.bd, &res->msg)) {
 		res->state = STEP_FAILED;
 		res->code = EXIT_IO;
 		return;
 	}
 	res->state = STEP_OK;
 	rc->status.trust = rc->model->trust.checked ? (long)rc->model->trust.nr : -1;
-	strbuf_addstr(&res->msg, "kernels.md operators.md report.md stakeholder_summary.md "
-				 "metrics.json report.html charts/");
+	bundle_reports_list(&res->msg);
 	if (rc->model_res->loud.len)
 		pr->findings(pr->arg, rc->model_res->loud.buf);
 }

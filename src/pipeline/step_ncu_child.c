@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "pipeline/ncu.h"
@@ -64,7 +65,7 @@ static void progress_err(void *arg, const char *buf, size_t len)
 }
 
 int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, char *const *wl_env,
-	      const char *out_path, int live, struct proc_result *res, struct strbuf *text,
+	      const char *out_rel, int live, struct proc_result *res, struct strbuf *text,
 	      struct strbuf *err)
 {
 	static const char *const unset[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
@@ -72,7 +73,7 @@ int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, ch
 	const struct run_bundle *b = &j->rc->bundle;
 	const struct pipeline_progress *pr = j->rc->progress;
 	int echo = j->rc->opts.echo;
-	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT, rel = STRBUF_INIT, p = STRBUF_INIT;
+	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT, orel = STRBUF_INIT, erel = STRBUF_INIT;
 	struct proc_spec spec;
 	const char **env = NULL;
 	size_t nenv = 0;
@@ -88,27 +89,26 @@ int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, ch
 		    !starts_with(*w, "NVTX_INJECTION64_PATH=") &&
 		    !starts_with(*w, "LLMPROF_TRACE_"))
 			env[nenv++] = *w;
-	strbuf_addf(&rel, "logs/%s.argv", name);
-	bundle_path(b, rel.buf, &p);
-	ret = proc_write_argv(p.buf, (const char *const *)cmd->argv, err);
+	bundle_art_fill(&orel, BA_LOG_ARGV, name);
+	ret = proc_write_argv(&b->bd, orel.buf, (const char *const *)cmd->argv, err);
 	if (ret)
 		goto out;
-	strbuf_reset(&rel);
-	strbuf_addf(&rel, "logs/%s.out", name);
-	if (out_path)
-		strbuf_addstr(&o, out_path);
+	strbuf_reset(&orel);
+	if (out_rel)
+		strbuf_addstr(&orel, out_rel);
 	else
-		bundle_path(b, rel.buf, &o);
-	strbuf_reset(&rel);
-	strbuf_addf(&rel, "logs/%s.err", name);
-	bundle_path(b, rel.buf, &e);
+		bundle_art_fill(&orel, BA_LOG_OUT, name);
+	bundle_path(b, orel.buf, &o);
+	bundle_art_fill(&erel, BA_LOG_ERR, name);
+	bundle_path(b, erel.buf, &e);
 	spec.argv = (const char *const *)cmd->argv;
 	spec.env_add = env;
 	/* CUPTI takes one subscriber: the builtin tracer must not ride along */
 	spec.env_remove = unset;
-	spec.out.path = o.buf;
-	spec.err.path = e.buf;
-	spec.out.echo = spec.err.echo = echo && !out_path;
+	spec.out.path = orel.buf;
+	spec.err.path = erel.buf;
+	spec.out.dir = spec.err.dir = &b->bd;
+	spec.out.echo = spec.err.echo = echo && !out_rel;
 	if (live && !echo) {
 		spec.out.on_data = progress_out;
 		spec.err.on_data = progress_err;
@@ -124,15 +124,15 @@ int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, ch
 	ret = proc_run(&spec, res, err);
 	pr->child_end(pr->arg);
 	if (!ret) {
-		if (!out_path)
+		if (!out_rel)
 			strbuf_read_file(text, o.buf);
 		strbuf_read_file(text, e.buf);
 	}
 out:
 	strbuf_release(&o);
 	strbuf_release(&e);
-	strbuf_release(&rel);
-	strbuf_release(&p);
+	strbuf_release(&orel);
+	strbuf_release(&erel);
 	free(env);
 	return ret;
 }

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/ncu_regions.h"
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
 #include "core/util.h"
 #include "pipeline/ncu.h"
+#include "report/ncu_regions.h"
 #include "trace/ncu_csv.h"
 #include "core/banned.h"
 
@@ -22,15 +23,14 @@ static void write_regions(struct ncu_job *j, const struct strbuf *text)
 {
 	struct ncu_raw raw = NCU_RAW_INIT;
 	struct regions rg = REGIONS_INIT;
-	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 
-	bundle_path(&j->rc->bundle, "ncu/regions", &dir);
-	if (ncu_raw_parse(text->buf, text->len, "ncu/raw.csv", &raw, &err) ||
-	    regions_build(&raw, &rg, &err) || regions_write(&rg, &raw, dir.buf, &err))
+	if (ncu_raw_parse(text->buf, text->len, bundle_art(BA_NCU_RAW), &raw, &err) ||
+	    regions_build(&raw, &rg, &err) ||
+	    regions_write(&rg, &raw, &j->rc->bundle.bd, bundle_art(BA_NCU_REGIONS_DIR), &err))
 		run_warning(j->rc, "ncu/regions/ not written: %s", err.buf);
 	regions_release(&rg);
 	ncu_raw_release(&raw);
-	strbuf_release(&dir);
 	strbuf_release(&err);
 }
 
@@ -45,15 +45,14 @@ static void sections_report_add(struct ncu_job *j, const struct ncu_options *o, 
 	struct strbuf *report = &j->sreport;
 	struct ncu_cmd cmd = NCU_CMD_INIT;
 	struct strbuf name = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, rel = STRBUF_INIT;
 	struct proc_result res;
 
 	strbuf_addf(&name, "ncu-sections-k%zu", i);
-	strbuf_addf(&text, "logs/%s.out", name.buf);
-	bundle_path(b, text.buf, &out);
-	strbuf_reset(&text);
+	bundle_art_fill(&rel, BA_LOG_OUT, name.buf);
+	bundle_path(b, rel.buf, &out);
 	ncu_sections_report_argv(o->ncu, rep, o->sections, o->nr_sections, &cmd);
-	if (ncu_child(j, name.buf, &cmd, NULL, out.buf, 0, &res, &text, &err) ||
+	if (ncu_child(j, name.buf, &cmd, NULL, rel.buf, 0, &res, &text, &err) ||
 	    res.outcome != PROC_EXITED || res.exit_status) {
 		run_warning(j->rc,
 			    "ncu/sections_report.txt lacks %s: ncu --import --page details "
@@ -78,6 +77,7 @@ out:
 	strbuf_release(&out);
 	strbuf_release(&text);
 	strbuf_release(&err);
+	strbuf_release(&rel);
 }
 
 int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *msg, int *code)
@@ -95,7 +95,7 @@ int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *
 	ncu_import_argv(j->ncu, c->rep.buf, "raw", &imp);
 	ncu_cmd_format(&imp, &j->cmdtxt);
 	strbuf_addch(&j->cmdtxt, '\n');
-	if (ncu_child(j, iname.buf, &imp, NULL, rawp.buf, 0, &c->res, &itext, &err) ||
+	if (ncu_child(j, iname.buf, &imp, NULL, c->rel.buf, 0, &c->res, &itext, &err) ||
 	    c->res.outcome != PROC_EXITED || c->res.exit_status) {
 		strbuf_addf(&c->why, "ncu --import failed%s%s", err.len ? ": " : "", err.buf);
 	} else if (strbuf_read_file(&csv, rawp.buf) < 0 ||
@@ -142,7 +142,7 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 
 	if (j->measured) {
 		ncu_raw_merge_write(&j->merge, &text);
-		if (bundle_write(b, "ncu/raw.csv", text.buf, text.len, &err)) {
+		if (bundle_write(b, bundle_art(BA_NCU_RAW), text.buf, text.len, &err)) {
 			*code = EXIT_IO;
 			strbuf_addstr(msg, err.buf);
 			goto out;
@@ -151,14 +151,15 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 			struct strbuf names = STRBUF_INIT;
 
 			ncu_raw_merge_write(&j->names, &names);
-			if (bundle_write(b, "ncu/mangled.csv", names.buf, names.len, &err)) {
+			if (bundle_write(b, bundle_art(BA_NCU_MANGLED), names.buf, names.len,
+					 &err)) {
 				run_warning(j->rc, "%s", err.buf);
 				strbuf_reset(&err);
 			}
 			strbuf_release(&names);
 		}
-		if (j->sreport.len && bundle_write(b, "ncu/sections_report.txt", j->sreport.buf,
-						   j->sreport.len, &err)) {
+		if (j->sreport.len && bundle_write(b, bundle_art(BA_NCU_SECTIONS_REPORT),
+						   j->sreport.buf, j->sreport.len, &err)) {
 			run_warning(j->rc, "%s", err.buf);
 			strbuf_reset(&err);
 		}
@@ -209,15 +210,15 @@ void ncu_job_write_measured(struct ncu_job *j, enum step_state state)
 	j->runs = NULL;
 	json_object_set_new(o, "results", j->results);
 	j->results = NULL;
-	if (j->cmdtxt.len && bundle_write(b, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &jerr))
+	if (j->cmdtxt.len &&
+	    bundle_write(b, bundle_art(BA_NCU_CMD), j->cmdtxt.buf, j->cmdtxt.len, &jerr))
 		run_warning(j->rc, "%s", jerr.buf);
 	strbuf_reset(&jerr);
-	bundle_path(b, "ncu", &jp);
+	bundle_path(b, bundle_art(BA_NCU_DIR), &jp);
 	/* refused before the first capture (no ncu/ yet): nothing measured */
 	if (state != STEP_SKIPPED && j->ncu && path_exists(jp.buf)) {
 		strbuf_reset(&jp);
-		bundle_path(b, "ncu/measured.json", &jp);
-		if (json_write_file_atomic(jp.buf, o, &jerr))
+		if (json_write_file_atomic(&b->bd, bundle_art(BA_NCU_MEASURED), o, &jerr))
 			run_warning(j->rc, "%s", jerr.buf);
 	}
 	json_decref(o);

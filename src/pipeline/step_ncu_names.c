@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/ncu_kernel.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
@@ -32,13 +33,15 @@ static int import_names(struct ncu_job *j, const struct ncu_capture *c, const ch
 	struct proc_result res;
 	int ret = -1;
 
+	strbuf_addf(&name, "%zu", c->i); /* the capture's number, then its step name */
+	bundle_art_fill(&rel, BA_NCU_CAPTURE_NAMES, name.buf, base);
+	strbuf_reset(&name);
 	strbuf_addf(&name, "ncu-names-k%zu-%s", c->i, base);
-	strbuf_addf(&rel, "ncu/k%zu.%s.csv", c->i, base);
 	bundle_path(b, rel.buf, &path);
 	ncu_import_names_argv(j->ncu, c->rep.buf, base, &cmd);
 	ncu_cmd_format(&cmd, &j->cmdtxt);
 	strbuf_addch(&j->cmdtxt, '\n');
-	if (ncu_child(j, name.buf, &cmd, NULL, path.buf, 0, &res, &text, &err) ||
+	if (ncu_child(j, name.buf, &cmd, NULL, rel.buf, 0, &res, &text, &err) ||
 	    res.outcome != PROC_EXITED || res.exit_status || strbuf_read_file(csv, path.buf) < 0)
 		run_warning(j->rc,
 			    "%s names not imported (logs/%s.err)%s%s: the join matches this "

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -73,7 +74,7 @@ static int ncu_listing(struct ncu_job *j, const char *name, struct ncu_cmd *cmd,
 	*names = NULL;
 	*n = 0;
 	bundle_path(&j->rc->bundle, rel, &path);
-	if (ncu_child(j, name, cmd, NULL, path.buf, 0, &res, &text, &err) ||
+	if (ncu_child(j, name, cmd, NULL, rel, 0, &res, &text, &err) ||
 	    res.outcome != PROC_EXITED || res.exit_status ||
 	    strbuf_read_file(&text, path.buf) < 0) {
 		run_warning(j->rc, "%s %s failed (logs/%s.err): %s not checked before the capture",
@@ -144,12 +145,12 @@ static int ncu_check_offered(struct ncu_job *j, struct strbuf *msg)
 	int ret = 0;
 
 	ncu_list_sections_argv(o->ncu, &cmd);
-	ncu_listing(j, "ncu-list-sections", &cmd, "ncu/sections.txt", ncu_sections_parse, &ids,
-		    &nids);
+	ncu_listing(j, "ncu-list-sections", &cmd, bundle_art(BA_NCU_SECTIONS), ncu_sections_parse,
+		    &ids, &nids);
 	if (o->nr_metrics) {
 		ncu_query_metrics_argv(o->ncu, &cmd);
-		ncu_listing(j, "ncu-query-metrics", &cmd, "ncu/metrics.txt", ncu_metrics_parse,
-			    &names, &nnames);
+		ncu_listing(j, "ncu-query-metrics", &cmd, bundle_art(BA_NCU_METRICS),
+			    ncu_metrics_parse, &names, &nnames);
 	}
 	if (nnames) {
 		*kept = xcalloc(o->nr_metrics + 1, sizeof(**kept));
@@ -176,13 +177,7 @@ static int ncu_check_offered(struct ncu_job *j, struct strbuf *msg)
 
 int ncu_make_dir(const struct run_bundle *b, struct strbuf *err)
 {
-	struct strbuf p = STRBUF_INIT;
-	int ret;
-
-	bundle_path(b, "ncu", &p);
-	ret = mkdir_real(p.buf, err);
-	strbuf_release(&p);
-	return ret;
+	return bundle_dir_mkdir(&b->bd, bundle_art(BA_NCU_DIR), err);
 }
 
 void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
@@ -130,7 +131,7 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 	ncu_cmd_format(&cmd, &j->cmdtxt);
 	strbuf_addch(&j->cmdtxt, '\n');
 	/* written before each run, so a stuck ncu's argv is on disk */
-	if (bundle_write(&rc->bundle, "ncu/cmd.txt", j->cmdtxt.buf, j->cmdtxt.len, &err))
+	if (bundle_write(&rc->bundle, bundle_art(BA_NCU_CMD), j->cmdtxt.buf, j->cmdtxt.len, &err))
 		strbuf_reset(&err);
 	pr->ncu_capture_begin(pr->arg, c->i, j->nruns,
 			      c->pass ? "every selected kernel, one pass"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/model_build.h"
 #include "report/selection_json.h"
 #include "core/xalloc.h"
@@ -78,14 +79,13 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	selection_json(&sel, &so, pass, &text);
 	strbuf_reset(&err);
 	if (ncu_make_dir(&rc->bundle, &err) ||
-	    bundle_write(&rc->bundle, "ncu/selection.json", text.buf, text.len, &err)) {
+	    bundle_write(&rc->bundle, bundle_art(BA_NCU_SELECTION), text.buf, text.len, &err)) {
 		strbuf_addstr(msg, err.buf);
 		goto out;
 	}
-	strbuf_addf(msg,
-		    "%zu of %zu distinct kernels, %.1f%% of %s GPU time (%s) -> ncu/selection.json",
-		    sel.nr, sel.distinct, 100.0 * sel.coverage, stage,
-		    sel.stop_reason ? sel.stop_reason : "done");
+	strbuf_addf(msg, "%zu of %zu distinct kernels, %.1f%% of %s GPU time (%s) -> %s", sel.nr,
+		    sel.distinct, 100.0 * sel.coverage, stage,
+		    sel.stop_reason ? sel.stop_reason : "done", bundle_art(BA_NCU_SELECTION));
 	state = STEP_OK;
 	rc->sel = xmalloc(sizeof(*rc->sel));
 	*rc->sel = sel;

@@ -4,6 +4,7 @@
  * shows why. Prints nothing (progress.h). */
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/fsutil.h"
 #include "core/proc.h"
 #include "core/util.h"
@@ -18,7 +19,7 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	const struct run_params *p = &rc->params;
 	const struct pipeline_progress *pr = rc->progress;
 	struct trace_convert_stats ts;
-	struct strbuf db = STRBUF_INIT, json = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf db = STRBUF_INIT, err = STRBUF_INIT;
 	enum step_state state = STEP_OK;
 	uint64_t ev = 0, merged = 0;
 	int crc, intr0;
@@ -28,8 +29,7 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 		return STEP_FAILED;
 	}
 	trace_convert_stats_init(&ts);
-	path_join(&db, p->trace_dir.buf, "trace.sqlite");
-	path_join(&json, p->trace_dir.buf, "trace.json");
+	bundle_path(&rc->bundle, bundle_art(BA_TRACE_SQLITE), &db);
 	if (!tracer_logs_present(p->trace_log.buf)) {
 		/* CUDA and NVTX load the tracer on first use: a program using
 		 * neither leaves no log, and there is nothing to trace */
@@ -39,9 +39,10 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 		goto done;
 	}
 	intr0 = proc_interrupt_count();
-	crc = trace_convert(p->trace_log.buf, db.buf, NULL, &ts, &err);
+	crc = trace_convert(p->trace_log.buf, &rc->bundle.bd, bundle_art(BA_TRACE_SQLITE), NULL,
+			    &ts, &err);
 	if (crc == -1 || crc == TRACE_CONVERT_INTERRUPTED ||
-	    perfetto_write(db.buf, json.buf,
+	    perfetto_write(db.buf, &rc->bundle.bd, bundle_art(BA_TRACE_JSON),
 			   (uint64_t)config_typed(rc->cfg)->pipeline.trace.max_json_events, &ev,
 			   &merged, &err) < 0) {
 		state = STEP_FAILED;
@@ -65,8 +66,8 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	if (ts.cpu_samples)
 		strbuf_addf(msg, ", %llu CPU samples", (unsigned long long)ts.cpu_samples);
 	if (merged)
-		strbuf_addf(msg, "; trace.json: %llu short events merged to stay under the cap",
-			    (unsigned long long)merged);
+		strbuf_addf(msg, "; %s: %llu short events merged to stay under the cap",
+			    bundle_art_base(BA_TRACE_JSON), (unsigned long long)merged);
 	if (ts.dropped_cupti || ts.dropped_tracer)
 		strbuf_addf(msg, "; %llu records dropped (CUPTI %llu, tracer %llu)",
 			    (unsigned long long)(ts.dropped_cupti + ts.dropped_tracer),
@@ -89,7 +90,6 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 done:
 	trace_convert_stats_release(&ts);
 	strbuf_release(&db);
-	strbuf_release(&json);
 	strbuf_release(&err);
 	return state;
 }

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "analysis/model_build.h"
 #include "analysis/rank_summary.h"
 #include "core/error.h"
@@ -44,8 +45,8 @@ void step_config(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	(void)s;
 	(void)i;
 	res->state = STEP_OK;
-	strbuf_addf(&res->msg, "%s with %zu override%s -> config.yaml; trace backend: %s",
-		    rc->conf_dir, rc->n_overrides, rc->n_overrides == 1 ? "" : "s",
+	strbuf_addf(&res->msg, "%s with %zu override%s -> %s; trace backend: %s", rc->conf_dir,
+		    rc->n_overrides, rc->n_overrides == 1 ? "" : "s", bundle_art(BA_CONFIG),
 		    rc->params.trace_reason.buf);
 }
 
@@ -58,18 +59,17 @@ static int write_provenance(const struct run_ctx *rc, struct strbuf *err)
 	const struct plan *plan = &rc->plan;
 	struct provenance_opts po = {rc->orig_argc, rc->orig_argv, c->nsys.path, c->ncu.path,
 				     &rc->gpus};
-	struct strbuf sb = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	json_t *env = NULL;
 	struct run_inputs inputs;
 	char *found = NULL;
 	int ret = -1;
 
 	config_to_yaml(cfg, &sb);
-	if (bundle_write(b, "config.yaml", sb.buf, sb.len, err))
+	if (bundle_write(b, bundle_art(BA_CONFIG), sb.buf, sb.len, err))
 		goto out;
 	env = provenance_env_json(&po);
-	bundle_path(b, "env.json", &path);
-	if (json_write_file_atomic(path.buf, env, err))
+	if (json_write_file_atomic(&b->bd, bundle_art(BA_ENV), env, err))
 		goto out;
 	strbuf_reset(&sb);
 	inputs = plan->inputs;
@@ -78,14 +78,13 @@ static int write_provenance(const struct run_ctx *rc, struct strbuf *err)
 	    strcmp(found, inputs.argv[0]))
 		inputs.program_path = found;
 	provenance_inputs_yaml(&inputs, &sb);
-	if (bundle_write(b, "inputs.yaml", sb.buf, sb.len, err))
+	if (bundle_write(b, bundle_art(BA_INPUTS), sb.buf, sb.len, err))
 		goto out;
 	ret = 0;
 out:
 	json_decref(env);
 	free(found);
 	strbuf_release(&sb);
-	strbuf_release(&path);
 	return ret;
 }
 
@@ -99,7 +98,7 @@ void step_provenance(struct run_ctx *rc, const struct plan_step *s, size_t i,
 		res->code = EXIT_IO;
 	} else {
 		res->state = STEP_OK;
-		strbuf_addstr(&res->msg, "env.json, inputs.yaml");
+		strbuf_addf(&res->msg, "%s, %s", bundle_art(BA_ENV), bundle_art(BA_INPUTS));
 	}
 }
 
@@ -114,8 +113,9 @@ static void write_rank_summary(struct run_ctx *rc)
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	if (rank_summary_format(rc->analysis, host, &sb) &&
-	    bundle_write(&rc->bundle, RANK_SUMMARY_FILE, sb.buf, sb.len, &err))
-		run_warning(rc, "no " RANK_SUMMARY_FILE " for 'llmprof merge': %s", err.buf);
+	    bundle_write(&rc->bundle, bundle_art(BA_COLLECTIVES), sb.buf, sb.len, &err))
+		run_warning(rc, "no %s for 'llmprof merge': %s", bundle_art(BA_COLLECTIVES),
+			    err.buf);
 	strbuf_release(&sb);
 	strbuf_release(&err);
 }

@@ -14,7 +14,8 @@ void diff_render_md(const struct diff *d, struct strbuf *out);
 int diff_render_json(const struct diff *d, struct strbuf *out, struct strbuf *err);
 void diff_render_html(const struct diff *d, struct strbuf *out);
 /* The three files into dir (which exists), each written atomically. */
-int diff_write_all(const struct diff *d, const char *dir, struct strbuf *err);
+struct bundle_dir;
+int diff_write_all(const struct diff *d, const struct bundle_dir *bd, struct strbuf *err);
 
 /* Shared by the writers. */
 const char *diff_match_name(enum diff_match m);

@@ -5,8 +5,9 @@
 
 #include <jansson.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
-#include "core/fsutil.h"
+#include "core/bundle_dir.h"
 #include "core/jsonutil.h"
 #include "report/diff.h"
 #include "core/banned.h"
@@ -259,18 +260,13 @@ int diff_render_json(const struct diff *d, struct strbuf *out, struct strbuf *er
 	return 0;
 }
 
-static int write_one(const char *dir, const char *name, const struct strbuf *sb, struct strbuf *err)
+static int write_one(const struct bundle_dir *bd, const char *name, const struct strbuf *sb,
+		     struct strbuf *err)
 {
-	struct strbuf p = STRBUF_INIT;
-	int ret;
-
-	path_join(&p, dir, name);
-	ret = write_file_atomic(p.buf, sb->buf, sb->len, err);
-	strbuf_release(&p);
-	return ret;
+	return bundle_dir_write(bd, name, sb->buf, sb->len, err);
 }
 
-int diff_write_all(const struct diff *d, const char *dir, struct strbuf *err)
+int diff_write_all(const struct diff *d, const struct bundle_dir *bd, struct strbuf *err)
 {
 	struct strbuf md = STRBUF_INIT, js = STRBUF_INIT, html = STRBUF_INIT;
 	int ret = -1;
@@ -279,8 +275,9 @@ int diff_write_all(const struct diff *d, const char *dir, struct strbuf *err)
 	diff_render_html(d, &html);
 	if (diff_render_json(d, &js, err))
 		goto out;
-	if (write_one(dir, "diff.md", &md, err) || write_one(dir, "diff.json", &js, err) ||
-	    write_one(dir, "diff.html", &html, err))
+	if (write_one(bd, bundle_art(BA_DIFF_MD), &md, err) ||
+	    write_one(bd, bundle_art(BA_DIFF_JSON), &js, err) ||
+	    write_one(bd, bundle_art(BA_DIFF_HTML), &html, err))
 		goto out;
 	ret = 0;
 out:

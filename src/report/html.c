@@ -4,8 +4,9 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
-#include "core/fsutil.h"
+#include "core/bundle_dir.h"
 #include "model/format.h"
 #include "report/report.h"
 #include "report/svg.h"
@@ -532,50 +533,37 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	strbuf_release(&s);
 }
 
-static int write_one(const char *dir, const char *name, const struct strbuf *data,
-		     struct strbuf *err)
+int report_write_all(const struct report_model *m, const struct bundle_dir *bd, struct strbuf *err)
 {
-	struct strbuf path = STRBUF_INIT;
-	int ret;
-
-	path_join(&path, dir, name);
-	ret = write_file_atomic(path.buf, data->buf, data->len, err);
-	strbuf_release(&path);
-	return ret;
-}
-
-int report_write_all(const struct report_model *m, const char *dir, struct strbuf *err)
-{
-	struct strbuf sb = STRBUF_INIT, charts = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	int ret = -1;
 
-	path_join(&charts, dir, "charts");
-	/* dir may be the user's symlink (latest); charts/ inside must be real */
-	if (mkdir_p(dir, err) || mkdir_real(charts.buf, err))
+	/* bd may be the user's symlink (latest); charts/ inside must be real */
+	if (bundle_dir_mkdir(bd, bundle_art(BA_CHARTS_DIR), err))
 		goto out;
 #define EMIT_OR_GOTO_OUT(name, render)                                                             \
 	do {                                                                                       \
 		strbuf_reset(&sb);                                                                 \
 		render;                                                                            \
-		if (write_one(dir, name, &sb, err))                                                \
+		if (bundle_dir_write(bd, bundle_art(name), sb.buf, sb.len, err))                   \
 			goto out;                                                                  \
 	} while (0)
-	EMIT_OR_GOTO_OUT("kernels.md", report_render_kernels_md(m, &sb));
-	EMIT_OR_GOTO_OUT("operators.md", report_render_operators_md(m, &sb));
-	EMIT_OR_GOTO_OUT("report.md", report_render_report_md(m, &sb));
-	EMIT_OR_GOTO_OUT("stakeholder_summary.md", report_render_summary_md(m, &sb));
-	EMIT_OR_GOTO_OUT("report.html", report_render_html(m, &sb));
-	EMIT_OR_GOTO_OUT("charts/timeline.svg", svg_timeline(&sb, m, REPORT_CHART_WIDTH));
-	EMIT_OR_GOTO_OUT("charts/kernels.svg",
+	EMIT_OR_GOTO_OUT(BA_KERNELS_MD, report_render_kernels_md(m, &sb));
+	EMIT_OR_GOTO_OUT(BA_OPERATORS_MD, report_render_operators_md(m, &sb));
+	EMIT_OR_GOTO_OUT(BA_REPORT_MD, report_render_report_md(m, &sb));
+	EMIT_OR_GOTO_OUT(BA_SUMMARY_MD, report_render_summary_md(m, &sb));
+	EMIT_OR_GOTO_OUT(BA_REPORT_HTML, report_render_html(m, &sb));
+	EMIT_OR_GOTO_OUT(BA_CHART_TIMELINE, svg_timeline(&sb, m, REPORT_CHART_WIDTH));
+	EMIT_OR_GOTO_OUT(BA_CHART_KERNELS,
 			 svg_kernel_bars(&sb, m, REPORT_CHART_WIDTH, REPORT_CHART_TOP));
-	EMIT_OR_GOTO_OUT("charts/roofline.svg", svg_roofline(&sb, m, REPORT_CHART_WIDTH));
+	EMIT_OR_GOTO_OUT(BA_CHART_ROOFLINE, svg_roofline(&sb, m, REPORT_CHART_WIDTH));
 	strbuf_reset(&sb);
-	if (report_render_metrics_json(m, &sb, err) || write_one(dir, "metrics.json", &sb, err))
+	if (report_render_metrics_json(m, &sb, err) ||
+	    bundle_dir_write(bd, bundle_art(BA_METRICS_JSON), sb.buf, sb.len, err))
 		goto out;
 #undef EMIT_OR_GOTO_OUT
 	ret = 0;
 out:
 	strbuf_release(&sb);
-	strbuf_release(&charts);
 	return ret;
 }

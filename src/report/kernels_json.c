@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
-#include "core/fsutil.h"
+#include "core/bundle_dir.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "report/kernels_json.h"
@@ -157,21 +158,16 @@ void kernels_json_render(const struct ncu_kernel_table *t, struct strbuf *out)
 }
 
 int kernels_files_write(const struct report_model *m, const struct ncu_kernel_table *t,
-			const char *dir, struct strbuf *err)
+			const struct bundle_dir *bd, struct strbuf *err)
 {
-	struct strbuf md = STRBUF_INIT, js = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf md = STRBUF_INIT, js = STRBUF_INIT;
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	int ret = -1;
 
-	if (mkdir_p(dir, err))
-		goto out;
 	report_render_kernels_md(m, &md);
-	path_join(&path, dir, "kernels.md");
-	if (write_file_atomic(path.buf, md.buf, md.len, err))
+	if (bundle_dir_write(bd, bundle_art(BA_KERNELS_MD), md.buf, md.len, err))
 		goto out;
-	strbuf_reset(&path);
-	path_join(&path, dir, "kernels.json");
-	if (atomic_file_open(&af, path.buf, err) < 0)
+	if (bundle_dir_atomic_open(bd, bundle_art(BA_OUT_KERNELS_JSON), &af, err) < 0)
 		goto out;
 	kernels_json_emit(t, &js, af.fp);
 	if (atomic_file_commit(&af, err))
@@ -180,6 +176,5 @@ int kernels_files_write(const struct report_model *m, const struct ncu_kernel_ta
 out:
 	strbuf_release(&md);
 	strbuf_release(&js);
-	strbuf_release(&path);
 	return ret;
 }

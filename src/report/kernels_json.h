@@ -14,9 +14,10 @@
 /* Appends kernels.json's text to out. */
 void kernels_json_render(const struct ncu_kernel_table *t, struct strbuf *out);
 
-/* Writes dir/kernels.md (from m, report_model_from_ncu()) and
- * dir/kernels.json (from t) atomically, creating dir. 0, or -1 with err. */
+/* Writes kernels.md (from m, report_model_from_ncu()) and kernels.json
+ * (from t) into bd atomically. 0, or -1 with err. */
+struct bundle_dir;
 int kernels_files_write(const struct report_model *m, const struct ncu_kernel_table *t,
-			const char *dir, struct strbuf *err);
+			const struct bundle_dir *bd, struct strbuf *err);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
+#include "core/bundle_dir.h"
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "model/table.h"
@@ -329,19 +331,20 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 	md_nccl(sb, r);
 }
 
-int merged_write(const struct merge_result *r, const char *out_dir, struct strbuf *err)
+int merged_write(const struct merge_result *r, const struct bundle_dir *bd, const char *dir,
+		 struct strbuf *err)
 {
 	struct strbuf md = STRBUF_INIT, p = STRBUF_INIT;
 	char *json = merged_json(r);
 	int ret;
 
 	merged_md(&md, r);
-	path_join(&p, out_dir, "merged.md");
-	ret = write_file_atomic(p.buf, md.buf, md.len, err);
+	path_join(&p, dir, bundle_art_base(BA_MERGED_MD));
+	ret = bundle_dir_write(bd, p.buf, md.buf, md.len, err);
 	strbuf_reset(&p);
-	path_join(&p, out_dir, "merged.json");
+	path_join(&p, dir, bundle_art_base(BA_MERGED_JSON));
 	if (!ret) {
-		ret = write_file_atomic(p.buf, json, strlen(json), err);
+		ret = bundle_dir_write(bd, p.buf, json, strlen(json), err);
 	}
 	free(json);
 	strbuf_release(&md);

@@ -7,8 +7,11 @@
 #include "analysis/merge.h"
 #include "core/strbuf.h"
 
-/* Writes out_dir/merged.md and out_dir/merged.json atomically (out_dir
- * must exist). 0, or -1 with err. */
-int merged_write(const struct merge_result *r, const char *out_dir, struct strbuf *err);
+/* Writes dir/merged.md and dir/merged.json atomically, dir a folder in bd
+ * (core/bundle_dir.h; "" = bd itself) that must exist. 0, or -1 with
+ * err. */
+struct bundle_dir;
+int merged_write(const struct merge_result *r, const struct bundle_dir *bd, const char *dir,
+		 struct strbuf *err);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
+#include "core/bundle_dir.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
 #include "core/util.h"
@@ -82,8 +84,8 @@ void regions_render_md(const struct regions *rg, const struct ncu_raw *raw, stru
 	strbuf_release(&sb);
 	if (rg->unattributed)
 		strbuf_addf(out, "\n%zu kernels ran outside every NVTX range.\n", rg->unattributed);
-	strbuf_addstr(out,
-		      "\nPer-region metrics: `<region dir>/metrics.json` next to this file.\n");
+	strbuf_addf(out, "\nPer-region metrics: `<region dir>/%s` next to this file.\n",
+		    bundle_art_base(BA_NCU_REGION_METRICS));
 }
 
 static json_t *jnum(double v)
@@ -117,7 +119,7 @@ void regions_render_json(const struct regions *rg, const struct ncu_raw *raw, st
 		json_t *o = json_object();
 		struct strbuf mp = STRBUF_INIT;
 
-		strbuf_addf(&mp, "%s/metrics.json", r->dir);
+		path_join(&mp, r->dir, bundle_art_base(BA_NCU_REGION_METRICS));
 		json_object_set_new(o, "name", json_string(r->name));
 		json_object_set_new(o, "domain", r->domain ? json_string(r->domain) : json_null());
 		json_object_set_new(o, "path", json_string(r->path));
@@ -266,43 +268,44 @@ void regions_render_metrics(const struct regions *rg, size_t i, const struct ncu
 }
 
 static int metrics_write(const struct regions *rg, size_t i, const struct ncu_raw *raw,
-			 const char *path, struct strbuf *err)
+			 const struct bundle_dir *bd, const char *path, struct strbuf *err)
 {
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct strbuf buf = STRBUF_INIT;
 
-	if (atomic_file_open(&af, path, err) < 0)
+	if (bundle_dir_atomic_open(bd, path, &af, err) < 0)
 		return -1;
 	metrics_emit(rg, i, raw, &buf, af.fp);
 	strbuf_release(&buf);
 	return atomic_file_commit(&af, err);
 }
 
-int regions_write(const struct regions *rg, const struct ncu_raw *raw, const char *dir,
-		  struct strbuf *err)
+int regions_write(const struct regions *rg, const struct ncu_raw *raw, const struct bundle_dir *bd,
+		  const char *dir, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
 	int ret = -1;
 
-	if (mkdir_real(dir, err))
+	if (bundle_dir_mkdir(bd, dir, err))
 		goto out;
 	regions_render_md(rg, raw, &body);
-	path_join(&path, dir, "report.md");
-	if (write_file_atomic(path.buf, body.buf, body.len, err))
+	path_join(&path, dir, bundle_art_base(BA_NCU_REGIONS_MD));
+	if (bundle_dir_write(bd, path.buf, body.buf, body.len, err))
 		goto out;
 	strbuf_reset(&body);
 	strbuf_reset(&path);
 	regions_render_json(rg, raw, &body);
-	path_join(&path, dir, "report.json");
-	if (write_file_atomic(path.buf, body.buf, body.len, err))
+	path_join(&path, dir, bundle_art_base(BA_NCU_REGIONS_JSON));
+	if (bundle_dir_write(bd, path.buf, body.buf, body.len, err))
 		goto out;
 	for (size_t i = 0; i < rg->nr; i++) {
 		strbuf_reset(&path);
 		path_join(&path, dir, rg->v[i].dir);
-		if (mkdir_real(path.buf, err))
+		if (bundle_dir_mkdir(bd, path.buf, err))
 			goto out;
-		strbuf_addstr(&path, "/metrics.json");
-		if (metrics_write(rg, i, raw, path.buf, err))
+		strbuf_addch(&path, '/');
+		strbuf_addstr(&path, bundle_art_base(BA_NCU_REGION_METRICS));
+		if (metrics_write(rg, i, raw, bd, path.buf, err))
 			goto out;
 	}
 	ret = 0;

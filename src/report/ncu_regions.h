@@ -18,8 +18,10 @@ void regions_render_json(const struct regions *rg, const struct ncu_raw *raw, st
 void regions_render_metrics(const struct regions *rg, size_t i, const struct ncu_raw *raw,
 			    struct strbuf *out);
 /* Writes dir/report.md, dir/report.json and dir/<region dir>/metrics.json
- * (dir is ncu/regions of a bundle). 0 or -1 with err. */
-int regions_write(const struct regions *rg, const struct ncu_raw *raw, const char *dir,
-		  struct strbuf *err);
+ * (dir is ncu/regions of a bundle), dir a name in bd (core/bundle_dir.h).
+ * 0 or -1 with err. */
+struct bundle_dir;
+int regions_write(const struct regions *rg, const struct ncu_raw *raw, const struct bundle_dir *bd,
+		  const char *dir, struct strbuf *err);
 
 #endif

@@ -33,6 +33,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out);
 /* Writes kernels.md, operators.md, report.md, stakeholder_summary.md,
  * metrics.json, report.html and charts/{timeline,kernels,roofline}.svg into
  * dir (created if needed). Stops at the first error: 0, or -1 with err. */
-int report_write_all(const struct report_model *m, const char *dir, struct strbuf *err);
+struct bundle_dir;
+int report_write_all(const struct report_model *m, const struct bundle_dir *bd, struct strbuf *err);
 
 #endif

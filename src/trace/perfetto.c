@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sqlite3.h>
 
+#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/sort.h"
@@ -819,8 +820,9 @@ static void put_events(FILE *f, const struct evs *e, const struct captures *caps
 	}
 }
 
-int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
-		   uint64_t *events_out, uint64_t *merged_out, struct strbuf *err)
+int perfetto_write(const char *sqlite_path, const struct bundle_dir *bd, const char *json_path,
+		   uint64_t max_events, uint64_t *events_out, uint64_t *merged_out,
+		   struct strbuf *err)
 {
 	struct nsysdb x = {0};
 	struct evs e = {0};
@@ -847,7 +849,7 @@ int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_
 	captures_resolve(&e, &g, &caps);
 	threshold = apply_cap(&e, &apis, &napis, max_events);
 
-	if (atomic_file_open(&af, json_path, err) < 0)
+	if (bundle_dir_atomic_open(bd, json_path, &af, err) < 0)
 		goto out;
 	f = af.fp;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"llmprof\"", f);

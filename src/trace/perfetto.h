@@ -22,11 +22,13 @@
  * web UI still opens (it struggles beyond ~1 GB). */
 #define PERFETTO_DEFAULT_MAX_EVENTS 2000000ull
 
-/* max_events 0 = PERFETTO_DEFAULT_MAX_EVENTS. Writes json_path atomically.
- * *events = events written, *merged = events folded by the cap (either
- * pointer may be NULL). Returns 0 or -1 with err set. */
-int perfetto_write(const char *sqlite_path, const char *json_path, uint64_t max_events,
-		   uint64_t *events, uint64_t *merged, struct strbuf *err);
+/* max_events 0 = PERFETTO_DEFAULT_MAX_EVENTS. Writes json_path, a name in
+ * bd (core/bundle_dir.h; NULL: a path as given), atomically. *events =
+ * events written, *merged = events folded by the cap (either pointer may
+ * be NULL). Returns 0 or -1 with err set. */
+struct bundle_dir;
+int perfetto_write(const char *sqlite_path, const struct bundle_dir *bd, const char *json_path,
+		   uint64_t max_events, uint64_t *events, uint64_t *merged, struct strbuf *err);
 
 /* Pure: the smallest duration to keep so that `budget` of the n durations
  * remain, plus any tied with the shortest kept one (0 when all fit;

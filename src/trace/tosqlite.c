@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/proc.h"
@@ -140,15 +141,15 @@ static void logs_release(struct logs *l)
 	free(l->readers);
 }
 
-int trace_convert(const char *log_dir, const char *sqlite_path, const char *json_path,
-		  struct trace_convert_stats *st_out, struct strbuf *err)
+int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *sqlite_path,
+		  const char *json_path, struct trace_convert_stats *st_out, struct strbuf *err)
 {
 	struct trace_convert_stats st_local;
 	struct trace_convert_stats *st = st_out;
 	struct conv c;
 	struct logs logs;
 	int ret = -1, fd;
-	struct strbuf tmp = STRBUF_INIT, problems = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT, tmp_path = STRBUF_INIT, problems = STRBUF_INIT;
 	uint64_t t_begin = clock_mono_ns();
 
 	if (!st) {
@@ -163,20 +164,24 @@ int trace_convert(const char *log_dir, const char *sqlite_path, const char *json
 	if (logs_read(&logs, log_dir, &c.t0, st, &problems, err) < 0)
 		goto out;
 	/* an empty file of our own (never a planted symlink) that SQLite fills */
-	fd = create_temp_file(sqlite_path, &tmp, err);
+	fd = bundle_dir_temp_file(bd, sqlite_path, &tmp, err);
 	if (fd < 0)
 		goto out;
 	close(fd);
-	if (conv_open(&c, tmp.buf) < 0)
+	/* SQLite opens files by name: the temporary file's path */
+	bundle_dir_path(bd, tmp.buf, &tmp_path);
+	if (conv_open(&c, tmp_path.buf) < 0)
 		goto out;
 	for (int i = 0; i < logs.nread && !c.failed; i++)
 		conv_process(&c, &logs.readers[i], &problems);
 	if (c.failed || conv_interrupted_now(&c) || conv_finish(&c) < 0)
 		goto out;
-	if (fs_rename(tmp.buf, sqlite_path, err) < 0)
+	if (bundle_dir_rename(bd, tmp.buf, sqlite_path, err) < 0)
 		goto out;
-	if (json_path &&
-	    perfetto_write(sqlite_path, json_path, 0, &st->json_events, &st->json_merged, err) < 0)
+	strbuf_reset(&tmp_path);
+	bundle_dir_path(bd, sqlite_path, &tmp_path);
+	if (json_path && perfetto_write(tmp_path.buf, bd, json_path, 0, &st->json_events,
+					&st->json_merged, err) < 0)
 		goto out;
 	ret = 0;
 	if (st->problems) {
@@ -191,9 +196,10 @@ out:
 	if (ret == -1 && c.interrupted)
 		ret = TRACE_CONVERT_INTERRUPTED;
 	st->seconds = (double)(clock_mono_ns() - t_begin) / 1e9;
-	conv_release(&c, tmp.buf);
+	conv_release(&c, bd, tmp.buf);
 	logs_release(&logs);
 	strbuf_release(&tmp);
+	strbuf_release(&tmp_path);
 	strbuf_release(&problems);
 	if (st == &st_local)
 		trace_convert_stats_release(&st_local);

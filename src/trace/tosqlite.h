@@ -53,12 +53,14 @@ void trace_convert_stats_init(struct trace_convert_stats *st);
 void trace_convert_stats_release(struct trace_convert_stats *st);
 
 /* Converts every <log_dir>/trace-*.bin into sqlite_path (replaced
- * atomically) and, when json_path is non-NULL, a Perfetto trace there.
+ * atomically) and, when json_path is non-NULL, a Perfetto trace there;
+ * both are names in bd (core/bundle_dir.h; NULL: paths as given).
  * Returns 0, -1 on failure (err set, nothing written),
  * TRACE_CONVERT_PARTIAL (outputs written from the readable part, err lists
  * the problems) or TRACE_CONVERT_INTERRUPTED. st may be NULL. */
-int trace_convert(const char *log_dir, const char *sqlite_path, const char *json_path,
-		  struct trace_convert_stats *st, struct strbuf *err);
+struct bundle_dir;
+int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *sqlite_path,
+		  const char *json_path, struct trace_convert_stats *st, struct strbuf *err);
 
 /* ---- pure record -> row functions -------------------------------------- */
 

@@ -10,8 +10,8 @@
 
 #include <sqlite3.h>
 
+#include "core/bundle_dir.h"
 #include "core/error.h"
-#include "core/fsutil.h"
 #include "core/proc.h"
 #include "core/util.h"
 #include "trace/tosqlite_internal.h"
@@ -372,7 +372,7 @@ static int drop_empty_tables(struct conv *c)
 
 int conv_open(struct conv *c, const char *path)
 {
-	/* the empty file create_temp_file() made: never created anew, and
+	/* the empty file bundle_dir_temp_file() made: never created anew, and
 	 * never reached through a symlink */
 	if (sqlite3_open_v2(path, &c->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
@@ -461,14 +461,14 @@ int conv_finish(struct conv *c)
 	return 0;
 }
 
-void conv_release(struct conv *c, const char *path)
+void conv_release(struct conv *c, const struct bundle_dir *bd, const char *path)
 {
 	for (int i = 0; i < S_COUNT; i++)
 		if (c->st[i])
 			sqlite3_finalize(c->st[i]);
 	if (c->db) {
 		sqlite3_close(c->db);
-		fs_unlink(path);
+		bundle_dir_unlink(bd, path, NULL);
 	}
 	strtab_release(&c->strings);
 	tosqlite_u64map_free(&c->devices_seen);

@@ -91,7 +91,8 @@ int conv_open(struct conv *c, const char *path);
  * tables, commits and closes. 0 or -1 (err set). */
 int conv_finish(struct conv *c);
 /* Frees c; a database still open (a failure) is closed and path removed. */
-void conv_release(struct conv *c, const char *path);
+struct bundle_dir;
+void conv_release(struct conv *c, const struct bundle_dir *bd, const char *path);
 /* Runs and resets statement id. 0, or -1 with c->failed set (the first
  * failure's message in c->err). */
 int conv_step(struct conv *c, enum stmt_id id);

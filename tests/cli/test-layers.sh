@@ -3,7 +3,7 @@
 # own folder or of a lower layer (docs/internals.md, "Layers"). Declared
 # order, lowest first; folders on one line are one layer and may not include
 # each other:
-#   core < config < model < trace < analysis < report, nsight < pipeline < cmd
+#   core < config < model < trace < bundle < analysis < report, nsight < pipeline < cmd
 # Also fails on a folder under src/ that no layer names, so a new folder is a
 # decision, not an accident.
 #
@@ -23,6 +23,7 @@ layers='core
 config
 model
 trace
+bundle
 analysis
 report nsight
 pipeline

@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	trace_convert_stats_init(&st);
 	strbuf_reset(&err);
-	rc = trace_convert(dir, db.buf, NULL, &st, &err);
+	rc = trace_convert(dir, NULL, db.buf, NULL, &st, &err);
 	if (rc != 0 && !err.len)
 		abort(); /* a failure or damage always says why */
 	trace_convert_stats_release(&st);

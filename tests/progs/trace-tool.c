@@ -41,7 +41,7 @@ static int do_convert(int argc, char **argv)
 	int rc;
 
 	trace_convert_stats_init(&st);
-	rc = trace_convert(argv[2], argv[3], argc > 4 ? argv[4] : NULL, &st, &err);
+	rc = trace_convert(argv[2], NULL, argv[3], argc > 4 ? argv[4] : NULL, &st, &err);
 	if (rc == 0 || rc == TRACE_CONVERT_PARTIAL) {
 		double recs = (double)st.records;
 		printf("files %llu processes %llu records %llu nvtx %llu kernels %llu memcpy %llu "
@@ -81,7 +81,7 @@ static int do_json(int argc, char **argv)
 		fprintf(stderr, "trace-tool: %s\n", err.buf);
 		return 2;
 	}
-	rc = perfetto_write(argv[2], argv[3], max, &ev, &merged, &err);
+	rc = perfetto_write(argv[2], NULL, argv[3], max, &ev, &merged, &err);
 	if (rc < 0)
 		fprintf(stderr, "trace-tool: %s\n", err.buf);
 	else

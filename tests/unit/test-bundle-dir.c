@@ -36,9 +36,9 @@
 
 static char tmpdir[64];
 static char root[PATH_MAX], outside[PATH_MAX];
-/* entered ones live here, so that a failed test leaves none behind */
+/* open ones live here, so that a failed test leaves none behind */
 static struct bundle_dir bd = BUNDLE_DIR_INIT, inner = BUNDLE_DIR_INIT;
-static struct run_bundle b = RUN_BUNDLE_INIT;
+static struct run_bundle rb = RUN_BUNDLE_INIT;
 
 /* The hook: armed with a name prefix, openat() of a matching name first
  * swaps the folder hook_dir for a symlink to outside; mkdirat() of a
@@ -152,7 +152,7 @@ static int teardown(void **state)
 	hook_prefix = NULL;
 	bundle_dir_close(&bd);
 	bundle_dir_close(&inner);
-	bundle_release(&b);
+	bundle_release(&rb);
 	/* depth first, links themselves (never what they point to) */
 	return nftw(tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -206,13 +206,27 @@ static void test_names_refused(void **state)
 		assert_int_equal(bundle_dir_open_dir(&bd, bad[i], &err), -1);
 		assert_int_equal(bundle_dir_unlink(&bd, bad[i], &err), -1);
 	}
-	/* the same through the path-based writers of an entered root */
-	bundle_dir_enter(&bd);
-	strbuf_addf(&p, "%s/../escaped", root);
-	strbuf_reset(&err);
-	assert_int_equal(write_file_atomic(p.buf, "x", 1, &err), -1);
-	assert_one_line(&err, "is not a name inside");
-	assert_int_equal(mkdir_real(p.buf, &err), -1);
+	/* the same for every other writer */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct atomic_file af = ATOMIC_FILE_INIT;
+
+		strbuf_reset(&err);
+		assert_int_equal(bundle_dir_atomic_open(&bd, bad[i], &af, &err), -1);
+		assert_one_line(&err, "is not a name inside");
+		strbuf_reset(&err);
+		assert_int_equal(bundle_dir_new_file(&bd, bad[i], &err), -1);
+		assert_one_line(&err, "is not a name inside");
+		strbuf_reset(&err);
+		strbuf_reset(&p);
+		assert_int_equal(bundle_dir_temp_file(&bd, bad[i], &p, &err), -1);
+		assert_one_line(&err, "is not a name inside");
+		strbuf_reset(&err);
+		assert_int_equal(bundle_dir_rename(&bd, "x", bad[i], &err), -1);
+		assert_one_line(&err, "is not a name inside");
+		strbuf_reset(&err);
+		assert_int_equal(bundle_dir_mkdirs(&bd, bad[i], &err), -1);
+		assert_one_line(&err, "is not a name inside");
+	}
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/escaped", tmpdir);
 	assert_int_equal(access(p.buf, F_OK), -1);
@@ -235,54 +249,50 @@ static void test_names_refused(void **state)
 	strbuf_release(&p);
 }
 
-/* charts/ checked by mkdir_real(), then replaced by a symlink to outside
- * before anything is written into it: every writer refuses, one line. */
+/* charts/ checked by bundle_dir_mkdir(), then replaced by a symlink to
+ * outside before anything is written into it: every writer refuses, one
+ * line. */
 static void test_swapped_after_check(void **state)
 {
 	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT, want = STRBUF_INIT;
 	struct atomic_file af = ATOMIC_FILE_INIT;
 
-	assert_int_equal(bundle_dir_open_enter(&bd, root, BUNDLE_DIR_NOFOLLOW, &err), 0);
+	assert_int_equal(bundle_dir_open(&bd, root, BUNDLE_DIR_NOFOLLOW, &err), 0);
 	strbuf_addf(&dir, "%s/charts", root);
-	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	assert_int_equal(bundle_dir_mkdir(&bd, "charts", &err), 0);
 	swap_path(dir.buf);
 	strbuf_addf(&want, "'%s' is a symlink; llmprof writes only into real directories", dir.buf);
 
-	strbuf_addf(&p, "%s/kernels.svg", dir.buf);
-	assert_int_equal(write_file_atomic(p.buf, "svg", 3, &err), -1);
-	assert_one_line(&err, want.buf);
-	strbuf_reset(&err);
-	assert_int_equal(atomic_file_open(&af, p.buf, &err), -1);
-	assert_one_line(&err, want.buf);
-	strbuf_reset(&err);
-	assert_int_equal(open_new_file(p.buf, &err), -1);
-	assert_one_line(&err, want.buf);
-	strbuf_reset(&err);
 	assert_int_equal(bundle_dir_write(&bd, "charts/kernels.svg", "svg", 3, &err), -1);
 	assert_one_line(&err, want.buf);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/sub/deeper", dir.buf);
 	strbuf_reset(&err);
-	assert_int_equal(mkdir_p(p.buf, &err), -1);
-	assert_one_line(&err, want.buf);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/sub", dir.buf);
-	strbuf_reset(&err);
-	assert_int_equal(mkdir_real(p.buf, &err), -1);
+	assert_int_equal(bundle_dir_atomic_open(&bd, "charts/kernels.svg", &af, &err), -1);
 	assert_one_line(&err, want.buf);
 	strbuf_reset(&err);
-	assert_int_equal(mkdir_real(dir.buf, &err), -1);
+	assert_int_equal(bundle_dir_new_file(&bd, "charts/kernels.svg", &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_dir_temp_file(&bd, "charts/kernels.svg", &p, &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_dir_mkdirs(&bd, "charts/sub/deeper", &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_dir_mkdir(&bd, "charts/sub", &err), -1);
+	assert_one_line(&err, want.buf);
+	strbuf_reset(&err);
+	assert_int_equal(bundle_dir_mkdir(&bd, "charts", &err), -1);
 	assert_one_line(&err, want.buf);
 	assert_outside_empty();
 
-	bundle_dir_close(&bd);
-	/* left, the same path is the user's again: followed as before */
+	/* the same path given as a path (bd NULL) is the user's: followed */
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/kernels.svg", dir.buf);
-	assert_int_equal(write_file_atomic(p.buf, "svg", 3, &err), 0);
+	assert_int_equal(bundle_dir_write(NULL, p.buf, "svg", 3, &err), 0);
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/kernels.svg", outside);
 	assert_file(p.buf, "svg");
+	bundle_dir_close(&bd);
 	strbuf_release(&err);
 	strbuf_release(&dir);
 	strbuf_release(&p);
@@ -299,29 +309,25 @@ static void test_swapped_at_worst_moment(void **state)
 	struct atomic_file af = ATOMIC_FILE_INIT;
 	struct stat st;
 
-	assert_int_equal(bundle_dir_open_enter(&bd, root, BUNDLE_DIR_NOFOLLOW, &err), 0);
+	assert_int_equal(bundle_dir_open(&bd, root, BUNDLE_DIR_NOFOLLOW, &err), 0);
 	strbuf_addf(&dir, "%s/charts", root);
-	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	assert_int_equal(bundle_dir_mkdir(&bd, "charts", &err), 0);
 	snprintf(hook_dir, sizeof(hook_dir), "%s", dir.buf);
 	hook_on_mkdir = 0;
 	hook_prefix = "kernels.svg.tmp.";
-	strbuf_addf(&p, "%s/kernels.svg", dir.buf);
-	assert_int_equal(write_file_atomic(p.buf, "svg", 3, &err), 0);
+	assert_int_equal(bundle_dir_write(&bd, "charts/kernels.svg", "svg", 3, &err), 0);
 	assert_null(hook_prefix); /* it fired */
 	assert_outside_empty();
 	assert_int_equal(lstat(dir.buf, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
-	strbuf_reset(&p);
 	strbuf_addf(&p, "%s.old/kernels.svg", dir.buf);
 	assert_file(p.buf, "svg");
 
 	/* open, swap, commit: renamed where it was made */
 	strbuf_reset(&dir);
 	strbuf_addf(&dir, "%s/ncu", root);
-	assert_int_equal(mkdir_real(dir.buf, &err), 0);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/metrics.json", dir.buf);
-	assert_int_equal(atomic_file_open(&af, p.buf, &err), 0);
+	assert_int_equal(bundle_dir_mkdir(&bd, "ncu", &err), 0);
+	assert_int_equal(bundle_dir_atomic_open(&bd, "ncu/metrics.json", &af, &err), 0);
 	fputs("{}", af.fp);
 	swap_path(dir.buf);
 	assert_int_equal(atomic_file_commit(&af, &err), 0);
@@ -330,16 +336,14 @@ static void test_swapped_at_worst_moment(void **state)
 	strbuf_addf(&p, "%s.old/metrics.json", dir.buf);
 	assert_file(p.buf, "{}");
 
-	/* a log: the same with open_new_file() */
+	/* a log: the same with bundle_dir_new_file() */
 	strbuf_reset(&dir);
 	strbuf_addf(&dir, "%s/logs", root);
-	assert_int_equal(mkdir_real(dir.buf, &err), 0);
+	assert_int_equal(bundle_dir_mkdir(&bd, "logs", &err), 0);
 	snprintf(hook_dir, sizeof(hook_dir), "%s", dir.buf);
 	hook_prefix = "trace.out";
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/trace.out", dir.buf);
 	{
-		int fd = open_new_file(p.buf, &err);
+		int fd = bundle_dir_new_file(&bd, "logs/trace.out", &err);
 
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, "log", 3), 3);
@@ -355,33 +359,37 @@ static void test_swapped_at_worst_moment(void **state)
 	strbuf_release(&p);
 }
 
-/* create_temp_file() + fs_rename(), as trace.sqlite is made: the rename
- * never goes through a folder swapped in between. */
+/* bundle_dir_temp_file() + bundle_dir_rename(), as trace.sqlite is made:
+ * the rename never goes through a folder swapped in between. */
 static void test_temp_then_rename(void **state)
 {
 	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT, p = STRBUF_INIT, tmp = STRBUF_INIT;
 	int fd;
 
-	assert_int_equal(bundle_dir_open_enter(&bd, root, 0, &err), 0);
+	assert_int_equal(bundle_dir_open(&bd, root, 0, &err), 0);
 	strbuf_addf(&dir, "%s/trace", root);
-	assert_int_equal(mkdir_real(dir.buf, &err), 0);
-	strbuf_addf(&p, "%s/trace.sqlite", dir.buf);
-	fd = create_temp_file(p.buf, &tmp, &err);
+	assert_int_equal(bundle_dir_mkdir(&bd, "trace", &err), 0);
+	fd = bundle_dir_temp_file(&bd, "trace/trace.sqlite", &tmp, &err);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_true(!strncmp(tmp.buf, p.buf, p.len) && strstr(tmp.buf, ".tmp."));
-	assert_int_equal(fs_rename(tmp.buf, p.buf, &err), 0);
+	assert_true(!strncmp(tmp.buf, "trace/trace.sqlite.tmp.", 23));
+	/* the path a program opening it by name is given */
+	bundle_dir_path(&bd, tmp.buf, &p);
+	assert_int_equal(access(p.buf, F_OK), 0);
+	assert_int_equal(bundle_dir_rename(&bd, tmp.buf, "trace/trace.sqlite", &err), 0);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/trace.sqlite", dir.buf);
 	assert_int_equal(access(p.buf, F_OK), 0);
 
 	strbuf_reset(&tmp);
-	fd = create_temp_file(p.buf, &tmp, &err);
+	fd = bundle_dir_temp_file(&bd, "trace/trace.sqlite", &tmp, &err);
 	assert_true(fd >= 0);
 	close(fd);
 	swap_path(dir.buf);
 	strbuf_reset(&err);
-	assert_int_equal(fs_rename(tmp.buf, p.buf, &err), -1);
+	assert_int_equal(bundle_dir_rename(&bd, tmp.buf, "trace/trace.sqlite", &err), -1);
 	assert_one_line(&err, "is a symlink; llmprof writes only into real directories");
-	assert_int_equal(fs_unlink(tmp.buf), -1);
+	assert_int_equal(bundle_dir_unlink(&bd, tmp.buf, NULL), -1);
 	assert_outside_empty();
 	bundle_dir_close(&bd);
 	strbuf_release(&err);
@@ -409,27 +417,21 @@ static void test_root(void **state)
 	strbuf_reset(&err);
 	assert_int_equal(bundle_dir_open(&bd, p.buf, 0, &err), -1);
 	assert_one_line(&err, "is not a directory");
-	/* the longest entered root wins; a left one no longer counts */
-	{
-		const char *rel;
-
-		assert_int_equal(bundle_dir_open_enter(&bd, root, 0, &err), 0);
-		assert_int_equal(bundle_dir_mkdir(&bd, "ranks", &err), 0);
-		assert_int_equal(bundle_dir_open_sub(&inner, &bd, "ranks", BUNDLE_DIR_OWN, &err),
-				 0);
-		bundle_dir_enter(&inner);
-		strbuf_reset(&p);
-		strbuf_addf(&p, "%s/ranks/0/x", root);
-		assert_ptr_equal(bundle_dir_find(p.buf, &rel), &inner);
-		assert_string_equal(rel, "0/x");
-		bundle_dir_close(&inner);
-		assert_ptr_equal(bundle_dir_find(p.buf, &rel), &bd);
-		assert_string_equal(rel, "ranks/0/x");
-		strbuf_reset(&p);
-		strbuf_addf(&p, "%sx/y", root); /* a sibling that shares the prefix */
-		assert_null(bundle_dir_find(p.buf, &rel));
-		bundle_dir_close(&bd);
-	}
+	/* a folder beneath a root is a root of its own: its names are its
+	 * own, its messages name the whole path */
+	assert_int_equal(bundle_dir_open(&bd, root, 0, &err), 0);
+	assert_int_equal(bundle_dir_mkdirs(&bd, "ranks/0", &err), 0);
+	assert_int_equal(bundle_dir_open_sub(&inner, &bd, "ranks", BUNDLE_DIR_OWN, &err), 0);
+	assert_int_equal(bundle_dir_write(&inner, "0/x", "x", 1, &err), 0);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/ranks/0/x", root);
+	assert_file(p.buf, "x");
+	strbuf_reset(&p);
+	bundle_dir_path(&inner, "0/x", &p);
+	assert_true(!strncmp(p.buf, root, strlen(root)) &&
+		    !strcmp(p.buf + strlen(root), "/ranks/0/x"));
+	bundle_dir_close(&inner);
+	bundle_dir_close(&bd);
 	strbuf_release(&err);
 	strbuf_release(&p);
 }
@@ -443,29 +445,31 @@ static void test_run_dir_replaced(void **state)
 
 	hook_on_mkdir = 1;
 	hook_prefix = ""; /* the first mkdirat(): the run directory */
-	assert_int_equal(bundle_create(&b, root, &err), -1);
+	assert_int_equal(bundle_create(&rb, root, &err), -1);
 	assert_null(hook_prefix);
 	assert_one_line(&err, "run directory replaced before llmprof opened it: ");
 	assert_one_line(&err, "is a symlink; llmprof writes only into real directories");
 	assert_outside_empty();
-	bundle_release(&b);
+	bundle_release(&rb);
 
 	strbuf_addf(&p, "%s/ranks", root);
 	assert_int_equal(symlink(outside, p.buf), 0);
-	bundle_fix(&b, root, "ranks/0");
+	bundle_fix(&rb, root, "ranks/0");
 	strbuf_reset(&err);
-	assert_int_equal(bundle_make(&b, &err), -1);
+	assert_int_equal(bundle_make(&rb, &err), -1);
 	assert_one_line(&err, "is a symlink; llmprof writes only into real directories");
 	assert_outside_empty();
-	bundle_release(&b);
+	bundle_release(&rb);
 
-	/* and a plain one: made, opened, entered, logs/ inside */
-	assert_int_equal(bundle_create(&b, root, &err), 0);
-	assert_true(b.bd.fd >= 0);
-	assert_ptr_equal(bundle_dir_find(b.dir, NULL), &b.bd);
-	assert_int_equal(bundle_write(&b, "logs/x", "x", 1, &err), 0);
-	bundle_release(&b);
-	assert_null(bundle_dir_find(root, NULL));
+	/* and a plain one: made, opened, logs/ inside, written through */
+	assert_int_equal(bundle_create(&rb, root, &err), 0);
+	assert_true(rb.bd.fd >= 0);
+	assert_int_equal(bundle_write(&rb, "logs/x", "x", 1, &err), 0);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/logs/x", rb.dir);
+	assert_file(p.buf, "x");
+	bundle_release(&rb);
+	assert_int_equal(rb.bd.fd, -1);
 	strbuf_release(&err);
 	strbuf_release(&p);
 }

@@ -572,7 +572,7 @@ static void test_argv_bytes_untouched(void **state)
 
 	/* the argv log escapes each argument onto one line */
 	tpath(&out, "printf.argv");
-	assert_int_equal(proc_write_argv(out.buf, argv, NULL), 0);
+	assert_int_equal(proc_write_argv(NULL, out.buf, argv, NULL), 0);
 	strbuf_reset(&got);
 	assert_int_equal(strbuf_read_file(&got, out.buf), 0);
 	assert_string_equal(got.buf, "/usr/bin/printf\n[%s]\na b\nq\"t\nit's\n$(id)\n`id`\n"

@@ -144,7 +144,7 @@ static void test_read_back(void **state)
 	assert_int_equal(tlogsynth_write(dir, 300, 1000000, 1, 1, 0, &err), 0);
 	strbuf_addf(&db, "%s/trace.sqlite", dir);
 	trace_convert_stats_init(&st);
-	assert_int_equal(trace_convert(dir, db.buf, NULL, &st, &err), 0);
+	assert_int_equal(trace_convert(dir, NULL, db.buf, NULL, &st, &err), 0);
 	assert_int_equal(trace_open(&t, db.buf, &err), 0);
 	assert_int_equal(trace_processes(&t, &p, &n, &err), 0);
 	assert_int_equal(n, 2);

@@ -215,7 +215,7 @@ static void test_no_regions_and_writer(void **state)
 
 	load("nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv", &buf, &raw);
 	assert_int_equal(regions_build(&raw, &rg, &err), 0);
-	assert_int_equal(regions_write(&rg, &raw, dir, &err), 0);
+	assert_int_equal(regions_write(&rg, &raw, NULL, dir, &err), 0);
 	strbuf_addf(&p, "%s/report.md", dir);
 	assert_true(path_exists(p.buf));
 	strbuf_reset(&p);
@@ -278,7 +278,7 @@ static void test_long_range_name(void **state)
 	assert_int_equal(strlen(r->dir), 100);
 	assert_int_equal(strspn(r->dir + 92, "0123456789abcdef"), 8);
 	assert_int_equal(r->dir[91], '-');
-	assert_int_equal(regions_write(&rg, &raw, dir, &err), 0);
+	assert_int_equal(regions_write(&rg, &raw, NULL, dir, &err), 0);
 	strbuf_addf(&p, "%s/%s/metrics.json", dir, r->dir);
 	assert_true(path_exists(p.buf));
 	regions_release(&rg);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/bundle_dir.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
@@ -558,6 +559,7 @@ static void test_write_all(void **state)
 {
 	struct report_model m;
 	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT, p = STRBUF_INIT;
+	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	char tmpl[] = "/tmp/llmprof-report-XXXXXX";
 	static const char *const files[] = {
 	    "kernels.md",	  "operators.md", "report.md",		 "stakeholder_summary.md",
@@ -567,7 +569,10 @@ static void test_write_all(void **state)
 	assert_non_null(mkdtemp(tmpl));
 	strbuf_addf(&dir, "%s/out", tmpl);
 	fixture_build(&m, FIXTURE_COMPLETE);
-	assert_int_equal(report_write_all(&m, dir.buf, &err), 0);
+	assert_int_equal(mkdir_p(dir.buf, &err), 0);
+	assert_int_equal(bundle_dir_open(&bd, dir.buf, 0, &err), 0);
+	assert_int_equal(report_write_all(&m, &bd, &err), 0);
+	bundle_dir_close(&bd);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%s", dir.buf, files[i]);
@@ -580,8 +585,10 @@ static void test_write_all(void **state)
 	rmdir(dir.buf);
 	/* an unwritable target fails with a message */
 	strbuf_reset(&err);
-	assert_int_equal(report_write_all(&m, "/proc/llmprof-no/such", &err), -1);
+	assert_int_equal(bundle_dir_open(&bd, "/proc", 0, &err), 0);
+	assert_int_equal(report_write_all(&m, &bd, &err), -1);
 	assert_true(err.len > 0);
+	bundle_dir_close(&bd);
 	rmdir(tmpl);
 	report_model_release(&m);
 	strbuf_release(&dir);
@@ -593,11 +600,14 @@ static int write_mode(const char *dir, const char *kind)
 {
 	struct report_model m;
 	struct strbuf err = STRBUF_INIT;
+	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	int ret;
 
 	fixture_build(&m,
 		      kind && !strcmp(kind, "ncu-failed") ? FIXTURE_NCU_FAILED : FIXTURE_COMPLETE);
-	ret = report_write_all(&m, dir, &err);
+	ret = mkdir_p(dir, &err) || bundle_dir_open(&bd, dir, 0, &err) ||
+	      report_write_all(&m, &bd, &err);
+	bundle_dir_close(&bd);
 	if (ret)
 		fprintf(stderr, "test-report: %s\n", err.buf);
 	report_model_release(&m);

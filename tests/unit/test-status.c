@@ -112,11 +112,11 @@ static void test_write_replaces_atomically(void **state)
 	path_join(&path, dir, "status.json");
 	run_status_init(&st, "20261121-151102-0000", "v", path.buf);
 	i = run_status_add(&st, "workload");
-	assert_int_equal(run_status_write(&st, &err), 0);
+	assert_int_equal(run_status_write(&st, NULL, &err), 0);
 	run_status_start(&st, i);
 	run_status_end(&st, i, STEP_OK, 0, 0, NULL);
 	run_status_finish(&st, RUN_OK, 0, NULL);
-	assert_int_equal(run_status_write(&st, &err), 0);
+	assert_int_equal(run_status_write(&st, NULL, &err), 0);
 	assert_int_equal(strbuf_read_file(&got, path.buf), 0);
 	j = parse(&got);
 	assert_string_equal(sget(j, "state"), "ok");
@@ -127,7 +127,7 @@ static void test_write_replaces_atomically(void **state)
 	unlink(path.buf);
 	rmdir(dir);
 	/* a vanished bundle directory is an error, not a crash */
-	assert_int_equal(run_status_write(&st, &err), -1);
+	assert_int_equal(run_status_write(&st, NULL, &err), -1);
 	assert_non_null(strstr(err.buf, "status.json"));
 	run_status_release(&st);
 	strbuf_release(&path);

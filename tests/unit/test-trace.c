@@ -390,7 +390,7 @@ static void test_nvtx_domain_rule(void **state)
 	nvtx_list_release(&l);
 
 	strbuf_addf(&json, "%s.json", path);
-	assert_int_equal(perfetto_write(path, json.buf, 0, NULL, NULL, &err), 0);
+	assert_int_equal(perfetto_write(path, NULL, json.buf, 0, NULL, NULL, &err), 0);
 	strbuf_reset(&got);
 	assert_int_equal(strbuf_read_file(&got, json.buf), 0);
 	for (size_t i = 0; i < 4; i++) {
@@ -422,7 +422,7 @@ static void test_perfetto_damaged_nvtx(void **state)
 	close(fd);
 	assert_int_equal(perfetto_write(LLMPROF_SOURCE_DIR
 					"/tests/fuzz/regressions/sqlite/strtab-embedded-nul.sqlite",
-					json, 0, &events, NULL, &err),
+					NULL, json, 0, &events, NULL, &err),
 			 0);
 	assert_int_equal(events, 4);
 	unlink(json);
@@ -520,7 +520,7 @@ static void test_convert_diagnostics(void **state)
 	strbuf_addf(&db, "%s/t.sqlite", dir);
 
 	trace_convert_stats_init(&st);
-	assert_int_equal(trace_convert(dir, db.buf, NULL, &st, &err), 0);
+	assert_int_equal(trace_convert(dir, NULL, db.buf, NULL, &st, &err), 0);
 	assert_int_equal(st.cupti_busy, 1);
 	assert_int_equal(st.dropped_cupti, 12);
 	assert_int_equal(st.dropped_tracer, 3);
@@ -644,7 +644,7 @@ static void test_convert_api_activity(void **state)
 	strbuf_addf(&db, "%s/t.sqlite", dir);
 
 	trace_convert_stats_init(&st);
-	assert_int_equal(trace_convert(dir, db.buf, NULL, &st, &err), 0);
+	assert_int_equal(trace_convert(dir, NULL, db.buf, NULL, &st, &err), 0);
 	assert_int_equal(st.api_calls, 3);
 	assert_int_equal(st.kernels, 3);
 	assert_int_equal(st.unattributed, 0);
