@@ -31,6 +31,7 @@ enum bundle_art {
 	BA_LOG_ERR,
 	BA_LOG_ARGV,
 	BA_LOG_ENV,
+	BA_LOG_PYTORCH,
 	/* the builtin trace backend */
 	BA_TRACE_DIR,
 	BA_TRACE_LOG_DIR,

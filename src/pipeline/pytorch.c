@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "config/config.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
@@ -75,7 +76,7 @@ void run_pytorch_env(struct run_params *p, const char *run_dir)
 	p->pp.pytorch_env = NULL;
 	if (p->pytorch == TRACE_PYTORCH_NONE || !p->pytorch_dir)
 		return;
-	path_join(&log, run_dir, "logs/" PYTORCH_LOG_NAME);
+	path_join(&log, run_dir, bundle_art(BA_LOG_PYTORCH));
 	path_join(&lib, p->pytorch_dir, PYTORCH_NVTX_LIB_NAME);
 	memset(&o, 0, sizeof(o));
 	o.mode = p->pytorch;

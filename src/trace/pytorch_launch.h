@@ -18,7 +18,6 @@
 #define PYTORCH_ENV_SHAPES "LLMPROF_PYTORCH_SHAPES" /* ops: 1 = input shapes */
 #define PYTORCH_ENV_LIB "LLMPROF_PYTORCH_NVTX_LIB"  /* libllmprof_nvtx.so */
 #define PYTORCH_ENV_LOG "LLMPROF_PYTORCH_LOG"	    /* the module's log: <run>/logs/pytorch.log */
-#define PYTORCH_LOG_NAME "pytorch.log"		    /* in the bundle's logs/ */
 #define PYTORCH_NVTX_LIB_NAME "libllmprof_nvtx.so"  /* beside sitecustomize.py */
 #define PYTORCH_NVTX_DOMAIN "llmprof.pytorch"	    /* the module ranges' NVTX domain */
 
