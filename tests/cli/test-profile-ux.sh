@@ -135,7 +135,7 @@ PY
 		if [ "$took" = 1 ] && [ "$redraws" -lt 3 ]; then
 			echo "note: the status line was drawn only $redraws time(s) in the run: its NVTX stage is not checked"
 		elif [ "$took" = 1 ]; then
-			LC_ALL=C grep -aq 'workload, [0-9]* s (total [0-9]* s): NVTX \(prefill\|decode_all\)' tty.out ||
+			LC_ALL=C grep -aq 'workload, [0-9ms ]* (total [0-9ms ]*): NVTX \(prefill\|decode_all\)' tty.out ||
 				fail "no NVTX stage on the status line: $(tr '\r' '\n' <tty.out | grep -a 'step 3/')"
 		else
 			echo "note: the built-in LLM ran under 2.5 s: its NVTX stage is not checked"
