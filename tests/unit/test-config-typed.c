@@ -171,7 +171,7 @@ static void test_enum_rows_name_every_value(void **state)
 			fail_msg("enum key '%s': '%s' has no C value", k->key,
 				 k->values[k->nr_values]);
 	}
-	assert_int_equal(enums, 14);
+	assert_int_equal(enums, 15);
 	assert_ptr_equal(row("pipeline.trace.api_calls")->values, trace_api_calls_names);
 	assert_ptr_equal(row("pipeline.trace.pytorch")->values, trace_pytorch_names);
 	assert_string_equal(trace_pytorch_names[TRACE_PYTORCH_MODULES], "modules");
