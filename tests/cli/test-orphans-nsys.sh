@@ -58,8 +58,17 @@ check_bundle "$run" ok 0
 grep -q -- " --wait=primary " "$run/nsys/cmd.txt" || fail "cmd.txt: $(cat "$run/nsys/cmd.txt")"
 none_left "program exited"
 
-# 2. a clean program: nothing counted, nothing left (the agent included)
+# 2. a clean program: nothing counted, nothing left (the agent included).
+# nsys 2023.4.4 started right after the agent of case 1 was ended can lose
+# its new agent on a loaded machine ("Connection to Agent lost", llmprof's
+# nsys-failed: nsys failed on its own, and llmprof says to rerun): then once
+# more, as the message says; what this case checks is what is left after.
 profile -- /bin/sh -c 'echo hi'
+if [ $rc -ne 0 ] && grep -q 'nsys-failed' err && grep -q 'Connection to Agent lost' err; then
+	echo "note: nsys lost its agent on its own; rerun once: $(grep -m1 'Agent lost' err)"
+	none_left "clean program, nsys failed on its own"
+	profile -- /bin/sh -c 'echo hi'
+fi
 [ $rc -eq 0 ] || fail "clean: exit $rc: $(cat err)"
 [ "$(step_field "$run" workload message)" = "exited with status 0" ] ||
 	fail "clean: workload message: $(step_field "$run" workload message)"
