@@ -119,6 +119,9 @@ static void fill_stages(struct report_model *m, const struct timeline *tl, const
 			s->idle_ms = ms_of(st->idle_ns);
 		}
 		s->kernels = st->kernels;
+		for (size_t k = 0; tl->kernel_stages && k < t->nkernels; k++)
+			s->graph_kernels += (tl->kernel_stages[k] & (1u << r)) &&
+					    trace_ksig(t, &t->kernels[k])->graph_node >= 0;
 		s->copies = st->copies;
 		if (st->copies) {
 			s->copy_ms = ms_of(st->copy_ns);
@@ -399,6 +402,49 @@ static void fill_kernels(struct report_model *m, const struct trace *t, const st
 	free(op);
 }
 
+static struct rnum rnum_plus(struct rnum a, double v)
+{
+	return rnum_of(a.v + v);
+}
+
+static int cmp_op_class(const void *a, const void *b)
+{
+	const struct report_op_class *x = a, *y = b;
+
+	if (x->gpu_ms.v != y->gpu_ms.v)
+		return x->gpu_ms.v > y->gpu_ms.v ? -1 : 1;
+	return strcmp(x->cls, y->cls);
+}
+
+/* The class table: operators with a class (NVTX category) summed per class
+ * and stage; GPU incl. nested counts each kernel once (operator_stat's
+ * gpu_incl_outer_ns). */
+static void fill_op_classes(struct report_model *m, const struct trace *t,
+			    const struct timeline *tl)
+{
+	for (size_t i = 0; i < tl->nops; i++) {
+		const struct operator_stat *o = &tl->ops[i];
+		struct report_op_class *c;
+
+		if (o->cls < 0)
+			continue;
+		c = report_model_op_class(m, str_or(&t->strs, o->cls, ""),
+					  o->stage >= 0 ? stage_role_name(o->stage) : NULL);
+		c->operators++;
+		c->calls += o->calls;
+		if (o->kernels) {
+			c->gpu_ms = rnum_plus(c->gpu_ms, (double)o->gpu_ns / 1e6);
+			if (o->stage >= 0)
+				c->share_of_stage = rnum_plus(c->share_of_stage, o->stage_share);
+		}
+		if (o->kernels || o->gpu_incl_ns > 0)
+			c->gpu_incl_ms =
+			    rnum_plus(c->gpu_incl_ms, (double)o->gpu_incl_outer_ns / 1e6);
+	}
+	if (m->nr_op_classes > 1)
+		qsort(m->op_classes, m->nr_op_classes, sizeof(*m->op_classes), cmp_op_class);
+}
+
 static void fill_operators(struct report_model *m, const struct trace *t, const struct timeline *tl)
 {
 	for (size_t i = 0; i < tl->nops; i++) {
@@ -407,6 +453,8 @@ static void fill_operators(struct report_model *m, const struct trace *t, const 
 		    report_model_add_operator(m, str_or(&t->strs, o->text, ""),
 					      o->stage >= 0 ? stage_role_name(o->stage) : NULL);
 
+		if (o->cls >= 0)
+			r->cls = xstrdup(str_or(&t->strs, o->cls, ""));
 		r->calls = o->calls;
 		/* replays push no range: CPU time unknown when all calls were */
 		if (o->replays < o->calls)
@@ -546,6 +594,7 @@ void model_fill_from_analysis(struct report_model *m, const struct report_analys
 	}
 	fill_kernels(m, &a->trace, &a->tl);
 	fill_operators(m, &a->trace, &a->tl);
+	fill_op_classes(m, &a->trace, &a->tl);
 	fill_timeline(m, &a->trace, &a->stages);
 }
 

@@ -3,7 +3,9 @@
  * none does, every range that is not a stage), their calls, the GPU time of
  * the kernels they launched themselves and with nested operators, CPU time
  * and share of the stage; kernels replayed from CUDA graphs counted under
- * the ranges open where they were captured (graphops.h). */
+ * the ranges open where they were captured (graphops.h). An operator's
+ * NVTX category, when it has one, is its class (the PyTorch startup module
+ * names a module's class so: docs/pytorch.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 #include "analysis/timeline.h"
 #include "analysis/timeline_priv.h"
 #include "core/util.h"
+#include "trace/pytorch_launch.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
@@ -24,13 +27,17 @@ static int is_operator(const struct trace *t, const struct trace_range *r, const
 		return 0;
 	if (starts_with(text, "aten::"))
 		return 1;
+	/* module ranges ("lm_head", "model.layers.3.mlp"): operators whatever
+	 * stages.operator_pattern says */
+	if (dom && !strcmp(dom, PYTORCH_NVTX_DOMAIN))
+		return 1;
 	if (dom && !strcmp(dom, "TensorRT"))
 		return !strstr(text, "ExecutionContext");
 	return pattern && *pattern && strstr(text, pattern) != NULL;
 }
 
 struct opinst {
-	int32_t text, domain;
+	int32_t text, domain, cls;
 	int stage;
 	uint32_t range;
 };
@@ -43,6 +50,8 @@ static int cmp_opinst(const void *a, const void *b)
 		return x->text < y->text ? -1 : 1;
 	if (x->domain != y->domain)
 		return x->domain < y->domain ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
 	return x->stage < y->stage ? -1 : x->stage > y->stage;
 }
 
@@ -87,7 +96,8 @@ static int kernel_slot(const struct timeline *tl, size_t k)
 /* Adds the replayed graph kernels of capture range r, slot s, to the
  * operator of the same name, domain and stage (a new one when none). */
 static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *alloc, int32_t r,
-			 int slot, int64_t ns, int64_t incl_ns, size_t nk, size_t replays)
+			 int slot, int64_t ns, int64_t incl_ns, size_t nk, size_t replays,
+			 int outer)
 {
 	static const int stage_of[3] = {STAGE_PREFILL, STAGE_DECODE, -1};
 	const struct trace_range *rg = &t->ranges[r];
@@ -95,7 +105,7 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 
 	for (size_t i = 0; i < tl->nops && !o; i++)
 		if (tl->ops[i].text == rg->text && tl->ops[i].domain == rg->domain &&
-		    tl->ops[i].stage == stage_of[slot])
+		    tl->ops[i].cls == rg->category && tl->ops[i].stage == stage_of[slot])
 			o = &tl->ops[i];
 	if (!o) {
 		ALLOC_GROW(tl->ops, tl->nops + 1, *alloc);
@@ -103,6 +113,7 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 		memset(o, 0, sizeof(*o));
 		o->text = rg->text;
 		o->domain = rg->domain;
+		o->cls = rg->category;
 		o->stage = stage_of[slot];
 	}
 	/* the replays that ran it (their ranges ran once, at capture) */
@@ -110,7 +121,30 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 	o->replays += replays;
 	o->gpu_ns = i64_sat_add(o->gpu_ns, ns);
 	o->gpu_incl_ns = i64_sat_add(o->gpu_incl_ns, incl_ns);
+	if (outer)
+		o->gpu_incl_outer_ns = i64_sat_add(o->gpu_incl_outer_ns, incl_ns);
 	o->kernels += nk;
+}
+
+/* 1 for an operator range with a class inside no operator of that class
+ * (a module inside another of its class: its kernels already count in the
+ * outer one's class time). */
+static uint8_t *outer_of_class(const struct trace *t, const struct nvtx_proj *p,
+			       const uint8_t *is_op)
+{
+	uint8_t *outer = xcalloc(t->nranges + 1, 1);
+
+	for (size_t r = 0; r < t->nranges; r++) {
+		int32_t a, cls = t->ranges[r].category;
+
+		if (!is_op[r] || cls < 0)
+			continue;
+		for (a = p->parent[r]; a >= 0; a = p->parent[a])
+			if (is_op[a] && t->ranges[a].category == cls)
+				break;
+		outer[r] = a < 0;
+	}
+	return outer;
 }
 
 void timeline_build_operators(struct timeline *tl, const struct trace *t, const struct nvtx_proj *p,
@@ -131,7 +165,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	size_t *g_calls = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_calls)) : NULL;
 	int64_t *g_corr = cap ? xmalloc(st_mult(t->nranges + 1, 3 * sizeof(*g_corr))) : NULL;
 	size_t ninst = 0, alloc = 0;
-	uint8_t any_op = 0;
+	uint8_t any_op = 0, *outer;
 
 	tl->have_graph_nodes = t->ngraph_nodes > 0;
 	for (size_t r = 0; r < t->nranges; r++)
@@ -142,6 +176,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	 * an operator, and a kernel belongs to the innermost one. */
 	for (size_t r = 0; !any_op && r < t->nranges; r++)
 		is_op[r] = p->candidate[r] && !stage_mask[r];
+	outer = outer_of_class(t, p, is_op);
 	tl->kernel_op = xmalloc(st_mult(t->nkernels + 1, sizeof(*tl->kernel_op)));
 	for (size_t k = 0; k < t->nkernels; k++) {
 		int graph = cap && cap[k] >= 0;
@@ -198,6 +233,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 			continue;
 		inst[ninst].text = t->ranges[r].text;
 		inst[ninst].domain = t->ranges[r].domain;
+		inst[ninst].cls = t->ranges[r].category;
 		inst[ninst].stage = enclosing_stage(p, stage_mask, (int32_t)r);
 		inst[ninst].range = (uint32_t)r;
 		ninst++;
@@ -213,6 +249,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 		memset(o, 0, sizeof(*o));
 		o->text = inst[lo].text;
 		o->domain = inst[lo].domain;
+		o->cls = inst[lo].cls;
 		o->stage = inst[lo].stage;
 		o->calls = hi - lo;
 		for (size_t i = lo; i < hi; i++) {
@@ -220,6 +257,9 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 
 			o->gpu_ns = i64_sat_add(o->gpu_ns, op_ns[inst[i].range]);
 			o->gpu_incl_ns = i64_sat_add(o->gpu_incl_ns, incl_ns[inst[i].range]);
+			if (outer[inst[i].range])
+				o->gpu_incl_outer_ns =
+				    i64_sat_add(o->gpu_incl_outer_ns, incl_ns[inst[i].range]);
 			o->kernels += op_k[inst[i].range];
 			o->cpu_ns =
 			    i64_sat_add(o->cpu_ns, i64_sat_sub(trace_range_end(t, rg), rg->start));
@@ -231,7 +271,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 
 			if (g_calls[at])
 				add_graph_op(tl, t, &alloc, (int32_t)r, (int)slot, g_ns[at],
-					     g_incl[at], g_k[at], g_calls[at]);
+					     g_incl[at], g_k[at], g_calls[at], outer[r]);
 		}
 	for (size_t i = 0; i < tl->nops; i++) {
 		struct operator_stat *o = &tl->ops[i];
@@ -242,6 +282,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	if (tl->nops)
 		qsort(tl->ops, tl->nops, sizeof(*tl->ops), cmp_opstat);
 	free(is_op);
+	free(outer);
 	free(op_ns);
 	free(incl_ns);
 	free(op_k);

@@ -82,14 +82,18 @@ struct stage_timing {
 struct operator_stat {
 	int32_t text;	/* strs id of the operator's name (message) */
 	int32_t domain; /* -1 default */
+	int32_t cls;	/* strs id of its NVTX category (a module's class), -1 none */
 	int stage;	/* enum stage_role of the enclosing stage, -1 none */
 	size_t calls;	/* range instances */
 	size_t replays; /* of calls, CUDA-graph replays: ranges never pushed */
 	size_t kernels;
 	int64_t gpu_ns;	     /* kernels whose innermost operator is this one */
 	int64_t gpu_incl_ns; /* kernels inside it, nested operators' included */
-	int64_t cpu_ns;	     /* the ranges' own durations, summed */
-	double stage_share;  /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
+	/* gpu_incl_ns of the instances inside no operator of the same class
+	 * (cls >= 0 only): summed over a class, each kernel counts once */
+	int64_t gpu_incl_outer_ns;
+	int64_t cpu_ns;	    /* the ranges' own durations, summed */
+	double stage_share; /* gpu_ns / kernel time of its stage (0..1), 0 without stage */
 };
 
 struct kernel_stat {

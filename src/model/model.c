@@ -181,9 +181,15 @@ void report_model_release(struct report_model *m)
 	free(m->kernels);
 	for (i = 0; i < m->nr_ops; i++) {
 		free(m->ops[i].name);
+		free(m->ops[i].cls);
 		free(m->ops[i].stage);
 	}
 	free(m->ops);
+	for (i = 0; i < m->nr_op_classes; i++) {
+		free(m->op_classes[i].cls);
+		free(m->op_classes[i].stage);
+	}
+	free(m->op_classes);
 
 	free(m->sel.stage);
 	free_strv(m->sel.reasons, m->sel.nr_reasons);
@@ -256,6 +262,27 @@ struct report_operator *report_model_add_operator(struct report_model *m, const 
 	report_set_str(&o->name, name);
 	report_set_str(&o->stage, stage);
 	return o;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+struct report_op_class *report_model_op_class(struct report_model *m, const char *cls,
+					      const char *stage)
+{
+	struct report_op_class *c;
+
+	for (size_t i = 0; i < m->nr_op_classes; i++)
+		if (same_str(m->op_classes[i].cls, cls) && same_str(m->op_classes[i].stage, stage))
+			return &m->op_classes[i];
+	ALLOC_GROW(m->op_classes, m->nr_op_classes + 1, m->alloc_op_classes);
+	c = &m->op_classes[m->nr_op_classes++];
+	memset(c, 0, sizeof(*c));
+	report_set_str(&c->cls, cls);
+	report_set_str(&c->stage, stage);
+	return c;
 }
 
 struct report_lane *report_model_add_lane(struct report_model *m, const char *name,

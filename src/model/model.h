@@ -157,14 +157,15 @@ enum report_role {
 struct report_stage {
 	char *name; /* the stage's display name, "prefill", "decode" */
 	enum report_role role;
-	uint64_t instances;  /* how many times the range ran */
-	struct rnum cpu_ms;  /* wall time of the NVTX range(s), summed */
-	struct rnum done_ms; /* range start to the later of its end and its GPU work's end,
-				summed: when the stage's result exists */
-	struct rnum gpu_ms;  /* GPU projection: first kernel start to last kernel end, summed */
-	struct rnum busy_ms; /* union of kernel/memcpy intervals inside the projection */
-	struct rnum idle_ms; /* gpu_ms - busy_ms */
-	uint64_t kernels;    /* kernel launches attributed to the stage */
+	uint64_t instances;	/* how many times the range ran */
+	struct rnum cpu_ms;	/* wall time of the NVTX range(s), summed */
+	struct rnum done_ms;	/* range start to the later of its end and its GPU work's end,
+				   summed: when the stage's result exists */
+	struct rnum gpu_ms;	/* GPU projection: first kernel start to last kernel end, summed */
+	struct rnum busy_ms;	/* union of kernel/memcpy intervals inside the projection */
+	struct rnum idle_ms;	/* gpu_ms - busy_ms */
+	uint64_t kernels;	/* kernel launches attributed to the stage */
+	uint64_t graph_kernels; /* of them, replayed from a CUDA graph (findings only) */
 	struct rnum launches_per_s; /* kernels / cpu time */
 	/* decode only: one sample per decode step (NVTX decode_step range) */
 	uint64_t steps;		/* decode_step ranges */
@@ -311,13 +312,26 @@ struct report_kernel {
 };
 
 struct report_operator {
-	char *name;  /* NVTX range name: "attn.qkv" */
+	char *name;  /* NVTX range name: "attn.qkv", "model.layers.3.mlp" */
+	char *cls;   /* its NVTX category, a PyTorch module's class ("LlamaMLP"), or NULL */
 	char *stage; /* enclosing stage, or NULL */
 	uint64_t calls;
 	struct rnum cpu_ms;
 	struct rnum gpu_ms;	    /* kernels it launched itself (innermost operator) */
 	struct rnum gpu_incl_ms;    /* with the kernels of operators nested in it */
 	struct rnum share_of_stage; /* gpu_ms / stage gpu_ms, 0..1; derived when unset */
+};
+
+/* The operators of one class (NVTX category) in one stage together: every
+ * LlamaAttention of every layer (docs/pytorch.md "Operator tables"). */
+struct report_op_class {
+	char *cls;
+	char *stage;	    /* enclosing stage, or NULL */
+	uint64_t operators; /* distinct operator ranges (module paths) */
+	uint64_t calls;
+	struct rnum gpu_ms;	    /* kernels its modules launched themselves */
+	struct rnum gpu_incl_ms;    /* with nested modules' kernels, each kernel once */
+	struct rnum share_of_stage; /* gpu_ms / stage kernel time, 0..1 */
 };
 
 struct report_selection {
@@ -592,6 +606,8 @@ struct report_model {
 	size_t nr_kernels, alloc_kernels;
 	struct report_operator *ops;
 	size_t nr_ops, alloc_ops;
+	struct report_op_class *op_classes; /* by gpu_ms, descending */
+	size_t nr_op_classes, alloc_op_classes;
 	struct report_selection sel;
 	struct report_peaks peaks;
 	struct report_timeline timeline;
@@ -623,6 +639,9 @@ struct report_stage *report_model_add_stage(struct report_model *m, const char *
 					    enum report_role role);
 struct report_kernel *report_model_add_kernel(struct report_model *m, const char *short_name,
 					      const char *full_name);
+/* The row of class cls in stage (NULL: none), added zeroed when new. */
+struct report_op_class *report_model_op_class(struct report_model *m, const char *cls,
+					      const char *stage);
 struct report_operator *report_model_add_operator(struct report_model *m, const char *name,
 						  const char *stage);
 struct report_lane *report_model_add_lane(struct report_model *m, const char *name,

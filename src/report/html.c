@@ -384,6 +384,28 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	}
 }
 
+/* The operators section: by class first when the operators have classes
+ * (docs/pytorch.md "Operator tables"), then every operator range. */
+static void operators_html(const struct report_model *m, struct strbuf *out)
+{
+	struct table t;
+
+	section_open(out, "operators", "Operators");
+	if (m->nr_ops) {
+		if (m->nr_op_classes) {
+			strbuf_addstr(out, "<h3>By module class</h3>\n");
+			rtable_op_classes(m, &t, 0);
+			html_table(&t, out);
+			strbuf_addstr(out, "<h3>By module path</h3>\n");
+		}
+		rtable_operators(m, &t, 0);
+		html_table(&t, out);
+	} else {
+		strbuf_addstr(out, "<p>No operator ranges were captured.</p>\n");
+	}
+	strbuf_addstr(out, "</section>\n");
+}
+
 void report_render_html(const struct report_model *m, struct strbuf *out)
 {
 	struct table t;
@@ -511,14 +533,7 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	}
 	strbuf_addstr(out, "</section>\n");
 
-	section_open(out, "operators", "Operators");
-	if (m->nr_ops) {
-		rtable_operators(m, &t, 0);
-		html_table(&t, out);
-	} else {
-		strbuf_addstr(out, "<p>No operator ranges were captured.</p>\n");
-	}
-	strbuf_addstr(out, "</section>\n");
+	operators_html(m, out);
 
 	section_open(out, "environment", "Environment and run");
 	rtable_environment(m, &t);

@@ -700,6 +700,8 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 		const struct report_operator *op = &m->ops[i];
 		o = json_object();
 		set(o, "name", jstr_checked(op->name));
+		if (op->cls)
+			set(o, "class", jstr_checked(op->cls));
 		set(o, "stage", jstr_checked(op->stage));
 		set(o, "calls", json_integer((json_int_t)op->calls));
 		set(o, "gpu_ms", jnum(op->gpu_ms));
@@ -709,6 +711,23 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 		json_array_append_new(a, o);
 	}
 	set(root, "operators", a);
+	if (m->nr_op_classes) {
+		a = json_array();
+		for (size_t i = 0; i < m->nr_op_classes; i++) {
+			const struct report_op_class *c = &m->op_classes[i];
+
+			o = json_object();
+			set(o, "class", jstr_checked(c->cls));
+			set(o, "stage", jstr_checked(c->stage));
+			set(o, "operators", json_integer((json_int_t)c->operators));
+			set(o, "calls", json_integer((json_int_t)c->calls));
+			set(o, "gpu_ms", jnum(c->gpu_ms));
+			set(o, "gpu_incl_ms", jnum(c->gpu_incl_ms));
+			set(o, "share_of_stage", jnum(c->share_of_stage));
+			json_array_append_new(a, o);
+		}
+		set(root, "operator_classes", a);
+	}
 
 	if (m->sel.available) {
 		o = json_object();

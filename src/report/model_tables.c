@@ -8,6 +8,7 @@
 #include "model/format.h"
 #include "report/model_tables.h"
 #include "core/md.h"
+#include "trace/kname.h"
 #include "core/banned.h"
 
 static void kv(struct table *t, const char *key, const char *val)
@@ -479,14 +480,30 @@ void rtable_kernels_full(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	table_init(t, "rclrrrrlrrrrrll", "#", "Kernel", "Device", "Calls", "Total (ms)",
-		   "Mean (ms)", "% GPU time", "Stage", "Compute SOL %", "Memory SOL %",
-		   "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", "Operator", NULL);
+	int fused = 0;
+
+	/* torch.compile's kernels: what each fused, in a column of its own */
+	for (size_t i = 0; i < m->nr_kernels && !fused; i++)
+		fused = kname_inductor(&sb, m->kernels[i].short_name);
+	strbuf_reset(&sb);
+	if (fused)
+		table_init(t, "rcllrrrrlrrrrrll", "#", "Kernel", "Fused ops (Inductor)", "Device",
+			   "Calls", "Total (ms)", "Mean (ms)", "% GPU time", "Stage",
+			   "Compute SOL %", "Memory SOL %", "DRAM SOL %", "Occupancy %",
+			   "AI (FLOP/B)", "Bound", "Operator", NULL);
+	else
+		table_init(t, "rclrrrrlrrrrrll", "#", "Kernel", "Device", "Calls", "Total (ms)",
+			   "Mean (ms)", "% GPU time", "Stage", "Compute SOL %", "Memory SOL %",
+			   "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", "Operator", NULL);
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		const struct report_kernel *k = &m->kernels[i];
 
 		table_addf(t, "%zu", i + 1);
 		table_add_str(t, k->short_name);
+		if (fused) {
+			kname_inductor(&sb, k->short_name);
+			table_add_sb(t, &sb);
+		}
 		table_add_str(t, k->device ? k->device : FMT_NA);
 		table_addf(t, "%llu", (unsigned long long)k->calls);
 		fmt_ns_as_ms(&sb, (double)k->total_ns);
@@ -563,6 +580,35 @@ void rtable_operators(const struct report_model *m, struct table *t, size_t top)
 		fmt_ms(&sb, o->cpu_ms);
 		table_add_sb(t, &sb);
 		fmt_frac_pct(&sb, o->share_of_stage);
+		table_add_sb(t, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+void rtable_op_classes(const struct report_model *m, struct table *t, size_t top)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = top && top < m->nr_op_classes ? top : m->nr_op_classes;
+
+	table_init(t, "llrrrrrr", "Class", "Stage", "Modules", "Calls", "GPU (ms)", "Mean GPU (ms)",
+		   "GPU incl. nested (ms)", "Share of stage", NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct report_op_class *c = &m->op_classes[i];
+
+		table_add_str(t, c->cls);
+		table_add_str(t, c->stage ? c->stage : "(none)");
+		table_addf(t, "%llu", (unsigned long long)c->operators);
+		table_addf(t, "%llu", (unsigned long long)c->calls);
+		fmt_ms(&sb, c->gpu_ms);
+		table_add_sb(t, &sb);
+		if (c->gpu_ms.available && c->calls)
+			fmt_ms(&sb, rnum_of(c->gpu_ms.v / (double)c->calls));
+		else
+			strbuf_addstr(&sb, FMT_NA);
+		table_add_sb(t, &sb);
+		fmt_ms(&sb, c->gpu_incl_ms);
+		table_add_sb(t, &sb);
+		fmt_frac_pct(&sb, c->share_of_stage);
 		table_add_sb(t, &sb);
 	}
 	strbuf_release(&sb);

@@ -84,6 +84,9 @@ void rtable_peaks(const struct report_model *m, struct table *t);
 void rtable_kernels_full(const struct report_model *m, struct table *t);
 void rtable_kernels_top(const struct report_model *m, struct table *t, size_t top);
 void rtable_operators(const struct report_model *m, struct table *t, size_t top);
+/* Operators by class (Class, Stage, Modules, Calls, GPU, Mean GPU, GPU incl.
+ * nested, Share of stage): the first top rows (0 = all). */
+void rtable_op_classes(const struct report_model *m, struct table *t, size_t top);
 void rtable_selection(const struct report_model *m, struct table *t);
 /* The trust report's items (What, How many, Affects); no rows when none. */
 void rtable_trust(const struct report_model *m, struct table *t);

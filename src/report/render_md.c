@@ -491,6 +491,16 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 		    "nested adds the kernels of the operator ranges inside it (a layer around "
 		    "attn and mlp); share of stage divides GPU time by the stage's GPU span.\n\n",
 		    m->nr_ops);
+	if (m->nr_op_classes) {
+		strbuf_addstr(out,
+			      "## By module class\n\nThe operators of one class (their NVTX "
+			      "category: a PyTorch module's class) summed per stage, every layer "
+			      "together; GPU incl. nested counts each kernel once, also where a "
+			      "module nests in one of its own class.\n\n");
+		rtable_op_classes(m, &t, 0);
+		md_table(&t, out);
+		strbuf_addstr(out, "\n## By module path\n\n");
+	}
 	rtable_operators(m, &t, 0);
 	md_table(&t, out);
 	if (m->ranks.nr > 1) {

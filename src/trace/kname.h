@@ -90,4 +90,13 @@ void kname_key(struct strbuf *out, const char *name);
  * argument. */
 void kname_key_arg(struct strbuf *out, struct str arg);
 
+/* What a kernel Inductor (torch.compile) generated does, read from its
+ * name (kname_inductor.c): "triton_poi_fused_mul_silu_split_4" ->
+ * "pointwise: mul, silu, split"; "triton_red_fused__to_copy_add_mean_3" ->
+ * "reduction: _to_copy, add, mean". Returns 1 and appends the label when
+ * name is one (its kind known), else 0 and appends nothing. The name
+ * carries the ATen ops whose nodes the kernel fused (Inductor's default
+ * kernel naming), not their order of execution. */
+int kname_inductor(struct strbuf *out, const char *name);
+
 #endif

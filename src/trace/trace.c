@@ -231,12 +231,96 @@ static int load_calls(struct trace *t, struct strbuf *err)
 	return ret;
 }
 
+/* NVTX category names (eventType 33 rows: nvtxDomainNameCategory), per
+ * process, domain and category id; the PyTorch startup module names a
+ * module range's class this way (docs/pytorch.md). */
+#define NVTX_CATEGORY_NAME 33
+
+struct nvtx_cat {
+	int64_t proc, domain;
+	uint32_t id;
+	int32_t name;
+	size_t seq; /* order named: of equal keys the last wins */
+};
+
+struct nvtx_cats {
+	struct nvtx_cat *v;
+	size_t n, alloc;
+};
+
+static void nvtx_cats_add(struct trace *t, struct nvtx_cats *c, sqlite3_stmt *st)
+{
+	int64_t id = nsysdb_col_i64(st, 9, 0);
+	int32_t name = nsysdb_string(&t->sids, st, 7);
+
+	if (name < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL)
+		name = strtab_intern(&t->strs, (const char *)sqlite3_column_text(st, 6),
+				     (size_t)sqlite3_column_bytes(st, 6));
+	if (id <= 0 || id > UINT32_MAX || name < 0)
+		return;
+	ALLOC_GROW(c->v, c->n + 1, c->alloc);
+	c->v[c->n++] = (struct nvtx_cat){
+	    .proc = nsysdb_col_i64(st, 4, 0) & TRACE_GPID_MASK,
+	    .domain = nsysdb_col_i64(st, 8, 0),
+	    .id = (uint32_t)id,
+	    .name = name,
+	    .seq = c->n,
+	};
+}
+
+static int cmp_nvtx_cat(const void *a, const void *b)
+{
+	const struct nvtx_cat *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_nvtx_cat_seq(const void *a, const void *b)
+{
+	const struct nvtx_cat *x = a, *y = b;
+	int c = cmp_nvtx_cat(a, b);
+
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Each range's category id becomes its name (-1 when none was named; a
+ * later naming of the same id wins, as the last call does in NVTX). */
+static void nvtx_cats_resolve(struct trace *t, struct nvtx_cats *c)
+{
+	size_t n = 0;
+
+	if (c->n > 1)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_nvtx_cat_seq);
+	for (size_t i = 0; i < c->n; i++) { /* keep the last of equal keys */
+		if (n && !cmp_nvtx_cat(&c->v[n - 1], &c->v[i]))
+			n--;
+		c->v[n++] = c->v[i];
+	}
+	c->n = n;
+	for (size_t i = 0; i < t->nranges; i++) {
+		struct trace_range *r = &t->ranges[i];
+		struct nvtx_cat key = {.proc = r->gtid & TRACE_GPID_MASK,
+				       .domain = r->domain_id < 0 ? 0 : r->domain_id,
+				       .id = (uint32_t)r->category};
+		const struct nvtx_cat *hit =
+		    r->category > 0 && c->n ? bsearch(&key, c->v, c->n, sizeof(*c->v), cmp_nvtx_cat)
+					    : NULL;
+
+		r->category = hit ? hit->name : -1;
+	}
+}
+
 static int load_nvtx(struct trace *t, struct strbuf *err)
 {
-	static const char *const cols[] = {"rowid",	 "!start",    "end",
-					   "!eventType", "globalTid", "endGlobalTid",
-					   "text",	 "textId",    "domainId"};
+	static const char *const cols[] = {"rowid",	"!start",	"end",	"!eventType",
+					   "globalTid", "endGlobalTid", "text", "textId",
+					   "domainId",	"category"};
 	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
+	struct nvtx_cats cats = {0};
 	struct strbuf nm = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	int rc, ret = -1, have_max = 0, have_rmax = 0;
@@ -268,6 +352,10 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 					 start, name, regname < 0 ? name : regname);
 			continue;
 		}
+		if (type == NVTX_CATEGORY_NAME) {
+			nvtx_cats_add(t, &cats, st);
+			continue;
+		}
 		if (!is_range)
 			continue;
 		if (!have_rmax || m > t->nvtx_max_range)
@@ -288,11 +376,13 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 		r->text = text;
 		r->domain_id = nsysdb_col_i64(st, 8, -1);
 		r->domain = r->domain_reg = -1;
+		r->category = (int32_t)nsysdb_col_i64(st, 9, 0); /* resolved below */
 		r->name = text;
 		r->style = (type == 60 || type == 71) ? TRACE_STARTEND : TRACE_PUSHPOP;
 	}
 	if (nsysdb_step_done(t->db, rc, "NVTX_EVENTS", err))
 		goto cleanup;
+	nvtx_cats_resolve(t, &cats);
 	/* Domain names: the rule of nvtxdomain.h. */
 	for (size_t i = 0; i < t->nranges && doms.n; i++) {
 		struct trace_range *r = &t->ranges[i];
@@ -318,6 +408,7 @@ cleanup:
 	sqlite3_finalize(st);
 	strbuf_release(&nm);
 	nvtx_domains_release(&doms);
+	free(cats.v);
 	return ret;
 }
 

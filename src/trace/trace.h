@@ -99,6 +99,7 @@ struct trace_range {
 	int32_t text;	      /* the message alone */
 	int32_t domain;	      /* domain name, -1 for the default domain */
 	int32_t domain_reg;   /* the domain's registered name (textId), else domain */
+	int32_t category;     /* its NVTX category's name (nvtxDomainNameCategory), -1 none */
 	uint8_t style;	      /* enum trace_range_style */
 	uint8_t cross_thread; /* ended on another thread (endGlobalTid set) */
 	uint8_t open;	      /* never ended (end NULL) */

@@ -27,6 +27,7 @@ static void add_range(struct trace *t, int64_t s, int64_t e, int64_t gtid)
 	ALLOC_GROW(t->ranges, t->nranges + 1, t->ranges_alloc);
 	r = &t->ranges[t->nranges++];
 	memset(r, 0, sizeof(*r));
+	r->category = -1;
 	r->start = s;
 	r->end = e;
 	r->gtid = gtid;

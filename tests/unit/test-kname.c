@@ -743,6 +743,60 @@ static void test_key_instantiations(void **state)
 	assert_other_key(l2, l3);
 }
 
+/* Inductor's kernel names as torch.compile (torch 2.11, Inductor's default
+ * naming) gave them on an H200 (the small Llama-shaped model of
+ * scripts/gpu/pytorch_modules.py; the issue's own examples), and names
+ * that are not Inductor's. */
+static void test_inductor(void **state)
+{
+	static const struct {
+		const char *name, *label;
+	} cases[] = {
+	    {"triton_poi_fused_mul_silu_split_4", "pointwise: mul, silu, split"},
+	    {"triton_red_fused__fused_rms_norm_add_9", "reduction: _fused_rms_norm, add"},
+	    {"triton_red_fused__to_copy_add_embedding_mean_mul_pow_rsqrt_0",
+	     "reduction: _to_copy, add, embedding, mean, mul, pow, rsqrt"},
+	    {"triton_poi_fused__unsafe_view_index_copy_transpose_view_1",
+	     "pointwise: _unsafe_view, index_copy, transpose, view"},
+	    {"triton_poi_fused__scaled_dot_product_cudnn_attention__unsafe_view_arange_clone_"
+	     "expand_le_scalar_tensor_transpose_unsqueeze_view_where_2",
+	     "pointwise: _scaled_dot_product_cudnn_attention, _unsafe_view, arange, clone, "
+	     "expand, le, scalar_tensor, transpose, unsqueeze, view, where"},
+	    {"triton_poi_fused_arange_le_scalar_tensor_unsqueeze_where_3",
+	     "pointwise: arange, le, scalar_tensor, unsqueeze, where"},
+	    {"triton_poi_fused__unsafe_view_mul_silu_5", "pointwise: _unsafe_view, mul, silu"},
+	    {"triton_red_fused__to_copy__unsafe_view_add_mean_mul_pow_rsqrt_12",
+	     "reduction: _to_copy, _unsafe_view, add, mean, mul, pow, rsqrt"},
+	    {"triton_per_fused_add_mean_0", "persistent reduction: add, mean"},
+	    {"triton_tem_fused_mm_7", "template: mm"},
+	    {"triton_poi_fused_0", "pointwise"},
+	    {"triton_poi_fused_cat_12(float *, int)", "pointwise: cat"},
+	};
+	static const char *const not_inductor[] = {
+	    "nvjet_sm90_tst_64x8_64x16_2x1_v_bz_TNT",
+	    "triton_mm",
+	    "triton_",
+	    "my_triton_poi_x",
+	    "",
+	    "void at::native::vectorized_elementwise_kernel<4, float>(int, float)",
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&sb);
+		assert_int_equal(kname_inductor(&sb, cases[i].name), 1);
+		assert_string_equal(sb.buf, cases[i].label);
+	}
+	for (size_t i = 0; i < sizeof(not_inductor) / sizeof(not_inductor[0]); i++) {
+		strbuf_reset(&sb);
+		assert_int_equal(kname_inductor(&sb, not_inductor[i]), 0);
+		assert_int_equal(sb.len, 0);
+	}
+	assert_int_equal(kname_inductor(&sb, NULL), 0);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +811,7 @@ int main(void)
 	    cmocka_unit_test(test_targs),
 	    cmocka_unit_test(test_key_spellings),
 	    cmocka_unit_test(test_key_instantiations),
+	    cmocka_unit_test(test_inductor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

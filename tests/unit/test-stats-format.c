@@ -131,6 +131,7 @@ static void add_range_reg(struct trace *t, const char *domain, const char *reg, 
 	ALLOC_GROW(t->ranges, t->nranges + 1, t->ranges_alloc);
 	r = &t->ranges[t->nranges++];
 	memset(r, 0, sizeof(*r));
+	r->category = -1;
 	r->start = s;
 	r->end = e;
 	r->gtid = (1LL << 24) | 1;

@@ -44,6 +44,7 @@ static size_t add_range(struct trace *t, const char *domain, const char *text, i
 	ALLOC_GROW(t->ranges, t->nranges + 1, t->ranges_alloc);
 	r = &t->ranges[t->nranges];
 	memset(r, 0, sizeof(*r));
+	r->category = -1;
 	r->start = s;
 	r->end = e;
 	r->open = e < 0;
