@@ -221,10 +221,8 @@ static void rule_decode(struct report_model *m)
 	if (idle.available && idle.v >= FINDINGS_IDLE_SHARE_HIGH) {
 		struct strbuf t = STRBUF_INIT;
 
-		if (m->llm.cuda_graph == 1)
-			strbuf_addstr(&rec,
-				      "The decode step already runs as a CUDA graph: raise the "
-				      "batch size or fuse small kernels to cut per-token launches");
+		if (findings_stage_graphs(m, d))
+			findings_graph_rec(&rec, d);
 		else
 			strbuf_addstr(&rec,
 				      "Capture the decode step in a CUDA graph (built-in "

@@ -104,6 +104,32 @@ int findings_cpu_split(struct strbuf *sb, const struct report_stage *st)
 	return 1;
 }
 
+int findings_stage_graphs(const struct report_model *m, const struct report_stage *st)
+{
+	return m->llm.cuda_graph == 1 || (st->kernels && st->graph_kernels * 2 >= st->kernels);
+}
+
+void findings_graph_rec(struct strbuf *rec, const struct report_stage *st)
+{
+	if (st->graph_kernels)
+		strbuf_addf(rec,
+			    "The step already replays CUDA graphs (%" PRIu64 " of its %" PRIu64
+			    " kernels), so the idle time is the host's work between replays",
+			    st->graph_kernels, st->kernels);
+	else
+		strbuf_addstr(rec, "The step already runs as a CUDA graph, so the idle time is "
+				   "the host's work between replays");
+	if (st->copies && st->copy_ms.available) {
+		strbuf_addf(rec, ", %" PRIu64 " host-device cop%s (", st->copies,
+			    st->copies == 1 ? "y" : "ies");
+		fmt_ms(rec, st->copy_ms);
+		strbuf_addstr(rec, " ms) among it");
+	}
+	strbuf_addstr(rec, ": move host work (sampling, cache bookkeeping, copies, "
+			   "synchronisation) out of the step or into the graph, or raise the "
+			   "batch size to amortise it");
+}
+
 static int staged(const struct report_stage *s)
 {
 	return s->role == REPORT_ROLE_PREFILL || s->role == REPORT_ROLE_DECODE;
@@ -145,10 +171,8 @@ void rule_launch_bound(struct report_model *m)
 			    " launches/s, a mean gap of %.1f us between kernels and %.1f us of "
 			    "CPU time per launch",
 			    gap_us, cpu_us);
-		if (m->llm.cuda_graph == 1)
-			strbuf_addstr(&rec,
-				      "The step already runs as a CUDA graph: raise the batch "
-				      "size or fuse small kernels to cut launches");
+		if (findings_stage_graphs(m, s))
+			findings_graph_rec(&rec, s);
 		else
 			strbuf_addstr(
 			    &rec, "Capture the step in a CUDA graph (PyTorch: "

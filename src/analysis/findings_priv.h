@@ -39,6 +39,16 @@ double findings_stage_units(const struct report_stage *st, const char **unit);
  * 155.4 ms outside CUDA (host code: Python, the framework)." Nothing
  * otherwise; returns whether it wrote. */
 int findings_cpu_split(struct strbuf *sb, const struct report_stage *st);
+
+/* Whether stage st already runs as CUDA graphs: the built-in model said so
+ * (infer.cuda_graph), or at least half its kernels were replayed from a
+ * graph (a torch.compile "reduce-overhead" or torch.cuda.graph decode). */
+int findings_stage_graphs(const struct report_model *m, const struct report_stage *st);
+
+/* The advice for a stage whose GPU waits for its host although it replays
+ * CUDA graphs: where the time between replays comes from (the graph share,
+ * the host-device copies inside it), appended to rec, without a full stop. */
+void findings_graph_rec(struct strbuf *rec, const struct report_stage *st);
 /* The stage's sampled CPU time by category, as a sentence of its own, when
  * it has CPU samples (pipeline.trace.cpu_sample_hz): " Sampled CPU time (52
  * samples, 52.0 ms): 60.0% Python interpreter, 25.0% PyTorch

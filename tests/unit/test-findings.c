@@ -81,6 +81,33 @@ static void test_decode_launch_bound(void **state)
 	f = find(&m, "decode-launch-bound");
 	assert_non_null(f);
 	assert_non_null(strstr(f->recommendation, "already runs as a CUDA graph"));
+	assert_null(strstr(f->recommendation, "Capture"));
+	report_model_release(&m);
+
+	/* nothing said so, but the trace shows the decode replaying graphs
+	 * (torch.compile "reduce-overhead": 3,000 of 3,525 kernels from graph
+	 * replays): where the time between replays goes, not "capture" */
+	base(&m, 7.75e10, 310, 200);
+	m.stages[0].kernels = 3525;
+	m.stages[0].graph_kernels = 3000;
+	m.stages[0].copies = 62;
+	m.stages[0].copy_ms = rnum_of(1.25);
+	run(&m);
+	f = find(&m, "decode-launch-bound");
+	assert_non_null(f);
+	assert_non_null(strstr(f->recommendation, "already replays CUDA graphs (3000 of its 3525 "
+						  "kernels)"));
+	assert_non_null(strstr(f->recommendation, "62 host-device copies (1.250 ms)"));
+	assert_null(strstr(f->recommendation, "Capture"));
+	report_model_release(&m);
+
+	/* a few graph kernels in an eager decode: still worth capturing */
+	base(&m, 7.75e10, 310, 200);
+	m.stages[0].graph_kernels = 10;
+	run(&m);
+	f = find(&m, "decode-launch-bound");
+	assert_non_null(f);
+	assert_non_null(strstr(f->recommendation, "Capture the decode step"));
 	report_model_release(&m);
 
 	/* MBU at 80%: no decode finding at all */
