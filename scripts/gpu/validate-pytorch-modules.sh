@@ -13,13 +13,15 @@
 #   C  torch.compile default and reduce-overhead: checksums, Dynamo graph
 #      breaks and graphs untraced vs under modules (target: no extra break).
 #   D  overhead: decode time (the program's own CUDA events, best of 2 in
-#      each process) untraced / none / modules / ops, interleaved, 2 rounds.
+#      each process) untraced / none / modules / ops, interleaved, ROUNDS rounds
+#      (default 2).
 #   E  nsys (when installed): modules under pipeline.trace.backend=nsys: the
 #      domain, registered paths and class categories in nsys's export.
 # Writes to OUT (at most 8 files): validate-pytorch-modules.log (everything
 # printed), results.json, and for the analysis tests (gzip'd trace.sqlite):
 # hf-modules, hf-hand, mini-eager, mini-graph, mini-compile; plus the
-# startup module's logs (pytorch-logs.txt). Stops optional parts once
+# startup module's logs (pytorch-logs.txt); KEEP_DBS names other runs to
+# keep (mini-compilero, hf-nsys is nsys's). Stops optional parts once
 # LIMIT_S (default 480) seconds have passed, so one 10-minute call is enough.
 # Usage: scripts/gpu/validate-pytorch-modules.sh STAGE OUT   (STAGE absolute,
 # staged by scripts/gpu/stage.sh: build/llmprof, build/pytorch, build/tracer)
@@ -81,7 +83,7 @@ left && plain mini-compilero-plain --model mini --run compile-ro
 left && prof mini-compilero modules --model mini --run compile-ro
 echo "=== D: overhead rounds (decode_ms; hf eager)"
 left && prof hf-ops ops --model hf
-for r in 1 2; do
+for r in $(seq 1 "${ROUNDS:-2}"); do
 	left || { echo "time limit: round $r skipped"; break; }
 	plain hf-plain-r$r --model hf
 	prof hf-none-r$r none --model hf
@@ -101,6 +103,10 @@ if left && command -v nsys >/dev/null; then
 else
 	echo "nsys: skipped (not installed or time limit)"
 fi
+echo "=== launch-bound findings of the graph and compiled decodes"
+for n in mini-graph mini-compile mini-compilero; do
+	grep -h 'launch-bound' "$w/keep-$n/report.md" 2>/dev/null | sed "s/^/$n: /"
+done
 python3 - "$w" <<'PY'
 import glob, json, os, re, statistics, sys
 w = sys.argv[1]
@@ -204,8 +210,9 @@ json.dump(res, open(os.path.join(w, "results.json"), "w"), indent=1, sort_keys=T
 PY
 } 2>&1 | tee "$out/validate-pytorch-modules.log"
 cp "$w/results.json" "$w/pytorch-logs.txt" "$out/" 2>/dev/null
-for n in hf-modules hf-hand mini-eager mini-graph mini-compile; do
+for n in ${KEEP_DBS:-hf-modules hf-hand mini-eager mini-graph mini-compile}; do
 	db=$w/keep-$n/trace/trace.sqlite
+	[ -f "$db" ] || db=$w/keep-$n/nsys/run.sqlite
 	[ -f "$db" ] && gzip -c "$db" >"$out/$n.sqlite.gz"
 done
 ls -la "$out"
