@@ -254,7 +254,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	CUpti_Activity *rec = NULL;
 	CUptiResult r;
 	size_t dropped = 0;
-	uint64_t t0 = g_bench ? mono_ns() : 0;
+	uint64_t t0 = g_bench ? mono_ns() : 0, c0 = cost_ticks();
 
 	tracer_gpu_lock();
 	for (;;) {
@@ -325,6 +325,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	else
 		free(buf);
 	(void)size;
+	cost_add(COST_BUFFER, c0);
 	if (g_bench) {
 		__atomic_fetch_add(&g_bs.buffers, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&g_bs.ns, mono_ns() - t0, __ATOMIC_RELAXED);
@@ -390,10 +391,24 @@ static void graph_node_record(const void *data, int cloned)
 	tracer_append(&n, sizeof(n));
 }
 
+static void on_callback_timed(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data);
+
+/* Every callback, timed (cost.c): API callbacks and the rest apart. */
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 				 const void *data)
 {
+	uint64_t t0 = cost_ticks();
+
 	(void)ud;
+	on_callback_timed(dom, cbid, data);
+	cost_add(dom == CUPTI_CB_DOMAIN_RUNTIME_API || dom == CUPTI_CB_DOMAIN_DRIVER_API
+		     ? COST_API
+		     : COST_RESOURCE,
+		 t0);
+}
+
+static void on_callback_timed(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
+{
 	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API || dom == CUPTI_CB_DOMAIN_DRIVER_API) {
 		const CUpti_CallbackData *cb = data;
 		int32_t ret = 0;

@@ -465,7 +465,12 @@ static void *flusher(void *arg)
 			;
 		ts.tv_sec = (time_t)(ms / 1000);
 		ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-		tracer_flush_all();
+		{
+			uint64_t t0 = cost_ticks();
+
+			tracer_flush_all();
+			cost_add(COST_FLUSH, t0);
+		}
 	}
 	return NULL;
 }
@@ -492,9 +497,13 @@ static void start_flusher(void)
 static void at_exit(void)
 {
 	struct tlog_end e;
+	uint64_t t0;
 
 	sample_stop();
+	t0 = cost_ticks();
 	tracer_flush_all();
+	cost_add(COST_FLUSH, t0);
+	cost_write();
 	memset(&e, 0, sizeof(e));
 	e.h.type = TLOG_END;
 	e.h.size = sizeof(e);
@@ -638,6 +647,7 @@ static void fork_child(void)
 	write_rank();
 	start_flusher(); /* threads do not survive fork() */
 	sample_fork_child();
+	cost_fork_child();
 }
 
 static void init_once(void)
@@ -657,6 +667,7 @@ static void init_once(void)
 	if (open_log(0) < 0)
 		return;
 	g_enabled = 1;
+	cost_start();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
 	read_rank();

@@ -72,8 +72,21 @@ static uint64_t domain_id(nvtxDomainHandle_t d)
 
 /* One event (push/start/mark) with an ASCII text, a wide text, or from
  * event attributes. */
+static void event_timed(uint16_t type, uint64_t range_id, uint64_t domain,
+			const nvtxEventAttributes_t *a, const char *text, const wchar_t *wtext);
+
+/* Every recorded NVTX event, timed (cost.c). */
 static void event(uint16_t type, uint64_t range_id, uint64_t domain, const nvtxEventAttributes_t *a,
 		  const char *text, const wchar_t *wtext)
+{
+	uint64_t t0 = cost_ticks();
+
+	event_timed(type, range_id, domain, a, text, wtext);
+	cost_add(COST_NVTX, t0);
+}
+
+static void event_timed(uint16_t type, uint64_t range_id, uint64_t domain,
+			const nvtxEventAttributes_t *a, const char *text, const wchar_t *wtext)
 {
 	struct tlog_nvtx_event *e;
 	char wbuf[1024];
@@ -153,6 +166,7 @@ static void event(uint16_t type, uint64_t range_id, uint64_t domain, const nvtxE
 static void end_event(uint16_t type, uint64_t id, uint64_t domain)
 {
 	struct tlog_nvtx_end e;
+	uint64_t t0 = cost_ticks();
 
 	sample_thread_start();
 	memset(&e, 0, sizeof(e));
@@ -162,6 +176,7 @@ static void end_event(uint16_t type, uint64_t id, uint64_t domain)
 	e.id = id;
 	e.domain = domain;
 	tracer_append(&e, sizeof(e));
+	cost_add(COST_NVTX, t0);
 }
 
 static void def(uint16_t type, uint64_t id, uint64_t ref, const char *s, const wchar_t *ws)

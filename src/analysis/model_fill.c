@@ -443,6 +443,24 @@ static void fill_op_classes(struct report_model *m, const struct trace *t,
 	}
 	if (m->nr_op_classes > 1)
 		qsort(m->op_classes, m->nr_op_classes, sizeof(*m->op_classes), cmp_op_class);
+static void fill_tracer_cost(struct report_model *m, const struct timeline *tl)
+{
+	struct report_tracer_cost *r = &m->tracer_cost;
+	struct trace_cost c = tl->cost;
+
+	memset(r, 0, sizeof(*r));
+	r->basis = (int)c.basis;
+	if (c.basis != TRACE_COST_MEASURED)
+		return;
+	r->processes = c.processes;
+	r->hooks = c.hooks;
+	r->background = c.background;
+	r->hooks_ms = ms_of(c.hooks_ns);
+	r->background_ms = ms_of(c.background_ns);
+	r->cpu_ms = ms_of(c.cpu_ns);
+	r->wall_ms = ms_of(c.wall_ns);
+	r->api_ms = ms_of(c.api_ns);
+	r->nvtx_ms = ms_of(c.nvtx_ns);
 }
 
 static void fill_operators(struct report_model *m, const struct trace *t, const struct timeline *tl)
@@ -592,6 +610,7 @@ void model_fill_from_analysis(struct report_model *m, const struct report_analys
 		m->cpu_sampler.handler_ms = ms_of(a->tl.sampler.handler_ns);
 		m->cpu_sampler.sampled_ms = ms_of(a->tl.sampler.sampled_ns);
 	}
+	fill_tracer_cost(m, &a->tl);
 	fill_kernels(m, &a->trace, &a->tl);
 	fill_operators(m, &a->trace, &a->tl);
 	fill_op_classes(m, &a->trace, &a->tl);

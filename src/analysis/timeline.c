@@ -636,6 +636,7 @@ static void stage_cpu_samples(struct timeline *tl, struct trace *t, const uint8_
 	trace_cpu_samples_load(t, &s);
 	tl->cpu_samples = s.n;
 	trace_cpu_sampler_load(t, &tl->sampler);
+	trace_cost_load(t, &tl->cost);
 	if (s.n) {
 		memset(use, 0, sizeof(use));
 		cpu_samples_by_mask(use, STAGE_NROLES, t, stage_mask, &s, tl->api_complete);

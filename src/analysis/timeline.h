@@ -19,6 +19,7 @@
 #include "analysis/cpusample.h"
 #include "core/strbuf.h"
 #include "trace/trace.h"
+#include "trace/tracercost.h"
 
 enum stage_role { STAGE_PREFILL, STAGE_DECODE, STAGE_DECODE_STEP, STAGE_NROLES };
 
@@ -135,6 +136,7 @@ struct timeline {
 	int api_complete;		  /* the trace records every CUDA API call (cpuapi.h) */
 	size_t cpu_samples;		  /* CPU samples in the trace, any range or none */
 	struct trace_cpu_sampler sampler; /* the sampler's own cost */
+	struct trace_cost cost;		  /* the tracer's own cost (tracercost.h) */
 	int32_t *kernel_op;		  /* per kernel: strs id of its innermost operator range's
 					     text, -1 outside every operator */
 	/* kernels of each decode_step instance, in start order: a capture that

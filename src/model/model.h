@@ -588,6 +588,15 @@ struct report_ranks {
  * the processes whose sampler wrote its totals (0 processes: none, or no
  * sampling): the time inside its signal handler over its calls, and the
  * CPU time their samples stand for. */
+/* What tracing cost the program (docs/tracer.md "What tracing costs"):
+ * basis as trace/tracercost.h's enum trace_cost_basis (0: no trace, 1:
+ * measured, 2: an llmprof trace without the record, 3: nsys's). */
+struct report_tracer_cost {
+	int basis;
+	uint64_t processes, hooks, background;
+	struct rnum hooks_ms, background_ms, cpu_ms, wall_ms, api_ms, nvtx_ms;
+};
+
 struct report_cpu_sampler {
 	uint64_t processes, calls;
 	struct rnum handler_ms, sampled_ms;
@@ -615,6 +624,7 @@ struct report_model {
 	size_t nr_findings, alloc_findings;
 	struct report_trust trust;
 	struct report_cpu_sampler cpu_sampler;
+	struct report_tracer_cost tracer_cost;
 };
 
 void report_model_init(struct report_model *m);

@@ -311,6 +311,7 @@ static void findings_html(const struct report_model *m, struct strbuf *out)
  * findings; nothing when no trace was checked. */
 static void trust_html(const struct report_model *m, struct strbuf *out)
 {
+	struct strbuf sb = STRBUF_INIT;
 	struct table t;
 
 	if (!m->trust.checked)
@@ -318,10 +319,16 @@ static void trust_html(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "<h3>Trust</h3>\n");
 	if (!m->trust.nr) {
 		strbuf_addstr(out, "<p>" REPORT_TRUST_NONE "</p>\n");
-		return;
+	} else {
+		rtable_trust(m, &t);
+		html_table(&t, out);
 	}
-	rtable_trust(m, &t);
-	html_table(&t, out);
+	if (report_tracer_cost_line(m, &sb)) {
+		strbuf_addstr(out, "<p>");
+		xml_text(out, sb.buf);
+		strbuf_addstr(out, "</p>\n");
+	}
+	strbuf_release(&sb);
 }
 
 /* Several processes: one row per rank, then each rank's stages, then with

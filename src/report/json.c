@@ -173,6 +173,34 @@ static json_t *sample_groups_json(const struct report_sample_group *g, size_t n,
 	return a;
 }
 
+/* "tracer_cost": what tracing cost (docs/metrics-json.md); absent without
+ * a trace. */
+static void tracer_cost_json(json_t *root, const struct report_tracer_cost *c)
+{
+	static const char *const basis[] = {NULL, "measured", "not_recorded", "nsys"};
+	json_t *o;
+
+	if (c->basis <= 0 || c->basis > 3)
+		return;
+	o = json_object();
+	set(o, "basis", json_string(basis[c->basis]));
+	if (c->basis == 1) {
+		set(o, "processes", json_integer((json_int_t)c->processes));
+		set(o, "hooks", json_integer((json_int_t)c->hooks));
+		set(o, "hooks_ms", jnum(c->hooks_ms));
+		set(o, "api_ms", jnum(c->api_ms));
+		set(o, "nvtx_ms", jnum(c->nvtx_ms));
+		set(o, "background", json_integer((json_int_t)c->background));
+		set(o, "background_ms", jnum(c->background_ms));
+		set(o, "cpu_ms", jnum(c->cpu_ms));
+		set(o, "wall_ms", jnum(c->wall_ms));
+		set(o, "share_of_cpu",
+		    c->cpu_ms.v > 0 ? json_real((c->hooks_ms.v + c->background_ms.v) / c->cpu_ms.v)
+				    : json_null());
+	}
+	set(root, "tracer_cost", o);
+}
+
 /* "cpu_sampler": the sampler's own cost, timed inside its handler; absent
  * without the sampler's totals. */
 static void cpu_sampler_json(json_t *root, const struct report_cpu_sampler *c)
@@ -771,6 +799,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(root, "findings", a);
 	set(root, "trust", trust_json(&m->trust));
 	cpu_sampler_json(root, &m->cpu_sampler);
+	tracer_cost_json(root, &m->tracer_cost);
 	ranks_json(root, &m->ranks);
 	collectives_json(root, &m->ranks);
 	nccl_calls_json(root, &m->ranks);

@@ -272,6 +272,50 @@ int report_cpu_sampler_line(const struct report_model *m, struct strbuf *sb)
 	return 1;
 }
 
+int report_tracer_cost_line(const struct report_model *m, struct strbuf *sb)
+{
+	const struct report_tracer_cost *c = &m->tracer_cost;
+
+	switch (c->basis) {
+	case 1:
+		break;
+	case 2:
+		strbuf_addstr(sb,
+			      "Tracing cost: not measured (no process of the program wrote the "
+			      "tracer's cost record: each ended without its exit handlers, or an "
+			      "older llmprof recorded the trace).");
+		return 1;
+	case 3:
+		strbuf_addstr(sb, "Tracing cost: not measured (nsys records no cost of its own; "
+				  "compare the program's own timing with and without it).");
+		return 1;
+	default:
+		return 0;
+	}
+	strbuf_addstr(sb, "Tracing cost: ");
+	if (c->cpu_ms.v > 0) {
+		strbuf_addstr(sb, "about ");
+		fmt_frac_pct(sb, rnum_of((c->hooks_ms.v + c->background_ms.v) / c->cpu_ms.v));
+		strbuf_addstr(sb, " of the program's CPU time (");
+	} else {
+		strbuf_addstr(sb, "n/a of the program's CPU time (");
+	}
+	fmt_ms(sb, c->hooks_ms);
+	strbuf_addf(sb, " ms in %llu tracer hooks on its threads: ", (unsigned long long)c->hooks);
+	fmt_ms(sb, c->api_ms);
+	strbuf_addstr(sb, " ms CUDA API callbacks, ");
+	fmt_ms(sb, c->nvtx_ms);
+	strbuf_addstr(sb, " ms NVTX; ");
+	fmt_ms(sb, c->background_ms);
+	strbuf_addstr(sb, " ms on the tracer's own threads, CUPTI buffers and log flushes; of ");
+	fmt_ms(sb, c->cpu_ms);
+	strbuf_addf(sb,
+		    " ms CPU time in %llu process%s), timed by the tracer itself. CUPTI's and "
+		    "the driver's own work around the hooks is not in it: a lower bound.",
+		    (unsigned long long)c->processes, c->processes == 1 ? "" : "es");
+	return 1;
+}
+
 void rtable_decode_steps(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;

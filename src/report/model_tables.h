@@ -74,6 +74,9 @@ void report_cpu_samples_caption(const struct report_stage *s, struct strbuf *sb)
  * sampled CPU time (105.000 ms), timed inside its signal handler.",
  * appended; returns 0 (nothing appended) without the sampler's totals. */
 int report_cpu_sampler_line(const struct report_model *m, struct strbuf *sb);
+/* "Tracing cost: ..." (docs/tracer.md "What tracing costs"): measured, or
+ * why not; 0 and nothing written without a trace. */
+int report_tracer_cost_line(const struct report_model *m, struct strbuf *sb);
 void rtable_aggregates(const struct report_model *m, struct table *t);
 void rtable_utilization(const struct report_model *m, struct table *t);
 /* The summary's compact stage table: stage, GPU span, TTFT or TPOT, the

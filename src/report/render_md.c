@@ -531,6 +531,7 @@ static void findings_md(const struct report_model *m, struct strbuf *out, int wi
 /* "## Trust": what could make the numbers wrong (docs/report.md, "Trust"). */
 static void trust_md(const struct report_model *m, struct strbuf *out)
 {
+	struct strbuf sb = STRBUF_INIT;
 	struct table t;
 
 	if (!m->trust.checked)
@@ -538,10 +539,16 @@ static void trust_md(const struct report_model *m, struct strbuf *out)
 	strbuf_addstr(out, "\n## Trust\n\n");
 	if (!m->trust.nr) {
 		strbuf_addstr(out, REPORT_TRUST_NONE "\n");
-		return;
+	} else {
+		rtable_trust(m, &t);
+		md_table(&t, out);
 	}
-	rtable_trust(m, &t);
-	md_table(&t, out);
+	if (report_tracer_cost_line(m, &sb)) {
+		strbuf_addch(out, '\n');
+		md_text(out, sb.buf);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_release(&sb);
 }
 
 static void utilization_md(const struct report_model *m, struct strbuf *out)

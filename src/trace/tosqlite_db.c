@@ -101,7 +101,14 @@ static const char schema_sql[] =
     /* llmprof's own: who each process is in a multi-process job
        (docs/tracer.md); NULL = not set, rank NULL = the pid identifies it */
     "CREATE TABLE LLMPROF_PROCESSES (globalPid INTEGER, pid INTEGER, rank INTEGER, "
-    "localRank INTEGER, worldSize INTEGER, host TEXT, launcher TEXT, rankSource TEXT);\n";
+    "localRank INTEGER, worldSize INTEGER, host TEXT, launcher TEXT, rankSource TEXT);\n"
+
+    /* llmprof's own: what tracing cost each process that ran its exit
+       handlers, timed by the tracer (docs/tracer.md "What tracing costs") */
+    "CREATE TABLE LLMPROF_TRACER_COST (globalPid INTEGER NOT NULL, pid INTEGER, wallNs INTEGER, "
+    "cpuNs INTEGER, apiNs INTEGER, apiCalls INTEGER, resourceNs INTEGER, resourceCalls INTEGER, "
+    "nvtxNs INTEGER, nvtxCalls INTEGER, bufferNs INTEGER, buffers INTEGER, flushNs INTEGER, "
+    "flushes INTEGER);\n";
 
 /* ENUM rows as nsys writes them (ids, names and labels checked against the
  * nsys 2025.3 export in shared/fixtures/nsys). */
@@ -181,6 +188,7 @@ static const char *const stmt_sql[S_COUNT] = {
     "INSERT INTO NVTX_PAYLOAD_ENUM_ENTRIES VALUES (?,?,?,?,?,?)",
     "INSERT INTO LLMPROF_CPU_SAMPLES VALUES (?,?,?,?,?,?,?,?)",
     "INSERT INTO LLMPROF_CPU_SAMPLER VALUES (?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO LLMPROF_TRACER_COST VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 static void interrupted_msg(struct conv *c)
@@ -354,6 +362,7 @@ static int drop_empty_tables(struct conv *c)
 	    {"NVTX_PAYLOAD_ENUM_ENTRIES", S_PL_ENUM_ENTRY},
 	    {"LLMPROF_CPU_SAMPLES", S_CPUSAMPLE},
 	    {"LLMPROF_CPU_SAMPLER", S_CPUSAMPLER},
+	    {"LLMPROF_TRACER_COST", S_COST},
 	};
 	struct strbuf q = STRBUF_INIT;
 	int ret = 0;

@@ -54,6 +54,7 @@ enum stmt_id {
 	S_PL_ENUM_ENTRY,
 	S_CPUSAMPLE,
 	S_CPUSAMPLER,
+	S_COST,
 	S_COUNT
 };
 

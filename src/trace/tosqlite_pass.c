@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/apiname.h"
 #include "trace/kname.h"
@@ -378,6 +379,24 @@ static void put_rank(struct conv *c, struct proc *p, const struct tlog_rec *h)
 	conv_step(c, S_RANK);
 }
 
+/* The LLMPROF_TRACER_COST row: what tracing cost the process (struct
+ * tlog_cost). A process that ended without its exit handlers, or a tracer
+ * older than TLOG_COST, has none. */
+static void put_cost(struct conv *c, struct proc *p, const struct tlog_rec *h)
+{
+	const struct tlog_cost *k = (const void *)h;
+	const uint64_t v[] = {k->wall_ns,     k->cpu_ns,     k->api_ns,	  k->api_n,
+			      k->resource_ns, k->resource_n, k->nvtx_ns,  k->nvtx_n,
+			      k->buffer_ns,   k->buffer_n,   k->flush_ns, k->flush_n};
+	sqlite3_stmt *st = c->st[S_COST];
+
+	sqlite3_bind_int64(st, 1, tosqlite_global_pid(p->ctx.pid));
+	sqlite3_bind_int64(st, 2, p->ctx.pid);
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) /* clamped: a column is signed */
+		sqlite3_bind_int64(st, (int)i + 3, v[i] > INT64_MAX ? INT64_MAX : (int64_t)v[i]);
+	conv_step(c, S_COST);
+}
+
 /* One of the tracer's own diagnostics: a LLMPROF_TRACER_DIAGNOSTICS row and
  * a line of stats->diags. */
 static void put_diag(struct conv *c, struct proc *p, const struct tlog_rec *h)
@@ -464,7 +483,8 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 	while (tlog_next(r, &it) && !conv_interrupted(c)) {
 		const struct tlog_rec *h = it.rec;
 		c->stats->records++;
-		if (h->type != TLOG_PROCESS && h->type != TLOG_RANK && h->type != TLOG_END)
+		if (h->type != TLOG_PROCESS && h->type != TLOG_RANK && h->type != TLOG_END &&
+		    h->type != TLOG_COST)
 			p->recorded++;
 		switch (h->type) {
 		case TLOG_END:
@@ -518,6 +538,9 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			break;
 		case TLOG_RANK:
 			put_rank(c, p, h);
+			break;
+		case TLOG_COST:
+			put_cost(c, p, h);
 			break;
 		case TLOG_DIAG:
 			put_diag(c, p, h);

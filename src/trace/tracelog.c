@@ -17,6 +17,8 @@ size_t tlog_min_size(uint16_t type)
 		return sizeof(struct tlog_rank);
 	case TLOG_END:
 		return sizeof(struct tlog_end);
+	case TLOG_COST:
+		return sizeof(struct tlog_cost);
 	case TLOG_DIAG:
 		return sizeof(struct tlog_diag);
 	case TLOG_THREAD_NAME:

@@ -77,6 +77,8 @@ enum tlog_type {
 				 release: older readers skip it, older logs lack it) */
 	TLOG_END = 6,	      /* struct tlog_end: the at-exit flush is complete (added like
 				 TLOG_RANK; see TLOG_F_END_RECORD) */
+	TLOG_COST = 7,	      /* struct tlog_cost: what tracing cost the process (added like
+				 TLOG_RANK; written at exit, before TLOG_END) */
 
 	TLOG_NVTX_DOMAIN = 10,	  /* struct tlog_nvtx_def: domain create */
 	TLOG_NVTX_STRING = 11,	  /* struct tlog_nvtx_def: registered string */
@@ -128,6 +130,24 @@ struct tlog_process {
 struct tlog_end {
 	struct tlog_rec h;
 	uint64_t ts; /* tracer clock */
+};
+
+/* What tracing cost the process, timed by the tracer itself (docs/tracer.md
+ * "What tracing costs"): the time inside its hooks on the program's threads
+ * (CUDA API callbacks, NVTX hooks) and on its own (CUPTI's buffer
+ * completion, the periodic flush), with how many times each ran, beside
+ * the process's CPU time and wall time since the tracer started. CUPTI's
+ * and the driver's own work around the hooks is not in it: a lower bound. */
+struct tlog_cost {
+	struct tlog_rec h;
+	uint64_t ts;			  /* tracer clock */
+	uint64_t wall_ns;		  /* since the tracer started in this process */
+	uint64_t cpu_ns;		  /* the process's user + system CPU time (getrusage) */
+	uint64_t api_ns, api_n;		  /* CUDA runtime/driver API callbacks */
+	uint64_t resource_ns, resource_n; /* resource callbacks (contexts, graph nodes) */
+	uint64_t nvtx_ns, nvtx_n;	  /* NVTX hooks that record an event */
+	uint64_t buffer_ns, buffer_n;	  /* CUPTI buffer completion (CUPTI's thread) */
+	uint64_t flush_ns, flush_n;	  /* periodic and final flushes of the log */
 };
 
 /* Who the process is in a multi-process job (src/trace/rankid.h): written

@@ -9,7 +9,10 @@
 # metrics.json must hold each stage's samples and the sampler's own cost
 # (its totals: 105 samples, 20 us each in its handler), and without samples
 # everything reads as before; totals without the handler's time (a tracer
-# from before it was timed) leave the cost unknown.
+# from before it was timed) leave the cost unknown. The tracer's own cost
+# record (5 ms in hooks, 1 ms on its threads, of 200 ms CPU time) gives the
+# trust section's tracing-cost line and metrics.json's tracer_cost; a log
+# without it says the cost was not measured.
 set -euo pipefail
 : "${LLMPROF:?}"
 tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
@@ -114,4 +117,25 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert [t for t in m["trust"] if t["code"] == "cpu-samples-unreadable" and t["count"] == 1], m["trust"]
 PY
+
+# the tracer's cost: measured in every variant (the record is there), and a
+# log without it (the record dropped from the database) says so
+grep -qF 'Tracing cost: about 3.0% of the program'"'"'s CPU time (5.000 ms in 40 tracer hooks on its threads: 3.000 ms CUDA API callbacks, 1.500 ms NVTX; 1.000 ms on the tracer'"'"'s own threads, CUPTI buffers and log flushes; of 200.000 ms CPU time in 1 process), timed by the tracer itself.' \
+	"$r/report.md" || fail "tracing-cost line: $(grep 'Tracing cost' "$r/report.md")"
+grep -qF 'Tracing cost: about 3.0%' "$r/report.html" || fail "tracing-cost line in report.html"
+python3 - "$r/metrics.json" <<'PY' || fail "metrics.json tracer_cost"
+import json, sys
+c = json.load(open(sys.argv[1]))["tracer_cost"]
+assert c["basis"] == "measured" and c["hooks"] == 40 and c["background"] == 5, c
+assert abs(c["hooks_ms"] - 5) < 1e-9 and abs(c["background_ms"] - 1) < 1e-9, c
+assert abs(c["cpu_ms"] - 200) < 1e-9 and abs(c["share_of_cpu"] - 0.03) < 1e-12, c
+PY
+cp "$t/samples.sqlite" "$t/nocost.sqlite"
+sqlite3 "$t/nocost.sqlite" "DROP TABLE LLMPROF_TRACER_COST"
+"$LLMPROF" report --trace "$t/nocost.sqlite" -o "$t/r-nocost" >/dev/null 2>"$t/err" ||
+	fail "report nocost: $(cat "$t/err")"
+grep -qF 'Tracing cost: not measured (no process of the program wrote' "$t/r-nocost/report.md" ||
+	fail "no cost record: $(grep 'Tracing cost' "$t/r-nocost/report.md")"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["tracer_cost"] == {"basis": "not_recorded"}' \
+	"$t/r-nocost/metrics.json" || fail "metrics.json without the record"
 echo ok
