@@ -356,7 +356,7 @@ static int64_t busiest_device(const struct trace *t)
 
 int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err)
 {
-	static const char *const cols[] = {
+	const char *cols[] = {
 	    "!id",	   "name",	   "smCount",	  "clockRate", "memoryBandwidth",
 	    "totalMemory", "computeMajor", "computeMinor"};
 	sqlite3_stmt *st = NULL;
@@ -367,6 +367,10 @@ int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err)
 	g->cc_major = g->cc_minor = -1;
 	if (!trace_has_table(t, "TARGET_INFO_GPU"))
 		return 0;
+	/* exports of nsys before 2021 name the device deviceId, not id */
+	if (!nsysdb_has_column(t->db, "TARGET_INFO_GPU", "id") &&
+	    nsysdb_has_column(t->db, "TARGET_INFO_GPU", "deviceId"))
+		cols[0] = "!deviceId";
 	if (nsysdb_select(t->db, "TARGET_INFO_GPU", cols, ARRAY_SIZE(cols), &st, err))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

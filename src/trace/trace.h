@@ -204,9 +204,9 @@ void trace_close(struct trace *t);
 /* A GPU as the export describes it (TARGET_INFO_GPU). Numbers 0 = not
  * recorded. name is owned; trace_gpu_release(). */
 struct trace_gpu {
-	char *name;		/* "NVIDIA H100 80GB HBM3" */
-	int64_t id;		/* TARGET_INFO_GPU.id, the kernels' deviceId */
-	int sm_count;		/* smCount */
+	char *name;   /* "NVIDIA H100 80GB HBM3" */
+	int64_t id;   /* TARGET_INFO_GPU.id (deviceId before 2021), the kernels' deviceId */
+	int sm_count; /* smCount */
 	int cc_major, cc_minor; /* computeMajor/Minor; -1 when absent */
 	int64_t clock_hz;	/* clockRate: the max SM clock */
 	int64_t mem_bw_bps;	/* memoryBandwidth, bytes/s */
