@@ -37,8 +37,15 @@ configure: deps
 	rc=$$?; grep '^-- llmprof:' $(BUILD)/configure.log; \
 	[ $$rc -eq 0 ] || { cat $(BUILD)/configure.log >&2; exit $$rc; }
 
+# Before the tests: what the run downloads, if anything (NVIDIA's CLIs for the
+# cross-checks: scripts/nsight-cli-oracle.sh). After: each skipped test with
+# its reason (scripts/test-skips.sh), since ctest shows only "***Skipped".
 test: all
-	cd $(BUILD) && ctest --output-on-failure -LE gpu -j $(JOBS)
+	@bash scripts/nsight-cli-oracle.sh --announce
+	@mkdir -p $(BUILD)/Testing && rm -f $(BUILD)/Testing/ctest.rc
+	cd $(BUILD) && { ctest --output-on-failure -LE gpu -j $(JOBS); echo $$? >Testing/ctest.rc; } 2>&1 | tee Testing/ctest.out
+	@bash scripts/test-skips.sh $(BUILD)
+	@exit $$(cat $(BUILD)/Testing/ctest.rc 2>/dev/null || echo 1)
 
 # demo-deps (CMakeLists.txt): the CLI, the builtin tracer and the built-in
 # llm workload, not the tests; heartbeat.sh speaks up while nvcc is silent.

@@ -21,13 +21,13 @@
 const char *const nsysstats_reports[] = {
     "cuda_gpu_kern_sum",     "nvtx_sum",     "nvtx_gpu_proj_sum",
     "nvtx_kern_sum",	     "cuda_api_sum", "cuda_gpu_mem_time_sum",
-    "cuda_gpu_mem_size_sum", NULL,
+    "cuda_gpu_mem_size_sum", "osrt_sum",     NULL,
 };
 
 static const char *const titles[] = {
     "CUDA GPU Kernel Summary",		 "NVTX Range Summary", "NVTX GPU Projection Summary",
     "NVTX Range Kernel Summary",	 "CUDA API Summary",   "CUDA GPU MemOps Summary (by Time)",
-    "CUDA GPU MemOps Summary (by Size)",
+    "CUDA GPU MemOps Summary (by Size)", "OS Runtime Summary",
 };
 
 const char *nsysstats_title(const char *name)
@@ -43,6 +43,13 @@ int nsysstats_spelling(const char *version)
 	int older = version_older(version, 2024, 1);
 
 	return older < 0 ? -1 : older ? NSYS_SPELL_2023 : NSYS_SPELL_2024;
+}
+
+int nsysstats_rounding(const char *version)
+{
+	int older = version_older(version, 2024, 1);
+
+	return older < 0 ? -1 : older ? NSYS_ROUND_SQLITE_3_42 : NSYS_ROUND_SQLITE_3_43;
 }
 
 int nsysstats_known(const char *name)
@@ -194,21 +201,29 @@ static int cmp_total_desc(const void *a, const void *b)
  * pid, tid, name, style, kernel). */
 /* whole is the exact sum as a double, not a saturated int64: parts near
  * 2^63 each must not all read as 100 %. */
+/* The rounding of the report being built (nsysstats_build() sets it). */
+static enum nsys_round_rule round_rule;
+
+static void add_round1(struct table *tbl, double v)
+{
+	table_add_round1(tbl, v, round_rule);
+}
+
 static void add_ratio(struct table *tbl, int64_t part, double whole)
 {
 	if (whole == 0)
 		table_add_null(tbl);
 	else
-		table_add_round1(tbl, (double)part * 100.0 / (double)whole);
+		add_round1(tbl, (double)part * 100.0 / (double)whole);
 }
 
 static void add_dur_stats(struct table *tbl, const struct nsys_summary *s)
 {
-	table_add_round1(tbl, s->avg);
-	table_add_round1(tbl, s->med);
+	add_round1(tbl, s->avg);
+	add_round1(tbl, s->med);
 	table_add_i64(tbl, s->min);
 	table_add_i64(tbl, s->max);
-	table_add_round1(tbl, s->stddev);
+	add_round1(tbl, s->stddev);
 }
 
 static const char *const time_cols[] = {"Time (%)", "Total Time (ns)", NULL,	   "Avg (ns)",
@@ -248,6 +263,36 @@ static int skip(struct strbuf *msg, const struct trace *t, const char *what)
 {
 	strbuf_addf(msg, "%s %s", t->path, what);
 	return 1;
+}
+
+/* Rows whose times nsys sums without a word: an end before its start (a
+ * negative duration) or a timestamp of 0 (never recorded). */
+struct time_check {
+	size_t n, inverted, zero;
+};
+
+static void check_time(struct time_check *c, int64_t start, int64_t end)
+{
+	c->n++;
+	c->inverted += end < start;
+	c->zero += start == 0 || end == 0;
+}
+
+static void warn_times(const struct nsysstats_opts *o, const char *report, const char *what,
+		       const struct time_check *c)
+{
+	if (!o || !o->warn)
+		return;
+	if (c->inverted)
+		strbuf_addf(o->warn,
+			    "warning: %s: %zu of %zu %s end before they start; their negative "
+			    "durations are in the numbers, as nsys counts them\n",
+			    report, c->inverted, c->n, what);
+	if (c->zero)
+		strbuf_addf(o->warn,
+			    "warning: %s: %zu of %zu %s have a start or end of 0 (not recorded); "
+			    "they are in the numbers, as nsys counts them\n",
+			    report, c->zero, c->n, what);
 }
 
 #define NO_STRINGS "file does not contain StringIds table."
@@ -319,11 +364,12 @@ static int cmp_kern(const void *a, const void *b)
 
 /* The kernels grouped by name as the reports group them
  * (kernel_summary_build()), in nsys's order. */
-static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
-			   struct strbuf *err)
+static int report_kern_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
+			   struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const extra[] = {"Name"};
 	struct kernel_summary ks;
+	struct time_check tc = {0};
 	__int128 total = 0;
 
 	if (!t->has_strings)
@@ -332,6 +378,9 @@ static int report_kern_sum(struct trace *t, struct table *tbl, struct strbuf *ms
 		return skip(msg, t, NO_KERNELS);
 	if (trace_load(t, TRACE_KERNELS, err))
 		return -1;
+	for (size_t i = 0; i < t->nkernels; i++)
+		check_time(&tc, t->kernels[i].start, t->kernels[i].end);
+	warn_times(o, "cuda_gpu_kern_sum", "kernels", &tc);
 	strtab_rank(&t->strs);
 	kernel_summary_build(&ks, t, NULL, 0, 0);
 	sort_trace = t;
@@ -370,6 +419,7 @@ static int report_nvtx_sum(struct trace *t, const struct nsysstats_opts *o, stru
 			   struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const extra[] = {"Style", "Range"};
+	struct time_check tc = {0};
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
@@ -391,7 +441,10 @@ static int report_nvtx_sum(struct trace *t, const struct nsysstats_opts *o, stru
 		gv[i].k[0] = rank_of(t, names[i]);
 		gv[i].k[1] = r->style;
 		gv[i].v = (r->open ? t->nvtx_max_all : r->end) - r->start;
+		if (!r->open)
+			check_time(&tc, r->start, r->end);
 	}
+	warn_times(o, "nvtx_sum", "ranges", &tc);
 	gval_sort(gv, t->nranges);
 	g = make_groups(gv, t->nranges, &ng);
 	if (ng)
@@ -429,10 +482,11 @@ static void add_api_name(struct table *tbl, const char *s)
 	}
 }
 
-static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg,
-			  struct strbuf *err)
+static int report_api_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
+			  struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const extra[] = {"Name"};
+	struct time_check tc = {0};
 	struct gval *gv;
 	struct group *g;
 	size_t ng;
@@ -451,7 +505,9 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 		gv[i].k[0] = trace_csig(t, &t->calls[i])->name_sid;
 		gv[i].p = trace_csig(t, &t->calls[i])->name;
 		gv[i].v = t->calls[i].end - t->calls[i].start;
+		check_time(&tc, t->calls[i].start, t->calls[i].end);
 	}
+	warn_times(o, "cuda_api_sum", "CUDA API calls", &tc);
 	gval_sort(gv, t->ncalls);
 	g = make_groups(gv, t->ncalls, &ng);
 	if (ng)
@@ -470,13 +526,14 @@ static int report_api_sum(struct trace *t, struct table *tbl, struct strbuf *msg
 	return 0;
 }
 
-static int report_mem(struct trace *t, int by_size, struct table *tbl, struct strbuf *msg,
-		      struct strbuf *err)
+static int report_mem(struct trace *t, const struct nsysstats_opts *o, int by_size,
+		      struct table *tbl, struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const extra[] = {"Operation"};
 	static const char *const size_cols[] = {"Total (MB)",  "Count",	   "Avg (MB)",
 						"Med (MB)",    "Min (MB)", "Max (MB)",
 						"StdDev (MB)", "Operation"};
+	struct time_check tc = {0};
 	struct gval *gv;
 	struct group *g;
 	size_t ng, n = 0;
@@ -500,8 +557,11 @@ static int report_mem(struct trace *t, int by_size, struct table *tbl, struct st
 			continue; /* nsys inner-joins the copy kind */
 		gv[n].k[0] = rank_of(t, m->name);
 		gv[n].v = by_size ? m->bytes : m->end - m->start;
+		if (!by_size)
+			check_time(&tc, m->start, m->end);
 		n++;
 	}
+	warn_times(o, "cuda_gpu_mem_time_sum", "copies and sets", &tc);
 	gval_sort(gv, n);
 	g = make_groups(gv, n, &ng);
 	if (ng)
@@ -629,9 +689,9 @@ static int report_proj_sum(struct trace *t, const struct nsysstats_opts *o, stru
 		table_add_i64(tbl, s->n);
 		add_dur_stats(tbl, s);
 		table_add_i64(tbl, g[i].x[1]);
-		table_add_round1(tbl, (double)g[i].x[1] / n_inst);
-		table_add_round1(tbl, (double)g[i].x[2] / n_inst);
-		table_add_round1(tbl, (double)g[i].x[3] / n_inst);
+		add_round1(tbl, (double)g[i].x[1] / n_inst);
+		add_round1(tbl, (double)g[i].x[2] / n_inst);
+		add_round1(tbl, (double)g[i].x[3] / n_inst);
 	}
 	free(names);
 	free(inv);
@@ -706,11 +766,58 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 	return 0;
 }
 
+/* osrt_sum: OSRT_API rows of eventClass 27 grouped by nameId (ties in
+ * nameId order), ORDER BY total DESC; the name LEFT JOINed from StringIds. */
+static int report_osrt_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
+			   struct strbuf *msg, struct strbuf *err)
+{
+	static const char *const extra[] = {"Name"};
+	struct time_check tc = {0};
+	struct trace_osrt *rows;
+	struct gval *gv;
+	struct group *g;
+	size_t n, ng;
+	double total;
+
+	if (!t->has_strings)
+		return skip(msg, t, NO_STRINGS);
+	if (!t->has_osrt)
+		return skip(msg, t, "does not contain OS Runtime trace data.");
+	if (trace_osrt_calls(t, &rows, &n, err))
+		return -1;
+	gv = xcalloc(n + 1, sizeof(*gv));
+	for (size_t i = 0; i < n; i++) {
+		gv[i].k[0] = rows[i].name_sid;
+		gv[i].p = rows[i].name;
+		gv[i].v = i64_sat_sub(rows[i].end, rows[i].start);
+		check_time(&tc, rows[i].start, rows[i].end);
+	}
+	free(rows);
+	warn_times(o, "osrt_sum", "OS runtime calls", &tc);
+	gval_sort(gv, n);
+	g = make_groups(gv, n, &ng);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
+	total = groups_total(g, ng);
+	init_time_table(tbl, "Num Calls", extra, 1);
+	for (size_t i = 0; i < ng; i++) {
+		add_ratio(tbl, g[i].s.total, total);
+		table_add_i64(tbl, g[i].s.total);
+		table_add_i64(tbl, g[i].s.n);
+		add_dur_stats(tbl, &g[i].s);
+		table_add_str(tbl, name_of(t, (int32_t)gv[g[i].lo].p));
+	}
+	free(g);
+	free(gv);
+	return 0;
+}
+
 int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_opts *o,
 		    struct table *tbl, struct strbuf *msg, struct strbuf *err)
 {
+	round_rule = o ? o->rounding : NSYS_ROUND_SQLITE_3_42;
 	if (!strcmp(name, "cuda_gpu_kern_sum"))
-		return report_kern_sum(t, tbl, msg, err);
+		return report_kern_sum(t, o, tbl, msg, err);
 	if (!strcmp(name, "nvtx_sum"))
 		return report_nvtx_sum(t, o, tbl, msg, err);
 	if (!strcmp(name, "nvtx_gpu_proj_sum"))
@@ -718,10 +825,12 @@ int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_op
 	if (!strcmp(name, "nvtx_kern_sum"))
 		return report_nvtx_kern_sum(t, o, tbl, msg, err);
 	if (!strcmp(name, "cuda_api_sum"))
-		return report_api_sum(t, tbl, msg, err);
+		return report_api_sum(t, o, tbl, msg, err);
 	if (!strcmp(name, "cuda_gpu_mem_time_sum"))
-		return report_mem(t, 0, tbl, msg, err);
+		return report_mem(t, o, 0, tbl, msg, err);
 	if (!strcmp(name, "cuda_gpu_mem_size_sum"))
-		return report_mem(t, 1, tbl, msg, err);
+		return report_mem(t, o, 1, tbl, msg, err);
+	if (!strcmp(name, "osrt_sum"))
+		return report_osrt_sum(t, o, tbl, msg, err);
 	return error_set(err, "unknown report '%s'", name);
 }

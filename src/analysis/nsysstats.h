@@ -1,6 +1,7 @@
 /* nsysstats.h: the reports of `nsys stats` (2023.4.4), computed from a
  * loaded trace: cuda_gpu_kern_sum, nvtx_sum, nvtx_gpu_proj_sum,
- * nvtx_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum.
+ * nvtx_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum,
+ * osrt_sum.
  * Same columns, rows, order and numbers as nsys; docs/stats.md explains
  * each. */
 #ifndef LLMPROF_NSYSSTATS_H
@@ -31,8 +32,23 @@ enum nsys_spelling { NSYS_SPELL_2023 = 0, NSYS_SPELL_2024 = 1 };
  * not start with YYYY.M. Pure. */
 int nsysstats_spelling(const char *version);
 
+/* How the nsys of that version rounds its Avg, Med, StdDev and Time (%)
+ * columns: the rule of the SQLite it bundles. nsys 2023.4.4 bundles SQLite
+ * 3.42.0 (its libsqlite3 says so); nsys 2025.3.1 rounds the double's own
+ * digits (51,679 ns / 20 prints 2583.9, where 3.42 prints 2584.0). The
+ * versions between were not measured: from 2024.1 on llmprof takes the
+ * newer rule, the release where nsys's range names changed too
+ * (docs/stats.md). -1 when version does not start with YYYY.M. Pure. */
+int nsysstats_rounding(const char *version);
+
 struct nsysstats_opts {
 	enum nsys_spelling spelling;
+	enum nsys_round_rule rounding;
+	/* when not NULL: a line for each thing in the rows a report read that
+	 * nsys would sum without a word (an end before its start, a zero
+	 * timestamp), "warning: ..." without a newline; the numbers stay as
+	 * nsys prints them */
+	struct strbuf *warn;
 };
 
 /* Builds report name from t into tbl (initialised here; caller releases

@@ -28,7 +28,7 @@ static const char *opt_nsys_version;
 
 static const struct opt opts[] = {
     {"report", 'r', OPT_STRING, &opt_reports, "REPORT[,REPORT...]",
-     "reports to run (default: nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,"
+     "reports to run (default: nvtx_sum,osrt_sum,cuda_api_sum,cuda_gpu_kern_sum,"
      "cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum)",
      0, 0},
     {"format", 'f', OPT_STRING, &opt_format, "column|csv|md|json",
@@ -36,14 +36,65 @@ static const struct opt opts[] = {
     {"output", 'o', OPT_STRING, &opt_output, "BASE",
      "write each report to BASE_<report>.<txt|csv|md|json> instead of stdout", 0, 0},
     {"nsys-version", 0, OPT_STRING, &opt_nsys_version, "auto|YYYY.M",
-     "spell NVTX range names as that nsys version does (default auto: the version "
-     "that wrote the export; 2023.4 for other files)",
+     "spell NVTX range names and round halves as that nsys version does (default "
+     "auto: the version that wrote the export; 2023.4 for other files)",
      0, 0},
     OPT_END_MARK,
 };
 
-static const char *const default_reports =
-    "nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum";
+/* nsys's default set, less the reports llmprof does not implement (OpenMP,
+ * OpenGL, Vulkan, DirectX, WDDM, unified memory, OpenACC: none of them an
+ * LLM's) */
+static const char *const default_reports = "nvtx_sum,osrt_sum,cuda_api_sum,cuda_gpu_kern_sum,"
+					   "cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum";
+
+/* The other reports of nsys 2023.4.4 (nsys stats --help-reports): listed
+ * with others, each is skipped with a word instead of failing the command. */
+static const char *const nsys_only_reports[] = {
+    "cuda_api_gpu_sum",
+    "cuda_api_trace",
+    "cuda_gpu_kern_gb_sum",
+    "cuda_gpu_sum",
+    "cuda_gpu_trace",
+    "cuda_kern_exec_sum",
+    "cuda_kern_exec_trace",
+    "dx11_pix_sum",
+    "dx12_gpu_marker_sum",
+    "dx12_pix_sum",
+    "mpi_event_trace",
+    "network_congestion",
+    "nvtx_gpu_proj_trace",
+    "nvtx_pushpop_sum",
+    "nvtx_pushpop_trace",
+    "nvtx_startend_sum",
+    "nvvideo_api_sum",
+    "openacc_sum",
+    "opengl_khr_gpu_range_sum",
+    "opengl_khr_range_sum",
+    "openmp_sum",
+    "um_cpu_page_faults_sum",
+    "um_sum",
+    "um_total_sum",
+    "vulkan_api_sum",
+    "vulkan_api_trace",
+    "vulkan_gpu_marker_sum",
+    "vulkan_marker_sum",
+    "wddm_queue_sum",
+    NULL,
+};
+
+/* Whether nsys has the report though llmprof does not: name up to a ':'
+ * (nsys's report arguments, "cuda_gpu_trace:base"). */
+static int nsys_only(const char *name)
+{
+	size_t len = strcspn(name, ":");
+
+	for (size_t i = 0; nsys_only_reports[i]; i++)
+		if (strlen(nsys_only_reports[i]) == len &&
+		    !strncmp(nsys_only_reports[i], name, len))
+			return 1;
+	return 0;
+}
 
 /* How long `nsys export` may take on a large report. */
 #define EXPORT_TIMEOUT_MS (30ull * 60 * 1000)
@@ -180,30 +231,29 @@ out:
 }
 
 /* --nsys-version, or the version that wrote t (EXPORT_PRODUCT_VERSION of an
- * nsys export); anything else is spelled as 2023.4, which llmprof's own
- * traces follow. */
+ * nsys export): how range names are spelled and halves rounded. Anything
+ * else is taken as 2023.4, which llmprof's own traces follow. */
 static int pick_spelling(const struct trace *t, struct nsysstats_opts *o)
 {
 	static const char nvidia[] = "NVIDIA Nsight Systems ";
+	const char *version = NULL;
 
 	o->spelling = NSYS_SPELL_2023;
+	o->rounding = NSYS_ROUND_SQLITE_3_42;
 	if (opt_nsys_version && strcmp(opt_nsys_version, "auto")) {
-		int sp = nsysstats_spelling(opt_nsys_version);
-
-		if (sp < 0) {
+		if (nsysstats_spelling(opt_nsys_version) < 0) {
 			error_print("stats: --nsys-version '%s' is not a version like 2025.3 "
 				    "(or auto)",
 				    opt_nsys_version);
 			return EXIT_USAGE;
 		}
-		o->spelling = (enum nsys_spelling)sp;
-		return EXIT_OK;
+		version = opt_nsys_version;
+	} else if (t && t->producer && starts_with(t->producer, nvidia)) {
+		version = t->producer + strlen(nvidia);
 	}
-	if (t && t->producer && starts_with(t->producer, nvidia)) {
-		int sp = nsysstats_spelling(t->producer + strlen(nvidia));
-
-		if (sp >= 0)
-			o->spelling = (enum nsys_spelling)sp;
+	if (version && nsysstats_spelling(version) >= 0) {
+		o->spelling = (enum nsys_spelling)nsysstats_spelling(version);
+		o->rounding = (enum nsys_round_rule)nsysstats_rounding(version);
 	}
 	return EXIT_OK;
 }
@@ -228,6 +278,52 @@ static int check_output_base(const char *base)
 	return 0;
 }
 
+/* Runs report r into *out as nsys prints it in format fmt: on stdout, or
+ * (opt_output) into its file. What nsys says beside the data (SKIPPED, no
+ * data, llmprof's warnings about the rows) goes to stderr, except in the
+ * column format on stdout, where nsys prints SKIPPED and "no data" among
+ * the reports. 0, or -1 with err on a read error. */
+static int run_report(struct trace *t, const char *r, const struct nsysstats_opts *sopts,
+		      const char *fmt, const struct table_column_opts *copts, struct strbuf *out,
+		      struct strbuf *err)
+{
+	static const char nodata[] = "Report was successfully run, but no data was returned.";
+	struct strbuf msg = STRBUF_INIT, warn = STRBUF_INIT;
+	struct nsysstats_opts o = *sopts;
+	int column = !strcmp(fmt, "column"), rc;
+	struct table tbl;
+
+	o.warn = &warn;
+	rc = nsysstats_build(t, r, &o, &tbl, &msg, err);
+	fputs(warn.buf, stderr);
+	if (rc > 0) {
+		if (column && !opt_output)
+			strbuf_addf(out, "SKIPPED: %s\n\n", msg.buf);
+		else
+			fprintf(stderr, "SKIPPED: %s\n", msg.buf);
+	} else if (rc == 0 && column) {
+		strbuf_addf(out, "\n ** %s (%s):\n\n", nsysstats_title(r), r);
+		if (tbl.nrows)
+			table_write_column(&tbl, copts, out);
+		else
+			strbuf_addf(out, "%s\n", nodata);
+		/* a blank line ends each report on the console; in a file, only
+		 * the "no data" one (nsys 2023.4.4's bytes) */
+		if (!opt_output || !tbl.nrows)
+			strbuf_addch(out, '\n');
+	} else if (rc == 0) {
+		if (!tbl.nrows) /* nsys prints nothing then (json: an empty array) */
+			fprintf(stderr, "NO DATA: %s: %s\n", r, nodata);
+		if (tbl.nrows || !strcmp(fmt, "json"))
+			render(&tbl, fmt, out);
+	}
+	if (rc == 0)
+		table_release(&tbl);
+	strbuf_release(&msg);
+	strbuf_release(&warn);
+	return rc < 0 ? -1 : 0;
+}
+
 static int cmd_stats_exec(struct cmd_ctx *ctx)
 {
 	/* nsys: column on the console, csv into files; we keep csv in pipes
@@ -235,7 +331,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	const char *fmt = opt_format ? opt_format : !opt_output && isatty(1) ? "column" : "csv";
 	const char *list = opt_reports ? opt_reports : default_reports;
 	const char *ext;
-	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT, out = STRBUF_INIT, path = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, path = STRBUF_INIT;
 	struct strbuf sep = STRBUF_INIT, grouping = STRBUF_INIT;
 	struct table_column_opts copts;
 	struct nsysstats_opts sopts;
@@ -266,12 +362,12 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	names = xstrdup(list);
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		nreports++;
-		if (!nsysstats_known(r)) {
-			error_print(
-			    "stats: unknown report '%s'; known: nvtx_sum, nvtx_gpu_proj_sum, "
-			    "nvtx_kern_sum, cuda_api_sum, cuda_gpu_kern_sum, "
-			    "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum",
-			    r);
+		if (!nsysstats_known(r) && !nsys_only(r)) {
+			error_print("stats: unknown report '%s'; known: nvtx_sum, osrt_sum, "
+				    "nvtx_gpu_proj_sum, "
+				    "nvtx_kern_sum, cuda_api_sum, cuda_gpu_kern_sum, "
+				    "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum",
+				    r);
 			code = EXIT_USAGE;
 			goto cleanup;
 		}
@@ -294,51 +390,25 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	opened = 1;
 	pick_spelling(&t, &sopts);
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
-		struct table tbl;
 		int rc;
 
-		strbuf_reset(&msg);
+		if (!nsysstats_known(r)) {
+			fprintf(stderr,
+				"SKIPPED: %s: a report of nsys's that llmprof stats does not "
+				"implement (see 'llmprof stats --help')\n",
+				r);
+			continue;
+		}
 		strbuf_reset(&out);
-		rc = nsysstats_build(&t, r, &sopts, &tbl, &msg, &err);
+		rc = run_report(&t, r, &sopts, fmt, &copts, &out, &err);
 		if (rc < 0) {
 			error_print("%s", err.buf);
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
-		if (rc > 0) {
-			/* nsys says this on stdout; in csv, md and json we keep
-			 * stdout for data, in column (for people) we print it as
-			 * nsys does. */
-			if (!column || opt_output) {
-				fprintf(stderr, "SKIPPED: %s\n", msg.buf);
-				continue;
-			}
-			strbuf_addf(&out, "SKIPPED: %s\n\n", msg.buf);
-			fwrite(out.buf, 1, out.len, stdout);
-			continue;
-		}
-		if (!tbl.nrows && !column) {
-			/* nsys prints nothing at all then, not even the header. */
-			fprintf(stderr,
-				"NO DATA: %s: Report was successfully run, but no data was "
-				"returned.\n",
-				r);
-			table_release(&tbl);
-			continue;
-		}
-		if (column) {
-			strbuf_addf(&out, "\n ** %s (%s):\n\n", nsysstats_title(r), r);
-			if (tbl.nrows)
-				table_write_column(&tbl, &copts, &out);
-			else
-				strbuf_addstr(&out, "Report was successfully run, but no data was "
-						    "returned.\n");
-			strbuf_addch(&out, '\n');
-		} else {
-			render(&tbl, fmt, &out);
-		}
-		table_release(&tbl);
 		if (opt_output) {
+			/* nsys writes the file whatever the report found: empty
+			 * when it was skipped or found nothing */
 			strbuf_reset(&path);
 			strbuf_addf(&path, "%s_%s.%s", opt_output, r, ext);
 			if (write_file_atomic(path.buf, out.buf, out.len, &err)) {
@@ -347,7 +417,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 				goto cleanup;
 			}
 			fprintf(stderr, "wrote %s\n", path.buf);
-		} else {
+		} else if (out.len) {
 			if (printed++ && !column)
 				fputc('\n', stdout);
 			fwrite(out.buf, 1, out.len, stdout);
@@ -365,7 +435,6 @@ cleanup:
 	free(sqlite);
 	free(names);
 	strbuf_release(&err);
-	strbuf_release(&msg);
 	strbuf_release(&out);
 	strbuf_release(&path);
 	strbuf_release(&sep);
@@ -377,18 +446,21 @@ const struct cmd_entry cmd_stats_entry = {
     .name = "stats",
     .usage = "[-r REPORT[,REPORT...]] [-f column|csv|md|json] [-o BASE] [--nsys-version V] "
 	     "FILE.sqlite|FILE.nsys-rep",
-    .summary = "nsys-compatible summaries (kernels, NVTX, GPU projection, API, memory)",
+    .summary = "nsys-compatible summaries (kernels, NVTX, GPU projection, API, memory, OS runtime)",
     .description =
 	"Reads an nsys SQLite export (nsys export --type sqlite), an nsys report\n"
 	"(.nsys-rep: exported first with nsys, to FILE.sqlite beside it, reused while\n"
 	"newer than the report) or an llmprof trace.sqlite, and prints the reports of\n"
 	"`nsys stats` with the same columns, rows and numbers: -f column (the default\n"
 	"on a terminal) and -f csv (the default otherwise) are byte-compatible with nsys\n"
-	"2023.4.4. NVTX range names are spelled as the nsys that wrote the export\n"
-	"spells them (2024.1 and later: ':decode' in the default domain). A report\n"
-	"whose data is absent prints 'SKIPPED: ...' as nsys does (on stderr except in\n"
-	"column format) and is not an error. A file that is not a readable export\n"
-	"exits with 5; a report without nsys to export it, with 4.",
+	"2023.4.4, and so are the files of -o. NVTX range names are spelled, and\n"
+	"halves rounded, as the nsys that wrote the export does (2024.1 and later:\n"
+	"':decode' in the default domain, 2583.9499 -> 2583.9). A report whose data is\n"
+	"absent prints 'SKIPPED: ...' as nsys does (on stderr except in column format)\n"
+	"and is not an error; so is a report of nsys's that llmprof does not implement.\n"
+	"Kernels, ranges or calls that end before they start, or have a zero\n"
+	"timestamp, get a warning on stderr (the numbers stay nsys's). A file that is\n"
+	"not a readable export exits with 5; a report without nsys to export it, with 4.",
     .opts = opts,
     .exec = cmd_stats_exec,
 };

@@ -4,10 +4,9 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <sqlite3.h>
 
 #include "core/md.h"
 #include "core/xalloc.h"
@@ -127,9 +126,9 @@ void table_add_pyfloat(struct table *t, double v)
 	push_cell(t, off + 1);
 }
 
-void table_add_round1(struct table *t, double v)
+void table_add_round1(struct table *t, double v, enum nsys_round_rule rule)
 {
-	table_add_pyfloat(t, nsys_round(v, 1));
+	table_add_pyfloat(t, nsys_round(v, 1, rule));
 }
 
 void table_add_mb(struct table *t, double bytes)
@@ -344,7 +343,7 @@ void table_write_json(const struct table *t, struct strbuf *out)
 		}
 		strbuf_addstr(out, "  }");
 	}
-	strbuf_addstr(out, t->nrows ? "\n]\n" : "]\n");
+	strbuf_addstr(out, "\n]\n"); /* "[\n]\n" without rows, as nsys */
 }
 
 /* Characters (UTF-8 code points) in the first len bytes of s. */
@@ -499,21 +498,128 @@ void table_write_column(const struct table *t, const struct table_column_opts *o
 	free(width);
 }
 
-double nsys_round(double x, int ndigits)
+/* SQLite 3.42's printf("%.*f", n, x) read back: in long double, x plus
+ * half a unit of the last place (a double) plus x * 3e-16 when x is small
+ * enough, then digits by repeated multiplication, the 17th and later read
+ * as 0. Its printf.c, step by step, so that the same value rounds the same
+ * way (x86-64: long double has a 64-bit mantissa there and here). */
+static double round_sqlite_3_42(double x, int n)
 {
-	char *s;
-	double r;
+	static const double half[] = {5.0e-01, 5.0e-02, 5.0e-03, 5.0e-04, 5.0e-05,
+				      5.0e-06, 5.0e-07, 5.0e-08, 5.0e-09, 5.0e-10};
+	long double v = x, scale = 1.0L;
+	double rounder = half[n % 10], rx;
+	char buf[512], *p = buf;
+	int exp = 0, nsd = 16, e2, ex, prec = n;
+	uint64_t u;
 
-	if (isnan(x) || isinf(x))
+	for (int i = n; i >= 10; i -= 10)
+		rounder *= 1.0e-10;
+	if (v < 0) {
+		v = -v;
+		*p++ = '-';
+	}
+	rx = (double)v;
+	memcpy(&u, &rx, sizeof(u));
+	ex = -1023 + (int)((u >> 52) & 0x7ff);
+	if (n + (ex / 3) < 15)
+		rounder = (double)(rounder + v * 3e-16);
+	v += rounder;
+	if (v > 0.0L) {
+		while (v >= 1e100 * scale && exp <= 350) {
+			scale *= 1e100;
+			exp += 100;
+		}
+		while (v >= 1e10 * scale && exp <= 350) {
+			scale *= 1e10;
+			exp += 10;
+		}
+		while (v >= 10.0 * scale && exp <= 350) {
+			scale *= 10.0;
+			exp++;
+		}
+		v /= scale;
+		while (v < 1e-8) {
+			v *= 1e8;
+			exp -= 8;
+		}
+		while (v < 1.0) {
+			v *= 10.0;
+			exp--;
+		}
+	}
+	if (exp > 350 || (size_t)(exp > 0 ? exp : 0) + (size_t)n + 8 > sizeof(buf) - 2)
 		return x;
-	/* SQLite prints the value with %.*f (16 significant digits, halves
-	 * rounded away from zero) and reads it back. */
-	s = sqlite3_mprintf("%.*f", ndigits, x);
-	if (!s)
+		/* one digit of v, then v scaled up for the next; '0' after 16 */
+#define DIGIT()                                                                                    \
+	(nsd-- <= 0 ? '0' : (e2 = (int)v, v = (v - (long double)e2) * 10.0, (char)('0' + e2)))
+	if (exp < 0) {
+		*p++ = '0';
+	} else {
+		for (int i = exp; i >= 0; i--)
+			*p++ = DIGIT();
+	}
+	*p++ = '.';
+	for (int i = exp + 1; i < 0 && prec > 0; prec--, i++)
+		*p++ = '0';
+	while (prec-- > 0)
+		*p++ = DIGIT();
+#undef DIGIT
+	*p = '\0';
+	return strtod(buf, NULL);
+}
+
+/* SQLite 3.43 and later: round() prints with "%!.*f", which takes the
+ * double's own decimal digits (SQLite's sqlite3FpDecode(): about 20
+ * significant ones), keeps those before the place rounded to and adds one
+ * when the next digit is 5 or more: halves away from zero, on the value the
+ * double holds. A value beyond 2^52 has no fraction and is returned as is. */
+static double round_sqlite_3_43(double x, int n)
+{
+	char buf[48], digits[24], out[64];
+	double a = fabs(x);
+	int dexp, keep, nd = 0;
+
+	if (a > 4503599627370496.0 || a == 0.0)
 		return x;
-	r = strtod(s, NULL);
-	sqlite3_free(s);
-	return r;
+	snprintf(buf, sizeof(buf), "%.19e", a); /* d.ddd...e+XX, 20 digits */
+	for (const char *s = buf; *s && *s != 'e'; s++)
+		if (*s >= '0' && *s <= '9')
+			digits[nd++] = *s;
+	dexp = (int)strtol(strchr(buf, 'e') + 1, NULL, 10);
+	keep = dexp + 1 + n; /* significant digits before the place */
+	if (keep < 0 || (keep == 0 && digits[0] < '5'))
+		return x < 0 ? -0.0 : 0.0;
+	if (keep == 0) {
+		snprintf(out, sizeof(out), "%s1e%d", x < 0 ? "-" : "", -n);
+		return strtod(out, NULL);
+	}
+	if (keep < nd && digits[keep] >= '5') {
+		int j = keep - 1;
+
+		while (j >= 0 && digits[j] == '9')
+			digits[j--] = '0';
+		if (j >= 0) {
+			digits[j]++;
+		} else { /* 9.96 -> 10.0: one more digit in front */
+			memmove(digits + 1, digits, (size_t)keep);
+			digits[0] = '1';
+			dexp++;
+			keep++;
+		}
+	}
+	if (keep > nd)
+		keep = nd;
+	snprintf(out, sizeof(out), "%s%.*se%d", x < 0 ? "-" : "", keep, digits, dexp + 1 - keep);
+	return strtod(out, NULL);
+}
+
+double nsys_round(double x, int ndigits, enum nsys_round_rule rule)
+{
+	if (isnan(x) || isinf(x) || ndigits < 0 || ndigits > 30)
+		return x;
+	return rule == NSYS_ROUND_SQLITE_3_43 ? round_sqlite_3_43(x, ndigits)
+					      : round_sqlite_3_42(x, ndigits);
 }
 
 void format_pyfloat(struct strbuf *sb, double x)

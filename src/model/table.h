@@ -66,8 +66,21 @@ void table_add_sb(struct table *t, struct strbuf *sb);
 void table_add_i64(struct table *t, int64_t v);
 /* A REAL value as Python's repr() prints it (what nsys does). */
 void table_add_pyfloat(struct table *t, double v);
-/* SQLite round(v, 1) then repr: nsys's Avg/Med/StdDev/Time (%) columns. */
-void table_add_round1(struct table *t, double v);
+/* How SQLite's round(x, n) rounds, which nsys's rounded columns (Avg, Med,
+ * StdDev, Time (%)) follow: the rule of the SQLite the nsys that prints
+ * them bundles, never of the one llmprof links. */
+enum nsys_round_rule {
+	/* SQLite up to 3.42 (nsys 2023.4.4 bundles 3.42.0): x plus half a
+	 * unit of the last place plus x * 3e-16, in long double, 16
+	 * significant digits: 2583.9499999999998 -> 2584.0, 0.35 -> 0.4 */
+	NSYS_ROUND_SQLITE_3_42 = 0,
+	/* SQLite 3.43 and later: the decimal digits the double holds, halves
+	 * away from zero: 2583.9499999999998 -> 2583.9, 0.35 (0.34999...)
+	 * -> 0.3, 0.25 -> 0.3 */
+	NSYS_ROUND_SQLITE_3_43 = 1,
+};
+/* round(v, 1) by that rule, then repr: nsys's Avg/Med/StdDev/Time (%) columns. */
+void table_add_round1(struct table *t, double v, enum nsys_round_rule rule);
 /* bytes shown in decimal MB with 3 decimals (nsys ":mem_B" columns). */
 void table_add_mb(struct table *t, double bytes);
 
@@ -103,8 +116,9 @@ void table_write_column(const struct table *t, const struct table_column_opts *o
 			struct strbuf *out);
 
 /* Number formatting, exposed for tests. */
-/* SQLite's round(x, n) (nsys computes its rounded columns in SQL). */
-double nsys_round(double x, int ndigits);
+/* SQLite's round(x, n) by rule (nsys computes its rounded columns in SQL);
+ * NaN, infinities and n outside 0..30 come back unchanged. */
+double nsys_round(double x, int ndigits, enum nsys_round_rule rule);
 /* Python repr(float): shortest round-trip digits, fixed notation for
  * 1e-4 <= |x| < 1e16, else d.ddde+XX. */
 void format_pyfloat(struct strbuf *sb, double x);

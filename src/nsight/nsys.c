@@ -553,6 +553,31 @@ int nsys_importer_loader_failure(const char *text, size_t len, struct strbuf *li
 	return 0;
 }
 
+size_t nsys_loader_not_found(const char *text, size_t len, struct strbuf *libs)
+{
+	static const char key[] = " => not found";
+	size_t n = 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t e = i, s;
+
+		while (e < len && text[e] != '\n')
+			e++;
+		/* "\tlibdw.so.1 => not found" */
+		if (e - i > sizeof(key) - 1 &&
+		    !memcmp(text + e - (sizeof(key) - 1), key, sizeof(key) - 1)) {
+			for (s = i; s < e && (text[s] == ' ' || text[s] == '\t'); s++)
+				;
+			if (s < e - (sizeof(key) - 1)) {
+				strbuf_addstr(libs, n++ ? ", " : "");
+				strbuf_add(libs, text + s, e - (sizeof(key) - 1) - s);
+			}
+		}
+		i = e + 1;
+	}
+	return n;
+}
+
 /* ---- finding reports ------------------------------------------------------ */
 
 static int cmp_str(const void *a, const void *b)

@@ -146,6 +146,10 @@ char *nsys_find_importer(const char *nsys_path);
  * loader failure is appended to lib (e.g. "libdw.so.1"); returns 1 when the
  * output shows a loader failure, else 0. Pure; used by the probe and tests. */
 int nsys_importer_loader_failure(const char *text, size_t len, struct strbuf *lib);
+/* The libraries the dynamic loader lists as "NAME => not found" in text
+ * (what a program prints with LD_TRACE_LOADED_OBJECTS=1, as ldd does),
+ * appended to libs as "libdw.so.1, libelf.so.1". How many. Pure. */
+size_t nsys_loader_not_found(const char *text, size_t len, struct strbuf *libs);
 
 /* Reports in dir whose name starts with base_name and ends in ".nsys-rep"
  * (run.nsys-rep, run.1.nsys-rep with repeat:N, run.<pid>.nsys-rep with %p),

@@ -14,7 +14,7 @@
  *    2025.3.1 on the project's H100 when the gate never opened
  *    (tests/data/nsys/h100-*; also meta-pytorch/tritonbench#468).
  *  - "error while loading shared libraries: libdw.so.1": nsys 2025.3.1's
- *    importer on the project's H100 (shared/tools/gpu-nsys-libs.sh); the
+ *    importer on the project's H100 (docs/validation/nsys-h100.md); the
  *    loader's wording observed here with the 2024.1.1 importer and libssh.so.
  *  - CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: NVIDIA/TensorRT-LLM#9073
  *    (Kineto under nsys: "function cbapi->getCuptiStatus() failed with error
@@ -25,6 +25,13 @@
  *    current version (...)": nsys 2023.4.4 export of a 2026.1 report
  *    (reference/anchors-field.md A2). */
 #define _GNU_SOURCE /* memmem */
+
+/* The fix for an importer that lacks a library: docs/nsys.md says which
+ * libraries nsys's importer needs and how to put them on LD_LIBRARY_PATH,
+ * `llmprof doctor` names every one it lacks. */
+#define NSYS_LIB_FIX                                                                               \
+	"put %s on LD_LIBRARY_PATH (docs/nsys.md, \"When nsys's importer lacks "                   \
+	"libraries\"; `llmprof doctor` lists every library it lacks), then rerun"
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,10 +362,7 @@ static void diag_importer(const struct nsys_profile_outcome *o, struct nsys_diag
 				       "QdstrmImporter), or use "
 				       "pipeline.trace.backend=builtin");
 	else if (lib.len)
-		strbuf_addf(&f->fix,
-			    "put %s on LD_LIBRARY_PATH (H100/H200: "
-			    "shared/tools/gpu-nsys-libs.sh), then rerun",
-			    lib.buf);
+		strbuf_addf(&f->fix, NSYS_LIB_FIX, lib.buf);
 	else
 		strbuf_addstr(&f->fix, "run `llmprof doctor` to see why the importer "
 				       "cannot start (often a missing library such as "
@@ -516,10 +520,7 @@ void nsys_diag_profile(const struct nsys_profile_outcome *o, struct nsys_diag *d
 		if (o->importer_text &&
 		    nsys_importer_loader_failure(o->importer_text, o->importer_len, &lib)) {
 			strbuf_addf(&f->explain, " (it needs %s)", lib.buf);
-			strbuf_addf(&f->fix,
-				    "put %s on LD_LIBRARY_PATH (H100/H200: "
-				    "shared/tools/gpu-nsys-libs.sh), then rerun",
-				    lib.buf);
+			strbuf_addf(&f->fix, NSYS_LIB_FIX, lib.buf);
 		} else {
 			strbuf_addstr(&f->fix,
 				      "run `llmprof doctor` to see why the importer cannot "

@@ -321,6 +321,32 @@ static void set_problem(struct tool_found *f, enum tool_problem p, const char *f
 			f->why.buf[i] = ' ';
 }
 
+/* Every library the importer lacks, as the dynamic loader lists them
+ * (LD_TRACE_LOADED_OBJECTS=1: what ldd does, without running the program):
+ * replaces *libs when the loader names any. */
+static void importer_missing_libs(const char *importer, struct strbuf *libs)
+{
+	static const char *const env[] = {"LD_TRACE_LOADED_OBJECTS=1", NULL};
+	const char *argv[] = {importer, NULL};
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, all = STRBUF_INIT;
+	struct proc_spec spec = {.argv = argv,
+				 .stdin_null = 1,
+				 .timeout_s = TOOL_PROBE_TIMEOUT_S,
+				 .grace_s = 1,
+				 .env_add = env};
+	struct proc_result res;
+
+	spec.out.buf = &out;
+	spec.err.buf = &out;
+	if (!proc_run(&spec, &res, &err) && nsys_loader_not_found(out.buf, out.len, &all)) {
+		strbuf_reset(libs);
+		strbuf_add(libs, all.buf, all.len);
+	}
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&all);
+}
+
 /* nsys's importer: where nsys looks for it, and that it starts. */
 static void check_importer(struct tool_found *f)
 {
@@ -348,14 +374,16 @@ static void check_importer(struct tool_found *f)
 	} else if (nsys_importer_loader_failure(out.buf, out.len, &lib)) {
 		struct strbuf fix = STRBUF_INIT;
 
+		/* the loader names the first library it lacks; ask it for all */
+		importer_missing_libs(f->importer, &lib);
 		strbuf_addf(&fix,
-			    "put %s on LD_LIBRARY_PATH (docs/nsys.md, \"The H100/H200 "
-			    "library fix\")",
+			    "put %s on LD_LIBRARY_PATH (docs/nsys.md, \"When nsys's importer "
+			    "lacks libraries\")",
 			    lib.buf);
 		set_problem(f, TOOL_IMPORTER_BROKEN, fix.buf,
-			    "nsys's importer cannot start: %s is missing, so nsys leaves a "
+			    "nsys's importer cannot start: %s %s missing, so nsys leaves a "
 			    ".qdstrm and no report",
-			    lib.buf);
+			    lib.buf, strchr(lib.buf, ',') ? "are" : "is");
 		strbuf_release(&fix);
 	} else if (res.outcome != PROC_EXITED || res.exit_status) {
 		proc_result_describe(&res, &spec, &d);

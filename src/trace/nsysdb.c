@@ -467,14 +467,23 @@ static const struct qdef queries[NSYSDB_NQUERIES] = {
 			/* exports of older nsys versions have no graphNodeId */
 			"SELECT " GPU_COLS "s.value, NULL FROM CUPTI_ACTIVITY_KIND_KERNEL g "
 			"LEFT JOIN StringIds s ON s.id = g.shortName"},
-    [NSYSDB_MEMCPY] = {{"CUPTI_ACTIVITY_KIND_MEMCPY"},
-		       "ENUM_CUDA_MEMCPY_OPER",
-		       NULL,
-		       "SELECT " GPU_COLS "'[CUDA memcpy ' || coalesce(o.label, 'Unknown') || ']' "
-		       "FROM CUPTI_ACTIVITY_KIND_MEMCPY g "
-		       "LEFT JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = g.copyKind",
-		       "SELECT " GPU_COLS
-		       "'[CUDA memcpy Unknown]' FROM CUPTI_ACTIVITY_KIND_MEMCPY g"},
+    [NSYSDB_MEMCPY] =
+	{{"CUPTI_ACTIVITY_KIND_MEMCPY"},
+	 "ENUM_CUDA_MEMCPY_OPER",
+	 NULL,
+	 "SELECT " GPU_COLS "'[CUDA memcpy ' || coalesce(o.label, 'Unknown') || ']' "
+	 "FROM CUPTI_ACTIVITY_KIND_MEMCPY g "
+	 "LEFT JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = g.copyKind",
+	 /* without the table (some older exports): the labels of
+	  * CUPTI's CUpti_ActivityMemcpyKind, which the table lists */
+	 "SELECT " GPU_COLS "'[CUDA memcpy ' || CASE g.copyKind WHEN 1 THEN "
+	 "'Host-to-Device' WHEN 2 THEN 'Device-to-Host' WHEN 3 THEN 'Host-to-Array' "
+	 "WHEN 4 THEN 'Array-to-Host' WHEN 5 THEN 'Array-to-Array' WHEN 6 THEN "
+	 "'Array-to-Device' WHEN 7 THEN 'Device-to-Array' WHEN 8 THEN "
+	 "'Device-to-Device' WHEN 9 THEN 'Host-to-Host' WHEN 10 THEN 'Peer-to-Peer' "
+	 "WHEN 11 THEN 'Unified Host-to-Device' WHEN 12 THEN 'Unified Device-to-Host' "
+	 "WHEN 13 THEN 'Unified Device-to-Device' ELSE 'Unknown' END || ']' "
+	 "FROM CUPTI_ACTIVITY_KIND_MEMCPY g"},
     [NSYSDB_MEMSET] = {{"CUPTI_ACTIVITY_KIND_MEMSET"},
 		       NULL,
 		       NULL,
@@ -492,8 +501,12 @@ static const struct qdef queries[NSYSDB_NQUERIES] = {
 			     "SELECT t.globalTid, s.value FROM ThreadNames t "
 			     "JOIN StringIds s ON s.id = t.nameId",
 			     NULL},
-    [NSYSDB_GPU_NAME] =
-	{{"TARGET_INFO_GPU"}, NULL, NULL, "SELECT name FROM TARGET_INFO_GPU WHERE id = ?1", NULL},
+    /* exports of nsys before 2021 name the device deviceId, not id */
+    [NSYSDB_GPU_NAME] = {{"TARGET_INFO_GPU"},
+			 NULL,
+			 "id",
+			 "SELECT name FROM TARGET_INFO_GPU WHERE id = ?1",
+			 "SELECT name FROM TARGET_INFO_GPU WHERE deviceId = ?1"},
     [NSYSDB_COUNT_KERNELS] = {{"CUPTI_ACTIVITY_KIND_KERNEL"},
 			      NULL,
 			      NULL,

@@ -149,7 +149,8 @@ enum nsysdb_query {
 	NSYSDB_KERNELS,
 	/* copies: start, end, deviceId, streamId, correlationId, globalPid,
 	 * "[CUDA memcpy Host-to-Device]" (the kind's ENUM_CUDA_MEMCPY_OPER
-	 * label, "Unknown" without one) */
+	 * label, "Unknown" without one; without the table, CUPTI's label of
+	 * the kind) */
 	NSYSDB_MEMCPY,
 	/* memsets: the same columns, "[CUDA memset]" */
 	NSYSDB_MEMSET,

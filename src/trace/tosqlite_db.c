@@ -111,7 +111,7 @@ static const char schema_sql[] =
     "flushes INTEGER);\n";
 
 /* ENUM rows as nsys writes them (ids, names and labels checked against the
- * nsys 2025.3 export in shared/fixtures/nsys). */
+ * nsys 2025.3 export in tests/data/nsys). */
 static const char enum_sql[] =
     "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES "
     "(33,'NvtxCategory','NvtxCategory'),(34,'NvtxMark','NvtxMark'),"

@@ -447,7 +447,7 @@ static int64_t busiest_device(const struct trace *t)
 
 int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err)
 {
-	static const char *const cols[] = {
+	const char *cols[] = {
 	    "!id",	   "name",	   "smCount",	  "clockRate", "memoryBandwidth",
 	    "totalMemory", "computeMajor", "computeMinor"};
 	sqlite3_stmt *st = NULL;
@@ -458,6 +458,10 @@ int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err)
 	g->cc_major = g->cc_minor = -1;
 	if (!trace_has_table(t, "TARGET_INFO_GPU"))
 		return 0;
+	/* exports of nsys before 2021 name the device deviceId, not id */
+	if (!nsysdb_has_column(t->db, "TARGET_INFO_GPU", "id") &&
+	    nsysdb_has_column(t->db, "TARGET_INFO_GPU", "deviceId"))
+		cols[0] = "!deviceId";
 	if (nsysdb_select(t->db, "TARGET_INFO_GPU", cols, ARRAY_SIZE(cols), &st, err))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -572,12 +576,48 @@ int trace_open(struct trace *t, const char *path, struct strbuf *err)
 	t->has_memcpy_enum = nsysdb_has_table(x, "ENUM_CUDA_MEMCPY_OPER");
 	t->has_calls = nsysdb_has_table(x, "CUPTI_ACTIVITY_KIND_RUNTIME");
 	t->has_nvtx = nsysdb_has_table(x, "NVTX_EVENTS");
+	t->has_osrt = nsysdb_has_table(x, "OSRT_API");
 	if (!nsysdb_is_export(x))
 		return error_set(
 		    err, "'%s' is an SQLite file but not an nsys or llmprof trace export", path);
 	t->producer = nsysdb_producer(x);
 	read_tracer_meta(t);
 	return nsysdb_strings_load(x, &t->strs, &t->sids, err);
+}
+
+int trace_osrt_calls(struct trace *t, struct trace_osrt **out, size_t *n, struct strbuf *err)
+{
+	static const char *const cols[] = {"!start", "!end", "nameId", "eventClass"};
+	sqlite3_stmt *st = NULL;
+	size_t alloc = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!t->has_osrt)
+		return 0;
+	if (nsysdb_select(t->db, "OSRT_API", cols, ARRAY_SIZE(cols), &st, err))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct trace_osrt *o;
+
+		if (nsysdb_col_i64(st, 3, -1) != 27)
+			continue; /* osrt_sum: WHERE eventClass == 27 */
+		ALLOC_GROW(*out, *n + 1, alloc);
+		o = &(*out)[(*n)++];
+		o->start = col_time(t, st, 0);
+		o->end = col_time(t, st, 1);
+		o->name_sid = nsysdb_col_i64(st, 2, -1);
+		o->name = nsysdb_string(&t->sids, st, 2);
+	}
+	ret = nsysdb_step_done(t->db, rc, "OSRT_API", err);
+	sqlite3_finalize(st);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
 }
 
 void trace_note_unreadable(struct trace *t, const char *table, const char *why)

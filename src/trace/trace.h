@@ -127,6 +127,7 @@ struct trace {
 	unsigned loaded;
 
 	int has_strings, has_kernels, has_memcpy, has_memset, has_memcpy_enum, has_calls, has_nvtx;
+	int has_osrt;	/* OSRT_API: OS runtime calls (trace_osrt_calls()) */
 	char *producer; /* EXPORT_PRODUCT_VERSION / producer name, or NULL */
 
 	struct trace_kernel *kernels;
@@ -204,9 +205,9 @@ void trace_close(struct trace *t);
 /* A GPU as the export describes it (TARGET_INFO_GPU). Numbers 0 = not
  * recorded. name is owned; trace_gpu_release(). */
 struct trace_gpu {
-	char *name;		/* "NVIDIA H100 80GB HBM3" */
-	int64_t id;		/* TARGET_INFO_GPU.id, the kernels' deviceId */
-	int sm_count;		/* smCount */
+	char *name;   /* "NVIDIA H100 80GB HBM3" */
+	int64_t id;   /* TARGET_INFO_GPU.id (deviceId before 2021), the kernels' deviceId */
+	int sm_count; /* smCount */
 	int cc_major, cc_minor; /* computeMajor/Minor; -1 when absent */
 	int64_t clock_hz;	/* clockRate: the max SM clock */
 	int64_t mem_bw_bps;	/* memoryBandwidth, bytes/s */
@@ -232,6 +233,18 @@ struct trace_process {
  * without the table. 0, or -1 with err on a read error. */
 int trace_processes(struct trace *t, struct trace_process **out, size_t *n, struct strbuf *err);
 void trace_processes_free(struct trace_process *p, size_t n);
+
+/* An OS runtime call nsys traced (OSRT_API, eventClass 27: what nsys's
+ * osrt_sum reads): its name as a StringIds id (-1 NULL, the group key) and
+ * as a string of t->strs (-1 none), its start and end. */
+struct trace_osrt {
+	int64_t name_sid;
+	int32_t name;
+	int64_t start, end;
+};
+/* Reads them into *out (owned by the caller: free()), in the table's
+ * order; none without the table. 0, or -1 with err. */
+int trace_osrt_calls(struct trace *t, struct trace_osrt **out, size_t *n, struct strbuf *err);
 
 /* Whether the database has a table or view of that name. */
 int trace_has_table(struct trace *t, const char *name);

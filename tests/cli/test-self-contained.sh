@@ -5,7 +5,10 @@
 # tests/data/, NVIDIA's CLIs come from scripts/nsight-cli-oracle.sh). Files
 # checked: tests/, every CMakeLists.txt, Makefile, scripts/ (but
 # scripts/gpu/: the GPU validation scripts may use the GPU machine's own
-# tools) and .ci/. Every tests/data/ path the tests name exists.
+# tools) and .ci/. And the product names only what it ships: no message,
+# comment or page of src/, docs/, README.md, conf/, tracer/, pytorch/,
+# workloads/, examples/, calibrate/ or cmake/ points at such a folder
+# (a fix a user cannot follow). Every tests/data/ path the tests name exists.
 # .ci/run proves the whole claim by running `make test` in a fresh clone.
 set -u
 src=${LLMPROF_SOURCE_DIR:?}
@@ -23,15 +26,19 @@ printf '%s\n' 'x=/src/..''/sha''red/fixtures/a.sqlite' 'LLMPROF_SHARED''_DIR=/x'
 [ "$(refs "$tmp/probe" | wc -l)" -eq 3 ] || fail "the check does not see each form: $(refs "$tmp/probe")"
 
 # the files: tracked ones in a git checkout, else all of them
+product="src docs README.md conf tracer pytorch workloads examples calibrate cmake"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	git ls-files -- tests Makefile scripts .ci ':(glob)**/CMakeLists.txt' >"$tmp/files"
+	git ls-files -- tests Makefile scripts .ci ':(glob)**/CMakeLists.txt' $product >"$tmp/files"
 else
-	find tests scripts .ci Makefile -type f >"$tmp/files" 2>/dev/null
+	find tests scripts .ci Makefile $product -type f >"$tmp/files" 2>/dev/null
 	find . -name CMakeLists.txt -not -path './build*' | sed 's|^\./||' >>"$tmp/files"
 fi
 grep -v '^scripts/gpu/' "$tmp/files" | sort -u >"$tmp/checked"
 grep -qx tests/CMakeLists.txt "$tmp/checked" || fail "tests/CMakeLists.txt is not among the files checked"
 grep -qx .ci/run "$tmp/checked" || fail ".ci/run is not among the files checked"
+for f in src/nsight/nsys_diag.c docs/nsys.md docs/user-guide.md README.md; do
+	grep -qx "$f" "$tmp/checked" || fail "$f is not among the files checked"
+done
 n=0
 while IFS= read -r f; do
 	[ -f "$f" ] || continue

@@ -9,7 +9,7 @@ fx=${LLMPROF_SOURCE_DIR:?}/tests/data/nsys
 oracle=$fx/oracle
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
-reports="cuda_gpu_kern_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum cuda_api_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum"
+reports="cuda_gpu_kern_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum cuda_api_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum osrt_sum"
 for f in "$oracle"/*.csv; do
 	base=$(basename "$f" .csv)
 	report= export=

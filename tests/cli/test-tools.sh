@@ -169,6 +169,37 @@ rc=$?
 grep -qx "  argv: '<no program>'" out && grep -q "^  would fail: workload.kind=command needs a program" out ||
 	fail "no program: $(cat out)"
 
+# 6b. an importer that is a real program linked against two libraries the
+# machine lacks (stand-ins for libllmprof-test-dw.so.1 and libllmprof-test-elf.so.1, under names no
+# machine has: built here, then moved away):
+# doctor names both (the loader's own message names only the first) and
+# points at docs/nsys.md; the fix it documents (the folder on
+# LD_LIBRARY_PATH) makes it ok
+if command -v cc >/dev/null; then
+	mkdir -p "$tmp/elf/target-linux-x64" "$tmp/elf/host-linux-x64" "$tmp/elflibs" "$tmp/elfsrc"
+	fake "$tmp/elf/target-linux-x64/nsys" "$nsys_v"
+	echo 'int dw_stub(void) { return 0; }' >"$tmp/elfsrc/dw.c"
+	printf '%s\n' '#include <stdio.h>' 'int dw_stub(void); int elf_stub(void);' \
+		'int main(int c, char **v) { if (c > 1) puts("QdstrmImporter 1.0"); return dw_stub() + elf_stub(); }' >"$tmp/elfsrc/imp.c"
+	sed 's/dw_stub/elf_stub/' "$tmp/elfsrc/dw.c" >"$tmp/elfsrc/elf.c"
+	cc -shared -fPIC -Wl,-soname,libllmprof-test-dw.so.1 -o "$tmp/elfsrc/libllmprof-test-dw.so.1" "$tmp/elfsrc/dw.c" &&
+		cc -shared -fPIC -Wl,-soname,libllmprof-test-elf.so.1 -o "$tmp/elfsrc/libllmprof-test-elf.so.1" "$tmp/elfsrc/elf.c" &&
+		cc -o "$tmp/elf/host-linux-x64/QdstrmImporter" "$tmp/elfsrc/imp.c" "$tmp/elfsrc/libllmprof-test-dw.so.1" "$tmp/elfsrc/libllmprof-test-elf.so.1" ||
+		fail "elf: cannot build the stand-in importer"
+	mv "$tmp/elfsrc/libllmprof-test-dw.so.1" "$tmp/elfsrc/libllmprof-test-elf.so.1" "$tmp/elflibs/"
+	PATH=$tmp/elf/target-linux-x64:$base LLMPROF_SYSROOT=$empty LD_LIBRARY_PATH= "$LLMPROF" doctor >out 2>err || fail "elf: doctor"
+	grep -q "^warn  nsys importer: nsys's importer cannot start: libllmprof-test-dw.so.1, libllmprof-test-elf.so.1 are missing" out ||
+		fail "elf: doctor does not name both libraries: $(grep -A1 importer out)"
+	grep -q "put libllmprof-test-dw.so.1, libllmprof-test-elf.so.1 on LD_LIBRARY_PATH (docs/nsys.md, \"When nsys's importer lacks libraries\")" out ||
+		fail "elf: the fix: $(grep -A1 importer out)"
+	grep -q "^### When nsys's importer lacks libraries" "$src/docs/nsys.md" || fail "elf: docs/nsys.md has no such section"
+	PATH=$tmp/elf/target-linux-x64:$base LLMPROF_SYSROOT=$empty LD_LIBRARY_PATH=$tmp/elflibs "$LLMPROF" doctor >out 2>err ||
+		fail "elf: doctor with the libraries"
+	grep -q "^ok    nsys importer: " out || fail "elf: with the libraries on LD_LIBRARY_PATH: $(grep -A1 importer out)"
+else
+	echo "note: no C compiler: the missing-libraries importer case is not run"
+fi
+
 # 7. all is well: exit 0, nothing marked
 PATH=$base LLMPROF_SYSROOT=$r1 "$LLMPROF" profile -n -- /bin/true >out 2>err || fail "ok: $(cat err)"
 ! grep -q "would fail" out && [ ! -s err ] || fail "ok: $(cat out err)"

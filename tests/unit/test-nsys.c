@@ -392,6 +392,24 @@ static void test_loader_failure(void **state)
 	strbuf_reset(&lib);
 	assert_int_equal(nsys_importer_loader_failure("QdstrmImporter allowed options:", 30, &lib),
 			 0);
+	/* the loader's list (LD_TRACE_LOADED_OBJECTS=1, ldd's format) */
+	{
+		static const char trace[] =
+		    "\tlinux-vdso.so.1 (0x00007ffd5a9e6000)\n"
+		    "\tlibdw.so.1 => not found\n"
+		    "\tlibstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x00007f3c)\n"
+		    "\tlibelf.so.1 => not found\n"
+		    "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f3b)\n";
+
+		strbuf_reset(&lib);
+		assert_int_equal(nsys_loader_not_found(trace, strlen(trace), &lib), 2);
+		assert_string_equal(lib.buf, "libdw.so.1, libelf.so.1");
+		strbuf_reset(&lib);
+		assert_int_equal(nsys_loader_not_found("\tlibc.so.6 => /lib/libc.so.6\n", 29, &lib),
+				 0);
+		assert_int_equal(nsys_loader_not_found(" => not found", 13, &lib), 0);
+		assert_string_equal(lib.buf, "");
+	}
 	strbuf_release(&data);
 	strbuf_release(&lib);
 	strbuf_release(&path);

@@ -518,11 +518,23 @@ static void test_number_formatting(void **state)
 	pyfloat_is(0.0001, "0.0001");
 	pyfloat_is(-2.5, "-2.5");
 	/* SQLite round(): halves away from zero on the decimal value */
-	assert_true(nsys_round(0.25, 1) == 0.3);
-	assert_true(nsys_round(0.35, 1) == 0.4);
-	assert_true(nsys_round(2.675, 2) == 2.68);
-	assert_true(nsys_round(-2.25, 1) == -2.3);
-	assert_true(nsys_round(1449006.05, 1) == 1449006.1);
+	assert_true(nsys_round(0.25, 1, NSYS_ROUND_SQLITE_3_42) == 0.3);
+	assert_true(nsys_round(0.35, 1, NSYS_ROUND_SQLITE_3_42) == 0.4);
+	assert_true(nsys_round(2.675, 2, NSYS_ROUND_SQLITE_3_42) == 2.68);
+	assert_true(nsys_round(-2.25, 1, NSYS_ROUND_SQLITE_3_42) == -2.3);
+	assert_true(nsys_round(1449006.05, 1, NSYS_ROUND_SQLITE_3_42) == 1449006.1);
+	assert_true(nsys_round(51679 / 20.0, 1, NSYS_ROUND_SQLITE_3_42) == 2584.0);
+	/* SQLite 3.43+: the digits the double holds, halves away from zero */
+	assert_true(nsys_round(51679 / 20.0, 1, NSYS_ROUND_SQLITE_3_43) == 2583.9);
+	assert_true(nsys_round(0.25, 1, NSYS_ROUND_SQLITE_3_43) == 0.3);
+	assert_true(nsys_round(0.35, 1, NSYS_ROUND_SQLITE_3_43) == 0.3);
+	assert_true(nsys_round(2.675, 2, NSYS_ROUND_SQLITE_3_43) == 2.67);
+	assert_true(nsys_round(-2.25, 1, NSYS_ROUND_SQLITE_3_43) == -2.3);
+	assert_true(nsys_round(1449006.05, 1, NSYS_ROUND_SQLITE_3_43) == 1449006.1);
+	assert_true(nsys_round(9.96, 1, NSYS_ROUND_SQLITE_3_43) == 10.0);
+	assert_true(nsys_round(0.04, 1, NSYS_ROUND_SQLITE_3_43) == 0.0);
+	assert_true(nsys_round(0.05, 1, NSYS_ROUND_SQLITE_3_43) == 0.1);
+	assert_true(nsys_round(1e17, 1, NSYS_ROUND_SQLITE_3_43) == 1e17);
 	nsys_summarize(v, 2, &s);
 	assert_true(s.med == 1.5);
 	assert_true(s.stddev > 0.7071067 && s.stddev < 0.7071068); /* sample */
