@@ -443,6 +443,8 @@ static void fill_op_classes(struct report_model *m, const struct trace *t,
 	}
 	if (m->nr_op_classes > 1)
 		qsort(m->op_classes, m->nr_op_classes, sizeof(*m->op_classes), cmp_op_class);
+}
+
 static void fill_tracer_cost(struct report_model *m, const struct timeline *tl)
 {
 	struct report_tracer_cost *r = &m->tracer_cost;
