@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bundle/layout.h"
+#include "bundle/open.h"
 #include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -26,7 +27,7 @@ static int ncu_check_includes(const struct run_bundle *b, const struct ncu_optio
 	struct strbuf tp = STRBUF_INIT, err = STRBUF_INIT;
 	struct nvtx_list l;
 	struct ncu_seen_range *seen = NULL;
-	const char *trace = report_bundle_trace(b->dir, &tp);
+	const char *trace = bundle_trace(b->dir, &tp, NULL);
 	int ret = -1;
 
 	nvtx_list_init(&l);
