@@ -27,10 +27,10 @@
 #include "model/model.h"
 #include "nsight/gpu.h"
 #include "nsight/nsys.h"
-#include "pipeline/bundle.h"
+#include "bundle/write.h"
 #include "pipeline/plan.h"
 #include "pipeline/progress.h"
-#include "pipeline/status.h"
+#include "bundle/status.h"
 #include "trace/pytorch_launch.h"
 #include "trace/tracer_launch.h"
 
@@ -140,7 +140,7 @@ int run_config_load(struct run_ctx *rc, const char *conf_dir, size_t n, const ch
  * many were appended (load the config again when any). */
 size_t run_config_auto(struct run_ctx *rc, const char **ov, size_t *n);
 
-/* Draws the bundle's run id under root (pipeline/bundle.h: nothing is
+/* Draws the bundle's run id under root (bundle/write.h: nothing is
  * created yet; --dry-run: the stand-in <root>/<run_id>), chooses the
  * timeline backend and builds the plan for that folder, once. 0, or -1
  * with err and *code. */
