@@ -393,10 +393,11 @@ void join_counters(struct report_model *m, const struct ncu_kernel_table *tab, c
 		kernels += m->kernels[i].c.profiled > 0;
 	}
 	if (class_counter_flops(m, a, tab, mt, sel, taken) && m->run.cjoin.joined)
-		report_model_add_note(m, "counter FLOPs per stage are estimates: each kernel's "
-					 "mean FLOPs per measured launch times its launches (no "
-					 "ncu/selection.json to tell which launch each result "
-					 "measured)");
+		report_model_add_note(m,
+				      "counter FLOPs per stage are estimates: each kernel's "
+				      "mean FLOPs per measured launch times its launches (no "
+				      "%s to tell which launch each result measured)",
+				      bundle_art(BA_NCU_SELECTION));
 	res->join_state = STEP_OK;
 	join_message(m, shown, kernels, &res->join_msg);
 	ncu_matches_release(mt, tab->nr);

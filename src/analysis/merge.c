@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bundle/layout.h"
+#include "bundle/open.h"
 #include "analysis/merge.h"
 #include "analysis/rank_summary.h"
 #include "analysis/session.h"
@@ -101,28 +102,26 @@ static void read_nccl(struct merge_rank *mr, json_t *nc)
  * size. -1 with err when a file that exists does not parse. */
 static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, struct strbuf *err)
 {
-	struct strbuf p = STRBUF_INIT;
-	json_t *st = NULL, *m = NULL, *rk = NULL, *s;
+	struct bundle_in b = BUNDLE_IN_INIT;
+	json_t *st, *m, *rk, *s;
 	const char *state;
 	size_t i;
 	int ret = -1;
 
-	path_join(&p, rdir, bundle_art(BA_RANK));
-	if (session_load_json(p.buf, &rk, err))
+	if (bundle_open(&b, rdir, BUNDLE_READ_RANK | BUNDLE_READ_STATUS | BUNDLE_READ_METRICS, err))
 		goto out;
+	if (b.rank_err.len) { /* a rank's record, not one part of a report */
+		error_set(err, "%s", b.rank_err.buf);
+		goto out;
+	}
+	st = b.status;
+	m = b.metrics;
+	rk = b.rank;
 	if (rk) {
 		mr->host = xstrdup(session_jstr(rk, "host") ? session_jstr(rk, "host") : "");
 		if ((int)jnum(rk, "world_size") > *world)
 			*world = (int)jnum(rk, "world_size");
 	}
-	strbuf_reset(&p);
-	path_join(&p, rdir, bundle_art(BA_STATUS));
-	if (session_load_json(p.buf, &st, err))
-		goto out;
-	strbuf_reset(&p);
-	path_join(&p, rdir, bundle_art(BA_METRICS_JSON));
-	if (session_load_json(p.buf, &m, err))
-		goto out;
 	state = st ? session_jstr(st, "state") : NULL;
 	if (!st || !m || !state || strcmp(state, "ok")) {
 		struct strbuf why = STRBUF_INIT;
@@ -157,10 +156,7 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 	read_nccl(mr, m ? json_object_get(m, "nccl_calls") : NULL);
 	ret = 0;
 out:
-	json_decref(st);
-	json_decref(m);
-	json_decref(rk);
-	strbuf_release(&p);
+	bundle_in_release(&b);
 	return ret;
 }
 
@@ -454,26 +450,15 @@ out:
 
 int merge_all_ended(const char *dir, int world_size)
 {
-	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT, rank = STRBUF_INIT;
 	int ended = world_size > 0;
 
 	for (int r = 0; r < world_size && ended; r++) {
-		json_t *st = NULL;
+		json_t *st = bundle_rank_status(dir, r);
 		const char *state;
 
-		strbuf_reset(&p);
-		strbuf_addf(&rank, "%d", r);
-		strbuf_addf(&p, "%s/", dir);
-		bundle_art_fill(&p, BA_RANK_BUNDLE, rank.buf);
-		path_join(&p, "", bundle_art(BA_STATUS));
-		strbuf_reset(&rank);
-		ended = !session_load_json(p.buf, &st, &err) && st &&
-			(state = session_jstr(st, "state")) && strcmp(state, "running");
+		ended = st && (state = session_jstr(st, "state")) && strcmp(state, "running");
 		json_decref(st);
 	}
-	strbuf_release(&rank);
-	strbuf_release(&p);
-	strbuf_release(&err);
 	return ended;
 }
 

@@ -1,6 +1,6 @@
 /* model_build.c: the report model built once from a bundle or loose
- * files: the bundle's metadata (status.json, env.json, config.yaml,
- * ncu/selection.json), the analysis (session.c, model_fill.c), the counter
+ * files: the bundle's record as bundle_open() read it (bundle/open.h),
+ * the analysis (session.c, model_fill.c), the counter
  * join (join.c), analytic work, peaks, derived numbers and findings; see
  * model_build.h. */
 #include <stdio.h>
@@ -55,23 +55,19 @@ static void measured_reason(struct report_model *m, json_t *j)
 }
 
 /* The select step's ncu/selection.json into m->sel, selected kernels
- * marked. Returns the parsed file for the counter join (the caller's to
- * free), or NULL when there is none or it does not parse (a note says so). */
-static json_t *fill_selection(struct report_model *m, const char *run_dir, const struct config *cfg,
-			      json_t *measured)
+ * marked. Returns the parsed file for the counter join (borrowed from b),
+ * or NULL when there is none or it does not parse (a note says so). */
+static json_t *fill_selection(struct report_model *m, const struct bundle_in *b,
+			      const struct config *cfg)
 {
-	json_t *j = NULL, *v, *ks;
-	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	json_t *j = b->selection, *v, *ks;
 	size_t i;
 
-	path_join(&path, run_dir, bundle_art(BA_NCU_SELECTION));
-	if (!path_exists(path.buf))
-		goto out;
-	if (session_load_json(path.buf, &j, &err) || !j) {
-		report_model_add_note(m, "kernel selection not shown: %s", err.buf);
-		json_decref(j);
-		j = NULL;
-		goto out;
+	if (!b->has_selection)
+		return NULL;
+	if (!j) {
+		report_model_add_note(m, "kernel selection not shown: %s", b->selection_err.buf);
+		return NULL;
 	}
 	m->sel.available = 1;
 	report_set_str(&m->sel.stage, cfg ? run_stage_names[config_typed(cfg)->run.stage] : NULL);
@@ -95,7 +91,7 @@ static json_t *fill_selection(struct report_model *m, const char *run_dir, const
 		report_model_add_reason(
 		    m, "%lld kernels excluded by pipeline.ncu.ncu_cli.kernel_exclude",
 		    (long long)json_integer_value(v));
-	measured_reason(m, measured);
+	measured_reason(m, b->measured);
 	ks = json_object_get(j, "kernels");
 	json_array_foreach(ks, i, v)
 	{
@@ -105,9 +101,6 @@ static json_t *fill_selection(struct report_model *m, const char *run_dir, const
 			if (!strcmp(m->kernels[k].short_name, name))
 				m->kernels[k].selected = 1;
 	}
-out:
-	strbuf_release(&path);
-	strbuf_release(&err);
 	return j;
 }
 
@@ -236,22 +229,20 @@ static enum report_device run_device(const struct config *cfg, json_t *env)
 /* A --rank-dir bundle's rank.json (pipeline/run.c), when the trace gave no
  * identity: an nsys export records none, yet the launcher named the rank.
  * Several processes are named in m->ranks instead. A damaged file: a note. */
-static void fill_ident_from_rank_json(struct report_model *m, const char *run_dir)
+static void fill_ident_from_rank_json(struct report_model *m, const struct bundle_in *b)
 {
 	struct report_identity *id = &m->env.ident;
-	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
-	json_t *rk = NULL, *v;
+	json_t *rk = b->rank, *v;
 
 	if (id->from || m->ranks.nr > 1)
-		goto out;
-	path_join(&p, run_dir, bundle_art(BA_RANK));
-	if (session_load_json(p.buf, &rk, &err)) {
-		report_model_add_note(m, "rank identity not read: %s", err.buf);
-		goto out;
+		return;
+	if (b->rank_err.len) {
+		report_model_add_note(m, "rank identity not read: %s", b->rank_err.buf);
+		return;
 	}
 	v = rk ? json_object_get(rk, "rank") : NULL;
 	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
-		goto out;
+		return;
 	id->rank = (int)json_integer_value(v);
 	v = json_object_get(rk, "local_rank");
 	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= INT32_MAX)
@@ -263,10 +254,6 @@ static void fill_ident_from_rank_json(struct report_model *m, const char *run_di
 	report_set_str(&id->source, session_jstr(rk, "source"));
 	report_set_str(&id->host, session_jstr(rk, "host"));
 	report_set_str(&id->from, bundle_art(BA_RANK));
-out:
-	json_decref(rk);
-	strbuf_release(&p);
-	strbuf_release(&err);
 }
 
 /* The built-in llm's shape from config model.* / infer.*. */
@@ -298,8 +285,9 @@ static void fill_llm(struct report_model *m, const struct config *cfg)
 
 /* A path inside the bundle as the reports show it: relative, so a moved
  * bundle regenerates the same bytes. */
-static const char *shown_path(const char *run_dir, const char *path)
+static const char *shown_path(const struct bundle_in *b, const char *path)
 {
+	const char *run_dir = b ? b->dir : NULL;
 	size_t n = run_dir ? strlen(run_dir) : 0;
 
 	if (n && !strncmp(path, run_dir, n) && path[n] == '/')
@@ -316,9 +304,9 @@ static void join_ncu(struct report_model *m, const struct report_build_opts *o, 
 {
 	struct ncu_kernel_table own = NCU_KERNEL_TABLE_INIT;
 	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT;
-	const char *shown = shown_path(o->run_dir, path);
+	const char *shown = shown_path(o->bundle, path);
 
-	if (measured_err->len)
+	if (measured_err && measured_err->len)
 		report_model_add_note(m, "launch indices not used: %s", measured_err->buf);
 	if (o->ncu_table)
 		join_counters(m, o->ncu_table, shown, a, sel, measured, m->run.counters_stage, res);
@@ -334,38 +322,22 @@ static void join_ncu(struct report_model *m, const struct report_build_opts *o, 
 	strbuf_release(&note);
 }
 
-int report_build_model(const struct report_build_opts *o, struct report_model *m,
-		       struct report_build_result *res, struct strbuf *err)
+void report_build_model(const struct report_build_opts *o, struct report_model *m,
+			struct report_build_result *res)
 {
 	struct report_analysis *own = NULL;
 	const struct report_analysis *a = o->analysis;
-	struct strbuf trace = STRBUF_INIT, p = STRBUF_INIT, e = STRBUF_INIT, merr = STRBUF_INIT;
-	json_t *status = NULL, *env = NULL, *sel = NULL, *measured = NULL;
+	const struct bundle_in *b = o->bundle;
+	struct strbuf e = STRBUF_INIT;
+	json_t *status = b ? b->status : NULL, *env = b ? b->env : NULL, *sel = NULL;
 	const char *trace_path = o->trace_path;
 	const char *ncu = o->ncu_csv;
-	int ret = -1;
 
-	if (o->run_dir) {
-		path_join(&p, o->run_dir, bundle_art(BA_STATUS));
-		if (session_load_json(p.buf, &status, err))
-			goto out;
-		strbuf_reset(&p);
-		path_join(&p, o->run_dir, bundle_art(BA_ENV));
-		if (session_load_json(p.buf, &env, err))
-			goto out;
-		if (!trace_path)
-			trace_path = report_bundle_trace(o->run_dir, &trace);
-		/* read once: the selection's reason and the join both use it */
-		strbuf_reset(&p);
-		path_join(&p, o->run_dir, bundle_art(BA_NCU_MEASURED));
-		if (session_load_json(p.buf, &measured, &merr)) {
-			json_decref(measured);
-			measured = NULL;
-		}
-		strbuf_reset(&p);
-		path_join(&p, o->run_dir, bundle_art(BA_NCU_RAW));
-		if (!ncu && path_exists(p.buf))
-			ncu = p.buf;
+	if (b) {
+		if (!trace_path && b->trace.len)
+			trace_path = b->trace.buf;
+		if (!ncu && b->ncu_raw.len)
+			ncu = b->ncu_raw.buf;
 		report_set_str(&m->run.run_id, session_jstr(status, "run_id"));
 		report_set_str(&m->run.started_at, session_jstr(status, "started"));
 	}
@@ -377,17 +349,17 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		a = own;
 	}
 	if (a->path)
-		report_set_str(&m->run.trace_path, shown_path(o->run_dir, a->path));
+		report_set_str(&m->run.trace_path, shown_path(b, a->path));
 	res->analyze_state = a->state;
 	strbuf_add(&res->analyze_msg, a->msg.buf, a->msg.len);
 	model_fill_from_analysis(m, a);
 	ranks_fill(m, a);
 	if (a->have_tl) /* reads the payload tables; changes nothing */
 		nccl_api_fill(m, (struct trace *)&a->trace);
-	if (o->run_dir)
-		sel = fill_selection(m, o->run_dir, o->cfg, measured);
+	if (b)
+		sel = fill_selection(m, b, o->cfg);
 	if (ncu) {
-		report_set_str(&m->run.ncu_path, shown_path(o->run_dir, ncu));
+		report_set_str(&m->run.ncu_path, shown_path(b, ncu));
 		if (a->state != STEP_OK)
 			strbuf_addstr(&res->join_msg, "no analyzed trace to join the counters to");
 		else {
@@ -395,12 +367,13 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 			report_set_str(&m->run.counters_stage,
 				       o->cfg ? run_stage_names[config_typed(o->cfg)->run.stage]
 					      : NULL);
-			join_ncu(m, o, ncu, a, sel, measured, &merr, res);
+			join_ncu(m, o, ncu, a, sel, b ? b->measured : NULL,
+				 b ? &b->measured_err : NULL, res);
 		}
 	} else {
 		strbuf_addf(&res->join_msg, "no %s: no counters to join", bundle_art(BA_NCU_RAW));
 	}
-	if (o->run_dir)
+	if (b)
 		fill_steps(m, status, res);
 	else {
 		report_model_add_step(m, "analyze", res->analyze_state,
@@ -408,20 +381,16 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		report_model_add_step(m, "join", res->join_state, join_reason(m, res));
 	}
 	fill_env(m, env);
-	if (o->run_dir)
-		fill_ident_from_rank_json(m, o->run_dir);
+	if (b)
+		fill_ident_from_rank_json(m, b);
 	m->env.device = run_device(o->cfg, env);
 	if (o->cfg)
 		fill_llm(m, o->cfg);
-	strbuf_reset(&p);
-	if (o->analytic_path)
-		strbuf_addstr(&p, o->analytic_path);
-	else if (o->run_dir)
-		path_join(&p, o->run_dir, bundle_art(BA_ANALYTIC));
-	if (p.len && path_exists(p.buf) && analytic_load_file(m, p.buf, &e)) {
-		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
-		strbuf_reset(&e);
-	}
+	if (b && b->analytic_path.len &&
+	    (b->analytic_err.len ||
+	     analytic_load_buffer(m, b->analytic.buf, b->analytic.len, b->analytic_path.buf, &e)))
+		report_model_add_note(m, "analytic FLOPs/bytes not used: %s",
+				      b->analytic_err.len ? b->analytic_err.buf : e.buf);
 	if (m->env.device == REPORT_DEVICE_GPU)
 		peaks_load(m, o->cfg, model_fill_env_from_trace(m, a));
 	else
@@ -448,16 +417,6 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		}
 		strbuf_addch(&res->loud, '\n');
 	}
-	ret = 0;
-out:
 	report_analysis_free(own);
-	json_decref(sel);
-	json_decref(measured);
-	strbuf_release(&merr);
-	json_decref(status);
-	json_decref(env);
-	strbuf_release(&trace);
-	strbuf_release(&p);
 	strbuf_release(&e);
-	return ret;
 }

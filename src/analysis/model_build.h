@@ -6,7 +6,8 @@
  * from the same bundle.
  *
  * What is read (all optional except the trace; what is missing becomes a
- * skipped or failed step in the reports, never a made-up number):
+ * skipped or failed step in the reports, never a made-up number), from a
+ * bundle as bundle_open() read it (bundle/open.h), once:
  *   status.json  the steps before analyze (analyze, join and reports are
  *                redone here and their outcome replaces the recorded one)
  *   env.json     GPU name, SM count, driver, CUDA, tool versions
@@ -14,7 +15,8 @@
  *   trace        trace/trace.sqlite or nsys/run.sqlite (or, degraded, an
  *                `nsys stats` cuda_gpu_kern_sum CSV)
  *   workload/analytic.json   the built-in llm's analytic FLOPs/bytes
- *   ncu/selection.json  the select step's choice (analysis/select.h)
+ *   ncu/selection.json, ncu/measured.json  the select and ncu steps' record
+ *   rank.json    a --rank-dir bundle's rank, when the trace names none
  *   ncu/raw.csv  counters, joined to the trace's kernels (analysis/join.h)
  *
  * The functions keep their report_ prefix: they build the *report* model
@@ -25,6 +27,7 @@
 #ifndef LLMPROF_ANALYSIS_MODEL_BUILD_H
 #define LLMPROF_ANALYSIS_MODEL_BUILD_H
 
+#include "bundle/open.h"
 #include "config/config.h"
 #include "core/strbuf.h"
 #include "model/model.h"
@@ -54,12 +57,13 @@ int report_analysis_launches(const struct report_analysis *a, const char *stage,
 
 struct ncu_kernel_table;
 struct report_build_opts {
-	const char *run_dir;	   /* a bundle, or NULL for loose files */
-	const char *trace_path;	   /* NULL: the bundle's trace (report_bundle_trace) */
-	const char *ncu_csv;	   /* NULL: the bundle's ncu/raw.csv when present */
-	const char *analytic_path; /* NULL: the bundle's workload/analytic.json when present */
-	const struct config *cfg;  /* NULL: defaults (no overrides) */
-	const char *out_dir;	   /* where the caller writes the reports (not read here) */
+	/* a bundle opened with BUNDLE_READ_REPORT (bundle/open.h; its config
+	 * may be left out when cfg is the same), or NULL for loose files */
+	const struct bundle_in *bundle;
+	const char *trace_path;	  /* NULL: the bundle's trace (bundle_trace()) */
+	const char *ncu_csv;	  /* NULL: the bundle's ncu/raw.csv when present */
+	const struct config *cfg; /* NULL: defaults (no overrides) */
+	const char *out_dir;	  /* where the caller writes the reports (not read here) */
 	/* an analysis already run on the bundle's trace with the same cfg;
 	 * NULL = analyze here */
 	const struct report_analysis *analysis;
@@ -77,16 +81,11 @@ struct report_build_result {
 void report_build_result_init(struct report_build_result *r);
 void report_build_result_release(struct report_build_result *r);
 
-/* The trace a bundle holds: trace/trace.sqlite, else nsys/run.sqlite, else
- * nsys/summary_cuda_gpu_kern_sum.csv. Appends the path to sb and returns
- * sb->buf, or NULL when there is none. */
-const char *report_bundle_trace(const char *run_dir, struct strbuf *sb);
-
 /* Fills m from the inputs (analysis included), derives, runs the findings:
  * the whole model, ready for report_write_all() (report/report.h). An
  * unreadable trace fails the analyze step inside the model (and in *res),
- * not the call. -1 with err only for a broken status.json/env.json. */
-int report_build_model(const struct report_build_opts *o, struct report_model *m,
-		       struct report_build_result *res, struct strbuf *err);
+ * not the call; a bundle's damaged record was refused by bundle_open(). */
+void report_build_model(const struct report_build_opts *o, struct report_model *m,
+			struct report_build_result *res);
 
 #endif

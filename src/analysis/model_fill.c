@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "analysis/exposed.h"
 #include "analysis/findings.h"
 #include "analysis/trust.h"
@@ -593,7 +594,8 @@ double model_fill_env_from_trace(struct report_model *m, const struct report_ana
 		m->env.sm_clock_mhz = rnum_of((double)g->clock_hz / 1e6);
 	if (g->total_memory > 0)
 		m->env.gpu_memory_gib = rnum_of((double)g->total_memory / (1024.0 * 1024 * 1024));
-	report_model_add_note(m, "GPU from the trace's TARGET_INFO_GPU (no env.json names one)%s",
+	report_model_add_note(m, "GPU from the trace's TARGET_INFO_GPU (no %s names one)%s",
+			      bundle_art(BA_ENV),
 			      g->ngpus > 1 ? ": the one its kernels ran on" : "");
 	return g->mem_bw_bps > 0 ? (double)g->mem_bw_bps / 1e9 : 0;
 }

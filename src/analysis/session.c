@@ -13,21 +13,6 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-const char *report_bundle_trace(const char *run_dir, struct strbuf *sb)
-{
-	static const enum bundle_art rel[] = {BA_TRACE_SQLITE, BA_NSYS_SQLITE, BA_NSYS_SUMMARY};
-	size_t at = sb->len;
-
-	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-		strbuf_setlen(sb, at);
-		path_join(sb, run_dir, bundle_art(rel[i]));
-		if (path_exists(sb->buf))
-			return sb->buf;
-	}
-	strbuf_setlen(sb, at);
-	return NULL;
-}
-
 /* stages.* from the config; the defaults when cfg is NULL or a list is empty. */
 static void stages_from_config(struct report_analysis *a, const struct config *cfg)
 {
@@ -191,21 +176,4 @@ const char *session_jstr(json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 
 	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-int session_load_json(const char *path, json_t **out, struct strbuf *err)
-{
-	struct strbuf buf = STRBUF_INIT;
-	json_error_t je;
-
-	*out = NULL;
-	if (!path_exists(path))
-		return 0;
-	if (read_regular_file(path, INPUT_CAP_TEXT, &buf, err))
-		return -1;
-	*out = json_loadb(buf.buf, buf.len, 0, &je);
-	strbuf_release(&buf);
-	if (!*out)
-		return error_set(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-	return 0;
 }

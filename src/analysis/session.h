@@ -43,9 +43,5 @@ void model_trust(struct report_model *m, const struct report_analysis *a);
 
 /* A string member of a JSON object, or NULL. */
 const char *session_jstr(json_t *o, const char *key);
-/* Loads path into *out; *out = NULL and 0 when there is no such file, -1
- * with err when it is not a regular file, is over INPUT_CAP_TEXT or does
- * not parse. */
-int session_load_json(const char *path, json_t **out, struct strbuf *err);
 
 #endif

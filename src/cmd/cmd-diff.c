@@ -9,11 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "bundle/layout.h"
+#include "bundle/open.h"
 #include "cmd/cmd.h"
-#include "config/config.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -21,7 +19,6 @@
 #include "core/xalloc.h"
 #include "analysis/diff.h"
 #include "analysis/model_build.h"
-#include "analysis/session.h"
 #include "report/diff.h"
 #include "trace/sqlite_open.h"
 #include "core/banned.h"
@@ -51,48 +48,13 @@ struct run_in {
 	const char *backend;
 };
 
-/* A bundle's metrics.json must parse: a damaged one is a bad input. */
-static int check_metrics_json(const char *dir, struct strbuf *err)
-{
-	struct strbuf p = STRBUF_INIT;
-	json_t *j = NULL;
-	int ret = 0;
-
-	path_join(&p, dir, bundle_art(BA_METRICS_JSON));
-	if (path_exists(p.buf)) {
-		ret = session_load_json(p.buf, &j, err);
-		json_decref(j);
-	}
-	strbuf_release(&p);
-	return ret;
-}
-
-/* The backend of the bundle's trace, by which file of the bundle's table
- * it is (bundle/layout.h). */
-static const char *bundle_backend(const char *run_dir, const char *trace)
-{
-	struct strbuf p = STRBUF_INIT;
-	const char *backend = "trace file";
-
-	path_join(&p, run_dir, bundle_art(BA_TRACE_SQLITE));
-	if (!strcmp(trace, p.buf))
-		backend = "builtin";
-	strbuf_reset(&p);
-	path_join(&p, run_dir, bundle_art(BA_NSYS_SQLITE));
-	if (!strcmp(trace, p.buf))
-		backend = "nsys";
-	strbuf_release(&p);
-	return backend;
-}
-
 /* Builds the model of one input: a bundle directory or a .sqlite trace.
  * EXIT_OK, or an exit code with err. */
 static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 {
 	struct report_build_opts o;
 	struct report_build_result res;
-	struct config *cfg = NULL;
-	struct strbuf tp = STRBUF_INIT, cp = STRBUF_INIT;
+	struct bundle_in b = BUNDLE_IN_INIT;
 	int code = EXIT_OK;
 
 	memset(&o, 0, sizeof(o));
@@ -102,24 +64,21 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 		goto out;
 	}
 	if (path_is_dir(path)) {
-		if (!report_bundle_trace(path, &tp) || !export_is_sqlite(tp.buf)) {
+		/* a damaged metrics.json is a bad input too */
+		if (bundle_open(&b, path, BUNDLE_READ_REPORT | BUNDLE_READ_METRICS, err)) {
+			code = EXIT_BAD_INPUT;
+			goto out;
+		}
+		if (!b.trace.len || !export_is_sqlite(b.trace.buf)) {
 			error_set(err, "'%s' is not a run bundle (no %s or %s)", path,
 				  bundle_art(BA_TRACE_SQLITE), bundle_art(BA_NSYS_SQLITE));
 			code = EXIT_BAD_INPUT;
 			goto out;
 		}
-		if (check_metrics_json(path, err)) {
-			code = EXIT_BAD_INPUT;
-			goto out;
-		}
-		path_join(&cp, path, bundle_art(BA_CONFIG));
-		if (path_exists(cp.buf) && config_load(&cfg, path, 0, NULL, err)) {
-			code = EXIT_BAD_INPUT;
-			goto out;
-		}
-		o.run_dir = path;
-		o.cfg = cfg;
-		r->backend = bundle_backend(path, tp.buf);
+		o.bundle = &b;
+		o.cfg = b.cfg;
+		/* the bundle's own record of its backend (bundle/open.h) */
+		r->backend = bundle_backend_name(b.backend);
 	} else if (!export_is_sqlite(path)) {
 		error_set(err, "'%s' is neither a run bundle nor a trace (.sqlite)", path);
 		code = EXIT_BAD_INPUT;
@@ -128,18 +87,14 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 		o.trace_path = path;
 		r->backend = "trace file";
 	}
-	if (report_build_model(&o, &r->m, &res, err)) {
-		code = EXIT_BAD_INPUT;
-	} else if (res.analyze_state != STEP_OK) {
+	report_build_model(&o, &r->m, &res);
+	if (res.analyze_state != STEP_OK) {
 		error_set(err, "%s: %s", path, res.analyze_msg.buf);
 		code = EXIT_BAD_INPUT;
 	}
 out:
-	if (cfg)
-		config_free(cfg);
+	bundle_in_release(&b);
 	report_build_result_release(&res);
-	strbuf_release(&tp);
-	strbuf_release(&cp);
 	return code;
 }
 

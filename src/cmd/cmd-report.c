@@ -8,17 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "bundle/layout.h"
+#include "bundle/open.h"
 #include "cmd/cmd.h"
 #include "cmd/report_ncu.h"
-#include "config/config.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "analysis/model_build.h"
-#include "analysis/session.h"
 #include "report/report.h"
 #include "trace/perfetto.h"
 #include "trace/sqlite_open.h"
@@ -40,20 +37,6 @@ static const struct opt opts[] = {
      "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all)", 0, 1000000},
     OPT_END_MARK,
 };
-
-/* The bundle's resolved config (config.yaml), or NULL when it has none. */
-static int load_bundle_config(const char *run, struct config **cfg, struct strbuf *err)
-{
-	struct strbuf p = STRBUF_INIT;
-	int ret = 0;
-
-	*cfg = NULL;
-	path_join(&p, run, bundle_art(BA_CONFIG));
-	if (path_exists(p.buf))
-		ret = config_load(cfg, run, 0, NULL, err);
-	strbuf_release(&p);
-	return ret;
-}
 
 /* `report --trace DB -o DIR`: DIR/trace.json, for Perfetto, as the builtin
  * backend writes trace/trace.json. Not fatal: the reports are written. */
@@ -82,8 +65,8 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	struct report_build_opts o;
 	struct report_build_result res;
 	struct report_model m;
-	struct config *cfg = NULL;
-	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
+	struct bundle_in bundle = BUNDLE_IN_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	int code = EXIT_OK;
 
@@ -127,37 +110,24 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
-		o.run_dir = ctx->argv[0];
 		o.out_dir = opt_out ? opt_out : ctx->argv[0];
+		/* a damaged status.json, env.json or config.yaml is a bad input
+		 * (5), not a write error */
+		if (bundle_open(&bundle, ctx->argv[0], BUNDLE_READ_REPORT, &err)) {
+			error_print("report: %s", err.buf);
+			code = EXIT_BAD_INPUT;
+			goto cleanup;
+		}
 		/* a bundle whose trace step failed still gets reports saying so */
-		path_join(&path, o.run_dir, bundle_art(BA_STATUS));
-		if (!path_exists(path.buf) &&
-		    (strbuf_reset(&path), !report_bundle_trace(o.run_dir, &path))) {
+		if (!bundle.status && !bundle.trace.len) {
 			error_print("report: '%s' holds no %s and no trace (%s or %s)",
 				    ctx->argv[0], bundle_art(BA_STATUS),
 				    bundle_art(BA_TRACE_SQLITE), bundle_art(BA_NSYS_SQLITE));
 			code = EXIT_BAD_INPUT;
 			goto cleanup;
 		}
-		/* a damaged status.json is a bad input (5), not a write error */
-		strbuf_reset(&path);
-		path_join(&path, o.run_dir, bundle_art(BA_STATUS));
-		{
-			json_t *st = NULL;
-
-			if (session_load_json(path.buf, &st, &err)) {
-				error_print("report: %s", err.buf);
-				code = EXIT_BAD_INPUT;
-				goto cleanup;
-			}
-			json_decref(st);
-		}
-		if (load_bundle_config(o.run_dir, &cfg, &err)) {
-			error_print("report: %s", err.buf);
-			code = EXIT_BAD_INPUT;
-			goto cleanup;
-		}
-		o.cfg = cfg;
+		o.bundle = &bundle;
+		o.cfg = bundle.cfg;
 	}
 	if (opt_ncu) {
 		if (path_check_exists(opt_ncu, &err)) {
@@ -169,12 +139,13 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	}
 	/* the model is built once; every report renders it, beneath out_dir
 	 * (as the user named it) never through a symlink */
-	if (mkdir_p(o.out_dir, &err) || bundle_dir_open(&bd, o.out_dir, 0, &err))
+	if (mkdir_p(o.out_dir, &err) || bundle_dir_open(&bd, o.out_dir, 0, &err)) {
 		code = EXIT_IO;
-	else if (report_build_model(&o, &m, &res, &err))
-		code = EXIT_BAD_INPUT; /* a bundle file that cannot be read */
-	else if (report_write_all(&m, &bd, &err))
-		code = EXIT_IO;
+	} else {
+		report_build_model(&o, &m, &res);
+		if (report_write_all(&m, &bd, &err))
+			code = EXIT_IO;
+	}
 	if (code != EXIT_OK) {
 		error_print("report: %s", err.buf);
 		goto cleanup;
@@ -196,12 +167,10 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	printf("report: %s\n", o.out_dir);
 cleanup:
 	bundle_dir_close(&bd);
-	if (cfg)
-		config_free(cfg);
+	bundle_in_release(&bundle);
 	report_model_release(&m);
 	report_build_result_release(&res);
 	strbuf_release(&err);
-	strbuf_release(&path);
 	return code;
 }
 

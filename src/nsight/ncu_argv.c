@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "config/typed.h"
 #include "core/error.h"
 #include "core/proc.h"
@@ -436,8 +437,8 @@ int ncu_check_requested(const struct ncu_options *o, char **sections, size_t nse
 		}
 	}
 	if (bad) {
-		strbuf_addstr(err, ": not offered by this GPU/ncu (see ncu/sections.txt, "
-				   "ncu/metrics.txt)");
+		strbuf_addf(err, ": not offered by this GPU/ncu (see %s, %s)",
+			    bundle_art(BA_NCU_SECTIONS), bundle_art(BA_NCU_METRICS));
 		return -1;
 	}
 	return 0;

@@ -12,7 +12,7 @@
 #include "core/fsutil.h"
 #include "core/xalloc.h"
 #include "pipeline/model_json.h"
-#include "pipeline/run.h"
+#include "pipeline/run_ctx.h"
 #include "core/banned.h"
 
 /* model_type -> whether the analytic model covers it (arch llama) and

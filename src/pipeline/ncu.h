@@ -27,7 +27,7 @@
 #include "nsight/ncu_config.h"
 #include "nsight/ncu_progress.h"
 #include "nsight/ncu_run.h"
-#include "pipeline/run.h"
+#include "pipeline/run_ctx.h"
 
 /* Seconds ncu has, after an interrupt went to the program it profiles
  * (proc.h's interrupt_descendants_s), to see it end and write its report

@@ -9,9 +9,9 @@
 #include "core/proc.h"
 #include "core/strbuf.h"
 #include "nsight/nsys_diag.h"
-#include "pipeline/bundle.h"
+#include "bundle/write.h"
 #include "pipeline/plan.h"
-#include "pipeline/status.h"
+#include "bundle/status.h"
 
 /* Fills o's process part from res and argv (o's texts and report counts
  * are left as they are). */

@@ -5,7 +5,7 @@
 #ifndef LLMPROF_PIPELINE_PARAMS_H
 #define LLMPROF_PIPELINE_PARAMS_H
 
-#include "pipeline/run.h"
+#include "pipeline/run_ctx.h"
 
 /* Fills p from rc->cfg, the command line and the GPU probe in rc; the
  * bundle is run_dir. Release with run_params_release(). */

@@ -12,7 +12,7 @@
 
 #include "core/proc.h"
 #include "nsight/ncu_progress.h"
-#include "pipeline/status.h"
+#include "bundle/status.h"
 
 struct pipeline_progress {
 	void *arg;

@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
@@ -282,8 +283,12 @@ void yaml_add_quoted(struct strbuf *out, const char *s)
 
 void provenance_inputs_yaml(const struct run_inputs *in, struct strbuf *out)
 {
-	strbuf_addstr(out, "# What this run executed (llmprof inputs.yaml; docs/run-bundle.md).\n"
-			   "# Exact argv bytes: logs/workload.argv.\n");
+	strbuf_addf(out,
+		    "# What this run executed (llmprof %s; docs/run-bundle.md).\n"
+		    "# Exact argv bytes: ",
+		    bundle_art(BA_INPUTS));
+	bundle_art_fill(out, BA_LOG_ARGV, "workload");
+	strbuf_addstr(out, ".\n");
 	strbuf_addstr(out, "workload:\n  kind: ");
 	yaml_add_quoted(out, workload_kind_names[in->kind]);
 	strbuf_addstr(out, "\n  program: ");

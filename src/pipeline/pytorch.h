@@ -5,7 +5,7 @@
 #ifndef LLMPROF_PIPELINE_PYTORCH_H
 #define LLMPROF_PIPELINE_PYTORCH_H
 
-#include "pipeline/run.h"
+#include "pipeline/run_ctx.h"
 
 /* Decides rc->params.pytorch (and finds the module's folder) after the
  * timeline backend is chosen: only a program run with `-- PROGRAM` or

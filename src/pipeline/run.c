@@ -19,6 +19,7 @@
 #include "pipeline/params.h"
 #include "pipeline/pytorch.h"
 #include "pipeline/run.h"
+#include "pipeline/steps.h"
 #include "version.h"
 #include "core/banned.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bundle/layout.h"
+#include "bundle/open.h"
 #include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -18,13 +19,19 @@
 #include "core/banned.h"
 
 /* Builds the report model from the bundle into rc->model (and its
- * result into rc->model_res). 0, or -1 with err. */
+ * result into rc->model_res), the bundle opened as `llmprof report` opens
+ * it, but for config.yaml: rc->cfg is the same config. 0, or -1 with err. */
 static int build_model(struct run_ctx *rc, struct strbuf *err)
 {
 	struct report_build_opts o;
+	struct bundle_in b = BUNDLE_IN_INIT;
 
+	if (bundle_open(&b, rc->bundle.dir, BUNDLE_READ_REPORT & ~BUNDLE_READ_CONFIG, err)) {
+		bundle_in_release(&b);
+		return -1;
+	}
 	memset(&o, 0, sizeof(o));
-	o.run_dir = rc->bundle.dir;
+	o.bundle = &b;
 	o.out_dir = rc->bundle.dir;
 	o.cfg = rc->cfg;
 	o.analysis = rc->analysis;
@@ -32,13 +39,8 @@ static int build_model(struct run_ctx *rc, struct strbuf *err)
 	rc->model_res = xmalloc(sizeof(*rc->model_res));
 	report_model_init(rc->model);
 	report_build_result_init(rc->model_res);
-	if (report_build_model(&o, rc->model, rc->model_res, err)) {
-		report_model_release(rc->model);
-		report_build_result_release(rc->model_res);
-		FREE_AND_NULL(rc->model);
-		FREE_AND_NULL(rc->model_res);
-		return -1;
-	}
+	report_build_model(&o, rc->model, rc->model_res);
+	bundle_in_release(&b);
 	return 0;
 }
 

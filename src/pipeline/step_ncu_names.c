@@ -42,13 +42,18 @@ static int import_names(struct ncu_job *j, const struct ncu_capture *c, const ch
 	ncu_cmd_format(&cmd, &j->cmdtxt);
 	strbuf_addch(&j->cmdtxt, '\n');
 	if (ncu_child(j, name.buf, &cmd, NULL, rel.buf, 0, &res, &text, &err) ||
-	    res.outcome != PROC_EXITED || res.exit_status || strbuf_read_file(csv, path.buf) < 0)
+	    res.outcome != PROC_EXITED || res.exit_status || strbuf_read_file(csv, path.buf) < 0) {
+		struct strbuf log = STRBUF_INIT;
+
+		bundle_art_fill(&log, BA_LOG_ERR, name.buf);
 		run_warning(j->rc,
-			    "%s names not imported (logs/%s.err)%s%s: the join matches this "
+			    "%s names not imported (%s)%s%s: the join matches this "
 			    "capture's results on their demangled names",
-			    rel.buf, name.buf, err.len ? ": " : "", err.buf);
-	else
+			    rel.buf, log.buf, err.len ? ": " : "", err.buf);
+		strbuf_release(&log);
+	} else {
 		ret = 0;
+	}
 	ncu_cmd_release(&cmd);
 	strbuf_release(&name);
 	strbuf_release(&rel);
@@ -155,7 +160,7 @@ void ncu_names_capture(struct ncu_job *j, struct ncu_capture *c, size_t first_id
 	    ncu_raw_merge_add(&j->names, mcsv.buf, mcsv.len, "ncu mangled names", &err) !=
 		c->rows) {
 		if (!j->names_broken && err.len)
-			run_warning(j->rc, "no ncu/mangled.csv: %s", err.buf);
+			run_warning(j->rc, "no %s: %s", bundle_art(BA_NCU_MANGLED), err.buf);
 		j->names_broken = 1;
 	}
 	for (size_t r = 0; keys && r < nr; r++)

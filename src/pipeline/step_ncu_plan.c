@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bundle/layout.h"
+#include "bundle/open.h"
 #include "analysis/model_build.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -26,7 +27,7 @@ static int ncu_check_includes(const struct run_bundle *b, const struct ncu_optio
 	struct strbuf tp = STRBUF_INIT, err = STRBUF_INIT;
 	struct nvtx_list l;
 	struct ncu_seen_range *seen = NULL;
-	const char *trace = report_bundle_trace(b->dir, &tp);
+	const char *trace = bundle_trace(b->dir, &tp, NULL);
 	int ret = -1;
 
 	nvtx_list_init(&l);
@@ -77,8 +78,12 @@ static int ncu_listing(struct ncu_job *j, const char *name, struct ncu_cmd *cmd,
 	if (ncu_child(j, name, cmd, NULL, rel, 0, &res, &text, &err) ||
 	    res.outcome != PROC_EXITED || res.exit_status ||
 	    strbuf_read_file(&text, path.buf) < 0) {
-		run_warning(j->rc, "%s %s failed (logs/%s.err): %s not checked before the capture",
-			    cmd->argv[0], cmd->argv[1], name, rel);
+		struct strbuf log = STRBUF_INIT;
+
+		bundle_art_fill(&log, BA_LOG_ERR, name);
+		run_warning(j->rc, "%s %s failed (%s): %s not checked before the capture",
+			    cmd->argv[0], cmd->argv[1], log.buf, rel);
+		strbuf_release(&log);
 		goto out;
 	}
 	parse(text.buf, text.len, names, n);
@@ -160,9 +165,9 @@ static int ncu_check_offered(struct ncu_job *j, struct strbuf *msg)
 		o->metrics = *kept;
 		if (dropped.len)
 			run_warning(j->rc,
-				    "this GPU/ncu does not offer %s (ncu/metrics.txt): measured "
+				    "this GPU/ncu does not offer %s (%s): measured "
 				    "without, so counter FLOPs leave out that tensor path",
-				    dropped.buf);
+				    dropped.buf, bundle_art(BA_NCU_METRICS));
 	}
 	if (ncu_check_requested(o, nids ? ids : NULL, nids, nnames ? names : NULL, nnames, &err)) {
 		strbuf_addstr(msg, err.buf);
@@ -280,9 +285,16 @@ enum step_state ncu_job_plan(struct ncu_job *j, struct strbuf *msg, int *code)
 		for (size_t i = 0; i < rc->pass->nunreached; i++)
 			j->expected += rc->sel->k[rc->pass->unreached[i]].launch_count;
 	} else {
-		if (!j->explicit_run && rc->pass)
-			run_warning(rc, "this ncu has no --filter-mode per-launch-config "
-					"(logs/ncu-help.out): one ncu run per selected kernel");
+		if (!j->explicit_run && rc->pass) {
+			struct strbuf log = STRBUF_INIT;
+
+			bundle_art_fill(&log, BA_LOG_OUT, "ncu-help");
+			run_warning(rc,
+				    "this ncu has no --filter-mode per-launch-config (%s): one ncu "
+				    "run per selected kernel",
+				    log.buf);
+			strbuf_release(&log);
+		}
 		j->nruns = j->explicit_run ? 1 : rc->sel->nr;
 		for (size_t i = 0; !j->explicit_run && i < j->nruns; i++)
 			j->expected += rc->sel->k[i].launch_count;

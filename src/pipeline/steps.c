@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bundle/layout.h"
+#include "bundle/open.h"
 #include "analysis/model_build.h"
 #include "analysis/rank_summary.h"
 #include "core/error.h"
@@ -131,7 +132,7 @@ void step_analyze(struct run_ctx *rc, const struct plan_step *s, size_t i, struc
 	(void)i;
 	report_analysis_free(rc->analysis);
 	rc->analysis = report_analysis_new();
-	report_analysis_run(rc->analysis, report_bundle_trace(rc->bundle.dir, &tp), rc->cfg);
+	report_analysis_run(rc->analysis, bundle_trace(rc->bundle.dir, &tp, NULL), rc->cfg);
 	rc->analyze_state = report_analysis_state(rc->analysis, &m);
 	res->state = rc->analyze_state;
 	strbuf_addstr(&res->msg, m);

@@ -3,7 +3,7 @@
 #ifndef LLMPROF_PIPELINE_STEPS_H
 #define LLMPROF_PIPELINE_STEPS_H
 
-#include "pipeline/run.h"
+#include "pipeline/run_ctx.h"
 
 #define STEP_FN(name)                                                                              \
 	void name(struct run_ctx *rc, const struct plan_step *s, size_t i, struct step_result *res)
@@ -21,5 +21,11 @@ STEP_FN(step_join);	   /* step_join.c */
 STEP_FN(step_reports);	   /* step_join.c */
 
 #undef STEP_FN
+
+/* The table, in the order the plan lists the steps (steps.c). */
+extern const struct pipeline_step pipeline_steps[];
+extern const size_t pipeline_nr_steps;
+/* The table's entry for a plan step, or NULL. */
+const struct pipeline_step *pipeline_step_find(const char *name);
 
 #endif

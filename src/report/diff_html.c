@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "report/diff.h"
 #include "core/banned.h"
 
@@ -165,5 +166,6 @@ void diff_render_html(const struct diff *d, struct strbuf *o)
 		strbuf_addstr(o, "<h2>Decode step GPU time</h2>\n");
 		svg_steps(&d->steps, o);
 	}
-	strbuf_addstr(o, "<p>Details: diff.md, diff.json.</p>\n</body></html>\n");
+	strbuf_addf(o, "<p>Details: %s, %s.</p>\n</body></html>\n", bundle_art(BA_DIFF_MD),
+		    bundle_art(BA_DIFF_JSON));
 }

@@ -253,7 +253,7 @@ int diff_render_json(const struct diff *d, struct strbuf *out, struct strbuf *er
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);
 	if (!text)
-		return error_set(err, "diff.json: cannot encode JSON");
+		return error_set(err, "%s: cannot encode JSON", bundle_art(BA_DIFF_JSON));
 	strbuf_addstr(out, text);
 	strbuf_addch(out, '\n');
 	free(text);

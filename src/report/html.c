@@ -513,8 +513,8 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 			view.nr_kernels = HTML_KERNEL_ROWS;
 		kernels_table_html(&view, out);
 		if (m->nr_kernels > HTML_KERNEL_ROWS)
-			strbuf_addf(out, "<p class=\"note\">%zu more kernels in kernels.md.</p>\n",
-				    m->nr_kernels - HTML_KERNEL_ROWS);
+			strbuf_addf(out, "<p class=\"note\">%zu more kernels in %s.</p>\n",
+				    m->nr_kernels - HTML_KERNEL_ROWS, bundle_art(BA_KERNELS_MD));
 		strbuf_addstr(out,
 			      "<details><summary>Full kernel names (by rank)</summary>\n<ol>\n");
 		for (size_t i = 0; i < view.nr_kernels; i++) {

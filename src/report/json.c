@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/jsonutil.h"
 #include "model/format.h"
@@ -807,7 +808,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	/* 10 significant digits: enough for ns sums over hours, stable across libcs */
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	if (!text) {
-		error_set(err, "metrics.json: cannot encode JSON");
+		error_set(err, "%s: cannot encode JSON", bundle_art(BA_METRICS_JSON));
 		goto out;
 	}
 	strbuf_addstr(out, text);

@@ -123,7 +123,7 @@ static void kernels_json_emit(const struct ncu_kernel_table *t, struct strbuf *o
 	 * always there), the closing "\n}" dropped, then the arrays by hand */
 	text = json_dumps(root, KJ_FLAGS);
 	if (!text || strlen(text) < 4)
-		BUG("kernels.json: cannot serialize the header");
+		BUG("%s: cannot serialize the header", bundle_art(BA_OUT_KERNELS_JSON));
 	strbuf_add(out, text, strlen(text) - 2);
 	free(text);
 	json_decref(root);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/xalloc.h"
 #include "model/format.h"
 #include "report/model_tables.h"
@@ -754,9 +755,9 @@ void report_status_line(const struct report_model *m, struct strbuf *out)
 			strbuf_addf(out,
 				    "The pipeline finished; incomplete: %zu of %zu counter results "
 				    "unmatched, so the kernels they measured show n/a for counters "
-				    "and Bound (\"Counter results not joined\" in kernels.md says "
-				    "why).",
-				    report_model_unjoined(m), m->run.cjoin.results);
+				    "and Bound (\"Counter results not joined\" in %s says why).",
+				    report_model_unjoined(m), m->run.cjoin.results,
+				    bundle_art(BA_KERNELS_MD));
 			return;
 		}
 		if (!sk) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "model/format.h"
@@ -230,7 +231,7 @@ void report_ranks_intro(const struct report_model *m, struct strbuf *out)
 	if (rs->nr > REPORT_RANK_COLS)
 		strbuf_addf(out,
 			    " Per-rank kernel and operator columns show the first %d ranks; "
-			    "metrics.json has every rank.",
-			    REPORT_RANK_COLS);
+			    "%s has every rank.",
+			    REPORT_RANK_COLS, bundle_art(BA_METRICS_JSON));
 	strbuf_addch(out, '\n');
 }

@@ -6,7 +6,7 @@
  *   tosqlite_pass.c  one process's log: pass 1 (definitions), pass 2 (rows)
  *   tosqlite_payload.c  NVTX payload schemas and binaryData
  *   tosqlite_sample.c  CPU samples: loaded objects, symbols, their rows
- * Not for use outside the converter. */
+ * and their u64 -> u64 map (u64map.h). Not for use outside the converter. */
 #ifndef LLMPROF_TOSQLITE_INTERNAL_H
 #define LLMPROF_TOSQLITE_INTERNAL_H
 
@@ -20,19 +20,10 @@
 #include "trace/symbolize.h"
 #include "trace/tosqlite.h"
 #include "trace/tracelog.h"
+#include "trace/u64map.h"
 
 /* The vmId of every row: one machine (nsys GlobalId, tosqlite.h). */
 #define VM_ID ((int64_t)1 << 48)
-
-/* u64 -> u64 open addressing; key 0 is reserved (stored aside).
- * tosqlite_pass.c holds the code. */
-struct u64map {
-	uint64_t *keys, *vals;
-	size_t cap, n;
-	int has_zero;
-	uint64_t zero_val;
-};
-void tosqlite_u64map_free(struct u64map *m);
 
 enum stmt_id {
 	S_STRING,

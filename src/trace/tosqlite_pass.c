@@ -21,82 +21,6 @@
 #include "trace/tosqlite_internal.h"
 #include "core/banned.h"
 
-/* ---- small maps (struct u64map: tosqlite_internal.h) ----------------------- */
-
-/* u64 -> u64 open addressing; key 0 is reserved (stored aside). */
-/* Keys are mostly sequential (correlation ids, string ids): keeping them in
- * sequential slots is collision-free and cache-friendly, which a mixing
- * hash is not (it made lookups the top cost at 1M records). */
-static uint64_t mix64(uint64_t x)
-{
-	return x ^ (x >> 32);
-}
-
-static void u64map_put(struct u64map *m, uint64_t k, uint64_t v);
-
-static void u64map_grow(struct u64map *m)
-{
-	struct u64map n = {0};
-	size_t i;
-
-	n.cap = m->cap ? m->cap * 2 : 64;
-	n.keys = xcalloc(n.cap, sizeof(*n.keys));
-	n.vals = xcalloc(n.cap, sizeof(*n.vals));
-	n.has_zero = m->has_zero;
-	n.zero_val = m->zero_val;
-	for (i = 0; i < m->cap; i++)
-		if (m->keys[i])
-			u64map_put(&n, m->keys[i], m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	*m = n;
-}
-
-static void u64map_put(struct u64map *m, uint64_t k, uint64_t v)
-{
-	size_t i;
-
-	if (!k) {
-		m->has_zero = 1;
-		m->zero_val = v;
-		return;
-	}
-	if ((m->n + 1) * 2 > m->cap)
-		u64map_grow(m);
-	for (i = mix64(k) & (m->cap - 1); m->keys[i] && m->keys[i] != k; i = (i + 1) & (m->cap - 1))
-		;
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = k;
-	m->vals[i] = v;
-}
-
-static int u64map_get(const struct u64map *m, uint64_t k, uint64_t *v)
-{
-	size_t i;
-
-	if (!k) {
-		if (m->has_zero)
-			*v = m->zero_val;
-		return m->has_zero;
-	}
-	if (!m->cap)
-		return 0;
-	for (i = mix64(k) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == k) {
-			*v = m->vals[i];
-			return 1;
-		}
-	return 0;
-}
-
-void tosqlite_u64map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 /* Per-process state. */
 struct open_push {
 	const struct tlog_nvtx_event *ev;
@@ -804,8 +728,8 @@ static void put_thread_names(struct conv *c, const struct proc *p)
  * lost. A fork()ed child whose log holds no record after its process and
  * rank (the tracer writes the thread name at once on the first record) is
  * not counted: it recorded nothing before it exec()ed (subprocess). */
-static void unflushed(struct trace_convert_stats *st, const struct tlog_reader *r,
-		      const struct proc *p)
+static void count_unflushed(struct trace_convert_stats *st, const struct tlog_reader *r,
+			    const struct proc *p)
 {
 	if (!(r->hdr.flags & TLOG_F_END_RECORD) || p->ended ||
 	    ((r->hdr.flags & TLOG_F_FORKED) && !p->recorded))
@@ -840,7 +764,7 @@ void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems
 			    "%lld ns; GPU timestamps shifted\n",
 			    p.ctx.pid, (long long)off);
 	}
-	unflushed(st, r, &p);
+	count_unflushed(st, r, &p);
 	resolve_api_spans(&p);
 	tlog_rewind(r);
 	if (!c->failed)

@@ -32,7 +32,7 @@
 #include "core/bundle_dir.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
-#include "pipeline/bundle.h"
+#include "bundle/write.h"
 
 static char tmpdir[64];
 static char root[PATH_MAX], outside[PATH_MAX];

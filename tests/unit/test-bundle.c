@@ -19,7 +19,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/util.h"
-#include "pipeline/bundle.h"
+#include "bundle/write.h"
 
 static char tmpdir[64];
 

@@ -22,6 +22,7 @@
 #include "pipeline/ncu.h"
 #include "pipeline/plan.h"
 #include "pipeline/run.h"
+#include "pipeline/steps.h"
 
 static const char *src_dir(void)
 {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "bundle/open.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "analysis/select.h"
@@ -50,6 +51,7 @@ static void test_bundle_model(void **state)
 	struct report_model m, m2;
 	struct strbuf err = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT, trace = STRBUF_INIT;
 	struct report_analysis *an;
+	struct bundle_in bundle = BUNDLE_IN_INIT;
 	const char *msg;
 
 	put("status.json",
@@ -77,11 +79,15 @@ static void test_bundle_model(void **state)
 	    LLMPROF_SOURCE_DIR, dir);
 	assert_int_equal(system(trace.buf), 0);
 
-	o.run_dir = dir;
+	assert_int_equal(bundle_open(&bundle, dir, BUNDLE_READ_REPORT, &err), 0);
+	/* the backend as the bundle records it: no status step names it
+	 * here, so the trace's row does */
+	assert_string_equal(bundle_backend_name(bundle.backend), "nsys");
+	o.bundle = &bundle;
 	o.out_dir = dir;
 	report_model_init(&m);
 	report_build_result_init(&res);
-	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	report_build_model(&o, &m, &res);
 	assert_string_equal(m.run.run_id, "20261121-151102-a3f9");
 	assert_string_equal(m.run.started_at, "2026-11-21T15:11:02.000Z");
 	assert_string_equal(m.run.trace_path,
@@ -108,7 +114,7 @@ static void test_bundle_model(void **state)
 
 	/* an analysis run beforehand (profile's analyze step) gives the same bytes */
 	an = report_analysis_new();
-	report_analysis_run(an, report_bundle_trace(dir, &b), NULL);
+	report_analysis_run(an, bundle_trace(dir, &b, NULL), NULL);
 	assert_string_equal(step_state_name(report_analysis_state(an, &msg)), "ok");
 	/* no range is named like an operator (stages.operator_pattern "."):
 	 * the non-stage ranges A, A::A1 and B are the operators */
@@ -116,7 +122,7 @@ static void test_bundle_model(void **state)
 	o.analysis = an;
 	report_model_init(&m2);
 	report_build_result_init(&res);
-	assert_int_equal(report_build_model(&o, &m2, &res, &err), 0);
+	report_build_model(&o, &m2, &res);
 	strbuf_reset(&b);
 	report_render_report_md(&m2, &b);
 	assert_string_equal(a.buf, b.buf);
@@ -149,7 +155,9 @@ static void test_bundle_model(void **state)
 		report_model_init(&m3);
 		report_build_result_release(&res);
 		report_build_result_init(&res);
-		assert_int_equal(report_build_model(&o, &m3, &res, &err), 0);
+		bundle_in_release(&bundle); /* opened again: the selection is new */
+		assert_int_equal(bundle_open(&bundle, dir, BUNDLE_READ_REPORT, &err), 0);
+		report_build_model(&o, &m3, &res);
 		assert_true(m3.sel.available);
 		assert_int_equal(m3.sel.nr_selected, sel.nr);
 		for (size_t i = 0; i < m3.nr_kernels; i++)
@@ -168,15 +176,20 @@ static void test_bundle_model(void **state)
 	report_model_release(&m);
 	report_model_release(&m2);
 
+	bundle_in_release(&bundle);
+
+	/* a status.json whose steps name the builtin backend's trace step:
+	 * that record wins over where the trace lies */
+	put("status.json", "{\"steps\":[{\"name\":\"trace\",\"state\":\"ok\"}]}");
+	assert_int_equal(bundle_open(&bundle, dir, BUNDLE_READ_STATUS, &err), 0);
+	assert_string_equal(bundle_backend_name(bundle.backend), "builtin");
+	bundle_in_release(&bundle);
+
 	/* a broken status.json is an error naming the file and position */
 	put("status.json", "{\"steps\": [");
-	report_model_init(&m);
-	report_build_result_init(&res);
-	o.analysis = NULL;
-	assert_int_equal(report_build_model(&o, &m, &res, &err), -1);
+	assert_int_equal(bundle_open(&bundle, dir, BUNDLE_READ_REPORT, &err), -1);
 	assert_non_null(strstr(err.buf, "status.json:1:"));
-	report_build_result_release(&res);
-	report_model_release(&m);
+	bundle_in_release(&bundle);
 	strbuf_release(&err);
 	strbuf_release(&a);
 	strbuf_release(&b);
@@ -198,7 +211,7 @@ static void test_bad_trace(void **state)
 	o.out_dir = dir;
 	report_model_init(&m);
 	report_build_result_init(&res);
-	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	report_build_model(&o, &m, &res);
 	assert_string_equal(step_state_name(res.analyze_state), "failed");
 	assert_string_equal(step_state_name(step(&m, "analyze")->status), "failed");
 	assert_false(report_model_finished(&m));
@@ -234,7 +247,7 @@ static void test_parsed_ncu_table(void **state)
 
 	report_model_init(&m);
 	report_build_result_init(&res);
-	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	report_build_model(&o, &m, &res);
 	assert_string_equal(step_state_name(res.join_state), "ok");
 	strbuf_add(&msg1, res.join_msg.buf, res.join_msg.len);
 	report_render_kernels_md(&m, &md1);
@@ -246,7 +259,7 @@ static void test_parsed_ncu_table(void **state)
 	o.ncu_table = &t;
 	report_model_init(&m);
 	report_build_result_init(&res);
-	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	report_build_model(&o, &m, &res);
 	assert_string_equal(step_state_name(res.join_state), "ok");
 	assert_string_equal(res.join_msg.buf, msg1.buf);
 	report_render_kernels_md(&m, &md2);
@@ -258,7 +271,7 @@ static void test_parsed_ncu_table(void **state)
 	o.ncu_table = NULL;
 	report_model_init(&m);
 	report_build_result_init(&res);
-	assert_int_equal(report_build_model(&o, &m, &res, &err), 0);
+	report_build_model(&o, &m, &res);
 	assert_string_equal(step_state_name(res.join_state), "failed");
 	report_build_result_release(&res);
 	report_model_release(&m);

@@ -16,7 +16,7 @@
 #include "core/fsutil.h"
 #include "core/jsonutil.h"
 #include "core/strbuf.h"
-#include "pipeline/status.h"
+#include "bundle/status.h"
 
 static json_t *parse(const struct strbuf *sb)
 {

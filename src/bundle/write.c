@@ -1,4 +1,4 @@
-/* bundle.c: see bundle.h. */
+/* write.c: see write.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
-#include "pipeline/bundle.h"
+#include "bundle/write.h"
 #include "core/banned.h"
 
 #define CREATE_ATTEMPTS 64

@@ -3,8 +3,8 @@
  * Every change is followed by run_status_write(), which rewrites the file
  * atomically, so after a crash or kill -9 the file on disk still says what
  * had happened up to then. Schema: docs/run-bundle.md. */
-#ifndef LLMPROF_STATUS_H
-#define LLMPROF_STATUS_H
+#ifndef LLMPROF_BUNDLE_STATUS_H
+#define LLMPROF_BUNDLE_STATUS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/proc.h"
-#include "pipeline/status.h"
+#include "bundle/status.h"
 #include "core/banned.h"
 
 void run_status_init(struct run_status *st, const char *run_id, const char *version,

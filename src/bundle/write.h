@@ -1,4 +1,4 @@
-/* bundle.h: the run bundle, <artifacts.root>/<run_id>/ (docs/run-bundle.md).
+/* write.h: the run bundle, <artifacts.root>/<run_id>/ (docs/run-bundle.md).
  *
  * run_id is YYYYMMDD-HHMMSS-<4 hex>, the time in UTC (so ids sort the same
  * on every machine and do not jump at DST changes) and 16 random bits from
@@ -6,8 +6,8 @@
  * on EEXIST, so two runs started in the same second never share a bundle:
  * the loser draws new random bits and tries again. <root>/latest is a
  * symlink to the newest run_id, replaced atomically (symlink + rename). */
-#ifndef LLMPROF_BUNDLE_H
-#define LLMPROF_BUNDLE_H
+#ifndef LLMPROF_BUNDLE_WRITE_H
+#define LLMPROF_BUNDLE_WRITE_H
 
 #include <stddef.h>
 #include <stdint.h>
