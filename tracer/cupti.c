@@ -18,6 +18,7 @@
 #include <cupti.h>
 
 #include "records.h"
+#include "cost.h"
 #include "tracer.h"
 #include "trace/tracer_env.h"
 

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "tracer.h"
 #include "trace/rankid.h"
 #include "trace/tracer_env.h"
@@ -497,13 +498,16 @@ static void start_flusher(void)
 static void at_exit(void)
 {
 	struct tlog_end e;
+	struct tlog_cost c;
 	uint64_t t0;
 
 	sample_stop();
 	t0 = cost_ticks();
 	tracer_flush_all();
 	cost_add(COST_FLUSH, t0);
-	cost_write();
+	cost_fill(&c);
+	c.ts = tracer_now();
+	tracer_write_now(&c, sizeof(c));
 	memset(&e, 0, sizeof(e));
 	e.h.type = TLOG_END;
 	e.h.size = sizeof(e);

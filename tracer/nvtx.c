@@ -10,6 +10,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include "cost.h"
 #include "tracer.h"
 #include "trace/tracer_env.h"
 

@@ -87,42 +87,6 @@ HIDDEN void sample_fork_child(void);
 HIDDEN void sample_fork_prepare(void);
 HIDDEN void sample_fork_parent(void);
 
-/* cost.c: what tracing costs the process (struct tlog_cost). A hook reads
- * cost_ticks() when it starts and calls cost_add() when it ends: a cycle
- * counter where there is one (rdtsc, cntvct_el0: a few ns, no syscall),
- * converted to ns once at exit against CLOCK_MONOTONIC. Sums are relaxed
- * atomics: one uncontended add per hook on a launch thread. cost_start()
- * runs at tracer start, cost_fork_child() forgets the parent's sums,
- * cost_write() writes the record (at exit, before TLOG_END). */
-enum cost_slot { COST_API, COST_RESOURCE, COST_NVTX, COST_BUFFER, COST_FLUSH, COST_NR };
-struct cost_sum {
-	uint64_t ticks, n;
-};
-HIDDEN extern struct cost_sum tracer_cost[COST_NR];
-HIDDEN uint64_t tracer_mono_ns(void);
-static inline uint64_t cost_ticks(void)
-{
-#if defined(__x86_64__)
-	return __builtin_ia32_rdtsc();
-#elif defined(__aarch64__)
-	uint64_t v;
-	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-#else
-	return tracer_mono_ns();
-#endif
-}
-static inline void cost_add(enum cost_slot s, uint64_t t0)
-{
-	uint64_t d = cost_ticks() - t0;
-
-	__atomic_fetch_add(&tracer_cost[s].ticks, d, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&tracer_cost[s].n, 1, __ATOMIC_RELAXED);
-}
-HIDDEN void cost_start(void);
-HIDDEN void cost_fork_child(void);
-HIDDEN void cost_write(void);
-
 /* Longest string kept in one record; longer ones are cut (and say so). */
 #define TRACER_MAX_STR 16000u
 

@@ -13,9 +13,12 @@
 static const struct {
 	const char *prefix, *kind;
 } kinds[] = {
-    {"triton_poi_", "pointwise"},	       {"triton_red_", "reduction"},
-    {"triton_per_", "persistent reduction"}, {"triton_tem_", "template"},
-    {"triton_for_", "foreach"},	       {"triton_spl_", "split scan"},
+    {"triton_poi_", "pointwise"},
+    {"triton_red_", "reduction"},
+    {"triton_per_", "persistent reduction"},
+    {"triton_tem_", "template"},
+    {"triton_for_", "foreach"},
+    {"triton_spl_", "split scan"},
     {"triton_unk_", "unknown"},
 };
 

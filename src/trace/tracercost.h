@@ -10,10 +10,10 @@
 #include "trace/trace.h"
 
 enum trace_cost_basis {
-	TRACE_COST_NONE = 0,	   /* no trace */
-	TRACE_COST_MEASURED,	   /* the builtin tracer's rows */
-	TRACE_COST_NOT_RECORDED,   /* an llmprof trace without rows */
-	TRACE_COST_NSYS,	   /* any other export (nsys's): no cost of its own recorded */
+	TRACE_COST_NONE = 0,	 /* no trace */
+	TRACE_COST_MEASURED,	 /* the builtin tracer's rows */
+	TRACE_COST_NOT_RECORDED, /* an llmprof trace without rows */
+	TRACE_COST_NSYS,	 /* any other export (nsys's): no cost of its own recorded */
 };
 
 /* Summed over the processes with a row. hooks: on the program's threads
