@@ -22,20 +22,33 @@ static json_t *jstat(const struct merge_stat *s)
 			 "max_rank", s->max_rank);
 }
 
+/* The residual after alignment; null without samples (fewer than two
+ * ranks or no matched collective: nothing was measured). */
+static json_t *jresidual(const struct coll_result *c)
+{
+	if (!c->residual_samples)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I}", "median_ns", (json_int_t)c->residual_median_ns,
+			 "max_ns", (json_int_t)c->residual_max_ns, "samples",
+			 (json_int_t)c->residual_samples, "threshold_ns",
+			 (json_int_t)COLL_RESIDUAL_HIGH_NS);
+}
+
 static json_t *jcoll(const struct coll_result *c)
 {
-	json_t *ranks = json_array(), *strag = json_array(), *hosts = json_array();
+	json_t *ranks = json_array(), *strag = json_array(), *clocks = json_array();
 
 	for (size_t i = 0; i < c->nranks; i++) {
 		const struct coll_rank *r = &c->ranks[i];
 
 		json_array_append_new(
 		    ranks,
-		    json_pack("{s:i, s:i, s:I, s:i, s:f, s:f, s:f, s:i}", "rank", r->rank, "calls",
-			      (int)r->calls, "clock_offset_ns", (json_int_t)r->clock_offset_ns,
-			      "unmatched", (int)r->unmatched, "wait_ms", r->wait_ns / 1e6,
-			      "transfer_ms", r->transfer_ns / 1e6, "comm_ms", r->comm_ns / 1e6,
-			      "arrived_last", (int)r->last_count));
+		    json_pack("{s:i, s:i, s:i, s:I, s:I, s:i, s:f, s:f, s:f, s:i}", "rank", r->rank,
+			      "calls", (int)r->calls, "clock", r->clock, "clock_offset_ns",
+			      (json_int_t)r->clock_offset_ns, "residual_ns",
+			      (json_int_t)r->residual_ns, "unmatched", (int)r->unmatched, "wait_ms",
+			      r->wait_ns / 1e6, "transfer_ms", r->transfer_ns / 1e6, "comm_ms",
+			      r->comm_ns / 1e6, "arrived_last", (int)r->last_count));
 	}
 	for (size_t i = 0; i < c->nstragglers; i++)
 		json_array_append_new(strag, json_pack("{s:i, s:i, s:f, s:f}", "rank",
@@ -43,16 +56,17 @@ static json_t *jcoll(const struct coll_result *c)
 						       (int)c->stragglers[i].count, "mean_late_us",
 						       c->stragglers[i].mean_late_ns / 1e3, "share",
 						       c->stragglers[i].share));
-	for (size_t i = 0; i < c->nhosts; i++)
+	for (size_t i = 0; i < c->nclocks; i++)
 		json_array_append_new(
-		    hosts, json_pack("{s:i, s:i, s:I, s:b, s:i, s:I}", "host", c->hosts[i].host,
-				     "ranks", (int)c->hosts[i].ranks, "offset_ns",
-				     (json_int_t)c->hosts[i].offset_ns, "aligned",
-				     c->hosts[i].aligned, "samples", (int)c->hosts[i].samples,
-				     "residual_ns", (json_int_t)c->hosts[i].residual_ns));
-	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:I}", "instances", (int)c->ninstances,
+		    clocks, json_pack("{s:i, s:i, s:I, s:b, s:i, s:I, s:I}", "clock",
+				      c->clocks[i].clock, "ranks", (int)c->clocks[i].ranks,
+				      "offset_ns", (json_int_t)c->clocks[i].offset_ns, "aligned",
+				      c->clocks[i].aligned, "samples", (int)c->clocks[i].samples,
+				      "residual_ns", (json_int_t)c->clocks[i].residual_ns,
+				      "residual_max_ns", (json_int_t)c->clocks[i].residual_max_ns));
+	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o}", "instances", (int)c->ninstances,
 			 "mismatches", (int)c->nmismatches, "ranks", ranks, "stragglers", strag,
-			 "hosts", hosts, "residual_median_ns", (json_int_t)c->residual_median_ns);
+			 "clocks", clocks, "residual", jresidual(c));
 }
 
 /* How the model's work is shared, in one sentence; "" with none. */
