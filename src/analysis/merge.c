@@ -477,6 +477,8 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 		out->slowest_rank = out->coll.stragglers[0].rank;
 		out->slowest_by = "arriving last at NCCL collectives";
 	}
+	if (added)
+		out->nfindings = coll_findings(&out->coll, "decode", &out->findings);
 	ret = 0;
 out:
 	coll_builder_free(b);
@@ -528,6 +530,7 @@ void merge_result_release(struct merge_result *r)
 	}
 	free(r->ranks);
 	free(r->missing);
+	coll_findings_free(r->findings, r->nfindings);
 	if (r->have_coll)
 		coll_result_release(&r->coll);
 	memset(r, 0, sizeof(*r));

@@ -95,6 +95,10 @@ struct merge_result {
 	 * REPLICA: 1); NONE and UNKNOWN give none */
 	enum merge_split split;
 	int divisor;
+	/* the collectives' findings (coll_findings(): straggler, exposed
+	 * decode communication, mismatches, clocks), most severe first */
+	struct coll_finding *findings;
+	size_t nfindings;
 };
 
 /* A rank's share of its stated MFU (prefill) or MBU (decode) under r's

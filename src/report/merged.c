@@ -9,6 +9,7 @@
 #include "core/bundle_dir.h"
 #include "core/fsutil.h"
 #include "core/util.h"
+#include "model/model.h"
 #include "model/table.h"
 #include "report/merged.h"
 #include "core/banned.h"
@@ -240,6 +241,40 @@ static void trust_items(const struct merge_result *r, json_t *out)
 	strbuf_release(&sb);
 }
 
+static json_t *jfindings(const struct merge_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct coll_finding *f = &r->findings[i];
+
+		json_array_append_new(
+		    a, json_pack("{s:s, s:s, s:s, s:o}", "severity",
+				 finding_severity_name((enum finding_severity)f->severity), "code",
+				 f->code, "text", f->text, "recommendation",
+				 f->recommendation ? json_string(f->recommendation) : json_null()));
+	}
+	return a;
+}
+
+/* The findings, most severe first: what each says and what to do. */
+static void md_findings(struct strbuf *sb, const struct merge_result *r)
+{
+	if (!r->nfindings)
+		return;
+	strbuf_addstr(sb, "\n## Findings\n\n");
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct coll_finding *f = &r->findings[i];
+
+		strbuf_addf(sb, "- **%s** (`%s`): %s",
+			    finding_severity_name((enum finding_severity)f->severity), f->code,
+			    f->text);
+		if (f->recommendation)
+			strbuf_addf(sb, " %s", f->recommendation);
+		strbuf_addch(sb, '\n');
+	}
+}
+
 static char *merged_json(const struct merge_result *r)
 {
 	json_t *root = json_object(), *ranks = json_array(), *missing = json_array();
@@ -293,6 +328,7 @@ static char *merged_json(const struct merge_result *r)
 	json_object_set_new(root, "utilization", jsplit(r));
 	trust_items(r, trust);
 	json_object_set_new(root, "trust", trust);
+	json_object_set_new(root, "findings", jfindings(r));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	return text;
@@ -438,6 +474,7 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 	if (r->split != MERGE_SPLIT_NONE)
 		strbuf_addf(sb, "\nMFU/MBU (datasheet peaks, each rank's stage time): %s.\n",
 			    split_basis(r));
+	md_findings(sb, r);
 	if (r->have_coll)
 		md_collectives(sb, r);
 	md_nccl(sb, r);

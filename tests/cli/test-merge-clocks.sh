@@ -77,6 +77,10 @@ assert any("state no clock" in t for t in m["trust"]), m["trust"]
 md = open("fix/merged/merged.md").read()
 assert "**Trust:** ranks 0, 1 state no clock" in md, md
 assert "over %d samples" % res["samples"] in md
+# the findings: the straggler, and no clock finding (0.1 us residual)
+codes = [f["code"] for f in m["findings"]]
+assert "collective-straggler" in codes and "clock-residual" not in codes, codes
+assert "Rank 1" in [f for f in m["findings"] if f["code"] == "collective-straggler"][0]["text"]
 # rank 1 on a simulated host 5 ms ahead: the same answer, the 5 ms recovered
 t = s["collectives"]
 assert s["slowest_rank"] == 1 and t["stragglers"][0]["rank"] == 1
@@ -154,6 +158,22 @@ PY
 }
 xz -dc "$data/h200-tp/n2-slow-single-builtin/trace.sqlite.xz" >n2.sqlite || fail "xz n2"
 both n2 n2.sqlite
+# a clock that is not what it claims: rank 1 states rank 0's clock but runs
+# 5 ms ahead. One domain, no alignment between them: the residual, measured
+# inside the domain too, shows it, as a trust item and a finding
+h=$(awk -F'\t' '$1 == "clock" { print $3 }' n2.run/ranks/0/collectives.tsv)
+"$tool" split-ranks n2.sqlite lie 1 5000000 "$h" || fail "split lie"
+"$LLMPROF" merge lie >/dev/null 2>err || fail "merge lie: $(cat err)"
+python3 - <<'PY' || fail "a wrong clock claim passed"
+import json
+m = json.load(open("lie/merged/merged.json"))
+c = m["collectives"]
+assert len(c["clocks"]) == 1 and c["residual"]["median_ns"] > 4900000, c["residual"]
+assert any(t.startswith("clock residual after alignment") for t in m["trust"]), m["trust"]
+assert any(f["code"] == "clock-residual" for f in m["findings"]), m["findings"]
+md = open("lie/merged/merged.md").read()
+assert "**Trust:** clock residual after alignment" in md and "`clock-residual`" in md
+PY
 xz -dc "$data/h200-tp/n4-slow-single-builtin/trace.sqlite.xz" >n4.sqlite || fail "xz n4"
 both n4 n4.sqlite
 xz -dc "$data/h200-tp/n2-equal-single-nsys/run.sqlite.xz" >nsys.sqlite || fail "xz nsys"
