@@ -44,6 +44,30 @@ def rank_of(label, pids):
     return None
 
 
+def both_ways(single, merged):
+    """The single command's collectives against the merge of the same trace
+    split into per-rank files: 'same' when the straggler is the same and
+    every rank's wait and transfer agree within 1 %; None without a split."""
+    if not single or not merged:
+        return None
+    one, c = single.get("collectives") or {}, merged.get("collectives") or {}
+    a, b = one.get("ranks") or [], c.get("ranks") or []
+    if len(a) != len(b) or not a:
+        return "differs: %d vs %d ranks" % (len(a), len(b))
+    for x, y in zip(a, b):
+        for k in ("wait_ms", "transfer_ms"):
+            if abs(x[k] - y[k]) > 0.01 * max(abs(x[k]), abs(y[k])) + 1e-6:
+                return "differs: %s %s %.3f vs %.3f" % (x.get("label"), k, x[k], y[k])
+    sa, sb = one.get("stragglers") or [], c.get("stragglers") or []
+    if sa and sb:
+        i = [x.get("label") for x in a].index(sa[0]["rank"])
+        if b[i]["rank"] != sb[0]["rank"]:
+            return "differs: straggler %s vs rank %s" % (sa[0]["rank"], sb[0]["rank"])
+    elif sa or sb:
+        return "differs: a straggler on one side only"
+    return "same"
+
+
 def judge(d):
     res = {"name": os.path.basename(d)}
     rc = open(os.path.join(d, "rc")).read().split() if os.path.exists(os.path.join(d, "rc")) else ["?", "?"]
@@ -71,7 +95,10 @@ def judge(d):
             share = s0.get("share")
             if share is None and coll.get("instances"):
                 share = s0.get("last", 0) / max(1, coll["instances"])
+            # metrics.json: mean_late_ms; merged.json: mean_late_us
             mean = s0.get("mean_late_ms")
+            if mean is None and s0.get("mean_late_us") is not None:
+                mean = s0["mean_late_us"] / 1e3
             if mean is None and s0.get("mean_late_ns") is not None:
                 mean = s0["mean_late_ns"] / 1e6
             # llmprof names a straggler at >= 50 % of collectives, >= 10 us
@@ -92,9 +119,24 @@ def judge(d):
             if rid is not None and dec is not None:
                 per_rank[rid] = dec
         names = ",".join(labels)
-        hosts = coll.get("hosts") or []
-        res["residual"] = [(h.get("residual_ms", h.get("residual_ns")), h.get("samples")) for h in hosts]
+        # the clock residual after alignment: merged.json "residual" (ns,
+        # null when nothing was measured), metrics.json "clock_residual" (ms)
+        rz, cr = coll.get("residual"), coll.get("clock_residual")
+        if isinstance(rz, dict):
+            res["residual"] = "median %.1f us, max %.1f us, %d samples" % (
+                rz["median_ns"] / 1e3, rz["max_ns"] / 1e3, rz["samples"])
+        elif isinstance(cr, dict) and cr.get("samples") is not None:
+            res["residual"] = "median %.1f us, max %.1f us, %d samples" % (
+                (cr.get("median_ms") or 0) * 1e3, (cr.get("max_ms") or 0) * 1e3, cr["samples"])
+        else:
+            res["residual"] = "none measured"
+        # merged.json: each clock domain's offset, and what the ranks state
+        res["clocks"] = [(c.get("clock"), c.get("offset_ns")) for c in coll.get("clocks") or []]
+        res["stated_clocks"] = sorted({str(r.get("clock")) for r in m.get("ranks") or []
+                                       if "clock" in r})
+        res["trust"] = m.get("trust")
     res["named"], res["named_late_us"], res["rank_labels"] = named, late, names
+    res["both_ways"] = both_ways(m, load(os.path.join(d, "split", "merged", "merged.json")))
     tr = truth.get("straggler")
     clear = truth and (truth.get("straggler_share") or 0) >= 0.5 and \
         ((truth.get("lateness_us") or {}).get("p50") or 0) >= 10
@@ -118,12 +160,15 @@ def line(r):
     lt = t.get("lateness_us") or {}
     dd = " ".join("r%s %+.2f%%" % (k, v) for k, v in sorted(r["decode_diff_pct"].items()))
     return ("%s: exit %s %ss | truth straggler %s (%.0f%% of collectives, late p50 %.1f us) | "
-            "llmprof %s (%s us) via %s | %s | labels %s | decode %s | residual %s" % (
+            "llmprof %s (%s us) via %s | %s | labels %s | decode %s | residual %s%s" % (
                 r["name"], r["exit"], r["seconds"], t.get("straggler"),
                 100 * (t.get("straggler_share") or 0), lt.get("p50") or 0,
                 r["named"], "%.1f" % r["named_late_us"] if r["named_late_us"] is not None else "-",
                 r["source"], {True: "AGREE", False: "DISAGREE", None: "no truth"}[r["agree"]],
-                r["rank_labels"], dd or "-", r.get("residual")))
+                r["rank_labels"], dd or "-", r.get("residual"),
+                " | clocks %s %s | trust %s" % (r.get("stated_clocks"), r.get("clocks"),
+                                               r.get("trust")) if r.get("clocks") else "")
+            + (" | both ways: %s" % r["both_ways"] if r.get("both_ways") else ""))
 
 
 def runs(w):
@@ -140,14 +185,17 @@ def main():
             r = judge(d)
             key = re.sub(r"-r\d+(-b)?$", "", r["name"])
             groups.setdefault(key, []).append(r)
-        print("%-28s %5s %7s %9s %s" % ("configuration", "runs", "agree", "exit!=0", "worst decode diff %"))
+        print("%-28s %5s %7s %9s %-19s %s" % ("configuration", "runs", "agree", "exit!=0",
+                                              "worst decode diff %", "both ways same"))
         for k, rs in sorted(groups.items()):
             ag = sum(1 for r in rs if r["agree"])
             judged = sum(1 for r in rs if r["agree"] is not None)
             bad = sum(1 for r in rs if r["exit"] != "0")
             worst = max((abs(v) for r in rs for v in r["decode_diff_pct"].values()), default=None)
-            print("%-28s %5d %3d/%-3d %9d %s" % (k, len(rs), ag, judged, bad,
-                                                  "%.2f" % worst if worst is not None else "-"))
+            bw = [r["both_ways"] for r in rs if r.get("both_ways")]
+            print("%-28s %5d %3d/%-3d %9d %-19s %s" % (
+                k, len(rs), ag, judged, bad, "%.2f" % worst if worst is not None else "-",
+                "%d/%d" % (sum(x == "same" for x in bw), len(bw)) if bw else "-"))
         return
     for d in sys.argv[1:]:
         print(line(judge(d)))

@@ -11,7 +11,10 @@
 #   launch-<backend>   torchrun --no-python llmprof profile --rank-dir RUN ...
 #                      (one llmprof per rank, then the automatic merge)
 # backend: builtin or nsys. Each run's verdict is printed by ranks_eval.py
-# (one line a run) and gathered in $OUT/ranks-summary.json; with KEEP=1 each
+# (one line a run) and gathered in $OUT/ranks-summary.json; a single-command
+# run's trace is also split into the per-rank files the launcher path writes
+# and merged ($stage/gpu-bin/trace-tool split-ranks), and ranks_eval.py says
+# whether both give the same straggler, wait and transfer (1 %); with KEEP=1 each
 # run's small files and traces are packed into $OUT/ranks-data-*.tar.xz
 # (under 16 MiB a part) for tests/data fixtures.
 #
@@ -40,6 +43,20 @@ echo "gpus: $ngpu; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noh
 echo "torch: $(python3 -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())')"
 echo "NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-unset}"
 
+# The same trace both ways: the single command's analysis (its bundle) and
+# the per-rank files the launcher path would write from it (trace-tool
+# split-ranks, the product's writer), merged; ranks_eval.py compares them.
+both_ways() { # RUN_DIR
+	local d=$1 tr tool=$stage/gpu-bin/trace-tool
+	[ -x "$tool" ] || return 0
+	for tr in "$d/bundle/trace/trace.sqlite" "$d/bundle/nsys/run.sqlite"; do
+		[ -f "$tr" ] || continue
+		"$tool" split-ranks "$tr" "$d/split" >>"$d/err.txt" 2>&1 &&
+			"$B/llmprof" merge "$d/split" >>"$d/out.txt" 2>>"$d/err.txt"
+		return 0
+	done
+}
+
 run_one() { # NAME N VARIANT MODE DEVICES
 	local name=$1 n=$2 variant=$3 mode=$4 devs=$5 t0=$SECONDS rc
 	local d=$w/$name
@@ -64,6 +81,7 @@ run_one() { # NAME N VARIANT MODE DEVICES
 		local run
 		run=$(sed -n 's/^run: //p' "$d/out.txt")
 		[ -n "$run" ] && mv "$run" "$d/bundle"
+		both_ways "$d"
 		;;
 	launch-*)
 		CUDA_VISIBLE_DEVICES=$devs timeout 400 "${tr[@]}" --no-python "$B/llmprof" profile -q \

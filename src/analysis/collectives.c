@@ -377,6 +377,8 @@ static int check_input(const struct coll_builder *b, const struct coll_rank_inpu
 	for (size_t i = 0; i < b->nranks; i++)
 		if (b->ranks[i].info.rank == in->rank)
 			return error_set(err, "rank %d was added twice", in->rank);
+	if (in->clock < 0)
+		return error_set(err, "rank %d: clock id %d", in->rank, in->clock);
 	for (size_t w = 0; w < in->nwindows; w++)
 		if (in->windows[w].end < in->windows[w].start)
 			return error_set(err, "rank %d: stage window %zu ends before it starts",
@@ -398,6 +400,7 @@ int coll_builder_add_rank(struct coll_builder *b, const struct coll_rank_input *
 	memset(br, 0, sizeof(*br));
 	br->info.rank = in->rank;
 	br->info.host = in->host;
+	br->info.clock = in->clock;
 	refs = xmalloc((in->nkernels + 1) * sizeof(*refs));
 	br->recs = xmalloc((in->nkernels + 1) * sizeof(*br->recs));
 	for (size_t i = 0; i < in->nkernels; i++) {
@@ -461,7 +464,7 @@ void coll_result_release(struct coll_result *r)
 	free(r->instances);
 	free(r->calls);
 	free(r->mismatches);
-	free(r->hosts);
+	free(r->clocks);
 	free(r->stragglers);
 	memset(r, 0, sizeof(*r));
 }

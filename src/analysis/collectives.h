@@ -20,18 +20,23 @@
  *   the difference is reported (struct coll_mismatch) and none of that
  *   sequence is matched: which call is missing cannot be told from order
  *   alone, and a guess would shift every later pair.
- * - Clocks: ranks with the same host id share one clock. Across hosts, each
- *   host's offset to the reference host (the lowest host id) is estimated
- *   from matched collectives' END times, which are near-simultaneous on all
- *   ranks whatever the arrival order (the data moves only once everyone has
- *   arrived; nsys-jax's method): offset(h) = median over matched instances of
- *   (median end on h - median end on the reference host). Every time of a
- *   rank on h is then moved by -offset(h). The residual (what is left of end
- *   differences after alignment) is reported: its median absolute value is
- *   the uncertainty of every cross-host wait. Assumptions: clocks drift
- *   little over the capture (one constant offset per host), and at least one
- *   matched collective spans the host and the reference host; a host with
- *   none keeps offset 0 and is flagged.
+ * - Clocks: ranks with the same clock id (struct coll_rank_input.clock: a
+ *   clock domain, such as one host's boot of one clock source) are taken to
+ *   share one clock; the caller says which. Each other domain's offset to the
+ *   reference domain (the lowest clock id) is estimated from matched
+ *   collectives' END times, which are near-simultaneous on all ranks
+ *   whatever the arrival order (the data moves only once everyone has
+ *   arrived; nsys-jax's method): offset(d) = median over matched instances
+ *   of (median end in d - median end in the reference). Every time of a rank
+ *   in d is then moved by -offset(d). The residual is then ALWAYS measured,
+ *   also between ranks said to share a clock, so that a wrong claim shows:
+ *   per (matched instance, rank), the rank's aligned end - the median
+ *   aligned end of the OTHER ranks. Its median absolute value (per rank, per
+ *   domain, overall) is the uncertainty of every wait; above
+ *   COLL_RESIDUAL_HIGH_NS a finding says so. Assumptions: clocks drift
+ *   little over the capture (one constant offset per domain), and at least
+ *   one collective is matched; without one no domain is aligned and no
+ *   residual exists (samples 0: nothing to say, never "0 us").
  * - Per matched instance (aligned clock): arrival (start) per rank, last
  *   arrival, wait per rank = last arrival - own arrival (time spent waiting
  *   for the slowest peer, at most the call's duration), transfer = duration -
@@ -110,11 +115,12 @@ struct coll_window {
 
 struct coll_rank_input {
 	int rank;			   /* rank id, unique */
-	int host;			   /* ranks with the same host id share a clock */
+	int host;			   /* the caller's host id, for the findings */
 	const struct coll_kernel *kernels; /* borrowed; any order */
 	size_t nkernels;
 	const struct coll_window *windows; /* borrowed; NULL when none */
 	size_t nwindows;
+	int clock; /* clock domain id (>= 0): ranks with the same one share a clock */
 };
 
 struct coll_type_stat {
@@ -134,8 +140,9 @@ struct coll_stage_stat {
 };
 
 struct coll_rank {
-	int rank, host;
+	int rank, host, clock;
 	int64_t clock_offset_ns; /* subtracted from this rank's times to align them */
+	int64_t residual_ns;	 /* median |residual| of its ends; 0 without samples */
 	struct coll_type_stat by_type[COLL_NTYPES];
 	size_t calls, unmatched; /* NCCL kernels; those in no matched instance */
 	size_t nccl_streams;
@@ -176,13 +183,16 @@ struct coll_mismatch {
 	size_t ranks_short;	/* ranks with fewer than max_calls */
 };
 
-struct coll_host {
-	int host;
+/* One clock domain: the ranks of one clock id. */
+struct coll_clock {
+	int clock;
+	int host; /* the host id of its first rank */
 	size_t ranks;
-	int64_t offset_ns;   /* its clock minus the reference host's */
+	int64_t offset_ns;   /* its clock minus the reference domain's */
 	int aligned;	     /* 1 when offset_ns was estimated (or it is the reference) */
-	size_t samples;	     /* matched instances the estimate used */
-	int64_t residual_ns; /* median |residual| over those instances */
+	size_t samples;	     /* residual samples of its ranks (instances x ranks) */
+	int64_t residual_ns; /* median |residual| over those samples */
+	int64_t residual_max_ns;
 };
 
 /* A rank that arrived last at least once; sorted by count, then lateness. */
@@ -203,11 +213,11 @@ struct coll_result {
 	struct coll_call *calls; /* ninstances x nranks, rows of nranks */
 	struct coll_mismatch *mismatches;
 	size_t nmismatches;
-	struct coll_host *hosts; /* sorted by host id; hosts[0] is the reference */
-	size_t nhosts;
-	int64_t residual_median_ns; /* median |residual| over every non-reference sample */
+	struct coll_clock *clocks; /* sorted by clock id; clocks[0] is the reference */
+	size_t nclocks;
+	int64_t residual_median_ns; /* median |residual| over every (instance, rank) */
 	int64_t residual_max_ns;    /* largest |residual| */
-	size_t residual_samples;
+	size_t residual_samples;    /* 0 only without 2 ranks and a matched instance */
 	struct coll_straggler *stragglers;
 	size_t nstragglers;
 };
@@ -245,7 +255,7 @@ long coll_result_rank_index(const struct coll_result *r, int rank);
 #define COLL_STRAGGLER_SHARE 0.5     /* arrives last in at least half the matched collectives */
 #define COLL_STRAGGLER_MIN_NS 10000  /* mean lateness: below 10 us it is launch jitter */
 #define COLL_EXPOSED_SHARE_HIGH 0.10 /* exposed communication / stage window time */
-#define COLL_RESIDUAL_HIGH_NS 50000  /* clock residual making cross-host waits uncertain */
+#define COLL_RESIDUAL_HIGH_NS 50000  /* clock residual making waits uncertain */
 
 /* One finding, as struct report_finding (model/model.h) holds it, so that a
  * caller adds it with report_model_add_finding(m, f->severity, f->code,

@@ -125,23 +125,30 @@ static void rule_mismatch(struct flist *l, const struct coll_result *r)
 
 static void rule_residual(struct flist *l, const struct coll_result *r)
 {
-	if (r->nhosts < 2)
-		return;
-	for (size_t h = 1; h < r->nhosts; h++)
-		if (!r->hosts[h].aligned)
+	const struct coll_rank *worst = NULL;
+
+	for (size_t h = 1; h < r->nclocks; h++)
+		if (!r->clocks[h].aligned)
 			add(l, FINDING_WARNING, "clock-unaligned",
-			    "Capture at least one collective that spans every host.",
-			    "Host %d shares no matched collective with host %d: its clock "
-			    "could not be aligned, and waits across the two are not comparable.",
-			    r->hosts[h].host, r->hosts[0].host);
-	if (r->residual_samples && r->residual_median_ns > COLL_RESIDUAL_HIGH_NS)
+			    "Capture at least one collective on every rank.",
+			    "Clock %d (rank%s of host %d) shares no matched collective with clock "
+			    "%d: it could not be aligned, and waits across the two are not "
+			    "comparable.",
+			    r->clocks[h].clock, r->clocks[h].ranks > 1 ? "s" : "",
+			    r->clocks[h].host, r->clocks[0].clock);
+	for (size_t i = 0; i < r->nranks; i++)
+		if (!worst || r->ranks[i].residual_ns > worst->residual_ns)
+			worst = &r->ranks[i];
+	if (r->residual_samples && worst && r->residual_median_ns > COLL_RESIDUAL_HIGH_NS)
 		add(l, FINDING_WARNING, "clock-residual",
-		    "Clocks drift or collective ends differ across hosts: read waits across "
-		    "hosts as uncertain by this much.",
-		    "After aligning host clocks on collective end times, ends still differ by "
-		    "%.1f us (median, %zu samples; largest %.1f us).",
+		    "Clocks drift, a rank's times are not of the clock it states, or collective "
+		    "ends differ across ranks: read every wait and lateness as uncertain by this "
+		    "much.",
+		    "After aligning clocks on collective end times, a rank's ends still differ "
+		    "from the other ranks' by %.1f us (median, %zu samples; largest %.1f us; "
+		    "rank %d the most, %.1f us).",
 		    us((double)r->residual_median_ns), r->residual_samples,
-		    us((double)r->residual_max_ns));
+		    us((double)r->residual_max_ns), worst->rank, us((double)worst->residual_ns));
 }
 
 static int cmp_severity(const void *a, const void *b)

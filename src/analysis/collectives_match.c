@@ -195,40 +195,41 @@ static void fill_calls(struct keys *k, struct coll_builder *b, struct coll_resul
 	}
 }
 
-/* Host of each rank as an index into out->hosts (sorted host ids). */
-static size_t *rank_hosts(struct coll_result *out)
+/* Clock domain of each rank as an index into out->clocks (sorted ids). */
+static size_t *rank_clocks(struct coll_result *out)
 {
-	size_t *hidx = xmalloc((out->nranks + 1) * sizeof(*hidx));
+	size_t *cidx = xmalloc((out->nranks + 1) * sizeof(*cidx));
 
-	out->hosts = xcalloc(out->nranks + 1, sizeof(*out->hosts));
+	out->clocks = xcalloc(out->nranks + 1, sizeof(*out->clocks));
 	for (size_t r = 0; r < out->nranks; r++) {
 		size_t h = 0;
 
-		while (h < out->nhosts && out->hosts[h].host < out->ranks[r].host)
+		while (h < out->nclocks && out->clocks[h].clock < out->ranks[r].clock)
 			h++;
-		if (h == out->nhosts || out->hosts[h].host != out->ranks[r].host) {
-			memmove(out->hosts + h + 1, out->hosts + h,
-				(out->nhosts - h) * sizeof(*out->hosts));
-			memset(&out->hosts[h], 0, sizeof(out->hosts[h]));
-			out->hosts[h].host = out->ranks[r].host;
-			out->nhosts++;
+		if (h == out->nclocks || out->clocks[h].clock != out->ranks[r].clock) {
+			memmove(out->clocks + h + 1, out->clocks + h,
+				(out->nclocks - h) * sizeof(*out->clocks));
+			memset(&out->clocks[h], 0, sizeof(out->clocks[h]));
+			out->clocks[h].clock = out->ranks[r].clock;
+			out->clocks[h].host = out->ranks[r].host;
+			out->nclocks++;
 		}
-		out->hosts[h].ranks++;
+		out->clocks[h].ranks++;
 	}
 	for (size_t r = 0; r < out->nranks; r++)
-		for (size_t h = 0; h < out->nhosts; h++)
-			if (out->hosts[h].host == out->ranks[r].host)
-				hidx[r] = h;
-	return hidx;
+		for (size_t h = 0; h < out->nclocks; h++)
+			if (out->clocks[h].clock == out->ranks[r].clock)
+				cidx[r] = h;
+	return cidx;
 }
 
-/* Per instance, the median end of each host's ranks: [inst * nhosts + h].
- * The ranks are visited grouped by host (order[] with host h's ranks at
- * first[h]..first[h + 1]), so an instance costs O(ranks), not O(ranks x
- * hosts). */
-static int64_t *host_ends(const struct coll_result *out, const size_t *hidx)
+/* Per instance, the median end of each domain's ranks: [inst * ndom + d].
+ * The ranks are visited grouped by domain (order[] with domain d's ranks
+ * at first[d]..first[d + 1]), so an instance costs O(ranks), not O(ranks x
+ * domains). */
+static int64_t *clock_ends(const struct coll_result *out, const size_t *cidx)
 {
-	size_t nh = out->nhosts, nr = out->nranks;
+	size_t nh = out->nclocks, nr = out->nranks;
 	int64_t *med = xmalloc((out->ninstances * nh + 1) * sizeof(*med));
 	int64_t *tmp = xmalloc((nr + 1) * sizeof(*tmp));
 	size_t *first = xcalloc(nh + 1, sizeof(*first)),
@@ -236,11 +237,11 @@ static int64_t *host_ends(const struct coll_result *out, const size_t *hidx)
 	size_t *at = xcalloc(nh + 1, sizeof(*at));
 
 	for (size_t r = 0; r < nr; r++)
-		first[hidx[r] + 1]++;
+		first[cidx[r] + 1]++;
 	for (size_t h = 0; h < nh; h++)
 		at[h + 1] = first[h + 1] += first[h];
 	for (size_t r = 0; r < nr; r++)
-		order[at[hidx[r]]++] = r;
+		order[at[cidx[r]]++] = r;
 	free(at);
 	for (size_t i = 0; i < out->ninstances; i++) {
 		const struct coll_call *calls = out->calls + i * nr;
@@ -259,43 +260,107 @@ static int64_t *host_ends(const struct coll_result *out, const size_t *hidx)
 	return med;
 }
 
-/* Estimates each host's offset to hosts[0] from matched END times, moves
- * every call to the reference clock, and records the residuals. */
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of sorted s[0..n) with one element of value v left out
+ * (n >= 2), as coll_median would give for the n - 1 others. */
+static int64_t median_without(const int64_t *s, size_t n, int64_t v)
+{
+	size_t lo = 0, hi = n, m = n - 1, k;
+	int64_t a, b;
+
+	while (lo < hi) { /* the first position of v */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the j-th of the others: s[j] before v's position, s[j + 1] after */
+	k = m / 2;
+	b = s[k < lo ? k : k + 1];
+	if (m % 2)
+		return b;
+	a = s[k - 1 < lo ? k - 1 : k];
+	return a + (b - a) / 2;
+}
+
+/* The residual of every (instance, rank), in the aligned clock: the rank's
+ * end - the median end of the other ranks, into res[r * ni + i] (absolute
+ * values). Measured for every rank, also those said to share a clock. */
+static void measure_residuals(struct coll_result *out, const size_t *cidx)
+{
+	size_t nr = out->nranks, ni = out->ninstances, nh = out->nclocks;
+	int64_t *res, *srt, *tmp;
+
+	if (nr < 2 || !ni)
+		return;
+	res = xmalloc(st_mult(nr, ni) * sizeof(*res));
+	srt = xmalloc((nr + 1) * sizeof(*srt));
+	for (size_t i = 0; i < ni; i++) {
+		const struct coll_call *calls = out->calls + i * nr;
+
+		for (size_t r = 0; r < nr; r++)
+			srt[r] = calls[r].end;
+		qsort(srt, nr, sizeof(*srt), cmp_i64);
+		for (size_t r = 0; r < nr; r++) {
+			int64_t d = calls[r].end - median_without(srt, nr, calls[r].end);
+
+			d = d < 0 ? -d : d;
+			res[r * ni + i] = d;
+			if (d > out->residual_max_ns)
+				out->residual_max_ns = d;
+			if (d > out->clocks[cidx[r]].residual_max_ns)
+				out->clocks[cidx[r]].residual_max_ns = d;
+		}
+	}
+	tmp = xmalloc(st_mult(nr, ni) * sizeof(*tmp));
+	for (size_t h = 0; h < nh; h++) {
+		size_t n = 0;
+
+		for (size_t r = 0; r < nr; r++)
+			if (cidx[r] == h) {
+				memcpy(tmp + n, res + r * ni, ni * sizeof(*tmp));
+				n += ni;
+			}
+		out->clocks[h].samples = n;
+		out->clocks[h].residual_ns = coll_median(tmp, n);
+	}
+	for (size_t r = 0; r < nr; r++)
+		out->ranks[r].residual_ns = coll_median(res + r * ni, ni);
+	out->residual_samples = nr * ni;
+	out->residual_median_ns = coll_median(res, nr * ni);
+	free(tmp);
+	free(srt);
+	free(res);
+}
+
+/* Estimates each domain's offset to clocks[0] from matched END times,
+ * moves every call to the reference clock, then measures the residuals. */
 static void align_clocks(struct coll_result *out)
 {
-	size_t nh, nr = out->nranks, ni = out->ninstances, nres = 0;
-	size_t *hidx = rank_hosts(out);
-	int64_t *med, *diff, *res;
+	size_t nh, nr = out->nranks, ni = out->ninstances;
+	size_t *cidx = rank_clocks(out);
+	int64_t *med, *diff;
 
-	nh = out->nhosts;
-	med = host_ends(out, hidx);
+	nh = out->nclocks;
+	med = clock_ends(out, cidx);
 	diff = xmalloc((ni + 1) * sizeof(*diff));
-	res = xmalloc((ni * nh + 1) * sizeof(*res));
-	out->hosts[0].aligned = 1;
-	out->hosts[0].samples = ni;
+	out->clocks[0].aligned = 1;
 	for (size_t h = 1; h < nh && ni; h++) {
-		struct coll_host *host = &out->hosts[h];
-		size_t first = nres;
-
 		for (size_t i = 0; i < ni; i++)
 			diff[i] = med[i * nh + h] - med[i * nh];
-		host->offset_ns = coll_median(diff, ni);
-		host->aligned = 1;
-		host->samples = ni;
-		for (size_t i = 0; i < ni; i++) {
-			int64_t d = diff[i] - host->offset_ns;
-
-			res[nres] = d < 0 ? -d : d;
-			if (res[nres] > out->residual_max_ns)
-				out->residual_max_ns = res[nres];
-			nres++;
-		}
-		host->residual_ns = coll_median(res + first, nres - first);
+		out->clocks[h].offset_ns = coll_median(diff, ni);
+		out->clocks[h].aligned = 1;
 	}
-	out->residual_samples = nres;
-	out->residual_median_ns = coll_median(res, nres);
 	for (size_t r = 0; r < nr; r++) {
-		int64_t off = out->hosts[hidx[r]].offset_ns;
+		int64_t off = out->clocks[cidx[r]].offset_ns;
 
 		out->ranks[r].clock_offset_ns = off;
 		for (size_t i = 0; i < ni && off; i++) {
@@ -303,10 +368,10 @@ static void align_clocks(struct coll_result *out)
 			out->calls[i * nr + r].end -= off;
 		}
 	}
-	free(res);
+	measure_residuals(out, cidx);
 	free(diff);
 	free(med);
-	free(hidx);
+	free(cidx);
 }
 
 /* Arrival order, wait and transfer of one instance. tmp has nranks slots. */

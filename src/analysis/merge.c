@@ -160,15 +160,29 @@ out:
 	return ret;
 }
 
-/* Host names to the collectives module's host ids: one id per name. */
-static int host_id(char ***hosts, size_t *nhosts, const char *name)
+/* Distinct names and their ids (index into v). */
+struct merge_names {
+	char **v;
+	size_t n;
+};
+
+/* Names to ids: one id per distinct name, in order of first use (ranks are
+ * read in rank order, so rank 0's host and clock get id 0: the reference). */
+static int name_id(struct merge_names *n, const char *name)
 {
-	for (size_t i = 0; i < *nhosts; i++)
-		if (!strcmp((*hosts)[i], name))
+	for (size_t i = 0; i < n->n; i++)
+		if (!strcmp(n->v[i], name))
 			return (int)i;
-	*hosts = xrealloc(*hosts, (*nhosts + 1) * sizeof(**hosts));
-	(*hosts)[*nhosts] = xstrdup(name);
-	return (int)(*nhosts)++;
+	n->v = xrealloc(n->v, (n->n + 1) * sizeof(*n->v));
+	n->v[n->n] = xstrdup(name);
+	return (int)n->n++;
+}
+
+static void names_release(struct merge_names *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		free(n->v[i]);
+	free(n->v);
 }
 
 /* One line of collectives.tsv split at tabs in place; how many fields. */
@@ -189,6 +203,8 @@ struct tsv_rank {
 	struct coll_window *w;
 	size_t nw, aw;
 	const char *host;
+	const char *clock[3]; /* source, host, boot id; NULL: none stated */
+	int version;
 };
 
 static int parse_tsv_line(char *line, struct tsv_rank *tr, const char *path, size_t lineno,
@@ -200,6 +216,9 @@ static int parse_tsv_line(char *line, struct tsv_rank *tr, const char *path, siz
 
 	if (!strcmp(f[0], "host") && n == 2) {
 		tr->host = f[1];
+	} else if (!strcmp(f[0], "clock") && n == 4 && tr->version >= 2 && !tr->clock[0] &&
+		   !tr->nk && !tr->nw && *f[1]) {
+		tr->clock[0] = f[1], tr->clock[1] = f[2], tr->clock[2] = f[3];
 	} else if (!strcmp(f[0], "window") && n == 4 &&
 		   !parse_i64(f[2], INT64_MIN, INT64_MAX, &a, NULL) &&
 		   !parse_i64(f[3], INT64_MIN, INT64_MAX, &b, NULL)) {
@@ -221,7 +240,8 @@ static int parse_tsv_line(char *line, struct tsv_rank *tr, const char *path, siz
 
 /* Reads rdir/collectives.tsv (when there is one) into the builder. */
 static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_builder *b,
-			   char ***hosts, size_t *nhosts, int *added, struct strbuf *err)
+			   struct merge_names *hosts, struct merge_names *clocks, int *added,
+			   struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT, buf = STRBUF_INIT;
 	struct tsv_rank tr = {0};
@@ -236,8 +256,12 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 	}
 	if (read_regular_file(p.buf, INPUT_CAP_DATA, &buf, err))
 		goto out;
-	if (strncmp(buf.buf, RANK_SUMMARY_MAGIC "\n", strlen(RANK_SUMMARY_MAGIC) + 1)) {
-		error_set(err, "%s: not an llmprof %s (version 1)", p.buf,
+	if (!strncmp(buf.buf, RANK_SUMMARY_MAGIC "\n", strlen(RANK_SUMMARY_MAGIC) + 1))
+		tr.version = 2;
+	else if (!strncmp(buf.buf, RANK_SUMMARY_MAGIC_V1 "\n", strlen(RANK_SUMMARY_MAGIC_V1) + 1))
+		tr.version = 1;
+	else {
+		error_set(err, "%s: not an llmprof %s (version 1 or 2)", p.buf,
 			  bundle_art(BA_COLLECTIVES));
 		goto out;
 	}
@@ -260,8 +284,22 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 	mr->collectives = tr.nk;
 	{
 		struct coll_rank_input in = {
-		    mr->rank, host_id(hosts, nhosts, mr->host), tr.k, tr.nk, tr.w, tr.nw};
+		    mr->rank, name_id(hosts, mr->host), tr.k, tr.nk, tr.w, tr.nw, 0};
+		struct strbuf dom = STRBUF_INIT;
 
+		/* a stated clock is a domain shared with every rank that
+		 * states the same one; a rank that states none is a domain
+		 * of its own ('\n' cannot be in a field: no clash) */
+		if (tr.clock[0]) {
+			strbuf_addf(&dom, "%s on %s (boot %s)", tr.clock[0], tr.clock[1],
+				    *tr.clock[2] ? tr.clock[2] : "not recorded");
+			mr->clock = xstrdup(dom.buf);
+		} else {
+			strbuf_addf(&dom, "\nrank %d", mr->rank);
+		}
+		in.clock = name_id(clocks, dom.buf);
+		mr->clock_id = in.clock;
+		strbuf_release(&dom);
 		if (coll_builder_add_rank(b, &in, err))
 			goto out;
 	}
@@ -383,8 +421,8 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 {
 	struct strbuf rd = STRBUF_INIT, p = STRBUF_INIT;
 	struct coll_builder *b = coll_builder_new();
-	char **hosts = NULL;
-	size_t nhosts = 0, n = 0;
+	struct merge_names hosts = {0}, clocks = {0};
+	size_t n = 0;
 	int *ids = NULL, added = 0, ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -412,13 +450,14 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%d", rd.buf, ids[i]);
 		if (read_rank_json(p.buf, mr, &out->world_size, err) ||
-		    (!mr->failed && add_collectives(p.buf, mr, b, &hosts, &nhosts, &added, err))) {
+		    (!mr->failed && add_collectives(p.buf, mr, b, &hosts, &clocks, &added, err))) {
 			out->nranks++;
 			goto out;
 		}
 		if (!mr->host)
 			mr->host = xstrdup("");
 		out->nfailed += (size_t)mr->failed;
+		out->nunstated += !mr->failed && mr->collectives && !mr->clock;
 	}
 	find_missing(out);
 	fill_stats(out);
@@ -434,12 +473,13 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 		out->slowest_rank = out->coll.stragglers[0].rank;
 		out->slowest_by = "arriving last at NCCL collectives";
 	}
+	if (added)
+		out->nfindings = coll_findings(&out->coll, "decode", &out->findings);
 	ret = 0;
 out:
 	coll_builder_free(b);
-	for (size_t i = 0; i < nhosts; i++)
-		free(hosts[i]);
-	free(hosts);
+	names_release(&hosts);
+	names_release(&clocks);
 	free(ids);
 	strbuf_release(&rd);
 	strbuf_release(&p);
@@ -467,6 +507,7 @@ void merge_result_release(struct merge_result *r)
 	for (size_t i = 0; i < r->nranks; i++) {
 		free(r->ranks[i].host);
 		free(r->ranks[i].why);
+		free(r->ranks[i].clock);
 		for (size_t j = 0; j < r->ranks[i].nnccl; j++)
 			free(r->ranks[i].nccl[j].type);
 		free(r->ranks[i].nccl);
@@ -474,6 +515,7 @@ void merge_result_release(struct merge_result *r)
 	}
 	free(r->ranks);
 	free(r->missing);
+	coll_findings_free(r->findings, r->nfindings);
 	if (r->have_coll)
 		coll_result_release(&r->coll);
 	memset(r, 0, sizeof(*r));

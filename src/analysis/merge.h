@@ -4,7 +4,11 @@
  * trace, so its cost grows with ranks and collectives, not trace size.
  * Ranks are read one at a time; collectives go through analysis/
  * collectives.h one rank at a time (coll_builder_add_rank). docs/
- * run-bundle.md describes the output.
+ * run-bundle.md describes the output. Clocks (docs/collectives.md): ranks
+ * whose collectives.tsv states the same clock (source, host, boot) are one
+ * clock domain, a rank that states none is a domain of its own; every
+ * domain is aligned on collective ends and the residual is measured over
+ * every rank (collectives.h).
  *
  * Ownership: struct merge_result owns everything it points to
  * (merge_result_release()). */
@@ -36,6 +40,11 @@ struct merge_rank {
 	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES], step_p50_ms[MERGE_NSTAGES];
 	size_t kernels[MERGE_NSTAGES];
 	size_t collectives; /* NCCL kernels in its collectives.tsv */
+	/* owned: the clock its collectives.tsv states ("realtime on HOST (boot
+	 * ID)"), NULL when it states none (a version 1 file, or a trace that
+	 * records no session start: its times start at its own origin) */
+	char *clock;
+	int clock_id; /* its clock domain (struct coll_rank.clock) */
 	/* prefill MFU and decode MBU (datasheet peak, 0..1) as the rank's own
 	 * metrics.json states them: the model's whole work in its stage time;
 	 * -1 = not stated. The merge shares the work (merge_result.split). */
@@ -70,7 +79,8 @@ struct merge_stage {
 struct merge_result {
 	struct merge_rank *ranks; /* the folders found, sorted by rank */
 	size_t nranks, nfailed;
-	int *missing; /* rank ids in [0, world_size) with no folder */
+	size_t nunstated; /* ranks with collectives that state no clock */
+	int *missing;	  /* rank ids in [0, world_size) with no folder */
 	size_t nmissing;
 	int world_size; /* largest recorded in rank.json, else highest rank + 1 */
 	struct merge_stage stages[MERGE_NSTAGES];
@@ -85,6 +95,10 @@ struct merge_result {
 	 * REPLICA: 1); NONE and UNKNOWN give none */
 	enum merge_split split;
 	int divisor;
+	/* the collectives' findings (coll_findings(): straggler, exposed
+	 * decode communication, mismatches, clocks), most severe first */
+	struct coll_finding *findings;
+	size_t nfindings;
 };
 
 /* A rank's share of its stated MFU (prefill) or MBU (decode) under r's

@@ -53,7 +53,8 @@ static int add_part(struct coll_builder *b, int id, int host, const struct trace
 		    const struct stage_config *sc, struct strbuf *err)
 {
 	struct coll_kernel *k = xmalloc(st_mult(v->nkernels + 1, sizeof(*k)));
-	struct coll_rank_input in = {id, host, k, v->nkernels, NULL, 0};
+	/* one trace has one timebase per host that recorded it */
+	struct coll_rank_input in = {id, host, k, v->nkernels, NULL, 0, host};
 	struct coll_window *w = part_windows(v, sc, &in.nwindows);
 	int ret;
 
@@ -173,12 +174,13 @@ static void copy_result(struct report_model *m, const struct coll_result *r)
 		    (int)s->rank_index, s->count, s->late_ns, s->mean_late_ns, s->share};
 	}
 	c->nr_stragglers = r->nstragglers;
-	for (size_t h = 0; h < r->nhosts && h < c->nr_hosts; h++) {
-		c->hosts[h].ranks = r->hosts[h].ranks;
-		c->hosts[h].samples = r->hosts[h].samples;
-		c->hosts[h].offset_ns = r->hosts[h].offset_ns;
-		c->hosts[h].residual_ns = r->hosts[h].residual_ns;
-		c->hosts[h].aligned = r->hosts[h].aligned;
+	/* clock ids are the host ids here (add_part), so clocks[h] is host h */
+	for (size_t h = 0; h < r->nclocks && h < c->nr_hosts; h++) {
+		c->hosts[h].ranks = r->clocks[h].ranks;
+		c->hosts[h].samples = r->clocks[h].samples;
+		c->hosts[h].offset_ns = r->clocks[h].offset_ns;
+		c->hosts[h].residual_ns = r->clocks[h].residual_ns;
+		c->hosts[h].aligned = r->clocks[h].aligned;
 	}
 	c->residual_median_ns = r->residual_median_ns;
 	c->residual_max_ns = r->residual_max_ns;

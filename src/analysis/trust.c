@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/collectives.h"
 #include "analysis/trust.h"
 #include "core/strbuf.h"
 #include "core/banned.h"
@@ -166,4 +167,16 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 	    "host clock%s shifted to align ranks (residual %.1f us median, %.1f us max)", s(hosts),
 	    (double)m->ranks.coll.residual_median_ns / 1e3,
 	    (double)m->ranks.coll.residual_max_ns / 1e3);
+	/* measured for every rank, also those sharing a clock: above the
+	 * threshold, the clocks are not what they seem (the clock-residual
+	 * finding says more) */
+	ADD("clock-residual",
+	    (uint64_t)(m->ranks.coll.residual_samples &&
+		       m->ranks.coll.residual_median_ns > COLL_RESIDUAL_HIGH_NS),
+	    TRUST_NO_THRESHOLD, "every wait, transfer and straggler lateness",
+	    "clock residual after alignment above %.0f us: %.1f us median, %.1f us max over %llu "
+	    "samples",
+	    COLL_RESIDUAL_HIGH_NS / 1e3, (double)m->ranks.coll.residual_median_ns / 1e3,
+	    (double)m->ranks.coll.residual_max_ns / 1e3,
+	    (unsigned long long)m->ranks.coll.residual_samples);
 }

@@ -301,6 +301,14 @@ void report_coll_md(const struct report_model *m, struct strbuf *out)
 				   "differ after alignment, and how uncertain waits across hosts "
 				   "are.\n\n");
 		table_write_md(&t, out);
+	} else if (c->residual_samples) {
+		/* one clock: still checked, each rank's ends against the others' */
+		strbuf_addf(out,
+			    "\nClock: one host, one timebase; collective ends still differ by "
+			    "%.1f us between ranks (median; largest %.1f us; %llu samples), how "
+			    "uncertain every wait is.\n",
+			    (double)c->residual_median_ns / 1e3, (double)c->residual_max_ns / 1e3,
+			    (unsigned long long)c->residual_samples);
 	}
 	table_release(&t);
 	if (c->nr_mismatches)

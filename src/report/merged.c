@@ -9,6 +9,7 @@
 #include "core/bundle_dir.h"
 #include "core/fsutil.h"
 #include "core/util.h"
+#include "model/model.h"
 #include "model/table.h"
 #include "report/merged.h"
 #include "core/banned.h"
@@ -22,20 +23,33 @@ static json_t *jstat(const struct merge_stat *s)
 			 "max_rank", s->max_rank);
 }
 
+/* The residual after alignment; null without samples (fewer than two
+ * ranks or no matched collective: nothing was measured). */
+static json_t *jresidual(const struct coll_result *c)
+{
+	if (!c->residual_samples)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I}", "median_ns", (json_int_t)c->residual_median_ns,
+			 "max_ns", (json_int_t)c->residual_max_ns, "samples",
+			 (json_int_t)c->residual_samples, "threshold_ns",
+			 (json_int_t)COLL_RESIDUAL_HIGH_NS);
+}
+
 static json_t *jcoll(const struct coll_result *c)
 {
-	json_t *ranks = json_array(), *strag = json_array(), *hosts = json_array();
+	json_t *ranks = json_array(), *strag = json_array(), *clocks = json_array();
 
 	for (size_t i = 0; i < c->nranks; i++) {
 		const struct coll_rank *r = &c->ranks[i];
 
 		json_array_append_new(
 		    ranks,
-		    json_pack("{s:i, s:i, s:I, s:i, s:f, s:f, s:f, s:i}", "rank", r->rank, "calls",
-			      (int)r->calls, "clock_offset_ns", (json_int_t)r->clock_offset_ns,
-			      "unmatched", (int)r->unmatched, "wait_ms", r->wait_ns / 1e6,
-			      "transfer_ms", r->transfer_ns / 1e6, "comm_ms", r->comm_ns / 1e6,
-			      "arrived_last", (int)r->last_count));
+		    json_pack("{s:i, s:i, s:i, s:I, s:I, s:i, s:f, s:f, s:f, s:i}", "rank", r->rank,
+			      "calls", (int)r->calls, "clock", r->clock, "clock_offset_ns",
+			      (json_int_t)r->clock_offset_ns, "residual_ns",
+			      (json_int_t)r->residual_ns, "unmatched", (int)r->unmatched, "wait_ms",
+			      r->wait_ns / 1e6, "transfer_ms", r->transfer_ns / 1e6, "comm_ms",
+			      r->comm_ns / 1e6, "arrived_last", (int)r->last_count));
 	}
 	for (size_t i = 0; i < c->nstragglers; i++)
 		json_array_append_new(strag, json_pack("{s:i, s:i, s:f, s:f}", "rank",
@@ -43,16 +57,17 @@ static json_t *jcoll(const struct coll_result *c)
 						       (int)c->stragglers[i].count, "mean_late_us",
 						       c->stragglers[i].mean_late_ns / 1e3, "share",
 						       c->stragglers[i].share));
-	for (size_t i = 0; i < c->nhosts; i++)
+	for (size_t i = 0; i < c->nclocks; i++)
 		json_array_append_new(
-		    hosts, json_pack("{s:i, s:i, s:I, s:b, s:i, s:I}", "host", c->hosts[i].host,
-				     "ranks", (int)c->hosts[i].ranks, "offset_ns",
-				     (json_int_t)c->hosts[i].offset_ns, "aligned",
-				     c->hosts[i].aligned, "samples", (int)c->hosts[i].samples,
-				     "residual_ns", (json_int_t)c->hosts[i].residual_ns));
-	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:I}", "instances", (int)c->ninstances,
+		    clocks, json_pack("{s:i, s:i, s:I, s:b, s:i, s:I, s:I}", "clock",
+				      c->clocks[i].clock, "ranks", (int)c->clocks[i].ranks,
+				      "offset_ns", (json_int_t)c->clocks[i].offset_ns, "aligned",
+				      c->clocks[i].aligned, "samples", (int)c->clocks[i].samples,
+				      "residual_ns", (json_int_t)c->clocks[i].residual_ns,
+				      "residual_max_ns", (json_int_t)c->clocks[i].residual_max_ns));
+	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o}", "instances", (int)c->ninstances,
 			 "mismatches", (int)c->nmismatches, "ranks", ranks, "stragglers", strag,
-			 "hosts", hosts, "residual_median_ns", (json_int_t)c->residual_median_ns);
+			 "clocks", clocks, "residual", jresidual(c));
 }
 
 /* How the model's work is shared, in one sentence; "" with none. */
@@ -171,10 +186,99 @@ static json_t *jsplit(const struct merge_result *r)
 			 "basis", split_basis(r));
 }
 
+/* The clock a domain's ranks state, or NULL when its rank states none. */
+static const char *clock_name(const struct merge_result *r, int clock)
+{
+	for (size_t i = 0; i < r->nranks; i++)
+		if (!r->ranks[i].failed && r->ranks[i].collectives && r->ranks[i].clock_id == clock)
+			return r->ranks[i].clock;
+	return NULL;
+}
+
+/* What makes the cross-rank times less certain, one sentence each (the
+ * trust items of the merge, also in merged.json "trust"). */
+static void trust_items(const struct merge_result *r, json_t *out)
+{
+	const struct coll_result *c = &r->coll;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!r->have_coll)
+		return;
+	if (r->nunstated) {
+		strbuf_addstr(&sb, "rank");
+		strbuf_addstr(&sb, r->nunstated > 1 ? "s" : "");
+		for (size_t i = 0, k = 0; i < r->nranks; i++)
+			if (!r->ranks[i].failed && r->ranks[i].collectives && !r->ranks[i].clock)
+				strbuf_addf(&sb, "%s %d", k++ ? "," : "", r->ranks[i].rank);
+		strbuf_addf(&sb,
+			    " state%s no clock (a %s of version 1, or a trace without a session "
+			    "start: times from each process's own origin), so %s aligned on "
+			    "collective ends alone",
+			    r->nunstated > 1 ? "" : "s", bundle_art(BA_COLLECTIVES),
+			    r->nunstated > 1 ? "they were" : "it was");
+		json_array_append_new(out, json_string(sb.buf));
+		strbuf_reset(&sb);
+	}
+	for (size_t h = 1; h < c->nclocks; h++)
+		if (!c->clocks[h].aligned) {
+			strbuf_addf(&sb,
+				    "clock %d shares no matched collective with clock %d: not "
+				    "aligned, its waits are not comparable",
+				    c->clocks[h].clock, c->clocks[0].clock);
+			json_array_append_new(out, json_string(sb.buf));
+			strbuf_reset(&sb);
+		}
+	if (c->residual_samples && c->residual_median_ns > COLL_RESIDUAL_HIGH_NS) {
+		strbuf_addf(&sb,
+			    "clock residual after alignment %.1f us (median; above %.0f us): "
+			    "waits and lateness are uncertain by that much",
+			    c->residual_median_ns / 1e3, COLL_RESIDUAL_HIGH_NS / 1e3);
+		json_array_append_new(out, json_string(sb.buf));
+	} else if (!c->residual_samples && c->nranks > 1) {
+		json_array_append_new(out, json_string("no collective matched across the ranks: "
+						       "clocks not aligned, no residual measured"));
+	}
+	strbuf_release(&sb);
+}
+
+static json_t *jfindings(const struct merge_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct coll_finding *f = &r->findings[i];
+
+		json_array_append_new(
+		    a, json_pack("{s:s, s:s, s:s, s:o}", "severity",
+				 finding_severity_name((enum finding_severity)f->severity), "code",
+				 f->code, "text", f->text, "recommendation",
+				 f->recommendation ? json_string(f->recommendation) : json_null()));
+	}
+	return a;
+}
+
+/* The findings, most severe first: what each says and what to do. */
+static void md_findings(struct strbuf *sb, const struct merge_result *r)
+{
+	if (!r->nfindings)
+		return;
+	strbuf_addstr(sb, "\n## Findings\n\n");
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct coll_finding *f = &r->findings[i];
+
+		strbuf_addf(sb, "- **%s** (`%s`): %s",
+			    finding_severity_name((enum finding_severity)f->severity), f->code,
+			    f->text);
+		if (f->recommendation)
+			strbuf_addf(sb, " %s", f->recommendation);
+		strbuf_addch(sb, '\n');
+	}
+}
+
 static char *merged_json(const struct merge_result *r)
 {
 	json_t *root = json_object(), *ranks = json_array(), *missing = json_array();
-	json_t *stages = json_array();
+	json_t *stages = json_array(), *trust = json_array();
 	char *text;
 
 	for (size_t i = 0; i < r->nranks; i++) {
@@ -185,6 +289,7 @@ static char *merged_json(const struct merge_result *r)
 
 		if (m->failed)
 			json_object_set_new(o, "why", json_string(m->why));
+		json_object_set_new(o, "clock", m->clock ? json_string(m->clock) : json_null());
 		json_object_set_new(o, "nccl_calls", jnccl(m));
 		for (int k = 0; k < MERGE_NSTAGES; k++) {
 			double u = merge_rank_util(r, m, k);
@@ -221,6 +326,9 @@ static char *merged_json(const struct merge_result *r)
 			    r->slowest_by ? json_string(r->slowest_by) : json_null());
 	json_object_set_new(root, "collectives", r->have_coll ? jcoll(&r->coll) : json_null());
 	json_object_set_new(root, "utilization", jsplit(r));
+	trust_items(r, trust);
+	json_object_set_new(root, "trust", trust);
+	json_object_set_new(root, "findings", jfindings(r));
 	text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	return text;
@@ -240,25 +348,65 @@ static void add_stat(struct table *t, const char *stage, const char *what,
 	table_addf(t, "rank %d", s->max_rank);
 }
 
-static void md_collectives(struct strbuf *sb, const struct coll_result *c)
+static void md_clocks(struct strbuf *sb, const struct merge_result *r)
 {
+	const struct coll_result *c = &r->coll;
+	json_t *trust = json_array(), *x;
+	size_t i;
+
+	strbuf_addf(sb, "%zu clock domain%s", c->nclocks, c->nclocks == 1 ? "" : "s");
+	for (size_t h = 0; h < c->nclocks; h++) {
+		const char *name = clock_name(r, c->clocks[h].clock);
+
+		strbuf_addf(sb, "%sclock %d: %s, %zu rank%s", h ? "; " : " (", c->clocks[h].clock,
+			    name ? name : "none stated", c->clocks[h].ranks,
+			    c->clocks[h].ranks == 1 ? "" : "s");
+		if (h)
+			strbuf_addf(sb, ", offset %.1f us", c->clocks[h].offset_ns / 1e3);
+	}
+	strbuf_addstr(sb, c->nclocks ? "), aligned on collective end times. " : ". ");
+	if (c->residual_samples)
+		strbuf_addf(sb,
+			    "Clock residual after alignment (each rank's collective ends against "
+			    "the other ranks'): median %.1f us, largest %.1f us, over %zu "
+			    "samples.\n",
+			    c->residual_median_ns / 1e3, c->residual_max_ns / 1e3,
+			    c->residual_samples);
+	else
+		strbuf_addstr(sb, "No clock residual: it needs two ranks and a matched "
+				  "collective.\n");
+	trust_items(r, trust);
+	json_array_foreach(trust, i, x)
+	{
+		strbuf_addf(sb, "%s**Trust:** %s.\n", i ? "" : "\n", json_string_value(x));
+	}
+	json_decref(trust);
+	strbuf_addch(sb, '\n');
+}
+
+static void md_collectives(struct strbuf *sb, const struct merge_result *r)
+{
+	const struct coll_result *c = &r->coll;
 	struct table t;
 
 	strbuf_addf(sb, "\n## Collectives\n\n%zu matched NCCL collectives", c->ninstances);
 	if (c->nmismatches)
 		strbuf_addf(sb, "; %zu sequences not matched (call counts differ between ranks)",
 			    c->nmismatches);
-	strbuf_addf(sb, ". Clock residual after alignment: median %.1f us over %zu samples.\n\n",
-		    c->residual_median_ns / 1e3, c->residual_samples);
-	table_init(&t, "rrrrrr", "Rank", "Calls", "Wait ms", "Transfer ms", "Arrived last",
-		   "Clock offset us", NULL);
+	strbuf_addstr(sb, ". ");
+	md_clocks(sb, r);
+	table_init(&t, "rrrrrrrr", "Rank", "Calls", "Wait ms", "Transfer ms", "Arrived last",
+		   "Clock", "Clock offset us", "Residual us", NULL);
 	for (size_t i = 0; i < c->nranks; i++) {
 		table_addf(&t, "%d", c->ranks[i].rank);
 		table_addf(&t, "%zu", c->ranks[i].calls);
 		table_addf(&t, "%.3f", c->ranks[i].wait_ns / 1e6);
 		table_addf(&t, "%.3f", c->ranks[i].transfer_ns / 1e6);
 		table_addf(&t, "%zu", c->ranks[i].last_count);
+		table_addf(&t, "%d", c->ranks[i].clock);
 		table_addf(&t, "%.1f", c->ranks[i].clock_offset_ns / 1e3);
+		c->residual_samples ? table_addf(&t, "%.1f", c->ranks[i].residual_ns / 1e3)
+				    : table_add_str(&t, "-");
 	}
 	md_table(&t, sb);
 	if (c->nstragglers)
@@ -326,8 +474,9 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 	if (r->split != MERGE_SPLIT_NONE)
 		strbuf_addf(sb, "\nMFU/MBU (datasheet peaks, each rank's stage time): %s.\n",
 			    split_basis(r));
+	md_findings(sb, r);
 	if (r->have_coll)
-		md_collectives(sb, &r->coll);
+		md_collectives(sb, r);
 	md_nccl(sb, r);
 }
 

@@ -18,7 +18,8 @@
 	"('StringIds', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', "               \
 	"'CUPTI_ACTIVITY_KIND_MEMSET', 'ENUM_CUDA_MEMCPY_OPER', 'CUPTI_ACTIVITY_KIND_RUNTIME', "   \
 	"'NVTX_EVENTS', 'META_DATA_EXPORT', 'EXPORT_META_DATA', 'TARGET_INFO_GPU', "               \
-	"'ThreadNames', 'PROCESSES', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE') LIMIT 1"
+	"'ThreadNames', 'PROCESSES', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', "                          \
+	"'TARGET_INFO_SESSION_START_TIME') LIMIT 1"
 
 /* "file:PATH?immutable=1" with PATH percent-escaped where a URI needs it. */
 static void immutable_uri(struct strbuf *uri, const char *path)

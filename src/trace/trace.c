@@ -493,6 +493,30 @@ int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err)
 	return picked;
 }
 
+int trace_session_start(struct trace *t, int64_t *utc_ns, struct strbuf *err)
+{
+	static const char *const cols[] = {"!utcEpochNs"};
+	sqlite3_stmt *st = NULL;
+	int rc, found = 0;
+
+	*utc_ns = 0;
+	if (!t->db || !trace_has_table(t, "TARGET_INFO_SESSION_START_TIME"))
+		return 0;
+	if (nsysdb_select(t->db, "TARGET_INFO_SESSION_START_TIME", cols, ARRAY_SIZE(cols), &st,
+			  err))
+		return -1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
+		    sqlite3_column_int64(st, 0) > 0 && sqlite3_column_int64(st, 0) < TRACE_TIME_MAX)
+			*utc_ns = sqlite3_column_int64(st, 0), found = 1;
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return nsysdb_error(t->db, err, "TARGET_INFO_SESSION_START_TIME");
+	return found;
+}
+
 static char *col_strdup(sqlite3_stmt *st, int i)
 {
 	const char *v = (const char *)sqlite3_column_text(st, i);

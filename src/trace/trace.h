@@ -221,6 +221,13 @@ struct trace_gpu {
 int trace_gpu_info(struct trace *t, struct trace_gpu *g, struct strbuf *err);
 void trace_gpu_release(struct trace_gpu *g);
 
+/* The UTC time of the trace's timestamp 0 (TARGET_INFO_SESSION_START_TIME
+ * utcEpochNs: the builtin tracer's earliest CLOCK_REALTIME log start, nsys's
+ * session start), so that t0 + a timestamp is an absolute time. 1 found, 0
+ * when the export has no such row (or one out of range), -1 with err on a
+ * read error. */
+int trace_session_start(struct trace *t, int64_t *utc_ns, struct strbuf *err);
+
 /* Who a process is in a multi-process job: a row of LLMPROF_PROCESSES,
  * which llmprof's trace.sqlite has when its tracer recorded ranks
  * (docs/tracer.md); nsys exports lack it. -1 / NULL = not recorded. */

@@ -39,7 +39,12 @@ wait
 cp two/merged/merged.json two.auto.json
 cp two/merged/merged.md two.auto.md
 [ -f two/ranks/1/collectives.tsv ] || fail "no collectives.tsv: $(ls two/ranks/1)"
-head -1 two/ranks/1/collectives.tsv | grep -qx '# llmprof collectives 1' || fail "tsv header"
+head -1 two/ranks/1/collectives.tsv | grep -qx '# llmprof collectives 2' || fail "tsv header"
+# the clock its times are in: the tracer's CLOCK_REALTIME, on the recorded
+# host, this machine's boot
+boot=$(cat /proc/sys/kernel/random/boot_id)
+sed -n 3p two/ranks/1/collectives.tsv | grep -qx "clock	realtime	node0	$boot" ||
+	fail "tsv clock: $(sed -n 3p two/ranks/1/collectives.tsv)"
 [ "$(grep -c '^kernel' two/ranks/1/collectives.tsv)" = 5 ] || fail "5 AllReduce kernels"
 grep -q '"world_size": 4' four/ranks/3/rank.json || fail "rank.json: $(cat four/ranks/3/rank.json)"
 [ "$(cat four.2.out)" = "run: $tmp/four/ranks/2" ] || fail "run line: $(cat four.2.out)"

@@ -72,7 +72,11 @@ for r in (0, 1):
     db = sqlite3.connect(f"{d}/nsys/run.sqlite")
     assert not db.execute("SELECT name FROM sqlite_master WHERE name='LLMPROF_PROCESSES'").fetchall()
     tsv = open(f"{d}/collectives.tsv").read().splitlines()
-    assert tsv[0] == "# llmprof collectives 1" and tsv[1] == f"host\t{host}", tsv[:2]
+    assert tsv[0] == "# llmprof collectives 2" and tsv[1] == f"host\t{host}", tsv[:2]
+    boot = open("/proc/sys/kernel/random/boot_id").read().strip()
+    # the fake nsys's export is llmprof's converter's, so its clock is the
+    # tracer's CLOCK_REALTIME (a real nsys export states nsys-utc)
+    assert tsv[2] == f"clock\trealtime\t{host}\t{boot}", tsv[2]
     assert sum(l.startswith("kernel\t") for l in tsv) == 5, tsv
     m = json.load(open(f"{d}/metrics.json"))
     assert m["environment"]["rank"] == {"rank": r, "local_rank": None, "world_size": 2,

@@ -20,13 +20,26 @@
  *       mpirun job leaves under --rank-dir)
  *   trace-tool synth-graph DIR STEPS graph|eager  (a decode loop replayed from
  *       a CUDA graph, or the same steps run eagerly: tlogsynth_write_graph)
+ *   trace-tool split-ranks TRACE.sqlite RUN [RANK SHIFT_NS HOST]
+ *       (what each process of a multi-process trace would have written under
+ *       `profile --rank-dir RUN`: RUN/ranks/<r>/collectives.tsv through the
+ *       product's writer, in the trace's clock, with a rank.json, an "ok"
+ *       status.json and a metrics.json without stages. r: the recorded rank
+ *       when every process has a distinct one, else the index in (rank,
+ *       pid) order, as the single-trace analysis numbers them. RANK SHIFT_NS
+ *       HOST: that rank moved to another host whose clock is SHIFT_NS ahead,
+ *       for the simulated-hosts tests; never a product option)
  * Exit: 0 ok, 5 damaged input (outputs still written), 1 other failure. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/rank_summary.h"
+#include "analysis/ranks.h"
 #include "core/error.h"
+#include "core/fsutil.h"
 #include "core/util.h"
+#include "core/xalloc.h"
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
 #include "trace/rankid.h"
@@ -223,6 +236,121 @@ static int do_synth_graph(char **argv)
 	return rc < 0 ? 1 : 0;
 }
 
+struct split_part {
+	const struct trace *view;
+	int64_t gpid, pid;
+	int rank;
+	const char *host;
+};
+
+static int cmp_split(const void *pa, const void *pb)
+{
+	const struct split_part *a = pa, *b = pb;
+
+	if ((a->rank < 0) != (b->rank < 0))
+		return a->rank < 0 ? 1 : -1;
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* One rank's folder: collectives.tsv and the three JSON files merge reads. */
+static int split_write(const char *run, int id, size_t world, const char *host,
+		       const struct trace *view, const struct rank_clock *c, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT, p = STRBUF_INIT, sb = STRBUF_INIT;
+	struct stage_config sc;
+	int rc = -1;
+
+	stage_config_default(&sc);
+	strbuf_addf(&dir, "%s/ranks/%d", run, id);
+	if (mkdir_p(dir.buf, err))
+		goto out;
+	rank_summary_format_trace(view, &sc, host, c, &sb);
+	strbuf_addf(&p, "%s/collectives.tsv", dir.buf);
+	if (write_file_atomic(p.buf, sb.buf, sb.len, err))
+		goto out;
+	strbuf_reset(&sb);
+	strbuf_reset(&p);
+	strbuf_addf(&sb, "{\"rank\": %d, \"world_size\": %zu, \"host\": \"%s\"}\n", id, world,
+		    host);
+	strbuf_addf(&p, "%s/rank.json", dir.buf);
+	if (write_file_atomic(p.buf, sb.buf, sb.len, err))
+		goto out;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/status.json", dir.buf);
+	if (write_file_atomic(p.buf, "{\"state\": \"ok\"}\n", 16, err))
+		goto out;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/metrics.json", dir.buf);
+	rc = write_file_atomic(p.buf, "{\"stages\": []}\n", 15, err);
+out:
+	strbuf_release(&dir);
+	strbuf_release(&p);
+	strbuf_release(&sb);
+	return rc;
+}
+
+static int do_split_ranks(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct trace t;
+	struct trace_process *procs = NULL;
+	struct rank_part *parts = NULL;
+	struct split_part *sp = NULL;
+	size_t nparts = 0, nprocs = 0;
+	int64_t shift_rank = -1, shift_ns = 0;
+	int rc = -1, by_rank = 1;
+
+	memset(&t, 0, sizeof(t));
+	if (argc == 7 && (parse_i64(argv[4], 0, INT32_MAX, &shift_rank, &err) ||
+			  parse_i64(argv[5], INT32_MIN, INT32_MAX, &shift_ns, &err)))
+		goto out;
+	if (trace_open(&t, argv[2], &err) ||
+	    trace_load(&t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, &err) ||
+	    trace_processes(&t, &procs, &nprocs, &err))
+		goto out;
+	parts = rank_parts_split(&t, &nparts);
+	sp = xcalloc(nparts + 1, sizeof(*sp));
+	for (size_t i = 0; i < nparts; i++) {
+		sp[i] = (struct split_part){parts ? &parts[i].view : &t, 0, 0, -1, ""};
+		sp[i].gpid =
+		    parts ? parts[i].gpid : trace_ksig(&t, &t.kernels[0])->gpid & TRACE_GPID_MASK;
+		sp[i].pid = trace_pid(sp[i].gpid);
+		for (size_t k = 0; k < nprocs; k++)
+			if ((procs[k].gpid & TRACE_GPID_MASK) == sp[i].gpid) {
+				sp[i].rank = procs[k].rank;
+				sp[i].host = procs[k].host ? procs[k].host : "";
+			}
+	}
+	qsort(sp, nparts, sizeof(*sp), cmp_split);
+	for (size_t i = 0; i < nparts; i++)
+		by_rank &= sp[i].rank >= 0 && (!i || sp[i].rank != sp[i - 1].rank);
+	for (size_t i = 0; i < nparts; i++) {
+		int id = by_rank ? sp[i].rank : (int)i;
+		struct rank_clock c;
+
+		rank_clock_of_trace(&t, sp[i].host, "split-ranks", &c);
+		if (id == shift_rank) {
+			c.host = argv[6];
+			c.origin_ns += shift_ns;
+		}
+		if (split_write(argv[3], id, nparts, id == shift_rank ? argv[6] : sp[i].host,
+				sp[i].view, &c, &err))
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	free(sp);
+	rank_parts_free(parts, nparts);
+	trace_processes_free(procs, nprocs);
+	trace_close(&t);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "synth-graph") == 0 &&
@@ -247,6 +375,8 @@ int main(int argc, char **argv)
 		return do_json(argc, argv);
 	if (argc == 3 && strcmp(argv[1], "nvtx") == 0)
 		return do_nvtx(argv);
+	if ((argc == 4 || argc == 7) && strcmp(argv[1], "split-ranks") == 0)
+		return do_split_ranks(argc, argv);
 	fputs("usage: trace-tool convert LOG_DIR OUT.sqlite [OUT.json]\n"
 	      "       trace-tool json TRACE.sqlite OUT.json [MAX_EVENTS]\n"
 	      "       trace-tool nvtx TRACE.sqlite\n"
@@ -255,7 +385,8 @@ int main(int argc, char **argv)
 	      "[nccl]\n"
 	      "       trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST\n"
 	      "       trace-tool synth-graph DIR STEPS graph|eager\n"
-	      "       trace-tool synth-setup DIR [nosamples|oldtotals]\n",
+	      "       trace-tool synth-setup DIR [nosamples|oldtotals]\n"
+	      "       trace-tool split-ranks TRACE.sqlite RUN [RANK SHIFT_NS HOST]\n",
 	      stderr);
 	return 2;
 }

@@ -183,6 +183,7 @@ void collsynth_rank(const struct collsynth *g, size_t rank, struct coll_kernel *
 	memset(in, 0, sizeof(*in));
 	in->rank = (int)rank;
 	in->host = collsynth_host(g, rank);
+	in->clock = in->host; /* each host's clock is off by its own offset */
 	in->kernels = *kernels;
 	in->nkernels = n;
 	in->windows = *windows;

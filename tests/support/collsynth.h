@@ -17,8 +17,8 @@
  * runs from each arrival for overlap_ns (hiding that much communication).
  * One "decode" stage window per step spans [step start, latest end).
  * Times the generator writes are in each rank's own clock: true time +
- * host * host_offset_ns. drop_rank (>= 0) leaves out that rank's AllReduce
- * of step drop_step, as a capture that missed it would.
+ * host * host_offset_ns; the rank input's clock id is its host. drop_rank (>= 0) leaves out that
+ * rank's AllReduce of step drop_step, as a capture that missed it would.
  *
  * The accessors give the planted truths (true time) the tests compare
  * against. struct collsynth owns its arrays; collsynth_release(). */

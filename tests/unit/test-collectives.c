@@ -149,21 +149,29 @@ static void check_straggler(const struct coll_result *r, const struct collsynth_
 		assert_int_equal(r->ranks[r->instances[i].last_rank].rank, c->straggler);
 }
 
-/* Each host's estimated offset is its planted one within 50 us, and the
- * median residual is below 50 us. */
-static void check_clocks(const struct coll_result *r, const struct collsynth_config *c)
+/* Each host's estimated offset is its planted one within tol, and the
+ * median residual is below 50 us, measured over every (instance, rank). */
+static void check_clocks_within(const struct coll_result *r, const struct collsynth_config *c,
+				int64_t tol)
 {
-	assert_int_equal(r->nhosts, c->nhosts);
-	for (size_t h = 0; h < r->nhosts; h++) {
-		int64_t want = (int64_t)h * c->host_offset_ns, d = r->hosts[h].offset_ns - want;
+	assert_int_equal(r->nclocks, c->nhosts);
+	for (size_t h = 0; h < r->nclocks; h++) {
+		int64_t want = (int64_t)h * c->host_offset_ns, d = r->clocks[h].offset_ns - want;
 
-		assert_int_equal(r->hosts[h].host, (int)h);
-		assert_true(r->hosts[h].aligned);
-		assert_true(d > -50 * US && d < 50 * US);
+		assert_int_equal(r->clocks[h].clock, (int)h);
+		assert_int_equal(r->clocks[h].host, (int)h);
+		assert_true(r->clocks[h].aligned);
+		assert_true(d >= -tol && d <= tol);
+		assert_int_equal(r->clocks[h].samples, r->clocks[h].ranks * r->ninstances);
 	}
 	assert_true(r->residual_median_ns < 50 * US);
-	if (c->nhosts > 1)
-		assert_true(r->residual_samples > 0);
+	assert_int_equal(r->residual_samples, r->nranks * r->ninstances);
+	assert_true(r->residual_samples > 0);
+}
+
+static void check_clocks(const struct coll_result *r, const struct collsynth_config *c)
+{
+	check_clocks_within(r, c, 50 * US);
 }
 
 static void test_two_ranks(void **state)
@@ -239,7 +247,7 @@ static void test_eight_ranks_skew(void **state)
 	run(&c, &g, &r);
 	check_straggler(&r, &c);
 	check_clocks(&r, &c);
-	assert_int_equal(r.ranks[6].clock_offset_ns, r.hosts[1].offset_ns);
+	assert_int_equal(r.ranks[6].clock_offset_ns, r.clocks[1].offset_ns);
 	/* aligned arrivals are true times within the residual */
 	for (size_t i = 0; i < r.ninstances; i++) {
 		const struct coll_call *calls = coll_instance_calls(&r, i);
@@ -273,6 +281,73 @@ static void test_256_ranks(void **state)
 	collsynth_release(&g);
 }
 
+/* 8 hosts of 2 ranks, each 5 ms further ahead, ends jittered by up to
+ * 1 us: every offset recovered within 2 us. */
+static void test_eight_hosts_offsets(void **state)
+{
+	struct collsynth_config c;
+	struct collsynth g;
+	struct coll_result r;
+
+	(void)state;
+	config(&c, 16, 8, 11);
+	c.steps = 50;
+	run(&c, &g, &r);
+	check_straggler(&r, &c);
+	check_clocks_within(&r, &c, 2 * US);
+	assert_true(r.residual_median_ns <= 2 * US);
+	coll_result_release(&r);
+	collsynth_release(&g);
+}
+
+/* Ranks said to share one clock whose clocks differ by 5 ms: the residual,
+ * measured also inside a clock domain, shows it, and a finding says so;
+ * with one true clock it stays at the end jitter (1 us). */
+static void test_residual_inside_domain(void **state)
+{
+	struct collsynth_config c;
+	struct collsynth g;
+	struct coll_result r;
+	struct strbuf err = STRBUF_INIT;
+	struct coll_builder *b = coll_builder_new();
+	struct coll_kernel *k = NULL;
+	struct coll_window *w = NULL;
+	struct coll_finding *f;
+	size_t ka = 0, wa = 0, nf, hit = 0;
+
+	(void)state;
+	config(&c, 4, 2, 1);
+	assert_int_equal(collsynth_init(&g, &c, &err), 0);
+	for (size_t i = 0; i < c.nranks; i++) {
+		struct coll_rank_input in;
+
+		collsynth_rank(&g, i, &k, &ka, &w, &wa, &in);
+		in.clock = 0; /* the wrong claim: one clock */
+		assert_int_equal(coll_builder_add_rank(b, &in, &err), 0);
+	}
+	assert_int_equal(coll_builder_finish(b, &r, &err), 0);
+	assert_int_equal(r.nclocks, 1);
+	assert_int_equal(r.residual_samples, c.nranks * c.steps);
+	assert_true(r.residual_median_ns > 4 * MS && r.residual_median_ns < 6 * MS);
+	nf = coll_findings(&r, "decode", &f);
+	for (size_t i = 0; i < nf; i++)
+		hit += !strcmp(f[i].code, "clock-residual");
+	assert_int_equal(hit, 1);
+	coll_findings_free(f, nf);
+	coll_result_release(&r);
+	collsynth_release(&g);
+	c.host_offset_ns = 0; /* one true clock */
+	run(&c, &g, &r);
+	assert_true(r.residual_median_ns <= 1 * US);
+	assert_true(r.residual_max_ns <= 2 * US);
+	coll_result_release(&r);
+	collsynth_release(&g);
+	coll_builder_free(b);
+	free(k);
+	free(w);
+	strbuf_release(&err);
+}
+
 /* Rank 3 misses step 5's AllReduce: the sequence is reported, not matched. */
 static void test_count_mismatch(void **state)
 {
@@ -297,7 +372,8 @@ static void test_count_mismatch(void **state)
 	assert_int_equal(r.ranks[3].calls, c.steps - 1);
 	assert_int_equal(r.ranks[3].unmatched, c.steps - 1);
 	assert_int_equal(r.nstragglers, 0);
-	assert_false(r.hosts[1].aligned); /* nothing matched to align on */
+	assert_false(r.clocks[1].aligned);	 /* nothing matched to align on */
+	assert_int_equal(r.residual_samples, 0); /* and no residual: never "0 us" */
 	nf = coll_findings(&r, "decode", &f);
 	for (size_t i = 0; i < nf; i++)
 		hit += !strcmp(f[i].code, "collective-count-mismatch") ||
@@ -446,11 +522,18 @@ static void test_findings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_median),	     cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_two_ranks),	     cmocka_unit_test(test_eight_ranks_sums),
-	    cmocka_unit_test(test_eight_ranks_skew), cmocka_unit_test(test_256_ranks),
-	    cmocka_unit_test(test_count_mismatch),   cmocka_unit_test(test_exposed_planted),
-	    cmocka_unit_test(test_exposed_by_hand),  cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_median),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_two_ranks),
+	    cmocka_unit_test(test_eight_ranks_sums),
+	    cmocka_unit_test(test_eight_ranks_skew),
+	    cmocka_unit_test(test_256_ranks),
+	    cmocka_unit_test(test_eight_hosts_offsets),
+	    cmocka_unit_test(test_residual_inside_domain),
+	    cmocka_unit_test(test_count_mismatch),
+	    cmocka_unit_test(test_exposed_planted),
+	    cmocka_unit_test(test_exposed_by_hand),
+	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_findings),
 	};
 

@@ -129,6 +129,16 @@ static void test_planted(void **state)
 	assert_int_equal(m.trust.nr, 3); /* with counters-unmatched and clock-skew */
 	assert_string_equal(m.trust.v[0].what, "CUPTI record dropped (buffer full)");
 	assert_int_equal(count(&m, "records-dropped"), 1);
+	/* a residual measured above 50 us (it is measured inside one clock too):
+	 * a trust item; 1.5 us above was none */
+	m.ranks.coll.residual_samples = 40;
+	m.ranks.coll.residual_median_ns = 80000;
+	m.ranks.coll.residual_max_ns = 120000;
+	trust_build(&m, &(struct trust_counts){.dropped_cupti = 1});
+	assert_int_equal(m.trust.nr, 4);
+	assert_string_equal(m.trust.v[3].code, "clock-residual");
+	assert_string_equal(m.trust.v[3].what, "clock residual after alignment above 50 us: "
+					       "80.0 us median, 120.0 us max over 40 samples");
 	m.run.cjoin.unjoined = NULL;
 	m.run.cjoin.nr_unjoined = 0;
 	m.ranks.coll.hosts = NULL;
