@@ -210,7 +210,8 @@ static void rule_decode(struct report_model *m)
 	fmt_gbs(&mbu, d->achieved_gbs);
 	strbuf_addstr(&mbu, " GB/s of ");
 	fmt_gbs(&mbu, m->peaks.datasheet_gbs);
-	strbuf_addstr(&mbu, " GB/s datasheet");
+	strbuf_addstr(&mbu, m->peaks.gbs_estimated ? " GB/s ESTIMATED peak (no datasheet figure)"
+						   : " GB/s datasheet");
 	if (d->mbu_measured.available) {
 		strbuf_addstr(&mbu, "; ");
 		fmt_frac_pct(&mbu, d->mbu_measured);
@@ -293,7 +294,9 @@ static void rule_prefill(struct report_model *m)
 	fmt_tflops(&mfu, p->achieved_tflops);
 	strbuf_addstr(&mfu, " TFLOP/s of ");
 	fmt_tflops(&mfu, m->peaks.datasheet_tflops);
-	strbuf_addstr(&mfu, " TFLOP/s datasheet dense ");
+	strbuf_addstr(&mfu, m->peaks.tflops_estimated
+				? " TFLOP/s ESTIMATED (no datasheet figure) dense "
+				: " TFLOP/s datasheet dense ");
 	strbuf_addstr(&mfu, m->peaks.precision ? m->peaks.precision : "bf16");
 	if (p->mfu_measured.available) {
 		strbuf_addstr(&mfu, "; ");

@@ -444,6 +444,11 @@ const char *report_device_label(enum report_device d)
 	return NULL;
 }
 
+int report_peak_estimated(const struct report_model *m, int compute)
+{
+	return compute ? m->peaks.tflops_estimated : m->peaks.gbs_estimated;
+}
+
 const char *report_role_name(enum report_role role)
 {
 	switch (role) {

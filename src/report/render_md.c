@@ -709,19 +709,27 @@ void report_headline(const struct report_model *m, struct strbuf *out)
 	}
 	strbuf_addstr(&s, ".");
 	if (dec && dec->mbu_datasheet.available) {
+		int pre_too = pre && pre->mfu_datasheet.available;
+
 		strbuf_addstr(&s, " Decode reaches ");
 		fmt_frac_pct(&s, dec->mbu_datasheet);
 		strbuf_addstr(&s, " MBU");
-		if (pre && pre->mfu_datasheet.available) {
+		if (pre_too) {
 			strbuf_addstr(&s, ", prefill ");
 			fmt_frac_pct(&s, pre->mfu_datasheet);
 			strbuf_addstr(&s, " MFU");
 		}
-		strbuf_addstr(&s, " of datasheet peaks.");
+		strbuf_addstr(
+		    &s, report_peak_estimated(m, 0) || (pre_too && report_peak_estimated(m, 1))
+			    ? " of peaks llmprof ESTIMATED (no datasheet figure: see Trust)."
+			    : " of datasheet peaks.");
 	} else if (pre && pre->mfu_datasheet.available) {
 		strbuf_addstr(&s, " Prefill reaches ");
 		fmt_frac_pct(&s, pre->mfu_datasheet);
-		strbuf_addstr(&s, " MFU of the datasheet peak.");
+		strbuf_addstr(&s, report_peak_estimated(m, 1)
+				      ? " MFU of a peak llmprof ESTIMATED (no datasheet figure: "
+					"see Trust)."
+				      : " MFU of the datasheet peak.");
 	} else if ((dec && dec->mbu_counter.available) || (pre && pre->mfu_counter.available)) {
 		/* the model is unknown: the counters' own FLOPs and bytes */
 		int both = dec && dec->mbu_counter.available && pre && pre->mfu_counter.available;
@@ -737,7 +745,11 @@ void report_headline(const struct report_model *m, struct strbuf *out)
 			fmt_frac_pct(&s, pre->mfu_counter);
 			strbuf_addstr(&s, " MFU");
 		}
-		strbuf_addstr(&s, " of datasheet peaks (counter-based: the model is unknown).");
+		strbuf_addstr(&s,
+			      report_peak_estimated(m, 0) || report_peak_estimated(m, 1)
+				  ? " of peaks llmprof ESTIMATED (counter-based: the model is "
+				    "unknown; no datasheet figure: see Trust)."
+				  : " of datasheet peaks (counter-based: the model is unknown).");
 	}
 	strbuf_addstr(out, s.buf);
 	strbuf_release(&s);
