@@ -515,6 +515,11 @@ static int cmp_operator(const void *a, const void *b)
 
 	if (gx != gy)
 		return gx > gy ? -1 : 1;
+	/* no GPU time (the CPU path): the CPU time orders them instead */
+	gx = x->cpu_ms.available ? x->cpu_ms.v : -1;
+	gy = y->cpu_ms.available ? y->cpu_ms.v : -1;
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
 	c = strcmp(x->stage ? x->stage : "", y->stage ? y->stage : "");
 	if (c)
 		return c;

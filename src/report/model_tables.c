@@ -311,7 +311,9 @@ void rtable_aggregates(const struct report_model *m, struct table *t)
 	table_add_str(t, "Tokens/s (decode)");
 	fmt_fixed(&sb, a->tokens_per_s, 1);
 	table_add_sb(t, &sb);
-	table_add_str(t, "Generated tokens");
+	/* the first new token comes from prefill: not "generated tokens",
+	 * which read as all of them beside "32 new tokens" */
+	table_add_str(t, "Tokens from decode steps");
 	fmt_fixed(&sb, a->tokens, 0);
 	table_add_sb(t, &sb);
 	table_add_str(t, "Profiled region (ms)");
