@@ -135,7 +135,9 @@ static int have_counters(const struct report_model *m)
 
 static void rule_no_gpu_work(struct report_model *m)
 {
+	struct strbuf sb = STRBUF_INIT;
 	uint64_t total = 0;
+	double copy_ms = 0;
 
 	for (size_t i = 0; i < m->nr_kernels; i++)
 		total += m->kernels[i].total_ns;
@@ -146,13 +148,33 @@ static void rule_no_gpu_work(struct report_model *m)
 		     !strcmp(m->run.steps[i].name, "analyze")) &&
 		    m->run.steps[i].status != STEP_OK)
 			return; /* the failed/skipped trace step explains it */
-	report_model_add_finding(
-	    m, FINDING_CRITICAL, "no-gpu-work",
-	    "Check that the program ran on the GPU (device=cuda:0, "
-	    "`llmprof doctor`) and that its GPU work happens inside the "
-	    "profiled region.",
-	    "The trace holds no GPU kernels (%zu kernel records, 0 ms of GPU time).",
-	    m->nr_kernels);
+	/* copies and memsets are GPU work too: "0 ms of GPU time" beside
+	 * 20 ms of copies contradicted the stage table */
+	for (size_t i = 0; i < m->nr_stages; i++)
+		if (m->stages[i].copy_ms.available)
+			copy_ms += m->stages[i].copy_ms.v;
+	if (m->agg.gpu_busy_ms.available && m->agg.gpu_busy_ms.v > copy_ms)
+		copy_ms = m->agg.gpu_busy_ms.v;
+	if (copy_ms > 0) {
+		fmt_ms(&sb, rnum_of(copy_ms));
+		report_model_add_finding(
+		    m, FINDING_CRITICAL, "no-gpu-work",
+		    "Check that the program ran its compute on the GPU (device=cuda:0, "
+		    "`llmprof doctor`) and that its kernels run inside the profiled region.",
+		    "The trace holds no GPU kernels (%zu kernel records): the GPU's only work "
+		    "was %s ms of copies and memsets, so there is no kernel time, MFU or MBU.",
+		    m->nr_kernels, sb.buf);
+	} else {
+		report_model_add_finding(
+		    m, FINDING_CRITICAL, "no-gpu-work",
+		    "Check that the program ran on the GPU (device=cuda:0, "
+		    "`llmprof doctor`) and that its GPU work happens inside the "
+		    "profiled region.",
+		    "The trace holds no GPU kernels and no copies (%zu kernel records, 0 ms of "
+		    "GPU time).",
+		    m->nr_kernels);
+	}
+	strbuf_release(&sb);
 }
 
 static void rule_missing_counters(struct report_model *m)

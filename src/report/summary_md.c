@@ -117,8 +117,7 @@ static void per_stage(const struct report_model *m, struct strbuf *out)
 
 /* "- prefill: MFU 2.3% of the datasheet peak (model), 2.9% of the measured
  * ceiling; 23.0 TFLOP/s." 0 when the stage has none of them. */
-static int util_line(const struct report_model *m, const struct report_stage *s,
-		     struct strbuf *out)
+static int util_line(const struct report_model *m, const struct report_stage *s, struct strbuf *out)
 {
 	int pre = s->role == REPORT_ROLE_PREFILL;
 	struct rnum ds = pre ? s->mfu_datasheet : s->mbu_datasheet;
@@ -172,7 +171,8 @@ static void utilisation(const struct report_model *m, struct strbuf *out)
 
 	strbuf_addstr(out, "\n## MFU and MBU\n\n");
 	if (m->env.device != REPORT_DEVICE_GPU) {
-		strbuf_addstr(out, "None: the workload ran on the CPU, where no GPU peak applies.\n");
+		strbuf_addstr(out,
+			      "None: the workload ran on the CPU, where no GPU peak applies.\n");
 		return;
 	}
 	for (size_t i = 0; i < m->nr_stages; i++) {
@@ -209,9 +209,10 @@ static void top_operators(const struct report_model *m, struct strbuf *out)
 
 	strbuf_addstr(out, "\n## Top Operators\n\n");
 	if (!m->nr_ops) {
-		strbuf_addstr(out, m->nr_stages ? "No operator ranges: no NVTX range matched "
-						  "stages.operator_pattern inside a stage.\n"
-						: "No operator ranges: there are no stages to hold them.\n");
+		strbuf_addstr(out, m->nr_stages
+				       ? "No operator ranges: no NVTX range matched "
+					 "stages.operator_pattern inside a stage.\n"
+				       : "No operator ranges: there are no stages to hold them.\n");
 		return;
 	}
 	/* the operators behind the stage times, also those of CUDA-graph
@@ -231,7 +232,8 @@ static void top_kernels(const struct report_model *m, struct strbuf *out)
 		if (m->env.device != REPORT_DEVICE_GPU)
 			strbuf_addstr(out, "No GPU kernels: the workload ran on the CPU.\n");
 		else if (!m->run.trace_path)
-			strbuf_addstr(out, "No kernels: no trace was analysed (see the status above).\n");
+			strbuf_addstr(
+			    out, "No kernels: no trace was analysed (see the status above).\n");
 		else
 			strbuf_addstr(out, "No kernels: the trace holds no GPU kernels.\n");
 		return;
@@ -282,7 +284,7 @@ static void report_summary_findings_phrase(size_t n, size_t shown, struct strbuf
 static void recommendations(const struct report_model *m, struct strbuf *out)
 {
 	size_t shown = m->nr_findings < REPORT_SUMMARY_FINDINGS ? m->nr_findings
-								 : (size_t)REPORT_SUMMARY_FINDINGS;
+								: (size_t)REPORT_SUMMARY_FINDINGS;
 
 	strbuf_addstr(out, "\n## Recommendations\n\n");
 	if (!m->nr_findings) {
@@ -319,10 +321,10 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	if (m->nr_findings == 1)
 		strbuf_addstr(out, " 1 finding: under Recommendations.");
 	else if (m->nr_findings)
-		strbuf_addf(out, " %zu findings: the first %zu under Recommendations.",
-			    m->nr_findings,
-			    m->nr_findings < REPORT_SUMMARY_FINDINGS ? m->nr_findings
-								     : (size_t)REPORT_SUMMARY_FINDINGS);
+		strbuf_addf(
+		    out, " %zu findings: the first %zu under Recommendations.", m->nr_findings,
+		    m->nr_findings < REPORT_SUMMARY_FINDINGS ? m->nr_findings
+							     : (size_t)REPORT_SUMMARY_FINDINGS);
 	strbuf_addch(out, '\n');
 
 	environment(m, out);

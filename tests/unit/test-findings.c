@@ -284,8 +284,20 @@ static void test_no_gpu_work_and_failed_steps(void **state)
 	report_model_init(&m);
 	report_model_add_step(&m, "trace", STEP_OK, NULL);
 	run(&m);
-	assert_non_null(find(&m, "no-gpu-work"));
+	assert_non_null(f = find(&m, "no-gpu-work"));
+	assert_non_null(strstr(f->text, "no GPU kernels and no copies (0 kernel records, 0 ms"));
 	assert_null(find(&m, "step-failed"));
+	report_model_release(&m);
+
+	/* copies without kernels: the finding names their time, never "0 ms of GPU
+	 * time" beside a stage table with 20.051 ms of copies */
+	report_model_init(&m);
+	report_model_add_step(&m, "trace", STEP_OK, NULL);
+	report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL)->copy_ms = rnum_of(20.051);
+	run(&m);
+	assert_non_null(f = find(&m, "no-gpu-work"));
+	assert_non_null(strstr(f->text, "the GPU's only work was 20.051 ms of copies and memsets"));
+	assert_null(strstr(f->text, "0 ms of GPU time"));
 	report_model_release(&m);
 
 	/* the failed trace step explains the empty trace: one finding, not two */
