@@ -205,7 +205,7 @@ static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 		if (k->c.bound != want || !k->c.dram_sol_pct.available || !st_ns)
 			continue;
 		strbuf_addstr(sb, n ? ", " : "");
-		findings_kernel_name(sb, k);
+		findings_kernel_name(sb, m, k);
 		strbuf_addstr(sb, " (DRAM SOL ");
 		fmt_pct(sb, k->c.dram_sol_pct);
 		strbuf_addstr(sb, "%, ");
@@ -338,7 +338,7 @@ static void rule_prefill(struct report_model *m)
 			    "fused attention kernel");
 	if (top && st_ns) {
 		strbuf_addstr(&rec, "; start with ");
-		findings_kernel_name(&rec, top);
+		findings_kernel_name(&rec, m, top);
 		strbuf_addstr(&rec, ", ");
 		fmt_frac_pct(&rec,
 			     rnum_of((double)findings_kernel_stage_ns(top, p) / (double)st_ns));
@@ -393,7 +393,7 @@ static void rule_dominant_kernels(struct report_model *m)
 			if (share <= FINDINGS_KERNEL_DOMINANT_SHARE)
 				break; /* by time inside the stage: the rest are smaller */
 			n++;
-			findings_kernel_name(&t, k);
+			findings_kernel_name(&t, m, k);
 			strbuf_addstr(&t, " takes ");
 			fmt_frac_pct(&t, rnum_of(share));
 			strbuf_addstr(&t, " of ");
@@ -666,7 +666,7 @@ static void rule_top_bound(struct report_model *m)
 			continue;
 		selected_miss |= k->selected || !m->sel.available;
 		strbuf_addstr(&list, n++ ? "; " : "");
-		findings_kernel_name(&list, k);
+		findings_kernel_name(&list, m, k);
 		strbuf_addf(&list, " (#%zu by GPU time: %s)", j + 1,
 			    k->c.profiled ? "Bound unknown, its SOL metrics are missing"
 			    : k->selected ? "Bound n/a, selected but no counter result joined it"
