@@ -61,4 +61,13 @@ has "$s" "- all n/a: no model FLOPs or bytes"
 has "$s" "| decode_step | decode | 64 |"
 has "$s" "16 more in kernels.md."
 grep -q "layers\|new tokens" "$s" && { echo "FAIL: pytorch summary states a model shape it does not know"; fail=1; }
+# the same trace reported with the built-in workload's config.yaml (32 new
+# tokens, llama-3.2-1b): the trace's 64 decode steps show it was not that
+# workload, so its defaults are not printed as facts about this run
+cp "$LLMPROF_SOURCE_DIR/tests/data/report/h100-deep-llama1b/config.yaml" "$tmp/pt/"
+"$LLMPROF" report "$tmp/pt" -o "$tmp/pt-cfg" >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: report pytorch with config: $(cat "$tmp/err")"; fail=1; }
+grep -q "llama-3.2-1b (bf16\|32 new tokens\|16 layers" "$tmp/pt-cfg/stakeholder_summary.md" "$tmp/pt-cfg/report.md" &&
+	{ echo "FAIL: config defaults printed as the program's shape"; fail=1; }
+has "$tmp/pt-cfg/report.md" "the configuration describes the built-in workload (llama-3.2-1b, infer.max_new_tokens = 32) but the trace has 64 decode steps"
 exit $fail
