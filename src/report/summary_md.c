@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bundle/layout.h"
 #include "model/format.h"
 #include "report/report.h"
 #include "report/model_tables.h"
@@ -33,12 +34,13 @@ static void backend_text(const struct report_model *m, struct strbuf *sb)
 	strbuf_reset(sb);
 	if (!p)
 		strbuf_addstr(sb, "none (no trace was analysed)");
-	else if (strstr(p, "nsys") || strstr(p, ".nsys-rep") || strstr(p, ".qdrep"))
+	else if (strstr(p, bundle_art(BA_NSYS_SQLITE)) || strstr(p, ".nsys-rep") ||
+		 strstr(p, ".qdrep"))
 		strbuf_addstr(sb, "Nsight Systems (nsys)");
-	else if (strstr(p, "trace.sqlite"))
+	else if (strstr(p, bundle_art(BA_TRACE_SQLITE)))
 		strbuf_addstr(sb, "llmprof's tracer");
 	else
-		strbuf_addf(sb, "trace %s", p);
+		strbuf_addf(sb, "the trace %s", p);
 	if (m->run.ncu_path)
 		strbuf_addstr(sb, " + Nsight Compute counters");
 }

@@ -45,6 +45,8 @@ src/analysis/findings_cause.c the same
 src/analysis/join.c the same
 src/analysis/model_fill.c the same
 src/report/render_md.c the same
+src/report/summary_md.c the same (the summary points at report.md, kernels.md and operators.md)
+src/analysis/findings_common.c the same (a kernel named by its kernels.md row)
 src/report/html.c the same
 src/report/json.c the same
 src/report/diff_json.c the same
