@@ -135,7 +135,9 @@ static int have_counters(const struct report_model *m)
 
 static void rule_no_gpu_work(struct report_model *m)
 {
+	struct strbuf sb = STRBUF_INIT;
 	uint64_t total = 0;
+	double copy_ms = 0;
 
 	for (size_t i = 0; i < m->nr_kernels; i++)
 		total += m->kernels[i].total_ns;
@@ -146,13 +148,33 @@ static void rule_no_gpu_work(struct report_model *m)
 		     !strcmp(m->run.steps[i].name, "analyze")) &&
 		    m->run.steps[i].status != STEP_OK)
 			return; /* the failed/skipped trace step explains it */
-	report_model_add_finding(
-	    m, FINDING_CRITICAL, "no-gpu-work",
-	    "Check that the program ran on the GPU (device=cuda:0, "
-	    "`llmprof doctor`) and that its GPU work happens inside the "
-	    "profiled region.",
-	    "The trace holds no GPU kernels (%zu kernel records, 0 ms of GPU time).",
-	    m->nr_kernels);
+	/* copies and memsets are GPU work too: "0 ms of GPU time" beside
+	 * 20 ms of copies contradicted the stage table */
+	for (size_t i = 0; i < m->nr_stages; i++)
+		if (m->stages[i].copy_ms.available)
+			copy_ms += m->stages[i].copy_ms.v;
+	if (m->agg.gpu_busy_ms.available && m->agg.gpu_busy_ms.v > copy_ms)
+		copy_ms = m->agg.gpu_busy_ms.v;
+	if (copy_ms > 0) {
+		fmt_ms(&sb, rnum_of(copy_ms));
+		report_model_add_finding(
+		    m, FINDING_CRITICAL, "no-gpu-work",
+		    "Check that the program ran its compute on the GPU (device=cuda:0, "
+		    "`llmprof doctor`) and that its kernels run inside the profiled region.",
+		    "The trace holds no GPU kernels (%zu kernel records): the GPU's only work "
+		    "was %s ms of copies and memsets, so there is no kernel time, MFU or MBU.",
+		    m->nr_kernels, sb.buf);
+	} else {
+		report_model_add_finding(
+		    m, FINDING_CRITICAL, "no-gpu-work",
+		    "Check that the program ran on the GPU (device=cuda:0, "
+		    "`llmprof doctor`) and that its GPU work happens inside the "
+		    "profiled region.",
+		    "The trace holds no GPU kernels and no copies (%zu kernel records, 0 ms of "
+		    "GPU time).",
+		    m->nr_kernels);
+	}
+	strbuf_release(&sb);
 }
 
 static void rule_missing_counters(struct report_model *m)
@@ -183,7 +205,7 @@ static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 		if (k->c.bound != want || !k->c.dram_sol_pct.available || !st_ns)
 			continue;
 		strbuf_addstr(sb, n ? ", " : "");
-		findings_kernel_name(sb, k);
+		findings_kernel_name(sb, m, k);
 		strbuf_addstr(sb, " (DRAM SOL ");
 		fmt_pct(sb, k->c.dram_sol_pct);
 		strbuf_addstr(sb, "%, ");
@@ -210,7 +232,8 @@ static void rule_decode(struct report_model *m)
 	fmt_gbs(&mbu, d->achieved_gbs);
 	strbuf_addstr(&mbu, " GB/s of ");
 	fmt_gbs(&mbu, m->peaks.datasheet_gbs);
-	strbuf_addstr(&mbu, " GB/s datasheet");
+	strbuf_addstr(&mbu, m->peaks.gbs_estimated ? " GB/s ESTIMATED peak (no datasheet figure)"
+						   : " GB/s datasheet");
 	if (d->mbu_measured.available) {
 		strbuf_addstr(&mbu, "; ");
 		fmt_frac_pct(&mbu, d->mbu_measured);
@@ -291,7 +314,9 @@ static void rule_prefill(struct report_model *m)
 	fmt_tflops(&mfu, p->achieved_tflops);
 	strbuf_addstr(&mfu, " TFLOP/s of ");
 	fmt_tflops(&mfu, m->peaks.datasheet_tflops);
-	strbuf_addstr(&mfu, " TFLOP/s datasheet dense ");
+	strbuf_addstr(&mfu, m->peaks.tflops_estimated
+				? " TFLOP/s ESTIMATED (no datasheet figure) dense "
+				: " TFLOP/s datasheet dense ");
 	strbuf_addstr(&mfu, m->peaks.precision ? m->peaks.precision : "bf16");
 	if (p->mfu_measured.available) {
 		strbuf_addstr(&mfu, "; ");
@@ -311,7 +336,7 @@ static void rule_prefill(struct report_model *m)
 			    "fused attention kernel");
 	if (top && st_ns) {
 		strbuf_addstr(&rec, "; start with ");
-		findings_kernel_name(&rec, top);
+		findings_kernel_name(&rec, m, top);
 		strbuf_addstr(&rec, ", ");
 		fmt_frac_pct(&rec,
 			     rnum_of((double)findings_kernel_stage_ns(top, p) / (double)st_ns));
@@ -366,7 +391,7 @@ static void rule_dominant_kernels(struct report_model *m)
 			if (share <= FINDINGS_KERNEL_DOMINANT_SHARE)
 				break; /* by time inside the stage: the rest are smaller */
 			n++;
-			findings_kernel_name(&t, k);
+			findings_kernel_name(&t, m, k);
 			strbuf_addstr(&t, " takes ");
 			fmt_frac_pct(&t, rnum_of(share));
 			strbuf_addstr(&t, " of ");
@@ -639,7 +664,7 @@ static void rule_top_bound(struct report_model *m)
 			continue;
 		selected_miss |= k->selected || !m->sel.available;
 		strbuf_addstr(&list, n++ ? "; " : "");
-		findings_kernel_name(&list, k);
+		findings_kernel_name(&list, m, k);
 		strbuf_addf(&list, " (#%zu by GPU time: %s)", j + 1,
 			    k->c.profiled ? "Bound unknown, its SOL metrics are missing"
 			    : k->selected ? "Bound n/a, selected but no counter result joined it"

@@ -262,7 +262,7 @@ void rule_kernel_family(struct report_model *m)
 			strbuf_addstr(&t, "The kernel family ");
 			md_code_plain(&t, fam.buf);
 			strbuf_addf(&t, " (%zu kernels, led by ", members);
-			findings_kernel_name(&t, &m->kernels[idx[j]]);
+			findings_kernel_name(&t, m, &m->kernels[idx[j]]);
 			strbuf_addstr(&t, ") takes ");
 			fmt_frac_pct(&t, rnum_of((double)ns / (double)st_ns));
 			strbuf_addstr(&t, " of ");
@@ -367,7 +367,7 @@ static void ceiling_rule(struct report_model *m, struct rnum ceiling, double low
 		qsort(b, nb, sizeof(*b), cmp_below);
 		for (size_t j = 0; j < nb && j < FINDINGS_MAX_KERNELS_NAMED; j++) {
 			strbuf_addstr(&t, j ? ", " : "");
-			findings_kernel_name(&t, &m->kernels[b[j].k]);
+			findings_kernel_name(&t, m, &m->kernels[b[j].k]);
 			strbuf_addstr(&t, " (");
 			fmt_fixed(&t, rnum_of(b[j].achieved), b[j].achieved < 10 ? 1 : 0);
 			strbuf_addf(&t, " %s, ", unit_name);

@@ -75,12 +75,82 @@ size_t *findings_stage_kernels_by_time(const struct report_model *m, const struc
 	return idx;
 }
 
-void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k)
+static void kernel_base(struct strbuf *out, const struct report_kernel *k)
+{
+	kname_display(out, k->short_name ? k->short_name : k->full_name, KNAME_SCOPE | KNAME_UNWRAP,
+		      80);
+}
+
+/* "<128, 4>": the template arguments of the kernel's fullest name; nothing
+ * when it has none. */
+static void kernel_targs(struct strbuf *out, const struct report_kernel *k)
+{
+	struct str a[8];
+	const char *name = k->full_name ? k->full_name : k->short_name;
+	size_t n = name ? kname_targs(name, a, 8) : 0;
+
+	if (!n)
+		return;
+	strbuf_addch(out, '<');
+	for (size_t i = 0; i < n && i < 8; i++)
+		strbuf_addf(out, "%s%.*s", i ? ", " : "", (int)a[i].len, a[i].p);
+	strbuf_addstr(out, n > 8 ? ", ...>" : ">");
+}
+
+static void kernel_launch(struct strbuf *out, const struct report_kernel *k)
+{
+	if (k->grid[0] || k->block[0])
+		strbuf_addf(out, " (grid %dx%dx%d, block %dx%dx%d)", k->grid[0], k->grid[1],
+			    k->grid[2], k->block[0], k->block[1], k->block[2]);
+}
+
+/* How many kernels of m other than k read as k does at this level: 0 base
+ * name, 1 with template arguments, 2 with the launch configuration too. */
+static size_t same_name(const struct report_model *m, const struct report_kernel *k, int level)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	size_t n = 0;
+
+	kernel_base(&a, k);
+	if (level >= 1)
+		kernel_targs(&a, k);
+	if (level >= 2)
+		kernel_launch(&a, k);
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		const struct report_kernel *o = &m->kernels[i];
+
+		if (o == k)
+			continue;
+		strbuf_reset(&b);
+		kernel_base(&b, o);
+		if (level >= 1)
+			kernel_targs(&b, o);
+		if (level >= 2)
+			kernel_launch(&b, o);
+		n += !strcmp(a.buf, b.buf);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return n;
+}
+
+void findings_kernel_name(struct strbuf *sb, const struct report_model *m,
+			  const struct report_kernel *k)
 {
 	struct strbuf name = STRBUF_INIT;
 
-	kname_display(&name, k->short_name ? k->short_name : k->full_name,
-		      KNAME_SCOPE | KNAME_UNWRAP, 80);
+	kernel_base(&name, k);
+	if (m && same_name(m, k, 0)) {
+		kernel_targs(&name, k);
+		if (same_name(m, k, 1)) {
+			kernel_launch(&name, k);
+			/* still ambiguous (another scope, device or parameter
+			 * list): its row in kernels.md */
+			if (same_name(m, k, 2) && k >= m->kernels && k < m->kernels + m->nr_kernels)
+				strbuf_addf(&name, " (kernels.md #%zu)",
+					    (size_t)(k - m->kernels) + 1);
+		}
+	}
 	md_code_plain(sb, name.buf);
 	strbuf_release(&name);
 }

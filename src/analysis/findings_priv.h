@@ -22,8 +22,12 @@ size_t *findings_stage_kernels_by_time(const struct report_model *m, const struc
 				       size_t *n);
 /* A kernel's name for a finding, as a code span: its qualified name without
  * template arguments or parameters (trace/kname.h: KNAME_SCOPE |
- * KNAME_UNWRAP), at most 80 characters. */
-void findings_kernel_name(struct strbuf *sb, const struct report_kernel *k);
+ * KNAME_UNWRAP), at most 80 characters. When another kernel of m reads the
+ * same, the template arguments are added ("k_gemv<128, 4>"), then the
+ * launch configuration, then its row in kernels.md, so that two different
+ * kernels never share a name in one finding. */
+void findings_kernel_name(struct strbuf *sb, const struct report_model *m,
+			  const struct report_kernel *k);
 /* Sets the estimated saving of the last finding added: ms per unit
  * ("token", "request") and over the whole profiled run. */
 void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,

@@ -36,20 +36,64 @@
  *  [B200] NVIDIA HGX B200 figures per GPU at 1,000 W (as tabulated by
  *         glennklockwood.com/garden/processors/B200): BF16/FP16 2,250,
  *         FP8 4,500, TF32 1,100, FP32 80, FP64 40, 8 TB/s.
+ *  [GB200] NVIDIA GB200 NVL72 specifications, rack figures (with sparsity)
+ *         halved and divided by 72 GPUs: BF16/FP16 360 PF -> 2,500, FP8
+ *         720 PF -> 5,000, TF32 180 PF -> 1,250, 576 TB/s -> 8 TB/s.
+ *  [H20]  NVIDIA HGX H20 product brief: FP16/BF16 148 (dense), FP8 296,
+ *         TF32 74, FP32 44, FP64 1, 96 GB HBM3, 4.0 TB/s, 78 SMs.
+ *  [H800] NVIDIA H800 datasheet: the H100 SXM5/PCIe figures with FP64 cut
+ *         to 1 (SXM) / 0.8 (PCIe) TFLOP/s; 3.35 / 2 TB/s.
+ *  [GH200] NVIDIA GH200 Grace Hopper Superchip datasheet: the H100 SXM
+ *         tensor figures; 96 GB HBM3 4 TB/s or 144 GB HBM3e 4.9 TB/s.
+ *  [L40]  NVIDIA L40 datasheet: FP32 90.5, TF32 90.5 (181*), BF16/FP16
+ *         181.05 (362.1*), FP8 362 (724*), 48 GB, 864 GB/s.
+ *  [L4]   NVIDIA L4 datasheet: FP32 30.3, TF32 120*, BF16/FP16 242*, FP8
+ *         485*, 24 GB, 300 GB/s; 58 SMs (7,424 CUDA cores).
+ *  [A10]  NVIDIA A10 datasheet: FP32 31.2, TF32 62.5 (125*), BF16/FP16 125
+ *         (250*), 24 GB, 600 GB/s. [A40] NVIDIA A40 datasheet: FP32 37.4,
+ *         TF32 74.8 (149.6*), BF16/FP16 149.7 (299.4*), 48 GB, 696 GB/s.
+ *  [A10G] AWS EC2 G5 specifications: 24 GB, 600 GB/s. NVIDIA publishes no
+ *         A10G datasheet, so there is no tensor figure to cite.
+ *  [T4]   NVIDIA T4 datasheet: mixed precision (FP16/FP32) 65, FP32 8.1,
+ *         16 GB, 320 GB/s (Turing: no BF16, no sparsity).
+ *  [V100] NVIDIA V100 datasheet: tensor 125 (SXM2) / 112 (PCIe) / 130
+ *         (V100S), FP32 15.7 / 14 / 16.4, FP64 7.8 / 7 / 8.2, 900 / 900 /
+ *         1,134 GB/s (Volta: no BF16, no sparsity).
+ *  [ADA]  also RTX 4080: FP16/BF16 with FP32 accumulate 97.5 dense, FP8
+ *         194.9, 716.8 GB/s, 76 SMs. [4060TI] NVIDIA GeForce RTX 4060 Ti
+ *         specifications: 288 GB/s; only sparse "AI TOPS", no dense figure.
+ *  [BW]   also RTX 5080: FP16/BF16 with FP32 accumulate 112.6 dense, FP8
+ *         225.1, 960 GB/s, 84 SMs.
  * Entries marked confirmed = 0 could not be re-checked against a primary
- * source while writing this table; docs/report.md says which. */
+ * source while writing this table; the report notes it and docs/peaks.md
+ * says which. A figure of 0 means the source lists none: no peak is made
+ * up for it. */
+#define HOPPER_SXM 989.4, 989.4, 1978.9, 494.7, 66.9
+#define NOT_RECHECKED "figures not re-checked against the source"
 static const struct hw_spec table[] = {
-    {"H100 SXM5 80GB", "Hopper", "9.0", 132, 1980, 989.4, 989.4, 1978.9, 494.7, 66.9, 66.9, 80,
-     3350, "NVIDIA H100 datasheet (SXM5)", 1, NULL},
+    {"H100 SXM5 80GB", "Hopper", "9.0", 132, 1980, HOPPER_SXM, 66.9, 80, 3350,
+     "NVIDIA H100 datasheet (SXM5)", 1, NULL},
     {"H100 PCIe 80GB", "Hopper", "9.0", 114, 1755, 756.5, 756.5, 1513.0, 378.0, 51.0, 51.0, 80,
      2000, "NVIDIA H100 datasheet (PCIe)", 1, NULL},
     {"H100 NVL 94GB", "Hopper", "9.0", 132, 1785, 835.5, 835.5, 1670.5, 417.5, 60.0, 60.0, 94, 3900,
      "NVIDIA H100 product page (NVL)", 0, "H100 NVL figures not re-checked against the datasheet"},
-    {"H200 SXM 141GB", "Hopper", "9.0", 132, 1980, 989.4, 989.4, 1978.9, 494.7, 66.9, 66.9, 141,
-     4800, "NVIDIA H200 product page (SXM)", 1, NULL},
+    {"H200 SXM 141GB", "Hopper", "9.0", 132, 1980, HOPPER_SXM, 66.9, 141, 4800,
+     "NVIDIA H200 product page (SXM)", 1, NULL},
     {"H200 NVL 141GB", "Hopper", "9.0", 132, 0, 835.5, 835.5, 1670.5, 417.5, 60.0, 60.0, 141, 4800,
      "NVIDIA H200 product page (NVL)", 1,
      "TF32/FP32/FP64 taken from the H100 NVL column (same 600 W class)"},
+    {"H20 96GB", "Hopper", "9.0", 78, 0, 148.0, 148.0, 296.0, 74.0, 44.0, 1.0, 96, 4000,
+     "NVIDIA HGX H20 product brief", 0,
+     "H20 figures as NVIDIA's partners publish its product brief; no public NVIDIA "
+     "datasheet page to re-check them against"},
+    {"H800 SXM5 80GB", "Hopper", "9.0", 132, 1980, HOPPER_SXM, 1.0, 80, 3350,
+     "NVIDIA H800 datasheet (SXM)", 0, NOT_RECHECKED},
+    {"H800 PCIe 80GB", "Hopper", "9.0", 114, 1755, 756.5, 756.5, 1513.0, 378.0, 51.0, 0.8, 80, 2000,
+     "NVIDIA H800 datasheet (PCIe)", 0, NOT_RECHECKED},
+    {"GH200 96GB HBM3", "Hopper", "9.0", 132, 1980, HOPPER_SXM, 66.9, 96, 4000,
+     "NVIDIA GH200 Grace Hopper Superchip datasheet (HBM3)", 0, NOT_RECHECKED},
+    {"GH200 144GB HBM3e", "Hopper", "9.0", 132, 1980, HOPPER_SXM, 66.9, 144, 4900,
+     "NVIDIA GH200 Grace Hopper Superchip datasheet (HBM3e)", 0, NOT_RECHECKED},
     {"A100 SXM4 80GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 80, 2039,
      "NVIDIA A100 datasheet (80GB SXM)", 1, NULL},
     {"A100 SXM4 40GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 40, 1555,
@@ -58,17 +102,48 @@ static const struct hw_spec table[] = {
      "NVIDIA A100 datasheet (80GB PCIe)", 1, NULL},
     {"A100 PCIe 40GB", "Ampere", "8.0", 108, 1410, 312.0, 312.0, 0, 156.0, 19.5, 19.5, 40, 1555,
      "NVIDIA A100 datasheet (40GB PCIe)", 0, "40GB bandwidth not re-checked against the datasheet"},
+    {"A10", "Ampere", "8.6", 72, 1695, 125.0, 125.0, 0, 62.5, 31.2, 0, 24, 600,
+     "NVIDIA A10 datasheet", 0, NOT_RECHECKED},
+    {"A10G", "Ampere", "8.6", 80, 1710, 0, 0, 0, 0, 0, 0, 24, 600,
+     "AWS EC2 G5 instance specifications (A10G)", 1,
+     "NVIDIA publishes no A10G datasheet, so the table has no tensor peak for it"},
+    {"A40", "Ampere", "8.6", 84, 1740, 149.7, 149.7, 0, 74.8, 37.4, 0, 48, 696,
+     "NVIDIA A40 datasheet", 0, NOT_RECHECKED},
     {"L40S", "Ada Lovelace", "8.9", 142, 2520, 362.05, 362.05, 733.0, 183.0, 91.6, 0, 48, 864,
      "NVIDIA L40S datasheet", 1, "no FP64 figure in the datasheet (1/64 rate)"},
+    {"L40", "Ada Lovelace", "8.9", 142, 2490, 181.05, 181.05, 362.05, 90.5, 90.5, 0, 48, 864,
+     "NVIDIA L40 datasheet", 0, NOT_RECHECKED},
+    {"L4", "Ada Lovelace", "8.9", 58, 2040, 121.0, 121.0, 242.5, 60.0, 30.3, 0, 24, 300,
+     "NVIDIA L4 datasheet", 1, "datasheet tensor figures are with sparsity; halved here"},
+    {"T4", "Turing", "7.5", 40, 1590, 0, 65.0, 0, 0, 8.1, 0, 16, 320, "NVIDIA T4 datasheet", 1,
+     "Turing has no BF16: the FP16 tensor (mixed precision) figure only"},
+    {"V100 SXM2", "Volta", "7.0", 80, 1530, 0, 125.0, 0, 0, 15.7, 7.8, 32, 900,
+     "NVIDIA V100 datasheet (SXM2)", 1, "Volta has no BF16: the FP16 tensor figure only"},
+    {"V100 PCIe", "Volta", "7.0", 80, 1380, 0, 112.0, 0, 0, 14.0, 7.0, 32, 900,
+     "NVIDIA V100 datasheet (PCIe)", 1, "Volta has no BF16: the FP16 tensor figure only"},
+    {"V100S PCIe", "Volta", "7.0", 80, 1601, 0, 130.0, 0, 0, 16.4, 8.2, 32, 1134,
+     "NVIDIA V100S datasheet", 0, "Volta has no BF16: the FP16 tensor figure only; " NOT_RECHECKED},
     {"GeForce RTX 4090", "Ada Lovelace", "8.9", 128, 2520, 165.2, 165.2, 330.3, 82.6, 82.6, 0, 24,
      1008, "NVIDIA Ada GPU architecture whitepaper (RTX 4090)", 1,
      "BF16/FP16 with FP32 accumulate (330.3 with FP16 accumulate)"},
+    {"GeForce RTX 4080", "Ada Lovelace", "8.9", 76, 2505, 97.5, 97.5, 194.9, 48.7, 48.7, 0, 16,
+     716.8, "NVIDIA Ada GPU architecture whitepaper (RTX 4080)", 0,
+     "BF16/FP16 with FP32 accumulate; " NOT_RECHECKED},
+    {"GeForce RTX 4060 Ti", "Ada Lovelace", "8.9", 34, 2535, 0, 0, 0, 0, 0, 0, 16, 288,
+     "NVIDIA GeForce RTX 4060 Ti specifications", 1,
+     "NVIDIA lists only sparse AI TOPS for this card, so the table has no tensor peak"},
     {"GeForce RTX 5090", "Blackwell", "12.0", 170, 2407, 209.5, 209.5, 419.0, 104.8, 104.8, 0, 32,
      1792, "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5090)", 0,
      "BF16/FP16 with FP32 accumulate; figures not re-checked against the whitepaper"},
+    {"GeForce RTX 5080", "Blackwell", "12.0", 84, 2617, 112.6, 112.6, 225.1, 56.3, 56.3, 0, 16, 960,
+     "NVIDIA RTX Blackwell GPU architecture whitepaper (RTX 5080)", 0,
+     "BF16/FP16 with FP32 accumulate; " NOT_RECHECKED},
     {"B200", "Blackwell", "10.0", 148, 0, 2250.0, 2250.0, 4500.0, 1100.0, 80.0, 40.0, 180, 8000,
      "NVIDIA HGX B200 specifications (per GPU, 1000 W)", 0,
      "SM count (148) from third-party tables; HGX figures (GB200 runs higher clocks)"},
+    {"GB200", "Blackwell", "10.0", 148, 0, 2500.0, 2500.0, 5000.0, 1250.0, 80.0, 40.0, 186, 8000,
+     "NVIDIA GB200 NVL72 specifications (rack figures / 72 GPUs)", 0,
+     "per-GPU figures derived from the rack's; SM count from third-party tables"},
 };
 
 const struct hw_spec *hw_table(size_t *n)
@@ -118,6 +193,67 @@ static int has_tok(const char *norm, const char *tok)
 	return strstr(norm, pat) != NULL;
 }
 
+/* A name that must be the whole token run: "RTX 4080" but not "RTX 4080
+ * SUPER" or "RTX 4090 D" (other SKUs, other figures). */
+static int has_exact(const char *norm, const char *toks, const char *const *not_followed)
+{
+	char pat[48];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s ", toks);
+	if (!(p = strstr(norm, pat)))
+		return 0;
+	p += strlen(pat);
+	for (; *not_followed; not_followed++) {
+		size_t n = strlen(*not_followed);
+
+		if (!strncmp(p, *not_followed, n) && p[n] == ' ')
+			return 0;
+	}
+	return 1;
+}
+
+/* Everything but the H100/H200/A100 families, which need the SKU logic. */
+static const struct hw_spec *match_other(const char *norm)
+{
+	static const char *const variants[] = {"D", "SUPER", "TI", NULL};
+	static const char *const ti_variants[] = {"SUPER", NULL};
+	static const struct {
+		const char *tok, *key;
+	} simple[] = {
+	    {"H20", "H20 96GB"},     {"A10G", "A10G"},	 {"A10", "A10"},   {"A40", "A40"},
+	    {"L40S", "L40S"},	     {"L40", "L40"},	 {"L4", "L4"},	   {"T4", "T4"},
+	    {"V100S", "V100S PCIe"}, {"GB200", "GB200"}, {"B200", "B200"},
+	};
+	static const struct {
+		const char *toks, *key;
+	} geforce[] = {
+	    {"RTX 4090", "GeForce RTX 4090"},
+	    {"RTX 4080", "GeForce RTX 4080"},
+	    {"RTX 5090", "GeForce RTX 5090"},
+	    {"RTX 5080", "GeForce RTX 5080"},
+	};
+
+	if (has_tok(norm, "H800"))
+		return by_key(has_tok(norm, "PCIE") ? "H800 PCIe 80GB" : "H800 SXM5 80GB");
+	if (has_tok(norm, "GH200"))
+		return by_key(has_tok(norm, "HBM3E") || has_tok(norm, "144G") ||
+				      has_tok(norm, "144GB")
+				  ? "GH200 144GB HBM3e"
+				  : "GH200 96GB HBM3");
+	if (has_tok(norm, "V100"))
+		return by_key(has_tok(norm, "PCIE") ? "V100 PCIe" : "V100 SXM2");
+	for (size_t i = 0; i < ARRAY_SIZE(simple); i++)
+		if (has_tok(norm, simple[i].tok))
+			return by_key(simple[i].key);
+	for (size_t i = 0; i < ARRAY_SIZE(geforce); i++)
+		if (has_exact(norm, geforce[i].toks, variants))
+			return by_key(geforce[i].key);
+	if (has_exact(norm, "RTX 4060 TI", ti_variants))
+		return by_key("GeForce RTX 4060 Ti");
+	return NULL;
+}
+
 static const struct hw_spec *match_name(const char *norm, int sm, const char **assumed)
 {
 	*assumed = NULL;
@@ -148,15 +284,7 @@ static const struct hw_spec *match_name(const char *norm, int sm, const char **a
 			return by_key(gb40 ? "A100 PCIe 40GB" : "A100 PCIe 80GB");
 		return by_key(gb40 ? "A100 SXM4 40GB" : "A100 SXM4 80GB");
 	}
-	if (has_tok(norm, "L40S"))
-		return by_key("L40S");
-	if (strstr(norm, " RTX 4090 ") && !strstr(norm, " 4090 D "))
-		return by_key("GeForce RTX 4090");
-	if (strstr(norm, " RTX 5090 ") && !strstr(norm, " 5090 D "))
-		return by_key("GeForce RTX 5090");
-	if (has_tok(norm, "B200"))
-		return by_key("B200");
-	return NULL;
+	return match_other(norm);
 }
 
 const struct hw_spec *hw_lookup(const char *gpu_name, int sm_count, struct strbuf *notes)
@@ -281,24 +409,16 @@ static void add_notes(struct report_model *m, struct strbuf *notes)
 	strbuf_reset(notes);
 }
 
-void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
-		      const struct calibration *cal, double mem_bw_gbs)
+/* The datasheet (or override, or estimated) ceilings and their source. */
+static void resolve_datasheet(struct report_model *m, const struct hw_overrides *ov,
+			      enum hw_precision prec, double mem_bw_gbs)
 {
 	struct report_peaks *pk = &m->peaks;
-	struct strbuf notes = STRBUF_INIT, src = STRBUF_INIT, err = STRBUF_INIT;
-	enum hw_precision prec = HW_BF16;
+	struct strbuf notes = STRBUF_INIT, src = STRBUF_INIT;
+	const char *bw_src = NULL, *pname = hw_precision_name(prec);
 	const struct hw_spec *s;
-	const char *bw_src = NULL;
 	int tflops_from_spec = 0;
 	double est;
-
-	if (m->llm.dtype && hw_precision_parse(m->llm.dtype, &prec, &err)) {
-		report_model_add_note(m, "%s; peaks are for bf16", err.buf);
-		prec = HW_BF16;
-	}
-	report_set_str(&pk->precision, hw_precision_name(prec));
-	pk->datasheet_tflops = pk->datasheet_gbs = RNUM_NONE;
-	pk->measured_tflops = pk->measured_gbs = RNUM_NONE;
 
 	s = hw_lookup(m->env.gpu_name, m->env.sm_count, &notes);
 	add_notes(m, &notes);
@@ -309,45 +429,86 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 		if (t > 0) {
 			pk->datasheet_tflops = rnum_of(t);
 			tflops_from_spec = 1;
-			strbuf_addf(&src, "%s, dense %s: %s", s->key, hw_precision_name(prec),
-				    s->source);
+			strbuf_addf(&src, "%s, dense %s: %s", s->key, pname, s->source);
 		} else {
-			report_model_add_note(m, "the %s datasheet lists no dense %s figure",
-					      s->key, hw_precision_name(prec));
+			report_model_add_note(m,
+					      "the peak table has no dense %s figure for the %s "
+					      "(%s); set hardware.peak_tflops or run 'llmprof "
+					      "calibrate'",
+					      pname, s->key, s->source);
 		}
 		pk->datasheet_gbs = rnum_of(s->bw_gbs);
 		bw_src = s->source;
-		if (!s->confirmed && s->note)
+		if (s->note && (!s->confirmed || !(t > 0)))
 			report_model_add_note(m, "%s: %s", s->key, s->note);
 	} else if ((prec == HW_BF16 || prec == HW_FP16) &&
 		   (est = hw_estimate_bf16_tflops(
 			m->env.compute_capability, m->env.sm_count,
 			m->env.sm_clock_mhz.available ? m->env.sm_clock_mhz.v : 0)) > 0) {
 		pk->datasheet_tflops = rnum_of(est);
+		pk->tflops_estimated = 1;
 		strbuf_addf(&src,
-			    "estimate: %d SMs x %.0f MHz x FLOP/clk/SM of compute capability %s",
+			    "estimate (no datasheet): %d SMs x %.0f MHz x the FLOP/clk/SM of "
+			    "compute capability %s",
 			    m->env.sm_count, m->env.sm_clock_mhz.v, m->env.compute_capability);
 	}
 	if (!s && mem_bw_gbs > 0) {
 		pk->datasheet_gbs = rnum_of(mem_bw_gbs);
-		bw_src = "trace TARGET_INFO_GPU";
+		pk->gbs_estimated = 1;
+		bw_src = "estimate (no datasheet): the bandwidth nsys reports (TARGET_INFO_GPU)";
 	}
 	if (ov && ov->peak_tflops.available) {
 		pk->datasheet_tflops = ov->peak_tflops;
+		pk->tflops_estimated = 0;
 		strbuf_reset(&src);
 		strbuf_addstr(&src, "override hardware.peak_tflops");
 		tflops_from_spec = 0;
 	}
 	if (ov && ov->peak_gbs.available) {
 		pk->datasheet_gbs = ov->peak_gbs;
+		pk->gbs_estimated = 0;
 		bw_src = "override hardware.peak_bandwidth_gbs";
 	}
+	if (pk->tflops_estimated)
+		report_model_add_note(
+		    m,
+		    "the dense %s peak %.1f TFLOP/s is llmprof's estimate (SMs x clock x the "
+		    "per-SM rate of a full compute capability %s part), not a datasheet figure: "
+		    "a cut-down part runs far below it, so MFU against it can read several "
+		    "times too low; run 'llmprof calibrate' or set hardware.peak_tflops",
+		    pname, pk->datasheet_tflops.v, m->env.compute_capability);
+	if (pk->gbs_estimated)
+		report_model_add_note(
+		    m,
+		    "the DRAM bandwidth %.0f GB/s is the one nsys reports for the "
+		    "device (memory clock x bus width), not a datasheet figure; "
+		    "run 'llmprof calibrate' for a measured ceiling",
+		    mem_bw_gbs);
 	/* name the bandwidth's source unless it is the spec already cited */
 	if (bw_src && !(tflops_from_spec && s && !strcmp(bw_src, s->source)))
 		strbuf_addf(&src, "%sbandwidth: %s", src.len ? "; " : "", bw_src);
 	report_set_str(&pk->datasheet_source, src.len ? src.buf : NULL);
+	strbuf_release(&notes);
+	strbuf_release(&src);
+}
 
-	strbuf_reset(&src);
+void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
+		      const struct calibration *cal, double mem_bw_gbs)
+{
+	struct report_peaks *pk = &m->peaks;
+	struct strbuf src = STRBUF_INIT, err = STRBUF_INIT;
+	enum hw_precision prec = HW_BF16;
+
+	if (m->llm.dtype && hw_precision_parse(m->llm.dtype, &prec, &err)) {
+		report_model_add_note(m, "%s; peaks are for bf16", err.buf);
+		prec = HW_BF16;
+	}
+	report_set_str(&pk->precision, hw_precision_name(prec));
+	pk->datasheet_tflops = pk->datasheet_gbs = RNUM_NONE;
+	pk->tflops_estimated = pk->gbs_estimated = 0;
+	pk->measured_tflops = pk->measured_gbs = RNUM_NONE;
+	resolve_datasheet(m, ov, prec, mem_bw_gbs);
+
 	if (cal) {
 		if (prec == HW_BF16 || prec == HW_FP16) {
 			pk->measured_tflops = rnum_of(cal->gemm_tflops);
@@ -373,7 +534,6 @@ void hw_peaks_resolve(struct report_model *m, const struct hw_overrides *ov,
 	if (!pk->measured_tflops.available && !pk->measured_gbs.available)
 		report_model_add_note(m,
 				      "no measured ceilings: run 'llmprof calibrate' on this GPU");
-	strbuf_release(&notes);
 	strbuf_release(&src);
 	strbuf_release(&err);
 }

@@ -283,6 +283,34 @@ static void fill_llm(struct report_model *m, const struct config *cfg)
 	l->cuda_graph = c->infer.cuda_graph;
 }
 
+/* fill_llm() took the built-in workload's shape from the configuration;
+ * a trace with more decode steps than that generation makes was not made
+ * by it (a user's program reported with a hand-written config.yaml): its
+ * defaults ("16 layers ... 32 new tokens" beside 999 decode steps) are not
+ * facts about this run, so they are dropped, with a note. */
+static void drop_foreign_shape(struct report_model *m)
+{
+	const struct report_stage *dec = report_model_stage_by_role(m, REPORT_ROLE_DECODE);
+	struct report_llm *l = &m->llm;
+	int said = l->new_tokens;
+
+	if (!dec || !dec->steps || l->new_tokens <= 0 || dec->steps + 1 <= (uint64_t)l->new_tokens)
+		return;
+	report_model_add_note(m,
+			      "the configuration describes the built-in workload (%s, "
+			      "infer.max_new_tokens = %d) but the trace has %llu decode steps: "
+			      "its model and run shape are not shown; set model= keys for this "
+			      "program",
+			      l->name ? l->name : "unnamed", said, (unsigned long long)dec->steps);
+	report_set_str(&l->name, NULL);
+	report_set_str(&l->arch, NULL);
+	report_set_str(&l->dtype, NULL);
+	l->hidden_size = l->intermediate_size = l->num_layers = l->num_heads = 0;
+	l->num_kv_heads = l->head_dim = l->vocab_size = 0;
+	l->batch_size = l->prompt_len = l->new_tokens = 0;
+	l->cuda_graph = -1;
+}
+
 /* A path inside the bundle as the reports show it: relative, so a moved
  * bundle regenerates the same bytes. */
 static const char *shown_path(const struct bundle_in *b, const char *path)
@@ -384,8 +412,10 @@ void report_build_model(const struct report_build_opts *o, struct report_model *
 	if (b)
 		fill_ident_from_rank_json(m, b);
 	m->env.device = run_device(o->cfg, env);
-	if (o->cfg)
+	if (o->cfg) {
 		fill_llm(m, o->cfg);
+		drop_foreign_shape(m);
+	}
 	if (b && b->analytic_path.len &&
 	    (b->analytic_err.len ||
 	     analytic_load_buffer(m, b->analytic.buf, b->analytic.len, b->analytic_path.buf, &e)))

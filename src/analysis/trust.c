@@ -111,6 +111,29 @@ static void time_finding(struct report_model *m, const struct trust_counts *c)
 	strbuf_release(&sb);
 }
 
+/* A peak llmprof estimated for a GPU its table lacks: MFU/MBU against it
+ * are only as good as the estimate (an H20 estimated as a full Hopper reads
+ * 4x too low), so it is listed, never silently "datasheet". */
+static void peak_item(struct report_model *m)
+{
+	const struct report_peaks *p = &m->peaks;
+	uint64_t n = (uint64_t)(!!p->tflops_estimated + !!p->gbs_estimated);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!n)
+		return;
+	if (p->tflops_estimated)
+		strbuf_addf(&sb, "dense %s %.1f TFLOP/s", p->precision ? p->precision : "bf16",
+			    p->datasheet_tflops.v);
+	if (p->gbs_estimated)
+		strbuf_addf(&sb, "%sDRAM %.0f GB/s", sb.len ? ", " : "", p->datasheet_gbs.v);
+	ADD("peak-estimated", n, TRUST_NO_THRESHOLD,
+	    "MFU/MBU against the datasheet peak (not the measured ceilings)",
+	    "peak%s estimated by llmprof, not from a datasheet (GPU not in the peak table): %s",
+	    s(n), sb.buf);
+	strbuf_release(&sb);
+}
+
 void trust_build(struct report_model *m, const struct trust_counts *c)
 {
 	const struct report_trust_item *a, *b, *d;
@@ -179,4 +202,5 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 	    COLL_RESIDUAL_HIGH_NS / 1e3, (double)m->ranks.coll.residual_median_ns / 1e3,
 	    (double)m->ranks.coll.residual_max_ns / 1e3,
 	    (unsigned long long)m->ranks.coll.residual_samples);
+	peak_item(m);
 }

@@ -471,6 +471,11 @@ const char *report_device_label(enum report_device d)
 	return NULL;
 }
 
+int report_peak_estimated(const struct report_model *m, int compute)
+{
+	return compute ? m->peaks.tflops_estimated : m->peaks.gbs_estimated;
+}
+
 const char *report_role_name(enum report_role role)
 {
 	switch (role) {
@@ -535,6 +540,11 @@ static int cmp_operator(const void *a, const void *b)
 	       gy = y->gpu_ms.available ? y->gpu_ms.v : -1;
 	int c;
 
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
+	/* no GPU time (the CPU path): the CPU time orders them instead */
+	gx = x->cpu_ms.available ? x->cpu_ms.v : -1;
+	gy = y->cpu_ms.available ? y->cpu_ms.v : -1;
 	if (gx != gy)
 		return gx > gy ? -1 : 1;
 	c = strcmp(x->stage ? x->stage : "", y->stage ? y->stage : "");

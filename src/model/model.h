@@ -352,6 +352,10 @@ struct report_peaks {
 	char *device_key; /* hw table entry matched: "H100 SXM5 80GB"; NULL = none */
 	struct rnum datasheet_tflops, datasheet_gbs;
 	char *datasheet_source; /* "datasheet: NVIDIA H100 ...", "override hardware.peak_tflops" */
+	/* 1: that datasheet_* figure is llmprof's estimate, not from the peak
+	 * table or an override (an unknown GPU: SMs x clock x per-SM rate, or
+	 * the bandwidth nsys reports); MFU/MBU against it say so */
+	int tflops_estimated, gbs_estimated;
 	struct rnum measured_tflops, measured_gbs;
 	char *measured_source; /* "llmprof calibrate 2026-11-21T...", "override ..." */
 	char **notes;	       /* warnings: SM count mismatch, unknown GPU, ... */
@@ -698,6 +702,9 @@ size_t report_model_unjoined(const struct report_model *m);
 const char *report_model_state(const struct report_model *m);
 /* The Device row: "CPU (no GPU found)", "CPU (device=cpu)"; NULL on a GPU. */
 const char *report_device_label(enum report_device d);
+/* 1 when the peak MFU (compute = 1) or MBU (compute = 0) divides by is
+ * llmprof's estimate rather than a datasheet figure or an override. */
+int report_peak_estimated(const struct report_model *m, int compute);
 
 /* Fills what follows from other fields and is still unavailable: kernel
  * pct_gpu, counters ai/achieved/bound, operator share_of_stage, stage idle

@@ -778,6 +778,8 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(o, "datasheet_tflops", jnum(m->peaks.datasheet_tflops));
 	set(o, "datasheet_gbs", jnum(m->peaks.datasheet_gbs));
 	set(o, "datasheet_source", jstr_checked(m->peaks.datasheet_source));
+	set(o, "datasheet_tflops_estimated", json_boolean(m->peaks.tflops_estimated));
+	set(o, "datasheet_gbs_estimated", json_boolean(m->peaks.gbs_estimated));
 	set(o, "measured_tflops", jnum(m->peaks.measured_tflops));
 	set(o, "measured_gbs", jnum(m->peaks.measured_gbs));
 	set(o, "measured_source", jstr_checked(m->peaks.measured_source));

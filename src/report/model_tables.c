@@ -357,7 +357,9 @@ void rtable_aggregates(const struct report_model *m, struct table *t)
 	table_add_str(t, "Tokens/s (decode)");
 	fmt_fixed(&sb, a->tokens_per_s, 1);
 	table_add_sb(t, &sb);
-	table_add_str(t, "Generated tokens");
+	/* the first new token comes from prefill: not "generated tokens",
+	 * which read as all of them beside "32 new tokens" */
+	table_add_str(t, "Tokens from decode steps");
 	fmt_fixed(&sb, a->tokens, 0);
 	table_add_sb(t, &sb);
 	table_add_str(t, "Profiled region (ms)");
@@ -385,10 +387,16 @@ void rtable_utilization(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	table_init(t, "llrrrrrrrrrrrrr", "Stage", "Judged by", "Model FLOPs", "Model bytes",
-		   "Time (ms)", "TFLOP/s", "GB/s", "MFU (datasheet)", "MFU (measured)",
-		   "MBU (datasheet)", "MBU (measured)", "Counter FLOPs", "Counter coverage",
-		   "MFU (counter-based)", "MBU (counter-based)", NULL);
+	table_init(
+	    t, "llrrrrrrrrrrrrr", "Stage", "Judged by", "Model FLOPs", "Model bytes", "Time (ms)",
+	    "TFLOP/s", "GB/s",
+	    m->peaks.tflops_estimated ? "MFU (ESTIMATED peak)" : "MFU (datasheet)",
+	    "MFU (measured)", m->peaks.gbs_estimated ? "MBU (ESTIMATED peak)" : "MBU (datasheet)",
+	    "MBU (measured)", "Counter FLOPs", "Counter coverage",
+	    m->peaks.tflops_estimated ? "MFU (counter-based, estimated peak)"
+				      : "MFU (counter-based)",
+	    m->peaks.gbs_estimated ? "MBU (counter-based, estimated peak)" : "MBU (counter-based)",
+	    NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
@@ -428,7 +436,8 @@ void rtable_utilization(const struct report_model *m, struct table *t)
 
 /* The utilisation a stage is judged by (prefill MFU, decode MBU) with its
  * basis: the model's FLOPs/bytes when known, else the counters'. */
-static void judged_util(struct strbuf *sb, const struct report_stage *s)
+static void judged_util(struct strbuf *sb, const struct report_model *m,
+			const struct report_stage *s)
 {
 	int pre = s->role == REPORT_ROLE_PREFILL;
 	struct rnum model = pre ? s->mfu_datasheet : s->mbu_datasheet;
@@ -440,7 +449,8 @@ static void judged_util(struct strbuf *sb, const struct report_stage *s)
 	}
 	strbuf_addstr(sb, pre ? "MFU " : "MBU ");
 	fmt_frac_pct(sb, model.available ? model : counter);
-	strbuf_addstr(sb, model.available ? " (model)" : " (counter-based)");
+	strbuf_addstr(sb, model.available ? " (model" : " (counter-based");
+	strbuf_addstr(sb, report_peak_estimated(m, pre) ? ", estimated peak)" : ")");
 }
 
 void rtable_summary_stages(const struct report_model *m, struct table *t)
@@ -465,7 +475,7 @@ void rtable_summary_stages(const struct report_model *m, struct table *t)
 			strbuf_addstr(&sb, "n/a");
 		}
 		table_add_sb(t, &sb);
-		judged_util(&sb, s);
+		judged_util(&sb, m, s);
 		table_add_sb(t, &sb);
 		if (s->busy_ms.available && s->gpu_ms.available && s->gpu_ms.v > 0)
 			fmt_frac_pct(&sb, rnum_of(s->busy_ms.v / s->gpu_ms.v));
@@ -481,15 +491,22 @@ void rtable_peaks(const struct report_model *m, struct table *t)
 	const struct report_peaks *p = &m->peaks;
 	struct strbuf sb = STRBUF_INIT;
 
-	table_init(t, "lrr", "Ceiling", "Datasheet", "Measured", NULL);
+	/* an estimate never sits in a column called "Datasheet" unmarked */
+	table_init(t, "lrr", "Ceiling",
+		   p->tflops_estimated || p->gbs_estimated ? "Datasheet or ESTIMATE" : "Datasheet",
+		   "Measured", NULL);
 	strbuf_addf(&sb, "Dense %s tensor (TFLOP/s)", p->precision ? p->precision : "bf16");
 	table_add_sb(t, &sb);
 	fmt_tflops(&sb, p->datasheet_tflops);
+	if (p->tflops_estimated)
+		strbuf_addstr(&sb, " (estimate)");
 	table_add_sb(t, &sb);
 	fmt_tflops(&sb, p->measured_tflops);
 	table_add_sb(t, &sb);
 	table_add_str(t, "DRAM bandwidth (GB/s)");
 	fmt_gbs(&sb, p->datasheet_gbs);
+	if (p->gbs_estimated)
+		strbuf_addstr(&sb, " (estimate)");
 	table_add_sb(t, &sb);
 	fmt_gbs(&sb, p->measured_gbs);
 	table_add_sb(t, &sb);

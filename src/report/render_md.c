@@ -1,5 +1,6 @@
-/* render_md.c: the Markdown reports (kernels.md, operators.md, report.md,
- * stakeholder_summary.md) rendered from the model; the escapers are core/md.h. */
+/* render_md.c: the Markdown reports (kernels.md, operators.md, report.md)
+ * rendered from the model (stakeholder_summary.md: summary_md.c); the
+ * escapers are core/md.h. */
 #include <stddef.h>
 #include <string.h>
 
@@ -9,10 +10,11 @@
 #include "model/format.h"
 #include "report/report.h"
 #include "report/model_tables.h"
+#include "report/render_md_priv.h"
 #include "core/md.h"
 #include "core/banned.h"
 
-static void md_table(struct table *t, struct strbuf *out)
+void md_table(struct table *t, struct strbuf *out)
 {
 	table_write_md(t, out);
 	table_release(t);
@@ -117,7 +119,7 @@ static void md_cpu_samples_section(const struct report_model *m, struct strbuf *
 /* "## Ranks" (several processes only): who each process is and its
  * headline numbers, the cross-rank spread, and with stages each rank's
  * stage table. */
-static void md_ranks_section(const struct report_model *m, struct strbuf *out, int stages)
+void md_ranks_section(const struct report_model *m, struct strbuf *out, int stages)
 {
 	struct table t;
 
@@ -155,7 +157,7 @@ static void md_ranks_section(const struct report_model *m, struct strbuf *out, i
 	table_release(&t);
 }
 
-static void status_quote(const struct report_model *m, struct strbuf *out)
+void status_quote(const struct report_model *m, struct strbuf *out)
 {
 	if (report_model_complete(m))
 		return;
@@ -171,7 +173,7 @@ static void status_quote(const struct report_model *m, struct strbuf *out)
 
 /* The CPU path, said in every report (the built-in workload ran without a
  * GPU on purpose): no kernels is then expected, not a failure. */
-static void device_quote(const struct report_model *m, struct strbuf *out)
+void device_quote(const struct report_model *m, struct strbuf *out)
 {
 	const char *dev = report_device_label(m->env.device);
 
@@ -481,16 +483,32 @@ void report_render_operators_md(const struct report_model *m, struct strbuf *out
 	status_quote(m, out);
 	device_quote(m, out);
 	if (!m->nr_ops) {
-		strbuf_addstr(out, "No operator ranges were captured (no NVTX range matched "
-				   "stages.operator_pattern inside a stage).\n");
+		strbuf_addstr(out, m->nr_stages
+				       ? "No operator ranges were captured (no NVTX range matched "
+					 "stages.operator_pattern inside a stage).\n"
+				       : "No operator ranges: operators are counted inside the "
+					 "stages, and no stage range was found.\n");
 		return;
 	}
-	strbuf_addf(out,
-		    "%zu operator ranges (NVTX ranges inside the stages), sorted by GPU time. "
-		    "GPU time is the time of the kernels each range launched itself; GPU incl. "
-		    "nested adds the kernels of the operator ranges inside it (a layer around "
-		    "attn and mlp); share of stage divides GPU time by the stage's GPU span.\n\n",
-		    m->nr_ops);
+	{
+		int gpu = 0;
+
+		for (size_t i = 0; i < m->nr_ops && !gpu; i++)
+			gpu = m->ops[i].gpu_ms.available;
+		strbuf_addf(out, "%zu operator range%s (NVTX ranges inside the stages), ",
+			    m->nr_ops, m->nr_ops == 1 ? "" : "s");
+		if (!gpu)
+			strbuf_addf(out, "sorted by CPU time: %s, so the GPU columns are n/a.\n\n",
+				    m->env.device != REPORT_DEVICE_GPU
+					? "the workload ran on the CPU"
+					: "no kernel of the trace ran inside them");
+		else
+			strbuf_addstr(
+			    out, "sorted by GPU time. GPU time is the time of the kernels each "
+				 "range launched itself; GPU incl. nested adds the kernels of "
+				 "the operator ranges inside it (a layer around attn and mlp); "
+				 "share of stage divides GPU time by the stage's GPU span.\n\n");
+	}
 	if (m->nr_op_classes) {
 		strbuf_addstr(out,
 			      "## By module class\n\nThe operators of one class (their NVTX "
@@ -726,19 +744,27 @@ void report_headline(const struct report_model *m, struct strbuf *out)
 	}
 	strbuf_addstr(&s, ".");
 	if (dec && dec->mbu_datasheet.available) {
+		int pre_too = pre && pre->mfu_datasheet.available;
+
 		strbuf_addstr(&s, " Decode reaches ");
 		fmt_frac_pct(&s, dec->mbu_datasheet);
 		strbuf_addstr(&s, " MBU");
-		if (pre && pre->mfu_datasheet.available) {
+		if (pre_too) {
 			strbuf_addstr(&s, ", prefill ");
 			fmt_frac_pct(&s, pre->mfu_datasheet);
 			strbuf_addstr(&s, " MFU");
 		}
-		strbuf_addstr(&s, " of datasheet peaks.");
+		strbuf_addstr(
+		    &s, report_peak_estimated(m, 0) || (pre_too && report_peak_estimated(m, 1))
+			    ? " of peaks llmprof ESTIMATED (no datasheet figure: see Trust)."
+			    : " of datasheet peaks.");
 	} else if (pre && pre->mfu_datasheet.available) {
 		strbuf_addstr(&s, " Prefill reaches ");
 		fmt_frac_pct(&s, pre->mfu_datasheet);
-		strbuf_addstr(&s, " MFU of the datasheet peak.");
+		strbuf_addstr(&s, report_peak_estimated(m, 1)
+				      ? " MFU of a peak llmprof ESTIMATED (no datasheet figure: "
+					"see Trust)."
+				      : " MFU of the datasheet peak.");
 	} else if ((dec && dec->mbu_counter.available) || (pre && pre->mfu_counter.available)) {
 		/* the model is unknown: the counters' own FLOPs and bytes */
 		int both = dec && dec->mbu_counter.available && pre && pre->mfu_counter.available;
@@ -754,93 +780,12 @@ void report_headline(const struct report_model *m, struct strbuf *out)
 			fmt_frac_pct(&s, pre->mfu_counter);
 			strbuf_addstr(&s, " MFU");
 		}
-		strbuf_addstr(&s, " of datasheet peaks (counter-based: the model is unknown).");
+		strbuf_addstr(&s,
+			      report_peak_estimated(m, 0) || report_peak_estimated(m, 1)
+				  ? " of peaks llmprof ESTIMATED (counter-based: the model is "
+				    "unknown; no datasheet figure: see Trust)."
+				  : " of datasheet peaks (counter-based: the model is unknown).");
 	}
 	strbuf_addstr(out, s.buf);
 	strbuf_release(&s);
-}
-
-/* One of the summary's top findings: what it found, its estimated saving,
- * what to do. */
-static void summary_finding(struct strbuf *out, size_t n, const struct report_finding *f)
-{
-	strbuf_addf(out, "%zu. **%s** %s", n, finding_severity_name(f->severity), f->text);
-	if (f->saving_ms.available) {
-		strbuf_addstr(out, " **Estimated saving: up to ");
-		fmt_ms(out, f->saving_ms);
-		strbuf_addf(out, " ms per %s", f->saving_unit ? f->saving_unit : "run");
-		if (f->saving_run_ms.available) {
-			strbuf_addstr(out, "** (");
-			fmt_ms(out, f->saving_run_ms);
-			strbuf_addstr(out, " ms in this run).");
-		} else {
-			strbuf_addstr(out, ".**");
-		}
-	}
-	if (f->recommendation)
-		strbuf_addf(out, " Do: %s", f->recommendation);
-	strbuf_addch(out, '\n');
-}
-
-void report_render_summary_md(const struct report_model *m, struct strbuf *out)
-{
-	struct table t;
-	size_t shown = 0;
-
-	strbuf_addstr(out, "# Stakeholder Summary\n\n");
-	status_quote(m, out);
-	strbuf_addstr(out, "**Executive summary.** ");
-	{
-		struct strbuf h = STRBUF_INIT;
-		report_headline(m, &h);
-		md_text(out, h.buf);
-		strbuf_release(&h);
-	}
-	if (m->nr_findings)
-		strbuf_addf(out,
-			    " %zu finding%s in report.md; the first %zu, most severe first and "
-			    "then by the time they would save:",
-			    m->nr_findings, m->nr_findings == 1 ? "" : "s",
-			    m->nr_findings < REPORT_SUMMARY_FINDINGS
-				? m->nr_findings
-				: (size_t)REPORT_SUMMARY_FINDINGS);
-	strbuf_addstr(out, "\n\n");
-	for (size_t i = 0; i < m->nr_findings && shown < REPORT_SUMMARY_FINDINGS; i++)
-		summary_finding(out, ++shown, &m->findings[i]);
-	if (!shown && report_model_complete(m))
-		strbuf_addstr(out, "- No bottleneck crossed the thresholds in docs/report.md.\n");
-	else if (!shown)
-		strbuf_addstr(out, "- No findings: the data they need is missing (see above).\n");
-
-	if (m->nr_stages) {
-		strbuf_addstr(out, "\n## Stages\n\n");
-		rtable_summary_stages(m, &t);
-		md_table(&t, out);
-	}
-	if (m->nr_ops && m->ops[0].gpu_ms.available) {
-		/* the operators behind the stage times, also those of CUDA-graph
-		 * replays (their ranges ran only at capture) */
-		strbuf_addstr(out, "\n## Top operators\n\n");
-		rtable_operators(m, &t, REPORT_SUMMARY_OPS);
-		md_table(&t, out);
-	}
-	md_ranks_section(m, out, 0);
-	if (m->ranks.nr < 2 && report_nccl_shown(m)) {
-		strbuf_addstr(out, "\n## Collectives\n\n");
-		report_nccl_summary(m, out);
-	}
-
-	strbuf_addstr(
-	    out,
-	    "\n## Glossary\n\n"
-	    "- **TTFT** (time to first token): prefill time per request, until its GPU work ends.\n"
-	    "- **TPOT** (time per output token): the mean decode step.\n"
-	    "- **MFU** (model FLOPs utilisation): FLOPs per second / the GPU's peak; "
-	    "prefill is judged by it.\n"
-	    "- **MBU** (model bandwidth utilisation): DRAM bytes per second / peak bandwidth; "
-	    "decode is judged by it. *Model*: FLOPs and bytes from the model's shape; "
-	    "*counter-based*: Nsight Compute's counters, scaled to the whole stage by their "
-	    "coverage.\n"
-	    "\nEnvironment, aggregates, kernels and every finding: report.md, kernels.md, "
-	    "operators.md.\n");
 }

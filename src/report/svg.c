@@ -417,19 +417,19 @@ static void point_label(struct strbuf *sb, struct boxes *bx, size_t rank, double
 }
 
 /* Solid and dashed roofs and the point labels, under the bound legend. */
-static void roof_legend(struct strbuf *sb, int x, int y)
+static void roof_legend(struct strbuf *sb, const char *solid, int x, int y)
 {
 	strbuf_addf(sb,
 		    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222222\" "
 		    "stroke-width=\"1.6\"/><text x=\"%d\" y=\"%d\" fill=\"" C_AXIS
-		    "\">datasheet roof</text>\n"
+		    "\">%s roof</text>\n"
 		    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#222222\" "
 		    "stroke-width=\"1.6\" stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%d\" "
 		    "fill=\"" C_AXIS "\">measured roof (llmprof calibrate)</text>\n"
 		    "<text x=\"%d\" y=\"%d\" fill=\"" C_AXIS "\">numbers: kernel rank by GPU "
 		    "time (Kernels table); area: share of GPU time</text>\n",
-		    x, y - 4, x + 24, y - 4, x + 30, y, x + 140, y - 4, x + 164, y - 4, x + 170, y,
-		    x + 400, y);
+		    x, y - 4, x + 24, y - 4, x + 30, y, solid, x + 140, y - 4, x + 164, y - 4,
+		    x + 170, y, x + 400, y);
 }
 
 static void draw_ceiling(struct strbuf *sb, const struct ceiling *c, const struct svg_scale *xs,
@@ -481,7 +481,9 @@ static void draw_ceiling(struct strbuf *sb, const struct ceiling *c, const struc
 void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 {
 	const struct report_peaks *p = &m->peaks;
-	struct ceiling ceil_ds = {"datasheet", "", p->datasheet_tflops, p->datasheet_gbs};
+	struct ceiling ceil_ds = {p->tflops_estimated || p->gbs_estimated ? "estimated"
+									  : "datasheet",
+				  "", p->datasheet_tflops, p->datasheet_gbs};
 	struct ceiling ceil_ms = {"measured", " stroke-dasharray=\"6 4\"", p->measured_tflops,
 				  p->measured_gbs};
 	const int ml = 70, mr = 20, mt = 16, mb = 88;
@@ -619,6 +621,6 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 		    &xs);
 	}
 	legend(sb, ml, height - 30);
-	roof_legend(sb, ml, height - 10);
+	roof_legend(sb, ceil_ds.name, ml, height - 10);
 	strbuf_addstr(sb, "</svg>\n");
 }

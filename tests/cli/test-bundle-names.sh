@@ -38,7 +38,9 @@ src/nsight/ncu_config.c the ncu step'"'"'s --dry-run text names the files it wri
 src/pipeline/step_ncu_import.c messages naming the files (every path it reads or writes comes from the table): next
 src/analysis/findings.c a finding'"'"'s fixed "what to do" prose points the reader at a file (a constant string, no format): next
 src/analysis/findings_cause.c the same
-src/report/render_md.c report prose that points the reader at a file: next'
+src/report/render_md.c report prose that points the reader at a file: next
+src/report/summary_md.c the same (the summary points at report.md, kernels.md and operators.md)
+src/analysis/findings_common.c the same (a kernel named by its kernels.md row)'
 
 # scan ROOT: prints "FILE:LINE: NAME in LITERAL" per spelling
 scan() {

@@ -39,7 +39,7 @@ grep -q "The trace holds no GPU kernels" err && fail "the GPU-only no-gpu-work f
 grep -qxF "Nothing found that would make these numbers wrong." "$run/report.md" ||
 	fail "report.md: no 'Nothing found' Trust section"
 for f in stakeholder_summary.md report.md; do
-	# the summary has no Environment table (it fits one screen)
+	# the summary's environment is one line (checked below)
 	[ "$f" = stakeholder_summary.md ] || grep -qxF "| Device | CPU (no GPU found) |" "$run/$f" ||
 		fail "$f: no Device row"
 	grep -q "^| GPU |" "$run/$f" && fail "$f: a GPU row on the CPU path"
@@ -55,6 +55,23 @@ for f in kernels.md operators.md; do
 done
 grep -q "^\*\*Executive summary\.\*\* tiny (.*) on the CPU (no GPU found)" "$run/stakeholder_summary.md" ||
 	fail "headline: $(grep Executive "$run/stakeholder_summary.md")"
+# the summary's sections (tests/cli/test-summary-sections.sh has the GPU
+# bundles): all there, the empty ones saying why
+s=$run/stakeholder_summary.md
+[ "$(grep -E '^#{1,2} ' "$s" | tr '\n' '|')" = "# Stakeholder Summary|## Environment|## Aggregates|## Per-Stage Timings|## MFU and MBU|## Top Operators|## Top Kernels|## Recommendations|## Glossary|" ] ||
+	fail "summary sections: $(grep -E '^#{1,2} ' "$s")"
+grep -qF "**Device** CPU (no GPU found);" "$s" || fail "summary environment: $(cat "$s")"
+grep -qxF "None: the workload ran on the CPU, where no GPU peak applies." "$s" || fail "summary MFU: $(cat "$s")"
+grep -qxF "No GPU kernels: the workload ran on the CPU." "$s" || fail "summary kernels: $(cat "$s")"
+grep -q "^| attn\." "$s" || fail "summary operators: $(cat "$s")"
+grep -q "the first 1" "$s" && fail "summary: 'the first 1'"
+# "3 new tokens" in the headline (the first from prefill) beside the decode
+# steps' 2 tokens, under a name that says so
+grep -qF "3 new tokens" "$s" || fail "headline tokens: $(grep Executive "$s")"
+grep -qF "**Tokens from decode steps** 2;" "$s" || fail "summary aggregates: $(cat "$s")"
+grep -qxF "| Tokens from decode steps | 2 |" "$run/report.md" || fail "report.md aggregates tokens"
+grep -q "sorted by CPU time: the workload ran on the CPU, so the GPU columns are n/a" "$run/operators.md" ||
+	fail "operators.md intro: $(sed -n 5p "$run/operators.md")"
 grep -q "cpu-path" "$run/report.md" || fail "report.md: no cpu-path finding"
 grep -q "every report below is complete" "$run/report.md" && fail "report.md claims completeness on the CPU path"
 grep -q "<td>Device</td><td>CPU (no GPU found)</td>" "$run/report.html" || fail "report.html: no Device row"

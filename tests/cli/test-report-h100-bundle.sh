@@ -76,9 +76,12 @@ cp "$run/metrics.json" "$tmp/m1.json"
 "$LLMPROF" report "$run" >/dev/null 2>&1 || fail "second report"
 cmp -s "$run/metrics.json" "$tmp/m1.json" || fail "regeneration is not deterministic"
 
-# stakeholder_summary.md fits one screen (issue 21: ~40 lines)
+# stakeholder_summary.md fits one page: issue 21 asked for one screen (40
+# lines); the sections of the original system's summary (issue 31: environment,
+# aggregates, stage timings, MFU/MBU, top-5 operators and kernels,
+# recommendations) take 64
 n=$(wc -l <"$run/stakeholder_summary.md")
-[ "$n" -le 40 ] || fail "stakeholder_summary.md has $n lines (budget 40)"
+[ "$n" -le 64 ] || fail "stakeholder_summary.md has $n lines (budget 64)"
 grep -q "MBU 51.2% (model)" "$run/stakeholder_summary.md" || fail "summary stage table: $(cat "$run/stakeholder_summary.md")"
 grep -q "^- \*\*TPOT\*\*" "$run/stakeholder_summary.md" || fail "summary glossary"
 # without the model (no workload/analytic.json): counter-based MBU from
@@ -87,7 +90,7 @@ rm "$run/workload/analytic.json"
 "$LLMPROF" report "$run" >/dev/null 2>&1 || fail "report without the model"
 s=$run/stakeholder_summary.md
 n=$(wc -l <"$s")
-[ "$n" -le 40 ] || fail "stakeholder_summary.md without the model has $n lines"
+[ "$n" -le 64 ] || fail "stakeholder_summary.md without the model has $n lines"
 grep -q "Decode reaches 54.2% MBU of datasheet peaks (counter-based" "$s" || fail "headline: $(head -n 3 "$s")"
 grep -qF "| decode | 44.763 | TPOT 1.444 | MBU 54.2% (counter-based) |" "$s" || fail "summary stage table: $(cat "$s")"
 grep -q "MBU (counter-based)" "$run/report.md" || fail "report.md utilisation table"

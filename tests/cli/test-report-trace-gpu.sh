@@ -29,8 +29,15 @@ python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["peaks"]; assert p["
 # not in the peak table: name, memory and the export's bandwidth
 report a4500 "$data/vectoradd-um-a4500-nsys2026.1.sqlite"
 has "$tmp/a4500/report.md" "| GPU | NVIDIA RTX A4500 |"
-has "$tmp/a4500/report.md" "| DRAM bandwidth (GB/s) | 640 | n/a |"
-has "$tmp/a4500/report.md" "| Source | bandwidth: trace TARGET_INFO_GPU | none |"
+# ... labelled an estimate, never a bare datasheet figure, and listed under Trust
+has "$tmp/a4500/report.md" "| Ceiling | Datasheet or ESTIMATE | Measured |"
+has "$tmp/a4500/report.md" "| DRAM bandwidth (GB/s) | 640 (estimate) | n/a |"
+has "$tmp/a4500/report.md" "| Source | bandwidth: estimate (no datasheet): the bandwidth nsys reports (TARGET_INFO_GPU) | none |"
+has "$tmp/a4500/report.md" "| peak estimated by llmprof, not from a datasheet (GPU not in the peak table): DRAM 640 GB/s | 1 |"
+grep -q "Nothing found that would make these numbers wrong" "$tmp/a4500/report.md" &&
+	{ echo "FAIL: a4500 trust section says nothing is wrong beside an estimated peak"; fail=1; }
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["peaks"]; assert p["datasheet_gbs_estimated"] is True and p["datasheet_tflops_estimated"] is False, p' \
+	"$tmp/a4500/metrics.json" || { echo "FAIL: a4500 metrics.json estimate flags"; fail=1; }
 # two GPUs: an A100 with the lower id, the kernels on the H100 (id 5)
 python3 - "$data/nvtx-probe-h100-nsys2025.3.sqlite" "$tmp/two.sqlite" <<'PY' || { echo "FAIL: cannot build the two-GPU export"; exit 1; }
 import shutil, sqlite3, sys

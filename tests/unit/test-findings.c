@@ -279,6 +279,64 @@ static void test_kernel_dominant(void **state)
 	report_model_release(&m);
 }
 
+/* Two different kernels that share a base name are never both `k_gemv` in
+ * one finding: template arguments, then the launch configuration, tell them
+ * apart. */
+static void test_kernel_names_disambiguated(void **state)
+{
+	static const struct {
+		const char *full;
+		int grid;
+	} ks[] = {
+	    {"void k_gemv<128, 4>(float const*, float*)", 64},
+	    {"void k_gemv<64, 2>(float const*, float*)", 64},
+	    {"void k_gemv<64, 2>(float const*, float*)", 128},
+	};
+	struct report_model m;
+	const struct report_finding *f;
+
+	/* 7.75e10 B in 310 ms = 7.5% MBU, idle 10/310: the kernels, not launches */
+	base(&m, 7.75e10, 310, 300);
+	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		struct report_kernel *k = report_model_add_kernel(&m, "k_gemv", ks[i].full);
+
+		report_set_str(&k->stage, "decode");
+		k->calls = 100;
+		k->total_ns = 90000000 - i * 1000000;
+		k->grid[0] = ks[i].grid;
+		k->grid[1] = k->grid[2] = k->block[1] = k->block[2] = 1;
+		k->block[0] = 256;
+		k->c.profiled = 1;
+		k->c.sm_sol_pct = rnum_of(10);
+		k->c.dram_sol_pct = rnum_of(82);
+	}
+	run(&m);
+	f = find(&m, "decode-kernels-inefficient");
+	assert_non_null(f);
+	assert_non_null(strstr(f->recommendation, "`k_gemv<128, 4>`"));
+	assert_non_null(strstr(f->recommendation, "`k_gemv<64, 2> (grid 64x1x1, block 256x1x1)`"));
+	assert_non_null(strstr(f->recommendation, "`k_gemv<64, 2> (grid 128x1x1, block 256x1x1)`"));
+	assert_null(strstr(f->recommendation, "`k_gemv`"));
+	report_model_release(&m);
+
+	/* alone, a kernel keeps its short name */
+	base(&m, 7.75e10, 310, 300);
+	{
+		struct report_kernel *k = report_model_add_kernel(&m, "k_gemv", ks[0].full);
+
+		report_set_str(&k->stage, "decode");
+		k->calls = 100;
+		k->total_ns = 90000000;
+		k->c.profiled = 1;
+		k->c.sm_sol_pct = rnum_of(10);
+		k->c.dram_sol_pct = rnum_of(82);
+	}
+	run(&m);
+	assert_non_null(f = find(&m, "decode-kernels-inefficient"));
+	assert_non_null(strstr(f->recommendation, "`k_gemv` (DRAM SOL"));
+	report_model_release(&m);
+}
+
 static void test_outside_stages(void **state)
 {
 	struct report_model m;
@@ -311,8 +369,20 @@ static void test_no_gpu_work_and_failed_steps(void **state)
 	report_model_init(&m);
 	report_model_add_step(&m, "trace", STEP_OK, NULL);
 	run(&m);
-	assert_non_null(find(&m, "no-gpu-work"));
+	assert_non_null(f = find(&m, "no-gpu-work"));
+	assert_non_null(strstr(f->text, "no GPU kernels and no copies (0 kernel records, 0 ms"));
 	assert_null(find(&m, "step-failed"));
+	report_model_release(&m);
+
+	/* copies without kernels: the finding names their time, never "0 ms of GPU
+	 * time" beside a stage table with 20.051 ms of copies */
+	report_model_init(&m);
+	report_model_add_step(&m, "trace", STEP_OK, NULL);
+	report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL)->copy_ms = rnum_of(20.051);
+	run(&m);
+	assert_non_null(f = find(&m, "no-gpu-work"));
+	assert_non_null(strstr(f->text, "the GPU's only work was 20.051 ms of copies and memsets"));
+	assert_null(strstr(f->text, "0 ms of GPU time"));
 	report_model_release(&m);
 
 	/* the failed trace step explains the empty trace: one finding, not two */
@@ -624,6 +694,7 @@ int main(void)
 	    cmocka_unit_test(test_prefill_mfu_low),
 	    cmocka_unit_test(test_setup_stage),
 	    cmocka_unit_test(test_kernel_dominant),
+	    cmocka_unit_test(test_kernel_names_disambiguated),
 	    cmocka_unit_test(test_outside_stages),
 	    cmocka_unit_test(test_no_gpu_work_and_failed_steps),
 	    cmocka_unit_test(test_cpu_path),

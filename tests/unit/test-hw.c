@@ -12,9 +12,12 @@
 #include <cmocka.h>
 
 #include "analysis/calibration.h"
+#include "analysis/findings.h"
 #include "analysis/hw.h"
+#include "analysis/trust.h"
 #include "core/strbuf.h"
 #include "model/model.h"
+#include "report/report.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 #include <math.h>
@@ -45,6 +48,25 @@ static void test_match_real_names(void **state)
 	    {"NVIDIA GeForce RTX 4090", 128, "GeForce RTX 4090"},
 	    {"NVIDIA GeForce RTX 5090", 170, "GeForce RTX 5090"},
 	    {"NVIDIA B200", 148, "B200"},
+	    /* the GPUs LLMs run on that the table gained (docs/peaks.md) */
+	    {"NVIDIA H20", 78, "H20 96GB"},
+	    {"NVIDIA H800", 132, "H800 SXM5 80GB"},
+	    {"NVIDIA H800 PCIe", 114, "H800 PCIe 80GB"},
+	    {"NVIDIA GH200 480GB", 132, "GH200 96GB HBM3"},
+	    {"NVIDIA GH200 144G HBM3e", 132, "GH200 144GB HBM3e"},
+	    {"NVIDIA GB200", 148, "GB200"},
+	    {"NVIDIA L40", 142, "L40"},
+	    {"NVIDIA L4", 58, "L4"},
+	    {"NVIDIA A10", 72, "A10"},
+	    {"NVIDIA A10G", 80, "A10G"},
+	    {"NVIDIA A40", 84, "A40"},
+	    {"Tesla T4", 40, "T4"},
+	    {"Tesla V100-SXM2-16GB", 80, "V100 SXM2"},
+	    {"Tesla V100-PCIE-32GB", 80, "V100 PCIe"},
+	    {"Tesla V100S-PCIE-32GB", 80, "V100S PCIe"},
+	    {"NVIDIA GeForce RTX 4080", 76, "GeForce RTX 4080"},
+	    {"NVIDIA GeForce RTX 4060 Ti", 34, "GeForce RTX 4060 Ti"},
+	    {"NVIDIA GeForce RTX 5080", 84, "GeForce RTX 5080"},
 	    /* case and punctuation do not matter */
 	    {"nvidia h100 80gb hbm3", 0, "H100 SXM5 80GB"},
 	    /* the SM count settles a name that does not give the SKU */
@@ -63,13 +85,13 @@ static void test_match_real_names(void **state)
 static void test_no_false_matches(void **state)
 {
 	static const char *const names[] = {
-	    "NVIDIA GH200 480GB",	 /* Grace Hopper: not an H200 */
-	    "NVIDIA GB200",		 /* not a B200 */
 	    "NVIDIA GeForce RTX 4090 D", /* 114 SMs, another SKU */
 	    "NVIDIA GeForce RTX 4090 Laptop GPU",
-	    "NVIDIA L40", /* L40 is not L40S */
+	    "NVIDIA GeForce RTX 4080 SUPER", /* 80 SMs, other figures */
+	    "NVIDIA GeForce RTX 4060",	     /* not the Ti */
 	    "NVIDIA GeForce RTX 3090",
-	    "Tesla V100-SXM2-16GB",
+	    "NVIDIA A100X", /* not an A100, not an A10 */
+	    "NVIDIA L20",
 	    "",
 	};
 
@@ -77,6 +99,11 @@ static void test_no_false_matches(void **state)
 		if (key_of(names[i], 0))
 			fail_msg("'%s' matched '%s'", names[i], key_of(names[i], 0));
 	assert_null(hw_lookup(NULL, 0, NULL));
+	/* near names go to their own entries, never to their neighbours */
+	assert_string_equal(key_of("NVIDIA GH200 480GB", 0), "GH200 96GB HBM3");
+	assert_string_equal(key_of("NVIDIA GB200", 0), "GB200");
+	assert_string_equal(key_of("NVIDIA L40", 0), "L40");
+	assert_string_equal(key_of("NVIDIA H20", 0), "H20 96GB");
 }
 
 static void test_sm_mismatch_note(void **state)
@@ -106,18 +133,57 @@ static void test_table_is_dense_and_sane(void **state)
 	size_t n;
 	const struct hw_spec *t = hw_table(&n);
 
-	assert_true(n >= 13);
+	assert_true(n >= 31);
 	for (size_t i = 0; i < n; i++) {
-		assert_true(t[i].bf16 > 0 && t[i].bw_gbs > 0 && t[i].sm_count > 0);
+		assert_true(t[i].bw_gbs > 0 && t[i].sm_count > 0);
 		assert_non_null(t[i].source);
+		/* an entry without a tensor figure says why (the source lists none) */
+		if (!(t[i].bf16 > 0 || t[i].fp16 > 0))
+			assert_non_null(t[i].note);
+		/* no BF16 (Turing, Volta): a note says so */
+		if (!(t[i].bf16 > 0) && t[i].fp16 > 0)
+			assert_non_null(strstr(t[i].note, "no BF16"));
 		/* FP8 is twice BF16 on every tensor-core generation listed (the L40S
 		 * datasheet rounds 724 to 733: allow 2%) */
 		if (t[i].fp8 > 0)
 			assert_near(t[i].fp8 / (2 * t[i].bf16), 1, 0.02);
+		/* dense, never the sparse figure: a GPU's BF16 tensor rate per SM
+		 * per clock is at most 8192 FLOP (Blackwell), so the table's
+		 * figure over SMs x boost clock must stay under it */
+		if (t[i].bf16 > 0 && t[i].boost_mhz > 0)
+			assert_true(t[i].bf16 * 1e12 / (t[i].sm_count * t[i].boost_mhz * 1e6) <
+				    8192 * 1.01);
 	}
+	/* the issue's case: NVIDIA lists 148 dense for the H20, and the SMs x
+	 * clock estimate would have said 632.6 */
+	assert_near(hw_lookup("NVIDIA H20", 78, NULL)->bf16, 148, 0);
+	assert_near(hw_estimate_bf16_tflops("9.0", 78, 1980), 632.58624, 1e-6);
 	/* the H100 SXM figure is the dense one, never the sparse 1979 */
 	assert_near(hw_lookup("NVIDIA H100 80GB HBM3", 132, NULL)->bf16, 989.4, 1e-9);
 	assert_near(hw_lookup("NVIDIA H200", 132, NULL)->bw_gbs, 4800, 1e-9);
+}
+
+/* docs/peaks.md lists every entry with its source: a row per key. */
+static void test_docs_list_every_entry(void **state)
+{
+	const char *dir = getenv("LLMPROF_SOURCE_DIR");
+	struct strbuf path = STRBUF_INIT, doc = STRBUF_INIT, row = STRBUF_INIT;
+	size_t n;
+	const struct hw_spec *t = hw_table(&n);
+
+	strbuf_addf(&path, "%s/docs/peaks.md", dir && *dir ? dir : LLMPROF_SOURCE_DIR);
+	assert_int_equal(strbuf_read_file(&doc, path.buf), 0);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&row);
+		strbuf_addf(&row, "\n| %s | %s | %d | ", t[i].key, t[i].cc, t[i].sm_count);
+		if (!strstr(doc.buf, row.buf))
+			fail_msg("docs/peaks.md has no row for '%s'", t[i].key);
+		if (!strstr(doc.buf, t[i].source))
+			fail_msg("docs/peaks.md does not name the source '%s'", t[i].source);
+	}
+	strbuf_release(&path);
+	strbuf_release(&doc);
+	strbuf_release(&row);
 }
 
 static void test_precision(void **state)
@@ -221,18 +287,48 @@ static void test_resolve_overrides_and_unknown(void **state)
 	    strstr(m.peaks.measured_source, "override hardware.measured_bandwidth_gbs"));
 	report_model_release(&m);
 
-	/* unknown GPU of a known architecture: estimated compute, bandwidth from the trace */
+	/* unknown GPU of a known architecture: estimated compute, bandwidth from
+	 * the trace, both labelled estimates (never a bare "datasheet" figure) */
 	report_model_init(&m);
-	report_set_str(&m.env.gpu_name, "NVIDIA H800");
+	report_set_str(&m.env.gpu_name, "NVIDIA H999 Future");
 	report_set_str(&m.env.compute_capability, "9.0");
 	m.env.sm_count = 132;
 	m.env.sm_clock_mhz = rnum_of(1830);
 	hw_peaks_resolve(&m, NULL, NULL, 3352.3);
 	assert_near(m.peaks.datasheet_tflops.v, 989.42976, 1e-6);
 	assert_near(m.peaks.datasheet_gbs.v, 3352.3, 0);
-	assert_non_null(strstr(m.peaks.datasheet_source, "estimate"));
+	assert_true(m.peaks.tflops_estimated && m.peaks.gbs_estimated);
+	assert_true(report_peak_estimated(&m, 1) && report_peak_estimated(&m, 0));
+	assert_non_null(strstr(m.peaks.datasheet_source, "estimate (no datasheet)"));
+	assert_non_null(strstr(m.peaks.datasheet_source, "bandwidth: estimate (no datasheet)"));
 	assert_false(m.peaks.measured_tflops.available);
-	assert_true(m.peaks.nr_notes >= 2); /* not in table; no calibration */
+	assert_true(m.peaks.nr_notes >= 4); /* not in table; two estimates; no calibration */
+	assert_non_null(strstr(m.peaks.notes[1], "is llmprof's estimate"));
+	assert_non_null(strstr(m.peaks.notes[2], "not a datasheet figure"));
+	report_model_release(&m);
+
+	/* an override replaces the estimate: no longer labelled one */
+	report_model_init(&m);
+	report_set_str(&m.env.gpu_name, "NVIDIA H999 Future");
+	report_set_str(&m.env.compute_capability, "9.0");
+	m.env.sm_count = 132;
+	m.env.sm_clock_mhz = rnum_of(1830);
+	ov.peak_tflops = rnum_of(700);
+	hw_peaks_resolve(&m, &ov, NULL, 3352.3);
+	assert_false(m.peaks.tflops_estimated);
+	assert_true(m.peaks.gbs_estimated);
+	report_model_release(&m);
+
+	/* a table entry without a tensor figure: no peak, no estimate, a note */
+	report_model_init(&m);
+	report_set_str(&m.env.gpu_name, "NVIDIA A10G");
+	report_set_str(&m.env.compute_capability, "8.6");
+	m.env.sm_count = 80;
+	hw_peaks_resolve(&m, NULL, NULL, 600);
+	assert_false(m.peaks.datasheet_tflops.available);
+	assert_false(m.peaks.tflops_estimated || m.peaks.gbs_estimated);
+	assert_near(m.peaks.datasheet_gbs.v, 600, 0);
+	assert_non_null(strstr(m.peaks.notes[0], "no dense bf16 figure for the A10G"));
 	report_model_release(&m);
 
 	/* unknown GPU, unknown architecture: nothing */
@@ -244,6 +340,56 @@ static void test_resolve_overrides_and_unknown(void **state)
 	assert_false(m.peaks.datasheet_gbs.available);
 	assert_null(m.peaks.datasheet_source);
 	assert_string_equal(m.peaks.precision, "fp32");
+	report_model_release(&m);
+}
+
+/* The issue's H20 case before the H20 was in the table: a Hopper the table
+ * lacks gets SMs x clock x 4096 = 632.6 TFLOP/s. Every place that shows it
+ * or divides by it says "estimated"; none says "datasheet" alone, and the
+ * trust section lists it. */
+static void test_estimate_labelled_everywhere(void **state)
+{
+	struct report_model m;
+	struct report_stage *s;
+	struct strbuf md = STRBUF_INIT, sum = STRBUF_INIT;
+
+	report_model_init(&m);
+	report_set_str(&m.env.gpu_name, "NVIDIA H2X Future");
+	report_set_str(&m.env.compute_capability, "9.0");
+	m.env.sm_count = 78;
+	m.env.sm_clock_mhz = rnum_of(1980);
+	hw_peaks_resolve(&m, NULL, NULL, 4000);
+	assert_near(m.peaks.datasheet_tflops.v, 632.58624, 1e-6);
+	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
+	s->flops = rnum_of(1e12);
+	s->gpu_ms = rnum_of(100); /* 10 TFLOP/s: 1.6% of the estimate */
+	s = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
+	s->bytes = rnum_of(4e10);
+	s->gpu_ms = rnum_of(100); /* 400 GB/s: 10% */
+	s->busy_ms = rnum_of(95);
+	report_model_derive(&m);
+	findings_run(&m);
+	trust_build(&m, &(struct trust_counts){0});
+	report_render_report_md(&m, &md);
+	report_render_summary_md(&m, &sum);
+	assert_non_null(strstr(md.buf, "| Ceiling | Datasheet or ESTIMATE | Measured |"));
+	assert_non_null(strstr(md.buf, "| Dense bf16 tensor (TFLOP/s) | 632.6 (estimate) |"));
+	assert_non_null(strstr(md.buf, "| 4000 (estimate) |"));
+	assert_non_null(strstr(md.buf, "MFU (ESTIMATED peak)"));
+	assert_non_null(strstr(md.buf, "MBU (ESTIMATED peak)"));
+	assert_non_null(strstr(md.buf, "TFLOP/s ESTIMATED (no datasheet figure) dense bf16"));
+	assert_non_null(strstr(md.buf, "GB/s ESTIMATED peak (no datasheet figure)"));
+	assert_non_null(strstr(md.buf,
+			       "| peaks estimated by llmprof, not from a datasheet (GPU not "
+			       "in the peak table): dense bf16 632.6 TFLOP/s, DRAM 4000 "
+			       "GB/s | 2 |"));
+	assert_null(strstr(md.buf, "Nothing found that would make these numbers wrong"));
+	assert_null(strstr(md.buf, " of datasheet peaks"));
+	assert_non_null(
+	    strstr(sum.buf, "of peaks llmprof ESTIMATED (no datasheet figure: see Trust)"));
+	assert_non_null(strstr(sum.buf, "(model, estimated peak)"));
+	strbuf_release(&md);
+	strbuf_release(&sum);
 	report_model_release(&m);
 }
 
@@ -333,11 +479,13 @@ int main(void)
 	    cmocka_unit_test(test_no_false_matches),
 	    cmocka_unit_test(test_sm_mismatch_note),
 	    cmocka_unit_test(test_table_is_dense_and_sane),
+	    cmocka_unit_test(test_docs_list_every_entry),
 	    cmocka_unit_test(test_precision),
 	    cmocka_unit_test(test_estimate),
 	    cmocka_unit_test(test_mfu_mbu_arithmetic),
 	    cmocka_unit_test(test_derive_stage_utilisation),
 	    cmocka_unit_test(test_resolve_overrides_and_unknown),
+	    cmocka_unit_test(test_estimate_labelled_everywhere),
 	    cmocka_unit_test(test_calibration_parse),
 	    cmocka_unit_test(test_calibration_store_load),
 	};

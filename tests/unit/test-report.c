@@ -129,33 +129,98 @@ static void test_deterministic(void **state)
 	strbuf_release(&y);
 }
 
+/* The sections the original system's summary promised (Environment,
+ * Aggregates, Per-Stage Timings, MFU, Top Operators, Top Kernels, the
+ * executive summary) plus Recommendations, in this order, nothing else at
+ * level 1-2. */
+static const char *const summary_want[] = {
+    "# Stakeholder Summary", "## Environment",	   "## Aggregates",
+    "## Per-Stage Timings",  "## MFU and MBU",	   "## Top Operators",
+    "## Top Kernels",	     "## Recommendations", "## Glossary"};
+
+static void check_summary_headings(const char *md)
+{
+	size_t n = 0;
+
+	for (const char *p = md; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (*p != '#')
+			continue;
+		if (n >= sizeof(summary_want) / sizeof(summary_want[0]) ||
+		    strncmp(p, summary_want[n], strlen(summary_want[n])) ||
+		    p[strlen(summary_want[n])] != '\n')
+			fail_msg("summary heading %zu: got '%.40s', want '%s'", n, p,
+				 n < sizeof(summary_want) / sizeof(summary_want[0])
+				     ? summary_want[n]
+				     : "(none)");
+		n++;
+	}
+	assert_int_equal(n, sizeof(summary_want) / sizeof(summary_want[0]));
+}
+
 static void test_summary_sections(void **state)
 {
-	static const char *const want[] = {"# Stakeholder Summary", "## Stages", "## Top operators",
-					   "## Glossary"};
 	struct report_model m;
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
-	size_t n = 0;
 
 	fixture_build(&m, FIXTURE_COMPLETE);
 	report_render_summary_md(&m, &sb);
-	/* headings, in order, and nothing else at level 1-2 */
-	for (p = sb.buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (*p != '#')
-			continue;
-		assert_true(n < sizeof(want) / sizeof(want[0]));
-		assert_true(!strncmp(p, want[n], strlen(want[n])) && p[strlen(want[n])] == '\n');
-		n++;
-	}
-	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	check_summary_headings(sb.buf);
 	/* the executive summary comes before the first section and cites numbers */
 	p = strstr(sb.buf, "**Executive summary.**");
 	assert_non_null(p);
-	assert_true(p < strstr(sb.buf, "## Stages"));
-	assert_non_null(strstr(sb.buf, "1. **warning**"));
-	assert_non_null(strstr(sb.buf, "Estimated saving: up to 3.594 ms per token"));
+	assert_true(p < strstr(sb.buf, "## Environment"));
 	assert_non_null(strstr(sb.buf, "TPOT 9.980 ms"));
+	/* environment: GPU, driver, tools, model, backend */
+	assert_non_null(strstr(sb.buf, "**GPU** NVIDIA H100 80GB HBM3 (132 SMs), peak table: H100 "
+				       "SXM5 80GB; **Driver** 580.65.06, CUDA 13.0; **Tools** "
+				       "llmprof 0.1.0, ncu 2024.1.1; **Model** llama-3.2-1b, bf16; "
+				       "**Backend** llmprof's tracer + Nsight Compute counters."));
+	/* aggregates: report.md's table on one line */
+	assert_non_null(strstr(sb.buf, "**TTFT (ms)** 14.250; **TPOT (ms)** 9.980;"));
+	/* MFU/MBU against both peaks, the peaks with their source */
+	assert_non_null(strstr(sb.buf, "- prefill: MFU 2.3% of the datasheet peak (model), 2.9% of "
+				       "the measured ceiling; 23.0 TFLOP/s."));
+	assert_non_null(
+	    strstr(sb.buf, "- peaks: 989.4 TFLOP/s dense bf16, 3350 GB/s (H100 SXM5 80GB"));
+	/* top kernels: 5 rows, the rest named */
+	assert_non_null(strstr(sb.buf, "| `gemv_bf16_kernel<128, 4>` | 121.400 | 3472 |"));
+	assert_non_null(strstr(sb.buf, "2 more in kernels.md."));
+	/* recommendations: the first 3 findings with savings */
+	assert_true(strstr(sb.buf, "## Recommendations") < strstr(sb.buf, "1. **warning**"));
+	assert_non_null(strstr(sb.buf, "Estimated saving: up to 3.594 ms per token"));
+	assert_non_null(strstr(sb.buf, "From the first 3 of the 5 findings in report.md"));
+	report_model_release(&m);
+	strbuf_release(&sb);
+}
+
+/* Nothing known: every section is still there and says why it is empty. */
+static void test_summary_sections_empty(void **state)
+{
+	struct report_model m;
+	struct strbuf sb = STRBUF_INIT;
+
+	report_model_init(&m);
+	report_model_derive(&m);
+	report_render_summary_md(&m, &sb);
+	check_summary_headings(sb.buf);
+	assert_non_null(strstr(sb.buf, "No trace was analysed, so there are no stage timings."));
+	assert_non_null(strstr(sb.buf, "No prefill or decode stage, so no MFU or MBU."));
+	assert_non_null(strstr(sb.buf, "**Driver** unknown;"));
+	assert_non_null(strstr(sb.buf, "No operator ranges: there are no stages to hold them."));
+	assert_non_null(strstr(sb.buf, "No kernels: no trace was analysed"));
+	assert_non_null(strstr(sb.buf, "None: nothing was measured to judge"));
+	assert_non_null(strstr(sb.buf, "**Model** unknown: no model= keys or config.json"));
+	report_model_release(&m);
+	strbuf_release(&sb);
+
+	/* one finding: "1 finding", never "the first 1" */
+	report_model_init(&m);
+	report_model_add_finding(&m, FINDING_INFO, "x-test", NULL, "One thing.");
+	report_render_summary_md(&m, &sb);
+	assert_null(strstr(sb.buf, "the first 1"));
+	assert_non_null(strstr(sb.buf, " 1 finding: under Recommendations."));
+	assert_non_null(strstr(sb.buf, "From the one finding of report.md:"));
 	report_model_release(&m);
 	strbuf_release(&sb);
 }
@@ -622,6 +687,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_golden_ncu_failed),
 	    cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_summary_sections),
+	    cmocka_unit_test(test_summary_sections_empty),
 	    cmocka_unit_test(test_report_md_first_line),
 	    cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_number_format),
