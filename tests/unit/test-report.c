@@ -155,7 +155,7 @@ static void test_summary_sections(void **state)
 	assert_true(p < strstr(sb.buf, "## Stages"));
 	assert_non_null(strstr(sb.buf, "1. **warning**"));
 	assert_non_null(strstr(sb.buf, "Estimated saving: up to 3.594 ms per token"));
-	assert_non_null(strstr(sb.buf, "TPOT 9.980 ms"));
+	assert_non_null(strstr(sb.buf, "TPOT 9.999 ms"));
 	report_model_release(&m);
 	strbuf_release(&sb);
 }
