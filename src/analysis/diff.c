@@ -97,9 +97,9 @@ struct metric_def {
 #define STG(f) offsetof(struct report_stage, f)
 static const struct metric_def defs[] = {
     {"ttft_ms", "TTFT", "ms", 0, DIFF_BASIS_INSTANCES, SCALE_TIME, -1, AGG(ttft_ms), 1},
-    {"tpot_ms", "TPOT", "ms", 0, DIFF_BASIS_STEPS, SCALE_TIME, -1, AGG(tpot_ms), 1},
-    {"tokens_per_s", "tokens/s", "tokens/s", 1, DIFF_BASIS_STEPS, SCALE_RATE, -1, AGG(tokens_per_s),
-     1},
+    {"tpot_ms", "TPOT", "ms", 0, DIFF_BASIS_PERIODS, SCALE_TIME, -1, AGG(tpot_ms), 1},
+    {"tokens_per_s", "tokens/s", "tokens/s", 1, DIFF_BASIS_PERIODS, SCALE_RATE, -1,
+     AGG(tokens_per_s), 1},
     {"gpu_busy_ms", "GPU busy", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME, -1, AGG(gpu_busy_ms), 1},
     {"gpu_idle_ms", "GPU idle", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME, -1, AGG(gpu_idle_ms), 1},
     {"prefill.gpu_ms", "prefill GPU time", "ms", 0, DIFF_BASIS_INSTANCES, SCALE_TIME,
@@ -118,7 +118,7 @@ static const struct metric_def defs[] = {
      STG(busy_ms), 1},
     {"decode.idle_ms", "decode GPU idle", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME, REPORT_ROLE_DECODE,
      STG(idle_ms), 1},
-    {"decode.step_p50_ms", "decode step p50", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME,
+    {"decode.step_p50_ms", "decode step GPU span p50", "ms", 0, DIFF_BASIS_NONE, SCALE_TIME,
      REPORT_ROLE_DECODE, STG(step_p50_ms), 1},
     {"decode.mfu_pct", "decode MFU", "%", 1, DIFF_BASIS_STEPS, SCALE_RATE, REPORT_ROLE_DECODE,
      STG(mfu_datasheet), 100},
@@ -150,17 +150,25 @@ static struct rnum metric_of(const struct metric_def *def, const struct report_m
  * *n = 0 when none. Owned by the caller. */
 static double *side_samples(const struct diff_input *in, enum diff_basis basis, size_t *n)
 {
-	enum report_role role =
-	    basis == DIFF_BASIS_STEPS ? REPORT_ROLE_DECODE : REPORT_ROLE_PREFILL;
+	enum report_role role = basis == DIFF_BASIS_STEPS || basis == DIFF_BASIS_PERIODS
+				    ? REPORT_ROLE_DECODE
+				    : REPORT_ROLE_PREFILL;
 	double *v = NULL;
 	size_t nr = 0, alloc = 0;
 
 	for (size_t r = 0; r < in->nr; r++) {
 		const struct report_stage *s = report_model_stage_by_role(in->runs[r], role);
 
-		for (size_t i = 0; s && i < s->nr_samples; i++) {
+		const int64_t *x = !s				 ? NULL
+				   : basis == DIFF_BASIS_PERIODS ? s->step_period_ns
+								 : s->sample_ns;
+		size_t n = !s				 ? 0
+			   : basis == DIFF_BASIS_PERIODS ? s->nr_step_periods
+							 : s->nr_samples;
+
+		for (size_t i = 0; x && i < n; i++) {
 			ALLOC_GROW(v, nr + 1, alloc);
-			v[nr++] = (double)s->sample_ns[i];
+			v[nr++] = (double)x[i];
 		}
 	}
 	*n = nr;
@@ -330,6 +338,8 @@ static void compute_notes(struct diff *d)
 {
 	const char *ga = d->a.gpu, *gb = d->b.gpu;
 
+	d->hw_differs = (ga && gb && strcmp(ga, gb)) || (ga && !strcmp(ga, "mixed")) ||
+			(gb && !strcmp(gb, "mixed"));
 	if (ga && gb && strcmp(ga, gb))
 		add_note(d,
 			 "The hardware differs: A ran on %s, B on %s; kernel variants and "
@@ -385,42 +395,85 @@ const char *diff_gate_key(const char *name)
 	return NULL;
 }
 
-int diff_gate(struct diff *d, const char *name, double pct, struct strbuf *err)
+const char *diff_gate_outcome_name(enum diff_gate_outcome o)
+{
+	return o == DIFF_GATE_FAIL ? "FAIL" : o == DIFF_GATE_CANNOT_TELL ? "cannot tell" : "pass";
+}
+
+/* The outcome of a metric measured on both sides, and why, after "gate
+ * NAME: +x %[ interval]". worse: the change in the bad direction, in %. */
+static enum diff_gate_outcome gate_judge(const struct diff_metric *m, double pct, struct strbuf *sb)
+{
+	double worse = m->higher_better ? -m->pct.v : m->pct.v;
+
+	if (!m->lo_pct.available) {
+		strbuf_addstr(sb, " (no interval: one run a side and no samples to judge the "
+				  "noise by; repeat the runs: A1,A2,A3)");
+		return DIFF_GATE_CANNOT_TELL;
+	}
+	if (worse > pct && m->significant) {
+		strbuf_addf(sb, ", worse by more than %g %% and significant", pct);
+		return DIFF_GATE_FAIL;
+	}
+	if (worse > pct) {
+		strbuf_addf(sb,
+			    ", worse by more than %g %% but the interval includes no change "
+			    "(more runs or steps narrow it)",
+			    pct);
+		return DIFF_GATE_CANNOT_TELL;
+	}
+	if (worse < 0 && m->significant)
+		strbuf_addf(sb, ", an improvement (better by %.2f %%)", -worse);
+	else if (worse < 0)
+		strbuf_addf(sb, ", better by %.2f %% but not significantly", -worse);
+	else
+		strbuf_addf(sb, ", within %g %%", pct);
+	return DIFF_GATE_PASS;
+}
+
+int diff_gate(struct diff *d, const char *name, double pct, int allow_hw, struct strbuf *err)
 {
 	const char *key = diff_gate_key(name);
 	const struct diff_metric *m = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	double worse;
+	enum diff_gate_outcome o;
 
 	if (!key)
 		return error_set(err,
 				 "unknown metric '%s' (tpot, ttft, tokens_per_s, "
 				 "stage:decode, stage:prefill)",
 				 name);
-	d->gate_metric = diff_gate_key(name) ? name : NULL;
+	d->gate_metric = name;
 	d->gate_pct = pct;
 	for (size_t i = 0; i < d->nr_metrics; i++)
 		if (!strcmp(d->metrics[i].key, key))
 			m = &d->metrics[i];
+	strbuf_addf(&sb, "gate %s: ", name);
 	if (!m || !m->pct.available) {
-		strbuf_addf(&sb, "gate %s: not measured on both sides; passes", name);
+		strbuf_addf(&sb, "not measured on %s",
+			    !m || (!m->a.available && !m->b.available) ? "either side"
+			    : !m->a.available			       ? "side A"
+			    : !m->b.available			       ? "side B"
+								       : "A as a non-zero value");
+		o = DIFF_GATE_CANNOT_TELL;
 	} else {
-		worse = m->higher_better ? -m->pct.v : m->pct.v;
-		d->gate_failed = m->significant && worse > pct;
-		strbuf_addf(&sb, "gate %s: %+.2f %%", name, m->pct.v);
+		strbuf_addf(&sb, "%+.2f %%", m->pct.v);
 		if (m->lo_pct.available)
 			strbuf_addf(&sb, " [%+.2f, %+.2f]", m->lo_pct.v, m->hi_pct.v);
-		else
-			strbuf_addstr(&sb, " (no interval)");
-		if (d->gate_failed)
-			strbuf_addf(&sb, ", worse by more than %g %% and significant: FAIL", pct);
-		else if (worse > pct)
-			strbuf_addf(&sb, ", worse by more than %g %% but not significant: pass",
-				    pct);
-		else
-			strbuf_addf(&sb, ", within %g %%: pass", pct);
+		o = gate_judge(m, pct, &sb);
+		/* other hardware: the change may be the GPU's, not the code's */
+		if (d->hw_differs && !allow_hw) {
+			strbuf_addf(&sb,
+				    "; but A ran on %s and B on %s (--allow-hardware-change "
+				    "judges anyway)",
+				    d->a.gpu, d->b.gpu);
+			o = DIFF_GATE_CANNOT_TELL;
+		}
 	}
+	strbuf_addf(&sb, ": %s", diff_gate_outcome_name(o));
+	d->gate = o;
+	d->gate_failed = o == DIFF_GATE_FAIL;
 	free(d->gate_text);
 	d->gate_text = strbuf_detach(&sb, NULL);
-	return d->gate_failed;
+	return (int)o;
 }

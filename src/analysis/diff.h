@@ -34,9 +34,19 @@
 /* Where a metric's interval comes from. */
 enum diff_basis {
 	DIFF_BASIS_NONE,      /* no samples: the change has no interval */
-	DIFF_BASIS_STEPS,     /* decode_step GPU times, pooled over each side's runs */
+	DIFF_BASIS_STEPS,     /* decode_step GPU spans, pooled over each side's runs */
 	DIFF_BASIS_INSTANCES, /* per-instance GPU times of the stage (prefill) */
 	DIFF_BASIS_RUNS,      /* the metric's value in each run (2+ runs a side) */
+	DIFF_BASIS_PERIODS,   /* decode steps' wall periods (report_stage.step_period_ns),
+				 pooled: what TPOT is the mean of */
+};
+
+/* The gate's three outcomes (docs/diff.md "The gate"). */
+enum diff_gate_outcome {
+	DIFF_GATE_PASS,	       /* within the threshold, or better */
+	DIFF_GATE_FAIL,	       /* worse by more than it, and the interval excludes 0 */
+	DIFF_GATE_CANNOT_TELL, /* missing on a side, no interval, an interval too wide
+				  to tell, or other hardware */
 };
 
 struct diff_metric {
@@ -150,8 +160,10 @@ struct diff {
 	/* the gate (diff_gate()) */
 	const char *gate_metric; /* the --metric name; NULL = no gate */
 	double gate_pct;
-	int gate_failed;
-	char *gate_text; /* one line: why it passed or failed */
+	enum diff_gate_outcome gate;
+	int gate_failed; /* gate == DIFF_GATE_FAIL */
+	char *gate_text; /* one line: the outcome and why */
+	int hw_differs;	 /* both sides know their GPU and they differ, or a side mixes GPUs */
 };
 
 /* The inputs of one side: its label, runs and what each run was read from. */
@@ -171,10 +183,15 @@ void diff_release(struct diff *d);
 /* The --metric names the gate accepts: "tpot", "ttft", "tokens_per_s",
  * "stage:decode", "stage:prefill". The metric's key, or NULL. */
 const char *diff_gate_key(const char *name);
-/* Applies the gate: fails when the chosen metric got worse by more than pct
- * percent and its interval excludes 0. Sets gate_* and returns
- * gate_failed. -1 with err when the metric is unknown. */
-int diff_gate(struct diff *d, const char *name, double pct, struct strbuf *err);
+/* Applies the gate to the chosen metric: FAIL when it got worse by more than
+ * pct percent and its interval excludes 0; CANNOT_TELL when a side lacks
+ * it, it has no interval, it is worse by more than pct but its interval
+ * includes 0, or the hardware differs (unless allow_hw); PASS otherwise
+ * (within pct, or better). Sets gate* and returns the outcome; -1 with err
+ * when the metric is unknown. */
+int diff_gate(struct diff *d, const char *name, double pct, int allow_hw, struct strbuf *err);
+/* "pass", "FAIL", "cannot tell" (static). */
+const char *diff_gate_outcome_name(enum diff_gate_outcome o);
 
 /* A kernel's family: its qualified name (trace/kname.h's display with
  * KNAME_SCOPE: no return type, parameters, template arguments or anonymous

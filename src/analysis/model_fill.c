@@ -150,6 +150,14 @@ static void fill_stages(struct report_model *m, const struct timeline *tl, const
 					s->step_kernels[i] = tl->step_kernels[i];
 				s->nr_step_kernels = tl->nstep_kernels;
 			}
+			if (tl->nstep_periods && tl->step_wall_ns > 0) {
+				s->step_wall_ms = ms_of(tl->step_wall_ns);
+				s->step_period_ns =
+				    xmalloc(st_mult(tl->nstep_periods, sizeof(*s->step_period_ns)));
+				memcpy(s->step_period_ns, tl->step_period_ns,
+				       tl->nstep_periods * sizeof(*s->step_period_ns));
+				s->nr_step_periods = tl->nstep_periods;
+			}
 			if (!ds->proj_ns && !ds->kernels)
 				continue; /* per-step GPU times: none without GPU work */
 			s->step_mean_ms = rnum_of(ds->mean_ns / 1e6);

@@ -20,14 +20,14 @@
 
 static const char *const default_prefill[] = {"LLM@prefill", "prefill"};
 static const char *const default_decode[] = {"LLM@decode_all", "decode"};
-static const char *const default_step[] = {"LLM@decode_step"};
+static const char *const default_step[] = {"LLM@decode_step", "decode_step"};
 
 void stage_config_default(struct stage_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->stages[STAGE_PREFILL] = (struct stage_spec){STAGE_PREFILL, default_prefill, 2};
 	cfg->stages[STAGE_DECODE] = (struct stage_spec){STAGE_DECODE, default_decode, 2};
-	cfg->stages[STAGE_DECODE_STEP] = (struct stage_spec){STAGE_DECODE_STEP, default_step, 1};
+	cfg->stages[STAGE_DECODE_STEP] = (struct stage_spec){STAGE_DECODE_STEP, default_step, 2};
 	cfg->operator_pattern = ".";
 }
 
@@ -153,6 +153,10 @@ static int cmp_pair_ival(const void *a, const void *b)
 
 struct step_count {
 	int64_t start;
+	int64_t done;  /* the later of the range's end and its GPU work's end */
+	int64_t gtid;  /* the thread that pushed it */
+	int64_t group; /* the decode instance holding its start; -1 none */
+	int64_t floor; /* when the prefill before it was done; INT64_MIN none */
 	size_t kernels;
 };
 
@@ -161,6 +165,133 @@ static int cmp_step_count(const void *a, const void *b)
 	const struct step_count *x = a, *y = b;
 
 	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_step_group(const void *a, const void *b)
+{
+	const struct step_count *x = a, *y = b;
+
+	if (x->gtid != y->gtid)
+		return x->gtid < y->gtid ? -1 : 1;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return cmp_step_count(a, b);
+}
+
+struct decode_ival {
+	int64_t gtid, start, end;
+};
+
+static int cmp_decode_ival(const void *a, const void *b)
+{
+	const struct decode_ival *x = a, *y = b;
+
+	if (x->gtid != y->gtid)
+		return x->gtid < y->gtid ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The ranges of one stage role as (thread, start, end) sorted by thread and
+ * start (owned by the caller); with done, the end is the later of the
+ * range's end and its GPU work's end, turned into the running maximum over
+ * the thread's earlier ranges. */
+static struct decode_ival *role_ivals(const struct trace *t, const uint8_t *stage_mask,
+				      const struct nvtx_proj *p, enum stage_role role, int done,
+				      size_t *n)
+{
+	struct decode_ival *d = xmalloc(st_mult(t->nranges + 1, sizeof(*d)));
+	size_t nd = 0;
+
+	for (size_t r = 0; r < t->nranges; r++)
+		if (stage_mask[r] & (1u << role)) {
+			d[nd].gtid = t->ranges[r].gtid;
+			d[nd].start = t->ranges[r].start;
+			d[nd].end = trace_range_end(t, &t->ranges[r]);
+			if (done && p->nops[r] && p->proj_end[r] > d[nd].end)
+				d[nd].end = p->proj_end[r];
+			nd++;
+		}
+	qsort(d, nd, sizeof(*d), cmp_decode_ival);
+	for (size_t i = 1; done && i < nd; i++)
+		if (d[i].gtid == d[i - 1].gtid && d[i - 1].end > d[i].end)
+			d[i].end = d[i - 1].end;
+	*n = nd;
+	return d;
+}
+
+/* The last of d[0..nd) on thread gtid that started at or before ts; -1 none. */
+static ptrdiff_t ival_before(const struct decode_ival *d, size_t nd, int64_t gtid, int64_t ts)
+{
+	size_t lo = 0, hi = nd;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d[mid].gtid < gtid || (d[mid].gtid == gtid && d[mid].start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && d[lo - 1].gtid == gtid ? (ptrdiff_t)lo - 1 : -1;
+}
+
+/* Which decode instance holds each step's start, on the step's thread (the
+ * last decode range there that started at or before it and had not ended),
+ * and when the prefill before it on that thread was done (GPU work
+ * included): the decode cannot start before. */
+static void step_groups(const struct trace *t, const uint8_t *stage_mask, const struct nvtx_proj *p,
+			struct step_count *steps, size_t n)
+{
+	size_t nd, np;
+	struct decode_ival *d = role_ivals(t, stage_mask, p, STAGE_DECODE, 0, &nd);
+	struct decode_ival *pre = role_ivals(t, stage_mask, p, STAGE_PREFILL, 1, &np);
+
+	for (size_t i = 0; i < n; i++) {
+		ptrdiff_t k = ival_before(d, nd, steps[i].gtid, steps[i].start);
+
+		steps[i].group = k >= 0 && d[k].end >= steps[i].start ? (int64_t)k : -1;
+		k = ival_before(pre, np, steps[i].gtid, steps[i].start);
+		steps[i].floor = k >= 0 ? pre[k].end : INT64_MIN;
+	}
+	free(d);
+	free(pre);
+}
+
+/* The decode time over the steps, host gaps included (docs/report.md
+ * "TPOT"): the steps of one decode instance (per thread when no decode range
+ * holds them) run from the first one's start to the last one's end, where a
+ * step ends at the later of its range's end and its GPU work's end: when
+ * its token exists. The first step starts at its range's start (its host
+ * setup before its first kernel counts), or when the prefill before it on
+ * its thread is done on the GPU, if later. Each step's period runs from the previous step's end
+ * (the first: its own start) to its own, so the periods sum to the decode
+ * time, their mean is the time per token, and a CPU that runs ahead of the
+ * GPU does not make them jitter: a GPU-bound step ends with its kernels. */
+static void step_walls(struct timeline *tl, const struct trace *t, const uint8_t *stage_mask,
+		       const struct nvtx_proj *p, struct step_count *steps, size_t n)
+{
+	int64_t prev = 0;
+
+	step_groups(t, stage_mask, p, steps, n);
+	qsort(steps, n, sizeof(*steps), cmp_step_group);
+	tl->step_period_ns = xmalloc(st_mult(n + 1, sizeof(*tl->step_period_ns)));
+	for (size_t i = 0; i < n; i++) {
+		int first = !i || steps[i - 1].gtid != steps[i].gtid ||
+			    steps[i - 1].group != steps[i].group;
+		int64_t done;
+
+		/* a CPU ahead of the GPU starts the first step while the GPU
+		 * still runs the prefill: the decode starts when that is done,
+		 * where TTFT ends */
+		if (first)
+			prev = steps[i].floor > steps[i].start ? steps[i].floor : steps[i].start;
+		done = steps[i].done > prev ? steps[i].done : prev;
+		tl->step_period_ns[i] = i64_sat_sub(done, prev);
+		tl->step_wall_ns = i64_sat_add(tl->step_wall_ns, tl->step_period_ns[i]);
+		prev = done;
+	}
+	qsort(tl->step_period_ns, n, sizeof(*tl->step_period_ns), cmp_i64);
+	tl->nstep_periods = n;
 }
 
 /* The length of one merged interval: saturated, and never negative for an
@@ -714,11 +845,14 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 			if (!steps)
 				steps = xmalloc(st_mult(t->nranges + 1, sizeof(*steps)));
 			steps[nsteps].start = rg->start;
-			steps[nsteps++].kernels = nk;
+			steps[nsteps].gtid = rg->gtid;
+			steps[nsteps].kernels = nk;
 		}
 		end = trace_range_end(t, rg);
 		/* the range, or its GPU work when that ends later */
 		wall_end = p.nops[r] && p.proj_end[r] > end ? p.proj_end[r] : end;
+		if (stage_mask[r] & (1u << STAGE_DECODE_STEP))
+			steps[nsteps++].done = wall_end;
 		for (int s = 0; s < STAGE_NROLES; s++) {
 			struct stage_timing *st = &tl->stages[s];
 
@@ -769,6 +903,7 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 					i64_sat_sub(t->kernels[k].end, t->kernels[k].start));
 		}
 	if (nsteps) {
+		step_walls(tl, t, stage_mask, &p, steps, nsteps);
 		qsort(steps, nsteps, sizeof(*steps), cmp_step_count);
 		tl->step_kernels = xmalloc(st_mult(nsteps, sizeof(*tl->step_kernels)));
 		for (size_t i = 0; i < nsteps; i++)
@@ -796,6 +931,7 @@ void timeline_release(struct timeline *tl)
 		cpu_sample_use_release(&tl->stages[s].samples);
 	}
 	free(tl->step_kernels);
+	free(tl->step_period_ns);
 	free(tl->kernel_op);
 	free(tl->kernel_stages);
 	free(tl->ops);

@@ -42,7 +42,8 @@ struct stage_config {
 };
 
 /* SCHEMA.md defaults: prefill = LLM@prefill, prefill; decode =
- * LLM@decode_all, decode; decode_step = LLM@decode_step; pattern ".". */
+ * LLM@decode_all, decode; decode_step = LLM@decode_step, decode_step;
+ * pattern ".". */
 void stage_config_default(struct stage_config *cfg);
 const char *stage_role_name(enum stage_role role);
 /* Whether spec (one "range@domain" / "range" entry) names a range with this
@@ -144,6 +145,15 @@ struct timeline {
 	 * fewer kernels, or none */
 	size_t *step_kernels;
 	size_t nstep_kernels;
+	/* the decode time over the steps, host gaps included: per decode
+	 * instance, its first step's start to its last step's end (the later of
+	 * the range's end and its GPU work's end), summed; and each step's
+	 * period (from the previous step's end in its instance, the first from
+	 * its own start, to its end), ascending, summing to it. 0 / NULL without
+	 * decode_step ranges */
+	int64_t step_wall_ns;
+	int64_t *step_period_ns;
+	size_t nstep_periods;
 	uint8_t *kernel_stages;	   /* per kernel: bit (1 << role) per stage it ran in */
 	struct operator_stat *ops; /* sorted by gpu_ns, descending */
 	size_t nops;

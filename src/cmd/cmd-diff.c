@@ -29,16 +29,21 @@ static const char *opt_out;
 static const char *opt_fail_above;
 static const char *opt_metric;
 static int64_t opt_top = 10;
+static int opt_allow_hw;
 
 static const struct opt opts[] = {
     {"output", 'o', OPT_STRING, &opt_out, "DIR",
      "where to write diff.md, diff.json and diff.html (default: only print the summary)", 0, 0},
     {"fail-above", 0, OPT_STRING, &opt_fail_above, "PCT",
-     "exit 9 when --metric got worse by more than PCT percent, significantly", 0, 0},
+     "exit 9 when --metric got worse by more than PCT percent, significantly; 10 when it "
+     "cannot tell",
+     0, 0},
     {"metric", 0, OPT_STRING, &opt_metric, "NAME",
      "the gate's metric: tpot (default), ttft, tokens_per_s, stage:decode, stage:prefill", 0, 0},
     {"top", 0, OPT_INT, &opt_top, "N", "kernels named in each waterfall (the rest summed)", 1,
      1000},
+    {"allow-hardware-change", 0, OPT_BOOL, &opt_allow_hw, NULL,
+     "let the gate judge runs made on different GPUs (else it cannot tell)", 0, 0},
     OPT_END_MARK,
 };
 
@@ -147,9 +152,12 @@ static void side_free(struct side *s)
 	free(s->backends);
 }
 
-/* The summary on stdout: the gate's metric and the top movers. */
+/* The summary on stdout: what differs between the sides (hardware,
+ * backend), the headline metrics, the top movers and the gate. */
 static void print_summary(const struct diff *d)
 {
+	for (size_t i = 0; i < d->nr_notes; i++)
+		printf("note: %s\n", d->notes[i]);
 	for (size_t i = 0; i < d->nr_metrics; i++) {
 		const struct diff_metric *m = &d->metrics[i];
 
@@ -175,8 +183,14 @@ static void print_summary(const struct diff *d)
 
 		if (k->delta_ns == 0)
 			continue;
-		printf("kernel %+.3f ms  %s (%s", k->delta_ns / 1e6,
-		       k->name_b ? k->name_b : k->name_a, diff_match_name(k->match));
+		double a_ns = 0;
+
+		for (int r = 0; r < REPORT_ROLE_OTHER; r++)
+			a_ns += k->exp_ns_a[r];
+		printf("kernel %+.3f ms", k->delta_ns / 1e6);
+		if (a_ns > 0)
+			printf(" (%+.1f %%)", 100 * k->delta_ns / a_ns);
+		printf("  %s (%s", k->name_b ? k->name_b : k->name_a, diff_match_name(k->match));
 		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b))
 			printf("; A: %s", k->name_a);
 		printf(")\n");
@@ -232,7 +246,7 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 		computed = 1;
 	}
 	if (opt_fail_above)
-		diff_gate(&d, opt_metric ? opt_metric : "tpot", pct, &err);
+		diff_gate(&d, opt_metric ? opt_metric : "tpot", pct, opt_allow_hw, &err);
 	if (opt_out && (mkdir_p(opt_out, &err) || bundle_dir_open(&bd, opt_out, 0, &err) ||
 			diff_write_all(&d, &bd, &err))) {
 		error_print("diff: %s", err.buf);
@@ -242,8 +256,10 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 	print_summary(&d);
 	if (opt_out)
 		printf("diff: %s\n", opt_out);
-	if (d.gate_failed)
+	if (opt_fail_above && d.gate == DIFF_GATE_FAIL)
 		code = EXIT_REGRESSION;
+	else if (opt_fail_above && d.gate == DIFF_GATE_CANNOT_TELL)
+		code = EXIT_CANNOT_TELL;
 out:
 	bundle_dir_close(&bd);
 	if (computed)
@@ -256,7 +272,7 @@ out:
 
 const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
-    .usage = "A B [-o DIR] [--fail-above PCT] [--metric NAME]",
+    .usage = "A B [-o DIR] [--fail-above PCT] [--metric NAME] [--allow-hardware-change]",
     .summary = "what changed between two runs, whether it is real, and a gate for CI",
     .description = "A and B are run bundles, traces (.sqlite, analysed as `report --trace` does),\n"
 		   "or comma lists of repeated runs (A1,A2,A3). Compares TTFT, TPOT, tokens/s,\n"
@@ -267,8 +283,10 @@ const struct cmd_entry cmd_diff_entry = {
 		   "earlier kernel covers), launches outside every stage apart; a waterfall\n"
 		   "per stage whose terms sum to the stage's change; operators, counters of\n"
 		   "the top movers and ranks. With -o DIR writes diff.md, diff.json and\n"
-		   "diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot write,\n"
-		   "9 --fail-above exceeded on --metric with significance.",
+		   "diff.html. Exit codes: 0 ok (the gate passed), 2 usage, 5 unreadable input,\n"
+		   "7 cannot write, 9 --fail-above exceeded on --metric with significance,\n"
+		   "10 the gate cannot tell (the metric missing on a side, no interval, an\n"
+		   "interval too wide, or other GPUs without --allow-hardware-change).",
     .opts = opts,
     .exec = cmd_diff_exec,
 };

@@ -32,6 +32,8 @@ static const struct {
     {7, "cannot write output (disk full, read-only, permissions)"},
     {8, "merge: ranks missing or failed; the others were merged"},
     {9, "diff: --fail-above exceeded on the chosen metric, with significance"},
+    {10, "diff: the --fail-above gate cannot tell (a side lacks the metric, no interval, "
+	 "a change inside the noise, or other GPUs)"},
     {70, "a bug in llmprof, or out of memory"},
     {124, "profile: run.timeout_s exceeded"},
     {130, "interrupted by SIGINT or SIGTERM"},

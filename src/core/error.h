@@ -23,6 +23,7 @@ enum exit_code {
 	EXIT_IO = 7,		  /* cannot write output (disk full, read-only) */
 	EXIT_INCOMPLETE = 8,	  /* merge: some ranks missing or failed; the rest merged */
 	EXIT_REGRESSION = 9,	  /* diff --fail-above: the metric got significantly worse */
+	EXIT_CANNOT_TELL = 10,	  /* diff --fail-above: the gate cannot judge the change */
 	EXIT_INTERRUPTED = 130,	  /* SIGINT/SIGTERM; bundle marked interrupted */
 	EXIT_TIMEOUT = 124,	  /* run.timeout_s exceeded */
 	EXIT_INTERNAL = 70,	  /* a bug in llmprof, or out of memory */

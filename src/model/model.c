@@ -161,6 +161,7 @@ void report_model_release(struct report_model *m)
 		free(m->stages[i].name);
 		free(m->stages[i].step_kernels);
 		free(m->stages[i].sample_ns);
+		free(m->stages[i].step_period_ns);
 		for (size_t j = 0; j < m->stages[i].nr_api_top; j++)
 			free(m->stages[i].api_top[j].name);
 		free(m->stages[i].api_top);
@@ -665,16 +666,33 @@ static void derive_aggregates(struct report_model *m)
 		if (t >= 0)
 			a->ttft_ms = rnum_of(t / (double)pre->instances);
 	}
-	/* the trace lost some steps' kernels: per recorded step of GPU time */
+	/* TPOT and tokens/s over one decode time, so that tokens/s = batch /
+	 * TPOT: the steps' wall time, first step's start to last step's end,
+	 * host gaps included (what the user waits for each token) */
+	if (dec && dec->steps && dec->step_wall_ms.available && dec->step_wall_ms.v > 0) {
+		if (!a->tpot_ms.available) {
+			a->tpot_ms = rnum_of(dec->step_wall_ms.v / (double)dec->steps);
+			a->tpot_basis = "wall";
+		}
+		if (!a->tokens_per_s.available && m->llm.batch_size > 0)
+			a->tokens_per_s = rnum_of((double)dec->steps * m->llm.batch_size /
+						  (dec->step_wall_ms.v / 1e3));
+	}
+	/* without step ranges' times (a model built elsewhere), and when the
+	 * trace lost some steps' kernels: per recorded step of GPU time */
 	if (dec && dec->steps_recorded > 0 && dec->gpu_ms.available) {
-		if (!a->tpot_ms.available)
+		if (!a->tpot_ms.available) {
 			a->tpot_ms = rnum_of(dec->gpu_ms.v / dec->steps_recorded);
+			a->tpot_basis = "gpu_span";
+		}
 		if (!a->tokens_per_s.available && m->llm.batch_size > 0 && dec->gpu_ms.v > 0)
 			a->tokens_per_s = rnum_of(dec->steps_recorded * m->llm.batch_size /
 						  (dec->gpu_ms.v / 1e3));
 	}
-	if (!a->tpot_ms.available && dec && dec->step_mean_ms.available)
+	if (!a->tpot_ms.available && dec && dec->step_mean_ms.available) {
 		a->tpot_ms = dec->step_mean_ms;
+		a->tpot_basis = "gpu_span";
+	}
 	if (!a->tokens.available && dec && dec->steps && m->llm.batch_size > 0)
 		a->tokens = rnum_of((double)dec->steps * m->llm.batch_size);
 	/* over the decode's GPU span, first to last decode kernel: the CPU range

@@ -171,7 +171,19 @@ struct report_stage {
 	uint64_t steps;		/* decode_step ranges */
 	uint64_t *step_kernels; /* kernels of each, in order (owned); NULL = unknown */
 	size_t nr_step_kernels;
+	/* each step's GPU span (first to last kernel of the step): mean, p50,
+	 * p90, max; the time between steps is not in them */
 	struct rnum step_mean_ms, step_p50_ms, step_p90_ms, step_max_ms;
+	/* the decode time over the steps, wall clock, host gaps included: per
+	 * decode instance from its first step's range start to its last step's
+	 * end (the later of the range's end and its GPU work's end), summed;
+	 * TPOT = step_wall_ms / steps. And each step's period (ns, ascending;
+	 * owned): from the previous step's end (the first: its own start) to
+	 * its own end; they sum to step_wall_ms and are what `llmprof diff`
+	 * compares TPOT by */
+	struct rnum step_wall_ms;
+	int64_t *step_period_ns;
+	size_t nr_step_periods;
 	/* per-instance GPU time (ns, ascending; owned): one sample per decode
 	 * step for decode, per stage instance otherwise; what `llmprof diff`
 	 * compares. NULL = none */
@@ -243,8 +255,13 @@ struct report_stage {
 struct report_aggregates {
 	struct rnum ttft_ms;	  /* time to first token: prefill range start to the end of
 				     its GPU work (per request) */
-	struct rnum tpot_ms;	  /* time per output token: mean decode step */
-	struct rnum tokens_per_s; /* generated tokens (all sequences) / decode GPU span */
+	struct rnum tpot_ms;	  /* time per output token: decode time over the steps (wall,
+				     host gaps included: report_stage.step_wall_ms) / steps */
+	const char *tpot_basis;	  /* what TPOT and tokens/s were timed by (static):
+				     "wall" (the steps' wall time), "gpu_span" (the
+				     decode's GPU span, without step ranges' times);
+				     NULL = not derived here */
+	struct rnum tokens_per_s; /* generated tokens (all sequences) / the same decode time */
 	struct rnum tokens;	  /* generated tokens, all sequences */
 	struct rnum e2e_ms;	  /* profiled region: first stage range start to last stage
 				     range end, CPU time */

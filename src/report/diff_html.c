@@ -163,7 +163,8 @@ void diff_render_html(const struct diff *d, struct strbuf *o)
 			svg_fall(&d->falls[r], o);
 		}
 	if (d->steps.na && d->steps.nb) {
-		strbuf_addstr(o, "<h2>Decode step GPU time</h2>\n");
+		strbuf_addstr(
+		    o, "<h2>Decode step GPU span (first to last kernel of each step)</h2>\n");
 		svg_steps(&d->steps, o);
 	}
 	strbuf_addf(o, "<p>Details: %s, %s.</p>\n</body></html>\n", bundle_art(BA_DIFF_MD),

@@ -104,6 +104,17 @@ static json_t *counters_json(const struct report_counters *c)
 	return o;
 }
 
+/* A kernel row's change in % of A's exposed time inside the stages; null
+ * when A had none. */
+static json_t *pct_of(double delta_ns, const double *exp_a)
+{
+	double a = 0;
+
+	for (int r = 0; r < REPORT_ROLE_OTHER; r++)
+		a += exp_a[r];
+	return a > 0 ? json_real(100 * delta_ns / a) : json_null();
+}
+
 static json_t *kernels_json(const struct diff *d)
 {
 	json_t *a = json_array();
@@ -124,6 +135,7 @@ static json_t *kernels_json(const struct diff *d)
 		set(o, "ms_a", jms(k->ns_a));
 		set(o, "ms_b", jms(k->ns_b));
 		set(o, "delta_ms", jms(k->delta_ns));
+		set(o, "delta_pct", pct_of(k->delta_ns, k->exp_ns_a));
 		for (int r = 0; r < REPORT_ROLE_OTHER; r++) {
 			const char *st = report_role_name((enum report_role)r);
 
@@ -191,6 +203,8 @@ static json_t *ops_json(const struct diff *d)
 		set(o, "gpu_ms_a", json_real(p->ms_a));
 		set(o, "gpu_ms_b", json_real(p->ms_b));
 		set(o, "delta_ms", json_real(p->ms_b - p->ms_a));
+		set(o, "delta_pct",
+		    p->ms_a > 0 ? json_real(100 * (p->ms_b - p->ms_a) / p->ms_a) : json_null());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -236,6 +250,10 @@ int diff_render_json(const struct diff *d, struct strbuf *out, struct strbuf *er
 		set(gate, "metric", jstr(d->gate_metric));
 		set(gate, "fail_above_pct", json_real(d->gate_pct));
 		set(gate, "failed", json_boolean(d->gate_failed));
+		set(gate, "outcome",
+		    json_string(d->gate == DIFF_GATE_FAIL	   ? "fail"
+				: d->gate == DIFF_GATE_CANNOT_TELL ? "cannot_tell"
+								   : "pass"));
 		set(gate, "text", jstr(d->gate_text));
 	}
 	set(root, "gate", gate);

@@ -24,7 +24,8 @@ const char *diff_match_name(enum diff_match m)
 
 const char *diff_basis_name(enum diff_basis b)
 {
-	static const char *const names[] = {"none", "decode steps", "prefill instances", "runs"};
+	static const char *const names[] = {"none", "decode step GPU spans", "prefill instances",
+					    "runs", "decode step periods"};
 
 	return names[b];
 }
@@ -115,6 +116,16 @@ static void add_ms(struct table *t, double ns, int sign)
 	table_addf(t, sign ? "%+.3f" : "%.3f", ns / 1e6);
 }
 
+/* The change in % of A's value beside its change in ms: "+50.0 %", "new"
+ * when A had none. */
+static void add_change_pct(struct table *t, double delta, double a)
+{
+	if (a > 0)
+		table_addf(t, "%+.1f %%", 100 * delta / a);
+	else
+		table_add_str(t, delta != 0 ? "new" : "n/a");
+}
+
 static void md_kernels(const struct diff *d, struct strbuf *o)
 {
 	size_t n = d->nr_kernels < TOP_KERNELS ? d->nr_kernels : TOP_KERNELS;
@@ -135,8 +146,8 @@ static void md_kernels(const struct diff *d, struct strbuf *o)
 	strbuf_addstr(o, " ms (");
 	md_ms(o, d->out_ns_b - d->out_ns_a, 1);
 	strbuf_addstr(o, " ms).\n\n");
-	table_init(&t, "clrrrrrrrrr", "kernel (B, else A)", "matched by", "calls A", "calls B",
-		   "ms A", "ms B", "exposed ms A", "exposed ms B", "change (ms)",
+	table_init(&t, "clrrrrrrrrrr", "kernel (B, else A)", "matched by", "calls A", "calls B",
+		   "ms A", "ms B", "exposed ms A", "exposed ms B", "change (ms)", "change %",
 		   "outside stages ms A", "B", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_kernel *k = &d->kernels[i];
@@ -156,6 +167,7 @@ static void md_kernels(const struct diff *d, struct strbuf *o)
 		add_ms(&t, roles_sum(k->exp_ns_a), 0);
 		add_ms(&t, roles_sum(k->exp_ns_b), 0);
 		add_ms(&t, k->delta_ns, 1);
+		add_change_pct(&t, k->delta_ns, roles_sum(k->exp_ns_a));
 		add_ms(&t, k->out_ns_a, 0);
 		add_ms(&t, k->out_ns_b, 0);
 	}
@@ -180,10 +192,11 @@ static void md_falls(const struct diff *d, struct strbuf *o)
 		strbuf_addstr(o, " ms (");
 		md_ms(o, w->delta_ns, 1);
 		strbuf_addstr(o, " ms) = the terms below, which sum to it.\n\n");
-		table_init(&t, "cr", "term", "change (ms)", NULL);
+		table_init(&t, "crr", "term", "change (ms)", "% of A's stage time", NULL);
 		for (size_t i = 0; i < w->nr; i++) {
 			table_add_str(&t, w->rows[i].label);
 			add_ms(&t, w->rows[i].delta_ns, 1);
+			add_change_pct(&t, w->rows[i].delta_ns, w->a_ns);
 		}
 		md_table(&t, o);
 	}
@@ -233,8 +246,8 @@ static void md_ops(const struct diff *d, struct strbuf *o)
 	if (!n)
 		return;
 	strbuf_addf(o, "## Operators\n\nPer run, by |change| (top %zu of %zu).\n\n", n, d->nr_ops);
-	table_init(&t, "llrrrrr", "operator", "stage", "calls A", "calls B", "GPU ms A", "GPU ms B",
-		   "change (ms)", NULL);
+	table_init(&t, "llrrrrrr", "operator", "stage", "calls A", "calls B", "GPU ms A",
+		   "GPU ms B", "change (ms)", "change %", NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_operator *p = &d->ops[i];
 
@@ -245,6 +258,7 @@ static void md_ops(const struct diff *d, struct strbuf *o)
 		table_addf(&t, "%.3f", p->ms_a);
 		table_addf(&t, "%.3f", p->ms_b);
 		table_addf(&t, "%+.3f", p->ms_b - p->ms_a);
+		add_change_pct(&t, p->ms_b - p->ms_a, p->ms_a);
 	}
 	md_table(&t, o);
 }
@@ -257,8 +271,8 @@ static void md_ranks(const struct diff *d, struct strbuf *o)
 	if (!d->nr_ranks)
 		return;
 	strbuf_addstr(o, "## Ranks\n\n");
-	table_init(&t, "lrrrrrr", "rank", "decode GPU ms A", "B", "step p50 ms A", "B",
-		   "kernel ms A", "B", NULL);
+	table_init(&t, "lrrrrrrrr", "rank", "decode GPU ms A", "B", "change %",
+		   "step GPU span p50 ms A", "B", "kernel ms A", "B", "change %", NULL);
 	for (size_t i = 0; i < d->nr_ranks; i++) {
 		const struct diff_rank *r = &d->ranks[i];
 
@@ -267,12 +281,17 @@ static void md_ranks(const struct diff *d, struct strbuf *o)
 		table_add_sb(&t, &sb);
 		diff_num(&sb, r->decode_ms_b, 0);
 		table_add_sb(&t, &sb);
+		if (r->decode_ms_a.available && r->decode_ms_b.available)
+			add_change_pct(&t, r->decode_ms_b.v - r->decode_ms_a.v, r->decode_ms_a.v);
+		else
+			table_add_str(&t, "n/a");
 		diff_num(&sb, r->step_p50_a, 0);
 		table_add_sb(&t, &sb);
 		diff_num(&sb, r->step_p50_b, 0);
 		table_add_sb(&t, &sb);
 		table_addf(&t, "%.3f", r->kernel_ms_a);
 		table_addf(&t, "%.3f", r->kernel_ms_b);
+		add_change_pct(&t, r->kernel_ms_b - r->kernel_ms_a, r->kernel_ms_a);
 	}
 	md_table(&t, o);
 	strbuf_release(&sb);

@@ -461,7 +461,8 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 		html_table(&t, out);
 		rtable_decode_steps(m, &t);
 		if (t.nrows) {
-			strbuf_addstr(out, "<h3>Decode-step distribution</h3>\n");
+			strbuf_addstr(out,
+				      "<h3>Decode steps: wall time per step and GPU span</h3>\n");
 			table_write_html(&t, out, "data sortable");
 		}
 		table_release(&t);

@@ -296,6 +296,8 @@ static json_t *stage_json(const struct report_stage *s)
 	set(steps, "p50_ms", jnum(s->step_p50_ms));
 	set(steps, "p90_ms", jnum(s->step_p90_ms));
 	set(steps, "max_ms", jnum(s->step_max_ms));
+	set(steps, "basis", json_string("gpu_span"));
+	set(steps, "wall_ms", jnum(s->step_wall_ms));
 	set(o, "steps", steps);
 	set(u, "time_ms", jnum(report_stage_time_ms(s)));
 	set(u, "flops", jnum(s->flops));
@@ -711,6 +713,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	o = json_object();
 	set(o, "ttft_ms", jnum(m->agg.ttft_ms));
 	set(o, "tpot_ms", jnum(m->agg.tpot_ms));
+	set(o, "tpot_basis", m->agg.tpot_basis ? json_string(m->agg.tpot_basis) : json_null());
 	set(o, "tokens_per_s", jnum(m->agg.tokens_per_s));
 	set(o, "tokens", jnum(m->agg.tokens));
 	set(o, "e2e_ms", jnum(m->agg.e2e_ms));

@@ -120,8 +120,9 @@ void rtable_stages(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	table_init(t, "llrrrrrrrr", "Stage", "Role", "Instances", "CPU (ms)", "GPU span (ms)",
-		   "GPU busy (ms)", "GPU idle (ms)", "Idle %", "Kernels", "Launches/s", NULL);
+	table_init(t, "llrrrrrrrr", "Stage", "Role", "Instances", "Range wall (ms)",
+		   "GPU span (ms)", "GPU busy (ms)", "GPU idle (ms)", "Idle %", "Kernels",
+		   "Launches/s", NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
@@ -321,8 +322,8 @@ void rtable_decode_steps(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	table_init(t, "lrrrrr", "Stage", "Steps", "Mean (ms)", "p50 (ms)", "p90 (ms)", "Max (ms)",
-		   NULL);
+	table_init(t, "lrrrrrr", "Stage", "Steps", "Wall per step (ms)", "GPU span mean (ms)",
+		   "GPU span p50 (ms)", "GPU span p90 (ms)", "GPU span max (ms)", NULL);
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 
@@ -330,6 +331,10 @@ void rtable_decode_steps(const struct report_model *m, struct table *t)
 			continue;
 		table_add_str(t, s->name);
 		table_addf(t, "%llu", (unsigned long long)s->steps);
+		fmt_ms(&sb, s->step_wall_ms.available
+				? rnum_of(s->step_wall_ms.v / (double)s->steps)
+				: RNUM_NONE);
+		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->step_mean_ms);
 		table_add_sb(t, &sb);
 		fmt_ms(&sb, s->step_p50_ms);
@@ -351,10 +356,16 @@ void rtable_aggregates(const struct report_model *m, struct table *t)
 	table_add_str(t, "TTFT (ms)");
 	fmt_ms(&sb, a->ttft_ms);
 	table_add_sb(t, &sb);
-	table_add_str(t, "TPOT (ms)");
+	/* the basis beside the number: wall time over the steps, or the
+	 * decode's GPU span when the steps' times are not known */
+	table_add_str(t, a->tpot_basis && !strcmp(a->tpot_basis, "gpu_span")
+			     ? "TPOT (ms; decode GPU span per step)"
+			     : "TPOT (ms; decode wall time per step)");
 	fmt_ms(&sb, a->tpot_ms);
 	table_add_sb(t, &sb);
-	table_add_str(t, "Tokens/s (decode)");
+	table_add_str(t, a->tpot_basis && !strcmp(a->tpot_basis, "gpu_span")
+			     ? "Tokens/s (decode GPU span)"
+			     : "Tokens/s (decode wall time)");
 	fmt_fixed(&sb, a->tokens_per_s, 1);
 	table_add_sb(t, &sb);
 	/* the first new token comes from prefill: not "generated tokens",

@@ -28,7 +28,7 @@ void rtable_ranks(const struct report_model *m, struct table *t)
 	struct strbuf sb = STRBUF_INIT;
 
 	table_init(t, "lllllrrrrrl", "Rank", "Pid", "Host", "GPU", "Launcher",
-		   "Decode GPU span (ms)", "TPOT (ms)", "TTFT (ms)", "GPU busy %", "Kernels",
+		   "Decode GPU span (ms)", "TPOT (ms, wall)", "TTFT (ms)", "GPU busy %", "Kernels",
 		   "Slowest", NULL);
 	for (size_t i = 0; i < m->ranks.nr; i++) {
 		const struct report_rank *r = &m->ranks.v[i];
@@ -59,9 +59,10 @@ void rtable_rank_stages(const struct report_model *m, struct table *t)
 	static const char *const names[REPORT_ROLE_OTHER] = {"prefill", "decode"};
 	struct strbuf sb = STRBUF_INIT;
 
-	table_init(t, "llrrrrrrrrrl", "Rank", "Stage", "Instances", "CPU (ms)", "GPU span (ms)",
-		   "GPU busy (ms)", "GPU idle (ms)", "Kernels", "Step p50 (ms)", "Step p90 (ms)",
-		   "Step max (ms)", "MFU or MBU (model)", NULL);
+	table_init(t, "llrrrrrrrrrl", "Rank", "Stage", "Instances", "Range wall (ms)",
+		   "GPU span (ms)", "GPU busy (ms)", "GPU idle (ms)", "Kernels",
+		   "Step GPU span p50 (ms)", "Step GPU span p90 (ms)", "Step GPU span max (ms)",
+		   "MFU or MBU (model)", NULL);
 	for (size_t i = 0; i < m->ranks.nr; i++)
 		for (int role = 0; role < REPORT_ROLE_OTHER; role++) {
 			const struct report_rank_stage *s = &m->ranks.v[i].stages[role];
@@ -114,7 +115,7 @@ void rtable_rank_spread(const struct report_model *m, struct table *t)
 		   NULL);
 	spread_row(m, t, "prefill GPU span", &m->ranks.stage_gpu[REPORT_ROLE_PREFILL]);
 	spread_row(m, t, "decode GPU span", &m->ranks.stage_gpu[REPORT_ROLE_DECODE]);
-	spread_row(m, t, "decode step p50", &m->ranks.step_p50);
+	spread_row(m, t, "decode step GPU span p50", &m->ranks.step_p50);
 }
 
 /* A first column "name" of kind first (code for kernel names), then one

@@ -657,7 +657,11 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	rtable_environment(m, &t);
 	md_table(&t, out);
 
-	md_stage_section(m, out, "Decode-step distribution:\n\n");
+	md_stage_section(m, out,
+			 "Decode steps: the wall time per step runs from the first step's start to "
+			 "the last step's end, host gaps included, over the steps (= TPOT); a "
+			 "step's GPU span runs from its first kernel's start to its last kernel's "
+			 "end:\n\n");
 	md_cpu_time_section(m, out);
 	md_cpu_samples_section(m, out);
 	md_ranks_section(m, out, 1);

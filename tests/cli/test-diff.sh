@@ -27,8 +27,28 @@ json() { # json FILE PYTHON-EXPR (d = the document)
 "$LLMPROF" diff base.sqlite slow.sqlite -o slow --fail-above 2 >out 2>err
 rc=$?
 [ $rc -eq 9 ] || fail "slow: exit $rc, want 9: $(cat out err)"
-grep -q "gate tpot: +3.34 % \[+3.14, +3.55\], worse by more than 2 % and significant: FAIL" out ||
+grep -q "^gate tpot: +2.92 % \[+2.54, +3.30\], worse by more than 2 % and significant: FAIL$" out ||
 	fail "slow gate line: $(cat out)"
+"$LLMPROF" diff base.sqlite slow.sqlite --fail-above 2 --metric stage:decode >out 2>err
+rc=$?
+[ $rc -eq 9 ] || fail "slow stage:decode: exit $rc, want 9: $(cat out err)"
+grep -q "^gate stage:decode: +2.91 % \[+2.71, +3.12\], worse by more than 2 % and significant: FAIL$" out ||
+	fail "slow stage:decode gate line: $(cat out)"
+# change % beside change ms: nvjet's exposed time, +9.9 %
+grep -q "^kernel +1.662 ms (+9.9 %)  nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT (name)$" out ||
+	fail "slow: no change % on the terminal: $(cat out)"
+grep -q '^| `nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT` | name | .* | +1.662 | +9.9 % |' slow/diff.md ||
+	fail "slow: no change % in diff.md's kernel table"
+# the reverse is an improvement, called one, and passes
+"$LLMPROF" diff slow.sqlite base.sqlite --fail-above 2 --metric stage:decode >out 2>err ||
+	fail "improvement: exit $?: $(cat out err)"
+grep -q "^gate stage:decode: -2.83 % .*, an improvement (better by 2.83 %): pass$" out ||
+	fail "improvement gate line: $(cat out)"
+# one run a side, a metric without samples: no interval, cannot tell
+"$LLMPROF" diff base.sqlite slow.sqlite --fail-above 2 --metric tokens_per_s >out 2>err
+[ $? -eq 10 ] || fail "tokens/s without a batch size: want exit 10: $(cat out err)"
+grep -q "^gate tokens_per_s: not measured on either side: cannot tell$" out ||
+	fail "tokens/s gate line: $(cat out)"
 [ "$(json slow/diff.json "d['kernels'][0]['name_b']")" = nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT ] ||
 	fail "top mover is not the nvjet kernel"
 [ "$(json slow/diff.json "d['waterfall']['decode']['terms'][0]['label']")" = \
@@ -64,8 +84,13 @@ PY
 # --- only noise: the gate passes (exit 0), TPOT shows no significant change
 "$LLMPROF" diff base.sqlite noise.sqlite --fail-above 2 >out 2>err || fail "noise: exit $?: $(cat out err)"
 grep -q "^TPOT .*no significant change" out || fail "noise TPOT: $(cat out)"
-grep -q "within 2 %: pass" out || fail "noise gate: $(cat out)"
-for m in ttft stage:decode stage:prefill tokens_per_s; do
+grep -q "but not significantly: pass$" out || fail "noise gate: $(cat out)"
+# worse by more than the threshold, but within the noise: cannot tell (exit 10)
+"$LLMPROF" diff noise.sqlite base.sqlite --fail-above 0.1 >out 2>err
+[ $? -eq 10 ] || fail "noise at 0.1 %: want exit 10: $(cat out err)"
+grep -q "^gate tpot: +0.16 % \[-0.21, +0.54\], worse by more than 0.1 % but the interval includes no change (more runs or steps narrow it): cannot tell$" out ||
+	fail "noise at 0.1 % gate line: $(cat out)"
+for m in ttft stage:decode stage:prefill; do
 	"$LLMPROF" diff base.sqlite noise.sqlite --fail-above 5 --metric $m >out 2>err ||
 		fail "noise --metric $m: exit $?"
 done
@@ -98,9 +123,18 @@ json self/diff.json "d['a']['gpu'] == 'NVIDIA H100 80GB HBM3' and d['a']['backen
 
 # --- the same bundle said to run on an H200: the report says the hardware differs
 cp -r h100 h200 && sed -i 's/NVIDIA H100 80GB HBM3/NVIDIA H200/' h200/env.json
-"$LLMPROF" diff h100 h200 -o hw >/dev/null 2>err || fail "hw: $(cat err)"
+"$LLMPROF" diff h100 h200 -o hw >out 2>err || fail "hw: $(cat err)"
 grep -q "The hardware differs: A ran on NVIDIA H100 80GB HBM3, B on NVIDIA H200" hw/diff.md ||
 	fail "hw note: $(head -12 hw/diff.md)"
+grep -q "^note: The hardware differs: A ran on NVIDIA H100 80GB HBM3, B on NVIDIA H200" out ||
+	fail "hw note not on the terminal: $(cat out)"
+# the gate cannot judge other hardware (exit 10), unless told to
+"$LLMPROF" diff h100 h200 --fail-above 5 >out 2>err
+[ $? -eq 10 ] || fail "hw gate: want exit 10: $(cat out err)"
+grep -q "; but A ran on NVIDIA H100 80GB HBM3 and B on NVIDIA H200 (--allow-hardware-change judges anyway): cannot tell$" out ||
+	fail "hw gate line: $(cat out)"
+"$LLMPROF" diff h100 h200 --fail-above 5 --allow-hardware-change >out 2>err ||
+	fail "hw gate allowed: exit $?: $(cat out err)"
 
 # --- two ranks, rank 1 slower in B: the per-rank table shows it
 tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
@@ -118,7 +152,7 @@ fi
 mkdir -p bundle/trace && cp slow.sqlite bundle/trace/trace.sqlite
 "$LLMPROF" report bundle >/dev/null 2>&1 || fail "report bundle"
 [ -f bundle/metrics.json ] || fail "no metrics.json in the bundle"
-"$LLMPROF" diff base.sqlite bundle --fail-above 2 >out 2>err
+"$LLMPROF" diff base.sqlite bundle --fail-above 2 --metric stage:decode >out 2>err
 [ $? -eq 9 ] || fail "trace vs bundle: want exit 9: $(cat out err)"
 "$LLMPROF" diff base.sqlite bundle -o tb >/dev/null 2>&1
 grep -q "different backends (A: trace file, B: builtin)" tb/diff.md || fail "backend note"

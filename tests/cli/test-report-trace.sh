@@ -18,7 +18,12 @@ for f in report.md kernels.md operators.md metrics.json stakeholder_summary.md r
 # (4 decode steps: mean 10.800 us = 43200 / 4)
 check "$tmp/probe/report.md" "^| prefill | prefill | 1 | 0.218 | 0.026 | 0.011 | 0.015 |"
 check "$tmp/probe/report.md" "^| decode | decode | 1 | 0.077 | 0.057 |"
-check "$tmp/probe/report.md" "^| decode | 4 | 0.011 | 0.010 | 0.012 | 0.013 |"
+# TPOT (wall per step): the prefill's GPU work ends at 622938907 ns, after the
+# first step's range starts (622935581), so the decode starts there; the last
+# step's last kernel ends at 623015997: 77090 ns / 4 steps (sqlite3 on the file)
+check "$tmp/probe/report.md" "^| decode | 4 | 0.019 | 0.011 | 0.010 | 0.012 | 0.013 |"
+check "$tmp/probe/metrics.json" '"tpot_ms": 0.0192725,'
+check "$tmp/probe/metrics.json" '"wall_ms": 0.07709$'
 check "$tmp/probe/metrics.json" '"gpu_ms": 0.025952,'
 check "$tmp/probe/metrics.json" '"gpu_ms": 0.056673,'
 check "$tmp/probe/metrics.json" '"mean_ms": 0.0108,'

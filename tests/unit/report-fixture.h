@@ -137,6 +137,8 @@ static inline void fixture_build(struct report_model *m, enum fixture_kind kind)
 	s->step_p50_ms = rnum_of(9.91);
 	s->step_p90_ms = rnum_of(10.4);
 	s->step_max_ms = rnum_of(12.7);
+	/* the steps' ranges below: 31 of them 10 ms apart, the last 9.98 ms long */
+	s->step_wall_ms = rnum_of(30 * 10.0 + 9.98);
 	s->flops = rnum_of(7.7e10);
 	s->bytes = rnum_of(7.75e10);
 	m->agg.ttft_ms = rnum_of(14.25);

@@ -103,10 +103,15 @@ static void make_model(struct report_model *m, size_t n, int64_t step_ns, int64_
 	for (size_t i = 0; i < n; i++)
 		total += s->sample_ns[i] = step_ns + (int64_t)i * jitter;
 	s->nr_samples = n;
+	/* a loop without host gaps: each step's period is its GPU span */
+	s->step_period_ns = xmalloc(n * sizeof(*s->step_period_ns));
+	memcpy(s->step_period_ns, s->sample_ns, n * sizeof(*s->step_period_ns));
+	s->nr_step_periods = n;
 	s->steps = n;
 	s->gpu_ms = rnum_of((double)(total + idle_ns) / 1e6);
 	s->idle_ms = rnum_of((double)idle_ns / 1e6);
 	s->busy_ms = rnum_of((double)total / 1e6);
+	s->step_wall_ms = rnum_of((double)total / 1e6);
 	m->agg.tpot_ms = rnum_of((double)total / (double)n / 1e6);
 	for (size_t i = 0; i < nk; i++) {
 		struct report_kernel *k = report_model_add_kernel(m, names[i], NULL);
@@ -148,16 +153,37 @@ static void test_waterfall_and_matching(void **state)
 	assert_int_equal(d.nr_new, 1);
 	assert_int_equal(d.nr_gone, 1);
 	/* no variance in the steps: +4 % is significant; the gate needs both */
-	assert_int_equal(diff_gate(&d, "tpot", 5, NULL), 0);
-	assert_int_equal(diff_gate(&d, "tpot", 3, NULL), 1);
-	assert_int_equal(diff_gate(&d, "stage:decode", 3, NULL), 1);
-	assert_int_equal(diff_gate(&d, "p99", 3, NULL), -1);
+	assert_int_equal(diff_gate(&d, "tpot", 5, 0, NULL), DIFF_GATE_PASS);
+	assert_string_equal(d.gate_text, "gate tpot: +4.00 % [+4.00, +4.00], within 5 %: pass");
+	assert_int_equal(diff_gate(&d, "tpot", 3, 0, NULL), DIFF_GATE_FAIL);
+	assert_int_equal(diff_gate(&d, "stage:decode", 3, 0, NULL), DIFF_GATE_FAIL);
+	assert_int_equal(diff_gate(&d, "p99", 3, 0, NULL), -1);
+	/* tokens/s is not in these models: a side without the metric cannot tell */
+	assert_int_equal(diff_gate(&d, "tokens_per_s", 3, 0, NULL), DIFF_GATE_CANNOT_TELL);
+	assert_string_equal(d.gate_text,
+			    "gate tokens_per_s: not measured on either side: cannot tell");
+	diff_release(&d);
+	/* B against A: an improvement is called one, and passes */
+	diff_compute(&b, &a, 10, &d);
+	assert_int_equal(diff_gate(&d, "tpot", 3, 0, NULL), DIFF_GATE_PASS);
+	assert_non_null(strstr(d.gate_text, ", an improvement (better by 3.85 %): pass"));
+	diff_release(&d);
+	/* other GPUs: cannot tell, unless allowed */
+	ma.env.gpu_name = xstrdup("NVIDIA H100 80GB HBM3");
+	mb.env.gpu_name = xstrdup("NVIDIA H200");
+	diff_compute(&a, &b, 10, &d);
+	assert_true(d.hw_differs);
+	assert_int_equal(diff_gate(&d, "tpot", 3, 0, NULL), DIFF_GATE_CANNOT_TELL);
+	assert_non_null(strstr(d.gate_text, "A ran on NVIDIA H100 80GB HBM3 and B on NVIDIA H200"));
+	assert_int_equal(diff_gate(&d, "tpot", 3, 1, NULL), DIFF_GATE_FAIL);
 	diff_release(&d);
 	report_model_release(&mb);
-	/* wide noise: +4 % on average, but not significant */
+	/* wide noise: +4 % on average, but not significant: above 3 % the gate
+	 * cannot tell, below 5 % it passes */
 	make_model(&mb, 10, 68000, 8000, 999, nb, nsb, 3);
 	diff_compute(&a, &b, 10, &d);
-	assert_int_equal(diff_gate(&d, "tpot", 3, NULL), 0);
+	assert_int_equal(diff_gate(&d, "tpot", 3, 0, NULL), DIFF_GATE_CANNOT_TELL);
+	assert_int_equal(diff_gate(&d, "tpot", 5, 0, NULL), DIFF_GATE_PASS);
 	assert_false(d.metrics[0].significant);
 	diff_release(&d);
 	report_model_release(&ma);

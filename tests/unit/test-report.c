@@ -170,14 +170,15 @@ static void test_summary_sections(void **state)
 	p = strstr(sb.buf, "**Executive summary.**");
 	assert_non_null(p);
 	assert_true(p < strstr(sb.buf, "## Environment"));
-	assert_non_null(strstr(sb.buf, "TPOT 9.980 ms"));
+	assert_non_null(strstr(sb.buf, "TPOT 9.999 ms"));
 	/* environment: GPU, driver, tools, model, backend */
 	assert_non_null(strstr(sb.buf, "**GPU** NVIDIA H100 80GB HBM3 (132 SMs), peak table: H100 "
 				       "SXM5 80GB; **Driver** 580.65.06, CUDA 13.0; **Tools** "
 				       "llmprof 0.1.0, ncu 2024.1.1; **Model** llama-3.2-1b, bf16; "
 				       "**Backend** llmprof's tracer + Nsight Compute counters."));
 	/* aggregates: report.md's table on one line */
-	assert_non_null(strstr(sb.buf, "**TTFT (ms)** 14.250; **TPOT (ms)** 9.980;"));
+	assert_non_null(strstr(
+	    sb.buf, "**TTFT (ms)** 14.250; **TPOT (ms; decode wall time per step)** 9.999;"));
 	/* MFU/MBU against both peaks, the peaks with their source */
 	assert_non_null(strstr(sb.buf, "- prefill: MFU 2.3% of the datasheet peak (model), 2.9% of "
 				       "the measured ceiling; 23.0 TFLOP/s."));
