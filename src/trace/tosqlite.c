@@ -150,6 +150,7 @@ int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *
 	struct logs logs;
 	int ret = -1, fd;
 	struct strbuf tmp = STRBUF_INIT, tmp_path = STRBUF_INIT, problems = STRBUF_INIT;
+	struct strbuf shown = STRBUF_INIT;
 	uint64_t t_begin = clock_mono_ns();
 
 	if (!st) {
@@ -168,9 +169,13 @@ int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *
 	if (fd < 0)
 		goto out;
 	close(fd);
-	/* SQLite opens files by name: the temporary file's path */
-	bundle_dir_path(bd, tmp.buf, &tmp_path);
-	if (conv_open(&c, tmp_path.buf) < 0)
+	/* SQLite opens files by name and, told NOFOLLOW, refuses a symlink
+	 * anywhere on the way: the temporary file's path beneath the root's
+	 * real path (a symlink above or at the root is the user's and fine,
+	 * one inside the bundle is refused) */
+	bundle_dir_path(bd, tmp.buf, &shown);
+	if (bundle_dir_real_path(bd, tmp.buf, &tmp_path, err) < 0 ||
+	    conv_open(&c, tmp_path.buf, shown.buf) < 0)
 		goto out;
 	for (int i = 0; i < logs.nread && !c.failed; i++)
 		conv_process(&c, &logs.readers[i], &problems);
@@ -200,6 +205,7 @@ out:
 	logs_release(&logs);
 	strbuf_release(&tmp);
 	strbuf_release(&tmp_path);
+	strbuf_release(&shown);
 	strbuf_release(&problems);
 	if (st == &st_local)
 		trace_convert_stats_release(&st_local);

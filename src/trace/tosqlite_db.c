@@ -370,14 +370,14 @@ static int drop_empty_tables(struct conv *c)
 	return ret;
 }
 
-int conv_open(struct conv *c, const char *path)
+int conv_open(struct conv *c, const char *path, const char *shown)
 {
 	/* the empty file bundle_dir_temp_file() made: never created anew, and
 	 * never reached through a symlink */
 	if (sqlite3_open_v2(path, &c->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
-		return error_set(c->err, "cannot create '%s': %s", path, sqlite3_errmsg(c->db));
+		return error_set(c->err, "cannot create '%s': %s", shown, sqlite3_errmsg(c->db));
 	if (sqlite3_exec(c->db,
 			 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 			 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; "
