@@ -123,5 +123,7 @@ expect 7 $? err "cannot write to standard output: No space left on device"
 "$LLMPROF" profile artifacts.root="$tmp/full" -- /bin/echo hi >/dev/full 2>err
 rc=$?
 expect 7 $rc err "cannot write to standard output: No space left on device"
-check_bundle "$tmp/full/latest" ok 0 # the bundle itself is complete
+# the bundle itself is complete; status.json says the exit code llmprof
+# gave (7), not the run's 0
+check_bundle "$tmp/full/latest" ok 7
 echo ok
