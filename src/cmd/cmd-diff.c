@@ -220,10 +220,14 @@ static void print_summary(const struct diff *d)
 
 		if (k->delta_ns == 0)
 			continue;
-		printf("kernel %+.3f ms  %s (%s", k->delta_ns / 1e6,
-		       k->name_b ? k->name_b : k->name_a, diff_match_name(k->match));
-		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b))
-			printf("; A: %s", k->name_a);
+		/* names from the trace: never a terminal escape as is */
+		printf("kernel %+.3f ms  ", k->delta_ns / 1e6);
+		fputs_printable(k->name_b ? k->name_b : k->name_a, stdout, NULL);
+		printf(" (%s", diff_match_name(k->match));
+		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b)) {
+			fputs("; A: ", stdout);
+			fputs_printable(k->name_a, stdout, NULL);
+		}
 		printf(")\n");
 	}
 	if (d->out_ns_a != 0 || d->out_ns_b != 0)

@@ -241,7 +241,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	struct nsysstats_opts sopts;
 	struct trace t;
 	char *names = NULL, *save = NULL, *sqlite = NULL, *tmpdir = NULL;
-	int code = EXIT_OK, printed = 0, opened = 0, nreports = 0, column;
+	int code = EXIT_OK, printed = 0, opened = 0, nreports = 0, column, tty;
 
 	if (ctx->argc != 1) {
 		error_print("stats: expected one FILE.sqlite or FILE.nsys-rep (see 'llmprof stats "
@@ -256,6 +256,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	if (opt_output && check_output_base(opt_output))
 		return EXIT_USAGE;
 	column = !strcmp(fmt, "column");
+	tty = !opt_output && isatty(1) && strcmp(fmt, "json"); /* JSON escapes them itself */
 	if (column)
 		numeric_locale(&sep, &grouping);
 	copts.thousands_sep = sep.buf;
@@ -317,6 +318,11 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 			fwrite(out.buf, 1, out.len, stdout);
 			continue;
 		}
+		/* the trace's bytes as nsys prints them, except on a terminal:
+		 * there a name's control bytes (an escape sequence) are shown
+		 * as \xHH, never obeyed (docs/stats.md) */
+		if (tty)
+			table_make_printable(&tbl);
 		if (!tbl.nrows && !column) {
 			/* nsys prints nothing at all then, not even the header. */
 			fprintf(stderr,
