@@ -67,6 +67,7 @@ struct conv {
 	struct u64map devices_seen;
 	int64_t t0;
 	int failed;
+	int cannot_write; /* the failure was SQLite writing (disk full, I/O) */
 	struct strbuf *err;
 	/* llmprof's interrupt count when the conversion began (core/proc.h):
 	 * one more stops it, with interrupted set */
