@@ -4,7 +4,8 @@
 # hardware note); NVTX names with a terminal escape in `stats -f md` (as
 # \x1b text), in `stats -f column` on a terminal (as \x1b; into a pipe
 # or a file the bytes stay nsys's own, tests/cli/test-stats-golden.sh) and
-# in the `nvtx` listing.
+# in the `nvtx` listing. An ncu region named report.md gets a folder of its
+# own, not the place of regions/report.md.
 set -u
 : "${LLMPROF:?}"
 src=${LLMPROF_SOURCE_DIR:?}
@@ -70,6 +71,17 @@ grep -q "$esc" tty && fail "stats -f column on a terminal: an escape byte reache
 grep -Fq 'LLM:<b>x</b>\x1b[31mRED' tty || fail "stats -f column on a terminal: $(grep LLM: tty)"
 [ "$(awk '/^ -----/ { print length($0) }' tty)" = "$(awk '/LLM:<b>/ { print length($0) }' tty)" ] ||
 	fail "stats -f column on a terminal: the escaped cell is not padded to its column"
+
+# --- ncu regions named like the files beside them: their own folders
+sed -e 's/<default domain>:B:none/<default domain>:report.md:none/' \
+	-e 's/<default domain>:A:none/<default domain>:report.json:none/' \
+	"$src/tests/data/ncu/nvtx-nested-default-domain-h100-ncu2025.3.raw-base.csv" >r.csv
+"$LLMPROF" report --ncu-csv r.csv -o ro >out 2>err || fail "report --ncu-csv, a region called report.md: exit $?: $(cat err)"
+[ -f ro/regions/report.md ] && [ -f ro/regions/report.json ] &&
+	[ -f ro/regions/report.md-2/metrics.json ] && [ -f ro/regions/report.json-2/metrics.json ] ||
+	fail "regions named report.md/report.json: $(ls -R ro/regions)"
+grep -q '"report.md-2"' ro/regions/report.json || grep -q 'report.md-2' ro/regions/report.md ||
+	fail "the region's folder is not named in the reports"
 
 # --- the nvtx listing
 prog=$b/tests/nvtx-test-program
