@@ -185,6 +185,8 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 	int ret = -1;
 
 	memset(rg, 0, sizeof(*rg));
+	if (ncu_raw_check_durations(raw, err))
+		return -1;
 	rg->mode = raw->nrows && is_range_result(raw, 0) ? REGIONS_RANGE : REGIONS_KERNEL;
 	for (size_t row = 0; row < raw->nrows; row++) {
 		struct ncu_nvtx_stack st = {0};
