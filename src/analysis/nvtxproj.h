@@ -65,6 +65,8 @@ struct nvtx_proj {
 				     * every range; NULL: every pair */
 	nvtx_pair_fn pair_fn;	    /* set while computing with one */
 	void *pair_ctx;
+	uint32_t *hops; /* scratch: the wanted ranges of one launch */
+	size_t hops_alloc;
 };
 
 /* t must have TRACE_KERNELS|TRACE_MEMOPS|TRACE_CALLS|TRACE_NVTX loaded. */
