@@ -576,11 +576,15 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 		}
 		if ((j = chain_deepest(t, &o, lc->end)) >= 0) {
 			inner = (int32_t)o.chain[j];
-			if (l->solo && (!(flags & NVTX_PROJ_PAIRS) || p->pair_ranges)) {
+			if (l->solo &&
+			    (!(flags & NVTX_PROJ_PAIRS) || p->pair_ranges || p->chain_fn)) {
 				struct pending x = {g.op_start, g.op_end, 1, g.kern_ns, li + 1};
 
 				pending_merge(&pend[o.chain[j]], &x);
-				if (flags & NVTX_PROJ_PAIRS)
+				for (uint32_t op = g.lo; p->chain_fn && op < g.hi; op++)
+					p->chain_fn(p->pair_ctx, ops[op], (int32_t)l->call, o.chain,
+						    o.nchain, (size_t)j + 1);
+				if ((flags & NVTX_PROJ_PAIRS) && p->pair_ranges)
 					wanted_pairs(p, &o, ops, l, &g, j);
 			} else {
 				for (long c = 0; c <= j; c++)
@@ -603,25 +607,31 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 }
 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			 const uint8_t *want, nvtx_pair_fn fn, void *ctx);
+			 const uint8_t *want, nvtx_pair_fn fn, nvtx_chain_fn cfn, void *ctx);
 
 void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
 {
-	proj_compute(p, t, flags, NULL, NULL, NULL);
+	proj_compute(p, t, flags, NULL, NULL, NULL, NULL);
 }
 
 void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want)
 {
-	proj_compute(p, t, NVTX_PROJ_PAIRS, want, NULL, NULL);
+	proj_compute(p, t, NVTX_PROJ_PAIRS, want, NULL, NULL, NULL);
 }
 
 void nvtx_proj_compute_each(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn, void *ctx)
 {
-	proj_compute(p, t, NVTX_PROJ_PAIRS, NULL, fn, ctx);
+	proj_compute(p, t, NVTX_PROJ_PAIRS, NULL, fn, NULL, ctx);
+}
+
+void nvtx_proj_compute_chain(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn,
+			     nvtx_chain_fn cfn, void *ctx)
+{
+	proj_compute(p, t, NVTX_PROJ_PAIRS, NULL, fn, cfn, ctx);
 }
 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			 const uint8_t *want, nvtx_pair_fn fn, void *ctx)
+			 const uint8_t *want, nvtx_pair_fn fn, nvtx_chain_fn cfn, void *ctx)
 {
 	size_t nops = t->nkernels + t->nmemops, nl = 0, nr = t->nranges, ncand = 0;
 	uint32_t *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
@@ -632,6 +642,7 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	proj_alloc(p, t);
 	p->pair_ranges = want;
 	p->pair_fn = fn;
+	p->chain_fn = cfn;
 	p->pair_ctx = ctx;
 	launches = join_launches(p, t, flags, ops, &nl, &glo);
 
@@ -651,6 +662,7 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 		if (p->nops[r] && p->parent[r] >= 0)
 			p->nchild_ops[p->parent[r]]++;
 	p->pair_fn = NULL;
+	p->chain_fn = NULL;
 	p->pair_ctx = NULL;
 	free(ops);
 	free(glo);
