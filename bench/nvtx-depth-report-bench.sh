@@ -4,10 +4,10 @@
 # depth (bench/gen-nsys-trace.py --nested N: N push/pop ranges each inside
 # the last, one kernel launched at every level). Wall time, CPU time
 # (user + sys: the number to read on a shared machine) and peak RSS (GNU
-# time) at depths 30k, 100k and 300k, and the ratio of CPU times between
+# time) at depths 3k, 30k, 100k and 300k, and the ratio of CPU times between
 # depths (3.3x deeper: ~3.3x = linear, ~11x = quadratic). A second binary
 # (e.g. a build of the parent commit) runs the depths up to BASELINE_MAX
-# (default 30000) on the same files, in the same run.
+# (default 6000) on the same files, in the same run.
 #
 # usage: bench/nvtx-depth-report-bench.sh [LLMPROF] [BASELINE_LLMPROF] [RESULT.md]
 #   defaults: build/llmprof, none, bench/results/nvtx-depth-report.md
