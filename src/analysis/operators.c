@@ -89,6 +89,25 @@ static uint32_t *parents_first(const struct nvtx_proj *p, size_t nr)
 	return order;
 }
 
+/* incl[r] for each operator r: its own time (own[r]) plus its children's,
+ * children first; the ranges between operators pass their sums up without
+ * keeping them (incl 0). */
+static void inclusive_sums(const struct nvtx_proj *p, const uint8_t *is_op, const uint32_t *order,
+			   size_t nr, const int64_t *own, int64_t *incl)
+{
+	for (size_t r = 0; r < nr; r++)
+		incl[r] = own[r];
+	for (size_t i = nr; i > 0; i--) {
+		int32_t r = (int32_t)order[i - 1], up = p->parent[r];
+
+		if (up >= 0)
+			incl[up] = i64_sat_add(incl[up], incl[r]);
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (!is_op[r])
+			incl[r] = 0;
+}
+
 /* Per range: the operator it is or is inside (nearest_op, -1 none), and
  * the stage of the nearest range above it that is a stage (stage, -1). */
 static void walk_up(const struct nvtx_proj *p, const uint8_t *stage_mask, const uint8_t *is_op,
@@ -221,19 +240,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 		op_ns[r] = i64_sat_add(op_ns[r], d);
 		op_k[r]++;
 	}
-	/* inclusive: a range's own plus its children's, children first; the
-	 * ranges between operators pass their sums up without keeping them */
-	for (size_t r = 0; r < t->nranges; r++)
-		incl_ns[r] = op_ns[r];
-	for (size_t i = t->nranges; i > 0; i--) {
-		int32_t r = (int32_t)order[i - 1], up = p->parent[r];
-
-		if (up >= 0)
-			incl_ns[up] = i64_sat_add(incl_ns[up], incl_ns[r]);
-	}
-	for (size_t r = 0; r < t->nranges; r++)
-		if (!is_op[r])
-			incl_ns[r] = 0;
+	inclusive_sums(p, is_op, order, t->nranges, op_ns, incl_ns);
 	for (size_t r = 0; r < t->nranges; r++) {
 		if (!is_op[r])
 			continue;
