@@ -517,6 +517,8 @@ int ncu_kernels_from_raw(const struct ncu_raw *raw, struct ncu_kernel_table *t, 
 		error_set(err, "%s: no 'Kernel Name' column", raw->source);
 		goto fail;
 	}
+	if (ncu_raw_check_durations(raw, err))
+		goto fail;
 	for (size_t r = 0; r < raw->nrows; r++) {
 		ALLOC_GROW(t->k, t->nr + 1, t->alloc);
 		x->row = r;

@@ -6,7 +6,10 @@
  * durations are summarised with their median, so they are held, but only
  * for the thread being swept: the pairs of a thread are summarised when
  * the sweep moves on to the next one (8 bytes per pair of a thread instead
- * of 68 per pair of the trace). */
+ * of 68 per pair of the trace). The pairs of a kernel with the properly
+ * nested ranges around it are not listed one by one (D²/2 of them at
+ * nesting depth D) but counted per range name (nvtx_proj_compute_chain()):
+ * one record weighing as many pairs, summarised with its weight. */
 #ifndef LLMPROF_NVTXKERN_H
 #define LLMPROF_NVTXKERN_H
 

@@ -180,7 +180,12 @@ struct open_ranges {
 	uint32_t *pre, *chain;
 	uint32_t *same; /* chain position -> how many positions back its run of
 			 * identical [start, end] begins (ties go to the first) */
-	size_t npre, nchain, apre, achain, asame;
+	/* chain position -> the deepest position at or below it whose range
+	 * pairs are wanted for (nvtx_proj.pair_ranges), -1 when none: a
+	 * launch lists its pairs by hopping from one such range to the next,
+	 * not through every range of the chain */
+	long *wanted;
+	size_t npre, nchain, apre, achain, asame, awanted;
 };
 
 /* What launches of one group each (solo) add to a chain range and to every
@@ -284,6 +289,10 @@ static void open_push(struct nvtx_proj *p, const struct trace *t, struct open_ra
 	ALLOC_GROW(o->same, n + 1, o->asame);
 	o->chain[n] = r;
 	o->same[n] = n && range_contains(t, r, o->chain[n - 1]) ? o->same[n - 1] + 1 : 0;
+	if (p->pair_ranges) {
+		ALLOC_GROW(o->wanted, n + 1, o->awanted);
+		o->wanted[n] = p->pair_ranges[r] ? (long)n : n ? o->wanted[n - 1] : -1;
+	}
 	o->nchain++;
 }
 
@@ -309,6 +318,7 @@ static void open_release(struct open_ranges *o)
 	free(o->pre);
 	free(o->chain);
 	free(o->same);
+	free(o->wanted);
 }
 
 /* The parent of each range: the open range of its thread that contains it
@@ -477,6 +487,24 @@ static void launch_hits(struct nvtx_proj *p, unsigned flags, const uint32_t *ops
 			add_pair(p, ops[o], (int32_t)r, (int32_t)l->call);
 }
 
+/* The pairs of a solo launch (l, its ops g) with the wanted ranges of
+ * chain positions 0..j (their projection is pending), in chain order as
+ * launch_hits() lists them: one hop per wanted range, so a chain thousands
+ * deep with a few stage ranges in it costs a few steps a launch. */
+static void wanted_pairs(struct nvtx_proj *p, struct open_ranges *o, const uint32_t *ops,
+			 const struct launch *l, const struct launch_ops *g, long j)
+{
+	size_t n = 0;
+
+	for (long c = o->wanted[j]; c >= 0; c = c ? o->wanted[c - 1] : -1) {
+		ALLOC_GROW(p->hops, n + 1, p->hops_alloc);
+		p->hops[n++] = o->chain[c];
+	}
+	while (n--)
+		for (uint32_t op = g->lo; op < g->hi; op++)
+			add_pair(p, ops[op], (int32_t)p->hops[n], (int32_t)l->call);
+}
+
 /* Opens the candidate ranges of thread gtid (order[*ri..]) that start by
  * ts, after dropping those ended before each. */
 static void open_until(struct nvtx_proj *p, const struct trace *t, struct open_ranges *o,
@@ -548,10 +576,16 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 		}
 		if ((j = chain_deepest(t, &o, lc->end)) >= 0) {
 			inner = (int32_t)o.chain[j];
-			if (l->solo && !(flags & NVTX_PROJ_PAIRS)) {
+			if (l->solo &&
+			    (!(flags & NVTX_PROJ_PAIRS) || p->pair_ranges || p->chain_fn)) {
 				struct pending x = {g.op_start, g.op_end, 1, g.kern_ns, li + 1};
 
 				pending_merge(&pend[o.chain[j]], &x);
+				for (uint32_t op = g.lo; p->chain_fn && op < g.hi; op++)
+					p->chain_fn(p->pair_ctx, ops[op], (int32_t)l->call, o.chain,
+						    o.nchain, (size_t)j + 1);
+				if ((flags & NVTX_PROJ_PAIRS) && p->pair_ranges)
+					wanted_pairs(p, &o, ops, l, &g, j);
 			} else {
 				for (long c = 0; c <= j; c++)
 					launch_hits(p, flags, ops, l, &g, li + 1, h, o.chain[c]);
@@ -573,25 +607,31 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 }
 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			 const uint8_t *want, nvtx_pair_fn fn, void *ctx);
+			 const uint8_t *want, nvtx_pair_fn fn, nvtx_chain_fn cfn, void *ctx);
 
 void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
 {
-	proj_compute(p, t, flags, NULL, NULL, NULL);
+	proj_compute(p, t, flags, NULL, NULL, NULL, NULL);
 }
 
 void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want)
 {
-	proj_compute(p, t, NVTX_PROJ_PAIRS, want, NULL, NULL);
+	proj_compute(p, t, NVTX_PROJ_PAIRS, want, NULL, NULL, NULL);
 }
 
 void nvtx_proj_compute_each(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn, void *ctx)
 {
-	proj_compute(p, t, NVTX_PROJ_PAIRS, NULL, fn, ctx);
+	proj_compute(p, t, NVTX_PROJ_PAIRS, NULL, fn, NULL, ctx);
+}
+
+void nvtx_proj_compute_chain(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn,
+			     nvtx_chain_fn cfn, void *ctx)
+{
+	proj_compute(p, t, NVTX_PROJ_PAIRS, NULL, fn, cfn, ctx);
 }
 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			 const uint8_t *want, nvtx_pair_fn fn, void *ctx)
+			 const uint8_t *want, nvtx_pair_fn fn, nvtx_chain_fn cfn, void *ctx)
 {
 	size_t nops = t->nkernels + t->nmemops, nl = 0, nr = t->nranges, ncand = 0;
 	uint32_t *ops = xmalloc(st_mult(nops + 1, sizeof(*ops)));
@@ -602,6 +642,7 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	proj_alloc(p, t);
 	p->pair_ranges = want;
 	p->pair_fn = fn;
+	p->chain_fn = cfn;
 	p->pair_ctx = ctx;
 	launches = join_launches(p, t, flags, ops, &nl, &glo);
 
@@ -621,6 +662,7 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 		if (p->nops[r] && p->parent[r] >= 0)
 			p->nchild_ops[p->parent[r]]++;
 	p->pair_fn = NULL;
+	p->chain_fn = NULL;
 	p->pair_ctx = NULL;
 	free(ops);
 	free(glo);
@@ -640,5 +682,6 @@ void nvtx_proj_release(struct nvtx_proj *p)
 	free(p->candidate);
 	free(p->kernel_inner);
 	free(p->pairs);
+	free(p->hops);
 	memset(p, 0, sizeof(*p));
 }

@@ -40,6 +40,15 @@ enum nvtx_proj_flags {
  * ops without a launch call, then per thread (the call's globalTid, in
  * increasing order) in launch order. */
 typedef void (*nvtx_pair_fn)(void *ctx, uint32_t op, int32_t range, int32_t call);
+/* Receives, in place of one pair per range, op's pairs with the properly
+ * nested open ranges of its thread that contain its call: chain[0..n),
+ * outermost first, where chain[0..nchain) are all the nested ranges open
+ * (the rest end before the call does). A range stays at its position from
+ * the call it first appears in until it leaves the chain for good, so a
+ * consumer can follow the chain by its top alone. The pairs with ranges
+ * that only overlap others in part still come one at a time. */
+typedef void (*nvtx_chain_fn)(void *ctx, uint32_t op, int32_t call, const uint32_t *chain,
+			      size_t nchain, size_t n);
 
 struct nvtx_proj {
 	size_t nranges;
@@ -64,7 +73,10 @@ struct nvtx_proj {
 				     * pair_ranges[r] != 0, none outside
 				     * every range; NULL: every pair */
 	nvtx_pair_fn pair_fn;	    /* set while computing with one */
+	nvtx_chain_fn chain_fn;	    /* and this, with nvtx_proj_compute_chain() */
 	void *pair_ctx;
+	uint32_t *hops; /* scratch: the wanted ranges of one launch */
+	size_t hops_alloc;
 };
 
 /* t must have TRACE_KERNELS|TRACE_MEMOPS|TRACE_CALLS|TRACE_NVTX loaded. */
@@ -75,6 +87,10 @@ void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flag
 void nvtx_proj_compute_for(struct nvtx_proj *p, const struct trace *t, const uint8_t *want);
 /* The same with every pair handed to fn (with ctx) instead of kept. */
 void nvtx_proj_compute_each(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn, void *ctx);
+/* The same with the pairs of the nested ranges handed to cfn a launch's op
+ * at a time: work linear in the nesting depth where pairs are quadratic. */
+void nvtx_proj_compute_chain(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn,
+			     nvtx_chain_fn cfn, void *ctx);
 void nvtx_proj_release(struct nvtx_proj *p);
 
 #endif

@@ -67,17 +67,68 @@ static int cmp_opstat(const void *a, const void *b)
 }
 
 /* The stage an operator range runs in: the nearest enclosing stage range. */
-static int enclosing_stage(const struct nvtx_proj *p, const uint8_t *stage_mask, int32_t r)
+/* The stage a range's own mask names, or -1. */
+static int own_stage(const uint8_t *stage_mask, int32_t r)
 {
-	for (r = p->parent[r]; r >= 0; r = p->parent[r]) {
-		uint8_t m = stage_mask[r];
+	uint8_t m = stage_mask[r];
 
-		if (m & (1u << STAGE_PREFILL))
-			return STAGE_PREFILL;
-		if (m & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP)))
-			return STAGE_DECODE;
-	}
+	if (m & (1u << STAGE_PREFILL))
+		return STAGE_PREFILL;
+	if (m & ((1u << STAGE_DECODE) | (1u << STAGE_DECODE_STEP)))
+		return STAGE_DECODE;
 	return -1;
+}
+
+/* Every range, parents before their children (by level, a counting sort):
+ * what walking up the parents from each range computes, computed once per
+ * range, so NVTX nesting thousands deep costs no more than a flat trace.
+ * Owned by the caller. */
+static uint32_t *parents_first(const struct nvtx_proj *p, size_t nr)
+{
+	size_t *at = xcalloc(nr + 2, sizeof(*at));
+	uint32_t *order = xmalloc(st_mult(nr + 1, sizeof(*order)));
+
+	for (size_t r = 0; r < nr; r++)
+		at[(size_t)p->level[r] + 1]++;
+	for (size_t l = 1; l <= nr; l++)
+		at[l] += at[l - 1];
+	for (size_t r = 0; r < nr; r++)
+		order[at[p->level[r]]++] = (uint32_t)r;
+	free(at);
+	return order;
+}
+
+/* incl[r] for each operator r: its own time (own[r]) plus its children's,
+ * children first; the ranges between operators pass their sums up without
+ * keeping them (incl 0). */
+static void inclusive_sums(const struct nvtx_proj *p, const uint8_t *is_op, const uint32_t *order,
+			   size_t nr, const int64_t *own, int64_t *incl)
+{
+	for (size_t r = 0; r < nr; r++)
+		incl[r] = own[r];
+	for (size_t i = nr; i > 0; i--) {
+		int32_t r = (int32_t)order[i - 1], up = p->parent[r];
+
+		if (up >= 0)
+			incl[up] = i64_sat_add(incl[up], incl[r]);
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (!is_op[r])
+			incl[r] = 0;
+}
+
+/* Per range: the operator it is or is inside (nearest_op, -1 none), and
+ * the stage of the nearest range above it that is a stage (stage, -1). */
+static void walk_up(const struct nvtx_proj *p, const uint8_t *stage_mask, const uint8_t *is_op,
+		    const uint32_t *order, size_t nr, int32_t *nearest_op, int8_t *stage)
+{
+	for (size_t i = 0; i < nr; i++) {
+		int32_t r = (int32_t)order[i], up = p->parent[r];
+		int s = up >= 0 ? own_stage(stage_mask, up) : -1;
+
+		nearest_op[r] = is_op[r] ? r : up >= 0 ? nearest_op[up] : -1;
+		stage[r] = (int8_t)(s >= 0 ? s : up >= 0 ? stage[up] : -1);
+	}
 }
 
 /* The stage slot of kernel k for graph-replay operators: 0 prefill,
@@ -126,24 +177,41 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 	o->kernels += nk;
 }
 
+/* How many operators with a class outer_of_class() climbs past before it
+ * calls a range outer: PyTorch module trees are a few deep (the startup
+ * module's depth limit is 8 by default); the bound keeps a hostile trace of
+ * deeply nested alternating classes linear. */
+#define CLASS_CLIMB_MAX 256
+
 /* 1 for an operator range with a class inside no operator of that class
  * (a module inside another of its class: its kernels already count in the
- * outer one's class time). */
+ * outer one's class time). up[r], filled parents first (order), is the
+ * nearest enclosing operator that has a class, so the climb passes only
+ * those. */
 static uint8_t *outer_of_class(const struct trace *t, const struct nvtx_proj *p,
-			       const uint8_t *is_op)
+			       const uint8_t *is_op, const uint32_t *order)
 {
 	uint8_t *outer = xcalloc(t->nranges + 1, 1);
+	int32_t *up = xmalloc(st_mult(t->nranges + 1, sizeof(*up)));
 
+	for (size_t i = 0; i < t->nranges; i++) {
+		uint32_t r = order[i];
+		int32_t a = p->parent[r];
+
+		up[r] = a < 0 ? -1 : is_op[a] && t->ranges[a].category >= 0 ? a : up[a];
+	}
 	for (size_t r = 0; r < t->nranges; r++) {
 		int32_t a, cls = t->ranges[r].category;
+		int hops = 0;
 
 		if (!is_op[r] || cls < 0)
 			continue;
-		for (a = p->parent[r]; a >= 0; a = p->parent[a])
-			if (is_op[a] && t->ranges[a].category == cls)
+		for (a = up[r]; a >= 0 && hops < CLASS_CLIMB_MAX; a = up[a], hops++)
+			if (t->ranges[a].category == cls)
 				break;
-		outer[r] = a < 0;
+		outer[r] = a < 0 || hops == CLASS_CLIMB_MAX;
 	}
+	free(up);
 	return outer;
 }
 
@@ -166,6 +234,9 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	int64_t *g_corr = cap ? xmalloc(st_mult(t->nranges + 1, 3 * sizeof(*g_corr))) : NULL;
 	size_t ninst = 0, alloc = 0;
 	uint8_t any_op = 0, *outer;
+	int32_t *nearest_op = xmalloc(st_mult(t->nranges + 1, sizeof(*nearest_op)));
+	int8_t *stage = xmalloc(t->nranges + 1);
+	uint32_t *order;
 
 	tl->have_graph_nodes = t->ngraph_nodes > 0;
 	for (size_t r = 0; r < t->nranges; r++)
@@ -176,19 +247,19 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	 * an operator, and a kernel belongs to the innermost one. */
 	for (size_t r = 0; !any_op && r < t->nranges; r++)
 		is_op[r] = p->candidate[r] && !stage_mask[r];
-	outer = outer_of_class(t, p, is_op);
+	order = parents_first(p, t->nranges);
+	outer = outer_of_class(t, p, is_op, order);
+	walk_up(p, stage_mask, is_op, order, t->nranges, nearest_op, stage);
 	tl->kernel_op = xmalloc(st_mult(t->nkernels + 1, sizeof(*tl->kernel_op)));
 	for (size_t k = 0; k < t->nkernels; k++) {
 		int graph = cap && cap[k] >= 0;
 		int32_t r = graph ? cap[k] : p->kernel_inner[k];
 		int64_t d = i64_sat_sub(t->kernels[k].end, t->kernels[k].start);
 
-		while (r >= 0 && !is_op[r])
-			r = p->parent[r];
+		r = r >= 0 ? nearest_op[r] : -1;
 		if (r < 0 && graph) { /* no operator at capture: the launch's, if any */
 			graph = 0;
-			for (r = p->kernel_inner[k]; r >= 0 && !is_op[r]; r = p->parent[r])
-				;
+			r = p->kernel_inner[k] >= 0 ? nearest_op[p->kernel_inner[k]] : -1;
 		}
 		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
 		if (trace_ksig(t, &t->kernels[k])->graph_node >= 0) {
@@ -220,10 +291,8 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 		}
 		op_ns[r] = i64_sat_add(op_ns[r], d);
 		op_k[r]++;
-		for (int32_t a = r; a >= 0; a = p->parent[a])
-			if (is_op[a])
-				incl_ns[a] = i64_sat_add(incl_ns[a], d);
 	}
+	inclusive_sums(p, is_op, order, t->nranges, op_ns, incl_ns);
 	for (size_t r = 0; r < t->nranges; r++) {
 		if (!is_op[r])
 			continue;
@@ -234,7 +303,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 		inst[ninst].text = t->ranges[r].text;
 		inst[ninst].domain = t->ranges[r].domain;
 		inst[ninst].cls = t->ranges[r].category;
-		inst[ninst].stage = enclosing_stage(p, stage_mask, (int32_t)r);
+		inst[ninst].stage = stage[r];
 		inst[ninst].range = (uint32_t)r;
 		ninst++;
 	}
@@ -293,4 +362,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	free(g_k);
 	free(g_calls);
 	free(g_corr);
+	free(order);
+	free(nearest_op);
+	free(stage);
 }

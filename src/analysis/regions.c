@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/regions.h"
+#include "bundle/layout.h"
 #include "core/error.h"
 #include "core/jsonutil.h"
 #include "core/util.h"
@@ -130,10 +131,18 @@ static uint32_t fnv1a(const char *s)
 }
 
 /* Directory names: [A-Za-z0-9._-] kept, anything else '_', bounded
- * (REGION_DIR_MAX), unique. */
+ * (REGION_DIR_MAX), unique, and never the name of a file beside them
+ * (a range called report.md gets report.md-2). */
 static void assign_dirs(struct regions *rg)
 {
+	static const enum bundle_art beside[] = {BA_NCU_REGIONS_MD, BA_NCU_REGIONS_JSON};
 	struct strtab taken = STRTAB_INIT;
+
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+		const char *f = bundle_art_base(beside[i]);
+
+		strtab_intern(&taken, f, strlen(f));
+	}
 
 	for (size_t i = 0; i < rg->nr; i++) {
 		struct strbuf d = STRBUF_INIT;
@@ -176,6 +185,8 @@ int regions_build(const struct ncu_raw *raw, struct regions *rg, struct strbuf *
 	int ret = -1;
 
 	memset(rg, 0, sizeof(*rg));
+	if (ncu_raw_check_durations(raw, err))
+		return -1;
 	rg->mode = raw->nrows && is_range_result(raw, 0) ? REGIONS_RANGE : REGIONS_KERNEL;
 	for (size_t row = 0; row < raw->nrows; row++) {
 		struct ncu_nvtx_stack st = {0};

@@ -12,48 +12,76 @@ static int64_t clamp_i64(__int128 v)
 	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
 
-void nsys_summarize(const int64_t *v, size_t n, struct nsys_summary *s)
+/* The value at position i of sorted[0..n) with each sorted[k] repeated
+ * w[k] times (w NULL: once). */
+static int64_t at_expanded(const int64_t *v, const uint64_t *w, size_t n, uint64_t i)
+{
+	if (!w)
+		return v[i];
+	for (size_t k = 0; k < n; k++) {
+		if (i < w[k])
+			return v[k];
+		i -= w[k];
+	}
+	return v[n - 1];
+}
+
+void nsys_summarize_weighted(const int64_t *v, const uint64_t *w, size_t n, struct nsys_summary *s)
 {
 	__int128 sum = 0, sq = 0;
-	uint64_t amax = 0;
+	uint64_t amax = 0, cnt = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (!n)
-		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = v[i] < 0 ? 0 - (uint64_t)v[i] : (uint64_t)v[i];
+		uint64_t wi = w ? w[i] : 1;
+
+		if (!wi)
+			continue;
 		if (a > amax)
 			amax = a;
-		sum += v[i];
+		sum += (__int128)v[i] * wi;
+		cnt += wi;
 	}
-	s->n = (int64_t)n;
-	s->total = clamp_i64(sum);
-	s->min = v[0];
-	s->max = v[n - 1];
-	s->avg = (double)s->total / (double)n;
-	s->med = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
-	if (n < 2)
+	if (!cnt)
 		return;
-	if ((unsigned __int128)amax * n < ((unsigned __int128)1 << 62)) {
+	s->n = (int64_t)cnt;
+	s->total = clamp_i64(sum);
+	s->min = at_expanded(v, w, n, 0);
+	s->max = at_expanded(v, w, n, cnt - 1);
+	s->avg = (double)s->total / (double)cnt;
+	s->med = cnt % 2 ? (double)at_expanded(v, w, n, cnt / 2)
+			 : ((double)at_expanded(v, w, n, cnt / 2 - 1) +
+			    (double)at_expanded(v, w, n, cnt / 2)) /
+			       2.0;
+	if (cnt < 2)
+		return;
+	if ((unsigned __int128)amax * cnt < ((unsigned __int128)1 << 62)) {
 		/* n*Σx² - (Σx)² is exact in 128 bits (n*max < 2^62 keeps every
 		 * term below 2^124); only the division rounds. */
 		__int128 num;
 		long double var;
 
 		for (size_t i = 0; i < n; i++)
-			sq += (__int128)v[i] * v[i];
-		num = (__int128)n * sq - sum * sum;
-		var = (long double)num / ((long double)n * (long double)(n - 1));
+			sq += (__int128)v[i] * v[i] * (w ? w[i] : 1);
+		num = (__int128)cnt * sq - sum * sum;
+		var = (long double)num / ((long double)cnt * (long double)(cnt - 1));
 		s->stddev = (double)sqrtl(var);
 	} else {
 		/* values no real trace holds (damaged input): two passes in
 		 * long double, never an overflow */
-		long double mean = (long double)sum / (long double)n, acc = 0;
+		long double mean = (long double)sum / (long double)cnt, acc = 0;
 
 		for (size_t i = 0; i < n; i++) {
 			long double d = (long double)v[i] - mean;
-			acc += d * d;
+
+			acc += d * d * (long double)(w ? w[i] : 1);
 		}
-		s->stddev = (double)sqrtl(acc / (long double)(n - 1));
+		s->stddev = (double)sqrtl(acc / (long double)(cnt - 1));
 	}
+}
+
+void nsys_summarize(const int64_t *v, size_t n, struct nsys_summary *s)
+{
+	nsys_summarize_weighted(v, NULL, n, s);
 }

@@ -17,5 +17,9 @@ struct nsys_summary {
 	double avg, med, stddev;
 };
 void nsys_summarize(const int64_t *sorted, size_t n, struct nsys_summary *s);
+/* The same for sorted[k] repeated w[k] times (w NULL: once each), without
+ * repeating them: the same numbers to the last bit. */
+void nsys_summarize_weighted(const int64_t *sorted, const uint64_t *w, size_t n,
+			     struct nsys_summary *s);
 
 #endif

@@ -111,17 +111,19 @@ struct side {
 	size_t nr;
 };
 
-/* Splits a comma list and loads every run. */
+/* Splits a comma list and loads every run. A path that exists as named
+ * is one run, commas and all ('run,1.sqlite'). */
 static int load_side(const char *arg, struct side *s, struct strbuf *err)
 {
 	char *copy = xstrdup(arg), *save = NULL;
+	const char *seps = path_exists(arg) ? "" : ",";
 	int code = EXIT_OK;
 
 	s->label = arg;
 	s->runs = xcalloc(MAX_RUNS, sizeof(*s->runs));
 	s->models = xcalloc(MAX_RUNS, sizeof(*s->models));
 	s->backends = xcalloc(MAX_RUNS, sizeof(*s->backends));
-	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+	for (char *p = strtok_r(copy, seps, &save); p; p = strtok_r(NULL, seps, &save)) {
 		if (s->nr == MAX_RUNS) {
 			error_set(err, "more than %d runs in '%s'", MAX_RUNS, arg);
 			code = EXIT_USAGE;
@@ -187,12 +189,17 @@ static void print_summary(const struct diff *d)
 
 		for (int r = 0; r < REPORT_ROLE_OTHER; r++)
 			a_ns += k->exp_ns_a[r];
+		/* names from the trace: never a terminal escape as is */
 		printf("kernel %+.3f ms", k->delta_ns / 1e6);
 		if (a_ns > 0)
 			printf(" (%+.1f %%)", 100 * k->delta_ns / a_ns);
-		printf("  %s (%s", k->name_b ? k->name_b : k->name_a, diff_match_name(k->match));
-		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b))
-			printf("; A: %s", k->name_a);
+		fputs("  ", stdout);
+		fputs_printable(k->name_b ? k->name_b : k->name_a, stdout, NULL);
+		printf(" (%s", diff_match_name(k->match));
+		if (k->name_a && k->name_b && strcmp(k->name_a, k->name_b)) {
+			fputs("; A: ", stdout);
+			fputs_printable(k->name_a, stdout, NULL);
+		}
 		printf(")\n");
 	}
 	if (d->out_ns_a != 0 || d->out_ns_b != 0)
@@ -275,7 +282,8 @@ const struct cmd_entry cmd_diff_entry = {
     .usage = "A B [-o DIR] [--fail-above PCT] [--metric NAME] [--allow-hardware-change]",
     .summary = "what changed between two runs, whether it is real, and a gate for CI",
     .description = "A and B are run bundles, traces (.sqlite, analysed as `report --trace` does),\n"
-		   "or comma lists of repeated runs (A1,A2,A3). Compares TTFT, TPOT, tokens/s,\n"
+		   "or comma lists of repeated runs (A1,A2,A3; a path that exists is one run,\n"
+		   "commas and all). Compares TTFT, TPOT, tokens/s,\n"
 		   "GPU busy/idle and each stage's GPU time and MFU/MBU, with a 95 % interval of\n"
 		   "each change (over runs when both sides have 2+, else over the per-step decode\n"
 		   "times); kernels matched by mangled name, name, family and operator and\n"

@@ -145,9 +145,9 @@ static int cmd_nvtx_exec(struct cmd_ctx *ctx)
 		goto program_status;
 	}
 	rc = trace_convert(logdir.buf, NULL, db.buf, NULL, &st, &err);
-	if (rc == -1) {
+	if (rc == -1 || rc == TRACE_CONVERT_CANNOT_WRITE) {
 		error_print("%s", err.buf);
-		ret = EXIT_BAD_INPUT;
+		ret = rc == -1 ? EXIT_BAD_INPUT : EXIT_IO;
 		goto out;
 	}
 	if (rc == TRACE_CONVERT_PARTIAL) {

@@ -331,6 +331,7 @@ static int run(struct run_ctx *rc)
 	code = pipeline_run(rc);
 	profile_view_end(rc);
 	code = print_run_line(rc->bundle.dir, code);
+	pipeline_end_code(rc, code);
 out:
 	strbuf_release(&err);
 	return code;

@@ -39,14 +39,20 @@ static const struct opt opts[] = {
 };
 
 /* `report --trace DB -o DIR`: DIR/trace.json, for Perfetto, as the builtin
- * backend writes trace/trace.json. Not fatal: the reports are written. */
-static void write_trace_json(const char *db, const struct bundle_dir *out)
+ * backend writes trace/trace.json. A trace it cannot draw is a warning (the
+ * reports are written); a file it cannot write (disk full) is an error
+ * like any report's: EXIT_IO. 0 otherwise. */
+static int write_trace_json(const char *db, const struct bundle_dir *out)
 {
 	struct strbuf err = STRBUF_INIT;
+	int ret = perfetto_write(db, out, bundle_art(BA_OUT_TRACE_JSON), 0, NULL, NULL, &err);
 
-	if (perfetto_write(db, out, bundle_art(BA_OUT_TRACE_JSON), 0, NULL, NULL, &err))
+	if (ret == PERFETTO_CANNOT_WRITE)
+		error_print("report: %s", err.buf);
+	else if (ret)
 		warning_print("report: no %s: %s", bundle_art(BA_OUT_TRACE_JSON), err.buf);
 	strbuf_release(&err);
+	return ret == PERFETTO_CANNOT_WRITE ? EXIT_IO : 0;
 }
 
 /* `report --ncu-csv RAW.csv -o DIR` with no trace: kernels.md, kernels.json
@@ -153,7 +159,7 @@ static int cmd_report_exec(struct cmd_ctx *ctx)
 	/* the charts are drawn: trace.json needs the memory, not the lanes */
 	report_model_release_timeline(&m);
 	if (opt_trace && export_is_sqlite(opt_trace))
-		write_trace_json(opt_trace, &bd);
+		code = write_trace_json(opt_trace, &bd);
 	if (res.loud.len)
 		fputs_printable(res.loud.buf, stderr, "\n");
 	if (res.analyze_state == STEP_FAILED) {

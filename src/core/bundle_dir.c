@@ -1,6 +1,9 @@
 /* bundle_dir.c: see bundle_dir.h. */
 #define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -439,4 +442,60 @@ void bundle_dir_path(const struct bundle_dir *bd, const char *rel, struct strbuf
 		path_join(sb, bd->path ? bd->path : "", rel);
 	else
 		strbuf_addstr(sb, rel);
+}
+
+/* The real path of the folder open as fd, named path: what /proc says fd
+ * is (the very folder opened, whatever renamed the path since), else
+ * realpath(path). Malloc'd, or NULL with errno. */
+static char *real_dir(int fd, const char *path)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, buf, sizeof(buf) - 1);
+	}
+	if (n > 0 && buf[0] == '/' && (size_t)n < sizeof(buf) - 1) {
+		buf[n] = '\0';
+		if (!strstr(buf, " (deleted)"))
+			return xstrdup(buf);
+	}
+	return realpath(path, NULL);
+}
+
+int bundle_dir_real_path(const struct bundle_dir *bd, const char *rel, struct strbuf *sb,
+			 struct strbuf *err)
+{
+	struct strbuf norm = STRBUF_INIT, dir = STRBUF_INIT;
+	const char *slash;
+	char *real;
+	int ret = -1;
+
+	if (bd) {
+		if (normalize(bd, rel, &norm, err))
+			goto out;
+		real = real_dir(bd->fd, bd->path ? bd->path : ".");
+		if (!real) {
+			error_errno(err, "cannot resolve '%s'", bd->path ? bd->path : ".");
+			goto out;
+		}
+		path_join(sb, real, norm.buf);
+	} else {
+		slash = strrchr(rel, '/');
+		if (slash)
+			strbuf_add(&dir, rel, (size_t)(slash - rel) + (slash == rel));
+		real = realpath(dir.len ? dir.buf : ".", NULL);
+		if (!real) {
+			error_errno(err, "cannot resolve '%s'", dir.len ? dir.buf : ".");
+			goto out;
+		}
+		path_join(sb, real, slash ? slash + 1 : rel);
+	}
+	free(real);
+	ret = 0;
+out:
+	strbuf_release(&norm);
+	strbuf_release(&dir);
+	return ret;
 }

@@ -91,6 +91,15 @@ int bundle_dir_unlink(const struct bundle_dir *bd, const char *rel, struct strbu
  * name rel, and the path a program that opens files by name (SQLite) is
  * given. */
 void bundle_dir_path(const struct bundle_dir *bd, const char *rel, struct strbuf *sb);
+/* The path a program that opens files by name and refuses every symlink
+ * on the way (SQLite's SQLITE_OPEN_NOFOLLOW) is given for rel: the root's
+ * real path (what the user's path to it resolves to, symlinks above or at
+ * the root followed once here) joined with rel unchanged, so a symlink
+ * inside the bundle is still refused by that program. For bd NULL the
+ * folder holding rel is resolved and rel's last component kept. Appended
+ * to sb; 0, or -1 with err (the folder is gone). */
+int bundle_dir_real_path(const struct bundle_dir *bd, const char *rel, struct strbuf *sb,
+			 struct strbuf *err);
 
 /* Opens the folder holding rel: a new descriptor (O_PATH, close-on-exec),
  * reached without following a symlink; the last component of rel is set

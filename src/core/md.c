@@ -6,8 +6,22 @@
 #include "core/utf8.h"
 #include "core/banned.h"
 
-/* s itself when it is valid UTF-8, else its copy in tmp with each invalid
- * byte replaced by U+FFFD: the rule JSON and HTML follow (utf8_sanitize). */
+/* Whether s holds a control byte other than the line ends and tabs the
+ * writers turn into spaces: C0, DEL, or a C1 control (0xc2 0x80..0x9f). */
+static int has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\r' && *p != '\t') || *p == 0x7f ||
+		    (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0))
+			return 1;
+	return 0;
+}
+
+/* s itself when it is valid UTF-8 without control bytes, else its copy in
+ * tmp with each invalid byte replaced by U+FFFD, the rule JSON and HTML
+ * follow (utf8_sanitize), and each control byte shown as \xHH
+ * (utf8_printable): a name's terminal escape is text in a Markdown file,
+ * never obeyed by the terminal that shows the file. */
 static const char *utf8_valid(const char *s, struct strbuf *tmp)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -16,8 +30,17 @@ static const char *utf8_valid(const char *s, struct strbuf *tmp)
 	for (size_t i = 0; i < len; i += n)
 		if (!(n = utf8_seq_len(p + i, len - i))) {
 			utf8_sanitize(tmp, s, len);
-			return tmp->buf;
+			s = tmp->buf;
+			break;
 		}
+	if (s && has_control(s)) {
+		struct strbuf shown = STRBUF_INIT;
+
+		utf8_printable(&shown, s, strlen(s), "\n\r\t");
+		strbuf_release(tmp);
+		*tmp = shown;
+		return tmp->buf;
+	}
 	return s;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/md.h"
+#include "core/utf8.h"
 #include "core/xalloc.h"
 #include "model/format.h"
 #include "model/table.h"
@@ -88,6 +89,31 @@ void table_add_str(struct table *t, const char *s)
 	strbuf_addstr(&t->arena, s);
 	strbuf_addch(&t->arena, '\0');
 	push_cell(t, off + 1);
+}
+
+void table_make_printable(struct table *t)
+{
+	struct strbuf arena = STRBUF_INIT, name = STRBUF_INIT;
+
+	for (size_t i = 0; i < t->ncells; i++) {
+		const char *s;
+
+		if (!t->cells[i])
+			continue;
+		s = t->arena.buf + t->cells[i] - 1;
+		t->cells[i] = arena.len + 1;
+		utf8_printable(&arena, s, strlen(s), NULL);
+		strbuf_addch(&arena, '\0');
+	}
+	strbuf_release(&t->arena);
+	t->arena = arena;
+	for (size_t c = 0; c < t->ncols; c++) {
+		strbuf_reset(&name);
+		utf8_printable(&name, t->names[c], strlen(t->names[c]), NULL);
+		free(t->names[c]);
+		t->names[c] = strbuf_detach(&name, NULL);
+	}
+	strbuf_release(&name);
 }
 
 void table_addf(struct table *t, const char *fmt, ...)

@@ -84,6 +84,12 @@ void table_add_round1(struct table *t, double v, enum nsys_round_rule rule);
 /* bytes shown in decimal MB with 3 decimals (nsys ":mem_B" columns). */
 void table_add_mb(struct table *t, double bytes);
 
+/* Every cell (and header) as utf8_printable() shows it (core/utf8.h):
+ * control bytes, C1 controls and invalid UTF-8 as \xHH, so text from a
+ * trace cannot drive the terminal it is printed on. Call it before a
+ * writer, only for a terminal: it changes the bytes nsys would print. */
+void table_make_printable(struct table *t);
+
 /* The cell text, or NULL; borrowed from t. */
 const char *table_cell(const struct table *t, size_t row, size_t col);
 

@@ -441,3 +441,11 @@ finish:
 		oc->code = EXIT_IO;
 	return oc->code;
 }
+
+void pipeline_end_code(struct run_ctx *rc, int code)
+{
+	if (code == rc->status.exit_code || rc->status.exit_code < 0)
+		return;
+	rc->status.exit_code = code;
+	run_write_status(rc);
+}

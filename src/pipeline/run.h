@@ -53,6 +53,10 @@ int run_open_bundle(struct run_ctx *rc, struct strbuf *err, int *code);
 /* Runs every step of the plan, then ends status.json. Returns the exit
  * code of the run. */
 int pipeline_run(struct run_ctx *rc);
+/* The run ended but llmprof exits with code, not the run's own (7: the
+ * `run:` line could not be written to standard output): status.json says
+ * so too, its state left as the run's. Nothing when code is the same. */
+void pipeline_end_code(struct run_ctx *rc, int code);
 
 /* run.c: status.json as the run stands (an error line when it cannot be
  * written). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bundle/layout.h"
+#include "core/error.h"
 #include "core/fsutil.h"
 #include "core/proc.h"
 #include "core/util.h"
@@ -14,7 +15,7 @@
 #include "trace/tracer_launch.h"
 #include "core/banned.h"
 
-static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
+static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg, int *code)
 {
 	const struct run_params *p = &rc->params;
 	const struct pipeline_progress *pr = rc->progress;
@@ -22,7 +23,7 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	struct strbuf db = STRBUF_INIT, err = STRBUF_INIT;
 	enum step_state state = STEP_OK;
 	uint64_t ev = 0, merged = 0;
-	int crc, intr0;
+	int crc, intr0, pw;
 
 	if (!p->tracer_lib) {
 		strbuf_addstr(msg, "tracer not built: no libllmprof_tracer.so");
@@ -41,11 +42,16 @@ static enum step_state trace_finish(struct run_ctx *rc, struct strbuf *msg)
 	intr0 = proc_interrupt_count();
 	crc = trace_convert(p->trace_log.buf, &rc->bundle.bd, bundle_art(BA_TRACE_SQLITE), NULL,
 			    &ts, &err);
-	if (crc == -1 || crc == TRACE_CONVERT_INTERRUPTED ||
-	    perfetto_write(db.buf, &rc->bundle.bd, bundle_art(BA_TRACE_JSON),
-			   (uint64_t)config_typed(rc->cfg)->pipeline.trace.max_json_events, &ev,
-			   &merged, &err) < 0) {
+	pw = crc == -1 || crc == TRACE_CONVERT_INTERRUPTED || crc == TRACE_CONVERT_CANNOT_WRITE
+		 ? -1
+		 : perfetto_write(db.buf, &rc->bundle.bd, bundle_art(BA_TRACE_JSON),
+				  (uint64_t)config_typed(rc->cfg)->pipeline.trace.max_json_events,
+				  &ev, &merged, &err);
+	if (pw < 0) {
 		state = STEP_FAILED;
+		/* a full disk is a write error (7), not a failed step (6) */
+		if (crc == TRACE_CONVERT_CANNOT_WRITE || pw == PERFETTO_CANNOT_WRITE)
+			*code = EXIT_IO;
 		strbuf_addstr(msg, err.buf);
 		if (proc_interrupt_count() != intr0) {
 			/* Ctrl-C: the conversion or trace.json stopped at once */
@@ -98,7 +104,7 @@ void step_trace(struct run_ctx *rc, const struct plan_step *s, size_t i, struct 
 {
 	(void)s;
 	(void)i;
-	res->state = trace_finish(rc, &res->msg);
+	res->state = trace_finish(rc, &res->msg, &res->code);
 	if (res->state == STEP_INTERRUPTED)
 		strbuf_addf(&res->error, "trace: %s", res->msg.buf);
 }

@@ -301,8 +301,13 @@ static void md_side(struct strbuf *o, const char *name, const struct diff_side_i
 {
 	strbuf_addf(o, "- %s: ", name);
 	md_code_plain(o, s->label);
-	strbuf_addf(o, " (%zu run%s; GPU: %s; backend: %s)\n", s->runs, s->runs == 1 ? "" : "s",
-		    s->gpu ? s->gpu : "unknown", s->backend ? s->backend : "unknown");
+	/* the GPU name is the trace's (env.json, TARGET_INFO_GPU): text, never
+	 * Markdown or HTML of its own */
+	strbuf_addf(o, " (%zu run%s; GPU: ", s->runs, s->runs == 1 ? "" : "s");
+	md_text(o, s->gpu ? s->gpu : "unknown");
+	strbuf_addstr(o, "; backend: ");
+	md_text(o, s->backend ? s->backend : "unknown");
+	strbuf_addstr(o, ")\n");
 }
 
 void diff_render_md(const struct diff *d, struct strbuf *o)
@@ -313,8 +318,11 @@ void diff_render_md(const struct diff *d, struct strbuf *o)
 	if (d->gate_text)
 		strbuf_addf(o, "- %s\n", d->gate_text);
 	strbuf_addch(o, '\n');
-	for (size_t i = 0; i < d->nr_notes; i++)
-		strbuf_addf(o, "Note: %s\n\n", d->notes[i]);
+	for (size_t i = 0; i < d->nr_notes; i++) {
+		strbuf_addstr(o, "Note: ");
+		md_text(o, d->notes[i]); /* they quote GPU names */
+		strbuf_addstr(o, "\n\n");
+	}
 	md_metrics(d, o);
 	md_falls(d, o);
 	md_kernels(d, o);

@@ -610,6 +610,27 @@ enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *n
 	return ncu_raw_number(raw, row, (size_t)c, out);
 }
 
+int ncu_raw_check_durations(const struct ncu_raw *raw, struct strbuf *err)
+{
+	static const char name[] = "gpu__time_duration.sum";
+	long c = ncu_raw_col(raw, name);
+	const struct ncu_column *col;
+	double v;
+
+	if (c < 0)
+		return 0;
+	col = &raw->cols[c];
+	if (raw->has_units_row && col->unit && *col->unit &&
+	    (!col->unit_known || !col->base_unit || strcmp(col->base_unit, "nsecond")))
+		return error_set(err, "%s: %s is in '%s', not a time unit llmprof knows",
+				 raw->source, name, col->unit);
+	for (size_t row = 0; row < raw->nrows; row++)
+		if (ncu_raw_number(raw, row, (size_t)c, &v) == NCU_NUM_OK && v < 0)
+			return error_set(err, "%s:%zu: %s is %g ns, below zero", raw->source,
+					 raw->row_line[row], name, v);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ NVTX */
 
 /* Range name of a push/pop entry's tail "RANGE:PL_Type:PL_Value:CLR_Type:

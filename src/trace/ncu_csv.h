@@ -102,6 +102,14 @@ enum ncu_num ncu_raw_number(const struct ncu_raw *raw, size_t row, size_t col, d
  * is absent. */
 enum ncu_num ncu_raw_metric(const struct ncu_raw *raw, size_t row, const char *name, double *out);
 
+/* The kernel duration (gpu__time_duration.sum) as every reader of it needs
+ * it: when the units row gives it a unit, a time unit llmprof knows (an
+ * unknown one would be read as nanoseconds), and no row below zero. 0, or
+ * -1 with err ("n.csv: gpu__time_duration.sum is in 'furlong', not a time
+ * unit llmprof knows"; "n.csv:7: gpu__time_duration.sum is -3 ns, below
+ * zero"). A file without the column or without a units row passes. */
+int ncu_raw_check_durations(const struct ncu_raw *raw, struct strbuf *err);
+
 /* --- NVTX cells ----------------------------------------------------------- */
 
 enum ncu_nvtx_style { NCU_NVTX_PUSHPOP = 0, NCU_NVTX_STARTEND = 1 };

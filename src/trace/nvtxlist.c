@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "core/xalloc.h"
 #include "trace/nsysdb.h"
 #include "trace/nvtxdomain.h"
@@ -222,7 +223,7 @@ void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 					  "NSYS --nvtx-capture",
 					  "NCU --nvtx-include"};
 	size_t w[8], i, k;
-	struct strbuf cell = STRBUF_INIT;
+	struct strbuf cell = STRBUF_INIT, shown = STRBUF_INIT;
 
 	for (k = 0; k < 8; k++)
 		w[k] = strlen(hdr[k]);
@@ -271,6 +272,12 @@ void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 					strbuf_addstr(&cell, r->ncu);
 					break;
 				}
+				/* names from the program: a control byte (a
+				 * terminal escape, a newline) shown as \xHH */
+				strbuf_reset(&shown);
+				utf8_printable(&shown, cell.buf, cell.len, NULL);
+				strbuf_reset(&cell);
+				strbuf_add(&cell, shown.buf, shown.len);
 				if (pass == 0) {
 					if (text_width(cell.buf) > w[k])
 						w[k] = text_width(cell.buf);
@@ -287,4 +294,5 @@ void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out)
 		strbuf_addf(out, "(%llu NVTX marks, not selectable by range filters)\n",
 			    (unsigned long long)l->marks);
 	strbuf_release(&cell);
+	strbuf_release(&shown);
 }

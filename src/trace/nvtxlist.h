@@ -41,7 +41,8 @@ void nvtx_list_release(struct nvtx_list *l);
 /* Reads NVTX_EVENTS of trace (read-only). 0, or -1 with err set. A trace
  * without NVTX_EVENTS gives an empty list. */
 int nvtx_list_load(struct nvtx_list *l, const char *sqlite_path, struct strbuf *err);
-/* A text table, one range per line, header first. */
+/* A text table, one range per line, header first; control bytes in names
+ * (a terminal escape, a newline) shown as \xHH (utf8_printable()). */
 void nvtx_list_format(const struct nvtx_list *l, struct strbuf *out);
 
 /* Pure: the filter expressions for one range (appended to out). */

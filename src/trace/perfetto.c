@@ -849,6 +849,7 @@ int perfetto_write(const char *sqlite_path, const struct bundle_dir *bd, const c
 	captures_resolve(&e, &g, &caps);
 	threshold = apply_cap(&e, &apis, &napis, max_events);
 
+	ret = PERFETTO_CANNOT_WRITE; /* from here on, what fails is the write */
 	if (bundle_dir_atomic_open(bd, json_path, &af, err) < 0)
 		goto out;
 	f = af.fp;

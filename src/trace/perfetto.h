@@ -25,7 +25,10 @@
 /* max_events 0 = PERFETTO_DEFAULT_MAX_EVENTS. Writes json_path, a name in
  * bd (core/bundle_dir.h; NULL: a path as given), atomically. *events =
  * events written, *merged = events folded by the cap (either pointer may
- * be NULL). Returns 0 or -1 with err set. */
+ * be NULL). Returns 0, -1 with err set (the trace cannot be read), or
+ * PERFETTO_CANNOT_WRITE with err set (json_path cannot be written: disk
+ * full, permission, a symlink in the bundle; a write error, exit 7). */
+#define PERFETTO_CANNOT_WRITE (-2)
 struct bundle_dir;
 int perfetto_write(const char *sqlite_path, const struct bundle_dir *bd, const char *json_path,
 		   uint64_t max_events, uint64_t *events, uint64_t *merged, struct strbuf *err);

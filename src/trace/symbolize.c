@@ -197,14 +197,20 @@ static void load_object(struct sym_object *o)
 	if (!memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
 	    eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shoff < (uint64_t)st.st_size &&
 	    (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) <= (uint64_t)st.st_size - eh.e_shoff) {
-		const Elf64_Shdr *sh = (const void *)(f + eh.e_shoff);
+		const unsigned char *sh = f + eh.e_shoff;
 		uint32_t want[2] = {SHT_SYMTAB, SHT_DYNSYM};
 
+		/* copied out, not cast: e_shoff need not be aligned */
 		for (int k = 0; k < 2 && !o->nsyms; k++)
-			for (unsigned i = 0; i < eh.e_shnum; i++)
-				if (sh[i].sh_type == want[k] && sh[i].sh_link < eh.e_shnum)
-					read_table(o, f, (size_t)st.st_size, &sh[i],
-						   &sh[sh[i].sh_link]);
+			for (unsigned i = 0; i < eh.e_shnum; i++) {
+				Elf64_Shdr h, link;
+
+				memcpy(&h, sh + i * sizeof(h), sizeof(h));
+				if (h.sh_type != want[k] || h.sh_link >= eh.e_shnum)
+					continue;
+				memcpy(&link, sh + h.sh_link * sizeof(link), sizeof(link));
+				read_table(o, f, (size_t)st.st_size, &h, &link);
+			}
 	}
 	if (o->nsyms) {
 		o->map = f;

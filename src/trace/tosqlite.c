@@ -148,8 +148,9 @@ int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *
 	struct trace_convert_stats *st = st_out;
 	struct conv c;
 	struct logs logs;
-	int ret = -1, fd;
+	int ret = -1, fd, cannot_write = 0;
 	struct strbuf tmp = STRBUF_INIT, tmp_path = STRBUF_INIT, problems = STRBUF_INIT;
+	struct strbuf shown = STRBUF_INIT;
 	uint64_t t_begin = clock_mono_ns();
 
 	if (!st) {
@@ -163,26 +164,40 @@ int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *
 	c.interrupts0 = proc_interrupt_count();
 	if (logs_read(&logs, log_dir, &c.t0, st, &problems, err) < 0)
 		goto out;
+	/* from here on a failure of our own calls is a write's (exit 7); SQLite's
+	 * says which in c.cannot_write */
+	cannot_write = 1;
 	/* an empty file of our own (never a planted symlink) that SQLite fills */
 	fd = bundle_dir_temp_file(bd, sqlite_path, &tmp, err);
 	if (fd < 0)
 		goto out;
 	close(fd);
-	/* SQLite opens files by name: the temporary file's path */
-	bundle_dir_path(bd, tmp.buf, &tmp_path);
-	if (conv_open(&c, tmp_path.buf) < 0)
+	/* SQLite opens files by name and, told NOFOLLOW, refuses a symlink
+	 * anywhere on the way: the temporary file's path beneath the root's
+	 * real path (a symlink above or at the root is the user's and fine,
+	 * one inside the bundle is refused) */
+	bundle_dir_path(bd, tmp.buf, &shown);
+	if (bundle_dir_real_path(bd, tmp.buf, &tmp_path, err) < 0 ||
+	    conv_open(&c, tmp_path.buf, shown.buf) < 0)
 		goto out;
+	cannot_write = 0;
 	for (int i = 0; i < logs.nread && !c.failed; i++)
 		conv_process(&c, &logs.readers[i], &problems);
 	if (c.failed || conv_interrupted_now(&c) || conv_finish(&c) < 0)
 		goto out;
+	cannot_write = 1;
 	if (bundle_dir_rename(bd, tmp.buf, sqlite_path, err) < 0)
 		goto out;
 	strbuf_reset(&tmp_path);
 	bundle_dir_path(bd, sqlite_path, &tmp_path);
-	if (json_path && perfetto_write(tmp_path.buf, bd, json_path, 0, &st->json_events,
-					&st->json_merged, err) < 0)
-		goto out;
+	if (json_path) {
+		int pw = perfetto_write(tmp_path.buf, bd, json_path, 0, &st->json_events,
+					&st->json_merged, err);
+
+		cannot_write = pw == PERFETTO_CANNOT_WRITE;
+		if (pw < 0)
+			goto out;
+	}
 	ret = 0;
 	if (st->problems) {
 		error_set(err, "trace log damaged (kept everything readable): %.*s",
@@ -195,11 +210,14 @@ int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *
 out:
 	if (ret == -1 && c.interrupted)
 		ret = TRACE_CONVERT_INTERRUPTED;
+	else if (ret == -1 && (cannot_write || c.cannot_write))
+		ret = TRACE_CONVERT_CANNOT_WRITE;
 	st->seconds = (double)(clock_mono_ns() - t_begin) / 1e9;
 	conv_release(&c, bd, tmp.buf);
 	logs_release(&logs);
 	strbuf_release(&tmp);
 	strbuf_release(&tmp_path);
+	strbuf_release(&shown);
 	strbuf_release(&problems);
 	if (st == &st_local)
 		trace_convert_stats_release(&st_local);

@@ -20,6 +20,11 @@
  * ...: core/proc.h) while it converted: it stopped within milliseconds,
  * wrote nothing, and err says "interrupted by SIGINT". */
 #define TRACE_CONVERT_INTERRUPTED (-3)
+/* trace_convert() result when an output could not be written (disk full,
+ * a read-only or vanished folder, a symlink in the bundle): nothing
+ * written, err says why; a write error, exit 7 (docs/exit-codes.md), where
+ * -1 is a log that cannot be read. */
+#define TRACE_CONVERT_CANNOT_WRITE (-4)
 
 struct trace_convert_stats {
 	uint64_t files;
@@ -57,7 +62,8 @@ void trace_convert_stats_release(struct trace_convert_stats *st);
  * both are names in bd (core/bundle_dir.h; NULL: paths as given).
  * Returns 0, -1 on failure (err set, nothing written),
  * TRACE_CONVERT_PARTIAL (outputs written from the readable part, err lists
- * the problems) or TRACE_CONVERT_INTERRUPTED. st may be NULL. */
+ * the problems), TRACE_CONVERT_INTERRUPTED or TRACE_CONVERT_CANNOT_WRITE.
+ * st may be NULL. */
 struct bundle_dir;
 int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *sqlite_path,
 		  const char *json_path, struct trace_convert_stats *st, struct strbuf *err);

@@ -224,6 +224,18 @@ int conv_interrupted_now(struct conv *c)
 	return 1;
 }
 
+/* SQLite's error into c->err, -1; a full disk or an I/O error (SQLite
+ * writing the file) also sets c->cannot_write: exit 7, not a bad log. */
+static int conv_sqlite_error(struct conv *c)
+{
+	int code = sqlite3_errcode(c->db) & 0xff;
+
+	if (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_READONLY ||
+	    code == SQLITE_CANTOPEN)
+		c->cannot_write = 1;
+	return error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+}
+
 int conv_step(struct conv *c, enum stmt_id id)
 {
 	sqlite3_stmt *s = c->st[id];
@@ -234,7 +246,7 @@ int conv_step(struct conv *c, enum stmt_id id)
 		if (c->interrupted)
 			interrupted_msg(c);
 		else if (!c->failed)
-			error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+			conv_sqlite_error(c);
 		c->failed = 1;
 		return -1;
 	}
@@ -373,20 +385,22 @@ static int drop_empty_tables(struct conv *c)
 		strbuf_reset(&q);
 		strbuf_addf(&q, "DROP TABLE %s", t[i].table);
 		if (sqlite3_exec(c->db, q.buf, NULL, NULL, NULL) != SQLITE_OK)
-			ret = error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+			ret = conv_sqlite_error(c);
 	}
 	strbuf_release(&q);
 	return ret;
 }
 
-int conv_open(struct conv *c, const char *path)
+int conv_open(struct conv *c, const char *path, const char *shown)
 {
 	/* the empty file bundle_dir_temp_file() made: never created anew, and
 	 * never reached through a symlink */
 	if (sqlite3_open_v2(path, &c->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK)
-		return error_set(c->err, "cannot create '%s': %s", path, sqlite3_errmsg(c->db));
+			    NULL) != SQLITE_OK) {
+		c->cannot_write = 1;
+		return error_set(c->err, "cannot create '%s': %s", shown, sqlite3_errmsg(c->db));
+	}
 	if (sqlite3_exec(c->db,
 			 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
 			 "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; "
@@ -394,10 +408,10 @@ int conv_open(struct conv *c, const char *path)
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(c->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(c->db, enum_sql, NULL, NULL, NULL) != SQLITE_OK)
-		return error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+		return conv_sqlite_error(c);
 	for (int i = 0; i < S_COUNT; i++)
 		if (sqlite3_prepare_v2(c->db, stmt_sql[i], -1, &c->st[i], NULL) != SQLITE_OK)
-			return error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+			return conv_sqlite_error(c);
 	sqlite3_progress_handler(c->db, 100000, stop_statement, c);
 	return 0;
 }
@@ -463,7 +477,7 @@ int conv_finish(struct conv *c)
 			interrupted_msg(c);
 			return -1;
 		}
-		return error_set(c->err, "sqlite: %s", sqlite3_errmsg(c->db));
+		return conv_sqlite_error(c);
 	}
 	sqlite3_close(c->db);
 	c->db = NULL;

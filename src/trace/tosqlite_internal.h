@@ -59,6 +59,7 @@ struct conv {
 	struct u64map devices_seen;
 	int64_t t0;
 	int failed;
+	int cannot_write; /* the failure was SQLite writing (disk full, I/O) */
 	struct strbuf *err;
 	/* llmprof's interrupt count when the conversion began (core/proc.h):
 	 * one more stops it, with interrupted set */
@@ -75,10 +76,10 @@ int conv_interrupted_now(struct conv *c);
 
 /* ---- tosqlite_db.c */
 
-/* Creates path with the schema and the ENUM rows and prepares the
+/* Creates path (named shown in messages) with the schema and the ENUM rows and prepares the
  * statements, in one transaction with the journal off; a statement stops
  * when llmprof is interrupted (conv_interrupted()). 0 or -1 (err set). */
-int conv_open(struct conv *c, const char *path);
+int conv_open(struct conv *c, const char *path, const char *shown);
 /* Writes StringIds, the session start and META_DATA_EXPORT, drops the empty
  * tables, commits and closes. 0 or -1 (err set). */
 int conv_finish(struct conv *c);

@@ -157,6 +157,10 @@ mkdir -p bundle/trace && cp slow.sqlite bundle/trace/trace.sqlite
 "$LLMPROF" diff base.sqlite bundle -o tb >/dev/null 2>&1
 grep -q "different backends (A: trace file, B: builtin)" tb/diff.md || fail "backend note"
 
+# --- a trace whose name holds a comma is one run, not a list
+cp base.sqlite 'base,1.sqlite'
+"$LLMPROF" diff 'base,1.sqlite' base.sqlite >out 2>err || fail "a comma in a file name: $(cat err)"
+
 # --- bad inputs: one line on stderr, documented codes
 expect() { # expect CODE MESSAGE-REGEX ARGS...
 	local code=$1 msg=$2

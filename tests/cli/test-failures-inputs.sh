@@ -102,6 +102,24 @@ expect 5 $? err "^llmprof: error: report: n.csv:4: row has 2 fields, the header 
 python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); sys.stdout.buffer.write(d[:d.index(b"\",\"", 300) + 2])' "$R" >n.csv
 "$LLMPROF" report --ncu-csv n.csv -o nhead >out 2>err
 expect 5 $? err "^llmprof: error: report: n.csv:1: the header has 17 fields and no line end \(truncated file\?\)$"
+# the kernel duration in a unit llmprof does not know (it was read as ns),
+# or below zero: exit 5 naming it; a known unit (usecond) is converted
+ncu_dur() { # ncu_dur ROW VALUE: that cell of gpu__time_duration.sum changed
+	python3 - "$R" "$1" "$2" <<'PY' >n.csv
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+rows[int(sys.argv[2])][rows[0].index("gpu__time_duration.sum")] = sys.argv[3]
+csv.writer(sys.stdout, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+PY
+}
+ncu_dur 1 furlong
+"$LLMPROF" report --ncu-csv n.csv -o nunit >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv: gpu__time_duration.sum is in 'furlong', not a time unit llmprof knows$"
+ncu_dur 3 -1500
+"$LLMPROF" report --ncu-csv n.csv -o nneg >out 2>err
+expect 5 $? err "^llmprof: error: report: n.csv:4: gpu__time_duration.sum is -1500 ns, below zero$"
+ncu_dur 1 usecond
+"$LLMPROF" report --ncu-csv n.csv -o nus >out 2>err || fail "a duration in usecond: $(cat err)"
 for cut in 5000 12000 17000 19000; do
 	head -c $cut "$R" >n.csv
 	"$LLMPROF" report --ncu-csv n.csv -o "ni$cut" >out 2>err

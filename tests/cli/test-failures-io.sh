@@ -99,6 +99,30 @@ ls sfull | grep -q '\.tmp\.' && fail "stats left a temporary file"
 ls sfull | grep -q '^s_' && fail "stats left a partial report"
 umount sfull
 
+# 1d. the disk fills up before the trace step: trace.sqlite cannot be
+# written, exit 7 (a write error), not 6 (a failed step); no temporary file
+prog=${LLMPROF_BUILD_DIR:?}/tests/nvtx-test-program
+if [ -x "$prog" ] && [ -f "$LLMPROF_BUILD_DIR/tracer/libllmprof_tracer.so" ]; then
+	mkdir -p tfull && mount -t tmpfs -o size=1m tmpfs tfull
+	# the program leaves 16 KiB: status.json still fits, SQLite's pages do not
+	"$LLMPROF" profile artifacts.root="$tmp/tfull/art" -- /bin/sh -c "'$prog' >/dev/null &&
+		head -c 2000000 /dev/zero >'$tmp/tfull/filler' 2>/dev/null; truncate -s -16k '$tmp/tfull/filler'" \
+		>out 2>err
+	rc=$?
+	expect 7 $rc err "^llmprof: error: trace: .*(No space left on device|database or disk is full)"
+	grep -q '"name": "trace",' "$tmp/tfull/art/latest/status.json" || fail "no trace step"
+	bundle_intact "$tmp/tfull/art/latest" >/dev/null
+	umount tfull
+fi
+
+# 1e. report --trace: trace.json that cannot be written is an error (7),
+# not a warning with exit 0 (the reports before it are written)
+mkdir -p rj/trace.json
+"$LLMPROF" report --trace "$F" -o "$tmp/rj" >out 2>err
+expect 7 $? err "^llmprof: error: report: cannot rename into '$tmp/rj/trace.json': Is a directory$"
+[ -f rj/report.md ] || fail "report --trace: the reports before trace.json are lost"
+ls rj | grep -q '\.tmp\.' && fail "report --trace left a temporary file"
+
 # 2. read-only artifacts root: exit 7, nothing created
 mkdir -p ro && mount -t tmpfs -o ro tmpfs ro
 "$LLMPROF" profile artifacts.root="$tmp/ro/art" -- /bin/true >out 2>err
@@ -123,5 +147,7 @@ expect 7 $? err "cannot write to standard output: No space left on device"
 "$LLMPROF" profile artifacts.root="$tmp/full" -- /bin/echo hi >/dev/full 2>err
 rc=$?
 expect 7 $rc err "cannot write to standard output: No space left on device"
-check_bundle "$tmp/full/latest" ok 0 # the bundle itself is complete
+# the bundle itself is complete; status.json says the exit code llmprof
+# gave (7), not the run's 0
+check_bundle "$tmp/full/latest" ok 7
 echo ok

@@ -184,6 +184,9 @@ rc=$?
 [ $rc -eq 7 ] || fail "stdout closed: exit $rc, want 7: $(cat err)"
 grep -Eq "^llmprof: error: cannot write to standard output: it is closed \(run: $tmp/g/[^)]+\)$" err ||
 	fail "stdout closed: $(cat err)"
+# status.json says the code llmprof exited with, the bundle itself complete
+grep -q '"exit_code": 7' "$tmp/g/latest/status.json" && grep -q '"state": "ok"' "$tmp/g/latest/status.json" ||
+	fail "stdout closed: status.json: $(cat "$tmp/g/latest/status.json")"
 # - a failing program keeps its own code
 "$LLMPROF" profile -q -o "$tmp/g" "${cfg[@]}" -- false >&- 2>err
 rc=$?
@@ -194,7 +197,16 @@ if [ -w /dev/full ]; then
 	rc=$?
 	[ $rc -eq 7 ] || fail "stdout full: exit $rc, want 7: $(cat err)"
 	[ "$(grep -c 'standard output' err)" -eq 1 ] || fail "stdout full: $(cat err)"
+	grep -q '"exit_code": 7' "$tmp/g/latest/status.json" ||
+		fail "stdout full: status.json: $(cat "$tmp/g/latest/status.json")"
 fi
+# - stdout a pipe whose reader left (it left before the program ended):
+#   exit 7, and status.json says 7
+"$LLMPROF" profile -q -o "$tmp/p" "${cfg[@]}" -- sleep 0.5 2>err | true
+rc=${PIPESTATUS[0]}
+[ $rc -eq 7 ] || fail "stdout a broken pipe: exit $rc, want 7: $(cat err)"
+grep -q '"exit_code": 7' "$tmp/p/latest/status.json" ||
+	fail "stdout a broken pipe: status.json: $(cat "$tmp/p/latest/status.json")"
 # - --echo of output without a final line end: run: starts a fresh line
 "$LLMPROF" profile -q --echo -o "$tmp/g" "${cfg[@]}" -- printf 'no-eol' >out 2>err ||
 	fail "--echo: $(cat err)"

@@ -113,6 +113,11 @@ int main(int argc, char **argv)
 		if (c < 0 || waitpid(c, NULL, 0) != c)
 			return 1;
 	}
+	/* name STR: one more range, named STR (hostile names in tests) */
+	if (argc > 2 && strcmp(argv[1], "name") == 0) {
+		nvtxRangePushA(argv[2]);
+		nvtxRangePop();
+	}
 	puts("nvtx-test-program: done");
 	/* ending without exit(): the tracer's exit flush never runs */
 	if (argc > 1 && strcmp(argv[1], "_exit") == 0) {

@@ -314,11 +314,12 @@ static int do_split_ranks(int argc, char **argv)
 	sp = xcalloc(nparts + 1, sizeof(*sp));
 	for (size_t i = 0; i < nparts; i++) {
 		sp[i] = (struct split_part){parts ? &parts[i].view : &t, 0, 0, -1, ""};
-		sp[i].gpid =
-		    parts ? parts[i].gpid : trace_ksig(&t, &t.kernels[0])->gpid & TRACE_GPID_MASK;
+		sp[i].gpid = parts
+				 ? parts[i].gpid
+				 : (int64_t)(trace_ksig(&t, &t.kernels[0])->gpid & TRACE_GPID_MASK);
 		sp[i].pid = trace_pid(sp[i].gpid);
 		for (size_t k = 0; k < nprocs; k++)
-			if ((procs[k].gpid & TRACE_GPID_MASK) == sp[i].gpid) {
+			if ((int64_t)(procs[k].gpid & TRACE_GPID_MASK) == sp[i].gpid) {
 				sp[i].rank = procs[k].rank;
 				sp[i].host = procs[k].host ? procs[k].host : "";
 			}

@@ -541,6 +541,39 @@ static void test_number_formatting(void **state)
 	assert_int_equal(s.total, 3);
 }
 
+/* nsys_summarize_weighted() of values with weights is nsys_summarize() of
+ * the values repeated, to the bit (nvtx_kern_sum counts nested pairs by
+ * their weight). Random small multisets, zero weights among them. */
+static void test_summary_weighted(void **state)
+{
+	unsigned seed = 12345;
+	(void)state;
+
+	for (int round = 0; round < 500; round++) {
+		int64_t v[8], flat[8 * 9];
+		uint64_t w[8];
+		size_t n = 1 + (size_t)(round % 8), nf = 0;
+		struct nsys_summary a, b;
+
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			v[i] = (int64_t)(i ? v[i - 1] : -50) + (int64_t)(seed >> 16) % 40;
+			w[i] = (seed >> 8) % 9;
+			for (uint64_t k = 0; k < w[i]; k++)
+				flat[nf++] = v[i];
+		}
+		nsys_summarize_weighted(v, w, n, &a);
+		nsys_summarize(flat, nf, &b);
+		assert_int_equal(a.n, b.n);
+		assert_int_equal(a.total, b.total);
+		if (!nf)
+			continue;
+		assert_int_equal(a.min, b.min);
+		assert_int_equal(a.max, b.max);
+		assert_true(a.avg == b.avg && a.med == b.med && a.stddev == b.stddev);
+	}
+}
+
 static void test_csv_writers(void **state)
 {
 	static const char *const cols[] = {"N", "Name"};
@@ -596,6 +629,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kernel_exposed),
+	    cmocka_unit_test(test_summary_weighted),
 	    cmocka_unit_test(test_nesting),
 	    cmocka_unit_test(test_nesting_overlap_and_repeated_calls),
 	    cmocka_unit_test(test_cross_thread_and_other_thread),
