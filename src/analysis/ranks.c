@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/collectives.h"
+#include "analysis/ncclapi.h"
 #include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/util.h"
@@ -206,8 +207,12 @@ static void set_identity(struct report_rank *r, int64_t gpid, const struct trace
 			r->world_size = procs[i].world_size;
 			report_set_str(&r->host, procs[i].host);
 			report_set_str(&r->launcher, procs[i].launcher);
+			if (r->rank >= 0)
+				report_set_str(&r->rank_source, procs[i].source);
 			break;
 		}
+	if (r->rank < 0)
+		report_set_str(&r->rank_source, "pid");
 	if (r->rank >= 0)
 		snprintf(b, sizeof(b), "rank %d", r->rank);
 	else
@@ -311,6 +316,78 @@ static void cross_rank(struct report_ranks *rs)
 		rs->v[rs->slowest].slowest = 1;
 }
 
+static struct trace_process *proc_of(struct trace_process *procs, size_t n, int64_t gpid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (procs[i].gpid == gpid)
+			return &procs[i];
+	return NULL;
+}
+
+/* Processes of gpids[0..n) whose trace records no rank (nsys records no
+ * environment per process) take theirs from NCCL's communicator-init
+ * payloads, when that gives every ranked process a distinct rank; else
+ * nothing changes and a note says why. *procs grows by the processes it
+ * had no row for. */
+static void nccl_names(struct report_model *m, struct trace *t, const int64_t *gpids, size_t n,
+		       struct trace_process **procs, size_t *nprocs)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct nccl_ident *id = NULL;
+	size_t nid = 0, nnew = 0;
+	int32_t *got = xcalloc(n + 1, sizeof(*got));
+
+	if (!t->db || nccl_comm_idents(t, &id, &nid, &err)) {
+		if (err.len)
+			report_model_add_note(m, "NCCL communicator ranks not read: %s", err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) { /* the rank each process would have */
+		const struct trace_process *p = proc_of(*procs, *nprocs, gpids[i]);
+
+		got[i] = p ? p->rank : -1;
+		for (size_t k = 0; got[i] < 0 && k < nid; k++)
+			if (id[k].gpid == gpids[i]) {
+				got[i] = id[k].rank;
+				nnew++;
+			}
+	}
+	for (size_t i = 0; nnew && i < n; i++)
+		for (size_t j = i + 1; got[i] >= 0 && j < n; j++)
+			if (got[j] == got[i]) {
+				report_model_add_note(m,
+						      "NCCL communicator ranks not used: pids %lld "
+						      "and %lld both say rank %d",
+						      (long long)trace_pid(gpids[i]),
+						      (long long)trace_pid(gpids[j]), (int)got[i]);
+				goto out;
+			}
+	for (size_t i = 0; nnew && i < n; i++) {
+		struct trace_process *p = proc_of(*procs, *nprocs, gpids[i]);
+		const struct nccl_ident *x = NULL;
+
+		for (size_t k = 0; k < nid && !x; k++)
+			if (id[k].gpid == gpids[i])
+				x = &id[k];
+		if (!x || (p && p->rank >= 0))
+			continue;
+		if (!p) {
+			*procs = xrealloc(*procs, st_mult(*nprocs + 1, sizeof(**procs)));
+			p = &(*procs)[(*nprocs)++];
+			*p = (struct trace_process){
+			    gpids[i], trace_pid(gpids[i]), -1, -1, -1, NULL, NULL, NULL};
+		}
+		p->rank = x->rank;
+		p->world_size = x->nranks;
+		free(p->source);
+		p->source = xstrdup("NCCL");
+	}
+out:
+	free(got);
+	free(id);
+	strbuf_release(&err);
+}
+
 /* The one process that ran kernels: its recorded rank, if any, becomes the
  * run's identity (a torchrun job of one process still has rank 0 of 1). */
 static void one_identity(struct report_model *m, int64_t gpid, const struct trace_process *procs,
@@ -380,6 +457,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	const struct trace **views;
 	struct rank_part *parts;
 	struct ident *id;
+	int64_t *gpids = NULL;
 	size_t nparts, nprocs = 0;
 
 	if (!a->have_tl)
@@ -392,6 +470,11 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	/* a damaged identity table costs the names, not the per-rank view */
 	if (t->db && trace_processes(t, &procs, &nprocs, &err))
 		report_model_add_note(m, "process identities not read: %s", err.buf);
+	gpids = xcalloc(nparts + 1, sizeof(*gpids));
+	for (size_t i = 0; i < nparts; i++)
+		gpids[i] = nparts == 1 ? gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid)
+				       : parts[i].gpid;
+	nccl_names(m, t, gpids, nparts, &procs, &nprocs);
 	if (nparts == 1) { /* rank_parts_split copies nothing for one process */
 		one_identity(m, gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid), procs,
 			     nprocs);
@@ -420,6 +503,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	free(views);
 	free(id);
 out:
+	free(gpids);
 	trace_processes_free(procs, nprocs);
 	rank_parts_free(parts, nparts);
 	strbuf_release(&err);
