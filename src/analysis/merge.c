@@ -148,7 +148,8 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 			mr->gpu_ms[k] = jnum(s, "gpu_ms");
 			mr->busy_ms[k] = jnum(s, "busy_ms");
 			mr->kernels[k] = (size_t)jnum(s, "kernels");
-			mr->step_p50_ms[k] = jnum(json_object_get(s, "steps"), "p50_ms");
+			/* -1: the stage has no steps (prefill), not a step of 0 ms */
+			mr->step_p50_ms[k] = jnum_or_none(json_object_get(s, "steps"), "p50_ms");
 			mr->util[k] =
 			    jnum_or_none(json_object_get(s, "utilization"),
 					 k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet");
@@ -298,7 +299,7 @@ static void stat_of(struct merge_stat *st, const struct merge_rank *r, size_t n,
 		double x =
 		    *(const double *)((const char *)&r[i] + field_off + (size_t)k * sizeof(double));
 
-		if (r[i].failed || !r[i].have[k])
+		if (r[i].failed || !r[i].have[k] || x < 0) /* x < 0: not stated */
 			continue;
 		if (!st->n || x < st->min)
 			st->min = x, st->min_rank = r[i].rank;

@@ -33,7 +33,8 @@ struct merge_rank {
 	int failed;		 /* its run did not end ok, or it wrote no metrics.json */
 	char *why;		 /* owned, when failed: "status.json state 'failed'", ... */
 	int have[MERGE_NSTAGES]; /* the stage ran on this rank */
-	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES], step_p50_ms[MERGE_NSTAGES];
+	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES];
+	double step_p50_ms[MERGE_NSTAGES]; /* -1: the stage has no steps */
 	size_t kernels[MERGE_NSTAGES];
 	size_t collectives; /* NCCL kernels in its collectives.tsv */
 	/* prefill MFU and decode MBU (datasheet peak, 0..1) as the rank's own

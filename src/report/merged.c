@@ -192,9 +192,11 @@ static char *merged_json(const struct merge_result *r)
 			json_object_set_new(
 			    o, r->stages[k].name,
 			    m->have[k]
-				? json_pack("{s:f, s:f, s:f, s:i, s:o}", "gpu_ms", m->gpu_ms[k],
+				? json_pack("{s:f, s:f, s:o, s:i, s:o}", "gpu_ms", m->gpu_ms[k],
 					    "busy_ms", m->busy_ms[k], "step_p50_ms",
-					    m->step_p50_ms[k], "kernels", (int)m->kernels[k],
+					    m->step_p50_ms[k] >= 0 ? json_real(m->step_p50_ms[k])
+								   : json_null(),
+					    "kernels", (int)m->kernels[k],
 					    k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet",
 					    u >= 0 ? json_real(u) : json_null())
 				: json_null());
@@ -278,8 +280,9 @@ static void add_rank(struct table *t, const struct merge_result *r, const struct
 	table_add_str(t, m->failed ? "failed" : "ok");
 	for (int k = 0; k < MERGE_NSTAGES; k++)
 		m->have[k] ? table_addf(t, "%.3f", m->gpu_ms[k]) : table_add_str(t, "-");
-	m->have[MERGE_DECODE] ? table_addf(t, "%.3f", m->step_p50_ms[MERGE_DECODE])
-			      : table_add_str(t, "-");
+	m->have[MERGE_DECODE] && m->step_p50_ms[MERGE_DECODE] >= 0
+	    ? table_addf(t, "%.3f", m->step_p50_ms[MERGE_DECODE])
+	    : table_add_str(t, "-");
 	table_addf(t, "%zu", m->collectives);
 	for (int k = 0; k < MERGE_NSTAGES; k++) {
 		double u = merge_rank_util(r, m, k);
@@ -313,7 +316,8 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 		   "Max on", NULL);
 	for (int k = 0; k < MERGE_NSTAGES; k++) {
 		add_stat(&t, r->stages[k].name, "GPU time", &r->stages[k].gpu);
-		add_stat(&t, r->stages[k].name, "step p50", &r->stages[k].step_p50);
+		if (r->stages[k].step_p50.n) /* none for a stage without steps */
+			add_stat(&t, r->stages[k].name, "step p50", &r->stages[k].step_p50);
 	}
 	md_table(&t, sb);
 	_Static_assert(MERGE_NSTAGES == 2, "the ranks table names prefill and decode");
