@@ -28,8 +28,8 @@ struct rtab {
 	size_t nb;
 	int64_t *kstart; /* the other kernels' starts, sorted */
 	size_t nk;
-	int64_t *wstart; /* stage windows' starts, sorted; steps' starts, sorted */
-	int64_t *sstart;
+	int64_t *wstart;	/* stage windows' starts, sorted; steps' starts, sorted */
+	int64_t *sstart, *send; /* steps' starts and ends, each sorted */
 	size_t nw, ns;
 };
 
@@ -124,9 +124,13 @@ static void rtab_build(struct rtab *t, const struct coll_cause_rank *in)
 		t->wstart[t->nw++] = in->windows[i].start;
 	qsort(t->wstart, t->nw, sizeof(*t->wstart), cmp_i64);
 	t->sstart = xmalloc(st_mult(in->nsteps + 1, sizeof(*t->sstart)));
-	for (size_t i = 0; i < in->nsteps; i++)
+	t->send = xmalloc(st_mult(in->nsteps + 1, sizeof(*t->send)));
+	for (size_t i = 0; i < in->nsteps; i++) {
+		t->send[t->ns] = in->steps[i].end;
 		t->sstart[t->ns++] = in->steps[i].start;
+	}
 	qsort(t->sstart, t->ns, sizeof(*t->sstart), cmp_i64);
+	qsort(t->send, t->ns, sizeof(*t->send), cmp_i64);
 }
 
 static void rtab_free(struct rtab *t)
@@ -139,6 +143,7 @@ static void rtab_free(struct rtab *t)
 	free(t->kstart);
 	free(t->wstart);
 	free(t->sstart);
+	free(t->send);
 }
 
 /* Busy time of the union in [a, b). */
@@ -149,7 +154,7 @@ static int64_t busy(const struct rtab *t, int64_t a, int64_t b)
 
 	if (b <= a || !t->nb)
 		return 0;
-	i = upto(t->be, t->nb, a); /* first interval ending after a */
+	i = upto(t->be, t->nb, a);     /* first interval ending after a */
 	j = upto(t->bs, t->nb, b - 1); /* intervals starting before b */
 	if (i >= j)
 		return 0;
@@ -206,9 +211,11 @@ static const char *stage_at(const struct coll_cause_rank *in, const struct rtab 
 
 		if (x < cw->start || x >= cw->end)
 			continue;
-		first = upto(t->sstart, t->ns, cw->start - 1);
+		/* steps over before the window opened do not count; steps do not
+		 * overlap, so their ends sort as their starts */
+		first = upto(t->send, t->ns, cw->start);
 		at = upto(t->sstart, t->ns, x);
-		if (at > first && (t->ns == first || t->sstart[first] < cw->end))
+		if (at > first)
 			*early = at - first <= COLL_EARLY_STEPS;
 		return cw->stage;
 	}
@@ -317,8 +324,8 @@ static enum coll_cause decide(const struct coll_straggle *s)
 }
 
 /* Fills s (rank_index, stage and instances set) from the rows. */
-static void summarise(struct coll_straggle *s, const struct coll_result *r,
-		      const struct irow *rows, int64_t *v)
+static void summarise(struct coll_straggle *s, const struct coll_result *r, const struct irow *rows,
+		      int64_t *v)
 {
 	size_t n = 0, ne = 0, ns = 0, j = 0, nl = 0;
 	int64_t *ve = v + r->ninstances, *vs = v + 2 * r->ninstances;
