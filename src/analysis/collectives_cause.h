@@ -38,7 +38,7 @@
 
 #define COLL_EARLY_STEPS 2
 #define COLL_NO_STAGE "outside stages" /* the stage of collectives in no window */
-#define COLL_CAUSE_MIN_SHARE 0.2 /* a rank reported in a stage: last at >= 20% of it */
+#define COLL_CAUSE_MIN_SHARE 0.2       /* a rank reported in a stage: last at >= 20% of it */
 #define COLL_CAUSE_MAX_PER_STAGE 3
 
 enum coll_cause { COLL_CAUSE_OTHER, COLL_CAUSE_HOST, COLL_CAUSE_GPU };

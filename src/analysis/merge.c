@@ -153,6 +153,9 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 			mr->util[k] =
 			    jnum_or_none(json_object_get(s, "utilization"),
 					 k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet");
+			mr->util_counter[k] =
+			    jnum_or_none(json_object_get(s, "utilization"),
+					 k == MERGE_PREFILL ? "mfu_counter" : "mbu_counter");
 		}
 	}
 	read_nccl(mr, m ? json_object_get(m, "nccl_calls") : NULL);
@@ -414,6 +417,7 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 
 		mr->rank = ids[i];
 		mr->util[MERGE_PREFILL] = mr->util[MERGE_DECODE] = -1;
+		mr->util_counter[MERGE_PREFILL] = mr->util_counter[MERGE_DECODE] = -1;
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%d", rd.buf, ids[i]);
 		if (read_rank_json(p.buf, mr, &out->world_size, err) ||

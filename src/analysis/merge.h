@@ -41,6 +41,10 @@ struct merge_rank {
 	 * metrics.json states them: the model's whole work in its stage time;
 	 * -1 = not stated. The merge shares the work (merge_result.split). */
 	double util[MERGE_NSTAGES];
+	/* the same from the rank's own Nsight Compute counters (its stage's
+	 * mfu_counter / mbu_counter): the work its kernels did, so never
+	 * shared; -1 = not measured */
+	double util_counter[MERGE_NSTAGES];
 	struct merge_nccl *nccl; /* owned; none without NCCL calls */
 	size_t nnccl;
 	char *nccl_why; /* owned: why its bytes are unknown, NULL when known or none */
