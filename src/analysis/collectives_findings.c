@@ -48,7 +48,8 @@ static double us(double ns)
 }
 
 /* How a finding names r->ranks[i]: its label, capitalised at the start of
- * a sentence ("Rank 1"), or "Process pid 4242" when only a pid names it. */
+ * a sentence ("Rank 1", "Local rank 1 (pid 4242)"), or "Process pid 4242"
+ * when only a pid names it. */
 static void rank_name(struct strbuf *sb, const struct coll_result *r, const char *const *labels,
 		      size_t i)
 {
@@ -60,6 +61,11 @@ static void rank_name(struct strbuf *sb, const struct coll_result *r, const char
 	}
 	if (!strncmp(l, "rank ", 5)) {
 		strbuf_addf(sb, "Rank %s", l + 5);
+		return;
+	}
+	if (!strncmp(l, "local rank ", 11)) { /* "local rank 1 (pid 4242)" */
+		strbuf_addstr(sb, "Local rank ");
+		md_escape_inline(sb, l + 11);
 		return;
 	}
 	strbuf_addstr(sb, "Process ");

@@ -220,7 +220,15 @@ static void set_identity(struct report_rank *r, int64_t gpid, const struct trace
 	report_set_str(&r->label, b);
 }
 
-/* Ranked processes first, by rank, then the others by pid. */
+/* The processes' identities in report order (cmp_rank), each with the
+ * index of its part. */
+struct ident {
+	struct report_rank r; /* first: cmp_rank reads it through the element */
+	size_t part;
+};
+
+/* Ranked processes first, by rank, then the others by local rank (when
+ * their GPU gave one), then by pid. */
 static int cmp_rank(const void *pa, const void *pb)
 {
 	const struct report_rank *a = pa, *b = pb;
@@ -229,7 +237,48 @@ static int cmp_rank(const void *pa, const void *pb)
 		return a->rank < 0 ? 1 : -1;
 	if (a->rank != b->rank)
 		return (a->rank > b->rank) - (a->rank < b->rank);
+	if (a->local_rank != b->local_rank)
+		return (a->local_rank > b->local_rank) - (a->local_rank < b->local_rank);
 	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* The one device all of v's kernels ran on, or -1 (none, or several). */
+static int32_t only_device(const struct trace *v)
+{
+	int32_t d = v->nkernels ? trace_ksig(v, &v->kernels[0])->device : -1;
+
+	for (size_t i = 1; i < v->nkernels && d >= 0; i++)
+		if (trace_ksig(v, &v->kernels[i])->device != d)
+			d = -1;
+	return d;
+}
+
+/* When nothing names any process (no launcher environment, no NCCL
+ * ranks), one host, and process i drove GPU i alone for every i in
+ * 0..n-1: the local ranks of a launcher that gives LOCAL_RANK r the device
+ * cuda:r (torchrun's and most frameworks' convention). Named "local rank
+ * r", rank_source "device"; the rank itself stays unknown. */
+static void device_names(struct ident *id, size_t n, const struct rank_part *parts)
+{
+	uint64_t seen = 0;
+
+	if (n > 64)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		int32_t d = only_device(&parts[id[i].part].view);
+
+		if (id[i].r.rank >= 0 || id[i].r.host || d < 0 || (size_t)d >= n || (seen >> d & 1))
+			return;
+		seen |= 1ULL << d;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char b[48];
+
+		id[i].r.local_rank = only_device(&parts[id[i].part].view);
+		snprintf(b, sizeof(b), "local rank %d", id[i].r.local_rank);
+		report_set_str(&id[i].r.label, b);
+		report_set_str(&id[i].r.rank_source, "device");
+	}
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -442,13 +491,6 @@ static void rank_lanes(struct report_model *m, const struct trace *const *views)
 	}
 }
 
-/* The processes' identities in report order (cmp_rank), each with the
- * index of its part. */
-struct ident {
-	struct report_rank r; /* first: cmp_rank reads it through the element */
-	size_t part;
-};
-
 void ranks_fill(struct report_model *m, const struct report_analysis *a)
 {
 	struct trace_process *procs = NULL;
@@ -486,6 +528,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 		set_identity(&id[i].r, parts[i].gpid, procs, nprocs);
 		id[i].part = i;
 	}
+	device_names(id, nparts, parts);
 	qsort(id, nparts, sizeof(*id), cmp_rank);
 	m->ranks.v = xcalloc(nparts, sizeof(*m->ranks.v));
 	m->ranks.alloc = m->ranks.nr = nparts;

@@ -311,17 +311,30 @@ static void causes_and_findings(struct report_model *m, const struct coll_result
 {
 	struct coll_cause_rank *in = xcalloc(r->nranks + 1, sizeof(*in));
 	const char **labels = xcalloc(r->nranks + 1, sizeof(*labels));
+	char **own = xcalloc(r->nranks + 1, sizeof(*own));
 	struct coll_causes cs;
 
 	for (size_t i = 0; i < r->nranks; i++) {
+		const struct report_rank *rk = &m->ranks.v[i];
+
 		in[i] = (struct coll_cause_rank){pi[i].k,  pi[i].nk,	pi[i].launch, pi[i].w,
 						 pi[i].nw, pi[i].steps, pi[i].nsteps};
-		labels[i] = i < m->ranks.nr ? m->ranks.v[i].label : NULL;
+		labels[i] = rk->label;
+		if (rk->label && rk->rank_source && !strcmp(rk->rank_source, "device")) {
+			/* a name inferred from its GPU: the findings give the pid too */
+			struct strbuf sb = STRBUF_INIT;
+
+			strbuf_addf(&sb, "%s (pid %lld)", rk->label, (long long)rk->pid);
+			labels[i] = own[i] = strbuf_detach(&sb, NULL);
+		}
 	}
 	coll_causes_compute(r, in, &cs);
 	copy_causes(&m->ranks.coll, &cs);
 	copy_findings(m, r, &cs, labels);
 	coll_causes_release(&cs);
+	for (size_t i = 0; i < r->nranks; i++)
+		free(own[i]);
+	free(own);
 	free(labels);
 	free(in);
 }

@@ -220,7 +220,14 @@ void report_ranks_intro(const struct report_model *m, struct strbuf *out)
 		    "the sum over all processes, so a stage's instances count one per process "
 		    "that ran it.",
 		    rs->nr);
-	if (!rs->identified)
+	if (!rs->identified && ranks_from(rs, "device"))
+		strbuf_addstr(out,
+			      " The trace records no rank identities (an nsys export, or a tracer "
+			      "that predates them) and NCCL names none: each process drove one "
+			      "GPU of its own, so it is named by the local rank that GPU gives "
+			      "where LOCAL_RANK r runs on cuda:r (torchrun's convention); its pid "
+			      "is beside it.");
+	else if (!rs->identified)
 		strbuf_addstr(out, " The trace records no rank identities (an nsys export, or "
 				   "a tracer that predates them): processes are named by pid.");
 	else if (ranks_from(rs, "NCCL"))

@@ -94,6 +94,57 @@ check n2-equal-single-nsys run.sqlite -1 NCCL
 check n2-slow-single-builtin trace.sqlite 1 RANK
 check n4-slow-single-builtin trace.sqlite 3 RANK
 
+# without NCCL's communicator-init records, and no identity table: each
+# process drove one GPU of its own (0 and 1), so it is named by the local rank
+# that GPU gives (LOCAL_RANK r on cuda:r, as torchrun ran it here), the
+# findings give its pid too
+python3 - n2-equal-single-nsys.sqlite <<'PY' || fail "strip comm-init"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = db.execute("DELETE FROM NVTX_EVENTS WHERE rowid IN (SELECT e.rowid FROM NVTX_EVENTS e "
+               "LEFT JOIN StringIds s ON s.id = e.textId "
+               "WHERE coalesce(e.text, s.value) LIKE 'ncclCommInit%')").rowcount
+assert n == 2, n
+db.commit()
+PY
+"$LLMPROF" report --trace n2-equal-single-nsys.sqlite -o bydev >out 2>err || fail "bydev: $(cat err)"
+python3 - "$data/n2-equal-single-nsys" bydev <<'PY' || fail "named by device"
+import json, sys
+truth = [json.load(open(f"{sys.argv[1]}/truth-rank{r}.json")) for r in (0, 1)]
+m = json.load(open(f"{sys.argv[2]}/metrics.json"))
+got = [(r["label"], r["rank_source"], r["pid"], r["rank"], r["local_rank"]) for r in m["ranks"]]
+assert got == [(f"local rank {r}", "device", truth[r]["pid"], None, r) for r in (0, 1)], got
+f = [x for x in m["findings"] if x["code"] == "collective-straggler"][0]
+assert f["text"].startswith(f"Local rank 1 (pid {truth[1]['pid']}) arrives last"), f["text"]
+PY
+
+# two processes whose communicator-init payloads claim the same rank: NCCL
+# names neither (a note says which pids), the GPUs do
+xz -dc "$data/n2-equal-single-nsys/run.sqlite.xz" >dup.sqlite || fail "xz dup"
+python3 - dup.sqlite <<'PY' || fail "patch the rank"
+import sqlite3, struct, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT e.rowid, e.binaryData FROM NVTX_EVENTS e "
+                  "LEFT JOIN StringIds s ON s.id = e.textId "
+                  "WHERE coalesce(e.text, s.value) LIKE 'ncclCommInit%'").fetchall()
+assert len(rows) == 2, rows
+for rowid, b in rows:  # u64 count; {u64 schema, size, offset}; the Rank entry at +12
+    b = bytearray(b)
+    off = struct.unpack_from("<Q", b, 24)[0]
+    struct.pack_into("<i", b, off + 12, 0)
+    db.execute("UPDATE NVTX_EVENTS SET binaryData = ? WHERE rowid = ?", (bytes(b), rowid))
+db.commit()
+PY
+"$LLMPROF" report --trace dup.sqlite -o dup >out 2>err || fail "dup: $(cat err)"
+grep -q "NCCL communicator ranks not used: pids 7265 and 7266 both say rank 0" dup/report.md ||
+	fail "dup: no note: $(grep -i nccl dup/report.md | head -5)"
+python3 - dup/metrics.json <<'PY' || fail "dup: names"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert [(r["label"], r["rank_source"]) for r in m["ranks"]] == [
+    ("local rank 0", "device"), ("local rank 1", "device")], m["ranks"]
+PY
+
 # the launcher path's per-rank files: no "step p50" for prefill
 cp -r "$data/n2-late-launch-nsys" late && rm -rf late/merged
 "$LLMPROF" merge late >out 2>err || fail "merge: exit $?: $(cat err)"
