@@ -233,16 +233,19 @@ static enum report_device run_device(const struct config *cfg, json_t *env)
 							     : REPORT_DEVICE_CPU;
 }
 
-/* A --rank-dir bundle's rank.json (pipeline/run.c), when the trace gave no
- * identity: an nsys export records none, yet the launcher named the rank.
- * Several processes are named in m->ranks instead. A damaged file: a note. */
+/* A --rank-dir bundle's rank.json (pipeline/run.c), when the tracer
+ * recorded no identity: an nsys export records none, yet the launcher named
+ * the rank. What the trace says otherwise (NCCL's communicator, nsys's own
+ * environment) gives way to it: rank.json is what llmprof read from the
+ * launcher, with the host. Several processes are named in m->ranks
+ * instead. A damaged file: a note. */
 static void fill_ident_from_rank_json(struct report_model *m, const char *run_dir)
 {
 	struct report_identity *id = &m->env.ident;
 	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
 	json_t *rk = NULL, *v;
 
-	if (id->from || m->ranks.nr > 1)
+	if ((id->from && !strcmp(id->from, "trace")) || m->ranks.nr > 1)
 		goto out;
 	path_join(&p, run_dir, bundle_art(BA_RANK));
 	if (session_load_json(p.buf, &rk, &err)) {

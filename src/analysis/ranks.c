@@ -16,6 +16,8 @@
 #include "analysis/session.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/nsysenv.h"
+#include "trace/rankid.h"
 #include "core/banned.h"
 
 static int64_t gpid_of(int64_t g)
@@ -439,10 +441,13 @@ out:
 
 /* The one process that ran kernels: its recorded rank, if any, becomes the
  * run's identity (a torchrun job of one process still has rank 0 of 1). */
-static void one_identity(struct report_model *m, int64_t gpid, const struct trace_process *procs,
-			 size_t nprocs)
+static void one_identity(struct report_model *m, struct trace *t, int64_t gpid,
+			 const struct trace_process *procs, size_t nprocs)
 {
 	struct report_identity *id = &m->env.ident;
+	struct strbuf err = STRBUF_INIT;
+	struct rank_ident ri;
+	struct nsys_env e;
 
 	for (size_t i = 0; i < nprocs; i++) {
 		if (procs[i].gpid != gpid || procs[i].rank < 0)
@@ -453,9 +458,30 @@ static void one_identity(struct report_model *m, int64_t gpid, const struct trac
 		report_set_str(&id->launcher, procs[i].launcher);
 		report_set_str(&id->source, procs[i].source);
 		report_set_str(&id->host, procs[i].host);
-		report_set_str(&id->from, "trace");
+		/* "trace": the tracer's record of the launcher; else NCCL's */
+		report_set_str(&id->from, procs[i].source && !strcmp(procs[i].source, "NCCL")
+					      ? "NCCL"
+					      : "trace");
 		return;
 	}
+	/* an nsys run per rank: the launcher's variables in nsys's own
+	 * environment */
+	if (nsys_env_load(t, &e, &err)) {
+		report_model_add_note(m, "nsys's recorded environment not read: %s", err.buf);
+		strbuf_release(&err);
+		return;
+	}
+	rank_ident_from_env(&ri, nsys_env_get, &e);
+	if (ri.rank >= 0) {
+		id->rank = ri.rank;
+		id->local_rank = ri.local_rank;
+		id->world_size = ri.world_size;
+		report_set_str(&id->launcher, rank_launcher_name(ri.launcher));
+		report_set_str(&id->source, rank_source_name(ri.source));
+		report_set_str(&id->from, "nsys environment");
+	}
+	nsys_env_free(&e);
+	strbuf_release(&err);
 }
 
 /* The timeline's GPU lanes, one per (device, stream) over all processes,
@@ -518,7 +544,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 				       : parts[i].gpid;
 	nccl_names(m, t, gpids, nparts, &procs, &nprocs);
 	if (nparts == 1) { /* rank_parts_split copies nothing for one process */
-		one_identity(m, gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid), procs,
+		one_identity(m, t, gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid), procs,
 			     nprocs);
 		goto out;
 	}

@@ -145,6 +145,31 @@ assert [(r["label"], r["rank_source"]) for r in m["ranks"]] == [
     ("local rank 0", "device"), ("local rank 1", "device")], m["ranks"]
 PY
 
+# one rank's nsys export (the other process's kernels gone), its NCCL
+# records gone, nsys run under Slurm: the rank from the launcher variables in
+# the environment nsys recorded for itself
+python3 - dup.sqlite <<'PY' || fail "one rank under srun"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE (globalPid >> 24) & 16777215 = 7266")
+db.execute("DELETE FROM NVTX_EVENTS WHERE rowid IN (SELECT e.rowid FROM NVTX_EVENTS e "
+           "LEFT JOIN StringIds s ON s.id = e.textId "
+           "WHERE coalesce(e.text, s.value) LIKE 'ncclCommInit%')")
+n = db.execute("UPDATE TARGET_INFO_SYSTEM_ENV SET value = value || "
+               "';SLURM_JOB_ID=42;SLURM_PROCID=5;SLURM_NTASKS=8;SLURM_LOCALID=1' "
+               "WHERE name = 'DeviceEnvironment'").rowcount
+assert n == 1, n
+db.commit()
+PY
+"$LLMPROF" report --trace dup.sqlite -o one >out 2>err || fail "one: $(cat err)"
+python3 - one/metrics.json <<'PY' || fail "one rank: identity"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["environment"]["rank"] == {"rank": 5, "local_rank": 1, "world_size": 8,
+    "launcher": "slurm", "source": "SLURM_PROCID", "host": None,
+    "from": "nsys environment"}, m["environment"]["rank"]
+PY
+
 # the launcher path's per-rank files: no "step p50" for prefill
 cp -r "$data/n2-late-launch-nsys" late && rm -rf late/merged
 "$LLMPROF" merge late >out 2>err || fail "merge: exit $?: $(cat err)"
