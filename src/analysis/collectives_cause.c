@@ -344,6 +344,7 @@ static void summarise(struct coll_straggle *s, const struct coll_result *r, cons
 			continue;
 		early = s->early_by_steps ? w->early == 1 : j < early_n;
 		j++;
+		s->early_instances += early != 0;
 		if (r->instances[i].last_rank != s->rank_index)
 			continue;
 		v[n++] = r->instances[i].late_ns;

@@ -72,11 +72,12 @@ struct coll_straggle {
 	size_t instances;  /* matched collectives in the stage */
 	size_t count;	   /* of them, those it arrived last in */
 	struct coll_late_dist late, early, steady;
-	int early_by_steps; /* 1: early = the first COLL_EARLY_STEPS steps */
-	size_t explained;   /* of count, those with a gap on every rank (the deltas' base) */
-	double busy_ns;	    /* more GPU busy time in the gap */
-	double idle_ns;	    /* more GPU idle time in the gap */
-	double kernels;	    /* more kernels in the gap */
+	int early_by_steps;	/* 1: early = the first COLL_EARLY_STEPS steps */
+	size_t early_instances; /* the stage's collectives in that early part */
+	size_t explained;	/* of count, those with a gap on every rank (the deltas' base) */
+	double busy_ns;		/* more GPU busy time in the gap */
+	double idle_ns;		/* more GPU idle time in the gap */
+	double kernels;		/* more kernels in the gap */
 	/* launch lag: the collective's start - its launch call's start, its mean
 	 * and the mean of the others' median; NAN when launch times are unknown.
 	 * A host-bound rank's GPU starts what it is given at once (a small lag)

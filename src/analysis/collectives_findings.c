@@ -105,12 +105,19 @@ static void cause_text(struct strbuf *sb, const struct coll_straggle *s, const c
 		    "max %.1f us late",
 		    s->stage, s->count, s->instances, us((double)s->late.p50_ns),
 		    us((double)s->late.p90_ns), us((double)s->late.max_ns));
-	if (s->early.n && s->steady.n)
-		strbuf_addf(sb, "; p50 %.1f us in %s (%zu), %.1f us after (%zu)",
-			    us((double)s->early.p50_ns),
-			    s->early_by_steps ? "the first 2 steps" : "the first tenth", s->early.n,
-			    us((double)s->steady.p50_ns), s->steady.n);
 	strbuf_addch(sb, '.');
+	if (s->early_instances && s->early_instances < s->instances) {
+		strbuf_addf(sb, " In %s of them it is last at %zu of %zu",
+			    s->early_by_steps ? "the first 2 steps" : "the first tenth", s->early.n,
+			    s->early_instances);
+		if (s->early.n)
+			strbuf_addf(sb, " (p50 %.1f us)", us((double)s->early.p50_ns));
+		strbuf_addf(sb, ", after them at %zu of %zu", s->steady.n,
+			    s->instances - s->early_instances);
+		if (s->steady.n)
+			strbuf_addf(sb, " (p50 %.1f us)", us((double)s->steady.p50_ns));
+		strbuf_addch(sb, '.');
+	}
 	*rec = NULL;
 	if (!s->explained)
 		return;

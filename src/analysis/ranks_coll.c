@@ -289,6 +289,7 @@ static void copy_causes(struct report_collectives *c, const struct coll_causes *
 		d->early = late_of(&s->early);
 		d->steady = late_of(&s->steady);
 		d->early_by_steps = s->early_by_steps;
+		d->early_instances = s->early_instances;
 		d->explained = s->explained;
 		d->busy_ns = s->busy_ns;
 		d->idle_ns = s->idle_ns;

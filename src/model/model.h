@@ -485,8 +485,9 @@ struct report_coll_straggle {
 		uint64_t n;
 		double mean_ns, p50_ns, p90_ns, max_ns;
 	} late, early, steady;
-	int early_by_steps; /* 1: early = the first 2 decode steps; 0: the first tenth */
-	uint64_t explained; /* collectives the deltas average over */
+	int early_by_steps;	  /* 1: early = the first 2 decode steps; 0: the first tenth */
+	uint64_t early_instances; /* the stage's collectives in that early part */
+	uint64_t explained;	  /* collectives the deltas average over */
 	double busy_ns, idle_ns, kernels;
 	double lag_ns, others_lag_ns; /* launch -> GPU start; NAN when launch times are unknown */
 	double busy_med_ns;

@@ -576,6 +576,7 @@ static json_t *straggles_json(const struct report_ranks *rs)
 		set(x, "steady", late_json(&s->steady));
 		set(x, "early_is",
 		    json_string(s->early_by_steps ? "first 2 steps" : "first tenth"));
+		set(x, "early_collectives", json_integer((json_int_t)s->early_instances));
 		set(x, "cause", jstr_checked(s->cause));
 		set(d, "collectives", json_integer((json_int_t)s->explained));
 		set(d, "gpu_busy_us", us_or_null(s->explained ? s->busy_ns : NAN));

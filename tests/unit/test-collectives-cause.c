@@ -169,6 +169,7 @@ static const struct coll_straggle *check_late(const struct job *j, const struct 
 	assert_int_equal(s->late.max_ns, v[n - 1]);
 	assert_true(s->early_by_steps);
 	assert_int_equal(s->early.n, ne);
+	assert_int_equal(s->early_instances, ne);
 	assert_int_equal(s->early.p50_ns, e[ne / 2]);
 	assert_int_equal(s->steady.n, n - ne);
 	assert_true(s->early.p50_ns > s->steady.p50_ns + 500 * US); /* warm-up shows */
@@ -208,7 +209,9 @@ static void test_host(void **state)
 		assert_non_null(f);
 		assert_non_null(strstr(f->text, "Cause: **host**"));
 		assert_non_null(strstr(f->text, "p50 "));
-		assert_non_null(strstr(f->text, "in the first 2 steps (4)"));
+		assert_non_null(
+		    strstr(f->text, "In the first 2 steps of them it is last at 4 of 4 (p50 "));
+		assert_non_null(strstr(f->text, "after them at 36 of 36 (p50 "));
 		assert_non_null(strstr(f->recommendation, "CUDA graph"));
 		release(&x);
 	}
