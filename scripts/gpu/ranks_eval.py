@@ -106,6 +106,15 @@ def judge(d):
                 named = rank_of(s0.get("rank"), pids)
                 late = mean * 1e3 if mean is not None else None
             res["llmprof_first_straggler"] = s0
+        # the decode cause of the rank late most there (single trace only)
+        dec = [x for x in coll.get("late_by_stage") or [] if x.get("stage") == "decode"]
+        if dec:
+            x = dec[0]
+            more = x.get("more_than_others") or {}
+            extra = x.get("extra_kernels") or {}
+            res["cause"] = "%s %s: %s (busy %+.1f us, idle %+.1f us; extra kernels before %s)" % (
+                x.get("rank"), x.get("stage"), x.get("cause"), more.get("gpu_busy_us") or 0,
+                more.get("gpu_idle_us") or 0, extra.get("collectives"))
         res["slowest"] = m.get("slowest") or m.get("slowest_rank")
         res["slowest_by"] = m.get("slowest_by")
         labels = []
@@ -160,12 +169,12 @@ def line(r):
     lt = t.get("lateness_us") or {}
     dd = " ".join("r%s %+.2f%%" % (k, v) for k, v in sorted(r["decode_diff_pct"].items()))
     return ("%s: exit %s %ss | truth straggler %s (%.0f%% of collectives, late p50 %.1f us) | "
-            "llmprof %s (%s us) via %s | %s | labels %s | decode %s | residual %s%s" % (
+            "llmprof %s (%s us) via %s | %s | labels %s | decode %s | residual %s | cause %s%s" % (
                 r["name"], r["exit"], r["seconds"], t.get("straggler"),
                 100 * (t.get("straggler_share") or 0), lt.get("p50") or 0,
                 r["named"], "%.1f" % r["named_late_us"] if r["named_late_us"] is not None else "-",
                 r["source"], {True: "AGREE", False: "DISAGREE", None: "no truth"}[r["agree"]],
-                r["rank_labels"], dd or "-", r.get("residual"),
+                r["rank_labels"], dd or "-", r.get("residual"), r.get("cause", "-"),
                 " | clocks %s %s | trust %s" % (r.get("stated_clocks"), r.get("clocks"),
                                                r.get("trust")) if r.get("clocks") else "")
             + (" | both ways: %s" % r["both_ways"] if r.get("both_ways") else ""))

@@ -4,8 +4,11 @@
 # decode all_reduce; the rank whose all_reduce is shortest arrived last).
 #
 # For each N in $NS, each variant in $VARIANTS (equal: no rank slowed; slow:
-# rank N-1 spins on its GPU before each MLP all_reduce; late: rank N-1 sleeps
-# on the host there) and $REPEAT rounds, the modes in $MODES run in turn:
+# rank N-1 spins ~100 us on its GPU before each MLP all_reduce; gpuslow: the
+# same for $GPUSLOW_US (3000) us, long enough that its GPU, not the hosts'
+# launches, sets the pace: the straggler's cause should read GPU; late: rank
+# N-1 sleeps on the host there) and $REPEAT rounds, the modes in $MODES run
+# in turn:
 #   plain              untraced (the truth's own spread)
 #   single-<backend>   llmprof profile -- torchrun ... (one trace, every rank)
 #   launch-<backend>   torchrun --no-python llmprof profile --rank-dir RUN ...
@@ -64,6 +67,7 @@ run_one() { # NAME N VARIANT MODE DEVICES
 	local pa=($PROG_ARGS --truth "$d/truth")
 	case $variant in
 	slow) pa+=(--slow-rank $((n - 1))) ;;
+	gpuslow) pa+=(--slow-rank $((n - 1)) --slow-us "${GPUSLOW_US:-3000}") ;;
 	late) pa+=(--late-rank $((n - 1))) ;;
 	esac
 	local tr=(torchrun --standalone --nproc-per-node "$n")

@@ -267,12 +267,20 @@ struct coll_finding {
 	char *recommendation; /* owned; NULL when purely informative */
 };
 
+struct coll_causes; /* collectives_cause.h */
+
 /* The findings r supports, most severe first: a straggler (WARNING, naming
- * the rank and its mean lateness), exposed communication in the stage
- * windows labelled `stage` (e.g. "decode"; NULL skips it), count
- * mismatches, and a clock residual above COLL_RESIDUAL_HIGH_NS. Returns
- * how many; *out is an owned array, coll_findings_free(). */
-size_t coll_findings(const struct coll_result *r, const char *stage, struct coll_finding **out);
+ * the rank, its lateness distribution and, with causes, why it is late and
+ * what to do: collectives_cause.h), other ranks late in a stage for a cause
+ * (INFO), exposed communication in the stage windows labelled `stage`
+ * (e.g. "decode"; NULL skips it), count mismatches, and a clock residual
+ * above COLL_RESIDUAL_HIGH_NS. causes: NULL when not computed. labels[i]:
+ * how reports name r->ranks[i] ("rank 1", "pid 4242"); NULL (or a NULL
+ * entry) says "rank <id>". Returns how many; *out is an owned array,
+ * coll_findings_free(). */
+size_t coll_findings(const struct coll_result *r, const char *stage,
+		     const struct coll_causes *causes, const char *const *labels,
+		     struct coll_finding **out);
 void coll_findings_free(struct coll_finding *f, size_t n);
 
 #endif

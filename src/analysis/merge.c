@@ -147,10 +147,14 @@ static int read_rank_json(const char *rdir, struct merge_rank *mr, int *world, s
 			mr->gpu_ms[k] = jnum(s, "gpu_ms");
 			mr->busy_ms[k] = jnum(s, "busy_ms");
 			mr->kernels[k] = (size_t)jnum(s, "kernels");
-			mr->step_p50_ms[k] = jnum(json_object_get(s, "steps"), "p50_ms");
+			/* -1: the stage has no steps (prefill), not a step of 0 ms */
+			mr->step_p50_ms[k] = jnum_or_none(json_object_get(s, "steps"), "p50_ms");
 			mr->util[k] =
 			    jnum_or_none(json_object_get(s, "utilization"),
 					 k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet");
+			mr->util_counter[k] =
+			    jnum_or_none(json_object_get(s, "utilization"),
+					 k == MERGE_PREFILL ? "mfu_counter" : "mbu_counter");
 		}
 	}
 	read_nccl(mr, m ? json_object_get(m, "nccl_calls") : NULL);
@@ -332,7 +336,7 @@ static void stat_of(struct merge_stat *st, const struct merge_rank *r, size_t n,
 		double x =
 		    *(const double *)((const char *)&r[i] + field_off + (size_t)k * sizeof(double));
 
-		if (r[i].failed || !r[i].have[k])
+		if (r[i].failed || !r[i].have[k] || x < 0) /* x < 0: not stated */
 			continue;
 		if (!st->n || x < st->min)
 			st->min = x, st->min_rank = r[i].rank;
@@ -447,6 +451,7 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 
 		mr->rank = ids[i];
 		mr->util[MERGE_PREFILL] = mr->util[MERGE_DECODE] = -1;
+		mr->util_counter[MERGE_PREFILL] = mr->util_counter[MERGE_DECODE] = -1;
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%d", rd.buf, ids[i]);
 		if (read_rank_json(p.buf, mr, &out->world_size, err) ||
@@ -474,7 +479,7 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 		out->slowest_by = "arriving last at NCCL collectives";
 	}
 	if (added)
-		out->nfindings = coll_findings(&out->coll, "decode", &out->findings);
+		out->nfindings = coll_findings(&out->coll, "decode", NULL, NULL, &out->findings);
 	ret = 0;
 out:
 	coll_builder_free(b);

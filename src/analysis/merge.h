@@ -37,7 +37,8 @@ struct merge_rank {
 	int failed;		 /* its run did not end ok, or it wrote no metrics.json */
 	char *why;		 /* owned, when failed: "status.json state 'failed'", ... */
 	int have[MERGE_NSTAGES]; /* the stage ran on this rank */
-	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES], step_p50_ms[MERGE_NSTAGES];
+	double gpu_ms[MERGE_NSTAGES], busy_ms[MERGE_NSTAGES];
+	double step_p50_ms[MERGE_NSTAGES]; /* -1: the stage has no steps */
 	size_t kernels[MERGE_NSTAGES];
 	size_t collectives; /* NCCL kernels in its collectives.tsv */
 	/* owned: the clock its collectives.tsv states ("realtime on HOST (boot
@@ -49,6 +50,10 @@ struct merge_rank {
 	 * metrics.json states them: the model's whole work in its stage time;
 	 * -1 = not stated. The merge shares the work (merge_result.split). */
 	double util[MERGE_NSTAGES];
+	/* the same from the rank's own Nsight Compute counters (its stage's
+	 * mfu_counter / mbu_counter): the work its kernels did, so never
+	 * shared; -1 = not measured */
+	double util_counter[MERGE_NSTAGES];
 	struct merge_nccl *nccl; /* owned; none without NCCL calls */
 	size_t nnccl;
 	char *nccl_why; /* owned: why its bytes are unknown, NULL when known or none */

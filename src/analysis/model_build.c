@@ -226,15 +226,18 @@ static enum report_device run_device(const struct config *cfg, json_t *env)
 							     : REPORT_DEVICE_CPU;
 }
 
-/* A --rank-dir bundle's rank.json (pipeline/run.c), when the trace gave no
- * identity: an nsys export records none, yet the launcher named the rank.
- * Several processes are named in m->ranks instead. A damaged file: a note. */
+/* A --rank-dir bundle's rank.json (pipeline/run.c), when the tracer
+ * recorded no identity: an nsys export records none, yet the launcher named
+ * the rank. What the trace says otherwise (NCCL's communicator, nsys's own
+ * environment) gives way to it: rank.json is what llmprof read from the
+ * launcher, with the host. Several processes are named in m->ranks
+ * instead. A damaged file: a note. */
 static void fill_ident_from_rank_json(struct report_model *m, const struct bundle_in *b)
 {
 	struct report_identity *id = &m->env.ident;
 	json_t *rk = b->rank, *v;
 
-	if (id->from || m->ranks.nr > 1)
+	if ((id->from && !strcmp(id->from, "trace")) || m->ranks.nr > 1)
 		return;
 	if (b->rank_err.len) {
 		report_model_add_note(m, "rank identity not read: %s", b->rank_err.buf);

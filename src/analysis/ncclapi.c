@@ -26,6 +26,7 @@ struct napi {
 	const char *op; /* borrowed from the payloads; NULL unknown */
 	uint64_t kernels;
 	int64_t kernel_ns;
+	int64_t rank, device; /* init ranges: this process's rank in it, its CUDA device; -1 */
 };
 
 struct napis {
@@ -114,7 +115,9 @@ static void collect_ranges(const struct trace *t, struct napis *a)
 					     0,
 					     NULL,
 					     0,
-					     0};
+					     0,
+					     -1,
+					     -1};
 	}
 }
 
@@ -155,6 +158,12 @@ static int decode_row(void *ctx, int64_t rowid, const unsigned char *blob, size_
 	if (x->init && nvtx_payload_get(&a->pl, x->domain, blob, len, "No. of ranks", &v) &&
 	    v.i > 0 && v.i < (1 << 24))
 		x->nranks = v.i;
+	if (x->init && nvtx_payload_get(&a->pl, x->domain, blob, len, "Rank", &v) && v.i >= 0 &&
+	    v.i < (1 << 24))
+		x->rank = v.i;
+	if (x->init && nvtx_payload_get(&a->pl, x->domain, blob, len, "CUDA device", &v) &&
+	    v.i >= 0 && v.i < (1 << 16))
+		x->device = v.i;
 	return 0;
 }
 
@@ -435,4 +444,61 @@ out:
 	nvtx_payloads_release(&a.pl);
 	free(a.v);
 	strbuf_release(&err);
+}
+
+/* Of a process's communicators, the widest (most ranks) says its rank in
+ * the job: a tensor- or pipeline-parallel group is a part of the world,
+ * never wider. Among equally wide ones, the first initialised (the world
+ * communicator comes first in torch.distributed and Megatron alike). */
+static int better_init(const struct napi *x, const struct nccl_ident *cur)
+{
+	return x->nranks > cur->nranks;
+}
+
+int nccl_comm_idents(struct trace *t, struct nccl_ident **out, size_t *n, struct strbuf *err)
+{
+	struct napis a = {0};
+	struct nccl_ident *v = NULL;
+	size_t nv = 0, alloc = 0;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	collect_ranges(t, &a);
+	for (size_t i = 0; i < a.n;
+	     i++) /* only the init ranges: payload rows of others are skipped */
+		if (a.v[i].init)
+			a.v[nv++] = a.v[i];
+	a.n = nv;
+	nv = 0;
+	if (!a.n)
+		goto out;
+	qsort(a.v, a.n, sizeof(*a.v), cmp_by_rowid);
+	if (nvtx_payloads_load(t, &a.pl, err) || nvtx_payload_rows(t, decode_row, &a, err)) {
+		ret = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < a.n; i++) { /* rowid order: the first initialised first */
+		const struct napi *x = &a.v[i];
+		int64_t gpid = x->gtid & TRACE_GPID_MASK;
+		size_t k = 0;
+
+		if (x->rank < 0 || x->nranks <= 0 || x->rank >= x->nranks)
+			continue;
+		while (k < nv && v[k].gpid != gpid)
+			k++;
+		if (k == nv) {
+			ALLOC_GROW(v, nv + 1, alloc);
+			v[nv++] = (struct nccl_ident){gpid, -1, 0, -1};
+		}
+		if (v[k].rank < 0 || better_init(x, &v[k]))
+			v[k] = (struct nccl_ident){gpid, (int32_t)x->rank, (int32_t)x->nranks,
+						   (int32_t)x->device};
+	}
+	*out = v;
+	*n = nv;
+out:
+	nvtx_payloads_release(&a.pl);
+	free(a.v);
+	return ret;
 }

@@ -23,6 +23,7 @@
 #ifndef LLMPROF_ANALYSIS_NCCLAPI_H
 #define LLMPROF_ANALYSIS_NCCLAPI_H
 
+#include "core/strbuf.h"
 #include "model/model.h"
 #include "trace/trace.h"
 
@@ -39,5 +40,21 @@ double nccl_algbw_scale(int type, int n);
  * processes as ranks_fill() did: call it after. A read error becomes a
  * note. */
 void nccl_api_fill(struct report_model *m, struct trace *t);
+
+/* A process's rank as NCCL's communicator-init ranges say it (their
+ * payload's "Rank", "No. of ranks" and "CUDA device", NCCL 2.19 on): the
+ * rank in its widest communicator, the first initialised among equally
+ * wide ones. What names ranks under nsys, which records no environment per
+ * process. */
+struct nccl_ident {
+	int64_t gpid;
+	int32_t rank, nranks; /* rank < nranks */
+	int32_t device;	      /* its CUDA device ordinal; -1 not recorded */
+};
+
+/* One entry per process with a decoded init range, into *out (owned,
+ * free()); none without NCCL ranges or payloads. 0, or -1 with err on a
+ * read error (then nothing). */
+int nccl_comm_idents(struct trace *t, struct nccl_ident **out, size_t *n, struct strbuf *err);
 
 #endif

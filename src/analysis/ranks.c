@@ -11,10 +11,13 @@
 #include <string.h>
 
 #include "analysis/collectives.h"
+#include "analysis/ncclapi.h"
 #include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/nsysenv.h"
+#include "trace/rankid.h"
 #include "core/banned.h"
 
 static int64_t gpid_of(int64_t g)
@@ -206,8 +209,12 @@ static void set_identity(struct report_rank *r, int64_t gpid, const struct trace
 			r->world_size = procs[i].world_size;
 			report_set_str(&r->host, procs[i].host);
 			report_set_str(&r->launcher, procs[i].launcher);
+			if (r->rank >= 0)
+				report_set_str(&r->rank_source, procs[i].source);
 			break;
 		}
+	if (r->rank < 0)
+		report_set_str(&r->rank_source, "pid");
 	if (r->rank >= 0)
 		snprintf(b, sizeof(b), "rank %d", r->rank);
 	else
@@ -215,7 +222,15 @@ static void set_identity(struct report_rank *r, int64_t gpid, const struct trace
 	report_set_str(&r->label, b);
 }
 
-/* Ranked processes first, by rank, then the others by pid. */
+/* The processes' identities in report order (cmp_rank), each with the
+ * index of its part. */
+struct ident {
+	struct report_rank r; /* first: cmp_rank reads it through the element */
+	size_t part;
+};
+
+/* Ranked processes first, by rank, then the others by local rank (when
+ * their GPU gave one), then by pid. */
 static int cmp_rank(const void *pa, const void *pb)
 {
 	const struct report_rank *a = pa, *b = pb;
@@ -224,7 +239,48 @@ static int cmp_rank(const void *pa, const void *pb)
 		return a->rank < 0 ? 1 : -1;
 	if (a->rank != b->rank)
 		return (a->rank > b->rank) - (a->rank < b->rank);
+	if (a->local_rank != b->local_rank)
+		return (a->local_rank > b->local_rank) - (a->local_rank < b->local_rank);
 	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+/* The one device all of v's kernels ran on, or -1 (none, or several). */
+static int32_t only_device(const struct trace *v)
+{
+	int32_t d = v->nkernels ? trace_ksig(v, &v->kernels[0])->device : -1;
+
+	for (size_t i = 1; i < v->nkernels && d >= 0; i++)
+		if (trace_ksig(v, &v->kernels[i])->device != d)
+			d = -1;
+	return d;
+}
+
+/* When nothing names any process (no launcher environment, no NCCL
+ * ranks), one host, and process i drove GPU i alone for every i in
+ * 0..n-1: the local ranks of a launcher that gives LOCAL_RANK r the device
+ * cuda:r (torchrun's and most frameworks' convention). Named "local rank
+ * r", rank_source "device"; the rank itself stays unknown. */
+static void device_names(struct ident *id, size_t n, const struct rank_part *parts)
+{
+	uint64_t seen = 0;
+
+	if (n > 64)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		int32_t d = only_device(&parts[id[i].part].view);
+
+		if (id[i].r.rank >= 0 || id[i].r.host || d < 0 || (size_t)d >= n || (seen >> d & 1))
+			return;
+		seen |= 1ULL << d;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char b[48];
+
+		id[i].r.local_rank = only_device(&parts[id[i].part].view);
+		snprintf(b, sizeof(b), "local rank %d", id[i].r.local_rank);
+		report_set_str(&id[i].r.label, b);
+		report_set_str(&id[i].r.rank_source, "device");
+	}
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -311,12 +367,87 @@ static void cross_rank(struct report_ranks *rs)
 		rs->v[rs->slowest].slowest = 1;
 }
 
+static struct trace_process *proc_of(struct trace_process *procs, size_t n, int64_t gpid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (procs[i].gpid == gpid)
+			return &procs[i];
+	return NULL;
+}
+
+/* Processes of gpids[0..n) whose trace records no rank (nsys records no
+ * environment per process) take theirs from NCCL's communicator-init
+ * payloads, when that gives every ranked process a distinct rank; else
+ * nothing changes and a note says why. *procs grows by the processes it
+ * had no row for. */
+static void nccl_names(struct report_model *m, struct trace *t, const int64_t *gpids, size_t n,
+		       struct trace_process **procs, size_t *nprocs)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct nccl_ident *id = NULL;
+	size_t nid = 0, nnew = 0;
+	int32_t *got = xcalloc(n + 1, sizeof(*got));
+
+	if (!t->db || nccl_comm_idents(t, &id, &nid, &err)) {
+		if (err.len)
+			report_model_add_note(m, "NCCL communicator ranks not read: %s", err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) { /* the rank each process would have */
+		const struct trace_process *p = proc_of(*procs, *nprocs, gpids[i]);
+
+		got[i] = p ? p->rank : -1;
+		for (size_t k = 0; got[i] < 0 && k < nid; k++)
+			if (id[k].gpid == gpids[i]) {
+				got[i] = id[k].rank;
+				nnew++;
+			}
+	}
+	for (size_t i = 0; nnew && i < n; i++)
+		for (size_t j = i + 1; got[i] >= 0 && j < n; j++)
+			if (got[j] == got[i]) {
+				report_model_add_note(m,
+						      "NCCL communicator ranks not used: pids %lld "
+						      "and %lld both say rank %d",
+						      (long long)trace_pid(gpids[i]),
+						      (long long)trace_pid(gpids[j]), (int)got[i]);
+				goto out;
+			}
+	for (size_t i = 0; nnew && i < n; i++) {
+		struct trace_process *p = proc_of(*procs, *nprocs, gpids[i]);
+		const struct nccl_ident *x = NULL;
+
+		for (size_t k = 0; k < nid && !x; k++)
+			if (id[k].gpid == gpids[i])
+				x = &id[k];
+		if (!x || (p && p->rank >= 0))
+			continue;
+		if (!p) {
+			*procs = xrealloc(*procs, st_mult(*nprocs + 1, sizeof(**procs)));
+			p = &(*procs)[(*nprocs)++];
+			*p = (struct trace_process){
+			    gpids[i], trace_pid(gpids[i]), -1, -1, -1, NULL, NULL, NULL};
+		}
+		p->rank = x->rank;
+		p->world_size = x->nranks;
+		free(p->source);
+		p->source = xstrdup("NCCL");
+	}
+out:
+	free(got);
+	free(id);
+	strbuf_release(&err);
+}
+
 /* The one process that ran kernels: its recorded rank, if any, becomes the
  * run's identity (a torchrun job of one process still has rank 0 of 1). */
-static void one_identity(struct report_model *m, int64_t gpid, const struct trace_process *procs,
-			 size_t nprocs)
+static void one_identity(struct report_model *m, struct trace *t, int64_t gpid,
+			 const struct trace_process *procs, size_t nprocs)
 {
 	struct report_identity *id = &m->env.ident;
+	struct strbuf err = STRBUF_INIT;
+	struct rank_ident ri;
+	struct nsys_env e;
 
 	for (size_t i = 0; i < nprocs; i++) {
 		if (procs[i].gpid != gpid || procs[i].rank < 0)
@@ -327,9 +458,30 @@ static void one_identity(struct report_model *m, int64_t gpid, const struct trac
 		report_set_str(&id->launcher, procs[i].launcher);
 		report_set_str(&id->source, procs[i].source);
 		report_set_str(&id->host, procs[i].host);
-		report_set_str(&id->from, "trace");
+		/* "trace": the tracer's record of the launcher; else NCCL's */
+		report_set_str(&id->from, procs[i].source && !strcmp(procs[i].source, "NCCL")
+					      ? "NCCL"
+					      : "trace");
 		return;
 	}
+	/* an nsys run per rank: the launcher's variables in nsys's own
+	 * environment */
+	if (nsys_env_load(t, &e, &err)) {
+		report_model_add_note(m, "nsys's recorded environment not read: %s", err.buf);
+		strbuf_release(&err);
+		return;
+	}
+	rank_ident_from_env(&ri, nsys_env_get, &e);
+	if (ri.rank >= 0) {
+		id->rank = ri.rank;
+		id->local_rank = ri.local_rank;
+		id->world_size = ri.world_size;
+		report_set_str(&id->launcher, rank_launcher_name(ri.launcher));
+		report_set_str(&id->source, rank_source_name(ri.source));
+		report_set_str(&id->from, "nsys environment");
+	}
+	nsys_env_free(&e);
+	strbuf_release(&err);
 }
 
 /* The timeline's GPU lanes, one per (device, stream) over all processes,
@@ -365,13 +517,6 @@ static void rank_lanes(struct report_model *m, const struct trace *const *views)
 	}
 }
 
-/* The processes' identities in report order (cmp_rank), each with the
- * index of its part. */
-struct ident {
-	struct report_rank r; /* first: cmp_rank reads it through the element */
-	size_t part;
-};
-
 void ranks_fill(struct report_model *m, const struct report_analysis *a)
 {
 	struct trace_process *procs = NULL;
@@ -380,6 +525,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	const struct trace **views;
 	struct rank_part *parts;
 	struct ident *id;
+	int64_t *gpids = NULL;
 	size_t nparts, nprocs = 0;
 
 	if (!a->have_tl)
@@ -392,8 +538,13 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	/* a damaged identity table costs the names, not the per-rank view */
 	if (t->db && trace_processes(t, &procs, &nprocs, &err))
 		report_model_add_note(m, "process identities not read: %s", err.buf);
+	gpids = xcalloc(nparts + 1, sizeof(*gpids));
+	for (size_t i = 0; i < nparts; i++)
+		gpids[i] = nparts == 1 ? gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid)
+				       : parts[i].gpid;
+	nccl_names(m, t, gpids, nparts, &procs, &nprocs);
 	if (nparts == 1) { /* rank_parts_split copies nothing for one process */
-		one_identity(m, gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid), procs,
+		one_identity(m, t, gpid_of(trace_ksig(&a->trace, a->trace.kernels)->gpid), procs,
 			     nprocs);
 		goto out;
 	}
@@ -403,6 +554,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 		set_identity(&id[i].r, parts[i].gpid, procs, nprocs);
 		id[i].part = i;
 	}
+	device_names(id, nparts, parts);
 	qsort(id, nparts, sizeof(*id), cmp_rank);
 	m->ranks.v = xcalloc(nparts, sizeof(*m->ranks.v));
 	m->ranks.alloc = m->ranks.nr = nparts;
@@ -420,6 +572,7 @@ void ranks_fill(struct report_model *m, const struct report_analysis *a)
 	free(views);
 	free(id);
 out:
+	free(gpids);
 	trace_processes_free(procs, nprocs);
 	rank_parts_free(parts, nparts);
 	strbuf_release(&err);

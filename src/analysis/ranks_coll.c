@@ -7,20 +7,23 @@
  * its prefill and decode instances as windows: their GPU projections
  * [first op start, last op end], the same span the stage tables call "GPU
  * span", so that exposed communication divides by the time those tables
- * show. A rank's kernel array lives only while the builder reads it. */
+ * show. Every rank's kernels, launch times and decode steps are kept until
+ * the builder has finished, for the stragglers' causes
+ * (collectives_cause.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/collectives.h"
+#include "analysis/collectives_cause.h"
 #include "analysis/nvtxproj.h"
 #include "analysis/ranks.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
 
-/* The stage windows of a part: one per prefill or decode range with GPU
+/* The windows of a part for the roles lo..hi: one per range with GPU
  * work, labelled by its role. *n = 0 without any. */
 static struct coll_window *part_windows(const struct trace *v, const struct stage_config *sc,
-					size_t *n)
+					int lo, int hi, size_t *n)
 {
 	struct coll_window *w = xmalloc(st_mult(v->nranges + 1, sizeof(*w)));
 	struct nvtx_proj p;
@@ -34,7 +37,7 @@ static struct coll_window *part_windows(const struct trace *v, const struct stag
 
 		if (!p.nops[r] || !text)
 			continue;
-		for (int s = STAGE_PREFILL; s <= STAGE_DECODE && role < 0; s++)
+		for (int s = lo; s <= hi && role < 0; s++)
 			for (size_t i = 0; i < sc->stages[s].nnames && role < 0; i++)
 				if (stage_name_matches(sc->stages[s].names[i], text, dom))
 					role = s;
@@ -48,32 +51,81 @@ static struct coll_window *part_windows(const struct trace *v, const struct stag
 	return w;
 }
 
+struct corr_start {
+	int64_t corr, start;
+};
+
+static int cmp_corr(const void *a, const void *b)
+{
+	const struct corr_start *x = a, *y = b;
+
+	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* Per kernel of v, the start of the API call that launched it (same
+ * correlation id; the part holds one process), or -1. Owned. */
+static int64_t *launch_times(const struct trace *v)
+{
+	struct corr_start *c = xmalloc(st_mult(v->ncalls + 1, sizeof(*c)));
+	int64_t *l = xmalloc(st_mult(v->nkernels + 1, sizeof(*l)));
+
+	for (size_t i = 0; i < v->ncalls; i++)
+		c[i] = (struct corr_start){trace_call_corr(v, &v->calls[i]), v->calls[i].start};
+	qsort(c, v->ncalls, sizeof(*c), cmp_corr);
+	for (size_t i = 0; i < v->nkernels; i++) {
+		struct corr_start key = {trace_kernel_corr(v, &v->kernels[i]), 0};
+		const struct corr_start *at =
+		    v->ncalls ? bsearch(&key, c, v->ncalls, sizeof(*c), cmp_corr) : NULL;
+
+		l[i] = at ? at->start : -1;
+	}
+	free(c);
+	return l;
+}
+
+/* One rank's inputs, kept until the causes are computed. */
+struct part_in {
+	struct coll_kernel *k;
+	int64_t *launch;
+	struct coll_window *w, *steps;
+	size_t nk, nw, nsteps;
+};
+
+static void part_in_free(struct part_in *p)
+{
+	free(p->k);
+	free(p->launch);
+	free(p->w);
+	free(p->steps);
+}
+
 /* One rank into the builder: all its kernels and its windows. */
 static int add_part(struct coll_builder *b, int id, int host, const struct trace *v,
-		    const struct stage_config *sc, struct strbuf *err)
+		    const struct stage_config *sc, struct part_in *pi, struct strbuf *err)
 {
-	struct coll_kernel *k = xmalloc(st_mult(v->nkernels + 1, sizeof(*k)));
 	/* one trace has one timebase per host that recorded it */
-	struct coll_rank_input in = {id, host, k, v->nkernels, NULL, 0, host};
-	struct coll_window *w = part_windows(v, sc, &in.nwindows);
-	int ret;
+	struct coll_rank_input in = {id, host, NULL, v->nkernels, NULL, 0, host};
 
+	pi->k = xmalloc(st_mult(v->nkernels + 1, sizeof(*pi->k)));
+	pi->nk = v->nkernels;
 	for (size_t i = 0; i < v->nkernels; i++) {
 		const struct trace_kernel *x = &v->kernels[i];
 		const struct trace_ksig *sig = trace_ksig(v, x);
 		const char *name = strtab_str(&v->strs, sig->name);
 
-		k[i].name = name ? name : "";
-		k[i].start = x->start;
-		k[i].end = x->end;
-		k[i].device = sig->device;
-		k[i].stream = sig->stream;
+		pi->k[i].name = name ? name : "";
+		pi->k[i].start = x->start;
+		pi->k[i].end = x->end;
+		pi->k[i].device = sig->device;
+		pi->k[i].stream = sig->stream;
 	}
-	in.windows = w;
-	ret = coll_builder_add_rank(b, &in, err);
-	free(w);
-	free(k);
-	return ret;
+	pi->launch = launch_times(v);
+	pi->w = part_windows(v, sc, STAGE_PREFILL, STAGE_DECODE, &pi->nw);
+	pi->steps = part_windows(v, sc, STAGE_DECODE_STEP, STAGE_DECODE_STEP, &pi->nsteps);
+	in.kernels = pi->k;
+	in.windows = pi->w;
+	in.nwindows = pi->nw;
+	return coll_builder_add_rank(b, &in, err);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -157,8 +209,6 @@ static void copy_rank(struct report_rank_coll *d, const struct coll_rank *r)
 static void copy_result(struct report_model *m, const struct coll_result *r)
 {
 	struct report_collectives *c = &m->ranks.coll;
-	struct coll_finding *f;
-	size_t nf;
 
 	c->instances = r->ninstances;
 	for (size_t i = 0; i < r->nranks && i < m->ranks.nr; i++) {
@@ -199,7 +249,16 @@ static void copy_result(struct report_model *m, const struct coll_result *r)
 						  (int)coll_result_rank_index(r, x->max_rank)};
 	}
 	c->nr_mismatches = r->nmismatches;
-	nf = coll_findings(r, "decode", &f);
+}
+
+static void copy_findings(struct report_model *m, const struct coll_result *r,
+			  const struct coll_causes *cs, const char *const *labels)
+{
+	struct report_collectives *c = &m->ranks.coll;
+	struct coll_finding *f;
+	size_t nf;
+
+	nf = coll_findings(r, "decode", cs, labels, &f);
 	c->findings = xcalloc(nf + 1, sizeof(*c->findings));
 	for (size_t i = 0; i < nf; i++) {
 		/* the strings move into the model */
@@ -211,6 +270,78 @@ static void copy_result(struct report_model *m, const struct coll_result *r)
 	coll_findings_free(f, nf);
 }
 
+static struct report_late late_of(const struct coll_late_dist *d)
+{
+	return (struct report_late){d->n, d->mean_ns, (double)d->p50_ns, (double)d->p90_ns,
+				    (double)d->max_ns};
+}
+
+static void copy_causes(struct report_collectives *c, const struct coll_causes *cs)
+{
+	c->straggles = xcalloc(cs->n + 1, sizeof(*c->straggles));
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct coll_straggle *s = &cs->v[i];
+		struct report_coll_straggle *d = &c->straggles[i];
+
+		d->rank_index = (int)s->rank_index;
+		d->stage = xstrdup(s->stage);
+		d->instances = s->instances;
+		d->count = s->count;
+		d->late = late_of(&s->late);
+		d->early = late_of(&s->early);
+		d->steady = late_of(&s->steady);
+		d->early_by_steps = s->early_by_steps;
+		d->early_instances = s->early_instances;
+		d->explained = s->explained;
+		d->busy_ns = s->busy_ns;
+		d->idle_ns = s->idle_ns;
+		d->kernels = s->kernels;
+		d->lag_ns = s->lag_ns;
+		d->others_lag_ns = s->others_lag_ns;
+		d->busy_med_ns = s->busy_med_ns;
+		d->extra_n = s->extra_n;
+		d->extra_busy_ns = s->extra_busy_ns;
+		d->extra_kernels = s->extra_kernels;
+		d->cause = xstrdup(coll_cause_name(s->cause));
+	}
+	c->nr_straggles = cs->n;
+}
+
+/* The causes of r's stragglers from the kept inputs (in m->ranks.v order,
+ * which is r's), into m; then the findings, which name them. */
+static void causes_and_findings(struct report_model *m, const struct coll_result *r,
+				const struct part_in *pi)
+{
+	struct coll_cause_rank *in = xcalloc(r->nranks + 1, sizeof(*in));
+	const char **labels = xcalloc(r->nranks + 1, sizeof(*labels));
+	char **own = xcalloc(r->nranks + 1, sizeof(*own));
+	struct coll_causes cs;
+
+	for (size_t i = 0; i < r->nranks; i++) {
+		const struct report_rank *rk = &m->ranks.v[i];
+
+		in[i] = (struct coll_cause_rank){pi[i].k,  pi[i].nk,	pi[i].launch, pi[i].w,
+						 pi[i].nw, pi[i].steps, pi[i].nsteps};
+		labels[i] = rk->label;
+		if (rk->label && rk->rank_source && !strcmp(rk->rank_source, "device")) {
+			/* a name inferred from its GPU: the findings give the pid too */
+			struct strbuf sb = STRBUF_INIT;
+
+			strbuf_addf(&sb, "%s (pid %lld)", rk->label, (long long)rk->pid);
+			labels[i] = own[i] = strbuf_detach(&sb, NULL);
+		}
+	}
+	coll_causes_compute(r, in, &cs);
+	copy_causes(&m->ranks.coll, &cs);
+	copy_findings(m, r, &cs, labels);
+	coll_causes_release(&cs);
+	for (size_t i = 0; i < r->nranks; i++)
+		free(own[i]);
+	free(own);
+	free(labels);
+	free(in);
+}
+
 void ranks_coll_fill(struct report_model *m, const struct trace *const *views,
 		     const struct stage_config *sc)
 {
@@ -218,23 +349,31 @@ void ranks_coll_fill(struct report_model *m, const struct trace *const *views,
 	struct strbuf err = STRBUF_INIT;
 	struct coll_result r;
 	int *hosts = xcalloc(m->ranks.nr + 1, sizeof(*hosts));
+	struct part_in *pi = xcalloc(m->ranks.nr + 1, sizeof(*pi));
 	int by_rank = use_rank_ids(m);
 
 	host_ids(m, hosts);
 	for (size_t i = 0; i < m->ranks.nr; i++)
 		if (add_part(b, by_rank ? m->ranks.v[i].rank : (int)i, hosts[i], views[i], sc,
-			     &err))
+			     &pi[i], &err))
 			goto fail;
 	for (size_t i = 0; i < m->ranks.nr; i++)
 		m->ranks.v[i].coll.host = hosts[i];
 	if (coll_builder_finish(b, &r, &err))
 		goto fail;
 	copy_result(m, &r);
+	if (r.nranks == m->ranks.nr)
+		causes_and_findings(m, &r, pi);
+	else
+		copy_findings(m, &r, NULL, NULL);
 	coll_result_release(&r);
 	goto out;
 fail:
 	report_model_add_note(m, "NCCL collectives not analysed: %s", err.buf);
 out:
+	for (size_t i = 0; i < m->ranks.nr; i++)
+		part_in_free(&pi[i]);
+	free(pi);
 	coll_builder_free(b);
 	free(hosts);
 	strbuf_release(&err);

@@ -46,6 +46,11 @@ static void coll_release(struct report_collectives *c)
 	free(c->api);
 	free(c->bytes_why);
 	free(c->stragglers);
+	for (size_t i = 0; i < c->nr_straggles; i++) {
+		free(c->straggles[i].stage);
+		free(c->straggles[i].cause);
+	}
+	free(c->straggles);
 	for (size_t i = 0; i < c->nr_hosts; i++)
 		free(c->hosts[i].name);
 	free(c->hosts);
@@ -68,6 +73,7 @@ static void ranks_release(struct report_ranks *r)
 		free(k->label);
 		free(k->host);
 		free(k->launcher);
+		free(k->rank_source);
 		free(k->gpu);
 		for (size_t j = 0; j < k->nr_kern; j++)
 			free(k->kern[j].name);

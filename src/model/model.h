@@ -507,6 +507,29 @@ struct report_coll_straggler {
 	int64_t late_ns;
 	double mean_late_ns, share; /* share: count / matched collectives */
 };
+/* A rank arriving last in one stage, with its lateness and its cause
+ * (analysis/collectives_cause.h has the method). Deltas: its value minus
+ * the other ranks' median, averaged over the collectives it was last in. */
+struct report_coll_straggle {
+	int rank_index;	    /* into report_ranks.v */
+	char *stage;	    /* owned: "decode", "prefill", "outside stages" */
+	uint64_t instances; /* matched collectives in the stage */
+	uint64_t count;	    /* of them, those it arrived last in */
+	/* lateness (ns) where it was last, in all, in the first steps, in the rest */
+	struct report_late {
+		uint64_t n;
+		double mean_ns, p50_ns, p90_ns, max_ns;
+	} late, early, steady;
+	int early_by_steps;	  /* 1: early = the first 2 decode steps; 0: the first tenth */
+	uint64_t early_instances; /* the stage's collectives in that early part */
+	uint64_t explained;	  /* collectives the deltas average over */
+	double busy_ns, idle_ns, kernels;
+	double lag_ns, others_lag_ns; /* launch -> GPU start; NAN when launch times are unknown */
+	double busy_med_ns;
+	uint64_t extra_n; /* collectives before which it ran more kernels than the others */
+	double extra_busy_ns, extra_kernels;
+	char *cause; /* owned: "host", "GPU", "other" */
+};
 struct report_coll_host {
 	char *name; /* NULL = not recorded (every such rank shares one clock) */
 	uint64_t ranks, samples;
@@ -547,6 +570,8 @@ struct report_collectives {
 	uint64_t calls, instances; /* NCCL kernels; collectives matched across ranks */
 	struct report_coll_straggler *stragglers; /* most often last first (owned) */
 	size_t nr_stragglers;
+	struct report_coll_straggle *straggles; /* per stage, with causes (owned) */
+	size_t nr_straggles;
 	struct report_coll_host *hosts; /* owned */
 	size_t nr_hosts;
 	int64_t residual_median_ns, residual_max_ns;
@@ -564,6 +589,8 @@ struct report_rank {
 	int local_rank, world_size;  /* -1 = not recorded */
 	char *label;		     /* "rank 1", or "pid 4242" without a rank */
 	char *host, *launcher, *gpu; /* NULL = not recorded; gpu: "GPU 0" (most kernels) */
+	char *rank_source; /* where rank came from: "RANK", "SLURM_PROCID", ..., "NCCL" (its
+			      communicator-init payloads), "pid" (none) */
 	struct report_rank_stage stages[REPORT_ROLE_OTHER]; /* by enum report_role */
 	struct rnum ttft_ms, tpot_ms;
 	struct rnum gpu_span_ms, gpu_busy_ms; /* as struct report_aggregates, this process */

@@ -5,6 +5,7 @@
  * them); with one process or no NCCL kernel every table is empty, but for
  * the NCCL API calls and their bytes (analysis/ncclapi.c), shown with any
  * number of processes. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,46 @@ void rtable_coll_stragglers(const struct report_model *m, struct table *t)
 		cell_ns(t, &sb, s->late_ns);
 	}
 	strbuf_release(&sb);
+}
+
+void rtable_coll_late(const struct report_model *m, struct table *t)
+{
+	const struct report_collectives *c = &m->ranks.coll;
+
+	table_init(t, "llrrrrrrlrrr", "Rank", "Stage", "Last at", "p50 (us)", "p90 (us)",
+		   "Max (us)", "First steps p50", "Then p50", "Cause", "GPU busy +us",
+		   "GPU idle +us", "Launch lag us (it / others)", NULL);
+	for (size_t i = 0; report_coll_shown(m) && i < c->nr_straggles; i++) {
+		const struct report_coll_straggle *s = &c->straggles[i];
+
+		table_add_str(t, m->ranks.v[s->rank_index].label);
+		table_add_str(t, s->stage);
+		table_addf(t, "%llu of %llu", (unsigned long long)s->count,
+			   (unsigned long long)s->instances);
+		table_addf(t, "%.1f", s->late.p50_ns / 1e3);
+		table_addf(t, "%.1f", s->late.p90_ns / 1e3);
+		table_addf(t, "%.1f", s->late.max_ns / 1e3);
+		if (s->early.n)
+			table_addf(t, "%.1f", s->early.p50_ns / 1e3);
+		else
+			table_add_str(t, FMT_NA);
+		if (s->steady.n)
+			table_addf(t, "%.1f", s->steady.p50_ns / 1e3);
+		else
+			table_add_str(t, FMT_NA);
+		table_add_str(t, s->cause);
+		if (s->explained) {
+			table_addf(t, "%+.1f", s->busy_ns / 1e3);
+			table_addf(t, "%+.1f", s->idle_ns / 1e3);
+		} else {
+			table_add_str(t, FMT_NA);
+			table_add_str(t, FMT_NA);
+		}
+		if (s->explained && !isnan(s->lag_ns))
+			table_addf(t, "%.1f / %.1f", s->lag_ns / 1e3, s->others_lag_ns / 1e3);
+		else
+			table_add_str(t, FMT_NA);
+	}
 }
 
 void rtable_coll_stages(const struct report_model *m, struct table *t)
@@ -284,6 +325,17 @@ void report_coll_md(const struct report_model *m, struct strbuf *out)
 	if (t.nrows) {
 		strbuf_addstr(out, "\nStragglers (lateness: after the median arrival of the "
 				   "other ranks):\n\n");
+		table_write_md(&t, out);
+	}
+	table_release(&t);
+	rtable_coll_late(m, &t);
+	if (t.nrows) {
+		strbuf_addstr(
+		    out, "\nLate ranks per stage (lateness where the rank arrived last; first "
+			 "steps: the first 2 decode steps, or the first tenth of the stage's "
+			 "collectives; GPU busy / idle: before each collective, against the other "
+			 "ranks' median; launch lag: from the host's launch to the GPU's start; "
+			 "docs/collectives.md):\n\n");
 		table_write_md(&t, out);
 	}
 	table_release(&t);

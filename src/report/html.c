@@ -383,6 +383,10 @@ static void ranks_html(const struct report_model *m, struct strbuf *out)
 	if (t.nrows)
 		table_write_html(&t, out, "data sortable");
 	table_release(&t);
+	rtable_coll_late(m, &t); /* per stage, why they are late */
+	if (t.nrows)
+		table_write_html(&t, out, "data sortable");
+	table_release(&t);
 	rtable_coll_ranks(m, &t);
 	html_table(&t, out);
 	if (m->ranks.coll.nr_api) {

@@ -297,11 +297,16 @@ static char *merged_json(const struct merge_result *r)
 			json_object_set_new(
 			    o, r->stages[k].name,
 			    m->have[k]
-				? json_pack("{s:f, s:f, s:f, s:i, s:o}", "gpu_ms", m->gpu_ms[k],
-					    "busy_ms", m->busy_ms[k], "step_p50_ms",
-					    m->step_p50_ms[k], "kernels", (int)m->kernels[k],
+				? json_pack("{s:f, s:f, s:o, s:i, s:o, s:o}", "gpu_ms",
+					    m->gpu_ms[k], "busy_ms", m->busy_ms[k], "step_p50_ms",
+					    m->step_p50_ms[k] >= 0 ? json_real(m->step_p50_ms[k])
+								   : json_null(),
+					    "kernels", (int)m->kernels[k],
 					    k == MERGE_PREFILL ? "mfu_datasheet" : "mbu_datasheet",
-					    u >= 0 ? json_real(u) : json_null())
+					    u >= 0 ? json_real(u) : json_null(),
+					    k == MERGE_PREFILL ? "mfu_counter" : "mbu_counter",
+					    m->util_counter[k] >= 0 ? json_real(m->util_counter[k])
+								    : json_null())
 				: json_null());
 		}
 		json_array_append_new(ranks, o);
@@ -426,14 +431,31 @@ static void add_rank(struct table *t, const struct merge_result *r, const struct
 	table_add_str(t, m->failed ? "failed" : "ok");
 	for (int k = 0; k < MERGE_NSTAGES; k++)
 		m->have[k] ? table_addf(t, "%.3f", m->gpu_ms[k]) : table_add_str(t, "-");
-	m->have[MERGE_DECODE] ? table_addf(t, "%.3f", m->step_p50_ms[MERGE_DECODE])
-			      : table_add_str(t, "-");
+	m->have[MERGE_DECODE] && m->step_p50_ms[MERGE_DECODE] >= 0
+	    ? table_addf(t, "%.3f", m->step_p50_ms[MERGE_DECODE])
+	    : table_add_str(t, "-");
 	table_addf(t, "%zu", m->collectives);
 	for (int k = 0; k < MERGE_NSTAGES; k++) {
 		double u = merge_rank_util(r, m, k);
 
-		u >= 0 ? table_addf(t, "%.1f%%", 100 * u) : table_add_str(t, "-");
+		if (u >= 0)
+			table_addf(t, "%.1f%%", 100 * u);
+		else if (!m->failed && m->util_counter[k] >= 0)
+			table_addf(t, "%.1f%% (counters)", 100 * m->util_counter[k]);
+		else
+			table_add_str(t, "-");
 	}
+}
+
+/* Whether some rank's MFU/MBU shows from counters alone. */
+static int any_counter_only(const struct merge_result *r)
+{
+	for (size_t i = 0; i < r->nranks; i++)
+		for (int k = 0; k < MERGE_NSTAGES; k++)
+			if (!r->ranks[i].failed && merge_rank_util(r, &r->ranks[i], k) < 0 &&
+			    r->ranks[i].util_counter[k] >= 0)
+				return 1;
+	return 0;
 }
 
 static void merged_md(struct strbuf *sb, const struct merge_result *r)
@@ -461,7 +483,8 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 		   "Max on", NULL);
 	for (int k = 0; k < MERGE_NSTAGES; k++) {
 		add_stat(&t, r->stages[k].name, "GPU time", &r->stages[k].gpu);
-		add_stat(&t, r->stages[k].name, "step p50", &r->stages[k].step_p50);
+		if (r->stages[k].step_p50.n) /* none for a stage without steps */
+			add_stat(&t, r->stages[k].name, "step p50", &r->stages[k].step_p50);
 	}
 	md_table(&t, sb);
 	_Static_assert(MERGE_NSTAGES == 2, "the ranks table names prefill and decode");
@@ -474,6 +497,11 @@ static void merged_md(struct strbuf *sb, const struct merge_result *r)
 	if (r->split != MERGE_SPLIT_NONE)
 		strbuf_addf(sb, "\nMFU/MBU (datasheet peaks, each rank's stage time): %s.\n",
 			    split_basis(r));
+	if (any_counter_only(r))
+		strbuf_addstr(sb, "\n\"(counters)\": the rank's own Nsight Compute counters (FLOPs "
+				  "or DRAM bytes of its counted kernels, scaled to its stage's "
+				  "kernel time) / its stage time / the datasheet peak, where no "
+				  "model work is known; not shared between ranks.\n");
 	md_findings(sb, r);
 	if (r->have_coll)
 		md_collectives(sb, r);

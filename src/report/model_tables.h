@@ -37,6 +37,9 @@ void report_ranks_util_basis(const struct report_model *m, struct strbuf *out);
 int report_coll_shown(const struct report_model *m);
 void rtable_coll_ranks(const struct report_model *m, struct table *t);
 void rtable_coll_stragglers(const struct report_model *m, struct table *t);
+/* Per stage, the ranks late at its collectives: lateness p50/p90/max,
+ * first steps against the rest, cause and the numbers behind it. */
+void rtable_coll_late(const struct report_model *m, struct table *t);
 void rtable_coll_stages(const struct report_model *m, struct table *t);
 void rtable_coll_hosts(const struct report_model *m, struct table *t);
 /* One paragraph: NCCL kernels, their share of kernel time, matched

@@ -23,6 +23,16 @@ static void cell_ms(struct table *t, struct strbuf *sb, struct rnum v)
 	table_add_sb(t, sb);
 }
 
+/* How many ranks took their rank from source ("NCCL", "pid", ...). */
+static size_t ranks_from(const struct report_ranks *rs, const char *source)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->nr; i++)
+		n += rs->v[i].rank_source && !strcmp(rs->v[i].rank_source, source);
+	return n;
+}
+
 void rtable_ranks(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -212,9 +222,23 @@ void report_ranks_intro(const struct report_model *m, struct strbuf *out)
 		    "the sum over all processes, so a stage's instances count one per process "
 		    "that ran it.",
 		    rs->nr);
-	if (!rs->identified)
+	if (!rs->identified && ranks_from(rs, "device"))
+		strbuf_addstr(out,
+			      " The trace records no rank identities (an nsys export, or a tracer "
+			      "that predates them) and NCCL names none: each process drove one "
+			      "GPU of its own, so it is named by the local rank that GPU gives "
+			      "where LOCAL_RANK r runs on cuda:r (torchrun's convention); its pid "
+			      "is beside it.");
+	else if (!rs->identified)
 		strbuf_addstr(out, " The trace records no rank identities (an nsys export, or "
 				   "a tracer that predates them): processes are named by pid.");
+	else if (ranks_from(rs, "NCCL"))
+		strbuf_addf(out,
+			    " %zu of them are named by the rank NCCL's communicator-init "
+			    "payloads give them (the trace records no launcher environment per "
+			    "process)%s.",
+			    ranks_from(rs, "NCCL"),
+			    ranks_from(rs, "pid") ? "; the others, by pid" : "");
 	if (rs->slowest >= 0) {
 		const struct report_rank *r = &rs->v[rs->slowest];
 

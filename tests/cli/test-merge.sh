@@ -124,6 +124,28 @@ assert m["collectives"]["mismatches"] == 1
 assert all(r["decode"]["mbu_datasheet"] is None for r in m["ranks"])
 PY
 
+# no model work, but one rank's own Nsight Compute counters: its MFU/MBU from
+# them, its own (never shared), marked "(counters)"; the others "-"
+mkdir ctr && cp -r four/ranks ctr/ && rm -rf ctr/merged
+python3 - ctr/ranks/0/metrics.json <<'PY' || fail "ctr: edit"
+import json, sys
+m = json.load(open(sys.argv[1]))
+for s in m["stages"]:
+    s["utilization"]["mfu_counter" if s["role"] == "prefill" else "mbu_counter"] = \
+        0.125 if s["role"] == "prefill" else 0.25
+json.dump(m, open(sys.argv[1], "w"))
+PY
+"$LLMPROF" merge ctr >out 2>err || fail "merge ctr: $(cat err)"
+grep -q '^| 0 | .* | 12.5% (counters) | 25.0% (counters) |$' ctr/merged/merged.md &&
+	grep -q '^| 1 | .* | - | - |$' ctr/merged/merged.md && grep -q 'Nsight Compute counters' ctr/merged/merged.md ||
+	fail "ctr: merged.md: $(grep -A6 '## Ranks' ctr/merged/merged.md)"
+python3 - ctr/merged/merged.json <<'PY' || fail "ctr: merged.json"
+import json, sys
+r = {x["rank"]: x for x in json.load(open(sys.argv[1]))["ranks"]}
+assert r[0]["decode"]["mbu_counter"] == 0.25 and r[0]["prefill"]["mfu_counter"] == 0.125, r[0]
+assert r[0]["decode"]["mbu_datasheet"] is None and r[1]["decode"]["mbu_counter"] is None, r
+PY
+
 # a missing rank: the rest merged, listed, exit 8
 mkdir three && cp -r four/ranks three/ && rm -rf three/ranks/1
 "$LLMPROF" merge three >out 2>err

@@ -4,7 +4,8 @@
 # "NCCL payloads"): 33 ncclAllReduce calls of 64 x 1024 bf16 = 131072 bytes,
 # which launch no kernel with one rank.
 #  1. exported with --include-blobs: the bytes, the op and the ranks of the
-#     communicator in metrics.json, report.md and the summary;
+#     communicator in metrics.json, report.md and the summary; the process
+#     is rank 0, as its communicator-init payload says (rank 0 of 1);
 #  2. exported without: the same calls, bytes n/a and why, never 0.
 set -u
 : "${LLMPROF:?}" "${LLMPROF_SOURCE_DIR:?}"
@@ -29,7 +30,9 @@ want = {"type": "AllReduce", "calls": 33, "sized_calls": 33, "bytes": 33 * 13107
         "kernels": 0, "algbw_gbps": None, "busbw_gbps": None}
 for k, v in want.items():
     assert r[k] == v, (k, r[k], v)
-assert r["process"].startswith("pid "), r
+assert r["process"] == "rank 0", r
+e = json.load(open("blobs/metrics.json"))["environment"]["rank"]
+assert (e["rank"], e["world_size"], e["source"], e["from"]) == (0, 1, "NCCL", "NCCL"), e
 m = json.load(open("noblobs/metrics.json"))["nccl_calls"]
 assert m["bytes_unknown_why"] == "nsys export without --include-blobs", m
 (r,) = m["by_process"]
@@ -39,7 +42,7 @@ for k, v in want.items():
     assert r[k] == v, (k, r[k], v)
 PY
 
-grep -q '^| pid [0-9]* | AllReduce | 33 | 131072 | 4325376 | Sum | 1 | 0 | ' blobs/report.md ||
+grep -q '^| rank 0 | AllReduce | 33 | 131072 | 4325376 | Sum | 1 | 0 | ' blobs/report.md ||
 	fail "report.md row: $(grep AllReduce blobs/report.md)"
 grep -q 'none launched a kernel' blobs/stakeholder_summary.md || fail "summary: no kernel sentence"
 grep -q '^| pid [0-9]* | AllReduce | 33 | n/a | n/a | n/a | n/a | 0 | ' noblobs/report.md ||

@@ -329,7 +329,7 @@ static void test_residual_inside_domain(void **state)
 	assert_int_equal(r.nclocks, 1);
 	assert_int_equal(r.residual_samples, c.nranks * c.steps);
 	assert_true(r.residual_median_ns > 4 * MS && r.residual_median_ns < 6 * MS);
-	nf = coll_findings(&r, "decode", &f);
+	nf = coll_findings(&r, "decode", NULL, NULL, &f);
 	for (size_t i = 0; i < nf; i++)
 		hit += !strcmp(f[i].code, "clock-residual");
 	assert_int_equal(hit, 1);
@@ -374,7 +374,7 @@ static void test_count_mismatch(void **state)
 	assert_int_equal(r.nstragglers, 0);
 	assert_false(r.clocks[1].aligned);	 /* nothing matched to align on */
 	assert_int_equal(r.residual_samples, 0); /* and no residual: never "0 us" */
-	nf = coll_findings(&r, "decode", &f);
+	nf = coll_findings(&r, "decode", NULL, NULL, &f);
 	for (size_t i = 0; i < nf; i++)
 		hit += !strcmp(f[i].code, "collective-count-mismatch") ||
 		       !strcmp(f[i].code, "clock-unaligned");
@@ -491,12 +491,12 @@ static void test_findings(void **state)
 	config(&c, 8, 2, 6);
 	c.overlap_ns = 5 * US;
 	run(&c, &g, &r);
-	nf = coll_findings(&r, "decode", &f);
+	nf = coll_findings(&r, "decode", NULL, NULL, &f);
 	s = find(f, nf, "collective-straggler");
 	assert_non_null(s);
 	assert_int_equal(s->severity, FINDING_WARNING);
 	assert_non_null(strstr(s->text, "Rank 6 (host 1) arrives last at 20 of 20"));
-	assert_non_null(strstr(s->text, " us after the median of the other ranks"));
+	assert_non_null(strstr(s->text, "after the median of the other ranks by "));
 	assert_non_null(s->recommendation);
 	e = find(f, nf, "collective-exposed");
 	assert_non_null(e);
@@ -511,7 +511,7 @@ static void test_findings(void **state)
 	/* no straggler planted: no straggler finding */
 	config(&c, 8, 1, -1);
 	run(&c, &g, &r);
-	nf = coll_findings(&r, NULL, &f);
+	nf = coll_findings(&r, NULL, NULL, NULL, &f);
 	assert_null(find(f, nf, "collective-straggler"));
 	assert_null(find(f, nf, "collective-exposed"));
 	coll_findings_free(f, nf);

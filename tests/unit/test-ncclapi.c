@@ -48,7 +48,7 @@ static void exec(sqlite3 *db, const char *sql)
 }
 
 /* An NCCL range of text id fn on thread gtid with bytes (schema sid) or,
- * for an init range (sid S + 2), nranks in place of the size. */
+ * for an init range (sid S + 2), nranks | rank << 32 in place of the size. */
 static void range(sqlite3 *db, int64_t gtid, int64_t start, int64_t end, int fn, uint64_t sid,
 		  uint64_t value)
 {
@@ -57,7 +57,7 @@ static void range(sqlite3 *db, int64_t gtid, int64_t start, int64_t end, int fn,
 	size_t n;
 
 	le(data, COMM, 8);
-	le(data + 8, value, sid == S + 2 ? 4 : 8);
+	le(data + 8, value, 8); /* init: nranks, then the rank in the high half */
 	n = blob(b, sid, data, 24);
 	assert_int_equal(sqlite3_prepare_v2(db,
 					    "INSERT INTO NVTX_EVENTS (start, end, eventType, "
@@ -96,7 +96,7 @@ static void launch(sqlite3 *db, int64_t gtid, int64_t at, int corr, int kname, i
  * 4096 bytes that launched nothing (its kernel came from ncclGroupEnd,
  * outside the range); rank 1 (pid 2): one AllReduce of 2e6 bytes (4000 ns).
  * The communicator has 4 ranks (its init ranges). */
-static void write_trace(const char *path)
+static void write_trace(const char *path, uint64_t rank2)
 {
 	sqlite3 *db;
 	const int64_t t0 = PID1 + 11, t1 = PID2 + 21;
@@ -146,7 +146,7 @@ static void write_trace(const char *path)
 	     " correlationId INT, globalPid INT, demangledName INT, shortName INT, deviceId INT,"
 	     " streamId INT);");
 	range(db, t0, 10, 20, 3, S + 2, 4);
-	range(db, t1, 10, 20, 3, S + 2, 4);
+	range(db, t1, 10, 20, 3, S + 2, 4 | rank2 << 32);
 	range(db, t0, 100, 200, 1, S + 5, 1000000);
 	launch(db, t0, 150, 1, 5, 1000, 2000);
 	launch(db, t0, 250, 5, 8, 2500, 2900); /* a GEMM between the calls: not NCCL's */
@@ -186,7 +186,7 @@ static void test_two_ranks(void **state)
 
 	assert_true(fd >= 0);
 	close(fd);
-	write_trace(path);
+	write_trace(path, 0);
 	assert_int_equal(trace_open(&t, path, &err), 0);
 	assert_int_equal(trace_load(&t, TRACE_KERNELS | TRACE_CALLS | TRACE_NVTX, &err), 0);
 	report_model_init(&m);
@@ -256,6 +256,53 @@ static void test_two_ranks(void **state)
 	unlink(path);
 }
 
+/* Ranks from the communicator-init payloads: both processes say rank 0 of
+ * 4 (the caller then keeps pids), then pid 2 says rank 3; without blobs,
+ * none. */
+static void test_comm_idents(void **state)
+{
+	char path[] = "/tmp/llmprof-test-ncclapi-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
+	struct nccl_ident *id;
+	struct trace t;
+	size_t n;
+	int fd = mkstemp(path);
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	for (uint64_t r2 = 0; r2 <= 3; r2 += 3) {
+		unlink(path);
+		write_trace(path, r2);
+		assert_int_equal(trace_open(&t, path, &err), 0);
+		assert_int_equal(trace_load(&t, TRACE_KERNELS | TRACE_CALLS | TRACE_NVTX, &err), 0);
+		assert_int_equal(nccl_comm_idents(&t, &id, &n, &err), 0);
+		assert_int_equal(n, 2);
+		assert_true(id[0].gpid == PID1 && id[1].gpid == PID2);
+		assert_int_equal(id[0].rank, 0);
+		assert_int_equal(id[1].rank, (int)r2);
+		assert_true(id[0].nranks == 4 && id[1].nranks == 4);
+		assert_int_equal(id[1].device, 0);
+		free(id);
+		trace_close(&t);
+	}
+	{
+		sqlite3 *db;
+
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		exec(db, "UPDATE NVTX_EVENTS SET binaryData = NULL");
+		sqlite3_close(db);
+	}
+	assert_int_equal(trace_open(&t, path, &err), 0);
+	assert_int_equal(trace_load(&t, TRACE_KERNELS | TRACE_CALLS | TRACE_NVTX, &err), 0);
+	assert_int_equal(nccl_comm_idents(&t, &id, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(id);
+	trace_close(&t);
+	strbuf_release(&err);
+	unlink(path);
+}
+
 /* NCCL's factors (nccl-tests' doc/PERFORMANCE.md). */
 static void test_factors(void **state)
 {
@@ -311,6 +358,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_ranks),
+	    cmocka_unit_test(test_comm_idents),
 	    cmocka_unit_test(test_factors),
 	    cmocka_unit_test(test_malformed_blobs),
 	};
