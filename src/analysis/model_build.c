@@ -9,6 +9,7 @@
 
 #include "bundle/layout.h"
 #include "analysis/analytic.h"
+#include "analysis/analytic_cfg.h"
 #include "analysis/findings.h"
 #include "analysis/join.h"
 #include "analysis/ncclapi.h"
@@ -296,6 +297,31 @@ static void fill_llm(struct report_model *m, const struct config *cfg)
 	l->cuda_graph = c->infer.cuda_graph;
 }
 
+/* The analytic FLOPs/bytes of a program the trace does not describe
+ * itself, from the model preset and infer.* the user gave (model=...
+ * infer.prompt_len=...), said in a note: they are only as right as those
+ * keys. */
+static void fill_analytic_cfg(struct report_model *m, const struct config *cfg)
+{
+	const struct config_infer *in = &config_typed(cfg)->infer;
+	struct strbuf j = STRBUF_INIT, e = STRBUF_INIT;
+
+	if (analytic_cfg_json(cfg, &j, &e) ||
+	    analytic_load_buffer(m, j.buf, j.len, "model preset", &e))
+		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
+	else
+		report_model_add_note(
+		    m,
+		    "model FLOPs/bytes for MFU/MBU from model.name=%s with infer.batch_size=%lld, "
+		    "infer.prompt_len=%lld, infer.max_new_tokens=%lld, infer.dtype=%s: they must "
+		    "describe what the trace ran",
+		    config_typed(cfg)->model.name, (long long)in->batch_size,
+		    (long long)in->prompt_len, (long long)in->max_new_tokens,
+		    infer_dtype_names[in->dtype]);
+	strbuf_release(&j);
+	strbuf_release(&e);
+}
+
 /* A path inside the bundle as the reports show it: relative, so a moved
  * bundle regenerates the same bytes. */
 static const char *shown_path(const char *run_dir, const char *path)
@@ -369,7 +395,7 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		report_set_str(&m->run.run_id, session_jstr(status, "run_id"));
 		report_set_str(&m->run.started_at, session_jstr(status, "started"));
 	}
-	if (o->cfg)
+	if (o->cfg && o->run_dir) /* loose files: no profile run had a mode */
 		report_set_str(&m->run.mode, run_mode_names[config_typed(o->cfg)->run.mode]);
 	if (!a) {
 		own = report_analysis_new();
@@ -393,8 +419,9 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		else {
 			/* the ncu step profiles run.stage only (NVTX include filters) */
 			report_set_str(&m->run.counters_stage,
-				       o->cfg ? run_stage_names[config_typed(o->cfg)->run.stage]
-					      : NULL);
+				       o->cfg && o->run_dir
+					   ? run_stage_names[config_typed(o->cfg)->run.stage]
+					   : o->counters_stage);
 			join_ncu(m, o, ncu, a, sel, measured, &merr, res);
 		}
 	} else {
@@ -418,10 +445,13 @@ int report_build_model(const struct report_build_opts *o, struct report_model *m
 		strbuf_addstr(&p, o->analytic_path);
 	else if (o->run_dir)
 		path_join(&p, o->run_dir, bundle_art(BA_ANALYTIC));
-	if (p.len && path_exists(p.buf) && analytic_load_file(m, p.buf, &e)) {
-		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
-		strbuf_reset(&e);
+	if (p.len && path_exists(p.buf)) {
+		if (analytic_load_file(m, p.buf, &e))
+			report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
+	} else if (o->cfg && analytic_cfg_applies(o->cfg)) {
+		fill_analytic_cfg(m, o->cfg);
 	}
+	strbuf_reset(&e);
 	if (m->env.device == REPORT_DEVICE_GPU)
 		peaks_load(m, o->cfg, model_fill_env_from_trace(m, a));
 	else

@@ -13,6 +13,7 @@
 
 #include "bundle/layout.h"
 #include "cmd/cmd.h"
+#include "cmd/trace_input.h"
 #include "config/config.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
@@ -31,6 +32,7 @@
 static const char *opt_out;
 static const char *opt_fail_above;
 static const char *opt_metric;
+static const char *opt_conf_dir;
 static int64_t opt_top = 10;
 
 static const struct opt opts[] = {
@@ -42,6 +44,10 @@ static const struct opt opts[] = {
      "the gate's metric: tpot (default), ttft, tokens_per_s, stage:decode, stage:prefill", 0, 0},
     {"top", 0, OPT_INT, &opt_top, "N", "kernels named in each waterfall (the rest summed)", 1,
      1000},
+    {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
+     "a trace's configuration, which the KEY=VALUE overrides apply to, from DIR (default: "
+     "$LLMPROF_CONF_DIR, else llmprof's conf/)",
+     0, 0},
     OPT_END_MARK,
 };
 
@@ -85,14 +91,40 @@ static const char *bundle_backend(const char *run_dir, const char *trace)
 	return backend;
 }
 
-/* Builds the model of one input: a bundle directory or a .sqlite trace.
- * EXIT_OK, or an exit code with err. */
-static int load_run(const char *path, struct run_in *r, struct strbuf *err)
+/* The configuration of one input: a bundle's config.yaml (with the
+ * overrides when there are any), or the one of a trace with no bundle. 0,
+ * or the exit code after the error. */
+static int input_config(const struct trace_args *ta, const char *bundle, struct config **cfg,
+			struct strbuf *err)
+{
+	struct strbuf cp = STRBUF_INIT;
+	int code = 0;
+
+	*cfg = NULL;
+	if (!bundle)
+		code = trace_args_loose_config(ta, cfg);
+	else if (ta->nov)
+		code = trace_args_bundle_config(ta, bundle, cfg);
+	else {
+		path_join(&cp, bundle, bundle_art(BA_CONFIG));
+		if (path_exists(cp.buf) && config_load(cfg, bundle, 0, NULL, err))
+			code = EXIT_BAD_INPUT;
+	}
+	strbuf_release(&cp);
+	return code;
+}
+
+/* Builds the model of one input: a bundle directory, a .sqlite trace or an
+ * nsys report (exported first). EXIT_OK, or an exit code with err (empty
+ * when the error was printed). */
+static int load_run(const struct trace_args *ta, const char *path, struct run_in *r,
+		    struct strbuf *err)
 {
 	struct report_build_opts o;
 	struct report_build_result res;
 	struct config *cfg = NULL;
-	struct strbuf tp = STRBUF_INIT, cp = STRBUF_INIT;
+	struct strbuf tp = STRBUF_INIT;
+	char *sqlite = NULL, *tmpdir = NULL;
 	int code = EXIT_OK;
 
 	memset(&o, 0, sizeof(o));
@@ -112,22 +144,27 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 			code = EXIT_BAD_INPUT;
 			goto out;
 		}
-		path_join(&cp, path, bundle_art(BA_CONFIG));
-		if (path_exists(cp.buf) && config_load(&cfg, path, 0, NULL, err)) {
-			code = EXIT_BAD_INPUT;
-			goto out;
-		}
 		o.run_dir = path;
-		o.cfg = cfg;
 		r->backend = bundle_backend(path, tp.buf);
+	} else if (trace_input_is_report(path)) {
+		if ((code = trace_input_export("diff", path, &sqlite, &tmpdir)))
+			goto out;
+		o.trace_path = sqlite;
+		r->backend = "trace file";
 	} else if (!export_is_sqlite(path)) {
-		error_set(err, "'%s' is neither a run bundle nor a trace (.sqlite)", path);
+		error_set(err,
+			  "'%s' is neither a run bundle nor a trace (.sqlite, or an nsys report: "
+			  ".nsys-rep, .qdrep)",
+			  path);
 		code = EXIT_BAD_INPUT;
 		goto out;
 	} else {
 		o.trace_path = path;
 		r->backend = "trace file";
 	}
+	if ((code = input_config(ta, o.run_dir, &cfg, err)))
+		goto out;
+	o.cfg = cfg;
 	if (report_build_model(&o, &r->m, &res, err)) {
 		code = EXIT_BAD_INPUT;
 	} else if (res.analyze_state != STEP_OK) {
@@ -135,11 +172,11 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 		code = EXIT_BAD_INPUT;
 	}
 out:
+	trace_input_export_done(&sqlite, &tmpdir);
 	if (cfg)
 		config_free(cfg);
 	report_build_result_release(&res);
 	strbuf_release(&tp);
-	strbuf_release(&cp);
 	return code;
 }
 
@@ -152,7 +189,8 @@ struct side {
 };
 
 /* Splits a comma list and loads every run. */
-static int load_side(const char *arg, struct side *s, struct strbuf *err)
+static int load_side(const struct trace_args *ta, const char *arg, struct side *s,
+		     struct strbuf *err)
 {
 	char *copy = xstrdup(arg), *save = NULL;
 	int code = EXIT_OK;
@@ -168,7 +206,7 @@ static int load_side(const char *arg, struct side *s, struct strbuf *err)
 			break;
 		}
 		report_model_init(&s->runs[s->nr].m);
-		code = load_run(p, &s->runs[s->nr], err);
+		code = load_run(ta, p, &s->runs[s->nr], err);
 		s->models[s->nr] = &s->runs[s->nr].m;
 		s->backends[s->nr] = s->runs[s->nr].backend;
 		s->nr++;
@@ -237,19 +275,25 @@ static void print_summary(const struct diff *d)
 static int cmd_diff_exec(struct cmd_ctx *ctx)
 {
 	struct side a = {0}, b = {0};
+	struct trace_args ta;
 	struct diff d;
 	struct strbuf err = STRBUF_INIT;
 	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	double pct = 0;
 	int code = EXIT_OK, computed = 0;
 
-	if (ctx->argc != 2) {
-		error_print("diff: expected two inputs, A and B (see 'llmprof diff --help')");
-		return EXIT_USAGE;
+	trace_args_split(&ta, "diff", opt_conf_dir, ctx);
+	if (ta.ninputs != 2) {
+		error_print("diff: expected two inputs, A and B, and KEY=VALUE overrides (%zu "
+			    "input%s given; see 'llmprof diff --help')",
+			    ta.ninputs, ta.ninputs == 1 ? "" : "s");
+		code = EXIT_USAGE;
+		goto out;
 	}
 	if (opt_out && !*opt_out) {
 		error_print("diff: option '--output' needs a directory");
-		return EXIT_USAGE;
+		code = EXIT_USAGE;
+		goto out;
 	}
 	if (opt_fail_above && (parse_double(opt_fail_above, &pct, &err) || pct < 0)) {
 		error_print("diff: --fail-above '%s': a percentage >= 0 is expected",
@@ -264,9 +308,10 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 		code = EXIT_USAGE;
 		goto out;
 	}
-	if ((code = load_side(ctx->argv[0], &a, &err)) ||
-	    (code = load_side(ctx->argv[1], &b, &err))) {
-		error_print("diff: %s", err.buf);
+	if ((code = load_side(&ta, ta.inputs[0], &a, &err)) ||
+	    (code = load_side(&ta, ta.inputs[1], &b, &err))) {
+		if (err.len)
+			error_print("diff: %s", err.buf);
 		goto out;
 	}
 	{
@@ -295,16 +340,21 @@ out:
 		diff_release(&d);
 	side_free(&a);
 	side_free(&b);
+	trace_args_release(&ta);
 	strbuf_release(&err);
 	return code;
 }
 
 const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
-    .usage = "A B [-o DIR] [--fail-above PCT] [--metric NAME]",
+    .usage = "A B [KEY=VALUE ...] [-o DIR] [--fail-above PCT] [--metric NAME]",
     .summary = "what changed between two runs, whether it is real, and a gate for CI",
-    .description = "A and B are run bundles, traces (.sqlite, analysed as `report --trace` does),\n"
-		   "or comma lists of repeated runs (A1,A2,A3). Compares TTFT, TPOT, tokens/s,\n"
+    .description = "A and B are run bundles, traces (.sqlite, or an nsys report .nsys-rep or\n"
+		   ".qdrep exported first with nsys; analysed as `report --trace` does), or\n"
+		   "comma lists of repeated runs (A1,A2,A3). KEY=VALUE overrides (stages.*,\n"
+		   "model=, infer.*, hardware.*) apply to every input, as `report` applies them\n"
+		   "(a bundle's config.yaml, or conf/ for a trace: --conf-dir).\n"
+		   "Compares TTFT, TPOT, tokens/s,\n"
 		   "GPU busy/idle and each stage's GPU time and MFU/MBU, with a 95 % interval of\n"
 		   "each change (over runs when both sides have 2+, else over the per-step decode\n"
 		   "times); kernels matched by mangled name, name, family and operator and\n"
@@ -312,7 +362,8 @@ const struct cmd_entry cmd_diff_entry = {
 		   "earlier kernel covers), launches outside every stage apart; a waterfall\n"
 		   "per stage whose terms sum to the stage's change; operators, counters of\n"
 		   "the top movers and ranks. With -o DIR writes diff.md, diff.json and\n"
-		   "diff.html. Exit codes: 0 ok, 2 usage, 5 unreadable input, 7 cannot write,\n"
+		   "diff.html. Exit codes: 0 ok, 2 usage, 3 a wrong override, 4 no nsys to\n"
+		   "export a report, 5 unreadable input, 6 the export failed, 7 cannot write,\n"
 		   "9 --fail-above exceeded on --metric with significance.",
     .opts = opts,
     .exec = cmd_diff_exec,
