@@ -176,12 +176,26 @@ static long by_words(const struct sweep *s, const char *const *words, int step, 
 	return best;
 }
 
+/* The most frequent group nested directly in group parent, seen at least
+ * twice; -1 none. */
+static long busiest_child(const struct sweep *s, long parent)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < s->ng; i++)
+		if (s->g[i].parent == parent && (long)i != parent && s->g[i].count >= 2 &&
+		    (best < 0 || s->g[i].count > s->g[best].count))
+			best = (long)i;
+	return best;
+}
+
 /* Which group each stage role could be: engine names first, then names,
  * then nesting (a range seen once holding one seen many times: decode and
- * its steps; a top-level range seen many times: the steps). */
+ * its steps; a top-level range seen many times: the steps), which also
+ * completes what the names left out. */
 static void guess(const struct sweep *s, long role[STAGE_NROLES], const char **engine)
 {
-	long longest = -1;
+	long longest = -1, *dec = &role[STAGE_DECODE], *step = &role[STAGE_DECODE_STEP];
 
 	for (int r = 0; r < STAGE_NROLES; r++)
 		role[r] = -1;
@@ -194,27 +208,25 @@ static void guess(const struct sweep *s, long role[STAGE_NROLES], const char **e
 	if (*engine)
 		return;
 	role[STAGE_PREFILL] = by_words(s, prefill_words, 0, -1);
-	role[STAGE_DECODE] = by_words(s, decode_words, 0, -1);
-	role[STAGE_DECODE_STEP] = by_words(s, step_words, 1, role[STAGE_DECODE]);
-	for (int r = 0; r < STAGE_NROLES; r++)
-		if (role[r] >= 0)
-			return;
-	for (size_t i = 0; i < s->ng; i++)
-		if (s->g[i].top && (longest < 0 || s->g[i].total_ns > s->g[longest].total_ns))
-			longest = (long)i;
-	if (longest < 0)
-		return;
-	if (s->g[longest].count == 1) {
+	*dec = by_words(s, decode_words, 0, -1);
+	*step = by_words(s, step_words, 1, *dec);
+	if (role[STAGE_PREFILL] < 0 && *dec < 0 && *step < 0) {
 		for (size_t i = 0; i < s->ng; i++)
-			if (s->g[i].parent == longest && s->g[i].count >= 2 &&
-			    (role[STAGE_DECODE_STEP] < 0 ||
-			     s->g[i].count > s->g[role[STAGE_DECODE_STEP]].count))
-				role[STAGE_DECODE_STEP] = (long)i;
-		if (role[STAGE_DECODE_STEP] >= 0)
-			role[STAGE_DECODE] = longest;
-	} else {
-		role[STAGE_DECODE_STEP] = longest;
+			if (s->g[i].top &&
+			    (longest < 0 || s->g[i].total_ns > s->g[longest].total_ns))
+				longest = (long)i;
+		if (longest < 0)
+			return;
+		if (s->g[longest].count == 1)
+			*dec = busiest_child(s, longest) >= 0 ? longest : -1;
+		else
+			*step = longest;
 	}
+	if (*dec >= 0 && *step < 0)
+		*step = busiest_child(s, *dec);
+	if (*step >= 0 && *dec < 0 && s->g[*step].parent >= 0 &&
+	    s->g[*step].parent != role[STAGE_PREFILL] && s->g[s->g[*step].parent].count == 1)
+		*dec = s->g[*step].parent;
 }
 
 /* the groups cmp_group_time() sorts indices of */
