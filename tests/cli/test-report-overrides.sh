@@ -87,6 +87,16 @@ expect 2 "--trace FILE needs -o DIR" report --trace "$trt" "stages.decode=[$rang
 expect 2 "overrides apply to a trace" report --ncu-csv "$trt" -o "$tmp/x" stages.decode=[x]
 expect 3 "unknown config key 'stages.bogus'" diff "$trt" "$trt" stages.bogus=1
 expect 2 "expected two inputs" diff "$trt" stages.decode=[x]
+# on a bundle: keys on its config.yaml, with -o only (its own reports follow config.yaml)
+expect 2 "KEY=VALUE overrides on RUN_DIR need -o DIR" report "$run" stages.decode=[x]
+expect 3 "a bundle holds no conf/ groups: give keys such as model.name=..." \
+	report "$run" -o "$tmp/x" model=tiny
+# (that bundle, its trace the TensorRT export: the override maps the range, in diff too)
+cp -r "$run" "$tmp/bundle" && mkdir -p "$tmp/bundle/nsys" && cp "$trt" "$tmp/bundle/nsys/run.sqlite"
+"$LLMPROF" report "$tmp/bundle" -o "$tmp/rb" "stages.decode=[$range]" >/dev/null 2>&1 || bad "bundle override: exit $?"
+[ "$(decode_gpu_ns "$tmp/rb")" = "$want" ] || bad "bundle override: decode GPU $(decode_gpu_ns "$tmp/rb")"
+"$LLMPROF" diff "$tmp/bundle" "$trt" "stages.decode=[$range]" >"$tmp/out" 2>&1 || bad "diff bundle: exit $?"
+grep -q '^decode GPU time    +0.00 %' "$tmp/out" || bad "diff bundle: $(cat "$tmp/out")"
 LLMPROF_CONF_DIR=$tmp/none expect 3 "(configuration: $tmp/none)" report --trace "$trt" -o "$tmp/x"
 
 # 6. diff with the override: both sides have the stage
