@@ -9,7 +9,8 @@
  * throughputs, registers, shared memory, occupancy); each value is
  * rescaled to the base unit by moving its decimal point, so "33.28" us
  * becomes exactly 33280 nsecond, never 33279.999... The details page
- * rounds what it prints (4 significant digits): the raw page's value of
+ * rounds what it prints (two decimals of the unit it picked, 12.83 us for
+ * 12832 ns): the raw page's value of
  * the same result is equal to it at that precision. Every column left of
  * "Section Name" (ID, process, kernel name, launch configuration, NVTX)
  * is kept as it is. */

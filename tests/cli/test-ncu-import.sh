@@ -48,7 +48,7 @@ grep -q 'No matching regions: the export has no NVTX columns' \
 # ncu.details.csv with ncu's defaults on an H200) and its SpeedOfLight
 # section: read as the raw page they stand for. Every number equals the raw
 # page's of the same result at the precision the details page prints (its
-# Duration has 3-4 significant digits; the percentages are printed alike).
+# Duration has two decimals of the unit ncu picked; the percentages are printed alike).
 h200=$fx/h200-torch-default-ncu2025.3
 for page in details section_SpeedOfLight raw-base; do
 	"$LLMPROF" report --ncu-csv "$h200.$page.csv" -o "$tmp/h200-$page" >/dev/null ||
