@@ -9,6 +9,7 @@
 
 #include "bundle/layout.h"
 #include "analysis/analytic.h"
+#include "analysis/analytic_cfg.h"
 #include "analysis/findings.h"
 #include "analysis/join.h"
 #include "analysis/ncclapi.h"
@@ -314,6 +315,31 @@ static void drop_foreign_shape(struct report_model *m)
 	l->cuda_graph = -1;
 }
 
+/* The analytic FLOPs/bytes of a program the trace does not describe
+ * itself, from the model preset and infer.* the user gave (model=...
+ * infer.prompt_len=...), said in a note: they are only as right as those
+ * keys. */
+static void fill_analytic_cfg(struct report_model *m, const struct config *cfg)
+{
+	const struct config_infer *in = &config_typed(cfg)->infer;
+	struct strbuf j = STRBUF_INIT, e = STRBUF_INIT;
+
+	if (analytic_cfg_json(cfg, &j, &e) ||
+	    analytic_load_buffer(m, j.buf, j.len, "model preset", &e))
+		report_model_add_note(m, "analytic FLOPs/bytes not used: %s", e.buf);
+	else
+		report_model_add_note(
+		    m,
+		    "model FLOPs/bytes for MFU/MBU from model.name=%s with infer.batch_size=%lld, "
+		    "infer.prompt_len=%lld, infer.max_new_tokens=%lld, infer.dtype=%s: they must "
+		    "describe what the trace ran",
+		    config_typed(cfg)->model.name, (long long)in->batch_size,
+		    (long long)in->prompt_len, (long long)in->max_new_tokens,
+		    infer_dtype_names[in->dtype]);
+	strbuf_release(&j);
+	strbuf_release(&e);
+}
+
 /* A path inside the bundle as the reports show it: relative, so a moved
  * bundle regenerates the same bytes. */
 static const char *shown_path(const struct bundle_in *b, const char *path)
@@ -372,7 +398,7 @@ void report_build_model(const struct report_build_opts *o, struct report_model *
 		report_set_str(&m->run.run_id, session_jstr(status, "run_id"));
 		report_set_str(&m->run.started_at, session_jstr(status, "started"));
 	}
-	if (o->cfg)
+	if (o->cfg && o->bundle) /* loose files: no profile run had a mode */
 		report_set_str(&m->run.mode, run_mode_names[config_typed(o->cfg)->run.mode]);
 	if (!a) {
 		own = report_analysis_new();
@@ -396,8 +422,9 @@ void report_build_model(const struct report_build_opts *o, struct report_model *
 		else {
 			/* the ncu step profiles run.stage only (NVTX include filters) */
 			report_set_str(&m->run.counters_stage,
-				       o->cfg ? run_stage_names[config_typed(o->cfg)->run.stage]
-					      : NULL);
+				       o->cfg && b
+					   ? run_stage_names[config_typed(o->cfg)->run.stage]
+					   : o->counters_stage);
 			join_ncu(m, o, ncu, a, sel, b ? b->measured : NULL,
 				 b ? &b->measured_err : NULL, res);
 		}
@@ -419,11 +446,15 @@ void report_build_model(const struct report_build_opts *o, struct report_model *
 		fill_llm(m, o->cfg);
 		drop_foreign_shape(m);
 	}
-	if (b && b->analytic_path.len &&
-	    (b->analytic_err.len ||
-	     analytic_load_buffer(m, b->analytic.buf, b->analytic.len, b->analytic_path.buf, &e)))
-		report_model_add_note(m, "analytic FLOPs/bytes not used: %s",
-				      b->analytic_err.len ? b->analytic_err.buf : e.buf);
+	if (b && b->analytic_path.len) {
+		if (b->analytic_err.len || analytic_load_buffer(m, b->analytic.buf, b->analytic.len,
+								b->analytic_path.buf, &e))
+			report_model_add_note(m, "analytic FLOPs/bytes not used: %s",
+					      b->analytic_err.len ? b->analytic_err.buf : e.buf);
+	} else if (o->cfg && analytic_cfg_applies(o->cfg)) {
+		fill_analytic_cfg(m, o->cfg);
+	}
+	strbuf_reset(&e);
 	if (m->env.device == REPORT_DEVICE_GPU)
 		peaks_load(m, o->cfg, model_fill_env_from_trace(m, a));
 	else

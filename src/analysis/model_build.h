@@ -14,7 +14,9 @@
  *   config.yaml  (as cfg) stages.*, run.*, model.*, infer.*, hardware.*
  *   trace        trace/trace.sqlite or nsys/run.sqlite (or, degraded, an
  *                `nsys stats` cuda_gpu_kern_sum CSV)
- *   workload/analytic.json   the built-in llm's analytic FLOPs/bytes
+ *   workload/analytic.json   the built-in llm's analytic FLOPs/bytes; with
+ *                none, a command workload whose cfg names a model preset
+ *                gets them from the preset and infer.* (analytic_cfg.h)
  *   ncu/selection.json, ncu/measured.json  the select and ncu steps' record
  *   rank.json    a --rank-dir bundle's rank, when the trace names none
  *   ncu/raw.csv  counters, joined to the trace's kernels (analysis/join.h)
@@ -63,7 +65,11 @@ struct report_build_opts {
 	const char *trace_path;	  /* NULL: the bundle's trace (bundle_trace()) */
 	const char *ncu_csv;	  /* NULL: the bundle's ncu/raw.csv when present */
 	const struct config *cfg; /* NULL: defaults (no overrides) */
-	const char *out_dir;	  /* where the caller writes the reports (not read here) */
+	/* loose files only: the stage the counters of ncu_csv were measured
+	 * on (a run.stage the user gave), NULL = any stage; a bundle's is its
+	 * config's run.stage */
+	const char *counters_stage;
+	const char *out_dir; /* where the caller writes the reports (not read here) */
 	/* an analysis already run on the bundle's trace with the same cfg;
 	 * NULL = analyze here */
 	const struct report_analysis *analysis;

@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "bundle/layout.h"
+#include "analysis/stage_suggest.h"
 #include "analysis/exposed.h"
 #include "analysis/findings.h"
 #include "analysis/trust.h"
 #include "analysis/session.h"
+#include "core/md.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
@@ -629,6 +631,47 @@ void model_fill_from_analysis(struct report_model *m, const struct report_analys
 	fill_timeline(m, &a->trace, &a->stages);
 }
 
+/* No range matched a stage: what was looked for, what the trace has
+ * instead and the overrides that would name it (stage_suggest.h). */
+static void no_stage_finding(struct report_model *m, const struct report_analysis *a)
+{
+	struct strbuf names = STRBUF_INIT, list = STRBUF_INIT, ov = STRBUF_INIT;
+	struct strbuf note = STRBUF_INIT, rec = STRBUF_INIT;
+	size_t at;
+
+	for (int s = 0; s < STAGE_NROLES; s++)
+		for (size_t i = 0; i < a->stages.stages[s].nnames; i++) {
+			strbuf_addstr(&names, names.len ? ", " : "");
+			md_code_plain(&names, a->stages.stages[s].names[i]);
+		}
+	strbuf_addstr(&list, " The trace's top-level NVTX ranges: ");
+	at = list.len;
+	stage_suggest(&a->trace, &list, &ov, &note);
+	if (list.len == at) {
+		strbuf_reset(&list);
+		strbuf_addstr(&list, " The trace has no NVTX range that could be a stage");
+	}
+	if (ov.len)
+		strbuf_addf(&list, "; these overrides would name them: `%s`", ov.buf);
+	if (note.len)
+		strbuf_addf(&list, "; %s", note.buf);
+	strbuf_addstr(&rec, ov.len
+				? "Check the guess, then give the overrides to "
+				  "`llmprof report --trace FILE -o DIR` or `llmprof profile`."
+				: "Name the ranges of prefill, decode and each decode step: "
+				  "`'stages.decode=[generate]' 'stages.decode_step=[step]'` after "
+				  "`llmprof report --trace FILE -o DIR` or `llmprof profile`.");
+	report_model_add_finding(m, FINDING_WARNING, "no-stage-ranges", rec.buf,
+				 "No NVTX range matched a stage (looked for %s): stage timings "
+				 "are empty.%s.",
+				 names.buf, list.buf);
+	strbuf_release(&names);
+	strbuf_release(&list);
+	strbuf_release(&ov);
+	strbuf_release(&note);
+	strbuf_release(&rec);
+}
+
 void model_timeline_findings(struct report_model *m, const struct report_analysis *a)
 {
 	const struct timeline *tl = &a->tl;
@@ -643,21 +686,8 @@ void model_timeline_findings(struct report_model *m, const struct report_analysi
 		return;
 	for (int s = 0; s < STAGE_NROLES; s++)
 		any |= tl->stage_found[s];
-	if (!any) {
-		struct strbuf names = STRBUF_INIT;
-
-		for (int s = 0; s < STAGE_NROLES; s++)
-			for (size_t i = 0; i < a->stages.stages[s].nnames; i++)
-				strbuf_addf(&names, "%s`%s`", names.len ? ", " : "",
-					    a->stages.stages[s].names[i]);
-		report_model_add_finding(m, FINDING_WARNING, "no-stage-ranges",
-					 "`llmprof nvtx` lists the ranges a program emits; name "
-					 "them in stages.prefill / stages.decode.",
-					 "No NVTX range matched a stage (looked for %s): stage "
-					 "timings are empty.",
-					 names.buf);
-		strbuf_release(&names);
-	}
+	if (!any)
+		no_stage_finding(m, a);
 	if (any && tl->nkernels && tl->kernels_outside) {
 		int said = 0;
 

@@ -12,6 +12,8 @@
 #include "bundle/layout.h"
 #include "bundle/open.h"
 #include "cmd/cmd.h"
+#include "cmd/trace_input.h"
+#include "config/config.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -28,6 +30,7 @@
 static const char *opt_out;
 static const char *opt_fail_above;
 static const char *opt_metric;
+static const char *opt_conf_dir;
 static int64_t opt_top = 10;
 static int opt_allow_hw;
 
@@ -44,6 +47,10 @@ static const struct opt opts[] = {
      1000},
     {"allow-hardware-change", 0, OPT_BOOL, &opt_allow_hw, NULL,
      "let the gate judge runs made on different GPUs (else it cannot tell)", 0, 0},
+    {"conf-dir", 0, OPT_STRING, &opt_conf_dir, "DIR",
+     "a trace's configuration, which the KEY=VALUE overrides apply to, from DIR (default: "
+     "$LLMPROF_CONF_DIR, else llmprof's conf/)",
+     0, 0},
     OPT_END_MARK,
 };
 
@@ -53,13 +60,32 @@ struct run_in {
 	const char *backend;
 };
 
-/* Builds the model of one input: a bundle directory or a .sqlite trace.
- * EXIT_OK, or an exit code with err. */
-static int load_run(const char *path, struct run_in *r, struct strbuf *err)
+/* The configuration of one input with the KEY=VALUE overrides: for a
+ * bundle with overrides, its config.yaml read again with them applied (as
+ * `report` does); without, NULL (the bundle's own, bundle_open() read it);
+ * for a trace with no bundle, conf/ with them. 0, or the exit code after
+ * the error was printed. */
+static int input_config(const struct trace_args *ta, const char *bundle, struct config **cfg)
+{
+	*cfg = NULL;
+	if (!bundle)
+		return trace_args_loose_config(ta, cfg);
+	if (ta->nov)
+		return trace_args_bundle_config(ta, bundle, cfg);
+	return 0;
+}
+
+/* Builds the model of one input: a bundle directory, a .sqlite trace or an
+ * nsys report (exported first). EXIT_OK, or an exit code with err (empty
+ * when the error was printed). */
+static int load_run(const struct trace_args *ta, const char *path, struct run_in *r,
+		    struct strbuf *err)
 {
 	struct report_build_opts o;
 	struct report_build_result res;
 	struct bundle_in b = BUNDLE_IN_INIT;
+	struct config *cfg = NULL;
+	char *sqlite = NULL, *tmpdir = NULL;
 	int code = EXIT_OK;
 
 	memset(&o, 0, sizeof(o));
@@ -84,20 +110,35 @@ static int load_run(const char *path, struct run_in *r, struct strbuf *err)
 		o.cfg = b.cfg;
 		/* the bundle's own record of its backend (bundle/open.h) */
 		r->backend = bundle_backend_name(b.backend);
+	} else if (trace_input_is_report(path)) {
+		if ((code = trace_input_export("diff", path, &sqlite, &tmpdir)))
+			goto out;
+		o.trace_path = sqlite;
+		r->backend = "trace file";
 	} else if (!export_is_sqlite(path)) {
-		error_set(err, "'%s' is neither a run bundle nor a trace (.sqlite)", path);
+		error_set(err,
+			  "'%s' is neither a run bundle nor a trace (.sqlite, or an nsys report: "
+			  ".nsys-rep, .qdrep)",
+			  path);
 		code = EXIT_BAD_INPUT;
 		goto out;
 	} else {
 		o.trace_path = path;
 		r->backend = "trace file";
 	}
+	if ((code = input_config(ta, o.bundle ? path : NULL, &cfg)))
+		goto out;
+	if (cfg)
+		o.cfg = cfg;
 	report_build_model(&o, &r->m, &res);
 	if (res.analyze_state != STEP_OK) {
 		error_set(err, "%s: %s", path, res.analyze_msg.buf);
 		code = EXIT_BAD_INPUT;
 	}
 out:
+	trace_input_export_done(&sqlite, &tmpdir);
+	if (cfg)
+		config_free(cfg);
 	bundle_in_release(&b);
 	report_build_result_release(&res);
 	return code;
@@ -113,7 +154,8 @@ struct side {
 
 /* Splits a comma list and loads every run. A path that exists as named
  * is one run, commas and all ('run,1.sqlite'). */
-static int load_side(const char *arg, struct side *s, struct strbuf *err)
+static int load_side(const struct trace_args *ta, const char *arg, struct side *s,
+		     struct strbuf *err)
 {
 	char *copy = xstrdup(arg), *save = NULL;
 	const char *seps = path_exists(arg) ? "" : ",";
@@ -130,7 +172,7 @@ static int load_side(const char *arg, struct side *s, struct strbuf *err)
 			break;
 		}
 		report_model_init(&s->runs[s->nr].m);
-		code = load_run(p, &s->runs[s->nr], err);
+		code = load_run(ta, p, &s->runs[s->nr], err);
 		s->models[s->nr] = &s->runs[s->nr].m;
 		s->backends[s->nr] = s->runs[s->nr].backend;
 		s->nr++;
@@ -213,19 +255,25 @@ static void print_summary(const struct diff *d)
 static int cmd_diff_exec(struct cmd_ctx *ctx)
 {
 	struct side a = {0}, b = {0};
+	struct trace_args ta;
 	struct diff d;
 	struct strbuf err = STRBUF_INIT;
 	struct bundle_dir bd = BUNDLE_DIR_INIT;
 	double pct = 0;
 	int code = EXIT_OK, computed = 0;
 
-	if (ctx->argc != 2) {
-		error_print("diff: expected two inputs, A and B (see 'llmprof diff --help')");
-		return EXIT_USAGE;
+	trace_args_split(&ta, "diff", opt_conf_dir, ctx);
+	if (ta.ninputs != 2) {
+		error_print("diff: expected two inputs, A and B, and KEY=VALUE overrides (%zu "
+			    "input%s given; see 'llmprof diff --help')",
+			    ta.ninputs, ta.ninputs == 1 ? "" : "s");
+		code = EXIT_USAGE;
+		goto out;
 	}
 	if (opt_out && !*opt_out) {
 		error_print("diff: option '--output' needs a directory");
-		return EXIT_USAGE;
+		code = EXIT_USAGE;
+		goto out;
 	}
 	if (opt_fail_above && (parse_double(opt_fail_above, &pct, &err) || pct < 0)) {
 		error_print("diff: --fail-above '%s': a percentage >= 0 is expected",
@@ -240,9 +288,10 @@ static int cmd_diff_exec(struct cmd_ctx *ctx)
 		code = EXIT_USAGE;
 		goto out;
 	}
-	if ((code = load_side(ctx->argv[0], &a, &err)) ||
-	    (code = load_side(ctx->argv[1], &b, &err))) {
-		error_print("diff: %s", err.buf);
+	if ((code = load_side(&ta, ta.inputs[0], &a, &err)) ||
+	    (code = load_side(&ta, ta.inputs[1], &b, &err))) {
+		if (err.len)
+			error_print("diff: %s", err.buf);
 		goto out;
 	}
 	{
@@ -273,17 +322,23 @@ out:
 		diff_release(&d);
 	side_free(&a);
 	side_free(&b);
+	trace_args_release(&ta);
 	strbuf_release(&err);
 	return code;
 }
 
 const struct cmd_entry cmd_diff_entry = {
     .name = "diff",
-    .usage = "A B [-o DIR] [--fail-above PCT] [--metric NAME] [--allow-hardware-change]",
+    .usage = "A B [KEY=VALUE ...] [-o DIR] [--fail-above PCT] [--metric NAME] "
+	     "[--allow-hardware-change]",
     .summary = "what changed between two runs, whether it is real, and a gate for CI",
-    .description = "A and B are run bundles, traces (.sqlite, analysed as `report --trace` does),\n"
-		   "or comma lists of repeated runs (A1,A2,A3; a path that exists is one run,\n"
-		   "commas and all). Compares TTFT, TPOT, tokens/s,\n"
+    .description = "A and B are run bundles, traces (.sqlite, or an nsys report .nsys-rep or\n"
+		   ".qdrep exported first with nsys; analysed as `report --trace` does), or\n"
+		   "comma lists of repeated runs (A1,A2,A3; a path that exists is one run,\n"
+		   "commas and all). KEY=VALUE overrides (stages.*, model=, infer.*,\n"
+		   "hardware.*) apply to every input, as `report` applies them (a bundle's\n"
+		   "config.yaml, or conf/ for a trace: --conf-dir).\n"
+		   "Compares TTFT, TPOT, tokens/s,\n"
 		   "GPU busy/idle and each stage's GPU time and MFU/MBU, with a 95 % interval of\n"
 		   "each change (over runs when both sides have 2+, else over the per-step decode\n"
 		   "times); kernels matched by mangled name, name, family and operator and\n"
@@ -291,7 +346,8 @@ const struct cmd_entry cmd_diff_entry = {
 		   "earlier kernel covers), launches outside every stage apart; a waterfall\n"
 		   "per stage whose terms sum to the stage's change; operators, counters of\n"
 		   "the top movers and ranks. With -o DIR writes diff.md, diff.json and\n"
-		   "diff.html. Exit codes: 0 ok (the gate passed), 2 usage, 5 unreadable input,\n"
+		   "diff.html. Exit codes: 0 ok (the gate passed), 2 usage, 3 a wrong override,\n"
+		   "4 no nsys to export a report, 5 unreadable input, 6 the export failed,\n"
 		   "7 cannot write, 9 --fail-above exceeded on --metric with significance,\n"
 		   "10 the gate cannot tell (the metric missing on a side, no interval, an\n"
 		   "interval too wide, or other GPUs without --allow-hardware-change).",

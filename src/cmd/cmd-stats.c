@@ -1,7 +1,6 @@
 /* cmd-stats.c: `llmprof stats`, the reports of `nsys stats` from an nsys
  * SQLite export, an nsys report (exported with `nsys export` first) or an
  * llmprof trace.sqlite. docs/stats.md documents them. */
-#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +10,13 @@
 
 #include "analysis/nsysstats.h"
 #include "cmd/cmd.h"
+#include "cmd/trace_input.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "model/table.h"
-#include "nsight/tools.h"
 #include "trace/trace.h"
-#include "nsight/nsys.h"
 #include "core/banned.h"
 
 static const char *opt_reports;
@@ -96,9 +94,6 @@ static int nsys_only(const char *name)
 	return 0;
 }
 
-/* How long `nsys export` may take on a large report. */
-#define EXPORT_TIMEOUT_MS (30ull * 60 * 1000)
-
 static void render(const struct table *tbl, const char *fmt, struct strbuf *out)
 {
 	if (!strcmp(fmt, "json"))
@@ -123,111 +118,6 @@ static void numeric_locale(struct strbuf *sep, struct strbuf *grouping)
 	strbuf_addstr(sep, lc->thousands_sep ? lc->thousands_sep : "");
 	strbuf_addstr(grouping, lc->grouping ? lc->grouping : "");
 	setlocale(LC_NUMERIC, "C");
-}
-
-static int is_report_file(const char *path)
-{
-	return ends_with(path, ".nsys-rep") || ends_with(path, ".qdrep");
-}
-
-/* The export of report rep: X.nsys-rep -> X.sqlite beside it, as `nsys
- * stats` does; an export at least as new as the report is reused. When
- * that folder is not writable, the export goes to a temporary folder
- * (*tmpdir, removed by the caller). Sets *sqlite (owned). 0, or an exit
- * code after printing the error. */
-static int export_report(const char *rep, char **sqlite, char **tmpdir)
-{
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, tmp = STRBUF_INIT, dir = STRBUF_INIT;
-	struct nsys_step step = NSYS_STEP_INIT;
-	struct stat rs, ss;
-	const char *dot = strrchr(rep, '.'), *slash = strrchr(rep, '/');
-	struct tool_found found;
-	char *nsys = NULL;
-	int code = EXIT_OK;
-
-	memset(&found, 0, sizeof(found));
-
-	strbuf_add(&out, rep, (size_t)(dot - rep));
-	strbuf_addstr(&out, ".sqlite");
-	if (stat(rep, &rs)) {
-		error_print("cannot open '%s': %s", rep, strerror(errno));
-		code = EXIT_BAD_INPUT;
-		goto out;
-	}
-	if (!stat(out.buf, &ss) && S_ISREG(ss.st_mode) &&
-	    (ss.st_mtim.tv_sec > rs.st_mtim.tv_sec || (ss.st_mtim.tv_sec == rs.st_mtim.tv_sec &&
-						       ss.st_mtim.tv_nsec >= rs.st_mtim.tv_nsec))) {
-		*sqlite = strbuf_detach(&out, NULL);
-		goto out;
-	}
-	/* nsys export needs no QdstrmImporter: an nsys lacking only that
-	 * (Debian's) still exports. */
-	tool_find(TOOL_NSYS, NULL, &found);
-	if (found.problem && found.problem != TOOL_NO_IMPORTER &&
-	    found.problem != TOOL_IMPORTER_BROKEN) {
-		error_print("stats: '%s' is an nsys report and nsys is needed to export it "
-			    "(%s); or give its SQLite export (nsys export --type sqlite)",
-			    rep, found.why.buf);
-		code = EXIT_TOOL_MISSING;
-		goto out;
-	}
-	nsys = xstrdup(found.path);
-	if (slash)
-		strbuf_add(&dir, rep, (size_t)(slash - rep));
-	else
-		strbuf_addch(&dir, '.');
-	if (access(dir.buf, W_OK)) {
-		const char *td = getenv("TMPDIR");
-
-		strbuf_addf(&tmp, "%s/llmprof-stats-XXXXXX", td && *td ? td : "/tmp");
-		if (!mkdtemp(tmp.buf)) {
-			error_print("stats: cannot create a folder for the export of '%s' (%s is "
-				    "not writable): %s",
-				    rep, dir.buf, strerror(errno));
-			code = EXIT_IO;
-			goto out;
-		}
-		*tmpdir = xstrdup(tmp.buf);
-		strbuf_reset(&out);
-		strbuf_addf(&out, "%s/%s", tmp.buf, slash ? slash + 1 : rep);
-		strbuf_setlen(&out, out.len - strlen(dot));
-		strbuf_addstr(&out, ".sqlite");
-		strbuf_reset(&tmp);
-		strbuf_addstr(&tmp, out.buf);
-	} else {
-		/* a temporary name, renamed once whole: never a half export */
-		strbuf_add(&tmp, out.buf, out.len - strlen(".sqlite"));
-		strbuf_addf(&tmp, ".tmp.%ld.sqlite", (long)getpid());
-	}
-	fprintf(stderr, "Generating SQLite file %s from %s\n", out.buf, rep);
-	if (nsys_step_export(nsys, rep, tmp.buf, EXPORT_TIMEOUT_MS, &step, &err)) {
-		error_print("stats: %s", err.buf);
-		code = EXIT_TOOL_MISSING;
-		goto out;
-	}
-	if (!step.ok) {
-		error_print("stats: cannot export '%s': %s", rep, step.message.buf);
-		unlink(tmp.buf);
-		code = EXIT_STEP_FAILED;
-		goto out;
-	}
-	if (strcmp(tmp.buf, out.buf) && rename(tmp.buf, out.buf)) {
-		error_print("stats: cannot rename '%s' to '%s': %s", tmp.buf, out.buf,
-			    strerror(errno));
-		unlink(tmp.buf);
-		code = EXIT_IO;
-		goto out;
-	}
-	*sqlite = strbuf_detach(&out, NULL);
-out:
-	free(nsys);
-	tool_found_release(&found);
-	nsys_step_release(&step);
-	strbuf_release(&err);
-	strbuf_release(&out);
-	strbuf_release(&tmp);
-	strbuf_release(&dir);
-	return code;
 }
 
 /* --nsys-version, or the version that wrote t (EXPORT_PRODUCT_VERSION of an
@@ -384,7 +274,8 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	}
 	free(names);
 	names = xstrdup(list);
-	if (is_report_file(ctx->argv[0]) && (code = export_report(ctx->argv[0], &sqlite, &tmpdir)))
+	if (trace_input_is_report(ctx->argv[0]) &&
+	    (code = trace_input_export("stats", ctx->argv[0], &sqlite, &tmpdir)))
 		goto cleanup;
 	if (trace_open(&t, sqlite ? sqlite : ctx->argv[0], &err)) {
 		error_print("%s", err.buf);
@@ -431,13 +322,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 cleanup:
 	if (opened)
 		trace_close(&t);
-	if (tmpdir) {
-		if (sqlite)
-			unlink(sqlite);
-		rmdir(tmpdir);
-	}
-	free(tmpdir);
-	free(sqlite);
+	trace_input_export_done(&sqlite, &tmpdir);
 	free(names);
 	strbuf_release(&err);
 	strbuf_release(&out);

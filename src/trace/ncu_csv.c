@@ -10,6 +10,7 @@
 #include "core/xalloc.h"
 #include "trace/csv.h"
 #include "trace/ncu_csv.h"
+#include "trace/ncu_details.h"
 #include "core/banned.h"
 
 /* ---------------------------------------------------------------- numbers */
@@ -364,6 +365,23 @@ static long find_field(const struct csv_reader *r, const char *name)
 
 static void build_index(struct ncu_raw *raw);
 
+/* ncu's details page, read as the raw page it stands for (ncu_details.h):
+ * raw then owns that text. */
+static int parse_details(const char *buf, size_t len, const char *source, struct ncu_raw *raw,
+			 struct strbuf *err)
+{
+	struct strbuf conv = STRBUF_INIT;
+
+	if (ncu_details_to_raw(buf, len, source ? source : "<ncu csv>", &conv, err) ||
+	    ncu_raw_parse(conv.buf, conv.len, source, raw, err)) {
+		strbuf_release(&conv);
+		return -1;
+	}
+	raw->owned_buf = strbuf_detach(&conv, NULL);
+	raw->from_details = 1;
+	return 0;
+}
+
 int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_raw *raw,
 		  struct strbuf *err)
 {
@@ -385,11 +403,9 @@ int ncu_raw_parse(const char *buf, size_t len, const char *source, struct ncu_ra
 	if (read_header(&r, raw->source, err) < 0)
 		goto out;
 	if (find_field(&r, "Metric Name") >= 0 && find_field(&r, "Metric Value") >= 0) {
-		error_set(err,
-			  "%s:%zu: this is ncu's details page; export the raw page "
-			  "(--page raw)",
-			  raw->source, r.record_line);
-		goto out;
+		csv_reader_release(&r);
+		ncu_raw_release(raw);
+		return parse_details(buf, len, source, raw, err);
 	}
 	if (find_field(&r, "ID") != 0) {
 		error_set(err, "%s:%zu: not an ncu raw-page CSV (the first column is not 'ID')",
@@ -518,6 +534,7 @@ void ncu_raw_release(struct ncu_raw *raw)
 	free(raw->row_line);
 	free(raw->index);
 	free(raw->source);
+	free(raw->owned_buf);
 	memset(raw, 0, sizeof(*raw));
 }
 

@@ -11,7 +11,9 @@
  *     `4'096`, U+00A0, U+202F); the decimal mark is decided once per file;
  *   - `n/a`, empty cells, instance cells `158 (0: 158)` / `(1; 2; 3)`;
  *   - NVTX columns holding one quoted `domain:range:...` entry per level;
- *   - the ragged details page (metric rows are shorter than rule rows).
+ *   - the ragged details page (metric rows are shorter than rule rows);
+ *   - ncu_raw_parse() given the details page reads it as the raw page it
+ *     stands for (ncu_details.h).
  *
  * Ownership: ncu_raw_parse() and ncu_details_parse() borrow buf, which must
  * outlive the table (cells point into it); every other string is owned by
@@ -76,7 +78,9 @@ struct ncu_raw {
 	char decimal;	     /* '.' or ',': decided once per file from the cells
 			      * that show it ("5.280000", "1,234.5", "1.234.567");
 			      * '.' when none does (ncu runs with LC_ALL=C) */
-	const char *buf;     /* the borrowed input */
+	const char *buf;     /* the borrowed input, or owned_buf */
+	char *owned_buf;     /* a details page's raw page (ncu_details.h), or NULL */
+	int from_details;    /* the input was ncu's details page */
 	struct strbuf arena; /* unescaped cell texts */
 	long *index;	     /* open-addressing hash of column names */
 	size_t index_size;

@@ -44,13 +44,54 @@ grep -q '| 1 | add | (4096,1,1) x (256,1,1) | 4 | 0.023968 | 0.005992 | 53.05 | 
 grep -q 'No matching regions: the export has no NVTX columns' \
 	"$tmp/mathkernels-gtx1660ti-ncu2022.4.raw.out" || fail "no-regions message"
 
-# Bad input: the details page, a missing file, a truncated quote.
+# ncu's details page (its default page, as the original system wrote
+# ncu.details.csv with ncu's defaults on an H200) and its SpeedOfLight
+# section: read as the raw page they stand for. Every number equals the raw
+# page's of the same result at the precision the details page prints (its
+# Duration has two decimals of the unit ncu picked; the percentages are printed alike).
+h200=$fx/h200-torch-default-ncu2025.3
+for page in details section_SpeedOfLight raw-base; do
+	"$LLMPROF" report --ncu-csv "$h200.$page.csv" -o "$tmp/h200-$page" >/dev/null ||
+		fail "h200 $page: exit $?"
+done
+python3 - "$h200.details.csv" "$tmp/h200-details" "$tmp/h200-section_SpeedOfLight" "$tmp/h200-raw-base" <<'PY' || fail "details page numbers differ from the raw page's"
+import csv, json, sys
+details, d, sol, raw = sys.argv[1:]
+scale = {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6, "s": 1e9, "second": 1e9}
+want = {}  # ID -> (duration in ns as printed, half a unit of its last digit)
+for r in csv.DictReader(open(details)):
+    if r["Metric Name"] == "Duration" and not r["Rule Name"]:
+        v = r["Metric Value"].replace(",", "")
+        places = len(v.split(".")[1]) if "." in v else 0
+        want[int(r["ID"])] = (round(float(v) * scale[r["Metric Unit"]], 6), 0.5 * 10 ** -places * scale[r["Metric Unit"]])
+jd, jr, js = (json.load(open(p + "/kernels.json")) for p in (d, raw, sol))
+assert jd["total_calls"] == jr["total_calls"] == js["total_calls"] == len(want) == 6, (jd["total_calls"], jr["total_calls"])
+gd, gr = jd["kernels"], jr["kernels"]
+assert [(g["name"], g["calls"]) for g in gd] == [(g["name"], g["calls"]) for g in gr]
+tol_sum = sum(t for _, t in want.values())
+assert abs(jd["total_gpu_time_ns"] - sum(v for v, _ in want.values())) < 1e-6, jd["total_gpu_time_ns"]
+assert abs(jd["total_gpu_time_ns"] - jr["total_gpu_time_ns"]) <= tol_sum, (jd["total_gpu_time_ns"], jr["total_gpu_time_ns"])
+for a, b in zip(gd, gr):
+    for key in ("compute_sol_pct", "memory_sol_pct", "dram_throughput_pct", "l2_throughput_pct", "achieved_occupancy_pct"):
+        # weighted by durations that agree to 5 ns in 6000+: the means to 1e-3 of a percent point
+        assert abs(a[key] - b[key]) < 1e-3, (key, a[key], b[key])
+    assert abs(a["total_ns"] - b["total_ns"]) <= tol_sum, (a["total_ns"], b["total_ns"])
+ld = {l["id"]: l for l in jd["launches"]}
+lr = {l["id"]: l for l in jr["launches"]}
+for i, (v, tol) in want.items():
+    assert ld[i]["duration_ns"] == v, (i, ld[i]["duration_ns"], v)
+    assert abs(ld[i]["duration_ns"] - lr[i]["duration_ns"]) <= tol, (i, ld[i]["duration_ns"], lr[i]["duration_ns"])
+    for key in ld[i]:
+        if key not in ("duration_ns", "dram_bytes", "flops", "arithmetic_intensity"):
+            assert ld[i][key] == lr[i][key], (i, key, ld[i][key], lr[i][key])
+for a, b in zip(js["kernels"], gd):
+    assert (a["name"], a["calls"], a["total_ns"], a["compute_sol_pct"]) == (b["name"], b["calls"], b["total_ns"], b["compute_sol_pct"])
+PY
+grep -q '| 2 | vectorized_elementwise_kernel | (16384,1,1) x (128,1,1) | 1 | 0.016380 | 0.016380 | 13.11 | 16.7 | 57.9 | 78.2 | latency |' \
+	"$tmp/h200-details/kernels.md" || fail "H200 details-page kernel row: $(grep -F '| 2 |' "$tmp/h200-details/kernels.md")"
+
+# Bad input: a missing file, a truncated quote.
 set +e
-msg=$("$LLMPROF" report --ncu-csv "$fx/mathkernels-gtx1660ti-ncu2022.4.details.csv" -o "$tmp/x" 2>&1)
-rc=$?
-set -e
-[ $rc -eq 5 ] || fail "details page: exit $rc"
-[[ $msg == *"this is ncu's details page; export the raw page (--page raw)"* ]] || fail "details msg: $msg"
 printf '"ID","Kernel Name"\n"0","k\n' >"$tmp/trunc.csv"
 set +e
 msg=$("$LLMPROF" report --ncu-csv "$tmp/trunc.csv" -o "$tmp/x" 2>&1)

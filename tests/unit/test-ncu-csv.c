@@ -15,10 +15,12 @@
 
 #include "core/fsutil.h"
 #include "core/md.h"
+#include "core/util.h"
 #include "core/strbuf.h"
 #include "analysis/ncu_export.h"
 #include "report/report.h"
 #include "trace/ncu_csv.h"
+#include "trace/ncu_details.h"
 #include "analysis/ncu_kernel.h"
 
 static double num(const char *s, char dec)
@@ -369,6 +371,123 @@ static void test_details_page(void **state)
 	strbuf_release(&err);
 }
 
+/* The details page read as its raw page (ncu_details.h): each result one
+ * row, each value moved to the base unit by its decimal point (us, ms,
+ * Kbyte, a thousands separator, a decimal comma), identity cells kept,
+ * rule rows and unmapped labels dropped. */
+static void test_details_as_raw(void **state)
+{
+	static const char page[] =
+	    "\"ID\",\"Process ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"Section "
+	    "Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule "
+	    "Type\",\"Rule Description\"\n"
+	    "\"0\",\"7\",\"k\"\"a\",\"(256, 1, 1)\",\"(4, 1, 1)\",\"GPU Speed Of Light "
+	    "Throughput\",\"Duration\",\"us\",\"33.28\"\n"
+	    "\"0\",\"7\",\"k\"\"a\",\"(256, 1, 1)\",\"(4, 1, 1)\",\"GPU Speed Of Light "
+	    "Throughput\",\"Compute (SM) Throughput\",\"%\",\"71.61\"\n"
+	    "\"0\",\"7\",\"k\"\"a\",\"(256, 1, 1)\",\"(4, 1, 1)\",\"SpeedOfLight\",\"\",\"\",\"\","
+	    "\"SOLBottleneck\",\"OPT\",\"This kernel ...\"\n"
+	    "\"0\",\"7\",\"k\"\"a\",\"(256, 1, 1)\",\"(4, 1, 1)\",\"Launch Statistics\",\"Static "
+	    "Shared Memory Per Block\",\"Kbyte/block\",\"49.15\"\n"
+	    "\"0\",\"7\",\"k\"\"a\",\"(256, 1, 1)\",\"(4, 1, 1)\",\"Launch "
+	    "Statistics\",\"Threads\",\"thread\",\"1,024\"\n"
+	    "\"1\",\"7\",\"m\",\"(128, 1, 1)\",\"(2, 1, 1)\",\"GPU Speed Of Light "
+	    "Throughput\",\"Duration\",\"ms\",\"1.05\"\n"
+	    "\"1\",\"7\",\"m\",\"(128, 1, 1)\",\"(2, 1, 1)\",\"Occupancy\",\"Achieved "
+	    "Occupancy\",\"%\",\"n/a\"\n";
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_raw raw;
+	double v;
+	struct str c;
+
+	assert_true(ncu_csv_is_details(page, sizeof(page) - 1));
+	assert_int_equal(ncu_details_to_raw(page, sizeof(page) - 1, "d.csv", &out, &err), 0);
+	assert_string_equal(
+	    out.buf,
+	    "\"ID\",\"Process ID\",\"Kernel Name\",\"Block Size\",\"Grid "
+	    "Size\",\"gpu__time_duration.sum\",\"sm__throughput.avg.pct_of_peak_sustained_"
+	    "elapsed\",\"launch__shared_mem_per_block_static\",\"sm__warps_active.avg.pct_of_"
+	    "peak_sustained_active\"\n"
+	    "\"\",\"\",\"\",\"\",\"\",\"nsecond\",\"%\",\"byte/block\",\"%\"\n"
+	    "\"0\",\"7\",\"k\"\"a\",\"(256, 1, 1)\",\"(4, 1, 1)\",\"33280\",\"71.61\",\"49150\","
+	    "\"\"\n"
+	    "\"1\",\"7\",\"m\",\"(128, 1, 1)\",\"(2, 1, 1)\",\"1050000\",\"\",\"\",\"n/a\"\n");
+	/* ncu_raw_parse() takes the page as it is */
+	assert_int_equal(ncu_raw_parse(page, sizeof(page) - 1, "d.csv", &raw, &err), 0);
+	assert_true(raw.from_details);
+	assert_int_equal(raw.nrows, 2);
+	assert_int_equal(ncu_raw_metric(&raw, 0, "gpu__time_duration.sum", &v), NCU_NUM_OK);
+	assert_true(v == 33280);
+	assert_int_equal(ncu_raw_metric(&raw, 1, "gpu__time_duration.sum", &v), NCU_NUM_OK);
+	assert_true(v == 1050000);
+	assert_int_equal(
+	    ncu_raw_metric(&raw, 1, "sm__warps_active.avg.pct_of_peak_sustained_active", &v),
+	    NCU_NUM_NA);
+	c = ncu_raw_cell(&raw, 0, (size_t)ncu_raw_col(&raw, "Kernel Name"));
+	assert_int_equal(c.len, 3);
+	assert_memory_equal(c.p, "k\"a", 3);
+	ncu_raw_release(&raw);
+	assert_false(ncu_csv_is_details("\"ID\",\"Kernel Name\"\n", 19));
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* The H200 details page ncu wrote with its defaults and the raw page of
+ * the same 6 results: every number of the details page equals the raw
+ * page's at the precision the details page prints (half a unit of its
+ * last digit). */
+static void test_details_equal_raw(void **state)
+{
+	static const char *const metrics[] = {
+	    "gpu__time_duration.sum",
+	    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+	    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+	    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+	    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+	    "launch__registers_per_thread",
+	    "launch__shared_mem_per_block_static",
+	    "launch__shared_mem_per_block_dynamic",
+	    "sm__warps_active.avg.pct_of_peak_sustained_active",
+	    "sm__maximum_warps_per_active_cycle_pct",
+	};
+	struct strbuf db = STRBUF_INIT, rb = STRBUF_INIT, path = STRBUF_INIT, err = STRBUF_INIT;
+	struct ncu_raw d, r;
+
+	assert_int_equal(load("h200-torch-default-ncu2025.3.details.csv", &db, &path), 0);
+	assert_int_equal(load("h200-torch-default-ncu2025.3.raw-base.csv", &rb, &path), 0);
+	assert_int_equal(ncu_raw_parse(db.buf, db.len, "d", &d, &err), 0);
+	assert_int_equal(ncu_raw_parse(rb.buf, rb.len, "r", &r, &err), 0);
+	assert_int_equal(d.nrows, 6);
+	assert_int_equal(r.nrows, 6);
+	for (size_t i = 0; i < 6; i++) {
+		for (size_t k = 0; k < ARRAY_SIZE(metrics); k++) {
+			double a, b;
+			/* Duration: "12.83" us, 10 ns per last digit; the rest
+			 * print as the raw page does */
+			double tol = k == 0 ? 5 : 0;
+
+			assert_int_equal(ncu_raw_metric(&d, i, metrics[k], &a), NCU_NUM_OK);
+			assert_int_equal(ncu_raw_metric(&r, i, metrics[k], &b), NCU_NUM_OK);
+			if (fabs(a - b) > tol)
+				fail_msg("result %zu %s: details %g, raw %g", i, metrics[k], a, b);
+		}
+		for (size_t k = 0; k < 3; k++) {
+			static const char *const ident[] = {"ID", "Kernel Name", "Grid Size"};
+			struct str x = ncu_raw_cell(&d, i, (size_t)ncu_raw_col(&d, ident[k]));
+			struct str y = ncu_raw_cell(&r, i, (size_t)ncu_raw_col(&r, ident[k]));
+
+			assert_int_equal(x.len, y.len);
+			assert_memory_equal(x.p, y.p, x.len);
+		}
+	}
+	ncu_raw_release(&d);
+	ncu_raw_release(&r);
+	strbuf_release(&db);
+	strbuf_release(&rb);
+	strbuf_release(&path);
+	strbuf_release(&err);
+}
+
 static int parse_str(const char *s, struct ncu_raw *raw, struct strbuf *err)
 {
 	return ncu_raw_parse(s, strlen(s), "x.csv", raw, err);
@@ -387,7 +506,7 @@ static void test_raw_errors_and_locales(void **state)
 	assert_int_equal(
 	    parse_str("\"ID\",\"Section Name\",\"Metric Name\",\"Metric Value\"\n", &raw, &err),
 	    -1);
-	assert_non_null(strstr(err.buf, "details page"));
+	assert_non_null(strstr(err.buf, "not an ncu details-page CSV"));
 	strbuf_reset(&err);
 	assert_int_equal(parse_str("==PROF== Connected to process 1\n"
 				   "==WARNING== No kernels were profiled.\n",
@@ -625,6 +744,8 @@ int main(void)
 	    cmocka_unit_test(test_bound_rule),
 	    cmocka_unit_test(test_tensor_flops),
 	    cmocka_unit_test(test_kernels_md),
+	    cmocka_unit_test(test_details_as_raw),
+	    cmocka_unit_test(test_details_equal_raw),
 	    cmocka_unit_test(test_kernels_md_small_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
