@@ -110,7 +110,7 @@ echo "cpu: TPOT $t2 ms"
 
 # 4. tokens/s = batch / TPOT: a bundle with a config (batch 4)
 mkdir -p run/nsys && cp loop.sqlite run/nsys/run.sqlite || fail "bundle"
-"$LLMPROF" config show infer.batch_size=4 >run/config.yaml 2>err || fail "config show: $(cat err)"
+"$LLMPROF" config show infer.batch_size=4 infer.max_new_tokens=65 >run/config.yaml 2>err || fail "config show: $(cat err)"
 "$LLMPROF" report run >/dev/null 2>err || fail "report run: $(cat err)"
 python3 - run/metrics.json <<'PY' || fail "tokens/s is not batch / TPOT"
 import json, sys
