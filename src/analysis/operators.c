@@ -228,8 +228,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	int64_t *g_ns = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_ns)) : NULL;
 	int64_t *g_incl = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_incl)) : NULL;
 	size_t *g_k = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_k)) : NULL;
-	/* replays per bucket: a graph launch's kernels share its correlation
-	 * id, so a new id in a bucket is one more replay of it */
+	/* replays per bucket: a new correlation id is one more replay */
 	size_t *g_calls = cap ? xcalloc(st_mult(t->nranges + 1, 3), sizeof(*g_calls)) : NULL;
 	int64_t *g_corr = cap ? xmalloc(st_mult(t->nranges + 1, 3 * sizeof(*g_corr))) : NULL;
 	size_t ninst = 0, alloc = 0;

@@ -200,8 +200,10 @@ static void side_free(struct side *s)
  * backend), the headline metrics, the top movers and the gate. */
 static void print_summary(const struct diff *d)
 {
-	for (size_t i = 0; i < d->nr_notes; i++)
-		printf("note: %s\n", d->notes[i]);
+	for (size_t i = 0; i < d->nr_notes; i++) { /* a GPU name from the trace */
+		fputs("note: ", stdout);
+		fputs_printable(d->notes[i], stdout, "\n");
+	}
 	for (size_t i = 0; i < d->nr_metrics; i++) {
 		const struct diff_metric *m = &d->metrics[i];
 
