@@ -10,6 +10,7 @@
 #include "trace/csv.h"
 #include "trace/ncu_csv.h"
 #include "trace/ncu_details.h"
+#include "trace/ncu_units.h"
 #include "core/banned.h"
 
 /* The details page's label of each metric the kernel records read
