@@ -202,7 +202,8 @@ static void print_summary(const struct diff *d)
 {
 	for (size_t i = 0; i < d->nr_notes; i++) { /* a GPU name from the trace */
 		fputs("note: ", stdout);
-		fputs_printable(d->notes[i], stdout, "\n");
+		fputs_printable(d->notes[i], stdout, NULL);
+		fputc('\n', stdout);
 	}
 	for (size_t i = 0; i < d->nr_metrics; i++) {
 		const struct diff_metric *m = &d->metrics[i];
