@@ -346,7 +346,9 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	    out,
 	    "\n## Glossary\n\n"
 	    "- **TTFT** (time to first token): prefill time per request, until its GPU work ends.\n"
-	    "- **TPOT** (time per output token): the mean decode step.\n"
+	    "- **TPOT** (time per output token): decode wall time, from the first step's start "
+	    "to the last step's end with the host's gaps, per step; the GPU span of a step "
+	    "alone is in report.md.\n"
 	    "- **MFU** (model FLOPs utilisation): FLOPs per second / the GPU's peak; "
 	    "prefill is judged by it.\n"
 	    "- **MBU** (model bandwidth utilisation): DRAM bytes per second / peak bandwidth; "
