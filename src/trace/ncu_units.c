@@ -160,7 +160,6 @@ enum ncu_num ncu_parse_number(const char *p, size_t len, char decimal, double *o
 	return NCU_NUM_OK;
 }
 
-
 /* ------------------------------------------------------------------ units */
 
 struct unit_word {
@@ -265,4 +264,3 @@ int ncu_unit_scale(const char *unit, size_t len, double *scale, struct strbuf *b
 	*scale = pow10_exact(num - den);
 	return ret ? -1 : 0;
 }
-
