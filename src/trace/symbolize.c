@@ -38,8 +38,10 @@ struct sym_object {
 };
 
 struct sym_cache_ent {
-	uint64_t key; /* addr << 1 | return_address, + 1 (0 = empty) */
-	size_t obj;   /* index + 1, 0 = none */
+	uint64_t addr;	/* the address looked up */
+	uint8_t ret;	/* as a return address */
+	uint8_t used;	/* 0: an empty slot (every address and both ways are keys) */
+	size_t obj;	/* index + 1, 0 = none */
 	char *function;
 	int named; /* function is a symbol's name (or the interpreter's) */
 };
@@ -309,6 +311,14 @@ static char *function_of(struct sym_object *o, uint64_t addr, int *named)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* The first slot to probe for (addr, ret). */
+static size_t cache_slot(const struct symbolizer *s, uint64_t addr, uint8_t ret)
+{
+	uint64_t h = (addr ^ ((uint64_t)ret << 63)) * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 20) & (s->capcache - 1);
+}
+
 static void cache_grow(struct symbolizer *s)
 {
 	struct sym_cache_ent *old = s->cache;
@@ -318,10 +328,10 @@ static void cache_grow(struct symbolizer *s)
 	s->cache = xcalloc(s->capcache, sizeof(*s->cache));
 	for (size_t i = 0; i < oldcap; i++) {
 		size_t j;
-		if (!old[i].key)
+		if (!old[i].used)
 			continue;
-		for (j = (size_t)(old[i].key * 0x9E3779B97F4A7C15ull) & (s->capcache - 1);
-		     s->cache[j].key; j = (j + 1) & (s->capcache - 1))
+		for (j = cache_slot(s, old[i].addr, old[i].ret); s->cache[j].used;
+		     j = (j + 1) & (s->capcache - 1))
 			;
 		s->cache[j] = old[i];
 	}
@@ -331,19 +341,22 @@ static void cache_grow(struct symbolizer *s)
 struct sym_answer symbolizer_lookup(struct symbolizer *s, uint64_t addr, int return_address)
 {
 	uint64_t a = return_address && addr ? addr - 1 : addr;
-	uint64_t key = ((addr << 1) | (uint64_t)(return_address != 0)) + 1;
+	uint8_t ret = return_address != 0;
 	struct sym_answer ans = {"(unknown)", "(unknown)", "other", 0};
 	struct sym_cache_ent *e;
 	size_t j;
 
 	if ((s->ncache + 1) * 2 > s->capcache)
 		cache_grow(s);
-	for (j = (size_t)(key * 0x9E3779B97F4A7C15ull) & (s->capcache - 1);
-	     s->cache[j].key && s->cache[j].key != key; j = (j + 1) & (s->capcache - 1))
+	for (j = cache_slot(s, addr, ret);
+	     s->cache[j].used && (s->cache[j].addr != addr || s->cache[j].ret != ret);
+	     j = (j + 1) & (s->capcache - 1))
 		;
 	e = &s->cache[j];
-	if (!e->key) {
-		e->key = key;
+	if (!e->used) {
+		e->used = 1;
+		e->addr = addr;
+		e->ret = ret;
 		s->ncache++;
 		/* the latest object recorded at that address */
 		for (size_t i = s->nobj; i > 0 && !e->obj; i--)

@@ -123,6 +123,35 @@ static void test_unreadable(void **state)
 	symbolizer_release(&s);
 }
 
+/* The lookup cache keys each (address, as a return address) exactly: two
+ * addresses that differ only in the top bit are two answers, and the
+ * highest address as a return address is cached like any other (it once
+ * hashed to the empty-slot key: a leak and a second lookup each time). */
+static void test_cache_keys(void **state)
+{
+	struct symbolizer s;
+	struct sym_answer a;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	symbolizer_add(&s, 0, 0, UINT64_MAX, "/nonexistent/libwide.so");
+	a = symbolizer_lookup(&s, 0x10, 0);
+	assert_string_equal(a.function, "libwide.so+0x10");
+	a = symbolizer_lookup(&s, 0x8000000000000010ull, 0);
+	assert_string_equal(a.function, "libwide.so+0x8000000000000010");
+	a = symbolizer_lookup(&s, 0x10, 0);
+	assert_string_equal(a.function, "libwide.so+0x10");
+	a = symbolizer_lookup(&s, UINT64_MAX, 1);
+	assert_string_equal(a.function, "libwide.so+0xfffffffffffffffe");
+	a = symbolizer_lookup(&s, UINT64_MAX, 1);
+	assert_string_equal(a.function, "libwide.so+0xfffffffffffffffe");
+	assert_int_equal(s.ncache, 3);
+	/* past the object's end: in none */
+	a = symbolizer_lookup(&s, UINT64_MAX, 0);
+	assert_string_equal(a.library, "(unknown)");
+	symbolizer_release(&s);
+}
+
 static void test_categories(void **state)
 {
 	(void)state;
@@ -246,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_own_function),
 	    cmocka_unit_test(test_unreadable),
+	    cmocka_unit_test(test_cache_keys),
 	    cmocka_unit_test(test_categories),
 	    cmocka_unit_test(test_attribute),
 	};
