@@ -38,10 +38,10 @@ struct sym_object {
 };
 
 struct sym_cache_ent {
-	uint64_t addr;	/* the address looked up */
-	uint8_t ret;	/* as a return address */
-	uint8_t used;	/* 0: an empty slot (every address and both ways are keys) */
-	size_t obj;	/* index + 1, 0 = none */
+	uint64_t addr; /* the address looked up */
+	uint8_t ret;   /* as a return address */
+	uint8_t used;  /* 0: an empty slot (every address and both ways are keys) */
+	size_t obj;    /* index + 1, 0 = none */
 	char *function;
 	int named; /* function is a symbol's name (or the interpreter's) */
 };

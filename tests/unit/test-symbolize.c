@@ -273,10 +273,8 @@ static void test_attribute(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_own_function),
-	    cmocka_unit_test(test_unreadable),
-	    cmocka_unit_test(test_cache_keys),
-	    cmocka_unit_test(test_categories),
+	    cmocka_unit_test(test_own_function), cmocka_unit_test(test_unreadable),
+	    cmocka_unit_test(test_cache_keys),	 cmocka_unit_test(test_categories),
 	    cmocka_unit_test(test_attribute),
 	};
 
