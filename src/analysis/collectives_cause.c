@@ -1,8 +1,9 @@
-/* collectives_cause.c: see collectives_cause.h. Per rank: its NCCL kernels
- * by start (with launch times) and by end, and the union of its other
- * kernels with prefix sums, so that each (collective, rank) gap costs a few
- * binary searches. Memory: about 40 bytes per kernel of every rank, all at
- * once, since every collective reads every rank. */
+/* collectives_cause.c: see collectives_cause.h. coll_gaps_compute() reads
+ * one rank's kernels at a time: its NCCL kernels' ends sorted, and the
+ * union of its other kernels with prefix sums, so that each gap costs a few
+ * binary searches (about 40 bytes per kernel of that rank). The causes then
+ * hold every rank's gaps at once (40 bytes per NCCL kernel), since every
+ * collective reads every rank. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +14,18 @@
 
 const char *coll_cause_name(enum coll_cause c)
 {
-	return c == COLL_CAUSE_HOST ? "host" : c == COLL_CAUSE_GPU ? "GPU" : "other";
+	switch (c) {
+	case COLL_CAUSE_HOST:
+		return "host";
+	case COLL_CAUSE_GPU:
+		return "GPU";
+	case COLL_CAUSE_UNKNOWN:
+		return "unknown";
+	case COLL_CAUSE_OTHER:
+		break;
+	}
+	return "other";
 }
-
-struct nk { /* an NCCL kernel */
-	int64_t start, end, launch;
-};
-
-struct rtab {
-	struct nk *nccl; /* by start */
-	int64_t *ends;	 /* NCCL ends, sorted */
-	size_t nn;
-	int64_t *bs, *be, *pre; /* busy union of the other kernels; pre[i] = busy before i */
-	size_t nb;
-	int64_t *kstart; /* the other kernels' starts, sorted */
-	size_t nk;
-	int64_t *wstart;	/* stage windows' starts, sorted; steps' starts, sorted */
-	int64_t *sstart, *send; /* steps' starts and ends, each sorted */
-	size_t nw, ns;
-};
 
 struct iv {
 	int64_t s, e;
@@ -42,13 +36,6 @@ static int cmp_i64(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
-}
-
-static int cmp_nk(const void *a, const void *b)
-{
-	const struct nk *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
 }
 
 static int cmp_iv(const void *a, const void *b)
@@ -74,34 +61,19 @@ static size_t upto(const int64_t *v, size_t n, int64_t x)
 	return lo;
 }
 
-static void rtab_build(struct rtab *t, const struct coll_cause_rank *in)
+/* One rank's kernels, as the gaps read them. */
+struct ktab {
+	int64_t *ends; /* NCCL ends, sorted */
+	size_t nn;
+	int64_t *bs, *be, *pre; /* busy union of the other kernels; pre[i] = busy before i */
+	size_t nb;
+	int64_t *kstart; /* the other kernels' starts, sorted */
+	size_t nk;
+};
+
+/* The union of o[0..no) (sorted here) into t's busy intervals. */
+static void ktab_union(struct ktab *t, struct iv *o, size_t no)
 {
-	struct iv *o = xmalloc(st_mult(in->nkernels + 1, sizeof(*o)));
-	size_t no = 0;
-	struct coll_name cn;
-
-	memset(t, 0, sizeof(*t));
-	t->nccl = xmalloc(st_mult(in->nkernels + 1, sizeof(*t->nccl)));
-	t->ends = xmalloc(st_mult(in->nkernels + 1, sizeof(*t->ends)));
-	t->kstart = xmalloc(st_mult(in->nkernels + 1, sizeof(*t->kstart)));
-	for (size_t i = 0; i < in->nkernels; i++) {
-		const struct coll_kernel *k = &in->kernels[i];
-
-		if (k->end < k->start)
-			continue;
-		if (coll_parse_name(k->name, &cn)) {
-			int64_t l = in->launch ? in->launch[i] : -1;
-
-			t->nccl[t->nn] = (struct nk){k->start, k->end, l};
-			t->ends[t->nn++] = k->end;
-		} else {
-			o[no++] = (struct iv){k->start, k->end};
-			t->kstart[t->nk++] = k->start;
-		}
-	}
-	qsort(t->nccl, t->nn, sizeof(*t->nccl), cmp_nk);
-	qsort(t->ends, t->nn, sizeof(*t->ends), cmp_i64);
-	qsort(t->kstart, t->nk, sizeof(*t->kstart), cmp_i64);
 	qsort(o, no, sizeof(*o), cmp_iv);
 	t->bs = xmalloc(st_mult(no + 1, sizeof(*t->bs)));
 	t->be = xmalloc(st_mult(no + 1, sizeof(*t->be)));
@@ -118,36 +90,10 @@ static void rtab_build(struct rtab *t, const struct coll_cause_rank *in)
 	t->pre[0] = 0;
 	for (size_t i = 0; i < t->nb; i++)
 		t->pre[i + 1] = t->pre[i] + (t->be[i] - t->bs[i]);
-	free(o);
-	t->wstart = xmalloc(st_mult(in->nwindows + 1, sizeof(*t->wstart)));
-	for (size_t i = 0; i < in->nwindows; i++)
-		t->wstart[t->nw++] = in->windows[i].start;
-	qsort(t->wstart, t->nw, sizeof(*t->wstart), cmp_i64);
-	t->sstart = xmalloc(st_mult(in->nsteps + 1, sizeof(*t->sstart)));
-	t->send = xmalloc(st_mult(in->nsteps + 1, sizeof(*t->send)));
-	for (size_t i = 0; i < in->nsteps; i++) {
-		t->send[t->ns] = in->steps[i].end;
-		t->sstart[t->ns++] = in->steps[i].start;
-	}
-	qsort(t->sstart, t->ns, sizeof(*t->sstart), cmp_i64);
-	qsort(t->send, t->ns, sizeof(*t->send), cmp_i64);
-}
-
-static void rtab_free(struct rtab *t)
-{
-	free(t->nccl);
-	free(t->ends);
-	free(t->bs);
-	free(t->be);
-	free(t->pre);
-	free(t->kstart);
-	free(t->wstart);
-	free(t->sstart);
-	free(t->send);
 }
 
 /* Busy time of the union in [a, b). */
-static int64_t busy(const struct rtab *t, int64_t a, int64_t b)
+static int64_t busy(const struct ktab *t, int64_t a, int64_t b)
 {
 	size_t i, j;
 	int64_t v;
@@ -166,35 +112,123 @@ static int64_t busy(const struct rtab *t, int64_t a, int64_t b)
 	return v > 0 ? v : 0;
 }
 
+void coll_gaps_compute(const struct coll_kernel *k, size_t nk, const int64_t *launch,
+		       struct coll_gap *out)
+{
+	struct iv *o = xmalloc(st_mult(nk + 1, sizeof(*o)));
+	char *nccl = xcalloc(nk + 1, 1);
+	struct ktab t;
+	struct coll_name cn;
+	size_t no = 0;
+
+	memset(&t, 0, sizeof(t));
+	t.ends = xmalloc(st_mult(nk + 1, sizeof(*t.ends)));
+	t.kstart = xmalloc(st_mult(nk + 1, sizeof(*t.kstart)));
+	for (size_t i = 0; i < nk; i++) {
+		if (k[i].end < k[i].start)
+			continue;
+		if (k[i].name && coll_parse_name(k[i].name, &cn)) {
+			nccl[i] = 1;
+			t.ends[t.nn++] = k[i].end;
+		} else {
+			o[no++] = (struct iv){k[i].start, k[i].end};
+			t.kstart[t.nk++] = k[i].start;
+		}
+	}
+	qsort(t.ends, t.nn, sizeof(*t.ends), cmp_i64);
+	qsort(t.kstart, t.nk, sizeof(*t.kstart), cmp_i64);
+	ktab_union(&t, o, no);
+	for (size_t i = 0; i < nk; i++) {
+		int64_t s = k[i].start;
+		size_t p = nccl[i] ? upto(t.ends, t.nn, s) : 0;
+		struct coll_gap *g = &out[i];
+
+		*g = (struct coll_gap){s, COLL_GAP_NONE, 0, 0,
+				       launch && launch[i] >= 0 ? launch[i] : -1};
+		if (!p)
+			continue;
+		g->prev_end = t.ends[p - 1];
+		g->busy_ns = busy(&t, g->prev_end, s);
+		g->kernels =
+		    (int64_t)(upto(t.kstart, t.nk, s - 1) - upto(t.kstart, t.nk, g->prev_end - 1));
+	}
+	free(o);
+	free(nccl);
+	free(t.ends);
+	free(t.kstart);
+	free(t.bs);
+	free(t.be);
+	free(t.pre);
+}
+
+/* One rank as the causes read it: its gaps by start, its steps. */
+struct rtab {
+	struct coll_gap *gaps; /* those with a previous NCCL kernel, by start then launch */
+	size_t ng;
+	int64_t *sstart, *send; /* steps' starts and ends, each sorted */
+	size_t ns;
+};
+
+static int cmp_gap(const void *a, const void *b)
+{
+	const struct coll_gap *x = a, *y = b;
+
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->launch > y->launch) - (x->launch < y->launch);
+}
+
+static void rtab_build(struct rtab *t, const struct coll_cause_rank *in)
+{
+	memset(t, 0, sizeof(*t));
+	t->gaps = xmalloc(st_mult(in->ngaps + 1, sizeof(*t->gaps)));
+	for (size_t i = 0; in->gaps && i < in->ngaps; i++)
+		if (in->gaps[i].prev_end != COLL_GAP_NONE)
+			t->gaps[t->ng++] = in->gaps[i];
+	qsort(t->gaps, t->ng, sizeof(*t->gaps), cmp_gap);
+	t->sstart = xmalloc(st_mult(in->nsteps + 1, sizeof(*t->sstart)));
+	t->send = xmalloc(st_mult(in->nsteps + 1, sizeof(*t->send)));
+	for (size_t i = 0; i < in->nsteps; i++) {
+		t->send[t->ns] = in->steps[i].end;
+		t->sstart[t->ns++] = in->steps[i].start;
+	}
+	qsort(t->sstart, t->ns, sizeof(*t->sstart), cmp_i64);
+	qsort(t->send, t->ns, sizeof(*t->send), cmp_i64);
+}
+
+static void rtab_free(struct rtab *t)
+{
+	free(t->gaps);
+	free(t->sstart);
+	free(t->send);
+}
+
 /* What a rank's gap before its collective starting at s (own clock) holds;
- * 0 when it has no previous NCCL kernel. */
+ * 0 when it has no previous NCCL kernel (or no gaps are known). */
 struct gap {
 	int64_t len, busy, kernels, lag; /* lag: start - its launch; INT64_MIN unknown */
 };
 
 static int gap_of(const struct rtab *t, int64_t s, struct gap *g)
 {
-	size_t p = upto(t->ends, t->nn, s);
-	size_t lo = 0, hi = t->nn;
-	int64_t g0;
+	size_t lo = 0, hi = t->ng;
+	const struct coll_gap *x;
 
-	if (!p)
-		return 0;
-	g0 = t->ends[p - 1];
-	g->len = s - g0;
-	g->busy = busy(t, g0, s);
-	g->kernels = (int64_t)(upto(t->kstart, t->nk, s - 1) - upto(t->kstart, t->nk, g0 - 1));
-	g->lag = INT64_MIN;
-	while (lo < hi) { /* the NCCL kernel starting at s */
+	while (lo < hi) { /* the first gap of an NCCL kernel starting at s */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->nccl[mid].start < s)
+		if (t->gaps[mid].start < s)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < t->nn && t->nccl[lo].start == s && t->nccl[lo].launch >= 0)
-		g->lag = s - t->nccl[lo].launch;
+	if (lo >= t->ng || t->gaps[lo].start != s)
+		return 0;
+	x = &t->gaps[lo];
+	g->len = s - x->prev_end;
+	g->busy = x->busy_ns;
+	g->kernels = x->kernels;
+	g->lag = x->launch >= 0 ? s - x->launch : INT64_MIN;
 	return 1;
 }
 
@@ -315,7 +349,7 @@ static enum coll_cause decide(const struct coll_straggle *s)
 	double half = s->late.mean_ns / 2;
 
 	if (!s->explained)
-		return COLL_CAUSE_OTHER;
+		return COLL_CAUSE_UNKNOWN;
 	if (s->busy_ns >= half && s->busy_ns >= s->idle_ns)
 		return COLL_CAUSE_GPU;
 	if (s->idle_ns >= half && s->idle_ns > s->busy_ns)

@@ -97,8 +97,10 @@ static void late_dist(const struct coll_result *r, size_t k, int64_t q[3])
 }
 
 /* " In decode (...): ... Cause: ..." for straggle s; the recommendation
- * its cause calls for into *rec (static). */
-static void cause_text(struct strbuf *sb, const struct coll_straggle *s, const char **rec)
+ * its cause calls for into *rec (static). why: what the causes say when
+ * none is known (NULL: nothing). */
+static void cause_text(struct strbuf *sb, const struct coll_straggle *s, const char *why,
+		       const char **rec)
 {
 	strbuf_addf(sb,
 		    " In %s it is last at %zu of %zu collectives: p50 %.1f us, p90 %.1f us, "
@@ -119,8 +121,11 @@ static void cause_text(struct strbuf *sb, const struct coll_straggle *s, const c
 		strbuf_addch(sb, '.');
 	}
 	*rec = NULL;
-	if (!s->explained)
+	if (!s->explained) {
+		if (why)
+			strbuf_addf(sb, " Cause unknown: %s.", why);
 		return;
+	}
 	strbuf_addf(sb,
 		    " Cause: **%s**. Between its previous NCCL kernel and this one its GPU was "
 		    "busy %+.1f us and idle %+.1f us against the other ranks' median, with %+.1f "
@@ -217,7 +222,7 @@ static void rule_straggler(struct flist *l, const struct coll_result *r, const c
 		    us((double)q[2]), us(s->mean_late_ns), (double)s->late_ns / 1e6);
 	st = straggle_of(cs, s->rank_index, stage);
 	if (st)
-		cause_text(&sb, st, &rec);
+		cause_text(&sb, st, cs->unknown_why, &rec);
 	add(l, FINDING_WARNING, "collective-straggler", rec ? rec : generic_rec, "%s", sb.buf);
 	strbuf_release(&sb);
 }
@@ -248,7 +253,7 @@ static void rule_late_ranks(struct flist *l, const struct coll_result *r, const 
 			continue;
 		rank_name(&sb, r, labels, s->rank_index);
 		strbuf_addstr(&sb, " is late too.");
-		cause_text(&sb, s, &rec);
+		cause_text(&sb, s, cs->unknown_why, &rec);
 		add(l, FINDING_INFO, "collective-late-rank", rec, "%s", sb.buf);
 		strbuf_release(&sb);
 	}

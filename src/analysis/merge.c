@@ -13,6 +13,7 @@
 #include "bundle/open.h"
 #include "analysis/merge.h"
 #include "analysis/rank_summary.h"
+#include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -201,40 +202,95 @@ static size_t split_tabs(char *line, char **f, size_t max)
 	return n;
 }
 
-struct tsv_rank {
-	struct coll_kernel *k;
-	size_t nk, ak;
-	struct coll_window *w;
-	size_t nw, aw;
-	const char *host;
-	const char *clock[3]; /* source, host, boot id; NULL: none stated */
+/* One added rank's timeline for the causes (collectives_cause.h), kept
+ * until the builder has finished: 40 bytes a collective. */
+struct cause_in {
+	int rank;
+	struct coll_gap *gaps; /* NULL: its file predates them (version 1 or 2) */
+	size_t ngaps, agaps;
+	struct coll_window *w, *steps; /* stage names interned */
+	size_t nw, aw, nsteps, asteps;
 	int version;
 };
 
-static int parse_tsv_line(char *line, struct tsv_rank *tr, const char *path, size_t lineno,
-			  struct strbuf *err)
+struct merge_ctx {
+	struct coll_builder *b;
+	struct merge_names hosts, clocks, stages;
+	struct cause_in *ci; /* in the order added: rank order */
+	size_t nci, aci;
+	int added;
+};
+
+struct tsv_rank {
+	struct coll_kernel *k;
+	size_t nk, ak;
+	const char *host;
+	const char *clock[3]; /* source, host, boot id; NULL: none stated */
+	struct cause_in *c;
+};
+
+/* A time field of version 3: "-" is none (*v = none). */
+static int parse_opt(const char *f, int64_t none, int64_t *v)
 {
-	char *f[7];
-	size_t n = split_tabs(line, f, 7);
+	if (!strcmp(f, "-")) {
+		*v = none;
+		return 0;
+	}
+	return parse_i64(f, INT64_MIN, INT64_MAX, v, NULL);
+}
+
+/* A kernel line's gap columns (version 3): LAUNCH PREV_END BUSY KERNELS. */
+static int parse_gap(char **f, int64_t start, struct coll_gap *g)
+{
+	*g = (struct coll_gap){start, COLL_GAP_NONE, 0, 0, -1};
+	if (parse_opt(f[0], -1, &g->launch) || parse_opt(f[1], COLL_GAP_NONE, &g->prev_end))
+		return -1;
+	if (g->prev_end == COLL_GAP_NONE) /* no previous NCCL kernel: nothing to measure */
+		return strcmp(f[2], "-") || strcmp(f[3], "-") ? -1 : 0;
+	return parse_i64(f[2], 0, INT64_MAX, &g->busy_ns, NULL) ||
+	       parse_i64(f[3], 0, INT64_MAX, &g->kernels, NULL);
+}
+
+static int parse_tsv_line(char *line, struct tsv_rank *tr, struct merge_names *stages,
+			  const char *path, size_t lineno, struct strbuf *err)
+{
+	char *f[11];
+	size_t n = split_tabs(line, f, 11);
 	int64_t a, b, dev, str;
+	struct cause_in *c = tr->c;
+	int v3 = c->version >= 3;
 
 	if (!strcmp(f[0], "host") && n == 2) {
 		tr->host = f[1];
-	} else if (!strcmp(f[0], "clock") && n == 4 && tr->version >= 2 && !tr->clock[0] &&
-		   !tr->nk && !tr->nw && *f[1]) {
+	} else if (!strcmp(f[0], "clock") && n == 4 && c->version >= 2 && !tr->clock[0] &&
+		   !tr->nk && !c->nw && *f[1]) {
 		tr->clock[0] = f[1], tr->clock[1] = f[2], tr->clock[2] = f[3];
 	} else if (!strcmp(f[0], "window") && n == 4 &&
 		   !parse_i64(f[2], INT64_MIN, INT64_MAX, &a, NULL) &&
 		   !parse_i64(f[3], INT64_MIN, INT64_MAX, &b, NULL)) {
-		ALLOC_GROW(tr->w, tr->nw + 1, tr->aw);
-		tr->w[tr->nw++] = (struct coll_window){f[1], a, b};
-	} else if (!strcmp(f[0], "kernel") && n == 6 &&
+		int id = name_id(stages, f[1]); /* before stages->v is read: it may move */
+
+		ALLOC_GROW(c->w, c->nw + 1, c->aw);
+		c->w[c->nw++] = (struct coll_window){stages->v[id], a, b};
+	} else if (!strcmp(f[0], "step") && n == 3 && v3 &&
+		   !parse_i64(f[1], INT64_MIN, INT64_MAX, &a, NULL) &&
+		   !parse_i64(f[2], INT64_MIN, INT64_MAX, &b, NULL)) {
+		ALLOC_GROW(c->steps, c->nsteps + 1, c->asteps);
+		c->steps[c->nsteps++] = (struct coll_window){"decode_step", a, b};
+	} else if (!strcmp(f[0], "kernel") && n == (v3 ? 10 : 6) &&
 		   !parse_i64(f[1], INT64_MIN, INT64_MAX, &a, NULL) &&
 		   !parse_i64(f[2], INT64_MIN, INT64_MAX, &b, NULL) &&
 		   !parse_i64(f[3], INT32_MIN, INT32_MAX, &dev, NULL) &&
 		   !parse_i64(f[4], INT32_MIN, INT32_MAX, &str, NULL)) {
+		if (v3) {
+			ALLOC_GROW(c->gaps, c->ngaps + 1, c->agaps);
+			if (parse_gap(f + 5, a, &c->gaps[c->ngaps++]))
+				return error_set(err, "%s:%zu: not a %s kernel record (version 3)",
+						 path, lineno, bundle_art(BA_COLLECTIVES));
+		}
 		ALLOC_GROW(tr->k, tr->nk + 1, tr->ak);
-		tr->k[tr->nk++] = (struct coll_kernel){f[5], a, b, (int32_t)dev, (int32_t)str};
+		tr->k[tr->nk++] =
+		    (struct coll_kernel){f[v3 ? 9 : 5], a, b, (int32_t)dev, (int32_t)str};
 	} else {
 		return error_set(err, "%s:%zu: not a %s record", path, lineno,
 				 bundle_art(BA_COLLECTIVES));
@@ -242,17 +298,59 @@ static int parse_tsv_line(char *line, struct tsv_rank *tr, const char *path, siz
 	return 0;
 }
 
-/* Reads rdir/collectives.tsv (when there is one) into the builder. */
-static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_builder *b,
-			   struct merge_names *hosts, struct merge_names *clocks, int *added,
+/* The version of a collectives.tsv from its first line; 0 for none. */
+static int tsv_version(const char *text)
+{
+	static const char *const magic[] = {RANK_SUMMARY_MAGIC_V1, RANK_SUMMARY_MAGIC_V2,
+					    RANK_SUMMARY_MAGIC};
+
+	for (int v = 0; v < 3; v++)
+		if (!strncmp(text, magic[v], strlen(magic[v])) && text[strlen(magic[v])] == '\n')
+			return v + 1;
+	return 0;
+}
+
+/* The rank's clock domain id: a stated clock is a domain shared with every
+ * rank that states the same one; a rank that states none is a domain of
+ * its own ('\n' cannot be in a field: no clash). */
+static int clock_domain(struct merge_rank *mr, const struct tsv_rank *tr,
+			struct merge_names *clocks)
+{
+	struct strbuf dom = STRBUF_INIT;
+	int id;
+
+	if (tr->clock[0]) {
+		strbuf_addf(&dom, "%s on %s (boot %s)", tr->clock[0], tr->clock[1],
+			    *tr->clock[2] ? tr->clock[2] : "not recorded");
+		mr->clock = xstrdup(dom.buf);
+	} else {
+		strbuf_addf(&dom, "\nrank %d", mr->rank);
+	}
+	id = name_id(clocks, dom.buf);
+	strbuf_release(&dom);
+	return id;
+}
+
+static void cause_in_free(struct cause_in *c)
+{
+	free(c->gaps);
+	free(c->w);
+	free(c->steps);
+}
+
+/* Reads rdir/collectives.tsv (when there is one) into the builder, and its
+ * timeline into x->ci. */
+static int add_collectives(const char *rdir, struct merge_rank *mr, struct merge_ctx *x,
 			   struct strbuf *err)
 {
 	struct strbuf p = STRBUF_INIT, buf = STRBUF_INIT;
+	struct cause_in c = {mr->rank, NULL, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
 	struct tsv_rank tr = {0};
 	size_t lineno = 1;
 	char *line, *next;
 	int ret = -1;
 
+	tr.c = &c;
 	path_join(&p, rdir, bundle_art(BA_COLLECTIVES));
 	if (!path_exists(p.buf)) {
 		ret = 0;
@@ -260,12 +358,9 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 	}
 	if (read_regular_file(p.buf, INPUT_CAP_DATA, &buf, err))
 		goto out;
-	if (!strncmp(buf.buf, RANK_SUMMARY_MAGIC "\n", strlen(RANK_SUMMARY_MAGIC) + 1))
-		tr.version = 2;
-	else if (!strncmp(buf.buf, RANK_SUMMARY_MAGIC_V1 "\n", strlen(RANK_SUMMARY_MAGIC_V1) + 1))
-		tr.version = 1;
-	else {
-		error_set(err, "%s: not an llmprof %s (version 1 or 2)", p.buf,
+	c.version = tsv_version(buf.buf);
+	if (!c.version) {
+		error_set(err, "%s: not an llmprof %s (version 1, 2 or 3)", p.buf,
 			  bundle_art(BA_COLLECTIVES));
 		goto out;
 	}
@@ -278,7 +373,7 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 			goto out;
 		}
 		*next++ = '\0';
-		if (parse_tsv_line(line, &tr, p.buf, lineno, err))
+		if (parse_tsv_line(line, &tr, &x->stages, p.buf, lineno, err))
 			goto out;
 	}
 	if (!mr->host || !*mr->host) {
@@ -286,32 +381,23 @@ static int add_collectives(const char *rdir, struct merge_rank *mr, struct coll_
 		mr->host = xstrdup(tr.host ? tr.host : "");
 	}
 	mr->collectives = tr.nk;
+	mr->tsv_version = c.version;
+	mr->clock_id = clock_domain(mr, &tr, &x->clocks);
 	{
 		struct coll_rank_input in = {
-		    mr->rank, name_id(hosts, mr->host), tr.k, tr.nk, tr.w, tr.nw, 0};
-		struct strbuf dom = STRBUF_INIT;
+		    mr->rank, name_id(&x->hosts, mr->host), tr.k, tr.nk, c.w, c.nw, mr->clock_id};
 
-		/* a stated clock is a domain shared with every rank that
-		 * states the same one; a rank that states none is a domain
-		 * of its own ('\n' cannot be in a field: no clash) */
-		if (tr.clock[0]) {
-			strbuf_addf(&dom, "%s on %s (boot %s)", tr.clock[0], tr.clock[1],
-				    *tr.clock[2] ? tr.clock[2] : "not recorded");
-			mr->clock = xstrdup(dom.buf);
-		} else {
-			strbuf_addf(&dom, "\nrank %d", mr->rank);
-		}
-		in.clock = name_id(clocks, dom.buf);
-		mr->clock_id = in.clock;
-		strbuf_release(&dom);
-		if (coll_builder_add_rank(b, &in, err))
+		if (coll_builder_add_rank(x->b, &in, err))
 			goto out;
 	}
-	*added = 1;
+	ALLOC_GROW(x->ci, x->nci + 1, x->aci);
+	x->ci[x->nci++] = c;
+	memset(&c, 0, sizeof(c));
+	x->added = 1;
 	ret = 0;
 out:
+	cause_in_free(&c);
 	free(tr.k);
-	free(tr.w);
 	strbuf_release(&buf);
 	strbuf_release(&p);
 	return ret;
@@ -421,15 +507,92 @@ double merge_rank_util(const struct merge_result *r, const struct merge_rank *m,
 	return m->util[stage] / r->divisor;
 }
 
+/* Why no cause can be told for the ranks whose files predate the gaps
+ * (version 1 or 2); NULL when every rank's file has them. Owned. */
+static char *cause_unknown_why(const struct merge_ctx *x)
+{
+	struct strbuf sb = STRBUF_INIT, list = STRBUF_INIT;
+	size_t n = 0;
+
+	for (size_t i = 0; i < x->nci; i++)
+		if (x->ci[i].version < 3)
+			strbuf_addf(&list, "%s %d (version %d)", n++ ? "," : "", x->ci[i].rank,
+				    x->ci[i].version);
+	if (n)
+		strbuf_addf(&sb,
+			    "the %s of rank%s%s predate%s the gap columns (what each rank's GPU "
+			    "did before a collective, and when its host launched it): profile "
+			    "again with this llmprof to know whether host or GPU makes a rank late",
+			    bundle_art(BA_COLLECTIVES), n > 1 ? "s" : "", list.buf,
+			    n > 1 ? "" : "s");
+	strbuf_release(&list);
+	if (!n) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The stragglers' causes from the ranks' gaps, by the single-trace
+ * analysis's code (collectives_cause.h), then the findings, which name
+ * them. */
+static void causes_and_findings(struct merge_result *out, const struct merge_ctx *x)
+{
+	struct coll_cause_rank *in = xcalloc(out->coll.nranks + 1, sizeof(*in));
+	struct coll_causes cs;
+
+	for (size_t i = 0; i < x->nci; i++) {
+		const struct cause_in *c = &x->ci[i];
+		long k = coll_result_rank_index(&out->coll, c->rank);
+
+		if (k >= 0)
+			in[k] = (struct coll_cause_rank){c->gaps, c->ngaps, c->w,
+							 c->nw,	  c->steps, c->nsteps};
+	}
+	coll_causes_compute(&out->coll, in, &cs);
+	out->cause_why = cause_unknown_why(x);
+	cs.unknown_why = out->cause_why;
+	coll_straggles_copy(&cs, &out->straggles, &out->nstraggles);
+	out->nfindings = coll_findings(&out->coll, "decode", &cs, NULL, &out->findings);
+	coll_causes_release(&cs);
+	free(in);
+}
+
+/* Reads rank folder i (id ids[i]) into out->ranks[i] and its collectives
+ * into x. */
+static int read_rank(const char *ranks_dir, int id, struct merge_result *out, struct merge_ctx *x,
+		     struct strbuf *err)
+{
+	struct merge_rank *mr = &out->ranks[out->nranks++];
+	struct strbuf p = STRBUF_INIT;
+	int ret = -1;
+
+	mr->rank = id;
+	mr->util[MERGE_PREFILL] = mr->util[MERGE_DECODE] = -1;
+	mr->util_counter[MERGE_PREFILL] = mr->util_counter[MERGE_DECODE] = -1;
+	strbuf_addf(&p, "%s/%d", ranks_dir, id);
+	if (read_rank_json(p.buf, mr, &out->world_size, err) ||
+	    (!mr->failed && add_collectives(p.buf, mr, x, err)))
+		goto out;
+	if (!mr->host)
+		mr->host = xstrdup("");
+	out->nfailed += (size_t)mr->failed;
+	out->nunstated += !mr->failed && mr->collectives && !mr->clock;
+	ret = 0;
+out:
+	strbuf_release(&p);
+	return ret;
+}
+
 int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 {
-	struct strbuf rd = STRBUF_INIT, p = STRBUF_INIT;
-	struct coll_builder *b = coll_builder_new();
-	struct merge_names hosts = {0}, clocks = {0};
+	struct strbuf rd = STRBUF_INIT;
+	struct merge_ctx x = {0};
 	size_t n = 0;
-	int *ids = NULL, added = 0, ret = -1;
+	int *ids = NULL, ret = -1;
 
 	memset(out, 0, sizeof(*out));
+	x.b = coll_builder_new();
 	path_join(&rd, dir, "ranks");
 	if (!path_is_dir(rd.buf)) {
 		error_set(err,
@@ -446,48 +609,36 @@ int merge_run(const char *dir, struct merge_result *out, struct strbuf *err)
 		goto out;
 	}
 	out->ranks = xcalloc(n, sizeof(*out->ranks));
-	for (size_t i = 0; i < n; i++, out->nranks++) {
-		struct merge_rank *mr = &out->ranks[i];
-
-		mr->rank = ids[i];
-		mr->util[MERGE_PREFILL] = mr->util[MERGE_DECODE] = -1;
-		mr->util_counter[MERGE_PREFILL] = mr->util_counter[MERGE_DECODE] = -1;
-		strbuf_reset(&p);
-		strbuf_addf(&p, "%s/%d", rd.buf, ids[i]);
-		if (read_rank_json(p.buf, mr, &out->world_size, err) ||
-		    (!mr->failed && add_collectives(p.buf, mr, b, &hosts, &clocks, &added, err))) {
-			out->nranks++;
+	for (size_t i = 0; i < n; i++)
+		if (read_rank(rd.buf, ids[i], out, &x, err))
 			goto out;
-		}
-		if (!mr->host)
-			mr->host = xstrdup("");
-		out->nfailed += (size_t)mr->failed;
-		out->nunstated += !mr->failed && mr->collectives && !mr->clock;
-	}
 	find_missing(out);
 	fill_stats(out);
-	if (added && coll_builder_finish(b, &out->coll, err))
+	if (x.added && coll_builder_finish(x.b, &out->coll, err))
 		goto out;
-	out->have_coll = added;
+	out->have_coll = x.added;
 	fill_split(out);
 	/* ranks joined by collectives end their steps together (the others
 	 * wait), so the one they wait for is the slowest, whatever the spans */
-	if (added && out->coll.nstragglers &&
+	if (x.added && out->coll.nstragglers &&
 	    out->coll.stragglers[0].share >= COLL_STRAGGLER_SHARE &&
 	    out->coll.stragglers[0].mean_late_ns >= COLL_STRAGGLER_MIN_NS) {
 		out->slowest_rank = out->coll.stragglers[0].rank;
 		out->slowest_by = "arriving last at NCCL collectives";
 	}
-	if (added)
-		out->nfindings = coll_findings(&out->coll, "decode", NULL, NULL, &out->findings);
+	if (x.added)
+		causes_and_findings(out, &x);
 	ret = 0;
 out:
-	coll_builder_free(b);
-	names_release(&hosts);
-	names_release(&clocks);
+	coll_builder_free(x.b);
+	names_release(&x.hosts);
+	names_release(&x.clocks);
+	names_release(&x.stages);
+	for (size_t i = 0; i < x.nci; i++)
+		cause_in_free(&x.ci[i]);
+	free(x.ci);
 	free(ids);
 	strbuf_release(&rd);
-	strbuf_release(&p);
 	if (ret)
 		merge_result_release(out);
 	return ret;
@@ -521,6 +672,12 @@ void merge_result_release(struct merge_result *r)
 	free(r->ranks);
 	free(r->missing);
 	coll_findings_free(r->findings, r->nfindings);
+	for (size_t i = 0; i < r->nstraggles; i++) {
+		free(r->straggles[i].stage);
+		free(r->straggles[i].cause);
+	}
+	free(r->straggles);
+	free(r->cause_why);
 	if (r->have_coll)
 		coll_result_release(&r->coll);
 	memset(r, 0, sizeof(*r));

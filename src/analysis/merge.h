@@ -8,7 +8,9 @@
  * whose collectives.tsv states the same clock (source, host, boot) are one
  * clock domain, a rank that states none is a domain of its own; every
  * domain is aligned on collective ends and the residual is measured over
- * every rank (collectives.h).
+ * every rank (collectives.h). Stragglers' causes: from the gaps in each
+ * rank's collectives.tsv, by coll_causes_compute(), the single-trace
+ * analysis's own function.
  *
  * Ownership: struct merge_result owns everything it points to
  * (merge_result_release()). */
@@ -19,6 +21,7 @@
 
 #include "analysis/collectives.h"
 #include "core/strbuf.h"
+#include "model/model.h"
 
 enum { MERGE_PREFILL, MERGE_DECODE, MERGE_NSTAGES };
 
@@ -45,7 +48,8 @@ struct merge_rank {
 	 * ID)"), NULL when it states none (a version 1 file, or a trace that
 	 * records no session start: its times start at its own origin) */
 	char *clock;
-	int clock_id; /* its clock domain (struct coll_rank.clock) */
+	int clock_id;	 /* its clock domain (struct coll_rank.clock) */
+	int tsv_version; /* of its collectives.tsv; 0 without one */
 	/* prefill MFU and decode MBU (datasheet peak, 0..1) as the rank's own
 	 * metrics.json states them: the model's whole work in its stage time;
 	 * -1 = not stated. The merge shares the work (merge_result.split). */
@@ -100,8 +104,17 @@ struct merge_result {
 	 * REPLICA: 1); NONE and UNKNOWN give none */
 	enum merge_split split;
 	int divisor;
-	/* the collectives' findings (coll_findings(): straggler, exposed
-	 * decode communication, mismatches, clocks), most severe first */
+	/* why the stragglers are late, per stage, by the single-trace
+	 * analysis's code (collectives_cause.h) over the gaps each rank's
+	 * collectives.tsv states (version 3), in the reports' form; rank_index
+	 * indexes coll.ranks. cause "unknown" where a rank's file predates the
+	 * gaps, and cause_why (owned; NULL when every file has them) says so */
+	struct report_coll_straggle *straggles;
+	size_t nstraggles;
+	char *cause_why;
+	/* the collectives' findings (coll_findings(): straggler with its cause,
+	 * other late ranks, exposed decode communication, mismatches, clocks),
+	 * most severe first */
 	struct coll_finding *findings;
 	size_t nfindings;
 };

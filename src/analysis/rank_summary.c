@@ -1,9 +1,11 @@
 /* rank_summary.c: see rank_summary.h. Names and hosts are written with
  * tabs and line ends replaced by spaces, so one record stays one line. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/rank_summary.h"
+#include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/fsutil.h"
 #include "core/xalloc.h"
@@ -83,92 +85,102 @@ static void add_head(struct strbuf *out, const char *host, const struct rank_clo
 	}
 }
 
-static void add_window(struct strbuf *out, const char *stage, int64_t start, int64_t end)
+static void add_window(struct strbuf *out, const char *rec, const char *stage, int64_t start,
+		       int64_t end)
 {
-	strbuf_addstr(out, "window");
-	add_field(out, stage);
+	strbuf_addstr(out, rec);
+	if (stage)
+		add_field(out, stage);
 	strbuf_addf(out, "\t%" PRId64 "\t%" PRId64 "\n", start, end);
 }
 
-static void add_kernel(struct strbuf *out, int64_t start, int64_t end, int dev, int stream,
-		       const char *name)
+/* A time field: "-" for none (unknown launch, no previous NCCL kernel). */
+static void add_time(struct strbuf *out, int known, int64_t v)
 {
-	strbuf_addf(out, "kernel\t%" PRId64 "\t%" PRId64 "\t%d\t%d", start, end, dev, stream);
-	add_field(out, name);
+	if (known)
+		strbuf_addf(out, "\t%" PRId64, v);
+	else
+		strbuf_addstr(out, "\t-");
+}
+
+static void add_kernel(struct strbuf *out, const struct coll_kernel *k, const struct coll_gap *g,
+		       int64_t origin)
+{
+	int gap = g->prev_end != COLL_GAP_NONE;
+
+	strbuf_addf(out, "kernel\t%" PRId64 "\t%" PRId64 "\t%d\t%d", k->start + origin,
+		    k->end + origin, (int)k->device, (int)k->stream);
+	add_time(out, g->launch >= 0, g->launch + origin);
+	add_time(out, gap, g->prev_end + origin);
+	add_time(out, gap, g->busy_ns);
+	add_time(out, gap, g->kernels);
+	add_field(out, k->name);
 	strbuf_addch(out, '\n');
 }
 
-static void add_windows(struct strbuf *out, const struct trace *t, const struct stage_config *sc,
-			int64_t origin)
-{
-	for (size_t i = 0; i < t->nranges; i++) {
-		const struct trace_range *r = &t->ranges[i];
-		const char *text = strtab_str(&t->strs, r->text);
-		const char *dom = strtab_str(&t->strs, r->domain);
+/* What one rank's summary holds: a part (ranks.h), borrowed. */
+struct part_view {
+	const struct coll_kernel *k;
+	const struct coll_gap *gaps; /* parallel to k */
+	size_t nk;
+	const struct coll_window *w, *steps;
+	size_t nw, nsteps;
+};
 
-		for (int s = STAGE_PREFILL; text && s <= STAGE_DECODE; s++) {
-			int hit = 0;
-
-			for (size_t j = 0; j < sc->stages[s].nnames && !hit; j++)
-				hit = stage_name_matches(sc->stages[s].names[j], text, dom);
-			if (!hit || trace_range_end(t, r) < r->start)
-				continue;
-			add_window(out, stage_role_name(s), r->start + origin,
-				   trace_range_end(t, r) + origin);
-			break;
-		}
-	}
-}
-
-size_t rank_summary_format_trace(const struct trace *t, const struct stage_config *sc,
-				 const char *host, const struct rank_clock *c, struct strbuf *out)
-{
-	struct strbuf k = STRBUF_INIT;
-	int64_t origin = c && c->source ? c->origin_ns : 0;
-	struct coll_name cn;
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->nkernels; i++) {
-		const struct trace_kernel *kr = &t->kernels[i];
-		const struct trace_ksig *sig = trace_ksig(t, kr);
-		const char *name = strtab_str(&t->strs, sig->name);
-
-		if (!name || !coll_parse_name(name, &cn))
-			continue;
-		add_kernel(&k, kr->start + origin, kr->end + origin, (int)sig->device,
-			   (int)sig->stream, name);
-		n++;
-	}
-	if (n) {
-		add_head(out, host, c);
-		add_windows(out, t, sc, origin);
-		strbuf_add(out, k.buf, k.len);
-	}
-	strbuf_release(&k);
-	return n;
-}
-
-size_t rank_summary_format_kernels(const struct coll_kernel *k, size_t nk,
-				   const struct coll_window *w, size_t nw, const char *host,
-				   const struct rank_clock *c, struct strbuf *out)
+/* The summary of a part, every time moved by origin. */
+static size_t format_part(const struct part_view *p, const char *host, const struct rank_clock *c,
+			  int64_t origin, struct strbuf *out)
 {
 	struct strbuf ks = STRBUF_INIT;
 	struct coll_name cn;
 	size_t n = 0;
 
-	for (size_t i = 0; i < nk; i++) {
-		if (!k[i].name || !coll_parse_name(k[i].name, &cn))
+	for (size_t i = 0; i < p->nk; i++) {
+		if (!p->k[i].name || !coll_parse_name(p->k[i].name, &cn))
 			continue;
-		add_kernel(&ks, k[i].start, k[i].end, k[i].device, k[i].stream, k[i].name);
+		add_kernel(&ks, &p->k[i], &p->gaps[i], origin);
 		n++;
 	}
 	if (n) {
 		add_head(out, host, c);
-		for (size_t i = 0; i < nw; i++)
-			add_window(out, w[i].stage, w[i].start, w[i].end);
+		for (size_t i = 0; i < p->nw; i++)
+			add_window(out, "window", p->w[i].stage, p->w[i].start + origin,
+				   p->w[i].end + origin);
+		for (size_t i = 0; i < p->nsteps; i++)
+			add_window(out, "step", NULL, p->steps[i].start + origin,
+				   p->steps[i].end + origin);
 		strbuf_add(out, ks.buf, ks.len);
 	}
 	strbuf_release(&ks);
+	return n;
+}
+
+size_t rank_summary_format_trace(const struct trace *t, const struct stage_config *sc,
+				 const char *host, const struct rank_clock *c, struct strbuf *out)
+{
+	struct coll_part p;
+	struct part_view v;
+	size_t n;
+
+	coll_part_of_trace(t, sc, &p);
+	v = (struct part_view){p.k, p.gaps, p.nk, p.w, p.steps, p.nw, p.nsteps};
+	n = format_part(&v, host, c, c && c->source ? c->origin_ns : 0, out);
+	coll_part_release(&p);
+	return n;
+}
+
+size_t rank_summary_format_kernels(const struct coll_kernel *k, const int64_t *launch, size_t nk,
+				   const struct coll_window *w, size_t nw,
+				   const struct coll_window *steps, size_t nsteps, const char *host,
+				   const struct rank_clock *c, struct strbuf *out)
+{
+	struct coll_gap *gaps = xmalloc(st_mult(nk + 1, sizeof(*gaps)));
+	struct part_view v = {k, gaps, nk, w, steps, nw, nsteps};
+	size_t n;
+
+	coll_gaps_compute(k, nk, launch, gaps);
+	n = format_part(&v, host, c, 0, out);
+	free(gaps);
 	return n;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "analysis/collectives_cause.h"
 #include "analysis/timeline.h"
 #include "model/model.h"
 #include "trace/trace.h"
@@ -46,5 +47,26 @@ void ranks_utilization(struct report_model *m);
  * decode ranges. A failure of the analysis becomes a note. */
 void ranks_coll_fill(struct report_model *m, const struct trace *const *views,
 		     const struct stage_config *sc);
+
+/* One process's part of a trace (or a trace of one process) as the
+ * collectives read it: all its kernels, each one's gap (coll_gap, parallel
+ * to k; launch times from its API calls by correlation id), its prefill and
+ * decode windows and its decode steps (GPU projections of the NVTX ranges
+ * sc names: first op start, last op end). The single-trace analysis and a
+ * --rank-dir rank's collectives.tsv (rank_summary.c) both take it from
+ * here. Owned: coll_part_release(); names borrowed from v. */
+struct coll_part {
+	struct coll_kernel *k;
+	struct coll_gap *gaps;
+	size_t nk;
+	struct coll_window *w, *steps;
+	size_t nw, nsteps;
+};
+void coll_part_of_trace(const struct trace *v, const struct stage_config *sc, struct coll_part *p);
+void coll_part_release(struct coll_part *p);
+
+/* The causes in the model's form (report_coll_straggle, strings owned). */
+void coll_straggles_copy(const struct coll_causes *cs, struct report_coll_straggle **out,
+			 size_t *n);
 
 #endif

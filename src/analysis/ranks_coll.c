@@ -7,9 +7,10 @@
  * its prefill and decode instances as windows: their GPU projections
  * [first op start, last op end], the same span the stage tables call "GPU
  * span", so that exposed communication divides by the time those tables
- * show. Every rank's kernels, launch times and decode steps are kept until
- * the builder has finished, for the stragglers' causes
- * (collectives_cause.h). */
+ * show. Every rank's gaps (collectives_cause.h, from its kernels and their
+ * launch calls) and decode steps are kept until the builder has finished,
+ * for the stragglers' causes; a --rank-dir rank writes the same part into
+ * its collectives.tsv (rank_summary.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,45 +84,49 @@ static int64_t *launch_times(const struct trace *v)
 	return l;
 }
 
-/* One rank's inputs, kept until the causes are computed. */
-struct part_in {
-	struct coll_kernel *k;
+void coll_part_of_trace(const struct trace *v, const struct stage_config *sc, struct coll_part *p)
+{
 	int64_t *launch;
-	struct coll_window *w, *steps;
-	size_t nk, nw, nsteps;
-};
 
-static void part_in_free(struct part_in *p)
-{
-	free(p->k);
-	free(p->launch);
-	free(p->w);
-	free(p->steps);
-}
-
-/* One rank into the builder: all its kernels and its windows. */
-static int add_part(struct coll_builder *b, int id, int host, const struct trace *v,
-		    const struct stage_config *sc, struct part_in *pi, struct strbuf *err)
-{
-	/* one trace has one timebase per host that recorded it */
-	struct coll_rank_input in = {id, host, NULL, v->nkernels, NULL, 0, host};
-
-	pi->k = xmalloc(st_mult(v->nkernels + 1, sizeof(*pi->k)));
-	pi->nk = v->nkernels;
+	memset(p, 0, sizeof(*p));
+	p->k = xmalloc(st_mult(v->nkernels + 1, sizeof(*p->k)));
+	p->nk = v->nkernels;
 	for (size_t i = 0; i < v->nkernels; i++) {
 		const struct trace_kernel *x = &v->kernels[i];
 		const struct trace_ksig *sig = trace_ksig(v, x);
 		const char *name = strtab_str(&v->strs, sig->name);
 
-		pi->k[i].name = name ? name : "";
-		pi->k[i].start = x->start;
-		pi->k[i].end = x->end;
-		pi->k[i].device = sig->device;
-		pi->k[i].stream = sig->stream;
+		p->k[i].name = name ? name : "";
+		p->k[i].start = x->start;
+		p->k[i].end = x->end;
+		p->k[i].device = sig->device;
+		p->k[i].stream = sig->stream;
 	}
-	pi->launch = launch_times(v);
-	pi->w = part_windows(v, sc, STAGE_PREFILL, STAGE_DECODE, &pi->nw);
-	pi->steps = part_windows(v, sc, STAGE_DECODE_STEP, STAGE_DECODE_STEP, &pi->nsteps);
+	launch = launch_times(v);
+	p->gaps = xmalloc(st_mult(v->nkernels + 1, sizeof(*p->gaps)));
+	coll_gaps_compute(p->k, p->nk, launch, p->gaps);
+	free(launch);
+	p->w = part_windows(v, sc, STAGE_PREFILL, STAGE_DECODE, &p->nw);
+	p->steps = part_windows(v, sc, STAGE_DECODE_STEP, STAGE_DECODE_STEP, &p->nsteps);
+}
+
+void coll_part_release(struct coll_part *p)
+{
+	free(p->k);
+	free(p->gaps);
+	free(p->w);
+	free(p->steps);
+	memset(p, 0, sizeof(*p));
+}
+
+/* One rank into the builder: all its kernels and its windows. */
+static int add_part(struct coll_builder *b, int id, int host, const struct trace *v,
+		    const struct stage_config *sc, struct coll_part *pi, struct strbuf *err)
+{
+	/* one trace has one timebase per host that recorded it */
+	struct coll_rank_input in = {id, host, NULL, v->nkernels, NULL, 0, host};
+
+	coll_part_of_trace(v, sc, pi);
 	in.kernels = pi->k;
 	in.windows = pi->w;
 	in.nwindows = pi->nw;
@@ -276,12 +281,13 @@ static struct report_late late_of(const struct coll_late_dist *d)
 				    (double)d->max_ns};
 }
 
-static void copy_causes(struct report_collectives *c, const struct coll_causes *cs)
+void coll_straggles_copy(const struct coll_causes *cs, struct report_coll_straggle **out, size_t *n)
 {
-	c->straggles = xcalloc(cs->n + 1, sizeof(*c->straggles));
+	*out = xcalloc(cs->n + 1, sizeof(**out));
+	*n = cs->n;
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct coll_straggle *s = &cs->v[i];
-		struct report_coll_straggle *d = &c->straggles[i];
+		struct report_coll_straggle *d = &(*out)[i];
 
 		d->rank_index = (int)s->rank_index;
 		d->stage = xstrdup(s->stage);
@@ -304,13 +310,12 @@ static void copy_causes(struct report_collectives *c, const struct coll_causes *
 		d->extra_kernels = s->extra_kernels;
 		d->cause = xstrdup(coll_cause_name(s->cause));
 	}
-	c->nr_straggles = cs->n;
 }
 
 /* The causes of r's stragglers from the kept inputs (in m->ranks.v order,
  * which is r's), into m; then the findings, which name them. */
 static void causes_and_findings(struct report_model *m, const struct coll_result *r,
-				const struct part_in *pi)
+				const struct coll_part *pi)
 {
 	struct coll_cause_rank *in = xcalloc(r->nranks + 1, sizeof(*in));
 	const char **labels = xcalloc(r->nranks + 1, sizeof(*labels));
@@ -320,8 +325,8 @@ static void causes_and_findings(struct report_model *m, const struct coll_result
 	for (size_t i = 0; i < r->nranks; i++) {
 		const struct report_rank *rk = &m->ranks.v[i];
 
-		in[i] = (struct coll_cause_rank){pi[i].k,  pi[i].nk,	pi[i].launch, pi[i].w,
-						 pi[i].nw, pi[i].steps, pi[i].nsteps};
+		in[i] = (struct coll_cause_rank){pi[i].gaps, pi[i].nk,	  pi[i].w,
+						 pi[i].nw,   pi[i].steps, pi[i].nsteps};
 		labels[i] = rk->label;
 		if (rk->label && rk->rank_source && !strcmp(rk->rank_source, "device")) {
 			/* a name inferred from its GPU: the findings give the pid too */
@@ -332,7 +337,7 @@ static void causes_and_findings(struct report_model *m, const struct coll_result
 		}
 	}
 	coll_causes_compute(r, in, &cs);
-	copy_causes(&m->ranks.coll, &cs);
+	coll_straggles_copy(&cs, &m->ranks.coll.straggles, &m->ranks.coll.nr_straggles);
 	copy_findings(m, r, &cs, labels);
 	coll_causes_release(&cs);
 	for (size_t i = 0; i < r->nranks; i++)
@@ -349,7 +354,7 @@ void ranks_coll_fill(struct report_model *m, const struct trace *const *views,
 	struct strbuf err = STRBUF_INIT;
 	struct coll_result r;
 	int *hosts = xcalloc(m->ranks.nr + 1, sizeof(*hosts));
-	struct part_in *pi = xcalloc(m->ranks.nr + 1, sizeof(*pi));
+	struct coll_part *pi = xcalloc(m->ranks.nr + 1, sizeof(*pi));
 	int by_rank = use_rank_ids(m);
 
 	host_ids(m, hosts);
@@ -372,7 +377,7 @@ fail:
 	report_model_add_note(m, "NCCL collectives not analysed: %s", err.buf);
 out:
 	for (size_t i = 0; i < m->ranks.nr; i++)
-		part_in_free(&pi[i]);
+		coll_part_release(&pi[i]);
 	free(pi);
 	coll_builder_free(b);
 	free(hosts);

@@ -70,44 +70,52 @@ void rtable_coll_stragglers(const struct report_model *m, struct table *t)
 	strbuf_release(&sb);
 }
 
+void rtable_coll_late_init(struct table *t)
+{
+	table_init(t, "llrrrrrrlrrr", "Rank", "Stage", "Last at", "p50 (us)", "p90 (us)",
+		   "Max (us)", "First steps p50", "Then p50", "Cause", "GPU busy +us",
+		   "GPU idle +us", "Launch lag us (it / others)", NULL);
+}
+
+void rtable_coll_late_row(struct table *t, const char *label, const struct report_coll_straggle *s)
+{
+	table_add_str(t, label);
+	table_add_str(t, s->stage);
+	table_addf(t, "%llu of %llu", (unsigned long long)s->count,
+		   (unsigned long long)s->instances);
+	table_addf(t, "%.1f", s->late.p50_ns / 1e3);
+	table_addf(t, "%.1f", s->late.p90_ns / 1e3);
+	table_addf(t, "%.1f", s->late.max_ns / 1e3);
+	if (s->early.n)
+		table_addf(t, "%.1f", s->early.p50_ns / 1e3);
+	else
+		table_add_str(t, FMT_NA);
+	if (s->steady.n)
+		table_addf(t, "%.1f", s->steady.p50_ns / 1e3);
+	else
+		table_add_str(t, FMT_NA);
+	table_add_str(t, s->cause);
+	if (s->explained) {
+		table_addf(t, "%+.1f", s->busy_ns / 1e3);
+		table_addf(t, "%+.1f", s->idle_ns / 1e3);
+	} else {
+		table_add_str(t, FMT_NA);
+		table_add_str(t, FMT_NA);
+	}
+	if (s->explained && !isnan(s->lag_ns))
+		table_addf(t, "%.1f / %.1f", s->lag_ns / 1e3, s->others_lag_ns / 1e3);
+	else
+		table_add_str(t, FMT_NA);
+}
+
 void rtable_coll_late(const struct report_model *m, struct table *t)
 {
 	const struct report_collectives *c = &m->ranks.coll;
 
-	table_init(t, "llrrrrrrlrrr", "Rank", "Stage", "Last at", "p50 (us)", "p90 (us)",
-		   "Max (us)", "First steps p50", "Then p50", "Cause", "GPU busy +us",
-		   "GPU idle +us", "Launch lag us (it / others)", NULL);
-	for (size_t i = 0; report_coll_shown(m) && i < c->nr_straggles; i++) {
-		const struct report_coll_straggle *s = &c->straggles[i];
-
-		table_add_str(t, m->ranks.v[s->rank_index].label);
-		table_add_str(t, s->stage);
-		table_addf(t, "%llu of %llu", (unsigned long long)s->count,
-			   (unsigned long long)s->instances);
-		table_addf(t, "%.1f", s->late.p50_ns / 1e3);
-		table_addf(t, "%.1f", s->late.p90_ns / 1e3);
-		table_addf(t, "%.1f", s->late.max_ns / 1e3);
-		if (s->early.n)
-			table_addf(t, "%.1f", s->early.p50_ns / 1e3);
-		else
-			table_add_str(t, FMT_NA);
-		if (s->steady.n)
-			table_addf(t, "%.1f", s->steady.p50_ns / 1e3);
-		else
-			table_add_str(t, FMT_NA);
-		table_add_str(t, s->cause);
-		if (s->explained) {
-			table_addf(t, "%+.1f", s->busy_ns / 1e3);
-			table_addf(t, "%+.1f", s->idle_ns / 1e3);
-		} else {
-			table_add_str(t, FMT_NA);
-			table_add_str(t, FMT_NA);
-		}
-		if (s->explained && !isnan(s->lag_ns))
-			table_addf(t, "%.1f / %.1f", s->lag_ns / 1e3, s->others_lag_ns / 1e3);
-		else
-			table_add_str(t, FMT_NA);
-	}
+	rtable_coll_late_init(t);
+	for (size_t i = 0; report_coll_shown(m) && i < c->nr_straggles; i++)
+		rtable_coll_late_row(t, m->ranks.v[c->straggles[i].rank_index].label,
+				     &c->straggles[i]);
 }
 
 void rtable_coll_stages(const struct report_model *m, struct table *t)

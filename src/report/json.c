@@ -588,42 +588,46 @@ static json_t *us_or_null(double ns)
 	return isnan(ns) ? json_null() : json_real(ns / 1e3);
 }
 
+json_t *report_straggle_json(json_t *rank, const struct report_coll_straggle *s)
+{
+	json_t *x = json_object(), *d = json_object();
+
+	set(x, "rank", rank);
+	set(x, "stage", jstr_checked(s->stage));
+	set(x, "collectives", json_integer((json_int_t)s->instances));
+	set(x, "last", json_integer((json_int_t)s->count));
+	set(x, "late", late_json(&s->late));
+	set(x, "early", late_json(&s->early));
+	set(x, "steady", late_json(&s->steady));
+	set(x, "early_is", json_string(s->early_by_steps ? "first 2 steps" : "first tenth"));
+	set(x, "early_collectives", json_integer((json_int_t)s->early_instances));
+	set(x, "cause", jstr_checked(s->cause));
+	set(d, "collectives", json_integer((json_int_t)s->explained));
+	set(d, "gpu_busy_us", us_or_null(s->explained ? s->busy_ns : NAN));
+	set(d, "gpu_idle_us", us_or_null(s->explained ? s->idle_ns : NAN));
+	set(d, "kernels", s->explained ? json_real(s->kernels) : json_null());
+	set(x, "launch_lag_us", us_or_null(s->explained ? s->lag_ns : NAN));
+	set(x, "others_launch_lag_us", us_or_null(s->explained ? s->others_lag_ns : NAN));
+	set(d, "others_busy_us", us_or_null(s->explained ? s->busy_med_ns : NAN));
+	set(x, "more_than_others", d);
+	d = json_object();
+	set(d, "collectives", json_integer((json_int_t)s->extra_n));
+	set(d, "gpu_busy_us", us_or_null(s->extra_n ? s->extra_busy_ns : NAN));
+	set(d, "kernels", s->extra_n ? json_real(s->extra_kernels) : json_null());
+	set(x, "extra_kernels", d);
+	return x;
+}
+
 /* Per stage, the ranks late at its collectives, with their cause. */
 static json_t *straggles_json(const struct report_ranks *rs)
 {
 	const struct report_collectives *c = &rs->coll;
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < c->nr_straggles; i++) {
-		const struct report_coll_straggle *s = &c->straggles[i];
-		json_t *x = json_object(), *d = json_object();
-
-		set(x, "rank", jstr_checked(rs->v[s->rank_index].label));
-		set(x, "stage", jstr_checked(s->stage));
-		set(x, "collectives", json_integer((json_int_t)s->instances));
-		set(x, "last", json_integer((json_int_t)s->count));
-		set(x, "late", late_json(&s->late));
-		set(x, "early", late_json(&s->early));
-		set(x, "steady", late_json(&s->steady));
-		set(x, "early_is",
-		    json_string(s->early_by_steps ? "first 2 steps" : "first tenth"));
-		set(x, "early_collectives", json_integer((json_int_t)s->early_instances));
-		set(x, "cause", jstr_checked(s->cause));
-		set(d, "collectives", json_integer((json_int_t)s->explained));
-		set(d, "gpu_busy_us", us_or_null(s->explained ? s->busy_ns : NAN));
-		set(d, "gpu_idle_us", us_or_null(s->explained ? s->idle_ns : NAN));
-		set(d, "kernels", s->explained ? json_real(s->kernels) : json_null());
-		set(x, "launch_lag_us", us_or_null(s->explained ? s->lag_ns : NAN));
-		set(x, "others_launch_lag_us", us_or_null(s->explained ? s->others_lag_ns : NAN));
-		set(d, "others_busy_us", us_or_null(s->explained ? s->busy_med_ns : NAN));
-		set(x, "more_than_others", d);
-		d = json_object();
-		set(d, "collectives", json_integer((json_int_t)s->extra_n));
-		set(d, "gpu_busy_us", us_or_null(s->extra_n ? s->extra_busy_ns : NAN));
-		set(d, "kernels", s->extra_n ? json_real(s->extra_kernels) : json_null());
-		set(x, "extra_kernels", d);
-		json_array_append_new(a, x);
-	}
+	for (size_t i = 0; i < c->nr_straggles; i++)
+		json_array_append_new(
+		    a, report_straggle_json(jstr_checked(rs->v[c->straggles[i].rank_index].label),
+					    &c->straggles[i]));
 	return a;
 }
 

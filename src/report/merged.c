@@ -12,6 +12,8 @@
 #include "model/model.h"
 #include "model/table.h"
 #include "report/merged.h"
+#include "report/model_tables.h"
+#include "report/report.h"
 #include "core/banned.h"
 
 static json_t *jstat(const struct merge_stat *s)
@@ -68,6 +70,29 @@ static json_t *jcoll(const struct coll_result *c)
 	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o}", "instances", (int)c->ninstances,
 			 "mismatches", (int)c->nmismatches, "ranks", ranks, "stragglers", strag,
 			 "clocks", clocks, "residual", jresidual(c));
+}
+
+/* "Rank N" of the reports' tables for coll.ranks[k]. */
+static void rank_label(struct strbuf *sb, const struct merge_result *r, int k)
+{
+	strbuf_reset(sb);
+	strbuf_addf(sb, "rank %d", r->coll.ranks[k].rank);
+}
+
+/* Why each late rank is late, per stage, as metrics.json's late_by_stage
+ * (its rank a number here), and why the cause is unknown. */
+static void jcauses(json_t *coll, const struct merge_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->nstraggles; i++)
+		json_array_append_new(
+		    a, report_straggle_json(
+			   json_integer(r->coll.ranks[r->straggles[i].rank_index].rank),
+			   &r->straggles[i]));
+	json_object_set_new(coll, "late_by_stage", a);
+	json_object_set_new(coll, "cause_unknown_why",
+			    r->cause_why ? json_string(r->cause_why) : json_null());
 }
 
 /* How the model's work is shared, in one sentence; "" with none. */
@@ -329,7 +354,14 @@ static char *merged_json(const struct merge_result *r)
 			    r->slowest_rank >= 0 ? json_integer(r->slowest_rank) : json_null());
 	json_object_set_new(root, "slowest_by",
 			    r->slowest_by ? json_string(r->slowest_by) : json_null());
-	json_object_set_new(root, "collectives", r->have_coll ? jcoll(&r->coll) : json_null());
+	if (r->have_coll) {
+		json_t *c = jcoll(&r->coll);
+
+		jcauses(c, r);
+		json_object_set_new(root, "collectives", c);
+	} else {
+		json_object_set_new(root, "collectives", json_null());
+	}
 	json_object_set_new(root, "utilization", jsplit(r));
 	trust_items(r, trust);
 	json_object_set_new(root, "trust", trust);
@@ -389,6 +421,32 @@ static void md_clocks(struct strbuf *sb, const struct merge_result *r)
 	strbuf_addch(sb, '\n');
 }
 
+/* Per stage, the ranks late at its collectives and why, as report.md's
+ * table (docs/collectives.md "Why a rank is late"). */
+static void md_late(struct strbuf *sb, const struct merge_result *r)
+{
+	struct strbuf label = STRBUF_INIT;
+	struct table t;
+
+	if (!r->nstraggles)
+		return;
+	strbuf_addstr(sb,
+		      "\n### Why ranks are late\n\nPer stage, each rank last at 20 % or more of "
+		      "its collectives: lateness where it was last, the first steps against "
+		      "the rest, and the cause from each rank's GPU time before the "
+		      "collective (busy, idle: its value minus the other ranks' median) and "
+		      "its launch lag (docs/collectives.md).\n\n");
+	rtable_coll_late_init(&t);
+	for (size_t i = 0; i < r->nstraggles; i++) {
+		rank_label(&label, r, r->straggles[i].rank_index);
+		rtable_coll_late_row(&t, label.buf, &r->straggles[i]);
+	}
+	md_table(&t, sb);
+	if (r->cause_why)
+		strbuf_addf(sb, "\nCause unknown: %s.\n", r->cause_why);
+	strbuf_release(&label);
+}
+
 static void md_collectives(struct strbuf *sb, const struct merge_result *r)
 {
 	const struct coll_result *c = &r->coll;
@@ -420,6 +478,7 @@ static void md_collectives(struct strbuf *sb, const struct merge_result *r)
 			    "%.1f us late on average.\n",
 			    c->stragglers[0].rank, c->stragglers[0].count,
 			    c->stragglers[0].share * 100, c->stragglers[0].mean_late_ns / 1e3);
+	md_late(sb, r);
 }
 
 /* One row of the ranks table: state, each stage's GPU time, the decode

@@ -40,6 +40,10 @@ void rtable_coll_stragglers(const struct report_model *m, struct table *t);
 /* Per stage, the ranks late at its collectives: lateness p50/p90/max,
  * first steps against the rest, cause and the numbers behind it. */
 void rtable_coll_late(const struct report_model *m, struct table *t);
+/* The same table's columns, and one row: straggle s of the rank named
+ * label (for `llmprof merge`, whose ranks are no report model's). */
+void rtable_coll_late_init(struct table *t);
+void rtable_coll_late_row(struct table *t, const char *label, const struct report_coll_straggle *s);
 void rtable_coll_stages(const struct report_model *m, struct table *t);
 void rtable_coll_hosts(const struct report_model *m, struct table *t);
 /* One paragraph: NCCL kernels, their share of kernel time, matched

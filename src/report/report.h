@@ -8,6 +8,8 @@
 #ifndef LLMPROF_REPORT_H
 #define LLMPROF_REPORT_H
 
+#include <jansson.h>
+
 #include "core/strbuf.h"
 #include "model/model.h"
 
@@ -29,6 +31,10 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out);
 int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 			       struct strbuf *err);
 void report_render_html(const struct report_model *m, struct strbuf *out);
+/* One entry of metrics.json's collectives "late_by_stage": straggle s of
+ * the rank `rank` (a JSON value, stolen), also for merged.json. A new
+ * reference. */
+json_t *report_straggle_json(json_t *rank, const struct report_coll_straggle *s);
 
 /* Writes kernels.md, operators.md, report.md, stakeholder_summary.md,
  * metrics.json, report.html and charts/{timeline,kernels,roofline}.svg into

@@ -4,13 +4,17 @@
 # - the recorded launcher fixture (version 1 collectives.tsv: per-process
 #   origins, no clock stated) merged: aligned on collective ends, said so,
 #   rank 1 named with a lateness its NCCL kernel times agree with, a
-#   residual measured over every rank;
+#   residual measured over every rank, its cause unknown and said to be
+#   (the file holds no gaps);
 # - the same with rank 1 moved to another host id and 5 ms ahead (a test
 #   helper's edit): same straggler, same lateness (5 %), the 5 ms recovered;
 # - one multi-process trace, analysed by one command, and split into the
 #   per-rank files the launcher path writes (trace-tool split-ranks, the
-#   product's writer) and merged: same straggler, wait and transfer (1 %);
-#   again with one rank on a simulated host 5 ms ahead.
+#   product's writer) and merged: same straggler, wait and transfer (1 %),
+#   the same late ranks per stage with the same cause and numbers (1 %),
+#   on the real H200 traces and on synthetic ones with a planted GPU cause
+#   and a planted host cause; again with one rank on a simulated host 5 ms
+#   ahead.
 set -u
 : "${LLMPROF:?}"
 tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
@@ -80,7 +84,17 @@ assert "over %d samples" % res["samples"] in md
 # the findings: the straggler, and no clock finding (0.1 us residual)
 codes = [f["code"] for f in m["findings"]]
 assert "collective-straggler" in codes and "clock-residual" not in codes, codes
-assert "Rank 1" in [f for f in m["findings"] if f["code"] == "collective-straggler"][0]["text"]
+strag = [f for f in m["findings"] if f["code"] == "collective-straggler"][0]["text"]
+assert "Rank 1" in strag
+# version 1 files hold no gaps: the lateness per stage, the cause unknown and
+# why, never a guess
+(dec,) = [x for x in c["late_by_stage"] if x["rank"] == 1 and x["stage"] == "decode"]
+assert dec["cause"] == "unknown" and dec["more_than_others"]["gpu_busy_us"] is None, dec
+assert 95 < dec["late"]["p50_us"] < 110, dec
+assert all(x["cause"] == "unknown" for x in c["late_by_stage"])
+assert "ranks 0 (version 1), 1 (version 1)" in c["cause_unknown_why"], c["cause_unknown_why"]
+assert "Cause unknown: " in strag and "Cause: **" not in strag, strag
+assert "\nCause unknown: " in md
 # rank 1 on a simulated host 5 ms ahead: the same answer, the 5 ms recovered
 t = s["collectives"]
 assert s["slowest_rank"] == 1 and t["stragglers"][0]["rank"] == 1
@@ -118,14 +132,14 @@ PY
 done
 
 # 3. one trace both ways (and 4. with a simulated host)
-both() { # NAME TRACE
+both() { # NAME TRACE [CAUSE]: CAUSE the straggler's, when planted
 	"$LLMPROF" report --trace "$2" -o "$1.single" >/dev/null 2>"$1.err" ||
 		fail "report $1: $(cat "$1.err")"
 	"$tool" split-ranks "$2" "$1.run" || fail "split $1"
 	"$LLMPROF" merge "$1.run" >/dev/null 2>"$1.err" || fail "merge $1: $(cat "$1.err")"
 	"$tool" split-ranks "$2" "$1.sim" 1 5000000 sim-host-1 || fail "split $1 sim"
 	"$LLMPROF" merge "$1.sim" >/dev/null 2>"$1.err" || fail "merge $1 sim: $(cat "$1.err")"
-	python3 - "$1" <<'PY' || fail "$1: the two paths differ"
+	python3 - "$1" ${3:+"$3"} <<'PY' || fail "$1: the two paths differ"
 import json, re, sys
 n = sys.argv[1]
 one = json.load(open(f"{n}.single/metrics.json"))["collectives"]
@@ -152,8 +166,42 @@ assert t["stragglers"][0]["rank"] == c["stragglers"][0]["rank"]
 assert near(t["stragglers"][0]["mean_late_us"], c["stragglers"][0]["mean_late_us"], 0.05)
 off = [x for x in t["clocks"] if x["clock"] != 0][0]["offset_ns"]
 assert abs(off - 5000000) <= max(2000, 2 * c["residual"]["median_ns"]), off
-print("%s: straggler %s, %.1f us late; simulated host offset %.1f us (5000 planted)" % (
-    n, lab, c["stragglers"][0]["mean_late_us"], off / 1e3))
+# why: the same ranks late in the same stages for the same cause, with the
+# same numbers (1 %)
+la, lb = one["late_by_stage"], c["late_by_stage"]
+assert len(la) == len(lb) and la, (n, la, lb)
+lab_of = {r["rank"]: a["label"] for a, r in zip(one["ranks"], c["ranks"])}
+def close(a, b, what):
+    if a is None or b is None:
+        assert a is b, (n, what, a, b)
+    else:
+        assert near(a, b, 0.01), (n, what, a, b)
+for a, b in zip(la, lb):
+    assert a["rank"] == lab_of[b["rank"]] and a["stage"] == b["stage"], (n, a, b)
+    for k in ("collectives", "last", "early_collectives", "cause", "early_is"):
+        assert a[k] == b[k], (n, k, a[k], b[k])
+    for part in ("late", "early", "steady"):
+        for k in a[part]:
+            close(a[part][k], b[part][k], part + " " + k)
+    for k in a["more_than_others"]:
+        close(a["more_than_others"][k], b["more_than_others"][k], k)
+    for k in a["extra_kernels"]:
+        close(a["extra_kernels"][k], b["extra_kernels"][k], "extra " + k)
+    close(a["launch_lag_us"], b["launch_lag_us"], "lag")
+    close(a["others_launch_lag_us"], b["others_launch_lag_us"], "others' lag")
+assert c["cause_unknown_why"] is None
+# the simulated host: the same causes
+assert [(x["rank"], x["stage"], x["cause"]) for x in t["late_by_stage"]] == \
+    [(x["rank"], x["stage"], x["cause"]) for x in lb], (t["late_by_stage"], lb)
+fa = [f for f in json.load(open(f"{n}.single/metrics.json"))["findings"]
+      if f["code"] == "collective-straggler"]
+fb = [f for f in m["findings"] if f["code"] == "collective-straggler"]
+cause = re.search(r"Cause: \*\*(\w+)\*\*", fa[0]["text"]).group(1) if fa else None
+assert len(fa) == len(fb) and (not fb or "Cause: **%s**" % cause in fb[0]["text"]), (fa, fb)
+want = sys.argv[2] if len(sys.argv) > 2 else None
+assert want is None or cause == want, (n, cause, want)
+print("%s: straggler %s, %.1f us late, cause %s; simulated host offset %.1f us (5000 "
+      "planted)" % (n, lab, c["stragglers"][0]["mean_late_us"], cause, off / 1e3))
 PY
 }
 xz -dc "$data/h200-tp/n2-slow-single-builtin/trace.sqlite.xz" >n2.sqlite || fail "xz n2"
@@ -178,11 +226,16 @@ xz -dc "$data/h200-tp/n4-slow-single-builtin/trace.sqlite.xz" >n4.sqlite || fail
 both n4 n4.sqlite
 xz -dc "$data/h200-tp/n2-equal-single-nsys/run.sqlite.xz" >nsys.sqlite || fail "xz nsys"
 both nsys nsys.sqlite
-# synthetic traces: 2 and 8 ranks (8 a host: one node), rank 1 / 5 slower
+# synthetic traces: 2 and 8 ranks (8 a host: one node), rank 1 / 5 slower:
+# its GPU (slower kernels) or its host (late launches, its GPU idle)
 for n in 2 8; do
-	mkdir -p "syn$n/log"
-	"$tool" synth-ranks "syn$n/log" "$n" 6 3 $((n == 2 ? 1 : 5)) 20000 nccl || fail "synth $n"
-	"$tool" convert "syn$n/log" "syn$n.sqlite" >/dev/null || fail "convert $n"
-	both "syn$n" "syn$n.sqlite"
+	for how in nccl nccl-host; do
+		d=syn$n-$how
+		mkdir -p "$d/log"
+		"$tool" synth-ranks "$d/log" "$n" 6 3 $((n == 2 ? 1 : 5)) 20000 $how ||
+			fail "synth $d"
+		"$tool" convert "$d/log" "$d.sqlite" >/dev/null || fail "convert $d"
+		both "$d" "$d.sqlite" "$([ $how = nccl ] && echo GPU || echo host)"
+	done
 done
 echo ok

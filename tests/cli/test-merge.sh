@@ -39,13 +39,19 @@ wait
 cp two/merged/merged.json two.auto.json
 cp two/merged/merged.md two.auto.md
 [ -f two/ranks/1/collectives.tsv ] || fail "no collectives.tsv: $(ls two/ranks/1)"
-head -1 two/ranks/1/collectives.tsv | grep -qx '# llmprof collectives 2' || fail "tsv header"
+head -1 two/ranks/1/collectives.tsv | grep -qx '# llmprof collectives 3' || fail "tsv header"
 # the clock its times are in: the tracer's CLOCK_REALTIME, on the recorded
 # host, this machine's boot
 boot=$(cat /proc/sys/kernel/random/boot_id)
 sed -n 3p two/ranks/1/collectives.tsv | grep -qx "clock	realtime	node0	$boot" ||
 	fail "tsv clock: $(sed -n 3p two/ranks/1/collectives.tsv)"
 [ "$(grep -c '^kernel' two/ranks/1/collectives.tsv)" = 5 ] || fail "5 AllReduce kernels"
+# each with its launch and its gap (the first has no NCCL kernel before it),
+# and the 4 decode steps
+awk -F'\t' '$1 == "kernel" { n++; if (NF != 10 || $6 !~ /^[0-9]+$/ || ($7 == "-") != (n == 1) ||
+	(n > 1 && ($8 !~ /^[0-9]+$/ || $9 != 3))) bad = 1 } END { exit bad || n != 5 }' \
+	two/ranks/1/collectives.tsv || fail "tsv kernel gaps: $(grep '^kernel' two/ranks/1/collectives.tsv)"
+[ "$(grep -c '^step' two/ranks/1/collectives.tsv)" = 4 ] || fail "4 decode steps"
 grep -q '"world_size": 4' four/ranks/3/rank.json || fail "rank.json: $(cat four/ranks/3/rank.json)"
 [ "$(cat four.2.out)" = "run: $tmp/four/ranks/2" ] || fail "run line: $(cat four.2.out)"
 
@@ -76,6 +82,15 @@ assert dec["gpu"]["ranks"] == 4 and dec["gpu"]["min_ms"] <= dec["gpu"]["median_m
 c = m["collectives"]
 assert c["instances"] == 5 and c["mismatches"] == 0, c
 assert c["stragglers"][0]["rank"] == 2 and c["stragglers"][0]["count"] == 5
+# why: its kernels are slower (the GPU), 3 x 20 us more busy time before each
+# decode collective, as the single-trace analysis says (test-merge-clocks.sh)
+(late,) = [x for x in c["late_by_stage"] if x["stage"] == "decode"]
+assert late["rank"] == 2 and late["cause"] == "GPU" and late["last"] == 4, late
+assert abs(late["more_than_others"]["gpu_busy_us"] - 60) < 1e-6, late
+assert abs(late["more_than_others"]["gpu_idle_us"]) < 1e-6, late
+assert c["cause_unknown_why"] is None
+(f,) = [f for f in m["findings"] if f["code"] == "collective-straggler"]
+assert "Cause: **GPU**" in f["text"] and "same kernels" in f["recommendation"], f
 # the slow rank waits for nobody; the others wait 3 x 20 us per step
 w = {r["rank"]: r["wait_ms"] for r in c["ranks"]}
 assert w[2] == 0 and all(abs(w[r] - 5 * 0.06) < 1e-9 for r in (0, 1, 3)), w

@@ -72,12 +72,15 @@ for r in (0, 1):
     db = sqlite3.connect(f"{d}/nsys/run.sqlite")
     assert not db.execute("SELECT name FROM sqlite_master WHERE name='LLMPROF_PROCESSES'").fetchall()
     tsv = open(f"{d}/collectives.tsv").read().splitlines()
-    assert tsv[0] == "# llmprof collectives 2" and tsv[1] == f"host\t{host}", tsv[:2]
+    assert tsv[0] == "# llmprof collectives 3" and tsv[1] == f"host\t{host}", tsv[:2]
     boot = open("/proc/sys/kernel/random/boot_id").read().strip()
     # the fake nsys's export is llmprof's converter's, so its clock is the
     # tracer's CLOCK_REALTIME (a real nsys export states nsys-utc)
     assert tsv[2] == f"clock\trealtime\t{host}\t{boot}", tsv[2]
     assert sum(l.startswith("kernel\t") for l in tsv) == 5, tsv
+    # each with its launch and the gap before it (the first has none)
+    gaps = [l.split("\t")[5:9] for l in tsv if l.startswith("kernel\t")]
+    assert gaps[0][1:] == ["-"] * 3 and all(g[1] != "-" and g[3] == "3" for g in gaps[1:]), gaps
     m = json.load(open(f"{d}/metrics.json"))
     assert m["environment"]["rank"] == {"rank": r, "local_rank": None, "world_size": 2,
         "launcher": "openmpi", "source": "OMPI_COMM_WORLD_RANK", "host": host,
@@ -93,6 +96,10 @@ assert m["complete"] is True and [r["rank"] for r in m["ranks"]] == [0, 1]
 assert all(r["host"] == sys.argv[2] for r in m["ranks"]), m["ranks"]
 c = m["collectives"]
 assert c["instances"] == 5 and c["stragglers"][0]["rank"] == 1, c
+# why, from the nsys exports' gaps: its kernels are slower (3 x 20 us)
+(late,) = [x for x in c["late_by_stage"] if x["stage"] == "decode"]
+assert late["rank"] == 1 and late["cause"] == "GPU", late
+assert abs(late["more_than_others"]["gpu_busy_us"] - 60) < 1e-6, late
 PY
 
 # 2. torchrun-style: one llmprof, one export of 2 ranks, no identities

@@ -8,11 +8,14 @@
  *       records them, tlogsynth.h)
  * convert prints "api N" (launch calls) and, when there are any,
  * "api_other N" (the other CUDA API calls).
- *   trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS [nccl]
+ *   trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS
+ *       [nccl|nccl-host]
  *       (RANKS logs, pid 5000+r, rank r of RANKS under torchrun, 8 ranks a
  *       host "node<r/8>"; SLOW_RANK's kernels last SLOW_NS longer; SLOW_RANK
  *       -1 = none; nccl: every step ends with an NCCL AllReduce that the
- *       other ranks wait in for SLOW_RANK, tlogsynth.h)
+ *       other ranks wait in for SLOW_RANK, tlogsynth.h; nccl-host: the same,
+ *       SLOW_RANK's host late by KERNELS_PER_STEP x SLOW_NS at each step's
+ *       start instead, its kernels as long as the others')
  *   trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST
  *       (one rank's log, the rank from the environment as the tracer reads
  *       it, pid 5000+rank, every step ending with an NCCL AllReduce whose
@@ -174,6 +177,7 @@ static int do_synth_ranks(int argc, char **argv)
 		rk.host = host.buf;
 		rk.slow_ns = (int64_t)r == slow_rank ? slow_ns : 0;
 		rk.nccl = argc > 8;
+		rk.slow_on_host = argc > 8 && !strcmp(argv[8], "nccl-host");
 		rk.world_slow_ns = slow_rank >= 0 && (uint64_t)slow_rank < n ? slow_ns : 0;
 		if (tlogsynth_write_rank(argv[2], 5000 + (uint32_t)r, 1700000000000000000ull,
 					 (uint32_t)steps, (uint32_t)kps, &rk, &err))
@@ -357,7 +361,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "synth-graph") == 0 &&
 	    (!strcmp(argv[4], "graph") || !strcmp(argv[4], "eager")))
 		return do_synth_graph(argv);
-	if ((argc == 8 || (argc == 9 && !strcmp(argv[8], "nccl"))) &&
+	if ((argc == 8 ||
+	     (argc == 9 && (!strcmp(argv[8], "nccl") || !strcmp(argv[8], "nccl-host")))) &&
 	    strcmp(argv[1], "synth-ranks") == 0)
 		return do_synth_ranks(argc, argv);
 	if (argc == 8 && strcmp(argv[1], "synth-rank") == 0)
@@ -383,7 +388,7 @@ int main(int argc, char **argv)
 	      "       trace-tool nvtx TRACE.sqlite\n"
 	      "       trace-tool synth DIR STEPS KERNELS_PER_STEP [activity|all]\n"
 	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS "
-	      "[nccl]\n"
+	      "[nccl|nccl-host]\n"
 	      "       trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST\n"
 	      "       trace-tool synth-graph DIR STEPS graph|eager\n"
 	      "       trace-tool synth-setup DIR [nosamples|oldtotals]\n"

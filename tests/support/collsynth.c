@@ -163,12 +163,17 @@ void collsynth_rank(const struct collsynth *g, size_t rank, struct coll_kernel *
 
 		for (size_t k = 0; k < c->compute_per_step; k++) {
 			/* the last compute kernel runs until gap_ns before the
-			 * arrival: jitter and straggling are slower compute */
-			int64_t end =
-			    k + 1 == c->compute_per_step ? a - c->gap_ns : t + c->compute_ns;
+			 * arrival: jitter and straggling are slower compute, or
+			 * with straggler_host a later start */
+			int last = k + 1 == c->compute_per_step;
+			int64_t end = last ? a - c->gap_ns : t + c->compute_ns;
+			int64_t start = t + (last && c->straggler_host && c->straggler >= 0 &&
+						     (size_t)c->straggler == rank
+						 ? c->straggler_ns
+						 : 0);
 
-			(*kernels)[n++] =
-			    (struct coll_kernel){compute_names[k % 3], t + off, end + off, dev, 7};
+			(*kernels)[n++] = (struct coll_kernel){compute_names[k % 3], start + off,
+							       end + off, dev, 7};
 			t += c->compute_ns + c->gap_ns;
 		}
 		if (c->drop_rank < 0 || (size_t)c->drop_rank != rank || c->drop_step != s)

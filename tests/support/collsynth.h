@@ -9,7 +9,8 @@
  * on the rank's NCCL stream (20 + rank % 3: ids differ across ranks on
  * purpose). In true time, a rank arrives at the AllReduce (its start) at
  *   step start + compute_per_step * (compute_ns + gap_ns) + jitter(rank, step)
- *   (+ straggler_ns on the straggler rank: its last compute kernel is longer),
+ *   (+ straggler_ns on the straggler rank: its last compute kernel is longer,
+ *   or with straggler_host starts that much later),
  * with jitter in [0, jitter_ns) from a hash of (seed, rank, step); every
  * rank's AllReduce ends at the step's last arrival + transfer_ns +
  * end_jitter(rank, step) in [0, end_jitter_ns). The next step starts gap_ns
@@ -36,6 +37,11 @@ struct collsynth_config {
 	int64_t compute_ns, gap_ns, transfer_ns, jitter_ns, end_jitter_ns;
 	long straggler; /* rank, -1 none */
 	int64_t straggler_ns;
+	/* 0: the straggler's last compute kernel runs straggler_ns longer (its
+	 * GPU is slower: a GPU cause); 1: it starts straggler_ns later and runs
+	 * as long as the others' (its host launched it late, its GPU idle: a
+	 * host cause) */
+	int straggler_host;
 	int64_t host_offset_ns;
 	int64_t overlap_ns;
 	long drop_rank; /* -1 none */

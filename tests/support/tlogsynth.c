@@ -380,6 +380,10 @@ static void put_rank_step(struct out *o, struct out *gpu, uint32_t pid, uint64_t
 {
 	uint64_t t0 = *t;
 
+	if (rk && rk->slow_on_host) { /* the host late, the same kernels */
+		*t += (uint64_t)kps * slow;
+		slow = 0;
+	}
 	put_step_work(o, gpu, pid, t, corr, kps, 0, slow);
 	if (rk && rk->nccl)
 		put_allreduce(o, gpu, t, corr, t0, kps, rk);

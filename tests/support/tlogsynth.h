@@ -62,6 +62,10 @@ struct tlogsynth_rank {
 	uint64_t slow_ns;
 	int nccl;		/* one AllReduce per step, see above */
 	uint64_t world_slow_ns; /* the largest slow_ns of any rank (with nccl) */
+	/* 1: the rank's kernels last as long as the others', and its host
+	 * instead sleeps kernels_per_step * slow_ns at the start of each step
+	 * before it launches anything (its GPU idle: a host that is late) */
+	int slow_on_host;
 };
 int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
 			 uint32_t kernels_per_step, const struct tlogsynth_rank *rank,

@@ -117,12 +117,14 @@ static void analyse(struct job *j, struct run *x, const char *const *labels)
 {
 	struct coll_rank_input in[MAXR];
 	struct coll_cause_rank cr[MAXR];
+	static struct coll_gap gaps[MAXR][MAXK];
 	struct strbuf err = STRBUF_INIT;
 
 	for (int r = 0; r < j->nranks; r++) {
 		in[r] = (struct coll_rank_input){r, 0, j->k[r], j->nk[r], j->win[r], 1};
-		cr[r] = (struct coll_cause_rank){j->k[r], j->nk[r],    j->launch[r], j->win[r],
-						 1,	  j->steps[r], STEPS};
+		coll_gaps_compute(j->k[r], j->nk[r], j->launch[r], gaps[r]);
+		cr[r] =
+		    (struct coll_cause_rank){gaps[r], j->nk[r], j->win[r], 1, j->steps[r], STEPS};
 	}
 	assert_int_equal(coll_analyze(in, (size_t)j->nranks, &x->r, &err), 0);
 	assert_int_equal(x->r.ninstances, 1 + STEPS * PER_STEP);
