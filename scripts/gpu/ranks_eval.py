@@ -44,10 +44,45 @@ def rank_of(label, pids):
     return None
 
 
+def near(a, b):
+    """Within 1 % (of the larger), both None, or both tiny."""
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= 0.01 * max(abs(a), abs(b)) + 1e-6
+
+
+def same_causes(a, b, la, lb):
+    """The single command's late_by_stage (ranks by label) against the
+    merge's (ranks by number; la, lb: the two ranks lists in the same
+    order): None when they agree (same ranks late in the same stages, same
+    cause, lateness and GPU busy/idle/launch-lag numbers within 1 %), else
+    what differs."""
+    if len(a) != len(b):
+        return "%d vs %d late ranks by stage" % (len(a), len(b))
+    lab = {y.get("rank"): x.get("label") for x, y in zip(la, lb)}
+    for x, y in zip(a, b):
+        where = "%s %s" % (x.get("rank"), x.get("stage"))
+        if x.get("rank") != lab.get(y.get("rank")) or x.get("stage") != y.get("stage"):
+            return "late %s vs rank %s %s" % (where, y.get("rank"), y.get("stage"))
+        if x.get("cause") != y.get("cause") or x.get("last") != y.get("last"):
+            return "%s: cause %s vs %s, last %s vs %s" % (where, x.get("cause"), y.get("cause"),
+                                                        x.get("last"), y.get("last"))
+        nums = [("late " + k, (x.get("late") or {}).get(k), (y.get("late") or {}).get(k))
+                for k in ("p50_us", "p90_us", "max_us")]
+        mx, my = x.get("more_than_others") or {}, y.get("more_than_others") or {}
+        nums += [(k, mx.get(k), my.get(k)) for k in ("gpu_busy_us", "gpu_idle_us")]
+        nums += [(k, x.get(k), y.get(k)) for k in ("launch_lag_us", "others_launch_lag_us")]
+        for k, u, v in nums:
+            if not near(u, v):
+                return "%s: %s %s vs %s" % (where, k, u, v)
+    return None
+
+
 def both_ways(single, merged):
     """The single command's collectives against the merge of the same trace
-    split into per-rank files: 'same' when the straggler is the same and
-    every rank's wait and transfer agree within 1 %; None without a split."""
+    split into per-rank files: 'same' when the straggler is the same, every
+    rank's wait and transfer agree within 1 %, and the late ranks per stage
+    have the same cause with the same numbers (1 %); None without a split."""
     if not single or not merged:
         return None
     one, c = single.get("collectives") or {}, merged.get("collectives") or {}
@@ -65,6 +100,11 @@ def both_ways(single, merged):
             return "differs: straggler %s vs rank %s" % (sa[0]["rank"], sb[0]["rank"])
     elif sa or sb:
         return "differs: a straggler on one side only"
+    why = same_causes(one.get("late_by_stage") or [], c.get("late_by_stage") or [], a, b)
+    if why:
+        return "differs: " + why
+    if c.get("cause_unknown_why"):
+        return "differs: the merge has no cause: " + c["cause_unknown_why"]
     return "same"
 
 
@@ -106,10 +146,12 @@ def judge(d):
                 named = rank_of(s0.get("rank"), pids)
                 late = mean * 1e3 if mean is not None else None
             res["llmprof_first_straggler"] = s0
-        # the decode cause of the rank late most there (single trace only)
+        # the decode cause of the rank late most there (one trace, or the
+        # merge of the launcher path's per-rank files)
         dec = [x for x in coll.get("late_by_stage") or [] if x.get("stage") == "decode"]
         if dec:
             x = dec[0]
+            res["decode_cause"] = x.get("cause")
             more = x.get("more_than_others") or {}
             extra = x.get("extra_kernels") or {}
             res["cause"] = "%s %s: %s (busy %+.1f us, idle %+.1f us; extra kernels before %s)" % (
@@ -194,17 +236,22 @@ def main():
             r = judge(d)
             key = re.sub(r"-r\d+(-b)?$", "", r["name"])
             groups.setdefault(key, []).append(r)
-        print("%-28s %5s %7s %9s %-19s %s" % ("configuration", "runs", "agree", "exit!=0",
-                                              "worst decode diff %", "both ways same"))
+        print("%-28s %5s %7s %9s %-19s %-14s %s" % ("configuration", "runs", "agree", "exit!=0",
+                                                    "worst decode diff %", "both ways same",
+                                                    "decode causes"))
         for k, rs in sorted(groups.items()):
             ag = sum(1 for r in rs if r["agree"])
             judged = sum(1 for r in rs if r["agree"] is not None)
             bad = sum(1 for r in rs if r["exit"] != "0")
             worst = max((abs(v) for r in rs for v in r["decode_diff_pct"].values()), default=None)
             bw = [r["both_ways"] for r in rs if r.get("both_ways")]
-            print("%-28s %5d %3d/%-3d %9d %-19s %s" % (
+            causes = {}
+            for r in rs:  # launcher path against single command: compare the rows
+                causes[r.get("decode_cause") or "-"] = causes.get(r.get("decode_cause") or "-", 0) + 1
+            print("%-28s %5d %3d/%-3d %9d %-19s %-14s %s" % (
                 k, len(rs), ag, judged, bad, "%.2f" % worst if worst is not None else "-",
-                "%d/%d" % (sum(x == "same" for x in bw), len(bw)) if bw else "-"))
+                "%d/%d" % (sum(x == "same" for x in bw), len(bw)) if bw else "-",
+                " ".join("%s %d" % kv for kv in sorted(causes.items()))))
         return
     for d in sys.argv[1:]:
         print(line(judge(d)))

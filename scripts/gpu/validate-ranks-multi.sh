@@ -17,7 +17,10 @@
 # (one line a run) and gathered in $OUT/ranks-summary.json; a single-command
 # run's trace is also split into the per-rank files the launcher path writes
 # and merged ($stage/gpu-bin/trace-tool split-ranks), and ranks_eval.py says
-# whether both give the same straggler, wait and transfer (1 %); with KEEP=1 each
+# whether both give the same straggler, wait and transfer (1 %) and the same
+# late ranks per stage with the same cause and numbers (1 %); its table gives
+# each configuration's decode causes, so that a launch-<backend> row can be
+# read against the single-<backend> row of the same job shape; with KEEP=1 each
 # run's small files and traces are packed into $OUT/ranks-data-*.tar.xz
 # (under 16 MiB a part) for tests/data fixtures.
 #

@@ -426,6 +426,7 @@ int coll_builder_add_rank(struct coll_builder *b, const struct coll_rank_input *
 		n++;
 	}
 	br->info.calls = br->nrecs;
+	br->info.other_kernels = n - br->nrecs;
 	qsort(refs, n, sizeof(*refs), cmp_kref);
 	number_streams(br, refs, n);
 	rank_exposure(&br->info, refs, n, in);

@@ -147,6 +147,7 @@ struct coll_rank {
 	size_t calls, unmatched; /* NCCL kernels; those in no matched instance */
 	size_t nccl_streams;
 	size_t bad_kernels;		/* end before start: skipped */
+	size_t other_kernels;		/* its kernels that are no NCCL kernel */
 	int64_t comm_ns;		/* union of NCCL kernel intervals, per device, summed */
 	int64_t exposed_ns;		/* of comm_ns, with no other kernel running on the device */
 	int64_t wait_ns, transfer_ns;	/* over matched calls */

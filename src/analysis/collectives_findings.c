@@ -260,14 +260,19 @@ static void rule_late_ranks(struct flist *l, const struct coll_result *r, const 
 }
 
 /* Exposed communication in the stage's windows, summed over ranks, as a
- * share of the windows' time. */
+ * share of the windows' time. Silent when no rank gave a kernel other than
+ * NCCL's (the merge's per-rank files list NCCL kernels only): what compute
+ * hid is then unknown, not nothing. */
 static void rule_exposed(struct flist *l, const struct coll_result *r, const char *stage)
 {
 	int64_t win = 0, comm = 0, exp = 0;
 	struct strbuf name = STRBUF_INIT;
+	size_t others = 0;
 	double share;
 
-	if (!stage)
+	for (size_t i = 0; i < r->nranks; i++)
+		others += r->ranks[i].other_kernels;
+	if (!stage || !others)
 		return;
 	for (size_t i = 0; i < r->nranks; i++)
 		for (size_t s = 0; s < r->ranks[i].nstages; s++)

@@ -26,7 +26,7 @@ static const struct bundle_art_row rows[] = {
     {BA_RANK, RUN, "rank.json", "profile --rank-dir, before the steps", "merge, report",
      "rank, world_size, local_rank, launcher, source (the variable), host", 0},
     {BA_COLLECTIVES, RUN, "collectives.tsv", "analyze, when the trace ran NCCL kernels", "merge",
-     "the rank's NCCL kernels, stage windows, host and clock", 0},
+     "the rank's NCCL kernels and their gaps, stage windows, steps, host and clock", 0},
     {BA_LOGS_DIR, RUN, "logs", "profile", "people", "every child step's logs", OURS},
     {BA_LOG_OUT, RUN, "logs/<step>.out", "each child step", "people, the live status line",
      "the step's stdout, complete", 0},
