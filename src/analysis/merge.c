@@ -1,8 +1,10 @@
 /* merge.c: see merge.h. One rank at a time: its JSON files are loaded,
  * copied into a few numbers and freed; its collectives.tsv is parsed into
  * a kernel array that the collectives builder reads and the next rank
- * replaces. Peak memory is one rank's summary plus the builder's 32 bytes
- * a collective. */
+ * replaces, and into the gaps, windows and steps the causes read once every
+ * rank is in. Peak memory is one rank's summary plus, per collective of
+ * every rank, the builder's 32 bytes and the gap's 40 (twice while the
+ * causes are computed). */
 #include <dirent.h>
 #include <stddef.h>
 #include <jansson.h>
