@@ -249,8 +249,11 @@ static int parse_gap(char **f, int64_t start, struct coll_gap *g)
 		return -1;
 	if (g->prev_end == COLL_GAP_NONE) /* no previous NCCL kernel: nothing to measure */
 		return strcmp(f[2], "-") || strcmp(f[3], "-") ? -1 : 0;
-	return parse_i64(f[2], 0, INT64_MAX, &g->busy_ns, NULL) ||
-	       parse_i64(f[3], 0, INT64_MAX, &g->kernels, NULL);
+	/* a gap ends where the kernel starts and is busy at most all along */
+	if (g->prev_end > start || parse_i64(f[2], 0, start - g->prev_end, &g->busy_ns, NULL) ||
+	    parse_i64(f[3], 0, INT64_MAX, &g->kernels, NULL))
+		return -1;
+	return 0;
 }
 
 static int parse_tsv_line(char *line, struct tsv_rank *tr, struct merge_names *stages,

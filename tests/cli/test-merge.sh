@@ -190,6 +190,13 @@ RANK=1 "$LLMPROF" profile --rank-dir two -- true >out 2>err
 mkdir empty
 "$LLMPROF" merge empty >out 2>err
 [ $? = 5 ] && [ "$(wc -l <err)" = 1 ] && grep -q "has no ranks/ folder" err || fail "no ranks/: $(cat err)"
+# a gap that ends after its kernel starts: damaged, not a cause to compute
+mkdir badgap && cp -r four/ranks badgap/ && rm -rf badgap/merged
+awk -F'\t' -v OFS='\t' '$1 == "kernel" && $7 != "-" && !done { $7 = $2 + 1; done = 1 } 1' \
+	four/ranks/1/collectives.tsv >badgap/ranks/1/collectives.tsv
+"$LLMPROF" merge badgap >out 2>err
+[ $? = 5 ] && [ "$(wc -l <err)" = 1 ] && grep -q "ranks/1/collectives.tsv:[0-9]*: not a collectives.tsv kernel record (version 3)" err ||
+	fail "damaged gap: $(cat err)"
 echo '{"stages": [' >two/ranks/0/metrics.json
 "$LLMPROF" merge two >out 2>err
 [ $? = 5 ] && [ "$(wc -l <err)" = 1 ] && grep -q "ranks/0/metrics.json:" err ||
