@@ -266,6 +266,48 @@ static void test_host_with_extra_kernel(void **state)
 	release(&x);
 }
 
+/* A rank without gaps (a merge's version 2 file): the lateness is still
+ * measured, the cause is unknown, and the finding says why when told. */
+static void test_unknown(void **state)
+{
+	static struct job j;
+	struct coll_rank_input in[2];
+	struct coll_cause_rank cr[2];
+	static struct coll_gap gaps[MAXK];
+	struct strbuf err = STRBUF_INIT;
+	struct coll_result r;
+	struct coll_causes cs;
+	struct coll_finding *f;
+	size_t nf;
+
+	(void)state;
+	build(&j, 2, 1, PLANT_HOST);
+	for (int k = 0; k < 2; k++)
+		in[k] = (struct coll_rank_input){k, 0, j.k[k], j.nk[k], j.win[k], 1};
+	coll_gaps_compute(j.k[0], j.nk[0], j.launch[0], gaps);
+	cr[0] = (struct coll_cause_rank){gaps, j.nk[0], j.win[0], 1, j.steps[0], STEPS};
+	cr[1] = (struct coll_cause_rank){NULL, 0, j.win[1], 1, NULL, 0};
+	assert_int_equal(coll_analyze(in, 2, &r, &err), 0);
+	coll_causes_compute(&r, cr, &cs);
+	assert_true(cs.n > 0);
+	assert_int_equal(cs.v[0].rank_index, 1);
+	assert_int_equal(cs.v[0].cause, COLL_CAUSE_UNKNOWN);
+	assert_int_equal(cs.v[0].explained, 0);
+	assert_int_equal(cs.v[0].count, STEPS * PER_STEP);
+	assert_true(cs.v[0].late.p50_ns > 300 * US);
+	assert_string_equal(coll_cause_name(cs.v[0].cause), "unknown");
+	cs.unknown_why = "rank 1's file predates the gaps";
+	nf = coll_findings(&r, "decode", &cs, NULL, &f);
+	assert_true(nf > 0 && !strcmp(f[0].code, "collective-straggler"));
+	assert_non_null(strstr(f[0].text, "Cause unknown: rank 1's file predates the gaps."));
+	assert_null(strstr(f[0].text, "Cause: **"));
+	assert_non_null(strstr(f[0].recommendation, "a slower GPU, more work"));
+	coll_findings_free(f, nf);
+	coll_causes_release(&cs);
+	coll_result_release(&r);
+	strbuf_release(&err);
+}
+
 /* Fewer than two ranks, or no causes given: nothing, and the findings fall
  * back to the generic recommendation. */
 static void test_none(void **state)
@@ -298,6 +340,7 @@ int main(void)
 	    cmocka_unit_test(test_host),
 	    cmocka_unit_test(test_gpu),
 	    cmocka_unit_test(test_host_with_extra_kernel),
+	    cmocka_unit_test(test_unknown),
 	    cmocka_unit_test(test_none),
 	};
 
