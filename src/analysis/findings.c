@@ -5,6 +5,7 @@
 
 #include "analysis/findings.h"
 #include "analysis/findings_priv.h"
+#include "bundle/layout.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
 #include "model/format.h"
@@ -179,15 +180,20 @@ static void rule_no_gpu_work(struct report_model *m)
 
 static void rule_missing_counters(struct report_model *m)
 {
+	struct strbuf rec = STRBUF_INIT;
+
 	if (!m->sel.available || !m->sel.nr_selected || have_counters(m) ||
 	    report_model_failed_step(m))
 		return;
 	report_model_add_finding(m, FINDING_WARNING, "counters-missing",
-				 "Check ncu/raw.csv and logs/ncu.*: the kernel filter may match no "
-				 "launch (see `llmprof nvtx`).",
+				 findings_rec(&rec,
+					      "Check %s and %s/ncu.*: the kernel filter may match "
+					      "no launch (see `llmprof nvtx`).",
+					      bundle_art(BA_NCU_RAW), bundle_art(BA_LOGS_DIR)),
 				 "%llu kernels were selected for counters but none has counter "
 				 "data.",
 				 (unsigned long long)m->sel.nr_selected);
+	strbuf_release(&rec);
 }
 
 /* Up to FINDINGS_MAX_KERNELS_NAMED kernels of stage with counters, ordered by
@@ -537,6 +543,7 @@ static void rule_counter_flops(struct report_model *m)
 	for (size_t i = 0; i < m->nr_stages; i++) {
 		const struct report_stage *s = &m->stages[i];
 		struct strbuf cf = STRBUF_INIT, mf = STRBUF_INIT, share = STRBUF_INIT;
+		struct strbuf rec = STRBUF_INIT;
 		double ratio;
 
 		if (!s->counter_flops.available || !s->flops.available || s->flops.v <= 0)
@@ -556,9 +563,11 @@ static void rule_counter_flops(struct report_model *m)
 		if (ratio < 1 / FINDINGS_COUNTER_FLOPS_FAR)
 			report_model_add_finding(
 			    m, FINDING_WARNING, "counter-flops-vs-model",
-			    "Check \"Counter results not joined\" in kernels.md and the "
-			    "selection's "
-			    "coverage: the stage's heavy kernels need joined counter results.",
+			    findings_rec(&rec,
+					 "Check \"Counter results not joined\" in %s and the "
+					 "selection's coverage: the stage's heavy kernels need "
+					 "joined counter results.",
+					 bundle_art(BA_KERNELS_MD)),
 			    "Nsight Compute counted %s in %s's profiled kernels%s: %.3gx the "
 			    "analytic model's %s for the whole stage, off by more than %.0fx. The "
 			    "counters miss most of the stage's work (results that did not join, or "
@@ -570,9 +579,11 @@ static void rule_counter_flops(struct report_model *m)
 			    m, ratio > FINDINGS_COUNTER_FLOPS_FAR ? FINDING_WARNING : FINDING_INFO,
 			    ratio > FINDINGS_COUNTER_FLOPS_FAR ? "counter-flops-vs-model"
 							       : "counter-flops-above-model",
-			    "Compare each kernel's FLOPs per launch (metrics.json) with its GEMM "
-			    "shape; at small batch a GEMV kernel, or a larger batch, avoids padded "
-			    "tensor-core work.",
+			    findings_rec(&rec,
+					 "Compare each kernel's FLOPs per launch (%s) with its "
+					 "GEMM shape; at small batch a GEMV kernel, or a larger "
+					 "batch, avoids padded tensor-core work.",
+					 bundle_art(BA_METRICS_JSON)),
 			    "Nsight Compute counted %s in %s's profiled kernels%s: %.1fx the "
 			    "model's %s for the whole stage. The GPU executes work the model does "
 			    "not need: at batch 1, a tensor-core GEMM can pad the single row to "
@@ -584,6 +595,7 @@ static void rule_counter_flops(struct report_model *m)
 		strbuf_release(&cf);
 		strbuf_release(&mf);
 		strbuf_release(&share);
+		strbuf_release(&rec);
 	}
 }
 
@@ -592,7 +604,7 @@ static void rule_counter_flops(struct report_model *m)
 static void rule_unjoined(struct report_model *m)
 {
 	const struct report_counter_join *cj = &m->run.cjoin;
-	struct strbuf first = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf first = STRBUF_INIT, name = STRBUF_INIT, rec = STRBUF_INIT;
 
 	if (!cj->nr_unjoined)
 		return;
@@ -602,15 +614,18 @@ static void rule_unjoined(struct report_model *m)
 	md_escape_inline(&first, cj->unjoined[0].reason);
 	report_model_add_finding(
 	    m, FINDING_WARNING, "counters-unmatched",
-	    "Read \"Counter results not joined\" in kernels.md for each reason; with "
-	    "ncu/mangled.csv beside ncu/raw.csv (ncu --import R --csv --page raw "
-	    "--print-kernel-base mangled) the join uses mangled names, which every tool "
-	    "spells alike.",
+	    findings_rec(&rec,
+			 "Read \"Counter results not joined\" in %s for each reason; with %s "
+			 "beside %s (ncu --import R --csv --page raw --print-kernel-base mangled) "
+			 "the join uses mangled names, which every tool spells alike.",
+			 bundle_art(BA_KERNELS_MD), bundle_art(BA_NCU_MANGLED),
+			 bundle_art(BA_NCU_RAW)),
 	    "Incomplete: %zu of %zu Nsight Compute results matched no kernel of the trace "
 	    "(first: %s), so the kernels they measured show n/a for counters and Bound.",
 	    cj->nr_unjoined, cj->results, first.buf);
 	strbuf_release(&first);
 	strbuf_release(&name);
+	strbuf_release(&rec);
 }
 
 /* GPU time of k in the stages the counters were taken in; its total when
@@ -636,7 +651,7 @@ static void rule_top_bound(struct report_model *m)
 {
 	unsigned roles = report_counter_roles(m->run.counters_stage);
 	size_t *top, ntop = 0;
-	struct strbuf list = STRBUF_INIT, name = STRBUF_INIT;
+	struct strbuf list = STRBUF_INIT, name = STRBUF_INIT, rec = STRBUF_INIT;
 	int staged = 0, selected_miss = 0, n = 0;
 
 	if (!m->run.cjoin.ran)
@@ -673,14 +688,18 @@ static void rule_top_bound(struct report_model *m)
 	if (n)
 		report_model_add_finding(
 		    m, selected_miss ? FINDING_WARNING : FINDING_INFO, "top-kernel-no-bound",
-		    selected_miss ? "Read \"Counter results not joined\" in kernels.md and the "
-				    "ncu step's logs for why its counters are missing."
-				  : "Raise run.coverage or run.top_n_kernels to measure it.",
+		    selected_miss
+			? findings_rec(&rec,
+				       "Read \"Counter results not joined\" in %s and the ncu "
+				       "step's logs for why its counters are missing.",
+				       bundle_art(BA_KERNELS_MD))
+			: "Raise run.coverage or run.top_n_kernels to measure it.",
 		    "%d of the %zu longest kernels %s no Bound: %s.", n, ntop,
 		    n == 1 ? "has" : "have", list.buf);
 	free(top);
 	strbuf_release(&list);
 	strbuf_release(&name);
+	strbuf_release(&rec);
 }
 
 /* The NCCL collectives' findings (analysis/ranks_coll.c keeps them with

@@ -10,6 +10,7 @@
 
 #include "analysis/findings.h"
 #include "analysis/findings_priv.h"
+#include "bundle/layout.h"
 #include "core/md.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
@@ -232,7 +233,7 @@ static void kernel_family(struct strbuf *out, const struct report_kernel *k)
  * of them alone may not cross kernel-dominant's share. */
 void rule_kernel_family(struct report_model *m)
 {
-	struct strbuf fam = STRBUF_INIT, other = STRBUF_INIT, t = STRBUF_INIT;
+	struct strbuf fam = STRBUF_INIT, other = STRBUF_INIT, t = STRBUF_INIT, rec = STRBUF_INIT;
 
 	for (size_t s = 0; s < m->nr_stages; s++) {
 		const struct report_stage *st = &m->stages[s];
@@ -272,9 +273,11 @@ void rule_kernel_family(struct report_model *m)
 			strbuf_addstr(&t, " ms).");
 			report_model_add_finding(
 			    m, FINDING_INFO, "kernel-family-dominant",
-			    "Tune the family as one: its variants share a library and a shape "
-			    "choice (tile sizes, split-K, dtype), so one fix moves all of them; "
-			    "kernels.md lists each with its counters.",
+			    findings_rec(&rec,
+					 "Tune the family as one: its variants share a library "
+					 "and a shape choice (tile sizes, split-K, dtype), so one "
+					 "fix moves all of them; %s lists each with its counters.",
+					 bundle_art(BA_KERNELS_MD)),
 			    "%s", t.buf);
 		}
 		free(done);
@@ -283,6 +286,7 @@ void rule_kernel_family(struct report_model *m)
 	strbuf_release(&fam);
 	strbuf_release(&other);
 	strbuf_release(&t);
+	strbuf_release(&rec);
 }
 
 /* A kernel below a measured ceiling: `achieved` of `ceiling` (the same
@@ -395,11 +399,17 @@ static void ceiling_rule(struct report_model *m, struct rnum ceiling, double low
 
 void rule_memory_ceiling(struct report_model *m)
 {
-	ceiling_rule(m, m->peaks.measured_gbs, FINDINGS_DRAM_CEILING_LOW, dram_achieved,
-		     "memory-below-ceiling", "memory-bound", "GB/s",
-		     "Cut the bytes these kernels move or move them faster: vectorised loads, "
-		     "fusion with their neighbours, lower-precision weights or KV cache; "
-		     "kernels.md has each one's DRAM SOL %.");
+	struct strbuf rec = STRBUF_INIT;
+
+	ceiling_rule(
+	    m, m->peaks.measured_gbs, FINDINGS_DRAM_CEILING_LOW, dram_achieved,
+	    "memory-below-ceiling", "memory-bound", "GB/s",
+	    findings_rec(&rec,
+			 "Cut the bytes these kernels move or move them faster: vectorised "
+			 "loads, fusion with their neighbours, lower-precision weights or "
+			 "KV cache; %s has each one's DRAM SOL %%.",
+			 bundle_art(BA_KERNELS_MD)));
+	strbuf_release(&rec);
 }
 
 void rule_tensor_ceiling(struct report_model *m)

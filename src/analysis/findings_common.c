@@ -1,13 +1,16 @@
 /* findings_common.c: what every rule of the findings engine measures and
  * says the same way (findings_priv.h): a kernel's time and launches in a
  * stage, a stage's kernels by time, the units a saving is counted in, the
- * saving itself, and how a finding names a kernel. The rules are in
- * findings.c and findings_cause.c; this file calls neither. */
+ * saving itself, how a finding names a kernel and how a recommendation
+ * names a file of the run bundle. The rules are in findings.c and
+ * findings_cause.c; this file calls neither. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/findings_priv.h"
+#include "bundle/layout.h"
 #include "core/md.h"
 #include "core/strbuf.h"
 #include "core/xalloc.h"
@@ -147,12 +150,23 @@ void findings_kernel_name(struct strbuf *sb, const struct report_model *m,
 			/* still ambiguous (another scope, device or parameter
 			 * list): its row in kernels.md */
 			if (same_name(m, k, 2) && k >= m->kernels && k < m->kernels + m->nr_kernels)
-				strbuf_addf(&name, " (kernels.md #%zu)",
+				strbuf_addf(&name, " (%s #%zu)", bundle_art(BA_KERNELS_MD),
 					    (size_t)(k - m->kernels) + 1);
 		}
 	}
 	md_code_plain(sb, name.buf);
 	strbuf_release(&name);
+}
+
+const char *findings_rec(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	strbuf_reset(sb);
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+	return sb->buf;
 }
 
 void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,

@@ -28,6 +28,11 @@ size_t *findings_stage_kernels_by_time(const struct report_model *m, const struc
  * kernels never share a name in one finding. */
 void findings_kernel_name(struct strbuf *sb, const struct report_model *m,
 			  const struct report_kernel *k);
+/* A recommendation that names a file of the run bundle: fmt, with the
+ * names from bundle/layout.h as its arguments, formatted into sb (reset
+ * first). Returns sb's text. */
+const char *findings_rec(struct strbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Sets the estimated saving of the last finding added: ms per unit
  * ("token", "request") and over the whole profiled run. */
 void findings_set_saving(struct report_model *m, double per_unit_ms, const char *unit,

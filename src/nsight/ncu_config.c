@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/layout.h"
 #include "core/fsutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
@@ -76,40 +77,62 @@ void ncu_options_for_pass(struct ncu_options *o, const char *kernel_name, const 
 	o->launch_skip_before_match = skip_before;
 }
 
+/* Capture i's report in the bundle ("ncu/k0.ncu-rep"; i may be "<i>"),
+ * appended to rep, and its path in run_dir without the extension (what
+ * ncu's --export is given), appended to base. */
+static void capture_paths(const char *run_dir, const char *i, struct strbuf *rep,
+			  struct strbuf *base)
+{
+	struct strbuf stem = STRBUF_INIT;
+	size_t start = rep->len;
+	const char *slash, *dot;
+
+	bundle_art_fill(rep, BA_NCU_CAPTURE, i);
+	slash = strrchr(rep->buf + start, '/');
+	dot = strrchr(slash ? slash : rep->buf + start, '.');
+	strbuf_add(&stem, rep->buf + start,
+		   dot ? (size_t)(dot - rep->buf - start) : rep->len - start);
+	path_join(base, run_dir, stem.buf);
+	strbuf_release(&stem);
+}
+
 int ncu_plan_describe(const struct ncu_options *o, enum run_mode mode, const char *run_dir,
 		      struct strbuf *out, struct strbuf *err)
 {
 	struct ncu_options t = *o;
 	struct ncu_cmd cmd = NCU_CMD_INIT;
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, rep = STRBUF_INIT;
 	int light = mode == RUN_MODE_LIGHT, ret;
 
 	if (light)
 		ncu_options_light(&t);
 	if (ncu_options_explicit(o)) {
-		strbuf_addstr(out, "one ncu run with the configured filters "
-				   "(pipeline.ncu.ncu_cli) -> ncu/k0.ncu-rep, ncu/raw.csv:\n    ");
-		path_join(&path, run_dir, "ncu/k0");
+		capture_paths(run_dir, "0", &rep, &path);
+		strbuf_addf(out,
+			    "one ncu run with the configured filters "
+			    "(pipeline.ncu.ncu_cli) -> %s, %s:\n    ",
+			    rep.buf, bundle_art(BA_NCU_RAW));
 	} else {
+		capture_paths(run_dir, "<i>", &rep, &path);
 		strbuf_addf(out,
 			    "one ncu run per kernel selected by select (%s) -> "
-			    "ncu/k<i>.ncu-rep, ncu/raw.csv, ncu/measured.json; each:\n    ",
+			    "%s, %s, %s; each:\n    ",
 			    light ? "run.mode=light: at most 5, SpeedOfLight + Occupancy"
-				  : "at most run.top_n_kernels");
+				  : "at most run.top_n_kernels",
+			    rep.buf, bundle_art(BA_NCU_RAW), bundle_art(BA_NCU_MEASURED));
 		ncu_options_for_kernel(&t, "<regex:^name$ of kernel i>", o->kernel_name_base, 0,
 				       o->launch_count > 0 ? o->launch_count : 1);
-		path_join(&path, run_dir, "ncu/k<i>");
 	}
 	t.output = path.buf;
 	t.force_overwrite = 1;
 	ret = ncu_capture_argv(&t, &cmd, err);
 	if (!ret && (t.nr_sections || t.nr_metrics)) {
 		/* the check cmd-profile runs before the first capture */
-		strbuf_addf(out, "once, before any capture: %s --list-sections -> ncu/sections.txt",
-			    t.ncu ? t.ncu : "ncu");
+		strbuf_addf(out, "once, before any capture: %s --list-sections -> %s",
+			    t.ncu ? t.ncu : "ncu", bundle_art(BA_NCU_SECTIONS));
 		if (t.nr_metrics)
-			strbuf_addf(out, ", %s --query-metrics -> ncu/metrics.txt",
-				    t.ncu ? t.ncu : "ncu");
+			strbuf_addf(out, ", %s --query-metrics -> %s", t.ncu ? t.ncu : "ncu",
+				    bundle_art(BA_NCU_METRICS));
 		strbuf_addstr(out, "; a requested section or metric this GPU lacks fails the step "
 				   "there\n    ");
 	}
@@ -127,11 +150,14 @@ int ncu_plan_describe(const struct ncu_options *o, enum run_mode mode, const cha
 		} else {
 			strbuf_addstr(out, line.buf);
 		}
-		strbuf_addstr(out, "\n    then: ncu --import <rep> --csv --page raw --print-units "
-				   "base, merged into ncu/raw.csv");
+		strbuf_addf(out,
+			    "\n    then: ncu --import <rep> --csv --page raw --print-units "
+			    "base, merged into %s",
+			    bundle_art(BA_NCU_RAW));
 		strbuf_release(&line);
 	}
 	ncu_cmd_release(&cmd);
 	strbuf_release(&path);
+	strbuf_release(&rep);
 	return ret;
 }

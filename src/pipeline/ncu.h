@@ -72,7 +72,7 @@ struct ncu_capture {
 	struct ncu_options o;
 	struct strbuf name;	/* ncu-k<i>: the log base name */
 	struct strbuf out_base; /* <run>/ncu/k<i> */
-	struct strbuf rel;	/* ncu/k<i> */
+	struct strbuf rel;	/* ncu/k<i>; after the import, its raw page ncu/k<i>.raw.csv */
 	struct strbuf rep;	/* <run>/ncu/k<i>.ncu-rep */
 	struct strbuf text;	/* ncu's console text */
 	struct strbuf why;	/* not measured: why */

@@ -233,13 +233,15 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, struct st
 	if (pp->trace == PLAN_TRACE_NSYS) {
 		struct nsys_options o;
 		struct nsys_args na = NSYS_ARGS_INIT;
-		struct strbuf base = STRBUF_INIT, e = STRBUF_INIT;
+		struct strbuf base = STRBUF_INIT, stem = STRBUF_INIT, e = STRBUF_INIT;
 		int ret;
 
 		if (!pp->nsys || !pp->nsys->nsys)
 			return error_set(err, "trace backend nsys: no nsys executable");
 		o = *pp->nsys;
-		path_join(&base, pp->run_dir, "nsys/run");
+		bundle_art_stem(&stem, BA_NSYS_REP); /* nsys adds the extension */
+		path_join(&base, pp->run_dir, stem.buf);
+		strbuf_release(&stem);
 		o.output_base = base.buf;
 		o.target_argv = (const char *const *)argv.v;
 		o.target_argc = argv.nr;
@@ -324,8 +326,8 @@ static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
 	struct strv v = {NULL, 0, 0}, e = {NULL, 0, 0};
 	struct plan_step *s;
 
-	path_join(&rep, pp->run_dir, "nsys/run.nsys-rep");
-	path_join(&db, pp->run_dir, "nsys/run.sqlite");
+	path_join(&rep, pp->run_dir, bundle_art(BA_NSYS_REP));
+	path_join(&db, pp->run_dir, bundle_art(BA_NSYS_SQLITE));
 	path_join(&base, pp->run_dir, "nsys/summary");
 	nsys_build_export(pp->nsys->nsys, rep.buf, db.buf, pp->nsys->export_blobs, &na);
 	strv_from_nsys(&v, &na);
@@ -354,16 +356,22 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 	struct strbuf sb = STRBUF_INIT;
 
 	memset(p, 0, sizeof(*p));
-	plan_add_internal(p, "config", "resolve conf/ + overrides -> config.yaml", NULL);
-	plan_add_internal(p, "provenance",
-			  "host, GPUs, driver, tools, argv -> env.json, inputs.yaml", NULL);
+	strbuf_addf(&sb, "resolve conf/ + overrides -> %s", bundle_art(BA_CONFIG));
+	plan_add_internal(p, "config", sb.buf, NULL);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "host, GPUs, driver, tools, argv -> %s, %s", bundle_art(BA_ENV),
+		    bundle_art(BA_INPUTS));
+	plan_add_internal(p, "provenance", sb.buf, NULL);
+	strbuf_reset(&sb);
 	if (plan_workload(p, pp, err)) {
 		plan_release(p);
+		strbuf_release(&sb);
 		return -1;
 	}
 	switch (pp->trace) {
 	case PLAN_TRACE_BUILTIN:
-		strbuf_addf(&sb, "builtin tracer logs -> trace/trace.sqlite, trace/trace.json (%s)",
+		strbuf_addf(&sb, "builtin tracer logs -> %s, %s (%s)", bundle_art(BA_TRACE_SQLITE),
+			    bundle_art(BA_TRACE_JSON),
 			    pp->trace_reason ? pp->trace_reason : "pipeline.trace.backend=builtin");
 		s = plan_add_internal(p, "trace", sb.buf, NULL);
 		s->after_failure = 1;
@@ -388,18 +396,23 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 		   : pp->trace == PLAN_TRACE_OFF ? "no timeline trace to select kernels from"
 						 : NULL;
 	strbuf_reset(&sb);
-	strbuf_addf(&sb, "run.mode=%s: %s -> ncu/selection.json", run_mode_names[pp->mode],
+	strbuf_addf(&sb, "run.mode=%s: %s -> %s", run_mode_names[pp->mode],
 		    pp->mode == RUN_MODE_LIGHT
 			? "the top kernels of run.stage by GPU time, for a reduced counter set"
 			: "the kernels of run.stage covering run.coverage of its GPU time "
-			  "(at most run.top_n_kernels)");
+			  "(at most run.top_n_kernels)",
+		    bundle_art(BA_NCU_SELECTION));
 	plan_add_internal(p, "select", sb.buf, ncu_skip);
-	plan_add_internal(p, "ncu",
-			  pp->ncu_what
-			      ? pp->ncu_what
-			      : "one ncu run per selected kernel -> ncu/k<i>.ncu-rep, ncu/raw.csv",
-			  ncu_skip);
-	plan_add_internal(p, "join", "trace kernels x ncu/raw.csv -> kernel counters", ncu_skip);
+	strbuf_reset(&sb);
+	if (pp->ncu_what)
+		strbuf_addstr(&sb, pp->ncu_what);
+	else
+		strbuf_addf(&sb, "one ncu run per selected kernel -> %s, %s",
+			    bundle_art(BA_NCU_CAPTURE), bundle_art(BA_NCU_RAW));
+	plan_add_internal(p, "ncu", sb.buf, ncu_skip);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "trace kernels x %s -> kernel counters", bundle_art(BA_NCU_RAW));
+	plan_add_internal(p, "join", sb.buf, ncu_skip);
 	if (pp->dry_run) {
 		if (pp->trace_problem)
 			for (size_t i = 0; i < p->nr; i++)
@@ -412,10 +425,10 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 			mark((struct plan_step *)plan_find(p, "ncu"), pp->ncu_problem,
 			     pp->ncu_problem_code);
 	}
-	s = plan_add_internal(p, "reports",
-			      "kernels.md operators.md report.md stakeholder_summary.md "
-			      "metrics.json report.html charts/ from the bundle",
-			      NULL);
+	strbuf_reset(&sb);
+	bundle_reports_list(&sb);
+	strbuf_addstr(&sb, " from the bundle");
+	s = plan_add_internal(p, "reports", sb.buf, NULL);
 	s->after_failure = 1;
 	strbuf_release(&sb);
 

@@ -28,7 +28,7 @@ static void write_regions(struct ncu_job *j, const struct strbuf *text)
 	if (ncu_raw_parse(text->buf, text->len, bundle_art(BA_NCU_RAW), &raw, &err) ||
 	    regions_build(&raw, &rg, &err) ||
 	    regions_write(&rg, &raw, &j->rc->bundle.bd, bundle_art(BA_NCU_REGIONS_DIR), &err))
-		run_warning(j->rc, "ncu/regions/ not written: %s", err.buf);
+		run_warning(j->rc, "%s/ not written: %s", bundle_art(BA_NCU_REGIONS_DIR), err.buf);
 	regions_release(&rg);
 	ncu_raw_release(&raw);
 	strbuf_release(&err);
@@ -45,7 +45,7 @@ static void sections_report_add(struct ncu_job *j, const struct ncu_options *o, 
 	struct strbuf *report = &j->sreport;
 	struct ncu_cmd cmd = NCU_CMD_INIT;
 	struct strbuf name = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT;
-	struct strbuf err = STRBUF_INIT, rel = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, rel = STRBUF_INIT, errlog = STRBUF_INIT;
 	struct proc_result res;
 
 	strbuf_addf(&name, "ncu-sections-k%zu", i);
@@ -54,16 +54,16 @@ static void sections_report_add(struct ncu_job *j, const struct ncu_options *o, 
 	ncu_sections_report_argv(o->ncu, rep, o->sections, o->nr_sections, &cmd);
 	if (ncu_child(j, name.buf, &cmd, NULL, rel.buf, 0, &res, &text, &err) ||
 	    res.outcome != PROC_EXITED || res.exit_status) {
-		run_warning(j->rc,
-			    "ncu/sections_report.txt lacks %s: ncu --import --page details "
-			    "failed (logs/%s.err)%s%s",
-			    rep + strlen(b->dir) + 1, name.buf, err.len ? ": " : "", err.buf);
+		bundle_art_fill(&errlog, BA_LOG_ERR, name.buf);
+		run_warning(j->rc, "%s lacks %s: ncu --import --page details failed (%s)%s%s",
+			    bundle_art(BA_NCU_SECTIONS_REPORT), rep + strlen(b->dir) + 1,
+			    errlog.buf, err.len ? ": " : "", err.buf);
 		goto out;
 	}
 	strbuf_reset(&text);
 	if (strbuf_read_file(&text, out.buf) < 0) {
-		run_warning(j->rc, "ncu/sections_report.txt lacks %s: cannot read %s",
-			    rep + strlen(b->dir) + 1, out.buf);
+		run_warning(j->rc, "%s lacks %s: cannot read %s",
+			    bundle_art(BA_NCU_SECTIONS_REPORT), rep + strlen(b->dir) + 1, out.buf);
 		goto out;
 	}
 	strbuf_addf(report, "%s==== %s (%s) ====\n", report->len ? "\n" : "",
@@ -78,6 +78,7 @@ out:
 	strbuf_release(&text);
 	strbuf_release(&err);
 	strbuf_release(&rel);
+	strbuf_release(&errlog);
 }
 
 int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *msg, int *code)
@@ -89,7 +90,10 @@ int ncu_import_capture(struct ncu_job *j, struct ncu_capture *c, struct strbuf *
 	size_t first_id = j->merge.nrows;
 	int ret = 0;
 
-	strbuf_addf(&c->rel, ".raw.csv");
+	strbuf_addf(&iname, "%zu", c->i); /* the capture's number, then its step name */
+	strbuf_reset(&c->rel);
+	bundle_art_fill(&c->rel, BA_NCU_CAPTURE_RAW, iname.buf);
+	strbuf_reset(&iname);
 	bundle_path(b, c->rel.buf, &rawp);
 	strbuf_addf(&iname, "ncu-import-k%zu", c->i);
 	ncu_import_argv(j->ncu, c->rep.buf, "raw", &imp);
@@ -171,16 +175,15 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 	if (j->pass)
 		strbuf_addf(msg,
 			    "%zu ncu result%s for %zu selected kernels in one pass%s "
-			    "(%.1f s of ncu) -> ncu/raw.csv",
+			    "(%.1f s of ncu) -> %s",
 			    j->merge.nrows, j->merge.nrows == 1 ? "" : "s", j->rc->sel->nr,
-			    j->nruns > 1 ? " and runs of their own" : "", j->ncu_s);
+			    j->nruns > 1 ? " and runs of their own" : "", j->ncu_s,
+			    bundle_art(BA_NCU_RAW));
 	else
-		strbuf_addf(msg,
-			    "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> "
-			    "ncu/raw.csv",
+		strbuf_addf(msg, "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> %s",
 			    j->measured, j->nruns,
 			    j->explicit_run ? "configured run" : "selected kernels", j->merge.nrows,
-			    j->merge.nrows == 1 ? "" : "s", j->ncu_s);
+			    j->merge.nrows == 1 ? "" : "s", j->ncu_s, bundle_art(BA_NCU_RAW));
 	if (j->unexpected)
 		strbuf_addf(msg, "; %zu result%s the plan did not expect (joined by name)",
 			    j->unexpected, j->unexpected == 1 ? "" : "s");

@@ -207,8 +207,6 @@ static int capture_interrupted(struct ncu_job *j, struct ncu_capture *c, struct 
 		return 0;
 	if (!c->ok && proc_interrupt_count() == 1 && path_exists(c->rep.buf)) {
 		strbuf_reset(&c->why);
-		strbuf_reset(&c->rel); /* the import appends to it */
-		strbuf_addf(&c->rel, "ncu/k%zu", c->i);
 		if (ncu_import_capture(j, c, msg, code))
 			return -1;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/ncu_kernel.h"
+#include "bundle/layout.h"
 #include "core/util.h"
 
 #include "model/format.h"
@@ -425,7 +426,8 @@ static void unjoined_md(const struct report_model *m, struct strbuf *out, size_t
 	rtable_unjoined(m, &t, top);
 	md_table(&t, out);
 	if (top && cj->nr_unjoined > top)
-		strbuf_addf(out, "\n%zu more in kernels.md.\n", cj->nr_unjoined - top);
+		strbuf_addf(out, "\n%zu more in %s.\n", cj->nr_unjoined - top,
+			    bundle_art(BA_KERNELS_MD));
 }
 
 /* The one kernels.md writer: a trace's kernels (with counters joined when
@@ -666,7 +668,7 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	md_cpu_samples_section(m, out);
 	md_ranks_section(m, out, 1);
 	report_coll_md(m, out);
-	strbuf_addstr(out, "\n![Stage timeline](charts/timeline.svg)\n");
+	strbuf_addf(out, "\n![Stage timeline](%s)\n", bundle_art(BA_CHART_TIMELINE));
 
 	strbuf_addstr(out, "\n## Aggregates\n\n");
 	rtable_aggregates(m, &t);
@@ -674,8 +676,8 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 
 	strbuf_addstr(out, "\n## MFU and MBU\n\n");
 	utilization_md(m, out);
-	strbuf_addstr(out, "![Roofline](charts/roofline.svg)\n\n"
-			   "![Top kernels](charts/kernels.svg)\n\n");
+	strbuf_addf(out, "![Roofline](%s)\n\n![Top kernels](%s)\n\n", bundle_art(BA_CHART_ROOFLINE),
+		    bundle_art(BA_CHART_KERNELS));
 
 	strbuf_addstr(out, "## Kernel Selection\n\n");
 	if (!m->sel.available) {
@@ -695,13 +697,18 @@ void report_render_report_md(const struct report_model *m, struct strbuf *out)
 	findings_md(m, out, 1);
 	trust_md(m, out);
 
-	strbuf_addstr(out, "\n## Files\n\n"
-			   "- kernels.md: every kernel with timings and counters\n"
-			   "- operators.md: operator ranges\n"
-			   "- stakeholder_summary.md: one-page summary\n"
-			   "- metrics.json: all numbers above (docs/metrics-json.md)\n"
-			   "- report.html: this report with charts\n"
-			   "- charts/timeline.svg, charts/kernels.svg, charts/roofline.svg\n");
+	strbuf_addf(out,
+		    "\n## Files\n\n"
+		    "- %s: every kernel with timings and counters\n"
+		    "- %s: operator ranges\n"
+		    "- %s: one-page summary\n"
+		    "- %s: all numbers above (docs/metrics-json.md)\n"
+		    "- %s: this report with charts\n"
+		    "- %s, %s, %s\n",
+		    bundle_art(BA_KERNELS_MD), bundle_art(BA_OPERATORS_MD),
+		    bundle_art(BA_SUMMARY_MD), bundle_art(BA_METRICS_JSON),
+		    bundle_art(BA_REPORT_HTML), bundle_art(BA_CHART_TIMELINE),
+		    bundle_art(BA_CHART_KERNELS), bundle_art(BA_CHART_ROOFLINE));
 }
 
 void report_headline(const struct report_model *m, struct strbuf *out)

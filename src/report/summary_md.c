@@ -107,10 +107,14 @@ static void per_stage(const struct report_model *m, struct strbuf *out)
 
 	strbuf_addstr(out, "\n## Per-Stage Timings\n\n");
 	if (!m->nr_stages) {
-		strbuf_addstr(out, m->run.trace_path
-				       ? "No stage ranges were found in the trace (report.md says "
-					 "which names were looked for).\n"
-				       : "No trace was analysed, so there are no stage timings.\n");
+		if (m->run.trace_path)
+			strbuf_addf(out,
+				    "No stage ranges were found in the trace (%s says which names "
+				    "were looked for).\n",
+				    bundle_art(BA_REPORT_MD));
+		else
+			strbuf_addstr(out,
+				      "No trace was analysed, so there are no stage timings.\n");
 		return;
 	}
 	rtable_summary_stages(m, &t);
@@ -222,7 +226,8 @@ static void top_operators(const struct report_model *m, struct strbuf *out)
 	rtable_operators(m, &t, SUMMARY_ROWS);
 	md_table(&t, out);
 	if (m->nr_ops > SUMMARY_ROWS)
-		strbuf_addf(out, "\n%zu more in operators.md.\n", m->nr_ops - SUMMARY_ROWS);
+		strbuf_addf(out, "\n%zu more in %s.\n", m->nr_ops - SUMMARY_ROWS,
+			    bundle_art(BA_OPERATORS_MD));
 }
 
 static void top_kernels(const struct report_model *m, struct strbuf *out)
@@ -243,7 +248,8 @@ static void top_kernels(const struct report_model *m, struct strbuf *out)
 	rtable_kernels_top(m, &t, SUMMARY_ROWS);
 	md_table(&t, out);
 	if (m->nr_kernels > SUMMARY_ROWS)
-		strbuf_addf(out, "\n%zu more in kernels.md.\n", m->nr_kernels - SUMMARY_ROWS);
+		strbuf_addf(out, "\n%zu more in %s.\n", m->nr_kernels - SUMMARY_ROWS,
+			    bundle_art(BA_KERNELS_MD));
 }
 
 /* One of the summary's top findings: what it found, its estimated saving,
@@ -272,15 +278,17 @@ static void summary_finding(struct strbuf *out, size_t n, const struct report_fi
  * "the first 1". */
 static void report_summary_findings_phrase(size_t n, size_t shown, struct strbuf *out)
 {
+	const char *report = bundle_art(BA_REPORT_MD);
+
 	if (n == 1)
-		strbuf_addstr(out, "the one finding of report.md");
+		strbuf_addf(out, "the one finding of %s", report);
 	else if (shown >= n)
-		strbuf_addf(out, "all %zu findings of report.md, most severe first", n);
+		strbuf_addf(out, "all %zu findings of %s, most severe first", n, report);
 	else
 		strbuf_addf(out,
-			    "the first %zu of the %zu findings in report.md, most severe first and "
+			    "the first %zu of the %zu findings in %s, most severe first and "
 			    "then by the time they would save",
-			    shown, n);
+			    shown, n, report);
 }
 
 static void recommendations(const struct report_model *m, struct strbuf *out)
@@ -342,13 +350,13 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	}
 	recommendations(m, out);
 
-	strbuf_addstr(
+	strbuf_addf(
 	    out,
 	    "\n## Glossary\n\n"
 	    "- **TTFT** (time to first token): prefill time per request, until its GPU work ends.\n"
 	    "- **TPOT** (time per output token): decode wall time, from the first step's start "
 	    "to the last step's end with the host's gaps, per step; the GPU span of a step "
-	    "alone is in report.md.\n"
+	    "alone is in %s.\n"
 	    "- **MFU** (model FLOPs utilisation): FLOPs per second / the GPU's peak; "
 	    "prefill is judged by it.\n"
 	    "- **MBU** (model bandwidth utilisation): DRAM bytes per second / peak bandwidth; "
@@ -356,5 +364,7 @@ void report_render_summary_md(const struct report_model *m, struct strbuf *out)
 	    "*counter-based*: Nsight Compute's counters, scaled to the whole stage by their "
 	    "coverage.\n"
 	    "- **More**: every finding, the decode-step distribution and the trust report in "
-	    "report.md; every kernel in kernels.md; every operator in operators.md.\n");
+	    "%s; every kernel in %s; every operator in %s.\n",
+	    bundle_art(BA_REPORT_MD), bundle_art(BA_REPORT_MD), bundle_art(BA_KERNELS_MD),
+	    bundle_art(BA_OPERATORS_MD));
 }

@@ -32,15 +32,7 @@ fi
 # Files that may spell names, and why. Paths relative to the source tree;
 # a folder ends in '/'.
 allow='src/bundle/ the table itself
-src/config/ below src/bundle/ (it cannot ask the table); conf/config.yaml is the configuration'"'"'s own file, whose name a bundle'"'"'s copy keeps so that a bundle loads as a conf dir
-src/pipeline/plan.c the plan text of --dry-run ("does: ... -> ncu/selection.json") and the nsys paths of its argv: the typed plan is being reworked; next
-src/nsight/ncu_config.c the ncu step'"'"'s --dry-run text names the files it writes, in prose built from fixed strings: next
-src/pipeline/step_ncu_import.c messages naming the files (every path it reads or writes comes from the table): next
-src/analysis/findings.c a finding'"'"'s fixed "what to do" prose points the reader at a file (a constant string, no format): next
-src/analysis/findings_cause.c the same
-src/report/render_md.c report prose that points the reader at a file: next
-src/report/summary_md.c the same (the summary points at report.md, kernels.md and operators.md)
-src/analysis/findings_common.c the same (a kernel named by its kernels.md row)'
+src/config/ below src/bundle/ (it cannot ask the table); conf/config.yaml is the configuration'"'"'s own file, whose name a bundle'"'"'s copy keeps so that a bundle loads as a conf dir'
 
 # scan ROOT: prints "FILE:LINE: NAME in LITERAL" per spelling
 scan() {
