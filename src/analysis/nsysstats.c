@@ -482,15 +482,41 @@ static void add_api_name(struct table *tbl, const char *s)
 	}
 }
 
-static int report_api_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
-			  struct strbuf *msg, struct strbuf *err)
+/* The summary of timed calls, cuda_api_sum's and osrt_sum's: gv[0..n)
+ * (key 0 the name's StringIds id, p its string id, v the duration)
+ * grouped by name, ties in id order, ORDER BY total DESC, one row per
+ * name: Time (%), Total Time, Num Calls, Avg ... StdDev, Name (written by
+ * add_name). Frees gv. */
+static void timed_calls_table(const struct trace *t, struct gval *gv, size_t n, struct table *tbl,
+			      void (*add_name)(struct table *, const char *))
 {
 	static const char *const extra[] = {"Name"};
-	struct time_check tc = {0};
-	struct gval *gv;
 	struct group *g;
 	size_t ng;
 	double total;
+
+	gval_sort(gv, n);
+	g = make_groups(gv, n, &ng);
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
+	total = groups_total(g, ng);
+	init_time_table(tbl, "Num Calls", extra, 1);
+	for (size_t i = 0; i < ng; i++) {
+		add_ratio(tbl, g[i].s.total, total);
+		table_add_i64(tbl, g[i].s.total);
+		table_add_i64(tbl, g[i].s.n);
+		add_dur_stats(tbl, &g[i].s);
+		add_name(tbl, name_of(t, (int32_t)gv[g[i].lo].p));
+	}
+	free(g);
+	free(gv);
+}
+
+static int report_api_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
+			  struct strbuf *msg, struct strbuf *err)
+{
+	struct time_check tc = {0};
+	struct gval *gv;
 
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);
@@ -508,21 +534,7 @@ static int report_api_sum(struct trace *t, const struct nsysstats_opts *o, struc
 		check_time(&tc, t->calls[i].start, t->calls[i].end);
 	}
 	warn_times(o, "cuda_api_sum", "CUDA API calls", &tc);
-	gval_sort(gv, t->ncalls);
-	g = make_groups(gv, t->ncalls, &ng);
-	if (ng)
-		qsort(g, ng, sizeof(*g), cmp_total_desc);
-	total = groups_total(g, ng);
-	init_time_table(tbl, "Num Calls", extra, 1);
-	for (size_t i = 0; i < ng; i++) {
-		add_ratio(tbl, g[i].s.total, total);
-		table_add_i64(tbl, g[i].s.total);
-		table_add_i64(tbl, g[i].s.n);
-		add_dur_stats(tbl, &g[i].s);
-		add_api_name(tbl, name_of(t, (int32_t)gv[g[i].lo].p));
-	}
-	free(g);
-	free(gv);
+	timed_calls_table(t, gv, t->ncalls, tbl, add_api_name);
 	return 0;
 }
 
@@ -771,13 +783,10 @@ static int report_nvtx_kern_sum(struct trace *t, const struct nsysstats_opts *o,
 static int report_osrt_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
 			   struct strbuf *msg, struct strbuf *err)
 {
-	static const char *const extra[] = {"Name"};
 	struct time_check tc = {0};
 	struct trace_osrt *rows;
 	struct gval *gv;
-	struct group *g;
-	size_t n, ng;
-	double total;
+	size_t n;
 
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);
@@ -794,21 +803,7 @@ static int report_osrt_sum(struct trace *t, const struct nsysstats_opts *o, stru
 	}
 	free(rows);
 	warn_times(o, "osrt_sum", "OS runtime calls", &tc);
-	gval_sort(gv, n);
-	g = make_groups(gv, n, &ng);
-	if (ng)
-		qsort(g, ng, sizeof(*g), cmp_total_desc);
-	total = groups_total(g, ng);
-	init_time_table(tbl, "Num Calls", extra, 1);
-	for (size_t i = 0; i < ng; i++) {
-		add_ratio(tbl, g[i].s.total, total);
-		table_add_i64(tbl, g[i].s.total);
-		table_add_i64(tbl, g[i].s.n);
-		add_dur_stats(tbl, &g[i].s);
-		table_add_str(tbl, name_of(t, (int32_t)gv[g[i].lo].p));
-	}
-	free(g);
-	free(gv);
+	timed_calls_table(t, gv, n, tbl, table_add_str);
 	return 0;
 }
 
