@@ -105,19 +105,8 @@ grep -q '^decode GPU time    +0.00 %' "$tmp/out" || bad "diff: $(cat "$tmp/out")
 
 # 7. .nsys-rep: exported beside the report with the nsys on PATH, as stats does
 mkdir "$tmp/bin" "$tmp/w"
-cat >"$tmp/bin/nsys" <<FAKE
-#!/usr/bin/env bash
-case "\$1" in
---version) echo "NVIDIA Nsight Systems version 2025.3.2.0"; exit 0 ;;
-export) ;;
-*) exit 2 ;;
-esac
-[ -z "\${FAKE_NSYS_FAIL:-}" ] || { echo "Importer error status: An unknown error occurred." >&2; exit 1; }
-out=
-while [ \$# -gt 1 ]; do [ "\$1" = -o ] && out=\$2; shift; done
-cp "$trt" "\$out"
-FAKE
-chmod +x "$tmp/bin/nsys"
+. "$LLMPROF_SOURCE_DIR/tests/cli/fake-nsys-lib.sh"
+fake_nsys "$tmp/bin" "$trt"
 cp "$data/nvtx-cpu-gate-stop.nsys-rep" "$tmp/w/r.nsys-rep"
 PATH=$tmp/bin:$PATH "$LLMPROF" report --trace "$tmp/w/r.nsys-rep" -o "$tmp/rep" "stages.decode=[$range]" \
 	>/dev/null 2>"$tmp/err" || bad "nsys-rep: exit $?: $(cat "$tmp/err")"

@@ -13,20 +13,8 @@ tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 fail=0
 h100=$data/nvtx-probe-h100-nsys2025.3.sqlite
 mkdir "$tmp/bin" "$tmp/work"
-cat >"$tmp/bin/nsys" <<FAKE
-#!/usr/bin/env bash
-(IFS='|'; echo "\$*") >>"$tmp/nsys.log"
-case "\$1" in
---version) echo "NVIDIA Nsight Systems version 2025.3.2.0"; exit 0 ;;
-export) ;;
-*) echo "fake nsys: unexpected \$1" >&2; exit 2 ;;
-esac
-[ -z "\${FAKE_NSYS_FAIL:-}" ] || { echo "Importer error status: An unknown error occurred." >&2; exit 1; }
-out=
-while [ \$# -gt 1 ]; do [ "\$1" = -o ] && out=\$2; shift; done
-cp "$h100" "\$out"
-FAKE
-chmod +x "$tmp/bin/nsys"
+. "$src/tests/cli/fake-nsys-lib.sh"
+fake_nsys "$tmp/bin" "$h100" "$tmp/nsys.log"
 rep=$tmp/work/run.nsys-rep
 cp "$data/nvtx-cpu-gate-stop.nsys-rep" "$rep"
 "$LLMPROF" stats -f csv -r nvtx_gpu_proj_sum,cuda_api_sum "$h100" >"$tmp/want" 2>/dev/null
