@@ -117,13 +117,21 @@ static int field_is(const struct csv_reader *r, long col, const char *s)
 
 static void read_header(struct conv *c, const struct csv_reader *r)
 {
-	c->col_id = find_field(r, "ID");
-	c->col_pid = find_field(r, "Process ID");
-	c->col_section = find_field(r, "Section Name");
-	c->col_metric = find_field(r, "Metric Name");
-	c->col_unit = find_field(r, "Metric Unit");
-	c->col_value = find_field(r, "Metric Value");
-	c->col_rule = find_field(r, "Rule Name");
+	const struct {
+		long *at;
+		const char *name;
+	} cols[] = {
+	    {&c->col_id, "ID"},
+	    {&c->col_pid, "Process ID"},
+	    {&c->col_section, "Section Name"},
+	    {&c->col_metric, "Metric Name"},
+	    {&c->col_unit, "Metric Unit"},
+	    {&c->col_value, "Metric Value"},
+	    {&c->col_rule, "Rule Name"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cols); i++)
+		*cols[i].at = find_field(r, cols[i].name);
 	c->ident_col = xcalloc(r->nr, sizeof(*c->ident_col));
 	c->header = xcalloc(r->nr, sizeof(*c->header));
 	for (size_t i = 0; i < r->nr; i++) {

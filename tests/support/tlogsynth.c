@@ -245,24 +245,34 @@ static uint32_t put_call(struct out *o, struct out *gpu, uint32_t pid, uint64_t 
 	return gcorr;
 }
 
+/* A kernel of the step work: on device 0, stream 7, 132 blocks of 128
+ * threads, 32 registers; from 100 ns after *t for dur ns, *t moved to its
+ * end. Returned for the fields that differ. */
+static struct tlog_kernel *put_kernel(struct out *gpu, uint64_t *t, uint32_t corr, uint32_t name_id,
+				      uint64_t dur)
+{
+	struct tlog_kernel *k = rec(gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
+
+	k->start = *t + 100;
+	k->end = *t + 100 + dur;
+	k->device = 0;
+	k->context = 1;
+	k->stream = 7;
+	k->corr = corr;
+	k->grid[0] = 132, k->grid[1] = 1, k->grid[2] = 1;
+	k->block[0] = 128, k->block[1] = 1, k->block[2] = 1;
+	k->registers = 32;
+	k->name_id = name_id;
+	*t = k->end;
+	return k;
+}
+
 /* The GPU record of call i: kps kernels, then a memcpy, then a memset. */
 static void put_gpu_op(struct out *gpu, uint64_t *t, uint32_t corr, uint32_t gcorr, uint32_t i,
 		       uint32_t kps, uint64_t slow)
 {
 	if (i < kps) {
-		struct tlog_kernel *k = rec(gpu, TLOG_KERNEL, sizeof(*k), NULL, 0, NULL, 0);
-		k->start = *t + 100;
-		k->end = *t + 100 + 1000 + i * 10 + slow;
-		k->device = 0;
-		k->context = 1;
-		k->stream = 7;
-		k->corr = gcorr;
-		k->grid[0] = 132, k->grid[1] = 1, k->grid[2] = 1;
-		k->block[0] = 128, k->block[1] = 1, k->block[2] = 1;
-		k->registers = 32;
-		k->grid_id = corr;
-		k->name_id = i % 2 + 1;
-		*t = k->end;
+		put_kernel(gpu, t, gcorr, i % 2 + 1, 1000 + i * 10 + slow)->grid_id = corr;
 	} else if (i == kps) {
 		struct tlog_memcpy *m = rec(gpu, TLOG_MEMCPY, sizeof(*m), NULL, 0, NULL, 0);
 		m->start = *t + 100;
@@ -480,21 +490,10 @@ static void put_launch(struct out *o, uint64_t *t, uint32_t corr, uint32_t cbid)
  * 1000 and 3000 ns, carrying graph node node (0 = eager). */
 static void put_graph_kernel(struct out *gpu, uint64_t *t, uint32_t corr, int k, uint64_t node)
 {
-	struct tlog_kernel *x = rec(gpu, TLOG_KERNEL, sizeof(*x), NULL, 0, NULL, 0);
+	struct tlog_kernel *x = put_kernel(gpu, t, corr, (uint32_t)k + 1, k ? 3000 : 1000);
 
-	x->start = *t + 100;
-	x->end = *t + 100 + (k ? 3000 : 1000);
-	x->device = 0;
-	x->context = 1;
-	x->stream = 7;
-	x->corr = corr;
-	x->grid[0] = 132, x->grid[1] = 1, x->grid[2] = 1;
-	x->block[0] = 128, x->block[1] = 1, x->block[2] = 1;
-	x->registers = 32;
 	x->graph_node_id = node;
 	x->graph_id = node ? 2 : 0;
-	x->name_id = (uint32_t)k + 1;
-	*t = x->end;
 }
 
 static void put_graph_node(struct out *o, uint64_t ts, uint64_t node, uint64_t original)

@@ -224,6 +224,22 @@ static void test_mfu_mbu_arithmetic(void **state)
 	assert_near(hw_mbu(1, 1, 0), -1, 0);
 }
 
+/* m made for a GPU: its name, its compute capability (NULL: unknown), SMs
+ * and max SM clock (0: unknown), its peaks resolved from ov, cal and the
+ * DRAM bandwidth a trace showed (0: none). */
+static void gpu_peaks(struct report_model *m, const char *name, const char *cc, int sms, double mhz,
+		      const struct hw_overrides *ov, const struct calibration *cal,
+		      double trace_gbs)
+{
+	report_model_init(m);
+	report_set_str(&m->env.gpu_name, name);
+	report_set_str(&m->env.compute_capability, cc);
+	m->env.sm_count = sms;
+	if (mhz > 0)
+		m->env.sm_clock_mhz = rnum_of(mhz);
+	hw_peaks_resolve(m, ov, cal, trace_gbs);
+}
+
 static void test_derive_stage_utilisation(void **state)
 {
 	struct report_model m;
@@ -231,12 +247,9 @@ static void test_derive_stage_utilisation(void **state)
 	struct calibration cal = {0};
 	struct hw_overrides ov = {RNUM_NONE, RNUM_NONE, RNUM_NONE, RNUM_NONE};
 
-	report_model_init(&m);
-	report_set_str(&m.env.gpu_name, "NVIDIA H100 80GB HBM3");
-	m.env.sm_count = 132;
 	cal.gemm_tflops = 800;
 	cal.copy_gbs = 3000;
-	hw_peaks_resolve(&m, &ov, &cal, 0);
+	gpu_peaks(&m, "NVIDIA H100 80GB HBM3", NULL, 132, 0, &ov, &cal, 0);
 	s = report_model_add_stage(&m, "decode", REPORT_ROLE_DECODE);
 	/* 31 steps x 2.5 GB in 310 ms: 250 GB/s */
 	s->bytes = rnum_of(7.75e10);
@@ -271,12 +284,9 @@ static void test_resolve_overrides_and_unknown(void **state)
 	struct hw_overrides ov = {rnum_of(500), RNUM_NONE, RNUM_NONE, rnum_of(2500)};
 	struct calibration cal = {0};
 
-	report_model_init(&m);
-	report_set_str(&m.env.gpu_name, "NVIDIA H100 PCIe");
-	m.env.sm_count = 114;
 	cal.gemm_tflops = 600;
 	cal.copy_gbs = 1800;
-	hw_peaks_resolve(&m, &ov, &cal, 0);
+	gpu_peaks(&m, "NVIDIA H100 PCIe", NULL, 114, 0, &ov, &cal, 0);
 	assert_near(m.peaks.datasheet_tflops.v, 500, 0);
 	assert_near(m.peaks.datasheet_gbs.v, 2000, 0);
 	assert_near(m.peaks.measured_tflops.v, 600, 0);
@@ -289,12 +299,7 @@ static void test_resolve_overrides_and_unknown(void **state)
 
 	/* unknown GPU of a known architecture: estimated compute, bandwidth from
 	 * the trace, both labelled estimates (never a bare "datasheet" figure) */
-	report_model_init(&m);
-	report_set_str(&m.env.gpu_name, "NVIDIA H999 Future");
-	report_set_str(&m.env.compute_capability, "9.0");
-	m.env.sm_count = 132;
-	m.env.sm_clock_mhz = rnum_of(1830);
-	hw_peaks_resolve(&m, NULL, NULL, 3352.3);
+	gpu_peaks(&m, "NVIDIA H999 Future", "9.0", 132, 1830, NULL, NULL, 3352.3);
 	assert_near(m.peaks.datasheet_tflops.v, 989.42976, 1e-6);
 	assert_near(m.peaks.datasheet_gbs.v, 3352.3, 0);
 	assert_true(m.peaks.tflops_estimated && m.peaks.gbs_estimated);
@@ -308,23 +313,14 @@ static void test_resolve_overrides_and_unknown(void **state)
 	report_model_release(&m);
 
 	/* an override replaces the estimate: no longer labelled one */
-	report_model_init(&m);
-	report_set_str(&m.env.gpu_name, "NVIDIA H999 Future");
-	report_set_str(&m.env.compute_capability, "9.0");
-	m.env.sm_count = 132;
-	m.env.sm_clock_mhz = rnum_of(1830);
 	ov.peak_tflops = rnum_of(700);
-	hw_peaks_resolve(&m, &ov, NULL, 3352.3);
+	gpu_peaks(&m, "NVIDIA H999 Future", "9.0", 132, 1830, &ov, NULL, 3352.3);
 	assert_false(m.peaks.tflops_estimated);
 	assert_true(m.peaks.gbs_estimated);
 	report_model_release(&m);
 
 	/* a table entry without a tensor figure: no peak, no estimate, a note */
-	report_model_init(&m);
-	report_set_str(&m.env.gpu_name, "NVIDIA A10G");
-	report_set_str(&m.env.compute_capability, "8.6");
-	m.env.sm_count = 80;
-	hw_peaks_resolve(&m, NULL, NULL, 600);
+	gpu_peaks(&m, "NVIDIA A10G", "8.6", 80, 0, NULL, NULL, 600);
 	assert_false(m.peaks.datasheet_tflops.available);
 	assert_false(m.peaks.tflops_estimated || m.peaks.gbs_estimated);
 	assert_near(m.peaks.datasheet_gbs.v, 600, 0);
@@ -353,12 +349,7 @@ static void test_estimate_labelled_everywhere(void **state)
 	struct report_stage *s;
 	struct strbuf md = STRBUF_INIT, sum = STRBUF_INIT;
 
-	report_model_init(&m);
-	report_set_str(&m.env.gpu_name, "NVIDIA H2X Future");
-	report_set_str(&m.env.compute_capability, "9.0");
-	m.env.sm_count = 78;
-	m.env.sm_clock_mhz = rnum_of(1980);
-	hw_peaks_resolve(&m, NULL, NULL, 4000);
+	gpu_peaks(&m, "NVIDIA H2X Future", "9.0", 78, 1980, NULL, NULL, 4000);
 	assert_near(m.peaks.datasheet_tflops.v, 632.58624, 1e-6);
 	s = report_model_add_stage(&m, "prefill", REPORT_ROLE_PREFILL);
 	s->flops = rnum_of(1e12);
