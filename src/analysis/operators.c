@@ -177,41 +177,65 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 	o->kernels += nk;
 }
 
-/* How many operators with a class outer_of_class() climbs past before it
- * calls a range outer: PyTorch module trees are a few deep (the startup
- * module's depth limit is 8 by default); the bound keeps a hostile trace of
- * deeply nested alternating classes linear. */
-#define CLASS_CLIMB_MAX 256
-
 /* 1 for an operator range with a class inside no operator of that class
  * (a module inside another of its class: its kernels already count in the
- * outer one's class time). up[r], filled parents first (order), is the
- * nearest enclosing operator that has a class, so the climb passes only
- * those. */
+ * outer one's class time). One depth-first walk of the range tree with,
+ * per class, how many operators of it are open on the way down: exact at
+ * any depth and linear in the ranges (a climb up the parents from each
+ * range would cost depth x ranges on a deep tree of one class). */
 static uint8_t *outer_of_class(const struct trace *t, const struct nvtx_proj *p,
-			       const uint8_t *is_op, const uint32_t *order)
+			       const uint8_t *is_op)
 {
-	uint8_t *outer = xcalloc(t->nranges + 1, 1);
-	int32_t *up = xmalloc(st_mult(t->nranges + 1, sizeof(*up)));
+	size_t nr = t->nranges, ncls = 0, sp = 0;
+	uint8_t *outer = xcalloc(nr + 1, 1);
+	/* children of range r: kids[first[r] .. first[r + 1]), next[r] the
+	 * next one the walk goes down to */
+	size_t *first = xcalloc(nr + 2, sizeof(*first));
+	size_t *next = xmalloc(st_mult(nr + 1, sizeof(*next)));
+	uint32_t *kids = xmalloc(st_mult(nr + 1, sizeof(*kids)));
+	uint32_t *stack = xmalloc(st_mult(nr + 1, sizeof(*stack)));
+	size_t *open;
 
-	for (size_t i = 0; i < t->nranges; i++) {
-		uint32_t r = order[i];
-		int32_t a = p->parent[r];
+	for (size_t r = 0; r < nr; r++) {
+		int32_t cls = t->ranges[r].category;
 
-		up[r] = a < 0 ? -1 : is_op[a] && t->ranges[a].category >= 0 ? a : up[a];
+		if (is_op[r] && cls >= 0 && (size_t)cls >= ncls)
+			ncls = (size_t)cls + 1;
+		if (p->parent[r] >= 0)
+			first[(size_t)p->parent[r] + 1]++;
 	}
-	for (size_t r = 0; r < t->nranges; r++) {
-		int32_t a, cls = t->ranges[r].category;
-		int hops = 0;
-
-		if (!is_op[r] || cls < 0)
+	for (size_t r = 1; r <= nr; r++)
+		first[r] += first[r - 1];
+	memcpy(next, first, st_mult(nr, sizeof(*next)));
+	for (size_t r = 0; r < nr; r++)
+		if (p->parent[r] >= 0)
+			kids[next[p->parent[r]]++] = (uint32_t)r;
+	memcpy(next, first, st_mult(nr, sizeof(*next)));
+	open = xcalloc(ncls + 1, sizeof(*open));
+	for (size_t root = 0; root < nr; root++) {
+		if (p->parent[root] >= 0)
 			continue;
-		for (a = up[r]; a >= 0 && hops < CLASS_CLIMB_MAX; a = up[a], hops++)
-			if (t->ranges[a].category == cls)
-				break;
-		outer[r] = a < 0 || hops == CLASS_CLIMB_MAX;
+		stack[sp++] = (uint32_t)root;
+		while (sp) {
+			uint32_t r = stack[sp - 1];
+			int32_t cls = is_op[r] ? t->ranges[r].category : -1;
+
+			if (next[r] == first[r] && cls >= 0) /* going down into r */
+				outer[r] = !open[cls]++;
+			if (next[r] < first[r + 1]) {
+				stack[sp++] = kids[next[r]++];
+				continue;
+			}
+			if (cls >= 0) /* coming back up out of r */
+				open[cls]--;
+			sp--;
+		}
 	}
-	free(up);
+	free(first);
+	free(next);
+	free(kids);
+	free(stack);
+	free(open);
 	return outer;
 }
 
@@ -247,7 +271,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 	for (size_t r = 0; !any_op && r < t->nranges; r++)
 		is_op[r] = p->candidate[r] && !stage_mask[r];
 	order = parents_first(p, t->nranges);
-	outer = outer_of_class(t, p, is_op, order);
+	outer = outer_of_class(t, p, is_op);
 	walk_up(p, stage_mask, is_op, order, t->nranges, nearest_op, stage);
 	tl->kernel_op = xmalloc(st_mult(t->nkernels + 1, sizeof(*tl->kernel_op)));
 	for (size_t k = 0; k < t->nkernels; k++) {

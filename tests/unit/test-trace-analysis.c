@@ -419,6 +419,7 @@ static void test_stages_and_operators(void **state)
 	struct stage_config cfg;
 	struct strbuf err = STRBUF_INIT;
 	const struct stage_timing *pre, *step;
+	size_t r;
 
 	trace_new(&t);
 	stage_config_default(&cfg);
@@ -438,8 +439,8 @@ static void test_stages_and_operators(void **state)
 	add_call(&t, 9000, 9010, GT(1, 1), 50);
 	add_kernel(&t, "warmup", 9100, 9200, GP(1), 50, 7);
 	/* a decode range ended on another thread: CPU time only */
-	t.ranges[add_range(&t, NULL, "decode", 8000, 9500, GT(1, 1), TRACE_STARTEND)].cross_thread =
-	    1;
+	r = add_range(&t, NULL, "decode", 8000, 9500, GT(1, 1), TRACE_STARTEND);
+	t.ranges[r].cross_thread = 1; /* add_range may move t.ranges */
 	assert_int_equal(timeline_build(&tl, &t, &cfg, &err), 0);
 	pre = &tl.stages[STAGE_PREFILL];
 	assert_true(tl.stage_found[STAGE_PREFILL]);
@@ -478,6 +479,67 @@ static void test_stages_and_operators(void **state)
 		assert_int_equal(ks.total_ns, 60);
 		kernel_summary_release(&ks);
 	}
+	timeline_release(&tl);
+	strbuf_release(&err);
+	trace_close(&t);
+}
+
+/* The operator stat of text in stage PREFILL, or NULL. */
+static const struct operator_stat *op_named(const struct timeline *tl, const struct trace *t,
+					    const char *text)
+{
+	for (size_t i = 0; i < tl->nops; i++)
+		if (!strcmp(strtab_str(&t->strs, tl->ops[i].text), text) &&
+		    tl->ops[i].stage == STAGE_PREFILL)
+			return &tl->ops[i];
+	return NULL;
+}
+
+/* A class's GPU time incl. nested counts each kernel once, however deep
+ * the operators of other classes between two of one class: a layer
+ * (class Layer) around 300 nested blocks (class Block, one inside the
+ * other) around a second layer, one kernel in the innermost. The inner
+ * layer is inside one of its class: its kernel is already the outer's. */
+static void test_operator_class_deep(void **state)
+{
+	enum { DEPTH = 300 };
+	struct trace t;
+	struct timeline tl;
+	struct stage_config cfg;
+	struct strbuf err = STRBUF_INIT;
+	const struct operator_stat *layer, *block;
+	int32_t cls_layer, cls_block;
+	size_t r;
+
+	(void)state;
+	trace_new(&t);
+	stage_config_default(&cfg);
+	cls_layer = S(&t, "Layer");
+	cls_block = S(&t, "Block");
+	add_range(&t, "LLM", "prefill", 0, 10000, GT(1, 1), TRACE_PUSHPOP);
+	r = add_range(&t, "LLM", "model.layer", 1, 9999, GT(1, 1), TRACE_PUSHPOP);
+	t.ranges[r].category = cls_layer;
+	for (int i = 0; i < DEPTH; i++) {
+		r = add_range(&t, "LLM", "model.block", 2 + i, 9998 - i, GT(1, 1), TRACE_PUSHPOP);
+		t.ranges[r].category = cls_block;
+	}
+	r = add_range(&t, "LLM", "model.layer", 1000, 2000, GT(1, 1), TRACE_PUSHPOP);
+	t.ranges[r].category = cls_layer;
+	add_call(&t, 1500, 1510, GT(1, 1), 1);
+	add_kernel(&t, "gemm", 20000, 20100, GP(1), 1, 7);
+	assert_int_equal(timeline_build(&tl, &t, &cfg, &err), 0);
+	layer = op_named(&tl, &t, "model.layer");
+	block = op_named(&tl, &t, "model.block");
+	assert_non_null(layer);
+	assert_non_null(block);
+	assert_int_equal(layer->cls, cls_layer);
+	assert_int_equal(layer->calls, 2);
+	assert_int_equal(layer->gpu_incl_ns, 200);
+	assert_int_equal(layer->gpu_incl_outer_ns, 100);
+	assert_int_equal(block->cls, cls_block);
+	assert_int_equal(block->calls, DEPTH);
+	assert_int_equal(block->gpu_incl_ns, 100 * DEPTH);
+	assert_int_equal(block->gpu_incl_outer_ns, 100);
 	timeline_release(&tl);
 	strbuf_release(&err);
 	trace_close(&t);
@@ -639,6 +701,7 @@ int main(void)
 	    cmocka_unit_test(test_inverted_timestamps_union),
 	    cmocka_unit_test(test_reports_on_memory_trace),
 	    cmocka_unit_test(test_stages_and_operators),
+	    cmocka_unit_test(test_operator_class_deep),
 	    cmocka_unit_test(test_stage_names),
 	    cmocka_unit_test(test_number_formatting),
 	    cmocka_unit_test(test_csv_writers),
