@@ -18,6 +18,9 @@
 #                       this script's start (build included); runs still
 #                       going 40 s past it are killed
 #   TC_ROUNDS (3)       rounds at most
+#   TC_SIM_BUDGET_S     no sim round starts that would end later (default:
+#                       TC_BUDGET_S), so the Python program keeps its rounds
+#   TC_GRACE_S (40)     how long past the budget a run may still go
 #   TC_SIM_VARIANTS, TC_PY_VARIANTS   variant names (tracer_cost.py's
 #                       VARIANTS), space-separated; empty: that program is
 #                       skipped
@@ -59,7 +62,7 @@ build() {
 	cupti_dir=$(dirname "$cupti")
 	"$cc" -std=c11 -O2 -g -DNDEBUG -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fPIC -shared \
 		-fvisibility=hidden -I"$root/src" -I"$cuda/include" \
-		"$root"/tracer/{log,nvtx,nvtx_payload,cupti,records,sample}.c "$root/src/trace/rankid.c" \
+		"$root"/tracer/{log,nvtx,nvtx_payload,cupti,records,sample,cost}.c "$root/src/trace/rankid.c" \
 		"$cupti" -Wl,-rpath,"$cupti_dir" -lpthread -ldl -lrt -Wl,--no-undefined \
 		-o "$bin/libllmprof_tracer.so" || { echo "build: the tracer failed"; return 1; }
 	"$cc" -O2 -shared -fPIC -I"$cuda/include" "$root/bench/tracer/cupti_floor.c" "$cupti" \
@@ -100,6 +103,8 @@ if [ -z "$pin" ] && [ "$(nproc)" -ge 12 ]; then pin=2-9; fi
 [ "$pin" = none ] && pin=
 args=(--bin "$bin" --out "$out" --tmp "$tmp" --t0 "$t0" --budget-s "${TC_BUDGET_S:-400}"
 	--rounds "${TC_ROUNDS:-3}" --pin "$pin")
+[ -n "${TC_SIM_BUDGET_S:-}" ] && args+=(--sim-budget-s "$TC_SIM_BUDGET_S")
+[ -n "${TC_GRACE_S:-}" ] && args+=(--grace-s "$TC_GRACE_S")
 [ -n "${TC_SIM_VARIANTS+set}" ] && args+=(--sim-variants "$TC_SIM_VARIANTS")
 [ -n "${TC_PY_VARIANTS+set}" ] && args+=(--py-variants "$TC_PY_VARIANTS")
 [ -n "${TC_SIM_ARGS:-}" ] && args+=(--sim-args "$TC_SIM_ARGS")

@@ -53,6 +53,8 @@ VARIANTS = {
     "floor": ("floor", False, {}),
     "floor_cupti_zeroes": ("floor", False, {"CUPTI_FLOOR_ZEROED": "0"}),
     "builtin": ("builtin", True, {}),
+    # the defaults before the kernel-name cache (every record's name hashed)
+    "builtin_old": ("builtin", True, {"LLMPROF_TRACE_BENCH": "name-hash"}),
     "no_launch_records": ("builtin", True, {"LLMPROF_TRACE_API": "none"}),
     "no_driver_records": ("builtin", True, {"LLMPROF_TRACE_BENCH": "api-runtime"}),
     "no_memops": ("builtin", True, {"LLMPROF_TRACE_MEMOPS": "0"}),
@@ -253,17 +255,19 @@ class Bench:
 
     def prog_rounds(self, prog):
         vs = getattr(self.a, prog + "_variants")
+        # sim may stop early (--sim-budget-s), leaving py its rounds
+        budget = min(self.a.budget_s, self.a.sim_budget_s or self.a.budget_s) \
+            if prog == "sim" else self.a.budget_s
         ok = self.run(prog, "untraced", 0)  # cold caches (libraries, kernels) stay out of round 1
         if prog == "py" and self.fork_ok and not ok:
             self.note("py: a forked child failed; starting children afresh from now on")
             self.fork_ok = False
         last = 0.0
         for rnd in range(1, self.a.rounds + 1):
-            if self.elapsed() + last > self.a.budget_s:
+            if self.elapsed() + last > budget:
                 self.note("%s: stopped after %d of %d rounds: a round takes %.0f s, %.0f s of "
                           "the %d s budget left" % (prog, rnd - 1, self.a.rounds, last,
-                                                     self.a.budget_s - self.elapsed(),
-                                                     self.a.budget_s))
+                                                     budget - self.elapsed(), budget))
                 return
             t = time.time()
             for i in range(len(vs)):
@@ -336,14 +340,19 @@ def summarize(rows):
             return s
         st = {v: stats(v) for v in by_v}
         full = st.get("builtin") or {}
+        floor = (st.get("floor") or {}).get("paired")
+        for v, s in st.items():  # the target: within 0.03 of CUPTI's floor
+            s["over_floor"] = (s["paired"] - floor
+                               if floor is not None and s.get("paired") is not None else None)
         lines.append("\n%s %s: ms of the timed loop; ratio = to untraced (median of medians; "
                      "min of mins; paired per round); saves = builtin's ratio minus this "
-                     "variant's; CPU ms of the loop on the launching thread and on all others; "
+                     "variant's; -floor = paired ratio minus the floor's; "
+                     "CPU ms of the loop on the launching thread and on all others; "
                      "* = a run of it failed after printing its times (checks.txt)"
                      % (prog, mode))
-        lines.append("%-20s %2s %10s %10s %7s %7s %7s %7s %9s %9s" % (
-            "variant", "n", "median", "min", "ratio", "r.min", "paired", "saves", "main cpu",
-            "other cpu"))
+        lines.append("%-20s %2s %10s %10s %7s %7s %7s %7s %7s %9s %9s" % (
+            "variant", "n", "median", "min", "ratio", "r.min", "paired", "-floor", "saves",
+            "main cpu", "other cpu"))
 
         def f(x, fmt):
             return fmt % x if x is not None else "-"
@@ -352,9 +361,10 @@ def summarize(rows):
                      if "ratio_median" in full and "ratio_median" in s and v != "builtin" and
                      v != "untraced" else None)
             s["saves"] = saves
-            lines.append("%-20s %2d %10.3f %10.3f %7s %7s %7s %7s %9s %9s" % (
-                v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"], s["ms_min"], f(s.get("ratio_median"), "%.3f"),
-                f(s.get("ratio_min"), "%.3f"), f(s.get("paired"), "%.3f"), f(saves, "%+.3f"),
+            lines.append("%-20s %2d %10.3f %10.3f %7s %7s %7s %7s %7s %9s %9s" % (
+                v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"], s["ms_min"],
+                f(s.get("ratio_median"), "%.3f"), f(s.get("ratio_min"), "%.3f"),
+                f(s.get("paired"), "%.3f"), f(s.get("over_floor"), "%+.3f"), f(saves, "%+.3f"),
                 f(s["main_cpu_ms"], "%.1f"), f(s["other_cpu_ms"], "%.1f")))
         js["%s %s" % (prog, mode)] = st
     return "\n".join(lines) + "\n", js
@@ -721,6 +731,8 @@ def main():
     ap.add_argument("--t0", type=float, default=0.0, help="epoch seconds the budget counts from")
     ap.add_argument("--budget-s", type=int, default=400)
     ap.add_argument("--grace-s", type=int, default=40, help="after the budget: runs killed")
+    ap.add_argument("--sim-budget-s", type=int, default=0,
+                    help="no sim round starts that would end later (0: --budget-s)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--timeout-s", type=int, default=120, help="per Python run (C: 60)")
     ap.add_argument("--sim-variants", default=" ".join(SIM_VARIANTS))
