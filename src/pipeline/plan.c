@@ -296,10 +296,9 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, struct st
 	return 0;
 }
 
-/* The reference step: the program's own argv (no nsys around it) and no
- * variable llmprof adds, neither the tracer's, the PyTorch module's nor
- * LLMPROF_RUN_DIR (the rerun must leave the bundle as the traced run made
- * it). Optional: its failure costs the run nothing but the ratio. */
+/* The reference step: the program's own argv and no variable llmprof
+ * adds, neither the tracer's, the PyTorch module's nor LLMPROF_RUN_DIR (the rerun must leave the
+ * bundle as the traced run made it). Optional: its failure costs the run nothing but the ratio. */
 static void plan_reference(struct plan *p, const struct plan_params *pp)
 {
 	struct strv argv = {NULL, 0, 0}, env = {NULL, 0, 0};
@@ -387,7 +386,9 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 		plan_release(p);
 		return -1;
 	}
-	if (pp->trace != PLAN_TRACE_OFF && pp->reference_max_s > 0)
+	/* builtin only: under nsys the traced run's wall time is also nsys's
+	 * start-up and report writing, no cost to the program itself */
+	if (pp->trace == PLAN_TRACE_BUILTIN && pp->reference_max_s > 0)
 		plan_reference(p, pp);
 	switch (pp->trace) {
 	case PLAN_TRACE_BUILTIN:

@@ -8,9 +8,9 @@
  *   workload                the program, under the timeline backend: with the
  *                           builtin tracer's environment, or wrapped in
  *                           `nsys profile`
- *   reference               (pipeline.trace.reference_run_max_s > 0) the same
- *                           program again, untraced, when the traced run was
- *                           that short: the wall-time ratio tracing cost
+ *   reference               (builtin backend, pipeline.trace.reference_run_max_s
+ *                           > 0) the same program again, untraced, when the
+ *                           traced run was that short: the wall-time ratio
  *   trace                   builtin: tracer logs -> trace/trace.sqlite + .json
  *   nsys-export, nsys-stats nsys: run.nsys-rep -> run.sqlite, kernel summary CSV
  *   analyze                 in llmprof: timeline analysis of the trace
