@@ -82,6 +82,8 @@ PY_VARIANTS = ["untraced", "floor", "builtin", "no_launch_records", "no_memops",
 CHUNK_MAGIC = 0x4B4E4843
 T_DIAG, T_END, T_API, T_API_ACT, T_KERNEL, T_MEMCPY, T_MEMSET, T_DROPPED, T_GRAPH_NODE = (
     2, 6, 20, 23, 30, 32, 33, 35, 40)
+T_KERNEL_NAME = 31
+KERNEL_NAME_ID_OFF = 104  # offsetof(struct tlog_kernel, name_id)
 
 
 class Bench:
@@ -97,6 +99,7 @@ class Bench:
         self.runs_log = open(os.path.join(self.out, "runs.log"), "a")
         self.checks = open(os.path.join(self.out, "checks.txt"), "a")
         self.expect = {}  # (program, round) -> builtin kernel count, for py
+        self.by_name = {}  # (program, round, variant) -> kernels per mangled name
         self.failed_in_row = {"sim": 0, "py": 0}
 
     # ---- bookkeeping ----
@@ -227,6 +230,21 @@ class Bench:
             seen = self.expect.setdefault(("py", rnd), kernels)
             if kernels != seen:
                 msg += " (other py variants of this round: %s)" % seen
+        if variant in ("builtin", "builtin_old"):
+            # the name cache changes no kernel's name: the same kernels per
+            # mangled name under both (the program is deterministic)
+            other = self.by_name.get((prog, rnd, "builtin_old" if variant == "builtin"
+                                      else "builtin"))
+            self.by_name[(prog, rnd, variant)] = c["by_name"]
+            if other is not None:
+                if other != c["by_name"]:
+                    diff = sorted(set(other) ^ set(c["by_name"]))[:3] or [
+                        n for n in other if other[n] != c["by_name"][n]][:3]
+                    bad.append("kernels per name differ from the other builtin variant's: %s"
+                               % diff)
+                else:
+                    msg += " (kernels per name as builtin%s: %d names)" % (
+                        "_old" if variant == "builtin" else "", len(other))
         if "discard" in bench:
             # records counted, not converted: only kernel counts reach the log
             if c["api"] or c["memcpy"] or c["memset"] or c["kernels"]:
@@ -401,6 +419,7 @@ def read_log(path):
                     bench_graphs=0)
     off = struct.unpack_from("<I", data, 12)[0]
     bench_k = bench_g = 0
+    by_id, names = {}, {}  # kernels per name id; name id -> mangled name
     while off + 16 <= len(data):
         magic, size = struct.unpack_from("<II", data, off)
         if magic != CHUNK_MAGIC:
@@ -414,6 +433,11 @@ def read_log(path):
                 break
             if typ == T_KERNEL:
                 c["kernels"] += 1
+                nid = struct.unpack_from("<I", data, p + KERNEL_NAME_ID_OFF)[0]
+                by_id[nid] = by_id.get(nid, 0) + 1
+            elif typ == T_KERNEL_NAME:
+                nid, mlen = struct.unpack_from("<II", data, p + 8)
+                names[nid] = data[p + 24:p + 24 + mlen].decode("utf-8", "replace")
             elif typ == T_MEMCPY:
                 c["memcpy"] += 1
             elif typ == T_MEMSET:
@@ -442,8 +466,11 @@ def read_log(path):
                     c["overhead"] = msg.partition("overhead records:")[2].strip()
             p += rsz
         off += 16 + size
+    by_name = collections.Counter()
+    for nid, n in by_id.items():
+        by_name[names.get(nid, "<no name record %d>" % nid)] += n
     return dict(c, errors=errors, warnings=warnings, problems=problems, bench_kernels=bench_k,
-                bench_graphs=bench_g)
+                bench_graphs=bench_g, by_name=by_name)
 
 
 # ---- processes ----
