@@ -297,8 +297,9 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, struct st
 }
 
 /* The reference step: the program's own argv and no variable llmprof
- * adds, neither the tracer's, the PyTorch module's nor LLMPROF_RUN_DIR (the rerun must leave the
- * bundle as the traced run made it). Optional: its failure costs the run nothing but the ratio. */
+ * adds, neither the tracer's, the PyTorch module's nor LLMPROF_RUN_DIR
+ * (the rerun must leave the bundle as the traced run made it). Optional:
+ * its failure costs the run nothing but the ratio. */
 static void plan_reference(struct plan *p, const struct plan_params *pp)
 {
 	struct strv argv = {NULL, 0, 0}, env = {NULL, 0, 0};

@@ -116,7 +116,7 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 		goto io_error;
 	}
 	pr->child_end(pr->arg);
-	if (pres.outcome == PROC_TIMEOUT)
+	if (pres.outcome == PROC_TIMEOUT && !(cap_s > 0 && spec.timeout_s == cap_s))
 		spec.timeout_s = rc->timeout_s; /* describe the configured limit */
 	proc_result_describe(&pres, &spec, &res->msg);
 	if (pres.leftovers)
@@ -195,7 +195,7 @@ void step_reference(struct run_ctx *rc, const struct plan_step *s, size_t i,
 	if (!rc->workload_wall_ns || traced > max_s) {
 		res->state = STEP_SKIPPED;
 		if (!rc->workload_wall_ns)
-			strbuf_addstr(&res->msg, "the traced run did not end well: no ratio");
+			strbuf_addstr(&res->msg, "the traced run's wall time is unknown: no ratio");
 		else
 			strbuf_addf(&res->msg,
 				    "the traced run took %.1f s, more than "
