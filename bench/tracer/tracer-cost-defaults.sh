@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tracer-cost-defaults.sh: the builtin tracer's defaults against the program
 # untraced and CUPTI's floor, 8 interleaved rounds, in one GPU call of under
-# 9 minutes on one H200 (issue 33's targets: CUDA-graph decode <= x1.05,
-# eager transformers decode <= x1.10, or within 0.03 of the floor).
+# 9 minutes on one H200 (the targets, docs/tracer.md "CUPTI's floor and the
+# targets": CUDA-graph decode <= x1.05, eager transformers decode <= x1.10,
+# or within 0.03 of the floor).
 #   bash bench/tracer/tracer-cost-defaults.sh OUT
 # Programs and variants (bench/tracer/tracer_cost.py VARIANTS):
 #   sim  decode_sim's CUDA-graph and eager loops (300 kernels a step):
