@@ -50,8 +50,9 @@ enum {
 	BENCH_KERNEL_SERIAL = 1u << 5,
 	BENCH_GRAPH_LEVEL = 1u << 6,
 	BENCH_NO_DEVICE = 1u << 7,
-	BENCH_STATS = 1u << 8,	  /* nothing off: the counts below, written at exit */
-	BENCH_OVERHEAD = 1u << 9, /* CUPTI's OVERHEAD records, summed by kind */
+	BENCH_STATS = 1u << 8,	    /* nothing off: the counts below, written at exit */
+	BENCH_OVERHEAD = 1u << 9,   /* CUPTI's OVERHEAD records, summed by kind */
+	BENCH_NAME_HASH = 1u << 10, /* every kernel's name hashed, no pointer cache */
 };
 static unsigned g_bench;
 #define BENCH_OVH_KINDS 10 /* CUpti_ActivityOverheadKind >> 16, the last one for any larger */
@@ -161,20 +162,20 @@ static void write_name(uint32_t id, const char *mangled)
 	free(dem);
 }
 
-/* Caller holds the GPU lock. Returns 0 when out of memory. */
-static uint32_t name_id(const char *name)
+/* The table's entry for name, made (and its definition written) at the
+ * first sight; NULL when out of memory. Caller holds the GPU lock. Entries
+ * move when the table grows; their strings do not. */
+static const struct name_ent *name_ent_of(const char *name)
 {
 	uint64_t h;
 	size_t i;
 
-	if (!name)
-		name = "<unknown>";
 	h = fnv1a(name);
 	if (g_names_n * 2 >= g_names_cap) {
 		size_t ncap = g_names_cap ? g_names_cap * 2 : 1024;
 		struct name_ent *nt = calloc(ncap, sizeof(*nt));
 		if (!nt)
-			return 0;
+			return NULL;
 		for (i = 0; i < g_names_cap; i++) {
 			size_t j;
 			if (!g_names[i].name)
@@ -189,14 +190,33 @@ static uint32_t name_id(const char *name)
 	}
 	for (i = h & (g_names_cap - 1); g_names[i].name; i = (i + 1) & (g_names_cap - 1))
 		if (g_names[i].hash == h && strcmp(g_names[i].name, name) == 0)
-			return g_names[i].id;
+			return &g_names[i];
 	g_names[i].name = strdup(name);
 	if (!g_names[i].name)
-		return 0;
+		return NULL;
 	g_names[i].hash = h;
 	g_names[i].id = (uint32_t)++g_names_n;
 	write_name(g_names[i].id, name);
-	return g_names[i].id;
+	return &g_names[i];
+}
+
+static struct rec_name_cache g_name_cache; /* under the GPU lock */
+
+/* A kernel name's id, 0 when out of memory. Caller holds the GPU lock. */
+static uint32_t name_id(const char *name)
+{
+	const struct name_ent *e;
+	uint32_t id;
+
+	if (!name)
+		name = "<unknown>";
+	if (!(g_bench & BENCH_NAME_HASH) && (id = rec_name_cache_get(&g_name_cache, name)))
+		return id;
+	e = name_ent_of(name);
+	if (!e)
+		return 0;
+	rec_name_cache_put(&g_name_cache, name, e->name, e->id);
+	return e->id;
 }
 
 /* ---- activity buffers ---- */
@@ -552,7 +572,8 @@ static unsigned bench_of(const char *v)
 		  {"graph-level", BENCH_GRAPH_LEVEL},
 		  {"no-device", BENCH_NO_DEVICE},
 		  {"stats", BENCH_STATS},
-		  {"overhead", BENCH_OVERHEAD}};
+		  {"overhead", BENCH_OVERHEAD},
+		  {"name-hash", BENCH_NAME_HASH}};
 	unsigned bits = 0;
 
 	while (v && *v) {

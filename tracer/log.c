@@ -228,7 +228,7 @@ static struct tbuf *my_buf(void)
 	return b;
 }
 
-static void *reserve_in(struct tbuf *b, size_t size)
+static void *reserve_raw(struct tbuf *b, size_t size)
 {
 	void *p;
 
@@ -239,8 +239,16 @@ static void *reserve_in(struct tbuf *b, size_t size)
 	if (b->used + size > b->cap)
 		chunk_out(b);
 	p = b->data + b->used;
-	memset(p, 0, size);
 	b->used += (uint32_t)size;
+	return p;
+}
+
+static void *reserve_in(struct tbuf *b, size_t size)
+{
+	void *p = reserve_raw(b, size);
+
+	if (p)
+		memset(p, 0, size);
 	return p;
 }
 
@@ -332,7 +340,8 @@ void *tracer_gpu_reserve(size_t size)
 		__atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	return reserve_in(&g_gpu, size);
+	/* not zeroed: every GPU record is built whole (records.c memsets it) */
+	return reserve_raw(&g_gpu, size);
 }
 
 void tracer_write_now(const void *rec, size_t size)

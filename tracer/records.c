@@ -1,6 +1,7 @@
 /* records.c: pure conversions from CUPTI activity records to log records.
  * No CUPTI calls here, so tests can feed records built by hand (CUPTI's
  * activity API cannot run without a driver). */
+#include <stdint.h>
 #include <string.h>
 
 #include "records.h"
@@ -157,4 +158,29 @@ int rec_api_selected(int driver, const char *name, int memops, int all)
 	if ((strncmp(name, "cuda", 4) == 0) == (driver != 0))
 		return 0;
 	return api_name_is_launch(name, memops);
+}
+
+static size_t name_slot(const char *name)
+{
+	return ((uintptr_t)name >> 3) & (REC_NAME_CACHE - 1);
+}
+
+uint32_t rec_name_cache_get(const struct rec_name_cache *c, const char *name)
+{
+	size_t i = name_slot(name);
+
+	if (!name || c->ptr[i] != name || strcmp(c->kept[i], name) != 0)
+		return 0;
+	return c->id[i];
+}
+
+void rec_name_cache_put(struct rec_name_cache *c, const char *name, const char *kept, uint32_t id)
+{
+	size_t i = name_slot(name);
+
+	if (!name || !kept)
+		return;
+	c->ptr[i] = name;
+	c->kept[i] = kept;
+	c->id[i] = id;
 }

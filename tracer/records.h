@@ -26,4 +26,24 @@ RECORDS_HIDDEN void rec_from_api(struct tlog_api *r, const CUpti_ActivityAPI *a,
  * launches, and with memops also memcpy and memset (trace/apiname.h). */
 RECORDS_HIDDEN int rec_api_selected(int driver, const char *name, int memops, int all);
 
+/* Kernel name -> id, keyed by the address of CUPTI's name string: CUPTI
+ * shares one string among all records of a kernel (cupti_activity.h,
+ * CUpti_ActivityKernel*.name), so a hit costs no hashing of the name (for a
+ * long template name, hundreds of dependent multiplies per record). A hit
+ * is also checked against the name kept with the id, so a string CUPTI
+ * freed and reused for another kernel misses. Direct-mapped; the caller
+ * owns the struct (zeroed: empty) and the kept names, which must outlive
+ * it. */
+#define REC_NAME_CACHE 512 /* a power of 2 */
+struct rec_name_cache {
+	const char *ptr[REC_NAME_CACHE];  /* CUPTI's string */
+	const char *kept[REC_NAME_CACHE]; /* the caller's copy of it */
+	uint32_t id[REC_NAME_CACHE];
+};
+/* The id cached for name (CUPTI's pointer), or 0. */
+RECORDS_HIDDEN uint32_t rec_name_cache_get(const struct rec_name_cache *c, const char *name);
+/* Caches id for name; kept: the caller's copy of its text. */
+RECORDS_HIDDEN void rec_name_cache_put(struct rec_name_cache *c, const char *name, const char *kept,
+				       uint32_t id);
+
 #endif

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -169,6 +170,46 @@ static void test_api_selection(void **state)
 	assert_false(rec_api_selected(1, NULL, 1, 1));
 }
 
+/* The name cache finds an id by CUPTI's pointer, never by a pointer whose
+ * text changed, and a slot taken by another name forgets the first. */
+static void test_name_cache(void **state)
+{
+	static struct rec_name_cache c; /* zeroed: empty */
+	char cupti[2][64] = {"_Z6kernelPf", "_Z5otherv"};
+	char kept[2][64] = {"_Z6kernelPf", "_Z5otherv"};
+	char same_text[64] = "_Z6kernelPf"; /* another string, same text */
+	(void)state;
+
+	assert_int_equal(rec_name_cache_get(&c, cupti[0]), 0);
+	assert_int_equal(rec_name_cache_get(&c, NULL), 0);
+	rec_name_cache_put(&c, cupti[0], kept[0], 7);
+	rec_name_cache_put(&c, cupti[1], kept[1], 8);
+	assert_int_equal(rec_name_cache_get(&c, cupti[0]), 7);
+	assert_int_equal(rec_name_cache_get(&c, cupti[1]), 8);
+	/* the same text at another address is a miss: the caller hashes it */
+	if (((uintptr_t)same_text >> 3) % REC_NAME_CACHE !=
+	    ((uintptr_t)cupti[0] >> 3) % REC_NAME_CACHE)
+		assert_int_equal(rec_name_cache_get(&c, same_text), 0);
+	/* CUPTI's string freed and reused for another kernel: a miss */
+	strcpy(cupti[0], "_Z3newv");
+	assert_int_equal(rec_name_cache_get(&c, cupti[0]), 0);
+	/* put again: the slot now holds the new kernel */
+	rec_name_cache_put(&c, cupti[0], "_Z3newv", 9);
+	assert_int_equal(rec_name_cache_get(&c, cupti[0]), 9);
+	/* a pointer of the same slot replaces the entry; the first then misses */
+	{
+		static char big[8 * REC_NAME_CACHE + 64];
+		char *a = big, *b = big + 8 * REC_NAME_CACHE;
+		strcpy(a, "_Z1av");
+		strcpy(b, "_Z1bv");
+		rec_name_cache_put(&c, a, "_Z1av", 1);
+		assert_int_equal(rec_name_cache_get(&c, a), 1);
+		rec_name_cache_put(&c, b, "_Z1bv", 2);
+		assert_int_equal(rec_name_cache_get(&c, b), 2);
+		assert_int_equal(rec_name_cache_get(&c, a), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +218,7 @@ int main(void)
 	    cmocka_unit_test(test_memset),
 	    cmocka_unit_test(test_api_activity),
 	    cmocka_unit_test(test_api_selection),
+	    cmocka_unit_test(test_name_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

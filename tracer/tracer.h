@@ -38,7 +38,8 @@ HIDDEN int tracer_thread_ready(void);
  * allocates or waits. tracer_commit_signal() follows a successful one. */
 HIDDEN void *tracer_reserve_signal(size_t size);
 HIDDEN void tracer_commit_signal(void);
-/* Same for the shared buffer fed by CUPTI's buffer-completion callback. */
+/* Same for the shared buffer fed by CUPTI's buffer-completion callback,
+ * under tracer_gpu_lock(), but not zeroed: the caller writes every byte. */
 HIDDEN void *tracer_gpu_reserve(size_t size);
 HIDDEN void tracer_gpu_lock(void);
 HIDDEN void tracer_gpu_unlock(void);

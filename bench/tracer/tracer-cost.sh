@@ -18,6 +18,9 @@
 #                       this script's start (build included); runs still
 #                       going 40 s past it are killed
 #   TC_ROUNDS (3)       rounds at most
+#   TC_SIM_BUDGET_S     no sim round starts that would end later (default:
+#                       TC_BUDGET_S), so the Python program keeps its rounds
+#   TC_GRACE_S (40)     how long past the budget a run may still go
 #   TC_SIM_VARIANTS, TC_PY_VARIANTS   variant names (tracer_cost.py's
 #                       VARIANTS), space-separated; empty: that program is
 #                       skipped
@@ -25,9 +28,10 @@
 #   TC_PY_ARGS ("layers=16 steps=32 gsteps=64 reps=4 glayers=16")
 #   TC_PIN              CPUs every run is pinned to (default 2-9 when the
 #                       machine has 12 or more, else none; "none": none)
-#   TC_BIN              a directory with libllmprof_tracer.so,
-#                       libcupti_floor.so and decode_sim: used instead of
-#                       building (e.g. .gpu/stage/gpu-bin plus decode_sim)
+#   TC_BIN              a directory with some of libllmprof_tracer.so,
+#                       libcupti_floor.so and decode_sim (a staged build's
+#                       .gpu/stage/gpu-bin: scripts/gpu/stage.sh): those are
+#                       used, the others built from this tree
 #   TC_NO_FORK=1        start every Python child afresh (imports included)
 set -u
 t0=$(date +%s)
@@ -50,24 +54,35 @@ for d in "$cuda/lib64" "$cuda/extras/CUPTI/lib64"; do
 	done
 done
 
+# Builds into $tmp/bin what it lacks: with TC_BIN, what that directory has
+# is linked in (a staged build's gpu-bin/ has the tracer and the floor) and
+# only the rest is built from this tree.
 build() {
 	local cc=${CC:-$(command -v cc || command -v gcc)}
 	bin=$tmp/bin
 	mkdir -p "$bin"
+	if [ -n "${TC_BIN:-}" ]; then
+		for f in libllmprof_tracer.so libcupti_floor.so decode_sim; do
+			[ -f "$TC_BIN/$f" ] && ln -s "$(cd "$TC_BIN" && pwd)/$f" "$bin/$f" && echo "prebuilt: $TC_BIN/$f"
+		done
+	fi
 	[ -n "$cupti" ] || { echo "build: no libcupti.so under $cuda"; return 1; }
 	local cupti_dir
 	cupti_dir=$(dirname "$cupti")
-	"$cc" -std=c11 -O2 -g -DNDEBUG -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fPIC -shared \
-		-fvisibility=hidden -I"$root/src" -I"$cuda/include" \
-		"$root"/tracer/{log,nvtx,nvtx_payload,cupti,records,sample}.c "$root/src/trace/rankid.c" \
-		"$cupti" -Wl,-rpath,"$cupti_dir" -lpthread -ldl -lrt -Wl,--no-undefined \
-		-o "$bin/libllmprof_tracer.so" || { echo "build: the tracer failed"; return 1; }
-	"$cc" -O2 -shared -fPIC -I"$cuda/include" "$root/bench/tracer/cupti_floor.c" "$cupti" \
-		-Wl,-rpath,"$cupti_dir" -o "$bin/libcupti_floor.so" || echo "build: the floor failed"
+	[ -e "$bin/libllmprof_tracer.so" ] ||
+		"$cc" -std=c11 -O2 -g -DNDEBUG -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fPIC -shared \
+			-fvisibility=hidden -I"$root/src" -I"$cuda/include" \
+			"$root"/tracer/{log,nvtx,nvtx_payload,cupti,records,sample,cost}.c "$root/src/trace/rankid.c" \
+			"$cupti" -Wl,-rpath,"$cupti_dir" -lpthread -ldl -lrt -Wl,--no-undefined \
+			-o "$bin/libllmprof_tracer.so" || { echo "build: the tracer failed"; return 1; }
+	[ -e "$bin/libcupti_floor.so" ] ||
+		"$cc" -O2 -shared -fPIC -I"$cuda/include" "$root/bench/tracer/cupti_floor.c" "$cupti" \
+			-Wl,-rpath,"$cupti_dir" -o "$bin/libcupti_floor.so" || echo "build: the floor failed"
 	local cap
 	cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
-	"$cuda/bin/nvcc" -O2 -arch="sm_${cap:-90}" -o "$bin/decode_sim" \
-		"$root/bench/tracer/decode_sim.cu" -ldl || echo "build: decode_sim failed"
+	[ -e "$bin/decode_sim" ] ||
+		"$cuda/bin/nvcc" -O2 -arch="sm_${cap:-90}" -o "$bin/decode_sim" \
+			"$root/bench/tracer/decode_sim.cu" -ldl || echo "build: decode_sim failed"
 	return 0
 }
 
@@ -80,18 +95,12 @@ build() {
 	echo "cpus $(nproc); $(grep -m1 'model name' /proc/cpuinfo)"
 	echo "llmprof commit $(git -C "$root" rev-parse HEAD 2>/dev/null || cat "$root/.gpu-commit" 2>/dev/null || echo unknown)"
 	echo "tracer sources sha256 $(cat "$root"/tracer/*.c "$root"/tracer/*.h | sha256sum | cut -c1-16)"
-	if [ -n "${TC_BIN:-}" ]; then
-		bin=$(cd "$TC_BIN" && pwd)
-		echo "prebuilt binaries: $bin"
-	else
-		tb=$(date +%s)
-		build 2>&1
-		echo "built in $(($(date +%s) - tb)) s"
-	fi
-	ls -l "$bin" 2>&1
+	tb=$(date +%s)
+	build 2>&1
+	echo "built in $(($(date +%s) - tb)) s"
+	ls -lL "$bin" 2>&1
 } >"$env_txt" 2>&1
-bin=${TC_BIN:+$(cd "$TC_BIN" && pwd)}
-bin=${bin:-$tmp/bin}
+bin=$tmp/bin
 cat "$env_txt"
 [ -f "$bin/libllmprof_tracer.so" ] || { echo "tracer-cost: no tracer library (see $env_txt)" >&2; exit 1; }
 
@@ -100,6 +109,8 @@ if [ -z "$pin" ] && [ "$(nproc)" -ge 12 ]; then pin=2-9; fi
 [ "$pin" = none ] && pin=
 args=(--bin "$bin" --out "$out" --tmp "$tmp" --t0 "$t0" --budget-s "${TC_BUDGET_S:-400}"
 	--rounds "${TC_ROUNDS:-3}" --pin "$pin")
+[ -n "${TC_SIM_BUDGET_S:-}" ] && args+=(--sim-budget-s "$TC_SIM_BUDGET_S")
+[ -n "${TC_GRACE_S:-}" ] && args+=(--grace-s "$TC_GRACE_S")
 [ -n "${TC_SIM_VARIANTS+set}" ] && args+=(--sim-variants "$TC_SIM_VARIANTS")
 [ -n "${TC_PY_VARIANTS+set}" ] && args+=(--py-variants "$TC_PY_VARIANTS")
 [ -n "${TC_SIM_ARGS:-}" ] && args+=(--sim-args "$TC_SIM_ARGS")

@@ -53,6 +53,8 @@ VARIANTS = {
     "floor": ("floor", False, {}),
     "floor_cupti_zeroes": ("floor", False, {"CUPTI_FLOOR_ZEROED": "0"}),
     "builtin": ("builtin", True, {}),
+    # the defaults before the kernel-name cache (every record's name hashed)
+    "builtin_old": ("builtin", True, {"LLMPROF_TRACE_BENCH": "name-hash"}),
     "no_launch_records": ("builtin", True, {"LLMPROF_TRACE_API": "none"}),
     "no_driver_records": ("builtin", True, {"LLMPROF_TRACE_BENCH": "api-runtime"}),
     "no_memops": ("builtin", True, {"LLMPROF_TRACE_MEMOPS": "0"}),
@@ -80,6 +82,8 @@ PY_VARIANTS = ["untraced", "floor", "builtin", "no_launch_records", "no_memops",
 CHUNK_MAGIC = 0x4B4E4843
 T_DIAG, T_END, T_API, T_API_ACT, T_KERNEL, T_MEMCPY, T_MEMSET, T_DROPPED, T_GRAPH_NODE = (
     2, 6, 20, 23, 30, 32, 33, 35, 40)
+T_KERNEL_NAME = 31
+KERNEL_NAME_ID_OFF = 104  # offsetof(struct tlog_kernel, name_id)
 
 
 class Bench:
@@ -95,6 +99,7 @@ class Bench:
         self.runs_log = open(os.path.join(self.out, "runs.log"), "a")
         self.checks = open(os.path.join(self.out, "checks.txt"), "a")
         self.expect = {}  # (program, round) -> builtin kernel count, for py
+        self.by_name = {}  # (program, round, variant) -> kernels per mangled name
         self.failed_in_row = {"sim": 0, "py": 0}
 
     # ---- bookkeeping ----
@@ -225,6 +230,24 @@ class Bench:
             seen = self.expect.setdefault(("py", rnd), kernels)
             if kernels != seen:
                 msg += " (other py variants of this round: %s)" % seen
+        if variant in ("builtin", "builtin_old"):
+            # the name cache changes no kernel's name: the same kernels per
+            # mangled name under both (the program is deterministic)
+            other = self.by_name.get((prog, rnd, "builtin_old" if variant == "builtin"
+                                      else "builtin"))
+            self.by_name[(prog, rnd, variant)] = c["by_name"]
+            if other is not None:
+                if other != c["by_name"]:
+                    diff = sorted(set(other) ^ set(c["by_name"]))[:3] or [
+                        n for n in other if other[n] != c["by_name"][n]][:3]
+                    why = "kernels per name differ from the other builtin variant's: %s" % diff
+                    if prog == "sim":
+                        bad.append(why)
+                    else:  # a library's own choice of kernels may differ run to run
+                        msg += " (NOTE: %s)" % why
+                else:
+                    msg += " (kernels per name as builtin%s: %d names)" % (
+                        "_old" if variant == "builtin" else "", len(other))
         if "discard" in bench:
             # records counted, not converted: only kernel counts reach the log
             if c["api"] or c["memcpy"] or c["memset"] or c["kernels"]:
@@ -253,17 +276,19 @@ class Bench:
 
     def prog_rounds(self, prog):
         vs = getattr(self.a, prog + "_variants")
+        # sim may stop early (--sim-budget-s), leaving py its rounds
+        budget = min(self.a.budget_s, self.a.sim_budget_s or self.a.budget_s) \
+            if prog == "sim" else self.a.budget_s
         ok = self.run(prog, "untraced", 0)  # cold caches (libraries, kernels) stay out of round 1
         if prog == "py" and self.fork_ok and not ok:
             self.note("py: a forked child failed; starting children afresh from now on")
             self.fork_ok = False
         last = 0.0
         for rnd in range(1, self.a.rounds + 1):
-            if self.elapsed() + last > self.a.budget_s:
+            if self.elapsed() + last > budget:
                 self.note("%s: stopped after %d of %d rounds: a round takes %.0f s, %.0f s of "
                           "the %d s budget left" % (prog, rnd - 1, self.a.rounds, last,
-                                                     self.a.budget_s - self.elapsed(),
-                                                     self.a.budget_s))
+                                                     budget - self.elapsed(), budget))
                 return
             t = time.time()
             for i in range(len(vs)):
@@ -336,14 +361,19 @@ def summarize(rows):
             return s
         st = {v: stats(v) for v in by_v}
         full = st.get("builtin") or {}
+        floor = (st.get("floor") or {}).get("paired")
+        for v, s in st.items():  # the target: within 0.03 of CUPTI's floor
+            s["over_floor"] = (s["paired"] - floor
+                               if floor is not None and s.get("paired") is not None else None)
         lines.append("\n%s %s: ms of the timed loop; ratio = to untraced (median of medians; "
                      "min of mins; paired per round); saves = builtin's ratio minus this "
-                     "variant's; CPU ms of the loop on the launching thread and on all others; "
+                     "variant's; -floor = paired ratio minus the floor's; "
+                     "CPU ms of the loop on the launching thread and on all others; "
                      "* = a run of it failed after printing its times (checks.txt)"
                      % (prog, mode))
-        lines.append("%-20s %2s %10s %10s %7s %7s %7s %7s %9s %9s" % (
-            "variant", "n", "median", "min", "ratio", "r.min", "paired", "saves", "main cpu",
-            "other cpu"))
+        lines.append("%-20s %2s %10s %10s %7s %7s %7s %7s %7s %9s %9s" % (
+            "variant", "n", "median", "min", "ratio", "r.min", "paired", "-floor", "saves",
+            "main cpu", "other cpu"))
 
         def f(x, fmt):
             return fmt % x if x is not None else "-"
@@ -352,9 +382,10 @@ def summarize(rows):
                      if "ratio_median" in full and "ratio_median" in s and v != "builtin" and
                      v != "untraced" else None)
             s["saves"] = saves
-            lines.append("%-20s %2d %10.3f %10.3f %7s %7s %7s %7s %9s %9s" % (
-                v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"], s["ms_min"], f(s.get("ratio_median"), "%.3f"),
-                f(s.get("ratio_min"), "%.3f"), f(s.get("paired"), "%.3f"), f(saves, "%+.3f"),
+            lines.append("%-20s %2d %10.3f %10.3f %7s %7s %7s %7s %7s %9s %9s" % (
+                v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"], s["ms_min"],
+                f(s.get("ratio_median"), "%.3f"), f(s.get("ratio_min"), "%.3f"),
+                f(s.get("paired"), "%.3f"), f(s.get("over_floor"), "%+.3f"), f(saves, "%+.3f"),
                 f(s["main_cpu_ms"], "%.1f"), f(s["other_cpu_ms"], "%.1f")))
         js["%s %s" % (prog, mode)] = st
     return "\n".join(lines) + "\n", js
@@ -391,6 +422,7 @@ def read_log(path):
                     bench_graphs=0)
     off = struct.unpack_from("<I", data, 12)[0]
     bench_k = bench_g = 0
+    by_id, names = {}, {}  # kernels per name id; name id -> mangled name
     while off + 16 <= len(data):
         magic, size = struct.unpack_from("<II", data, off)
         if magic != CHUNK_MAGIC:
@@ -404,6 +436,11 @@ def read_log(path):
                 break
             if typ == T_KERNEL:
                 c["kernels"] += 1
+                nid = struct.unpack_from("<I", data, p + KERNEL_NAME_ID_OFF)[0]
+                by_id[nid] = by_id.get(nid, 0) + 1
+            elif typ == T_KERNEL_NAME:
+                nid, mlen = struct.unpack_from("<II", data, p + 8)
+                names[nid] = data[p + 24:p + 24 + mlen].decode("utf-8", "replace")
             elif typ == T_MEMCPY:
                 c["memcpy"] += 1
             elif typ == T_MEMSET:
@@ -432,8 +469,11 @@ def read_log(path):
                     c["overhead"] = msg.partition("overhead records:")[2].strip()
             p += rsz
         off += 16 + size
+    by_name = collections.Counter()
+    for nid, n in by_id.items():
+        by_name[names.get(nid, "<no name record %d>" % nid)] += n
     return dict(c, errors=errors, warnings=warnings, problems=problems, bench_kernels=bench_k,
-                bench_graphs=bench_g)
+                bench_graphs=bench_g, by_name=by_name)
 
 
 # ---- processes ----
@@ -721,6 +761,8 @@ def main():
     ap.add_argument("--t0", type=float, default=0.0, help="epoch seconds the budget counts from")
     ap.add_argument("--budget-s", type=int, default=400)
     ap.add_argument("--grace-s", type=int, default=40, help="after the budget: runs killed")
+    ap.add_argument("--sim-budget-s", type=int, default=0,
+                    help="no sim round starts that would end later (0: --budget-s)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--timeout-s", type=int, default=120, help="per Python run (C: 60)")
     ap.add_argument("--sim-variants", default=" ".join(SIM_VARIANTS))

@@ -260,6 +260,33 @@ static void fill_ident_from_rank_json(struct report_model *m, const struct bundl
 	report_set_str(&id->from, bundle_art(BA_RANK));
 }
 
+/* reference.json: the traced and untraced wall times of a reference run.
+ * A file that cannot be read, or times that are not positive, give a note
+ * and no ratio. */
+static void fill_reference(struct report_model *m, const struct bundle_in *b)
+{
+	struct report_tracer_cost *c = &m->tracer_cost;
+	json_t *t = b->reference ? json_object_get(b->reference, "traced_wall_s") : NULL;
+	json_t *u = b->reference ? json_object_get(b->reference, "untraced_wall_s") : NULL;
+
+	if (b->reference_err.len) {
+		report_model_add_note(m, "reference run not read: %s", b->reference_err.buf);
+		return;
+	}
+	if (!b->reference)
+		return;
+	if (!json_is_number(t) || !json_is_number(u) || !(json_number_value(t) > 0) ||
+	    !(json_number_value(u) > 0)) {
+		report_model_add_note(m,
+				      "reference run not used: %s has no positive "
+				      "traced_wall_s and untraced_wall_s",
+				      bundle_art(BA_REFERENCE));
+		return;
+	}
+	c->ref_traced_s = rnum_of(json_number_value(t));
+	c->ref_untraced_s = rnum_of(json_number_value(u));
+}
+
 /* The built-in llm's shape from config model.* / infer.*. */
 static void fill_llm(struct report_model *m, const struct config *cfg)
 {
@@ -441,6 +468,8 @@ void report_build_model(const struct report_build_opts *o, struct report_model *
 	fill_env(m, env);
 	if (b)
 		fill_ident_from_rank_json(m, b);
+	if (b)
+		fill_reference(m, b);
 	m->env.device = run_device(o->cfg, env);
 	if (o->cfg) {
 		fill_llm(m, o->cfg);

@@ -25,6 +25,7 @@ enum bundle_art {
 	BA_ENV,
 	BA_INPUTS,
 	BA_RANK,
+	BA_REFERENCE,
 	BA_COLLECTIVES,
 	BA_LOGS_DIR,
 	BA_LOG_OUT,

@@ -179,6 +179,8 @@ int bundle_open(struct bundle_in *b, const char *dir, unsigned what, struct strb
 	load_part(b, BA_NCU_SELECTION, BUNDLE_READ_SELECTION, what, &b->selection,
 		  &b->selection_err, &b->has_selection);
 	load_part(b, BA_RANK, BUNDLE_READ_RANK, what, &b->rank, &b->rank_err, NULL);
+	load_part(b, BA_REFERENCE, BUNDLE_READ_REFERENCE, what, &b->reference, &b->reference_err,
+		  NULL);
 	if (what & BUNDLE_READ_ANALYTIC)
 		load_analytic(b);
 	return 0;
@@ -196,6 +198,8 @@ void bundle_in_release(struct bundle_in *b)
 	json_decref(b->selection);
 	json_decref(b->measured);
 	json_decref(b->rank);
+	json_decref(b->reference);
+	strbuf_release(&b->reference_err);
 	strbuf_release(&b->selection_err);
 	strbuf_release(&b->measured_err);
 	strbuf_release(&b->rank_err);
@@ -204,4 +208,5 @@ void bundle_in_release(struct bundle_in *b)
 	strbuf_release(&b->analytic_err);
 	b->cfg = NULL;
 	b->status = b->env = b->metrics = b->selection = b->measured = b->rank = NULL;
+	b->reference = NULL;
 }

@@ -34,18 +34,19 @@ enum bundle_backend {
 const char *bundle_backend_name(enum bundle_backend b);
 
 /* What bundle_open() reads besides finding the trace. */
-#define BUNDLE_READ_CONFIG 0x01	   /* config.yaml -> cfg */
-#define BUNDLE_READ_STATUS 0x02	   /* status.json -> status */
-#define BUNDLE_READ_ENV 0x04	   /* env.json -> env */
-#define BUNDLE_READ_SELECTION 0x08 /* ncu/selection.json -> selection */
-#define BUNDLE_READ_MEASURED 0x10  /* ncu/measured.json -> measured */
-#define BUNDLE_READ_RANK 0x20	   /* rank.json -> rank */
-#define BUNDLE_READ_ANALYTIC 0x40  /* workload/analytic.json -> analytic */
-#define BUNDLE_READ_METRICS 0x80   /* metrics.json -> metrics */
+#define BUNDLE_READ_CONFIG 0x01	    /* config.yaml -> cfg */
+#define BUNDLE_READ_STATUS 0x02	    /* status.json -> status */
+#define BUNDLE_READ_ENV 0x04	    /* env.json -> env */
+#define BUNDLE_READ_SELECTION 0x08  /* ncu/selection.json -> selection */
+#define BUNDLE_READ_MEASURED 0x10   /* ncu/measured.json -> measured */
+#define BUNDLE_READ_RANK 0x20	    /* rank.json -> rank */
+#define BUNDLE_READ_ANALYTIC 0x40   /* workload/analytic.json -> analytic */
+#define BUNDLE_READ_METRICS 0x80    /* metrics.json -> metrics */
+#define BUNDLE_READ_REFERENCE 0x100 /* reference.json -> reference */
 /* What the report model is built from (analysis/model_build.h). */
 #define BUNDLE_READ_REPORT                                                                         \
 	(BUNDLE_READ_CONFIG | BUNDLE_READ_STATUS | BUNDLE_READ_ENV | BUNDLE_READ_SELECTION |       \
-	 BUNDLE_READ_MEASURED | BUNDLE_READ_RANK | BUNDLE_READ_ANALYTIC)
+	 BUNDLE_READ_MEASURED | BUNDLE_READ_RANK | BUNDLE_READ_ANALYTIC | BUNDLE_READ_REFERENCE)
 
 struct bundle_in {
 	const char *dir;	     /* borrowed, as the caller named it */
@@ -62,12 +63,14 @@ struct bundle_in {
 	struct strbuf analytic;	     /* its bytes */
 	struct strbuf analytic_path; /* <dir>/workload/analytic.json when read, else empty */
 	struct strbuf analytic_err;
+	json_t *reference; /* reference.json; NULL when absent or damaged */
+	struct strbuf reference_err;
 };
 #define BUNDLE_IN_INIT                                                                             \
 	{                                                                                          \
 		NULL, STRBUF_INIT, BA_NR, BUNDLE_BACKEND_NONE, STRBUF_INIT, NULL, NULL, NULL,      \
 		    NULL, NULL, NULL, NULL, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, STRBUF_INIT, \
-		    STRBUF_INIT, STRBUF_INIT                                                       \
+		    STRBUF_INIT, STRBUF_INIT, NULL, STRBUF_INIT                                    \
 	}
 
 /* Opens the bundle dir: finds its trace and reads what `what` names

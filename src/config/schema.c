@@ -84,6 +84,11 @@ static const struct config_key schema[] = {
 	     "builtin tracer only: 0 = off (no timer, no signal), else 10..1000 (where a "
 	     "stage's CPU time outside CUDA goes)",
      INT(pipeline.trace.cpu_sample_hz)},
+    {"pipeline.trace.reference_run_max_s", CONFIG_FLOAT, IN(0, 1e7), .def = "0",
+     .help = "builtin tracer: after a traced run of at most this many seconds, run the "
+	     "program again untraced and report the wall-time ratio traced/untraced (0 = never; "
+	     "the program runs twice)",
+     FLOAT(pipeline.trace.reference_run_max_s)},
     {"pipeline.trace.max_json_events", CONFIG_INT, GE(0), .def = "2000000",
      .help = "cap on events written to the Perfetto trace.json",
      INT(pipeline.trace.max_json_events)},

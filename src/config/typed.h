@@ -162,7 +162,8 @@ struct config_trace {
 	int enable;
 	enum trace_backend backend;
 	enum trace_api_calls api_calls;
-	int64_t cpu_sample_hz; /* 0 = off, else 10..1000 */
+	int64_t cpu_sample_hz;	    /* 0 = off, else 10..1000 */
+	double reference_run_max_s; /* 0 = no untraced rerun */
 	int64_t max_json_events;
 	enum trace_pytorch pytorch;
 	int64_t pytorch_depth; /* 1..64 */

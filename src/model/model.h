@@ -643,6 +643,9 @@ struct report_tracer_cost {
 	int basis;
 	uint64_t processes, hooks, background;
 	struct rnum hooks_ms, background_ms, cpu_ms, wall_ms, api_ms, nvtx_ms;
+	/* reference.json (pipeline.trace.reference_run_max_s): the program's
+	 * wall time traced and untraced, one run each; unavailable without */
+	struct rnum ref_traced_s, ref_untraced_s;
 };
 
 struct report_cpu_sampler {

@@ -223,6 +223,7 @@ void run_params_init(struct run_params *p, const struct run_ctx *rc, const char 
 		pp->model.name = gpus->nr ? "llama-3.2-1b" : "tiny";
 	pp->mode = c->run.mode;
 	pp->ncu_enable = c->pipeline.ncu.enable;
+	pp->reference_max_s = c->pipeline.trace.reference_run_max_s;
 }
 
 int run_build_plan(struct run_ctx *rc, struct strbuf *err)

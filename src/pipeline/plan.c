@@ -298,6 +298,32 @@ static int plan_workload(struct plan *p, const struct plan_params *pp, struct st
 	return 0;
 }
 
+/* The reference step: the program's own argv and no variable llmprof
+ * adds, neither the tracer's, the PyTorch module's nor LLMPROF_RUN_DIR
+ * (the rerun must leave the bundle as the traced run made it). Optional:
+ * its failure costs the run nothing but the ratio. */
+static void plan_reference(struct plan *p, const struct plan_params *pp)
+{
+	struct strv argv = {NULL, 0, 0}, env = {NULL, 0, 0};
+	struct plan_step *s;
+
+	for (char **a = p->program; a && *a; a++)
+		strv_push(&argv, xstrdup(*a));
+	s = plan_add(p, "reference", STEP_KIND_TOOL);
+	s->argv = strv_finish(&argv);
+	s->env_add = strv_finish(&env);
+	s->optional = 1;
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb,
+			    "the program again, untraced, when the traced run took at most %g s "
+			    "(pipeline.trace.reference_run_max_s): traced/untraced wall time",
+			    pp->reference_max_s);
+		s->what = strbuf_detach(&sb, NULL);
+	}
+}
+
 /* --dry-run: marks step (unless already marked) as one that would fail. */
 static void mark(struct plan_step *s, const char *why, int code)
 {
@@ -368,6 +394,10 @@ int plan_build(struct plan *p, const struct plan_params *pp, struct strbuf *err)
 		strbuf_release(&sb);
 		return -1;
 	}
+	/* builtin only: under nsys the traced run's wall time is also nsys's
+	 * start-up and report writing, no cost to the program itself */
+	if (pp->trace == PLAN_TRACE_BUILTIN && pp->reference_max_s > 0)
+		plan_reference(p, pp);
 	switch (pp->trace) {
 	case PLAN_TRACE_BUILTIN:
 		strbuf_addf(&sb, "builtin tracer logs -> %s, %s (%s)", bundle_art(BA_TRACE_SQLITE),
@@ -557,7 +587,10 @@ void plan_format(const struct plan *p, struct strbuf *out)
 				strbuf_addf(out, "  would fail: %s\n", s->would_fail);
 			continue;
 		}
-		strbuf_addstr(out, "\n  argv:");
+		strbuf_addch(out, '\n');
+		if (s->what)
+			strbuf_addf(out, "  does: %s\n", s->what);
+		strbuf_addstr(out, "  argv:");
 		for (char **a = s->argv; *a; a++) {
 			strbuf_addch(out, ' ');
 			proc_quote_shell(out, *a);

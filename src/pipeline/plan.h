@@ -8,6 +8,9 @@
  *   workload                the program, under the timeline backend: with the
  *                           builtin tracer's environment, or wrapped in
  *                           `nsys profile`
+ *   reference               (builtin backend, pipeline.trace.reference_run_max_s
+ *                           > 0) the same program again, untraced, when the
+ *                           traced run was that short: the wall-time ratio
  *   trace                   builtin: tracer logs -> trace/trace.sqlite + .json
  *   nsys-export, nsys-stats nsys: run.nsys-rep -> run.sqlite, kernel summary CSV
  *   analyze                 in llmprof: timeline analysis of the trace
@@ -94,6 +97,9 @@ struct plan_params {
 	/* nsys: its options with nsys set to the resolved executable;
 	 * output_base and the target are filled by plan_build */
 	const struct nsys_options *nsys;
+	/* pipeline.trace.reference_run_max_s: > 0 plans the reference step
+	 * (the program again, untraced, after a traced run that short) */
+	double reference_max_s;
 	/* run.mode (0, the zeroed default, is deep) and pipeline.ncu.enable */
 	enum run_mode mode;
 	int ncu_enable;

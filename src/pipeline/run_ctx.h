@@ -106,6 +106,7 @@ struct run_ctx {
 	uint64_t deadline_ns; /* monotonic, 0 = none */
 
 	/* handed from step to step */
+	uint64_t workload_wall_ns;	  /* the traced program's wall time (the reference step) */
 	enum step_state analyze_state;	  /* the analyze step's */
 	struct report_analysis *analysis; /* the analyzed trace: select, join, reports */
 	struct selection *sel;		  /* the select step's kernels, for ncu */
@@ -129,6 +130,7 @@ struct step_result {
 	/* STEP_INTERRUPTED, but what it did is kept (the ncu step: what ncu
 	 * measured before): the later steps still run on it (run.c) */
 	int keeps_work;
+	uint64_t wall_ns; /* a child step's child, fork to reaping; 0 = none */
 };
 
 struct pipeline_step {

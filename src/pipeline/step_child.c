@@ -9,6 +9,7 @@
 #include "bundle/layout.h"
 #include "core/error.h"
 #include "core/fsutil.h"
+#include "core/jsonutil.h"
 #include "core/util.h"
 #include "pipeline/nsys_check.h"
 #include "pipeline/steps.h"
@@ -69,7 +70,7 @@ static void child_failed(struct run_ctx *rc, const struct plan_step *s,
 enum child_check { CHECK_NONE, CHECK_NSYS_PROFILE, CHECK_NSYS_EXPORT, CHECK_NSYS_STATS };
 
 static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_check check,
-		      struct step_result *res)
+		      double cap_s, struct step_result *res)
 {
 	const struct pipeline_progress *pr = rc->progress;
 	const struct run_bundle *b = &rc->bundle;
@@ -103,6 +104,8 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 		spec.timeout_s =
 		    now < rc->deadline_ns ? (double)(rc->deadline_ns - now) / 1e9 : 1e-3;
 	}
+	if (cap_s > 0 && (!spec.timeout_s || cap_s < spec.timeout_s))
+		spec.timeout_s = cap_s;
 	pr->child_begin(pr->arg, s->name, &spec, out.buf, errp.buf,
 			s->kind == STEP_KIND_WORKLOAD && rc->params.pp.trace == PLAN_TRACE_BUILTIN
 			    ? rc->params.trace_log.buf
@@ -113,7 +116,7 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 		goto io_error;
 	}
 	pr->child_end(pr->arg);
-	if (pres.outcome == PROC_TIMEOUT)
+	if (pres.outcome == PROC_TIMEOUT && !(cap_s > 0 && spec.timeout_s == cap_s))
 		spec.timeout_s = rc->timeout_s; /* describe the configured limit */
 	proc_result_describe(&pres, &spec, &res->msg);
 	if (pres.leftovers)
@@ -126,6 +129,7 @@ static void run_child(struct run_ctx *rc, const struct plan_step *s, enum child_
 			rc->outcome.code = EXIT_IO; /* a bundle file could not be written */
 	}
 	res->state = child_state(&pres);
+	res->wall_ns = pres.wall_ns;
 	if (check == CHECK_NSYS_PROFILE && res->state != STEP_INTERRUPTED)
 		nsys_check_profile(b, s, &pres, &res->state, &tool_fault, &res->msg);
 	else if (check != CHECK_NONE && res->state != STEP_INTERRUPTED)
@@ -153,7 +157,77 @@ void step_workload(struct run_ctx *rc, const struct plan_step *s, size_t i, stru
 {
 	(void)i;
 	run_child(rc, s, rc->params.pp.trace == PLAN_TRACE_NSYS ? CHECK_NSYS_PROFILE : CHECK_NONE,
-		  res);
+		  0, res);
+	rc->workload_wall_ns = res->state == STEP_OK ? res->wall_ns : 0;
+}
+
+/* reference.json: both wall times and their ratio. */
+static int write_reference(struct run_ctx *rc, double traced_s, double untraced_s,
+			   struct strbuf *err)
+{
+	json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:s}", "traced_wall_s", traced_s,
+			      "untraced_wall_s", untraced_s, "ratio", traced_s / untraced_s,
+			      "max_s", rc->params.pp.reference_max_s, "timed",
+			      "each run's wall time, from fork to reaping, by llmprof");
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	int ret;
+
+	if (!text)
+		BUG("cannot build %s", bundle_art(BA_REFERENCE));
+	ret = bundle_write(&rc->bundle, bundle_art(BA_REFERENCE), text, strlen(text), err);
+	free(text);
+	json_decref(j);
+	return ret;
+}
+
+/* The program again, untraced, after a traced run of at most
+ * pipeline.trace.reference_run_max_s (docs/tracer.md "What tracing
+ * costs"). Its limit is three times the traced run and 30 s more, within
+ * the run's own; a failure, or a run past that limit, costs the run only
+ * the ratio (a warning). */
+void step_reference(struct run_ctx *rc, const struct plan_step *s, size_t i,
+		    struct step_result *res)
+{
+	double max_s = rc->params.pp.reference_max_s, traced = (double)rc->workload_wall_ns / 1e9;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)i;
+	if (!rc->workload_wall_ns || traced > max_s) {
+		res->state = STEP_SKIPPED;
+		if (!rc->workload_wall_ns)
+			strbuf_addstr(&res->msg, "the traced run's wall time is unknown: no ratio");
+		else
+			strbuf_addf(&res->msg,
+				    "the traced run took %.1f s, more than "
+				    "pipeline.trace.reference_run_max_s = %g s",
+				    traced, max_s);
+		return;
+	}
+	run_child(rc, s, CHECK_NONE, 3 * traced + 30, res);
+	if (res->state == STEP_INTERRUPTED)
+		return;
+	if (res->state != STEP_OK || !res->wall_ns) {
+		run_warning(
+		    rc, "no tracing-cost ratio: the untraced run: %s (logs: %s/logs/%s.{out,err})",
+		    res->msg.buf, rc->bundle.dir, s->name);
+		strbuf_reset(&res->error);
+		res->fails_run = 0;
+		return;
+	}
+	if (write_reference(rc, traced, (double)res->wall_ns / 1e9, &err)) {
+		res->state = STEP_FAILED;
+		strbuf_reset(&res->msg);
+		strbuf_addstr(&res->msg, err.buf);
+		strbuf_addstr(&res->error, err.buf);
+		res->fails_run = 1;
+		res->code = EXIT_IO;
+	} else {
+		strbuf_reset(&res->msg);
+		strbuf_addf(&res->msg, "untraced %.3f s, traced %.3f s: traced/untraced %.3f",
+			    (double)res->wall_ns / 1e9, traced,
+			    traced / ((double)res->wall_ns / 1e9));
+	}
+	strbuf_release(&err);
 }
 
 /* nsys export/stats read what the step before wrote: without it they are
@@ -179,7 +253,7 @@ void step_nsys_export(struct run_ctx *rc, const struct plan_step *s, size_t i,
 {
 	(void)i;
 	if (!nsys_input_missing(rc, BA_NSYS_REP, "nsys profile wrote none", res))
-		run_child(rc, s, CHECK_NSYS_EXPORT, res);
+		run_child(rc, s, CHECK_NSYS_EXPORT, 0, res);
 }
 
 void step_nsys_stats(struct run_ctx *rc, const struct plan_step *s, size_t i,
@@ -187,5 +261,5 @@ void step_nsys_stats(struct run_ctx *rc, const struct plan_step *s, size_t i,
 {
 	(void)i;
 	if (!nsys_input_missing(rc, BA_NSYS_SQLITE, "the export did not run", res))
-		run_child(rc, s, CHECK_NSYS_STATS, res);
+		run_child(rc, s, CHECK_NSYS_STATS, 0, res);
 }

@@ -22,6 +22,7 @@ const struct pipeline_step pipeline_steps[] = {
     {"config", STEP_KIND_INTERNAL, step_config},
     {"provenance", STEP_KIND_INTERNAL, step_provenance},
     {"workload", STEP_KIND_WORKLOAD, step_workload},
+    {"reference", STEP_KIND_TOOL, step_reference},
     {"trace", STEP_KIND_INTERNAL, step_trace},
     {"nsys-export", STEP_KIND_TOOL, step_nsys_export},
     {"nsys-stats", STEP_KIND_TOOL, step_nsys_stats},

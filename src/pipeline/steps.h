@@ -11,6 +11,7 @@
 STEP_FN(step_config);	   /* steps.c */
 STEP_FN(step_provenance);  /* steps.c */
 STEP_FN(step_workload);	   /* step_child.c */
+STEP_FN(step_reference);   /* step_child.c */
 STEP_FN(step_trace);	   /* step_trace.c */
 STEP_FN(step_nsys_export); /* step_child.c */
 STEP_FN(step_nsys_stats);  /* step_child.c */

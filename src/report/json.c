@@ -179,12 +179,22 @@ static json_t *sample_groups_json(const struct report_sample_group *g, size_t n,
 static void tracer_cost_json(json_t *root, const struct report_tracer_cost *c)
 {
 	static const char *const basis[] = {NULL, "measured", "not_recorded", "nsys"};
+	int ref =
+	    c->ref_traced_s.available && c->ref_untraced_s.available && c->ref_untraced_s.v > 0;
 	json_t *o;
 
-	if (c->basis <= 0 || c->basis > 3)
+	if ((c->basis <= 0 || c->basis > 3) && !ref)
 		return;
 	o = json_object();
-	set(o, "basis", json_string(basis[c->basis]));
+	set(o, "basis", c->basis > 0 && c->basis <= 3 ? json_string(basis[c->basis]) : json_null());
+	if (ref) { /* pipeline.trace.reference_run_max_s */
+		json_t *r = json_object();
+
+		set(r, "traced_wall_s", jnum(c->ref_traced_s));
+		set(r, "untraced_wall_s", jnum(c->ref_untraced_s));
+		set(r, "ratio", json_real(c->ref_traced_s.v / c->ref_untraced_s.v));
+		set(o, "reference_run", r);
+	}
 	if (c->basis == 1) {
 		set(o, "processes", json_integer((json_int_t)c->processes));
 		set(o, "hooks", json_integer((json_int_t)c->hooks));

@@ -274,6 +274,21 @@ int report_cpu_sampler_line(const struct report_model *m, struct strbuf *sb)
 	return 1;
 }
 
+/* " Reference run: ..." when there was one (pipeline.trace.reference_run_max_s). */
+static int reference_sentence(const struct report_tracer_cost *c, struct strbuf *sb)
+{
+	if (!c->ref_traced_s.available || !c->ref_untraced_s.available ||
+	    !(c->ref_untraced_s.v > 0))
+		return 0;
+	strbuf_addf(sb,
+		    " Reference run: the program took %.2f s traced and %.2f s untraced, "
+		    "traced/untraced %.3f (wall time of one run each, the untraced one second, "
+		    "warm caches included).",
+		    c->ref_traced_s.v, c->ref_untraced_s.v,
+		    c->ref_traced_s.v / c->ref_untraced_s.v);
+	return 1;
+}
+
 int report_tracer_cost_line(const struct report_model *m, struct strbuf *sb)
 {
 	const struct report_tracer_cost *c = &m->tracer_cost;
@@ -286,13 +301,24 @@ int report_tracer_cost_line(const struct report_model *m, struct strbuf *sb)
 			      "Tracing cost: not measured (no process of the program wrote the "
 			      "tracer's cost record: each ended without its exit handlers, or an "
 			      "older llmprof recorded the trace).");
+		reference_sentence(c, sb);
 		return 1;
 	case 3:
 		strbuf_addstr(sb, "Tracing cost: not measured (nsys records no cost of its own; "
 				  "compare the program's own timing with and without it).");
+		reference_sentence(c, sb);
 		return 1;
-	default:
-		return 0;
+	default: {
+		struct strbuf r = STRBUF_INIT;
+		int have = reference_sentence(c, &r);
+
+		if (have) {
+			strbuf_addstr(sb, "Tracing cost:");
+			strbuf_add(sb, r.buf, r.len);
+		}
+		strbuf_release(&r);
+		return have;
+	}
 	}
 	strbuf_addstr(sb, "Tracing cost: ");
 	if (c->cpu_ms.v > 0) {
@@ -315,6 +341,7 @@ int report_tracer_cost_line(const struct report_model *m, struct strbuf *sb)
 		    " ms CPU time in %llu process%s), timed by the tracer itself. CUPTI's and "
 		    "the driver's own work around the hooks is not in it: a lower bound.",
 		    (unsigned long long)c->processes, c->processes == 1 ? "" : "es");
+	reference_sentence(c, sb);
 	return 1;
 }
 

@@ -91,9 +91,11 @@
  *                         CUPTI's KERNEL activity instead of CONCURRENT_KERNEL;
  *                         graph-level: CUPTI's GRAPH_TRACE activity too (one
  *                         record per graph launch, none per replayed kernel);
- *                         no-device: no DEVICE activity. A run with any of
- *                         them writes an info diagnostic with the switches
- *                         and the records it counted.
+ *                         no-device: no DEVICE activity; name-hash: every
+ *                         kernel record's name hashed to find its id, as
+ *                         before the cache keyed by CUPTI's string. A run
+ *                         with any of them writes an info diagnostic with
+ *                         the switches and the records it counted.
  */
 #ifndef LLMPROF_TRACER_ENV_H
 #define LLMPROF_TRACER_ENV_H

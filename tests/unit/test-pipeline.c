@@ -69,15 +69,16 @@ static void test_step_table(void **state)
 	(void)state;
 	pp.nsys = &o;
 	pp.tracer_lib = "/lib/libllmprof_tracer.so";
-	for (size_t i = 0; i < sizeof(traces) / sizeof(*traces); i++) {
+	for (size_t i = 0; i < 2 * sizeof(traces) / sizeof(*traces); i++) {
 		struct plan p;
 
-		pp.trace = traces[i];
+		pp.trace = traces[i % 3];
+		pp.reference_max_s = i < 3 ? 0 : 60; /* then with the reference step */
 		assert_int_equal(plan_build(&p, &pp, NULL), 0);
 		check_table(&p);
 		plan_release(&p);
 	}
-	assert_int_equal(pipeline_nr_steps, 11);
+	assert_int_equal(pipeline_nr_steps, 12);
 	assert_null(pipeline_step_find("nope"));
 	assert_string_equal(pipeline_steps[0].name, "config");
 	assert_string_equal(pipeline_steps[pipeline_nr_steps - 1].name, "reports");

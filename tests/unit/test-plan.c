@@ -202,6 +202,68 @@ static void test_builtin_plan(void **state)
 
 /* nsys backend: nsys profile wraps the program (with the NVTX gate in nsys's
  * range@domain syntax), then export and stats with the bundle's names. */
+/* pipeline.trace.reference_run_max_s: the reference step follows the
+ * workload, runs the program's own argv with nothing added, and is
+ * optional; 0, no trace or nsys (whose start-up and report writing would
+ * count as the program's) plans none. */
+static void test_reference_plan(void **state)
+{
+	const char *prog[] = {"./app", "--x", NULL};
+	const char *const tenv[] = {"NVTX_INJECTION64_PATH=/t.so", NULL};
+	const char *const pyenv[] = {"LLMPROF_PYTORCH=modules", NULL};
+	struct nsys_options o = {.nsys = "/opt/nsys", .trace = "cuda,nvtx"};
+	struct plan_params pp = {.run_dir = "/r",
+				 .workload_kind = WORKLOAD_KIND_COMMAND,
+				 .program_argv = prog,
+				 .nsys = &o,
+				 .workload_env = tenv,
+				 .pytorch_env = pyenv,
+				 .reference_max_s = 12.5,
+				 .trace_reason = "test"};
+	enum plan_trace traces[] = {PLAN_TRACE_BUILTIN, PLAN_TRACE_NSYS, PLAN_TRACE_OFF};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(traces); i++) {
+		struct plan p;
+		const struct plan_step *s;
+		struct strbuf sb = STRBUF_INIT;
+
+		pp.trace = traces[i];
+		assert_int_equal(plan_build(&p, &pp, NULL), 0);
+		s = plan_find(&p, "reference");
+		if (traces[i] != PLAN_TRACE_BUILTIN) {
+			assert_null(s);
+			plan_release(&p);
+			continue;
+		}
+		assert_non_null(s);
+		assert_string_equal((s - 1)->name, "workload");
+		assert_int_equal(s->kind, STEP_KIND_TOOL);
+		assert_true(s->optional);
+		assert_string_equal(s->argv[0], "./app");
+		assert_string_equal(s->argv[1], "--x");
+		assert_null(s->argv[2]);
+		assert_null(s->env_add[0]);
+		assert_string_equal(s->out_log, "logs/reference.out");
+		plan_format(&p, &sb);
+		assert_non_null(strstr(sb.buf, "step 4: reference (optional)\n  does: the program "
+					       "again, untraced, when the traced run took at most "
+					       "12.5 s (pipeline.trace.reference_run_max_s)"));
+		assert_non_null(strstr(sb.buf, "  argv: ./app --x\n  logs: logs/reference.out"));
+		strbuf_release(&sb);
+		plan_release(&p);
+	}
+	pp.trace = PLAN_TRACE_BUILTIN;
+	pp.reference_max_s = 0;
+	{
+		struct plan p;
+
+		assert_int_equal(plan_build(&p, &pp, NULL), 0);
+		assert_null(plan_find(&p, "reference"));
+		plan_release(&p);
+	}
+}
+
 static void test_nsys_plan(void **state)
 {
 	const char *prog[] = {"./app", "--x", NULL};
@@ -471,6 +533,7 @@ int main(void)
 	    cmocka_unit_test(test_probe_without_gpu),
 	    cmocka_unit_test(test_tool_version),
 	    cmocka_unit_test(test_env_json_shape),
+	    cmocka_unit_test(test_reference_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
