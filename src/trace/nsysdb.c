@@ -236,7 +236,11 @@ size_t nsysdb_row_estimate(struct nsysdb *x, const char *table)
 
 int32_t nsysdb_string(const struct nsysdb_strings *s, sqlite3_stmt *st, int col)
 {
-	int64_t id = nsysdb_col_i64(st, col, -1);
+	return nsysdb_string_id(s, nsysdb_col_i64(st, col, -1));
+}
+
+int32_t nsysdb_string_id(const struct nsysdb_strings *s, int64_t id)
+{
 	size_t lo = 0, hi;
 
 	if (id < 0)

@@ -113,6 +113,8 @@ int nsysdb_strings_load(struct nsysdb *x, struct strtab *strs, struct nsysdb_str
 /* The strtab id of the StringIds id in column col of st; -1 for NULL, a
  * negative id or one StringIds does not have. */
 int32_t nsysdb_string(const struct nsysdb_strings *s, sqlite3_stmt *st, int col);
+/* The same for an id already read (-1: none). */
+int32_t nsysdb_string_id(const struct nsysdb_strings *s, int64_t id);
 void nsysdb_strings_release(struct nsysdb_strings *s);
 
 /* ---------------------------------------------------- enums, metadata */

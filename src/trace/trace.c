@@ -237,8 +237,8 @@ static int load_calls(struct trace *t, struct strbuf *err)
 		c->end = col_time(t, st, 1);
 		memset(&sig, 0, sizeof(sig));
 		sig.gtid = nsysdb_col_i64(st, 2, 0);
-		sig.name = nsysdb_string(&t->sids, st, 4);
 		sig.name_sid = nsysdb_col_i64(st, 4, -1);
+		sig.name = nsysdb_string_id(&t->sids, sig.name_sid);
 		c->sig = trace_csig_id(t, sig, nsysdb_col_i64(st, 3, -1), &c->corr_lo);
 	}
 	ret = nsysdb_step_done(t->db, rc, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
