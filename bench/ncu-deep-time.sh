@@ -7,7 +7,11 @@
 # tree (scripts/gpu/stage.sh), within 8 minutes:
 #   1. llmprof profile run.mode=deep with the default preset (no --set);
 #   2. the same with pipeline.ncu.ncu_cli.set=roofline, the collection the
-#      default asked for before, when time is left (same run, same GPU).
+#      default asked for before, when time is left (same run, same GPU);
+#   3. the same with only the sections the kernel records read
+#      (SpeedOfLight, Occupancy; no MemoryWorkloadAnalysis, SchedulerStats,
+#      which only ncu/sections_report.txt shows), when time is left: what
+#      those two sections cost.
 # For each it prints the ncu step's seconds and what ncu spent them on
 # (ncu/measured.json ncu_time: results, replay passes, before the first
 # result / profiling / after the last), the decode coverage
@@ -17,8 +21,8 @@
 # ncu/{measured,selection}.json, ncu/cmd.txt, report.md and ncu logs come
 # back under OUT/.
 # Usage: bench/ncu-deep-time.sh STAGE OUT   (STAGE absolute)
-# NCU (default /usr/local/cuda/bin/ncu), BUDGET_S (default 470): the second
-# profile starts only when the first left it 200 s.
+# NCU (default /usr/local/cuda/bin/ncu), BUDGET_S (default 470): a later
+# profile starts only when 170 s of the budget are left.
 set -u
 stage=${1:?usage: ncu-deep-time.sh STAGE OUT} out=${2:?usage: ncu-deep-time.sh STAGE OUT}
 B=$stage/build
@@ -45,7 +49,7 @@ profile() { # profile NAME [KEY=VALUE...]
 	left=$((BUDGET - ($(date +%s) - start)))
 	echo "=== $name ($* ; ${left} s of the budget left)"
 	t0=$(now)
-	timeout $((left > 280 ? 280 : left)) "$B/llmprof" profile artifacts.root="$w/runs" \
+	timeout $((left > 250 ? 250 : left)) "$B/llmprof" profile artifacts.root="$w/runs" \
 		run.mode=deep run.coverage=0.95 pipeline.trace.backend=builtin \
 		pipeline.ncu.path="$NCU" "$@" \
 		model=llama-3.2-1b infer.prompt_len=128 infer.max_new_tokens=32 \
@@ -87,12 +91,11 @@ print("%s\t%.1f\t%d\t%d\t%s\t%.1f\t%.1f\t%.1f\t%.3f\t%d\t%d of %d\t%.1f" % (
 PY
 }
 
+left() { [ $((BUDGET - ($(date +%s) - start))) -ge 170 ] || { echo "=== $1: left out, under 170 s of the budget left"; return 1; }; }
 profile default
-if [ $((BUDGET - ($(date +%s) - start))) -ge 200 ]; then
-	profile roofline-set pipeline.ncu.ncu_cli.set=roofline
-else
-	echo "=== roofline-set: left out, under 200 s of the budget left"
-fi
+left roofline-set && profile roofline-set pipeline.ncu.ncu_cli.set=roofline
+left records-only && profile records-only 'pipeline.ncu.ncu_cli.sections=[SpeedOfLight,Occupancy]'
+
 echo "=== summary (target: ncu_s <= 60 at coverage >= 0.95, every result joined)"
 { column -t -s $'\t' "$summary" 2>/dev/null || cat "$summary"; } | tee "$out/summary.txt"
 rm -rf "$w"

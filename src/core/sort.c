@@ -1,4 +1,4 @@
-/* sort.c: introsort without a temporary array (see sort.h). */
+/* sort.c: introsort without a temporary array, and its int64_t twin (see sort.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
