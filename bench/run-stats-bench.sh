@@ -47,10 +47,11 @@ SELECT total(start), total(end), total(globalTid), total(correlationId), total(n
  FROM CUPTI_ACTIVITY_KIND_RUNTIME;
 SELECT total(rowid), total(start), total(end), total(eventType), total(globalTid),
  total(endGlobalTid), max(text), total(textId), total(domainId), total(category) FROM NVTX_EVENTS;"
+load=$(cut -d' ' -f1-3 /proc/loadavg) # other work on a shared machine
 # warm the page cache once so that neither tool pays the first read
 cat "$db" >/dev/null
 read -r fl _ fc fls < <(best3 floor sqlite3 "$db" "$floor_sql")
-read -r best rss cpu walls < <(best3 ours "$llmprof" stats -f csv -r $reports "$db")
+read -r best rss cpu_s walls < <(best3 ours "$llmprof" stats -f csv -r $reports "$db")
 base_row=""
 if [ -n "${BASELINE:-}" ]; then
 	read -r bb br bc bws < <(best3 base "$BASELINE" stats -f csv -r $reports "$db")
@@ -63,8 +64,8 @@ read -r n1 nr1 nc1 < <(measure nsys "$NSYS" stats -f csv -r $reports -o "$work/n
 { cat "$work/nsys_cuda_gpu_kern_sum.csv"; echo; cat "$work/nsys_nvtx_gpu_proj_sum.csv"; } >"$work/nsys.csv"
 if cmp -s "$work/nsys.csv" "$work/ours1.out"; then same="yes, byte for byte"; else same="NO"; fi
 speedup=$(python3 -c "print(f'{$n1 / $best:.1f}')")
-cpu_speedup=$(python3 -c "print(f'{$nc1 / $cpu:.1f}')")
-over_floor=$(python3 -c "print(f'{$best / $fl:.1f}x wall, {$cpu / $fc:.1f}x CPU')")
+cpu_speedup=$(python3 -c "print(f'{$nc1 / $cpu_s:.1f}')")
+over_floor=$(python3 -c "print(f'{$best / $fl:.1f}x wall, {$cpu_s / $fc:.1f}x CPU')")
 
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 cores=$(nproc)
@@ -73,7 +74,7 @@ cat >"$result" <<MD
 # llmprof stats vs nsys stats: $kernels kernels
 
 - date: $(date -u +%Y-%m-%dT%H:%M:%SZ), llmprof $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
-- machine: $cpu, $cores cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, page cache warm
+- machine: $cpu, $cores cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, page cache warm, load average $load at the start
 - input: \`bench/gen-nsys-trace.py --kernels $kernels --threads 4 --gpus 2 --steps 16\`
   ($gen_out; $((size / 1048576)) MiB)
 - command: \`llmprof stats -f csv -r $reports FILE\` vs
@@ -81,7 +82,7 @@ cat >"$result" <<MD
 
 | tool | wall time (s) | CPU time (s) | peak RSS (MB) |
 |---|---:|---:|---:|
-| llmprof (best of 3: $walls) | $best | $cpu | $((rss / 1024)) |
+| llmprof (best of 3: $walls) | $best | $cpu_s | $((rss / 1024)) |
 ${base_row:+$base_row
 }| nsys stats | $n1 | $nc1 | $((nr1 / 1024)) |
 | floor: sqlite3 reading the same columns (best of 3: $fls) | $fl | $fc | |
