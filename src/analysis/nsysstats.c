@@ -339,8 +339,10 @@ static int32_t *range_names(struct trace *t, const struct nsysstats_opts *o)
 			names[i] = r->name;
 			continue;
 		}
-		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%s:%s", d ? d : "", x ? x : "");
+		strbuf_reset(&sb); /* not strbuf_addf(): a range at a time adds up */
+		strbuf_addstr(&sb, d ? d : "");
+		strbuf_addch(&sb, ':');
+		strbuf_addstr(&sb, x ? x : "");
 		names[i] = strtab_intern(&t->strs, sb.buf, sb.len);
 	}
 	strbuf_release(&sb);

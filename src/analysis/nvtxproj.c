@@ -135,6 +135,52 @@ static int cmp_launch(const void *a, const void *b)
 	return x->call < y->call ? -1 : x->call > y->call;
 }
 
+/* The launches in cmp_launch()'s order, a thread at a time: a thread's
+ * launches come in order already where its calls' correlationIds grow
+ * with their start times (every export), so each bucket is only checked. */
+static const uint32_t *thread_of_csig; /* csig id -> rank of its gtid */
+
+static size_t launch_thread(const void *a)
+{
+	const struct launch *l = a;
+
+	return thread_of_csig[key_trace->calls[l->call].sig];
+}
+
+static int cmp_gtid(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void sort_launches(const struct trace *t, struct launch *launches, size_t nl)
+{
+	size_t n = t->csigs.nr, nt = 0;
+	int64_t *gtids = xmalloc(st_mult(n + 1, sizeof(*gtids)));
+	uint32_t *rank = xmalloc(st_mult(n + 1, sizeof(*rank)));
+
+	for (size_t i = 0; i < n; i++)
+		gtids[i] = ((const struct trace_csig *)rectab_get(&t->csigs, (uint32_t)i))->gtid;
+	qsort(gtids, n, sizeof(*gtids), cmp_gtid);
+	for (size_t i = 0; i < n; i++)
+		if (!nt || gtids[nt - 1] != gtids[i])
+			gtids[nt++] = gtids[i];
+	for (size_t i = 0; i < n; i++) {
+		int64_t g = ((const struct trace_csig *)rectab_get(&t->csigs, (uint32_t)i))->gtid;
+		const int64_t *at = bsearch(&g, gtids, nt, sizeof(*gtids), cmp_gtid);
+
+		rank[i] = (uint32_t)(at - gtids);
+	}
+	key_trace = t;
+	thread_of_csig = rank;
+	sort_stable(launches, nl, sizeof(*launches), cmp_launch, nt, launch_thread);
+	thread_of_csig = NULL;
+	key_trace = NULL;
+	free(rank);
+	free(gtids);
+}
+
 static const struct trace *sort_trace;
 
 /* Ranges by thread, start, longest first, then rowid: a parent always comes
@@ -539,9 +585,7 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 	hs.stamp_seq = xcalloc(nr + 1, sizeof(*hs.stamp_seq));
 	hs.solo_seq = xcalloc(nr + 1, sizeof(*hs.solo_seq));
 	memset(hs.stamp, 0xff, (nr + 1) * sizeof(*hs.stamp));
-	key_trace = t;
-	sort_inplace(launches, nl, sizeof(*launches), cmp_launch);
-	key_trace = NULL;
+	sort_launches(t, launches, nl);
 	for (size_t li = 0, ri = 0; li < nl; li++) {
 		const struct launch *l = &launches[li];
 		const struct trace_call *lc = launch_call(t, l);

@@ -13,6 +13,7 @@
 #include "analysis/timeline.h"
 #include "analysis/timeline_priv.h"
 #include "core/error.h"
+#include "core/sort.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/csv.h"
@@ -454,7 +455,7 @@ static int summary_by_name(struct kernel_summary *ks, const struct trace *t,
 
 		if (!n)
 			continue;
-		qsort(vals + lo, n, sizeof(*vals), cmp_i64);
+		sort_i64(vals + lo, n);
 		summary_add_row(ks, &alloc, (int32_t)b - 1, nocfg, vals + lo, n);
 	}
 	free(start);

@@ -284,6 +284,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 		goto cleanup;
 	}
 	opened = 1;
+	trace_kernels_lean(&t); /* the reports read kernels' times and names only */
 	pick_spelling(&t, &sopts);
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		int rc;

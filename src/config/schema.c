@@ -147,7 +147,7 @@ static const struct config_key schema[] = {
      LIST(pipeline.ncu.ncu_cli.nvtx.include)},
     {"pipeline.ncu.ncu_cli.nvtx.exclude", CONFIG_STRLIST, N, "null", NULL, 0, 0,
      "ncu --nvtx-exclude expressions", LIST(pipeline.ncu.ncu_cli.nvtx.exclude)},
-    {"pipeline.ncu.ncu_cli.set", CONFIG_STR, N, "roofline", NULL, 0, 0,
+    {"pipeline.ncu.ncu_cli.set", CONFIG_STR, N, "null", NULL, 0, 0,
      "ncu --set (section set); null = none", STR(pipeline.ncu.ncu_cli.set)},
     {"pipeline.ncu.ncu_cli.sections", CONFIG_STRLIST, N,
      "[SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, SchedulerStats]", NULL, 0, 0,

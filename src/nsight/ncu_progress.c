@@ -138,6 +138,11 @@ static int parse_line(struct ncu_progress *p, const char *s, size_t n, int compl
 	}
 	if (complete && p->in_progress && find_passes(s, n, &passes)) {
 		p->passes = passes;
+		p->passes_total += passes;
+		if (!p->passes_min || passes < p->passes_min)
+			p->passes_min = passes;
+		if (passes > p->passes_max)
+			p->passes_max = passes;
 		p->pct = 100;
 		p->in_progress = 0;
 		p->done++;

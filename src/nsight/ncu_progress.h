@@ -17,11 +17,13 @@
 #include "core/strbuf.h"
 
 struct ncu_progress {
-	long long done;	      /* results finished */
-	long long current_id; /* ID of the result in progress, -1 if none */
-	char name[160];	      /* its name as ncu prints it */
-	int pct;	      /* 0..100 of its passes */
-	int passes;	      /* passes per result, from the last finished one; 0 unknown */
+	long long done;		    /* results finished */
+	long long current_id;	    /* ID of the result in progress, -1 if none */
+	char name[160];		    /* its name as ncu prints it */
+	int pct;		    /* 0..100 of its passes */
+	int passes;		    /* passes per result, from the last finished one; 0 unknown */
+	long long passes_total;	    /* of every finished result */
+	int passes_min, passes_max; /* over them; 0 before the first */
 	int in_progress;
 	int no_kernels, no_ranges, errors;
 	char report[512];   /* from "==PROF== Report: PATH" */

@@ -36,6 +36,19 @@
  * ended at once would lose everything it measured. */
 #define NCU_INTERRUPT_WAIT_S 10.0
 
+/* What ncu spent its time on, from its console: the results it printed
+ * ("==PROF== Profiling ... - N passes") and, when the console was followed
+ * live, when the first result started and the last one ended. */
+struct ncu_time {
+	long long results, passes; /* results finished; their replay passes in all */
+	int passes_min, passes_max;
+	int timed;	    /* captures followed live: the seconds below are theirs */
+	double before_s;    /* start to the first result: the program up to it */
+	double profiling_s; /* first result's start to the last one's end */
+	double after_s;	    /* then to ncu's exit: the program's end, the report */
+	double wall_s;	    /* all of it, the untimed captures too */
+};
+
 struct ncu_job {
 	struct run_ctx *rc;
 	enum run_mode mode; /* run.mode */
@@ -47,6 +60,9 @@ struct ncu_job {
 	const char **kept_metrics; /* owned array: the metrics this GPU offers */
 	size_t nruns, measured;
 	double ncu_s;			 /* seconds of ncu in all */
+	struct ncu_time time;		 /* what they went to, over the captures */
+	uint64_t first_ns, last_ns;	 /* the capture running: its first result's
+					    start, last result's end (0: not yet) */
 	uint64_t start_ns;		 /* the step's start, monotonic */
 	size_t expected;		 /* results all captures are to give, 0 unknown */
 	struct ncu_progress progress[2]; /* ncu's stdout, stderr */
@@ -80,11 +96,18 @@ struct ncu_capture {
 	enum ncu_verdict v;
 	int ok, rows;
 	double secs;
+	struct ncu_time time; /* its share of ncu_job's */
 };
 
 /* The ncu to run, as tool_find finds it (pipeline.ncu.path, PATH, known
  * locations; 2023.1 or newer); owned, or NULL with msg "why; fix". */
 char *ncu_find(const struct config *cfg, struct strbuf *msg);
+
+/* "24 results x 38 replay passes (912 in all): 6.1 s before the first,
+ * 52.0 s profiling (2.17 s a result), 5.2 s after the last" */
+void ncu_time_say(const struct ncu_time *t, struct strbuf *out);
+/* The same as ncu/measured.json's "ncu_time" object (new reference). */
+json_t *ncu_time_json(const struct ncu_time *t);
 
 void ncu_job_init(struct ncu_job *j, struct run_ctx *rc);
 void ncu_job_release(struct ncu_job *j);

@@ -47,8 +47,17 @@ static void progress_name(const struct ncu_job *j, struct ncu_progress *p)
 static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, size_t len)
 {
 	const struct pipeline_progress *pr = j->rc->progress;
+	long long done = j->progress[stream].done;
 
 	if (ncu_progress_feed(&j->progress[stream], buf, len)) {
+		uint64_t now = clock_mono_ns();
+
+		/* ncu prints a result's line as it starts profiling it */
+		if (!j->first_ns &&
+		    (j->progress[stream].in_progress || j->progress[stream].done > done))
+			j->first_ns = now;
+		if (j->progress[stream].done > done)
+			j->last_ns = now;
 		progress_name(j, &j->progress[stream]);
 		pr->ncu_capture_progress(pr->arg, &j->progress[stream], j->expected, j->start_ns);
 	}

@@ -184,6 +184,10 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 			    j->measured, j->nruns,
 			    j->explicit_run ? "configured run" : "selected kernels", j->merge.nrows,
 			    j->merge.nrows == 1 ? "" : "s", j->ncu_s, bundle_art(BA_NCU_RAW));
+	if (j->time.wall_s > 0) { /* what the seconds of ncu went to */
+		strbuf_addstr(msg, "; ncu: ");
+		ncu_time_say(&j->time, msg);
+	}
 	if (j->unexpected)
 		strbuf_addf(msg, "; %zu result%s the plan did not expect (joined by name)",
 			    j->unexpected, j->unexpected == 1 ? "" : "s");
@@ -208,6 +212,7 @@ void ncu_job_write_measured(struct ncu_job *j, enum step_state state)
 	json_object_set_new(o, "explicit_filters", json_boolean(j->explicit_run));
 	json_object_set_new(o, "measured", json_integer((json_int_t)j->measured));
 	json_object_set_new(o, "ncu_wall_s", json_real(j->ncu_s));
+	json_object_set_new(o, "ncu_time", ncu_time_json(&j->time));
 	json_object_set_new(o, "one_pass", json_boolean(j->pass != NULL));
 	json_object_set_new(o, "runs", j->runs);
 	j->runs = NULL;

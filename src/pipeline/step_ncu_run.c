@@ -102,6 +102,85 @@ static void capture_explain(struct ncu_job *j, struct ncu_capture *c, const stru
 		strbuf_addstr(&c->why, "ncu wrote no report");
 }
 
+static void time_add(struct ncu_time *to, const struct ncu_time *t)
+{
+	to->results += t->results;
+	to->passes += t->passes;
+	if (t->passes_min && (!to->passes_min || t->passes_min < to->passes_min))
+		to->passes_min = t->passes_min;
+	if (t->passes_max > to->passes_max)
+		to->passes_max = t->passes_max;
+	to->timed += t->timed;
+	to->before_s += t->before_s;
+	to->profiling_s += t->profiling_s;
+	to->after_s += t->after_s;
+	to->wall_s += t->wall_s;
+}
+
+/* Capture c's share of ncu's time: the results and passes its console
+ * printed, and, when it was followed live (j->first_ns), where the time
+ * between t0 and t1 went. */
+static void capture_time(struct ncu_job *j, struct ncu_capture *c, uint64_t t0, uint64_t t1)
+{
+	struct ncu_time *t = &c->time;
+	struct ncu_progress p;
+
+	ncu_progress_init(&p);
+	ncu_progress_feed(&p, c->text.buf, c->text.len);
+	ncu_progress_feed(&p, "\n", 1);
+	t->results = p.done;
+	t->passes = p.passes_total;
+	t->passes_min = p.passes_min;
+	t->passes_max = p.passes_max;
+	ncu_progress_release(&p);
+	t->wall_s = c->secs;
+	if (j->first_ns >= t0 && j->first_ns <= t1) {
+		uint64_t last = j->last_ns >= j->first_ns && j->last_ns <= t1 ? j->last_ns : t1;
+
+		t->timed = 1;
+		t->before_s = (double)(j->first_ns - t0) / 1e9;
+		t->profiling_s = (double)(last - j->first_ns) / 1e9;
+		t->after_s = (double)(t1 - last) / 1e9;
+	}
+	time_add(&j->time, t);
+}
+
+void ncu_time_say(const struct ncu_time *t, struct strbuf *out)
+{
+	strbuf_addf(out, "%lld result%s", t->results, t->results == 1 ? "" : "s");
+	if (t->results && t->passes_min == t->passes_max)
+		strbuf_addf(out, " x %d replay pass%s", t->passes_max,
+			    t->passes_max == 1 ? "" : "es");
+	else if (t->results)
+		strbuf_addf(out, " x %d-%d replay passes", t->passes_min, t->passes_max);
+	if (t->results)
+		strbuf_addf(out, " (%lld in all)", t->passes);
+	if (!t->timed)
+		return;
+	strbuf_addf(out, ": %.1f s before the first, %.1f s profiling", t->before_s,
+		    t->profiling_s);
+	if (t->results)
+		strbuf_addf(out, " (%.2f s a result)", t->profiling_s / (double)t->results);
+	strbuf_addf(out, ", %.1f s after the last", t->after_s);
+}
+
+json_t *ncu_time_json(const struct ncu_time *t)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "results", json_integer((json_int_t)t->results));
+	json_object_set_new(o, "replay_passes", json_integer((json_int_t)t->passes));
+	json_object_set_new(o, "passes_min", json_integer(t->passes_min));
+	json_object_set_new(o, "passes_max", json_integer(t->passes_max));
+	json_object_set_new(o, "wall_s", json_real(t->wall_s));
+	if (t->timed) {
+		json_object_set_new(o, "before_first_result_s", json_real(t->before_s));
+		json_object_set_new(o, "profiling_s", json_real(t->profiling_s));
+		json_object_set_new(o, "after_last_result_s", json_real(t->after_s));
+	}
+	return o;
+}
+
 /* Runs capture c's ncu. 0 (c->why says when it measured nothing), or -1
  * with msg and *code when the step stops. */
 static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results_before,
@@ -114,6 +193,7 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 	struct ncu_cmd cmd = NCU_CMD_INIT;
 	struct strbuf err = STRBUF_INIT, d = STRBUF_INIT;
 	struct proc_spec dspec;
+	uint64_t t0;
 	int ret = -1;
 
 	if (c->pass)
@@ -140,6 +220,8 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 			      (long long)*results_before);
 	progress_restart(j, (long long)*results_before);
 	*results_before += c->pass ? j->pass->nexpect : k ? k->launch_count : 0;
+	j->first_ns = j->last_ns = 0;
+	t0 = clock_mono_ns();
 	if (ncu_child(j, c->name.buf, &cmd, wl ? wl->env_add : NULL, NULL, 1, &c->res, &c->text,
 		      &err)) {
 		*code = EXIT_IO;
@@ -148,6 +230,7 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 	}
 	c->secs = (double)c->res.wall_ns / 1e9;
 	j->ncu_s += c->secs;
+	capture_time(j, c, t0, clock_mono_ns());
 	memset(&dspec, 0, sizeof(dspec));
 	dspec.timeout_s = j->timeout_s;
 	proc_result_describe(&c->res, &dspec, &d);
@@ -184,6 +267,7 @@ static void capture_record(struct ncu_job *j, const struct ncu_capture *c)
 	json_object_set_new(rec, "measured", json_boolean(c->ok));
 	json_object_set_new(rec, "results", json_integer(c->rows > 0 ? c->rows : 0));
 	json_object_set_new(rec, "ncu_wall_s", json_real(c->secs));
+	json_object_set_new(rec, "ncu_time", ncu_time_json(&c->time));
 	json_object_set_new(rec, "report",
 			    json_string_lossy(c->rep.buf + strlen(j->rc->bundle.dir) + 1));
 	if (!c->ok) {

@@ -236,12 +236,13 @@ size_t nsysdb_row_estimate(struct nsysdb *x, const char *table)
 
 int32_t nsysdb_string(const struct nsysdb_strings *s, sqlite3_stmt *st, int col)
 {
-	int64_t id;
+	return nsysdb_string_id(s, nsysdb_col_i64(st, col, -1));
+}
+
+int32_t nsysdb_string_id(const struct nsysdb_strings *s, int64_t id)
+{
 	size_t lo = 0, hi;
 
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return -1;
-	id = sqlite3_column_int64(st, col);
 	if (id < 0)
 		return -1;
 	if ((uint64_t)id < s->dense_nr)

@@ -79,10 +79,14 @@ int nsysdb_step_done(struct nsysdb *x, int rc, const char *table, struct strbuf 
  * after N s" when the deadline stopped the statement. */
 int nsysdb_error(struct nsysdb *x, struct strbuf *err, const char *what);
 
-/* The integer in column i, dflt for NULL. */
+/* The integer in column i, dflt for NULL. One sqlite3_column_* call, not
+ * two: each pays SQLite's API entry and exit, which on a million-row table
+ * costs more than decoding the column itself. */
 static inline int64_t nsysdb_col_i64(sqlite3_stmt *st, int i, int64_t dflt)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, i);
+	sqlite3_value *v = sqlite3_column_value(st, i);
+
+	return sqlite3_value_type(v) == SQLITE_NULL ? dflt : sqlite3_value_int64(v);
 }
 
 /* ------------------------------------------------------------ strings */
@@ -109,6 +113,8 @@ int nsysdb_strings_load(struct nsysdb *x, struct strtab *strs, struct nsysdb_str
 /* The strtab id of the StringIds id in column col of st; -1 for NULL, a
  * negative id or one StringIds does not have. */
 int32_t nsysdb_string(const struct nsysdb_strings *s, sqlite3_stmt *st, int col);
+/* The same for an id already read (-1: none). */
+int32_t nsysdb_string_id(const struct nsysdb_strings *s, int64_t id);
 void nsysdb_strings_release(struct nsysdb_strings *s);
 
 /* ---------------------------------------------------- enums, metadata */

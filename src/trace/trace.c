@@ -64,6 +64,22 @@ uint32_t trace_csig_id(struct trace *t, struct trace_csig s, int64_t corr, uint3
 	return rectab_intern(&t->csigs, &s);
 }
 
+/* A kernel's columns past the first five (load_kernels()). */
+static void ksig_rest(struct trace *t, sqlite3_stmt *st, struct trace_ksig *sig)
+{
+	sig->short_name = nsysdb_string(&t->sids, st, 5);
+	sig->device = (int32_t)nsysdb_col_i64(st, 6, -1);
+	sig->context = (int32_t)nsysdb_col_i64(st, 7, -1);
+	sig->stream = (int32_t)nsysdb_col_i64(st, 8, -1);
+	for (int i = 0; i < 3; i++) {
+		sig->grid[i] = (int32_t)nsysdb_col_i64(st, 9 + i, 0);
+		sig->block[i] = (int32_t)nsysdb_col_i64(st, 12 + i, 0);
+	}
+	sig->regs = (int32_t)nsysdb_col_i64(st, 15, 0);
+	sig->graph_node = nsysdb_col_i64(st, 16, -1);
+	sig->mangled = nsysdb_string(&t->sids, st, 17);
+}
+
 static int load_kernels(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {
@@ -73,12 +89,20 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 	    "blockX",	     "blockY",	    "blockZ",	     "registersPerThread",
 	    "graphNodeId",   "mangledName",
 	};
+	/* what a NULL column gives, for the fields a lean load leaves out */
+	static const struct trace_ksig lean = {.short_name = -1,
+					       .device = -1,
+					       .context = -1,
+					       .stream = -1,
+					       .graph_node = -1,
+					       .mangled = -1};
 	sqlite3_stmt *st = NULL;
 	int rc, ret;
 
 	if (!t->has_kernels)
 		return 0;
-	if (nsysdb_select(t->db, "CUPTI_ACTIVITY_KIND_KERNEL", cols, ARRAY_SIZE(cols), &st, err))
+	if (nsysdb_select(t->db, "CUPTI_ACTIVITY_KIND_KERNEL", cols,
+			  t->kernels_lean ? 5 : ARRAY_SIZE(cols), &st, err))
 		return -1;
 	ALLOC_GROW(t->kernels, nsysdb_row_estimate(t->db, "CUPTI_ACTIVITY_KIND_KERNEL"),
 		   t->kernels_alloc);
@@ -86,25 +110,16 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 		struct trace_kernel *k;
 		struct trace_ksig sig;
 
+		memcpy(&sig, &lean, sizeof(sig)); /* padding too: rectab hashes bytes */
 		ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
 		k = &t->kernels[t->nkernels++];
 		k->start = col_time(t, st, 0);
 		k->end = col_time(t, st, 1);
 		t->kernels_bad_time += k->end <= k->start;
-		memset(&sig, 0, sizeof(sig));
 		sig.gpid = nsysdb_col_i64(st, 3, 0);
 		sig.name = nsysdb_string(&t->sids, st, 4);
-		sig.short_name = nsysdb_string(&t->sids, st, 5);
-		sig.device = (int32_t)nsysdb_col_i64(st, 6, -1);
-		sig.context = (int32_t)nsysdb_col_i64(st, 7, -1);
-		sig.stream = (int32_t)nsysdb_col_i64(st, 8, -1);
-		for (int i = 0; i < 3; i++) {
-			sig.grid[i] = (int32_t)nsysdb_col_i64(st, 9 + i, 0);
-			sig.block[i] = (int32_t)nsysdb_col_i64(st, 12 + i, 0);
-		}
-		sig.regs = (int32_t)nsysdb_col_i64(st, 15, 0);
-		sig.graph_node = nsysdb_col_i64(st, 16, -1);
-		sig.mangled = nsysdb_string(&t->sids, st, 17);
+		if (!t->kernels_lean)
+			ksig_rest(t, st, &sig);
 		k->sig = trace_ksig_id(t, sig, nsysdb_col_i64(st, 2, -1), &k->corr_lo);
 	}
 	ret = nsysdb_step_done(t->db, rc, "CUPTI_ACTIVITY_KIND_KERNEL", err);
@@ -222,8 +237,8 @@ static int load_calls(struct trace *t, struct strbuf *err)
 		c->end = col_time(t, st, 1);
 		memset(&sig, 0, sizeof(sig));
 		sig.gtid = nsysdb_col_i64(st, 2, 0);
-		sig.name = nsysdb_string(&t->sids, st, 4);
 		sig.name_sid = nsysdb_col_i64(st, 4, -1);
+		sig.name = nsysdb_string_id(&t->sids, sig.name_sid);
 		c->sig = trace_csig_id(t, sig, nsysdb_col_i64(st, 3, -1), &c->corr_lo);
 	}
 	ret = nsysdb_step_done(t->db, rc, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
@@ -398,9 +413,10 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 			r->name = -1;
 			continue;
 		}
-		strbuf_reset(&nm);
-		strbuf_addf(&nm, "%s:%s", strtab_str(&t->strs, best->name),
-			    strtab_str(&t->strs, r->text));
+		strbuf_reset(&nm); /* not strbuf_addf(): a range at a time adds up */
+		strbuf_addstr(&nm, strtab_str(&t->strs, best->name));
+		strbuf_addch(&nm, ':');
+		strbuf_addstr(&nm, strtab_str(&t->strs, r->text));
 		r->name = strtab_intern(&t->strs, nm.buf, nm.len);
 	}
 	ret = 0;
@@ -673,6 +689,11 @@ int trace_load(struct trace *t, unsigned parts, struct strbuf *err)
 		return -1;
 	t->loaded |= todo;
 	return 0;
+}
+
+void trace_kernels_lean(struct trace *t)
+{
+	t->kernels_lean = 1;
 }
 
 void trace_close(struct trace *t)

@@ -32,7 +32,7 @@ step "$run/status.json" ncu message | grep -q "^1 of 1 configured run measured, 
 grep -q "^--list-sections$" log1 || fail "no --list-sections: $(cat log1)"
 grep -q "^LaunchStats " "$run/ncu/sections.txt" || fail "sections.txt"
 cap=$(grep -- '|-o|' log1)
-[ "$cap" = "--target-processes|all|--set|roofline|--replay-mode|kernel|--metrics|gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum|--section|SpeedOfLight|--section|MemoryWorkloadAnalysis|--section|Occupancy|--section|SchedulerStats|-o|$run/ncu/k0|--kernel-name-base|demangled|--kernel-name|regex:add|--clock-control|none|--cache-control|all|--force-overwrite|/bin/true" ] ||
+[ "$cap" = "--target-processes|all|--replay-mode|kernel|--metrics|gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum|--section|SpeedOfLight|--section|MemoryWorkloadAnalysis|--section|Occupancy|--section|SchedulerStats|-o|$run/ncu/k0|--kernel-name-base|demangled|--kernel-name|regex:add|--clock-control|none|--cache-control|all|--force-overwrite|/bin/true" ] ||
 	fail "capture argv: $cap"
 grep -q "^--import|$run/ncu/k0.ncu-rep|--csv|--page|raw|--print-units|base$" log1 || fail "import argv: $(cat log1)"
 # under ncu: LC_ALL=C, never the tracer (nor an inherited injection)
@@ -51,6 +51,14 @@ grep -q "^LC_ALL=C $fake --target-processes all .* --kernel-name regex:add .*/bi
 [ "$(json "$run/ncu/measured.json" "d['runs'][0]['ncu_wall_s'] >= 0.25 and d['ncu_wall_s'] >= 0.25")" = True ] ||
 	fail "ncu_wall_s: $(cat "$run/ncu/measured.json")"
 [ -s "$run/logs/ncu-k0.err" ] || [ -s "$run/logs/ncu-k0.out" ] || fail "no ncu log"
+# what ncu spent its time on, from its console (the fake prints one result
+# of 9 passes); when followed live, the parts add up to at most the whole
+[ "$(json "$run/ncu/measured.json" "d['ncu_time']['results'] == 1 and d['ncu_time']['replay_passes'] == 9 and d['runs'][0]['ncu_time']['passes_max'] == 9")" = True ] ||
+	fail "ncu_time: $(cat "$run/ncu/measured.json")"
+[ "$(json "$run/ncu/measured.json" "'profiling_s' not in d['ncu_time'] or sum(d['ncu_time'][k] for k in ('before_first_result_s', 'profiling_s', 'after_last_result_s')) <= d['ncu_wall_s'] + 0.05")" = True ] ||
+	fail "ncu_time parts: $(cat "$run/ncu/measured.json")"
+step "$run/status.json" ncu message | grep -q "; ncu: 1 result x 9 replay passes (9 in all)" ||
+	fail "ncu message lacks its time: $(step "$run/status.json" ncu message)"
 # the reports say what ncu measured and what it cost, next to the selection
 echo '{"selected": 0, "distinct_kernels": 0, "coverage": 0, "kernels": []}' >"$run/ncu/selection.json"
 "$LLMPROF" report "$run" >/dev/null 2>err || fail "report: $(cat err)"

@@ -560,6 +560,10 @@ static void test_progress(void **state)
 								       : sizeof(out) - 1 - i);
 		assert_int_equal(p.done, 3);
 		assert_int_equal(p.passes, 1);
+		/* what the step says ncu spent its time on */
+		assert_int_equal(p.passes_total, 17);
+		assert_int_equal(p.passes_min, 1);
+		assert_int_equal(p.passes_max, 8);
 		assert_false(p.in_progress);
 		assert_string_equal(p.name, "add_kernel");
 		assert_int_equal(p.current_id, -1); /* older format: no ID */

@@ -25,6 +25,7 @@
 #include "nsight/ncu_config.h"
 #include "nsight/ncu_nvtx.h"
 #include "nsight/ncu_run.h"
+#include "pipeline/ncu.h"
 
 static const char *src_dir(void)
 {
@@ -82,7 +83,7 @@ static void test_defaults_per_kernel(void **state)
 	ncu_options_for_kernel(&o, "regex:^gemm_bf16$", "demangled", 7, 1);
 	s = line(&o);
 	assert_string_equal(
-	    s, "LC_ALL=C ncu --target-processes all --set roofline --replay-mode kernel "
+	    s, "LC_ALL=C ncu --target-processes all --replay-mode kernel "
 	       "--metrics " LLMPROF_DEFAULT_METRICS " --section SpeedOfLight "
 	       "--section MemoryWorkloadAnalysis --section Occupancy --section SchedulerStats "
 	       "-o run/ncu/k2 --kernel-name-base demangled --kernel-name 'regex:^gemm_bf16$' "
@@ -157,7 +158,7 @@ static void test_describe(void **state)
 	assert_contains(sb.buf, "-o 'RUN/ncu/k<i>' --kernel-name-base demangled --kernel-name "
 				"'<regex:^name$ of kernel i>' --launch-skip '<N of kernel i>' "
 				"--launch-count 1 --clock-control none");
-	assert_contains(sb.buf, "LC_ALL=C /opt/ncu --target-processes all --set roofline");
+	assert_contains(sb.buf, "LC_ALL=C /opt/ncu --target-processes all --replay-mode kernel");
 	assert_contains(sb.buf, "then: ncu --import <rep> --csv --page raw --print-units base");
 	config_free(cfg);
 
@@ -307,6 +308,39 @@ static void test_nvtx_check(void **state)
 	strbuf_release(&err);
 }
 
+/* What the ncu step says ncu spent its time on: one pass count or a span,
+ * the split only for captures followed live. */
+static void test_time_say(void **state)
+{
+	struct ncu_time t = {.results = 24,
+			     .passes = 24 * 38,
+			     .passes_min = 38,
+			     .passes_max = 38,
+			     .timed = 1,
+			     .before_s = 6.14,
+			     .profiling_s = 52.08,
+			     .after_s = 5.2,
+			     .wall_s = 63.42};
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	(void)state;
+	ncu_time_say(&t, &sb);
+	assert_string_equal(sb.buf,
+			    "24 results x 38 replay passes (912 in all): 6.1 s before the "
+			    "first, 52.1 s profiling (2.17 s a result), 5.2 s after the last");
+	t.passes_min = 9;
+	t.timed = 0;
+	strbuf_reset(&sb);
+	ncu_time_say(&t, &sb);
+	assert_string_equal(sb.buf, "24 results x 9-38 replay passes (912 in all)");
+	j = ncu_time_json(&t);
+	assert_int_equal(json_integer_value(json_object_get(j, "replay_passes")), 912);
+	assert_null(json_object_get(j, "profiling_s"));
+	json_decref(j);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +350,7 @@ int main(void)
 	    cmocka_unit_test(test_verdicts),
 	    cmocka_unit_test(test_merge),
 	    cmocka_unit_test(test_nvtx_check),
+	    cmocka_unit_test(test_time_say),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

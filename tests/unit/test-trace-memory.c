@@ -1,6 +1,6 @@
 /* test-trace-memory.c: what keeps a big trace small. The per-kernel and
  * per-call records stay 32 bytes (their shared parts interned once), the
- * in-place sorts order like qsort(), and nvtx_kern_sum's groups, built
+ * in-place sorts (the int64_t one too) order like qsort(), and nvtx_kern_sum's groups, built
  * one thread at a time, equal those of the full list of (kernel, range)
  * pairs, also when two threads share a (PID, TID) on different hosts.
  * bench/results/trace-memory.md has the numbers on 8 M kernels. */
@@ -148,6 +148,50 @@ static void test_sort_inplace(void **state)
 	free(v);
 	free(w);
 	free(big);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* sort_i64() against qsort() on the shapes that trouble a quicksort:
+ * random (the extremes included), sorted, reversed, all equal, few
+ * distinct, organ pipe and sawtooth, around the insertion cut-off and
+ * large. */
+static void test_sort_i64(void **state)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 16, 17, 33, 1000, 50000};
+	int64_t *v = xmalloc(50000 * sizeof(*v)), *w = xmalloc(50000 * sizeof(*w));
+	uint64_t seed = 7;
+
+	(void)state;
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (int shape = 0; shape < 7; shape++) {
+			size_t n = sizes[si];
+
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				v[i] = shape == 0   ? (int64_t)seed
+				       : shape == 1 ? (int64_t)i
+				       : shape == 2 ? -(int64_t)i
+				       : shape == 3 ? 42
+				       : shape == 4 ? (int64_t)(seed >> 33) % 3
+				       : shape == 5 ? (int64_t)(i < n / 2 ? i : n - i)
+						    : (int64_t)(i % 17);
+			}
+			if (n > 3 && shape == 0)
+				v[1] = INT64_MIN, v[2] = INT64_MAX;
+			memcpy(w, v, n * sizeof(*v));
+			sort_i64(v, n);
+			qsort(w, n, sizeof(*w), cmp_i64);
+			assert_memory_equal(v, w, n * sizeof(*v) + 1 * !n);
+		}
+	}
+	free(v);
+	free(w);
 }
 
 static int cmp_rec12_a(const void *x, const void *y)
@@ -379,6 +423,7 @@ int main(void)
 	    cmocka_unit_test(test_corr_split),
 	    cmocka_unit_test(test_rectab_interns),
 	    cmocka_unit_test(test_sort_inplace),
+	    cmocka_unit_test(test_sort_i64),
 	    cmocka_unit_test(test_sort_stable),
 	    cmocka_unit_test(test_kern_groups_threads),
 	    cmocka_unit_test(test_kern_groups_host_clash),
