@@ -48,7 +48,9 @@ static const struct opt opts[] = {
      "$LLMPROF_CONF_DIR, else llmprof's conf/)",
      0, 0},
     {"max-rows", 0, OPT_INT, &opt_max_rows, "N",
-     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all)", 0, 1000000},
+     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all), and the N "
+     "longest results in each region's metrics.json (0: 1000)",
+     0, 1000000},
     OPT_END_MARK,
 };
 
