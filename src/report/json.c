@@ -496,7 +496,36 @@ static json_t *rank_util_json(const struct report_ranks *rs)
 	return o;
 }
 
-static json_t *rank_json(const struct report_rank *r)
+/* A rank's "top_kernels": at most rows (0 = all), then
+ * "top_kernels_other" summing the rest (kernels, calls, total_ms). */
+static void rank_top_kernels(size_t rows, const struct report_rank *r, json_t *o)
+{
+	size_t n = report_rows_shown(rows, r->nr_kern);
+	uint64_t calls = 0, ns = 0;
+	json_t *a = json_array(), *rest;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *k = json_object();
+
+		set(k, "name", jstr_checked(r->kern[i].name));
+		set(k, "calls", json_integer((json_int_t)r->kern[i].calls));
+		set(k, "total_ms", json_real((double)r->kern[i].total_ns / 1e6));
+		json_array_append_new(a, k);
+	}
+	set(o, "top_kernels", a);
+	if (n == r->nr_kern)
+		return;
+	for (size_t i = n; i < r->nr_kern; i++) {
+		calls += r->kern[i].calls;
+		ns += r->kern[i].total_ns;
+	}
+	rest = json_object();
+	set(rest, "kernels", json_integer((json_int_t)(r->nr_kern - n)));
+	set(rest, "calls", json_integer((json_int_t)calls));
+	set(rest, "total_ms", json_real((double)ns / 1e6));
+	set(o, "top_kernels_other", rest);
+}
+static json_t *rank_json(const struct report_rank *r, size_t rows)
 {
 	json_t *o = json_object(), *a;
 
@@ -518,16 +547,7 @@ static json_t *rank_json(const struct report_rank *r)
 	set(o, "gpu_busy_ms", jnum(r->gpu_busy_ms));
 	set(o, "kernels", json_integer((json_int_t)r->kernels));
 	set(o, "kernel_ms", json_real((double)r->kernel_ns / 1e6));
-	a = json_array();
-	for (size_t i = 0; i < r->nr_kern; i++) {
-		json_t *k = json_object();
-
-		set(k, "name", jstr_checked(r->kern[i].name));
-		set(k, "calls", json_integer((json_int_t)r->kern[i].calls));
-		set(k, "total_ms", json_real((double)r->kern[i].total_ns / 1e6));
-		json_array_append_new(a, k);
-	}
-	set(o, "top_kernels", a);
+	rank_top_kernels(rows, r, o);
 	a = json_array();
 	for (size_t i = 0; i < r->nr_ops; i++) {
 		json_t *k = json_object();
@@ -555,7 +575,7 @@ static json_t *spread_json(const struct report_ranks *rs, const struct report_sp
 
 /* "ranks" and "cross_rank": only with several processes, so a one-process
  * metrics.json is unchanged. */
-static void ranks_json(json_t *root, const struct report_ranks *rs)
+static void ranks_json(json_t *root, const struct report_ranks *rs, size_t rows)
 {
 	json_t *a, *o;
 
@@ -563,7 +583,7 @@ static void ranks_json(json_t *root, const struct report_ranks *rs)
 		return;
 	a = json_array();
 	for (size_t i = 0; i < rs->nr; i++)
-		json_array_append_new(a, rank_json(&rs->v[i]));
+		json_array_append_new(a, rank_json(&rs->v[i], rows));
 	set(root, "ranks", a);
 	o = json_object();
 	set(o, "processes", json_integer((json_int_t)rs->nr));
@@ -922,7 +942,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(root, "trust", trust_json(&m->trust));
 	cpu_sampler_json(root, &m->cpu_sampler);
 	tracer_cost_json(root, &m->tracer_cost);
-	ranks_json(root, &m->ranks);
+	ranks_json(root, &m->ranks, m->table_rows);
 	collectives_json(root, &m->ranks);
 	nccl_calls_json(root, &m->ranks);
 

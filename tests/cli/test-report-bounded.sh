@@ -90,6 +90,33 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 
+# two processes: each rank's top_kernels in metrics.json bounded the same way
+python3 "$src/bench/gen-nsys-trace.py" "$tmp/ranks.sqlite" --kernels 600 --processes 2 >/dev/null ||
+	{ echo "FAIL: gen-nsys-trace.py --processes 2"; exit 1; }
+"$LLMPROF" report --trace "$tmp/ranks.sqlite" -o "$tmp/ranks-all" >/dev/null 2>&1 || { echo "FAIL: report (ranks)"; fail=1; }
+"$LLMPROF" report --trace "$tmp/ranks.sqlite" -o "$tmp/ranks-cut" run.report_rows=3 >/dev/null 2>&1 ||
+	{ echo "FAIL: report (ranks) run.report_rows=3"; fail=1; }
+python3 - "$tmp" <<'PY' || fail=1
+import json, sys
+tmp = sys.argv[1]
+a = json.load(open(f"{tmp}/ranks-all/metrics.json"))["ranks"]
+b = json.load(open(f"{tmp}/ranks-cut/metrics.json"))["ranks"]
+bad = []
+if len(a) != 2 or len(b) != 2:
+    bad.append(f"{len(a)} and {len(b)} ranks, not 2")
+for x, y in zip(a, b):
+    k, o = y["top_kernels"], y.get("top_kernels_other")
+    if "top_kernels_other" in x or len(x["top_kernels"]) <= 3:
+        bad.append(f"unbounded rank: {len(x['top_kernels'])} kernels, other {x.get('top_kernels_other')}")
+    elif k != x["top_kernels"][:2] or not o or o["kernels"] != len(x["top_kernels"]) - 2:
+        bad.append(f"rank top_kernels: {len(k)} listed, other {o}")
+    elif o["calls"] + sum(t["calls"] for t in k) != sum(t["calls"] for t in x["top_kernels"]):
+        bad.append("rank top_kernels: calls do not add up")
+for x in bad:
+    print("FAIL:", x)
+sys.exit(1 if bad else 0)
+PY
+
 # thousands of distinct names: every one in kernels.tsv, its sums those of the
 # export's kernel rows; kernels.md and metrics.json bounded
 python3 "$src/bench/gen-nsys-trace.py" "$tmp/names.sqlite" --kernels 2500 --names 2500 >/dev/null ||
