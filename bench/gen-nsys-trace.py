@@ -24,6 +24,7 @@ sm90_xmma). `llmprof diff`'s tests and benchmark use them.
 usage: gen-nsys-trace.py OUT.sqlite [--kernels N] [--threads T] [--processes P]
                          [--gpus G] [--kernels-per-op K] [--edge] [--seed S]
                          [--regular [--jitter PCT] [--slow NAME:PCT] [--variant]]
+                         [--names N]
 """
 import argparse
 import os
@@ -130,6 +131,9 @@ def main():
     ap.add_argument("--nested", type=int, default=0,
                     help="one thread, N push/pop ranges nested in each other, one kernel "
                     "launched at every level (NVTX nesting depth N)")
+    ap.add_argument("--names", type=int, default=0,
+                    help="N distinct kernel names: kernel i is named after a base kernel "
+                    "with the suffix _k<i %% N> (the memory that follows distinct names)")
     ap.add_argument("--ties", action="store_true",
                     help="a tiny file whose report rows tie, to pin nsys's tie order")
     a = ap.parse_args()
@@ -155,6 +159,17 @@ def main():
         KERNELS[:] = [k for k, _ in regular]
     knames = [(g.sid(k), g.sid(k.split("(")[0].split("<")[0].replace("void ", ""))) for k in KERNELS]
     reg_graph = g.sid("graph_replay")  # registered string (textId)
+    sid_name = {v: k for k, v in g.strings.items()}
+    nth = [0]
+
+    def distinct_name(kn):
+        """The next of --names distinct names, made from base name kn."""
+        i = nth[0] % a.names
+        nth[0] += 1
+        full, short = sid_name[kn[0]], sid_name[kn[1]]
+        cut = min([c for c in (full.find("<"), full.find("(")) if c >= 0] or [len(full)])
+        sfx = "_k%d" % i
+        return (g.sid(full[:cut] + sfx + full[cut:]), g.sid(short + sfx))
 
     threads = [(p, t) for p in range(a.processes) for t in range(a.threads)]
     per_thread = max(1, a.kernels // len(threads))
@@ -185,6 +200,8 @@ def main():
             else:
                 kd = r.randint(1000, 200000)
                 kn = knames[r.randrange(len(knames))]
+                if a.names:
+                    kn = distinct_name(kn)
             g.kern.append((ks, ks + kd, dev, 1, stream, c, gpid, kn[0], kn[1], None, 0, 0, 32,
                            r.choice([1, 2, 64, 132]), 1, 1, 128, 1, 1, 0, 0, 0, 0, c, 0, None, 0))
             stream_free[key] = ks + kd

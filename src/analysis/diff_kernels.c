@@ -138,7 +138,7 @@ static struct kent *side_kernels(const struct diff_input *in, size_t *n)
 				v[k].stage_ns[s] = (double)rk->stage_ns[s];
 				v[k].exp_ns[s] = (double)rk->stage_exposed_ns[s];
 			}
-			v[k].c = rk->c.profiled ? &rk->c : NULL;
+			v[k].c = rk->c->profiled ? rk->c : NULL;
 			k++;
 		}
 	qsort(v, k, sizeof(*v), cmp_kent_name);

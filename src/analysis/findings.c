@@ -129,7 +129,7 @@ static void rule_cpu_path(struct report_model *m)
 static int have_counters(const struct report_model *m)
 {
 	for (size_t i = 0; i < m->nr_kernels; i++)
-		if (m->kernels[i].c.profiled)
+		if (m->kernels[i].c->profiled)
 			return 1;
 	return 0;
 }
@@ -208,12 +208,12 @@ static int name_stage_kernels(struct strbuf *sb, const struct report_model *m,
 	for (size_t j = 0; j < nk && n < FINDINGS_MAX_KERNELS_NAMED; j++) {
 		const struct report_kernel *k = &m->kernels[idx[j]];
 
-		if (k->c.bound != want || !k->c.dram_sol_pct.available || !st_ns)
+		if (k->c->bound != want || !k->c->dram_sol_pct.available || !st_ns)
 			continue;
 		strbuf_addstr(sb, n ? ", " : "");
 		findings_kernel_name(sb, m, k);
 		strbuf_addstr(sb, " (DRAM SOL ");
-		fmt_pct(sb, k->c.dram_sol_pct);
+		fmt_pct(sb, k->c->dram_sol_pct);
 		strbuf_addstr(sb, "%, ");
 		fmt_frac_pct(sb, rnum_of((double)findings_kernel_stage_ns(k, st) / (double)st_ns));
 		strbuf_addstr(sb, " of ");
@@ -347,9 +347,9 @@ static void rule_prefill(struct report_model *m)
 		fmt_frac_pct(&rec,
 			     rnum_of((double)findings_kernel_stage_ns(top, p) / (double)st_ns));
 		strbuf_addstr(&rec, " of prefill kernel time");
-		if (top->c.sm_sol_pct.available) {
+		if (top->c->sm_sol_pct.available) {
 			strbuf_addstr(&rec, " at ");
-			fmt_pct(&rec, top->c.sm_sol_pct);
+			fmt_pct(&rec, top->c->sm_sol_pct);
 			strbuf_addstr(&rec, "% compute SOL");
 		}
 	}
@@ -406,14 +406,14 @@ static void rule_dominant_kernels(struct report_model *m)
 			fmt_ns_as_ms(&t, (double)findings_kernel_stage_ns(k, st));
 			strbuf_addf(&t, " ms in %llu calls)",
 				    (unsigned long long)findings_kernel_stage_calls(k, st));
-			if (k->c.bound != BOUND_UNKNOWN) {
-				strbuf_addf(&t, "; %s-bound at ", kernel_bound_name(k->c.bound));
-				fmt_pct(&t, k->c.sm_sol_pct);
+			if (k->c->bound != BOUND_UNKNOWN) {
+				strbuf_addf(&t, "; %s-bound at ", kernel_bound_name(k->c->bound));
+				fmt_pct(&t, k->c->sm_sol_pct);
 				strbuf_addstr(&t, "% compute SOL, ");
-				fmt_pct(&t, k->c.dram_sol_pct);
+				fmt_pct(&t, k->c->dram_sol_pct);
 				strbuf_addstr(&t, "% DRAM SOL");
 			}
-			adv = bound_advice(k->c.bound);
+			adv = bound_advice(k->c->bound);
 			if (adv)
 				strbuf_addf(&rec, "Optimise this kernel first: %s.", adv);
 			report_model_add_finding(m, FINDING_INFO, "kernel-dominant",
@@ -675,15 +675,15 @@ static void rule_top_bound(struct report_model *m)
 	for (size_t j = 0; j < ntop; j++) {
 		const struct report_kernel *k = &m->kernels[top[j]];
 
-		if (k->c.profiled && k->c.bound != BOUND_UNKNOWN)
+		if (k->c->profiled && k->c->bound != BOUND_UNKNOWN)
 			continue;
 		selected_miss |= k->selected || !m->sel.available;
 		strbuf_addstr(&list, n++ ? "; " : "");
 		findings_kernel_name(&list, m, k);
 		strbuf_addf(&list, " (#%zu by GPU time: %s)", j + 1,
-			    k->c.profiled ? "Bound unknown, its SOL metrics are missing"
-			    : k->selected ? "Bound n/a, selected but no counter result joined it"
-					  : "Bound n/a, not selected for counters");
+			    k->c->profiled ? "Bound unknown, its SOL metrics are missing"
+			    : k->selected  ? "Bound n/a, selected but no counter result joined it"
+					   : "Bound n/a, not selected for counters");
 	}
 	if (n)
 		report_model_add_finding(

@@ -313,10 +313,10 @@ typedef int (*achieved_fn)(const struct report_model *m, const struct report_ker
 static int dram_achieved(const struct report_model *m, const struct report_kernel *k, double *gbs)
 {
 	(void)m;
-	if (k->c.bound != BOUND_MEMORY || !k->c.dram_bytes.available ||
-	    !k->c.duration_ns.available || k->c.duration_ns.v <= 0)
+	if (k->c->bound != BOUND_MEMORY || !k->c->dram_bytes.available ||
+	    !k->c->duration_ns.available || k->c->duration_ns.v <= 0)
 		return 0;
-	*gbs = k->c.dram_bytes.v / k->c.duration_ns.v;
+	*gbs = k->c->dram_bytes.v / k->c->duration_ns.v;
 	return 1;
 }
 
@@ -331,12 +331,13 @@ static int gemm_achieved(const struct report_model *m, const struct report_kerne
 			   ? p->measured_tflops.v * 1e3 / p->measured_gbs.v
 			   : 0;
 
-	if (!k->c.flops_tensor.available || k->c.flops_tensor.v <= 0 ||
-	    !k->c.achieved_tflops.available)
+	if (!k->c->flops_tensor.available || k->c->flops_tensor.v <= 0 ||
+	    !k->c->achieved_tflops.available)
 		return 0;
-	if (k->c.bound != BOUND_COMPUTE && !(ridge > 0 && k->c.ai.available && k->c.ai.v >= ridge))
+	if (k->c->bound != BOUND_COMPUTE &&
+	    !(ridge > 0 && k->c->ai.available && k->c->ai.v >= ridge))
 		return 0;
-	*tflops = k->c.achieved_tflops.v;
+	*tflops = k->c->achieved_tflops.v;
 	return 1;
 }
 

@@ -290,18 +290,18 @@ static void kernel_counters(struct report_kernel *k, const struct ncu_kernel_tab
 	}
 	if (!n)
 		return;
-	k->c.profiled = n;
-	k->c.duration_ns = lsum_mean(&dur);
-	k->c.sm_sol_pct = wmean_get(&sm);
-	k->c.mem_sol_pct = wmean_get(&mem);
-	k->c.dram_sol_pct = wmean_get(&dram);
-	k->c.occupancy_pct = wmean_get(&occ);
-	k->c.flops = lsum_mean(&fl);
-	k->c.flops_hp = lsum_mean(&hp);
-	k->c.flops_sp = lsum_mean(&sp);
-	k->c.flops_dp = lsum_mean(&dp);
-	k->c.flops_tensor = lsum_mean(&tc);
-	k->c.dram_bytes = lsum_mean(&bytes);
+	report_kernel_counters(k)->profiled = n;
+	report_kernel_counters(k)->duration_ns = lsum_mean(&dur);
+	report_kernel_counters(k)->sm_sol_pct = wmean_get(&sm);
+	report_kernel_counters(k)->mem_sol_pct = wmean_get(&mem);
+	report_kernel_counters(k)->dram_sol_pct = wmean_get(&dram);
+	report_kernel_counters(k)->occupancy_pct = wmean_get(&occ);
+	report_kernel_counters(k)->flops = lsum_mean(&fl);
+	report_kernel_counters(k)->flops_hp = lsum_mean(&hp);
+	report_kernel_counters(k)->flops_sp = lsum_mean(&sp);
+	report_kernel_counters(k)->flops_dp = lsum_mean(&dp);
+	report_kernel_counters(k)->flops_tensor = lsum_mean(&tc);
+	report_kernel_counters(k)->dram_bytes = lsum_mean(&bytes);
 }
 
 /* The matches into m->run.cjoin; kidx[j] = the model kernel of result j
@@ -390,7 +390,7 @@ void join_counters(struct report_model *m, const struct ncu_kernel_table *tab, c
 	record_matches(m, tab, mt, l, kidx);
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		kernel_counters(&m->kernels[i], tab, kidx, i);
-		kernels += m->kernels[i].c.profiled > 0;
+		kernels += m->kernels[i].c->profiled > 0;
 	}
 	if (class_counter_flops(m, a, tab, mt, sel, taken) && m->run.cjoin.joined)
 		report_model_add_note(m,

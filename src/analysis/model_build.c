@@ -425,6 +425,8 @@ void report_build_model(const struct report_build_opts *o, struct report_model *
 		report_set_str(&m->run.run_id, session_jstr(status, "run_id"));
 		report_set_str(&m->run.started_at, session_jstr(status, "started"));
 	}
+	m->table_rows =
+	    o->cfg ? (size_t)config_typed(o->cfg)->run.report_rows : CONFIG_REPORT_ROWS_DEFAULT;
 	if (o->cfg && o->bundle) /* loose files: no profile run had a mode */
 		report_set_str(&m->run.mode, run_mode_names[config_typed(o->cfg)->run.mode]);
 	if (!a) {

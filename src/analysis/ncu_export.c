@@ -60,11 +60,11 @@ void report_model_from_ncu(struct report_model *m, const struct ncu_kernel_table
 		memcpy(k->block, g->block, sizeof(k->block));
 		k->calls = g->calls;
 		k->ncu_ns = have_or_none(g->total_ns);
-		k->c.profiled = g->calls;
-		k->c.sm_sol_pct = have_or_none(g->sm_sol_pct);
-		k->c.mem_sol_pct = have_or_none(g->mem_sol_pct);
-		k->c.occupancy_pct = have_or_none(g->achieved_occ_pct);
-		k->c.ai = have_or_none(g->ai);
-		k->c.bound = bound_of(g->bound);
+		report_kernel_counters(k)->profiled = g->calls;
+		report_kernel_counters(k)->sm_sol_pct = have_or_none(g->sm_sol_pct);
+		report_kernel_counters(k)->mem_sol_pct = have_or_none(g->mem_sol_pct);
+		report_kernel_counters(k)->occupancy_pct = have_or_none(g->achieved_occ_pct);
+		report_kernel_counters(k)->ai = have_or_none(g->ai);
+		report_kernel_counters(k)->bound = bound_of(g->bound);
 	}
 }

@@ -62,6 +62,9 @@ struct regions {
 	double total_ns;     /* sum over depth-0 regions */
 	size_t unattributed; /* kernel mode: kernels outside every range */
 	int all_reconciled;
+	/* set by the caller: results a region's metrics.json lists, the
+	 * longest (0 = all; run.report_rows) */
+	size_t max_results;
 };
 #define REGIONS_INIT                                                                               \
 	{                                                                                          \

@@ -915,7 +915,6 @@ int timeline_build(struct timeline *tl, struct trace *t, const struct stage_conf
 	timeline_build_operators(tl, t, &p, stage_mask, cfg);
 	build_memops(tl, t);
 	kernel_summary_build(&tl->by_name, t, NULL, 0, 0);
-	kernel_summary_build(&tl->by_config, t, NULL, 0, 1);
 
 	for (int s = 0; s < STAGE_NROLES; s++)
 		free(inst_proj[s]);
@@ -938,6 +937,5 @@ void timeline_release(struct timeline *tl)
 	free(tl->ops);
 	free(tl->memops);
 	kernel_summary_release(&tl->by_name);
-	kernel_summary_release(&tl->by_config);
 	memset(tl, 0, sizeof(*tl));
 }

@@ -157,8 +157,8 @@ struct timeline {
 	uint8_t *kernel_stages;	   /* per kernel: bit (1 << role) per stage it ran in */
 	struct operator_stat *ops; /* sorted by gpu_ns, descending */
 	size_t nops;
-	struct kernel_summary by_name, by_config;
-	struct memop_stat *memops; /* sorted by total_ns, descending */
+	struct kernel_summary by_name; /* per kernel name, by total time */
+	struct memop_stat *memops;     /* sorted by total_ns, descending */
 	size_t nmemop_stats;
 	int64_t memop_ns;
 };

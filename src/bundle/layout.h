@@ -67,6 +67,7 @@ enum bundle_art {
 	BA_NCU_REGION_METRICS,
 	/* the reports */
 	BA_KERNELS_MD,
+	BA_KERNELS_TSV,
 	BA_OPERATORS_MD,
 	BA_REPORT_MD,
 	BA_SUMMARY_MD,

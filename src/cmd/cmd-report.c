@@ -48,7 +48,9 @@ static const struct opt opts[] = {
      "$LLMPROF_CONF_DIR, else llmprof's conf/)",
      0, 0},
     {"max-rows", 0, OPT_INT, &opt_max_rows, "N",
-     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all)", 0, 1000000},
+     "--ncu-csv alone: at most N kernel rows, the last one summing the rest (0 = all), and the N "
+     "longest results in each region's metrics.json (0: 1000)",
+     0, 1000000},
     OPT_END_MARK,
 };
 
@@ -201,8 +203,10 @@ static int build_and_write(const struct report_build_opts *o)
 		error_print("report: %s", err.buf);
 		goto out;
 	}
-	/* the charts are drawn: trace.json needs the memory, not the lanes */
-	report_model_release_timeline(&m);
+	/* the reports are written: trace.json needs the memory, not the model
+	 * (with a million distinct kernel names the two would hold ~1.2 GB) */
+	report_model_release(&m);
+	report_model_init(&m);
 	if (!o->bundle && export_is_sqlite(o->trace_path))
 		code = write_trace_json(o->trace_path, &bd);
 	if (res.loud.len)

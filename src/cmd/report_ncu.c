@@ -7,6 +7,7 @@
 #include "analysis/ncu_export.h"
 #include "analysis/regions.h"
 #include "bundle/layout.h"
+#include "config/typed.h"
 #include "cmd/report_ncu.h"
 #include "core/bundle_dir.h"
 #include "core/error.h"
@@ -36,6 +37,9 @@ int report_ncu_csv_only(const char *csv_path, const char *out_dir, size_t max_ro
 	code = EXIT_BAD_INPUT;
 	if (regions_build(&x.raw, &rg, &err))
 		goto out;
+	/* the results of a region's metrics.json are bounded too: 200,000
+	 * results of 568 metrics each would otherwise write gigabytes */
+	rg.max_results = max_rows ? max_rows : CONFIG_REPORT_ROWS_DEFAULT;
 	/* regions/ is written either way: with no NVTX ranges its report says
 	 * plainly why there are no regions. */
 	code = EXIT_IO;

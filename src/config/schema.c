@@ -35,6 +35,8 @@
 #define BIND(m, ctype_, c_type)                                                                    \
 	.offset = _Generic(FIELD(m), c_type : offsetof(struct llmprof_config, m)), .ctype = (ctype_)
 #define STR(m) BIND(m, CONFIG_C_STR, const char *)
+#define DEF_NUM(n) DEF_NUM_(n)
+#define DEF_NUM_(n) #n
 #define INT(m) BIND(m, CONFIG_C_INT, int64_t)
 #define INT_OR_NULL(m) BIND(m, CONFIG_C_INT_OR_NULL, const int64_t *)
 #define FLOAT(m) BIND(m, CONFIG_C_FLOAT, double)
@@ -60,6 +62,11 @@ static const struct config_key schema[] = {
     {"run.coverage", CONFIG_FLOAT, CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95",
      NULL, 0, 1, "also stop ranking once these kernels cover this fraction of GPU time",
      FLOAT(run.coverage)},
+    {"run.report_rows", CONFIG_INT, IN(1, 100000000), .def = DEF_NUM(CONFIG_REPORT_ROWS_DEFAULT),
+     .help = "rows of each kernel and operator table of the reports and metrics.json, and "
+	     "results of a region's metrics.json, the last one summing the rest (kernels.tsv "
+	     "has every kernel)",
+     INT(run.report_rows)},
     {"run.timeout_s", CONFIG_FLOAT, IN(0, 1e7), .def = "0",
      .help = "kill the workload after this many seconds (0 = no limit)", FLOAT(run.timeout_s)},
     {"run.stage", CONFIG_ENUM, 0, "decode", run_stage_names, 0, 0,

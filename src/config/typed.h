@@ -147,13 +147,18 @@ extern const char *const model_arch_names[MODEL_ARCH_NR + 1];
 enum infer_dtype { INFER_DTYPE_BF16, INFER_DTYPE_FP16, INFER_DTYPE_FP32, INFER_DTYPE_NR };
 extern const char *const infer_dtype_names[INFER_DTYPE_NR + 1];
 
+/* run.report_rows's default: also the bound of the reports llmprof writes
+ * without a configuration (`report --ncu-csv` alone). */
+#define CONFIG_REPORT_ROWS_DEFAULT 1000
+
 /* The fields follow the keys: run.top_n_kernels is run.top_n_kernels.
  * docs/configuration.md says what each key means. */
 struct config_run {
 	enum run_mode mode;
 	int64_t top_n_kernels;
 	double coverage;
-	double timeout_s; /* 0 = no limit */
+	int64_t report_rows; /* rows per report table; the rest summed in one row */
+	double timeout_s;    /* 0 = no limit */
 	enum run_stage stage;
 	int echo;
 };

@@ -178,8 +178,11 @@ void report_model_release(struct report_model *m)
 	}
 	free(m->stages);
 	for (i = 0; i < m->nr_kernels; i++) {
+		if (m->kernels[i].c != &report_no_counters)
+			free((void *)m->kernels[i].c);
+		if (m->kernels[i].full_name != m->kernels[i].short_name)
+			free(m->kernels[i].full_name);
 		free(m->kernels[i].short_name);
-		free(m->kernels[i].full_name);
 		free(m->kernels[i].device);
 		free(m->kernels[i].mangled);
 		free(m->kernels[i].op);
@@ -245,6 +248,15 @@ struct report_stage *report_model_add_stage(struct report_model *m, const char *
 	return s;
 }
 
+const struct report_counters report_no_counters;
+
+struct report_counters *report_kernel_counters(struct report_kernel *k)
+{
+	if (k->c == &report_no_counters)
+		k->c = xcalloc(1, sizeof(*k->c));
+	return (struct report_counters *)k->c;
+}
+
 struct report_kernel *report_model_add_kernel(struct report_model *m, const char *short_name,
 					      const char *full_name)
 {
@@ -253,8 +265,14 @@ struct report_kernel *report_model_add_kernel(struct report_model *m, const char
 	ALLOC_GROW(m->kernels, m->nr_kernels + 1, m->alloc_kernels);
 	k = &m->kernels[m->nr_kernels++];
 	memset(k, 0, sizeof(*k));
+	k->c = &report_no_counters;
 	report_set_str(&k->short_name, short_name);
-	report_set_str(&k->full_name, full_name ? full_name : short_name);
+	/* most traces name a kernel once: the two names are then one string
+	 * (a million distinct names would otherwise hold each twice) */
+	if (!full_name || (short_name && !strcmp(full_name, short_name)))
+		k->full_name = k->short_name;
+	else
+		report_set_str(&k->full_name, full_name);
 	return k;
 }
 
@@ -755,12 +773,12 @@ static void stage_counter_flops(struct report_model *m, struct report_stage *st)
 		const struct report_kernel *k = &m->kernels[j];
 
 		all_ns += (double)k->stage_ns[st->role];
-		if (!k->c.flops.available || !k->stage_calls[st->role] ||
+		if (!k->c->flops.available || !k->stage_calls[st->role] ||
 		    !counters_apply(m->run.counters_stage, st, k))
 			continue;
-		sum += k->c.flops.v * (double)k->stage_calls[st->role];
-		if (k->c.dram_bytes.available)
-			bytes += k->c.dram_bytes.v * (double)k->stage_calls[st->role];
+		sum += k->c->flops.v * (double)k->stage_calls[st->role];
+		if (k->c->dram_bytes.available)
+			bytes += k->c->dram_bytes.v * (double)k->stage_calls[st->role];
 		else
 			all_bytes = 0;
 		counted_ns += (double)k->stage_ns[st->role];
@@ -787,7 +805,8 @@ void report_model_derive(struct report_model *m)
 
 		if (!k->pct_gpu.available && total)
 			k->pct_gpu = rnum_of(100.0 * (double)k->total_ns / (double)total);
-		derive_counters(&k->c);
+		if (k->c != &report_no_counters)
+			derive_counters(report_kernel_counters(k));
 	}
 	if (m->nr_kernels > 1)
 		qsort(m->kernels, m->nr_kernels, sizeof(*m->kernels), cmp_kernel);

@@ -15,7 +15,7 @@
  *   stages[].flops/bytes  analytic_load_file()             analysis/analytic.c
  *   peaks             peaks_load(): config overrides, calibration, datasheet
  *                                                          analysis/peaks.c
- *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c.ai       report_model_derive()
+ *   stages[].mfu_*, mbu_*, kernels[].pct_gpu, .c->ai      report_model_derive()
  *   findings          findings_run()                       analysis/findings.c
  *   ncu, kernels      an ncu export alone: report_model_from_ncu()
  *                                                          analysis/ncu_export.c
@@ -298,7 +298,8 @@ struct report_counters {
 
 struct report_kernel {
 	char *short_name; /* "ampere_bf16_s16816gemm_..." or demangled base name */
-	char *full_name;  /* demangled full signature */
+	char *full_name;  /* demangled full signature; short_name itself (one
+			     string, freed once) when the two are the same */
 	char *device;	  /* "GPU 0" */
 	char *stage;	  /* stage name it ran in; NULL = outside every stage;
 			     "mixed" when it ran in several */
@@ -319,7 +320,11 @@ struct report_kernel {
 	char *op;	     /* the operator that launched most of its GPU time; NULL = none */
 	size_t nr_ops;	     /* operators that launched it (0 = none) */
 	int selected;	     /* chosen for counters */
-	struct report_counters c;
+	/* never NULL: &report_no_counters (all unavailable) until a writer
+	 * takes report_kernel_counters(); owned then. Out of line: most
+	 * kernels have none, and a million distinct names would otherwise
+	 * hold 224 bytes each for nothing */
+	const struct report_counters *c;
 	/* an Nsight Compute export alone (struct report_ncu_export): kernels
 	 * are grouped by name and launch configuration (grid, block; all 0 =
 	 * n/a), their GPU time is ncu's summed durations, n/a when a result
@@ -664,6 +669,10 @@ struct report_model {
 	struct report_aggregates agg;
 	struct report_kernel *kernels;
 	size_t nr_kernels, alloc_kernels;
+	/* run.report_rows: rows of each kernel and operator table the reports
+	 * and metrics.json show, the last one summing the rest; 0 = all.
+	 * kernels.tsv has every kernel */
+	size_t table_rows;
 	struct report_operator *ops;
 	size_t nr_ops, alloc_ops;
 	struct report_op_class *op_classes; /* by gpu_ms, descending */
@@ -679,6 +688,21 @@ struct report_model {
 };
 
 void report_model_init(struct report_model *m);
+
+/* The counters of a kernel ncu did not measure: every field unavailable. */
+extern const struct report_counters report_no_counters;
+/* k's counters to write: allocated zeroed on the first call, owned by k
+ * (freed by report_model_release()). */
+struct report_counters *report_kernel_counters(struct report_kernel *k);
+
+/* Rows of n a table bounded to rows (0 = all) lists one by one: n when
+ * they fit, else rows - 1 (at least 1), the last row summing the rest. */
+static inline size_t report_rows_shown(size_t rows, size_t n)
+{
+	if (!rows || n <= rows)
+		return n;
+	return rows > 1 ? rows - 1 : 1;
+}
 
 /* A stage's derived numbers (achieved rates, MFU/MBU against p, idle,
  * launches/s) from what is set; what is already available is kept.

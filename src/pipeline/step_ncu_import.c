@@ -25,9 +25,15 @@ static void write_regions(struct ncu_job *j, const struct strbuf *text)
 	struct regions rg = REGIONS_INIT;
 	struct strbuf err = STRBUF_INIT;
 
-	if (ncu_raw_parse(text->buf, text->len, bundle_art(BA_NCU_RAW), &raw, &err) ||
-	    regions_build(&raw, &rg, &err) ||
-	    regions_write(&rg, &raw, &j->rc->bundle.bd, bundle_art(BA_NCU_REGIONS_DIR), &err))
+	int ret = ncu_raw_parse(text->buf, text->len, bundle_art(BA_NCU_RAW), &raw, &err) ||
+		  regions_build(&raw, &rg, &err);
+
+	if (!ret) {
+		rg.max_results = (size_t)config_typed(j->rc->cfg)->run.report_rows;
+		ret = regions_write(&rg, &raw, &j->rc->bundle.bd, bundle_art(BA_NCU_REGIONS_DIR),
+				    &err);
+	}
+	if (ret)
 		run_warning(j->rc, "%s/ not written: %s", bundle_art(BA_NCU_REGIONS_DIR), err.buf);
 	regions_release(&rg);
 	ncu_raw_release(&raw);

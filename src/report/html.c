@@ -12,6 +12,7 @@
 #include "report/svg.h"
 #include "report/model_tables.h"
 #include "trace/kname.h"
+#include "report/kernels_tsv.h"
 #include "core/banned.h"
 
 /* Kernels listed in the HTML table; kernels.md has all of them. */
@@ -513,13 +514,19 @@ void report_render_html(const struct report_model *m, struct strbuf *out)
 	if (m->nr_kernels) {
 		struct report_model view = *m;
 
-		/* the table shows the top rows; kernels.md lists all */
+		/* the table shows the top rows, no row summing the rest;
+		 * kernels.md lists more, kernels.tsv all */
+		view.table_rows = 0;
 		if (view.nr_kernels > HTML_KERNEL_ROWS)
 			view.nr_kernels = HTML_KERNEL_ROWS;
 		kernels_table_html(&view, out);
 		if (m->nr_kernels > HTML_KERNEL_ROWS)
 			strbuf_addf(out, "<p class=\"note\">%zu more kernels in %s.</p>\n",
-				    m->nr_kernels - HTML_KERNEL_ROWS, bundle_art(BA_KERNELS_MD));
+				    m->nr_kernels - HTML_KERNEL_ROWS,
+				    bundle_art(report_rows_shown(m->table_rows, m->nr_kernels) <
+						       m->nr_kernels
+						   ? BA_KERNELS_TSV
+						   : BA_KERNELS_MD));
 		strbuf_addstr(out,
 			      "<details><summary>Full kernel names (by rank)</summary>\n<ol>\n");
 		for (size_t i = 0; i < view.nr_kernels; i++) {
@@ -576,6 +583,8 @@ int report_write_all(const struct report_model *m, const struct bundle_dir *bd, 
 			goto out;                                                                  \
 	} while (0)
 	EMIT_OR_GOTO_OUT(BA_KERNELS_MD, report_render_kernels_md(m, &sb));
+	if (kernels_tsv_write(m, bd, err))
+		goto out;
 	EMIT_OR_GOTO_OUT(BA_OPERATORS_MD, report_render_operators_md(m, &sb));
 	EMIT_OR_GOTO_OUT(BA_REPORT_MD, report_render_report_md(m, &sb));
 	EMIT_OR_GOTO_OUT(BA_SUMMARY_MD, report_render_summary_md(m, &sb));

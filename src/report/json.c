@@ -336,6 +336,79 @@ static json_t *stage_json(const struct report_stage *s)
 	return o;
 }
 
+static json_t *kernel_json(const struct report_kernel *k);
+
+/* "kernels": the top m->table_rows (all when they fit); past them,
+ * "kernels_other" sums the rest, so that calls and times still add up
+ * (every kernel is in kernels.tsv). */
+static void kernels_json(const struct report_model *m, json_t *root)
+{
+	size_t n = report_rows_shown(m->table_rows, m->nr_kernels);
+	uint64_t calls = 0, total = 0, exposed = 0;
+	double pct = 0;
+	json_t *a = json_array(), *o;
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, kernel_json(&m->kernels[i]));
+	set(root, "kernels", a);
+	if (n == m->nr_kernels)
+		return;
+	for (size_t i = n; i < m->nr_kernels; i++) {
+		calls += m->kernels[i].calls;
+		total += m->kernels[i].total_ns;
+		exposed += m->kernels[i].exposed_ns;
+		pct += m->kernels[i].pct_gpu.available ? m->kernels[i].pct_gpu.v : 0;
+	}
+	o = json_object();
+	set(o, "kernels", json_integer((json_int_t)(m->nr_kernels - n)));
+	set(o, "calls", json_integer((json_int_t)calls));
+	set(o, "total_ns", json_integer((json_int_t)total));
+	set(o, "exposed_ns", json_integer((json_int_t)exposed));
+	set(o, "pct_gpu_time", json_real(pct));
+	set(o, "listed_in", json_string(bundle_art(BA_KERNELS_TSV)));
+	set(root, "kernels_other", o);
+}
+
+/* "operators": the top m->table_rows; "operators_other" sums the rest's
+ * calls and own GPU and CPU time. */
+static void operators_json(const struct report_model *m, json_t *root)
+{
+	size_t n = report_rows_shown(m->table_rows, m->nr_ops);
+	uint64_t calls = 0;
+	double gpu = 0, cpu = 0;
+	json_t *a = json_array(), *o;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct report_operator *op = &m->ops[i];
+
+		o = json_object();
+		set(o, "name", jstr_checked(op->name));
+		if (op->cls)
+			set(o, "class", jstr_checked(op->cls));
+		set(o, "stage", jstr_checked(op->stage));
+		set(o, "calls", json_integer((json_int_t)op->calls));
+		set(o, "gpu_ms", jnum(op->gpu_ms));
+		set(o, "gpu_incl_ms", jnum(op->gpu_incl_ms));
+		set(o, "cpu_ms", jnum(op->cpu_ms));
+		set(o, "share_of_stage", jnum(op->share_of_stage));
+		json_array_append_new(a, o);
+	}
+	set(root, "operators", a);
+	if (n == m->nr_ops)
+		return;
+	for (size_t i = n; i < m->nr_ops; i++) {
+		calls += m->ops[i].calls;
+		gpu += m->ops[i].gpu_ms.available ? m->ops[i].gpu_ms.v : 0;
+		cpu += m->ops[i].cpu_ms.available ? m->ops[i].cpu_ms.v : 0;
+	}
+	o = json_object();
+	set(o, "operators", json_integer((json_int_t)(m->nr_ops - n)));
+	set(o, "calls", json_integer((json_int_t)calls));
+	set(o, "gpu_ms", json_real(gpu));
+	set(o, "cpu_ms", json_real(cpu));
+	set(root, "operators_other", o);
+}
+
 static json_t *kernel_json(const struct report_kernel *k)
 {
 	json_t *o = json_object(), *c;
@@ -359,26 +432,26 @@ static json_t *kernel_json(const struct report_kernel *k)
 	set(o, "operator", jstr_checked(k->op));
 	set(o, "operators", json_integer((json_int_t)k->nr_ops));
 	set(o, "selected", json_boolean(k->selected));
-	if (!k->c.profiled) {
+	if (!k->c->profiled) {
 		set(o, "counters", json_null());
 		return o;
 	}
 	c = json_object();
-	set(c, "profiled_launches", json_integer((json_int_t)k->c.profiled));
-	set(c, "duration_ns", jnum(k->c.duration_ns));
-	set(c, "compute_sol_pct", jnum(k->c.sm_sol_pct));
-	set(c, "memory_sol_pct", jnum(k->c.mem_sol_pct));
-	set(c, "dram_sol_pct", jnum(k->c.dram_sol_pct));
-	set(c, "achieved_occupancy_pct", jnum(k->c.occupancy_pct));
-	set(c, "flops_hp", jnum(k->c.flops_hp));
-	set(c, "flops_sp", jnum(k->c.flops_sp));
-	set(c, "flops_dp", jnum(k->c.flops_dp));
-	set(c, "flops_tensor", jnum(k->c.flops_tensor));
-	set(c, "flops", jnum(k->c.flops));
-	set(c, "dram_bytes", jnum(k->c.dram_bytes));
-	set(c, "arithmetic_intensity", jnum(k->c.ai));
-	set(c, "achieved_tflops", jnum(k->c.achieved_tflops));
-	set(c, "bound", json_string(kernel_bound_name(k->c.bound)));
+	set(c, "profiled_launches", json_integer((json_int_t)k->c->profiled));
+	set(c, "duration_ns", jnum(k->c->duration_ns));
+	set(c, "compute_sol_pct", jnum(k->c->sm_sol_pct));
+	set(c, "memory_sol_pct", jnum(k->c->mem_sol_pct));
+	set(c, "dram_sol_pct", jnum(k->c->dram_sol_pct));
+	set(c, "achieved_occupancy_pct", jnum(k->c->occupancy_pct));
+	set(c, "flops_hp", jnum(k->c->flops_hp));
+	set(c, "flops_sp", jnum(k->c->flops_sp));
+	set(c, "flops_dp", jnum(k->c->flops_dp));
+	set(c, "flops_tensor", jnum(k->c->flops_tensor));
+	set(c, "flops", jnum(k->c->flops));
+	set(c, "dram_bytes", jnum(k->c->dram_bytes));
+	set(c, "arithmetic_intensity", jnum(k->c->ai));
+	set(c, "achieved_tflops", jnum(k->c->achieved_tflops));
+	set(c, "bound", json_string(kernel_bound_name(k->c->bound)));
 	set(o, "counters", c);
 	return o;
 }
@@ -433,7 +506,36 @@ static json_t *rank_util_json(const struct report_ranks *rs)
 	return o;
 }
 
-static json_t *rank_json(const struct report_rank *r)
+/* A rank's "top_kernels": at most rows (0 = all), then
+ * "top_kernels_other" summing the rest (kernels, calls, total_ms). */
+static void rank_top_kernels(size_t rows, const struct report_rank *r, json_t *o)
+{
+	size_t n = report_rows_shown(rows, r->nr_kern);
+	uint64_t calls = 0, ns = 0;
+	json_t *a = json_array(), *rest;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *k = json_object();
+
+		set(k, "name", jstr_checked(r->kern[i].name));
+		set(k, "calls", json_integer((json_int_t)r->kern[i].calls));
+		set(k, "total_ms", json_real((double)r->kern[i].total_ns / 1e6));
+		json_array_append_new(a, k);
+	}
+	set(o, "top_kernels", a);
+	if (n == r->nr_kern)
+		return;
+	for (size_t i = n; i < r->nr_kern; i++) {
+		calls += r->kern[i].calls;
+		ns += r->kern[i].total_ns;
+	}
+	rest = json_object();
+	set(rest, "kernels", json_integer((json_int_t)(r->nr_kern - n)));
+	set(rest, "calls", json_integer((json_int_t)calls));
+	set(rest, "total_ms", json_real((double)ns / 1e6));
+	set(o, "top_kernels_other", rest);
+}
+static json_t *rank_json(const struct report_rank *r, size_t rows)
 {
 	json_t *o = json_object(), *a;
 
@@ -455,16 +557,7 @@ static json_t *rank_json(const struct report_rank *r)
 	set(o, "gpu_busy_ms", jnum(r->gpu_busy_ms));
 	set(o, "kernels", json_integer((json_int_t)r->kernels));
 	set(o, "kernel_ms", json_real((double)r->kernel_ns / 1e6));
-	a = json_array();
-	for (size_t i = 0; i < r->nr_kern; i++) {
-		json_t *k = json_object();
-
-		set(k, "name", jstr_checked(r->kern[i].name));
-		set(k, "calls", json_integer((json_int_t)r->kern[i].calls));
-		set(k, "total_ms", json_real((double)r->kern[i].total_ns / 1e6));
-		json_array_append_new(a, k);
-	}
-	set(o, "top_kernels", a);
+	rank_top_kernels(rows, r, o);
 	a = json_array();
 	for (size_t i = 0; i < r->nr_ops; i++) {
 		json_t *k = json_object();
@@ -492,7 +585,7 @@ static json_t *spread_json(const struct report_ranks *rs, const struct report_sp
 
 /* "ranks" and "cross_rank": only with several processes, so a one-process
  * metrics.json is unchanged. */
-static void ranks_json(json_t *root, const struct report_ranks *rs)
+static void ranks_json(json_t *root, const struct report_ranks *rs, size_t rows)
 {
 	json_t *a, *o;
 
@@ -500,7 +593,7 @@ static void ranks_json(json_t *root, const struct report_ranks *rs)
 		return;
 	a = json_array();
 	for (size_t i = 0; i < rs->nr; i++)
-		json_array_append_new(a, rank_json(&rs->v[i]));
+		json_array_append_new(a, rank_json(&rs->v[i], rows));
 	set(root, "ranks", a);
 	o = json_object();
 	set(o, "processes", json_integer((json_int_t)rs->nr));
@@ -794,27 +887,8 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(o, "gpu_idle_ms", jnum(m->agg.gpu_idle_ms));
 	set(root, "aggregates", o);
 
-	a = json_array();
-	for (size_t i = 0; i < m->nr_kernels; i++)
-		json_array_append_new(a, kernel_json(&m->kernels[i]));
-	set(root, "kernels", a);
-
-	a = json_array();
-	for (size_t i = 0; i < m->nr_ops; i++) {
-		const struct report_operator *op = &m->ops[i];
-		o = json_object();
-		set(o, "name", jstr_checked(op->name));
-		if (op->cls)
-			set(o, "class", jstr_checked(op->cls));
-		set(o, "stage", jstr_checked(op->stage));
-		set(o, "calls", json_integer((json_int_t)op->calls));
-		set(o, "gpu_ms", jnum(op->gpu_ms));
-		set(o, "gpu_incl_ms", jnum(op->gpu_incl_ms));
-		set(o, "cpu_ms", jnum(op->cpu_ms));
-		set(o, "share_of_stage", jnum(op->share_of_stage));
-		json_array_append_new(a, o);
-	}
-	set(root, "operators", a);
+	kernels_json(m, root);
+	operators_json(m, root);
 	if (m->nr_op_classes) {
 		a = json_array();
 		for (size_t i = 0; i < m->nr_op_classes; i++) {
@@ -878,7 +952,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(root, "trust", trust_json(&m->trust));
 	cpu_sampler_json(root, &m->cpu_sampler);
 	tracer_cost_json(root, &m->tracer_cost);
-	ranks_json(root, &m->ranks);
+	ranks_json(root, &m->ranks, m->table_rows);
 	collectives_json(root, &m->ranks);
 	nccl_calls_json(root, &m->ranks);
 

@@ -576,14 +576,51 @@ static void kernel_operator(struct strbuf *sb, const struct report_kernel *k)
 		strbuf_addf(sb, " (+%zu)", k->nr_ops - 1);
 }
 
+/* The last row of a bounded kernel table: the kernels from row on,
+ * summed, so that Calls, Total and % GPU time still add up. */
+static void kernels_rest_row(const struct report_model *m, size_t row, int fused, struct table *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t calls = 0, total = 0;
+	double pct = 0;
+	int have_pct = 0;
+
+	for (size_t i = row; i < m->nr_kernels; i++) {
+		calls += m->kernels[i].calls;
+		total += m->kernels[i].total_ns;
+		if (m->kernels[i].pct_gpu.available) {
+			pct += m->kernels[i].pct_gpu.v;
+			have_pct = 1;
+		}
+	}
+	table_add_null(t);
+	table_addf(t, "(%zu other kernels: %s)", m->nr_kernels - row, bundle_art(BA_KERNELS_TSV));
+	if (fused)
+		table_add_null(t);
+	table_add_null(t);
+	table_addf(t, "%llu", (unsigned long long)calls);
+	fmt_ns_as_ms(&sb, (double)total);
+	table_add_sb(t, &sb);
+	if (calls)
+		fmt_ns_as_ms(&sb, (double)total / (double)calls);
+	else
+		strbuf_addstr(&sb, FMT_NA);
+	table_add_sb(t, &sb);
+	fmt_pct(&sb, have_pct ? rnum_of(pct) : RNUM_NONE);
+	table_add_sb(t, &sb);
+	for (size_t c = 0; c < 8; c++) /* Stage .. Operator */
+		table_add_null(t);
+	strbuf_release(&sb);
+}
+
 void rtable_kernels_full(const struct report_model *m, struct table *t)
 {
 	struct strbuf sb = STRBUF_INIT;
-
+	size_t n = report_rows_shown(m->table_rows, m->nr_kernels);
 	int fused = 0;
 
 	/* torch.compile's kernels: what each fused, in a column of its own */
-	for (size_t i = 0; i < m->nr_kernels && !fused; i++)
+	for (size_t i = 0; i < n && !fused; i++)
 		fused = kname_inductor(&sb, m->kernels[i].short_name);
 	strbuf_reset(&sb);
 	if (fused)
@@ -595,7 +632,7 @@ void rtable_kernels_full(const struct report_model *m, struct table *t)
 		table_init(t, "rclrrrrlrrrrrll", "#", "Kernel", "Device", "Calls", "Total (ms)",
 			   "Mean (ms)", "% GPU time", "Stage", "Compute SOL %", "Memory SOL %",
 			   "DRAM SOL %", "Occupancy %", "AI (FLOP/B)", "Bound", "Operator", NULL);
-	for (size_t i = 0; i < m->nr_kernels; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct report_kernel *k = &m->kernels[i];
 
 		table_addf(t, "%zu", i + 1);
@@ -613,20 +650,22 @@ void rtable_kernels_full(const struct report_model *m, struct table *t)
 		fmt_pct(&sb, k->pct_gpu);
 		table_add_sb(t, &sb);
 		table_add_str(t, k->stage ? k->stage : "(none)");
-		fmt_pct(&sb, k->c.sm_sol_pct);
+		fmt_pct(&sb, k->c->sm_sol_pct);
 		table_add_sb(t, &sb);
-		fmt_pct(&sb, k->c.mem_sol_pct);
+		fmt_pct(&sb, k->c->mem_sol_pct);
 		table_add_sb(t, &sb);
-		fmt_pct(&sb, k->c.dram_sol_pct);
+		fmt_pct(&sb, k->c->dram_sol_pct);
 		table_add_sb(t, &sb);
-		fmt_pct(&sb, k->c.occupancy_pct);
+		fmt_pct(&sb, k->c->occupancy_pct);
 		table_add_sb(t, &sb);
-		fmt_fixed(&sb, k->c.ai, 2);
+		fmt_fixed(&sb, k->c->ai, 2);
 		table_add_sb(t, &sb);
-		table_add_str(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
+		table_add_str(t, k->c->profiled ? kernel_bound_name(k->c->bound) : FMT_NA);
 		kernel_operator(&sb, k);
 		table_add_sb(t, &sb);
 	}
+	if (n < m->nr_kernels)
+		kernels_rest_row(m, n, fused, t);
 	strbuf_release(&sb);
 }
 
@@ -650,15 +689,50 @@ void rtable_kernels_top(const struct report_model *m, struct table *t, size_t to
 		fmt_pct(&sb, k->pct_gpu);
 		table_add_sb(t, &sb);
 		table_add_str(t, k->stage ? k->stage : "(none)");
-		table_add_str(t, k->c.profiled ? kernel_bound_name(k->c.bound) : FMT_NA);
+		table_add_str(t, k->c->profiled ? kernel_bound_name(k->c->bound) : FMT_NA);
 	}
+	strbuf_release(&sb);
+}
+
+/* The last row of operators.md's table: the operators from row on, their
+ * calls and own GPU and CPU time summed (the inclusive times and shares
+ * overlap and are left empty). */
+static void operators_rest_row(const struct report_model *m, size_t row, struct table *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t calls = 0;
+	double gpu = 0, cpu = 0;
+	int have_gpu = 0, have_cpu = 0;
+
+	for (size_t i = row; i < m->nr_ops; i++) {
+		calls += m->ops[i].calls;
+		if (m->ops[i].gpu_ms.available)
+			gpu += m->ops[i].gpu_ms.v, have_gpu = 1;
+		if (m->ops[i].cpu_ms.available)
+			cpu += m->ops[i].cpu_ms.v, have_cpu = 1;
+	}
+	table_addf(t, "(%zu other operators)", m->nr_ops - row);
+	table_add_null(t);
+	table_addf(t, "%llu", (unsigned long long)calls);
+	fmt_ms(&sb, have_gpu ? rnum_of(gpu) : RNUM_NONE);
+	table_add_sb(t, &sb);
+	if (have_gpu && calls)
+		fmt_ms(&sb, rnum_of(gpu / (double)calls));
+	else
+		strbuf_addstr(&sb, FMT_NA);
+	table_add_sb(t, &sb);
+	table_add_null(t);
+	fmt_ms(&sb, have_cpu ? rnum_of(cpu) : RNUM_NONE);
+	table_add_sb(t, &sb);
+	table_add_null(t);
 	strbuf_release(&sb);
 }
 
 void rtable_operators(const struct report_model *m, struct table *t, size_t top)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t n = top && top < m->nr_ops ? top : m->nr_ops;
+	size_t n =
+	    top ? (top < m->nr_ops ? top : m->nr_ops) : report_rows_shown(m->table_rows, m->nr_ops);
 
 	table_init(t, "llrrrrrr", "Operator", "Stage", "Calls", "GPU (ms)", "Mean GPU (ms)",
 		   "GPU incl. nested (ms)", "CPU (ms)", "Share of stage", NULL);
@@ -682,6 +756,8 @@ void rtable_operators(const struct report_model *m, struct table *t, size_t top)
 		fmt_frac_pct(&sb, o->share_of_stage);
 		table_add_sb(t, &sb);
 	}
+	if (!top && n < m->nr_ops)
+		operators_rest_row(m, n, t);
 	strbuf_release(&sb);
 }
 

@@ -91,8 +91,12 @@ void rtable_utilization(const struct report_model *m, struct table *t);
  * counter-based), GPU busy share of the span. */
 void rtable_summary_stages(const struct report_model *m, struct table *t);
 void rtable_peaks(const struct report_model *m, struct table *t);
+/* Every kernel column, the top m->table_rows rows (all when they fit; the
+ * last then sums the rest). */
 void rtable_kernels_full(const struct report_model *m, struct table *t);
 void rtable_kernels_top(const struct report_model *m, struct table *t, size_t top);
+/* The operators: the first top rows, or with top 0 the first
+ * m->table_rows, the last then summing the rest. */
 void rtable_operators(const struct report_model *m, struct table *t, size_t top);
 /* Operators by class (Class, Stage, Modules, Calls, GPU, Mean GPU, GPU incl.
  * nested, Share of stage): the first top rows (0 = all). */

@@ -232,28 +232,93 @@ static void metrics_result(const struct ncu_raw *raw, size_t row, const long *ne
 	strbuf_addstr(out, any ? "\n      }\n    }" : "}\n    }");
 }
 
+/* A result's duration for ranking (gpu__time_duration.sum; -1 = none). */
+struct ranked {
+	double ns;
+	size_t row;
+};
+
+static int cmp_ranked_ns(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int cmp_ranked_row(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The rows region r's metrics.json lists, in export order: all of them,
+ * or past rg->max_results the longest max_results (ties: the first).
+ * *n is their count; owned by the caller. */
+static size_t *listed_rows(const struct regions *rg, const struct region *r,
+			   const struct ncu_raw *raw, size_t *n)
+{
+	size_t max = rg->max_results, *rows;
+	struct ranked *v;
+	long dc = ncu_raw_col(raw, "gpu__time_duration.sum");
+
+	*n = max && r->nrows > max ? max : r->nrows;
+	rows = xmalloc(st_mult(*n ? *n : 1, sizeof(*rows)));
+	if (*n == r->nrows) {
+		for (size_t k = 0; k < r->nrows; k++)
+			rows[k] = r->rows[k];
+		return rows;
+	}
+	v = xmalloc(st_mult(r->nrows, sizeof(*v)));
+	for (size_t k = 0; k < r->nrows; k++) {
+		double x;
+
+		v[k].row = r->rows[k];
+		v[k].ns = dc >= 0 && ncu_raw_number(raw, r->rows[k], (size_t)dc, &x) == NCU_NUM_OK
+			      ? x
+			      : -1;
+	}
+	qsort(v, r->nrows, sizeof(*v), cmp_ranked_ns);
+	qsort(v, *n, sizeof(*v), cmp_ranked_row);
+	for (size_t k = 0; k < *n; k++)
+		rows[k] = v[k].row;
+	free(v);
+	return rows;
+}
+
 /* Writes region i's metrics.json to fp (NULL: only into out), a result at
- * a time: out holds one result, never the file. */
+ * a time: out holds one result, never the file. Past rg->max_results
+ * results, the longest are listed and "results_not_listed" counts the
+ * rest: every result is in the export, at its source_line. */
 static void metrics_emit(const struct regions *rg, size_t i, const struct ncu_raw *raw,
 			 struct strbuf *out, FILE *fp)
 {
 	const struct region *r = &rg->v[i];
 	long kc = ncu_raw_col(raw, "Kernel Name"), *next;
+	size_t n, *rows = listed_rows(rg, r, raw, &n);
 
 	metric_columns(raw, &next);
 	strbuf_addstr(out, "{\n  \"path\": ");
 	json_add_string(out, r->path, strlen(r->path));
 	strbuf_addstr(out, ",\n  \"units\": \"base (nsecond, byte, hz, byte/second, %)\",\n  "
 			   "\"results\": [");
-	for (size_t k = 0; k < r->nrows; k++) {
+	for (size_t k = 0; k < n; k++) {
 		strbuf_addstr(out, k ? ",\n    " : "\n    ");
-		metrics_result(raw, r->rows[k], next, kc, out);
+		metrics_result(raw, rows[k], next, kc, out);
 		if (fp) {
 			fwrite(out->buf, 1, out->len, fp);
 			strbuf_reset(out);
 		}
 	}
-	strbuf_addstr(out, r->nrows ? "\n  ]\n}\n" : "]\n}\n");
+	strbuf_addstr(out, n ? "\n  ]" : "]");
+	if (n < r->nrows) {
+		strbuf_addf(out, ",\n  \"results_not_listed\": %zu,\n  \"source\": ", r->nrows - n);
+		json_add_string(out, raw->source, strlen(raw->source));
+	}
+	strbuf_addstr(out, "\n}\n");
+	free(rows);
 	if (fp) {
 		fwrite(out->buf, 1, out->len, fp);
 		strbuf_reset(out);

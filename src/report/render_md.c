@@ -13,6 +13,7 @@
 #include "report/model_tables.h"
 #include "report/render_md_priv.h"
 #include "core/md.h"
+#include "bundle/layout.h"
 #include "core/banned.h"
 
 void md_table(struct table *t, struct strbuf *out)
@@ -215,7 +216,7 @@ static void counters_line(const struct report_model *m, struct strbuf *out)
 
 	for (size_t i = 0; i < m->nr_kernels; i++) {
 		total += m->kernels[i].total_ns;
-		if (m->kernels[i].c.profiled) {
+		if (m->kernels[i].c->profiled) {
 			with++;
 			ns += m->kernels[i].total_ns;
 		}
@@ -260,7 +261,7 @@ static const struct counter_col counter_cols[] = {
 
 static struct rnum cfield(const struct report_kernel *k, size_t off)
 {
-	return *(const struct rnum *)((const char *)&k->c + off);
+	return *(const struct rnum *)((const char *)k->c + off);
 }
 
 /* A time in ns as ms with 6 decimals (1 ns, so the column adds up), or
@@ -302,7 +303,7 @@ static void ncu_kernel_row(const struct report_model *m, size_t j, const int *ha
 		table_add_sb(t, &sb);
 	}
 	if (have_bound)
-		table_add_str(t, kernel_bound_name(k->c.bound));
+		table_add_str(t, kernel_bound_name(k->c->bound));
 	strbuf_release(&sb);
 }
 
@@ -365,7 +366,7 @@ static void ncu_kernels_md(const struct report_model *m, struct strbuf *out)
 	for (size_t j = 0; j < m->nr_kernels; j++) {
 		for (size_t c = 0; c < ARRAY_SIZE(counter_cols); c++)
 			have[c] |= cfield(&m->kernels[j], counter_cols[c].off).available;
-		have_bound |= m->kernels[j].c.bound != BOUND_UNKNOWN;
+		have_bound |= m->kernels[j].c->bound != BOUND_UNKNOWN;
 	}
 	if (max_rows && m->nr_kernels > max_rows)
 		shown = max_rows > 1 ? max_rows - 1 : 1;
@@ -436,6 +437,7 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 {
 	struct table t;
 	uint64_t total = 0, calls = 0;
+	size_t shown = report_rows_shown(m->table_rows, m->nr_kernels);
 
 	if (m->ncu.available) {
 		ncu_kernels_md(m, out);
@@ -459,10 +461,16 @@ void report_render_kernels_md(const struct report_model *m, struct strbuf *out)
 			   "are Nsight Compute's percentages of the sustained peak; AI is FLOPs "
 			   "per byte of DRAM traffic.\n\n");
 	counters_line(m, out);
+	if (shown < m->nr_kernels)
+		strbuf_addf(
+		    out,
+		    "The top %zu kernels; the last row sums the other %zu (run.report_rows). "
+		    "%s lists every kernel.\n\n",
+		    shown, m->nr_kernels - shown, bundle_art(BA_KERNELS_TSV));
 	rtable_kernels_full(m, &t);
 	md_table(&t, out);
 	strbuf_addstr(out, "\n<details>\n<summary>Full kernel names</summary>\n\n");
-	for (size_t i = 0; i < m->nr_kernels; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		strbuf_addf(out, "%zu. ", i + 1);
 		md_code_plain(out, m->kernels[i].full_name);
 		strbuf_addch(out, '\n');

@@ -324,7 +324,7 @@ void svg_kernel_bars(struct strbuf *sb, const struct report_model *m, int width,
 		fmt_ns_as_ms(sb, (double)k->total_ns);
 		strbuf_addf(sb, " ms in %llu calls, ", (unsigned long long)k->calls);
 		fmt_pct(sb, k->pct_gpu);
-		strbuf_addf(sb, "%% of GPU time, %s", kernel_bound_name(k->c.bound));
+		strbuf_addf(sb, "%% of GPU time, %s", kernel_bound_name(k->c->bound));
 		strbuf_addf(sb,
 			    "</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#222222\">",
 			    KB_LABEL_W - 8, y + 13);
@@ -342,7 +342,7 @@ void svg_kernel_bars(struct strbuf *sb, const struct report_model *m, int width,
 		    sb,
 		    "</text><rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
 		    "<text x=\"%.2f\" y=\"%d\" fill=\"" C_AXIS "\">",
-		    KB_LABEL_W, y + 2, w < 1 ? 1 : w, KB_ROW_H - 5, bound_color(k->c.bound),
+		    KB_LABEL_W, y + 2, w < 1 ? 1 : w, KB_ROW_H - 5, bound_color(k->c->bound),
 		    KB_LABEL_W + (w < 1 ? 1 : w) + 6, y + 13);
 		fmt_ns_as_ms(sb, (double)k->total_ns);
 		strbuf_addstr(sb, " ms (");
@@ -494,7 +494,7 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 	int ex0, ex1, ey0, ey1, kx, ky;
 
 	for (size_t i = 0; i < m->nr_kernels; i++) {
-		const struct report_counters *c = &m->kernels[i].c;
+		const struct report_counters *c = m->kernels[i].c;
 		if (!c->ai.available || !c->achieved_tflops.available || c->ai.v <= 0 ||
 		    c->achieved_tflops.v <= 0)
 			continue;
@@ -578,7 +578,7 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 	draw_ceiling(sb, &ceil_ds, &xs, &ys, &label_y, &bx);
 	for (size_t i = m->nr_kernels; i-- > 0;) {
 		const struct report_kernel *k = &m->kernels[i];
-		const struct report_counters *c = &k->c;
+		const struct report_counters *c = k->c;
 		double r;
 
 		if (!c->ai.available || !c->achieved_tflops.available || c->ai.v <= 0 ||
@@ -608,7 +608,7 @@ void svg_roofline(struct strbuf *sb, const struct report_model *m, int width)
 			    ml + 10, mt + 20);
 	/* rank labels, the largest kernels first */
 	for (size_t i = 0; i < m->nr_kernels; i++) {
-		const struct report_counters *c = &m->kernels[i].c;
+		const struct report_counters *c = m->kernels[i].c;
 
 		if (!c->ai.available || !c->achieved_tflops.available || c->ai.v <= 0 ||
 		    c->achieved_tflops.v <= 0)

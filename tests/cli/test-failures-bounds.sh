@@ -38,12 +38,13 @@ slope() {
 	[ "$per" -le "$5" ] || fail "$6: $per KB per row (at most $5)"
 }
 
-# 1. report --ncu-csv alone, 500 and 4,000 rows of ~5 KB in one region
+# 1. report --ncu-csv alone, 500 and 4,000 rows of ~5 KB in one region, every
+# result listed (--max-rows above the rows: a region lists 1,000 by default)
 gen="$src/bench/gen-ncu-csv.py"
 python3 "$gen" small.csv --rows 500 >/dev/null || fail "gen-ncu-csv.py"
 python3 "$gen" large.csv --rows 4000 >/dev/null || fail "gen-ncu-csv.py"
-a=$(peak_kb "$LLMPROF" report --ncu-csv small.csv -o r-small)
-b=$(peak_kb "$LLMPROF" report --ncu-csv large.csv -o r-large)
+a=$(peak_kb "$LLMPROF" report --ncu-csv small.csv -o r-small --max-rows 4000)
+b=$(peak_kb "$LLMPROF" report --ncu-csv large.csv -o r-large --max-rows 4000)
 slope "$a" "$b" 500 4000 40 "report --ncu-csv"
 # what was written is whole: every result, every metric
 python3 - r-large <<'PY' || fail "report --ncu-csv: outputs"

@@ -61,9 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_set_str(&k->stage, text + half);
 	k->calls = size + 1;
 	k->total_ns = 1000 * (size + 1);
-	k->c.profiled = 1;
-	k->c.sm_sol_pct = rnum_of((double)(size % 101));
-	k->c.dram_sol_pct = rnum_of(50);
+	report_kernel_counters(k)->profiled = 1;
+	report_kernel_counters(k)->sm_sol_pct = rnum_of((double)(size % 101));
+	report_kernel_counters(k)->dram_sol_pct = rnum_of(50);
 	report_model_add_operator(&m, text, text + half)->gpu_ms = rnum_of(1);
 	report_model_add_step(&m, "ncu", STEP_FAILED, text);
 	report_lane_add(report_model_add_lane(&m, text, LANE_RANGE), 0, (int64_t)size, text);

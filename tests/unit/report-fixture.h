@@ -45,14 +45,14 @@ static inline void fixture_counters(struct report_kernel *k, double dur_ns, doub
 				    double dram, double occ, double flops, double bytes)
 {
 	k->selected = 1;
-	k->c.profiled = 3;
-	k->c.duration_ns = rnum_of(dur_ns);
-	k->c.sm_sol_pct = rnum_of(sm);
-	k->c.mem_sol_pct = rnum_of(mem);
-	k->c.dram_sol_pct = rnum_of(dram);
-	k->c.occupancy_pct = rnum_of(occ);
-	k->c.flops_tensor = rnum_of(flops);
-	k->c.dram_bytes = rnum_of(bytes);
+	report_kernel_counters(k)->profiled = 3;
+	report_kernel_counters(k)->duration_ns = rnum_of(dur_ns);
+	report_kernel_counters(k)->sm_sol_pct = rnum_of(sm);
+	report_kernel_counters(k)->mem_sol_pct = rnum_of(mem);
+	report_kernel_counters(k)->dram_sol_pct = rnum_of(dram);
+	report_kernel_counters(k)->occupancy_pct = rnum_of(occ);
+	report_kernel_counters(k)->flops_tensor = rnum_of(flops);
+	report_kernel_counters(k)->dram_bytes = rnum_of(bytes);
 }
 
 static inline void fixture_build(struct report_model *m, enum fixture_kind kind)

@@ -142,15 +142,15 @@ static void test_kernel_family(void **state)
 static void counters(struct report_kernel *k, enum kernel_bound b, double dur_ns, double bytes,
 		     double flops, double tensor)
 {
-	k->c.profiled = 1;
-	k->c.bound = b;
-	k->c.duration_ns = rnum_of(dur_ns);
-	k->c.dram_bytes = rnum_of(bytes);
-	k->c.flops = rnum_of(flops);
+	report_kernel_counters(k)->profiled = 1;
+	report_kernel_counters(k)->bound = b;
+	report_kernel_counters(k)->duration_ns = rnum_of(dur_ns);
+	report_kernel_counters(k)->dram_bytes = rnum_of(bytes);
+	report_kernel_counters(k)->flops = rnum_of(flops);
 	if (tensor > 0)
-		k->c.flops_tensor = rnum_of(tensor);
-	k->c.sm_sol_pct = rnum_of(b == BOUND_COMPUTE ? 70 : 20);
-	k->c.dram_sol_pct = rnum_of(b == BOUND_MEMORY ? 70 : 20);
+		report_kernel_counters(k)->flops_tensor = rnum_of(tensor);
+	report_kernel_counters(k)->sm_sol_pct = rnum_of(b == BOUND_COMPUTE ? 70 : 20);
+	report_kernel_counters(k)->dram_sol_pct = rnum_of(b == BOUND_MEMORY ? 70 : 20);
 }
 
 static void test_memory_ceiling(void **state)

@@ -150,10 +150,10 @@ static void test_decode_kernels_inefficient(void **state)
 
 	base(&m, 7.75e10, 310, 300);
 	k = &m.kernels[0];
-	k->c.profiled = 1;
-	k->c.sm_sol_pct = rnum_of(20);
-	k->c.mem_sol_pct = rnum_of(65);
-	k->c.dram_sol_pct = rnum_of(64.5);
+	report_kernel_counters(k)->profiled = 1;
+	report_kernel_counters(k)->sm_sol_pct = rnum_of(20);
+	report_kernel_counters(k)->mem_sol_pct = rnum_of(65);
+	report_kernel_counters(k)->dram_sol_pct = rnum_of(64.5);
 	run(&m);
 	f = find(&m, "decode-kernels-inefficient");
 	assert_non_null(f);
@@ -250,9 +250,9 @@ static void test_kernel_dominant(void **state)
 	const struct report_finding *f;
 
 	base(&m, 0, 0, 0);
-	m.kernels[0].c.profiled = 1;
-	m.kernels[0].c.sm_sol_pct = rnum_of(10);
-	m.kernels[0].c.dram_sol_pct = rnum_of(82);
+	report_kernel_counters(&m.kernels[0])->profiled = 1;
+	report_kernel_counters(&m.kernels[0])->sm_sol_pct = rnum_of(10);
+	report_kernel_counters(&m.kernels[0])->dram_sol_pct = rnum_of(82);
 	k = report_model_add_kernel(&m, "small", NULL);
 	report_set_str(&k->stage, "decode");
 	k->calls = 10;
@@ -306,9 +306,9 @@ static void test_kernel_names_disambiguated(void **state)
 		k->grid[0] = ks[i].grid;
 		k->grid[1] = k->grid[2] = k->block[1] = k->block[2] = 1;
 		k->block[0] = 256;
-		k->c.profiled = 1;
-		k->c.sm_sol_pct = rnum_of(10);
-		k->c.dram_sol_pct = rnum_of(82);
+		report_kernel_counters(k)->profiled = 1;
+		report_kernel_counters(k)->sm_sol_pct = rnum_of(10);
+		report_kernel_counters(k)->dram_sol_pct = rnum_of(82);
 	}
 	run(&m);
 	f = find(&m, "decode-kernels-inefficient");
@@ -327,9 +327,9 @@ static void test_kernel_names_disambiguated(void **state)
 		report_set_str(&k->stage, "decode");
 		k->calls = 100;
 		k->total_ns = 90000000;
-		k->c.profiled = 1;
-		k->c.sm_sol_pct = rnum_of(10);
-		k->c.dram_sol_pct = rnum_of(82);
+		report_kernel_counters(k)->profiled = 1;
+		report_kernel_counters(k)->sm_sol_pct = rnum_of(10);
+		report_kernel_counters(k)->dram_sol_pct = rnum_of(82);
 	}
 	run(&m);
 	assert_non_null(f = find(&m, "decode-kernels-inefficient"));
@@ -495,7 +495,7 @@ static void test_counters_missing(void **state)
 	base(&m, 0, 0, 0);
 	m.sel.available = 1;
 	m.sel.nr_selected = 3;
-	m.kernels[0].c.profiled = 2;
+	report_kernel_counters(&m.kernels[0])->profiled = 2;
 	run(&m);
 	assert_null(find(&m, "counters-missing"));
 	report_model_release(&m);
@@ -556,7 +556,7 @@ static void test_counter_flops_above_model(void **state)
 	k = &m.kernels[0];
 	k->stage_calls[REPORT_ROLE_DECODE] = 1000;
 	k->stage_ns[REPORT_ROLE_DECODE] = 20000000;
-	k->c.flops = rnum_of(2.684e8);
+	report_kernel_counters(k)->flops = rnum_of(2.684e8);
 	run(&m);
 	/* more than 2x: a warning, with padding as the likely cause */
 	assert_null(find(&m, "counter-flops-above-model"));
@@ -572,7 +572,7 @@ static void test_counter_flops_above_model(void **state)
 	m.stages[0].flops = rnum_of(3.355e10);
 	m.kernels[0].stage_calls[REPORT_ROLE_DECODE] = 1000;
 	m.kernels[0].stage_ns[REPORT_ROLE_DECODE] = 20000000;
-	m.kernels[0].c.flops = rnum_of(6.04e7);
+	report_kernel_counters(&m.kernels[0])->flops = rnum_of(6.04e7);
 	run(&m);
 	assert_null(find(&m, "counter-flops-vs-model"));
 	assert_non_null(f = find(&m, "counter-flops-above-model"));
@@ -586,7 +586,7 @@ static void test_counter_flops_above_model(void **state)
 	m.stages[0].flops = rnum_of(7.72e10);
 	m.kernels[0].stage_calls[REPORT_ROLE_DECODE] = 1000;
 	m.kernels[0].stage_ns[REPORT_ROLE_DECODE] = 20000000;
-	m.kernels[0].c.flops = rnum_of(8.0e4);
+	report_kernel_counters(&m.kernels[0])->flops = rnum_of(8.0e4);
 	run(&m);
 	assert_non_null(f = find(&m, "counter-flops-vs-model"));
 	assert_int_equal(f->severity, FINDING_WARNING);
@@ -599,7 +599,7 @@ static void test_counter_flops_above_model(void **state)
 	base(&m, 7.75e10, 310, 200);
 	m.stages[0].flops = rnum_of(3.355e10);
 	m.kernels[0].stage_calls[REPORT_ROLE_DECODE] = 1000;
-	m.kernels[0].c.flops = rnum_of(3.0e7);
+	report_kernel_counters(&m.kernels[0])->flops = rnum_of(3.0e7);
 	run(&m);
 	assert_null(find(&m, "counter-flops-above-model"));
 	report_model_release(&m);
@@ -657,9 +657,9 @@ static void test_top_bound(void **state)
 	k = report_model_add_kernel(&m, "k_attn", NULL);
 	k->stage_ns[REPORT_ROLE_DECODE] = 5000000;
 	k->stage_calls[REPORT_ROLE_DECODE] = 100;
-	k->c.profiled = 1;
-	k->c.sm_sol_pct = rnum_of(20);
-	k->c.mem_sol_pct = rnum_of(70);
+	report_kernel_counters(k)->profiled = 1;
+	report_kernel_counters(k)->sm_sol_pct = rnum_of(20);
+	report_kernel_counters(k)->mem_sol_pct = rnum_of(70);
 	/* no join ran: nothing to say */
 	run(&m);
 	assert_null(find(&m, "top-kernel-no-bound"));
@@ -677,9 +677,9 @@ static void test_top_bound(void **state)
 	assert_non_null(f = find(&m, "top-kernel-no-bound"));
 	assert_int_equal(f->severity, FINDING_INFO);
 	/* with its counters: silent */
-	m.kernels[0].c.profiled = 1;
-	m.kernels[0].c.sm_sol_pct = rnum_of(10);
-	m.kernels[0].c.mem_sol_pct = rnum_of(80);
+	report_kernel_counters(&m.kernels[0])->profiled = 1;
+	report_kernel_counters(&m.kernels[0])->sm_sol_pct = rnum_of(10);
+	report_kernel_counters(&m.kernels[0])->mem_sol_pct = rnum_of(80);
 	run(&m);
 	assert_null(find(&m, "top-kernel-no-bound"));
 	report_model_release(&m);

@@ -316,7 +316,7 @@ static struct report_model *counter_model(struct report_model *m, const char *ta
 	k->calls = 5;
 	k->stage_calls[REPORT_ROLE_PREFILL] = 3;
 	k->stage_ns[REPORT_ROLE_PREFILL] = 300;
-	k->c.flops = rnum_of(10);
+	report_kernel_counters(k)->flops = rnum_of(10);
 	k = report_model_add_kernel(m, "mixed", NULL); /* 1 prefill + 4 decode */
 	report_set_str(&k->stage, "mixed");
 	k->calls = 5;
@@ -324,7 +324,7 @@ static struct report_model *counter_model(struct report_model *m, const char *ta
 	k->stage_calls[REPORT_ROLE_DECODE] = 4;
 	k->stage_ns[REPORT_ROLE_PREFILL] = 100;
 	k->stage_ns[REPORT_ROLE_DECODE] = 400;
-	k->c.flops = rnum_of(1000);
+	report_kernel_counters(k)->flops = rnum_of(1000);
 	k = report_model_add_kernel(m, "dec_only", NULL); /* 6 decode, no counters */
 	report_set_str(&k->stage, "decode");
 	k->calls = 6;
