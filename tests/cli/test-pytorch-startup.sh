@@ -222,6 +222,50 @@ expect ops "ops: True shapes: True synchronized: False sync calls: 0" "$(sed -n 
 grep -q "info: operator ranges on (emit_nvtx, shapes on) on thread MainThread" "$t/ops@ops.log" ||
 	fail "ops: $(cat "$t/ops@ops.log")"
 
+# 13a. what the hooks cost: every mode writes it at exit
+grep -q "^pid [0-9]*: info: cost: 19 module calls, [0-9.]* ms in the hooks, [0-9.]* % of [0-9.]* ms process CPU time since the first call; 19 ranges pushed$" \
+	"$t/basic.log" || fail "no cost line: $(cat "$t/basic.log")"
+
+# 13b. auto: module ranges while the hooks' measured share of the process's
+# CPU time stays within LLMPROF_PYTORCH_BUDGET (the program does ~15x the
+# hooks' CPU work of its own: SCENARIO_WORK), off above it
+plain many
+py many@kept LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=60 SCENARIO_WORK=50000
+expect auto-kept-result "$(result "$t/many.plain")" "$(result "$t/many@kept.out")"
+expect auto-kept-calls 120 "$(nvtx many@kept | grep -c '^CausalLM ')"
+expect auto-kept-ranges "$((120 * 19))" "$(nvtx many@kept | wc -l)"
+expect auto-kept-hooks "hooks at the end: 1 1" "$(grep '^hooks at the end' "$t/many@kept.out")"
+grep -q "^pid [0-9]*: info: auto: module ranges on while the hooks take at most 60 % of the process's CPU time$" \
+	"$t/many@kept.log" || fail "auto on: $(cat "$t/many@kept.log")"
+grep -Eq "^pid [0-9]+: info: auto: module ranges kept: [0-9.]+ % within the 60 % budget$" \
+	"$t/many@kept.log" || fail "auto kept: $(cat "$t/many@kept.log")"
+grep -q "warning: auto" "$t/many@kept.log" && fail "auto kept, yet: $(cat "$t/many@kept.log")"
+# over the budget: off at the first judgement (1,000 module calls: the 53rd
+# model call's return), balanced, the hooks removed, the result unchanged
+py many@off LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=0 SCENARIO_WORK=50000
+expect auto-off-result "$(result "$t/many.plain")" "$(result "$t/many@off.out")"
+expect auto-off-ranges "$(nvtx many@kept | sed -n "1,$((53 * 19))p")" "$(nvtx many@off)"
+expect auto-off-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/many@off.out")"
+grep -Eq "^pid [0-9]+: warning: auto: module ranges off: the hooks took [0-9.]+ % of the process's CPU time \([0-9.]+ ms of [0-9.]+ ms over 1007 module calls\), above the 0 % budget$" \
+	"$t/many@off.log" || fail "auto off: $(cat "$t/many@off.log")"
+grep -q "kept" "$t/many@off.log" && fail "auto off, yet: $(cat "$t/many@off.log")"
+# a failure under auto: off, logged once, the hooks removed, the result unchanged
+py many@fail LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=60 FAKE_TORCH_NVTX_FAIL=push
+expect auto-fail-result "$(result "$t/many.plain")" "$(result "$t/many@fail.out")"
+expect auto-fail-log 1 "$(grep -c ": error: module ranges off after an error" "$t/many@fail.log")"
+expect auto-fail-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/many@fail.out")"
+[ ! -s "$t/many@fail.err" ] || fail "auto fail: the program saw: $(cat "$t/many@fail.err")"
+# a bad budget: the default, said
+py basic@badbudget LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=lots
+expect bad-budget "$(nvtx basic)" "$(nvtx basic@badbudget)"
+grep -q "warning: LLMPROF_PYTORCH_BUDGET='lots' is no share in \[0, 100\]: 5 %" "$t/basic@badbudget.log" ||
+	fail "bad budget: $(cat "$t/basic@badbudget.log")"
+# a program that never imports torch, under auto: nothing loaded, no log
+env -u PYTHONPATH PYTHONPATH="$mod" LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=5 \
+	LLMPROF_PYTORCH_LOG="$t/notorch-auto.log" PYTHONDONTWRITEBYTECODE=1 python3 -c "$probe" >"$t/notorch-auto.out"
+expect notorch-auto "$(cat "$t/notorch.out")" "$(cat "$t/notorch-auto.out")"
+[ ! -e "$t/notorch-auto.log" ] || fail "auto: a program without torch got a log"
+
 # 13. the real library under the builtin tracer (NVTX only): the domain, the
 # paths as registered strings, the classes as named categories
 so=$b/tracer/libllmprof_tracer.so
@@ -267,7 +311,8 @@ env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 "$L" profile -q 
 run=$(sed -n 's/^run: //p' "$t/p.out")
 real=$(cd "$mod" && pwd -P)
 grep -qx "PYTHONPATH=$real:$progs" "$run/logs/workload.env" || fail "env: $(cat "$run/logs/workload.env")"
-grep -qx "LLMPROF_PYTORCH=modules" "$run/logs/workload.env" || fail "env: no mode"
+grep -qx "LLMPROF_PYTORCH=auto" "$run/logs/workload.env" || fail "env: no mode"
+grep -qx "LLMPROF_PYTORCH_BUDGET=5" "$run/logs/workload.env" || fail "env: no budget"
 grep -qx "LLMPROF_PYTORCH_LOG=$run/logs/pytorch.log" "$run/logs/workload.env" || fail "env: no log"
 grep -q "info: module ranges on: torch 2.99.0+fake, domain llmprof.pytorch" "$run/logs/pytorch.log" ||
 	fail "profile log: $(cat "$run/logs/pytorch.log" 2>&1)"
@@ -276,7 +321,8 @@ python3 - "$run/status.json" <<'PY' || fail "status.json"
 import json, sys
 st = json.load(open(sys.argv[1]))
 msg = [s for s in st["steps"] if s["name"] == "config"][0]["message"]
-assert "pipeline.trace.pytorch=auto: modules (python3 is a Python interpreter)" in msg, msg
+assert ("pipeline.trace.pytorch=auto: modules, off above 5 % of the program's CPU time "
+        "(python3 is a Python interpreter)") in msg, msg
 PY
 expect profile-ranges 19 "$(sqlite3 "$run/trace/trace.sqlite" "SELECT count(*) FROM NVTX_EVENTS r
 	JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = r.domainId AND d.text = 'llmprof.pytorch'
