@@ -98,6 +98,8 @@ def _pre_hook(mod, args):
         return None
     global _calls, _hook_ns, _pushed, _cpu0
     t0 = _clock()
+    if _cpu0 is None:
+        _cpu0 = _cpu()
     try:
         st = getattr(_tls, "s", None)
         if st is None:
@@ -110,8 +112,6 @@ def _pre_hook(mod, args):
             e[1](e[2], e[3])
             _pushed += 1
         st.append(mod)
-        if _cpu0 is None:
-            _cpu0 = _cpu()
     except Exception as x:
         _fail("forward pre-hook of a %s" % _class_name(mod), x)
     _calls += 1

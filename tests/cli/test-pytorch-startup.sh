@@ -327,6 +327,20 @@ PY
 expect profile-ranges 19 "$(sqlite3 "$run/trace/trace.sqlite" "SELECT count(*) FROM NVTX_EVENTS r
 	JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = r.domainId AND d.text = 'llmprof.pytorch'
 	WHERE r.eventType = 59")"
+# the report's Trust section says what the module did, from its log
+grep -q "^PyTorch ranges: auto in 1 process (torch 2.99.0+fake); auto kept the module ranges in 1, turned them off in 0 (budget 5 % of the process's CPU time); 19 module calls, [0-9.]* ms in the hooks, [0-9.]*% of [0-9.]* ms process CPU time since the first module call, 19 ranges pushed (timed by the hooks themselves)\.$" \
+	"$run/report.md" || fail "trust line: $(grep -A12 '^## Trust' "$run/report.md")"
+grep '^| .*PyTorch' "$run/report.md" && fail "a trust item for a run that went well"
+# ... and a failure that turned the ranges off is a trust item and a finding
+env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 "$L" profile -q \
+	-o "$t/runs-fail" pipeline.trace.backend=builtin pipeline.ncu.enable=false pipeline.trace.pytorch=modules \
+	-- python3 "$progs/scenario.py" fail-later >"$t/pf.out" 2>"$t/pf.err" || fail "profile (fail): $(cat "$t/pf.err")"
+rf=$(sed -n 's/^run: //p' "$t/pf.out")
+grep -qF "| PyTorch range error in the startup module's log, the ranges turned off: module ranges off after an error in the forward hook of a Norm: OSError: fake pop failure | 1 |" \
+	"$rf/report.md" || fail "failure trust item: $(grep -A8 '^## Trust' "$rf/report.md")"
+grep -q "pytorch-ranges-failed" "$rf/metrics.json" || fail "failure: no finding in metrics.json"
+grep -q "^PyTorch ranges: modules in 1 process (torch 2.99.0+fake); 23 module calls, .*; 1 error turned ranges off\.$" "$rf/report.md" ||
+	fail "failure line: $(grep '^PyTorch ranges' "$rf/report.md")"
 # none: the program's environment as it was; a C program under auto: the same
 for case in none c; do
 	if [ $case = none ]; then
@@ -339,5 +353,6 @@ for case in none c; do
 	r=$(sed -n 's/^run: //p' "$t/$case.out")
 	grep -q "PYTORCH\|PYTHONPATH" "$r/logs/workload.env" && fail "$case: $(cat "$r/logs/workload.env")"
 	[ ! -e "$r/logs/pytorch.log" ] || fail "$case: a log"
+	grep -q "PyTorch" "$r/report.md" && fail "$case: $(grep PyTorch "$r/report.md")"
 done
 echo "test-pytorch-startup: ok"

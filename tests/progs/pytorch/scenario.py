@@ -162,6 +162,16 @@ def main(name):
             r += m(i)
         mm = torch.nn.modules.module
         print("hooks at the end:", len(mm._global_forward_pre_hooks), len(mm._global_forward_hooks))
+    elif name == "fail-later":  # the module's NVTX pop fails after a first, good call
+        r = m(1)
+        mod = sys.modules.get("_llmprof_pytorch")
+
+        def broken():
+            raise OSError("fake pop failure")
+
+        if mod is not None:
+            mod._pop = broken
+        r += m(2)
     elif name == "ops":
         p = torch.autograd.profiler.state
         print("ops:", p["enabled"], "shapes:", p["record_shapes"], "synchronized:",
