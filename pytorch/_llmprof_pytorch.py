@@ -489,6 +489,38 @@ def _nvtx_backend(torch):
 
 
 _kept = []  # what must live as long as the process: hook handles, the ops context
+_reporting = []  # the exit handler, registered once
+
+
+def uninstall():
+    """Removes the hooks and leaves PyTorch's operator ranges, and returns
+    what the hooks cost since install() ({"calls", "hook_ms", "cpu_ms",
+    "share_pct", "ranges", "on"}), counters reset. Not for programs: for
+    bench/pytorch/modes-overhead.sh, which measures every mode in one
+    process (install() again after setting LLMPROF_PYTORCH). Never raises."""
+    global _on, _calls, _hook_ns, _pushed, _cpu0, _next_check, _auto
+    try:
+        hook_ms, cpu_ms, share = _cost() if _calls else (0.0, 0.0, 0.0)
+        out = {"calls": _calls, "hook_ms": hook_ms, "cpu_ms": cpu_ms, "share_pct": share,
+               "ranges": _pushed, "on": _on}
+        _on = False
+        for h in _handles:
+            h.remove()
+        del _handles[:]
+        for k in _kept:
+            if hasattr(k, "__exit__"):
+                k.__exit__(None, None, None)
+        del _kept[:]
+        for st in _stacks:
+            del st[:]
+        _calls = _hook_ns = _pushed = 0
+        _cpu0 = None
+        _next_check = AUTO_MIN_CALLS
+        _auto = None
+        return out
+    except Exception as e:
+        log("error", "uninstall: %s: %s" % (type(e).__name__, e))
+        return {}
 
 
 def install(torch):
@@ -531,7 +563,9 @@ def install(torch):
         _kept.extend((pre, post))
         _handles.extend((pre, post))
         _quiet_dynamo_warning()
-        atexit.register(_report)
+        if not _reporting:
+            atexit.register(_report)
+            _reporting.append(_report)
         _on = True
         log("info", "module ranges on: torch %s, domain %s, depth %d, NVTX through %s%s%s"
             % (version, DOMAIN if nvtx.how == "library" else "(default)", _depth,

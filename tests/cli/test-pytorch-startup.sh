@@ -266,6 +266,15 @@ env -u PYTHONPATH PYTHONPATH="$mod" LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=
 expect notorch-auto "$(cat "$t/notorch.out")" "$(cat "$t/notorch-auto.out")"
 [ ! -e "$t/notorch-auto.log" ] || fail "auto: a program without torch got a log"
 
+# 13c. uninstall() (the modes benchmark): hooks gone, the cost returned,
+# install() again gives the same ranges
+plain uninstall
+py uninstall
+expect uninstall-result "$(result "$t/uninstall.plain")" "$(result "$t/uninstall.out")"
+expect uninstall "uninstall: calls 19 ranges 19 on True
+hooks after uninstall: 0 0" "$(grep '^uninstall\|^hooks after' "$t/uninstall.out")"
+expect uninstall-ranges "$(nvtx basic; nvtx basic)" "$(nvtx uninstall)"
+
 # 13. the real library under the builtin tracer (NVTX only): the domain, the
 # paths as registered strings, the classes as named categories
 so=$b/tracer/libllmprof_tracer.so

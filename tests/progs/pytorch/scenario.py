@@ -172,6 +172,18 @@ def main(name):
         if mod is not None:
             mod._pop = broken
         r += m(2)
+    elif name == "uninstall":  # bench/pytorch/modes_bench.py's mode switching
+        mod = sys.modules.get("_llmprof_pytorch")  # None without llmprof
+        r = m(1)
+        if mod is not None:
+            c = mod.uninstall()
+            print("uninstall: calls %d ranges %d on %s" % (c["calls"], c["ranges"], c["on"]))
+        r += m(2)  # no hooks: no ranges
+        mm = torch.nn.modules.module
+        print("hooks after uninstall:", len(mm._global_forward_pre_hooks), len(mm._global_forward_hooks))
+        if mod is not None:
+            mod.install(torch)
+        r += m(3)
     elif name == "ops":
         p = torch.autograd.profiler.state
         print("ops:", p["enabled"], "shapes:", p["record_shapes"], "synchronized:",
