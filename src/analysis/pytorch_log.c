@@ -38,8 +38,8 @@ static void one(struct report_pytorch *p, const char *level, const char *msg, si
 			set_once(&p->torch, v, (size_t)(end - v));
 	} else if (starts_with(msg, "operator ranges on ")) {
 		p->ops++;
-	} else if (sscanf(msg, "auto: module ranges on while the hooks take at most %lf", &budget) ==
-		   1) {
+	} else if (sscanf(msg, "auto: module ranges on while the hooks take at most %lf",
+			  &budget) == 1) {
 		p->auto_procs++;
 		p->budget_pct = budget;
 	} else if (starts_with(msg, "auto: module ranges off: ")) {

@@ -340,6 +340,16 @@ expect profile-ranges 19 "$(sqlite3 "$run/trace/trace.sqlite" "SELECT count(*) F
 grep -q "^PyTorch ranges: auto in 1 process (torch 2.99.0+fake); auto kept the module ranges in 1, turned them off in 0 (budget 5 % of the process's CPU time); 19 module calls, [0-9.]* ms in the hooks, [0-9.]*% of [0-9.]* ms process CPU time since the first module call, 19 ranges pushed (timed by the hooks themselves)\.$" \
 	"$run/report.md" || fail "trust line: $(grep -A12 '^## Trust' "$run/report.md")"
 grep '^| .*PyTorch' "$run/report.md" && fail "a trust item for a run that went well"
+python3 - "$run/metrics.json" <<'PY' || fail "metrics.json pytorch"
+import json, sys
+p = json.load(open(sys.argv[1]))["pytorch"]
+want = {"mode": "auto", "processes": 1, "torch": "2.99.0+fake", "errors": 0, "first_error": None,
+        "auto_budget_pct": 5.0, "auto_kept": 1, "auto_off": 0, "costed_processes": 1,
+        "module_calls": 19, "ranges": 19}
+got = {k: p.get(k) for k in want}
+assert got == want, got
+assert p["hooks_ms"] > 0 and p["cpu_ms"] > 0 and abs(p["share_of_cpu"] - p["hooks_ms"] / p["cpu_ms"]) < 1e-9, p
+PY
 # ... and a failure that turned the ranges off is a trust item and a finding
 env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 "$L" profile -q \
 	-o "$t/runs-fail" pipeline.trace.backend=builtin pipeline.ncu.enable=false pipeline.trace.pytorch=modules \
