@@ -552,7 +552,8 @@ def install(torch):
         _tls = threading.local()
         _is_compiling = is_compiling
         _pop = nvtx.pop
-        _names = _Names(nvtx)
+        if _names is None:  # again after uninstall(): the names and categories given stay
+            _names = _Names(nvtx)
         pre = modmod.register_module_forward_pre_hook(_pre_hook)
         always = True
         try:
