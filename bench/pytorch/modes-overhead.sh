@@ -33,8 +33,10 @@
 # Usage (on the GPU machine, from a tree staged by scripts/gpu/stage.sh):
 #   bash bench/pytorch/modes-overhead.sh STAGE OUT
 # STAGE absolute (build/llmprof, build/pytorch, build/tracer, scripts/, lib/).
-# Environment: ROUNDS (4), NEW_TOKENS (16), PROGRAMS (all four), BUDGET (the
-# auto budget, %, 5), LIMIT_S (450: later programs are skipped past it).
+# Environment: ROUNDS (4; the compiled programs COMPILE_ROUNDS, 2: a mode
+# switch may recompile), NEW_TOKENS (16), PROGRAMS (all four), BUDGET (the
+# auto budget, %, 5), LIMIT_S (380: no process starts past it), HARD_S (470:
+# every process is stopped by then, so the call ends within 8 minutes).
 set -u
 stage=${1:?usage: modes-overhead.sh STAGE OUT} out=${2:?}
 B=$stage/build
@@ -44,15 +46,21 @@ export LD_LIBRARY_PATH=$stage/lib:${LD_LIBRARY_PATH:-}
 export LLMPROF_CONF_DIR=$stage/conf
 export LLMPROF_PYTORCH_DIR=$B/pytorch
 export PYTHONPATH=$stage/scripts/gpu${PYTHONPATH:+:$PYTHONPATH}
-rounds=${ROUNDS:-4} tokens=${NEW_TOKENS:-16} budget=${BUDGET:-5} limit=${LIMIT_S:-450}
+rounds=${ROUNDS:-4} tokens=${NEW_TOKENS:-16} budget=${BUDGET:-5} limit=${LIMIT_S:-380}
+hard=${HARD_S:-470}
 mkdir -p "$out"
 w=$(mktemp -d)
 start=$SECONDS
 left() { [ $((SECONDS - start)) -lt "$limit" ]; }
+# cap SECONDS: a process's time limit, never past HARD_S
+cap() {
+	local rest=$((hard - (SECONDS - start)))
+	[ "$rest" -lt "$1" ] && echo "$((rest > 10 ? rest : 10))" || echo "$1"
+}
 common=(--new-tokens "$tokens" --budget "$budget")
 # run NAME PROG: untraced
 untraced() {
-	timeout 150 python3 "$bench" --program "$2" --modes untraced --rounds "$rounds" "${common[@]}" \
+	timeout "$(cap 150)" python3 "$bench" --program "$2" --modes untraced --rounds "$rounds" "${common[@]}" \
 		--json "$w/$1.json" >"$w/$1.out" 2>"$w/$1.err"
 	echo "$1: exit $? [$((SECONDS - start)) s]"
 	tail -n 2 "$w/$1.out"
@@ -61,7 +69,7 @@ untraced() {
 prof() {
 	local name=$1 prog=$2 mode=$3 d rc
 	shift 3
-	timeout 200 "$B/llmprof" profile -q -o "$w/runs" pipeline.trace.backend=builtin \
+	timeout "$(cap 240)" "$B/llmprof" profile -q -o "$w/runs" pipeline.trace.backend=builtin \
 		pipeline.ncu.enable=false pipeline.trace.pytorch="$mode" \
 		pipeline.trace.pytorch_budget_pct="$budget" model=llama-3.2-1b \
 		-- python3 "$bench" --program "$prog" --rounds "$rounds" "${common[@]}" \
@@ -87,7 +95,8 @@ prof() {
 	echo "rounds $rounds, new tokens $tokens, auto budget $budget %"
 	for p in ${PROGRAMS:-hf-eager mini-graph mini-compile mini-compilero}; do
 		left || { echo "time limit: $p skipped"; continue; }
-		echo "=== $p"
+		case $p in mini-compile*) rounds=${COMPILE_ROUNDS:-2} ;; *) rounds=${ROUNDS:-4} ;; esac
+		echo "=== $p ($rounds rounds)"
 		untraced "$p-untraced" "$p"
 		left && prof "$p-modes" "$p" none --modes none,modules,ops,auto
 		# the real path (hooks at import): the default's cost, and graph

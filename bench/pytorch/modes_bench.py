@@ -76,6 +76,14 @@ def dynamo():
         return {"error": str(e)}
 
 
+try:  # a mode switch may recompile: never fall back to eager for want of cache
+    import torch._dynamo
+    for k in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
+              "accumulated_recompile_limit"):
+        if hasattr(torch._dynamo.config, k):
+            setattr(torch._dynamo.config, k, 256)
+except Exception:
+    pass
 m = pm.build()
 ids = torch.randint(0, pm.V, (1, pm.a.prompt), device=pm.dev)
 
