@@ -13,10 +13,15 @@ ranges). The rules it keeps:
   hooks' first test, which Dynamo folds to True), so torch.compile sees two
   hooks that return at once and adds no graph break;
 - ranges stay balanced: a forward that raises still pops (always_call=True),
-  and a post-hook pops the ranges of inner calls that never returned.
+  and a post-hook pops the ranges of inner calls that never returned;
+- it measures itself: the hooks time their own work (perf_counter_ns), and
+  the process writes what they cost against its CPU time when it exits; in
+  auto mode the ranges are turned off (and the hooks removed) once that share
+  exceeds the budget.
 
 Environment (set by llmprof; docs/pytorch.md has the table):
-  LLMPROF_PYTORCH           modules | ops (anything else: nothing installed)
+  LLMPROF_PYTORCH           auto | modules | ops (anything else: nothing installed)
+  LLMPROF_PYTORCH_BUDGET    auto: the hooks' share of the process's CPU time, %
   LLMPROF_PYTORCH_DEPTH     module ranges nest at most this deep (default 8)
   LLMPROF_PYTORCH_SHAPES    ops: 1 = operator ranges carry input shapes
   LLMPROF_PYTORCH_NVTX_LIB  libllmprof_nvtx.so (default: beside this file)
@@ -27,6 +32,13 @@ import os
 DOMAIN = "llmprof.pytorch"
 FALLBACK_PREFIX = "llmprof.pytorch:"  # default-domain ranges when the library is missing
 DEFAULT_DEPTH = 8
+DEFAULT_BUDGET = 5.0  # %, pipeline.trace.pytorch_budget_pct's default
+# auto judges the hooks' share once they have run this many module calls and
+# the process has spent this much CPU time since the first one (less is
+# noise: an import, a first call), then again every AUTO_EVERY calls
+AUTO_MIN_CALLS = 1000
+AUTO_MIN_CPU_NS = 20000000
+AUTO_EVERY = 1000
 LIB_NAME = "libllmprof_nvtx.so"
 LIB_VERSION = 1
 # module attributes that hold the module a wrapper wraps: the wrapped one
@@ -64,6 +76,19 @@ _entries = {}          # id(module) -> (weakref, push function, its argument, ca
 _is_compiling = None   # torch.compiler.is_compiling
 _pop = None
 _names = None          # the _Names that gives each module its path and class
+# What the hooks cost (counted without a lock: threads racing on an update
+# lose it, never the program's time): module calls seen, nanoseconds inside
+# the hooks, the process's CPU time at the first call.
+_calls = 0
+_hook_ns = 0
+_pushed = 0
+_cpu0 = None
+_clock = None          # time.perf_counter_ns
+_cpu = None            # time.process_time_ns
+_auto = None           # auto mode: its budget in %, else None
+_next_check = AUTO_MIN_CALLS
+_stacks = []           # every thread's stack (auto removes the hooks when all are empty)
+_handles = []          # the hook handles (auto removes them)
 
 
 def _pre_hook(mod, args):
@@ -71,27 +96,39 @@ def _pre_hook(mod, args):
         return None
     if not _on:
         return None
+    global _calls, _hook_ns, _pushed, _cpu0
+    t0 = _clock()
+    if _cpu0 is None:
+        _cpu0 = _cpu()
     try:
         st = getattr(_tls, "s", None)
         if st is None:
             st = _tls.s = []
+            _stacks.append(st)
         e = _entries.get(id(mod))
         if e is None or e[0]() is not mod:
             e = _names.entry(mod, st)
         if len(st) < _depth:
             e[1](e[2], e[3])
+            _pushed += 1
         st.append(mod)
     except Exception as x:
         _fail("forward pre-hook of a %s" % _class_name(mod), x)
+    _calls += 1
+    _hook_ns += _clock() - t0
     return None
 
 
 def _post_hook(mod, args, out):
     if _is_compiling():
         return None
+    global _hook_ns
+    t0 = _clock()
     try:
         st = getattr(_tls, "s", None)
         if not st:
+            if _auto is not None and not _on:  # off (a failure): the hooks go
+                _auto_check()
             return None
         i = len(st) - 1
         if st[i] is not mod:
@@ -105,12 +142,61 @@ def _post_hook(mod, args, out):
             st.pop()
             if len(st) < _depth:
                 _pop()
+        if not st and _auto is not None and (_calls >= _next_check or not _on):
+            _auto_check()
     except Exception as x:
         st = getattr(_tls, "s", None)
         if st:
             del st[:]
         _fail("forward hook of a %s" % _class_name(mod), x)
+    _hook_ns += _clock() - t0
     return None
+
+
+def _cost():
+    """(hook ms, process CPU ms since the first module call, share in %)."""
+    cpu = (_cpu() - _cpu0) if _cpu0 is not None else 0
+    return _hook_ns / 1e6, cpu / 1e6, (100.0 * _hook_ns / cpu) if cpu > 0 else 0.0
+
+
+def _auto_check():
+    """auto, at an outermost module's return: the hooks' share against the
+    budget, every AUTO_EVERY calls; above it the ranges go off, and the
+    hooks are removed once no thread has a range open (until then they only
+    pop what they pushed)."""
+    global _on, _next_check
+    if _on:
+        _next_check = _calls + AUTO_EVERY
+        hook_ms, cpu_ms, share = _cost()
+        if _calls < AUTO_MIN_CALLS or cpu_ms * 1e6 < AUTO_MIN_CPU_NS or share <= _auto:
+            return
+        _on = False
+        log("warning", "auto: module ranges off: the hooks took %.2f %% of the process's CPU "
+            "time (%.3f ms of %.3f ms over %d module calls), above the %g %% budget"
+            % (share, hook_ms, cpu_ms, _calls, _auto))
+    if any(_stacks):
+        return
+    for h in _handles:
+        h.remove()
+    del _handles[:]
+    _next_check = float("inf")
+
+
+def _report():
+    """At exit: what the hooks cost this process (llmprof reads the line
+    into the run's trust section)."""
+    try:
+        if not _calls:
+            return
+        hook_ms, cpu_ms, share = _cost()
+        log("info", "cost: %d module calls, %.3f ms in the hooks, %.2f %% of %.3f ms process "
+            "CPU time since the first call; %d ranges pushed" % (_calls, hook_ms, share, cpu_ms,
+                                                                 _pushed))
+        if _auto is not None and _on:
+            log("info", "auto: module ranges kept: %.2f %% within the %g %% budget"
+                % (share, _auto))
+    except Exception:
+        pass
 
 
 def _class_name(mod):
@@ -350,6 +436,20 @@ def _quiet_dynamo_warning():
                             module=r"torch\._dynamo")
 
 
+def _env_budget():
+    raw = os.environ.get("LLMPROF_PYTORCH_BUDGET", "")
+    try:
+        b = float(raw)
+        if not 0 <= b <= 100:
+            raise ValueError(raw)
+        return b
+    except ValueError:
+        if raw:
+            log("warning", "LLMPROF_PYTORCH_BUDGET=%r is no share in [0, 100]: %g %%"
+                % (raw, DEFAULT_BUDGET))
+        return DEFAULT_BUDGET
+
+
 def _env_depth():
     raw = os.environ.get("LLMPROF_PYTORCH_DEPTH", "")
     try:
@@ -389,14 +489,46 @@ def _nvtx_backend(torch):
 
 
 _kept = []  # what must live as long as the process: hook handles, the ops context
+_reporting = []  # the exit handler, registered once
+
+
+def uninstall():
+    """Removes the hooks and leaves PyTorch's operator ranges, and returns
+    what the hooks cost since install() ({"calls", "hook_ms", "cpu_ms",
+    "share_pct", "ranges", "on"}), counters reset. Not for programs: for
+    bench/pytorch/modes-overhead.sh, which measures every mode in one
+    process (install() again after setting LLMPROF_PYTORCH). Never raises."""
+    global _on, _calls, _hook_ns, _pushed, _cpu0, _next_check, _auto
+    try:
+        hook_ms, cpu_ms, share = _cost() if _calls else (0.0, 0.0, 0.0)
+        out = {"calls": _calls, "hook_ms": hook_ms, "cpu_ms": cpu_ms, "share_pct": share,
+               "ranges": _pushed, "on": _on}
+        _on = False
+        for h in _handles:
+            h.remove()
+        del _handles[:]
+        for k in _kept:
+            if hasattr(k, "__exit__"):
+                k.__exit__(None, None, None)
+        del _kept[:]
+        for st in _stacks:
+            del st[:]
+        _calls = _hook_ns = _pushed = 0
+        _cpu0 = None
+        _next_check = AUTO_MIN_CALLS
+        _auto = None
+        return out
+    except Exception as e:
+        log("error", "uninstall: %s: %s" % (type(e).__name__, e))
+        return {}
 
 
 def install(torch):
     """Registers the hooks on torch (just imported). Never raises."""
-    global _on, _depth, _tls, _is_compiling, _pop, _names
+    global _on, _depth, _tls, _is_compiling, _pop, _names, _clock, _cpu, _auto
     try:
         mode = os.environ.get("LLMPROF_PYTORCH", "")
-        if mode not in ("modules", "ops"):
+        if mode not in ("auto", "modules", "ops"):
             return
         version = getattr(torch, "__version__", "?")
         modmod = torch.nn.modules.module
@@ -405,17 +537,23 @@ def install(torch):
             log("error", "torch %s has torch.compile but no is_compiling(): no module "
                 "ranges (they could break its graphs)" % version)
             return
+        import atexit
         import threading
+        import time
 
         nvtx, why = _nvtx_backend(torch)
         if why:
             log("warning", "%s not loaded (%s): module ranges go to NVTX's default domain "
                 "through torch.cuda.nvtx, named %sPATH [CLASS]" % (LIB_NAME, why, FALLBACK_PREFIX))
         _depth = _env_depth()
+        _auto = _env_budget() if mode == "auto" else None
+        _clock = time.perf_counter_ns
+        _cpu = time.process_time_ns
         _tls = threading.local()
         _is_compiling = is_compiling
         _pop = nvtx.pop
-        _names = _Names(nvtx)
+        if _names is None:  # again after uninstall(): the names and categories given stay
+            _names = _Names(nvtx)
         pre = modmod.register_module_forward_pre_hook(_pre_hook)
         always = True
         try:
@@ -424,7 +562,11 @@ def install(torch):
             post = modmod.register_module_forward_hook(_post_hook)
             always = False
         _kept.extend((pre, post))
+        _handles.extend((pre, post))
         _quiet_dynamo_warning()
+        if not _reporting:
+            atexit.register(_report)
+            _reporting.append(_report)
         _on = True
         log("info", "module ranges on: torch %s, domain %s, depth %d, NVTX through %s%s%s"
             % (version, DOMAIN if nvtx.how == "library" else "(default)", _depth,
@@ -432,6 +574,9 @@ def install(torch):
                "" if nvtx.attached else " (no NVTX tool attached: ranges go nowhere)",
                "" if always else "; this torch has no always_call: a forward that raises "
                "ends its ranges at its caller's return"))
+        if _auto is not None:
+            log("info", "auto: module ranges on while the hooks take at most %g %% of the "
+                "process's CPU time" % _auto)
         if mode == "ops":
             shapes = os.environ.get("LLMPROF_PYTORCH_SHAPES", "0") == "1"
             try:

@@ -2,7 +2,7 @@
 
 `llmprof profile` puts this folder first on PYTHONPATH, so every Python
 interpreter of the profiled program imports this file at start-up (site.py
-imports the first ``sitecustomize`` on sys.path). With LLMPROF_PYTORCH=modules
+imports the first ``sitecustomize`` on sys.path). With LLMPROF_PYTORCH=auto, modules
 or ops it puts a finder on sys.meta_path that waits for ``import torch``
 (it never imports torch itself): once torch's own import has finished, it
 loads _llmprof_pytorch.py beside this file, which installs the hooks. Then,
@@ -122,7 +122,7 @@ def _llmprof_start():
 
     global _llmprof_here
     _llmprof_here = os.path.dirname(os.path.abspath(__file__))
-    if os.environ.get("LLMPROF_PYTORCH", "") in ("modules", "ops"):
+    if os.environ.get("LLMPROF_PYTORCH", "") in ("auto", "modules", "ops"):
         try:
             torch = sys.modules.get("torch")
             if torch is not None:  # already imported (an embedding interpreter)

@@ -279,4 +279,5 @@ def main():
         print("graph_breaks unknown (%s)" % e)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -14,6 +14,7 @@
 #include "analysis/join.h"
 #include "analysis/ncclapi.h"
 #include "analysis/peaks.h"
+#include "analysis/pytorch_log.h"
 #include "analysis/ranks.h"
 #include "analysis/session.h"
 #include "core/error.h"
@@ -460,9 +461,12 @@ void report_build_model(const struct report_build_opts *o, struct report_model *
 	} else {
 		strbuf_addf(&res->join_msg, "no %s: no counters to join", bundle_art(BA_NCU_RAW));
 	}
-	if (b)
+	if (b) {
 		fill_steps(m, status, res);
-	else {
+		pytorch_log_fill(m, b->pytorch_given,
+				 b->pytorch_log.len ? b->pytorch_log.buf : NULL, b->pytorch_log.len,
+				 b->pytorch_log_err.len ? b->pytorch_log_err.buf : NULL);
+	} else {
 		report_model_add_step(m, "analyze", res->analyze_state,
 				      res->analyze_state != STEP_OK ? res->analyze_msg.buf : NULL);
 		report_model_add_step(m, "join", res->join_state, join_reason(m, res));

@@ -2,7 +2,8 @@
  * ranges inside the stages that match stages.operator_pattern (or, when
  * none does, every range that is not a stage), their calls, the GPU time of
  * the kernels they launched themselves and with nested operators, CPU time
- * and share of the stage; kernels replayed from CUDA graphs counted under
+ * and share of the stage, one row per operator name (PyTorch's ATen ranges
+ * by op, not by call: trace_range_op()); kernels replayed from CUDA graphs counted under
  * the ranges open where they were captured (graphops.h). An operator's
  * NVTX category, when it has one, is its class (the PyTorch startup module
  * names a module's class so: docs/pytorch.md). */
@@ -154,15 +155,17 @@ static void add_graph_op(struct timeline *tl, const struct trace *t, size_t *all
 	const struct trace_range *rg = &t->ranges[r];
 	struct operator_stat *o = NULL;
 
+	int32_t text = trace_range_op(t, (size_t)r);
+
 	for (size_t i = 0; i < tl->nops && !o; i++)
-		if (tl->ops[i].text == rg->text && tl->ops[i].domain == rg->domain &&
+		if (tl->ops[i].text == text && tl->ops[i].domain == rg->domain &&
 		    tl->ops[i].cls == rg->category && tl->ops[i].stage == stage_of[slot])
 			o = &tl->ops[i];
 	if (!o) {
 		ALLOC_GROW(tl->ops, tl->nops + 1, *alloc);
 		o = &tl->ops[tl->nops++];
 		memset(o, 0, sizeof(*o));
-		o->text = rg->text;
+		o->text = text;
 		o->domain = rg->domain;
 		o->cls = rg->category;
 		o->stage = stage_of[slot];
@@ -284,7 +287,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 			graph = 0;
 			r = p->kernel_inner[k] >= 0 ? nearest_op[p->kernel_inner[k]] : -1;
 		}
-		tl->kernel_op[k] = r >= 0 ? t->ranges[r].text : -1;
+		tl->kernel_op[k] = r >= 0 ? trace_range_op(t, (size_t)r) : -1;
 		if (trace_ksig(t, &t->kernels[k])->graph_node >= 0) {
 			tl->graph_kernels++;
 			tl->graph_kernels_op += graph;
@@ -323,7 +326,7 @@ void timeline_build_operators(struct timeline *tl, const struct trace *t, const 
 		if (g_calls && !incl_ns[r] &&
 		    (g_calls[r * 3] || g_calls[r * 3 + 1] || g_calls[r * 3 + 2]))
 			continue;
-		inst[ninst].text = t->ranges[r].text;
+		inst[ninst].text = trace_range_op(t, r);
 		inst[ninst].domain = t->ranges[r].domain;
 		inst[ninst].cls = t->ranges[r].category;
 		inst[ninst].stage = stage[r];

@@ -79,6 +79,15 @@ struct rank_part *rank_parts_split(const struct trace *t, size_t *n)
 		PART_COPY(v->memops, v->nmemops, t->memops, t->nmemops, FIELD_GPID);
 		PART_COPY(v->calls, v->ncalls, t->calls, t->ncalls, CALL_GTID);
 		PART_COPY(v->ranges, v->nranges, t->ranges, t->nranges, FIELD_GTID);
+		v->range_op = NULL; /* t's is by t's range index: the view's own */
+		if (t->range_op) {
+			size_t k = 0;
+
+			v->range_op = xmalloc(st_mult(v->nranges + 1, sizeof(*v->range_op)));
+			for (size_t i = 0; i < t->nranges; i++)
+				if (gpid_of(t->ranges[i].gtid) == gpid)
+					v->range_op[k++] = t->range_op[i];
+		}
 		v->kernels_alloc = v->nkernels;
 		v->memops_alloc = v->nmemops;
 		v->calls_alloc = v->ncalls;
@@ -95,6 +104,7 @@ void rank_parts_free(struct rank_part *p, size_t n)
 		free(p[i].view.memops);
 		free(p[i].view.calls);
 		free(p[i].view.ranges);
+		free(p[i].view.range_op);
 	}
 	free(p);
 }

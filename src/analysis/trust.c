@@ -134,6 +134,40 @@ static void peak_item(struct report_model *m)
 	strbuf_release(&sb);
 }
 
+/* The PyTorch startup module (docs/pytorch.md): ranges an error turned off
+ * (a finding: the operator tables stop there, and nothing else says so),
+ * ranges auto turned off, a module given that never ran, a log unreadable. */
+static void pytorch_items(struct report_model *m)
+{
+	const struct report_pytorch *p = &m->pytorch;
+	const struct report_trust_item *a;
+
+	a = ADD("pytorch-ranges-failed", p->failed, 0,
+		"operators and kernels' Operator column (the ranges end at the failure)",
+		"PyTorch range error%s in the startup module's log, the ranges turned off: %s",
+		s(p->failed), p->failure ? p->failure : "");
+	if (above(a) && !has_finding(m, "pytorch-ranges-failed"))
+		report_model_add_finding(
+		    m, FINDING_WARNING, "pytorch-ranges-failed",
+		    "Read the startup module's log (docs/pytorch.md, \"The log\"); run again with "
+		    "pipeline.trace.pytorch=none to compare.",
+		    "The PyTorch startup module turned its ranges off after an error (%s): the "
+		    "operator tables cover the run only until then.",
+		    p->failure ? p->failure : "");
+	ADD("pytorch-auto-off", p->auto_off, TRUST_NO_THRESHOLD,
+	    "operators (module ranges cover the run only until then)",
+	    "process%s where pipeline.trace.pytorch=auto turned the module ranges off, their hooks "
+	    "above the %g %% CPU budget",
+	    p->auto_off == 1 ? "" : "es", p->budget_pct);
+	ADD("pytorch-not-loaded", (uint64_t)(p->given && !p->have_log && !p->log_err && !p->failed),
+	    TRUST_NO_THRESHOLD, "operators (no module ranges)",
+	    "PyTorch startup module given, but no process imported torch (or Python ran with -I, "
+	    "-E or -S)");
+	ADD("pytorch-log-unreadable", (uint64_t) !!p->log_err, TRUST_NO_THRESHOLD,
+	    "what the PyTorch startup module did (not the trace)",
+	    "the PyTorch startup module's log unreadable (%s)", p->log_err ? p->log_err : "");
+}
+
 void trust_build(struct report_model *m, const struct trust_counts *c)
 {
 	const struct report_trust_item *a, *b, *d;
@@ -203,4 +237,5 @@ void trust_build(struct report_model *m, const struct trust_counts *c)
 	    (double)m->ranks.coll.residual_max_ns / 1e3,
 	    (unsigned long long)m->ranks.coll.residual_samples);
 	peak_item(m);
+	pytorch_items(m);
 }

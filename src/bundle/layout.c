@@ -40,7 +40,7 @@ static const struct bundle_art_row rows[] = {
     {BA_LOG_ENV, RUN, "logs/<step>.env", "each child step", "people",
      "environment variables llmprof added, one per line", 0},
     {BA_LOG_PYTORCH, RUN, "logs/pytorch.log",
-     "the PyTorch startup module, when a process imported torch", "people",
+     "the PyTorch startup module, when a process imported torch", "people, report (Trust)",
      "the startup module's lines (pytorch.md)", 0},
     {BA_TRACE_DIR, RUN, "trace", "profile (builtin backend)", "-", "the builtin tracer's trace",
      OURS},

@@ -156,6 +156,27 @@ static void load_analytic(struct bundle_in *b)
 		strbuf_reset(&b->analytic);
 }
 
+/* logs/pytorch.log, and whether logs/workload.env gave the module. */
+static void load_pytorch(struct bundle_in *b)
+{
+	struct strbuf p = STRBUF_INIT, env = STRBUF_INIT, why = STRBUF_INIT;
+
+	bundle_art_fill(&why, BA_LOG_ENV, "workload");
+	path_join(&p, b->dir, why.buf);
+	strbuf_reset(&why);
+	if (path_exists(p.buf) && !read_regular_file(p.buf, INPUT_CAP_TEXT, &env, &why))
+		b->pytorch_given = !strncmp(env.buf, "LLMPROF_PYTORCH=", 16) ||
+				   strstr(env.buf, "\nLLMPROF_PYTORCH=") != NULL;
+	strbuf_reset(&p);
+	path_join(&p, b->dir, bundle_art(BA_LOG_PYTORCH));
+	if (path_exists(p.buf) &&
+	    read_regular_file(p.buf, INPUT_CAP_TEXT, &b->pytorch_log, &b->pytorch_log_err))
+		strbuf_reset(&b->pytorch_log);
+	strbuf_release(&p);
+	strbuf_release(&env);
+	strbuf_release(&why);
+}
+
 int bundle_open(struct bundle_in *b, const char *dir, unsigned what, struct strbuf *err)
 {
 	b->dir = dir;
@@ -183,6 +204,8 @@ int bundle_open(struct bundle_in *b, const char *dir, unsigned what, struct strb
 		  NULL);
 	if (what & BUNDLE_READ_ANALYTIC)
 		load_analytic(b);
+	if (what & BUNDLE_READ_PYTORCH)
+		load_pytorch(b);
 	return 0;
 }
 
@@ -206,6 +229,8 @@ void bundle_in_release(struct bundle_in *b)
 	strbuf_release(&b->analytic);
 	strbuf_release(&b->analytic_path);
 	strbuf_release(&b->analytic_err);
+	strbuf_release(&b->pytorch_log);
+	strbuf_release(&b->pytorch_log_err);
 	b->cfg = NULL;
 	b->status = b->env = b->metrics = b->selection = b->measured = b->rank = NULL;
 	b->reference = NULL;

@@ -1,7 +1,8 @@
 /* open.h: a run bundle opened for reading, once. bundle_open() finds the
  * trace and reads the bundle's own record (config.yaml, status.json,
  * env.json, ncu/selection.json, ncu/measured.json, rank.json,
- * workload/analytic.json, metrics.json: whichever the caller asks for) into
+ * workload/analytic.json, metrics.json, the PyTorch startup module's log:
+ * whichever the caller asks for) into
  * one struct bundle_in, so `report`, `diff`, `merge` and the pipeline's
  * join and reports steps read each file once and name none of them
  * (bundle/layout.h).
@@ -43,10 +44,11 @@ const char *bundle_backend_name(enum bundle_backend b);
 #define BUNDLE_READ_ANALYTIC 0x40   /* workload/analytic.json -> analytic */
 #define BUNDLE_READ_METRICS 0x80    /* metrics.json -> metrics */
 #define BUNDLE_READ_REFERENCE 0x100 /* reference.json -> reference */
+#define BUNDLE_READ_PYTORCH 0x200 /* logs/pytorch.log -> pytorch_log, pytorch_given */
 /* What the report model is built from (analysis/model_build.h). */
 #define BUNDLE_READ_REPORT                                                                         \
 	(BUNDLE_READ_CONFIG | BUNDLE_READ_STATUS | BUNDLE_READ_ENV | BUNDLE_READ_SELECTION |       \
-	 BUNDLE_READ_MEASURED | BUNDLE_READ_RANK | BUNDLE_READ_ANALYTIC | BUNDLE_READ_REFERENCE)
+	 BUNDLE_READ_MEASURED | BUNDLE_READ_RANK | BUNDLE_READ_ANALYTIC | BUNDLE_READ_REFERENCE | BUNDLE_READ_PYTORCH)
 
 struct bundle_in {
 	const char *dir;	     /* borrowed, as the caller named it */
@@ -65,12 +67,17 @@ struct bundle_in {
 	struct strbuf analytic_err;
 	json_t *reference; /* reference.json; NULL when absent or damaged */
 	struct strbuf reference_err;
+	/* the PyTorch startup module (docs/pytorch.md): whether the workload
+	 * was given it (its logs/workload.env sets LLMPROF_PYTORCH), and its
+	 * log's bytes (empty: no log) or why they could not be read */
+	int pytorch_given;
+	struct strbuf pytorch_log, pytorch_log_err;
 };
 #define BUNDLE_IN_INIT                                                                             \
 	{                                                                                          \
 		NULL, STRBUF_INIT, BA_NR, BUNDLE_BACKEND_NONE, STRBUF_INIT, NULL, NULL, NULL,      \
 		    NULL, NULL, NULL, NULL, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, STRBUF_INIT, \
-		    STRBUF_INIT, STRBUF_INIT, NULL, STRBUF_INIT                                    \
+		    STRBUF_INIT, STRBUF_INIT, NULL, STRBUF_INIT, 0, STRBUF_INIT, STRBUF_INIT      \
 	}
 
 /* Opens the bundle dir: finds its trace and reads what `what` names

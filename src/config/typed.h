@@ -173,6 +173,7 @@ struct config_trace {
 	enum trace_pytorch pytorch;
 	int64_t pytorch_depth; /* 1..64 */
 	int pytorch_shapes;
+	double pytorch_budget_pct; /* 0..100 */
 };
 
 struct config_nsys {

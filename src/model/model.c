@@ -212,6 +212,10 @@ void report_model_release(struct report_model *m)
 
 	report_model_release_timeline(m);
 
+	free(m->pytorch.log_err);
+	free(m->pytorch.torch);
+	free(m->pytorch.failure);
+
 	for (i = 0; i < m->nr_findings; i++) {
 		free(m->findings[i].code);
 		free(m->findings[i].text);

@@ -658,6 +658,24 @@ struct report_cpu_sampler {
 	struct rnum handler_ms, sampled_ms;
 };
 
+/* What the PyTorch startup module's log says (docs/pytorch.md "The log"),
+ * every process of the run together; analysis/pytorch_log.c fills it. */
+struct report_pytorch {
+	int given;	    /* the workload was given the module (logs/workload.env) */
+	int have_log;	    /* logs/pytorch.log was read */
+	char *log_err;	    /* it could not be read: why (owned), else NULL */
+	char *torch;	    /* torch's version, the first process's (owned) */
+	char *failure;	    /* the first error line's message (owned), else NULL */
+	uint64_t processes; /* whose hooks were installed */
+	uint64_t ops;	    /* whose ATen ranges were on */
+	uint64_t failed;    /* error lines: ranges an error turned off (or never on) */
+	uint64_t auto_procs, auto_off, auto_kept; /* under auto: all, off, kept at exit */
+	double budget_pct;			  /* auto's budget, as its process read it */
+	uint64_t costed;			  /* processes that wrote their cost at exit */
+	uint64_t calls, ranges;			  /* module calls, ranges pushed: their sum */
+	double hook_ms, cpu_ms;			  /* in the hooks; process CPU time: their sum */
+};
+
 struct report_model {
 	struct report_ncu_export ncu;
 	struct report_ranks ranks;
@@ -685,6 +703,7 @@ struct report_model {
 	struct report_trust trust;
 	struct report_cpu_sampler cpu_sampler;
 	struct report_tracer_cost tracer_cost;
+	struct report_pytorch pytorch;
 };
 
 void report_model_init(struct report_model *m);

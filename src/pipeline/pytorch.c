@@ -28,6 +28,7 @@ void run_pytorch_choose(struct run_ctx *rc)
 	p->pytorch = TRACE_PYTORCH_NONE;
 	p->pytorch_depth = c->pytorch_depth;
 	p->pytorch_shapes = c->pytorch_shapes;
+	p->pytorch_budget_pct = c->pytorch_budget_pct;
 	FREE_AND_NULL(p->pytorch_dir);
 	/* the built-in workloads are C; without a trace no range is recorded */
 	if (!command || p->pp.trace == PLAN_TRACE_OFF || c->pytorch == TRACE_PYTORCH_NONE)
@@ -50,8 +51,14 @@ void run_pytorch_choose(struct run_ctx *rc)
 		p->pytorch_dir = xstrdup(dir);
 	free(dir);
 	p->pytorch = m;
-	strbuf_addf(&p->trace_reason, "; pipeline.trace.pytorch=%s: %s", asked,
-		    trace_pytorch_names[m]);
+	if (m == TRACE_PYTORCH_AUTO)
+		strbuf_addf(&p->trace_reason,
+			    "; pipeline.trace.pytorch=auto: modules, off above %g %% of the "
+			    "program's CPU time",
+			    p->pytorch_budget_pct);
+	else
+		strbuf_addf(&p->trace_reason, "; pipeline.trace.pytorch=%s: %s", asked,
+			    trace_pytorch_names[m]);
 	if (why.len)
 		strbuf_addf(&p->trace_reason, " (%s)", why.buf);
 	path_join(&lib, p->pytorch_dir, PYTORCH_NVTX_LIB_NAME);
@@ -85,6 +92,7 @@ void run_pytorch_env(struct run_params *p, const char *run_dir)
 	o.log = log.buf;
 	o.depth = p->pytorch_depth;
 	o.shapes = p->pytorch_shapes;
+	o.budget_pct = p->pytorch_budget_pct;
 	o.user_pythonpath = getenv("PYTHONPATH");
 	pytorch_env_build(p->pytorch_env, &o);
 	p->pp.pytorch_env = (const char *const *)p->pytorch_env;

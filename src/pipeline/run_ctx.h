@@ -44,10 +44,11 @@ struct run_params {
 	int64_t tracer_cpu_sample_hz;	       /* pipeline.trace.cpu_sample_hz */
 	struct strbuf ncu_what;		       /* the ncu step's --dry-run text */
 	/* the PyTorch startup module (pipeline/pytorch.h) */
-	enum trace_pytorch pytorch; /* resolved: MODULES, OPS or NONE */
+	enum trace_pytorch pytorch; /* resolved: AUTO (the module decides), MODULES, OPS or NONE */
 	char *pytorch_dir;	    /* its folder; NULL = not given to the workload */
 	int64_t pytorch_depth;	    /* pipeline.trace.pytorch_depth */
 	int pytorch_shapes;	    /* pipeline.trace.pytorch_shapes */
+	double pytorch_budget_pct;  /* pipeline.trace.pytorch_budget_pct */
 	char *pytorch_env[PYTORCH_ENV_MAX];
 };
 

@@ -329,6 +329,12 @@ static void trust_html(const struct report_model *m, struct strbuf *out)
 		xml_text(out, sb.buf);
 		strbuf_addstr(out, "</p>\n");
 	}
+	strbuf_reset(&sb);
+	if (report_pytorch_line(m, &sb)) {
+		strbuf_addstr(out, "<p>");
+		xml_text(out, sb.buf);
+		strbuf_addstr(out, "</p>\n");
+	}
 	strbuf_release(&sb);
 }
 

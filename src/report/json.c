@@ -212,6 +212,38 @@ static void tracer_cost_json(json_t *root, const struct report_tracer_cost *c)
 	set(root, "tracer_cost", o);
 }
 
+/* "pytorch": what the PyTorch startup module did, from its log
+ * (docs/metrics-json.md); absent when the program was not given it. */
+static void pytorch_json(json_t *root, const struct report_pytorch *p)
+{
+	json_t *o;
+
+	if (!p->given)
+		return;
+	o = json_object();
+	set(o, "mode",
+	    json_string(!p->processes	? "never_on"
+			: p->auto_procs ? "auto"
+			: p->ops	? "ops"
+					: "modules"));
+	set(o, "processes", json_integer((json_int_t)p->processes));
+	set(o, "torch", p->torch ? json_string(p->torch) : json_null());
+	set(o, "errors", json_integer((json_int_t)p->failed));
+	set(o, "first_error", p->failure ? json_string(p->failure) : json_null());
+	if (p->auto_procs) {
+		set(o, "auto_budget_pct", json_real(p->budget_pct));
+		set(o, "auto_kept", json_integer((json_int_t)p->auto_kept));
+		set(o, "auto_off", json_integer((json_int_t)p->auto_off));
+	}
+	set(o, "costed_processes", json_integer((json_int_t)p->costed));
+	set(o, "module_calls", json_integer((json_int_t)p->calls));
+	set(o, "ranges", json_integer((json_int_t)p->ranges));
+	set(o, "hooks_ms", p->costed ? json_real(p->hook_ms) : json_null());
+	set(o, "cpu_ms", p->costed ? json_real(p->cpu_ms) : json_null());
+	set(o, "share_of_cpu", p->cpu_ms > 0 ? json_real(p->hook_ms / p->cpu_ms) : json_null());
+	set(root, "pytorch", o);
+}
+
 /* "cpu_sampler": the sampler's own cost, timed inside its handler; absent
  * without the sampler's totals. */
 static void cpu_sampler_json(json_t *root, const struct report_cpu_sampler *c)
@@ -952,6 +984,7 @@ int report_render_metrics_json(const struct report_model *m, struct strbuf *out,
 	set(root, "trust", trust_json(&m->trust));
 	cpu_sampler_json(root, &m->cpu_sampler);
 	tracer_cost_json(root, &m->tracer_cost);
+	pytorch_json(root, &m->pytorch);
 	ranks_json(root, &m->ranks, m->table_rows);
 	collectives_json(root, &m->ranks);
 	nccl_calls_json(root, &m->ranks);

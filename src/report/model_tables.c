@@ -289,6 +289,58 @@ static int reference_sentence(const struct report_tracer_cost *c, struct strbuf 
 	return 1;
 }
 
+int report_pytorch_line(const struct report_model *m, struct strbuf *sb)
+{
+	const struct report_pytorch *p = &m->pytorch;
+	const char *mode = p->auto_procs ? "auto" : p->ops ? "ops" : "modules";
+
+	if (!p->given)
+		return 0;
+	strbuf_addstr(sb, "PyTorch ranges: ");
+	if (!p->processes) {
+		strbuf_addstr(sb, p->have_log ? "never on (see the Trust items above)."
+					      : "the startup module was given, but no process "
+						"imported torch.");
+		return 1;
+	}
+	strbuf_addf(sb, "%s in %llu process%s", mode, (unsigned long long)p->processes,
+		    p->processes == 1 ? "" : "es");
+	if (p->torch)
+		strbuf_addf(sb, " (torch %s)", p->torch);
+	if (p->auto_procs)
+		strbuf_addf(sb,
+			    "; auto kept the module ranges in %llu, turned them off in %llu "
+			    "(budget %g %% of the process's CPU time)",
+			    (unsigned long long)p->auto_kept, (unsigned long long)p->auto_off,
+			    p->budget_pct);
+	if (p->costed) {
+		strbuf_addf(sb, "; %llu module calls, %.3f ms in the hooks, ",
+			    (unsigned long long)p->calls, p->hook_ms);
+		if (p->cpu_ms > 0)
+			fmt_frac_pct(sb, rnum_of(p->hook_ms / p->cpu_ms));
+		else
+			strbuf_addstr(sb, "n/a");
+		strbuf_addf(sb,
+			    " of %.3f ms process CPU time since the first module call, "
+			    "%llu ranges pushed (timed by the hooks themselves",
+			    p->cpu_ms, (unsigned long long)p->ranges);
+		if (p->costed < p->processes)
+			strbuf_addf(sb, "; %llu process%s ended without writing %s cost",
+				    (unsigned long long)(p->processes - p->costed),
+				    p->processes - p->costed == 1 ? "" : "es",
+				    p->processes - p->costed == 1 ? "its" : "their");
+		strbuf_addch(sb, ')');
+	} else {
+		strbuf_addstr(sb, "; no process wrote its cost (each ended without its exit "
+				  "handlers)");
+	}
+	if (p->failed)
+		strbuf_addf(sb, "; %llu error%s turned ranges off", (unsigned long long)p->failed,
+			    p->failed == 1 ? "" : "s");
+	strbuf_addch(sb, '.');
+	return 1;
+}
+
 int report_tracer_cost_line(const struct report_model *m, struct strbuf *sb)
 {
 	const struct report_tracer_cost *c = &m->tracer_cost;

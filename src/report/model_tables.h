@@ -84,6 +84,10 @@ int report_cpu_sampler_line(const struct report_model *m, struct strbuf *sb);
 /* "Tracing cost: ..." (docs/tracer.md "What tracing costs"): measured, or
  * why not; 0 and nothing written without a trace. */
 int report_tracer_cost_line(const struct report_model *m, struct strbuf *sb);
+/* What the PyTorch startup module did (its log, docs/pytorch.md): the mode,
+ * processes, torch, what auto chose and the hooks' measured cost, into sb;
+ * 0 when the run gave the program no module. */
+int report_pytorch_line(const struct report_model *m, struct strbuf *sb);
 void rtable_aggregates(const struct report_model *m, struct table *t);
 void rtable_utilization(const struct report_model *m, struct table *t);
 /* The summary's compact stage table: stage, GPU span, TTFT or TPOT, the

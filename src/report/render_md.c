@@ -576,6 +576,12 @@ static void trust_md(const struct report_model *m, struct strbuf *out)
 		md_text(out, sb.buf);
 		strbuf_addch(out, '\n');
 	}
+	strbuf_reset(&sb);
+	if (report_pytorch_line(m, &sb)) {
+		strbuf_addch(out, '\n');
+		md_text(out, sb.buf);
+		strbuf_addch(out, '\n');
+	}
 	strbuf_release(&sb);
 }
 

@@ -178,7 +178,7 @@ int pytorch_is_python(const char *const *argv, const char *path_env, struct strb
 enum trace_pytorch pytorch_resolve(enum trace_pytorch asked, int is_python)
 {
 	if (asked == TRACE_PYTORCH_AUTO)
-		return is_python ? TRACE_PYTORCH_MODULES : TRACE_PYTORCH_NONE;
+		return is_python ? TRACE_PYTORCH_AUTO : TRACE_PYTORCH_NONE;
 	return asked;
 }
 
@@ -193,11 +193,12 @@ static char *kv(const char *k, const char *v)
 void pytorch_env_build(char *env[PYTORCH_ENV_MAX], const struct pytorch_env_opts *o)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char depth[32];
+	char depth[32], budget[32];
 	int i = 0;
 
 	memset(env, 0, sizeof(char *) * PYTORCH_ENV_MAX);
-	if (o->mode != TRACE_PYTORCH_MODULES && o->mode != TRACE_PYTORCH_OPS)
+	if (o->mode != TRACE_PYTORCH_MODULES && o->mode != TRACE_PYTORCH_OPS &&
+	    o->mode != TRACE_PYTORCH_AUTO)
 		return;
 	/* ours first, so site.py finds this sitecustomize; the program's own
 	 * entries after it, in their order (the module runs the next
@@ -211,6 +212,10 @@ void pytorch_env_build(char *env[PYTORCH_ENV_MAX], const struct pytorch_env_opts
 	env[i++] = kv(PYTORCH_ENV_DEPTH, depth);
 	if (o->mode == TRACE_PYTORCH_OPS)
 		env[i++] = kv(PYTORCH_ENV_SHAPES, o->shapes ? "1" : "0");
+	if (o->mode == TRACE_PYTORCH_AUTO) {
+		snprintf(budget, sizeof(budget), "%g", o->budget_pct);
+		env[i++] = kv(PYTORCH_ENV_BUDGET, budget);
+	}
 	if (o->lib)
 		env[i++] = kv(PYTORCH_ENV_LIB, o->lib);
 	if (o->log)

@@ -13,9 +13,10 @@
 #include "core/strbuf.h"
 
 /* The environment the startup module reads (docs/pytorch.md). */
-#define PYTORCH_ENV_MODE "LLMPROF_PYTORCH"	    /* modules | ops */
+#define PYTORCH_ENV_MODE "LLMPROF_PYTORCH"	    /* auto | modules | ops */
 #define PYTORCH_ENV_DEPTH "LLMPROF_PYTORCH_DEPTH"   /* module ranges nest at most this deep */
 #define PYTORCH_ENV_SHAPES "LLMPROF_PYTORCH_SHAPES" /* ops: 1 = input shapes */
+#define PYTORCH_ENV_BUDGET "LLMPROF_PYTORCH_BUDGET" /* auto: the hooks' CPU share, % */
 #define PYTORCH_ENV_LIB "LLMPROF_PYTORCH_NVTX_LIB"  /* libllmprof_nvtx.so */
 #define PYTORCH_ENV_LOG "LLMPROF_PYTORCH_LOG"	    /* the module's log: <run>/logs/pytorch.log */
 #define PYTORCH_NVTX_LIB_NAME "libllmprof_nvtx.so"  /* beside sitecustomize.py */
@@ -33,17 +34,20 @@
  * Python interpreter", "torchrun runs /usr/bin/python3"). */
 int pytorch_is_python(const char *const *argv, const char *path_env, struct strbuf *why);
 
-/* The mode asked for, with auto resolved: MODULES for a Python program,
- * NONE for any other. */
+/* The mode asked for, with auto resolved as far as llmprof can: AUTO for a
+ * Python program (its startup module starts with module ranges and turns
+ * them off when their measured cost exceeds the budget), NONE for any
+ * other. */
 enum trace_pytorch pytorch_resolve(enum trace_pytorch asked, int is_python);
 
 struct pytorch_env_opts {
-	enum trace_pytorch mode; /* MODULES or OPS (anything else: no variables) */
+	enum trace_pytorch mode; /* AUTO, MODULES or OPS (NONE: no variables) */
 	const char *dir;	 /* the folder of sitecustomize.py */
 	const char *lib;	 /* libllmprof_nvtx.so, or NULL (the module looks beside itself) */
 	const char *log;	 /* the module's log file */
 	int64_t depth;		 /* pipeline.trace.pytorch_depth */
 	int shapes;		 /* pipeline.trace.pytorch_shapes */
+	double budget_pct;	 /* auto: pipeline.trace.pytorch_budget_pct */
 	const char *user_pythonpath; /* the PYTHONPATH the program would have had, or NULL */
 };
 

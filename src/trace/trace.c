@@ -9,6 +9,7 @@
 #include "core/proc.h"
 #include "core/util.h"
 #include "core/xalloc.h"
+#include "trace/atenname.h"
 #include "trace/graphnodes.h"
 #include "trace/nsysdb.h"
 #include "trace/nvtxdomain.h"
@@ -329,6 +330,34 @@ static void nvtx_cats_resolve(struct trace *t, struct nvtx_cats *c)
 	}
 }
 
+/* range_op[]: each range's operator name (atenname.h), computed once per
+ * distinct message. */
+static void ranges_op_names(struct trace *t)
+{
+	size_t nstr = t->strs.nr;
+	int32_t *memo = xmalloc(st_mult(nstr + 1, sizeof(*memo)));
+	struct strbuf key = STRBUF_INIT;
+
+	for (size_t i = 0; i < nstr; i++)
+		memo[i] = -2; /* not yet looked at */
+	free(t->range_op);
+	t->range_op = xmalloc(st_mult(t->nranges + 1, sizeof(*t->range_op)));
+	for (size_t i = 0; i < t->nranges; i++) {
+		int32_t text = t->ranges[i].text;
+
+		t->range_op[i] = text;
+		if (text < 0 || (size_t)text >= nstr)
+			continue;
+		if (memo[text] == -2)
+			memo[text] = aten_op_key(strtab_str(&t->strs, text), &key)
+					 ? strtab_intern(&t->strs, key.buf, key.len)
+					 : text;
+		t->range_op[i] = memo[text];
+	}
+	free(memo);
+	strbuf_release(&key);
+}
+
 static int load_nvtx(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {"rowid",	"!start",	"end",	"!eventType",
@@ -398,6 +427,7 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 	if (nsysdb_step_done(t->db, rc, "NVTX_EVENTS", err))
 		goto cleanup;
 	nvtx_cats_resolve(t, &cats);
+	ranges_op_names(t);
 	/* Domain names: the rule of nvtxdomain.h. */
 	for (size_t i = 0; i < t->nranges && doms.n; i++) {
 		struct trace_range *r = &t->ranges[i];
@@ -711,6 +741,7 @@ void trace_close(struct trace *t)
 	free(t->memops);
 	free(t->calls);
 	free(t->ranges);
+	free(t->range_op);
 	free(t->graph_nodes);
 	for (size_t i = 0; i < t->nunreadable; i++) {
 		free(t->unreadable[i].table);

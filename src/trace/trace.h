@@ -141,6 +141,10 @@ struct trace {
 	size_t ncalls, calls_alloc;
 	struct trace_range *ranges;
 	size_t nranges, ranges_alloc;
+	/* ranges[i]'s operator name: its message without PyTorch's per-call
+	 * fields (trace/atenname.h), else its text; NULL for a trace built by
+	 * hand (trace_range_op() then gives the text) */
+	int32_t *range_op;
 	/* loaded with TRACE_NVTX; none in nsys exports */
 	struct trace_graph_node *graph_nodes;
 	size_t ngraph_nodes, graph_nodes_alloc;
@@ -264,6 +268,14 @@ int trace_has_table(struct trace *t, const char *name);
 
 /* End of r as the projection reports use it (open ranges end at the last
  * NVTX range timestamp). */
+/* The operator name ranges[i] counts under (trace/atenname.h): the string
+ * id of "aten::mm" for "aten::mm, seq = 12, op_id = 40"; its text when the
+ * message is of no such form. */
+static inline int32_t trace_range_op(const struct trace *t, size_t i)
+{
+	return t->range_op ? t->range_op[i] : t->ranges[i].text;
+}
+
 static inline int64_t trace_range_end(const struct trace *t, const struct trace_range *r)
 {
 	return r->open ? t->nvtx_max_range : r->end;

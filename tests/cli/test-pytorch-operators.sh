@@ -7,8 +7,9 @@
 #   by hand around the same modules (within 2 points, class and path);
 # - a torch.cuda.graph decode: its replayed kernels get the module classes
 #   of the eager run (within 2 points);
-# - torch.compile: the compiled code's kernels under the compiled module,
-#   every Triton kernel with its fused-op label in kernels.md.
+# - torch.compile: the compiled code's kernels (Triton, cuBLAS, cuDNN) under
+#   the module that called the compiled code, every Triton kernel with its
+#   fused-op label in kernels.md.
 set -u
 : "${LLMPROF:?}"
 data=${LLMPROF_SOURCE_DIR:?}/tests/data/pytorch/h200-modules
@@ -91,6 +92,20 @@ cc = sum(o.get("gpu_ms") or 0 for o in mc["operators"]
          if o["stage"] == "decode" and o.get("class") == "OptimizedModule") / bc
 if cc < 0.95:
     bad.append("compiled decode under its module: %.3f" % cc)
+# the compiled code's kernels, Inductor's Triton kernels and its extern
+# GEMMs and attention alike, belong to the module that called the compiled
+# code (the outermost module whose hooks ran outside Dynamo: the model, class
+# OptimizedModule); decode kernels outside it are the step's eager glue
+# (argmax, copies), in no module
+dec_ops = [(o["name"], o.get("class")) for o in mc["operators"] if o["stage"] == "decode"]
+if dec_ops != [("MiniForCausalLM", "OptimizedModule")]:
+    bad.append("compiled decode operators: %s" % dec_ops)
+for k in mc["kernels"]:
+    inductor = k["name"].startswith(("triton_", "nvjet_", "cudnn_"))
+    if inductor and k.get("decode_calls") and k.get("operator") != "MiniForCausalLM":
+        bad.append("compiled kernel %s under %s" % (k["name"][:60], k.get("operator")))
+    if not inductor and k["stage"] == "decode" and k.get("operator") is not None:
+        bad.append("eager glue kernel %s under %s" % (k["name"][:60], k.get("operator")))
 print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY

@@ -222,6 +222,61 @@ expect ops "ops: True shapes: True synchronized: False sync calls: 0" "$(sed -n 
 grep -q "info: operator ranges on (emit_nvtx, shapes on) on thread MainThread" "$t/ops@ops.log" ||
 	fail "ops: $(cat "$t/ops@ops.log")"
 
+# 13a. what the hooks cost: every mode writes it at exit
+grep -q "^pid [0-9]*: info: cost: 19 module calls, [0-9.]* ms in the hooks, [0-9.]* % of [0-9.]* ms process CPU time since the first call; 19 ranges pushed$" \
+	"$t/basic.log" || fail "no cost line: $(cat "$t/basic.log")"
+
+# 13b. auto: module ranges while the hooks' measured share of the process's
+# CPU time stays within LLMPROF_PYTORCH_BUDGET (the program does ~15x the
+# hooks' CPU work of its own: SCENARIO_WORK, a share of about 6 %), off
+# above it. The hooks are timed by the wall clock: on CPUs shared by
+# parallel tests a preempted hook reads long, so the budget kept is wide
+plain many
+py many@kept LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=100 SCENARIO_WORK=50000
+expect auto-kept-result "$(result "$t/many.plain")" "$(result "$t/many@kept.out")"
+expect auto-kept-calls 120 "$(nvtx many@kept | grep -c '^CausalLM ')"
+expect auto-kept-ranges "$((120 * 19))" "$(nvtx many@kept | wc -l)"
+expect auto-kept-hooks "hooks at the end: 1 1" "$(grep '^hooks at the end' "$t/many@kept.out")"
+grep -q "^pid [0-9]*: info: auto: module ranges on while the hooks take at most 100 % of the process's CPU time$" \
+	"$t/many@kept.log" || fail "auto on: $(cat "$t/many@kept.log")"
+grep -Eq "^pid [0-9]+: info: auto: module ranges kept: [0-9.]+ % within the 100 % budget$" \
+	"$t/many@kept.log" || fail "auto kept: $(cat "$t/many@kept.log")"
+grep -q "warning: auto" "$t/many@kept.log" && fail "auto kept, yet: $(cat "$t/many@kept.log")"
+# over the budget: off at the first judgement (1,000 module calls: the 53rd
+# model call's return), balanced, the hooks removed, the result unchanged
+py many@off LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=0 SCENARIO_WORK=50000
+expect auto-off-result "$(result "$t/many.plain")" "$(result "$t/many@off.out")"
+expect auto-off-ranges "$(nvtx many@kept | sed -n "1,$((53 * 19))p")" "$(nvtx many@off)"
+expect auto-off-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/many@off.out")"
+grep -Eq "^pid [0-9]+: warning: auto: module ranges off: the hooks took [0-9.]+ % of the process's CPU time \([0-9.]+ ms of [0-9.]+ ms over 1007 module calls\), above the 0 % budget$" \
+	"$t/many@off.log" || fail "auto off: $(cat "$t/many@off.log")"
+grep -q "kept" "$t/many@off.log" && fail "auto off, yet: $(cat "$t/many@off.log")"
+# a failure under auto: off, logged once, the hooks removed, the result unchanged
+py many@fail LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=60 FAKE_TORCH_NVTX_FAIL=push
+expect auto-fail-result "$(result "$t/many.plain")" "$(result "$t/many@fail.out")"
+expect auto-fail-log 1 "$(grep -c ": error: module ranges off after an error" "$t/many@fail.log")"
+expect auto-fail-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/many@fail.out")"
+[ ! -s "$t/many@fail.err" ] || fail "auto fail: the program saw: $(cat "$t/many@fail.err")"
+# a bad budget: the default, said
+py basic@badbudget LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=lots
+expect bad-budget "$(nvtx basic)" "$(nvtx basic@badbudget)"
+grep -q "warning: LLMPROF_PYTORCH_BUDGET='lots' is no share in \[0, 100\]: 5 %" "$t/basic@badbudget.log" ||
+	fail "bad budget: $(cat "$t/basic@badbudget.log")"
+# a program that never imports torch, under auto: nothing loaded, no log
+env -u PYTHONPATH PYTHONPATH="$mod" LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=5 \
+	LLMPROF_PYTORCH_LOG="$t/notorch-auto.log" PYTHONDONTWRITEBYTECODE=1 python3 -c "$probe" >"$t/notorch-auto.out"
+expect notorch-auto "$(cat "$t/notorch.out")" "$(cat "$t/notorch-auto.out")"
+[ ! -e "$t/notorch-auto.log" ] || fail "auto: a program without torch got a log"
+
+# 13c. uninstall() (the modes benchmark): hooks gone, the cost returned,
+# install() again gives the same ranges
+plain uninstall
+py uninstall
+expect uninstall-result "$(result "$t/uninstall.plain")" "$(result "$t/uninstall.out")"
+expect uninstall "uninstall: calls 19 ranges 19 on True
+hooks after uninstall: 0 0" "$(grep '^uninstall\|^hooks after' "$t/uninstall.out")"
+expect uninstall-ranges "$(nvtx basic; nvtx basic)" "$(nvtx uninstall)"
+
 # 13. the real library under the builtin tracer (NVTX only): the domain, the
 # paths as registered strings, the classes as named categories
 so=$b/tracer/libllmprof_tracer.so
@@ -267,7 +322,8 @@ env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 "$L" profile -q 
 run=$(sed -n 's/^run: //p' "$t/p.out")
 real=$(cd "$mod" && pwd -P)
 grep -qx "PYTHONPATH=$real:$progs" "$run/logs/workload.env" || fail "env: $(cat "$run/logs/workload.env")"
-grep -qx "LLMPROF_PYTORCH=modules" "$run/logs/workload.env" || fail "env: no mode"
+grep -qx "LLMPROF_PYTORCH=auto" "$run/logs/workload.env" || fail "env: no mode"
+grep -qx "LLMPROF_PYTORCH_BUDGET=5" "$run/logs/workload.env" || fail "env: no budget"
 grep -qx "LLMPROF_PYTORCH_LOG=$run/logs/pytorch.log" "$run/logs/workload.env" || fail "env: no log"
 grep -q "info: module ranges on: torch 2.99.0+fake, domain llmprof.pytorch" "$run/logs/pytorch.log" ||
 	fail "profile log: $(cat "$run/logs/pytorch.log" 2>&1)"
@@ -276,11 +332,36 @@ python3 - "$run/status.json" <<'PY' || fail "status.json"
 import json, sys
 st = json.load(open(sys.argv[1]))
 msg = [s for s in st["steps"] if s["name"] == "config"][0]["message"]
-assert "pipeline.trace.pytorch=auto: modules (python3 is a Python interpreter)" in msg, msg
+assert ("pipeline.trace.pytorch=auto: modules, off above 5 % of the program's CPU time "
+        "(python3 is a Python interpreter)") in msg, msg
 PY
 expect profile-ranges 19 "$(sqlite3 "$run/trace/trace.sqlite" "SELECT count(*) FROM NVTX_EVENTS r
 	JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = r.domainId AND d.text = 'llmprof.pytorch'
 	WHERE r.eventType = 59")"
+# the report's Trust section says what the module did, from its log
+grep -q "^PyTorch ranges: auto in 1 process (torch 2.99.0+fake); auto kept the module ranges in 1, turned them off in 0 (budget 5 % of the process's CPU time); 19 module calls, [0-9.]* ms in the hooks, [0-9.]*% of [0-9.]* ms process CPU time since the first module call, 19 ranges pushed (timed by the hooks themselves)\.$" \
+	"$run/report.md" || fail "trust line: $(grep -A12 '^## Trust' "$run/report.md")"
+grep '^| .*PyTorch' "$run/report.md" && fail "a trust item for a run that went well"
+python3 - "$run/metrics.json" <<'PY' || fail "metrics.json pytorch"
+import json, sys
+p = json.load(open(sys.argv[1]))["pytorch"]
+want = {"mode": "auto", "processes": 1, "torch": "2.99.0+fake", "errors": 0, "first_error": None,
+        "auto_budget_pct": 5.0, "auto_kept": 1, "auto_off": 0, "costed_processes": 1,
+        "module_calls": 19, "ranges": 19}
+got = {k: p.get(k) for k in want}
+assert got == want, got
+assert p["hooks_ms"] > 0 and p["cpu_ms"] > 0 and abs(p["share_of_cpu"] - p["hooks_ms"] / p["cpu_ms"]) < 1e-9, p
+PY
+# ... and a failure that turned the ranges off is a trust item and a finding
+env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 "$L" profile -q \
+	-o "$t/runs-fail" pipeline.trace.backend=builtin pipeline.ncu.enable=false pipeline.trace.pytorch=modules \
+	-- python3 "$progs/scenario.py" fail-later >"$t/pf.out" 2>"$t/pf.err" || fail "profile (fail): $(cat "$t/pf.err")"
+rf=$(sed -n 's/^run: //p' "$t/pf.out")
+grep -qF "| PyTorch range error in the startup module's log, the ranges turned off: module ranges off after an error in the forward hook of a Norm: OSError: fake pop failure | 1 |" \
+	"$rf/report.md" || fail "failure trust item: $(grep -A8 '^## Trust' "$rf/report.md")"
+grep -q "pytorch-ranges-failed" "$rf/metrics.json" || fail "failure: no finding in metrics.json"
+grep -q "^PyTorch ranges: modules in 1 process (torch 2.99.0+fake); 23 module calls, .*; 1 error turned ranges off\.$" "$rf/report.md" ||
+	fail "failure line: $(grep '^PyTorch ranges' "$rf/report.md")"
 # none: the program's environment as it was; a C program under auto: the same
 for case in none c; do
 	if [ $case = none ]; then
@@ -293,5 +374,6 @@ for case in none c; do
 	r=$(sed -n 's/^run: //p' "$t/$case.out")
 	grep -q "PYTORCH\|PYTHONPATH" "$r/logs/workload.env" && fail "$case: $(cat "$r/logs/workload.env")"
 	[ ! -e "$r/logs/pytorch.log" ] || fail "$case: a log"
+	grep -q "PyTorch" "$r/report.md" && fail "$case: $(grep PyTorch "$r/report.md")"
 done
 echo "test-pytorch-startup: ok"

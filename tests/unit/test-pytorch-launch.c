@@ -129,7 +129,7 @@ static void test_shebangs(void **state)
 
 static void test_resolve(void **state)
 {
-	assert_int_equal(pytorch_resolve(TRACE_PYTORCH_AUTO, 1), TRACE_PYTORCH_MODULES);
+	assert_int_equal(pytorch_resolve(TRACE_PYTORCH_AUTO, 1), TRACE_PYTORCH_AUTO);
 	assert_int_equal(pytorch_resolve(TRACE_PYTORCH_AUTO, 0), TRACE_PYTORCH_NONE);
 	assert_int_equal(pytorch_resolve(TRACE_PYTORCH_OPS, 0), TRACE_PYTORCH_OPS);
 	assert_int_equal(pytorch_resolve(TRACE_PYTORCH_MODULES, 0), TRACE_PYTORCH_MODULES);
@@ -176,9 +176,17 @@ static void test_env(void **state)
 	pytorch_env_build(env, &o);
 	for (int i = 0; i < PYTORCH_ENV_MAX; i++)
 		assert_null(env[i]);
-	o.mode = TRACE_PYTORCH_AUTO; /* resolved before: never passed on as it is */
+	/* auto: the module measures its hooks and keeps them within the budget */
+	o.mode = TRACE_PYTORCH_AUTO;
+	o.shapes = 1;
+	o.budget_pct = 2.5;
 	pytorch_env_build(env, &o);
-	assert_null(env[0]);
+	assert_string_equal(env[1], "LLMPROF_PYTORCH=auto");
+	assert_string_equal(env[2], "LLMPROF_PYTORCH_DEPTH=3");
+	assert_string_equal(env[3], "LLMPROF_PYTORCH_BUDGET=2.5");
+	assert_string_equal(env[4], "LLMPROF_PYTORCH_LOG=/r/logs/pytorch.log");
+	assert_null(env[5]);
+	pytorch_env_free(env);
 }
 
 static int teardown(void **state)

@@ -7,6 +7,7 @@ with and without llmprof's startup module) and, where torch.cuda.nvtx got
 the ranges (the startup module's fallback), "nvtx" lines: one per push
 (indented by nesting, with the thread) and "unbalanced" when pops do not
 match pushes."""
+import os
 import sys
 import threading
 
@@ -15,7 +16,11 @@ from torch import nn
 
 
 class Norm(nn.Module):
+    work = 0  # "many": CPU work of the program's own per call, beside the hooks'
+
     def forward(self, x):
+        for _ in range(self.work):
+            pass
         return x + 0.5
 
 
@@ -150,6 +155,35 @@ def main(name):
         import sitecustomize
         print("sitecustomize:", getattr(sitecustomize, "WHO", "llmprof"))
         r = m(1)
+    elif name == "many":  # 120 calls of the model, 2,280 module calls
+        Norm.work = int(os.environ.get("SCENARIO_WORK", "0"))
+        r = 0
+        for i in range(120):
+            r += m(i)
+        mm = torch.nn.modules.module
+        print("hooks at the end:", len(mm._global_forward_pre_hooks), len(mm._global_forward_hooks))
+    elif name == "fail-later":  # the module's NVTX pop fails after a first, good call
+        r = m(1)
+        mod = sys.modules.get("_llmprof_pytorch")
+
+        def broken():
+            raise OSError("fake pop failure")
+
+        if mod is not None:
+            mod._pop = broken
+        r += m(2)
+    elif name == "uninstall":  # bench/pytorch/modes_bench.py's mode switching
+        mod = sys.modules.get("_llmprof_pytorch")  # None without llmprof
+        r = m(1)
+        if mod is not None:
+            c = mod.uninstall()
+            print("uninstall: calls %d ranges %d on %s" % (c["calls"], c["ranges"], c["on"]))
+        r += m(2)  # no hooks: no ranges
+        mm = torch.nn.modules.module
+        print("hooks after uninstall:", len(mm._global_forward_pre_hooks), len(mm._global_forward_hooks))
+        if mod is not None:
+            mod.install(torch)
+        r += m(3)
     elif name == "ops":
         p = torch.autograd.profiler.state
         print("ops:", p["enabled"], "shapes:", p["record_shapes"], "synchronized:",
