@@ -10,8 +10,10 @@
  * Memory does not follow the log's size: a record is borrowed only until
  * the next one is read, so an open range keeps a copy of its record (and
  * payload) until it ends; a range whose start and end have met is
- * forgotten. What stays per call is a bit per correlation id (struct
- * u32set) and 8 bytes per correlation alias. */
+ * forgotten. What stays per call is a few bits per correlation id (struct
+ * u32set) and 8 bytes per correlation alias; the activity source's driver
+ * calls are matched to their runtime calls as pass 1 reads them
+ * (tosqlite_nest.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,12 +67,10 @@ struct proc {
 	struct u64map api_names; /* domain<<32|cbid -> StringIds id */
 	struct u64map api_other; /* domain<<32|cbid of calls that launch no GPU work (value 1) */
 	struct aliases aliases;	 /* driver corr -> runtime corr */
-	struct u32set nested;	 /* corr of TLOG_API_ACT driver calls inside runtime calls */
-	struct api_span *spans;	 /* TLOG_API_ACT records, for tosqlite_api_nest */
-	size_t nspans, aspans;
-	struct u64map kname;	/* kernel name id -> index into knames */
-	struct u32set api_corr; /* corr ids of recorded launch calls */
-	struct u64map tnames;	/* tid+1 -> StringIds id | (OS name) << 63 */
+	struct api_nest nest;	 /* TLOG_API_ACT calls: which driver calls are nested */
+	struct u64map kname;	 /* kernel name id -> index into knames */
+	struct u32set api_corr;	 /* corr ids of recorded launch calls */
+	struct u64map tnames;	 /* tid+1 -> StringIds id | (OS name) << 63 */
 	int64_t (*knames)[3];
 	size_t nknames, aknames;
 	struct thread_stack *threads;
@@ -311,7 +311,7 @@ static uint32_t map_corr(struct proc *p, uint32_t corr)
 
 static void note_attribution(struct conv *c, struct proc *p, uint32_t corr)
 {
-	if (!u32set_has(&p->api_corr, corr))
+	if (!u32set_has(&p->api_corr, corr) && !u32set_has(&p->nest.top, corr))
 		c->stats->unattributed++;
 }
 
@@ -320,13 +320,13 @@ static const char *level_name(uint32_t l)
 	return l == TLOG_DIAG_ERROR ? "error" : l == TLOG_DIAG_WARNING ? "warning" : "info";
 }
 
-/* A TLOG_API_ACT record, for resolve_api_spans(). */
-static void add_span(struct proc *p, const struct tlog_rec *h)
+/* A TLOG_API_ACT record, for resolve_api_calls()'s fallback. */
+static void add_span(struct api_span **spans, size_t *n, size_t *alloc, const struct tlog_rec *h)
 {
 	const struct tlog_api *a = (const void *)h;
 	struct api_span *sp;
-	ALLOC_GROW(p->spans, p->nspans + 1, p->aspans);
-	sp = &p->spans[p->nspans++];
+	ALLOC_GROW(*spans, *n + 1, *alloc);
+	sp = &(*spans)[(*n)++];
 	memset(sp, 0, sizeof(*sp));
 	sp->start = a->start;
 	sp->end = a->end;
@@ -551,7 +551,7 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 			break;
 		}
 		case TLOG_API_ACT:
-			add_span(p, h);
+			api_nest_add(&p->nest, (const void *)h);
 			break;
 		case TLOG_KERNEL_NAME:
 			def_kernel_name(c, p, h, &sb);
@@ -603,25 +603,33 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 }
 
 /* After pass 1: fold driver calls made inside runtime calls (activity
- * source) into their runtime call. */
-static void resolve_api_spans(struct proc *p)
+ * source) into their runtime call, as pass 1 decided them (api_nest); a log
+ * not in CUPTI's order is read once more for every call, sorted whole. */
+static void resolve_api_calls(struct conv *c, struct proc *p, struct tlog_reader *r)
 {
-	size_t i;
+	struct api_nest *n = &p->nest;
 
-	tosqlite_api_nest(p->spans, p->nspans);
-	for (i = 0; i < p->nspans; i++) {
-		const struct api_span *s = &p->spans[i];
-		if (!s->parent) {
-			u32set_add(&p->api_corr, s->corr);
-			continue;
-		}
-		u32set_add(&p->nested, s->corr);
-		if (s->corr != s->parent)
-			alias_add(&p->aliases, s->corr, s->parent);
+	api_nest_finish(n);
+	if (n->fallback) {
+		struct api_span *spans = NULL;
+		size_t ns = 0, as = 0;
+		struct tlog_item it;
+
+		api_nest_release(n);
+		tlog_rewind(r);
+		while (tlog_next(r, &it) && !conv_interrupted(c))
+			if (it.rec->type == TLOG_API_ACT)
+				add_span(&spans, &ns, &as, it.rec);
+		tosqlite_api_nest(spans, ns);
+		for (size_t i = 0; i < ns; i++)
+			api_nest_result(n, spans[i].corr, spans[i].driver ? spans[i].parent : 0);
+		free(spans);
 	}
+	for (size_t i = 0; i < n->naliases; i++)
+		alias_add(&p->aliases, (uint32_t)(n->aliases[i] >> 32), (uint32_t)n->aliases[i]);
+	FREE_AND_NULL(n->aliases);
+	n->naliases = n->aaliases = 0;
 	aliases_sort(&p->aliases);
-	FREE_AND_NULL(p->spans);
-	p->nspans = p->aspans = 0;
 }
 
 static void put_api(struct conv *c, struct proc *p, const struct tlog_api *a, uint32_t tid)
@@ -718,7 +726,7 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			break;
 		case TLOG_API_ACT: {
 			const struct tlog_api *a = (const void *)h;
-			if (h->aux == TLOG_API_DRIVER && u32set_has(&p->nested, a->corr))
+			if (h->aux == TLOG_API_DRIVER && u32set_has(&p->nest.nested, a->corr))
 				break; /* part of its runtime call's row */
 			put_api(c, p, a, it.tid);
 			break;
@@ -805,8 +813,7 @@ static void proc_release(struct proc *p)
 	tosqlite_u64map_free(&p->api_names);
 	tosqlite_u64map_free(&p->api_other);
 	free(p->aliases.v);
-	u32set_free(&p->nested);
-	free(p->spans);
+	api_nest_release(&p->nest);
 	tosqlite_u64map_free(&p->kname);
 	u32set_free(&p->api_corr);
 	tosqlite_u64map_free(&p->tnames);
@@ -883,7 +890,7 @@ void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems
 			    p.ctx.pid, (long long)off);
 	}
 	count_unflushed(st, r, &p);
-	resolve_api_spans(&p);
+	resolve_api_calls(c, &p, r);
 	tlog_rewind(r);
 	if (!c->failed)
 		pass2(c, &p, r);
