@@ -107,8 +107,15 @@ static int logs_read(struct logs *l, const char *log_dir, int64_t *t0,
 
 		strbuf_reset(&path);
 		path_join(&path, log_dir, l->files[i]);
-		/* e.g. killed before the header: the other processes are kept */
+		/* a header that does not read (e.g. killed before it was written)
+		 * is a problem, and the other processes are kept; a file that
+		 * cannot be opened (not a regular file, no permission) fails */
 		if (tlog_reader_open(&r, path.buf, l->files[i], err) < 0) {
+			if (r.fd < 0) {
+				tlog_reader_release(&r);
+				strbuf_release(&path);
+				return -1;
+			}
 			log_problem(problems, st, err);
 		} else {
 			if ((int64_t)r.hdr.start_ns < *t0)
