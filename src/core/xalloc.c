@@ -6,9 +6,32 @@
 #include "core/xalloc.h"
 #include "core/banned.h"
 
+static void (*oom_hook)(void *arg, size_t size);
+static void *oom_arg;
+/* Freed before the hook runs, so that it can allocate what it needs to
+ * say so (a status.json is a few KB). */
+static void *oom_reserve;
+#define OOM_RESERVE (1u << 20)
+
+void xalloc_set_oom_hook(void (*fn)(void *arg, size_t size), void *arg)
+{
+	oom_hook = fn;
+	oom_arg = arg;
+	if (fn && !oom_reserve)
+		oom_reserve = malloc(OOM_RESERVE);
+	if (!fn)
+		FREE_AND_NULL(oom_reserve);
+}
+
 static void oom(size_t size)
 {
+	void (*fn)(void *, size_t) = oom_hook;
+
 	fprintf(stderr, "llmprof: fatal: out of memory allocating %zu bytes\n", size);
+	oom_hook = NULL; /* once: the hook itself may run out */
+	FREE_AND_NULL(oom_reserve);
+	if (fn)
+		fn(oom_arg, size);
 	exit(70);
 }
 

@@ -12,6 +12,11 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* fn(arg, size) runs once when an allocation fails, after the one-line
+ * message and before exit(70) (EXIT_INTERNAL), with 1 MiB given back to
+ * the allocator first: what llmprof must record before it dies (the
+ * run's status.json). NULL removes it. */
+void xalloc_set_oom_hook(void (*fn)(void *arg, size_t size), void *arg);
 /* nmemb * size, dying on overflow. */
 size_t st_mult(size_t nmemb, size_t size);
 

@@ -3,6 +3,9 @@
  * (steps.c). Owned by the pipeline layer; prints nothing (progress.h). */
 #include <jansson.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,7 +407,71 @@ static void run_step(struct run_ctx *rc, const struct plan_step *s, size_t i)
 	strbuf_release(&res.tail_out);
 }
 
+/* Removes the temporary files ("NAME.tmp.XXXXXX") under the folder dirfd
+ * (any descriptor of it): those of the writes the step that ran out of memory left
+ * half done. Symlinks are never followed. */
+static void remove_temps_at(int dirfd, int depth)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (e->d_type == DT_DIR && depth < 8) {
+			int sub =
+			    openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0) {
+				remove_temps_at(sub, depth + 1);
+				close(sub);
+			}
+		} else if (e->d_type == DT_REG && strstr(e->d_name, ".tmp.")) {
+			unlinkat(fd, e->d_name, 0);
+		}
+	}
+	closedir(d);
+}
+
+/* Out of memory (xalloc.h): status.json says the run failed, in which step
+ * and why, before llmprof exits 70; it would say "running" for ever. */
+static void on_oom(void *arg, size_t size)
+{
+	struct run_ctx *rc = arg;
+	char why[96];
+	int root = bundle_dir_open_dir(&rc->bundle.bd, "", NULL);
+
+	snprintf(why, sizeof(why), "out of memory (allocating %zu bytes)", size);
+	for (size_t i = 0; i < rc->status.nr; i++)
+		if (rc->status.steps[i].state == STEP_RUNNING)
+			run_status_end(&rc->status, i, STEP_FAILED, -1, 0, why);
+	run_status_finish(&rc->status, RUN_FAILED, EXIT_INTERNAL, why);
+	if (root >= 0) {
+		remove_temps_at(root, 0);
+		close(root);
+	}
+	write_status(rc);
+}
+
+static int run_steps(struct run_ctx *rc);
+
 int pipeline_run(struct run_ctx *rc)
+{
+	int code;
+
+	xalloc_set_oom_hook(on_oom, rc);
+	code = run_steps(rc);
+	xalloc_set_oom_hook(NULL, NULL);
+	return code;
+}
+
+static int run_steps(struct run_ctx *rc)
 {
 	const struct pipeline_progress *pr = rc->progress;
 	struct run_outcome *oc = &rc->outcome;

@@ -1,5 +1,6 @@
 /* tosqlite.c: builtin tracer logs -> nsys-schema SQLite (see tosqlite.h):
- * finding and reading the logs, then the steps in order. The parts are
+ * finding the logs and reading each through a window, then the steps in
+ * order. The parts are
  * named in tosqlite_internal.h: rows (tosqlite_row.c), the database
  * (tosqlite_db.c) and each process's two passes (tosqlite_pass.c). */
 #include <dirent.h>
@@ -63,22 +64,29 @@ static int list_logs(const char *dir, char ***out, struct strbuf *err)
 	return (int)n;
 }
 
-/* The logs of one conversion, read whole into memory. */
+/* The logs of one conversion: names and which are readable. Each is read
+ * through a window (tracelog.h), one at a time, never whole. */
 struct logs {
-	char **files;		     /* sorted names */
-	struct strbuf *bufs;	     /* contents, one per file */
-	struct tlog_reader *readers; /* the readable ones */
+	char **files;  /* sorted names */
+	int *readable; /* indices into files of the logs whose header reads */
 	int nfiles, nread;
 };
 
-/* Reads every log of log_dir; *t0 = the earliest start. A log that cannot
- * be parsed is a problem (in problems, st->problems), not a failure, while
- * one is readable. 0 or -1 (err set). */
+/* A log that cannot be read is a problem (in problems, st->problems), not a
+ * failure, while another one is readable. */
+static void log_problem(struct strbuf *problems, struct trace_convert_stats *st, struct strbuf *err)
+{
+	strbuf_addf(problems, "%s\n", err->buf);
+	strbuf_reset(err);
+	st->problems++;
+}
+
+/* Lists the logs of log_dir and reads each one's header; *t0 = the
+ * earliest start. 0 or -1 (err set). */
 static int logs_read(struct logs *l, const char *log_dir, int64_t *t0,
 		     struct trace_convert_stats *st, struct strbuf *problems, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	int ret = -1;
 
 	l->nfiles = list_logs(log_dir, &l->files, err);
 	if (l->nfiles < 0) {
@@ -92,53 +100,64 @@ static int logs_read(struct logs *l, const char *log_dir, int64_t *t0,
 				 "not set",
 				 log_dir);
 	}
-	l->bufs = xcalloc((size_t)l->nfiles, sizeof(*l->bufs));
-	l->readers = xcalloc((size_t)l->nfiles, sizeof(*l->readers));
+	l->readable = xcalloc((size_t)l->nfiles, sizeof(*l->readable));
 	*t0 = INT64_MAX;
 	for (int i = 0; i < l->nfiles; i++) {
-		struct tlog_reader *r = &l->readers[l->nread];
+		struct tlog_reader r;
 
 		strbuf_reset(&path);
 		path_join(&path, log_dir, l->files[i]);
-		strbuf_init(&l->bufs[i], 0);
-		if (read_regular_file(path.buf, SIZE_MAX, &l->bufs[i], err) < 0)
-			goto out;
-		if (tlog_reader_init(r, l->bufs[i].buf, l->bufs[i].len, l->files[i], err) < 0) {
-			/* An unreadable file (e.g. killed before the header) is a problem
-			 * to report, not a reason to lose the other processes. */
-			tlog_reader_release(r);
-			strbuf_addf(problems, "%s\n", err->buf);
-			strbuf_reset(err);
-			st->problems++;
-			continue;
+		/* a header that does not read (e.g. killed before it was written)
+		 * is a problem, and the other processes are kept; a file that
+		 * cannot be opened (not a regular file, no permission) fails */
+		if (tlog_reader_open(&r, path.buf, l->files[i], err) < 0) {
+			if (r.fd < 0) {
+				tlog_reader_release(&r);
+				strbuf_release(&path);
+				return -1;
+			}
+			log_problem(problems, st, err);
+		} else {
+			if ((int64_t)r.hdr.start_ns < *t0)
+				*t0 = (int64_t)r.hdr.start_ns;
+			l->readable[l->nread++] = i;
 		}
-		if ((int64_t)r->hdr.start_ns < *t0)
-			*t0 = (int64_t)r->hdr.start_ns;
-		l->nread++;
+		tlog_reader_release(&r);
 	}
-	st->files = (uint64_t)l->nfiles;
-	if (!l->nread) {
-		error_set(err, "no readable trace log in '%s':\n%s", log_dir, problems->buf);
-		goto out;
-	}
-	ret = 0;
-out:
 	strbuf_release(&path);
-	return ret;
+	st->files = (uint64_t)l->nfiles;
+	if (!l->nread)
+		return error_set(err, "no readable trace log in '%s':\n%s", log_dir, problems->buf);
+	return 0;
+}
+
+/* Converts the readable logs one at a time. */
+static void logs_convert(struct conv *c, const struct logs *l, const char *log_dir,
+			 struct strbuf *problems)
+{
+	struct strbuf path = STRBUF_INIT;
+
+	for (int k = 0; k < l->nread && !c->failed; k++) {
+		const char *name = l->files[l->readable[k]];
+		struct tlog_reader r;
+
+		strbuf_reset(&path);
+		path_join(&path, log_dir, name);
+		if (tlog_reader_open(&r, path.buf, name, c->err) < 0)
+			log_problem(problems, c->stats, c->err); /* gone since it was listed */
+		else
+			conv_process(c, &r, problems);
+		tlog_reader_release(&r);
+	}
+	strbuf_release(&path);
 }
 
 static void logs_release(struct logs *l)
 {
-	for (int i = 0; i < l->nread; i++)
-		tlog_reader_release(&l->readers[i]);
-	for (int i = 0; i < l->nfiles; i++) {
-		if (l->bufs)
-			strbuf_release(&l->bufs[i]);
+	for (int i = 0; i < l->nfiles; i++)
 		free(l->files[i]);
-	}
 	free(l->files);
-	free(l->bufs);
-	free(l->readers);
+	free(l->readable);
 }
 
 int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *sqlite_path,
@@ -181,8 +200,7 @@ int trace_convert(const char *log_dir, const struct bundle_dir *bd, const char *
 	    conv_open(&c, tmp_path.buf, shown.buf) < 0)
 		goto out;
 	cannot_write = 0;
-	for (int i = 0; i < logs.nread && !c.failed; i++)
-		conv_process(&c, &logs.readers[i], &problems);
+	logs_convert(&c, &logs, log_dir, &problems);
 	if (c.failed || conv_interrupted_now(&c) || conv_finish(&c) < 0)
 		goto out;
 	cannot_write = 1;

@@ -6,6 +6,7 @@
  *   tosqlite_pass.c  one process's log: pass 1 (definitions), pass 2 (rows)
  *   tosqlite_payload.c  NVTX payload schemas and binaryData
  *   tosqlite_sample.c  CPU samples: loaded objects, symbols, their rows
+ *   tosqlite_nest.c  activity-source driver calls inside runtime calls
  * and their u64 -> u64 map (u64map.h). Not for use outside the converter. */
 #ifndef LLMPROF_TOSQLITE_INTERNAL_H
 #define LLMPROF_TOSQLITE_INTERNAL_H
@@ -126,6 +127,32 @@ void conv_put_sample(struct conv *c, struct sample_proc *sp, int64_t gtid, int64
  * and the sampled time), when it wrote totals. */
 void conv_put_sampler(struct conv *c, struct sample_proc *sp, uint32_t pid);
 void conv_sample_release(struct sample_proc *sp);
+
+/* ---- tosqlite_nest.c */
+
+/* One process's activity-source API calls (TLOG_API_ACT), decided as pass
+ * 1 reads them: the corr ids of the calls in no other (top: runtime calls
+ * and lone driver calls, the recorded launch calls), of the driver calls
+ * inside a runtime call (nested: folded into it), and those calls' aliases
+ * to it (from << 32 | to, in the order decided). Memory: 3 bits per corr id
+ * and 8 bytes per alias; the undecided calls are a few per thread. */
+struct nest_thread;
+struct api_nest {
+	struct nest_thread *threads;
+	size_t nthreads, athreads, last;
+	struct u32set drivers; /* driver corr ids seen (one twice: fallback) */
+	struct u32set top, nested;
+	uint64_t *aliases;
+	size_t naliases, aaliases;
+	int fallback; /* not in CUPTI's order: the caller sorts every call instead */
+};
+/* Pass 1: a TLOG_API_ACT record (h.aux says runtime or driver). */
+void api_nest_add(struct api_nest *n, const struct tlog_api *a);
+/* After pass 1: decides the calls still open; frees the per-thread state. */
+void api_nest_finish(struct api_nest *n);
+/* One call decided (parent 0: in none), for the fallback's sorted calls. */
+void api_nest_result(struct api_nest *n, uint32_t corr, uint32_t parent);
+void api_nest_release(struct api_nest *n);
 
 /* ---- tosqlite_pass.c */
 

@@ -1,17 +1,26 @@
 /* tosqlite_pass.c: one process's trace log -> rows (tosqlite_internal.h).
  *
- * The log is read twice from memory: pass 1 collects definitions (process,
- * clock, domains, registered strings, API and kernel names, correlation
- * aliases, devices, diagnostics), pass 2 emits rows, so nothing depends on
- * the order in which threads' chunks reached the file. NVTX pushes and pops
- * pair per thread and domain, starts and ends by range id, whichever comes
- * first. */
+ * The log is read twice, through the reader's window: pass 1 collects
+ * definitions (process, clock, domains, registered strings, API and kernel
+ * names, correlation aliases, devices, diagnostics), pass 2 emits rows, so
+ * nothing depends on the order in which threads' chunks reached the file.
+ * NVTX pushes and pops pair per thread and domain, starts and ends by range
+ * id, whichever comes first.
+ *
+ * Memory does not follow the log's size: a record is borrowed only until
+ * the next one is read, so an open range keeps a copy of its record (and
+ * payload) until it ends; a range whose start and end have met is
+ * forgotten. What stays per call is a few bits per correlation id (struct
+ * u32set) and 8 bytes per correlation alias; the activity source's driver
+ * calls are matched to their runtime calls as pass 1 reads them
+ * (tosqlite_nest.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
+#include "core/sort.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "trace/apiname.h"
@@ -22,9 +31,10 @@
 #include "core/banned.h"
 
 /* Per-process state. */
+/* An open push: copies of its records (owned), freed when it pops. */
 struct open_push {
-	const struct tlog_nvtx_event *ev;
-	const struct tlog_nvtx_payload *pl; /* its payloads, NULL none */
+	struct tlog_nvtx_event *ev;
+	struct tlog_nvtx_payload *pl; /* its payloads, NULL none */
 	uint32_t tid;
 };
 
@@ -34,11 +44,21 @@ struct thread_stack {
 	size_t n, alloc;
 };
 
+/* A start/end range one of whose ends was seen; end_ts -2 once both were
+ * (then it is dropped at the next compaction, pend_compact()). */
 struct pending {
-	const struct tlog_nvtx_event *ev; /* start, or NULL */
+	struct tlog_nvtx_event *ev; /* a copy of the start (owned), or NULL */
+	uint64_t id;
 	uint32_t tid;
 	int64_t end_ts; /* end seen first: its ts, else -1 */
 	uint32_t end_tid;
+};
+
+/* Correlation aliases, from << 32 | to: appended in pass 1, then sorted by
+ * from (the last alias of a from wins) for map_corr()'s binary search. */
+struct aliases {
+	uint64_t *v;
+	size_t n, alloc;
 };
 
 struct proc {
@@ -46,20 +66,18 @@ struct proc {
 	struct u64map strings;	 /* NVTX string id -> StringIds id */
 	struct u64map api_names; /* domain<<32|cbid -> StringIds id */
 	struct u64map api_other; /* domain<<32|cbid of calls that launch no GPU work (value 1) */
-	struct u64map aliases;	 /* driver corr -> runtime corr */
-	struct u64map nested;	 /* corr of TLOG_API_ACT driver calls inside runtime calls */
-	struct api_span *spans;	 /* TLOG_API_ACT records, for tosqlite_api_nest */
-	size_t nspans, aspans;
-	struct u64map kname;	/* kernel name id -> index into knames */
-	struct u64map api_corr; /* corr ids of recorded launch calls (value 1) */
-	struct u64map tnames;	/* tid+1 -> StringIds id | (OS name) << 63 */
+	struct aliases aliases;	 /* driver corr -> runtime corr */
+	struct api_nest nest;	 /* TLOG_API_ACT calls: which driver calls are nested */
+	struct u64map kname;	 /* kernel name id -> index into knames */
+	struct u32set api_corr;	 /* corr ids of recorded launch calls */
+	struct u64map tnames;	 /* tid+1 -> StringIds id | (OS name) << 63 */
 	int64_t (*knames)[3];
 	size_t nknames, aknames;
 	struct thread_stack *threads;
 	size_t nthreads, athreads;
-	struct pending *pend;
-	size_t npend, apend;
-	struct u64map pend_by_id; /* range id -> index+1 into pend */
+	struct pending *pend; /* in the order they were first seen */
+	size_t npend, apend, pend_done;
+	struct u64map pend_by_id; /* range id -> index+1 into pend, 0 = none */
 	int ended;		  /* TLOG_END seen: the at-exit flush completed */
 	struct sample_proc samples;
 	uint64_t recorded; /* records other than who the process is */
@@ -83,6 +101,17 @@ static struct thread_stack *thread_of(struct proc *p, uint32_t tid)
 	memset(&p->threads[p->nthreads], 0, sizeof(p->threads[0]));
 	p->threads[p->nthreads].tid = tid;
 	return &p->threads[p->nthreads++];
+}
+
+/* A copy of the record h (owned by the caller): h is borrowed from the
+ * reader only until the next record. */
+static void *rec_copy(const void *h)
+{
+	size_t size = ((const struct tlog_rec *)h)->size;
+	void *v = xmalloc(size);
+
+	memcpy(v, h, size);
+	return v;
 }
 
 static void emit_range(struct conv *c, struct proc *p, const struct tlog_nvtx_event *b,
@@ -117,7 +146,7 @@ static void on_payload(struct proc *p, const struct tlog_nvtx_payload *pl, uint3
 	for (size_t i = t->n; i > 0; i--)
 		if (t->v[i - 1].ev->domain == pl->domain) {
 			if (!t->v[i - 1].pl)
-				t->v[i - 1].pl = pl;
+				t->v[i - 1].pl = rec_copy(pl);
 			return;
 		}
 }
@@ -126,7 +155,7 @@ static void on_push(struct proc *p, const struct tlog_nvtx_event *e, uint32_t ti
 {
 	struct thread_stack *t = thread_of(p, tid);
 	ALLOC_GROW(t->v, t->n + 1, t->alloc);
-	t->v[t->n].ev = e;
+	t->v[t->n].ev = rec_copy(e);
 	t->v[t->n].pl = NULL;
 	t->v[t->n].tid = tid;
 	t->n++;
@@ -145,18 +174,56 @@ static void on_pop(struct conv *c, struct proc *p, const struct tlog_nvtx_end *e
 		return;
 	}
 	emit_range(c, p, t->v[i - 1].ev, tid, (int64_t)e->ts, tid, t->v[i - 1].pl);
+	free(t->v[i - 1].ev);
+	free(t->v[i - 1].pl);
 	memmove(&t->v[i - 1], &t->v[i], (t->n - i) * sizeof(t->v[0]));
 	t->n--;
+}
+
+/* Drops the ranges whose start and end have met, once they are half of
+ * pend: pend and its map then hold the open ranges, in their order. */
+static void pend_compact(struct proc *p)
+{
+	size_t k = 0;
+
+	if (p->pend_done < 1024 || p->pend_done * 2 < p->npend)
+		return;
+	tosqlite_u64map_free(&p->pend_by_id);
+	for (size_t i = 0; i < p->npend; i++) {
+		if (p->pend[i].end_ts == -2)
+			continue;
+		p->pend[k] = p->pend[i];
+		u64map_put(&p->pend_by_id, p->pend[k].id, k + 1);
+		k++;
+	}
+	p->npend = k;
+	p->pend_done = 0;
+	if (p->apend > 2 * k + 64) {
+		p->apend = 2 * k + 64;
+		p->pend = xrealloc(p->pend, st_mult(p->apend, sizeof(*p->pend)));
+	}
+}
+
+/* A range whose start and end have met: forgotten (an id seen again
+ * begins a new range). */
+static void pend_done(struct proc *p, struct pending *q)
+{
+	q->end_ts = -2;
+	FREE_AND_NULL(q->ev);
+	u64map_put(&p->pend_by_id, q->id, 0);
+	p->pend_done++;
 }
 
 static struct pending *pending_for(struct proc *p, uint64_t id)
 {
 	uint64_t v;
-	if (u64map_get(&p->pend_by_id, id, &v))
+	if (u64map_get(&p->pend_by_id, id, &v) && v)
 		return &p->pend[v - 1];
+	pend_compact(p);
 	ALLOC_GROW(p->pend, p->npend + 1, p->apend);
 	memset(&p->pend[p->npend], 0, sizeof(p->pend[0]));
 	p->pend[p->npend].end_ts = -1;
+	p->pend[p->npend].id = id;
 	u64map_put(&p->pend_by_id, id, ++p->npend);
 	return &p->pend[p->npend - 1];
 }
@@ -166,10 +233,11 @@ static void on_start(struct conv *c, struct proc *p, const struct tlog_nvtx_even
 	struct pending *q = pending_for(p, e->id);
 	if (q->end_ts >= 0) {
 		emit_range(c, p, e, tid, q->end_ts, q->end_tid, NULL);
-		q->end_ts = -2; /* done */
+		pend_done(p, q);
 		return;
 	}
-	q->ev = e;
+	free(q->ev); /* a second start of an open id: the later one counts */
+	q->ev = rec_copy(e);
 	q->tid = tid;
 }
 
@@ -178,7 +246,7 @@ static void on_end(struct conv *c, struct proc *p, const struct tlog_nvtx_end *e
 	struct pending *q = pending_for(p, e->id);
 	if (q->ev && q->end_ts == -1) {
 		emit_range(c, p, q->ev, q->tid, (int64_t)e->ts, tid, NULL);
-		q->end_ts = -2;
+		pend_done(p, q);
 		return;
 	}
 	if (q->end_ts != -1) {
@@ -189,18 +257,64 @@ static void on_end(struct conv *c, struct proc *p, const struct tlog_nvtx_end *e
 	q->end_tid = tid;
 }
 
+static void alias_add(struct aliases *a, uint32_t from, uint32_t to)
+{
+	ALLOC_GROW(a->v, a->n + 1, a->alloc);
+	a->v[a->n++] = (uint64_t)from << 32 | to;
+}
+
+static int cmp_alias_from(const void *a, const void *b)
+{
+	uint32_t x = (uint32_t)(*(const uint64_t *)a >> 32),
+		 y = (uint32_t)(*(const uint64_t *)b >> 32);
+	return (x > y) - (x < y);
+}
+
+static size_t alias_bucket(const void *a)
+{
+	(void)a;
+	return 0;
+}
+
+/* After pass 1: sorted by from, one alias per from (the last one given,
+ * as a map's put would leave it). */
+static void aliases_sort(struct aliases *a)
+{
+	size_t k = 0, i = 1;
+
+	while (i < a->n && a->v[i - 1] >> 32 <= a->v[i] >> 32)
+		i++;
+	if (i < a->n) /* in order already, as the tracer writes them: no index */
+		sort_stable(a->v, a->n, sizeof(*a->v), cmp_alias_from, 1, alias_bucket);
+	for (size_t i = 0; i < a->n; i++) {
+		if (i + 1 < a->n && a->v[i + 1] >> 32 == a->v[i] >> 32)
+			continue;
+		a->v[k++] = a->v[i];
+	}
+	a->n = k;
+}
+
 static uint32_t map_corr(struct proc *p, uint32_t corr)
 {
-	uint64_t v;
-	if (u64map_get(&p->aliases, corr, &v))
-		return (uint32_t)v;
+	size_t lo = 0, hi = p->aliases.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t from = (uint32_t)(p->aliases.v[mid] >> 32);
+
+		if (from == corr)
+			return (uint32_t)p->aliases.v[mid];
+		if (from < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return corr;
 }
 
 static void note_attribution(struct conv *c, struct proc *p, uint32_t corr)
 {
-	uint64_t v;
-	if (!u64map_get(&p->api_corr, corr, &v))
+	if (!u32set_has(&p->api_corr, corr) && !u32set_has(&p->nest.top, corr))
 		c->stats->unattributed++;
 }
 
@@ -209,13 +323,13 @@ static const char *level_name(uint32_t l)
 	return l == TLOG_DIAG_ERROR ? "error" : l == TLOG_DIAG_WARNING ? "warning" : "info";
 }
 
-/* A TLOG_API_ACT record, for resolve_api_spans(). */
-static void add_span(struct proc *p, const struct tlog_rec *h)
+/* A TLOG_API_ACT record, for resolve_api_calls()'s fallback. */
+static void add_span(struct api_span **spans, size_t *n, size_t *alloc, const struct tlog_rec *h)
 {
 	const struct tlog_api *a = (const void *)h;
 	struct api_span *sp;
-	ALLOC_GROW(p->spans, p->nspans + 1, p->aspans);
-	sp = &p->spans[p->nspans++];
+	ALLOC_GROW(*spans, *n + 1, *alloc);
+	sp = &(*spans)[(*n)++];
 	memset(sp, 0, sizeof(*sp));
 	sp->start = a->start;
 	sp->end = a->end;
@@ -431,16 +545,16 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 		}
 		case TLOG_CORR_ALIAS: {
 			const struct tlog_corr_alias *a = (const void *)h;
-			u64map_put(&p->aliases, a->from, a->to);
+			alias_add(&p->aliases, a->from, a->to);
 			break;
 		}
 		case TLOG_API: {
 			const struct tlog_api *a = (const void *)h;
-			u64map_put(&p->api_corr, a->corr, 1);
+			u32set_add(&p->api_corr, a->corr);
 			break;
 		}
 		case TLOG_API_ACT:
-			add_span(p, h);
+			api_nest_add(&p->nest, (const void *)h);
 			break;
 		case TLOG_KERNEL_NAME:
 			def_kernel_name(c, p, h, &sb);
@@ -492,24 +606,33 @@ static void pass1(struct conv *c, struct proc *p, struct tlog_reader *r, int *ha
 }
 
 /* After pass 1: fold driver calls made inside runtime calls (activity
- * source) into their runtime call. */
-static void resolve_api_spans(struct proc *p)
+ * source) into their runtime call, as pass 1 decided them (api_nest); a log
+ * not in CUPTI's order is read once more for every call, sorted whole. */
+static void resolve_api_calls(struct conv *c, struct proc *p, struct tlog_reader *r)
 {
-	size_t i;
+	struct api_nest *n = &p->nest;
 
-	tosqlite_api_nest(p->spans, p->nspans);
-	for (i = 0; i < p->nspans; i++) {
-		const struct api_span *s = &p->spans[i];
-		if (!s->parent) {
-			u64map_put(&p->api_corr, s->corr, 1);
-			continue;
-		}
-		u64map_put(&p->nested, s->corr, 1);
-		if (s->corr != s->parent)
-			u64map_put(&p->aliases, s->corr, s->parent);
+	api_nest_finish(n);
+	if (n->fallback) {
+		struct api_span *spans = NULL;
+		size_t ns = 0, as = 0;
+		struct tlog_item it;
+
+		api_nest_release(n);
+		tlog_rewind(r);
+		while (tlog_next(r, &it) && !conv_interrupted(c))
+			if (it.rec->type == TLOG_API_ACT)
+				add_span(&spans, &ns, &as, it.rec);
+		tosqlite_api_nest(spans, ns);
+		for (size_t i = 0; i < ns; i++)
+			api_nest_result(n, spans[i].corr, spans[i].driver ? spans[i].parent : 0);
+		free(spans);
 	}
-	FREE_AND_NULL(p->spans);
-	p->nspans = p->aspans = 0;
+	for (size_t i = 0; i < n->naliases; i++)
+		alias_add(&p->aliases, (uint32_t)(n->aliases[i] >> 32), (uint32_t)n->aliases[i]);
+	FREE_AND_NULL(n->aliases);
+	n->naliases = n->aaliases = 0;
+	aliases_sort(&p->aliases);
 }
 
 static void put_api(struct conv *c, struct proc *p, const struct tlog_api *a, uint32_t tid)
@@ -606,8 +729,7 @@ static void pass2(struct conv *c, struct proc *p, struct tlog_reader *r)
 			break;
 		case TLOG_API_ACT: {
 			const struct tlog_api *a = (const void *)h;
-			uint64_t v;
-			if (h->aux == TLOG_API_DRIVER && u64map_get(&p->nested, a->corr, &v))
+			if (h->aux == TLOG_API_DRIVER && u32set_has(&p->nest.nested, a->corr))
 				break; /* part of its runtime call's row */
 			put_api(c, p, a, it.tid);
 			break;
@@ -693,17 +815,23 @@ static void proc_release(struct proc *p)
 	tosqlite_u64map_free(&p->strings);
 	tosqlite_u64map_free(&p->api_names);
 	tosqlite_u64map_free(&p->api_other);
-	tosqlite_u64map_free(&p->aliases);
-	tosqlite_u64map_free(&p->nested);
-	free(p->spans);
+	free(p->aliases.v);
+	api_nest_release(&p->nest);
 	tosqlite_u64map_free(&p->kname);
-	tosqlite_u64map_free(&p->api_corr);
+	u32set_free(&p->api_corr);
 	tosqlite_u64map_free(&p->tnames);
 	tosqlite_u64map_free(&p->pend_by_id);
 	free(p->knames);
-	for (i = 0; i < p->nthreads; i++)
+	for (i = 0; i < p->nthreads; i++) {
+		for (size_t j = 0; j < p->threads[i].n; j++) {
+			free(p->threads[i].v[j].ev);
+			free(p->threads[i].v[j].pl);
+		}
 		free(p->threads[i].v);
+	}
 	free(p->threads);
+	for (i = 0; i < p->npend; i++)
+		free(p->pend[i].ev);
 	free(p->pend);
 	conv_sample_release(&p->samples);
 }
@@ -765,7 +893,7 @@ void conv_process(struct conv *c, struct tlog_reader *r, struct strbuf *problems
 			    p.ctx.pid, (long long)off);
 	}
 	count_unflushed(st, r, &p);
-	resolve_api_spans(&p);
+	resolve_api_calls(c, &p, r);
 	tlog_rewind(r);
 	if (!c->failed)
 		pass2(c, &p, r);

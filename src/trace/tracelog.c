@@ -1,10 +1,18 @@
 /* tracelog.c: reader for the builtin tracer's binary log (see tracelog.h).
  * Never trusts a size from the file: every chunk and record is checked
- * against what is left of the buffer before it is handed out. */
+ * against what is left of the buffer before it is handed out. A file is
+ * read through a window of TLOG_WINDOW bytes that moves forward as the
+ * records are handed out, so a log of any size takes the same memory. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
+#include "core/fsutil.h"
+#include "core/xalloc.h"
 #include "trace/tracelog.h"
 #include "core/banned.h"
 
@@ -73,21 +81,19 @@ size_t tlog_min_size(uint16_t type)
 	}
 }
 
-int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len, const char *name,
-		     struct strbuf *err)
+/* Checks the header at p[0..r->len), or its first avail bytes. */
+static int check_header(struct tlog_reader *r, const unsigned char *p, size_t avail,
+			struct strbuf *err)
 {
-	memset(r, 0, sizeof(*r));
-	strbuf_init(&r->problems, 0);
-	r->buf = buf;
-	r->len = len;
-	r->name = name;
-	if (len < sizeof(r->hdr)) {
-		if (len >= 8 && memcmp(buf, TLOG_MAGIC, 8) == 0)
-			return error_set(err, "%s: truncated header (%zu of %zu bytes)", name, len,
-					 sizeof(r->hdr));
-		return error_set(err, "%s: not a llmprof trace log (%zu bytes)", name, len);
+	const char *name = r->name;
+
+	if (avail < sizeof(r->hdr)) {
+		if (avail >= 8 && memcmp(p, TLOG_MAGIC, 8) == 0)
+			return error_set(err, "%s: truncated header (%zu of %zu bytes)", name,
+					 avail, sizeof(r->hdr));
+		return error_set(err, "%s: not a llmprof trace log (%zu bytes)", name, avail);
 	}
-	memcpy(&r->hdr, buf, sizeof(r->hdr));
+	memcpy(&r->hdr, p, sizeof(r->hdr));
 	if (memcmp(r->hdr.magic, TLOG_MAGIC, 8) != 0)
 		return error_set(err, "%s: not a llmprof trace log (bad magic)", name);
 	if (r->hdr.version != TLOG_VERSION)
@@ -97,6 +103,78 @@ int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len, const c
 		return error_set(err, "%s: bad header size %u", name, r->hdr.header_size);
 	r->pos = r->chunk_end = sizeof(r->hdr);
 	return 0;
+}
+
+int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len, const char *name,
+		     struct strbuf *err)
+{
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->problems, 0);
+	r->fd = -1;
+	r->buf = buf;
+	r->len = len;
+	r->name = name;
+	return check_header(r, buf, len, err);
+}
+
+/* Reads up to TLOG_WINDOW bytes at off into the window; the count read
+ * (short only at the end of the file or on an error, errno set). */
+static size_t fill_window(struct tlog_reader *r, size_t off)
+{
+	size_t want = r->len - off < TLOG_WINDOW ? r->len - off : TLOG_WINDOW, got = 0;
+
+	r->win_off = off;
+	r->win_len = 0;
+	errno = 0;
+	while (got < want) {
+		ssize_t n = pread(r->fd, r->win + got, want - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	r->win_len = got;
+	return got;
+}
+
+int tlog_reader_open(struct tlog_reader *r, const char *path, const char *name, struct strbuf *err)
+{
+	size_t size;
+
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->problems, 0);
+	r->name = name;
+	r->fd = open_regular_file(path, SIZE_MAX, &size, err);
+	if (r->fd < 0)
+		return -1;
+	r->len = size;
+	r->win = xmalloc(TLOG_WINDOW);
+	/* the log is read once or twice from start to end */
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return check_header(r, r->win, fill_window(r, 0), err);
+}
+
+__attribute__((format(printf, 3, 4))) static void problem(struct tlog_reader *r, size_t off,
+							  const char *fmt, ...);
+
+/* The n bytes at off (off + n <= r->len, n <= 64 KiB), or NULL when they
+ * cannot be read: then the log ends at off, with a problem line. */
+static const unsigned char *bytes_at(struct tlog_reader *r, size_t off, size_t n)
+{
+	if (r->fd < 0)
+		return r->buf + off;
+	if (off >= r->win_off && n <= r->win_len && off - r->win_off <= r->win_len - n)
+		return r->win + (off - r->win_off);
+	if (fill_window(r, off) >= n)
+		return r->win;
+	problem(r, off, "cannot read %zu bytes (%s); rest ignored", n,
+		errno ? strerror(errno) : "the file shrank");
+	r->len = off;
+	r->chunk_end = off;
+	r->done = 1;
+	return NULL;
 }
 
 void tlog_rewind(struct tlog_reader *r)
@@ -129,6 +207,7 @@ static int next_chunk(struct tlog_reader *r)
 
 	while (!r->done) {
 		size_t left = r->len - r->pos;
+		const unsigned char *p;
 		if (left == 0) {
 			r->done = 1;
 			break;
@@ -139,7 +218,10 @@ static int next_chunk(struct tlog_reader *r)
 			r->done = 1;
 			break;
 		}
-		memcpy(&ch, r->buf + r->pos, sizeof(ch));
+		p = bytes_at(r, r->pos, sizeof(ch));
+		if (!p)
+			break;
+		memcpy(&ch, p, sizeof(ch));
 		if (ch.magic != TLOG_CHUNK_MAGIC || ch.size > TLOG_MAX_CHUNK || ch.size % 8) {
 			problem(r, r->pos, "corrupt chunk header (size %zu); rest ignored",
 				(size_t)ch.size);
@@ -171,6 +253,7 @@ int tlog_next(struct tlog_reader *r, struct tlog_item *it)
 	for (;;) {
 		struct tlog_rec h;
 		size_t left, min;
+		const unsigned char *p;
 
 		if (r->pos >= r->chunk_end) {
 			r->pos = r->chunk_end;
@@ -185,7 +268,10 @@ int tlog_next(struct tlog_reader *r, struct tlog_item *it)
 			r->pos = r->chunk_end;
 			continue;
 		}
-		memcpy(&h, r->buf + r->pos, sizeof(h));
+		p = bytes_at(r, r->pos, sizeof(h));
+		if (!p)
+			continue; /* the log ends here */
+		memcpy(&h, p, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > left) {
 			/* In a truncated final chunk this is the cut; elsewhere corruption. */
 			if (!(r->done && r->chunk_end == r->len && h.size > left &&
@@ -202,7 +288,10 @@ int tlog_next(struct tlog_reader *r, struct tlog_item *it)
 			r->pos += h.size;
 			continue;
 		}
-		it->rec = (const struct tlog_rec *)(const void *)(r->buf + r->pos);
+		p = bytes_at(r, r->pos, h.size);
+		if (!p)
+			continue;
+		it->rec = (const struct tlog_rec *)(const void *)p;
 		it->tid = r->chunk_tid;
 		it->offset = r->pos;
 		r->pos += h.size;
@@ -215,6 +304,10 @@ int tlog_next(struct tlog_reader *r, struct tlog_item *it)
 void tlog_reader_release(struct tlog_reader *r)
 {
 	strbuf_release(&r->problems);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	FREE_AND_NULL(r->win);
 }
 
 struct str tlog_rec_string(const struct tlog_rec *rec, size_t fixed, uint32_t len)

@@ -523,19 +523,25 @@ TLOG_CHECK_SIZE(tlog_module);
 #include <stddef.h>
 #include "core/strbuf.h"
 
-/* One record handed out by tlog_next(): rec points into the reader's buffer
- * (borrowed, valid until tlog_reader_release), size has been checked against
- * the record type's fixed part; tid is the OS thread of the enclosing chunk. */
+/* One record handed out by tlog_next(): rec points into the reader's
+ * buffer or window (borrowed, valid until the next tlog_next(),
+ * tlog_rewind() or tlog_reader_release(): copy what must outlive it), size
+ * has been checked against the record type's fixed part; tid is the OS
+ * thread of the enclosing chunk. */
 struct tlog_item {
 	const struct tlog_rec *rec;
 	uint32_t tid;
 	uint64_t offset; /* file offset of the record, for messages */
 };
 
+/* Bytes of a file reader's window: a record is at most 64 KiB, a read
+ * brings the next TLOG_WINDOW bytes, so memory does not follow the log. */
+#define TLOG_WINDOW (4u << 20)
+
 struct tlog_reader {
-	const unsigned char *buf; /* borrowed from the caller */
-	size_t len;
-	const char *name; /* for messages */
+	const unsigned char *buf; /* memory reader: borrowed from the caller */
+	size_t len;		  /* bytes of the log (a file's size when opened) */
+	const char *name;	  /* for messages */
 	struct tlog_file_header hdr;
 	size_t pos; /* next chunk header */
 	size_t chunk_end;
@@ -544,18 +550,29 @@ struct tlog_reader {
 	/* Problems met so far (truncated tail, bad chunk): one line each. */
 	struct strbuf problems;
 	uint64_t n_problems;
+	/* File reader: the log and the window onto it, owned; fd -1 otherwise. */
+	int fd;
+	unsigned char *win;
+	size_t win_off, win_len;
 };
 
 /* Validates the file header of buf[0..len); returns 0 or -1 with err set
  * ("NAME: not a llmprof trace log", version mismatch, truncated header). */
 int tlog_reader_init(struct tlog_reader *r, const void *buf, size_t len, const char *name,
 		     struct strbuf *err);
+/* The same for the file at path, read through a window of TLOG_WINDOW
+ * bytes (never whole): its size when opened is the log's. A read error
+ * later ends the log there, with a problem line. 0, or -1 with err set
+ * (the file cannot be opened or is not a regular file; the header
+ * errors above). Release the reader either way. */
+int tlog_reader_open(struct tlog_reader *r, const char *path, const char *name, struct strbuf *err);
 /* Returns 1 with *it filled, 0 at the end of the readable data. Corruption
  * never fails: the bad chunk is skipped or reading stops, and a line naming
  * the offset is appended to r->problems. */
 int tlog_next(struct tlog_reader *r, struct tlog_item *it);
 /* Restarts from the first chunk (problems are kept, not duplicated). */
 void tlog_rewind(struct tlog_reader *r);
+/* Frees what the reader owns (a file reader's window, closes its file). */
 void tlog_reader_release(struct tlog_reader *r);
 
 /* Borrowed string following the fixed part of a record (NULL-safe: returns

@@ -2,7 +2,8 @@
  * key 0 reserved (stored aside). Inline, for the pass's lookups (the hot
  * path of a conversion, tosqlite_pass.c) and for whichever part of the
  * converter keeps one (tosqlite_db.c frees its devices_seen). Not for use
- * outside the converter. The map owns its arrays: tosqlite_u64map_free(). */
+ * outside the converter. The map owns its arrays: tosqlite_u64map_free().
+ * Also a compact set of u32 keys (struct u32set) for correlation ids. */
 #ifndef LLMPROF_TRACE_U64MAP_H
 #define LLMPROF_TRACE_U64MAP_H
 
@@ -92,6 +93,43 @@ static inline void tosqlite_u64map_free(struct u64map *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
+}
+
+/* A set of 32-bit keys (correlation ids): one bit per key, in pages of
+ * 65,536 keys made on first use. A log's correlation ids are mostly one
+ * dense run, so a set of N of them takes ~N/8 bytes, and never more than
+ * 512 MiB whatever the log holds (a hash set took 32-64 bytes a key). */
+#define U32SET_PAGE_BITS 16
+struct u32set {
+	uint64_t **pages; /* 2^16 pages or NULL */
+};
+
+static inline void u32set_add(struct u32set *s, uint32_t k)
+{
+	uint64_t **pg;
+
+	if (!s->pages)
+		s->pages = xcalloc((size_t)1 << (32 - U32SET_PAGE_BITS), sizeof(*s->pages));
+	pg = &s->pages[k >> U32SET_PAGE_BITS];
+	if (!*pg)
+		*pg = xcalloc((size_t)1 << (U32SET_PAGE_BITS - 6), sizeof(**pg));
+	(*pg)[(k & ((1u << U32SET_PAGE_BITS) - 1)) >> 6] |= (uint64_t)1 << (k & 63);
+}
+
+static inline int u32set_has(const struct u32set *s, uint32_t k)
+{
+	const uint64_t *pg = s->pages ? s->pages[k >> U32SET_PAGE_BITS] : NULL;
+
+	return pg && (pg[(k & ((1u << U32SET_PAGE_BITS) - 1)) >> 6] >> (k & 63) & 1);
+}
+
+static inline void u32set_free(struct u32set *s)
+{
+	if (s->pages)
+		for (size_t i = 0; i < (size_t)1 << (32 - U32SET_PAGE_BITS); i++)
+			free(s->pages[i]);
+	free(s->pages);
+	s->pages = NULL;
 }
 
 #endif

@@ -21,6 +21,8 @@
  *       it, pid 5000+rank, every step ending with an NCCL AllReduce whose
  *       end waits for a rank WORLD_SLOW_NS slower: what one rank of an
  *       mpirun job leaves under --rank-dir)
+ *   trace-tool synth-open DIR N  (N nested NVTX pushes never popped, pid 4242:
+ *       tlogsynth_write_open)
  *   trace-tool synth-graph DIR STEPS graph|eager  (a decode loop replayed from
  *       a CUDA graph, or the same steps run eagerly: tlogsynth_write_graph)
  *   trace-tool split-ranks TRACE.sqlite RUN [RANK SHIFT_NS HOST]
@@ -240,6 +242,20 @@ static int do_synth_graph(char **argv)
 	return rc < 0 ? 1 : 0;
 }
 
+static int do_synth_open(char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t n;
+	int rc = -1;
+
+	if (parse_u64(argv[3], 1, 100000000, &n, &err) == 0)
+		rc = tlogsynth_write_open(argv[2], 4242, 1700000000000000000ull, (uint32_t)n, &err);
+	if (rc < 0)
+		fprintf(stderr, "trace-tool: %s\n", err.buf);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
 struct split_part {
 	const struct trace *view;
 	int64_t gpid, pid;
@@ -361,6 +377,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "synth-graph") == 0 &&
 	    (!strcmp(argv[4], "graph") || !strcmp(argv[4], "eager")))
 		return do_synth_graph(argv);
+	if (argc == 4 && strcmp(argv[1], "synth-open") == 0)
+		return do_synth_open(argv);
 	if ((argc == 8 ||
 	     (argc == 9 && (!strcmp(argv[8], "nccl") || !strcmp(argv[8], "nccl-host")))) &&
 	    strcmp(argv[1], "synth-ranks") == 0)
@@ -392,6 +410,7 @@ int main(int argc, char **argv)
 	      "       trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST\n"
 	      "       trace-tool synth-graph DIR STEPS graph|eager\n"
 	      "       trace-tool synth-setup DIR [nosamples|oldtotals]\n"
+	      "       trace-tool synth-open DIR N\n"
 	      "       trace-tool split-ranks TRACE.sqlite RUN [RANK SHIFT_NS HOST]\n",
 	      stderr);
 	return 2;

@@ -1,5 +1,9 @@
 /* tlogsynth.c: synthetic builtin-tracer logs (see tlogsynth.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/fsutil.h"
@@ -10,10 +14,33 @@
 #include "core/banned.h"
 
 struct out {
-	struct strbuf file;  /* whole log */
+	struct strbuf file;  /* whole log, or what is not yet written to fd1 - 1 */
 	struct strbuf chunk; /* current chunk payload */
 	uint32_t tid;
+	int fd1;    /* the log's temporary file + 1 while it is written as it grows, else 0 */
+	int errnum; /* the first write's errno */
 };
+
+/* Writes what o->file holds to the temporary file once it is big: a
+ * log of any size takes a few MiB here (bench/trace-log-memory-bench.sh). */
+static void spill(struct out *o, size_t at_least)
+{
+	size_t done = 0;
+
+	if (!o->fd1 || o->file.len < at_least)
+		return;
+	while (done < o->file.len && !o->errnum) {
+		ssize_t n = write(o->fd1 - 1, o->file.buf + done, o->file.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->errnum = n < 0 ? errno : ENOSPC;
+		else
+			done += (size_t)n;
+	}
+	strbuf_reset(&o->file);
+}
 
 static void *rec(struct out *o, uint16_t type, size_t fixed, const char *s1, size_t n1,
 		 const char *s2, size_t n2)
@@ -342,6 +369,7 @@ static void put_step_work(struct out *o, struct out *gpu, uint32_t pid, uint64_t
 		if (gpu->chunk.len > (60u << 10))
 			flush_chunk(gpu), strbuf_add(&o->file, gpu->file.buf, gpu->file.len),
 			    strbuf_reset(&gpu->file);
+		spill(o, 8u << 20);
 	}
 }
 
@@ -399,6 +427,20 @@ static void put_rank_step(struct out *o, struct out *gpu, uint32_t pid, uint64_t
 		put_allreduce(o, gpu, t, corr, t0, kps, rk);
 }
 
+/* Makes o write the log <dir>/trace-<pid>.bin to its temporary file as
+ * it grows (spill(); finish_log() renames it). 0, or -1 with err set. */
+static int open_spill(struct out *o, const char *dir, uint32_t pid, struct strbuf *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+
+	strbuf_addf(&tmp, "%s/" TRACER_LOG_PREFIX "%u" TRACER_LOG_SUFFIX ".tmp", dir, pid);
+	o->fd1 = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) + 1;
+	if (!o->fd1)
+		error_errno(err, "cannot create '%s'", tmp.buf);
+	strbuf_release(&tmp);
+	return o->fd1 ? 0 : -1;
+}
+
 /* Flushes both chunks, writes <dir>/trace-<pid>.bin (the GPU chunks after
  * the thread's, as the tracer leaves them) and frees both. 0, or -1 with err. */
 static int finish_log(struct out *o, struct out *gpu, const char *dir, uint32_t pid,
@@ -411,7 +453,23 @@ static int finish_log(struct out *o, struct out *gpu, const char *dir, uint32_t 
 	flush_chunk(gpu);
 	strbuf_add(&o->file, gpu->file.buf, gpu->file.len);
 	strbuf_addf(&path, "%s/" TRACER_LOG_PREFIX "%u" TRACER_LOG_SUFFIX, dir, pid);
-	ret = write_file_atomic(path.buf, o->file.buf, o->file.len, err);
+	if (o->fd1) {
+		struct strbuf tmp = STRBUF_INIT;
+
+		spill(o, 0);
+		strbuf_addf(&tmp, "%s.tmp", path.buf);
+		ret = 0;
+		if (close(o->fd1 - 1) && !o->errnum)
+			o->errnum = errno;
+		if (o->errnum || rename(tmp.buf, path.buf)) {
+			ret = error_set(err, "cannot write '%s': %s", tmp.buf,
+					strerror(o->errnum ? o->errnum : errno));
+			unlink(tmp.buf);
+		}
+		strbuf_release(&tmp);
+	} else {
+		ret = write_file_atomic(path.buf, o->file.buf, o->file.len, err);
+	}
 	strbuf_release(&path);
 	strbuf_release(&o->file);
 	strbuf_release(&o->chunk);
@@ -430,6 +488,9 @@ static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t step
 	uint32_t corr = 1;
 	int all = api_activity == TLOGSYNTH_API_ALL;
 
+	/* written as it grows (spill()): the bench makes logs of 10 GiB */
+	if (open_spill(&o, dir, pid, err) < 0)
+		return -1;
 	put_definitions(&o, pid, base, rk, all);
 	if (rk && rk->nccl) /* the communicator's init, its size given at the pop */
 		put_nccl_range(&o, t - 500, t - 400, "ncclCommInitRankConfig", TLOGSYNTH_SID_INIT,
@@ -458,6 +519,24 @@ static int write_log(const char *dir, uint32_t pid, uint64_t base, uint32_t step
 		put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 	}
 	put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
+	return finish_log(&o, &gpu, dir, pid, err);
+}
+
+int tlogsynth_write_open(const char *dir, uint32_t pid, uint64_t base, uint32_t n,
+			 struct strbuf *err)
+{
+	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
+	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
+
+	if (open_spill(&o, dir, pid, err) < 0)
+		return -1;
+	put_definitions(&o, pid, base, NULL, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		put_nvtx(&o, TLOG_NVTX_PUSH, base + 1000 + i, "open");
+		if (o.chunk.len > (60u << 10))
+			flush_chunk(&o);
+		spill(&o, 1u << 20);
+	}
 	return finish_log(&o, &gpu, dir, pid, err);
 }
 

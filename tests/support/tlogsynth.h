@@ -28,6 +28,13 @@
 int tlogsynth_write(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
 		    uint32_t kernels_per_step, int api_activity, struct strbuf *err);
 
+/* Writes <dir>/trace-<pid>.bin of n NVTX pushes "open" in domain "LLM",
+ * nested, none popped (a program that crashed n ranges deep): the
+ * converter keeps each until the log ends. Written as it grows, as every
+ * log above: a few MiB of memory whatever n. 0, or -1 with err set. */
+int tlogsynth_write_open(const char *dir, uint32_t pid, uint64_t base, uint32_t n,
+			 struct strbuf *err);
+
 /* One rank of a synthetic multi-process job: the log above, plus a
  * TLOG_RANK record (rank, local_rank, world_size, launcher, host) after the
  * process record, the LLM stage names the default stages.* match (a

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/fsutil.h"
+#include "support/tlogsynth.h"
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
 #include "trace/tosqlite.h"
@@ -290,6 +291,79 @@ static void test_reader(void **state)
 	assert_int_equal(tlog_reader_init(&r, b, n, "z.bin", &err), -1);
 	assert_non_null(strstr(err.buf, "z.bin: trace log version 99"));
 	tlog_reader_release(&r);
+	strbuf_release(&err);
+}
+
+/* Reads path with the file reader and data[0..len) with the memory reader:
+ * the same records (offset, thread, bytes), problems and end, twice (the
+ * second time after tlog_rewind(), as the converter's pass 2). */
+static void same_records(const char *path, const unsigned char *data, size_t len)
+{
+	struct tlog_reader f, m;
+	struct strbuf err = STRBUF_INIT;
+	uint64_t n = 0;
+
+	assert_int_equal(tlog_reader_init(&m, data, len, "x.bin", &err), 0);
+	assert_int_equal(tlog_reader_open(&f, path, "x.bin", &err), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		struct tlog_item a, b;
+		int ra, rb;
+
+		do {
+			ra = tlog_next(&m, &a);
+			rb = tlog_next(&f, &b);
+			assert_int_equal(ra, rb);
+			if (!ra)
+				break;
+			assert_int_equal(a.offset, b.offset);
+			assert_int_equal(a.tid, b.tid);
+			assert_int_equal(a.rec->size, b.rec->size);
+			assert_memory_equal(a.rec, b.rec, a.rec->size);
+			n++;
+		} while (1);
+		assert_int_equal(m.n_problems, f.n_problems);
+		assert_string_equal(m.problems.buf, f.problems.buf);
+		tlog_rewind(&m);
+		tlog_rewind(&f);
+	}
+	assert_true(n > 0);
+	tlog_reader_release(&m);
+	tlog_reader_release(&f);
+	strbuf_release(&err);
+}
+
+/* The file reader's window (TLOG_WINDOW bytes) hands out what the whole
+ * log in memory gives: a 17 MB log, cut around the window's edges and
+ * elsewhere, and damaged. */
+static void test_reader_window(void **state)
+{
+	char dir[] = "/tmp/llmprof-test-window-XXXXXX";
+	struct strbuf path = STRBUF_INIT, cut = STRBUF_INIT, data = STRBUF_INIT, err = STRBUF_INIT;
+	const size_t w = TLOG_WINDOW,
+		     cuts[] = {w - 8, w, w + 8, 2 * w + 4096, 3 * w - 3, 4 * w + 1, 10000000 + 3};
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(tlogsynth_write(dir, 4242, 1000000, 1000, 100, 1, &err), 0);
+	strbuf_addf(&path, "%s/trace-4242.bin", dir);
+	assert_int_equal(read_regular_file(path.buf, SIZE_MAX, &data, &err), 0);
+	assert_true(data.len > 4 * w + 1);
+	same_records(path.buf, (const unsigned char *)data.buf, data.len);
+	strbuf_addf(&cut, "%s/cut.bin", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(cuts); i++) {
+		assert_int_equal(write_file_atomic(cut.buf, data.buf, cuts[i], &err), 0);
+		same_records(cut.buf, (const unsigned char *)data.buf, cuts[i]);
+	}
+	for (size_t at = w - 64; at < data.len; at += w + 4104) /* damage near the edges */
+		data.buf[at] ^= 0x5a;
+	assert_int_equal(write_file_atomic(cut.buf, data.buf, data.len, &err), 0);
+	same_records(cut.buf, (const unsigned char *)data.buf, data.len);
+	unlink(cut.buf);
+	unlink(path.buf);
+	rmdir(dir);
+	strbuf_release(&path);
+	strbuf_release(&cut);
+	strbuf_release(&data);
 	strbuf_release(&err);
 }
 
@@ -699,6 +773,7 @@ int main(void)
 	    cmocka_unit_test(test_perfetto_threshold),
 	    cmocka_unit_test(test_convert_diagnostics),
 	    cmocka_unit_test(test_convert_api_activity),
+	    cmocka_unit_test(test_reader_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
