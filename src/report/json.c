@@ -32,8 +32,7 @@ static int set(json_t *o, const char *k, json_t *v)
 	return json_object_set_new(o, k, v ? v : json_null());
 }
 
-/* Strings from traces may be in any encoding: invalid UTF-8 bytes become
- * U+FFFD instead of making jansson drop the value. */
+/* Trace strings may be in any encoding: bad UTF-8 becomes U+FFFD, not a dropped value. */
 static json_t *jstr_checked(const char *s)
 {
 	return s ? json_string_lossy(s) : json_null();
@@ -92,7 +91,11 @@ static json_t *run_json(const struct report_model *m)
 	return o;
 }
 
-static json_t *jid(int v);
+/* A rank, local rank or world size: 0 is a value, -1 is not recorded. */
+static json_t *jid(int v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
 
 /* The run's rank identity (one process), null without one. */
 static json_t *ident_json(const struct report_identity *id)
@@ -368,7 +371,52 @@ static json_t *stage_json(const struct report_stage *s)
 	return o;
 }
 
-static json_t *kernel_json(const struct report_kernel *k);
+static json_t *kernel_json(const struct report_kernel *k)
+{
+	json_t *o = json_object(), *c;
+
+	set(o, "name", jstr_checked(k->short_name));
+	set(o, "full_name", jstr_checked(k->full_name));
+	set(o, "device", jstr_checked(k->device));
+	set(o, "stage", jstr_checked(k->stage));
+	set(o, "calls", json_integer((json_int_t)k->calls));
+	set(o, "prefill_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_PREFILL]));
+	set(o, "decode_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_DECODE]));
+	set(o, "total_ns", json_integer((json_int_t)k->total_ns));
+	set(o, "exposed_ns", json_integer((json_int_t)k->exposed_ns));
+	set(o, "prefill_exposed_ns",
+	    json_integer((json_int_t)k->stage_exposed_ns[REPORT_ROLE_PREFILL]));
+	set(o, "decode_exposed_ns",
+	    json_integer((json_int_t)k->stage_exposed_ns[REPORT_ROLE_DECODE]));
+	set(o, "mean_ns",
+	    k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());
+	set(o, "pct_gpu_time", jnum(k->pct_gpu));
+	set(o, "operator", jstr_checked(k->op));
+	set(o, "operators", json_integer((json_int_t)k->nr_ops));
+	set(o, "selected", json_boolean(k->selected));
+	if (!k->c->profiled) {
+		set(o, "counters", json_null());
+		return o;
+	}
+	c = json_object();
+	set(c, "profiled_launches", json_integer((json_int_t)k->c->profiled));
+	set(c, "duration_ns", jnum(k->c->duration_ns));
+	set(c, "compute_sol_pct", jnum(k->c->sm_sol_pct));
+	set(c, "memory_sol_pct", jnum(k->c->mem_sol_pct));
+	set(c, "dram_sol_pct", jnum(k->c->dram_sol_pct));
+	set(c, "achieved_occupancy_pct", jnum(k->c->occupancy_pct));
+	set(c, "flops_hp", jnum(k->c->flops_hp));
+	set(c, "flops_sp", jnum(k->c->flops_sp));
+	set(c, "flops_dp", jnum(k->c->flops_dp));
+	set(c, "flops_tensor", jnum(k->c->flops_tensor));
+	set(c, "flops", jnum(k->c->flops));
+	set(c, "dram_bytes", jnum(k->c->dram_bytes));
+	set(c, "arithmetic_intensity", jnum(k->c->ai));
+	set(c, "achieved_tflops", jnum(k->c->achieved_tflops));
+	set(c, "bound", json_string(kernel_bound_name(k->c->bound)));
+	set(o, "counters", c);
+	return o;
+}
 
 /* "kernels": the top m->table_rows (all when they fit); past them,
  * "kernels_other" sums the rest, so that calls and times still add up
@@ -439,59 +487,6 @@ static void operators_json(const struct report_model *m, json_t *root)
 	set(o, "gpu_ms", json_real(gpu));
 	set(o, "cpu_ms", json_real(cpu));
 	set(root, "operators_other", o);
-}
-
-static json_t *kernel_json(const struct report_kernel *k)
-{
-	json_t *o = json_object(), *c;
-
-	set(o, "name", jstr_checked(k->short_name));
-	set(o, "full_name", jstr_checked(k->full_name));
-	set(o, "device", jstr_checked(k->device));
-	set(o, "stage", jstr_checked(k->stage));
-	set(o, "calls", json_integer((json_int_t)k->calls));
-	set(o, "prefill_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_PREFILL]));
-	set(o, "decode_calls", json_integer((json_int_t)k->stage_calls[REPORT_ROLE_DECODE]));
-	set(o, "total_ns", json_integer((json_int_t)k->total_ns));
-	set(o, "exposed_ns", json_integer((json_int_t)k->exposed_ns));
-	set(o, "prefill_exposed_ns",
-	    json_integer((json_int_t)k->stage_exposed_ns[REPORT_ROLE_PREFILL]));
-	set(o, "decode_exposed_ns",
-	    json_integer((json_int_t)k->stage_exposed_ns[REPORT_ROLE_DECODE]));
-	set(o, "mean_ns",
-	    k->calls ? json_real((double)k->total_ns / (double)k->calls) : json_null());
-	set(o, "pct_gpu_time", jnum(k->pct_gpu));
-	set(o, "operator", jstr_checked(k->op));
-	set(o, "operators", json_integer((json_int_t)k->nr_ops));
-	set(o, "selected", json_boolean(k->selected));
-	if (!k->c->profiled) {
-		set(o, "counters", json_null());
-		return o;
-	}
-	c = json_object();
-	set(c, "profiled_launches", json_integer((json_int_t)k->c->profiled));
-	set(c, "duration_ns", jnum(k->c->duration_ns));
-	set(c, "compute_sol_pct", jnum(k->c->sm_sol_pct));
-	set(c, "memory_sol_pct", jnum(k->c->mem_sol_pct));
-	set(c, "dram_sol_pct", jnum(k->c->dram_sol_pct));
-	set(c, "achieved_occupancy_pct", jnum(k->c->occupancy_pct));
-	set(c, "flops_hp", jnum(k->c->flops_hp));
-	set(c, "flops_sp", jnum(k->c->flops_sp));
-	set(c, "flops_dp", jnum(k->c->flops_dp));
-	set(c, "flops_tensor", jnum(k->c->flops_tensor));
-	set(c, "flops", jnum(k->c->flops));
-	set(c, "dram_bytes", jnum(k->c->dram_bytes));
-	set(c, "arithmetic_intensity", jnum(k->c->ai));
-	set(c, "achieved_tflops", jnum(k->c->achieved_tflops));
-	set(c, "bound", json_string(kernel_bound_name(k->c->bound)));
-	set(o, "counters", c);
-	return o;
-}
-
-/* A rank, local rank or world size: 0 is a value, -1 is not recorded. */
-static json_t *jid(int v)
-{
-	return v >= 0 ? json_integer(v) : json_null();
 }
 
 static json_t *rank_stage_json(const struct report_rank_stage *s)
