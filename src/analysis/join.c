@@ -66,10 +66,18 @@ struct launch_class {
 	unsigned n;   /* results averaged */
 };
 
-static int same_class(const struct launch_class *c, const struct trace_ksig *k, int32_t op)
+/* The selection's class (select.c same_kernel): name, grid, block and
+ * operator, a repeated layer's index aside (select_same_op). */
+static int same_class(const struct trace *tr, const struct launch_class *c,
+		      const struct trace_ksig *k, int32_t op)
 {
-	return c->name == k->name && c->op == op && !memcmp(c->grid, k->grid, sizeof(c->grid)) &&
-	       !memcmp(c->block, k->block, sizeof(c->block));
+	if (c->name != k->name || memcmp(c->grid, k->grid, sizeof(c->grid)) ||
+	    memcmp(c->block, k->block, sizeof(c->block)))
+		return 0;
+	if (c->op == op)
+		return 1;
+	return c->op >= 0 && op >= 0 &&
+	       select_same_op(strtab_str(&tr->strs, c->op), strtab_str(&tr->strs, op));
 }
 
 /* The launch a result stands for in the stage counter FLOPs: the one
@@ -135,7 +143,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 		if (li >= tr->nkernels)
 			continue;
 		for (i = 0; i < ncls && !c; i++)
-			if (same_class(&cls[i], trace_ksig(tr, &tr->kernels[li]),
+			if (same_class(tr, &cls[i], trace_ksig(tr, &tr->kernels[li]),
 				       tl->kernel_op[li]))
 				c = &cls[i];
 		if (!c) {
@@ -166,7 +174,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 			continue;
 		all_ns[role] += d;
 		for (i = 0; i < ncls; i++)
-			if (same_class(&cls[i], trace_ksig(tr, kk), tl->kernel_op[k])) {
+			if (same_class(tr, &cls[i], trace_ksig(tr, kk), tl->kernel_op[k])) {
 				flops[role] += cls[i].flops;
 				bytes[role] += cls[i].bytes;
 				cov_ns[role] += d;

@@ -36,16 +36,53 @@ struct cand {
 	int excluded; /* 1 pattern, 2 nccl */
 };
 
-static int same_op(const char *a, const char *b)
+/* A component of an operator path made of digits only, from p to its dot
+ * or end: its length, else 0. */
+static size_t index_component(const char *p)
 {
-	return a == b || (a && b && !strcmp(a, b));
+	size_t n = 0;
+
+	while (p[n] >= '0' && p[n] <= '9')
+		n++;
+	return n && (p[n] == '.' || p[n] == '\0' || p[n] == ' ') ? n : 0;
+}
+
+int select_same_op(const char *a, const char *b)
+{
+	if (a == b)
+		return 1;
+	if (!a || !b)
+		return 0;
+	/* model.layers.3.mlp and model.layers.11.mlp are one operator: a
+	 * repeated layer's index is where it sits, not what it does, and
+	 * counting each layer as a class of its own would split every kernel
+	 * of a PyTorch program's layers into as many classes as it has
+	 * layers (the selection's top_n then stops far short of its
+	 * coverage). A component starts the string or follows a dot. */
+	for (int start = 1;;) {
+		size_t na = start ? index_component(a) : 0, nb = start ? index_component(b) : 0;
+
+		if (na && nb) {
+			a += na;
+			b += nb;
+			start = 0;
+			continue;
+		}
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		start = *a == '.';
+		a++;
+		b++;
+	}
 }
 
 static int same_kernel(const struct launch *a, const struct launch *b)
 {
 	return !strcmp(a->name, b->name) && !memcmp(a->grid, b->grid, sizeof(a->grid)) &&
 	       !memcmp(a->block, b->block, sizeof(a->block)) && a->device == b->device &&
-	       same_op(a->op, b->op);
+	       select_same_op(a->op, b->op);
 }
 
 static int cand_cmp(const void *pa, const void *pb)

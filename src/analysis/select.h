@@ -113,6 +113,12 @@ struct selection {
 		0                                                                                  \
 	}
 
+/* Whether two operator ranges' names are one operator for a kernel's class:
+ * equal, or equal but for the index of a repeated layer (a dot-separated
+ * component of digits only: model.layers.3.mlp and model.layers.11.mlp).
+ * NULL (no operator) equals only NULL. */
+int select_same_op(const char *a, const char *b);
+
 /* 0, or -1 with err (bad regex, coverage outside (0,1], top_n 0). */
 int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
 		   struct selection *sel, struct strbuf *err);

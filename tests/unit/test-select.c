@@ -201,6 +201,45 @@ static void test_regex_escape_real_names(void **state)
 	strbuf_release(&err);
 }
 
+/* A repeated layer's index is not an operator of its own: the same kernel
+ * under model.layers.0.mlp and model.layers.1.mlp is one class, so a
+ * 16-layer PyTorch program does not split each kernel sixteen ways. */
+static void test_layer_index_same_op(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT;
+	static const char *const ops[] = {
+	    "model.layers.0.mlp.down_proj [Linear]", "model.layers.1.mlp.down_proj [Linear]",
+	    "model.layers.12.mlp.down_proj [Linear]", "model.layers.1.self_attn.o_proj [Linear]"};
+
+	assert_true(select_same_op(NULL, NULL));
+	assert_false(select_same_op("a", NULL));
+	assert_true(select_same_op(ops[0], ops[2]));
+	assert_false(select_same_op(ops[1], ops[3]));
+	assert_true(select_same_op("3.mlp", "17.mlp"));
+	assert_true(select_same_op("blocks.7", "blocks.12"));
+	assert_false(select_same_op("blocks.7", "blocks.7x"));
+	assert_false(select_same_op("blocks.7a", "blocks.8a"));
+	assert_false(select_same_op("layer7", "layer8"));
+	assert_false(select_same_op("model.layers.3.mlp", "model.layers.mlp"));
+
+	for (size_t i = 0; i < 4; i++) {
+		add_launch(&L, "gemm", 8, 100, 1);
+		L.v[L.n - 1].op = ops[i];
+	}
+	o.top_n = 10;
+	o.coverage = 1.0;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.distinct, 2);
+	assert_int_equal(sel.nr, 2);
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+	(void)state;
+}
+
 static void test_launch_skip_math(void **state)
 {
 	struct launches L = {0};
@@ -566,6 +605,7 @@ int main(void)
 	    cmocka_unit_test(test_nvtx_probe),
 	    cmocka_unit_test(test_mangled_base),
 	    cmocka_unit_test(test_one_pass_plan),
+	    cmocka_unit_test(test_layer_index_same_op),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
