@@ -44,11 +44,12 @@ const char *bundle_backend_name(enum bundle_backend b);
 #define BUNDLE_READ_ANALYTIC 0x40   /* workload/analytic.json -> analytic */
 #define BUNDLE_READ_METRICS 0x80    /* metrics.json -> metrics */
 #define BUNDLE_READ_REFERENCE 0x100 /* reference.json -> reference */
-#define BUNDLE_READ_PYTORCH 0x200 /* logs/pytorch.log -> pytorch_log, pytorch_given */
+#define BUNDLE_READ_PYTORCH 0x200   /* logs/pytorch.log -> pytorch_log, pytorch_given */
 /* What the report model is built from (analysis/model_build.h). */
 #define BUNDLE_READ_REPORT                                                                         \
 	(BUNDLE_READ_CONFIG | BUNDLE_READ_STATUS | BUNDLE_READ_ENV | BUNDLE_READ_SELECTION |       \
-	 BUNDLE_READ_MEASURED | BUNDLE_READ_RANK | BUNDLE_READ_ANALYTIC | BUNDLE_READ_REFERENCE | BUNDLE_READ_PYTORCH)
+	 BUNDLE_READ_MEASURED | BUNDLE_READ_RANK | BUNDLE_READ_ANALYTIC | BUNDLE_READ_REFERENCE |  \
+	 BUNDLE_READ_PYTORCH)
 
 struct bundle_in {
 	const char *dir;	     /* borrowed, as the caller named it */
@@ -77,7 +78,7 @@ struct bundle_in {
 	{                                                                                          \
 		NULL, STRBUF_INIT, BA_NR, BUNDLE_BACKEND_NONE, STRBUF_INIT, NULL, NULL, NULL,      \
 		    NULL, NULL, NULL, NULL, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, STRBUF_INIT, \
-		    STRBUF_INIT, STRBUF_INIT, NULL, STRBUF_INIT, 0, STRBUF_INIT, STRBUF_INIT      \
+		    STRBUF_INIT, STRBUF_INIT, NULL, STRBUF_INIT, 0, STRBUF_INIT, STRBUF_INIT       \
 	}
 
 /* Opens the bundle dir: finds its trace and reads what `what` names
