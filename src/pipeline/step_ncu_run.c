@@ -145,42 +145,6 @@ static void capture_time(struct ncu_job *j, struct ncu_capture *c, uint64_t t0, 
 	time_add(&j->time, t);
 }
 
-void ncu_time_say(const struct ncu_time *t, struct strbuf *out)
-{
-	strbuf_addf(out, "%lld result%s", t->results, t->results == 1 ? "" : "s");
-	if (t->results && t->passes_min == t->passes_max)
-		strbuf_addf(out, " x %d replay pass%s", t->passes_max,
-			    t->passes_max == 1 ? "" : "es");
-	else if (t->results)
-		strbuf_addf(out, " x %d-%d replay passes", t->passes_min, t->passes_max);
-	if (t->results)
-		strbuf_addf(out, " (%lld in all)", t->passes);
-	if (!t->timed)
-		return;
-	strbuf_addf(out, ": %.1f s before the first, %.1f s profiling", t->before_s,
-		    t->profiling_s);
-	if (t->results)
-		strbuf_addf(out, " (%.2f s a result)", t->profiling_s / (double)t->results);
-	strbuf_addf(out, ", %.1f s after the last", t->after_s);
-}
-
-json_t *ncu_time_json(const struct ncu_time *t)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "results", json_integer((json_int_t)t->results));
-	json_object_set_new(o, "replay_passes", json_integer((json_int_t)t->passes));
-	json_object_set_new(o, "passes_min", json_integer(t->passes_min));
-	json_object_set_new(o, "passes_max", json_integer(t->passes_max));
-	json_object_set_new(o, "wall_s", json_real(t->wall_s));
-	if (t->timed) {
-		json_object_set_new(o, "before_first_result_s", json_real(t->before_s));
-		json_object_set_new(o, "profiling_s", json_real(t->profiling_s));
-		json_object_set_new(o, "after_last_result_s", json_real(t->after_s));
-	}
-	return o;
-}
-
 /* Runs capture c's ncu. 0 (c->why says when it measured nothing), or -1
  * with msg and *code when the step stops. */
 static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results_before,
