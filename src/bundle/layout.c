@@ -199,6 +199,15 @@ void bundle_art_stem(struct strbuf *sb, enum bundle_art a)
 	strbuf_add(sb, p, dot ? (size_t)(dot - p) : strlen(p));
 }
 
+void bundle_path_stem(struct strbuf *sb)
+{
+	const char *slash = strrchr(sb->buf, '/');
+	const char *dot = strchr(slash ? slash + 1 : sb->buf, '.');
+
+	if (dot)
+		strbuf_setlen(sb, (size_t)(dot - sb->buf));
+}
+
 int bundle_mangled_beside(const char *path, struct strbuf *sb)
 {
 	const char *raw = bundle_art_base(BA_NCU_RAW);

@@ -142,6 +142,9 @@ void bundle_art_fill(struct strbuf *sb, enum bundle_art a, ...);
 /* a's path without its last extension ("nsys/run" for nsys/run.nsys-rep:
  * the base name a tool is given), appended to sb. */
 void bundle_art_stem(struct strbuf *sb, enum bundle_art a);
+/* Cuts sb, a path, at the first dot of its last component (ncu/k3.ncu-rep
+ * -> ncu/k3): the base a tool that adds its own extension is given. */
+void bundle_path_stem(struct strbuf *sb);
 
 /* Beside an ncu raw page the same results' mangled names: a path ending
  * in "raw.csv" ends in "mangled.csv" instead (ncu/raw.csv ->

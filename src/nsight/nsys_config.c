@@ -33,7 +33,7 @@ int nsys_options_from_config(const struct config *cfg, struct nsys_options *o, c
 	o->n_extra = n;
 	/* validate the configured values now, with a stand-in output and program */
 	check = *o;
-	check.output_base = "nsys/run";
+	check.output_base = "stand-in";
 	check.target_argv = dummy_argv;
 	check.target_argc = 1;
 	if (nsys_options_check(&check, err)) {

@@ -345,6 +345,20 @@ void plan_describe_ncu(struct plan *p, const char *what, int dry_run, const char
 		mark(s, problem, code);
 }
 
+/* nsys stats -o BASE writes BASE_<report>.csv: BASE is the summary's
+ * path up to its report's name (nsys/summary_cuda_gpu_kern_sum.csv ->
+ * <run_dir>/nsys/summary). */
+static void nsys_stats_base(struct strbuf *base, const char *run_dir)
+{
+	struct strbuf stem = STRBUF_INIT;
+	const char *art = bundle_art(BA_NSYS_SUMMARY);
+	const char *us = strchr(bundle_art_base(BA_NSYS_SUMMARY), '_');
+
+	strbuf_add(&stem, art, us ? (size_t)(us - art) : strlen(art));
+	path_join(base, run_dir, stem.buf);
+	strbuf_release(&stem);
+}
+
 static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
 {
 	struct strbuf rep = STRBUF_INIT, db = STRBUF_INIT, base = STRBUF_INIT;
@@ -354,7 +368,7 @@ static void plan_nsys_steps(struct plan *p, const struct plan_params *pp)
 
 	path_join(&rep, pp->run_dir, bundle_art(BA_NSYS_REP));
 	path_join(&db, pp->run_dir, bundle_art(BA_NSYS_SQLITE));
-	path_join(&base, pp->run_dir, "nsys/summary");
+	nsys_stats_base(&base, pp->run_dir);
 	nsys_build_export(pp->nsys->nsys, rep.buf, db.buf, pp->nsys->export_blobs, &na);
 	strv_from_nsys(&v, &na);
 	s = plan_add(p, "nsys-export", STEP_KIND_TOOL);

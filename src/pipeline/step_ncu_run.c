@@ -35,6 +35,8 @@ static void progress_restart(struct ncu_job *j, long long done)
 
 static void capture_init(struct ncu_capture *c, struct ncu_job *j, size_t i)
 {
+	struct strbuf idx = STRBUF_INIT;
+
 	memset(c, 0, sizeof(*c));
 	c->i = i;
 	if (j->pass) {
@@ -52,7 +54,10 @@ static void capture_init(struct ncu_capture *c, struct ncu_job *j, size_t i)
 	strbuf_init(&c->text, 0);
 	strbuf_init(&c->why, 0);
 	strbuf_addf(&c->name, "ncu-k%zu", i);
-	strbuf_addf(&c->rel, "ncu/k%zu", i);
+	strbuf_addf(&idx, "%zu", i);
+	bundle_art_fill(&c->rel, BA_NCU_CAPTURE, idx.buf);
+	bundle_path_stem(&c->rel); /* ncu -o takes the path without .ncu-rep */
+	strbuf_release(&idx);
 	bundle_path(&j->rc->bundle, c->rel.buf, &c->out_base);
 }
 

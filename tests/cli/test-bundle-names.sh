@@ -5,7 +5,9 @@
 #  2. No string literal in a .c file under src/ outside src/bundle/ spells a
 #     name from that table: a file name ("status.json", "ncu/raw.csv", its
 #     last component "raw.csv"), a folder inside another ("ncu/regions"), or
-#     a name with a varying part ("logs/<step>.out" as "logs/%s.out").
+#     a name with a varying part ("logs/<step>.out" as "logs/%s.out"), or
+#     the base a tool adds its own suffix to ("ncu/k%zu" for
+#     ncu/k<i>.ncu-rep, "nsys/summary" for nsys/summary_<report>.csv).
 #     Folder names alone ("logs", "charts") are too common a word to tell
 #     apart and are not searched. Exempt: the static help text of the
 #     command table (cmd/*.c opts[] and cmd_entry: prose --help prints,
@@ -58,6 +60,17 @@ for p in paths:
         pats.add((p, B + re.escape(p) + E))
         base = p.rsplit("/", 1)[-1]
         pats.add((base, B + re.escape(base) + E))
+    if "/" in p:
+        # the base a tool adds its own extension or suffix to
+        # ("ncu/k%zu" for ncu/k<i>.ncu-rep, "nsys/summary" for
+        # nsys/summary_<report>.csv): a folder path and the last
+        # component up to its first dot or underscore, when that leaves
+        # a name of its own
+        d, last = p.rsplit("/", 1)
+        stem = re.split(r"[._]", last, 1)[0]
+        if stem and stem != last:
+            parts = re.split(r"<[a-z]+>", d + "/" + stem)
+            pats.add((d + "/" + stem, B + VAR.join(re.escape(x) for x in parts) + r"(?![A-Za-z0-9_./-])"))
     elif "/" in p:
         pats.add((p, B + re.escape(p) + E))
 pats = [(n, re.compile(r)) for n, r in sorted(pats)]
@@ -131,6 +144,7 @@ cat >"$probe/src/pipeline/a.c" <<'EOF'
 static const char *a = "status.json";
 static void f(void) { g("%s/logs/%s.err", "no ncu/raw.csv here", "mymetrics.json", "raw.csvx"); }
 static const char *d = "see docs/report.md";
+static void h(void) { g("ncu/k%zu", i); g("nsys/summary"); g("nsys/summaryx"); }
 EOF
 cat >"$probe/src/cmd/c.c" <<'EOF'
 static const struct opt opts[] = {
@@ -144,11 +158,12 @@ EOF
 printf 'static const char *t = "status.json";\n' >"$probe/src/bundle/layout.c"
 out=$(scan "$probe")
 for want in 'src/pipeline/a.c:2: status.json' 'src/pipeline/a.c:3: logs/<step>.err' \
-	'src/cmd/c.c:7: charts/kernels.svg'; do
+	'src/cmd/c.c:7: charts/kernels.svg' 'src/pipeline/a.c:5: ncu/k<i>' \
+	'src/pipeline/a.c:5: nsys/summary'; do
 	case $out in *"$want"*) ;; *) echo "FAIL: the checker missed: $want"; fail=1 ;; esac
 done
 case $out in *raw.csv*) ;; *) echo "FAIL: the checker missed ncu/raw.csv in a message"; fail=1 ;; esac
-case $out in *mymetrics* | *raw.csvx* | *src/bundle/* | *c.c:2:* | *c.c:5:* | *a.c:1:* | *a.c:4:*)
+case $out in *summaryx* | *mymetrics* | *raw.csvx* | *src/bundle/* | *c.c:2:* | *c.c:5:* | *a.c:1:* | *a.c:4:*)
 	echo "FAIL: the checker flagged what it must not: $out"; fail=1 ;;
 esac
 
