@@ -162,11 +162,11 @@ static double *side_samples(const struct diff_input *in, enum diff_basis basis, 
 		const int64_t *x = !s				 ? NULL
 				   : basis == DIFF_BASIS_PERIODS ? s->step_period_ns
 								 : s->sample_ns;
-		size_t n = !s				 ? 0
-			   : basis == DIFF_BASIS_PERIODS ? s->nr_step_periods
-							 : s->nr_samples;
+		size_t len = !s				   ? 0
+			     : basis == DIFF_BASIS_PERIODS ? s->nr_step_periods
+							   : s->nr_samples;
 
-		for (size_t i = 0; x && i < n; i++) {
+		for (size_t i = 0; x && i < len; i++) {
 			ALLOC_GROW(v, nr + 1, alloc);
 			v[nr++] = (double)x[i];
 		}

@@ -280,11 +280,11 @@ static size_t alias_bucket(const void *a)
  * as a map's put would leave it). */
 static void aliases_sort(struct aliases *a)
 {
-	size_t k = 0, i = 1;
+	size_t k = 0, run = 1;
 
-	while (i < a->n && a->v[i - 1] >> 32 <= a->v[i] >> 32)
-		i++;
-	if (i < a->n) /* in order already, as the tracer writes them: no index */
+	while (run < a->n && a->v[run - 1] >> 32 <= a->v[run] >> 32)
+		run++;
+	if (run < a->n) /* in order already, as the tracer writes them: no index */
 		sort_stable(a->v, a->n, sizeof(*a->v), cmp_alias_from, 1, alias_bucket);
 	for (size_t i = 0; i < a->n; i++) {
 		if (i + 1 < a->n && a->v[i + 1] >> 32 == a->v[i] >> 32)

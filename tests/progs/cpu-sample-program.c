@@ -31,6 +31,11 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+/* Not static: the program links with -rdynamic so that the tracer resolves
+ * samples in them by their exported names. */
+void cpu_sample_spin(double seconds);
+void cpu_sample_memset(double seconds);
+
 static volatile unsigned long sink;
 static volatile sig_atomic_t own_calls;
 
