@@ -8,7 +8,9 @@
 #     <!-- doctest: output -->         "$ CMD" then its exact output, after
 #                                      normalising scratch/build/source paths,
 #                                      run ids and timestamps; a line "..."
-#                                      matches any lines, "..." in a line any text
+#                                      matches any lines, "..." in a line any text;
+#                                      live status lines of a step that ran
+#                                      >= 5 s (a slow machine) are ignored
 #     <!-- doctest: skip REASON -->    not run ("needs a GPU"); each llmprof
 #                                      command's subcommand, options and
 #                                      KEY=VALUE overrides are still checked
@@ -77,6 +79,20 @@ llmprof config show run.top_n_kernels=abc
 $ llmprof profile --no-such-option
 never run
 ```
+
+<!-- doctest: output -->
+```console
+$ echo a; echo "llmprof: step 3/9 workload, 5 s (total 6 s): NVTX decode_step #3"; echo "llmprof: step 3/9 workload, 1m10s (total 1m11s)"; echo b
+a
+b
+```
+
+<!-- doctest: output -->
+```console
+$ echo a; echo "llmprof: step 3/9 workload, 4 s (total 4 s)"; echo b
+a
+b
+```
 MD
 python3 "$src/tests/cli/doctest.py" "$tmp/src" "$LLMPROF" "$LLMPROF_BUILD_DIR" >"$tmp/self.out" 2>&1
 rc=$?
@@ -89,11 +105,15 @@ for want in "README.md:2: fenced block without an info string" \
 	"overrides do not load: llmprof: error: unknown config key 'run.no_such_key'" \
 	"README.md:37: doctest marker on a 'text' block" \
 	"README.md:47: 'llmprof profile --no-such-option': option '--no-such-option' is not in" \
-	"2 output, 2 skip blocks (1 of them for a missing needs= file)"; do
+	"README.md:60: 'echo a; echo \"llmprof: step 3/9 workload, 4 s" \
+	"4 output, 2 skip blocks (1 of them for a missing needs= file)"; do
 	grep -qF "$want" "$tmp/self.out" || { echo "FAIL: the checker did not report: $want"; fail=1; }
 done
 grep -q "README.md:29" "$tmp/self.out" && { echo "FAIL: '...' and run-id normalisation did not match"; fail=1; }
 grep -q "README.md:42" "$tmp/self.out" && { echo "FAIL: 'run exit=3' did not accept exit 3"; fail=1; }
+# a status line a slow machine prints (its step ran 5 s) is no difference;
+# one printed before 5 s is (README.md:60, above)
+grep -q "README.md:53" "$tmp/self.out" && { echo "FAIL: a slow run's status lines failed the block"; fail=1; }
 [ $rc -ne 0 ] || { echo "FAIL: the checker exited 0 on broken blocks"; fail=1; }
 [ $fail -eq 0 ] || { echo "-- checker output:"; cat "$tmp/self.out"; }
 
