@@ -30,14 +30,20 @@ headings() { # headings FILE: the level 1-2 headings must be exactly $want
 has() { # has FILE FIXED-STRING
 	grep -qF -- "$2" "$1" || { echo "FAIL: $(basename "$(dirname "$1")")/$(basename "$1") lacks '$2'"; fail=1; }
 }
+report() { # report BUNDLE OUT WHAT: llmprof report must succeed
+	"$LLMPROF" report "$1" -o "$2" >/dev/null 2>"$tmp/err" ||
+		{ echo "FAIL: report $3: $(cat "$tmp/err")"; fail=1; }
+}
+summary() { # summary BUNDLE OUT WHAT: report, then $s is its summary, headings checked
+	report "$@"
+	s=$2/stakeholder_summary.md
+	headings "$s"
+}
 
 # the built-in workload, a real deep run on an H100
 cp -r "$LLMPROF_SOURCE_DIR/tests/data/report/h100-deep-llama1b" "$tmp/builtin"
 find "$tmp/builtin" -name '*.xz' -exec xz -d {} +
-"$LLMPROF" report "$tmp/builtin" -o "$tmp/builtin-out" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: report builtin: $(cat "$tmp/err")"; fail=1; }
-s=$tmp/builtin-out/stakeholder_summary.md
-headings "$s"
+summary "$tmp/builtin" "$tmp/builtin-out" builtin
 has "$s" "**GPU** NVIDIA H100 80GB HBM3, peak table: H100 SXM5 80GB; **Driver** 580.159.04, CUDA 13.0;"
 has "$s" "**Model** llama-3.2-1b, bf16; **Backend** llmprof's tracer + Nsight Compute counters."
 has "$s" "- decode: MBU 51.2% of the datasheet peak (model)"
@@ -51,10 +57,7 @@ mkdir -p "$tmp/pt/trace"
 cp "$LLMPROF_SOURCE_DIR/tests/data/ranks/h200-tp/tpot-hostgap-builtin/status.json" "$tmp/pt/"
 xz -dc "$LLMPROF_SOURCE_DIR/tests/data/ranks/h200-tp/tpot-hostgap-builtin/trace.sqlite.xz" \
 	>"$tmp/pt/trace/trace.sqlite"
-"$LLMPROF" report "$tmp/pt" -o "$tmp/pt-out" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: report pytorch: $(cat "$tmp/err")"; fail=1; }
-s=$tmp/pt-out/stakeholder_summary.md
-headings "$s"
+summary "$tmp/pt" "$tmp/pt-out" pytorch
 has "$s" "**GPU** NVIDIA H200 (132 SMs), peak table: H200 SXM 141GB;"
 has "$s" "**Model** unknown: no model= keys or config.json describe the program, so no model FLOPs or bytes;"
 has "$s" "- all n/a: no model FLOPs or bytes"
@@ -66,8 +69,7 @@ grep -q "layers\|new tokens" "$s" && { echo "FAIL: pytorch summary states a mode
 # tokens, llama-3.2-1b): the trace's 64 decode steps show it was not that
 # workload, so its defaults are not printed as facts about this run
 cp "$LLMPROF_SOURCE_DIR/tests/data/report/h100-deep-llama1b/config.yaml" "$tmp/pt/"
-"$LLMPROF" report "$tmp/pt" -o "$tmp/pt-cfg" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: report pytorch with config: $(cat "$tmp/err")"; fail=1; }
+report "$tmp/pt" "$tmp/pt-cfg" "pytorch with config"
 grep -q "llama-3.2-1b (bf16\|32 new tokens\|16 layers" "$tmp/pt-cfg/stakeholder_summary.md" "$tmp/pt-cfg/report.md" &&
 	{ echo "FAIL: config defaults printed as the program's shape"; fail=1; }
 has "$tmp/pt-cfg/report.md" "the configuration describes the built-in workload (llama-3.2-1b, infer.max_new_tokens = 32) but the trace has 64 decode steps"
