@@ -4,7 +4,7 @@
 # that option in `nsys export --help`, and leaves it out for an older nsys
 # that would reject it. A stand-in nsys records each export's argv.
 set -u
-: "${LLMPROF:?}"
+: "${LLMPROF:?}" "${LLMPROF_SOURCE_DIR:?}"
 tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
 [ -x "$tool" ] || { echo "SKIP: trace-tool not built (needs the CUDA toolkit headers)"; exit 77; }
 tmp=$(mktemp -d /tmp/llmprof-cli-nsys-blobs.XXXXXX)
@@ -13,26 +13,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$tmp" || exit 1
 
 mkdir bin
-cat >bin/nsys <<EOF2
-#!/usr/bin/env bash
-cmd=\$1; shift
-case "\$cmd" in
---version) echo "NVIDIA Nsight Systems version \${FAKE_VERSION}"; exit 0 ;;
-profile)
-	out=
-	while [ \$# -gt 0 ]; do
-		case "\$1" in
-		-o) out=\$2; shift 2 ;;
-		--force-overwrite) shift 2 ;;
-		-*) shift ;;
-		*) break ;;
-		esac
-	done
-	"\$@"; rc=\$?
+. "$LLMPROF_SOURCE_DIR/tests/cli/fake-nsys-lib.sh"
+on_profile=$(cat <<EOF
 	mkdir -p "\$out.log" || exit 1
 	"$tool" synth-rank "\$out.log" 2 2 0 20000 node0 >/dev/null || exit 1
-	echo fake >"\$out.nsys-rep"; exit \$rc ;;
-export)
+EOF
+)
+on_export=$(cat <<EOF
 	if [ "\$1" = --help ]; then
 		echo "usage: nsys export [<args>] [nsys-rep]"
 		[ -n "\${FAKE_BLOBS:-}" ] && printf '\t--include-blobs [true|false]\n'
@@ -41,14 +28,10 @@ export)
 	echo "\$*" >>"$tmp/export-argv"
 	case " \$* " in *" --include-blobs "*) [ -n "\${FAKE_BLOBS:-}" ] ||
 		{ echo "unrecognised option '--include-blobs'" >&2; exit 1; } ;; esac
-	out=
-	while [ \$# -gt 1 ]; do [ "\$1" = -o ] && out=\$2; shift; done
-	"$tool" convert "\${1%.nsys-rep}.log" "\$out" >/dev/null ;;
-stats) exit 0 ;;
-esac
-EOF2
-printf '#!/bin/sh\necho QdstrmImporter\n' >bin/QdstrmImporter
-chmod +x bin/nsys bin/QdstrmImporter
+	"$tool" convert "\${rep%.nsys-rep}.log" "\$out" >/dev/null
+EOF
+)
+fake_nsys_profile bin "$on_profile" "$on_export"
 nsys=(pipeline.trace.backend=nsys pipeline.nsys.path="$tmp/bin/nsys" pipeline.ncu.enable=false)
 
 # an nsys whose export knows --include-blobs

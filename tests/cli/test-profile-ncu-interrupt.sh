@@ -17,32 +17,9 @@ fake=$src/tests/cli/fake-ncu.sh
 export LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI=
 
 mkdir -p bin
-cat >bin/nsys <<EOF
-#!/usr/bin/env bash
-cmd=\$1; shift
-case "\$cmd" in
---version) echo "NVIDIA Nsight Systems version 2025.3.2.0"; exit 0 ;;
-profile) # run the program, "record" the report
-	out=
-	while [ \$# -gt 0 ]; do
-		case "\$1" in
-		-o) out=\$2; shift 2 ;;
-		--force-overwrite) shift 2 ;;
-		-*) shift ;;
-		*) break ;;
-		esac
-	done
-	"\$@"; rc=\$?
-	echo fake >"\$out.nsys-rep"; exit \$rc ;;
-export) # the real H100 export
-	out=
-	while [ \$# -gt 1 ]; do [ "\$1" = -o ] && out=\$2; shift; done
-	cp "$src/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite" "\$out" ;;
-stats) exit 0 ;;
-esac
-EOF
-printf '#!/bin/sh\necho QdstrmImporter\n' >bin/QdstrmImporter
-chmod +x bin/nsys bin/QdstrmImporter
+. "$src/tests/cli/fake-nsys-lib.sh"
+# profile runs the program and "records" nothing; export: the real H100 export
+fake_nsys_profile bin "" "	cp \"$src/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite\" \"\$out\""
 # the two decode kernels of the trace, as ncu names them
 cat >names <<'EOF'
 _Z3addPfPKfi|add(float *, const float *, int)|(4096, 1, 1)|(256, 1, 1)

@@ -11,7 +11,7 @@
 #     every rank: the ranks are told apart by pid and the collectives still
 #     name the slowed one.
 set -u
-: "${LLMPROF:?}"
+: "${LLMPROF:?}" "${LLMPROF_SOURCE_DIR:?}"
 tool=${LLMPROF_BUILD_DIR:-}/tests/trace-tool
 [ -x "$tool" ] || { echo "SKIP: trace-tool not built (needs the CUDA toolkit headers)"; exit 77; }
 tmp=$(mktemp -d /tmp/llmprof-cli-ranks-nsys.XXXXXX)
@@ -20,39 +20,23 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$tmp" || exit 1
 
 mkdir bin
-cat >bin/nsys <<EOF
-#!/usr/bin/env bash
-cmd=\$1; shift
-case "\$cmd" in
---version) echo "NVIDIA Nsight Systems version 2025.3.2.0"; exit 0 ;;
-profile) # run the program, then "record" what this rank (or job) ran
-	out=
-	while [ \$# -gt 0 ]; do
-		case "\$1" in
-		-o) out=\$2; shift 2 ;;
-		--force-overwrite) shift 2 ;;
-		-*) shift ;;
-		*) break ;;
-		esac
-	done
-	"\$@"; rc=\$?
+. "$LLMPROF_SOURCE_DIR/tests/cli/fake-nsys-lib.sh"
+# profile: "record" what this rank (or job) ran
+on_profile=$(cat <<EOF
 	mkdir -p "\$out.log" || exit 1
 	if [ -n "\${JOB_RANKS:-}" ]; then # torchrun: every rank, rank 1 slowed
 		"$tool" synth-ranks "\$out.log" "\$JOB_RANKS" 4 3 1 20000 nccl >/dev/null || exit 1
 	else # this rank, as the launcher's environment says
 		"$tool" synth-rank "\$out.log" 4 3 "\${SLOW:-0}" 20000 node0 || exit 1
 	fi
-	echo fake >"\$out.nsys-rep"; exit \$rc ;;
-export)
-	out=
-	while [ \$# -gt 1 ]; do [ "\$1" = -o ] && out=\$2; shift; done
-	"$tool" convert "\${1%.nsys-rep}.log" "\$out" >/dev/null || exit 1
-	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE LLMPROF_PROCESSES"); c.commit()' "\$out" ;;
-stats) exit 0 ;;
-esac
 EOF
-printf '#!/bin/sh\necho QdstrmImporter\n' >bin/QdstrmImporter
-chmod +x bin/nsys bin/QdstrmImporter
+)
+on_export=$(cat <<EOF
+	"$tool" convert "\${rep%.nsys-rep}.log" "\$out" >/dev/null || exit 1
+	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE LLMPROF_PROCESSES"); c.commit()' "\$out"
+EOF
+)
+fake_nsys_profile bin "$on_profile" "$on_export"
 nsys=(pipeline.trace.backend=nsys pipeline.nsys.path="$tmp/bin/nsys" pipeline.ncu.enable=false)
 
 # 1. mpirun-style: rank 1 of 2 slowed
