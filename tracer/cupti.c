@@ -55,12 +55,17 @@ enum {
 	BENCH_NAME_HASH = 1u << 10, /* every kernel's name hashed, no pointer cache */
 };
 static unsigned g_bench;
-#define BENCH_OVH_KINDS 10 /* CUpti_ActivityOverheadKind >> 16, the last one for any larger */
+static uint32_t g_init_tid; /* the thread that ran InitializeInjection */
+#define BENCH_OVH_KINDS 10  /* CUpti_ActivityOverheadKind >> 16, the last one for any larger */
 /* What buffer_completed saw while g_bench is set (records under the GPU
  * lock; buffers and their time atomically: CUPTI may complete buffers on
  * more than one thread). */
 static struct {
 	uint64_t kernels, graphs, buffers, ns;
+	/* on the thread that initialised CUDA (the launching thread of the
+	 * benchmark programs): completions, and CUPTI's requests for a buffer
+	 * there and anywhere, and those the pool could not serve */
+	uint64_t done_init, req, req_init, req_miss;
 	uint64_t ovh_n[BENCH_OVH_KINDS], ovh_ns[BENCH_OVH_KINDS];
 } g_bs;
 
@@ -252,8 +257,26 @@ static void pool_put(uint8_t *b, size_t used)
 	free(b);
 }
 
+/* Where CUPTI asks for buffers, for the benchmark counts. */
+static void bench_request(int missed)
+{
+	__atomic_fetch_add(&g_bs.req, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g_bs.req_miss, (uint64_t)missed, __ATOMIC_RELAXED);
+	if (tracer_tid() == g_init_tid)
+		__atomic_fetch_add(&g_bs.req_init, 1, __ATOMIC_RELAXED);
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
 {
+	if (g_bench) {
+		int missed = 1;
+		if (g_pool_on) {
+			pthread_mutex_lock(&g_pool_lock);
+			missed = !g_pool_n;
+			pthread_mutex_unlock(&g_pool_lock);
+		}
+		bench_request(missed);
+	}
 	*buf = g_pool_on ? pool_get() : aligned_alloc(8, g_cupti_buf);
 	*size = *buf ? g_cupti_buf : 0;
 	*max_records = 0;
@@ -350,6 +373,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	if (g_bench) {
 		__atomic_fetch_add(&g_bs.buffers, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&g_bs.ns, mono_ns() - t0, __ATOMIC_RELAXED);
+		if (tracer_tid() == g_init_tid)
+			__atomic_fetch_add(&g_bs.done_init, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -538,11 +563,17 @@ static void bench_diag(void)
 					      (double)g_bs.ovh_ns[k] / 1e6);
 	tracer_diag(TLOG_DIAG_INFO, TLOG_DIAG_GENERIC,
 		    "benchmark switches 0x%x: kernel records %llu, graph records %llu%s, buffers "
-		    "%llu in %.3f ms; overhead records:%s",
+		    "%llu in %.3f ms (%llu completed on the thread that initialised CUDA; "
+		    "requested %llu, %llu there, %llu not from the pool); overhead records:%s",
 		    g_bench, (unsigned long long)g_bs.kernels, (unsigned long long)g_bs.graphs,
 		    (g_bench & BENCH_DISCARD) ? " (discarded)" : "",
 		    (unsigned long long)__atomic_load_n(&g_bs.buffers, __ATOMIC_RELAXED),
-		    (double)__atomic_load_n(&g_bs.ns, __ATOMIC_RELAXED) / 1e6, n ? o : " none");
+		    (double)__atomic_load_n(&g_bs.ns, __ATOMIC_RELAXED) / 1e6,
+		    (unsigned long long)__atomic_load_n(&g_bs.done_init, __ATOMIC_RELAXED),
+		    (unsigned long long)__atomic_load_n(&g_bs.req, __ATOMIC_RELAXED),
+		    (unsigned long long)__atomic_load_n(&g_bs.req_init, __ATOMIC_RELAXED),
+		    (unsigned long long)__atomic_load_n(&g_bs.req_miss, __ATOMIC_RELAXED),
+		    n ? o : " none");
 	tracer_gpu_unlock();
 }
 
@@ -815,6 +846,7 @@ int InitializeInjection(void)
 		return 1;      /* never fail the program's cuInit */
 	sample_thread_start(); /* the thread that initialises CUDA launches */
 	g_bench = bench_of(getenv(TRACER_ENV_BENCH));
+	g_init_tid = tracer_tid();
 
 	set_buffer_attributes();
 	if (!(g_bench & BENCH_NO_SUBSCRIBE) && subscribe() < 0)
