@@ -13,6 +13,14 @@
  * the launching thread, which is no part of a floor. CUPTI_FLOOR_ZEROED=0
  * leaves that to CUPTI (the floor as first measured).
  *
+ * CUPTI_FLOOR_LAUNCH=1 adds what NVTX attribution needs from CUPTI: RUNTIME
+ * and DRIVER activity records, with OS thread ids, for the launch-type calls
+ * the builtin tracer records by default (the same selection,
+ * src/trace/apiname.h: launches, memcpy and memset calls), counted and
+ * thrown away too; the line then ends "api A". That is CUPTI's floor for a
+ * tracer that attributes kernels to NVTX ranges: what the builtin costs
+ * above it is its own.
+ *
  *   cc -shared -fPIC -O2 -I/usr/local/cuda/include bench/tracer/cupti_floor.c \
  *      -L/usr/local/cuda/lib64 -lcupti -o libcupti_floor.so
  */
@@ -23,13 +31,16 @@
 
 #include <cupti.h>
 
+#include "../../src/trace/apiname.h"
+
 #define BUF_SIZE (8u << 20)
 #define POOL 64
 
 static uint8_t *pool[POOL];
 static int pool_n;
 static int zeroed = 1; /* buffers are handed out zeroed (CUPTI_FLOOR_ZEROED) */
-static unsigned long long kernels;
+static unsigned long long kernels, api;
+static int launch; /* CUPTI_FLOOR_LAUNCH */
 static size_t dropped;
 
 /* CUPTI calls both from its own thread, one at a time per buffer; the pool
@@ -65,16 +76,20 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 {
 	CUpti_Activity *rec = NULL;
 	size_t n = 0;
-	unsigned long long k = 0;
+	unsigned long long k = 0, a = 0;
 
 	(void)ctx, (void)stream, (void)size;
-	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
+	while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
 		k += rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		a += rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ||
+		     rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+	}
 	cuptiActivityGetNumDroppedRecords(ctx, stream, &n);
 	if (zeroed) /* the whole buffer: CUPTI may have begun a record past valid */
 		memset(buf, 0, BUF_SIZE);
 	pool_lock();
 	kernels += k;
+	api += a;
 	dropped += n;
 	if (pool_n < POOL) {
 		pool[pool_n++] = buf;
@@ -90,9 +105,30 @@ static void at_exit(void)
 	FILE *f = path ? fopen(path, "w") : NULL;
 
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	fprintf(f ? f : stderr, "kernels %llu dropped %zu\n", kernels, dropped);
+	if (launch)
+		fprintf(f ? f : stderr, "kernels %llu dropped %zu api %llu\n", kernels, dropped,
+			api);
+	else
+		fprintf(f ? f : stderr, "kernels %llu dropped %zu\n", kernels, dropped);
 	if (f)
 		fclose(f);
+}
+
+/* The launch-type calls of one domain as activity records; how many. */
+static int enable_launch_api(CUpti_CallbackDomain dom, uint32_t size, int driver)
+{
+	int n = 0;
+
+	for (uint32_t cbid = 1; cbid < size; cbid++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name ||
+		    (strncmp(name, "cuda", 4) == 0) == (driver != 0) ||
+		    !api_name_is_launch(name, 1))
+			continue;
+		n += (driver ? cuptiActivityEnableDriverApi(cbid, 1)
+			     : cuptiActivityEnableRuntimeApi(cbid, 1)) == CUPTI_SUCCESS;
+	}
+	return n;
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void);
@@ -123,6 +159,12 @@ int InitializeInjection(void)
 		fprintf(stderr, "cupti_floor: CUPTI could not be enabled\n");
 		return 1; /* the program runs untraced; the matrix sees no count */
 	}
+	launch = (z = getenv("CUPTI_FLOOR_LAUNCH")) && strcmp(z, "1") == 0;
+	if (launch &&
+	    (cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS ||
+	     !enable_launch_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0) ||
+	     !enable_launch_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1)))
+		fprintf(stderr, "cupti_floor: launch records could not all be enabled\n");
 	atexit(at_exit);
 	return 1;
 }
