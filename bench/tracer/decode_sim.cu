@@ -10,6 +10,12 @@
 // launching thread and the whole process (the difference is what other
 // threads, such as a tracer's, spent meanwhile).
 //
+// With TC_MAIN_CPU=N in the environment the launching thread moves to CPU N
+// after the warm-up, and before each rep every other thread of the process
+// (CUDA's, CUPTI's, a tracer's, also those made since) is put back on the
+// CPUs the process started with: the launching thread has a CPU of its own,
+// as on a machine with cores to spare, in every variant alike.
+//
 //   decode_sim [KERNELS_PER_STEP 300] [STEPS 100] [REPS 5]
 //   nvcc -O2 -arch=sm_90 -o decode_sim bench/tracer/decode_sim.cu -ldl
 //
@@ -18,8 +24,14 @@
 //       main_cpu_ms T proc_cpu_ms P wall_ms W
 //   decode_sim totals kernels N memcpy C graph_launches G
 #include <algorithm>
+#include <cerrno>
+#include <dirent.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <vector>
 
@@ -110,6 +122,44 @@ static void step(struct ctx *c, int graph)
 	c->memcpys += 2;
 }
 
+// TC_MAIN_CPU (above): the CPUs the process started on, the launching
+// thread's CPU (-1: no placement) and its id.
+static cpu_set_t g_others;
+static int g_main_cpu = -1;
+static pid_t g_main_tid;
+
+static void place_threads(void)
+{
+	if (g_main_cpu < 0)
+		return;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		pid_t t = (pid_t)atoi(e->d_name);
+		if (t > 0 && t != g_main_tid)
+			sched_setaffinity(t, sizeof(g_others), &g_others); // gone since: fine
+	}
+	if (d)
+		closedir(d);
+}
+
+static void place_init(void)
+{
+	const char *v = getenv("TC_MAIN_CPU");
+	cpu_set_t one;
+	if (!v || !*v || sched_getaffinity(0, sizeof(g_others), &g_others) != 0)
+		return;
+	g_main_cpu = atoi(v);
+	g_main_tid = (pid_t)syscall(SYS_gettid);
+	CPU_ZERO(&one);
+	CPU_SET(g_main_cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0) {
+		fprintf(stderr, "decode_sim: CPU %d: %s; threads not placed\n", g_main_cpu,
+			strerror(errno));
+		g_main_cpu = -1;
+	}
+}
+
 struct rep {
 	double ms, main_cpu, proc_cpu, wall;
 };
@@ -192,9 +242,12 @@ int main(int argc, char **argv)
 		step(&c, 1);
 		step(&c, 0);
 	}
+	place_init();
 	std::vector<struct rep> gr, eg;
 	for (int r = 0; r < nreps; r++) {
+		place_threads();
 		gr.push_back(run(&c, 1, steps));
+		place_threads();
 		eg.push_back(run(&c, 0, steps));
 	}
 	report("graph", c.k, steps, gr);

@@ -32,6 +32,11 @@
 #                       libcupti_floor.so and decode_sim (a staged build's
 #                       .gpu/stage/gpu-bin: scripts/gpu/stage.sh): those are
 #                       used, the others built from this tree
+#   TC_PLACE (none)     auto or a CPU: the launching thread of every run gets
+#                       that CPU (auto: the first of TC_PIN) to itself, after
+#                       the program's set-up; its other threads (CUDA's,
+#                       CUPTI's, the tracer's) the rest of TC_PIN but that
+#                       CPU's hyperthread siblings (tracer_cost.py --main-cpu)
 #   TC_NO_FORK=1        start every Python child afresh (imports included)
 set -u
 t0=$(date +%s)
@@ -93,6 +98,16 @@ build() {
 	echo "cupti: $cupti -> $(readlink -f "$cupti" 2>/dev/null)"
 	python3 -c 'import torch, transformers; print("torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__)' 2>&1 | tail -n 1
 	echo "cpus $(nproc); $(grep -m1 'model name' /proc/cpuinfo)"
+	# what can make one CPU slower than another, or the same CPU slower later
+	lscpu 2>/dev/null | grep -Ei '^(socket|core|thread|numa node|cpu max|cpu min|hypervisor|model name)'
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		printf '%s siblings %s governor %s MHz %s\n' "${c##*/}" \
+			"$(cat "$c/topology/thread_siblings_list" 2>/dev/null)" \
+			"$(cat "$c/cpufreq/scaling_governor" 2>/dev/null || echo -)" \
+			"$(($(cat "$c/cpufreq/scaling_cur_freq" 2>/dev/null || echo 0) / 1000))"
+	done
+	awk -F': ' '/cpu MHz/ {printf "%s ", int($2)} END {print "(cpu MHz, /proc/cpuinfo)"}' /proc/cpuinfo
+	echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "llmprof commit $(git -C "$root" rev-parse HEAD 2>/dev/null || cat "$root/.gpu-commit" 2>/dev/null || echo unknown)"
 	echo "tracer sources sha256 $(cat "$root"/tracer/*.c "$root"/tracer/*.h | sha256sum | cut -c1-16)"
 	tb=$(date +%s)
@@ -116,6 +131,7 @@ args=(--bin "$bin" --out "$out" --tmp "$tmp" --t0 "$t0" --budget-s "${TC_BUDGET_
 [ -n "${TC_SIM_ARGS:-}" ] && args+=(--sim-args "$TC_SIM_ARGS")
 [ -n "${TC_PY_ARGS:-}" ] && args+=(--py-args "$TC_PY_ARGS")
 [ "${TC_NO_FORK:-0}" = 1 ] && args+=(--no-fork)
+[ -n "${TC_PLACE:-}" ] && args+=(--main-cpu "$TC_PLACE")
 # Nothing of an outer tracer may leak into the runs.
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH LLMPROF_TRACE_OUT
 python3 "$root/bench/tracer/tracer_cost.py" "${args[@]}"

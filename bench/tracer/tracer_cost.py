@@ -36,6 +36,7 @@ import csv
 import ctypes
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -52,6 +53,8 @@ VARIANTS = {
     "untraced": ("none", False, {}),
     "floor": ("floor", False, {}),
     "floor_cupti_zeroes": ("floor", False, {"CUPTI_FLOOR_ZEROED": "0"}),
+    # the floor plus CUPTI's launch records (what NVTX attribution needs)
+    "floor_launch": ("floor", False, {"CUPTI_FLOOR_LAUNCH": "1"}),
     "builtin": ("builtin", True, {}),
     # the defaults before the kernel-name cache (every record's name hashed)
     "builtin_old": ("builtin", True, {"LLMPROF_TRACE_BENCH": "name-hash"}),
@@ -118,7 +121,7 @@ class Bench:
         lib, nvtx, extra = VARIANTS[variant]
         env = {k: v for k, v in os.environ.items()
                if k not in INJECT_VARS and not k.startswith("LLMPROF_TRACE") and
-               not k.startswith("CUPTI_FLOOR")}
+               not k.startswith("CUPTI_FLOOR") and k != "TC_MAIN_CPU"}
         if lib == "floor":
             env["CUDA_INJECTION64_PATH"] = os.path.join(self.a.bin, "libcupti_floor.so")
             env["CUPTI_FLOOR_OUT"] = os.path.join(logdir, "floor-count")
@@ -141,21 +144,31 @@ class Bench:
         env = self.env_for(variant, logdir)
         hard = self.t0 + self.a.budget_s + self.a.grace_s - time.time()
         timeout = min(self.a.timeout_s if prog == "py" else 60, max(hard, 5))
+        cpus = self.a.pin
+        if self.a.main_cpu is not None:  # the program moves its launching thread there
+            cpus = self.a.others
+            env["TC_MAIN_CPU"] = str(self.a.main_cpu)
+        steal0 = steal_ms(self.a.steal_cpus)
         t = time.time()
         if prog == "sim":
             cmd = [os.path.join(self.a.bin, "decode_sim")] + self.a.sim_args.split()
-            rc, stdout, stderr, cpu = spawn(cmd, env, timeout, self.a.pin)
+            rc, stdout, stderr, cpu = spawn(cmd, env, timeout, cpus)
         elif self.fork_ok:
-            rc, stdout, stderr, cpu = fork_child(env, self.a.py_args, timeout, self.a.pin)
+            rc, stdout, stderr, cpu = fork_child(env, self.a.py_args, timeout, cpus)
         else:
             cmd = [sys.executable, os.path.abspath(__file__), "py-child", self.a.py_args]
-            rc, stdout, stderr, cpu = spawn(cmd, env, timeout, self.a.pin)
+            rc, stdout, stderr, cpu = spawn(cmd, env, timeout, cpus)
         wall = time.time() - t
+        steal = steal_ms(self.a.steal_cpus) - steal0
         self.runs_log.write("== %s %s round %d: rc %s, %.1f s\n%s\n%s\n" % (
             prog, variant, rnd, rc, wall, stdout[-1500:], stderr[-3000:]))
         self.runs_log.flush()
         results = parse_lines(stdout, prog)
-        modes = [m for m in results if m not in ("totals", "phases")]
+        modes = [m for m in results if m not in ("totals", "phases", "setup")]
+        setup = [ln for ln in stdout.splitlines() if ln.startswith("pydecode setup")]
+        if setup and not getattr(self, "setup_noted", False):
+            self.setup_noted = True
+            self.note("py child: " + setup[0][len("pydecode "):])
         if rc != 0 or not modes:
             self.note("%s %s round %d: rc %s, %d timed modes (runs.log)" % (
                 prog, variant, rnd, rc, len(modes)), fail=True)
@@ -165,8 +178,9 @@ class Bench:
                               "ms_median": r.get("ms_median"), "ms_min": r.get("ms_min"),
                               "main_cpu_ms": r.get("main_cpu_ms"),
                               "proc_cpu_ms": r.get("proc_cpu_ms"),
+                              "calib_ms": r.get("calib_ms"),
                               "process_cpu_s": round(cpu, 3), "process_wall_s": round(wall, 2),
-                              "rc": rc})
+                              "steal_ms": round(steal, 1), "rc": rc})
         print("%5.0fs  %-3s round %d  %-20s %s" % (self.elapsed(), prog, rnd, variant, "  ".join(
             "%s %.3f ms" % (m, results[m].get("ms_median", float("nan"))) for m in modes)),
             flush=True)
@@ -188,8 +202,10 @@ class Bench:
                 line = open(os.path.join(logdir, "floor-count")).read().strip()
             except OSError:
                 line = ""
-            f = line.split()
-            ok = len(f) == 4 and f[3] == "0" and (prog != "sim" or tot.get("kernels") == float(f[1]))
+            f = dict(zip(line.split()[::2], line.split()[1::2]))
+            ok = (f.get("dropped") == "0" and "kernels" in f and
+                  (prog != "sim" or tot.get("kernels") == float(f["kernels"])) and
+                  ("CUPTI_FLOOR_LAUNCH" not in extra or int(f.get("api", 0)) > 0))
             self.note("%s %s round %d: floor saw '%s' (program: %s kernels)" % (
                 prog, variant, rnd, line or "nothing", tot.get("kernels", "?")), fail=not ok)
             return
@@ -210,6 +226,9 @@ class Bench:
                    c["graph_nodes"], c["dropped"], len(c["errors"]), c["end"], c["bytes"] / 1e6))
         if "cupti_buffers" in c:
             msg += " cupti buffers %d completed in %.1f ms" % (c["cupti_buffers"], c["convert_ms"])
+        if "buffers_where" in c:
+            msg += (" (%d completed on the launching thread; %d requested, %d there, %d not "
+                    "from the pool)" % c["buffers_where"])
         if c.get("overhead") not in (None, "none"):
             msg += " cupti overhead records: %s" % c["overhead"]
         if c["warnings"]:
@@ -307,7 +326,8 @@ class Bench:
     def write_summary(self):
         with open(os.path.join(self.out, "raw.csv"), "w", newline="") as f:
             cols = ["program", "mode", "variant", "round", "ms_median", "ms_min", "main_cpu_ms",
-                    "proc_cpu_ms", "process_cpu_s", "process_wall_s", "rc"]
+                    "proc_cpu_ms", "calib_ms", "process_cpu_s", "process_wall_s", "steal_ms",
+                    "rc"]
             w = csv.DictWriter(f, fieldnames=cols)
             w.writeheader()
             for r in self.rows:
@@ -322,12 +342,32 @@ class Bench:
                       f, indent=1)
 
 
+def quartiles(xs):
+    """(p25, median, p75) of xs (inclusive method), None when empty."""
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    if len(xs) == 1:
+        return (xs[0],) * 3
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return (q[0], q[1], q[2])
+
+
+# The targets (docs/tracer.md "CUPTI's floor and the targets"): ratio to
+# untraced, or within this much of the floor's where the floor is above it.
+TARGETS = {"eager": 1.10, "graph": 1.05}
+FLOOR_MARGIN = 0.03
+
+
 def summarize(rows):
     """Per program and mode: each variant's median (over rounds) of its
-    in-process median, its minimum, both as ratios to untraced, the paired
-    ratio (median over rounds of run / untraced run of that round), what
-    removing the part saves against the full builtin tracer, and CPU time
-    of the launching thread and of the other threads during the timed loop."""
+    in-process median and its minimum; ratios to untraced: of those medians
+    and minima, and paired (per round, run / that round's untraced run:
+    median and quartiles); the same per-round difference to the floor's
+    paired ratio (and to floor_launch's); what removing a part saves against
+    the full builtin tracer; CPU time of the launching thread and of the
+    other threads during the timed loop; the calibration loop's ms and the
+    CPUs' steal. Then, for the builtin, the verdict against the target."""
     groups = collections.OrderedDict()
     for r in rows:
         if r["ms_median"] is None:
@@ -338,57 +378,112 @@ def summarize(rows):
     for (prog, mode), by_v in groups.items():
         base = by_v.get("untraced", {})
 
-        def stats(v):
+        def paired(v):
             runs = by_v.get(v, {})
-            if not runs:
-                return None
+            return {k: runs[k]["ms_median"] / base[k]["ms_median"] for k in runs if k in base}
+
+        pr = {v: paired(v) for v in by_v}
+
+        def stats(v):
+            runs = by_v[v]
             med = statistics.median(x["ms_median"] for x in runs.values())
             mn = min(x["ms_min"] for x in runs.values())
             cpu = [x["main_cpu_ms"] for x in runs.values() if x["main_cpu_ms"] is not None]
             oth = [x["proc_cpu_ms"] - x["main_cpu_ms"] for x in runs.values()
                    if x["proc_cpu_ms"] is not None and x["main_cpu_ms"] is not None]
+            cal = [x["calib_ms"] for x in runs.values() if x.get("calib_ms") is not None]
             s = {"n": len(runs), "failed_runs": sum(1 for x in runs.values() if x["rc"] != 0),
                  "ms_median": med, "ms_min": mn,
+                 "ms_range": [min(x["ms_median"] for x in runs.values()),
+                              max(x["ms_median"] for x in runs.values())],
                  "main_cpu_ms": statistics.median(cpu) if cpu else None,
-                 "other_cpu_ms": statistics.median(oth) if oth else None}
+                 "other_cpu_ms": statistics.median(oth) if oth else None,
+                 "calib_ms": quartiles(cal),
+                 "steal_ms": statistics.median(x.get("steal_ms") or 0 for x in runs.values())}
             if base:
-                bmed = statistics.median(x["ms_median"] for x in base.values())
-                bmin = min(x["ms_min"] for x in base.values())
-                s["ratio_median"] = med / bmed
-                s["ratio_min"] = mn / bmin
-                pr = [runs[k]["ms_median"] / base[k]["ms_median"] for k in runs if k in base]
-                s["paired"] = statistics.median(pr) if pr else None
+                s["ratio_median"] = med / statistics.median(x["ms_median"] for x in base.values())
+                s["ratio_min"] = mn / min(x["ms_min"] for x in base.values())
+                q = quartiles(pr[v].values())
+                if q:
+                    s["paired"], s["paired_q"] = q[1], [q[0], q[2]]
+                    s["paired_range"] = [min(pr[v].values()), max(pr[v].values())]
+                for fl in ("floor", "floor_launch"):
+                    d = [pr[v][k] - pr[fl][k] for k in pr[v] if k in pr.get(fl, {})]
+                    q = quartiles(d)
+                    if q and v not in (fl, "untraced"):
+                        s["over_" + fl], s["over_%s_q" % fl] = q[1], [q[0], q[2]]
             return s
         st = {v: stats(v) for v in by_v}
         full = st.get("builtin") or {}
-        floor = (st.get("floor") or {}).get("paired")
-        for v, s in st.items():  # the target: within 0.03 of CUPTI's floor
-            s["over_floor"] = (s["paired"] - floor
-                               if floor is not None and s.get("paired") is not None else None)
-        lines.append("\n%s %s: ms of the timed loop; ratio = to untraced (median of medians; "
-                     "min of mins; paired per round); saves = builtin's ratio minus this "
-                     "variant's; -floor = paired ratio minus the floor's; "
-                     "CPU ms of the loop on the launching thread and on all others; "
-                     "* = a run of it failed after printing its times (checks.txt)"
-                     % (prog, mode))
-        lines.append("%-20s %2s %10s %10s %7s %7s %7s %7s %7s %9s %9s" % (
-            "variant", "n", "median", "min", "ratio", "r.min", "paired", "-floor", "saves",
-            "main cpu", "other cpu"))
+        lines.append("\n%s %s: ms of the timed loop (median over rounds, and their range); "
+                     "ratio = to untraced: median of medians; paired = median over rounds of "
+                     "run / that round's untraced run, [quartiles]; -floor = per round, "
+                     "paired ratio minus the floor's: median [quartiles]; -fl.l = the same "
+                     "against floor_launch; saves = builtin's ratio minus this variant's; CPU ms "
+                     "of the loop on the launching thread and on all others; calib = ms of a "
+                     "fixed Python loop before each rep; steal = ms the hypervisor took from "
+                     "the pinned CPUs during the run; * = a run failed (checks.txt)" % (prog, mode))
+        lines.append("%-19s %2s %9s %17s %6s %20s %20s %7s %6s %8s %8s %6s %6s" % (
+            "variant", "n", "median", "range", "ratio", "paired [q1 q3]", "-floor [q1 q3]",
+            "-fl.l", "saves", "main cpu", "oth cpu", "calib", "steal"))
 
         def f(x, fmt):
             return fmt % x if x is not None else "-"
+
+        def fq(s, key, fmt):
+            if s.get(key) is None:
+                return "-"
+            return (fmt + " [" + fmt + " " + fmt + "]") % (s[key], s[key + "_q"][0],
+                                                          s[key + "_q"][1])
         for v, s in st.items():
             saves = (full["ratio_median"] - s["ratio_median"]
                      if "ratio_median" in full and "ratio_median" in s and v != "builtin" and
                      v != "untraced" else None)
             s["saves"] = saves
-            lines.append("%-20s %2d %10.3f %10.3f %7s %7s %7s %7s %7s %9s %9s" % (
-                v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"], s["ms_min"],
-                f(s.get("ratio_median"), "%.3f"), f(s.get("ratio_min"), "%.3f"),
-                f(s.get("paired"), "%.3f"), f(s.get("over_floor"), "%+.3f"), f(saves, "%+.3f"),
-                f(s["main_cpu_ms"], "%.1f"), f(s["other_cpu_ms"], "%.1f")))
+            lines.append("%-19s %2d %9.3f %17s %6s %20s %20s %7s %6s %8s %8s %6s %6s" % (
+                v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"],
+                "%.2f-%.2f" % tuple(s["ms_range"]), f(s.get("ratio_median"), "%.3f"),
+                fq(s, "paired", "%.3f"), fq(s, "over_floor", "%+.3f"),
+                f(s.get("over_floor_launch"), "%+.3f"), f(saves, "%+.3f"),
+                f(s["main_cpu_ms"], "%.1f"), f(s["other_cpu_ms"], "%.1f"),
+                f(s["calib_ms"] and s["calib_ms"][1], "%.2f"), "%.0f" % s["steal_ms"]))
+        lines.extend(verdict(prog, mode, st))
         js["%s %s" % (prog, mode)] = st
     return "\n".join(lines) + "\n", js
+
+
+def verdict(prog, mode, st):
+    """The builtin against the target, in words, with its spread: met when
+    the paired median is at most the target; the quartiles say whether the
+    noise could move it across."""
+    b, target = st.get("builtin") or {}, TARGETS.get(mode)
+    if prog != "py" or target is None or b.get("paired") is None:
+        return []
+
+    def side(med, q, lim):
+        where = ("the quartiles below it too" if q[1] <= lim else
+                 "the quartiles above it too" if q[0] > lim else "the quartiles straddle it")
+        return "%s (%s)" % ("met" if med <= lim else "not met", where)
+    out = ["verdict %s %s, builtin over %d rounds: paired x%.3f [%.3f %.3f] against x%.2f: %s" % (
+        prog, mode, b["n"], b["paired"], b["paired_q"][0], b["paired_q"][1], target,
+        side(b["paired"], b["paired_q"], target))]
+    for fl in ("floor", "floor_launch"):
+        f = st.get(fl) or {}
+        if b.get("over_" + fl) is None or f.get("paired") is None:
+            continue
+        out.append("verdict %s %s, builtin - %s (x%.3f [%.3f %.3f]) per round: %+.3f [%+.3f %+.3f] "
+                   "against +%.2f: %s" % (
+                       prog, mode, fl, f["paired"], f["paired_q"][0], f["paired_q"][1],
+                       b["over_" + fl], b["over_%s_q" % fl][0], b["over_%s_q" % fl][1],
+                       FLOOR_MARGIN, side(b["over_" + fl], b["over_%s_q" % fl], FLOOR_MARGIN)))
+    u = st.get("untraced") or {}
+    if u.get("ms_range"):
+        out.append("noise %s %s: untraced %.1f-%.1f ms over %d rounds (max/min %.2f)%s" % (
+            prog, mode, u["ms_range"][0], u["ms_range"][1], u["n"],
+            u["ms_range"][1] / u["ms_range"][0],
+            "; calib %.2f [%.2f %.2f] ms" % (u["calib_ms"][1], u["calib_ms"][0], u["calib_ms"][2])
+            if u.get("calib_ms") else ""))
+    return out
 
 
 def parse_lines(stdout, prog):
@@ -467,6 +562,10 @@ def read_log(path):
                     c["cupti_buffers"] = int(w[w.index("buffers") + 1])
                     c["convert_ms"] = float(w[w.index("buffers") + 3])
                     c["overhead"] = msg.partition("overhead records:")[2].strip()
+                    m = re.search(r"\((\d+) completed on the thread that initialised CUDA; "
+                                  r"requested (\d+), (\d+) there, (\d+) not from the pool\)", msg)
+                    if m:
+                        c["buffers_where"] = tuple(int(x) for x in m.groups())
             p += rsz
         off += 16 + size
     by_name = collections.Counter()
@@ -477,6 +576,59 @@ def read_log(path):
 
 
 # ---- processes ----
+def steal_ms(cpus):
+    """Time the hypervisor gave away of these CPUs (all when empty), in ms,
+    from /proc/stat's steal column (USER_HZ ticks: 10 ms steps)."""
+    total = 0
+    try:
+        for line in open("/proc/stat"):
+            f = line.split()
+            if not f[0].startswith("cpu") or f[0] == "cpu" or len(f) < 9:
+                continue
+            if not cpus or int(f[0][3:]) in cpus:
+                total += int(f[8])
+    except (OSError, ValueError):
+        return 0.0
+    return total * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+
+def placement(pin_set, main):
+    """The launching thread's CPU and the others' for --main-cpu (auto: the
+    first pinned CPU; none: no placement): (main, others, why) or
+    (None, pin_set, why). The others leave out main's hyperthread siblings."""
+    if main == "none" or (main == "auto" and not pin_set):
+        return None, pin_set, "launching thread not placed (all threads on %s)" % (
+            fmt_cpus(pin_set) or "any CPU")
+    cpu = min(pin_set) if main == "auto" else int(main)
+    try:
+        sib = parse_cpus(open("/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list"
+                              % cpu).read().strip())
+    except OSError:
+        sib = {cpu}
+    pool = pin_set or set(os.sched_getaffinity(0))
+    others = pool - sib - {cpu}
+    if not others:
+        return None, pin_set, "CPU %d has no other CPU beside it: not placed" % cpu
+    return cpu, others, ("launching thread on CPU %d (hyperthread siblings %s, left idle), the "
+                         "process's other threads on %s" % (cpu, fmt_cpus(sib - {cpu}) or "none",
+                                                            fmt_cpus(others)))
+
+
+def fmt_cpus(cpus):
+    return ",".join(str(c) for c in sorted(cpus))
+
+
+def place_threads(others, main_tid):
+    """Every thread of this process but main_tid onto others (threads made
+    after the launching thread moved inherited its CPU)."""
+    for t in os.listdir("/proc/self/task"):
+        if int(t) != main_tid:
+            try:
+                os.sched_setaffinity(int(t), others)
+            except OSError:
+                pass  # gone since
+
+
 def pin(cpus):
     if cpus:
         try:
@@ -574,8 +726,17 @@ def cuda_untouched():
 
 # ---- the Python programs (in a child) ----
 def py_child(arg_str):
-    """Eager transformers decode and a CUDA-graph decode, reps alternating;
-    prints 'pydecode MODE ...' lines. Returns the exit status."""
+    """Eager transformers decode and a CUDA-graph decode (graph=0: eager
+    only), reps alternating; prints 'pydecode MODE ...' lines. Returns the
+    exit status. threads=N (default: torch's own) sets torch's intra-op
+    threads; gc=freeze moves everything alive after the warm-up out of the
+    collector's reach and collects before each rep, so no full collection
+    of the imported modules lands in a timed loop; warm=N warm-up reps.
+    TC_MAIN_CPU (the environment): the launching thread moves to that CPU
+    after the model is built, and before the warm-up and each rep every
+    other thread goes back to the CPUs the process started on."""
+    import gc
+    import threading
     import torch
     import torch.nn.functional as F
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -583,6 +744,12 @@ def py_child(arg_str):
     a = dict(x.split("=") for x in arg_str.split())
     layers, steps, gsteps = int(a.get("layers", 16)), int(a.get("steps", 32)), int(a.get("gsteps", 64))
     reps, prompt, glayers = int(a.get("reps", 5)), int(a.get("prompt", 128)), int(a.get("glayers", 16))
+    with_graph, warm, freeze = a.get("graph", "1") != "0", int(a.get("warm", 1)), a.get("gc") == "freeze"
+    threads0 = torch.get_num_threads()
+    if a.get("threads", "default") != "default":
+        torch.set_num_threads(int(a["threads"]))
+    others, main_cpu = os.sched_getaffinity(0), os.environ.get("TC_MAIN_CPU")
+    main_tid = threading.get_native_id()
     nvtx = torch.cuda.nvtx
     t0 = time.perf_counter()
     torch.zeros(1, device="cuda")
@@ -630,19 +797,36 @@ def py_child(arg_str):
 
     graph_rep = None
     try:
-        graph_rep = build_graph(torch, F, model, glayers, gsteps, timed)
+        graph_rep = build_graph(torch, F, model, glayers, gsteps, timed) if with_graph else None
     except Exception:
         traceback.print_exc()
         print("pydecode: the CUDA-graph decode could not be built; eager only", file=sys.stderr)
     t_graph = time.perf_counter()
-    eager_rep()  # warm-up: kernel selection, allocator
-    if graph_rep:
-        graph_rep()
+    if main_cpu:
+        os.sched_setaffinity(0, {int(main_cpu)})  # 0: this thread only (Linux)
+
+    def before_rep():  # outside the timed loop
+        if main_cpu:
+            place_threads(others, main_tid)
+        if freeze:
+            gc.collect()
+        return calibrate()
+    for _ in range(warm):  # kernel selection, allocator, cuBLAS handles
+        before_rep()
+        eager_rep()
+        if graph_rep:
+            graph_rep()
+    if freeze:
+        gc.collect()
+        gc.freeze()
     t_warm = time.perf_counter()
     res = {"eager": [], "graph": []}
+    calib = []
     for _ in range(reps):
+        calib.append(before_rep())
         res["eager"].append(eager_rep())
         if graph_rep:
+            before_rep()
             res["graph"].append(graph_rep())
     for mode, rs in res.items():
         if not rs:
@@ -650,12 +834,26 @@ def py_child(arg_str):
         n = steps if mode == "eager" else gsteps
         med = lambda i: statistics.median(r[i] for r in rs)  # noqa: E731
         print("pydecode %s steps %d reps %d ms_median %.4f ms_min %.4f main_cpu_ms %.4f "
-              "proc_cpu_ms %.4f wall_ms %.4f" % (mode, n, len(rs), med(0), min(r[0] for r in rs),
-                                                 med(1), med(2), med(3)), flush=True)
+              "proc_cpu_ms %.4f wall_ms %.4f calib_ms %.4f" % (
+                  mode, n, len(rs), med(0), min(r[0] for r in rs), med(1), med(2), med(3),
+                  statistics.median(calib)), flush=True)
+    print("pydecode setup torch_threads %d of %d gc %s main_cpu %s others %s" % (
+        torch.get_num_threads(), threads0, "frozen" if freeze else "default",
+        main_cpu or "-", fmt_cpus(others)), flush=True)
     print("pydecode phases cuda_init_s %.2f model_s %.2f graph_build_s %.2f warm_s %.2f timed_s %.2f"
           % (t_cuda - t0, t_model - t_cuda, t_graph - t_model, t_warm - t_graph,
              time.perf_counter() - t_warm), flush=True)
     return 0
+
+
+def calibrate():
+    """ms of a fixed piece of pure-Python work on the calling thread: how
+    fast the launching thread's CPU ran just before a rep."""
+    t = time.perf_counter()
+    x = 0
+    for i in range(100000):
+        x += i * i
+    return (time.perf_counter() - t) * 1e3
 
 
 def build_graph(torch, F, model, nlayers, gsteps, timed):
@@ -770,6 +968,9 @@ def main():
     ap.add_argument("--sim-args", default="300 100 4", help="decode_sim K STEPS REPS")
     ap.add_argument("--py-args", default="layers=16 steps=32 gsteps=64 reps=4 glayers=16")
     ap.add_argument("--pin", default="", help="CPU list, e.g. 2-9 (every run)")
+    ap.add_argument("--main-cpu", default="none",
+                    help="auto (the first pinned CPU), N or none: the launching thread's CPU, "
+                         "every other thread on the pinned CPUs but it and its siblings")
     ap.add_argument("--check-all", action="store_true", help="read every traced log, not round 1's")
     ap.add_argument("--no-fork", action="store_true", help="start every py child afresh")
     a = ap.parse_args()
@@ -779,8 +980,11 @@ def main():
         if v not in VARIANTS:
             ap.error("unknown variant %s (known: %s)" % (v, " ".join(VARIANTS)))
     a.pin = parse_cpus(a.pin)
+    a.main_cpu, a.others, where = placement(a.pin, a.main_cpu)
+    a.steal_cpus = a.pin
     os.makedirs(a.out, exist_ok=True)
     b = Bench(a)
+    b.note("placement: " + where)
     if a.py_variants:
         try:
             import torch  # noqa: F401
