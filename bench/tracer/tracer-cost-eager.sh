@@ -35,7 +35,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export TC_BUDGET_S=${TC_BUDGET_S:-320} TC_GRACE_S=${TC_GRACE_S:-25}
-export TC_ROUNDS=${TC_ROUNDS:-24} TC_SIM_BUDGET_S=${TC_SIM_BUDGET_S:-75}
+export TC_ROUNDS=${TC_ROUNDS:-24} TC_SIM_BUDGET_S=${TC_SIM_BUDGET_S:-65}
 export TC_PLACE=${TC_PLACE:-auto}
 export TC_SIM_ARGS=${TC_SIM_ARGS:-"300 30 3"}
 export TC_PY_ARGS=${TC_PY_ARGS:-"layers=16 steps=48 reps=3 warm=1 graph=0 threads=1 gc=freeze"}
