@@ -26,8 +26,10 @@
 # rotating start:
 #   untraced, floor (CONCURRENT_KERNEL only), floor_launch (the floor plus
 #   CUPTI's launch records, what NVTX attribution needs), builtin (the
-#   defaults), cupti_thread_ids (the defaults with CUPTI's own thread ids: what
-#   OS thread ids cost); decode_sim also no_launch_records
+#   defaults); the Python program also untraced_shared (untraced with every
+#   thread on all of TC_PIN, as the last run had it: what the placement
+#   changes); decode_sim also cupti_thread_ids (the defaults with CUPTI's
+#   own thread ids: what OS thread ids cost) and no_launch_records
 # summary.txt ends each table with verdict lines: the builtin's paired ratio
 # and its per-round distance to each floor, median and quartiles, against
 # the target. Everything else as bench/tracer/tracer-cost.sh (which this
@@ -40,5 +42,5 @@ export TC_PLACE=${TC_PLACE:-auto}
 export TC_SIM_ARGS=${TC_SIM_ARGS:-"300 30 3"}
 export TC_PY_ARGS=${TC_PY_ARGS:-"layers=16 steps=48 reps=3 warm=1 graph=0 threads=1 gc=freeze"}
 export TC_SIM_VARIANTS=${TC_SIM_VARIANTS-"untraced floor floor_launch builtin no_launch_records cupti_thread_ids"}
-export TC_PY_VARIANTS=${TC_PY_VARIANTS-"untraced floor floor_launch builtin cupti_thread_ids"}
+export TC_PY_VARIANTS=${TC_PY_VARIANTS-"untraced untraced_shared floor floor_launch builtin"}
 exec bash "$here/tracer-cost.sh" "$@"

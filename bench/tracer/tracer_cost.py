@@ -51,6 +51,9 @@ INJECT_VARS = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")
 # name -> (library: none | floor | builtin, NVTX injection, environment)
 VARIANTS = {
     "untraced": ("none", False, {}),
+    # untraced with every thread on all the pinned CPUs even under
+    # --main-cpu: what placing the launching thread changes, and its spread
+    "untraced_shared": ("none", False, {"TC_SHARED": "1"}),
     "floor": ("floor", False, {}),
     "floor_cupti_zeroes": ("floor", False, {"CUPTI_FLOOR_ZEROED": "0"}),
     # the floor plus CUPTI's launch records (what NVTX attribution needs)
@@ -145,7 +148,8 @@ class Bench:
         hard = self.t0 + self.a.budget_s + self.a.grace_s - time.time()
         timeout = min(self.a.timeout_s if prog == "py" else 60, max(hard, 5))
         cpus = self.a.pin
-        if self.a.main_cpu is not None:  # the program moves its launching thread there
+        if self.a.main_cpu is not None and "TC_SHARED" not in VARIANTS[variant][2]:
+            # the program moves its launching thread there
             cpus = self.a.others
             env["TC_MAIN_CPU"] = str(self.a.main_cpu)
         steal0 = steal_ms(self.a.steal_cpus)
@@ -410,7 +414,7 @@ def summarize(rows):
                 for fl in ("floor", "floor_launch"):
                     d = [pr[v][k] - pr[fl][k] for k in pr[v] if k in pr.get(fl, {})]
                     q = quartiles(d)
-                    if q and v not in (fl, "untraced"):
+                    if q and v != fl and VARIANTS.get(v, ("",))[0] != "none":
                         s["over_" + fl], s["over_%s_q" % fl] = q[1], [q[0], q[2]]
             return s
         st = {v: stats(v) for v in by_v}
@@ -438,7 +442,7 @@ def summarize(rows):
         for v, s in st.items():
             saves = (full["ratio_median"] - s["ratio_median"]
                      if "ratio_median" in full and "ratio_median" in s and v != "builtin" and
-                     v != "untraced" else None)
+                     VARIANTS.get(v, ("",))[0] != "none" else None)
             s["saves"] = saves
             lines.append("%-19s %2d %9.3f %17s %6s %20s %20s %7s %6s %8s %8s %6s %6s" % (
                 v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"],
@@ -476,13 +480,14 @@ def verdict(prog, mode, st):
                        prog, mode, fl, f["paired"], f["paired_q"][0], f["paired_q"][1],
                        b["over_" + fl], b["over_%s_q" % fl][0], b["over_%s_q" % fl][1],
                        FLOOR_MARGIN, side(b["over_" + fl], b["over_%s_q" % fl], FLOOR_MARGIN)))
-    u = st.get("untraced") or {}
-    if u.get("ms_range"):
-        out.append("noise %s %s: untraced %.1f-%.1f ms over %d rounds (max/min %.2f)%s" % (
-            prog, mode, u["ms_range"][0], u["ms_range"][1], u["n"],
-            u["ms_range"][1] / u["ms_range"][0],
-            "; calib %.2f [%.2f %.2f] ms" % (u["calib_ms"][1], u["calib_ms"][0], u["calib_ms"][2])
-            if u.get("calib_ms") else ""))
+    for v in ("untraced", "untraced_shared"):
+        u = st.get(v) or {}
+        if u.get("ms_range"):
+            out.append("noise %s %s: %s %.1f-%.1f ms over %d rounds (max/min %.2f)%s" % (
+                prog, mode, v, u["ms_range"][0], u["ms_range"][1], u["n"],
+                u["ms_range"][1] / u["ms_range"][0],
+                "; calib %.2f [%.2f %.2f] ms" % (u["calib_ms"][1], u["calib_ms"][0],
+                                                 u["calib_ms"][2]) if u.get("calib_ms") else ""))
     return out
 
 
@@ -803,7 +808,11 @@ def py_child(arg_str):
         print("pydecode: the CUDA-graph decode could not be built; eager only", file=sys.stderr)
     t_graph = time.perf_counter()
     if main_cpu:
-        os.sched_setaffinity(0, {int(main_cpu)})  # 0: this thread only (Linux)
+        try:
+            os.sched_setaffinity(0, {int(main_cpu)})  # 0: this thread only (Linux)
+        except (OSError, ValueError) as e:
+            print("pydecode: CPU %s: %s; threads not placed" % (main_cpu, e), file=sys.stderr)
+            main_cpu = None
 
     def before_rep():  # outside the timed loop
         if main_cpu:
