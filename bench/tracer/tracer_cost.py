@@ -183,6 +183,8 @@ class Bench:
                               "main_cpu_ms": r.get("main_cpu_ms"),
                               "proc_cpu_ms": r.get("proc_cpu_ms"),
                               "calib_ms": r.get("calib_ms"),
+                              "kernels": (r["kernels_per_step"] * r["steps"]
+                                          if "kernels_per_step" in r and "steps" in r else None),
                               "process_cpu_s": round(cpu, 3), "process_wall_s": round(wall, 2),
                               "steal_ms": round(steal, 1), "rc": rc})
         print("%5.0fs  %-3s round %d  %-20s %s" % (self.elapsed(), prog, rnd, variant, "  ".join(
@@ -330,8 +332,8 @@ class Bench:
     def write_summary(self):
         with open(os.path.join(self.out, "raw.csv"), "w", newline="") as f:
             cols = ["program", "mode", "variant", "round", "ms_median", "ms_min", "main_cpu_ms",
-                    "proc_cpu_ms", "calib_ms", "process_cpu_s", "process_wall_s", "steal_ms",
-                    "rc"]
+                    "proc_cpu_ms", "calib_ms", "kernels", "process_cpu_s", "process_wall_s",
+                    "steal_ms", "rc"]
             w = csv.DictWriter(f, fieldnames=cols)
             w.writeheader()
             for r in self.rows:
@@ -405,7 +407,11 @@ def summarize(rows):
                  "calib_ms": quartiles(cal),
                  "steal_ms": statistics.median(x.get("steal_ms") or 0 for x in runs.values())}
             if base:
-                s["ratio_median"] = med / statistics.median(x["ms_median"] for x in base.values())
+                bmed = statistics.median(x["ms_median"] for x in base.values())
+                s["ratio_median"] = med / bmed
+                k = [x.get("kernels") for x in runs.values() if x.get("kernels")]
+                if k:  # decode_sim: per kernel of the loop, launched or replayed
+                    s["us_per_kernel"] = (med - bmed) * 1e3 / statistics.median(k)
                 s["ratio_min"] = mn / min(x["ms_min"] for x in base.values())
                 q = quartiles(pr[v].values())
                 if q:
@@ -423,13 +429,14 @@ def summarize(rows):
                      "ratio = to untraced: median of medians; paired = median over rounds of "
                      "run / that round's untraced run, [quartiles]; -floor = per round, "
                      "paired ratio minus the floor's: median [quartiles]; -fl.l = the same "
-                     "against floor_launch; saves = builtin's ratio minus this variant's; CPU ms "
+                     "against floor_launch; saves = builtin's ratio minus this variant's; +us/k = "
+                     "(median - untraced's) per kernel of the loop (decode_sim); CPU ms "
                      "of the loop on the launching thread and on all others; calib = ms of a "
                      "fixed Python loop before each rep; steal = ms the hypervisor took from "
                      "the pinned CPUs during the run; * = a run failed (checks.txt)" % (prog, mode))
-        lines.append("%-19s %2s %9s %17s %6s %20s %20s %7s %6s %8s %8s %6s %6s" % (
+        lines.append("%-19s %2s %9s %17s %6s %20s %20s %7s %6s %6s %8s %8s %6s %6s" % (
             "variant", "n", "median", "range", "ratio", "paired [q1 q3]", "-floor [q1 q3]",
-            "-fl.l", "saves", "main cpu", "oth cpu", "calib", "steal"))
+            "-fl.l", "saves", "+us/k", "main cpu", "oth cpu", "calib", "steal"))
 
         def f(x, fmt):
             return fmt % x if x is not None else "-"
@@ -444,11 +451,12 @@ def summarize(rows):
                      if "ratio_median" in full and "ratio_median" in s and v != "builtin" and
                      VARIANTS.get(v, ("",))[0] != "none" else None)
             s["saves"] = saves
-            lines.append("%-19s %2d %9.3f %17s %6s %20s %20s %7s %6s %8s %8s %6s %6s" % (
+            lines.append("%-19s %2d %9.3f %17s %6s %20s %20s %7s %6s %6s %8s %8s %6s %6s" % (
                 v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"],
                 "%.2f-%.2f" % tuple(s["ms_range"]), f(s.get("ratio_median"), "%.3f"),
                 fq(s, "paired", "%.3f"), fq(s, "over_floor", "%+.3f"),
                 f(s.get("over_floor_launch"), "%+.3f"), f(saves, "%+.3f"),
+                f(s.get("us_per_kernel"), "%+.2f"),
                 f(s["main_cpu_ms"], "%.1f"), f(s["other_cpu_ms"], "%.1f"),
                 f(s["calib_ms"] and s["calib_ms"][1], "%.2f"), "%.0f" % s["steal_ms"]))
         lines.extend(verdict(prog, mode, st))
