@@ -32,7 +32,9 @@
 #   own thread ids: what OS thread ids cost) and no_launch_records
 # summary.txt ends each table with verdict lines: the builtin's paired ratio
 # and its per-round distance to each floor, median and quartiles, against
-# the target. Everything else as bench/tracer/tracer-cost.sh (which this
+# the target, then a calib reading (the same with each run's loop over its
+# calib: a CPU slow for a whole process taken out; not the verdict).
+# Everything else as bench/tracer/tracer-cost.sh (which this
 # calls; every knob there can be set here too).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -373,7 +373,9 @@ def summarize(rows):
     paired ratio (and to floor_launch's); what removing a part saves against
     the full builtin tracer; CPU time of the launching thread and of the
     other threads during the timed loop; the calibration loop's ms and the
-    CPUs' steal. Then, for the builtin, the verdict against the target."""
+    CPUs' steal; where runs have a calib, the paired ratio and the distances
+    to the floors again with each run's loop time over its calib (a reading
+    beside the verdict, which stays on the loop times). Then, for the builtin, the verdict against the target."""
     groups = collections.OrderedDict()
     for r in rows:
         if r["ms_median"] is None:
@@ -389,6 +391,16 @@ def summarize(rows):
             return {k: runs[k]["ms_median"] / base[k]["ms_median"] for k in runs if k in base}
 
         pr = {v: paired(v) for v in by_v}
+
+        def per_calib(r):
+            return r["ms_median"] / r["calib_ms"] if r.get("calib_ms") else None
+
+        def paired_calib(v):  # the same with each run's loop over its calib
+            runs = by_v.get(v, {})
+            return {k: per_calib(runs[k]) / per_calib(base[k]) for k in runs
+                    if k in base and per_calib(runs[k]) and per_calib(base[k])}
+
+        pc = {v: paired_calib(v) for v in by_v}
 
         def stats(v):
             runs = by_v[v]
@@ -417,11 +429,15 @@ def summarize(rows):
                 if q:
                     s["paired"], s["paired_q"] = q[1], [q[0], q[2]]
                     s["paired_range"] = [min(pr[v].values()), max(pr[v].values())]
+                q = quartiles(pc[v].values())
+                if q:
+                    s["paired_calib"], s["paired_calib_q"] = q[1], [q[0], q[2]]
                 for fl in ("floor", "floor_launch"):
-                    d = [pr[v][k] - pr[fl][k] for k in pr[v] if k in pr.get(fl, {})]
-                    q = quartiles(d)
-                    if q and v != fl and VARIANTS.get(v, ("",))[0] != "none":
-                        s["over_" + fl], s["over_%s_q" % fl] = q[1], [q[0], q[2]]
+                    for key, p in (("over_", pr), ("calib_over_", pc)):
+                        d = [p[v][k] - p[fl][k] for k in p[v] if k in p.get(fl, {})]
+                        q = quartiles(d)
+                        if q and v != fl and VARIANTS.get(v, ("",))[0] != "none":
+                            s[key + fl], s["%s%s_q" % (key, fl)] = q[1], [q[0], q[2]]
             return s
         st = {v: stats(v) for v in by_v}
         full = st.get("builtin") or {}
@@ -433,10 +449,11 @@ def summarize(rows):
                      "(median - untraced's) per kernel of the loop (decode_sim); CPU ms "
                      "of the loop on the launching thread and on all others; calib = ms of a "
                      "fixed Python loop before each rep; steal = ms the hypervisor took from "
-                     "the pinned CPUs during the run; * = a run failed (checks.txt)" % (prog, mode))
-        lines.append("%-19s %2s %9s %17s %6s %20s %20s %7s %6s %6s %8s %8s %6s %6s" % (
+                     "the pinned CPUs during the run; p/cal = paired with each run's loop "
+                     "over its calib; * = a run failed (checks.txt)" % (prog, mode))
+        lines.append("%-19s %2s %9s %17s %6s %20s %20s %7s %6s %6s %8s %8s %6s %6s %6s" % (
             "variant", "n", "median", "range", "ratio", "paired [q1 q3]", "-floor [q1 q3]",
-            "-fl.l", "saves", "+us/k", "main cpu", "oth cpu", "calib", "steal"))
+            "-fl.l", "saves", "+us/k", "main cpu", "oth cpu", "calib", "steal", "p/cal"))
 
         def f(x, fmt):
             return fmt % x if x is not None else "-"
@@ -451,14 +468,15 @@ def summarize(rows):
                      if "ratio_median" in full and "ratio_median" in s and v != "builtin" and
                      VARIANTS.get(v, ("",))[0] != "none" else None)
             s["saves"] = saves
-            lines.append("%-19s %2d %9.3f %17s %6s %20s %20s %7s %6s %6s %8s %8s %6s %6s" % (
+            lines.append("%-19s %2d %9.3f %17s %6s %20s %20s %7s %6s %6s %8s %8s %6s %6s %6s" % (
                 v + ("*" if s["failed_runs"] else ""), s["n"], s["ms_median"],
                 "%.2f-%.2f" % tuple(s["ms_range"]), f(s.get("ratio_median"), "%.3f"),
                 fq(s, "paired", "%.3f"), fq(s, "over_floor", "%+.3f"),
                 f(s.get("over_floor_launch"), "%+.3f"), f(saves, "%+.3f"),
                 f(s.get("us_per_kernel"), "%+.2f"),
                 f(s["main_cpu_ms"], "%.1f"), f(s["other_cpu_ms"], "%.1f"),
-                f(s["calib_ms"] and s["calib_ms"][1], "%.2f"), "%.0f" % s["steal_ms"]))
+                f(s["calib_ms"] and s["calib_ms"][1], "%.2f"), "%.0f" % s["steal_ms"],
+                f(s.get("paired_calib"), "%.3f")))
         lines.extend(verdict(prog, mode, st))
         js["%s %s" % (prog, mode)] = st
     return "\n".join(lines) + "\n", js
@@ -488,6 +506,15 @@ def verdict(prog, mode, st):
                        prog, mode, fl, f["paired"], f["paired_q"][0], f["paired_q"][1],
                        b["over_" + fl], b["over_%s_q" % fl][0], b["over_%s_q" % fl][1],
                        FLOOR_MARGIN, side(b["over_" + fl], b["over_%s_q" % fl], FLOOR_MARGIN)))
+    if b.get("paired_calib") is not None:
+        out.append("calib reading %s %s (each run's loop over its calib, paired; not the "
+                   "verdict): builtin x%.3f [%.3f %.3f]%s" % (
+                       prog, mode, b["paired_calib"], b["paired_calib_q"][0],
+                       b["paired_calib_q"][1], "".join(
+                           "; - %s %+.3f [%+.3f %+.3f]" % (
+                               fl, b["calib_over_" + fl], b["calib_over_%s_q" % fl][0],
+                               b["calib_over_%s_q" % fl][1])
+                           for fl in ("floor", "floor_launch") if "calib_over_" + fl in b)))
     for v in ("untraced", "untraced_shared"):
         u = st.get(v) or {}
         if u.get("ms_range"):
