@@ -613,7 +613,7 @@ static int report_mem(struct trace *t, const struct nsysstats_opts *o, int by_si
 	return 0;
 }
 
-static int proj_checks(struct trace *t, int need_kernels, struct strbuf *msg)
+static int proj_checks(const struct trace *t, int need_kernels, struct strbuf *msg)
 {
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);
@@ -830,4 +830,31 @@ int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_op
 	if (!strcmp(name, "osrt_sum"))
 		return report_osrt_sum(t, o, tbl, msg, err);
 	return error_set(err, "unknown report '%s'", name);
+}
+
+unsigned nsysstats_parts(const struct trace *t, const char *name)
+{
+	struct strbuf msg = STRBUF_INIT;
+	unsigned parts = 0;
+	int proj = !strcmp(name, "nvtx_gpu_proj_sum"), kern = !strcmp(name, "nvtx_kern_sum");
+
+	/* each report's own SKIPPED checks, the same order */
+	if (!t->has_strings)
+		parts = 0;
+	else if (proj || kern)
+		parts = proj_checks(t, kern, &msg)
+			    ? 0
+			    : TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX;
+	else if (!strcmp(name, "cuda_gpu_kern_sum"))
+		parts = t->has_kernels ? TRACE_KERNELS : 0;
+	else if (!strcmp(name, "nvtx_sum"))
+		parts = t->has_nvtx ? TRACE_NVTX : 0;
+	else if (!strcmp(name, "cuda_api_sum"))
+		parts = t->has_calls ? TRACE_CALLS : 0;
+	else if (!strcmp(name, "cuda_gpu_mem_time_sum") || !strcmp(name, "cuda_gpu_mem_size_sum"))
+		parts = (t->has_memcpy && !t->has_memcpy_enum) || (!t->has_memcpy && !t->has_memset)
+			    ? 0
+			    : TRACE_MEMOPS;
+	strbuf_release(&msg);
+	return parts;
 }

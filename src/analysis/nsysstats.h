@@ -57,5 +57,10 @@ struct nsysstats_opts {
  * untouched), or -1 on a read error (err). */
 int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_opts *opts,
 		    struct table *tbl, struct strbuf *msg, struct strbuf *err);
+/* The parts of t (enum trace_part) nsysstats_build() loads for report
+ * name: 0 when it reads none, or would print SKIPPED. A caller running
+ * several reports loads their union first, in one trace_load(), which
+ * reads the tables side by side. */
+unsigned nsysstats_parts(const struct trace *t, const char *name);
 
 #endif

@@ -219,6 +219,25 @@ static int run_report(struct trace *t, const char *r, const struct nsysstats_opt
 	return rc < 0 ? -1 : 0;
 }
 
+/* Loads what the reports in list (comma-separated) read, in one
+ * trace_load(): the tables side by side (trace/trace_par.h). A part that
+ * fails to load is left unloaded: the report that reads it loads it again
+ * and fails there, after the reports before it were printed, as it does
+ * without this. */
+static void preload(struct trace *t, const char *list)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *names = xstrdup(list), *save = NULL;
+	unsigned parts = 0;
+
+	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save))
+		if (nsysstats_known(r))
+			parts |= nsysstats_parts(t, r);
+	trace_load(t, parts, &err);
+	strbuf_release(&err);
+	free(names);
+}
+
 static int cmd_stats_exec(struct cmd_ctx *ctx)
 {
 	/* nsys: column on the console, csv into files; we keep csv in pipes
@@ -286,6 +305,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	opened = 1;
 	trace_kernels_lean(&t); /* the reports read kernels' times and names only */
 	pick_spelling(&t, &sopts);
+	preload(&t, names);
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		int rc;
 

@@ -174,8 +174,10 @@ int nsysdb_step_done(struct nsysdb *x, int rc, const char *table, struct strbuf 
 			 sqlite3_errmsg(x->db));
 }
 
-int nsysdb_select(struct nsysdb *x, const char *table, const char *const *cols, size_t n,
-		  sqlite3_stmt **st, struct strbuf *err)
+/* "SELECT cols FROM table" into st, each column inside wrap's "(...)"
+ * when wrap is not NULL ("SELECT f(a, b) FROM table"). */
+static int select_cols(struct nsysdb *x, const char *table, const char *const *cols, size_t n,
+		       const char *wrap, sqlite3_stmt **st, struct strbuf *err)
 {
 	const struct nsysdb_cols *have = table_cols(x, table);
 	struct strbuf sql = STRBUF_INIT;
@@ -183,6 +185,8 @@ int nsysdb_select(struct nsysdb *x, const char *table, const char *const *cols, 
 
 	*st = NULL;
 	strbuf_addstr(&sql, "SELECT ");
+	if (wrap)
+		strbuf_addf(&sql, "%s(", wrap);
 	for (size_t i = 0; i < n; i++) {
 		const char *c = cols[i];
 		int required = c[0] == '!';
@@ -201,7 +205,7 @@ int nsysdb_select(struct nsysdb *x, const char *table, const char *const *cols, 
 			strbuf_addstr(&sql, "NULL");
 		}
 	}
-	strbuf_addf(&sql, " FROM \"%s\"", table);
+	strbuf_addf(&sql, "%s FROM \"%s\"", wrap ? ")" : "", table);
 	if (sqlite3_prepare_v2(x->db, sql.buf, -1, st, NULL) != SQLITE_OK) {
 		nsysdb_error(x, err, table);
 		goto cleanup;
@@ -209,6 +213,56 @@ int nsysdb_select(struct nsysdb *x, const char *table, const char *const *cols, 
 	ret = 0;
 cleanup:
 	strbuf_release(&sql);
+	return ret;
+}
+
+int nsysdb_select(struct nsysdb *x, const char *table, const char *const *cols, size_t n,
+		  sqlite3_stmt **st, struct strbuf *err)
+{
+	return select_cols(x, table, cols, n, NULL, st, err);
+}
+
+struct scan {
+	nsysdb_row_fn fn;
+	void *ctx;
+};
+
+static void scan_step(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+	struct scan *s = sqlite3_user_data(c);
+
+	(void)argc;
+	s->fn(s->ctx, v);
+}
+
+static void scan_final(sqlite3_context *c)
+{
+	sqlite3_result_null(c);
+}
+
+int nsysdb_scan(struct nsysdb *x, const char *table, const char *const *cols, size_t n,
+		nsysdb_row_fn fn, void *ctx, struct strbuf *err)
+{
+	struct scan s = {fn, ctx};
+	sqlite3_stmt *st = NULL;
+	int rc, ret;
+
+	/* the function lives on this connection for this statement only: its
+	 * user data is s, on this stack */
+	if (n < 1 || n > 100 ||
+	    sqlite3_create_function(x->db, "llmprof_scan_row", (int)n, SQLITE_UTF8, &s, NULL,
+				    scan_step, scan_final) != SQLITE_OK)
+		return nsysdb_error(x, err, table);
+	ret = select_cols(x, table, cols, n, "llmprof_scan_row", &st, err);
+	if (!ret) {
+		rc = sqlite3_step(st); /* every row, into fn; then the one result row */
+		if (rc == SQLITE_ROW)
+			rc = sqlite3_step(st);
+		ret = nsysdb_step_done(x, rc, table, err);
+	}
+	sqlite3_finalize(st);
+	sqlite3_create_function(x->db, "llmprof_scan_row", (int)n, SQLITE_UTF8, NULL, NULL, NULL,
+				NULL);
 	return ret;
 }
 

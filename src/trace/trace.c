@@ -14,6 +14,7 @@
 #include "trace/nsysdb.h"
 #include "trace/nvtxdomain.h"
 #include "trace/trace.h"
+#include "trace/trace_par.h"
 #include "core/banned.h"
 
 int trace_has_table(struct trace *t, const char *name)
@@ -25,6 +26,18 @@ int trace_has_table(struct trace *t, const char *name)
 static inline int64_t col_time(struct trace *t, sqlite3_stmt *st, int i)
 {
 	int64_t v = sqlite3_column_int64(st, i);
+
+	if (v > TRACE_TIME_MAX || v < -TRACE_TIME_MAX) {
+		t->clamped++;
+		return v > 0 ? TRACE_TIME_MAX : -TRACE_TIME_MAX;
+	}
+	return v;
+}
+
+/* The same for a value of nsysdb_scan(). */
+static inline int64_t val_time(struct trace *t, sqlite3_value *x)
+{
+	int64_t v = sqlite3_value_int64(x);
 
 	if (v > TRACE_TIME_MAX || v < -TRACE_TIME_MAX) {
 		t->clamped++;
@@ -66,19 +79,46 @@ uint32_t trace_csig_id(struct trace *t, struct trace_csig s, int64_t corr, uint3
 }
 
 /* A kernel's columns past the first five (load_kernels()). */
-static void ksig_rest(struct trace *t, sqlite3_stmt *st, struct trace_ksig *sig)
+static void ksig_rest(struct trace *t, sqlite3_value **v, struct trace_ksig *sig)
 {
-	sig->short_name = nsysdb_string(&t->sids, st, 5);
-	sig->device = (int32_t)nsysdb_col_i64(st, 6, -1);
-	sig->context = (int32_t)nsysdb_col_i64(st, 7, -1);
-	sig->stream = (int32_t)nsysdb_col_i64(st, 8, -1);
+	sig->short_name = nsysdb_string_val(&t->sids, v[5]);
+	sig->device = (int32_t)nsysdb_val_i64(v[6], -1);
+	sig->context = (int32_t)nsysdb_val_i64(v[7], -1);
+	sig->stream = (int32_t)nsysdb_val_i64(v[8], -1);
 	for (int i = 0; i < 3; i++) {
-		sig->grid[i] = (int32_t)nsysdb_col_i64(st, 9 + i, 0);
-		sig->block[i] = (int32_t)nsysdb_col_i64(st, 12 + i, 0);
+		sig->grid[i] = (int32_t)nsysdb_val_i64(v[9 + i], 0);
+		sig->block[i] = (int32_t)nsysdb_val_i64(v[12 + i], 0);
 	}
-	sig->regs = (int32_t)nsysdb_col_i64(st, 15, 0);
-	sig->graph_node = nsysdb_col_i64(st, 16, -1);
-	sig->mangled = nsysdb_string(&t->sids, st, 17);
+	sig->regs = (int32_t)nsysdb_val_i64(v[15], 0);
+	sig->graph_node = nsysdb_val_i64(v[16], -1);
+	sig->mangled = nsysdb_string_val(&t->sids, v[17]);
+}
+
+/* One CUPTI_ACTIVITY_KIND_KERNEL row (load_kernels()'s columns). */
+static void kernel_row(void *ctx, sqlite3_value **v)
+{
+	/* what a NULL column gives, for the fields a lean load leaves out */
+	static const struct trace_ksig lean = {.short_name = -1,
+					       .device = -1,
+					       .context = -1,
+					       .stream = -1,
+					       .graph_node = -1,
+					       .mangled = -1};
+	struct trace *t = ctx;
+	struct trace_kernel *k;
+	struct trace_ksig sig;
+
+	memcpy(&sig, &lean, sizeof(sig)); /* padding too: rectab hashes bytes */
+	ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
+	k = &t->kernels[t->nkernels++];
+	k->start = val_time(t, v[0]);
+	k->end = val_time(t, v[1]);
+	t->kernels_bad_time += k->end <= k->start;
+	sig.gpid = nsysdb_val_i64(v[3], 0);
+	sig.name = nsysdb_string_val(&t->sids, v[4]);
+	if (!t->kernels_lean)
+		ksig_rest(t, v, &sig);
+	k->sig = trace_ksig_id(t, sig, nsysdb_val_i64(v[2], -1), &k->corr_lo);
 }
 
 static int load_kernels(struct trace *t, struct strbuf *err)
@@ -90,42 +130,13 @@ static int load_kernels(struct trace *t, struct strbuf *err)
 	    "blockX",	     "blockY",	    "blockZ",	     "registersPerThread",
 	    "graphNodeId",   "mangledName",
 	};
-	/* what a NULL column gives, for the fields a lean load leaves out */
-	static const struct trace_ksig lean = {.short_name = -1,
-					       .device = -1,
-					       .context = -1,
-					       .stream = -1,
-					       .graph_node = -1,
-					       .mangled = -1};
-	sqlite3_stmt *st = NULL;
-	int rc, ret;
 
 	if (!t->has_kernels)
 		return 0;
-	if (nsysdb_select(t->db, "CUPTI_ACTIVITY_KIND_KERNEL", cols,
-			  t->kernels_lean ? 5 : ARRAY_SIZE(cols), &st, err))
-		return -1;
 	ALLOC_GROW(t->kernels, nsysdb_row_estimate(t->db, "CUPTI_ACTIVITY_KIND_KERNEL"),
 		   t->kernels_alloc);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct trace_kernel *k;
-		struct trace_ksig sig;
-
-		memcpy(&sig, &lean, sizeof(sig)); /* padding too: rectab hashes bytes */
-		ALLOC_GROW(t->kernels, t->nkernels + 1, t->kernels_alloc);
-		k = &t->kernels[t->nkernels++];
-		k->start = col_time(t, st, 0);
-		k->end = col_time(t, st, 1);
-		t->kernels_bad_time += k->end <= k->start;
-		sig.gpid = nsysdb_col_i64(st, 3, 0);
-		sig.name = nsysdb_string(&t->sids, st, 4);
-		if (!t->kernels_lean)
-			ksig_rest(t, st, &sig);
-		k->sig = trace_ksig_id(t, sig, nsysdb_col_i64(st, 2, -1), &k->corr_lo);
-	}
-	ret = nsysdb_step_done(t->db, rc, "CUPTI_ACTIVITY_KIND_KERNEL", err);
-	sqlite3_finalize(st);
-	return ret;
+	return nsysdb_scan(t->db, "CUPTI_ACTIVITY_KIND_KERNEL", cols,
+			   t->kernels_lean ? 5 : ARRAY_SIZE(cols), kernel_row, t, err);
 }
 
 /* A damaged LLMPROF_GRAPH_NODES table costs only the graph attribution of
@@ -215,36 +226,35 @@ cleanup:
 	return ret;
 }
 
+/* One CUPTI_ACTIVITY_KIND_RUNTIME row (load_calls()'s columns). */
+static void call_row(void *ctx, sqlite3_value **v)
+{
+	struct trace *t = ctx;
+	struct trace_call *c;
+	struct trace_csig sig;
+
+	ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
+	c = &t->calls[t->ncalls++];
+	c->start = val_time(t, v[0]);
+	c->end = val_time(t, v[1]);
+	memset(&sig, 0, sizeof(sig));
+	sig.gtid = nsysdb_val_i64(v[2], 0);
+	sig.name_sid = nsysdb_val_i64(v[4], -1);
+	sig.name = nsysdb_string_id(&t->sids, sig.name_sid);
+	c->sig = trace_csig_id(t, sig, nsysdb_val_i64(v[3], -1), &c->corr_lo);
+}
+
 static int load_calls(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {"!start", "!end", "globalTid", "correlationId",
 					   "nameId"};
-	sqlite3_stmt *st = NULL;
-	int rc, ret;
 
 	if (!t->has_calls)
 		return 0;
-	if (nsysdb_select(t->db, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, ARRAY_SIZE(cols), &st, err))
-		return -1;
 	ALLOC_GROW(t->calls, nsysdb_row_estimate(t->db, "CUPTI_ACTIVITY_KIND_RUNTIME"),
 		   t->calls_alloc);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct trace_call *c;
-		struct trace_csig sig;
-
-		ALLOC_GROW(t->calls, t->ncalls + 1, t->calls_alloc);
-		c = &t->calls[t->ncalls++];
-		c->start = col_time(t, st, 0);
-		c->end = col_time(t, st, 1);
-		memset(&sig, 0, sizeof(sig));
-		sig.gtid = nsysdb_col_i64(st, 2, 0);
-		sig.name_sid = nsysdb_col_i64(st, 4, -1);
-		sig.name = nsysdb_string_id(&t->sids, sig.name_sid);
-		c->sig = trace_csig_id(t, sig, nsysdb_col_i64(st, 3, -1), &c->corr_lo);
-	}
-	ret = nsysdb_step_done(t->db, rc, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
-	sqlite3_finalize(st);
-	return ret;
+	return nsysdb_scan(t->db, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, ARRAY_SIZE(cols), call_row,
+			   t, err);
 }
 
 /* NVTX category names (eventType 33 rows: nvtxDomainNameCategory), per
@@ -264,20 +274,27 @@ struct nvtx_cats {
 	size_t n, alloc;
 };
 
-static void nvtx_cats_add(struct trace *t, struct nvtx_cats *c, sqlite3_stmt *st)
+/* The interned text of a value, -1 for NULL. */
+static int32_t val_intern(struct trace *t, sqlite3_value *v)
 {
-	int64_t id = nsysdb_col_i64(st, 9, 0);
-	int32_t name = nsysdb_string(&t->sids, st, 7);
+	const char *s = (const char *)sqlite3_value_text(v);
 
-	if (name < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL)
-		name = strtab_intern(&t->strs, (const char *)sqlite3_column_text(st, 6),
-				     (size_t)sqlite3_column_bytes(st, 6));
+	return s ? strtab_intern(&t->strs, s, (size_t)sqlite3_value_bytes(v)) : -1;
+}
+
+static void nvtx_cats_add(struct trace *t, struct nvtx_cats *c, sqlite3_value **v)
+{
+	int64_t id = nsysdb_val_i64(v[9], 0);
+	int32_t name = nsysdb_string_val(&t->sids, v[7]);
+
+	if (name < 0)
+		name = val_intern(t, v[6]);
 	if (id <= 0 || id > UINT32_MAX || name < 0)
 		return;
 	ALLOC_GROW(c->v, c->n + 1, c->alloc);
 	c->v[c->n++] = (struct nvtx_cat){
-	    .proc = nsysdb_col_i64(st, 4, 0) & TRACE_GPID_MASK,
-	    .domain = nsysdb_col_i64(st, 8, 0),
+	    .proc = nsysdb_val_i64(v[4], 0) & TRACE_GPID_MASK,
+	    .domain = nsysdb_val_i64(v[8], 0),
 	    .id = (uint32_t)id,
 	    .name = name,
 	    .seq = c->n,
@@ -358,80 +375,86 @@ static void ranges_op_names(struct trace *t)
 	strbuf_release(&key);
 }
 
+/* What load_nvtx() keeps between rows. */
+struct nvtx_load {
+	struct trace *t;
+	struct nvtx_domains doms;
+	struct nvtx_cats cats;
+	int have_max, have_rmax;
+};
+
+/* One NVTX_EVENTS row (load_nvtx()'s columns). */
+static void nvtx_row(void *ctx, sqlite3_value **v)
+{
+	struct nvtx_load *l = ctx;
+	struct trace *t = l->t;
+	int64_t type = sqlite3_value_int64(v[3]), start = val_time(t, v[1]);
+	int has_end = sqlite3_value_type(v[2]) != SQLITE_NULL;
+	int64_t end = has_end ? val_time(t, v[2]) : start;
+	int64_t m = end > start ? end : start;
+	int is_range = type == 59 || type == 60 || type == 70 || type == 71;
+	struct trace_range *r;
+	int32_t text = -1;
+
+	if (!l->have_max || m > t->nvtx_max_all)
+		t->nvtx_max_all = m;
+	l->have_max = 1;
+	if (type == NVTX_DOMAIN_CREATE) {
+		int32_t name = val_intern(t, v[6]);
+		int32_t regname = nsysdb_string_val(&t->sids, v[7]);
+
+		nvtx_domains_add(&l->doms, nsysdb_val_i64(v[8], 0), nsysdb_val_i64(v[4], 0), start,
+				 name, regname < 0 ? name : regname);
+		return;
+	}
+	if (type == NVTX_CATEGORY_NAME) {
+		nvtx_cats_add(t, &l->cats, v);
+		return;
+	}
+	if (!is_range)
+		return;
+	if (!l->have_rmax || m > t->nvtx_max_range)
+		t->nvtx_max_range = m;
+	l->have_rmax = 1;
+	text = nsysdb_string_val(&t->sids, v[7]);
+	if (text < 0)
+		text = val_intern(t, v[6]);
+	ALLOC_GROW(t->ranges, t->nranges + 1, t->ranges_alloc);
+	r = &t->ranges[t->nranges++];
+	r->rowid = sqlite3_value_int64(v[0]);
+	r->start = start;
+	r->end = end;
+	r->open = !has_end;
+	r->gtid = nsysdb_val_i64(v[4], 0);
+	r->cross_thread = sqlite3_value_type(v[5]) != SQLITE_NULL;
+	r->text = text;
+	r->domain_id = nsysdb_val_i64(v[8], -1);
+	r->domain = r->domain_reg = -1;
+	r->category = (int32_t)nsysdb_val_i64(v[9], 0); /* resolved below */
+	r->name = text;
+	r->style = (type == 60 || type == 71) ? TRACE_STARTEND : TRACE_PUSHPOP;
+}
+
 static int load_nvtx(struct trace *t, struct strbuf *err)
 {
 	static const char *const cols[] = {"rowid",	"!start",	"end",	"!eventType",
 					   "globalTid", "endGlobalTid", "text", "textId",
 					   "domainId",	"category"};
-	struct nvtx_domains doms = NVTX_DOMAINS_INIT;
-	struct nvtx_cats cats = {0};
+	struct nvtx_load l = {t, NVTX_DOMAINS_INIT, {0}, 0, 0};
+	struct nvtx_domains *doms = &l.doms;
 	struct strbuf nm = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int rc, ret = -1, have_max = 0, have_rmax = 0;
+	int ret = -1;
 
 	if (!t->has_nvtx)
 		return 0;
-	if (nsysdb_select(t->db, "NVTX_EVENTS", cols, ARRAY_SIZE(cols), &st, err))
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t type = sqlite3_column_int64(st, 3), start = col_time(t, st, 1);
-		int has_end = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		int64_t end = has_end ? col_time(t, st, 2) : start;
-		int64_t m = end > start ? end : start;
-		int is_range = type == 59 || type == 60 || type == 70 || type == 71;
-		struct trace_range *r;
-		int32_t text = -1;
-
-		if (!have_max || m > t->nvtx_max_all)
-			t->nvtx_max_all = m;
-		have_max = 1;
-		if (type == NVTX_DOMAIN_CREATE) {
-			const char *s = (const char *)sqlite3_column_text(st, 6);
-			int32_t name =
-			    s ? strtab_intern(&t->strs, s, (size_t)sqlite3_column_bytes(st, 6))
-			      : -1;
-			int32_t regname = nsysdb_string(&t->sids, st, 7);
-
-			nvtx_domains_add(&doms, nsysdb_col_i64(st, 8, 0), nsysdb_col_i64(st, 4, 0),
-					 start, name, regname < 0 ? name : regname);
-			continue;
-		}
-		if (type == NVTX_CATEGORY_NAME) {
-			nvtx_cats_add(t, &cats, st);
-			continue;
-		}
-		if (!is_range)
-			continue;
-		if (!have_rmax || m > t->nvtx_max_range)
-			t->nvtx_max_range = m;
-		have_rmax = 1;
-		text = nsysdb_string(&t->sids, st, 7);
-		if (text < 0 && sqlite3_column_type(st, 6) != SQLITE_NULL)
-			text = strtab_intern(&t->strs, (const char *)sqlite3_column_text(st, 6),
-					     (size_t)sqlite3_column_bytes(st, 6));
-		ALLOC_GROW(t->ranges, t->nranges + 1, t->ranges_alloc);
-		r = &t->ranges[t->nranges++];
-		r->rowid = sqlite3_column_int64(st, 0);
-		r->start = start;
-		r->end = end;
-		r->open = !has_end;
-		r->gtid = nsysdb_col_i64(st, 4, 0);
-		r->cross_thread = sqlite3_column_type(st, 5) != SQLITE_NULL;
-		r->text = text;
-		r->domain_id = nsysdb_col_i64(st, 8, -1);
-		r->domain = r->domain_reg = -1;
-		r->category = (int32_t)nsysdb_col_i64(st, 9, 0); /* resolved below */
-		r->name = text;
-		r->style = (type == 60 || type == 71) ? TRACE_STARTEND : TRACE_PUSHPOP;
-	}
-	if (nsysdb_step_done(t->db, rc, "NVTX_EVENTS", err))
+	if (nsysdb_scan(t->db, "NVTX_EVENTS", cols, ARRAY_SIZE(cols), nvtx_row, &l, err))
 		goto cleanup;
-	nvtx_cats_resolve(t, &cats);
+	nvtx_cats_resolve(t, &l.cats);
 	ranges_op_names(t);
 	/* Domain names: the rule of nvtxdomain.h. */
-	for (size_t i = 0; i < t->nranges && doms.n; i++) {
+	for (size_t i = 0; i < t->nranges && doms->n; i++) {
 		struct trace_range *r = &t->ranges[i];
-		const struct nvtx_domain *best = nvtx_domains_find(&doms, r->domain_id, r->gtid);
+		const struct nvtx_domain *best = nvtx_domains_find(doms, r->domain_id, r->gtid);
 
 		if (!best)
 			continue;
@@ -451,10 +474,9 @@ static int load_nvtx(struct trace *t, struct strbuf *err)
 	}
 	ret = 0;
 cleanup:
-	sqlite3_finalize(st);
 	strbuf_release(&nm);
-	nvtx_domains_release(&doms);
-	free(cats.v);
+	nvtx_domains_release(doms);
+	free(l.cats.v);
 	return ret;
 }
 
@@ -705,20 +727,69 @@ const char *trace_unreadable(const struct trace *t, const char *table)
 	return NULL;
 }
 
+/* A part's loader, and what it leaves to drop when it fails: the part
+ * empty and unloaded, the counters as before it, so that a later
+ * trace_load() reads it again from the start. (What a failed NVTX read
+ * interned stays in strs, named by nothing.) */
+static int load_part(struct trace *t, unsigned part, struct strbuf *err)
+{
+	uint64_t clamped = t->clamped, bad = t->kernels_bad_time;
+	int rc = part == TRACE_KERNELS	? load_kernels(t, err)
+		 : part == TRACE_MEMOPS ? load_memops(t, err)
+		 : part == TRACE_CALLS	? load_calls(t, err)
+					: load_nvtx(t, err) || load_graph_nodes(t, err);
+
+	if (!rc)
+		return 0;
+	t->clamped = clamped;
+	t->kernels_bad_time = bad;
+	if (part == TRACE_KERNELS) {
+		t->nkernels = 0;
+		rectab_release(&t->ksigs);
+	} else if (part == TRACE_MEMOPS) {
+		t->nmemops = 0;
+	} else if (part == TRACE_CALLS) {
+		t->ncalls = 0;
+		rectab_release(&t->csigs);
+	} else {
+		t->nranges = t->ngraph_nodes = 0;
+		t->nvtx_max_all = t->nvtx_max_range = 0;
+		free(t->range_op);
+		t->range_op = NULL;
+	}
+	return -1;
+}
+
+/* The parts in todo, each by load_part(), the kernels and the API calls on
+ * threads of their own while this one reads the rest (trace_par.h). The
+ * error is the one a read a part at a time, in this order, would stop at:
+ * the first failed part's; the parts read meanwhile stay loaded. */
 int trace_load(struct trace *t, unsigned parts, struct strbuf *err)
 {
-	unsigned todo = parts & ~t->loaded;
+	static const unsigned order[] = {TRACE_KERNELS, TRACE_MEMOPS, TRACE_CALLS, TRACE_NVTX};
+	struct strbuf errs[ARRAY_SIZE(order)];
+	unsigned todo = parts & ~t->loaded, ahead;
+	struct trace_par par;
+	int ret = 0, failed = 0;
 
-	if ((todo & TRACE_KERNELS) && load_kernels(t, err))
-		return -1;
-	if ((todo & TRACE_MEMOPS) && load_memops(t, err))
-		return -1;
-	if ((todo & TRACE_CALLS) && load_calls(t, err))
-		return -1;
-	if ((todo & TRACE_NVTX) && (load_nvtx(t, err) || load_graph_nodes(t, err)))
-		return -1;
-	t->loaded |= todo;
-	return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		strbuf_init(&errs[i], 0);
+	ahead = trace_par_start(&par, t, todo, load_part);
+	for (size_t i = 0; i < ARRAY_SIZE(order) && !failed; i++) {
+		if (!(todo & order[i]) || (ahead & order[i]))
+			continue;
+		if (load_part(t, order[i], &errs[i]))
+			failed = 1;
+		else
+			t->loaded |= order[i];
+	}
+	trace_par_finish(&par, t, errs);
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		if (errs[i].len && !ret++)
+			strbuf_addstr(err, errs[i].buf);
+		strbuf_release(&errs[i]);
+	}
+	return ret ? -1 : 0;
 }
 
 void trace_kernels_lean(struct trace *t)

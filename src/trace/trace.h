@@ -202,8 +202,13 @@ uint32_t trace_csig_id(struct trace *t, struct trace_csig s, int64_t corr, uint3
 /* Opens path read-only and checks that it is an SQLite nsys-schema export.
  * Errors (missing, not SQLite, corrupt, not an export) go to err. */
 int trace_open(struct trace *t, const char *path, struct strbuf *err);
-/* Loads the parts (enum trace_part bits) not loaded yet. A truncated or
- * corrupt table is an error; a missing table loads as empty. */
+/* Loads the parts (enum trace_part bits) not loaded yet: the kernels and
+ * the API calls on threads of their own when there is more than one part
+ * to read (trace_par.h; the same trace as a part at a time). A truncated
+ * or corrupt table is an error; a missing table loads as empty. The error
+ * is the first failed part's in the order kernels, copies, calls, NVTX; a
+ * failed part is left empty and not loaded (a later call reads it again
+ * from the start), the parts read meanwhile loaded. */
 int trace_load(struct trace *t, unsigned parts, struct strbuf *err);
 /* Kernels load only start, end, correlationId, globalPid and demangledName,
  * what the nsys stats reports read; every other trace_ksig field holds what

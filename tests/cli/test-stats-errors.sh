@@ -38,6 +38,25 @@ dd if=/dev/zero of="$tmp/corrupt.sqlite" bs=4096 seek=60 count=80 conv=notrunc s
 "$LLMPROF" stats -r cuda_gpu_kern_sum,nvtx_sum,cuda_api_sum,nvtx_gpu_proj_sum "$tmp/corrupt.sqlite" >/dev/null 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 5 ] || ! grep -qE "corrupt|malformed" "$tmp/err"; then echo "FAIL: corrupt db: exit $rc: $(cat "$tmp/err")"; fail=1; fi
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: corrupt db: not one line: $(cat "$tmp/err")"; fail=1; }
+# One table broken (NVTX_EVENTS without its start column): stats reads the
+# tables side by side, but the reports before the one that needs it still
+# print as nsys's, and its error comes once; the same with the broken table
+# on a reader thread of its own (CUPTI_ACTIVITY_KIND_RUNTIME)
+if command -v sqlite3 >/dev/null; then
+	for table in NVTX_EVENTS CUPTI_ACTIVITY_KIND_RUNTIME; do
+		cp "$trt" "$tmp/broken.sqlite"
+		sqlite3 "$tmp/broken.sqlite" "ALTER TABLE $table RENAME COLUMN start TO begin" || fail=1
+		"$LLMPROF" stats -f csv -r cuda_gpu_kern_sum,nvtx_gpu_proj_sum "$tmp/broken.sqlite" \
+			>"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ $rc -ne 5 ] || [ "$(cat "$tmp/err")" != "llmprof: error: '$tmp/broken.sqlite': table $table has no column 'start' (not an nsys export?)" ] ||
+			! cmp -s "$tmp/out" "$fx/oracle/trt-resnet-rtx3090-nsys2023.1_cuda_gpu_kern_sum.csv"; then
+			echo "FAIL: $table broken: exit $rc, stderr: $(cat "$tmp/err"), stdout: $(head -3 "$tmp/out")"
+			fail=1
+		fi
+	done
+fi
 : >"$tmp/empty.sqlite"
 expect 5 "is empty, not an SQLite export" -- stats "$tmp/empty.sqlite"
 expect 5 "is a directory" -- stats "$tmp"
