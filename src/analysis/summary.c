@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/summary.h"
+#include "core/sort.h"
 #include "core/banned.h"
 
 static int64_t clamp_i64(__int128 v)
@@ -84,4 +85,39 @@ void nsys_summarize_weighted(const int64_t *v, const uint64_t *w, size_t n, stru
 void nsys_summarize(const int64_t *v, size_t n, struct nsys_summary *s)
 {
 	nsys_summarize_weighted(v, NULL, n, s);
+}
+
+void nsys_summarize_unsorted(int64_t *v, size_t n, struct nsys_summary *s)
+{
+	size_t k = n / 2;
+	int64_t lo, hi, below;
+	uint64_t amax = 0;
+
+	if (n < 2)
+		goto sorted;
+	lo = hi = v[0];
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = v[i] < 0 ? 0 - (uint64_t)v[i] : (uint64_t)v[i];
+
+		amax = a > amax ? a : amax;
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	/* past this, the deviation is summed in long double, in the values'
+	 * order (nsys_summarize_weighted()): sorted, as there */
+	if ((unsigned __int128)amax * n >= ((unsigned __int128)1 << 62))
+		goto sorted;
+	select_i64(v, n, k);
+	below = v[0]; /* the largest of v[0..k): the median's lower half, for even n */
+	for (size_t i = 1; i < k; i++)
+		below = v[i] > below ? v[i] : below;
+	/* the sums in any order are the same exact integers */
+	nsys_summarize_weighted(v, NULL, n, s);
+	s->min = lo;
+	s->max = hi;
+	s->med = n % 2 ? (double)v[k] : ((double)below + (double)v[k]) / 2.0;
+	return;
+sorted:
+	sort_i64(v, n);
+	nsys_summarize(v, n, s);
 }

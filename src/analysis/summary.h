@@ -21,5 +21,8 @@ void nsys_summarize(const int64_t *sorted, size_t n, struct nsys_summary *s);
  * repeating them: the same numbers to the last bit. */
 void nsys_summarize_weighted(const int64_t *sorted, const uint64_t *w, size_t n,
 			     struct nsys_summary *s);
+/* nsys_summarize() of v in any order, the same numbers: the median by
+ * selection (core/sort.h select_i64()), not a sort. Reorders v. */
+void nsys_summarize_unsorted(int64_t *v, size_t n, struct nsys_summary *s);
 
 #endif

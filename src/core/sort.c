@@ -1,4 +1,5 @@
-/* sort.c: introsort without a temporary array, and its int64_t twin (see sort.h). */
+/* sort.c: introsort without a temporary array, its int64_t twin and
+ * selection (see sort.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,47 @@ void sort_i64(int64_t *v, size_t n)
 		depth += 2;
 	if (n > 1)
 		intro_i64(v, n, depth);
+}
+
+int64_t select_i64(int64_t *v, size_t n, size_t k)
+{
+	int depth = 0;
+
+	for (size_t m = n; m; m >>= 1)
+		depth += 2;
+	/* quickselect: partition as intro_i64() does, keep the side holding k */
+	while (n > 16) {
+		size_t mid = n / 2, i = 0, j = n - 1;
+		int64_t pivot;
+
+		if (depth-- <= 0)
+			break;
+		if (v[mid] < v[0])
+			swap_i64(&v[mid], &v[0]);
+		if (v[n - 1] < v[0])
+			swap_i64(&v[n - 1], &v[0]);
+		if (v[n - 1] < v[mid])
+			swap_i64(&v[n - 1], &v[mid]);
+		pivot = v[mid];
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			swap_i64(&v[i++], &v[j--]);
+		}
+		if (k <= j) {
+			n = j + 1;
+		} else {
+			v += j + 1;
+			n -= j + 1;
+			k -= j + 1;
+		}
+	}
+	sort_i64(v, n); /* a short run, or partitions that degenerate */
+	return v[k];
 }
 
 /* For sort_stable: the elements' order through their indices. */

@@ -636,6 +636,44 @@ static void test_summary_weighted(void **state)
 	}
 }
 
+static int cmp_i64_asc(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* nsys_summarize_unsorted() of shuffled values is nsys_summarize() of them
+ * sorted, to the bit: odd and even counts (the median of two middles),
+ * ties, negatives, and values large enough for the long double deviation. */
+static void test_summary_unsorted(void **state)
+{
+	uint64_t seed = 99;
+	(void)state;
+
+	for (int round = 0; round < 400; round++) {
+		int64_t v[300], w[300];
+		size_t n = 1 + (size_t)(round * 7 % 300);
+		struct nsys_summary a, b;
+
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			v[i] = round % 5 == 4 ? (int64_t)(seed >> 2) - (INT64_C(1) << 61)
+			       : round % 2    ? (int64_t)(seed >> 40) % 50 - 10
+					      : (int64_t)(seed >> 20);
+		}
+		memcpy(w, v, n * sizeof(*v));
+		qsort(w, n, sizeof(*w), cmp_i64_asc);
+		nsys_summarize(w, n, &b);
+		nsys_summarize_unsorted(v, n, &a);
+		assert_int_equal(a.n, b.n);
+		assert_int_equal(a.total, b.total);
+		assert_int_equal(a.min, b.min);
+		assert_int_equal(a.max, b.max);
+		assert_true(a.avg == b.avg && a.med == b.med && a.stddev == b.stddev);
+	}
+}
+
 static void test_csv_writers(void **state)
 {
 	static const char *const cols[] = {"N", "Name"};
@@ -692,6 +730,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kernel_exposed),
 	    cmocka_unit_test(test_summary_weighted),
+	    cmocka_unit_test(test_summary_unsorted),
 	    cmocka_unit_test(test_nesting),
 	    cmocka_unit_test(test_nesting_overlap_and_repeated_calls),
 	    cmocka_unit_test(test_cross_thread_and_other_thread),

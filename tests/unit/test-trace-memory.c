@@ -194,6 +194,47 @@ static void test_sort_i64(void **state)
 	free(w);
 }
 
+/* select_i64() against the sorted array, every k of every shape
+ * test_sort_i64() uses (large sizes: a spread of k): the k-th value, and v
+ * split around it. */
+static void test_select_i64(void **state)
+{
+	static const size_t sizes[] = {1, 2, 3, 16, 17, 33, 1000, 50000};
+	int64_t *v = xmalloc(50000 * sizeof(*v)), *w = xmalloc(50000 * sizeof(*w));
+	int64_t *x = xmalloc(50000 * sizeof(*x));
+	uint64_t seed = 11;
+
+	(void)state;
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (int shape = 0; shape < 7; shape++) {
+			size_t n = sizes[si], step = n > 100 ? n / 37 : 1;
+
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				v[i] = shape == 0   ? (int64_t)seed
+				       : shape == 1 ? (int64_t)i
+				       : shape == 2 ? -(int64_t)i
+				       : shape == 3 ? 42
+				       : shape == 4 ? (int64_t)(seed >> 33) % 3
+				       : shape == 5 ? (int64_t)(i < n / 2 ? i : n - i)
+						    : (int64_t)(i % 17);
+			}
+			memcpy(w, v, n * sizeof(*v));
+			qsort(w, n, sizeof(*w), cmp_i64);
+			for (size_t k = 0; k < n; k += step) {
+				memcpy(x, v, n * sizeof(*v));
+				assert_true(select_i64(x, n, k) == w[k]);
+				assert_true(x[k] == w[k]);
+				for (size_t i = 0; i < n; i++)
+					assert_true(i < k ? x[i] <= w[k] : x[i] >= w[k]);
+			}
+		}
+	}
+	free(v);
+	free(w);
+	free(x);
+}
+
 static int cmp_rec12_a(const void *x, const void *y)
 {
 	const struct rec12 *p = x, *q = y;
@@ -424,6 +465,7 @@ int main(void)
 	    cmocka_unit_test(test_rectab_interns),
 	    cmocka_unit_test(test_sort_inplace),
 	    cmocka_unit_test(test_sort_i64),
+	    cmocka_unit_test(test_select_i64),
 	    cmocka_unit_test(test_sort_stable),
 	    cmocka_unit_test(test_kern_groups_threads),
 	    cmocka_unit_test(test_kern_groups_host_clash),
