@@ -13,6 +13,7 @@
 #include "analysis/summary.h"
 #include "analysis/timeline.h"
 #include "core/error.h"
+#include "core/sort.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/version.h"
@@ -67,16 +68,6 @@ struct gval {
 	int64_t p; /* payload, not compared */
 };
 
-static int cmp_gval(const void *a, const void *b)
-{
-	const struct gval *x = a, *y = b;
-
-	for (int i = 0; i < 5; i++)
-		if (x->k[i] != y->k[i])
-			return x->k[i] < y->k[i] ? -1 : 1;
-	return x->v < y->v ? -1 : x->v > y->v;
-}
-
 static inline int gval_less(const struct gval *x, const struct gval *y)
 {
 	for (int i = 0; i < 5; i++)
@@ -85,73 +76,7 @@ static inline int gval_less(const struct gval *x, const struct gval *y)
 	return x->v < y->v;
 }
 
-static inline void gval_swap(struct gval *x, struct gval *y)
-{
-	struct gval t = *x;
-
-	*x = *y;
-	*y = t;
-}
-
-/* Quicksort with an inlined comparator (qsort() is several times slower on
- * millions of rows); insertion sort for short runs, qsort() as the fallback
- * when partitions degenerate. */
-static void gval_sort_depth(struct gval *a, size_t n, int depth)
-{
-	while (n > 24) {
-		size_t mid = n / 2, i, j;
-		struct gval pivot;
-
-		if (depth-- <= 0) {
-			qsort(a, n, sizeof(*a), cmp_gval);
-			return;
-		}
-		if (gval_less(&a[mid], &a[0]))
-			gval_swap(&a[mid], &a[0]);
-		if (gval_less(&a[n - 1], &a[0]))
-			gval_swap(&a[n - 1], &a[0]);
-		if (gval_less(&a[n - 1], &a[mid]))
-			gval_swap(&a[n - 1], &a[mid]);
-		pivot = a[mid];
-		i = 0;
-		j = n - 1;
-		for (;;) {
-			while (gval_less(&a[i], &pivot))
-				i++;
-			while (gval_less(&pivot, &a[j]))
-				j--;
-			if (i >= j)
-				break;
-			gval_swap(&a[i], &a[j]);
-			i++;
-			j--;
-		}
-		/* recurse into the smaller half, loop on the larger */
-		if (j + 1 < n - j - 1) {
-			gval_sort_depth(a, j + 1, depth);
-			a += j + 1;
-			n -= j + 1;
-		} else {
-			gval_sort_depth(a + j + 1, n - j - 1, depth);
-			n = j + 1;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		struct gval x = a[i];
-		size_t j = i;
-
-		while (j > 0 && gval_less(&x, &a[j - 1])) {
-			a[j] = a[j - 1];
-			j--;
-		}
-		a[j] = x;
-	}
-}
-
-static void gval_sort(struct gval *a, size_t n)
-{
-	gval_sort_depth(a, n, 96);
-}
+SORT_DEFINE(gval_sort, struct gval, gval_less)
 
 /* One output group: its first gval, its summary and extra counters. */
 struct group {

@@ -116,88 +116,16 @@ void sort_inplace(void *base, size_t n, size_t size, int (*cmp)(const void *, co
 	intro(&s, base, n, depth);
 }
 
-static inline void swap_i64(int64_t *a, int64_t *b)
+static inline int less_i64(const int64_t *a, const int64_t *b)
 {
-	int64_t t = *a;
-
-	*a = *b;
-	*b = t;
+	return *a < *b;
 }
 
-static void sift_i64(int64_t *v, size_t root, size_t n)
-{
-	for (size_t c; (c = 2 * root + 1) < n; root = c) {
-		if (c + 1 < n && v[c] < v[c + 1])
-			c++;
-		if (v[root] >= v[c])
-			return;
-		swap_i64(&v[root], &v[c]);
-	}
-}
-
-static void heap_i64(int64_t *v, size_t n)
-{
-	for (size_t i = n / 2; i > 0; i--)
-		sift_i64(v, i - 1, n);
-	for (size_t i = n; i > 1; i--) {
-		swap_i64(&v[0], &v[i - 1]);
-		sift_i64(v, 0, i - 1);
-	}
-}
-
-static void intro_i64(int64_t *v, size_t n, int depth)
-{
-	while (n > 16) {
-		size_t mid = n / 2, i = 0, j = n - 1;
-		int64_t pivot;
-
-		if (depth-- <= 0) {
-			heap_i64(v, n);
-			return;
-		}
-		if (v[mid] < v[0])
-			swap_i64(&v[mid], &v[0]);
-		if (v[n - 1] < v[0])
-			swap_i64(&v[n - 1], &v[0]);
-		if (v[n - 1] < v[mid])
-			swap_i64(&v[n - 1], &v[mid]);
-		pivot = v[mid];
-		for (;;) {
-			while (v[i] < pivot)
-				i++;
-			while (pivot < v[j])
-				j--;
-			if (i >= j)
-				break;
-			swap_i64(&v[i++], &v[j--]);
-		}
-		if (j + 1 < n - j - 1) {
-			intro_i64(v, j + 1, depth);
-			v += j + 1;
-			n -= j + 1;
-		} else {
-			intro_i64(v + j + 1, n - j - 1, depth);
-			n = j + 1;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
-		int64_t x = v[i];
-		size_t j = i;
-
-		for (; j > 0 && x < v[j - 1]; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
+SORT_DEFINE(sort_i64_inline, int64_t, less_i64)
 
 void sort_i64(int64_t *v, size_t n)
 {
-	int depth = 0;
-
-	for (size_t m = n; m; m >>= 1)
-		depth += 2;
-	if (n > 1)
-		intro_i64(v, n, depth);
+	sort_i64_inline(v, n);
 }
 
 int64_t select_i64(int64_t *v, size_t n, size_t k)
@@ -214,11 +142,11 @@ int64_t select_i64(int64_t *v, size_t n, size_t k)
 		if (depth-- <= 0)
 			break;
 		if (v[mid] < v[0])
-			swap_i64(&v[mid], &v[0]);
+			sort_i64_inline_swap(&v[mid], &v[0]);
 		if (v[n - 1] < v[0])
-			swap_i64(&v[n - 1], &v[0]);
+			sort_i64_inline_swap(&v[n - 1], &v[0]);
 		if (v[n - 1] < v[mid])
-			swap_i64(&v[n - 1], &v[mid]);
+			sort_i64_inline_swap(&v[n - 1], &v[mid]);
 		pivot = v[mid];
 		for (;;) {
 			while (v[i] < pivot)
@@ -227,7 +155,7 @@ int64_t select_i64(int64_t *v, size_t n, size_t k)
 				j--;
 			if (i >= j)
 				break;
-			swap_i64(&v[i++], &v[j--]);
+			sort_i64_inline_swap(&v[i++], &v[j--]);
 		}
 		if (k <= j) {
 			n = j + 1;
