@@ -7,6 +7,9 @@
 # columns llmprof reads (the export read and nothing else), and, with
 # BASELINE=path/to/llmprof, another build (best of 3 each). CPU time (user +
 # sys) is printed beside wall time: on a shared machine it varies less.
+# llmprof reads the kernels and the API calls on threads of their own, so
+# its wall time can be below its CPU time where there are cores to spare;
+# the load average at the start and the end says whether there were.
 #
 # usage: bench/run-stats-bench.sh [LLMPROF] [KERNELS] [RESULT.md]
 #   defaults: build/llmprof, 1000000, bench/results/stats-1m.md
@@ -59,6 +62,7 @@ if [ -n "${BASELINE:-}" ]; then
 	base_row="| llmprof baseline $(git -C "$root" rev-parse --short "${BASELINE_REV:-HEAD}" 2>/dev/null) (best of 3: $bws) | $bb | $bc | $((br / 1024)) |"
 fi
 read -r n1 nr1 nc1 < <(measure nsys "$NSYS" stats -f csv -r $reports -o "$work/nsys" "$db")
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # same numbers? nsys -o writes one file per report; we print them separated by a blank line
 { cat "$work/nsys_cuda_gpu_kern_sum.csv"; echo; cat "$work/nsys_nvtx_gpu_proj_sum.csv"; } >"$work/nsys.csv"
@@ -74,7 +78,7 @@ cat >"$result" <<MD
 # llmprof stats vs nsys stats: $kernels kernels
 
 - date: $(date -u +%Y-%m-%dT%H:%M:%SZ), llmprof $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
-- machine: $cpu, $cores cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, page cache warm, load average $load at the start
+- machine: $cpu, $cores cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, page cache warm, load average $load at the start, $load_end at the end
 - input: \`bench/gen-nsys-trace.py --kernels $kernels --threads 4 --gpus 2 --steps 16\`
   ($gen_out; $((size / 1048576)) MiB)
 - command: \`llmprof stats -f csv -r $reports FILE\` vs

@@ -367,6 +367,65 @@ static void test_built(void **state)
 }
 
 /* Not an export: one message each, whichever reader opens it. */
+/* nsysdb_scan(): nsysdb_select()'s rows and columns (rowid, an absent
+ * column as NULL, text), in its order, through the callback; none for an
+ * empty table; a missing required column is nsysdb_select()'s error; the
+ * function is gone after each scan, so the next one may take more columns. */
+struct scanned {
+	struct strbuf s;
+	size_t n;
+};
+
+static void scan_row(void *ctx, sqlite3_value **v)
+{
+	struct scanned *r = ctx;
+	const char *text = (const char *)sqlite3_value_text(v[2]);
+
+	strbuf_addf(&r->s, "%lld,%lld,%s,%s;", (long long)sqlite3_value_int64(v[0]),
+		    (long long)nsysdb_val_i64(v[1], -7), text ? text : "NULL",
+		    sqlite3_value_type(v[3]) == SQLITE_NULL ? "null" : "set");
+	r->n++;
+}
+
+static void scan_count(void *ctx, sqlite3_value **v)
+{
+	(void)v;
+	((struct scanned *)ctx)->n++;
+}
+
+static void test_scan(void **state)
+{
+	static const char *const cols[] = {"rowid", "start", "text", "nope"};
+	static const char *const need[] = {"!nope"};
+	struct scanned r = {STRBUF_INIT, 0};
+	struct strbuf err = STRBUF_INIT;
+	struct nsysdb x;
+	char *path;
+
+	(void)state;
+	path = built("CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, text TEXT);"
+		     "INSERT INTO NVTX_EVENTS VALUES (5, 6, 59, 'a'), (NULL, 1, 59, NULL),"
+		     " (-3, 4, 60, 'b');"
+		     "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT);");
+	assert_int_equal(nsysdb_open(&x, path, &err), 0);
+	assert_int_equal(nsysdb_scan(&x, "NVTX_EVENTS", cols, 4, scan_row, &r, &err), 0);
+	assert_string_equal(r.s.buf, "1,5,a,null;2,-7,NULL,null;3,-3,b,null;");
+	assert_int_equal(r.n, 3);
+	r.n = 0;
+	assert_int_equal(
+	    nsysdb_scan(&x, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 2, scan_count, &r, &err), 0);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(nsysdb_scan(&x, "NVTX_EVENTS", cols, 1, scan_count, &r, &err), 0);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(nsysdb_scan(&x, "NVTX_EVENTS", need, 1, scan_count, &r, &err), -1);
+	assert_non_null(strstr(err.buf, "table NVTX_EVENTS has no column 'nope'"));
+	nsysdb_close(&x);
+	unlink(path);
+	free(path);
+	strbuf_release(&r.s);
+	strbuf_release(&err);
+}
+
 static void test_not_exports(void **state)
 {
 	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
@@ -398,7 +457,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_real_exports), cmocka_unit_test(test_strings_enum_meta),
 	    cmocka_unit_test(test_enum),	 cmocka_unit_test(test_built),
-	    cmocka_unit_test(test_not_exports),
+	    cmocka_unit_test(test_not_exports),	 cmocka_unit_test(test_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
