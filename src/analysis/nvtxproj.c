@@ -103,14 +103,22 @@ static int cmp_call(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sorts idx[0..n) with cmp unless it is sorted already (exports list
- * rows mostly in correlationId order). */
-static void sort_idx(uint32_t *idx, size_t n, int (*cmp)(const void *, const void *))
+/* Sorts idx[0..n) (the identity: 0, 1, ...) with cmp, by (process,
+ * correlationId, index) as key() gives the first two, unless it is sorted
+ * already (exports list rows mostly in correlationId order): each key read
+ * once for that check, not twice per comparison. */
+static void sort_idx(const struct trace *t, uint32_t *idx, size_t n,
+		     void (*key)(const struct trace *, uint32_t, int64_t *, int64_t *),
+		     int (*cmp)(const void *, const void *))
 {
-	size_t i = 1;
+	int64_t pg = 0, pc = 0, g, c;
+	size_t i = 0;
 
-	while (i < n && cmp(&idx[i - 1], &idx[i]) < 0)
-		i++;
+	for (; i < n; i++, pg = g, pc = c) {
+		key(t, idx[i], &g, &c);
+		if (i && (g < pg || (g == pg && c < pc)))
+			break; /* equal keys: the indices, ascending, keep them in order */
+	}
 	if (i < n)
 		sort_inplace(idx, n, sizeof(*idx), cmp);
 }
@@ -469,8 +477,8 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 	for (size_t i = 0; i < t->ncalls; i++)
 		calls[i] = (uint32_t)i;
 	key_trace = t;
-	sort_idx(ops, nops, cmp_op);
-	sort_idx(calls, t->ncalls, cmp_call);
+	sort_idx(t, ops, nops, op_key, cmp_op);
+	sort_idx(t, calls, t->ncalls, call_key, cmp_call);
 	for (size_t lo = 0, hi; lo < nops; lo = hi) {
 		int64_t g, c, cg = 0, cc = 0;
 		size_t first = nl;
