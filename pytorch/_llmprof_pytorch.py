@@ -14,14 +14,18 @@ ranges). The rules it keeps:
   hooks that return at once and adds no graph break;
 - ranges stay balanced: a forward that raises still pops (always_call=True),
   and a post-hook pops the ranges of inner calls that never returned;
-- it measures itself: the hooks time their own work (perf_counter_ns), and
-  the process writes what they cost against its CPU time when it exits; in
-  auto mode the ranges are turned off (and the hooks removed) once that share
-  exceeds the budget.
+- it prices itself: at install, before the hooks go live, it times a
+  trivial module's call without global hooks and with its own (calibrate():
+  PyTorch's hooked call path costs more than the hook bodies), and the hooks
+  time their own bodies (perf_counter_ns); the estimated extra time, module
+  calls x the calibrated call path + the bodies' time, over the wall time
+  since the first module call, is how much slower the program runs. The
+  process writes it when it exits; in auto mode the ranges are turned off
+  (and the hooks removed) once it exceeds the budget.
 
 Environment (set by llmprof; docs/pytorch.md has the table):
   LLMPROF_PYTORCH           auto | modules | ops (anything else: nothing installed)
-  LLMPROF_PYTORCH_BUDGET    auto: the hooks' share of the process's CPU time, %
+  LLMPROF_PYTORCH_BUDGET    auto: how much slower the hooks may make the program, %
   LLMPROF_PYTORCH_DEPTH     module ranges nest at most this deep (default 8)
   LLMPROF_PYTORCH_SHAPES    ops: 1 = operator ranges carry input shapes
   LLMPROF_PYTORCH_NVTX_LIB  libllmprof_nvtx.so (default: beside this file)
@@ -33,12 +37,21 @@ DOMAIN = "llmprof.pytorch"
 FALLBACK_PREFIX = "llmprof.pytorch:"  # default-domain ranges when the library is missing
 DEFAULT_DEPTH = 8
 DEFAULT_BUDGET = 5.0  # %, pipeline.trace.pytorch_budget_pct's default
-# auto judges the hooks' share once they have run this many module calls and
-# the process has spent this much CPU time since the first one (less is
+# auto judges the estimated slowdown once the hooks have run this many module
+# calls and this much wall time has passed since the first one (less is
 # noise: an import, a first call), then again every AUTO_EVERY calls
 AUTO_MIN_CALLS = 1000
-AUTO_MIN_CPU_NS = 20000000
+AUTO_MIN_WALL_NS = 20000000
 AUTO_EVERY = 1000
+# calibrate(): batches of CAL_CALLS calls of a trivial module, without and
+# with the hooks, interleaved; at least CAL_MIN_BATCHES, at most CAL_BATCHES,
+# no new batch after CAL_MAX_NS (about 8 ms on an H200's host; a slow or
+# busy host stops at the minimum)
+CAL_CALLS = 200
+CAL_BATCHES = 7
+CAL_MIN_BATCHES = 3
+CAL_MAX_NS = 20000000
+SLOWDOWN_CAP = 10000.0  # %, what an estimate at or above the wall time reads
 LIB_NAME = "libllmprof_nvtx.so"
 LIB_VERSION = 1
 # module attributes that hold the module a wrapper wraps: the wrapped one
@@ -78,13 +91,14 @@ _pop = None
 _names = None          # the _Names that gives each module its path and class
 # What the hooks cost (counted without a lock: threads racing on an update
 # lose it, never the program's time): module calls seen, nanoseconds inside
-# the hooks, the process's CPU time at the first call.
+# the hooks, the wall clock at the first call; the calibrated cost of
+# PyTorch's hooked call path outside the hook bodies, ns a call.
 _calls = 0
 _hook_ns = 0
 _pushed = 0
-_cpu0 = None
+_wall0 = None
+_path_ns = 0.0
 _clock = None          # time.perf_counter_ns
-_cpu = None            # time.process_time_ns
 _auto = None           # auto mode: its budget in %, else None
 _next_check = AUTO_MIN_CALLS
 _stacks = []           # every thread's stack (auto removes the hooks when all are empty)
@@ -96,10 +110,10 @@ def _pre_hook(mod, args):
         return None
     if not _on:
         return None
-    global _calls, _hook_ns, _pushed, _cpu0
+    global _calls, _hook_ns, _pushed, _wall0
     t0 = _clock()
-    if _cpu0 is None:
-        _cpu0 = _cpu()
+    if _wall0 is None:
+        _wall0 = t0
     try:
         st = getattr(_tls, "s", None)
         if st is None:
@@ -153,27 +167,46 @@ def _post_hook(mod, args, out):
     return None
 
 
+def _slowdown(est_ns, wall_ns):
+    """How much slower, in %, a program ran whose wall time wall_ns holds
+    est_ns of the hooks' extra time: est / (wall - est), the ratio to the
+    same program without them, less 1. SLOWDOWN_CAP when the estimate is
+    not below the wall time."""
+    if est_ns <= 0:
+        return 0.0
+    base = wall_ns - est_ns
+    if base <= 0 or 100.0 * est_ns >= SLOWDOWN_CAP * base:
+        return SLOWDOWN_CAP
+    return 100.0 * est_ns / base
+
+
 def _cost():
-    """(hook ms, process CPU ms since the first module call, share in %)."""
-    cpu = (_cpu() - _cpu0) if _cpu0 is not None else 0
-    return _hook_ns / 1e6, cpu / 1e6, (100.0 * _hook_ns / cpu) if cpu > 0 else 0.0
+    """What the hooks cost since the first module call: (module calls, ms
+    in the hooks' bodies, us a call of the hooked call path (calibrated),
+    estimated extra ms = calls x that + the bodies' ms, wall ms since the
+    first call, estimated slowdown in %)."""
+    wall = (_clock() - _wall0) if _wall0 is not None else 0
+    est = _calls * _path_ns + _hook_ns
+    return (_calls, _hook_ns / 1e6, _path_ns / 1e3, est / 1e6, wall / 1e6,
+            _slowdown(est, wall))
 
 
 def _auto_check():
-    """auto, at an outermost module's return: the hooks' share against the
-    budget, every AUTO_EVERY calls; above it the ranges go off, and the
+    """auto, at an outermost module's return: the estimated slowdown against
+    the budget, every AUTO_EVERY calls; above it the ranges go off, and the
     hooks are removed once no thread has a range open (until then they only
     pop what they pushed)."""
     global _on, _next_check
     if _on:
         _next_check = _calls + AUTO_EVERY
-        hook_ms, cpu_ms, share = _cost()
-        if _calls < AUTO_MIN_CALLS or cpu_ms * 1e6 < AUTO_MIN_CPU_NS or share <= _auto:
+        calls, hook_ms, path_us, est_ms, wall_ms, slow = _cost()
+        if calls < AUTO_MIN_CALLS or wall_ms * 1e6 < AUTO_MIN_WALL_NS or slow <= _auto:
             return
         _on = False
-        log("warning", "auto: module ranges off: the hooks took %.2f %% of the process's CPU "
-            "time (%.3f ms of %.3f ms over %d module calls), above the %g %% budget"
-            % (share, hook_ms, cpu_ms, _calls, _auto))
+        log("warning", "auto: module ranges off: estimated %.2f %% slower (%d module calls x "
+            "%.3f us hooked call path + %.3f ms in the hooks = %.3f ms of %.3f ms wall time "
+            "since the first module call), above the %g %% budget"
+            % (slow, calls, path_us, hook_ms, est_ms, wall_ms, _auto))
     if any(_stacks):
         return
     for h in _handles:
@@ -188,13 +221,14 @@ def _report():
     try:
         if not _calls:
             return
-        hook_ms, cpu_ms, share = _cost()
-        log("info", "cost: %d module calls, %.3f ms in the hooks, %.2f %% of %.3f ms process "
-            "CPU time since the first call; %d ranges pushed" % (_calls, hook_ms, share, cpu_ms,
-                                                                 _pushed))
+        calls, hook_ms, path_us, est_ms, wall_ms, slow = _cost()
+        log("info", "cost: %d module calls, %.3f ms in the hooks, %.3f us a call of PyTorch's "
+            "hooked call path (calibrated): %.3f ms estimated of %.3f ms wall time since the "
+            "first call, %.2f %% slower; %d ranges pushed"
+            % (calls, hook_ms, path_us, est_ms, wall_ms, slow, _pushed))
         if _auto is not None and _on:
-            log("info", "auto: module ranges kept: %.2f %% within the %g %% budget"
-                % (share, _auto))
+            log("info", "auto: module ranges kept: estimated %.2f %% slower, within the %g %% "
+                "budget" % (slow, _auto))
     except Exception:
         pass
 
@@ -492,17 +526,121 @@ _kept = []  # what must live as long as the process: hook handles, the ops conte
 _reporting = []  # the exit handler, registered once
 
 
+def _sink(*args):
+    """calibrate()'s NVTX: the hooks' whole path, no range."""
+    return 0
+
+
+def _register(modmod):
+    """Registers the two hooks: ([pre, post], always_call given). Leaves
+    none registered when it raises."""
+    pre = modmod.register_module_forward_pre_hook(_pre_hook)
+    try:
+        try:
+            post = modmod.register_module_forward_hook(_post_hook, always_call=True)
+            return [pre, post], True
+        except TypeError:
+            return [pre, modmod.register_module_forward_hook(_post_hook)], False
+    except BaseException:
+        pre.remove()
+        raise
+
+
+def calibrate(torch, modmod):
+    """What PyTorch's hooked call path costs beyond the hook bodies, ns a
+    call: batches of CAL_CALLS calls of a trivial module (no tensor, no
+    state: forward returns its argument, None), each batch once without the
+    global hooks (as the program was; other tools' global hooks stay) and
+    once with llmprof's, interleaved (a first pair unrecorded, warming up).
+    With the hooks the module gets a range that goes nowhere (_sink: the
+    bodies run their whole path, named module, stack, counters, and push
+    nothing into the trace); the bodies' own time, as they time it, is taken
+    out: in the program they are timed as they run, the real NVTX tool's
+    cost included. (min over batches of hooked - bodies) - (min of plain),
+    over CAL_CALLS; never below 0. Runs before the hooks go live, on the
+    importing thread, with the GIL as any Python code; leaves no hook, no
+    name and no count behind, also when it raises (which install() turns
+    into ranges off). Returns (ns a call, a line saying how it was found)."""
+    global _on, _pop, _calls, _hook_ns, _pushed, _wall0, _next_check
+    import threading
+    import weakref
+
+    class LlmprofProbe(torch.nn.Module):
+        def forward(self, x):
+            return x
+
+    probe = LlmprofProbe()
+    me = threading.get_ident()
+    real_pop = _pop
+
+    def pop():  # the probe's pops go nowhere; another thread's are its own
+        return 0 if threading.get_ident() == me else real_pop()
+
+    clock = _clock
+    calls = range(CAL_CALLS)
+    plain, hooked = [], []
+    handles = []
+    saved = (_on, _next_check)
+    _entries[id(probe)] = (weakref.ref(probe), _sink, None, 0, "(calibration)")
+    _pop = pop
+    _on, _next_check = True, float("inf")  # no auto judgement of the probe
+    start = clock()
+    try:
+        for b in range(CAL_BATCHES + 1):
+            t0 = clock()
+            for _ in calls:
+                probe(None)
+            t1 = clock()
+            handles = _register(modmod)[0]
+            h0 = _hook_ns
+            t2 = clock()
+            for _ in calls:
+                probe(None)
+            t3 = clock()
+            h1 = _hook_ns
+            for h in handles:
+                h.remove()
+            handles = []
+            if not _on:  # _fail() said why
+                raise RuntimeError("the hooks failed on a trivial module")
+            if b:
+                plain.append(t1 - t0)
+                hooked.append((t3 - t2, h1 - h0))
+            if b >= CAL_MIN_BATCHES and clock() - start > CAL_MAX_NS:
+                break
+    finally:
+        for h in handles:
+            h.remove()
+        _entries.pop(id(probe), None)
+        _pop = real_pop
+        _on, _next_check = saved
+        _calls = _hook_ns = _pushed = 0
+        _wall0 = None
+    spent = clock() - start
+    base = min(plain)
+    with_ = min(t for t, _ in hooked)
+    path = min(t - b for t, b in hooked)
+    bodies = sorted(b for _, b in hooked)[len(hooked) // 2]
+    ns = max(0.0, (path - base) / float(CAL_CALLS))
+    return ns, ("calibration: hooked call path %.3f us a call (a trivial module: %.3f us "
+                "without the hooks, %.3f us with them, %.3f us of it in their bodies; min of "
+                "%d batches of %d calls each way, %.1f ms)"
+                % (ns / 1e3, base / 1e3 / CAL_CALLS, with_ / 1e3 / CAL_CALLS,
+                   bodies / 1e3 / CAL_CALLS, len(plain), CAL_CALLS, spent / 1e6))
+
+
 def uninstall():
     """Removes the hooks and leaves PyTorch's operator ranges, and returns
-    what the hooks cost since install() ({"calls", "hook_ms", "cpu_ms",
-    "share_pct", "ranges", "on"}), counters reset. Not for programs: for
-    bench/pytorch/modes-overhead.sh, which measures every mode in one
-    process (install() again after setting LLMPROF_PYTORCH). Never raises."""
-    global _on, _calls, _hook_ns, _pushed, _cpu0, _next_check, _auto
+    what the hooks cost since install() ({"calls", "hook_ms", "path_us",
+    "est_ms", "wall_ms", "slowdown_pct", "ranges", "on"}: _cost()'s),
+    counters reset. Not for programs: for bench/pytorch/modes-overhead.sh,
+    which measures every mode in one process (install() again after
+    setting LLMPROF_PYTORCH). Never raises."""
+    global _on, _calls, _hook_ns, _pushed, _wall0, _next_check, _auto
     try:
-        hook_ms, cpu_ms, share = _cost() if _calls else (0.0, 0.0, 0.0)
-        out = {"calls": _calls, "hook_ms": hook_ms, "cpu_ms": cpu_ms, "share_pct": share,
-               "ranges": _pushed, "on": _on}
+        out = dict(zip(("calls", "hook_ms", "path_us", "est_ms", "wall_ms", "slowdown_pct"),
+                       _cost()))
+        out.update(ranges=_pushed, on=_on)
         _on = False
         for h in _handles:
             h.remove()
@@ -514,7 +652,7 @@ def uninstall():
         for st in _stacks:
             del st[:]
         _calls = _hook_ns = _pushed = 0
-        _cpu0 = None
+        _wall0 = None
         _next_check = AUTO_MIN_CALLS
         _auto = None
         return out
@@ -524,8 +662,9 @@ def uninstall():
 
 
 def install(torch):
-    """Registers the hooks on torch (just imported). Never raises."""
-    global _on, _depth, _tls, _is_compiling, _pop, _names, _clock, _cpu, _auto
+    """Registers the hooks on torch (just imported), after calibrate(). Never
+    raises."""
+    global _on, _depth, _tls, _is_compiling, _pop, _names, _clock, _auto, _path_ns
     try:
         mode = os.environ.get("LLMPROF_PYTORCH", "")
         if mode not in ("auto", "modules", "ops"):
@@ -548,21 +687,22 @@ def install(torch):
         _depth = _env_depth()
         _auto = _env_budget() if mode == "auto" else None
         _clock = time.perf_counter_ns
-        _cpu = time.process_time_ns
         _tls = threading.local()
         _is_compiling = is_compiling
         _pop = nvtx.pop
         if _names is None:  # again after uninstall(): the names and categories given stay
             _names = _Names(nvtx)
-        pre = modmod.register_module_forward_pre_hook(_pre_hook)
-        always = True
         try:
-            post = modmod.register_module_forward_hook(_post_hook, always_call=True)
-        except TypeError:
-            post = modmod.register_module_forward_hook(_post_hook)
-            always = False
-        _kept.extend((pre, post))
-        _handles.extend((pre, post))
+            _path_ns, how = calibrate(torch, modmod)
+        except Exception as e:
+            _on = False
+            log("error", "module ranges off: calibrating the hooks' cost failed: %s: %s"
+                % (type(e).__name__, e))
+            return
+        log("info", how)
+        handles, always = _register(modmod)
+        _kept.extend(handles)
+        _handles.extend(handles)
         _quiet_dynamo_warning()
         if not _reporting:
             atexit.register(_report)
@@ -575,8 +715,9 @@ def install(torch):
                "" if always else "; this torch has no always_call: a forward that raises "
                "ends its ranges at its caller's return"))
         if _auto is not None:
-            log("info", "auto: module ranges on while the hooks take at most %g %% of the "
-                "process's CPU time" % _auto)
+            log("info", "auto: module ranges on while they make the program at most %g %% "
+                "slower (estimated: module calls x the calibrated call path + the hooks' own "
+                "time, over the wall time since the first module call)" % _auto)
         if mode == "ops":
             shapes = os.environ.get("LLMPROF_PYTORCH_SHAPES", "0") == "1"
             try:

@@ -156,8 +156,8 @@ static void pytorch_items(struct report_model *m)
 		    p->failure ? p->failure : "");
 	ADD("pytorch-auto-off", p->auto_off, TRUST_NO_THRESHOLD,
 	    "operators (module ranges cover the run only until then)",
-	    "process%s where pipeline.trace.pytorch=auto turned the module ranges off, their hooks "
-	    "above the %g %% CPU budget",
+	    "process%s where pipeline.trace.pytorch=auto turned the module ranges off, their "
+	    "estimated slowdown above the %g %% budget",
 	    p->auto_off == 1 ? "" : "es", p->budget_pct);
 	ADD("pytorch-not-loaded", (uint64_t)(p->given && !p->have_log && !p->log_err && !p->failed),
 	    TRUST_NO_THRESHOLD, "operators (no module ranges)",

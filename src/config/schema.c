@@ -101,8 +101,8 @@ static const struct config_key schema[] = {
      INT(pipeline.trace.max_json_events)},
     {"pipeline.trace.pytorch", CONFIG_ENUM, 0, "auto", trace_pytorch_names, 0, 0,
      "PyTorch programs: NVTX ranges named by module path for every nn.Module call (modules), "
-     "also ATen operators (ops), none, or auto (modules for a Python program while their cost "
-     "stays within pipeline.trace.pytorch_budget_pct, none for others)",
+     "also ATen operators (ops), none, or auto (modules for a Python program while their estimated "
+     "slowdown stays within pipeline.trace.pytorch_budget_pct, none for others)",
      ENUM(pipeline.trace.pytorch, trace_pytorch, TRACE_PYTORCH_NR)},
     {"pipeline.trace.pytorch_depth", CONFIG_INT, IN(1, 64), .def = "8",
      .help = "module ranges nest at most this deep (the outermost module is 1)",
@@ -111,8 +111,9 @@ static const struct config_key schema[] = {
      "pipeline.trace.pytorch=ops: operator ranges carry their input shapes",
      BOOL(pipeline.trace.pytorch_shapes)},
     {"pipeline.trace.pytorch_budget_pct", CONFIG_FLOAT, IN(0, 100), .def = "5",
-     .help = "pipeline.trace.pytorch=auto: module ranges stay on while the hooks take at most "
-	     "this share (%) of the process's CPU time, and are turned off above it",
+     .help = "pipeline.trace.pytorch=auto: module ranges stay on while they make the program at "
+	     "most this much (%) slower, as estimated in the program (calibrated hooked call "
+	     "path x module calls + the hooks' own time, over the wall time), off above it",
      FLOAT(pipeline.trace.pytorch_budget_pct)},
     {"pipeline.nsys.enable", CONFIG_BOOL, 0, "false", NULL, 0, 0,
      "also run a full nsys capture (the trace backend is pipeline.trace.backend)",

@@ -670,11 +670,39 @@ struct report_pytorch {
 	uint64_t ops;	    /* whose ATen ranges were on */
 	uint64_t failed;    /* error lines: ranges an error turned off (or never on) */
 	uint64_t auto_procs, auto_off, auto_kept; /* under auto: all, off, kept at exit */
-	double budget_pct;			  /* auto's budget, as its process read it */
-	uint64_t costed;			  /* processes that wrote their cost at exit */
-	uint64_t calls, ranges;			  /* module calls, ranges pushed: their sum */
-	double hook_ms, cpu_ms;			  /* in the hooks; process CPU time: their sum */
+	double budget_pct; /* auto's budget, as its process read it (% slower) */
+	/* The cost lines the processes wrote at exit, summed: module calls,
+	 * ranges pushed, ms in the hooks' bodies, calls x each process's
+	 * calibrated hooked call path (ms), the estimate (the two together)
+	 * and the wall time since each one's first module call. costed_old:
+	 * lines of an older llmprof, which timed the bodies only (their calls,
+	 * ranges and hook_ms are in the sums, the rest is not) */
+	uint64_t costed, costed_old;
+	uint64_t calls, ranges;
+	double hook_ms, path_ms, est_ms, wall_ms;
 };
+
+/* The mode the log shows: "never_on" (no process installed the hooks),
+ * "auto", "ops" or "modules". */
+static inline const char *report_pytorch_mode(const struct report_pytorch *p)
+{
+	return !p->processes ? "never_on" : p->auto_procs ? "auto" : p->ops ? "ops" : "modules";
+}
+
+/* The slowdown the costed processes' estimates make of their wall time,
+ * est / (wall - est) (a fraction: 0.21 = 21 % slower), capped at 100;
+ * unavailable without an estimate. As the startup module computes it
+ * (pytorch/_llmprof_pytorch.py, _slowdown()). */
+static inline struct rnum report_pytorch_slowdown(const struct report_pytorch *p)
+{
+	double base = p->wall_ms - p->est_ms;
+
+	if (p->costed <= p->costed_old || !(p->wall_ms > 0))
+		return RNUM_NONE;
+	if (!(p->est_ms > 0))
+		return rnum_of(0.0);
+	return rnum_of(base <= 0 || p->est_ms >= 100 * base ? 100.0 : p->est_ms / base);
+}
 
 struct report_model {
 	struct report_ncu_export ncu;

@@ -53,8 +53,8 @@ void run_pytorch_choose(struct run_ctx *rc)
 	p->pytorch = m;
 	if (m == TRACE_PYTORCH_AUTO)
 		strbuf_addf(&p->trace_reason,
-			    "; pipeline.trace.pytorch=auto: modules, off above %g %% of the "
-			    "program's CPU time",
+			    "; pipeline.trace.pytorch=auto: modules, off above an estimated "
+			    "%g %% slowdown",
 			    p->pytorch_budget_pct);
 	else
 		strbuf_addf(&p->trace_reason, "; pipeline.trace.pytorch=%s: %s", asked,

@@ -220,15 +220,12 @@ static void tracer_cost_json(json_t *root, const struct report_tracer_cost *c)
 static void pytorch_json(json_t *root, const struct report_pytorch *p)
 {
 	json_t *o;
+	int est;
 
 	if (!p->given)
 		return;
 	o = json_object();
-	set(o, "mode",
-	    json_string(!p->processes	? "never_on"
-			: p->auto_procs ? "auto"
-			: p->ops	? "ops"
-					: "modules"));
+	set(o, "mode", json_string(report_pytorch_mode(p)));
 	set(o, "processes", json_integer((json_int_t)p->processes));
 	set(o, "torch", p->torch ? json_string(p->torch) : json_null());
 	set(o, "errors", json_integer((json_int_t)p->failed));
@@ -242,8 +239,11 @@ static void pytorch_json(json_t *root, const struct report_pytorch *p)
 	set(o, "module_calls", json_integer((json_int_t)p->calls));
 	set(o, "ranges", json_integer((json_int_t)p->ranges));
 	set(o, "hooks_ms", p->costed ? json_real(p->hook_ms) : json_null());
-	set(o, "cpu_ms", p->costed ? json_real(p->cpu_ms) : json_null());
-	set(o, "share_of_cpu", p->cpu_ms > 0 ? json_real(p->hook_ms / p->cpu_ms) : json_null());
+	est = report_pytorch_slowdown(p).available;
+	set(o, "call_path_ms", est ? json_real(p->path_ms) : json_null());
+	set(o, "estimated_ms", est ? json_real(p->est_ms) : json_null());
+	set(o, "wall_ms", est ? json_real(p->wall_ms) : json_null());
+	set(o, "estimated_slowdown", jnum(report_pytorch_slowdown(p)));
 	set(root, "pytorch", o);
 }
 

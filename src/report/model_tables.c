@@ -289,10 +289,40 @@ static int reference_sentence(const struct report_tracer_cost *c, struct strbuf 
 	return 1;
 }
 
+/* The cost part of the PyTorch line: the estimated slowdown and how it was
+ * found (docs/pytorch.md, "Auto: judged by the slowdown"). */
+static void pytorch_cost(const struct report_pytorch *p, struct strbuf *sb)
+{
+	struct rnum slow = report_pytorch_slowdown(p);
+	uint64_t silent = p->processes > p->costed ? p->processes - p->costed : 0;
+
+	strbuf_addf(sb, "; %llu module calls, ", (unsigned long long)p->calls);
+	if (slow.available) {
+		strbuf_addstr(sb, "estimated ");
+		fmt_frac_pct(sb, slow);
+		strbuf_addf(
+		    sb,
+		    " slower (calls × %.3f us of PyTorch's hooked call path, calibrated at "
+		    "start, + %.3f ms in the hooks = %.3f ms of %.3f ms wall time since the "
+		    "first module call)",
+		    p->calls ? p->path_ms * 1e3 / (double)p->calls : 0.0, p->hook_ms, p->est_ms,
+		    p->wall_ms);
+	} else {
+		strbuf_addf(sb,
+			    "%.3f ms in the hooks (an older llmprof's log: no estimate of the "
+			    "slowdown)",
+			    p->hook_ms);
+	}
+	strbuf_addf(sb, ", %llu ranges pushed", (unsigned long long)p->ranges);
+	if (silent)
+		strbuf_addf(sb, "; %llu process%s ended without writing %s cost",
+			    (unsigned long long)silent, silent == 1 ? "" : "es",
+			    silent == 1 ? "its" : "their");
+}
+
 int report_pytorch_line(const struct report_model *m, struct strbuf *sb)
 {
 	const struct report_pytorch *p = &m->pytorch;
-	const char *mode = p->auto_procs ? "auto" : p->ops ? "ops" : "modules";
 
 	if (!p->given)
 		return 0;
@@ -303,37 +333,21 @@ int report_pytorch_line(const struct report_model *m, struct strbuf *sb)
 						"imported torch.");
 		return 1;
 	}
-	strbuf_addf(sb, "%s in %llu process%s", mode, (unsigned long long)p->processes,
-		    p->processes == 1 ? "" : "es");
+	strbuf_addf(sb, "%s in %llu process%s", report_pytorch_mode(p),
+		    (unsigned long long)p->processes, p->processes == 1 ? "" : "es");
 	if (p->torch)
 		strbuf_addf(sb, " (torch %s)", p->torch);
 	if (p->auto_procs)
 		strbuf_addf(sb,
 			    "; auto kept the module ranges in %llu, turned them off in %llu "
-			    "(budget %g %% of the process's CPU time)",
+			    "(budget: %g %% slower, estimated)",
 			    (unsigned long long)p->auto_kept, (unsigned long long)p->auto_off,
 			    p->budget_pct);
-	if (p->costed) {
-		strbuf_addf(sb, "; %llu module calls, %.3f ms in the hooks, ",
-			    (unsigned long long)p->calls, p->hook_ms);
-		if (p->cpu_ms > 0)
-			fmt_frac_pct(sb, rnum_of(p->hook_ms / p->cpu_ms));
-		else
-			strbuf_addstr(sb, "n/a");
-		strbuf_addf(sb,
-			    " of %.3f ms process CPU time since the first module call, "
-			    "%llu ranges pushed (timed by the hooks themselves",
-			    p->cpu_ms, (unsigned long long)p->ranges);
-		if (p->costed < p->processes)
-			strbuf_addf(sb, "; %llu process%s ended without writing %s cost",
-				    (unsigned long long)(p->processes - p->costed),
-				    p->processes - p->costed == 1 ? "" : "es",
-				    p->processes - p->costed == 1 ? "its" : "their");
-		strbuf_addch(sb, ')');
-	} else {
+	if (p->costed)
+		pytorch_cost(p, sb);
+	else
 		strbuf_addstr(sb, "; no process wrote its cost (each ended without its exit "
 				  "handlers)");
-	}
 	if (p->failed)
 		strbuf_addf(sb, "; %llu error%s turned ranges off", (unsigned long long)p->failed,
 			    p->failed == 1 ? "" : "s");

@@ -10,6 +10,7 @@ match pushes."""
 import os
 import sys
 import threading
+import time
 
 import torch
 from torch import nn
@@ -154,12 +155,17 @@ def main(name):
         print("loader restored:", type(torch.__loader__).__name__, type(torch.__spec__.loader).__name__)
         import sitecustomize
         print("sitecustomize:", getattr(sitecustomize, "WHO", "llmprof"))
+        lp = sys.modules.get("_llmprof_pytorch")  # its calibration left nothing
+        if lp is not None:
+            print("after import: entries %d calls %d wall0 %s" % (len(lp._entries), lp._calls, lp._wall0))
         r = m(1)
     elif name == "many":  # 120 calls of the model, 2,280 module calls
         Norm.work = int(os.environ.get("SCENARIO_WORK", "0"))
         r = 0
+        t0 = time.perf_counter_ns()
         for i in range(120):
             r += m(i)
+        print("loop ms %.3f" % ((time.perf_counter_ns() - t0) / 1e6))
         mm = torch.nn.modules.module
         print("hooks at the end:", len(mm._global_forward_pre_hooks), len(mm._global_forward_hooks))
     elif name == "fail-later":  # the module's NVTX pop fails after a first, good call

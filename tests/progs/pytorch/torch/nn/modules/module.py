@@ -3,6 +3,7 @@ _call_impl): global forward pre-hooks and forward hooks, snapshotted into a
 tuple before they run; always_call hooks run when forward raises."""
 import itertools
 import os
+import time
 from collections import OrderedDict
 
 import torch
@@ -11,6 +12,12 @@ _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
 _global_forward_hooks_always_called = OrderedDict()
 _ids = itertools.count()
+# FAKE_TORCH_HOOKED_US: the hooked call path costs this many more us a call
+# (busy: as PyTorch's slower _call_impl once global hooks exist)
+_hooked_ns = int(float(os.environ.get("FAKE_TORCH_HOOKED_US", "0")) * 1000)
+# FAKE_TORCH_REGISTER_FAIL=N: the Nth register_module_forward_hook raises
+_register_fail = int(os.environ.get("FAKE_TORCH_REGISTER_FAIL", "0"))
+_registered = [0]
 
 
 class RemovableHandle:
@@ -30,6 +37,9 @@ def register_module_forward_pre_hook(hook):
 
 
 def _register_forward_hook(hook, *, always_call=False):
+    _registered[0] += 1
+    if _registered[0] == _register_fail:
+        raise RuntimeError("fake registration failure")
     h = RemovableHandle(_global_forward_hooks, _global_forward_hooks_always_called)
     _global_forward_hooks[h.id] = hook
     if always_call:
@@ -70,6 +80,10 @@ class Module:
         forward_call = self.forward
         if not (_global_forward_hooks or _global_forward_pre_hooks):
             return forward_call(*args, **kwargs)
+        if _hooked_ns:
+            end = time.perf_counter_ns() + _hooked_ns
+            while time.perf_counter_ns() < end:
+                pass
         result = None
         called_always = set()
 
