@@ -22,13 +22,19 @@
 #   real      under `llmprof profile pipeline.trace.pytorch=auto` as a user
 #             runs it (the hooks installed at `import torch`): decode times,
 #             checksums and Dynamo's graph breaks with llmprof, and the
-#             report's Trust line (what auto chose, the hooks' measured share);
+#             report's Trust line (what auto chose, its estimated slowdown);
 #             not for mini-graph, whose replays run no hook
 # Ratios per mode: median decode_ms and wall_ms over the rounds, / untraced and
-# / none; checksums of every generation against untraced; graph breaks
+# / none; beside the measured wall / none, the slowdown the startup module
+# estimates for the same generation (its calibrated call path x the
+# generation's module calls + the hooks' timed bodies, over its wall time),
+# the extra wall ms measured against none and estimated, auto's own running
+# estimate (the one it judges) and whether the ranges were still on at the
+# end; checksums of every generation against untraced; graph breaks
 # untraced vs real vs each mode. Results under OUT: modes-overhead.log (all
-# printed), results.json (every generation), summary.md (the table),
-# pytorch-logs.txt (the startup module's logs), trust-lines.txt.
+# printed, with every install's calibration line), results.json (every
+# generation), summary.md (the table), pytorch-logs.txt (the startup
+# module's logs), trust-lines.txt.
 #
 # Usage (on the GPU machine, from a tree staged by scripts/gpu/stage.sh):
 #   bash bench/pytorch/modes-overhead.sh STAGE OUT
@@ -37,15 +43,22 @@
 # switch may recompile), NEW_TOKENS (16), PROGRAMS (all four), BUDGET (the
 # auto budget, %, 5), LIMIT_S (380: no process starts past it), HARD_S (470:
 # every process is stopped by then, so the call ends within 8 minutes).
+# DRY=1: the script's own check on a CPU (tests/cli/test-pytorch-modes-bench.sh):
+# STAGE the source tree (BUILD its build folder, default STAGE/build), the
+# program "dry" (modes_bench.py) on the tests' fake torch, no GPU.
 set -u
 stage=${1:?usage: modes-overhead.sh STAGE OUT} out=${2:?}
-B=$stage/build
+B=${BUILD:-$stage/build}
 bench=$stage/bench/pytorch/modes_bench.py
 [ -f "$bench" ] || bench=$(cd "$(dirname "$0")" && pwd)/modes_bench.py
 export LD_LIBRARY_PATH=$stage/lib:${LD_LIBRARY_PATH:-}
 export LLMPROF_CONF_DIR=$stage/conf
 export LLMPROF_PYTORCH_DIR=$B/pytorch
 export PYTHONPATH=$stage/scripts/gpu${PYTHONPATH:+:$PYTHONPATH}
+if [ "${DRY:-0}" = 1 ]; then # the script's own check on a CPU: the tests' fake torch
+	export PYTHONPATH=$stage/tests/progs/pytorch:$PYTHONPATH
+	PROGRAMS=${PROGRAMS:-dry}
+fi
 rounds=${ROUNDS:-4} tokens=${NEW_TOKENS:-16} budget=${BUDGET:-5} limit=${LIMIT_S:-380}
 hard=${HARD_S:-470}
 mkdir -p "$out"
@@ -90,8 +103,12 @@ prof() {
 }
 {
 	"$B/llmprof" --version
-	python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__, torch.cuda.get_device_name())'
-	nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+	if [ "${DRY:-0}" = 1 ]; then
+		echo "dry run: programs $PROGRAMS on the tests' fake torch, no GPU"
+	else
+		python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__, torch.cuda.get_device_name())'
+		nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+	fi
 	echo "rounds $rounds, new tokens $tokens, auto budget $budget %"
 	for p in ${PROGRAMS:-hf-eager mini-graph mini-compile mini-compilero}; do
 		left || { echo "time limit: $p skipped"; continue; }
@@ -113,9 +130,11 @@ json.dump(res, open(os.path.join(w, "results.json"), "w"), indent=1)
 def med(gs, k):
     v = [g[k] for g in gs]
     return statistics.median(v) if v else None
-lines.append("| program | mode | n | decode ms (median) | / untraced | / none | wall ms (median) | / untraced | / none | checksums = untraced | hooks: share of CPU % (median) | Dynamo breaks / graphs |")
-lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|")
+lines.append("| program | mode | n | decode ms (median) | / untraced | / none | wall ms (median) | / untraced | / none | estimated / none (the generation) | extra wall ms: measured vs none / estimated | auto's running estimate % | ranges at the end | checksums = untraced | Dynamo breaks / graphs |")
+lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|---|")
 progs = sorted({k.rsplit("-", 1)[0] for k in res})
+def fmt(v, f="%.3f"):
+    return "-" if v is None else f % v
 for prog in progs:
     u = res.get(prog + "-untraced")
     if not u:
@@ -139,21 +158,29 @@ for prog in progs:
         if mode == "none":
             nd, nw = d, wl
         eq = all(tuple(g["checksum"]) in sums for g in gs) and len(sums) == 1
-        shares = [g["hooks"].get("share_pct") for g in gs if g.get("hooks")]
+        ests = [g["estimate"] for g in gs if g.get("estimate")]
+        est_ratio = (1 + statistics.median(e["slowdown_pct"] for e in ests) / 100) if ests else None
+        est_ms = statistics.median(e["est_ms"] for e in ests) if ests else None
+        running = [g["hooks"]["slowdown_pct"] for g in gs if g.get("hooks", {}).get("slowdown_pct") is not None]
+        ons = [g["hooks"]["on"] for g in gs if "on" in g.get("hooks", {})]
         dyn = gs[-1].get("dynamo", {})
-        lines.append("| %s | %s | %d | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s / %s |" % (
+        lines.append("| %s | %s | %d | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s / %s | %s | %s | %s | %s / %s |" % (
             prog, mode, len(gs), d, d / bd, "%.3f" % (d / nd) if nd else "-", wl, wl / bw,
-            "%.3f" % (wl / nw) if nw else "-", "EQUAL" if eq else "DIFFERENT",
-            "%.2f" % statistics.median(shares) if shares else "-",
-            dyn.get("graph_breaks", "?"), dyn.get("unique_graphs", "?")))
+            "%.3f" % (wl / nw) if nw else "-", fmt(est_ratio),
+            fmt(wl - nw if nw and mode != "none" else None, "%.1f"), fmt(est_ms, "%.1f"),
+            fmt(statistics.median(running) if running else None, "%.2f"),
+            ("on %d/%d" % (sum(ons), len(ons))) if ons else "-",
+            "EQUAL" if eq else "DIFFERENT", dyn.get("graph_breaks", "?"), dyn.get("unique_graphs", "?")))
 text = "\n".join(lines) + "\n"
 open(summary, "w").write(text)
 print(text)
 PY
 	echo "--- Trust lines of the real runs"
 	cat "$w/trust-lines.txt" 2>/dev/null
+	echo "--- calibrations (each install)"
+	grep -h "calibration:" "$w/pytorch-logs.txt" 2>/dev/null | sed 's/^pid [0-9]*: //' | head -40
 	echo "--- auto's decisions"
-	grep -h "auto:" "$w/pytorch-logs.txt" 2>/dev/null | sed 's/^pid [0-9]*: //' | sort | uniq -c | head -20
+	grep -h "auto:" "$w/pytorch-logs.txt" 2>/dev/null | sed 's/^pid [0-9]*: //' | sort | uniq -c | head -30
 	echo "[$((SECONDS - start)) s]"
 } 2>&1 | tee "$out/modes-overhead.log"
 cp "$w/results.json" "$w/pytorch-logs.txt" "$w/trust-lines.txt" "$out/" 2>/dev/null
