@@ -100,6 +100,7 @@ _wall0 = None
 _path_ns = 0.0
 _clock = None          # time.perf_counter_ns
 _auto = None           # auto mode: its budget in %, else None
+_judged = None         # auto: the last estimate it judged, % slower
 _next_check = AUTO_MIN_CALLS
 _stacks = []           # every thread's stack (auto removes the hooks when all are empty)
 _handles = []          # the hook handles (auto removes them)
@@ -196,11 +197,14 @@ def _auto_check():
     the budget, every AUTO_EVERY calls; above it the ranges go off, and the
     hooks are removed once no thread has a range open (until then they only
     pop what they pushed)."""
-    global _on, _next_check
+    global _on, _next_check, _judged
     if _on:
         _next_check = _calls + AUTO_EVERY
         calls, hook_ms, path_us, est_ms, wall_ms, slow = _cost()
-        if calls < AUTO_MIN_CALLS or wall_ms * 1e6 < AUTO_MIN_WALL_NS or slow <= _auto:
+        if calls < AUTO_MIN_CALLS or wall_ms * 1e6 < AUTO_MIN_WALL_NS:
+            return
+        _judged = slow
+        if slow <= _auto:
             return
         _on = False
         log("warning", "auto: module ranges off: estimated %.2f %% slower (%d module calls x "
@@ -632,15 +636,16 @@ def calibrate(torch, modmod):
 def uninstall():
     """Removes the hooks and leaves PyTorch's operator ranges, and returns
     what the hooks cost since install() ({"calls", "hook_ms", "path_us",
-    "est_ms", "wall_ms", "slowdown_pct", "ranges", "on"}: _cost()'s),
-    counters reset. Not for programs: for bench/pytorch/modes-overhead.sh,
-    which measures every mode in one process (install() again after
-    setting LLMPROF_PYTORCH). Never raises."""
-    global _on, _calls, _hook_ns, _pushed, _wall0, _next_check, _auto
+    "est_ms", "wall_ms", "slowdown_pct": _cost()'s, "ranges", "on", and
+    "judged_pct": auto's last judged estimate or None), counters reset.
+    Not for programs: for bench/pytorch/modes-overhead.sh, which measures
+    every mode in one process (install() again after setting
+    LLMPROF_PYTORCH). Never raises."""
+    global _on, _calls, _hook_ns, _pushed, _wall0, _next_check, _auto, _judged
     try:
         out = dict(zip(("calls", "hook_ms", "path_us", "est_ms", "wall_ms", "slowdown_pct"),
                        _cost()))
-        out.update(ranges=_pushed, on=_on)
+        out.update(ranges=_pushed, on=_on, judged_pct=_judged)
         _on = False
         for h in _handles:
             h.remove()
@@ -654,7 +659,7 @@ def uninstall():
         _calls = _hook_ns = _pushed = 0
         _wall0 = None
         _next_check = AUTO_MIN_CALLS
-        _auto = None
+        _auto = _judged = None
         return out
     except Exception as e:
         log("error", "uninstall: %s: %s" % (type(e).__name__, e))

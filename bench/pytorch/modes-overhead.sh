@@ -28,9 +28,9 @@
 # / none; beside the measured wall / none, the slowdown the startup module
 # estimates for the same generation (its calibrated call path x the
 # generation's module calls + the hooks' timed bodies, over its wall time),
-# the extra wall ms measured against none and estimated, auto's own running
-# estimate (the one it judges) and whether the ranges were still on at the
-# end; checksums of every generation against untraced; graph breaks
+# the extra wall ms measured against none and estimated, the last estimate
+# auto judged (since the mode's first module call, at every 1,000th) and
+# whether the ranges were still on at the end; checksums of every generation against untraced; graph breaks
 # untraced vs real vs each mode. Results under OUT: modes-overhead.log (all
 # printed, with every install's calibration line), results.json (every
 # generation), summary.md (the table), pytorch-logs.txt (the startup
@@ -130,7 +130,7 @@ json.dump(res, open(os.path.join(w, "results.json"), "w"), indent=1)
 def med(gs, k):
     v = [g[k] for g in gs]
     return statistics.median(v) if v else None
-lines.append("| program | mode | n | decode ms (median) | / untraced | / none | wall ms (median) | / untraced | / none | estimated / none (the generation) | extra wall ms: measured vs none / estimated | auto's running estimate % | ranges at the end | checksums = untraced | Dynamo breaks / graphs |")
+lines.append("| program | mode | n | decode ms (median) | / untraced | / none | wall ms (median) | / untraced | / none | estimated / none (the generation) | extra wall ms: measured vs none / estimated | auto's last judged estimate % | ranges at the end | checksums = untraced | Dynamo breaks / graphs |")
 lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|---|")
 progs = sorted({k.rsplit("-", 1)[0] for k in res})
 def fmt(v, f="%.3f"):
@@ -161,7 +161,7 @@ for prog in progs:
         ests = [g["estimate"] for g in gs if g.get("estimate")]
         est_ratio = (1 + statistics.median(e["slowdown_pct"] for e in ests) / 100) if ests else None
         est_ms = statistics.median(e["est_ms"] for e in ests) if ests else None
-        running = [g["hooks"]["slowdown_pct"] for g in gs if g.get("hooks", {}).get("slowdown_pct") is not None]
+        running = [g["hooks"]["judged_pct"] for g in gs if g.get("hooks", {}).get("judged_pct") is not None]
         ons = [g["hooks"]["on"] for g in gs if "on" in g.get("hooks", {})]
         dyn = gs[-1].get("dynamo", {})
         lines.append("| %s | %s | %d | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s / %s | %s | %s | %s | %s / %s |" % (

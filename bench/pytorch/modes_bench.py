@@ -25,8 +25,9 @@ with hooks, what the startup module estimates they added to that
 generation ("estimate": its calibrated call path x the generation's module
 calls + the hooks' bodies' time, and the slowdown that makes of wall_ms)
 beside its own running estimate since the mode's first module call
-("hooks": uninstall()'s, the one auto judges, and whether auto kept the
-ranges on).
+("hooks": uninstall()'s, diluted once auto turned the hooks off), the
+last estimate auto judged (judged_pct: at 1,000 module calls and every
+1,000 after) and whether the ranges were still on.
 --real: no mode switching; the process as llmprof's startup module left it
 (pipeline.trace.pytorch=... under `llmprof profile`): rounds of timed
 generations, for Dynamo's graph-break count with the hooks installed at
@@ -183,7 +184,7 @@ def cost():
     (auto judges this one), and whether the ranges are on."""
     out = dict(zip(("calls", "hook_ms", "path_us", "est_ms", "wall_ms", "slowdown_pct"),
                    lp._cost()))
-    out["on"] = lp._on
+    out.update(on=lp._on, judged_pct=lp._judged)
     return out
 
 
