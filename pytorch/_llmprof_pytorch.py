@@ -37,9 +37,11 @@ DOMAIN = "llmprof.pytorch"
 FALLBACK_PREFIX = "llmprof.pytorch:"  # default-domain ranges when the library is missing
 DEFAULT_DEPTH = 8
 DEFAULT_BUDGET = 5.0  # %, pipeline.trace.pytorch_budget_pct's default
-# auto judges the estimated slowdown once the hooks have run this many module
-# calls and this much wall time has passed since the first one (less is
-# noise: an import, a first call), then again every AUTO_EVERY calls
+# auto starts its window at the first outermost return after this many module
+# calls (what came before holds lazy initialisation, a compilation, a first
+# capture: wall time the hooks did not cause), and judges the estimated
+# slowdown over the window every AUTO_EVERY calls after, once it spans this
+# much wall time
 AUTO_MIN_CALLS = 1000
 AUTO_MIN_WALL_NS = 20000000
 AUTO_EVERY = 1000
@@ -101,6 +103,7 @@ _path_ns = 0.0
 _clock = None          # time.perf_counter_ns
 _auto = None           # auto mode: its budget in %, else None
 _judged = None         # auto: the last estimate it judged, % slower
+_base = None           # auto: (calls, hook ns, clock) where its window starts
 _next_check = AUTO_MIN_CALLS
 _stacks = []           # every thread's stack (auto removes the hooks when all are empty)
 _handles = []          # the hook handles (auto removes them)
@@ -181,27 +184,32 @@ def _slowdown(est_ns, wall_ns):
     return 100.0 * est_ns / base
 
 
-def _cost():
-    """What the hooks cost since the first module call: (module calls, ms
-    in the hooks' bodies, us a call of the hooked call path (calibrated),
-    estimated extra ms = calls x that + the bodies' ms, wall ms since the
-    first call, estimated slowdown in %)."""
-    wall = (_clock() - _wall0) if _wall0 is not None else 0
-    est = _calls * _path_ns + _hook_ns
-    return (_calls, _hook_ns / 1e6, _path_ns / 1e3, est / 1e6, wall / 1e6,
-            _slowdown(est, wall))
+def _cost(base=None):
+    """What the hooks cost since the first module call, or since base
+    ((calls, hook ns, clock) then): (module calls, ms in the hooks' bodies,
+    us a call of the hooked call path (calibrated), estimated extra ms =
+    calls x that + the bodies' ms, wall ms, estimated slowdown in %)."""
+    calls, hook, t0 = base if base is not None else (0, 0, _wall0)
+    calls, hook = _calls - calls, _hook_ns - hook
+    wall = (_clock() - t0) if t0 is not None else 0
+    est = calls * _path_ns + hook
+    return calls, hook / 1e6, _path_ns / 1e3, est / 1e6, wall / 1e6, _slowdown(est, wall)
 
 
 def _auto_check():
-    """auto, at an outermost module's return: the estimated slowdown against
-    the budget, every AUTO_EVERY calls; above it the ranges go off, and the
-    hooks are removed once no thread has a range open (until then they only
-    pop what they pushed)."""
-    global _on, _next_check, _judged
+    """auto, at an outermost module's return, every AUTO_EVERY calls: the
+    first time, its window starts; then the estimated slowdown over the
+    window against the budget. Above it the ranges go off, and the hooks are
+    removed once no thread has a range open (until then they only pop what
+    they pushed)."""
+    global _on, _next_check, _judged, _base
     if _on:
         _next_check = _calls + AUTO_EVERY
-        calls, hook_ms, path_us, est_ms, wall_ms, slow = _cost()
-        if calls < AUTO_MIN_CALLS or wall_ms * 1e6 < AUTO_MIN_WALL_NS:
+        if _base is None:
+            _base = (_calls, _hook_ns, _clock())
+            return
+        calls, hook_ms, path_us, est_ms, wall_ms, slow = _cost(_base)
+        if wall_ms * 1e6 < AUTO_MIN_WALL_NS:
             return
         _judged = slow
         if slow <= _auto:
@@ -209,8 +217,8 @@ def _auto_check():
         _on = False
         log("warning", "auto: module ranges off: estimated %.2f %% slower (%d module calls x "
             "%.3f us hooked call path + %.3f ms in the hooks = %.3f ms of %.3f ms wall time "
-            "since the first module call), above the %g %% budget"
-            % (slow, calls, path_us, hook_ms, est_ms, wall_ms, _auto))
+            "from module call %d on), above the %g %% budget"
+            % (slow, calls, path_us, hook_ms, est_ms, wall_ms, _base[0], _auto))
     if any(_stacks):
         return
     for h in _handles:
@@ -232,7 +240,9 @@ def _report():
             % (calls, hook_ms, path_us, est_ms, wall_ms, slow, _pushed))
         if _auto is not None and _on:
             log("info", "auto: module ranges kept: estimated %.2f %% slower, within the %g %% "
-                "budget" % (slow, _auto))
+                "budget%s" % (slow if _judged is None else _judged, _auto,
+                              "" if _judged is not None else
+                              " (never judged: %d module calls)" % calls))
     except Exception:
         pass
 
@@ -641,7 +651,7 @@ def uninstall():
     Not for programs: for bench/pytorch/modes-overhead.sh, which measures
     every mode in one process (install() again after setting
     LLMPROF_PYTORCH). Never raises."""
-    global _on, _calls, _hook_ns, _pushed, _wall0, _next_check, _auto, _judged
+    global _on, _calls, _hook_ns, _pushed, _wall0, _next_check, _auto, _judged, _base
     try:
         out = dict(zip(("calls", "hook_ms", "path_us", "est_ms", "wall_ms", "slowdown_pct"),
                        _cost()))
@@ -659,7 +669,7 @@ def uninstall():
         _calls = _hook_ns = _pushed = 0
         _wall0 = None
         _next_check = AUTO_MIN_CALLS
-        _auto = _judged = None
+        _auto = _judged = _base = None
         return out
     except Exception as e:
         log("error", "uninstall: %s: %s" % (type(e).__name__, e))
@@ -721,8 +731,9 @@ def install(torch):
                "ends its ranges at its caller's return"))
         if _auto is not None:
             log("info", "auto: module ranges on while they make the program at most %g %% "
-                "slower (estimated: module calls x the calibrated call path + the hooks' own "
-                "time, over the wall time since the first module call)" % _auto)
+                "slower (estimated from the %dth module call on: module calls x the "
+                "calibrated call path + the hooks' own time, over the wall time)"
+                % (_auto, AUTO_MIN_CALLS))
         if mode == "ops":
             shapes = os.environ.get("LLMPROF_PYTORCH_SHAPES", "0") == "1"
             try:

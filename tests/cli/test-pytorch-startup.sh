@@ -245,18 +245,20 @@ expect auto-kept-result "$(result "$t/many.plain")" "$(result "$t/many@kept.out"
 expect auto-kept-calls 120 "$(nvtx many@kept | grep -c '^CausalLM ')"
 expect auto-kept-ranges "$((120 * 19))" "$(nvtx many@kept | wc -l)"
 expect auto-kept-hooks "hooks at the end: 1 1" "$(grep '^hooks at the end' "$t/many@kept.out")"
-grep -q "^pid [0-9]*: info: auto: module ranges on while they make the program at most 100 % slower (estimated: module calls x the calibrated call path + the hooks' own time, over the wall time since the first module call)$" \
+grep -q "^pid [0-9]*: info: auto: module ranges on while they make the program at most 100 % slower (estimated from the 1000th module call on: module calls x the calibrated call path + the hooks' own time, over the wall time)$" \
 	"$t/many@kept.log" || fail "auto on: $(cat "$t/many@kept.log")"
 grep -Eq "^pid [0-9]+: info: auto: module ranges kept: estimated [0-9.]+ % slower, within the 100 % budget$" \
 	"$t/many@kept.log" || fail "auto kept: $(cat "$t/many@kept.log")"
 grep -q "warning: auto" "$t/many@kept.log" && fail "auto kept, yet: $(cat "$t/many@kept.log")"
-# over the budget: off at the first judgement (1,000 module calls: the 53rd
-# model call's return), balanced, the hooks removed, the result unchanged
+# over the budget: off at the first judgement (auto's window starts at the
+# first model call's return after 1,000 module calls, the 53rd, and is judged
+# 1,000 calls later, at the 106th), balanced, the hooks removed, the result
+# unchanged
 py many@off LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=0 SCENARIO_WORK=50000
 expect auto-off-result "$(result "$t/many.plain")" "$(result "$t/many@off.out")"
-expect auto-off-ranges "$(nvtx many@kept | sed -n "1,$((53 * 19))p")" "$(nvtx many@off)"
+expect auto-off-ranges "$(nvtx many@kept | sed -n "1,$((106 * 19))p")" "$(nvtx many@off)"
 expect auto-off-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/many@off.out")"
-grep -Eq "^pid [0-9]+: warning: auto: module ranges off: estimated [0-9.]+ % slower \(1007 module calls x [0-9.]+ us hooked call path \+ [0-9.]+ ms in the hooks = [0-9.]+ ms of [0-9.]+ ms wall time since the first module call\), above the 0 % budget$" \
+grep -Eq "^pid [0-9]+: warning: auto: module ranges off: estimated [0-9.]+ % slower \(1007 module calls x [0-9.]+ us hooked call path \+ [0-9.]+ ms in the hooks = [0-9.]+ ms of [0-9.]+ ms wall time from module call 1007 on\), above the 0 % budget$" \
 	"$t/many@off.log" || fail "auto off: $(cat "$t/many@off.log")"
 grep -q "kept" "$t/many@off.log" && fail "auto off, yet: $(cat "$t/many@off.log")"
 # a failure under auto: off, logged once, the hooks removed, the result unchanged
@@ -277,45 +279,77 @@ expect notorch-auto "$(cat "$t/notorch.out")" "$(cat "$t/notorch-auto.out")"
 [ ! -e "$t/notorch-auto.log" ] || fail "auto: a program without torch got a log"
 
 # 13d. the estimate prices PyTorch's hooked call path, which the hooks cannot
-# time themselves: the fake torch's costs FAKE_TORCH_HOOKED_US more a call
-# (busy), so the calibration must find at least that, the estimate must be
-# calls x it + the bodies' time over the wall time, and must match what the
-# program really lost: its loop against the same loop without llmprof
-# (2,280 calls x 100 us)
-py many@slow FAKE_TORCH_HOOKED_US=100
-expect slow-result "$(result "$t/many.plain")" "$(result "$t/many@slow.out")"
-python3 - "$t/many@slow.log" "$t/many.plain" "$t/many@slow.out" <<'PY' || fail "slow path: $(cat "$t/many@slow.log")"
+# time themselves. On the fake torch's own clock (FAKE_TORCH_CLOCK: 100 ns a
+# read, 1 us a module call, FAKE_TORCH_HOOKED_US more with global hooks)
+# every number is exact whatever the host's load: the calibration must find
+# the hooked path (+ the clock reads outside the bodies), the estimate must
+# be calls x it + the bodies' time, equal to what the program's loop really
+# lost against the same loop without llmprof (2,280 calls), and the slowdown
+# est / (wall - est) equal to lost / the loop without llmprof
+clk() { py "$@" FAKE_TORCH_CLOCK=1; }
+env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 FAKE_TORCH_CLOCK=1 \
+	python3 "$progs/scenario.py" many >"$t/many-clock.plain"
+clk many@clock FAKE_TORCH_HOOKED_US=1
+expect clock-result "$(result "$t/many.plain")" "$(result "$t/many@clock.out")"
+cost_check() { # cost_check LOG [PLAIN OUT MIN_PATH_US]: the cost line's arithmetic
+	python3 - "$@" <<'PY'
 import re, sys
 log = open(sys.argv[1]).read()
 path = float(re.search(r"calibration: hooked call path ([0-9.]+) us a call", log).group(1))
-assert path >= 99, "calibrated %.3f us a call, the fake's hooked path costs 100 more" % path
 c = re.search(r"cost: (\d+) module calls, ([0-9.]+) ms in the hooks, ([0-9.]+) us a call of "
               r"PyTorch's hooked call path \(calibrated\): ([0-9.]+) ms estimated of ([0-9.]+) ms "
               r"wall time since the first call, ([0-9.]+) % slower", log)
 calls, hook, cal, est, wall, slower = int(c.group(1)), *map(float, c.groups()[1:])
 assert calls == 2280 and cal == path, c.group(0)
-assert abs(est - (calls * cal / 1e3 + hook)) < 0.01, ("estimate is not calls x path + hooks", c.group(0))
+assert abs(est - (calls * cal / 1e3 + hook)) < 0.002, ("estimate is not calls x path + hooks", c.group(0))
 if est < wall and 100 * est / (wall - est) < 10000:
     assert abs(slower - 100 * est / (wall - est)) < 0.01 * max(1, slower), ("slowdown", c.group(0))
 else:  # the cap: an estimate at or above the wall time
     assert slower == 10000, ("slowdown cap", c.group(0))
-loop = lambda f: float(re.search(r"^loop ms ([0-9.]+)$", open(f).read(), re.M).group(1))
-lost = loop(sys.argv[3]) - loop(sys.argv[2])
-# wide: a calibration batch preempted on a loaded host reads long (without
-# the calibrated path the estimate would be about a twentieth of the loss)
-assert 0.5 * lost <= est <= 3 * lost, "estimated %.1f ms, the loop lost %.1f ms" % (est, lost)
+if len(sys.argv) > 2:
+    plain, out, want = sys.argv[2], sys.argv[3], float(sys.argv[4])
+    loop = lambda f: float(re.search(r"^loop ms ([0-9.]+)$", open(f).read(), re.M).group(1))
+    lost = loop(out) - loop(plain)
+    assert path == want, "calibrated %.3f us a call, not %.3f" % (path, want)
+    assert abs(est - lost) <= 0.002, "estimated %.3f ms, the loop lost %.3f ms" % (est, lost)
+    # (the wall time starts in the first call: its own 1 us and more are before it)
+    assert abs(slower - 100 * lost / loop(plain)) < 0.2, ("slowdown", slower, lost, loop(plain))
 PY
-# ... and auto judges that: where the hooks' bodies alone are within the
-# budget (SCENARIO_WORK: about 6 % slower, kept), the hooked call path puts it
-# far above (200 us a call: about 2.5 times slower), off at the first judgement
-py many@cheap LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=50 SCENARIO_WORK=20000
-grep -q "kept: estimated" "$t/many@cheap.log" || fail "auto, cheap path: $(cat "$t/many@cheap.log")"
-py many@dear LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=50 SCENARIO_WORK=20000 FAKE_TORCH_HOOKED_US=200
-expect auto-dear-result "$(result "$t/many.plain")" "$(result "$t/many@dear.out")"
-expect auto-dear-ranges "$(nvtx many@kept | sed -n "1,$((53 * 19))p")" "$(nvtx many@dear)"
-expect auto-dear-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/many@dear.out")"
-grep -Eq "warning: auto: module ranges off: estimated [0-9.]+ % slower \(1007 module calls x [0-9.]+ us hooked call path .*, above the 50 % budget$" \
-	"$t/many@dear.log" || fail "auto, dear path: $(cat "$t/many@dear.log")"
+}
+# 1 us + the two reads outside the bodies, 1.4 us lost a call: 140 % slower
+cost_check "$t/many@clock.log" "$t/many-clock.plain" "$t/many@clock.out" 1.200 ||
+	fail "clock: $(cat "$t/many@clock.log")"
+grep -Eq "cost: 2280 module calls, .* 140\.[01][0-9] % slower; 2280 ranges pushed$" "$t/many@clock.log" ||
+	fail "clock: $(cat "$t/many@clock.log")"
+# on the host's clock, a busy hooked path of 100 us: the calibration finds at
+# least that (a busy wait never ends early) and the arithmetic holds
+py many@slow FAKE_TORCH_HOOKED_US=100
+expect slow-result "$(result "$t/many.plain")" "$(result "$t/many@slow.out")"
+cost_check "$t/many@slow.log" || fail "slow path: $(cat "$t/many@slow.log")"
+grep -Eq "calibration: hooked call path (99\.|[1-9][0-9][0-9]+\.)" "$t/many@slow.log" ||
+	fail "slow path under 99 us: $(cat "$t/many@slow.log")"
+# ... and auto judges that, exactly: module calls of 20 us, 9.6 us more
+# hooked, 10 us lost a call (the hooks' bodies alone: 0.2), 50 % slower:
+# kept within 51 %, off above 49 % at the first judgement (auto's window
+# starts at the first model call's return after 1,000 module calls, the
+# 53rd, and is judged 1,000 calls later, at the 106th)
+slow=(FAKE_TORCH_CALL_US=20 FAKE_TORCH_HOOKED_US=9.6)
+clk many@c51 LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=51 "${slow[@]}"
+grep -Eq "info: auto: module ranges kept: estimated 50\.0[0-9] % slower, within the 51 % budget$" \
+	"$t/many@c51.log" || fail "auto 51: $(cat "$t/many@c51.log")"
+clk many@c49 LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=49 "${slow[@]}"
+expect auto-c49-result "$(result "$t/many.plain")" "$(result "$t/many@c49.out")"
+expect auto-c49-ranges "$(nvtx many@kept | sed -n "1,$((106 * 19))p")" "$(nvtx many@c49)"
+expect auto-c49-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/many@c49.out")"
+grep -Eq "warning: auto: module ranges off: estimated 50\.0[0-9] % slower \(1007 module calls x 9\.800 us hooked call path \+ 0\.20[0-9] ms in the hooks = 10\.07[0-9] ms of 30\.2[0-9]+ ms wall time from module call 1007 on\), above the 49 % budget$" \
+	"$t/many@c49.log" || fail "auto 49: $(cat "$t/many@c49.log")"
+# ... from its 1,000th call on: a first call that waits 3 s (lazy
+# initialisation) would have kept the ranges on a judgement since the first
+# call (0.7 % slower by then); the window puts it at 50 %
+clk many@lazy LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=49 "${slow[@]}" SCENARIO_FIRST_SLEEP_MS=3000
+expect auto-lazy-ranges "$(nvtx many@kept | sed -n "1,$((106 * 19))p")" "$(nvtx many@lazy)"
+grep -Eq "warning: auto: module ranges off: estimated 50\.0[0-9] % slower .* from module call 1007 on\), above the 49 % budget$" \
+	"$t/many@lazy.log" || fail "auto, lazy first call: $(cat "$t/many@lazy.log")"
 # a calibration that fails (the fake's 3rd forward-hook registration raises,
 # the pre-hook registered just before it): ranges off, said once, no hook
 # left behind, the program's result unchanged, nothing on its stderr

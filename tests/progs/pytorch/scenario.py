@@ -18,8 +18,16 @@ from torch import nn
 
 class Norm(nn.Module):
     work = 0  # "many": CPU work of the program's own per call, beside the hooks'
+    first_sleep = 0.0  # "many": the first call waits this long (lazy initialisation)
 
     def forward(self, x):
+        if Norm.first_sleep:
+            fake = torch.nn.modules.module
+            if fake._fake_time:  # the fake torch's clock: it moves, nobody waits
+                fake._fake_now[0] += int(Norm.first_sleep * 1e9)
+            else:
+                time.sleep(Norm.first_sleep)
+            Norm.first_sleep = 0.0
         for _ in range(self.work):
             pass
         return x + 0.5
@@ -161,6 +169,7 @@ def main(name):
         r = m(1)
     elif name == "many":  # 120 calls of the model, 2,280 module calls
         Norm.work = int(os.environ.get("SCENARIO_WORK", "0"))
+        Norm.first_sleep = float(os.environ.get("SCENARIO_FIRST_SLEEP_MS", "0")) / 1e3
         r = 0
         t0 = time.perf_counter_ns()
         for i in range(120):

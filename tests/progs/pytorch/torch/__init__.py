@@ -7,6 +7,9 @@ hooks, always_call, the hooks snapshotted before they run). No tensors: a
   FAKE_TORCH_NO_IS_COMPILING=1 no is_compiling() anywhere (torch.compile kept)
   FAKE_TORCH_NVTX_FAIL=push|pop torch.cuda.nvtx raises on that call
   FAKE_TORCH_HOOKED_US=N       a module call with global hooks costs N us more
+  FAKE_TORCH_CLOCK=1           time.perf_counter_ns is the fake's own clock:
+                               100 ns a read, 1 us a module call (+N us hooked)
+  FAKE_TORCH_CALL_US=N         FAKE_TORCH_CLOCK: a module call takes N us
   FAKE_TORCH_REGISTER_FAIL=N   the Nth register_module_forward_hook raises
 """
 import sys as _sys

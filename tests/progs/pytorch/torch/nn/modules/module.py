@@ -15,6 +15,23 @@ _ids = itertools.count()
 # FAKE_TORCH_HOOKED_US: the hooked call path costs this many more us a call
 # (busy: as PyTorch's slower _call_impl once global hooks exist)
 _hooked_ns = int(float(os.environ.get("FAKE_TORCH_HOOKED_US", "0")) * 1000)
+# FAKE_TORCH_CLOCK=1: time.perf_counter_ns is a clock of this fake's own,
+# which moves only when it is read (100 ns a read: the hooks' bodies) and when
+# a module is called (FAKE_TORCH_CALL_US, 1 us; with global hooks
+# FAKE_TORCH_HOOKED_US more): what the startup module measures is then exact,
+# whatever the host's load
+_fake_now = [0]
+_call_ns = int(float(os.environ.get("FAKE_TORCH_CALL_US", "1")) * 1000)
+
+
+def _fake_clock():
+    _fake_now[0] += 100
+    return _fake_now[0]
+
+
+_fake_time = os.environ.get("FAKE_TORCH_CLOCK") == "1"
+if _fake_time:
+    time.perf_counter_ns = _fake_clock
 # FAKE_TORCH_REGISTER_FAIL=N: the Nth register_module_forward_hook raises
 _register_fail = int(os.environ.get("FAKE_TORCH_REGISTER_FAIL", "0"))
 _registered = [0]
@@ -78,9 +95,13 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         forward_call = self.forward
+        if _fake_time:
+            _fake_now[0] += _call_ns
         if not (_global_forward_hooks or _global_forward_pre_hooks):
             return forward_call(*args, **kwargs)
-        if _hooked_ns:
+        if _fake_time:
+            _fake_now[0] += _hooked_ns
+        elif _hooked_ns:
             end = time.perf_counter_ns() + _hooked_ns
             while time.perf_counter_ns() < end:
                 pass
