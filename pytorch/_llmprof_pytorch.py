@@ -18,10 +18,11 @@ ranges). The rules it keeps:
   trivial module's call without global hooks and with its own (calibrate():
   PyTorch's hooked call path costs more than the hook bodies), and the hooks
   time their own bodies (perf_counter_ns); the estimated extra time, module
-  calls x the calibrated call path + the bodies' time, over the wall time
-  since the first module call, is how much slower the program runs. The
-  process writes it when it exits; in auto mode the ranges are turned off
-  (and the hooks removed) once it exceeds the budget.
+  calls x the calibrated call path + the bodies' time, against the wall time
+  it is part of, is how much slower the program runs. The process writes it
+  (since the first module call) when it exits; in auto mode the ranges are
+  turned off (and the hooks removed) once it exceeds the budget over a
+  window from the 1,000th module call on.
 
 Environment (set by llmprof; docs/pytorch.md has the table):
   LLMPROF_PYTORCH           auto | modules | ops (anything else: nothing installed)
