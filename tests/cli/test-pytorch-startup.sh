@@ -450,6 +450,21 @@ assert abs(p["estimated_ms"] - p["hooks_ms"] - p["call_path_ms"]) < 0.002, p
 est = p["estimated_ms"]
 assert abs(p["estimated_slowdown"] / (est / (p["wall_ms"] - est)) - 1) < 1e-6, p
 PY
+# ... an older llmprof's log (the hooks' CPU share) still reads, without an estimate
+cp -r "$run" "$t/old-run"
+printf '%s\n' "pid 7: info: module ranges on: torch 2.99.0+fake, domain llmprof.pytorch, depth 8, NVTX through x" \
+	"pid 7: info: auto: module ranges on while the hooks take at most 5 % of the process's CPU time" \
+	"pid 7: info: cost: 19 module calls, 0.250 ms in the hooks, 1.20 % of 20.833 ms process CPU time since the first call; 19 ranges pushed" \
+	"pid 7: info: auto: module ranges kept: 1.20 % within the 5 % budget" >"$t/old-run/logs/pytorch.log"
+"$L" report "$t/old-run" >/dev/null 2>"$t/old.err" || fail "report of an old log: $(cat "$t/old.err")"
+grep -qx "PyTorch ranges: auto in 1 process (torch 2.99.0+fake); auto kept the module ranges in 1, turned them off in 0 (budget: 5 % slower, estimated); 19 module calls, 0.250 ms in the hooks (an older llmprof's log: no estimate of the slowdown), 19 ranges pushed." \
+	"$t/old-run/report.md" || fail "old log: $(grep '^PyTorch ranges' "$t/old-run/report.md")"
+python3 - "$t/old-run/metrics.json" <<'PY' || fail "old log: metrics.json"
+import json, sys
+p = json.load(open(sys.argv[1]))["pytorch"]
+assert p["module_calls"] == 19 and p["hooks_ms"] == 0.25 and p["costed_processes"] == 1, p
+assert [p[k] for k in ("call_path_ms", "estimated_ms", "wall_ms", "estimated_slowdown")] == [None] * 4, p
+PY
 # ... and a failure that turned the ranges off is a trust item and a finding
 env -u PYTHONPATH PYTHONPATH="$progs" PYTHONDONTWRITEBYTECODE=1 "$L" profile -q \
 	-o "$t/runs-fail" pipeline.trace.backend=builtin pipeline.ncu.enable=false pipeline.trace.pytorch=modules \
