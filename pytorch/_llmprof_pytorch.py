@@ -37,7 +37,7 @@ import os
 DOMAIN = "llmprof.pytorch"
 FALLBACK_PREFIX = "llmprof.pytorch:"  # default-domain ranges when the library is missing
 DEFAULT_DEPTH = 8
-DEFAULT_BUDGET = 5.0  # %, pipeline.trace.pytorch_budget_pct's default
+DEFAULT_BUDGET = 3.0  # %, pipeline.trace.pytorch_budget_pct's default
 # auto starts its window at the first outermost return after this many module
 # calls (what came before holds lazy initialisation, a compilation, a first
 # capture: wall time the hooks did not cause), and judges the estimated

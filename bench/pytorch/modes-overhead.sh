@@ -41,7 +41,7 @@
 # STAGE absolute (build/llmprof, build/pytorch, build/tracer, scripts/, lib/).
 # Environment: ROUNDS (4; the compiled programs COMPILE_ROUNDS, 2: a mode
 # switch may recompile), NEW_TOKENS (16), PROGRAMS (all four), BUDGET (the
-# auto budget, %, 5), LIMIT_S (380: no process starts past it), HARD_S (470:
+# auto budget, %, 3: the default), LIMIT_S (380: no process starts past it), HARD_S (470:
 # every process is stopped by then, so the call ends within 8 minutes).
 # DRY=1: the script's own check on a CPU (tests/cli/test-pytorch-modes-bench.sh):
 # STAGE the source tree (BUILD its build folder, default STAGE/build), the
@@ -59,7 +59,7 @@ if [ "${DRY:-0}" = 1 ]; then # the script's own check on a CPU: the tests' fake 
 	export PYTHONPATH=$stage/tests/progs/pytorch:$PYTHONPATH
 	PROGRAMS=${PROGRAMS:-dry}
 fi
-rounds=${ROUNDS:-4} tokens=${NEW_TOKENS:-16} budget=${BUDGET:-5} limit=${LIMIT_S:-380}
+rounds=${ROUNDS:-4} tokens=${NEW_TOKENS:-16} budget=${BUDGET:-3} limit=${LIMIT_S:-380}
 hard=${HARD_S:-470}
 mkdir -p "$out"
 w=$(mktemp -d)

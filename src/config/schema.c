@@ -110,7 +110,7 @@ static const struct config_key schema[] = {
     {"pipeline.trace.pytorch_shapes", CONFIG_BOOL, 0, "false", NULL, 0, 0,
      "pipeline.trace.pytorch=ops: operator ranges carry their input shapes",
      BOOL(pipeline.trace.pytorch_shapes)},
-    {"pipeline.trace.pytorch_budget_pct", CONFIG_FLOAT, IN(0, 100), .def = "5",
+    {"pipeline.trace.pytorch_budget_pct", CONFIG_FLOAT, IN(0, 100), .def = "3",
      .help = "pipeline.trace.pytorch=auto: module ranges stay on while they make the program at "
 	     "most this much (%) slower, as estimated in the program (calibrated hooked call "
 	     "path x module calls + the hooks' own time, over the wall time), off above it",

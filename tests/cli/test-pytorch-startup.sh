@@ -270,7 +270,7 @@ expect auto-fail-hooks "hooks at the end: 0 0" "$(grep '^hooks at the end' "$t/m
 # a bad budget: the default, said
 py basic@badbudget LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=lots
 expect bad-budget "$(nvtx basic)" "$(nvtx basic@badbudget)"
-grep -q "warning: LLMPROF_PYTORCH_BUDGET='lots' is no share in \[0, 100\]: 5 %" "$t/basic@badbudget.log" ||
+grep -q "warning: LLMPROF_PYTORCH_BUDGET='lots' is no share in \[0, 100\]: 3 %" "$t/basic@badbudget.log" ||
 	fail "bad budget: $(cat "$t/basic@badbudget.log")"
 # a program that never imports torch, under auto: nothing loaded, no log
 env -u PYTHONPATH PYTHONPATH="$mod" LLMPROF_PYTORCH=auto LLMPROF_PYTORCH_BUDGET=5 \
@@ -418,7 +418,7 @@ run=$(sed -n 's/^run: //p' "$t/p.out")
 real=$(cd "$mod" && pwd -P)
 grep -qx "PYTHONPATH=$real:$progs" "$run/logs/workload.env" || fail "env: $(cat "$run/logs/workload.env")"
 grep -qx "LLMPROF_PYTORCH=auto" "$run/logs/workload.env" || fail "env: no mode"
-grep -qx "LLMPROF_PYTORCH_BUDGET=5" "$run/logs/workload.env" || fail "env: no budget"
+grep -qx "LLMPROF_PYTORCH_BUDGET=3" "$run/logs/workload.env" || fail "env: no budget"
 grep -qx "LLMPROF_PYTORCH_LOG=$run/logs/pytorch.log" "$run/logs/workload.env" || fail "env: no log"
 grep -q "info: module ranges on: torch 2.99.0+fake, domain llmprof.pytorch" "$run/logs/pytorch.log" ||
 	fail "profile log: $(cat "$run/logs/pytorch.log" 2>&1)"
@@ -427,21 +427,21 @@ python3 - "$run/status.json" <<'PY' || fail "status.json"
 import json, sys
 st = json.load(open(sys.argv[1]))
 msg = [s for s in st["steps"] if s["name"] == "config"][0]["message"]
-assert ("pipeline.trace.pytorch=auto: modules, off above an estimated 5 % slowdown "
+assert ("pipeline.trace.pytorch=auto: modules, off above an estimated 3 % slowdown "
         "(python3 is a Python interpreter)") in msg, msg
 PY
 expect profile-ranges 19 "$(sqlite3 "$run/trace/trace.sqlite" "SELECT count(*) FROM NVTX_EVENTS r
 	JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = r.domainId AND d.text = 'llmprof.pytorch'
 	WHERE r.eventType = 59")"
 # the report's Trust section says what the module did, from its log
-grep -Eq "^PyTorch ranges: auto in 1 process \(torch 2\.99\.0\+fake\); auto kept the module ranges in 1, turned them off in 0 \(budget: 5 % slower, estimated\); 19 module calls, estimated [0-9.]+% slower \(calls × [0-9.]+ us of PyTorch's hooked call path, calibrated at start, \+ [0-9.]+ ms in the hooks = [0-9.]+ ms of [0-9.]+ ms wall time since the first module call\), 19 ranges pushed\.$" \
+grep -Eq "^PyTorch ranges: auto in 1 process \(torch 2\.99\.0\+fake\); auto kept the module ranges in 1, turned them off in 0 \(budget: 3 % slower, estimated\); 19 module calls, estimated [0-9.]+% slower \(calls × [0-9.]+ us of PyTorch's hooked call path, calibrated at start, \+ [0-9.]+ ms in the hooks = [0-9.]+ ms of [0-9.]+ ms wall time since the first module call\), 19 ranges pushed\.$" \
 	"$run/report.md" || fail "trust line: $(grep -A12 '^## Trust' "$run/report.md")"
 grep '^| .*PyTorch' "$run/report.md" && fail "a trust item for a run that went well"
 python3 - "$run/metrics.json" <<'PY' || fail "metrics.json pytorch"
 import json, sys
 p = json.load(open(sys.argv[1]))["pytorch"]
 want = {"mode": "auto", "processes": 1, "torch": "2.99.0+fake", "errors": 0, "first_error": None,
-        "auto_budget_pct": 5.0, "auto_kept": 1, "auto_off": 0, "costed_processes": 1,
+        "auto_budget_pct": 3.0, "auto_kept": 1, "auto_off": 0, "costed_processes": 1,
         "module_calls": 19, "ranges": 19}
 got = {k: p.get(k) for k in want}
 assert got == want, got
