@@ -78,7 +78,7 @@ int select_same_op(const char *a, const char *b)
 	}
 }
 
-static int same_kernel(const struct launch *a, const struct launch *b)
+int select_same_class(const struct launch *a, const struct launch *b)
 {
 	return !strcmp(a->name, b->name) && !memcmp(a->grid, b->grid, sizeof(a->grid)) &&
 	       !memcmp(a->block, b->block, sizeof(a->block)) && a->device == b->device &&
@@ -189,7 +189,7 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 		sel->stage_launches++;
 		sel->stage_ns += d;
 		for (j = nc; j > 0; j--)
-			if (same_kernel(&l[c[j - 1].first], &l[i]))
+			if (select_same_class(&l[c[j - 1].first], &l[i]))
 				break;
 		if (!j) {
 			ALLOC_GROW(c, nc + 1, alloc);

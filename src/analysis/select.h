@@ -119,6 +119,10 @@ struct selection {
  * NULL (no operator) equals only NULL. */
 int select_same_op(const char *a, const char *b);
 
+/* Whether two launches are one class: the same name, grid, block and
+ * device, under one operator (select_same_op). */
+int select_same_class(const struct launch *a, const struct launch *b);
+
 /* 0, or -1 with err (bad regex, coverage outside (0,1], top_n 0). */
 int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
 		   struct selection *sel, struct strbuf *err);

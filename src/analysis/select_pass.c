@@ -107,32 +107,168 @@ static void class_ordinals(const struct launch *l, size_t n, size_t s, const str
 	strbuf_release(&t);
 }
 
-int select_plan_pass(const struct launch *l, size_t n, const struct selection *sel,
-		     enum select_name_base base, size_t max_count, struct select_pass *p,
-		     struct strbuf *err)
+/* The stage's first launch, *s; -1 with err when a selected launch lies
+ * outside the stage. */
+static int stage_start(const struct launch *l, size_t n, const struct selection *sel, size_t *s,
+		       struct strbuf *err)
 {
-	struct strbuf t = STRBUF_INIT, re = STRBUF_INIT;
-	struct pass_keys ks = {0};
-	char **names = NULL;
-	size_t nnames = 0, s = SIZE_MAX, count = 1, ealloc = 0, ualloc = 0;
-	size_t *ord;
-	struct select_expect *e;
-
-	memset(p, 0, sizeof(*p));
-	if (!sel->nr || !max_count)
-		return error_set(err, "nothing selected for the ncu pass");
+	*s = SIZE_MAX;
 	for (size_t i = 0; i < n; i++)
 		if (l[i].in_stage) {
-			s = i;
+			*s = i;
 			break;
 		}
 	for (size_t i = 0; i < sel->nr; i++)
-		if (sel->k[i].launch_index >= n || sel->k[i].launch_index < s)
+		if (sel->k[i].launch_index >= n || sel->k[i].launch_index < *s)
 			return error_set(err, "selected kernel %zu lies outside the stage", i + 1);
+	return 0;
+}
+
+static char *names_regex(char **names, size_t nnames)
+{
+	struct strbuf re = STRBUF_INIT;
+
+	strbuf_addstr(&re, "regex:^(");
+	for (size_t i = 0; i < nnames; i++) {
+		if (i)
+			strbuf_addch(&re, '|');
+		select_regex_escape(&re, names[i]);
+	}
+	strbuf_addstr(&re, ")$");
+	return strbuf_detach(&re, NULL);
+}
+
+static void names_free(char **names, size_t nnames)
+{
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Appends launch i to the launches ncu is to measure. */
+static void expect_add(struct select_pass *p, size_t *alloc, const struct launch *l, size_t i,
+		       const char *nm)
+{
+	struct select_expect *e;
+	struct strbuf t = STRBUF_INIT;
+
+	ALLOC_GROW(p->expect, p->nexpect + 1, *alloc);
+	e = &p->expect[p->nexpect++];
+	e->launch_index = i;
+	e->name = xstrdup(nm);
+	if (l[i].short_name)
+		strbuf_addstr(&t, l[i].short_name);
+	else
+		kname_base(&t, l[i].name);
+	e->display = strbuf_detach(&t, NULL);
+	memcpy(e->grid, l[i].grid, sizeof(e->grid));
+	memcpy(e->block, l[i].block, sizeof(e->block));
+}
+
+/* The selected class launch i belongs to, or -1: a launch inside the stage
+ * of the same class as the class's first launch. */
+static long class_of(const struct launch *l, size_t i, const struct selection *sel)
+{
+	if (!l[i].in_stage)
+		return -1;
+	for (size_t c = 0; c < sel->nr; c++)
+		if (select_same_class(&l[sel->k[c].launch_index], &l[i]))
+			return (long)c;
+	return -1;
+}
+
+/* p's counts of what expect[] holds (select_pass.h). */
+static void count_expect(const struct launch *l, const struct selection *sel,
+			 struct select_pass *p)
+{
+	p->selected_measured = p->repeats = p->other_classes = 0;
+	for (size_t e = 0; e < p->nexpect; e++) {
+		const struct launch *x = &l[p->expect[e].launch_index];
+		size_t f;
+
+		for (f = 0; f < e; f++)
+			if (select_same_class(&l[p->expect[f].launch_index], x) &&
+			    l[p->expect[f].launch_index].in_stage == x->in_stage)
+				break;
+		if (f < e)
+			p->repeats++;
+		else if (class_of(l, p->expect[e].launch_index, sel) >= 0)
+			p->selected_measured++;
+		else
+			p->other_classes++;
+	}
+}
+
+/* The window form (select_pass.h): the shortest run of the selected names'
+ * launches from the stage's first launch s that holds a launch of every
+ * selected class; the earliest of the shortest. */
+static void plan_window(const struct launch *l, size_t n, size_t s, const struct selection *sel,
+			enum select_name_base base, char **names, size_t nnames,
+			struct select_pass *p)
+{
+	struct strbuf t = STRBUF_INIT;
+	size_t *m = NULL, nm = 0, malloc_ = 0, before = 0, *have, covered = 0;
+	size_t best_lo = 0, best_len = SIZE_MAX, lo = 0, alloc = 0;
+	long *cls;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!name_selected(select_launch_name(&l[i], base, &t), names, nnames))
+			continue;
+		if (i < s) {
+			before++;
+			continue;
+		}
+		ALLOC_GROW(m, nm + 1, malloc_);
+		m[nm++] = i;
+	}
+	cls = xcalloc(nm ? nm : 1, sizeof(*cls));
+	have = xcalloc(sel->nr, sizeof(*have));
+	for (size_t i = 0; i < nm; i++)
+		cls[i] = class_of(l, m[i], sel);
+	for (size_t hi = 0; hi < nm; hi++) {
+		if (cls[hi] >= 0 && !have[cls[hi]]++)
+			covered++;
+		if (covered < sel->nr)
+			continue;
+		/* shrink from the left while every class stays in */
+		while (cls[lo] < 0 || have[cls[lo]] > 1) {
+			if (cls[lo] >= 0)
+				have[cls[lo]]--;
+			lo++;
+		}
+		if (hi - lo + 1 < best_len) {
+			best_len = hi - lo + 1;
+			best_lo = lo;
+		}
+	}
+	/* every selected class has a launch in the stage: a window exists */
+	for (size_t i = 0; best_len != SIZE_MAX && i < best_len; i++) {
+		size_t x = m[best_lo + i];
+
+		expect_add(p, &alloc, l, x, select_launch_name(&l[x], base, &t));
+	}
+	p->window = 1;
+	p->skip = before + best_lo;
+	p->count = p->nexpect;
+	free(m);
+	free(cls);
+	free(have);
+	strbuf_release(&t);
+}
+
+/* The per-launch-config form (select_pass.h). */
+static void plan_per_config(const struct launch *l, size_t n, size_t s,
+			    const struct selection *sel, enum select_name_base base,
+			    size_t max_count, char **names, size_t nnames, struct select_pass *p)
+{
+	struct strbuf t = STRBUF_INIT;
+	struct pass_keys ks = {0};
+	size_t count = 1, ealloc = 0, ualloc = 0;
+	size_t *ord;
+
 	/* at least the launches per kernel the user asked for */
 	if (sel->k[0].launch_count > count)
 		count = sel->k[0].launch_count;
-	pass_names(l, sel, base, &names, &nnames);
 	ord = xcalloc(sel->nr, sizeof(*ord));
 	class_ordinals(l, n, s, sel, base, names, nnames, ord);
 	for (size_t i = 0; i < sel->nr; i++) {
@@ -154,35 +290,43 @@ int select_plan_pass(const struct launch *l, size_t n, const struct selection *s
 		k = key_of(&ks, &l[i], nm, 1);
 		if (k->seen++ >= count)
 			continue;
-		ALLOC_GROW(p->expect, p->nexpect + 1, ealloc);
-		e = &p->expect[p->nexpect++];
-		e->launch_index = i;
-		e->name = xstrdup(nm);
-		strbuf_reset(&t);
-		if (l[i].short_name)
-			strbuf_addstr(&t, l[i].short_name);
-		else
-			kname_base(&t, l[i].name);
-		e->display = strbuf_detach(&t, NULL);
-		memcpy(e->grid, l[i].grid, sizeof(e->grid));
-		memcpy(e->block, l[i].block, sizeof(e->block));
+		expect_add(p, &ealloc, l, i, nm);
 	}
-	strbuf_addstr(&re, "regex:^(");
-	for (size_t i = 0; i < nnames; i++) {
-		if (i)
-			strbuf_addch(&re, '|');
-		select_regex_escape(&re, names[i]);
-	}
-	strbuf_addstr(&re, ")$");
-	p->kernel_name = strbuf_detach(&re, NULL);
 	p->skip_before = s;
 	p->count = count;
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
 	free(ord);
 	keys_release(&ks);
 	strbuf_release(&t);
+}
+
+int select_plan_pass(const struct launch *l, size_t n, const struct selection *sel,
+		     enum select_name_base base, size_t max_count, enum select_pass_mode mode,
+		     struct select_pass *p, struct strbuf *err)
+{
+	struct select_pass w = SELECT_PASS_INIT;
+	char **names = NULL;
+	size_t nnames = 0, s;
+
+	memset(p, 0, sizeof(*p));
+	if (!sel->nr || !max_count)
+		return error_set(err, "nothing selected for the ncu pass");
+	if (stage_start(l, n, sel, &s, err))
+		return -1;
+	pass_names(l, sel, base, &names, &nnames);
+	if (mode != SELECT_PASS_WINDOW)
+		plan_per_config(l, n, s, sel, base, max_count, names, nnames, p);
+	if (mode == SELECT_PASS_WINDOW || (mode == SELECT_PASS_AUTO && sel->k[0].launch_count <= 1)) {
+		plan_window(l, n, s, sel, base, names, nnames, &w);
+		if (mode == SELECT_PASS_WINDOW || w.nexpect < p->nexpect || p->nunreached) {
+			select_pass_release(p);
+			*p = w;
+		} else {
+			select_pass_release(&w);
+		}
+	}
+	p->kernel_name = names_regex(names, nnames);
+	count_expect(l, sel, p);
+	names_free(names, nnames);
 	return 0;
 }
 

@@ -12,7 +12,10 @@
 #include "analysis/select.h"
 #include "core/strbuf.h"
 
-/* The one-pass plan: ONE ncu run measures every selected class, with
+/* The one-pass plan: ONE ncu run measures every selected class, in one of
+ * two forms, whichever asks ncu for fewer results (SELECT_PASS_AUTO):
+ *
+ * per-launch-config:
  *   --filter-mode per-launch-config --kernel-name-base B
  *   --kernel-name regex:^(n1|n2|...)$ --launch-skip-before-match S
  *   --launch-count C
@@ -21,12 +24,28 @@
  * after skipping the first S launches of the process (all kernels): S is
  * the trace index of the stage's first launch, and C the smallest count
  * that reaches every selected class's first launch in its configuration's
- * sequence from S. Every launch ncu is to measure follows from the trace:
- * the first C launches from S of each configuration of the selected names
- * (expect[], in launch order), so each result maps to one trace launch.
- * Classes that C capped at max_count cannot reach are left to a run of
- * their own (unreached[], indices into sel->k). It assumes that ncu and the
- * trace count the same launches in the same order (one process). */
+ * sequence from S. It measures the first C launches from S of EVERY
+ * configuration of the selected names: a configuration with one class is
+ * measured C times, and classes that C capped at max_count cannot reach
+ * are left to a run of their own (unreached[], indices into sel->k).
+ *
+ * window (ncu's default global filter mode):
+ *   --kernel-name-base B --kernel-name regex:^(n1|n2|...)$
+ *   --launch-skip K --launch-count C
+ * ncu counts the launches of the selected names from the start of the
+ * process, skips K and measures the next C: the shortest run of the
+ * selected names' launches inside the stage that holds a launch of every
+ * selected class (a transformer's layers repeat one set of classes, so
+ * about one layer and what follows the last layer). Each class is measured
+ * once unless it launches twice inside that run; launches of the same
+ * names that belong to no selected class are measured too (other_classes).
+ *
+ * Every launch ncu is to measure follows from the trace (expect[], in
+ * launch order), so each result maps to one trace launch. It assumes that
+ * ncu and the trace count the same launches in the same order (one
+ * process). */
+enum select_pass_mode { SELECT_PASS_AUTO = 0, SELECT_PASS_PER_CONFIG, SELECT_PASS_WINDOW };
+
 /* One launch the pass is to measure. */
 struct select_expect {
 	size_t launch_index; /* into the trace's launches */
@@ -36,13 +55,19 @@ struct select_expect {
 };
 
 struct select_pass {
-	size_t skip_before;	      /* S: --launch-skip-before-match */
-	size_t count;		      /* C: --launch-count, per name and configuration */
+	int window;		      /* 1: the window form; 0: per-launch-config */
+	size_t skip_before;	      /* S: --launch-skip-before-match (per-launch-config) */
+	size_t skip;		      /* K: --launch-skip (window) */
+	size_t count;		      /* C: --launch-count (per name and configuration) */
 	char *kernel_name;	      /* "regex:^(...)$" of the selected names in base */
 	struct select_expect *expect; /* what ncu is to measure, in launch order */
 	size_t nexpect;
 	size_t *unreached; /* indices into sel->k */
 	size_t nunreached;
+	/* what expect[] holds: launches of a selected class not measured
+	 * before in this pass, launches of a class measured before (repeats),
+	 * and distinct classes of the selected names that were not selected */
+	size_t selected_measured, repeats, other_classes;
 };
 #define SELECT_PASS_INIT                                                                           \
 	{                                                                                          \
@@ -53,10 +78,15 @@ struct select_pass {
 #define SELECT_PASS_MAX_COUNT 4
 
 /* 0 with *p (owned; select_pass_release), or -1 with err (an empty
- * selection, max_count 0, a selected launch outside the stage). */
+ * selection, max_count 0, a selected launch outside the stage). AUTO takes
+ * per-launch-config (measured on the H100 first) unless the window asks
+ * for fewer results, or per-launch-config leaves a class to a run of its
+ * own; never the window when more than one launch per kernel was asked
+ * for (pipeline.ncu.ncu_cli.launch_count: only per-launch-config honours
+ * it). */
 int select_plan_pass(const struct launch *l, size_t n, const struct selection *sel,
-		     enum select_name_base base, size_t max_count, struct select_pass *p,
-		     struct strbuf *err);
+		     enum select_name_base base, size_t max_count, enum select_pass_mode mode,
+		     struct select_pass *p, struct strbuf *err);
 void select_pass_release(struct select_pass *p);
 /* One result as ncu names it (in the pass's base) and launches it. */
 struct select_result_key {

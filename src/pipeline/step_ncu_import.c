@@ -216,14 +216,20 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 		if (ncu_options_range(&j->base) || (j->explicit_run && j->base.nr_nvtx_include))
 			write_regions(j, &text);
 	}
-	if (j->pass)
-		strbuf_addf(msg,
-			    "%zu ncu result%s for %zu selected kernels in one pass%s "
-			    "(%.1f s of ncu) -> %s",
+	if (j->pass) {
+		/* what the filters asked for beyond one result per class */
+		strbuf_addf(msg, "%zu ncu result%s for %zu selected kernels in one pass%s (%s",
 			    j->merge.nrows, j->merge.nrows == 1 ? "" : "s", j->rc->sel->nr,
-			    j->nruns > 1 ? " and runs of their own" : "", j->ncu_s,
-			    bundle_art(BA_NCU_RAW));
-	else
+			    j->nruns > 1 ? " and runs of their own" : "",
+			    j->pass->window ? "a window of their launches" : "per launch configuration");
+		if (j->pass->repeats)
+			strbuf_addf(msg, ", %zu planned repeat%s", j->pass->repeats,
+				    j->pass->repeats == 1 ? "" : "s");
+		if (j->pass->other_classes)
+			strbuf_addf(msg, ", %zu unselected class%s", j->pass->other_classes,
+				    j->pass->other_classes == 1 ? "" : "es");
+		strbuf_addf(msg, "; %.1f s of ncu) -> %s", j->ncu_s, bundle_art(BA_NCU_RAW));
+	} else
 		strbuf_addf(msg, "%zu of %zu %s measured, %zu ncu result%s in %.1f s of ncu -> %s",
 			    j->measured, j->nruns,
 			    j->explicit_run ? "configured run" : "selected kernels", j->merge.nrows,

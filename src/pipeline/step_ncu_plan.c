@@ -277,8 +277,10 @@ enum step_state ncu_job_plan(struct ncu_job *j, struct strbuf *msg, int *code)
 	}
 	/* one ncu run for the whole selection where ncu can (the workload
 	 * starts once: a transformers program takes ~30 s to start), else one
-	 * per kernel, each profiling its kernel's launch_count launches */
-	if (!j->explicit_run && rc->pass && ncu_has_one_pass(j)) {
+	 * per kernel, each profiling its kernel's launch_count launches; the
+	 * window form needs only -k, --launch-skip and --launch-count, which
+	 * every ncu has */
+	if (!j->explicit_run && rc->pass && (rc->pass->window || ncu_has_one_pass(j))) {
 		j->pass = rc->pass;
 		j->nruns = 1 + rc->pass->nunreached;
 		j->expected = rc->pass->nexpect;

@@ -78,7 +78,11 @@ static void capture_explain(struct ncu_job *j, struct ncu_capture *c, const stru
 	const struct ncu_options *o = &c->o;
 
 	c->v = ncu_output_diagnose(c->text.buf, c->text.len, &c->why);
-	if (c->v == NCU_RUN_NO_KERNELS && c->pass)
+	if (c->v == NCU_RUN_NO_KERNELS && c->pass && j->pass->window)
+		strbuf_addf(&c->why,
+			    " (-k %s --kernel-name-base %s --launch-skip %zu --launch-count %zu)",
+			    j->pass->kernel_name, j->rc->ncu_base, j->pass->skip, j->pass->count);
+	else if (c->v == NCU_RUN_NO_KERNELS && c->pass)
 		strbuf_addf(&c->why,
 			    " (--filter-mode per-launch-config -k %s --kernel-name-base %s "
 			    "--launch-skip-before-match %zu --launch-count %zu)",
@@ -165,7 +169,10 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 	uint64_t t0;
 	int ret = -1;
 
-	if (c->pass)
+	if (c->pass && j->pass->window) /* ncu's global filter mode */
+		ncu_options_for_kernel(&c->o, j->pass->kernel_name, rc->ncu_base,
+				       (long long)j->pass->skip, (long long)j->pass->count);
+	else if (c->pass)
 		ncu_options_for_pass(&c->o, j->pass->kernel_name, rc->ncu_base,
 				     (long long)j->pass->skip_before, (long long)j->pass->count);
 	else if (k)
@@ -221,9 +228,15 @@ static void capture_record(struct ncu_job *j, const struct ncu_capture *c)
 
 	if (c->pass) {
 		json_object_set_new(rec, "pass", json_true());
+		json_object_set_new(rec, "filter_mode",
+				    json_string(j->pass->window ? "global" : "per-launch-config"));
 		json_object_set_new(rec, "kernel_name", json_string_lossy(j->pass->kernel_name));
-		json_object_set_new(rec, "launch_skip_before_match",
-				    json_integer((json_int_t)j->pass->skip_before));
+		if (j->pass->window)
+			json_object_set_new(rec, "launch_skip",
+					    json_integer((json_int_t)j->pass->skip));
+		else
+			json_object_set_new(rec, "launch_skip_before_match",
+					    json_integer((json_int_t)j->pass->skip_before));
 		json_object_set_new(rec, "launch_count", json_integer((json_int_t)j->pass->count));
 		json_object_set_new(rec, "expected", json_integer((json_int_t)j->pass->nexpect));
 	} else if (k) {

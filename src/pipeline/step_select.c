@@ -71,7 +71,8 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	/* the plan of one ncu run for every selected class; whether the ncu
 	 * step can use it depends on the ncu it finds */
 	pass = xcalloc(1, sizeof(*pass));
-	if (select_plan_pass(l, n, &sel, so.base, SELECT_PASS_MAX_COUNT, pass, &err)) {
+	if (select_plan_pass(l, n, &sel, so.base, SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, pass,
+			     &err)) {
 		run_warning(rc, "no one-pass ncu plan (%s): one ncu run per kernel", err.buf);
 		strbuf_reset(&err);
 		FREE_AND_NULL(pass);

@@ -12,9 +12,13 @@ static void select_pass_json(const struct select_pass *p, json_t *root)
 {
 	json_t *o = json_object(), *ex = json_array(), *un = json_array();
 
-	json_object_set_new(o, "filter_mode", json_string("per-launch-config"));
-	json_object_set_new(o, "launch_skip_before_match",
-			    json_integer((json_int_t)p->skip_before));
+	json_object_set_new(o, "filter_mode",
+			    json_string(p->window ? "global" : "per-launch-config"));
+	if (p->window)
+		json_object_set_new(o, "launch_skip", json_integer((json_int_t)p->skip));
+	else
+		json_object_set_new(o, "launch_skip_before_match",
+				    json_integer((json_int_t)p->skip_before));
 	json_object_set_new(o, "launch_count", json_integer((json_int_t)p->count));
 	json_object_set_new(o, "kernel_name", json_string_lossy(p->kernel_name));
 	for (size_t i = 0; i < p->nexpect; i++)
@@ -23,6 +27,11 @@ static void select_pass_json(const struct select_pass *p, json_t *root)
 	for (size_t i = 0; i < p->nunreached; i++)
 		json_array_append_new(un, json_integer((json_int_t)p->unreached[i] + 1));
 	json_object_set_new(o, "own_run_ranks", un);
+	/* what the expected launches are: each selected class once, repeats,
+	 * and classes nobody selected that the filters reach too */
+	json_object_set_new(o, "selected_measured", json_integer((json_int_t)p->selected_measured));
+	json_object_set_new(o, "repeats", json_integer((json_int_t)p->repeats));
+	json_object_set_new(o, "other_classes", json_integer((json_int_t)p->other_classes));
 	json_object_set_new(root, "ncu_pass", o);
 }
 

@@ -541,7 +541,8 @@ static void test_one_pass_plan(void **state)
 	/* kA is two classes (its two operators): five in all */
 	assert_int_equal(sel.nr, 5);
 	assert_int_equal(
-	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT, &p, &err),
+	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT,
+			     SELECT_PASS_PER_CONFIG, &p, &err),
 	    0);
 	assert_int_equal(p.skip_before, 6);
 	assert_int_equal(p.count, 2);
@@ -570,7 +571,8 @@ static void test_one_pass_plan(void **state)
 	select_pass_release(&p);
 
 	/* capped at one launch per key, kA's second class needs its own run */
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, 1, &p, &err), 0);
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, 1, SELECT_PASS_PER_CONFIG, &p,
+					  &err), 0);
 	assert_int_equal(p.count, 1);
 	assert_int_equal(p.nunreached, 1);
 	assert_string_equal(sel.k[p.unreached[0]].op, "a.large");
@@ -584,9 +586,180 @@ static void test_one_pass_plan(void **state)
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 	assert_int_equal(sel.nr, 4);
 	assert_int_equal(
-	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT, &p, &err),
+	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT,
+			     SELECT_PASS_PER_CONFIG, &p, &err),
 	    0);
 	assert_int_equal(p.count, 1);
+	select_pass_release(&p);
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
+/* The window form on the probe pattern: the stage's first step
+ * kA(small) kB kA(large) kC<4> kC<8> holds every class once, so ncu (global
+ * filter mode) skips the 6 launches of the warm-up step and measures 5:
+ * one result per class, where per-launch-config asks for 8 (kB, kC<4> and
+ * kC<8> twice each). */
+static void test_one_pass_window(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel = SELECTION_INIT;
+	struct select_pass p = SELECT_PASS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	static const size_t want[] = {6, 7, 8, 9, 10};
+	static const struct {
+		const char *name;
+		int grid;
+	} got[] = {{"_Z2kAPfi", 4}, {"_Z2kBPfi", 4}, {"_Z2kAPfi", 4}, {"_Z2kCPfi", 4},
+		   {"_Z2kCPfi", 8}};
+	struct select_result_key r[5];
+	size_t out[5];
+
+	(void)state;
+	probe_pattern(&L);
+	o.coverage = 1.0;
+	o.base = SELECT_BASE_MANGLED;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 5);
+	/* per-launch-config: 8 results, 5 classes and 3 repeats */
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p, &err),
+			 0);
+	assert_int_equal(p.window, 0);
+	assert_int_equal(p.nexpect, 8);
+	assert_int_equal(p.selected_measured, 5);
+	assert_int_equal(p.repeats, 3);
+	assert_int_equal(p.other_classes, 0);
+	select_pass_release(&p);
+	/* auto takes the window: fewer results */
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p, &err),
+			 0);
+	assert_int_equal(p.window, 1);
+	assert_int_equal(p.skip, 6);
+	assert_int_equal(p.count, 5);
+	assert_int_equal(p.nexpect, 5);
+	assert_int_equal(p.selected_measured, 5);
+	assert_int_equal(p.repeats, 0);
+	assert_int_equal(p.nunreached, 0);
+	assert_string_equal(p.kernel_name, "regex:^(_Z2kAPfi|_Z2kBPfi|_Z2kCPfi)$");
+	for (size_t i = 0; i < p.nexpect; i++)
+		assert_int_equal(p.expect[i].launch_index, want[i]);
+	memset(r, 0, sizeof(r));
+	for (size_t i = 0; i < 5; i++) {
+		r[i].name = got[i].name;
+		r[i].grid[0] = got[i].grid;
+		r[i].grid[1] = r[i].grid[2] = 1;
+		r[i].block[0] = 128;
+		r[i].block[1] = r[i].block[2] = 1;
+	}
+	assert_int_equal(select_pass_map(&p, r, 5, out), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(out[i], want[i]);
+	assert_string_equal(L.v[out[2]].op, "a.large");
+	select_pass_release(&p);
+	selection_release(&sel);
+
+	/* only kA.large and kC<8> selected (kC<8> made the longer kC): the
+	 * window is the shortest run of kA and kC launches holding both
+	 * (kA.large, kC<4>, kC<8>), and the kC<4> inside it is a class nobody
+	 * selected */
+	for (size_t i = 0; i < L.n; i++)
+		if (L.v[i].grid[0] == 8)
+			L.v[i].end = L.v[i].start + 10000;
+	o.top_n = 2;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 2);
+	assert_string_equal(sel.k[0].op, "a.large");
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_WINDOW, &p, &err),
+			 0);
+	assert_int_equal(p.nexpect, 3);
+	assert_int_equal(p.expect[0].launch_index, 8);
+	/* kA kC kC of the warm-up step, then kA(small) of the first step */
+	assert_int_equal(p.skip, 5);
+	assert_int_equal(p.selected_measured, 2);
+	assert_int_equal(p.other_classes, 1);
+	select_pass_release(&p);
+	selection_release(&sel);
+
+	/* more than one launch per kernel asked for: auto keeps per-launch-config */
+	o.coverage = 1.0;
+	o.top_n = 30;
+	o.launch_count = 2;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p, &err),
+			 0);
+	assert_int_equal(p.window, 0);
+	assert_int_equal(p.count, 2);
+	select_pass_release(&p);
+	selection_release(&sel);
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
+/* A transformer's decode as the PyTorch startup module names it: 2 steps of
+ * 4 layers (norm: mul; attn: gemv q, gemv o, same configuration; mlp:
+ * mul, gemv down), then lm_head, each kernel under its module's range. The
+ * classes merge the layers (select_same_op), so one layer and the tail hold
+ * each once: the window measures every class once, where per-launch-config
+ * measures every configuration twice (q and o share theirs). */
+static void test_one_pass_window_layers(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel = SELECTION_INIT;
+	struct select_pass p = SELECT_PASS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	static char ops[4][5][48];
+	static const char *const leaf[5] = {"input_layernorm", "self_attn.q_proj",
+					    "self_attn.o_proj", "mlp", "mlp.down_proj"};
+	static const char *const nm[5] = {"mul", "gemv", "gemv", "mul", "gemv"};
+	static const int grid[5] = {16, 32, 32, 64, 16};
+
+	(void)state;
+	for (int layer = 0; layer < 4; layer++)
+		for (int k = 0; k < 5; k++)
+			snprintf(ops[layer][k], sizeof(ops[layer][k]), "model.layers.%d.%s", layer,
+				 leaf[k]);
+	add_launch(&L, "prefill_only", 8, 1000, 0);
+	for (int step = 0; step < 2; step++) {
+		for (int layer = 0; layer < 4; layer++)
+			for (int k = 0; k < 5; k++) {
+				add_launch(&L, nm[k], grid[k], 100 + 10 * k, 1);
+				L.v[L.n - 1].op = ops[layer][k];
+			}
+		add_launch(&L, "gemv", 512, 900, 1);
+		L.v[L.n - 1].op = "lm_head";
+	}
+	o.coverage = 1.0;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 6);
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_DEMANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p, &err),
+			 0);
+	/* mul<16>, mul<64>, gemv<32> x2 (q, o), gemv<16>, gemv<512>: each twice */
+	assert_int_equal(p.count, 2);
+	assert_int_equal(p.nexpect, 10);
+	assert_int_equal(p.repeats, 4);
+	select_pass_release(&p);
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_DEMANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p, &err),
+			 0);
+	assert_int_equal(p.window, 1);
+	/* the last layer of step 0 (launches 16-20) and lm_head (21) */
+	assert_int_equal(p.nexpect, 6);
+	assert_int_equal(p.expect[0].launch_index, 16);
+	assert_int_equal(p.expect[5].launch_index, 21);
+	assert_int_equal(p.selected_measured, 6);
+	assert_int_equal(p.repeats, 0);
+	assert_int_equal(p.other_classes, 0);
+	/* every launch of mul and gemv before launch 16: 15 of the 16 decode
+	 * launches before it (prefill_only is neither) */
+	assert_int_equal(p.skip, 15);
 	select_pass_release(&p);
 	selection_release(&sel);
 	free_launches(&L);
@@ -605,6 +778,8 @@ int main(void)
 	    cmocka_unit_test(test_nvtx_probe),
 	    cmocka_unit_test(test_mangled_base),
 	    cmocka_unit_test(test_one_pass_plan),
+	    cmocka_unit_test(test_one_pass_window),
+	    cmocka_unit_test(test_one_pass_window_layers),
 	    cmocka_unit_test(test_layer_index_same_op),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
