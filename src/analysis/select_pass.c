@@ -178,8 +178,7 @@ static long class_of(const struct launch *l, size_t i, const struct selection *s
 }
 
 /* p's counts of what expect[] holds (select_pass.h). */
-static void count_expect(const struct launch *l, const struct selection *sel,
-			 struct select_pass *p)
+static void count_expect(const struct launch *l, const struct selection *sel, struct select_pass *p)
 {
 	p->selected_measured = p->repeats = p->other_classes = 0;
 	for (size_t e = 0; e < p->nexpect; e++) {
@@ -257,9 +256,9 @@ static void plan_window(const struct launch *l, size_t n, size_t s, const struct
 }
 
 /* The per-launch-config form (select_pass.h). */
-static void plan_per_config(const struct launch *l, size_t n, size_t s,
-			    const struct selection *sel, enum select_name_base base,
-			    size_t max_count, char **names, size_t nnames, struct select_pass *p)
+static void plan_per_config(const struct launch *l, size_t n, size_t s, const struct selection *sel,
+			    enum select_name_base base, size_t max_count, char **names,
+			    size_t nnames, struct select_pass *p)
 {
 	struct strbuf t = STRBUF_INIT;
 	struct pass_keys ks = {0};
@@ -315,7 +314,8 @@ int select_plan_pass(const struct launch *l, size_t n, const struct selection *s
 	pass_names(l, sel, base, &names, &nnames);
 	if (mode != SELECT_PASS_WINDOW)
 		plan_per_config(l, n, s, sel, base, max_count, names, nnames, p);
-	if (mode == SELECT_PASS_WINDOW || (mode == SELECT_PASS_AUTO && sel->k[0].launch_count <= 1)) {
+	if (mode == SELECT_PASS_WINDOW ||
+	    (mode == SELECT_PASS_AUTO && sel->k[0].launch_count <= 1)) {
 		plan_window(l, n, s, sel, base, names, nnames, &w);
 		if (mode == SELECT_PASS_WINDOW || w.nexpect < p->nexpect || p->nunreached) {
 			select_pass_release(p);

@@ -57,8 +57,9 @@ static const struct config_key schema[] = {
      "deep: trace, then ncu counters on the kernels covering run.coverage; light: trace, "
      "then ncu's SpeedOfLight and Occupancy on at most 5 kernels",
      ENUM(run.mode, run_mode, RUN_MODE_NR)},
-    {"run.top_n_kernels", CONFIG_INT, IN(1, 100000), .def = "30",
-     .help = "kernels ranked in reports and profiled with counters", INT(run.top_n_kernels)},
+    {"run.top_n_kernels", CONFIG_INT, IN(1, 100000), .def = "100",
+     .help = "at most this many kernels get ncu counters (run.coverage decides first)",
+     INT(run.top_n_kernels)},
     {"run.coverage", CONFIG_FLOAT, CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95",
      NULL, 0, 1, "also stop ranking once these kernels cover this fraction of GPU time",
      FLOAT(run.coverage)},
@@ -162,9 +163,8 @@ static const struct config_key schema[] = {
      "ncu --nvtx-exclude expressions", LIST(pipeline.ncu.ncu_cli.nvtx.exclude)},
     {"pipeline.ncu.ncu_cli.set", CONFIG_STR, N, "null", NULL, 0, 0,
      "ncu --set (section set); null = none", STR(pipeline.ncu.ncu_cli.set)},
-    {"pipeline.ncu.ncu_cli.sections", CONFIG_STRLIST, N,
-     "[SpeedOfLight, MemoryWorkloadAnalysis, Occupancy, SchedulerStats]", NULL, 0, 0,
-     "ncu --section, one per item", LIST(pipeline.ncu.ncu_cli.sections)},
+    {"pipeline.ncu.ncu_cli.sections", CONFIG_STRLIST, N, "[SpeedOfLight, Occupancy, LaunchStats]",
+     NULL, 0, 0, "ncu --section, one per item", LIST(pipeline.ncu.ncu_cli.sections)},
     {"pipeline.ncu.ncu_cli.metrics", CONFIG_STRLIST, N,
      "[gpu__time_duration.sum, sm__throughput.avg.pct_of_peak_sustained_elapsed, "
      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed, dram__bytes_read.sum, "

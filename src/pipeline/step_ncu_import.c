@@ -221,7 +221,8 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 		strbuf_addf(msg, "%zu ncu result%s for %zu selected kernels in one pass%s (%s",
 			    j->merge.nrows, j->merge.nrows == 1 ? "" : "s", j->rc->sel->nr,
 			    j->nruns > 1 ? " and runs of their own" : "",
-			    j->pass->window ? "a window of their launches" : "per launch configuration");
+			    j->pass->window ? "a window of their launches"
+					    : "per launch configuration");
 		if (j->pass->repeats)
 			strbuf_addf(msg, ", %zu planned repeat%s", j->pass->repeats,
 				    j->pass->repeats == 1 ? "" : "s");

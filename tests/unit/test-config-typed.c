@@ -276,7 +276,7 @@ static void test_defaults(void **state)
 	check_all_fields(cfg);
 	/* the schema's defaults, and conf/'s where it sets one */
 	assert_int_equal(c->run.mode, RUN_MODE_DEEP);
-	assert_int_equal(c->run.top_n_kernels, 30);
+	assert_int_equal(c->run.top_n_kernels, 100);
 	assert_true(c->run.coverage == 0.95);
 	assert_true(c->run.timeout_s == 0);
 	assert_int_equal(c->run.stage, RUN_STAGE_DECODE);

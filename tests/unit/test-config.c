@@ -557,9 +557,9 @@ static void test_load_getters(void **state)
 	assert_true(config_get_double(cfg, "model.rope_theta", 0) == 10000.0);
 	assert_int_equal(config_get_bool(cfg, "run.echo", -1), 0);
 	assert_int_equal(config_get_bool(cfg, "nope.nope", 7), 7);
-	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.sections"), 4);
-	assert_string_equal(config_list_item(cfg, "pipeline.ncu.ncu_cli.sections", 3),
-			    "SchedulerStats");
+	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.sections"), 3);
+	assert_string_equal(config_list_item(cfg, "pipeline.ncu.ncu_cli.sections", 2),
+			    "LaunchStats");
 	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.nvtx.include"), 0);
 	assert_string_equal(config_get_string(cfg, "model.name"), "tiny");
 	config_free(cfg);
@@ -623,7 +623,7 @@ static void test_load_add_force_remove(void **state)
 	config_free(cfg);
 	e = LOAD_ERR("~run.top_n_kernels=31");
 	assert_string_equal(e, "override '~run.top_n_kernels=31': not removing "
-			       "'run.top_n_kernels': its value is '30'");
+			       "'run.top_n_kernels': its value is '100'");
 	free(e);
 	e = LOAD_ERR("+run.echo=true");
 	assert_contains(e, "config key 'run.echo' already exists");

@@ -85,7 +85,7 @@ static void test_defaults_per_kernel(void **state)
 	assert_string_equal(
 	    s, "LC_ALL=C ncu --target-processes all --replay-mode kernel "
 	       "--metrics " LLMPROF_DEFAULT_METRICS " --section SpeedOfLight "
-	       "--section MemoryWorkloadAnalysis --section Occupancy --section SchedulerStats "
+	       "--section Occupancy --section LaunchStats "
 	       "-o run/ncu/k2 --kernel-name-base demangled --kernel-name 'regex:^gemm_bf16$' "
 	       "--launch-skip 7 --launch-count 1 --clock-control none --cache-control all "
 	       "--force-overwrite ./llm --new-tokens 4");

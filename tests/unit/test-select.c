@@ -540,10 +540,9 @@ static void test_one_pass_plan(void **state)
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 	/* kA is two classes (its two operators): five in all */
 	assert_int_equal(sel.nr, 5);
-	assert_int_equal(
-	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT,
-			     SELECT_PASS_PER_CONFIG, &p, &err),
-	    0);
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p, &err),
+			 0);
 	assert_int_equal(p.skip_before, 6);
 	assert_int_equal(p.count, 2);
 	assert_int_equal(p.nunreached, 0);
@@ -571,8 +570,9 @@ static void test_one_pass_plan(void **state)
 	select_pass_release(&p);
 
 	/* capped at one launch per key, kA's second class needs its own run */
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, 1, SELECT_PASS_PER_CONFIG, &p,
-					  &err), 0);
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, 1,
+					  SELECT_PASS_PER_CONFIG, &p, &err),
+			 0);
 	assert_int_equal(p.count, 1);
 	assert_int_equal(p.nunreached, 1);
 	assert_string_equal(sel.k[p.unreached[0]].op, "a.large");
@@ -585,10 +585,9 @@ static void test_one_pass_plan(void **state)
 		L.v[i].op = NULL;
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 	assert_int_equal(sel.nr, 4);
-	assert_int_equal(
-	    select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED, SELECT_PASS_MAX_COUNT,
-			     SELECT_PASS_PER_CONFIG, &p, &err),
-	    0);
+	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+					  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p, &err),
+			 0);
 	assert_int_equal(p.count, 1);
 	select_pass_release(&p);
 	selection_release(&sel);
@@ -612,8 +611,8 @@ static void test_one_pass_window(void **state)
 	static const struct {
 		const char *name;
 		int grid;
-	} got[] = {{"_Z2kAPfi", 4}, {"_Z2kBPfi", 4}, {"_Z2kAPfi", 4}, {"_Z2kCPfi", 4},
-		   {"_Z2kCPfi", 8}};
+	} got[] = {
+	    {"_Z2kAPfi", 4}, {"_Z2kBPfi", 4}, {"_Z2kAPfi", 4}, {"_Z2kCPfi", 4}, {"_Z2kCPfi", 8}};
 	struct select_result_key r[5];
 	size_t out[5];
 
