@@ -27,5 +27,8 @@ cp build/tracer/libllmprof_tracer.so build/tests/trace-tool "$dest/gpu-bin/"
 cc -shared -fPIC -O2 -I/usr/local/cuda/include -o "$dest/gpu-bin/libcupti_floor.so" \
 	bench/tracer/cupti_floor.c -L/usr/local/cuda/lib64 -lcupti
 cc -shared -fPIC -O1 -g -o "$dest/gpu-bin/segv_report.so" scripts/gpu/probe/segv_report.c -ldl
+# the launch pattern bench/ncu-deep-time.sh checks ncu's filters and replay passes on
+/usr/local/cuda/bin/nvcc -O2 -arch=sm_90 -o "$dest/gpu-bin/ncu_filter_probe" \
+	scripts/gpu/probe/ncu_filter_probe.cu -ldl
 git rev-parse --short HEAD >"$dest/commit"
 du -sh "$dest"

@@ -317,11 +317,15 @@ int select_plan_pass(const struct launch *l, size_t n, const struct selection *s
 	if (mode == SELECT_PASS_WINDOW ||
 	    (mode == SELECT_PASS_AUTO && sel->k[0].launch_count <= 1)) {
 		plan_window(l, n, s, sel, base, names, nnames, &w);
-		if (mode == SELECT_PASS_WINDOW || w.nexpect < p->nexpect || p->nunreached) {
+		size_t nw = w.nexpect, nc = p->nexpect;
+
+		if (mode == SELECT_PASS_WINDOW || nw < nc || p->nunreached) {
 			select_pass_release(p);
 			*p = w;
+			p->other_form_expect = mode == SELECT_PASS_WINDOW ? 0 : nc;
 		} else {
 			select_pass_release(&w);
+			p->other_form_expect = nw;
 		}
 	}
 	p->kernel_name = names_regex(names, nnames);

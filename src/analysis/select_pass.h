@@ -68,6 +68,7 @@ struct select_pass {
 	 * before in this pass, launches of a class measured before (repeats),
 	 * and distinct classes of the selected names that were not selected */
 	size_t selected_measured, repeats, other_classes;
+	size_t other_form_expect; /* launches the form not taken expects; 0: not planned */
 };
 #define SELECT_PASS_INIT                                                                           \
 	{                                                                                          \

@@ -32,6 +32,9 @@ static void select_pass_json(const struct select_pass *p, json_t *root)
 	json_object_set_new(o, "selected_measured", json_integer((json_int_t)p->selected_measured));
 	json_object_set_new(o, "repeats", json_integer((json_int_t)p->repeats));
 	json_object_set_new(o, "other_classes", json_integer((json_int_t)p->other_classes));
+	if (p->other_form_expect) /* what the other form would have asked for */
+		json_object_set_new(o, "other_form_expected",
+				    json_integer((json_int_t)p->other_form_expect));
 	json_object_set_new(root, "ncu_pass", o);
 }
 

@@ -637,6 +637,7 @@ static void test_one_pass_window(void **state)
 					  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p, &err),
 			 0);
 	assert_int_equal(p.window, 1);
+	assert_int_equal(p.other_form_expect, 8);
 	assert_int_equal(p.skip, 6);
 	assert_int_equal(p.count, 5);
 	assert_int_equal(p.nexpect, 5);
