@@ -171,9 +171,14 @@ static long class_of(const struct launch *l, size_t i, const struct selection *s
 {
 	if (!l[i].in_stage)
 		return -1;
-	for (size_t c = 0; c < sel->nr; c++)
-		if (select_same_class(&l[sel->k[c].launch_index], &l[i]))
+	for (size_t c = 0; c < sel->nr; c++) {
+		const struct launch *f = &l[sel->k[c].launch_index];
+
+		/* the configuration first: it rules out most without a strcmp */
+		if (!memcmp(f->grid, l[i].grid, sizeof(f->grid)) &&
+		    !memcmp(f->block, l[i].block, sizeof(f->block)) && select_same_class(f, &l[i]))
 			return (long)c;
+	}
 	return -1;
 }
 
@@ -206,7 +211,7 @@ static void plan_window(const struct launch *l, size_t n, size_t s, const struct
 			struct select_pass *p)
 {
 	struct strbuf t = STRBUF_INIT;
-	size_t *m = NULL, nm = 0, malloc_ = 0, before = 0, *have, covered = 0;
+	size_t *m = NULL, nm = 0, m_alloc = 0, before = 0, *have, covered = 0;
 	size_t best_lo = 0, best_len = SIZE_MAX, lo = 0, alloc = 0;
 	long *cls;
 
@@ -217,7 +222,7 @@ static void plan_window(const struct launch *l, size_t n, size_t s, const struct
 			before++;
 			continue;
 		}
-		ALLOC_GROW(m, nm + 1, malloc_);
+		ALLOC_GROW(m, nm + 1, m_alloc);
 		m[nm++] = i;
 	}
 	cls = xcalloc(nm ? nm : 1, sizeof(*cls));

@@ -113,15 +113,19 @@ int ncu_plan_describe(const struct ncu_options *o, enum run_mode mode, const cha
 			    "(pipeline.ncu.ncu_cli) -> %s, %s:\n    ",
 			    rep.buf, bundle_art(BA_NCU_RAW));
 	} else {
-		capture_paths(run_dir, "<i>", &rep, &path);
+		capture_paths(run_dir, "0", &rep, &path);
 		strbuf_addf(out,
-			    "one ncu run per kernel selected by select (%s) -> "
-			    "%s, %s, %s; each:\n    ",
+			    "one ncu run over the kernels select picks (%s; %s ncu_pass): a "
+			    "window of their launches, as below, or --filter-mode "
+			    "per-launch-config --launch-skip-before-match, whichever asks "
+			    "for fewer results (one run per kernel where ncu lacks the "
+			    "latter) -> %s, %s, %s:\n    ",
 			    light ? "run.mode=light: at most 5, SpeedOfLight + Occupancy"
-				  : "at most run.top_n_kernels",
-			    rep.buf, bundle_art(BA_NCU_RAW), bundle_art(BA_NCU_MEASURED));
-		ncu_options_for_kernel(&t, "<regex:^name$ of kernel i>", o->kernel_name_base, 0,
-				       o->launch_count > 0 ? o->launch_count : 1);
+				  : "until run.coverage, at most run.top_n_kernels",
+			    bundle_art(BA_NCU_SELECTION), rep.buf, bundle_art(BA_NCU_RAW),
+			    bundle_art(BA_NCU_MEASURED));
+		ncu_options_for_kernel(&t, "<regex:^(names of the selected kernels)$>",
+				       o->kernel_name_base, 0, 1);
 	}
 	t.output = path.buf;
 	t.force_overwrite = 1;
@@ -141,12 +145,13 @@ int ncu_plan_describe(const struct ncu_options *o, enum run_mode mode, const cha
 		const char *p;
 
 		ncu_cmd_format(&cmd, &line);
-		/* the skip differs per kernel too */
-		p = ncu_options_explicit(o) ? NULL : strstr(line.buf, "--launch-skip 0 ");
+		/* skip and count come from the plan */
+		p = ncu_options_explicit(o) ? NULL
+					    : strstr(line.buf, "--launch-skip 0 --launch-count 1 ");
 		if (p) {
 			strbuf_add(out, line.buf, (size_t)(p - line.buf));
-			strbuf_addstr(out, "--launch-skip '<N of kernel i>' ");
-			strbuf_addstr(out, p + strlen("--launch-skip 0 "));
+			strbuf_addstr(out, "--launch-skip '<K>' --launch-count '<C>' ");
+			strbuf_addstr(out, p + strlen("--launch-skip 0 --launch-count 1 "));
 		} else {
 			strbuf_addstr(out, line.buf);
 		}

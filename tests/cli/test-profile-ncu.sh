@@ -143,8 +143,8 @@ fi
 
 # 7. --dry-run: the template for the selected kernels, and the explicit run
 "$LLMPROF" profile -n "${common[@]}" pipeline.ncu.path="$fake" -- /bin/true >out 2>err || fail "dry run"
-grep -q "one ncu run per kernel selected by select (at most run.top_n_kernels)" out || fail "dry run text: $(cat out)"
-grep -q -- "--kernel-name '<regex:^name\$ of kernel i>' --launch-skip '<N of kernel i>' --launch-count 1 --clock-control none .* /bin/true\$" out ||
+grep -q "one ncu run over the kernels select picks (until run.coverage, at most run.top_n_kernels; ncu/selection.json ncu_pass)" out || fail "dry run text: $(cat out)"
+grep -q -- "--kernel-name '<regex:^(names of the selected kernels)\$>' --launch-skip '<K>' --launch-count '<C>' --clock-control none .* /bin/true\$" out ||
 	fail "dry run template: $(cat out)"
 # without a GPU no kernel is selected: a missing ncu is noted, not a failure
 LLMPROF_NVML_LIBRARY= LLMPROF_NVIDIA_SMI= "$LLMPROF" profile -n "${common[@]}" \

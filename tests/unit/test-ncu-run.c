@@ -153,11 +153,11 @@ static void test_describe(void **state)
 	o.program = prog;
 	o.nr_program = 3;
 	assert_int_equal(ncu_plan_describe(&o, RUN_MODE_DEEP, "RUN", &sb, &err), 0);
-	assert_contains(sb.buf, "one ncu run per kernel selected by select (at most "
-				"run.top_n_kernels)");
-	assert_contains(sb.buf, "-o 'RUN/ncu/k<i>' --kernel-name-base demangled --kernel-name "
-				"'<regex:^name$ of kernel i>' --launch-skip '<N of kernel i>' "
-				"--launch-count 1 --clock-control none");
+	assert_contains(sb.buf, "one ncu run over the kernels select picks (until run.coverage, "
+				"at most run.top_n_kernels; ncu/selection.json ncu_pass)");
+	assert_contains(sb.buf, "-o RUN/ncu/k0 --kernel-name-base demangled --kernel-name "
+				"'<regex:^(names of the selected kernels)$>' --launch-skip '<K>' "
+				"--launch-count '<C>' --clock-control none");
 	assert_contains(sb.buf, "LC_ALL=C /opt/ncu --target-processes all --replay-mode kernel");
 	assert_contains(sb.buf, "then: ncu --import <rep> --csv --page raw --print-units base");
 	config_free(cfg);
