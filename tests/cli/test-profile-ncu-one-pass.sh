@@ -7,8 +7,9 @@
 # with --filter-mode per-launch-config, the alternation of mangled names,
 # --launch-skip-before-match and --launch-count from the plan; the names
 # import; each result mapped to the trace launch it measured
-# (ncu/measured.json results); ncu/mangled.csv; and the fallback to one run
-# per kernel when ncu's --help lacks per-launch-config.
+# (ncu/measured.json results); ncu/mangled.csv; the window form when one
+# kernel serves two operators (trace-tool synth-graph shared); and the
+# fallback to one run per kernel when ncu's --help lacks per-launch-config.
 set -u
 : "${LLMPROF:?}"
 src=${LLMPROF_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -56,6 +57,38 @@ grep -qxF -- "--import|$run/ncu/k0.ncu-rep|--csv|--page|raw|--print-units|base|-
 	fail "selection.json ncu_pass: $(json "$run/ncu/selection.json" "d.get('ncu_pass')")"
 grep -q '"_ZN3llm8rmsnormILi128EEEvPf"' "$run/ncu/mangled.csv" || fail "mangled.csv: $(cat "$run/ncu/mangled.csv")"
 [ "$(grep -c '' "$run/ncu/raw.csv")" -eq 4 ] || fail "raw.csv rows"
+
+# one kernel and configuration serving two operators (gemv_bf16 in attn and
+# out, rmsnorm in mlp): per-launch-config would measure 4 launches (rmsnorm
+# twice), the window of the stage's first step 3, one per class (names in
+# selection order: rmsnorm takes the most GPU time). The window
+# form needs no per-launch-config: the ncu help is not asked, and the flags
+# are -k, --launch-skip, --launch-count in ncu's default global mode.
+cat >wl2.sh <<SH
+#!/bin/sh
+[ -n "\${LLMPROF_TRACE_OUT:-}" ] && exec "$tool" synth-graph "\$LLMPROF_TRACE_OUT" 3 shared
+exit 0
+SH
+chmod +x wl2.sh
+export FAKE_NCU_LOG=$tmp/logw FAKE_NCU_ONE_PASS=0
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl2.sh >out 2>err ||
+	fail "window: $(cat err)"
+run=$(last_run out)
+[ "$(json "$run/ncu/selection.json" "d['selected']")" = 3 ] || fail "window: selected"
+[ "$(json "$run/ncu/selection.json" "[d['ncu_pass'][k] for k in ('filter_mode', 'launch_skip', 'launch_count', 'expected_launches', 'selected_measured', 'repeats', 'other_form_expected')]")" = "['global', 0, 3, [0, 1, 2], 3, 0, 4]" ] ||
+	fail "window plan: $(json "$run/ncu/selection.json" "d.get('ncu_pass')")"
+[ "$(grep -c -- '|-o|' logw)" -eq 1 ] || fail "window: not one capture: $(grep -- '|-o|' logw)"
+grep -q -- "^--help" logw && fail "window: asked ncu --help"
+cap=$(grep -- '|-o|' logw)
+echo "$cap" | grep -q -- "--filter-mode" && fail "window: --filter-mode: $cap"
+echo "$cap" | grep -qF -- "|--kernel-name-base|mangled|--kernel-name|regex:^(_ZN3llm8rmsnormILi128EEEvPf|_Z10gemv_bf16PKfS0_Pfi)$|--launch-skip|0|--launch-count|3|" ||
+	fail "window argv: $cap"
+step "$run/status.json" ncu message | grep -q "in one pass (a window of their launches; " ||
+	fail "window message: $(step "$run/status.json" ncu message)"
+[ "$(json "$run/ncu/measured.json" "[r['launch_index'] for r in d['results']]")" = "[0, 1]" ] ||
+	fail "window results: $(json "$run/ncu/measured.json" "d.get('results')")"
+[ "$(json "$run/ncu/measured.json" "[r.get('filter_mode') for r in d['runs']]")" = "['global']" ] ||
+	fail "window measured.json run: $(json "$run/ncu/measured.json" "d.get('runs')")"
 
 # an ncu without per-launch-config: one run per selected kernel, as before
 export FAKE_NCU_LOG=$tmp/log2 FAKE_NCU_ONE_PASS=0

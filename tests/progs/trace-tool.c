@@ -23,8 +23,9 @@
  *       mpirun job leaves under --rank-dir)
  *   trace-tool synth-open DIR N  (N nested NVTX pushes never popped, pid 4242:
  *       tlogsynth_write_open)
- *   trace-tool synth-graph DIR STEPS graph|eager  (a decode loop replayed from
- *       a CUDA graph, or the same steps run eagerly: tlogsynth_write_graph)
+ *   trace-tool synth-graph DIR STEPS graph|eager|shared  (a decode loop
+ *       replayed from a CUDA graph, or the same steps run eagerly, or eagerly
+ *       with one kernel serving two operators: tlogsynth_write_graph)
  *   trace-tool split-ranks TRACE.sqlite RUN [RANK SHIFT_NS HOST]
  *       (what each process of a multi-process trace would have written under
  *       `profile --rank-dir RUN`: RUN/ranks/<r>/collectives.tsv through the
@@ -235,7 +236,10 @@ static int do_synth_graph(char **argv)
 
 	if (parse_u64(argv[3], 1, 10000000, &steps, &err) == 0)
 		rc = tlogsynth_write_graph(argv[2], 4242, 1700000000000000000ull, (uint32_t)steps,
-					   !strcmp(argv[4], "graph"), &err);
+					   !strcmp(argv[4], "graph")	? 1
+					   : !strcmp(argv[4], "shared") ? 2
+									: 0,
+					   &err);
 	if (rc < 0)
 		fprintf(stderr, "trace-tool: %s\n", err.buf);
 	strbuf_release(&err);
@@ -375,7 +379,7 @@ out:
 int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "synth-graph") == 0 &&
-	    (!strcmp(argv[4], "graph") || !strcmp(argv[4], "eager")))
+	    (!strcmp(argv[4], "graph") || !strcmp(argv[4], "eager") || !strcmp(argv[4], "shared")))
 		return do_synth_graph(argv);
 	if (argc == 4 && strcmp(argv[1], "synth-open") == 0)
 		return do_synth_open(argv);
@@ -408,7 +412,7 @@ int main(int argc, char **argv)
 	      "       trace-tool synth-ranks DIR RANKS STEPS KERNELS_PER_STEP SLOW_RANK SLOW_NS "
 	      "[nccl|nccl-host]\n"
 	      "       trace-tool synth-rank DIR STEPS KERNELS_PER_STEP SLOW_NS WORLD_SLOW_NS HOST\n"
-	      "       trace-tool synth-graph DIR STEPS graph|eager\n"
+	      "       trace-tool synth-graph DIR STEPS graph|eager|shared\n"
 	      "       trace-tool synth-setup DIR [nosamples|oldtotals]\n"
 	      "       trace-tool synth-open DIR N\n"
 	      "       trace-tool split-ranks TRACE.sqlite RUN [RANK SHIFT_NS HOST]\n",

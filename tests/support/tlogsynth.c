@@ -589,7 +589,8 @@ static void put_graph_node(struct out *o, uint64_t ts, uint64_t node, uint64_t o
 int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t steps, int graph,
 			  struct strbuf *err)
 {
-	static const char *const op[2] = {"attn", "mlp"};
+	static const char *const op[3] = {"attn", "mlp", "out"};
+	int nk = graph == 2 ? 3 : 2;
 	struct out o = {STRBUF_INIT, STRBUF_INIT, pid};
 	struct out gpu = {STRBUF_INIT, STRBUF_INIT, 0};
 	uint64_t t = base + 1000;
@@ -602,7 +603,7 @@ int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t
 		a->cbid = 311;
 		a->len = 22;
 	}
-	if (graph) {
+	if (graph == 1) {
 		/* capture: the ranges are pushed once, each launch makes a node
 		 * (11, 12) and runs nothing; instantiation clones them (21, 22) */
 		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "layer0");
@@ -619,7 +620,7 @@ int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t
 	put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "decode_all");
 	for (uint32_t s = 0; s < steps; s++) {
 		put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "step");
-		if (graph) {
+		if (graph == 1) {
 			uint32_t c = corr++;
 
 			put_launch(&o, &t, c, 311);
@@ -627,12 +628,13 @@ int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base, uint32_t
 				put_graph_kernel(&gpu, &t, c, k, 21 + (uint64_t)k);
 		} else {
 			put_nvtx(&o, TLOG_NVTX_PUSH, ++t, "layer0");
-			for (int k = 0; k < 2; k++) {
+			for (int k = 0; k < nk; k++) {
 				uint32_t c = corr++;
 
 				put_nvtx(&o, TLOG_NVTX_PUSH, ++t, op[k]);
 				put_launch(&o, &t, c, 211);
-				put_graph_kernel(&gpu, &t, c, k, 0);
+				/* "out": gemv_bf16 again, one configuration */
+				put_graph_kernel(&gpu, &t, c, k % 2, 0);
 				put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);
 			}
 			put_nvtx(&o, TLOG_NVTX_POP, ++t, NULL);

@@ -85,7 +85,9 @@ int tlogsynth_write_rank(const char *dir, uint32_t pid, uint64_t base_ns, uint32
  * capture (graph nodes 11, 12 made under "attn" and "mlp"), instantiation
  * clones them (21, 22), and each step is one cudaGraphLaunch whose kernels
  * carry the clones' ids; without, each step pushes the ranges and launches
- * the kernels itself. Both give the same operators. 0, or -1 with err. */
+ * the kernels itself. Both give the same operators. graph 2: eager, and
+ * each step launches gemv_bf16 a second time, in range "out" (one kernel
+ * and configuration serving two operators). 0, or -1 with err. */
 int tlogsynth_write_graph(const char *dir, uint32_t pid, uint64_t base_ns, uint32_t steps,
 			  int graph, struct strbuf *err);
 
