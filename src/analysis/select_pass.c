@@ -324,7 +324,9 @@ int select_plan_pass(const struct launch *l, size_t n, const struct selection *s
 		plan_window(l, n, s, sel, base, names, nnames, &w);
 		size_t nw = w.nexpect, nc = p->nexpect;
 
-		if (mode == SELECT_PASS_WINDOW || nw < nc || p->nunreached) {
+		size_t nc_cost = nc + p->nunreached * SELECT_PASS_RUN_RESULTS;
+
+		if (mode == SELECT_PASS_WINDOW || nw < nc_cost) {
 			select_pass_release(p);
 			*p = w;
 			p->other_form_expect = mode == SELECT_PASS_WINDOW ? 0 : nc;

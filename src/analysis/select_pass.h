@@ -13,7 +13,8 @@
 #include "core/strbuf.h"
 
 /* The one-pass plan: ONE ncu run measures every selected class, in one of
- * two forms, whichever asks ncu for fewer results (SELECT_PASS_AUTO):
+ * two forms, whichever asks ncu for fewer results (SELECT_PASS_AUTO; a run
+ * of its own for a class counted as SELECT_PASS_RUN_RESULTS results):
  *
  * per-launch-config:
  *   --filter-mode per-launch-config --kernel-name-base B
@@ -78,13 +79,24 @@ struct select_pass {
  * class whose first launch lies further in gets a run of its own. */
 #define SELECT_PASS_MAX_COUNT 4
 
+/* What a run of its own costs, counted in results: a class per-launch-config
+ * cannot reach (unreached[]) gets an ncu run of its own, which starts the
+ * program again and waits for that class's launch. On an H200 that wait was
+ * 28-34 s on a transformers Llama against about 1.2 s a result with the
+ * default collection (bench/results/ncu-deep-time-h200-run3.md), so auto takes
+ * the window only while it asks for fewer results than per-launch-config
+ * plus this many for each class left to a run of its own. A window across a
+ * whole stage (classes that first appear far apart, as when the PyTorch
+ * module ranges go off part of the way through decode) can otherwise ask
+ * for hundreds of results in place of a few runs. */
+#define SELECT_PASS_RUN_RESULTS 25
+
 /* 0 with *p (owned; select_pass_release), or -1 with err (an empty
  * selection, max_count 0, a selected launch outside the stage). AUTO takes
  * per-launch-config (measured on the H100 first) unless the window asks
- * for fewer results, or per-launch-config leaves a class to a run of its
- * own; never the window when more than one launch per kernel was asked
- * for (pipeline.ncu.ncu_cli.launch_count: only per-launch-config honours
- * it). */
+ * for fewer results, each class per-launch-config leaves to a run of its
+ * own counted as SELECT_PASS_RUN_RESULTS results; never the window when more than one launch per
+ * kernel was asked for (pipeline.ncu.ncu_cli.launch_count: only per-launch-config honours it). */
 int select_plan_pass(const struct launch *l, size_t n, const struct selection *sel,
 		     enum select_name_base base, size_t max_count, enum select_pass_mode mode,
 		     struct select_pass *p, struct strbuf *err);

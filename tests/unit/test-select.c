@@ -766,6 +766,65 @@ static void test_one_pass_window_layers(void **state)
 	strbuf_release(&err);
 }
 
+/* The window against runs of their own: kA under operator x ten times, kB
+ * sixty times, then kA with no operator (the PyTorch module ranges went off):
+ * per-launch-config (at most 4 launches a configuration) cannot reach the
+ * last class and leaves it a run of its own; the window holding all three
+ * classes is 62 launches. Auto takes per-launch-config while the window asks
+ * for more than SELECT_PASS_RUN_RESULTS results more than it, and the
+ * window once it asks for fewer. */
+static void test_one_pass_window_cost(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel = SELECTION_INIT;
+	struct select_pass p = SELECT_PASS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int nb[2] = {60, 20};
+
+	(void)state;
+	for (int round = 0; round < 2; round++) {
+		L.n = 0;
+		add_launch(&L, "prefill_only", 8, 1000, 0);
+		for (int i = 0; i < 10; i++) {
+			add_launch(&L, "kA", 4, 100, 1);
+			L.v[L.n - 1].op = "x";
+		}
+		for (int i = 0; i < nb[round]; i++) {
+			add_launch(&L, "kB", 4, 50, 1);
+			L.v[L.n - 1].op = "y";
+		}
+		add_launch(&L, "kA", 4, 100, 1);
+		o.coverage = 1.0;
+		assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+		assert_int_equal(sel.nr, 3);
+		assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+						  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p,
+						  &err),
+				 0);
+		assert_int_equal(p.nunreached, 1);
+		assert_int_equal(p.nexpect, 2);
+		select_pass_release(&p);
+		assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
+						  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p,
+						  &err),
+				 0);
+		if (round == 0) { /* 62 > 2 + 25: per-launch-config and one run more */
+			assert_int_equal(p.window, 0);
+			assert_int_equal(p.nunreached, 1);
+			assert_int_equal(p.other_form_expect, 62);
+		} else { /* 22 < 2 + 25: the window, no run more */
+			assert_int_equal(p.window, 1);
+			assert_int_equal(p.nexpect, 22);
+			assert_int_equal(p.nunreached, 0);
+		}
+		select_pass_release(&p);
+		selection_release(&sel);
+	}
+	free_launches(&L);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -780,6 +839,7 @@ int main(void)
 	    cmocka_unit_test(test_one_pass_plan),
 	    cmocka_unit_test(test_one_pass_window),
 	    cmocka_unit_test(test_one_pass_window_layers),
+	    cmocka_unit_test(test_one_pass_window_cost),
 	    cmocka_unit_test(test_layer_index_same_op),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
