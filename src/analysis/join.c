@@ -61,13 +61,36 @@ static double sum_have(double a, double b)
 struct launch_class {
 	int32_t name, op;
 	int32_t grid[3], block[3];
-	double flops; /* ncu's, per launch */
-	double bytes; /* ncu's DRAM bytes per launch; NAN when a result has none */
-	unsigned n;   /* results averaged */
+	json_t *entry; /* its ncu/selection.json kernel (borrowed), or NULL */
+	double flops;  /* ncu's, per launch */
+	double bytes;  /* ncu's DRAM bytes per launch; NAN when a result has none */
+	unsigned n;    /* results averaged */
 };
 
-/* The selection's class (select.c same_kernel): name, grid, block and
- * operator, a repeated layer's index aside (select_same_op). */
+/* Whether operator range op (-1: none) is one the selection entry e
+ * measures for: its "operator" or one of its "same_work" classes'
+ * (select.h), a repeated layer's index aside. */
+static int entry_has_op(const struct trace *tr, json_t *e, int32_t op)
+{
+	const char *o = op >= 0 ? strtab_str(&tr->strs, op) : NULL;
+	json_t *w;
+	size_t i;
+
+	if (!e)
+		return 0;
+	if (select_same_op(json_string_value(json_object_get(e, "operator")), o))
+		return 1;
+	json_array_foreach(json_object_get(e, "same_work"), i, w)
+	{
+		if (select_same_op(json_string_value(json_object_get(w, "operator")), o))
+			return 1;
+	}
+	return 0;
+}
+
+/* The selection's class (select.h): name, grid, block and operator, a
+ * repeated layer's index aside (select_same_op), or one of the classes its
+ * selection entry measures for. */
 static int same_class(const struct trace *tr, const struct launch_class *c,
 		      const struct trace_ksig *k, int32_t op)
 {
@@ -76,8 +99,37 @@ static int same_class(const struct trace *tr, const struct launch_class *c,
 		return 0;
 	if (c->op == op)
 		return 1;
-	return c->op >= 0 && op >= 0 &&
-	       select_same_op(strtab_str(&tr->strs, c->op), strtab_str(&tr->strs, op));
+	if (c->op >= 0 && op >= 0 &&
+	    select_same_op(strtab_str(&tr->strs, c->op), strtab_str(&tr->strs, op)))
+		return 1;
+	return entry_has_op(tr, c->entry, op);
+}
+
+/* The selection entry whose result stands for launch li: the same kernel
+ * and configuration as its measured launch, li's operator its own or one of
+ * its same_work classes; NULL when none (an older selection.json, or a
+ * result nobody selected). */
+static json_t *entry_of(const struct trace *tr, const struct timeline *tl, json_t *sel, size_t li)
+{
+	const struct trace_ksig *k = trace_ksig(tr, &tr->kernels[li]);
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(sel, "kernels"), i, e)
+	{
+		json_t *v = json_object_get(e, "launch_index");
+		const struct trace_ksig *s;
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    (size_t)json_integer_value(v) >= tr->nkernels)
+			continue;
+		s = trace_ksig(tr, &tr->kernels[json_integer_value(v)]);
+		if (s->name == k->name && !memcmp(s->grid, k->grid, sizeof(k->grid)) &&
+		    !memcmp(s->block, k->block, sizeof(k->block)) &&
+		    entry_has_op(tr, e, tl->kernel_op[li]))
+			return e;
+	}
+	return NULL;
 }
 
 /* The launch a result stands for in the stage counter FLOPs: the one
@@ -113,7 +165,8 @@ static size_t measured_launch(const struct trace *tr, const struct ncu_match *mt
  * output and down projections), so a per-name mean would stand for shapes
  * never measured. The launch each result measured (measured_launch())
  * counts for the launches of the same class (kernel, grid, block,
- * operator) in the profiled stage(s), and launches of unmeasured classes
+ * operator) in the profiled stage(s), and for those of the classes its
+ * selection entry measures for ("same_work"), and launches of unmeasured classes
  * are left out (counter_time_share says how much). Returns 0 with the
  * stages set, or -1 (no launch known, nothing matched): the per-name
  * estimate of report_model_derive() then applies. */
@@ -152,6 +205,7 @@ static int class_counter_flops(struct report_model *m, const struct report_analy
 			memset(c, 0, sizeof(*c));
 			c->name = trace_ksig(tr, &tr->kernels[li])->name;
 			c->op = tl->kernel_op[li];
+			c->entry = entry_of(tr, tl, sel, li);
 			memcpy(c->grid, trace_ksig(tr, &tr->kernels[li])->grid, sizeof(c->grid));
 			memcpy(c->block, trace_ksig(tr, &tr->kernels[li])->block, sizeof(c->block));
 		}

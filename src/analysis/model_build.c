@@ -83,6 +83,8 @@ static json_t *fill_selection(struct report_model *m, const struct bundle_in *b,
 		m->sel.nr_selected = (uint64_t)json_integer_value(v);
 	if (json_is_integer(v = json_object_get(j, "distinct_kernels")))
 		m->sel.nr_candidates = (uint64_t)json_integer_value(v);
+	if (json_is_integer(v = json_object_get(j, "same_work_classes")))
+		m->sel.nr_same_work = (uint64_t)json_integer_value(v);
 	if (session_jstr(j, "stop_reason") && *session_jstr(j, "stop_reason"))
 		report_model_add_reason(m, "stopped: %s", session_jstr(j, "stop_reason"));
 	if (json_is_integer(v = json_object_get(j, "nccl_kernels_not_replayed")) &&

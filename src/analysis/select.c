@@ -1,5 +1,6 @@
 /* select.c: kernel selection for deep mode; see select.h. */
 #include <ctype.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,82 @@ const char *select_base_name(enum select_name_base base)
 					     : "demangled";
 }
 
+/* The selected kernel whose class is the same work as candidate c: the
+ * same kernel, configuration and device, with a mean launch duration
+ * within tol of its own (the closest such); NULL when none or tol is 0. */
+static struct selected_kernel *same_work_of(struct selection *sel, const struct launch *l,
+					    const struct cand *c, double tol)
+{
+	const struct launch *f = &l[c->first];
+	struct selected_kernel *best = NULL;
+	double mean = c->calls ? c->total / (double)c->calls : 0, best_d = 0;
+
+	if (!(tol > 0))
+		return NULL;
+	for (size_t k = 0; k < sel->nr; k++) {
+		struct selected_kernel *s = &sel->k[k];
+		double m = s->calls ? s->total_ns / (double)s->calls : 0, d = fabs(mean - m);
+
+		if (strcmp(s->name, f->name) || memcmp(s->grid, f->grid, sizeof(s->grid)) ||
+		    memcmp(s->block, f->block, sizeof(s->block)) || s->device != f->device)
+			continue;
+		if (d <= tol * m && (!best || d < best_d)) {
+			best = s;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+/* The launch s measures: the earliest in the stage of its own class and
+ * the classes it stands for (a pass counting launches per configuration
+ * reaches it first), and ncu's filters for it. ncu counts launches that
+ * pass all its filters: the name filter matches any launch configuration
+ * of this name, and an NVTX include hides launches outside the range. */
+static void set_measured_launch(struct selected_kernel *s, const struct launch *l,
+				const struct select_opts *o, struct strbuf *tmp,
+				struct strbuf *tmp2)
+{
+	struct strbuf re = STRBUF_INIT;
+	const char *bn;
+	size_t skip = 0;
+
+	for (size_t w = 0; w < s->nr_same; w++)
+		if (s->same[w].first < s->launch_index)
+			s->launch_index = s->same[w].first;
+	bn = select_launch_name(&l[s->launch_index], o->base, tmp);
+	for (size_t i = 0; i < s->launch_index; i++) {
+		if (o->nvtx_gated && !l[i].in_stage)
+			continue;
+		if (!strcmp(select_launch_name(&l[i], o->base, tmp2), bn))
+			skip++;
+	}
+	s->launch_skip = skip;
+	strbuf_addstr(&re, "regex:^");
+	select_regex_escape(&re, bn);
+	strbuf_addch(&re, '$');
+	s->kernel_name = strbuf_detach(&re, NULL);
+	strbuf_addstr(&re, "::regex:^");
+	select_regex_escape(&re, bn);
+	strbuf_addf(&re, "$:%zu", skip + 1);
+	s->kernel_id = strbuf_detach(&re, NULL);
+}
+
+int select_kernel_covers(const struct selected_kernel *k, const struct launch *l)
+{
+	/* the configuration first: it rules out most without a strcmp */
+	if (memcmp(k->grid, l->grid, sizeof(k->grid)) ||
+	    memcmp(k->block, l->block, sizeof(k->block)) || k->device != l->device ||
+	    strcmp(k->name, l->name))
+		return 0;
+	if (select_same_op(k->op, l->op))
+		return 1;
+	for (size_t w = 0; w < k->nr_same; w++)
+		if (select_same_op(k->same[w].op, l->op))
+			return 1;
+	return 0;
+}
+
 int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
 		   struct selection *sel, struct strbuf *err)
 {
@@ -169,6 +246,10 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 	}
 	if (!o->top_n || !o->launch_count) {
 		error_set(err, "run.top_n_kernels and the launch count must be at least 1");
+		goto out;
+	}
+	if (o->merge_tolerance < 0 || isnan(o->merge_tolerance)) {
+		error_set(err, "run.same_work_tolerance %g is negative", o->merge_tolerance);
 		goto out;
 	}
 	if (compile_all(o->include, o->nr_include, &inc, err) ||
@@ -212,8 +293,6 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 	for (size_t k = 0; k < nc; k++) {
 		const struct launch *f = &l[c[k].first];
 		struct selected_kernel *s;
-		const char *bn;
-		size_t skip = 0;
 
 		if (c[k].excluded == 2) {
 			sel->nccl_kernels++;
@@ -229,19 +308,23 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 			sel->stop_reason = xstrdup("coverage reached");
 			break;
 		}
+		if ((s = same_work_of(sel, l, &c[k], o->merge_tolerance))) {
+			struct select_same_work *w;
+
+			ALLOC_GROW(s->same, s->nr_same + 1, s->alloc_same);
+			w = &s->same[s->nr_same++];
+			w->op = f->op ? xstrdup(f->op) : NULL;
+			w->calls = c[k].calls;
+			w->total_ns = c[k].total;
+			w->first = c[k].first;
+			sel->merged++;
+			sel->merged_ns += c[k].total;
+			sel->covered_ns += c[k].total;
+			continue;
+		}
 		if (sel->nr >= o->top_n) {
 			sel->stop_reason = xstrdup("top_n reached");
 			break;
-		}
-		/* ncu counts launches that pass all its filters: the name
-		 * filter matches any launch configuration of this name, and an
-		 * NVTX include hides launches outside the range. */
-		bn = select_launch_name(f, o->base, &tmp);
-		for (size_t i = 0; i < c[k].first; i++) {
-			if (o->nvtx_gated && !l[i].in_stage)
-				continue;
-			if (!strcmp(select_launch_name(&l[i], o->base, &tmp2), bn))
-				skip++;
 		}
 		ALLOC_GROW(sel->k, sel->nr + 1, sel->alloc);
 		s = &sel->k[sel->nr++];
@@ -261,22 +344,11 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 		s->total_ns = c[k].total;
 		s->share = sel->stage_ns > 0 ? c[k].total / sel->stage_ns : 0;
 		s->launch_index = c[k].first;
-		s->launch_skip = skip;
 		s->launch_count = o->launch_count;
-		{
-			struct strbuf re = STRBUF_INIT;
-
-			strbuf_addstr(&re, "regex:^");
-			select_regex_escape(&re, bn);
-			strbuf_addch(&re, '$');
-			s->kernel_name = strbuf_detach(&re, NULL);
-			strbuf_addstr(&re, "::regex:^");
-			select_regex_escape(&re, bn);
-			strbuf_addf(&re, "$:%zu", skip + 1);
-			s->kernel_id = strbuf_detach(&re, NULL);
-		}
 		sel->covered_ns += c[k].total;
 	}
+	for (size_t k = 0; k < sel->nr; k++)
+		set_measured_launch(&sel->k[k], l, o, &tmp, &tmp2);
 	if (!sel->stop_reason)
 		sel->stop_reason =
 		    xstrdup(sel->stage_ns > 0 && sel->covered_ns >= o->coverage * sel->stage_ns
@@ -307,6 +379,9 @@ void selection_release(struct selection *sel)
 		free(sel->k[i].op);
 		free(sel->k[i].kernel_name);
 		free(sel->k[i].kernel_id);
+		for (size_t w = 0; w < sel->k[i].nr_same; w++)
+			free(sel->k[i].same[w].op);
+		free(sel->k[i].same);
 	}
 	free(sel->k);
 	free(sel->stop_reason);

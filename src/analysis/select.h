@@ -21,6 +21,14 @@
  * its own launch. Without operator ranges a kernel and configuration is one
  * class.
  *
+ * Classes of one kernel and launch configuration whose mean launch
+ * durations lie within o->merge_tolerance of a selected class's are the
+ * same work under another operator (gate_proj and up_proj, a kernel before
+ * and after the module ranges went off): the selected class stands for
+ * them (its same[]), their time counts as covered, and the launch
+ * measured is the earliest in the stage of the group, so a pass that
+ * counts launches per configuration reaches it first.
+ *
  * Include/exclude patterns are POSIX EREs on the demangled name; exclude
  * wins. Collectives (a name containing "nccl", any case) are never selected
  * for kernel replay (they wait on other ranks and hang under replay).
@@ -76,25 +84,39 @@ struct select_opts {
 	unsigned launch_count; /* launches measured per kernel (>= 1) */
 	int nvtx_gated;	       /* the ncu run also has the stage's --nvtx-include */
 	enum select_name_base base;
+	/* classes of a selected kernel and configuration within this
+	 * fraction of its mean duration are measured by it; 0: never */
+	double merge_tolerance;
 };
 #define SELECT_OPTS_INIT                                                                           \
 	{                                                                                          \
-		0.95, 30, NULL, 0, NULL, 0, 1, 0, SELECT_BASE_DEMANGLED                            \
+		0.95, 30, NULL, 0, NULL, 0, 1, 0, SELECT_BASE_DEMANGLED, 0                         \
 	}
+
+/* A class a selected kernel measures for (the same kernel, configuration
+ * and, within the tolerance, duration under another operator). */
+struct select_same_work {
+	char *op; /* NULL: no operator */
+	size_t calls;
+	double total_ns;
+	size_t first; /* its first launch in the stage */
+};
 
 struct selected_kernel {
 	char *name, *short_name;
 	char *op; /* the operator range it serves (a class); NULL: none */
 	int grid[3], block[3];
 	int device;
-	size_t calls;	     /* in the stage */
-	double total_ns;     /* in the stage */
-	double share;	     /* total_ns / stage GPU time */
-	size_t launch_index; /* the launch measured (index into the input) */
-	size_t launch_skip;  /* --launch-skip */
-	size_t launch_count; /* --launch-count */
-	char *kernel_name;   /* --kernel-name value, "regex:^...$" */
-	char *kernel_id;     /* --kernel-id value */
+	size_t calls;		       /* in the stage */
+	double total_ns;	       /* in the stage */
+	double share;		       /* total_ns / stage GPU time */
+	size_t launch_index;	       /* the launch measured (index into the input) */
+	size_t launch_skip;	       /* --launch-skip */
+	size_t launch_count;	       /* --launch-count */
+	char *kernel_name;	       /* --kernel-name value, "regex:^...$" */
+	char *kernel_id;	       /* --kernel-id value */
+	struct select_same_work *same; /* classes it stands for (calls and */
+	size_t nr_same, alloc_same;    /* total_ns above are its own only) */
 };
 
 struct selection {
@@ -104,6 +126,8 @@ struct selection {
 	double stage_ns, covered_ns, coverage; /* coverage = covered / stage */
 	double target_coverage;
 	size_t top_n;
+	size_t merged;			       /* classes measured by another's result */
+	double merged_ns;		       /* their time, in covered_ns */
 	size_t nccl_kernels, excluded_kernels; /* distinct kernels left out */
 	double nccl_ns, excluded_ns;
 	char *stop_reason; /* "coverage reached", "top_n reached", "no more kernels" */
@@ -123,7 +147,12 @@ int select_same_op(const char *a, const char *b);
  * device, under one operator (select_same_op). */
 int select_same_class(const struct launch *a, const struct launch *b);
 
-/* 0, or -1 with err (bad regex, coverage outside (0,1], top_n 0). */
+/* Whether the class of launch l (in the stage) is k's own or one of its
+ * same[]: what the counters of k's measured launch stand for. */
+int select_kernel_covers(const struct selected_kernel *k, const struct launch *l);
+
+/* 0, or -1 with err (bad regex, coverage outside (0,1], top_n 0, a
+ * negative merge tolerance). */
 int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
 		   struct selection *sel, struct strbuf *err);
 void selection_release(struct selection *sel);

@@ -165,20 +165,15 @@ static void expect_add(struct select_pass *p, size_t *alloc, const struct launch
 	memcpy(e->block, l[i].block, sizeof(e->block));
 }
 
-/* The selected class launch i belongs to, or -1: a launch inside the stage
- * of the same class as the class's first launch. */
+/* The selected kernel launch i is measured by, or -1: a launch inside the
+ * stage of its class or of a class it stands for (select_kernel_covers). */
 static long class_of(const struct launch *l, size_t i, const struct selection *sel)
 {
 	if (!l[i].in_stage)
 		return -1;
-	for (size_t c = 0; c < sel->nr; c++) {
-		const struct launch *f = &l[sel->k[c].launch_index];
-
-		/* the configuration first: it rules out most without a strcmp */
-		if (!memcmp(f->grid, l[i].grid, sizeof(f->grid)) &&
-		    !memcmp(f->block, l[i].block, sizeof(f->block)) && select_same_class(f, &l[i]))
+	for (size_t c = 0; c < sel->nr; c++)
+		if (select_kernel_covers(&sel->k[c], &l[i]))
 			return (long)c;
-	}
 	return -1;
 }
 
@@ -188,15 +183,19 @@ static void count_expect(const struct launch *l, const struct selection *sel, st
 	p->selected_measured = p->repeats = p->other_classes = 0;
 	for (size_t e = 0; e < p->nexpect; e++) {
 		const struct launch *x = &l[p->expect[e].launch_index];
+		long c = class_of(l, p->expect[e].launch_index, sel);
 		size_t f;
 
-		for (f = 0; f < e; f++)
-			if (select_same_class(&l[p->expect[f].launch_index], x) &&
-			    l[p->expect[f].launch_index].in_stage == x->in_stage)
+		for (f = 0; f < e; f++) {
+			const struct launch *y = &l[p->expect[f].launch_index];
+
+			if (c >= 0 ? class_of(l, p->expect[f].launch_index, sel) == c
+				   : select_same_class(y, x) && y->in_stage == x->in_stage)
 				break;
+		}
 		if (f < e)
 			p->repeats++;
-		else if (class_of(l, p->expect[e].launch_index, sel) >= 0)
+		else if (c >= 0)
 			p->selected_measured++;
 		else
 			p->other_classes++;

@@ -63,6 +63,11 @@ static const struct config_key schema[] = {
     {"run.coverage", CONFIG_FLOAT, CONFIG_HAS_MIN | CONFIG_HAS_MAX | CONFIG_MIN_EXCLUSIVE, "0.95",
      NULL, 0, 1, "also stop ranking once these kernels cover this fraction of GPU time",
      FLOAT(run.coverage)},
+    {"run.same_work_tolerance", CONFIG_FLOAT, IN(0, 1), .def = "0.1",
+     .help = "a kernel's launches in another operator, of the same launch configuration and "
+	     "within this fraction of the selected class's mean duration, are the same work: one "
+	     "ncu result stands for both (0 = a result per operator)",
+     FLOAT(run.same_work_tolerance)},
     {"run.report_rows", CONFIG_INT, IN(1, 100000000), .def = DEF_NUM(CONFIG_REPORT_ROWS_DEFAULT),
      .help = "rows of each kernel and operator table of the reports and metrics.json, and "
 	     "results of a region's metrics.json, the last one summing the rest (kernels.tsv "

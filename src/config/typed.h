@@ -157,8 +157,9 @@ struct config_run {
 	enum run_mode mode;
 	int64_t top_n_kernels;
 	double coverage;
-	int64_t report_rows; /* rows per report table; the rest summed in one row */
-	double timeout_s;    /* 0 = no limit */
+	double same_work_tolerance; /* 0 = one ncu result per operator class */
+	int64_t report_rows;	    /* rows per report table; the rest summed in one row */
+	double timeout_s;	    /* 0 = no limit */
 	enum run_stage stage;
 	int echo;
 };

@@ -364,6 +364,7 @@ struct report_selection {
 	struct rnum coverage;	/* achieved share of stage kernel time, 0..1 */
 	uint64_t nr_selected;
 	uint64_t nr_candidates; /* distinct kernels in the stage */
+	uint64_t nr_same_work;	/* classes a selected kernel's result stands for */
 	char **reasons;		/* why selection stopped, skipped kernels, ... */
 	size_t nr_reasons, alloc_reasons;
 };

@@ -43,6 +43,7 @@ void step_select(struct run_ctx *rc, const struct plan_step *s, size_t i, struct
 	}
 	so.coverage = c->run.coverage;
 	so.top_n = (size_t)c->run.top_n_kernels;
+	so.merge_tolerance = c->run.same_work_tolerance;
 	if (c->run.mode == RUN_MODE_LIGHT && so.top_n > SELECT_LIGHT_TOP)
 		so.top_n = SELECT_LIGHT_TOP;
 	if (cli->kernel_exclude.nr) {

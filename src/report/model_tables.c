@@ -886,6 +886,11 @@ void rtable_selection(const struct report_model *m, struct table *t)
 	table_add_str(t, "Kernels selected");
 	table_addf(t, "%llu of %llu", (unsigned long long)s->nr_selected,
 		   (unsigned long long)s->nr_candidates);
+	if (s->nr_same_work) { /* run.same_work_tolerance: docs/ncu.md section 6 */
+		table_add_str(t, "Same work");
+		table_addf(t, "%llu more classes, measured by a selected kernel's result",
+			   (unsigned long long)s->nr_same_work);
+	}
 	strbuf_release(&sb);
 }
 

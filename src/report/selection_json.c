@@ -38,6 +38,23 @@ static void select_pass_json(const struct select_pass *p, json_t *root)
 	json_object_set_new(root, "ncu_pass", o);
 }
 
+/* The classes s's result stands for (select.h): operator, calls, time. */
+static json_t *same_work_json(const struct selected_kernel *s)
+{
+	json_t *a = json_array();
+
+	for (size_t w = 0; w < s->nr_same; w++) {
+		const struct select_same_work *x = &s->same[w];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "operator", x->op ? json_string_lossy(x->op) : json_null());
+		json_object_set_new(o, "calls", json_integer((json_int_t)x->calls));
+		json_object_set_new(o, "total_ns", json_real(x->total_ns));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 void selection_json(const struct selection *sel, const struct select_opts *o,
 		    const struct select_pass *pass, struct strbuf *out)
 {
@@ -67,6 +84,9 @@ void selection_json(const struct selection *sel, const struct select_opts *o,
 	json_object_set_new(root, "excluded_kernels",
 			    json_integer((json_int_t)sel->excluded_kernels));
 	json_object_set_new(root, "excluded_gpu_time_ns", json_real(sel->excluded_ns));
+	json_object_set_new(root, "same_work_tolerance", json_real(o->merge_tolerance));
+	json_object_set_new(root, "same_work_classes", json_integer((json_int_t)sel->merged));
+	json_object_set_new(root, "same_work_gpu_time_ns", json_real(sel->merged_ns));
 	json_object_set_new(root, "nccl_kernels_not_replayed",
 			    json_integer((json_int_t)sel->nccl_kernels));
 	json_object_set_new(root, "nccl_gpu_time_ns", json_real(sel->nccl_ns));
@@ -87,6 +107,7 @@ void selection_json(const struct selection *sel, const struct select_opts *o,
 		if (!e) /* a name that is not UTF-8: json_pack refuses it */
 			e = json_pack("{s:i}", "rank", (json_int_t)(i + 1));
 		json_object_set_new(e, "operator", s->op ? json_string_lossy(s->op) : json_null());
+		json_object_set_new(e, "same_work", same_work_json(s));
 		json_array_append_new(arr, e);
 	}
 	json_object_set_new(root, "kernels", arr);

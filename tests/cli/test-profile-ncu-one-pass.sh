@@ -59,9 +59,10 @@ grep -q '"_ZN3llm8rmsnormILi128EEEvPf"' "$run/ncu/mangled.csv" || fail "mangled.
 [ "$(grep -c '' "$run/ncu/raw.csv")" -eq 4 ] || fail "raw.csv rows"
 
 # one kernel and configuration serving two operators (gemv_bf16 in attn and
-# out, rmsnorm in mlp): per-launch-config would measure 4 launches (rmsnorm
-# twice), the window of the stage's first step 3, one per class (names in
-# selection order: rmsnorm takes the most GPU time). The window
+# out, rmsnorm in mlp), each operator a class of its own
+# (run.same_work_tolerance=0): per-launch-config would measure 4 launches
+# (rmsnorm twice), the window of the stage's first step 3, one per class
+# (names in selection order: rmsnorm takes the most GPU time). The window
 # form needs no per-launch-config: the ncu help is not asked, and the flags
 # are -k, --launch-skip, --launch-count in ncu's default global mode.
 cat >wl2.sh <<SH
@@ -71,8 +72,8 @@ exit 0
 SH
 chmod +x wl2.sh
 export FAKE_NCU_LOG=$tmp/logw FAKE_NCU_ONE_PASS=0
-"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl2.sh >out 2>err ||
-	fail "window: $(cat err)"
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" run.same_work_tolerance=0 -- ./wl2.sh \
+	>out 2>err || fail "window: $(cat err)"
 run=$(last_run out)
 [ "$(json "$run/ncu/selection.json" "d['selected']")" = 3 ] || fail "window: selected"
 [ "$(json "$run/ncu/selection.json" "[d['ncu_pass'][k] for k in ('filter_mode', 'launch_skip', 'launch_count', 'expected_launches', 'selected_measured', 'repeats', 'other_form_expected')]")" = "['global', 0, 3, [0, 1, 2], 3, 0, 4]" ] ||
@@ -90,7 +91,29 @@ step "$run/status.json" ncu message | grep -q "in one pass (a window of their la
 [ "$(json "$run/ncu/measured.json" "[r.get('filter_mode') for r in d['runs']]")" = "['global']" ] ||
 	fail "window measured.json run: $(json "$run/ncu/measured.json" "d.get('runs')")"
 
+# the default: gemv_bf16's launches in attn and out are the same kernel,
+# configuration and duration, so one result stands for both operators
+# (selection.json "same_work"), measured on attn's first launch;
+# per-launch-config then measures each configuration once: 2 launches, where
+# the classes above asked it for 4. The decode stage's counter FLOPs count
+# gemv's result for out's launches too (2000 a gemv, 30 an rmsnorm, 3 steps:
+# synth-one-pass-flops.raw.csv), and every launch is covered.
+export FAKE_NCU_LOG=$tmp/logs FAKE_NCU_ONE_PASS=1
+export FAKE_NCU_CSV=$src/tests/data/ncu/synth-one-pass-flops.raw.csv
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl2.sh >out 2>err ||
+	fail "same work: $(cat err)"
+run=$(last_run out)
+[ "$(json "$run/metrics.json" "[(s['utilization']['counter_flops'], s['utilization']['counter_time_share']) for s in d['stages']]")" = "[(12090.0, 1.0)]" ] ||
+	fail "same work counter FLOPs: $(json "$run/metrics.json" "[s['utilization'] for s in d['stages']]")"
+[ "$(json "$run/ncu/selection.json" "[d[k] for k in ('selected', 'same_work_classes', 'coverage')]")" = "[2, 1, 1.0]" ] ||
+	fail "same work: $(json "$run/ncu/selection.json" "[d[k] for k in ('selected', 'same_work_classes', 'coverage')]")"
+[ "$(json "$run/ncu/selection.json" "[(k['operator'], k['launch_index'], [w['operator'] for w in k['same_work']]) for k in d['kernels']]")" = "$(json "$run/ncu/selection.json" "[('mlp', 1, []), ('attn', 0, ['out'])]")" ] ||
+	fail "same work kernels: $(json "$run/ncu/selection.json" "d['kernels']")"
+[ "$(json "$run/ncu/selection.json" "[d['ncu_pass'][k] for k in ('filter_mode', 'launch_count', 'expected_launches', 'selected_measured', 'repeats')]")" = "['per-launch-config', 1, [0, 1], 2, 0]" ] ||
+	fail "same work plan: $(json "$run/ncu/selection.json" "d.get('ncu_pass')")"
+
 # an ncu without per-launch-config: one run per selected kernel, as before
+export FAKE_NCU_CSV=$src/tests/data/ncu/synth-one-pass.raw.csv
 export FAKE_NCU_LOG=$tmp/log2 FAKE_NCU_ONE_PASS=0
 "$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl.sh >out 2>err ||
 	fail "per kernel: $(cat err)"

@@ -825,6 +825,85 @@ static void test_one_pass_window_cost(void **state)
 	strbuf_release(&err);
 }
 
+/* Classes of one kernel and configuration under other operators: within
+ * the tolerance of a selected class's mean duration they are its same work
+ * (its time covered, no result of their own, measured on the group's
+ * earliest launch); outside it, and with the tolerance 0, classes of their
+ * own. Four steps with operator ranges, then six after the ranges went off. */
+static void test_same_work(void **state)
+{
+	struct launches L = {0};
+	struct select_opts o = SELECT_OPTS_INIT;
+	struct selection sel;
+	struct strbuf err = STRBUF_INIT, js = STRBUF_INIT;
+
+	for (int st = 0; st < 10; st++) {
+		int ops = st < 4;
+
+		add_launch(&L, "gemm", 8, ops ? 1000 : 1020, 1);
+		L.v[L.n - 1].op = ops ? "model.layers.0.attn.q" : NULL;
+		if (ops) {
+			add_launch(&L, "gemm", 8, 1040, 1);
+			L.v[L.n - 1].op = "model.layers.0.attn.o";
+			add_launch(&L, "gemm", 8, 1500, 1); /* another shape */
+			L.v[L.n - 1].op = "model.layers.0.attn.k";
+		}
+		add_launch(&L, "norm", 1, 100, 1);
+		L.v[L.n - 1].op = ops ? "model.layers.0.ln" : NULL;
+	}
+	o.top_n = 10;
+	o.coverage = 1.0;
+	o.merge_tolerance = 0.1;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.distinct, 6);
+	assert_int_equal(sel.nr, 3);
+	assert_int_equal(sel.merged, 3);
+	assert_true(fabs(sel.merged_ns - (4000 + 4160 + 400)) < 1e-6);
+	assert_true(fabs(sel.coverage - 1.0) < 1e-12);
+	/* gemm without operator (6 x 1020) stands for q (1000) and o (1040) */
+	assert_null(sel.k[0].op);
+	assert_int_equal(sel.k[0].calls, 6);
+	assert_int_equal(sel.k[0].nr_same, 2);
+	assert_string_equal(sel.k[0].same[0].op, "model.layers.0.attn.o");
+	assert_string_equal(sel.k[0].same[1].op, "model.layers.0.attn.q");
+	assert_int_equal(sel.k[0].launch_index, 0); /* q's, the group's first */
+	assert_int_equal(sel.k[0].launch_skip, 0);
+	assert_string_equal(sel.k[0].kernel_id, "::regex:^gemm$:1");
+	assert_string_equal(sel.k[1].op, "model.layers.0.attn.k"); /* 47 % off */
+	assert_int_equal(sel.k[1].nr_same, 0);
+	assert_int_equal(sel.k[1].launch_index, 2);
+	assert_int_equal(sel.k[1].launch_skip, 2);
+	assert_null(sel.k[2].op); /* norm: no operator (600) and ln (400) */
+	assert_int_equal(sel.k[2].nr_same, 1);
+	assert_int_equal(sel.k[2].launch_index, 3);
+	assert_true(select_kernel_covers(&sel.k[0], &L.v[1]));
+	assert_true(select_kernel_covers(&sel.k[0], &L.v[L.n - 2]));
+	assert_false(select_kernel_covers(&sel.k[0], &L.v[2]));
+	assert_false(select_kernel_covers(&sel.k[0], &L.v[3]));
+	assert_true(select_kernel_covers(&sel.k[2], &L.v[3]));
+	selection_json(&sel, &o, NULL, &js);
+	assert_non_null(strstr(js.buf, "\"same_work_classes\": 3"));
+	assert_non_null(
+	    strstr(js.buf, "\"operator\": \"model.layers.0.attn.o\",\n          \"calls\": 4"));
+	selection_release(&sel);
+
+	/* tolerance 0: a class per operator, as before */
+	o.merge_tolerance = 0;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 6);
+	assert_int_equal(sel.merged, 0);
+	assert_int_equal(sel.k[0].nr_same, 0);
+	selection_release(&sel);
+
+	o.merge_tolerance = -0.1;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), -1);
+	assert_non_null(strstr(err.buf, "run.same_work_tolerance"));
+	free_launches(&L);
+	strbuf_release(&err);
+	strbuf_release(&js);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -841,6 +920,7 @@ int main(void)
 	    cmocka_unit_test(test_one_pass_window_layers),
 	    cmocka_unit_test(test_one_pass_window_cost),
 	    cmocka_unit_test(test_layer_index_same_op),
+	    cmocka_unit_test(test_same_work),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

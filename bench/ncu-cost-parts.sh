@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# bench/ncu-cost-parts.sh: where Nsight Compute's time goes on the
+# transformers Llama program (examples/hf_llama.py: 1B shape, random weights,
+# prompt 128, 32 new tokens), part by part, in one call on one GPU:
+#   alone       the program without ncu;
+#   nomatch     under ncu with a kernel filter that matches nothing: what ncu
+#               costs a program it measures nothing of;
+#   nomatch_lazy  the same with CUDA_MODULE_LOADING=LAZY set explicitly;
+#   default     10 cuBLAS results (-k regex:nvjet, from the 2,000th such
+#               launch) with llmprof's default collection (SpeedOfLight,
+#               Occupancy, LaunchStats and its 13 metrics);
+#   cache_none  the same with --cache-control none (no cache flush a pass);
+#   sol_only    the same with the SpeedOfLight section alone;
+#   one_metric  the same with gpu__time_duration.sum alone (one pass).
+# Each ncu line is time-stamped as it ends: per result, the seconds between
+# consecutive "==PROF== Profiling" lines; before the first and after the
+# last. OUT/parts.tsv, OUT/env.txt and OUT/logs.tgz (every console, stamped).
+# Usage: bench/ncu-cost-parts.sh STAGE OUT   (STAGE absolute, scripts/gpu/stage.sh)
+# NCU (default /usr/local/cuda/bin/ncu).
+set -u
+stage=${1:?usage: ncu-cost-parts.sh STAGE OUT} out=${2:?usage: ncu-cost-parts.sh STAGE OUT}
+NCU=${NCU:-/usr/local/cuda/bin/ncu}
+PROG=(python3 "$stage/examples/hf_llama.py" --prompt 128 --new-tokens 32)
+mkdir -p "$out"
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+{
+	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+	echo "ncu: $("$NCU" --version | tail -n 1)"
+	echo "staged commit: $(cat "$stage/commit" 2>/dev/null)"
+	python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)' 2>&1 | tail -n 1
+	echo "CUDA_MODULE_LOADING=${CUDA_MODULE_LOADING-unset}"
+} | tee "$out/env.txt"
+
+# stamp: each line of stdin with the seconds since $1 (an epoch), as it ends
+stamp() {
+	python3 -u -c '
+import sys, time
+t0 = float(sys.argv[1])
+for line in sys.stdin:
+    sys.stdout.write("%.3f %s" % (time.time() - t0, line))
+' "$1"
+}
+
+M_DEF=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
+WIN=(-k regex:nvjet --launch-skip 2000 --launch-count 10)
+BASE=(--target-processes all --replay-mode kernel --clock-control none)
+
+printf 'part\trc\twall_s\tresults\tpasses\tbefore_first_s\tper_result_s\tafter_last_s\n' >"$out/parts.tsv"
+run_part() { # name env... -- argv...
+	local name=$1 t0 t1 rc
+	shift
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	t0=$(date +%s.%N)
+	env "${envs[@]}" timeout 300 "$@" 2>&1 | stamp "$t0" >"$w/$name.log"
+	rc=${PIPESTATUS[0]}
+	t1=$(date +%s.%N)
+	python3 - "$w/$name.log" "$name" "$rc" "$t0" "$t1" >>"$out/parts.tsv" <<'PY'
+import re, sys
+log, name, rc, t0, t1 = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+wall = t1 - t0
+ends, passes = [], []
+for line in open(log, errors="replace"):
+    ts, _, text = line.partition(" ")
+    if "==PROF== Profiling" in text:
+        ends.append(float(ts))
+        m = re.search(r"(\d+) pass", text)
+        passes.append(m.group(1) if m else "?")
+n = len(ends)
+per = (ends[-1] - ends[0]) / (n - 1) if n > 1 else float("nan")
+first = ends[0] if n else float("nan")
+after = wall - ends[-1] if n else float("nan")
+print("%s\t%s\t%.1f\t%d\t%s\t%.1f\t%.3f\t%.1f" % (name, rc, wall, n, ",".join(sorted(set(passes))) or "-", first, per, after))
+PY
+	tail -n 1 "$out/parts.tsv"
+}
+
+run_part alone -- "${PROG[@]}"
+run_part nomatch -- "$NCU" "${BASE[@]}" -k regex:^llmprof_matches_no_kernel$ "${PROG[@]}"
+run_part nomatch_lazy CUDA_MODULE_LOADING=LAZY -- "$NCU" "${BASE[@]}" -k regex:^llmprof_matches_no_kernel$ "${PROG[@]}"
+run_part default -- "$NCU" "${BASE[@]}" --cache-control all --section SpeedOfLight --section Occupancy \
+	--section LaunchStats --metrics "$M_DEF" -o "$w/def" "${WIN[@]}" "${PROG[@]}"
+run_part cache_none -- "$NCU" "${BASE[@]}" --cache-control none --section SpeedOfLight --section Occupancy \
+	--section LaunchStats --metrics "$M_DEF" -o "$w/cn" "${WIN[@]}" "${PROG[@]}"
+run_part sol_only -- "$NCU" "${BASE[@]}" --cache-control all --section SpeedOfLight -o "$w/sol" "${WIN[@]}" "${PROG[@]}"
+run_part one_metric -- "$NCU" "${BASE[@]}" --cache-control all --metrics gpu__time_duration.sum -o "$w/one" \
+	"${WIN[@]}" "${PROG[@]}"
+tar -czf "$out/logs.tgz" -C "$w" $(cd "$w" && ls *.log)
+cat "$out/parts.tsv"
