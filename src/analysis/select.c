@@ -35,6 +35,7 @@ struct cand {
 	size_t calls;
 	double total;
 	int excluded; /* 1 pattern, 2 nccl */
+	int taken;    /* selected, or the same work of a selected kernel */
 };
 
 /* A component of an operator path made of digits only, from p to its dot
@@ -230,6 +231,124 @@ int select_kernel_covers(const struct selected_kernel *k, const struct launch *l
 	return 0;
 }
 
+static int same_kernel_config(const struct launch *a, const struct launch *b)
+{
+	return !memcmp(a->grid, b->grid, sizeof(a->grid)) &&
+	       !memcmp(a->block, b->block, sizeof(a->block)) && a->device == b->device &&
+	       !strcmp(a->name, b->name);
+}
+
+/* Records candidate c as the same work of selected kernel s. */
+static void add_same_work(struct selection *sel, struct selected_kernel *s, const struct launch *l,
+			  struct cand *c)
+{
+	struct select_same_work *w;
+
+	ALLOC_GROW(s->same, s->nr_same + 1, s->alloc_same);
+	w = &s->same[s->nr_same++];
+	w->op = l[c->first].op ? xstrdup(l[c->first].op) : NULL;
+	w->calls = c->calls;
+	w->total_ns = c->total;
+	w->first = c->first;
+	sel->merged++;
+	sel->merged_ns += c->total;
+	sel->covered_ns += c->total;
+	c->taken = 1;
+}
+
+/* Takes candidate c: the same work of a selected kernel, or selected; -1
+ * when it would be selected past o->top_n. Its launch and filters are set
+ * once every class is taken (set_measured_launch). */
+static int take_cand(struct selection *sel, const struct launch *l, struct cand *c,
+		     const struct select_opts *o)
+{
+	const struct launch *f = &l[c->first];
+	struct selected_kernel *s;
+	struct strbuf sn = STRBUF_INIT;
+
+	if ((s = same_work_of(sel, l, c, o->merge_tolerance))) {
+		add_same_work(sel, s, l, c);
+		return 0;
+	}
+	if (sel->nr >= o->top_n)
+		return -1;
+	ALLOC_GROW(sel->k, sel->nr + 1, sel->alloc);
+	s = &sel->k[sel->nr++];
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(f->name);
+	s->op = f->op ? xstrdup(f->op) : NULL;
+	if (f->short_name)
+		strbuf_addstr(&sn, f->short_name);
+	else
+		kname_base(&sn, f->name);
+	s->short_name = strbuf_detach(&sn, NULL);
+	memcpy(s->grid, f->grid, sizeof(s->grid));
+	memcpy(s->block, f->block, sizeof(s->block));
+	s->device = f->device;
+	s->calls = c->calls;
+	s->total_ns = c->total;
+	s->share = sel->stage_ns > 0 ? c->total / sel->stage_ns : 0;
+	s->launch_index = c->first;
+	s->launch_count = o->launch_count;
+	sel->covered_ns += c->total;
+	c->taken = 1;
+	return 0;
+}
+
+/* A class without an operator whose kernel and configuration ran under two
+ * or more operators too, its mean duration between theirs (widened by the
+ * tolerance), is their launches from where the ranges were off: auto turns
+ * PyTorch's module ranges off part of the way through a stage, and the
+ * mixture's mean then sits between the shapes it mixes. Its launches lie
+ * where the operator classes' do not, so a result of its own would make the
+ * one pass span the switch (53 results for 27 classes on an H200,
+ * bench/results/ncu-deep-time-h200-run5.md). Such a class takes its
+ * operator classes (in rank order) and becomes the same work of the selected
+ * kernel nearest its mean. 0 (c[k].taken says whether it was), or -1 when a
+ * part would be selected past o->top_n. */
+static int take_mixture(struct selection *sel, const struct launch *l, struct cand *c, size_t nc,
+			size_t k, const struct select_opts *o)
+{
+	const struct launch *f = &l[c[k].first];
+	double mean = c[k].total / (double)c[k].calls, lo = INFINITY, hi = 0, best_d = INFINITY;
+	double tol = o->merge_tolerance;
+	struct selected_kernel *best = NULL;
+	size_t parts = 0;
+
+	if (f->op || !(tol > 0))
+		return 0;
+	for (size_t j = 0; j < nc; j++) {
+		double m = c[j].total / (double)c[j].calls;
+
+		if (j == k || c[j].excluded || !l[c[j].first].op ||
+		    !same_kernel_config(f, &l[c[j].first]))
+			continue;
+		lo = m < lo ? m : lo;
+		hi = m > hi ? m : hi;
+		parts++;
+	}
+	if (parts < 2 || mean < lo * (1 - tol) || mean > hi * (1 + tol))
+		return 0;
+	for (size_t j = 0; j < nc; j++)
+		if (j != k && !c[j].taken && !c[j].excluded && l[c[j].first].op &&
+		    same_kernel_config(f, &l[c[j].first]) && take_cand(sel, l, &c[j], o))
+			return -1;
+	for (size_t s = 0; s < sel->nr; s++) {
+		double d = fabs(mean - sel->k[s].total_ns / (double)sel->k[s].calls);
+
+		if (!strcmp(sel->k[s].name, f->name) &&
+		    !memcmp(sel->k[s].grid, f->grid, sizeof(f->grid)) &&
+		    !memcmp(sel->k[s].block, f->block, sizeof(f->block)) &&
+		    sel->k[s].device == f->device && d < best_d) {
+			best = &sel->k[s];
+			best_d = d;
+		}
+	}
+	if (best)
+		add_same_work(sel, best, l, &c[k]);
+	return 0;
+}
+
 int select_kernels(const struct launch *l, size_t n, const struct select_opts *o,
 		   struct selection *sel, struct strbuf *err)
 {
@@ -291,9 +410,8 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 		qsort(c, nc, sizeof(*c), cand_cmp);
 
 	for (size_t k = 0; k < nc; k++) {
-		const struct launch *f = &l[c[k].first];
-		struct selected_kernel *s;
-
+		if (c[k].taken)
+			continue;
 		if (c[k].excluded == 2) {
 			sel->nccl_kernels++;
 			sel->nccl_ns += c[k].total;
@@ -308,44 +426,11 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 			sel->stop_reason = xstrdup("coverage reached");
 			break;
 		}
-		if ((s = same_work_of(sel, l, &c[k], o->merge_tolerance))) {
-			struct select_same_work *w;
-
-			ALLOC_GROW(s->same, s->nr_same + 1, s->alloc_same);
-			w = &s->same[s->nr_same++];
-			w->op = f->op ? xstrdup(f->op) : NULL;
-			w->calls = c[k].calls;
-			w->total_ns = c[k].total;
-			w->first = c[k].first;
-			sel->merged++;
-			sel->merged_ns += c[k].total;
-			sel->covered_ns += c[k].total;
-			continue;
-		}
-		if (sel->nr >= o->top_n) {
+		if (take_mixture(sel, l, c, nc, k, o) ||
+		    (!c[k].taken && take_cand(sel, l, &c[k], o))) {
 			sel->stop_reason = xstrdup("top_n reached");
 			break;
 		}
-		ALLOC_GROW(sel->k, sel->nr + 1, sel->alloc);
-		s = &sel->k[sel->nr++];
-		memset(s, 0, sizeof(*s));
-		s->name = xstrdup(f->name);
-		s->op = f->op ? xstrdup(f->op) : NULL;
-		strbuf_reset(&tmp2);
-		if (f->short_name)
-			strbuf_addstr(&tmp2, f->short_name);
-		else
-			kname_base(&tmp2, f->name);
-		s->short_name = strbuf_detach(&tmp2, NULL);
-		memcpy(s->grid, f->grid, sizeof(s->grid));
-		memcpy(s->block, f->block, sizeof(s->block));
-		s->device = f->device;
-		s->calls = c[k].calls;
-		s->total_ns = c[k].total;
-		s->share = sel->stage_ns > 0 ? c[k].total / sel->stage_ns : 0;
-		s->launch_index = c[k].first;
-		s->launch_count = o->launch_count;
-		sel->covered_ns += c[k].total;
 	}
 	for (size_t k = 0; k < sel->nr; k++)
 		set_measured_launch(&sel->k[k], l, o, &tmp, &tmp2);

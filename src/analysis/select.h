@@ -27,7 +27,10 @@
  * and after the module ranges went off): the selected class stands for
  * them (its same[]), their time counts as covered, and the launch
  * measured is the earliest in the stage of the group, so a pass that
- * counts launches per configuration reaches it first.
+ * counts launches per configuration reaches it first. A class without an
+ * operator whose mean lies between those of two or more operator classes
+ * of its kernel and configuration is their mixture (the ranges went off):
+ * it takes them and is the same work of the nearest.
  *
  * Include/exclude patterns are POSIX EREs on the demangled name; exclude
  * wins. Collectives (a name containing "nccl", any case) are never selected

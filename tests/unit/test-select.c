@@ -858,33 +858,36 @@ static void test_same_work(void **state)
 	assert_int_equal(sel.distinct, 6);
 	assert_int_equal(sel.nr, 3);
 	assert_int_equal(sel.merged, 3);
-	assert_true(fabs(sel.merged_ns - (4000 + 4160 + 400)) < 1e-6);
+	assert_true(fabs(sel.merged_ns - (4000 + 6120 + 400)) < 1e-6);
 	assert_true(fabs(sel.coverage - 1.0) < 1e-12);
-	/* gemm without operator (6 x 1020) stands for q (1000) and o (1040) */
-	assert_null(sel.k[0].op);
-	assert_int_equal(sel.k[0].calls, 6);
-	assert_int_equal(sel.k[0].nr_same, 2);
-	assert_string_equal(sel.k[0].same[0].op, "model.layers.0.attn.o");
-	assert_string_equal(sel.k[0].same[1].op, "model.layers.0.attn.q");
-	assert_int_equal(sel.k[0].launch_index, 0); /* q's, the group's first */
-	assert_int_equal(sel.k[0].launch_skip, 0);
-	assert_string_equal(sel.k[0].kernel_id, "::regex:^gemm$:1");
-	assert_string_equal(sel.k[1].op, "model.layers.0.attn.k"); /* 47 % off */
-	assert_int_equal(sel.k[1].nr_same, 0);
-	assert_int_equal(sel.k[1].launch_index, 2);
-	assert_int_equal(sel.k[1].launch_skip, 2);
-	assert_null(sel.k[2].op); /* norm: no operator (600) and ln (400) */
-	assert_int_equal(sel.k[2].nr_same, 1);
+	/* gemm without operator (6 x 1020) ran under q, o and k before: a
+	 * mixture of their launches, so it takes them (k first, by time) and is
+	 * the same work of the nearest by mean, o (1040), which stands for q
+	 * (1000) too */
+	assert_string_equal(sel.k[0].op, "model.layers.0.attn.k"); /* 47 % off */
+	assert_int_equal(sel.k[0].nr_same, 0);
+	assert_int_equal(sel.k[0].launch_index, 2);
+	assert_int_equal(sel.k[0].launch_skip, 2);
+	assert_string_equal(sel.k[1].op, "model.layers.0.attn.o");
+	assert_int_equal(sel.k[1].calls, 4);
+	assert_int_equal(sel.k[1].nr_same, 2);
+	assert_string_equal(sel.k[1].same[0].op, "model.layers.0.attn.q");
+	assert_null(sel.k[1].same[1].op);
+	assert_int_equal(sel.k[1].launch_index, 0); /* q's, the group's first */
+	assert_int_equal(sel.k[1].launch_skip, 0);
+	assert_string_equal(sel.k[1].kernel_id, "::regex:^gemm$:1");
+	assert_null(sel.k[2].op);	       /* norm: no operator (600) stands for ln (400): */
+	assert_int_equal(sel.k[2].nr_same, 1); /* one operator is no mixture */
 	assert_int_equal(sel.k[2].launch_index, 3);
-	assert_true(select_kernel_covers(&sel.k[0], &L.v[1]));
-	assert_true(select_kernel_covers(&sel.k[0], &L.v[L.n - 2]));
-	assert_false(select_kernel_covers(&sel.k[0], &L.v[2]));
-	assert_false(select_kernel_covers(&sel.k[0], &L.v[3]));
+	assert_true(select_kernel_covers(&sel.k[1], &L.v[0]));
+	assert_true(select_kernel_covers(&sel.k[1], &L.v[L.n - 2]));
+	assert_false(select_kernel_covers(&sel.k[1], &L.v[2]));
+	assert_false(select_kernel_covers(&sel.k[1], &L.v[3]));
 	assert_true(select_kernel_covers(&sel.k[2], &L.v[3]));
 	selection_json(&sel, &o, NULL, &js);
 	assert_non_null(strstr(js.buf, "\"same_work_classes\": 3"));
 	assert_non_null(
-	    strstr(js.buf, "\"operator\": \"model.layers.0.attn.o\",\n          \"calls\": 4"));
+	    strstr(js.buf, "\"operator\": \"model.layers.0.attn.q\",\n          \"calls\": 4"));
 	selection_release(&sel);
 
 	/* tolerance 0: a class per operator, as before */
@@ -893,6 +896,14 @@ static void test_same_work(void **state)
 	assert_int_equal(sel.nr, 6);
 	assert_int_equal(sel.merged, 0);
 	assert_int_equal(sel.k[0].nr_same, 0);
+	selection_release(&sel);
+
+	/* top_n 1: the mixture's first part fills it, and the selection stops */
+	o.merge_tolerance = 0.1;
+	o.top_n = 1;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 1);
+	assert_string_equal(sel.stop_reason, "top_n reached");
 	selection_release(&sel);
 
 	o.merge_tolerance = -0.1;
