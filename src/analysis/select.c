@@ -303,11 +303,12 @@ static int take_cand(struct selection *sel, const struct launch *l, struct cand 
  * where the operator classes' do not, so a result of its own would make the
  * one pass span the switch (53 results for 27 classes on an H200,
  * bench/results/ncu-deep-time-h200-run5.md). Such a class takes its
- * operator classes (in rank order) and becomes the same work of the selected
- * kernel nearest its mean. 0 (c[k].taken says whether it was), or -1 when a
- * part would be selected past o->top_n. */
+ * operator classes (in rank order; with may_select 0, only when every one is
+ * taken already) and becomes the same work of the selected kernel nearest
+ * its mean. 0 (c[k].taken says whether it was), or -1 when a part would be
+ * selected past o->top_n. */
 static int take_mixture(struct selection *sel, const struct launch *l, struct cand *c, size_t nc,
-			size_t k, const struct select_opts *o)
+			size_t k, const struct select_opts *o, int may_select)
 {
 	const struct launch *f = &l[c[k].first];
 	double mean = c[k].total / (double)c[k].calls, lo = INFINITY, hi = 0, best_d = INFINITY;
@@ -329,6 +330,10 @@ static int take_mixture(struct selection *sel, const struct launch *l, struct ca
 	}
 	if (parts < 2 || mean < lo * (1 - tol) || mean > hi * (1 + tol))
 		return 0;
+	for (size_t j = 0; j < nc && !may_select; j++)
+		if (j != k && !c[j].taken && !c[j].excluded && l[c[j].first].op &&
+		    same_kernel_config(f, &l[c[j].first]))
+			return 0;
 	for (size_t j = 0; j < nc; j++)
 		if (j != k && !c[j].taken && !c[j].excluded && l[c[j].first].op &&
 		    same_kernel_config(f, &l[c[j].first]) && take_cand(sel, l, &c[j], o))
@@ -426,11 +431,26 @@ int select_kernels(const struct launch *l, size_t n, const struct select_opts *o
 			sel->stop_reason = xstrdup("coverage reached");
 			break;
 		}
-		if (take_mixture(sel, l, c, nc, k, o) ||
+		if (take_mixture(sel, l, c, nc, k, o, 1) ||
 		    (!c[k].taken && take_cand(sel, l, &c[k], o))) {
 			sel->stop_reason = xstrdup("top_n reached");
 			break;
 		}
+	}
+	/* Past the stop, classes a selected kernel's result stands for anyway
+	 * (its same work, or a mixture of taken classes) cost no result: they
+	 * are covered too, and their launches can be measured earlier (the
+	 * group's first), which keeps the one pass from spanning the point
+	 * where the ranges went off. */
+	for (size_t k = 0; k < nc; k++) {
+		struct selected_kernel *s;
+
+		if (c[k].taken || c[k].excluded)
+			continue;
+		if ((s = same_work_of(sel, l, &c[k], o->merge_tolerance)))
+			add_same_work(sel, s, l, &c[k]);
+		else
+			take_mixture(sel, l, c, nc, k, o, 0);
 	}
 	for (size_t k = 0; k < sel->nr; k++)
 		set_measured_launch(&sel->k[k], l, o, &tmp, &tmp2);

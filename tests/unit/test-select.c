@@ -910,6 +910,33 @@ static void test_same_work(void **state)
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), -1);
 	assert_non_null(strstr(err.buf, "run.same_work_tolerance"));
 	free_launches(&L);
+
+	/* past the stop: a class the selected result stands for is covered
+	 * too (A under y, 1 % off), one that would need a result is not (B) */
+	memset(&L, 0, sizeof(L));
+	for (int i = 0; i < 10; i++) {
+		add_launch(&L, "A", 4, 100, 1);
+		L.v[L.n - 1].op = "x";
+		if (i < 2) {
+			add_launch(&L, "A", 4, 101, 1);
+			L.v[L.n - 1].op = "y";
+		}
+		if (i < 4) {
+			add_launch(&L, "B", 4, 50, 1);
+			L.v[L.n - 1].op = "z";
+		}
+	}
+	o.top_n = 10;
+	o.coverage = 0.7;
+	o.merge_tolerance = 0.1;
+	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+	assert_int_equal(sel.nr, 1);
+	assert_string_equal(sel.stop_reason, "coverage reached");
+	assert_int_equal(sel.merged, 1);
+	assert_string_equal(sel.k[0].same[0].op, "y");
+	assert_true(fabs(sel.coverage - 1202.0 / 1402.0) < 1e-12);
+	selection_release(&sel);
+	free_launches(&L);
 	strbuf_release(&err);
 	strbuf_release(&js);
 	(void)state;
