@@ -155,6 +155,15 @@ const char *select_base_name(enum select_name_base base)
 					     : "demangled";
 }
 
+/* Whether s is launch f's kernel, launch configuration and device. The
+ * configuration first: it rules out most without a strcmp. */
+static int selected_is_kernel(const struct selected_kernel *s, const struct launch *f)
+{
+	return !memcmp(s->grid, f->grid, sizeof(s->grid)) &&
+	       !memcmp(s->block, f->block, sizeof(s->block)) && s->device == f->device &&
+	       !strcmp(s->name, f->name);
+}
+
 /* The selected kernel whose class is the same work as candidate c: the
  * same kernel, configuration and device, with a mean launch duration
  * within tol of its own (the closest such); NULL when none or tol is 0. */
@@ -171,8 +180,7 @@ static struct selected_kernel *same_work_of(struct selection *sel, const struct 
 		struct selected_kernel *s = &sel->k[k];
 		double m = s->calls ? s->total_ns / (double)s->calls : 0, d = fabs(mean - m);
 
-		if (strcmp(s->name, f->name) || memcmp(s->grid, f->grid, sizeof(s->grid)) ||
-		    memcmp(s->block, f->block, sizeof(s->block)) || s->device != f->device)
+		if (!selected_is_kernel(s, f))
 			continue;
 		if (d <= tol * m && (!best || d < best_d)) {
 			best = s;
@@ -218,10 +226,7 @@ static void set_measured_launch(struct selected_kernel *s, const struct launch *
 
 int select_kernel_covers(const struct selected_kernel *k, const struct launch *l)
 {
-	/* the configuration first: it rules out most without a strcmp */
-	if (memcmp(k->grid, l->grid, sizeof(k->grid)) ||
-	    memcmp(k->block, l->block, sizeof(k->block)) || k->device != l->device ||
-	    strcmp(k->name, l->name))
+	if (!selected_is_kernel(k, l))
 		return 0;
 	if (select_same_op(k->op, l->op))
 		return 1;
@@ -341,10 +346,7 @@ static int take_mixture(struct selection *sel, const struct launch *l, struct ca
 	for (size_t s = 0; s < sel->nr; s++) {
 		double d = fabs(mean - sel->k[s].total_ns / (double)sel->k[s].calls);
 
-		if (!strcmp(sel->k[s].name, f->name) &&
-		    !memcmp(sel->k[s].grid, f->grid, sizeof(f->grid)) &&
-		    !memcmp(sel->k[s].block, f->block, sizeof(f->block)) &&
-		    sel->k[s].device == f->device && d < best_d) {
+		if (selected_is_kernel(&sel->k[s], f) && d < best_d) {
 			best = &sel->k[s];
 			best_d = d;
 		}
