@@ -141,7 +141,8 @@ void proc_catch_interrupts(void);
  * (the caller decided to go on). */
 int proc_pending_interrupt(void);
 /* How many interrupt signals came since proc_catch_interrupts(): a second
- * one means "stop at once", not "stop and keep the work". Seen, as above. */
+ * one means "stop at once", not "stop and keep the work". Seen, as above.
+ * Safe from any thread (trace_load()'s readers ask it, trace/trace_par.h). */
 int proc_interrupt_count(void);
 /* From now on the next interrupt ends llmprof at once with code: the
  * running child's group (if any) gets SIGKILL, the words of

@@ -7,9 +7,19 @@
  * the caller's last look (the pipeline looks before each step, then writes
  * status.json: milliseconds in which a Ctrl-C would otherwise be noted and
  * never acted on, the program run to its end): proc_run() hands it to the
- * child at once. */
+ * child at once.
+ *
+ * The counters are C11 atomics, not volatile sig_atomic_t: volatile makes
+ * a handler's write visible to the thread it interrupted, nothing more,
+ * and trace_load()'s reader threads (trace_par.c) ask proc_interrupt_count()
+ * while the handler counts on the main thread and the main thread marks
+ * interrupts seen; with plain volatile those are data races. Lock-free
+ * atomics are safe in a handler too (checked below). Sequentially
+ * consistent, the default: the order of two reads matters below (a
+ * handler may run between them), and they are too rare to cost anything. */
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,12 +34,15 @@
 const int proc_interrupt_signals[PROC_NR_INTERRUPT_SIGNALS] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 const int proc_ignored_signals[PROC_NR_IGNORED_SIGNALS] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
 
-static volatile sig_atomic_t pending_interrupt;
-static volatile sig_atomic_t interrupt_count;
-/* how many of them a caller or a proc_run() has seen */
-static volatile sig_atomic_t interrupt_seen;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may touch only lock-free atomics");
+
+/* the first interrupt's signal, 0 = none yet */
+static atomic_int pending_interrupt;
+static atomic_int interrupt_count;
+/* how many of them a caller or a proc_run() has seen: only grows */
+static atomic_int interrupt_seen;
 /* proc_exit_on_interrupt()'s code (-1 = not armed) and words */
-static volatile sig_atomic_t exit_on_interrupt = -1;
+static atomic_int exit_on_interrupt = -1;
 static char *exit_words;
 static size_t exit_words_len;
 
@@ -46,10 +59,12 @@ int proc_is_interrupt(int sig)
 
 void proc_note_interrupt(int sig)
 {
-	if (!pending_interrupt)
-		pending_interrupt = sig;
-	interrupt_count++;
-	if (exit_on_interrupt < 0)
+	int none = 0, code;
+
+	atomic_compare_exchange_strong(&pending_interrupt, &none, sig);
+	atomic_fetch_add(&interrupt_count, 1);
+	code = atomic_load(&exit_on_interrupt);
+	if (code < 0)
 		return;
 	if (proc_running_group > 0)
 		kill(-proc_running_group, SIGKILL);
@@ -59,7 +74,7 @@ void proc_note_interrupt(int sig)
 	if (exit_words_len && write(1, exit_words, exit_words_len) < 0) {
 		/* as above */
 	}
-	atomic_exit(exit_on_interrupt);
+	atomic_exit(code);
 }
 
 static void on_interrupt(int sig)
@@ -85,39 +100,52 @@ void proc_catch_interrupts(void)
 		sigaction(proc_ignored_signals[i], &sa, NULL);
 }
 
+/* Marks the first n interrupts seen. Threads may race here with counts
+ * read at different times: the larger one stays, so a count read late
+ * never unmarks one that another thread already saw. */
+static void mark_seen(int n)
+{
+	int old = atomic_load(&interrupt_seen);
+
+	while (old < n && !atomic_compare_exchange_weak(&interrupt_seen, &old, n)) {
+	}
+}
+
 /* The count is read before the signal: one that lands between the two
  * reads is not marked seen, so a later proc_run() still forwards it. */
 int proc_pending_interrupt(void)
 {
-	sig_atomic_t n = interrupt_count;
-	int sig = pending_interrupt;
+	int n = atomic_load(&interrupt_count);
+	int sig = atomic_load(&pending_interrupt);
 
 	if (sig)
-		interrupt_seen = n;
+		mark_seen(n);
 	return sig;
 }
 
 int proc_interrupt_count(void)
 {
-	sig_atomic_t n = interrupt_count;
+	int n = atomic_load(&interrupt_count);
 
-	interrupt_seen = n;
+	mark_seen(n);
 	return n;
 }
 
+/* With the interrupt signals blocked on this thread, and the readers'
+ * threads blocking all of them: the count cannot move meanwhile. */
 int proc_interrupts_take_unseen(int *seen, int *sig)
 {
-	int unseen = interrupt_count - interrupt_seen;
+	int n = atomic_load(&interrupt_count);
+	int old = atomic_exchange(&interrupt_seen, n);
 
-	*seen = interrupt_seen;
-	*sig = pending_interrupt;
-	interrupt_seen = interrupt_count;
-	return unseen;
+	*seen = old;
+	*sig = atomic_load(&pending_interrupt);
+	return n > old ? n - old : 0;
 }
 
 void proc_exit_on_interrupt(int code)
 {
-	exit_on_interrupt = code;
+	atomic_store(&exit_on_interrupt, code);
 }
 
 void proc_set_exit_words(const char *text)

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,6 +503,61 @@ static void test_interrupt_before_handlers(void **state)
 	in_own_process(before_handlers);
 }
 
+/* Threads that ask proc_interrupt_count() while interrupts come in, as
+ * trace_load()'s readers do (signals blocked there, as trace_par.c does,
+ * so the handler runs on this thread): every interrupt counted once, and
+ * no thread ever sees the count go back. Under ThreadSanitizer (make
+ * SANITIZE=thread) this is also the check that the counters are no data
+ * race. */
+#define COUNTING_INTERRUPTS 2000
+static atomic_int counting_done;
+
+static void *count_reader(void *arg)
+{
+	int last = 0, n;
+
+	(void)arg;
+	while (!atomic_load(&counting_done)) {
+		n = proc_interrupt_count();
+		if (n < last)
+			return (void *)1;
+		last = n;
+	}
+	return NULL;
+}
+
+static void counted_across_threads(void)
+{
+	pthread_t th[2];
+	sigset_t all, old;
+	void *bad;
+	int backwards = 0;
+
+	proc_catch_interrupts();
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&th[i], NULL, count_reader, NULL) == 0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (int i = 0; i < COUNTING_INTERRUPTS; i++) {
+		raise(i % 2 ? SIGTERM : SIGINT);
+		if (i % 3 == 0)
+			CHECK(proc_pending_interrupt() == SIGINT); /* the first one's */
+	}
+	atomic_store(&counting_done, 1);
+	for (int i = 0; i < 2; i++) {
+		CHECK(pthread_join(th[i], &bad) == 0);
+		backwards += bad != NULL;
+	}
+	CHECK(backwards == 0);
+	CHECK(proc_interrupt_count() == COUNTING_INTERRUPTS);
+}
+
+static void test_interrupts_counted_across_threads(void **state)
+{
+	in_own_process(counted_across_threads);
+}
+
 /* proc_exit_on_interrupt(): the next interrupt exits with the code and the
  * words, but only once the atomic_file being written is renamed. */
 static void exit_armed(void)
@@ -870,6 +927,7 @@ int main(void)
 	    cmocka_unit_test(test_interrupt_second),
 	    cmocka_unit_test(test_exit_on_interrupt),
 	    cmocka_unit_test(test_interrupt_before_handlers),
+	    cmocka_unit_test(test_interrupts_counted_across_threads),
 	    cmocka_unit_test(test_exit_status),
 	    cmocka_unit_test(test_on_data),
 	    cmocka_unit_test(test_on_tick),
