@@ -1,14 +1,39 @@
 /* ncu_export.c: see ncu_export.h. */
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/ncu_export.h"
 #include "core/error.h"
 #include "core/fsutil.h"
 #include "core/banned.h"
 
+/* The export is read whole: the parsed table's cells point into its text
+ * (trace/ncu_csv.h), and the kernels and regions need every result at once,
+ * so reading it in pieces would save no memory (every cell would be copied
+ * instead). A file over the cap is refused before a byte of it is read,
+ * in words that say why, not only how large it is. */
+static int check_size(const char *path, struct strbuf *err)
+{
+	size_t size;
+	int fd = open_regular_file(path, SIZE_MAX, &size, err);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if (size <= INPUT_CAP_DATA)
+		return 0;
+	return error_set(err,
+			 "'%s' is too large: %zu bytes, over the %zu GiB an Nsight Compute CSV "
+			 "may have (llmprof holds it in memory whole); export fewer results or "
+			 "metrics",
+			 path, size, INPUT_CAP_DATA >> 30);
+}
+
 int ncu_export_load(struct ncu_export *x, const char *path, struct strbuf *err)
 {
-	if (read_regular_file(path, INPUT_CAP_DATA, &x->text, err))
+	/* read_regular_file() checks the cap again: the file may grow */
+	if (check_size(path, err) || read_regular_file(path, INPUT_CAP_DATA, &x->text, err))
 		return -1;
 	if (ncu_raw_parse(x->text.buf, x->text.len, path, &x->raw, err) ||
 	    ncu_kernels_from_raw(&x->raw, &x->t, err))

@@ -26,7 +26,9 @@ struct ncu_export {
 	}
 
 /* Reads and parses path, builds the kernel records. 0, or -1 with err (the
- * file cannot be read, or is no raw-page export). */
+ * file cannot be read, is over INPUT_CAP_DATA (2 GiB; the whole file is
+ * held in memory, and about as much again for its cells), or is no
+ * raw-page export). */
 int ncu_export_load(struct ncu_export *x, const char *path, struct strbuf *err);
 void ncu_export_release(struct ncu_export *x);
 

@@ -3,10 +3,10 @@
 # every kind of input file (config.yaml through LLMPROF_CONF_DIR, a group
 # file, the stats and report --trace input, --ncu-csv, a bundle's
 # trace/trace.sqlite, config.yaml, status.json, env.json), a symlink to /dev/zero as config.yaml
-# and --ncu-csv, and an export whose kernel or string table is a recursive
-# VIEW; a WAL-mode export and one beside a leftover journal read as they
-# are. Each ends at once (timeout 10: 124 is a failure) with its documented
-# exit code and one line naming the file.
+# and --ncu-csv, an --ncu-csv over its 2 GiB cap, and an export whose kernel
+# or string table is a recursive VIEW; a WAL-mode export and one beside a
+# leftover journal read as they are. Each ends at once (timeout 10: 124 is a
+# failure) with its documented exit code and one line naming the file.
 set -u
 . "$(dirname "$0")/failures-lib.sh"
 src=${LLMPROF_SOURCE_DIR:?}
@@ -40,6 +40,14 @@ run 5 "^llmprof: error: report: 'zero.csv' is a character device, not a regular 
 	"$LLMPROF" report --ncu-csv zero.csv -o r3
 run 5 "^llmprof: error: 'zero.csv' is a character device, not a regular file$" \
 	"$LLMPROF" stats zero.csv
+
+# an Nsight Compute CSV over the 2 GiB cap (sparse: no disk used) is
+# refused before it is read, in one line that names the cap and says why
+truncate -s $((2 * 1024 * 1024 * 1024 + 1)) big.csv
+run 5 "^llmprof: error: report: 'big.csv' is too large: 2147483649 bytes, over the 2 GiB an Nsight Compute CSV may have \(llmprof holds it in memory whole\); export fewer results or metrics$" \
+	"$LLMPROF" report --ncu-csv big.csv -o r4
+[ ! -e r4 ] || fail "report --ncu-csv of a CSV over the cap created its output folder"
+rm big.csv
 
 # 2. the configuration: config.yaml a FIFO or /dev/zero, a group file a FIFO
 for kind in fifo zero group; do
