@@ -17,6 +17,7 @@
 
 #include "core/strbuf.h"
 #include "core/util.h"
+#include "sqlite-fixture.h"
 #include "trace/nsysdb.h"
 #include "trace/strtab.h"
 
@@ -276,14 +277,8 @@ static void test_enum(void **state)
 static char *built(const char *sql)
 {
 	char *path = strdup("/tmp/llmprof-nsysdb-XXXXXX");
-	int fd = mkstemp(path);
-	sqlite3 *db = NULL;
 
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	sqlite_fixture(path, sql, NULL);
 	return path;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "sqlite-fixture.h"
 #include "trace/trace.h"
 #include "trace/trace_par.h"
 
@@ -25,42 +26,31 @@
  * their text in StringIds or inline. extra is SQL run after. */
 static void make_export(char *path, const char *extra)
 {
-	sqlite3 *db;
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(
-	    sqlite3_exec(
-		db,
-		"CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
-		"INSERT INTO StringIds VALUES (1, 'gemm'), (2, 'softmax'), (3, 'cudaLaunchKernel'),"
-		" (4, 'cudaMemcpy'), (5, 'decode');"
-		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, correlationId INT,"
-		" globalPid INT, demangledName INT);"
-		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 150, 1, 16777216, 1),"
-		" (160, 170, 2, 16777216, 2), (200, 190, 3, 16777216, 1),"
-		" (-9223372036854775808, 9223372036854775807, 4, 16777216, 2),"
-		" (300, 400, NULL, NULL, NULL);"
-		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT,"
-		" correlationId INT, nameId INT);"
-		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (90, 95, 16777217, 1, 3),"
-		" (91, 96, 16777218, 2, 3), (92, 97, 16777217, 3, 3), (93, 99, 16777217, 5, 4),"
-		" (94, 9223372036854775807, 16777218, 4, 3);"
-		"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, correlationId INT,"
-		" globalPid INT, bytes INT, copyKind INT);"
-		"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (180, 185, 5, 16777216, 64, 1);"
-		"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT, textId INT,"
-		" globalTid INT, endGlobalTid INT, domainId INT);"
-		"INSERT INTO NVTX_EVENTS VALUES (80, 500, 59, NULL, 5, 16777217, NULL, 0),"
-		" (85, 120, 59, 'step', NULL, 16777218, NULL, 0), (86, NULL, 60, 'open', NULL,"
-		" 16777217, NULL, 0);",
-		NULL, NULL, NULL),
-	    SQLITE_OK);
-	if (extra)
-		assert_int_equal(sqlite3_exec(db, extra, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	sqlite_fixture(
+	    path,
+	    "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+	    "INSERT INTO StringIds VALUES (1, 'gemm'), (2, 'softmax'), (3, 'cudaLaunchKernel'),"
+	    " (4, 'cudaMemcpy'), (5, 'decode');"
+	    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, correlationId INT,"
+	    " globalPid INT, demangledName INT);"
+	    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 150, 1, 16777216, 1),"
+	    " (160, 170, 2, 16777216, 2), (200, 190, 3, 16777216, 1),"
+	    " (-9223372036854775808, 9223372036854775807, 4, 16777216, 2),"
+	    " (300, 400, NULL, NULL, NULL);"
+	    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, globalTid INT,"
+	    " correlationId INT, nameId INT);"
+	    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (90, 95, 16777217, 1, 3),"
+	    " (91, 96, 16777218, 2, 3), (92, 97, 16777217, 3, 3), (93, 99, 16777217, 5, 4),"
+	    " (94, 9223372036854775807, 16777218, 4, 3);"
+	    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start INT, end INT, correlationId INT,"
+	    " globalPid INT, bytes INT, copyKind INT);"
+	    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (180, 185, 5, 16777216, 64, 1);"
+	    "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT, textId INT,"
+	    " globalTid INT, endGlobalTid INT, domainId INT);"
+	    "INSERT INTO NVTX_EVENTS VALUES (80, 500, 59, NULL, 5, 16777217, NULL, 0),"
+	    " (85, 120, 59, 'step', NULL, 16777218, NULL, 0), (86, NULL, 60, 'open', NULL,"
+	    " 16777217, NULL, 0);",
+	    extra);
 }
 
 static void same_rectab(const struct rectab *a, const struct rectab *b)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/fsutil.h"
+#include "sqlite-fixture.h"
 #include "support/tlogsynth.h"
 #include "trace/nvtxlist.h"
 #include "trace/perfetto.h"
@@ -374,25 +375,17 @@ static void test_load_clamps_timestamps(void **state)
 	char path[] = "/tmp/llmprof-test-clamp-XXXXXX";
 	struct trace t;
 	struct strbuf err = STRBUF_INIT;
-	sqlite3 *db;
-	int fd = mkstemp(path);
 	(void)state;
 
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(
-	    sqlite3_exec(
-		db,
-		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, correlationId INT);"
-		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
-		" (-9223372036854775808, 9223372036854775807, 1), (5, 7, 2);"
-		"CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT);"
-		"INSERT INTO NVTX_EVENTS VALUES (-9000000000000000000, 9000000000000000000, 59, "
-		"'r');",
-		NULL, NULL, NULL),
-	    SQLITE_OK);
-	sqlite3_close(db);
+	sqlite_fixture(
+	    path,
+	    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, correlationId INT);"
+	    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES"
+	    " (-9223372036854775808, 9223372036854775807, 1), (5, 7, 2);"
+	    "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT);"
+	    "INSERT INTO NVTX_EVENTS VALUES (-9000000000000000000, 9000000000000000000, 59, "
+	    "'r');",
+	    NULL);
 	assert_int_equal(trace_open(&t, path, &err), 0);
 	assert_int_equal(trace_load(&t, TRACE_KERNELS | TRACE_NVTX, &err), 0);
 	assert_int_equal(t.nkernels, 2);
@@ -417,31 +410,23 @@ static void test_nvtx_domain_rule(void **state)
 	struct nvtx_list l;
 	struct strbuf err = STRBUF_INIT, json = STRBUF_INIT, got = STRBUF_INIT;
 	const char *want[] = {"early:r", "other:q", "z", "vm:v"};
-	sqlite3 *db;
-	int fd = mkstemp(path);
 	(void)state;
 
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	/* pid 1 threads 11, 12; pid 2 thread 21; pid 1 thread 13 with VM bits */
-	assert_int_equal(
-	    sqlite3_exec(db,
-			 "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
-			 "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT,"
-			 " textId INT, globalTid INT, endGlobalTid INT, domainId INT);"
-			 "INSERT INTO NVTX_EVENTS VALUES"
-			 " (5, NULL, 75, 'late', NULL, 16777227, NULL, 1),"
-			 " (2, NULL, 75, 'early', NULL, 16777228, NULL, 1),"
-			 " (0, NULL, 75, 'other', NULL, 33554453, NULL, 1),"
-			 " (1, NULL, 75, 'vm', NULL, 281474993487885, NULL, 3),"
-			 " (10, 20, 59, 'r', NULL, 16777227, NULL, 1),"
-			 " (11, 12, 59, 'q', NULL, 33554453, NULL, 1),"
-			 " (13, 14, 59, 'z', NULL, 16777227, NULL, 2),"
-			 " (15, 16, 59, 'v', NULL, 16777227, NULL, 3);",
-			 NULL, NULL, NULL),
-	    SQLITE_OK);
-	sqlite3_close(db);
+	sqlite_fixture(path,
+		       "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+		       "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, text TEXT,"
+		       " textId INT, globalTid INT, endGlobalTid INT, domainId INT);"
+		       "INSERT INTO NVTX_EVENTS VALUES"
+		       " (5, NULL, 75, 'late', NULL, 16777227, NULL, 1),"
+		       " (2, NULL, 75, 'early', NULL, 16777228, NULL, 1),"
+		       " (0, NULL, 75, 'other', NULL, 33554453, NULL, 1),"
+		       " (1, NULL, 75, 'vm', NULL, 281474993487885, NULL, 3),"
+		       " (10, 20, 59, 'r', NULL, 16777227, NULL, 1),"
+		       " (11, 12, 59, 'q', NULL, 33554453, NULL, 1),"
+		       " (13, 14, 59, 'z', NULL, 16777227, NULL, 2),"
+		       " (15, 16, 59, 'v', NULL, 16777227, NULL, 3);",
+		       NULL);
 
 	assert_int_equal(trace_open(&t, path, &err), 0);
 	assert_int_equal(trace_load(&t, TRACE_NVTX, &err), 0);
