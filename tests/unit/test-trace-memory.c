@@ -157,76 +157,71 @@ static int cmp_i64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* sort_i64() against qsort() on the shapes that trouble a quicksort:
- * random (the extremes included), sorted, reversed, all equal, few
- * distinct, organ pipe and sawtooth, around the insertion cut-off and
- * large. */
-static void test_sort_i64(void **state)
+/* The inputs that trouble a quicksort or a quickselect, by name: value i
+ * of n in shape, r a fresh pseudo-random number. */
+static const char *const shapes[] = {"random",	     "sorted",	   "reversed", "all equal",
+				     "few distinct", "organ pipe", "sawtooth"};
+
+static int64_t shape_value(size_t shape, size_t i, size_t n, uint64_t r)
+{
+	switch (shape) {
+	case 0:
+		return (int64_t)r;
+	case 1:
+		return (int64_t)i;
+	case 2:
+		return -(int64_t)i;
+	case 3:
+		return 42;
+	case 4:
+		return (int64_t)(r >> 33) % 3;
+	case 5:
+		return (int64_t)(i < n / 2 ? i : n - i);
+	default:
+		return (int64_t)(i % 17);
+	}
+}
+
+/* sort_i64() and select_i64() against qsort() on every shape, around the
+ * insertion cut-off and large (random with INT64_MIN and INT64_MAX in it):
+ * the sort gives qsort's order; the selection of every k (large sizes: a
+ * spread of k) gives the k-th value and leaves v split around it. */
+static void test_sort_select_i64(void **state)
 {
 	static const size_t sizes[] = {0, 1, 2, 3, 16, 17, 33, 1000, 50000};
 	int64_t *v = xmalloc(50000 * sizeof(*v)), *w = xmalloc(50000 * sizeof(*w));
+	int64_t *x = xmalloc(50000 * sizeof(*x));
 	uint64_t seed = 7;
 
 	(void)state;
 	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
-		for (int shape = 0; shape < 7; shape++) {
-			size_t n = sizes[si];
-
-			for (size_t i = 0; i < n; i++) {
-				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-				v[i] = shape == 0   ? (int64_t)seed
-				       : shape == 1 ? (int64_t)i
-				       : shape == 2 ? -(int64_t)i
-				       : shape == 3 ? 42
-				       : shape == 4 ? (int64_t)(seed >> 33) % 3
-				       : shape == 5 ? (int64_t)(i < n / 2 ? i : n - i)
-						    : (int64_t)(i % 17);
-			}
-			if (n > 3 && shape == 0)
-				v[1] = INT64_MIN, v[2] = INT64_MAX;
-			memcpy(w, v, n * sizeof(*v));
-			sort_i64(v, n);
-			qsort(w, n, sizeof(*w), cmp_i64);
-			assert_memory_equal(v, w, n * sizeof(*v) + 1 * !n);
-		}
-	}
-	free(v);
-	free(w);
-}
-
-/* select_i64() against the sorted array, every k of every shape
- * test_sort_i64() uses (large sizes: a spread of k): the k-th value, and v
- * split around it. */
-static void test_select_i64(void **state)
-{
-	static const size_t sizes[] = {1, 2, 3, 16, 17, 33, 1000, 50000};
-	int64_t *v = xmalloc(50000 * sizeof(*v)), *w = xmalloc(50000 * sizeof(*w));
-	int64_t *x = xmalloc(50000 * sizeof(*x));
-	uint64_t seed = 11;
-
-	(void)state;
-	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
-		for (int shape = 0; shape < 7; shape++) {
+		for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
 			size_t n = sizes[si], step = n > 100 ? n / 37 : 1;
 
 			for (size_t i = 0; i < n; i++) {
 				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-				v[i] = shape == 0   ? (int64_t)seed
-				       : shape == 1 ? (int64_t)i
-				       : shape == 2 ? -(int64_t)i
-				       : shape == 3 ? 42
-				       : shape == 4 ? (int64_t)(seed >> 33) % 3
-				       : shape == 5 ? (int64_t)(i < n / 2 ? i : n - i)
-						    : (int64_t)(i % 17);
+				v[i] = shape_value(sh, i, n, seed);
 			}
+			if (n > 3 && sh == 0)
+				v[1] = INT64_MIN, v[2] = INT64_MAX;
 			memcpy(w, v, n * sizeof(*v));
 			qsort(w, n, sizeof(*w), cmp_i64);
+			memcpy(x, v, n * sizeof(*v));
+			sort_i64(x, n);
+			if (n && memcmp(x, w, n * sizeof(*x)))
+				fail_msg("sort_i64: %s, n = %zu: not qsort's order", shapes[sh], n);
 			for (size_t k = 0; k < n; k += step) {
+				int split = 1;
+
 				memcpy(x, v, n * sizeof(*v));
-				assert_true(select_i64(x, n, k) == w[k]);
-				assert_true(x[k] == w[k]);
+				if (select_i64(x, n, k) != w[k] || x[k] != w[k])
+					fail_msg("select_i64: %s, n = %zu, k = %zu: not the k-th",
+						 shapes[sh], n, k);
 				for (size_t i = 0; i < n; i++)
-					assert_true(i < k ? x[i] <= w[k] : x[i] >= w[k]);
+					split &= i < k ? x[i] <= w[k] : x[i] >= w[k];
+				if (!split)
+					fail_msg("select_i64: %s, n = %zu, k = %zu: not split at k",
+						 shapes[sh], n, k);
 			}
 		}
 	}
@@ -464,8 +459,7 @@ int main(void)
 	    cmocka_unit_test(test_corr_split),
 	    cmocka_unit_test(test_rectab_interns),
 	    cmocka_unit_test(test_sort_inplace),
-	    cmocka_unit_test(test_sort_i64),
-	    cmocka_unit_test(test_select_i64),
+	    cmocka_unit_test(test_sort_select_i64),
 	    cmocka_unit_test(test_sort_stable),
 	    cmocka_unit_test(test_kern_groups_threads),
 	    cmocka_unit_test(test_kern_groups_host_clash),
