@@ -36,6 +36,45 @@ traced() {
 	"$tool" convert "$t/$name" "$t/$name.sqlite" >"$t/$name.conv"
 }
 
+# The kernel turns a thread's CPU time into timer expirations at its own
+# pace: on a loaded machine (two cores, three other busy processes) it
+# delivered the spin's 300 ms in one to three signals, with up to 260 ms
+# still undelivered when the range closed (never sampled), or in none (one
+# run in 36); fixed time windows and 10-sample minimums failed 13 runs of
+# this test in 20 there. So no check counts on the signals being in time:
+# the samples' time is checked by covered() below, and a run without a
+# sample is run again.
+# sampled NAME HZ PROCS [ARGS]: traced, at most 3 runs, until PROCS
+# processes have samples (a sampler that never samples fails all three).
+sampled() {
+	local name=$1 hz=$2 procs=$3 try
+	shift 3
+	for try in 1 2 3; do
+		rm -rf "${t:?}/$name" "$t/$name.sqlite"
+		traced "$name" "$hz" "$@"
+		[ "$(q "$t/$name.sqlite" "SELECT count(DISTINCT (globalTid >> 24) & 16777215)
+			FROM LLMPROF_CPU_SAMPLES" 2>/dev/null || echo 0)" -lt "$procs" ] || return 0
+	done
+}
+
+# covered DB MIN MAX [ROW]: the samples of one prefill range (the ROWth by
+# start, default the first) stand for at most MAX ms (never more CPU time
+# than the range used) and at least MIN ms less what the kernel had not
+# delivered when the range closed, which is at most the wall time from the
+# last sample to the range's end. On an idle machine that is a few ms: the
+# window is as tight as MIN..MAX.
+covered() {
+	local db=$1 min=$2 max=$3 row=${4:-1} ms tail
+	IFS='|' read -r ms tail < <(q "$db" "SELECT sum(s.periodNs) / 1000000,
+		(e.end - max(s.timestamp)) / 1000000 FROM LLMPROF_CPU_SAMPLES s JOIN NVTX_EVENTS e
+		ON e.globalTid = s.globalTid AND s.timestamp BETWEEN e.start AND e.end
+		WHERE e.text = 'prefill' GROUP BY e.rowid ORDER BY e.start LIMIT 1 OFFSET $((row - 1))")
+	[ -n "$ms" ] || { echo "no samples in prefill range $row"; return 1; }
+	[ "$ms" -le "$max" ] || { echo "samples stand for $ms ms, over $max"; return 1; }
+	[ $((ms + tail)) -ge "$min" ] ||
+		{ echo "samples stand for $ms ms, $tail ms before the range's end: not ~$min-$max"; return 1; }
+}
+
 set +e
 "$prog" >"$t/plain.out" 2>"$t/plain.err"
 echo $? >"$t/plain.rc"
@@ -43,7 +82,7 @@ set -e
 [ "$(cat "$t/plain.rc")" = 7 ] || fail "untraced program exited $(cat "$t/plain.rc")"
 
 # 1. sampling at 200 Hz: output and status unchanged, samples in the spin.
-traced on 200
+sampled on 200 1
 cmp "$t/plain.out" "$t/on.out" || fail "sampling changed the program's output"
 [ ! -s "$t/on.err" ] || fail "sampling wrote to stderr: $(cat "$t/on.err")"
 [ "$(cat "$t/on.rc")" = 7 ] || fail "sampled program exited $(cat "$t/on.rc"), not 7"
@@ -55,9 +94,7 @@ spin=$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_s
 # expired again while its signal was pending stands for more periods
 [ "$(q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE periodNs % 5000000 != 0")" = 0 ] ||
 	fail "periods not multiples of 5 ms"
-ms=$(q "$db" "SELECT sum(periodNs) / 1000000 FROM LLMPROF_CPU_SAMPLES")
-[ "$ms" -ge 240 ] && [ "$ms" -le 330 ] || fail "$n samples stand for $ms ms, not ~300 ms"
-[ "$n" -ge 10 ] || fail "$n samples for 300 ms at 200 Hz"
+why=$(covered "$db" 240 330) || fail "$n samples: $why"
 [ $((spin * 10)) -ge $((n * 8)) ] || fail "only $spin of $n samples in cpu_sample_spin"
 # every sample is on the thread that opened the range, inside it
 q "$db" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES s JOIN NVTX_EVENTS e
@@ -73,14 +110,14 @@ if ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 '; then
 		'%cpu_sample_spin (cpu-sample-program); launcher (cpu-sample-program); %'" >"$t/callers"
 	[ "$(cat "$t/callers")" -ge "$spin" ] || fail "callers missing: $(q "$db" "SELECT stack FROM LLMPROF_CPU_SAMPLES LIMIT 1")"
 	# libc's memset below cpu_sample_memset: the samples are the caller's
-	traced libc 200 libc
+	sampled libc 200 1 libc
 	[ "$(cat "$t/libc.rc")" = 7 ] || fail "libc: exited $(cat "$t/libc.rc")"
 	# (in the sanitizer build the program's memset first runs the
 	# sanitizer's own range check: those samples are not libc's)
 	ln=$(q "$t/libc.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack NOT LIKE '%(libasan%'")
 	inlibc=$(q "$t/libc.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack LIKE
 		'% (libc.so.6); cpu\_sample\_memset (cpu-sample-program); launcher\_libc %' ESCAPE '\'")
-	[ "$ln" -ge 10 ] && [ $((inlibc * 10)) -ge $((ln * 7)) ] ||
+	[ "$ln" -ge 1 ] && [ $((inlibc * 10)) -ge $((ln * 7)) ] ||
 		fail "libc: $inlibc of $ln samples with libc's frame innermost"
 	q "$t/libc.sqlite" "SELECT category, function, library, count(*) FROM LLMPROF_CPU_SAMPLES
 		WHERE stack LIKE '% (libc.so.6); cpu\_sample\_memset (cpu-sample-program); %' ESCAPE '\'
@@ -99,17 +136,15 @@ q "$db" "SELECT count(*), sum(samples = (SELECT count(*) FROM LLMPROF_CPU_SAMPLE
 	fail "category of the program's own function"
 
 # the leaf only, on request: one frame, the same function
-mkdir -p "$t/leaf"
-env LLMPROF_TRACE_OUT="$t/leaf" NVTX_INJECTION64_PATH="$so" LLMPROF_TRACE_CPU_SAMPLE_HZ=200 \
-	LLMPROF_TRACE_CPU_UNWIND=leaf "$prog" >/dev/null 2>&1 || [ $? = 7 ] || fail "leaf: status"
-"$tool" convert "$t/leaf" "$t/leaf.sqlite" >/dev/null
+LLMPROF_TRACE_CPU_UNWIND=leaf sampled leaf 200 1
+[ "$(cat "$t/leaf.rc")" = 7 ] || fail "leaf: status $(cat "$t/leaf.rc")"
 [ "$(q "$t/leaf.sqlite" "SELECT DISTINCT method FROM LLMPROF_CPU_SAMPLES")" = leaf ] ||
 	fail "leaf: method"
 [ "$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE stack LIKE '%;%'")" = 0 ] ||
 	fail "leaf: callers recorded"
 leafspin=$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES WHERE function = 'cpu_sample_spin'")
 leafn=$(q "$t/leaf.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
-[ "$leafn" -ge 10 ] && [ $((leafspin * 10)) -ge $((leafn * 8)) ] || fail "leaf: $leafspin of $leafn in the spin"
+[ "$leafn" -ge 1 ] && [ $((leafspin * 10)) -ge $((leafn * 8)) ] || fail "leaf: $leafspin of $leafn in the spin"
 
 # 2. off by default: no samples, no settings record, nothing installed.
 traced off ""
@@ -141,7 +176,7 @@ q "$t/slow.sqlite" "SELECT message FROM LLMPROF_TRACER_DIAGNOSTICS" | grep -q \
 
 # 5. signals landing inside the tracer (a thread that does little but push
 # and pop): every range kept, no damaged chunk, samples dropped only there.
-traced storm 1000 storm
+sampled storm 1000 1 storm
 [ "$(cat "$t/storm.rc")" = 7 ] || fail "storm: exited $(cat "$t/storm.rc")"
 ranges=$(sed -n 's/^cpu-sample-program: \([0-9]*\) ranges$/\1/p' "$t/storm.out")
 [ -n "$ranges" ] && [ "$ranges" -gt 0 ] || fail "storm: $(cat "$t/storm.out")"
@@ -153,16 +188,14 @@ grep -q "problems 0" "$t/storm.conv" || fail "storm: damaged log: $(cat "$t/stor
 
 # 6. a fork()ed child starts clean and samples its own thread into its own
 # log: each process's samples stand for its own spin (100 ms, 200 ms).
-traced fork 200 fork
+sampled fork 200 2 fork
 [ "$(cat "$t/fork.out")" = "cpu-sample-program: child exited 0" ] || fail "fork: $(cat "$t/fork.out")"
 [ "$(ls "$t/fork" | wc -l)" = 2 ] || fail "fork: $(ls "$t/fork")"
-q "$t/fork.sqlite" "SELECT (globalTid >> 24) & 16777215, sum(periodNs) / 1000000
-	FROM LLMPROF_CPU_SAMPLES GROUP BY 1 ORDER BY 2" >"$t/fork.ms"
-[ "$(wc -l <"$t/fork.ms")" = 2 ] || fail "fork: samples of $(wc -l <"$t/fork.ms") processes"
-pms=$(sed -n '1s/.*|//p' "$t/fork.ms")
-cms=$(sed -n '2s/.*|//p' "$t/fork.ms")
-[ "$pms" -ge 70 ] && [ "$pms" -le 115 ] || fail "fork: parent samples stand for $pms ms, not ~100"
-[ "$cms" -ge 160 ] && [ "$cms" -le 215 ] || fail "fork: child samples stand for $cms ms, not ~200"
+procs=$(q "$t/fork.sqlite" "SELECT count(DISTINCT (globalTid >> 24) & 16777215) FROM LLMPROF_CPU_SAMPLES")
+[ "$procs" = 2 ] || fail "fork: samples of $procs processes"
+# the parent's range starts first
+why=$(covered "$t/fork.sqlite" 70 115 1) || fail "fork: parent: $why (~100 ms)"
+why=$(covered "$t/fork.sqlite" 160 215 2) || fail "fork: child: $why (~200 ms)"
 [ "$(q "$t/fork.sqlite" "SELECT count(DISTINCT globalPid), sum(handlerCalls > 0) FROM LLMPROF_CPU_SAMPLER")" = "2|2" ] ||
 	fail "fork: sampler rows $(q "$t/fork.sqlite" "SELECT * FROM LLMPROF_CPU_SAMPLER")"
 
@@ -196,7 +229,7 @@ q "$t/sigwait.sqlite" "SELECT message FROM LLMPROF_TRACER_DIAGNOSTICS" |
 # 6d. threads come and go: a dead thread's timer slot is reused, so the
 # 1101st thread is still sampled.
 export LLMPROF_TRACE_BUFFER_KB=16
-traced threads 200 threads
+sampled threads 200 1 threads
 unset LLMPROF_TRACE_BUFFER_KB
 [ "$(cat "$t/threads.rc")" = 7 ] || fail "threads: exited $(cat "$t/threads.rc")"
 # (no diagnostic at all leaves the table out)
@@ -218,18 +251,24 @@ for v in 5 1001 x; do
 	[ "$rc" = 3 ] || fail "cpu_sample_hz=$v: exit $rc, not 3: $(cat "$t/cfg.err")"
 	grep -q "pipeline.trace.cpu_sample_hz" "$t/cfg.err" || fail "cpu_sample_hz=$v: $(cat "$t/cfg.err")"
 done
-# 8. through llmprof: the report's CPU samples section and metrics.json.
-"${LLMPROF:?}" profile artifacts.root="$t/runs" pipeline.trace.backend=builtin \
-	pipeline.trace.cpu_sample_hz=100 -- sh -c '"$0"; exit 0' "$prog" >"$t/prof.out" 2>"$t/prof.err" ||
-	fail "profile: $(cat "$t/prof.err")"
-run=$(sed -n 's/^run: //p' "$t/prof.out")
+# 8. through llmprof: the report's CPU samples section and metrics.json
+# (a run without a sample run again, as sampled() does).
+for try in 1 2 3; do
+	"${LLMPROF:?}" profile artifacts.root="$t/runs" pipeline.trace.backend=builtin \
+		pipeline.trace.cpu_sample_hz=100 -- sh -c '"$0"; exit 0' "$prog" >"$t/prof.out" 2>"$t/prof.err" ||
+		fail "profile: $(cat "$t/prof.err")"
+	run=$(sed -n 's/^run: //p' "$t/prof.out")
+	[ "$(q "$run/trace/trace.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES" 2>/dev/null || echo 0)" = 0 ] ||
+		break
+done
 grep -q '^## CPU samples$' "$run/report.md" || fail "no CPU samples section in report.md"
-grep -q '^prefill: [0-9]* samples ([0-9.]* ms of its [0-9.]* ms of CPU time)$' "$run/report.md" ||
+# (one sample, "1 sample", when the kernel delivered the run's CPU time late)
+grep -q '^prefill: [0-9]* samples\? ([0-9.]* ms of its [0-9.]* ms of CPU time)$' "$run/report.md" ||
 	fail "no prefill caption: $(grep -A3 '^## CPU samples' "$run/report.md")"
 grep -q '^| `cpu_sample_spin` | cpu-sample-program | [0-9]* | [0-9.]*% |$' "$run/report.md" ||
 	fail "no function row"
 grep -q 'CPU samples: prefill' "$run/report.html" || fail "no CPU samples in report.html"
-grep -q '^Sampler cost: [0-9.]* ms in [0-9]* samples ([0-9.]* us each) = [0-9.]*% of the sampled CPU time ([0-9.]* ms), timed inside its signal handler\.$' \
+grep -q '^Sampler cost: [0-9.]* ms in [0-9]* samples\? ([0-9.]* us each) = [0-9.]*% of the sampled CPU time ([0-9.]* ms), timed inside its signal handler\.$' \
 	"$run/report.md" || fail "no sampler cost line: $(grep -i 'sampler' "$run/report.md")"
 n=$(q "$run/trace/trace.sqlite" "SELECT count(*) FROM LLMPROF_CPU_SAMPLES")
 python3 - "$run/metrics.json" "$n" <<'PY' || fail "metrics.json cpu_samples"
