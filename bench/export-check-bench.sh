@@ -10,14 +10,12 @@
 # usage: bench/export-check-bench.sh [LLMPROF] [KERNELS] [RESULT.md] [EXPORT.sqlite]
 #   defaults: build/llmprof, 1000000, bench/results/export-check.md, generated
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+. "$(dirname "$0")/bench-lib.sh"
 llmprof=${1:-$root/build/llmprof}
 kernels=${2:-1000000}
 result=${3:-$here/results/export-check.md}
 db=${4:-}
 command -v sqlite3 >/dev/null || { echo "sqlite3 (the shell) is needed" >&2; exit 1; }
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 gen="--kernels $kernels --threads 4 --gpus 2 --steps 16"
 if [ -z "$db" ]; then
 	db=$work/bench.sqlite
@@ -37,15 +35,8 @@ best() { # best CMD...: the lowest wall time of 3 runs, in seconds
 s=$(best "$llmprof" stats -r cuda_gpu_kern_sum -f csv "$db")
 q=$(best sqlite3 "file:$db?immutable=1" 'PRAGMA quick_check')
 ratio=$(awk "BEGIN{printf \"%.2f\", $q / $s}")
-rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
-cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
-mkdir -p "$(dirname "$result")"
-[ -s "$result" ] || printf '# What checking that an export is whole costs\n' >"$result"
+bench_head "$result" '# What checking that an export is whole costs' "$llmprof"
 cat >>"$result" <<MD
-
-## $llmprof ($rev), $(date -u +%Y-%m-%dT%H:%M:%SZ)
-
-- machine: $cpu, $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, page cache warm
 - input: \`bench/gen-nsys-trace.py OUT $gen\` ($(($(stat -c %s "$db") / 1048576)) MiB)
 - command: \`bench/export-check-bench.sh $llmprof $kernels\`, best of 3 each
 

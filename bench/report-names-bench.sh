@@ -10,8 +10,7 @@
 #   defaults: build/llmprof, bench/results/report-names.md,
 #   100000 300000 1000000 -- 50000 200000. The result file is appended to.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+. "$(dirname "$0")/bench-lib.sh"
 llmprof=${1:-$root/build/llmprof}
 result=${2:-$here/results/report-names.md}
 shift $(($# > 2 ? 2 : $#))
@@ -21,7 +20,6 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do names+=("$1"); shift; done
 rows=("$@")
 [ ${#names[@]} -gt 0 ] || names=(100000 300000 1000000)
 [ ${#rows[@]} -gt 0 ] || rows=(50000 200000)
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 mb() { echo $(($(stat -c %s "$1") / 1048576)); }
 run() { # run CMD... -> "wall MB" (peak RSS)
@@ -61,15 +59,8 @@ for r in "${rows[@]}"; do
 	rm -f "$csv"
 done
 
-rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')
-cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
-mkdir -p "$(dirname "$result")"
-[ -s "$result" ] || printf '# Memory and report sizes per distinct kernel name\n' >"$result"
+bench_head "$result" '# Memory and report sizes per distinct kernel name' "$llmprof"
 cat >>"$result" <<MD
-
-## $llmprof ($rev), $(date -u +%Y-%m-%dT%H:%M:%SZ)
-
-- machine: $cpu, $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB RAM, page cache warm
 - command: \`bench/report-names-bench.sh $llmprof RESULT ${names[*]} -- ${rows[*]}\`, one run each
 - \`report --trace\` on \`bench/gen-nsys-trace.py OUT --kernels N --names N --threads 4 --gpus 2\`
   (every kernel its own name); run.report_rows at its default (1,000)
