@@ -5,6 +5,7 @@
 
 #include "bundle/layout.h"
 #include "analysis/join.h"
+#include "analysis/ncu_export.h"
 #include "analysis/ncu_match.h"
 #include "analysis/select.h"
 #include "analysis/session.h"
@@ -271,7 +272,8 @@ int join_read_ncu(const char *path, const char *shown, struct ncu_kernel_table *
 	size_t got = 0;
 	int ret = -1;
 
-	if (read_regular_file(path, INPUT_CAP_DATA, &buf, err) ||
+	if (ncu_export_check_size(path, err) ||
+	    read_regular_file(path, INPUT_CAP_DATA, &buf, err) ||
 	    ncu_raw_parse(buf.buf, buf.len, shown, &raw, err) || ncu_kernels_from_raw(&raw, t, err))
 		goto out;
 	ret = 0;

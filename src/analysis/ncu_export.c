@@ -13,7 +13,7 @@
  * so reading it in pieces would save no memory (every cell would be copied
  * instead). A file over the cap is refused before a byte of it is read,
  * in words that say why, not only how large it is. */
-static int check_size(const char *path, struct strbuf *err)
+int ncu_export_check_size(const char *path, struct strbuf *err)
 {
 	size_t size;
 	int fd = open_regular_file(path, SIZE_MAX, &size, err);
@@ -33,7 +33,8 @@ static int check_size(const char *path, struct strbuf *err)
 int ncu_export_load(struct ncu_export *x, const char *path, struct strbuf *err)
 {
 	/* read_regular_file() checks the cap again: the file may grow */
-	if (check_size(path, err) || read_regular_file(path, INPUT_CAP_DATA, &x->text, err))
+	if (ncu_export_check_size(path, err) ||
+	    read_regular_file(path, INPUT_CAP_DATA, &x->text, err))
 		return -1;
 	if (ncu_raw_parse(x->text.buf, x->text.len, path, &x->raw, err) ||
 	    ncu_kernels_from_raw(&x->raw, &x->t, err))

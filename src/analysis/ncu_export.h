@@ -25,6 +25,10 @@ struct ncu_export {
 		STRBUF_INIT, NCU_RAW_INIT, NCU_KERNEL_TABLE_INIT                                   \
 	}
 
+/* 0 when path, a regular file, is within INPUT_CAP_DATA; else -1 with err
+ * in one line that names the cap and says why there is one. */
+int ncu_export_check_size(const char *path, struct strbuf *err);
+
 /* Reads and parses path, builds the kernel records. 0, or -1 with err (the
  * file cannot be read, is over INPUT_CAP_DATA (2 GiB; the whole file is
  * held in memory, and about as much again for its cells), or is no

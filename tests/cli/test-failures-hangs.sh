@@ -47,6 +47,11 @@ truncate -s $((2 * 1024 * 1024 * 1024 + 1)) big.csv
 run 5 "^llmprof: error: report: 'big.csv' is too large: 2147483649 bytes, over the 2 GiB an Nsight Compute CSV may have \(llmprof holds it in memory whole\); export fewer results or metrics$" \
 	"$LLMPROF" report --ncu-csv big.csv -o r4
 [ ! -e r4 ] || fail "report --ncu-csv of a CSV over the cap created its output folder"
+# the same with a trace to join it to (the join step reads it)
+out=$("$LLMPROF" report --trace "$src/tests/data/nsys/nvtx-probe-h100-nsys2025.3.sqlite" \
+	--ncu-csv big.csv -o r5 2>&1)
+echo "$out" | grep -q "'big.csv' is too large: 2147483649 bytes, over the 2 GiB an Nsight Compute CSV may have" ||
+	fail "report --trace --ncu-csv of a CSV over the cap: $out"
 rm big.csv
 
 # 2. the configuration: config.yaml a FIFO or /dev/zero, a group file a FIFO
