@@ -942,6 +942,68 @@ static void test_same_work(void **state)
 	(void)state;
 }
 
+/* Random stages (3 kernels, 3 configurations, 4 operators or none, random
+ * durations): whatever the mix, the selection's books balance. Every
+ * covered nanosecond is a selected class's or one of its same work's, each
+ * class is counted once, the measured launch belongs to its group and is
+ * the group's first, and top_n holds. */
+static void test_same_work_invariants(void **state)
+{
+	static const char *const names[] = {"ka", "kb", "kc"};
+	static const char *const ops[] = {NULL, "m.layers.0.a", "m.layers.1.a", "m.b", "m.c"};
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 300; round++) {
+		struct launches L = {0};
+		struct select_opts o = SELECT_OPTS_INIT;
+		struct selection sel;
+		struct strbuf err = STRBUF_INIT;
+		size_t n = 5 + (size_t)(rand_r(&seed) % 200);
+		double sum = 0;
+		size_t classes = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			add_launch(&L, names[rand_r(&seed) % 3], 1 + (int)(rand_r(&seed) % 3),
+				   50 + (int64_t)(rand_r(&seed) % 100), rand_r(&seed) % 8 != 0);
+			L.v[L.n - 1].op = ops[rand_r(&seed) % 5];
+		}
+		o.top_n = 1 + (size_t)(rand_r(&seed) % 12);
+		o.coverage = 0.05 + (rand_r(&seed) % 96) / 100.0;
+		o.merge_tolerance = (rand_r(&seed) % 4) * 0.1;
+		assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
+		assert_true(sel.nr <= o.top_n);
+		for (size_t k = 0; k < sel.nr; k++) {
+			const struct selected_kernel *x = &sel.k[k];
+			size_t first = SIZE_MAX;
+
+			sum += x->total_ns;
+			classes += 1 + x->nr_same;
+			assert_true(select_kernel_covers(x, &L.v[x->launch_index]));
+			assert_true(L.v[x->launch_index].in_stage);
+			for (size_t i = 0; i < L.n && first == SIZE_MAX; i++)
+				if (L.v[i].in_stage && select_kernel_covers(x, &L.v[i]))
+					first = i;
+			assert_int_equal(x->launch_index, first);
+			for (size_t w = 0; w < x->nr_same; w++)
+				sum += x->same[w].total_ns;
+			/* a launch is one selected kernel's, never two */
+			for (size_t j = k + 1; j < sel.nr; j++)
+				assert_false(
+				    select_kernel_covers(&sel.k[j], &L.v[x->launch_index]));
+		}
+		assert_true(fabs(sum - sel.covered_ns) < 1e-6);
+		assert_true(classes <= sel.distinct);
+		assert_true(sel.merged == classes - sel.nr);
+		assert_true(sel.covered_ns <= sel.stage_ns + 1e-6);
+		if (o.merge_tolerance == 0)
+			assert_int_equal(sel.merged, 0);
+		selection_release(&sel);
+		free_launches(&L);
+		strbuf_release(&err);
+	}
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -959,6 +1021,7 @@ int main(void)
 	    cmocka_unit_test(test_one_pass_window_cost),
 	    cmocka_unit_test(test_layer_index_same_op),
 	    cmocka_unit_test(test_same_work),
+	    cmocka_unit_test(test_same_work_invariants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
