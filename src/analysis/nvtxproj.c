@@ -1,4 +1,6 @@
 /* nvtxproj.c: NVTX GPU projection by sorting and sweeping (no R-tree). */
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,8 +13,6 @@
 /* The GPU ops sorted by (process, correlationId, op) are 4-byte op indices
  * (op < nkernels: a kernel; else a memop), read through the trace; a group
  * of them (one (process, correlationId)) is ops[glo[g]..glo[g + 1]). */
-static const struct trace *key_trace;
-
 static void op_key(const struct trace *t, uint32_t op, int64_t *gpid, int64_t *corr)
 {
 	if (op < t->nkernels) {
@@ -69,58 +69,49 @@ static void group_ops(const struct trace *t, const uint32_t *ops, uint32_t lo, u
 	}
 }
 
-static int cmp_op(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int64_t xg, xc, yg, yc;
-
-	op_key(key_trace, x, &xg, &xc);
-	op_key(key_trace, y, &yg, &yc);
-	if (xg != yg)
-		return xg < yg ? -1 : 1;
-	if (xc != yc)
-		return xc < yc ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
 static void call_key(const struct trace *t, uint32_t c, int64_t *gpid, int64_t *corr)
 {
 	*gpid = trace_csig(t, &t->calls[c])->gtid & TRACE_GPID_MASK;
 	*corr = trace_call_corr(t, &t->calls[c]);
 }
 
-static int cmp_call(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int64_t xg, xc, yg, yc;
+/* A GPU op's or a launch call's (process, correlationId), read once, and
+ * its index: the join sorts and merges these, where reading the keys
+ * through the trace at each comparison cost several times as much. */
+struct join_key {
+	int64_t g, c;
+	uint32_t i;
+};
 
-	call_key(key_trace, x, &xg, &xc);
-	call_key(key_trace, y, &yg, &yc);
-	if (xg != yg)
-		return xg < yg ? -1 : 1;
-	if (xc != yc)
-		return xc < yc ? -1 : 1;
-	return x < y ? -1 : x > y;
+static inline int join_key_less(const struct join_key *x, const struct join_key *y)
+{
+	if (x->g != y->g)
+		return x->g < y->g;
+	if (x->c != y->c)
+		return x->c < y->c;
+	return x->i < y->i;
 }
 
-/* Sorts idx[0..n) (the identity: 0, 1, ...) with cmp, by (process,
- * correlationId, index) as key() gives the first two, unless it is sorted
- * already (exports list rows mostly in correlationId order): each key read
- * once for that check, not twice per comparison. */
-static void sort_idx(const struct trace *t, uint32_t *idx, size_t n,
-		     void (*key)(const struct trace *, uint32_t, int64_t *, int64_t *),
-		     int (*cmp)(const void *, const void *))
-{
-	int64_t pg = 0, pc = 0, g, c;
-	size_t i = 0;
+SORT_DEFINE(join_key_sort, struct join_key, join_key_less)
 
-	for (; i < n; i++, pg = g, pc = c) {
-		key(t, idx[i], &g, &c);
-		if (i && (g < pg || (g == pg && c < pc)))
-			break; /* equal keys: the indices, ascending, keep them in order */
+/* The keys of indices 0..n) by (process, correlationId, index), sorted
+ * only when not in that order already (exports list rows mostly in
+ * correlationId order). */
+static struct join_key *join_keys(const struct trace *t, size_t n,
+				  void (*key)(const struct trace *, uint32_t, int64_t *, int64_t *))
+{
+	struct join_key *k = xmalloc(st_mult(n + 1, sizeof(*k)));
+	int sorted = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		key(t, (uint32_t)i, &k[i].g, &k[i].c);
+		k[i].i = (uint32_t)i;
+		if (i && sorted && join_key_less(&k[i], &k[i - 1]))
+			sorted = 0;
 	}
-	if (i < n)
-		sort_inplace(idx, n, sizeof(*idx), cmp);
+	if (!sorted)
+		join_key_sort(k, n);
+	return k;
 }
 
 static const struct trace_call *launch_call(const struct trace *t, const struct launch *l)
@@ -128,32 +119,22 @@ static const struct trace_call *launch_call(const struct trace *t, const struct 
 	return &t->calls[l->call];
 }
 
-static int cmp_launch(const void *a, const void *b)
-{
-	const struct launch *x = a, *y = b;
-	const struct trace_call *cx = launch_call(key_trace, x), *cy = launch_call(key_trace, y);
-	int64_t gx = trace_csig(key_trace, cx)->gtid, gy = trace_csig(key_trace, cy)->gtid;
+/* A launch with its call's start, as a thread's launches are ordered. */
+struct launch_key {
+	int64_t start;
+	struct launch l;
+};
 
-	if (gx != gy)
-		return gx < gy ? -1 : 1;
-	if (cx->start != cy->start)
-		return cx->start < cy->start ? -1 : 1;
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	return x->call < y->call ? -1 : x->call > y->call;
+static inline int launch_key_less(const struct launch_key *x, const struct launch_key *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start;
+	if (x->l.group != y->l.group)
+		return x->l.group < y->l.group;
+	return x->l.call < y->l.call;
 }
 
-/* The launches in cmp_launch()'s order, a thread at a time: a thread's
- * launches come in order already where its calls' correlationIds grow
- * with their start times (every export), so each bucket is only checked. */
-static const uint32_t *thread_of_csig; /* csig id -> rank of its gtid */
-
-static size_t launch_thread(const void *a)
-{
-	const struct launch *l = a;
-
-	return thread_of_csig[key_trace->calls[l->call].sig];
-}
+SORT_DEFINE(launch_key_sort, struct launch_key, launch_key_less)
 
 static int cmp_gtid(const void *a, const void *b)
 {
@@ -162,7 +143,9 @@ static int cmp_gtid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void sort_launches(const struct trace *t, struct launch *launches, size_t nl)
+/* csig id -> the rank of its thread among the trace's (gtid order);
+ * *nthreads their number. */
+static uint32_t *thread_ranks(const struct trace *t, size_t *nthreads)
 {
 	size_t n = t->csigs.nr, nt = 0;
 	int64_t *gtids = xmalloc(st_mult(n + 1, sizeof(*gtids)));
@@ -180,32 +163,100 @@ static void sort_launches(const struct trace *t, struct launch *launches, size_t
 
 		rank[i] = (uint32_t)(at - gtids);
 	}
-	key_trace = t;
-	thread_of_csig = rank;
-	sort_stable(launches, nl, sizeof(*launches), cmp_launch, nt, launch_thread);
-	thread_of_csig = NULL;
-	key_trace = NULL;
-	free(rank);
 	free(gtids);
+	*nthreads = nt;
+	return rank;
 }
 
-static const struct trace *sort_trace;
-
-/* Ranges by thread, start, longest first, then rowid: a parent always comes
- * before its children. */
-static int cmp_range(const void *a, const void *b)
+/* The launches by (thread, call start, group, call): counted into their
+ * threads, then each thread's sorted unless in order already (where its
+ * calls' correlationIds grow with their start times: every export).
+ * Returns the threads' ends, end[b] one past thread b's last launch
+ * (*nthreads of them, in gtid order; caller frees). */
+static size_t *sort_launches(const struct trace *t, struct launch *launches, size_t nl,
+			     size_t *nthreads)
 {
-	const struct trace_range *x = &sort_trace->ranges[*(const uint32_t *)a];
-	const struct trace_range *y = &sort_trace->ranges[*(const uint32_t *)b];
-	int64_t xe = trace_range_end(sort_trace, x), ye = trace_range_end(sort_trace, y);
+	size_t nt;
+	uint32_t *rank = thread_ranks(t, &nt);
+	size_t *end = xcalloc(nt + 1, sizeof(*end));
+	struct launch_key *k = xmalloc(st_mult(nl + 1, sizeof(*k)));
 
+	for (size_t i = 0; i < nl; i++)
+		end[rank[t->calls[launches[i].call].sig] + 1]++;
+	for (size_t b = 1; b <= nt; b++)
+		end[b] += end[b - 1];
+	for (size_t i = 0; i < nl; i++) { /* end[b]: bucket b's next free slot */
+		const struct trace_call *c = &t->calls[launches[i].call];
+		size_t at = end[rank[c->sig]]++;
+
+		k[at].start = c->start;
+		k[at].l = launches[i];
+	}
+	for (size_t b = 0, lo = 0; b < nt; lo = end[b++]) {
+		size_t i = lo + 1;
+
+		while (i < end[b] && launch_key_less(&k[i - 1], &k[i]))
+			i++;
+		if (i < end[b])
+			launch_key_sort(k + lo, end[b] - lo);
+	}
+	for (size_t i = 0; i < nl; i++)
+		launches[i] = k[i].l;
+	free(k);
+	free(rank);
+	*nthreads = nt;
+	return end;
+}
+
+/* A candidate range's order: by thread, start, longest first, then rowid
+ * (then index, as a stable sort of the candidates would keep them): a
+ * parent always comes before its children. */
+struct range_key {
+	int64_t gtid, start, end, rowid;
+	uint32_t i;
+};
+
+static inline int range_key_less(const struct range_key *x, const struct range_key *y)
+{
 	if (x->gtid != y->gtid)
-		return x->gtid < y->gtid ? -1 : 1;
+		return x->gtid < y->gtid;
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (xe != ye)
-		return xe > ye ? -1 : 1;
-	return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+		return x->start < y->start;
+	if (x->end != y->end)
+		return x->end > y->end;
+	if (x->rowid != y->rowid)
+		return x->rowid < y->rowid;
+	return x->i < y->i;
+}
+
+SORT_DEFINE(range_key_sort, struct range_key, range_key_less)
+
+/* The candidate ranges (not ended on another thread), marked in
+ * p->candidate, into order[] in range_key order; returns their number. */
+static size_t order_candidates(struct nvtx_proj *p, const struct trace *t, uint32_t *order)
+{
+	struct range_key *k = xmalloc(st_mult(t->nranges + 1, sizeof(*k)));
+	size_t n = 0;
+	int sorted = 1;
+
+	for (size_t i = 0; i < t->nranges; i++) {
+		const struct trace_range *r = &t->ranges[i];
+
+		if (r->cross_thread)
+			continue;
+		p->candidate[i] = 1;
+		k[n] = (struct range_key){r->gtid, r->start, trace_range_end(t, r), r->rowid,
+					  (uint32_t)i};
+		if (n && sorted && range_key_less(&k[n], &k[n - 1]))
+			sorted = 0;
+		n++;
+	}
+	if (!sorted)
+		range_key_sort(k, n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = k[i].i;
+	free(k);
+	return n;
 }
 
 static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call)
@@ -240,6 +291,8 @@ struct open_ranges {
 	 * not through every range of the chain */
 	long *wanted;
 	size_t npre, nchain, apre, achain, asame, awanted;
+	int64_t pre_min_end; /* the earliest end in pre, when npre: a launch
+			      * before it prunes nothing there */
 };
 
 /* What launches of one group each (solo) add to a chain range and to every
@@ -315,12 +368,22 @@ static void open_clear(struct nvtx_proj *p, struct open_ranges *o, struct pendin
 static void open_prune(struct nvtx_proj *p, const struct trace *t, struct open_ranges *o,
 		       struct pending *pend, struct hit_state *h, int64_t ts)
 {
-	size_t w = 0;
+	if (o->npre && o->pre_min_end < ts) {
+		size_t w = 0;
+		int64_t min_end = INT64_MAX;
 
-	for (size_t i = 0; i < o->npre; i++)
-		if (trace_range_end(t, &t->ranges[o->pre[i]]) >= ts)
+		for (size_t i = 0; i < o->npre; i++) {
+			int64_t e = trace_range_end(t, &t->ranges[o->pre[i]]);
+
+			if (e < ts)
+				continue;
 			o->pre[w++] = o->pre[i];
-	o->npre = w;
+			if (e < min_end)
+				min_end = e;
+		}
+		o->npre = w;
+		o->pre_min_end = min_end;
+	}
 	/* ends do not grow along the chain: those ended are on top */
 	while (o->nchain && trace_range_end(t, &t->ranges[o->chain[o->nchain - 1]]) < ts)
 		chain_flush(p, o, pend, h, --o->nchain);
@@ -332,6 +395,11 @@ static void open_push(struct nvtx_proj *p, const struct trace *t, struct open_ra
 	size_t n = o->nchain;
 
 	if (n && !range_contains(t, o->chain[n - 1], r)) {
+		/* ends do not grow along the chain: its top's is the earliest */
+		int64_t top_end = trace_range_end(t, &t->ranges[o->chain[n - 1]]);
+
+		if (!o->npre || top_end < o->pre_min_end)
+			o->pre_min_end = top_end;
 		ALLOC_GROW(o->pre, o->npre + n, o->apre);
 		for (size_t j = n; j > 0; j--)
 			chain_flush(p, o, pend, h, j - 1);
@@ -467,42 +535,25 @@ static void no_call(struct nvtx_proj *p, const struct trace *t, unsigned flags, 
 static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
 				    uint32_t *ops, size_t *nl_out, uint32_t **glo_out)
 {
-	size_t nops = t->nkernels + t->nmemops, nl = 0, ngroups = 0, ci = 0, alloc = 0;
-	uint32_t *calls = xmalloc(st_mult(t->ncalls + 1, sizeof(*calls)));
-	struct launch *launches = NULL;
+	size_t nops = t->nkernels + t->nmemops, nc = t->ncalls, nl = 0, ngroups = 0, ci = 0;
+	struct join_key *ok = join_keys(t, nops, op_key), *ck = join_keys(t, nc, call_key);
+	/* a call joins one group at most: nc launches at most */
+	struct launch *launches = xmalloc(st_mult(nc + 1, sizeof(*launches)));
 	uint32_t *glo = xmalloc(st_mult(nops + 1, sizeof(*glo)));
 
 	for (size_t i = 0; i < nops; i++)
-		ops[i] = (uint32_t)i;
-	for (size_t i = 0; i < t->ncalls; i++)
-		calls[i] = (uint32_t)i;
-	key_trace = t;
-	sort_idx(t, ops, nops, op_key, cmp_op);
-	sort_idx(t, calls, t->ncalls, call_key, cmp_call);
+		ops[i] = ok[i].i;
 	for (size_t lo = 0, hi; lo < nops; lo = hi) {
-		int64_t g, c, cg = 0, cc = 0;
+		int64_t g = ok[lo].g, c = ok[lo].c;
 		size_t first = nl;
 
-		op_key(t, ops[lo], &g, &c);
-		for (hi = lo + 1; hi < nops; hi++) {
-			int64_t hg, hc;
-
-			op_key(t, ops[hi], &hg, &hc);
-			if (hg != g || hc != c)
-				break;
-		}
+		for (hi = lo + 1; hi < nops && ok[hi].g == g && ok[hi].c == c; hi++)
+			;
 		glo[ngroups] = (uint32_t)lo;
-		for (; ci < t->ncalls; ci++) {
-			call_key(t, calls[ci], &cg, &cc);
-			if (cg > g || (cg == g && cc >= c))
-				break;
-		}
-		for (size_t c0 = ci; c0 < t->ncalls && c >= 0; c0++) {
-			call_key(t, calls[c0], &cg, &cc);
-			if (cg != g || cc != c)
-				break;
-			ALLOC_GROW(launches, nl + 1, alloc);
-			launches[nl].call = calls[c0];
+		while (ci < nc && (ck[ci].g < g || (ck[ci].g == g && ck[ci].c < c)))
+			ci++;
+		for (size_t c0 = ci; c0 < nc && c >= 0 && ck[c0].g == g && ck[c0].c == c; c0++) {
+			launches[nl].call = ck[c0].i;
 			launches[nl].group = (uint32_t)ngroups;
 			launches[nl++].solo = 0;
 		}
@@ -513,8 +564,8 @@ static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, 
 			no_call(p, t, flags, ops, lo, hi);
 	}
 	glo[ngroups] = (uint32_t)nops;
-	key_trace = NULL;
-	free(calls);
+	free(ok);
+	free(ck);
 	*nl_out = nl;
 	*glo_out = glo;
 	return launches;
@@ -573,42 +624,55 @@ static void open_until(struct nvtx_proj *p, const struct trace *t, struct open_r
 	open_prune(p, t, o, pend, h, ts);
 }
 
+/* A sweep of launches[lo..hi), all of the threads they come from: two
+ * sweeps of different threads share pend, h and p's per-range results,
+ * each writing only its threads' ranges' entries, and each its own
+ * inner_of (kernel -> innermost range). */
+struct sweep {
+	struct nvtx_proj *p;
+	const struct trace *t;
+	unsigned flags;
+	const uint32_t *ops, *glo, *order;
+	const struct launch *launches;
+	size_t lo, hi, ncand;
+	struct pending *pend;
+	struct hit_state *h;
+	int32_t *inner_of;
+};
+
 /* Step 3: launches and candidate ranges (order, parents first) of each
  * thread swept in time order: each range's projection, each kernel's
  * innermost range. A launch counts in every open range that contains its
  * call; for the chain (struct open_ranges) that is the ranges below the
  * deepest one that does, so a launch of its own group is noted there once
  * (struct pending) and handed down when that range leaves the chain. */
-static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			   const uint32_t *ops, const uint32_t *glo, struct launch *launches,
-			   size_t nl, const uint32_t *order, size_t ncand)
+static void sweep_part(const struct sweep *s)
 {
-	size_t nk = t->nkernels, nr = t->nranges;
-	struct pending *pend = xcalloc(nr + 1, sizeof(*pend));
+	struct nvtx_proj *p = s->p;
+	const struct trace *t = s->t;
+	const uint32_t *ops = s->ops, *order = s->order;
+	unsigned flags = s->flags;
+	size_t nk = t->nkernels, ncand = s->ncand;
+	struct pending *pend = s->pend;
+	struct hit_state *h = s->h;
 	struct open_ranges o = {0};
-	struct hit_state hs, *h = &hs;
 	int64_t gtid = 0;
 
-	hs.stamp = xmalloc(st_mult(nr + 1, sizeof(*hs.stamp)));
-	hs.stamp_seq = xcalloc(nr + 1, sizeof(*hs.stamp_seq));
-	hs.solo_seq = xcalloc(nr + 1, sizeof(*hs.solo_seq));
-	memset(hs.stamp, 0xff, (nr + 1) * sizeof(*hs.stamp));
-	sort_launches(t, launches, nl);
-	for (size_t li = 0, ri = 0; li < nl; li++) {
-		const struct launch *l = &launches[li];
+	for (size_t li = s->lo, ri = 0; li < s->hi; li++) {
+		const struct launch *l = &s->launches[li];
 		const struct trace_call *lc = launch_call(t, l);
 		struct launch_ops g;
 		int32_t inner = -1;
 		long j;
 
-		if (li == 0 || trace_csig(t, lc)->gtid != gtid) {
+		if (li == s->lo || trace_csig(t, lc)->gtid != gtid) {
 			gtid = trace_csig(t, lc)->gtid;
 			open_clear(p, &o, pend, h);
 			while (ri < ncand && t->ranges[order[ri]].gtid < gtid)
 				ri++;
 		}
 		open_until(p, t, &o, pend, h, order, ncand, &ri, gtid, lc->start);
-		group_ops(t, ops, glo[l->group], glo[l->group + 1], &g);
+		group_ops(t, ops, s->glo[l->group], s->glo[l->group + 1], &g);
 		/* a launch that is not its group's only one counts in a range
 		 * unless the range's previous launch was of its group: hand
 		 * every pending down first, so that solo_seq says which was */
@@ -644,15 +708,98 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 			}
 		}
 		for (uint32_t op = g.lo; op < g.hi; op++)
-			if (ops[op] < nk && p->kernel_inner[ops[op]] < 0)
-				p->kernel_inner[ops[op]] = inner;
+			if (ops[op] < nk && s->inner_of[ops[op]] < 0)
+				s->inner_of[ops[op]] = inner;
 		if (inner < 0 && (flags & NVTX_PROJ_PAIRS))
 			for (uint32_t op = g.lo; op < g.hi; op++)
 				add_pair(p, ops[op], -1, (int32_t)l->call);
 	}
 	open_clear(p, &o, pend, h);
 	open_release(&o);
-	free(pend);
+}
+
+static void *sweep_main(void *arg)
+{
+	sweep_part(arg);
+	return NULL;
+}
+
+/* Runs fn(arg) on a thread of its own, signals (Ctrl-C) left to the
+ * caller's thread: 0, or -1 when none could start. */
+static int thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc ? -1 : 0;
+}
+
+/* Where the launches (by thread; end[b]: thread b's end) split into two
+ * sweeps of their own: the thread boundary nearest the middle, or 0 when
+ * a thread is not worth it (either side under an eighth: one thread
+ * launching nearly everything, as in most programs) or the pairs must
+ * come out in sweep order. */
+static size_t sweep_split(const struct nvtx_proj *p, unsigned flags, const size_t *end, size_t nt,
+			  size_t nl)
+{
+	size_t best = 0;
+
+	if ((flags & NVTX_PROJ_PAIRS) || p->chain_fn || nl < 4096)
+		return 0;
+	for (size_t b = 0; b + 1 < nt; b++) {
+		size_t d = end[b] > nl / 2 ? end[b] - nl / 2 : nl / 2 - end[b];
+		size_t bd = best > nl / 2 ? best - nl / 2 : nl / 2 - best;
+
+		if (!best || d < bd)
+			best = end[b];
+	}
+	return best >= nl / 8 && best <= nl - nl / 8 ? best : 0;
+}
+
+static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
+			   const uint32_t *ops, const uint32_t *glo, struct launch *launches,
+			   size_t nl, const uint32_t *order, size_t ncand)
+{
+	size_t nk = t->nkernels, nr = t->nranges, nt, *end = sort_launches(t, launches, nl, &nt);
+	size_t mid = sweep_split(p, flags, end, nt, nl);
+	struct hit_state hs;
+	struct sweep s = {p, t,	 flags, ops,  glo, order,	   launches,
+			  0, nl, ncand, NULL, &hs, p->kernel_inner};
+	struct sweep s2;
+	pthread_t th;
+
+	s.pend = xcalloc(nr + 1, sizeof(*s.pend));
+	hs.stamp = xmalloc(st_mult(nr + 1, sizeof(*hs.stamp)));
+	hs.stamp_seq = xcalloc(nr + 1, sizeof(*hs.stamp_seq));
+	hs.solo_seq = xcalloc(nr + 1, sizeof(*hs.solo_seq));
+	memset(hs.stamp, 0xff, (nr + 1) * sizeof(*hs.stamp));
+	if (!mid) {
+		sweep_part(&s);
+	} else {
+		/* the later threads beside: the same results, a kernel's
+		 * innermost range the first sweep's where it found one */
+		s2 = s;
+		s2.lo = s.hi = mid;
+		s2.inner_of = xmalloc(st_mult(nk + 1, sizeof(*s2.inner_of)));
+		memset(s2.inner_of, 0xff, (nk + 1) * sizeof(*s2.inner_of));
+		if (thread_start(&th, sweep_main, &s2)) {
+			sweep_part(&s2);
+			sweep_part(&s);
+		} else {
+			sweep_part(&s);
+			pthread_join(th, NULL);
+		}
+		for (size_t k = 0; k < nk; k++)
+			if (p->kernel_inner[k] < 0)
+				p->kernel_inner[k] = s2.inner_of[k];
+		free(s2.inner_of);
+	}
+	free(end);
+	free(s.pend);
 	free(hs.stamp);
 	free(hs.stamp_seq);
 	free(hs.solo_seq);
@@ -660,6 +807,24 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
 			 const uint8_t *want, nvtx_pair_fn fn, nvtx_chain_fn cfn, void *ctx);
+
+/* Candidate ranges in order and their parents: p->candidate, p->parent,
+ * p->level, order[0..ncand). */
+struct parents_job {
+	struct nvtx_proj *p;
+	const struct trace *t;
+	uint32_t *order;
+	size_t ncand;
+};
+
+static void *parents_main(void *arg)
+{
+	struct parents_job *j = arg;
+
+	j->ncand = order_candidates(j->p, j->t, j->order);
+	compute_parents(j->p, j->t, j->order, j->ncand);
+	return NULL;
+}
 
 void nvtx_proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags)
 {
@@ -690,24 +855,25 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	uint32_t *order = xmalloc(st_mult(nr + 1, sizeof(*order)));
 	uint32_t *glo;
 	struct launch *launches;
+	struct parents_job pj = {p, t, order, 0};
+	pthread_t th;
+	int threaded;
 
 	proj_alloc(p, t);
 	p->pair_ranges = want;
 	p->pair_fn = fn;
 	p->chain_fn = cfn;
 	p->pair_ctx = ctx;
+	/* 2. Candidate ranges per thread, parents first: beside the join,
+	 * which reads and writes none of what they do */
+	pj.ncand = 0;
+	threaded = nr >= 1024 && !thread_start(&th, parents_main, &pj);
 	launches = join_launches(p, t, flags, ops, &nl, &glo);
-
-	/* 2. Candidate ranges per thread, parents first. */
-	for (size_t i = 0; i < nr; i++)
-		if (!t->ranges[i].cross_thread) {
-			p->candidate[i] = 1;
-			order[ncand++] = (uint32_t)i;
-		}
-	sort_trace = t;
-	qsort(order, ncand, sizeof(*order), cmp_range);
-	sort_trace = NULL;
-	compute_parents(p, t, order, ncand);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		parents_main(&pj);
+	ncand = pj.ncand;
 
 	sweep_launches(p, t, flags, ops, glo, launches, nl, order, ncand);
 	for (size_t r = 0; r < nr; r++)

@@ -17,7 +17,19 @@ gen=$src/bench/gen-nsys-trace.py
 python3 "$gen" "$tmp/edge.sqlite" --kernels 600 --threads 3 --processes 2 --gpus 2 --steps 3 --edge >/dev/null || exit 1
 python3 "$gen" "$tmp/plain.sqlite" --kernels 3000 --threads 4 --steps 5 --seed 7 >/dev/null || exit 1
 python3 "$gen" "$tmp/ties.sqlite" --ties || exit 1
+# enough launches on enough threads that nvtx_gpu_proj_sum sweeps two halves
+# of the threads side by side (nvtxproj.c sweep_split())
+python3 "$gen" "$tmp/split.sqlite" --kernels 12000 --threads 4 --processes 2 --steps 4 --edge --seed 9 >/dev/null || exit 1
 fail=0
+rm -f "$tmp/nsys_nvtx_gpu_proj_sum.csv"
+"$NSYS" stats -f csv -r nvtx_gpu_proj_sum --force-overwrite true -o "$tmp/nsys" "$tmp/split.sqlite" >"$tmp/nsys.log" 2>&1
+[ -f "$tmp/nsys_nvtx_gpu_proj_sum.csv" ] || { echo "skip: nsys produced nothing: $(head -3 "$tmp/nsys.log")"; exit 77; }
+tr -d '\r' <"$tmp/nsys_nvtx_gpu_proj_sum.csv" >"$tmp/want.csv"
+if "$LLMPROF" stats -f csv -r nvtx_gpu_proj_sum "$tmp/split.sqlite" | cmp -s "$tmp/want.csv" -; then
+	echo "ok: split.sqlite nvtx_gpu_proj_sum"
+else
+	echo "FAIL: split.sqlite nvtx_gpu_proj_sum differs from nsys"; fail=1
+fi
 for db in "$tmp/edge.sqlite" "$tmp/plain.sqlite" "$tmp/ties.sqlite"; do
 	for r in cuda_gpu_kern_sum nvtx_sum nvtx_gpu_proj_sum nvtx_kern_sum cuda_api_sum cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum; do
 		rm -f "$tmp/nsys_$r.csv"
