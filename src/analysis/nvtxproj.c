@@ -94,23 +94,50 @@ static inline int join_key_less(const struct join_key *x, const struct join_key 
 
 SORT_DEFINE(join_key_sort, struct join_key, join_key_less)
 
-/* The keys of indices 0..n) by (process, correlationId, index), sorted
- * only when not in that order already (exports list rows mostly in
- * correlationId order). */
-static struct join_key *join_keys(const struct trace *t, size_t n,
-				  void (*key)(const struct trace *, uint32_t, int64_t *, int64_t *))
-{
-	struct join_key *k = xmalloc(st_mult(n + 1, sizeof(*k)));
-	int sorted = 1;
+typedef void (*join_key_fn)(const struct trace *, uint32_t, int64_t *, int64_t *);
 
-	for (size_t i = 0; i < n; i++) {
+/* The join keys of indices 0..n) by (process, correlationId, index): NULL
+ * when the indices are in that order already (exports list rows mostly
+ * in correlationId order), read then through the trace again, not copied
+ * into an array of 24 bytes each that must be paged in; else the keys,
+ * sorted. */
+static struct join_key *join_keys(const struct trace *t, size_t n, join_key_fn key)
+{
+	struct join_key *k;
+	int64_t pg = 0, pc = 0, g, c;
+	size_t i = 0;
+
+	for (; i < n; i++, pg = g, pc = c) {
+		key(t, (uint32_t)i, &g, &c);
+		if (i && (g < pg || (g == pg && c < pc)))
+			break; /* equal keys: the indices, ascending, keep them in order */
+	}
+	if (i == n)
+		return NULL;
+	k = xmalloc(st_mult(n + 1, sizeof(*k)));
+	for (i = 0; i < n; i++) {
 		key(t, (uint32_t)i, &k[i].g, &k[i].c);
 		k[i].i = (uint32_t)i;
-		if (i && sorted && join_key_less(&k[i], &k[i - 1]))
-			sorted = 0;
 	}
-	if (!sorted)
-		join_key_sort(k, n);
+	join_key_sort(k, n);
+	return k;
+}
+
+/* The i-th key in join order: from the sorted keys, or from the trace. */
+struct key_src {
+	const struct trace *t;
+	const struct join_key *k;
+	join_key_fn fn;
+};
+
+static inline struct join_key key_at(const struct key_src *s, size_t i)
+{
+	struct join_key k;
+
+	if (s->k)
+		return s->k[i];
+	s->fn(s->t, (uint32_t)i, &k.g, &k.c);
+	k.i = (uint32_t)i;
 	return k;
 }
 
@@ -168,41 +195,57 @@ static uint32_t *thread_ranks(const struct trace *t, size_t *nthreads)
 	return rank;
 }
 
-/* The launches by (thread, call start, group, call): counted into their
- * threads, then each thread's sorted unless in order already (where its
- * calls' correlationIds grow with their start times: every export).
- * Returns the threads' ends, end[b] one past thread b's last launch
- * (*nthreads of them, in gtid order; caller frees). */
-static size_t *sort_launches(const struct trace *t, struct launch *launches, size_t nl,
+/* Sorts a thread's launches (out of order: rare) by their keys. */
+static void sort_thread_launches(const struct trace *t, struct launch *l, size_t n)
+{
+	struct launch_key *k = xmalloc(st_mult(n + 1, sizeof(*k)));
+
+	for (size_t i = 0; i < n; i++) {
+		k[i].start = t->calls[l[i].call].start;
+		k[i].l = l[i];
+	}
+	launch_key_sort(k, n);
+	for (size_t i = 0; i < n; i++)
+		l[i] = k[i].l;
+	free(k);
+}
+
+/* The launches by (thread, call start, group, call), in a new array
+ * (*launches freed): counted into their threads, then each thread's
+ * sorted unless in order already (where its calls' correlationIds grow
+ * with their start times: every export). Returns the threads' ends,
+ * end[b] one past thread b's last launch (*nthreads of them, in gtid
+ * order; caller frees). */
+static size_t *sort_launches(const struct trace *t, struct launch **launches, size_t nl,
 			     size_t *nthreads)
 {
 	size_t nt;
 	uint32_t *rank = thread_ranks(t, &nt);
 	size_t *end = xcalloc(nt + 1, sizeof(*end));
-	struct launch_key *k = xmalloc(st_mult(nl + 1, sizeof(*k)));
+	const struct launch *in = *launches;
+	struct launch *out = xmalloc(st_mult(nl + 1, sizeof(*out)));
 
 	for (size_t i = 0; i < nl; i++)
-		end[rank[t->calls[launches[i].call].sig] + 1]++;
+		end[rank[t->calls[in[i].call].sig] + 1]++;
 	for (size_t b = 1; b <= nt; b++)
 		end[b] += end[b - 1];
-	for (size_t i = 0; i < nl; i++) { /* end[b]: bucket b's next free slot */
-		const struct trace_call *c = &t->calls[launches[i].call];
-		size_t at = end[rank[c->sig]]++;
-
-		k[at].start = c->start;
-		k[at].l = launches[i];
-	}
+	for (size_t i = 0; i < nl; i++) /* end[b]: thread b's next free slot */
+		out[end[rank[t->calls[in[i].call].sig]]++] = in[i];
 	for (size_t b = 0, lo = 0; b < nt; lo = end[b++]) {
+		struct launch_key x, y;
 		size_t i = lo + 1;
 
-		while (i < end[b] && launch_key_less(&k[i - 1], &k[i]))
-			i++;
+		for (; i < end[b]; i++) {
+			x = (struct launch_key){t->calls[out[i - 1].call].start, out[i - 1]};
+			y = (struct launch_key){t->calls[out[i].call].start, out[i]};
+			if (!launch_key_less(&x, &y))
+				break;
+		}
 		if (i < end[b])
-			launch_key_sort(k + lo, end[b] - lo);
+			sort_thread_launches(t, out + lo, end[b] - lo);
 	}
-	for (size_t i = 0; i < nl; i++)
-		launches[i] = k[i].l;
-	free(k);
+	free(*launches);
+	*launches = out;
 	free(rank);
 	*nthreads = nt;
 	return end;
@@ -529,31 +572,46 @@ static void no_call(struct nvtx_proj *p, const struct trace *t, unsigned flags, 
 }
 
 /* Step 1: GPU ops (sorted into ops) joined with their launch calls on
- * (process, correlationId); one struct launch per (op group, call), group
+ * (process, correlationId), ok and ck their join_keys() (freed here); one
+ * struct launch per (op group, call), group
  * numbered per (process, correlationId), its ops ops[glo[g]..glo[g + 1]).
  * Returns the launches (*nl_out) and the groups' starts (*glo_out). */
 static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-				    uint32_t *ops, size_t *nl_out, uint32_t **glo_out)
+				    struct join_key *ok, struct join_key *ck, uint32_t *ops,
+				    size_t *nl_out, uint32_t **glo_out)
 {
 	size_t nops = t->nkernels + t->nmemops, nc = t->ncalls, nl = 0, ngroups = 0, ci = 0;
-	struct join_key *ok = join_keys(t, nops, op_key), *ck = join_keys(t, nc, call_key);
+	struct key_src os = {t, ok, op_key}, cs = {t, ck, call_key};
 	/* a call joins one group at most: nc launches at most */
 	struct launch *launches = xmalloc(st_mult(nc + 1, sizeof(*launches)));
 	uint32_t *glo = xmalloc(st_mult(nops + 1, sizeof(*glo)));
+	struct join_key o = {0}, next = {0}, k = {0};
 
-	for (size_t i = 0; i < nops; i++)
-		ops[i] = ok[i].i;
+	if (nops)
+		next = key_at(&os, 0);
+	if (nc)
+		k = key_at(&cs, 0); /* the key of call ci, while ci < nc */
 	for (size_t lo = 0, hi; lo < nops; lo = hi) {
-		int64_t g = ok[lo].g, c = ok[lo].c;
 		size_t first = nl;
 
-		for (hi = lo + 1; hi < nops && ok[hi].g == g && ok[hi].c == c; hi++)
-			;
+		o = next;
+		ops[lo] = o.i;
+		for (hi = lo + 1; hi < nops; hi++) {
+			next = key_at(&os, hi);
+			if (next.g != o.g || next.c != o.c)
+				break;
+			ops[hi] = next.i;
+		}
 		glo[ngroups] = (uint32_t)lo;
-		while (ci < nc && (ck[ci].g < g || (ck[ci].g == g && ck[ci].c < c)))
-			ci++;
-		for (size_t c0 = ci; c0 < nc && c >= 0 && ck[c0].g == g && ck[c0].c == c; c0++) {
-			launches[nl].call = ck[c0].i;
+		while (ci < nc && (k.g < o.g || (k.g == o.g && k.c < o.c)))
+			if (++ci < nc)
+				k = key_at(&cs, ci);
+		for (size_t c0 = ci; c0 < nc && o.c >= 0; c0++) {
+			struct join_key x = c0 == ci ? k : key_at(&cs, c0);
+
+			if (x.g != o.g || x.c != o.c)
+				break;
+			launches[nl].call = x.i;
 			launches[nl].group = (uint32_t)ngroups;
 			launches[nl++].solo = 0;
 		}
@@ -760,12 +818,14 @@ static size_t sweep_split(const struct nvtx_proj *p, unsigned flags, const size_
 	return best >= nl / 8 && best <= nl - nl / 8 ? best : 0;
 }
 
+/* The sweep of launches sorted by sort_launches() (end, nt: its threads'
+ * ends), split in two where that is worth it. */
 static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-			   const uint32_t *ops, const uint32_t *glo, struct launch *launches,
-			   size_t nl, const uint32_t *order, size_t ncand)
+			   const uint32_t *ops, const uint32_t *glo, const struct launch *launches,
+			   size_t nl, const size_t *end, size_t nt, const uint32_t *order,
+			   size_t ncand)
 {
-	size_t nk = t->nkernels, nr = t->nranges, nt, *end = sort_launches(t, launches, nl, &nt);
-	size_t mid = sweep_split(p, flags, end, nt, nl);
+	size_t nk = t->nkernels, nr = t->nranges, mid = sweep_split(p, flags, end, nt, nl);
 	struct hit_state hs;
 	struct sweep s = {p, t,	 flags, ops,  glo, order,	   launches,
 			  0, nl, ncand, NULL, &hs, p->kernel_inner};
@@ -798,7 +858,6 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 				p->kernel_inner[k] = s2.inner_of[k];
 		free(s2.inner_of);
 	}
-	free(end);
 	free(s.pend);
 	free(hs.stamp);
 	free(hs.stamp_seq);
@@ -808,13 +867,16 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned flags,
 			 const uint8_t *want, nvtx_pair_fn fn, nvtx_chain_fn cfn, void *ctx);
 
-/* Candidate ranges in order and their parents: p->candidate, p->parent,
- * p->level, order[0..ncand). */
+/* The candidate ranges in order and their parents (p->candidate,
+ * p->parent, p->level, order[0..ncand)), and the calls' join keys (ck):
+ * each on a thread of its own beside the ops' keys and the join, which
+ * read and write none of what they do. */
 struct parents_job {
 	struct nvtx_proj *p;
 	const struct trace *t;
 	uint32_t *order;
 	size_t ncand;
+	struct join_key *ck;
 };
 
 static void *parents_main(void *arg)
@@ -823,6 +885,15 @@ static void *parents_main(void *arg)
 
 	j->ncand = order_candidates(j->p, j->t, j->order);
 	compute_parents(j->p, j->t, j->order, j->ncand);
+	return NULL;
+}
+
+/* The calls' keys, NULL when in order (join_keys()). */
+static void *call_keys_main(void *arg)
+{
+	struct parents_job *j = arg;
+
+	j->ck = join_keys(j->t, j->t->ncalls, call_key);
 	return NULL;
 }
 
@@ -855,27 +926,35 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	uint32_t *order = xmalloc(st_mult(nr + 1, sizeof(*order)));
 	uint32_t *glo;
 	struct launch *launches;
-	struct parents_job pj = {p, t, order, 0};
-	pthread_t th;
-	int threaded;
+	struct parents_job pj = {p, t, order, 0, NULL};
+	struct join_key *ok;
+	size_t *end, nt;
+	pthread_t th[2];
+	int threaded[2], big;
 
 	proj_alloc(p, t);
 	p->pair_ranges = want;
 	p->pair_fn = fn;
 	p->chain_fn = cfn;
 	p->pair_ctx = ctx;
-	/* 2. Candidate ranges per thread, parents first: beside the join,
-	 * which reads and writes none of what they do */
-	pj.ncand = 0;
-	threaded = nr >= 1024 && !thread_start(&th, parents_main, &pj);
-	launches = join_launches(p, t, flags, ops, &nl, &glo);
-	if (threaded)
-		pthread_join(th, NULL);
+	/* 2. Candidate ranges per thread, parents first; beside the join */
+	big = nops + nr >= 4096;
+	threaded[0] = big && !thread_start(&th[0], parents_main, &pj);
+	threaded[1] = big && !thread_start(&th[1], call_keys_main, &pj);
+	ok = join_keys(t, nops, op_key);
+	if (threaded[1])
+		pthread_join(th[1], NULL);
+	else
+		call_keys_main(&pj);
+	launches = join_launches(p, t, flags, ok, pj.ck, ops, &nl, &glo);
+	end = sort_launches(t, &launches, nl, &nt);
+	if (threaded[0])
+		pthread_join(th[0], NULL);
 	else
 		parents_main(&pj);
 	ncand = pj.ncand;
 
-	sweep_launches(p, t, flags, ops, glo, launches, nl, order, ncand);
+	sweep_launches(p, t, flags, ops, glo, launches, nl, end, nt, order, ncand);
 	for (size_t r = 0; r < nr; r++)
 		if (p->nops[r] && p->parent[r] >= 0)
 			p->nchild_ops[p->parent[r]]++;
@@ -885,6 +964,7 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	free(ops);
 	free(glo);
 	free(launches);
+	free(end);
 	free(order);
 }
 
