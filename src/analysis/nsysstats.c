@@ -610,7 +610,13 @@ static int report_proj_sum(struct trace *t, const struct nsysstats_opts *o, stru
 		return rc;
 	if (trace_load(t, TRACE_KERNELS | TRACE_MEMOPS | TRACE_CALLS | TRACE_NVTX, err))
 		return -1;
-	nvtx_proj_compute(&p, t, 0);
+	if (o && o->ahead && o->ahead->t == t) {
+		nvtx_proj_wait(o->ahead);
+		p = o->ahead->p;
+		o->ahead->t = NULL; /* taken */
+	} else {
+		nvtx_proj_compute(&p, t, NVTX_PROJ_NO_INNER);
+	}
 	names = range_names(t, o);
 	strtab_rank(&t->strs);
 	gv = xcalloc(t->nranges + 1, sizeof(*gv));
@@ -809,4 +815,36 @@ unsigned nsysstats_parts(const struct trace *t, const char *name)
 			    : TRACE_MEMOPS;
 	strbuf_release(&msg);
 	return parts;
+}
+
+int nsysstats_ahead(const struct trace *t, const char *list, struct nvtx_proj_ahead *a)
+{
+	char *names = xstrdup(list), *save = NULL;
+	unsigned parts = 0;
+	int before = 0, proj = 0;
+
+	memset(a, 0, sizeof(*a));
+	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		if (!nsysstats_known(r))
+			continue;
+		parts |= nsysstats_parts(t, r);
+		if (!strcmp(r, "nvtx_gpu_proj_sum"))
+			proj = proj || before;
+		before = 1;
+	}
+	free(names);
+	/* a report that loads a part (one that failed to load before) would
+	 * write what the projection reads */
+	if (!proj || !nsysstats_parts(t, "nvtx_gpu_proj_sum") || (t->loaded & parts) != parts)
+		return 0;
+	return !nvtx_proj_start(a, t, NVTX_PROJ_NO_INNER);
+}
+
+void nsysstats_ahead_end(struct nvtx_proj_ahead *a)
+{
+	if (!a->t)
+		return;
+	nvtx_proj_wait(a);
+	nvtx_proj_release(&a->p);
+	a->t = NULL;
 }

@@ -49,6 +49,9 @@ struct nsysstats_opts {
 	 * timestamp), "warning: ..." without a newline; the numbers stay as
 	 * nsys prints them */
 	struct strbuf *warn;
+	/* when not NULL: nvtx_gpu_proj_sum's projection, started by
+	 * nsysstats_ahead(); the report takes it (once) */
+	struct nvtx_proj_ahead *ahead;
 };
 
 /* Builds report name from t into tbl (initialised here; caller releases
@@ -62,5 +65,16 @@ int nsysstats_build(struct trace *t, const char *name, const struct nsysstats_op
  * several reports loads their union first, in one trace_load(), which
  * reads the tables side by side. */
 unsigned nsysstats_parts(const struct trace *t, const char *name);
+
+struct nvtx_proj_ahead;
+/* Starts nvtx_gpu_proj_sum's NVTX projection on a thread of its own when
+ * list (report names, comma-separated) runs that report after another
+ * and t has loaded every part the list's reports read: those before it
+ * run meanwhile, and none of them then writes what the projection reads.
+ * Returns 1 when started (then set opts->ahead = a, and call
+ * nsysstats_ahead_end() before closing t), else 0. */
+int nsysstats_ahead(const struct trace *t, const char *list, struct nvtx_proj_ahead *a);
+/* Waits for a projection that no report took, and releases it. */
+void nsysstats_ahead_end(struct nvtx_proj_ahead *a);
 
 #endif

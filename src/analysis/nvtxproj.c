@@ -5,31 +5,11 @@
 #include <string.h>
 
 #include "analysis/nvtxproj.h"
+#include "analysis/nvtxproj_join.h"
 #include "core/sort.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "core/banned.h"
-
-/* The GPU ops sorted by (process, correlationId, op) are 4-byte op indices
- * (op < nkernels: a kernel; else a memop), read through the trace; a group
- * of them (one (process, correlationId)) is ops[glo[g]..glo[g + 1]). */
-static void op_key(const struct trace *t, uint32_t op, int64_t *gpid, int64_t *corr)
-{
-	if (op < t->nkernels) {
-		*gpid = trace_ksig(t, &t->kernels[op])->gpid & TRACE_GPID_MASK;
-		*corr = trace_kernel_corr(t, &t->kernels[op]);
-	} else {
-		*gpid = t->memops[op - t->nkernels].gpid & TRACE_GPID_MASK;
-		*corr = t->memops[op - t->nkernels].corr;
-	}
-}
-
-/* One launch call with the group of GPU ops it launched: 8 bytes. */
-struct launch {
-	uint32_t call;
-	uint32_t group : 31; /* distinct (process, correlationId) */
-	uint32_t solo : 1;   /* the only launch call of its group */
-};
 
 /* A launch's group, as the sweep reads it. */
 struct launch_ops {
@@ -69,186 +49,9 @@ static void group_ops(const struct trace *t, const uint32_t *ops, uint32_t lo, u
 	}
 }
 
-static void call_key(const struct trace *t, uint32_t c, int64_t *gpid, int64_t *corr)
-{
-	*gpid = trace_csig(t, &t->calls[c])->gtid & TRACE_GPID_MASK;
-	*corr = trace_call_corr(t, &t->calls[c]);
-}
-
-/* A GPU op's or a launch call's (process, correlationId), read once, and
- * its index: the join sorts and merges these, where reading the keys
- * through the trace at each comparison cost several times as much. */
-struct join_key {
-	int64_t g, c;
-	uint32_t i;
-};
-
-static inline int join_key_less(const struct join_key *x, const struct join_key *y)
-{
-	if (x->g != y->g)
-		return x->g < y->g;
-	if (x->c != y->c)
-		return x->c < y->c;
-	return x->i < y->i;
-}
-
-SORT_DEFINE(join_key_sort, struct join_key, join_key_less)
-
-typedef void (*join_key_fn)(const struct trace *, uint32_t, int64_t *, int64_t *);
-
-/* The join keys of indices 0..n) by (process, correlationId, index): NULL
- * when the indices are in that order already (exports list rows mostly
- * in correlationId order), read then through the trace again, not copied
- * into an array of 24 bytes each that must be paged in; else the keys,
- * sorted. */
-static struct join_key *join_keys(const struct trace *t, size_t n, join_key_fn key)
-{
-	struct join_key *k;
-	int64_t pg = 0, pc = 0, g, c;
-	size_t i = 0;
-
-	for (; i < n; i++, pg = g, pc = c) {
-		key(t, (uint32_t)i, &g, &c);
-		if (i && (g < pg || (g == pg && c < pc)))
-			break; /* equal keys: the indices, ascending, keep them in order */
-	}
-	if (i == n)
-		return NULL;
-	k = xmalloc(st_mult(n + 1, sizeof(*k)));
-	for (i = 0; i < n; i++) {
-		key(t, (uint32_t)i, &k[i].g, &k[i].c);
-		k[i].i = (uint32_t)i;
-	}
-	join_key_sort(k, n);
-	return k;
-}
-
-/* The i-th key in join order: from the sorted keys, or from the trace. */
-struct key_src {
-	const struct trace *t;
-	const struct join_key *k;
-	join_key_fn fn;
-};
-
-static inline struct join_key key_at(const struct key_src *s, size_t i)
-{
-	struct join_key k;
-
-	if (s->k)
-		return s->k[i];
-	s->fn(s->t, (uint32_t)i, &k.g, &k.c);
-	k.i = (uint32_t)i;
-	return k;
-}
-
 static const struct trace_call *launch_call(const struct trace *t, const struct launch *l)
 {
 	return &t->calls[l->call];
-}
-
-/* A launch with its call's start, as a thread's launches are ordered. */
-struct launch_key {
-	int64_t start;
-	struct launch l;
-};
-
-static inline int launch_key_less(const struct launch_key *x, const struct launch_key *y)
-{
-	if (x->start != y->start)
-		return x->start < y->start;
-	if (x->l.group != y->l.group)
-		return x->l.group < y->l.group;
-	return x->l.call < y->l.call;
-}
-
-SORT_DEFINE(launch_key_sort, struct launch_key, launch_key_less)
-
-static int cmp_gtid(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* csig id -> the rank of its thread among the trace's (gtid order);
- * *nthreads their number. */
-static uint32_t *thread_ranks(const struct trace *t, size_t *nthreads)
-{
-	size_t n = t->csigs.nr, nt = 0;
-	int64_t *gtids = xmalloc(st_mult(n + 1, sizeof(*gtids)));
-	uint32_t *rank = xmalloc(st_mult(n + 1, sizeof(*rank)));
-
-	for (size_t i = 0; i < n; i++)
-		gtids[i] = ((const struct trace_csig *)rectab_get(&t->csigs, (uint32_t)i))->gtid;
-	qsort(gtids, n, sizeof(*gtids), cmp_gtid);
-	for (size_t i = 0; i < n; i++)
-		if (!nt || gtids[nt - 1] != gtids[i])
-			gtids[nt++] = gtids[i];
-	for (size_t i = 0; i < n; i++) {
-		int64_t g = ((const struct trace_csig *)rectab_get(&t->csigs, (uint32_t)i))->gtid;
-		const int64_t *at = bsearch(&g, gtids, nt, sizeof(*gtids), cmp_gtid);
-
-		rank[i] = (uint32_t)(at - gtids);
-	}
-	free(gtids);
-	*nthreads = nt;
-	return rank;
-}
-
-/* Sorts a thread's launches (out of order: rare) by their keys. */
-static void sort_thread_launches(const struct trace *t, struct launch *l, size_t n)
-{
-	struct launch_key *k = xmalloc(st_mult(n + 1, sizeof(*k)));
-
-	for (size_t i = 0; i < n; i++) {
-		k[i].start = t->calls[l[i].call].start;
-		k[i].l = l[i];
-	}
-	launch_key_sort(k, n);
-	for (size_t i = 0; i < n; i++)
-		l[i] = k[i].l;
-	free(k);
-}
-
-/* The launches by (thread, call start, group, call), in a new array
- * (*launches freed): counted into their threads, then each thread's
- * sorted unless in order already (where its calls' correlationIds grow
- * with their start times: every export). Returns the threads' ends,
- * end[b] one past thread b's last launch (*nthreads of them, in gtid
- * order; caller frees). */
-static size_t *sort_launches(const struct trace *t, struct launch **launches, size_t nl,
-			     size_t *nthreads)
-{
-	size_t nt;
-	uint32_t *rank = thread_ranks(t, &nt);
-	size_t *end = xcalloc(nt + 1, sizeof(*end));
-	const struct launch *in = *launches;
-	struct launch *out = xmalloc(st_mult(nl + 1, sizeof(*out)));
-
-	for (size_t i = 0; i < nl; i++)
-		end[rank[t->calls[in[i].call].sig] + 1]++;
-	for (size_t b = 1; b <= nt; b++)
-		end[b] += end[b - 1];
-	for (size_t i = 0; i < nl; i++) /* end[b]: thread b's next free slot */
-		out[end[rank[t->calls[in[i].call].sig]]++] = in[i];
-	for (size_t b = 0, lo = 0; b < nt; lo = end[b++]) {
-		struct launch_key x, y;
-		size_t i = lo + 1;
-
-		for (; i < end[b]; i++) {
-			x = (struct launch_key){t->calls[out[i - 1].call].start, out[i - 1]};
-			y = (struct launch_key){t->calls[out[i].call].start, out[i]};
-			if (!launch_key_less(&x, &y))
-				break;
-		}
-		if (i < end[b])
-			sort_thread_launches(t, out + lo, end[b] - lo);
-	}
-	free(*launches);
-	*launches = out;
-	free(rank);
-	*nthreads = nt;
-	return end;
 }
 
 /* A candidate range's order: by thread, start, longest first, then rowid
@@ -302,7 +105,7 @@ static size_t order_candidates(struct nvtx_proj *p, const struct trace *t, uint3
 	return n;
 }
 
-static void add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call)
+void nvtx_proj_add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call)
 {
 	if (p->pair_ranges && (range < 0 || !p->pair_ranges[range]))
 		return;
@@ -538,7 +341,7 @@ static void compute_parents(struct nvtx_proj *p, const struct trace *t, const ui
 }
 
 /* The result arrays, sized for t, with "none" (-1) where that is the start. */
-static void proj_alloc(struct nvtx_proj *p, const struct trace *t)
+static void proj_alloc(struct nvtx_proj *p, const struct trace *t, unsigned flags)
 {
 	size_t nk = t->nkernels, nr = t->nranges;
 
@@ -553,80 +356,12 @@ static void proj_alloc(struct nvtx_proj *p, const struct trace *t)
 	p->level = xcalloc(nr + 1, sizeof(*p->level));
 	p->nchild_ops = xcalloc(nr + 1, sizeof(*p->nchild_ops));
 	p->candidate = xcalloc(nr + 1, 1);
-	p->kernel_inner = xmalloc(st_mult(nk + 1, sizeof(*p->kernel_inner)));
-	memset(p->kernel_inner, 0xff, (nk + 1) * sizeof(*p->kernel_inner));
+	if (!(flags & NVTX_PROJ_NO_INNER)) {
+		p->kernel_inner = xmalloc(st_mult(nk + 1, sizeof(*p->kernel_inner)));
+		memset(p->kernel_inner, 0xff, (nk + 1) * sizeof(*p->kernel_inner));
+	}
 	memset(p->parent, 0xff, (nr + 1) * sizeof(*p->parent));
 	p->nops_total = nk + t->nmemops;
-}
-
-/* The GPU ops of one group that found no launch call. */
-static void no_call(struct nvtx_proj *p, const struct trace *t, unsigned flags, const uint32_t *ops,
-		    size_t lo, size_t hi)
-{
-	p->nops_no_call += hi - lo;
-	for (size_t o = lo; o < hi; o++)
-		p->nkernels_no_call += ops[o] < t->nkernels;
-	if (flags & NVTX_PROJ_PAIRS)
-		for (size_t o = lo; o < hi; o++)
-			add_pair(p, ops[o], -1, -1);
-}
-
-/* Step 1: GPU ops (sorted into ops) joined with their launch calls on
- * (process, correlationId), ok and ck their join_keys() (freed here); one
- * struct launch per (op group, call), group
- * numbered per (process, correlationId), its ops ops[glo[g]..glo[g + 1]).
- * Returns the launches (*nl_out) and the groups' starts (*glo_out). */
-static struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-				    struct join_key *ok, struct join_key *ck, uint32_t *ops,
-				    size_t *nl_out, uint32_t **glo_out)
-{
-	size_t nops = t->nkernels + t->nmemops, nc = t->ncalls, nl = 0, ngroups = 0, ci = 0;
-	struct key_src os = {t, ok, op_key}, cs = {t, ck, call_key};
-	/* a call joins one group at most: nc launches at most */
-	struct launch *launches = xmalloc(st_mult(nc + 1, sizeof(*launches)));
-	uint32_t *glo = xmalloc(st_mult(nops + 1, sizeof(*glo)));
-	struct join_key o = {0}, next = {0}, k = {0};
-
-	if (nops)
-		next = key_at(&os, 0);
-	if (nc)
-		k = key_at(&cs, 0); /* the key of call ci, while ci < nc */
-	for (size_t lo = 0, hi; lo < nops; lo = hi) {
-		size_t first = nl;
-
-		o = next;
-		ops[lo] = o.i;
-		for (hi = lo + 1; hi < nops; hi++) {
-			next = key_at(&os, hi);
-			if (next.g != o.g || next.c != o.c)
-				break;
-			ops[hi] = next.i;
-		}
-		glo[ngroups] = (uint32_t)lo;
-		while (ci < nc && (k.g < o.g || (k.g == o.g && k.c < o.c)))
-			if (++ci < nc)
-				k = key_at(&cs, ci);
-		for (size_t c0 = ci; c0 < nc && o.c >= 0; c0++) {
-			struct join_key x = c0 == ci ? k : key_at(&cs, c0);
-
-			if (x.g != o.g || x.c != o.c)
-				break;
-			launches[nl].call = x.i;
-			launches[nl].group = (uint32_t)ngroups;
-			launches[nl++].solo = 0;
-		}
-		if (nl == first + 1)
-			launches[first].solo = 1;
-		ngroups++;
-		if (nl == first)
-			no_call(p, t, flags, ops, lo, hi);
-	}
-	glo[ngroups] = (uint32_t)nops;
-	free(ok);
-	free(ck);
-	*nl_out = nl;
-	*glo_out = glo;
-	return launches;
 }
 
 /* Launch number seq (l, of ops g) counts in open range r, one range at a
@@ -647,7 +382,7 @@ static void launch_hits(struct nvtx_proj *p, unsigned flags, const uint32_t *ops
 	h->stamp_seq[r] = seq;
 	if (flags & NVTX_PROJ_PAIRS)
 		for (uint32_t o = g->lo; o < g->hi; o++)
-			add_pair(p, ops[o], (int32_t)r, (int32_t)l->call);
+			nvtx_proj_add_pair(p, ops[o], (int32_t)r, (int32_t)l->call);
 }
 
 /* The pairs of a solo launch (l, its ops g) with the wanted ranges of
@@ -665,7 +400,7 @@ static void wanted_pairs(struct nvtx_proj *p, struct open_ranges *o, const uint3
 	}
 	while (n--)
 		for (uint32_t op = g->lo; op < g->hi; op++)
-			add_pair(p, ops[op], (int32_t)p->hops[n], (int32_t)l->call);
+			nvtx_proj_add_pair(p, ops[op], (int32_t)p->hops[n], (int32_t)l->call);
 }
 
 /* Opens the candidate ranges of thread gtid (order[*ri..]) that start by
@@ -765,12 +500,12 @@ static void sweep_part(const struct sweep *s)
 					launch_hits(p, flags, ops, l, &g, li + 1, h, o.chain[c]);
 			}
 		}
-		for (uint32_t op = g.lo; op < g.hi; op++)
+		for (uint32_t op = g.lo; s->inner_of && op < g.hi; op++)
 			if (ops[op] < nk && s->inner_of[ops[op]] < 0)
 				s->inner_of[ops[op]] = inner;
 		if (inner < 0 && (flags & NVTX_PROJ_PAIRS))
 			for (uint32_t op = g.lo; op < g.hi; op++)
-				add_pair(p, ops[op], -1, (int32_t)l->call);
+				nvtx_proj_add_pair(p, ops[op], -1, (int32_t)l->call);
 	}
 	open_clear(p, &o, pend, h);
 	open_release(&o);
@@ -844,8 +579,10 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 		 * innermost range the first sweep's where it found one */
 		s2 = s;
 		s2.lo = s.hi = mid;
-		s2.inner_of = xmalloc(st_mult(nk + 1, sizeof(*s2.inner_of)));
-		memset(s2.inner_of, 0xff, (nk + 1) * sizeof(*s2.inner_of));
+		if (s.inner_of) {
+			s2.inner_of = xmalloc(st_mult(nk + 1, sizeof(*s2.inner_of)));
+			memset(s2.inner_of, 0xff, (nk + 1) * sizeof(*s2.inner_of));
+		}
 		if (thread_start(&th, sweep_main, &s2)) {
 			sweep_part(&s2);
 			sweep_part(&s);
@@ -853,7 +590,7 @@ static void sweep_launches(struct nvtx_proj *p, const struct trace *t, unsigned 
 			sweep_part(&s);
 			pthread_join(th, NULL);
 		}
-		for (size_t k = 0; k < nk; k++)
+		for (size_t k = 0; s.inner_of && k < nk; k++)
 			if (p->kernel_inner[k] < 0)
 				p->kernel_inner[k] = s2.inner_of[k];
 		free(s2.inner_of);
@@ -893,7 +630,7 @@ static void *call_keys_main(void *arg)
 {
 	struct parents_job *j = arg;
 
-	j->ck = join_keys(j->t, j->t->ncalls, call_key);
+	j->ck = join_keys(j->t, j->t->ncalls, nvtx_call_key);
 	return NULL;
 }
 
@@ -932,7 +669,7 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	pthread_t th[2];
 	int threaded[2], big;
 
-	proj_alloc(p, t);
+	proj_alloc(p, t, flags);
 	p->pair_ranges = want;
 	p->pair_fn = fn;
 	p->chain_fn = cfn;
@@ -941,7 +678,7 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	big = nops + nr >= 4096;
 	threaded[0] = big && !thread_start(&th[0], parents_main, &pj);
 	threaded[1] = big && !thread_start(&th[1], call_keys_main, &pj);
-	ok = join_keys(t, nops, op_key);
+	ok = join_keys(t, nops, nvtx_op_key);
 	if (threaded[1])
 		pthread_join(th[1], NULL);
 	else
@@ -966,6 +703,29 @@ static void proj_compute(struct nvtx_proj *p, const struct trace *t, unsigned fl
 	free(launches);
 	free(end);
 	free(order);
+}
+
+static void *ahead_main(void *arg)
+{
+	struct nvtx_proj_ahead *a = arg;
+
+	nvtx_proj_compute(&a->p, a->t, a->flags);
+	return NULL;
+}
+
+int nvtx_proj_start(struct nvtx_proj_ahead *a, const struct trace *t, unsigned flags)
+{
+	a->t = t;
+	a->flags = flags & ~(unsigned)NVTX_PROJ_PAIRS;
+	a->running = !thread_start(&a->thread, ahead_main, a);
+	return a->running ? 0 : -1;
+}
+
+void nvtx_proj_wait(struct nvtx_proj_ahead *a)
+{
+	if (a->running)
+		pthread_join(a->thread, NULL);
+	a->running = 0;
 }
 
 void nvtx_proj_release(struct nvtx_proj *p)

@@ -16,6 +16,7 @@
 #ifndef LLMPROF_NVTXPROJ_H
 #define LLMPROF_NVTXPROJ_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,7 +34,8 @@ struct proj_pair {
 };
 
 enum nvtx_proj_flags {
-	NVTX_PROJ_PAIRS = 1 << 0, /* fill pairs[] */
+	NVTX_PROJ_PAIRS = 1 << 0,    /* fill pairs[] */
+	NVTX_PROJ_NO_INNER = 1 << 1, /* kernel_inner left NULL: not needed */
 };
 
 /* Receives the pairs one at a time in place of pairs[]: first those of
@@ -61,7 +63,8 @@ struct nvtx_proj {
 	uint8_t *candidate;  /* range takes part in the projection */
 
 	size_t nkernels;
-	int32_t *kernel_inner; /* innermost enclosing range (latest start), -1 if none */
+	int32_t *kernel_inner; /* innermost enclosing range (latest start), -1 if none;
+				* NULL under NVTX_PROJ_NO_INNER */
 
 	size_t nops_total, nops_no_call; /* GPU ops, and those without a launch call */
 	size_t nkernels_no_call;	 /* kernels among them (memops of unified memory
@@ -92,5 +95,21 @@ void nvtx_proj_compute_each(struct nvtx_proj *p, const struct trace *t, nvtx_pai
 void nvtx_proj_compute_chain(struct nvtx_proj *p, const struct trace *t, nvtx_pair_fn fn,
 			     nvtx_chain_fn cfn, void *ctx);
 void nvtx_proj_release(struct nvtx_proj *p);
+
+/* nvtx_proj_compute(p, t, flags) on a thread of its own, for a caller with
+ * other work on t meanwhile that writes nothing the projection reads (the
+ * loaded parts; interning strings is fine). */
+struct nvtx_proj_ahead {
+	struct nvtx_proj p;
+	const struct trace *t;
+	unsigned flags; /* without NVTX_PROJ_PAIRS */
+	pthread_t thread;
+	int running;
+};
+
+/* Starts it: 0, or -1 when no thread could start (nothing to wait for). */
+int nvtx_proj_start(struct nvtx_proj_ahead *a, const struct trace *t, unsigned flags);
+/* Waits for it: the projection in a->p (the caller releases it). */
+void nvtx_proj_wait(struct nvtx_proj_ahead *a);
 
 #endif

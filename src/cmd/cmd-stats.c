@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analysis/nsysstats.h"
+#include "analysis/nvtxproj.h"
 #include "cmd/cmd.h"
 #include "cmd/trace_input.h"
 #include "core/error.h"
@@ -248,7 +249,8 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT, path = STRBUF_INIT;
 	struct strbuf sep = STRBUF_INIT, grouping = STRBUF_INIT;
 	struct table_column_opts copts;
-	struct nsysstats_opts sopts;
+	struct nsysstats_opts sopts = {0};
+	struct nvtx_proj_ahead ahead = {0};
 	struct trace t;
 	char *names = NULL, *save = NULL, *sqlite = NULL, *tmpdir = NULL;
 	int code = EXIT_OK, printed = 0, opened = 0, nreports = 0, column;
@@ -306,6 +308,9 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 	trace_kernels_lean(&t); /* the reports read kernels' times and names only */
 	pick_spelling(&t, &sopts);
 	preload(&t, names);
+	/* the projection beside the reports before nvtx_gpu_proj_sum */
+	if (nsysstats_ahead(&t, list, &ahead))
+		sopts.ahead = &ahead;
 	for (char *r = strtok_r(names, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
 		int rc;
 
@@ -341,6 +346,7 @@ static int cmd_stats_exec(struct cmd_ctx *ctx)
 		}
 	}
 cleanup:
+	nsysstats_ahead_end(&ahead);
 	if (opened)
 		trace_close(&t);
 	trace_input_export_done(&sqlite, &tmpdir);
