@@ -144,8 +144,7 @@ static void sort_thread_launches(const struct trace *t, struct launch *l, size_t
 	free(k);
 }
 
-size_t *sort_launches(const struct trace *t, struct launch **launches, size_t nl,
-			     size_t *nthreads)
+size_t *sort_launches(const struct trace *t, struct launch **launches, size_t nl, size_t *nthreads)
 {
 	size_t nt;
 	uint32_t *rank = thread_ranks(t, &nt);
@@ -193,8 +192,8 @@ static void no_call(struct nvtx_proj *p, const struct trace *t, unsigned flags, 
 
 /* Step 1 of the projection (nvtxproj_join.h). */
 struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigned flags,
-				    struct join_key *ok, struct join_key *ck, uint32_t *ops,
-				    size_t *nl_out, uint32_t **glo_out)
+			     struct join_key *ok, struct join_key *ck, uint32_t *ops,
+			     size_t *nl_out, uint32_t **glo_out)
 {
 	size_t nops = t->nkernels + t->nmemops, nc = t->ncalls, nl = 0, ngroups = 0, ci = 0;
 	struct key_src os = {t, ok, nvtx_op_key}, cs = {t, ck, nvtx_call_key};
@@ -244,4 +243,3 @@ struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigne
 	*glo_out = glo;
 	return launches;
 }
-

@@ -57,8 +57,7 @@ struct launch *join_launches(struct nvtx_proj *p, const struct trace *t, unsigne
  * with their start times: every export). Returns the threads' ends,
  * end[b] one past thread b's last launch (*nthreads of them, in gtid
  * order; caller frees). */
-size_t *sort_launches(const struct trace *t, struct launch **launches, size_t nl,
-		      size_t *nthreads);
+size_t *sort_launches(const struct trace *t, struct launch **launches, size_t nl, size_t *nthreads);
 
 /* A pair (op, range, call) as p is to receive it (nvtxproj.c). */
 void nvtx_proj_add_pair(struct nvtx_proj *p, uint32_t op, int32_t range, int32_t call);
