@@ -369,16 +369,63 @@ static const char *style_name(int64_t style)
 	return style < 0 ? NULL : style == TRACE_STARTEND ? "StartEnd" : "PushPop";
 }
 
+/* What a grouped time summary's last columns are written from. */
+struct extra_ctx {
+	const struct trace *t;
+	int32_t *inv;					/* rank_to_id() */
+	void (*add_name)(struct table *, const char *); /* a call's name */
+};
+
+/* nvtx_sum's Style and Range, from a group's keys (rank, style). */
+static void add_range_cols(struct table *tbl, const struct gval *first, const struct extra_ctx *x)
+{
+	table_add_str(tbl, style_name(first->k[1]));
+	table_add_str(tbl, rank_name(x->inv, x->t, first->k[0]));
+}
+
+/* A timed call's name, from its string id. */
+static void add_call_name(struct table *tbl, const struct gval *first, const struct extra_ctx *x)
+{
+	x->add_name(tbl, name_of(x->t, (int32_t)first->p));
+}
+
+/* The grouped time summary of nvtx_sum and of the timed calls: gv[0..n)
+ * sorted by key (values too unless unsorted) grouped by key, ORDER BY
+ * total DESC (ties in key order), one row per group: Time (%), Total
+ * Time, count_col, Avg ... StdDev, then extra[0..nextra) written by
+ * add_extra from the group's first gval. */
+static void grouped_time_table(const struct gval *gv, size_t n, int unsorted, const char *count_col,
+			       const char *const *extra, size_t nextra,
+			       void (*add_extra)(struct table *, const struct gval *,
+						 const struct extra_ctx *),
+			       const struct extra_ctx *ctx, struct table *tbl)
+{
+	size_t ng;
+	struct group *g = make_groups(gv, n, unsorted, &ng);
+	double total;
+
+	if (ng)
+		qsort(g, ng, sizeof(*g), cmp_total_desc);
+	total = groups_total(g, ng);
+	init_time_table(tbl, count_col, extra, nextra);
+	for (size_t i = 0; i < ng; i++) {
+		add_ratio(tbl, g[i].s.total, total);
+		table_add_i64(tbl, g[i].s.total);
+		table_add_i64(tbl, g[i].s.n);
+		add_dur_stats(tbl, &g[i].s);
+		add_extra(tbl, &gv[g[i].lo], ctx);
+	}
+	free(g);
+}
+
 static int report_nvtx_sum(struct trace *t, const struct nsysstats_opts *o, struct table *tbl,
 			   struct strbuf *msg, struct strbuf *err)
 {
 	static const char *const extra[] = {"Style", "Range"};
 	struct time_check tc = {0};
+	struct extra_ctx ctx = {0};
 	struct gval *gv;
-	struct group *g;
-	size_t ng;
-	int32_t *inv, *names;
-	double total;
+	int32_t *names;
 
 	if (!t->has_strings)
 		return skip(msg, t, NO_STRINGS);
@@ -400,23 +447,11 @@ static int report_nvtx_sum(struct trace *t, const struct nsysstats_opts *o, stru
 	}
 	warn_times(o, "nvtx_sum", "ranges", &tc);
 	gval_sort_ranked(gv, t->nranges, t);
-	g = make_groups(gv, t->nranges, 1, &ng);
-	if (ng)
-		qsort(g, ng, sizeof(*g), cmp_total_desc);
-	total = groups_total(g, ng);
-	inv = rank_to_id(t);
-	init_time_table(tbl, "Instances", extra, 2);
-	for (size_t i = 0; i < ng; i++) {
-		add_ratio(tbl, g[i].s.total, total);
-		table_add_i64(tbl, g[i].s.total);
-		table_add_i64(tbl, g[i].s.n);
-		add_dur_stats(tbl, &g[i].s);
-		table_add_str(tbl, style_name(gv[g[i].lo].k[1]));
-		table_add_str(tbl, rank_name(inv, t, gv[g[i].lo].k[0]));
-	}
+	ctx.t = t;
+	ctx.inv = rank_to_id(t);
+	grouped_time_table(gv, t->nranges, 1, "Instances", extra, 2, add_range_cols, &ctx, tbl);
 	free(names);
-	free(inv);
-	free(g);
+	free(ctx.inv);
 	free(gv);
 	return 0;
 }
@@ -445,24 +480,10 @@ static void timed_calls_table(const struct trace *t, struct gval *gv, size_t n, 
 			      void (*add_name)(struct table *, const char *))
 {
 	static const char *const extra[] = {"Name"};
-	struct group *g;
-	size_t ng;
-	double total;
+	struct extra_ctx ctx = {.t = t, .add_name = add_name};
 
 	gval_sort(gv, n);
-	g = make_groups(gv, n, 0, &ng);
-	if (ng)
-		qsort(g, ng, sizeof(*g), cmp_total_desc);
-	total = groups_total(g, ng);
-	init_time_table(tbl, "Num Calls", extra, 1);
-	for (size_t i = 0; i < ng; i++) {
-		add_ratio(tbl, g[i].s.total, total);
-		table_add_i64(tbl, g[i].s.total);
-		table_add_i64(tbl, g[i].s.n);
-		add_dur_stats(tbl, &g[i].s);
-		add_name(tbl, name_of(t, (int32_t)gv[g[i].lo].p));
-	}
-	free(g);
+	grouped_time_table(gv, n, 0, "Num Calls", extra, 1, add_call_name, &ctx, tbl);
 	free(gv);
 }
 
