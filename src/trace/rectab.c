@@ -62,15 +62,17 @@ uint32_t rectab_intern(struct rectab *rt, const void *rec)
 {
 	size_t slot;
 
+	if (rt->last < rt->nr && !memcmp(rectab_get(rt, rt->last), rec, rt->size))
+		return rt->last;
 	if ((rt->nr + 1) * 2 > rt->nslots)
 		rehash(rt);
 	slot = lookup(rt, rec);
 	if (rt->slots[slot] != UINT32_MAX)
-		return rt->slots[slot];
+		return rt->last = rt->slots[slot];
 	if (rt->nr >= UINT32_MAX - 1)
 		die(70, "more than 2^32 distinct records");
 	ALLOC_GROW(rt->recs, st_mult(rt->nr + 1, rt->size), rt->alloc);
 	memcpy(rt->recs + rt->nr * rt->size, rec, rt->size);
 	rt->slots[slot] = (uint32_t)rt->nr;
-	return (uint32_t)rt->nr++;
+	return rt->last = (uint32_t)rt->nr++;
 }

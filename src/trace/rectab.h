@@ -14,10 +14,13 @@ struct rectab {
 	size_t size, nr, alloc;
 	uint32_t *slots; /* open addressing, UINT32_MAX = empty */
 	size_t nslots;	 /* power of two */
+	/* the id returned last (valid below nr): a row's record is often its
+	 * predecessor's (a thread's calls of one API), found without hashing */
+	uint32_t last;
 };
 #define RECTAB_INIT(size)                                                                          \
 	{                                                                                          \
-		NULL, (size), 0, 0, NULL, 0                                                        \
+		NULL, (size), 0, 0, NULL, 0, 0                                                     \
 	}
 
 void rectab_release(struct rectab *rt);
