@@ -106,6 +106,31 @@ static int same_class(const struct trace *tr, const struct launch_class *c,
 	return entry_has_op(tr, c->entry, op);
 }
 
+/* The trace launch selection entry e measured ("launch_index"), or
+ * SIZE_MAX when it names none of tr's. */
+static size_t entry_launch(const struct trace *tr, json_t *e)
+{
+	json_t *v = json_object_get(e, "launch_index");
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (size_t)json_integer_value(v) >= tr->nkernels)
+		return SIZE_MAX;
+	return (size_t)json_integer_value(v);
+}
+
+/* Whether entry e measured a launch of launch k's kernel and configuration. */
+static int entry_is_kernel(const struct trace *tr, json_t *e, const struct trace_ksig *k)
+{
+	size_t li = entry_launch(tr, e);
+	const struct trace_ksig *s;
+
+	if (li == SIZE_MAX)
+		return 0;
+	s = trace_ksig(tr, &tr->kernels[li]);
+	return s->name == k->name && !memcmp(s->grid, k->grid, sizeof(k->grid)) &&
+	       !memcmp(s->block, k->block, sizeof(k->block));
+}
+
 /* The selection entry whose result stands for launch li: the same kernel
  * and configuration as its measured launch, li's operator its own or one of
  * its same_work classes; NULL when none (an older selection.json, or a
@@ -118,16 +143,7 @@ static json_t *entry_of(const struct trace *tr, const struct timeline *tl, json_
 
 	json_array_foreach(json_object_get(sel, "kernels"), i, e)
 	{
-		json_t *v = json_object_get(e, "launch_index");
-		const struct trace_ksig *s;
-
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    (size_t)json_integer_value(v) >= tr->nkernels)
-			continue;
-		s = trace_ksig(tr, &tr->kernels[json_integer_value(v)]);
-		if (s->name == k->name && !memcmp(s->grid, k->grid, sizeof(k->grid)) &&
-		    !memcmp(s->block, k->block, sizeof(k->block)) &&
-		    entry_has_op(tr, e, tl->kernel_op[li]))
+		if (entry_is_kernel(tr, e, k) && entry_has_op(tr, e, tl->kernel_op[li]))
 			return e;
 	}
 	return NULL;
@@ -147,16 +163,8 @@ static size_t measured_launch(const struct trace *tr, const struct ncu_match *mt
 	k = trace_ksig(tr, &tr->kernels[mt->launch]);
 	json_array_foreach(json_object_get(sel, "kernels"), i, e)
 	{
-		json_t *v = json_object_get(e, "launch_index");
-		const struct trace_ksig *s;
-
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    (size_t)json_integer_value(v) >= tr->nkernels)
-			continue;
-		s = trace_ksig(tr, &tr->kernels[json_integer_value(v)]);
-		if (s->name == k->name && !memcmp(s->grid, k->grid, sizeof(k->grid)) &&
-		    !memcmp(s->block, k->block, sizeof(k->block)))
-			return (size_t)json_integer_value(v);
+		if (entry_is_kernel(tr, e, k))
+			return entry_launch(tr, e);
 	}
 	return SIZE_MAX;
 }
