@@ -48,6 +48,27 @@ static void add_launch(struct launches *L, const char *name, int grid, int64_t d
 	L->n++;
 }
 
+/* add_launch() under operator range op (NULL: none). */
+static void add_op_launch(struct launches *L, const char *name, int grid, int64_t dur, int in_stage,
+			  const char *op)
+{
+	add_launch(L, name, grid, dur, in_stage);
+	L->v[L->n - 1].op = op;
+}
+
+/* The one-pass plan of sel in mangled names at SELECT_PASS_MAX_COUNT, in
+ * mode, which must succeed. */
+static void plan_ok(const struct launches *L, const struct selection *sel,
+		    enum select_pass_mode mode, struct select_pass *p)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(select_plan_pass(L->v, L->n, sel, SELECT_BASE_MANGLED,
+					  SELECT_PASS_MAX_COUNT, mode, p, &err),
+			 0);
+	strbuf_release(&err);
+}
+
 static void free_launches(struct launches *L)
 {
 	for (size_t i = 0; i < L->nnames; i++)
@@ -226,8 +247,7 @@ static void test_layer_index_same_op(void **state)
 	assert_false(select_same_op("model.layers.3.mlp", "model.layers.mlp"));
 
 	for (size_t i = 0; i < 4; i++) {
-		add_launch(&L, "gemm", 8, 100, 1);
-		L.v[L.n - 1].op = ops[i];
+		add_op_launch(&L, "gemm", 8, 100, 1, ops[i]);
 	}
 	o.top_n = 10;
 	o.coverage = 1.0;
@@ -540,9 +560,7 @@ static void test_one_pass_plan(void **state)
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 	/* kA is two classes (its two operators): five in all */
 	assert_int_equal(sel.nr, 5);
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-					  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p, &err),
-			 0);
+	plan_ok(&L, &sel, SELECT_PASS_PER_CONFIG, &p);
 	assert_int_equal(p.skip_before, 6);
 	assert_int_equal(p.count, 2);
 	assert_int_equal(p.nunreached, 0);
@@ -585,9 +603,7 @@ static void test_one_pass_plan(void **state)
 		L.v[i].op = NULL;
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 	assert_int_equal(sel.nr, 4);
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-					  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p, &err),
-			 0);
+	plan_ok(&L, &sel, SELECT_PASS_PER_CONFIG, &p);
 	assert_int_equal(p.count, 1);
 	select_pass_release(&p);
 	selection_release(&sel);
@@ -623,9 +639,7 @@ static void test_one_pass_window(void **state)
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 	assert_int_equal(sel.nr, 5);
 	/* per-launch-config: 8 results, 5 classes and 3 repeats */
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-					  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p, &err),
-			 0);
+	plan_ok(&L, &sel, SELECT_PASS_PER_CONFIG, &p);
 	assert_int_equal(p.window, 0);
 	assert_int_equal(p.nexpect, 8);
 	assert_int_equal(p.selected_measured, 5);
@@ -633,9 +647,7 @@ static void test_one_pass_window(void **state)
 	assert_int_equal(p.other_classes, 0);
 	select_pass_release(&p);
 	/* auto takes the window: fewer results */
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-					  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p, &err),
-			 0);
+	plan_ok(&L, &sel, SELECT_PASS_AUTO, &p);
 	assert_int_equal(p.window, 1);
 	assert_int_equal(p.other_form_expect, 8);
 	assert_int_equal(p.skip, 6);
@@ -673,9 +685,7 @@ static void test_one_pass_window(void **state)
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 	assert_int_equal(sel.nr, 2);
 	assert_string_equal(sel.k[0].op, "a.large");
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-					  SELECT_PASS_MAX_COUNT, SELECT_PASS_WINDOW, &p, &err),
-			 0);
+	plan_ok(&L, &sel, SELECT_PASS_WINDOW, &p);
 	assert_int_equal(p.nexpect, 3);
 	assert_int_equal(p.expect[0].launch_index, 8);
 	/* kA kC kC of the warm-up step, then kA(small) of the first step */
@@ -690,9 +700,7 @@ static void test_one_pass_window(void **state)
 	o.top_n = 30;
 	o.launch_count = 2;
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
-	assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-					  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p, &err),
-			 0);
+	plan_ok(&L, &sel, SELECT_PASS_AUTO, &p);
 	assert_int_equal(p.window, 0);
 	assert_int_equal(p.count, 2);
 	select_pass_release(&p);
@@ -729,11 +737,9 @@ static void test_one_pass_window_layers(void **state)
 	for (int step = 0; step < 2; step++) {
 		for (int layer = 0; layer < 4; layer++)
 			for (int k = 0; k < 5; k++) {
-				add_launch(&L, nm[k], grid[k], 100 + 10 * k, 1);
-				L.v[L.n - 1].op = ops[layer][k];
+				add_op_launch(&L, nm[k], grid[k], 100 + 10 * k, 1, ops[layer][k]);
 			}
-		add_launch(&L, "gemv", 512, 900, 1);
-		L.v[L.n - 1].op = "lm_head";
+		add_op_launch(&L, "gemv", 512, 900, 1, "lm_head");
 	}
 	o.coverage = 1.0;
 	assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
@@ -787,28 +793,20 @@ static void test_one_pass_window_cost(void **state)
 		L.n = 0;
 		add_launch(&L, "prefill_only", 8, 1000, 0);
 		for (int i = 0; i < 10; i++) {
-			add_launch(&L, "kA", 4, 100, 1);
-			L.v[L.n - 1].op = "x";
+			add_op_launch(&L, "kA", 4, 100, 1, "x");
 		}
 		for (int i = 0; i < nb[round]; i++) {
-			add_launch(&L, "kB", 4, 50, 1);
-			L.v[L.n - 1].op = "y";
+			add_op_launch(&L, "kB", 4, 50, 1, "y");
 		}
 		add_launch(&L, "kA", 4, 100, 1);
 		o.coverage = 1.0;
 		assert_int_equal(select_kernels(L.v, L.n, &o, &sel, &err), 0);
 		assert_int_equal(sel.nr, 3);
-		assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-						  SELECT_PASS_MAX_COUNT, SELECT_PASS_PER_CONFIG, &p,
-						  &err),
-				 0);
+		plan_ok(&L, &sel, SELECT_PASS_PER_CONFIG, &p);
 		assert_int_equal(p.nunreached, 1);
 		assert_int_equal(p.nexpect, 2);
 		select_pass_release(&p);
-		assert_int_equal(select_plan_pass(L.v, L.n, &sel, SELECT_BASE_MANGLED,
-						  SELECT_PASS_MAX_COUNT, SELECT_PASS_AUTO, &p,
-						  &err),
-				 0);
+		plan_ok(&L, &sel, SELECT_PASS_AUTO, &p);
 		if (round == 0) { /* 62 > 2 + 25: per-launch-config and one run more */
 			assert_int_equal(p.window, 0);
 			assert_int_equal(p.nunreached, 1);
@@ -840,16 +838,14 @@ static void test_same_work(void **state)
 	for (int st = 0; st < 10; st++) {
 		int ops = st < 4;
 
-		add_launch(&L, "gemm", 8, ops ? 1000 : 1020, 1);
-		L.v[L.n - 1].op = ops ? "model.layers.0.attn.q" : NULL;
+		add_op_launch(&L, "gemm", 8, ops ? 1000 : 1020, 1,
+			      ops ? "model.layers.0.attn.q" : NULL);
 		if (ops) {
-			add_launch(&L, "gemm", 8, 1040, 1);
-			L.v[L.n - 1].op = "model.layers.0.attn.o";
+			add_op_launch(&L, "gemm", 8, 1040, 1, "model.layers.0.attn.o");
 			add_launch(&L, "gemm", 8, 1500, 1); /* another shape */
 			L.v[L.n - 1].op = "model.layers.0.attn.k";
 		}
-		add_launch(&L, "norm", 1, 100, 1);
-		L.v[L.n - 1].op = ops ? "model.layers.0.ln" : NULL;
+		add_op_launch(&L, "norm", 1, 100, 1, ops ? "model.layers.0.ln" : NULL);
 	}
 	o.top_n = 10;
 	o.coverage = 1.0;
@@ -915,15 +911,12 @@ static void test_same_work(void **state)
 	 * too (A under y, 1 % off), one that would need a result is not (B) */
 	memset(&L, 0, sizeof(L));
 	for (int i = 0; i < 10; i++) {
-		add_launch(&L, "A", 4, 100, 1);
-		L.v[L.n - 1].op = "x";
+		add_op_launch(&L, "A", 4, 100, 1, "x");
 		if (i < 2) {
-			add_launch(&L, "A", 4, 101, 1);
-			L.v[L.n - 1].op = "y";
+			add_op_launch(&L, "A", 4, 101, 1, "y");
 		}
 		if (i < 4) {
-			add_launch(&L, "B", 4, 50, 1);
-			L.v[L.n - 1].op = "z";
+			add_op_launch(&L, "B", 4, 50, 1, "z");
 		}
 	}
 	o.top_n = 10;
@@ -963,9 +956,9 @@ static void test_same_work_invariants(void **state)
 		size_t classes = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			add_launch(&L, names[rand_r(&seed) % 3], 1 + (int)(rand_r(&seed) % 3),
-				   50 + (int64_t)(rand_r(&seed) % 100), rand_r(&seed) % 8 != 0);
-			L.v[L.n - 1].op = ops[rand_r(&seed) % 5];
+			add_op_launch(&L, names[rand_r(&seed) % 3], 1 + (int)(rand_r(&seed) % 3),
+				      50 + (int64_t)(rand_r(&seed) % 100), rand_r(&seed) % 8 != 0,
+				      ops[rand_r(&seed) % 5]);
 		}
 		o.top_n = 1 + (size_t)(rand_r(&seed) % 12);
 		o.coverage = 0.05 + (rand_r(&seed) % 96) / 100.0;
