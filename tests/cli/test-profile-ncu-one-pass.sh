@@ -53,6 +53,8 @@ grep -qxF -- "--import|$run/ncu/k0.ncu-rep|--csv|--page|raw|--print-units|base|-
 [ "$(json "$run/ncu/measured.json" "[r['launch_index'] for r in d['results']]")" = "[0, 1]" ] ||
 	fail "results: $(json "$run/ncu/measured.json" "d.get('results')")"
 [ "$(json "$run/ncu/measured.json" "d['one_pass']")" = True ] || fail "one_pass flag"
+grep -q "ncu measured 2 results in one pass in [0-9.]* s of ncu (ncu/measured.json)" "$run/report.md" ||
+	fail "report's ncu line: $(grep -n 'ncu measured' "$run/report.md")"
 [ "$(json "$run/ncu/selection.json" "d['ncu_pass']['expected_launches']")" = "[0, 1]" ] ||
 	fail "selection.json ncu_pass: $(json "$run/ncu/selection.json" "d.get('ncu_pass')")"
 grep -q '"_ZN3llm8rmsnormILi128EEEvPf"' "$run/ncu/mangled.csv" || fail "mangled.csv: $(cat "$run/ncu/mangled.csv")"
