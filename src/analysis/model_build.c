@@ -40,7 +40,8 @@ void report_build_result_release(struct report_build_result *r)
 }
 
 /* The ncu step's ncu/measured.json (j, parsed once, or NULL): how many of
- * the selected kernels ncu measured, and the ncu time they cost. */
+ * the selected kernels ncu measured (with one pass, how many results), and
+ * the ncu time they cost. */
 static void measured_reason(struct report_model *m, json_t *j)
 {
 	json_t *runs, *v;
