@@ -49,10 +49,10 @@ static void measured_reason(struct report_model *m, json_t *j)
 	/* one pass: "measured" counts its one run, not the kernels in it */
 	if (j && json_is_true(json_object_get(j, "one_pass")) &&
 	    json_is_array(v = json_object_get(j, "results"))) {
-		report_model_add_reason(m, "ncu measured %zu results in one pass in %.1f s of ncu (%s)",
-					json_array_size(v),
-					json_number_value(json_object_get(j, "ncu_wall_s")),
-					bundle_art(BA_NCU_MEASURED));
+		report_model_add_reason(
+		    m, "ncu measured %zu results in one pass in %.1f s of ncu (%s)",
+		    json_array_size(v), json_number_value(json_object_get(j, "ncu_wall_s")),
+		    bundle_art(BA_NCU_MEASURED));
 		return;
 	}
 	if (j && json_is_array(runs = json_object_get(j, "runs")) &&
