@@ -180,26 +180,31 @@ static long class_of(const struct launch *l, size_t i, const struct selection *s
 /* p's counts of what expect[] holds (select_pass.h). */
 static void count_expect(const struct launch *l, const struct selection *sel, struct select_pass *p)
 {
+	/* each expected launch's selected kernel, found once */
+	long *cls = xcalloc(p->nexpect + 1, sizeof(*cls));
+
 	p->selected_measured = p->repeats = p->other_classes = 0;
+	for (size_t e = 0; e < p->nexpect; e++)
+		cls[e] = class_of(l, p->expect[e].launch_index, sel);
 	for (size_t e = 0; e < p->nexpect; e++) {
 		const struct launch *x = &l[p->expect[e].launch_index];
-		long c = class_of(l, p->expect[e].launch_index, sel);
 		size_t f;
 
 		for (f = 0; f < e; f++) {
 			const struct launch *y = &l[p->expect[f].launch_index];
 
-			if (c >= 0 ? class_of(l, p->expect[f].launch_index, sel) == c
-				   : select_same_class(y, x) && y->in_stage == x->in_stage)
+			if (cls[e] >= 0 ? cls[f] == cls[e]
+					: select_same_class(y, x) && y->in_stage == x->in_stage)
 				break;
 		}
 		if (f < e)
 			p->repeats++;
-		else if (c >= 0)
+		else if (cls[e] >= 0)
 			p->selected_measured++;
 		else
 			p->other_classes++;
 	}
+	free(cls);
 }
 
 /* The window form (select_pass.h): the shortest run of the selected names'
