@@ -156,6 +156,10 @@ static const struct config_key schema[] = {
      "limit ncu to the kernels of run.stage via NVTX filters", BOOL(pipeline.ncu.gating_nvtx)},
     {"pipeline.ncu.description", CONFIG_STR, N, "null", NULL, 0, 0,
      "what the preset is for (shown in reports)", STR(pipeline.ncu.description)},
+    {"pipeline.ncu.stop_after_last", CONFIG_BOOL, 0, "true", NULL, 0, 0,
+     "end the profiled program (SIGTERM) once ncu has every result the plan asks for, when "
+     "ncu profiles one process; false lets it run to its end",
+     BOOL(pipeline.ncu.stop_after_last)},
     {"pipeline.ncu.ncu_cli.target_processes", CONFIG_ENUM, 0, "all", ncu_target_processes_names, 0,
      0, "ncu --target-processes",
      ENUM(pipeline.ncu.ncu_cli.target_processes, ncu_target_processes, NCU_TARGET_NR)},

@@ -213,6 +213,7 @@ struct config_ncu {
 	const char *path; /* NULL: search PATH and the known install locations */
 	int gating_nvtx;
 	const char *description;
+	int stop_after_last;
 	struct config_ncu_cli ncu_cli;
 };
 

@@ -325,10 +325,11 @@ struct run {
 	int sigp[2];			      /* the self-pipe the handlers write */
 	int handlers, reaped, status, fatal;
 	int subreaper_old, subreaper_set;
-	int ending;    /* processes left behind by the reaped child are being ended */
-	int helpers;   /* of the last leftover scan: those in spec->helpers_dir */
-	int sigchld;   /* a SIGCHLD came since the last look */
-	pid_t *before; /* our children before the fork */
+	int ending;	       /* processes left behind by the reaped child are being ended */
+	int helpers;	       /* of the last leftover scan: those in spec->helpers_dir */
+	int sigchld;	       /* a SIGCHLD came since the last look */
+	int descendants_asked; /* spec->end_descendants was acted on */
+	pid_t *before;	       /* our children before the fork */
 	size_t before_nr;
 	pid_t pid;
 	uint64_t start, deadline, kill_at, drain_until, next_tick, tick_ns;
@@ -776,6 +777,19 @@ static void forward_signals(struct run *r)
 	}
 }
 
+/* The caller asked (spec->end_descendants, from a callback) to end the
+ * child's descendants: SIGTERM to them, once; not after an interrupt or a
+ * timeout, which end them their own way. */
+static void end_descendants_due(struct run *r)
+{
+	const volatile int *ask = r->spec->end_descendants;
+
+	if (!ask || !*ask || r->descendants_asked || r->reaped || r->fatal)
+		return;
+	r->descendants_asked = 1;
+	r->res->descendants_ended = signal_descendants(r, SIGTERM);
+}
+
 /* One poll() over the self-pipe and the child's pipes until the child is
  * reaped and its pipes are drained (or the drain time is up). */
 static void run_loop(struct run *r, struct strbuf *err)
@@ -804,6 +818,7 @@ static void run_loop(struct run *r, struct strbuf *err)
 		stream_pump(&r->so, &r->res->log_errno);
 		stream_pump(&r->se, &r->res->log_errno);
 		forward_signals(r);
+		end_descendants_due(r);
 		if (r->sigchld && r->subreaper_set && !r->reaped) {
 			r->sigchld = 0;
 			scan_proc(r, SCAN_ZOMBIES, 0);

@@ -97,6 +97,12 @@ struct proc_spec {
 	 * grace_s). 0 = the whole group gets it at once. For a tool that
 	 * writes its results when its target ends (ncu) */
 	double interrupt_descendants_s;
+	/* set by the caller's on_data or on_tick to end the child's
+	 * descendants, not the child: the first time proc_run() sees it
+	 * nonzero it sends them SIGTERM, once, so that a tool watching a
+	 * program (ncu) sees it end and writes what it has. One that ignores
+	 * SIGTERM runs on to its own end (or the timeout). NULL = never */
+	const volatile int *end_descendants;
 };
 
 enum proc_outcome {
@@ -123,6 +129,7 @@ struct proc_result {
 	int leftovers;		       /* processes the child left running when it ended
 					  by itself (its group, its orphans), ended by us */
 	int leftovers_signal;	       /* the last signal they needed: SIGTERM or SIGKILL */
+	int descendants_ended;	       /* spec->end_descendants: how many got SIGTERM */
 };
 
 /* Runs spec to completion. Returns 0 when the child was started and its

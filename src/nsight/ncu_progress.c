@@ -68,6 +68,8 @@ static int parse_line(struct ncu_progress *p, const char *s, size_t n, int compl
 			p->no_ranges = changed = 1;
 		if (find(s, n, "==ERROR=="))
 			p->errors++, changed = 1;
+		if (find(s, n, "==PROF== Connected to process "))
+			p->connected++, changed = 1;
 		if ((t = find(s, n, "==PROF== Report: "))) {
 			size_t l = (size_t)(end - t) - 17;
 

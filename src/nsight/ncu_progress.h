@@ -26,6 +26,7 @@ struct ncu_progress {
 	int passes_min, passes_max; /* over them; 0 before the first */
 	int in_progress;
 	int no_kernels, no_ranges, errors;
+	int connected;	    /* "==PROF== Connected to process": processes ncu profiles */
 	char report[512];   /* from "==PROF== Report: PATH" */
 	struct strbuf line; /* the unfinished line */
 };

@@ -46,25 +46,33 @@ struct ncu_time {
 	double before_s;    /* start to the first result: the program up to it */
 	double profiling_s; /* first result's start to the last one's end */
 	double after_s;	    /* then to ncu's exit: the program's end, the report */
+	int ended;	    /* captures whose program was ended after the last result */
 	double wall_s;	    /* all of it, the untimed captures too */
 };
 
 struct ncu_job {
 	struct run_ctx *rc;
-	enum run_mode mode; /* run.mode */
-	double timeout_s;   /* run.timeout_s: each ncu child's limit */
+	enum run_mode mode;  /* run.mode */
+	double timeout_s;    /* run.timeout_s: each ncu child's limit */
+	int stop_after_last; /* pipeline.ncu.stop_after_last */
 	struct ncu_options base;
 	int explicit_run;	   /* the user's own filters: one run, no selection */
 	char *ncu;		   /* owned: the ncu found, NULL before */
 	char **includes;	   /* owned: the checked --nvtx-include expressions */
 	const char **kept_metrics; /* owned array: the metrics this GPU offers */
 	size_t nruns, measured;
-	double ncu_s;			 /* seconds of ncu in all */
-	struct ncu_time time;		 /* what they went to, over the captures */
-	uint64_t first_ns, last_ns;	 /* the capture running: its first result's
-					    start, last result's end (0: not yet) */
-	uint64_t start_ns;		 /* the step's start, monotonic */
-	size_t expected;		 /* results all captures are to give, 0 unknown */
+	double ncu_s;		    /* seconds of ncu in all */
+	struct ncu_time time;	    /* what they went to, over the captures */
+	uint64_t first_ns, last_ns; /* the capture running: its first result's
+				       start, last result's end (0: not yet) */
+	uint64_t start_ns;	    /* the step's start, monotonic */
+	size_t expected;	    /* results all captures are to give, 0 unknown */
+	/* the capture running: once ncu has finished this many results in one
+	 * process, its program is ended (pipeline.ncu.stop_after_last; 0:
+	 * never); end_program is proc.h's end_descendants, set from ncu's
+	 * console */
+	size_t stop_at;
+	volatile int end_program;
 	struct ncu_progress progress[2]; /* ncu's stdout, stderr */
 	struct ncu_raw_merge merge;
 	const struct select_pass *pass; /* the one pass (rc->pass), or NULL */
@@ -95,6 +103,7 @@ struct ncu_capture {
 	struct proc_result res;
 	enum ncu_verdict v;
 	int ok, rows;
+	int ended; /* its program was ended after its last result (stop_at) */
 	double secs;
 	struct ncu_time time; /* its share of ncu_job's */
 };
@@ -104,7 +113,8 @@ struct ncu_capture {
 char *ncu_find(const struct config *cfg, struct strbuf *msg);
 
 /* "24 results x 38 replay passes (912 in all): 6.1 s before the first,
- * 52.0 s profiling (2.17 s a result), 5.2 s after the last" */
+ * 52.0 s profiling (2.17 s a result), 5.2 s after the last", then " (the
+ * program ended there)" when llmprof ended it (struct ncu_job stop_at) */
 void ncu_time_say(const struct ncu_time *t, struct strbuf *out);
 /* The same as ncu/measured.json's "ncu_time" object (new reference). */
 json_t *ncu_time_json(const struct ncu_time *t);

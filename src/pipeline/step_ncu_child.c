@@ -4,7 +4,9 @@
  * step_ncu_names.c): its environment (the workload's, without the builtin
  * tracer: CUPTI takes one subscriber), its logs under logs/, and, for a
  * capture, ncu's console parsed as the step's progress
- * (nsight/ncu_progress.h). Calls nothing else of the step. */
+ * (nsight/ncu_progress.h) and, once it holds every result the capture is
+ * to give, the profiled program ended (j->stop_at). Calls nothing else of
+ * the step. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,21 @@ static void progress_name(const struct ncu_job *j, struct ncu_progress *p)
 	}
 }
 
+/* Every result the capture is to give is in, and ncu profiles one
+ * process: what the program does next is not measured, so it can end now
+ * (ncu then writes its report at once). Never with two or more processes:
+ * ending one rank would leave the others waiting in a collective. */
+static void stop_due(struct ncu_job *j)
+{
+	const struct ncu_progress *o = &j->progress[0], *e = &j->progress[1];
+
+	long long done = o->done > e->done ? o->done : e->done; /* ncu's lines: one stream */
+
+	if (j->stop_at && !j->end_program && o->connected + e->connected == 1 && done >= 0 &&
+	    (size_t)done >= j->stop_at)
+		j->end_program = 1;
+}
+
 static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, size_t len)
 {
 	const struct pipeline_progress *pr = j->rc->progress;
@@ -60,6 +77,7 @@ static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, siz
 			j->last_ns = now;
 		progress_name(j, &j->progress[stream]);
 		pr->ncu_capture_progress(pr->arg, &j->progress[stream], j->expected, j->start_ns);
+		stop_due(j);
 	}
 }
 
@@ -122,6 +140,7 @@ int ncu_child(struct ncu_job *j, const char *name, const struct ncu_cmd *cmd, ch
 		spec.out.on_data = progress_out;
 		spec.err.on_data = progress_err;
 		spec.out.on_data_arg = spec.err.on_data_arg = j;
+		spec.end_descendants = &j->end_program;
 	}
 	spec.stdin_null = 1;
 	spec.timeout_s = j->timeout_s;

@@ -35,6 +35,8 @@ void ncu_time_say(const struct ncu_time *t, struct strbuf *out)
 	if (t->results)
 		strbuf_addf(out, " (%.2f s a result)", t->profiling_s / (double)t->results);
 	strbuf_addf(out, ", %.1f s after the last", t->after_s);
+	if (t->ended)
+		strbuf_addstr(out, " (the program ended there)");
 }
 
 json_t *ncu_time_json(const struct ncu_time *t)
@@ -46,6 +48,7 @@ json_t *ncu_time_json(const struct ncu_time *t)
 	json_object_set_new(o, "passes_min", json_integer(t->passes_min));
 	json_object_set_new(o, "passes_max", json_integer(t->passes_max));
 	json_object_set_new(o, "wall_s", json_real(t->wall_s));
+	json_object_set_new(o, "programs_ended_after_last", json_integer(t->ended));
 	if (t->timed) {
 		json_object_set_new(o, "before_first_result_s", json_real(t->before_s));
 		json_object_set_new(o, "profiling_s", json_real(t->profiling_s));

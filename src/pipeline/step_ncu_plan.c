@@ -191,6 +191,7 @@ void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)
 	j->rc = rc;
 	j->mode = config_typed(rc->cfg)->run.mode;
 	j->timeout_s = config_typed(rc->cfg)->run.timeout_s;
+	j->stop_after_last = config_typed(rc->cfg)->pipeline.ncu.stop_after_last;
 	j->base = (struct ncu_options)NCU_OPTIONS_INIT;
 	j->merge = (struct ncu_raw_merge)NCU_RAW_MERGE_INIT;
 	j->names = (struct ncu_raw_merge)NCU_RAW_MERGE_INIT;

@@ -105,7 +105,11 @@ static void capture_explain(struct ncu_job *j, struct ncu_capture *c, const stru
 			strbuf_addf(&c->why, " --nvtx-include %s", o->nvtx_include[x]);
 		strbuf_addstr(&c->why, "; `llmprof nvtx` lists the ranges the program emits)");
 	}
-	if (c->v == NCU_RUN_OK && (c->res.outcome != PROC_EXITED || c->res.exit_status))
+	/* ncu exits with the status of a program it saw end by a signal
+	 * ("The application returned an error code (15)"): the end llmprof
+	 * asked for is no failure */
+	if (c->v == NCU_RUN_OK &&
+	    (c->res.outcome != PROC_EXITED || (c->res.exit_status && !c->ended)))
 		strbuf_addf(&c->why, "ncu %s", d->buf);
 	if (c->v == NCU_RUN_OK && !c->why.len && !path_exists(c->rep.buf))
 		strbuf_addstr(&c->why, "ncu wrote no report");
@@ -124,6 +128,7 @@ static void time_add(struct ncu_time *to, const struct ncu_time *t)
 	to->profiling_s += t->profiling_s;
 	to->after_s += t->after_s;
 	to->wall_s += t->wall_s;
+	to->ended += t->ended;
 }
 
 /* Capture c's share of ncu's time: the results and passes its console
@@ -143,6 +148,7 @@ static void capture_time(struct ncu_job *j, struct ncu_capture *c, uint64_t t0, 
 	t->passes_max = p.passes_max;
 	ncu_progress_release(&p);
 	t->wall_s = c->secs;
+	t->ended = c->ended;
 	if (j->first_ns >= t0 && j->first_ns <= t1) {
 		uint64_t last = j->last_ns >= j->first_ns && j->last_ns <= t1 ? j->last_ns : t1;
 
@@ -196,6 +202,10 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 			      (long long)*results_before);
 	progress_restart(j, (long long)*results_before);
 	*results_before += c->pass ? j->pass->nexpect : k ? k->launch_count : 0;
+	/* the plan's own captures know how many results they give; the
+	 * user's own filters do not */
+	j->stop_at = j->stop_after_last && (c->pass || k) ? *results_before : 0;
+	j->end_program = 0;
 	j->first_ns = j->last_ns = 0;
 	t0 = clock_mono_ns();
 	if (ncu_child(j, c->name.buf, &cmd, wl ? wl->env_add : NULL, NULL, 1, &c->res, &c->text,
@@ -204,6 +214,8 @@ static int capture_run(struct ncu_job *j, struct ncu_capture *c, size_t *results
 		strbuf_addstr(msg, err.buf);
 		goto out;
 	}
+	c->ended = c->res.descendants_ended > 0;
+	j->stop_at = 0;
 	c->secs = (double)c->res.wall_ns / 1e9;
 	j->ncu_s += c->secs;
 	capture_time(j, c, t0, clock_mono_ns());
@@ -247,6 +259,7 @@ static void capture_record(struct ncu_job *j, const struct ncu_capture *c)
 		json_object_set_new(rec, "share", json_real(k->share));
 	}
 	json_object_set_new(rec, "measured", json_boolean(c->ok));
+	json_object_set_new(rec, "program_ended_after_last", json_boolean(c->ended));
 	json_object_set_new(rec, "results", json_integer(c->rows > 0 ? c->rows : 0));
 	json_object_set_new(rec, "ncu_wall_s", json_real(c->secs));
 	json_object_set_new(rec, "ncu_time", ncu_time_json(&c->time));

@@ -6,7 +6,11 @@
 #   FAKE_NCU_LOG    each invocation's argv (one line, args joined by '|'),
 #                   then "env:" lines for the variables that matter
 #   FAKE_NCU_MODE   ok | perm | nokernels | slow (three results, their
-#                   progress dots printed over ~1.5 s, as ncu does)
+#                   progress dots printed over ~1.5 s, as ncu does) | live
+#                   (FAKE_NCU_RESULTS results, default 2, printed while the
+#                   program runs, FAKE_NCU_PROCS=2 says a second process
+#                   connected; ncu's error and exit status when a signal
+#                   ends it)
 #   FAKE_NCU_QUERY  --query-metrics: "fail" (no driver, as on a machine
 #                   without a GPU), or a command whose output is printed
 #                   instead of the gh100 excerpt below (e.g. the real ncu
@@ -109,10 +113,29 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-FAKE_NCU_CAPTURE=$(basename "$out") "${prog[@]}" >/dev/null 2>&1
-sleep 0.3 # a capture takes time; the import does not
-echo "==PROF== Connected to process 4242 (${prog[0]})"
-mode=${FAKE_NCU_MODE:-ok}
+mode=${FAKE_NCU_MODE:-ok} rc=0
+if [ "$mode" = live ]; then
+	# as ncu does: the results come in while the program runs; a program
+	# that ends by a signal is ncu's error, and its exit status
+	FAKE_NCU_CAPTURE=$(basename "$out") "${prog[@]}" >/dev/null 2>&1 &
+	pid=$!
+	echo "==PROF== Connected to process $pid (${prog[0]})"
+	[ "${FAKE_NCU_PROCS:-1}" = 2 ] && echo "==PROF== Connected to process $((pid + 1)) (${prog[0]})"
+	for r in $(seq 0 $((${FAKE_NCU_RESULTS:-2} - 1))); do
+		echo "==PROF== Profiling \"add\" - $r: 0%....50%....100% - 9 passes"
+	done
+	wait "$pid"
+	st=$?
+	if [ "$st" -gt 128 ]; then
+		rc=$((st - 128))
+		echo "==ERROR== The application returned an error code ($rc)."
+	fi
+	echo "==PROF== Disconnected from process $pid"
+else
+	FAKE_NCU_CAPTURE=$(basename "$out") "${prog[@]}" >/dev/null 2>&1
+	sleep 0.3 # a capture takes time; the import does not
+	echo "==PROF== Connected to process 4242 (${prog[0]})"
+fi
 case "$mode" in
 perm)
 	echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0. For instructions on enabling permissions and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
@@ -135,8 +158,12 @@ slow)
 		sleep 0.1
 	done ;;
 esac
-[ "$mode" = slow ] || echo '==PROF== Profiling "add" - 0: 0%....50%....100% - 9 passes'
-echo "==PROF== Disconnected from process 4242"
+case "$mode" in
+live) ;;
+slow) echo "==PROF== Disconnected from process 4242" ;;
+*) echo '==PROF== Profiling "add" - 0: 0%....50%....100% - 9 passes'
+   echo "==PROF== Disconnected from process 4242" ;;
+esac
 csv=${FAKE_NCU_CSV:-$data/h100-dummy-kernel-replay-ncu2025.3.raw.csv}
 if [ -n "${FAKE_NCU_NAMES:-}" ]; then
 	# the dummy's header, units and first result, as kernel $kname (one
@@ -170,4 +197,4 @@ PY
 fi
 echo "$csv" >"$out.ncu-rep"
 echo "==PROF== Report: $out.ncu-rep"
-exit 0
+exit "$rc"

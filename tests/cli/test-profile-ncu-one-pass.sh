@@ -8,8 +8,9 @@
 # --launch-skip-before-match and --launch-count from the plan; the names
 # import; each result mapped to the trace launch it measured
 # (ncu/measured.json results); ncu/mangled.csv; the window form when one
-# kernel serves two operators (trace-tool synth-graph shared); and the
-# fallback to one run per kernel when ncu's --help lacks per-launch-config.
+# kernel serves two operators (trace-tool synth-graph shared); the program
+# ended once every planned result is in (pipeline.ncu.stop_after_last); and
+# the fallback to one run per kernel when ncu's --help lacks per-launch-config.
 set -u
 : "${LLMPROF:?}"
 src=${LLMPROF_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -113,6 +114,52 @@ run=$(last_run out)
 	fail "same work kernels: $(json "$run/ncu/selection.json" "d['kernels']")"
 [ "$(json "$run/ncu/selection.json" "[d['ncu_pass'][k] for k in ('filter_mode', 'launch_count', 'expected_launches', 'selected_measured', 'repeats')]")" = "['per-launch-config', 1, [0, 1], 2, 0]" ] ||
 	fail "same work plan: $(json "$run/ncu/selection.json" "d.get('ncu_pass')")"
+
+# ncu's results all in while the program still runs (fake ncu's live mode,
+# a program that would sleep 60 s under ncu): llmprof ends the program once
+# the plan's 2 results are in, ncu exits with the program's status (15),
+# which is no failure; measured.json and the step say the program was
+# ended. With pipeline.ncu.stop_after_last=false it runs to its end.
+cat >wl3.sh <<SH
+#!/bin/sh
+[ -n "\${LLMPROF_TRACE_OUT:-}" ] && exec "$tool" synth "\$LLMPROF_TRACE_OUT" 3 4
+exec sleep "\${WL_SLEEP:-60}"
+SH
+chmod +x wl3.sh
+export FAKE_NCU_LOG=$tmp/log3 FAKE_NCU_ONE_PASS=1 FAKE_NCU_MODE=live
+t0=$(date +%s)
+"$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl3.sh >out 2>err ||
+	fail "stop after last: $(cat err)"
+[ $(($(date +%s) - t0)) -lt 40 ] || fail "stop after last: the program was not ended"
+run=$(last_run out)
+[ "$(step "$run/status.json" ncu state)" = ok ] || fail "stop: ncu: $(step "$run/status.json" ncu message)"
+step "$run/status.json" ncu message | grep -q "after the last (the program ended there)" ||
+	fail "stop message: $(step "$run/status.json" ncu message)"
+[ "$(json "$run/ncu/measured.json" "[(r['program_ended_after_last'], r['measured']) for r in d['runs']] + [d['ncu_time']['programs_ended_after_last']]")" = "[(True, True), 1]" ] ||
+	fail "stop measured.json: $(json "$run/ncu/measured.json" "d['runs']")"
+[ "$(json "$run/ncu/measured.json" "[r['launch_index'] for r in d['results']]")" = "[0, 1]" ] ||
+	fail "stop results: $(json "$run/ncu/measured.json" "d.get('results')")"
+grep -q "The application returned an error code (15)" "$run/logs/ncu-k0.out" ||
+	fail "stop: fake ncu saw no SIGTERM: $(cat "$run/logs/ncu-k0.out")"
+# one result short of the plan: the program runs to its end
+WL_SLEEP=2 FAKE_NCU_RESULTS=1 "$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl3.sh \
+	>out 2>err || fail "one short: $(cat err)"
+run=$(last_run out)
+[ "$(json "$run/ncu/measured.json" "[r['program_ended_after_last'] for r in d['runs']]")" = "[False]" ] ||
+	fail "one short: ended: $(json "$run/ncu/measured.json" "d['runs']")"
+# two processes under ncu (ranks): ending one would leave the other waiting
+WL_SLEEP=2 FAKE_NCU_PROCS=2 "$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" -- ./wl3.sh \
+	>out 2>err || fail "two processes: $(cat err)"
+run=$(last_run out)
+[ "$(json "$run/ncu/measured.json" "[r['program_ended_after_last'] for r in d['runs']]")" = "[False]" ] ||
+	fail "two processes: ended: $(json "$run/ncu/measured.json" "d['runs']")"
+WL_SLEEP=2 "$LLMPROF" profile artifacts.root="$tmp/a" "${common[@]}" pipeline.ncu.stop_after_last=false \
+	-- ./wl3.sh >out 2>err || fail "stop off: $(cat err)"
+run=$(last_run out)
+[ "$(json "$run/ncu/measured.json" "[(r['program_ended_after_last'], r['measured']) for r in d['runs']]")" = "[(False, True)]" ] ||
+	fail "stop off: $(json "$run/ncu/measured.json" "d['runs']")"
+grep -q "error code" "$run/logs/ncu-k0.out" && fail "stop off: the program was ended"
+unset FAKE_NCU_MODE
 
 # an ncu without per-launch-config: one run per selected kernel, as before
 export FAKE_NCU_CSV=$src/tests/data/ncu/synth-one-pass.raw.csv

@@ -568,6 +568,7 @@ static void test_progress(void **state)
 		assert_string_equal(p.name, "add_kernel");
 		assert_int_equal(p.current_id, -1); /* older format: no ID */
 		assert_string_equal(p.report, "/tmp/run/ncu/decode.ncu-rep");
+		assert_int_equal(p.connected, 1); /* one process: ncu may end it */
 		ncu_progress_release(&p);
 	}
 	{

@@ -1,6 +1,7 @@
 /* test-proc.c: the child-process launcher: outcomes, exec errors, signals,
- * timeouts that reach grandchildren, interrupt forwarding, exact argv
- * bytes, environment edits, and output floods that must not block. */
+ * timeouts that reach grandchildren, interrupt forwarding, descendants
+ * ended on request, exact argv bytes, environment edits, and output floods
+ * that must not block. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -918,6 +919,61 @@ static void test_on_tick(void **state)
 	strbuf_release(&log);
 }
 
+/* end_descendants: once on_data saw "ready", the grandchild (ncu's
+ * program, here a sleep) gets SIGTERM and the child (ncu, here bash) sees
+ * it end and exits by itself with what it wants to say; a second "ready"
+ * sends nothing more. Never set: nothing is signalled. */
+struct ender {
+	volatile int flag;
+	int seen;
+};
+
+static void end_on_ready(void *arg, const char *buf, size_t len)
+{
+	struct ender *e = arg;
+
+	/* ready is printed whole, in one write */
+	for (size_t i = 0; i + 5 <= len; i++)
+		if (!memcmp(buf + i, "ready", 5) && ++e->seen)
+			e->flag = 1;
+}
+
+static void test_end_descendants(void **state)
+{
+	const char *argv[] = {"/bin/bash", "-c",
+			      "/bin/sleep 30 & echo ready; echo ready; wait $!; echo \"ended $?\"; "
+			      "exit 7",
+			      NULL};
+	const char *quick[] = {"/bin/bash", "-c", "echo ready; exit 0", NULL};
+	struct ender e = {0, 0};
+	struct proc_spec spec = {.argv = argv, .grace_s = 1, .end_descendants = &e.flag};
+	struct proc_result res;
+	struct strbuf log = STRBUF_INIT, got = STRBUF_INIT;
+	uint64_t t0 = clock_mono_ns();
+
+	(void)state;
+	tpath(&log, "end-descendants.out");
+	spec.out.path = log.buf;
+	spec.out.on_data = end_on_ready;
+	spec.out.on_data_arg = &e;
+	run_ok(&spec, &res);
+	assert_true(secs_since(t0) < 10); /* long before the sleep's 30 s */
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 7);
+	assert_int_equal(res.descendants_ended, 1);
+	assert_int_equal(strbuf_read_file(&got, log.buf), 0);
+	assert_non_null(strstr(got.buf, "ended 143\n")); /* 128 + SIGTERM */
+	/* the child itself is never the one ended, even with no descendant */
+	e.flag = 0;
+	spec.argv = quick;
+	run_ok(&spec, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_status, 0);
+	assert_int_equal(res.descendants_ended, 0);
+	strbuf_release(&log);
+	strbuf_release(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -931,6 +987,7 @@ int main(void)
 	    cmocka_unit_test(test_exit_status),
 	    cmocka_unit_test(test_on_data),
 	    cmocka_unit_test(test_on_tick),
+	    cmocka_unit_test(test_end_descendants),
 	    cmocka_unit_test(test_exec_failures),
 	    cmocka_unit_test(test_death_by_signal),
 	    cmocka_unit_test(test_timeout_kills_group),
