@@ -53,7 +53,17 @@ enum {
 	BENCH_STATS = 1u << 8,	    /* nothing off: the counts below, written at exit */
 	BENCH_OVERHEAD = 1u << 9,   /* CUPTI's OVERHEAD records, summed by kind */
 	BENCH_NAME_HASH = 1u << 10, /* every kernel's name hashed, no pointer cache */
+	BENCH_PAUSABLE = 1u << 11,  /* llmprof_bench_trace() may switch recording off */
 };
+/* What recording enabled, for llmprof_bench_trace() to switch off and on
+ * again: the activity kinds (DEVICE aside: enabling it writes the devices'
+ * records again) and the launch-type API ids (driver << 31 | cbid). */
+static CUpti_ActivityKind g_kinds[16];
+static int g_nkinds;
+static uint32_t g_api_ids[1024];
+static int g_napi;
+static enum api_mode g_api_mode;
+
 static unsigned g_bench;
 static uint32_t g_init_tid; /* the thread that ran InitializeInjection */
 #define BENCH_OVH_KINDS 10  /* CUpti_ActivityOverheadKind >> 16, the last one for any larger */
@@ -534,6 +544,8 @@ static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver, enum 
 			r = cuptiActivityEnableRuntimeApi(cbid, 1);
 		if (r != CUPTI_SUCCESS)
 			continue;
+		if (g_napi < (int)(sizeof(g_api_ids) / sizeof(g_api_ids[0])))
+			g_api_ids[g_napi++] = (uint32_t)driver << 31 | cbid;
 		memset(&an, 0, sizeof(an));
 		an.h.type = TLOG_API_NAME;
 		an.h.aux = (uint32_t)driver;
@@ -604,7 +616,8 @@ static unsigned bench_of(const char *v)
 		  {"no-device", BENCH_NO_DEVICE},
 		  {"stats", BENCH_STATS},
 		  {"overhead", BENCH_OVERHEAD},
-		  {"name-hash", BENCH_NAME_HASH}};
+		  {"name-hash", BENCH_NAME_HASH},
+		  {"pausable", BENCH_PAUSABLE}};
 	unsigned bits = 0;
 
 	while (v && *v) {
@@ -625,8 +638,12 @@ static unsigned bench_of(const char *v)
 static int enable_kind(CUpti_ActivityKind kind, const char *what, int level)
 {
 	CUptiResult r = cuptiActivityEnable(kind);
-	if (r == CUPTI_SUCCESS)
+	if (r == CUPTI_SUCCESS) {
+		if (kind != CUPTI_ACTIVITY_KIND_DEVICE &&
+		    g_nkinds < (int)(sizeof(g_kinds) / sizeof(g_kinds[0])))
+			g_kinds[g_nkinds++] = kind;
 		return 0;
+	}
 	tracer_diag(level,
 		    r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? TLOG_DIAG_CUPTI_BUSY
 		    : r == CUPTI_ERROR_NOT_INITIALIZED || r == CUPTI_ERROR_NOT_SUPPORTED ||
@@ -830,6 +847,38 @@ static int enable_gpu_kinds(int memops)
 	return 0;
 }
 
+__attribute__((visibility("default"))) int llmprof_bench_trace(int on);
+
+/* For benchmarks only (TRACER_ENV_BENCH=pausable): switches every activity
+ * kind and launch record InitializeInjection enabled off (on = 0) or back
+ * on, so that one process times the same loop traced and not, on the same
+ * CPU at the same speed (bench/tracer/inproc_ab.py, which calls it through
+ * ctypes). The subscriber and its resource callbacks stay. 0, or -1 without
+ * the switch or before the tracer started. */
+int llmprof_bench_trace(int on)
+{
+	if (!(g_bench & BENCH_PAUSABLE) || !g_active)
+		return -1;
+	on = on != 0;
+	for (int i = 0; i < g_nkinds; i++)
+		(void)(on ? cuptiActivityEnable(g_kinds[i]) : cuptiActivityDisable(g_kinds[i]));
+	for (int i = 0; i < g_napi; i++) {
+		int driver = (int)(g_api_ids[i] >> 31);
+		uint32_t cbid = g_api_ids[i] & 0x7fffffffu;
+
+		if (g_api_mode == API_CALLBACK)
+			cuptiEnableCallback((uint32_t)on, g_sub,
+					    driver ? CUPTI_CB_DOMAIN_DRIVER_API
+						   : CUPTI_CB_DOMAIN_RUNTIME_API,
+					    cbid);
+		else if (driver)
+			cuptiActivityEnableDriverApi(cbid, (uint8_t)on);
+		else
+			cuptiActivityEnableRuntimeApi(cbid, (uint8_t)on);
+	}
+	return 0;
+}
+
 __attribute__((visibility("default"))) int InitializeInjection(void);
 
 int InitializeInjection(void)
@@ -872,6 +921,7 @@ int InitializeInjection(void)
 	}
 	memops = (int)tracer_env_u64(TRACER_ENV_MEMOPS, 1, 1);
 	all = api_all_of(getenv(TRACER_ENV_API_CALLS));
+	g_api_mode = mode;
 	if (mode != API_NONE)
 		enable_launch_api(mode, memops, all);
 	if (enable_gpu_kinds(memops) < 0)

@@ -21,6 +21,10 @@
  * tracer that attributes kernels to NVTX ranges: what the builtin costs
  * above it is its own.
  *
+ * llmprof_bench_trace(0|1), exported, switches all of it off and on in the
+ * running process, as the builtin tracer's does with
+ * LLMPROF_TRACE_BENCH=pausable (bench/tracer/inproc_ab.py).
+ *
  *   cc -shared -fPIC -O2 -I/usr/local/cuda/include bench/tracer/cupti_floor.c \
  *      -L/usr/local/cuda/lib64 -lcupti -o libcupti_floor.so
  */
@@ -40,7 +44,8 @@ static uint8_t *pool[POOL];
 static int pool_n;
 static int zeroed = 1; /* buffers are handed out zeroed (CUPTI_FLOOR_ZEROED) */
 static unsigned long long kernels, api;
-static int launch; /* CUPTI_FLOOR_LAUNCH */
+static int launch;  /* CUPTI_FLOOR_LAUNCH */
+static int started; /* InitializeInjection enabled it: this copy is the one CUDA loaded */
 static size_t dropped;
 
 /* CUPTI calls both from its own thread, one at a time per buffer; the pool
@@ -114,8 +119,9 @@ static void at_exit(void)
 		fclose(f);
 }
 
-/* The launch-type calls of one domain as activity records; how many. */
-static int enable_launch_api(CUpti_CallbackDomain dom, uint32_t size, int driver)
+/* The launch-type calls of one domain as activity records (enable 0: off
+ * again); how many. */
+static int enable_launch_api(CUpti_CallbackDomain dom, uint32_t size, int driver, uint8_t enable)
 {
 	int n = 0;
 
@@ -125,10 +131,32 @@ static int enable_launch_api(CUpti_CallbackDomain dom, uint32_t size, int driver
 		    (strncmp(name, "cuda", 4) == 0) == (driver != 0) ||
 		    !api_name_is_launch(name, 1))
 			continue;
-		n += (driver ? cuptiActivityEnableDriverApi(cbid, 1)
-			     : cuptiActivityEnableRuntimeApi(cbid, 1)) == CUPTI_SUCCESS;
+		n += (driver ? cuptiActivityEnableDriverApi(cbid, enable)
+			     : cuptiActivityEnableRuntimeApi(cbid, enable)) == CUPTI_SUCCESS;
 	}
 	return n;
+}
+
+__attribute__((visibility("default"))) int llmprof_bench_trace(int on);
+
+/* As the builtin tracer's (LLMPROF_TRACE_BENCH=pausable): what the floor
+ * enabled, off (on = 0) or back on, for bench/tracer/inproc_ab.py. 0, or
+ * -1 in a copy CUDA did not start. */
+int llmprof_bench_trace(int on)
+{
+	uint8_t e = on != 0;
+
+	if (!started)
+		return -1;
+	if (launch) {
+		enable_launch_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0, e);
+		enable_launch_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1, e);
+	}
+	if (e)
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	else
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	return 0;
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void);
@@ -162,13 +190,14 @@ int InitializeInjection(void)
 	launch = (z = getenv("CUPTI_FLOOR_LAUNCH")) && strcmp(z, "1") == 0;
 	if (launch &&
 	    (cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS ||
-	     !enable_launch_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0) ||
-	     !enable_launch_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1)))
+	     !enable_launch_api(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, 0, 1) ||
+	     !enable_launch_api(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, 1, 1)))
 		fprintf(stderr, "cupti_floor: launch records could not all be enabled\n");
 	if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
 		fprintf(stderr, "cupti_floor: CUPTI could not be enabled\n");
 		return 1;
 	}
 	atexit(at_exit);
+	started = 1;
 	return 1;
 }

@@ -93,7 +93,10 @@
  *                         record per graph launch, none per replayed kernel);
  *                         no-device: no DEVICE activity; name-hash: every
  *                         kernel record's name hashed to find its id, as
- *                         before the cache keyed by CUPTI's string. A run
+ *                         before the cache keyed by CUPTI's string;
+ *                         pausable: the exported llmprof_bench_trace(0|1)
+ *                         switches recording off and on in the running
+ *                         process (bench/tracer/inproc_ab.py). A run
  *                         with any of them writes an info diagnostic with
  *                         the switches and the records it counted.
  */
