@@ -73,6 +73,12 @@ struct ncu_job {
 	 * console */
 	size_t stop_at;
 	volatile int end_program;
+	/* ncu/measured.json's result_times: each result's seconds from the
+	 * end of the one before (the first: from its own start), as ncu's
+	 * console finished them, all captures in order; and the slowest */
+	json_t *result_times;
+	double slowest_s;
+	char slowest_name[160];
 	struct ncu_progress progress[2]; /* ncu's stdout, stderr */
 	struct ncu_raw_merge merge;
 	const struct select_pass *pass; /* the one pass (rc->pass), or NULL */

@@ -4,14 +4,15 @@
  * step_ncu_names.c): its environment (the workload's, without the builtin
  * tracer: CUPTI takes one subscriber), its logs under logs/, and, for a
  * capture, ncu's console parsed as the step's progress
- * (nsight/ncu_progress.h) and, once it holds every result the capture is
- * to give, the profiled program ended (j->stop_at). Calls nothing else of
- * the step. */
+ * (nsight/ncu_progress.h) with each result's seconds (j->result_times)
+ * and, once it holds every result the capture is to give, the profiled
+ * program ended (j->stop_at). Calls nothing else of the step. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bundle/layout.h"
+#include "core/jsonutil.h"
 #include "core/util.h"
 #include "core/xalloc.h"
 #include "pipeline/ncu.h"
@@ -61,6 +62,29 @@ static void stop_due(struct ncu_job *j)
 		j->end_program = 1;
 }
 
+/* n results finished at now: what each took since the one before (the
+ * capture's first: since its line appeared), named as the display has it;
+ * when one chunk finished several, the time is theirs together, on the last. */
+static void result_times(struct ncu_job *j, const struct ncu_progress *p, long long n, uint64_t now)
+{
+	uint64_t from = j->last_ns ? j->last_ns : j->first_ns;
+	double s = now > from ? (double)(now - from) / 1e9 : 0;
+
+	for (long long i = 0; i < n; i++) {
+		json_t *r = json_object();
+		int last = i == n - 1;
+
+		json_object_set_new(r, "name", json_string_lossy(last ? p->name : ""));
+		json_object_set_new(r, "s", json_real(last ? s : 0));
+		json_object_set_new(r, "passes", json_integer(p->passes));
+		json_array_append_new(j->result_times, r);
+	}
+	if (s > j->slowest_s) {
+		j->slowest_s = s;
+		snprintf(j->slowest_name, sizeof(j->slowest_name), "%s", p->name);
+	}
+}
+
 static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, size_t len)
 {
 	const struct pipeline_progress *pr = j->rc->progress;
@@ -69,13 +93,15 @@ static void progress_feed(struct ncu_job *j, size_t stream, const char *buf, siz
 	if (ncu_progress_feed(&j->progress[stream], buf, len)) {
 		uint64_t now = clock_mono_ns();
 
+		progress_name(j, &j->progress[stream]);
 		/* ncu prints a result's line as it starts profiling it */
 		if (!j->first_ns &&
 		    (j->progress[stream].in_progress || j->progress[stream].done > done))
 			j->first_ns = now;
-		if (j->progress[stream].done > done)
+		if (j->progress[stream].done > done) {
+			result_times(j, &j->progress[stream], j->progress[stream].done - done, now);
 			j->last_ns = now;
-		progress_name(j, &j->progress[stream]);
+		}
 		pr->ncu_capture_progress(pr->arg, &j->progress[stream], j->expected, j->start_ns);
 		stop_due(j);
 	}

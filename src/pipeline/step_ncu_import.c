@@ -242,6 +242,8 @@ int ncu_job_finish(struct ncu_job *j, struct strbuf *msg, int *code, enum step_s
 		strbuf_addstr(msg, "; ncu: ");
 		ncu_time_say(&j->time, msg);
 	}
+	if (j->slowest_s > 0)
+		strbuf_addf(msg, "; slowest result %.2f s (%s)", j->slowest_s, j->slowest_name);
 	if (j->unexpected)
 		strbuf_addf(msg, "; %zu result%s the plan did not expect (joined by name)",
 			    j->unexpected, j->unexpected == 1 ? "" : "s");
@@ -272,6 +274,8 @@ void ncu_job_write_measured(struct ncu_job *j, enum step_state state)
 	j->runs = NULL;
 	json_object_set_new(o, "results", j->results);
 	j->results = NULL;
+	json_object_set_new(o, "result_times", j->result_times);
+	j->result_times = NULL;
 	if (j->cmdtxt.len &&
 	    bundle_write(b, bundle_art(BA_NCU_CMD), j->cmdtxt.buf, j->cmdtxt.len, &jerr))
 		run_warning(j->rc, "%s", jerr.buf);

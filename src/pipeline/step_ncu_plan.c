@@ -196,6 +196,7 @@ void ncu_job_init(struct ncu_job *j, struct run_ctx *rc)
 	j->merge = (struct ncu_raw_merge)NCU_RAW_MERGE_INIT;
 	j->names = (struct ncu_raw_merge)NCU_RAW_MERGE_INIT;
 	j->results = json_array();
+	j->result_times = json_array();
 	strbuf_init(&j->cmdtxt, 0);
 	strbuf_init(&j->sreport, 0);
 	strbuf_init(&j->first_fail, 0);
@@ -211,6 +212,7 @@ void ncu_job_release(struct ncu_job *j)
 {
 	json_decref(j->runs);
 	json_decref(j->results);
+	json_decref(j->result_times);
 	ncu_raw_merge_release(&j->names);
 	ncu_progress_release(&j->progress[0]);
 	ncu_progress_release(&j->progress[1]);

@@ -84,6 +84,14 @@ import re, sys
 t = [float(re.search(r"([0-9.]+) s elapsed", l).group(1)) for l in open(sys.argv[1])]
 assert t == sorted(t) and t[2] - t[0] >= 0.8, t
 EOF
+# each result's seconds in measured.json: its passes took ~0.4 s after its
+# line appeared, the next began 0.1 s after the one before ended
+python3 - "$run/ncu/measured.json" <<'EOF' || fail "2 result_times: $(cat "$run/ncu/measured.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["result_times"]
+assert [x["name"] for x in r] == ["add"] * 3 and [x["passes"] for x in r] == [9] * 3, r
+assert all(0.3 <= x["s"] < 5 for x in r), r
+EOF
 # the log keeps all of ncu's output, the program's text inside a result too
 [ "$(grep -c '==PROF== Profiling "add"' "$run/logs/ncu-k0.out")" -eq 3 ] || fail "2 log: $(cat "$run/logs/ncu-k0.out")"
 grep -q "^==PROF== Profiling \"add\" - 1: 0%....50%tokens: 8$" "$run/logs/ncu-k0.out" || fail "2 log text"
