@@ -92,6 +92,8 @@ r = json.load(open(sys.argv[1]))["result_times"]
 assert [x["name"] for x in r] == ["add"] * 3 and [x["passes"] for x in r] == [9] * 3, r
 assert all(0.3 <= x["s"] < 5 for x in r), r
 EOF
+step "$run/status.json" ncu message | grep -q "; slowest result [0-9.]* s (add)" ||
+	fail "2 slowest result: $(step "$run/status.json" ncu message)"
 # the log keeps all of ncu's output, the program's text inside a result too
 [ "$(grep -c '==PROF== Profiling "add"' "$run/logs/ncu-k0.out")" -eq 3 ] || fail "2 log: $(cat "$run/logs/ncu-k0.out")"
 grep -q "^==PROF== Profiling \"add\" - 1: 0%....50%tokens: 8$" "$run/logs/ncu-k0.out" || fail "2 log text"
