@@ -44,7 +44,15 @@ void report_build_result_release(struct report_build_result *r)
  * the ncu time they cost. */
 static void measured_reason(struct report_model *m, json_t *j)
 {
-	json_t *runs, *v;
+	json_t *runs, *v, *t = j ? json_object_get(j, "ncu_time") : NULL;
+
+	/* the program under ncu did not run to its end: say so where the user
+	 * reads what ncu did (its outputs of that run may be missing) */
+	if (json_integer_value(json_object_get(t, "programs_ended_after_last")) > 0)
+		report_model_add_reason(m,
+					"llmprof ended the program under ncu after ncu's last "
+					"planned result (pipeline.ncu.stop_after_last=false lets "
+					"it run to its end)");
 
 	/* one pass: "measured" counts its one run, not the kernels in it */
 	if (j && json_is_true(json_object_get(j, "one_pass")) &&

@@ -143,6 +143,8 @@ step "$run/status.json" ncu message | grep -q "after the last (the program ended
 # both at once: one read may hold both, whose time and name go to the last)
 [ "$(json "$run/ncu/measured.json" "[len(d['result_times']), d['result_times'][-1]['name'], [(r['passes'], r['s'] >= 0, r['name'] in ('', 'add')) for r in d['result_times']]]")" = "[2, 'add', [(9, True, True), (9, True, True)]]" ] ||
 	fail "result_times: $(json "$run/ncu/measured.json" "d.get('result_times')")"
+grep -q "llmprof ended the program under ncu after ncu's last planned result (pipeline.ncu.stop_after_last=false" "$run/report.md" ||
+	fail "stop: report.md does not say the program was ended: $(grep -n 'ncu' "$run/report.md" | head)"
 grep -q "The application returned an error code (15)" "$run/logs/ncu-k0.out" ||
 	fail "stop: fake ncu saw no SIGTERM: $(cat "$run/logs/ncu-k0.out")"
 # one result short of the plan: the program runs to its end
@@ -163,6 +165,7 @@ run=$(last_run out)
 [ "$(json "$run/ncu/measured.json" "[(r['program_ended_after_last'], r['measured']) for r in d['runs']]")" = "[(False, True)]" ] ||
 	fail "stop off: $(json "$run/ncu/measured.json" "d['runs']")"
 grep -q "error code" "$run/logs/ncu-k0.out" && fail "stop off: the program was ended"
+grep -q "llmprof ended the program" "$run/report.md" && fail "stop off: report.md says it was ended"
 unset FAKE_NCU_MODE
 
 # an ncu without per-launch-config: one run per selected kernel, as before
