@@ -9,6 +9,11 @@ program's own CUDA events (examples/tp_decode.py's truth files).
   ranks_eval.py --summary W    every run under W as JSON
   ranks_eval.py --table W      agreement and worst decode-time difference
                                per configuration (runs grouped by name)
+  ranks_eval.py --symmetry W   tracer symmetry: per job shape (N, variant),
+                               each mode's distribution of the rank that
+                               arrives last (the program's events), against
+                               the untraced (plain) runs, and its decode
+                               time over plain's
 
 A run "agrees" when llmprof names the truth's straggler, or, when the truth
 has no clear straggler (it arrives last in under half the collectives or is
@@ -119,7 +124,8 @@ def judge(d):
         if t:
             mine[t["rank"]] = t
     pids = {t["pid"]: r for r, t in mine.items()}
-    res["truth"] = {k: truth.get(k) for k in ("straggler", "straggler_share", "lateness_us", "last_counts")}
+    res["truth"] = {k: truth.get(k) for k in ("straggler", "straggler_share", "lateness_us",
+                                              "last_counts", "collectives", "world")}
     res["decode_truth_ms"] = {r: t["decode_ms"] for r, t in sorted(mine.items())}
     res["checksums"] = {r: t["checksum"] for r, t in sorted(mine.items())}
     b = os.path.join(d, "bundle")
@@ -191,7 +197,7 @@ def judge(d):
     tr = truth.get("straggler")
     clear = truth and (truth.get("straggler_share") or 0) >= 0.5 and \
         ((truth.get("lateness_us") or {}).get("p50") or 0) >= 10
-    if not truth:
+    if not truth or not m:  # nothing to judge, or nothing profiled (plain)
         res["agree"] = None
     elif clear:
         res["agree"] = named == tr
@@ -222,6 +228,79 @@ def line(r):
             + (" | both ways: %s" % r["both_ways"] if r.get("both_ways") else ""))
 
 
+def mean_se(v):
+    """Mean and its standard error (0 with fewer than two values)."""
+    if not v:
+        return None, None
+    mu = sum(v) / len(v)
+    if len(v) < 2:
+        return mu, 0.0
+    var = sum((x - mu) ** 2 for x in v) / (len(v) - 1)
+    return mu, (var / len(v)) ** 0.5
+
+
+def symmetry(w):
+    """Whether tracing changes which rank arrives last. For each job shape
+    (N, variant) and mode: over its runs, how often each rank was the
+    truth's straggler (a clear one: last in >= 50 % of the collectives and
+    >= 10 us late at the median; else "none"), each rank's mean share of
+    the collectives it arrived last in (with its standard error), and the
+    median decode time of the slowest rank (the program's CUDA events).
+    Against the plain runs of the same shape: "consistent" when every
+    rank's share differs from plain's by at most twice their combined
+    standard error (a two-sided test at about 5 % a rank), else
+    "differs"; and the decode time's ratio to plain's, the overhead."""
+    shapes = {}
+    for d in runs(w):
+        r = judge(d)
+        m = re.match(r"n(\d+)-([a-z]+)-(.+?)-r\d+(-b)?$", r["name"])
+        t = r["truth"] or {}
+        if not m or not t.get("last_counts") or not t.get("collectives"):
+            continue
+        shape, mode = "n%s-%s" % m.group(1, 2), m.group(3)
+        row = shapes.setdefault(shape, {}).setdefault(mode, {"stragglers": {}, "shares": {},
+                                                             "decode": []})
+        lt = t.get("lateness_us") or {}
+        clear = (t.get("straggler_share") or 0) >= 0.5 and (lt.get("p50") or 0) >= 10
+        key = "r%s" % t["straggler"] if clear else "none"
+        row["stragglers"][key] = row["stragglers"].get(key, 0) + 1
+        for rank, c in enumerate(t["last_counts"]):
+            row["shares"].setdefault(rank, []).append(c / t["collectives"])
+        if r["decode_truth_ms"]:
+            row["decode"].append(max(r["decode_truth_ms"].values()))
+    out = []
+    for shape in sorted(shapes):
+        modes = shapes[shape]
+        base = modes.get("plain")
+        bdec = sorted(base["decode"])[len(base["decode"]) // 2] if base and base["decode"] else None
+        for mode in sorted(modes, key=lambda x: (x != "plain", x)):
+            row = modes[mode]
+            nr = sum(row["stragglers"].values())
+            stats = {k: mean_se(v) for k, v in sorted(row["shares"].items())}
+            dec = sorted(row["decode"])[len(row["decode"]) // 2] if row["decode"] else None
+            text = "%-26s %3d runs | straggler %s | last share %s | decode p50 %s" % (
+                "%s %s" % (shape, mode), nr,
+                " ".join("%s %d" % kv for kv in sorted(row["stragglers"].items())),
+                " ".join("r%d %.3f+-%.3f" % (k, mu, se) for k, (mu, se) in stats.items()),
+                "%.2f ms" % dec if dec is not None else "-")
+            if base and mode != "plain":
+                worst, verdict = 0.0, "consistent"
+                for k, (mu, se) in stats.items():
+                    bmu, bse = mean_se(base["shares"].get(k, []))
+                    if bmu is None:
+                        verdict = "no plain runs"
+                        continue
+                    diff = abs(mu - bmu)
+                    worst = max(worst, diff)
+                    if diff > 2 * (se ** 2 + bse ** 2) ** 0.5:
+                        verdict = "differs"
+                text += " | vs plain: largest share difference %.3f, %s" % (worst, verdict)
+                if dec is not None and bdec:
+                    text += ", decode x%.3f" % (dec / bdec)
+            out.append(text)
+    return out
+
+
 def runs(w):
     return sorted(d for d in glob.glob(os.path.join(w, "*")) if os.path.exists(os.path.join(d, "rc")))
 
@@ -229,6 +308,9 @@ def runs(w):
 def main():
     if sys.argv[1] == "--summary":
         print(json.dumps([judge(d) for d in runs(sys.argv[2])], indent=1, default=str))
+        return
+    if sys.argv[1] == "--symmetry":
+        print("\n".join(symmetry(sys.argv[2])))
         return
     if sys.argv[1] == "--table":
         groups = {}

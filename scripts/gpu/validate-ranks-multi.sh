@@ -20,7 +20,10 @@
 # whether both give the same straggler, wait and transfer (1 %) and the same
 # late ranks per stage with the same cause and numbers (1 %); its table gives
 # each configuration's decode causes, so that a launch-<backend> row can be
-# read against the single-<backend> row of the same job shape; with KEEP=1 each
+# read against the single-<backend> row of the same job shape; ranks-symmetry.txt
+# compares each mode's distribution of the rank that arrives last (the
+# program's events) with the untraced runs', and its decode time with
+# theirs (REPEAT=10 for the >= 10 runs a mode that needs); with KEEP=1 each
 # run's small files and traces are packed into $OUT/ranks-data-*.tar.xz
 # (under 16 MiB a part) for tests/data fixtures.
 #
@@ -124,6 +127,7 @@ for n in $NS; do
 done
 python3 "$here/ranks_eval.py" --summary "$w" >"$out/ranks-summary.json"
 python3 "$here/ranks_eval.py" --table "$w" | tee "$out/ranks-table.txt"
+python3 "$here/ranks_eval.py" --symmetry "$w" | tee "$out/ranks-symmetry.txt"
 if [ "$KEEP" = 1 ]; then
 	# small files of every run and the traces, for fixtures
 	(cd "$w" && find . \( -name '*.json' -o -name '*.tsv' -o -name '*.md' -o -name 'out.txt' \
