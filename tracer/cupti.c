@@ -519,6 +519,18 @@ static void on_callback_timed(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, c
 		graph_node_record(data, cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
 }
 
+/* One launch-type API id on (on = 1) or off, as mode records it: a
+ * callback, or an activity record of its domain. */
+static CUptiResult switch_api(int driver, uint32_t cbid, enum api_mode mode, int on)
+{
+	if (mode == API_CALLBACK)
+		return cuptiEnableCallback(
+		    (uint32_t)on, g_sub,
+		    driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+	return driver ? cuptiActivityEnableDriverApi(cbid, (uint8_t)on)
+		      : cuptiActivityEnableRuntimeApi(cbid, (uint8_t)on);
+}
+
 /* Enables the launch-type cbids of one domain (with all, every cbid) as
  * callbacks or as activity records; returns how many. */
 static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver, enum api_mode mode,
@@ -536,12 +548,7 @@ static int enable_api(CUpti_CallbackDomain dom, uint32_t size, int driver, enum 
 			continue;
 		if (!rec_api_selected(driver, name, memops, all))
 			continue;
-		if (mode == API_CALLBACK)
-			r = cuptiEnableCallback(1, g_sub, dom, cbid);
-		else if (driver)
-			r = cuptiActivityEnableDriverApi(cbid, 1);
-		else
-			r = cuptiActivityEnableRuntimeApi(cbid, 1);
+		r = switch_api(driver, cbid, mode, 1);
 		if (r != CUPTI_SUCCESS)
 			continue;
 		if (g_napi < (int)(sizeof(g_api_ids) / sizeof(g_api_ids[0])))
@@ -862,20 +869,9 @@ int llmprof_bench_trace(int on)
 	on = on != 0;
 	for (int i = 0; i < g_nkinds; i++)
 		(void)(on ? cuptiActivityEnable(g_kinds[i]) : cuptiActivityDisable(g_kinds[i]));
-	for (int i = 0; i < g_napi; i++) {
-		int driver = (int)(g_api_ids[i] >> 31);
-		uint32_t cbid = g_api_ids[i] & 0x7fffffffu;
-
-		if (g_api_mode == API_CALLBACK)
-			cuptiEnableCallback((uint32_t)on, g_sub,
-					    driver ? CUPTI_CB_DOMAIN_DRIVER_API
-						   : CUPTI_CB_DOMAIN_RUNTIME_API,
-					    cbid);
-		else if (driver)
-			cuptiActivityEnableDriverApi(cbid, (uint8_t)on);
-		else
-			cuptiActivityEnableRuntimeApi(cbid, (uint8_t)on);
-	}
+	for (int i = 0; i < g_napi; i++)
+		(void)switch_api((int)(g_api_ids[i] >> 31), g_api_ids[i] & 0x7fffffffu, g_api_mode,
+				 on);
 	return 0;
 }
 
