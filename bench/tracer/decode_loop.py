@@ -11,7 +11,7 @@ import time
 
 T_START = time.perf_counter()
 import torch  # noqa: E402
-from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
+from llama_1b import llama_1b  # noqa: E402
 
 
 def main():
@@ -22,15 +22,7 @@ def main():
     ap.add_argument("--reps", type=int, default=1, help="timed repetitions (after warm-up)")
     args = ap.parse_args()
     t_import = time.perf_counter()
-    torch.manual_seed(0)
-    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=args.layers,
-                      num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
-                      max_position_embeddings=4096, tie_word_embeddings=True)
-    torch.set_default_dtype(torch.bfloat16)
-    with torch.device("cuda"):
-        model = LlamaForCausalLM(cfg)
-    model.eval()
-    ids = torch.randint(0, cfg.vocab_size, (1, args.prompt), device="cuda")
+    model, ids = llama_1b(args.layers, args.prompt)
 
     def run(nvtx):
         with torch.inference_mode():

@@ -14,7 +14,7 @@ process (no --lib) runs the same pairs with nothing to switch, which is the
 method's own noise.
 
 The model: a transformers Llama of the Llama-3.2-1B shape with random
-weights (bench/tracer/decode_loop.py), batch 1, eager, torch with one
+weights (bench/tracer/llama_1b.py), batch 1, eager, torch with one
 intra-op thread, Python's collector frozen after the warm-up and run before
 each rep.
 
@@ -31,7 +31,8 @@ import statistics
 import time
 
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+
+from llama_1b import llama_1b  # beside this file
 
 
 def main():
@@ -43,15 +44,7 @@ def main():
     ap.add_argument("--layers", type=int, default=16)
     a = ap.parse_args()
     torch.set_num_threads(1)
-    torch.manual_seed(0)
-    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=a.layers,
-                      num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
-                      max_position_embeddings=4096, tie_word_embeddings=True)
-    torch.set_default_dtype(torch.bfloat16)
-    with torch.device("cuda"):
-        model = LlamaForCausalLM(cfg)
-    model.eval()
-    ids = torch.randint(0, cfg.vocab_size, (1, a.prompt), device="cuda")
+    model, ids = llama_1b(a.layers, a.prompt)
 
     def rep():
         with torch.inference_mode():

@@ -779,7 +779,7 @@ def py_child(arg_str):
     import threading
     import torch
     import torch.nn.functional as F
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from llama_1b import llama_1b
 
     a = dict(x.split("=") for x in arg_str.split())
     layers, steps, gsteps = int(a.get("layers", 16)), int(a.get("steps", 32)), int(a.get("gsteps", 64))
@@ -795,15 +795,7 @@ def py_child(arg_str):
     torch.zeros(1, device="cuda")
     torch.cuda.synchronize()
     t_cuda = time.perf_counter()
-    torch.manual_seed(0)
-    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=layers,
-                      num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
-                      max_position_embeddings=4096, tie_word_embeddings=True)
-    torch.set_default_dtype(torch.bfloat16)
-    with torch.device("cuda"):
-        model = LlamaForCausalLM(cfg)
-    model.eval()
-    ids = torch.randint(0, cfg.vocab_size, (1, prompt), device="cuda")
+    model, ids = llama_1b(layers, prompt)
     t_model = time.perf_counter()
 
     def timed(fn):
