@@ -534,6 +534,17 @@ static void probe_pattern(struct launches *L)
 		}
 }
 
+/* The probe pattern, every class taken (coverage 1), mangled names: the
+ * selection both one-pass tests plan from. */
+#define probe_case(c)                                                                              \
+	do {                                                                                       \
+		case_init(c);                                                                      \
+		probe_pattern(&(c)->L);                                                            \
+		(c)->o.coverage = 1.0;                                                             \
+		(c)->o.base = SELECT_BASE_MANGLED;                                                 \
+		case_select(c);                                                                    \
+	} while (0)
+
 static void test_one_pass_plan(void **state)
 {
 	struct sel_case c;
@@ -550,11 +561,7 @@ static void test_one_pass_plan(void **state)
 	size_t out[9];
 
 	(void)state;
-	case_init(&c);
-	probe_pattern(&c.L);
-	c.o.coverage = 1.0;
-	c.o.base = SELECT_BASE_MANGLED;
-	case_select(&c);
+	probe_case(&c);
 	/* kA is two classes (its two operators): five in all */
 	assert_int_equal(c.sel.nr, 5);
 	plan_ok(&c, SELECT_PASS_PER_CONFIG, &p);
@@ -624,11 +631,7 @@ static void test_one_pass_window(void **state)
 	size_t out[5];
 
 	(void)state;
-	case_init(&c);
-	probe_pattern(&c.L);
-	c.o.coverage = 1.0;
-	c.o.base = SELECT_BASE_MANGLED;
-	case_select(&c);
+	probe_case(&c);
 	assert_int_equal(c.sel.nr, 5);
 	/* per-launch-config: 8 results, 5 classes and 3 repeats */
 	plan_ok(&c, SELECT_PASS_PER_CONFIG, &p);
