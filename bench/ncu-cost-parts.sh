@@ -11,7 +11,11 @@
 #               Occupancy, LaunchStats and its 13 metrics);
 #   cache_none  the same with --cache-control none (no cache flush a pass);
 #   sol_only    the same with the SpeedOfLight section alone;
-#   one_metric  the same with gpu__time_duration.sum alone (one pass).
+#   one_metric  the same with gpu__time_duration.sum alone (one pass);
+#   ballast_20, ballast_60  default, with 20 or 60 GB more device memory held
+#               by the program (bench/ncu_ballast.py): whether a result's
+#               cost grows with the memory the program holds.
+# NCU_PARTS (default: all but the ballast parts) names the parts to run.
 # Each ncu line is time-stamped as it ends: per result, the seconds between
 # consecutive "==PROF== Profiling" lines; before the first and after the
 # last. OUT/parts.tsv, OUT/env.txt and OUT/logs.tgz (every console, stamped).
@@ -77,15 +81,25 @@ PY
 	tail -n 1 "$out/parts.tsv"
 }
 
-run_part alone -- "${PROG[@]}"
-run_part nomatch -- "$NCU" "${BASE[@]}" -k regex:^llmprof_matches_no_kernel$ "${PROG[@]}"
-run_part nomatch_lazy CUDA_MODULE_LOADING=LAZY -- "$NCU" "${BASE[@]}" -k regex:^llmprof_matches_no_kernel$ "${PROG[@]}"
-run_part default -- "$NCU" "${BASE[@]}" --cache-control all --section SpeedOfLight --section Occupancy \
-	--section LaunchStats --metrics "$M_DEF" -o "$w/def" "${WIN[@]}" "${PROG[@]}"
-run_part cache_none -- "$NCU" "${BASE[@]}" --cache-control none --section SpeedOfLight --section Occupancy \
-	--section LaunchStats --metrics "$M_DEF" -o "$w/cn" "${WIN[@]}" "${PROG[@]}"
-run_part sol_only -- "$NCU" "${BASE[@]}" --cache-control all --section SpeedOfLight -o "$w/sol" "${WIN[@]}" "${PROG[@]}"
-run_part one_metric -- "$NCU" "${BASE[@]}" --cache-control all --metrics gpu__time_duration.sum -o "$w/one" \
-	"${WIN[@]}" "${PROG[@]}"
+DEF=(--cache-control all --section SpeedOfLight --section Occupancy --section LaunchStats --metrics "$M_DEF")
+BALLAST=(python3 "$(cd "$(dirname "$0")" && pwd)/ncu_ballast.py")
+for part in ${NCU_PARTS:-alone nomatch nomatch_lazy default cache_none sol_only one_metric}; do
+	case $part in
+	alone) run_part alone -- "${PROG[@]}" ;;
+	nomatch) run_part nomatch -- "$NCU" "${BASE[@]}" -k regex:^llmprof_matches_no_kernel$ "${PROG[@]}" ;;
+	nomatch_lazy) run_part nomatch_lazy CUDA_MODULE_LOADING=LAZY -- "$NCU" "${BASE[@]}" \
+		-k regex:^llmprof_matches_no_kernel$ "${PROG[@]}" ;;
+	default) run_part default -- "$NCU" "${BASE[@]}" "${DEF[@]}" -o "$w/def" "${WIN[@]}" "${PROG[@]}" ;;
+	cache_none) run_part cache_none -- "$NCU" "${BASE[@]}" --cache-control none --section SpeedOfLight \
+		--section Occupancy --section LaunchStats --metrics "$M_DEF" -o "$w/cn" "${WIN[@]}" "${PROG[@]}" ;;
+	sol_only) run_part sol_only -- "$NCU" "${BASE[@]}" --cache-control all --section SpeedOfLight \
+		-o "$w/sol" "${WIN[@]}" "${PROG[@]}" ;;
+	one_metric) run_part one_metric -- "$NCU" "${BASE[@]}" --cache-control all \
+		--metrics gpu__time_duration.sum -o "$w/one" "${WIN[@]}" "${PROG[@]}" ;;
+	ballast_*) run_part "$part" -- "$NCU" "${BASE[@]}" "${DEF[@]}" -o "$w/$part" "${WIN[@]}" \
+		"${BALLAST[@]}" "${part#ballast_}" "${PROG[@]:1}" ;;
+	*) echo "ncu-cost-parts.sh: no part $part" >&2 ;;
+	esac
+done
 tar -czf "$out/logs.tgz" -C "$w" $(cd "$w" && ls *.log)
 cat "$out/parts.tsv"

@@ -23,7 +23,10 @@
  *
  * llmprof_bench_trace(0|1), exported, switches all of it off and on in the
  * running process, as the builtin tracer's does with
- * LLMPROF_TRACE_BENCH=pausable (bench/tracer/inproc_ab.py).
+ * LLMPROF_TRACE_BENCH=pausable (bench/tracer/inproc_ab.py), and
+ * cupti_floor_kernels() flushes CUPTI's buffers and says how many kernel
+ * records came back so far, so that a benchmark can check the switch did
+ * reach what it times (a CUDA graph's replays).
  *
  *   cc -shared -fPIC -O2 -I/usr/local/cuda/include bench/tracer/cupti_floor.c \
  *      -L/usr/local/cuda/lib64 -lcupti -o libcupti_floor.so
@@ -157,6 +160,21 @@ int llmprof_bench_trace(int on)
 	else
 		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	return 0;
+}
+
+__attribute__((visibility("default"))) unsigned long long cupti_floor_kernels(void);
+
+/* Kernel records so far, every buffer flushed first (forced: the ones CUPTI
+ * is still filling too), so that what a synchronized loop launched is in. */
+unsigned long long cupti_floor_kernels(void)
+{
+	unsigned long long k;
+
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	pool_lock();
+	k = kernels;
+	pool_unlock();
+	return k;
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tracer-cost-inproc.sh: the builtin tracer's cost on an eager transformers
-# decode against CUPTI's floors, each measured inside one process
-# (bench/tracer/inproc_ab.py: the tracer switched off and on between reps),
-# in one GPU call of about 5 minutes on one H200.
+# tracer-cost-inproc.sh: the builtin tracer's cost on a decode against
+# CUPTI's floors, each measured inside one process (bench/tracer/inproc_ab.py:
+# the tracer switched off and on between reps), in one GPU call of about 5
+# minutes on one H200. IP_PROGRAM (default eager) picks inproc_ab.py's
+# program: eager (a transformers decode) or compile (reduce-overhead
+# torch.compile: CUDA-graph replays).
 #   bash bench/tracer/tracer-cost-inproc.sh BIN OUT
 # BIN holds libllmprof_tracer.so and libcupti_floor.so (a staged build's
 # gpu-bin). Variants, rotated over IP_ROUNDS rounds (default 2), one process
@@ -17,6 +19,7 @@ set -u
 bin=$(cd "${1:?BIN}" && pwd); out=${2:?OUT}
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${IP_ROUNDS:-2} pairs=${IP_PAIRS:-12} budget=${IP_BUDGET_S:-420}
+program=${IP_PROGRAM:-eager}
 mkdir -p "$out"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 variants=(untraced floor floor_launch builtin)
@@ -31,7 +34,7 @@ run() { # VARIANT ROUND
 	         env+=(CUDA_INJECTION64_PATH="$bin/libllmprof_tracer.so" LLMPROF_TRACE_OUT="$tmp/log-$r"
 	               LLMPROF_TRACE_BENCH=pausable) lib=(--lib "$bin/libllmprof_tracer.so") ;;
 	esac
-	"${env[@]}" python3 "$here/inproc_ab.py" "${lib[@]}" --pairs "$pairs" >"$out/$v-$r.txt" 2>&1 ||
+	"${env[@]}" python3 "$here/inproc_ab.py" "${lib[@]}" --program "$program" --pairs "$pairs" >"$out/$v-$r.txt" 2>&1 ||
 		echo "$v round $r failed: $(tail -n 2 "$out/$v-$r.txt")" >>"$out/summary.txt"
 }
 t0=$SECONDS
