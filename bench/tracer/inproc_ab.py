@@ -124,6 +124,13 @@ def main():
 
     rep()  # warm-up, traced: kernel selection, compilation, allocator, CUPTI's first buffers
     rep()
+    # One untimed switch off and on again: on an H200 (CUPTI 13.0) the first
+    # rep after the first switch off still had its graph replays recorded
+    # (13,152 of the on rep's 13,949 kernel records, the eager prefill's not);
+    # every later off rep had none.
+    for on in (0, 1):
+        set_tracing(on)
+        rep()
     gc.collect()
     gc.freeze()
     ratios, offs, ons, off_records = [], [], [], []
