@@ -15,7 +15,13 @@
 #   ballast_20, ballast_60  default, with 20 or 60 GB more device memory held
 #               by the program (bench/ncu_ballast.py): whether a result's
 #               cost grows with the memory the program holds.
-# NCU_PARTS (default: all but the ballast parts) names the parts to run.
+#   window      default, on 30 consecutive launches of any kernel from the
+#               20,000th (deep mode's plan form: many kernels, each once or
+#               twice), not 10 launches of a few cuBLAS kernels;
+#   window_nosass  the same without the sm__sass_* metrics, which ncu
+#               collects by patching each kernel's code.
+# NCU_PARTS (default: all but the ballast and window parts) names the parts
+# to run.
 # Each ncu line is time-stamped as it ends: per result, the seconds between
 # consecutive "==PROF== Profiling" lines; before the first and after the
 # last. OUT/parts.tsv, OUT/env.txt and OUT/logs.tgz (every console, stamped).
@@ -96,6 +102,11 @@ for part in ${NCU_PARTS:-alone nomatch nomatch_lazy default cache_none sol_only 
 		-o "$w/sol" "${WIN[@]}" "${PROG[@]}" ;;
 	one_metric) run_part one_metric -- "$NCU" "${BASE[@]}" --cache-control all \
 		--metrics gpu__time_duration.sum -o "$w/one" "${WIN[@]}" "${PROG[@]}" ;;
+	window) run_part window -- "$NCU" "${BASE[@]}" "${DEF[@]}" -o "$w/win" --launch-skip 20000 \
+		--launch-count 30 "${PROG[@]}" ;;
+	window_nosass) run_part window_nosass -- "$NCU" "${BASE[@]}" --cache-control all --section SpeedOfLight \
+		--section Occupancy --section LaunchStats --metrics "$(echo "$M_DEF" | tr , '\n' |
+			grep -v sm__sass_ | paste -sd,)" -o "$w/winns" --launch-skip 20000 --launch-count 30 "${PROG[@]}" ;;
 	ballast_*) run_part "$part" -- "$NCU" "${BASE[@]}" "${DEF[@]}" -o "$w/$part" "${WIN[@]}" \
 		"${BALLAST[@]}" "${part#ballast_}" "${PROG[@]:1}" ;;
 	*) echo "ncu-cost-parts.sh: no part $part" >&2 ;;
