@@ -646,18 +646,22 @@ static uint64_t counter_stage_ns(const struct report_kernel *k, unsigned roles, 
  * without a Bound, although counters were taken: n/a (no result joined)
  * or unknown (no SOL metrics). A warning when one of them was selected for
  * counters (or nothing says which were); information when the selection
- * left them all out. */
+ * left them all out, or when no result has SOL metrics at all: then the
+ * collection did not ask for them (ncu.fast's one replay pass), and
+ * nothing went missing. */
 static void rule_top_bound(struct report_model *m)
 {
 	unsigned roles = report_counter_roles(m->run.counters_stage);
 	size_t *top, ntop = 0;
 	struct strbuf list = STRBUF_INIT, name = STRBUF_INIT, rec = STRBUF_INIT;
-	int staged = 0, selected_miss = 0, n = 0;
+	int staged = 0, selected_miss = 0, n = 0, sol = 0, uncollected = 0;
 
 	if (!m->run.cjoin.ran)
 		return;
-	for (size_t i = 0; i < m->nr_kernels; i++)
+	for (size_t i = 0; i < m->nr_kernels; i++) {
 		staged |= counter_stage_ns(&m->kernels[i], roles, 1) > 0;
+		sol |= m->kernels[i].c->profiled && m->kernels[i].c->sm_sol_pct.available;
+	}
 	top = xmalloc((m->nr_kernels + 1) * sizeof(*top));
 	for (size_t i = 0; i < m->nr_kernels; i++) { /* insertion sort: stable */
 		uint64_t t = counter_stage_ns(&m->kernels[i], roles, staged);
@@ -677,22 +681,30 @@ static void rule_top_bound(struct report_model *m)
 
 		if (k->c->profiled && k->c->bound != BOUND_UNKNOWN)
 			continue;
-		selected_miss |= k->selected || !m->sel.available;
+		if (k->c->profiled && !sol)
+			uncollected++;
+		else
+			selected_miss |= k->selected || !m->sel.available;
 		strbuf_addstr(&list, n++ ? "; " : "");
 		findings_kernel_name(&list, m, k);
 		strbuf_addf(&list, " (#%zu by GPU time: %s)", j + 1,
-			    k->c->profiled ? "Bound unknown, its SOL metrics are missing"
-			    : k->selected  ? "Bound n/a, selected but no counter result joined it"
-					   : "Bound n/a, not selected for counters");
+			    k->c->profiled && !sol ? "Bound unknown, no SOL metrics collected"
+			    : k->c->profiled	   ? "Bound unknown, its SOL metrics are missing"
+			    : k->selected ? "Bound n/a, selected but no counter result joined it"
+					  : "Bound n/a, not selected for counters");
 	}
 	if (n)
 		report_model_add_finding(
 		    m, selected_miss ? FINDING_WARNING : FINDING_INFO, "top-kernel-no-bound",
 		    selected_miss
 			? findings_rec(&rec,
-				       "Read \"Counter results not joined\" in %s and the ncu "
-				       "step's logs for why its counters are missing.",
+				       "Read \"Counter results not joined\" in %s and the "
+				       "ncu step's logs for why its counters are missing.",
 				       bundle_art(BA_KERNELS_MD))
+		    : uncollected == n
+			? "The Nsight Compute collection has no SpeedOfLight throughput metrics "
+			  "(profiling/ncu=ncu.fast: one replay pass a kernel); select "
+			  "profiling/ncu=ncu.default to see what limits each kernel."
 			: "Raise run.coverage or run.top_n_kernels to measure it.",
 		    "%d of the %zu longest kernels %s no Bound: %s.", n, ntop,
 		    n == 1 ? "has" : "have", list.buf);

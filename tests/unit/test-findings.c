@@ -676,8 +676,29 @@ static void test_top_bound(void **state)
 	run(&m);
 	assert_non_null(f = find(&m, "top-kernel-no-bound"));
 	assert_int_equal(f->severity, FINDING_INFO);
-	/* with its counters: silent */
+	/* counters without SOL metrics in any result: the collection had
+	 * none (ncu.fast), information that says so, whatever was selected */
+	m.kernels[0].selected = 1;
 	report_kernel_counters(&m.kernels[0])->profiled = 1;
+	report_kernel_counters(k)->sm_sol_pct = RNUM_NONE;
+	report_kernel_counters(k)->mem_sol_pct = RNUM_NONE;
+	report_kernel_counters(k)->bound = BOUND_UNKNOWN;
+	run(&m);
+	assert_non_null(f = find(&m, "top-kernel-no-bound"));
+	assert_int_equal(f->severity, FINDING_INFO);
+	assert_string_equal(f->text, "2 of the 2 longest kernels have no Bound: `gemv` (#1 by GPU "
+				     "time: Bound unknown, no SOL metrics collected); `k_attn` (#2 "
+				     "by GPU time: Bound unknown, no SOL metrics collected).");
+	assert_non_null(strstr(f->recommendation, "profiling/ncu=ncu.default"));
+	/* one result with them: the others' are missing, a warning */
+	report_kernel_counters(k)->sm_sol_pct = rnum_of(20);
+	report_kernel_counters(k)->mem_sol_pct = rnum_of(70);
+	report_kernel_counters(k)->bound = BOUND_UNKNOWN;
+	run(&m);
+	assert_non_null(f = find(&m, "top-kernel-no-bound"));
+	assert_int_equal(f->severity, FINDING_WARNING);
+	assert_non_null(strstr(f->text, "Bound unknown, its SOL metrics are missing"));
+	/* with its counters: silent */
 	report_kernel_counters(&m.kernels[0])->sm_sol_pct = rnum_of(10);
 	report_kernel_counters(&m.kernels[0])->mem_sol_pct = rnum_of(80);
 	run(&m);
