@@ -582,6 +582,24 @@ static void test_load_mounted_group_and_key_order(void **state)
 	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.metrics"), 0);
 	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.sections"), 7);
 	config_free(cfg);
+	/* ncu.fast: what one replay pass holds (bench/ncu-passes.sh on an
+	 * H200): LaunchStats, the duration, DRAM bytes and the bf16 tensor
+	 * counter; a SOL percentage, a SASS counter or the fp16 tensor
+	 * counter would each bring a second pass and ncu's memory restore */
+	cfg = LOAD("profiling/ncu=ncu.fast");
+	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.sections"), 1);
+	assert_string_equal(config_list_item(cfg, "pipeline.ncu.ncu_cli.sections", 0),
+			    "LaunchStats");
+	assert_int_equal(config_list_len(cfg, "pipeline.ncu.ncu_cli.metrics"), 4);
+	for (size_t i = 0; i < 4; i++) {
+		const char *mt = config_list_item(cfg, "pipeline.ncu.ncu_cli.metrics", i);
+
+		assert_null(strstr(mt, "pct_of_peak"));
+		assert_null(strstr(mt, "sm__sass_"));
+		assert_null(strstr(mt, "tensor_src_fp16"));
+	}
+	assert_null(config_get_string(cfg, "pipeline.ncu.ncu_cli.set"));
+	config_free(cfg);
 	/* later key overrides win */
 	cfg = LOAD("run.top_n_kernels=5", "run.top_n_kernels=7", "workload=dummy");
 	assert_int_equal(config_get_int(cfg, "run.top_n_kernels", 0), 7);
