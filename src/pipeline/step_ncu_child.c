@@ -50,11 +50,13 @@ static void progress_name(const struct ncu_job *j, struct ncu_progress *p)
 /* Every result the capture is to give is in, and ncu profiles one
  * process: what the program does next is not measured, so it can end now
  * (ncu then writes its report at once). Never with two or more processes:
- * ending one rank would leave the others waiting in a collective. */
+ * ending one rank would leave the others waiting in a collective. ncu
+ * cannot tell a rank from a helper process (torch.compile's compile
+ * worker connects too: docs/validation/ncu-graphs-h200.md), so any second
+ * process keeps the program running to its end. */
 static void stop_due(struct ncu_job *j)
 {
 	const struct ncu_progress *o = &j->progress[0], *e = &j->progress[1];
-
 	long long done = o->done > e->done ? o->done : e->done; /* ncu's lines: one stream */
 
 	if (j->stop_at && !j->end_program && o->connected + e->connected == 1 && done >= 0 &&
