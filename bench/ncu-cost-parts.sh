@@ -42,15 +42,7 @@ trap 'rm -rf "$w"' EXIT
 	echo "CUDA_MODULE_LOADING=${CUDA_MODULE_LOADING-unset}"
 } | tee "$out/env.txt"
 
-# stamp: each line of stdin with the seconds since $1 (an epoch), as it ends
-stamp() {
-	python3 -u -c '
-import sys, time
-t0 = float(sys.argv[1])
-for line in sys.stdin:
-    sys.stdout.write("%.3f %s" % (time.time() - t0, line))
-' "$1"
-}
+console=$(cd "$(dirname "$0")" && pwd)/ncu_console.py
 
 M_DEF=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_fp16.sum
 WIN=(-k regex:nvjet --launch-skip 2000 --launch-count 10)
@@ -64,26 +56,13 @@ run_part() { # name env... -- argv...
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
 	t0=$(date +%s.%N)
-	env "${envs[@]}" timeout 300 "$@" 2>&1 | stamp "$t0" >"$w/$name.log"
+	env "${envs[@]}" timeout 300 "$@" 2>&1 | python3 -u "$console" stamp "$t0" >"$w/$name.log"
 	rc=${PIPESTATUS[0]}
 	t1=$(date +%s.%N)
-	python3 - "$w/$name.log" "$name" "$rc" "$t0" "$t1" >>"$out/parts.tsv" <<'PY'
-import re, sys
-log, name, rc, t0, t1 = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
-wall = t1 - t0
-ends, passes = [], []
-for line in open(log, errors="replace"):
-    ts, _, text = line.partition(" ")
-    if "==PROF== Profiling" in text:
-        ends.append(float(ts))
-        m = re.search(r"(\d+) pass", text)
-        passes.append(m.group(1) if m else "?")
-n = len(ends)
-per = (ends[-1] - ends[0]) / (n - 1) if n > 1 else float("nan")
-first = ends[0] if n else float("nan")
-after = wall - ends[-1] if n else float("nan")
-print("%s\t%s\t%.1f\t%d\t%s\t%.1f\t%.3f\t%.1f" % (name, rc, wall, n, ",".join(sorted(set(passes))) or "-", first, per, after))
-PY
+	python3 "$console" times "$w/$name.log" |
+		awk -F'\t' -v name="$name" -v rc="$rc" -v t0="$t0" -v t1="$t1" '{
+			printf "%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t", name, rc, t1 - t0, $1, $2, $3, $4
+			if ($1 > 0) printf "%.1f\n", t1 - t0 - $5; else print "nan" }' >>"$out/parts.tsv"
 	tail -n 1 "$out/parts.tsv"
 }
 

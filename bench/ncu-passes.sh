@@ -11,6 +11,7 @@
 set -u
 out=${1:?usage: ncu-passes.sh OUT}
 NCU=${NCU:-/usr/local/cuda/bin/ncu}
+console=$(cd "$(dirname "$0")" && pwd)/ncu_console.py
 mkdir -p "$out"
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
@@ -35,27 +36,10 @@ probe() { # NAME ncu-collection-args...
 	shift
 	t0=$(date +%s.%N)
 	timeout 120 "$NCU" --clock-control none --replay-mode kernel --launch-skip 12 --launch-count 6 "$@" \
-		-o "$w/$name" -f python3 "$w/prog.py" 2>&1 | python3 -u -c '
-import sys, time
-t0 = float(sys.argv[1])
-for line in sys.stdin:
-    sys.stdout.write("%.3f %s" % (time.time() - t0, line))
-' "$t0" >"$w/$name.log"
+		-o "$w/$name" -f python3 "$w/prog.py" 2>&1 | python3 -u "$console" stamp "$t0" >"$w/$name.log"
 	local rc=${PIPESTATUS[0]}
-	python3 - "$w/$name.log" "$name" "$rc" >>"$out/passes.tsv" <<'PY'
-import re, sys
-log, name, rc = sys.argv[1:4]
-ends, passes = [], set()
-for line in open(log, errors="replace"):
-    ts, _, text = line.partition(" ")
-    if "==PROF== Profiling" in text:
-        ends.append(float(ts))
-        m = re.search(r"(\d+) pass", text)
-        passes.add(m.group(1) if m else "?")
-n = len(ends)
-per = (ends[-1] - ends[0]) / (n - 1) if n > 1 else float("nan")
-print("%s\t%s\t%d\t%.3f\t%s" % (name, ",".join(sorted(passes)) or "-", n, per, rc))
-PY
+	python3 "$console" times "$w/$name.log" |
+		awk -F'\t' -v OFS='\t' -v name="$name" -v rc="$rc" '{ print name, $2, $1, $4, rc }' >>"$out/passes.tsv"
 	tail -n 1 "$out/passes.tsv"
 }
 probe time --metrics "$T"
